@@ -1,0 +1,75 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings every target shares.
+let strictSettings: [SwiftSetting] = [
+    // Strict concurrency is part of the Swift 6 language mode; warnings must not pile up.
+    .treatAllWarnings(as: .error),
+    // `any P` spelled out, so existential costs are visible.
+    .enableUpcomingFeature("ExistentialAny"),
+    // Imports must be explicit in the file that uses them.
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "MatterFlow",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "MatterFlow", targets: ["MatterFlow"]),
+        .library(name: "MatterFlowSimulator", targets: ["MatterFlowSimulator"]),
+        .library(name: "MatterFlowJSON", targets: ["MatterFlowJSON"]),
+        .library(name: "MatterPayload", targets: ["MatterPayload"]),
+        .library(name: "ThreadDataset", targets: ["ThreadDataset"]),
+        .executable(name: "matterflow", targets: ["matterflow"]),
+    ],
+    targets: [
+        // MARK: - C boundary
+        .systemLibrary(
+            name: "CJSONC",
+            pkgConfig: "json-c",
+            providers: [.apt(["libjson-c-dev"])]
+        ),
+
+        // MARK: - Core libraries
+        .target(name: "MatterFlowJSON", dependencies: ["CJSONC"]),
+        .target(name: "MatterPayload"),
+        .target(name: "ThreadDataset"),
+        .target(name: "MatterFlow", dependencies: ["MatterFlowJSON"]),
+        .target(name: "MatterFlowSimulator", dependencies: ["MatterFlow", "MatterFlowJSON", "MatterPayload"]),
+
+        // MARK: - Command line
+        .target(
+            name: "MatterFlowCLI",
+            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]
+        ),
+        .executableTarget(name: "matterflow", dependencies: ["MatterFlowCLI"]),
+
+        // MARK: - Examples
+        .executableTarget(
+            name: "custom-hub-example",
+            dependencies: ["MatterFlow"],
+            path: "Examples/CustomHub"
+        ),
+
+        // MARK: - Tests
+        .testTarget(name: "MatterFlowJSONTests", dependencies: ["MatterFlowJSON"]),
+        .testTarget(name: "MatterPayloadTests", dependencies: ["MatterPayload"]),
+        .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset"]),
+        .testTarget(
+            name: "MatterFlowTests",
+            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]
+        ),
+        .testTarget(
+            name: "MatterFlowSimulatorTests",
+            dependencies: ["MatterFlowSimulator", "MatterFlow", "MatterFlowJSON"]
+        ),
+        .testTarget(
+            name: "MatterFlowCLITests",
+            dependencies: ["MatterFlowCLI", "MatterFlow", "MatterFlowSimulator", "matterflow"]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

@@ -1,0 +1,64 @@
+/// A specific, stable reason for an error, finer than its ``ErrorCode``.
+///
+/// Each known cause belongs to exactly one canonical code (``ErrorCause/code``); the table is the documented
+/// mapping. Hubs may raise causes of their own: they are routed by name like any other.
+public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    /// The canonical code of a known cause, or nil for a cause this engine does not know.
+    public var code: ErrorCode? { Self.table.first { $0.cause == self }?.code }
+
+    /// What the cause means, for documentation and `matterflow operations`.
+    public var meaning: String? { Self.table.first { $0.cause == self }?.meaning }
+
+    private static func known(_ name: String) -> ErrorCause { ErrorCause(rawValue: name) }
+
+    public static let permissionNotGranted = known("permissionNotGranted")
+    public static let hubOffline = known("hubOffline")
+    public static let hubUnreachable = known("hubUnreachable")
+    public static let sessionBusy = known("sessionBusy")
+    public static let noActiveSession = known("noActiveSession")
+    public static let sessionOutOfOrder = known("sessionOutOfOrder")
+    public static let structureNotFound = known("structureNotFound")
+    public static let deviceNotFound = known("deviceNotFound")
+    public static let roomNotFound = known("roomNotFound")
+    public static let deviceAlreadyCommissioned = known("deviceAlreadyCommissioned")
+    public static let commissioningFailed = known("commissioningFailed")
+    public static let deviceUnreachable = known("deviceUnreachable")
+    public static let invalidPayload = known("invalidPayload")
+    public static let invalidArgumentValue = known("invalidArgumentValue")
+    public static let unresolvedReference = known("unresolvedReference")
+    public static let actionTimedOut = known("actionTimedOut")
+    public static let runCancelled = known("runCancelled")
+    public static let hubFailure = known("hubFailure")
+    public static let injectedFault = known("injectedFault")
+    public static let workflowFailed = known("workflowFailed")
+
+    /// The documented mapping from cause to canonical code.
+    public static let table: [(cause: ErrorCause, code: ErrorCode, meaning: String)] = [
+        (.permissionNotGranted, .permissionDenied, "the user has not granted this app access to the structure"),
+        (.hubOffline, .unavailable, "the structure's hub is offline"),
+        (.hubUnreachable, .unavailable, "the hub is online but cannot be reached from here"),
+        (.sessionBusy, .failedPrecondition, "another commissioning session is active on the structure"),
+        (.noActiveSession, .failedPrecondition, "the operation needs a commissioning session and none is active"),
+        (.sessionOutOfOrder, .failedPrecondition, "the commissioning session is in a state that does not allow the operation"),
+        (.structureNotFound, .notFound, "the structure is not known to the hub"),
+        (.deviceNotFound, .notFound, "the device is not in the structure"),
+        (.roomNotFound, .notFound, "the room is not in the structure"),
+        (.deviceAlreadyCommissioned, .alreadyExists, "the device is already commissioned in this structure"),
+        (.commissioningFailed, .internal, "the device could not be commissioned"),
+        (.deviceUnreachable, .unavailable, "the device did not answer during commissioning"),
+        (.invalidPayload, .invalidArgument, "the onboarding payload is not a valid QR or manual pairing code"),
+        (.invalidArgumentValue, .invalidArgument, "an argument has the wrong type or an invalid value"),
+        (.unresolvedReference, .invalidArgument, "a ${...} reference had no value when the state ran"),
+        (.actionTimedOut, .deadlineExceeded, "the hub did not answer within the action's timeout"),
+        (.runCancelled, .cancelled, "the run was cancelled"),
+        (.hubFailure, .internal, "the hub raised an error MatterFlow does not recognise"),
+        (.injectedFault, .unknown, "a fault injected by a test plan"),
+        (.workflowFailed, .unknown, "a fail state ended the workflow without naming a cause"),
+    ]
+}

@@ -1,0 +1,42 @@
+/// An error as workflows see it: a canonical code, a specific cause, a message a person can act on, and the
+/// state it came from.
+public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var cause: ErrorCause
+    public var message: String
+    /// The state that raised the error (qualified by sub-workflow, `parent/child`), once the engine knows it.
+    public var state: String?
+
+    public init(code: ErrorCode, cause: ErrorCause, message: String, state: String? = nil) {
+        self.code = code
+        self.cause = cause
+        self.message = message
+        self.state = state
+    }
+
+    /// An error for a known cause, with the cause's canonical code.
+    public init(_ cause: ErrorCause, _ message: String) {
+        self.init(code: cause.code ?? .unknown, cause: cause, message: message)
+    }
+
+    public var description: String { "\(code.rawValue) (\(cause.rawValue)): \(message)" }
+
+    /// Whether an error-route or retry name matches this error: `*`, its code, or its cause.
+    public func matches(_ name: String) -> Bool {
+        name == "*" || name == code.rawValue || name == cause.rawValue
+    }
+
+    /// Converts any error thrown by a hub into a ``FlowError``.
+    public static func from(_ error: any Error) -> FlowError {
+        if let flowError = error as? FlowError { return flowError }
+        if error is CancellationError {
+            return FlowError(.runCancelled, "the operation was cancelled")
+        }
+        return FlowError(.hubFailure, "the hub failed: \(error)")
+    }
+
+    /// The error as the JSON object of a run result.
+    public var jsonFields: [(String, String?)] {
+        [("code", code.rawValue), ("cause", cause.rawValue), ("message", message), ("state", state)]
+    }
+}

@@ -1,0 +1,75 @@
+/// A plain, storable copy of a ``CommissioningSession`` for persisted hub state.
+public struct CommissioningSessionSnapshot: Sendable, Hashable {
+    public var phase: CommissioningSession.Phase
+    public var sessionID: String?
+    public var topology: Topology?
+    public var commissioningID: String?
+    public var deviceIDs: [String]
+    public var deviceName: String?
+    public var roomName: String?
+
+    public init(
+        phase: CommissioningSession.Phase, sessionID: String? = nil, topology: Topology? = nil,
+        commissioningID: String? = nil, deviceIDs: [String] = [], deviceName: String? = nil, roomName: String? = nil
+    ) {
+        self.phase = phase
+        self.sessionID = sessionID
+        self.topology = topology
+        self.commissioningID = commissioningID
+        self.deviceIDs = deviceIDs
+        self.deviceName = deviceName
+        self.roomName = roomName
+    }
+}
+
+extension CommissioningSession {
+    /// A storable copy of the session.
+    public var snapshot: CommissioningSessionSnapshot {
+        var copy = CommissioningSessionSnapshot(phase: phase, sessionID: sessionID, topology: topology)
+        copy.deviceIDs = pendingDeviceIDs
+        copy.commissioningID = commissioningID
+        copy.deviceName = configuration?.name
+        copy.roomName = configuration?.roomName
+        return copy
+    }
+
+    /// Rebuilds a session from a snapshot by replaying its events, so a restored session obeys the same rules.
+    /// - Throws: ``FlowError`` (`invalidArgumentValue`) when the snapshot lacks what its phase needs.
+    public init(restoring snapshot: CommissioningSessionSnapshot) throws(FlowError) {
+        self.init()
+        func require<T>(_ value: T?, _ field: String) throws(FlowError) -> T {
+            guard let value else {
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "a session in phase \(snapshot.phase.rawValue) needs \"\(field)\"")
+            }
+            return value
+        }
+        let phase = snapshot.phase
+        if phase == .idle { return }
+        let id = try require(snapshot.sessionID, "id")
+        try prepare(sessionID: id)
+        switch phase {
+        case .idle, .prepared:
+            return
+        case .cancelled:
+            _ = cancel()
+            return
+        case .completed:
+            // A completed session keeps only its device list; rebuild it through the normal path.
+            try request(topology: snapshot.topology ?? Topology(ecosystemName: "", homes: []))
+            try beginCommissioning(commissioningID: snapshot.commissioningID ?? id)
+            try finishCommissioning(deviceIDs: snapshot.deviceIDs)
+            _ = try complete()
+            return
+        case .requested, .commissioning, .commissioned, .configured:
+            try request(topology: try require(snapshot.topology, "topology"))
+        }
+        if phase == .requested { return }
+        try beginCommissioning(commissioningID: snapshot.commissioningID ?? id)
+        if phase == .commissioning { return }
+        try finishCommissioning(deviceIDs: snapshot.deviceIDs)
+        if phase == .commissioned { return }
+        try configure(name: try require(snapshot.deviceName, "deviceName"), roomName: snapshot.roomName)
+    }
+}

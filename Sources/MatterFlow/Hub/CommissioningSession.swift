@@ -1,0 +1,199 @@
+/// The hub-side commissioning session of one structure, as an explicit state machine.
+///
+/// ```
+///            prepare            request             beginCommissioning
+///   idle ───────────▶ prepared ────────▶ requested ───────────────────▶ commissioning
+///    ▲                                       ▲   failCommissioning           │ finishCommissioning
+///    │                                       └──────────────────────────────┤
+///    │                                                                       ▼
+///    │  (prepare again)     complete                 configure          commissioned ──▶ configured
+///  completed / cancelled ◀──────────── commissioned | configured ◀────────────────────┘   (configure again)
+///                         ◀── cancel, from any active state
+/// ```
+/// `completed`, `cancelled` and `idle` hold no session: a new `prepare` may start one. Every other state is
+/// *active* and blocks another `prepare` with `sessionBusy`. An event that is not allowed in the current state
+/// throws ``FlowError`` with cause `sessionOutOfOrder` (or `noActiveSession`) naming the state and the event, and
+/// leaves the state unchanged.
+public struct CommissioningSession: Sendable, Hashable {
+    /// The session's states, named for display and persistence.
+    public enum Phase: String, Sendable, Hashable, CaseIterable {
+        case idle, prepared, requested, commissioning, commissioned, configured, completed, cancelled
+    }
+
+    private enum State: Sendable, Hashable {
+        case idle
+        case prepared(sessionID: String)
+        case requested(sessionID: String, topology: Topology)
+        case commissioning(sessionID: String, topology: Topology, commissioningID: String)
+        case commissioned(sessionID: String, topology: Topology, deviceIDs: [String])
+        case configured(sessionID: String, topology: Topology, deviceIDs: [String], name: String, roomName: String?)
+        case completed(sessionID: String, deviceIDs: [String])
+        case cancelled(sessionID: String)
+    }
+
+    private var state: State
+
+    /// A structure with no session.
+    public init() { state = .idle }
+
+    /// The current phase.
+    public var phase: Phase {
+        switch state {
+        case .idle: .idle
+        case .prepared: .prepared
+        case .requested: .requested
+        case .commissioning: .commissioning
+        case .commissioned: .commissioned
+        case .configured: .configured
+        case .completed: .completed
+        case .cancelled: .cancelled
+        }
+    }
+
+    /// Whether a session is open (and blocks another `prepare`).
+    public var isActive: Bool {
+        switch state {
+        case .idle, .completed, .cancelled: false
+        case .prepared, .requested, .commissioning, .commissioned, .configured: true
+        }
+    }
+
+    /// The open or last session's identifier.
+    public var sessionID: String? {
+        switch state {
+        case .idle: nil
+        case .prepared(let id), .requested(let id, _), .commissioning(let id, _, _), .commissioned(let id, _, _),
+            .configured(let id, _, _, _, _), .completed(let id, _), .cancelled(let id):
+            id
+        }
+    }
+
+    /// Devices commissioned in this session and not yet completed (what a cancel undoes).
+    public var pendingDeviceIDs: [String] {
+        switch state {
+        case .commissioned(_, _, let ids), .configured(_, _, let ids, _, _): ids
+        case .idle, .prepared, .requested, .commissioning, .completed, .cancelled: []
+        }
+    }
+
+    /// The request's topology, once requested.
+    public var topology: Topology? {
+        switch state {
+        case .requested(_, let topology), .commissioning(_, let topology, _), .commissioned(_, let topology, _),
+            .configured(_, let topology, _, _, _):
+            topology
+        case .idle, .prepared, .completed, .cancelled: nil
+        }
+    }
+
+    /// The device being or last commissioned in this session, while active.
+    public var commissioningID: String? {
+        if case .commissioning(_, _, let id) = state { return id }
+        return nil
+    }
+
+    /// The chosen device name and room, once configured.
+    public var configuration: (name: String, roomName: String?)? {
+        if case .configured(_, _, _, let name, let roomName) = state { return (name, roomName) }
+        return nil
+    }
+
+    private func outOfOrder(_ event: String) -> FlowError {
+        if isActive {
+            return FlowError(
+                .sessionOutOfOrder,
+                "\(event) is not allowed while the commissioning session is \(phase.rawValue)")
+        }
+        return FlowError(
+            .noActiveSession,
+            "\(event) needs an active commissioning session, but the structure's session is \(phase.rawValue); run prepare first")
+    }
+
+    /// Opens a session. Fails with `sessionBusy` while another is active.
+    public mutating func prepare(sessionID: String) throws(FlowError) {
+        switch state {
+        case .idle, .completed, .cancelled:
+            state = .prepared(sessionID: sessionID)
+        case .prepared, .requested, .commissioning, .commissioned, .configured:
+            throw FlowError(
+                .sessionBusy,
+                "another commissioning session (\(self.sessionID ?? "?")) is \(phase.rawValue) on this structure; cancel it or wait for it to finish")
+        }
+    }
+
+    /// Records the add-device request.
+    public mutating func request(topology: Topology) throws(FlowError) {
+        switch state {
+        case .prepared(let id):
+            state = .requested(sessionID: id, topology: topology)
+        case .idle, .requested, .commissioning, .commissioned, .configured, .completed, .cancelled:
+            throw outOfOrder("request")
+        }
+    }
+
+    /// Starts commissioning a device for the request.
+    public mutating func beginCommissioning(commissioningID: String) throws(FlowError) {
+        switch state {
+        case .requested(let id, let topology):
+            state = .commissioning(sessionID: id, topology: topology, commissioningID: commissioningID)
+        case .idle, .prepared, .commissioning, .commissioned, .configured, .completed, .cancelled:
+            throw outOfOrder("commission")
+        }
+    }
+
+    /// The device joined: it (and, for a bridge, its bridged devices) now exist, pending completion.
+    public mutating func finishCommissioning(deviceIDs: [String]) throws(FlowError) {
+        switch state {
+        case .commissioning(let id, let topology, _):
+            state = .commissioned(sessionID: id, topology: topology, deviceIDs: deviceIDs)
+        case .idle, .prepared, .requested, .commissioned, .configured, .completed, .cancelled:
+            throw outOfOrder("finishCommissioning")
+        }
+    }
+
+    /// Commissioning the device failed; the request stands, so commissioning may be tried again or cancelled.
+    public mutating func failCommissioning() throws(FlowError) {
+        switch state {
+        case .commissioning(let id, let topology, _):
+            state = .requested(sessionID: id, topology: topology)
+        case .idle, .prepared, .requested, .commissioned, .configured, .completed, .cancelled:
+            throw outOfOrder("failCommissioning")
+        }
+    }
+
+    /// Names the device and places it in a room; allowed again to change the choice.
+    public mutating func configure(name: String, roomName: String?) throws(FlowError) {
+        switch state {
+        case .commissioned(let id, let topology, let ids), .configured(let id, let topology, let ids, _, _):
+            state = .configured(sessionID: id, topology: topology, deviceIDs: ids, name: name, roomName: roomName)
+        case .idle, .prepared, .requested, .commissioning, .completed, .cancelled:
+            throw outOfOrder("configure")
+        }
+    }
+
+    /// Completes the session and returns the commissioned device IDs.
+    public mutating func complete() throws(FlowError) -> [String] {
+        switch state {
+        case .commissioned(let id, _, let ids), .configured(let id, _, let ids, _, _):
+            state = .completed(sessionID: id, deviceIDs: ids)
+            return ids
+        case .idle, .prepared, .requested, .commissioning, .completed, .cancelled:
+            throw outOfOrder("complete")
+        }
+    }
+
+    /// Cancels the active session. Returns the devices to remove (commissioned but not completed), or nil when
+    /// there was no active session (cancel is then a harmless no-op, as the platform's cancel never throws).
+    public mutating func cancel() -> [String]? {
+        switch state {
+        case .prepared(let id), .requested(let id, _), .commissioning(let id, _, _):
+            state = .cancelled(sessionID: id)
+            return []
+        case .commissioned(let id, _, let ids), .configured(let id, _, let ids, _, _):
+            state = .cancelled(sessionID: id)
+            return ids
+        case .idle, .completed, .cancelled:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// A hub that commissions Matter devices into a structure: what MatterFlow's workflows drive.
+///
+/// Implement this to run MatterFlow against your own hub. Methods may throw ``FlowError`` to choose the code
+/// and cause a workflow sees; any other error is reported as `internal` / `hubFailure`. Implementations should
+/// honour task cancellation: the engine cancels a call that exceeds its timeout or belongs to a cancelled run.
+/// The engine never calls two methods for the same run at once, but calls for different structures (different
+/// runs) may overlap.
+public protocol Hub: Sendable {
+    /// The hub's status and the structure's commissioning state; the guards are evaluated from it.
+    func status(structure: StructureID) async throws -> HubStatus
+
+    /// Verifies permission, hub reachability and that no other session is active, then opens a session.
+    /// - Returns: the new session's identifier.
+    func prepareCommissioning(structure: StructureID) async throws -> String
+
+    /// Creates the add-device request for the open session. An empty `homes` means "the structure's own name".
+    func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest
+
+    /// Commissions the device described by an onboarding payload (QR or manual pairing code).
+    func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws
+
+    /// The structure's rooms, offered to the user during commissioning.
+    func fetchRooms(structure: StructureID) async throws -> [Room]
+
+    /// Names the commissioned device and, optionally, puts it in a room (by room name).
+    func configureDevice(structure: StructureID, name: String, roomName: String?) async throws
+
+    /// Completes commissioning and releases the session.
+    /// - Returns: the IDs of every device commissioned (several for a bridge), sorted.
+    func completeCommissioning(structure: StructureID) async throws -> [String]
+
+    /// Cancels commissioning, undoing partial work and releasing the session.
+    /// - Returns: whether a session was active and has been released (false: nothing to release).
+    func cancelCommissioning(structure: StructureID) async throws -> Bool
+
+    /// A device's basic information.
+    func basicInformation(structure: StructureID, deviceID: String) async throws -> BasicInformation
+}

@@ -1,0 +1,199 @@
+import MatterFlowJSON
+
+/// The operations workflows may invoke, by name.
+///
+/// ``OperationCatalog/standard`` holds the commissioning operations of the ``Hub`` protocol. The catalog is a
+/// value: an embedding service may build one with more operations for a hub of its own.
+public struct OperationCatalog: Sendable {
+    public private(set) var operations: [OperationDescriptor]
+    private var byName: [String: Int]
+
+    public init(_ operations: [OperationDescriptor]) {
+        self.operations = []
+        self.byName = [:]
+        for operation in operations { add(operation) }
+    }
+
+    /// Adds or replaces an operation.
+    public mutating func add(_ operation: OperationDescriptor) {
+        if let index = byName[operation.name] {
+            operations[index] = operation
+        } else {
+            byName[operation.name] = operations.count
+            operations.append(operation)
+        }
+    }
+
+    /// The operation with a name.
+    public subscript(name: String) -> OperationDescriptor? {
+        byName[name].map { operations[$0] }
+    }
+
+    /// The names, in catalog order.
+    public var names: [String] { operations.map(\.name) }
+
+    /// The commissioning operations of the ``Hub`` protocol.
+    public static let standard = OperationCatalog(CommissioningOperations.all)
+}
+
+/// The descriptors behind ``OperationCatalog/standard``.
+enum CommissioningOperations {
+    static let all: [OperationDescriptor] = [
+        readHubStatus, prepareCommissioning, createAddDeviceRequest, commissionDevice, fetchRooms, configureDevice,
+        completeCommissioning, cancelCommissioning, readBasicInformation,
+    ]
+
+    static let readHubStatus = OperationDescriptor(
+        name: "readHubStatus",
+        summary: "Reads whether the hub is online and reachable, permission is granted and a session is active.",
+        arguments: [],
+        result: .object([
+            .init("online", .boolean, "the hub is online"),
+            .init("reachable", .boolean, "the hub can be reached"),
+            .init("permissionGranted", .boolean, "the user granted access to the structure"),
+            .init("activeSession", .boolean, "a commissioning session is active"),
+        ]),
+        errors: [.structureNotFound], defaultTimeoutSeconds: 10, effect: .read
+    ) { hub, structure, _ in
+        let status = try await hub.status(structure: structure)
+        return [
+            "online": .bool(status.online), "reachable": .bool(status.reachable),
+            "permissionGranted": .bool(status.permissionGranted), "activeSession": .bool(status.activeSession),
+        ]
+    }
+
+    static let prepareCommissioning = OperationDescriptor(
+        name: "prepareCommissioning",
+        summary: "Checks permission, hub reachability and that no other session is active, then opens a session.",
+        arguments: [],
+        result: .object([.init("sessionID", .string, "the new commissioning session")]),
+        errors: [.permissionNotGranted, .hubOffline, .hubUnreachable, .sessionBusy, .structureNotFound],
+        defaultTimeoutSeconds: 30, effect: .nonIdempotentWrite, acquiresSession: true
+    ) { hub, structure, _ in
+        ["sessionID": .string(try await hub.prepareCommissioning(structure: structure))]
+    }
+
+    static let createAddDeviceRequest = OperationDescriptor(
+        name: "createAddDeviceRequest",
+        summary: "Creates the add-device request with its topology (ecosystem name and homes).",
+        arguments: [
+            .init("ecosystemName", .string, required: true, "the ecosystem shown to the user, e.g. \"Google Home\""),
+            .init("homes", .array(.string), required: false, "home display names; omitted: the structure's name"),
+        ],
+        result: .object([
+            .init("requestID", .string, "the request"),
+            .init("ecosystemName", .string, "the ecosystem name"),
+            .init("homes", .array(.string), "the homes offered"),
+        ]),
+        errors: [.noActiveSession, .sessionOutOfOrder, .invalidArgumentValue],
+        defaultTimeoutSeconds: 10, effect: .idempotentWrite
+    ) { hub, structure, arguments in
+        let homes = arguments["homes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let topology = Topology(ecosystemName: arguments["ecosystemName"]?.stringValue ?? "", homes: homes)
+        let request = try await hub.createAddDeviceRequest(structure: structure, topology: topology)
+        return [
+            "requestID": .string(request.requestID), "ecosystemName": .string(request.topology.ecosystemName),
+            "homes": .array(request.topology.homes.map(JSONValue.string)),
+        ]
+    }
+
+    static let commissionDevice = OperationDescriptor(
+        name: "commissionDevice",
+        summary: "Commissions the device described by an onboarding payload (QR code or manual pairing code).",
+        arguments: [
+            .init(
+                "onboardingPayload", .string, required: true, secret: true,
+                "the QR code (MT:...) or manual pairing code; it holds the setup passcode"),
+            .init("commissioningID", .string, required: false, "an identifier for this attempt; generated if absent"),
+        ],
+        result: .object([.init("commissioningID", .string, "the attempt's identifier")]),
+        errors: [
+            .noActiveSession, .sessionOutOfOrder, .invalidPayload, .deviceUnreachable, .commissioningFailed,
+            .deviceAlreadyCommissioned, .hubOffline,
+        ],
+        defaultTimeoutSeconds: 120, effect: .nonIdempotentWrite
+    ) { hub, structure, arguments in
+        let commissioningID = arguments["commissioningID"]?.stringValue ?? "commissioning-\(structure)"
+        try await hub.commissionDevice(
+            structure: structure, onboardingPayload: arguments["onboardingPayload"]?.stringValue ?? "",
+            commissioningID: commissioningID)
+        return ["commissioningID": .string(commissioningID)]
+    }
+
+    static let fetchRooms = OperationDescriptor(
+        name: "fetchRooms",
+        summary: "Lists the structure's rooms to offer during commissioning.",
+        arguments: [],
+        result: .object([
+            .init("rooms", .array(.object([.init("id", .string, "room ID"), .init("name", .string, "room name")])), "the rooms"),
+            .init("roomNames", .array(.string), "the room names, in order"),
+        ]),
+        errors: [.hubOffline, .hubUnreachable, .structureNotFound],
+        defaultTimeoutSeconds: 10, effect: .read
+    ) { hub, structure, _ in
+        let rooms = try await hub.fetchRooms(structure: structure)
+        return [
+            "rooms": .array(rooms.map { ["id": .string($0.id), "name": .string($0.name)] }),
+            "roomNames": .array(rooms.map { .string($0.name) }),
+        ]
+    }
+
+    static let configureDevice = OperationDescriptor(
+        name: "configureDevice",
+        summary: "Names the commissioned device and optionally places it in a room.",
+        arguments: [
+            .init("name", .string, required: true, "the device's name"),
+            .init("room", .string, required: false, "the room's name; omitted or null: no room"),
+        ],
+        result: .object([.init("name", .string, "the name set"), .init("room", .string, "the room, if any")]),
+        errors: [.noActiveSession, .sessionOutOfOrder, .roomNotFound, .invalidArgumentValue],
+        defaultTimeoutSeconds: 10, effect: .idempotentWrite
+    ) { hub, structure, arguments in
+        let name = arguments["name"]?.stringValue ?? ""
+        let room = arguments["room"]?.stringValue
+        try await hub.configureDevice(structure: structure, name: name, roomName: room)
+        return ["name": .string(name), "room": room.map(JSONValue.string) ?? .null]
+    }
+
+    static let completeCommissioning = OperationDescriptor(
+        name: "completeCommissioning",
+        summary: "Completes commissioning, releases the session and returns the commissioned device IDs.",
+        arguments: [],
+        result: .object([.init("deviceIDs", .array(.string), "every device commissioned (several for a bridge)")]),
+        errors: [.noActiveSession, .sessionOutOfOrder],
+        defaultTimeoutSeconds: 30, effect: .nonIdempotentWrite, releasesSession: true
+    ) { hub, structure, _ in
+        ["deviceIDs": .array(try await hub.completeCommissioning(structure: structure).map(JSONValue.string))]
+    }
+
+    static let cancelCommissioning = OperationDescriptor(
+        name: "cancelCommissioning",
+        summary: "Cancels commissioning, undoes partial work and releases the session; harmless when none is active.",
+        arguments: [],
+        result: .object([.init("released", .boolean, "a session was active and has been released")]),
+        errors: [.hubUnreachable],
+        defaultTimeoutSeconds: 30, effect: .idempotentWrite, releasesSession: true
+    ) { hub, structure, _ in
+        ["released": .bool(try await hub.cancelCommissioning(structure: structure))]
+    }
+
+    static let readBasicInformation = OperationDescriptor(
+        name: "readBasicInformation",
+        summary: "Reads a device's Matter Basic Information.",
+        arguments: [.init("deviceID", .string, required: true, "the device")],
+        result: .object([
+            .init("vendorName", .string, "vendor name"), .init("vendorID", .integer, "vendor ID"),
+            .init("productID", .integer, "product ID"), .init("productName", .string, "product name"),
+            .init("softwareVersion", .integer, "software version"),
+        ]),
+        errors: [.deviceNotFound, .hubOffline],
+        defaultTimeoutSeconds: 10, effect: .read
+    ) { hub, structure, arguments in
+        let info = try await hub.basicInformation(
+            structure: structure, deviceID: arguments["deviceID"]?.stringValue ?? "")
+        return [
+            "vendorName": .string(info.vendorName), "vendorID": .int(info.vendorID), "productID": .int(info.productID),
+            "productName": .string(info.productName), "softwareVersion": .int(info.softwareVersion),
+        ]
+    }
+}

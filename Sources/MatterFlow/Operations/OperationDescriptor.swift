@@ -1,0 +1,118 @@
+import MatterFlowJSON
+
+/// One hub operation a workflow's action state can invoke: its arguments, result, errors, default timeout and
+/// how it is carried out against a ``Hub``. The catalog of these is the single source for validation, the
+/// interpreter and `matterflow operations`.
+public struct OperationDescriptor: Sendable {
+    /// An argument of an operation.
+    public struct Argument: Sendable, Hashable {
+        public var name: String
+        public var shape: ValueShape
+        public var required: Bool
+        /// Never shown in progress lines, traces or journals unless the user asks for secrets.
+        public var secret: Bool
+        public var summary: String
+
+        public init(_ name: String, _ shape: ValueShape, required: Bool, secret: Bool = false, _ summary: String) {
+            self.name = name
+            self.shape = shape
+            self.required = required
+            self.secret = secret
+            self.summary = summary
+        }
+    }
+
+    /// How a call changes the hub, for retry-safety checks.
+    public enum Effect: String, Sendable, Hashable {
+        case read, idempotentWrite, nonIdempotentWrite
+    }
+
+    /// The hub call behind an operation: structure, checked arguments in, JSON result out.
+    public typealias Invocation = @Sendable (any Hub, StructureID, JSONObject) async throws -> JSONValue
+
+    public var name: String
+    public var summary: String
+    public var arguments: [Argument]
+    public var result: ValueShape
+    /// Causes the operation itself may raise. Every operation may also time out, be cancelled, or fail inside
+    /// the hub (``OperationDescriptor/engineCauses``).
+    public var errors: [ErrorCause]
+    /// How long a call may take before it fails with `deadlineExceeded` / `actionTimedOut`, unless the state says.
+    public var defaultTimeoutSeconds: Double
+    public var effect: Effect
+    /// Opens the structure's commissioning session.
+    public var acquiresSession: Bool
+    /// Releases the structure's commissioning session.
+    public var releasesSession: Bool
+    let invoke: Invocation
+
+    public init(
+        name: String, summary: String, arguments: [Argument], result: ValueShape, errors: [ErrorCause],
+        defaultTimeoutSeconds: Double, effect: Effect, acquiresSession: Bool = false, releasesSession: Bool = false,
+        invoke: @escaping Invocation
+    ) {
+        self.name = name
+        self.summary = summary
+        self.arguments = arguments
+        self.result = result
+        self.errors = errors
+        self.defaultTimeoutSeconds = defaultTimeoutSeconds
+        self.effect = effect
+        self.acquiresSession = acquiresSession
+        self.releasesSession = releasesSession
+        self.invoke = invoke
+    }
+
+    /// Causes any operation may end with, whatever the hub.
+    public static let engineCauses: [ErrorCause] = [.actionTimedOut, .runCancelled, .hubFailure, .unresolvedReference,
+        .invalidArgumentValue]
+
+    /// Every cause a call may end with: the operation's own and the engine's.
+    public var possibleCauses: [ErrorCause] {
+        var seen = Set<ErrorCause>()
+        return (errors + Self.engineCauses).filter { seen.insert($0).inserted }
+    }
+
+    /// The argument names that are secret.
+    public var secretArguments: Set<String> { Set(arguments.filter(\.secret).map(\.name)) }
+
+    /// Runs the operation after checking the arguments' shapes.
+    public func call(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
+        for argument in self.arguments {
+            guard let value = arguments[argument.name], !value.isNull else {
+                if argument.required {
+                    throw FlowError(.invalidArgumentValue, "\(name) needs argument \"\(argument.name)\" and it was null")
+                }
+                continue
+            }
+            guard argument.shape.admits(value) else {
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "\(name) argument \"\(argument.name)\" must be \(argument.shape), got \(value.typeName)")
+            }
+        }
+        return try await invoke(hub, structure, arguments)
+    }
+
+    /// The descriptor as JSON, for `matterflow operations --json`.
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["name"] = .string(name)
+        object["summary"] = .string(summary)
+        object["arguments"] = .array(arguments.map { argument in
+            .object(JSONObject([
+                "name": .string(argument.name), "type": argument.shape.jsonValue, "required": .bool(argument.required),
+                "secret": .bool(argument.secret), "summary": .string(argument.summary),
+            ]))
+        })
+        object["result"] = result.jsonValue
+        object["errors"] = .array(possibleCauses.map { cause in
+            .object(JSONObject(["code": .string(cause.code?.rawValue ?? "unknown"), "cause": .string(cause.rawValue)]))
+        })
+        object["defaultTimeoutSeconds"] = .double(defaultTimeoutSeconds)
+        object["effect"] = .string(effect.rawValue)
+        object["acquiresSession"] = .bool(acquiresSession)
+        object["releasesSession"] = .bool(releasesSession)
+        return .object(object)
+    }
+}

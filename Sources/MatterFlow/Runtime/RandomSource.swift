@@ -1,0 +1,59 @@
+import Synchronization
+
+/// A source of random 64-bit words: seeded and repeatable for tests and simulations, or from the system.
+public protocol RandomSource: Sendable {
+    /// The next random word.
+    func next() -> UInt64
+}
+
+extension RandomSource {
+    /// A uniformly random value in `0..<upperBound`, without modulo bias.
+    public func uniform(below upperBound: UInt64) -> UInt64 {
+        precondition(upperBound > 0, "uniform(below:) needs a positive bound")
+        let limit = UInt64.max - (UInt64.max % upperBound + 1) % upperBound
+        while true {
+            let word = next()
+            if word <= limit { return word % upperBound }
+        }
+    }
+
+    /// A uniformly random fraction in `0..<1`.
+    public func fraction() -> Double {
+        Double(next() >> 11) / Double(UInt64(1) << 53)
+    }
+
+    /// `count` random lowercase hexadecimal digits.
+    public func hexDigits(_ count: Int) -> String {
+        let digits = Array("0123456789abcdef")
+        return String((0..<count).map { _ in digits[Int(uniform(below: 16))] })
+    }
+}
+
+/// A repeatable generator (SplitMix64): the same seed gives the same sequence on every machine.
+public final class SeededRandomSource: RandomSource {
+    private let state: Mutex<UInt64>
+
+    public init(seed: UInt64) {
+        state = Mutex(seed)
+    }
+
+    public func next() -> UInt64 {
+        state.withLock { state in
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var mixed = state
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            return mixed ^ (mixed >> 31)
+        }
+    }
+}
+
+/// The system's cryptographically secure generator.
+public struct SystemRandomSource: RandomSource {
+    public init() {}
+
+    public func next() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// A parsed JSON file: the value, where each part of it stands, and the file's name for messages.
+public struct JSONDocument: Sendable {
+    /// The file path or a label such as `<inputs>`, used in every diagnostic about this document.
+    public var file: String
+    public var value: JSONValue
+    public var sourceMap: JSONSourceMap
+
+    public init(file: String, value: JSONValue, sourceMap: JSONSourceMap = JSONSourceMap()) {
+        self.file = file
+        self.value = value
+        self.sourceMap = sourceMap
+    }
+
+    /// Parses JSON text; a syntax error becomes a `syntaxError` diagnostic with line and column.
+    public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> JSONDocument {
+        do {
+            let value = try JSONCBridge.parse(text)
+            return JSONDocument(file: file, value: value, sourceMap: JSONSourceMap(scanning: text))
+        } catch {
+            let location = SourceLocation.of(byteOffset: error.byteOffset, in: text.utf8)
+            throw DiagnosticsError([
+                Diagnostic(
+                    severity: .error, code: DiagnosticCode.syntaxError,
+                    message: "invalid JSON: \(error.reason); fix the syntax at this position",
+                    file: file, location: location)
+            ])
+        }
+    }
+
+    /// Reads and parses a file; a missing or unreadable file becomes a `fileNotFound` or `unreadableFile` diagnostic.
+    public static func load(path: String) throws(DiagnosticsError) -> JSONDocument {
+        let text = try readText(path: path)
+        return try parse(text, file: path)
+    }
+
+    /// Reads a UTF-8 text file, reporting a missing or unreadable file as a diagnostic.
+    public static func readText(path: String) throws(DiagnosticsError) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw DiagnosticsError([
+                Diagnostic(
+                    severity: .error, code: DiagnosticCode.fileNotFound,
+                    message: "no such file; check the path (relative paths are resolved from the current directory)",
+                    file: path)
+            ])
+        }
+        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+            throw DiagnosticsError([
+                Diagnostic(
+                    severity: .error, code: DiagnosticCode.unreadableFile,
+                    message: isDirectory.boolValue ? "this is a directory; name a JSON file" : "the file cannot be read; check its permissions",
+                    file: path)
+            ])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw DiagnosticsError([
+                Diagnostic(
+                    severity: .error, code: DiagnosticCode.syntaxError,
+                    message: "the file is not valid UTF-8 text; save it as UTF-8", file: path)
+            ])
+        }
+        return text
+    }
+
+    /// Diagnostics for keys repeated within one object (json-c would silently keep the last).
+    public func duplicateKeyDiagnostics() -> [Diagnostic] {
+        sourceMap.duplicateKeys.map { duplicate in
+            Diagnostic(
+                severity: .error, code: DiagnosticCode.duplicateKey,
+                message:
+                    "key \"\(duplicate.key)\" appears again (first at \(duplicate.first)); remove one of them, only the last would be used",
+                file: file, pointer: duplicate.pointer, location: duplicate.repeated)
+        }
+    }
+}
+
+/// Stable diagnostic codes shared by every file MatterFlow reads.
+public enum DiagnosticCode {
+    public static let syntaxError = "syntaxError"
+    public static let fileNotFound = "fileNotFound"
+    public static let unreadableFile = "unreadableFile"
+    public static let duplicateKey = "duplicateKey"
+    public static let unknownKey = "unknownKey"
+    public static let missingKey = "missingKey"
+    public static let wrongType = "wrongType"
+    public static let invalidValue = "invalidValue"
+    public static let unsupportedVersion = "unsupportedVersion"
+}

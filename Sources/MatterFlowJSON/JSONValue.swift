@@ -1,0 +1,167 @@
+/// A JSON value converted to Swift, with object members kept in document order.
+///
+/// Every JSON text MatterFlow reads (workflows, homes, inputs) is converted to this type as soon as it is
+/// parsed, so no C pointer ever leaves the bridge file.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The name of this value's JSON type, as used in error messages ("string", "object", ...).
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .int: "integer"
+        case .double: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    /// The string, when this is a string.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The integer, when this is an integer or a number with no fractional part.
+    public var intValue: Int? {
+        switch self {
+        case .int(let value): return value
+        case .double(let value):
+            guard value.rounded() == value, let exact = Int(exactly: value) else { return nil }
+            return exact
+        case .null, .bool, .string, .array, .object: return nil
+        }
+    }
+
+    /// The number, when this is an integer or a number.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let value): return Double(value)
+        case .double(let value): return value
+        case .null, .bool, .string, .array, .object: return nil
+        }
+    }
+
+    /// The boolean, when this is a boolean.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// The elements, when this is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
+    /// The object, when this is an object.
+    public var objectValue: JSONObject? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    /// Whether this is `null`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// Looks up a member when this is an object.
+    public subscript(key: String) -> JSONValue? {
+        objectValue?[key]
+    }
+}
+
+/// A JSON object: members in document order, with constant-time lookup by key.
+public struct JSONObject: Sendable, Hashable {
+    /// One member of an object.
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var value: JSONValue
+
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// The members in document order. Keys are unique: a later duplicate replaces the earlier value.
+    public private(set) var members: [Member]
+    private var index: [String: Int]
+
+    /// An empty object.
+    public init() {
+        members = []
+        index = [:]
+    }
+
+    /// An object from members in order; a repeated key keeps its first position and its last value.
+    public init(_ members: [Member]) {
+        self.init()
+        for member in members { self[member.key] = member.value }
+    }
+
+    /// An object from key-value pairs in order.
+    public init(_ pairs: KeyValuePairs<String, JSONValue>) {
+        self.init()
+        for (key, value) in pairs { self[key] = value }
+    }
+
+    /// The keys in document order.
+    public var keys: [String] { members.map(\.key) }
+
+    /// The number of members.
+    public var count: Int { members.count }
+
+    /// Whether the object has no members.
+    public var isEmpty: Bool { members.isEmpty }
+
+    /// Reads or writes a member; writing `nil` removes it.
+    public subscript(key: String) -> JSONValue? {
+        get { index[key].map { members[$0].value } }
+        set {
+            if let position = index[key] {
+                if let newValue {
+                    members[position].value = newValue
+                } else {
+                    members.remove(at: position)
+                    index = [:]
+                    for (offset, member) in members.enumerated() { index[member.key] = offset }
+                }
+            } else if let newValue {
+                index[key] = members.count
+                members.append(Member(key: key, value: newValue))
+            }
+        }
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.members == rhs.members
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(members)
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral, ExpressibleByFloatLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .null }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(JSONObject(elements.map { JSONObject.Member(key: $0.0, value: $0.1) }))
+    }
+}

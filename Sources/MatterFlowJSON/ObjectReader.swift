@@ -1,0 +1,120 @@
+/// Reads the members of one JSON object with typed accessors, reporting wrong types, missing keys and,
+/// when finished, every key that nothing asked for (typo protection).
+public final class ObjectReader {
+    public let object: JSONObject
+    public let pointer: String
+    public let collector: DiagnosticCollector
+    private var known: [String] = []
+
+    public init(object: JSONObject, pointer: String, collector: DiagnosticCollector) {
+        self.object = object
+        self.pointer = pointer
+        self.collector = collector
+    }
+
+    /// Pointer to a member of this object.
+    public func pointer(_ key: String) -> String { JSONPointer.appending(key, to: pointer) }
+
+    /// Declares keys as allowed without reading them.
+    public func allow(_ keys: String...) { known.append(contentsOf: keys) }
+
+    /// Whether the member is present.
+    public func has(_ key: String) -> Bool {
+        known.append(key)
+        return object[key] != nil
+    }
+
+    /// The raw value of a member; reports a missing required key.
+    public func value(_ key: String, required: Bool = false, what: String? = nil) -> JSONValue? {
+        known.append(key)
+        guard let value = object[key] else {
+            if required {
+                collector.error(
+                    DiagnosticCode.missingKey, at: pointer,
+                    "missing required key \"\(key)\"\(what.map { " (\($0))" } ?? "")")
+            }
+            return nil
+        }
+        return value
+    }
+
+    private func typed<T>(_ key: String, required: Bool, expected: String, _ extract: (JSONValue) -> T?) -> T? {
+        guard let value = value(key, required: required, what: expected) else { return nil }
+        guard let result = extract(value) else {
+            collector.error(
+                DiagnosticCode.wrongType, at: pointer(key), "\"\(key)\" must be \(expected), found \(value.typeName)")
+            return nil
+        }
+        return result
+    }
+
+    public func string(_ key: String, required: Bool = false) -> String? {
+        typed(key, required: required, expected: "a string") { $0.stringValue }
+    }
+
+    public func bool(_ key: String, required: Bool = false) -> Bool? {
+        typed(key, required: required, expected: "a boolean") { $0.boolValue }
+    }
+
+    public func int(_ key: String, required: Bool = false) -> Int? {
+        typed(key, required: required, expected: "an integer") { $0.intValue }
+    }
+
+    public func number(_ key: String, required: Bool = false) -> Double? {
+        typed(key, required: required, expected: "a number") { $0.doubleValue }
+    }
+
+    public func array(_ key: String, required: Bool = false) -> [JSONValue]? {
+        typed(key, required: required, expected: "an array") { $0.arrayValue }
+    }
+
+    public func stringArray(_ key: String, required: Bool = false) -> [String]? {
+        guard let elements = array(key, required: required) else { return nil }
+        var strings: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard let string = element.stringValue else {
+                collector.error(
+                    DiagnosticCode.wrongType, at: JSONPointer.appending(index, to: pointer(key)),
+                    "elements of \"\(key)\" must be strings, found \(element.typeName)")
+                continue
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+
+    /// A nested object member, read with its own reader.
+    public func object(_ key: String, required: Bool = false) -> ObjectReader? {
+        guard let value = value(key, required: required, what: "an object") else { return nil }
+        return collector.object(value, at: pointer(key), what: "\"\(key)\"")
+    }
+
+    /// A number that must be finite and at least `minimum`.
+    public func nonNegativeNumber(_ key: String, minimum: Double = 0) -> Double? {
+        guard let number = number(key) else { return nil }
+        guard number.isFinite, number >= minimum else {
+            collector.error(DiagnosticCode.invalidValue, at: pointer(key), "\"\(key)\" must be at least \(minimum)")
+            return nil
+        }
+        return number
+    }
+
+    /// Reports every member that no accessor asked for, suggesting the closest allowed key.
+    public func finish() {
+        let allowed = Set(known)
+        for key in object.keys where !allowed.contains(key) {
+            collector.error(
+                DiagnosticCode.unknownKey, at: pointer(key), atKey: true,
+                "unknown key \"\(key)\"\(SpellingSuggestion.hint(for: key, among: known.uniqued()))"
+                    + (SpellingSuggestion.closest(to: key, among: known) == nil
+                        ? " (allowed here: \(known.uniqued().joined(separator: ", ")))" : ""))
+        }
+    }
+}
+
+extension Array where Element == String {
+    fileprivate func uniqued() -> [String] {
+        var seen = Set<String>()
+        return filter { seen.insert($0).inserted }
+    }
+}
