@@ -165,3 +165,9 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
         self = .object(JSONObject(elements.map { JSONObject.Member(key: $0.0, value: $0.1) }))
     }
 }
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(elements.map { Member(key: $0.0, value: $0.1) })
+    }
+}

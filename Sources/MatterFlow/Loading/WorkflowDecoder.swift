@@ -1,0 +1,328 @@
+import MatterFlowJSON
+
+/// Turns a parsed workflow document into a ``Workflow``, reporting every shape problem it finds (unknown and
+/// missing keys, wrong types, malformed references and conditions) instead of stopping at the first.
+struct WorkflowDecoder {
+    let collector: DiagnosticCollector
+    typealias Code = WorkflowDiagnosticCode
+
+    init(document: JSONDocument) {
+        collector = DiagnosticCollector(document: document)
+    }
+
+    /// Decodes the document; nil when it is too broken to build a workflow from.
+    func decode() -> Workflow? {
+        collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
+        guard let root = collector.object(collector.document.value, at: "", what: "a workflow file") else { return nil }
+
+        if let version = root.int("version", required: true) {
+            if version > Workflow.supportedVersion {
+                collector.error(
+                    DiagnosticCode.unsupportedVersion, at: root.pointer("version"),
+                    "this file is written for workflow language version \(version), but this MatterFlow reads versions up to \(Workflow.supportedVersion); upgrade MatterFlow or rewrite the file for version \(Workflow.supportedVersion)")
+                return nil
+            }
+            if version < 1 {
+                collector.error(DiagnosticCode.invalidValue, at: root.pointer("version"), "\"version\" must be 1")
+            }
+        }
+        let name = root.string("workflow", required: true)
+        let description = root.string("description")
+        let start = root.string("start", required: true)
+        let onCancel = root.string("onCancel")
+        let inputs = root.object("inputs").map(decodeInputs) ?? []
+
+        var states: [WorkflowState] = []
+        if let statesReader = root.object("states", required: true) {
+            if statesReader.object.isEmpty {
+                collector.error(DiagnosticCode.invalidValue, at: statesReader.pointer, "a workflow needs at least one state")
+            }
+            for member in statesReader.object.members {
+                statesReader.allow(member.key)
+                if let state = decodeState(name: member.key, value: member.value, pointer: statesReader.pointer(member.key)) {
+                    states.append(state)
+                }
+            }
+        }
+        root.finish()
+        guard let name, let start else { return nil }
+        return Workflow(
+            name: name, version: Workflow.supportedVersion, description: description, inputs: inputs, start: start,
+            onCancel: onCancel, states: states, file: collector.document.file)
+    }
+
+    private func decodeInputs(_ reader: ObjectReader) -> [InputDeclaration] {
+        var inputs: [InputDeclaration] = []
+        for member in reader.object.members {
+            reader.allow(member.key)
+            guard let input = collector.object(member.value, at: reader.pointer(member.key), what: "input \"\(member.key)\"")
+            else { continue }
+            let typeName = input.string("type", required: true)
+            let type = typeName.flatMap(InputDeclaration.InputType.init(rawValue:))
+            if let typeName, type == nil {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: input.pointer("type"),
+                    "unknown input type \"\(typeName)\"; use one of \(InputDeclaration.InputType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let required = input.bool("required") ?? false
+            let defaultValue = input.value("default")
+            if let defaultValue, let type, !defaultValue.isNull, !type.admits(defaultValue) {
+                collector.error(
+                    DiagnosticCode.wrongType, at: input.pointer("default"),
+                    "the default of input \"\(member.key)\" must be \(type.rawValue), found \(defaultValue.typeName)")
+            }
+            if required, defaultValue != nil {
+                collector.warning(
+                    DiagnosticCode.invalidValue, at: input.pointer("default"),
+                    "input \"\(member.key)\" is required, so its default is never used; drop one of them")
+            }
+            let secret = input.bool("secret") ?? false
+            let description = input.string("description")
+            input.finish()
+            inputs.append(
+                InputDeclaration(
+                    name: member.key, type: type ?? .any, required: required, defaultValue: defaultValue, secret: secret,
+                    description: description))
+        }
+        return inputs
+    }
+
+    private func decodeState(name: String, value: JSONValue, pointer: String) -> WorkflowState? {
+        guard let reader = collector.object(value, at: pointer, what: "state \"\(name)\"") else { return nil }
+        let typeName = reader.string("type", required: true)
+        let description = reader.string("description")
+        let kind: WorkflowState.Kind?
+        switch typeName {
+        case "action": kind = decodeAction(reader).map(WorkflowState.Kind.action)
+        case "workflow": kind = decodeSubworkflow(reader).map(WorkflowState.Kind.workflow)
+        case "choice": kind = decodeChoice(reader).map(WorkflowState.Kind.choice)
+        case "assign": kind = decodeAssign(reader).map(WorkflowState.Kind.assign)
+        case "succeed": kind = .succeed(SucceedState(output: reader.value("output").map { template($0, reader.pointer("output")) }))
+        case "fail": kind = decodeFail(reader).map(WorkflowState.Kind.fail)
+        case nil:
+            return nil
+        case let other?:
+            let types = ["action", "workflow", "choice", "assign", "succeed", "fail"]
+            collector.error(
+                Code.unknownStateType, at: reader.pointer("type"),
+                "unknown state type \"\(other)\"\(SpellingSuggestion.hint(for: other, among: types)) (types: \(types.joined(separator: ", ")))")
+            return nil
+        }
+        reader.finish()
+        guard let kind else { return nil }
+        return WorkflowState(name: name, kind: kind, description: description)
+    }
+
+    func template(_ value: JSONValue, _ pointer: String) -> Template {
+        var errors: [Template.ParseError] = []
+        let result = Template.parse(value, pointer: pointer, errors: &errors)
+        for error in errors { collector.error(Code.invalidReference, at: error.pointer, error.message) }
+        return result
+    }
+
+    private func templates(_ reader: ObjectReader?) -> [(name: String, value: Template)] {
+        guard let reader else { return [] }
+        return reader.object.members.map { member in
+            reader.allow(member.key)
+            return (member.key, template(member.value, reader.pointer(member.key)))
+        }
+    }
+
+    private func decodeStep(_ reader: ObjectReader) -> StepBehavior? {
+        var guards: [Guard] = []
+        for (index, name) in (reader.stringArray("guards") ?? []).enumerated() {
+            guard let known = Guard(rawValue: name) else {
+                let names = Guard.allCases.map(\.rawValue)
+                collector.error(
+                    Code.unknownGuard, at: JSONPointer.appending(index, to: reader.pointer("guards")),
+                    "unknown guard \"\(name)\"\(SpellingSuggestion.hint(for: name, among: names)) (built-in guards: \(names.joined(separator: ", ")))")
+                continue
+            }
+            guards.append(known)
+        }
+        let result = reader.string("result")
+        let retry = (reader.array("retry") ?? []).enumerated().compactMap { index, value in
+            decodeRetrier(value, JSONPointer.appending(index, to: reader.pointer("retry")))
+        }
+        let onError = (reader.array("onError") ?? []).enumerated().compactMap { index, value in
+            decodeRoute(value, JSONPointer.appending(index, to: reader.pointer("onError")))
+        }
+        guard let next = reader.string("next", required: true) else { return nil }
+        return StepBehavior(guards: guards, result: result, retry: retry, next: next, onError: onError)
+    }
+
+    private func errorNames(_ reader: ObjectReader) -> [String]? {
+        guard let names = reader.stringArray("errors", required: true) else { return nil }
+        if names.isEmpty {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("errors"),
+                "\"errors\" needs at least one error code or cause, or \"*\" for any error")
+        }
+        return names
+    }
+
+    private func decodeRetrier(_ value: JSONValue, _ pointer: String) -> Retrier? {
+        guard let reader = collector.object(value, at: pointer, what: "a retry entry") else { return nil }
+        let errors = errorNames(reader)
+        var retrier = Retrier(errors: errors ?? [])
+        if let maxRetries = reader.int("maxRetries") {
+            if maxRetries < 0 {
+                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("maxRetries"), "\"maxRetries\" cannot be negative")
+            }
+            retrier.maxRetries = max(0, maxRetries)
+        }
+        if let interval = reader.number("intervalSeconds") {
+            if !(interval > 0) {
+                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("intervalSeconds"), "\"intervalSeconds\" must be greater than 0")
+            }
+            retrier.intervalSeconds = interval
+        }
+        if let rate = reader.number("backoffRate") {
+            if !(rate >= 1) {
+                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("backoffRate"), "\"backoffRate\" must be at least 1.0")
+            }
+            retrier.backoffRate = rate
+        }
+        if let cap = reader.number("maxDelaySeconds") {
+            if !(cap > 0) {
+                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("maxDelaySeconds"), "\"maxDelaySeconds\" must be greater than 0")
+            }
+            retrier.maxDelaySeconds = cap
+        }
+        if let jitter = reader.string("jitter") {
+            switch jitter {
+            case "full": retrier.jitter = true
+            case "none": retrier.jitter = false
+            default:
+                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("jitter"), "\"jitter\" must be \"none\" or \"full\"")
+            }
+        }
+        reader.finish()
+        return errors == nil ? nil : retrier
+    }
+
+    private func decodeRoute(_ value: JSONValue, _ pointer: String) -> ErrorRoute? {
+        guard let reader = collector.object(value, at: pointer, what: "an error route") else { return nil }
+        let errors = errorNames(reader)
+        let next = reader.string("next", required: true)
+        reader.finish()
+        guard let errors, let next else { return nil }
+        return ErrorRoute(errors: errors, next: next)
+    }
+
+    private func decodeAction(_ reader: ObjectReader) -> ActionState? {
+        let operation = reader.string("operation", required: true)
+        let arguments = templates(reader.object("arguments"))
+        var timeout: Double?
+        if let seconds = reader.number("timeoutSeconds") {
+            if !(seconds > 0) || !seconds.isFinite {
+                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("timeoutSeconds"), "\"timeoutSeconds\" must be a positive number")
+            }
+            timeout = seconds
+        }
+        let step = decodeStep(reader)
+        guard let operation, let step else { return nil }
+        return ActionState(operation: operation, arguments: arguments, timeoutSeconds: timeout, step: step)
+    }
+
+    private func decodeSubworkflow(_ reader: ObjectReader) -> SubworkflowState? {
+        let path = reader.string("path", required: true)
+        let inputs = templates(reader.object("inputs"))
+        let step = decodeStep(reader)
+        guard let path, let step else { return nil }
+        return SubworkflowState(path: path, inputs: inputs, step: step)
+    }
+
+    private func decodeChoice(_ reader: ObjectReader) -> ChoiceState? {
+        var branches: [ChoiceState.Branch] = []
+        for (index, value) in (reader.array("choices", required: true) ?? []).enumerated() {
+            let pointer = JSONPointer.appending(index, to: reader.pointer("choices"))
+            guard let branch = collector.object(value, at: pointer, what: "a choice") else { continue }
+            let condition = branch.value("if", required: true).flatMap { decodeCondition($0, branch.pointer("if")) }
+            let next = branch.string("next", required: true)
+            branch.finish()
+            if let condition, let next { branches.append(ChoiceState.Branch(condition: condition, next: next)) }
+        }
+        guard let defaultNext = reader.string("default", required: true) else { return nil }
+        return ChoiceState(branches: branches, defaultNext: defaultNext)
+    }
+
+    private func decodeAssign(_ reader: ObjectReader) -> AssignState? {
+        let assignments = templates(reader.object("set"))
+        let warning = reader.value("warning").map { template($0, reader.pointer("warning")) }
+        if assignments.isEmpty, warning == nil {
+            collector.error(DiagnosticCode.missingKey, at: reader.pointer, "an assign state needs \"set\", \"warning\" or both")
+        }
+        guard let next = reader.string("next", required: true) else { return nil }
+        return AssignState(assignments: assignments, warning: warning, next: next)
+    }
+
+    private func decodeFail(_ reader: ObjectReader) -> FailState? {
+        if reader.has("error") {
+            if reader.has("code") || reader.has("cause") || reader.has("message") {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("error"),
+                    "a fail state either re-raises \"error\" or raises a new \"code\"/\"cause\"/\"message\", not both")
+            }
+            guard let value = reader.value("error") else { return nil }
+            return FailState(raise: .rethrow(template(value, reader.pointer("error"))))
+        }
+        let code = reader.value("code", required: true, what: "a canonical error code, or \"error\": \"${error}\" to re-raise")
+        let cause = reader.value("cause")
+        let message = reader.value("message", required: true)
+        guard let code, let message else { return nil }
+        let codeTemplate = template(code, reader.pointer("code"))
+        if case .literal(let literal) = codeTemplate {
+            if literal.stringValue.flatMap(ErrorCode.init(rawValue:)) == nil {
+                collector.error(
+                    WorkflowDiagnosticCode.invalidErrorCode, at: reader.pointer("code"),
+                    "\(JSONWriter.compact(literal)) is not a canonical error code\(SpellingSuggestion.hint(for: literal.stringValue ?? "", among: ErrorCode.all.map(\.rawValue))); use one of \(ErrorCode.all.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+        return FailState(
+            raise: .new(
+                code: codeTemplate, cause: cause.map { template($0, reader.pointer("cause")) },
+                message: template(message, reader.pointer("message"))))
+    }
+
+    private func decodeCondition(_ value: JSONValue, _ pointer: String) -> Condition? {
+        guard case .object(let object) = value, object.count == 1, let member = object.members.first else {
+            collector.error(
+                Code.invalidCondition, at: pointer,
+                "a condition is an object with exactly one operator (\(Condition.operatorNames.joined(separator: ", ")))")
+            return nil
+        }
+        let operand = JSONPointer.appending(member.key, to: pointer)
+        func pair() -> (Template, Template)? {
+            guard let elements = member.value.arrayValue, elements.count == 2 else {
+                collector.error(Code.invalidCondition, at: operand, "\"\(member.key)\" takes an array of two values")
+                return nil
+            }
+            return (template(elements[0], operand + "/0"), template(elements[1], operand + "/1"))
+        }
+        func list() -> [Condition]? {
+            guard let elements = member.value.arrayValue, !elements.isEmpty else {
+                collector.error(Code.invalidCondition, at: operand, "\"\(member.key)\" takes a non-empty array of conditions")
+                return nil
+            }
+            let conditions = elements.enumerated().compactMap { decodeCondition($1, JSONPointer.appending($0, to: operand)) }
+            return conditions.count == elements.count ? conditions : nil
+        }
+        if let comparison = Condition.Comparison(rawValue: member.key) {
+            return pair().map { .compare(comparison, $0.0, $0.1) }
+        }
+        switch member.key {
+        case "exists": return .exists(template(member.value, operand))
+        case "isEmpty": return .isEmpty(template(member.value, operand))
+        case "contains": return pair().map { .contains($0.0, $0.1) }
+        case "and": return list().map(Condition.and)
+        case "or": return list().map(Condition.or)
+        case "not": return decodeCondition(member.value, operand).map(Condition.not)
+        default:
+            collector.error(
+                Code.invalidCondition, at: operand, atKey: true,
+                "unknown condition operator \"\(member.key)\"\(SpellingSuggestion.hint(for: member.key, among: Condition.operatorNames))")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import MatterFlowJSON
+
+/// Stable codes of the findings about workflow files, beyond the generic ones in ``DiagnosticCode``.
+public enum WorkflowDiagnosticCode {
+    public static let missingStart = "missingStart"
+    public static let undefinedState = "undefinedState"
+    public static let unknownStateType = "unknownStateType"
+    public static let unknownOperation = "unknownOperation"
+    public static let missingArgument = "missingArgument"
+    public static let unexpectedArgument = "unexpectedArgument"
+    public static let argumentType = "argumentType"
+    public static let unknownGuard = "unknownGuard"
+    public static let invalidReference = "invalidReference"
+    public static let undefinedInput = "undefinedInput"
+    public static let undefinedVariable = "undefinedVariable"
+    public static let possiblyUnboundVariable = "possiblyUnboundVariable"
+    public static let unknownField = "unknownField"
+    public static let errorOutsideHandler = "errorOutsideHandler"
+    public static let undefinedWorkflowFile = "undefinedWorkflowFile"
+    public static let workflowCycle = "workflowCycle"
+    public static let invalidSubworkflow = "invalidSubworkflow"
+    public static let unreachableState = "unreachableState"
+    public static let noTerminalReachable = "noTerminalReachable"
+    public static let shadowedRetry = "shadowedRetry"
+    public static let shadowedErrorRoute = "shadowedErrorRoute"
+    public static let catchAllNotLast = "catchAllNotLast"
+    public static let unknownErrorName = "unknownErrorName"
+    public static let invalidErrorCode = "invalidErrorCode"
+    public static let invalidCondition = "invalidCondition"
+    public static let missingCancelPath = "missingCancelPath"
+
+    /// Every workflow diagnostic code with what it means, for the language reference and tests.
+    public static let all: [(code: String, meaning: String)] = [
+        (DiagnosticCode.syntaxError, "the file is not valid JSON"),
+        (DiagnosticCode.fileNotFound, "a named file does not exist"),
+        (DiagnosticCode.duplicateKey, "a key appears twice in one object"),
+        (DiagnosticCode.unknownKey, "a key the language does not define here (often a typo)"),
+        (DiagnosticCode.missingKey, "a required key is absent"),
+        (DiagnosticCode.wrongType, "a value has the wrong JSON type"),
+        (DiagnosticCode.invalidValue, "a value is out of range or malformed"),
+        (DiagnosticCode.unsupportedVersion, "the file needs a newer MatterFlow"),
+        (missingStart, "the start state is not defined"),
+        (undefinedState, "a transition names a state that does not exist"),
+        (unknownStateType, "a state's type is not one the language defines"),
+        (unknownOperation, "an action names an operation the hub catalog lacks"),
+        (missingArgument, "a required argument or sub-workflow input is not given"),
+        (unexpectedArgument, "an argument or sub-workflow input the callee does not take"),
+        (argumentType, "a literal argument or input has the wrong type"),
+        (unknownGuard, "a guard name that is not built in"),
+        (invalidReference, "a ${...} reference is malformed"),
+        (undefinedInput, "a reference names an undeclared input"),
+        (undefinedVariable, "a reference names a variable no state binds"),
+        (possiblyUnboundVariable, "a variable may be unbound on some path to the state (warning)"),
+        (unknownField, "a reference reads a field the value cannot have"),
+        (errorOutsideHandler, "${error} is read in a state no error or cancel edge leads to"),
+        (undefinedWorkflowFile, "a workflow state names a file that does not exist"),
+        (workflowCycle, "workflow files include each other in a cycle"),
+        (invalidSubworkflow, "a named sub-workflow file has errors of its own"),
+        (unreachableState, "no path from the start reaches the state"),
+        (noTerminalReachable, "no succeed or fail state can be reached from the state"),
+        (shadowedRetry, "a retry entry can never apply: earlier entries take all its errors (warning)"),
+        (shadowedErrorRoute, "an error route can never apply: earlier routes take all its errors (warning)"),
+        (catchAllNotLast, "\"*\" must stand alone in the last retry entry or error route"),
+        (unknownErrorName, "an error name that is neither a canonical code nor a known cause (warning)"),
+        (invalidErrorCode, "a fail state's code is not a canonical error code"),
+        (invalidCondition, "a choice condition is malformed"),
+        (missingCancelPath, "the workflow opens a commissioning session but declares no onCancel (warning)"),
+    ]
+}

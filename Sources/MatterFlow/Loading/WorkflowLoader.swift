@@ -1,0 +1,122 @@
+import Foundation
+import MatterFlowJSON
+
+/// Loads workflow files: parses, decodes, loads the sub-workflows they name (relative to the naming file), and
+/// validates all of them. Every finding is returned, across all files.
+public struct WorkflowLoader: Sendable {
+    /// The operations actions may invoke.
+    public var catalog: OperationCatalog
+
+    public init(catalog: OperationCatalog = .standard) {
+        self.catalog = catalog
+    }
+
+    /// The result of loading: the workflow when it has no errors, and every finding (errors and warnings).
+    public struct Outcome: Sendable {
+        public var workflow: Workflow?
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// Loads and validates a workflow file and everything it includes.
+    public func load(path: String) -> Outcome {
+        var session = Session(catalog: catalog)
+        let workflow = session.load(path: path, includedFrom: nil)
+        return Outcome(workflow: workflow, diagnostics: session.allDiagnostics)
+    }
+
+    /// Loads and validates a workflow from text; sub-workflow paths are resolved from `baseDirectory`.
+    public func load(text: String, file: String, baseDirectory: String) -> Outcome {
+        var session = Session(catalog: catalog)
+        let workflow: Workflow?
+        do {
+            let document = try JSONDocument.parse(text, file: file)
+            workflow = session.decode(document: document, directory: baseDirectory, stack: [file])
+        } catch {
+            session.record(file: file, error.diagnostics)
+            workflow = nil
+        }
+        return Outcome(workflow: workflow, diagnostics: session.allDiagnostics)
+    }
+
+    /// Loads a workflow that must be valid.
+    /// - Throws: ``DiagnosticsError`` with every error (and warning) when it is not.
+    public func loadValid(path: String) throws(DiagnosticsError) -> Workflow {
+        let outcome = load(path: path)
+        guard let workflow = outcome.workflow else { throw DiagnosticsError(outcome.diagnostics) }
+        return workflow
+    }
+
+    private struct Session {
+        let catalog: OperationCatalog
+        var loaded: [String: Workflow?] = [:]
+        var diagnosticsByFile: [(String, [Diagnostic])] = []
+        var stack: [String] = []
+
+        init(catalog: OperationCatalog) {
+            self.catalog = catalog
+        }
+
+        var allDiagnostics: [Diagnostic] { diagnosticsByFile.flatMap { $0.1.sortedByLocation() } }
+
+        mutating func record(file: String, _ diagnostics: [Diagnostic]) {
+            diagnosticsByFile.append((file, diagnostics))
+        }
+
+        mutating func load(path: String, includedFrom: String?) -> Workflow? {
+            let key = URL(fileURLWithPath: path).standardizedFileURL.path
+            if let cached = loaded[key] { return cached }
+            do {
+                let document = try JSONDocument.load(path: path)
+                let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+                let workflow = decode(document: document, directory: directory, stack: stack + [key])
+                loaded[key] = .some(workflow)
+                return workflow
+            } catch {
+                record(file: path, error.diagnostics)
+                loaded[key] = .some(nil)
+                return nil
+            }
+        }
+
+        mutating func decode(document: JSONDocument, directory: String, stack: [String]) -> Workflow? {
+            let decoder = WorkflowDecoder(document: document)
+            let collector = decoder.collector
+            guard var workflow = decoder.decode() else {
+                record(file: document.file, collector.diagnostics)
+                return nil
+            }
+            let savedStack = self.stack
+            self.stack = stack
+            defer { self.stack = savedStack }
+            for name in workflow.stateOrder {
+                guard let state = workflow.states[name], case .workflow(let subworkflow) = state.kind else { continue }
+                let childPath = subworkflow.path.hasPrefix("/")
+                    ? subworkflow.path : URL(fileURLWithPath: directory).appendingPathComponent(subworkflow.path).path
+                let childKey = URL(fileURLWithPath: childPath).standardizedFileURL.path
+                let pointer = state.pointer + "/path"
+                if stack.contains(childKey) {
+                    collector.error(
+                        WorkflowDiagnosticCode.workflowCycle, at: pointer,
+                        "\"\(subworkflow.path)\" includes this workflow again (directly or through others); break the cycle")
+                    continue
+                }
+                guard FileManager.default.fileExists(atPath: childPath) else {
+                    collector.error(
+                        WorkflowDiagnosticCode.undefinedWorkflowFile, at: pointer,
+                        "workflow file \"\(subworkflow.path)\" does not exist (resolved to \(childPath)); paths are relative to this file")
+                    continue
+                }
+                if let child = load(path: childPath, includedFrom: document.file) {
+                    workflow.subworkflows[subworkflow.path] = child
+                } else {
+                    collector.error(
+                        WorkflowDiagnosticCode.invalidSubworkflow, at: pointer,
+                        "workflow file \"\(subworkflow.path)\" has errors; run `matterflow validate \(childPath)`")
+                }
+            }
+            WorkflowValidator(workflow: workflow, catalog: catalog, collector: collector).validate()
+            record(file: document.file, collector.diagnostics)
+            return collector.hasErrors ? nil : workflow
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// A `${root.path}` reference to run data.
+///
+/// Roots: `input` (the run's inputs), `vars` (variables bound by `result` and `assign`), `error` (the error
+/// that led to the current state: `code`, `cause`, `message`, `state`), and `run` (`id`, `workflow`,
+/// `structureID`). Paths continue with `.member` or `[index]`; arrays also have `.count`.
+public struct Reference: Sendable, Hashable, CustomStringConvertible {
+    public enum Root: String, Sendable, Hashable, CaseIterable {
+        case input, vars, error, run
+    }
+
+    public enum Segment: Sendable, Hashable {
+        case member(String)
+        case index(Int)
+    }
+
+    public var root: Root
+    public var path: [Segment]
+
+    public init(root: Root, path: [Segment]) {
+        self.root = root
+        self.path = path
+    }
+
+    /// The reference as written, without `${` and `}`.
+    public var description: String {
+        var text = root.rawValue
+        for segment in path {
+            switch segment {
+            case .member(let name): text += "." + name
+            case .index(let index): text += "[\(index)]"
+            }
+        }
+        return text
+    }
+
+    /// The first member after the root (the input or variable name), if any.
+    public var head: String? {
+        if case .member(let name)? = path.first { return name }
+        return nil
+    }
+
+    /// Why a reference could not be parsed.
+    public struct ParseError: Error, Sendable {
+        public var message: String
+    }
+
+    /// Parses the text between `${` and `}`.
+    public static func parse(_ text: String) throws(ParseError) -> Reference {
+        var characters = Substring(text.trimmingSpaces())
+        func identifier() -> String {
+            let name = characters.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
+            characters = characters.dropFirst(name.count)
+            return String(name)
+        }
+        let rootName = identifier()
+        guard let root = Root(rawValue: rootName) else {
+            throw ParseError(
+                message: "\"\(rootName)\" is not a reference root; use input, vars, error or run (as in ${input.name})")
+        }
+        var path: [Segment] = []
+        while let first = characters.first {
+            if first == "." {
+                characters = characters.dropFirst()
+                let name = identifier()
+                guard !name.isEmpty else { throw ParseError(message: "expected a name after \".\" in ${\(text)}") }
+                path.append(.member(name))
+            } else if first == "[" {
+                characters = characters.dropFirst()
+                let digits = characters.prefix { $0.isNumber }
+                characters = characters.dropFirst(digits.count)
+                guard let index = Int(digits), characters.first == "]" else {
+                    throw ParseError(message: "expected an index like [0] in ${\(text)}")
+                }
+                characters = characters.dropFirst()
+                path.append(.index(index))
+            } else {
+                throw ParseError(message: "unexpected \"\(first)\" in ${\(text)}; paths use .name and [index]")
+            }
+        }
+        if root != .error, root != .run, path.isEmpty {
+            throw ParseError(message: "${\(text)} names no \(root == .input ? "input" : "variable"); write ${\(rootName).name}")
+        }
+        return Reference(root: root, path: path)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> Substring {
+        let trimmed = drop { $0 == " " }
+        return trimmed.dropLast(trimmed.reversed().prefix { $0 == " " }.count)
+    }
+}

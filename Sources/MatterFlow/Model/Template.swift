@@ -1,0 +1,109 @@
+import MatterFlowJSON
+
+/// A JSON value whose strings may contain `${...}` references, evaluated when a state runs.
+///
+/// A string that is exactly one reference (`"${vars.rooms}"`) yields the referenced value with its type; a string
+/// with references among text (`"Device ${input.name}"`) yields a string. `$${` writes a literal `${`.
+public indirect enum Template: Sendable {
+    case literal(JSONValue)
+    case reference(Reference)
+    case interpolation([Part])
+    case array([Template])
+    case object([(key: String, value: Template)])
+
+    /// A piece of an interpolated string.
+    public enum Part: Sendable {
+        case text(String)
+        case reference(Reference)
+    }
+
+    /// A problem found while reading a template, with the JSON pointer of the string.
+    public struct ParseError: Error, Sendable {
+        public var pointer: String
+        public var message: String
+    }
+
+    /// Reads a template from a JSON value, collecting every malformed reference.
+    public static func parse(_ value: JSONValue, pointer: String, errors: inout [ParseError]) -> Template {
+        switch value {
+        case .string(let text):
+            return parseString(text, pointer: pointer, errors: &errors)
+        case .array(let elements):
+            let templates = elements.enumerated().map { index, element in
+                parse(element, pointer: JSONPointer.appending(index, to: pointer), errors: &errors)
+            }
+            return templates.allSatisfy(\.isLiteral) ? .literal(value) : .array(templates)
+        case .object(let object):
+            let members = object.members.map { member in
+                (key: member.key, value: parse(member.value, pointer: JSONPointer.appending(member.key, to: pointer), errors: &errors))
+            }
+            return members.allSatisfy(\.value.isLiteral) ? .literal(value) : .object(members)
+        case .null, .bool, .int, .double:
+            return .literal(value)
+        }
+    }
+
+    private static func parseString(_ text: String, pointer: String, errors: inout [ParseError]) -> Template {
+        guard text.contains("${") else { return .literal(.string(text)) }
+        var parts: [Part] = []
+        var literal = ""
+        var rest = Substring(text)
+        while let dollar = rest.firstIndex(of: "$") {
+            literal += rest[..<dollar]
+            let afterDollar = rest[rest.index(after: dollar)...]
+            if afterDollar.hasPrefix("${") {
+                literal += "${"
+                rest = afterDollar.dropFirst(2)
+            } else if afterDollar.hasPrefix("{") {
+                guard let close = afterDollar.firstIndex(of: "}") else {
+                    errors.append(ParseError(pointer: pointer, message: "unterminated reference: add \"}\" after ${..."))
+                    return .literal(.string(text))
+                }
+                let inner = String(afterDollar[afterDollar.index(after: afterDollar.startIndex)..<close])
+                do {
+                    let reference = try Reference.parse(inner)
+                    if !literal.isEmpty { parts.append(.text(literal)) }
+                    literal = ""
+                    parts.append(.reference(reference))
+                } catch {
+                    errors.append(ParseError(pointer: pointer, message: error.message))
+                }
+                rest = afterDollar[afterDollar.index(after: close)...]
+            } else {
+                literal += "$"
+                rest = afterDollar
+            }
+        }
+        literal += rest
+        if !literal.isEmpty { parts.append(.text(literal)) }
+        if parts.count == 1, case .reference(let reference) = parts[0] { return .reference(reference) }
+        if parts.allSatisfy({ if case .text = $0 { true } else { false } }) {
+            return .literal(.string(parts.map { if case .text(let t) = $0 { t } else { "" } }.joined()))
+        }
+        return .interpolation(parts)
+    }
+
+    /// Whether the template has no references.
+    public var isLiteral: Bool {
+        if case .literal = self { return true }
+        return false
+    }
+
+    /// The literal value, when the template has no references.
+    public var literalValue: JSONValue? {
+        if case .literal(let value) = self { return value }
+        return nil
+    }
+
+    /// Every reference in the template, in order.
+    public var references: [Reference] {
+        switch self {
+        case .literal: []
+        case .reference(let reference): [reference]
+        case .interpolation(let parts):
+            parts.compactMap { if case .reference(let reference) = $0 { reference } else { nil } }
+        case .array(let elements): elements.flatMap(\.references)
+        case .object(let members): members.flatMap(\.value.references)
+        }
+    }
+}

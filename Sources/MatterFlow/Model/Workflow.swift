@@ -1,0 +1,144 @@
+import MatterFlowJSON
+
+/// A loaded, decoded workflow: an explicit state machine over hub operations.
+///
+/// Build one with ``WorkflowLoader``; a `Workflow` that the loader returns has passed validation.
+public struct Workflow: Sendable {
+    /// The newest version of the workflow language this engine understands.
+    public static let supportedVersion = 1
+
+    public var name: String
+    public var version: Int
+    public var description: String?
+    /// Declared inputs, in document order.
+    public var inputs: [InputDeclaration]
+    /// The state a run begins in.
+    public var start: String
+    /// Where a cancelled run goes, so it can release what it holds before it ends.
+    public var onCancel: String?
+    /// States by name.
+    public var states: [String: WorkflowState]
+    /// State names in document order.
+    public var stateOrder: [String]
+    /// The file the workflow came from, or a label for workflows loaded from data.
+    public var file: String
+    /// Sub-workflows by the path written in their state, resolved and loaded.
+    public var subworkflows: [String: Workflow]
+
+    public init(
+        name: String, version: Int, description: String?, inputs: [InputDeclaration], start: String,
+        onCancel: String?, states: [WorkflowState], file: String, subworkflows: [String: Workflow] = [:]
+    ) {
+        self.name = name
+        self.version = version
+        self.description = description
+        self.inputs = inputs
+        self.start = start
+        self.onCancel = onCancel
+        self.states = Dictionary(states.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.stateOrder = states.map(\.name)
+        self.file = file
+        self.subworkflows = subworkflows
+    }
+
+    /// The declared input with a name.
+    public func input(named name: String) -> InputDeclaration? {
+        inputs.first { $0.name == name }
+    }
+
+    /// Every edge of the state machine, in document order.
+    public var edges: [WorkflowEdge] {
+        var all: [WorkflowEdge] = []
+        for name in stateOrder {
+            guard let state = states[name] else { continue }
+            all.append(contentsOf: state.edges)
+            if let onCancel, !state.isTerminal {
+                all.append(WorkflowEdge(from: name, to: onCancel, kind: .cancel, pointer: "/onCancel"))
+            }
+        }
+        return all
+    }
+}
+
+/// A declared input of a workflow.
+public struct InputDeclaration: Sendable, Hashable {
+    /// The types an input may declare.
+    public enum InputType: String, Sendable, Hashable, CaseIterable {
+        case string, integer, number, boolean, array, object, any
+
+        /// The matching value shape.
+        public var shape: ValueShape {
+            switch self {
+            case .string: .string
+            case .integer: .integer
+            case .number: .number
+            case .boolean: .boolean
+            case .array: .array(.any)
+            case .object, .any: .any
+            }
+        }
+
+        /// Whether a value has this type.
+        public func admits(_ value: JSONValue) -> Bool {
+            switch self {
+            case .object: value.objectValue != nil
+            case .string, .integer, .number, .boolean, .array, .any: shape.admits(value)
+            }
+        }
+    }
+
+    public var name: String
+    public var type: InputType
+    /// A run must supply it (it has no default).
+    public var required: Bool
+    /// Used when the run does not supply the input. Absent and not required: the input is `null`.
+    public var defaultValue: JSONValue?
+    /// Redacted in progress lines, traces and journals unless secrets are shown explicitly.
+    public var secret: Bool
+    public var description: String?
+
+    public init(
+        name: String, type: InputType, required: Bool, defaultValue: JSONValue? = nil, secret: Bool = false,
+        description: String? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.required = required
+        self.defaultValue = defaultValue
+        self.secret = secret
+        self.description = description
+    }
+}
+
+/// A transition of the state machine, as drawn in graphs and counted in coverage.
+public struct WorkflowEdge: Sendable, Hashable {
+    /// What takes the edge.
+    public enum Kind: Sendable, Hashable, CustomStringConvertible {
+        /// The state succeeded.
+        case next
+        /// Choice branch number `n` (0-based) matched.
+        case choice(Int)
+        /// No choice branch matched.
+        case choiceDefault
+        /// Error route number `n` (0-based) matched the error.
+        case error(Int, [String])
+        /// The run was cancelled while in the state.
+        case cancel
+
+        public var description: String {
+            switch self {
+            case .next: "next"
+            case .choice(let index): "choice[\(index)]"
+            case .choiceDefault: "default"
+            case .error(let index, let names): "onError[\(index)] \(names.joined(separator: "|"))"
+            case .cancel: "cancel"
+            }
+        }
+    }
+
+    public var from: String
+    public var to: String
+    public var kind: Kind
+    /// JSON pointer of the member that declares the edge.
+    public var pointer: String
+}

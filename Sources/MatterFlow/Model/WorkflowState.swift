@@ -1,0 +1,212 @@
+import MatterFlowJSON
+
+/// One named state of a workflow.
+public struct WorkflowState: Sendable {
+    /// What the state does.
+    public enum Kind: Sendable {
+        /// Invoke a hub operation.
+        case action(ActionState)
+        /// Run another workflow file as a step.
+        case workflow(SubworkflowState)
+        /// Branch on values.
+        case choice(ChoiceState)
+        /// Set variables (and optionally record a warning), then continue.
+        case assign(AssignState)
+        /// End the run successfully with an output.
+        case succeed(SucceedState)
+        /// End the run with an error.
+        case fail(FailState)
+
+        /// The `type` name used in workflow files.
+        public var typeName: String {
+            switch self {
+            case .action: "action"
+            case .workflow: "workflow"
+            case .choice: "choice"
+            case .assign: "assign"
+            case .succeed: "succeed"
+            case .fail: "fail"
+            }
+        }
+    }
+
+    public var name: String
+    public var kind: Kind
+    /// A sentence for people reading traces and graphs.
+    public var description: String?
+    /// JSON pointer of the state (`/states/<name>`).
+    public var pointer: String
+
+    public init(name: String, kind: Kind, description: String? = nil) {
+        self.name = name
+        self.kind = kind
+        self.description = description
+        self.pointer = JSONPointer.appending(name, to: "/states")
+    }
+
+    /// Whether the run ends here.
+    public var isTerminal: Bool {
+        switch kind {
+        case .succeed, .fail: true
+        case .action, .workflow, .choice, .assign: false
+        }
+    }
+
+    /// The state's outgoing edges (the cancel edge belongs to the workflow and is added by ``Workflow/edges``).
+    public var edges: [WorkflowEdge] {
+        func edge(_ to: String, _ kind: WorkflowEdge.Kind, _ member: String) -> WorkflowEdge {
+            WorkflowEdge(from: name, to: to, kind: kind, pointer: pointer + member)
+        }
+        func step(_ step: StepBehavior) -> [WorkflowEdge] {
+            [edge(step.next, .next, "/next")]
+                + step.onError.enumerated().map { index, route in
+                    edge(route.next, .error(index, route.errors), "/onError/\(index)/next")
+                }
+        }
+        switch kind {
+        case .action(let action): return step(action.step)
+        case .workflow(let subworkflow): return step(subworkflow.step)
+        case .choice(let choice):
+            return choice.branches.enumerated().map { index, branch in
+                edge(branch.next, .choice(index), "/choices/\(index)/next")
+            } + [edge(choice.defaultNext, .choiceDefault, "/default")]
+        case .assign(let assign): return [edge(assign.next, .next, "/next")]
+        case .succeed, .fail: return []
+        }
+    }
+}
+
+/// A built-in precondition checked before a state's work.
+public enum Guard: String, Sendable, Hashable, CaseIterable {
+    /// The user has granted access to the structure (`permissionDenied` / `permissionNotGranted`).
+    case permission
+    /// The hub is online and reachable (`unavailable` / `hubOffline` or `hubUnreachable`).
+    case hubReachable
+    /// No commissioning session is active (`failedPrecondition` / `sessionBusy`).
+    case noActiveSession
+}
+
+/// What action and sub-workflow states share: guards, retries, result binding and transitions.
+public struct StepBehavior: Sendable {
+    public var guards: [Guard]
+    /// The variable the result is bound to on success.
+    public var result: String?
+    public var retry: [Retrier]
+    public var next: String
+    public var onError: [ErrorRoute]
+
+    public init(guards: [Guard], result: String?, retry: [Retrier], next: String, onError: [ErrorRoute]) {
+        self.guards = guards
+        self.result = result
+        self.retry = retry
+        self.next = next
+        self.onError = onError
+    }
+}
+
+/// Invoke a hub operation.
+public struct ActionState: Sendable {
+    public var operation: String
+    /// Argument templates by name, in document order.
+    public var arguments: [(name: String, value: Template)]
+    /// Overrides the operation's default timeout.
+    public var timeoutSeconds: Double?
+    public var step: StepBehavior
+}
+
+/// Run another workflow file as one step; its output is the step's result and its error is the step's error.
+public struct SubworkflowState: Sendable {
+    /// The path as written, relative to the file that names it.
+    public var path: String
+    public var inputs: [(name: String, value: Template)]
+    public var step: StepBehavior
+}
+
+/// Branch on values: the first branch whose condition holds wins, else the default.
+public struct ChoiceState: Sendable {
+    public struct Branch: Sendable {
+        public var condition: Condition
+        public var next: String
+    }
+
+    public var branches: [Branch]
+    public var defaultNext: String
+}
+
+/// Set variables, optionally record a warning, then continue.
+public struct AssignState: Sendable {
+    public var assignments: [(name: String, value: Template)]
+    /// A warning added to the run's result (for example, "configure failed").
+    public var warning: Template?
+    public var next: String
+}
+
+/// End the run successfully.
+public struct SucceedState: Sendable {
+    public var output: Template?
+}
+
+/// End the run with an error: either re-raise a caught error or raise a new one.
+public struct FailState: Sendable {
+    public enum Raise: Sendable {
+        /// Re-raise an error value, typically `${error}`.
+        case rethrow(Template)
+        /// A new error with a canonical code, optional cause and a message.
+        case new(code: Template, cause: Template?, message: Template)
+    }
+
+    public var raise: Raise
+}
+
+/// An ordered retry policy entry, with the semantics of Amazon States Language retriers.
+public struct Retrier: Sendable, Hashable {
+    /// Error codes or causes this retrier applies to; `*` matches all.
+    public var errors: [String]
+    /// How many retries (not attempts) this retrier allows; 0 means "never retry these".
+    public var maxRetries: Int
+    public var intervalSeconds: Double
+    public var backoffRate: Double
+    /// Caps each delay.
+    public var maxDelaySeconds: Double?
+    /// Full jitter: each delay is drawn uniformly from 0 up to the computed delay.
+    public var jitter: Bool
+
+    public init(
+        errors: [String], maxRetries: Int = 3, intervalSeconds: Double = 1, backoffRate: Double = 2,
+        maxDelaySeconds: Double? = nil, jitter: Bool = false
+    ) {
+        self.errors = errors
+        self.maxRetries = maxRetries
+        self.intervalSeconds = intervalSeconds
+        self.backoffRate = backoffRate
+        self.maxDelaySeconds = maxDelaySeconds
+        self.jitter = jitter
+    }
+
+    /// The delay before retry number `retry` (1-based), before jitter: interval × rate^(retry−1), capped.
+    public func delay(beforeRetry retry: Int) -> Double {
+        let raw = intervalSeconds * pow(backoffRate, Double(retry - 1))
+        return min(raw, maxDelaySeconds ?? .infinity)
+    }
+
+    private func pow(_ base: Double, _ exponent: Double) -> Double {
+        var result = 1.0
+        var remaining = Int(exponent)
+        while remaining > 0 {
+            result *= base
+            remaining -= 1
+        }
+        return result
+    }
+}
+
+/// An ordered error route: the first whose names match the error decides the next state.
+public struct ErrorRoute: Sendable, Hashable {
+    public var errors: [String]
+    public var next: String
+
+    public init(errors: [String], next: String) {
+        self.errors = errors
+        self.next = next
+    }
+}

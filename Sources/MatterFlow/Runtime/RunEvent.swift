@@ -1,0 +1,141 @@
+import MatterFlowJSON
+
+/// Something that happened during a run, in order. Secrets are already redacted unless the run shows them.
+public struct RunEvent: Sendable {
+    /// What happened.
+    public enum Kind: Sendable {
+        case runStarted(inputs: JSONObject)
+        case stateEntered(state: String, type: String)
+        case guardChecked(state: String, guard: Guard, error: FlowError?)
+        case hubCallStarted(state: String, operation: String, attempt: Int, arguments: JSONObject)
+        case hubCallFinished(state: String, operation: String, attempt: Int, duration: Duration, error: FlowError?)
+        case retryScheduled(state: String, attempt: Int, delaySeconds: Double, error: FlowError)
+        case transition(from: String, to: String, edge: WorkflowEdge.Kind)
+        case warning(state: String, message: String)
+        case cancelRequested(state: String)
+        case runFinished(outcome: RunResult.Outcome, error: FlowError?)
+    }
+
+    public var runID: String
+    /// Time on the run's clock.
+    public var time: Duration
+    /// The workflow names from the top-level run down to the one the event is about.
+    public var workflowPath: [String]
+    public var kind: Kind
+
+    /// The event's name in `--trace jsonl` output.
+    public var name: String {
+        switch kind {
+        case .runStarted: "runStarted"
+        case .stateEntered: "stateEntered"
+        case .guardChecked: "guardChecked"
+        case .hubCallStarted: "hubCallStarted"
+        case .hubCallFinished: "hubCallFinished"
+        case .retryScheduled: "retryScheduled"
+        case .transition: "transitionTaken"
+        case .warning: "warning"
+        case .cancelRequested: "cancelRequested"
+        case .runFinished: "runFinished"
+        }
+    }
+
+    /// The event as one JSON object (one line of `--trace jsonl`).
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["event"] = .string(name)
+        object["runID"] = .string(runID)
+        object["time"] = .double(Self.seconds(time))
+        object["workflow"] = .string(workflowPath.joined(separator: "/"))
+        func error(_ error: FlowError?) -> JSONValue {
+            error.map(Scope.json) ?? .null
+        }
+        switch kind {
+        case .runStarted(let inputs):
+            object["inputs"] = .object(inputs)
+        case .stateEntered(let state, let type):
+            object["state"] = .string(state)
+            object["type"] = .string(type)
+        case .guardChecked(let state, let guardName, let failure):
+            object["state"] = .string(state)
+            object["guard"] = .string(guardName.rawValue)
+            object["passed"] = .bool(failure == nil)
+            if failure != nil { object["error"] = error(failure) }
+        case .hubCallStarted(let state, let operation, let attempt, let arguments):
+            object["state"] = .string(state)
+            object["operation"] = .string(operation)
+            object["attempt"] = .int(attempt)
+            object["arguments"] = .object(arguments)
+        case .hubCallFinished(let state, let operation, let attempt, let duration, let failure):
+            object["state"] = .string(state)
+            object["operation"] = .string(operation)
+            object["attempt"] = .int(attempt)
+            object["durationSeconds"] = .double(Self.seconds(duration))
+            object["succeeded"] = .bool(failure == nil)
+            if failure != nil { object["error"] = error(failure) }
+        case .retryScheduled(let state, let attempt, let delay, let failure):
+            object["state"] = .string(state)
+            object["nextAttempt"] = .int(attempt)
+            object["delaySeconds"] = .double(delay)
+            object["error"] = error(failure)
+        case .transition(let from, let to, let edge):
+            object["from"] = .string(from)
+            object["to"] = .string(to)
+            object["edge"] = .string(edge.description)
+        case .warning(let state, let message):
+            object["state"] = .string(state)
+            object["message"] = .string(message)
+        case .cancelRequested(let state):
+            object["state"] = .string(state)
+        case .runFinished(let outcome, let failure):
+            object["outcome"] = .string(outcome.rawValue)
+            object["error"] = error(failure)
+        }
+        return .object(object)
+    }
+
+    /// A line for people watching a run.
+    public var text: String {
+        let prefix = workflowPath.count > 1 ? workflowPath.dropFirst().joined(separator: "/") + ": " : ""
+        switch kind {
+        case .runStarted:
+            return "▶ \(workflowPath.first ?? "") (run \(runID))"
+        case .stateEntered(let state, let type):
+            return "  \(prefix)→ \(state) [\(type)]"
+        case .guardChecked(_, let guardName, let failure):
+            return "    \(prefix)guard \(guardName.rawValue): " + (failure.map { "failed — \($0)" } ?? "ok")
+        case .hubCallStarted(_, let operation, let attempt, _):
+            return "    \(prefix)\(operation)" + (attempt > 1 ? " (attempt \(attempt))" : "") + " …"
+        case .hubCallFinished(_, let operation, _, let duration, let failure):
+            let time = Self.milliseconds(duration)
+            return "    \(prefix)\(operation) " + (failure.map { "failed after \(time): \($0)" } ?? "done in \(time)")
+        case .retryScheduled(_, let attempt, let delay, let failure):
+            return "    \(prefix)retrying (attempt \(attempt)) in \(Self.format(delay)) s after \(failure.cause.rawValue)"
+        case .transition(_, let to, let edge):
+            switch edge {
+            case .error(_, _): return "    \(prefix)error route → \(to)"
+            case .cancel: return "    \(prefix)cancel path → \(to)"
+            case .next, .choice, .choiceDefault: return "    \(prefix)→ next: \(to)"
+            }
+        case .warning(_, let message):
+            return "  \(prefix)⚠ \(message)"
+        case .cancelRequested(let state):
+            return "  \(prefix)✋ cancel requested in \(state)"
+        case .runFinished(let outcome, let failure):
+            return "■ \(outcome.rawValue)" + (failure.map { ": \($0)" } ?? "")
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        "\(format(seconds(duration) * 1000)) ms"
+    }
+
+    private static func format(_ value: Double) -> String {
+        let rounded = (value * 10).rounded() / 10
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}

@@ -1,0 +1,31 @@
+/// How to run a workflow: which structure, which clock and random source, what to observe.
+public struct RunOptions: Sendable {
+    /// What secrets are replaced with in events.
+    public static let redacted = "<redacted>"
+
+    /// The structure the run commissions into.
+    public var structureID: StructureID
+    /// Real time by default; a ``ManualClock`` for tests and fixtures.
+    public var clock: any WorkflowClock
+    /// Used for run IDs and retry jitter.
+    public var random: any RandomSource
+    /// A run ID to use instead of a generated one.
+    public var runID: String?
+    /// Show secret inputs and arguments in events (only when a user asks explicitly).
+    public var showSecrets: Bool
+    /// Receives every event, in order, on the run's task.
+    public var observer: (@Sendable (RunEvent) -> Void)?
+
+    public init(
+        structureID: StructureID, clock: any WorkflowClock = SystemClock(),
+        random: any RandomSource = SystemRandomSource(), runID: String? = nil, showSecrets: Bool = false,
+        observer: (@Sendable (RunEvent) -> Void)? = nil
+    ) {
+        self.structureID = structureID
+        self.clock = clock
+        self.random = random
+        self.runID = runID
+        self.showSecrets = showSecrets
+        self.observer = observer
+    }
+}

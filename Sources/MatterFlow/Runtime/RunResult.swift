@@ -1,0 +1,32 @@
+import MatterFlowJSON
+
+/// How a run ended.
+public struct RunResult: Sendable {
+    public enum Outcome: String, Sendable, Hashable {
+        case succeeded, failed, cancelled
+    }
+
+    public var runID: String
+    public var workflow: String
+    public var outcome: Outcome
+    /// The succeed state's output.
+    public var output: JSONValue?
+    /// Why the run failed or was cancelled.
+    public var error: FlowError?
+    /// Warnings recorded by assign states (for example, a configure failure that did not fail commissioning).
+    public var warnings: [String]
+    /// Every state entered, qualified by sub-workflow state (`commission/commissionDevice`), in order.
+    public var visitedStates: [String]
+
+    /// The result object the CLI prints: `{"workflow", "outcome", "output", "error", "warnings", "runID"}`.
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["workflow"] = .string(workflow)
+        object["outcome"] = .string(outcome.rawValue)
+        object["output"] = output ?? .null
+        object["error"] = error.map(Scope.json) ?? .null
+        object["warnings"] = .array(warnings.map(JSONValue.string))
+        object["runID"] = .string(runID)
+        return .object(object)
+    }
+}

@@ -1,0 +1,150 @@
+import MatterFlowJSON
+
+/// The data a state's templates and conditions can read: inputs, variables, the current error and the run.
+struct Scope: Sendable {
+    var inputs: JSONObject
+    var vars: [String: JSONValue] = [:]
+    var error: FlowError?
+    var run: JSONObject
+
+    /// The value of a reference, or nil when it does not resolve.
+    func resolve(_ reference: Reference) -> JSONValue? {
+        var value: JSONValue
+        var path = reference.path[...]
+        switch reference.root {
+        case .input:
+            guard case .member(let name)? = path.popFirst(), let input = inputs[name] else { return nil }
+            value = input
+        case .vars:
+            guard case .member(let name)? = path.popFirst(), let variable = vars[name] else { return nil }
+            value = variable
+        case .error:
+            guard let error else { return nil }
+            value = Self.json(error)
+        case .run:
+            value = .object(run)
+        }
+        for segment in path {
+            switch (segment, value) {
+            case (.member("count"), .array(let elements)):
+                value = .int(elements.count)
+            case (.member(let name), .object(let object)):
+                guard let member = object[name] else { return nil }
+                value = member
+            case (.index(let index), .array(let elements)):
+                guard elements.indices.contains(index) else { return nil }
+                value = elements[index]
+            case (.member, _), (.index, _):
+                return nil
+            }
+        }
+        return value
+    }
+
+    /// An error as the value `${error}` reads.
+    static func json(_ error: FlowError) -> JSONValue {
+        var object = JSONObject()
+        object["code"] = .string(error.code.rawValue)
+        object["cause"] = .string(error.cause.rawValue)
+        object["message"] = .string(error.message)
+        object["state"] = error.state.map(JSONValue.string) ?? .null
+        return .object(object)
+    }
+
+    /// Evaluates a template; a reference that does not resolve fails with `unresolvedReference`.
+    func evaluate(_ template: Template) throws(FlowError) -> JSONValue {
+        switch template {
+        case .literal(let value):
+            return value
+        case .reference(let reference):
+            guard let value = resolve(reference) else { throw unresolved(reference) }
+            return value
+        case .interpolation(let parts):
+            var text = ""
+            for part in parts {
+                switch part {
+                case .text(let literal): text += literal
+                case .reference(let reference):
+                    guard let value = resolve(reference) else { throw unresolved(reference) }
+                    text += value.stringValue ?? JSONWriter.compact(value)
+                }
+            }
+            return .string(text)
+        case .array(let elements):
+            var values: [JSONValue] = []
+            for element in elements { values.append(try evaluate(element)) }
+            return .array(values)
+        case .object(let members):
+            var object = JSONObject()
+            for member in members { object[member.key] = try evaluate(member.value) }
+            return .object(object)
+        }
+    }
+
+    private func unresolved(_ reference: Reference) -> FlowError {
+        FlowError(.unresolvedReference, "${\(reference)} has no value here")
+    }
+
+    /// Evaluates a choice condition. Type mismatches are false; unresolved references make `exists` false and
+    /// `isEmpty` true, and fail the state otherwise.
+    func holds(_ condition: Condition) throws(FlowError) -> Bool {
+        switch condition {
+        case .compare(let comparison, let lhs, let rhs):
+            return Self.compare(comparison, try evaluate(lhs), try evaluate(rhs))
+        case .exists(let template):
+            guard let value = try? evaluate(template) else { return false }
+            return !value.isNull
+        case .isEmpty(let template):
+            guard let value = try? evaluate(template) else { return true }
+            switch value {
+            case .null: return true
+            case .string(let text): return text.isEmpty
+            case .array(let elements): return elements.isEmpty
+            case .object(let object): return object.isEmpty
+            case .bool, .int, .double: return false
+            }
+        case .contains(let haystack, let needle):
+            switch (try evaluate(haystack), try evaluate(needle)) {
+            case (.array(let elements), let element): return elements.contains { Self.equal($0, element) }
+            case (.string(let text), .string(let part)): return text.contains(part)
+            default: return false
+            }
+        case .and(let conditions):
+            for condition in conditions where !(try holds(condition)) { return false }
+            return true
+        case .or(let conditions):
+            for condition in conditions where try holds(condition) { return true }
+            return false
+        case .not(let condition):
+            return !(try holds(condition))
+        }
+    }
+
+    static func equal(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
+        if let left = lhs.doubleValue, let right = rhs.doubleValue { return left == right }
+        return lhs == rhs
+    }
+
+    static func compare(_ comparison: Condition.Comparison, _ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
+        switch comparison {
+        case .equals: return equal(lhs, rhs)
+        case .notEquals: return !equal(lhs, rhs)
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            let order: Int
+            if let left = lhs.doubleValue, let right = rhs.doubleValue {
+                order = left < right ? -1 : (left > right ? 1 : 0)
+            } else if let left = lhs.stringValue, let right = rhs.stringValue {
+                order = left < right ? -1 : (left > right ? 1 : 0)
+            } else {
+                return false
+            }
+            switch comparison {
+            case .lessThan: return order < 0
+            case .lessThanOrEqual: return order <= 0
+            case .greaterThan: return order > 0
+            case .greaterThanOrEqual: return order >= 0
+            case .equals, .notEquals: return false
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import MatterFlowJSON
+
+/// The entry point for embedding MatterFlow: load workflows, run them against a ``Hub``, observe and cancel runs.
+///
+/// The engine holds no mutable state, so one engine can run any number of workflows at once, each on its own
+/// structure.
+///
+/// ```swift
+/// let engine = WorkflowEngine()
+/// let workflow = try engine.load(path: "Workflows/commission-device.json")
+/// let result = try await engine.run(
+///     workflow, inputs: ["onboardingPayload": "MT:...", "deviceName": "Lamp"],
+///     on: myHub, options: RunOptions(structureID: "structure-1"))
+/// ```
+public struct WorkflowEngine: Sendable {
+    /// The operations workflows may invoke.
+    public var catalog: OperationCatalog
+
+    public init(catalog: OperationCatalog = .standard) {
+        self.catalog = catalog
+    }
+
+    /// Loads and validates a workflow file and the sub-workflows it names.
+    /// - Throws: ``DiagnosticsError`` with every finding when the workflow has errors.
+    public func load(path: String) throws(DiagnosticsError) -> Workflow {
+        try WorkflowLoader(catalog: catalog).loadValid(path: path)
+    }
+
+    /// Loads and validates a workflow from JSON text; sub-workflow paths resolve from `baseDirectory`.
+    public func load(text: String, file: String = "<workflow>", baseDirectory: String) throws(DiagnosticsError) -> Workflow {
+        let outcome = WorkflowLoader(catalog: catalog).load(text: text, file: file, baseDirectory: baseDirectory)
+        guard let workflow = outcome.workflow else { throw DiagnosticsError(outcome.diagnostics) }
+        return workflow
+    }
+
+    /// Every finding about a workflow file (errors and warnings), without throwing.
+    public func validate(path: String) -> [Diagnostic] {
+        WorkflowLoader(catalog: catalog).load(path: path).diagnostics
+    }
+
+    /// Runs a workflow to its end. Cancelling the calling task cancels the run: it takes its cancel path, which
+    /// runs to completion (shielded from further cancellation), and the result's outcome is `cancelled`.
+    /// - Throws: ``DiagnosticsError`` when the inputs do not match the workflow's declarations.
+    public func run(
+        _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions
+    ) async throws(DiagnosticsError) -> RunResult {
+        let resolved = try workflow.resolveInputs(inputs)
+        let signal = CancellationSignal()
+        return await withTaskCancellationHandler {
+            await execute(workflow, inputs: resolved, hub: hub, options: options, signal: signal)
+        } onCancel: {
+            signal.cancel()
+        }
+    }
+
+    /// Starts a run and returns at once with a handle to observe, cancel and await it.
+    /// - Throws: ``DiagnosticsError`` when the inputs do not match the workflow's declarations.
+    public func start(
+        _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions
+    ) throws(DiagnosticsError) -> RunHandle {
+        let resolved = try workflow.resolveInputs(inputs)
+        let signal = CancellationSignal()
+        let (events, continuation) = AsyncStream<RunEvent>.makeStream(bufferingPolicy: .unbounded)
+        var observed = options
+        let outer = options.observer
+        observed.observer = { event in
+            outer?(event)
+            continuation.yield(event)
+        }
+        let runOptions = observed
+        let task = Task {
+            let result = await execute(workflow, inputs: resolved, hub: hub, options: runOptions, signal: signal)
+            continuation.finish()
+            return result
+        }
+        return RunHandle(events: events, task: task, signal: signal)
+    }
+
+    private func execute(
+        _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal
+    ) async -> RunResult {
+        let runID = options.runID ?? "run-" + options.random.hexDigits(12)
+        let runner = WorkflowRunner(hub: hub, catalog: catalog, options: options, runID: runID, signal: signal)
+        let shownInputs = options.showSecrets ? inputs : workflow.redacting(inputs)
+        runner.emit([workflow.name], .runStarted(inputs: shownInputs))
+        var record = WorkflowRunner.Record()
+        let end = await runner.execute(
+            workflow, inputs: inputs, path: [workflow.name], statePrefix: "", shielded: false, record: &record)
+        var result = RunResult(
+            runID: runID, workflow: workflow.name, outcome: .succeeded, output: nil, error: nil,
+            warnings: record.warnings, visitedStates: record.visited)
+        switch end {
+        case .succeeded(let output):
+            result.output = output
+        case .failed(let error):
+            result.outcome = .failed
+            result.error = error
+        case .cancelled(let error):
+            result.outcome = .cancelled
+            result.error = error
+        }
+        runner.emit([workflow.name], .runFinished(outcome: result.outcome, error: result.error))
+        return result
+    }
+}
+
+/// A run in progress: its events, a way to cancel it, and its result.
+public struct RunHandle: Sendable {
+    /// Every event of the run, in order; the sequence ends when the run does.
+    public let events: AsyncStream<RunEvent>
+    private let task: Task<RunResult, Never>
+    private let signal: CancellationSignal
+
+    init(events: AsyncStream<RunEvent>, task: Task<RunResult, Never>, signal: CancellationSignal) {
+        self.events = events
+        self.task = task
+        self.signal = signal
+    }
+
+    /// Cancels the run: it takes its cancel path (releasing what it holds) and ends as `cancelled`.
+    public func cancel() {
+        signal.cancel()
+    }
+
+    /// The run's result, once it has ended.
+    public var result: RunResult {
+        get async { await task.value }
+    }
+}

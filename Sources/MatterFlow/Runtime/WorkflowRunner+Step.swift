@@ -1,0 +1,158 @@
+import MatterFlowJSON
+
+extension WorkflowRunner {
+    /// Runs an action or sub-workflow state: guards, then the work, retried by the state's retriers.
+    ///
+    /// Retry counters belong to this call, so they reset whenever the run leaves the state, as in Amazon States
+    /// Language. The first retrier matching the error applies; once its `maxRetries` are used the error is routed.
+    func runStep(
+        _ state: WorkflowState, workflow: Workflow, step: StepBehavior, scope: Scope, path: [String],
+        statePrefix: String, race: StepRace, shielded: Bool, record: inout Record
+    ) async -> RaceOutcome<JSONValue> {
+        var retriesUsed = [Int](repeating: 0, count: step.retry.count)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let outcome = await attemptStep(
+                state, workflow: workflow, scope: scope, path: path, statePrefix: statePrefix, attempt: attempt,
+                race: race, shielded: shielded, record: &record)
+            guard case .failed(let error) = outcome else { return outcome }
+            guard let index = step.retry.firstIndex(where: { $0.errors.contains(where: error.matches) }),
+                retriesUsed[index] < step.retry[index].maxRetries
+            else { return outcome }
+            retriesUsed[index] += 1
+            let retrier = step.retry[index]
+            var delay = retrier.delay(beforeRetry: retriesUsed[index])
+            if retrier.jitter { delay *= options.random.fraction() }
+            emit(path, .retryScheduled(state: state.name, attempt: attempt + 1, delaySeconds: delay, error: error))
+            guard await race.delay(.milliseconds(Int64((delay * 1000).rounded()))) else { return .cancelled }
+        }
+    }
+
+    private func attemptStep(
+        _ state: WorkflowState, workflow: Workflow, scope: Scope, path: [String], statePrefix: String, attempt: Int,
+        race: StepRace, shielded: Bool, record: inout Record
+    ) async -> RaceOutcome<JSONValue> {
+        switch state.kind {
+        case .action(let action):
+            if let failure = await checkGuards(action.step.guards, state: state.name, path: path, race: race) {
+                return failure
+            }
+            return await callOperation(action, state: state.name, scope: scope, path: path, attempt: attempt, race: race)
+        case .workflow(let subworkflow):
+            if let failure = await checkGuards(subworkflow.step.guards, state: state.name, path: path, race: race) {
+                return failure
+            }
+            guard let child = workflow.subworkflows[subworkflow.path] else {
+                return .failed(FlowError(.hubFailure, "sub-workflow \(subworkflow.path) was not loaded"))
+            }
+            var given = JSONObject()
+            do throws(FlowError) {
+                for (name, template) in subworkflow.inputs { given[name] = try scope.evaluate(template) }
+            } catch {
+                return .failed(error)
+            }
+            let inputs: JSONObject
+            do {
+                inputs = try child.resolveInputs(given, source: subworkflow.path)
+            } catch {
+                let message = error.diagnostics.map(\.message).joined(separator: "; ")
+                return .failed(FlowError(.invalidArgumentValue, "inputs of \(subworkflow.path): \(message)"))
+            }
+            let end = await execute(
+                child, inputs: inputs, path: path + [child.name], statePrefix: statePrefix + state.name + "/",
+                shielded: shielded, record: &record)
+            switch end {
+            case .succeeded(let output): return .finished(output ?? .null)
+            case .failed(let error): return .failed(error)
+            case .cancelled: return .cancelled
+            }
+        case .choice, .assign, .succeed, .fail:
+            preconditionFailure("only action and workflow states are steps")
+        }
+    }
+
+    /// Checks guards in order; returns the first failure, or nil when all pass.
+    private func checkGuards(_ guards: [Guard], state: String, path: [String], race: StepRace) async -> RaceOutcome<JSONValue>? {
+        let hub = self.hub
+        let structure = options.structureID
+        for guardName in guards {
+            let outcome = await race.run(timeout: .seconds(10)) { try await hub.status(structure: structure) }
+            let failure: FlowError?
+            switch outcome {
+            case .finished(let status): failure = Self.failure(of: guardName, status: status)
+            case .failed(let error): failure = error
+            case .timedOut: failure = FlowError(.actionTimedOut, "the hub did not report its status within 10 s for guard \(guardName.rawValue)")
+            case .cancelled: return .cancelled
+            }
+            emit(path, .guardChecked(state: state, guard: guardName, error: failure))
+            if let failure { return .failed(failure) }
+        }
+        return nil
+    }
+
+    /// The error a guard raises for a hub status, or nil when it passes.
+    static func failure(of guardName: Guard, status: HubStatus) -> FlowError? {
+        switch guardName {
+        case .permission:
+            return status.permissionGranted
+                ? nil : FlowError(.permissionNotGranted, "the user has not granted access to this structure; ask them to grant it in the app's permission settings")
+        case .hubReachable:
+            if !status.online { return FlowError(.hubOffline, "the hub is offline; check its power and network, then retry") }
+            if !status.reachable { return FlowError(.hubUnreachable, "the hub is online but not reachable from here; check the local network") }
+            return nil
+        case .noActiveSession:
+            return status.activeSession
+                ? FlowError(.sessionBusy, "another commissioning session is active on this structure; cancel it or wait for it to finish") : nil
+        }
+    }
+
+    private func callOperation(
+        _ action: ActionState, state: String, scope: Scope, path: [String], attempt: Int, race: StepRace
+    ) async -> RaceOutcome<JSONValue> {
+        guard let operation = catalog[action.operation] else {
+            return .failed(FlowError(.hubFailure, "operation \(action.operation) is not in the catalog"))
+        }
+        var arguments = JSONObject()
+        do throws(FlowError) {
+            for (name, template) in action.arguments {
+                let value = try scope.evaluate(template)
+                if !value.isNull { arguments[name] = value }
+            }
+        } catch {
+            return .failed(error)
+        }
+        var shown = arguments
+        if !options.showSecrets {
+            for name in operation.secretArguments where shown[name] != nil { shown[name] = .string(RunOptions.redacted) }
+        }
+        emit(path, .hubCallStarted(state: state, operation: operation.name, attempt: attempt, arguments: shown))
+        let started = options.clock.now
+        let timeoutSeconds = action.timeoutSeconds ?? operation.defaultTimeoutSeconds
+        let hub = self.hub
+        let structure = options.structureID
+        let callArguments = arguments
+        let outcome = await race.run(timeout: .milliseconds(Int64((timeoutSeconds * 1000).rounded()))) {
+            try await operation.call(hub: hub, structure: structure, arguments: callArguments)
+        }
+        let duration = options.clock.now - started
+        switch outcome {
+        case .finished:
+            emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration, error: nil))
+            return outcome
+        case .failed(let error):
+            emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration, error: error))
+            return outcome
+        case .timedOut:
+            let error = FlowError(
+                .actionTimedOut,
+                "\(operation.name) did not finish within \(timeoutSeconds) s; raise \"timeoutSeconds\" on the state if the hub is slow")
+            emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration, error: error))
+            return .failed(error)
+        case .cancelled:
+            emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration,
+                error: FlowError(.runCancelled, "cancelled while waiting for \(operation.name)")))
+            return .cancelled
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import MatterFlowJSON
+
+/// Checks every `${...}` reference statically: inputs must be declared, variables bound by some state (and, on
+/// every path to the reader, or a warning says which may be unbound), fields must exist in the value's shape,
+/// and `${error}` is only read where an error or cancel edge leads.
+struct ReferenceChecker {
+    typealias Code = WorkflowDiagnosticCode
+    let workflow: Workflow
+    let catalog: OperationCatalog
+    let collector: DiagnosticCollector
+
+    /// The pseudo-variable bound along error and cancel edges.
+    private static let errorBinding = "${error}"
+    static let errorFields = ["code", "cause", "message", "state"]
+    static let runFields = ["id", "workflow", "structureID"]
+
+    func check() {
+        let shapes = variableShapes()
+        let must = flow(intersect: true)
+        let may = flow(intersect: false)
+        for name in workflow.stateOrder {
+            guard let state = workflow.states[name], let mustIn = must[name], let mayIn = may[name] else { continue }
+            for (pointer, template) in Self.templates(of: state) {
+                for reference in template.references {
+                    check(reference, at: pointer, shapes: shapes, must: mustIn, may: mayIn)
+                }
+            }
+        }
+    }
+
+    private func check(_ reference: Reference, at pointer: String, shapes: [String: ValueShape], must: Set<String>, may: Set<String>) {
+        let head = reference.head
+        switch reference.root {
+        case .input:
+            guard let head, let input = workflow.input(named: head) else {
+                let names = workflow.inputs.map(\.name)
+                collector.error(
+                    Code.undefinedInput, at: pointer,
+                    "${\(reference)} names input \"\(head ?? "")\", which is not declared\(SpellingSuggestion.hint(for: head ?? "", among: names)); declare it under \"inputs\"")
+                return
+            }
+            checkPath(reference, from: input.type == .object ? .any : input.type.shape, at: pointer)
+        case .vars:
+            guard let head, let shape = shapes[head] else {
+                collector.error(
+                    Code.undefinedVariable, at: pointer,
+                    "${\(reference)} reads variable \"\(head ?? "")\", which no state binds\(SpellingSuggestion.hint(for: head ?? "", among: shapes.keys)); bind it with \"result\" or an assign state")
+                return
+            }
+            if !may.contains(head) {
+                collector.error(
+                    Code.undefinedVariable, at: pointer,
+                    "${\(reference)} is read before any state on the way here binds \"\(head)\"")
+            } else if !must.contains(head) {
+                collector.warning(
+                    Code.possiblyUnboundVariable, at: pointer,
+                    "\"\(head)\" is not bound on every path to this state (for example, after an error); a run taking such a path fails with unresolvedReference")
+            }
+            checkPath(reference, from: shape, at: pointer)
+        case .error:
+            if let head, !Self.errorFields.contains(head) {
+                collector.error(
+                    Code.unknownField, at: pointer,
+                    "an error has no field \"\(head)\"; use \(Self.errorFields.joined(separator: ", "))")
+            } else if reference.path.count > 1 {
+                collector.error(Code.unknownField, at: pointer, "error fields are strings; ${\(reference)} reads inside one")
+            }
+            if !may.contains(Self.errorBinding) {
+                collector.error(
+                    Code.errorOutsideHandler, at: pointer,
+                    "${\(reference)} is read in a state that no error or cancel edge leads to, so there is never an error to read")
+            } else if !must.contains(Self.errorBinding) {
+                collector.warning(
+                    Code.possiblyUnboundVariable, at: pointer,
+                    "${\(reference)} may have no error to read: some path reaches this state without an error")
+            }
+        case .run:
+            if let head, !Self.runFields.contains(head) {
+                collector.error(
+                    Code.unknownField, at: pointer, "run has no field \"\(head)\"; use \(Self.runFields.joined(separator: ", "))")
+            }
+        }
+    }
+
+    private func checkPath(_ reference: Reference, from shape: ValueShape, at pointer: String) {
+        var current = shape
+        for segment in reference.path.dropFirst() {
+            let next: ValueShape?
+            switch segment {
+            case .member(let name): next = current.member(name)
+            case .index: next = current.element
+            }
+            guard let next else {
+                var hint = ""
+                if case .object(let fields) = current, case .member(let name) = segment {
+                    hint = SpellingSuggestion.hint(for: name, among: fields.map(\.name))
+                        + " (fields: \(fields.map(\.name).joined(separator: ", ")))"
+                }
+                collector.error(Code.unknownField, at: pointer, "${\(reference)} reads into \(current), which has no such part\(hint)")
+                return
+            }
+            current = next
+        }
+    }
+
+    /// The shape each variable may hold (`any` when states bind it differently).
+    private func variableShapes() -> [String: ValueShape] {
+        var shapes: [String: ValueShape] = [:]
+        func bind(_ name: String, _ shape: ValueShape) {
+            if let existing = shapes[name], existing != shape { shapes[name] = .any } else { shapes[name] = shape }
+        }
+        for state in workflow.states.values {
+            switch state.kind {
+            case .action(let action):
+                if let result = action.step.result { bind(result, catalog[action.operation]?.result ?? .any) }
+            case .workflow(let subworkflow):
+                if let result = subworkflow.step.result { bind(result, .any) }
+            case .assign(let assign):
+                for (name, value) in assign.assignments { bind(name, value.literalValue.map(Self.shape(of:)) ?? .any) }
+            case .choice, .succeed, .fail:
+                break
+            }
+        }
+        return shapes
+    }
+
+    private static func shape(of value: JSONValue) -> ValueShape {
+        switch value {
+        case .string: .string
+        case .int: .integer
+        case .double: .number
+        case .bool: .boolean
+        case .array, .object, .null: .any
+        }
+    }
+
+    private static func bindings(of state: WorkflowState, along edge: WorkflowEdge) -> [String] {
+        switch edge.kind {
+        case .error, .cancel: return [errorBinding]
+        case .choice, .choiceDefault: return []
+        case .next:
+            switch state.kind {
+            case .action(let action): return action.step.result.map { [$0] } ?? []
+            case .workflow(let subworkflow): return subworkflow.step.result.map { [$0] } ?? []
+            case .assign(let assign): return assign.assignments.map(\.name)
+            case .choice, .succeed, .fail: return []
+            }
+        }
+    }
+
+    /// Variables bound on entry to each reachable state: on every path (`intersect`) or on some path.
+    private func flow(intersect: Bool) -> [String: Set<String>] {
+        guard workflow.states[workflow.start] != nil else { return [:] }
+        let edges = workflow.edges.filter { workflow.states[$0.to] != nil }
+        var incoming: [String: Set<String>] = [workflow.start: []]
+        var changed = true
+        while changed {
+            changed = false
+            for edge in edges {
+                guard let source = incoming[edge.from], let state = workflow.states[edge.from] else { continue }
+                let out = source.union(Self.bindings(of: state, along: edge))
+                let target = edge.to
+                let merged: Set<String>
+                if let existing = incoming[target] {
+                    merged = target == workflow.start ? [] : (intersect ? existing.intersection(out) : existing.union(out))
+                } else {
+                    merged = target == workflow.start ? [] : out
+                }
+                if incoming[target] != merged {
+                    incoming[target] = merged
+                    changed = true
+                }
+            }
+        }
+        return incoming
+    }
+
+    /// Every template of a state with the pointer of the member that holds it.
+    static func templates(of state: WorkflowState) -> [(String, Template)] {
+        let base = state.pointer
+        func named(_ list: [(name: String, value: Template)], _ member: String) -> [(String, Template)] {
+            list.map { (JSONPointer.appending($0.name, to: base + member), $0.value) }
+        }
+        switch state.kind {
+        case .action(let action): return named(action.arguments, "/arguments")
+        case .workflow(let subworkflow): return named(subworkflow.inputs, "/inputs")
+        case .choice(let choice):
+            return choice.branches.enumerated().flatMap { index, branch in
+                branch.condition.templates.map { ("\(base)/choices/\(index)/if", $0) }
+            }
+        case .assign(let assign):
+            return named(assign.assignments, "/set") + (assign.warning.map { [(base + "/warning", $0)] } ?? [])
+        case .succeed(let succeed): return succeed.output.map { [(base + "/output", $0)] } ?? []
+        case .fail(let fail):
+            switch fail.raise {
+            case .rethrow(let error): return [(base + "/error", error)]
+            case .new(let code, let cause, let message):
+                return [(base + "/code", code), (base + "/message", message)] + (cause.map { [(base + "/cause", $0)] } ?? [])
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import MatterFlowJSON
+
+/// The semantic checks of a decoded workflow: states and transitions, operations and their arguments,
+/// references, graph reachability, and retry and error-route ordering. Every finding is collected.
+struct WorkflowValidator {
+    typealias Code = WorkflowDiagnosticCode
+    let workflow: Workflow
+    let catalog: OperationCatalog
+    let collector: DiagnosticCollector
+
+    func validate() {
+        checkTransitions()
+        checkSteps()
+        checkGraph()
+        ReferenceChecker(workflow: workflow, catalog: catalog, collector: collector).check()
+    }
+
+    private func suggest(_ name: String) -> String {
+        SpellingSuggestion.hint(for: name, among: workflow.stateOrder)
+    }
+
+    private func checkTransitions() {
+        if workflow.states[workflow.start] == nil {
+            collector.error(
+                Code.missingStart, at: "/start",
+                "the start state \"\(workflow.start)\" is not defined\(suggest(workflow.start))")
+        }
+        if let onCancel = workflow.onCancel, workflow.states[onCancel] == nil {
+            collector.error(
+                Code.undefinedState, at: "/onCancel", "onCancel names state \"\(onCancel)\", which is not defined\(suggest(onCancel))")
+        }
+        for name in workflow.stateOrder {
+            guard let state = workflow.states[name] else { continue }
+            for edge in state.edges where workflow.states[edge.to] == nil {
+                collector.error(
+                    Code.undefinedState, at: edge.pointer,
+                    "transition to state \"\(edge.to)\", which is not defined\(suggest(edge.to))")
+            }
+        }
+    }
+
+    private func checkSteps() {
+        var acquires = false
+        for name in workflow.stateOrder {
+            guard let state = workflow.states[name] else { continue }
+            switch state.kind {
+            case .action(let action):
+                checkRoutes(action.step, state: state)
+                guard let operation = catalog[action.operation] else {
+                    collector.error(
+                        Code.unknownOperation, at: state.pointer + "/operation",
+                        "unknown operation \"\(action.operation)\"\(SpellingSuggestion.hint(for: action.operation, among: catalog.names)); `matterflow operations` lists them")
+                    continue
+                }
+                acquires = acquires || operation.acquiresSession
+                checkArguments(
+                    given: action.arguments, declared: operation.arguments.map { ($0.name, $0.shape, $0.required) },
+                    pointer: state.pointer + "/arguments", callee: "operation \(operation.name)")
+            case .workflow(let subworkflow):
+                checkRoutes(subworkflow.step, state: state)
+                guard let child = workflow.subworkflows[subworkflow.path] else { continue }
+                acquires = acquires || child.opensSession(catalog: catalog)
+                checkArguments(
+                    given: subworkflow.inputs,
+                    declared: child.inputs.map { ($0.name, $0.type.shape, $0.required) },
+                    pointer: state.pointer + "/inputs", callee: "workflow \(subworkflow.path)")
+            case .choice, .assign, .succeed, .fail:
+                break
+            }
+        }
+        if acquires, workflow.onCancel == nil {
+            collector.warning(
+                Code.missingCancelPath, at: "",
+                "this workflow opens a commissioning session but declares no \"onCancel\" state; a cancelled run would leave the session active")
+        }
+    }
+
+    private func checkArguments(
+        given: [(name: String, value: Template)], declared: [(String, ValueShape, Bool)], pointer: String, callee: String
+    ) {
+        let givenNames = Set(given.map(\.name))
+        for (name, _, required) in declared where required && !givenNames.contains(name) {
+            collector.error(Code.missingArgument, at: pointer, "\(callee) needs \"\(name)\"")
+        }
+        let declaredNames = declared.map(\.0)
+        for (name, value) in given {
+            guard let shape = declared.first(where: { $0.0 == name })?.1 else {
+                collector.error(
+                    Code.unexpectedArgument, at: JSONPointer.appending(name, to: pointer), atKey: true,
+                    "\(callee) takes no \"\(name)\"\(SpellingSuggestion.hint(for: name, among: declaredNames)) (it takes: \(declaredNames.isEmpty ? "nothing" : declaredNames.joined(separator: ", ")))")
+                continue
+            }
+            if let literal = value.literalValue, !literal.isNull, !shape.admits(literal) {
+                collector.error(
+                    Code.argumentType, at: JSONPointer.appending(name, to: pointer),
+                    "\"\(name)\" must be \(shape), found \(literal.typeName)")
+            }
+        }
+    }
+
+    private func checkRoutes(_ step: StepBehavior, state: WorkflowState) {
+        checkOrdering(step.retry.map(\.errors), pointer: state.pointer + "/retry", what: "retry entry", shadowCode: Code.shadowedRetry)
+        checkOrdering(step.onError.map(\.errors), pointer: state.pointer + "/onError", what: "error route", shadowCode: Code.shadowedErrorRoute)
+    }
+
+    private func checkOrdering(_ entries: [[String]], pointer: String, what: String, shadowCode: String) {
+        let codes = Set(ErrorCode.all.map(\.rawValue))
+        var earlier = Set<String>()
+        for (index, names) in entries.enumerated() {
+            let entryPointer = JSONPointer.appending(index, to: pointer)
+            if names.contains("*"), names.count > 1 || index != entries.count - 1 {
+                collector.error(
+                    Code.catchAllNotLast, at: entryPointer + "/errors",
+                    "\"*\" must be alone in the last \(what); entries after it could never apply")
+            }
+            for name in names where name != "*" && !codes.contains(name) && ErrorCause(rawValue: name).code == nil {
+                collector.warning(
+                    Code.unknownErrorName, at: entryPointer + "/errors",
+                    "\"\(name)\" is neither a canonical code nor a known cause\(SpellingSuggestion.hint(for: name, among: codes.union(ErrorCause.table.map(\.cause.rawValue)))); it matches only if a hub raises that cause")
+            }
+            let covered = names.allSatisfy { name in
+                earlier.contains("*") || earlier.contains(name)
+                    || ErrorCause(rawValue: name).code.map { earlier.contains($0.rawValue) } == true
+            }
+            if index > 0, covered, !names.isEmpty {
+                collector.warning(
+                    shadowCode, at: entryPointer,
+                    "this \(what) can never apply: earlier entries already match \(names.joined(separator: ", ")); remove it or move it up")
+            }
+            earlier.formUnion(names)
+        }
+    }
+
+    private func checkGraph() {
+        let edges = workflow.edges.filter { workflow.states[$0.to] != nil }
+        var successors: [String: [String]] = [:]
+        var predecessors: [String: [String]] = [:]
+        for edge in edges {
+            successors[edge.from, default: []].append(edge.to)
+            predecessors[edge.to, default: []].append(edge.from)
+        }
+        guard workflow.states[workflow.start] != nil else { return }
+        let reachable = Self.closure(from: [workflow.start], successors)
+        let terminals = workflow.stateOrder.filter { workflow.states[$0]?.isTerminal == true }
+        let reachesEnd = Self.closure(from: terminals, predecessors)
+        for name in workflow.stateOrder {
+            guard let state = workflow.states[name] else { continue }
+            if !reachable.contains(name) {
+                collector.error(
+                    Code.unreachableState, at: state.pointer, atKey: true,
+                    "state \"\(name)\" is unreachable: no transition from \"\(workflow.start)\" leads to it; remove it or add a transition")
+            } else if !reachesEnd.contains(name) {
+                collector.error(
+                    Code.noTerminalReachable, at: state.pointer, atKey: true,
+                    "no succeed or fail state can be reached from \"\(name)\"; a run entering it would never end")
+            }
+        }
+    }
+
+    static func closure(from roots: [String], _ graph: [String: [String]]) -> Set<String> {
+        var seen = Set(roots)
+        var queue = roots
+        while let next = queue.popLast() {
+            for neighbour in graph[next] ?? [] where seen.insert(neighbour).inserted {
+                queue.append(neighbour)
+            }
+        }
+        return seen
+    }
+}
+
+extension Workflow {
+    /// Whether some action of this workflow, or of a sub-workflow, opens a commissioning session.
+    func opensSession(catalog: OperationCatalog) -> Bool {
+        states.values.contains { state in
+            switch state.kind {
+            case .action(let action): catalog[action.operation]?.acquiresSession == true
+            case .workflow(let subworkflow): subworkflows[subworkflow.path]?.opensSession(catalog: catalog) == true
+            case .choice, .assign, .succeed, .fail: false
+            }
+        }
+    }
+}
