@@ -21,6 +21,8 @@ struct WorkflowRunner: Sendable {
     struct Record: Sendable {
         var warnings: [String] = []
         var visited: [String] = []
+        /// The innermost state the run was in when it was cancelled.
+        var cancelledState: String?
     }
 
     func emit(_ path: [String], _ kind: RunEvent.Kind) {
@@ -48,11 +50,12 @@ struct WorkflowRunner: Sendable {
 
             // A cancel that arrived between states takes effect before the state does any work.
             if !onCancelPath, signal.isCancelled, !state.isTerminal {
+                if record.cancelledState == nil { record.cancelledState = statePrefix + current }
                 if let next = takeCancel(workflow, from: current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
                     current = next
                     continue
                 }
-                return .cancelled(cancelError(in: statePrefix + current, path: nil))
+                return .cancelled(cancelError(in: record.cancelledState ?? statePrefix + current, path: nil))
             }
 
             switch state.kind {
@@ -61,12 +64,12 @@ struct WorkflowRunner: Sendable {
                 do throws(FlowError) {
                     output = try succeed.output.map { template throws(FlowError) in try scope.evaluate(template) }
                 } catch {
-                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn, prefix: statePrefix, ended: current)
+                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
                 }
-                return finish(.succeeded(output), cancelledIn: cancelledIn, prefix: statePrefix, ended: current)
+                return finish(.succeeded(output), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
 
             case .fail(let fail):
-                return finish(.failed(raise(fail, scope: scope, state: statePrefix + current)), cancelledIn: cancelledIn, prefix: statePrefix, ended: current)
+                return finish(.failed(raise(fail, scope: scope, state: statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
 
             case .choice(let choice):
                 do throws(FlowError) {
@@ -80,7 +83,7 @@ struct WorkflowRunner: Sendable {
                     emit(path, .transition(from: current, to: target, edge: edge))
                     current = target
                 } catch {
-                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn, prefix: statePrefix, ended: current)
+                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
                 }
 
             case .assign(let assign):
@@ -97,7 +100,7 @@ struct WorkflowRunner: Sendable {
                     emit(path, .transition(from: current, to: assign.next, edge: .next))
                     current = assign.next
                 } catch {
-                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn, prefix: statePrefix, ended: current)
+                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
                 }
 
             case .action, .workflow:
@@ -118,17 +121,18 @@ struct WorkflowRunner: Sendable {
                 case .failed(let error):
                     let located = located(error, statePrefix + current)
                     guard let (index, route) = step.onError.enumerated().first(where: { $0.element.errors.contains(where: located.matches) }) else {
-                        return finish(.failed(located), cancelledIn: cancelledIn, prefix: statePrefix, ended: current)
+                        return finish(.failed(located), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
                     }
                     scope.error = located
                     emit(path, .transition(from: current, to: route.next, edge: .error(index, route.errors)))
                     current = route.next
                 case .cancelled, .timedOut:
-                    if let next = takeCancel(workflow, from: current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
+                    if record.cancelledState == nil { record.cancelledState = statePrefix + current }
+                if let next = takeCancel(workflow, from: current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
                         current = next
                         continue
                     }
-                    return .cancelled(cancelError(in: statePrefix + current, path: nil))
+                    return .cancelled(cancelError(in: record.cancelledState ?? statePrefix + current, path: nil))
                 }
             }
         }
@@ -153,13 +157,13 @@ struct WorkflowRunner: Sendable {
     }
 
     /// Ends a level, turning the end of a cancel path into a cancelled outcome.
-    private func finish(_ end: LevelEnd, cancelledIn: String?, prefix: String, ended: String) -> LevelEnd {
+    private func finish(_ end: LevelEnd, cancelledIn: String?, ended: String) -> LevelEnd {
         guard let cancelledIn else { return end }
         switch end {
         case .succeeded:
-            return .cancelled(cancelError(in: prefix + cancelledIn, path: "the cancel path ended in \(ended)"))
+            return .cancelled(cancelError(in: cancelledIn, path: "the cancel path ended in \(ended)"))
         case .failed(let error):
-            return .cancelled(cancelError(in: prefix + cancelledIn, path: "the cancel path failed in \(ended): \(error)"))
+            return .cancelled(cancelError(in: cancelledIn, path: "the cancel path failed in \(ended): \(error)"))
         case .cancelled:
             return end
         }

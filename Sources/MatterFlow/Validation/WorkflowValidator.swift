@@ -132,7 +132,15 @@ struct WorkflowValidator {
     }
 
     private func checkGraph() {
-        let edges = workflow.edges.filter { workflow.states[$0.to] != nil }
+        // A transition to a misspelled state is already reported; for the graph, follow it to the state the
+        // spelling suggests, so one typo does not also report every state behind it as unreachable.
+        let edges = workflow.edges.compactMap { edge -> WorkflowEdge? in
+            if workflow.states[edge.to] != nil { return edge }
+            guard let intended = SpellingSuggestion.closest(to: edge.to, among: workflow.stateOrder) else { return nil }
+            var resolved = edge
+            resolved.to = intended
+            return resolved
+        }
         var successors: [String: [String]] = [:]
         var predecessors: [String: [String]] = [:]
         for edge in edges {
@@ -143,12 +151,21 @@ struct WorkflowValidator {
         let reachable = Self.closure(from: [workflow.start], successors)
         let terminals = workflow.stateOrder.filter { workflow.states[$0]?.isTerminal == true }
         let reachesEnd = Self.closure(from: terminals, predecessors)
+        let unreachable = Set(workflow.stateOrder).subtracting(reachable)
         for name in workflow.stateOrder {
             guard let state = workflow.states[name] else { continue }
-            if !reachable.contains(name) {
+            if unreachable.contains(name) {
+                // Report where an unreachable region is entered, not every state inside it.
+                let enteredFromInside = (predecessors[name] ?? []).contains { unreachable.contains($0) && $0 != name }
+                let isCycleMember = enteredFromInside && Self.closure(from: [name], successors).contains { predecessor in
+                    (predecessors[name] ?? []).contains(predecessor)
+                }
+                if enteredFromInside && !isCycleMember { continue }
+                let behind = Self.closure(from: [name], successors).intersection(unreachable).subtracting([name])
+                let also = behind.isEmpty ? "" : " (nor \(behind.sorted().map { "\"\($0)\"" }.joined(separator: ", ")), only reachable through it)"
                 collector.error(
                     Code.unreachableState, at: state.pointer, atKey: true,
-                    "state \"\(name)\" is unreachable: no transition from \"\(workflow.start)\" leads to it; remove it or add a transition")
+                    "state \"\(name)\" is unreachable: no transition from \"\(workflow.start)\" leads to it\(also); remove it or add a transition")
             } else if !reachesEnd.contains(name) {
                 collector.error(
                     Code.noTerminalReachable, at: state.pointer, atKey: true,

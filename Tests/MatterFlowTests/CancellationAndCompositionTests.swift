@@ -1,0 +1,133 @@
+import MatterFlow
+import MatterFlowJSON
+import Testing
+
+/// Cancellation, sub-workflows and the commissioning flow's failure semantics.
+@Suite struct CancellationAndCompositionTests {
+    let engine = WorkflowEngine()
+    static let inputs: JSONObject = ["onboardingPayload": "MT:Y.K9042C00KA0648G00", "deviceName": "Lamp", "roomName": "Kitchen"]
+
+    func commissionDevice() throws -> Workflow {
+        try engine.load(path: Repository.workflow("commission-device.json"))
+    }
+
+    func run(_ workflow: Workflow, hub: ScriptedHub, cancelOn operation: String? = nil) async throws -> RunResult {
+        let handle = try engine.start(
+            workflow, inputs: Self.inputs, on: hub, options: RunOptions(structureID: "s", clock: ManualClock(), random: SeededRandomSource(seed: 3)))
+        for await event in handle.events {
+            if case .hubCallStarted(_, let name, _, _) = event.kind, name == operation { handle.cancel() }
+        }
+        return await handle.result
+    }
+
+    @Test func cancellingWhileCommissioningTakesTheCancelPathAndReleasesTheSession() async throws {
+        let hub = ScriptedHub()
+        hub.script("commissionDevice", [.hang])
+        let result = try await run(try commissionDevice(), hub: hub, cancelOn: "commissionDevice")
+        #expect(result.outcome == .cancelled)
+        #expect(result.error?.code == .cancelled)
+        #expect(result.error?.state == "commission/commission")
+        #expect(hub.session.phase == .cancelled)
+        #expect(!hub.session.isActive)
+        // The child's cancel path released the session; the parent's cancel path found nothing left to release.
+        #expect(result.visitedStates.suffix(4) == ["commission/release", "commission/cancelled", "cancel/cancel", "cancel/released"]
+            || result.visitedStates.contains("cancel/cancel"))
+        #expect(hub.count("cancelCommissioning") == 2)
+    }
+
+    @Test func aCancelledRunIgnoresFurtherCancelsOnItsCancelPath() async throws {
+        let hub = ScriptedHub()
+        hub.script("commissionDevice", [.hang])
+        let handle = try engine.start(
+            try commissionDevice(), inputs: Self.inputs, on: hub, options: RunOptions(structureID: "s", clock: ManualClock()))
+        for await event in handle.events {
+            if case .hubCallStarted(_, let name, _, _) = event.kind {
+                if name == "commissionDevice" { handle.cancel() }
+                if name == "cancelCommissioning" { handle.cancel() }
+            }
+        }
+        let result = await handle.result
+        #expect(result.outcome == .cancelled)
+        #expect(!hub.session.isActive)
+    }
+
+    @Test func cancellingTheCallingTaskCancelsTheRun() async throws {
+        let hub = ScriptedHub()
+        hub.script("commissionDevice", [.hang])
+        let workflow = try commissionDevice()
+        let engine = self.engine
+        let task = Task {
+            try await engine.run(workflow, inputs: Self.inputs, on: hub, options: RunOptions(structureID: "s", clock: ManualClock()))
+        }
+        while hub.count("commissionDevice") == 0 { await Task.yield() }
+        task.cancel()
+        let result = try await task.value
+        #expect(result.outcome == .cancelled)
+        #expect(!hub.session.isActive)
+    }
+
+    @Test func aCommissionFailureCancelsAndReportsTheOriginalError() async throws {
+        let hub = ScriptedHub()
+        hub.script("commissionDevice", [.fail(FlowError(.commissioningFailed, "attestation failed"))])
+        let result = try await run(try commissionDevice(), hub: hub)
+        #expect(result.outcome == .failed)
+        #expect(result.error?.cause == .commissioningFailed)
+        #expect(result.error?.state == "commission/commission")
+        #expect(!hub.session.isActive)
+        #expect(hub.session.phase == .cancelled)
+    }
+
+    @Test func aTransientlyUnreachableDeviceIsRetried() async throws {
+        let hub = ScriptedHub()
+        hub.script("commissionDevice", [.fail(FlowError(.deviceUnreachable, "no answer")), .succeed])
+        let clock = ManualClock()
+        let handle = try engine.start(
+            try commissionDevice(), inputs: Self.inputs, on: hub, options: RunOptions(structureID: "s", clock: clock))
+        for await event in handle.events {
+            if case .retryScheduled(_, _, let delay, _) = event.kind {
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(delay))
+            }
+        }
+        let result = await handle.result
+        #expect(result.outcome == .succeeded)
+        #expect(hub.count("commissionDevice") == 2)
+    }
+
+    @Test func aRoomsFailureLeavesAnEmptyListAndTheFlowContinues() async throws {
+        let hub = ScriptedHub()
+        hub.script("fetchRooms", [.fail(FlowError(.hubUnreachable, "timeout"))])
+        let result = try await run(try commissionDevice(), hub: hub)
+        #expect(result.outcome == .succeeded)
+        #expect(result.output?["roomsOffered"] == [])
+        #expect(result.warnings.count == 1)
+        #expect(result.warnings.first?.contains("rooms could not be fetched") == true)
+    }
+
+    @Test func aConfigureFailureIsAWarningNotAFailure() async throws {
+        let hub = ScriptedHub()
+        hub.script("configureDevice", [.fail(FlowError(.roomNotFound, "no room Garage"))])
+        let result = try await run(try commissionDevice(), hub: hub)
+        #expect(result.outcome == .succeeded)
+        #expect(result.output?["configured"] == false)
+        #expect(result.output?["deviceIDs"] == ["device-1"])
+        #expect(result.warnings.first?.contains("roomNotFound") == true)
+    }
+
+    @Test("prepare failures end the run without touching anyone's session", arguments: [
+        (HubStatus(online: false, reachable: true, permissionGranted: true, activeSession: false), ErrorCode.unavailable, ErrorCause.hubOffline),
+        (HubStatus(online: true, reachable: true, permissionGranted: false, activeSession: false), .permissionDenied, .permissionNotGranted),
+        (HubStatus(online: true, reachable: true, permissionGranted: true, activeSession: true), .failedPrecondition, .sessionBusy),
+    ])
+    func prepareFailures(status: HubStatus, code: ErrorCode, cause: ErrorCause) async throws {
+        let hub = ScriptedHub()
+        hub.setStatus(status)
+        let result = try await run(try commissionDevice(), hub: hub)
+        #expect(result.outcome == .failed)
+        #expect(result.error?.code == code)
+        #expect(result.error?.cause == cause)
+        #expect(result.error?.state == "prepare/prepare")
+        #expect(hub.count("cancelCommissioning") == 0, "cancelling here could release another client's session")
+        #expect(hub.count("prepareCommissioning") == 0)
+    }
+}

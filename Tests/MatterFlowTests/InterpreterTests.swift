@@ -1,0 +1,255 @@
+import MatterFlow
+import MatterFlowJSON
+import Testing
+
+/// Interpreter semantics: retries, timeouts, error routing, guards, cancellation, data flow.
+@Suite struct InterpreterTests {
+    let engine = WorkflowEngine()
+
+    /// Runs a workflow, advancing the manual clock through every retry delay, and returns the result and events.
+    func run(
+        _ workflow: Workflow, hub: ScriptedHub, inputs: JSONObject = [:], clock: ManualClock = ManualClock(),
+        whenCalled: (@Sendable (RunEvent, RunHandle) async -> Void)? = nil
+    ) async throws -> (RunResult, [RunEvent]) {
+        let handle = try engine.start(
+            workflow, inputs: inputs, on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        var events: [RunEvent] = []
+        for await event in handle.events {
+            events.append(event)
+            if case .retryScheduled(_, _, let delay, _) = event.kind {
+                await clock.waitForSleepers(1)
+                clock.advance(by: .milliseconds(Int64((delay * 1000).rounded())))
+            }
+            await whenCalled?(event, handle)
+        }
+        return (await handle.result, events)
+    }
+
+    /// An action state with `extra` members; the `routed` and `other` states exist when `extra` routes to them.
+    static func action(_ extra: String) -> String {
+        var states = [
+            #""a": {"type": "action", "operation": "fetchRooms", "result": "r", "next": "ok", "# + extra + "}",
+            #""ok": {"type": "succeed", "output": "${vars.r.roomNames}"}"#,
+        ]
+        if extra.contains(#""routed""#) { states.append(#""routed": {"type": "fail", "error": "${error}"}"#) }
+        if extra.contains(#""other""#) { states.append(#""other": {"type": "fail", "code": "internal", "message": "other route"}"#) }
+        return #"{"workflow": "t", "version": 1, "start": "a", "states": {"# + states.joined(separator: ",\n") + "}}"
+    }
+
+    static let offline = FlowError(.hubOffline, "offline")
+    static let unreachable = FlowError(.hubUnreachable, "unreachable")
+
+    @Test func retryDelaysFollowIntervalTimesRateToTheCap() async throws {
+        let workflow = try loadWorkflow(Self.action(#"""
+            "retry": [{"errors": ["hubOffline"], "maxRetries": 4, "intervalSeconds": 1, "backoffRate": 2, "maxDelaySeconds": 5}],
+            "onError": [{"errors": ["*"], "next": "routed"}]
+            """#))
+        let hub = ScriptedHub()
+        hub.script("fetchRooms", Array(repeating: .fail(Self.offline), count: 4))
+        let clock = ManualClock()
+        let (result, events) = try await run(workflow, hub: hub, clock: clock)
+        let delays = events.compactMap { event -> Double? in
+            if case .retryScheduled(_, _, let delay, _) = event.kind { return delay }
+            return nil
+        }
+        #expect(delays == [1, 2, 4, 5])
+        #expect(result.outcome == .succeeded)
+        #expect(hub.count("fetchRooms") == 5)
+        #expect(clock.now == .seconds(12))
+    }
+
+    @Test func exhaustedRetriesFallThroughToTheErrorRoute() async throws {
+        let workflow = try loadWorkflow(Self.action(#"""
+            "retry": [{"errors": ["unavailable"], "maxRetries": 2, "intervalSeconds": 1}],
+            "onError": [{"errors": ["hubOffline"], "next": "routed"}, {"errors": ["*"], "next": "other"}]
+            """#))
+        let hub = ScriptedHub()
+        hub.script("fetchRooms", Array(repeating: .fail(Self.offline), count: 5))
+        let (result, _) = try await run(workflow, hub: hub)
+        #expect(hub.count("fetchRooms") == 3)
+        #expect(result.outcome == .failed)
+        #expect(result.error?.cause == .hubOffline)
+        #expect(result.error?.state == "a")
+        #expect(result.visitedStates == ["a", "routed"])
+    }
+
+    @Test func theFirstMatchingRetrierAppliesAndZeroMeansNever() async throws {
+        // hubOffline matches the first retrier (maxRetries 0) before the catch-all, so it is never retried.
+        let workflow = try loadWorkflow(Self.action(#"""
+            "retry": [{"errors": ["hubOffline"], "maxRetries": 0}, {"errors": ["*"], "maxRetries": 3}],
+            "onError": [{"errors": ["*"], "next": "routed"}]
+            """#))
+        let hub = ScriptedHub()
+        hub.script("fetchRooms", [.fail(Self.unreachable), .fail(Self.offline)])
+        let (result, _) = try await run(workflow, hub: hub)
+        #expect(hub.count("fetchRooms") == 2)
+        #expect(result.error?.cause == .hubOffline)
+    }
+
+    @Test func retryCountersAreKeptPerRetrierWithinOneVisit() async throws {
+        // Two retriers of one retry each: A, B, A again exhausts A's retrier (ASL's worked example).
+        let workflow = try loadWorkflow(Self.action(#"""
+            "retry": [{"errors": ["hubOffline"], "maxRetries": 1}, {"errors": ["hubUnreachable"], "maxRetries": 1}],
+            "onError": [{"errors": ["*"], "next": "routed"}]
+            """#))
+        let hub = ScriptedHub()
+        hub.script("fetchRooms", [.fail(Self.offline), .fail(Self.unreachable), .fail(Self.offline)])
+        let (result, _) = try await run(workflow, hub: hub)
+        #expect(hub.count("fetchRooms") == 3)
+        #expect(result.error?.cause == .hubOffline)
+    }
+
+    @Test func retryCountersResetWhenTheRunLeavesTheState() async throws {
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "t", "version": 1, "start": "a", "states": {
+              "a": {"type": "action", "operation": "fetchRooms", "retry": [{"errors": ["hubOffline"], "maxRetries": 1}],
+                    "next": "again", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "again": {"type": "action", "operation": "fetchRooms", "retry": [{"errors": ["hubOffline"], "maxRetries": 1}],
+                    "next": "ok", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "ok": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"}
+            }}
+            """#)
+        let hub = ScriptedHub()
+        hub.script("fetchRooms", [.fail(Self.offline), .succeed, .fail(Self.offline), .succeed])
+        let (result, _) = try await run(workflow, hub: hub)
+        #expect(result.outcome == .succeeded)
+        #expect(hub.count("fetchRooms") == 4)
+    }
+
+    @Test func anUnroutedErrorFailsTheRunWithItsState() async throws {
+        let workflow = try loadWorkflow(Self.action(#""onError": [{"errors": ["permissionDenied"], "next": "routed"}]"#))
+        let hub = ScriptedHub()
+        hub.script("fetchRooms", [.fail(Self.offline)])
+        let (result, _) = try await run(workflow, hub: hub)
+        #expect(result.outcome == .failed)
+        #expect(result.error?.code == .unavailable)
+        #expect(result.error?.state == "a")
+    }
+
+    @Test func aCallThatHangsTimesOutAndIsRoutedAsDeadlineExceeded() async throws {
+        let workflow = try loadWorkflow(Self.action(#""timeoutSeconds": 5, "onError": [{"errors": ["deadlineExceeded"], "next": "routed"}]"#))
+        let hub = ScriptedHub()
+        hub.script("fetchRooms", [.hang])
+        let clock = ManualClock()
+        let (result, events) = try await run(workflow, hub: hub, clock: clock) { event, _ in
+            if case .hubCallStarted = event.kind {
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(5))
+            }
+        }
+        #expect(result.error?.cause == .actionTimedOut)
+        #expect(result.error?.code == .deadlineExceeded)
+        #expect(events.contains { if case .hubCallFinished(_, _, _, let duration, let error) = $0.kind { duration == .seconds(5) && error != nil } else { false } })
+    }
+
+    @Test func operationsHaveADefaultTimeout() async throws {
+        let workflow = try loadWorkflow(Self.action(#""onError": [{"errors": ["*"], "next": "routed"}]"#))
+        let hub = ScriptedHub()
+        hub.script("fetchRooms", [.hang])
+        let clock = ManualClock()
+        let (result, _) = try await run(workflow, hub: hub, clock: clock) { event, _ in
+            if case .hubCallStarted = event.kind {
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(OperationCatalog.standard["fetchRooms"]?.defaultTimeoutSeconds ?? 0))
+            }
+        }
+        #expect(result.error?.cause == .actionTimedOut)
+    }
+
+    @Test func guardsAreCheckedInOrderAndTheirErrorsRouted() async throws {
+        let workflow = try loadWorkflow(Self.action(#""guards": ["permission", "hubReachable"], "onError": [{"errors": ["unavailable"], "next": "routed"}]"#))
+        let hub = ScriptedHub()
+        hub.setStatus(HubStatus(online: false, reachable: false, permissionGranted: true, activeSession: false))
+        let (result, events) = try await run(workflow, hub: hub)
+        #expect(result.error?.cause == .hubOffline)
+        #expect(hub.count("fetchRooms") == 0)
+        let checks = events.compactMap { event -> String? in
+            if case .guardChecked(_, let guardName, let error) = event.kind { return "\(guardName.rawValue):\(error == nil)" }
+            return nil
+        }
+        #expect(checks == ["permission:true", "hubReachable:false"])
+    }
+
+    @Test("each guard raises its documented cause", arguments: [
+        (Guard.permission, HubStatus(online: true, reachable: true, permissionGranted: false, activeSession: false), ErrorCause.permissionNotGranted, ErrorCode.permissionDenied),
+        (Guard.hubReachable, HubStatus(online: false, reachable: true, permissionGranted: true, activeSession: false), .hubOffline, .unavailable),
+        (Guard.hubReachable, HubStatus(online: true, reachable: false, permissionGranted: true, activeSession: false), .hubUnreachable, .unavailable),
+        (Guard.noActiveSession, HubStatus(online: true, reachable: true, permissionGranted: true, activeSession: true), .sessionBusy, .failedPrecondition),
+    ])
+    func guardCauses(guardName: Guard, status: HubStatus, cause: ErrorCause, code: ErrorCode) async throws {
+        let workflow = try loadWorkflow(Self.action(#""guards": [""# + guardName.rawValue + #""], "onError": [{"errors": ["*"], "next": "routed"}]"#))
+        let hub = ScriptedHub()
+        hub.setStatus(status)
+        let (result, _) = try await run(workflow, hub: hub)
+        #expect(result.error?.cause == cause)
+        #expect(result.error?.code == code)
+    }
+
+    @Test func aPassingGuardLetsTheActionRun() async throws {
+        let workflow = try loadWorkflow(Self.action(#""guards": ["permission", "hubReachable", "noActiveSession"], "retry": []"#))
+        let (result, _) = try await run(workflow, hub: ScriptedHub())
+        #expect(result.outcome == .succeeded)
+        #expect(result.output == ["Kitchen", "Office"])
+    }
+
+    @Test func choicesTakeTheFirstMatchingBranchElseTheDefault() async throws {
+        let text = #"""
+            {"workflow": "t", "version": 1, "inputs": {"n": {"type": "integer", "required": true}, "tags": {"type": "array", "default": ["x"]}},
+             "start": "pick", "states": {
+              "pick": {"type": "choice", "choices": [
+                  {"if": {"greaterThan": ["${input.n}", 10]}, "next": "big"},
+                  {"if": {"and": [{"greaterThanOrEqual": ["${input.n}", 5]}, {"contains": ["${input.tags}", "x"]}]}, "next": "medium"},
+                  {"if": {"equals": ["${input.n}", "5"]}, "next": "big"}
+              ], "default": "small"},
+              "big": {"type": "succeed", "output": "big"},
+              "medium": {"type": "succeed", "output": "medium"},
+              "small": {"type": "succeed", "output": "small"}
+            }}
+            """#
+        let workflow = try loadWorkflow(text)
+        for (n, expected) in [(11, "big"), (5, "medium"), (4, "small")] {
+            let (result, _) = try await run(workflow, hub: ScriptedHub(), inputs: ["n": .int(n)])
+            #expect(result.output == .string(expected), "n = \(n)")
+        }
+    }
+
+    @Test func assignSetsVariablesAndRecordsWarnings() async throws {
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "t", "version": 1, "inputs": {"who": {"type": "string", "default": "Ada"}}, "start": "a", "states": {
+              "a": {"type": "assign", "set": {"greeting": "hello ${input.who}", "count": 3}, "warning": "note ${input.who}", "next": "b"},
+              "b": {"type": "succeed", "output": {"g": "${vars.greeting}", "c": "${vars.count}", "run": "${run.structureID}"}}
+            }}
+            """#)
+        let (result, _) = try await run(workflow, hub: ScriptedHub())
+        #expect(result.output == ["g": "hello Ada", "c": 3, "run": "s"])
+        #expect(result.warnings == ["note Ada"])
+    }
+
+    @Test func inputsAreCheckedBeforeTheRunStarts() throws {
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
+        #expect(throws: DiagnosticsError.self) {
+            _ = try workflow.resolveInputs(["deviceName": "Lamp", "bogus": 1])
+        }
+        do {
+            _ = try workflow.resolveInputs(["deviceName": .int(3), "onboardingPaylod": "x"])
+        } catch {
+            let codes = error.diagnostics.map(\.code).sorted()
+            #expect(codes == ["missingKey", "unknownKey", "wrongType"])
+            #expect(error.diagnostics.contains { $0.message.contains("did you mean \"onboardingPayload\"") })
+        }
+        let resolved = try workflow.resolveInputs(["onboardingPayload": "MT:x", "deviceName": "Lamp"])
+        #expect(resolved["ecosystemName"] == "Google Home")
+        #expect(resolved["roomName"] == .null)
+    }
+
+    @Test func secretsAreRedactedInEvents() async throws {
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
+        let (result, events) = try await run(
+            workflow, hub: ScriptedHub(), inputs: ["onboardingPayload": "MT:SECRET-PAYLOAD", "deviceName": "Lamp"])
+        #expect(result.outcome == .succeeded)
+        let trace = events.map { JSONWriter.compact($0.jsonValue) + $0.text }.joined()
+        #expect(!trace.contains("SECRET-PAYLOAD"))
+        #expect(trace.contains(RunOptions.redacted))
+    }
+}

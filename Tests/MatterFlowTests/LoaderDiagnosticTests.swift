@@ -1,0 +1,140 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import Testing
+
+/// Every diagnostic code the workflow loader can report, each with an input that triggers it.
+@Suite struct LoaderDiagnosticTests {
+    /// A valid workflow body to break in one place at a time.
+    static func workflow(states: String, extra: String = "", inputs: String = "{}") -> String {
+        """
+        {
+          "workflow": "t",
+          "version": 1,
+          \(extra)
+          "inputs": \(inputs),
+          "start": "a",
+          "states": \(states)
+        }
+        """
+    }
+
+    static let end = #""done": {"type": "succeed"}"#
+
+    static let cases: [(code: String, text: String)] = [
+        ("syntaxError", "{\"workflow\": \"t\",\n  \"version\": 1,\n  \"start\" \"a\"}"),
+        ("duplicateKey", workflow(states: #"{"a": {"type": "succeed", "type": "succeed"}}"#)),
+        ("unknownKey", workflow(states: #"{"a": {"type": "succeed", "ouput": 1}}"#)),
+        ("missingKey", #"{"workflow": "t", "version": 1, "states": {"a": {"type": "succeed"}}}"#),
+        ("wrongType", #"{"workflow": 7, "version": 1, "start": "a", "states": {"a": {"type": "succeed"}}}"#),
+        ("invalidValue", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "timeoutSeconds": -1, "next": "done"}, "#+end+"}")),
+        ("unsupportedVersion", #"{"workflow": "t", "version": 2, "start": "a", "states": {"a": {"type": "succeed"}}}"#),
+        ("missingStart", workflow(states: #"{"b": {"type": "succeed"}}"#)),
+        ("undefinedState", workflow(states: #"{"a": {"type": "assign", "set": {"x": 1}, "next": "nowhere"}}"#)),
+        ("unknownStateType", workflow(states: #"{"a": {"type": "wait"}}"#)),
+        ("unknownOperation", workflow(states: #"{"a": {"type": "action", "operation": "fetchRoom", "next": "done"}, "#+end+"}")),
+        ("missingArgument", workflow(states: #"{"a": {"type": "action", "operation": "configureDevice", "next": "done"}, "#+end+"}")),
+        ("unexpectedArgument", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "arguments": {"room": "x"}, "next": "done"}, "#+end+"}")),
+        ("argumentType", workflow(states: #"{"a": {"type": "action", "operation": "configureDevice", "arguments": {"name": 5}, "next": "done"}, "#+end+"}")),
+        ("unknownGuard", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "guards": ["hubOnline"], "next": "done"}, "#+end+"}")),
+        ("invalidReference", workflow(states: #"{"a": {"type": "succeed", "output": "${inputs.x}"}}"#)),
+        ("undefinedInput", workflow(states: #"{"a": {"type": "succeed", "output": "${input.missing}"}}"#)),
+        ("undefinedVariable", workflow(states: #"{"a": {"type": "succeed", "output": "${vars.nothing}"}}"#)),
+        ("possiblyUnboundVariable", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "result": "r", "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "done": {"type": "succeed", "output": "${vars.r.roomNames}"}}"#)),
+        ("unknownField", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "result": "r", "next": "done"}, "done": {"type": "succeed", "output": "${vars.r.roomz}"}}"#)),
+        ("errorOutsideHandler", workflow(states: #"{"a": {"type": "succeed", "output": "${error.code}"}}"#)),
+        ("undefinedWorkflowFile", workflow(states: #"{"a": {"type": "workflow", "path": "no-such.json", "next": "done"}, "#+end+"}")),
+        ("unreachableState", workflow(states: #"{"a": {"type": "succeed"}, "island": {"type": "succeed"}}"#)),
+        ("noTerminalReachable", workflow(states: #"{"a": {"type": "assign", "set": {"x": 1}, "next": "b"}, "b": {"type": "assign", "set": {"x": 2}, "next": "a"}}"#)),
+        ("shadowedRetry", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "retry": [{"errors": ["unavailable"]}, {"errors": ["hubOffline"]}], "next": "done"}, "#+end+"}")),
+        ("shadowedErrorRoute", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["hubOffline"], "next": "done"}, {"errors": ["hubOffline"], "next": "done"}]}, "#+end+"}")),
+        ("catchAllNotLast", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["*"], "next": "done"}, {"errors": ["hubOffline"], "next": "done"}]}, "#+end+"}")),
+        ("unknownErrorName", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["hubOfline"], "next": "done"}]}, "#+end+"}")),
+        ("invalidErrorCode", workflow(states: #"{"a": {"type": "fail", "code": "broken", "message": "m"}}"#)),
+        ("invalidCondition", workflow(states: #"{"a": {"type": "choice", "choices": [{"if": {"equal": [1, 1]}, "next": "done"}], "default": "done"}, "#+end+"}")),
+        ("missingCancelPath", workflow(states: #"{"a": {"type": "action", "operation": "prepareCommissioning", "next": "done"}, "#+end+"}")),
+    ]
+
+    @Test("each code has an input that triggers it, with a location", arguments: cases.map(\.code))
+    func triggers(code: String) throws {
+        let text = try #require(Self.cases.first { $0.code == code }?.text)
+        let diagnostics = diagnose(text)
+        let match = diagnostics.first { $0.code == code }
+        #expect(match != nil, "expected \(code), got \(diagnostics.map(\.description))")
+        if code != "missingCancelPath" {
+            #expect(match?.location != nil, "\(code) has no line:column")
+        }
+    }
+
+    @Test func everyDocumentedCodeIsCovered() {
+        let tested = Set(Self.cases.map(\.code))
+        let documented = Set(WorkflowDiagnosticCode.all.map(\.code)).subtracting(["fileNotFound", "workflowCycle", "invalidSubworkflow"])
+        #expect(documented.subtracting(tested).isEmpty, "untested: \(documented.subtracting(tested).sorted())")
+    }
+
+    @Test func syntaxErrorNamesLineColumnAndExpectation() throws {
+        let diagnostics = diagnose("{\"workflow\": \"t\",\n  \"version\": 1,\n  \"start\" \"a\"}")
+        let error = try #require(diagnostics.first)
+        #expect(error.code == "syntaxError")
+        #expect(error.location == SourceLocation(line: 3, column: 11))
+        #expect(error.description.hasPrefix("test.json:3:11: error[syntaxError]:"))
+        #expect(error.message.contains("separator ':' expected"))
+    }
+
+    @Test func unknownKeySuggestsTheIntendedKey() throws {
+        let diagnostics = diagnose(Self.workflow(states: #"{"a": {"type": "succeed", "ouput": 1}}"#))
+        let finding = try #require(diagnostics.first { $0.code == "unknownKey" })
+        #expect(finding.message.contains("did you mean \"output\""))
+        #expect(finding.pointer == "/states/a/ouput")
+        #expect(finding.location == SourceLocation(line: 7, column: 39))
+    }
+
+    @Test func newerVersionHasItsOwnMessage() throws {
+        let diagnostics = diagnose(#"{"workflow": "t", "version": 3, "start": "a", "states": {"a": {"type": "succeed"}}}"#)
+        let finding = try #require(diagnostics.first)
+        #expect(finding.code == "unsupportedVersion")
+        #expect(finding.message.contains("version 3"))
+        #expect(finding.message.contains("upgrade MatterFlow"))
+    }
+
+    @Test func allFindingsAreCollectedNotOnlyTheFirst() {
+        let diagnostics = diagnose(Self.workflow(states: #"{"a": {"type": "action", "operation": "nope", "next": "gone", "bogus": 1}}"#))
+        let codes = Set(diagnostics.map(\.code))
+        #expect(codes.isSuperset(of: ["unknownOperation", "undefinedState", "unknownKey"]))
+    }
+
+    @Test func missingFileIsReportedWithItsPath() {
+        let diagnostics = WorkflowEngine().validate(path: "/nonexistent/flow.json")
+        #expect(diagnostics.map(\.code) == ["fileNotFound"])
+        #expect(diagnostics.first?.file == "/nonexistent/flow.json")
+    }
+
+    @Test func workflowFilesIncludingEachOtherAreACycle() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-cycle-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let body = { (other: String) in
+            #"{"workflow": "w", "version": 1, "start": "a", "states": {"a": {"type": "workflow", "path": ""# + other
+                + #"", "next": "done"}, "done": {"type": "succeed"}}}"#
+        }
+        try body("b.json").write(toFile: directory + "/a.json", atomically: true, encoding: .utf8)
+        try body("a.json").write(toFile: directory + "/b.json", atomically: true, encoding: .utf8)
+        let codes = WorkflowEngine().validate(path: directory + "/a.json").map(\.code)
+        #expect(codes.contains("workflowCycle"))
+        #expect(codes.contains("invalidSubworkflow"))
+    }
+
+    @Test func theDoneWhenCopyOfCommissionDeviceHasExactlyThreeFindings() throws {
+        let original = try String(contentsOfFile: Repository.workflow("commission-device.json"), encoding: .utf8)
+        var text = original.replacingOccurrences(of: #""next": "rooms","#, with: #""next": "roms","#)
+        text = text.replacingOccurrences(
+            of: #""path": "rooms.json","#, with: #""path": "rooms.json",\#n      "path": "rooms.json","#)
+        text = text.replacingOccurrences(
+            of: #""states": {"#, with: #""states": {\#n    "orphan": { "type": "succeed" },"#)
+        let diagnostics = diagnose(text, file: "broken.json")
+        #expect(diagnostics.map(\.code).sorted() == ["duplicateKey", "undefinedState", "unreachableState"], "\(diagnostics)")
+        #expect(diagnostics.allSatisfy { $0.location != nil && $0.severity == .error })
+        let undefined = try #require(diagnostics.first { $0.code == "undefinedState" })
+        #expect(undefined.message.contains("did you mean \"rooms\""))
+    }
+}

@@ -1,0 +1,113 @@
+import MatterFlow
+import Synchronization
+
+/// A hub whose answers tests script per operation and attempt, recording every call.
+final class ScriptedHub: Hub {
+    enum Answer: Sendable {
+        case succeed
+        case fail(FlowError)
+        /// Never answers until cancelled.
+        case hang
+    }
+
+    private struct State {
+        var scripts: [String: [Answer]] = [:]
+        var calls: [String] = []
+        var status = HubStatus(online: true, reachable: true, permissionGranted: true, activeSession: false)
+        var session = CommissioningSession()
+    }
+
+    private let state = Mutex(State())
+
+    /// Answers for successive calls of an operation; once used up, calls succeed.
+    func script(_ operation: String, _ answers: [Answer]) {
+        state.withLock { $0.scripts[operation] = answers }
+    }
+
+    func setStatus(_ status: HubStatus) {
+        state.withLock { $0.status = status }
+    }
+
+    var calls: [String] { state.withLock { $0.calls } }
+    var session: CommissioningSession { state.withLock { $0.session } }
+
+    func count(_ operation: String) -> Int { calls.filter { $0 == operation }.count }
+
+    private func answer(_ operation: String) async throws {
+        let next = state.withLock { state -> Answer in
+            state.calls.append(operation)
+            guard var answers = state.scripts[operation], !answers.isEmpty else { return .succeed }
+            let first = answers.removeFirst()
+            state.scripts[operation] = answers
+            return first
+        }
+        switch next {
+        case .succeed: return
+        case .fail(let error): throw error
+        case .hang:
+            try await Task.sleep(for: .seconds(1_000_000))
+        }
+    }
+
+    private func withSession<T>(_ body: (inout CommissioningSession) throws(FlowError) -> T) throws(FlowError) -> T {
+        try state.withLock { state throws(FlowError) -> T in try body(&state.session) }
+    }
+
+    func status(structure: StructureID) async throws -> HubStatus {
+        try await answer("status")
+        return state.withLock { state in
+            var status = state.status
+            status.activeSession = status.activeSession || state.session.isActive
+            return status
+        }
+    }
+
+    func prepareCommissioning(structure: StructureID) async throws -> String {
+        try await answer("prepareCommissioning")
+        try withSession { session throws(FlowError) in try session.prepare(sessionID: "session-1") }
+        return "session-1"
+    }
+
+    func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest {
+        try await answer("createAddDeviceRequest")
+        let resolved = Topology(ecosystemName: topology.ecosystemName, homes: topology.homes.isEmpty ? ["Test Home"] : topology.homes)
+        try withSession { session throws(FlowError) in try session.request(topology: resolved) }
+        return AddDeviceRequest(requestID: "request-1", topology: resolved)
+    }
+
+    func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {
+        try withSession { session throws(FlowError) in try session.beginCommissioning(commissioningID: commissioningID) }
+        do {
+            try await answer("commissionDevice")
+        } catch {
+            try? withSession { session throws(FlowError) in try session.failCommissioning() }
+            throw error
+        }
+        try withSession { session throws(FlowError) in try session.finishCommissioning(deviceIDs: ["device-1"]) }
+    }
+
+    func fetchRooms(structure: StructureID) async throws -> [Room] {
+        try await answer("fetchRooms")
+        return [Room(id: "room-1", name: "Kitchen"), Room(id: "room-2", name: "Office")]
+    }
+
+    func configureDevice(structure: StructureID, name: String, roomName: String?) async throws {
+        try await answer("configureDevice")
+        try withSession { session throws(FlowError) in try session.configure(name: name, roomName: roomName) }
+    }
+
+    func completeCommissioning(structure: StructureID) async throws -> [String] {
+        try await answer("completeCommissioning")
+        return try withSession { session throws(FlowError) in try session.complete() }
+    }
+
+    func cancelCommissioning(structure: StructureID) async throws -> Bool {
+        try await answer("cancelCommissioning")
+        return try withSession { session in session.cancel() != nil }
+    }
+
+    func basicInformation(structure: StructureID, deviceID: String) async throws -> BasicInformation {
+        try await answer("readBasicInformation")
+        return BasicInformation(vendorName: "Test", vendorID: 0xFFF1, productID: 0x8000, productName: "Lamp", softwareVersion: 1)
+    }
+}
