@@ -1,0 +1,192 @@
+extension OnboardingPayload {
+    /// Decodes a QR code or a manual pairing code into its payloads, without checking the specification's rules.
+    ///
+    /// - A QR code starts with `MT:`; several payloads may be joined with `*` (`MT:<p1>*<p2>`), giving one element
+    ///   each, in order.
+    /// - A manual pairing code is 11 or 21 digits; dashes and spaces between digits are ignored, so label groupings
+    ///   such as `3497-011-2332` and `3497 011 2332` are accepted.
+    ///
+    /// Whitespace around the code is ignored. Positions in errors are 0-based character offsets into `text` as
+    /// given. Parsing never traps, whatever the input.
+    ///
+    /// Use ``validate()`` on each result to check the rules, or ``decode(_:)`` to do both.
+    ///
+    /// - Throws: ``PayloadError`` for the first structural problem: an unknown format, a bad base-38 character or
+    ///   length, a wrong check digit, and so on. For a `*`-joined QR code, ``PayloadError/payloadIndex`` says which
+    ///   payload failed.
+    public static func parse(_ text: String) throws(PayloadError) -> [OnboardingPayload] {
+        let input = TrimmedInput(text)
+        switch try input.kind() {
+        case .qr: return try parseQR(input)
+        case .manual: return [try parseManual(input)]
+        }
+    }
+
+    /// Decodes a QR code (`MT:` followed by one or more `*`-joined base-38 payloads).
+    ///
+    /// - Throws: ``PayloadError``; `unrecognizedFormat` if `text` does not start with `MT:`.
+    public static func parseQRCode(_ text: String) throws(PayloadError) -> [OnboardingPayload] {
+        let input = TrimmedInput(text)
+        guard try input.kind() == .qr else {
+            throw input.formatError(expected: "a QR code starting with 'MT:'")
+        }
+        return try parseQR(input)
+    }
+
+    /// Decodes a manual pairing code of 11 or 21 digits (dashes and spaces between digits allowed).
+    ///
+    /// - Throws: ``PayloadError``; `unrecognizedFormat` if `text` is a QR code.
+    public static func parseManualCode(_ text: String) throws(PayloadError) -> OnboardingPayload {
+        let input = TrimmedInput(text)
+        guard try input.kind() == .manual else {
+            throw input.formatError(expected: "a manual pairing code of 11 or 21 digits")
+        }
+        return try parseManual(input)
+    }
+
+    /// Parses `text` and checks every payload against the rules for its kind.
+    ///
+    /// - Returns: The payloads, all valid.
+    /// - Throws: ``PayloadValidationError`` holding the parse error, or every rule broken by every payload (each
+    ///   error's ``PayloadError/payloadIndex`` is set when the input held several payloads).
+    public static func decode(_ text: String) throws(PayloadValidationError) -> [OnboardingPayload] {
+        let payloads: [OnboardingPayload]
+        do {
+            payloads = try parse(text)
+        } catch {
+            throw PayloadValidationError([error])
+        }
+        var problems: [PayloadError] = []
+        for (index, payload) in payloads.enumerated() {
+            let found = payload.validate()
+            problems += payloads.count > 1 ? found.map { $0.inPayload(index) } : found
+        }
+        guard problems.isEmpty else { throw PayloadValidationError(problems) }
+        return payloads
+    }
+
+    /// The kind of code `text` looks like, or `nil`: QR for an `MT:` prefix, manual for text that starts with a
+    /// digit or holds only digits, dashes and spaces (surrounding whitespace ignored).
+    ///
+    /// This does not check that the code decodes.
+    public static func kind(of text: String) -> PayloadKind? {
+        try? TrimmedInput(text).kind()
+    }
+
+    private static func parseQR(_ input: TrimmedInput) throws(PayloadError) -> [OnboardingPayload] {
+        let bodyStart = input.start + QRPayloadLayout.prefix.count
+        var segments: [Range<Int>] = []
+        var segmentStart = bodyStart
+        for index in bodyStart..<input.end where input.characters[index] == QRPayloadLayout.separator {
+            segments.append(segmentStart..<index)
+            segmentStart = index + 1
+        }
+        segments.append(segmentStart..<input.end)
+
+        var payloads: [OnboardingPayload] = []
+        for (index, segment) in segments.enumerated() {
+            do throws(PayloadError) {
+                payloads.append(try parseQRSegment(input.characters, segment))
+            } catch {
+                throw segments.count > 1 ? error.inPayload(index) : error
+            }
+        }
+        return payloads
+    }
+
+    private static func parseQRSegment(_ characters: [Character], _ segment: Range<Int>) throws(PayloadError)
+        -> OnboardingPayload
+    {
+        guard !segment.isEmpty else {
+            throw PayloadError(
+                code: .emptyQRPayload, message: "there is no payload text at index \(segment.lowerBound)",
+                position: segment.lowerBound)
+        }
+        let bytes = try Base38.decode(characters[segment], positionOffset: segment.lowerBound)
+        guard let payload = QRPayloadLayout.unpack(bytes) else {
+            throw PayloadError(
+                code: .qrPayloadTooShort,
+                message: "the payload at index \(segment.lowerBound) decodes to \(bytes.count) bytes; a QR payload "
+                    + "needs at least \(QRPayloadLayout.fixedByteCount) (19 base-38 characters)",
+                position: segment.lowerBound, expected: String(QRPayloadLayout.fixedByteCount),
+                found: String(bytes.count))
+        }
+        return payload
+    }
+
+    private static func parseManual(_ input: TrimmedInput) throws(PayloadError) -> OnboardingPayload {
+        var digits: [ManualCodeLayout.Digit] = []
+        for index in input.start..<input.end {
+            let character = input.characters[index]
+            if let value = asciiDigitValue(character) {
+                digits.append(ManualCodeLayout.Digit(value: value, position: index))
+            } else if !TrimmedInput.isManualSeparator(character) {
+                throw PayloadError(
+                    code: .invalidManualCodeCharacter,
+                    message: "character \(quoted(character)) at index \(index) is not allowed in a manual pairing "
+                        + "code (only digits, dashes and spaces)",
+                    position: index, found: String(character))
+            }
+        }
+        return try ManualCodeLayout.decode(digits)
+    }
+}
+
+/// Input text with surrounding whitespace located (not removed, so positions stay those of the original text).
+private struct TrimmedInput {
+    let characters: [Character]
+    /// Offset of the first character that is not whitespace.
+    let start: Int
+    /// Offset just past the last character that is not whitespace.
+    let end: Int
+
+    init(_ text: String) {
+        characters = Array(text)
+        let first = characters.firstIndex { !$0.isWhitespace } ?? characters.count
+        let last = characters.lastIndex { !$0.isWhitespace }.map { $0 + 1 } ?? first
+        start = first
+        end = max(first, last)
+    }
+
+    static func isManualSeparator(_ character: Character) -> Bool {
+        character == "-" || character == " "
+    }
+
+    /// QR when the text starts with `MT:`; manual when it starts with a digit, or holds only digits, dashes and
+    /// spaces.
+    func kind() throws(PayloadError) -> PayloadKind {
+        guard start < end else {
+            throw PayloadError(code: .emptyInput, message: "the payload text is empty")
+        }
+        let prefix = Array(QRPayloadLayout.prefix)
+        if end - start >= prefix.count, Array(characters[start..<(start + prefix.count)]) == prefix {
+            return .qr
+        }
+        // Starting with a digit is enough to call it a manual code, so that a stray letter in one is reported
+        // as a bad character of a manual code, at its index.
+        let body = characters[start..<end]
+        if asciiDigitValue(characters[start]) != nil
+            || (body.contains { asciiDigitValue($0) != nil }
+                && body.allSatisfy { asciiDigitValue($0) != nil || Self.isManualSeparator($0) })
+        {
+            return .manual
+        }
+        throw formatError(expected: "a QR code starting with 'MT:' or a manual pairing code of 11 or 21 digits")
+    }
+
+    /// An `unrecognizedFormat` error pointing at the first character that fits neither format.
+    func formatError(expected: String) -> PayloadError {
+        let offending = (start..<end).first { index in
+            let character = characters[index]
+            return asciiDigitValue(character) == nil && !Self.isManualSeparator(character)
+        }
+        if let offending {
+            return PayloadError(
+                code: .unrecognizedFormat,
+                message: "expected \(expected); character \(quoted(characters[offending])) at index \(offending) "
+                    + "is not a digit, dash or space",
+                position: offending)
+        }
+        return PayloadError(code: .unrecognizedFormat, message: "expected \(expected)", position: start)
+    }
+}
