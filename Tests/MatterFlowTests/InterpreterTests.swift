@@ -243,13 +243,28 @@ import Testing
         #expect(resolved["roomName"] == .null)
     }
 
-    @Test func secretsAreRedactedInEvents() async throws {
+    @Test("secrets are redacted in events", arguments: ["MT:Y.K9042C00KA0648G00", "34970112332", "3497-011-2332"])
+    func secretsAreRedactedInEvents(payload: String) async throws {
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
-        let (result, events) = try await run(
-            workflow, hub: ScriptedHub(), inputs: ["onboardingPayload": "MT:SECRET-PAYLOAD", "deviceName": "Lamp"])
+        let (result, events) = try await run(workflow, hub: ScriptedHub(), inputs: ["onboardingPayload": .string(payload), "deviceName": "Lamp"])
         #expect(result.outcome == .succeeded)
         let trace = events.map { JSONWriter.compact($0.jsonValue) + $0.text }.joined()
-        #expect(!trace.contains("SECRET-PAYLOAD"))
+        #expect(!trace.contains(payload))
+        #expect(!trace.contains("20202021"))
         #expect(trace.contains(RunOptions.redacted))
+    }
+
+    @Test func anInvalidPayloadIsRejectedBeforeTheHubAndTheSessionReleased() async throws {
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
+        let hub = ScriptedHub()
+        let (result, events) = try await run(workflow, hub: hub, inputs: ["onboardingPayload": "34970112333", "deviceName": "Lamp"])
+        #expect(result.outcome == .failed)
+        #expect(result.error?.cause == .invalidPayload)
+        #expect(result.error?.code == .invalidArgument)
+        #expect(result.error?.message.contains("check digit") == true)
+        #expect(result.error?.message.contains("34970112333") == false)
+        #expect(hub.count("commissionDevice") == 0, "the hub never saw the invalid payload")
+        #expect(!hub.session.isActive)
+        #expect(events.allSatisfy { !JSONWriter.compact($0.jsonValue).contains("34970112333") })
     }
 }

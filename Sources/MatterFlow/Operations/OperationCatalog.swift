@@ -1,4 +1,5 @@
 import MatterFlowJSON
+import MatterPayload
 
 /// The operations workflows may invoke, by name.
 ///
@@ -113,10 +114,10 @@ enum CommissioningOperations {
         ],
         defaultTimeoutSeconds: 120, effect: .nonIdempotentWrite
     ) { hub, structure, arguments in
+        let payload = arguments["onboardingPayload"]?.stringValue ?? ""
+        try validateOnboardingPayload(payload)
         let commissioningID = arguments["commissioningID"]?.stringValue ?? "commissioning-\(structure)"
-        try await hub.commissionDevice(
-            structure: structure, onboardingPayload: arguments["onboardingPayload"]?.stringValue ?? "",
-            commissioningID: commissioningID)
+        try await hub.commissionDevice(structure: structure, onboardingPayload: payload, commissioningID: commissioningID)
         return ["commissioningID": .string(commissioningID)]
     }
 
@@ -195,5 +196,18 @@ enum CommissioningOperations {
             "vendorName": .string(info.vendorName), "vendorID": .int(info.vendorID), "productID": .int(info.productID),
             "productName": .string(info.productName), "softwareVersion": .int(info.softwareVersion),
         ]
+    }
+
+    /// Rejects a malformed or invalid onboarding payload before it reaches the hub, naming the broken rule and where
+    /// it broke; the message never contains the setup passcode.
+    static func validateOnboardingPayload(_ text: String) throws(FlowError) {
+        do {
+            _ = try OnboardingPayload.decode(text)
+        } catch {
+            let reasons = error.errors.map(\.description).joined(separator: "; ")
+            throw FlowError(
+                .invalidPayload,
+                "the onboarding payload is not a valid QR code or manual pairing code (\(reasons)); check the code on the device's label")
+        }
     }
 }

@@ -93,36 +93,49 @@ public struct RunEvent: Sendable {
         return .object(object)
     }
 
-    /// A line for people watching a run.
+    /// A line for people watching a run, indented by sub-workflow depth.
     public var text: String {
-        let prefix = workflowPath.count > 1 ? workflowPath.dropFirst().joined(separator: "/") + ": " : ""
+        let indent = String(repeating: "  ", count: workflowPath.count)
         switch kind {
         case .runStarted:
             return "▶ \(workflowPath.first ?? "") (run \(runID))"
         case .stateEntered(let state, let type):
-            return "  \(prefix)→ \(state) [\(type)]"
+            let qualified = workflowPath.count > 1 ? " in \(workflowPath.last ?? "")" : ""
+            return "\(indent)● \(state)\(qualified) [\(type)]"
         case .guardChecked(_, let guardName, let failure):
-            return "    \(prefix)guard \(guardName.rawValue): " + (failure.map { "failed — \($0)" } ?? "ok")
+            return "\(indent)  " + (failure.map { "✗ guard \(guardName.rawValue): \($0)" } ?? "✓ guard \(guardName.rawValue)")
         case .hubCallStarted(_, let operation, let attempt, _):
-            return "    \(prefix)\(operation)" + (attempt > 1 ? " (attempt \(attempt))" : "") + " …"
+            return "\(indent)  … \(operation)" + (attempt > 1 ? " (attempt \(attempt))" : "")
         case .hubCallFinished(_, let operation, _, let duration, let failure):
             let time = Self.milliseconds(duration)
-            return "    \(prefix)\(operation) " + (failure.map { "failed after \(time): \($0)" } ?? "done in \(time)")
+            return "\(indent)  " + (failure.map { "✗ \(operation) failed after \(time): \($0)" } ?? "✓ \(operation) (\(time))")
         case .retryScheduled(_, let attempt, let delay, let failure):
-            return "    \(prefix)retrying (attempt \(attempt)) in \(Self.format(delay)) s after \(failure.cause.rawValue)"
+            return "\(indent)  ↻ attempt \(attempt) in \(Self.format(delay)) s after \(failure.cause.rawValue)"
         case .transition(_, let to, let edge):
             switch edge {
-            case .error(_, _): return "    \(prefix)error route → \(to)"
-            case .cancel: return "    \(prefix)cancel path → \(to)"
-            case .next, .choice, .choiceDefault: return "    \(prefix)→ next: \(to)"
+            case .error(_, _): return "\(indent)  ↘ error route to \(to)"
+            case .cancel: return "\(indent)  ↘ cancel path to \(to)"
+            case .next, .choice, .choiceDefault: return "\(indent)  → \(to)"
             }
         case .warning(_, let message):
-            return "  \(prefix)⚠ \(message)"
+            return "\(indent)  ⚠ \(message)"
         case .cancelRequested(let state):
-            return "  \(prefix)✋ cancel requested in \(state)"
+            return "\(indent)  ✋ cancel requested in \(state)"
         case .runFinished(let outcome, let failure):
-            return "■ \(outcome.rawValue)" + (failure.map { ": \($0)" } ?? "")
+            return "■ \(outcome.rawValue)" + (failure.map { ": \($0) (in \($0.state ?? "?"))" } ?? "")
         }
+    }
+
+    /// Whether the event is worth a line in the text trace (plain `next` transitions are implied by the next
+    /// state's line).
+    public var isShownInTextTrace: Bool {
+        if case .transition(_, _, let edge) = kind {
+            switch edge {
+            case .next, .choice, .choiceDefault: return false
+            case .error, .cancel: return true
+            }
+        }
+        return true
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -1,0 +1,117 @@
+import MatterFlow
+import Testing
+
+/// The hub-side session state machine: every event in every state.
+@Suite struct CommissioningSessionTests {
+    typealias Phase = CommissioningSession.Phase
+
+    enum Event: String, CaseIterable, Sendable {
+        case prepare, request, beginCommissioning, finishCommissioning, failCommissioning, configure, complete, cancel
+    }
+
+    /// Reaches a phase only through public events.
+    static func session(in phase: Phase) throws -> CommissioningSession {
+        var session = CommissioningSession()
+        let path: [Event]
+        switch phase {
+        case .idle: path = []
+        case .prepared: path = [.prepare]
+        case .requested: path = [.prepare, .request]
+        case .commissioning: path = [.prepare, .request, .beginCommissioning]
+        case .commissioned: path = [.prepare, .request, .beginCommissioning, .finishCommissioning]
+        case .configured: path = [.prepare, .request, .beginCommissioning, .finishCommissioning, .configure]
+        case .completed: path = [.prepare, .request, .beginCommissioning, .finishCommissioning, .complete]
+        case .cancelled: path = [.prepare, .cancel]
+        }
+        for event in path { _ = try apply(event, to: &session) }
+        #expect(session.phase == phase)
+        return session
+    }
+
+    /// Applies an event; returns the devices a cancel must remove (nil: nothing was active).
+    @discardableResult
+    static func apply(_ event: Event, to session: inout CommissioningSession) throws(FlowError) -> [String]? {
+        switch event {
+        case .prepare: try session.prepare(sessionID: "s-1")
+        case .request: try session.request(topology: Topology(ecosystemName: "Google Home", homes: ["Home"]))
+        case .beginCommissioning: try session.beginCommissioning(commissioningID: "c-1")
+        case .finishCommissioning: try session.finishCommissioning(deviceIDs: ["d-1", "d-2"])
+        case .failCommissioning: try session.failCommissioning()
+        case .configure: try session.configure(name: "Lamp", roomName: "Kitchen")
+        case .complete: return try session.complete()
+        case .cancel: return session.cancel()
+        }
+        return []
+    }
+
+    /// The phase each event leads to from each phase; nil means the event is refused there.
+    static let allowed: [Phase: [Event: Phase]] = [
+        .idle: [.prepare: .prepared, .cancel: .idle],
+        .prepared: [.request: .requested, .cancel: .cancelled],
+        .requested: [.beginCommissioning: .commissioning, .cancel: .cancelled],
+        .commissioning: [.finishCommissioning: .commissioned, .failCommissioning: .requested, .cancel: .cancelled],
+        .commissioned: [.configure: .configured, .complete: .completed, .cancel: .cancelled],
+        .configured: [.configure: .configured, .complete: .completed, .cancel: .cancelled],
+        .completed: [.prepare: .prepared, .cancel: .completed],
+        .cancelled: [.prepare: .prepared, .cancel: .cancelled],
+    ]
+
+    static let pairs: [(Phase, Event)] = Phase.allCases.flatMap { phase in Event.allCases.map { (phase, $0) } }
+
+    @Test("every event in every state", arguments: pairs)
+    func transition(phase: Phase, event: Event) throws {
+        var session = try Self.session(in: phase)
+        let wasActive = session.isActive
+        if let target = Self.allowed[phase]?[event] {
+            _ = try Self.apply(event, to: &session)
+            #expect(session.phase == target)
+        } else {
+            do {
+                try Self.apply(event, to: &session)
+                Issue.record("\(event) should be refused in \(phase)")
+            } catch {
+                // A refused event names the state and the event, and leaves the state unchanged.
+                #expect(session.phase == phase)
+                #expect(error.message.contains(phase.rawValue))
+                if event == .prepare {
+                    #expect(error.cause == .sessionBusy)
+                } else {
+                    #expect(error.cause == (wasActive ? .sessionOutOfOrder : .noActiveSession))
+                    #expect(error.code == .failedPrecondition)
+                }
+            }
+        }
+    }
+
+    @Test func activePhasesBlockAnotherPrepare() throws {
+        for phase in Phase.allCases {
+            let session = try Self.session(in: phase)
+            let active: Set<Phase> = [.prepared, .requested, .commissioning, .commissioned, .configured]
+            #expect(session.isActive == active.contains(phase), "\(phase)")
+        }
+    }
+
+    @Test func cancelUndoesCommissionedDevicesOnly() throws {
+        var commissioned = try Self.session(in: .configured)
+        #expect(commissioned.cancel() == ["d-1", "d-2"])
+        var requested = try Self.session(in: .requested)
+        #expect(requested.cancel() == [])
+        var idle = try Self.session(in: .idle)
+        #expect(idle.cancel() == nil)
+    }
+
+    @Test func completeReturnsEveryDeviceOfABridge() throws {
+        var session = try Self.session(in: .configured)
+        #expect(try session.complete() == ["d-1", "d-2"])
+        #expect(throws: FlowError.self) { try session.complete() }
+    }
+
+    @Test("snapshots restore the same session", arguments: Phase.allCases)
+    func snapshotRoundTrip(phase: Phase) throws {
+        let session = try Self.session(in: phase)
+        let restored = try CommissioningSession(restoring: session.snapshot)
+        #expect(restored.phase == session.phase)
+        #expect(restored.isActive == session.isActive)
+        #expect(restored.pendingDeviceIDs == session.pendingDeviceIDs)
+    }
+}
