@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Replaces a file's contents atomically: readers see the old file or the new one, never a mix, even when the
+/// writing process is killed midway.
+///
+/// The text goes to a temporary file in the same directory, which is flushed to disk, renamed over the target,
+/// and the directory is flushed so the rename itself survives a crash.
+enum AtomicFile {
+    /// Why a write failed: the step and the system's reason.
+    struct WriteError: Error, Sendable, CustomStringConvertible {
+        var step: String
+        var reason: String
+
+        var description: String { "\(step): \(reason)" }
+    }
+
+    /// Creates a directory and its parents when missing.
+    static func createDirectory(_ path: String) throws(WriteError) {
+        var partial = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            partial += (partial.isEmpty || partial.hasSuffix("/") ? "" : "/") + component
+            if mkdir(partial, 0o755) != 0 && errno != EEXIST {
+                throw WriteError(step: "cannot create directory \(partial)", reason: lastError())
+            }
+        }
+    }
+
+    /// Writes `text` to `path` atomically.
+    static func write(_ text: String, to path: String) throws(WriteError) {
+        let directory = parent(of: path)
+        let name = String(path.split(separator: "/").last ?? "file")
+        var generator = SystemRandomNumberGenerator()
+        let temporary = directory + "/." + name + ".\(getpid()).\(String(generator.next() & 0xFFFF_FFFF, radix: 16)).tmp"
+
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw WriteError(step: "cannot create \(temporary)", reason: lastError()) }
+        var failure: WriteError?
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count && failure == nil {
+            let result = bytes[written...].withUnsafeBytes { buffer in
+                systemWrite(descriptor, buffer.baseAddress, buffer.count)
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                failure = WriteError(step: "cannot write \(temporary)", reason: lastError())
+            } else {
+                written += result
+            }
+        }
+        if failure == nil && fsync(descriptor) != 0 {
+            failure = WriteError(step: "cannot flush \(temporary)", reason: lastError())
+        }
+        close(descriptor)
+        if failure == nil && rename(temporary, path) != 0 {
+            failure = WriteError(step: "cannot replace \(path)", reason: lastError())
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        let directoryDescriptor = open(directory, O_RDONLY)
+        if directoryDescriptor >= 0 {
+            // Best effort: some file systems refuse to fsync a directory; the rename has happened either way.
+            _ = fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    /// The directory part of a path (`.` for a bare name).
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let head = String(path[..<slash])
+        return head.isEmpty ? "/" : head
+    }
+
+    private static func lastError() -> String {
+        String(cString: strerror(errno))
+    }
+
+    private static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(descriptor, buffer, count)
+        #else
+        Darwin.write(descriptor, buffer, count)
+        #endif
+    }
+}

@@ -1,0 +1,255 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// Diagnostic codes specific to home descriptions; the shared ones (`unknownKey`, `wrongType`, ...) are in
+/// ``DiagnosticCode``.
+public enum HomeDiagnosticCode {
+    /// Two rooms or two devices share an identifier.
+    public static let duplicateID = "duplicateID"
+    /// Two rooms share a name (rooms are chosen by name, so names must be unique).
+    public static let duplicateName = "duplicateName"
+    /// A device or the active session names a room the home does not have.
+    public static let unknownRoom = "unknownRoom"
+    /// The active session names a device the home does not have.
+    public static let unknownDevice = "unknownDevice"
+
+    /// Every code a home description can produce, shared ones included.
+    public static let all: [String] = [
+        DiagnosticCode.syntaxError, DiagnosticCode.fileNotFound, DiagnosticCode.unreadableFile,
+        DiagnosticCode.duplicateKey, DiagnosticCode.unknownKey, DiagnosticCode.missingKey, DiagnosticCode.wrongType,
+        DiagnosticCode.invalidValue, DiagnosticCode.unsupportedVersion, duplicateID, duplicateName, unknownRoom,
+        unknownDevice,
+    ]
+}
+
+extension HomeDescription {
+    /// Decodes a parsed document, collecting every problem (never only the first).
+    /// - Returns: the home when there are no errors, and all findings ordered by position.
+    public static func decode(_ document: JSONDocument) -> (home: HomeDescription?, diagnostics: [Diagnostic]) {
+        let decoder = HomeDecoder(document: document)
+        let home = decoder.decode()
+        let diagnostics = decoder.collector.diagnostics.sortedByLocation()
+        return (diagnostics.hasErrors ? nil : home, diagnostics)
+    }
+
+    /// Decodes a parsed document.
+    /// - Throws: every finding, when any is an error.
+    public init(document: JSONDocument) throws(DiagnosticsError) {
+        let (home, diagnostics) = Self.decode(document)
+        guard let home else { throw DiagnosticsError(diagnostics) }
+        self = home
+    }
+
+    /// Parses and decodes JSON text; `file` names it in diagnostics.
+    public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> HomeDescription {
+        try HomeDescription(document: try JSONDocument.parse(text, file: file))
+    }
+
+    /// Reads, parses and decodes a home description file.
+    public static func load(path: String) throws(DiagnosticsError) -> HomeDescription {
+        try HomeDescription(document: try JSONDocument.load(path: path))
+    }
+}
+
+/// Turns a JSON document into a ``HomeDescription``, reporting wrong types, missing and unknown keys, and values
+/// that break the format's rules.
+final class HomeDecoder {
+    let collector: DiagnosticCollector
+
+    init(document: JSONDocument) {
+        collector = DiagnosticCollector(document: document)
+    }
+
+    func decode() -> HomeDescription? {
+        collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
+        guard let root = collector.object(collector.document.value, at: "", what: "a home description") else {
+            return nil
+        }
+        let version = root.int("version", required: true)
+        if let version, version > HomeDescription.currentVersion {
+            collector.error(
+                DiagnosticCode.unsupportedVersion, at: root.pointer("version"),
+                "this home description has version \(version), newer than this MatterFlow supports (\(HomeDescription.currentVersion)); upgrade MatterFlow or write a version \(HomeDescription.currentVersion) file")
+            return nil
+        }
+        if let version, version < 1 {
+            collector.error(
+                DiagnosticCode.invalidValue, at: root.pointer("version"),
+                "\"version\" must be \(HomeDescription.currentVersion), found \(version)")
+        }
+        let structure = root.object("structure", required: true).flatMap(decodeStructure)
+        let hub = root.object("hub").map(decodeHub) ?? HomeDescription.HubConditions()
+        let permissionGranted = root.bool("permissionGranted") ?? true
+        let rooms = decodeRooms(root.array("rooms") ?? [], at: root.pointer("rooms"))
+        let devices = decodeDevices(root.array("devices") ?? [], at: root.pointer("devices"), rooms: rooms)
+        // Any integer seeds the identifiers; negative ones stand for the upper half of the 64-bit range.
+        let seed = root.int("seed").map { UInt64(bitPattern: Int64($0)) } ?? 0
+        let issuedIDs = nonNegativeInt(root, "issuedIDs") ?? 0
+        let simulation = root.object("simulation").map(decodeSimulation) ?? HomeDescription.Simulation()
+        var activeSession: CommissioningSessionSnapshot?
+        if let value = root.value("activeSession"), !value.isNull,
+            let reader = collector.object(value, at: root.pointer("activeSession"), what: "\"activeSession\"")
+        {
+            activeSession = decodeSession(reader, rooms: rooms, devices: devices)
+        }
+        root.finish()
+        guard let structure else { return nil }
+        return HomeDescription(
+            structure: structure, hub: hub, permissionGranted: permissionGranted, rooms: rooms, devices: devices,
+            activeSession: activeSession, seed: seed, issuedIDs: issuedIDs, simulation: simulation)
+    }
+
+    // MARK: - Members
+
+    private func decodeStructure(_ reader: ObjectReader) -> HomeDescription.Structure? {
+        let id = nonEmptyString(reader, "id", required: true)
+        let name = nonEmptyString(reader, "name", required: true)
+        reader.finish()
+        guard let id, let name else { return nil }
+        return HomeDescription.Structure(id: id, name: name)
+    }
+
+    private func decodeHub(_ reader: ObjectReader) -> HomeDescription.HubConditions {
+        let conditions = HomeDescription.HubConditions(
+            online: reader.bool("online") ?? true, reachable: reader.bool("reachable") ?? true)
+        reader.finish()
+        return conditions
+    }
+
+    private func decodeRooms(_ elements: [JSONValue], at pointer: String) -> [Room] {
+        var rooms: [Room] = []
+        var ids: [String: String] = [:]
+        var names: [String: String] = [:]
+        for (index, element) in elements.enumerated() {
+            let elementPointer = JSONPointer.appending(index, to: pointer)
+            guard let reader = collector.object(element, at: elementPointer, what: "a room") else { continue }
+            let id = nonEmptyString(reader, "id", required: true)
+            let name = nonEmptyString(reader, "name", required: true)
+            reader.finish()
+            guard let id, let name else { continue }
+            if let first = ids[id] {
+                collector.error(
+                    HomeDiagnosticCode.duplicateID, at: reader.pointer("id"),
+                    "room ID \"\(id)\" is already used by \(first); give each room its own ID")
+                continue
+            }
+            if let first = names[name] {
+                collector.error(
+                    HomeDiagnosticCode.duplicateName, at: reader.pointer("name"),
+                    "room name \"\(name)\" is already used by \(first); rooms are chosen by name, so rename one")
+                continue
+            }
+            ids[id] = elementPointer
+            names[name] = elementPointer
+            rooms.append(Room(id: id, name: name))
+        }
+        return rooms
+    }
+
+    private func decodeDevices(_ elements: [JSONValue], at pointer: String, rooms: [Room]) -> [HomeDescription.Device] {
+        var devices: [HomeDescription.Device] = []
+        var ids: [String: String] = [:]
+        for (index, element) in elements.enumerated() {
+            let elementPointer = JSONPointer.appending(index, to: pointer)
+            guard let reader = collector.object(element, at: elementPointer, what: "a device") else { continue }
+            let id = nonEmptyString(reader, "id", required: true)
+            let name = nonEmptyString(reader, "name", required: true)
+            let room = roomName(reader, "room", rooms: rooms)
+            let vendorID = boundedInt(reader, "vendorID", required: true, 0...0xFFFF)
+            let productID = boundedInt(reader, "productID", required: true, 0...0xFFFF)
+            let vendorName = nonEmptyString(reader, "vendorName")
+            let productName = nonEmptyString(reader, "productName")
+            let softwareVersion = boundedInt(reader, "softwareVersion", 0...Int(UInt32.max))
+            let payloadKey = nonEmptyString(reader, "payloadKey")
+            reader.finish()
+            guard let id, let name, let vendorID, let productID else { continue }
+            if let first = ids[id] {
+                collector.error(
+                    HomeDiagnosticCode.duplicateID, at: reader.pointer("id"),
+                    "device ID \"\(id)\" is already used by \(first); give each device its own ID")
+                continue
+            }
+            ids[id] = elementPointer
+            devices.append(
+                HomeDescription.Device(
+                    id: id, name: name, room: room ?? nil, vendorID: vendorID, productID: productID,
+                    vendorName: vendorName ?? ProductNames.vendorName(vendorID: vendorID),
+                    productName: productName ?? ProductNames.productName(productID: productID),
+                    softwareVersion: softwareVersion ?? 1, payloadKey: payloadKey))
+        }
+        return devices
+    }
+
+    private func decodeSimulation(_ reader: ObjectReader) -> HomeDescription.Simulation {
+        var simulation = HomeDescription.Simulation()
+        if let latencies = reader.object("latencySeconds") {
+            let names = SimulatedOperation.allCases.map(\.rawValue)
+            for key in latencies.object.keys {
+                guard let operation = SimulatedOperation(rawValue: key) else {
+                    latencies.allow(key)
+                    let hint = SpellingSuggestion.hint(for: key, among: names)
+                    collector.error(
+                        DiagnosticCode.unknownKey, at: latencies.pointer(key), atKey: true,
+                        "unknown operation \"\(key)\"\(hint)" + (hint.isEmpty ? " (operations: \(names.joined(separator: ", ")))" : ""))
+                    continue
+                }
+                if let seconds = latencies.nonNegativeNumber(key) { simulation.latencySeconds[operation] = seconds }
+            }
+            latencies.finish()
+        }
+        for (index, element) in (reader.array("bridges") ?? []).enumerated() {
+            let pointer = JSONPointer.appending(index, to: reader.pointer("bridges"))
+            guard let bridge = collector.object(element, at: pointer, what: "a bridge") else { continue }
+            let vendorID = boundedInt(bridge, "vendorID", required: true, 0...0xFFFF)
+            let productID = boundedInt(bridge, "productID", required: true, 0...0xFFFF)
+            let count = boundedInt(bridge, "bridgedDevices", required: true, 1...256)
+            bridge.finish()
+            guard let vendorID, let productID, let count else { continue }
+            simulation.bridges.append(HomeDescription.Bridge(vendorID: vendorID, productID: productID, bridgedDevices: count))
+        }
+        reader.finish()
+        return simulation
+    }
+
+    // MARK: - Typed helpers
+
+    func nonEmptyString(_ reader: ObjectReader, _ key: String, required: Bool = false) -> String? {
+        guard let text = reader.string(key, required: required) else { return nil }
+        guard !text.allSatisfy(\.isWhitespace) else {
+            collector.error(DiagnosticCode.invalidValue, at: reader.pointer(key), "\"\(key)\" must not be empty")
+            return nil
+        }
+        return text
+    }
+
+    func boundedInt(_ reader: ObjectReader, _ key: String, required: Bool = false, _ range: ClosedRange<Int>) -> Int? {
+        guard let value = reader.int(key, required: required) else { return nil }
+        guard range.contains(value) else {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer(key),
+                "\"\(key)\" must be between \(range.lowerBound) and \(range.upperBound), found \(value)")
+            return nil
+        }
+        return value
+    }
+
+    private func nonNegativeInt(_ reader: ObjectReader, _ key: String) -> Int? {
+        boundedInt(reader, key, 0...Int.max)
+    }
+
+    /// An optional room name (absent or null: none). Returns `.some(nil)` for no room, nil when invalid.
+    func roomName(_ reader: ObjectReader, _ key: String, rooms: [Room]) -> String?? {
+        guard let value = reader.value(key), !value.isNull else { return .some(nil) }
+        guard let name = reader.string(key) else { return nil }
+        guard rooms.contains(where: { $0.name == name }) else {
+            let names = rooms.map(\.name)
+            let hint = SpellingSuggestion.hint(for: name, among: names)
+            collector.error(
+                HomeDiagnosticCode.unknownRoom, at: reader.pointer(key),
+                "no room named \"\(name)\"\(hint)"
+                    + (hint.isEmpty ? " (rooms: \(names.isEmpty ? "none" : names.joined(separator: ", ")))" : ""))
+            return nil
+        }
+        return .some(name)
+    }
+}

@@ -1,0 +1,75 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// Persisted simulated-hub state in a directory (the CLI's `--state DIR`): `DIR/home.json`, a home description in
+/// the documented format.
+///
+/// Opening a store loads `home.json` when it exists, or starts from a given home. A ``SimulatedHub`` given the
+/// store saves the structure after every call that changes it, atomically (temporary file in the same directory,
+/// flushed, renamed over `home.json`, directory flushed), so consecutive processes see each other's effects and a
+/// process killed at any moment leaves the last state it reached. A session left active in the file blocks the next
+/// `prepareCommissioning` with `sessionBusy` until it is cancelled.
+///
+/// Consecutive processes are supported; two processes driving the same directory at the same time are not (the
+/// last to save wins).
+public struct HomeStateStore: Sendable {
+    /// The file name inside the state directory.
+    public static let fileName = "home.json"
+
+    /// The state directory.
+    public let directory: String
+    /// The home as it was when the store was opened: the saved one, or the starting one.
+    public let home: HomeDescription
+    /// Whether ``home`` came from a saved file (false: the directory held no state yet).
+    public let restored: Bool
+
+    /// The persisted structure (the one a hub saves through this store).
+    public var structureID: StructureID { home.structure.id }
+
+    /// The path of the state file.
+    public var path: String { Self.path(in: directory) }
+
+    /// Opens a state directory. Nothing is written until the first change.
+    /// - Parameters:
+    ///   - directory: The state directory; created on the first save when missing.
+    ///   - initial: The home to start from when the directory holds no saved state.
+    /// - Throws: the diagnostics of a saved file that cannot be read or decoded (with its path, line and column).
+    public init(directory: String, startingFrom initial: HomeDescription) throws(DiagnosticsError) {
+        self.directory = directory
+        if let saved = try Self.loadSaved(directory: directory) {
+            home = saved
+            restored = true
+        } else {
+            home = initial
+            restored = false
+        }
+    }
+
+    /// Reads the saved home of a state directory, or nil when it holds none.
+    public static func loadSaved(directory: String) throws(DiagnosticsError) -> HomeDescription? {
+        let file = path(in: directory)
+        do {
+            return try HomeDescription.load(path: file)
+        } catch {
+            if error.diagnostics.count == 1, error.diagnostics[0].code == DiagnosticCode.fileNotFound { return nil }
+            throw error
+        }
+    }
+
+    /// Writes a home atomically to the state file, creating the directory when missing.
+    /// - Throws: ``FlowError`` `hubFailure` naming the file and the system's reason.
+    public func save(_ home: HomeDescription) throws(FlowError) {
+        do {
+            try AtomicFile.createDirectory(directory)
+            try AtomicFile.write(home.jsonText, to: path)
+        } catch {
+            throw FlowError(
+                .hubFailure,
+                "the simulated hub could not save its state to \(path) (\(error)); check the --state directory")
+        }
+    }
+
+    private static func path(in directory: String) -> String {
+        directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
+    }
+}

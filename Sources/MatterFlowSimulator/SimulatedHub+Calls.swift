@@ -1,0 +1,110 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// How the simulated hub carries out a call: attempt counting, faults, latency, recording, and changes that are
+/// committed (and persisted) only when they succeed.
+extension SimulatedHub {
+    /// Runs one call: counts the attempt, applies the fault plan and the simulated latency (unless `faultsInside`:
+    /// then `work` applies the faults it is given where they belong), runs `work` and records the outcome.
+    func perform<T>(
+        _ operation: SimulatedOperation, _ structure: StructureID, faultsInside: Bool = false,
+        _ work: ([FaultRule.Fault]) async throws -> T
+    ) async throws -> T {
+        let attempt = (attempts[structure]?[operation] ?? 0) + 1
+        attempts[structure, default: [:]][operation] = attempt
+        let faults = faultPlans[structure]?.faults(for: operation, attempt: attempt) ?? []
+        let startedAt = clock.now
+        func record(_ outcome: HubCallRecord.Outcome) {
+            records.append(
+                HubCallRecord(
+                    operation: operation, structure: structure, attempt: attempt, startedAt: startedAt,
+                    finishedAt: clock.now, outcome: outcome, faultInjected: !faults.isEmpty))
+        }
+        do {
+            if !faultsInside {
+                try await inject(faults)
+                try await simulateLatency(operation, structure)
+            }
+            let result = try await work(faults)
+            record(.succeeded)
+            return result
+        } catch {
+            let flowError = FlowError.from(error)
+            record(.failed(code: flowError.code, cause: flowError.cause))
+            throw error
+        }
+    }
+
+    /// Applies scripted faults in order: delays wait, a failure throws, a hang waits until cancelled.
+    func inject(_ faults: [FaultRule.Fault]) async throws {
+        for fault in faults {
+            switch fault {
+            case .delay(let duration):
+                if duration > .zero { try await clock.sleep(for: duration) }
+            case .fail(let error):
+                throw error
+            case .hang:
+                while true {
+                    try Task.checkCancellation()
+                    try await clock.sleep(for: .seconds(365 * 86_400))
+                }
+            }
+        }
+    }
+
+    /// Waits the structure's simulated latency for an operation, if any (cancellable).
+    func simulateLatency(_ operation: SimulatedOperation, _ structure: StructureID) async throws {
+        guard let latency = structures[structure]?.home.simulation.latency(of: operation), latency > .zero else {
+            return
+        }
+        try await clock.sleep(for: latency)
+    }
+
+    /// The structure's current state, or `missing` thrown.
+    func existing(_ structure: StructureID, else missing: @autoclosure () -> FlowError) throws(FlowError)
+        -> SimulatedStructure
+    {
+        guard let state = structures[structure] else { throw missing() }
+        return state
+    }
+
+    /// Applies a change to a copy of the structure and commits it only if it succeeds and, with a state store,
+    /// is saved: a failed call leaves both memory and file as they were.
+    func mutate<T>(
+        _ structure: StructureID, else missing: @autoclosure () -> FlowError,
+        _ change: (inout SimulatedStructure) throws(FlowError) -> T
+    ) throws(FlowError) -> T {
+        guard var state = structures[structure] else { throw missing() }
+        let before = state
+        let result = try change(&state)
+        if state != before { try persist(state) }
+        structures[structure] = state
+        return result
+    }
+
+    /// Saves a structure through the state store, if it is the store's.
+    func persist(_ state: SimulatedStructure) throws(FlowError) {
+        guard let stateStore, stateStore.structureID == state.home.structure.id else { return }
+        try stateStore.save(state.description)
+    }
+
+    // MARK: - Errors for unknown structures
+
+    func structureNotFound(_ structure: StructureID) -> FlowError {
+        FlowError(
+            .structureNotFound,
+            "structure \"\(structure)\" is not known to this hub\(knownStructuresHint(structure))")
+    }
+
+    func noSession(_ structure: StructureID) -> FlowError {
+        FlowError(
+            .noActiveSession,
+            "structure \"\(structure)\" is not known to this hub, so it has no commissioning session\(knownStructuresHint(structure))")
+    }
+
+    func knownStructuresHint(_ structure: StructureID) -> String {
+        let hint = SpellingSuggestion.hint(for: structure, among: order)
+        if !hint.isEmpty { return hint }
+        return order.isEmpty ? "; it has no structures" : " (structures: \(order.joined(separator: ", ")))"
+    }
+}

@@ -1,0 +1,79 @@
+import MatterFlow
+
+/// Test and fixture controls: change a structure's conditions at any time, script faults, read the call record,
+/// and take snapshots. Condition changes are persisted like any other change.
+extension SimulatedHub {
+    /// The structures, in the order the homes were given.
+    public var structureIDs: [StructureID] { order }
+
+    /// Turns a structure's hub on or off line (offline: `hubOffline` from prepare, commission, rooms, basic info).
+    public func setOnline(_ online: Bool, structure: StructureID) throws(FlowError) {
+        try mutate(structure, else: structureNotFound(structure)) { state throws(FlowError) in
+            state.home.hub.online = online
+        }
+    }
+
+    /// Makes a structure's hub reachable or not (unreachable: `hubUnreachable` from prepare and rooms).
+    public func setReachable(_ reachable: Bool, structure: StructureID) throws(FlowError) {
+        try mutate(structure, else: structureNotFound(structure)) { state throws(FlowError) in
+            state.home.hub.reachable = reachable
+        }
+    }
+
+    /// Grants or withdraws the app's permission for a structure (withdrawn: `permissionNotGranted` from prepare).
+    public func setPermissionGranted(_ granted: Bool, structure: StructureID) throws(FlowError) {
+        try mutate(structure, else: structureNotFound(structure)) { state throws(FlowError) in
+            state.home.permissionGranted = granted
+        }
+    }
+
+    /// Replaces the fault plan of a structure (an empty plan removes every fault). Attempt numbers keep counting.
+    public func setFaultPlan(_ plan: FaultPlan, structure: StructureID) {
+        faultPlans[structure] = plan.isEmpty ? nil : plan
+    }
+
+    /// Adds one rule to a structure's fault plan.
+    public func addFault(_ rule: FaultRule, structure: StructureID) {
+        faultPlans[structure, default: FaultPlan()].rules.append(rule)
+    }
+
+    /// The fault plan of a structure.
+    public func faultPlan(structure: StructureID) -> FaultPlan {
+        faultPlans[structure] ?? FaultPlan()
+    }
+
+    /// Every call the hub has answered, in the order they ended.
+    public var callRecords: [HubCallRecord] { records }
+
+    /// The calls for one structure, in the order they ended.
+    public func calls(structure: StructureID) -> [HubCallRecord] {
+        records.filter { $0.structure == structure }
+    }
+
+    /// The calls of one operation for one structure, in the order they ended.
+    public func calls(_ operation: SimulatedOperation, structure: StructureID) -> [HubCallRecord] {
+        records.filter { $0.structure == structure && $0.operation == operation }
+    }
+
+    /// How many calls of an operation a structure has had (the last attempt number).
+    public func attemptCount(_ operation: SimulatedOperation, structure: StructureID) -> Int {
+        attempts[structure]?[operation] ?? 0
+    }
+
+    /// Forgets a structure's call records and restarts its attempt numbers at 1.
+    public func resetCallHistory(structure: StructureID) {
+        records.removeAll { $0.structure == structure }
+        attempts[structure] = nil
+    }
+
+    /// The structure's current state as a home description, including its active session (if any). Pending
+    /// devices of the session are among `devices`.
+    public func snapshot(structure: StructureID) throws(FlowError) -> HomeDescription {
+        try existing(structure, else: structureNotFound(structure)).description
+    }
+
+    /// Every structure's current state, in the order the homes were given.
+    public func snapshots() -> [HomeDescription] {
+        order.compactMap { structures[$0]?.description }
+    }
+}

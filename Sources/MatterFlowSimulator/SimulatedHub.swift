@@ -1,0 +1,167 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// A ``Hub`` that simulates one or more homes in memory (optionally persisted with a ``HomeStateStore``): the
+/// engine's built-in hub, and the base for test fixtures.
+///
+/// Each structure has its own ``CommissioningSession``; every transition goes through it, so out-of-order calls get
+/// the session's typed errors. Simulated latency (`simulation.latencySeconds` of the home) and scripted faults
+/// (``FaultPlan``) wait on the injected clock, so tests drive time with a `ManualClock` and never sleep. Every call
+/// is recorded (``HubCallRecord``), without its arguments.
+///
+/// Each operation raises only the causes ``OperationCatalog/standard`` declares for it, plus cancellation
+/// (`CancellationError`) and `hubFailure` when a state store cannot save. Where a structure is unknown to an
+/// operation that does not declare `structureNotFound`, the error is the nearest declared cause (`noActiveSession`
+/// for session operations, `deviceNotFound` for `readBasicInformation`); `cancelCommissioning` then returns false.
+public actor SimulatedHub: Hub {
+    var structures: [StructureID: SimulatedStructure]
+    /// Structure IDs in the order the homes were given.
+    let order: [StructureID]
+    let clock: any WorkflowClock
+    let stateStore: HomeStateStore?
+    var faultPlans: [StructureID: FaultPlan] = [:]
+    var attempts: [StructureID: [SimulatedOperation: Int]] = [:]
+    var records: [HubCallRecord] = []
+
+    /// A hub for some homes.
+    /// - Parameters:
+    ///   - homes: The structures, each with a distinct structure ID.
+    ///   - clock: Times latencies, delays and hangs; use a `ManualClock` in tests.
+    ///   - stateStore: When given, the structure it persists (``HomeStateStore/structureID``, which must be one of
+    ///     `homes`) is saved after every change.
+    /// - Throws: ``FlowError`` `invalidArgumentValue` for a repeated structure ID, a store for a structure not in
+    ///   `homes`, or an active session that cannot be restored.
+    public init(
+        homes: [HomeDescription], clock: any WorkflowClock = SystemClock(), stateStore: HomeStateStore? = nil
+    ) throws(FlowError) {
+        var structures: [StructureID: SimulatedStructure] = [:]
+        var order: [StructureID] = []
+        for home in homes {
+            let id = home.structure.id
+            guard structures[id] == nil else {
+                throw FlowError(.invalidArgumentValue, "two homes have the structure ID \"\(id)\"; give each its own")
+            }
+            structures[id] = try SimulatedStructure(home)
+            order.append(id)
+        }
+        if let stateStore, structures[stateStore.structureID] == nil {
+            throw FlowError(
+                .invalidArgumentValue,
+                "the state store persists structure \"\(stateStore.structureID)\", which is not one of the hub's homes")
+        }
+        self.structures = structures
+        self.order = order
+        self.clock = clock
+        self.stateStore = stateStore
+    }
+
+    /// A hub for one home.
+    public init(home: HomeDescription, clock: any WorkflowClock = SystemClock()) throws(FlowError) {
+        try self.init(homes: [home], clock: clock)
+    }
+
+    /// A hub for the home of a state store (its saved state, or its starting home), saving every change to it.
+    public init(stateStore: HomeStateStore, clock: any WorkflowClock = SystemClock()) throws(FlowError) {
+        try self.init(homes: [stateStore.home], clock: clock, stateStore: stateStore)
+    }
+
+    // MARK: - Hub
+
+    /// The structure's hub conditions and whether a session is active; `structureNotFound` for an unknown one.
+    public func status(structure: StructureID) async throws -> HubStatus {
+        try await perform(.readHubStatus, structure) { _ in
+            try self.existing(structure, else: self.structureNotFound(structure)).status
+        }
+    }
+
+    /// Checks the structure, permission, online, reachable, then opens a session (`sessionBusy` if one is active).
+    public func prepareCommissioning(structure: StructureID) async throws -> String {
+        try await perform(.prepareCommissioning, structure) { _ in
+            try self.mutate(structure, else: self.structureNotFound(structure)) { state throws(FlowError) in
+                try state.prepare()
+            }
+        }
+    }
+
+    /// Records the request; empty `homes` becomes the structure's name, an empty ecosystem name is refused.
+    public func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest {
+        try await perform(.createAddDeviceRequest, structure) { _ in
+            try self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
+                try state.createRequest(topology: topology)
+            }
+        }
+    }
+
+    /// Commissions the payload's device after the simulated latency; it stays pending until completion. Any
+    /// failure or cancellation returns the session to `requested` and is rethrown.
+    public func commissionDevice(
+        structure: StructureID, onboardingPayload: String, commissioningID: String
+    ) async throws {
+        try await perform(.commissionDevice, structure, faultsInside: true) { faults in
+            let sessionID = try self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
+                try state.beginCommissioning(commissioningID: commissioningID)
+            }
+            do {
+                try await self.inject(faults)
+                try await self.simulateLatency(.commissionDevice, structure)
+                let identity = try PayloadIdentity(payload: onboardingPayload)
+                _ = try self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
+                    try state.finishCommissioning(
+                        identity: identity, sessionID: sessionID, commissioningID: commissioningID)
+                }
+            } catch {
+                // The session goes back to `requested` (if it is still this attempt's); the error stands.
+                _ = try? self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
+                    state.failCommissioning(sessionID: sessionID, commissioningID: commissioningID)
+                }
+                throw error
+            }
+        }
+    }
+
+    /// The structure's rooms, when the hub is online and reachable.
+    public func fetchRooms(structure: StructureID) async throws -> [Room] {
+        try await perform(.fetchRooms, structure) { _ in
+            try self.existing(structure, else: self.structureNotFound(structure)).rooms()
+        }
+    }
+
+    /// Names the pending device and puts it (with any bridged devices) in a room; `roomNotFound` changes nothing.
+    public func configureDevice(structure: StructureID, name: String, roomName: String?) async throws {
+        try await perform(.configureDevice, structure) { _ in
+            try self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
+                try state.configure(name: name, roomName: roomName)
+            }
+        }
+    }
+
+    /// Completes the session: pending devices become permanent; returns their IDs, sorted.
+    public func completeCommissioning(structure: StructureID) async throws -> [String] {
+        try await perform(.completeCommissioning, structure) { _ in
+            try self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
+                try state.complete()
+            }
+        }
+    }
+
+    /// Releases the session and removes its pending devices; false (and no change) when none is active. Works
+    /// while the hub is offline.
+    public func cancelCommissioning(structure: StructureID) async throws -> Bool {
+        try await perform(.cancelCommissioning, structure) { _ in
+            guard self.structures[structure] != nil else { return false }
+            return try self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
+                state.cancel()
+            }
+        }
+    }
+
+    /// A device's Basic Information (pending devices included).
+    public func basicInformation(structure: StructureID, deviceID: String) async throws -> BasicInformation {
+        try await perform(.readBasicInformation, structure) { _ in
+            let missing = FlowError(
+                .deviceNotFound,
+                "no device \"\(deviceID)\": structure \"\(structure)\" is not known to this hub\(self.knownStructuresHint(structure))")
+            return try self.existing(structure, else: missing).basicInformation(deviceID: deviceID)
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// The live state of one simulated structure and the hub's rules for it, without timing, faults or persistence
+/// (``SimulatedHub`` adds those). Every change goes through ``CommissioningSession``; a method that throws leaves
+/// the value as it found it when the caller discards the copy it was mutating, which the hub always does.
+struct SimulatedStructure: Sendable, Hashable {
+    /// The home without its session (``session`` is the truth for that).
+    var home: HomeDescription
+    var session: CommissioningSession
+
+    /// Restores a structure, replaying an active session from its snapshot.
+    init(_ description: HomeDescription) throws(FlowError) {
+        home = description
+        home.activeSession = nil
+        if let snapshot = description.activeSession {
+            session = try CommissioningSession(restoring: snapshot)
+        } else {
+            session = CommissioningSession()
+        }
+    }
+
+    /// The structure as a home description, with its session when one is active.
+    var description: HomeDescription {
+        var copy = home
+        copy.activeSession = session.isActive ? session.snapshot : nil
+        return copy
+    }
+
+    private var name: String { "\"\(home.structure.name)\"" }
+
+    var status: HubStatus {
+        HubStatus(
+            online: home.hub.online, reachable: home.hub.reachable, permissionGranted: home.permissionGranted,
+            activeSession: session.isActive)
+    }
+
+    // MARK: - Connectivity
+
+    func requireOnline() throws(FlowError) {
+        guard home.hub.online else {
+            throw FlowError(.hubOffline, "the hub of \(name) is offline; check its power and network, then try again")
+        }
+    }
+
+    func requireReachable() throws(FlowError) {
+        try requireOnline()
+        guard home.hub.reachable else {
+            throw FlowError(
+                .hubUnreachable,
+                "the hub of \(name) is online but cannot be reached from here; check that this device is on the hub's network")
+        }
+    }
+
+    // MARK: - Commissioning
+
+    mutating func prepare() throws(FlowError) -> String {
+        guard home.permissionGranted else {
+            throw FlowError(
+                .permissionNotGranted,
+                "the user has not granted this app access to \(name); ask them to grant it in the app, then try again")
+        }
+        try requireReachable()
+        let id = issueID(prefix: "session")
+        try session.prepare(sessionID: id)
+        return id
+    }
+
+    mutating func createRequest(topology: Topology) throws(FlowError) -> AddDeviceRequest {
+        var resolved = topology
+        if resolved.homes.isEmpty { resolved.homes = [home.structure.name] }
+        var trial = session
+        try trial.request(topology: resolved)
+        guard !topology.ecosystemName.allSatisfy(\.isWhitespace) else {
+            throw FlowError(
+                .invalidArgumentValue,
+                "\"ecosystemName\" must not be empty; it is shown to the user (for example \"Google Home\")")
+        }
+        guard !resolved.homes.contains(where: { $0.allSatisfy(\.isWhitespace) }) else {
+            throw FlowError(.invalidArgumentValue, "\"homes\" must not contain an empty name")
+        }
+        session = trial
+        return AddDeviceRequest(requestID: issueID(prefix: "request"), topology: resolved)
+    }
+
+    mutating func beginCommissioning(commissioningID: String) throws(FlowError) -> String? {
+        try requireOnline()
+        try session.beginCommissioning(commissioningID: commissioningID)
+        return session.sessionID
+    }
+
+    /// Whether the session is still the commissioning attempt that began with these identifiers.
+    func isCommissioning(sessionID: String?, commissioningID: String) -> Bool {
+        session.phase == .commissioning && session.sessionID == sessionID && session.commissioningID == commissioningID
+    }
+
+    /// The device joined: creates it (and any devices behind a bridge) as pending devices of the session.
+    mutating func finishCommissioning(
+        identity: PayloadIdentity, sessionID: String?, commissioningID: String
+    ) throws(FlowError) -> [String] {
+        guard isCommissioning(sessionID: sessionID, commissioningID: commissioningID) else {
+            if !session.isActive {
+                throw FlowError(
+                    .noActiveSession,
+                    "the commissioning session was \(session.phase.rawValue) while the device was being commissioned")
+            }
+            throw FlowError(
+                .sessionOutOfOrder,
+                "the commissioning session changed (it is now \(session.phase.rawValue)) while the device was being commissioned")
+        }
+        if let existing = home.devices.first(where: { $0.payloadKey == identity.deviceKey }) {
+            throw FlowError(
+                .deviceAlreadyCommissioned,
+                "this device is already in \(name) as \"\(existing.name)\" (\(existing.id)); remove it first, or commission another device")
+        }
+        let vendorName = ProductNames.vendorName(vendorID: identity.vendorID)
+        let productName = ProductNames.productName(productID: identity.productID)
+        func device(_ name: String, key: String?) -> HomeDescription.Device {
+            HomeDescription.Device(
+                id: issueID(prefix: "device"), name: name, vendorID: identity.vendorID, productID: identity.productID,
+                vendorName: vendorName, productName: productName, softwareVersion: 1, payloadKey: key)
+        }
+        var created = [device(productName, key: identity.deviceKey)]
+        if let bridge = home.simulation.bridges.first(where: {
+            $0.vendorID == identity.vendorID && $0.productID == identity.productID
+        }) {
+            for index in 1...max(1, bridge.bridgedDevices) {
+                created.append(device(ProductNames.bridgedDeviceName(productName: productName, index: index), key: nil))
+            }
+        }
+        let ids = created.map(\.id)
+        try session.finishCommissioning(deviceIDs: ids)
+        home.devices += created
+        return ids
+    }
+
+    /// Returns a failed attempt's session to `requested`, if the session is still that attempt's.
+    mutating func failCommissioning(sessionID: String?, commissioningID: String) {
+        guard isCommissioning(sessionID: sessionID, commissioningID: commissioningID) else { return }
+        try? session.failCommissioning()
+    }
+
+    func rooms() throws(FlowError) -> [Room] {
+        try requireReachable()
+        return home.rooms
+    }
+
+    mutating func configure(name deviceName: String, roomName: String?) throws(FlowError) {
+        var trial = session
+        try trial.configure(name: deviceName, roomName: roomName)
+        guard !deviceName.allSatisfy(\.isWhitespace) else {
+            throw FlowError(.invalidArgumentValue, "the device name must not be empty")
+        }
+        if let roomName, home.room(named: roomName) == nil {
+            let names = home.rooms.map(\.name)
+            let hint = SpellingSuggestion.hint(for: roomName, among: names)
+            throw FlowError(
+                .roomNotFound,
+                "\(name) has no room named \"\(roomName)\"\(hint)"
+                    + (hint.isEmpty ? " (rooms: \(names.isEmpty ? "none" : names.joined(separator: ", ")))" : ""))
+        }
+        session = trial
+        let pending = session.pendingDeviceIDs
+        for index in home.devices.indices where pending.contains(home.devices[index].id) {
+            if home.devices[index].id == pending.first { home.devices[index].name = deviceName }
+            home.devices[index].room = roomName
+        }
+    }
+
+    mutating func complete() throws(FlowError) -> [String] {
+        try session.complete().sorted()
+    }
+
+    /// Cancels the active session and removes its pending devices; false when no session was active.
+    mutating func cancel() -> Bool {
+        guard let removed = session.cancel() else { return false }
+        home.devices.removeAll { removed.contains($0.id) }
+        return true
+    }
+
+    func basicInformation(deviceID: String) throws(FlowError) -> BasicInformation {
+        try requireOnline()
+        guard let device = home.device(id: deviceID) else {
+            let hint = SpellingSuggestion.hint(for: deviceID, among: home.devices.map(\.id))
+            throw FlowError(.deviceNotFound, "\(name) has no device with ID \"\(deviceID)\"\(hint)")
+        }
+        return device.basicInformation
+    }
+
+    // MARK: - Identifiers
+
+    /// The next identifier for the seed, skipping any already used by a device or the session.
+    private mutating func issueID(prefix: String) -> String {
+        while true {
+            let id = StableIdentifiers.make(prefix: prefix, seed: home.seed, counter: home.issuedIDs)
+            home.issuedIDs += 1
+            if home.device(id: id) == nil && session.sessionID != id { return id }
+        }
+    }
+}
