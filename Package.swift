@@ -40,7 +40,7 @@ let package = Package(
         // MARK: - Command line
         .target(
             name: "MatterFlowCLI",
-            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]
+            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload"]
         ),
         .executableTarget(name: "matterflow", dependencies: ["MatterFlowCLI"]),
 
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset"]),
         .testTarget(
             name: "MatterFlowTests",
-            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]
+            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload"]
         ),
         .testTarget(
             name: "MatterFlowSimulatorTests",

@@ -1,1 +1,6 @@
-print("x")
+import Foundation
+import MatterFlowCLI
+
+let code = await MatterflowTool.main(
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: ToolEnvironment(handlesInterrupts: true))
+exit(code)

@@ -162,6 +162,9 @@ struct WorkflowRunner: Sendable {
         switch end {
         case .succeeded:
             return .cancelled(cancelError(in: cancelledIn, path: "the cancel path ended in \(ended)"))
+        case .failed(let error) where error.code == .cancelled:
+            // The cancel path ended in its own `cancelled` fail state, as cancel paths usually do.
+            return .cancelled(cancelError(in: cancelledIn, path: error.message))
         case .failed(let error):
             return .cancelled(cancelError(in: cancelledIn, path: "the cancel path failed in \(ended): \(error)"))
         case .cancelled:

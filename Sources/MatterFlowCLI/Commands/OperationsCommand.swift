@@ -1,0 +1,45 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// `matterflow operations [--json]`: the hub operations, generated from the catalog the engine uses.
+struct OperationsCommand {
+    static let spec = CommandSpec(
+        name: "operations",
+        abstract: "List the hub operations workflows can invoke, with arguments, result and errors.",
+        arguments: [],
+        options: [.init(name: "json", valueName: nil, help: "Print the catalog as JSON.")],
+        discussion: nil)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() -> Int32 {
+        let catalog = OperationCatalog.standard
+        let out = environment.standardOutput
+        if arguments.flag("json") {
+            out.line(JSONWriter.pretty(.array(catalog.operations.map(\.jsonValue))))
+            return ExitCode.success
+        }
+        for operation in catalog.operations {
+            out.line("\(operation.name) — \(operation.summary)")
+            if operation.arguments.isEmpty {
+                out.line("  arguments: none")
+            } else {
+                out.line("  arguments:")
+                for argument in operation.arguments {
+                    let flags = [argument.required ? "required" : "optional", argument.secret ? "secret" : nil].compactMap { $0 }
+                    out.line("    \(argument.name): \(argument.shape) (\(flags.joined(separator: ", "))) — \(argument.summary)")
+                }
+            }
+            out.line("  result: \(operation.result)")
+            out.line("  errors: " + operation.possibleCauses.map { "\($0.code?.rawValue ?? "unknown")/\($0.rawValue)" }.joined(separator: ", "))
+            out.line("  default timeout: \(Self.format(operation.defaultTimeoutSeconds)) s; effect: \(operation.effect.rawValue)")
+            out.line("")
+        }
+        return ExitCode.success
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}

@@ -1,0 +1,128 @@
+import Dispatch
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+import Synchronization
+
+/// `matterflow run WORKFLOW`: runs a workflow on the simulated home, with progress on standard error and the
+/// result as one JSON object on standard output.
+struct RunCommand {
+    static let spec = CommandSpec(
+        name: "run",
+        abstract: "Run a workflow against the simulated home.",
+        arguments: [("<workflow>", "The workflow file to run.", false)],
+        options: [
+            .init(name: "home", valueName: "<file>", help: "Home description to simulate (default: the built-in home)."),
+            .init(name: "state", valueName: "<dir>", help: "Keep the simulated home in this directory between runs."),
+            .init(name: "input", valueName: "<name=value>", repeatable: true, help: "An input value, typed by the workflow's declaration."),
+            .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
+            .init(name: "trace", valueName: "<format>", help: "Progress on stderr: text (default), jsonl or none."),
+            .init(name: "show-secrets", valueName: nil, help: "Show secret inputs and arguments in progress and traces."),
+        ],
+        discussion: """
+            With --state, the home is loaded from <dir>/home.json when it exists (--home only seeds an empty
+            directory) and saved after every change, so consecutive runs see each other's effects.
+
+            Exit status: 0 succeeded, 1 failed or cancelled, 2 invalid workflow, inputs or home, 64 usage error,
+            130 interrupted (after the cancel path has run).
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    enum Trace: String {
+        case text, jsonl, none
+    }
+
+    func execute() async throws(UsageError) -> Int32 {
+        let err = environment.standardError
+        let traceName = arguments.value("trace") ?? "text"
+        guard let trace = Trace(rawValue: traceName) else {
+            throw UsageError(message: "--trace must be text, jsonl or none, not '\(traceName)'", command: Self.spec.name)
+        }
+        let engine = WorkflowEngine()
+        let path = arguments.positionals[0]
+        let workflow: Workflow
+        let inputs: JSONObject
+        let hub: SimulatedHub
+        let structureID: StructureID
+        do {
+            workflow = try engine.load(path: path)
+            inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: arguments.all("input"))
+            (hub, structureID) = try openHome()
+        } catch {
+            MatterflowTool.report(error.diagnostics, to: err)
+            return ExitCode.invalidInput
+        }
+
+        let showSecrets = arguments.flag("show-secrets")
+        let options = RunOptions(
+            structureID: structureID, clock: environment.clock, showSecrets: showSecrets,
+            observer: { event in
+                switch trace {
+                case .text: if event.isShownInTextTrace { err.line(event.text) }
+                case .jsonl: err.line(JSONWriter.compact(event.jsonValue))
+                case .none: break
+                }
+            })
+        // SIGINT is routed before the run starts, so an interrupt at any moment of the run takes its cancel path.
+        let interruption = Mutex<(interrupted: Bool, handle: RunHandle?)>((false, nil))
+        let signalSource = environment.handlesInterrupts ? Self.onInterrupt {
+            interruption.withLock { state -> RunHandle? in
+                state.interrupted = true
+                return state.handle
+            }?.cancel()
+        } : nil
+        let handle: RunHandle
+        do {
+            handle = try engine.start(workflow, inputs: inputs, on: hub, options: options)
+        } catch {
+            signalSource?.cancel()
+            MatterflowTool.report(error.diagnostics, to: err)
+            return ExitCode.invalidInput
+        }
+        let interruptedBeforeStart = interruption.withLock { state -> Bool in
+            state.handle = handle
+            return state.interrupted
+        }
+        if interruptedBeforeStart { handle.cancel() }
+        let result = await handle.result
+        signalSource?.cancel()
+        environment.standardOutput.line(JSONWriter.pretty(result.jsonValue))
+        if interruption.withLock({ $0.interrupted }) { return ExitCode.interrupted }
+        return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure
+    }
+
+    /// The simulated hub: from the state directory, the home file, or the built-in home.
+    private func openHome() throws(DiagnosticsError) -> (SimulatedHub, StructureID) {
+        let initial = try arguments.value("home").map { path throws(DiagnosticsError) in try HomeDescription.load(path: path) }
+            ?? HomeDescription.defaultHome
+        do {
+            if let directory = arguments.value("state") {
+                let store = try HomeStateStore(directory: directory, startingFrom: initial)
+                if store.restored, arguments.value("home") != nil {
+                    environment.standardError.line(
+                        "note: using the saved home in \(store.path); --home only seeds an empty state directory")
+                }
+                return (try SimulatedHub(stateStore: store, clock: environment.clock), store.structureID)
+            }
+            return (try SimulatedHub(home: initial, clock: environment.clock), initial.structure.id)
+        } catch let error as DiagnosticsError {
+            throw error
+        } catch {
+            throw DiagnosticsError([
+                Diagnostic(severity: .error, code: DiagnosticCode.invalidValue, message: "\(error)", file: arguments.value("home") ?? arguments.value("state"))
+            ])
+        }
+    }
+
+    /// Routes SIGINT to a handler instead of killing the process, so the cancel path can run.
+    private static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
+    }
+}

@@ -1,0 +1,102 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// Turns `--inputs FILE` and `--input NAME=VALUE` into the run's input object, typed by the declarations.
+struct RunInputParser {
+    let workflow: Workflow
+
+    /// The inputs; `--input` values override those of the file. Checks them against the declarations, reporting
+    /// problems in the inputs file at their line and column.
+    func parse(file: String?, pairs: [String]) throws(DiagnosticsError) -> JSONObject {
+        var fileDocument: JSONDocument?
+        let inputs = try read(file: file, pairs: pairs, document: &fileDocument)
+        do {
+            _ = try workflow.resolveInputs(inputs, source: file ?? "--input")
+        } catch {
+            throw DiagnosticsError(error.diagnostics.map { diagnostic in
+                var located = diagnostic
+                let name = JSONPointer.tokens(of: diagnostic.pointer).first ?? ""
+                if let document = fileDocument, !pairs.contains(where: { $0.hasPrefix(name + "=") }) {
+                    located.location = document.sourceMap.location(of: diagnostic.pointer, preferKey: true)
+                } else if file != nil {
+                    located.file = "--input"
+                }
+                return located
+            })
+        }
+        return inputs
+    }
+
+    private func read(file: String?, pairs: [String], document fileDocument: inout JSONDocument?) throws(DiagnosticsError) -> JSONObject {
+        var inputs = JSONObject()
+        var diagnostics: [Diagnostic] = []
+        if let file {
+            let document = try JSONDocument.load(path: file)
+            fileDocument = document
+            diagnostics += document.duplicateKeyDiagnostics()
+            guard case .object(let object) = document.value else {
+                throw DiagnosticsError([
+                    Diagnostic(
+                        severity: .error, code: DiagnosticCode.wrongType,
+                        message: "an inputs file must hold a JSON object of input names to values, found \(document.value.typeName)",
+                        file: file, location: document.sourceMap.location(of: ""))
+                ])
+            }
+            inputs = object
+        }
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "=") else {
+                diagnostics.append(
+                    Diagnostic(
+                        severity: .error, code: DiagnosticCode.invalidValue,
+                        message: "--input \"\(pair)\" must be NAME=VALUE", file: "--input"))
+                continue
+            }
+            let name = String(pair[..<equals])
+            let text = String(pair[pair.index(after: equals)...])
+            switch convert(text, for: workflow.input(named: name)) {
+            case .success(let value): inputs[name] = value
+            case .failure(let message):
+                diagnostics.append(
+                    Diagnostic(severity: .error, code: DiagnosticCode.wrongType, message: message, file: "--input", pointer: "/" + name))
+            }
+        }
+        guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
+        return inputs
+    }
+
+    private enum Conversion {
+        case success(JSONValue)
+        case failure(String)
+    }
+
+    /// Reads a command-line value as the declared type (unknown inputs are kept as strings and reported later).
+    private func convert(_ text: String, for declaration: InputDeclaration?) -> Conversion {
+        guard let declaration else { return .success(.string(text)) }
+        let name = declaration.name
+        switch declaration.type {
+        case .string:
+            return .success(.string(text))
+        case .integer:
+            guard let number = Int(text) else { return .failure("input \"\(name)\" must be an integer, got \"\(text)\"") }
+            return .success(.int(number))
+        case .number:
+            guard let number = Double(text), number.isFinite else { return .failure("input \"\(name)\" must be a number, got \"\(text)\"") }
+            return .success(.double(number))
+        case .boolean:
+            switch text {
+            case "true": return .success(.bool(true))
+            case "false": return .success(.bool(false))
+            default: return .failure("input \"\(name)\" must be true or false, got \"\(text)\"")
+            }
+        case .array, .object, .any:
+            do {
+                let document = try JSONDocument.parse(text, file: "--input \(name)")
+                return .success(document.value)
+            } catch {
+                if declaration.type == .any { return .success(.string(text)) }
+                return .failure("input \"\(name)\" must be a JSON \(declaration.type.rawValue), e.g. --input '\(name)=[\"a\"]'")
+            }
+        }
+    }
+}

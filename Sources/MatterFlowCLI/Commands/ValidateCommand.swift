@@ -1,0 +1,39 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// `matterflow validate FILE...`: every finding about each workflow file, like a compiler.
+struct ValidateCommand {
+    static let spec = CommandSpec(
+        name: "validate",
+        abstract: "Check workflow files and report every problem with its line and column.",
+        arguments: [("<file>", "Workflow files to check (sub-workflows they name are checked too).", true)],
+        options: [.init(name: "json", valueName: nil, help: "Print the findings as a JSON array.")],
+        discussion: "Exit status: 0 when no file has errors (warnings allowed), 2 otherwise.")
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() -> Int32 {
+        let engine = WorkflowEngine()
+        var all: [Diagnostic] = []
+        var seen = Set<String>()
+        for path in arguments.positionals {
+            for diagnostic in engine.validate(path: path) where seen.insert(diagnostic.description).inserted {
+                all.append(diagnostic)
+            }
+        }
+        if arguments.flag("json") {
+            environment.standardOutput.line(JSONWriter.pretty(.array(all.map(\.jsonValue))))
+        } else {
+            MatterflowTool.report(all, to: environment.standardError)
+            let errors = all.filter { $0.severity == .error }.count
+            let warnings = all.count - errors
+            let files = arguments.positionals.count
+            environment.standardError.line(
+                errors == 0
+                    ? "\(files) file\(files == 1 ? "" : "s") valid" + (warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "")
+                    : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+        }
+        return all.hasErrors ? ExitCode.invalidInput : ExitCode.success
+    }
+}

@@ -1,0 +1,138 @@
+import MatterFlowJSON
+
+/// What a subcommand accepts, used both to parse its arguments and to print its help.
+struct CommandSpec: Sendable {
+    struct Option: Sendable {
+        /// Long name without dashes, e.g. `home`.
+        var name: String
+        /// Placeholder for the value; nil for a flag.
+        var valueName: String?
+        var repeatable = false
+        var help: String
+    }
+
+    var name: String
+    var abstract: String
+    /// Placeholders of the positional arguments, e.g. `<workflow>`.
+    var arguments: [(name: String, help: String, repeatable: Bool)]
+    var options: [Option]
+    var discussion: String?
+
+    func option(named name: String) -> Option? {
+        options.first { $0.name == name }
+    }
+
+    var usage: String {
+        var parts = ["matterflow", name]
+        for argument in arguments { parts.append(argument.repeatable ? "\(argument.name) ..." : argument.name) }
+        for option in options {
+            let text = option.valueName.map { "--\(option.name) \($0)" } ?? "--\(option.name)"
+            parts.append("[\(text)]" + (option.repeatable ? " ..." : ""))
+        }
+        return parts.joined(separator: " ")
+    }
+
+    var help: String {
+        var text = "OVERVIEW: \(abstract)\n\nUSAGE: \(usage)\n"
+        if !arguments.isEmpty {
+            text += "\nARGUMENTS:\n"
+            for argument in arguments { text += Self.row(argument.name, argument.help) }
+        }
+        text += "\nOPTIONS:\n"
+        for option in options {
+            text += Self.row(option.valueName.map { "--\(option.name) \($0)" } ?? "--\(option.name)", option.help)
+        }
+        text += Self.row("-h, --help", "Show help information.")
+        if let discussion { text += "\n" + discussion + "\n" }
+        return text
+    }
+
+    static func row(_ name: String, _ help: String) -> String {
+        let padded = name.count < 26 ? name + String(repeating: " ", count: 26 - name.count) : name + "\n" + String(repeating: " ", count: 28)
+        return "  " + padded + help + "\n"
+    }
+}
+
+/// A usage mistake: printed on standard error with the command's usage, exit 64.
+struct UsageError: Error, Sendable {
+    var message: String
+    /// The subcommand whose usage to show, if known.
+    var command: String?
+}
+
+/// The arguments of one subcommand after parsing.
+struct ParsedArguments: Sendable {
+    var positionals: [String] = []
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var wantsHelp = false
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+}
+
+extension CommandSpec {
+    /// Parses arguments after the subcommand name. Accepts `--opt value` and `--opt=value`; `--` ends options.
+    func parse(_ arguments: [String]) throws(UsageError) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                parsed.positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            if argument == "-h" || argument == "--help" {
+                parsed.wantsHelp = true
+                continue
+            }
+            guard argument.hasPrefix("--") else {
+                throw UsageError(message: "Unknown option '\(argument)'", command: name)
+            }
+            let body = argument.dropFirst(2)
+            let parts = body.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let optionName = String(parts[0])
+            guard let option = option(named: optionName) else {
+                let hint = SpellingSuggestion.closest(to: optionName, among: options.map(\.name)).map { "; did you mean '--\($0)'?" } ?? ""
+                throw UsageError(message: "Unknown option '--\(optionName)'\(hint)", command: name)
+            }
+            if option.valueName == nil {
+                guard parts.count == 1 else {
+                    throw UsageError(message: "Option '--\(optionName)' takes no value", command: name)
+                }
+                parsed.flags.insert(optionName)
+                continue
+            }
+            let value: String
+            if parts.count == 2 {
+                value = String(parts[1])
+            } else {
+                guard index < arguments.count else {
+                    throw UsageError(message: "Missing value for '--\(optionName) \(option.valueName ?? "")'", command: name)
+                }
+                value = arguments[index]
+                index += 1
+            }
+            if !option.repeatable, parsed.values[optionName] != nil {
+                throw UsageError(message: "Option '--\(optionName)' given more than once", command: name)
+            }
+            parsed.values[optionName, default: []].append(value)
+        }
+        if parsed.wantsHelp { return parsed }
+        if parsed.positionals.count < self.arguments.count {
+            throw UsageError(message: "Missing expected argument '\(self.arguments[parsed.positionals.count].name)'", command: name)
+        }
+        if !(self.arguments.last?.repeatable ?? false), parsed.positionals.count > self.arguments.count {
+            throw UsageError(message: "Unexpected argument '\(parsed.positionals[self.arguments.count])'", command: name)
+        }
+        return parsed
+    }
+}
+

@@ -1,0 +1,143 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// Exit codes of the `matterflow` command.
+public enum ExitCode {
+    public static let success: Int32 = 0
+    /// The workflow failed or was cancelled; for `test`, a fixture failed.
+    public static let failure: Int32 = 1
+    /// An invalid workflow, home, inputs or other input file.
+    public static let invalidInput: Int32 = 2
+    /// The command line itself is wrong.
+    public static let usage: Int32 = 64
+    /// Interrupted by SIGINT (after the cancel path ran).
+    public static let interrupted: Int32 = 130
+}
+
+/// What the CLI may touch beyond its arguments, injectable for in-process tests.
+public struct ToolEnvironment: Sendable {
+    public var standardOutput: any TextSink
+    public var standardError: any TextSink
+    /// Install a SIGINT handler that cancels a running workflow (the real process does; tests need not).
+    public var handlesInterrupts: Bool
+    /// The clock for runs and the simulated hub.
+    public var clock: any WorkflowClock
+
+    public init(
+        standardOutput: any TextSink = StandardStream.output, standardError: any TextSink = StandardStream.error,
+        handlesInterrupts: Bool = false, clock: any WorkflowClock = SystemClock()
+    ) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.handlesInterrupts = handlesInterrupts
+        self.clock = clock
+    }
+}
+
+/// The `matterflow` command: `main.swift` calls this and exits with what it returns.
+public enum MatterflowTool {
+    public static let version = "0.1.0"
+
+    static let commands: [CommandSpec] = [
+        RunCommand.spec, ValidateCommand.spec, OperationsCommand.spec, PayloadCommand.spec, PayloadCommand.generateSpec,
+    ]
+
+    static var overview: String {
+        var text = """
+            OVERVIEW: Run Matter commissioning workflows as explicit state machines.
+
+            USAGE: matterflow <subcommand> [options]
+
+            OPTIONS:
+
+            """
+        text += CommandSpec.row("-h, --help", "Show help information.")
+        text += CommandSpec.row("--version", "Show the version.")
+        text += "\nSUBCOMMANDS:\n"
+        for command in commands { text += CommandSpec.row(command.name, command.abstract) }
+        text += CommandSpec.row("help <subcommand>", "Show help for a subcommand.")
+        text += "\n  See 'matterflow help <subcommand>' for detailed help.\n"
+        return text
+    }
+
+    /// Runs the command line and returns the process exit code.
+    public static func main(arguments: [String], environment: ToolEnvironment = ToolEnvironment()) async -> Int32 {
+        let out = environment.standardOutput
+        let err = environment.standardError
+        guard let first = arguments.first else {
+            err.write("Error: Missing subcommand\n\n" + overview)
+            return ExitCode.usage
+        }
+        switch first {
+        case "-h", "--help":
+            out.write(overview)
+            return ExitCode.success
+        case "--version":
+            out.line("matterflow \(version)")
+            return ExitCode.success
+        case "help":
+            guard let name = arguments.dropFirst().first else {
+                out.write(overview)
+                return ExitCode.success
+            }
+            let words = arguments.dropFirst().joined(separator: " ")
+            guard let command = commands.first(where: { $0.name == words }) ?? commands.first(where: { $0.name == name }) else {
+                return usageError(UsageError(message: "Unknown subcommand '\(name)'", command: nil), err)
+            }
+            out.write(command.help)
+            return ExitCode.success
+        default:
+            break
+        }
+        // Two-word subcommands ("payload generate") take precedence over their first word.
+        var rest = Array(arguments.dropFirst())
+        var name = first
+        if let second = rest.first, commands.contains(where: { $0.name == "\(first) \(second)" }) {
+            name = "\(first) \(second)"
+            rest.removeFirst()
+        }
+        guard let spec = commands.first(where: { $0.name == name }) else {
+            let hint = SpellingSuggestion.closest(to: first, among: commands.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+            return usageError(UsageError(message: "Unknown subcommand '\(first)'\(hint)", command: nil), err)
+        }
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(rest)
+        } catch {
+            return usageError(error, err)
+        }
+        if parsed.wantsHelp {
+            out.write(spec.help)
+            return ExitCode.success
+        }
+        do {
+            switch spec.name {
+            case RunCommand.spec.name: return try await RunCommand(arguments: parsed, environment: environment).execute()
+            case ValidateCommand.spec.name: return ValidateCommand(arguments: parsed, environment: environment).execute()
+            case OperationsCommand.spec.name: return OperationsCommand(arguments: parsed, environment: environment).execute()
+            case PayloadCommand.spec.name: return PayloadCommand(arguments: parsed, environment: environment).decode()
+            case PayloadCommand.generateSpec.name: return try PayloadCommand(arguments: parsed, environment: environment).generate()
+            default: return usageError(UsageError(message: "Unknown subcommand '\(first)'", command: nil), err)
+            }
+        } catch {
+            return usageError(error, err)
+        }
+    }
+
+    static func usageError(_ error: UsageError, _ err: any TextSink) -> Int32 {
+        err.line("Error: \(error.message)")
+        if let name = error.command, let command = commands.first(where: { $0.name == name }) {
+            err.line("Usage: \(command.usage)")
+            err.line("  See 'matterflow \(name) --help' for more information.")
+        } else {
+            err.line("Usage: matterflow <subcommand> [options]")
+            err.line("  See 'matterflow --help' for more information.")
+        }
+        return ExitCode.usage
+    }
+
+    /// Prints diagnostics, one per line, compiler style.
+    static func report(_ diagnostics: [Diagnostic], to sink: any TextSink) {
+        for diagnostic in diagnostics { sink.line(diagnostic.description) }
+    }
+}

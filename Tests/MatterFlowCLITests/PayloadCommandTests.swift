@@ -1,0 +1,118 @@
+import MatterFlowCLI
+import MatterFlowJSON
+import Testing
+
+/// `matterflow payload` and `matterflow payload generate`, in-process.
+@Suite struct PayloadCommandTests {
+    struct Outcome {
+        var code: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    func matterflow(_ arguments: String...) async -> Outcome {
+        let out = CapturedText()
+        let err = CapturedText()
+        let code = await MatterflowTool.main(
+            arguments: arguments, environment: ToolEnvironment(standardOutput: out, standardError: err))
+        return Outcome(code: code, stdout: out.text, stderr: err.text)
+    }
+
+    func decodedArray(_ text: String) throws -> [JSONValue] {
+        try #require(try JSONDocument.parse(text, file: "stdout").value.arrayValue)
+    }
+
+    @Test func decodesTheExampleQRCode() async throws {
+        let result = await matterflow("payload", "MT:Y.K9042C00KA0648G00", "--json")
+        #expect(result.code == 0)
+        let payloads = try decodedArray(result.stdout)
+        #expect(payloads.count == 1)
+        let payload = try #require(payloads.first)
+        #expect(payload["kind"] == "qr")
+        #expect(payload["vendorID"] == .int(0xFFF1))
+        #expect(payload["productID"] == .int(0x8000))
+        #expect(payload["discriminator"] == 3840)
+        #expect(payload["shortDiscriminator"] == 15)
+        #expect(payload["passcode"] == 20202021)
+        #expect(payload["commissioningFlow"] == 0)
+        #expect(payload["discoveryCapabilities"] == 2)
+    }
+
+    @Test func decodesTheExampleManualCodeWithoutVendorOrLongDiscriminator() async throws {
+        for code in ["34970112332", "3497-011-2332", "3497 011 2332"] {
+            let result = await matterflow("payload", code, "--json")
+            #expect(result.code == 0, "\(code): \(result.stderr)")
+            let payload = try #require(try decodedArray(result.stdout).first)
+            #expect(payload["kind"] == "manual")
+            #expect(payload["shortDiscriminator"] == 15)
+            #expect(payload["passcode"] == 20202021)
+            #expect(payload["vendorID"] == nil)
+            #expect(payload["productID"] == nil)
+            #expect(payload["discriminator"] == nil)
+        }
+    }
+
+    @Test func aWrongCheckDigitExitsTwoNamingTheCheckDigit() async {
+        let result = await matterflow("payload", "34970112333")
+        #expect(result.code == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("checkDigitMismatch"))
+        #expect(result.stderr.contains("should be 2"))
+    }
+
+    @Test func aBadBase38CharacterIsNamedWithItsIndex() async {
+        let result = await matterflow("payload", "MT:Y.K9042C00KA0648G0!")
+        #expect(result.code == 2)
+        #expect(result.stderr.contains("invalidBase38Character"))
+    }
+
+    @Test func joinedQRCodesDecodeToSeveralPayloads() async throws {
+        let generated = await matterflow(
+            "payload", "generate", "--vendor-id", "0xFFF1", "--product-id", "0x8001", "--discriminator", "100", "--passcode", "20202021", "--json")
+        let second = try #require(try JSONDocument.parse(generated.stdout, file: "out").value["qrCode"]?.stringValue)
+        let joined = "MT:Y.K9042C00KA0648G00*" + second.dropFirst(3)
+        let result = await matterflow("payload", joined, "--json")
+        #expect(result.code == 0, "\(result.stderr)")
+        let payloads = try decodedArray(result.stdout)
+        #expect(payloads.count == 2)
+        #expect(payloads.last?["productID"] == .int(0x8001))
+    }
+
+    @Test func generateMakesCodesThatDecodeBack() async throws {
+        let result = await matterflow(
+            "payload", "generate", "--vendor-id=0xFFF1", "--product-id=0x8000", "--discriminator=3840", "--passcode=20202021")
+        #expect(result.code == 0)
+        #expect(result.stdout.contains("MT:Y.K9042C00KA0648G00"))
+        #expect(result.stdout.contains("3497-011-2332"))
+        let custom = await matterflow(
+            "payload", "generate", "--vendor-id", "4660", "--product-id", "22136", "--discriminator", "1234",
+            "--passcode", "31415926", "--flow", "custom", "--discovery", "ble,on-network", "--json")
+        #expect(custom.code == 0, "\(custom.stderr)")
+        let codes = try JSONDocument.parse(custom.stdout, file: "out").value
+        let manual = try #require(codes["manualCode"]?.stringValue)
+        #expect(manual.filter(\.isNumber).count == 21, "a custom flow needs the 21-digit code")
+        let back = await matterflow("payload", try #require(codes["qrCode"]?.stringValue), "--json")
+        let payload = try #require(try decodedArray(back.stdout).first)
+        #expect(payload["vendorID"] == 4660)
+        #expect(payload["discriminator"] == 1234)
+        #expect(payload["commissioningFlow"] == 2)
+        #expect(payload["discoveryCapabilities"] == 6)
+    }
+
+    @Test func generateRefusesFieldsThatBreakARule() async {
+        let trivial = await matterflow(
+            "payload", "generate", "--vendor-id", "1", "--product-id", "1", "--discriminator", "1", "--passcode", "12345678")
+        #expect(trivial.code == 2)
+        #expect(trivial.stderr.contains("trivialPasscode"))
+        let wide = await matterflow(
+            "payload", "generate", "--vendor-id", "1", "--product-id", "1", "--discriminator", "5000", "--passcode", "20202021")
+        #expect(wide.code == 2)
+        #expect(wide.stderr.contains("discriminator"))
+        let missing = await matterflow("payload", "generate", "--vendor-id", "1")
+        #expect(missing.code == 64)
+        #expect(missing.stderr.contains("--product-id"))
+        let flow = await matterflow(
+            "payload", "generate", "--vendor-id", "1", "--product-id", "1", "--discriminator", "1", "--passcode", "20202021", "--flow", "fast")
+        #expect(flow.code == 64)
+    }
+}

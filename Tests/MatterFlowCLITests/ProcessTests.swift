@@ -1,0 +1,230 @@
+import Foundation
+import MatterFlowSimulator
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The `matterflow` executable run as a real process: real streams, real exit codes, real signals.
+@Suite("matterflow as a process")
+struct ProcessTests {
+    /// Every wait in this suite gives up after this long, failing the test instead of hanging.
+    static let limit: Duration = .seconds(60)
+
+    @Test("--version and a usage error, through the real streams and exit status")
+    func basics() async throws {
+        let version = try ChildProcess.launch(["--version"])
+        defer { version.kill() }
+        try #require(await version.waitForExit(), "matterflow --version did not exit")
+        #expect(version.status == 0)
+        #expect(version.stdout.text == "matterflow 0.1.0\n")
+        #expect(version.stderr.text == "")
+
+        let usage = try ChildProcess.launch(["frobnicate"])
+        defer { usage.kill() }
+        try #require(await usage.waitForExit(), "matterflow frobnicate did not exit")
+        #expect(usage.status == 64)
+        #expect(usage.stdout.text == "")
+        #expect(usage.stderr.text.hasPrefix("Error: Unknown subcommand 'frobnicate'\nUsage: "))
+    }
+
+    @Test("the README's run: commission-device on the built-in home prints the device IDs")
+    func defaultHome() async throws {
+        let child = try ChildProcess.launch(
+            ["run", Repository.workflow("commission-device"), "--trace", "none"] + commissionInputs())
+        defer { child.kill() }
+        try #require(await child.waitForExit(), "the run did not finish")
+        #expect(child.status == 0, "\(child.stderr.text)")
+        #expect(child.stderr.text == "")
+        let result = try #require(try parseJSON(child.stdout.text) as? [String: Any])
+        #expect(result["outcome"] as? String == "succeeded")
+        #expect(((result["output"] as? [String: Any])?["deviceIDs"] as? [String])?.isEmpty == false)
+    }
+
+    @Test("SIGINT while commissioning runs the cancel path, exits 130 and leaves no active session")
+    func interruptWhileCommissioning() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(
+            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+        let state = directory.file("state")
+        let child = try ChildProcess.launch(
+            ["run", Repository.workflow("commission-device"), "--home", home, "--state", state, "--trace", "jsonl"]
+                + commissionInputs(),
+            in: directory.path)
+        defer { child.kill() }
+
+        let commissioning = await child.stderr.waitForLine { line in
+            guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return false }
+            return event["event"] as? String == "hubCallStarted" && event["operation"] as? String == "commissionDevice"
+        }
+        try #require(commissioning, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
+        // The session is open and saved while the device is being commissioned.
+        #expect(try savedHome(in: state).activeSession != nil)
+
+        child.signal(SIGINT)
+        try #require(await child.waitForExit(), "matterflow did not exit after SIGINT")
+        #expect(child.status == 130)
+
+        let result = try #require(try parseJSON(child.stdout.text) as? [String: Any], "stdout: \(child.stdout.text)")
+        #expect(result["outcome"] as? String == "cancelled")
+        #expect((result["error"] as? [String: Any])?["code"] as? String == "cancelled")
+
+        let events = try TraceTests.events(child.stderr.text)
+        let names = events.compactMap { $0["event"] as? String }
+        #expect(names.contains("cancelRequested"))
+        #expect(events.contains {
+            $0["event"] as? String == "hubCallFinished" && $0["operation"] as? String == "cancelCommissioning"
+                && $0["succeeded"] as? Bool == true
+        })
+        #expect(names.last == "runFinished")
+        #expect(events.last?["outcome"] as? String == "cancelled")
+        #expect(!child.stderr.text.contains(Payloads.specQR))
+
+        let saved = try savedHome(in: state)
+        #expect(saved.activeSession == nil)
+        #expect(saved.devices.map(\.id) == ["device-existing"], "partial work was undone")
+    }
+}
+
+// MARK: - Running the executable
+
+/// The built `matterflow` executable: next to the test bundle, or else under a `.build` directory of the package.
+enum Executable {
+    static let path: String? = {
+        let fileManager = FileManager.default
+        var candidates: [URL] = []
+        let bundle = Bundle.main.bundleURL
+        candidates.append(bundle.appendingPathComponent("matterflow"))
+        candidates.append(bundle.deletingLastPathComponent().appendingPathComponent("matterflow"))
+        for test in Bundle.allBundles where test.bundlePath.hasSuffix(".xctest") {
+            candidates.append(test.bundleURL.deletingLastPathComponent().appendingPathComponent("matterflow"))
+        }
+        if let runner = CommandLine.arguments.first {
+            candidates.append(URL(fileURLWithPath: runner).deletingLastPathComponent().appendingPathComponent("matterflow"))
+        }
+        if let found = candidates.first(where: { fileManager.isExecutableFile(atPath: $0.path) }) {
+            return found.path
+        }
+        // Fall back to the newest .build/debug/matterflow or .build/*/debug/matterflow above this file.
+        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while directory.path != "/" {
+            let build = directory.appendingPathComponent(".build")
+            var options = [build.appendingPathComponent("debug/matterflow").path]
+            for entry in (try? fileManager.contentsOfDirectory(atPath: build.path)) ?? [] {
+                options.append(build.appendingPathComponent(entry).appendingPathComponent("debug/matterflow").path)
+            }
+            let existing = options.filter { fileManager.isExecutableFile(atPath: $0) }
+            if let newest = existing.max(by: { modificationDate($0) < modificationDate($1) }) { return newest }
+            directory.deleteLastPathComponent()
+        }
+        return nil
+    }()
+
+    private static func modificationDate(_ path: String) -> Date {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
+    }
+}
+
+/// Collects everything written to a pipe on a thread of its own, so the child never blocks on a full pipe.
+final class PipeCollector: Sendable {
+    private let buffer = Mutex((data: Data(), ended: false))
+
+    init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        let thread = Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                let ended = chunk.isEmpty
+                buffer.withLock { state in
+                    state.data.append(chunk)
+                    state.ended = ended
+                }
+                if ended { return }
+            }
+        }
+        thread.start()
+    }
+
+    /// Everything read so far.
+    var text: String { String(decoding: buffer.withLock { $0.data }, as: UTF8.self) }
+
+    /// Whether the writer closed the pipe.
+    var ended: Bool { buffer.withLock { $0.ended } }
+
+    /// Waits, polling, until a complete line satisfies a condition; false when the pipe ends or time is up first.
+    func waitForLine(within limit: Duration = ProcessTests.limit, _ matches: (String) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        var checked = 0
+        while ContinuousClock.now < deadline {
+            let (text, ended) = buffer.withLock { (String(decoding: $0.data, as: UTF8.self), $0.ended) }
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            for line in lines.dropFirst(checked) where matches(String(line)) { return true }
+            checked = lines.count
+            if ended { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+}
+
+/// A running `matterflow` with its output collected.
+final class ChildProcess {
+    let process: Process
+    let stdout: PipeCollector
+    let stderr: PipeCollector
+
+    private init(process: Process, stdout: PipeCollector, stderr: PipeCollector) {
+        self.process = process
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
+    static func launch(_ arguments: [String], in directory: String? = nil) throws -> ChildProcess {
+        let executable = try #require(Executable.path, "the matterflow executable was not found next to the tests or under .build")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        // Any directory will do: nothing may depend on the working directory.
+        process.currentDirectoryURL = URL(fileURLWithPath: directory ?? FileManager.default.temporaryDirectory.path)
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return ChildProcess(process: process, stdout: PipeCollector(out), stderr: PipeCollector(err))
+    }
+
+    /// Waits, polling, for the process to exit and its output to be read to the end; false on time-out.
+    func waitForExit(within limit: Duration = ProcessTests.limit) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning || !stdout.ended || !stderr.ended {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
+    /// The exit status (only after ``waitForExit(within:)`` returned true).
+    var status: Int32 {
+        process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+    }
+
+    func signal(_ number: Int32) {
+        #if canImport(Glibc)
+            _ = Glibc.kill(process.processIdentifier, number)
+        #else
+            _ = Darwin.kill(process.processIdentifier, number)
+        #endif
+    }
+
+    /// Makes sure the child is gone (a failed test must not leave it running).
+    func kill() {
+        if process.isRunning { signal(SIGKILL) }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+/// `matterflow validate FILE...`: compiler-style diagnostics on stderr, `--json` on stdout, exit 0 or 2.
+@Suite("matterflow validate")
+struct ValidateCommandTests {
+    @Test("every shipped workflow validates, together and one by one")
+    func shippedWorkflows() async throws {
+        let files = try Repository.shippedWorkflows()
+        #expect(files.count >= 8)
+        for name in ["prepare", "add-device", "commission", "rooms", "configure", "cancel", "complete", "commission-device"] {
+            #expect(files.contains(Repository.workflow(name)), "Workflows/\(name).json is shipped")
+        }
+        let all = await matterflow(["validate"] + files)
+        #expect(all.code == 0, "\(all.stderr)")
+        #expect(all.stdout == "")
+        #expect(!all.stderr.contains("error["))
+        #expect(all.stderrLines.last?.hasPrefix("\(files.count) files valid") == true)
+        for file in files {
+            let one = await matterflow("validate", file)
+            #expect(one.code == 0, "\(file): \(one.stderr)")
+            #expect(!one.stderr.contains("error["), "\(file)")
+        }
+    }
+
+    @Test("--json on valid files prints an empty array")
+    func jsonForValidFiles() async throws {
+        let run = await matterflow(["validate", "--json"] + (try Repository.shippedWorkflows()))
+        #expect(run.code == 0)
+        #expect(run.stderr == "")
+        let findings = try #require(try parseJSON(run.stdout) as? [Any])
+        #expect(findings.isEmpty)
+    }
+
+    /// A copy of the shipped workflows in which commission-device.json has a misspelled state reference, a
+    /// duplicated key and an extra unreachable state, and the positions where each should be reported.
+    struct BrokenCopy {
+        let directory: TemporaryDirectory
+        let path: String
+        /// (code, line, column) of each planted mistake, in file order.
+        let expected: [(code: String, line: Int, column: Int)]
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            for file in try Repository.shippedWorkflows() {
+                let name = URL(fileURLWithPath: file).lastPathComponent
+                try directory.write(try String(contentsOfFile: file, encoding: .utf8), to: name)
+            }
+            var text = try String(contentsOfFile: Repository.workflow("commission-device"), encoding: .utf8)
+            func replaceOnce(_ old: String, _ new: String) throws {
+                let parts = text.components(separatedBy: old)
+                try #require(parts.count == 2, "expected exactly one \(old) in commission-device.json")
+                text = parts.joined(separator: new)
+            }
+            // A duplicated key (same value, so only the duplicate itself is wrong).
+            try replaceOnce("  \"start\": \"prepare\",\n", "  \"start\": \"prepare\",\n  \"start\": \"prepare\",\n")
+            // An extra state nothing leads to.
+            try replaceOnce("  \"states\": {\n", "  \"states\": {\n    \"orphan\": { \"type\": \"succeed\", \"output\": {} },\n")
+            // A misspelled reference to a state that stays reachable another way (cancel's error route).
+            try replaceOnce("\"next\": \"cancelled\",", "\"next\": \"canceled\",")
+            path = try directory.write(text, to: "commission-device.json")
+
+            let lines = text.components(separatedBy: "\n")
+            func position(of needle: String, occurrence: Int = 1) throws -> (line: Int, column: Int) {
+                var seen = 0
+                for (index, line) in lines.enumerated() {
+                    guard let range = line.range(of: needle) else { continue }
+                    seen += 1
+                    if seen == occurrence { return (index + 1, line.distance(from: line.startIndex, to: range.lowerBound) + 1) }
+                }
+                throw CocoaError(.fileReadCorruptFile)
+            }
+            let duplicate = try position(of: "\"start\"", occurrence: 2)
+            let orphan = try position(of: "\"orphan\"")
+            let misspelled = try position(of: "\"canceled\"")
+            expected = [
+                ("duplicateKey", duplicate.line, duplicate.column),
+                ("unreachableState", orphan.line, orphan.column),
+                ("undefinedState", misspelled.line, misspelled.column),
+            ]
+        }
+    }
+
+    @Test("three planted mistakes give exactly three errors, each with path:line:col")
+    func brokenCopy() async throws {
+        let broken = try BrokenCopy()
+        defer { broken.directory.remove() }
+        let run = await matterflow("validate", broken.path)
+        #expect(run.code == 2)
+        #expect(run.stdout == "")
+        let errorLines = run.stderrLines.filter { $0.contains(": error[") }
+        #expect(errorLines.count == 3, "\(run.stderr)")
+        #expect(run.stderrLines.count == 4, "three diagnostics and a summary: \(run.stderr)")
+        #expect(run.stderrLines.last == "3 errors, 0 warnings")
+        for (line, expected) in zip(errorLines, broken.expected) {
+            #expect(line.hasPrefix("\(broken.path):\(expected.line):\(expected.column): error[\(expected.code)]: "), "\(line)")
+        }
+        #expect(errorLines.first { $0.contains("error[undefinedState]") }?.contains("did you mean \"cancelled\"?") == true)
+        #expect(errorLines.first { $0.contains("error[unreachableState]") }?.contains("\"orphan\"") == true)
+        #expect(errorLines.first { $0.contains("error[duplicateKey]") }?.contains("\"start\"") == true)
+    }
+
+    @Test("--json reports the same findings with code, line and column")
+    func brokenCopyAsJSON() async throws {
+        let broken = try BrokenCopy()
+        defer { broken.directory.remove() }
+        let run = await matterflow("validate", "--json", broken.path)
+        #expect(run.code == 2)
+        #expect(run.stderr == "")
+        let findings = try #require(try parseJSON(run.stdout) as? [[String: Any]])
+        #expect(findings.count == 3)
+        for (finding, expected) in zip(findings, broken.expected) {
+            #expect(finding["code"] as? String == expected.code)
+            #expect(finding["line"] as? Int == expected.line)
+            #expect(finding["column"] as? Int == expected.column)
+            #expect(finding["severity"] as? String == "error")
+            #expect(finding["file"] as? String == broken.path)
+            #expect((finding["pointer"] as? String)?.hasPrefix("/") == true)
+            #expect((finding["message"] as? String)?.isEmpty == false)
+        }
+    }
+
+    @Test("a missing file exits 2 and names the file")
+    func missingFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let missing = directory.file("no-such-workflow.json")
+        let run = await matterflow("validate", missing)
+        #expect(run.code == 2)
+        #expect(run.stdout == "")
+        #expect(run.stderrLines.first?.hasPrefix("\(missing): error[fileNotFound]: ") == true, "\(run.stderr)")
+        #expect(run.stderrLines.last == "1 error, 0 warnings")
+    }
+
+    @Test("a missing file among valid ones still fails the whole command")
+    func missingAmongValid() async throws {
+        let missing = "/nonexistent-\(UUID().uuidString)/x.json"
+        let run = await matterflow("validate", Repository.workflow("cancel"), missing)
+        #expect(run.code == 2)
+        #expect(run.stderr.contains(missing))
+    }
+
+    @Test("a syntax error is reported at its line and column")
+    func syntaxError() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("{\n  \"workflow\": \"x\"\n  \"version\": 1\n}\n", to: "broken.json")
+        let run = await matterflow("validate", path)
+        #expect(run.code == 2)
+        #expect(run.stderrLines.first?.hasPrefix("\(path):3:3: error[syntaxError]: ") == true, "\(run.stderr)")
+    }
+}
