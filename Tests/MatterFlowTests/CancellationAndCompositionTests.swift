@@ -30,9 +30,41 @@ import Testing
         #expect(hub.session.phase == .cancelled)
         #expect(!hub.session.isActive)
         // The child's cancel path released the session; the parent's cancel path found nothing left to release.
-        #expect(result.visitedStates.suffix(4) == ["commission/release", "commission/cancelled", "cancel/cancel", "cancel/released"]
-            || result.visitedStates.contains("cancel/cancel"))
+        #expect(Array(result.visitedStates.suffix(6)) == [
+            "commission/release", "commission/cancelled", "cancelIfPrepared", "cancel", "cancel/cancel", "cancel/released",
+        ] || result.visitedStates.suffix(7).contains("cancel/cancel"), "\(result.visitedStates)")
         #expect(hub.count("cancelCommissioning") == 2)
+    }
+
+    @Test func cancellingBeforePrepareOpenedASessionReleasesNobodysSession() async throws {
+        // Another client's session is active; this run is cancelled while prepare's guards are being checked.
+        let hub = ScriptedHub()
+        hub.setStatus(HubStatus(online: true, reachable: true, permissionGranted: true, activeSession: true))
+        hub.script("status", [.hang])
+        let handle = try engine.start(
+            try commissionDevice(), inputs: Self.inputs, on: hub, options: RunOptions(structureID: "s", clock: ManualClock()))
+        for await event in handle.events {
+            if case .stateEntered(let state, _) = event.kind, state == "prepare", event.workflowPath.count == 2 {
+                handle.cancel()
+            }
+        }
+        let result = await handle.result
+        #expect(result.outcome == .cancelled)
+        #expect(hub.count("cancelCommissioning") == 0, "the active session is another client's")
+    }
+
+    @Test func cancellingWhilePrepareSucceedsReleasesTheSessionItOpened() async throws {
+        // The cancel arrives while prepareCommissioning is in flight, and the call still succeeds at the hub.
+        let hub = ScriptedHub()
+        let handle = try engine.start(
+            try commissionDevice(), inputs: Self.inputs, on: hub, options: RunOptions(structureID: "s", clock: ManualClock()))
+        for await event in handle.events {
+            if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind { handle.cancel() }
+        }
+        let result = await handle.result
+        #expect(result.outcome == .cancelled)
+        #expect(hub.count("prepareCommissioning") == 1)
+        #expect(!hub.session.isActive, "the session prepare opened was released")
     }
 
     @Test func aCancelledRunIgnoresFurtherCancelsOnItsCancelPath() async throws {

@@ -53,6 +53,7 @@ import Testing
         ("invalidErrorCode", workflow(states: #"{"a": {"type": "fail", "code": "broken", "message": "m"}}"#)),
         ("invalidCondition", workflow(states: #"{"a": {"type": "choice", "choices": [{"if": {"equal": [1, 1]}, "next": "done"}], "default": "done"}, "#+end+"}")),
         ("missingCancelPath", workflow(states: #"{"a": {"type": "action", "operation": "prepareCommissioning", "next": "done"}, "#+end+"}")),
+        ("causeCodeMismatch", workflow(states: #"{"a": {"type": "fail", "code": "unavailable", "cause": "sessionBusy", "message": "m"}}"#)),
     ]
 
     @Test("each code has an input that triggers it, with a location", arguments: cases.map(\.code))
@@ -68,7 +69,7 @@ import Testing
 
     @Test func everyDocumentedCodeIsCovered() {
         let tested = Set(Self.cases.map(\.code))
-        let documented = Set(WorkflowDiagnosticCode.all.map(\.code)).subtracting(["fileNotFound", "workflowCycle", "invalidSubworkflow"])
+        let documented = Set(WorkflowDiagnosticCode.all.map(\.code)).subtracting(["fileNotFound", "unreadableFile", "workflowCycle", "invalidSubworkflow"])
         #expect(documented.subtracting(tested).isEmpty, "untested: \(documented.subtracting(tested).sorted())")
     }
 
@@ -101,6 +102,36 @@ import Testing
         let diagnostics = diagnose(Self.workflow(states: #"{"a": {"type": "action", "operation": "nope", "next": "gone", "bogus": 1}}"#))
         let codes = Set(diagnostics.map(\.code))
         #expect(codes.isSuperset(of: ["unknownOperation", "undefinedState", "unknownKey"]))
+    }
+
+    @Test func aDirectoryIsReportedAsUnreadable() {
+        let diagnostics = WorkflowEngine().validate(path: Repository.workflowsDirectory)
+        #expect(diagnostics.map(\.code) == ["unreadableFile"])
+    }
+
+    @Test func aLoopThatOnlyCancellationCanEndNeverEnds() {
+        let diagnostics = diagnose(#"""
+            {"workflow": "t", "version": 1, "start": "a", "onCancel": "stop", "states": {
+              "a": {"type": "assign", "set": {"x": 1}, "next": "b"},
+              "b": {"type": "assign", "set": {"x": 2}, "next": "a"},
+              "stop": {"type": "fail", "code": "cancelled", "message": "stopped"}
+            }}
+            """#)
+        #expect(diagnostics.filter { $0.code == "noTerminalReachable" }.count == 2)
+    }
+
+    @Test func anUnknownStateTypeDoesNotCascade() {
+        let diagnostics = diagnose(Self.workflow(states: #"{"a": {"type": "wiat", "next": "b"}, "b": {"type": "succeed"}}"#))
+        #expect(diagnostics.map(\.code) == ["unknownStateType"], "\(diagnostics)")
+    }
+
+    @Test func aVariableTestedWithExistsIsNotAWarning() {
+        let diagnostics = diagnose(Self.workflow(states: #"""
+            {"a": {"type": "action", "operation": "fetchRooms", "result": "r", "next": "check", "onError": [{"errors": ["*"], "next": "check"}]},
+             "check": {"type": "choice", "choices": [{"if": {"exists": "${vars.r}"}, "next": "done"}], "default": "done"},
+             "done": {"type": "succeed"}}
+            """#))
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
     }
 
     @Test func missingFileIsReportedWithItsPath() {

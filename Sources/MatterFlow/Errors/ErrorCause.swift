@@ -37,6 +37,7 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     public static let hubFailure = known("hubFailure")
     public static let injectedFault = known("injectedFault")
     public static let workflowFailed = known("workflowFailed")
+    public static let malformedError = known("malformedError")
 
     /// The documented mapping from cause to canonical code.
     public static let table: [(cause: ErrorCause, code: ErrorCode, meaning: String)] = [
@@ -59,6 +60,7 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
         (.runCancelled, .cancelled, "the run was cancelled"),
         (.hubFailure, .internal, "the hub raised an error MatterFlow does not recognise"),
         (.injectedFault, .unknown, "a fault injected by a test plan"),
-        (.workflowFailed, .unknown, "a fail state ended the workflow without naming a cause"),
+        (.workflowFailed, .unknown, "a fail state ended the workflow without naming a cause (its code is the fail state's)"),
+        (.malformedError, .internal, "a fail state's error value or computed code was not a valid error"),
     ]
 }

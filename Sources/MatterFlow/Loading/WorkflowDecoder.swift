@@ -100,17 +100,25 @@ struct WorkflowDecoder {
         case "succeed": kind = .succeed(SucceedState(output: reader.value("output").map { template($0, reader.pointer("output")) }))
         case "fail": kind = decodeFail(reader).map(WorkflowState.Kind.fail)
         case nil:
-            return nil
+            kind = nil
         case let other?:
             let types = ["action", "workflow", "choice", "assign", "succeed", "fail"]
             collector.error(
                 Code.unknownStateType, at: reader.pointer("type"),
                 "unknown state type \"\(other)\"\(SpellingSuggestion.hint(for: other, among: types)) (types: \(types.joined(separator: ", ")))")
-            return nil
+            return Self.placeholder(name)
         }
         reader.finish()
-        guard let kind else { return nil }
+        // A state too broken to decode still exists, so transitions to it are not reported as undefined too.
+        guard let kind else { return Self.placeholder(name) }
         return WorkflowState(name: name, kind: kind, description: description)
+    }
+
+    /// Stands in for a state with errors of its own (the workflow is rejected anyway).
+    private static func placeholder(_ name: String) -> WorkflowState {
+        var state = WorkflowState(name: name, kind: .succeed(SucceedState(output: nil)))
+        state.isPlaceholder = true
+        return state
     }
 
     func template(_ value: JSONValue, _ pointer: String) -> Template {
@@ -259,7 +267,8 @@ struct WorkflowDecoder {
 
     private func decodeFail(_ reader: ObjectReader) -> FailState? {
         if reader.has("error") {
-            if reader.has("code") || reader.has("cause") || reader.has("message") {
+            let mixed = ["code", "cause", "message"].filter { reader.has($0) }
+            if !mixed.isEmpty {
                 collector.error(
                     DiagnosticCode.invalidValue, at: reader.pointer("error"),
                     "a fail state either re-raises \"error\" or raises a new \"code\"/\"cause\"/\"message\", not both")

@@ -28,11 +28,13 @@ public enum WorkflowDiagnosticCode {
     public static let invalidErrorCode = "invalidErrorCode"
     public static let invalidCondition = "invalidCondition"
     public static let missingCancelPath = "missingCancelPath"
+    public static let causeCodeMismatch = "causeCodeMismatch"
 
     /// Every workflow diagnostic code with what it means, for the language reference and tests.
     public static let all: [(code: String, meaning: String)] = [
         (DiagnosticCode.syntaxError, "the file is not valid JSON"),
         (DiagnosticCode.fileNotFound, "a named file does not exist"),
+        (DiagnosticCode.unreadableFile, "a named path is a directory or cannot be read"),
         (DiagnosticCode.duplicateKey, "a key appears twice in one object"),
         (DiagnosticCode.unknownKey, "a key the language does not define here (often a typo)"),
         (DiagnosticCode.missingKey, "a required key is absent"),
@@ -65,5 +67,6 @@ public enum WorkflowDiagnosticCode {
         (invalidErrorCode, "a fail state's code is not a canonical error code"),
         (invalidCondition, "a choice condition is malformed"),
         (missingCancelPath, "the workflow opens a commissioning session but declares no onCancel (warning)"),
+        (causeCodeMismatch, "a fail state's cause belongs to another canonical code (warning)"),
     ]
 }

@@ -36,6 +36,8 @@ public struct WorkflowState: Sendable {
     public var description: String?
     /// JSON pointer of the state (`/states/<name>`).
     public var pointer: String
+    /// Stands in for a state too broken to decode; its transitions are unknown.
+    var isPlaceholder = false
 
     public init(name: String, kind: Kind, description: String? = nil) {
         self.name = name

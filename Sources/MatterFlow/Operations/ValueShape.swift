@@ -45,7 +45,8 @@ public indirect enum ValueShape: Sendable, Hashable, CustomStringConvertible {
         case (.array(let element), .array(let values)):
             return values.allSatisfy(element.admits)
         case (.object(let fields), .object(let object)):
-            return fields.allSatisfy { field in object[field.name].map(field.shape.admits) ?? true }
+            // A null member is the same as an absent one (an optional field with no value).
+            return fields.allSatisfy { field in object[field.name].map { $0.isNull || field.shape.admits($0) } ?? true }
         case (.string, _), (.integer, _), (.number, _), (.boolean, _), (.array, _), (.object, _):
             return false
         }

@@ -51,30 +51,39 @@ final class CancellationSignal: Sendable {
 
 /// Resumes a continuation exactly once, whichever racer finishes first.
 final class FirstResult<Value: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
-    private let cleanup: Mutex<[@Sendable () -> Void]>
-
-    init(_ continuation: CheckedContinuation<Value, Never>) {
-        self.continuation = Mutex(continuation)
-        self.cleanup = Mutex([])
+    private struct State {
+        var continuation: CheckedContinuation<Value, Never>?
+        var cleanup: [@Sendable () -> Void] = []
     }
 
-    /// Adds work to do when the race is decided (cancel the losers).
+    private let state: Mutex<State>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) {
+        state = Mutex(State(continuation: continuation))
+    }
+
+    /// Adds work to do when the race is decided (cancel the losers); runs it at once if the race is already decided.
     func onDecided(_ work: @escaping @Sendable () -> Void) {
-        cleanup.withLock { $0.append(work) }
+        let decided = state.withLock { state -> Bool in
+            guard state.continuation != nil else { return true }
+            state.cleanup.append(work)
+            return false
+        }
+        if decided { work() }
     }
 
     /// Offers a result; only the first offer wins.
     func offer(_ value: Value) {
-        guard let winner = continuation.withLock({ state -> CheckedContinuation<Value, Never>? in
-            defer { state = nil }
-            return state
-        }) else { return }
-        let work = cleanup.withLock { state -> [@Sendable () -> Void] in
-            defer { state = [] }
-            return state
+        let decision = state.withLock { state -> (CheckedContinuation<Value, Never>, [@Sendable () -> Void])? in
+            guard let continuation = state.continuation else { return nil }
+            defer {
+                state.continuation = nil
+                state.cleanup = []
+            }
+            return (continuation, state.cleanup)
         }
-        work.forEach { $0() }
+        guard let (winner, cleanup) = decision else { return }
+        cleanup.forEach { $0() }
         winner.resume(returning: value)
     }
 }

@@ -18,13 +18,12 @@ extension Workflow {
                 "workflow \(name) has no input \"\(member.key)\"\(SpellingSuggestion.hint(for: member.key, among: names)) (inputs: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
         }
         for declaration in inputs {
-            if let value = given[declaration.name] {
-                if !value.isNull, !declaration.type.admits(value) {
+            // An explicit null means "not given", so the default applies (as when a sub-workflow passes an unset value).
+            if let value = given[declaration.name], !value.isNull {
+                if !declaration.type.admits(value) {
                     report(
                         DiagnosticCode.wrongType, declaration.name,
                         "input \"\(declaration.name)\" must be \(declaration.type.rawValue), got \(value.typeName)")
-                } else if value.isNull, declaration.required {
-                    report(DiagnosticCode.missingKey, declaration.name, "required input \"\(declaration.name)\" cannot be null")
                 }
                 resolved[declaration.name] = value
             } else if let defaultValue = declaration.defaultValue {
@@ -32,7 +31,7 @@ extension Workflow {
             } else if declaration.required {
                 report(
                     DiagnosticCode.missingKey, declaration.name,
-                    "required input \"\(declaration.name)\" is missing; pass --input \(declaration.name)=VALUE")
+                    "required input \"\(declaration.name)\" is missing (or null); pass --input \(declaration.name)=VALUE")
             } else {
                 resolved[declaration.name] = .null
             }

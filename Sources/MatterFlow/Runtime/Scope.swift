@@ -120,9 +120,18 @@ struct Scope: Sendable {
         }
     }
 
+    /// JSON equality: numbers by value (1 equals 1.0), arrays element by element, objects by members in any order.
     static func equal(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
-        if let left = lhs.doubleValue, let right = rhs.doubleValue { return left == right }
-        return lhs == rhs
+        switch (lhs, rhs) {
+        case (.array(let left), .array(let right)):
+            return left.count == right.count && zip(left, right).allSatisfy { equal($0, $1) }
+        case (.object(let left), .object(let right)):
+            return left.count == right.count
+                && left.members.allSatisfy { member in right[member.key].map { equal(member.value, $0) } ?? false }
+        default:
+            if let left = lhs.doubleValue, let right = rhs.doubleValue { return left == right }
+            return lhs == rhs
+        }
     }
 
     static func compare(_ comparison: Condition.Comparison, _ lhs: JSONValue, _ rhs: JSONValue) -> Bool {

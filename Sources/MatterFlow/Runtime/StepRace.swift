@@ -1,9 +1,13 @@
+import Synchronization
+
 /// How a raced piece of work ended.
 enum RaceOutcome<Value: Sendable>: Sendable {
     case finished(Value)
     case failed(FlowError)
     case timedOut
-    case cancelled
+    /// The run was cancelled. `late` holds the work's result when the work still succeeded while winding down,
+    /// so the run knows what the hub did (for example, that prepare did open a session to release).
+    case cancelled(late: Value?)
 }
 
 /// Runs hub work against a timeout on the run's clock and the run's cancellation signal.
@@ -25,11 +29,14 @@ struct StepRace {
         let clock = self.clock
         let signal = self.signal
         var workTask: Task<Void, Never>?
+        let lateResult = ResultSlot<Value>()
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<RaceOutcome<Value>, Never>) in
             let race = FirstResult(continuation)
             let task = Task {
                 do {
-                    race.offer(.finished(try await work()))
+                    let value = try await work()
+                    lateResult.store(value)
+                    race.offer(.finished(value))
                 } catch {
                     race.offer(.failed(FlowError.from(error)))
                 }
@@ -45,7 +52,7 @@ struct StepRace {
                 race.onDecided { timer.cancel() }
             }
             if let signal {
-                let token = signal.onCancel { race.offer(.cancelled) }
+                let token = signal.onCancel { race.offer(.cancelled(late: nil)) }
                 race.onDecided { signal.remove(token) }
             }
             race.onDecided { task.cancel() }
@@ -53,9 +60,12 @@ struct StepRace {
         switch outcome {
         case .finished, .failed:
             return outcome
-        case .timedOut, .cancelled:
+        case .timedOut:
             if let workTask { await Self.windDown(workTask, clock: clock) }
             return outcome
+        case .cancelled:
+            if let workTask { await Self.windDown(workTask, clock: clock) }
+            return .cancelled(late: lateResult.value)
         }
     }
 
@@ -89,4 +99,13 @@ struct StepRace {
             }
         }
     }
+}
+
+/// A value one task stores and another reads later.
+final class ResultSlot<Value: Sendable>: Sendable {
+    private let slot = Mutex<Value?>(nil)
+
+    func store(_ value: Value) { slot.withLock { $0 = value } }
+
+    var value: Value? { slot.withLock { $0 } }
 }

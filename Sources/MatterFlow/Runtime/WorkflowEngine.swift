@@ -80,7 +80,9 @@ public struct WorkflowEngine: Sendable {
         _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal
     ) async -> RunResult {
         let runID = options.runID ?? "run-" + options.random.hexDigits(12)
-        let runner = WorkflowRunner(hub: hub, catalog: catalog, options: options, runID: runID, signal: signal)
+        let secrets = SecretValues()
+        for declaration in workflow.inputs where declaration.secret { inputs[declaration.name].map(secrets.add) }
+        let runner = WorkflowRunner(hub: hub, catalog: catalog, options: options, runID: runID, signal: signal, secrets: secrets)
         let shownInputs = options.showSecrets ? inputs : workflow.redacting(inputs)
         runner.emit([workflow.name], .runStarted(inputs: shownInputs))
         var record = WorkflowRunner.Record()
@@ -98,6 +100,10 @@ public struct WorkflowEngine: Sendable {
         case .cancelled(let error):
             result.outcome = .cancelled
             result.error = error
+        }
+        if !options.showSecrets {
+            result.warnings = result.warnings.map(secrets.redacting)
+            result.error = secrets.redacting(result.error)
         }
         runner.emit([workflow.name], .runFinished(outcome: result.outcome, error: result.error))
         return result

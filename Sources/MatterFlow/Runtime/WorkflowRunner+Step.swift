@@ -25,7 +25,7 @@ extension WorkflowRunner {
             var delay = retrier.delay(beforeRetry: retriesUsed[index])
             if retrier.jitter { delay *= options.random.fraction() }
             emit(path, .retryScheduled(state: state.name, attempt: attempt + 1, delaySeconds: delay, error: error))
-            guard await race.delay(.milliseconds(Int64((delay * 1000).rounded()))) else { return .cancelled }
+            guard await race.delay(.milliseconds(Int64((delay * 1000).rounded()))) else { return .cancelled(late: nil) }
         }
     }
 
@@ -65,7 +65,7 @@ extension WorkflowRunner {
             switch end {
             case .succeeded(let output): return .finished(output ?? .null)
             case .failed(let error): return .failed(error)
-            case .cancelled: return .cancelled
+            case .cancelled: return .cancelled(late: nil)
             }
         case .choice, .assign, .succeed, .fail:
             preconditionFailure("only action and workflow states are steps")
@@ -83,7 +83,7 @@ extension WorkflowRunner {
             case .finished(let status): failure = Self.failure(of: guardName, status: status)
             case .failed(let error): failure = error
             case .timedOut: failure = FlowError(.actionTimedOut, "the hub did not report its status within 10 s for guard \(guardName.rawValue)")
-            case .cancelled: return .cancelled
+            case .cancelled: return .cancelled(late: nil)
             }
             emit(path, .guardChecked(state: state, guard: guardName, error: failure))
             if let failure { return .failed(failure) }
@@ -123,8 +123,10 @@ extension WorkflowRunner {
             return .failed(error)
         }
         var shown = arguments
-        if !options.showSecrets {
-            for name in operation.secretArguments where shown[name] != nil { shown[name] = .string(RunOptions.redacted) }
+        for name in operation.secretArguments {
+            guard let value = shown[name] else { continue }
+            secrets.add(value)
+            if !options.showSecrets { shown[name] = .string(RunOptions.redacted) }
         }
         emit(path, .hubCallStarted(state: state, operation: operation.name, attempt: attempt, arguments: shown))
         let started = options.clock.now
@@ -149,10 +151,10 @@ extension WorkflowRunner {
                 "\(operation.name) did not finish within \(timeoutSeconds) s; raise \"timeoutSeconds\" on the state if the hub is slow")
             emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration, error: error))
             return .failed(error)
-        case .cancelled:
-            emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration,
-                error: FlowError(.runCancelled, "cancelled while waiting for \(operation.name)")))
-            return .cancelled
+        case .cancelled(let late):
+            let error = late == nil ? FlowError(.runCancelled, "cancelled while waiting for \(operation.name)") : nil
+            emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration, error: error))
+            return outcome
         }
     }
 }

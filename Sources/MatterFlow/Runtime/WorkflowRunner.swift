@@ -8,6 +8,8 @@ struct WorkflowRunner: Sendable {
     let options: RunOptions
     let runID: String
     let signal: CancellationSignal
+    /// Secret values seen so far (secret inputs and arguments), kept out of events, warnings and error messages.
+    let secrets: SecretValues
 
     /// How one workflow level ended.
     enum LevelEnd: Sendable {
@@ -26,7 +28,9 @@ struct WorkflowRunner: Sendable {
     }
 
     func emit(_ path: [String], _ kind: RunEvent.Kind) {
-        options.observer?(RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: kind))
+        guard let observer = options.observer else { return }
+        let shown = options.showSecrets ? kind : secrets.redacting(kind)
+        observer(RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: shown))
     }
 
     /// Runs a workflow level with resolved inputs.
@@ -51,7 +55,7 @@ struct WorkflowRunner: Sendable {
             // A cancel that arrived between states takes effect before the state does any work.
             if !onCancelPath, signal.isCancelled, !state.isTerminal {
                 if record.cancelledState == nil { record.cancelledState = statePrefix + current }
-                if let next = takeCancel(workflow, from: current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
+                if let next = takeCancel(workflow, from: current, qualified: statePrefix + current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
                     current = next
                     continue
                 }
@@ -126,9 +130,14 @@ struct WorkflowRunner: Sendable {
                     scope.error = located
                     emit(path, .transition(from: current, to: route.next, edge: .error(index, route.errors)))
                     current = route.next
-                case .cancelled, .timedOut:
+                case .timedOut:
+                    preconditionFailure("runStep reports timeouts as deadlineExceeded errors")
+                case .cancelled(let late):
+                    // A call that still succeeded while the run was being cancelled did its work on the hub: keep its
+                    // result, so the cancel path can tell what to release.
+                    if let late, let result = step.result { scope.vars[result] = late }
                     if record.cancelledState == nil { record.cancelledState = statePrefix + current }
-                if let next = takeCancel(workflow, from: current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
+                if let next = takeCancel(workflow, from: current, qualified: statePrefix + current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
                         current = next
                         continue
                     }
@@ -140,12 +149,14 @@ struct WorkflowRunner: Sendable {
 
     /// Moves a cancelled level onto its cancel path; nil when it declares none.
     private func takeCancel(
-        _ workflow: Workflow, from state: String, path: [String], scope: inout Scope, cancelledIn: inout String?
+        _ workflow: Workflow, from state: String, qualified: String, path: [String], scope: inout Scope,
+        cancelledIn: inout String?
     ) -> String? {
         emit(path, .cancelRequested(state: state))
         cancelledIn = state
         guard let onCancel = workflow.onCancel else { return nil }
-        scope.error = FlowError(code: .cancelled, cause: .runCancelled, message: "the run was cancelled in state \(state)", state: state)
+        scope.error = FlowError(
+            code: .cancelled, cause: .runCancelled, message: "the run was cancelled in state \(qualified)", state: qualified)
         emit(path, .transition(from: state, to: onCancel, edge: .cancel))
         return onCancel
     }
@@ -184,7 +195,7 @@ struct WorkflowRunner: Sendable {
             case .rethrow(let template):
                 let value = try scope.evaluate(template)
                 guard let object = value.objectValue, let code = object["code"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) else {
-                    return FlowError(code: .internal, cause: .invalidArgumentValue, message: "the fail state's \"error\" is not an error value", state: state)
+                    return FlowError(code: .internal, cause: .malformedError, message: "the fail state's \"error\" is not an error value", state: state)
                 }
                 return FlowError(
                     code: code, cause: ErrorCause(rawValue: object["cause"]?.stringValue ?? ErrorCause.workflowFailed.rawValue),
@@ -192,7 +203,7 @@ struct WorkflowRunner: Sendable {
             case .new(let codeTemplate, let causeTemplate, let messageTemplate):
                 let codeText = try scope.evaluate(codeTemplate).stringValue ?? ""
                 guard let code = ErrorCode(rawValue: codeText) else {
-                    return FlowError(code: .internal, cause: .invalidArgumentValue, message: "the fail state's code \"\(codeText)\" is not a canonical code", state: state)
+                    return FlowError(code: .internal, cause: .malformedError, message: "the fail state's code \"\(codeText)\" is not a canonical code", state: state)
                 }
                 let cause = try causeTemplate.map { template throws(FlowError) in try scope.evaluate(template).stringValue ?? "" }
                 let message = try scope.evaluate(messageTemplate)

@@ -20,9 +20,9 @@ struct ReferenceChecker {
         let may = flow(intersect: false)
         for name in workflow.stateOrder {
             guard let state = workflow.states[name], let mustIn = must[name], let mayIn = may[name] else { continue }
-            for (pointer, template) in Self.templates(of: state) {
+            for (pointer, template, tolerant) in Self.templates(of: state) {
                 for reference in template.references {
-                    check(reference, at: pointer, shapes: shapes, must: mustIn, may: mayIn)
+                    check(reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn)
                 }
             }
         }
@@ -134,9 +134,18 @@ struct ReferenceChecker {
         }
     }
 
-    private static func bindings(of state: WorkflowState, along edge: WorkflowEdge) -> [String] {
+    /// What an edge binds: on every path it is taken (`mayOnly` false), or on some (true). A cancelled step whose
+    /// hub call still succeeded keeps its result, so a cancel edge may bind the state's result variable.
+    private static func bindings(of state: WorkflowState, along edge: WorkflowEdge, mayOnly: Bool) -> [String] {
         switch edge.kind {
-        case .error, .cancel: return [errorBinding]
+        case .error: return [errorBinding]
+        case .cancel:
+            guard mayOnly else { return [errorBinding] }
+            switch state.kind {
+            case .action(let action): return [errorBinding] + (action.step.result.map { [$0] } ?? [])
+            case .workflow(let subworkflow): return [errorBinding] + (subworkflow.step.result.map { [$0] } ?? [])
+            case .choice, .assign, .succeed, .fail: return [errorBinding]
+            }
         case .choice, .choiceDefault: return []
         case .next:
             switch state.kind {
@@ -158,13 +167,14 @@ struct ReferenceChecker {
             changed = false
             for edge in edges {
                 guard let source = incoming[edge.from], let state = workflow.states[edge.from] else { continue }
-                let out = source.union(Self.bindings(of: state, along: edge))
+                let out = source.union(Self.bindings(of: state, along: edge, mayOnly: !intersect))
                 let target = edge.to
                 let merged: Set<String>
+                // The start is also entered with nothing bound, so on every path nothing is bound there.
                 if let existing = incoming[target] {
-                    merged = target == workflow.start ? [] : (intersect ? existing.intersection(out) : existing.union(out))
+                    merged = intersect ? (target == workflow.start ? [] : existing.intersection(out)) : existing.union(out)
                 } else {
-                    merged = target == workflow.start ? [] : out
+                    merged = intersect && target == workflow.start ? [] : out
                 }
                 if incoming[target] != merged {
                     incoming[target] = merged
@@ -175,27 +185,37 @@ struct ReferenceChecker {
         return incoming
     }
 
-    /// Every template of a state with the pointer of the member that holds it.
-    static func templates(of state: WorkflowState) -> [(String, Template)] {
+    /// Every template of a state with the pointer of the member that holds it, and whether it is read where an
+    /// unbound value is expected (`exists`, `isEmpty`), so a maybe-unbound variable there is no warning.
+    static func templates(of state: WorkflowState) -> [(String, Template, Bool)] {
         let base = state.pointer
-        func named(_ list: [(name: String, value: Template)], _ member: String) -> [(String, Template)] {
-            list.map { (JSONPointer.appending($0.name, to: base + member), $0.value) }
+        func named(_ list: [(name: String, value: Template)], _ member: String) -> [(String, Template, Bool)] {
+            list.map { (JSONPointer.appending($0.name, to: base + member), $0.value, false) }
+        }
+        func conditionTemplates(_ condition: Condition, _ pointer: String) -> [(String, Template, Bool)] {
+            switch condition {
+            case .exists(let template), .isEmpty(let template): return [(pointer, template, true)]
+            case .compare(_, let lhs, let rhs), .contains(let lhs, let rhs): return [(pointer, lhs, false), (pointer, rhs, false)]
+            case .and(let conditions), .or(let conditions): return conditions.flatMap { conditionTemplates($0, pointer) }
+            case .not(let inner): return conditionTemplates(inner, pointer)
+            }
         }
         switch state.kind {
         case .action(let action): return named(action.arguments, "/arguments")
         case .workflow(let subworkflow): return named(subworkflow.inputs, "/inputs")
         case .choice(let choice):
             return choice.branches.enumerated().flatMap { index, branch in
-                branch.condition.templates.map { ("\(base)/choices/\(index)/if", $0) }
+                conditionTemplates(branch.condition, "\(base)/choices/\(index)/if")
             }
         case .assign(let assign):
-            return named(assign.assignments, "/set") + (assign.warning.map { [(base + "/warning", $0)] } ?? [])
-        case .succeed(let succeed): return succeed.output.map { [(base + "/output", $0)] } ?? []
+            return named(assign.assignments, "/set") + (assign.warning.map { [(base + "/warning", $0, false)] } ?? [])
+        case .succeed(let succeed): return succeed.output.map { [(base + "/output", $0, false)] } ?? []
         case .fail(let fail):
             switch fail.raise {
-            case .rethrow(let error): return [(base + "/error", error)]
+            case .rethrow(let error): return [(base + "/error", error, false)]
             case .new(let code, let cause, let message):
-                return [(base + "/code", code), (base + "/message", message)] + (cause.map { [(base + "/cause", $0)] } ?? [])
+                return [(base + "/code", code, false), (base + "/message", message, false)]
+                    + (cause.map { [(base + "/cause", $0, false)] } ?? [])
             }
         }
     }

@@ -49,7 +49,7 @@ struct WorkflowValidator {
                 guard let operation = catalog[action.operation] else {
                     collector.error(
                         Code.unknownOperation, at: state.pointer + "/operation",
-                        "unknown operation \"\(action.operation)\"\(SpellingSuggestion.hint(for: action.operation, among: catalog.names)); `matterflow operations` lists them")
+                        "unknown operation \"\(action.operation)\" (`matterflow operations` lists them)\(SpellingSuggestion.hint(for: action.operation, among: catalog.names))")
                     continue
                 }
                 acquires = acquires || operation.acquiresSession
@@ -64,7 +64,9 @@ struct WorkflowValidator {
                     given: subworkflow.inputs,
                     declared: child.inputs.map { ($0.name, $0.type.shape, $0.required) },
                     pointer: state.pointer + "/inputs", callee: "workflow \(subworkflow.path)")
-            case .choice, .assign, .succeed, .fail:
+            case .fail(let fail):
+                checkCauseMatchesCode(fail, state: state)
+            case .choice, .assign, .succeed:
                 break
             }
         }
@@ -73,6 +75,17 @@ struct WorkflowValidator {
                 Code.missingCancelPath, at: "",
                 "this workflow opens a commissioning session but declares no \"onCancel\" state; a cancelled run would leave the session active")
         }
+    }
+
+    /// A fail state naming a known cause with another code would be routed inconsistently by code and by cause.
+    private func checkCauseMatchesCode(_ fail: FailState, state: WorkflowState) {
+        guard case .new(let codeTemplate, let causeTemplate?, _) = fail.raise,
+            let code = codeTemplate.literalValue?.stringValue, let cause = causeTemplate.literalValue?.stringValue,
+            let expected = ErrorCause(rawValue: cause).code, expected.rawValue != code
+        else { return }
+        collector.warning(
+            Code.causeCodeMismatch, at: state.pointer + "/cause",
+            "cause \"\(cause)\" belongs to code \"\(expected.rawValue)\", not \"\(code)\"; routes by code and by cause would disagree")
     }
 
     private func checkArguments(
@@ -116,7 +129,7 @@ struct WorkflowValidator {
             for name in names where name != "*" && !codes.contains(name) && ErrorCause(rawValue: name).code == nil {
                 collector.warning(
                     Code.unknownErrorName, at: entryPointer + "/errors",
-                    "\"\(name)\" is neither a canonical code nor a known cause\(SpellingSuggestion.hint(for: name, among: codes.union(ErrorCause.table.map(\.cause.rawValue)))); it matches only if a hub raises that cause")
+                    "\"\(name)\" is neither a canonical code nor a known cause, so it matches only if a hub raises that cause\(SpellingSuggestion.hint(for: name, among: codes.union(ErrorCause.table.map(\.cause.rawValue))))")
             }
             let covered = names.allSatisfy { name in
                 earlier.contains("*") || earlier.contains(name)
@@ -132,6 +145,8 @@ struct WorkflowValidator {
     }
 
     private func checkGraph() {
+        // A state that could not be decoded has unknown transitions: reachability would only guess.
+        guard !workflow.states.values.contains(where: \.isPlaceholder) else { return }
         // A transition to a misspelled state is already reported; for the graph, follow it to the state the
         // spelling suggests, so one typo does not also report every state behind it as unreachable.
         let edges = workflow.edges.compactMap { edge -> WorkflowEdge? in
@@ -145,7 +160,8 @@ struct WorkflowValidator {
         var predecessors: [String: [String]] = [:]
         for edge in edges {
             successors[edge.from, default: []].append(edge.to)
-            predecessors[edge.to, default: []].append(edge.from)
+            // A state that can end only by being cancelled never ends on its own: cancel edges do not count there.
+            if edge.kind != .cancel { predecessors[edge.to, default: []].append(edge.from) }
         }
         guard workflow.states[workflow.start] != nil else { return }
         let reachable = Self.closure(from: [workflow.start], successors)
@@ -156,10 +172,9 @@ struct WorkflowValidator {
             guard let state = workflow.states[name] else { continue }
             if unreachable.contains(name) {
                 // Report where an unreachable region is entered, not every state inside it.
-                let enteredFromInside = (predecessors[name] ?? []).contains { unreachable.contains($0) && $0 != name }
-                let isCycleMember = enteredFromInside && Self.closure(from: [name], successors).contains { predecessor in
-                    (predecessors[name] ?? []).contains(predecessor)
-                }
+                let sources = edges.filter { $0.to == name }.map(\.from)
+                let enteredFromInside = sources.contains { unreachable.contains($0) && $0 != name }
+                let isCycleMember = enteredFromInside && Self.closure(from: [name], successors).contains { sources.contains($0) }
                 if enteredFromInside && !isCycleMember { continue }
                 let behind = Self.closure(from: [name], successors).intersection(unreachable).subtracting([name])
                 let also = behind.isEmpty ? "" : " (nor \(behind.sorted().map { "\"\($0)\"" }.joined(separator: ", ")), only reachable through it)"
