@@ -57,9 +57,12 @@ final class FirstResult<Value: Sendable>: Sendable {
     }
 
     private let state: Mutex<State>
+    private let waker: @Sendable () -> Void
 
-    init(_ continuation: CheckedContinuation<Value, Never>) {
+    /// - Parameter waker: Runs just before the winner resumes the waiting task (virtual-time accounting).
+    init(_ continuation: CheckedContinuation<Value, Never>, waker: @escaping @Sendable () -> Void = {}) {
         state = Mutex(State(continuation: continuation))
+        self.waker = waker
     }
 
     /// Adds work to do when the race is decided (cancel the losers); runs it at once if the race is already decided.
@@ -84,6 +87,7 @@ final class FirstResult<Value: Sendable>: Sendable {
         }
         guard let (winner, cleanup) = decision else { return }
         cleanup.forEach { $0() }
+        waker()
         winner.resume(returning: value)
     }
 }

@@ -14,7 +14,8 @@ enum RaceOutcome<Value: Sendable>: Sendable {
 ///
 /// The work runs in its own task. When the timeout or the cancellation wins, the work's task is cancelled and
 /// the race waits for it to wind down, but never longer than a grace period, so a hub that ignores
-/// cancellation cannot keep a run (or its cancel path) stuck.
+/// cancellation cannot keep a run (or its cancel path) stuck. Every task it starts is accounted on the clock,
+/// so the race works in virtual time too.
 struct StepRace {
     let clock: any WorkflowClock
     /// Nil while the run is on its cancel path: that path is shielded from further cancellation.
@@ -28,10 +29,11 @@ struct StepRace {
     ) async -> RaceOutcome<Value> {
         let clock = self.clock
         let signal = self.signal
-        var workTask: Task<Void, Never>?
+        let completion = Completion()
         let lateResult = ResultSlot<Value>()
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<RaceOutcome<Value>, Never>) in
-            let race = FirstResult(continuation)
+            let race = FirstResult(continuation, waker: clock.beginActivity)
+            clock.beginActivity()
             let task = Task {
                 do {
                     let value = try await work()
@@ -40,15 +42,11 @@ struct StepRace {
                 } catch {
                     race.offer(.failed(FlowError.from(error)))
                 }
+                completion.finish(clock: clock)
+                clock.endActivity()
             }
-            workTask = task
             if let timeout {
-                let timer = Task {
-                    do {
-                        try await clock.sleep(for: timeout)
-                        race.offer(.timedOut)
-                    } catch {}
-                }
+                let timer = Self.timer(clock: clock, after: timeout) { race.offer(.timedOut) }
                 race.onDecided { timer.cancel() }
             }
             if let signal {
@@ -56,15 +54,16 @@ struct StepRace {
                 race.onDecided { signal.remove(token) }
             }
             race.onDecided { task.cancel() }
+            clock.endActivity()
         }
         switch outcome {
         case .finished, .failed:
             return outcome
         case .timedOut:
-            if let workTask { await Self.windDown(workTask, clock: clock) }
+            await completion.wait(clock: clock, atMost: Self.gracePeriod)
             return outcome
         case .cancelled:
-            if let workTask { await Self.windDown(workTask, clock: clock) }
+            await completion.wait(clock: clock, atMost: Self.gracePeriod)
             return .cancelled(late: lateResult.value)
         }
     }
@@ -80,23 +79,50 @@ struct StepRace {
         return false
     }
 
-    private static func windDown(_ task: Task<Void, Never>, clock: any WorkflowClock) async {
+    /// A task that calls `fire` after `duration` on the clock, unless cancelled first.
+    static func timer(clock: any WorkflowClock, after duration: Duration, _ fire: @escaping @Sendable () -> Void) -> Task<Void, Never> {
+        clock.beginActivity()
+        return Task {
+            if (try? await clock.sleep(for: duration)) != nil { fire() }
+            clock.endActivity()
+        }
+    }
+}
+
+/// Tells a waiting task that a piece of work has ended.
+final class Completion: Sendable {
+    private struct State {
+        var finished = false
+        var waiters: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Marks the work finished and wakes whoever waits.
+    func finish(clock: any WorkflowClock) {
+        let waiters = state.withLock { state -> [@Sendable () -> Void] in
+            state.finished = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0() }
+    }
+
+    /// Waits until the work has finished, but at most `limit` on the clock.
+    func wait(clock: any WorkflowClock, atMost limit: Duration) async {
         _ = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let race = FirstResult(continuation)
-            let waiter = Task {
-                await task.value
+            let race = FirstResult(continuation, waker: clock.beginActivity)
+            let alreadyFinished = state.withLock { state -> Bool in
+                if !state.finished { state.waiters.append { race.offer(true) } }
+                return state.finished
+            }
+            if alreadyFinished {
                 race.offer(true)
+            } else {
+                let timer = StepRace.timer(clock: clock, after: limit) { race.offer(false) }
+                race.onDecided { timer.cancel() }
             }
-            let timer = Task {
-                do {
-                    try await clock.sleep(for: gracePeriod)
-                    race.offer(false)
-                } catch {}
-            }
-            race.onDecided {
-                timer.cancel()
-                waiter.cancel()
-            }
+            clock.endActivity()
         }
     }
 }

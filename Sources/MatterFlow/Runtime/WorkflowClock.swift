@@ -1,11 +1,27 @@
 import Synchronization
 
-/// The time source of runs and simulated hubs: real time for the CLI, manual time for tests and fixtures.
+/// The time source of runs and simulated hubs: real time, manual time for tests, or virtual time that jumps
+/// ahead whenever nothing is left to do (``VirtualClock``).
+///
+/// Virtual time needs to know when every task of a simulation is waiting. Code that starts a task working on the
+/// simulated world calls ``beginActivity()`` before starting it and the task calls ``endActivity()`` when it ends;
+/// a task about to wait for something other than this clock calls ``endActivity()``, and whoever wakes it calls
+/// ``beginActivity()`` on its behalf before resuming it. Sleeping on the clock needs no calls. Real and manual
+/// clocks ignore all of this.
 public protocol WorkflowClock: Sendable {
     /// Time elapsed since the clock's origin.
     var now: Duration { get }
     /// Suspends until `duration` has passed on this clock. Throws `CancellationError` when the task is cancelled.
     func sleep(for duration: Duration) async throws
+    /// A task starts (or is about to be woken) to work in the simulated world.
+    func beginActivity()
+    /// A task ends, or is about to wait for something other than this clock.
+    func endActivity()
+}
+
+extension WorkflowClock {
+    public func beginActivity() {}
+    public func endActivity() {}
 }
 
 /// Real time, measured with the system's monotonic clock.

@@ -46,6 +46,8 @@ public struct WorkflowEngine: Sendable {
     ) async throws(DiagnosticsError) -> RunResult {
         let resolved = try workflow.resolveInputs(inputs)
         let signal = CancellationSignal()
+        options.clock.beginActivity()
+        defer { options.clock.endActivity() }
         return await withTaskCancellationHandler {
             await execute(workflow, inputs: resolved, hub: hub, options: options, signal: signal)
         } onCancel: {
@@ -68,9 +70,11 @@ public struct WorkflowEngine: Sendable {
             continuation.yield(event)
         }
         let runOptions = observed
+        options.clock.beginActivity()
         let task = Task {
             let result = await execute(workflow, inputs: resolved, hub: hub, options: runOptions, signal: signal)
             continuation.finish()
+            runOptions.clock.endActivity()
             return result
         }
         return RunHandle(events: events, task: task, signal: signal)
