@@ -126,19 +126,14 @@ final class HomeDecoder {
             let id = nonEmptyString(reader, "id", required: true)
             let name = nonEmptyString(reader, "name", required: true)
             reader.finish()
-            guard let id, let name else { continue }
-            if let first = ids[id] {
-                collector.error(
-                    HomeDiagnosticCode.duplicateID, at: reader.pointer("id"),
-                    "room ID \"\(id)\" is already used by \(first); give each room its own ID")
-                continue
-            }
-            if let first = names[name] {
-                collector.error(
-                    HomeDiagnosticCode.duplicateName, at: reader.pointer("name"),
-                    "room name \"\(name)\" is already used by \(first); rooms are chosen by name, so rename one")
-                continue
-            }
+            guard let id, let name,
+                isFirstUse(
+                    of: id, in: ids, at: reader.pointer("id"), HomeDiagnosticCode.duplicateID, "room ID",
+                    advice: "give each room its own ID"),
+                isFirstUse(
+                    of: name, in: names, at: reader.pointer("name"), HomeDiagnosticCode.duplicateName, "room name",
+                    advice: "rooms are chosen by name, so rename one")
+            else { continue }
             ids[id] = elementPointer
             names[name] = elementPointer
             rooms.append(Room(id: id, name: name))
@@ -162,13 +157,11 @@ final class HomeDecoder {
             let softwareVersion = boundedInt(reader, "softwareVersion", 0...Int(UInt32.max))
             let payloadKey = nonEmptyString(reader, "payloadKey")
             reader.finish()
-            guard let id, let name, let vendorID, let productID else { continue }
-            if let first = ids[id] {
-                collector.error(
-                    HomeDiagnosticCode.duplicateID, at: reader.pointer("id"),
-                    "device ID \"\(id)\" is already used by \(first); give each device its own ID")
-                continue
-            }
+            guard let id, let name, let vendorID, let productID,
+                isFirstUse(
+                    of: id, in: ids, at: reader.pointer("id"), HomeDiagnosticCode.duplicateID, "device ID",
+                    advice: "give each device its own ID")
+            else { continue }
             ids[id] = elementPointer
             devices.append(
                 HomeDescription.Device(
@@ -209,6 +202,22 @@ final class HomeDecoder {
         }
         reader.finish()
         return simulation
+    }
+
+    /// Whether no earlier element of an array has `value`; otherwise reports `code` at `pointer`, naming the
+    /// element that has it.
+    ///
+    /// - Parameters:
+    ///   - used: The values of the earlier elements, each with the pointer of the element that has it.
+    ///   - what: What the value is, for the message: `"room ID"`.
+    ///   - advice: How to fix the file, for the message.
+    private func isFirstUse(
+        of value: String, in used: [String: String], at pointer: String, _ code: String, _ what: String,
+        advice: String
+    ) -> Bool {
+        guard let first = used[value] else { return true }
+        collector.error(code, at: pointer, "\(what) \"\(value)\" is already used by \(first); \(advice)")
+        return false
     }
 
     // MARK: - Typed helpers

@@ -49,13 +49,13 @@ public struct ChannelMask: Hashable, Sendable, CustomStringConvertible {
         public init(page0ChannelBits channelBits: UInt32) {
             let stored = reverseBits(channelBits)
             page = ThreadChannel.supportedPage
-            maskBytes = (0..<4).map { UInt8(truncatingIfNeeded: stored >> (24 - 8 * $0)) }
+            maskBytes = bigEndianBytes(stored)
         }
 
         /// The OpenThread channel mask (bit *n* = channel *n*) of a 4-byte entry, or `nil` for other lengths.
         public var channelBits: UInt32? {
             guard maskBytes.count == 4 else { return nil }
-            return reverseBits(maskBytes.reduce(0) { $0 << 8 | UInt32($1) })
+            return reverseBits(bigEndianInteger(maskBytes))
         }
 
         /// The channel numbers the mask selects, ascending.

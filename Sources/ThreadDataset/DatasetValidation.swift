@@ -12,24 +12,13 @@ public struct DatasetIssue: Hashable, Sendable, CustomStringConvertible {
     /// A stable, machine-readable issue code.
     ///
     /// The set is closed for this version of the module: ``all`` lists every code.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ClosedSetCode {
         /// The code as a string, for example `"missingTLV"`.
         public let rawValue: String
-
-        /// Creates a code from its string, if it is one of ``all``.
-        ///
-        /// - Parameter rawValue: The code string.
-        public init?(rawValue: String) {
-            guard Self.all.contains(where: { $0.rawValue == rawValue }) else { return nil }
-            self.rawValue = rawValue
-        }
 
         private init(_ rawValue: String) {
             self.rawValue = rawValue
         }
-
-        /// The code string.
-        public var description: String { rawValue }
 
         /// A TLV the requirement needs is absent. Severity: error.
         public static let missingTLV = Code("missingTLV")

@@ -1,8 +1,9 @@
 /// The Extended PAN ID TLV: 8 bytes that identify a Thread network.
 ///
 /// Together with the Network Key and the Channel it tells whether two datasets describe the same network
-/// (see ``OperationalDataset/isSameNetwork(as:)``).
-public struct ExtendedPANID: Hashable, Sendable, CustomStringConvertible, FixedLengthValue {
+/// (see ``OperationalDataset/isSameNetwork(as:)``). Create one from 8 bytes with ``init(bytes:)`` or from
+/// 16 hex digits with ``init(hex:)``, for example `try ExtendedPANID(hex: "39758ec8144b07fb")`.
+public struct ExtendedPANID: FixedLengthValue, FixedLengthStorage, CustomStringConvertible {
     /// The length in bytes.
     public static let byteLength = 8
     static let tlvType = DatasetTLVType.extendedPANID
@@ -14,25 +15,9 @@ public struct ExtendedPANID: Hashable, Sendable, CustomStringConvertible, FixedL
         bytes = checkedBytes
     }
 
-    /// Creates an Extended PAN ID from bytes.
-    ///
-    /// - Parameter bytes: Exactly 8 bytes.
-    /// - Throws: ``ThreadDatasetError`` `invalidLength`.
-    public init(bytes: [UInt8]) throws(ThreadDatasetError) {
-        self = try Self.make(bytes, offset: nil)
-    }
-
-    /// Creates an Extended PAN ID from hex, for example `"39758ec8144b07fb"`.
-    ///
-    /// - Parameter hex: 16 hex digits.
-    /// - Throws: ``ThreadDatasetError`` for bad hex or a wrong length.
-    public init(hex: String) throws(ThreadDatasetError) {
-        self = try Self.make(hex: hex)
-    }
-
     /// The bytes as a big-endian integer.
     public var integerValue: UInt64 {
-        bytes.reduce(0) { $0 << 8 | UInt64($1) }
+        bigEndianInteger(bytes)
     }
 
     /// The bytes as lowercase hex.
@@ -47,7 +32,10 @@ public struct ExtendedPANID: Hashable, Sendable, CustomStringConvertible, FixedL
 }
 
 /// The Mesh-Local Prefix TLV: the first 8 bytes of the network's mesh-local IPv6 /64 prefix.
-public struct MeshLocalPrefix: Hashable, Sendable, CustomStringConvertible, FixedLengthValue {
+///
+/// Create one from 8 bytes with ``init(bytes:)`` or from 16 hex digits with ``init(hex:)``, for example
+/// `try MeshLocalPrefix(hex: "fdf1f1add0797dc0")`.
+public struct MeshLocalPrefix: FixedLengthValue, FixedLengthStorage, CustomStringConvertible {
     /// The length in bytes.
     public static let byteLength = 8
     static let tlvType = DatasetTLVType.meshLocalPrefix
@@ -57,22 +45,6 @@ public struct MeshLocalPrefix: Hashable, Sendable, CustomStringConvertible, Fixe
 
     init(checkedBytes: [UInt8]) {
         bytes = checkedBytes
-    }
-
-    /// Creates a prefix from its 8 bytes.
-    ///
-    /// - Parameter bytes: Exactly 8 bytes.
-    /// - Throws: ``ThreadDatasetError`` `invalidLength`.
-    public init(bytes: [UInt8]) throws(ThreadDatasetError) {
-        self = try Self.make(bytes, offset: nil)
-    }
-
-    /// Creates a prefix from 16 hex digits, for example `"fdf1f1add0797dc0"`.
-    ///
-    /// - Parameter hex: 16 hex digits.
-    /// - Throws: ``ThreadDatasetError`` for bad hex or a wrong length.
-    public init(hex: String) throws(ThreadDatasetError) {
-        self = try Self.make(hex: hex)
     }
 
     /// The bytes as lowercase hex.

@@ -74,26 +74,24 @@ public struct NetworkName: Hashable, Sendable, CustomStringConvertible {
         }
         // Positions in messages are absolute byte offsets when parsing, and positions in the name otherwise.
         let base = offset.map { $0 + 2 } ?? 0
-        if let bad = firstInvalidUTF8Index(bytes) {
-            let position = base + (bad - bytes.startIndex)
-            throw ThreadDatasetError(
+        /// An `invalidNetworkName` error about the byte at `index`; `problem` words it, given "offset N".
+        func invalidName(at index: Int, _ problem: (_ place: String) -> String) -> ThreadDatasetError {
+            let position = base + (index - bytes.startIndex)
+            return ThreadDatasetError(
                 code: .invalidNetworkName,
                 tlvType: .networkName,
                 offset: offset.map { _ in position },
-                message: "\(subject): expected valid UTF-8, found an invalid sequence starting with byte 0x"
-                    + Hex.padded(bytes[bad], width: 2) + " at \(offset == nil ? "position" : "offset") "
-                    + "\(position) (value \(Hex.encode(bytes)))"
+                message: "\(subject): " + problem("\(offset == nil ? "position" : "offset") \(position)")
             )
         }
+        if let bad = firstInvalidUTF8Index(bytes) {
+            throw invalidName(at: bad) { place in
+                "expected valid UTF-8, found an invalid sequence starting with byte 0x"
+                    + Hex.padded(bytes[bad], width: 2) + " at \(place) (value \(Hex.encode(bytes)))"
+            }
+        }
         if let nul = bytes.firstIndex(of: 0) {
-            let position = base + (nul - bytes.startIndex)
-            throw ThreadDatasetError(
-                code: .invalidNetworkName,
-                tlvType: .networkName,
-                offset: offset.map { _ in position },
-                message: "\(subject): expected no NUL characters, found one at "
-                    + "\(offset == nil ? "position" : "offset") \(position)"
-            )
+            throw invalidName(at: nul) { place in "expected no NUL characters, found one at \(place)" }
         }
     }
 }

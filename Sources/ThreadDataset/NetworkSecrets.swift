@@ -1,13 +1,37 @@
 /// The text that stands in for a secret in every description and summary.
 let redactedText = "[redacted]"
 
-/// The Network Key TLV: the 16-byte key that secures all traffic of a Thread network. A secret.
+/// A fixed-length dataset value that is a secret: ``NetworkKey`` and ``PSKc``.
+///
+/// Its `description`, `debugDescription` and mirror never show the bytes, so string interpolation, `print` and
+/// `dump` cannot leak them; read ``revealedBytes`` or ``revealedHex`` deliberately when the secret is needed.
+public protocol DatasetSecret: FixedLengthValue, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// The secret bytes. Handle with care.
+    var revealedBytes: [UInt8] { get }
+}
+
+extension DatasetSecret {
+    /// The secret as lowercase hex. Handle with care.
+    public var revealedHex: String {
+        Hex.encode(revealedBytes)
+    }
+
+    /// Always `"[redacted]"`.
+    public var description: String { redactedText }
+    /// Always `"[redacted]"`.
+    public var debugDescription: String { redactedText }
+    /// A mirror without the secret bytes.
+    public var customMirror: Mirror { Mirror(self, children: ["value": redactedText]) }
+}
+
+/// The Network Key TLV: the 16-byte key that secures all traffic of a Thread network. A ``DatasetSecret``.
 ///
 /// Its `description`, `debugDescription` and mirror never show the key, so string interpolation, `print` and
 /// `dump` cannot leak it; read ``revealedBytes`` or ``revealedHex`` deliberately when the key is needed.
-public struct NetworkKey: Hashable, Sendable, FixedLengthValue, CustomStringConvertible,
-    CustomDebugStringConvertible, CustomReflectable
-{
+/// Create one from 16 bytes with ``init(bytes:)`` or from 32 hex digits with ``init(hex:)``.
+public struct NetworkKey: DatasetSecret, FixedLengthStorage {
     /// The length in bytes.
     public static let byteLength = 16
     static let tlvType = DatasetTLVType.networkKey
@@ -18,44 +42,15 @@ public struct NetworkKey: Hashable, Sendable, FixedLengthValue, CustomStringConv
     init(checkedBytes: [UInt8]) {
         revealedBytes = checkedBytes
     }
-
-    /// Creates a key from 16 bytes.
-    ///
-    /// - Parameter bytes: Exactly 16 bytes.
-    /// - Throws: ``ThreadDatasetError`` `invalidLength`.
-    public init(bytes: [UInt8]) throws(ThreadDatasetError) {
-        self = try Self.make(bytes, offset: nil)
-    }
-
-    /// Creates a key from 32 hex digits.
-    ///
-    /// - Parameter hex: 32 hex digits.
-    /// - Throws: ``ThreadDatasetError`` for bad hex or a wrong length.
-    public init(hex: String) throws(ThreadDatasetError) {
-        self = try Self.make(hex: hex)
-    }
-
-    /// The key as lowercase hex. Handle with care: this is the network's secret.
-    public var revealedHex: String {
-        Hex.encode(revealedBytes)
-    }
-
-    /// Always `"[redacted]"`.
-    public var description: String { redactedText }
-    /// Always `"[redacted]"`.
-    public var debugDescription: String { redactedText }
-    /// A mirror without the key bytes.
-    public var customMirror: Mirror { Mirror(self, children: ["value": redactedText]) }
 }
 
 /// The PSKc TLV: the 16-byte pre-shared key for commissioners, derived from the commissioning passphrase.
-/// A secret.
+/// A ``DatasetSecret``.
 ///
 /// Its `description`, `debugDescription` and mirror never show the key; read ``revealedBytes`` or
-/// ``revealedHex`` deliberately when it is needed.
-public struct PSKc: Hashable, Sendable, FixedLengthValue, CustomStringConvertible, CustomDebugStringConvertible,
-    CustomReflectable
-{
+/// ``revealedHex`` deliberately when it is needed. Create one from 16 bytes with ``init(bytes:)`` or from
+/// 32 hex digits with ``init(hex:)``.
+public struct PSKc: DatasetSecret, FixedLengthStorage {
     /// The length in bytes.
     public static let byteLength = 16
     static let tlvType = DatasetTLVType.pskc
@@ -66,32 +61,4 @@ public struct PSKc: Hashable, Sendable, FixedLengthValue, CustomStringConvertibl
     init(checkedBytes: [UInt8]) {
         revealedBytes = checkedBytes
     }
-
-    /// Creates a PSKc from 16 bytes.
-    ///
-    /// - Parameter bytes: Exactly 16 bytes.
-    /// - Throws: ``ThreadDatasetError`` `invalidLength`.
-    public init(bytes: [UInt8]) throws(ThreadDatasetError) {
-        self = try Self.make(bytes, offset: nil)
-    }
-
-    /// Creates a PSKc from 32 hex digits.
-    ///
-    /// - Parameter hex: 32 hex digits.
-    /// - Throws: ``ThreadDatasetError`` for bad hex or a wrong length.
-    public init(hex: String) throws(ThreadDatasetError) {
-        self = try Self.make(hex: hex)
-    }
-
-    /// The PSKc as lowercase hex. Handle with care: anyone holding it can commission onto the network.
-    public var revealedHex: String {
-        Hex.encode(revealedBytes)
-    }
-
-    /// Always `"[redacted]"`.
-    public var description: String { redactedText }
-    /// Always `"[redacted]"`.
-    public var debugDescription: String { redactedText }
-    /// A mirror without the PSKc bytes.
-    public var customMirror: Mirror { Mirror(self, children: ["value": redactedText]) }
 }

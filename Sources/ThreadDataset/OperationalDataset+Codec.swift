@@ -162,11 +162,8 @@ extension OperationalDataset {
         type: DatasetTLVType,
         offset: Int
     ) throws(ThreadDatasetError) -> T {
-        let size = T.bitWidth / 8
-        guard value.count == size else {
-            throw ThreadDatasetError.invalidLength(type, at: offset, expected: byteCount(size), found: value.count)
-        }
-        return value.reduce(T.zero) { $0 << 8 | T($1) }
+        try ThreadDatasetError.requireLength(T.bitWidth / 8, of: value, type, at: offset)
+        return bigEndianInteger(value)
     }
 }
 

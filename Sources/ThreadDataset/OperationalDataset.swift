@@ -185,3 +185,8 @@ func bigEndianBytes<T: FixedWidthInteger & UnsignedInteger>(_ value: T) -> [UInt
     let size = T.bitWidth / 8
     return (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * (size - 1 - $0))) }
 }
+
+/// Reads bytes as one big-endian unsigned integer; the caller makes sure they fit.
+func bigEndianInteger<T: FixedWidthInteger & UnsignedInteger>(_ bytes: some Sequence<UInt8>) -> T {
+    bytes.reduce(T.zero) { $0 << 8 | T($1) }
+}

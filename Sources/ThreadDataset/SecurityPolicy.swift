@@ -61,14 +61,13 @@ public struct SecurityPolicy: Hashable, Sendable, CustomStringConvertible {
                 found: value.count
             )
         }
-        let start = value.startIndex
-        let hours = UInt16(value[start]) << 8 | UInt16(value[start + 1])
-        return SecurityPolicy(checkedRotationHours: hours, flagBytes: Array(value[(start + 2)...]))
+        let hours: UInt16 = bigEndianInteger(value.prefix(2))
+        return SecurityPolicy(checkedRotationHours: hours, flagBytes: Array(value.dropFirst(2)))
     }
 
     /// The encoded TLV value.
     public var encoded: [UInt8] {
-        [UInt8(truncatingIfNeeded: rotationHours >> 8), UInt8(truncatingIfNeeded: rotationHours)] + flagBytes
+        bigEndianBytes(rotationHours) + flagBytes
     }
 
     /// The flag bytes as lowercase hex, for example `"f7f8"`.

@@ -58,7 +58,7 @@ public struct ThreadChannel: Hashable, Sendable, CustomStringConvertible {
 
     /// The 3 encoded bytes.
     public var encoded: [UInt8] {
-        [page, UInt8(truncatingIfNeeded: number >> 8), UInt8(truncatingIfNeeded: number)]
+        [page] + bigEndianBytes(number)
     }
 
     /// Decodes the value of a Channel or Wake-up Channel TLV.
@@ -72,16 +72,15 @@ public struct ThreadChannel: Hashable, Sendable, CustomStringConvertible {
         type: DatasetTLVType,
         offset: Int
     ) throws(ThreadDatasetError) -> ThreadChannel {
-        guard value.count == encodedLength else {
-            throw ThreadDatasetError.invalidLength(
-                type,
-                at: offset,
-                expected: "3 bytes (page, then a 16-bit channel)",
-                found: value.count
-            )
-        }
+        try ThreadDatasetError.requireLength(
+            encodedLength,
+            of: value,
+            type,
+            at: offset,
+            expected: "3 bytes (page, then a 16-bit channel)"
+        )
         let start = value.startIndex
-        let number = UInt16(value[start + 1]) << 8 | UInt16(value[start + 2])
+        let number: UInt16 = bigEndianInteger(value.dropFirst())
         return try ThreadChannel(page: value[start], number: number, type: type, offset: offset)
     }
 

@@ -12,24 +12,13 @@ public struct ThreadDatasetError: Error, Hashable, Sendable, CustomStringConvert
     /// A stable, machine-readable error code.
     ///
     /// The set is closed for this version of the module: ``all`` lists every code.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ClosedSetCode {
         /// The code as a string, for example `"duplicateTLV"`.
         public let rawValue: String
-
-        /// Creates a code from its string, if it is one of ``all``.
-        ///
-        /// - Parameter rawValue: The code string.
-        public init?(rawValue: String) {
-            guard Self.all.contains(where: { $0.rawValue == rawValue }) else { return nil }
-            self.rawValue = rawValue
-        }
 
         private init(_ rawValue: String) {
             self.rawValue = rawValue
         }
-
-        /// The code string.
-        public var description: String { rawValue }
 
         /// Hex text contains a character that is not a hex digit.
         public static let invalidHexCharacter = Code("invalidHexCharacter")
@@ -139,11 +128,51 @@ extension ThreadDatasetError {
         )
     }
 
+    /// Throws ``invalidLength(_:at:expected:found:)`` unless a value has exactly `length` bytes.
+    ///
+    /// - Parameters:
+    ///   - length: The length the value must have.
+    ///   - value: The value bytes.
+    ///   - type: The TLV, for the message.
+    ///   - offset: The TLV's offset when parsing, for the message.
+    ///   - expected: What the message says was expected; `"N bytes"` by default.
+    static func requireLength(
+        _ length: Int,
+        of value: some Collection<UInt8>,
+        _ type: DatasetTLVType,
+        at offset: Int?,
+        expected: String? = nil
+    ) throws(ThreadDatasetError) {
+        guard value.count == length else {
+            throw invalidLength(type, at: offset, expected: expected ?? byteCount(length), found: value.count)
+        }
+    }
+
     /// A value that does not fit the field it is meant for.
     static func outOfRange(_ type: DatasetTLVType?, _ detail: String) -> ThreadDatasetError {
         let prefix = type.map { "\($0): " } ?? ""
         return ThreadDatasetError(code: .valueOutOfRange, tlvType: type, message: prefix + detail)
     }
+}
+
+/// A stable, machine-readable code from a closed set: ``ThreadDatasetError/Code`` and ``DatasetIssue/Code``
+/// share their string handling through this protocol.
+protocol ClosedSetCode: RawRepresentable<String>, CustomStringConvertible {
+    /// Every code, in declaration order.
+    static var all: [Self] { get }
+}
+
+extension ClosedSetCode {
+    /// Creates a code from its string, if it is one of ``all``.
+    ///
+    /// - Parameter rawValue: The code string.
+    public init?(rawValue: String) {
+        guard let code = Self.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = code
+    }
+
+    /// The code string.
+    public var description: String { rawValue }
 }
 
 /// Formats a byte count for messages: "1 byte", "8 bytes".

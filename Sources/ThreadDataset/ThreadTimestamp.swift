@@ -71,8 +71,7 @@ public struct ThreadTimestamp: Hashable, Comparable, Sendable, CustomStringConve
 
     /// The 8 encoded bytes.
     public var encoded: [UInt8] {
-        let raw = rawValue
-        return (0..<8).map { UInt8(truncatingIfNeeded: raw >> (56 - 8 * $0)) }
+        bigEndianBytes(rawValue)
     }
 
     /// Decodes the value of a timestamp TLV.
@@ -86,10 +85,8 @@ public struct ThreadTimestamp: Hashable, Comparable, Sendable, CustomStringConve
         type: DatasetTLVType,
         offset: Int
     ) throws(ThreadDatasetError) -> ThreadTimestamp {
-        guard value.count == encodedLength else {
-            throw ThreadDatasetError.invalidLength(type, at: offset, expected: "8 bytes", found: value.count)
-        }
-        return ThreadTimestamp(rawValue: value.reduce(0) { $0 << 8 | UInt64($1) })
+        try ThreadDatasetError.requireLength(encodedLength, of: value, type, at: offset)
+        return ThreadTimestamp(rawValue: bigEndianInteger(value))
     }
 
     /// Seconds alone when ticks and `U` are zero (as OpenThread prints it); otherwise all three parts.

@@ -10,6 +10,24 @@ struct CommissionFailureTests {
         try await hub.snapshot(structure: structure).activeSession?.phase
     }
 
+    /// A hub on a manual clock for the basic home, whose commission takes `seconds` of simulated time.
+    private func slowHub(commissionLatency seconds: Double) throws -> (SimulatedHub, ManualClock) {
+        var home = TestHomes.basic()
+        home.simulation.latencySeconds[.commissionDevice] = seconds
+        return try TestHomes.hub(home)
+    }
+
+    /// Starts commissioning `payload` in a task, and returns the task once it sleeps in the simulated latency.
+    private func startCommission(
+        _ hub: SimulatedHub, _ clock: ManualClock, payload: String = Payloads.specQR
+    ) async -> Task<Void, any Error> {
+        let task = Task {
+            try await hub.commissionDevice(structure: structure, onboardingPayload: payload, commissioningID: "c")
+        }
+        await clock.waitForSleepers(1)
+        return task
+    }
+
     @Test("an invalid payload fails with invalidPayload, without echoing the payload", arguments: [
         "MT:NOT-A-CODE", "34970112333", "hello", "", "MT:Y.K9042C00KA0648G00*634J0KGB00AJVH7SR00",
     ])
@@ -76,14 +94,9 @@ struct CommissionFailureTests {
 
     @Test("cancelling the task during the simulated latency fails commissioning and keeps the request")
     func cancelledDuringLatency() async throws {
-        var home = TestHomes.basic()
-        home.simulation.latencySeconds[.commissionDevice] = 30
-        let (hub, clock) = try TestHomes.hub(home)
+        let (hub, clock) = try slowHub(commissionLatency: 30)
         try await prepareAndRequest(hub)
-        let task = Task {
-            try await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c")
-        }
-        await clock.waitForSleepers(1)
+        let task = await startCommission(hub, clock)
         #expect(try await phase(hub) == .commissioning)
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
@@ -95,14 +108,9 @@ struct CommissionFailureTests {
 
     @Test("a session cancelled by another caller while commissioning makes the commission fail cleanly")
     func cancelledByAnotherCaller() async throws {
-        var home = TestHomes.basic()
-        home.simulation.latencySeconds[.commissionDevice] = 5
-        let (hub, clock) = try TestHomes.hub(home)
+        let (hub, clock) = try slowHub(commissionLatency: 5)
         try await prepareAndRequest(hub)
-        let task = Task {
-            try await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c")
-        }
-        await clock.waitForSleepers(1)
+        let task = await startCommission(hub, clock)
         #expect(try await hub.cancelCommissioning(structure: structure))
         clock.advance(by: .seconds(5))
         let error = await expectFailure(.noActiveSession) { try await task.value }
@@ -114,9 +122,7 @@ struct CommissionFailureTests {
 
     @Test("every failure raises a cause the operation declares (or cancellation)")
     func onlyDeclaredCauses() async throws {
-        var home = TestHomes.basic()
-        home.simulation.latencySeconds[.commissionDevice] = 1
-        let (hub, clock) = try TestHomes.hub(home)
+        let (hub, clock) = try slowHub(commissionLatency: 1)
         // A tour of error paths.
         _ = try? await hub.commissionDevice(structure: structure, onboardingPayload: "x", commissioningID: "c")
         _ = try? await hub.configureDevice(structure: structure, name: "", roomName: nil)
@@ -126,16 +132,10 @@ struct CommissionFailureTests {
         _ = try? await hub.prepareCommissioning(structure: structure)
         _ = try? await hub.createAddDeviceRequest(structure: structure, topology: Topology(ecosystemName: "", homes: []))
         _ = try await hub.createAddDeviceRequest(structure: structure, topology: Topology(ecosystemName: "G", homes: []))
-        let task = Task {
-            try await hub.commissionDevice(structure: structure, onboardingPayload: "MT:bad", commissioningID: "c")
-        }
-        await clock.waitForSleepers(1)
+        let task = await startCommission(hub, clock, payload: "MT:bad")
         clock.advance(by: .seconds(1))
         _ = try? await task.value
-        let cancelled = Task {
-            try await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c")
-        }
-        await clock.waitForSleepers(1)
+        let cancelled = await startCommission(hub, clock)
         cancelled.cancel()
         _ = try? await cancelled.value
         _ = try? await hub.configureDevice(structure: structure, name: "x", roomName: nil)

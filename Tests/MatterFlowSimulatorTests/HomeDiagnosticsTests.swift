@@ -49,180 +49,87 @@ struct HomeDiagnosticsTests {
         #expect(home.seed == 0 && home.issuedIDs == 0)
     }
 
-    @Test func syntaxError() {
-        expectOne("{\n  \"version\": 1,\n  \"structure\": }\n", DiagnosticCode.syntaxError, line: 3, column: 16)
+    /// A home with a mistake added: version and structure on lines 2 and 3, then `members`, one per line and
+    /// indented by two spaces, from line 4.
+    static func home(version: Int = 1, _ members: String...) -> String {
+        let header = ["{", "  \"version\": \(version),", #"  "structure": {"id": "home", "name": "Home"},"#]
+        return (header + members.map { "  " + $0 } + ["}"]).joined(separator: "\n")
     }
 
-    @Test func unknownKeyWithSuggestion() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "permisionGranted": true
-            }
-            """
-        let found = expectOne(text, DiagnosticCode.unknownKey, line: 4, column: 3)
-        #expect(found?.message.contains("did you mean \"permissionGranted\"") == true)
-        #expect(found?.pointer == "/permisionGranted")
-    }
+    /// Each mistake, the one error it produces, where, and what its message or pointer must say.
+    static let mistakes: [HomeMistake] = [
+        HomeMistake(
+            "syntax error", "{\n  \"version\": 1,\n  \"structure\": }\n", DiagnosticCode.syntaxError,
+            line: 3, column: 16),
+        HomeMistake(
+            "unknown key with a suggestion", home(#""permisionGranted": true"#), DiagnosticCode.unknownKey,
+            line: 4, column: 3, mentioning: #"did you mean "permissionGranted""#, pointer: "/permisionGranted"),
+        HomeMistake(
+            "unknown operation in latencies", home(#""simulation": {"latencySeconds": {"commisionDevice": 2}}"#),
+            DiagnosticCode.unknownKey, line: 4, column: 37, mentioning: #"did you mean "commissionDevice""#),
+        HomeMistake(
+            "wrong type", home(#""hub": {"online": "yes"}"#), DiagnosticCode.wrongType, line: 4, column: 21,
+            message: #""online" must be a boolean, found string"#),
+        HomeMistake(
+            "missing key", "{\n  \"version\": 1,\n  \"structure\": {\"id\": \"home\"}\n}",
+            DiagnosticCode.missingKey, line: 3, column: 16, mentioning: #""name""#),
+        HomeMistake(
+            "duplicate key", home(#""seed": 1,"#, #""seed": 2"#), DiagnosticCode.duplicateKey, line: 5, column: 3),
+        HomeMistake(
+            "invalid value",
+            home(#""devices": ["#, #"  {"id": "d1", "name": "Lamp", "vendorID": 70000, "productID": 1}"#, "]"),
+            DiagnosticCode.invalidValue, line: 5, column: 46, pointer: "/devices/0/vendorID"),
+        HomeMistake(
+            "unsupported version is reported alone", home(version: 2, #""somethingNew": true"#),
+            DiagnosticCode.unsupportedVersion, line: 2, column: 14,
+            mentioning: "newer than this MatterFlow supports"),
+        HomeMistake(
+            "duplicate room ID",
+            home(#""rooms": [{"id": "r1", "name": "Kitchen"},"#, #"          {"id": "r1", "name": "Hall"}]"#),
+            HomeDiagnosticCode.duplicateID, line: 5, column: 20, mentioning: "/rooms/0"),
+        HomeMistake(
+            "duplicate device ID",
+            home(
+                #""devices": [{"id": "d", "name": "A", "vendorID": 1, "productID": 1},"#,
+                #"            {"id": "d", "name": "B", "vendorID": 1, "productID": 2}]"#),
+            HomeDiagnosticCode.duplicateID, line: 5, column: 22),
+        HomeMistake(
+            "duplicate room name",
+            home(#""rooms": [{"id": "r1", "name": "Kitchen"}, {"id": "r2", "name": "Kitchen"}]"#),
+            HomeDiagnosticCode.duplicateName, line: 4, column: 67),
+        HomeMistake(
+            "device in an unknown room",
+            home(
+                #""rooms": [{"id": "r1", "name": "Kitchen"}],"#,
+                #""devices": [{"id": "d", "name": "A", "room": "Kitchn", "vendorID": 1, "productID": 1}]"#),
+            HomeDiagnosticCode.unknownRoom, line: 5, column: 48, mentioning: #"did you mean "Kitchen""#),
+        HomeMistake(
+            "session with an unknown device",
+            home(
+                #""activeSession": {"phase": "commissioned", "id": "s","#,
+                #"  "topology": {"ecosystemName": "Google Home", "homes": ["Home"]},"#,
+                #"  "deviceIDs": ["device-gone"]}"#),
+            HomeDiagnosticCode.unknownDevice, line: 6, column: 19),
+        HomeMistake(
+            "session in a finished phase", home(#""activeSession": {"phase": "completed", "id": "s"}"#),
+            DiagnosticCode.invalidValue, line: 4, column: 30, mentioning: #"remove "activeSession""#),
+        HomeMistake(
+            "session missing what its phase needs", home(#""activeSession": {"phase": "requested", "id": "s"}"#),
+            DiagnosticCode.missingKey, line: 4, column: 20, mentioning: "topology"),
+    ]
 
-    @Test func unknownOperationInLatencies() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "simulation": {"latencySeconds": {"commisionDevice": 2}}
-            }
-            """
-        let found = expectOne(text, DiagnosticCode.unknownKey, line: 4, column: 37)
-        #expect(found?.message.contains("did you mean \"commissionDevice\"") == true)
-    }
-
-    @Test func wrongType() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "hub": {"online": "yes"}
-            }
-            """
-        let found = expectOne(text, DiagnosticCode.wrongType, line: 4, column: 21)
-        #expect(found?.message == "\"online\" must be a boolean, found string")
-    }
-
-    @Test func missingKey() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home"}
-            }
-            """
-        let found = expectOne(text, DiagnosticCode.missingKey, line: 3, column: 16)
-        #expect(found?.message.contains("\"name\"") == true)
-    }
-
-    @Test func duplicateKey() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "seed": 1,
-              "seed": 2
-            }
-            """
-        expectOne(text, DiagnosticCode.duplicateKey, line: 5, column: 3)
-    }
-
-    @Test func invalidValue() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "devices": [
-                {"id": "d1", "name": "Lamp", "vendorID": 70000, "productID": 1}
-              ]
-            }
-            """
-        let found = expectOne(text, DiagnosticCode.invalidValue, line: 5, column: 46)
-        #expect(found?.pointer == "/devices/0/vendorID")
-    }
-
-    @Test func unsupportedVersionIsReportedAlone() {
-        let text = """
-            {
-              "version": 2,
-              "structure": {"id": "home", "name": "Home"},
-              "somethingNew": true
-            }
-            """
-        let found = expectOne(text, DiagnosticCode.unsupportedVersion, line: 2, column: 14)
-        #expect(found?.message.contains("newer than this MatterFlow supports") == true)
-    }
-
-    @Test func duplicateRoomID() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "rooms": [{"id": "r1", "name": "Kitchen"},
-                        {"id": "r1", "name": "Hall"}]
-            }
-            """
-        let found = expectOne(text, HomeDiagnosticCode.duplicateID, line: 5, column: 20)
-        #expect(found?.message.contains("/rooms/0") == true)
-    }
-
-    @Test func duplicateDeviceID() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "devices": [{"id": "d", "name": "A", "vendorID": 1, "productID": 1},
-                          {"id": "d", "name": "B", "vendorID": 1, "productID": 2}]
-            }
-            """
-        expectOne(text, HomeDiagnosticCode.duplicateID, line: 5, column: 22)
-    }
-
-    @Test func duplicateRoomName() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "rooms": [{"id": "r1", "name": "Kitchen"}, {"id": "r2", "name": "Kitchen"}]
-            }
-            """
-        expectOne(text, HomeDiagnosticCode.duplicateName, line: 4, column: 67)
-    }
-
-    @Test func deviceInUnknownRoom() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "rooms": [{"id": "r1", "name": "Kitchen"}],
-              "devices": [{"id": "d", "name": "A", "room": "Kitchn", "vendorID": 1, "productID": 1}]
-            }
-            """
-        let found = expectOne(text, HomeDiagnosticCode.unknownRoom, line: 5, column: 48)
-        #expect(found?.message.contains("did you mean \"Kitchen\"") == true)
-    }
-
-    @Test func sessionWithUnknownDevice() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "activeSession": {"phase": "commissioned", "id": "s",
-                "topology": {"ecosystemName": "Google Home", "homes": ["Home"]},
-                "deviceIDs": ["device-gone"]}
-            }
-            """
-        expectOne(text, HomeDiagnosticCode.unknownDevice, line: 6, column: 19)
-    }
-
-    @Test func sessionInFinishedPhase() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "activeSession": {"phase": "completed", "id": "s"}
-            }
-            """
-        let found = expectOne(text, DiagnosticCode.invalidValue, line: 4, column: 30)
-        #expect(found?.message.contains("remove \"activeSession\"") == true)
-    }
-
-    @Test func sessionMissingWhatItsPhaseNeeds() {
-        let text = """
-            {
-              "version": 1,
-              "structure": {"id": "home", "name": "Home"},
-              "activeSession": {"phase": "requested", "id": "s"}
-            }
-            """
-        let found = expectOne(text, DiagnosticCode.missingKey, line: 4, column: 20)
-        #expect(found?.message.contains("topology") == true)
+    @Test("A mistake yields exactly one error, at its line and column", arguments: mistakes)
+    func mistakeIsReported(_ mistake: HomeMistake) {
+        let found = expectOne(mistake.text, mistake.code, line: mistake.line, column: mistake.column)
+        if let fragment = mistake.fragment {
+            #expect(found?.message.contains(fragment) == true, "\(found?.message ?? "none")")
+        }
+        if let message = mistake.message {
+            #expect(found?.message == message)
+        }
+        if let pointer = mistake.pointer {
+            #expect(found?.pointer == pointer)
+        }
     }
 
     @Test func everyProblemIsReportedInOrder() {
@@ -260,12 +167,39 @@ struct HomeDiagnosticsTests {
 
     @Test("every code in HomeDiagnosticCode.all is exercised by this suite")
     func codesAreCovered() {
-        let exercised: Set<String> = [
-            DiagnosticCode.syntaxError, DiagnosticCode.fileNotFound, DiagnosticCode.unreadableFile,
-            DiagnosticCode.duplicateKey, DiagnosticCode.unknownKey, DiagnosticCode.missingKey, DiagnosticCode.wrongType,
-            DiagnosticCode.invalidValue, DiagnosticCode.unsupportedVersion, HomeDiagnosticCode.duplicateID,
-            HomeDiagnosticCode.duplicateName, HomeDiagnosticCode.unknownRoom, HomeDiagnosticCode.unknownDevice,
-        ]
+        // The table above, plus the two file errors `fileNotFoundAndUnreadable` triggers.
+        let exercised = Set(Self.mistakes.map(\.code) + [DiagnosticCode.fileNotFound, DiagnosticCode.unreadableFile])
         #expect(Set(HomeDiagnosticCode.all) == exercised)
     }
+}
+
+/// A home description with one mistake, and the error it must produce.
+struct HomeMistake: Sendable, CustomTestStringConvertible {
+    let name: String
+    let text: String
+    let code: String
+    let line: Int
+    let column: Int
+    /// Text the message must contain.
+    let fragment: String?
+    /// The whole message, when it is checked exactly.
+    let message: String?
+    /// The JSON pointer the error must carry.
+    let pointer: String?
+
+    init(
+        _ name: String, _ text: String, _ code: String, line: Int, column: Int, mentioning fragment: String? = nil,
+        message: String? = nil, pointer: String? = nil
+    ) {
+        self.name = name
+        self.text = text
+        self.code = code
+        self.line = line
+        self.column = column
+        self.fragment = fragment
+        self.message = message
+        self.pointer = pointer
+    }
+
+    var testDescription: String { name }
 }

@@ -13,100 +13,77 @@ struct RejectedInput: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
+/// A row of ``MalformedDatasetTests/rejected``.
+private func reject(
+    _ name: String,
+    _ hexText: String,
+    _ code: ThreadDatasetError.Code,
+    _ tlvType: DatasetTLVType?,
+    at offset: Int?
+) -> RejectedInput {
+    RejectedInput(name: name, hexText: hexText, code: code, tlvType: tlvType, offset: offset)
+}
+
 /// A complete dataset (Home Assistant DATASET_1, lower case) to break in targeted ways.
 private let base = PublishedVectors.homeAssistant1.lowercased()
 
 @Suite("Malformed datasets")
 struct MalformedDatasetTests {
+    /// One row per input: its name and hex, then the code, TLV and offset of the error it must raise.
     static let rejected: [RejectedInput] = [
         // Hex text.
-        RejectedInput(name: "not hex", hexText: "killevippen", code: .invalidHexCharacter, tlvType: nil, offset: 0),
-        RejectedInput(name: "space inside", hexText: "0e08 00", code: .invalidHexCharacter, tlvType: nil, offset: 4),
-        RejectedInput(name: "odd digit count", hexText: "0e0", code: .oddHexLength, tlvType: nil, offset: 3),
-        RejectedInput(
-            name: "255 bytes", hexText: String(repeating: "00", count: 255), code: .datasetTooLong,
-            tlvType: nil, offset: 254),
+        reject("not hex", "killevippen", .invalidHexCharacter, nil, at: 0),
+        reject("space inside", "0e08 00", .invalidHexCharacter, nil, at: 4),
+        reject("odd digit count", "0e0", .oddHexLength, nil, at: 3),
+        reject("255 bytes", String(repeating: "00", count: 255), .datasetTooLong, nil, at: 254),
         // Framing.
-        RejectedInput(name: "lone type byte", hexText: "ff", code: .truncatedHeader, tlvType: DatasetTLVType(255),
-                      offset: 0),
-        RejectedInput(name: "type byte after a complete dataset", hexText: base + "03", code: .truncatedHeader,
-                      tlvType: .networkName, offset: 105),
-        RejectedInput(name: "extended length", hexText: "bd00" + "03ff0010", code: .extendedLength,
-                      tlvType: .networkName, offset: 2),
-        RejectedInput(name: "value missing", hexText: "ff01", code: .truncatedValue, tlvType: DatasetTLVType(255),
-                      offset: 0),
-        RejectedInput(name: "name cut short", hexText: "030e4f70656e54687265616444656d", code: .truncatedValue,
-                      tlvType: .networkName, offset: 0),
-        RejectedInput(name: "duplicate channel", hexText: base + "000300000f", code: .duplicateTLV,
-                      tlvType: .channel, offset: 105),
-        RejectedInput(name: "duplicate unknown type", hexText: "bd0100bd0101", code: .duplicateTLV,
-                      tlvType: DatasetTLVType(189), offset: 3),
+        reject("lone type byte", "ff", .truncatedHeader, DatasetTLVType(255), at: 0),
+        reject("type byte after a complete dataset", base + "03", .truncatedHeader, .networkName, at: 105),
+        reject("extended length", "bd00" + "03ff0010", .extendedLength, .networkName, at: 2),
+        reject("value missing", "ff01", .truncatedValue, DatasetTLVType(255), at: 0),
+        reject("name cut short", "030e4f70656e54687265616444656d", .truncatedValue, .networkName, at: 0),
+        reject("duplicate channel", base + "000300000f", .duplicateTLV, .channel, at: 105),
+        reject("duplicate unknown type", "bd0100bd0101", .duplicateTLV, DatasetTLVType(189), at: 3),
         // Per-type lengths.
-        RejectedInput(name: "channel of length 0", hexText: "0000", code: .invalidLength, tlvType: .channel,
-                      offset: 0),
-        RejectedInput(name: "PAN ID of 3 bytes", hexText: "0103123456", code: .invalidLength, tlvType: .panID,
-                      offset: 0),
-        RejectedInput(name: "Extended PAN ID of 7 bytes", hexText: "020711111111222222", code: .invalidLength,
-                      tlvType: .extendedPANID, offset: 0),
-        RejectedInput(name: "empty network name", hexText: "0300", code: .invalidLength, tlvType: .networkName,
-                      offset: 0),
-        RejectedInput(name: "17-byte network name", hexText: "0311" + String(repeating: "41", count: 17),
-                      code: .invalidLength, tlvType: .networkName, offset: 0),
-        RejectedInput(name: "PSKc of 17 bytes", hexText: "0411" + String(repeating: "ab", count: 17),
-                      code: .invalidLength, tlvType: .pskc, offset: 0),
-        RejectedInput(name: "network key of 15 bytes", hexText: "050f" + String(repeating: "cd", count: 15),
-                      code: .invalidLength, tlvType: .networkKey, offset: 0),
-        RejectedInput(name: "mesh-local prefix of 9 bytes", hexText: "0709fd00000000000000ff", code: .invalidLength,
-                      tlvType: .meshLocalPrefix, offset: 0),
-        RejectedInput(name: "security policy of 2 bytes", hexText: "0c0202a0", code: .invalidLength,
-                      tlvType: .securityPolicy, offset: 0),
-        RejectedInput(name: "security policy of 5 bytes", hexText: "0c0502a0f7f800", code: .invalidLength,
-                      tlvType: .securityPolicy, offset: 0),
-        RejectedInput(name: "active timestamp of 7 bytes", hexText: "0e0700000000000100", code: .invalidLength,
-                      tlvType: .activeTimestamp, offset: 0),
-        RejectedInput(name: "pending timestamp of 9 bytes", hexText: "33090000000000000100ff", code: .invalidLength,
-                      tlvType: .pendingTimestamp, offset: 0),
-        RejectedInput(name: "delay timer of 3 bytes", hexText: "3403000001", code: .invalidLength,
-                      tlvType: .delayTimer, offset: 0),
-        RejectedInput(name: "wake-up channel of 2 bytes", hexText: "4a02000f", code: .invalidLength,
-                      tlvType: .wakeupChannel, offset: 0),
+        reject("channel of length 0", "0000", .invalidLength, .channel, at: 0),
+        reject("PAN ID of 3 bytes", "0103123456", .invalidLength, .panID, at: 0),
+        reject("Extended PAN ID of 7 bytes", "020711111111222222", .invalidLength, .extendedPANID, at: 0),
+        reject("empty network name", "0300", .invalidLength, .networkName, at: 0),
+        reject(
+            "17-byte network name", "0311" + String(repeating: "41", count: 17), .invalidLength, .networkName, at: 0),
+        reject("PSKc of 17 bytes", "0411" + String(repeating: "ab", count: 17), .invalidLength, .pskc, at: 0),
+        reject(
+            "network key of 15 bytes", "050f" + String(repeating: "cd", count: 15), .invalidLength, .networkKey, at: 0),
+        reject("mesh-local prefix of 9 bytes", "0709fd00000000000000ff", .invalidLength, .meshLocalPrefix, at: 0),
+        reject("security policy of 2 bytes", "0c0202a0", .invalidLength, .securityPolicy, at: 0),
+        reject("security policy of 5 bytes", "0c0502a0f7f800", .invalidLength, .securityPolicy, at: 0),
+        reject("active timestamp of 7 bytes", "0e0700000000000100", .invalidLength, .activeTimestamp, at: 0),
+        reject("pending timestamp of 9 bytes", "33090000000000000100ff", .invalidLength, .pendingTimestamp, at: 0),
+        reject("delay timer of 3 bytes", "3403000001", .invalidLength, .delayTimer, at: 0),
+        reject("wake-up channel of 2 bytes", "4a02000f", .invalidLength, .wakeupChannel, at: 0),
         // Channels.
-        RejectedInput(name: "channel page 2", hexText: "0003020001", code: .unsupportedChannelPage,
-                      tlvType: .channel, offset: 0),
-        RejectedInput(name: "wake-up channel page 1", hexText: "4a0301000f", code: .unsupportedChannelPage,
-                      tlvType: .wakeupChannel, offset: 0),
-        RejectedInput(name: "channel 27", hexText: "000300001b", code: .channelOutOfRange, tlvType: .channel,
-                      offset: 0),
-        RejectedInput(name: "channel 10", hexText: "000300000a", code: .channelOutOfRange, tlvType: .channel,
-                      offset: 0),
-        RejectedInput(name: "channel 0x010f", hexText: "000300010f", code: .channelOutOfRange, tlvType: .channel,
-                      offset: 0),
-        RejectedInput(name: "wake-up channel 27", hexText: "4a0300001b", code: .channelOutOfRange,
-                      tlvType: .wakeupChannel, offset: 0),
+        reject("channel page 2", "0003020001", .unsupportedChannelPage, .channel, at: 0),
+        reject("wake-up channel page 1", "4a0301000f", .unsupportedChannelPage, .wakeupChannel, at: 0),
+        reject("channel 27", "000300001b", .channelOutOfRange, .channel, at: 0),
+        reject("channel 10", "000300000a", .channelOutOfRange, .channel, at: 0),
+        reject("channel 0x010f", "000300010f", .channelOutOfRange, .channel, at: 0),
+        reject("wake-up channel 27", "4a0300001b", .channelOutOfRange, .wakeupChannel, at: 0),
         // Network names.
-        RejectedInput(name: "name ending in 0xff", hexText: "030e4f70656e54687265616444656dff",
-                      code: .invalidNetworkName, tlvType: .networkName, offset: 15),
-        RejectedInput(name: "name with NUL", hexText: "bd00" + "0303410042", code: .invalidNetworkName,
-                      tlvType: .networkName, offset: 5),
-        RejectedInput(name: "overlong UTF-8", hexText: "0302c0af", code: .invalidNetworkName, tlvType: .networkName,
-                      offset: 2),
-        RejectedInput(name: "UTF-16 surrogate", hexText: "0303eda080", code: .invalidNetworkName,
-                      tlvType: .networkName, offset: 2),
-        RejectedInput(name: "truncated UTF-8", hexText: "030341e282", code: .invalidNetworkName,
-                      tlvType: .networkName, offset: 3),
-        RejectedInput(name: "above U+10FFFF", hexText: "0304f4908080", code: .invalidNetworkName,
-                      tlvType: .networkName, offset: 2),
+        reject("name ending in 0xff", "030e4f70656e54687265616444656dff", .invalidNetworkName, .networkName, at: 15),
+        reject("name with NUL", "bd00" + "0303410042", .invalidNetworkName, .networkName, at: 5),
+        reject("overlong UTF-8", "0302c0af", .invalidNetworkName, .networkName, at: 2),
+        reject("UTF-16 surrogate", "0303eda080", .invalidNetworkName, .networkName, at: 2),
+        reject("truncated UTF-8", "030341e282", .invalidNetworkName, .networkName, at: 3),
+        reject("above U+10FFFF", "0304f4908080", .invalidNetworkName, .networkName, at: 2),
         // Channel masks.
-        RejectedInput(name: "empty channel mask", hexText: "3500", code: .emptyChannelMask, tlvType: .channelMask,
-                      offset: 0),
-        RejectedInput(name: "Matter's mask without an entry header", hexText: "350407fff800",
-                      code: .truncatedChannelMaskEntry, tlvType: .channelMask, offset: 2),
-        RejectedInput(name: "mask entry header cut", hexText: "35070004001fffe002", code: .truncatedChannelMaskEntry,
-                      tlvType: .channelMask, offset: 8),
-        RejectedInput(name: "page-0 mask of 2 bytes", hexText: "350400021fff", code: .invalidChannelMaskEntryLength,
-                      tlvType: .channelMask, offset: 2),
-        RejectedInput(name: "second page-0 entry of 3 bytes", hexText: "350b0004001fffe00003001fff",
-                      code: .invalidChannelMaskEntryLength, tlvType: .channelMask, offset: 8),
+        reject("empty channel mask", "3500", .emptyChannelMask, .channelMask, at: 0),
+        reject(
+            "Matter's mask without an entry header", "350407fff800", .truncatedChannelMaskEntry, .channelMask, at: 2),
+        reject("mask entry header cut", "35070004001fffe002", .truncatedChannelMaskEntry, .channelMask, at: 8),
+        reject("page-0 mask of 2 bytes", "350400021fff", .invalidChannelMaskEntryLength, .channelMask, at: 2),
+        reject(
+            "second page-0 entry of 3 bytes", "350b0004001fffe00003001fff", .invalidChannelMaskEntryLength,
+            .channelMask, at: 8),
     ]
 
     @Test("Malformed input is rejected with the right code, TLV and offset", arguments: rejected)
@@ -133,6 +110,31 @@ struct MalformedDatasetTests {
         }
         #expect(error.message.contains("expected") || error.message.contains("not a hex digit"))
         #expect(error.description.hasPrefix(error.code.rawValue + ": "))
+    }
+
+    static let fixedLengthTypes: [any FixedLengthValue.Type] = [
+        ExtendedPANID.self, MeshLocalPrefix.self, NetworkKey.self, PSKc.self,
+    ]
+
+    @Test("Bad hex or a wrong length for a fixed-length value names its TLV", arguments: fixedLengthTypes)
+    func fixedLengthValueRejects(valueType: any FixedLengthValue.Type) throws {
+        try expectFixedLengthRejections(valueType)
+    }
+
+    private func expectFixedLengthRejections<Value: FixedLengthValue>(_: Value.Type) throws {
+        let type = try #require((Value.self as? any FixedLengthStorage.Type)?.tlvType)
+        let badHex = datasetError { _ = try Value(hex: "0g") }
+        #expect(badHex?.code == .invalidHexCharacter)
+        #expect(badHex?.tlvType == type)
+        #expect(badHex?.offset == 1)
+        #expect(badHex?.message.hasPrefix("\(type): ") == true)
+        let digits = String(repeating: "5a", count: Value.byteLength)
+        let short = datasetError { _ = try Value(hex: String(digits.dropLast(2))) }
+        #expect(short?.code == .invalidLength)
+        #expect(short?.tlvType == type)
+        #expect(short?.offset == nil)
+        let bytes = [UInt8](repeating: 0x5a, count: Value.byteLength)
+        #expect(try Value(hex: " " + digits.uppercased() + "\n") == Value(bytes: bytes))
     }
 
     @Test("Bytes longer than 254 are rejected before anything else")
