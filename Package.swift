@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "MatterFlowJSON", dependencies: ["CJSONC"]),
         .target(name: "MatterPayload"),
         .target(name: "ThreadDataset"),
-        .target(name: "MatterFlow", dependencies: ["MatterFlowJSON", "MatterPayload"]),
+        .target(name: "MatterFlow", dependencies: ["MatterFlowJSON", "MatterPayload", "ThreadDataset"]),
         .target(name: "MatterFlowSimulator", dependencies: ["MatterFlow", "MatterFlowJSON", "MatterPayload"]),
 
         // MARK: - Command line

@@ -14,6 +14,14 @@ public enum SimulatedOperation: String, Sendable, Hashable, CaseIterable, Compar
     case completeCommissioning
     case cancelCommissioning
     case readBasicInformation
+    case listBorderRouters
+    case readThreadCapabilities
+    case activateEpskc
+    case deactivateEpskc
+    case joinThreadNetwork
+    case leaveThreadNetwork
+    case readThreadNetworkSettings
+    case setInternetAccess
 
     /// The operation's name.
     public var description: String { rawValue }

@@ -11,8 +11,10 @@ struct OperationsCommandTests {
         let run = await matterflow("operations")
         #expect(run.code == 0)
         #expect(run.stderr == "")
-        let headings = run.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.map(String.init)
+        let lines = run.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.map(String.init)
+        let headings = lines.filter { !$0.hasPrefix("event ") }
         #expect(headings.count == catalog.operations.count)
+        #expect(lines.filter { $0.hasPrefix("event ") } == catalog.events.map { "event \($0.name) — \($0.summary)" })
         for (heading, operation) in zip(headings, catalog.operations) {
             #expect(heading == "\(operation.name) — \(operation.summary)")
         }
@@ -28,12 +30,16 @@ struct OperationsCommandTests {
         #expect(run.stdout.contains("  default timeout: "))
     }
 
-    @Test("--json is an array of the catalog's operations with arguments, result and errors")
+    @Test("--json lists the catalog's operations with arguments, result and errors, and its events")
     func json() async throws {
         let run = await matterflow("operations", "--json")
         #expect(run.code == 0)
         #expect(run.stderr == "")
-        let operations = try #require(try parseJSON(run.stdout) as? [[String: Any]])
+        let document = try #require(try parseJSON(run.stdout) as? [String: Any])
+        let events = try #require(document["events"] as? [[String: Any]])
+        #expect(events.compactMap { $0["name"] as? String } == catalog.events.map(\.name))
+        #expect(events.first?["values"] as? [String] == ["keyUsed", "expired", "cancelled"])
+        let operations = try #require(document["operations"] as? [[String: Any]])
         #expect(operations.compactMap { $0["name"] as? String } == catalog.names)
         for (entry, operation) in zip(operations, catalog.operations) {
             #expect(entry["summary"] as? String == operation.summary)

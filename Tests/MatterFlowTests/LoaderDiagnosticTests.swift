@@ -31,7 +31,7 @@ import Testing
         ("unsupportedVersion", #"{"workflow": "t", "version": 2, "start": "a", "states": {"a": {"type": "succeed"}}}"#),
         ("missingStart", workflow(states: #"{"b": {"type": "succeed"}}"#)),
         ("undefinedState", workflow(states: #"{"a": {"type": "assign", "set": {"x": 1}, "next": "nowhere"}}"#)),
-        ("unknownStateType", workflow(states: #"{"a": {"type": "wait"}}"#)),
+        ("unknownStateType", workflow(states: #"{"a": {"type": "sleep"}}"#)),
         ("unknownOperation", workflow(states: #"{"a": {"type": "action", "operation": "fetchRoom", "next": "done"}, "#+end+"}")),
         ("missingArgument", workflow(states: #"{"a": {"type": "action", "operation": "configureDevice", "next": "done"}, "#+end+"}")),
         ("unexpectedArgument", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "arguments": {"room": "x"}, "next": "done"}, "#+end+"}")),
@@ -53,6 +53,9 @@ import Testing
         ("invalidErrorCode", workflow(states: #"{"a": {"type": "fail", "code": "broken", "message": "m"}}"#)),
         ("invalidCondition", workflow(states: #"{"a": {"type": "choice", "choices": [{"if": {"equal": [1, 1]}, "next": "done"}], "default": "done"}, "#+end+"}")),
         ("missingCancelPath", workflow(states: #"{"a": {"type": "action", "operation": "prepareCommissioning", "next": "done"}, "#+end+"}")),
+        ("unknownEvent", workflow(states: #"{"a": {"type": "wait", "event": "doorbell", "timeoutSeconds": 5, "on": {}, "otherwise": "done", "onTimeout": "done"}, "#+end+"}")),
+        ("unknownEventValue", workflow(states: #"{"a": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 5, "on": {"stolen": "done"}, "otherwise": "done", "onTimeout": "done"}, "#+end+"}")),
+        ("unhandledEventValue", workflow(states: #"{"a": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 5, "on": {"keyUsed": "done"}, "onTimeout": "done"}, "#+end+"}")),
         ("causeCodeMismatch", workflow(states: #"{"a": {"type": "fail", "code": "unavailable", "cause": "sessionBusy", "message": "m"}}"#)),
     ]
 

@@ -38,6 +38,11 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     public static let injectedFault = known("injectedFault")
     public static let workflowFailed = known("workflowFailed")
     public static let malformedError = known("malformedError")
+    public static let notSupported = known("notSupported")
+    public static let notBorderRouter = known("notBorderRouter")
+    public static let epskcAlreadyActive = known("epskcAlreadyActive")
+    public static let epskcNotActive = known("epskcNotActive")
+    public static let invalidDataset = known("invalidDataset")
 
     /// The documented mapping from cause to canonical code.
     public static let table: [(cause: ErrorCause, code: ErrorCode, meaning: String)] = [
@@ -62,5 +67,10 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
         (.injectedFault, .unknown, "a fault injected by a test plan"),
         (.workflowFailed, .unknown, "a fail state ended the workflow without naming a cause (its code is the fail state's)"),
         (.malformedError, .internal, "a fail state's error value or computed code was not a valid error"),
+        (.notSupported, .unimplemented, "the device or hub lacks the trait, attribute or command"),
+        (.notBorderRouter, .invalidArgument, "the device is not a border router"),
+        (.epskcAlreadyActive, .failedPrecondition, "an ePSKc key is already active on the border router"),
+        (.epskcNotActive, .failedPrecondition, "no ePSKc key is active on the border router"),
+        (.invalidDataset, .invalidArgument, "the Thread Operational Dataset is malformed or incomplete"),
     ]
 }

@@ -35,4 +35,37 @@ public protocol Hub: Sendable {
 
     /// A device's basic information.
     func basicInformation(structure: StructureID, deviceID: String) async throws -> BasicInformation
+
+    // MARK: - Border routers (each has a default reporting it unsupported: see `Hub+BorderRouter.swift`)
+
+    /// The structure's border routers (device type ``borderRouterDeviceType``) with their supported traits.
+    func borderRouters(structure: StructureID) async throws -> [BorderRouterDescription]
+
+    /// A border router's `ThreadNetworkCapabilities`; `notSupported` when it lacks the trait.
+    func threadCapabilities(structure: StructureID, deviceID: String) async throws -> ThreadCapabilities
+
+    /// Activates ePSKc mode: absent or 0 seconds means 120, 1...600 are accepted, more is `invalidArgument`.
+    func activateEpskc(structure: StructureID, deviceID: String, requestedDurationSeconds: Int?) async throws
+        -> EpskcActivation
+
+    /// Deactivates ePSKc mode at once (the deactivation event's reason is `cancelled`).
+    func deactivateEpskc(structure: StructureID, deviceID: String) async throws
+
+    /// Joins (or migrates to) the Thread network an Operational Dataset describes.
+    func joinThreadNetwork(structure: StructureID, deviceID: String, operationalDataset: [UInt8]) async throws
+        -> NetworkOperationResult
+
+    /// Leaves the Thread network and forgets its dataset.
+    func leaveThreadNetwork(structure: StructureID, deviceID: String) async throws -> NetworkOperationResult
+
+    /// The structure's Thread network settings.
+    func threadNetworkSettings(structure: StructureID) async throws -> ThreadNetworkSettings
+
+    /// Sets the structure's internet-access option (needs permission).
+    func setInternetAccess(structure: StructureID, option: InternetAccessOption) async throws -> ThreadNetworkSettings
+
+    /// Delivers the structure's events to `handler` until the subscription is cancelled. Hubs call the handler
+    /// from the task that made the event happen, so virtual time sees it (see ``WorkflowClock``).
+    func subscribe(structure: StructureID, _ handler: @escaping @Sendable (HubEvent) -> Void) async
+        -> any HubEventSubscription
 }

@@ -97,12 +97,13 @@ struct WorkflowDecoder {
         case "workflow": kind = decodeSubworkflow(reader).map(WorkflowState.Kind.workflow)
         case "choice": kind = decodeChoice(reader).map(WorkflowState.Kind.choice)
         case "assign": kind = decodeAssign(reader).map(WorkflowState.Kind.assign)
+        case "wait": kind = decodeWait(reader).map(WorkflowState.Kind.wait)
         case "succeed": kind = .succeed(SucceedState(output: reader.value("output").map { template($0, reader.pointer("output")) }))
         case "fail": kind = decodeFail(reader).map(WorkflowState.Kind.fail)
         case nil:
             kind = nil
         case let other?:
-            let types = ["action", "workflow", "choice", "assign", "succeed", "fail"]
+            let types = ["action", "workflow", "choice", "assign", "wait", "succeed", "fail"]
             collector.error(
                 Code.unknownStateType, at: reader.pointer("type"),
                 "unknown state type \"\(other)\"\(SpellingSuggestion.hint(for: other, among: types)) (types: \(types.joined(separator: ", ")))")
@@ -263,6 +264,35 @@ struct WorkflowDecoder {
         }
         guard let next = reader.string("next", required: true) else { return nil }
         return AssignState(assignments: assignments, warning: warning, next: next)
+    }
+
+    private func decodeWait(_ reader: ObjectReader) -> WaitState? {
+        let event = reader.string("event", required: true)
+        let match = templates(reader.object("match"))
+        let timeout = reader.number("timeoutSeconds", required: true)
+        if let timeout, !(timeout > 0) || !timeout.isFinite {
+            collector.error(DiagnosticCode.invalidValue, at: reader.pointer("timeoutSeconds"), "\"timeoutSeconds\" must be a positive number")
+        }
+        let result = reader.string("result")
+        var branches: [(value: String, next: String)] = []
+        if let on = reader.object("on", required: true) {
+            for member in on.object.members {
+                on.allow(member.key)
+                guard let next = member.value.stringValue else {
+                    collector.error(
+                        DiagnosticCode.wrongType, at: on.pointer(member.key),
+                        "the state for \"\(member.key)\" must be a state name (string), found \(member.value.typeName)")
+                    continue
+                }
+                branches.append((member.key, next))
+            }
+        }
+        let otherwise = reader.string("otherwise")
+        let onTimeout = reader.string("onTimeout", required: true)
+        guard let event, let timeout, let onTimeout else { return nil }
+        return WaitState(
+            event: event, match: match, timeoutSeconds: timeout, result: result, branches: branches, otherwise: otherwise,
+            onTimeout: onTimeout)
     }
 
     private func decodeFail(_ reader: ObjectReader) -> FailState? {

@@ -29,6 +29,9 @@ public enum WorkflowDiagnosticCode {
     public static let invalidCondition = "invalidCondition"
     public static let missingCancelPath = "missingCancelPath"
     public static let causeCodeMismatch = "causeCodeMismatch"
+    public static let unknownEvent = "unknownEvent"
+    public static let unknownEventValue = "unknownEventValue"
+    public static let unhandledEventValue = "unhandledEventValue"
 
     /// Every workflow diagnostic code with what it means, for the language reference and tests.
     public static let all: [(code: String, meaning: String)] = [
@@ -68,5 +71,8 @@ public enum WorkflowDiagnosticCode {
         (invalidCondition, "a choice condition is malformed"),
         (missingCancelPath, "the workflow opens a commissioning session but declares no onCancel (warning)"),
         (causeCodeMismatch, "a fail state's cause belongs to another canonical code (warning)"),
+        (unknownEvent, "a wait state names an event the catalog lacks"),
+        (unknownEventValue, "a wait state branches on a value its event never carries"),
+        (unhandledEventValue, "a wait state has no transition for some of its event's values, and no otherwise"),
     ]
 }

@@ -41,6 +41,17 @@ public struct Workflow: Sendable {
         self.subworkflows = subworkflows
     }
 
+    /// Whether this workflow or a sub-workflow has a wait state (and so needs the hub's events).
+    public var waitsForEvents: Bool {
+        states.values.contains { state in
+            switch state.kind {
+            case .wait: true
+            case .workflow(let step): subworkflows[step.path]?.waitsForEvents == true
+            case .action, .choice, .assign, .succeed, .fail: false
+            }
+        }
+    }
+
     /// The declared input with a name.
     public func input(named name: String) -> InputDeclaration? {
         inputs.first { $0.name == name }
@@ -124,6 +135,12 @@ public struct WorkflowEdge: Sendable, Hashable {
         case error(Int, [String])
         /// The run was cancelled while in the state.
         case cancel
+        /// A wait state received an event with this value.
+        case event(String)
+        /// A wait state received an event whose value has no branch of its own.
+        case eventOtherwise
+        /// A wait state's timeout passed.
+        case timeout
 
         public var description: String {
             switch self {
@@ -132,6 +149,9 @@ public struct WorkflowEdge: Sendable, Hashable {
             case .choiceDefault: "default"
             case .error(let index, let names): "onError[\(index)] \(names.joined(separator: "|"))"
             case .cancel: "cancel"
+            case .event(let value): "event \(value)"
+            case .eventOtherwise: "event otherwise"
+            case .timeout: "timeout"
             }
         }
     }

@@ -12,6 +12,8 @@ public struct WorkflowState: Sendable {
         case choice(ChoiceState)
         /// Set variables (and optionally record a warning), then continue.
         case assign(AssignState)
+        /// Wait for a hub event, branching on its value, or time out.
+        case wait(WaitState)
         /// End the run successfully with an output.
         case succeed(SucceedState)
         /// End the run with an error.
@@ -24,6 +26,7 @@ public struct WorkflowState: Sendable {
             case .workflow: "workflow"
             case .choice: "choice"
             case .assign: "assign"
+            case .wait: "wait"
             case .succeed: "succeed"
             case .fail: "fail"
             }
@@ -50,7 +53,7 @@ public struct WorkflowState: Sendable {
     public var isTerminal: Bool {
         switch kind {
         case .succeed, .fail: true
-        case .action, .workflow, .choice, .assign: false
+        case .action, .workflow, .choice, .assign, .wait: false
         }
     }
 
@@ -73,6 +76,10 @@ public struct WorkflowState: Sendable {
                 edge(branch.next, .choice(index), "/choices/\(index)/next")
             } + [edge(choice.defaultNext, .choiceDefault, "/default")]
         case .assign(let assign): return [edge(assign.next, .next, "/next")]
+        case .wait(let wait):
+            return wait.branches.map { edge($0.next, .event($0.value), "/on/" + JSONPointer.appending($0.value, to: "").dropFirst()) }
+                + (wait.otherwise.map { [edge($0, .eventOtherwise, "/otherwise")] } ?? [])
+                + [edge(wait.onTimeout, .timeout, "/onTimeout")]
         case .succeed, .fail: return []
         }
     }
@@ -141,6 +148,24 @@ public struct AssignState: Sendable {
     /// A warning added to the run's result (for example, "configure failed").
     public var warning: Template?
     public var next: String
+}
+
+/// Wait for a hub event (for example an ePSKc deactivation), branching on its value, or give up after a timeout.
+public struct WaitState: Sendable {
+    /// The event's name, from the catalog's events.
+    public var event: String
+    /// Payload fields the event must have, with the values they must equal (for example its `deviceID`).
+    public var match: [(name: String, value: Template)]
+    /// How long to wait; required, so no path waits forever.
+    public var timeoutSeconds: Double
+    /// The variable the event's payload is bound to.
+    public var result: String?
+    /// Where each event value leads, in document order.
+    public var branches: [(value: String, next: String)]
+    /// Where values without a branch lead.
+    public var otherwise: String?
+    /// Where the run goes when no matching event arrives in time.
+    public var onTimeout: String
 }
 
 /// End the run successfully.

@@ -8,11 +8,19 @@ import MatterPayload
 public struct OperationCatalog: Sendable {
     public private(set) var operations: [OperationDescriptor]
     private var byName: [String: Int]
+    /// The events hubs may report, which wait states can wait for.
+    public var events: [EventDescriptor]
 
-    public init(_ operations: [OperationDescriptor]) {
+    public init(_ operations: [OperationDescriptor], events: [EventDescriptor] = []) {
         self.operations = []
         self.byName = [:]
+        self.events = events
         for operation in operations { add(operation) }
+    }
+
+    /// The event with a name.
+    public func event(named name: String) -> EventDescriptor? {
+        events.first { $0.name == name }
     }
 
     /// Adds or replaces an operation.
@@ -33,8 +41,9 @@ public struct OperationCatalog: Sendable {
     /// The names, in catalog order.
     public var names: [String] { operations.map(\.name) }
 
-    /// The commissioning operations of the ``Hub`` protocol.
-    public static let standard = OperationCatalog(CommissioningOperations.all)
+    /// The commissioning and border-router operations of the ``Hub`` protocol, and its events.
+    public static let standard = OperationCatalog(
+        CommissioningOperations.all + BorderRouterOperations.all, events: BorderRouterOperations.events)
 }
 
 /// The descriptors behind ``OperationCatalog/standard``.

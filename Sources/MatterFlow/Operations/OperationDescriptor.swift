@@ -44,12 +44,14 @@ public struct OperationDescriptor: Sendable {
     public var acquiresSession: Bool
     /// Releases the structure's commissioning session.
     public var releasesSession: Bool
+    /// Result fields holding secrets (such as the ePSKc): redacted wherever else they appear.
+    public var secretResultFields: Set<String>
     let invoke: Invocation
 
     public init(
         name: String, summary: String, arguments: [Argument], result: ValueShape, errors: [ErrorCause],
         defaultTimeoutSeconds: Double, effect: Effect, acquiresSession: Bool = false, releasesSession: Bool = false,
-        invoke: @escaping Invocation
+        secretResultFields: Set<String> = [], invoke: @escaping Invocation
     ) {
         self.name = name
         self.summary = summary
@@ -60,6 +62,7 @@ public struct OperationDescriptor: Sendable {
         self.effect = effect
         self.acquiresSession = acquiresSession
         self.releasesSession = releasesSession
+        self.secretResultFields = secretResultFields
         self.invoke = invoke
     }
 
@@ -113,6 +116,7 @@ public struct OperationDescriptor: Sendable {
         object["effect"] = .string(effect.rawValue)
         object["acquiresSession"] = .bool(acquiresSession)
         object["releasesSession"] = .bool(releasesSession)
+        object["secretResultFields"] = .array(secretResultFields.sorted().map(JSONValue.string))
         return .object(object)
     }
 }

@@ -12,6 +12,8 @@ public struct RunEvent: Sendable {
         case retryScheduled(state: String, attempt: Int, delaySeconds: Double, error: FlowError)
         case transition(from: String, to: String, edge: WorkflowEdge.Kind)
         case warning(state: String, message: String)
+        case waitStarted(state: String, event: String, timeoutSeconds: Double)
+        case eventReceived(state: String, event: String, value: String, fields: JSONObject)
         case cancelRequested(state: String)
         case runFinished(outcome: RunResult.Outcome, error: FlowError?)
     }
@@ -34,6 +36,8 @@ public struct RunEvent: Sendable {
         case .retryScheduled: "retryScheduled"
         case .transition: "transitionTaken"
         case .warning: "warning"
+        case .waitStarted: "waitStarted"
+        case .eventReceived: "eventReceived"
         case .cancelRequested: "cancelRequested"
         case .runFinished: "runFinished"
         }
@@ -84,6 +88,15 @@ public struct RunEvent: Sendable {
         case .warning(let state, let message):
             object["state"] = .string(state)
             object["message"] = .string(message)
+        case .waitStarted(let state, let event, let timeout):
+            object["state"] = .string(state)
+            object["eventName"] = .string(event)
+            object["timeoutSeconds"] = .double(timeout)
+        case .eventReceived(let state, let event, let value, let fields):
+            object["state"] = .string(state)
+            object["eventName"] = .string(event)
+            object["value"] = .string(value)
+            object["fields"] = .object(fields)
         case .cancelRequested(let state):
             object["state"] = .string(state)
         case .runFinished(let outcome, let failure):
@@ -115,10 +128,17 @@ public struct RunEvent: Sendable {
             switch edge {
             case .error(_, _): return "\(indent)  ↘ error route to \(to)"
             case .cancel: return "\(indent)  ↘ cancel path to \(to)"
+            case .event(let value): return "\(indent)  ⇢ \(value) → \(to)"
+            case .eventOtherwise: return "\(indent)  ⇢ other event → \(to)"
+            case .timeout: return "\(indent)  ⌛ timed out → \(to)"
             case .next, .choice, .choiceDefault: return "\(indent)  → \(to)"
             }
         case .warning(_, let message):
             return "\(indent)  ⚠ \(message)"
+        case .waitStarted(_, let event, let timeout):
+            return "\(indent)  … waiting for \(event) (up to \(Self.format(timeout)) s)"
+        case .eventReceived(_, let event, let value, _):
+            return "\(indent)  ✓ \(event): \(value)"
         case .cancelRequested(let state):
             return "\(indent)  ✋ cancel requested in \(state)"
         case .runFinished(let outcome, let failure):
@@ -132,7 +152,7 @@ public struct RunEvent: Sendable {
         if case .transition(_, _, let edge) = kind {
             switch edge {
             case .next, .choice, .choiceDefault: return false
-            case .error, .cancel: return true
+            case .error, .cancel, .event, .eventOtherwise, .timeout: return true
             }
         }
         return true

@@ -72,7 +72,10 @@ final class SecretValues: Sendable {
             return .warning(state: state, message: redacting(message))
         case .runFinished(let outcome, let error):
             return .runFinished(outcome: outcome, error: redacting(error))
-        case .stateEntered, .transition, .cancelRequested:
+        case .eventReceived(let state, let event, let value, let fields):
+            return .eventReceived(
+                state: state, event: event, value: value, fields: redacting(.object(fields)).objectValue ?? fields)
+        case .stateEntered, .transition, .cancelRequested, .waitStarted:
             return kind
         }
     }

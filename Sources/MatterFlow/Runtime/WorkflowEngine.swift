@@ -86,7 +86,12 @@ public struct WorkflowEngine: Sendable {
         let runID = options.runID ?? "run-" + options.random.hexDigits(12)
         let secrets = SecretValues()
         for declaration in workflow.inputs where declaration.secret { inputs[declaration.name].map(secrets.add) }
-        let runner = WorkflowRunner(hub: hub, catalog: catalog, options: options, runID: runID, signal: signal, secrets: secrets)
+        let inbox = EventInbox()
+        let subscription: (any HubEventSubscription)? =
+            workflow.waitsForEvents ? await hub.subscribe(structure: options.structureID) { inbox.deliver($0) } : nil
+        defer { subscription?.cancel() }
+        let runner = WorkflowRunner(
+            hub: hub, catalog: catalog, options: options, runID: runID, signal: signal, secrets: secrets, inbox: inbox)
         let shownInputs = options.showSecrets ? inputs : workflow.redacting(inputs)
         runner.emit([workflow.name], .runStarted(inputs: shownInputs))
         var record = WorkflowRunner.Record()

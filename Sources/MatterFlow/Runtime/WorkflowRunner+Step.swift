@@ -67,7 +67,7 @@ extension WorkflowRunner {
             case .failed(let error): return .failed(error)
             case .cancelled: return .cancelled(late: nil)
             }
-        case .choice, .assign, .succeed, .fail:
+        case .choice, .assign, .wait, .succeed, .fail:
             preconditionFailure("only action and workflow states are steps")
         }
     }
@@ -139,7 +139,8 @@ extension WorkflowRunner {
         }
         let duration = options.clock.now - started
         switch outcome {
-        case .finished:
+        case .finished(let value):
+            for field in operation.secretResultFields { value[field].map(secrets.add) }
             emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration, error: nil))
             return outcome
         case .failed(let error):

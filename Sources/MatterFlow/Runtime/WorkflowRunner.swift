@@ -10,6 +10,8 @@ struct WorkflowRunner: Sendable {
     let signal: CancellationSignal
     /// Secret values seen so far (secret inputs and arguments), kept out of events, warnings and error messages.
     let secrets: SecretValues
+    /// Hub events received and not yet consumed by a wait state.
+    let inbox: EventInbox
 
     /// How one workflow level ended.
     enum LevelEnd: Sendable {
@@ -107,12 +109,49 @@ struct WorkflowRunner: Sendable {
                     return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
                 }
 
+            case .wait(let wait):
+                let matching: [(String, JSONValue)]
+                do throws(FlowError) {
+                    var pairs: [(String, JSONValue)] = []
+                    for (name, template) in wait.match { pairs.append((name, try scope.evaluate(template))) }
+                    matching = pairs
+                } catch {
+                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
+                }
+                let eventName = wait.event
+                emit(path, .waitStarted(state: current, event: eventName, timeoutSeconds: wait.timeoutSeconds))
+                let outcome = await inbox.wait(
+                    for: { event in
+                        event.name == eventName && matching.allSatisfy { name, value in event.fields[name].map { Scope.equal($0, value) } ?? false }
+                    },
+                    timeout: .milliseconds(Int64((wait.timeoutSeconds * 1000).rounded())), clock: options.clock,
+                    signal: onCancelPath ? nil : signal)
+                switch outcome {
+                case .finished(let event):
+                    emit(path, .eventReceived(state: current, event: event.name, value: event.value, fields: event.fields))
+                    if let result = wait.result { scope.vars[result] = .object(event.fields) }
+                    let branch = wait.branches.first { $0.value == event.value }
+                    let target = branch?.next ?? wait.otherwise ?? wait.onTimeout
+                    emit(path, .transition(from: current, to: target, edge: branch == nil ? .eventOtherwise : .event(event.value)))
+                    current = target
+                case .timedOut, .failed:
+                    emit(path, .transition(from: current, to: wait.onTimeout, edge: .timeout))
+                    current = wait.onTimeout
+                case .cancelled:
+                    if record.cancelledState == nil { record.cancelledState = statePrefix + current }
+                    if let next = takeCancel(workflow, from: current, qualified: statePrefix + current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
+                        current = next
+                        continue
+                    }
+                    return .cancelled(cancelError(in: record.cancelledState ?? statePrefix + current, path: nil))
+                }
+
             case .action, .workflow:
                 let step: StepBehavior
                 switch state.kind {
                 case .action(let action): step = action.step
                 case .workflow(let subworkflow): step = subworkflow.step
-                case .choice, .assign, .succeed, .fail: preconditionFailure("only action and workflow states are steps")
+                case .choice, .assign, .wait, .succeed, .fail: preconditionFailure("only action and workflow states are steps")
                 }
                 let outcome = await runStep(
                     state, workflow: workflow, step: step, scope: scope, path: path, statePrefix: statePrefix,

@@ -117,6 +117,8 @@ struct ReferenceChecker {
                 if let result = subworkflow.step.result { bind(result, .any) }
             case .assign(let assign):
                 for (name, value) in assign.assignments { bind(name, value.literalValue.map(Self.shape(of:)) ?? .any) }
+            case .wait(let wait):
+                if let result = wait.result { bind(result, catalog.event(named: wait.event)?.payload ?? .any) }
             case .choice, .succeed, .fail:
                 break
             }
@@ -144,15 +146,18 @@ struct ReferenceChecker {
             switch state.kind {
             case .action(let action): return [errorBinding] + (action.step.result.map { [$0] } ?? [])
             case .workflow(let subworkflow): return [errorBinding] + (subworkflow.step.result.map { [$0] } ?? [])
-            case .choice, .assign, .succeed, .fail: return [errorBinding]
+            case .choice, .assign, .wait, .succeed, .fail: return [errorBinding]
             }
-        case .choice, .choiceDefault: return []
+        case .event, .eventOtherwise:
+            if case .wait(let wait) = state.kind, let result = wait.result { return [result] }
+            return []
+        case .choice, .choiceDefault, .timeout: return []
         case .next:
             switch state.kind {
             case .action(let action): return action.step.result.map { [$0] } ?? []
             case .workflow(let subworkflow): return subworkflow.step.result.map { [$0] } ?? []
             case .assign(let assign): return assign.assignments.map(\.name)
-            case .choice, .succeed, .fail: return []
+            case .choice, .wait, .succeed, .fail: return []
             }
         }
     }
@@ -209,6 +214,7 @@ struct ReferenceChecker {
             }
         case .assign(let assign):
             return named(assign.assignments, "/set") + (assign.warning.map { [(base + "/warning", $0, false)] } ?? [])
+        case .wait(let wait): return named(wait.match, "/match")
         case .succeed(let succeed): return succeed.output.map { [(base + "/output", $0, false)] } ?? []
         case .fail(let fail):
             switch fail.raise {

@@ -66,6 +66,8 @@ struct WorkflowValidator {
                     pointer: state.pointer + "/inputs", callee: "workflow \(subworkflow.path)")
             case .fail(let fail):
                 checkCauseMatchesCode(fail, state: state)
+            case .wait(let wait):
+                checkWait(wait, state: state)
             case .choice, .assign, .succeed:
                 break
             }
@@ -74,6 +76,33 @@ struct WorkflowValidator {
             collector.warning(
                 Code.missingCancelPath, at: "",
                 "this workflow opens a commissioning session but declares no \"onCancel\" state; a cancelled run would leave the session active")
+        }
+    }
+
+    /// A wait state must name a known event, branch only on its values, cover every value (or say `otherwise`),
+    /// and match only fields the event carries.
+    private func checkWait(_ wait: WaitState, state: WorkflowState) {
+        guard let event = catalog.event(named: wait.event) else {
+            collector.error(
+                Code.unknownEvent, at: state.pointer + "/event",
+                "unknown event \"\(wait.event)\" (events: \(catalog.events.map(\.name).joined(separator: ", ")))\(SpellingSuggestion.hint(for: wait.event, among: catalog.events.map(\.name)))")
+            return
+        }
+        for branch in wait.branches where !event.values.contains(branch.value) {
+            collector.error(
+                Code.unknownEventValue, at: state.pointer + "/on/" + branch.value,
+                "\(event.name) never carries \(event.valueField) \"\(branch.value)\" (values: \(event.values.joined(separator: ", ")))\(SpellingSuggestion.hint(for: branch.value, among: event.values))")
+        }
+        let missing = event.values.filter { value in !wait.branches.contains { $0.value == value } }
+        if wait.otherwise == nil, !missing.isEmpty {
+            collector.error(
+                Code.unhandledEventValue, at: state.pointer + "/on",
+                "no transition for \(event.valueField) \(missing.map { "\"\($0)\"" }.joined(separator: ", ")); add them under \"on\" or give \"otherwise\"")
+        }
+        for (name, _) in wait.match where !event.fieldNames.contains(name) {
+            collector.error(
+                Code.unknownField, at: state.pointer + "/match/" + name,
+                "\(event.name) has no field \"\(name)\" to match (fields: \(event.fieldNames.joined(separator: ", ")))")
         }
     }
 
@@ -208,7 +237,7 @@ extension Workflow {
             switch state.kind {
             case .action(let action): catalog[action.operation]?.acquiresSession == true
             case .workflow(let subworkflow): subworkflows[subworkflow.path]?.opensSession(catalog: catalog) == true
-            case .choice, .assign, .succeed, .fail: false
+            case .choice, .assign, .wait, .succeed, .fail: false
             }
         }
     }

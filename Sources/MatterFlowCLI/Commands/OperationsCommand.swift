@@ -5,9 +5,9 @@ import MatterFlowJSON
 struct OperationsCommand {
     static let spec = CommandSpec(
         name: "operations",
-        abstract: "List the hub operations workflows can invoke, with arguments, result and errors.",
+        abstract: "List the hub operations workflows can invoke, and the events wait states can wait for.",
         arguments: [],
-        options: [.init(name: "json", valueName: nil, help: "Print the catalog as JSON.")],
+        options: [.init(name: "json", valueName: nil, help: "Print the catalog as JSON: {\"operations\", \"events\"}.")],
         discussion: nil)
 
     let arguments: ParsedArguments
@@ -17,7 +17,9 @@ struct OperationsCommand {
         let catalog = OperationCatalog.standard
         let out = environment.standardOutput
         if arguments.flag("json") {
-            out.line(JSONWriter.pretty(.array(catalog.operations.map(\.jsonValue))))
+            out.line(JSONWriter.pretty([
+                "operations": .array(catalog.operations.map(\.jsonValue)), "events": .array(catalog.events.map(\.jsonValue)),
+            ]))
             return ExitCode.success
         }
         for operation in catalog.operations {
@@ -34,6 +36,12 @@ struct OperationsCommand {
             out.line("  result: \(operation.result)")
             out.line("  errors: " + operation.possibleCauses.map { "\($0.code?.rawValue ?? "unknown")/\($0.rawValue)" }.joined(separator: ", "))
             out.line("  default timeout: \(Self.format(operation.defaultTimeoutSeconds)) s; effect: \(operation.effect.rawValue)")
+            out.line("")
+        }
+        for event in catalog.events {
+            out.line("event \(event.name) — \(event.summary)")
+            out.line("  \(event.valueField): \(event.values.joined(separator: ", "))")
+            out.line("  payload: \(event.payload)")
             out.line("")
         }
         return ExitCode.success

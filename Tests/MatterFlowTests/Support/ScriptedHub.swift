@@ -1,4 +1,5 @@
 import MatterFlow
+import MatterFlowJSON
 import Synchronization
 
 /// A hub whose answers tests script per operation and attempt, recording every call.
@@ -15,6 +16,7 @@ final class ScriptedHub: Hub {
         var calls: [String] = []
         var status = HubStatus(online: true, reachable: true, permissionGranted: true, activeSession: false)
         var session = CommissioningSession()
+        var handlers: [@Sendable (HubEvent) -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -105,6 +107,19 @@ final class ScriptedHub: Hub {
         try await answer("cancelCommissioning")
         return try withSession { session in session.cancel() != nil }
     }
+
+    func subscribe(structure: StructureID, _ handler: @escaping @Sendable (HubEvent) -> Void) async -> any HubEventSubscription {
+        state.withLock { $0.handlers.append(handler) }
+        return NoEvents()
+    }
+
+    /// Delivers an event to every subscriber.
+    func emit(_ name: String, value: String, fields: JSONObject) {
+        let handlers = state.withLock { $0.handlers }
+        for handler in handlers { handler(HubEvent(name: name, structureID: "s", value: value, fields: fields, time: .zero)) }
+    }
+
+    var subscriberCount: Int { state.withLock { $0.handlers.count } }
 
     func basicInformation(structure: StructureID, deviceID: String) async throws -> BasicInformation {
         try await answer("readBasicInformation")

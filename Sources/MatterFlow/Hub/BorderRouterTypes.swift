@@ -1,0 +1,129 @@
+/// The device type of Google border routers in the Home APIs.
+public let borderRouterDeviceType = "home.matter.6006.types.0161"
+
+/// Whether, and how, a border router gives Thread devices internet access.
+public enum InternetAccessOption: String, Sendable, Hashable, CaseIterable {
+    case unspecified, none, all, nat64Only, dhcpv6PdOnly
+}
+
+/// What identifies a Thread network.
+public struct ThreadNetworkSummary: Sendable, Hashable {
+    public var networkName: String
+    public var panID: Int
+    /// Lowercase hex, 16 digits.
+    public var extendedPANID: String
+    public var channel: Int
+
+    public init(networkName: String, panID: Int, extendedPANID: String, channel: Int) {
+        self.networkName = networkName
+        self.panID = panID
+        self.extendedPANID = extendedPANID
+        self.channel = channel
+    }
+}
+
+/// Which attributes, commands and events of a trait a device supports.
+public struct TraitSupport: Sendable, Hashable {
+    /// The trait, for example `ThreadNetworkManagement`.
+    public var name: String
+    public var attributes: [String]
+    public var commands: [String]
+    public var events: [String]
+
+    public init(name: String, attributes: [String] = [], commands: [String] = [], events: [String] = []) {
+        self.name = name
+        self.attributes = attributes
+        self.commands = commands
+        self.events = events
+    }
+}
+
+/// A border router as the hub describes it.
+public struct BorderRouterDescription: Sendable, Hashable {
+    public var deviceID: String
+    public var name: String
+    public var deviceType: String
+    public var basicInformation: BasicInformation
+    /// Supported traits; a trait that is absent is not supported at all.
+    public var traits: [TraitSupport]
+    /// The Thread network it is on, if any.
+    public var network: ThreadNetworkSummary?
+
+    public init(
+        deviceID: String, name: String, deviceType: String = borderRouterDeviceType, basicInformation: BasicInformation,
+        traits: [TraitSupport], network: ThreadNetworkSummary?
+    ) {
+        self.deviceID = deviceID
+        self.name = name
+        self.deviceType = deviceType
+        self.basicInformation = basicInformation
+        self.traits = traits
+        self.network = network
+    }
+
+    /// Supported members as `Trait.member` strings, for conditions (`contains`).
+    public var supportedMembers: (attributes: [String], commands: [String], events: [String]) {
+        (
+            traits.flatMap { trait in trait.attributes.map { "\(trait.name).\($0)" } },
+            traits.flatMap { trait in trait.commands.map { "\(trait.name).\($0)" } },
+            traits.flatMap { trait in trait.events.map { "\(trait.name).\($0)" } }
+        )
+    }
+}
+
+/// The `ThreadNetworkCapabilities` trait's attributes; nil where the device does not report one.
+public struct ThreadCapabilities: Sendable, Hashable {
+    public var epskcSupported: Bool?
+    public var internetAccessOption: InternetAccessOption?
+
+    public init(epskcSupported: Bool?, internetAccessOption: InternetAccessOption?) {
+        self.epskcSupported = epskcSupported
+        self.internetAccessOption = internetAccessOption
+    }
+}
+
+/// The response to activating ePSKc mode.
+public struct EpskcActivation: Sendable, Hashable {
+    /// `success` when a key was issued.
+    public var status: String
+    /// The one-time key (9 digits). Secret.
+    public var epskc: String
+    /// How long the key is valid, as the border router granted it.
+    public var validDurationSeconds: Int
+
+    public init(status: String, epskc: String, validDurationSeconds: Int) {
+        self.status = status
+        self.epskc = epskc
+        self.validDurationSeconds = validDurationSeconds
+    }
+}
+
+/// The outcome of joining or leaving a Thread network.
+public struct NetworkOperationResult: Sendable, Hashable {
+    /// `joined`, `alreadyJoined`, `migrated`, `left` or `notOnNetwork`.
+    public var status: String
+    /// The network the border router is on afterwards.
+    public var network: ThreadNetworkSummary?
+    /// Thread devices that moved with a migrating border router.
+    public var migratedDevices: [String]
+
+    public init(status: String, network: ThreadNetworkSummary?, migratedDevices: [String] = []) {
+        self.status = status
+        self.network = network
+        self.migratedDevices = migratedDevices
+    }
+}
+
+/// The structure-level `ThreadNetworkSettings` trait.
+public struct ThreadNetworkSettings: Sendable, Hashable {
+    public var internetAccessOption: InternetAccessOption
+    public var defaultThreadNetworkID: String?
+    /// Border routers the option applies to (those that support it).
+    public var appliedTo: [String]
+
+    public init(internetAccessOption: InternetAccessOption, defaultThreadNetworkID: String?, appliedTo: [String] = []) {
+        self.internetAccessOption = internetAccessOption
+        self.defaultThreadNetworkID = defaultThreadNetworkID
+        self.appliedTo = appliedTo
+    }
+}

@@ -1,0 +1,52 @@
+/// Border-router operations and hub events. Each has a default that reports it unsupported (or, for events, that
+/// delivers none), so a hub that only commissions need not implement them.
+extension Hub {
+    public func borderRouters(structure: StructureID) async throws -> [BorderRouterDescription] {
+        throw FlowError.unsupportedByHub("listing border routers")
+    }
+
+    public func threadCapabilities(structure: StructureID, deviceID: String) async throws -> ThreadCapabilities {
+        throw FlowError.unsupportedByHub("ThreadNetworkCapabilities")
+    }
+
+    public func activateEpskc(structure: StructureID, deviceID: String, requestedDurationSeconds: Int?) async throws
+        -> EpskcActivation
+    {
+        throw FlowError.unsupportedByHub("ThreadNetworkManagement.activateEpskcMode")
+    }
+
+    public func deactivateEpskc(structure: StructureID, deviceID: String) async throws {
+        throw FlowError.unsupportedByHub("ThreadNetworkManagement.deactivateEpskcMode")
+    }
+
+    public func joinThreadNetwork(structure: StructureID, deviceID: String, operationalDataset: [UInt8]) async throws
+        -> NetworkOperationResult
+    {
+        throw FlowError.unsupportedByHub("ThreadNetworkManagement.joinNetwork")
+    }
+
+    public func leaveThreadNetwork(structure: StructureID, deviceID: String) async throws -> NetworkOperationResult {
+        throw FlowError.unsupportedByHub("ThreadNetworkManagement.leaveNetwork")
+    }
+
+    public func threadNetworkSettings(structure: StructureID) async throws -> ThreadNetworkSettings {
+        throw FlowError.unsupportedByHub("ThreadNetworkSettings")
+    }
+
+    public func setInternetAccess(structure: StructureID, option: InternetAccessOption) async throws -> ThreadNetworkSettings {
+        throw FlowError.unsupportedByHub("ThreadNetworkSettings.internetAccessOption")
+    }
+
+    public func subscribe(structure: StructureID, _ handler: @escaping @Sendable (HubEvent) -> Void) async
+        -> any HubEventSubscription
+    {
+        NoEvents()
+    }
+}
+
+extension FlowError {
+    /// The hub does not implement a feature at all.
+    static func unsupportedByHub(_ feature: String) -> FlowError {
+        FlowError(.notSupported, "this hub does not support \(feature)")
+    }
+}

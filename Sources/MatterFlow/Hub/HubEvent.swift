@@ -1,0 +1,67 @@
+import MatterFlowJSON
+
+/// Something the hub reports on its own, such as an ePSKc session ending; wait states wait for these.
+public struct HubEvent: Sendable, Hashable {
+    /// The event's name, as in ``EventDescriptor/name`` (for example `epskcModeDeactivated`).
+    public var name: String
+    public var structureID: StructureID
+    /// The value wait states branch on (for `epskcModeDeactivated`, the reason: `keyUsed`, `expired`, `cancelled`).
+    public var value: String
+    /// The event's payload, as a wait state's `result` variable sees it.
+    public var fields: JSONObject
+    /// When it happened, on the hub's clock.
+    public var time: Duration
+
+    public init(name: String, structureID: StructureID, value: String, fields: JSONObject, time: Duration) {
+        self.name = name
+        self.structureID = structureID
+        self.value = value
+        self.fields = fields
+        self.time = time
+    }
+}
+
+/// A subscription to a hub's events; events stop arriving once it is cancelled.
+public protocol HubEventSubscription: Sendable {
+    func cancel()
+}
+
+/// A subscription that delivers nothing, for hubs that report no events.
+public struct NoEvents: HubEventSubscription {
+    public init() {}
+    public func cancel() {}
+}
+
+/// An event a hub may report, with the values wait states can branch on.
+public struct EventDescriptor: Sendable {
+    public var name: String
+    public var summary: String
+    /// The payload field holding the value wait states branch on.
+    public var valueField: String
+    /// Every value the event may carry.
+    public var values: [String]
+    /// The payload's shape (what `${vars.<result>.field}` may read, and what `match` may compare).
+    public var payload: ValueShape
+
+    public init(name: String, summary: String, valueField: String, values: [String], payload: ValueShape) {
+        self.name = name
+        self.summary = summary
+        self.valueField = valueField
+        self.values = values
+        self.payload = payload
+    }
+
+    /// The payload's field names.
+    public var fieldNames: [String] {
+        if case .object(let fields) = payload { return fields.map(\.name) }
+        return []
+    }
+
+    /// The descriptor as JSON, for `matterflow operations --json`.
+    public var jsonValue: JSONValue {
+        [
+            "name": .string(name), "summary": .string(summary), "valueField": .string(valueField),
+            "values": .array(values.map(JSONValue.string)), "payload": payload.jsonValue,
+        ]
+    }
+}

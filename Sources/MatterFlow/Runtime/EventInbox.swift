@@ -1,0 +1,59 @@
+import Synchronization
+
+/// The hub events a run has received and not yet consumed, and the wait state waiting for one.
+///
+/// A run subscribes when it starts (if it has wait states), so an event that happens before the run reaches its
+/// wait state (a key used at once, say) is kept, not lost.
+final class EventInbox: Sendable {
+    private struct Waiter {
+        var matches: @Sendable (HubEvent) -> Bool
+        var deliver: @Sendable (HubEvent) -> Void
+    }
+
+    private struct State {
+        var events: [HubEvent] = []
+        var waiter: Waiter?
+    }
+
+    private let state = Mutex(State())
+
+    /// Called by the hub's subscription, from the task that caused the event.
+    func deliver(_ event: HubEvent) {
+        let waiter = state.withLock { state -> Waiter? in
+            if let waiter = state.waiter, waiter.matches(event) {
+                state.waiter = nil
+                return waiter
+            }
+            state.events.append(event)
+            return nil
+        }
+        waiter?.deliver(event)
+    }
+
+    /// Waits for the first matching event (possibly one that already arrived), the timeout, or the run's cancel.
+    func wait(
+        for matches: @escaping @Sendable (HubEvent) -> Bool, timeout: Duration, clock: any WorkflowClock,
+        signal: CancellationSignal?
+    ) async -> RaceOutcome<HubEvent> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<RaceOutcome<HubEvent>, Never>) in
+            let race = FirstResult(continuation, waker: clock.beginActivity)
+            let early = state.withLock { state -> HubEvent? in
+                if let index = state.events.firstIndex(where: matches) { return state.events.remove(at: index) }
+                state.waiter = Waiter(matches: matches) { race.offer(.finished($0)) }
+                return nil
+            }
+            if let early {
+                race.offer(.finished(early))
+            } else {
+                let timer = StepRace.timer(clock: clock, after: timeout) { race.offer(.timedOut) }
+                race.onDecided { timer.cancel() }
+                if let signal {
+                    let token = signal.onCancel { race.offer(.cancelled(late: nil)) }
+                    race.onDecided { signal.remove(token) }
+                }
+                race.onDecided { [self] in state.withLock { $0.waiter = nil } }
+            }
+            clock.endActivity()
+        }
+    }
+}
