@@ -20,12 +20,12 @@ public struct ToolEnvironment: Sendable {
     public var standardError: any TextSink
     /// Install a SIGINT handler that cancels a running workflow (the real process does; tests need not).
     public var handlesInterrupts: Bool
-    /// The clock for runs and the simulated hub.
-    public var clock: any WorkflowClock
+    /// The clock for runs and the simulated hub; nil lets `--clock` choose (virtual time unless `--clock real`).
+    public var clock: (any WorkflowClock)?
 
     public init(
         standardOutput: any TextSink = StandardStream.output, standardError: any TextSink = StandardStream.error,
-        handlesInterrupts: Bool = false, clock: any WorkflowClock = SystemClock()
+        handlesInterrupts: Bool = false, clock: (any WorkflowClock)? = nil
     ) {
         self.standardOutput = standardOutput
         self.standardError = standardError

@@ -115,4 +115,10 @@ import Testing
             "payload", "generate", "--vendor-id", "1", "--product-id", "1", "--discriminator", "1", "--passcode", "20202021", "--flow", "fast")
         #expect(flow.code == 64)
     }
+
+    @Test func runRefusesAnUnknownClock() async {
+        let result = await matterflow("run", "Workflows/cancel.json", "--clock", "sundial")
+        #expect(result.code == 64)
+        #expect(result.stderr.contains("--clock must be virtual or real"))
+    }
 }

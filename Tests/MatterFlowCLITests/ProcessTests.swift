@@ -32,10 +32,10 @@ struct ProcessTests {
         #expect(usage.stderr.text.hasPrefix("Error: Unknown subcommand 'frobnicate'\nUsage: "))
     }
 
-    @Test("the README's run: commission-device on the built-in home prints the device IDs")
-    func defaultHome() async throws {
+    @Test("the README's run: commission-device on the built-in home prints the device IDs", arguments: ["virtual", "real"])
+    func defaultHome(clock: String) async throws {
         let child = try ChildProcess.launch(
-            ["run", Repository.workflow("commission-device"), "--trace", "none"] + commissionInputs())
+            ["run", Repository.workflow("commission-device"), "--trace", "none", "--clock", clock] + commissionInputs())
         defer { child.kill() }
         try #require(await child.waitForExit(), "the run did not finish")
         #expect(child.status == 0, "\(child.stderr.text)")
@@ -53,7 +53,7 @@ struct ProcessTests {
             TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
         let state = directory.file("state")
         let child = try ChildProcess.launch(
-            ["run", Repository.workflow("commission-device"), "--home", home, "--state", state, "--trace", "jsonl"]
+            ["run", Repository.workflow("commission-device"), "--home", home, "--state", state, "--trace", "jsonl", "--clock", "real"]
                 + commissionInputs(),
             in: directory.path)
         defer { child.kill() }

@@ -19,8 +19,12 @@ struct RunCommand {
             .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
             .init(name: "trace", valueName: "<format>", help: "Progress on stderr: text (default), jsonl or none."),
             .init(name: "show-secrets", valueName: nil, help: "Show secret inputs and arguments in progress and traces."),
+            .init(name: "clock", valueName: "<kind>", help: "virtual (default: simulated time passes at once) or real."),
         ],
         discussion: """
+            The simulated home runs on virtual time by default: its latencies, retry delays, timeouts and
+            ePSKc lifetimes pass at once, in order. --clock real makes them take real time.
+
             With --state, the home is loaded from <dir>/home.json when it exists (--home only seeds an empty
             directory) and saved after every change, so consecutive runs see each other's effects.
 
@@ -41,6 +45,15 @@ struct RunCommand {
         guard let trace = Trace(rawValue: traceName) else {
             throw UsageError(message: "--trace must be text, jsonl or none, not '\(traceName)'", command: Self.spec.name)
         }
+        let clockName = arguments.value("clock") ?? "virtual"
+        let clock: any WorkflowClock
+        switch (environment.clock, clockName) {
+        case (let injected?, _): clock = injected
+        case (nil, "virtual"): clock = VirtualClock()
+        case (nil, "real"): clock = SystemClock()
+        default:
+            throw UsageError(message: "--clock must be virtual or real, not '\(clockName)'", command: Self.spec.name)
+        }
         let engine = WorkflowEngine()
         let path = arguments.positionals[0]
         let workflow: Workflow
@@ -50,7 +63,7 @@ struct RunCommand {
         do {
             workflow = try engine.load(path: path)
             inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: arguments.all("input"))
-            (hub, structureID) = try openHome()
+            (hub, structureID) = try openHome(clock: clock)
         } catch {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
@@ -58,7 +71,7 @@ struct RunCommand {
 
         let showSecrets = arguments.flag("show-secrets")
         let options = RunOptions(
-            structureID: structureID, clock: environment.clock, showSecrets: showSecrets,
+            structureID: structureID, clock: clock, showSecrets: showSecrets,
             observer: { event in
                 switch trace {
                 case .text: if event.isShownInTextTrace { err.line(event.text) }
@@ -95,7 +108,7 @@ struct RunCommand {
     }
 
     /// The simulated hub: from the state directory, the home file, or the built-in home.
-    private func openHome() throws(DiagnosticsError) -> (SimulatedHub, StructureID) {
+    private func openHome(clock: any WorkflowClock) throws(DiagnosticsError) -> (SimulatedHub, StructureID) {
         let initial = try arguments.value("home").map { path throws(DiagnosticsError) in try HomeDescription.load(path: path) }
             ?? HomeDescription.defaultHome
         do {
@@ -105,9 +118,9 @@ struct RunCommand {
                     environment.standardError.line(
                         "note: using the saved home in \(store.path); --home only seeds an empty state directory")
                 }
-                return (try SimulatedHub(stateStore: store, clock: environment.clock), store.structureID)
+                return (try SimulatedHub(stateStore: store, clock: clock), store.structureID)
             }
-            return (try SimulatedHub(home: initial, clock: environment.clock), initial.structure.id)
+            return (try SimulatedHub(home: initial, clock: clock), initial.structure.id)
         } catch let error as DiagnosticsError {
             throw error
         } catch {
