@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "MatterPayload", targets: ["MatterPayload"]),
         .library(name: "ThreadDataset", targets: ["ThreadDataset"]),
         .executable(name: "matterflow", targets: ["matterflow"]),
+        .executable(name: "matterflow-bench", targets: ["matterflow-bench"]),
     ],
     targets: [
         // MARK: - C boundary
@@ -44,6 +45,13 @@ let package = Package(
         ),
         .executableTarget(name: "matterflow", dependencies: ["MatterFlowCLI"]),
 
+        // MARK: - Benchmarks (release builds: swift run -c release matterflow-bench)
+        .target(
+            name: "MatterFlowBenchmarks",
+            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload", "ThreadDataset"]
+        ),
+        .executableTarget(name: "matterflow-bench", dependencies: ["MatterFlowBenchmarks"]),
+
         // MARK: - Examples
         .executableTarget(
             name: "custom-hub-example",
@@ -59,6 +67,7 @@ let package = Package(
             name: "MatterFlowTests",
             dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload"]
         ),
+        .testTarget(name: "MatterFlowBenchmarksTests", dependencies: ["MatterFlowBenchmarks", "MatterFlowJSON"]),
         .testTarget(
             name: "MatterFlowSimulatorTests",
             dependencies: ["MatterFlowSimulator", "MatterFlow", "MatterFlowJSON"]

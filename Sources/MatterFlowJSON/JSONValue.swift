@@ -95,17 +95,22 @@ public struct JSONObject: Sendable, Hashable {
 
     /// The members in document order. Keys are unique: a later duplicate replaces the earlier value.
     public private(set) var members: [Member]
-    private var index: [String: Int]
+    /// Positions by key, kept only for large objects; small ones are searched directly (fewer allocations).
+    private var index: [String: Int]?
+
+    /// Objects up to this size are searched linearly.
+    private static let indexThreshold = 12
 
     /// An empty object.
     public init() {
         members = []
-        index = [:]
+        index = nil
     }
 
     /// An object from members in order; a repeated key keeps its first position and its last value.
     public init(_ members: [Member]) {
         self.init()
+        self.members.reserveCapacity(members.count)
         for member in members { self[member.key] = member.value }
     }
 
@@ -124,23 +129,42 @@ public struct JSONObject: Sendable, Hashable {
     /// Whether the object has no members.
     public var isEmpty: Bool { members.isEmpty }
 
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return members.firstIndex { $0.key == key }
+    }
+
     /// Reads or writes a member; writing `nil` removes it.
     public subscript(key: String) -> JSONValue? {
-        get { index[key].map { members[$0].value } }
+        get { position(of: key).map { members[$0].value } }
         set {
-            if let position = index[key] {
+            if let position = position(of: key) {
                 if let newValue {
                     members[position].value = newValue
                 } else {
                     members.remove(at: position)
-                    index = [:]
-                    for (offset, member) in members.enumerated() { index[member.key] = offset }
+                    rebuildIndex()
                 }
             } else if let newValue {
-                index[key] = members.count
                 members.append(Member(key: key, value: newValue))
+                if index != nil {
+                    index?[key] = members.count - 1
+                } else if members.count > Self.indexThreshold {
+                    rebuildIndex()
+                }
             }
         }
+    }
+
+    private mutating func rebuildIndex() {
+        guard members.count > Self.indexThreshold else {
+            index = nil
+            return
+        }
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(members.count)
+        for (offset, member) in members.enumerated() { positions[member.key] = offset }
+        index = positions
     }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {

@@ -56,10 +56,15 @@ import Testing
     @Test func cancellingWhilePrepareSucceedsReleasesTheSessionItOpened() async throws {
         // The cancel arrives while prepareCommissioning is in flight, and the call still succeeds at the hub.
         let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        hub.script("prepareCommissioning", [.afterGate(gate)])
         let handle = try engine.start(
             try commissionDevice(), inputs: Self.inputs, on: hub, options: RunOptions(structureID: "s", clock: ManualClock()))
         for await event in handle.events {
-            if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind { handle.cancel() }
+            if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind {
+                handle.cancel()
+                gate.open()
+            }
         }
         let result = await handle.result
         #expect(result.outcome == .cancelled)

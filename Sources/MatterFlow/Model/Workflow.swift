@@ -23,7 +23,9 @@ public struct Workflow: Sendable {
     /// The file the workflow came from, or a label for workflows loaded from data.
     public var file: String
     /// Sub-workflows by the path written in their state, resolved and loaded.
-    public var subworkflows: [String: Workflow]
+    public var subworkflows: [String: Workflow] {
+        didSet { updateWaitsForEvents() }
+    }
 
     public init(
         name: String, version: Int, description: String?, inputs: [InputDeclaration], start: String,
@@ -39,11 +41,14 @@ public struct Workflow: Sendable {
         self.stateOrder = states.map(\.name)
         self.file = file
         self.subworkflows = subworkflows
+        updateWaitsForEvents()
     }
 
     /// Whether this workflow or a sub-workflow has a wait state (and so needs the hub's events).
-    public var waitsForEvents: Bool {
-        states.values.contains { state in
+    public private(set) var waitsForEvents = false
+
+    private mutating func updateWaitsForEvents() {
+        waitsForEvents = states.values.contains { state in
             switch state.kind {
             case .wait: true
             case .workflow(let step): subworkflows[step.path]?.waitsForEvents == true

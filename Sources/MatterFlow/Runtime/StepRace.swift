@@ -12,10 +12,11 @@ enum RaceOutcome<Value: Sendable>: Sendable {
 
 /// Runs hub work against a timeout on the run's clock and the run's cancellation signal.
 ///
-/// The work runs in its own task. When the timeout or the cancellation wins, the work's task is cancelled and
-/// the race waits for it to wind down, but never longer than a grace period, so a hub that ignores
-/// cancellation cannot keep a run (or its cancel path) stuck. Every task it starts is accounted on the clock,
-/// so the race works in virtual time too.
+/// The work starts at once on the calling thread (`Task.immediate`): a hub that answers without suspending costs
+/// no task switch, no timer and no cancellation registration. Otherwise the work's task races a timer and the
+/// cancellation signal; when those win, the work's task is cancelled and the race waits for it to wind down, but
+/// never longer than a grace period, so a hub that ignores cancellation cannot keep a run (or its cancel path)
+/// stuck. Every task it starts is accounted on the clock, so the race works in virtual time too.
 struct StepRace {
     let clock: any WorkflowClock
     /// Nil while the run is on its cancel path: that path is shielded from further cancellation.
@@ -28,43 +29,36 @@ struct StepRace {
         timeout: Duration?, _ work: @escaping @Sendable () async throws -> Value
     ) async -> RaceOutcome<Value> {
         let clock = self.clock
-        let signal = self.signal
-        let completion = Completion()
-        let lateResult = ResultSlot<Value>()
-        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<RaceOutcome<Value>, Never>) in
-            let race = FirstResult(continuation, waker: clock.beginActivity)
-            clock.beginActivity()
-            let task = Task {
-                do {
-                    let value = try await work()
-                    lateResult.store(value)
-                    race.offer(.finished(value))
-                } catch {
-                    race.offer(.failed(FlowError.from(error)))
-                }
-                completion.finish(clock: clock)
-                clock.endActivity()
+        let race = Race<Value>(clock: clock)
+        clock.beginActivity()
+        let task = Task.immediate {
+            do {
+                race.workEnded(.finished(try await work()))
+            } catch {
+                race.workEnded(.failed(FlowError.from(error)))
             }
-            if let timeout {
-                let timer = Self.timer(clock: clock, after: timeout) { race.offer(.timedOut) }
-                race.onDecided { timer.cancel() }
-            }
-            if let signal {
-                let token = signal.onCancel { race.offer(.cancelled(late: nil)) }
-                race.onDecided { signal.remove(token) }
-            }
-            race.onDecided { task.cancel() }
             clock.endActivity()
         }
+        if let outcome = race.decided { return outcome }
+
+        race.attach(task)
+        if let timeout {
+            race.attach(StepRace.timer(clock: clock, after: timeout) { race.offer(.timedOut) })
+        }
+        if let signal {
+            let token = signal.onCancel { race.offer(.cancelled(late: nil)) }
+            race.onDecided { signal.remove(token) }
+        }
+        let outcome = await race.outcome()
         switch outcome {
         case .finished, .failed:
             return outcome
         case .timedOut:
-            await completion.wait(clock: clock, atMost: Self.gracePeriod)
+            await race.windDown(atMost: Self.gracePeriod)
             return outcome
         case .cancelled:
-            await completion.wait(clock: clock, atMost: Self.gracePeriod)
-            return .cancelled(late: lateResult.value)
+            await race.windDown(atMost: Self.gracePeriod)
+            return .cancelled(late: race.lateValue)
         }
     }
 
@@ -89,49 +83,131 @@ struct StepRace {
     }
 }
 
-/// Tells a waiting task that a piece of work has ended.
-final class Completion: Sendable {
+/// One race's state: the outcome once decided, the waiting task, the tasks to stop, and the work's end.
+final class Race<Value: Sendable>: Sendable {
     private struct State {
-        var finished = false
-        var waiters: [@Sendable () -> Void] = []
+        var outcome: RaceOutcome<Value>?
+        var waiter: CheckedContinuation<RaceOutcome<Value>, Never>?
+        var losers: [Task<Void, Never>] = []
+        var cleanup: [@Sendable () -> Void] = []
+        var workEnded = false
+        var late: Value?
+        var windDownWaiter: CheckedContinuation<Void, Never>?
     }
 
     private let state = Mutex(State())
+    private let clock: any WorkflowClock
 
-    /// Marks the work finished and wakes whoever waits.
-    func finish(clock: any WorkflowClock) {
-        let waiters = state.withLock { state -> [@Sendable () -> Void] in
-            state.finished = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        waiters.forEach { $0() }
+    init(clock: any WorkflowClock) {
+        self.clock = clock
     }
 
-    /// Waits until the work has finished, but at most `limit` on the clock.
-    func wait(clock: any WorkflowClock, atMost limit: Duration) async {
-        _ = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let race = FirstResult(continuation, waker: clock.beginActivity)
-            let alreadyFinished = state.withLock { state -> Bool in
-                if !state.finished { state.waiters.append { race.offer(true) } }
-                return state.finished
+    /// The outcome, if the race is already decided.
+    var decided: RaceOutcome<Value>? { state.withLock { $0.outcome } }
+
+    /// The work's result when it succeeded, even after losing the race.
+    var lateValue: Value? { state.withLock { $0.late } }
+
+    /// A task to cancel once the race is decided (at once if it already is).
+    func attach(_ task: Task<Void, Never>) {
+        let decided = state.withLock { state -> Bool in
+            if state.outcome == nil { state.losers.append(task) }
+            return state.outcome != nil
+        }
+        if decided { task.cancel() }
+    }
+
+    /// Work to do once the race is decided (at once if it already is).
+    func onDecided(_ work: @escaping @Sendable () -> Void) {
+        let decided = state.withLock { state -> Bool in
+            if state.outcome == nil { state.cleanup.append(work) }
+            return state.outcome != nil
+        }
+        if decided { work() }
+    }
+
+    /// The work has ended: offer its result and wake a task waiting for it to wind down.
+    func workEnded(_ outcome: RaceOutcome<Value>) {
+        let windDownWaiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.workEnded = true
+            if case .finished(let value) = outcome { state.late = value }
+            defer { state.windDownWaiter = nil }
+            return state.windDownWaiter
+        }
+        offer(outcome)
+        if let windDownWaiter {
+            clock.beginActivity()
+            windDownWaiter.resume()
+        }
+    }
+
+    /// Offers an outcome; only the first one counts.
+    func offer(_ outcome: RaceOutcome<Value>) {
+        let decision = state.withLock { state -> (CheckedContinuation<RaceOutcome<Value>, Never>?, [Task<Void, Never>], [@Sendable () -> Void])? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer {
+                state.waiter = nil
+                state.losers = []
+                state.cleanup = []
             }
-            if alreadyFinished {
-                race.offer(true)
+            return (state.waiter, state.losers, state.cleanup)
+        }
+        guard let (waiter, losers, cleanup) = decision else { return }
+        losers.forEach { $0.cancel() }
+        cleanup.forEach { $0() }
+        if let waiter {
+            clock.beginActivity()
+            waiter.resume(returning: outcome)
+        }
+    }
+
+    /// Waits for the outcome.
+    func outcome() async -> RaceOutcome<Value> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<RaceOutcome<Value>, Never>) in
+            let ready = state.withLock { state -> RaceOutcome<Value>? in
+                if let outcome = state.outcome { return outcome }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready {
+                continuation.resume(returning: ready)
             } else {
-                let timer = StepRace.timer(clock: clock, after: limit) { race.offer(false) }
-                race.onDecided { timer.cancel() }
+                clock.endActivity()
             }
+        }
+    }
+
+    /// Waits until the work has ended, but at most `limit` on the clock.
+    func windDown(atMost limit: Duration) async {
+        let clock = self.clock
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = state.withLock { state -> Bool in
+                if state.workEnded { return false }
+                state.windDownWaiter = continuation
+                return true
+            }
+            guard waiting else {
+                continuation.resume()
+                return
+            }
+            let timer = StepRace.timer(clock: clock, after: limit) { [self] in
+                let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    defer { state.windDownWaiter = nil }
+                    return state.windDownWaiter
+                }
+                if let waiter {
+                    clock.beginActivity()
+                    waiter.resume()
+                }
+            }
+            state.withLock { $0.losers.append(timer) }
             clock.endActivity()
         }
+        let leftover = state.withLock { state -> [Task<Void, Never>] in
+            defer { state.losers = [] }
+            return state.losers
+        }
+        leftover.forEach { $0.cancel() }
     }
-}
-
-/// A value one task stores and another reads later.
-final class ResultSlot<Value: Sendable>: Sendable {
-    private let slot = Mutex<Value?>(nil)
-
-    func store(_ value: Value) { slot.withLock { $0 = value } }
-
-    var value: Value? { slot.withLock { $0 } }
 }

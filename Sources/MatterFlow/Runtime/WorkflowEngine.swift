@@ -92,8 +92,9 @@ public struct WorkflowEngine: Sendable {
         defer { subscription?.cancel() }
         let runner = WorkflowRunner(
             hub: hub, catalog: catalog, options: options, runID: runID, signal: signal, secrets: secrets, inbox: inbox)
-        let shownInputs = options.showSecrets ? inputs : workflow.redacting(inputs)
-        runner.emit([workflow.name], .runStarted(inputs: shownInputs))
+        if options.observer != nil {
+            runner.emit([workflow.name], .runStarted(inputs: options.showSecrets ? inputs : workflow.redacting(inputs)))
+        }
         var record = WorkflowRunner.Record()
         let end = await runner.execute(
             workflow, inputs: inputs, path: [workflow.name], statePrefix: "", shielded: false, record: &record)

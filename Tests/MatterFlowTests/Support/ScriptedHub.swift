@@ -9,6 +9,32 @@ final class ScriptedHub: Hub {
         case fail(FlowError)
         /// Never answers until cancelled.
         case hang
+        /// Answers successfully once the gate opens, even if the call was cancelled meanwhile.
+        case afterGate(Gate)
+    }
+
+    /// A one-shot gate a test opens to let a held call finish.
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func open() {
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.open = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            waiters.forEach { $0.resume() }
+        }
+
+        func wait() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let isOpen = state.withLock { state -> Bool in
+                    if !state.open { state.waiters.append(continuation) }
+                    return state.open
+                }
+                if isOpen { continuation.resume() }
+            }
+        }
     }
 
     private struct State {
@@ -48,6 +74,8 @@ final class ScriptedHub: Hub {
         case .fail(let error): throw error
         case .hang:
             try await Task.sleep(for: .seconds(1_000_000))
+        case .afterGate(let gate):
+            await gate.wait()
         }
     }
 

@@ -1,0 +1,117 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+
+extension BenchmarkSuite {
+    /// Interpreter overhead per state transition: a chain of trivial states against a zero-latency hub.
+    func transitionOverhead() async throws -> BenchmarkResult {
+        let states = 1_000
+        let workflow = try WorkflowEngine().load(text: GeneratedWorkflows.chain(states: states), baseDirectory: workflowsDirectory)
+        let hub = BenchmarkHub()
+        let engine = WorkflowEngine()
+        let samples = try await Sampler.sample(warmUp: count(20), repetitions: count(200)) {
+            let result = try await engine.run(workflow, on: hub, options: RunOptions(structureID: "s", clock: ManualClock(), runID: "r"))
+            precondition(result.outcome == .succeeded, "the chain must succeed")
+        }
+        let perTransition = samples.map { $0 / Double(states) * 1e6 }
+        let median = Sampler.percentile(perTransition, 0.5)
+        return BenchmarkResult(
+            name: "transition.overhead", unit: "µs/transition", median: median, p99: Sampler.percentile(perTransition, 0.99),
+            perSecond: 1e6 / median, target: .init(description: "≤ 1 µs median", met: median <= 1))
+    }
+
+    /// Engine overhead per hub call (timeout race included), against a zero-latency hub.
+    func actionOverhead() async throws -> BenchmarkResult {
+        let states = 200
+        let workflow = try WorkflowEngine().load(text: GeneratedWorkflows.actions(states: states), baseDirectory: workflowsDirectory)
+        let hub = BenchmarkHub()
+        let engine = WorkflowEngine()
+        let samples = try await Sampler.sample(warmUp: count(20), repetitions: count(200)) {
+            let result = try await engine.run(workflow, on: hub, options: RunOptions(structureID: "s", clock: ManualClock(), runID: "r"))
+            precondition(result.outcome == .succeeded, "the chain must succeed")
+        }
+        let perCall = samples.map { $0 / Double(states) * 1e6 }
+        let median = Sampler.percentile(perCall, 0.5)
+        return BenchmarkResult(
+            name: "action.overhead", unit: "µs/hub call", median: median, p99: Sampler.percentile(perCall, 0.99),
+            perSecond: 1e6 / median)
+    }
+
+    /// Full commission-device runs per second on a zero-latency hub, on `tasks` concurrent tasks.
+    func commissionThroughput(tasks: Int, name: String) async throws -> BenchmarkResult {
+        let workflow = try commissionWorkflow()
+        let engine = WorkflowEngine()
+        let runsPerTask = count(2_000)
+        let samples = try await Sampler.sample(warmUp: 1, repetitions: count(10)) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<tasks {
+                    group.addTask {
+                        let hub = BenchmarkHub()
+                        for run in 0..<runsPerTask {
+                            let result = try await engine.run(
+                                workflow, inputs: Self.inputs, on: hub,
+                                options: RunOptions(structureID: "s\(task)-\(run % 8)", clock: ManualClock(), runID: "r"))
+                            precondition(result.outcome == .succeeded, "commission-device must succeed")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let runs = Double(tasks * runsPerTask)
+        let perRun = samples.map { $0 / runs * 1e6 }
+        let median = Sampler.percentile(perRun, 0.5)
+        let perSecond = 1e6 / median
+        let target: BenchmarkResult.Target? =
+            tasks == 1 ? .init(description: "≥ 50,000 runs/s on one core", met: perSecond >= 50_000) : nil
+        return BenchmarkResult(
+            name: name, unit: "µs/run", median: median, p99: Sampler.percentile(perRun, 0.99), perSecond: perSecond,
+            extra: ["tasks": Double(tasks)], target: target)
+    }
+
+    /// 10,000 runs at once on 10,000 structures, 10 ms of simulated hub latency per call, in virtual time.
+    func concurrentRuns() async throws -> BenchmarkResult {
+        let workflow = try commissionWorkflow()
+        let runs = count(10_000)
+        let latencies = Dictionary(uniqueKeysWithValues: SimulatedOperation.allCases.map { ($0, 0.010) })
+        let homes = (0..<runs).map { index -> HomeDescription in
+            var home = HomeDescription.defaultHome
+            home.structure.id = "structure-\(index)"
+            home.simulation.latencySeconds = latencies
+            return home
+        }
+        let baseline = ProcessMemory.residentBytes
+        var wallTimes: [Double] = []
+        var peak = 0.0
+        for _ in 0..<max(1, count(3)) {
+            let clock = VirtualClock()
+            let hub = try SimulatedHub(homes: homes, clock: clock)
+            let engine = WorkflowEngine()
+            let start = ContinuousClock.now
+            let succeeded = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for home in homes {
+                    group.addTask {
+                        let result = try await engine.run(
+                            workflow, inputs: Self.inputs, on: hub,
+                            options: RunOptions(structureID: home.structure.id, clock: clock, runID: "r"))
+                        return result.outcome == .succeeded
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            precondition(succeeded == runs, "every concurrent run must succeed")
+            wallTimes.append(Sampler.seconds(ContinuousClock.now - start))
+            peak = max(peak, ProcessMemory.peakResidentBytes)
+        }
+        let median = Sampler.percentile(wallTimes, 0.5)
+        let bytesPerRun = (peak - baseline) / Double(runs)
+        return BenchmarkResult(
+            name: "concurrent.10000", unit: "s wall (virtual time)", median: median, p99: Sampler.percentile(wallTimes, 0.99),
+            perSecond: Double(runs) / median,
+            extra: ["runs": Double(runs), "peakRSSMB": peak / 1_048_576, "bytesPerInFlightRun": bytesPerRun],
+            target: .init(
+                description: "≤ 3 s wall and ≤ 300 MB peak RSS for 10,000 runs",
+                met: runs < 10_000 || (median <= 3 && peak <= 300 * 1_048_576)))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import MatterPayload
+import ThreadDataset
+
+extension BenchmarkSuite {
+    /// Load + validate time of each shipped workflow, in-process (files read each time).
+    func loadShipped() throws -> [BenchmarkResult] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: workflowsDirectory)
+            .filter { $0.hasSuffix(".json") }.sorted()
+        let engine = WorkflowEngine()
+        return try files.map { file in
+            let path = workflowsDirectory + "/" + file
+            let samples = try Self.syncSample(warmUp: count(20), repetitions: count(200)) {
+                guard engine.validate(path: path).allSatisfy({ $0.severity != .error }) else {
+                    throw BenchmarkError("\(file) does not validate")
+                }
+            }.map { $0 * 1e6 }
+            let median = Sampler.percentile(samples, 0.5)
+            return BenchmarkResult(
+                name: "load.shipped." + file, unit: "µs", median: median, p99: Sampler.percentile(samples, 0.99),
+                target: .init(description: "≤ 200 µs", met: median <= 200))
+        }
+    }
+
+    /// Load + validate time of generated workflows of 1,000 and 10,000 states, and how it grows.
+    func loadGenerated() throws -> [BenchmarkResult] {
+        let engine = WorkflowEngine()
+        var medians: [Int: Double] = [:]
+        var results: [BenchmarkResult] = []
+        for states in [1_000, 10_000] {
+            let text = GeneratedWorkflows.chain(states: states)
+            let samples = try Self.syncSample(warmUp: count(3), repetitions: count(states == 1_000 ? 40 : 10)) {
+                _ = try engine.load(text: text, baseDirectory: workflowsDirectory)
+            }.map { $0 * 1e3 }
+            let median = Sampler.percentile(samples, 0.5)
+            medians[states] = median
+            results.append(
+                BenchmarkResult(name: "load.generated.\(states)", unit: "ms", median: median, p99: Sampler.percentile(samples, 0.99)))
+        }
+        let ratio = (medians[10_000] ?? .nan) / (medians[1_000] ?? .nan)
+        results.append(
+            BenchmarkResult(
+                name: "load.generated.growth", unit: "× (10,000 / 1,000 states)", median: ratio, p99: ratio,
+                target: .init(description: "≤ 12×", met: ratio <= 12)))
+        return results
+    }
+
+    /// `matterflow validate` as a whole process, on the end-to-end workflow.
+    func validateProcess() throws -> [BenchmarkResult] {
+        guard let executable = matterflowExecutable, FileManager.default.isExecutableFile(atPath: executable) else { return [] }
+        let samples = try Self.syncSample(warmUp: 2, repetitions: count(20)) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["validate", workflowsDirectory + "/commission-device.json"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw BenchmarkError("matterflow validate exited \(process.terminationStatus)") }
+        }.map { $0 * 1e3 }
+        let median = Sampler.percentile(samples, 0.5)
+        return [
+            BenchmarkResult(
+                name: "validate.process", unit: "ms", median: median, p99: Sampler.percentile(samples, 0.99),
+                target: .init(description: "≤ 50 ms", met: median <= 50))
+        ]
+    }
+
+    /// Payload and dataset codecs, operations per second.
+    func codec(_ name: String) throws -> BenchmarkResult {
+        let batch = count(100_000)
+        let payload = try OnboardingPayload.decode(Self.payload)[0]
+        let dataset = try OperationalDataset(hex: Self.datasetHex)
+        let bytes = dataset.encode()
+        var sink = 0
+        let work: () throws -> Void
+        switch name {
+        case "payload.parse": work = { sink &+= try OnboardingPayload.parse(Self.payload).count }
+        case "payload.generate": work = { sink &+= try payload.qrCode().utf8.count }
+        case "dataset.parse": work = { sink &+= try OperationalDataset(tlvs: bytes).encodedLength }
+        default: work = { sink &+= dataset.encode().count }
+        }
+        let samples = try Self.syncSample(warmUp: 2, repetitions: count(10)) {
+            for _ in 0..<batch { try work() }
+        }.map { $0 / Double(batch) * 1e9 }
+        precondition(sink != 0, "the codec work must not be optimised away")
+        let median = Sampler.percentile(samples, 0.5)
+        let perSecond = 1e9 / median
+        return BenchmarkResult(
+            name: name, unit: "ns/op", median: median, p99: Sampler.percentile(samples, 0.99), perSecond: perSecond,
+            target: name.hasSuffix("parse") ? .init(description: "≥ 1,000,000/s", met: perSecond >= 1_000_000) : nil)
+    }
+
+    static func syncSample(warmUp: Int, repetitions: Int, _ body: () throws -> Void) throws -> [Double] {
+        for _ in 0..<warmUp { try body() }
+        let clock = ContinuousClock()
+        return try (0..<repetitions).map { _ in
+            let start = clock.now
+            try body()
+            return Sampler.seconds(clock.now - start)
+        }
+    }
+}
+
+/// A benchmark that could not run as intended.
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

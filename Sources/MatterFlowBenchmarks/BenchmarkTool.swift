@@ -1,0 +1,78 @@
+import Foundation
+import MatterFlowJSON
+
+/// `matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]`.
+public enum BenchmarkTool {
+    public static let usage = """
+        USAGE: swift run -c release matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]
+
+          --json             print the results as JSON (save it as a baseline)
+          --filter NAME      run only benchmarks whose name contains NAME
+          --compare FILE     flag every figure more than 20% worse than in FILE (exit 1 if any)
+          --scale X          multiply the amount of work (default 1; smaller is faster and noisier)
+        """
+
+    /// Runs the benchmarks and returns the exit code: 0, 1 when a comparison finds regressions, 64 usage error.
+    public static func main(
+        arguments: [String], standardOutput: (String) -> Void, standardError: (String) -> Void, executableDirectory: String
+    ) async -> Int32 {
+        var json = false
+        var filter: String?
+        var compare: String?
+        var scale = 1.0
+        var index = 0
+        func value() -> String? {
+            index += 1
+            return index < arguments.count ? arguments[index] : nil
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--json": json = true
+            case "--filter": filter = value()
+            case "--compare": compare = value()
+            case "--scale":
+                guard let text = value(), let number = Double(text), number > 0 else {
+                    standardError("Error: --scale takes a positive number\n" + usage + "\n")
+                    return 64
+                }
+                scale = number
+            case "-h", "--help":
+                standardOutput(usage + "\n")
+                return 0
+            default:
+                standardError("Error: Unknown argument '\(arguments[index])'\n" + usage + "\n")
+                return 64
+            }
+            index += 1
+        }
+        var baseline: JSONValue?
+        if let compare {
+            do {
+                baseline = try JSONDocument.load(path: compare).value
+            } catch {
+                standardError(error.description + "\n")
+                return 2
+            }
+        }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let suite = BenchmarkSuite(
+            workflowsDirectory: repository.appendingPathComponent("Workflows").path,
+            matterflowExecutable: executableDirectory + "/matterflow", scale: scale)
+        let results: [BenchmarkResult]
+        do {
+            results = try await suite.run(filter: filter)
+        } catch {
+            standardError("Error: \(error)\n")
+            return 1
+        }
+        standardOutput((json ? JSONWriter.pretty(BenchmarkReport.json(results)) : BenchmarkReport.table(results)) + "\n")
+        guard let baseline else { return 0 }
+        let regressions = BenchmarkReport.regressions(results, baseline: baseline)
+        for regression in regressions {
+            standardError(
+                "regression: \(regression.name) is \(BenchmarkReport.format(regression.current)), baseline \(BenchmarkReport.format(regression.baseline)) (more than 20% worse)\n")
+        }
+        return regressions.isEmpty ? 0 : 1
+    }
+}
