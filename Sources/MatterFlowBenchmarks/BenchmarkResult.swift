@@ -78,7 +78,7 @@ public enum ProcessMemory {
     private static func field(_ name: String) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return .nan }
         for line in text.split(separator: "\n") where line.hasPrefix(name) {
-            let number = line.dropFirst(name.count).split(separator: " ").first.flatMap { Double($0) }
+            let number = line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Double($0) }
             return (number ?? .nan) * 1024
         }
         return .nan

@@ -45,7 +45,7 @@ final class EventInbox: Sendable {
             if let early {
                 race.offer(.finished(early))
             } else {
-                let timer = StepRace.timer(clock: clock, after: timeout) { race.offer(.timedOut) }
+                let timer = clock.scheduleTimer(after: timeout) { race.offer(.timedOut) }
                 race.onDecided { timer.cancel() }
                 if let signal {
                     let token = signal.onCancel { race.offer(.cancelled(late: nil)) }

@@ -43,7 +43,7 @@ struct StepRace {
 
         race.attach(task)
         if let timeout {
-            race.attach(StepRace.timer(clock: clock, after: timeout) { race.offer(.timedOut) })
+            race.attach(clock.scheduleTimer(after: timeout) { race.offer(.timedOut) })
         }
         if let signal {
             let token = signal.onCancel { race.offer(.cancelled(late: nil)) }
@@ -73,14 +73,6 @@ struct StepRace {
         return false
     }
 
-    /// A task that calls `fire` after `duration` on the clock, unless cancelled first.
-    static func timer(clock: any WorkflowClock, after duration: Duration, _ fire: @escaping @Sendable () -> Void) -> Task<Void, Never> {
-        clock.beginActivity()
-        return Task {
-            if (try? await clock.sleep(for: duration)) != nil { fire() }
-            clock.endActivity()
-        }
-    }
 }
 
 /// One race's state: the outcome once decided, the waiting task, the tasks to stop, and the work's end.
@@ -89,6 +81,7 @@ final class Race<Value: Sendable>: Sendable {
         var outcome: RaceOutcome<Value>?
         var waiter: CheckedContinuation<RaceOutcome<Value>, Never>?
         var losers: [Task<Void, Never>] = []
+        var timers: [any ClockTimer] = []
         var cleanup: [@Sendable () -> Void] = []
         var workEnded = false
         var late: Value?
@@ -117,6 +110,15 @@ final class Race<Value: Sendable>: Sendable {
         if decided { task.cancel() }
     }
 
+    /// A timer to cancel once the race is decided (at once if it already is).
+    func attach(_ timer: any ClockTimer) {
+        let decided = state.withLock { state -> Bool in
+            if state.outcome == nil { state.timers.append(timer) }
+            return state.outcome != nil
+        }
+        if decided { timer.cancel() }
+    }
+
     /// Work to do once the race is decided (at once if it already is).
     func onDecided(_ work: @escaping @Sendable () -> Void) {
         let decided = state.withLock { state -> Bool in
@@ -143,18 +145,20 @@ final class Race<Value: Sendable>: Sendable {
 
     /// Offers an outcome; only the first one counts.
     func offer(_ outcome: RaceOutcome<Value>) {
-        let decision = state.withLock { state -> (CheckedContinuation<RaceOutcome<Value>, Never>?, [Task<Void, Never>], [@Sendable () -> Void])? in
+        let decision = state.withLock { state -> (CheckedContinuation<RaceOutcome<Value>, Never>?, [Task<Void, Never>], [any ClockTimer], [@Sendable () -> Void])? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             defer {
                 state.waiter = nil
                 state.losers = []
+                state.timers = []
                 state.cleanup = []
             }
-            return (state.waiter, state.losers, state.cleanup)
+            return (state.waiter, state.losers, state.timers, state.cleanup)
         }
-        guard let (waiter, losers, cleanup) = decision else { return }
+        guard let (waiter, losers, timers, cleanup) = decision else { return }
         losers.forEach { $0.cancel() }
+        timers.forEach { $0.cancel() }
         cleanup.forEach { $0() }
         if let waiter {
             clock.beginActivity()
@@ -191,7 +195,7 @@ final class Race<Value: Sendable>: Sendable {
                 continuation.resume()
                 return
             }
-            let timer = StepRace.timer(clock: clock, after: limit) { [self] in
+            let timer = clock.scheduleTimer(after: limit) { [self] in
                 let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
                     defer { state.windDownWaiter = nil }
                     return state.windDownWaiter
@@ -201,12 +205,12 @@ final class Race<Value: Sendable>: Sendable {
                     waiter.resume()
                 }
             }
-            state.withLock { $0.losers.append(timer) }
+            state.withLock { $0.timers.append(timer) }
             clock.endActivity()
         }
-        let leftover = state.withLock { state -> [Task<Void, Never>] in
-            defer { state.losers = [] }
-            return state.losers
+        let leftover = state.withLock { state -> [any ClockTimer] in
+            defer { state.timers = [] }
+            return state.timers
         }
         leftover.forEach { $0.cancel() }
     }

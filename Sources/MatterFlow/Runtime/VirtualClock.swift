@@ -4,19 +4,28 @@ import Synchronization
 /// simulated minutes pass in microseconds and runs are repeatable.
 ///
 /// The engine and the simulated hub account for their tasks (see ``WorkflowClock``). A run driven on this clock
-/// by ``WorkflowEngine`` with a ``Hub`` that only waits on the clock needs nothing more.
+/// by ``WorkflowEngine`` with a ``Hub`` that only waits on the clock needs nothing more. Sleepers are kept in a
+/// heap by deadline, so tens of thousands of concurrent runs (each with a timeout timer per hub call) cost
+/// O(log n) per sleep, wake and cancellation.
 public final class VirtualClock: WorkflowClock {
+    private enum Wake {
+        case task(CheckedContinuation<Void, any Error>)
+        case action(@Sendable () -> Void)
+    }
+
     private struct Sleeper {
-        var id: UInt64
         var deadline: Duration
-        var continuation: CheckedContinuation<Void, any Error>
+        var wake: Wake
     }
 
     private struct State {
         var now: Duration = .zero
         var active = 0
         var nextID: UInt64 = 0
-        var sleepers: [Sleeper] = []
+        /// Pending sleepers and timers by ID.
+        var sleepers: [UInt64: Sleeper] = [:]
+        /// Deadlines of sleepers (entries of woken or cancelled sleepers are skipped when they surface).
+        var queue = DeadlineHeap()
     }
 
     private let state = Mutex(State())
@@ -28,16 +37,25 @@ public final class VirtualClock: WorkflowClock {
     /// How many tracked tasks are working right now (for tests of the accounting).
     public var activeTasks: Int { state.withLock { $0.active } }
 
+    /// How many tasks and timers are waiting on this clock.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
     public func beginActivity() {
         state.withLock { $0.active += 1 }
     }
 
     public func endActivity() {
-        let woken = state.withLock { state -> [Sleeper] in
+        settle(state.withLock { state -> [Sleeper] in
             state.active -= 1
             return Self.advanceIfIdle(&state)
+        })
+    }
+
+    private func nextID() -> UInt64 {
+        state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
         }
-        woken.forEach { $0.continuation.resume() }
     }
 
     public func sleep(for duration: Duration) async throws {
@@ -45,38 +63,120 @@ public final class VirtualClock: WorkflowClock {
             try Task.checkCancellation()
             return
         }
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
+        let id = nextID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (cancelled, woken) = state.withLock { state -> (Bool, [Sleeper]) in
                     if Task.isCancelled { return (true, []) }
-                    state.sleepers.append(Sleeper(id: id, deadline: state.now + duration, continuation: continuation))
+                    let deadline = state.now + duration
+                    state.sleepers[id] = Sleeper(deadline: deadline, wake: .task(continuation))
+                    state.queue.push(deadline: deadline, id: id)
                     state.active -= 1
                     return (false, Self.advanceIfIdle(&state))
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
-                woken.forEach { $0.continuation.resume() }
+                settle(woken)
             }
         } onCancel: {
             let cancelled = state.withLock { state -> Sleeper? in
-                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                guard let sleeper = state.sleepers[id], case .task = sleeper.wake else { return nil }
+                state.sleepers[id] = nil
                 state.active += 1
-                return state.sleepers.remove(at: index)
+                return sleeper
             }
-            cancelled?.continuation.resume(throwing: CancellationError())
+            if case .task(let continuation)? = cancelled?.wake { continuation.resume(throwing: CancellationError()) }
         }
     }
 
-    /// With no task working, moves time to the earliest deadline and wakes everyone due then.
+    public func scheduleTimer(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> any ClockTimer {
+        let id = nextID()
+        state.withLock { state in
+            let deadline = state.now + max(duration, .zero)
+            state.sleepers[id] = Sleeper(deadline: deadline, wake: .action(action))
+            state.queue.push(deadline: deadline, id: id)
+        }
+        return QueuedTimer { [self] in _ = state.withLock { $0.sleepers.removeValue(forKey: id) } }
+    }
+
+    /// Wakes a batch, then keeps advancing while timer actions alone leave nothing running.
+    private func settle(_ first: [Sleeper]) {
+        var batch = first
+        while !batch.isEmpty {
+            var firedActions = false
+            for sleeper in batch {
+                switch sleeper.wake {
+                case .task(let continuation): continuation.resume()
+                case .action(let action):
+                    firedActions = true
+                    action()
+                }
+            }
+            guard firedActions else { return }
+            batch = state.withLock { Self.advanceIfIdle(&$0) }
+        }
+    }
+
+    /// With no task working, moves time to the earliest pending deadline and takes everyone due then, in the
+    /// order they were scheduled. Woken tasks count as working.
     private static func advanceIfIdle(_ state: inout State) -> [Sleeper] {
-        guard state.active <= 0, let deadline = state.sleepers.map(\.deadline).min() else { return [] }
+        guard state.active <= 0 else { return [] }
+        var deadline: Duration?
+        var due: [(UInt64, Sleeper)] = []
+        while let top = state.queue.peek {
+            guard state.sleepers[top.id] != nil else {
+                _ = state.queue.pop()
+                continue
+            }
+            if let deadline, top.deadline > deadline { break }
+            deadline = top.deadline
+            _ = state.queue.pop()
+            if let sleeper = state.sleepers.removeValue(forKey: top.id) { due.append((top.id, sleeper)) }
+        }
+        guard let deadline else { return [] }
         state.now = max(state.now, deadline)
-        let due = state.sleepers.filter { $0.deadline <= deadline }.sorted { $0.id < $1.id }
-        state.sleepers.removeAll { $0.deadline <= deadline }
-        state.active += due.count
-        return due
+        for (_, sleeper) in due {
+            if case .task = sleeper.wake { state.active += 1 }
+        }
+        return due.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+}
+
+/// A binary min-heap of (deadline, sleeper ID), ordered by deadline then ID.
+struct DeadlineHeap {
+    private var entries: [(deadline: Duration, id: UInt64)] = []
+
+    var peek: (deadline: Duration, id: UInt64)? { entries.first }
+
+    private static func less(_ lhs: (deadline: Duration, id: UInt64), _ rhs: (deadline: Duration, id: UInt64)) -> Bool {
+        lhs.deadline < rhs.deadline || (lhs.deadline == rhs.deadline && lhs.id < rhs.id)
+    }
+
+    mutating func push(deadline: Duration, id: UInt64) {
+        entries.append((deadline, id))
+        var child = entries.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.less(entries[child], entries[parent]) else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> (deadline: Duration, id: UInt64)? {
+        guard !entries.isEmpty else { return nil }
+        entries.swapAt(0, entries.count - 1)
+        let top = entries.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < entries.count, Self.less(entries[left], entries[smallest]) { smallest = left }
+            if right < entries.count, Self.less(entries[right], entries[smallest]) { smallest = right }
+            guard smallest != parent else { break }
+            entries.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return top
     }
 }

@@ -17,11 +17,44 @@ public protocol WorkflowClock: Sendable {
     func beginActivity()
     /// A task ends, or is about to wait for something other than this clock.
     func endActivity()
+    /// Calls `action` once `duration` has passed on this clock, unless the timer is cancelled first.
+    ///
+    /// The default starts a task that sleeps; manual and virtual clocks keep the action in their queue instead, so
+    /// a timer per hub call costs no task.
+    func scheduleTimer(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> any ClockTimer
+}
+
+/// A timer from ``WorkflowClock/scheduleTimer(after:_:)``.
+public protocol ClockTimer: Sendable {
+    /// Stops the timer; its action will not run (harmless once it has).
+    func cancel()
 }
 
 extension WorkflowClock {
     public func beginActivity() {}
     public func endActivity() {}
+
+    public func scheduleTimer(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> any ClockTimer {
+        beginActivity()
+        return TaskTimer(task: Task {
+            if (try? await sleep(for: duration)) != nil { action() }
+            endActivity()
+        })
+    }
+}
+
+/// A timer backed by a sleeping task.
+struct TaskTimer: ClockTimer {
+    let task: Task<Void, Never>
+
+    func cancel() { task.cancel() }
+}
+
+/// A timer kept in a clock's own queue, cancelled by removing it.
+struct QueuedTimer: ClockTimer {
+    let remove: @Sendable () -> Void
+
+    func cancel() { remove() }
 }
 
 /// Real time, measured with the system's monotonic clock.
@@ -39,13 +72,19 @@ public struct SystemClock: WorkflowClock {
 
 /// A clock that moves only when told to, so tests and fixtures never wait for real time.
 ///
-/// Sleepers wake in deadline order when ``ManualClock/advance(by:)`` passes their deadline. Tests learn that the
-/// engine is sleeping with ``ManualClock/waitForSleepers(_:)`` instead of sleeping themselves.
+/// Sleepers (and timers) wake in deadline order when ``ManualClock/advance(by:)`` passes their deadline. Tests
+/// learn that the engine is sleeping with ``ManualClock/waitForSleepers(_:)`` instead of sleeping themselves;
+/// timers count as sleepers.
 public final class ManualClock: WorkflowClock {
+    private enum Wake {
+        case task(CheckedContinuation<Void, any Error>)
+        case action(@Sendable () -> Void)
+    }
+
     private struct Sleeper {
         var id: UInt64
         var deadline: Duration
-        var continuation: CheckedContinuation<Void, any Error>
+        var wake: Wake
     }
 
     private struct State {
@@ -61,48 +100,70 @@ public final class ManualClock: WorkflowClock {
 
     public var now: Duration { state.withLock { $0.now } }
 
-    /// How many tasks are sleeping on this clock.
+    /// How many tasks (and timers) are sleeping on this clock.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// The earliest deadline of a sleeper, if any.
     public var nextDeadline: Duration? { state.withLock { $0.sleepers.map(\.deadline).min() } }
 
-    public func sleep(for duration: Duration) async throws {
-        let id = state.withLock { state -> UInt64 in
+    private func add(_ wake: Wake, after duration: Duration, id: UInt64) -> [CheckedContinuation<Void, Never>] {
+        state.withLock { state in
+            state.sleepers.append(Sleeper(id: id, deadline: state.now + duration, wake: wake))
+            return Self.takeSatisfiedWatchers(&state)
+        }
+    }
+
+    private func nextID() -> UInt64 {
+        state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
         }
+    }
+
+    private func remove(_ id: UInt64) -> Sleeper? {
+        state.withLock { state -> Sleeper? in
+            guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.sleepers.remove(at: index)
+        }
+    }
+
+    public func sleep(for duration: Duration) async throws {
+        let id = nextID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resumeNow, ready) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    if Task.isCancelled { return (true, []) }
-                    if duration <= .zero { return (true, []) }
-                    state.sleepers.append(Sleeper(id: id, deadline: state.now + duration, continuation: continuation))
-                    return (false, Self.takeSatisfiedWatchers(&state))
-                }
-                ready.forEach { $0.resume() }
-                if resumeNow {
-                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else if duration <= .zero {
+                    continuation.resume()
+                } else {
+                    add(.task(continuation), after: duration, id: id).forEach { $0.resume() }
                 }
             }
         } onCancel: {
-            let cancelled = state.withLock { state -> Sleeper? in
-                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.sleepers.remove(at: index)
-            }
-            cancelled?.continuation.resume(throwing: CancellationError())
+            if case .task(let continuation)? = remove(id)?.wake { continuation.resume(throwing: CancellationError()) }
         }
+    }
+
+    public func scheduleTimer(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> any ClockTimer {
+        let id = nextID()
+        add(.action(action), after: duration, id: id).forEach { $0.resume() }
+        return QueuedTimer { [self] in _ = remove(id) }
     }
 
     /// Moves time forward, waking every sleeper whose deadline is reached, earliest first.
     public func advance(by duration: Duration) {
         let woken = state.withLock { state -> [Sleeper] in
             state.now += duration
-            let due = state.sleepers.filter { $0.deadline <= state.now }.sorted { $0.deadline < $1.deadline }
+            let due = state.sleepers.filter { $0.deadline <= state.now }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
             state.sleepers.removeAll { $0.deadline <= state.now }
             return due
         }
-        woken.forEach { $0.continuation.resume() }
+        for sleeper in woken {
+            switch sleeper.wake {
+            case .task(let continuation): continuation.resume()
+            case .action(let action): action()
+            }
+        }
     }
 
     /// Moves time to the earliest sleeper's deadline and wakes it; returns false when nobody sleeps.
@@ -113,7 +174,7 @@ public final class ManualClock: WorkflowClock {
         return true
     }
 
-    /// Returns once at least `count` tasks are sleeping on this clock.
+    /// Returns once at least `count` tasks (or timers) are sleeping on this clock.
     public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in

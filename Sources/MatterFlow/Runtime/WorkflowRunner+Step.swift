@@ -33,42 +33,66 @@ extension WorkflowRunner {
         _ state: WorkflowState, workflow: Workflow, scope: Scope, path: [String], statePrefix: String, attempt: Int,
         race: StepRace, shielded: Bool, record: inout Record
     ) async -> RaceOutcome<JSONValue> {
+        // Each kind runs in its own function, so a run's suspended frames hold only what the kind needs.
         switch state.kind {
         case .action(let action):
-            if let failure = await checkGuards(action.step.guards, state: state.name, path: path, race: race) {
-                return failure
-            }
-            return await callOperation(action, state: state.name, scope: scope, path: path, attempt: attempt, race: race)
+            return await attemptAction(action, state: state.name, scope: scope, path: path, attempt: attempt, race: race)
         case .workflow(let subworkflow):
-            if let failure = await checkGuards(subworkflow.step.guards, state: state.name, path: path, race: race) {
-                return failure
-            }
-            guard let child = workflow.subworkflows[subworkflow.path] else {
-                return .failed(FlowError(.hubFailure, "sub-workflow \(subworkflow.path) was not loaded"))
-            }
-            var given = JSONObject()
-            do throws(FlowError) {
-                for (name, template) in subworkflow.inputs { given[name] = try scope.evaluate(template) }
-            } catch {
-                return .failed(error)
-            }
-            let inputs: JSONObject
-            do {
-                inputs = try child.resolveInputs(given, source: subworkflow.path)
-            } catch {
-                let message = error.diagnostics.map(\.message).joined(separator: "; ")
-                return .failed(FlowError(.invalidArgumentValue, "inputs of \(subworkflow.path): \(message)"))
-            }
-            let end = await execute(
-                child, inputs: inputs, path: path + [child.name], statePrefix: statePrefix + state.name + "/",
-                shielded: shielded, record: &record)
-            switch end {
-            case .succeeded(let output): return .finished(output ?? .null)
-            case .failed(let error): return .failed(error)
-            case .cancelled: return .cancelled(late: nil)
-            }
+            return await attemptSubworkflow(
+                subworkflow, state: state.name, workflow: workflow, scope: scope, path: path, statePrefix: statePrefix,
+                race: race, shielded: shielded, record: &record)
         case .choice, .assign, .wait, .succeed, .fail:
             preconditionFailure("only action and workflow states are steps")
+        }
+    }
+
+    private func attemptAction(
+        _ action: ActionState, state: String, scope: Scope, path: [String], attempt: Int, race: StepRace
+    ) async -> RaceOutcome<JSONValue> {
+        if let failure = await checkGuards(action.step.guards, state: state, path: path, race: race) {
+            return failure
+        }
+        return await callOperation(action, state: state, scope: scope, path: path, attempt: attempt, race: race)
+    }
+
+    private func attemptSubworkflow(
+        _ subworkflow: SubworkflowState, state: String, workflow: Workflow, scope: Scope, path: [String],
+        statePrefix: String, race: StepRace, shielded: Bool, record: inout Record
+    ) async -> RaceOutcome<JSONValue> {
+        if let failure = await checkGuards(subworkflow.step.guards, state: state, path: path, race: race) {
+            return failure
+        }
+        guard let child = workflow.subworkflows[subworkflow.path] else {
+            return .failed(FlowError(.hubFailure, "sub-workflow \(subworkflow.path) was not loaded"))
+        }
+        let inputs: JSONObject
+        switch childInputs(subworkflow, child: child, scope: scope) {
+        case .success(let resolved): inputs = resolved
+        case .failure(let error): return .failed(error)
+        }
+        let end = await execute(
+            child, inputs: inputs, path: path + [child.name], statePrefix: statePrefix + state + "/", shielded: shielded,
+            record: &record)
+        switch end {
+        case .succeeded(let output): return .finished(output ?? .null)
+        case .failed(let error): return .failed(error)
+        case .cancelled: return .cancelled(late: nil)
+        }
+    }
+
+    /// A sub-workflow's inputs, evaluated in the parent's scope and checked against the child's declarations.
+    private func childInputs(_ subworkflow: SubworkflowState, child: Workflow, scope: Scope) -> Result<JSONObject, FlowError> {
+        var given = JSONObject()
+        do throws(FlowError) {
+            for (name, template) in subworkflow.inputs { given[name] = try scope.evaluate(template) }
+        } catch {
+            return .failure(error)
+        }
+        do {
+            return .success(try child.resolveInputs(given, source: subworkflow.path))
+        } catch {
+            let message = error.diagnostics.map(\.message).joined(separator: "; ")
+            return .failure(FlowError(.invalidArgumentValue, "inputs of \(subworkflow.path): \(message)"))
         }
     }
 

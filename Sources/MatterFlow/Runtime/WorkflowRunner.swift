@@ -35,168 +35,191 @@ struct WorkflowRunner: Sendable {
         observer(RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: shown))
     }
 
+    /// A workflow level in progress: where it is, what it has bound, and whether it is on its cancel path.
+    struct Level {
+        let workflow: Workflow
+        let path: [String]
+        /// The qualification of this level's states (`parent/`), empty at the top.
+        let prefix: String
+        /// Runs inside a cancel path: never cancelled again.
+        let shielded: Bool
+        var scope: Scope
+        var current: String
+        /// The state this level was cancelled in, once it is on its cancel path.
+        var cancelledIn: String?
+
+        var onCancelPath: Bool { cancelledIn != nil || shielded }
+        var qualifiedCurrent: String { prefix + current }
+    }
+
+    /// Where a state sends its level.
+    enum Move {
+        /// On to the next state.
+        case to(String)
+        /// The level ends (a terminal state, or an error nothing routes).
+        case end(LevelEnd)
+        /// The run was cancelled while in the state.
+        case cancel
+    }
+
     /// Runs a workflow level with resolved inputs.
     func execute(
         _ workflow: Workflow, inputs: JSONObject, path: [String], statePrefix: String, shielded: Bool, record: inout Record
     ) async -> LevelEnd {
-        var scope = Scope(
-            inputs: inputs, run: ["id": .string(runID), "workflow": .string(workflow.name), "structureID": .string(options.structureID)])
-        var current = workflow.start
-        var cancelledIn: String?
-        let race = StepRace(clock: options.clock, signal: shielded ? nil : signal)
-        let shieldedRace = StepRace(clock: options.clock, signal: nil)
-
+        let run: JSONObject = ["id": .string(runID), "workflow": .string(workflow.name), "structureID": .string(options.structureID)]
+        var level = Level(
+            workflow: workflow, path: path, prefix: statePrefix, shielded: shielded, scope: Scope(inputs: inputs, run: run),
+            current: workflow.start)
         while true {
-            guard let state = workflow.states[current] else {
-                return .failed(FlowError(.hubFailure, "state \"\(current)\" does not exist (the workflow was not validated)"))
+            guard let state = workflow.states[level.current] else {
+                return .failed(FlowError(.hubFailure, "state \"\(level.current)\" does not exist (the workflow was not validated)"))
             }
-            record.visited.append(statePrefix + current)
-            emit(path, .stateEntered(state: current, type: state.kind.typeName))
-            let onCancelPath = cancelledIn != nil || shielded
+            record.visited.append(level.qualifiedCurrent)
+            emit(path, .stateEntered(state: level.current, type: state.kind.typeName))
 
-            // A cancel that arrived between states takes effect before the state does any work.
-            if !onCancelPath, signal.isCancelled, !state.isTerminal {
-                if record.cancelledState == nil { record.cancelledState = statePrefix + current }
-                if let next = takeCancel(workflow, from: current, qualified: statePrefix + current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
-                    current = next
-                    continue
-                }
-                return .cancelled(cancelError(in: record.cancelledState ?? statePrefix + current, path: nil))
-            }
-
-            switch state.kind {
-            case .succeed(let succeed):
-                let output: JSONValue?
-                do throws(FlowError) {
-                    output = try succeed.output.map { template throws(FlowError) in try scope.evaluate(template) }
-                } catch {
-                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
-                }
-                return finish(.succeeded(output), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
-
-            case .fail(let fail):
-                return finish(.failed(raise(fail, scope: scope, state: statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
-
-            case .choice(let choice):
-                do throws(FlowError) {
-                    var target = choice.defaultNext
-                    var edge = WorkflowEdge.Kind.choiceDefault
-                    for (index, branch) in choice.branches.enumerated() where try scope.holds(branch.condition) {
-                        target = branch.next
-                        edge = .choice(index)
-                        break
-                    }
-                    emit(path, .transition(from: current, to: target, edge: edge))
-                    current = target
-                } catch {
-                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
-                }
-
-            case .assign(let assign):
-                do throws(FlowError) {
-                    var values: [(String, JSONValue)] = []
-                    for (name, template) in assign.assignments { values.append((name, try scope.evaluate(template))) }
-                    for (name, value) in values { scope.vars[name] = value }
-                    if let warning = assign.warning {
-                        let message = try scope.evaluate(warning)
-                        let text = message.stringValue ?? JSONWriter.compact(message)
-                        record.warnings.append(text)
-                        emit(path, .warning(state: current, message: text))
-                    }
-                    emit(path, .transition(from: current, to: assign.next, edge: .next))
-                    current = assign.next
-                } catch {
-                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
-                }
-
-            case .wait(let wait):
-                let matching: [(String, JSONValue)]
-                do throws(FlowError) {
-                    var pairs: [(String, JSONValue)] = []
-                    for (name, template) in wait.match { pairs.append((name, try scope.evaluate(template))) }
-                    matching = pairs
-                } catch {
-                    return finish(.failed(located(error, statePrefix + current)), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
-                }
-                let eventName = wait.event
-                emit(path, .waitStarted(state: current, event: eventName, timeoutSeconds: wait.timeoutSeconds))
-                let outcome = await inbox.wait(
-                    for: { event in
-                        event.name == eventName && matching.allSatisfy { name, value in event.fields[name].map { Scope.equal($0, value) } ?? false }
-                    },
-                    timeout: .milliseconds(Int64((wait.timeoutSeconds * 1000).rounded())), clock: options.clock,
-                    signal: onCancelPath ? nil : signal)
-                switch outcome {
-                case .finished(let event):
-                    emit(path, .eventReceived(state: current, event: event.name, value: event.value, fields: event.fields))
-                    if let result = wait.result { scope.vars[result] = .object(event.fields) }
-                    let branch = wait.branches.first { $0.value == event.value }
-                    let target = branch?.next ?? wait.otherwise ?? wait.onTimeout
-                    emit(path, .transition(from: current, to: target, edge: branch == nil ? .eventOtherwise : .event(event.value)))
-                    current = target
-                case .timedOut, .failed:
-                    emit(path, .transition(from: current, to: wait.onTimeout, edge: .timeout))
-                    current = wait.onTimeout
-                case .cancelled:
-                    if record.cancelledState == nil { record.cancelledState = statePrefix + current }
-                    if let next = takeCancel(workflow, from: current, qualified: statePrefix + current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
-                        current = next
-                        continue
-                    }
-                    return .cancelled(cancelError(in: record.cancelledState ?? statePrefix + current, path: nil))
-                }
-
-            case .action, .workflow:
-                let step: StepBehavior
+            let move: Move
+            if !level.onCancelPath, signal.isCancelled, !state.isTerminal {
+                // A cancel that arrived between states takes effect before the state does any work.
+                move = .cancel
+            } else {
                 switch state.kind {
-                case .action(let action): step = action.step
-                case .workflow(let subworkflow): step = subworkflow.step
-                case .choice, .assign, .wait, .succeed, .fail: preconditionFailure("only action and workflow states are steps")
+                case .succeed(let succeed): move = self.succeed(succeed, level)
+                case .fail(let fail): move = .end(.failed(raise(fail, scope: level.scope, state: level.qualifiedCurrent)))
+                case .choice(let choice): move = choose(choice, level)
+                case .assign(let assign): move = self.assign(assign, &level, &record)
+                case .wait(let wait): move = await self.wait(wait, &level)
+                case .action(let action): move = await step(state, action.step, &level, &record)
+                case .workflow(let subworkflow): move = await step(state, subworkflow.step, &level, &record)
                 }
-                let outcome = await runStep(
-                    state, workflow: workflow, step: step, scope: scope, path: path, statePrefix: statePrefix,
-                    race: onCancelPath ? shieldedRace : race, shielded: onCancelPath, record: &record)
-                switch outcome {
-                case .finished(let value):
-                    if let result = step.result { scope.vars[result] = value }
-                    emit(path, .transition(from: current, to: step.next, edge: .next))
-                    current = step.next
-                case .failed(let error):
-                    let located = located(error, statePrefix + current)
-                    guard let (index, route) = step.onError.enumerated().first(where: { $0.element.errors.contains(where: located.matches) }) else {
-                        return finish(.failed(located), cancelledIn: cancelledIn == nil ? nil : record.cancelledState, ended: current)
-                    }
-                    scope.error = located
-                    emit(path, .transition(from: current, to: route.next, edge: .error(index, route.errors)))
-                    current = route.next
-                case .timedOut:
-                    preconditionFailure("runStep reports timeouts as deadlineExceeded errors")
-                case .cancelled(let late):
-                    // A call that still succeeded while the run was being cancelled did its work on the hub: keep its
-                    // result, so the cancel path can tell what to release.
-                    if let late, let result = step.result { scope.vars[result] = late }
-                    if record.cancelledState == nil { record.cancelledState = statePrefix + current }
-                if let next = takeCancel(workflow, from: current, qualified: statePrefix + current, path: path, scope: &scope, cancelledIn: &cancelledIn) {
-                        current = next
-                        continue
-                    }
-                    return .cancelled(cancelError(in: record.cancelledState ?? statePrefix + current, path: nil))
+            }
+
+            switch move {
+            case .to(let next):
+                level.current = next
+            case .end(let end):
+                return finish(end, cancelledIn: level.cancelledIn == nil ? nil : record.cancelledState, ended: level.current)
+            case .cancel:
+                if record.cancelledState == nil { record.cancelledState = level.qualifiedCurrent }
+                guard let next = takeCancel(&level) else {
+                    return .cancelled(cancelError(in: record.cancelledState ?? level.qualifiedCurrent, path: nil))
                 }
+                level.current = next
             }
         }
     }
 
+    private func succeed(_ succeed: SucceedState, _ level: Level) -> Move {
+        do throws(FlowError) {
+            let output = try succeed.output.map { template throws(FlowError) in try level.scope.evaluate(template) }
+            return .end(.succeeded(output))
+        } catch {
+            return .end(.failed(located(error, level.qualifiedCurrent)))
+        }
+    }
+
+    private func choose(_ choice: ChoiceState, _ level: Level) -> Move {
+        do throws(FlowError) {
+            var target = choice.defaultNext
+            var edge = WorkflowEdge.Kind.choiceDefault
+            for (index, branch) in choice.branches.enumerated() where try level.scope.holds(branch.condition) {
+                target = branch.next
+                edge = .choice(index)
+                break
+            }
+            emit(level.path, .transition(from: level.current, to: target, edge: edge))
+            return .to(target)
+        } catch {
+            return .end(.failed(located(error, level.qualifiedCurrent)))
+        }
+    }
+
+    private func assign(_ assign: AssignState, _ level: inout Level, _ record: inout Record) -> Move {
+        do throws(FlowError) {
+            var values: [(String, JSONValue)] = []
+            for (name, template) in assign.assignments { values.append((name, try level.scope.evaluate(template))) }
+            for (name, value) in values { level.scope.vars[name] = value }
+            if let warning = assign.warning {
+                let message = try level.scope.evaluate(warning)
+                let text = message.stringValue ?? JSONWriter.compact(message)
+                record.warnings.append(text)
+                emit(level.path, .warning(state: level.current, message: text))
+            }
+            emit(level.path, .transition(from: level.current, to: assign.next, edge: .next))
+            return .to(assign.next)
+        } catch {
+            return .end(.failed(located(error, level.qualifiedCurrent)))
+        }
+    }
+
+    private func wait(_ wait: WaitState, _ level: inout Level) async -> Move {
+        var matching: [(String, JSONValue)] = []
+        do throws(FlowError) {
+            for (name, template) in wait.match { matching.append((name, try level.scope.evaluate(template))) }
+        } catch {
+            return .end(.failed(located(error, level.qualifiedCurrent)))
+        }
+        let eventName = wait.event
+        let expected = matching
+        emit(level.path, .waitStarted(state: level.current, event: eventName, timeoutSeconds: wait.timeoutSeconds))
+        let outcome = await inbox.wait(
+            for: { event in
+                event.name == eventName && expected.allSatisfy { name, value in event.fields[name].map { Scope.equal($0, value) } ?? false }
+            },
+            timeout: .milliseconds(Int64((wait.timeoutSeconds * 1000).rounded())), clock: options.clock,
+            signal: level.onCancelPath ? nil : signal)
+        switch outcome {
+        case .finished(let event):
+            emit(level.path, .eventReceived(state: level.current, event: event.name, value: event.value, fields: event.fields))
+            if let result = wait.result { level.scope.vars[result] = .object(event.fields) }
+            let branch = wait.branches.first { $0.value == event.value }
+            let target = branch?.next ?? wait.otherwise ?? wait.onTimeout
+            emit(level.path, .transition(from: level.current, to: target, edge: branch == nil ? .eventOtherwise : .event(event.value)))
+            return .to(target)
+        case .timedOut, .failed:
+            emit(level.path, .transition(from: level.current, to: wait.onTimeout, edge: .timeout))
+            return .to(wait.onTimeout)
+        case .cancelled:
+            return .cancel
+        }
+    }
+
+    private func step(_ state: WorkflowState, _ step: StepBehavior, _ level: inout Level, _ record: inout Record) async -> Move {
+        let race = StepRace(clock: options.clock, signal: level.onCancelPath ? nil : signal)
+        let outcome = await runStep(
+            state, workflow: level.workflow, step: step, scope: level.scope, path: level.path, statePrefix: level.prefix,
+            race: race, shielded: level.onCancelPath, record: &record)
+        switch outcome {
+        case .finished(let value):
+            if let result = step.result { level.scope.vars[result] = value }
+            emit(level.path, .transition(from: level.current, to: step.next, edge: .next))
+            return .to(step.next)
+        case .failed(let error):
+            let located = located(error, level.qualifiedCurrent)
+            guard let (index, route) = step.onError.enumerated().first(where: { $0.element.errors.contains(where: located.matches) }) else {
+                return .end(.failed(located))
+            }
+            level.scope.error = located
+            emit(level.path, .transition(from: level.current, to: route.next, edge: .error(index, route.errors)))
+            return .to(route.next)
+        case .timedOut:
+            preconditionFailure("runStep reports timeouts as deadlineExceeded errors")
+        case .cancelled(let late):
+            // A call that still succeeded while the run was being cancelled did its work on the hub: keep its
+            // result, so the cancel path can tell what to release.
+            if let late, let result = step.result { level.scope.vars[result] = late }
+            return .cancel
+        }
+    }
+
     /// Moves a cancelled level onto its cancel path; nil when it declares none.
-    private func takeCancel(
-        _ workflow: Workflow, from state: String, qualified: String, path: [String], scope: inout Scope,
-        cancelledIn: inout String?
-    ) -> String? {
-        emit(path, .cancelRequested(state: state))
-        cancelledIn = state
-        guard let onCancel = workflow.onCancel else { return nil }
-        scope.error = FlowError(
+    private func takeCancel(_ level: inout Level) -> String? {
+        emit(level.path, .cancelRequested(state: level.current))
+        level.cancelledIn = level.current
+        guard let onCancel = level.workflow.onCancel else { return nil }
+        let qualified = level.qualifiedCurrent
+        level.scope.error = FlowError(
             code: .cancelled, cause: .runCancelled, message: "the run was cancelled in state \(qualified)", state: qualified)
-        emit(path, .transition(from: state, to: onCancel, edge: .cancel))
+        emit(level.path, .transition(from: level.current, to: onCancel, edge: .cancel))
         return onCancel
     }
 
