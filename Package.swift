@@ -17,6 +17,8 @@ let package = Package(
     products: [
         .library(name: "MatterFlow", targets: ["MatterFlow"]),
         .library(name: "MatterFlowSimulator", targets: ["MatterFlowSimulator"]),
+        .library(name: "MatterFlowJournal", targets: ["MatterFlowJournal"]),
+        .library(name: "MatterFlowFixtures", targets: ["MatterFlowFixtures"]),
         .library(name: "MatterFlowJSON", targets: ["MatterFlowJSON"]),
         .library(name: "MatterPayload", targets: ["MatterPayload"]),
         .library(name: "ThreadDataset", targets: ["ThreadDataset"]),
@@ -36,12 +38,17 @@ let package = Package(
         .target(name: "MatterPayload"),
         .target(name: "ThreadDataset"),
         .target(name: "MatterFlow", dependencies: ["MatterFlowJSON", "MatterPayload", "ThreadDataset"]),
-        .target(name: "MatterFlowSimulator", dependencies: ["MatterFlow", "MatterFlowJSON", "MatterPayload"]),
+        .target(name: "MatterFlowSimulator", dependencies: ["MatterFlow", "MatterFlowJSON", "MatterPayload", "ThreadDataset"]),
+        .target(name: "MatterFlowFixtures", dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]),
+        .target(name: "MatterFlowJournal", dependencies: ["MatterFlow", "MatterFlowJSON"]),
 
         // MARK: - Command line
         .target(
             name: "MatterFlowCLI",
-            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload"]
+            dependencies: [
+                "MatterFlow", "MatterFlowSimulator", "MatterFlowFixtures", "MatterFlowJournal", "MatterFlowJSON",
+                "MatterPayload", "ThreadDataset",
+            ]
         ),
         .executableTarget(name: "matterflow", dependencies: ["MatterFlowCLI"]),
 
@@ -65,16 +72,27 @@ let package = Package(
         .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset"]),
         .testTarget(
             name: "MatterFlowTests",
-            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload"]
+            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload", "ThreadDataset"]
         ),
         .testTarget(name: "MatterFlowBenchmarksTests", dependencies: ["MatterFlowBenchmarks", "MatterFlowJSON"]),
         .testTarget(
             name: "MatterFlowSimulatorTests",
-            dependencies: ["MatterFlowSimulator", "MatterFlow", "MatterFlowJSON"]
+            dependencies: ["MatterFlowSimulator", "MatterFlow", "MatterFlowJSON", "ThreadDataset"]
+        ),
+        .testTarget(
+            name: "MatterFlowFixturesTests",
+            dependencies: ["MatterFlowFixtures", "MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]
+        ),
+        .testTarget(
+            name: "MatterFlowJournalTests",
+            dependencies: ["MatterFlowJournal", "MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]
         ),
         .testTarget(
             name: "MatterFlowCLITests",
-            dependencies: ["MatterFlowCLI", "MatterFlow", "MatterFlowSimulator", "matterflow"]
+            dependencies: [
+                "MatterFlowCLI", "MatterFlow", "MatterFlowSimulator", "MatterPayload", "MatterFlowJournal", "MatterFlowJSON",
+                "matterflow",
+            ]
         ),
     ]
 )

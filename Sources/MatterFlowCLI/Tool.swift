@@ -39,7 +39,8 @@ public enum MatterflowTool {
     public static let version = "0.1.0"
 
     static let commands: [CommandSpec] = [
-        RunCommand.spec, ValidateCommand.spec, OperationsCommand.spec, PayloadCommand.spec, PayloadCommand.generateSpec,
+        RunCommand.spec, ValidateCommand.spec, TestCommand.spec, OperationsCommand.spec, PayloadCommand.spec,
+        PayloadCommand.generateSpec, DatasetCommand.spec, GraphCommand.spec, RunsCommand.spec, HistoryCommand.spec, RecoverCommand.spec,
     ]
 
     static var overview: String {
@@ -114,9 +115,15 @@ public enum MatterflowTool {
             switch spec.name {
             case RunCommand.spec.name: return try await RunCommand(arguments: parsed, environment: environment).execute()
             case ValidateCommand.spec.name: return ValidateCommand(arguments: parsed, environment: environment).execute()
+            case GraphCommand.spec.name: return try GraphCommand(arguments: parsed, environment: environment).execute()
+            case RunsCommand.spec.name: return try RunsCommand(arguments: parsed, environment: environment).execute()
+            case HistoryCommand.spec.name: return try HistoryCommand(arguments: parsed, environment: environment).execute()
+            case RecoverCommand.spec.name: return try await RecoverCommand(arguments: parsed, environment: environment).execute()
+            case TestCommand.spec.name: return await TestCommand(arguments: parsed, environment: environment).execute()
             case OperationsCommand.spec.name: return OperationsCommand(arguments: parsed, environment: environment).execute()
             case PayloadCommand.spec.name: return PayloadCommand(arguments: parsed, environment: environment).decode()
             case PayloadCommand.generateSpec.name: return try PayloadCommand(arguments: parsed, environment: environment).generate()
+            case DatasetCommand.spec.name: return DatasetCommand(arguments: parsed, environment: environment).execute()
             default: return usageError(UsageError(message: "Unknown subcommand '\(first)'", command: nil), err)
             }
         } catch {

@@ -6,7 +6,7 @@ extension HomeDecoder {
     static let activePhases: [CommissioningSession.Phase] = CommissioningSession.Phase.allCases.filter { phase in
         switch phase {
         case .prepared, .requested, .commissioning, .commissioned, .configured: true
-        case .idle, .completed, .cancelled: false
+        case .idle, .completed, .cancelled, .expired: false
         }
     }
 
@@ -42,6 +42,8 @@ extension HomeDecoder {
         let deviceIDs = decodeSessionDevices(reader, devices: devices)
         let deviceName = nonEmptyString(reader, "deviceName")
         let roomName = roomName(reader, "roomName", rooms: rooms)
+        let owner = nonEmptyString(reader, "owner")
+        let leaseExpiresAt = reader.nonNegativeNumber("leaseExpiresAt")
         reader.finish()
 
         guard let phase, let id, let deviceIDs, let roomName else { return nil }
@@ -62,7 +64,10 @@ extension HomeDecoder {
             phase: phase, sessionID: id, topology: topology, commissioningID: commissioningID, deviceIDs: deviceIDs,
             deviceName: deviceName, roomName: roomName)
         do {
-            return try CommissioningSession(restoring: snapshot).snapshot
+            var restored = try CommissioningSession(restoring: snapshot).snapshot
+            restored.owner = owner
+            restored.leaseExpiresAt = leaseExpiresAt
+            return restored
         } catch {
             collector.error(DiagnosticCode.missingKey, at: reader.pointer, error.message)
             return nil

@@ -86,6 +86,7 @@ final class HomeDecoder {
         let seed = root.int("seed").map { UInt64(bitPattern: Int64($0)) } ?? 0
         let issuedIDs = nonNegativeInt(root, "issuedIDs") ?? 0
         let simulation = root.object("simulation").map(decodeSimulation) ?? HomeDescription.Simulation()
+        let thread = root.object("thread").map { decodeThread($0, devices: devices) } ?? HomeDescription.ThreadSetup()
         var activeSession: CommissioningSessionSnapshot?
         if let value = root.value("activeSession"), !value.isNull,
             let reader = collector.object(value, at: root.pointer("activeSession"), what: "\"activeSession\"")
@@ -96,7 +97,7 @@ final class HomeDecoder {
         guard let structure else { return nil }
         return HomeDescription(
             structure: structure, hub: hub, permissionGranted: permissionGranted, rooms: rooms, devices: devices,
-            activeSession: activeSession, seed: seed, issuedIDs: issuedIDs, simulation: simulation)
+            activeSession: activeSession, seed: seed, issuedIDs: issuedIDs, simulation: simulation, thread: thread)
     }
 
     // MARK: - Members
@@ -190,6 +191,7 @@ final class HomeDecoder {
             }
             latencies.finish()
         }
+        simulation.sessionLeaseSeconds = reader.nonNegativeNumber("sessionLeaseSeconds", minimum: 0.001)
         for (index, element) in (reader.array("bridges") ?? []).enumerated() {
             let pointer = JSONPointer.appending(index, to: reader.pointer("bridges"))
             guard let bridge = collector.object(element, at: pointer, what: "a bridge") else { continue }

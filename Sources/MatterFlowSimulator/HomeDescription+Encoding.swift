@@ -15,6 +15,7 @@ extension HomeDescription {
         object["seed"] = .int(Int(truncatingIfNeeded: seed))
         object["issuedIDs"] = .int(issuedIDs)
         object["simulation"] = simulation.jsonValue
+        if !thread.isEmpty { object["thread"] = thread.jsonValue }
         return .object(object)
     }
 
@@ -51,6 +52,7 @@ extension HomeDescription.Simulation {
         }
         var object = JSONObject()
         object["latencySeconds"] = .object(latencies)
+        if let sessionLeaseSeconds { object["sessionLeaseSeconds"] = .double(sessionLeaseSeconds) }
         if !bridges.isEmpty {
             object["bridges"] = .array(bridges.map { bridge in
                 [
@@ -79,6 +81,8 @@ extension CommissioningSessionSnapshot {
         if !deviceIDs.isEmpty { object["deviceIDs"] = .array(deviceIDs.map(JSONValue.string)) }
         if let deviceName { object["deviceName"] = .string(deviceName) }
         if let roomName { object["roomName"] = .string(roomName) }
+        if let owner { object["owner"] = .string(owner) }
+        if let leaseExpiresAt { object["leaseExpiresAt"] = .double(leaseExpiresAt) }
         return .object(object)
     }
 }

@@ -108,6 +108,8 @@ public struct HomeDescription: Sendable, Hashable {
         public var latencySeconds: [SimulatedOperation: Double]
         /// Products that commission as bridges.
         public var bridges: [Bridge]
+        /// How long an active session's lease lasts without activity; nil: ``SessionLease/defaultDuration``.
+        public var sessionLeaseSeconds: Double?
 
         /// Settings; by default no latency and no bridges.
         public init(latencySeconds: [SimulatedOperation: Double] = [:], bridges: [Bridge] = []) {
@@ -140,12 +142,14 @@ public struct HomeDescription: Sendable, Hashable {
     public var issuedIDs: Int
     /// Latencies and bridges.
     public var simulation: Simulation
+    /// Border routers and the structure's internet-access policy (see `HomeDescription+Thread.swift`).
+    public var thread: ThreadSetup
 
     /// A home; only the structure is required, the rest defaults to a connected, permitted, empty home.
     public init(
         structure: Structure, hub: HubConditions = HubConditions(), permissionGranted: Bool = true, rooms: [Room] = [],
         devices: [Device] = [], activeSession: CommissioningSessionSnapshot? = nil, seed: UInt64 = 0,
-        issuedIDs: Int = 0, simulation: Simulation = Simulation()
+        issuedIDs: Int = 0, simulation: Simulation = Simulation(), thread: ThreadSetup = ThreadSetup()
     ) {
         self.structure = structure
         self.hub = hub
@@ -156,6 +160,7 @@ public struct HomeDescription: Sendable, Hashable {
         self.seed = seed
         self.issuedIDs = issuedIDs
         self.simulation = simulation
+        self.thread = thread
     }
 
     /// The room with a name, if any.

@@ -60,26 +60,36 @@ extension SimulatedHub {
         try await clock.sleep(for: latency)
     }
 
-    /// The structure's current state, or `missing` thrown.
+    /// The structure's current state (re-read from a shared state directory, its lease checked), or `missing`
+    /// thrown.
     func existing(_ structure: StructureID, else missing: @autoclosure () -> FlowError) throws(FlowError)
         -> SimulatedStructure
     {
+        guard structures[structure] != nil else { throw missing() }
+        // A read works from memory when the state directory cannot be used; a change would fail with hubFailure.
+        try? synchronized(structure) { () throws(FlowError) in }
         guard let state = structures[structure] else { throw missing() }
         return state
     }
 
     /// Applies a change to a copy of the structure and commits it only if it succeeds and, with a state store,
-    /// is saved: a failed call leaves both memory and file as they were.
+    /// is saved: a failed call leaves both memory and file as they were. With a state store the whole cycle holds
+    /// the directory's lock and starts from the saved file, so concurrent processes never lose each other's
+    /// changes; a successful change renews the session's lease.
     func mutate<T>(
         _ structure: StructureID, else missing: @autoclosure () -> FlowError,
         _ change: (inout SimulatedStructure) throws(FlowError) -> T
     ) throws(FlowError) -> T {
-        guard var state = structures[structure] else { throw missing() }
-        let before = state
-        let result = try change(&state)
-        if state != before { try persist(state) }
-        structures[structure] = state
-        return result
+        guard structures[structure] != nil else { throw missing() }
+        return try synchronized(structure) { () throws(FlowError) -> T in
+            guard var state = structures[structure] else { throw missing() }
+            let before = state
+            let result = try change(&state)
+            state.updateLease(after: before, now: hubTime, owner: HubCallContext.current?.runID)
+            if state != before { try persist(state) }
+            structures[structure] = state
+            return result
+        }
     }
 
     /// Saves a structure through the state store, if it is the store's.

@@ -22,6 +22,15 @@ public actor SimulatedHub: Hub {
     var faultPlans: [StructureID: FaultPlan] = [:]
     var attempts: [StructureID: [SimulatedOperation: Int]] = [:]
     var records: [HubCallRecord] = []
+    /// ePSKc sessions, their timers and simulated commissioners; memory only (see `SimulatedHub+Epskc.swift`).
+    var epskc = EpskcRuntime()
+    /// Subscribers to the hub's events (see `SimulatedHub+Events.swift`).
+    let hubEvents = HubEventBroadcaster()
+    /// Where the hub's time starts, in seconds since the Unix epoch: hub time is this plus the clock's `now`, so
+    /// persisted lease deadlines mean the same in every process (see `SimulatedHub+Sessions.swift`).
+    var timeOrigin: Double = WallClock.now()
+    /// Session expiries the hub has reported, in order (see `SimulatedHub+Sessions.swift`).
+    var sessionEvents: [HubEvent] = []
 
     /// A hub for some homes.
     /// - Parameters:

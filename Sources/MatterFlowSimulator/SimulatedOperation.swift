@@ -15,6 +15,7 @@ public enum SimulatedOperation: String, Sendable, Hashable, CaseIterable, Compar
     case cancelCommissioning
     case readBasicInformation
     case listBorderRouters
+    case readBorderRouter
     case readThreadCapabilities
     case activateEpskc
     case deactivateEpskc

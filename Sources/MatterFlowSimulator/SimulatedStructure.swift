@@ -8,6 +8,12 @@ struct SimulatedStructure: Sendable, Hashable {
     /// The home without its session (``session`` is the truth for that).
     var home: HomeDescription
     var session: CommissioningSession
+    /// The run that opened the active session, when the call said (see `SimulatedStructure+Lease.swift`).
+    var sessionOwner: String?
+    /// When the active session's lease runs out, in hub time (seconds since the Unix epoch).
+    var leaseExpiresAt: Double?
+    /// The lease was started when the session was loaded without one (a hand-written home): it is not saved.
+    var leaseStartedOnLoad = false
 
     /// Restores a structure, replaying an active session from its snapshot.
     init(_ description: HomeDescription) throws(FlowError) {
@@ -15,6 +21,8 @@ struct SimulatedStructure: Sendable, Hashable {
         home.activeSession = nil
         if let snapshot = description.activeSession {
             session = try CommissioningSession(restoring: snapshot)
+            sessionOwner = snapshot.owner
+            leaseExpiresAt = snapshot.leaseExpiresAt
         } else {
             session = CommissioningSession()
         }
@@ -23,7 +31,12 @@ struct SimulatedStructure: Sendable, Hashable {
     /// The structure as a home description, with its session when one is active.
     var description: HomeDescription {
         var copy = home
-        copy.activeSession = session.isActive ? session.snapshot : nil
+        if session.isActive {
+            var snapshot = session.snapshot
+            snapshot.owner = sessionOwner
+            snapshot.leaseExpiresAt = leaseStartedOnLoad ? nil : leaseExpiresAt
+            copy.activeSession = snapshot
+        }
         return copy
     }
 
@@ -99,6 +112,11 @@ struct SimulatedStructure: Sendable, Hashable {
         identity: PayloadIdentity, sessionID: String?, commissioningID: String
     ) throws(FlowError) -> [String] {
         guard isCommissioning(sessionID: sessionID, commissioningID: commissioningID) else {
+            if session.phase == .expired {
+                throw FlowError(
+                    .sessionExpired,
+                    "the commissioning session's lease ran out while the device was being commissioned, so the device was not added; run prepare again")
+            }
             if !session.isActive {
                 throw FlowError(
                     .noActiveSession,

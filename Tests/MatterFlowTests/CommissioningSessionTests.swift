@@ -6,7 +6,7 @@ import Testing
     typealias Phase = CommissioningSession.Phase
 
     enum Event: String, CaseIterable, Sendable {
-        case prepare, request, beginCommissioning, finishCommissioning, failCommissioning, configure, complete, cancel
+        case prepare, request, beginCommissioning, finishCommissioning, failCommissioning, configure, complete, cancel, expire
     }
 
     /// Reaches a phase only through public events.
@@ -22,6 +22,7 @@ import Testing
         case .configured: path = [.prepare, .request, .beginCommissioning, .finishCommissioning, .configure]
         case .completed: path = [.prepare, .request, .beginCommissioning, .finishCommissioning, .complete]
         case .cancelled: path = [.prepare, .cancel]
+        case .expired: path = [.prepare, .request, .beginCommissioning, .finishCommissioning, .expire]
         }
         for event in path { _ = try apply(event, to: &session) }
         #expect(session.phase == phase)
@@ -40,20 +41,24 @@ import Testing
         case .configure: try session.configure(name: "Lamp", roomName: "Kitchen")
         case .complete: return try session.complete()
         case .cancel: return session.cancel()
+        case .expire: return session.expire()?.releasedDeviceIDs
         }
         return []
     }
 
     /// The phase each event leads to from each phase; nil means the event is refused there.
     static let allowed: [Phase: [Event: Phase]] = [
-        .idle: [.prepare: .prepared, .cancel: .idle],
-        .prepared: [.request: .requested, .cancel: .cancelled],
-        .requested: [.beginCommissioning: .commissioning, .cancel: .cancelled],
-        .commissioning: [.finishCommissioning: .commissioned, .failCommissioning: .requested, .cancel: .cancelled],
-        .commissioned: [.configure: .configured, .complete: .completed, .cancel: .cancelled],
-        .configured: [.configure: .configured, .complete: .completed, .cancel: .cancelled],
-        .completed: [.prepare: .prepared, .cancel: .completed],
-        .cancelled: [.prepare: .prepared, .cancel: .cancelled],
+        .idle: [.prepare: .prepared, .cancel: .idle, .expire: .idle],
+        .prepared: [.request: .requested, .cancel: .cancelled, .expire: .expired],
+        .requested: [.beginCommissioning: .commissioning, .cancel: .cancelled, .expire: .expired],
+        .commissioning: [
+            .finishCommissioning: .commissioned, .failCommissioning: .requested, .cancel: .cancelled, .expire: .expired,
+        ],
+        .commissioned: [.configure: .configured, .complete: .completed, .cancel: .cancelled, .expire: .expired],
+        .configured: [.configure: .configured, .complete: .completed, .cancel: .cancelled, .expire: .expired],
+        .completed: [.prepare: .prepared, .cancel: .completed, .expire: .completed],
+        .cancelled: [.prepare: .prepared, .cancel: .cancelled, .expire: .cancelled],
+        .expired: [.prepare: .prepared, .cancel: .expired, .expire: .expired],
     ]
 
     static let pairs: [(Phase, Event)] = Phase.allCases.flatMap { phase in Event.allCases.map { (phase, $0) } }
@@ -75,6 +80,11 @@ import Testing
                 #expect(error.message.contains(phase.rawValue))
                 if event == .prepare {
                     #expect(error.cause == .sessionBusy)
+                } else if phase == .expired {
+                    // An operation on an expired session says so, and what to do.
+                    #expect(error.cause == .sessionExpired)
+                    #expect(error.code == .failedPrecondition)
+                    #expect(error.message.contains("expired") && error.message.contains("prepare again"))
                 } else {
                     #expect(error.cause == (wasActive ? .sessionOutOfOrder : .noActiveSession))
                     #expect(error.code == .failedPrecondition)
@@ -89,6 +99,19 @@ import Testing
             let active: Set<Phase> = [.prepared, .requested, .commissioning, .commissioned, .configured]
             #expect(session.isActive == active.contains(phase), "\(phase)")
         }
+    }
+
+    @Test func expiryIsAnEventThatReleasesPendingDevices() throws {
+        var configured = try Self.session(in: .configured)
+        let expiry = configured.expire()
+        #expect(expiry == SessionExpiry(sessionID: "s-1", phase: .configured, releasedDeviceIDs: ["d-1", "d-2"]))
+        #expect(configured.phase == .expired)
+        #expect(configured.isActive == false)
+        let again = configured.expire()
+        #expect(again == nil, "expiring again changes nothing")
+        var requested = try Self.session(in: .requested)
+        let released = requested.expire()?.releasedDeviceIDs
+        #expect(released == [])
     }
 
     @Test func cancelUndoesCommissionedDevicesOnly() throws {

@@ -57,6 +57,14 @@ import Testing
         ("unknownEventValue", workflow(states: #"{"a": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 5, "on": {"stolen": "done"}, "otherwise": "done", "onTimeout": "done"}, "#+end+"}")),
         ("unhandledEventValue", workflow(states: #"{"a": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 5, "on": {"keyUsed": "done"}, "onTimeout": "done"}, "#+end+"}")),
         ("causeCodeMismatch", workflow(states: #"{"a": {"type": "fail", "code": "unavailable", "cause": "sessionBusy", "message": "m"}}"#)),
+        ("sessionLeak", workflow(states: #"{"a": {"type": "action", "operation": "prepareCommissioning", "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "done": {"type": "fail", "code": "unknown", "message": "m"}}"#)),
+        ("operationOutOfOrder", workflow(states: #"{"a": {"type": "action", "operation": "prepareCommissioning", "next": "b", "onError": [{"errors": ["*"], "next": "done"}]}, "b": {"type": "action", "operation": "configureDevice", "arguments": {"name": "x"}, "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "#+end+"}")),
+        ("deadErrorRoute", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["sessionBusy"], "next": "done"}, {"errors": ["*"], "next": "done"}]}, "#+end+"}")),
+        ("deadRetry", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "retry": [{"errors": ["roomNotFound"]}], "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "#+end+"}")),
+        ("unhandledError", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done"}, "#+end+"}")),
+        ("unboundedDuration", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["*"], "next": "b"}]}, "b": {"type": "assign", "warning": "again", "next": "a"}, "#+end+"}")),
+        ("deadlineNotMet", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "#+end+"}", extra: #""deadlineSeconds": 5,"#)),
+        ("unsafeRetry", workflow(states: #"{"a": {"type": "action", "operation": "commissionDevice", "arguments": {"onboardingPayload": "MT:Y.K9042C00KA0648G00"}, "retry": [{"errors": ["deadlineExceeded"]}], "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "#+end+"}")),
     ]
 
     @Test("each code has an input that triggers it, with a location", arguments: cases.map(\.code))

@@ -5,7 +5,8 @@ import Testing
 @Suite struct ShippedWorkflowTests {
     static let files = [
         "prepare.json", "add-device.json", "commission.json", "rooms.json", "configure.json", "cancel.json",
-        "complete.json", "commission-device.json",
+        "complete.json", "commission-device.json", "find-border-router.json", "border-router-info.json",
+        "epskc-share.json", "epskc-stop.json", "join-network.json", "leave-network.json", "internet-access.json",
     ]
 
     @Test("every shipped workflow validates with no findings", arguments: files)

@@ -23,6 +23,7 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     public static let sessionBusy = known("sessionBusy")
     public static let noActiveSession = known("noActiveSession")
     public static let sessionOutOfOrder = known("sessionOutOfOrder")
+    public static let sessionExpired = known("sessionExpired")
     public static let structureNotFound = known("structureNotFound")
     public static let deviceNotFound = known("deviceNotFound")
     public static let roomNotFound = known("roomNotFound")
@@ -42,6 +43,7 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     public static let notBorderRouter = known("notBorderRouter")
     public static let epskcAlreadyActive = known("epskcAlreadyActive")
     public static let epskcNotActive = known("epskcNotActive")
+    public static let epskcOutOfOrder = known("epskcOutOfOrder")
     public static let invalidDataset = known("invalidDataset")
 
     /// The documented mapping from cause to canonical code.
@@ -52,6 +54,7 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
         (.sessionBusy, .failedPrecondition, "another commissioning session is active on the structure"),
         (.noActiveSession, .failedPrecondition, "the operation needs a commissioning session and none is active"),
         (.sessionOutOfOrder, .failedPrecondition, "the commissioning session is in a state that does not allow the operation"),
+        (.sessionExpired, .failedPrecondition, "the commissioning session's lease ran out without activity, so the hub ended it"),
         (.structureNotFound, .notFound, "the structure is not known to the hub"),
         (.deviceNotFound, .notFound, "the device is not in the structure"),
         (.roomNotFound, .notFound, "the room is not in the structure"),
@@ -71,6 +74,7 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
         (.notBorderRouter, .invalidArgument, "the device is not a border router"),
         (.epskcAlreadyActive, .failedPrecondition, "an ePSKc key is already active on the border router"),
         (.epskcNotActive, .failedPrecondition, "no ePSKc key is active on the border router"),
+        (.epskcOutOfOrder, .failedPrecondition, "the border router's ePSKc session is in a state that does not allow the event"),
         (.invalidDataset, .invalidArgument, "the Thread Operational Dataset is malformed or incomplete"),
     ]
 }

@@ -82,8 +82,8 @@ public struct ThreadCapabilities: Sendable, Hashable {
     }
 }
 
-/// The response to activating ePSKc mode.
-public struct EpskcActivation: Sendable, Hashable {
+/// The response to activating ePSKc mode. Its description never shows the key.
+public struct EpskcActivation: Sendable, Hashable, CustomStringConvertible {
     /// `success` when a key was issued.
     public var status: String
     /// The one-time key (9 digits). Secret.
@@ -96,18 +96,37 @@ public struct EpskcActivation: Sendable, Hashable {
         self.epskc = epskc
         self.validDurationSeconds = validDurationSeconds
     }
+
+    /// The status and duration; the key is shown as `<redacted>`.
+    public var description: String {
+        "EpskcActivation(status: \(status), epskc: \(RunOptions.redacted), validDurationSeconds: \(validDurationSeconds))"
+    }
+}
+
+/// What joining or leaving a Thread network did (`NetworkOperationStatus` in the Home APIs).
+public enum NetworkOperationStatus: String, Sendable, Hashable, CaseIterable {
+    /// The border router was on no network and joined this one.
+    case joined
+    /// It was already on this network (same Extended PAN ID, channel and Network Key): nothing changed.
+    case alreadyJoined
+    /// It was on another network and moved to this one, with the Thread devices attached to it.
+    case migrated
+    /// It left its network and forgot the dataset.
+    case left
+    /// It was on no network, so leaving changed nothing.
+    case notOnNetwork
 }
 
 /// The outcome of joining or leaving a Thread network.
 public struct NetworkOperationResult: Sendable, Hashable {
-    /// `joined`, `alreadyJoined`, `migrated`, `left` or `notOnNetwork`.
-    public var status: String
+    /// What the operation did.
+    public var status: NetworkOperationStatus
     /// The network the border router is on afterwards.
     public var network: ThreadNetworkSummary?
     /// Thread devices that moved with a migrating border router.
     public var migratedDevices: [String]
 
-    public init(status: String, network: ThreadNetworkSummary?, migratedDevices: [String] = []) {
+    public init(status: NetworkOperationStatus, network: ThreadNetworkSummary?, migratedDevices: [String] = []) {
         self.status = status
         self.network = network
         self.migratedDevices = migratedDevices

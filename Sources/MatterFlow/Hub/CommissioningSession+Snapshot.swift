@@ -7,6 +7,12 @@ public struct CommissioningSessionSnapshot: Sendable, Hashable {
     public var deviceIDs: [String]
     public var deviceName: String?
     public var roomName: String?
+    /// Who opened the session, when the hub knows (the run ID from ``HubCallContext``); recovery uses it to tell a
+    /// run's own session from another client's. Hub bookkeeping: not part of the state machine.
+    public var owner: String?
+    /// When the hub's lease on the session runs out, in seconds since the Unix epoch on the hub's clock; nil when
+    /// the hub does not track it. Hub bookkeeping: not part of the state machine (see ``SessionLease``).
+    public var leaseExpiresAt: Double?
 
     public init(
         phase: CommissioningSession.Phase, sessionID: String? = nil, topology: Topology? = nil,
@@ -54,6 +60,9 @@ extension CommissioningSession {
             return
         case .cancelled:
             _ = cancel()
+            return
+        case .expired:
+            _ = expire()
             return
         case .completed:
             // A completed session keeps only its device list; rebuild it through the normal path.

@@ -9,15 +9,16 @@
 ///    │  (prepare again)     complete                 configure          commissioned ──▶ configured
 ///  completed / cancelled ◀──────────── commissioned | configured ◀────────────────────┘   (configure again)
 ///                         ◀── cancel, from any active state
+///  expired                ◀── expire (the hub's lease ran out), from any active state
 /// ```
-/// `completed`, `cancelled` and `idle` hold no session: a new `prepare` may start one. Every other state is
+/// `completed`, `cancelled`, `expired` and `idle` hold no session: a new `prepare` may start one. Every other state is
 /// *active* and blocks another `prepare` with `sessionBusy`. An event that is not allowed in the current state
 /// throws ``FlowError`` with cause `sessionOutOfOrder` (or `noActiveSession`) naming the state and the event, and
-/// leaves the state unchanged.
+/// leaves the state unchanged; after `expire`, every session event but `prepare` fails with `sessionExpired`.
 public struct CommissioningSession: Sendable, Hashable {
     /// The session's states, named for display and persistence.
     public enum Phase: String, Sendable, Hashable, CaseIterable {
-        case idle, prepared, requested, commissioning, commissioned, configured, completed, cancelled
+        case idle, prepared, requested, commissioning, commissioned, configured, completed, cancelled, expired
     }
 
     private enum State: Sendable, Hashable {
@@ -29,6 +30,7 @@ public struct CommissioningSession: Sendable, Hashable {
         case configured(sessionID: String, topology: Topology, deviceIDs: [String], name: String, roomName: String?)
         case completed(sessionID: String, deviceIDs: [String])
         case cancelled(sessionID: String)
+        case expired(sessionID: String, phase: Phase)
     }
 
     private var state: State
@@ -47,13 +49,14 @@ public struct CommissioningSession: Sendable, Hashable {
         case .configured: .configured
         case .completed: .completed
         case .cancelled: .cancelled
+        case .expired: .expired
         }
     }
 
     /// Whether a session is open (and blocks another `prepare`).
     public var isActive: Bool {
         switch state {
-        case .idle, .completed, .cancelled: false
+        case .idle, .completed, .cancelled, .expired: false
         case .prepared, .requested, .commissioning, .commissioned, .configured: true
         }
     }
@@ -63,7 +66,7 @@ public struct CommissioningSession: Sendable, Hashable {
         switch state {
         case .idle: nil
         case .prepared(let id), .requested(let id, _), .commissioning(let id, _, _), .commissioned(let id, _, _),
-            .configured(let id, _, _, _, _), .completed(let id, _), .cancelled(let id):
+            .configured(let id, _, _, _, _), .completed(let id, _), .cancelled(let id), .expired(let id, _):
             id
         }
     }
@@ -72,7 +75,7 @@ public struct CommissioningSession: Sendable, Hashable {
     public var pendingDeviceIDs: [String] {
         switch state {
         case .commissioned(_, _, let ids), .configured(_, _, let ids, _, _): ids
-        case .idle, .prepared, .requested, .commissioning, .completed, .cancelled: []
+        case .idle, .prepared, .requested, .commissioning, .completed, .cancelled, .expired: []
         }
     }
 
@@ -82,7 +85,7 @@ public struct CommissioningSession: Sendable, Hashable {
         case .requested(_, let topology), .commissioning(_, let topology, _), .commissioned(_, let topology, _),
             .configured(_, let topology, _, _, _):
             topology
-        case .idle, .prepared, .completed, .cancelled: nil
+        case .idle, .prepared, .completed, .cancelled, .expired: nil
         }
     }
 
@@ -99,6 +102,11 @@ public struct CommissioningSession: Sendable, Hashable {
     }
 
     private func outOfOrder(_ event: String) -> FlowError {
+        if case .expired(let id, let phase) = state {
+            return FlowError(
+                .sessionExpired,
+                "\(event) is not allowed: the commissioning session \(id) expired while \(phase.rawValue) because its lease ran out without activity (its pending devices were removed); run prepare again")
+        }
         if isActive {
             return FlowError(
                 .sessionOutOfOrder,
@@ -112,7 +120,7 @@ public struct CommissioningSession: Sendable, Hashable {
     /// Opens a session. Fails with `sessionBusy` while another is active.
     public mutating func prepare(sessionID: String) throws(FlowError) {
         switch state {
-        case .idle, .completed, .cancelled:
+        case .idle, .completed, .cancelled, .expired:
             state = .prepared(sessionID: sessionID)
         case .prepared, .requested, .commissioning, .commissioned, .configured:
             throw FlowError(
@@ -126,7 +134,7 @@ public struct CommissioningSession: Sendable, Hashable {
         switch state {
         case .prepared(let id):
             state = .requested(sessionID: id, topology: topology)
-        case .idle, .requested, .commissioning, .commissioned, .configured, .completed, .cancelled:
+        case .idle, .requested, .commissioning, .commissioned, .configured, .completed, .cancelled, .expired:
             throw outOfOrder("request")
         }
     }
@@ -136,7 +144,7 @@ public struct CommissioningSession: Sendable, Hashable {
         switch state {
         case .requested(let id, let topology):
             state = .commissioning(sessionID: id, topology: topology, commissioningID: commissioningID)
-        case .idle, .prepared, .commissioning, .commissioned, .configured, .completed, .cancelled:
+        case .idle, .prepared, .commissioning, .commissioned, .configured, .completed, .cancelled, .expired:
             throw outOfOrder("commission")
         }
     }
@@ -146,7 +154,7 @@ public struct CommissioningSession: Sendable, Hashable {
         switch state {
         case .commissioning(let id, let topology, _):
             state = .commissioned(sessionID: id, topology: topology, deviceIDs: deviceIDs)
-        case .idle, .prepared, .requested, .commissioned, .configured, .completed, .cancelled:
+        case .idle, .prepared, .requested, .commissioned, .configured, .completed, .cancelled, .expired:
             throw outOfOrder("finishCommissioning")
         }
     }
@@ -156,7 +164,7 @@ public struct CommissioningSession: Sendable, Hashable {
         switch state {
         case .commissioning(let id, let topology, _):
             state = .requested(sessionID: id, topology: topology)
-        case .idle, .prepared, .requested, .commissioned, .configured, .completed, .cancelled:
+        case .idle, .prepared, .requested, .commissioned, .configured, .completed, .cancelled, .expired:
             throw outOfOrder("failCommissioning")
         }
     }
@@ -166,7 +174,7 @@ public struct CommissioningSession: Sendable, Hashable {
         switch state {
         case .commissioned(let id, let topology, let ids), .configured(let id, let topology, let ids, _, _):
             state = .configured(sessionID: id, topology: topology, deviceIDs: ids, name: name, roomName: roomName)
-        case .idle, .prepared, .requested, .commissioning, .completed, .cancelled:
+        case .idle, .prepared, .requested, .commissioning, .completed, .cancelled, .expired:
             throw outOfOrder("configure")
         }
     }
@@ -177,7 +185,7 @@ public struct CommissioningSession: Sendable, Hashable {
         case .commissioned(let id, _, let ids), .configured(let id, _, let ids, _, _):
             state = .completed(sessionID: id, deviceIDs: ids)
             return ids
-        case .idle, .prepared, .requested, .commissioning, .completed, .cancelled:
+        case .idle, .prepared, .requested, .commissioning, .completed, .cancelled, .expired:
             throw outOfOrder("complete")
         }
     }
@@ -192,7 +200,24 @@ public struct CommissioningSession: Sendable, Hashable {
         case .commissioned(let id, _, let ids), .configured(let id, _, let ids, _, _):
             state = .cancelled(sessionID: id)
             return ids
-        case .idle, .completed, .cancelled:
+        case .idle, .completed, .cancelled, .expired:
+            return nil
+        }
+    }
+
+    /// The hub's lease on the active session ran out: the session ends as `expired`, and its pending devices are
+    /// to be removed, as for a cancel. Returns the transition's event, or nil when no session was active.
+    public mutating func expire() -> SessionExpiry? {
+        switch state {
+        case .prepared(let id), .requested(let id, _), .commissioning(let id, _, _):
+            let expiry = SessionExpiry(sessionID: id, phase: phase, releasedDeviceIDs: [])
+            state = .expired(sessionID: id, phase: phase)
+            return expiry
+        case .commissioned(let id, _, let ids), .configured(let id, _, let ids, _, _):
+            let expiry = SessionExpiry(sessionID: id, phase: phase, releasedDeviceIDs: ids)
+            state = .expired(sessionID: id, phase: phase)
+            return expiry
+        case .idle, .completed, .cancelled, .expired:
             return nil
         }
     }

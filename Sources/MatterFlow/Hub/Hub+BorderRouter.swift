@@ -5,6 +5,18 @@ extension Hub {
         throw FlowError.unsupportedByHub("listing border routers")
     }
 
+    public func borderRouter(structure: StructureID, deviceID: String) async throws -> BorderRouterDescription {
+        let routers = try await borderRouters(structure: structure)
+        guard let router = routers.first(where: { $0.deviceID == deviceID }) else {
+            let known = routers.map(\.deviceID)
+            throw FlowError(
+                .deviceNotFound,
+                "no border router has device ID \"\(deviceID)\""
+                    + (known.isEmpty ? "; this structure has none" : " (border routers: \(known.joined(separator: ", ")))"))
+        }
+        return router
+    }
+
     public func threadCapabilities(structure: StructureID, deviceID: String) async throws -> ThreadCapabilities {
         throw FlowError.unsupportedByHub("ThreadNetworkCapabilities")
     }

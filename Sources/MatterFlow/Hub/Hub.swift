@@ -41,6 +41,10 @@ public protocol Hub: Sendable {
     /// The structure's border routers (device type ``borderRouterDeviceType``) with their supported traits.
     func borderRouters(structure: StructureID) async throws -> [BorderRouterDescription]
 
+    /// One border router, by device ID: `deviceNotFound` for an unknown device, `notBorderRouter` for a device of
+    /// another type. The default looks it up in ``borderRouters(structure:)``.
+    func borderRouter(structure: StructureID, deviceID: String) async throws -> BorderRouterDescription
+
     /// A border router's `ThreadNetworkCapabilities`; `notSupported` when it lacks the trait.
     func threadCapabilities(structure: StructureID, deviceID: String) async throws -> ThreadCapabilities
 

@@ -31,6 +31,7 @@ struct WorkflowDecoder {
         let start = root.string("start", required: true)
         let onCancel = root.string("onCancel")
         let inputs = root.object("inputs").map(decodeInputs) ?? []
+        let contract = WorkflowContract.read(root)
 
         var states: [WorkflowState] = []
         if let statesReader = root.object("states", required: true) {
@@ -46,9 +47,11 @@ struct WorkflowDecoder {
         }
         root.finish()
         guard let name, let start else { return nil }
-        return Workflow(
+        var workflow = Workflow(
             name: name, version: Workflow.supportedVersion, description: description, inputs: inputs, start: start,
             onCancel: onCancel, states: states, file: collector.document.file)
+        workflow.contract = contract
+        return workflow
     }
 
     private func decodeInputs(_ reader: ObjectReader) -> [InputDeclaration] {
@@ -229,9 +232,11 @@ struct WorkflowDecoder {
             }
             timeout = seconds
         }
+        let repeatSafety = RepeatSafety.read(reader)
         let step = decodeStep(reader)
         guard let operation, let step else { return nil }
-        return ActionState(operation: operation, arguments: arguments, timeoutSeconds: timeout, step: step)
+        return ActionState(
+            operation: operation, arguments: arguments, timeoutSeconds: timeout, step: step, repeatSafety: repeatSafety)
     }
 
     private func decodeSubworkflow(_ reader: ObjectReader) -> SubworkflowState? {

@@ -32,6 +32,14 @@ public enum WorkflowDiagnosticCode {
     public static let unknownEvent = "unknownEvent"
     public static let unknownEventValue = "unknownEventValue"
     public static let unhandledEventValue = "unhandledEventValue"
+    public static let sessionLeak = "sessionLeak"
+    public static let operationOutOfOrder = "operationOutOfOrder"
+    public static let deadErrorRoute = "deadErrorRoute"
+    public static let deadRetry = "deadRetry"
+    public static let unhandledError = "unhandledError"
+    public static let unboundedDuration = "unboundedDuration"
+    public static let deadlineNotMet = "deadlineNotMet"
+    public static let unsafeRetry = "unsafeRetry"
 
     /// Every workflow diagnostic code with what it means, for the language reference and tests.
     public static let all: [(code: String, meaning: String)] = [
@@ -74,5 +82,13 @@ public enum WorkflowDiagnosticCode {
         (unknownEvent, "a wait state names an event the catalog lacks"),
         (unknownEventValue, "a wait state branches on a value its event never carries"),
         (unhandledEventValue, "a wait state has no transition for some of its event's values, and no otherwise"),
+        (sessionLeak, "a path from opening the commissioning session to the end of the run does not release it"),
+        (operationOutOfOrder, "a path calls an operation before what the hub protocol requires before it"),
+        (deadErrorRoute, "an error route, or a name in one, can never match an error the state can raise (warning)"),
+        (deadRetry, "a retry entry, or a name in one, can never match an error the state can raise (warning)"),
+        (unhandledError, "an error the state can raise has no route (warning; error with handleAllErrors)"),
+        (unboundedDuration, "a path can loop, so no bound on the run's duration exists"),
+        (deadlineNotMet, "a path can take longer than the workflow's deadlineSeconds"),
+        (unsafeRetry, "a non-idempotent operation is retried after an error that leaves its outcome in doubt"),
     ]
 }

@@ -30,7 +30,7 @@ public struct WorkflowLoader: Sendable {
         let workflow: Workflow?
         do {
             let document = try JSONDocument.parse(text, file: file)
-            workflow = session.decode(document: document, directory: baseDirectory, stack: [file])
+            workflow = session.decode(document: document, directory: baseDirectory, stack: [file], text: text)
         } catch {
             session.record(file: file, error.diagnostics)
             workflow = nil
@@ -66,9 +66,10 @@ public struct WorkflowLoader: Sendable {
             let key = URL(fileURLWithPath: path).standardizedFileURL.path
             if let cached = loaded[key] { return cached }
             do {
-                let document = try JSONDocument.load(path: path)
+                let text = try JSONDocument.readText(path: path)
+                let document = try JSONDocument.parse(text, file: path)
                 let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-                let workflow = decode(document: document, directory: directory, stack: stack + [key])
+                let workflow = decode(document: document, directory: directory, stack: stack + [key], text: text)
                 loaded[key] = .some(workflow)
                 return workflow
             } catch {
@@ -78,7 +79,7 @@ public struct WorkflowLoader: Sendable {
             }
         }
 
-        mutating func decode(document: JSONDocument, directory: String, stack: [String]) -> Workflow? {
+        mutating func decode(document: JSONDocument, directory: String, stack: [String], text: String) -> Workflow? {
             let decoder = WorkflowDecoder(document: document)
             let collector = decoder.collector
             guard var workflow = decoder.decode() else {
@@ -115,6 +116,8 @@ public struct WorkflowLoader: Sendable {
                 }
             }
             WorkflowValidator(workflow: workflow, catalog: catalog, collector: collector).validate()
+            let children = workflow.subworkflows.keys.sorted().map { "\n\($0)=\(workflow.subworkflows[$0]?.contentHash ?? "")" }
+            workflow.contentHash = ContentHash.sha256(ContentHash.sha256(text) + children.joined())
             record(file: document.file, collector.diagnostics)
             return collector.hasErrors ? nil : workflow
         }

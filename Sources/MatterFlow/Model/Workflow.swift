@@ -26,6 +26,12 @@ public struct Workflow: Sendable {
     public var subworkflows: [String: Workflow] {
         didSet { updateWaitsForEvents() }
     }
+    /// SHA-256 (hex) of the workflow's text and its sub-workflows' hashes, set by the loader; empty for a
+    /// workflow built in code. Journals record it so recovery can tell whether the workflow has changed.
+    public var contentHash: String = ""
+    /// What the workflow promises about itself (error handling, deadline, session on success), checked by the
+    /// validator.
+    public var contract = WorkflowContract()
 
     public init(
         name: String, version: Int, description: String?, inputs: [InputDeclaration], start: String,

@@ -121,6 +121,8 @@ public struct ActionState: Sendable {
     /// Overrides the operation's default timeout.
     public var timeoutSeconds: Double?
     public var step: StepBehavior
+    /// How a repeat of a non-idempotent operation is made safe, so the state may retry it.
+    public var repeatSafety: RepeatSafety? = nil
 }
 
 /// Run another workflow file as one step; its output is the step's result and its error is the step's error.

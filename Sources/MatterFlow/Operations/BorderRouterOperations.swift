@@ -4,7 +4,7 @@ import ThreadDataset
 /// The border-router descriptors of ``OperationCatalog/standard``, and the events they cause.
 enum BorderRouterOperations {
     static let all: [OperationDescriptor] = [
-        listBorderRouters, readThreadCapabilities, activateEpskc, deactivateEpskc, joinThreadNetwork, leaveThreadNetwork,
+        listBorderRouters, readBorderRouter, readThreadCapabilities, activateEpskc, deactivateEpskc, joinThreadNetwork, leaveThreadNetwork,
         readThreadNetworkSettings, setInternetAccess,
     ]
 
@@ -72,6 +72,16 @@ enum BorderRouterOperations {
     ) { hub, structure, _ in
         let routers = try await hub.borderRouters(structure: structure)
         return ["borderRouters": .array(routers.map(json)), "deviceIDs": .array(routers.map { .string($0.deviceID) })]
+    }
+
+    static let readBorderRouter = OperationDescriptor(
+        name: "readBorderRouter",
+        summary: "Describes one border router: its supported traits, attributes, commands and events, and its network.",
+        arguments: [deviceArgument],
+        result: routerShape,
+        errors: [.deviceNotFound, .notBorderRouter, .hubOffline], defaultTimeoutSeconds: 10, effect: .read
+    ) { hub, structure, arguments in
+        json(try await hub.borderRouter(structure: structure, deviceID: arguments["deviceID"]?.stringValue ?? ""))
     }
 
     static let readThreadCapabilities = OperationDescriptor(
@@ -196,7 +206,7 @@ enum BorderRouterOperations {
 
     static func json(_ result: NetworkOperationResult) -> JSONValue {
         [
-            "status": .string(result.status), "network": json(result.network),
+            "status": .string(result.status.rawValue), "network": json(result.network),
             "migratedDevices": .array(result.migratedDevices.map(JSONValue.string)),
         ]
     }

@@ -95,7 +95,7 @@ enum CommissioningOperations {
             .init("ecosystemName", .string, "the ecosystem name"),
             .init("homes", .array(.string), "the homes offered"),
         ]),
-        errors: [.noActiveSession, .sessionOutOfOrder, .invalidArgumentValue],
+        errors: [.noActiveSession, .sessionOutOfOrder, .sessionExpired, .invalidArgumentValue],
         defaultTimeoutSeconds: 10, effect: .idempotentWrite
     ) { hub, structure, arguments in
         let homes = arguments["homes"]?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -118,10 +118,10 @@ enum CommissioningOperations {
         ],
         result: .object([.init("commissioningID", .string, "the attempt's identifier")]),
         errors: [
-            .noActiveSession, .sessionOutOfOrder, .invalidPayload, .deviceUnreachable, .commissioningFailed,
-            .deviceAlreadyCommissioned, .hubOffline,
+            .noActiveSession, .sessionOutOfOrder, .sessionExpired, .invalidPayload, .deviceUnreachable,
+            .commissioningFailed, .deviceAlreadyCommissioned, .hubOffline,
         ],
-        defaultTimeoutSeconds: 120, effect: .nonIdempotentWrite
+        defaultTimeoutSeconds: 120, effect: .nonIdempotentWrite, idempotencyKey: "commissioningID"
     ) { hub, structure, arguments in
         let payload = arguments["onboardingPayload"]?.stringValue ?? ""
         try validateOnboardingPayload(payload)
@@ -156,7 +156,7 @@ enum CommissioningOperations {
             .init("room", .string, required: false, "the room's name; omitted or null: no room"),
         ],
         result: .object([.init("name", .string, "the name set"), .init("room", .string, "the room, if any")]),
-        errors: [.noActiveSession, .sessionOutOfOrder, .roomNotFound, .invalidArgumentValue],
+        errors: [.noActiveSession, .sessionOutOfOrder, .sessionExpired, .roomNotFound, .invalidArgumentValue],
         defaultTimeoutSeconds: 10, effect: .idempotentWrite
     ) { hub, structure, arguments in
         let name = arguments["name"]?.stringValue ?? ""
@@ -170,7 +170,7 @@ enum CommissioningOperations {
         summary: "Completes commissioning, releases the session and returns the commissioned device IDs.",
         arguments: [],
         result: .object([.init("deviceIDs", .array(.string), "every device commissioned (several for a bridge)")]),
-        errors: [.noActiveSession, .sessionOutOfOrder],
+        errors: [.noActiveSession, .sessionOutOfOrder, .sessionExpired],
         defaultTimeoutSeconds: 30, effect: .nonIdempotentWrite, releasesSession: true
     ) { hub, structure, _ in
         ["deviceIDs": .array(try await hub.completeCommissioning(structure: structure).map(JSONValue.string))]
@@ -182,7 +182,7 @@ enum CommissioningOperations {
         arguments: [],
         result: .object([.init("released", .boolean, "a session was active and has been released")]),
         errors: [.hubUnreachable],
-        defaultTimeoutSeconds: 30, effect: .idempotentWrite, releasesSession: true
+        defaultTimeoutSeconds: 30, effect: .idempotentWrite, releasesSession: true, releaseAttemptSuffices: true
     ) { hub, structure, _ in
         ["released": .bool(try await hub.cancelCommissioning(structure: structure))]
     }

@@ -46,12 +46,21 @@ public struct OperationDescriptor: Sendable {
     public var releasesSession: Bool
     /// Result fields holding secrets (such as the ePSKc): redacted wherever else they appear.
     public var secretResultFields: Set<String>
+    /// What must precede a call on every path (the hub protocol's order); see ``OrderRequirement``.
+    public var requires: [OrderRequirement]
+    /// For a release: a failed call still ends the workflow's duty to release the session (best effort, as
+    /// `cancelCommissioning`: nothing more a workflow could do would release it).
+    public var releaseAttemptSuffices: Bool
+    /// The argument by which the hub recognises a repeated call as the same one (an idempotency key), so a
+    /// non-idempotent operation may be retried when the state declares it in `repeatSafety`.
+    public var idempotencyKey: String?
     let invoke: Invocation
 
     public init(
         name: String, summary: String, arguments: [Argument], result: ValueShape, errors: [ErrorCause],
         defaultTimeoutSeconds: Double, effect: Effect, acquiresSession: Bool = false, releasesSession: Bool = false,
-        secretResultFields: Set<String> = [], invoke: @escaping Invocation
+        secretResultFields: Set<String> = [], requires: [OrderRequirement]? = nil, releaseAttemptSuffices: Bool = false,
+        idempotencyKey: String? = nil, invoke: @escaping Invocation
     ) {
         self.name = name
         self.summary = summary
@@ -63,12 +72,20 @@ public struct OperationDescriptor: Sendable {
         self.acquiresSession = acquiresSession
         self.releasesSession = releasesSession
         self.secretResultFields = secretResultFields
+        self.requires = requires ?? OrderRequirement.standard[name] ?? []
+        self.releaseAttemptSuffices = releaseAttemptSuffices
+        self.idempotencyKey = idempotencyKey
         self.invoke = invoke
     }
 
     /// Causes any operation may end with, whatever the hub.
     public static let engineCauses: [ErrorCause] = [.actionTimedOut, .runCancelled, .hubFailure, .unresolvedReference,
         .invalidArgumentValue]
+
+    /// Causes that leave a call's outcome in doubt: the hub may have acted before the call was abandoned or
+    /// failed in a way the engine does not recognise. Every other cause means the call changed nothing (the hub
+    /// refused or undid it, or the engine stopped it before the hub saw it), so repeating it is safe.
+    public static let inDoubtCauses: [ErrorCause] = [.actionTimedOut, .hubFailure]
 
     /// Every cause a call may end with: the operation's own and the engine's.
     public var possibleCauses: [ErrorCause] {
@@ -117,6 +134,11 @@ public struct OperationDescriptor: Sendable {
         object["acquiresSession"] = .bool(acquiresSession)
         object["releasesSession"] = .bool(releasesSession)
         object["secretResultFields"] = .array(secretResultFields.sorted().map(JSONValue.string))
+        object["requires"] = .array(requires.map { requirement in
+            ["scope": .string(requirement.scope.rawValue), "anyOf": .array(requirement.operations.map(JSONValue.string))]
+        })
+        object["releaseAttemptSuffices"] = .bool(releaseAttemptSuffices)
+        object["idempotencyKey"] = idempotencyKey.map(JSONValue.string) ?? .null
         return .object(object)
     }
 }

@@ -75,9 +75,6 @@ final class FirstResult<Value: Sendable>: Sendable {
         if decided { work() }
     }
 
-    /// Whether a result has been offered.
-    var isDecided: Bool { state.withLock { $0.continuation == nil } }
-
     /// Offers a result; only the first offer wins.
     func offer(_ value: Value) {
         let decision = state.withLock { state -> (CheckedContinuation<Value, Never>, [@Sendable () -> Void])? in

@@ -13,6 +13,7 @@ struct WorkflowValidator {
         checkSteps()
         checkGraph()
         ReferenceChecker(workflow: workflow, catalog: catalog, collector: collector).check()
+        WorkflowVerifier(workflow: workflow, catalog: catalog, collector: collector).verify()
     }
 
     private func suggest(_ name: String) -> String {

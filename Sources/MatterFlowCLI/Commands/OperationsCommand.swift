@@ -36,6 +36,10 @@ struct OperationsCommand {
             out.line("  result: \(operation.result)")
             out.line("  errors: " + operation.possibleCauses.map { "\($0.code?.rawValue ?? "unknown")/\($0.rawValue)" }.joined(separator: ", "))
             out.line("  default timeout: \(Self.format(operation.defaultTimeoutSeconds)) s; effect: \(operation.effect.rawValue)")
+            if !operation.requires.isEmpty {
+                out.line("  requires: " + operation.requires.map(\.description).joined(separator: "; "))
+            }
+            if let key = operation.idempotencyKey { out.line("  idempotency key: \(key)") }
             out.line("")
         }
         for event in catalog.events {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MatterFlow
 import MatterFlowJSON
+import MatterFlowJournal
 import MatterFlowSimulator
 import Synchronization
 
@@ -20,6 +21,8 @@ struct RunCommand {
             .init(name: "trace", valueName: "<format>", help: "Progress on stderr: text (default), jsonl or none."),
             .init(name: "show-secrets", valueName: nil, help: "Show secret inputs and arguments in progress and traces."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default: simulated time passes at once) or real."),
+            .init(name: "journal", valueName: "<dir>", help: "Write-ahead journal directory: the run is recorded in <dir>/<run>.journal."),
+            CommissionerOption.option,
         ],
         discussion: """
             The simulated home runs on virtual time by default: its latencies, retry delays, timeouts and
@@ -27,6 +30,10 @@ struct RunCommand {
 
             With --state, the home is loaded from <dir>/home.json when it exists (--home only seeds an empty
             directory) and saved after every change, so consecutive runs see each other's effects.
+
+            With --journal, every event and an intent and an outcome record around every hub call are written
+            (and flushed) to <dir>/<run>.journal; after a crash, `matterflow recover --journal <dir>` settles the
+            run. See docs/journal.md.
 
             Exit status: 0 succeeded, 1 failed or cancelled, 2 invalid workflow, inputs or home, 64 usage error,
             130 interrupted (after the cancel path has run).
@@ -54,6 +61,9 @@ struct RunCommand {
         default:
             throw UsageError(message: "--clock must be virtual or real, not '\(clockName)'", command: Self.spec.name)
         }
+        let commissioner = try CommissionerOption.parse(arguments.all("commissioner"), command: Self.spec.name)
+        let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
+        if let warning = crash?.warning { err.line(warning) }
         let engine = WorkflowEngine()
         let path = arguments.positionals[0]
         let workflow: Workflow
@@ -68,6 +78,7 @@ struct RunCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
+        if let commissioner { await hub.setCommissionerScript(commissioner, structure: structureID) }
 
         let showSecrets = arguments.flag("show-secrets")
         let options = RunOptions(
@@ -89,10 +100,19 @@ struct RunCommand {
         } : nil
         let handle: RunHandle
         do {
-            handle = try engine.start(workflow, inputs: inputs, on: hub, options: options)
+            if let directory = arguments.value("journal") {
+                handle = try RunJournal(directory: directory).start(
+                    workflow, inputs: inputs, on: hub, options: options, engine: engine, testHook: crash?.hook)
+            } else {
+                handle = try engine.start(workflow, inputs: inputs, on: hub, options: options)
+            }
+        } catch let error as JournalError {
+            signalSource?.cancel()
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
         } catch {
             signalSource?.cancel()
-            MatterflowTool.report(error.diagnostics, to: err)
+            MatterflowTool.report((error as? DiagnosticsError)?.diagnostics ?? [], to: err)
             return ExitCode.invalidInput
         }
         let interruptedBeforeStart = interruption.withLock { state -> Bool in

@@ -7,7 +7,12 @@ struct ValidateCommand {
         name: "validate",
         abstract: "Check workflow files and report every problem with its line and column.",
         arguments: [("<file>", "Workflow files to check (sub-workflows they name are checked too).", true)],
-        options: [.init(name: "json", valueName: nil, help: "Print the findings as a JSON array.")],
+        options: [
+            .init(name: "json", valueName: nil, help: "Print the findings as a JSON array."),
+            .init(
+                name: "budget", valueName: nil,
+                help: "Also print each valid workflow's worst-case duration to each end state (with --json: {\"findings\", \"budgets\"})."),
+        ],
         discussion: "Exit status: 0 when no file has errors (warnings allowed), 2 otherwise.")
 
     let arguments: ParsedArguments
@@ -22,9 +27,13 @@ struct ValidateCommand {
                 all.append(diagnostic)
             }
         }
+        let budgets = arguments.flag("budget") ? ValidateCommand.budgets(of: arguments.positionals) : nil
         if arguments.flag("json") {
-            environment.standardOutput.line(JSONWriter.pretty(.array(all.map(\.jsonValue))))
+            let findings = JSONValue.array(all.map(\.jsonValue))
+            environment.standardOutput.line(JSONWriter.pretty(
+                budgets.map { ["findings": findings, "budgets": .array($0.map(\.jsonValue))] } ?? findings))
         } else {
+            for budget in budgets ?? [] { environment.standardOutput.line(budget.text) }
             MatterflowTool.report(all, to: environment.standardError)
             let errors = all.filter { $0.severity == .error }.count
             let warnings = all.count - errors
@@ -35,5 +44,12 @@ struct ValidateCommand {
                     : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }
         return all.hasErrors ? ExitCode.invalidInput : ExitCode.success
+    }
+}
+
+extension ValidateCommand {
+    /// The time budgets of the files that load without errors.
+    static func budgets(of paths: [String]) -> [TimeBudget] {
+        paths.compactMap { path in WorkflowLoader().load(path: path).workflow.map { TimeBudget(workflow: $0) } }
     }
 }

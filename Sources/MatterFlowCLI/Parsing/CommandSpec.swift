@@ -126,7 +126,9 @@ extension CommandSpec {
             parsed.values[optionName, default: []].append(value)
         }
         if parsed.wantsHelp { return parsed }
-        if parsed.positionals.count < self.arguments.count {
+        // An argument written in brackets (`[<workflow>]`) is optional.
+        let required = self.arguments.filter { !$0.name.hasPrefix("[") }.count
+        if parsed.positionals.count < required {
             throw UsageError(message: "Missing expected argument '\(self.arguments[parsed.positionals.count].name)'", command: name)
         }
         if !(self.arguments.last?.repeatable ?? false), parsed.positionals.count > self.arguments.count {

@@ -1,0 +1,106 @@
+import Foundation
+import MatterFlowJSON
+
+/// A path to draw over a graph: the states a run entered (read from its `--trace jsonl` output) or a path the
+/// validator printed, as qualified state names (`commission/rememberFailure`) in order.
+public struct GraphHighlight: Sendable, Hashable {
+    public var states: [String]
+
+    public init(states: [String]) {
+        self.states = states
+    }
+
+    /// The states a run entered, from its `--trace jsonl` lines, each qualified by the sub-workflow states above it.
+    /// - Throws: ``DiagnosticsError`` naming the first line that is not a JSON object.
+    public static func trace(jsonl text: String, file: String = "<trace>") throws(DiagnosticsError) -> GraphHighlight {
+        var stack: [String] = []
+        var states: [String] = []
+        for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { continue }
+            let value = try JSONDocument.parse(String(trimmed), file: "\(file):\(offset + 1)").value
+            guard value.objectValue != nil else {
+                throw DiagnosticsError([Diagnostic(
+                    severity: .error, code: DiagnosticCode.wrongType,
+                    message: "line \(offset + 1) is not a trace event (a JSON object); use `matterflow run --trace jsonl`",
+                    file: file)])
+            }
+            guard value["event"]?.stringValue == "stateEntered", let state = value["state"]?.stringValue,
+                let workflow = value["workflow"]?.stringValue
+            else { continue }
+            let depth = workflow.split(separator: "/").count - 1
+            stack = Array(stack.prefix(max(0, depth))) + [state]
+            states.append(stack.joined(separator: "/"))
+        }
+        return GraphHighlight(states: states)
+    }
+
+    /// States written as a list: separated by commas or arrows (`a, b, c`, `a -> b`), or a path as the validator
+    /// prints it (`a -[next]-> b -[onError[0] *]-> c`).
+    public static func path(_ text: String) -> GraphHighlight {
+        var normalized = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "-[") {
+            normalized += rest[..<open.lowerBound] + ","
+            guard let close = rest[open.upperBound...].range(of: "]->") else {
+                rest = rest[open.upperBound...]
+                continue
+            }
+            rest = rest[close.upperBound...]
+        }
+        normalized += rest
+        let states = normalized.replacingOccurrences(of: "->", with: ",").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && $0 != "(end)" }
+        return GraphHighlight(states: states)
+    }
+}
+
+extension StateGraph {
+    /// The graph with a path drawn over it: its states, and the edges between consecutive ones. A qualified state
+    /// is drawn as the nearest node the graph has (`commission/commission` is `commission` when sub-workflows
+    /// are not expanded; a sub-workflow's state, when expanded, is its cluster and the child's start).
+    public func highlighting(_ highlight: GraphHighlight) -> StateGraph {
+        var graph = self
+        let nodeIDs = Set(nodes.map(\.id))
+        let clusterIDs = Set(allClusters.map(\.id))
+        var sequence: [String] = []
+        var clustersHit = Set<String>()
+        for state in highlight.states {
+            var components = state.split(separator: "/").map(String.init)
+            var resolved: String?
+            while !components.isEmpty, resolved == nil {
+                let candidate = components.joined(separator: "/")
+                if nodeIDs.contains(candidate) {
+                    resolved = candidate
+                } else if clusterIDs.contains("cluster_" + candidate) {
+                    clustersHit.insert("cluster_" + candidate)
+                    resolved = edges.first { $0.toCluster == "cluster_" + candidate }?.to
+                        ?? starts.first { $0.hasPrefix(candidate + "/") }
+                } else {
+                    components.removeLast()
+                }
+            }
+            guard let resolved else { continue }
+            if sequence.last != resolved { sequence.append(resolved) }
+        }
+        let visited = Set(sequence)
+        let pairs = Set(zip(sequence, sequence.dropFirst()).map { "\($0)\u{1}\($1)" })
+        for index in graph.nodes.indices where visited.contains(graph.nodes[index].id) {
+            graph.nodes[index].highlighted = true
+        }
+        for index in graph.edges.indices where pairs.contains("\(graph.edges[index].from)\u{1}\(graph.edges[index].to)") {
+            graph.edges[index].highlighted = true
+        }
+        func mark(_ clusters: inout [Cluster]) {
+            for index in clusters.indices {
+                if clustersHit.contains(clusters[index].id) || clusters[index].nodeIDs.contains(where: visited.contains) {
+                    clusters[index].highlighted = true
+                }
+                mark(&clusters[index].clusters)
+            }
+        }
+        mark(&graph.clusters)
+        return graph
+    }
+}

@@ -1,0 +1,162 @@
+/// Builds the picture of a workflow: a node per state (its operation, sub-workflow, event or error, and its
+/// guards), an edge per transition labelled by its kind (`next`, the error names of a route, a choice's
+/// condition, `default`, `event VALUE`, `timeout N s`, `cancel`). With `expand`, each sub-workflow is drawn
+/// inside its state as a cluster: edges into the state enter the child's start, the child's succeed states lead
+/// to the state's `next`, its fail states to each error route, and its cancel path's ends to the parent's cancel
+/// state. States only the cancel path reaches get no cancel edge: that path is shielded from cancels.
+public enum WorkflowGraph {
+    public static func build(_ workflow: Workflow, expand: Bool = false) -> StateGraph {
+        var builder = Builder(expand: expand)
+        let clusters = builder.add(workflow, prefix: "")
+        return StateGraph(
+            name: workflow.name, starts: [builder.entry(workflow, prefix: "", state: workflow.start)], nodes: builder.nodes,
+            edges: builder.edges, clusters: clusters)
+    }
+
+    private struct Builder {
+        let expand: Bool
+        var nodes: [StateGraph.Node] = []
+        var edges: [StateGraph.Edge] = []
+
+        /// The child of a state that is drawn expanded.
+        func expandedChild(_ workflow: Workflow, _ state: String) -> Workflow? {
+            guard expand, case .workflow(let subworkflow)? = workflow.states[state]?.kind else { return nil }
+            return workflow.subworkflows[subworkflow.path]
+        }
+
+        /// The node an edge into `state` ends at: the state, or the start of its expanded child.
+        func entry(_ workflow: Workflow, prefix: String, state: String) -> String {
+            guard let child = expandedChild(workflow, state) else { return prefix + state }
+            return entry(child, prefix: prefix + state + "/", state: child.start)
+        }
+
+        mutating func add(_ workflow: Workflow, prefix: String) -> [StateGraph.Cluster] {
+            var clusters: [StateGraph.Cluster] = []
+            for name in workflow.stateOrder {
+                guard let state = workflow.states[name] else { continue }
+                if let child = expandedChild(workflow, name), case .workflow(let subworkflow) = state.kind {
+                    let before = nodes.count
+                    let nested = add(child, prefix: prefix + name + "/")
+                    clusters.append(StateGraph.Cluster(
+                        id: "cluster_" + prefix + name, label: ([name + ": " + subworkflow.path] + Self.guardLine(subworkflow.step.guards)).joined(separator: "\n"),
+                        nodeIDs: nodes[before...].map(\.id).filter { id in !nested.contains { $0.contains(node: id) } },
+                        clusters: nested))
+                } else {
+                    nodes.append(StateGraph.Node(id: prefix + name, lines: Self.lines(state), shape: Self.shape(state)))
+                }
+            }
+            // The cancel path is shielded from cancels, so states only it reaches have no cancel edge to draw.
+            let normal = ErrorFlow.reachable(workflow, includingCancel: false)
+            for edge in workflow.edges where workflow.states[edge.to] != nil {
+                if edge.kind == .cancel, !normal.contains(edge.from) { continue }
+                addEdge(edge, in: workflow, prefix: prefix)
+            }
+            return clusters
+        }
+
+        private mutating func addEdge(_ edge: WorkflowEdge, in workflow: Workflow, prefix: String) {
+            let label = Self.label(edge, in: workflow)
+            let style: StateGraph.EdgeStyle = switch edge.kind {
+            case .error: .error
+            case .cancel: .cancel
+            case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: .normal
+            }
+            let target = entry(workflow, prefix: prefix, state: edge.to)
+            let toCluster = expandedChild(workflow, edge.to).map { _ in "cluster_" + prefix + edge.to }
+            guard let child = expandedChild(workflow, edge.from) else {
+                edges.append(StateGraph.Edge(
+                    from: prefix + edge.from, to: target, label: label, style: style, kind: edge.kind.description,
+                    toCluster: toCluster))
+                return
+            }
+            // From an expanded sub-workflow: from the child's ends that lead here.
+            let childPrefix = prefix + edge.from + "/"
+            let normal = ErrorFlow.reachable(child, includingCancel: false)
+            let sources = child.stateOrder.filter { name in
+                guard let state = child.states[name] else { return false }
+                switch (edge.kind, state.kind) {
+                case (.next, .succeed): return normal.contains(name)
+                case (.error, .fail): return normal.contains(name)
+                case (.cancel, .succeed), (.cancel, .fail): return child.onCancel != nil && !normal.contains(name)
+                default: return false
+                }
+            }
+            if sources.isEmpty {
+                edges.append(StateGraph.Edge(
+                    from: entry(child, prefix: childPrefix, state: child.start), to: target, label: label, style: style,
+                    kind: edge.kind.description, fromCluster: "cluster_" + prefix + edge.from, toCluster: toCluster))
+            }
+            for source in sources {
+                edges.append(StateGraph.Edge(
+                    from: childPrefix + source, to: target, label: label, style: style, kind: edge.kind.description,
+                    toCluster: toCluster))
+            }
+        }
+
+        static func label(_ edge: WorkflowEdge, in workflow: Workflow) -> String {
+            switch edge.kind {
+            case .next: return "next"
+            case .choice(let index):
+                guard case .choice(let choice)? = workflow.states[edge.from]?.kind, index < choice.branches.count else {
+                    return edge.kind.description
+                }
+                return choice.branches[index].condition.summary
+            case .choiceDefault: return "default"
+            case .error(_, let names): return "error: " + names.joined(separator: ", ")
+            case .cancel: return "cancel"
+            case .event(let value): return "event " + value
+            case .eventOtherwise: return "event otherwise"
+            case .timeout:
+                guard case .wait(let wait)? = workflow.states[edge.from]?.kind else { return "timeout" }
+                return "timeout " + TimeBudget.format(wait.timeoutSeconds)
+            }
+        }
+
+        static func guardLine(_ guards: [Guard]) -> [String] {
+            guards.isEmpty ? [] : ["guards: " + guards.map(\.rawValue).joined(separator: ", ")]
+        }
+
+        static func retryLine(_ retry: [Retrier]) -> [String] {
+            let parts = retry.filter { $0.maxRetries > 0 }.map { "\($0.errors.joined(separator: "|")) ×\($0.maxRetries)" }
+            return parts.isEmpty ? [] : ["retry: " + parts.joined(separator: "; ")]
+        }
+
+        static func lines(_ state: WorkflowState) -> [String] {
+            switch state.kind {
+            case .action(let action):
+                return [state.name, action.operation] + guardLine(action.step.guards) + retryLine(action.step.retry)
+            case .workflow(let subworkflow):
+                return [state.name, "runs " + subworkflow.path] + guardLine(subworkflow.step.guards) + retryLine(subworkflow.step.retry)
+            case .choice: return [state.name]
+            case .assign(let assign):
+                let set = assign.assignments.isEmpty ? [] : ["set " + assign.assignments.map(\.name).joined(separator: ", ")]
+                return [state.name] + set + (assign.warning == nil ? [] : ["warning"])
+            case .wait(let wait): return [state.name, "wait for " + wait.event]
+            case .succeed: return [state.name]
+            case .fail(let fail):
+                switch fail.raise {
+                case .rethrow(let template): return [state.name, "fail " + template.summary]
+                case .new(let code, _, _): return [state.name, "fail " + code.summary]
+                }
+            }
+        }
+
+        static func shape(_ state: WorkflowState) -> StateGraph.Shape {
+            switch state.kind {
+            case .action: .action
+            case .workflow: .workflow
+            case .choice: .choice
+            case .assign: .assign
+            case .wait: .wait
+            case .succeed: .succeed
+            case .fail: .fail
+            }
+        }
+    }
+}
+
+extension StateGraph.Cluster {
+    func contains(node id: String) -> Bool {
+        nodeIDs.contains(id) || clusters.contains { $0.contains(node: id) }
+    }
+}

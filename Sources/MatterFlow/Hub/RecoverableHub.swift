@@ -1,0 +1,36 @@
+/// A hub that can tell recovery what it holds for a structure's commissioning session.
+///
+/// Recovery of an interrupted run never retries blindly: it reads the hub's state to decide whether a call whose
+/// outcome was never recorded took effect, and releases a session only when it belongs to that run. A hub that
+/// does not conform still recovers, but recovery then cannot tell an in-doubt `prepareCommissioning`'s session
+/// from another client's and leaves it to the session lease.
+public protocol RecoverableHub: Hub {
+    /// The structure's active commissioning session, or nil when none is active. Does not renew its lease.
+    func activeSession(structure: StructureID) async throws -> HubSessionInfo?
+}
+
+/// An active commissioning session as its hub reports it to recovery.
+public struct HubSessionInfo: Sendable, Hashable {
+    public var sessionID: String
+    public var phase: CommissioningSession.Phase
+    /// The run that opened it (``HubCallContext/runID``), when known.
+    public var owner: String?
+    /// Devices commissioned in the session and not completed yet.
+    public var pendingDeviceIDs: [String]
+    /// The attempt in progress while `commissioning`.
+    public var commissioningID: String?
+    /// The chosen device name once `configured`.
+    public var deviceName: String?
+
+    public init(
+        sessionID: String, phase: CommissioningSession.Phase, owner: String?, pendingDeviceIDs: [String],
+        commissioningID: String? = nil, deviceName: String? = nil
+    ) {
+        self.sessionID = sessionID
+        self.phase = phase
+        self.owner = owner
+        self.pendingDeviceIDs = pendingDeviceIDs
+        self.commissioningID = commissioningID
+        self.deviceName = deviceName
+    }
+}

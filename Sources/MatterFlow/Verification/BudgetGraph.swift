@@ -1,0 +1,177 @@
+/// The longest-path computation behind ``TimeBudget``: every state twice (in a normal run, and on the cancel path
+/// of a cancelled one), each edge weighted by the worst duration of the state it leaves.
+struct BudgetGraph {
+    struct Point: Hashable {
+        var state: String
+        var cancelled: Bool
+    }
+
+    enum Target: Hashable {
+        case point(Point)
+        case end(state: String, kind: TimeBudget.End.Kind, cancelled: Bool)
+    }
+
+    let workflow: Workflow
+    let flow: ErrorFlow
+    /// Worst duration of each state.
+    private(set) var durations: [String: Double] = [:]
+    /// What a cancel arriving in a state adds before the level's cancel path starts.
+    private(set) var tails: [String: Double] = [:]
+    private(set) var loop: [String]?
+    private(set) var ends: [TimeBudget.End] = []
+    /// From a cancel reaching this level until the level has ended (its wind-down and its cancel path).
+    private(set) var cancelTail: Double = 0
+
+    init(workflow: Workflow, context: VerificationContext) {
+        self.workflow = workflow
+        flow = context.flow(workflow)
+        for name in workflow.stateOrder {
+            guard let state = workflow.states[name] else { continue }
+            (durations[name], tails[name]) = measure(state, context: context)
+        }
+        let start = Point(state: workflow.start, cancelled: false)
+        guard let order = topologicalOrder(from: start) else { return }
+        let (distance, previous) = longest(from: start, order: order)
+        var found: [TimeBudget.End] = []
+        for case .end(let state, let kind, let cancelled) in order {
+            let target = Target.end(state: state, kind: kind, cancelled: cancelled)
+            guard let worst = distance[target] else { continue }
+            var path: [String] = []
+            var cursor = previous[target]
+            while let point = cursor {
+                path.insert(point.state, at: 0)
+                cursor = previous[.point(point)]
+            }
+            found.append(TimeBudget.End(
+                state: kind == .cancelled ? path.last ?? state : state, kind: kind, afterCancel: cancelled,
+                worstSeconds: worst, path: path))
+        }
+        let position = Dictionary(workflow.stateOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        ends = found.sorted { lhs, rhs in
+            if lhs.afterCancel != rhs.afterCancel { return !lhs.afterCancel }
+            if lhs.kind != rhs.kind { return lhs.kind.rawValue < rhs.kind.rawValue }
+            return (position[lhs.state] ?? 0) < (position[rhs.state] ?? 0)
+        }
+        if let onCancel = workflow.onCancel, workflow.states[onCancel] != nil {
+            let cancelStart = Point(state: onCancel, cancelled: true)
+            if let cancelOrder = topologicalOrder(from: cancelStart) {
+                let cancelDistance = longest(from: cancelStart, order: cancelOrder).distance
+                cancelTail = cancelOrder.compactMap { target in
+                    if case .end = target { return cancelDistance[target] }
+                    return nil
+                }.max() ?? 0
+            } else {
+                cancelTail = .infinity
+            }
+        }
+        cancelTail += tails.values.max() ?? 0
+    }
+
+    /// The worst duration of a state, and what a cancel arriving in it adds.
+    private func measure(_ state: WorkflowState, context: VerificationContext) -> (Double, Double) {
+        let guardSeconds = TimeBudget.guardTimeoutSeconds + TimeBudget.windDownSeconds
+        let call: Double
+        let cancelTail: Double
+        switch state.kind {
+        case .action(let action):
+            let timeout = action.timeoutSeconds ?? context.catalog[action.operation]?.defaultTimeoutSeconds ?? 0
+            call = timeout + TimeBudget.windDownSeconds
+            cancelTail = TimeBudget.windDownSeconds
+        case .workflow(let subworkflow):
+            guard let child = workflow.subworkflows[subworkflow.path] else { return (.infinity, .infinity) }
+            let childGraph = context.budgetGraph(child)
+            call = childGraph.loop != nil ? .infinity : childGraph.ends.filter { !$0.afterCancel && $0.kind != .cancelled }
+                .map(\.worstSeconds).max() ?? 0
+            cancelTail = childGraph.loop != nil ? .infinity : childGraph.cancelTail
+        case .wait(let wait):
+            return (wait.timeoutSeconds, 0)
+        case .choice, .assign, .succeed, .fail:
+            return (0, 0)
+        }
+        guard let step = state.step else { return (0, 0) }
+        var attempts = 1.0
+        var delays = 0.0
+        for (index, retrier) in step.retry.enumerated()
+        where retrier.maxRetries > 0 && flow.routing[state.name]?.retried[safe: index]?.isEmpty == false {
+            attempts += Double(retrier.maxRetries)
+            for retry in 1...retrier.maxRetries { delays += retrier.delay(beforeRetry: retry) }
+        }
+        return (attempts * (Double(step.guards.count) * guardSeconds + call) + delays, cancelTail)
+    }
+
+    /// Where a point leads, and how long it takes to get there.
+    func edges(_ point: Point) -> [(Target, Double)] {
+        guard let state = workflow.states[point.state] else { return [] }
+        switch state.kind {
+        case .succeed: return [(.end(state: point.state, kind: .succeed, cancelled: point.cancelled), 0)]
+        case .fail: return [(.end(state: point.state, kind: .fail, cancelled: point.cancelled), 0)]
+        case .action, .workflow, .choice, .assign, .wait: break
+        }
+        let duration = durations[point.state] ?? 0
+        var result = state.edges.map { edge in
+            (Target.point(Point(state: edge.to, cancelled: point.cancelled)), duration)
+        }
+        if flow.routing[point.state]?.escaping.isEmpty == false {
+            result.append((.end(state: point.state, kind: .unroutedError, cancelled: point.cancelled), duration))
+        }
+        if !point.cancelled {
+            let tail = duration + (tails[point.state] ?? 0)
+            if let onCancel = workflow.onCancel {
+                result.append((.point(Point(state: onCancel, cancelled: true)), tail))
+            } else {
+                result.append((.end(state: "", kind: .cancelled, cancelled: true), tail))
+            }
+        }
+        return result
+    }
+
+    /// The targets reachable from a point, each after every target leading to it; nil (and ``loop`` set) when
+    /// a loop is reachable. Iterative, so a long chain of states cannot exhaust the stack.
+    private mutating func topologicalOrder(from start: Point) -> [Target]? {
+        var order: [Target] = []
+        var done = Set<Target>()
+        var onStack = Set<Target>()
+        var stack: [(target: Target, successors: [Target], next: Int)] = []
+        func push(_ target: Target) {
+            let successors: [Target]
+            if case .point(let point) = target { successors = edges(point).map(\.0) } else { successors = [] }
+            stack.append((target, successors, 0))
+            onStack.insert(target)
+        }
+        push(.point(start))
+        while let top = stack.last {
+            if top.next < top.successors.count {
+                let successor = top.successors[top.next]
+                stack[stack.count - 1].next += 1
+                if done.contains(successor) { continue }
+                if onStack.contains(successor) {
+                    let from = stack.firstIndex { $0.target == successor } ?? 0
+                    loop = (stack[from...].map(\.target) + [successor]).compactMap {
+                        if case .point(let point) = $0 { point.state } else { nil }
+                    }
+                    return nil
+                }
+                push(successor)
+            } else {
+                stack.removeLast()
+                onStack.remove(top.target)
+                done.insert(top.target)
+                order.append(top.target)
+            }
+        }
+        return order.reversed()
+    }
+
+    private func longest(from start: Point, order: [Target]) -> (distance: [Target: Double], previous: [Target: Point]) {
+        var distance: [Target: Double] = [.point(start): 0]
+        var previous: [Target: Point] = [:]
+        for target in order {
+            guard case .point(let point) = target, let base = distance[target] else { continue }
+            for (next, weight) in edges(point) where base + weight > distance[next] ?? -1 {
+                distance[next] = base + weight
+                previous[next] = point
+            }
+        }
+        return (distance, previous)
+    }
+}

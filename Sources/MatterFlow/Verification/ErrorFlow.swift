@@ -1,0 +1,213 @@
+import MatterFlowJSON
+
+/// Where errors go in one workflow: what each step may fail with (its operation's declared causes, the engine's,
+/// its guards', or what its sub-workflow can end with), what each route and retrier takes of that, what escapes
+/// with no route, what `${error}` may hold in each state, and what the workflow as a whole can fail with.
+///
+/// Errors raised by `choice`, `assign`, `succeed` and `fail` states themselves (a `${...}` that does not resolve)
+/// are left out: the reference checks (`undefinedVariable`, `possiblyUnboundVariable`) cover them.
+struct ErrorFlow {
+    /// How the errors of one step are taken by its retriers and routes.
+    struct Routing {
+        var errors: Set<PossibleError>
+        var retried: [Set<PossibleError>]
+        var routed: [Set<PossibleError>]
+        /// Errors no route is sure to take: they may end the workflow.
+        var escaping: Set<PossibleError>
+    }
+
+    let workflow: Workflow
+    /// Routing of every step (action and workflow state) whose errors are known.
+    private(set) var routing: [String: Routing] = [:]
+    /// What `${error}` may hold when a state is entered.
+    private(set) var errorAt: [String: Set<PossibleError>] = [:]
+    /// What each fail state raises.
+    private(set) var raised: [String: Set<PossibleError>] = [:]
+    /// States a run reaches without being cancelled.
+    let normallyReachable: Set<String>
+    /// Every error the workflow can end with when it is not cancelled.
+    private(set) var workflowErrors: Set<PossibleError> = []
+
+    /// - Parameter childErrors: what a sub-workflow (by the path in its state) can end with; nil when unknown.
+    init(workflow: Workflow, catalog: OperationCatalog, childErrors: (String) -> Set<PossibleError>?) {
+        self.workflow = workflow
+        normallyReachable = Self.reachable(workflow, includingCancel: false)
+        for name in workflow.stateOrder {
+            guard let state = workflow.states[name],
+                let errors = Self.stepErrors(state, workflow: workflow, catalog: catalog, childErrors: childErrors),
+                let step = state.step
+            else { continue }
+            let retried = errors.partition(by: step.retry.map(\.errors)).taken
+            let (routed, escaping) = errors.partition(by: step.onError.map(\.errors))
+            routing[name] = Routing(errors: errors, retried: retried, routed: routed, escaping: escaping)
+        }
+        propagateErrors()
+        for name in workflow.stateOrder where normallyReachable.contains(name) {
+            workflowErrors.formUnion(raised[name] ?? [])
+            workflowErrors.formUnion(routing[name]?.escaping ?? [])
+        }
+    }
+
+    /// What a step may fail with before retries and routes; nil for other states or an unknown operation.
+    static func stepErrors(
+        _ state: WorkflowState, workflow: Workflow, catalog: OperationCatalog,
+        childErrors: (String) -> Set<PossibleError>?
+    ) -> Set<PossibleError>? {
+        var causes: [ErrorCause] = []
+        var errors = Set<PossibleError>()
+        let guards: [Guard]
+        switch state.kind {
+        case .action(let action):
+            guard let operation = catalog[action.operation] else { return nil }
+            causes = operation.errors + OperationDescriptor.inDoubtCauses
+            if !operation.arguments.isEmpty || !action.arguments.isEmpty { causes.append(.invalidArgumentValue) }
+            if action.arguments.contains(where: { !$0.value.references.isEmpty }) { causes.append(.unresolvedReference) }
+            guards = action.step.guards
+        case .workflow(let subworkflow):
+            errors = childErrors(subworkflow.path) ?? [.any]
+            if let child = workflow.subworkflows[subworkflow.path] {
+                causes += inputErrors(subworkflow.inputs, of: child, in: workflow)
+            } else {
+                causes += [.invalidArgumentValue, .unresolvedReference]
+            }
+            guards = subworkflow.step.guards
+        case .choice, .assign, .wait, .succeed, .fail:
+            return nil
+        }
+        if !guards.isEmpty {
+            // The status call behind the guards may itself fail or time out.
+            causes += guards.flatMap(\.causes) + (catalog["readHubStatus"]?.errors ?? [.structureNotFound])
+                + OperationDescriptor.inDoubtCauses
+        }
+        return errors.union(causes.map(PossibleError.init))
+    }
+
+    /// The errors a sub-workflow's inputs may fail with before it starts: a reference that may not resolve
+    /// (`${vars...}`, `${error...}`: the run's inputs and `${run...}` always do), or a value that may have the
+    /// wrong type or be null for a required input. Literals are checked when loading (`argumentType`).
+    static func inputErrors(
+        _ given: [(name: String, value: Template)], of child: Workflow, in workflow: Workflow
+    ) -> [ErrorCause] {
+        var causes = Set<ErrorCause>()
+        for (name, template) in given {
+            guard let declared = child.input(named: name) else { continue }
+            let references = template.references
+            if references.contains(where: { $0.root == .vars || $0.root == .error }) { causes.insert(.unresolvedReference) }
+            let fits: Bool
+            switch template {
+            case .literal(let value):
+                fits = !(value.isNull && declared.required)
+            case .interpolation:
+                fits = declared.type == .string || declared.type == .any
+            case .reference(let reference) where reference.root == .input && reference.path.count == 1:
+                guard let source = reference.head.flatMap(workflow.input(named:)) else { fits = false; break }
+                let nullable = !source.required && (source.defaultValue == nil || source.defaultValue?.isNull == true)
+                fits = (declared.type == .any || declared.type == source.type) && !(nullable && declared.required)
+            case .reference(let reference) where reference.root == .run && reference.path.count == 1:
+                fits = declared.type == .string || declared.type == .any
+            case .array:
+                fits = declared.type == .any || declared.type == .array
+            case .object:
+                fits = declared.type == .any || declared.type == .object
+            case .reference:
+                fits = declared.type == .any && !declared.required
+            }
+            if !fits { causes.insert(.invalidArgumentValue) }
+        }
+        return causes.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    /// `${error}` along the edges (error routes bind what they take, cancel edges bind the cancel, other edges
+    /// keep what was bound), then what each fail state raises.
+    private mutating func propagateErrors() {
+        let edges = workflow.edges
+        var changed = true
+        while changed {
+            changed = false
+            for edge in edges where workflow.states[edge.to] != nil {
+                let incoming: Set<PossibleError>
+                switch edge.kind {
+                case .error(let index, _): incoming = routing[edge.from]?.routed[safe: index] ?? [.any]
+                case .cancel: incoming = [PossibleError(.runCancelled)]
+                case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: incoming = errorAt[edge.from] ?? []
+                }
+                let before = errorAt[edge.to, default: []]
+                let after = before.union(incoming)
+                if after.count != before.count {
+                    errorAt[edge.to] = after
+                    changed = true
+                }
+            }
+        }
+        for name in workflow.stateOrder {
+            guard case .fail(let fail)? = workflow.states[name]?.kind else { continue }
+            raised[name] = raisedErrors(fail, at: name)
+        }
+    }
+
+    private func raisedErrors(_ fail: FailState, at state: String) -> Set<PossibleError> {
+        switch fail.raise {
+        case .rethrow(let template):
+            return errorValue(template, at: state, visiting: [])
+        case .new(let code, let cause, _):
+            if case .reference(let codeReference) = code, codeReference.root == .error,
+                codeReference.path == [.member("code")]
+            {
+                return errorAt[state] ?? [.any]
+            }
+            let codeText = code.literalValue?.stringValue
+            let causeText: String? = cause.map { $0.literalValue?.stringValue } ?? ErrorCause.workflowFailed.rawValue
+            return [PossibleError(code: codeText, cause: causeText)]
+        }
+    }
+
+    /// The errors a template may evaluate to: `${error}`, or a variable set from one.
+    private func errorValue(_ template: Template, at state: String, visiting: Set<String>) -> Set<PossibleError> {
+        guard case .reference(let reference) = template else { return [.any] }
+        if reference.root == .error, reference.path.isEmpty { return errorAt[state] ?? [] }
+        guard reference.root == .vars, reference.path.count == 1, let name = reference.head,
+            !visiting.contains(name)
+        else { return [.any] }
+        var errors = Set<PossibleError>()
+        for candidate in workflow.stateOrder {
+            guard let bound = workflow.states[candidate] else { continue }
+            switch bound.kind {
+            case .assign(let assign):
+                for (variable, value) in assign.assignments where variable == name {
+                    errors.formUnion(errorValue(value, at: candidate, visiting: visiting.union([name])))
+                }
+            case .action(let action) where action.step.result == name: return [.any]
+            case .workflow(let subworkflow) where subworkflow.step.result == name: return [.any]
+            case .wait(let wait) where wait.result == name: return [.any]
+            default: break
+            }
+        }
+        return errors.isEmpty ? [.any] : errors
+    }
+
+    /// States reachable from the start, with or without the cancel edges.
+    static func reachable(_ workflow: Workflow, includingCancel: Bool) -> Set<String> {
+        var successors: [String: [String]] = [:]
+        for edge in workflow.edges where includingCancel || edge.kind != .cancel {
+            successors[edge.from, default: []].append(edge.to)
+        }
+        return WorkflowValidator.closure(from: [workflow.start], successors)
+    }
+}
+
+extension WorkflowState {
+    /// The step behaviour of an action or workflow state.
+    var step: StepBehavior? {
+        switch kind {
+        case .action(let action): action.step
+        case .workflow(let subworkflow): subworkflow.step
+        case .choice, .assign, .wait, .succeed, .fail: nil
+        }
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? {
+        indices.contains(index) ? self[index] : nil
+    }
+}

@@ -1,0 +1,71 @@
+/// An error a state may end with, as far as the validator can tell: its canonical code and cause, each nil when
+/// it cannot be known before the run (a re-raised value of unknown origin, a code computed at run time).
+struct PossibleError: Hashable, Sendable, Comparable, CustomStringConvertible {
+    var code: String?
+    var cause: String?
+
+    /// Any error at all.
+    static let any = PossibleError(code: nil, cause: nil)
+
+    init(code: String?, cause: String?) {
+        self.code = code
+        self.cause = cause
+    }
+
+    init(_ cause: ErrorCause) {
+        self.init(code: cause.code?.rawValue ?? ErrorCode.unknown.rawValue, cause: cause.rawValue)
+    }
+
+    /// Whether a route or retrier naming `name` takes this error on every run.
+    func certainlyMatches(_ name: String) -> Bool {
+        name == "*" || name == code || name == cause
+    }
+
+    /// Whether a route or retrier naming `name` may take this error on some run.
+    func mayMatch(_ name: String) -> Bool {
+        if certainlyMatches(name) { return true }
+        guard let code else { return true }
+        guard cause == nil else { return false }
+        // The code is known but the cause is not: a cause of that code (or one no table knows) may match.
+        if ErrorCode(rawValue: name) != nil { return false }
+        return ErrorCause(rawValue: name).code.map { $0.rawValue == code } ?? true
+    }
+
+    static func < (lhs: PossibleError, rhs: PossibleError) -> Bool {
+        (lhs.code ?? "", lhs.cause ?? "") < (rhs.code ?? "", rhs.cause ?? "")
+    }
+
+    /// `code/cause`, with `?` for what is unknown; `any error` for ``any``.
+    var description: String {
+        if code == nil, cause == nil { return "any error" }
+        return "\(code ?? "?")/\(cause ?? "?")"
+    }
+}
+
+extension Set where Element == PossibleError {
+    /// Splits errors by ordered entries (retriers or routes), first match wins: what each entry may take, and what
+    /// no entry is sure to take (so it may pass all of them).
+    func partition(by entries: [[String]]) -> (taken: [Set<PossibleError>], remaining: Set<PossibleError>) {
+        var remaining = self
+        var taken: [Set<PossibleError>] = []
+        for names in entries {
+            taken.append(remaining.filter { error in names.contains(where: error.mayMatch) })
+            remaining = remaining.filter { error in !names.contains(where: error.certainlyMatches) }
+        }
+        return (taken, remaining)
+    }
+
+    /// The errors as a sorted, readable list.
+    var listed: String { sorted().map(\.description).joined(separator: ", ") }
+}
+
+extension Guard {
+    /// The causes a failing guard raises, besides a failure of the status call itself.
+    var causes: [ErrorCause] {
+        switch self {
+        case .permission: [.permissionNotGranted]
+        case .hubReachable: [.hubOffline, .hubUnreachable]
+        case .noActiveSession: [.sessionBusy]
+        }
+    }
+}

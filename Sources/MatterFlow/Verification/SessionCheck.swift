@@ -1,0 +1,69 @@
+import MatterFlowJSON
+
+/// The session-release proof (`sessionLeak`) and the protocol order (`operationOutOfOrder`), reported from one
+/// ``SessionExplorer`` walk, each finding with the path that shows it, state by state.
+///
+/// A run ends with the session released when it fails, ends with an error no route takes, or is cancelled. A
+/// succeed state may hand an open session to the caller (as `prepare.json` does) unless the workflow declares
+/// `"sessionOnSuccess": "released"`. A failed release still counts when the operation says so
+/// (``OperationDescriptor/releaseAttemptSuffices``, as for `cancelCommissioning`): nothing more could release it.
+struct SessionCheck {
+    typealias Code = WorkflowDiagnosticCode
+    let workflow: Workflow
+    let explorer: SessionExplorer
+    let collector: DiagnosticCollector
+
+    func check() {
+        reportLeaks()
+        reportOrder()
+    }
+
+    private func reportLeaks() {
+        var reported = Set<String>()
+        let releasedOnSuccess = workflow.contract.sessionOnSuccess == .released
+        for end in explorer.ends where end.held && (end.ending != .succeeded || releasedOnSuccess) {
+            let pointer = end.rootPointer ?? explorer.lastRootPointer(to: end.config) ?? ""
+            guard reported.insert(pointer).inserted else { continue }
+            let config = explorer.configs[end.config]
+            let innermost = config.frames[config.frames.count - 1]
+            let stillRunning = explorer.nodes[innermost.node].workflow.states[innermost.state]?.isTerminal == false
+            let how: String
+            switch end.ending {
+            case .succeeded: how = "in succeed state \"\(end.state)\" (the workflow declares \"sessionOnSuccess\": \"released\")"
+            case .failed: how = "in fail state \"\(end.state)\""
+            case .unrouted: how = "with an error no route of \"\(end.state)\" takes"
+            case .cancelled: how = stillRunning ? "when cancelled in \"\(end.state)\", which has no cancel path" : "after a cancel, in \"\(end.state)\""
+            }
+            let final = end.label ?? (end.ending == .cancelled && stillRunning ? "cancel" : nil)
+            collector.error(
+                Code.sessionLeak, at: pointer,
+                "the commissioning session opened in \"\(acquirer(on: end.config))\" can still be open when the run ends \(how); release it on this path first (cancelCommissioning, or completeCommissioning after a commission). Path: \(explorer.pathText(to: end.config, final: final))")
+        }
+    }
+
+    private func reportOrder() {
+        var reported = Set<String>()
+        for violation in explorer.violations {
+            let config = explorer.configs[violation.config]
+            let state = explorer.name(config)
+            guard reported.insert("\(state) \(violation.requirement)").inserted else { continue }
+            collector.error(
+                Code.operationOutOfOrder, at: violation.rootPointer,
+                "\(violation.operation) can be called in \"\(state)\" without \(violation.requirement) (the hub refuses it, or acts on the wrong device or session); path: \(explorer.pathText(to: violation.config))")
+        }
+    }
+
+    /// The state on the path where the session was last opened.
+    private func acquirer(on config: Int) -> String {
+        var found = "?"
+        var held = false
+        for (position, element) in explorer.path(to: config).enumerated() {
+            let current = explorer.configs[element.config]
+            if current.held, !held, position > 0 {
+                found = explorer.name(explorer.configs[explorer.path(to: config)[position - 1].config])
+            }
+            held = current.held
+        }
+        return found
+    }
+}

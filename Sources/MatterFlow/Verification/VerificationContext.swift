@@ -1,0 +1,33 @@
+/// Analyses shared by the checks of one workflow and its sub-workflows, each computed once.
+final class VerificationContext {
+    let catalog: OperationCatalog
+    private var flows: [String: ErrorFlow] = [:]
+    private var budgets: [String: BudgetGraph] = [:]
+
+    init(catalog: OperationCatalog) {
+        self.catalog = catalog
+    }
+
+    /// The error flow of a workflow (keyed by its file: one load reads each file once).
+    func flow(_ workflow: Workflow) -> ErrorFlow {
+        if let known = flows[workflow.file] { return known }
+        let flow = ErrorFlow(workflow: workflow, catalog: catalog) { path in
+            workflow.subworkflows[path].map { self.flow($0).workflowErrors }
+        }
+        flows[workflow.file] = flow
+        return flow
+    }
+
+    /// The duration analysis of a workflow, computed once per file.
+    func budgetGraph(_ workflow: Workflow) -> BudgetGraph {
+        if let known = budgets[workflow.file] { return known }
+        let graph = BudgetGraph(workflow: workflow, context: self)
+        budgets[workflow.file] = graph
+        return graph
+    }
+
+    /// What the sub-workflow a state of `workflow` names can end with.
+    func childErrors(of workflow: Workflow) -> (String) -> Set<PossibleError>? {
+        { path in workflow.subworkflows[path].map { self.flow($0).workflowErrors } }
+    }
+}

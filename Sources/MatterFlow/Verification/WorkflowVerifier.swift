@@ -1,0 +1,25 @@
+import MatterFlowJSON
+
+/// The static verification of a workflow that has passed the other checks: error handling against what each
+/// operation can raise, retry safety, the session-release proof and the protocol order (over every path,
+/// sub-workflows included), and time bounds. Findings go to the workflow's diagnostics.
+struct WorkflowVerifier {
+    let workflow: Workflow
+    let catalog: OperationCatalog
+    let collector: DiagnosticCollector
+
+    func verify() {
+        // Later passes assume a well-formed machine: known operations, defined states, loaded sub-workflows.
+        guard !collector.hasErrors else { return }
+        let context = VerificationContext(catalog: catalog)
+        let flow = context.flow(workflow)
+        ErrorHandlingCheck(workflow: workflow, flow: flow, catalog: catalog, collector: collector).check()
+        RetrySafetyCheck(
+            workflow: workflow, flow: flow, catalog: catalog, collector: collector,
+            childErrors: context.childErrors(of: workflow)
+        ).check()
+        let explorer = SessionExplorer(root: workflow, context: context)
+        SessionCheck(workflow: workflow, explorer: explorer, collector: collector).check()
+        BudgetCheck(workflow: workflow, budget: TimeBudget(workflow: workflow, context: context), collector: collector).check()
+    }
+}

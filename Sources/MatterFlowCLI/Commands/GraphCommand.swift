@@ -1,0 +1,87 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+
+/// `matterflow graph WORKFLOW` and `matterflow graph --machine NAME`: a workflow, or a state machine in code, as
+/// Graphviz DOT or Mermaid on standard output, optionally with a run's trace or a validator path drawn over it.
+struct GraphCommand {
+    static let spec = CommandSpec(
+        name: "graph",
+        abstract: "Draw a workflow (or a state machine in code) as Graphviz DOT or Mermaid.",
+        arguments: [("[<workflow>]", "The workflow file to draw (omit with --machine).", false)],
+        options: [
+            .init(name: "format", valueName: "dot|mermaid", help: "Output format (default: dot)."),
+            .init(name: "expand", valueName: nil, help: "Draw sub-workflows inside their states, as clusters."),
+            .init(
+                name: "highlight-path", valueName: "TRACE.jsonl|STATES",
+                help: "Draw a path over the graph: a `run --trace jsonl` file, or states (a, b, c or a path printed by validate)."),
+            .init(
+                name: "machine", valueName: "NAME",
+                help: "Draw a state machine in code instead: \(MachineGraph.machines.map(\.name).joined(separator: ", "))."),
+        ],
+        discussion: """
+            Examples:
+              matterflow graph Workflows/commission-device.json | dot -Tsvg > commission-device.svg
+              matterflow graph Workflows/commission-device.json --format mermaid --expand
+              matterflow run Workflows/commission-device.json ... --trace jsonl 2> trace.jsonl
+              matterflow graph Workflows/commission-device.json --expand --highlight-path trace.jsonl
+              matterflow graph --machine commissioning-session --format mermaid
+            Exit status: 0 on success, 2 when the workflow or the trace cannot be read, 64 on usage errors.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() throws(UsageError) -> Int32 {
+        let formatName = arguments.value("format") ?? StateGraph.Format.dot.rawValue
+        guard let format = StateGraph.Format(rawValue: formatName) else {
+            throw UsageError(message: "Unknown format '\(formatName)'; use dot or mermaid", command: Self.spec.name)
+        }
+        var graph: StateGraph
+        if let machineName = arguments.value("machine") {
+            guard arguments.positionals.isEmpty else {
+                throw UsageError(message: "Give a workflow or --machine, not both", command: Self.spec.name)
+            }
+            guard let machine = MachineGraph.machine(named: machineName) else {
+                let names = MachineGraph.machines.map(\.name)
+                throw UsageError(
+                    message: "Unknown machine '\(machineName)'\(SpellingSuggestion.hint(for: machineName, among: names)); machines: \(names.joined(separator: ", "))",
+                    command: Self.spec.name)
+            }
+            graph = MachineGraph.build(machine.table, activeStates: machine.activeStates)
+        } else {
+            guard let path = arguments.positionals.first else {
+                throw UsageError(message: "Missing expected argument '<workflow>' (or --machine NAME)", command: Self.spec.name)
+            }
+            let outcome = WorkflowLoader().load(path: path)
+            guard let workflow = outcome.workflow else {
+                MatterflowTool.report(outcome.diagnostics, to: environment.standardError)
+                return ExitCode.invalidInput
+            }
+            graph = WorkflowGraph.build(workflow, expand: arguments.flag("expand"))
+        }
+        if let value = arguments.value("highlight-path") {
+            do {
+                graph = graph.highlighting(try Self.highlight(value))
+            } catch {
+                MatterflowTool.report(error.diagnostics, to: environment.standardError)
+                return ExitCode.invalidInput
+            }
+        }
+        environment.standardOutput.write(graph.rendered(as: format))
+        return ExitCode.success
+    }
+
+    /// A trace file, a file holding a path, or the path itself.
+    static func highlight(_ value: String) throws(DiagnosticsError) -> GraphHighlight {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: value, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return GraphHighlight.path(value)
+        }
+        let text = try JSONDocument.readText(path: value)
+        if text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") {
+            return try GraphHighlight.trace(jsonl: text, file: value)
+        }
+        return GraphHighlight.path(text)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import MatterFlowJSON
+import MatterFlowJournal
+
+/// `matterflow history RUN --journal DIR`: one run's journal records, in order.
+struct HistoryCommand {
+    static let spec = CommandSpec(
+        name: "history",
+        abstract: "Print a journaled run's records in order.",
+        arguments: [("<run>", "The run ID (as printed by run and runs).", false)],
+        options: [
+            .init(name: "journal", valueName: "<dir>", help: "The journal directory."),
+            .init(name: "json", valueName: nil, help: "Print the records as one JSON object."),
+        ],
+        discussion: """
+            Text: one line per record: its sequence number, seconds since the run started, type and details.
+            A torn last record (the process died while writing it) is reported and not shown as a record.
+            JSON: {"runID", "status", "records": [...], "tornTail": {...} or null, "problems": [...]}.
+
+            Exit status: 0, 2 when the run is not in the directory or the journal cannot be read, 64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() throws(UsageError) -> Int32 {
+        guard let directory = arguments.value("journal") else {
+            throw UsageError(message: "Missing expected option '--journal <dir>'", command: Self.spec.name)
+        }
+        let runID = arguments.positionals[0]
+        let contents: JournalContents
+        let status: JournalRunSummary?
+        do {
+            let journal = try RunJournal(directory: directory)
+            contents = try journal.read(runID: runID)
+            status = try journal.runs().first { $0.path == contents.path }
+        } catch {
+            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        if arguments.flag("json") {
+            var object = JSONObject()
+            object["runID"] = .string(runID)
+            object["status"] = status.map { .string($0.status.rawValue) } ?? .null
+            object["records"] = .array(contents.records.map { .object($0.payload) })
+            object["tornTail"] = contents.tornTail.map { torn in
+                ["offset": .int(torn.offset), "length": .int(torn.length), "reason": .string(torn.reason)]
+            } ?? .null
+            object["problems"] = .array(contents.problems.map(JSONValue.string))
+            environment.standardOutput.line(JSONWriter.pretty(.object(object)))
+            return ExitCode.success
+        }
+        let origin = contents.records.first?.wallTime ?? 0
+        for record in contents.records {
+            let offset = ((record.wallTime ?? origin) - origin)
+            let elapsed = String(format: "+%.3fs", offset)
+            environment.standardOutput.line("#\(record.sequence)  \(elapsed)  \(record.type)  \(Self.details(record))")
+        }
+        if let torn = contents.tornTail {
+            environment.standardOutput.line(
+                "(torn last record ignored: \(torn.length) bytes at byte \(torn.offset): \(torn.reason))")
+        }
+        for problem in contents.problems { environment.standardOutput.line("(damaged: \(problem))") }
+        if let status {
+            environment.standardOutput.line("status: \(status.status.rawValue)\(status.recovered ? " (recovered)" : "")")
+        }
+        return ExitCode.success
+    }
+
+    /// The record's own members, compactly.
+    static func details(_ record: JournalRecord) -> String {
+        let skipped: Set<String> = ["seq", "type", "wallTime", "clockTime"]
+        let members = record.payload.members.filter { !skipped.contains($0.key) }
+        return members.map { "\($0.key)=\(JSONWriter.compact($0.value))" }.joined(separator: " ")
+    }
+}

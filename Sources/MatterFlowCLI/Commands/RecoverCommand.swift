@@ -1,0 +1,96 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowJournal
+import MatterFlowSimulator
+
+/// `matterflow recover --journal DIR`: settles every interrupted run of a journal directory against the simulated
+/// home, and prints what it did.
+struct RecoverCommand {
+    static let spec = CommandSpec(
+        name: "recover",
+        abstract: "Recover interrupted runs: reconcile in-doubt calls, release what they hold.",
+        arguments: [],
+        options: [
+            .init(name: "journal", valueName: "<dir>", help: "The journal directory of the runs."),
+            .init(name: "state", valueName: "<dir>", help: "The simulated home's state directory the runs used."),
+            .init(name: "home", valueName: "<file>", help: "Home description (when there is no saved state)."),
+            .init(name: "resume", valueName: nil, help: "Finish runs whose commissioning had completed as succeeded."),
+            .init(name: "clock", valueName: "<kind>", help: "virtual (default) or real: the simulated home's time."),
+        ],
+        discussion: """
+            For each run whose process died (no terminal record, journal not locked by a live process): a torn
+            last record is cut off; each call whose intent was recorded without an outcome is reconciled by reading
+            the hub (never retried); then the run takes its cancel path: the commissioning session it opened, if
+            still active, is cancelled (which removes devices still pending). Everything is journaled. Runs that
+            had ended are left untouched, so recovering twice changes nothing. Progress goes to stderr; a JSON
+            report to stdout.
+
+            Exit status: 0 when every run is settled, 1 when some need attention (recover again later), 2 invalid
+            home or unreadable journal directory, 64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() async throws(UsageError) -> Int32 {
+        let err = environment.standardError
+        guard let directory = arguments.value("journal") else {
+            throw UsageError(message: "Missing expected option '--journal <dir>'", command: Self.spec.name)
+        }
+        let clockName = arguments.value("clock") ?? "virtual"
+        let clock: any WorkflowClock
+        switch (environment.clock, clockName) {
+        case (let injected?, _): clock = injected
+        case (nil, "virtual"): clock = VirtualClock()
+        case (nil, "real"): clock = SystemClock()
+        default:
+            throw UsageError(message: "--clock must be virtual or real, not '\(clockName)'", command: Self.spec.name)
+        }
+        let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
+        if let warning = crash?.warning { err.line(warning) }
+        let hub: SimulatedHub
+        do {
+            let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state")).open(clock: clock)
+            hub = opened.hub
+            if let note = opened.note { err.line(note) }
+        } catch {
+            MatterflowTool.report(error.diagnostics, to: err)
+            return ExitCode.invalidInput
+        }
+        let journal: RunJournal
+        do {
+            journal = try RunJournal(directory: directory)
+            _ = try journal.journalPaths()
+        } catch {
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        clock.beginActivity()
+        let report = await journal.recover(on: hub, options: RecoveryOptions(resume: arguments.flag("resume"), testHook: crash?.hook))
+        clock.endActivity()
+        for run in report.runs { err.line(Self.line(run)) }
+        environment.standardOutput.line(JSONWriter.pretty(report.jsonValue))
+        return report.needsAttention ? ExitCode.failure : ExitCode.success
+    }
+
+    /// One line per run for people.
+    static func line(_ run: RunRecovery) -> String {
+        var text = "\(run.runID): "
+        switch run.action {
+        case .recovered:
+            text += "recovered → \(run.status.rawValue)"
+            if let state = run.interruptedIn { text += " (interrupted in \(state))" }
+            for resolution in run.resolutions {
+                text += "; \(resolution.operation) was in doubt: \(resolution.verdict.rawValue) (\(resolution.evidence))"
+            }
+            if run.releasedSession { text += "; released its session" }
+        case .alreadyFinished: text += "already \(run.status.rawValue); nothing to do"
+        case .running: text += "still running in another process; left alone"
+        case .notStarted: text += "never started (no complete record); nothing to do"
+        case .deferred: text += "needs attention"
+        case .unreadable: text += "unreadable"
+        }
+        for note in run.notes { text += "; \(note)" }
+        return text
+    }
+}

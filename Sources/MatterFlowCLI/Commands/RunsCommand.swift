@@ -1,0 +1,72 @@
+import Foundation
+import MatterFlowJSON
+import MatterFlowJournal
+
+/// `matterflow runs --journal DIR`: the journaled runs with their status.
+struct RunsCommand {
+    static let spec = CommandSpec(
+        name: "runs",
+        abstract: "List the runs in a journal directory with their status.",
+        arguments: [],
+        options: [
+            .init(name: "journal", valueName: "<dir>", help: "The journal directory (as given to run --journal)."),
+            .init(name: "json", valueName: nil, help: "Print the runs as a JSON array."),
+        ],
+        discussion: """
+            Status: running (a live process holds the journal), succeeded, failed, cancelled, interrupted (the
+            process died; run `matterflow recover`), notStarted (it died before the run began), needsAttention
+            (a recovery could not finish), unreadable. A run settled by recovery is marked "recovered".
+
+            Exit status: 0, or 2 when the directory cannot be read, 64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() throws(UsageError) -> Int32 {
+        guard let directory = arguments.value("journal") else {
+            throw UsageError(message: "Missing expected option '--journal <dir>'", command: Self.spec.name)
+        }
+        let runs: [JournalRunSummary]
+        do {
+            runs = try RunJournal(directory: directory).runs()
+        } catch {
+            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        if arguments.flag("json") {
+            environment.standardOutput.line(JSONWriter.pretty(.array(runs.map(\.jsonValue))))
+            return ExitCode.success
+        }
+        guard !runs.isEmpty else {
+            environment.standardError.line("no runs in \(directory)")
+            return ExitCode.success
+        }
+        var rows = [["RUN", "WORKFLOW", "STATUS", "STARTED (UTC)", "RECORDS", "NOTES"]]
+        for run in runs {
+            var notes = run.notes
+            if run.recovered { notes.insert("recovered", at: 0) }
+            rows.append([
+                run.runID, run.workflow ?? "-", run.status.rawValue, run.startedAt.map(Self.timestamp) ?? "-",
+                String(run.recordCount), notes.joined(separator: "; "),
+            ])
+        }
+        let widths = (0..<rows[0].count - 1).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            let padded = row.enumerated().map { index, cell in
+                index < widths.count ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell
+            }
+            environment.standardOutput.line(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+        }
+        return ExitCode.success
+    }
+
+    /// A wall-clock time as `2025-01-31 12:00:00`, in UTC.
+    static func timestamp(_ seconds: Double) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import MatterFlow
+import MatterFlowFixtures
+import MatterFlowJSON
+
+/// `matterflow test FIXTURE|DIR ...`: runs fixture scenarios on the simulated home, one line per fixture, and
+/// optionally reports which states and transitions of each workflow they exercised.
+struct TestCommand {
+    static let spec = CommandSpec(
+        name: "test",
+        abstract: "Run fixture scenarios (faults, events, expectations) and report coverage.",
+        arguments: [
+            ("<fixture>", "Fixture files, or directories searched for *\(FixtureLoader.fileSuffix) files.", true)
+        ],
+        options: [
+            .init(name: "json", valueName: nil, help: "Print one JSON report on stdout instead of lines."),
+            .init(
+                name: "filter", valueName: "<pattern>", help: "Run only fixtures whose name or path contains this text."
+            ),
+            .init(name: "coverage", valueName: nil, help: "Report the states and transitions each workflow exercised."),
+        ],
+        discussion: """
+            Each fixture runs on virtual time with a seeded random source, so it gives the same run every time.
+            The last line is "N passed, N failed". Invalid fixture files are reported like compiler errors
+            and count as failed. The format is documented in docs/fixtures.md.
+
+            Exit status: 0 when every fixture passed, 1 when one failed (or none matched --filter),
+            2 when a fixture file is invalid, 64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() async -> Int32 {
+        let out = environment.standardOutput
+        let err = environment.standardError
+        let loader = FixtureLoader()
+        let filter = arguments.value("filter")
+        func selected(_ texts: String...) -> Bool {
+            guard let filter, !filter.isEmpty else { return true }
+            return texts.contains { $0.localizedCaseInsensitiveContains(filter) }
+        }
+        let (files, missing) = loader.discover(arguments.positionals)
+        var diagnostics = missing
+        var invalidFiles = missing.compactMap(\.file)
+        var fixtures: [Fixture] = []
+        for file in files {
+            let outcome = loader.load(path: file)
+            if let fixture = outcome.fixture {
+                guard selected(fixture.name, file) else { continue }
+                fixtures.append(fixture)
+                diagnostics += outcome.diagnostics
+            } else if selected(file) {
+                diagnostics += outcome.diagnostics
+                invalidFiles.append(file)
+            }
+        }
+        let results = await FixtureRunner().run(fixtures)
+        let coverage = arguments.flag("coverage") ? CoverageReport(results: results) : nil
+        let passed = results.filter(\.passed).count
+        let failed = results.count - passed + invalidFiles.count
+        if arguments.flag("json") {
+            var report = JSONObject()
+            report["results"] = .array(results.map(\.jsonValue))
+            report["diagnostics"] = .array(diagnostics.map(\.jsonValue))
+            if let coverage { report["coverage"] = coverage.jsonValue }
+            report["passed"] = .int(passed)
+            report["failed"] = .int(failed)
+            out.line(JSONWriter.pretty(.object(report)))
+        } else {
+            MatterflowTool.report(diagnostics, to: err)
+            for file in invalidFiles { out.line("INVALID  \(Self.display(file))") }
+            for result in results { TestReportText.write(result, to: out) }
+            if let coverage { TestReportText.write(coverage, to: out) }
+            out.line("\(passed) passed, \(failed) failed")
+        }
+        if diagnostics.hasErrors { return ExitCode.invalidInput }
+        if results.isEmpty && invalidFiles.isEmpty {
+            err.line(filter.map { "no fixture matches --filter '\($0)'" } ?? "no fixtures to run")
+            return ExitCode.failure
+        }
+        return failed == 0 ? ExitCode.success : ExitCode.failure
+    }
+
+    /// A path relative to the current directory when it is inside it.
+    static func display(_ path: String) -> String {
+        let current = FileManager.default.currentDirectoryPath
+        let prefix = current.hasSuffix("/") ? current : current + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+}
+
+/// The text report of `matterflow test`.
+enum TestReportText {
+    static func write(_ result: FixtureResult, to out: any TextSink) {
+        guard !result.passed else {
+            out.line("PASS  \(result.fixture.name)")
+            return
+        }
+        out.line("FAIL  \(result.fixture.name)")
+        out.line("      \(TestCommand.display(result.fixture.file))")
+        for mismatch in result.mismatches {
+            for line in mismatch.description.split(separator: "\n", omittingEmptySubsequences: false) {
+                out.line("      " + line)
+            }
+        }
+    }
+
+    static func write(_ report: CoverageReport, to out: any TextSink) {
+        out.line("Coverage (each error, timeout, cancel and event edge counts as a transition of its own):")
+        for workflow in report.workflows {
+            let states =
+                "states \(workflow.coveredStates.count)/\(workflow.states.count) (\(percent(workflow.stateRatio)))"
+            let transitions =
+                "transitions \(workflow.coveredTransitions.count)/\(workflow.transitions.count) (\(percent(workflow.transitionRatio)))"
+            out.line("  \(TestCommand.display(workflow.file)) [\(workflow.name)]: \(states), \(transitions)")
+            for state in workflow.missedStates { out.line("    not exercised: state \(state)") }
+            for edge in workflow.missedTransitions {
+                out.line("    not exercised: \(edge.from) → \(edge.to) [\(edge.kind)]")
+            }
+            if !workflow.uncountedTransitions.isEmpty {
+                let count = workflow.uncountedTransitions.count
+                out.line(
+                    "    not counted: \(count) cancel edge\(count == 1 ? "" : "s") of states only the (shielded) cancel path reaches"
+                )
+            }
+        }
+    }
+
+    private static func percent(_ ratio: Double) -> String {
+        let value = (ratio * 1000).rounded() / 10
+        return (value == value.rounded() ? String(Int(value)) : String(value)) + "%"
+    }
+}

@@ -1,0 +1,31 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+
+/// Opens the simulated home the way `run` does: the state directory's saved home, else `--home`, else the
+/// built-in home.
+struct SimulatedHomeOpener {
+    let homePath: String?
+    let stateDirectory: String?
+
+    /// The hub and its structure, plus a note when `--home` is ignored because the state directory has a home.
+    func open(clock: any WorkflowClock) throws(DiagnosticsError) -> (hub: SimulatedHub, structureID: StructureID, note: String?) {
+        let initial = try homePath.map { path throws(DiagnosticsError) in try HomeDescription.load(path: path) }
+            ?? HomeDescription.defaultHome
+        do {
+            if let stateDirectory {
+                let store = try HomeStateStore(directory: stateDirectory, startingFrom: initial)
+                let note = store.restored && homePath != nil
+                    ? "note: using the saved home in \(store.path); --home only seeds an empty state directory" : nil
+                return (try SimulatedHub(stateStore: store, clock: clock), store.structureID, note)
+            }
+            return (try SimulatedHub(home: initial, clock: clock), initial.structure.id, nil)
+        } catch let error as DiagnosticsError {
+            throw error
+        } catch {
+            throw DiagnosticsError([
+                Diagnostic(severity: .error, code: DiagnosticCode.invalidValue, message: "\(error)", file: homePath ?? stateDirectory)
+            ])
+        }
+    }
+}

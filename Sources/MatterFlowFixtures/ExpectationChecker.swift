@@ -1,0 +1,182 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+
+/// Compares a fixture's expectations with what its run produced.
+struct ExpectationChecker {
+    let fixture: Fixture
+    let observation: RunObservation
+
+    private var expect: FixtureExpectations { fixture.expectations }
+    private var result: RunResult { observation.result }
+
+    func mismatches() -> [FixtureMismatch] {
+        var found: [FixtureMismatch] = []
+        if let outcome = expect.outcome, outcome != result.outcome {
+            found.append(FixtureMismatch(subject: "outcome", expected: outcome.rawValue, actual: Self.describe(result)))
+        }
+        found += errorMismatches()
+        found += PathComparison.mismatches(expect: expect, visited: result.visitedStates)
+        found += callMismatches()
+        if let output = expect.output {
+            found += JSONSubset.differences(expected: output, actual: result.output ?? .null, at: "output").map {
+                FixtureMismatch(subject: $0.path, expected: $0.expected, actual: $0.actual)
+            }
+        }
+        found += warningMismatches()
+        if let hub = expect.hub { found += HubComparison(expect: hub, observation: observation).mismatches() }
+        if let seconds = expect.elapsedSeconds {
+            let elapsed = FixtureFormat.secondsValue(observation.elapsed)
+            if abs(elapsed - seconds) > 0.0005 {
+                found.append(
+                    FixtureMismatch(
+                        subject: "elapsedSeconds", expected: FixtureFormat.seconds(seconds),
+                        actual: FixtureFormat.seconds(elapsed)))
+            }
+        }
+        for (index, event) in fixture.events.enumerated() {
+            if !observation.firedEvents.contains(index) {
+                found.append(
+                    FixtureMismatch(
+                        subject: "events[\(index)]", expected: "\(event.action) \(event.trigger)",
+                        actual: "it never happened (the run ended at \(FixtureFormat.seconds(observation.elapsed)) s)"))
+            } else if let refusal = observation.refusedEvents[index] {
+                found.append(
+                    FixtureMismatch(
+                        subject: "events[\(index)]", expected: "\(event.action) \(event.trigger)",
+                        actual: "the simulator refused it: \(refusal)"))
+            }
+        }
+        return found
+    }
+
+    /// `failed: unavailable (hubOffline) in commission/commission`.
+    static func describe(_ result: RunResult) -> String {
+        guard let error = result.error else { return result.outcome.rawValue }
+        return "\(result.outcome.rawValue): \(error.code.rawValue) (\(error.cause.rawValue)) in \(error.state ?? "?")"
+    }
+
+    private func errorMismatches() -> [FixtureMismatch] {
+        guard let expected = expect.error else { return [] }
+        guard let expected else {
+            return result.error.map { [FixtureMismatch(subject: "error", expected: "none", actual: "\($0)")] } ?? []
+        }
+        guard let error = result.error else {
+            return [
+                FixtureMismatch(subject: "error", expected: "an error", actual: "none (\(result.outcome.rawValue))")
+            ]
+        }
+        var found: [FixtureMismatch] = []
+        func check(_ subject: String, _ expected: String?, _ actual: String?) {
+            if let expected, expected != actual {
+                found.append(
+                    FixtureMismatch(
+                        subject: subject, expected: Self.quoted(expected), actual: actual.map(Self.quoted) ?? "none"))
+            }
+        }
+        check("error.code", expected.code?.rawValue, error.code.rawValue)
+        check("error.cause", expected.cause, error.cause.rawValue)
+        check("error.state", expected.state, error.state)
+        check("error.message", expected.message, error.message)
+        if let part = expected.messageContains, !error.message.contains(part) {
+            found.append(
+                FixtureMismatch(
+                    subject: "error.message", expected: "text containing \(Self.quoted(part))",
+                    actual: Self.quoted(error.message)))
+        }
+        return found
+    }
+
+    private func callMismatches() -> [FixtureMismatch] {
+        var found: [FixtureMismatch] = []
+        for (operation, expected) in expect.calls.sorted(by: { $0.key < $1.key }) {
+            let calls = observation.calls.filter { $0.operation == operation }
+            let succeeded = calls.filter { $0.outcome == .succeeded }.count
+            let subject = "calls.\(operation.rawValue)"
+            let summary =
+                calls.isEmpty ? "0" : "\(calls.count) (\(succeeded) succeeded, \(calls.count - succeeded) failed)"
+            let details = calls.map { "#\($0.attempt) at \(FixtureFormat.seconds($0.startedAt)) s: \($0.outcome)" }
+            func check(_ what: String, _ holds: Bool) {
+                if !holds {
+                    found.append(FixtureMismatch(subject: subject, expected: what, actual: summary, details: details))
+                }
+            }
+            if let count = expected.count { check("\(count) call\(count == 1 ? "" : "s")", calls.count == count) }
+            if let atLeast = expected.atLeast { check("at least \(atLeast)", calls.count >= atLeast) }
+            if let atMost = expected.atMost { check("at most \(atMost)", calls.count <= atMost) }
+            if let number = expected.succeeded { check("\(number) succeeded", succeeded == number) }
+            if let number = expected.failed { check("\(number) failed", calls.count - succeeded == number) }
+        }
+        return found
+    }
+
+    private func warningMismatches() -> [FixtureMismatch] {
+        guard let expected = expect.warnings else { return [] }
+        let actual = result.warnings
+        let matches = expected.count == actual.count && zip(expected, actual).allSatisfy { $1.contains($0) }
+        guard !matches else { return [] }
+        return [
+            FixtureMismatch(
+                subject: "warnings", expected: "\(expected.count) warning\(expected.count == 1 ? "" : "s")",
+                actual: "\(actual.count)",
+                details: expected.map { "expected one containing \(Self.quoted($0))" }
+                    + actual.map { "got \(Self.quoted($0))" })
+        ]
+    }
+
+    static func quoted(_ text: String) -> String {
+        var output = ""
+        JSONWriter.writeString(text, into: &output)
+        return output
+    }
+}
+
+/// Compares the visited states with `path`, `pathIncludes` and `pathExcludes`.
+enum PathComparison {
+    static func mismatches(expect: FixtureExpectations, visited: [String]) -> [FixtureMismatch] {
+        var found: [FixtureMismatch] = []
+        if let path = expect.path, path != visited {
+            let index =
+                zip(path, visited).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(path.count, visited.count)
+            let expected =
+                index < path.count
+                ? "#\(index + 1) \(path[index])" : "the end of the run after #\(index) \(path[index - 1])"
+            let actual =
+                index < visited.count
+                ? "#\(index + 1) \(visited[index])" : "the end of the run after #\(index) \(visited.last ?? "nothing")"
+            found.append(
+                FixtureMismatch(
+                    subject: "path", expected: expected, actual: actual,
+                    details: [
+                        "expected (\(path.count)): " + path.joined(separator: " → "),
+                        "actual (\(visited.count)):   " + visited.joined(separator: " → "),
+                    ]))
+        }
+        if let includes = expect.pathIncludes {
+            var position = visited.startIndex
+            for (number, state) in includes.enumerated() {
+                guard let match = visited[position...].firstIndex(of: state) else {
+                    let after = number == 0 ? "" : " after \(includes[number - 1])"
+                    found.append(
+                        FixtureMismatch(
+                            subject: "pathIncludes", expected: "\(state)\(after)",
+                            actual: "not visited\(after.isEmpty ? "" : " there")",
+                            details: [
+                                "expected in order: " + includes.joined(separator: " → "),
+                                "actual: " + visited.joined(separator: " → "),
+                            ]))
+                    break
+                }
+                position = visited.index(after: match)
+            }
+        }
+        for state in expect.pathExcludes ?? [] where visited.contains(state) {
+            found.append(
+                FixtureMismatch(
+                    subject: "pathExcludes", expected: "\(state) not visited", actual: "visited",
+                    details: ["actual: " + visited.joined(separator: " → ")]))
+        }
+        return found
+    }
+}

@@ -1,0 +1,205 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+
+/// Decoding of `expect`.
+extension FixtureDecoder {
+    typealias Expectations = FixtureExpectations
+
+    func decodeExpectations(_ reader: ObjectReader) -> Expectations {
+        var expect = Expectations()
+        if let outcome = reader.string("outcome", required: true) {
+            expect.outcome = RunResult.Outcome(rawValue: outcome)
+            if expect.outcome == nil {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("outcome"),
+                    "\"outcome\" must be succeeded, failed or cancelled, found \"\(outcome)\"")
+            }
+        }
+        if let value = reader.value("error") {
+            if value.isNull {
+                expect.error = .some(nil)
+            } else if let error = collector.object(value, at: reader.pointer("error"), what: "\"error\"") {
+                expect.error = .some(decodeErrorExpectation(error))
+            }
+        }
+        if expect.outcome == .succeeded, case .some(.some) = expect.error {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("error"),
+                "a succeeded run has no error; expect \"error\": null or another outcome")
+        }
+        expect.path = states(reader, "path")
+        expect.pathIncludes = states(reader, "pathIncludes")
+        expect.pathExcludes = states(reader, "pathExcludes")
+        if let calls = reader.object("calls") { expect.calls = decodeCalls(calls) }
+        expect.output = reader.value("output")
+        expect.warnings = reader.stringArray("warnings")
+        expect.hub = reader.object("hub").map(decodeHubExpectation)
+        if let seconds = reader.nonNegativeNumber("elapsedSeconds") { expect.elapsedSeconds = seconds }
+        reader.finish()
+        return expect
+    }
+
+    private func decodeErrorExpectation(_ reader: ObjectReader) -> Expectations.ErrorExpectation {
+        var error = Expectations.ErrorExpectation()
+        error.code = reader.string("code").flatMap { canonicalCode($0, at: reader.pointer("code")) }
+        error.cause = nonEmptyString(reader, "cause")
+        error.state = reader.string("state").flatMap { state($0, at: reader.pointer("state")) }
+        error.message = reader.string("message")
+        error.messageContains = reader.string("messageContains")
+        reader.finish()
+        return error
+    }
+
+    /// `{"operation": count}` or `{"operation": {"count", "atLeast", "atMost", "succeeded", "failed"}}`.
+    private func decodeCalls(_ reader: ObjectReader) -> [SimulatedOperation: Expectations.CallExpectation] {
+        var calls: [SimulatedOperation: Expectations.CallExpectation] = [:]
+        for key in reader.object.keys {
+            reader.allow(key)
+            let pointer = reader.pointer(key)
+            guard let operation = operation(key, at: pointer) else { continue }
+            switch reader.object[key] {
+            case .int(let count)? where count >= 0:
+                calls[operation] = Expectations.CallExpectation(count: count)
+            case .object(let object)?:
+                let counts = ObjectReader(object: object, pointer: pointer, collector: collector)
+                func count(_ name: String) -> Int? {
+                    guard let value = counts.int(name) else { return nil }
+                    guard value >= 0 else {
+                        collector.error(
+                            DiagnosticCode.invalidValue, at: counts.pointer(name), "\"\(name)\" must not be negative")
+                        return nil
+                    }
+                    return value
+                }
+                calls[operation] = Expectations.CallExpectation(
+                    count: count("count"), atLeast: count("atLeast"), atMost: count("atMost"),
+                    succeeded: count("succeeded"), failed: count("failed"))
+                counts.finish()
+            case let other?:
+                collector.error(
+                    other.intValue == nil ? DiagnosticCode.wrongType : DiagnosticCode.invalidValue, at: pointer,
+                    "a call expectation is a count (0 or more) or an object with count, atLeast, atMost, succeeded, failed; found \(other.typeName)"
+                )
+            case nil:
+                break
+            }
+        }
+        return calls
+    }
+
+    private func decodeHubExpectation(_ reader: ObjectReader) -> Expectations.HubExpectation {
+        var hub = Expectations.HubExpectation()
+        if let value = reader.value("activeSession") {
+            if value.isNull {
+                hub.activeSession = Expectations.SessionExpectation.none
+            } else if let session = collector.object(
+                value, at: reader.pointer("activeSession"), what: "\"activeSession\"")
+            {
+                var phase: CommissioningSession.Phase?
+                if let name = session.string("phase") {
+                    phase = CommissioningSession.Phase(rawValue: name)
+                    let active: [CommissioningSession.Phase] = [
+                        .prepared, .requested, .commissioning, .commissioned, .configured,
+                    ]
+                    if phase.map(active.contains) != true {
+                        collector.error(
+                            DiagnosticCode.invalidValue, at: session.pointer("phase"),
+                            "an active session's phase is one of \(active.map(\.rawValue).joined(separator: ", ")); found \"\(name)\" (expect null for no session)"
+                        )
+                    }
+                }
+                session.finish()
+                hub.activeSession = .active(phase)
+            }
+        }
+        hub.online = reader.bool("online")
+        hub.reachable = reader.bool("reachable")
+        hub.permissionGranted = reader.bool("permissionGranted")
+        hub.devices = reader.array("devices").map { decodeDevices($0, at: reader.pointer("devices")) }
+        hub.newDevices = reader.array("newDevices").map { decodeDevices($0, at: reader.pointer("newDevices")) }
+        if let name = reader.string("internetAccessOption") {
+            hub.internetAccessOption = InternetAccessOption(rawValue: name)
+            if hub.internetAccessOption == nil {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("internetAccessOption"),
+                    "\"internetAccessOption\" is one of \(InternetAccessOption.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(name)\""
+                )
+            }
+        }
+        if let routers = reader.array("borderRouters") {
+            hub.borderRouters = routers.enumerated().compactMap { index, element in
+                collector.object(
+                    element, at: JSONPointer.appending(index, to: reader.pointer("borderRouters")),
+                    what: "a border router"
+                )
+                .flatMap(decodeBorderRouterExpectation)
+            }
+        }
+        reader.finish()
+        return hub
+    }
+
+    private func decodeBorderRouterExpectation(_ reader: ObjectReader) -> Expectations.BorderRouterExpectation? {
+        let deviceID = nonEmptyString(reader, "deviceID", required: true).flatMap {
+            borderRouterID($0, at: reader.pointer("deviceID"))
+        }
+        var epskc: EpskcSession.Phase?
+        if let name = reader.string("epskc") {
+            epskc = EpskcSession.Phase(rawValue: name)
+            if epskc == nil {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("epskc"),
+                    "\"epskc\" is one of \(EpskcSession.Phase.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(name)\""
+                )
+            }
+        }
+        var network: Expectations.NetworkExpectation??
+        if let value = reader.value("network") {
+            if value.isNull {
+                network = .some(nil)
+            } else if let fields = collector.object(value, at: reader.pointer("network"), what: "\"network\"") {
+                network = .some(
+                    Expectations.NetworkExpectation(
+                        networkName: fields.string("networkName"), extendedPANID: fields.string("extendedPANID"),
+                        panID: fields.int("panID"), channel: fields.int("channel")))
+                fields.finish()
+            }
+        }
+        let threadDevices = reader.stringArray("threadDevices")
+        reader.finish()
+        guard let deviceID else { return nil }
+        return Expectations.BorderRouterExpectation(
+            deviceID: deviceID, epskc: epskc, network: network, threadDevices: threadDevices)
+    }
+
+    private func decodeDevices(_ elements: [JSONValue], at pointer: String) -> [Expectations.DeviceExpectation] {
+        var devices: [Expectations.DeviceExpectation] = []
+        for (index, element) in elements.enumerated() {
+            let elementPointer = JSONPointer.appending(index, to: pointer)
+            guard let reader = collector.object(element, at: elementPointer, what: "a device") else { continue }
+            var device = Expectations.DeviceExpectation()
+            device.id = reader.string("id")
+            device.name = reader.string("name")
+            if let room = reader.value("room") {
+                if room.isNull {
+                    device.room = .some(nil)
+                } else if let name = reader.string("room") {
+                    device.room = .some(name)
+                    if let home, home.room(named: name) == nil {
+                        let names = home.rooms.map(\.name)
+                        collector.error(
+                            HomeDiagnosticCode.unknownRoom, at: reader.pointer("room"),
+                            "the home has no room named \"\(name)\"\(SpellingSuggestion.hint(for: name, among: names)) (rooms: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
+                        )
+                    }
+                }
+            }
+            device.vendorID = reader.int("vendorID")
+            device.productID = reader.int("productID")
+            reader.finish()
+            devices.append(device)
+        }
+        return devices
+    }
+}

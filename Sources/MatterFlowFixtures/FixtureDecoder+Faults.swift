@@ -1,0 +1,218 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+
+/// Decoding of `faults` (scripted hub misbehaviour) and `events` (what happens during the run).
+extension FixtureDecoder {
+    func decodeFaults(_ elements: [JSONValue], at pointer: String) -> [FaultRule] {
+        var rules: [FaultRule] = []
+        for (index, element) in elements.enumerated() {
+            let elementPointer = JSONPointer.appending(index, to: pointer)
+            guard let reader = collector.object(element, at: elementPointer, what: "a fault") else { continue }
+            _ = reader.string("description")
+            let operation = nonEmptyString(reader, "operation", required: true).flatMap {
+                self.operation($0, at: reader.pointer("operation"))
+            }
+            let attempts = decodeAttempts(reader)
+            let effects = ["fail", "hang", "delaySeconds"].filter { reader.has($0) }
+            var fault: FaultRule.Fault?
+            if effects.count != 1 {
+                collector.error(
+                    effects.isEmpty ? DiagnosticCode.missingKey : DiagnosticCode.invalidValue, at: elementPointer,
+                    effects.isEmpty
+                        ? "a fault needs one of \"fail\" (an error), \"hang\" (true) or \"delaySeconds\" (a number)"
+                        : "a fault has one effect; found \(effects.map { "\"\($0)\"" }.joined(separator: " and ")) (write two faults to delay then fail)"
+                )
+            } else if let operation {
+                fault = decodeEffect(effects[0], reader, operation: operation)
+            }
+            reader.finish()
+            if let operation, let attempts, let fault {
+                rules.append(FaultRule(operation, attempts: attempts, fault))
+            }
+        }
+        return rules
+    }
+
+    /// `"attempts"`: `2`, `"2"`, `"1-2"`, `"3-"` (3 and later); absent: every attempt.
+    private func decodeAttempts(_ reader: ObjectReader) -> ClosedRange<Int>? {
+        let pointer = reader.pointer("attempts")
+        guard let value = reader.value("attempts") else { return 1...Int.max }
+        func invalid() -> ClosedRange<Int>? {
+            collector.error(
+                DiagnosticCode.invalidValue, at: pointer,
+                "\"attempts\" must be an attempt number from 1 (2 or \"2\"), a range (\"1-2\") or a range without end (\"3-\")"
+            )
+            return nil
+        }
+        if let number = value.intValue {
+            return number >= 1 ? number...number : invalid()
+        }
+        guard let text = value.stringValue else {
+            collector.error(
+                DiagnosticCode.wrongType, at: pointer,
+                "\"attempts\" must be a number or a string like \"1-2\", found \(value.typeName)")
+            return nil
+        }
+        let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard let first = Int(parts[0]), first >= 1 else { return invalid() }
+        if parts.count == 1 { return first...first }
+        if parts[1].isEmpty { return first...Int.max }
+        guard let last = Int(parts[1]), last >= first else { return invalid() }
+        return first...last
+    }
+
+    private func decodeEffect(_ effect: String, _ reader: ObjectReader, operation: SimulatedOperation) -> FaultRule
+        .Fault?
+    {
+        switch effect {
+        case "hang":
+            guard let hang = reader.bool("hang") else { return nil }
+            guard hang else {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("hang"),
+                    "\"hang\" can only be true; remove the fault instead")
+                return nil
+            }
+            return .hang
+        case "delaySeconds":
+            guard let seconds = reader.number("delaySeconds") else { return nil }
+            guard seconds.isFinite, seconds > 0 else {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("delaySeconds"),
+                    "\"delaySeconds\" must be a positive number")
+                return nil
+            }
+            return .delay(FixtureFormat.duration(seconds: seconds))
+        default:
+            guard let error = reader.object("fail").flatMap({ decodeError($0, operation: operation) }) else {
+                return nil
+            }
+            return .fail(error)
+        }
+    }
+
+    /// `{"code", "cause", "message"}`: a known cause gives its code; a code alone gets cause `injectedFault`. With
+    /// an operation, a cause it does not declare draws a warning.
+    func decodeError(_ reader: ObjectReader, operation: SimulatedOperation?) -> FlowError? {
+        let codeName = reader.string("code")
+        let causeName = nonEmptyString(reader, "cause")
+        let message = reader.string("message")
+        reader.finish()
+        var code: ErrorCode?
+        if let codeName {
+            code = canonicalCode(codeName, at: reader.pointer("code"))
+            if code == nil { return nil }
+        }
+        let cause = causeName.map(ErrorCause.init(rawValue:))
+        if let cause, let known = cause.code, let code, known != code {
+            collector.warning(
+                WorkflowDiagnosticCode.causeCodeMismatch, at: reader.pointer("cause"),
+                "cause \"\(cause.rawValue)\" belongs to code \(known.rawValue), not \(code.rawValue); routes by code and by cause would disagree"
+            )
+        }
+        if let cause, let operation, let descriptor = operation.descriptor, cause != .injectedFault,
+            !descriptor.possibleCauses.contains(cause)
+        {
+            collector.warning(
+                FixtureDiagnosticCode.undeclaredCause, at: reader.pointer("cause"),
+                "\(operation.rawValue) does not declare cause \"\(cause.rawValue)\" (it may raise: \(descriptor.possibleCauses.map(\.rawValue).joined(separator: ", "))); a real hub would not raise it there"
+            )
+        }
+        guard let resolvedCode = code ?? cause?.code else {
+            collector.error(
+                DiagnosticCode.missingKey, at: reader.pointer,
+                causeName == nil
+                    ? "an injected error needs \"code\", \"cause\" or both"
+                    : "cause \"\(causeName ?? "")\" is not a known cause, so \"code\" is needed too")
+            return nil
+        }
+        let resolvedCause = cause ?? .injectedFault
+        return FlowError(
+            code: resolvedCode, cause: resolvedCause,
+            message: message
+                ?? "\(operation?.rawValue ?? "the sub-workflow") failed: \(resolvedCause.rawValue) (injected by the fixture)"
+        )
+    }
+
+    /// A canonical error code, or nil (reported).
+    func canonicalCode(_ name: String, at pointer: String) -> ErrorCode? {
+        if let code = ErrorCode(rawValue: name) { return code }
+        let names = ErrorCode.all.map(\.rawValue)
+        let hint = SpellingSuggestion.hint(for: name, among: names)
+        collector.error(
+            FixtureDiagnosticCode.invalidErrorCode, at: pointer,
+            "\"\(name)\" is not a canonical error code\(hint)"
+                + (hint.isEmpty ? "; use one of \(names.joined(separator: ", "))" : ""))
+        return nil
+    }
+
+    // MARK: - Events
+
+    func decodeEvents(_ elements: [JSONValue], at pointer: String) -> [FixtureEvent] {
+        var events: [FixtureEvent] = []
+        for (index, element) in elements.enumerated() {
+            let elementPointer = JSONPointer.appending(index, to: pointer)
+            guard let reader = collector.object(element, at: elementPointer, what: "an event") else { continue }
+            _ = reader.string("description")
+            let trigger = decodeTrigger(reader)
+            let action = nonEmptyString(reader, "action", required: true).flatMap {
+                FixtureActionVocabulary.decode($0, reader, decoder: self)
+            }
+            reader.finish()
+            if let trigger, let action {
+                events.append(FixtureEvent(trigger: trigger, action: action, pointer: elementPointer))
+            }
+        }
+        return events
+    }
+
+    private func decodeTrigger(_ reader: ObjectReader) -> FixtureEvent.Trigger? {
+        let given = ["at", "after", "entering"].filter { reader.has($0) }
+        let attempt = reader.int("attempt")
+        if attempt != nil, given != ["after"] {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("attempt"), "\"attempt\" only goes with \"after\"")
+        }
+        guard given.count == 1 else {
+            collector.error(
+                given.isEmpty ? DiagnosticCode.missingKey : DiagnosticCode.invalidValue, at: reader.pointer,
+                given.isEmpty
+                    ? "an event needs one trigger: \"at\" (seconds), \"after\" (an operation) or \"entering\" (a state)"
+                    : "an event has one trigger; found \(given.map { "\"\($0)\"" }.joined(separator: " and "))")
+            return nil
+        }
+        switch given[0] {
+        case "at":
+            guard let seconds = reader.number("at") else { return nil }
+            guard seconds.isFinite, seconds > 0 else {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("at"),
+                    "\"at\" must be a positive number of seconds; to start in a condition, describe it in the home")
+                return nil
+            }
+            return .at(FixtureFormat.duration(seconds: seconds))
+        case "after":
+            guard let name = nonEmptyString(reader, "after"),
+                let operation = operation(name, at: reader.pointer("after"))
+            else {
+                return nil
+            }
+            if let attempt, attempt < 1 {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("attempt"), "\"attempt\" counts calls from 1")
+                return nil
+            }
+            return .after(operation, attempt: attempt ?? 1)
+        default:
+            guard let name = nonEmptyString(reader, "entering"), let state = state(name, at: reader.pointer("entering"))
+            else {
+                return nil
+            }
+            return .entering(state)
+        }
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+
+/// Turns a fixture document into a ``Fixture``, reporting every problem at once: the shared JSON findings, the
+/// workflow's and home's own errors, and operations, states, actions and error codes that do not exist.
+final class FixtureDecoder {
+    let collector: DiagnosticCollector
+    /// Findings about other files (the workflow, a home file), reported under their own paths.
+    private(set) var otherFiles: [Diagnostic] = []
+    let catalog: OperationCatalog
+    /// The directory relative paths in the fixture are resolved from.
+    let directory: String
+    /// The workflow as the fixture runs it (mocks in place), once `workflow` and `mocks` have been read.
+    var workflow: Workflow?
+    /// Every state a run of the workflow can visit, qualified by sub-workflow states.
+    var stateNames: [String] = []
+    /// The home's rooms, to check the rooms named in expectations.
+    private(set) var home: HomeDescription?
+
+    init(document: JSONDocument, catalog: OperationCatalog) {
+        collector = DiagnosticCollector(document: document)
+        self.catalog = catalog
+        directory = URL(fileURLWithPath: document.file).deletingLastPathComponent().path
+    }
+
+    /// Every finding, ordered by file and position (the fixture's own first).
+    var diagnostics: [Diagnostic] {
+        collector.diagnostics.sortedByLocation() + otherFiles
+    }
+
+    func decode() -> Fixture? {
+        collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
+        guard let root = collector.object(collector.document.value, at: "", what: "a fixture") else { return nil }
+        if root.object["fixture"] == nil, root.object["states"] != nil, root.object["start"] != nil {
+            collector.error(
+                FixtureDiagnosticCode.notAFixture, at: "",
+                "this is a workflow file, not a fixture; name it from a fixture's \"workflow\" member (see docs/fixtures.md)"
+            )
+            return nil
+        }
+        let version = root.int("version", required: true)
+        if let version, version > Fixture.currentVersion {
+            collector.error(
+                DiagnosticCode.unsupportedVersion, at: root.pointer("version"),
+                "this fixture has version \(version), newer than this MatterFlow reads (\(Fixture.currentVersion)); upgrade MatterFlow or write a version \(Fixture.currentVersion) fixture"
+            )
+            return nil
+        }
+        if let version, version < 1 {
+            collector.error(
+                DiagnosticCode.invalidValue, at: root.pointer("version"),
+                "\"version\" must be \(Fixture.currentVersion), found \(version)")
+        }
+        let name = nonEmptyString(root, "fixture", required: true)
+        let description = root.string("description")
+        let workflowPath = nonEmptyString(root, "workflow", required: true)
+        let workflow = workflowPath.flatMap { loadWorkflow($0, at: root.pointer("workflow")) }
+        // Mocks name states of the workflow as written; everything after them, states of the workflow as it runs.
+        self.workflow = workflow
+        stateNames = workflow?.qualifiedStateNames ?? []
+        var runnable = workflow
+        let mocks = decodeMocks(root.array("mocks") ?? [], at: root.pointer("mocks"), into: &runnable)
+        self.workflow = runnable
+        stateNames = runnable?.qualifiedStateNames ?? []
+        let inputs = decodeInputs(root, workflow: workflow)
+        let home = decodeHome(root)
+        self.home = home
+        let seed = root.int("seed").map { UInt64(bitPattern: Int64($0)) } ?? 0
+        let faults = decodeFaults(root.array("faults") ?? [], at: root.pointer("faults"))
+        let events = decodeEvents(root.array("events") ?? [], at: root.pointer("events"))
+        let expectations = root.object("expect", required: true).map(decodeExpectations)
+        root.finish()
+        guard let name, let workflow, let runnable, let workflowPath, let home, let expectations, !collector.hasErrors
+        else { return nil }
+        return Fixture(
+            name: name, description: description, file: collector.document.file, workflow: workflow, mocks: mocks,
+            runnableWorkflow: runnable, workflowFile: resolve(workflowPath), inputs: inputs, home: home, seed: seed,
+            faults: faults, events: events, expectations: expectations)
+    }
+
+    // MARK: - Workflow, inputs, home
+
+    /// A path relative to the fixture's directory (absolute paths stay as they are), normalized.
+    func resolve(_ path: String) -> String {
+        let joined = path.hasPrefix("/") ? path : URL(fileURLWithPath: directory).appendingPathComponent(path).path
+        return URL(fileURLWithPath: joined).standardizedFileURL.path
+    }
+
+    private func loadWorkflow(_ path: String, at pointer: String) -> Workflow? {
+        let resolved = resolve(path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            collector.error(
+                DiagnosticCode.fileNotFound, at: pointer,
+                "workflow file \"\(path)\" does not exist (resolved to \(resolved))\(Self.siblingHint(resolved)); paths are relative to this fixture"
+            )
+            return nil
+        }
+        let outcome = WorkflowLoader(catalog: catalog).load(path: resolved)
+        guard let workflow = outcome.workflow else {
+            collector.error(
+                FixtureDiagnosticCode.invalidWorkflow, at: pointer,
+                "workflow file \"\(path)\" has errors; run `matterflow validate \(resolved)`")
+            otherFiles += outcome.diagnostics
+            return nil
+        }
+        return workflow
+    }
+
+    private func decodeInputs(_ root: ObjectReader, workflow: Workflow?) -> JSONObject {
+        let value = root.value("inputs")
+        var given = JSONObject()
+        if let value {
+            guard case .object(let object) = value else {
+                collector.error(
+                    DiagnosticCode.wrongType, at: root.pointer("inputs"),
+                    "\"inputs\" must be an object, found \(value.typeName)")
+                return [:]
+            }
+            given = object
+        }
+        guard let workflow else { return given }
+        do {
+            return try workflow.resolveInputs(given, source: collector.document.file)
+        } catch {
+            for diagnostic in error.diagnostics {
+                let missing = diagnostic.code == DiagnosticCode.missingKey
+                let pointer =
+                    missing ? (value == nil ? "" : root.pointer("inputs")) : root.pointer("inputs") + diagnostic.pointer
+                collector.error(
+                    diagnostic.code, at: pointer, atKey: diagnostic.code == DiagnosticCode.unknownKey,
+                    diagnostic.message)
+            }
+            return given
+        }
+    }
+
+    private func decodeHome(_ root: ObjectReader) -> HomeDescription? {
+        let pointer = root.pointer("home")
+        switch root.value("home") {
+        case nil:
+            return HomeDescription.defaultHome
+        case .string(let path)?:
+            do {
+                return try HomeDescription.load(path: resolve(path))
+            } catch {
+                let missing = error.diagnostics.contains { $0.code == DiagnosticCode.fileNotFound }
+                collector.error(
+                    missing ? DiagnosticCode.fileNotFound : FixtureDiagnosticCode.invalidHome, at: pointer,
+                    missing
+                        ? "home file \"\(path)\" does not exist (resolved to \(resolve(path)))\(Self.siblingHint(resolve(path))); paths are relative to this fixture"
+                        : "home file \"\(path)\" has errors (see docs/home-format.md)")
+                if !missing { otherFiles += error.diagnostics }
+                return nil
+            }
+        case .object(let object)?:
+            // An inline home is decoded on its own, then its findings are placed in this file.
+            let inline = JSONDocument(file: collector.document.file, value: .object(object))
+            let (home, findings) = HomeDescription.decode(inline)
+            for finding in findings {
+                collector.report(
+                    finding.severity, finding.code, at: pointer + finding.pointer,
+                    atKey: finding.code == DiagnosticCode.unknownKey, finding.message)
+            }
+            return home
+        case let other?:
+            collector.error(
+                DiagnosticCode.wrongType, at: pointer,
+                "\"home\" must be a home file's path or an inline home object, found \(other.typeName)")
+            return nil
+        }
+    }
+
+    // MARK: - Shared helpers
+
+    /// `; did you mean "commission-device.json"?` when a file next to a missing one has a similar name.
+    static func siblingHint(_ missing: String) -> String {
+        let url = URL(fileURLWithPath: missing)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
+        return SpellingSuggestion.hint(for: url.lastPathComponent, among: names.filter { $0.hasSuffix(".json") })
+    }
+
+    func nonEmptyString(_ reader: ObjectReader, _ key: String, required: Bool = false) -> String? {
+        guard let text = reader.string(key, required: required) else { return nil }
+        guard !text.allSatisfy(\.isWhitespace) else {
+            collector.error(DiagnosticCode.invalidValue, at: reader.pointer(key), "\"\(key)\" must not be empty")
+            return nil
+        }
+        return text
+    }
+
+    /// An operation name, or nil (reported) when the simulated hub has no such operation.
+    func operation(_ name: String, at pointer: String) -> SimulatedOperation? {
+        if let operation = SimulatedOperation(rawValue: name) { return operation }
+        let names = SimulatedOperation.allCases.map(\.rawValue)
+        let hint = SpellingSuggestion.hint(for: name, among: names)
+        collector.error(
+            FixtureDiagnosticCode.unknownOperation, at: pointer,
+            "unknown operation \"\(name)\"\(hint)" + (hint.isEmpty ? "; `matterflow operations` lists them" : ""))
+        return nil
+    }
+
+    /// A qualified state name, or nil (reported) when no run of the workflow can visit it.
+    func state(_ name: String, at pointer: String) -> String? {
+        guard let workflow else { return nil }
+        if stateNames.contains(name) { return name }
+        let hint = SpellingSuggestion.hint(for: name, among: stateNames)
+        collector.error(
+            FixtureDiagnosticCode.unknownState, at: pointer,
+            "workflow \(workflow.name) has no state \"\(name)\"\(hint); name states as in visitedStates, qualified by sub-workflow states (\"commission/commission\")"
+        )
+        return nil
+    }
+
+    /// The `deviceID` of a border-router action: required, and one of the home's border routers.
+    func borderRouter(_ reader: ObjectReader) -> String? {
+        guard let deviceID = nonEmptyString(reader, "deviceID", required: true) else { return nil }
+        return borderRouterID(deviceID, at: reader.pointer("deviceID"))
+    }
+
+    /// A device ID that must name one of the home's border routers (reported otherwise).
+    func borderRouterID(_ deviceID: String, at pointer: String) -> String? {
+        guard let home else { return deviceID }
+        let routers = home.thread.borderRouters.map(\.deviceID)
+        if routers.contains(deviceID) { return deviceID }
+        let hint = SpellingSuggestion.hint(for: deviceID, among: routers)
+        collector.error(
+            HomeDiagnosticCode.unknownDevice, at: pointer,
+            "the home has no border router \"\(deviceID)\"\(hint)"
+                + (hint.isEmpty
+                    ? " (border routers: \(routers.isEmpty ? "none" : routers.joined(separator: ", ")))" : ""))
+        return nil
+    }
+
+    /// An array of state names (each checked).
+    func states(_ reader: ObjectReader, _ key: String) -> [String]? {
+        guard let names = reader.stringArray(key) else { return nil }
+        var checked: [String] = []
+        for (index, name) in names.enumerated() {
+            if let state = state(name, at: JSONPointer.appending(index, to: reader.pointer(key))) {
+                checked.append(state)
+            }
+        }
+        return checked.count == names.count ? checked : nil
+    }
+}

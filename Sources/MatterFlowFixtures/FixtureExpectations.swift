@@ -1,0 +1,257 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+
+/// What a fixture's run must produce. Every member is optional: only what is given is checked.
+public struct FixtureExpectations: Sendable, Hashable {
+    /// The error the run must end with (each given field must match).
+    public struct ErrorExpectation: Sendable, Hashable {
+        /// The canonical code.
+        public var code: ErrorCode?
+        /// The cause (any name, known or not).
+        public var cause: String?
+        /// The qualified state the error came from (`commission/commission`).
+        public var state: String?
+        /// The exact message.
+        public var message: String?
+        /// Text the message must contain.
+        public var messageContains: String?
+
+        /// An expectation; members left nil are not checked.
+        public init(
+            code: ErrorCode? = nil, cause: String? = nil, state: String? = nil, message: String? = nil,
+            messageContains: String? = nil
+        ) {
+            self.code = code
+            self.cause = cause
+            self.state = state
+            self.message = message
+            self.messageContains = messageContains
+        }
+    }
+
+    /// How many calls an operation must have had (each given bound must hold).
+    public struct CallExpectation: Sendable, Hashable {
+        /// Exactly this many calls.
+        public var count: Int?
+        /// At least this many calls.
+        public var atLeast: Int?
+        /// At most this many calls.
+        public var atMost: Int?
+        /// Exactly this many calls that succeeded.
+        public var succeeded: Int?
+        /// Exactly this many calls that failed (a timed-out or abandoned call counts as failed).
+        public var failed: Int?
+
+        /// An expectation; members left nil are not checked.
+        public init(
+            count: Int? = nil, atLeast: Int? = nil, atMost: Int? = nil, succeeded: Int? = nil, failed: Int? = nil
+        ) {
+            self.count = count
+            self.atLeast = atLeast
+            self.atMost = atMost
+            self.succeeded = succeeded
+            self.failed = failed
+        }
+    }
+
+    /// One device of the final home, by the fields given (`room: .some(nil)` means "in no room").
+    public struct DeviceExpectation: Sendable, Hashable, CustomStringConvertible {
+        /// The device's ID.
+        public var id: String?
+        /// The device's name.
+        public var name: String?
+        /// The room: `.some(nil)` for no room, `.some(name)` for a room, nil to not check.
+        public var room: String??
+        /// Basic Information vendor ID.
+        public var vendorID: Int?
+        /// Basic Information product ID.
+        public var productID: Int?
+
+        /// An expectation; members left nil are not checked.
+        public init(
+            id: String? = nil, name: String? = nil, room: String?? = nil, vendorID: Int? = nil, productID: Int? = nil
+        ) {
+            self.id = id
+            self.name = name
+            self.room = room
+            self.vendorID = vendorID
+            self.productID = productID
+        }
+
+        /// Whether a device has every given field.
+        public func matches(_ device: HomeDescription.Device) -> Bool {
+            if let id, id != device.id { return false }
+            if let name, name != device.name { return false }
+            if let room, room != device.room { return false }
+            if let vendorID, vendorID != device.vendorID { return false }
+            if let productID, productID != device.productID { return false }
+            return true
+        }
+
+        /// `{name: "Lamp", room: "Kitchen"}`.
+        public var description: String {
+            var fields: [String] = []
+            if let id { fields.append("id: \"\(id)\"") }
+            if let name { fields.append("name: \"\(name)\"") }
+            if let room { fields.append("room: " + (room.map { "\"\($0)\"" } ?? "none")) }
+            if let vendorID { fields.append("vendorID: \(vendorID)") }
+            if let productID { fields.append("productID: \(productID)") }
+            return "{" + fields.joined(separator: ", ") + "}"
+        }
+    }
+
+    /// The simulated home after the run.
+    public struct HubExpectation: Sendable, Hashable {
+        /// `.some(nil)`: no session is active; `.some(phase)`: one is, in that phase (nil phase: any).
+        public var activeSession: SessionExpectation?
+        /// The hub is online.
+        public var online: Bool?
+        /// The hub is reachable from here.
+        public var reachable: Bool?
+        /// The user has granted the app's permission.
+        public var permissionGranted: Bool?
+        /// Every device of the home, in any order.
+        public var devices: [DeviceExpectation]?
+        /// The devices that were not in the home when the run started, in any order.
+        public var newDevices: [DeviceExpectation]?
+        /// The structure's internet-access option for Thread devices.
+        public var internetAccessOption: InternetAccessOption?
+        /// Border routers of the home, by device ID (those not listed are not checked).
+        public var borderRouters: [BorderRouterExpectation]?
+
+        /// An expectation; members left nil are not checked.
+        public init(
+            activeSession: SessionExpectation? = nil, online: Bool? = nil, reachable: Bool? = nil,
+            permissionGranted: Bool? = nil, devices: [DeviceExpectation]? = nil, newDevices: [DeviceExpectation]? = nil,
+            internetAccessOption: InternetAccessOption? = nil, borderRouters: [BorderRouterExpectation]? = nil
+        ) {
+            self.activeSession = activeSession
+            self.online = online
+            self.reachable = reachable
+            self.permissionGranted = permissionGranted
+            self.devices = devices
+            self.newDevices = newDevices
+            self.internetAccessOption = internetAccessOption
+            self.borderRouters = borderRouters
+        }
+    }
+
+    /// One border router after the run: its ePSKc state, its Thread network and the devices attached to it.
+    public struct BorderRouterExpectation: Sendable, Hashable {
+        /// The border router's device ID.
+        public var deviceID: String
+        /// `stopped`, `started`, `connected`, `accepted` or `disabled`.
+        public var epskc: EpskcSession.Phase?
+        /// `.some(nil)`: on no network; otherwise the given fields of the network it is on.
+        public var network: NetworkExpectation??
+        /// The Thread devices attached to it, in any order.
+        public var threadDevices: [String]?
+
+        /// An expectation; members left nil are not checked.
+        public init(
+            deviceID: String, epskc: EpskcSession.Phase? = nil, network: NetworkExpectation?? = nil,
+            threadDevices: [String]? = nil
+        ) {
+            self.deviceID = deviceID
+            self.epskc = epskc
+            self.network = network
+            self.threadDevices = threadDevices
+        }
+    }
+
+    /// The fields of a Thread network to check.
+    public struct NetworkExpectation: Sendable, Hashable, CustomStringConvertible {
+        /// The Network Name.
+        public var networkName: String?
+        /// The Extended PAN ID, 16 hex digits (any case).
+        public var extendedPANID: String?
+        /// The PAN ID.
+        public var panID: Int?
+        /// The channel.
+        public var channel: Int?
+
+        /// An expectation; members left nil are not checked.
+        public init(networkName: String? = nil, extendedPANID: String? = nil, panID: Int? = nil, channel: Int? = nil) {
+            self.networkName = networkName
+            self.extendedPANID = extendedPANID
+            self.panID = panID
+            self.channel = channel
+        }
+
+        /// Whether a network has every given field (extended PAN IDs compared without regard to case).
+        public func matches(_ network: ThreadNetworkSummary) -> Bool {
+            if let networkName, networkName != network.networkName { return false }
+            if let extendedPANID, extendedPANID.lowercased() != network.extendedPANID.lowercased() { return false }
+            if let panID, panID != network.panID { return false }
+            if let channel, channel != network.channel { return false }
+            return true
+        }
+
+        /// `{networkName: "OpenThread-5938", channel: 15}`.
+        public var description: String {
+            var fields: [String] = []
+            if let networkName { fields.append("networkName: \"\(networkName)\"") }
+            if let extendedPANID { fields.append("extendedPANID: \(extendedPANID)") }
+            if let panID { fields.append("panID: \(panID)") }
+            if let channel { fields.append("channel: \(channel)") }
+            return "{" + fields.joined(separator: ", ") + "}"
+        }
+    }
+
+    /// Whether a commissioning session is active after the run.
+    public enum SessionExpectation: Sendable, Hashable, CustomStringConvertible {
+        /// No session is active.
+        case none
+        /// A session is active, in this phase (nil: any phase).
+        case active(CommissioningSession.Phase?)
+
+        /// `none`, `active` or `active (requested)`.
+        public var description: String {
+            switch self {
+            case .none: "none"
+            case .active(let phase): phase.map { "active (\($0.rawValue))" } ?? "active"
+            }
+        }
+    }
+
+    /// `succeeded`, `failed` or `cancelled`.
+    public var outcome: RunResult.Outcome?
+    /// `.some(nil)`: the run must end without an error.
+    public var error: ErrorExpectation??
+    /// The exact sequence of visited states (qualified, as in `RunResult.visitedStates`).
+    public var path: [String]?
+    /// States that must be visited in this order, with any others between them.
+    public var pathIncludes: [String]?
+    /// States that must never be visited.
+    public var pathExcludes: [String]?
+    /// Hub calls, by operation.
+    public var calls: [SimulatedOperation: CallExpectation]
+    /// The output: objects match when every member given matches; arrays and scalars must be equal.
+    public var output: JSONValue?
+    /// Exactly this many warnings, each containing the text at its position.
+    public var warnings: [String]?
+    /// The simulated home after the run.
+    public var hub: HubExpectation?
+    /// The virtual time at which the run ended.
+    public var elapsedSeconds: Double?
+
+    /// An expectation; members left nil are not checked.
+    public init(
+        outcome: RunResult.Outcome? = nil, error: ErrorExpectation?? = nil, path: [String]? = nil,
+        pathIncludes: [String]? = nil, pathExcludes: [String]? = nil,
+        calls: [SimulatedOperation: CallExpectation] = [:],
+        output: JSONValue? = nil, warnings: [String]? = nil, hub: HubExpectation? = nil, elapsedSeconds: Double? = nil
+    ) {
+        self.outcome = outcome
+        self.error = error
+        self.path = path
+        self.pathIncludes = pathIncludes
+        self.pathExcludes = pathExcludes
+        self.calls = calls
+        self.output = output
+        self.warnings = warnings
+        self.hub = hub
+        self.elapsedSeconds = elapsedSeconds
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+
+/// Reads fixture files: finds them in directories, parses and decodes them, loads the workflows and homes they
+/// name, and reports every problem with its line and column.
+public struct FixtureLoader: Sendable {
+    /// The suffix of fixture files found in directories (a file named explicitly may have any name).
+    public static let fileSuffix = ".fixture.json"
+
+    /// The operations workflows may invoke.
+    public var catalog: OperationCatalog
+
+    /// A loader for workflows written against `catalog`.
+    public init(catalog: OperationCatalog = .standard) {
+        self.catalog = catalog
+    }
+
+    /// The result of loading one file: the fixture when it has no errors, and every finding.
+    public struct Outcome: Sendable {
+        /// The file that was read.
+        public var file: String
+        /// The fixture, when the file has no errors (warnings allowed).
+        public var fixture: Fixture?
+        /// Findings about the fixture, then about the files it names (its workflow, its home file).
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// Loads one fixture file.
+    public func load(path: String) -> Outcome {
+        do {
+            let document = try JSONDocument.load(path: path)
+            return decode(document)
+        } catch {
+            return Outcome(file: path, fixture: nil, diagnostics: error.diagnostics)
+        }
+    }
+
+    /// Loads a fixture from JSON text; relative paths in it resolve from the directory of `file`.
+    public func load(text: String, file: String) -> Outcome {
+        do {
+            return decode(try JSONDocument.parse(text, file: file))
+        } catch {
+            return Outcome(file: file, fixture: nil, diagnostics: error.diagnostics)
+        }
+    }
+
+    private func decode(_ document: JSONDocument) -> Outcome {
+        let decoder = FixtureDecoder(document: document, catalog: catalog)
+        let fixture = decoder.decode()
+        return Outcome(file: document.file, fixture: fixture, diagnostics: decoder.diagnostics)
+    }
+
+    /// The fixture files named by paths: a file as it is, a directory searched recursively for files ending in
+    /// ``fileSuffix``, in path order. A path that does not exist is reported (`fileNotFound`).
+    public func discover(_ paths: [String]) -> (files: [String], diagnostics: [Diagnostic]) {
+        var files: [String] = []
+        var diagnostics: [Diagnostic] = []
+        let manager = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                diagnostics.append(
+                    Diagnostic(
+                        severity: .error, code: DiagnosticCode.fileNotFound,
+                        message:
+                            "no such file or directory; name fixture files or directories holding *\(Self.fileSuffix) files",
+                        file: path))
+                continue
+            }
+            guard isDirectory.boolValue else {
+                files.append(path)
+                continue
+            }
+            let base = path.hasSuffix("/") ? String(path.dropLast()) : path
+            let found = (manager.enumerator(atPath: path)?.allObjects as? [String] ?? [])
+                .filter { $0.hasSuffix(Self.fileSuffix) }
+                .sorted()
+                .map { base + "/" + $0 }
+            if found.isEmpty {
+                diagnostics.append(
+                    Diagnostic(
+                        severity: .error, code: DiagnosticCode.fileNotFound,
+                        message: "no *\(Self.fileSuffix) files in this directory", file: path))
+            }
+            files += found
+        }
+        var seen = Set<String>()
+        return (files.filter { seen.insert(URL(fileURLWithPath: $0).standardizedFileURL.path).inserted }, diagnostics)
+    }
+}

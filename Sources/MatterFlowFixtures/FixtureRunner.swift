@@ -1,0 +1,190 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+import Synchronization
+
+/// Runs fixtures deterministically: each on its own virtual clock, simulated hub and seeded random source, so a
+/// fixture gives the same run on every machine, in milliseconds, however much simulated time it spans.
+///
+/// ```swift
+/// let outcome = FixtureLoader().load(path: "Workflows/fixtures/commission/retry.fixture.json")
+/// if let fixture = outcome.fixture {
+///     let result = await FixtureRunner().run(fixture)
+///     print(result.passed ? "pass" : result.mismatches.map(\.description).joined(separator: "\n"))
+/// }
+/// ```
+public struct FixtureRunner: Sendable {
+    /// Runs the workflows.
+    public var engine: WorkflowEngine
+
+    /// A runner using `engine` (its catalog must be the one the fixtures were loaded with).
+    public init(engine: WorkflowEngine = WorkflowEngine()) {
+        self.engine = engine
+    }
+
+    /// Runs fixtures, several at once (each has its own clock and hub), and returns their results in the order
+    /// given.
+    public func run(_ fixtures: [Fixture], maxConcurrency: Int = 4) async -> [FixtureResult] {
+        await withTaskGroup(of: (Int, FixtureResult).self) { group in
+            var results = [FixtureResult?](repeating: nil, count: fixtures.count)
+            var next = 0
+            func startNext() {
+                guard next < fixtures.count else { return }
+                let index = next
+                let fixture = fixtures[index]
+                next += 1
+                group.addTask { (index, await self.run(fixture)) }
+            }
+            for _ in 0..<max(1, maxConcurrency) { startNext() }
+            for await (index, result) in group {
+                results[index] = result
+                startNext()
+            }
+            return results.compactMap { $0 }
+        }
+    }
+
+    /// Runs one fixture and checks its expectations.
+    public func run(_ fixture: Fixture) async -> FixtureResult {
+        do {
+            let observation = try await observe(fixture)
+            return FixtureResult(
+                fixture: fixture, observation: observation,
+                mismatches: ExpectationChecker(fixture: fixture, observation: observation).mismatches())
+        } catch {
+            return FixtureResult(
+                fixture: fixture, observation: nil,
+                mismatches: [FixtureMismatch(subject: error.subject, expected: error.expected, actual: error.actual)])
+        }
+    }
+
+    /// Runs a fixture's scenario and records what happened, without checking expectations.
+    /// - Throws: ``FixtureSetupError`` when the run cannot start (a home the simulator refuses, inputs the
+    ///   workflow refuses); ``FixtureLoader`` checks both, so only hand-built fixtures meet this.
+    public func observe(_ fixture: Fixture) async throws(FixtureSetupError) -> RunObservation {
+        let clock = VirtualClock()
+        let hub: SimulatedHub
+        do {
+            hub = try SimulatedHub(home: fixture.home, clock: clock)
+        } catch {
+            throw FixtureSetupError(subject: "home", expected: "a home the simulator can load", actual: "\(error)")
+        }
+        let structure = fixture.home.structure.id
+        await hub.setFaultPlan(FaultPlan(fixture.faults), structure: structure)
+        await hub.setEpskcRandomSource(SeededRandomSource(seed: fixture.seed))
+        let world = FixtureWorld(hub: hub, structure: structure, events: fixture.events, clock: clock)
+        let recorder = RunRecorder(root: fixture.runnableWorkflow)
+        let options = RunOptions(
+            structureID: structure, clock: clock, random: SeededRandomSource(seed: fixture.seed),
+            observer: { event in
+                let entered = recorder.record(event)
+                switch event.kind {
+                case .runStarted: world.releaseStartActivity()
+                case .runFinished: world.markFinished()
+                default: break
+                }
+                // The observer runs on the run's own task: cancelling it takes effect before the state does any
+                // work, exactly as a cancel arriving between two states.
+                if let entered, world.entering(entered) { withUnsafeCurrentTask { $0?.cancel() } }
+            })
+        let scheduler = Self.schedule(world, clock: clock)
+        // The run's task counts as working from its creation until the engine accounts for it (at runStarted),
+        // so no virtual time passes before the run has started.
+        clock.beginActivity()
+        let engine = self.engine
+        let workflow = fixture.runnableWorkflow
+        let inputs = fixture.inputs
+        let runTask = Task { () -> Result<RunResult, DiagnosticsError> in
+            do throws(DiagnosticsError) {
+                return .success(
+                    try await engine.run(workflow, inputs: inputs, on: FixtureHub(world: world), options: options))
+            } catch {
+                world.releaseStartActivity()
+                return .failure(error)
+            }
+        }
+        world.setCanceller { runTask.cancel() }
+        let outcome = await runTask.value
+        // Virtual time is frozen from the end of the run (or never started moving) until the home has been read.
+        if !world.isFinished { world.markFinished() }
+        defer { world.thaw() }
+        scheduler.cancel()
+        await scheduler.value
+        await world.flushPending()
+        let result: RunResult
+        switch outcome {
+        case .success(let value): result = value
+        case .failure(let error):
+            throw FixtureSetupError(
+                subject: "inputs", expected: "inputs the workflow accepts", actual: error.description)
+        }
+        let events = recorder.events
+        let finished = events.last { if case .runFinished = $0.kind { true } else { false } }
+        let finalHome = (try? await hub.snapshot(structure: structure)) ?? fixture.home
+        var phases: [String: EpskcSession.Phase] = [:]
+        for router in finalHome.thread.borderRouters {
+            phases[router.deviceID] = await hub.epskcPhase(structure: structure, deviceID: router.deviceID)
+        }
+        return RunObservation(
+            result: result, events: events, calls: await hub.calls(structure: structure), initialHome: fixture.home,
+            finalHome: finalHome, elapsed: finished?.time ?? clock.now, firedEvents: world.firedEvents,
+            refusedEvents: world.refusals, epskcPhases: phases)
+    }
+
+    /// Starts the task that runs the `at` events at their times (in file order for equal times).
+    private static func schedule(_ world: FixtureWorld, clock: any WorkflowClock) -> Task<Void, Never> {
+        let timed = world.events.enumerated()
+            .compactMap { index, event -> (index: Int, time: Duration)? in
+                guard case .at(let time) = event.trigger else { return nil }
+                return (index, time)
+            }
+            .sorted { ($0.time, $0.index) < ($1.time, $1.index) }
+        clock.beginActivity()
+        return Task {
+            for (index, time) in timed {
+                let wait = time - clock.now
+                if wait > .zero {
+                    do { try await clock.sleep(for: wait) } catch { break }
+                }
+                await world.fireScheduled(index)
+            }
+            clock.endActivity()
+        }
+    }
+}
+
+/// Collects a run's events and names each state entered as `visitedStates` does.
+final class RunRecorder: Sendable {
+    private struct State {
+        var events: [RunEvent] = []
+        var stack: WorkflowStack
+    }
+
+    private let state: Mutex<State>
+
+    init(root: Workflow) {
+        state = Mutex(State(stack: WorkflowStack(root: root)))
+    }
+
+    /// Records an event; for `stateEntered`, returns the qualified state.
+    func record(_ event: RunEvent) -> String? {
+        state.withLock { state in
+            state.events.append(event)
+            _ = state.stack.locate(event)
+            if case .stateEntered = event.kind { return state.stack.qualifiedState }
+            return nil
+        }
+    }
+
+    var events: [RunEvent] { state.withLock { $0.events } }
+}
+
+/// Why a fixture's run could not start.
+public struct FixtureSetupError: Error, Sendable, Hashable {
+    /// What was wrong: `home` or `inputs`.
+    public var subject: String
+    /// What a run needs, in words.
+    public var expected: String
+    /// What the fixture gave, in words.
+    public var actual: String
+}

@@ -1,0 +1,228 @@
+import MatterFlow
+import MatterFlowSimulator
+import Synchronization
+
+/// The simulated world of one fixture run: the hub, the fixture's events and which have happened, and a way to
+/// cancel the run. Hub calls (through ``FixtureHub``), the scheduler and the run's observer all act through it.
+final class FixtureWorld: Sendable {
+    let hub: SimulatedHub
+    let structure: StructureID
+    let events: [FixtureEvent]
+    let clock: any WorkflowClock
+
+    private struct State {
+        var callCounts: [SimulatedOperation: Int] = [:]
+        /// Indices of the events that have happened.
+        var fired: Set<Int> = []
+        /// Hub actions of `entering` events (by event index), applied before the hub's next call.
+        var pending: [Int] = []
+        /// Why events that happened could not do what they say (a commissioner refused, ...), by index.
+        var refusals: [Int: String] = [:]
+        /// The last ePSKc key issued to each border router in this run.
+        var issuedKeys: [String: String] = [:]
+        /// Whether the hub's events reach the run.
+        var deliversHubEvents = true
+        var finished = false
+        var startActivityReleased = false
+        var cancelRun: (@Sendable () -> Void)?
+        var cancelWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    init(hub: SimulatedHub, structure: StructureID, events: [FixtureEvent], clock: any WorkflowClock) {
+        self.hub = hub
+        self.structure = structure
+        self.events = events
+        self.clock = clock
+    }
+
+    /// Indices of the events that happened.
+    var firedEvents: Set<Int> { state.withLock { $0.fired } }
+
+    /// Why events that happened could not do what they say, by index.
+    var refusals: [Int: String] { state.withLock { $0.refusals } }
+
+    /// Whether the hub's events reach the run (``FixtureAction/setHubEventsDelivered(_:)``).
+    var deliversHubEvents: Bool { state.withLock { $0.deliversHubEvents } }
+
+    /// Remembers the key a border router issued, for commissioner actions.
+    func recordIssuedKey(_ key: String, deviceID: String) {
+        state.withLock { $0.issuedKeys[deviceID] = key }
+    }
+
+    // MARK: - The run
+
+    /// Sets how to cancel the run, and lets anyone waiting to cancel it do so.
+    func setCanceller(_ cancel: @escaping @Sendable () -> Void) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.cancelRun = cancel
+            defer { state.cancelWaiters = [] }
+            return state.cancelWaiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Cancels the run, waiting (without letting virtual time pass) until the run can be cancelled.
+    private func cancelRun() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.cancelRun != nil { return true }
+                state.cancelWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+        state.withLock { $0.cancelRun }?()
+    }
+
+    /// The run's task was accounted on the clock before it started; once the engine accounts for it, this
+    /// releases the extra count (once).
+    func releaseStartActivity() {
+        let release = state.withLock { state -> Bool in
+            defer { state.startActivityReleased = true }
+            return !state.startActivityReleased
+        }
+        if release { clock.endActivity() }
+    }
+
+    /// The run has ended: events still to come do not happen, and virtual time stops (the run's task still
+    /// counts as working, so no time passes between this and the freeze) until ``thaw()``, so the home can be read
+    /// as the run left it, before the hub's own timers (a key's expiry) move on.
+    func markFinished() {
+        state.withLock { $0.finished = true }
+        clock.beginActivity()
+    }
+
+    /// Lets virtual time move again after ``markFinished()``.
+    func thaw() {
+        clock.endActivity()
+    }
+
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    // MARK: - Triggers
+
+    /// Called by the hub before each call: applies hub actions queued by `entering` events. Returns the call's
+    /// attempt number for its operation.
+    func beforeCall(_ operation: SimulatedOperation) async -> Int {
+        let (attempt, pending) = state.withLock { state -> (Int, [Int]) in
+            state.callCounts[operation, default: 0] += 1
+            defer { state.pending = [] }
+            return (state.callCounts[operation, default: 0], state.pending)
+        }
+        for index in pending { await apply(index) }
+        return attempt
+    }
+
+    /// Called by the hub when a call ends, before the engine sees its answer: runs the `after` events for it.
+    func afterCall(_ operation: SimulatedOperation, attempt: Int) async {
+        for index in take({ $0 == .after(operation, attempt: attempt) }) { await apply(index) }
+    }
+
+    /// Runs the `at` event with this index, unless the run has ended.
+    func fireScheduled(_ index: Int) async {
+        let fire = state.withLock { state -> Bool in
+            !state.finished && state.fired.insert(index).inserted
+        }
+        if fire { await apply(index) }
+    }
+
+    /// Called synchronously as the run enters a state (from its observer): returns whether the run must be
+    /// cancelled now. Whether hub events reach the run changes at once; hub actions are queued for the hub's next
+    /// call.
+    func entering(_ qualifiedState: String) -> Bool {
+        var cancel = false
+        for index in take({ $0 == .entering(qualifiedState) }) {
+            switch events[index].action {
+            case .cancelRun:
+                cancel = true
+            case .setHubEventsDelivered(let delivered):
+                state.withLock { $0.deliversHubEvents = delivered }
+            default:
+                state.withLock { $0.pending.append(index) }
+            }
+        }
+        return cancel
+    }
+
+    /// Applies hub actions still queued when the run ended, so the final home reflects them.
+    func flushPending() async {
+        let pending = state.withLock { state -> [Int] in
+            defer { state.pending = [] }
+            return state.pending
+        }
+        for index in pending { await apply(index) }
+    }
+
+    /// Marks the events whose trigger matches as happened (once each) and returns their indices, in file order.
+    private func take(_ matches: (FixtureEvent.Trigger) -> Bool) -> [Int] {
+        state.withLock { state in
+            var indices: [Int] = []
+            for (index, event) in events.enumerated() where matches(event.trigger) && !state.fired.contains(index) {
+                state.fired.insert(index)
+                indices.append(index)
+            }
+            return indices
+        }
+    }
+
+    /// Does what an event says; a refusal (a commissioner turned away) is kept for the report.
+    private func apply(_ index: Int) async {
+        do throws(FlowError) {
+            // Hub conditions: the structure is the hub's own, so these controls cannot fail.
+            switch events[index].action {
+            case .setHubOnline(let online): try await hub.setOnline(online, structure: structure)
+            case .setHubReachable(let reachable): try await hub.setReachable(reachable, structure: structure)
+            case .setPermissionGranted(let granted): try await hub.setPermissionGranted(granted, structure: structure)
+            case .cancelRun: await cancelRun()
+            case .commissionerConnects(let deviceID, let which, let count):
+                let key = try issuedKey(deviceID)
+                for _ in 0..<count {
+                    try await hub.commissionerConnects(
+                        structure: structure, deviceID: deviceID, key: which == .issued ? key : Self.wrongKey(for: key))
+                }
+            case .commissionerPetitionAccepted(let deviceID):
+                try await hub.commissionerPetitionAccepted(structure: structure, deviceID: deviceID)
+            case .commissionerLeaves(let deviceID):
+                try await hub.commissionerLeaves(structure: structure, deviceID: deviceID)
+            case .commissionerUsesKey(let deviceID):
+                try await hub.commissionerConnects(
+                    structure: structure, deviceID: deviceID, key: try issuedKey(deviceID))
+                try await hub.commissionerPetitionAccepted(structure: structure, deviceID: deviceID)
+                try await hub.commissionerLeaves(structure: structure, deviceID: deviceID)
+            case .epskcActivatedElsewhere(let deviceID, let seconds):
+                do {
+                    let activation = try await hub.activateEpskc(
+                        structure: structure, deviceID: deviceID, requestedDurationSeconds: seconds)
+                    recordIssuedKey(activation.epskc, deviceID: deviceID)
+                } catch {
+                    throw FlowError.from(error)
+                }
+            case .epskcDeactivatedElsewhere(let deviceID):
+                do {
+                    try await hub.deactivateEpskc(structure: structure, deviceID: deviceID)
+                } catch {
+                    throw FlowError.from(error)
+                }
+            case .setHubEventsDelivered(let delivered):
+                state.withLock { $0.deliversHubEvents = delivered }
+            }
+        } catch {
+            state.withLock { $0.refusals[index] = "\(error)" }
+        }
+    }
+
+    private func issuedKey(_ deviceID: String) throws(FlowError) -> String {
+        guard let key = state.withLock({ $0.issuedKeys[deviceID] }) else {
+            throw FlowError(
+                .epskcNotActive, "no ePSKc key was issued to \(deviceID) in this run before the commissioner came")
+        }
+        return key
+    }
+
+    /// A key that is not the issued one: its first digit changed.
+    static func wrongKey(for issued: String) -> String {
+        (issued.first == "0" ? "1" : "0") + issued.dropFirst()
+    }
+}

@@ -1,0 +1,149 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+
+/// Compares the simulated home after a run with a fixture's `expect.hub`.
+struct HubComparison {
+    let expect: FixtureExpectations.HubExpectation
+    let observation: RunObservation
+
+    func mismatches() -> [FixtureMismatch] {
+        let home = observation.finalHome
+        var found: [FixtureMismatch] = []
+        if let expected = expect.activeSession {
+            let actual = home.activeSession
+            let holds: Bool
+            switch expected {
+            case .none: holds = actual == nil
+            case .active(let phase): holds = actual != nil && (phase == nil || phase == actual?.phase)
+            }
+            if !holds {
+                found.append(
+                    FixtureMismatch(
+                        subject: "hub.activeSession", expected: expected.description,
+                        actual: actual.map { "active (\($0.phase.rawValue), \($0.sessionID ?? "no ID"))" } ?? "none"))
+            }
+        }
+        func flag(_ subject: String, _ expected: Bool?, _ actual: Bool) {
+            if let expected, expected != actual {
+                found.append(FixtureMismatch(subject: "hub.\(subject)", expected: "\(expected)", actual: "\(actual)"))
+            }
+        }
+        flag("online", expect.online, home.hub.online)
+        flag("reachable", expect.reachable, home.hub.reachable)
+        flag("permissionGranted", expect.permissionGranted, home.permissionGranted)
+        if let devices = expect.devices {
+            found += Self.compare(devices, home.devices, subject: "hub.devices")
+        }
+        if let devices = expect.newDevices {
+            found += Self.compare(devices, observation.newDevices, subject: "hub.newDevices")
+        }
+        if let option = expect.internetAccessOption, option != home.thread.internetAccessOption {
+            found.append(
+                FixtureMismatch(
+                    subject: "hub.internetAccessOption", expected: option.rawValue,
+                    actual: home.thread.internetAccessOption.rawValue))
+        }
+        for router in expect.borderRouters ?? [] { found += borderRouterMismatches(router) }
+        return found
+    }
+
+    private func borderRouterMismatches(_ expected: FixtureExpectations.BorderRouterExpectation) -> [FixtureMismatch] {
+        let subject = "hub.borderRouters[\(expected.deviceID)]"
+        guard let router = observation.finalHome.thread.borderRouter(deviceID: expected.deviceID) else {
+            return [FixtureMismatch(subject: subject, expected: "a border router", actual: "no such border router")]
+        }
+        var found: [FixtureMismatch] = []
+        if let phase = expected.epskc {
+            let actual = observation.epskcPhases[expected.deviceID]
+            if actual != phase {
+                found.append(
+                    FixtureMismatch(
+                        subject: subject + ".epskc", expected: phase.rawValue, actual: actual?.rawValue ?? "unknown"))
+            }
+        }
+        if let network = expected.network {
+            let actual = router.network?.summary
+            let holds = network.map { wanted in actual.map(wanted.matches) ?? false } ?? (actual == nil)
+            if !holds {
+                found.append(
+                    FixtureMismatch(
+                        subject: subject + ".network", expected: network?.description ?? "none",
+                        actual: actual.map {
+                            "{networkName: \"\($0.networkName)\", extendedPANID: \($0.extendedPANID), panID: \($0.panID), channel: \($0.channel)}"
+                        } ?? "none"))
+            }
+        }
+        if let devices = expected.threadDevices, Set(devices) != Set(router.threadDevices) {
+            found.append(
+                FixtureMismatch(
+                    subject: subject + ".threadDevices", expected: devices.sorted().joined(separator: ", "),
+                    actual: router.threadDevices.isEmpty
+                        ? "none" : router.threadDevices.sorted().joined(separator: ", ")))
+        }
+        return found
+    }
+
+    /// Whether each expected device matches a different actual device, with none left over.
+    private static func compare(
+        _ expected: [FixtureExpectations.DeviceExpectation], _ actual: [HomeDescription.Device], subject: String
+    ) -> [FixtureMismatch] {
+        guard expected.count != actual.count || !assign(expected[...], to: actual) else { return [] }
+        let summary = actual.isEmpty ? "none" : "\(actual.count) device\(actual.count == 1 ? "" : "s")"
+        return [
+            FixtureMismatch(
+                subject: subject,
+                expected: expected.isEmpty ? "none" : expected.map(\.description).joined(separator: ", "),
+                actual: summary, details: actual.map(describe))
+        ]
+    }
+
+    /// Backtracking matching of expected devices to distinct actual ones (lists are short).
+    private static func assign(
+        _ expected: ArraySlice<FixtureExpectations.DeviceExpectation>, to actual: [HomeDescription.Device]
+    ) -> Bool {
+        guard let first = expected.first else { return true }
+        for (index, device) in actual.enumerated() where first.matches(device) {
+            var rest = actual
+            rest.remove(at: index)
+            if assign(expected.dropFirst(), to: rest) { return true }
+        }
+        return false
+    }
+
+    static func describe(_ device: HomeDescription.Device) -> String {
+        "\(device.id): \"\(device.name)\", " + (device.room.map { "in \($0)" } ?? "no room")
+            + ", vendor \(device.vendorID), product \(device.productID)"
+    }
+}
+
+/// Compares an expected JSON value with an actual one: objects match when every member given matches (other
+/// members are ignored), arrays element by element with the same length, numbers numerically, anything else
+/// exactly.
+enum JSONSubset {
+    struct Difference {
+        var path: String
+        var expected: String
+        var actual: String
+    }
+
+    static func differences(expected: JSONValue, actual: JSONValue?, at path: String) -> [Difference] {
+        guard let actual else {
+            return [Difference(path: path, expected: JSONWriter.compact(expected), actual: "no such member")]
+        }
+        switch (expected, actual) {
+        case (.object(let wanted), .object(let got)):
+            return wanted.members.flatMap { member in
+                differences(expected: member.value, actual: got[member.key], at: path + "." + member.key)
+            }
+        case (.array(let wanted), .array(let got)) where wanted.count == got.count:
+            return zip(wanted, got).enumerated().flatMap { index, pair in
+                differences(expected: pair.0, actual: pair.1, at: path + "[\(index)]")
+            }
+        default:
+            if let left = expected.doubleValue, let right = actual.doubleValue, left == right { return [] }
+            if expected == actual { return [] }
+            return [Difference(path: path, expected: JSONWriter.compact(expected), actual: JSONWriter.compact(actual))]
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// A journal problem, with a stable code and a message that says what to do.
+public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Stable codes (documented in `docs/journal.md`).
+    public enum Code: String, Sendable, Hashable {
+        /// The journal directory or a journal file cannot be created, written or flushed.
+        case journalUnwritable
+        /// A file or directory cannot be read.
+        case journalUnreadable
+        /// A file does not start with the journal header.
+        case notAJournal
+        /// No journal for the run ID in the directory.
+        case runNotFound
+        /// A journal is held by a live process (its run is still going).
+        case journalBusy
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

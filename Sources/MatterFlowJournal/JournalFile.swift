@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The system calls journals need: create, lock, append, flush, truncate, read. Every failure names the path and
+/// the system's reason.
+struct JournalFile: Sendable {
+    let path: String
+    let descriptor: Int32
+
+    /// Creates a new journal file (failing if it exists) and locks it for this process.
+    static func create(_ path: String) throws(JournalError) -> JournalFile {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure(.journalUnwritable, "cannot create \(path)") }
+        // Blocking: a recovery that happens to examine the new, empty file releases it at once.
+        while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+        return JournalFile(path: path, descriptor: descriptor)
+    }
+
+    /// Opens an existing journal and takes its lock without waiting; nil when another process holds it.
+    static func openLocked(_ path: String) throws(JournalError) -> JournalFile? {
+        let descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(.journalUnreadable, "cannot open \(path)") }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            _ = systemClose(descriptor)
+            return nil
+        }
+        return JournalFile(path: path, descriptor: descriptor)
+    }
+
+    /// Whether a live process holds the journal's lock (its run is going on).
+    static func isLockedByAnother(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { _ = systemClose(descriptor) }
+        if flock(descriptor, LOCK_SH | LOCK_NB) != 0 { return errno == EWOULDBLOCK }
+        flock(descriptor, LOCK_UN)
+        return false
+    }
+
+    /// Appends bytes (all of them, retrying short writes).
+    func append(_ bytes: [UInt8]) throws(JournalError) {
+        var written = 0
+        while written < bytes.count {
+            let result = bytes[written...].withUnsafeBytes { buffer in systemWrite(descriptor, buffer.baseAddress, buffer.count) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw Self.failure(.journalUnwritable, "cannot write \(path)")
+            }
+            written += result
+        }
+    }
+
+    /// Flushes the file's data to disk.
+    func sync() throws(JournalError) {
+        guard fsync(descriptor) == 0 else { throw Self.failure(.journalUnwritable, "cannot flush \(path)") }
+    }
+
+    /// Cuts the file to `length` bytes (dropping a torn tail) and flushes.
+    func truncate(to length: Int) throws(JournalError) {
+        guard ftruncate(descriptor, off_t(length)) == 0 else { throw Self.failure(.journalUnwritable, "cannot truncate \(path)") }
+        try sync()
+    }
+
+    /// Releases the lock and closes the file.
+    func close() {
+        flock(descriptor, LOCK_UN)
+        _ = Self.systemClose(descriptor)
+    }
+
+    /// Reads a whole file.
+    static func readAll(_ path: String) throws(JournalError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw failure(errno == ENOENT ? .runNotFound : .journalUnreadable, "cannot open \(path)")
+        }
+        defer { _ = systemClose(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure(.journalUnreadable, "cannot read \(path)")
+            }
+            if count == 0 { return bytes }
+            bytes += chunk[0..<count]
+        }
+    }
+
+    /// Creates a directory and its parents when missing.
+    static func createDirectory(_ path: String) throws(JournalError) {
+        var partial = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            partial += (partial.isEmpty || partial.hasSuffix("/") ? "" : "/") + component
+            if mkdir(partial, 0o755) != 0 && errno != EEXIST {
+                throw failure(.journalUnwritable, "cannot create the journal directory \(partial)")
+            }
+        }
+    }
+
+    /// Flushes a directory, so a file created in it survives a crash.
+    static func syncDirectory(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        _ = systemClose(descriptor)
+    }
+
+    /// The names in a directory.
+    static func list(_ path: String) throws(JournalError) -> [String] {
+        guard let directory = opendir(path) else { throw failure(.journalUnreadable, "cannot list \(path)") }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// The current wall-clock time, in seconds since the Unix epoch.
+    static func wallTime() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    /// This process's ID.
+    static var processID: Int { Int(getpid()) }
+
+    private static func failure(_ code: JournalError.Code, _ what: String) -> JournalError {
+        JournalError(code, "\(what): \(String(cString: strerror(errno)))")
+    }
+
+    private static func systemClose(_ descriptor: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.close(descriptor)
+        #else
+        Darwin.close(descriptor)
+        #endif
+    }
+
+    private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(descriptor, buffer, count)
+        #else
+        Darwin.write(descriptor, buffer, count)
+        #endif
+    }
+}

@@ -1,0 +1,72 @@
+import MatterFlowJSON
+
+/// How records are laid out in a journal file (documented in `docs/journal.md`).
+///
+/// A file starts with the line `MATTERFLOW-JOURNAL 1`. Each record follows as
+/// `<length> <crc32> <json>\n`: the payload's byte length and its CRC-32, each as 8 lowercase hex digits, a space,
+/// the payload (one compact JSON object), and a newline. A record is valid only when every part is present, the
+/// length matches, the newline follows, the checksum matches and the payload is a JSON object; so a record torn
+/// by a crash mid-write is always detected, never misread.
+public enum JournalFrame {
+    /// The first line of every journal file (with its newline).
+    public static let header = "MATTERFLOW-JOURNAL 1\n"
+    /// The format version the header names.
+    public static let formatVersion = 1
+    /// Bytes before the payload: 8 hex digits, space, 8 hex digits, space.
+    static let prefixLength = 18
+
+    /// One record's bytes: prefix, payload and newline.
+    public static func encode(_ payload: JSONObject) -> [UInt8] {
+        let body = Array(JSONWriter.compact(.object(payload)).utf8)
+        var bytes = Array(hex(UInt32(body.count)).utf8)
+        bytes.append(0x20)
+        bytes += Array(hex(CRC32.checksum(body)).utf8)
+        bytes.append(0x20)
+        bytes += body
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    /// What is at an offset of a journal's bytes.
+    enum Decoded {
+        /// A valid record and the offset just after it.
+        case record(JSONObject, end: Int)
+        /// Nothing: the bytes end here.
+        case end
+        /// An invalid or incomplete record; the reason says what is wrong.
+        case invalid(String)
+    }
+
+    /// Decodes the record starting at `offset`.
+    static func decode(_ bytes: [UInt8], at offset: Int) -> Decoded {
+        guard offset < bytes.count else { return .end }
+        guard bytes.count - offset >= prefixLength else {
+            return .invalid("only \(bytes.count - offset) bytes of a record's \(prefixLength)-byte prefix")
+        }
+        guard let length = parseHex(bytes[offset..<offset + 8]), bytes[offset + 8] == 0x20,
+            let checksum = parseHex(bytes[offset + 9..<offset + 17]), bytes[offset + 17] == 0x20
+        else { return .invalid("the record prefix is not `<length> <crc32> `") }
+        let start = offset + prefixLength
+        let end = start + Int(length)
+        guard end < bytes.count else {
+            return .invalid("the record needs \(length) payload bytes and a newline; only \(bytes.count - start) bytes follow")
+        }
+        guard bytes[end] == 0x0A else { return .invalid("the record's payload is not followed by a newline") }
+        let body = bytes[start..<end]
+        guard CRC32.checksum(body) == checksum else { return .invalid("the record's checksum does not match its payload") }
+        guard let document = try? JSONDocument.parse(String(decoding: body, as: UTF8.self), file: "<record>"),
+            let object = document.value.objectValue
+        else { return .invalid("the record's payload is not a JSON object") }
+        return .record(object, end: end + 1)
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    private static func parseHex(_ bytes: ArraySlice<UInt8>) -> UInt32? {
+        guard bytes.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+        return UInt32(String(decoding: bytes, as: UTF8.self), radix: 16)
+    }
+}

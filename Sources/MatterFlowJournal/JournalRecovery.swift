@@ -1,0 +1,96 @@
+import MatterFlow
+import MatterFlowJSON
+
+extension RunJournal {
+    /// Recovers every interrupted run in the directory: what a service calls at start-up, and what
+    /// `matterflow recover` does.
+    ///
+    /// For each run whose journal has no terminal record and whose process is gone (its lock is free):
+    /// 1. a torn last record is cut off, and recorded as discarded;
+    /// 2. each in-doubt hub call (an intent without an outcome) is reconciled by reading the hub — the session's
+    ///    phase and owner, the devices' presence — never by calling it again, and the verdict is recorded;
+    /// 3. the run takes its cancel path: when the hub shows that it holds the structure's commissioning session
+    ///    (opened by this run), recovery calls `cancelCommissioning`, journaled like any call, which also removes
+    ///    the devices still pending; a session of another client is never touched. With `resume`, a run whose
+    ///    commissioning had already been completed ends as `succeeded` instead;
+    /// 4. a `runFinished` record and a `recoveryFinished` record end the journal.
+    ///
+    /// Runs that had finished are left untouched, so recovering twice changes nothing. When the hub cannot be
+    /// read, the run is left `needsAttention` (with a `recoveryDeferred` record) for a later recovery.
+    public func recover(on hub: any Hub, options: RecoveryOptions = RecoveryOptions()) async -> RecoveryReport {
+        var report = RecoveryReport(runs: [])
+        let paths: [String]
+        do {
+            paths = try journalPaths()
+        } catch {
+            return report
+        }
+        for path in paths {
+            report.runs.append(await recoverRun(at: path, hub: hub, options: options))
+        }
+        report.runs.sort { ($0.startedAt ?? .infinity, $0.path) < ($1.startedAt ?? .infinity, $1.path) }
+        return report
+    }
+
+    private func recoverRun(at path: String, hub: any Hub, options: RecoveryOptions) async -> RunRecovery {
+        var run = RunRecovery(runID: JournalRunSummary.runID(fromPath: path), path: path, action: .unreadable, status: .unreadable)
+        let file: JournalFile
+        do {
+            guard let locked = try JournalFile.openLocked(path) else {
+                run.action = .running
+                run.status = .running
+                return run
+            }
+            file = locked
+        } catch {
+            run.notes.append(error.message)
+            return run
+        }
+        defer { file.close() }
+        let contents: JournalContents
+        do {
+            contents = try JournalReader.read(path: path)
+        } catch {
+            run.notes.append(error.message)
+            return run
+        }
+        run.notes = contents.problems
+        guard let started = contents.records.first(where: { $0.type == JournalRecord.Kind.runStarted }) else {
+            run.action = .notStarted
+            run.status = .notStarted
+            return run
+        }
+        run.runID = started.string("runID") ?? run.runID
+        run.workflow = started.string("workflow")
+        run.structureID = started.string("structureID")
+        run.startedAt = started.wallTime
+        let writer = JournalWriter(
+            continuing: file, nextSequence: (contents.records.last?.sequence ?? 0) + 1, hook: options.testHook)
+        if let finished = contents.records.last(where: { $0.type == JournalRecord.Kind.runFinished }) {
+            run.action = .alreadyFinished
+            run.status = finished.string("outcome").flatMap(JournalRunStatus.init(rawValue:)) ?? .unreadable
+            // A recovery killed while writing its last record left a torn tail: cut it, as for any run.
+            if let torn = contents.tornTail {
+                do {
+                    try writer.truncate(to: contents.validLength)
+                    try writer.append(
+                        JournalRecord.Kind.tornTailDiscarded,
+                        ["offset": .int(torn.offset), "length": .int(torn.length), "reason": .string(torn.reason)], sync: true)
+                    run.notes.append("discarded a torn last record (\(torn.length) bytes at byte \(torn.offset))")
+                } catch {
+                    run.notes.append(error.message)
+                }
+            }
+            return run
+        }
+        do {
+            try await RunRecoverer(contents: contents, writer: writer, hub: hub, options: options).recover(into: &run)
+        } catch {
+            run.action = .deferred
+            run.status = .needsAttention
+            run.notes.append(error.message)
+            _ = try? writer.append(JournalRecord.Kind.recoveryDeferred, ["reason": .string(error.message)], sync: true)
+        }
+        return run
+    }
+}

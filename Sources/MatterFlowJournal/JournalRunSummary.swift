@@ -1,0 +1,87 @@
+import MatterFlowJSON
+
+/// Where a journaled run stands.
+public enum JournalRunStatus: String, Sendable, Hashable, CaseIterable {
+    /// A live process holds the journal: the run is going on.
+    case running
+    /// The run ended (by itself, or through recovery) with this outcome.
+    case succeeded, failed, cancelled
+    /// The run stopped without a terminal record (its process died) and has not been recovered.
+    case interrupted
+    /// The journal holds no complete record: the process died before the run began, so it did nothing.
+    case notStarted
+    /// A recovery could not finish (see its `recoveryDeferred` record); run recovery again.
+    case needsAttention
+    /// The file is not a readable journal.
+    case unreadable
+}
+
+/// One run as `matterflow runs` lists it.
+public struct JournalRunSummary: Sendable {
+    public var path: String
+    public var runID: String
+    public var workflow: String?
+    public var structureID: String?
+    /// When the run began, in seconds since the Unix epoch.
+    public var startedAt: Double?
+    public var status: JournalRunStatus
+    /// Whether a recovery resolved the run.
+    public var recovered: Bool
+    public var recordCount: Int
+    /// The final error, for failed and cancelled runs.
+    public var error: JSONValue?
+    /// A torn tail, damage or an unreadable file, in words.
+    public var notes: [String]
+
+    init(_ contents: JournalContents, running: Bool) {
+        path = contents.path
+        let started = contents.records.first { $0.type == JournalRecord.Kind.runStarted }
+        runID = started?.string("runID") ?? Self.runID(fromPath: contents.path)
+        workflow = started?.string("workflow")
+        structureID = started?.string("structureID")
+        startedAt = started?.wallTime
+        recordCount = contents.records.count
+        let finished = contents.records.last { $0.type == JournalRecord.Kind.runFinished }
+        recovered = contents.records.contains { $0.type == JournalRecord.Kind.recoveryFinished }
+        error = finished?.payload["error"].flatMap { $0.isNull ? nil : $0 }
+        notes = contents.problems
+        if let torn = contents.tornTail {
+            notes.append("torn last record: \(torn.length) bytes at byte \(torn.offset) ignored (\(torn.reason))")
+        }
+        if running {
+            status = .running
+        } else if let outcome = finished?.string("outcome"), let known = JournalRunStatus(rawValue: outcome) {
+            status = known
+        } else if started == nil {
+            status = .notStarted
+        } else if contents.records.last(where: { $0.type.hasPrefix("recovery") })?.type == JournalRecord.Kind.recoveryDeferred {
+            status = .needsAttention
+        } else {
+            status = .interrupted
+        }
+    }
+
+    init(unreadable path: String, error: JournalError) {
+        self.path = path
+        runID = Self.runID(fromPath: path)
+        status = .unreadable
+        recovered = false
+        recordCount = 0
+        notes = [error.message]
+    }
+
+    static func runID(fromPath path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return name.hasSuffix(RunJournal.fileExtension) ? String(name.dropLast(RunJournal.fileExtension.count)) : name
+    }
+
+    /// The summary as JSON, for `matterflow runs --json`.
+    public var jsonValue: JSONValue {
+        [
+            "runID": .string(runID), "workflow": workflow.map(JSONValue.string) ?? .null,
+            "structureID": structureID.map(JSONValue.string) ?? .null, "startedAt": startedAt.map(JSONValue.double) ?? .null,
+            "status": .string(status.rawValue), "recovered": .bool(recovered), "records": .int(recordCount),
+            "error": error ?? .null, "notes": .array(notes.map(JSONValue.string)), "path": .string(path),
+        ]
+    }
+}

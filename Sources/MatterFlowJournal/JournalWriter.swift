@@ -1,0 +1,96 @@
+import MatterFlowJSON
+import Synchronization
+
+/// Appends records to one run's journal file, which it holds locked for as long as it is open.
+///
+/// Every record is written with one `write(2)` as soon as it is appended (a killed process loses nothing it
+/// appended); records marked `sync` — the side-effect boundaries — are also flushed with `fsync` before
+/// ``append(_:_:sync:)`` returns. After a failed write the writer refuses every later record.
+final class JournalWriter: Sendable {
+    private struct State {
+        var file: JournalFile?
+        var nextSequence: Int
+        var failure: JournalError?
+    }
+
+    let path: String
+    private let state: Mutex<State>
+    private let hook: JournalTestHook?
+
+    /// Creates a new journal file, locked, holding only the header.
+    init(creating path: String, hook: JournalTestHook?) throws(JournalError) {
+        let file = try JournalFile.create(path)
+        do {
+            try file.append(Array(JournalFrame.header.utf8))
+        } catch {
+            file.close()
+            throw error
+        }
+        JournalFile.syncDirectory(JournalDirectory.parent(of: path))
+        self.path = path
+        self.hook = hook
+        state = Mutex(State(file: file, nextSequence: 1))
+    }
+
+    /// Continues a journal this process has locked (recovery), after its last valid record.
+    init(continuing file: JournalFile, nextSequence: Int, hook: JournalTestHook?) {
+        path = file.path
+        self.hook = hook
+        state = Mutex(State(file: file, nextSequence: nextSequence))
+    }
+
+    /// Appends one record `{"seq", "type", "wallTime", ...fields}` and returns its sequence number.
+    @discardableResult
+    func append(_ type: String, _ fields: JSONObject, sync: Bool) throws(JournalError) -> Int {
+        let outcome = state.withLock { state -> Result<Int, JournalError> in
+            if let failure = state.failure { return .failure(failure) }
+            guard let file = state.file else {
+                return .failure(JournalError(.journalUnwritable, "the journal \(path) is already closed"))
+            }
+            let sequence = state.nextSequence
+            var payload: JSONObject = ["seq": .int(sequence), "type": .string(type), "wallTime": .double(JournalFile.wallTime())]
+            for member in fields.members where payload[member.key] == nil { payload[member.key] = member.value }
+            let bytes = JournalFrame.encode(payload)
+            do throws(JournalError) {
+                if hook?(JournalBoundary(position: .before, sequence: sequence, type: type)) == .tear {
+                    try file.append(Array(bytes.prefix(bytes.count / 2)))
+                    try file.sync()
+                    _ = hook?(JournalBoundary(position: .torn, sequence: sequence, type: type))
+                    throw JournalError(.journalUnwritable, "record \(sequence) of \(path) was torn on purpose by a test hook")
+                }
+                try file.append(bytes)
+                if sync { try file.sync() }
+            } catch {
+                state.failure = error
+                return .failure(error)
+            }
+            state.nextSequence += 1
+            return .success(sequence)
+        }
+        let sequence = try outcome.get()
+        _ = hook?(JournalBoundary(position: .after, sequence: sequence, type: type))
+        return sequence
+    }
+
+    /// Cuts the file to `length` bytes: drops a torn tail before recovery appends after it.
+    func truncate(to length: Int) throws(JournalError) {
+        let file = state.withLock { $0.file }
+        guard let file else { throw JournalError(.journalUnwritable, "the journal \(path) is already closed") }
+        try file.truncate(to: length)
+    }
+
+    /// The sequence number the next record will get.
+    var nextSequence: Int { state.withLock { $0.nextSequence } }
+
+    /// Whether a write has failed (the journal no longer records the run).
+    var failure: JournalError? { state.withLock { $0.failure } }
+
+    /// Releases the lock and closes the file; later appends fail.
+    func close() {
+        let file = state.withLock { state -> JournalFile? in
+            defer { state.file = nil }
+            return state.file
+        }
+        file?.close()
+    }
+}

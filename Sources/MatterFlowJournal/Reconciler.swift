@@ -1,0 +1,116 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// Decides what an in-doubt hub call did by reading the hub's state, never by calling it again.
+struct Reconciler {
+    let hub: any Hub
+    let structure: StructureID
+    let runID: String
+    /// The structure's active session, as the hub reports it (nil: none is active).
+    let session: HubSessionInfo?
+    /// Whether the hub can say whose a session is (``RecoverableHub``).
+    let knowsOwners: Bool
+    /// Whether the hub reports any active session (for hubs that cannot name it).
+    let sessionActive: Bool
+    /// Session IDs the journal shows this run opened.
+    let journaledSessions: Set<String>
+    /// Devices the journal shows this run commissioned (pending until completion).
+    let journaledDevices: [String]
+
+    /// Whether the active session is this run's.
+    var holdsSession: Bool {
+        guard let session else { return false }
+        return session.owner == runID || journaledSessions.contains(session.sessionID)
+    }
+
+    private var sessionText: String {
+        guard let session else { return sessionActive ? "a session is active (the hub does not say whose)" : "no session is active" }
+        let owner = session.owner.map { $0 == runID ? "this run" : "\($0)" } ?? "an unknown client"
+        return "session \(session.sessionID) of \(owner) is \(session.phase.rawValue)"
+    }
+
+    func reconcile(_ intent: JournalRecord) async -> Resolution {
+        let key = intent.key ?? "?"
+        let operation = intent.string("operation") ?? "?"
+        func verdict(_ verdict: Resolution.Verdict, _ evidence: String, devices: [String] = [], result: JSONValue? = nil) -> Resolution {
+            Resolution(key: key, operation: operation, verdict: verdict, evidence: evidence, devices: devices, result: result)
+        }
+        if intent.string("effect") == OperationDescriptor.Effect.read.rawValue {
+            return verdict(.noEffect, "\(operation) only reads the hub")
+        }
+        let phase = holdsSession ? session?.phase : nil
+        switch operation {
+        case "prepareCommissioning":
+            if holdsSession, let session {
+                return verdict(.applied, "the hub reports that \(sessionText)", result: ["sessionID": .string(session.sessionID)])
+            }
+            if !knowsOwners && sessionActive {
+                return verdict(.unknown, "\(sessionText); recovery cannot tell whether this run opened it, so it is left to the hub's session lease")
+            }
+            return verdict(.notApplied, "the hub reports that \(sessionText); this run holds no session")
+        case "createAddDeviceRequest":
+            guard let phase else { return verdict(.notApplied, "\(sessionText); this run holds no session any more") }
+            return phase == .prepared
+                ? verdict(.notApplied, "\(sessionText): no request was recorded")
+                : verdict(.applied, "\(sessionText): the request was recorded")
+        case "commissionDevice":
+            guard let phase, let session else {
+                return verdict(.notApplied, "\(sessionText); nothing this run commissioned is pending")
+            }
+            switch phase {
+            case .commissioned, .configured:
+                return verdict(
+                    .applied, "\(sessionText) with pending devices \(session.pendingDeviceIDs.joined(separator: ", "))",
+                    devices: session.pendingDeviceIDs, result: intent.payload["arguments"]?["commissioningID"].map { ["commissioningID": $0] })
+            case .commissioning:
+                return verdict(.notApplied, "\(sessionText) (attempt \(session.commissioningID ?? "?")): the device had not joined when the run stopped")
+            case .idle, .prepared, .requested, .completed, .cancelled, .expired:
+                return verdict(.notApplied, "\(sessionText): no device was added")
+            }
+        case "configureDevice":
+            guard let phase else { return verdict(.notApplied, "\(sessionText); this run holds no session any more") }
+            return phase == .configured
+                ? verdict(.applied, "\(sessionText): the device is configured")
+                : verdict(.notApplied, "\(sessionText): the device is not configured")
+        case "completeCommissioning":
+            if holdsSession { return verdict(.notApplied, "\(sessionText): it was not completed") }
+            return await completion(key: key)
+        case "cancelCommissioning":
+            if holdsSession { return verdict(.notApplied, "\(sessionText): it was not released") }
+            return verdict(.applied, "\(sessionText): this run holds no session any more", result: ["released": .bool(!journaledSessions.isEmpty)])
+        default:
+            return verdict(.unknown, "recovery cannot read back what \(operation) does; it is not retried")
+        }
+    }
+
+    /// An in-doubt completion: applied when the devices the run commissioned exist now that its session is gone.
+    private func completion(key: String) async -> Resolution {
+        func verdict(_ verdict: Resolution.Verdict, _ evidence: String, devices: [String] = []) -> Resolution {
+            Resolution(
+                key: key, operation: "completeCommissioning", verdict: verdict, evidence: evidence, devices: devices,
+                result: verdict == .applied ? ["deviceIDs": .array(devices.sorted().map(JSONValue.string))] : nil)
+        }
+        guard !journaledDevices.isEmpty else {
+            return verdict(.unknown, "\(sessionText), and the journal does not say which devices the run commissioned")
+        }
+        var present: [String] = []
+        for device in journaledDevices {
+            do {
+                _ = try await hub.basicInformation(structure: structure, deviceID: device)
+                present.append(device)
+            } catch {
+                let flowError = FlowError.from(error)
+                guard flowError.cause == .deviceNotFound else {
+                    return verdict(.unknown, "the hub could not be asked about device \(device): \(flowError)")
+                }
+            }
+        }
+        if present.count == journaledDevices.count {
+            return verdict(.applied, "\(sessionText), and devices \(present.joined(separator: ", ")) are in the structure: commissioning was completed", devices: present)
+        }
+        if present.isEmpty {
+            return verdict(.notApplied, "\(sessionText), and devices \(journaledDevices.joined(separator: ", ")) are gone: the session was cancelled or expired")
+        }
+        return verdict(.unknown, "only some of devices \(journaledDevices.joined(separator: ", ")) are in the structure")
+    }
+}

@@ -1,0 +1,110 @@
+import MatterFlowJSON
+
+/// How recovery settled one in-doubt hub call: a call whose intent is in the journal but whose outcome is not.
+public struct Resolution: Sendable, Hashable {
+    /// What reading the hub showed.
+    public enum Verdict: String, Sendable, Hashable {
+        /// The call took effect.
+        case applied
+        /// The call had no effect, or its effect is gone (nothing of it is held).
+        case notApplied
+        /// The hub's state cannot tell; nothing is retried.
+        case unknown
+        /// The call only reads; there is nothing to reconcile.
+        case noEffect
+    }
+
+    /// The call's idempotency key.
+    public var key: String
+    public var operation: String
+    public var verdict: Verdict
+    /// What recovery read from the hub, in words.
+    public var evidence: String
+    /// Devices the call created, where it created some (so every device has a journal record of its creation).
+    public var devices: [String]
+    /// The call's result rebuilt from the hub's state (for example the session ID of an applied prepare).
+    public var result: JSONValue?
+
+    public var jsonValue: JSONValue {
+        [
+            "key": .string(key), "operation": .string(operation), "verdict": .string(verdict.rawValue),
+            "evidence": .string(evidence), "devices": .array(devices.map(JSONValue.string)), "result": result ?? .null,
+        ]
+    }
+}
+
+/// What recovery did with one journal.
+public struct RunRecovery: Sendable {
+    /// What recovery did.
+    public enum Action: String, Sendable, Hashable {
+        /// The run was interrupted; recovery resolved it (cancel path or resume) and recorded its final status.
+        case recovered
+        /// The run had already ended (by itself or through an earlier recovery): nothing to do.
+        case alreadyFinished
+        /// A live process holds the journal; the run was left alone.
+        case running
+        /// The journal holds no complete record: the run never began, so nothing is held.
+        case notStarted
+        /// Recovery could not finish (the reason is in ``notes``); run it again later.
+        case deferred
+        /// The file could not be read as a journal.
+        case unreadable
+    }
+
+    public var runID: String
+    public var path: String
+    public var workflow: String?
+    public var structureID: String?
+    /// When the run began, in seconds since the Unix epoch.
+    public var startedAt: Double?
+    public var action: Action
+    /// The run's status once recovery is done.
+    public var status: JournalRunStatus
+    /// The state the run was in when it stopped (qualified by sub-workflow), for interrupted runs.
+    public var interruptedIn: String?
+    public var resolutions: [Resolution] = []
+    /// Whether recovery released a commissioning session the run held.
+    public var releasedSession: Bool = false
+    /// Whether the run was resumed to success instead of cancelled.
+    public var resumed: Bool = false
+    public var notes: [String] = []
+
+    public var jsonValue: JSONValue {
+        [
+            "runID": .string(runID), "workflow": workflow.map(JSONValue.string) ?? .null,
+            "structureID": structureID.map(JSONValue.string) ?? .null, "action": .string(action.rawValue),
+            "status": .string(status.rawValue), "interruptedIn": interruptedIn.map(JSONValue.string) ?? .null,
+            "resolutions": .array(resolutions.map(\.jsonValue)), "releasedSession": .bool(releasedSession),
+            "resumed": .bool(resumed), "notes": .array(notes.map(JSONValue.string)), "path": .string(path),
+        ]
+    }
+}
+
+/// What one recovery pass over a journal directory did.
+public struct RecoveryReport: Sendable {
+    /// One entry per journal in the directory, oldest run first.
+    public var runs: [RunRecovery]
+
+    /// Whether some run could not be settled (deferred or unreadable) and needs another recovery or a person.
+    public var needsAttention: Bool { runs.contains { $0.action == .deferred || $0.action == .unreadable } }
+
+    /// The runs this pass recovered.
+    public var recovered: [RunRecovery] { runs.filter { $0.action == .recovered } }
+
+    public var jsonValue: JSONValue {
+        ["runs": .array(runs.map(\.jsonValue)), "needsAttention": .bool(needsAttention)]
+    }
+}
+
+/// How to recover.
+public struct RecoveryOptions: Sendable {
+    /// Resume runs where that is safe instead of taking their cancel path (see `docs/journal.md`).
+    public var resume: Bool
+    /// Called at every boundary of the journal writes recovery makes (crash tests); nil in production.
+    public var testHook: JournalTestHook?
+
+    public init(resume: Bool = false, testHook: JournalTestHook? = nil) {
+        self.resume = resume
+        self.testHook = testHook
+    }
+}

@@ -1,0 +1,128 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// A journal directory: one write-ahead journal file per run (`<runID>.journal`), written as the run goes, read
+/// by `runs`, `history` and recovery. The format is documented in `docs/journal.md`.
+///
+/// ```swift
+/// let journal = try RunJournal(directory: "/var/lib/app/journal")
+/// let handle = try journal.start(workflow, inputs: inputs, on: hub, options: RunOptions(structureID: "home-1"))
+/// let result = await handle.result
+/// // At start-up, after a crash:
+/// let report = await journal.recover(on: hub)
+/// ```
+public struct RunJournal: Sendable {
+    /// The file name suffix of journal files.
+    public static let fileExtension = ".journal"
+
+    /// The journal directory.
+    public let directory: String
+
+    /// Opens a journal directory, creating it when missing.
+    /// - Throws: ``JournalError`` `journalUnwritable` when it cannot be created.
+    public init(directory: String) throws(JournalError) {
+        self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        try JournalFile.createDirectory(self.directory)
+    }
+
+    /// The journal file of a run.
+    public func path(of runID: String) -> String {
+        directory + "/" + runID + Self.fileExtension
+    }
+
+    /// Starts a journaled run: like ``WorkflowEngine/start(_:inputs:on:options:)``, with every event recorded and
+    /// every hub call preceded by a flushed intent record and followed by a flushed outcome record.
+    ///
+    /// The journal file is created (and locked for the run's lifetime) before the run starts, so a journal that
+    /// cannot be written stops the run before it touches the hub. If a write fails later, the run is cancelled so
+    /// that it takes its cancel path instead of carrying on unrecorded.
+    /// - Parameters:
+    ///   - options: As for the engine; a run ID is generated here when it has none (`run-` and 12 hex digits).
+    ///   - engine: Its catalog is used, each operation wrapped for the journal.
+    ///   - testHook: Called at every journal boundary (crash tests); nil in production.
+    /// - Throws: `DiagnosticsError` for inputs that do not match the workflow, ``JournalError`` when the journal
+    ///   cannot be created.
+    public func start(
+        _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
+        engine: WorkflowEngine = WorkflowEngine(), testHook: JournalTestHook? = nil
+    ) throws -> RunHandle {
+        _ = try workflow.resolveInputs(inputs)
+        var options = options
+        let runID = options.runID ?? "run-" + options.random.hexDigits(12)
+        options.runID = runID
+        guard !runID.isEmpty, !runID.contains("/"), !runID.hasPrefix(".") else {
+            throw JournalError(.journalUnwritable, "run ID \"\(runID)\" cannot name a journal file; use letters, digits and dashes")
+        }
+        let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
+        let recorder = JournalRecorder(
+            writer: writer, runID: runID, workflow: workflow, structureID: options.structureID,
+            showSecrets: options.showSecrets, catalog: engine.catalog)
+        let outer = options.observer
+        options.observer = { event in
+            recorder.record(event)
+            outer?(event)
+        }
+        let journaled = WorkflowEngine(catalog: recorder.wrapping(engine.catalog))
+        let handle: RunHandle
+        do {
+            handle = try journaled.start(workflow, inputs: inputs, on: hub, options: options)
+        } catch {
+            writer.close()
+            throw error
+        }
+        recorder.onFailure { handle.cancel() }
+        return handle
+    }
+
+    /// Runs a journaled workflow to its end (see ``start(_:inputs:on:options:engine:testHook:)``).
+    public func run(
+        _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
+        engine: WorkflowEngine = WorkflowEngine()
+    ) async throws -> RunResult {
+        let handle = try start(workflow, inputs: inputs, on: hub, options: options, engine: engine)
+        return await withTaskCancellationHandler {
+            await handle.result
+        } onCancel: {
+            handle.cancel()
+        }
+    }
+
+    /// The journal files in the directory, sorted by name.
+    public func journalPaths() throws(JournalError) -> [String] {
+        try JournalFile.list(directory).filter { $0.hasSuffix(Self.fileExtension) && !$0.hasPrefix(".") }.map { directory + "/" + $0 }
+    }
+
+    /// Reads one run's journal.
+    /// - Throws: ``JournalError`` `runNotFound` when the directory has no journal for the run.
+    public func read(runID: String) throws(JournalError) -> JournalContents {
+        do {
+            return try JournalReader.read(path: path(of: runID))
+        } catch where error.code == .runNotFound {
+            throw JournalError(.runNotFound, "no journal for run \"\(runID)\" in \(directory); `matterflow runs --journal \(directory)` lists the runs")
+        }
+    }
+
+    /// Every run in the directory with its status, oldest first. Files that are not journals are listed with
+    /// their problem.
+    public func runs() throws(JournalError) -> [JournalRunSummary] {
+        var summaries: [JournalRunSummary] = []
+        for file in try journalPaths() {
+            let running = JournalFile.isLockedByAnother(file)
+            do {
+                summaries.append(JournalRunSummary(try JournalReader.read(path: file), running: running))
+            } catch {
+                summaries.append(JournalRunSummary(unreadable: file, error: error))
+            }
+        }
+        return summaries.sorted { ($0.startedAt ?? .infinity, $0.path) < ($1.startedAt ?? .infinity, $1.path) }
+    }
+}
+
+/// Path helpers.
+enum JournalDirectory {
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let head = String(path[..<slash])
+        return head.isEmpty ? "/" : head
+    }
+}

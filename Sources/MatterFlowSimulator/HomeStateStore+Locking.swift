@@ -1,0 +1,25 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// Sharing a state directory between processes: every read-modify-write of `home.json` happens under an exclusive
+/// `flock` on the directory itself, re-reading the file first, so concurrent `matterflow run` processes see each
+/// other's changes and never overwrite them; the file itself is always replaced atomically.
+extension HomeStateStore {
+    /// Runs `body` while holding the directory's exclusive lock (waiting up to 10 s for another process), creating
+    /// the directory when missing.
+    /// - Throws: ``FlowError`` `hubFailure` when the lock cannot be taken, or what `body` throws.
+    public func withLock<T>(_ body: () throws(FlowError) -> T) throws(FlowError) -> T {
+        try StateDirectoryLock.withExclusiveLock(path: directory, body)
+    }
+
+    /// The home saved in the directory right now, or nil when none is saved yet.
+    /// - Throws: ``FlowError`` `hubFailure` when the saved file cannot be read or decoded.
+    public func loadCurrent() throws(FlowError) -> HomeDescription? {
+        do {
+            return try Self.loadSaved(directory: directory)
+        } catch {
+            let reasons = error.diagnostics.map(\.description).joined(separator: "; ")
+            throw FlowError(.hubFailure, "the simulated hub could not read its state from \(path): \(reasons)")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import MatterFlow
+
+/// Session leases, shared state directories and recovery reads.
+///
+/// - **Hub time** is ``timeOrigin`` (the wall clock when the hub was created) plus the hub clock's `now`: real time
+///   on a `SystemClock`, simulated time on a `VirtualClock` or `ManualClock`. Lease deadlines are persisted in it.
+/// - **Leases** (``SessionLease``): `prepare` starts one, every change to the active session renews it, and the
+///   first access after it runs out takes the session machine's `expire` transition, removes the pending devices,
+///   saves, and reports a ``SessionLease/expiredEventName`` event to subscribers (and in ``sessionExpiryEvents``).
+/// - **Shared state directories**: with a ``HomeStateStore``, every access re-reads `home.json` under the
+///   directory's lock, and every change is saved before the lock is released.
+extension SimulatedHub {
+    /// The hub's current time, in seconds since the Unix epoch.
+    public var hubTime: Double {
+        let elapsed = clock.now.components
+        return timeOrigin + Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    }
+
+    /// Moves where hub time starts (seconds since the Unix epoch), for tests that need fixed lease deadlines.
+    public func setTimeOrigin(_ seconds: Double) {
+        timeOrigin = seconds
+    }
+
+    /// The session expiries the hub has reported, as hub events, in order.
+    public var sessionExpiryEvents: [HubEvent] { sessionEvents }
+
+    /// Checks every structure's lease now (as any call would), expiring what has run out.
+    public func checkLeases() throws(FlowError) {
+        for structure in order { try synchronized(structure) { () throws(FlowError) in } }
+    }
+
+    /// Runs `body` on the structure's up-to-date state: re-read from the state directory under its lock (when the
+    /// structure is the store's) and with its lease settled.
+    func synchronized<T>(_ structure: StructureID, _ body: () throws(FlowError) -> T) throws(FlowError) -> T {
+        guard let stateStore, stateStore.structureID == structure else {
+            try settleLease(structure)
+            return try body()
+        }
+        return try stateStore.withLock { () throws(FlowError) -> T in
+            try reload(structure, from: stateStore)
+            try settleLease(structure)
+            return try body()
+        }
+    }
+
+    /// Adopts the saved state when another process has changed it.
+    private func reload(_ structure: StructureID, from store: HomeStateStore) throws(FlowError) {
+        guard let saved = try store.loadCurrent() else { return }
+        guard saved.structure.id == structure else {
+            throw FlowError(
+                .hubFailure,
+                "\(store.path) now holds structure \"\(saved.structure.id)\", not \"\(structure)\"; another process replaced it")
+        }
+        if saved != structures[structure]?.description {
+            structures[structure] = try SimulatedStructure(saved)
+        }
+    }
+
+    /// Expires a session whose lease has run out (or starts a missing lease), saving and reporting the change.
+    private func settleLease(_ structure: StructureID) throws(FlowError) {
+        guard var state = structures[structure] else { return }
+        let before = state
+        let now = hubTime
+        let expiry = state.expireIfDue(now: now)
+        state.startMissingLease(now: now)
+        guard state != before else { return }
+        if state.description != before.description { try persist(state) }
+        structures[structure] = state
+        if let expiry {
+            let event = expiry.hubEvent(structureID: structure, time: clock.now)
+            sessionEvents.append(event)
+            hubEvents.publish(event)
+        }
+    }
+}
+
+extension SimulatedHub: RecoverableHub {
+    /// The structure's active session with its owner and pending devices; nil when none is active. Not recorded
+    /// as a call and does not renew the lease (an expired lease is settled first).
+    public func activeSession(structure: StructureID) async throws -> HubSessionInfo? {
+        try existing(structure, else: structureNotFound(structure)).sessionInfo
+    }
+}

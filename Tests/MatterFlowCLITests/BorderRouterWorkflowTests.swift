@@ -1,0 +1,261 @@
+import Foundation
+import MatterFlow
+import MatterFlowCLI
+import MatterFlowSimulator
+import MatterPayload
+import Testing
+
+/// The shipped border-router workflows, end to end through `matterflow run` on the example homes, on virtual time
+/// (the CLI's default): every ePSKc outcome, joining, migrating and leaving networks, the internet-access policy,
+/// and secrets kept out of traces and saved state.
+@Suite("Border-router workflows from the CLI")
+struct BorderRouterWorkflowTests {
+    static func example(_ name: String) -> String { Repository.root + "/Examples/\(name).json" }
+    static let fullHome = example("border-router-home")
+    static let basicHome = example("border-router-basic-home")
+    static let onNetworkHome = example("border-router-on-network-home")
+
+    /// OpenThread-5938 from OpenThread's CLI documentation: the network of the on-network home.
+    static let dataset5938 =
+        "0e080000000000010000000300000f35060004001fffe0020839758ec8144b07fb0708fdf1f1add0797dc00510f366cec7a446"
+        + "bab978d90d27abe38f23030f4f70656e5468726561642d353933380102593804103ca67c969efb0d0c74a4d8ee923b576c0c04"
+        + "02a0f7f8"
+    static let networkKey = "f366cec7a446bab978d90d27abe38f23"
+    static let pskc = "3ca67c969efb0d0c74a4d8ee923b576c"
+
+    /// Runs the tool in-process on a fresh virtual clock; returns what it printed and how long it took.
+    static func run(_ arguments: [String]) async -> (ToolRun, Duration) {
+        let out = CapturedText()
+        let err = CapturedText()
+        let started = ContinuousClock.now
+        let code = await MatterflowTool.main(
+            arguments: arguments,
+            environment: ToolEnvironment(standardOutput: out, standardError: err, handlesInterrupts: false, clock: VirtualClock()))
+        return (ToolRun(code: code, stdout: out.text, stderr: err.text), ContinuousClock.now - started)
+    }
+
+    static func output(_ run: ToolRun, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> [String: Any] {
+        try #require(try run.result(sourceLocation: sourceLocation)["output"] as? [String: Any], "\(run.stdout)\n\(run.stderr)", sourceLocation: sourceLocation)
+    }
+
+    static func workflow(_ name: String) -> String { Repository.workflow(name) }
+
+    // MARK: - border-router-info
+
+    @Test("border-router-info describes each example router", arguments: [
+        (fullHome, true, true, true), (basicHome, false, false, false), (onNetworkHome, true, true, true),
+    ])
+    func borderRouterInfo(_ home: String, _ epskc: Bool, _ membership: Bool, _ internet: Bool) async throws {
+        let (run, _) = await Self.run(["run", Self.workflow("border-router-info"), "--home", home])
+        #expect(run.code == 0, "\(run.stderr)")
+        let output = try Self.output(run)
+        #expect(output["deviceType"] as? String == borderRouterDeviceType)
+        #expect(output["canShareCredentials"] as? Bool == epskc)
+        #expect(output["canJoinAndLeaveNetworks"] as? Bool == membership)
+        #expect(output["providesInternetAccess"] as? Bool == internet)
+        #expect((output["capabilities"] as? [String: Any])?["epskcSupported"] as? Bool == epskc)
+        #expect(output["vendorName"] is String && output["softwareVersion"] is Int)
+    }
+
+    // MARK: - epskc-share
+
+    struct Share: Sendable, CustomTestStringConvertible {
+        var name: String
+        var commissioner: [String]
+        var reason: String
+        var detail: String
+        var shared: Bool
+        var endsAt: Double
+        var testDescription: String { name }
+    }
+
+    static let shares: [Share] = [
+        Share(name: "the home's commissioner uses the key at 30 s", commissioner: [], reason: "keyUsed", detail: "commissionerFinished", shared: true, endsAt: 35),
+        Share(name: "nobody connects", commissioner: ["--commissioner", "never"], reason: "expired", detail: "timeout", shared: false, endsAt: 120),
+        Share(name: "another app deactivates", commissioner: ["--commissioner", "deactivate@10"], reason: "cancelled", detail: "deactivated", shared: false, endsAt: 10),
+        Share(name: "ten wrong keys", commissioner: ["--commissioner", "wrongKey*10@5"], reason: "cancelled", detail: "tooManyFailedAttempts", shared: false, endsAt: 5),
+        Share(name: "a commissioner connects and stays", commissioner: ["--commissioner", "connect@60"], reason: "expired", detail: "timeoutEndedSession", shared: false, endsAt: 120),
+    ]
+
+    @Test("epskc-share ends with the reason of each scenario at its virtual time", arguments: shares)
+    func epskcShare(_ share: Share) async throws {
+        let (run, elapsed) = await Self.run(
+            ["run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--trace", "jsonl"] + share.commissioner)
+        #expect(run.code == 0, "\(run.stderr)")
+        let output = try Self.output(run)
+        let key = try #require(output["epskc"] as? String)
+        #expect(key.count == 9 && key.allSatisfy(\.isNumber) && Verhoeff.isValid(key), "\(key)")
+        #expect(output["validDurationSeconds"] as? Int == 120)
+        #expect(output["reason"] as? String == share.reason)
+        #expect(output["detail"] as? String == share.detail)
+        #expect(output["shared"] as? Bool == share.shared)
+        // The end came at its simulated time, and no real time was waited for.
+        let received = try TraceTests.events(run.stderr).first { $0["event"] as? String == "eventReceived" }
+        #expect(received?["time"] as? Double == share.endsAt)
+        _ = elapsed
+        // The key is secret everywhere but the result.
+        #expect(!run.stderr.contains(key))
+    }
+
+    @Test func epskcShareGrantsTheRequestedDuration() async throws {
+        let (run, _) = await Self.run([
+            "run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--input", "durationSeconds=45",
+            "--commissioner", "never", "--trace", "none",
+        ])
+        let output = try Self.output(run)
+        #expect(output["validDurationSeconds"] as? Int == 45)
+        #expect(output["reason"] as? String == "expired")
+        #expect(try run.result()["warnings"] as? [String] == ["the key expired after 45 s without being used (timeout; wrong keys tried: 0)"])
+    }
+
+    @Test func epskcShareFailsWithUnimplementedBeforeActivatingAnything() async throws {
+        let (run, _) = await Self.run(["run", Self.workflow("epskc-share"), "--home", Self.basicHome, "--trace", "jsonl"])
+        #expect(run.code == 1)
+        let error = try run.resultError()
+        #expect(error["code"] as? String == "unimplemented")
+        #expect(error["cause"] as? String == "notSupported")
+        #expect((error["message"] as? String)?.contains("ThreadNetworkManagement.activateEpskcMode") == true)
+        let calls = try TraceTests.events(run.stderr).filter { $0["event"] as? String == "hubCallStarted" }.compactMap { $0["operation"] as? String }
+        #expect(calls == ["listBorderRouters"])
+    }
+
+    @Test func epskcShareRefusesTooLongADuration() async throws {
+        let (run, _) = await Self.run([
+            "run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--input", "durationSeconds=601", "--trace", "none",
+        ])
+        #expect(run.code == 1)
+        #expect(try run.resultError()["code"] as? String == "invalidArgument")
+    }
+
+    @Test func epskcStopWithNoActiveKeySaysSo() async throws {
+        let (run, _) = await Self.run(["run", Self.workflow("epskc-stop"), "--home", Self.fullHome, "--trace", "none"])
+        #expect(run.code == 0, "\(run.stderr)")
+        let output = try Self.output(run)
+        #expect(output["stopped"] as? Bool == false)
+        #expect(output["detail"] as? String == "no key was active")
+        let (basic, _) = await Self.run(["run", Self.workflow("epskc-stop"), "--home", Self.basicHome, "--trace", "none"])
+        #expect(try basic.resultError()["cause"] as? String == "notSupported")
+    }
+
+    @Test("--commissioner must name an action", arguments: ["useKeys@3", "wrongKey*0", "useKey*2", "connect@-1", "deactivate@soon"])
+    func badCommissioner(_ value: String) async {
+        let (run, _) = await Self.run(["run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--commissioner", value])
+        #expect(run.code == ExitCode.usage)
+        #expect(run.stderr.contains("--commissioner '\(value)'"))
+    }
+
+    // MARK: - Networks
+
+    @Test func joinNetworkMigratesTheRouterWithItsThreadDevices() async throws {
+        let (run, _) = await Self.run([
+            "run", Self.workflow("join-network"), "--home", Self.fullHome, "--input", "operationalDataset=\(Self.dataset5938)",
+        ])
+        #expect(run.code == 0, "\(run.stderr)")
+        let output = try Self.output(run)
+        #expect(output["status"] as? String == "migrated")
+        #expect(output["migratedDevices"] as? [String] == ["device-a41c9e07f3b8"])
+        #expect((output["network"] as? [String: Any])?["networkName"] as? String == "OpenThread-5938")
+        #expect(!run.stderr.lowercased().contains(Self.networkKey))
+    }
+
+    @Test func joinNetworkOnTheRouterAlreadyOnThatNetworkReportsAlreadyJoined() async throws {
+        let (run, _) = await Self.run([
+            "run", Self.workflow("join-network"), "--home", Self.onNetworkHome, "--input", "operationalDataset=\(Self.dataset5938.uppercased())",
+        ])
+        #expect(run.code == 0, "\(run.stderr)")
+        let output = try Self.output(run)
+        #expect(output["status"] as? String == "alreadyJoined")
+        #expect(output["message"] as? String == "already joined OpenThread-5938; nothing changed")
+    }
+
+    @Test func joinNetworkWithoutTheNetworkKeyFailsNamingIt() async throws {
+        let noKey = Self.dataset5938.replacingOccurrences(of: "0510" + Self.networkKey, with: "")
+        let (run, _) = await Self.run([
+            "run", Self.workflow("join-network"), "--home", Self.fullHome, "--input", "operationalDataset=\(noKey)", "--trace", "jsonl",
+        ])
+        #expect(run.code == 1)
+        let error = try run.resultError()
+        #expect(error["code"] as? String == "invalidArgument")
+        #expect(error["cause"] as? String == "invalidDataset")
+        #expect((error["message"] as? String)?.contains("Network Key (type 5) is missing") == true)
+        // Checked before the hub saw it.
+        let calls = try TraceTests.events(run.stderr).filter { $0["event"] as? String == "hubCallFinished" && $0["operation"] as? String == "joinThreadNetwork" }
+        #expect(calls.first?["succeeded"] as? Bool == false)
+    }
+
+    @Test func leaveThenJoinAcrossRunsWithSavedState() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = directory.file("state")
+        let (left, _) = await Self.run(["run", Self.workflow("leave-network"), "--home", Self.onNetworkHome, "--state", state])
+        #expect(try Self.output(left)["status"] as? String == "left")
+        let (again, _) = await Self.run(["run", Self.workflow("leave-network"), "--state", state])
+        #expect(try Self.output(again)["status"] as? String == "notOnNetwork")
+        let (joined, _) = await Self.run([
+            "run", Self.workflow("join-network"), "--state", state, "--input", "operationalDataset=\(Self.dataset5938)",
+        ])
+        #expect(try Self.output(joined)["status"] as? String == "joined")
+        let (same, _) = await Self.run([
+            "run", Self.workflow("join-network"), "--state", state, "--input", "operationalDataset=\(Self.dataset5938)",
+        ])
+        #expect(try Self.output(same)["status"] as? String == "alreadyJoined")
+        let saved = try String(contentsOfFile: state + "/home.json", encoding: .utf8).lowercased()
+        #expect(!saved.contains(Self.networkKey) && !saved.contains(Self.pskc))
+    }
+
+    @Test func leaveNetworkNeedsTheManagementTrait() async throws {
+        let (run, _) = await Self.run(["run", Self.workflow("leave-network"), "--home", Self.basicHome, "--trace", "none"])
+        #expect(run.code == 1)
+        #expect((try run.resultError()["message"] as? String)?.contains("ThreadNetworkManagement.leaveNetwork") == true)
+    }
+
+    // MARK: - Internet access
+
+    @Test func internetAccessAppliesToTheRoutersThatSupportIt() async throws {
+        let (run, _) = await Self.run(["run", Self.workflow("internet-access"), "--home", Self.fullHome, "--input", "option=nat64Only"])
+        #expect(run.code == 0, "\(run.stderr)")
+        let output = try Self.output(run)
+        #expect(output["previous"] as? String == "unspecified")
+        #expect(output["internetAccessOption"] as? String == "nat64Only")
+        #expect(output["appliedTo"] as? [String] == ["device-5b0e7a13c2d9"])
+        #expect(output["defaultThreadNetworkId"] as? String == "d196fa2040e973b6")
+    }
+
+    @Test("internet-access is refused where it cannot apply", arguments: [
+        (basicHome, "all", "unimplemented"), (onNetworkHome, "all", "unimplemented"), (fullHome, "everything", "invalidArgument"),
+    ])
+    func internetAccessRefused(_ home: String, _ option: String, _ code: String) async throws {
+        let (run, _) = await Self.run(["run", Self.workflow("internet-access"), "--home", home, "--input", "option=\(option)"])
+        #expect(run.code == 1)
+        #expect(try run.resultError()["code"] as? String == code)
+    }
+
+    // MARK: - Secrets
+
+    @Test func secretsStayOutOfTracesAndSavedState() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = directory.file("state")
+        let (share, _) = await Self.run([
+            "run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--state", state, "--trace", "jsonl",
+        ])
+        let key = try #require(try Self.output(share)["epskc"] as? String)
+        let (join, _) = await Self.run([
+            "run", Self.workflow("join-network"), "--home", Self.fullHome, "--state", state, "--trace", "jsonl",
+            "--input", "operationalDataset=\(Self.dataset5938)",
+        ])
+        #expect(join.code == 0, "\(join.stderr)")
+        let (text, _) = await Self.run([
+            "run", Self.workflow("join-network"), "--home", Self.fullHome, "--state", state, "--input", "operationalDataset=\(Self.dataset5938)",
+        ])
+        let saved = try String(contentsOfFile: state + "/home.json", encoding: .utf8).lowercased()
+        for secret in [key, Self.networkKey, Self.pskc, Self.dataset5938] {
+            #expect(!share.stderr.lowercased().contains(secret))
+            #expect(!join.stderr.lowercased().contains(secret))
+            #expect(!join.stdout.lowercased().contains(secret))
+            #expect(!text.stderr.lowercased().contains(secret))
+            #expect(!saved.contains(secret))
+        }
+        #expect(join.stderr.contains(#""operationalDataset":"<redacted>""#))
+    }
+}

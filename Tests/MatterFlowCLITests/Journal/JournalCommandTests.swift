@@ -1,0 +1,179 @@
+import Foundation
+import MatterFlow
+import MatterFlowJournal
+import MatterFlowSimulator
+import Testing
+
+/// `run --journal`, `runs`, `history` and `recover`, in-process and as processes.
+@Suite("journal commands")
+struct JournalCommandTests {
+    let workflow = Repository.workflow("commission-device")
+
+    @Test("run --journal records the run; runs lists it; history prints it as text and JSON")
+    func runRunsHistory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let journal = directory.file("journal")
+        let run = await matterflow(["run", workflow, "--home", home, "--journal", journal, "--trace", "none"] + commissionInputs())
+        #expect(run.code == 0, "\(run.stderr)")
+        let runID = try #require(try run.result()["runID"] as? String)
+        #expect(FileManager.default.fileExists(atPath: journal + "/" + runID + ".journal"))
+
+        let runs = await matterflow("runs", "--journal", journal)
+        #expect(runs.code == 0)
+        let lines = runs.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("RUN") == true)
+        #expect(lines.count == 2)
+        #expect(lines[1].hasPrefix(runID) && lines[1].contains("commission-device") && lines[1].contains("succeeded"))
+
+        let json = await matterflow("runs", "--journal", journal, "--json")
+        let listed = try #require(try parseJSON(json.stdout) as? [[String: Any]])
+        #expect(listed.first?["status"] as? String == "succeeded")
+        #expect(listed.first?["runID"] as? String == runID)
+
+        let history = await matterflow("history", runID, "--journal", journal)
+        #expect(history.code == 0)
+        let text = history.stdout.split(separator: "\n").map(String.init)
+        #expect(text.first?.hasPrefix("#1  +0.000s  runStarted") == true)
+        #expect(text.contains { $0.contains("  intent  ") && $0.contains("operation=\"commissionDevice\"") })
+        #expect(text.last == "status: succeeded")
+        #expect(!history.stdout.contains(Payloads.specQR))
+
+        let historyJSON = await matterflow("history", runID, "--journal", journal, "--json")
+        let object = try #require(try parseJSON(historyJSON.stdout) as? [String: Any])
+        let records = try #require(object["records"] as? [[String: Any]])
+        #expect(records.first?["type"] as? String == "runStarted")
+        #expect(records.last?["type"] as? String == "runFinished")
+        #expect(records.map { $0["seq"] as? Int } == Array(1...records.count).map { Optional($0) })
+        #expect(object["status"] as? String == "succeeded")
+        #expect(object["tornTail"] is NSNull)
+    }
+
+    @Test("usage and lookup errors: a missing --journal, an unknown run")
+    func errors() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        #expect(await matterflow("runs").code == 64)
+        #expect(await matterflow("history", "run-x").code == 64)
+        #expect(await matterflow("recover").code == 64)
+        let missing = await matterflow("history", "run-nope", "--journal", directory.path)
+        #expect(missing.code == 2)
+        #expect(missing.stderr.hasPrefix("error[runNotFound]: no journal for run \"run-nope\""))
+        let empty = await matterflow("runs", "--journal", directory.path)
+        #expect(empty.code == 0)
+        #expect(empty.stderr == "no runs in \(directory.path)\n")
+        let nothing = await matterflowVirtual(["recover", "--journal", directory.path])
+        #expect(nothing.code == 0)
+    }
+
+    @Test("the crash hook is refused without MATTERFLOW_TEST_HOOKS=1, and a malformed boundary is a usage error")
+    func crashHookGuard() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["run", workflow, "--journal", directory.file("journal"), "--trace", "none"] + commissionInputs()
+        let unguarded = try await JournalChild.run(arguments, environment: ["MATTERFLOW_CRASH_AT": "after:3"])
+        #expect(unguarded.status == 64)
+        #expect(unguarded.stderr.contains("MATTERFLOW_TEST_HOOKS=1"))
+        let malformed = try await JournalChild.run(
+            arguments, environment: ["MATTERFLOW_CRASH_AT": "3", "MATTERFLOW_TEST_HOOKS": "1"])
+        #expect(malformed.status == 64)
+        let armed = try await JournalChild.run(
+            arguments, environment: ["MATTERFLOW_CRASH_AT": "after:3", "MATTERFLOW_TEST_HOOKS": "1"])
+        #expect(armed.status == 128 + SIGKILL)
+        #expect(armed.stderr.hasPrefix("warning: MATTERFLOW_CRASH_AT=after:3"))
+    }
+
+    @Test("kill -9 mid-commissioning: recover releases the session, and a new run on the same state succeeds")
+    func killMidCommissioning() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(
+            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+        let state = directory.file("state")
+        let journal = directory.file("journal")
+        let child = try JournalChild.launch(
+            ["run", workflow, "--home", home, "--state", state, "--journal", journal, "--trace", "jsonl", "--clock", "real"]
+                + commissionInputs())
+        defer { child.kill() }
+        let commissioning = await child.stderr.waitForLine { line in
+            line.contains(#""event":"hubCallStarted""#) && line.contains(#""operation":"commissionDevice""#)
+        }
+        try #require(commissioning, "commissionDevice never started: \(child.stderr.text)")
+        try await Task.sleep(for: .milliseconds(50))
+        child.kill()
+        try #require(await child.waitForExit())
+        #expect(child.status == 128 + SIGKILL)
+        #expect(try savedHome(in: state).activeSession != nil, "the killed run left its session active")
+
+        let interrupted = await matterflow("runs", "--journal", journal, "--json")
+        #expect((try parseJSON(interrupted.stdout) as? [[String: Any]])?.first?["status"] as? String == "interrupted")
+
+        let recover = try await JournalChild.run(["recover", "--journal", journal, "--state", state])
+        #expect(recover.status == 0, "\(recover.stderr)")
+        #expect(recover.stderr.contains("recovered → cancelled (interrupted in commission/commission)"))
+        #expect(recover.stderr.contains("released its session"))
+        let report = try #require(try parseJSON(recover.stdout) as? [String: Any])
+        let recovered = try #require((report["runs"] as? [[String: Any]])?.first)
+        #expect(recovered["action"] as? String == "recovered")
+        #expect(recovered["releasedSession"] as? Bool == true)
+        #expect(try savedHome(in: state).activeSession == nil)
+
+        let again = try await JournalChild.run(["recover", "--journal", journal, "--state", state])
+        #expect(again.status == 0)
+        #expect(again.stderr.contains("already cancelled; nothing to do"))
+
+        let next = await matterflowVirtual(["run", workflow, "--state", state, "--journal", journal, "--trace", "none"] + commissionInputs())
+        #expect(next.code == 0, "\(next.stdout)")
+        let listed = await matterflow("runs", "--journal", journal, "--json")
+        let statuses = ((try parseJSON(listed.stdout) as? [[String: Any]]) ?? []).compactMap { $0["status"] as? String }
+        #expect(statuses == ["cancelled", "succeeded"])
+    }
+
+    @Test("two runs preparing one structure at once: exactly one succeeds, the other fails with sessionBusy")
+    func parallelRuns() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(
+            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 1.5 } }"#), to: "home.json")
+        let state = directory.file("state")
+        let runs = try [Payloads.specQR, Payloads.lampQR].map { payload in
+            try JournalChild.launch(
+                ["run", workflow, "--home", home, "--state", state, "--journal", directory.file("journal"), "--trace", "none",
+                    "--clock", "real"] + commissionInputs(payload: payload))
+        }
+        defer { runs.forEach { $0.kill() } }
+        var results: [[String: Any]] = []
+        for run in runs {
+            try #require(await run.waitForExit())
+            results.append(try #require(try parseJSON(run.stdout.text) as? [String: Any], "\(run.stderr.text)"))
+        }
+        let outcomes = results.map { $0["outcome"] as? String }
+        #expect(outcomes.filter { $0 == "succeeded" }.count == 1, "\(results)")
+        let failure = try #require(results.first { $0["outcome"] as? String == "failed" })
+        #expect((failure["error"] as? [String: Any])?["cause"] as? String == "sessionBusy")
+        let saved = try savedHome(in: state)
+        #expect(saved.activeSession == nil)
+        #expect(saved.devices.count == 2)
+    }
+
+    @Test("a session whose lease runs out mid-commissioning fails the run with sessionExpired", arguments: ["virtual", "real"])
+    func leaseExpiry(clock: String) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (lease, latency) = clock == "virtual" ? (60.0, 90.0) : (0.3, 0.8)
+        let home = try directory.write(
+            TestHomes.json(extra: #""simulation": { "sessionLeaseSeconds": \#(lease), "latencySeconds": { "commissionDevice": \#(latency) } }"#),
+            to: "home.json")
+        let run = try await JournalChild.run(
+            ["run", workflow, "--home", home, "--state", directory.file("state"), "--trace", "none", "--clock", clock]
+                + commissionInputs())
+        #expect(run.status == 1, "\(run.stderr)")
+        let result = try #require(try parseJSON(run.stdout) as? [String: Any])
+        let error = try #require(result["error"] as? [String: Any])
+        #expect(error["cause"] as? String == "sessionExpired")
+        #expect((error["message"] as? String)?.contains("lease ran out") == true)
+        #expect(try savedHome(in: directory.file("state")).activeSession == nil)
+        #expect(try savedHome(in: directory.file("state")).devices.map(\.id) == ["device-existing"])
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import MatterFlowCLI
+import Testing
+
+/// `matterflow test`: one line per fixture, a closing `N passed, N failed`, exit 0 / 1 / 2, `--filter`,
+/// `--json` and `--coverage`.
+@Suite("matterflow test")
+struct TestCommandTests {
+    static var library: String { Repository.workflowsDirectory + "/fixtures" }
+
+    static var libraryCount: Int {
+        (FileManager.default.enumerator(atPath: library)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".fixture.json") }.count
+    }
+
+    /// A fixture running rooms.json on the shared ready home, with `expect` as its expectations.
+    static func roomsFixture(name: String = "rooms listed", expect: String) -> String {
+        """
+        {
+          "fixture": "\(name)",
+          "version": 1,
+          "workflow": "\(Repository.workflow("rooms"))",
+          "home": "\(library)/homes/ready.json",
+          "expect": \(expect)
+        }
+        """
+    }
+
+    @Test func theLibraryPassesWithOneLinePerFixtureAndFullCoverage() async {
+        let run = await matterflow(["test", Self.library, "--coverage"])
+        #expect(run.code == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr == "")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(Self.libraryCount >= 40)
+        #expect(lines.last == "\(Self.libraryCount) passed, 0 failed")
+        #expect(lines.filter { $0.hasPrefix("PASS  ") }.count == Self.libraryCount)
+        #expect(!lines.contains { $0.hasPrefix("FAIL") || $0.hasPrefix("INVALID") })
+        // Every workflow line of the coverage report says 100% of states and of transitions.
+        let workflows = lines.filter { $0.hasPrefix("  ") && $0.contains(": states ") }
+        #expect(workflows.count == (try? Self.shippedWorkflowCount()))
+        for line in workflows {
+            #expect(line.contains("(100%), transitions") && line.hasSuffix("(100%)"), "\(line)")
+        }
+        #expect(!lines.contains { $0.contains("not exercised") })
+    }
+
+    static func shippedWorkflowCount() throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: Repository.workflowsDirectory).filter {
+            $0.hasSuffix(".json")
+        }
+        .count
+    }
+
+    @Test func aBrokenExpectationShowsTheDifference() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.write(
+            Self.roomsFixture(
+                expect:
+                    #"{ "outcome": "succeeded", "path": ["fetch", "noRooms", "emptyRooms"], "output": { "rooms": ["Kitchen"] } }"#
+            ),
+            to: "broken.fixture.json")
+        let run = await matterflow(["test", file])
+        #expect(run.code == 1)
+        #expect(
+            run.stdout == """
+                FAIL  rooms listed
+                      \(file)
+                      path: expected #2 noRooms, got #2 fetchedRooms
+                        expected (3): fetch → noRooms → emptyRooms
+                        actual (2):   fetch → fetchedRooms
+                      output.rooms: expected ["Kitchen"], got ["Kitchen","Hall"]
+                0 passed, 1 failed
+
+                """)
+    }
+
+    @Test func anInvalidFixtureIsReportedLikeACompilerErrorAndExitsTwo() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write(Self.roomsFixture(expect: #"{ "outcome": "succeeded" }"#), to: "good.fixture.json")
+        let bad = try directory.write(
+            Self.roomsFixture(name: "bad", expect: #"{ "outcome": "succeeded", "warnigns": [] }"#),
+            to: "bad.fixture.json")
+        let run = await matterflow(["test", directory.path])
+        #expect(run.code == 2)
+        #expect(
+            run.stderr
+                == "\(bad):6:39: error[unknownKey]: /expect/warnigns: unknown key \"warnigns\"; did you mean \"warnings\"?\n"
+        )
+        #expect(run.stdout == "INVALID  \(bad)\nPASS  rooms listed\n1 passed, 1 failed\n")
+    }
+
+    @Test func aMissingPathExitsTwo() async {
+        let run = await matterflow(["test", "/nonexistent/fixtures"])
+        #expect(run.code == 2)
+        #expect(run.stderr.contains("/nonexistent/fixtures: error[fileNotFound]"))
+        #expect(run.stdout.hasSuffix("0 passed, 1 failed\n"))
+    }
+
+    @Test func filterRunsASubset() async {
+        let run = await matterflow(["test", Self.library, "--filter", "/ROOMS/"])
+        #expect(run.code == 0)
+        #expect(
+            run.stdout == """
+                PASS  rooms: an offline hub gives an empty list and a warning
+                PASS  rooms: the home's rooms are offered
+                2 passed, 0 failed
+
+                """)
+        let none = await matterflow(["test", Self.library, "--filter", "no such fixture"])
+        #expect(none.code == 1)
+        #expect(none.stdout == "0 passed, 0 failed\n")
+        #expect(none.stderr == "no fixture matches --filter 'no such fixture'\n")
+    }
+
+    @Test func coverageListsWhatWasNotExercised() async {
+        let run = await matterflow(["test", Self.library + "/rooms/lists-rooms.fixture.json", "--coverage"])
+        #expect(run.code == 0)
+        #expect(
+            run.stdout.contains(
+                """
+                rooms.json [rooms]: states 2/4 (50%), transitions 1/3 (33.3%)
+                    not exercised: state noRooms
+                    not exercised: state emptyRooms
+                    not exercised: fetch → noRooms [onError[0] *]
+                    not exercised: noRooms → emptyRooms [next]
+
+                """))
+        #expect(run.stdout.hasSuffix("1 passed, 0 failed\n"))
+    }
+
+    @Test func jsonCarriesResultsAndCoverage() async throws {
+        let run = await matterflow(["test", Self.library, "--filter", "/rooms/", "--coverage", "--json"])
+        #expect(run.code == 0)
+        let report = try #require(try parseJSON(run.stdout) as? [String: Any])
+        #expect(report["passed"] as? Int == 2)
+        #expect(report["failed"] as? Int == 0)
+        #expect((report["results"] as? [[String: Any]])?.map { $0["passed"] as? Bool } == [true, true])
+        let coverage = try #require(report["coverage"] as? [[String: Any]])
+        let rooms = try #require(coverage.first { $0["workflow"] as? String == "rooms" })
+        #expect(rooms["complete"] as? Bool == true)
+        let transitions = try #require(rooms["transitions"] as? [String: Any])
+        #expect(transitions["covered"] as? Int == 3)
+        #expect(transitions["total"] as? Int == 3)
+    }
+
+    @Test func jsonReportsMismatchesForMachines() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.write(Self.roomsFixture(expect: #"{ "outcome": "failed" }"#), to: "x.fixture.json")
+        let run = await matterflow(["test", "--json", file])
+        #expect(run.code == 1)
+        let report = try #require(try parseJSON(run.stdout) as? [String: Any])
+        let result = try #require((report["results"] as? [[String: Any]])?.first)
+        #expect(result["passed"] as? Bool == false)
+        #expect(result["outcome"] as? String == "succeeded")
+        let mismatch = try #require((result["mismatches"] as? [[String: Any]])?.first)
+        #expect(mismatch["subject"] as? String == "outcome")
+        #expect(mismatch["expected"] as? String == "failed")
+        #expect(report["failed"] as? Int == 1)
+    }
+
+    @Test func helpDescribesTheCommand() async {
+        let run = await matterflow("help", "test")
+        #expect(run.code == 0)
+        #expect(run.stdout.contains("USAGE: matterflow test <fixture> ... [--json] [--filter <pattern>] [--coverage]"))
+        let overview = await matterflow("--help")
+        #expect(overview.stdout.contains("\n  test "))
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import MatterFlow
+import MatterFlowFixtures
+import MatterFlowJSON
+import Testing
+
+/// Border-router fixtures: commissioner actions with the issued or a wrong key, ePSKc state and Thread network
+/// expectations, lost hub events.
+@Suite struct BorderRouterFixtureTests {
+    static let router = "device-nest-hub"
+
+    static func epskcShare(expect: String, _ members: String = "") -> String {
+        """
+        {
+          "fixture": "share", "version": 1, "workflow": "../../epskc-share.json", "home": "../homes/border-router.json",\(members.isEmpty ? "" : "\n  " + members + ",")
+          "expect": \(expect)
+        }
+        """
+    }
+
+    func run(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> FixtureResult {
+        await FixtureRunner().run(try InlineFixture.valid(text, sourceLocation: sourceLocation))
+    }
+
+    @Test func theIssuedKeyIsUsedAndTheModeEnds() async throws {
+        let result = try await run(
+            Self.epskcShare(
+                expect:
+                    #"{ "outcome": "succeeded", "output": { "reason": "keyUsed" }, "hub": { "borderRouters": [{ "deviceID": "device-nest-hub", "epskc": "stopped" }] } }"#,
+                #""events": [{ "at": 12, "action": "commissionerUsesKey", "deviceID": "device-nest-hub" }]"#))
+        #expect(result.passed, "\(result.mismatches)")
+        #expect(result.observation?.elapsed == .seconds(12))
+    }
+
+    @Test func aConnectedCommissionerIsVisibleInTheFinalState() async throws {
+        // The run is cancelled while the commissioner is connected; the cancel path withdraws the key.
+        let result = try await run(
+            Self.epskcShare(
+                expect:
+                    #"{ "outcome": "cancelled", "hub": { "borderRouters": [{ "deviceID": "device-nest-hub", "epskc": "stopped" }] } }"#,
+                """
+                "events": [
+                    { "at": 5, "action": "commissionerConnects", "deviceID": "device-nest-hub" },
+                    { "at": 6, "action": "commissionerPetitionAccepted", "deviceID": "device-nest-hub" },
+                    { "at": 7, "action": "cancelRun" }
+                  ]
+                """))
+        #expect(result.passed, "\(result.mismatches)")
+    }
+
+    @Test func theFinalStateIsTheOneTheRunLeft() async throws {
+        // Another app's key is active when the run fails at once; its 120 s expiry must not have happened yet.
+        let result = try await run(
+            Self.epskcShare(
+                expect:
+                    #"{ "outcome": "failed", "error": { "cause": "epskcAlreadyActive" }, "hub": { "borderRouters": [{ "deviceID": "device-nest-hub", "epskc": "started" }] } }"#,
+                #""events": [{ "after": "readThreadCapabilities", "action": "epskcActivatedElsewhere", "deviceID": "device-nest-hub" }]"#
+            ))
+        #expect(result.passed, "\(result.mismatches)")
+        #expect(result.observation?.epskcPhases[Self.router] == .started)
+    }
+
+    @Test func aCommissionerTurnedAwayFailsTheFixture() async throws {
+        // No key was issued when the commissioner comes: the event happens, but the simulator refuses it.
+        let result = try await run(
+            Self.epskcShare(
+                expect: #"{ "outcome": "failed" }"#,
+                """
+                "faults": [{ "operation": "activateEpskc", "fail": { "cause": "invalidArgumentValue" } }],
+                  "events": [{ "after": "activateEpskc", "action": "commissionerConnects", "deviceID": "device-nest-hub", "key": "wrong" }]
+                """))
+        #expect(result.subjects == ["events[0]"])
+        #expect(result.mismatches.first?.actual.contains("epskcNotActive") == true)
+    }
+
+    @Test func lostEventsMakeTheWaitTimeOut() async throws {
+        let result = try await run(
+            Self.epskcShare(
+                expect: #"{ "outcome": "failed", "error": { "state": "timedOut" }, "elapsedSeconds": 660 }"#,
+                #""events": [{ "entering": "waitForEnd", "action": "hubEventsLost" }]"#))
+        #expect(result.passed, "\(result.mismatches)")
+    }
+
+    @Test func networkExpectationsReportWhatDiffers() async throws {
+        let text = """
+            {
+              "fixture": "leave", "version": 1, "workflow": "../../leave-network.json", "home": "../homes/border-router.json",
+              "expect": {
+                "outcome": "succeeded",
+                "hub": {
+                  "internetAccessOption": "all",
+                  "borderRouters": [{ "deviceID": "device-nest-hub", "epskc": "started", "network": { "networkName": "OpenThread-5938" }, "threadDevices": [] }]
+                }
+              }
+            }
+            """
+        let result = try await run(text)
+        #expect(
+            result.subjects == [
+                "hub.internetAccessOption", "hub.borderRouters[device-nest-hub].epskc",
+                "hub.borderRouters[device-nest-hub].network",
+            ])
+        #expect(result.mismatches.map(\.actual) == ["unspecified", "stopped", "none"])
+    }
+
+    @Test func borderRoutersNamedInTheFixtureMustExist() {
+        let text = Self.epskcShare(
+            expect:
+                #"{ "outcome": "succeeded", "hub": { "borderRouters": [{ "deviceID": "device-door-lock", "epskc": "on" }] } }"#,
+            #""events": [{ "at": 1, "action": "commissionerConnects", "deviceID": "device-nest-hbu", "key": "stolen", "count": 0 }]"#
+        )
+        #expect(
+            InlineFixture.findings(text) == [
+                #"3:71: error[unknownDevice]: /events/0/deviceID: the home has no border router "device-nest-hbu"; did you mean "device-nest-hub"?"#,
+                #"3:97: error[invalidValue]: /events/0/key: "key" is "issued" or "wrong", found "stolen""#,
+                #"3:116: error[invalidValue]: /events/0/count: "count" must be at least 1"#,
+                #"4:80: error[unknownDevice]: /expect/hub/borderRouters/0/deviceID: the home has no border router "device-door-lock" (border routers: device-nest-hub)"#,
+                #"4:109: error[invalidValue]: /expect/hub/borderRouters/0/epskc: "epskc" is one of disabled, stopped, started, connected, accepted, found "on""#,
+            ])
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import MatterFlow
+import MatterFlowFixtures
+import MatterFlowJSON
+import Testing
+
+/// Fixture files are checked like workflows: every problem at once, each with a stable code, a pointer, a line
+/// and a column, and a suggestion where a typo is likely.
+@Suite struct FixtureDiagnosticsTests {
+    @Test func unknownKeysSuggestTheIntendedOne() {
+        let text = InlineFixture.commissionDevice(
+            expect: #"{ "outcome": "succeeded", "outcomes": "failed", "hub": { "activeSesion": null } }"#,
+            #""fautls": []"#)
+        #expect(
+            InlineFixture.findings(text) == [
+                #"7:3: error[unknownKey]: /fautls: unknown key "fautls"; did you mean "faults"?"#,
+                #"8:39: error[unknownKey]: /expect/outcomes: unknown key "outcomes"; did you mean "outcome"?"#,
+                #"8:70: error[unknownKey]: /expect/hub/activeSesion: unknown key "activeSesion"; did you mean "activeSession"?"#,
+            ])
+    }
+
+    @Test func wrongTypesAndMissingKeys() {
+        let text = """
+            {
+              "fixture": 5,
+              "version": 1,
+              "workflow": "../../rooms.json",
+              "seed": "one",
+              "faults": {}
+            }
+            """
+        #expect(
+            InlineFixture.findings(text) == [
+                #"1:1: error[missingKey]: missing required key "expect" (an object)"#,
+                #"2:14: error[wrongType]: /fixture: "fixture" must be a string, found integer"#,
+                #"5:11: error[wrongType]: /seed: "seed" must be an integer, found string"#,
+                #"6:13: error[wrongType]: /faults: "faults" must be an array, found object"#,
+            ])
+    }
+
+    @Test func unknownOperationsStatesActionsAndCodes() {
+        let text = InlineFixture.commissionDevice(
+            expect: """
+                { "outcome": "failed", "error": { "code": "unavaliable", "state": "commision/commission" },
+                    "path": ["prepare", "prepare/prepaired"], "calls": { "cancelComissioning": 1 } }
+                """,
+            """
+            "faults": [{ "operation": "comissionDevice", "fail": { "cause": "deviceUnreachable" } }],
+              "events": [{ "entering": "rooms/fetched", "action": "hubOfline" }, { "after": "fetchRoom", "action": "cancelRun" }]
+            """)
+        #expect(
+            InlineFixture.findings(text) == [
+                #"7:29: error[unknownOperation]: /faults/0/operation: unknown operation "comissionDevice"; did you mean "commissionDevice"?"#,
+                #"8:28: error[unknownState]: /events/0/entering: workflow commission-device has no state "rooms/fetched"; did you mean "rooms/fetch"?; name states as in visitedStates, qualified by sub-workflow states ("commission/commission")"#,
+                #"8:55: error[unknownAction]: /events/0/action: unknown action "hubOfline"; did you mean "hubOffline"?"#,
+                #"8:81: error[unknownOperation]: /events/1/after: unknown operation "fetchRoom"; did you mean "fetchRooms"?"#,
+                #"9:55: error[invalidErrorCode]: /expect/error/code: "unavaliable" is not a canonical error code; did you mean "unavailable"?"#,
+                #"9:79: error[unknownState]: /expect/error/state: workflow commission-device has no state "commision/commission"; did you mean "commission/commission"?; name states as in visitedStates, qualified by sub-workflow states ("commission/commission")"#,
+                #"10:25: error[unknownState]: /expect/path/1: workflow commission-device has no state "prepare/prepaired"; did you mean "prepare/prepared"?; name states as in visitedStates, qualified by sub-workflow states ("commission/commission")"#,
+                #"10:80: error[unknownOperation]: /expect/calls/cancelComissioning: unknown operation "cancelComissioning"; did you mean "cancelCommissioning"?"#,
+            ])
+    }
+
+    @Test func faultsAndEventsNeedExactlyOneEffectAndOneTrigger() {
+        let text = InlineFixture.commissionDevice(
+            """
+            "faults": [
+                { "operation": "fetchRooms", "attempts": "3-1", "hang": true },
+                { "operation": "fetchRooms", "hang": true, "delaySeconds": 2 },
+                { "operation": "fetchRooms" },
+                { "operation": "fetchRooms", "hang": false }
+              ],
+              "events": [
+                { "at": 0, "action": "cancelRun" },
+                { "at": 2, "after": "fetchRooms", "action": "cancelRun" },
+                { "entering": "rooms", "attempt": 2, "action": "cancelRun" }
+              ]
+            """)
+        #expect(
+            InlineFixture.findings(text) == [
+                #"8:46: error[invalidValue]: /faults/0/attempts: "attempts" must be an attempt number from 1 (2 or "2"), a range ("1-2") or a range without end ("3-")"#,
+                #"9:5: error[invalidValue]: /faults/1: a fault has one effect; found "hang" and "delaySeconds" (write two faults to delay then fail)"#,
+                #"10:5: error[missingKey]: /faults/2: a fault needs one of "fail" (an error), "hang" (true) or "delaySeconds" (a number)"#,
+                #"11:42: error[invalidValue]: /faults/3/hang: "hang" can only be true; remove the fault instead"#,
+                #"14:13: error[invalidValue]: /events/0/at: "at" must be a positive number of seconds; to start in a condition, describe it in the home"#,
+                #"15:5: error[invalidValue]: /events/1: an event has one trigger; found "at" and "after""#,
+                #"16:39: error[invalidValue]: /events/2/attempt: "attempt" only goes with "after""#,
+            ])
+    }
+
+    @Test func aCauseTheOperationCannotRaiseIsAWarning() throws {
+        let text = InlineFixture.commissionDevice(
+            #""faults": [{ "operation": "fetchRooms", "fail": { "code": "unavailable", "cause": "sessionBusy" } }]"#)
+        #expect(
+            InlineFixture.findings(text) == [
+                #"7:85: warning[causeCodeMismatch]: /faults/0/fail/cause: cause "sessionBusy" belongs to code failedPrecondition, not unavailable; routes by code and by cause would disagree"#,
+                #"7:85: warning[undeclaredCause]: /faults/0/fail/cause: fetchRooms does not declare cause "sessionBusy" (it may raise: hubOffline, hubUnreachable, structureNotFound, actionTimedOut, runCancelled, hubFailure, unresolvedReference, invalidArgumentValue); a real hub would not raise it there"#,
+            ])
+        #expect(InlineFixture.load(text).fixture != nil, "warnings do not stop a fixture")
+    }
+
+    @Test func inputsAreCheckedAgainstTheWorkflow() {
+        let text = """
+            {
+              "fixture": "inputs", "version": 1, "workflow": "../../commission-device.json",
+              "inputs": { "deviceName": 3, "room": "Kitchen" },
+              "expect": { "outcome": "succeeded" }
+            }
+            """
+        #expect(
+            InlineFixture.findings(text) == [
+                #"3:13: error[missingKey]: /inputs: required input "onboardingPayload" is missing (or null); pass --input onboardingPayload=VALUE"#,
+                #"3:29: error[wrongType]: /inputs/deviceName: input "deviceName" must be string, got integer"#,
+                #"3:32: error[unknownKey]: /inputs/room: workflow commission-device has no input "room" (inputs: onboardingPayload, deviceName, roomName, ecosystemName)"#,
+            ])
+    }
+
+    @Test func anInlineHomeIsReportedInsideTheFixture() {
+        let text = """
+            {
+              "fixture": "home", "version": 1, "workflow": "../../rooms.json",
+              "home": { "version": 1, "structure": { "id": "x", "name": "X" }, "hub": { "online": "yes" }, "roms": [] },
+              "expect": { "outcome": "succeeded", "hub": { "devices": [{ "room": "Garage" }] } }
+            }
+            """
+        #expect(
+            InlineFixture.findings(text) == [
+                #"3:87: error[wrongType]: /home/hub/online: "online" must be a boolean, found string"#,
+                #"3:96: error[unknownKey]: /home/roms: unknown key "roms"; did you mean "rooms"?"#,
+            ])
+    }
+
+    @Test func roomsNamedInExpectationsMustExist() {
+        let text = InlineFixture.commissionDevice(
+            expect: #"{ "outcome": "succeeded", "hub": { "newDevices": [{ "name": "Lamp", "room": "Kitchn" }] } }"#)
+        #expect(
+            InlineFixture.findings(text) == [
+                #"7:89: error[unknownRoom]: /expect/hub/newDevices/0/room: the home has no room named "Kitchn"; did you mean "Kitchen"? (rooms: Kitchen, Hall)"#
+            ])
+    }
+
+    @Test func missingFilesAndBrokenWorkflowsPointAtTheMember() {
+        let text = """
+            {
+              "fixture": "files", "version": 1, "workflow": "../../comission-device.json", "home": "../homes/nope.json",
+              "expect": { "outcome": "succeeded" }
+            }
+            """
+        let findings = InlineFixture.findings(text)
+        #expect(findings.count == 2, "\(findings)")
+        #expect(
+            findings.first?.hasPrefix(
+                #"2:49: error[fileNotFound]: /workflow: workflow file "../../comission-device.json" does not exist"#)
+                == true)
+        #expect(
+            findings.first?.hasSuffix(#"; did you mean "commission-device.json"?; paths are relative to this fixture"#)
+                == true)
+        #expect(
+            findings.last?.hasPrefix(
+                #"2:88: error[fileNotFound]: /home: home file "../homes/nope.json" does not exist"#) == true)
+    }
+
+    @Test func aWorkflowFileIsNotAFixture() {
+        let outcome = FixtureLoader().load(path: Repository.workflows + "/rooms.json")
+        #expect(outcome.fixture == nil)
+        #expect(outcome.diagnostics.map(\.code) == [FixtureDiagnosticCode.notAFixture])
+    }
+
+    @Test func newerVersionsAreReportedAlone() {
+        let text = #"{ "fixture": "future", "version": 2, "workflow": 7, "expect": {}, "someday": true }"#
+        #expect(
+            InlineFixture.findings(text) == [
+                #"1:35: error[unsupportedVersion]: /version: this fixture has version 2, newer than this MatterFlow reads (1); upgrade MatterFlow or write a version 1 fixture"#
+            ])
+    }
+
+    @Test func syntaxErrorsAndDuplicateKeys() {
+        #expect(InlineFixture.findings(#"{ "fixture": "x", }"#).first?.contains("error[syntaxError]") == true)
+        let text = InlineFixture.commissionDevice(expect: #"{ "outcome": "succeeded", "outcome": "failed" }"#)
+        #expect(
+            InlineFixture.findings(text).map { $0.components(separatedBy: ": ").dropFirst().first } == [
+                "error[duplicateKey]"
+            ])
+    }
+
+    @Test func everyCodeIsListed() {
+        #expect(Set(FixtureDiagnosticCode.all).count == FixtureDiagnosticCode.all.count)
+        for code in [
+            FixtureDiagnosticCode.unknownState, FixtureDiagnosticCode.unknownOperation,
+            FixtureDiagnosticCode.unknownAction,
+        ] {
+            #expect(FixtureDiagnosticCode.all.contains(code))
+        }
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import MatterFlow
+@testable import MatterFlowJournal
+import MatterFlowJSON
+import MatterFlowSimulator
+import Synchronization
+import Testing
+
+/// A crash, simulated in-process: a journaled commission-device run whose hub saves to a state directory; at the
+/// chosen journal boundary the hook copies `home.json` aside. Afterwards the journal is cut back to that boundary
+/// and the copy restored, so journal and hub are exactly as a process killed there would have left them.
+struct CrashScenario {
+    let scratch: Scratch
+    var journalDirectory: String { scratch.file("journal") }
+    var stateDirectory: String { scratch.file("state") }
+    let runID: String
+    /// The journal's record count in the complete run.
+    let totalRecords: Int
+
+    static let runID = "run-00000000c0de"
+
+    init(position: JournalBoundary.Position, sequence: Int, home: HomeDescription = Homes.basic()) async throws {
+        scratch = try Scratch()
+        runID = Self.runID
+        let stateDirectory = scratch.file("state")
+        let saved = scratch.file("home-at-crash.json")
+        let homePath = stateDirectory + "/" + HomeStateStore.fileName
+        let hook: JournalTestHook = { boundary in
+            if boundary.position == position, boundary.sequence == sequence {
+                try? FileManager.default.removeItem(atPath: saved)
+                if FileManager.default.fileExists(atPath: homePath) { try? FileManager.default.copyItem(atPath: homePath, toPath: saved) }
+            }
+            return .proceed
+        }
+        let clock = VirtualClock()
+        let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: home), clock: clock)
+        let journal = try RunJournal(directory: scratch.file("journal"))
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        clock.beginActivity()
+        let handle = try journal.start(
+            workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp", "roomName": "Kitchen"],
+            on: hub, options: RunOptions(structureID: Homes.structureID, clock: clock, runID: Self.runID), testHook: hook)
+        _ = await handle.result
+        clock.endActivity()
+        let path = journal.path(of: Self.runID)
+        totalRecords = try JournalReader.read(path: path).records.count
+        try cut(path, after: position == .before ? sequence - 1 : sequence)
+        try? FileManager.default.removeItem(atPath: homePath)
+        if FileManager.default.fileExists(atPath: saved) { try FileManager.default.copyItem(atPath: saved, toPath: homePath) }
+    }
+
+    func journal() throws -> RunJournal { try RunJournal(directory: journalDirectory) }
+
+    /// A fresh hub on the state directory (another process).
+    func hub(home: HomeDescription = Homes.basic()) throws -> SimulatedHub {
+        try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: home), clock: VirtualClock())
+    }
+
+    func recover(resume: Bool = false) async throws -> RecoveryReport {
+        try await journal().recover(on: try hub(), options: RecoveryOptions(resume: resume))
+    }
+
+    func savedHome() throws -> HomeDescription? { try HomeStateStore.loadSaved(directory: stateDirectory) }
+
+    func bytes() throws -> (journal: [UInt8], home: [UInt8]) {
+        let home = (try? JournalFile.readAll(stateDirectory + "/" + HomeStateStore.fileName)) ?? []
+        return (try JournalFile.readAll(try journal().path(of: runID)), home)
+    }
+}
+
+@Suite("recovery")
+struct RecoveryTests {
+
+    /// The records of the complete run.
+    static func completeRecords() async throws -> [JournalRecord] {
+        let scenario = try await CrashScenario(position: .after, sequence: 1_000)
+        defer { scenario.scratch.remove() }
+        return try JournalReader.read(path: try scenario.journal().path(of: scenario.runID)).records
+    }
+
+    static func recordCount() async throws -> Int { try await completeRecords().count }
+
+    /// The sequence number of the record of a type for an operation.
+    static func sequence(of type: String, _ operation: String) async throws -> Int {
+        try #require(try await completeRecords().first { $0.type == type && $0.string("operation") == operation }).sequence
+    }
+
+    @Test("a crash at every journal boundary of commission-device: recovery settles it, and again changes nothing")
+    func everyBoundary() async throws {
+        let total = try await Self.recordCount()
+        #expect(total > 30)
+        for sequence in 1...total {
+            for position in [JournalBoundary.Position.before, .after] {
+                let scenario = try await CrashScenario(position: position, sequence: sequence)
+                defer { scenario.scratch.remove() }
+                let label = "\(position):\(sequence)"
+                let report = try await scenario.recover()
+                let run = try #require(report.runs.first, "\(label)")
+                #expect(!report.needsAttention, "\(label): \(run.notes)")
+                #expect([.recovered, .alreadyFinished, .notStarted].contains(run.action), "\(label): \(run.action)")
+
+                let contents = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID))
+                #expect(contents.tornTail == nil && contents.problems.isEmpty, "\(label)")
+                let status = try #require(try scenario.journal().runs().first).status
+                #expect([.succeeded, .cancelled, .notStarted].contains(status), "\(label): final status \(status)")
+
+                let home = try scenario.savedHome()
+                #expect(home?.activeSession == nil, "\(label): a session was left active")
+                let created = Set(
+                    contents.records.flatMap { $0.payload["devices"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+                        + contents.records.flatMap { $0.payload["result"]?["deviceIDs"]?.arrayValue?.compactMap(\.stringValue) ?? [] })
+                for device in home?.devices ?? [] {
+                    #expect(created.contains(device.id), "\(label): device \(device.id) has no journal record of its creation")
+                }
+                if run.action == .recovered {
+                    #expect(contents.records.last?.type == JournalRecord.Kind.recoveryFinished, "\(label)")
+                }
+
+                let before = try scenario.bytes()
+                let again = try await scenario.recover()
+                #expect(again.recovered.isEmpty, "\(label)")
+                let after = try scenario.bytes()
+                #expect(before.journal == after.journal, "\(label): recovering twice changed the journal")
+                #expect(before.home == after.home, "\(label): recovering twice changed the home")
+            }
+        }
+    }
+
+    @Test("an in-doubt commissionDevice that took effect: the pending device is journaled and removed")
+    func inDoubtCommission() async throws {
+        let outcome = try await Self.sequence(of: JournalRecord.Kind.outcome, "commissionDevice")
+        var found = false
+        for sequence in [outcome] {
+            let scenario = try await CrashScenario(position: .before, sequence: sequence)
+            defer { scenario.scratch.remove() }
+            let contents = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID))
+            guard let last = contents.records.last, last.type == JournalRecord.Kind.intent,
+                last.string("operation") == "commissionDevice"
+            else { continue }
+            // The crash came after the hub commissioned the device and before the outcome was written.
+            let pending = try #require(try scenario.savedHome()?.activeSession?.deviceIDs)
+            #expect(pending.count == 1)
+            let run = try #require(try await scenario.recover().runs.first)
+            let resolution = try #require(run.resolutions.first)
+            #expect(resolution.operation == "commissionDevice")
+            #expect(resolution.verdict == .applied)
+            #expect(resolution.devices == pending)
+            #expect(run.releasedSession)
+            #expect(run.status == .cancelled)
+            #expect(try scenario.savedHome()?.devices.map(\.id).contains(pending[0]) == false)
+            found = true
+        }
+        #expect(found)
+    }
+
+    @Test("an in-doubt completion that took effect: cancelled without --resume, succeeded with it")
+    func inDoubtCompletion() async throws {
+        let outcome = try await Self.sequence(of: JournalRecord.Kind.outcome, "completeCommissioning")
+        for resume in [false, true] {
+            var found = false
+            for sequence in [outcome] {
+                let scenario = try await CrashScenario(position: .before, sequence: sequence)
+                defer { scenario.scratch.remove() }
+                let contents = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID))
+                guard contents.records.last?.string("operation") == "completeCommissioning",
+                    contents.records.last?.type == JournalRecord.Kind.intent
+                else { continue }
+                let run = try #require(try await scenario.recover(resume: resume).runs.first)
+                let resolution = try #require(run.resolutions.first)
+                #expect(resolution.verdict == .applied)
+                #expect(resolution.devices.count == 1)
+                #expect(run.releasedSession == false)
+                #expect(run.status == (resume ? .succeeded : .cancelled))
+                #expect(run.resumed == resume)
+                #expect(try scenario.savedHome()?.devices.map(\.id).contains(resolution.devices[0]) == true)
+                found = true
+            }
+            #expect(found)
+        }
+    }
+
+    @Test("another client's session is never released")
+    func foreignSession() async throws {
+        // Crash right after prepare's intent: the hub never saw the call; then another client prepares.
+        let intent = try await Self.sequence(of: JournalRecord.Kind.intent, "prepareCommissioning")
+        for sequence in [intent] {
+            let scenario = try await CrashScenario(position: .after, sequence: sequence)
+            defer { scenario.scratch.remove() }
+            let contents = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID))
+            guard contents.records.last?.string("operation") == "prepareCommissioning",
+                contents.records.last?.type == JournalRecord.Kind.intent
+            else { continue }
+            let other = try scenario.hub()
+            let context = HubCallContext(runID: "run-other-client", idempotencyKey: "run-other-client/1")
+            let session = try await HubCallContext.$current.withValue(context) {
+                try await other.prepareCommissioning(structure: Homes.structureID)
+            }
+            let run = try #require(try await scenario.recover().runs.first)
+            #expect(run.resolutions.first?.verdict == .notApplied)
+            #expect(run.releasedSession == false)
+            #expect(run.status == .cancelled)
+            #expect(try scenario.savedHome()?.activeSession?.sessionID == session)
+            #expect(try scenario.savedHome()?.activeSession?.owner == "run-other-client")
+            return
+        }
+        Issue.record("no boundary right after prepare's intent")
+    }
+
+    @Test("a torn last record is cut off and recorded before recovery writes")
+    func tornTail() async throws {
+        let scenario = try await CrashScenario(position: .after, sequence: 20)
+        defer { scenario.scratch.remove() }
+        let path = try scenario.journal().path(of: scenario.runID)
+        let half = JournalFrame.encode(["seq": 21, "type": "stateEntered", "state": "torn"])
+        try cut(path, after: 20, appending: Array(half.prefix(half.count / 2)))
+        #expect(try JournalReader.read(path: path).tornTail != nil)
+        #expect(try scenario.journal().runs().first?.notes.first?.contains("torn") == true)
+        let run = try #require(try await scenario.recover().runs.first)
+        #expect(run.action == .recovered)
+        let contents = try JournalReader.read(path: path)
+        #expect(contents.tornTail == nil && contents.problems.isEmpty)
+        let discarded = try #require(contents.records(JournalRecord.Kind.tornTailDiscarded).first)
+        #expect(discarded.sequence == 21)
+        #expect(discarded.payload["length"]?.intValue == half.count / 2)
+    }
+
+    @Test("a run whose process is alive is left alone")
+    func liveRun() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        var home = Homes.basic()
+        home.simulation.latencySeconds = [.commissionDevice: 60]
+        let clock = ManualClock()
+        let hub = try SimulatedHub(home: home, clock: clock)
+        let journal = try RunJournal(directory: scratch.path)
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        let handle = try journal.start(
+            workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp"], on: hub,
+            options: RunOptions(structureID: Homes.structureID, clock: clock, runID: "run-0000000a11fe"))
+        await clock.waitForSleepers()
+        let path = journal.path(of: "run-0000000a11fe")
+        let before = try JournalFile.readAll(path)
+        let report = await journal.recover(on: hub)
+        #expect(report.runs.first?.action == .running)
+        #expect(try JournalFile.readAll(path) == before)
+        #expect(try journal.runs().first?.status == .running)
+        handle.cancel()
+        #expect(await handle.result.outcome == .cancelled)
+        #expect(try journal.runs().first?.status == .cancelled)
+    }
+
+    @Test("a hub that cannot be read defers recovery; a later recovery settles the run")
+    func deferred() async throws {
+        let scenario = try await CrashScenario(position: .after, sequence: 20)
+        defer { scenario.scratch.remove() }
+        let elsewhere = try SimulatedHub(
+            home: HomeDescription(structure: .init(id: "somewhere-else", name: "Elsewhere")), clock: VirtualClock())
+        let report = try await scenario.journal().recover(on: elsewhere)
+        #expect(report.needsAttention)
+        #expect(report.runs.first?.action == .deferred)
+        #expect(report.runs.first?.notes.last?.contains("could not be read") == true)
+        #expect(try scenario.journal().runs().first?.status == .needsAttention)
+        #expect(try scenario.savedHome()?.activeSession != nil)
+
+        let settled = try await scenario.recover()
+        #expect(settled.runs.first?.action == .recovered)
+        #expect(try scenario.savedHome()?.activeSession == nil)
+        #expect(try scenario.journal().runs().first?.status == .cancelled)
+    }
+}

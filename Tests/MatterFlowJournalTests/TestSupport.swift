@@ -1,0 +1,76 @@
+import Foundation
+import MatterFlow
+@testable import MatterFlowJournal
+import MatterFlowJSON
+import MatterFlowSimulator
+import Testing
+
+/// Paths inside the repository, found from this file.
+enum Repository {
+    static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    static func workflow(_ name: String) -> String { root + "/Workflows/" + name + ".json" }
+}
+
+enum Payloads {
+    /// The specification's example QR code: vendor 0xFFF1, product 0x8000, discriminator 3840.
+    static let specQR = "MT:Y.K9042C00KA0648G00"
+}
+
+/// A temporary directory the test removes.
+struct Scratch {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("matterflow-journal-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+enum Homes {
+    static let structureID = "journal-home"
+
+    static func basic() -> HomeDescription {
+        HomeDescription(
+            structure: .init(id: structureID, name: "Journal Home"),
+            rooms: [Room(id: "room-kitchen", name: "Kitchen")], seed: 7)
+    }
+}
+
+/// A journaled commission-device run on a hub, to its end.
+func journaledCommission(
+    journal: RunJournal, hub: SimulatedHub, clock: any WorkflowClock, runID: String = "run-000000000001",
+    room: String = "Kitchen", observer: (@Sendable (RunEvent) -> Void)? = nil
+) async throws -> RunResult {
+    let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+    let inputs: JSONObject = [
+        "onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp", "roomName": .string(room),
+    ]
+    clock.beginActivity()
+    defer { clock.endActivity() }
+    return try await journal.run(
+        workflow, inputs: inputs, on: hub,
+        options: RunOptions(structureID: Homes.structureID, clock: clock, runID: runID, observer: observer))
+}
+
+/// Keeps the records of a journal file up to and including `sequence` (as if the process had died right after
+/// writing it), optionally followed by some extra bytes.
+func cut(_ path: String, after sequence: Int, appending extra: [UInt8] = []) throws {
+    let bytes = try JournalFile.readAll(path)
+    let contents = try JournalReader.decode(bytes, path: path)
+    let end = contents.records.first { $0.sequence == sequence + 1 }?.offset ?? bytes.count
+    try Data(bytes.prefix(end) + extra).write(to: URL(fileURLWithPath: path))
+}
+
+/// The records of a type.
+extension JournalContents {
+    func records(_ type: String) -> [JournalRecord] { records.filter { $0.type == type } }
+}

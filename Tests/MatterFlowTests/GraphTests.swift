@@ -1,0 +1,160 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import Testing
+
+/// Pictures of workflows and of the state machines in code: stable text, valid DOT and Mermaid, highlighting.
+@Suite struct GraphTests {
+    static let tiny = #"""
+        {"workflow": "tiny", "version": 1, "start": "fetch", "onCancel": "stopped", "states": {
+          "fetch": {"type": "action", "operation": "fetchRooms", "guards": ["hubReachable"], "result": "rooms", "next": "pick",
+                    "onError": [{"errors": ["hubOffline", "hubUnreachable"], "next": "stopped"}, {"errors": ["*"], "next": "stopped"}]},
+          "pick": {"type": "choice", "choices": [{"if": {"isEmpty": "${vars.rooms.roomNames}"}, "next": "stopped"}], "default": "done"},
+          "done": {"type": "succeed"},
+          "stopped": {"type": "fail", "code": "unavailable", "message": "no rooms"}
+        }}
+        """#
+
+    @Test func dotOfASmallWorkflow() throws {
+        let graph = WorkflowGraph.build(try loadWorkflow(Self.tiny))
+        #expect(graph.dot == #"""
+            digraph "tiny" {
+              compound=true;
+              rankdir=TB;
+              node [fontname="Helvetica", fontsize=11];
+              edge [fontname="Helvetica", fontsize=9];
+              "__start" [shape=point, width=0.15, label=""];
+              "__start" -> "fetch";
+              "fetch" [label="fetch\nfetchRooms\nguards: hubReachable", shape=box, style=rounded];
+              "pick" [label="pick", shape=diamond];
+              "done" [label="done", shape=doublecircle, color="#2e7d32"];
+              "stopped" [label="stopped\nfail \"unavailable\"", shape=doubleoctagon, color="#c62828"];
+              "fetch" -> "pick" [label="next"];
+              "fetch" -> "stopped" [label="error: hubOffline, hubUnreachable", color="#b35900", fontcolor="#b35900"];
+              "fetch" -> "stopped" [label="error: *", color="#b35900", fontcolor="#b35900"];
+              "fetch" -> "stopped" [label="cancel", style=dashed, color="#777777", fontcolor="#777777"];
+              "pick" -> "stopped" [label="isEmpty ${vars.rooms.roomNames}"];
+              "pick" -> "done" [label="default"];
+              "pick" -> "stopped" [label="cancel", style=dashed, color="#777777", fontcolor="#777777"];
+            }
+
+            """#)
+    }
+
+    @Test func mermaidOfASmallWorkflow() throws {
+        let graph = WorkflowGraph.build(try loadWorkflow(Self.tiny))
+        #expect(graph.mermaid == #"""
+            %% tiny
+            flowchart TD
+              s0(("start"))
+              s0 --> s1
+              s1("fetch<br/>fetchRooms<br/>guards: hubReachable")
+              s2{"pick"}
+              s3((("done")))
+              s4{{"stopped<br/>fail #quot;unavailable#quot;"}}
+              s1 -->|"next"| s2
+              s1 -->|"error: hubOffline, hubUnreachable"| s4
+              s1 -->|"error: *"| s4
+              s1 -.->|"cancel"| s4
+              s2 -->|"isEmpty ${vars.rooms.roomNames}"| s4
+              s2 -->|"default"| s3
+              s2 -.->|"cancel"| s4
+              classDef succeed stroke:#2e7d32
+              class s3 succeed
+              classDef fail stroke:#c62828
+              class s4 fail
+              linkStyle 2,3 stroke:#b35900,color:#b35900
+
+            """#)
+    }
+
+    @Test func outputIsStableAcrossLoads() throws {
+        let first = WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)
+        let second = WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)
+        #expect(first.dot == second.dot)
+        #expect(first.mermaid == second.mermaid)
+    }
+
+    @Test func expandedSubWorkflowsAreClustersWiredToTheirParentsEdges() throws {
+        let graph = WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)
+        let dot = graph.dot
+        #expect(dot.contains("subgraph \"cluster_prepare\" {"))
+        #expect(dot.contains("label=\"prepare: prepare.json\";"))
+        // The child's succeed state leads to the parent's next state, entering its cluster at the child's start.
+        #expect(dot.contains(##""prepare/prepared" -> "request/request" [label="next", lhead="cluster_request"];"##))
+        // The child's fail state leads to the parent's error route.
+        #expect(dot.contains(##""prepare/failed" -> "failed" [label="error: *""##))
+        // The end of the child's cancel path leads to the parent's cancel state.
+        #expect(dot.contains(##""commission/cancelled" -> "cancelIfPrepared" [label="cancel""##))
+        // rooms.json has no cancel path: its cancel edge leaves the cluster's border.
+        #expect(dot.contains(##""rooms/fetch" -> "cancelIfPrepared" [label="cancel", style=dashed, color="#777777", fontcolor="#777777", ltail="cluster_rooms"];"##))
+        let mermaid = graph.mermaid
+        #expect(mermaid.components(separatedBy: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("subgraph ") }.count
+            == mermaid.components(separatedBy: "\n").filter { $0.trimmingCharacters(in: .whitespaces) == "end" }.count)
+    }
+
+    @Test func aValidatorPathIsHighlighted() throws {
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
+        let path = "prepare -[start]-> prepare/prepare -[next]-> prepare/prepared -[next]-> request -[onError[0] *]-> rememberFailure"
+        let graph = WorkflowGraph.build(workflow).highlighting(.path(path))
+        #expect(graph.nodes.filter(\.highlighted).map(\.id) == ["prepare", "request", "rememberFailure"])
+        #expect(graph.edges.filter(\.highlighted).map { "\($0.from)>\($0.to)" } == ["prepare>request", "request>rememberFailure"])
+        #expect(graph.dot.contains(##""prepare" -> "request" [label="next", color="#d00000", fontcolor="#d00000", penwidth=2.5];"##))
+        #expect(graph.mermaid.contains("linkStyle 1,5 stroke:#d00000,stroke-width:3px"))
+        let expanded = WorkflowGraph.build(workflow, expand: true).highlighting(.path(path))
+        #expect(expanded.edges.filter(\.highlighted).map { "\($0.from)>\($0.to)" }
+            == ["prepare/prepare>prepare/prepared", "prepare/prepared>request/request"])
+    }
+
+    @Test func aRunsTraceIsHighlighted() throws {
+        let trace = """
+            {"event":"runStarted","runID":"r","time":0,"workflow":"commission-device","inputs":{}}
+            {"event":"stateEntered","runID":"r","time":0,"workflow":"commission-device","state":"prepare","type":"workflow"}
+            {"event":"stateEntered","runID":"r","time":0,"workflow":"commission-device/prepare","state":"prepare","type":"action"}
+            {"event":"transitionTaken","runID":"r","time":6,"workflow":"commission-device/prepare","from":"prepare","to":"failed","edge":"onError[0] *"}
+            {"event":"stateEntered","runID":"r","time":6,"workflow":"commission-device/prepare","state":"failed","type":"fail"}
+            {"event":"transitionTaken","runID":"r","time":6,"workflow":"commission-device","from":"prepare","to":"failed","edge":"onError[0] *"}
+            {"event":"stateEntered","runID":"r","time":6,"workflow":"commission-device","state":"failed","type":"fail"}
+            """
+        let highlight = try GraphHighlight.trace(jsonl: trace)
+        #expect(highlight.states == ["prepare", "prepare/prepare", "prepare/failed", "failed"])
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
+        let expanded = WorkflowGraph.build(workflow, expand: true).highlighting(highlight)
+        #expect(expanded.edges.filter(\.highlighted).map { "\($0.from)>\($0.to)" }
+            == ["prepare/prepare>prepare/failed", "prepare/failed>failed"])
+        #expect(expanded.clusters.first { $0.id == "cluster_prepare" }?.highlighted == true)
+        #expect(throws: DiagnosticsError.self) { try GraphHighlight.trace(jsonl: "prepare -> failed") }
+    }
+
+    /// Graphviz must accept every picture (required on CI, where .ci/run installs it; skipped elsewhere without it).
+    @Test func graphvizRendersEveryPicture() throws {
+        let dot = ["/usr/bin/dot", "/usr/local/bin/dot"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let dot else {
+            #expect(ProcessInfo.processInfo.environment["CI"] == nil, "CI needs Graphviz: .ci/run installs it")
+            return
+        }
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
+        var pictures = [WorkflowGraph.build(workflow).dot, WorkflowGraph.build(workflow, expand: true).dot]
+        pictures += MachineGraph.machines.map { MachineGraph.build($0.table, activeStates: $0.activeStates).dot }
+        for picture in pictures {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: dot)
+            process.arguments = ["-Tsvg"]
+            let input = Pipe()
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            input.fileHandleForWriting.write(Data(picture.utf8))
+            try input.fileHandleForWriting.close()
+            let svg = output.fileHandleForReading.readDataToEndOfFile()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(stderr)")
+            #expect(String(decoding: svg, as: UTF8.self).contains("<svg"))
+            #expect(stderr.isEmpty, "\(stderr)")
+        }
+    }
+}
