@@ -9,8 +9,9 @@ extension NetworkKey {
     }
 }
 
-/// SHA-256 (FIPS 180-4), for ``NetworkKey/sha256Hex``. Small inputs only; not a streaming hasher.
-enum SHA256 {
+/// SHA-256 (FIPS 180-4), for ``NetworkKey/sha256Hex`` and, in MatterFlow, workflow content hashes. Small inputs
+/// only; not a streaming hasher.
+public enum SHA256 {
     private static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -26,8 +27,13 @@ enum SHA256 {
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
     ]
 
+    /// The digest of `message` as 64 lowercase hex digits.
+    public static func hexDigest(_ message: [UInt8]) -> String {
+        Hex.encode(digest(message))
+    }
+
     /// The 32-byte digest of `message`.
-    static func digest(_ message: [UInt8]) -> [UInt8] {
+    public static func digest(_ message: [UInt8]) -> [UInt8] {
         var padded = message
         padded.append(0x80)
         while padded.count % 64 != 56 { padded.append(0) }
