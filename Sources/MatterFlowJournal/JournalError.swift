@@ -10,8 +10,6 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         case notAJournal
         /// No journal for the run ID in the directory.
         case runNotFound
-        /// A journal is held by a live process (its run is still going).
-        case journalBusy
     }
 
     public var code: Code

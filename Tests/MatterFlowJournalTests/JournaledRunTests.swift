@@ -127,6 +127,35 @@ struct JournaledRunTests {
         #expect(summary.recovered == false)
     }
 
+    @Test("a journal write that fails mid-run cancels the run, which still releases its session")
+    func writeFailureCancels() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let journal = try RunJournal(directory: scratch.path)
+        let clock = VirtualClock()
+        let hub = try SimulatedHub(home: Homes.basic(), clock: clock)
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        // Tear the intent of commissionDevice: the write fails, as on a full disk.
+        let torn = Mutex(false)
+        let hook: JournalTestHook = { boundary in
+            guard boundary.position == .before, boundary.type == JournalRecord.Kind.intent, boundary.sequence > 15 else { return .proceed }
+            return torn.withLock { already in
+                defer { already = true }
+                return already ? .proceed : .tear
+            }
+        }
+        clock.beginActivity()
+        let handle = try journal.start(
+            workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp"], on: hub,
+            options: RunOptions(structureID: Homes.structureID, clock: clock, runID: "run-00000000fa11"), testHook: hook)
+        let result = await handle.result
+        clock.endActivity()
+        #expect(result.outcome == .cancelled)
+        #expect(try await hub.activeSession(structure: Homes.structureID) == nil, "the cancel path released the session")
+        let contents = try JournalReader.read(path: journal.path(of: "run-00000000fa11"))
+        #expect(contents.tornTail != nil, "the failed write is visible as a torn tail")
+    }
+
     @Test("a journal that cannot be created stops the run before it touches the hub")
     func unwritableJournal() async throws {
         let scratch = try Scratch()
