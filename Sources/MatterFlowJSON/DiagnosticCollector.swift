@@ -2,6 +2,8 @@
 public final class DiagnosticCollector {
     public let document: JSONDocument
     public private(set) var diagnostics: [Diagnostic] = []
+    /// Where each part of the document stands, found by scanning its text when the first finding needs it.
+    private lazy var locations = document.sourceMap.locations()
 
     public init(document: JSONDocument) {
         self.document = document
@@ -17,7 +19,7 @@ public final class DiagnosticCollector {
         diagnostics.append(
             Diagnostic(
                 severity: severity, code: code, message: message, file: document.file, pointer: pointer,
-                location: document.sourceMap.location(of: pointer, preferKey: atKey)))
+                location: locations.location(of: pointer, preferKey: atKey)))
     }
 
     /// Records an error.

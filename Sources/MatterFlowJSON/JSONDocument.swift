@@ -17,7 +17,7 @@ public struct JSONDocument: Sendable {
     public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> JSONDocument {
         do {
             let value = try JSONCBridge.parse(text)
-            return JSONDocument(file: file, value: value, sourceMap: JSONSourceMap(scanning: text))
+            return JSONDocument(file: file, value: value, sourceMap: JSONSourceMap(scanning: text, parsed: value))
         } catch {
             let location = SourceLocation.of(byteOffset: error.byteOffset, in: text.utf8)
             throw DiagnosticsError([
@@ -37,22 +37,9 @@ public struct JSONDocument: Sendable {
 
     /// Reads a UTF-8 text file, reporting a missing or unreadable file as a diagnostic.
     public static func readText(path: String) throws(DiagnosticsError) -> String {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw DiagnosticsError([
-                Diagnostic(
-                    severity: .error, code: DiagnosticCode.fileNotFound,
-                    message: "no such file; check the path (relative paths are resolved from the current directory)",
-                    file: path)
-            ])
-        }
-        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
-            throw DiagnosticsError([
-                Diagnostic(
-                    severity: .error, code: DiagnosticCode.unreadableFile,
-                    message: isDirectory.boolValue ? "this is a directory; name a JSON file" : "the file cannot be read; check its permissions",
-                    file: path)
-            ])
+        // A readable file is the usual case: read it first, and find out what is wrong only when that fails.
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw unreadable(path: path)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw DiagnosticsError([
@@ -62,6 +49,25 @@ public struct JSONDocument: Sendable {
             ])
         }
         return text
+    }
+
+    /// Why a file cannot be read: it is missing, a directory, or not readable.
+    private static func unreadable(path: String) -> DiagnosticsError {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            return DiagnosticsError([
+                Diagnostic(
+                    severity: .error, code: DiagnosticCode.fileNotFound,
+                    message: "no such file; check the path (relative paths are resolved from the current directory)",
+                    file: path)
+            ])
+        }
+        return DiagnosticsError([
+            Diagnostic(
+                severity: .error, code: DiagnosticCode.unreadableFile,
+                message: isDirectory.boolValue ? "this is a directory; name a JSON file" : "the file cannot be read; check its permissions",
+                file: path)
+        ])
     }
 
     /// Diagnostics for keys repeated within one object (json-c would silently keep the last).

@@ -2,6 +2,10 @@
 ///
 /// json-c keeps only the last of two equal keys and reports no positions, so this scanner walks the same text
 /// (already accepted by json-c) to recover both. It never decides whether the text is valid.
+///
+/// Repeated keys are found when the map is made, since every load reports them. Positions are only needed for
+/// findings, so they are found by scanning the text again when asked for (``locations()``): a valid file never
+/// pays for a map of every value.
 public struct JSONSourceMap: Sendable {
     /// A key that occurs more than once in the same object.
     public struct DuplicateKey: Sendable, Hashable {
@@ -14,40 +18,127 @@ public struct JSONSourceMap: Sendable {
         public var repeated: SourceLocation
     }
 
-    /// Start of each value, by JSON pointer.
-    public private(set) var valueLocations: [String: SourceLocation] = [:]
-    /// Start of each member's key, by the member's JSON pointer.
-    public private(set) var keyLocations: [String: SourceLocation] = [:]
+    /// The UTF-8 text scanned; nil for a map of no text.
+    private let bytes: [UInt8]?
     /// Every repeated key, in document order.
     public private(set) var duplicateKeys: [DuplicateKey] = []
 
     /// An empty map (for values that did not come from a text).
-    public init() {}
+    public init() {
+        bytes = nil
+    }
 
     /// Scans a JSON text that json-c has accepted.
     public init(scanning text: String) {
-        var scanner = Scanner(bytes: Array(text.utf8))
-        scanner.skipWhitespace()
-        scanner.scanValue(pointer: "", into: &self)
+        let bytes = Array(text.utf8)
+        self.bytes = bytes
+        var scanner = Scanner(bytes: bytes, recordsLocations: false)
+        scanner.scanDocument()
+        duplicateKeys = scanner.duplicateKeys
     }
 
-    /// The best location for a pointer: its key when it names a member, else its value, else its nearest parent.
-    public func location(of pointer: String, preferKey: Bool = false) -> SourceLocation? {
-        var current = pointer
-        while true {
-            if preferKey, let key = keyLocations[current] { return key }
-            if let value = valueLocations[current] { return value }
-            if let key = keyLocations[current] { return key }
-            guard let slash = current.lastIndex(of: "/") else { return nil }
-            current = String(current[..<slash])
+    /// Scans a JSON text that json-c has accepted as `value`.
+    ///
+    /// json-c keeps one member per key, so the text has more keys than `value` has members exactly when a key is
+    /// repeated; counting them is much cheaper than scanning for the repeats, which only happens when they differ
+    /// (or when a `\u` escape could make json-c and this scanner read two keys differently).
+    init(scanning text: String, parsed value: JSONValue) {
+        let bytes = Array(text.utf8)
+        self.bytes = bytes
+        if let keys = Self.keyCount(bytes), keys == value.memberCountIncludingNested { return }
+        var scanner = Scanner(bytes: bytes, recordsLocations: false)
+        scanner.scanDocument()
+        duplicateKeys = scanner.duplicateKeys
+    }
+
+    /// The number of object keys in a JSON text (strings followed by a colon), or nil when a string holds a
+    /// `\u` escape.
+    private static func keyCount(_ bytes: [UInt8]) -> Int? {
+        var count = 0
+        var offset = 0
+        while offset < bytes.count {
+            guard bytes[offset] == UInt8(ascii: "\"") else {
+                offset += 1
+                continue
+            }
+            // Skip the string, escapes included.
+            offset += 1
+            while offset < bytes.count, bytes[offset] != UInt8(ascii: "\"") {
+                guard bytes[offset] == UInt8(ascii: "\\") else {
+                    offset += 1
+                    continue
+                }
+                if offset + 1 < bytes.count, bytes[offset + 1] == UInt8(ascii: "u") { return nil }
+                offset += 2
+            }
+            offset += 1
+            var next = offset
+            while next < bytes.count, Scanner.isWhitespace(bytes[next]) { next += 1 }
+            if next < bytes.count, bytes[next] == UInt8(ascii: ":") { count += 1 }
         }
+        return count
+    }
+
+    /// The position of every value and key, from a scan of the text.
+    ///
+    /// Each call scans the text; keep the result when asking for many positions.
+    public func locations() -> JSONSourceLocations {
+        guard let bytes else { return JSONSourceLocations() }
+        var scanner = Scanner(bytes: bytes, recordsLocations: true)
+        scanner.scanDocument()
+        return JSONSourceLocations(valueLocations: scanner.valueLocations, keyLocations: scanner.keyLocations)
+    }
+
+    /// Start of each value, by JSON pointer.
+    public var valueLocations: [String: SourceLocation] { locations().valueLocations }
+    /// Start of each member's key, by the member's JSON pointer.
+    public var keyLocations: [String: SourceLocation] { locations().keyLocations }
+
+    /// The best location for a pointer: its key when it names a member, else its value, else its nearest parent.
+    ///
+    /// This scans the text; use ``locations()`` once for many pointers.
+    public func location(of pointer: String, preferKey: Bool = false) -> SourceLocation? {
+        locations().location(of: pointer, preferKey: preferKey)
     }
 
     private struct Scanner {
+        /// One step of the pointer to the value being scanned.
+        enum Token {
+            case key(String)
+            case index(Int)
+        }
+
         let bytes: [UInt8]
+        /// Whether to record the position of every value and key, or only find repeated keys.
+        let recordsLocations: Bool
         var offset = 0
         var line = 1
         var column = 1
+        /// The pointer to the value being scanned, as tokens: it is only spelled out when needed.
+        var path: [Token] = []
+        var valueLocations: [String: SourceLocation] = [:]
+        var keyLocations: [String: SourceLocation] = [:]
+        var duplicateKeys: [DuplicateKey] = []
+
+        init(bytes: [UInt8], recordsLocations: Bool) {
+            self.bytes = bytes
+            self.recordsLocations = recordsLocations
+        }
+
+        /// The pointer to the value being scanned.
+        var pointer: String {
+            path.reduce(into: "") { pointer, token in
+                switch token {
+                case .key(let key): pointer = JSONPointer.appending(key, to: pointer)
+                case .index(let index): pointer = JSONPointer.appending(index, to: pointer)
+                }
+            }
+        }
+
+        mutating func scanDocument() {
+            skipWhitespace()
+            scanValue()
+        }
 
         var location: SourceLocation { SourceLocation(line: line, column: column) }
 
@@ -65,12 +156,17 @@ public struct JSONSourceMap: Sendable {
 
         var current: UInt8? { offset < bytes.count ? bytes[offset] : nil }
 
-        mutating func skipWhitespace() {
-            while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { advance() }
+        /// JSON white space: space, line feed, carriage return, tab.
+        static func isWhitespace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
         }
 
-        mutating func scanValue(pointer: String, into map: inout JSONSourceMap) {
-            map.valueLocations[pointer] = location
+        mutating func skipWhitespace() {
+            while let byte = current, Self.isWhitespace(byte) { advance() }
+        }
+
+        mutating func scanValue() {
+            if recordsLocations { valueLocations[pointer] = location }
             switch current {
             case UInt8(ascii: "{"):
                 advance()
@@ -84,19 +180,19 @@ public struct JSONSourceMap: Sendable {
                     }
                     let keyLocation = location
                     let key = scanString()
-                    let memberPointer = JSONPointer.appending(key, to: pointer)
+                    path.append(.key(key))
                     if let first = seen[key] {
-                        map.duplicateKeys.append(
-                            DuplicateKey(pointer: memberPointer, key: key, first: first, repeated: keyLocation))
+                        duplicateKeys.append(DuplicateKey(pointer: pointer, key: key, first: first, repeated: keyLocation))
                     } else {
                         seen[key] = keyLocation
-                        map.keyLocations[memberPointer] = keyLocation
+                        if recordsLocations { keyLocations[pointer] = keyLocation }
                     }
                     skipWhitespace()
                     if current == UInt8(ascii: ":") { advance() }
                     skipWhitespace()
                     // For a repeated key the later value is the one json-c keeps, so it overwrites the location.
-                    scanValue(pointer: memberPointer, into: &map)
+                    scanValue()
+                    path.removeLast()
                     skipWhitespace()
                 }
                 advance()
@@ -110,7 +206,9 @@ public struct JSONSourceMap: Sendable {
                         skipWhitespace()
                         continue
                     }
-                    scanValue(pointer: JSONPointer.appending(index, to: pointer), into: &map)
+                    path.append(.index(index))
+                    scanValue()
+                    path.removeLast()
                     index += 1
                     skipWhitespace()
                 }

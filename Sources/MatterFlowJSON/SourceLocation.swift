@@ -36,6 +36,14 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
 public enum JSONPointer {
     /// Appends an object key or array index to a pointer, escaping `~` and `/`.
     public static func appending(_ token: String, to pointer: String) -> String {
+        // Almost no key holds `~` or `/`: such a token is used as it is, without walking its characters.
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else {
+            var appended = pointer
+            appended.reserveCapacity(pointer.utf8.count + 1 + token.utf8.count)
+            appended += "/"
+            appended += token
+            return appended
+        }
         var escaped = ""
         escaped.reserveCapacity(token.utf8.count)
         for character in token {

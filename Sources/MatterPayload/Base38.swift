@@ -13,21 +13,9 @@ public enum Base38 {
     /// The 38 symbols, in digit-value order.
     public static let alphabet: [Character] = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-.")
 
-    /// Digit value by ASCII code, -1 for characters outside the alphabet.
-    private static let valueByASCII: [Int] = {
-        var table = [Int](repeating: -1, count: 128)
-        for (value, symbol) in alphabet.enumerated() {
-            if let ascii = symbol.asciiValue { table[Int(ascii)] = value }
-        }
-        return table
-    }()
-
-    /// How many base-38 digits encode a group of 1, 2 or 3 bytes (index = byte count).
-    private static let digitsPerByteCount = [0, 2, 4, 5]
-
     /// The base-38 text for `bytes`.
     public static func encode(_ bytes: [UInt8]) -> String {
-        var output = ""
+        var output: [UInt8] = []
         output.reserveCapacity((bytes.count + 2) / 3 * 5)
         var start = 0
         while start < bytes.count {
@@ -36,13 +24,25 @@ public enum Base38 {
             for offset in 0..<count {
                 value |= Int(bytes[start + offset]) << (8 * offset)
             }
-            for _ in 0..<digitsPerByteCount[count] {
-                output.append(alphabet[value % 38])
+            // 1, 2 or 3 bytes take 2, 4 or 5 digits.
+            let digitCount = count == 3 ? 5 : count * 2
+            for _ in 0..<digitCount {
+                output.append(symbol(value % 38))
                 value /= 38
             }
             start += count
         }
-        return output
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The ASCII code of the symbol for digit value `value` (0...37), as in `alphabet`.
+    private static func symbol(_ value: Int) -> UInt8 {
+        switch value {
+        case 0..<10: UInt8(ascii: "0") + UInt8(value)
+        case 10..<36: UInt8(ascii: "A") + UInt8(value - 10)
+        case 36: UInt8(ascii: "-")
+        default: UInt8(ascii: ".")
+        }
     }
 
     /// The bytes that `text` encodes.
@@ -51,52 +51,49 @@ public enum Base38 {
     ///   the alphabet, `invalidBase38Length` when the length is not 5k, 5k+2 or 5k+4, or `base38ChunkOverflow` with
     ///   the offset of a group whose value does not fit its bytes.
     public static func decode(_ text: some StringProtocol) throws(PayloadError) -> [UInt8] {
-        try decode(Array(text)[...], positionOffset: 0)
+        let characters = PayloadText(text)
+        return try decode(characters, 0..<characters.count)
     }
 
-    /// Decodes `characters`, reporting positions as `positionOffset` plus the offset within `characters`.
+    /// Decodes the characters of `text` in `range`; positions in errors are offsets into `text`.
     ///
     /// Messages never show decoded values: in a QR code they hold passcode bits.
-    static func decode(_ characters: ArraySlice<Character>, positionOffset: Int) throws(PayloadError) -> [UInt8] {
-        var digits: [Int] = []
-        digits.reserveCapacity(characters.count)
-        for (offset, character) in characters.enumerated() {
-            guard let value = digitValue(character) else {
-                let position = positionOffset + offset
-                throw PayloadError(
-                    code: .invalidBase38Character,
-                    message: "character \(quoted(character)) at index \(position) is not in the base-38 alphabet "
-                        + "0-9, A-Z, '-', '.'",
-                    position: position, found: String(character))
-            }
-            digits.append(value)
+    static func decode(_ text: PayloadText, _ range: Range<Int>) throws(PayloadError) -> [UInt8] {
+        // Every character is checked before the length, so a bad character is reported first.
+        for index in range where digitValue(text, index) == nil {
+            let character = text[index]
+            throw PayloadError(
+                code: .invalidBase38Character,
+                message: "character \(quoted(character)) at index \(index) is not in the base-38 alphabet "
+                    + "0-9, A-Z, '-', '.'",
+                position: index, found: String(character))
         }
-        let remainder = digits.count % 5
+        let remainder = range.count % 5
         guard remainder != 1, remainder != 3 else {
             throw PayloadError(
                 code: .invalidBase38Length,
-                message: "\(digits.count) base-38 characters starting at index \(positionOffset) cannot encode whole "
-                    + "bytes (the length must be a multiple of 5, plus 0, 2 or 4)",
-                position: positionOffset, found: String(digits.count))
+                message: "\(range.count) base-38 characters starting at index \(range.lowerBound) cannot encode "
+                    + "whole bytes (the length must be a multiple of 5, plus 0, 2 or 4)",
+                position: range.lowerBound, found: String(range.count))
         }
 
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 5 * 3 + 2)
-        var start = 0
-        while start < digits.count {
-            let digitCount = min(5, digits.count - start)
+        bytes.reserveCapacity(range.count / 5 * 3 + 2)
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let digitCount = min(5, range.upperBound - start)
             let byteCount = digitCount == 5 ? 3 : digitCount / 2
             var value = 0
-            for offset in stride(from: digitCount - 1, through: 0, by: -1) {
-                value = value * 38 + digits[start + offset]
+            for index in stride(from: start + digitCount - 1, through: start, by: -1) {
+                // Every character was checked above.
+                value = value * 38 + (digitValue(text, index) ?? 0)
             }
             guard value < 1 << (8 * byteCount) else {
-                let position = positionOffset + start
                 throw PayloadError(
                     code: .base38ChunkOverflow,
-                    message: "the \(digitCount) base-38 characters at index \(position) encode a number too large "
+                    message: "the \(digitCount) base-38 characters at index \(start) encode a number too large "
                         + "for \(byteCount) byte\(byteCount == 1 ? "" : "s")",
-                    position: position)
+                    position: start)
             }
             for offset in 0..<byteCount {
                 bytes.append(UInt8(truncatingIfNeeded: value >> (8 * offset)))
@@ -106,11 +103,17 @@ public enum Base38 {
         return bytes
     }
 
-    /// The digit value of `character`, or `nil` if it is not in the alphabet.
-    static func digitValue(_ character: Character) -> Int? {
-        guard character.unicodeScalars.count == 1, let ascii = character.asciiValue else { return nil }
-        let value = valueByASCII[Int(ascii)]
-        return value >= 0 ? value : nil
+    /// The digit value of the character at `index` of `text`, or `nil` if it is not in the alphabet.
+    private static func digitValue(_ text: PayloadText, _ index: Int) -> Int? {
+        guard let ascii = text.ascii(at: index) else { return nil }
+        // The order of `alphabet`: digits, capital letters, '-', '.'.
+        switch ascii {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(ascii - UInt8(ascii: "0"))
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return 10 + Int(ascii - UInt8(ascii: "A"))
+        case UInt8(ascii: "-"): return 36
+        case UInt8(ascii: "."): return 37
+        default: return nil
+        }
     }
 }
 

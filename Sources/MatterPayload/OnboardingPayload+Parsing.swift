@@ -74,27 +74,24 @@ extension OnboardingPayload {
     }
 
     private static func parseQR(_ input: TrimmedInput) throws(PayloadError) -> [OnboardingPayload] {
-        let bodyStart = input.start + QRPayloadLayout.prefix.count
-        var segments: [Range<Int>] = []
-        var segmentStart = bodyStart
-        for index in bodyStart..<input.end where input.characters[index] == QRPayloadLayout.separator {
-            segments.append(segmentStart..<index)
-            segmentStart = index + 1
-        }
-        segments.append(segmentStart..<input.end)
+        let bodyStart = input.start + QRPayloadLayout.prefix.utf8.count
+        let separator = UInt8(ascii: QRPayloadLayout.separator)
+        let isJoined = (bodyStart..<input.end).contains { input.text.ascii(at: $0) == separator }
 
         var payloads: [OnboardingPayload] = []
-        for (index, segment) in segments.enumerated() {
+        var segmentStart = bodyStart
+        for index in bodyStart...input.end where index == input.end || input.text.ascii(at: index) == separator {
             do throws(PayloadError) {
-                payloads.append(try parseQRSegment(input.characters, segment))
+                payloads.append(try parseQRSegment(input.text, segmentStart..<index))
             } catch {
-                throw segments.count > 1 ? error.inPayload(index) : error
+                throw isJoined ? error.inPayload(payloads.count) : error
             }
+            segmentStart = index + 1
         }
         return payloads
     }
 
-    private static func parseQRSegment(_ characters: [Character], _ segment: Range<Int>) throws(PayloadError)
+    private static func parseQRSegment(_ text: PayloadText, _ segment: Range<Int>) throws(PayloadError)
         -> OnboardingPayload
     {
         guard !segment.isEmpty else {
@@ -102,7 +99,7 @@ extension OnboardingPayload {
                 code: .emptyQRPayload, message: "there is no payload text at index \(segment.lowerBound)",
                 position: segment.lowerBound)
         }
-        let bytes = try Base38.decode(characters[segment], positionOffset: segment.lowerBound)
+        let bytes = try Base38.decode(text, segment)
         guard let payload = QRPayloadLayout.unpack(bytes) else {
             throw PayloadError(
                 code: .qrPayloadTooShort,
@@ -116,11 +113,12 @@ extension OnboardingPayload {
 
     private static func parseManual(_ input: TrimmedInput) throws(PayloadError) -> OnboardingPayload {
         var digits: [ManualCodeLayout.Digit] = []
+        digits.reserveCapacity(ManualCodeLayout.longLength)
         for index in input.start..<input.end {
-            let character = input.characters[index]
-            if let value = asciiDigitValue(character) {
+            if let value = input.text.digitValue(at: index) {
                 digits.append(ManualCodeLayout.Digit(value: value, position: index))
-            } else if !TrimmedInput.isManualSeparator(character) {
+            } else if !input.isManualSeparator(at: index) {
+                let character = input.text[index]
                 throw PayloadError(
                     code: .invalidManualCodeCharacter,
                     message: "character \(quoted(character)) at index \(index) is not allowed in a manual pairing "
@@ -134,22 +132,31 @@ extension OnboardingPayload {
 
 /// Input text with surrounding whitespace located (not removed, so positions stay those of the original text).
 private struct TrimmedInput {
-    let characters: [Character]
+    let text: PayloadText
     /// Offset of the first character that is not whitespace.
     let start: Int
     /// Offset just past the last character that is not whitespace.
     let end: Int
 
     init(_ text: String) {
-        characters = Array(text)
-        let first = characters.firstIndex { !$0.isWhitespace } ?? characters.count
-        let last = characters.lastIndex { !$0.isWhitespace }.map { $0 + 1 } ?? first
+        self.text = PayloadText(text)
+        var first = 0
+        while first < self.text.count, self.text.isWhitespace(at: first) { first += 1 }
+        var last = self.text.count
+        while last > first, self.text.isWhitespace(at: last - 1) { last -= 1 }
         start = first
-        end = max(first, last)
+        end = last
     }
 
-    static func isManualSeparator(_ character: Character) -> Bool {
-        character == "-" || character == " "
+    /// Whether the character at `index` may separate the digits of a manual code: a dash or a space.
+    func isManualSeparator(at index: Int) -> Bool {
+        let ascii = text.ascii(at: index)
+        return ascii == UInt8(ascii: "-") || ascii == UInt8(ascii: " ")
+    }
+
+    /// Whether the character at `index` is a digit, dash or space.
+    private func fitsManualCode(at index: Int) -> Bool {
+        text.digitValue(at: index) != nil || isManualSeparator(at: index)
     }
 
     /// QR when the text starts with `MT:`; manual when it starts with a digit, or holds only digits, dashes and
@@ -158,16 +165,15 @@ private struct TrimmedInput {
         guard start < end else {
             throw PayloadError(code: .emptyInput, message: "the payload text is empty")
         }
-        let prefix = Array(QRPayloadLayout.prefix)
-        if end - start >= prefix.count, Array(characters[start..<(start + prefix.count)]) == prefix {
+        let prefix = QRPayloadLayout.prefix.utf8
+        if end - start >= prefix.count, zip(start..., prefix).allSatisfy({ text.ascii(at: $0) == $1 }) {
             return .qr
         }
         // Starting with a digit is enough to call it a manual code, so that a stray letter in one is reported
         // as a bad character of a manual code, at its index.
-        let body = characters[start..<end]
-        if asciiDigitValue(characters[start]) != nil
-            || (body.contains { asciiDigitValue($0) != nil }
-                && body.allSatisfy { asciiDigitValue($0) != nil || Self.isManualSeparator($0) })
+        let body = start..<end
+        if text.digitValue(at: start) != nil
+            || (body.contains { text.digitValue(at: $0) != nil } && body.allSatisfy { fitsManualCode(at: $0) })
         {
             return .manual
         }
@@ -176,14 +182,10 @@ private struct TrimmedInput {
 
     /// An `unrecognizedFormat` error pointing at the first character that fits neither format.
     func formatError(expected: String) -> PayloadError {
-        let offending = (start..<end).first { index in
-            let character = characters[index]
-            return asciiDigitValue(character) == nil && !Self.isManualSeparator(character)
-        }
-        if let offending {
+        if let offending = (start..<end).first(where: { !fitsManualCode(at: $0) }) {
             return PayloadError(
                 code: .unrecognizedFormat,
-                message: "expected \(expected); character \(quoted(characters[offending])) at index \(offending) "
+                message: "expected \(expected); character \(quoted(text[offending])) at index \(offending) "
                     + "is not a digit, dash or space",
                 position: offending)
         }

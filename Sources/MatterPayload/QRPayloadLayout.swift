@@ -20,7 +20,7 @@ enum QRPayloadLayout {
     /// The text every QR payload string starts with.
     static let prefix = "MT:"
     /// Separates payloads in one QR string.
-    static let separator: Character = "*"
+    static let separator: Unicode.Scalar = "*"
 
     /// Field widths in bits, in layout order.
     static let versionBits = 3
@@ -54,7 +54,7 @@ enum QRPayloadLayout {
     /// The payload in `bytes`, which must hold at least the fixed part.
     static func unpack(_ bytes: [UInt8]) -> OnboardingPayload? {
         guard bytes.count >= fixedByteCount else { return nil }
-        var reader = BitReader(bytes: Array(bytes[0..<fixedByteCount]))
+        var reader = BitReader(bytes: bytes[0..<fixedByteCount])
         let version = UInt8(truncatingIfNeeded: reader.read(bits: versionBits))
         let vendorID = UInt16(truncatingIfNeeded: reader.read(bits: vendorIDBits))
         let productID = UInt16(truncatingIfNeeded: reader.read(bits: productIDBits))
@@ -82,14 +82,18 @@ struct BitWriter {
         bytes = [UInt8](repeating: 0, count: byteCount)
     }
 
-    /// Appends the low `bits` bits of `value`; bits past the end of the buffer are dropped.
+    /// Appends the low `bits` bits (at most 64) of `value`; bits past the end of the buffer are dropped.
     mutating func append(_ value: UInt64, bits: Int) {
-        for bit in 0..<bits {
-            let position = bitOffset + bit
+        var done = 0
+        // Whole runs of bits that share a byte are written at once.
+        while done < bits {
+            let position = bitOffset + done
             guard position / 8 < bytes.count else { break }
-            if (value >> UInt64(bit)) & 1 == 1 {
-                bytes[position / 8] |= 1 << UInt8(position % 8)
-            }
+            let shift = position % 8
+            let count = min(8 - shift, bits - done)
+            let run = (value >> UInt64(done)) & ((1 << UInt64(count)) - 1)
+            bytes[position / 8] |= UInt8(truncatingIfNeeded: run << UInt64(shift))
+            done += count
         }
         bitOffset += bits
     }
@@ -97,22 +101,27 @@ struct BitWriter {
 
 /// Reads bit fields least-significant bit first from a little-endian byte string.
 struct BitReader {
-    let bytes: [UInt8]
+    let bytes: ArraySlice<UInt8>
     private var bitOffset = 0
 
-    init(bytes: [UInt8]) {
+    init(bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
     }
 
     /// The next `bits` bits (at most 64); bits past the end of the buffer read as 0.
     mutating func read(bits: Int) -> UInt64 {
         var value: UInt64 = 0
-        for bit in 0..<bits {
-            let position = bitOffset + bit
-            guard position / 8 < bytes.count else { break }
-            if (bytes[position / 8] >> UInt8(position % 8)) & 1 == 1 {
-                value |= 1 << UInt64(bit)
-            }
+        var done = 0
+        // Whole runs of bits that share a byte are taken at once.
+        while done < bits {
+            let position = bitOffset + done
+            let index = bytes.startIndex + position / 8
+            guard index < bytes.endIndex else { break }
+            let shift = position % 8
+            let count = min(8 - shift, bits - done)
+            let run = (UInt64(bytes[index]) >> UInt64(shift)) & ((1 << UInt64(count)) - 1)
+            value |= run << UInt64(done)
+            done += count
         }
         bitOffset += bits
         return value

@@ -148,6 +148,11 @@ public struct ChannelMask: Hashable, Sendable, CustomStringConvertible {
         entries.flatMap(\.encoded)
     }
 
+    /// The number of bytes of ``encoded``: each entry's page and length bytes, then its mask.
+    var encodedLength: Int {
+        entries.reduce(0) { $0 + 2 + $1.maskBytes.count }
+    }
+
     /// Page 0 as OpenThread prints it (`0x07fff800`); other pages as `page N: <hex>`.
     public var description: String {
         entries.map { entry in
@@ -164,7 +169,8 @@ public struct ChannelMask: Hashable, Sendable, CustomStringConvertible {
     ///   - value: The value bytes.
     ///   - offset: The TLV's offset; entry offsets in messages are absolute too.
     static func decode(_ value: ArraySlice<UInt8>, offset: Int) throws(ThreadDatasetError) -> ChannelMask {
-        let subject = ThreadDatasetError.subject(.channelMask, at: offset)
+        // Formatted only for a message.
+        var subject: String { ThreadDatasetError.subject(.channelMask, at: offset) }
         guard !value.isEmpty else {
             throw ThreadDatasetError(
                 code: .emptyChannelMask,

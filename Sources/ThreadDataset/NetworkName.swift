@@ -63,7 +63,8 @@ public struct NetworkName: Hashable, Sendable, CustomStringConvertible {
     ///   - bytes: The encoded name.
     ///   - offset: The TLV's offset in the dataset, or `nil` when the name was not parsed from TLVs.
     private static func check(_ bytes: ArraySlice<UInt8>, offset: Int?) throws(ThreadDatasetError) {
-        let subject = ThreadDatasetError.subject(.networkName, at: offset)
+        // Formatted only for a message.
+        var subject: String { ThreadDatasetError.subject(.networkName, at: offset) }
         guard (1...maxByteCount).contains(bytes.count) else {
             throw ThreadDatasetError.invalidLength(
                 .networkName,

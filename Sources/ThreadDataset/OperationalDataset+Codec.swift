@@ -55,11 +55,12 @@ extension OperationalDataset {
             errors.append(.tooLong(bytes.count, limit: maxLength))
             if stopAtFirstError { return (dataset, errors) }
         }
-        var firstOffsets: [DatasetTLVType: Int] = [:]
+        var seenTypes = DatasetTLVTypeSet()
         var offset = 0
         while offset < bytes.count {
             let type = DatasetTLVType(bytes[offset])
-            let subject = ThreadDatasetError.subject(type, at: offset)
+            // Only an error message needs the subject, so it is not formatted for every TLV.
+            var subject: String { ThreadDatasetError.subject(type, at: offset) }
             guard offset + 1 < bytes.count else {
                 errors.append(ThreadDatasetError(
                     code: .truncatedHeader,
@@ -94,7 +95,8 @@ extension OperationalDataset {
                 break
             }
             let value = bytes[valueStart..<(valueStart + length)]
-            if let first = firstOffsets[type] {
+            if seenTypes.contains(type) {
+                let first = firstOffset(of: type, in: bytes)
                 errors.append(ThreadDatasetError(
                     code: .duplicateTLV,
                     tlvType: type,
@@ -103,7 +105,7 @@ extension OperationalDataset {
                         + "at most once, found it twice"
                 ))
             } else {
-                firstOffsets[type] = offset
+                seenTypes.insert(type)
                 do throws(ThreadDatasetError) {
                     try dataset.decodeField(type, value, offset: offset)
                     dataset.tlvOrder.append(type)
@@ -115,6 +117,16 @@ extension OperationalDataset {
             offset = valueStart + length
         }
         return (dataset, errors)
+    }
+
+    /// The offset of the first TLV of `type`, which the walk has already passed, so the TLVs before it are
+    /// well framed.
+    private static func firstOffset(of type: DatasetTLVType, in bytes: [UInt8]) -> Int {
+        var offset = 0
+        while offset + 1 < bytes.count, bytes[offset] != type.rawValue {
+            offset += 2 + Int(bytes[offset + 1])
+        }
+        return offset
     }
 
     /// Decodes one TLV's value into its field, or keeps it as an unknown TLV.
@@ -181,8 +193,8 @@ extension OperationalDataset {
     public func encode() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.maxLength)
-        for tlv in tlvs {
-            tlv.append(to: &bytes)
+        for type in encodingOrder {
+            tlv(for: type)?.append(to: &bytes)
         }
         return bytes
     }
@@ -195,7 +207,7 @@ extension OperationalDataset {
 
     /// The number of bytes ``encode()`` produces.
     public var encodedLength: Int {
-        tlvs.reduce(0) { $0 + $1.encodedLength }
+        encodingOrder.reduce(0) { $0 + 2 + (valueLength(of: $1) ?? 0) }
     }
 
     /// Whether `other` describes the same Thread network: the same Extended PAN ID, Network Key and Channel,

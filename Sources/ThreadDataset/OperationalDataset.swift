@@ -110,7 +110,7 @@ public struct OperationalDataset: Sendable, Hashable {
     ///
     /// - Parameter type: The type to look for.
     public func contains(_ type: DatasetTLVType) -> Bool {
-        tlv(for: type) != nil
+        valueLength(of: type) != nil
     }
 
     /// The TLV of a type as it would be encoded, or `nil` when absent.
@@ -140,26 +140,17 @@ public struct OperationalDataset: Sendable, Hashable {
 
     /// Every TLV present, in encoding order: parsed or set order first, then new fields in OpenThread's order.
     public var tlvs: [DatasetTLV] {
-        var seen = Set<DatasetTLVType>()
-        var result: [DatasetTLV] = []
-        let candidates = tlvOrder + DatasetTLVType.datasetTypes + unknownTLVs.map(\.type)
-        for type in candidates where !seen.contains(type) {
-            seen.insert(type)
-            if let tlv = tlv(for: type) {
-                result.append(tlv)
-            }
-        }
-        return result
+        encodingOrder.compactMap(tlv(for:))
     }
 
     /// The types present, in encoding order.
     public var presentTypes: [DatasetTLVType] {
-        tlvs.map(\.type)
+        encodingOrder
     }
 
     /// Whether the dataset holds no TLV at all.
     public var isEmpty: Bool {
-        tlvs.isEmpty
+        encodingOrder.isEmpty
     }
 
     // MARK: Equality

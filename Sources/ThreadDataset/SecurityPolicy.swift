@@ -70,6 +70,11 @@ public struct SecurityPolicy: Hashable, Sendable, CustomStringConvertible {
         bigEndianBytes(rotationHours) + flagBytes
     }
 
+    /// The number of bytes of ``encoded``: the 16-bit rotation time, then the flag bytes.
+    var encodedLength: Int {
+        2 + flagBytes.count
+    }
+
     /// The flag bytes as lowercase hex, for example `"f7f8"`.
     public var flagsHex: String {
         Hex.encode(flagBytes)

@@ -35,7 +35,8 @@ public struct ThreadChannel: Hashable, Sendable, CustomStringConvertible {
     }
 
     private init(page: UInt8, number: UInt16, type: DatasetTLVType?, offset: Int?) throws(ThreadDatasetError) {
-        let subject = type.map { ThreadDatasetError.subject($0, at: offset) + ": " } ?? ""
+        // Formatted only for a message.
+        var subject: String { type.map { ThreadDatasetError.subject($0, at: offset) + ": " } ?? "" }
         guard page == Self.supportedPage else {
             throw ThreadDatasetError(
                 code: .unsupportedChannelPage,

@@ -48,12 +48,15 @@ public struct WorkflowLoader: Sendable {
 
     private struct Session {
         let catalog: OperationCatalog
+        /// The analyses of every file of this load, so that a parent's verification reuses its children's.
+        let verification: VerificationContext
         var loaded: [String: Workflow?] = [:]
         var diagnosticsByFile: [(String, [Diagnostic])] = []
         var stack: [String] = []
 
         init(catalog: OperationCatalog) {
             self.catalog = catalog
+            verification = VerificationContext(catalog: catalog)
         }
 
         var allDiagnostics: [Diagnostic] { diagnosticsByFile.flatMap { $0.1.sortedByLocation() } }
@@ -62,8 +65,9 @@ public struct WorkflowLoader: Sendable {
             diagnosticsByFile.append((file, diagnostics))
         }
 
-        mutating func load(path: String, includedFrom: String?) -> Workflow? {
-            let key = URL(fileURLWithPath: path).standardizedFileURL.path
+        /// Loads a file once per session; `key` is its standardized path, when the caller already has it.
+        mutating func load(path: String, includedFrom: String?, key knownKey: String? = nil) -> Workflow? {
+            let key = knownKey ?? URL(fileURLWithPath: path).standardizedFileURL.path
             if let cached = loaded[key] { return cached }
             do {
                 let text = try JSONDocument.readText(path: path)
@@ -107,7 +111,7 @@ public struct WorkflowLoader: Sendable {
                         "workflow file \"\(subworkflow.path)\" does not exist (resolved to \(childPath)); paths are relative to this file")
                     continue
                 }
-                if let child = load(path: childPath, includedFrom: document.file) {
+                if let child = load(path: childPath, includedFrom: document.file, key: childKey) {
                     workflow.subworkflows[subworkflow.path] = child
                 } else {
                     collector.error(
@@ -115,7 +119,7 @@ public struct WorkflowLoader: Sendable {
                         "workflow file \"\(subworkflow.path)\" has errors; run `matterflow validate \(childPath)`")
                 }
             }
-            WorkflowValidator(workflow: workflow, catalog: catalog, collector: collector).validate()
+            WorkflowValidator(workflow: workflow, catalog: catalog, collector: collector, verification: verification).validate()
             let children = workflow.subworkflows.keys.sorted().map { "\n\($0)=\(workflow.subworkflows[$0]?.contentHash ?? "")" }
             workflow.contentHash = ContentHash.sha256(ContentHash.sha256(text) + children.joined())
             record(file: document.file, collector.diagnostics)

@@ -48,6 +48,14 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
     public static func parse(_ text: String) throws(ParseError) -> Reference {
         var characters = Substring(text.trimmingSpaces())
         func identifier() -> String {
+            // Names are almost always ASCII: take those bytes directly, unless a non-ASCII character follows
+            // (it may be a letter, or combine with the last byte), which the character test below decides.
+            let asciiLength = characters.utf8.prefix(while: Self.isASCIINameByte).count
+            if characters.utf8.dropFirst(asciiLength).first.map({ $0 < 0x80 }) ?? true {
+                let end = characters.utf8.index(characters.startIndex, offsetBy: asciiLength)
+                defer { characters = characters[end...] }
+                return String(characters[..<end])
+            }
             let name = characters.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
             characters = characters.dropFirst(name.count)
             return String(name)
@@ -81,6 +89,19 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
             throw ParseError(message: "${\(text)} names no \(root == .input ? "input" : "variable"); write ${\(rootName).name}")
         }
         return Reference(root: root, path: path)
+    }
+}
+
+extension Reference {
+    /// Whether an ASCII byte may be part of a name: a letter, a digit, `_` or `-`.
+    fileprivate static func isASCIINameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default:
+            false
+        }
     }
 }
 

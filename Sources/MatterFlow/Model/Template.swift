@@ -44,7 +44,7 @@ public indirect enum Template: Sendable {
     }
 
     private static func parseString(_ text: String, pointer: String, errors: inout [ParseError]) -> Template {
-        guard text.contains("${") else { return .literal(.string(text)) }
+        guard mayHoldReference(text) else { return .literal(.string(text)) }
         var parts: [Part] = []
         var literal = ""
         var rest = Substring(text)
@@ -81,6 +81,18 @@ public indirect enum Template: Sendable {
             return .literal(.string(parts.map { if case .text(let t) = $0 { t } else { "" } }.joined()))
         }
         return .interpolation(parts)
+    }
+
+    /// Whether `text` holds the bytes of `${`: without them it holds no reference. A cheap test on bytes, where
+    /// looking for the characters `${` would split the text into characters first; the parse that follows
+    /// works on characters and decides.
+    private static func mayHoldReference(_ text: String) -> Bool {
+        var afterDollar = false
+        for byte in text.utf8 {
+            if afterDollar, byte == UInt8(ascii: "{") { return true }
+            afterDollar = byte == UInt8(ascii: "$")
+        }
+        return false
     }
 
     /// Whether the template has no references.

@@ -58,6 +58,19 @@ public struct WorkflowState: Sendable {
     }
 
     /// The state's outgoing edges (the cancel edge belongs to the workflow and is added by ``Workflow/edges``).
+    /// The states ``edges`` lead to, in the same order, without building their pointers: the analyses follow
+    /// transitions far more often than they report one.
+    var targets: [String] {
+        switch kind {
+        case .action(let action): [action.step.next] + action.step.onError.map(\.next)
+        case .workflow(let subworkflow): [subworkflow.step.next] + subworkflow.step.onError.map(\.next)
+        case .choice(let choice): choice.branches.map(\.next) + [choice.defaultNext]
+        case .assign(let assign): [assign.next]
+        case .wait(let wait): wait.branches.map(\.next) + (wait.otherwise.map { [$0] } ?? []) + [wait.onTimeout]
+        case .succeed, .fail: []
+        }
+    }
+
     public var edges: [WorkflowEdge] {
         func edge(_ to: String, _ kind: WorkflowEdge.Kind, _ member: String) -> WorkflowEdge {
             WorkflowEdge(from: name, to: to, kind: kind, pointer: pointer + member)

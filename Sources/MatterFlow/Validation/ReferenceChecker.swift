@@ -16,8 +16,9 @@ struct ReferenceChecker {
 
     func check() {
         let shapes = variableShapes()
-        let must = flow(intersect: true)
-        let may = flow(intersect: false)
+        let edges = workflow.edges.filter { workflow.states[$0.to] != nil }
+        let must = flow(intersect: true, edges)
+        let may = flow(intersect: false, edges)
         for name in workflow.stateOrder {
             guard let state = workflow.states[name], let mustIn = must[name], let mayIn = may[name] else { continue }
             for (pointer, template, tolerant) in Self.templates(of: state) {
@@ -163,26 +164,36 @@ struct ReferenceChecker {
     }
 
     /// Variables bound on entry to each reachable state: on every path (`intersect`) or on some path.
-    private func flow(intersect: Bool) -> [String: Set<String>] {
+    /// `edges` are the workflow's edges to defined states.
+    private func flow(intersect: Bool, _ edges: [WorkflowEdge]) -> [String: Set<String>] {
         guard workflow.states[workflow.start] != nil else { return [:] }
-        let edges = workflow.edges.filter { workflow.states[$0.to] != nil }
+        // What each edge binds does not change from pass to pass.
+        let bindings = edges.map { edge in
+            workflow.states[edge.from].map { Self.bindings(of: $0, along: edge, mayOnly: !intersect) }
+        }
         var incoming: [String: Set<String>] = [workflow.start: []]
         var changed = true
         while changed {
             changed = false
-            for edge in edges {
-                guard let source = incoming[edge.from], let state = workflow.states[edge.from] else { continue }
-                let out = source.union(Self.bindings(of: state, along: edge, mayOnly: !intersect))
+            for (edge, bound) in zip(edges, bindings) {
+                guard let source = incoming[edge.from], let bound else { continue }
+                // What leaves along the edge is `source` plus `bound`; it is only built when something changes.
+                func isOut(_ variable: String) -> Bool { source.contains(variable) || bound.contains(variable) }
                 let target = edge.to
-                let merged: Set<String>
                 // The start is also entered with nothing bound, so on every path nothing is bound there.
-                if let existing = incoming[target] {
-                    merged = intersect ? (target == workflow.start ? [] : existing.intersection(out)) : existing.union(out)
-                } else {
-                    merged = intersect && target == workflow.start ? [] : out
+                guard let existing = incoming[target] else {
+                    incoming[target] = intersect && target == workflow.start ? [] : source.union(bound)
+                    changed = true
+                    continue
                 }
-                if incoming[target] != merged {
-                    incoming[target] = merged
+                // Most edges change nothing once the first pass is done.
+                if intersect {
+                    if target != workflow.start, !existing.allSatisfy(isOut) {
+                        incoming[target] = existing.filter(isOut)
+                        changed = true
+                    }
+                } else if !source.isSubset(of: existing) || !bound.allSatisfy(existing.contains) {
+                    incoming[target] = existing.union(source).union(bound)
                     changed = true
                 }
             }

@@ -7,13 +7,15 @@ struct WorkflowValidator {
     let workflow: Workflow
     let catalog: OperationCatalog
     let collector: DiagnosticCollector
+    /// The analyses shared by the files of one load.
+    let verification: VerificationContext
 
     func validate() {
         checkTransitions()
         checkSteps()
         checkGraph()
         ReferenceChecker(workflow: workflow, catalog: catalog, collector: collector).check()
-        WorkflowVerifier(workflow: workflow, catalog: catalog, collector: collector).verify()
+        WorkflowVerifier(workflow: workflow, collector: collector, context: verification).verify()
     }
 
     private func suggest(_ name: String) -> String {
@@ -146,8 +148,11 @@ struct WorkflowValidator {
         checkOrdering(step.onError.map(\.errors), pointer: state.pointer + "/onError", what: "error route", shadowCode: Code.shadowedErrorRoute)
     }
 
+    /// The canonical error codes, which routes and retriers may name.
+    private static let canonicalCodes = Set(ErrorCode.all.map(\.rawValue))
+
     private func checkOrdering(_ entries: [[String]], pointer: String, what: String, shadowCode: String) {
-        let codes = Set(ErrorCode.all.map(\.rawValue))
+        let codes = Self.canonicalCodes
         var earlier = Set<String>()
         for (index, names) in entries.enumerated() {
             let entryPointer = JSONPointer.appending(index, to: pointer)

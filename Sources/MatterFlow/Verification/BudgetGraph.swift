@@ -36,12 +36,14 @@ struct BudgetGraph {
         for case .end(let state, let kind, let cancelled) in order {
             let target = Target.end(state: state, kind: kind, cancelled: cancelled)
             guard let worst = distance[target] else { continue }
+            // Walked from the end back, then reversed: inserting at the front would make long paths quadratic.
             var path: [String] = []
             var cursor = previous[target]
             while let point = cursor {
-                path.insert(point.state, at: 0)
+                path.append(point.state)
                 cursor = previous[.point(point)]
             }
+            path.reverse()
             found.append(TimeBudget.End(
                 state: kind == .cancelled ? path.last ?? state : state, kind: kind, afterCancel: cancelled,
                 worstSeconds: worst, path: path))
@@ -108,8 +110,8 @@ struct BudgetGraph {
         case .action, .workflow, .choice, .assign, .wait: break
         }
         let duration = durations[point.state] ?? 0
-        var result = state.edges.map { edge in
-            (Target.point(Point(state: edge.to, cancelled: point.cancelled)), duration)
+        var result = state.targets.map { target in
+            (Target.point(Point(state: target, cancelled: point.cancelled)), duration)
         }
         if flow.routing[point.state]?.escaping.isEmpty == false {
             result.append((.end(state: point.state, kind: .unroutedError, cancelled: point.cancelled), duration))

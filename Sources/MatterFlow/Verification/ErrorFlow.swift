@@ -120,23 +120,31 @@ struct ErrorFlow {
     /// `${error}` along the edges (error routes bind what they take, cancel edges bind the cancel, other edges
     /// keep what was bound), then what each fail state raises.
     private mutating func propagateErrors() {
-        let edges = workflow.edges
-        var changed = true
-        while changed {
-            changed = false
-            for edge in edges where workflow.states[edge.to] != nil {
-                let incoming: Set<PossibleError>
-                switch edge.kind {
-                case .error(let index, _): incoming = routing[edge.from]?.routed[safe: index] ?? [.any]
-                case .cancel: incoming = [PossibleError(.runCancelled)]
-                case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: incoming = errorAt[edge.from] ?? []
-                }
-                let before = errorAt[edge.to, default: []]
-                let after = before.union(incoming)
-                if after.count != before.count {
-                    errorAt[edge.to] = after
-                    changed = true
-                }
+        // Sets only grow, so the result does not depend on the order edges are followed in: a worklist follows
+        // again only the edges leaving a state whose `${error}` grew.
+        let edges = workflow.edges.filter { workflow.states[$0.to] != nil }
+        var carrying: [String: [Int]] = [:]
+        for (index, edge) in edges.enumerated() where edge.carriesError {
+            carrying[edge.from, default: []].append(index)
+        }
+        var queue = Array(edges.indices)
+        var queued = [Bool](repeating: true, count: edges.count)
+        var head = 0
+        while head < queue.count {
+            let edge = edges[queue[head]]
+            queued[queue[head]] = false
+            head += 1
+            let incoming: Set<PossibleError>
+            switch edge.kind {
+            case .error(let index, _): incoming = routing[edge.from]?.routed[safe: index] ?? [.any]
+            case .cancel: incoming = [PossibleError(.runCancelled)]
+            case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: incoming = errorAt[edge.from] ?? []
+            }
+            guard !incoming.isSubset(of: errorAt[edge.to, default: []]) else { continue }
+            errorAt[edge.to, default: []].formUnion(incoming)
+            for next in carrying[edge.to] ?? [] where !queued[next] {
+                queued[next] = true
+                queue.append(next)
             }
         }
         for name in workflow.stateOrder {
@@ -187,11 +195,26 @@ struct ErrorFlow {
 
     /// States reachable from the start, with or without the cancel edges.
     static func reachable(_ workflow: Workflow, includingCancel: Bool) -> Set<String> {
+        // The states' own edges are every edge but the cancel edges, which the workflow adds.
         var successors: [String: [String]] = [:]
-        for edge in workflow.edges where includingCancel || edge.kind != .cancel {
-            successors[edge.from, default: []].append(edge.to)
+        for name in workflow.stateOrder {
+            guard let state = workflow.states[name] else { continue }
+            successors[name, default: []].append(contentsOf: state.targets)
+            if includingCancel, let onCancel = workflow.onCancel, !state.isTerminal {
+                successors[name, default: []].append(onCancel)
+            }
         }
         return WorkflowValidator.closure(from: [workflow.start], successors)
+    }
+}
+
+extension WorkflowEdge {
+    /// Whether the edge keeps the `${error}` bound where it starts (error routes and cancel edges bind their own).
+    fileprivate var carriesError: Bool {
+        switch kind {
+        case .error, .cancel: false
+        case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: true
+        }
     }
 }
 

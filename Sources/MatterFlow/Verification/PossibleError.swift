@@ -31,6 +31,16 @@ struct PossibleError: Hashable, Sendable, Comparable, CustomStringConvertible {
         return ErrorCause(rawValue: name).code.map { $0.rawValue == code } ?? true
     }
 
+    /// Hashes the cause, or the code when the cause is unknown: a cause belongs to one code, so this tells errors
+    /// apart as well as hashing both, at half the cost (the error analyses hash these constantly).
+    func hash(into hasher: inout Hasher) {
+        if let cause {
+            hasher.combine(cause)
+        } else {
+            hasher.combine(code)
+        }
+    }
+
     static func < (lhs: PossibleError, rhs: PossibleError) -> Bool {
         (lhs.code ?? "", lhs.cause ?? "") < (rhs.code ?? "", rhs.cause ?? "")
     }

@@ -10,7 +10,10 @@ import MatterFlowJSON
 /// is how cancel paths tell whether their prepare opened a session: those facts are tracked per workflow level.
 struct SessionExplorer {
     /// One workflow of the tree: the root, or a sub-workflow run by a state of its parent node.
-    struct Node {
+    ///
+    /// A class, so that looking a node up for every move shares it instead of copying a whole workflow and its
+    /// error flow.
+    final class Node {
         let workflow: Workflow
         let flow: ErrorFlow
         /// Child nodes by the name of the workflow state that runs them.
@@ -21,6 +24,14 @@ struct SessionExplorer {
         let supportResults: [String: String]
         /// Every succeed state outputs a non-null value.
         let outputNonNull: Bool
+
+        init(workflow: Workflow, flow: ErrorFlow, tracked: Set<String>, supportResults: [String: String], outputNonNull: Bool) {
+            self.workflow = workflow
+            self.flow = flow
+            self.tracked = tracked
+            self.supportResults = supportResults
+            self.outputNonNull = outputNonNull
+        }
     }
 
     enum Mode: Hashable { case normal, cancelling, pending }
@@ -40,6 +51,22 @@ struct SessionExplorer {
         var sessionOps: Set<String>?
         /// Support-check operations whose results a choice has tested.
         var checked: Set<String>
+
+        /// Hashes where each level is and only the sizes of the facts and sets: that tells most configurations
+        /// apart, and hashing every member of every set was most of the cost of exploring (`==` still compares
+        /// everything).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(frames.count)
+            for frame in frames {
+                hasher.combine(frame.node)
+                hasher.combine(frame.state)
+                hasher.combine(frame.mode)
+                hasher.combine(frame.facts.count)
+            }
+            hasher.combine(held)
+            hasher.combine(sessionOps?.count ?? -1)
+            hasher.combine(checked.count)
+        }
     }
 
     struct Step {
@@ -174,13 +201,14 @@ struct SessionExplorer {
 
     /// The configurations from the start to `config`, with the step taken out of each but the last.
     func path(to config: Int) -> [(config: Int, step: Step?)] {
+        // Walked from the end back, then reversed: inserting at the front would make long paths quadratic.
         var chain: [(Int, Step?)] = [(config, nil)]
         var current = config
         while let (previous, step) = parents[current] {
-            chain.insert((previous, step), at: 0)
+            chain.append((previous, step))
             current = previous
         }
-        return chain
+        return Array(chain.reversed())
     }
 
     /// The path as text, state by state: `a -[next]-> b -[onError[0] *]-> c`, then `final` if given.

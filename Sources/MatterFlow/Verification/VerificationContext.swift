@@ -1,4 +1,7 @@
 /// Analyses shared by the checks of one workflow and its sub-workflows, each computed once.
+///
+/// One load shares one context: files are keyed by path and a load reads each file once, so a sub-workflow's
+/// analyses, made when it was verified, serve again when its parent is.
 final class VerificationContext {
     let catalog: OperationCatalog
     private var flows: [String: ErrorFlow] = [:]

@@ -5,13 +5,15 @@ import MatterFlowJSON
 /// sub-workflows included), and time bounds. Findings go to the workflow's diagnostics.
 struct WorkflowVerifier {
     let workflow: Workflow
-    let catalog: OperationCatalog
     let collector: DiagnosticCollector
+    /// The analyses of the files loaded with this one: a sub-workflow's were made when it was verified.
+    let context: VerificationContext
+
+    private var catalog: OperationCatalog { context.catalog }
 
     func verify() {
         // Later passes assume a well-formed machine: known operations, defined states, loaded sub-workflows.
         guard !collector.hasErrors else { return }
-        let context = VerificationContext(catalog: catalog)
         let flow = context.flow(workflow)
         ErrorHandlingCheck(workflow: workflow, flow: flow, catalog: catalog, collector: collector).check()
         RetrySafetyCheck(

@@ -13,11 +13,12 @@ struct RunInputParser {
         do {
             _ = try workflow.resolveInputs(inputs, source: file ?? "--input")
         } catch {
+            let locations = fileDocument?.sourceMap.locations()
             throw DiagnosticsError(error.diagnostics.map { diagnostic in
                 var located = diagnostic
                 let name = JSONPointer.tokens(of: diagnostic.pointer).first ?? ""
-                if let document = fileDocument, !pairs.contains(where: { $0.hasPrefix(name + "=") }) {
-                    located.location = document.sourceMap.location(of: diagnostic.pointer, preferKey: true)
+                if let locations, !pairs.contains(where: { $0.hasPrefix(name + "=") }) {
+                    located.location = locations.location(of: diagnostic.pointer, preferKey: true)
                 } else if file != nil {
                     located.file = "--input"
                 }
