@@ -34,6 +34,18 @@ public struct ToolEnvironment: Sendable {
     }
 }
 
+extension ToolEnvironment {
+    /// The clock a command runs on: the injected one (tests), else `--clock virtual` (the default) or `real`.
+    func clock(named name: String?, command: String) throws(UsageError) -> any WorkflowClock {
+        if let clock { return clock }
+        switch name ?? "virtual" {
+        case "virtual": return VirtualClock()
+        case "real": return SystemClock()
+        case let other: throw UsageError(message: "--clock must be virtual or real, not '\(other)'", command: command)
+        }
+    }
+}
+
 /// The `matterflow` command: `main.swift` calls this and exits with what it returns.
 public enum MatterflowTool {
     public static let version = "0.1.0"

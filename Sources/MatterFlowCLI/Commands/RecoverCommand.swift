@@ -37,15 +37,7 @@ struct RecoverCommand {
         guard let directory = arguments.value("journal") else {
             throw UsageError(message: "Missing expected option '--journal <dir>'", command: Self.spec.name)
         }
-        let clockName = arguments.value("clock") ?? "virtual"
-        let clock: any WorkflowClock
-        switch (environment.clock, clockName) {
-        case (let injected?, _): clock = injected
-        case (nil, "virtual"): clock = VirtualClock()
-        case (nil, "real"): clock = SystemClock()
-        default:
-            throw UsageError(message: "--clock must be virtual or real, not '\(clockName)'", command: Self.spec.name)
-        }
+        let clock = try environment.clock(named: arguments.value("clock"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
         let hub: SimulatedHub
