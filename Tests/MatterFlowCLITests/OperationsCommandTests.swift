@@ -38,7 +38,7 @@ struct OperationsCommandTests {
         let document = try #require(try parseJSON(run.stdout) as? [String: Any])
         let events = try #require(document["events"] as? [[String: Any]])
         #expect(events.compactMap { $0["name"] as? String } == catalog.events.map(\.name))
-        #expect(events.first?["values"] as? [String] == ["keyUsed", "expired", "cancelled"])
+        #expect(events.first { $0["name"] as? String == "epskcModeDeactivated" }?["values"] as? [String] == ["keyUsed", "expired", "cancelled"])
         let operations = try #require(document["operations"] as? [[String: Any]])
         #expect(operations.compactMap { $0["name"] as? String } == catalog.names)
         for (entry, operation) in zip(operations, catalog.operations) {

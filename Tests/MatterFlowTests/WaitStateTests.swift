@@ -144,4 +144,26 @@ import Testing
         #expect(result.error?.cause == .notSupported)
         #expect(result.error?.code == .unimplemented)
     }
+
+    @Test func aWaitCanWatchForTheSessionLeaseToRunOut() async throws {
+        let text = #"""
+            {"workflow": "w", "version": 1, "start": "wait", "states": {
+              "wait": {"type": "wait", "event": "commissioningSessionExpired", "timeoutSeconds": 600, "result": "expiry",
+                       "on": {"leaseExpired": "expired"}, "onTimeout": "stillOpen"},
+              "expired": {"type": "succeed", "output": {"session": "${vars.expiry.sessionID}", "devices": "${vars.expiry.releasedDeviceIDs}"}},
+              "stillOpen": {"type": "succeed", "output": "open"}
+            }}
+            """#
+        #expect(diagnose(text).isEmpty, "\(diagnose(text))")
+        let hub = ScriptedHub()
+        let handle = try start(text, hub: hub, clock: ManualClock())
+        for await event in handle.events {
+            if case .waitStarted = event.kind {
+                let expiry = SessionExpiry(sessionID: "session-1", phase: .commissioned, releasedDeviceIDs: ["d-1"])
+                let hubEvent = expiry.hubEvent(structureID: "s", time: .zero)
+                hub.emit(hubEvent.name, value: hubEvent.value, fields: hubEvent.fields)
+            }
+        }
+        #expect(await handle.result.output == ["session": "session-1", "devices": ["d-1"]])
+    }
 }

@@ -43,7 +43,8 @@ public struct OperationCatalog: Sendable {
 
     /// The commissioning and border-router operations of the ``Hub`` protocol, and its events.
     public static let standard = OperationCatalog(
-        CommissioningOperations.all + BorderRouterOperations.all, events: BorderRouterOperations.events)
+        CommissioningOperations.all + BorderRouterOperations.all,
+        events: CommissioningEvents.all + BorderRouterOperations.events)
 }
 
 /// The descriptors behind ``OperationCatalog/standard``.
