@@ -184,13 +184,21 @@ final class ChildProcess {
         self.stderr = stderr
     }
 
-    static func launch(_ arguments: [String], in directory: String? = nil) throws -> ChildProcess {
+    /// Starts `matterflow`. The crash-test hook variables are never inherited; `environment` adds variables.
+    static func launch(
+        _ arguments: [String], in directory: String? = nil, environment extra: [String: String] = [:]
+    ) throws -> ChildProcess {
         let executable = try #require(Executable.path, "the matterflow executable was not found next to the tests or under .build")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         // Any directory will do: nothing may depend on the working directory.
         process.currentDirectoryURL = URL(fileURLWithPath: directory ?? FileManager.default.temporaryDirectory.path)
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "MATTERFLOW_CRASH_AT")
+        environment.removeValue(forKey: "MATTERFLOW_TEST_HOOKS")
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -221,6 +229,16 @@ final class ChildProcess {
         #else
             _ = Darwin.kill(process.processIdentifier, number)
         #endif
+    }
+
+    /// Runs to the end (or the time limit) and returns the exit status (128 + signal when killed by a signal).
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let child = try launch(arguments, environment: environment)
+        defer { child.kill() }
+        try #require(await child.waitForExit(), "matterflow \(arguments.joined(separator: " ")) did not exit")
+        return (child.status, child.stdout.text, child.stderr.text)
     }
 
     /// Makes sure the child is gone (a failed test must not leave it running).

@@ -7,62 +7,7 @@ import MatterFlowSimulator
 import Testing
 
 /// `matterflow` as a child process with a chosen environment (for the crash-test hook).
-final class JournalChild {
-    let process: Process
-    let stdout: PipeCollector
-    let stderr: PipeCollector
-
-    private init(process: Process, stdout: PipeCollector, stderr: PipeCollector) {
-        self.process = process
-        self.stdout = stdout
-        self.stderr = stderr
-    }
-
-    static func launch(_ arguments: [String], environment extra: [String: String] = [:]) throws -> JournalChild {
-        let executable = try #require(Executable.path, "the matterflow executable was not found")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = FileManager.default.temporaryDirectory
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "MATTERFLOW_CRASH_AT")
-        environment.removeValue(forKey: "MATTERFLOW_TEST_HOOKS")
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return JournalChild(process: process, stdout: PipeCollector(out), stderr: PipeCollector(err))
-    }
-
-    /// Runs to the end (or 60 s) and returns the exit status (128 + signal when killed by a signal).
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let child = try launch(arguments, environment: environment)
-        defer { child.kill() }
-        try #require(await child.waitForExit(), "matterflow \(arguments.joined(separator: " ")) did not exit")
-        return (child.status, child.stdout.text, child.stderr.text)
-    }
-
-    func waitForExit(within limit: Duration = .seconds(60)) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while process.isRunning || !stdout.ended || !stderr.ended {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return true
-    }
-
-    var status: Int32 {
-        process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-    }
-
-    func kill() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-    }
-}
+typealias JournalChild = ChildProcess
 
 /// What a state directory and a journal directory look like after recovery: the invariants the crash tests
 /// check.
