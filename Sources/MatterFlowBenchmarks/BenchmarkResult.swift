@@ -1,4 +1,5 @@
 import Foundation
+import MatterFlow
 
 /// One benchmark's figures: timings in seconds per operation, with their median and 99th percentile.
 public struct BenchmarkResult: Sendable {
@@ -63,8 +64,7 @@ public enum Sampler {
     }
 
     public static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+        duration.secondsValue
     }
 }
 

@@ -173,8 +173,7 @@ enum FixtureFormat {
 
     /// A duration in seconds.
     static func secondsValue(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+        duration.secondsValue
     }
 
     static func seconds(_ value: Double) -> String {
@@ -184,6 +183,6 @@ enum FixtureFormat {
 
     /// A duration from seconds, to the millisecond.
     static func duration(seconds: Double) -> Duration {
-        .milliseconds(Int64((seconds * 1000).rounded()))
+        .seconds(rounding: seconds)
     }
 }

@@ -68,22 +68,4 @@ public enum JSONPointer {
             $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
         }
     }
-
-    /// The value a pointer designates inside a value, if any.
-    public static func resolve(_ pointer: String, in value: JSONValue) -> JSONValue? {
-        var current = value
-        for token in tokens(of: pointer) {
-            switch current {
-            case .object(let object):
-                guard let next = object[token] else { return nil }
-                current = next
-            case .array(let elements):
-                guard let index = Int(token), elements.indices.contains(index) else { return nil }
-                current = elements[index]
-            case .null, .bool, .int, .double, .string:
-                return nil
-            }
-        }
-        return current
-    }
 }

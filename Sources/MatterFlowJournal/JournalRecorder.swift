@@ -158,8 +158,7 @@ final class JournalRecorder: Sendable {
     }
 
     static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+        duration.secondsValue
     }
 
     static func json(_ error: FlowError) -> JSONValue {

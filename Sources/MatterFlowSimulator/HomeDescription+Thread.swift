@@ -97,7 +97,7 @@ extension HomeDescription {
         public var sessionSeconds: Double
 
         /// A step.
-        public init(atSeconds: Double, action: Action, count: Int = 1, sessionSeconds: Double = 1) {
+        public init(atSeconds: Double, action: Action, count: Int = 1, sessionSeconds: Double = CommissionerStep.defaultSessionSeconds) {
             self.atSeconds = atSeconds
             self.action = action
             self.count = count

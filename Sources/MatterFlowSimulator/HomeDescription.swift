@@ -120,7 +120,7 @@ public struct HomeDescription: Sendable, Hashable {
         /// The simulated latency of an operation.
         public func latency(of operation: SimulatedOperation) -> Duration {
             guard let seconds = latencySeconds[operation], seconds > 0 else { return .zero }
-            return .milliseconds(Int64((seconds * 1000).rounded()))
+            return .seconds(rounding: seconds)
         }
     }
 

@@ -12,8 +12,7 @@ import MatterFlow
 extension SimulatedHub {
     /// The hub's current time, in seconds since the Unix epoch.
     public var hubTime: Double {
-        let elapsed = clock.now.components
-        return timeOrigin + Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        timeOrigin + clock.now.secondsValue
     }
 
     /// Moves where hub time starts (seconds since the Unix epoch), for tests that need fixed lease deadlines.
@@ -23,11 +22,6 @@ extension SimulatedHub {
 
     /// The session expiries the hub has reported, as hub events, in order.
     public var sessionExpiryEvents: [HubEvent] { sessionEvents }
-
-    /// Checks every structure's lease now (as any call would), expiring what has run out.
-    public func checkLeases() throws(FlowError) {
-        for structure in order { try synchronized(structure) { () throws(FlowError) in } }
-    }
 
     /// Runs `body` on the structure's up-to-date state: re-read from the state directory under its lock (when the
     /// structure is the store's) and with its lease settled.

@@ -30,7 +30,7 @@ import Testing
             workflowsDirectory: root.appendingPathComponent("Workflows").path, matterflowExecutable: nil, scale: 0.001)
         let results = try await suite.run(filter: nil)
         let names = Set(results.map(\.name))
-        for expected in ["transition.overhead", "commission.oneTask", "commission.allCores", "concurrent.10000",
+        for expected in ["transition.overhead", "action.overhead", "commission.oneTask", "commission.allCores", "concurrent.10000",
                          "load.shipped.commission-device.json", "load.generated.1000", "load.generated.10000",
                          "load.generated.growth", "payload.parse", "payload.generate", "dataset.parse", "dataset.encode"] {
             #expect(names.contains(expected), "\(expected) is missing")

@@ -103,7 +103,8 @@ struct JournalFormatTests {
 
     @Test("a file that is not a journal is refused with notAJournal; a torn header is an empty journal")
     func header() throws {
-        #expect(throws: JournalError.self) { try JournalReader.decode(Array("{\"json\": true}\n".utf8), path: "x") }
+        let refused = #expect(throws: JournalError.self) { try JournalReader.decode(Array("{\"json\": true}\n".utf8), path: "x") }
+        #expect(refused?.code == .notAJournal)
         let torn = try JournalReader.decode(Array("MATTERFLOW-JOUR".utf8), path: "x")
         #expect(torn.records.isEmpty)
         #expect(torn.tornTail?.offset == 0)

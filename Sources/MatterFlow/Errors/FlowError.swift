@@ -34,9 +34,4 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
         }
         return FlowError(.hubFailure, "the hub failed: \(error)")
     }
-
-    /// The error as the JSON object of a run result.
-    public var jsonFields: [(String, String?)] {
-        [("code", code.rawValue), ("cause", cause.rawValue), ("message", message), ("state", state)]
-    }
 }

@@ -20,7 +20,7 @@ public struct WorkflowLoader: Sendable {
     /// Loads and validates a workflow file and everything it includes.
     public func load(path: String) -> Outcome {
         var session = Session(catalog: catalog)
-        let workflow = session.load(path: path, includedFrom: nil)
+        let workflow = session.load(path: path)
         return Outcome(workflow: workflow, diagnostics: session.allDiagnostics)
     }
 
@@ -66,7 +66,7 @@ public struct WorkflowLoader: Sendable {
         }
 
         /// Loads a file once per session; `key` is its standardized path, when the caller already has it.
-        mutating func load(path: String, includedFrom: String?, key knownKey: String? = nil) -> Workflow? {
+        mutating func load(path: String, key knownKey: String? = nil) -> Workflow? {
             let key = knownKey ?? URL(fileURLWithPath: path).standardizedFileURL.path
             if let cached = loaded[key] { return cached }
             do {
@@ -111,7 +111,7 @@ public struct WorkflowLoader: Sendable {
                         "workflow file \"\(subworkflow.path)\" does not exist (resolved to \(childPath)); paths are relative to this file")
                     continue
                 }
-                if let child = load(path: childPath, includedFrom: document.file, key: childKey) {
+                if let child = load(path: childPath, key: childKey) {
                     workflow.subworkflows[subworkflow.path] = child
                 } else {
                     collector.error(

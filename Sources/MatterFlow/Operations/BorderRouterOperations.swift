@@ -228,12 +228,7 @@ enum BorderRouterOperations {
         } catch {
             throw FlowError(.invalidDataset, "the Operational Dataset is malformed: \(error.message)")
         }
-        let validation = dataset.validate(for: .active)
-        guard validation.errors.isEmpty else {
-            throw FlowError(
-                .invalidDataset,
-                "the Operational Dataset cannot be joined: \(validation.errors.map(\.message).joined(separator: "; "))")
-        }
+        try ThreadNetworkRecord.requireJoinable(dataset)
         return dataset.encode()
     }
 }

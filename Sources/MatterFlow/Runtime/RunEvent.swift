@@ -159,8 +159,7 @@ public struct RunEvent: Sendable {
     }
 
     static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+        duration.secondsValue
     }
 
     private static func milliseconds(_ duration: Duration) -> String {

@@ -25,6 +25,9 @@ struct StepRace {
     /// How long a losing hub call may take to wind down before the run moves on without it.
     static let gracePeriod: Duration = .seconds(5)
 
+    /// How long a guard's status check may take (the time budget assumes the same).
+    static let guardTimeout: Duration = .seconds(rounding: TimeBudget.guardTimeoutSeconds)
+
     func run<Value: Sendable>(
         timeout: Duration?, _ work: @escaping @Sendable () async throws -> Value
     ) async -> RaceOutcome<Value> {

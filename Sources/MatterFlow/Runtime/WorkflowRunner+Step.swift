@@ -25,7 +25,7 @@ extension WorkflowRunner {
             var delay = retrier.delay(beforeRetry: retriesUsed[index])
             if retrier.jitter { delay *= options.random.fraction() }
             emit(path, .retryScheduled(state: state.name, attempt: attempt + 1, delaySeconds: delay, error: error))
-            guard await race.delay(.milliseconds(Int64((delay * 1000).rounded()))) else { return .cancelled(late: nil) }
+            guard await race.delay(.seconds(rounding: delay)) else { return .cancelled(late: nil) }
         }
     }
 
@@ -101,12 +101,12 @@ extension WorkflowRunner {
         let hub = self.hub
         let structure = options.structureID
         for guardName in guards {
-            let outcome = await race.run(timeout: .seconds(10)) { try await hub.status(structure: structure) }
+            let outcome = await race.run(timeout: StepRace.guardTimeout) { try await hub.status(structure: structure) }
             let failure: FlowError?
             switch outcome {
             case .finished(let status): failure = Self.failure(of: guardName, status: status)
             case .failed(let error): failure = error
-            case .timedOut: failure = FlowError(.actionTimedOut, "the hub did not report its status within 10 s for guard \(guardName.rawValue)")
+            case .timedOut: failure = FlowError(.actionTimedOut, "the hub did not report its status within \(Int(TimeBudget.guardTimeoutSeconds)) s for guard \(guardName.rawValue)")
             case .cancelled: return .cancelled(late: nil)
             }
             emit(path, .guardChecked(state: state, guard: guardName, error: failure))
@@ -158,7 +158,7 @@ extension WorkflowRunner {
         let hub = self.hub
         let structure = options.structureID
         let callArguments = arguments
-        let outcome = await race.run(timeout: .milliseconds(Int64((timeoutSeconds * 1000).rounded()))) {
+        let outcome = await race.run(timeout: .seconds(rounding: timeoutSeconds)) {
             try await operation.call(hub: hub, structure: structure, arguments: callArguments)
         }
         let duration = options.clock.now - started

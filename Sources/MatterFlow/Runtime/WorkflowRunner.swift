@@ -165,7 +165,7 @@ struct WorkflowRunner: Sendable {
             for: { event in
                 event.name == eventName && expected.allSatisfy { name, value in event.fields[name].map { Scope.equal($0, value) } ?? false }
             },
-            timeout: .milliseconds(Int64((wait.timeoutSeconds * 1000).rounded())), clock: options.clock,
+            timeout: .seconds(rounding: wait.timeoutSeconds), clock: options.clock,
             signal: level.onCancelPath ? nil : signal)
         switch outcome {
         case .finished(let event):

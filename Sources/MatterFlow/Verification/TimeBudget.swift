@@ -37,7 +37,7 @@ public struct TimeBudget: Sendable {
     /// A status check of a guard may take this long (its timeout).
     public static let guardTimeoutSeconds = 10.0
     /// A call abandoned at its timeout or by a cancel may take this long to wind down (``StepRace``).
-    public static let windDownSeconds = 5.0
+    public static let windDownSeconds = StepRace.gracePeriod.secondsValue
 
     public var workflow: String
     /// Every end, normal runs first, in the order of the states.

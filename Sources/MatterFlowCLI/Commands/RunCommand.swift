@@ -65,7 +65,10 @@ struct RunCommand {
         do {
             workflow = try engine.load(path: path)
             inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: arguments.all("input"))
-            (hub, structureID) = try openHome(clock: clock)
+            let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state"))
+                .open(clock: clock)
+            (hub, structureID) = (opened.hub, opened.structureID)
+            if let note = opened.note { err.line(note) }
         } catch {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
@@ -117,29 +120,6 @@ struct RunCommand {
         environment.standardOutput.line(JSONWriter.pretty(result.jsonValue))
         if interruption.withLock({ $0.interrupted }) { return ExitCode.interrupted }
         return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure
-    }
-
-    /// The simulated hub: from the state directory, the home file, or the built-in home.
-    private func openHome(clock: any WorkflowClock) throws(DiagnosticsError) -> (SimulatedHub, StructureID) {
-        let initial = try arguments.value("home").map { path throws(DiagnosticsError) in try HomeDescription.load(path: path) }
-            ?? HomeDescription.defaultHome
-        do {
-            if let directory = arguments.value("state") {
-                let store = try HomeStateStore(directory: directory, startingFrom: initial)
-                if store.restored, arguments.value("home") != nil {
-                    environment.standardError.line(
-                        "note: using the saved home in \(store.path); --home only seeds an empty state directory")
-                }
-                return (try SimulatedHub(stateStore: store, clock: clock), store.structureID)
-            }
-            return (try SimulatedHub(home: initial, clock: clock), initial.structure.id)
-        } catch let error as DiagnosticsError {
-            throw error
-        } catch {
-            throw DiagnosticsError([
-                Diagnostic(severity: .error, code: DiagnosticCode.invalidValue, message: "\(error)", file: arguments.value("home") ?? arguments.value("state"))
-            ])
-        }
     }
 
     /// Routes SIGINT to a handler instead of killing the process, so the cancel path can run.

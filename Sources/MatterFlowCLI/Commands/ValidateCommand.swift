@@ -19,15 +19,19 @@ struct ValidateCommand {
     let environment: ToolEnvironment
 
     func execute() -> Int32 {
-        let engine = WorkflowEngine()
+        let loader = WorkflowLoader()
         var all: [Diagnostic] = []
         var seen = Set<String>()
+        var loaded: [TimeBudget] = []
         for path in arguments.positionals {
-            for diagnostic in engine.validate(path: path) where seen.insert(diagnostic.description).inserted {
+            // One load per file serves both the findings and, for files without errors, the time budget.
+            let outcome = loader.load(path: path)
+            for diagnostic in outcome.diagnostics where seen.insert(diagnostic.description).inserted {
                 all.append(diagnostic)
             }
+            if arguments.flag("budget"), let workflow = outcome.workflow { loaded.append(TimeBudget(workflow: workflow)) }
         }
-        let budgets = arguments.flag("budget") ? ValidateCommand.budgets(of: arguments.positionals) : nil
+        let budgets = arguments.flag("budget") ? loaded : nil
         if arguments.flag("json") {
             let findings = JSONValue.array(all.map(\.jsonValue))
             environment.standardOutput.line(JSONWriter.pretty(
@@ -44,12 +48,5 @@ struct ValidateCommand {
                     : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }
         return all.hasErrors ? ExitCode.invalidInput : ExitCode.success
-    }
-}
-
-extension ValidateCommand {
-    /// The time budgets of the files that load without errors.
-    static func budgets(of paths: [String]) -> [TimeBudget] {
-        paths.compactMap { path in WorkflowLoader().load(path: path).workflow.map { TimeBudget(workflow: $0) } }
     }
 }
