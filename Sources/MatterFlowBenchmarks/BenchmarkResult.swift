@@ -55,6 +55,17 @@ public enum Sampler {
         return samples
     }
 
+    /// The same for synchronous work.
+    public static func sample(warmUp: Int, repetitions: Int, _ body: () throws -> Void) rethrows -> [Double] {
+        for _ in 0..<warmUp { try body() }
+        let clock = ContinuousClock()
+        return try (0..<repetitions).map { _ in
+            let start = clock.now
+            try body()
+            return seconds(clock.now - start)
+        }
+    }
+
     /// The value below which `fraction` of the samples fall (nearest rank).
     public static func percentile(_ samples: [Double], _ fraction: Double) -> Double {
         guard !samples.isEmpty else { return .nan }

@@ -12,7 +12,7 @@ extension BenchmarkSuite {
         let engine = WorkflowEngine()
         return try files.map { file in
             let path = workflowsDirectory + "/" + file
-            let samples = try Self.syncSample(warmUp: count(20), repetitions: count(200)) {
+            let samples = try Sampler.sample(warmUp: count(20), repetitions: count(200)) {
                 guard engine.validate(path: path).allSatisfy({ $0.severity != .error }) else {
                     throw BenchmarkError("\(file) does not validate")
                 }
@@ -31,7 +31,7 @@ extension BenchmarkSuite {
         var results: [BenchmarkResult] = []
         for states in [1_000, 10_000] {
             let text = GeneratedWorkflows.chain(states: states)
-            let samples = try Self.syncSample(warmUp: count(3), repetitions: count(states == 1_000 ? 40 : 10)) {
+            let samples = try Sampler.sample(warmUp: count(3), repetitions: count(states == 1_000 ? 40 : 10)) {
                 _ = try engine.load(text: text, baseDirectory: workflowsDirectory)
             }.map { $0 * 1e3 }
             let median = Sampler.percentile(samples, 0.5)
@@ -50,7 +50,7 @@ extension BenchmarkSuite {
     /// `matterflow validate` as a whole process, on the end-to-end workflow.
     func validateProcess() throws -> [BenchmarkResult] {
         guard let executable = matterflowExecutable, FileManager.default.isExecutableFile(atPath: executable) else { return [] }
-        let samples = try Self.syncSample(warmUp: 2, repetitions: count(20)) {
+        let samples = try Sampler.sample(warmUp: 2, repetitions: count(20)) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = ["validate", workflowsDirectory + "/commission-device.json"]
@@ -82,7 +82,7 @@ extension BenchmarkSuite {
         case "dataset.parse": work = { sink &+= try OperationalDataset(tlvs: bytes).encodedLength }
         default: work = { sink &+= dataset.encode().count }
         }
-        let samples = try Self.syncSample(warmUp: 2, repetitions: count(10)) {
+        let samples = try Sampler.sample(warmUp: 2, repetitions: count(10)) {
             for _ in 0..<batch { try work() }
         }.map { $0 / Double(batch) * 1e9 }
         precondition(sink != 0, "the codec work must not be optimised away")
@@ -91,16 +91,6 @@ extension BenchmarkSuite {
         return BenchmarkResult(
             name: name, unit: "ns/op", median: median, p99: Sampler.percentile(samples, 0.99), perSecond: perSecond,
             target: name.hasSuffix("parse") ? .init(description: "≥ 1,000,000/s", met: perSecond >= 1_000_000) : nil)
-    }
-
-    static func syncSample(warmUp: Int, repetitions: Int, _ body: () throws -> Void) throws -> [Double] {
-        for _ in 0..<warmUp { try body() }
-        let clock = ContinuousClock()
-        return try (0..<repetitions).map { _ in
-            let start = clock.now
-            try body()
-            return Sampler.seconds(clock.now - start)
-        }
     }
 }
 

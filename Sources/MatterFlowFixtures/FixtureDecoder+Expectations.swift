@@ -43,7 +43,7 @@ extension FixtureDecoder {
     private func decodeErrorExpectation(_ reader: ObjectReader) -> Expectations.ErrorExpectation {
         var error = Expectations.ErrorExpectation()
         error.code = reader.string("code").flatMap { canonicalCode($0, at: reader.pointer("code")) }
-        error.cause = nonEmptyString(reader, "cause")
+        error.cause = reader.nonEmptyString("cause")
         error.state = reader.string("state").flatMap { state($0, at: reader.pointer("state")) }
         error.message = reader.string("message")
         error.messageContains = reader.string("messageContains")
@@ -141,7 +141,7 @@ extension FixtureDecoder {
     }
 
     private func decodeBorderRouterExpectation(_ reader: ObjectReader) -> Expectations.BorderRouterExpectation? {
-        let deviceID = nonEmptyString(reader, "deviceID", required: true).flatMap {
+        let deviceID = reader.nonEmptyString("deviceID", required: true).flatMap {
             borderRouterID($0, at: reader.pointer("deviceID"))
         }
         var epskc: EpskcSession.Phase?

@@ -11,7 +11,7 @@ extension FixtureDecoder {
             let elementPointer = JSONPointer.appending(index, to: pointer)
             guard let reader = collector.object(element, at: elementPointer, what: "a fault") else { continue }
             _ = reader.string("description")
-            let operation = nonEmptyString(reader, "operation", required: true).flatMap {
+            let operation = reader.nonEmptyString("operation", required: true).flatMap {
                 self.operation($0, at: reader.pointer("operation"))
             }
             let attempts = decodeAttempts(reader)
@@ -99,7 +99,7 @@ extension FixtureDecoder {
     /// an operation, a cause it does not declare draws a warning.
     func decodeError(_ reader: ObjectReader, operation: SimulatedOperation?) -> FlowError? {
         let codeName = reader.string("code")
-        let causeName = nonEmptyString(reader, "cause")
+        let causeName = reader.nonEmptyString("cause")
         let message = reader.string("message")
         reader.finish()
         var code: ErrorCode?
@@ -159,7 +159,7 @@ extension FixtureDecoder {
             guard let reader = collector.object(element, at: elementPointer, what: "an event") else { continue }
             _ = reader.string("description")
             let trigger = decodeTrigger(reader)
-            let action = nonEmptyString(reader, "action", required: true).flatMap {
+            let action = reader.nonEmptyString("action", required: true).flatMap {
                 FixtureActionVocabulary.decode($0, reader, decoder: self)
             }
             reader.finish()
@@ -196,7 +196,7 @@ extension FixtureDecoder {
             }
             return .at(FixtureFormat.duration(seconds: seconds))
         case "after":
-            guard let name = nonEmptyString(reader, "after"),
+            guard let name = reader.nonEmptyString("after"),
                 let operation = operation(name, at: reader.pointer("after"))
             else {
                 return nil
@@ -208,7 +208,7 @@ extension FixtureDecoder {
             }
             return .after(operation, attempt: attempt ?? 1)
         default:
-            guard let name = nonEmptyString(reader, "entering"), let state = state(name, at: reader.pointer("entering"))
+            guard let name = reader.nonEmptyString("entering"), let state = state(name, at: reader.pointer("entering"))
             else {
                 return nil
             }

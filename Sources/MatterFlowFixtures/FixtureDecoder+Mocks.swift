@@ -10,7 +10,7 @@ extension FixtureDecoder {
             let elementPointer = JSONPointer.appending(index, to: pointer)
             guard let reader = collector.object(element, at: elementPointer, what: "a mock") else { continue }
             _ = reader.string("description")
-            let stateName = nonEmptyString(reader, "state", required: true).flatMap {
+            let stateName = reader.nonEmptyString("state", required: true).flatMap {
                 state($0, at: reader.pointer("state"))
             }
             let effects = ["fail", "output"].filter { reader.has($0) }

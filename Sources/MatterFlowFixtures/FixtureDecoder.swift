@@ -10,6 +10,7 @@ final class FixtureDecoder {
     /// Findings about other files (the workflow, a home file), reported under their own paths.
     private(set) var otherFiles: [Diagnostic] = []
     let catalog: OperationCatalog
+    let workflows: WorkflowFileCache
     /// The directory relative paths in the fixture are resolved from.
     let directory: String
     /// The workflow as the fixture runs it (mocks in place), once `workflow` and `mocks` have been read.
@@ -19,9 +20,10 @@ final class FixtureDecoder {
     /// The home's rooms, to check the rooms named in expectations.
     private(set) var home: HomeDescription?
 
-    init(document: JSONDocument, catalog: OperationCatalog) {
+    init(document: JSONDocument, catalog: OperationCatalog, workflows: WorkflowFileCache) {
         collector = DiagnosticCollector(document: document)
         self.catalog = catalog
+        self.workflows = workflows
         directory = URL(fileURLWithPath: document.file).deletingLastPathComponent().path
     }
 
@@ -53,9 +55,9 @@ final class FixtureDecoder {
                 DiagnosticCode.invalidValue, at: root.pointer("version"),
                 "\"version\" must be \(Fixture.currentVersion), found \(version)")
         }
-        let name = nonEmptyString(root, "fixture", required: true)
+        let name = root.nonEmptyString("fixture", required: true)
         let description = root.string("description")
-        let workflowPath = nonEmptyString(root, "workflow", required: true)
+        let workflowPath = root.nonEmptyString("workflow", required: true)
         let workflow = workflowPath.flatMap { loadWorkflow($0, at: root.pointer("workflow")) }
         // Mocks name states of the workflow as written; everything after them, states of the workflow as it runs.
         self.workflow = workflow
@@ -98,7 +100,7 @@ final class FixtureDecoder {
             )
             return nil
         }
-        let outcome = WorkflowLoader(catalog: catalog).load(path: resolved)
+        let outcome = workflows.outcome(path: resolved, catalog: catalog)
         guard let workflow = outcome.workflow else {
             collector.error(
                 FixtureDiagnosticCode.invalidWorkflow, at: pointer,
@@ -182,15 +184,6 @@ final class FixtureDecoder {
         return SpellingSuggestion.hint(for: url.lastPathComponent, among: names.filter { $0.hasSuffix(".json") })
     }
 
-    func nonEmptyString(_ reader: ObjectReader, _ key: String, required: Bool = false) -> String? {
-        guard let text = reader.string(key, required: required) else { return nil }
-        guard !text.allSatisfy(\.isWhitespace) else {
-            collector.error(DiagnosticCode.invalidValue, at: reader.pointer(key), "\"\(key)\" must not be empty")
-            return nil
-        }
-        return text
-    }
-
     /// An operation name, or nil (reported) when the simulated hub has no such operation.
     func operation(_ name: String, at pointer: String) -> SimulatedOperation? {
         if let operation = SimulatedOperation(rawValue: name) { return operation }
@@ -216,7 +209,7 @@ final class FixtureDecoder {
 
     /// The `deviceID` of a border-router action: required, and one of the home's border routers.
     func borderRouter(_ reader: ObjectReader) -> String? {
-        guard let deviceID = nonEmptyString(reader, "deviceID", required: true) else { return nil }
+        guard let deviceID = reader.nonEmptyString("deviceID", required: true) else { return nil }
         return borderRouterID(deviceID, at: reader.pointer("deviceID"))
     }
 

@@ -10,6 +10,8 @@ public struct FixtureLoader: Sendable {
 
     /// The operations workflows may invoke.
     public var catalog: OperationCatalog
+    /// Workflows already loaded by this loader (fixtures share a few workflows).
+    private let workflows = WorkflowFileCache()
 
     /// A loader for workflows written against `catalog`.
     public init(catalog: OperationCatalog = .standard) {
@@ -46,7 +48,7 @@ public struct FixtureLoader: Sendable {
     }
 
     private func decode(_ document: JSONDocument) -> Outcome {
-        let decoder = FixtureDecoder(document: document, catalog: catalog)
+        let decoder = FixtureDecoder(document: document, catalog: catalog, workflows: workflows)
         let fixture = decoder.decode()
         return Outcome(file: document.file, fixture: fixture, diagnostics: decoder.diagnostics)
     }

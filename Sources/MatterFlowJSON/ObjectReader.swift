@@ -89,6 +89,16 @@ public final class ObjectReader {
         return collector.object(value, at: pointer(key), what: "\"\(key)\"")
     }
 
+    /// A string that must not be empty or only white space.
+    public func nonEmptyString(_ key: String, required: Bool = false) -> String? {
+        guard let text = string(key, required: required) else { return nil }
+        guard !text.allSatisfy(\.isWhitespace) else {
+            collector.error(DiagnosticCode.invalidValue, at: pointer(key), "\"\(key)\" must not be empty")
+            return nil
+        }
+        return text
+    }
+
     /// A number that must be finite and at least `minimum`.
     public func nonNegativeNumber(_ key: String, minimum: Double = 0) -> Double? {
         guard let number = number(key) else { return nil }

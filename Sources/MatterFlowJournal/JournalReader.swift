@@ -22,8 +22,8 @@ public struct JournalContents: Sendable {
     /// Damage that a crash cannot explain (a bad record followed by good ones, a gap in sequence numbers).
     public var problems: [String]
 
-    /// The run's ID, from its `runStarted` record.
-    public var runID: String? { records.first { $0.type == JournalRecord.Kind.runStarted }?.string("runID") }
+    /// The run's `runStarted` record, if it was written.
+    public var started: JournalRecord? { records.first { $0.type == JournalRecord.Kind.runStarted } }
 }
 
 /// Reads journal files, detecting a torn last record.

@@ -55,7 +55,7 @@ extension RunJournal {
             return run
         }
         run.notes = contents.problems
-        guard let started = contents.records.first(where: { $0.type == JournalRecord.Kind.runStarted }) else {
+        guard let started = contents.started else {
             run.action = .notStarted
             run.status = .notStarted
             return run

@@ -35,7 +35,7 @@ public struct JournalRunSummary: Sendable {
 
     init(_ contents: JournalContents, running: Bool) {
         path = contents.path
-        let started = contents.records.first { $0.type == JournalRecord.Kind.runStarted }
+        let started = contents.started
         runID = started?.string("runID") ?? Self.runID(fromPath: contents.path)
         workflow = started?.string("workflow")
         structureID = started?.string("structureID")

@@ -14,7 +14,7 @@ struct RunRecoverer {
     let options: RecoveryOptions
 
     private var records: [JournalRecord] { contents.records }
-    private var started: JournalRecord? { records.first { $0.type == JournalRecord.Kind.runStarted } }
+    private var started: JournalRecord? { contents.started }
     private var runID: String { started?.string("runID") ?? "?" }
     private var structure: StructureID { started?.string("structureID") ?? "" }
 

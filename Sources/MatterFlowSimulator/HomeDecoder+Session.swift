@@ -30,19 +30,19 @@ extension HomeDecoder {
                             ? "" : "; a finished session is not active: remove \"activeSession\""))
             }
         }
-        let id = nonEmptyString(reader, "id", required: true)
+        let id = reader.nonEmptyString("id", required: true)
         var topology: Topology?
         if let topologyReader = reader.object("topology") {
-            let ecosystem = nonEmptyString(topologyReader, "ecosystemName", required: true)
+            let ecosystem = topologyReader.nonEmptyString("ecosystemName", required: true)
             let homes = topologyReader.stringArray("homes") ?? []
             topologyReader.finish()
             if let ecosystem { topology = Topology(ecosystemName: ecosystem, homes: homes) }
         }
-        let commissioningID = nonEmptyString(reader, "commissioningID")
+        let commissioningID = reader.nonEmptyString("commissioningID")
         let deviceIDs = decodeSessionDevices(reader, devices: devices)
-        let deviceName = nonEmptyString(reader, "deviceName")
+        let deviceName = reader.nonEmptyString("deviceName")
         let roomName = roomName(reader, "roomName", rooms: rooms)
-        let owner = nonEmptyString(reader, "owner")
+        let owner = reader.nonEmptyString("owner")
         let leaseExpiresAt = reader.nonNegativeNumber("leaseExpiresAt")
         reader.finish()
 

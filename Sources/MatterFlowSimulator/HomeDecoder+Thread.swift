@@ -32,7 +32,7 @@ extension HomeDecoder {
     private func decodeBorderRouter(
         _ reader: ObjectReader, devices: [HomeDescription.Device]
     ) -> HomeDescription.BorderRouter? {
-        let deviceID = nonEmptyString(reader, "device", required: true)
+        let deviceID = reader.nonEmptyString("device", required: true)
         if let deviceID, !devices.contains(where: { $0.id == deviceID }) {
             let hint = SpellingSuggestion.hint(for: deviceID, among: devices.map(\.id))
             collector.error(

@@ -103,8 +103,8 @@ final class HomeDecoder {
     // MARK: - Members
 
     private func decodeStructure(_ reader: ObjectReader) -> HomeDescription.Structure? {
-        let id = nonEmptyString(reader, "id", required: true)
-        let name = nonEmptyString(reader, "name", required: true)
+        let id = reader.nonEmptyString("id", required: true)
+        let name = reader.nonEmptyString("name", required: true)
         reader.finish()
         guard let id, let name else { return nil }
         return HomeDescription.Structure(id: id, name: name)
@@ -124,8 +124,8 @@ final class HomeDecoder {
         for (index, element) in elements.enumerated() {
             let elementPointer = JSONPointer.appending(index, to: pointer)
             guard let reader = collector.object(element, at: elementPointer, what: "a room") else { continue }
-            let id = nonEmptyString(reader, "id", required: true)
-            let name = nonEmptyString(reader, "name", required: true)
+            let id = reader.nonEmptyString("id", required: true)
+            let name = reader.nonEmptyString("name", required: true)
             reader.finish()
             guard let id, let name,
                 isFirstUse(
@@ -148,15 +148,15 @@ final class HomeDecoder {
         for (index, element) in elements.enumerated() {
             let elementPointer = JSONPointer.appending(index, to: pointer)
             guard let reader = collector.object(element, at: elementPointer, what: "a device") else { continue }
-            let id = nonEmptyString(reader, "id", required: true)
-            let name = nonEmptyString(reader, "name", required: true)
+            let id = reader.nonEmptyString("id", required: true)
+            let name = reader.nonEmptyString("name", required: true)
             let room = roomName(reader, "room", rooms: rooms)
             let vendorID = boundedInt(reader, "vendorID", required: true, 0...0xFFFF)
             let productID = boundedInt(reader, "productID", required: true, 0...0xFFFF)
-            let vendorName = nonEmptyString(reader, "vendorName")
-            let productName = nonEmptyString(reader, "productName")
+            let vendorName = reader.nonEmptyString("vendorName")
+            let productName = reader.nonEmptyString("productName")
             let softwareVersion = boundedInt(reader, "softwareVersion", 0...Int(UInt32.max))
-            let payloadKey = nonEmptyString(reader, "payloadKey")
+            let payloadKey = reader.nonEmptyString("payloadKey")
             reader.finish()
             guard let id, let name, let vendorID, let productID,
                 isFirstUse(
@@ -223,15 +223,6 @@ final class HomeDecoder {
     }
 
     // MARK: - Typed helpers
-
-    func nonEmptyString(_ reader: ObjectReader, _ key: String, required: Bool = false) -> String? {
-        guard let text = reader.string(key, required: required) else { return nil }
-        guard !text.allSatisfy(\.isWhitespace) else {
-            collector.error(DiagnosticCode.invalidValue, at: reader.pointer(key), "\"\(key)\" must not be empty")
-            return nil
-        }
-        return text
-    }
 
     func boundedInt(_ reader: ObjectReader, _ key: String, required: Bool = false, _ range: ClosedRange<Int>) -> Int? {
         guard let value = reader.int(key, required: required) else { return nil }
