@@ -15,6 +15,8 @@ public struct JournalRecord: Sendable, Hashable {
         /// The run ended: outcome and error. Flushed.
         public static let runFinished = "runFinished"
         /// A recovery began examining the interrupted run. Flushed.
+        /// Where a workflow level stood as it entered a state (``RunCheckpoint``): what recovery resumes from.
+        public static let checkpoint = "checkpoint"
         public static let recoveryStarted = "recoveryStarted"
         /// A torn last record was cut off before recovery appended to the journal. Flushed.
         public static let tornTailDiscarded = "tornTailDiscarded"

@@ -17,6 +17,8 @@ final class JournalRecorder: Sendable {
         var finishedKeys: Set<String> = []
         var ended = false
         var onFailure: (@Sendable () -> Void)?
+        /// How the run ended, when recovery continues it (recovery writes the terminal record itself).
+        var finished: (outcome: RunResult.Outcome, error: FlowError?)?
     }
 
     let writer: JournalWriter
@@ -24,16 +26,35 @@ final class JournalRecorder: Sendable {
     let workflow: Workflow
     let structureID: StructureID
     let showSecrets: Bool
+    /// Recording a run that recovery continues: the journal already holds its start and its first calls, and
+    /// recovery writes its terminal record once it has checked what the run left held.
+    let continuing: Bool
     private let catalog: OperationCatalog
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    init(writer: JournalWriter, runID: String, workflow: Workflow, structureID: StructureID, showSecrets: Bool, catalog: OperationCatalog) {
+    /// - Parameter callsBefore: Calls the journal already holds for the run; keys continue after them.
+    init(
+        writer: JournalWriter, runID: String, workflow: Workflow, structureID: StructureID, showSecrets: Bool,
+        catalog: OperationCatalog, continuing: Bool = false, callsBefore: Int = 0
+    ) {
         self.writer = writer
         self.runID = runID
         self.workflow = workflow
         self.structureID = structureID
         self.showSecrets = showSecrets
         self.catalog = catalog
+        self.continuing = continuing
+        var initial = State()
+        initial.calls = callsBefore
+        state = Mutex(initial)
+    }
+
+    /// How a continued run ended (see ``continuing``).
+    var finished: (outcome: RunResult.Outcome, error: FlowError?)? { state.withLock { $0.finished } }
+
+    /// Records a checkpoint. Not flushed by itself: the next side-effect record flushes it with everything before.
+    func record(_ checkpoint: RunCheckpoint) {
+        write(JournalRecord.Kind.checkpoint, checkpoint.jsonValue.objectValue ?? [:], sync: false)
     }
 
     /// What to do when the journal cannot be written any more (the journaled run cancels itself, so that it
@@ -49,7 +70,7 @@ final class JournalRecorder: Sendable {
         case .runStarted(let inputs):
             write(JournalRecord.Kind.runStarted, [
                 "runID": .string(runID), "workflow": .string(workflow.name), "version": .int(workflow.version),
-                "file": .string(workflow.file), "contentHash": .string(workflow.contentHash),
+                "file": .string(JournalFile.absolute(workflow.file)), "contentHash": .string(workflow.contentHash),
                 "structureID": .string(structureID), "inputs": .object(inputs), "secretsShown": .bool(showSecrets),
                 "pid": .int(JournalFile.processID), "format": .int(JournalFrame.formatVersion),
             ], sync: true)
@@ -85,6 +106,8 @@ final class JournalRecorder: Sendable {
                 if let devices = result.devices { fields["devices"] = .array(devices.map(JSONValue.string)) }
             }
             write(JournalRecord.Kind.outcome, fields, sync: true)
+        case .runFinished(let outcome, let error) where continuing:
+            state.withLock { $0.finished = (outcome, error) }
         case .runFinished(let outcome, let error):
             write(JournalRecord.Kind.runFinished, [
                 "outcome": .string(outcome.rawValue), "error": error.map(Self.json) ?? .null,

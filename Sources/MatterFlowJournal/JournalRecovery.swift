@@ -17,7 +17,13 @@ extension RunJournal {
     ///
     /// Runs that had finished are left untouched, so recovering twice changes nothing. When the hub cannot be
     /// read, the run is left `needsAttention` (with a `recoveryDeferred` record) for a later recovery.
+    ///
+    /// Recovery is a task of the simulation in the sense of ``WorkflowClock``: virtual time stands still while it
+    /// reads and writes, and passes only while a run it continues waits on the clock. The caller should not hold
+    /// the clock's activity while it awaits recovery.
     public func recover(on hub: any Hub, options: RecoveryOptions = RecoveryOptions()) async -> RecoveryReport {
+        options.clock.beginActivity()
+        defer { options.clock.endActivity() }
         var report = RecoveryReport(runs: [])
         let paths: [String]
         do {

@@ -69,8 +69,11 @@ struct Reconciler {
             }
         case "configureDevice":
             guard let phase else { return verdict(.notApplied, "\(sessionText); this run holds no session any more") }
-            return phase == .configured
-                ? verdict(.applied, "\(sessionText): the device is configured")
+            // The operation's result is the name and room it applied, as its arguments gave them.
+            let arguments = intent.payload["arguments"]?.objectValue ?? [:]
+            let applied: JSONObject = ["name": arguments["name"] ?? .null, "room": arguments["room"] ?? .null]
+            return phase == .configured && session?.deviceName == arguments["name"]?.stringValue
+                ? verdict(.applied, "\(sessionText): the device is configured", result: .object(applied))
                 : verdict(.notApplied, "\(sessionText): the device is not configured")
         case "completeCommissioning":
             if holdsSession { return verdict(.notApplied, "\(sessionText): it was not completed") }

@@ -1,3 +1,4 @@
+import MatterFlow
 import MatterFlowJSON
 
 /// How recovery settled one in-doubt hub call: a call whose intent is in the journal but whose outcome is not.
@@ -65,8 +66,10 @@ public struct RunRecovery: Sendable {
     public var resolutions: [Resolution] = []
     /// Whether recovery released a commissioning session the run held.
     public var releasedSession: Bool = false
-    /// Whether the run was resumed to success instead of cancelled.
+    /// Whether the run was continued (resumed) instead of taking its cancel path.
     public var resumed: Bool = false
+    /// Border routers whose ePSKc key, left active by the run, recovery withdrew.
+    public var withdrewEpskc: [String] = []
     public var notes: [String] = []
 
     public var jsonValue: JSONValue {
@@ -75,7 +78,7 @@ public struct RunRecovery: Sendable {
             "structureID": structureID.map(JSONValue.string) ?? .null, "action": .string(action.rawValue),
             "status": .string(status.rawValue), "interruptedIn": interruptedIn.map(JSONValue.string) ?? .null,
             "resolutions": .array(resolutions.map(\.jsonValue)), "releasedSession": .bool(releasedSession),
-            "resumed": .bool(resumed), "notes": .array(notes.map(JSONValue.string)), "path": .string(path),
+            "resumed": .bool(resumed), "withdrewEpskc": .array(withdrewEpskc.map(JSONValue.string)), "notes": .array(notes.map(JSONValue.string)), "path": .string(path),
         ]
     }
 }
@@ -100,11 +103,24 @@ public struct RecoveryReport: Sendable {
 public struct RecoveryOptions: Sendable {
     /// Resume runs where that is safe instead of taking their cancel path (see `docs/journal.md`).
     public var resume: Bool
+    /// Values for the runs' secret inputs, which the journal never keeps; needed to resume a run that still
+    /// uses them (`matterflow recover --input NAME=VALUE`).
+    public var inputs: JSONObject
+    /// Loads each run's workflow again (its catalog must be the one the run used).
+    public var engine: WorkflowEngine
+    /// The clock the continued runs' timeouts and retries use.
+    public var clock: any WorkflowClock
     /// Called at every boundary of the journal writes recovery makes (crash tests); nil in production.
     public var testHook: JournalTestHook?
 
-    public init(resume: Bool = false, testHook: JournalTestHook? = nil) {
+    public init(
+        resume: Bool = false, inputs: JSONObject = [:], engine: WorkflowEngine = WorkflowEngine(),
+        clock: any WorkflowClock = SystemClock(), testHook: JournalTestHook? = nil
+    ) {
         self.resume = resume
+        self.inputs = inputs
+        self.engine = engine
+        self.clock = clock
         self.testHook = testHook
     }
 }

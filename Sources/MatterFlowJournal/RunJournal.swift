@@ -62,6 +62,11 @@ public struct RunJournal: Sendable {
             recorder.record(event)
             outer?(event)
         }
+        let outerCheckpoints = options.checkpoints
+        options.checkpoints = { checkpoint in
+            recorder.record(checkpoint)
+            outerCheckpoints?(checkpoint)
+        }
         let journaled = WorkflowEngine(catalog: recorder.wrapping(engine.catalog))
         let handle: RunHandle
         do {

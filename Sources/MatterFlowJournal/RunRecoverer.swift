@@ -15,8 +15,8 @@ struct RunRecoverer {
 
     private var records: [JournalRecord] { contents.records }
     private var started: JournalRecord? { contents.started }
-    private var runID: String { started?.string("runID") ?? "?" }
-    private var structure: StructureID { started?.string("structureID") ?? "" }
+    var runID: String { started?.string("runID") ?? "?" }
+    var structure: StructureID { started?.string("structureID") ?? "" }
 
     func recover(into run: inout RunRecovery) async throws(RecoveryDeferral) {
         if let torn = contents.tornTail {
@@ -53,7 +53,7 @@ struct RunRecoverer {
         }
         run.resolutions = resolutions
 
-        // Resume where it is safe: the run's commissioning had been completed, so nothing is left to do.
+        // Nothing is left to do when the run's commissioning had been completed.
         let completedDevices = completion(resolutions)
         if options.resume, let devices = completedDevices {
             run.resumed = true
@@ -62,18 +62,78 @@ struct RunRecoverer {
                 note: "resumed: commissioning had been completed (devices \(devices.joined(separator: ", "))), so the run succeeded")
             return
         }
-        if options.resume {
-            run.notes.append(
-                "resume is not safe here: the journal keeps neither the run's variables nor its secret inputs, so the workflow cannot continue from \(interruptedIn ?? "its start"); the cancel path was taken instead")
-        }
 
-        // The cancel path: release the session only when the hub shows it is this run's.
+        guard let started else { throw RecoveryDeferral(message: "the journal has no runStarted record") }
+        switch ResumePlanner(records: records, started: started, resolutions: resolutions, options: options).plan() {
+        case .success(var plan):
+            run.notes += plan.notes
+            let resume = options.resume && plan.unsafeBecause == nil
+            if options.resume, let reason = plan.unsafeBecause {
+                run.notes.append("resume is not safe here: \(reason); the cancel path was taken instead")
+            }
+            plan.point.cancel = !resume
+            run.resumed = resume
+            let result = try await continueRun(plan)
+            var error = result.error
+            if !resume, let cancelled = error {
+                var message = "the run was interrupted in state \(interruptedIn ?? "?") (its process stopped); recovery took the workflow's cancel path: \(cancelled.message)"
+                if let devices = completedDevices { message += "; commissioning had been completed (devices \(devices.joined(separator: ", ")))" }
+                error = FlowError(code: cancelled.code, cause: cancelled.cause, message: message, state: interruptedIn)
+            }
+            if result.outcome != .succeeded {
+                try await releaseLeftovers(&run, heldBefore: reconciler.holdsSession)
+            }
+            try finish(run: &run, outcome: result.outcome, error: error, output: result.output, note: nil)
+        case .failure(let reason):
+            run.notes.append("the workflow's own cancel path could not be run: \(reason.message); recovery released what the run held itself")
+            try await cancelDirectly(&run, reconciler: reconciler, interruptedIn: interruptedIn, completedDevices: completedDevices)
+        }
+    }
+
+    /// Continues the run through its workflow (resumed, or along its cancel path), journaled in the same file.
+    private func continueRun(_ plan: ResumePlan) async throws(RecoveryDeferral) -> RunResult {
+        let showSecrets = started?.payload["secretsShown"]?.boolValue ?? false
+        let callsBefore = records.filter { $0.type == JournalRecord.Kind.intent }
+            .compactMap { $0.key?.split(separator: "/").last.flatMap { Int($0) } }.max() ?? 0
+        let recorder = JournalRecorder(
+            writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: showSecrets,
+            catalog: options.engine.catalog, continuing: true, callsBefore: callsBefore)
+        let engine = WorkflowEngine(catalog: recorder.wrapping(options.engine.catalog))
+        var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: showSecrets)
+        runOptions.observer = { recorder.record($0) }
+        runOptions.checkpoints = { recorder.record($0) }
+        let handle: RunHandle
+        do {
+            handle = try engine.resume(plan.workflow, from: plan.point, on: hub, options: runOptions)
+        } catch {
+            throw RecoveryDeferral(message: "the run could not be continued from its journal: \(error.message)")
+        }
+        let journalFailed = JournalFailureFlag()
+        recorder.onFailure {
+            journalFailed.set()
+            handle.cancel()
+        }
+        // Recovery waits for the run, not for the clock: virtual time may pass while the run waits on it.
+        options.clock.endActivity()
+        let result = await handle.result
+        options.clock.beginActivity()
+        if journalFailed.isSet {
+            throw RecoveryDeferral(message: "the journal could not be written while the run was continued; its cancel path was taken, recover again")
+        }
+        return result
+    }
+
+    /// The cancel path without the workflow: release the session only when the hub shows it is this run's.
+    private func cancelDirectly(
+        _ run: inout RunRecovery, reconciler: Reconciler, interruptedIn: String?, completedDevices: [String]?
+    ) async throws(RecoveryDeferral) {
         if reconciler.holdsSession, let session = reconciler.session {
             try await release(session)
             run.releasedSession = true
         } else if reconciler.session != nil || reconciler.sessionActive {
             run.notes.append("the structure's active session is not this run's; it was left alone")
         }
+        try await withdrawEpskcKeys(&run)
         var message = "the run was interrupted in state \(interruptedIn ?? "?") (its process stopped); recovery took the cancel path"
         message += run.releasedSession ? " and released its commissioning session" : "; the run held no session"
         if let devices = completedDevices { message += "; commissioning had been completed (devices \(devices.joined(separator: ", ")))" }
@@ -129,7 +189,7 @@ struct RunRecoverer {
 
     // MARK: - Acting
 
-    private func readHub() async throws(RecoveryDeferral) -> Reconciler {
+    func readHub() async throws(RecoveryDeferral) -> Reconciler {
         let status: HubStatus
         var session: HubSessionInfo?
         do {
@@ -143,41 +203,6 @@ struct RunRecoverer {
         return Reconciler(
             hub: hub, structure: structure, runID: runID, session: session, knowsOwners: hub is any RecoverableHub,
             sessionActive: status.activeSession, journaledSessions: journaledSessions, journaledDevices: journaledDevices)
-    }
-
-    /// Releases the run's session with `cancelCommissioning`, journaled with intent and outcome.
-    private func release(_ session: HubSessionInfo) async throws(RecoveryDeferral) {
-        let key = "\(runID)/recovery-\(writer.nextSequence)"
-        try journal { () throws(JournalError) in
-            try writer.append(
-                JournalRecord.Kind.intent,
-                [
-                    "key": .string(key), "workflow": "recovery", "state": "release", "operation": "cancelCommissioning",
-                    "attempt": 1, "arguments": .object([:]), "effect": .string(OperationDescriptor.Effect.idempotentWrite.rawValue),
-                    "acquiresSession": false, "releasesSession": true, "sessionID": .string(session.sessionID),
-                ], sync: true)
-        }
-        let context = HubCallContext(runID: runID, idempotencyKey: key)
-        var fields: JSONObject = [
-            "key": .string(key), "workflow": "recovery", "state": "release", "operation": "cancelCommissioning", "attempt": 1,
-        ]
-        do {
-            let released = try await HubCallContext.$current.withValue(context) {
-                try await hub.cancelCommissioning(structure: structure)
-            }
-            fields["succeeded"] = true
-            fields["result"] = ["released": .bool(released)]
-            fields["devices"] = .array(session.pendingDeviceIDs.map(JSONValue.string))
-            try journal { () throws(JournalError) in try writer.append(JournalRecord.Kind.outcome, fields, sync: true) }
-        } catch let deferral as RecoveryDeferral {
-            throw deferral
-        } catch {
-            let flowError = FlowError.from(error)
-            fields["succeeded"] = false
-            fields["error"] = JournalRecorder.json(flowError)
-            try journal { () throws(JournalError) in try writer.append(JournalRecord.Kind.outcome, fields, sync: true) }
-            throw RecoveryDeferral(message: "releasing session \(session.sessionID) failed: \(flowError); recover again once the hub answers")
-        }
     }
 
     /// Ends the journal: the run's terminal record, then the recovery's.
@@ -203,7 +228,7 @@ struct RunRecoverer {
         run.status = JournalRunStatus(rawValue: outcome.rawValue) ?? .cancelled
     }
 
-    private func journal(_ work: () throws(JournalError) -> Void) throws(RecoveryDeferral) {
+    func journal(_ work: () throws(JournalError) -> Void) throws(RecoveryDeferral) {
         do {
             try work()
         } catch {

@@ -19,7 +19,10 @@ struct CrashScenario {
 
     static let runID = "run-00000000c0de"
 
-    init(position: JournalBoundary.Position, sequence: Int, home: HomeDescription = Homes.basic()) async throws {
+    init(
+        position: JournalBoundary.Position, sequence: Int, home: HomeDescription = Homes.basic(),
+        workflowPath: String = Repository.workflow("commission-device")
+    ) async throws {
         scratch = try Scratch()
         runID = Self.runID
         let stateDirectory = scratch.file("state")
@@ -35,7 +38,7 @@ struct CrashScenario {
         let clock = VirtualClock()
         let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: home), clock: clock)
         let journal = try RunJournal(directory: scratch.file("journal"))
-        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        let workflow = try WorkflowEngine().load(path: workflowPath)
         clock.beginActivity()
         let handle = try journal.start(
             workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp", "roomName": "Kitchen"],
@@ -52,12 +55,15 @@ struct CrashScenario {
     func journal() throws -> RunJournal { try RunJournal(directory: journalDirectory) }
 
     /// A fresh hub on the state directory (another process).
-    func hub(home: HomeDescription = Homes.basic()) throws -> SimulatedHub {
-        try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: home), clock: VirtualClock())
+    func hub(home: HomeDescription = Homes.basic(), clock: VirtualClock = VirtualClock()) throws -> SimulatedHub {
+        try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: home), clock: clock)
     }
 
-    func recover(resume: Bool = false) async throws -> RecoveryReport {
-        try await journal().recover(on: try hub(), options: RecoveryOptions(resume: resume))
+    /// Recovers on a fresh hub; the runs recovery continues share the hub's virtual clock.
+    func recover(resume: Bool = false, inputs: JSONObject = [:]) async throws -> RecoveryReport {
+        let clock = VirtualClock()
+        let hub = try hub(clock: clock)
+        return try await journal().recover(on: hub, options: RecoveryOptions(resume: resume, inputs: inputs, clock: clock))
     }
 
     func savedHome() throws -> HomeDescription? { try HomeStateStore.loadSaved(directory: stateDirectory) }

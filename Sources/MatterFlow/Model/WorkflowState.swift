@@ -31,6 +31,15 @@ public struct WorkflowState: Sendable {
             case .fail: "fail"
             }
         }
+
+        /// The work behaviour of an action or sub-workflow state (guards, retries, result, routes); nil otherwise.
+        public var step: StepBehavior? {
+            switch self {
+            case .action(let action): action.step
+            case .workflow(let subworkflow): subworkflow.step
+            case .choice, .assign, .wait, .succeed, .fail: nil
+            }
+        }
     }
 
     public var name: String

@@ -15,6 +15,9 @@ public struct RunOptions: Sendable {
     public var showSecrets: Bool
     /// Receives every event, in order, on the run's task.
     public var observer: (@Sendable (RunEvent) -> Void)?
+    /// Receives a ``RunCheckpoint`` each time a level enters a state, on the run's task, right after the
+    /// `stateEntered` event: what a journal keeps so that an interrupted run can be resumed or cancelled later.
+    public var checkpoints: (@Sendable (RunCheckpoint) -> Void)?
 
     public init(
         structureID: StructureID, clock: any WorkflowClock = SystemClock(),

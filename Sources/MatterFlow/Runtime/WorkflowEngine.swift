@@ -61,7 +61,14 @@ public struct WorkflowEngine: Sendable {
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions
     ) throws(DiagnosticsError) -> RunHandle {
         let resolved = try workflow.resolveInputs(inputs)
-        let signal = CancellationSignal()
+        return launch(workflow, inputs: resolved, on: hub, options: options, signal: CancellationSignal(), resume: nil)
+    }
+
+    /// Starts a run's task, its events forwarded to the handle's stream.
+    private func launch(
+        _ workflow: Workflow, inputs: JSONObject, on hub: any Hub, options: RunOptions, signal: CancellationSignal,
+        resume: ResumeCursor?
+    ) -> RunHandle {
         let (events, continuation) = AsyncStream<RunEvent>.makeStream(bufferingPolicy: .unbounded)
         var observed = options
         let outer = options.observer
@@ -72,7 +79,7 @@ public struct WorkflowEngine: Sendable {
         let runOptions = observed
         options.clock.beginActivity()
         let task = Task {
-            let result = await execute(workflow, inputs: resolved, hub: hub, options: runOptions, signal: signal)
+            let result = await execute(workflow, inputs: inputs, hub: hub, options: runOptions, signal: signal, resume: resume)
             continuation.finish()
             runOptions.clock.endActivity()
             return result
@@ -80,8 +87,26 @@ public struct WorkflowEngine: Sendable {
         return RunHandle(events: events, task: task, signal: signal)
     }
 
+    /// Continues a run from a ``ResumePoint`` (normally rebuilt from a journal by recovery), or takes its cancel
+    /// path from there when `point.cancel` is set, and returns at once with a handle, as ``start(_:inputs:on:options:)``
+    /// does. The run keeps its ID (`options.runID`); it does not report `runStarted` again. Each level is restored
+    /// from its checkpoint (inputs, variables, error, cancel path) and re-enters the state it was entering; an outer
+    /// level re-enters its sub-workflow state without checking its guards again. Retry counts start afresh, and a
+    /// wait state waits anew.
+    /// - Throws: ``FlowError`` `invalidArgumentValue` when the point does not fit the workflow (a level's state or
+    ///   sub-workflow is not where the checkpoint says).
+    public func resume(
+        _ workflow: Workflow, from point: ResumePoint, on hub: any Hub, options: RunOptions
+    ) throws(FlowError) -> RunHandle {
+        try point.check(against: workflow)
+        let signal = CancellationSignal()
+        if point.cancel { signal.cancel() }
+        return launch(workflow, inputs: point.levels.first?.inputs ?? [:], on: hub, options: options, signal: signal, resume: ResumeCursor(point))
+    }
+
     private func execute(
-        _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal
+        _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal,
+        resume: ResumeCursor? = nil
     ) async -> RunResult {
         let runID = options.runID ?? "run-" + options.random.hexDigits(12)
         let secrets = SecretValues()
@@ -91,8 +116,9 @@ public struct WorkflowEngine: Sendable {
             workflow.waitsForEvents ? await hub.subscribe(structure: options.structureID) { inbox.deliver($0) } : nil
         defer { subscription?.cancel() }
         let runner = WorkflowRunner(
-            hub: hub, catalog: catalog, options: options, runID: runID, signal: signal, secrets: secrets, inbox: inbox)
-        if options.observer != nil {
+            hub: hub, catalog: catalog, options: options, runID: runID, signal: signal, secrets: secrets, inbox: inbox,
+            resume: resume)
+        if options.observer != nil, resume == nil {
             runner.emit([workflow.name], .runStarted(inputs: options.showSecrets ? inputs : workflow.redacting(inputs)))
         }
         var record = WorkflowRunner.Record()

@@ -59,16 +59,22 @@ extension WorkflowRunner {
         _ subworkflow: SubworkflowState, state: String, workflow: Workflow, scope: Scope, path: [String],
         statePrefix: String, race: StepRace, shielded: Bool, record: inout Record
     ) async -> RaceOutcome<JSONValue> {
-        if let failure = await checkGuards(subworkflow.step.guards, state: state, path: path, race: race) {
-            return failure
-        }
         guard let child = workflow.subworkflows[subworkflow.path] else {
             return .failed(FlowError(.hubFailure, "sub-workflow \(subworkflow.path) was not loaded"))
         }
         let inputs: JSONObject
-        switch childInputs(subworkflow, child: child, scope: scope) {
-        case .success(let resolved): inputs = resolved
-        case .failure(let error): return .failed(error)
+        if resume?.expects(path: path + [child.name]) == true {
+            // Resuming into the child: its guards passed before the run stopped, and its inputs come from its
+            // checkpoint; those evaluated here only fill what the checkpoint lacks.
+            inputs = availableInputs(subworkflow, scope: scope)
+        } else {
+            if let failure = await checkGuards(subworkflow.step.guards, state: state, path: path, race: race) {
+                return failure
+            }
+            switch childInputs(subworkflow, child: child, scope: scope) {
+            case .success(let resolved): inputs = resolved
+            case .failure(let error): return .failed(error)
+            }
         }
         let end = await execute(
             child, inputs: inputs, path: path + [child.name], statePrefix: statePrefix + state + "/", shielded: shielded,
@@ -94,6 +100,15 @@ extension WorkflowRunner {
             let message = error.diagnostics.map(\.message).joined(separator: "; ")
             return .failure(FlowError(.invalidArgumentValue, "inputs of \(subworkflow.path): \(message)"))
         }
+    }
+
+    /// The sub-workflow inputs that still evaluate in the parent's scope (for a level being restored).
+    private func availableInputs(_ subworkflow: SubworkflowState, scope: Scope) -> JSONObject {
+        var given = JSONObject()
+        for (name, template) in subworkflow.inputs {
+            if let value = try? scope.evaluate(template) { given[name] = value }
+        }
+        return given
     }
 
     /// Checks guards in order; returns the first failure, or nil when all pass.

@@ -12,6 +12,8 @@ struct WorkflowRunner: Sendable {
     let secrets: SecretValues
     /// Hub events received and not yet consumed by a wait state.
     let inbox: EventInbox
+    /// What is left to restore when the run resumes from a ``ResumePoint``; nil for a fresh run.
+    var resume: ResumeCursor? = nil
 
     /// How one workflow level ended.
     enum LevelEnd: Sendable {
@@ -70,15 +72,24 @@ struct WorkflowRunner: Sendable {
         var level = Level(
             workflow: workflow, path: path, prefix: statePrefix, shielded: shielded, scope: Scope(inputs: inputs, run: run),
             current: workflow.start)
+        var restoring = restore(&level)
         while true {
             guard let state = workflow.states[level.current] else {
                 return .failed(FlowError(.hubFailure, "state \"\(level.current)\" does not exist (the workflow was not validated)"))
             }
             record.visited.append(level.qualifiedCurrent)
             emit(path, .stateEntered(state: level.current, type: state.kind.typeName))
+            options.checkpoints?(checkpoint(level))
 
+            // A restored level re-enters its state; one that leads to a deeper restored level must descend
+            // before anything else, so that the innermost level is the first to act (or to take its cancel path).
+            let descending = restoring && resume?.descending == true
+            let completed = restoring && !descending ? resume?.takeCompletedStep() : nil
+            restoring = false
             let move: Move
-            if !level.onCancelPath, signal.isCancelled, !state.isTerminal {
+            if let completed, let step = state.kind.step {
+                move = finishRestored(step, result: completed, &level)
+            } else if !descending, !level.onCancelPath, signal.isCancelled, !state.isTerminal {
                 // A cancel that arrived between states takes effect before the state does any work.
                 move = .cancel
             } else {
@@ -106,6 +117,43 @@ struct WorkflowRunner: Sendable {
                 level.current = next
             }
         }
+    }
+
+    /// Restores a level from its checkpoint when the run resumes; returns whether it did.
+    private func restore(_ level: inout Level) -> Bool {
+        guard let checkpoint = resume?.take(path: level.path) else { return false }
+        // Inputs the checkpoint lacks (secrets never kept) come from the parent's templates, where they still resolve.
+        var inputs = checkpoint.inputs
+        for member in level.scope.inputs.members where inputs[member.key] == nil { inputs[member.key] = member.value }
+        level.scope.inputs = inputs
+        level.scope.vars = Dictionary(checkpoint.variables.members.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        level.scope.error = checkpoint.error
+        level.current = checkpoint.state
+        level.cancelledIn = checkpoint.cancelledIn
+        return true
+    }
+
+    /// The level as a checkpoint, secrets redacted unless the run shows them.
+    private func checkpoint(_ level: Level) -> RunCheckpoint {
+        var variables = JSONObject()
+        for name in level.scope.vars.keys.sorted() {
+            let value = level.scope.vars[name] ?? .null
+            variables[name] = options.showSecrets ? value : secrets.redacting(value)
+        }
+        let inputs = options.showSecrets ? level.scope.inputs : secrets.redacting(.object(level.scope.inputs)).objectValue ?? [:]
+        return RunCheckpoint(
+            workflowPath: level.path, state: level.current, inputs: inputs, variables: variables,
+            error: options.showSecrets ? level.scope.error : secrets.redacting(level.scope.error), cancelledIn: level.cancelledIn,
+            shielded: level.shielded)
+    }
+
+    /// A restored state whose work had finished before the run stopped: bind its result and move on, or take the
+    /// cancel path with the result kept, as for a call that finished while the run was being cancelled.
+    private func finishRestored(_ step: StepBehavior, result: JSONValue, _ level: inout Level) -> Move {
+        if let name = step.result { level.scope.vars[name] = result }
+        if !level.onCancelPath, signal.isCancelled { return .cancel }
+        emit(level.path, .transition(from: level.current, to: step.next, edge: .next))
+        return .to(step.next)
     }
 
     private func succeed(_ succeed: SucceedState, _ level: Level) -> Move {

@@ -14,16 +14,21 @@ struct RecoverCommand {
             .init(name: "journal", valueName: "<dir>", help: "The journal directory of the runs."),
             .init(name: "state", valueName: "<dir>", help: "The simulated home's state directory the runs used."),
             .init(name: "home", valueName: "<file>", help: "Home description (when there is no saved state)."),
-            .init(name: "resume", valueName: nil, help: "Finish runs whose commissioning had completed as succeeded."),
+            .init(name: "resume", valueName: nil, help: "Continue runs from where they stopped, where that is safe."),
+            .init(
+                name: "input", valueName: "<name=value>", repeatable: true,
+                help: "A secret input of the runs again (the journal never keeps them), to resume runs that need it."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default) or real: the simulated home's time."),
         ],
         discussion: """
             For each run whose process died (no terminal record, journal not locked by a live process): a torn
             last record is cut off; each call whose intent was recorded without an outcome is reconciled by reading
-            the hub (never retried); then the run takes its cancel path: the commissioning session it opened, if
-            still active, is cancelled (which removes devices still pending). Everything is journaled. Runs that
-            had ended are left untouched, so recovering twice changes nothing. Progress goes to stderr; a JSON
-            report to stdout.
+            the hub (never retried); then the run's workflow is restored from its last checkpoint and takes its own
+            cancel path (its onCancel states), releasing what it holds; a session or ePSKc key it still left
+            active is released by recovery itself. With --resume the run continues from where it stopped instead,
+            where that is safe: the journal knows every value the rest of the run needs (pass secret inputs again
+            with --input) and every in-doubt call was settled. Everything is journaled. Runs that had ended are
+            left untouched, so recovering twice changes nothing. Progress goes to stderr; a JSON report to stdout.
 
             Exit status: 0 when every run is settled, 1 when some need attention (recover again later), 2 invalid
             home or unreadable journal directory, 64 usage error.
@@ -57,9 +62,15 @@ struct RecoverCommand {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
-        clock.beginActivity()
-        let report = await journal.recover(on: hub, options: RecoveryOptions(resume: arguments.flag("resume"), testHook: crash?.hook))
-        clock.endActivity()
+        var inputs = JSONObject()
+        for pair in arguments.all("input") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError(message: "--input expects <name=value>, got \"\(pair)\"", command: Self.spec.name)
+            }
+            inputs[String(pair[..<equals])] = .string(String(pair[pair.index(after: equals)...]))
+        }
+        let options = RecoveryOptions(resume: arguments.flag("resume"), inputs: inputs, clock: clock, testHook: crash?.hook)
+        let report = await journal.recover(on: hub, options: options)
         for run in report.runs { err.line(Self.line(run)) }
         environment.standardOutput.line(JSONWriter.pretty(report.jsonValue))
         return report.needsAttention ? ExitCode.failure : ExitCode.success
@@ -75,7 +86,9 @@ struct RecoverCommand {
             for resolution in run.resolutions {
                 text += "; \(resolution.operation) was in doubt: \(resolution.verdict.rawValue) (\(resolution.evidence))"
             }
+            if run.resumed { text += "; resumed" }
             if run.releasedSession { text += "; released its session" }
+            for router in run.withdrewEpskc { text += "; withdrew the ePSKc key of \(router)" }
         case .alreadyFinished: text += "already \(run.status.rawValue); nothing to do"
         case .running: text += "still running in another process; left alone"
         case .notStarted: text += "never started (no complete record); nothing to do"

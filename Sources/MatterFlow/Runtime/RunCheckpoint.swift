@@ -1,0 +1,121 @@
+import MatterFlowJSON
+
+/// Where one workflow level of a run stood as it entered a state: the state, the level's variables and error, and
+/// whether it was on its cancel path.
+///
+/// A run reports a checkpoint for its innermost level each time it enters a state (``RunOptions/checkpoints``); the
+/// journal keeps them, so that recovery can continue an interrupted run (or take its cancel path) from where it
+/// stopped with ``WorkflowEngine/resume(_:from:on:options:)``.
+public struct RunCheckpoint: Sendable, Hashable {
+    /// The workflow names from the run's workflow down to this level, as in ``RunEvent/workflowPath``.
+    public var workflowPath: [String]
+    /// The state being entered.
+    public var state: String
+    /// The level's inputs, resolved (defaults filled in). Secret values are ``RunOptions/redacted`` unless the run
+    /// shows secrets.
+    public var inputs: JSONObject
+    /// The level's variables. Secret values are ``RunOptions/redacted`` unless the run shows secrets.
+    public var variables: JSONObject
+    /// What the level's templates read as `${error}`, when it is set.
+    public var error: FlowError?
+    /// The state the level was cancelled in, once it is on its cancel path.
+    public var cancelledIn: String?
+    /// Whether the level runs inside an outer level's cancel path (and so is never cancelled again).
+    public var shielded: Bool
+
+    public init(
+        workflowPath: [String], state: String, inputs: JSONObject, variables: JSONObject, error: FlowError? = nil, cancelledIn: String? = nil,
+        shielded: Bool = false
+    ) {
+        self.workflowPath = workflowPath
+        self.state = state
+        self.inputs = inputs
+        self.variables = variables
+        self.error = error
+        self.cancelledIn = cancelledIn
+        self.shielded = shielded
+    }
+
+    /// Whether the level was on a cancel path (its own, or an outer level's).
+    public var onCancelPath: Bool { cancelledIn != nil || shielded }
+
+    /// The checkpoint as the journal stores it.
+    public var jsonValue: JSONValue {
+        [
+            "workflow": .string(workflowPath.joined(separator: "/")), "state": .string(state), "inputs": .object(inputs), "vars": .object(variables),
+            "error": error.map(Scope.json) ?? .null, "cancelledIn": cancelledIn.map(JSONValue.string) ?? .null,
+            "shielded": .bool(shielded),
+        ]
+    }
+
+    /// Reads a checkpoint stored with ``jsonValue``; nil when the value is not one.
+    public init?(json: JSONValue) {
+        guard let workflow = json["workflow"]?.stringValue, let state = json["state"]?.stringValue,
+            let inputs = json["inputs"]?.objectValue, let variables = json["vars"]?.objectValue
+        else { return nil }
+        var error: FlowError?
+        if let object = json["error"]?.objectValue {
+            guard let code = object["code"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) else { return nil }
+            error = FlowError(
+                code: code, cause: ErrorCause(rawValue: object["cause"]?.stringValue ?? ErrorCause.workflowFailed.rawValue),
+                message: object["message"]?.stringValue ?? "", state: object["state"]?.stringValue)
+        }
+        self.init(
+            workflowPath: workflow.split(separator: "/").map(String.init), state: state, inputs: inputs, variables: variables, error: error,
+            cancelledIn: json["cancelledIn"]?.stringValue, shielded: json["shielded"]?.boolValue ?? false)
+    }
+}
+
+/// Where a resumed run continues (see ``WorkflowEngine/resume(_:from:on:options:)``).
+public struct ResumePoint: Sendable {
+    /// One checkpoint per level, outermost first: each level entering the state that runs the next one.
+    public var levels: [RunCheckpoint]
+    /// The innermost state's work had already finished with this result (an outcome the journal recorded, or a
+    /// call recovery found applied): the state is not run again, its result is bound and the run moves on.
+    public var completedStep: JSONValue?
+    /// Take the cancel path at once instead of continuing: every level runs its `onCancel` states, innermost
+    /// first, as a cancelled run does.
+    public var cancel: Bool
+
+    ///
+    /// A level's checkpoint may lack inputs (secret values the journal never kept): a sub-workflow level gets them
+    /// again from its parent's restored scope where the parent's templates can still produce them; a reference to
+    /// one that stays missing fails the state with `unresolvedReference`.
+    public init(levels: [RunCheckpoint], completedStep: JSONValue? = nil, cancel: Bool) {
+        self.levels = levels
+        self.completedStep = completedStep
+        self.cancel = cancel
+    }
+}
+
+extension ResumePoint {
+    /// Checks that every level's checkpoint names a state of the workflow it belongs to, and that each outer level
+    /// is in the sub-workflow state that runs the next level.
+    func check(against workflow: Workflow) throws(FlowError) {
+        guard let first = levels.first else {
+            throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
+        }
+        var current = workflow
+        var path = [workflow.name]
+        for (index, level) in levels.enumerated() {
+            guard level.workflowPath == path else {
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "checkpoint \(index + 1) is for workflow \(level.workflowPath.joined(separator: "/")), but \(first.workflowPath.first ?? "?") runs \(path.joined(separator: "/")) there; the workflow files changed since the run")
+            }
+            guard let state = current.states[level.state] else {
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "workflow \(current.name) (\(current.file)) has no state \"\(level.state)\" any more; the workflow files changed since the run")
+            }
+            guard index + 1 < levels.count else { break }
+            guard case .workflow(let subworkflow) = state.kind, let child = current.subworkflows[subworkflow.path] else {
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "state \(level.state) of \(current.name) does not run a sub-workflow, yet the run had entered one from it; the workflow files changed since the run")
+            }
+            current = child
+            path.append(child.name)
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// How recovery continues an interrupted run through its own workflow: where it stood (rebuilt from the journal's
+/// checkpoints), and whether continuing it, rather than taking its cancel path, is safe.
+struct ResumePlan {
+    let workflow: Workflow
+    /// The point to continue from; recovery sets ``ResumePoint/cancel``.
+    var point: ResumePoint
+    /// Why continuing the run would not be safe; nil when it would be.
+    var unsafeBecause: String?
+    /// What the plan noticed that a person should know.
+    var notes: [String] = []
+}
+
+/// Rebuilds a ``ResumePlan`` from a run's journal records and recovery's verdicts on its in-doubt calls.
+struct ResumePlanner {
+    let records: [JournalRecord]
+    let started: JournalRecord
+    let resolutions: [Resolution]
+    let options: RecoveryOptions
+
+    /// The plan, or why the workflow cannot be run from its journal (recovery then releases what it can directly).
+    func plan() -> Result<ResumePlan, RecoveryDeferral> {
+        let file = started.string("file") ?? ""
+        let workflow: Workflow
+        do {
+            workflow = try options.engine.load(path: file)
+        } catch {
+            return .failure(RecoveryDeferral(message: "the workflow file \(file) could not be loaded (\(error.diagnostics.first?.description ?? "invalid"))"))
+        }
+        if let hash = started.string("contentHash"), hash != workflow.contentHash {
+            return .failure(RecoveryDeferral(message: "the workflow file \(file) (or one of its sub-workflows) changed since the run started, so its states may not match the journal"))
+        }
+        var (levels, lastSequence) = checkpointStack()
+        if levels.isEmpty {
+            // The run stopped before entering its first state: it continues from its start.
+            guard let inputs = started.payload["inputs"]?.objectValue else {
+                return .failure(RecoveryDeferral(message: "the journal's runStarted record has no inputs"))
+            }
+            levels = [RunCheckpoint(workflowPath: [workflow.name], state: workflow.start, inputs: inputs, variables: [:])]
+        }
+        var missing: [String] = []
+        var notes: [String] = []
+        var supplied = options.inputs
+        for index in levels.indices {
+            let prefix = index == 0 ? "" : levels[index].workflowPath.dropFirst().joined(separator: "/") + ": "
+            var inputs = JSONObject()
+            // Inputs of inner levels the journal did not keep are evaluated again from their parent: not missing.
+            var rederived: [String] = []
+            for member in levels[index].inputs.members {
+                if index == 0, Self.isRedacted(member.value), let value = supplied[member.key] {
+                    supplied[member.key] = nil
+                    inputs[member.key] = value
+                } else if index == 0, let kept = Self.stripping(member.value, at: "input.\(member.key)", missing: &missing) {
+                    inputs[member.key] = kept
+                } else if index > 0, let kept = Self.stripping(member.value, at: "input.\(member.key)", missing: &rederived) {
+                    inputs[member.key] = kept
+                }
+            }
+            levels[index].inputs = inputs
+            var variables = JSONObject()
+            for member in levels[index].variables.members {
+                var lost: [String] = []
+                if let kept = Self.stripping(member.value, at: "vars.\(member.key)", missing: &lost) { variables[member.key] = kept }
+                missing += lost.map { prefix + $0 }
+            }
+            levels[index].variables = variables
+        }
+        for name in supplied.keys.sorted() {
+            notes.append("--input \(name) was not needed (the run's journal keeps that input, or the workflow has none of that name) and was ignored")
+        }
+
+        var plan = ResumePlan(workflow: workflow, point: ResumePoint(levels: levels, cancel: true), notes: notes)
+        var reasons: [String] = []
+        if !missing.isEmpty {
+            reasons.append(
+                "the journal never keeps secret values, and the run still needs \(missing.joined(separator: ", "))"
+                    + (missing.contains { $0.hasPrefix("input.") } ? " (pass secret inputs again with --input)" : ""))
+        }
+        switch lastCall(after: lastSequence, in: levels[levels.count - 1]) {
+        case .none, .failed, .notApplied:
+            break
+        case .finished(let result, let operation):
+            var lost: [String] = []
+            plan.point.completedStep = Self.stripping(result, at: "the result of \(operation)", missing: &lost) ?? .null
+            if !lost.isEmpty { reasons.append("the journal never keeps secret values, and the run still needs \(lost.joined(separator: ", "))") }
+        case .appliedWithoutResult(let operation):
+            // Calling it again to learn the result is no answer: the hub may refuse the repeat (the session moved on).
+            reasons.append("\(operation) took effect but its result could not be read back from the hub")
+        case .unknown(let operation):
+            reasons.append("whether \(operation) took effect cannot be told from the hub")
+        }
+        plan.unsafeBecause = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+        return .success(plan)
+    }
+
+    /// The checkpoints of the levels the run was in when it stopped, outermost first, and the last one's sequence.
+    private func checkpointStack() -> ([RunCheckpoint], Int) {
+        var stack: [RunCheckpoint] = []
+        var last = 0
+        for record in records where record.type == JournalRecord.Kind.checkpoint {
+            guard let checkpoint = RunCheckpoint(json: .object(record.payload)) else { continue }
+            while let top = stack.last, top.workflowPath.count >= checkpoint.workflowPath.count { stack.removeLast() }
+            stack.append(checkpoint)
+            last = record.sequence
+        }
+        return (stack, last)
+    }
+
+    /// What became of the last hub call the innermost state made before the run stopped.
+    private enum LastCall {
+        case none
+        case finished(JSONValue, operation: String)
+        case failed
+        case notApplied
+        case appliedWithoutResult(String)
+        case unknown(String)
+    }
+
+    private func lastCall(after sequence: Int, in level: RunCheckpoint) -> LastCall {
+        let path = level.workflowPath.joined(separator: "/")
+        guard
+            let intent = records.last(where: {
+                $0.sequence > sequence && $0.type == JournalRecord.Kind.intent && $0.string("workflow") == path
+                    && $0.string("state") == level.state
+            }), let key = intent.key
+        else { return .none }
+        let operation = intent.string("operation") ?? "?"
+        if let outcome = records.last(where: { $0.type == JournalRecord.Kind.outcome && $0.key == key }) {
+            guard outcome.payload["succeeded"]?.boolValue == true else { return .failed }
+            return .finished(outcome.payload["result"] ?? .null, operation: operation)
+        }
+        guard let resolution = resolutions.last(where: { $0.key == key }) else { return .unknown(operation) }
+        switch resolution.verdict {
+        case .applied:
+            guard let result = resolution.result else { return .appliedWithoutResult(operation) }
+            return .finished(result, operation: operation)
+        case .notApplied, .noEffect: return .notApplied
+        case .unknown: return .unknown(operation)
+        }
+    }
+
+    /// Whether a value is a redacted secret, whole.
+    static func isRedacted(_ value: JSONValue) -> Bool { value.stringValue == RunOptions.redacted }
+
+    /// The value without the parts the journal redacted (their names added to `missing`); nil when nothing is left.
+    static func stripping(_ value: JSONValue, at name: String, missing: inout [String]) -> JSONValue? {
+        switch value {
+        case .string(let text) where text.contains(RunOptions.redacted):
+            missing.append(name)
+            return nil
+        case .array(let elements):
+            var kept: [JSONValue] = []
+            for (index, element) in elements.enumerated() {
+                guard let element = stripping(element, at: "\(name)[\(index)]", missing: &missing) else { return nil }
+                kept.append(element)
+            }
+            return .array(kept)
+        case .object(let object):
+            var kept = JSONObject()
+            for member in object.members {
+                if let element = stripping(member.value, at: "\(name).\(member.key)", missing: &missing) { kept[member.key] = element }
+            }
+            return .object(kept)
+        case .null, .bool, .int, .double, .string:
+            return value
+        }
+    }
+}
