@@ -22,6 +22,8 @@ public actor SimulatedHub: Hub {
     var faultPlans: [StructureID: FaultPlan] = [:]
     var attempts: [StructureID: [SimulatedOperation: Int]] = [:]
     var records: [HubCallRecord] = []
+    /// Calls of this hub running a commissioning attempt now, by `structure/commissioningID`.
+    var attemptsInFlight: [String: Int] = [:]
     /// ePSKc sessions, their timers and simulated commissioners; memory only (see `SimulatedHub+Epskc.swift`).
     var epskc = EpskcRuntime()
     /// Subscribers to the hub's events (see `SimulatedHub+Events.swift`).
@@ -103,13 +105,22 @@ public actor SimulatedHub: Hub {
 
     /// Commissions the payload's device after the simulated latency; it stays pending until completion. Any
     /// failure or cancellation returns the session to `requested` and is rethrown.
+    ///
+    /// An attempt another process left `commissioning` when it died (the saved session is in that phase with the
+    /// same commissioning ID, and no call of this hub is running it) is abandoned and started again: the same
+    /// commissioning ID is the caller saying it is the same attempt.
     public func commissionDevice(
         structure: StructureID, onboardingPayload: String, commissioningID: String
     ) async throws {
+        let attempt = structure + "/" + commissioningID
         try await perform(.commissionDevice, structure, faultsInside: true) { faults in
+            let orphaned = self.attemptsInFlight[attempt, default: 0] == 0
             let sessionID = try self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
-                try state.beginCommissioning(commissioningID: commissioningID)
+                if orphaned { state.failCommissioning(sessionID: state.session.sessionID, commissioningID: commissioningID) }
+                return try state.beginCommissioning(commissioningID: commissioningID)
             }
+            self.attemptsInFlight[attempt, default: 0] += 1
+            defer { self.attemptsInFlight[attempt, default: 1] -= 1 }
             do {
                 try await self.inject(faults)
                 try await self.simulateLatency(.commissionDevice, structure)

@@ -1,0 +1,72 @@
+import Foundation
+import MatterFlow
+import MatterFlowJournal
+import MatterFlowSimulator
+import Testing
+
+/// `recover --resume`: a run killed mid-commissioning continues from where it stopped.
+@Suite("recover --resume")
+struct ResumeCommandTests {
+    let workflow = Repository.workflow("commission-device")
+
+    /// A run killed with SIGKILL while the hub commissions the device (30 s of simulated latency, real time).
+    func killedWhileCommissioning(_ directory: TemporaryDirectory) async throws -> (state: String, journal: String) {
+        let home = try directory.write(
+            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+        let state = directory.file("state")
+        let journal = directory.file("journal")
+        let child = try JournalChild.launch(
+            ["run", workflow, "--home", home, "--state", state, "--journal", journal, "--trace", "jsonl", "--clock", "real"]
+                + commissionInputs())
+        defer { child.kill() }
+        let commissioning = await child.stderr.waitForLine { line in
+            line.contains(#""event":"hubCallStarted""#) && line.contains(#""operation":"commissionDevice""#)
+        }
+        try #require(commissioning, "commissionDevice never started: \(child.stderr.text)")
+        try await Task.sleep(for: .milliseconds(50))
+        child.kill()
+        try #require(await child.waitForExit())
+        #expect(try savedHome(in: state).activeSession?.phase == .commissioning)
+        return (state, journal)
+    }
+
+    @Test("kill -9 mid-commissioning, then recover --resume with the payload again: the device is added, named and placed")
+    func resumeAfterKill() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (state, journal) = try await killedWhileCommissioning(directory)
+
+        let recover = await matterflowVirtual(
+            ["recover", "--journal", journal, "--state", state, "--resume", "--input", "onboardingPayload=\(Payloads.specQR)"])
+        #expect(recover.code == 0, "\(recover.stderr)")
+        #expect(recover.stderr.contains("recovered → succeeded (interrupted in commission/commission)"), "\(recover.stderr)")
+        #expect(recover.stderr.contains("resumed"))
+        #expect(!recover.stdout.contains(Payloads.specQR) && !recover.stderr.contains(Payloads.specQR))
+        let home = try savedHome(in: state)
+        #expect(home.activeSession == nil)
+        #expect(home.devices.contains { $0.name == "Lamp" && $0.room == "Kitchen" })
+        let runs = try RunJournal(directory: journal).runs()
+        #expect(runs.map(\.status) == [.succeeded])
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: runs[0].path)), as: UTF8.self)
+        #expect(!text.contains(Payloads.specQR), "the journal holds the re-supplied secret")
+    }
+
+    @Test("recover --resume without the secret input takes the cancel path and says to pass it; --input needs name=value")
+    func resumeNeedsTheInput() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (state, journal) = try await killedWhileCommissioning(directory)
+
+        let malformed = await matterflowVirtual(["recover", "--journal", journal, "--state", state, "--resume", "--input", "payload"])
+        #expect(malformed.code == 64)
+        #expect(malformed.stderr.contains("--input expects <name=value>"))
+
+        let recover = await matterflowVirtual(["recover", "--journal", journal, "--state", state, "--resume"])
+        #expect(recover.code == 0, "\(recover.stderr)")
+        #expect(recover.stderr.contains("recovered → cancelled"), "\(recover.stderr)")
+        #expect(recover.stderr.contains("input.onboardingPayload") && recover.stderr.contains("--input"))
+        let home = try savedHome(in: state)
+        #expect(home.activeSession == nil)
+        #expect(!home.devices.contains { $0.name == "Lamp" })
+    }
+}
