@@ -13,6 +13,8 @@ struct DurationGraph {
     private static let kinds: [TimeBudget.End.Kind] = [.succeed, .fail, .unroutedError, .cancelled]
     /// The edges leaving each target, with their weights, in the order ``BudgetGraph`` lists them.
     private var edges: [[(Target, Double)]]
+    /// Points and ends.
+    private let targetCount: Int
 
     /// - Parameter edges: where a point leads and how long it takes, given its state's name and whether it is
     ///   on the cancel path; ends are given as names of states and kinds.
@@ -32,8 +34,9 @@ struct DurationGraph {
         var position = 0
         // Points of states named only by transitions have edges too (none): number every name first.
         while position < names.count {
+            // Only a cancel path leads to cancelled points: without one, they are never reached.
             for cancelled in [false, true] {
-                let leaving = pointEdges(names[position], cancelled)
+                let leaving = cancelled && workflow.onCancel == nil ? [] : pointEdges(names[position], cancelled)
                 for (target, _) in leaving {
                     switch target {
                     case .point(let point): number(point.state)
@@ -49,7 +52,9 @@ struct DurationGraph {
         self.names = names
         self.numbers = numbers
         let stateCount = names.count
-        edges = [[(Target, Double)]](repeating: [], count: stateCount * 2 + stateCount * Self.kinds.count * 2)
+        // Ends have no edges: only points have a row.
+        targetCount = stateCount * 2 + stateCount * Self.kinds.count * 2
+        edges = [[(Target, Double)]](repeating: [], count: stateCount * 2)
         for (index, leaving) in raw.enumerated() {
             edges[index] = leaving.map { target, weight in
                 switch target {
@@ -88,12 +93,12 @@ struct DurationGraph {
     /// states cannot exhaust the stack.
     func topologicalOrder(from start: Target) -> Result<[Target], Loop> {
         var order: [Target] = []
-        var done = [Bool](repeating: false, count: edges.count)
-        var onStack = [Bool](repeating: false, count: edges.count)
+        var done = [Bool](repeating: false, count: targetCount)
+        var onStack = [Bool](repeating: false, count: targetCount)
         var stack: [(target: Target, next: Int)] = [(start, 0)]
         onStack[start] = true
         while let top = stack.last {
-            let successors = edges[top.target]
+            let successors = top.target < edges.count ? edges[top.target] : []
             if top.next < successors.count {
                 let successor = successors[top.next].0
                 stack[stack.count - 1].next += 1
@@ -121,10 +126,10 @@ struct DurationGraph {
 
     /// The longest distance from `start` to each target reached (nil: not reached), and the point before it.
     func longest(from start: Target, order: [Target]) -> (distance: [Double?], previous: [Target?]) {
-        var distance = [Double?](repeating: nil, count: edges.count)
-        var previous = [Target?](repeating: nil, count: edges.count)
+        var distance = [Double?](repeating: nil, count: targetCount)
+        var previous = [Target?](repeating: nil, count: targetCount)
         distance[start] = 0
-        for target in order where target < names.count * 2 {
+        for target in order where target < edges.count {
             guard let base = distance[target] else { continue }
             for (next, weight) in edges[target] where base + weight > distance[next] ?? -1 {
                 distance[next] = base + weight
