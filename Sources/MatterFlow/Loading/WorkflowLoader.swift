@@ -19,9 +19,15 @@ public struct WorkflowLoader: Sendable {
 
     /// Loads and validates a workflow file and everything it includes.
     public func load(path: String) -> Outcome {
+        loadRecordingFiles(path: path).outcome
+    }
+
+    /// Loads a workflow file, and says which files the load read and what they held: nil when some file could
+    /// not be read (or did not exist), since then the outcome depends on more than the files' contents.
+    func loadRecordingFiles(path: String) -> (outcome: Outcome, files: [WorkflowLoadCache.FileRead]?) {
         var session = Session(catalog: catalog)
         let workflow = session.load(path: path)
-        return Outcome(workflow: workflow, diagnostics: session.allDiagnostics)
+        return (Outcome(workflow: workflow, diagnostics: session.allDiagnostics), session.readEveryFile ? session.filesRead : nil)
     }
 
     /// Loads and validates a workflow from text; sub-workflow paths are resolved from `baseDirectory`.
@@ -53,6 +59,10 @@ public struct WorkflowLoader: Sendable {
         var loaded: [String: Workflow?] = [:]
         var diagnosticsByFile: [(String, [Diagnostic])] = []
         var stack: [String] = []
+        /// Every file read, with its text.
+        var filesRead: [WorkflowLoadCache.FileRead] = []
+        /// No file named was missing or unreadable.
+        var readEveryFile = true
 
         init(catalog: OperationCatalog) {
             self.catalog = catalog
@@ -69,14 +79,18 @@ public struct WorkflowLoader: Sendable {
         mutating func load(path: String, key knownKey: String? = nil) -> Workflow? {
             let key = knownKey ?? URL(fileURLWithPath: path).standardizedFileURL.path
             if let cached = loaded[key] { return cached }
+            var read = false
             do {
                 let text = try JSONDocument.readText(path: path)
+                read = true
+                filesRead.append(WorkflowLoadCache.FileRead(path: path, text: text))
                 let document = try JSONDocument.parse(text, file: path)
                 let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
                 let workflow = decode(document: document, directory: directory, stack: stack + [key], text: text)
                 loaded[key] = .some(workflow)
                 return workflow
             } catch {
+                if !read { readEveryFile = false }
                 record(file: path, error.diagnostics)
                 loaded[key] = .some(nil)
                 return nil
@@ -106,6 +120,7 @@ public struct WorkflowLoader: Sendable {
                     continue
                 }
                 guard FileManager.default.fileExists(atPath: childPath) else {
+                    readEveryFile = false
                     collector.error(
                         WorkflowDiagnosticCode.undefinedWorkflowFile, at: pointer,
                         "workflow file \"\(subworkflow.path)\" does not exist (resolved to \(childPath)); paths are relative to this file")

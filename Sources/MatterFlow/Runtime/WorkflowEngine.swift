@@ -2,8 +2,9 @@ import MatterFlowJSON
 
 /// The entry point for embedding MatterFlow: load workflows, run them against a ``Hub``, observe and cancel runs.
 ///
-/// The engine holds no mutable state, so one engine can run any number of workflows at once, each on its own
-/// structure.
+/// The engine holds no mutable state but a cache of loaded workflow files (reused only while every file of a
+/// workflow's tree is byte for byte unchanged), so one engine can run any number of workflows at once, each on
+/// its own structure.
 ///
 /// ```swift
 /// let engine = WorkflowEngine()
@@ -14,16 +15,27 @@ import MatterFlowJSON
 /// ```
 public struct WorkflowEngine: Sendable {
     /// The operations workflows may invoke.
-    public var catalog: OperationCatalog
+    public var catalog: OperationCatalog {
+        // What a workflow may call decides whether it is valid: outcomes loaded with another catalog do not apply.
+        didSet { loadCache = WorkflowLoadCache() }
+    }
+
+    /// Earlier outcomes of ``load(path:)`` and ``validate(path:)``, shared by copies of this engine.
+    private var loadCache = WorkflowLoadCache()
 
     public init(catalog: OperationCatalog = .standard) {
         self.catalog = catalog
     }
 
     /// Loads and validates a workflow file and the sub-workflows it names.
+    ///
+    /// Loading the same file again is quick while none of the files of its tree has changed: the engine keeps
+    /// the outcome, and checks every file's bytes before reusing it.
     /// - Throws: ``DiagnosticsError`` with every finding when the workflow has errors.
     public func load(path: String) throws(DiagnosticsError) -> Workflow {
-        try WorkflowLoader(catalog: catalog).loadValid(path: path)
+        let outcome = loadCache.outcome(path: path, loader: WorkflowLoader(catalog: catalog))
+        guard let workflow = outcome.workflow else { throw DiagnosticsError(outcome.diagnostics) }
+        return workflow
     }
 
     /// Loads and validates a workflow from JSON text; sub-workflow paths resolve from `baseDirectory`.
@@ -35,7 +47,7 @@ public struct WorkflowEngine: Sendable {
 
     /// Every finding about a workflow file (errors and warnings), without throwing.
     public func validate(path: String) -> [Diagnostic] {
-        WorkflowLoader(catalog: catalog).load(path: path).diagnostics
+        loadCache.outcome(path: path, loader: WorkflowLoader(catalog: catalog)).diagnostics
     }
 
     /// Runs a workflow to its end. Cancelling the calling task cancels the run: it takes its cancel path, which

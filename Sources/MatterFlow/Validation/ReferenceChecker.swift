@@ -17,10 +17,14 @@ struct ReferenceChecker {
     func check() {
         let shapes = variableShapes()
         let edges = workflow.edges.filter { workflow.states[$0.to] != nil }
-        let must = flow(intersect: true, edges)
-        let may = flow(intersect: false, edges)
+        var stateIndex: [String: Int] = [:]
+        for name in workflow.stateOrder where workflow.states[name] != nil && stateIndex[name] == nil {
+            stateIndex[name] = stateIndex.count
+        }
+        let must = flow(intersect: true, edges, stateIndex: stateIndex)
+        let may = flow(intersect: false, edges, stateIndex: stateIndex)
         for name in workflow.stateOrder {
-            guard let state = workflow.states[name], let mustIn = must[name], let mayIn = may[name] else { continue }
+            guard let state = workflow.states[name], let mustIn = must.bound(at: name), let mayIn = may.bound(at: name) else { continue }
             for (pointer, template, tolerant) in Self.templates(of: state) {
                 for reference in template.references {
                     check(reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn)
@@ -29,7 +33,7 @@ struct ReferenceChecker {
         }
     }
 
-    private func check(_ reference: Reference, at pointer: String, shapes: [String: ValueShape], must: Set<String>, may: Set<String>) {
+    private func check(_ reference: Reference, at pointer: String, shapes: [String: ValueShape], must: BindingFlow.Bound, may: BindingFlow.Bound) {
         let head = reference.head
         switch reference.root {
         case .input:
@@ -165,40 +169,12 @@ struct ReferenceChecker {
 
     /// Variables bound on entry to each reachable state: on every path (`intersect`) or on some path.
     /// `edges` are the workflow's edges to defined states.
-    private func flow(intersect: Bool, _ edges: [WorkflowEdge]) -> [String: Set<String>] {
-        guard workflow.states[workflow.start] != nil else { return [:] }
+    private func flow(intersect: Bool, _ edges: [WorkflowEdge], stateIndex: [String: Int]) -> BindingFlow {
         // What each edge binds does not change from pass to pass.
         let bindings = edges.map { edge in
             workflow.states[edge.from].map { Self.bindings(of: $0, along: edge, mayOnly: !intersect) }
         }
-        var incoming: [String: Set<String>] = [workflow.start: []]
-        var changed = true
-        while changed {
-            changed = false
-            for (edge, bound) in zip(edges, bindings) {
-                guard let source = incoming[edge.from], let bound else { continue }
-                // What leaves along the edge is `source` plus `bound`; it is only built when something changes.
-                func isOut(_ variable: String) -> Bool { source.contains(variable) || bound.contains(variable) }
-                let target = edge.to
-                // The start is also entered with nothing bound, so on every path nothing is bound there.
-                guard let existing = incoming[target] else {
-                    incoming[target] = intersect && target == workflow.start ? [] : source.union(bound)
-                    changed = true
-                    continue
-                }
-                // Most edges change nothing once the first pass is done.
-                if intersect {
-                    if target != workflow.start, !existing.allSatisfy(isOut) {
-                        incoming[target] = existing.filter(isOut)
-                        changed = true
-                    }
-                } else if !source.isSubset(of: existing) || !bound.allSatisfy(existing.contains) {
-                    incoming[target] = existing.union(source).union(bound)
-                    changed = true
-                }
-            }
-        }
-        return incoming
+        return BindingFlow(workflow: workflow, stateIndex: stateIndex, edges: edges, bindings: bindings, intersect: intersect)
     }
 
     /// Every template of a state with the pointer of the member that holds it, and whether it is read where an

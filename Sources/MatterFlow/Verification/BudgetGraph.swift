@@ -29,19 +29,22 @@ struct BudgetGraph {
             guard let state = workflow.states[name] else { continue }
             (durations[name], tails[name]) = measure(state, context: context)
         }
-        let start = Point(state: workflow.start, cancelled: false)
-        guard let order = topologicalOrder(from: start) else { return }
-        let (distance, previous) = longest(from: start, order: order)
+        let graph = DurationGraph(workflow: workflow) { state, cancelled in
+            edges(Point(state: state, cancelled: cancelled))
+        }
+        guard let start = graph.point(workflow.start, cancelled: false), let order = topologicalOrder(graph, from: start) else { return }
+        let (distance, previous) = graph.longest(from: start, order: order)
         var found: [TimeBudget.End] = []
-        for case .end(let state, let kind, let cancelled) in order {
-            let target = Target.end(state: state, kind: kind, cancelled: cancelled)
-            guard let worst = distance[target] else { continue }
+        for target in order {
+            guard case .end(let state, let kind, let cancelled) = graph.describe(target), let worst = distance[target] else {
+                continue
+            }
             // Walked from the end back, then reversed: inserting at the front would make long paths quadratic.
             var path: [String] = []
             var cursor = previous[target]
             while let point = cursor {
-                path.append(point.state)
-                cursor = previous[.point(point)]
+                if case .point(let name, _) = graph.describe(point) { path.append(name) }
+                cursor = previous[point]
             }
             path.reverse()
             found.append(TimeBudget.End(
@@ -54,12 +57,13 @@ struct BudgetGraph {
             if lhs.kind != rhs.kind { return lhs.kind.rawValue < rhs.kind.rawValue }
             return (position[lhs.state] ?? 0) < (position[rhs.state] ?? 0)
         }
-        if let onCancel = workflow.onCancel, workflow.states[onCancel] != nil {
-            let cancelStart = Point(state: onCancel, cancelled: true)
-            if let cancelOrder = topologicalOrder(from: cancelStart) {
-                let cancelDistance = longest(from: cancelStart, order: cancelOrder).distance
+        if let onCancel = workflow.onCancel, workflow.states[onCancel] != nil,
+            let cancelStart = graph.point(onCancel, cancelled: true)
+        {
+            if let cancelOrder = topologicalOrder(graph, from: cancelStart) {
+                let cancelDistance = graph.longest(from: cancelStart, order: cancelOrder).distance
                 cancelTail = cancelOrder.compactMap { target in
-                    if case .end = target { return cancelDistance[target] }
+                    if case .end = graph.describe(target) { return cancelDistance[target] }
                     return nil
                 }.max() ?? 0
             } else {
@@ -128,52 +132,16 @@ struct BudgetGraph {
     }
 
     /// The targets reachable from a point, each after every target leading to it; nil (and ``loop`` set) when
-    /// a loop is reachable. Iterative, so a long chain of states cannot exhaust the stack.
-    private mutating func topologicalOrder(from start: Point) -> [Target]? {
-        var order: [Target] = []
-        var done = Set<Target>()
-        var onStack = Set<Target>()
-        var stack: [(target: Target, successors: [Target], next: Int)] = []
-        func push(_ target: Target) {
-            let successors: [Target]
-            if case .point(let point) = target { successors = edges(point).map(\.0) } else { successors = [] }
-            stack.append((target, successors, 0))
-            onStack.insert(target)
-        }
-        push(.point(start))
-        while let top = stack.last {
-            if top.next < top.successors.count {
-                let successor = top.successors[top.next]
-                stack[stack.count - 1].next += 1
-                if done.contains(successor) { continue }
-                if onStack.contains(successor) {
-                    let from = stack.firstIndex { $0.target == successor } ?? 0
-                    loop = (stack[from...].map(\.target) + [successor]).compactMap {
-                        if case .point(let point) = $0 { point.state } else { nil }
-                    }
-                    return nil
-                }
-                push(successor)
-            } else {
-                stack.removeLast()
-                onStack.remove(top.target)
-                done.insert(top.target)
-                order.append(top.target)
+    /// a loop is reachable.
+    private mutating func topologicalOrder(_ graph: DurationGraph, from start: DurationGraph.Target) -> [DurationGraph.Target]? {
+        switch graph.topologicalOrder(from: start) {
+        case .success(let order):
+            return order
+        case .failure(let found):
+            loop = found.targets.compactMap { target in
+                if case .point(let state, _) = graph.describe(target) { state } else { nil }
             }
+            return nil
         }
-        return order.reversed()
-    }
-
-    private func longest(from start: Point, order: [Target]) -> (distance: [Target: Double], previous: [Target: Point]) {
-        var distance: [Target: Double] = [.point(start): 0]
-        var previous: [Target: Point] = [:]
-        for target in order {
-            guard case .point(let point) = target, let base = distance[target] else { continue }
-            for (next, weight) in edges(point) where base + weight > distance[next] ?? -1 {
-                distance[next] = base + weight
-                previous[next] = point
-            }
-        }
-        return (distance, previous)
     }
 }
