@@ -5,22 +5,41 @@ import MatterPayload
 import ThreadDataset
 
 extension BenchmarkSuite {
-    /// Load + validate time of each shipped workflow, in-process (files read each time).
+    /// Load + validate time of each shipped workflow, in-process: the first load (a new engine each time, so
+    /// every file of the tree is read, parsed and checked), and a reload by an engine that loaded it before (its
+    /// cache compares every file's bytes, then reuses the outcome).
     func loadShipped() throws -> [BenchmarkResult] {
         let files = try FileManager.default.contentsOfDirectory(atPath: workflowsDirectory)
             .filter { $0.hasSuffix(".json") }.sorted()
-        let engine = WorkflowEngine()
-        return try files.map { file in
+        var results: [BenchmarkResult] = []
+        for file in files {
             let path = workflowsDirectory + "/" + file
-            let samples = try Sampler.sample(warmUp: count(20), repetitions: count(200)) {
-                guard engine.validate(path: path).allSatisfy({ $0.severity != .error }) else {
-                    throw BenchmarkError("\(file) does not validate")
-                }
+            let first = try Sampler.sample(warmUp: count(20), repetitions: count(200)) {
+                try Self.requireValid(WorkflowEngine(), path: path, file: file)
             }.map { $0 * 1e6 }
-            let median = Sampler.percentile(samples, 0.5)
-            return BenchmarkResult(
-                name: "load.shipped." + file, unit: "µs", median: median, p99: Sampler.percentile(samples, 0.99),
-                target: .init(description: "≤ 200 µs", met: median <= 200))
+            let median = Sampler.percentile(first, 0.5)
+            results.append(
+                BenchmarkResult(
+                    name: "load.shipped." + file, unit: "µs", median: median, p99: Sampler.percentile(first, 0.99),
+                    target: .init(description: "≤ 200 µs", met: median <= 200)))
+        }
+        let engine = WorkflowEngine()
+        for file in files {
+            let path = workflowsDirectory + "/" + file
+            let reload = try Sampler.sample(warmUp: count(20), repetitions: count(200)) {
+                try Self.requireValid(engine, path: path, file: file)
+            }.map { $0 * 1e6 }
+            results.append(
+                BenchmarkResult(
+                    name: "load.reload." + file, unit: "µs", median: Sampler.percentile(reload, 0.5),
+                    p99: Sampler.percentile(reload, 0.99)))
+        }
+        return results
+    }
+
+    private static func requireValid(_ engine: WorkflowEngine, path: String, file: String) throws {
+        guard engine.validate(path: path).allSatisfy({ $0.severity != .error }) else {
+            throw BenchmarkError("\(file) does not validate")
         }
     }
 
