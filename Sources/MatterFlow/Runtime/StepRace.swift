@@ -28,45 +28,46 @@ struct StepRace {
     /// How long a guard's status check may take (the time budget assumes the same).
     static let guardTimeout: Duration = .seconds(rounding: TimeBudget.guardTimeoutSeconds)
 
-    func run<Value: Sendable>(
+    nonisolated(nonsending) func run<Value: Sendable>(
         timeout: Duration?, _ work: @escaping @Sendable () async throws -> Value
     ) async -> RaceOutcome<Value> {
         let clock = self.clock
-        let race = Race<Value>(clock: clock)
+        let race = Race(clock: clock)
         clock.beginActivity()
         let task = Task.immediate {
             do {
-                race.workEnded(.finished(try await work()))
+                let value = try await work()
+                race.workEnded(.finished, value: value)
             } catch {
-                race.workEnded(.failed(FlowError.from(error)))
+                race.workEnded(.failed(FlowError.from(error)), value: nil)
             }
             clock.endActivity()
         }
-        if let outcome = race.decided { return outcome }
-
-        race.attach(task)
-        if let timeout {
-            race.attach(clock.scheduleTimer(after: timeout) { race.offer(.timedOut) })
+        let decision: Race.Decision
+        if let early = race.decision {
+            decision = early
+        } else {
+            race.arm(task: task, timeout: timeout, signal: signal)
+            decision = await race.decided()
         }
-        if let signal {
-            let token = signal.onCancel { race.offer(.cancelled(late: nil)) }
-            race.onDecided { signal.remove(token) }
-        }
-        let outcome = await race.outcome()
-        switch outcome {
-        case .finished, .failed:
-            return outcome
+        switch decision {
+        case .finished:
+            // The work's value is the only one ever stored, so the cast cannot fail.
+            guard let value = race.value as? Value else { preconditionFailure("a race finished without its value") }
+            return .finished(value)
+        case .failed(let error):
+            return .failed(error)
         case .timedOut:
             await race.windDown(atMost: Self.gracePeriod)
-            return outcome
+            return .timedOut
         case .cancelled:
             await race.windDown(atMost: Self.gracePeriod)
-            return .cancelled(late: race.lateValue)
+            return .cancelled(late: race.value as? Value)
         }
     }
 
     /// Sleeps on the clock, unless the run is cancelled first.
-    func delay(_ duration: Duration) async -> Bool {
+    nonisolated(nonsending) func delay(_ duration: Duration) async -> Bool {
         let clock = self.clock
         let outcome: RaceOutcome<Bool> = await run(timeout: nil) {
             try await clock.sleep(for: duration)
@@ -75,20 +76,34 @@ struct StepRace {
         if case .finished = outcome { return true }
         return false
     }
-
 }
 
-/// One race's state: the outcome once decided, the waiting task, the tasks to stop, and the work's end.
-final class Race<Value: Sendable>: Sendable {
+/// One race's state: the outcome once decided, the waiting task, what to stop, and the work's end.
+///
+/// Not generic: a generic class's deinit runs unspecialised and looks up its metadata on every release, which
+/// cost more than the rest of a synchronous hub call. The work's value travels as `any Sendable` instead
+/// (inline for the values hub calls return, so no allocation) and ``StepRace`` casts it back.
+final class Race: Sendable {
+    /// How the race was decided, without the work's value (kept in `State.value`).
+    enum Decision: Sendable {
+        case finished
+        case failed(FlowError)
+        case timedOut
+        case cancelled
+    }
+
     private struct State {
-        var outcome: RaceOutcome<Value>?
-        var waiter: CheckedContinuation<RaceOutcome<Value>, Never>?
-        var losers: [Task<Void, Never>] = []
-        var timers: [any ClockTimer] = []
-        var cleanup: [@Sendable () -> Void] = []
+        var decision: Decision?
+        /// The work's result when it succeeded, even after losing the race.
+        var value: (any Sendable)?
+        var waiter: CheckedContinuation<Void, Never>?
+        var task: Task<Void, Never>?
+        var timer: (any ClockTimer)?
+        var signal: CancellationSignal?
+        var signalToken = 0
         var workEnded = false
-        var late: Value?
         var windDownWaiter: CheckedContinuation<Void, Never>?
+        var windDownTimer: (any ClockTimer)?
     }
 
     private let state = Mutex(State())
@@ -98,95 +113,102 @@ final class Race<Value: Sendable>: Sendable {
         self.clock = clock
     }
 
-    /// The outcome, if the race is already decided.
-    var decided: RaceOutcome<Value>? { state.withLock { $0.outcome } }
+    /// How the race was decided, if it is.
+    var decision: Decision? { state.withLock { $0.decision } }
 
     /// The work's result when it succeeded, even after losing the race.
-    var lateValue: Value? { state.withLock { $0.late } }
+    var value: (any Sendable)? { state.withLock { $0.value } }
 
-    /// A task to cancel once the race is decided (at once if it already is).
-    func attach(_ task: Task<Void, Never>) {
-        let decided = state.withLock { state -> Bool in
-            if state.outcome == nil { state.losers.append(task) }
-            return state.outcome != nil
+    /// Arms the race once the work has suspended: its task, the timeout timer and the cancellation signal are
+    /// what decide it now. Whatever arrives after the decision is stopped at once.
+    func arm(task: Task<Void, Never>, timeout: Duration?, signal: CancellationSignal?) {
+        if state.withLock({ state -> Bool in
+            if state.decision == nil { state.task = task }
+            return state.decision != nil
+        }) {
+            task.cancel()
+            return
         }
-        if decided { task.cancel() }
-    }
-
-    /// A timer to cancel once the race is decided (at once if it already is).
-    func attach(_ timer: any ClockTimer) {
-        let decided = state.withLock { state -> Bool in
-            if state.outcome == nil { state.timers.append(timer) }
-            return state.outcome != nil
+        if let timeout {
+            let timer = clock.scheduleTimer(after: timeout) { [self] in offer(.timedOut) }
+            if state.withLock({ state -> Bool in
+                if state.decision == nil { state.timer = timer }
+                return state.decision != nil
+            }) {
+                timer.cancel()
+            }
         }
-        if decided { timer.cancel() }
-    }
-
-    /// Work to do once the race is decided (at once if it already is).
-    func onDecided(_ work: @escaping @Sendable () -> Void) {
-        let decided = state.withLock { state -> Bool in
-            if state.outcome == nil { state.cleanup.append(work) }
-            return state.outcome != nil
+        if let signal {
+            let token = signal.onCancel { [self] in offer(.cancelled) }
+            if state.withLock({ state -> Bool in
+                if state.decision == nil {
+                    state.signal = signal
+                    state.signalToken = token
+                }
+                return state.decision != nil
+            }) {
+                signal.remove(token)
+            }
         }
-        if decided { work() }
     }
 
     /// The work has ended: offer its result and wake a task waiting for it to wind down.
-    func workEnded(_ outcome: RaceOutcome<Value>) {
+    func workEnded(_ decision: Decision, value: (any Sendable)?) {
         let windDownWaiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.workEnded = true
-            if case .finished(let value) = outcome { state.late = value }
+            if let value { state.value = value }
             defer { state.windDownWaiter = nil }
             return state.windDownWaiter
         }
-        offer(outcome)
+        offer(decision)
         if let windDownWaiter {
             clock.beginActivity()
             windDownWaiter.resume()
         }
     }
 
-    /// Offers an outcome; only the first one counts.
-    func offer(_ outcome: RaceOutcome<Value>) {
-        let decision = state.withLock { state -> (CheckedContinuation<RaceOutcome<Value>, Never>?, [Task<Void, Never>], [any ClockTimer], [@Sendable () -> Void])? in
-            guard state.outcome == nil else { return nil }
-            state.outcome = outcome
+    /// Offers a decision; only the first one counts.
+    func offer(_ decision: Decision) {
+        let losers = state.withLock { state -> (CheckedContinuation<Void, Never>?, Task<Void, Never>?, (any ClockTimer)?, CancellationSignal?, Int)? in
+            guard state.decision == nil else { return nil }
+            state.decision = decision
             defer {
                 state.waiter = nil
-                state.losers = []
-                state.timers = []
-                state.cleanup = []
+                state.task = nil
+                state.timer = nil
+                state.signal = nil
             }
-            return (state.waiter, state.losers, state.timers, state.cleanup)
+            return (state.waiter, state.task, state.timer, state.signal, state.signalToken)
         }
-        guard let (waiter, losers, timers, cleanup) = decision else { return }
-        losers.forEach { $0.cancel() }
-        timers.forEach { $0.cancel() }
-        cleanup.forEach { $0() }
+        guard let (waiter, task, timer, signal, token) = losers else { return }
+        task?.cancel()
+        timer?.cancel()
+        signal?.remove(token)
         if let waiter {
             clock.beginActivity()
-            waiter.resume(returning: outcome)
+            waiter.resume()
         }
     }
 
-    /// Waits for the outcome.
-    func outcome() async -> RaceOutcome<Value> {
-        await withCheckedContinuation { (continuation: CheckedContinuation<RaceOutcome<Value>, Never>) in
-            let ready = state.withLock { state -> RaceOutcome<Value>? in
-                if let outcome = state.outcome { return outcome }
+    /// Waits for the decision.
+    nonisolated(nonsending) func decided() async -> Decision {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.decision != nil { return true }
                 state.waiter = continuation
-                return nil
+                return false
             }
-            if let ready {
-                continuation.resume(returning: ready)
+            if ready {
+                continuation.resume()
             } else {
                 clock.endActivity()
             }
         }
+        return decision ?? .cancelled
     }
 
     /// Waits until the work has ended, but at most `limit` on the clock.
-    func windDown(atMost limit: Duration) async {
+    nonisolated(nonsending) func windDown(atMost limit: Duration) async {
         let clock = self.clock
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waiting = state.withLock { state -> Bool in
@@ -208,13 +230,13 @@ final class Race<Value: Sendable>: Sendable {
                     waiter.resume()
                 }
             }
-            state.withLock { $0.timers.append(timer) }
+            state.withLock { $0.windDownTimer = timer }
             clock.endActivity()
         }
-        let leftover = state.withLock { state -> [any ClockTimer] in
-            defer { state.timers = [] }
-            return state.timers
+        let leftover = state.withLock { state -> (any ClockTimer)? in
+            defer { state.windDownTimer = nil }
+            return state.windDownTimer
         }
-        leftover.forEach { $0.cancel() }
+        leftover?.cancel()
     }
 }

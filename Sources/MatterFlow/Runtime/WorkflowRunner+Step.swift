@@ -5,7 +5,7 @@ extension WorkflowRunner {
     ///
     /// Retry counters belong to this call, so they reset whenever the run leaves the state, as in Amazon States
     /// Language. The first retrier matching the error applies; once its `maxRetries` are used the error is routed.
-    func runStep(
+    nonisolated(nonsending) func runStep(
         _ state: WorkflowState, workflow: Workflow, step: StepBehavior, scope: Scope, path: [String],
         statePrefix: String, race: StepRace, shielded: Bool, record: inout Record
     ) async -> RaceOutcome<JSONValue> {
@@ -16,20 +16,30 @@ extension WorkflowRunner {
             let outcome = await attemptStep(
                 state, workflow: workflow, scope: scope, path: path, statePrefix: statePrefix, attempt: attempt,
                 race: race, shielded: shielded, record: &record)
-            guard case .failed(let error) = outcome else { return outcome }
-            guard let index = step.retry.firstIndex(where: { $0.errors.contains(where: error.matches) }),
-                retriesUsed[index] < step.retry[index].maxRetries
+            guard case .failed(let error) = outcome,
+                let delay = retryDelay(after: error, step: step, retriesUsed: &retriesUsed, state: state.name, path: path, attempt: attempt)
             else { return outcome }
-            retriesUsed[index] += 1
-            let retrier = step.retry[index]
-            var delay = retrier.delay(beforeRetry: retriesUsed[index])
-            if retrier.jitter { delay *= options.random.fraction() }
-            emit(path, .retryScheduled(state: state.name, attempt: attempt + 1, delaySeconds: delay, error: error))
             guard await race.delay(.seconds(rounding: delay)) else { return .cancelled(late: nil) }
         }
     }
 
-    private func attemptStep(
+    /// The delay before retrying after an error, counting the retry; nil when no retrier allows one.
+    @inline(never)
+    private func retryDelay(
+        after error: FlowError, step: StepBehavior, retriesUsed: inout [Int], state: String, path: [String], attempt: Int
+    ) -> Double? {
+        guard let index = step.retry.firstIndex(where: { $0.errors.contains(where: error.matches) }),
+            retriesUsed[index] < step.retry[index].maxRetries
+        else { return nil }
+        retriesUsed[index] += 1
+        let retrier = step.retry[index]
+        var delay = retrier.delay(beforeRetry: retriesUsed[index])
+        if retrier.jitter { delay *= options.random.fraction() }
+        emit(path, .retryScheduled(state: state, attempt: attempt + 1, delaySeconds: delay, error: error))
+        return delay
+    }
+
+    private nonisolated(nonsending) func attemptStep(
         _ state: WorkflowState, workflow: Workflow, scope: Scope, path: [String], statePrefix: String, attempt: Int,
         race: StepRace, shielded: Bool, record: inout Record
     ) async -> RaceOutcome<JSONValue> {
@@ -46,7 +56,8 @@ extension WorkflowRunner {
         }
     }
 
-    private func attemptAction(
+    @inline(never)
+    private nonisolated(nonsending) func attemptAction(
         _ action: ActionState, state: String, scope: Scope, path: [String], attempt: Int, race: StepRace
     ) async -> RaceOutcome<JSONValue> {
         if let failure = await checkGuards(action.step.guards, state: state, path: path, race: race) {
@@ -55,7 +66,8 @@ extension WorkflowRunner {
         return await callOperation(action, state: state, scope: scope, path: path, attempt: attempt, race: race)
     }
 
-    private func attemptSubworkflow(
+    @inline(never)
+    private nonisolated(nonsending) func attemptSubworkflow(
         _ subworkflow: SubworkflowState, state: String, workflow: Workflow, scope: Scope, path: [String],
         statePrefix: String, race: StepRace, shielded: Bool, record: inout Record
     ) async -> RaceOutcome<JSONValue> {
@@ -81,6 +93,7 @@ extension WorkflowRunner {
     }
 
     /// A sub-workflow's inputs, evaluated in the parent's scope and checked against the child's declarations.
+    @inline(never)
     private func childInputs(_ subworkflow: SubworkflowState, child: Workflow, scope: Scope) -> Result<JSONObject, FlowError> {
         var given = JSONObject()
         do throws(FlowError) {
@@ -96,22 +109,42 @@ extension WorkflowRunner {
         }
     }
 
+    /// Arguments as events show them: secret arguments redacted unless the run shows secrets.
+    private func shown(_ arguments: JSONObject, of operation: OperationDescriptor) -> JSONObject {
+        guard !options.showSecrets else { return arguments }
+        var shown = arguments
+        for argument in operation.arguments where argument.secret && shown[argument.name] != nil {
+            shown[argument.name] = .string(RunOptions.redacted)
+        }
+        return shown
+    }
+
     /// Checks guards in order; returns the first failure, or nil when all pass.
-    private func checkGuards(_ guards: [Guard], state: String, path: [String], race: StepRace) async -> RaceOutcome<JSONValue>? {
+    @inline(never)
+    private nonisolated(nonsending) func checkGuards(_ guards: [Guard], state: String, path: [String], race: StepRace) async -> RaceOutcome<JSONValue>? {
         let hub = self.hub
         let structure = options.structureID
         for guardName in guards {
             let outcome = await race.run(timeout: StepRace.guardTimeout) { try await hub.status(structure: structure) }
-            let failure: FlowError?
-            switch outcome {
-            case .finished(let status): failure = Self.failure(of: guardName, status: status)
-            case .failed(let error): failure = error
-            case .timedOut: failure = FlowError(.actionTimedOut, "the hub did not report its status within \(Int(TimeBudget.guardTimeoutSeconds)) s for guard \(guardName.rawValue)")
-            case .cancelled: return .cancelled(late: nil)
-            }
-            emit(path, .guardChecked(state: state, guard: guardName, error: failure))
-            if let failure { return .failed(failure) }
+            if let failure = guardChecked(guardName, outcome, state: state, path: path) { return failure }
         }
+        return nil
+    }
+
+    /// Reports a guard's check; returns how the step ends when the guard did not pass, nil when it did.
+    @inline(never)
+    private func guardChecked(
+        _ guardName: Guard, _ outcome: RaceOutcome<HubStatus>, state: String, path: [String]
+    ) -> RaceOutcome<JSONValue>? {
+        let failure: FlowError?
+        switch outcome {
+        case .finished(let status): failure = Self.failure(of: guardName, status: status)
+        case .failed(let error): failure = error
+        case .timedOut: failure = FlowError(.actionTimedOut, "the hub did not report its status within \(Int(TimeBudget.guardTimeoutSeconds)) s for guard \(guardName.rawValue)")
+        case .cancelled: return .cancelled(late: nil)
+        }
+        emit(path, .guardChecked(state: state, guard: guardName, error: failure))
+        if let failure { return .failed(failure) }
         return nil
     }
 
@@ -131,11 +164,36 @@ extension WorkflowRunner {
         }
     }
 
-    private func callOperation(
+    /// A hub call ready to start, and what its end needs.
+    private struct HubCall: Sendable {
+        var operation: String
+        var timeoutSeconds: Double
+        var secretResultFields: Set<String>
+        var started: Duration
+        var work: @Sendable () async throws -> JSONValue
+    }
+
+    // The call is prepared and finished in synchronous functions that are never inlined, so the run's suspended
+    // frame holds only the call, not every temporary of its arguments, events and errors.
+    @inline(never)
+    private nonisolated(nonsending) func callOperation(
         _ action: ActionState, state: String, scope: Scope, path: [String], attempt: Int, race: StepRace
     ) async -> RaceOutcome<JSONValue> {
+        let call: HubCall
+        switch prepareCall(action, state: state, scope: scope, path: path, attempt: attempt) {
+        case .success(let prepared): call = prepared
+        case .failure(let error): return .failed(error)
+        }
+        let outcome = await race.run(timeout: .seconds(rounding: call.timeoutSeconds), call.work)
+        return finishCall(call, outcome, state: state, path: path, attempt: attempt)
+    }
+
+    @inline(never)
+    private func prepareCall(
+        _ action: ActionState, state: String, scope: Scope, path: [String], attempt: Int
+    ) -> Result<HubCall, FlowError> {
         guard let operation = catalog[action.operation] else {
-            return .failed(FlowError(.hubFailure, "operation \(action.operation) is not in the catalog"))
+            return .failure(FlowError(.hubFailure, "operation \(action.operation) is not in the catalog"))
         }
         var arguments = JSONObject()
         do throws(FlowError) {
@@ -144,41 +202,46 @@ extension WorkflowRunner {
                 if !value.isNull { arguments[name] = value }
             }
         } catch {
-            return .failed(error)
+            return .failure(error)
         }
-        var shown = arguments
-        for name in operation.secretArguments {
-            guard let value = shown[name] else { continue }
-            secrets.add(value)
-            if !options.showSecrets { shown[name] = .string(RunOptions.redacted) }
+        for argument in operation.arguments where argument.secret {
+            arguments[argument.name].map(secrets.add)
         }
-        emit(path, .hubCallStarted(state: state, operation: operation.name, attempt: attempt, arguments: shown))
-        let started = options.clock.now
-        let timeoutSeconds = action.timeoutSeconds ?? operation.defaultTimeoutSeconds
+        emit(path, .hubCallStarted(state: state, operation: operation.name, attempt: attempt, arguments: shown(arguments, of: operation)))
         let hub = self.hub
         let structure = options.structureID
         let callArguments = arguments
-        let outcome = await race.run(timeout: .seconds(rounding: timeoutSeconds)) {
-            try await operation.call(hub: hub, structure: structure, arguments: callArguments)
-        }
-        let duration = options.clock.now - started
+        return .success(
+            HubCall(
+                operation: operation.name, timeoutSeconds: action.timeoutSeconds ?? operation.defaultTimeoutSeconds,
+                secretResultFields: operation.secretResultFields,
+                // The clock is read only for the events' durations.
+                started: options.observer == nil ? .zero : options.clock.now,
+                work: { try await operation.call(hub: hub, structure: structure, arguments: callArguments) }))
+    }
+
+    @inline(never)
+    private func finishCall(
+        _ call: HubCall, _ outcome: RaceOutcome<JSONValue>, state: String, path: [String], attempt: Int
+    ) -> RaceOutcome<JSONValue> {
+        let duration = options.observer == nil ? .zero : options.clock.now - call.started
         switch outcome {
         case .finished(let value):
-            for field in operation.secretResultFields { value[field].map(secrets.add) }
-            emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration, error: nil))
+            for field in call.secretResultFields { value[field].map(secrets.add) }
+            emit(path, .hubCallFinished(state: state, operation: call.operation, attempt: attempt, duration: duration, error: nil))
             return outcome
         case .failed(let error):
-            emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration, error: error))
+            emit(path, .hubCallFinished(state: state, operation: call.operation, attempt: attempt, duration: duration, error: error))
             return outcome
         case .timedOut:
             let error = FlowError(
                 .actionTimedOut,
-                "\(operation.name) did not finish within \(timeoutSeconds) s; raise \"timeoutSeconds\" on the state if the hub is slow")
-            emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration, error: error))
+                "\(call.operation) did not finish within \(call.timeoutSeconds) s; raise \"timeoutSeconds\" on the state if the hub is slow")
+            emit(path, .hubCallFinished(state: state, operation: call.operation, attempt: attempt, duration: duration, error: error))
             return .failed(error)
         case .cancelled(let late):
-            let error = late == nil ? FlowError(.runCancelled, "cancelled while waiting for \(operation.name)") : nil
-            emit(path, .hubCallFinished(state: state, operation: operation.name, attempt: attempt, duration: duration, error: error))
+            let error = late == nil ? FlowError(.runCancelled, "cancelled while waiting for \(call.operation)") : nil
+            emit(path, .hubCallFinished(state: state, operation: call.operation, attempt: attempt, duration: duration, error: error))
             return outcome
         }
     }

@@ -29,8 +29,11 @@ struct WorkflowRunner: Sendable {
         var cancelledState: String?
     }
 
-    func emit(_ path: [String], _ kind: RunEvent.Kind) {
+    /// Reports an event to the observer; without one, the event is never built.
+    @inline(never)
+    func emit(_ path: [String], _ kind: @autoclosure () -> RunEvent.Kind) {
         guard let observer = options.observer else { return }
+        let kind = kind()
         let shown = options.showSecrets ? kind : secrets.redacting(kind)
         observer(RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: shown))
     }
@@ -63,10 +66,15 @@ struct WorkflowRunner: Sendable {
     }
 
     /// Runs a workflow level with resolved inputs.
-    func execute(
+    ///
+    /// Here and below, `nonisolated(nonsending)` keeps the run on the executor it is already on: without it,
+    /// every call would hop to the generic executor, and each hop checks the task's executor preference under a
+    /// lock.
+    @inline(never)
+    nonisolated(nonsending) func execute(
         _ workflow: Workflow, inputs: JSONObject, path: [String], statePrefix: String, shielded: Bool, record: inout Record
     ) async -> LevelEnd {
-        let run: JSONObject = ["id": .string(runID), "workflow": .string(workflow.name), "structureID": .string(options.structureID)]
+        let run = Scope.RunInfo(id: runID, workflow: workflow.name, structureID: options.structureID)
         var level = Level(
             workflow: workflow, path: path, prefix: statePrefix, shielded: shielded, scope: Scope(inputs: inputs, run: run),
             current: workflow.start)
@@ -74,40 +82,65 @@ struct WorkflowRunner: Sendable {
             guard let state = workflow.states[level.current] else {
                 return .failed(FlowError(.hubFailure, "state \"\(level.current)\" does not exist (the workflow was not validated)"))
             }
-            record.visited.append(level.qualifiedCurrent)
-            emit(path, .stateEntered(state: level.current, type: state.kind.typeName))
-
+            // Everything but the awaited work happens in synchronous functions that are never inlined, so the
+            // frame a run keeps while it waits holds the level, not every temporary of every kind of state.
             let move: Move
-            if !level.onCancelPath, signal.isCancelled, !state.isTerminal {
-                // A cancel that arrived between states takes effect before the state does any work.
-                move = .cancel
-            } else {
-                switch state.kind {
-                case .succeed(let succeed): move = self.succeed(succeed, level)
-                case .fail(let fail): move = .end(.failed(raise(fail, scope: level.scope, state: level.qualifiedCurrent)))
-                case .choice(let choice): move = choose(choice, level)
-                case .assign(let assign): move = self.assign(assign, &level, &record)
-                case .wait(let wait): move = await self.wait(wait, &level)
-                case .action(let action): move = await step(state, action.step, &level, &record)
-                case .workflow(let subworkflow): move = await step(state, subworkflow.step, &level, &record)
-                }
+            switch enter(state, &level, &record) {
+            case .decided(let decided): move = decided
+            case .wait(let wait): move = await self.wait(wait, &level)
+            case .step(let step): move = await self.step(state, step, &level, &record)
             }
-
-            switch move {
-            case .to(let next):
-                level.current = next
-            case .end(let end):
-                return finish(end, cancelledIn: level.cancelledIn == nil ? nil : record.cancelledState, ended: level.current)
-            case .cancel:
-                if record.cancelledState == nil { record.cancelledState = level.qualifiedCurrent }
-                guard let next = takeCancel(&level) else {
-                    return .cancelled(cancelError(in: record.cancelledState ?? level.qualifiedCurrent, path: nil))
-                }
-                level.current = next
-            }
+            if let end = advance(move, &level, &record) { return end }
         }
     }
 
+    /// What entering a state leaves for the level's loop: a move already made, or work to await.
+    enum Entry {
+        case decided(Move)
+        case wait(WaitState)
+        case step(StepBehavior)
+    }
+
+    /// Enters a state: records and reports it, then does its work unless that work must be awaited.
+    @inline(never)
+    private func enter(_ state: WorkflowState, _ level: inout Level, _ record: inout Record) -> Entry {
+        record.visited.append(level.qualifiedCurrent)
+        emit(level.path, .stateEntered(state: level.current, type: state.kind.typeName))
+
+        if !level.onCancelPath, signal.isCancelled, !state.isTerminal {
+            // A cancel that arrived between states takes effect before the state does any work.
+            return .decided(.cancel)
+        }
+        switch state.kind {
+        case .succeed(let succeed): return .decided(self.succeed(succeed, level))
+        case .fail(let fail): return .decided(.end(.failed(raise(fail, scope: level.scope, state: level.qualifiedCurrent))))
+        case .choice(let choice): return .decided(choose(choice, level))
+        case .assign(let assign): return .decided(self.assign(assign, &level, &record))
+        case .wait(let wait): return .wait(wait)
+        case .action(let action): return .step(action.step)
+        case .workflow(let subworkflow): return .step(subworkflow.step)
+        }
+    }
+
+    /// Takes a move; returns how the level ended once it has.
+    @inline(never)
+    private func advance(_ move: Move, _ level: inout Level, _ record: inout Record) -> LevelEnd? {
+        switch move {
+        case .to(let next):
+            level.current = next
+        case .end(let end):
+            return finish(end, cancelledIn: level.cancelledIn == nil ? nil : record.cancelledState, ended: level.current)
+        case .cancel:
+            if record.cancelledState == nil { record.cancelledState = level.qualifiedCurrent }
+            guard let next = takeCancel(&level) else {
+                return .cancelled(cancelError(in: record.cancelledState ?? level.qualifiedCurrent, path: nil))
+            }
+            level.current = next
+        }
+        return nil
+    }
+
+    @inline(never)
     private func succeed(_ succeed: SucceedState, _ level: Level) -> Move {
         do throws(FlowError) {
             let output = try succeed.output.map { template throws(FlowError) in try level.scope.evaluate(template) }
@@ -117,6 +150,7 @@ struct WorkflowRunner: Sendable {
         }
     }
 
+    @inline(never)
     private func choose(_ choice: ChoiceState, _ level: Level) -> Move {
         do throws(FlowError) {
             var target = choice.defaultNext
@@ -133,6 +167,7 @@ struct WorkflowRunner: Sendable {
         }
     }
 
+    @inline(never)
     private func assign(_ assign: AssignState, _ level: inout Level, _ record: inout Record) -> Move {
         do throws(FlowError) {
             var values: [(String, JSONValue)] = []
@@ -151,7 +186,8 @@ struct WorkflowRunner: Sendable {
         }
     }
 
-    private func wait(_ wait: WaitState, _ level: inout Level) async -> Move {
+    @inline(never)
+    private nonisolated(nonsending) func wait(_ wait: WaitState, _ level: inout Level) async -> Move {
         var matching: [(String, JSONValue)] = []
         do throws(FlowError) {
             for (name, template) in wait.match { matching.append((name, try level.scope.evaluate(template))) }
@@ -183,11 +219,20 @@ struct WorkflowRunner: Sendable {
         }
     }
 
-    private func step(_ state: WorkflowState, _ step: StepBehavior, _ level: inout Level, _ record: inout Record) async -> Move {
+    @inline(never)
+    private nonisolated(nonsending) func step(
+        _ state: WorkflowState, _ step: StepBehavior, _ level: inout Level, _ record: inout Record
+    ) async -> Move {
         let race = StepRace(clock: options.clock, signal: level.onCancelPath ? nil : signal)
         let outcome = await runStep(
             state, workflow: level.workflow, step: step, scope: level.scope, path: level.path, statePrefix: level.prefix,
             race: race, shielded: level.onCancelPath, record: &record)
+        return stepEnded(outcome, step, &level)
+    }
+
+    /// Where a step's outcome sends the level.
+    @inline(never)
+    private func stepEnded(_ outcome: RaceOutcome<JSONValue>, _ step: StepBehavior, _ level: inout Level) -> Move {
         switch outcome {
         case .finished(let value):
             if let result = step.result { level.scope.vars[result] = value }
@@ -212,6 +257,7 @@ struct WorkflowRunner: Sendable {
     }
 
     /// Moves a cancelled level onto its cancel path; nil when it declares none.
+    @inline(never)
     private func takeCancel(_ level: inout Level) -> String? {
         emit(level.path, .cancelRequested(state: level.current))
         level.cancelledIn = level.current
@@ -230,6 +276,7 @@ struct WorkflowRunner: Sendable {
     }
 
     /// Ends a level, turning the end of a cancel path into a cancelled outcome.
+    @inline(never)
     private func finish(_ end: LevelEnd, cancelledIn: String?, ended: String) -> LevelEnd {
         guard let cancelledIn else { return end }
         switch end {
@@ -251,6 +298,7 @@ struct WorkflowRunner: Sendable {
         return copy
     }
 
+    @inline(never)
     private func raise(_ fail: FailState, scope: Scope, state: String) -> FlowError {
         do {
             switch fail.raise {
