@@ -28,32 +28,27 @@ struct StepRace {
     /// How long a guard's status check may take (the time budget assumes the same).
     static let guardTimeout: Duration = .seconds(rounding: TimeBudget.guardTimeoutSeconds)
 
-    nonisolated(nonsending) func run<Value: Sendable>(
-        timeout: Duration?, _ work: @escaping @Sendable () async throws -> Value
-    ) async -> RaceOutcome<Value> {
-        let clock = self.clock
-        let race = Race(clock: clock)
+    /// Hub work a race runs: nonsending, so the call starts without a hop; its value travels type-erased.
+    typealias Work = nonisolated(nonsending) @Sendable () async throws -> any Sendable
+
+    nonisolated(nonsending) func run<Value: Sendable>(timeout: Duration?, _ work: @escaping Work) async -> RaceOutcome<Value> {
+        let race = Race(clock: clock, work: work)
         clock.beginActivity()
-        let task = Task.immediate {
-            do {
-                let value = try await work()
-                race.workEnded(.finished, value: value)
-            } catch {
-                race.workEnded(.failed(FlowError.from(error)), value: nil)
-            }
-            clock.endActivity()
-        }
+        // The task's closure captures only the race, so it needs no context of its own.
+        let task = Task.immediate { await race.perform() }
         let decision: Race.Decision
-        if let early = race.decision {
-            decision = early
+        let value: (any Sendable)?
+        if let (early, earlyValue) = race.settled() {
+            (decision, value) = (early, earlyValue)
         } else {
             race.arm(task: task, timeout: timeout, signal: signal)
             decision = await race.decided()
+            value = race.value
         }
         switch decision {
         case .finished:
-            // The work's value is the only one ever stored, so the cast cannot fail.
-            guard let value = race.value as? Value else { preconditionFailure("a race finished without its value") }
+            // The work's value is the only one ever stored, and `work` produced it for this `Value`.
+            guard let value = value as? Value else { preconditionFailure("a race finished without its value") }
             return .finished(value)
         case .failed(let error):
             return .failed(error)
@@ -67,6 +62,7 @@ struct StepRace {
     }
 
     /// Sleeps on the clock, unless the run is cancelled first.
+    @inline(never)
     nonisolated(nonsending) func delay(_ duration: Duration) async -> Bool {
         let clock = self.clock
         let outcome: RaceOutcome<Bool> = await run(timeout: nil) {
@@ -78,7 +74,7 @@ struct StepRace {
     }
 }
 
-/// One race's state: the outcome once decided, the waiting task, what to stop, and the work's end.
+/// One race's state: the work, the outcome once decided, the waiting task, what to stop, and the work's end.
 ///
 /// Not generic: a generic class's deinit runs unspecialised and looks up its metadata on every release, which
 /// cost more than the rest of a synchronous hub call. The work's value travels as `any Sendable` instead
@@ -92,29 +88,49 @@ final class Race: Sendable {
         case cancelled
     }
 
-    private struct State {
-        var decision: Decision?
-        /// The work's result when it succeeded, even after losing the race.
-        var value: (any Sendable)?
-        var waiter: CheckedContinuation<Void, Never>?
+    /// What the race stops once it is decided; set only when the work suspended.
+    private struct Armed {
         var task: Task<Void, Never>?
         var timer: (any ClockTimer)?
         var signal: CancellationSignal?
         var signalToken = 0
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private struct State {
+        var decision: Decision?
+        /// The work's result when it succeeded, even after losing the race.
+        var value: (any Sendable)?
         var workEnded = false
+        var armed: Armed?
         var windDownWaiter: CheckedContinuation<Void, Never>?
         var windDownTimer: (any ClockTimer)?
     }
 
     private let state = Mutex(State())
     private let clock: any WorkflowClock
+    private let work: StepRace.Work
 
-    init(clock: any WorkflowClock) {
+    init(clock: any WorkflowClock, work: @escaping StepRace.Work) {
         self.clock = clock
+        self.work = work
     }
 
-    /// How the race was decided, if it is.
-    var decision: Decision? { state.withLock { $0.decision } }
+    /// Runs the work, as the body of its task, and reports its end.
+    nonisolated(nonsending) func perform() async {
+        do {
+            let value = try await work()
+            workEnded(.finished, value: value)
+        } catch {
+            workEnded(.failed(FlowError.from(error)), value: nil)
+        }
+        clock.endActivity()
+    }
+
+    /// The decision and the work's value, if the race is already decided.
+    func settled() -> (Decision, (any Sendable)?)? {
+        state.withLock { state in state.decision.map { ($0, state.value) } }
+    }
 
     /// The work's result when it succeeded, even after losing the race.
     var value: (any Sendable)? { state.withLock { $0.value } }
@@ -123,7 +139,7 @@ final class Race: Sendable {
     /// what decide it now. Whatever arrives after the decision is stopped at once.
     func arm(task: Task<Void, Never>, timeout: Duration?, signal: CancellationSignal?) {
         if state.withLock({ state -> Bool in
-            if state.decision == nil { state.task = task }
+            if state.decision == nil { state.armed = Armed(task: task) }
             return state.decision != nil
         }) {
             task.cancel()
@@ -132,7 +148,7 @@ final class Race: Sendable {
         if let timeout {
             let timer = clock.scheduleTimer(after: timeout) { [self] in offer(.timedOut) }
             if state.withLock({ state -> Bool in
-                if state.decision == nil { state.timer = timer }
+                if state.decision == nil { state.armed?.timer = timer }
                 return state.decision != nil
             }) {
                 timer.cancel()
@@ -142,8 +158,8 @@ final class Race: Sendable {
             let token = signal.onCancel { [self] in offer(.cancelled) }
             if state.withLock({ state -> Bool in
                 if state.decision == nil {
-                    state.signal = signal
-                    state.signalToken = token
+                    state.armed?.signal = signal
+                    state.armed?.signalToken = token
                 }
                 return state.decision != nil
             }) {
@@ -153,14 +169,16 @@ final class Race: Sendable {
     }
 
     /// The work has ended: offer its result and wake a task waiting for it to wind down.
-    func workEnded(_ decision: Decision, value: (any Sendable)?) {
-        let windDownWaiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+    private func workEnded(_ decision: Decision, value: (any Sendable)?) {
+        let (armed, windDownWaiter) = state.withLock { state -> (Armed?, CheckedContinuation<Void, Never>?) in
             state.workEnded = true
             if let value { state.value = value }
-            defer { state.windDownWaiter = nil }
-            return state.windDownWaiter
+            let windDownWaiter = state.windDownWaiter.take()
+            guard state.decision == nil else { return (nil, windDownWaiter) }
+            state.decision = decision
+            return (state.armed.take(), windDownWaiter)
         }
-        offer(decision)
+        if let armed { stop(armed) }
         if let windDownWaiter {
             clock.beginActivity()
             windDownWaiter.resume()
@@ -169,22 +187,20 @@ final class Race: Sendable {
 
     /// Offers a decision; only the first one counts.
     func offer(_ decision: Decision) {
-        let losers = state.withLock { state -> (CheckedContinuation<Void, Never>?, Task<Void, Never>?, (any ClockTimer)?, CancellationSignal?, Int)? in
+        let armed = state.withLock { state -> Armed? in
             guard state.decision == nil else { return nil }
             state.decision = decision
-            defer {
-                state.waiter = nil
-                state.task = nil
-                state.timer = nil
-                state.signal = nil
-            }
-            return (state.waiter, state.task, state.timer, state.signal, state.signalToken)
+            return state.armed.take()
         }
-        guard let (waiter, task, timer, signal, token) = losers else { return }
-        task?.cancel()
-        timer?.cancel()
-        signal?.remove(token)
-        if let waiter {
+        if let armed { stop(armed) }
+    }
+
+    /// Stops the losers of a decided race and wakes the task waiting for the decision.
+    private func stop(_ armed: Armed) {
+        armed.task?.cancel()
+        armed.timer?.cancel()
+        armed.signal?.remove(armed.signalToken)
+        if let waiter = armed.waiter {
             clock.beginActivity()
             waiter.resume()
         }
@@ -195,7 +211,7 @@ final class Race: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 if state.decision != nil { return true }
-                state.waiter = continuation
+                state.armed?.waiter = continuation
                 return false
             }
             if ready {
@@ -204,7 +220,7 @@ final class Race: Sendable {
                 clock.endActivity()
             }
         }
-        return decision ?? .cancelled
+        return state.withLock { $0.decision } ?? .cancelled
     }
 
     /// Waits until the work has ended, but at most `limit` on the clock.
@@ -221,10 +237,7 @@ final class Race: Sendable {
                 return
             }
             let timer = clock.scheduleTimer(after: limit) { [self] in
-                let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    defer { state.windDownWaiter = nil }
-                    return state.windDownWaiter
-                }
+                let waiter = state.withLock { $0.windDownWaiter.take() }
                 if let waiter {
                     clock.beginActivity()
                     waiter.resume()
@@ -233,10 +246,7 @@ final class Race: Sendable {
             state.withLock { $0.windDownTimer = timer }
             clock.endActivity()
         }
-        let leftover = state.withLock { state -> (any ClockTimer)? in
-            defer { state.windDownTimer = nil }
-            return state.windDownTimer
-        }
+        let leftover = state.withLock { $0.windDownTimer.take() }
         leftover?.cancel()
     }
 }

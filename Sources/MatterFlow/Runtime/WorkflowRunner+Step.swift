@@ -5,19 +5,18 @@ extension WorkflowRunner {
     ///
     /// Retry counters belong to this call, so they reset whenever the run leaves the state, as in Amazon States
     /// Language. The first retrier matching the error applies; once its `maxRetries` are used the error is routed.
+    @inline(never)
     nonisolated(nonsending) func runStep(
-        _ state: WorkflowState, workflow: Workflow, step: StepBehavior, scope: Scope, path: [String],
-        statePrefix: String, race: StepRace, shielded: Bool, record: inout Record
+        _ state: PlannedState, scope: Scope, path: [String], race: StepRace, shielded: Bool, record: inout Record
     ) async -> RaceOutcome<JSONValue> {
-        var retriesUsed = [Int](repeating: 0, count: step.retry.count)
+        var retriesUsed = [Int](repeating: 0, count: state.step?.retry.count ?? 0)
         var attempt = 0
         while true {
             attempt += 1
             let outcome = await attemptStep(
-                state, workflow: workflow, scope: scope, path: path, statePrefix: statePrefix, attempt: attempt,
-                race: race, shielded: shielded, record: &record)
+                state, scope: scope, path: path, attempt: attempt, race: race, shielded: shielded, record: &record)
             guard case .failed(let error) = outcome,
-                let delay = retryDelay(after: error, step: step, retriesUsed: &retriesUsed, state: state.name, path: path, attempt: attempt)
+                let delay = retryDelay(after: error, state: state, retriesUsed: &retriesUsed, path: path, attempt: attempt)
             else { return outcome }
             guard await race.delay(.seconds(rounding: delay)) else { return .cancelled(late: nil) }
         }
@@ -26,8 +25,9 @@ extension WorkflowRunner {
     /// The delay before retrying after an error, counting the retry; nil when no retrier allows one.
     @inline(never)
     private func retryDelay(
-        after error: FlowError, step: StepBehavior, retriesUsed: inout [Int], state: String, path: [String], attempt: Int
+        after error: FlowError, state: PlannedState, retriesUsed: inout [Int], path: [String], attempt: Int
     ) -> Double? {
+        guard let step = state.step else { return nil }
         guard let index = step.retry.firstIndex(where: { $0.errors.contains(where: error.matches) }),
             retriesUsed[index] < step.retry[index].maxRetries
         else { return nil }
@@ -35,56 +35,45 @@ extension WorkflowRunner {
         let retrier = step.retry[index]
         var delay = retrier.delay(beforeRetry: retriesUsed[index])
         if retrier.jitter { delay *= options.random.fraction() }
-        emit(path, .retryScheduled(state: state, attempt: attempt + 1, delaySeconds: delay, error: error))
+        emit(path, .retryScheduled(state: state.name, attempt: attempt + 1, delaySeconds: delay, error: error))
         return delay
     }
 
     private nonisolated(nonsending) func attemptStep(
-        _ state: WorkflowState, workflow: Workflow, scope: Scope, path: [String], statePrefix: String, attempt: Int,
-        race: StepRace, shielded: Bool, record: inout Record
+        _ state: PlannedState, scope: Scope, path: [String], attempt: Int, race: StepRace, shielded: Bool,
+        record: inout Record
     ) async -> RaceOutcome<JSONValue> {
         // Each kind runs in its own function, so a run's suspended frames hold only what the kind needs.
-        switch state.kind {
-        case .action(let action):
-            return await attemptAction(action, state: state.name, scope: scope, path: path, attempt: attempt, race: race)
-        case .workflow(let subworkflow):
-            return await attemptSubworkflow(
-                subworkflow, state: state.name, workflow: workflow, scope: scope, path: path, statePrefix: statePrefix,
-                race: race, shielded: shielded, record: &record)
-        case .choice, .assign, .wait, .succeed, .fail:
-            preconditionFailure("only action and workflow states are steps")
+        if state.isSubworkflow {
+            return await attemptSubworkflow(state, scope: scope, path: path, race: race, shielded: shielded, record: &record)
         }
+        return await attemptAction(state, scope: scope, path: path, attempt: attempt, race: race)
     }
 
     @inline(never)
     private nonisolated(nonsending) func attemptAction(
-        _ action: ActionState, state: String, scope: Scope, path: [String], attempt: Int, race: StepRace
+        _ state: PlannedState, scope: Scope, path: [String], attempt: Int, race: StepRace
     ) async -> RaceOutcome<JSONValue> {
-        if let failure = await checkGuards(action.step.guards, state: state, path: path, race: race) {
+        if let failure = await checkGuards(state.guards, state: state.name, path: path, race: race) {
             return failure
         }
-        return await callOperation(action, state: state, scope: scope, path: path, attempt: attempt, race: race)
+        return await callOperation(state, scope: scope, path: path, attempt: attempt, race: race)
     }
 
     @inline(never)
     private nonisolated(nonsending) func attemptSubworkflow(
-        _ subworkflow: SubworkflowState, state: String, workflow: Workflow, scope: Scope, path: [String],
-        statePrefix: String, race: StepRace, shielded: Bool, record: inout Record
+        _ state: PlannedState, scope: Scope, path: [String], race: StepRace, shielded: Bool, record: inout Record
     ) async -> RaceOutcome<JSONValue> {
-        if let failure = await checkGuards(subworkflow.step.guards, state: state, path: path, race: race) {
+        if let failure = await checkGuards(state.guards, state: state.name, path: path, race: race) {
             return failure
         }
-        guard let child = workflow.subworkflows[subworkflow.path] else {
-            return .failed(FlowError(.hubFailure, "sub-workflow \(subworkflow.path) was not loaded"))
-        }
+        let child: ExecutionPlan
         let inputs: JSONObject
-        switch childInputs(subworkflow, child: child, scope: scope) {
-        case .success(let resolved): inputs = resolved
+        switch childInputs(state, scope: scope) {
+        case .success(let resolved): (child, inputs) = resolved
         case .failure(let error): return .failed(error)
         }
-        let end = await execute(
-            child, inputs: inputs, path: path + [child.name], statePrefix: statePrefix + state + "/", shielded: shielded,
-            record: &record)
+        let end = await execute(child, inputs: inputs, shielded: shielded, record: &record)
         switch end {
         case .succeeded(let output): return .finished(output ?? .null)
         case .failed(let error): return .failed(error)
@@ -94,7 +83,11 @@ extension WorkflowRunner {
 
     /// A sub-workflow's inputs, evaluated in the parent's scope and checked against the child's declarations.
     @inline(never)
-    private func childInputs(_ subworkflow: SubworkflowState, child: Workflow, scope: Scope) -> Result<JSONObject, FlowError> {
+    private func childInputs(_ state: PlannedState, scope: Scope) -> Result<(ExecutionPlan, JSONObject), FlowError> {
+        guard case .workflow(let subworkflow) = state.state.kind else { preconditionFailure("not a sub-workflow state") }
+        guard let child = state.child else {
+            return .failure(FlowError(.hubFailure, "sub-workflow \(subworkflow.path) was not loaded"))
+        }
         var given = JSONObject()
         do throws(FlowError) {
             for (name, template) in subworkflow.inputs { given[name] = try scope.evaluate(template) }
@@ -102,7 +95,7 @@ extension WorkflowRunner {
             return .failure(error)
         }
         do {
-            return .success(try child.resolveInputs(given, source: subworkflow.path))
+            return .success((child, try child.resolveInputs(given, source: subworkflow.path)))
         } catch {
             let message = error.diagnostics.map(\.message).joined(separator: "; ")
             return .failure(FlowError(.invalidArgumentValue, "inputs of \(subworkflow.path): \(message)"))
@@ -125,7 +118,9 @@ extension WorkflowRunner {
         let hub = self.hub
         let structure = options.structureID
         for guardName in guards {
-            let outcome = await race.run(timeout: StepRace.guardTimeout) { try await hub.status(structure: structure) }
+            let outcome: RaceOutcome<HubStatus> = await race.run(timeout: StepRace.guardTimeout) {
+                try await hub.status(structure: structure)
+            }
             if let failure = guardChecked(guardName, outcome, state: state, path: path) { return failure }
         }
         return nil
@@ -170,29 +165,31 @@ extension WorkflowRunner {
         var timeoutSeconds: Double
         var secretResultFields: Set<String>
         var started: Duration
-        var work: @Sendable () async throws -> JSONValue
+        var work: StepRace.Work
     }
 
     // The call is prepared and finished in synchronous functions that are never inlined, so the run's suspended
     // frame holds only the call, not every temporary of its arguments, events and errors.
     @inline(never)
     private nonisolated(nonsending) func callOperation(
-        _ action: ActionState, state: String, scope: Scope, path: [String], attempt: Int, race: StepRace
+        _ state: PlannedState, scope: Scope, path: [String], attempt: Int, race: StepRace
     ) async -> RaceOutcome<JSONValue> {
         let call: HubCall
-        switch prepareCall(action, state: state, scope: scope, path: path, attempt: attempt) {
+        switch prepareCall(state, scope: scope, path: path, attempt: attempt) {
         case .success(let prepared): call = prepared
         case .failure(let error): return .failed(error)
         }
-        let outcome = await race.run(timeout: .seconds(rounding: call.timeoutSeconds), call.work)
-        return finishCall(call, outcome, state: state, path: path, attempt: attempt)
+        let outcome: RaceOutcome<JSONValue> = await race.run(timeout: .seconds(rounding: call.timeoutSeconds), call.work)
+        return finishCall(call, outcome, state: state.name, path: path, attempt: attempt)
     }
 
     @inline(never)
     private func prepareCall(
-        _ action: ActionState, state: String, scope: Scope, path: [String], attempt: Int
+        _ planned: PlannedState, scope: Scope, path: [String], attempt: Int
     ) -> Result<HubCall, FlowError> {
-        guard let operation = catalog[action.operation] else {
+        guard case .action(let action) = planned.state.kind else { preconditionFailure("not an action state") }
+        let state = planned.name
+        guard let operation = planned.operation else {
             return .failure(FlowError(.hubFailure, "operation \(action.operation) is not in the catalog"))
         }
         var arguments = JSONObject()
@@ -217,7 +214,7 @@ extension WorkflowRunner {
                 secretResultFields: operation.secretResultFields,
                 // The clock is read only for the events' durations.
                 started: options.observer == nil ? .zero : options.clock.now,
-                work: { try await operation.call(hub: hub, structure: structure, arguments: callArguments) }))
+                work: { try await planned.callOperation(hub: hub, structure: structure, arguments: callArguments) }))
     }
 
     @inline(never)

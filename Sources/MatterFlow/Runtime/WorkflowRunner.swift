@@ -40,10 +40,8 @@ struct WorkflowRunner: Sendable {
 
     /// A workflow level in progress: where it is, what it has bound, and whether it is on its cancel path.
     struct Level {
-        let workflow: Workflow
-        let path: [String]
-        /// The qualification of this level's states (`parent/`), empty at the top.
-        let prefix: String
+        /// The level's compiled workflow: one reference, so the level copies none of the workflow's structs.
+        let plan: ExecutionPlan
         /// Runs inside a cancel path: never cancelled again.
         let shielded: Bool
         var scope: Scope
@@ -51,6 +49,10 @@ struct WorkflowRunner: Sendable {
         /// The state this level was cancelled in, once it is on its cancel path.
         var cancelledIn: String?
 
+        var workflow: Workflow { plan.workflow }
+        var path: [String] { plan.path }
+        /// The qualification of this level's states (`parent/`), empty at the top.
+        var prefix: String { plan.prefix }
         var onCancelPath: Bool { cancelledIn != nil || shielded }
         var qualifiedCurrent: String { prefix + current }
     }
@@ -72,53 +74,79 @@ struct WorkflowRunner: Sendable {
     /// lock.
     @inline(never)
     nonisolated(nonsending) func execute(
-        _ workflow: Workflow, inputs: JSONObject, path: [String], statePrefix: String, shielded: Bool, record: inout Record
+        _ plan: ExecutionPlan, inputs: JSONObject, shielded: Bool, record: inout Record
     ) async -> LevelEnd {
-        let run = Scope.RunInfo(id: runID, workflow: workflow.name, structureID: options.structureID)
-        var level = Level(
-            workflow: workflow, path: path, prefix: statePrefix, shielded: shielded, scope: Scope(inputs: inputs, run: run),
-            current: workflow.start)
+        var level = makeLevel(plan, inputs: inputs, shielded: shielded)
+        var move: Move?
         while true {
-            guard let state = workflow.states[level.current] else {
-                return .failed(FlowError(.hubFailure, "state \"\(level.current)\" does not exist (the workflow was not validated)"))
-            }
             // Everything but the awaited work happens in synchronous functions that are never inlined, so the
-            // frame a run keeps while it waits holds the level, not every temporary of every kind of state.
-            let move: Move
+            // frame a run keeps while it waits holds the level and little else.
+            switch drive(after: move, &level, &record) {
+            case .ended(let end): return end
+            case .wait(let state): move = await wait(state, &level)
+            case .step(let state): move = await step(state, &level, &record)
+            }
+        }
+    }
+
+    @inline(never)
+    private func makeLevel(_ plan: ExecutionPlan, inputs: JSONObject, shielded: Bool) -> Level {
+        let run = Scope.RunInfo(id: runID, workflow: plan.workflow.name, structureID: options.structureID)
+        return Level(plan: plan, shielded: shielded, scope: Scope(inputs: inputs, run: run), current: plan.workflow.start)
+    }
+
+    /// Where a level's loop pauses: at its end, or at work to await.
+    enum Pause {
+        case ended(LevelEnd)
+        case wait(PlannedState)
+        case step(PlannedState)
+    }
+
+    /// Takes the move the awaited work decided (if any), then runs states until the level ends or a state's work
+    /// must be awaited.
+    @inline(never)
+    private func drive(after awaited: Move?, _ level: inout Level, _ record: inout Record) -> Pause {
+        var move = awaited
+        while true {
+            if let taken = move, let end = advance(taken, &level, &record) { return .ended(end) }
+            guard let state = level.plan.state(named: level.current) else { return .ended(.failed(missingState(level.current))) }
             switch enter(state, &level, &record) {
             case .decided(let decided): move = decided
-            case .wait(let wait): move = await self.wait(wait, &level)
-            case .step(let step): move = await self.step(state, step, &level, &record)
+            case .wait: return .wait(state)
+            case .step: return .step(state)
             }
-            if let end = advance(move, &level, &record) { return end }
         }
+    }
+
+    @inline(never)
+    private func missingState(_ name: String) -> FlowError {
+        FlowError(.hubFailure, "state \"\(name)\" does not exist (the workflow was not validated)")
     }
 
     /// What entering a state leaves for the level's loop: a move already made, or work to await.
     enum Entry {
         case decided(Move)
-        case wait(WaitState)
-        case step(StepBehavior)
+        case wait
+        case step
     }
 
     /// Enters a state: records and reports it, then does its work unless that work must be awaited.
     @inline(never)
-    private func enter(_ state: WorkflowState, _ level: inout Level, _ record: inout Record) -> Entry {
-        record.visited.append(level.qualifiedCurrent)
-        emit(level.path, .stateEntered(state: level.current, type: state.kind.typeName))
+    private func enter(_ planned: PlannedState, _ level: inout Level, _ record: inout Record) -> Entry {
+        record.visited.append(planned.qualifiedName)
+        emit(level.path, .stateEntered(state: level.current, type: planned.state.kind.typeName))
 
-        if !level.onCancelPath, signal.isCancelled, !state.isTerminal {
+        if !level.onCancelPath, signal.isCancelled, !planned.state.isTerminal {
             // A cancel that arrived between states takes effect before the state does any work.
             return .decided(.cancel)
         }
-        switch state.kind {
+        switch planned.state.kind {
         case .succeed(let succeed): return .decided(self.succeed(succeed, level))
         case .fail(let fail): return .decided(.end(.failed(raise(fail, scope: level.scope, state: level.qualifiedCurrent))))
         case .choice(let choice): return .decided(choose(choice, level))
         case .assign(let assign): return .decided(self.assign(assign, &level, &record))
-        case .wait(let wait): return .wait(wait)
-        case .action(let action): return .step(action.step)
-        case .workflow(let subworkflow): return .step(subworkflow.step)
+        case .wait: return .wait
+        case .action, .workflow: return .step
         }
     }
 
@@ -187,7 +215,8 @@ struct WorkflowRunner: Sendable {
     }
 
     @inline(never)
-    private nonisolated(nonsending) func wait(_ wait: WaitState, _ level: inout Level) async -> Move {
+    private nonisolated(nonsending) func wait(_ state: PlannedState, _ level: inout Level) async -> Move {
+        guard case .wait(let wait) = state.state.kind else { preconditionFailure("not a wait state") }
         var matching: [(String, JSONValue)] = []
         do throws(FlowError) {
             for (name, template) in wait.match { matching.append((name, try level.scope.evaluate(template))) }
@@ -220,19 +249,17 @@ struct WorkflowRunner: Sendable {
     }
 
     @inline(never)
-    private nonisolated(nonsending) func step(
-        _ state: WorkflowState, _ step: StepBehavior, _ level: inout Level, _ record: inout Record
-    ) async -> Move {
+    private nonisolated(nonsending) func step(_ state: PlannedState, _ level: inout Level, _ record: inout Record) async -> Move {
         let race = StepRace(clock: options.clock, signal: level.onCancelPath ? nil : signal)
         let outcome = await runStep(
-            state, workflow: level.workflow, step: step, scope: level.scope, path: level.path, statePrefix: level.prefix,
-            race: race, shielded: level.onCancelPath, record: &record)
-        return stepEnded(outcome, step, &level)
+            state, scope: level.scope, path: level.path, race: race, shielded: level.onCancelPath, record: &record)
+        return stepEnded(outcome, state, &level)
     }
 
     /// Where a step's outcome sends the level.
     @inline(never)
-    private func stepEnded(_ outcome: RaceOutcome<JSONValue>, _ step: StepBehavior, _ level: inout Level) -> Move {
+    private func stepEnded(_ outcome: RaceOutcome<JSONValue>, _ state: PlannedState, _ level: inout Level) -> Move {
+        guard let step = state.step else { preconditionFailure("not an action or sub-workflow state") }
         switch outcome {
         case .finished(let value):
             if let result = step.result { level.scope.vars[result] = value }
