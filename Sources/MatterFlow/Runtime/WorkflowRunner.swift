@@ -90,86 +90,7 @@ struct WorkflowRunner: Sendable {
     }
 
     @inline(never)
-    private func makeLevel(_ plan: ExecutionPlan, inputs: JSONObject, shielded: Bool) -> Level {
-        let run = Scope.RunInfo(id: runID, workflow: plan.workflow.name, structureID: options.structureID)
-        return Level(plan: plan, shielded: shielded, scope: Scope(inputs: inputs, run: run), current: plan.workflow.start)
-    }
-
-    /// Where a level's loop pauses: at its end, or at work to await.
-    enum Pause {
-        case ended(LevelEnd)
-        case wait(PlannedState)
-        case step(PlannedState)
-    }
-
-    /// Takes the move the awaited work decided (if any), then runs states until the level ends or a state's work
-    /// must be awaited.
-    @inline(never)
-    private func drive(after awaited: Move?, _ level: inout Level, _ record: inout Record) -> Pause {
-        var move = awaited
-        while true {
-            if let taken = move, let end = advance(taken, &level, &record) { return .ended(end) }
-            guard let state = level.plan.state(named: level.current) else { return .ended(.failed(missingState(level.current))) }
-            switch enter(state, &level, &record) {
-            case .decided(let decided): move = decided
-            case .wait: return .wait(state)
-            case .step: return .step(state)
-            }
-        }
-    }
-
-    @inline(never)
-    private func missingState(_ name: String) -> FlowError {
-        FlowError(.hubFailure, "state \"\(name)\" does not exist (the workflow was not validated)")
-    }
-
-    /// What entering a state leaves for the level's loop: a move already made, or work to await.
-    enum Entry {
-        case decided(Move)
-        case wait
-        case step
-    }
-
-    /// Enters a state: records and reports it, then does its work unless that work must be awaited.
-    @inline(never)
-    private func enter(_ planned: PlannedState, _ level: inout Level, _ record: inout Record) -> Entry {
-        record.visited.append(planned.qualifiedName)
-        emit(level.path, .stateEntered(state: level.current, type: planned.state.kind.typeName))
-
-        if !level.onCancelPath, signal.isCancelled, !planned.state.isTerminal {
-            // A cancel that arrived between states takes effect before the state does any work.
-            return .decided(.cancel)
-        }
-        switch planned.state.kind {
-        case .succeed(let succeed): return .decided(self.succeed(succeed, level))
-        case .fail(let fail): return .decided(.end(.failed(raise(fail, scope: level.scope, state: level.qualifiedCurrent))))
-        case .choice(let choice): return .decided(choose(choice, level))
-        case .assign(let assign): return .decided(self.assign(assign, &level, &record))
-        case .wait: return .wait
-        case .action, .workflow: return .step
-        }
-    }
-
-    /// Takes a move; returns how the level ended once it has.
-    @inline(never)
-    private func advance(_ move: Move, _ level: inout Level, _ record: inout Record) -> LevelEnd? {
-        switch move {
-        case .to(let next):
-            level.current = next
-        case .end(let end):
-            return finish(end, cancelledIn: level.cancelledIn == nil ? nil : record.cancelledState, ended: level.current)
-        case .cancel:
-            if record.cancelledState == nil { record.cancelledState = level.qualifiedCurrent }
-            guard let next = takeCancel(&level) else {
-                return .cancelled(cancelError(in: record.cancelledState ?? level.qualifiedCurrent, path: nil))
-            }
-            level.current = next
-        }
-        return nil
-    }
-
-    @inline(never)
-    private func succeed(_ succeed: SucceedState, _ level: Level) -> Move {
+    func succeed(_ succeed: SucceedState, _ level: Level) -> Move {
         do throws(FlowError) {
             let output = try succeed.output.map { template throws(FlowError) in try level.scope.evaluate(template) }
             return .end(.succeeded(output))
@@ -179,7 +100,7 @@ struct WorkflowRunner: Sendable {
     }
 
     @inline(never)
-    private func choose(_ choice: ChoiceState, _ level: Level) -> Move {
+    func choose(_ choice: ChoiceState, _ level: Level) -> Move {
         do throws(FlowError) {
             var target = choice.defaultNext
             var edge = WorkflowEdge.Kind.choiceDefault
@@ -196,7 +117,7 @@ struct WorkflowRunner: Sendable {
     }
 
     @inline(never)
-    private func assign(_ assign: AssignState, _ level: inout Level, _ record: inout Record) -> Move {
+    func assign(_ assign: AssignState, _ level: inout Level, _ record: inout Record) -> Move {
         do throws(FlowError) {
             var values: [(String, JSONValue)] = []
             for (name, template) in assign.assignments { values.append((name, try level.scope.evaluate(template))) }
@@ -285,7 +206,7 @@ struct WorkflowRunner: Sendable {
 
     /// Moves a cancelled level onto its cancel path; nil when it declares none.
     @inline(never)
-    private func takeCancel(_ level: inout Level) -> String? {
+    func takeCancel(_ level: inout Level) -> String? {
         emit(level.path, .cancelRequested(state: level.current))
         level.cancelledIn = level.current
         guard let onCancel = level.workflow.onCancel else { return nil }
@@ -296,7 +217,7 @@ struct WorkflowRunner: Sendable {
         return onCancel
     }
 
-    private func cancelError(in state: String, path: String?) -> FlowError {
+    func cancelError(in state: String, path: String?) -> FlowError {
         var message = "the run was cancelled in state \(state)"
         if let path { message += "; \(path)" }
         return FlowError(code: .cancelled, cause: .runCancelled, message: message, state: state)
@@ -304,7 +225,7 @@ struct WorkflowRunner: Sendable {
 
     /// Ends a level, turning the end of a cancel path into a cancelled outcome.
     @inline(never)
-    private func finish(_ end: LevelEnd, cancelledIn: String?, ended: String) -> LevelEnd {
+    func finish(_ end: LevelEnd, cancelledIn: String?, ended: String) -> LevelEnd {
         guard let cancelledIn else { return end }
         switch end {
         case .succeeded:
@@ -319,14 +240,14 @@ struct WorkflowRunner: Sendable {
         }
     }
 
-    private func located(_ error: FlowError, _ state: String) -> FlowError {
+    func located(_ error: FlowError, _ state: String) -> FlowError {
         var copy = error
         if copy.state == nil { copy.state = state }
         return copy
     }
 
     @inline(never)
-    private func raise(_ fail: FailState, scope: Scope, state: String) -> FlowError {
+    func raise(_ fail: FailState, scope: Scope, state: String) -> FlowError {
         do {
             switch fail.raise {
             case .rethrow(let template):
