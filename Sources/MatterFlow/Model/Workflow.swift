@@ -7,24 +7,37 @@ public struct Workflow: Sendable {
     /// The newest version of the workflow language this engine understands.
     public static let supportedVersion = 1
 
-    public var name: String
+    public var name: String {
+        didSet { dropPlan() }
+    }
     public var version: Int
     public var description: String?
     /// Declared inputs, in document order.
-    public var inputs: [InputDeclaration]
+    public var inputs: [InputDeclaration] {
+        didSet { dropPlan() }
+    }
     /// The state a run begins in.
-    public var start: String
+    public var start: String {
+        didSet { dropPlan() }
+    }
     /// Where a cancelled run goes, so it can release what it holds before it ends.
-    public var onCancel: String?
+    public var onCancel: String? {
+        didSet { dropPlan() }
+    }
     /// States by name.
-    public var states: [String: WorkflowState]
+    public var states: [String: WorkflowState] {
+        didSet { dropPlan() }
+    }
     /// State names in document order.
     public var stateOrder: [String]
     /// The file the workflow came from, or a label for workflows loaded from data.
     public var file: String
     /// Sub-workflows by the path written in their state, resolved and loaded.
     public var subworkflows: [String: Workflow] {
-        didSet { updateWaitsForEvents() }
+        didSet {
+            updateWaitsForEvents()
+            dropPlan()
+        }
     }
     /// SHA-256 (hex) of the workflow's text and its sub-workflows' hashes, set by the loader; empty for a
     /// workflow built in code. Journals record it so recovery can tell whether the workflow has changed.
@@ -48,6 +61,15 @@ public struct Workflow: Sendable {
         self.file = file
         self.subworkflows = subworkflows
         updateWaitsForEvents()
+    }
+
+    /// The plan runs follow (``ExecutionPlan``), compiled on first use. Every change to what runs read replaces
+    /// it, so copies share a plan only while they are equal.
+    private(set) var planCache = PlanCache()
+
+    /// Forgets the compiled plan, after a change.
+    mutating func dropPlan() {
+        planCache = PlanCache()
     }
 
     /// Whether this workflow or a sub-workflow has a wait state (and so needs the hub's events).

@@ -10,6 +10,12 @@ public struct OperationCatalog: Sendable {
     private var byName: [String: Int]
     /// The events hubs may report, which wait states can wait for.
     public var events: [EventDescriptor]
+    /// Replaced whenever an operation is added or replaced, so compiled plans (``ExecutionPlan``) can tell whether
+    /// the operations they looked up are still this catalog's.
+    private(set) var identity = Identity()
+
+    /// A token of one version of a catalog's operations, compared by identity.
+    final class Identity: Sendable {}
 
     public init(_ operations: [OperationDescriptor], events: [EventDescriptor] = []) {
         self.operations = []
@@ -25,6 +31,7 @@ public struct OperationCatalog: Sendable {
 
     /// Adds or replaces an operation.
     public mutating func add(_ operation: OperationDescriptor) {
+        identity = Identity()
         if let index = byName[operation.name] {
             operations[index] = operation
         } else {

@@ -5,7 +5,18 @@ struct Scope: Sendable {
     var inputs: JSONObject
     var vars: [String: JSONValue] = [:]
     var error: FlowError?
-    var run: JSONObject
+    var run: RunInfo
+
+    /// What `${run}` reads; its object is built only when a template reads it.
+    struct RunInfo: Sendable {
+        var id: String
+        var workflow: String
+        var structureID: StructureID
+
+        var object: JSONObject {
+            ["id": .string(id), "workflow": .string(workflow), "structureID": .string(structureID)]
+        }
+    }
 
     /// The value of a reference, or nil when it does not resolve.
     func resolve(_ reference: Reference) -> JSONValue? {
@@ -22,7 +33,7 @@ struct Scope: Sendable {
             guard let error else { return nil }
             value = Self.json(error)
         case .run:
-            value = .object(run)
+            value = .object(run.object)
         }
         for segment in path {
             switch (segment, value) {

@@ -28,45 +28,42 @@ struct StepRace {
     /// How long a guard's status check may take (the time budget assumes the same).
     static let guardTimeout: Duration = .seconds(rounding: TimeBudget.guardTimeoutSeconds)
 
-    func run<Value: Sendable>(
-        timeout: Duration?, _ work: @escaping @Sendable () async throws -> Value
-    ) async -> RaceOutcome<Value> {
-        let clock = self.clock
-        let race = Race<Value>(clock: clock)
-        clock.beginActivity()
-        let task = Task.immediate {
-            do {
-                race.workEnded(.finished(try await work()))
-            } catch {
-                race.workEnded(.failed(FlowError.from(error)))
-            }
-            clock.endActivity()
-        }
-        if let outcome = race.decided { return outcome }
+    /// Hub work a race runs: nonsending, so the call starts without a hop; its value travels type-erased.
+    typealias Work = nonisolated(nonsending) @Sendable () async throws -> any Sendable
 
-        race.attach(task)
-        if let timeout {
-            race.attach(clock.scheduleTimer(after: timeout) { race.offer(.timedOut) })
+    nonisolated(nonsending) func run<Value: Sendable>(timeout: Duration?, _ work: @escaping Work) async -> RaceOutcome<Value> {
+        let race = Race(clock: clock, work: work)
+        clock.beginActivity()
+        // The task's closure captures only the race, so it needs no context of its own.
+        let task = Task.immediate { await race.perform() }
+        let decision: Race.Decision
+        let value: (any Sendable)?
+        if let (early, earlyValue) = race.settled() {
+            (decision, value) = (early, earlyValue)
+        } else {
+            race.arm(task: task, timeout: timeout, signal: signal)
+            decision = await race.decided()
+            value = race.value
         }
-        if let signal {
-            let token = signal.onCancel { race.offer(.cancelled(late: nil)) }
-            race.onDecided { signal.remove(token) }
-        }
-        let outcome = await race.outcome()
-        switch outcome {
-        case .finished, .failed:
-            return outcome
+        switch decision {
+        case .finished:
+            // The work's value is the only one ever stored, and `work` produced it for this `Value`.
+            guard let value = value as? Value else { preconditionFailure("a race finished without its value") }
+            return .finished(value)
+        case .failed(let error):
+            return .failed(error)
         case .timedOut:
             await race.windDown(atMost: Self.gracePeriod)
-            return outcome
+            return .timedOut
         case .cancelled:
             await race.windDown(atMost: Self.gracePeriod)
-            return .cancelled(late: race.lateValue)
+            return .cancelled(late: race.value as? Value)
         }
     }
 
     /// Sleeps on the clock, unless the run is cancelled first.
-    func delay(_ duration: Duration) async -> Bool {
+    @inline(never)
+    nonisolated(nonsending) func delay(_ duration: Duration) async -> Bool {
         let clock = self.clock
         let outcome: RaceOutcome<Bool> = await run(timeout: nil) {
             try await clock.sleep(for: duration)
@@ -75,118 +72,159 @@ struct StepRace {
         if case .finished = outcome { return true }
         return false
     }
-
 }
 
-/// One race's state: the outcome once decided, the waiting task, the tasks to stop, and the work's end.
-final class Race<Value: Sendable>: Sendable {
+/// One race's state: the work, the outcome once decided, the waiting task, what to stop, and the work's end.
+///
+/// Not generic: a generic class's deinit runs unspecialised and looks up its metadata on every release, which
+/// cost more than the rest of a synchronous hub call. The work's value travels as `any Sendable` instead
+/// (inline for the values hub calls return, so no allocation) and ``StepRace`` casts it back.
+final class Race: Sendable {
+    /// How the race was decided, without the work's value (kept in `State.value`).
+    enum Decision: Sendable {
+        case finished
+        case failed(FlowError)
+        case timedOut
+        case cancelled
+    }
+
+    /// What the race stops once it is decided; set only when the work suspended.
+    private struct Armed {
+        var task: Task<Void, Never>?
+        var timer: (any ClockTimer)?
+        var signal: CancellationSignal?
+        var signalToken = 0
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
     private struct State {
-        var outcome: RaceOutcome<Value>?
-        var waiter: CheckedContinuation<RaceOutcome<Value>, Never>?
-        var losers: [Task<Void, Never>] = []
-        var timers: [any ClockTimer] = []
-        var cleanup: [@Sendable () -> Void] = []
+        var decision: Decision?
+        /// The work's result when it succeeded, even after losing the race.
+        var value: (any Sendable)?
         var workEnded = false
-        var late: Value?
+        var armed: Armed?
         var windDownWaiter: CheckedContinuation<Void, Never>?
+        var windDownTimer: (any ClockTimer)?
     }
 
     private let state = Mutex(State())
     private let clock: any WorkflowClock
+    private let work: StepRace.Work
 
-    init(clock: any WorkflowClock) {
+    init(clock: any WorkflowClock, work: @escaping StepRace.Work) {
         self.clock = clock
+        self.work = work
     }
 
-    /// The outcome, if the race is already decided.
-    var decided: RaceOutcome<Value>? { state.withLock { $0.outcome } }
+    /// Runs the work, as the body of its task, and reports its end.
+    nonisolated(nonsending) func perform() async {
+        do {
+            let value = try await work()
+            workEnded(.finished, value: value)
+        } catch {
+            workEnded(.failed(FlowError.from(error)), value: nil)
+        }
+        clock.endActivity()
+    }
+
+    /// The decision and the work's value, if the race is already decided.
+    func settled() -> (Decision, (any Sendable)?)? {
+        state.withLock { state in state.decision.map { ($0, state.value) } }
+    }
 
     /// The work's result when it succeeded, even after losing the race.
-    var lateValue: Value? { state.withLock { $0.late } }
+    var value: (any Sendable)? { state.withLock { $0.value } }
 
-    /// A task to cancel once the race is decided (at once if it already is).
-    func attach(_ task: Task<Void, Never>) {
-        let decided = state.withLock { state -> Bool in
-            if state.outcome == nil { state.losers.append(task) }
-            return state.outcome != nil
+    /// Arms the race once the work has suspended: its task, the timeout timer and the cancellation signal are
+    /// what decide it now. Whatever arrives after the decision is stopped at once.
+    func arm(task: Task<Void, Never>, timeout: Duration?, signal: CancellationSignal?) {
+        if state.withLock({ state -> Bool in
+            if state.decision == nil { state.armed = Armed(task: task) }
+            return state.decision != nil
+        }) {
+            task.cancel()
+            return
         }
-        if decided { task.cancel() }
-    }
-
-    /// A timer to cancel once the race is decided (at once if it already is).
-    func attach(_ timer: any ClockTimer) {
-        let decided = state.withLock { state -> Bool in
-            if state.outcome == nil { state.timers.append(timer) }
-            return state.outcome != nil
+        if let timeout {
+            let timer = clock.scheduleTimer(after: timeout) { [self] in offer(.timedOut) }
+            if state.withLock({ state -> Bool in
+                if state.decision == nil { state.armed?.timer = timer }
+                return state.decision != nil
+            }) {
+                timer.cancel()
+            }
         }
-        if decided { timer.cancel() }
-    }
-
-    /// Work to do once the race is decided (at once if it already is).
-    func onDecided(_ work: @escaping @Sendable () -> Void) {
-        let decided = state.withLock { state -> Bool in
-            if state.outcome == nil { state.cleanup.append(work) }
-            return state.outcome != nil
+        if let signal {
+            let token = signal.onCancel { [self] in offer(.cancelled) }
+            if state.withLock({ state -> Bool in
+                if state.decision == nil {
+                    state.armed?.signal = signal
+                    state.armed?.signalToken = token
+                }
+                return state.decision != nil
+            }) {
+                signal.remove(token)
+            }
         }
-        if decided { work() }
     }
 
     /// The work has ended: offer its result and wake a task waiting for it to wind down.
-    func workEnded(_ outcome: RaceOutcome<Value>) {
-        let windDownWaiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+    private func workEnded(_ decision: Decision, value: (any Sendable)?) {
+        let (armed, windDownWaiter) = state.withLock { state -> (Armed?, CheckedContinuation<Void, Never>?) in
             state.workEnded = true
-            if case .finished(let value) = outcome { state.late = value }
-            defer { state.windDownWaiter = nil }
-            return state.windDownWaiter
+            if let value { state.value = value }
+            let windDownWaiter = state.windDownWaiter.take()
+            guard state.decision == nil else { return (nil, windDownWaiter) }
+            state.decision = decision
+            return (state.armed.take(), windDownWaiter)
         }
-        offer(outcome)
+        if let armed { stop(armed) }
         if let windDownWaiter {
             clock.beginActivity()
             windDownWaiter.resume()
         }
     }
 
-    /// Offers an outcome; only the first one counts.
-    func offer(_ outcome: RaceOutcome<Value>) {
-        let decision = state.withLock { state -> (CheckedContinuation<RaceOutcome<Value>, Never>?, [Task<Void, Never>], [any ClockTimer], [@Sendable () -> Void])? in
-            guard state.outcome == nil else { return nil }
-            state.outcome = outcome
-            defer {
-                state.waiter = nil
-                state.losers = []
-                state.timers = []
-                state.cleanup = []
-            }
-            return (state.waiter, state.losers, state.timers, state.cleanup)
+    /// Offers a decision; only the first one counts.
+    func offer(_ decision: Decision) {
+        let armed = state.withLock { state -> Armed? in
+            guard state.decision == nil else { return nil }
+            state.decision = decision
+            return state.armed.take()
         }
-        guard let (waiter, losers, timers, cleanup) = decision else { return }
-        losers.forEach { $0.cancel() }
-        timers.forEach { $0.cancel() }
-        cleanup.forEach { $0() }
-        if let waiter {
+        if let armed { stop(armed) }
+    }
+
+    /// Stops the losers of a decided race and wakes the task waiting for the decision.
+    private func stop(_ armed: Armed) {
+        armed.task?.cancel()
+        armed.timer?.cancel()
+        armed.signal?.remove(armed.signalToken)
+        if let waiter = armed.waiter {
             clock.beginActivity()
-            waiter.resume(returning: outcome)
+            waiter.resume()
         }
     }
 
-    /// Waits for the outcome.
-    func outcome() async -> RaceOutcome<Value> {
-        await withCheckedContinuation { (continuation: CheckedContinuation<RaceOutcome<Value>, Never>) in
-            let ready = state.withLock { state -> RaceOutcome<Value>? in
-                if let outcome = state.outcome { return outcome }
-                state.waiter = continuation
-                return nil
+    /// Waits for the decision.
+    nonisolated(nonsending) func decided() async -> Decision {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.decision != nil { return true }
+                state.armed?.waiter = continuation
+                return false
             }
-            if let ready {
-                continuation.resume(returning: ready)
+            if ready {
+                continuation.resume()
             } else {
                 clock.endActivity()
             }
         }
+        return state.withLock { $0.decision } ?? .cancelled
     }
 
     /// Waits until the work has ended, but at most `limit` on the clock.
-    func windDown(atMost limit: Duration) async {
+    nonisolated(nonsending) func windDown(atMost limit: Duration) async {
         let clock = self.clock
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waiting = state.withLock { state -> Bool in
@@ -199,22 +237,16 @@ final class Race<Value: Sendable>: Sendable {
                 return
             }
             let timer = clock.scheduleTimer(after: limit) { [self] in
-                let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    defer { state.windDownWaiter = nil }
-                    return state.windDownWaiter
-                }
+                let waiter = state.withLock { $0.windDownWaiter.take() }
                 if let waiter {
                     clock.beginActivity()
                     waiter.resume()
                 }
             }
-            state.withLock { $0.timers.append(timer) }
+            state.withLock { $0.windDownTimer = timer }
             clock.endActivity()
         }
-        let leftover = state.withLock { state -> [any ClockTimer] in
-            defer { state.timers = [] }
-            return state.timers
-        }
-        leftover.forEach { $0.cancel() }
+        let leftover = state.withLock { $0.windDownTimer.take() }
+        leftover?.cancel()
     }
 }

@@ -116,7 +116,7 @@ public struct WorkflowEngine: Sendable {
         return launch(workflow, inputs: point.levels.first?.inputs ?? [:], on: hub, options: options, signal: signal, resume: ResumeCursor(point))
     }
 
-    private func execute(
+    private nonisolated(nonsending) func execute(
         _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal,
         resume: ResumeCursor? = nil
     ) async -> RunResult {
@@ -134,10 +134,20 @@ public struct WorkflowEngine: Sendable {
             runner.emit([workflow.name], .runStarted(inputs: options.showSecrets ? inputs : workflow.redacting(inputs)))
         }
         var record = WorkflowRunner.Record()
-        let end = await runner.execute(
-            workflow, inputs: inputs, path: [workflow.name], statePrefix: "", shielded: false, record: &record)
+        let end = await runner.execute(workflow.plan(catalog: catalog), inputs: inputs, shielded: false, record: &record)
+        return finish(end, runner: runner, record: record, workflow: workflow, secrets: secrets)
+    }
+
+    /// The run's result, reported as the run's last event; never inlined, so the frame a run keeps while it waits
+    /// does not hold it.
+    @inline(never)
+    private func finish(
+        _ end: WorkflowRunner.LevelEnd, runner: WorkflowRunner, record: WorkflowRunner.Record, workflow: Workflow,
+        secrets: SecretValues
+    ) -> RunResult {
+        let options = runner.options
         var result = RunResult(
-            runID: runID, workflow: workflow.name, outcome: .succeeded, output: nil, error: nil,
+            runID: runner.runID, workflow: workflow.name, outcome: .succeeded, output: nil, error: nil,
             warnings: record.warnings, visitedStates: record.visited)
         switch end {
         case .succeeded(let output):

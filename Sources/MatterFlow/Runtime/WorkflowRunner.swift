@@ -31,25 +31,32 @@ struct WorkflowRunner: Sendable {
         var cancelledState: String?
     }
 
-    func emit(_ path: [String], _ kind: RunEvent.Kind) {
+    /// Reports an event to the observer; without one, the event is never built.
+    @inline(never)
+    func emit(_ path: [String], _ kind: @autoclosure () -> RunEvent.Kind) {
         guard let observer = options.observer else { return }
+        let kind = kind()
         let shown = options.showSecrets ? kind : secrets.redacting(kind)
         observer(RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: shown))
     }
 
     /// A workflow level in progress: where it is, what it has bound, and whether it is on its cancel path.
     struct Level {
-        let workflow: Workflow
-        let path: [String]
-        /// The qualification of this level's states (`parent/`), empty at the top.
-        let prefix: String
+        /// The level's compiled workflow: one reference, so the level copies none of the workflow's structs.
+        let plan: ExecutionPlan
         /// Runs inside a cancel path: never cancelled again.
         let shielded: Bool
         var scope: Scope
         var current: String
         /// The state this level was cancelled in, once it is on its cancel path.
         var cancelledIn: String?
+        /// Restored from a checkpoint and about to re-enter its state (see ``ResumePoint``).
+        var restoring = false
 
+        var workflow: Workflow { plan.workflow }
+        var path: [String] { plan.path }
+        /// The qualification of this level's states (`parent/`), empty at the top.
+        var prefix: String { plan.prefix }
         var onCancelPath: Bool { cancelledIn != nil || shielded }
         var qualifiedCurrent: String { prefix + current }
     }
@@ -65,98 +72,30 @@ struct WorkflowRunner: Sendable {
     }
 
     /// Runs a workflow level with resolved inputs.
-    func execute(
-        _ workflow: Workflow, inputs: JSONObject, path: [String], statePrefix: String, shielded: Bool, record: inout Record
+    ///
+    /// Here and below, `nonisolated(nonsending)` keeps the run on the executor it is already on: without it,
+    /// every call would hop to the generic executor, and each hop checks the task's executor preference under a
+    /// lock.
+    @inline(never)
+    nonisolated(nonsending) func execute(
+        _ plan: ExecutionPlan, inputs: JSONObject, shielded: Bool, record: inout Record
     ) async -> LevelEnd {
-        let run: JSONObject = ["id": .string(runID), "workflow": .string(workflow.name), "structureID": .string(options.structureID)]
-        var level = Level(
-            workflow: workflow, path: path, prefix: statePrefix, shielded: shielded, scope: Scope(inputs: inputs, run: run),
-            current: workflow.start)
-        var restoring = restore(&level)
+        var level = makeLevel(plan, inputs: inputs, shielded: shielded)
+        level.restoring = restore(&level)
+        var move: Move?
         while true {
-            guard let state = workflow.states[level.current] else {
-                return .failed(FlowError(.hubFailure, "state \"\(level.current)\" does not exist (the workflow was not validated)"))
-            }
-            record.visited.append(level.qualifiedCurrent)
-            emit(path, .stateEntered(state: level.current, type: state.kind.typeName))
-            options.checkpoints?(checkpoint(level))
-
-            // A restored level re-enters its state; one that leads to a deeper restored level must descend
-            // before anything else, so that the innermost level is the first to act (or to take its cancel path).
-            let descending = restoring && resume?.descending == true
-            let completed = restoring && !descending ? resume?.takeCompletedStep() : nil
-            restoring = false
-            let move: Move
-            if let completed, let step = state.kind.step {
-                move = finishRestored(step, result: completed, &level)
-            } else if !descending, !level.onCancelPath, signal.isCancelled, !state.isTerminal {
-                // A cancel that arrived between states takes effect before the state does any work.
-                move = .cancel
-            } else {
-                switch state.kind {
-                case .succeed(let succeed): move = self.succeed(succeed, level)
-                case .fail(let fail): move = .end(.failed(raise(fail, scope: level.scope, state: level.qualifiedCurrent)))
-                case .choice(let choice): move = choose(choice, level)
-                case .assign(let assign): move = self.assign(assign, &level, &record)
-                case .wait(let wait): move = await self.wait(wait, &level)
-                case .action(let action): move = await step(state, action.step, &level, &record)
-                case .workflow(let subworkflow): move = await step(state, subworkflow.step, &level, &record)
-                }
-            }
-
-            switch move {
-            case .to(let next):
-                level.current = next
-            case .end(let end):
-                return finish(end, cancelledIn: level.cancelledIn == nil ? nil : record.cancelledState, ended: level.current)
-            case .cancel:
-                if record.cancelledState == nil { record.cancelledState = level.qualifiedCurrent }
-                guard let next = takeCancel(&level) else {
-                    return .cancelled(cancelError(in: record.cancelledState ?? level.qualifiedCurrent, path: nil))
-                }
-                level.current = next
+            // Everything but the awaited work happens in synchronous functions that are never inlined, so the
+            // frame a run keeps while it waits holds the level and little else.
+            switch drive(after: move, &level, &record) {
+            case .ended(let end): return end
+            case .wait(let state): move = await wait(state, &level)
+            case .step(let state): move = await step(state, &level, &record)
             }
         }
     }
 
-    /// Restores a level from its checkpoint when the run resumes; returns whether it did.
-    private func restore(_ level: inout Level) -> Bool {
-        guard let checkpoint = resume?.take(path: level.path) else { return false }
-        // Inputs the checkpoint lacks (secrets never kept) come from the parent's templates, where they still resolve.
-        var inputs = checkpoint.inputs
-        for member in level.scope.inputs.members where inputs[member.key] == nil { inputs[member.key] = member.value }
-        level.scope.inputs = inputs
-        level.scope.vars = Dictionary(checkpoint.variables.members.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
-        level.scope.error = checkpoint.error
-        level.current = checkpoint.state
-        level.cancelledIn = checkpoint.cancelledIn
-        return true
-    }
-
-    /// The level as a checkpoint, secrets redacted unless the run shows them.
-    private func checkpoint(_ level: Level) -> RunCheckpoint {
-        var variables = JSONObject()
-        for name in level.scope.vars.keys.sorted() {
-            let value = level.scope.vars[name] ?? .null
-            variables[name] = options.showSecrets ? value : secrets.redacting(value)
-        }
-        let inputs = options.showSecrets ? level.scope.inputs : secrets.redacting(.object(level.scope.inputs)).objectValue ?? [:]
-        return RunCheckpoint(
-            workflowPath: level.path, state: level.current, inputs: inputs, variables: variables,
-            error: options.showSecrets ? level.scope.error : secrets.redacting(level.scope.error), cancelledIn: level.cancelledIn,
-            shielded: level.shielded)
-    }
-
-    /// A restored state whose work had finished before the run stopped: bind its result and move on, or take the
-    /// cancel path with the result kept, as for a call that finished while the run was being cancelled.
-    private func finishRestored(_ step: StepBehavior, result: JSONValue, _ level: inout Level) -> Move {
-        if let name = step.result { level.scope.vars[name] = result }
-        if !level.onCancelPath, signal.isCancelled { return .cancel }
-        emit(level.path, .transition(from: level.current, to: step.next, edge: .next))
-        return .to(step.next)
-    }
-
-    private func succeed(_ succeed: SucceedState, _ level: Level) -> Move {
+    @inline(never)
+    func succeed(_ succeed: SucceedState, _ level: Level) -> Move {
         do throws(FlowError) {
             let output = try succeed.output.map { template throws(FlowError) in try level.scope.evaluate(template) }
             return .end(.succeeded(output))
@@ -165,7 +104,8 @@ struct WorkflowRunner: Sendable {
         }
     }
 
-    private func choose(_ choice: ChoiceState, _ level: Level) -> Move {
+    @inline(never)
+    func choose(_ choice: ChoiceState, _ level: Level) -> Move {
         do throws(FlowError) {
             var target = choice.defaultNext
             var edge = WorkflowEdge.Kind.choiceDefault
@@ -181,7 +121,8 @@ struct WorkflowRunner: Sendable {
         }
     }
 
-    private func assign(_ assign: AssignState, _ level: inout Level, _ record: inout Record) -> Move {
+    @inline(never)
+    func assign(_ assign: AssignState, _ level: inout Level, _ record: inout Record) -> Move {
         do throws(FlowError) {
             var values: [(String, JSONValue)] = []
             for (name, template) in assign.assignments { values.append((name, try level.scope.evaluate(template))) }
@@ -199,7 +140,9 @@ struct WorkflowRunner: Sendable {
         }
     }
 
-    private func wait(_ wait: WaitState, _ level: inout Level) async -> Move {
+    @inline(never)
+    private nonisolated(nonsending) func wait(_ state: PlannedState, _ level: inout Level) async -> Move {
+        guard case .wait(let wait) = state.state.kind else { preconditionFailure("not a wait state") }
         var matching: [(String, JSONValue)] = []
         do throws(FlowError) {
             for (name, template) in wait.match { matching.append((name, try level.scope.evaluate(template))) }
@@ -231,11 +174,18 @@ struct WorkflowRunner: Sendable {
         }
     }
 
-    private func step(_ state: WorkflowState, _ step: StepBehavior, _ level: inout Level, _ record: inout Record) async -> Move {
+    @inline(never)
+    private nonisolated(nonsending) func step(_ state: PlannedState, _ level: inout Level, _ record: inout Record) async -> Move {
         let race = StepRace(clock: options.clock, signal: level.onCancelPath ? nil : signal)
         let outcome = await runStep(
-            state, workflow: level.workflow, step: step, scope: level.scope, path: level.path, statePrefix: level.prefix,
-            race: race, shielded: level.onCancelPath, record: &record)
+            state, scope: level.scope, path: level.path, race: race, shielded: level.onCancelPath, record: &record)
+        return stepEnded(outcome, state, &level)
+    }
+
+    /// Where a step's outcome sends the level.
+    @inline(never)
+    private func stepEnded(_ outcome: RaceOutcome<JSONValue>, _ state: PlannedState, _ level: inout Level) -> Move {
+        guard let step = state.step else { preconditionFailure("not an action or sub-workflow state") }
         switch outcome {
         case .finished(let value):
             if let result = step.result { level.scope.vars[result] = value }
@@ -260,7 +210,8 @@ struct WorkflowRunner: Sendable {
     }
 
     /// Moves a cancelled level onto its cancel path; nil when it declares none.
-    private func takeCancel(_ level: inout Level) -> String? {
+    @inline(never)
+    func takeCancel(_ level: inout Level) -> String? {
         emit(level.path, .cancelRequested(state: level.current))
         level.cancelledIn = level.current
         guard let onCancel = level.workflow.onCancel else { return nil }
@@ -271,14 +222,15 @@ struct WorkflowRunner: Sendable {
         return onCancel
     }
 
-    private func cancelError(in state: String, path: String?) -> FlowError {
+    func cancelError(in state: String, path: String?) -> FlowError {
         var message = "the run was cancelled in state \(state)"
         if let path { message += "; \(path)" }
         return FlowError(code: .cancelled, cause: .runCancelled, message: message, state: state)
     }
 
     /// Ends a level, turning the end of a cancel path into a cancelled outcome.
-    private func finish(_ end: LevelEnd, cancelledIn: String?, ended: String) -> LevelEnd {
+    @inline(never)
+    func finish(_ end: LevelEnd, cancelledIn: String?, ended: String) -> LevelEnd {
         guard let cancelledIn else { return end }
         switch end {
         case .succeeded:
@@ -293,13 +245,14 @@ struct WorkflowRunner: Sendable {
         }
     }
 
-    private func located(_ error: FlowError, _ state: String) -> FlowError {
+    func located(_ error: FlowError, _ state: String) -> FlowError {
         var copy = error
         if copy.state == nil { copy.state = state }
         return copy
     }
 
-    private func raise(_ fail: FailState, scope: Scope, state: String) -> FlowError {
+    @inline(never)
+    func raise(_ fail: FailState, scope: Scope, state: String) -> FlowError {
         do {
             switch fail.raise {
             case .rethrow(let template):
