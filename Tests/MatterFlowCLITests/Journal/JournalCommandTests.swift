@@ -88,23 +88,7 @@ struct JournalCommandTests {
     func killMidCommissioning() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let home = try directory.write(
-            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
-        let state = directory.file("state")
-        let journal = directory.file("journal")
-        let child = try JournalChild.launch(
-            ["run", workflow, "--home", home, "--state", state, "--journal", journal, "--trace", "jsonl", "--clock", "real"]
-                + commissionInputs())
-        defer { child.kill() }
-        let commissioning = await child.stderr.waitForLine { line in
-            line.contains(#""event":"hubCallStarted""#) && line.contains(#""operation":"commissionDevice""#)
-        }
-        try #require(commissioning, "commissionDevice never started: \(child.stderr.text)")
-        try await Task.sleep(for: .milliseconds(50))
-        child.kill()
-        try #require(await child.waitForExit())
-        #expect(child.status == 128 + SIGKILL)
-        #expect(try savedHome(in: state).activeSession != nil, "the killed run left its session active")
+        let (state, journal) = try await killWhileCommissioning(workflow, in: directory)
 
         let interrupted = await matterflow("runs", "--journal", journal, "--json")
         #expect((try parseJSON(interrupted.stdout) as? [[String: Any]])?.first?["status"] as? String == "interrupted")

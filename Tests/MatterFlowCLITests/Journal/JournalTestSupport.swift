@@ -64,3 +64,25 @@ func matterflowVirtual(_ arguments: [String]) async -> ToolRun {
         environment: ToolEnvironment(standardOutput: out, standardError: err, handlesInterrupts: false, clock: VirtualClock()))
     return ToolRun(code: code, stdout: out.text, stderr: err.text)
 }
+
+/// A run killed with SIGKILL while the hub commissions the device (30 s of simulated latency, real time).
+func killWhileCommissioning(_ workflow: String, in directory: TemporaryDirectory) async throws -> (state: String, journal: String) {
+    let home = try directory.write(
+        TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+    let state = directory.file("state")
+    let journal = directory.file("journal")
+    let child = try JournalChild.launch(
+        ["run", workflow, "--home", home, "--state", state, "--journal", journal, "--trace", "jsonl", "--clock", "real"]
+            + commissionInputs())
+    defer { child.kill() }
+    let commissioning = await child.stderr.waitForLine { line in
+        line.contains(#""event":"hubCallStarted""#) && line.contains(#""operation":"commissionDevice""#)
+    }
+    try #require(commissioning, "commissionDevice never started: \(child.stderr.text)")
+    try await Task.sleep(for: .milliseconds(50))
+    child.kill()
+    try #require(await child.waitForExit())
+    #expect(child.status == 128 + SIGKILL)
+    #expect(try savedHome(in: state).activeSession?.phase == .commissioning, "the killed run left no session commissioning")
+    return (state, journal)
+}

@@ -9,32 +9,11 @@ import Testing
 struct ResumeCommandTests {
     let workflow = Repository.workflow("commission-device")
 
-    /// A run killed with SIGKILL while the hub commissions the device (30 s of simulated latency, real time).
-    func killedWhileCommissioning(_ directory: TemporaryDirectory) async throws -> (state: String, journal: String) {
-        let home = try directory.write(
-            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
-        let state = directory.file("state")
-        let journal = directory.file("journal")
-        let child = try JournalChild.launch(
-            ["run", workflow, "--home", home, "--state", state, "--journal", journal, "--trace", "jsonl", "--clock", "real"]
-                + commissionInputs())
-        defer { child.kill() }
-        let commissioning = await child.stderr.waitForLine { line in
-            line.contains(#""event":"hubCallStarted""#) && line.contains(#""operation":"commissionDevice""#)
-        }
-        try #require(commissioning, "commissionDevice never started: \(child.stderr.text)")
-        try await Task.sleep(for: .milliseconds(50))
-        child.kill()
-        try #require(await child.waitForExit())
-        #expect(try savedHome(in: state).activeSession?.phase == .commissioning)
-        return (state, journal)
-    }
-
     @Test("kill -9 mid-commissioning, then recover --resume with the payload again: the device is added, named and placed")
     func resumeAfterKill() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (state, journal) = try await killedWhileCommissioning(directory)
+        let (state, journal) = try await killWhileCommissioning(workflow, in: directory)
 
         let recover = await matterflowVirtual(
             ["recover", "--journal", journal, "--state", state, "--resume", "--input", "onboardingPayload=\(Payloads.specQR)"])
@@ -55,7 +34,7 @@ struct ResumeCommandTests {
     func resumeNeedsTheInput() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (state, journal) = try await killedWhileCommissioning(directory)
+        let (state, journal) = try await killWhileCommissioning(workflow, in: directory)
 
         let malformed = await matterflowVirtual(["recover", "--journal", journal, "--state", state, "--resume", "--input", "payload"])
         #expect(malformed.code == 64)
