@@ -134,7 +134,7 @@ public struct WorkflowEngine: Sendable {
             runner.emit([workflow.name], .runStarted(inputs: options.showSecrets ? inputs : workflow.redacting(inputs)))
         }
         var record = WorkflowRunner.Record()
-        let end = await runner.execute(workflow.plan(catalog: catalog), inputs: inputs, shielded: false, record: &record)
+        let end = await runner.run(workflow.plan(catalog: catalog), inputs: inputs, record: &record)
         return finish(end, runner: runner, record: record, workflow: workflow, secrets: secrets)
     }
 

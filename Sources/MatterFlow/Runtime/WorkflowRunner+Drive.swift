@@ -1,35 +1,162 @@
 import MatterFlowJSON
 
 extension WorkflowRunner {
-    // A level's loop (``WorkflowRunner/execute(_:inputs:shielded:record:)``) only awaits; everything between
-    // awaits happens here, in synchronous functions that are never inlined, so the frame a waiting run keeps holds
-    // the level and little else.
+    // A run is one loop over a stack of levels: a sub-workflow state pushes its child's level, and a level's end
+    // pops it and becomes the outcome of its parent's state. The loop only awaits; everything between awaits
+    // happens in synchronous functions that are never inlined, so the frame a waiting run keeps holds the stack
+    // and the awaited work, however deep the sub-workflows nest.
 
+    /// Work the run's loop awaits, or the run's end.
+    enum Work {
+        case ended(LevelEnd)
+        /// A wait state's event.
+        case event(WaitRequest)
+        /// The hub's status, for the current state's next guard.
+        case status(StepRace)
+        case call(StepRace, HubCall)
+        /// The delay before a retry.
+        case delay(StepRace, Duration)
+    }
+
+    /// How awaited work ended, for the loop to carry on from.
+    enum Awaited {
+        case event(RaceOutcome<HubEvent>, WaitState)
+        case status(RaceOutcome<HubStatus>)
+        case call(RaceOutcome<JSONValue>, HubCall)
+        /// Whether the delay ran out (false: the run was cancelled first).
+        case delay(Bool)
+    }
+
+    /// Runs the workflow of a plan with resolved inputs, sub-workflows included.
+    ///
+    /// `nonisolated(nonsending)` keeps the run on the executor it is already on: without it, every call would hop
+    /// to the generic executor, and each hop checks the task's executor preference under a lock.
+    @inline(never)
+    nonisolated(nonsending) func run(_ plan: ExecutionPlan, inputs: JSONObject, record: inout Record) async -> LevelEnd {
+        var levels = Stack(top: makeLevel(plan, inputs: inputs, shielded: false))
+        var work = drive(after: nil, &levels, &record)
+        while true {
+            switch work {
+            case .ended(let end):
+                return end
+            case .event(let request):
+                let outcome = await inbox.wait(
+                    for: request.matches, timeout: request.timeout, clock: options.clock, signal: request.signal)
+                work = resumed(.event(outcome, request.state), &levels, &record)
+            case .status(let race):
+                let hub = self.hub
+                let structure = options.structureID
+                let outcome: RaceOutcome<HubStatus> = await race.run(timeout: StepRace.guardTimeout) {
+                    try await hub.status(structure: structure)
+                }
+                work = resumed(.status(outcome), &levels, &record)
+            case .call(let race, let call):
+                let outcome: RaceOutcome<JSONValue> = await race.run(timeout: .seconds(rounding: call.plan.timeoutSeconds), call.work)
+                work = resumed(.call(outcome, call), &levels, &record)
+            case .delay(let race, let duration):
+                work = resumed(.delay(await race.delay(duration)), &levels, &record)
+            }
+        }
+    }
+
+    /// The run's levels: the innermost one, which is running, and the ones waiting for their sub-workflow state
+    /// to end.
+    struct Stack {
+        var top: Level
+        /// Outermost first.
+        var parents: [Level] = []
+
+        var depth: Int { parents.count }
+
+        mutating func push(_ level: consuming Level) {
+            // Swapped rather than copied: a copy would retain every member of the level.
+            var parent = level
+            swap(&top, &parent)
+            parents.append(parent)
+        }
+
+        mutating func pop() {
+            top = parents.removeLast()
+        }
+    }
+
+    /// A level with its inputs, restored from its checkpoint when the run resumes.
     @inline(never)
     func makeLevel(_ plan: ExecutionPlan, inputs: JSONObject, shielded: Bool) -> Level {
-        let run = Scope.RunInfo(id: runID, workflow: plan.workflow.name, structureID: options.structureID)
-        return Level(plan: plan, shielded: shielded, scope: Scope(inputs: inputs, run: run), current: plan.workflow.start)
+        let run = Scope.RunInfo(id: runID, workflow: plan.name, structureID: options.structureID)
+        var level = Level(plan: plan, shielded: shielded, scope: Scope(inputs: inputs, run: run), current: plan.start)
+        level.restoring = restore(&level)
+        return level
     }
 
-    /// Where a level's loop pauses: at its end, or at work to await.
-    enum Pause {
-        case ended(LevelEnd)
-        case wait(PlannedState)
-        case step(PlannedState)
-    }
-
-    /// Takes the move the awaited work decided (if any), then runs states until the level ends or a state's work
-    /// must be awaited.
+    /// Carries on after awaited work: the move it decided, then states until the next work to await.
     @inline(never)
-    func drive(after awaited: Move?, _ level: inout Level, _ record: inout Record) -> Pause {
-        var move = awaited
+    func resumed(_ awaited: Awaited, _ levels: inout Stack, _ record: inout Record) -> Work {
+        let next: Next
+        switch awaited {
+        case .event(let outcome, let wait): next = .move(waitEnded(outcome, wait, &levels.top))
+        case .status(let outcome): next = guardEnded(outcome, &levels, &record)
+        case .call(let outcome, let call): next = callEnded(outcome, call, &levels, &record)
+        case .delay(let elapsed): next = delayEnded(elapsed, &levels, &record)
+        }
+        switch next {
+        case .work(let work): return work
+        case .move(let move): return drive(after: move, &levels, &record)
+        case .descended: return drive(after: nil, &levels, &record)
+        }
+    }
+
+    /// What a step's progress leaves for the loop.
+    enum Next {
+        case work(Work)
+        /// The state's work is done: the level moves on.
+        case move(Move)
+        /// A sub-workflow's level was pushed: enter its state.
+        case descended
+    }
+
+    /// Takes a move (nil: enter the top level's current state), then runs states until the run ends or work must
+    /// be awaited.
+    @inline(never)
+    func drive(after first: Move?, _ levels: inout Stack, _ record: inout Record) -> Work {
+        var move = first
         while true {
-            if let taken = move, let end = advance(taken, &level, &record) { return .ended(end) }
-            guard let state = level.plan.state(named: level.current) else { return .ended(.failed(missingState(level.current))) }
-            switch enter(state, &level, &record) {
-            case .decided(let decided): move = decided
-            case .wait: return .wait(state)
-            case .step: return .step(state)
+            if let taken = move {
+                move = nil
+                if let end = advance(taken, &levels.top, &record) {
+                    guard levels.depth > 0 else { return .ended(end) }
+                    switch levelEnded(end, &levels, &record) {
+                    case .work(let work): return work
+                    case .move(let next): move = next
+                    case .descended: break
+                    }
+                    continue
+                }
+            }
+            guard let state = levels.top.plan.state(named: levels.top.current) else {
+                let end = LevelEnd.failed(missingState(levels.top.current))
+                guard levels.depth > 0 else { return .ended(end) }
+                switch levelEnded(end, &levels, &record) {
+                case .work(let work): return work
+                case .move(let next): move = next
+                case .descended: break
+                }
+                continue
+            }
+            switch enter(state, &levels.top, &record) {
+            case .decided(let decided):
+                move = decided
+            case .wait:
+                switch prepareWait(state, levels.top) {
+                case .success(let request): return .event(request)
+                case .failure(let error): move = .end(.failed(error))
+                }
+            case .step:
+                switch beginStep(state, &levels, &record) {
+                case .work(let work): return work
+                case .move(let next): move = next
+                case .descended: break
+                }
             }
         }
     }
@@ -39,7 +166,7 @@ extension WorkflowRunner {
         FlowError(.hubFailure, "state \"\(name)\" does not exist (the workflow was not validated)")
     }
 
-    /// What entering a state leaves for the level's loop: a move already made, or work to await.
+    /// What entering a state leaves for the loop: a move already made, or work to start.
     enum Entry {
         case decided(Move)
         case wait
@@ -50,7 +177,7 @@ extension WorkflowRunner {
     @inline(never)
     func enter(_ planned: PlannedState, _ level: inout Level, _ record: inout Record) -> Entry {
         record.visited.append(planned.qualifiedName)
-        emit(level.path, .stateEntered(state: level.current, type: planned.state.kind.typeName))
+        emit(level.path, .stateEntered(state: level.current, type: planned.typeName))
         if let checkpoints = options.checkpoints { checkpoints(checkpoint(level)) }
 
         // A restored level re-enters its state; one that leads to a deeper restored level must descend before
@@ -60,10 +187,10 @@ extension WorkflowRunner {
             level.restoring = false
             descending = resume?.descending == true
             if !descending, let completed = resume?.takeCompletedStep(), let step = planned.step {
-                return .decided(finishRestored(step, result: completed, &level))
+                return .decided(finishRestored(step.behavior, result: completed, &level))
             }
         }
-        if !descending, !level.onCancelPath, signal.isCancelled, !planned.state.isTerminal {
+        if !descending, !level.onCancelPath, signal.isCancelled, !planned.isTerminal {
             // A cancel that arrived between states takes effect before the state does any work.
             return .decided(.cancel)
         }
