@@ -9,6 +9,7 @@ extension WorkflowRunner {
             return .failure(FlowError(.hubFailure, "sub-workflow \(subworkflow.path) was not loaded"))
         }
         var given = JSONObject()
+        given.reserveCapacity(state.childInputs.count)
         do throws(FlowError) {
             for (name, template) in state.childInputs { given[name] = try scope.evaluate(template) }
         } catch {
@@ -92,6 +93,7 @@ extension WorkflowRunner {
             return .failure(FlowError(.hubFailure, "operation \(action.operation) is not in the catalog"))
         }
         var arguments = JSONObject()
+        arguments.reserveCapacity(call.arguments.count)
         do throws(FlowError) {
             for (name, template) in call.arguments {
                 let value = try scope.evaluate(template)

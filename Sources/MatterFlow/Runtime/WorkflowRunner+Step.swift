@@ -152,7 +152,7 @@ extension WorkflowRunner {
         level.progress = nil
         switch outcome {
         case .finished(let value):
-            if let result = step.result { level.scope.vars[result] = value }
+            if let result = step.result { level.scope.bind(result, value) }
             emit(level.path, .transition(from: level.current, to: step.next, edge: .next))
             return .move(.to(step.next))
         case .failed(let error):
@@ -168,7 +168,7 @@ extension WorkflowRunner {
         case .cancelled(let late):
             // A call that still succeeded while the run was being cancelled did its work on the hub: keep its
             // result, so the cancel path can tell what to release.
-            if let late, let result = step.result { level.scope.vars[result] = late }
+            if let late, let result = step.result { level.scope.bind(result, late) }
             return .move(.cancel)
         }
     }

@@ -42,7 +42,7 @@ extension WorkflowRunner {
         switch outcome {
         case .finished(let event):
             emit(level.path, .eventReceived(state: level.current, event: event.name, value: event.value, fields: event.fields))
-            if let result = wait.result { level.scope.vars[result] = .object(event.fields) }
+            if let result = wait.result { level.scope.bind(result, .object(event.fields)) }
             let branch = wait.branches.first { $0.value == event.value }
             let target = branch?.next ?? wait.otherwise ?? wait.onTimeout
             emit(level.path, .transition(from: level.current, to: target, edge: branch == nil ? .eventOtherwise : .event(event.value)))

@@ -26,16 +26,28 @@ struct WorkflowRunner: Sendable {
     /// What a run accumulates for its result.
     struct Record: Sendable {
         var warnings: [String] = []
-        var visited: [String] = []
+        var visited: [String]
         /// The innermost state the run was in when it was cancelled.
         var cancelledState: String?
+
+        init() {
+            // Room for a typical run's states, so that recording them does not grow the array step by step.
+            visited = []
+            visited.reserveCapacity(32)
+        }
     }
 
-    /// Reports an event to the observer; without one, the event is never built.
+    /// Reports an event to the observer; without one, neither the event nor its path is built (inlined, so that
+    /// an unobserved run does not even gather what the event would show).
+    @inline(__always)
+    func emit(_ path: @autoclosure () -> [String], _ kind: @autoclosure () -> RunEvent.Kind) {
+        guard options.observer != nil else { return }
+        report(path(), kind())
+    }
+
     @inline(never)
-    func emit(_ path: [String], _ kind: @autoclosure () -> RunEvent.Kind) {
+    private func report(_ path: [String], _ kind: RunEvent.Kind) {
         guard let observer = options.observer else { return }
-        let kind = kind()
         let shown = options.showSecrets ? kind : secrets.redacting(kind)
         observer(RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: shown))
     }
@@ -104,7 +116,7 @@ struct WorkflowRunner: Sendable {
         do throws(FlowError) {
             var values: [(String, JSONValue)] = []
             for (name, template) in assign.assignments { values.append((name, try level.scope.evaluate(template))) }
-            for (name, value) in values { level.scope.vars[name] = value }
+            for (name, value) in values { level.scope.bind(name, value) }
             if let warning = assign.warning {
                 let message = try level.scope.evaluate(warning)
                 let text = message.stringValue ?? JSONWriter.compact(message)
