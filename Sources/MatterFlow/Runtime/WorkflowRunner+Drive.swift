@@ -6,57 +6,65 @@ extension WorkflowRunner {
     // happens in synchronous functions that are never inlined, so the frame a waiting run keeps holds the stack
     // and the awaited work, however deep the sub-workflows nest.
 
-    /// Work the run's loop awaits, or the run's end.
+    /// Work the run's loop awaits, or the run's end. Small on purpose: the loop's frame holds it while it waits.
     enum Work {
         case ended(LevelEnd)
         /// A wait state's event.
         case event(WaitRequest)
         /// The hub's status, for the current state's next guard.
-        case status(StepRace)
-        case call(StepRace, HubCall)
+        case status(shielded: Bool)
+        case call(HubCall, shielded: Bool)
         /// The delay before a retry.
-        case delay(StepRace, Duration)
-    }
-
-    /// How awaited work ended, for the loop to carry on from.
-    enum Awaited {
-        case event(RaceOutcome<HubEvent>, WaitState)
-        case status(RaceOutcome<HubStatus>)
-        case call(RaceOutcome<JSONValue>, HubCall)
-        /// Whether the delay ran out (false: the run was cancelled first).
-        case delay(Bool)
+        case delay(Duration, shielded: Bool)
     }
 
     /// Runs the workflow of a plan with resolved inputs, sub-workflows included.
     ///
     /// `nonisolated(nonsending)` keeps the run on the executor it is already on: without it, every call would hop
-    /// to the generic executor, and each hop checks the task's executor preference under a lock.
+    /// to the generic executor, and each hop checks the task's executor preference under a lock. Each kind of
+    /// work is awaited in a function of its own, so the loop's frame, which the run keeps throughout, holds only
+    /// the levels and the next work.
     @inline(never)
     nonisolated(nonsending) func run(_ plan: ExecutionPlan, inputs: JSONObject, record: inout Record) async -> LevelEnd {
-        var levels = Stack(top: makeLevel(plan, inputs: inputs, shielded: false))
+        var levels = start(plan, inputs: inputs)
         var work = drive(after: nil, &levels, &record)
         while true {
             switch work {
-            case .ended(let end):
-                return end
-            case .event(let request):
-                let outcome = await inbox.wait(
-                    for: request.matches, timeout: request.timeout, clock: options.clock, signal: request.signal)
-                work = resumed(.event(outcome, request.state), &levels, &record)
-            case .status(let race):
-                let hub = self.hub
-                let structure = options.structureID
-                let outcome: RaceOutcome<HubStatus> = await race.run(timeout: StepRace.guardTimeout) {
-                    try await hub.status(structure: structure)
-                }
-                work = resumed(.status(outcome), &levels, &record)
-            case .call(let race, let call):
-                let outcome: RaceOutcome<JSONValue> = await race.run(timeout: .seconds(rounding: call.plan.timeoutSeconds), call.work)
-                work = resumed(.call(outcome, call), &levels, &record)
-            case .delay(let race, let duration):
-                work = resumed(.delay(await race.delay(duration)), &levels, &record)
+            case .ended(let end): return end
+            case .event(let request): work = await awaitEvent(request, &levels, &record)
+            case .status(let shielded): work = await awaitStatus(shielded: shielded, &levels, &record)
+            case .call(let call, let shielded): work = await awaitCall(call, shielded: shielded, &levels, &record)
+            case .delay(let duration, let shielded): work = await awaitDelay(duration, shielded: shielded, &levels, &record)
             }
         }
+    }
+
+    @inline(never)
+    private nonisolated(nonsending) func awaitEvent(_ request: WaitRequest, _ levels: inout Stack, _ record: inout Record) async -> Work {
+        let outcome = await inbox.wait(for: request.matches, timeout: request.timeout, clock: options.clock, signal: request.signal)
+        return carryOn(.move(waitEnded(outcome, request.state, &levels.top)), &levels, &record)
+    }
+
+    @inline(never)
+    private nonisolated(nonsending) func awaitStatus(shielded: Bool, _ levels: inout Stack, _ record: inout Record) async -> Work {
+        let hub = self.hub
+        let structure = options.structureID
+        let outcome: RaceOutcome<HubStatus> = await race(onCancelPath: shielded).run(timeout: StepRace.guardTimeout) {
+            try await hub.status(structure: structure)
+        }
+        return carryOn(guardEnded(outcome, &levels, &record), &levels, &record)
+    }
+
+    @inline(never)
+    private nonisolated(nonsending) func awaitCall(_ call: HubCall, shielded: Bool, _ levels: inout Stack, _ record: inout Record) async -> Work {
+        let outcome: RaceOutcome<JSONValue> = await race(onCancelPath: shielded).run(timeout: .seconds(rounding: call.plan.timeoutSeconds), call.work)
+        return carryOn(callEnded(outcome, call, &levels, &record), &levels, &record)
+    }
+
+    @inline(never)
+    private nonisolated(nonsending) func awaitDelay(_ duration: Duration, shielded: Bool, _ levels: inout Stack, _ record: inout Record) async -> Work {
+        let elapsed = await race(onCancelPath: shielded).delay(duration)
+        return carryOn(delayEnded(elapsed, &levels, &record), &levels, &record)
     }
 
     /// The run's levels: the innermost one, which is running, and the ones waiting for their sub-workflow state
@@ -80,6 +88,12 @@ extension WorkflowRunner {
         }
     }
 
+    /// The run's stack, with only its top-level level.
+    @inline(never)
+    func start(_ plan: ExecutionPlan, inputs: JSONObject) -> Stack {
+        Stack(top: makeLevel(plan, inputs: inputs, shielded: false))
+    }
+
     /// A level with its inputs, restored from its checkpoint when the run resumes.
     @inline(never)
     func makeLevel(_ plan: ExecutionPlan, inputs: JSONObject, shielded: Bool) -> Level {
@@ -89,16 +103,10 @@ extension WorkflowRunner {
         return level
     }
 
-    /// Carries on after awaited work: the move it decided, then states until the next work to await.
+    /// Carries on after awaited work: the work that follows, or the move it decided and then states until the
+    /// next work to await.
     @inline(never)
-    func resumed(_ awaited: Awaited, _ levels: inout Stack, _ record: inout Record) -> Work {
-        let next: Next
-        switch awaited {
-        case .event(let outcome, let wait): next = .move(waitEnded(outcome, wait, &levels.top))
-        case .status(let outcome): next = guardEnded(outcome, &levels, &record)
-        case .call(let outcome, let call): next = callEnded(outcome, call, &levels, &record)
-        case .delay(let elapsed): next = delayEnded(elapsed, &levels, &record)
-        }
+    func carryOn(_ next: Next, _ levels: inout Stack, _ record: inout Record) -> Work {
         switch next {
         case .work(let work): return work
         case .move(let move): return drive(after: move, &levels, &record)

@@ -53,11 +53,11 @@ extension WorkflowRunner {
         guard let progress = levels.top.progress else { preconditionFailure("no step in progress") }
         let state = progress.state
         if !progress.resuming, progress.guardsPassed < state.guards.count {
-            return .work(.status(race(onCancelPath: levels.top.onCancelPath)))
+            return .work(.status(shielded: levels.top.onCancelPath))
         }
         if state.isSubworkflow { return descend(progress, &levels, &record) }
         switch prepareCall(state, scope: levels.top.scope, path: levels.top.path, attempt: progress.attempt) {
-        case .success(let call): return .work(.call(race(onCancelPath: levels.top.onCancelPath), call))
+        case .success(let call): return .work(.call(call, shielded: levels.top.onCancelPath))
         case .failure(let error): return attemptEnded(.failed(error), &levels, &record)
         }
     }
@@ -125,7 +125,7 @@ extension WorkflowRunner {
     @inline(never)
     private func attemptEnded(_ outcome: RaceOutcome<JSONValue>, _ levels: inout Stack, _ record: inout Record) -> Next {
         if case .failed(let error) = outcome, let delay = retryDelay(after: error, &levels.top) {
-            return .work(.delay(race(onCancelPath: levels.top.onCancelPath), .seconds(rounding: delay)))
+            return .work(.delay(.seconds(rounding: delay), shielded: levels.top.onCancelPath))
         }
         return stepEnded(outcome, &levels.top)
     }

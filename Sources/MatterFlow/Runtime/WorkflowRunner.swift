@@ -2,7 +2,9 @@ import MatterFlowJSON
 
 /// Executes one run: walks the state machine, calls the hub, applies guards, retries and error routes, runs
 /// sub-workflows, and takes the cancel path when the run is cancelled.
-struct WorkflowRunner: Sendable {
+///
+/// A class, so that the frames a waiting run keeps hold one reference to it rather than a copy of its fields.
+final class WorkflowRunner: Sendable {
     let hub: any Hub
     let catalog: OperationCatalog
     let options: RunOptions
@@ -13,7 +15,21 @@ struct WorkflowRunner: Sendable {
     /// Hub events received and not yet consumed by a wait state.
     let inbox: EventInbox
     /// What is left to restore when the run resumes from a ``ResumePoint``; nil for a fresh run.
-    var resume: ResumeCursor? = nil
+    let resume: ResumeCursor?
+
+    init(
+        hub: any Hub, catalog: OperationCatalog, options: RunOptions, runID: String, signal: CancellationSignal,
+        secrets: SecretValues, inbox: EventInbox, resume: ResumeCursor?
+    ) {
+        self.hub = hub
+        self.catalog = catalog
+        self.options = options
+        self.runID = runID
+        self.signal = signal
+        self.secrets = secrets
+        self.inbox = inbox
+        self.resume = resume
+    }
 
     /// How one workflow level ended.
     enum LevelEnd: Sendable {
@@ -199,6 +215,69 @@ struct WorkflowRunner: Sendable {
             var copy = error
             copy.state = state
             return copy
+        }
+    }
+}
+
+extension WorkflowRunner {
+    // A wait state: its match is evaluated and reported before the run's loop awaits the event; the event, the
+    // timeout or a cancel then decides where the level goes.
+
+    /// The event a wait state waits for, and how the wait may end; a class, so the run's loop holds one reference.
+    final class WaitRequest: Sendable {
+        let state: WaitState
+        let matches: @Sendable (HubEvent) -> Bool
+        let timeout: Duration
+        /// Nil while the level is on its cancel path.
+        let signal: CancellationSignal?
+
+        init(state: WaitState, matches: @escaping @Sendable (HubEvent) -> Bool, timeout: Duration, signal: CancellationSignal?) {
+            self.state = state
+            self.matches = matches
+            self.timeout = timeout
+            self.signal = signal
+        }
+    }
+
+    /// What a wait state waits for; the error that ends its level when its match does not evaluate.
+    @inline(never)
+    func prepareWait(_ state: PlannedState, _ level: Level) -> Result<WaitRequest, FlowError> {
+        guard case .wait(let wait) = state.state.kind else { preconditionFailure("not a wait state") }
+        var matching: [(String, JSONValue)] = []
+        do throws(FlowError) {
+            for (name, template) in wait.match { matching.append((name, try level.scope.evaluate(template))) }
+        } catch {
+            return .failure(located(error, level.qualifiedCurrent))
+        }
+        let eventName = wait.event
+        let expected = matching
+        emit(level.path, .waitStarted(state: level.current, event: eventName, timeoutSeconds: wait.timeoutSeconds))
+        return .success(
+            WaitRequest(
+                state: wait,
+                matches: { event in
+                    event.name == eventName
+                        && expected.allSatisfy { name, value in event.fields[name].map { Scope.equal($0, value) } ?? false }
+                },
+                timeout: .seconds(rounding: wait.timeoutSeconds), signal: level.onCancelPath ? nil : signal))
+    }
+
+    /// Where a wait's end sends the level.
+    @inline(never)
+    func waitEnded(_ outcome: RaceOutcome<HubEvent>, _ wait: WaitState, _ level: inout Level) -> Move {
+        switch outcome {
+        case .finished(let event):
+            emit(level.path, .eventReceived(state: level.current, event: event.name, value: event.value, fields: event.fields))
+            if let result = wait.result { level.scope.bind(result, .object(event.fields)) }
+            let branch = wait.branches.first { $0.value == event.value }
+            let target = branch?.next ?? wait.otherwise ?? wait.onTimeout
+            emit(level.path, .transition(from: level.current, to: target, edge: branch == nil ? .eventOtherwise : .event(event.value)))
+            return .to(target)
+        case .timedOut, .failed:
+            emit(level.path, .transition(from: level.current, to: wait.onTimeout, edge: .timeout))
+            return .to(wait.onTimeout)
+        case .cancelled:
+            return .cancel
         }
     }
 }
