@@ -117,7 +117,13 @@ public struct JSONObject: Sendable, Hashable {
     /// An object from key-value pairs in order.
     public init(_ pairs: KeyValuePairs<String, JSONValue>) {
         self.init()
+        members.reserveCapacity(pairs.count)
         for (key, value) in pairs { self[key] = value }
+    }
+
+    /// Makes room for `count` members, so that adding that many allocates once instead of growing step by step.
+    public mutating func reserveCapacity(_ count: Int) {
+        members.reserveCapacity(count)
     }
 
     /// The keys in document order.
@@ -186,12 +192,19 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(nilLiteral: ()) { self = .null }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(JSONObject(elements.map { JSONObject.Member(key: $0.0, value: $0.1) }))
+        self = .object(JSONObject(pairs: elements))
     }
 }
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self.init(elements.map { Member(key: $0.0, value: $0.1) })
+        self.init(pairs: elements)
+    }
+
+    /// An object from pairs in order, without an intermediate array of members.
+    init(pairs: [(String, JSONValue)]) {
+        self.init()
+        reserveCapacity(pairs.count)
+        for (key, value) in pairs { self[key] = value }
     }
 }

@@ -17,6 +17,10 @@ final class ExecutionPlan: Sendable {
     let prefix: String
     /// The catalog the plan was compiled with.
     let catalog: OperationCatalog.Identity
+    /// The workflow's name, start state and cancel path, read without copying the workflow.
+    let name: String
+    let start: String
+    let onCancel: String?
     private let states: [String: PlannedState]
 
     init(_ workflow: Workflow, path: [String], prefix: String, catalog: OperationCatalog) {
@@ -26,6 +30,9 @@ final class ExecutionPlan: Sendable {
         self.path = path
         self.prefix = prefix
         self.catalog = catalog.identity
+        name = workflow.name
+        start = workflow.start
+        onCancel = workflow.onCancel
         var states: [String: PlannedState] = [:]
         for (name, state) in workflow.states {
             states[name] = PlannedState(state, in: workflow, path: path, prefix: prefix, catalog: catalog)
@@ -47,52 +54,111 @@ final class ExecutionPlan: Sendable {
 }
 
 /// A state of an ``ExecutionPlan``, with what running it needs resolved.
+///
+/// What a run reads on every entry is kept in fields of its own (or in shared boxes), so that reading it takes a
+/// reference rather than copying the state's structs.
 final class PlannedState: Sendable {
     let state: WorkflowState
+    let name: String
     /// `prefix/name`, as results and errors report it.
     let qualifiedName: String
-    /// An action's operation; nil for other states, or when the catalog lacks it.
-    let operation: OperationDescriptor?
+    /// The state's type, as events report it.
+    let typeName: String
+    let isTerminal: Bool
+    /// An action's call; nil for other states, or when the catalog lacks the operation.
+    let call: PlannedCall?
     /// A sub-workflow state's child plan; nil for other states, or when the sub-workflow was not loaded.
     let child: ExecutionPlan?
+    /// A sub-workflow state's input templates, by name in document order; empty for other states.
+    let childInputs: [(name: String, value: Template)]
+    /// A sub-workflow state's path as written; empty for other states.
+    let childPath: String
     /// The behaviour of an action or sub-workflow state (guards, retries, result, routes); nil for other states.
-    let step: StepBehavior?
+    let step: PlannedStep?
+    let isSubworkflow: Bool
     /// The guards of an action or sub-workflow state.
     var guards: [Guard] { step?.guards ?? [] }
 
     init(_ state: WorkflowState, in workflow: Workflow, path: [String], prefix: String, catalog: OperationCatalog) {
         self.state = state
+        name = state.name
         qualifiedName = prefix + state.name
+        typeName = state.kind.typeName
+        isTerminal = state.isTerminal
         switch state.kind {
         case .action(let action):
-            operation = catalog[action.operation]
+            call = catalog[action.operation].map { PlannedCall($0, action: action) }
             child = nil
-            step = action.step
+            childInputs = []
+            childPath = ""
+            step = PlannedStep(action.step)
+            isSubworkflow = false
         case .workflow(let subworkflow):
-            operation = nil
-            step = subworkflow.step
+            call = nil
+            step = PlannedStep(subworkflow.step)
+            childInputs = subworkflow.inputs
+            childPath = subworkflow.path
             child = workflow.subworkflows[subworkflow.path].map { child in
                 ExecutionPlan(child, path: path + [child.name], prefix: prefix + state.name + "/", catalog: catalog)
             }
+            isSubworkflow = true
         case .choice, .assign, .wait, .succeed, .fail:
-            operation = nil
+            call = nil
             child = nil
+            childInputs = []
+            childPath = ""
             step = nil
+            isSubworkflow = false
         }
     }
+}
 
-    var name: String { state.name }
+/// An action or sub-workflow state's behaviour, shared by the runs that read it.
+final class PlannedStep: Sendable {
+    let behavior: StepBehavior
+    let guards: [Guard]
+    /// The variable the result is bound to on success.
+    let result: String?
+    let retry: [Retrier]
+    let next: String
+    let onError: [ErrorRoute]
 
-    var isSubworkflow: Bool {
-        if case .workflow = state.kind { return true }
-        return false
+    init(_ behavior: StepBehavior) {
+        self.behavior = behavior
+        guards = behavior.guards
+        result = behavior.result
+        retry = behavior.retry
+        next = behavior.next
+        onError = behavior.onError
+    }
+}
+
+/// An action's hub call, resolved against the catalog once.
+final class PlannedCall: Sendable {
+    let operation: OperationDescriptor
+    /// The operation's name.
+    let name: String
+    /// Argument templates by name, in document order.
+    let arguments: [(name: String, value: Template)]
+    /// The state's timeout, or the operation's default.
+    let timeoutSeconds: Double
+    /// The operation's secret arguments.
+    let secretArguments: [String]
+    let secretResultFields: Set<String>
+
+    init(_ operation: OperationDescriptor, action: ActionState) {
+        self.operation = operation
+        name = operation.name
+        arguments = action.arguments
+        timeoutSeconds = action.timeoutSeconds ?? operation.defaultTimeoutSeconds
+        secretArguments = operation.arguments.filter(\.secret).map(\.name)
+        secretResultFields = operation.secretResultFields
     }
 
-    /// Calls the action's operation; the run checks that the catalog has it before it gets here.
+    /// Calls the operation with the state's evaluated arguments.
     @inline(never)
-    nonisolated(nonsending) func callOperation(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
-        guard let operation else { throw FlowError(.hubFailure, "\(name) has no operation") }
-        return try await operation.call(hub: hub, structure: structure, arguments: arguments)
+    nonisolated(nonsending) func perform(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
+        try await operation.call(hub: hub, structure: structure, arguments: arguments)
     }
 }
 

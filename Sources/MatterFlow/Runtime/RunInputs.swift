@@ -11,29 +11,32 @@ extension Workflow {
                 Diagnostic(severity: .error, code: code, message: message, file: source, pointer: JSONPointer.appending(name, to: "")))
         }
         var resolved = JSONObject()
-        for member in given.members where input(named: member.key) == nil {
+        resolved.reserveCapacity(inputs.count)
+        // Declarations are read in place: copying each one would retain every member of it.
+        for member in given.members where !inputs.contains(where: { $0.name == member.key }) {
             let names = inputs.map(\.name)
             report(
                 DiagnosticCode.unknownKey, member.key,
                 "workflow \(name) has no input \"\(member.key)\"\(SpellingSuggestion.hint(for: member.key, among: names)) (inputs: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
         }
-        for declaration in inputs {
+        for index in inputs.indices {
+            let name = inputs[index].name
             // An explicit null means "not given", so the default applies (as when a sub-workflow passes an unset value).
-            if let value = given[declaration.name], !value.isNull {
-                if !declaration.type.admits(value) {
+            if let value = given[name], !value.isNull {
+                if !inputs[index].type.admits(value) {
                     report(
-                        DiagnosticCode.wrongType, declaration.name,
-                        "input \"\(declaration.name)\" must be \(declaration.type.rawValue), got \(value.typeName)")
+                        DiagnosticCode.wrongType, name,
+                        "input \"\(name)\" must be \(inputs[index].type.rawValue), got \(value.typeName)")
                 }
-                resolved[declaration.name] = value
-            } else if let defaultValue = declaration.defaultValue {
-                resolved[declaration.name] = defaultValue
-            } else if declaration.required {
+                resolved[name] = value
+            } else if let defaultValue = inputs[index].defaultValue {
+                resolved[name] = defaultValue
+            } else if inputs[index].required {
                 report(
-                    DiagnosticCode.missingKey, declaration.name,
-                    "required input \"\(declaration.name)\" is missing (or null); pass --input \(declaration.name)=VALUE")
+                    DiagnosticCode.missingKey, name,
+                    "required input \"\(name)\" is missing (or null); pass --input \(name)=VALUE")
             } else {
-                resolved[declaration.name] = .null
+                resolved[name] = .null
             }
         }
         guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }

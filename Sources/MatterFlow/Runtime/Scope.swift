@@ -3,9 +3,17 @@ import MatterFlowJSON
 /// The data a state's templates and conditions can read: inputs, variables, the current error and the run.
 struct Scope: Sendable {
     var inputs: JSONObject
-    var vars: [String: JSONValue] = [:]
+    /// The level's variables, in the order they were first set: a level binds few, so a search through them costs
+    /// less than hashing their names.
+    var vars = JSONObject()
     var error: FlowError?
     var run: RunInfo
+
+    /// Binds a variable; the first one makes room for a few, as levels bind several.
+    mutating func bind(_ name: String, _ value: JSONValue) {
+        if vars.isEmpty { vars.reserveCapacity(4) }
+        vars[name] = value
+    }
 
     /// What `${run}` reads; its object is built only when a template reads it.
     struct RunInfo: Sendable {
@@ -16,38 +24,59 @@ struct Scope: Sendable {
         var object: JSONObject {
             ["id": .string(id), "workflow": .string(workflow), "structureID": .string(structureID)]
         }
+
+        /// A member of `${run}`, without building the whole object.
+        func member(_ name: String) -> JSONValue? {
+            switch name {
+            case "id": .string(id)
+            case "workflow": .string(workflow)
+            case "structureID": .string(structureID)
+            default: nil
+            }
+        }
     }
 
     /// The value of a reference, or nil when it does not resolve.
     func resolve(_ reference: Reference) -> JSONValue? {
+        let path = reference.path
         var value: JSONValue
-        var path = reference.path[...]
+        var next = path.startIndex
         switch reference.root {
         case .input:
-            guard case .member(let name)? = path.popFirst(), let input = inputs[name] else { return nil }
+            guard case .member(let name)? = path.first, let input = inputs[name] else { return nil }
             value = input
+            next += 1
         case .vars:
-            guard case .member(let name)? = path.popFirst(), let variable = vars[name] else { return nil }
+            guard case .member(let name)? = path.first, let variable = vars[name] else { return nil }
             value = variable
+            next += 1
         case .error:
             guard let error else { return nil }
             value = Self.json(error)
         case .run:
-            value = .object(run.object)
-        }
-        for segment in path {
-            switch (segment, value) {
-            case (.member("count"), .array(let elements)):
-                value = .int(elements.count)
-            case (.member(let name), .object(let object)):
-                guard let member = object[name] else { return nil }
+            if case .member(let name)? = path.first {
+                guard let member = run.member(name) else { return nil }
                 value = member
-            case (.index(let index), .array(let elements)):
-                guard elements.indices.contains(index) else { return nil }
-                value = elements[index]
-            case (.member, _), (.index, _):
-                return nil
+                next += 1
+            } else {
+                value = .object(run.object)
             }
+        }
+        while next < path.endIndex {
+            switch path[next] {
+            case .member(let name):
+                if name == "count", case .array(let elements) = value {
+                    value = .int(elements.count)
+                } else if case .object(let object) = value, let member = object[name] {
+                    value = member
+                } else {
+                    return nil
+                }
+            case .index(let index):
+                guard case .array(let elements) = value, elements.indices.contains(index) else { return nil }
+                value = elements[index]
+            }
+            next += 1
         }
         return value
     }
@@ -83,10 +112,12 @@ struct Scope: Sendable {
             return .string(text)
         case .array(let elements):
             var values: [JSONValue] = []
+            values.reserveCapacity(elements.count)
             for element in elements { values.append(try evaluate(element)) }
             return .array(values)
         case .object(let members):
             var object = JSONObject()
+            object.reserveCapacity(members.count)
             for member in members { object[member.key] = try evaluate(member.value) }
             return .object(object)
         }

@@ -31,6 +31,7 @@ struct StepRace {
     /// Hub work a race runs: nonsending, so the call starts without a hop; its value travels type-erased.
     typealias Work = nonisolated(nonsending) @Sendable () async throws -> any Sendable
 
+    @inline(never)
     nonisolated(nonsending) func run<Value: Sendable>(timeout: Duration?, _ work: @escaping Work) async -> RaceOutcome<Value> {
         let race = Race(clock: clock, work: work)
         clock.beginActivity()

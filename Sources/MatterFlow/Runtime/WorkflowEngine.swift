@@ -116,26 +116,43 @@ public struct WorkflowEngine: Sendable {
         return launch(workflow, inputs: point.levels.first?.inputs ?? [:], on: hub, options: options, signal: signal, resume: ResumeCursor(point))
     }
 
+    // Everything but the awaited work happens in synchronous functions that are never inlined, so the frame a run
+    // keeps while it waits holds the runner and its record, not the temporaries of starting and finishing.
+    @inline(never)
     private nonisolated(nonsending) func execute(
         _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal,
         resume: ResumeCursor? = nil
     ) async -> RunResult {
-        let runID = options.runID ?? "run-" + options.random.hexDigits(12)
-        let secrets = SecretValues()
-        for declaration in workflow.inputs where declaration.secret { inputs[declaration.name].map(secrets.add) }
-        let inbox = EventInbox()
+        let runner = makeRunner(workflow, inputs: inputs, hub: hub, options: options, signal: signal, resume: resume)
+        let inbox = runner.inbox
         let subscription: (any HubEventSubscription)? =
             workflow.waitsForEvents ? await hub.subscribe(structure: options.structureID) { inbox.deliver($0) } : nil
         defer { subscription?.cancel() }
-        let runner = WorkflowRunner(
-            hub: hub, catalog: catalog, options: options, runID: runID, signal: signal, secrets: secrets, inbox: inbox,
+        reportStart(runner, workflow: workflow, inputs: inputs)
+        var record = WorkflowRunner.Record()
+        let end = await runner.run(workflow.plan(catalog: catalog), inputs: inputs, record: &record)
+        return finish(end, runner: runner, record: record, workflow: workflow, secrets: runner.secrets)
+    }
+
+    @inline(never)
+    private func makeRunner(
+        _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal,
+        resume: ResumeCursor?
+    ) -> WorkflowRunner {
+        let runID = options.runID ?? "run-" + options.random.hexDigits(12)
+        let secrets = SecretValues()
+        for declaration in workflow.inputs where declaration.secret { inputs[declaration.name].map(secrets.add) }
+        return WorkflowRunner(
+            hub: hub, catalog: catalog, options: options, runID: runID, signal: signal, secrets: secrets, inbox: EventInbox(),
             resume: resume)
-        if options.observer != nil, resume == nil {
+    }
+
+    @inline(never)
+    private func reportStart(_ runner: WorkflowRunner, workflow: Workflow, inputs: JSONObject) {
+        let options = runner.options
+        if options.observer != nil, runner.resume == nil {
             runner.emit([workflow.name], .runStarted(inputs: options.showSecrets ? inputs : workflow.redacting(inputs)))
         }
-        var record = WorkflowRunner.Record()
-        let end = await runner.execute(workflow.plan(catalog: catalog), inputs: inputs, shielded: false, record: &record)
-        return finish(end, runner: runner, record: record, workflow: workflow, secrets: secrets)
     }
 
     /// The run's result, reported as the run's last event; never inlined, so the frame a run keeps while it waits

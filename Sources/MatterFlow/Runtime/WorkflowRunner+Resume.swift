@@ -12,7 +12,7 @@ extension WorkflowRunner {
         var inputs = checkpoint.inputs
         for member in level.scope.inputs.members where inputs[member.key] == nil { inputs[member.key] = member.value }
         level.scope.inputs = inputs
-        level.scope.vars = Dictionary(checkpoint.variables.members.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        level.scope.vars = checkpoint.variables
         level.scope.error = checkpoint.error
         level.current = checkpoint.state
         level.cancelledIn = checkpoint.cancelledIn
@@ -38,7 +38,7 @@ extension WorkflowRunner {
     /// cancel path with the result kept, as for a call that finished while the run was being cancelled.
     @inline(never)
     func finishRestored(_ step: StepBehavior, result: JSONValue, _ level: inout Level) -> Move {
-        if let name = step.result { level.scope.vars[name] = result }
+        if let name = step.result { level.scope.bind(name, result) }
         if !level.onCancelPath, signal.isCancelled { return .cancel }
         emit(level.path, .transition(from: level.current, to: step.next, edge: .next))
         return .to(step.next)

@@ -1,261 +1,175 @@
 import MatterFlowJSON
 
 extension WorkflowRunner {
-    /// Runs an action or sub-workflow state: guards, then the work, retried by the state's retriers.
-    ///
-    /// Retry counters belong to this call, so they reset whenever the run leaves the state, as in Amazon States
-    /// Language. The first retrier matching the error applies; once its `maxRetries` are used the error is routed.
-    @inline(never)
-    nonisolated(nonsending) func runStep(
-        _ state: PlannedState, scope: Scope, path: [String], race: StepRace, shielded: Bool, record: inout Record
-    ) async -> RaceOutcome<JSONValue> {
-        var retriesUsed = [Int](repeating: 0, count: state.step?.retry.count ?? 0)
-        var attempt = 0
-        while true {
-            attempt += 1
-            let outcome = await attemptStep(
-                state, scope: scope, path: path, attempt: attempt, race: race, shielded: shielded, record: &record)
-            guard case .failed(let error) = outcome,
-                let delay = retryDelay(after: error, state: state, retriesUsed: &retriesUsed, path: path, attempt: attempt)
-            else { return outcome }
-            guard await race.delay(.seconds(rounding: delay)) else { return .cancelled(late: nil) }
+    // An action or sub-workflow state runs in attempts: its guards, then its work (a hub call, or the child's
+    // level), retried by the state's retriers. The run's loop awaits each piece; these functions decide the next.
+    //
+    // Retry counters belong to the state's entry, so they reset whenever the run leaves the state, as in Amazon
+    // States Language. The first retrier matching the error applies; once its `maxRetries` are used the error is
+    // routed.
+
+    /// How far an action or sub-workflow state's work got.
+    struct StepProgress {
+        let state: PlannedState
+        /// The attempt in progress, from 1.
+        var attempt = 1
+        /// Retries used so far, by retrier.
+        var retriesUsed: [Int]
+        /// Guards of this attempt that passed.
+        var guardsPassed = 0
+        /// The attempt enters a restored child level: its guards passed before the run stopped.
+        var resuming = false
+
+        init(_ state: PlannedState) {
+            self.state = state
+            retriesUsed = [Int](repeating: 0, count: state.step?.retry.count ?? 0)
         }
+    }
+
+    /// The race a level's hub work runs in: cancellable unless the level is on a cancel path.
+    func race(onCancelPath: Bool) -> StepRace {
+        StepRace(clock: options.clock, signal: onCancelPath ? nil : signal)
+    }
+
+    /// Starts an action or sub-workflow state's first attempt.
+    @inline(never)
+    func beginStep(_ state: PlannedState, _ levels: inout Stack, _ record: inout Record) -> Next {
+        levels.top.progress = StepProgress(state)
+        return beginAttempt(&levels, &record)
+    }
+
+    @inline(never)
+    private func beginAttempt(_ levels: inout Stack, _ record: inout Record) -> Next {
+        guard let state = levels.top.progress?.state else { preconditionFailure("no step in progress") }
+        // Resuming into the child: its guards passed before the run stopped.
+        levels.top.progress?.resuming = state.child.map { resume?.expects(path: $0.path) == true } ?? false
+        levels.top.progress?.guardsPassed = 0
+        return proceedStep(&levels, &record)
+    }
+
+    /// The attempt's next guard, or its work once every guard has passed.
+    @inline(never)
+    private func proceedStep(_ levels: inout Stack, _ record: inout Record) -> Next {
+        guard let progress = levels.top.progress else { preconditionFailure("no step in progress") }
+        let state = progress.state
+        if !progress.resuming, progress.guardsPassed < state.guards.count {
+            return .work(.status(shielded: levels.top.onCancelPath))
+        }
+        if state.isSubworkflow { return descend(progress, &levels, &record) }
+        switch prepareCall(state, scope: levels.top.scope, path: levels.top.path, attempt: progress.attempt) {
+        case .success(let call): return .work(.call(call, shielded: levels.top.onCancelPath))
+        case .failure(let error): return attemptEnded(.failed(error), &levels, &record)
+        }
+    }
+
+    /// Pushes the level of a sub-workflow state's child.
+    @inline(never)
+    private func descend(_ progress: StepProgress, _ levels: inout Stack, _ record: inout Record) -> Next {
+        let state = progress.state
+        let child: ExecutionPlan
+        let inputs: JSONObject
+        if progress.resuming, let restoring = state.child {
+            // Its inputs come from its checkpoint; those evaluated here only fill what the checkpoint lacks.
+            (child, inputs) = (restoring, availableInputs(state, scope: levels.top.scope))
+        } else {
+            switch childInputs(state, scope: levels.top.scope) {
+            case .success(let resolved): (child, inputs) = resolved
+            case .failure(let error): return attemptEnded(.failed(error), &levels, &record)
+            }
+        }
+        // A level on a cancel path runs its children shielded.
+        levels.push(makeLevel(child, inputs: inputs, shielded: levels.top.onCancelPath))
+        return .descended
+    }
+
+    /// A guard's status check ended.
+    @inline(never)
+    func guardEnded(_ outcome: RaceOutcome<HubStatus>, _ levels: inout Stack, _ record: inout Record) -> Next {
+        guard let progress = levels.top.progress else { preconditionFailure("no step in progress") }
+        let guardName = progress.state.guards[progress.guardsPassed]
+        if let failure = guardChecked(guardName, outcome, state: progress.state.name, path: levels.top.path) {
+            return attemptEnded(failure, &levels, &record)
+        }
+        levels.top.progress?.guardsPassed += 1
+        return proceedStep(&levels, &record)
+    }
+
+    /// A hub call ended.
+    @inline(never)
+    func callEnded(_ outcome: RaceOutcome<JSONValue>, _ call: HubCall, _ levels: inout Stack, _ record: inout Record) -> Next {
+        guard let progress = levels.top.progress else { preconditionFailure("no step in progress") }
+        let finished = finishCall(call, outcome, state: progress.state.name, path: levels.top.path, attempt: progress.attempt)
+        return attemptEnded(finished, &levels, &record)
+    }
+
+    /// A child level ended: pop it, and its end is the outcome of its parent's attempt.
+    @inline(never)
+    func levelEnded(_ end: LevelEnd, _ levels: inout Stack, _ record: inout Record) -> Next {
+        levels.pop()
+        switch end {
+        case .succeeded(let output): return attemptEnded(.finished(output ?? .null), &levels, &record)
+        case .failed(let error): return attemptEnded(.failed(error), &levels, &record)
+        case .cancelled: return attemptEnded(.cancelled(late: nil), &levels, &record)
+        }
+    }
+
+    /// The delay before a retry ended: the next attempt starts, unless the run was cancelled first.
+    @inline(never)
+    func delayEnded(_ elapsed: Bool, _ levels: inout Stack, _ record: inout Record) -> Next {
+        guard elapsed else { return stepEnded(.cancelled(late: nil), &levels.top) }
+        levels.top.progress?.attempt += 1
+        return beginAttempt(&levels, &record)
+    }
+
+    /// An attempt ended: retry after a delay when a retrier allows, or the step ends.
+    @inline(never)
+    private func attemptEnded(_ outcome: RaceOutcome<JSONValue>, _ levels: inout Stack, _ record: inout Record) -> Next {
+        if case .failed(let error) = outcome, let delay = retryDelay(after: error, &levels.top) {
+            return .work(.delay(.seconds(rounding: delay), shielded: levels.top.onCancelPath))
+        }
+        return stepEnded(outcome, &levels.top)
     }
 
     /// The delay before retrying after an error, counting the retry; nil when no retrier allows one.
     @inline(never)
-    private func retryDelay(
-        after error: FlowError, state: PlannedState, retriesUsed: inout [Int], path: [String], attempt: Int
-    ) -> Double? {
-        guard let step = state.step else { return nil }
+    private func retryDelay(after error: FlowError, _ level: inout Level) -> Double? {
+        guard let progress = level.progress, let step = progress.state.step else { return nil }
         guard let index = step.retry.firstIndex(where: { $0.errors.contains(where: error.matches) }),
-            retriesUsed[index] < step.retry[index].maxRetries
+            progress.retriesUsed[index] < step.retry[index].maxRetries
         else { return nil }
-        retriesUsed[index] += 1
+        level.progress?.retriesUsed[index] += 1
         let retrier = step.retry[index]
-        var delay = retrier.delay(beforeRetry: retriesUsed[index])
+        var delay = retrier.delay(beforeRetry: progress.retriesUsed[index] + 1)
         if retrier.jitter { delay *= options.random.fraction() }
-        emit(path, .retryScheduled(state: state.name, attempt: attempt + 1, delaySeconds: delay, error: error))
+        emit(level.path, .retryScheduled(state: progress.state.name, attempt: progress.attempt + 1, delaySeconds: delay, error: error))
         return delay
     }
 
-    private nonisolated(nonsending) func attemptStep(
-        _ state: PlannedState, scope: Scope, path: [String], attempt: Int, race: StepRace, shielded: Bool,
-        record: inout Record
-    ) async -> RaceOutcome<JSONValue> {
-        // Each kind runs in its own function, so a run's suspended frames hold only what the kind needs.
-        if state.isSubworkflow {
-            return await attemptSubworkflow(state, scope: scope, path: path, race: race, shielded: shielded, record: &record)
-        }
-        return await attemptAction(state, scope: scope, path: path, attempt: attempt, race: race)
-    }
-
+    /// Where a step's outcome sends the level.
     @inline(never)
-    private nonisolated(nonsending) func attemptAction(
-        _ state: PlannedState, scope: Scope, path: [String], attempt: Int, race: StepRace
-    ) async -> RaceOutcome<JSONValue> {
-        if let failure = await checkGuards(state.guards, state: state.name, path: path, race: race) {
-            return failure
-        }
-        return await callOperation(state, scope: scope, path: path, attempt: attempt, race: race)
-    }
-
-    @inline(never)
-    private nonisolated(nonsending) func attemptSubworkflow(
-        _ state: PlannedState, scope: Scope, path: [String], race: StepRace, shielded: Bool, record: inout Record
-    ) async -> RaceOutcome<JSONValue> {
-        let child: ExecutionPlan
-        let inputs: JSONObject
-        if let restoring = state.child, resume?.expects(path: restoring.path) == true {
-            // Resuming into the child: its guards passed before the run stopped, and its inputs come from its
-            // checkpoint; those evaluated here only fill what the checkpoint lacks.
-            (child, inputs) = (restoring, availableInputs(state, scope: scope))
-        } else {
-            if let failure = await checkGuards(state.guards, state: state.name, path: path, race: race) {
-                return failure
-            }
-            switch childInputs(state, scope: scope) {
-            case .success(let resolved): (child, inputs) = resolved
-            case .failure(let error): return .failed(error)
-            }
-        }
-        let end = await execute(child, inputs: inputs, shielded: shielded, record: &record)
-        switch end {
-        case .succeeded(let output): return .finished(output ?? .null)
-        case .failed(let error): return .failed(error)
-        case .cancelled: return .cancelled(late: nil)
-        }
-    }
-
-    /// A sub-workflow's inputs, evaluated in the parent's scope and checked against the child's declarations.
-    @inline(never)
-    private func childInputs(_ state: PlannedState, scope: Scope) -> Result<(ExecutionPlan, JSONObject), FlowError> {
-        guard case .workflow(let subworkflow) = state.state.kind else { preconditionFailure("not a sub-workflow state") }
-        guard let child = state.child else {
-            return .failure(FlowError(.hubFailure, "sub-workflow \(subworkflow.path) was not loaded"))
-        }
-        var given = JSONObject()
-        do throws(FlowError) {
-            for (name, template) in subworkflow.inputs { given[name] = try scope.evaluate(template) }
-        } catch {
-            return .failure(error)
-        }
-        do {
-            return .success((child, try child.resolveInputs(given, source: subworkflow.path)))
-        } catch {
-            let message = error.diagnostics.map(\.message).joined(separator: "; ")
-            return .failure(FlowError(.invalidArgumentValue, "inputs of \(subworkflow.path): \(message)"))
-        }
-    }
-
-    /// The sub-workflow inputs that still evaluate in the parent's scope (for a level being restored).
-    private func availableInputs(_ state: PlannedState, scope: Scope) -> JSONObject {
-        guard case .workflow(let subworkflow) = state.state.kind else { return [:] }
-        var given = JSONObject()
-        for (name, template) in subworkflow.inputs {
-            if let value = try? scope.evaluate(template) { given[name] = value }
-        }
-        return given
-    }
-
-    /// Arguments as events show them: secret arguments redacted unless the run shows secrets.
-    private func shown(_ arguments: JSONObject, of operation: OperationDescriptor) -> JSONObject {
-        guard !options.showSecrets else { return arguments }
-        var shown = arguments
-        for argument in operation.arguments where argument.secret && shown[argument.name] != nil {
-            shown[argument.name] = .string(RunOptions.redacted)
-        }
-        return shown
-    }
-
-    /// Checks guards in order; returns the first failure, or nil when all pass.
-    @inline(never)
-    private nonisolated(nonsending) func checkGuards(_ guards: [Guard], state: String, path: [String], race: StepRace) async -> RaceOutcome<JSONValue>? {
-        let hub = self.hub
-        let structure = options.structureID
-        for guardName in guards {
-            let outcome: RaceOutcome<HubStatus> = await race.run(timeout: StepRace.guardTimeout) {
-                try await hub.status(structure: structure)
-            }
-            if let failure = guardChecked(guardName, outcome, state: state, path: path) { return failure }
-        }
-        return nil
-    }
-
-    /// Reports a guard's check; returns how the step ends when the guard did not pass, nil when it did.
-    @inline(never)
-    private func guardChecked(
-        _ guardName: Guard, _ outcome: RaceOutcome<HubStatus>, state: String, path: [String]
-    ) -> RaceOutcome<JSONValue>? {
-        let failure: FlowError?
-        switch outcome {
-        case .finished(let status): failure = Self.failure(of: guardName, status: status)
-        case .failed(let error): failure = error
-        case .timedOut: failure = FlowError(.actionTimedOut, "the hub did not report its status within \(Int(TimeBudget.guardTimeoutSeconds)) s for guard \(guardName.rawValue)")
-        case .cancelled: return .cancelled(late: nil)
-        }
-        emit(path, .guardChecked(state: state, guard: guardName, error: failure))
-        if let failure { return .failed(failure) }
-        return nil
-    }
-
-    /// The error a guard raises for a hub status, or nil when it passes.
-    static func failure(of guardName: Guard, status: HubStatus) -> FlowError? {
-        switch guardName {
-        case .permission:
-            return status.permissionGranted
-                ? nil : FlowError(.permissionNotGranted, "the user has not granted access to this structure; ask them to grant it in the app's permission settings")
-        case .hubReachable:
-            if !status.online { return FlowError(.hubOffline, "the hub is offline; check its power and network, then retry") }
-            if !status.reachable { return FlowError(.hubUnreachable, "the hub is online but not reachable from here; check the local network") }
-            return nil
-        case .noActiveSession:
-            return status.activeSession
-                ? FlowError(.sessionBusy, "another commissioning session is active on this structure; cancel it or wait for it to finish") : nil
-        }
-    }
-
-    /// A hub call ready to start, and what its end needs.
-    private struct HubCall: Sendable {
-        var operation: String
-        var timeoutSeconds: Double
-        var secretResultFields: Set<String>
-        var started: Duration
-        var work: StepRace.Work
-    }
-
-    // The call is prepared and finished in synchronous functions that are never inlined, so the run's suspended
-    // frame holds only the call, not every temporary of its arguments, events and errors.
-    @inline(never)
-    private nonisolated(nonsending) func callOperation(
-        _ state: PlannedState, scope: Scope, path: [String], attempt: Int, race: StepRace
-    ) async -> RaceOutcome<JSONValue> {
-        let call: HubCall
-        switch prepareCall(state, scope: scope, path: path, attempt: attempt) {
-        case .success(let prepared): call = prepared
-        case .failure(let error): return .failed(error)
-        }
-        let outcome: RaceOutcome<JSONValue> = await race.run(timeout: .seconds(rounding: call.timeoutSeconds), call.work)
-        return finishCall(call, outcome, state: state.name, path: path, attempt: attempt)
-    }
-
-    @inline(never)
-    private func prepareCall(
-        _ planned: PlannedState, scope: Scope, path: [String], attempt: Int
-    ) -> Result<HubCall, FlowError> {
-        guard case .action(let action) = planned.state.kind else { preconditionFailure("not an action state") }
-        let state = planned.name
-        guard let operation = planned.operation else {
-            return .failure(FlowError(.hubFailure, "operation \(action.operation) is not in the catalog"))
-        }
-        var arguments = JSONObject()
-        do throws(FlowError) {
-            for (name, template) in action.arguments {
-                let value = try scope.evaluate(template)
-                if !value.isNull { arguments[name] = value }
-            }
-        } catch {
-            return .failure(error)
-        }
-        for argument in operation.arguments where argument.secret {
-            arguments[argument.name].map(secrets.add)
-        }
-        emit(path, .hubCallStarted(state: state, operation: operation.name, attempt: attempt, arguments: shown(arguments, of: operation)))
-        let hub = self.hub
-        let structure = options.structureID
-        let callArguments = arguments
-        return .success(
-            HubCall(
-                operation: operation.name, timeoutSeconds: action.timeoutSeconds ?? operation.defaultTimeoutSeconds,
-                secretResultFields: operation.secretResultFields,
-                // The clock is read only for the events' durations.
-                started: options.observer == nil ? .zero : options.clock.now,
-                work: { try await planned.callOperation(hub: hub, structure: structure, arguments: callArguments) }))
-    }
-
-    @inline(never)
-    private func finishCall(
-        _ call: HubCall, _ outcome: RaceOutcome<JSONValue>, state: String, path: [String], attempt: Int
-    ) -> RaceOutcome<JSONValue> {
-        let duration = options.observer == nil ? .zero : options.clock.now - call.started
+    private func stepEnded(_ outcome: RaceOutcome<JSONValue>, _ level: inout Level) -> Next {
+        guard let step = level.progress?.state.step else { preconditionFailure("not an action or sub-workflow state") }
+        level.progress = nil
         switch outcome {
         case .finished(let value):
-            for field in call.secretResultFields { value[field].map(secrets.add) }
-            emit(path, .hubCallFinished(state: state, operation: call.operation, attempt: attempt, duration: duration, error: nil))
-            return outcome
+            if let result = step.result { level.scope.bind(result, value) }
+            emit(level.path, .transition(from: level.current, to: step.next, edge: .next))
+            return .move(.to(step.next))
         case .failed(let error):
-            emit(path, .hubCallFinished(state: state, operation: call.operation, attempt: attempt, duration: duration, error: error))
-            return outcome
+            let located = located(error, level.qualifiedCurrent)
+            guard let (index, route) = step.onError.enumerated().first(where: { $0.element.errors.contains(where: located.matches) }) else {
+                return .move(.end(.failed(located)))
+            }
+            level.scope.error = located
+            emit(level.path, .transition(from: level.current, to: route.next, edge: .error(index, route.errors)))
+            return .move(.to(route.next))
         case .timedOut:
-            let error = FlowError(
-                .actionTimedOut,
-                "\(call.operation) did not finish within \(call.timeoutSeconds) s; raise \"timeoutSeconds\" on the state if the hub is slow")
-            emit(path, .hubCallFinished(state: state, operation: call.operation, attempt: attempt, duration: duration, error: error))
-            return .failed(error)
+            preconditionFailure("hub calls report timeouts as deadlineExceeded errors")
         case .cancelled(let late):
-            let error = late == nil ? FlowError(.runCancelled, "cancelled while waiting for \(call.operation)") : nil
-            emit(path, .hubCallFinished(state: state, operation: call.operation, attempt: attempt, duration: duration, error: error))
-            return outcome
+            // A call that still succeeded while the run was being cancelled did its work on the hub: keep its
+            // result, so the cancel path can tell what to release.
+            if let late, let result = step.result { level.scope.bind(result, late) }
+            return .move(.cancel)
         }
     }
 }

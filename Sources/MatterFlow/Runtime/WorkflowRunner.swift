@@ -2,7 +2,9 @@ import MatterFlowJSON
 
 /// Executes one run: walks the state machine, calls the hub, applies guards, retries and error routes, runs
 /// sub-workflows, and takes the cancel path when the run is cancelled.
-struct WorkflowRunner: Sendable {
+///
+/// A class, so that the frames a waiting run keeps hold one reference to it rather than a copy of its fields.
+final class WorkflowRunner: Sendable {
     let hub: any Hub
     let catalog: OperationCatalog
     let options: RunOptions
@@ -13,7 +15,21 @@ struct WorkflowRunner: Sendable {
     /// Hub events received and not yet consumed by a wait state.
     let inbox: EventInbox
     /// What is left to restore when the run resumes from a ``ResumePoint``; nil for a fresh run.
-    var resume: ResumeCursor? = nil
+    let resume: ResumeCursor?
+
+    init(
+        hub: any Hub, catalog: OperationCatalog, options: RunOptions, runID: String, signal: CancellationSignal,
+        secrets: SecretValues, inbox: EventInbox, resume: ResumeCursor?
+    ) {
+        self.hub = hub
+        self.catalog = catalog
+        self.options = options
+        self.runID = runID
+        self.signal = signal
+        self.secrets = secrets
+        self.inbox = inbox
+        self.resume = resume
+    }
 
     /// How one workflow level ended.
     enum LevelEnd: Sendable {
@@ -26,16 +42,28 @@ struct WorkflowRunner: Sendable {
     /// What a run accumulates for its result.
     struct Record: Sendable {
         var warnings: [String] = []
-        var visited: [String] = []
+        var visited: [String]
         /// The innermost state the run was in when it was cancelled.
         var cancelledState: String?
+
+        init() {
+            // Room for a typical run's states, so that recording them does not grow the array step by step.
+            visited = []
+            visited.reserveCapacity(32)
+        }
     }
 
-    /// Reports an event to the observer; without one, the event is never built.
+    /// Reports an event to the observer; without one, neither the event nor its path is built (inlined, so that
+    /// an unobserved run does not even gather what the event would show).
+    @inline(__always)
+    func emit(_ path: @autoclosure () -> [String], _ kind: @autoclosure () -> RunEvent.Kind) {
+        guard options.observer != nil else { return }
+        report(path(), kind())
+    }
+
     @inline(never)
-    func emit(_ path: [String], _ kind: @autoclosure () -> RunEvent.Kind) {
+    private func report(_ path: [String], _ kind: RunEvent.Kind) {
         guard let observer = options.observer else { return }
-        let kind = kind()
         let shown = options.showSecrets ? kind : secrets.redacting(kind)
         observer(RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: shown))
     }
@@ -52,8 +80,9 @@ struct WorkflowRunner: Sendable {
         var cancelledIn: String?
         /// Restored from a checkpoint and about to re-enter its state (see ``ResumePoint``).
         var restoring = false
+        /// The action or sub-workflow state whose work is in progress, and how far it got.
+        var progress: StepProgress?
 
-        var workflow: Workflow { plan.workflow }
         var path: [String] { plan.path }
         /// The qualification of this level's states (`parent/`), empty at the top.
         var prefix: String { plan.prefix }
@@ -69,29 +98,6 @@ struct WorkflowRunner: Sendable {
         case end(LevelEnd)
         /// The run was cancelled while in the state.
         case cancel
-    }
-
-    /// Runs a workflow level with resolved inputs.
-    ///
-    /// Here and below, `nonisolated(nonsending)` keeps the run on the executor it is already on: without it,
-    /// every call would hop to the generic executor, and each hop checks the task's executor preference under a
-    /// lock.
-    @inline(never)
-    nonisolated(nonsending) func execute(
-        _ plan: ExecutionPlan, inputs: JSONObject, shielded: Bool, record: inout Record
-    ) async -> LevelEnd {
-        var level = makeLevel(plan, inputs: inputs, shielded: shielded)
-        level.restoring = restore(&level)
-        var move: Move?
-        while true {
-            // Everything but the awaited work happens in synchronous functions that are never inlined, so the
-            // frame a run keeps while it waits holds the level and little else.
-            switch drive(after: move, &level, &record) {
-            case .ended(let end): return end
-            case .wait(let state): move = await wait(state, &level)
-            case .step(let state): move = await step(state, &level, &record)
-            }
-        }
     }
 
     @inline(never)
@@ -126,7 +132,7 @@ struct WorkflowRunner: Sendable {
         do throws(FlowError) {
             var values: [(String, JSONValue)] = []
             for (name, template) in assign.assignments { values.append((name, try level.scope.evaluate(template))) }
-            for (name, value) in values { level.scope.vars[name] = value }
+            for (name, value) in values { level.scope.bind(name, value) }
             if let warning = assign.warning {
                 let message = try level.scope.evaluate(warning)
                 let text = message.stringValue ?? JSONWriter.compact(message)
@@ -140,81 +146,12 @@ struct WorkflowRunner: Sendable {
         }
     }
 
-    @inline(never)
-    private nonisolated(nonsending) func wait(_ state: PlannedState, _ level: inout Level) async -> Move {
-        guard case .wait(let wait) = state.state.kind else { preconditionFailure("not a wait state") }
-        var matching: [(String, JSONValue)] = []
-        do throws(FlowError) {
-            for (name, template) in wait.match { matching.append((name, try level.scope.evaluate(template))) }
-        } catch {
-            return .end(.failed(located(error, level.qualifiedCurrent)))
-        }
-        let eventName = wait.event
-        let expected = matching
-        emit(level.path, .waitStarted(state: level.current, event: eventName, timeoutSeconds: wait.timeoutSeconds))
-        let outcome = await inbox.wait(
-            for: { event in
-                event.name == eventName && expected.allSatisfy { name, value in event.fields[name].map { Scope.equal($0, value) } ?? false }
-            },
-            timeout: .seconds(rounding: wait.timeoutSeconds), clock: options.clock,
-            signal: level.onCancelPath ? nil : signal)
-        switch outcome {
-        case .finished(let event):
-            emit(level.path, .eventReceived(state: level.current, event: event.name, value: event.value, fields: event.fields))
-            if let result = wait.result { level.scope.vars[result] = .object(event.fields) }
-            let branch = wait.branches.first { $0.value == event.value }
-            let target = branch?.next ?? wait.otherwise ?? wait.onTimeout
-            emit(level.path, .transition(from: level.current, to: target, edge: branch == nil ? .eventOtherwise : .event(event.value)))
-            return .to(target)
-        case .timedOut, .failed:
-            emit(level.path, .transition(from: level.current, to: wait.onTimeout, edge: .timeout))
-            return .to(wait.onTimeout)
-        case .cancelled:
-            return .cancel
-        }
-    }
-
-    @inline(never)
-    private nonisolated(nonsending) func step(_ state: PlannedState, _ level: inout Level, _ record: inout Record) async -> Move {
-        let race = StepRace(clock: options.clock, signal: level.onCancelPath ? nil : signal)
-        let outcome = await runStep(
-            state, scope: level.scope, path: level.path, race: race, shielded: level.onCancelPath, record: &record)
-        return stepEnded(outcome, state, &level)
-    }
-
-    /// Where a step's outcome sends the level.
-    @inline(never)
-    private func stepEnded(_ outcome: RaceOutcome<JSONValue>, _ state: PlannedState, _ level: inout Level) -> Move {
-        guard let step = state.step else { preconditionFailure("not an action or sub-workflow state") }
-        switch outcome {
-        case .finished(let value):
-            if let result = step.result { level.scope.vars[result] = value }
-            emit(level.path, .transition(from: level.current, to: step.next, edge: .next))
-            return .to(step.next)
-        case .failed(let error):
-            let located = located(error, level.qualifiedCurrent)
-            guard let (index, route) = step.onError.enumerated().first(where: { $0.element.errors.contains(where: located.matches) }) else {
-                return .end(.failed(located))
-            }
-            level.scope.error = located
-            emit(level.path, .transition(from: level.current, to: route.next, edge: .error(index, route.errors)))
-            return .to(route.next)
-        case .timedOut:
-            preconditionFailure("runStep reports timeouts as deadlineExceeded errors")
-        case .cancelled(let late):
-            // A call that still succeeded while the run was being cancelled did its work on the hub: keep its
-            // result, so the cancel path can tell what to release.
-            if let late, let result = step.result { level.scope.vars[result] = late }
-            return .cancel
-        }
-    }
-
     /// Moves a cancelled level onto its cancel path; nil when it declares none.
     @inline(never)
     func takeCancel(_ level: inout Level) -> String? {
         emit(level.path, .cancelRequested(state: level.current))
         level.cancelledIn = level.current
-        guard let onCancel = level.workflow.onCancel else { return nil }
+        guard let onCancel = level.plan.onCancel else { return nil }
         let qualified = level.qualifiedCurrent
         level.scope.error = FlowError(
             code: .cancelled, cause: .runCancelled, message: "the run was cancelled in state \(qualified)", state: qualified)
@@ -278,6 +215,69 @@ struct WorkflowRunner: Sendable {
             var copy = error
             copy.state = state
             return copy
+        }
+    }
+}
+
+extension WorkflowRunner {
+    // A wait state: its match is evaluated and reported before the run's loop awaits the event; the event, the
+    // timeout or a cancel then decides where the level goes.
+
+    /// The event a wait state waits for, and how the wait may end; a class, so the run's loop holds one reference.
+    final class WaitRequest: Sendable {
+        let state: WaitState
+        let matches: @Sendable (HubEvent) -> Bool
+        let timeout: Duration
+        /// Nil while the level is on its cancel path.
+        let signal: CancellationSignal?
+
+        init(state: WaitState, matches: @escaping @Sendable (HubEvent) -> Bool, timeout: Duration, signal: CancellationSignal?) {
+            self.state = state
+            self.matches = matches
+            self.timeout = timeout
+            self.signal = signal
+        }
+    }
+
+    /// What a wait state waits for; the error that ends its level when its match does not evaluate.
+    @inline(never)
+    func prepareWait(_ state: PlannedState, _ level: Level) -> Result<WaitRequest, FlowError> {
+        guard case .wait(let wait) = state.state.kind else { preconditionFailure("not a wait state") }
+        var matching: [(String, JSONValue)] = []
+        do throws(FlowError) {
+            for (name, template) in wait.match { matching.append((name, try level.scope.evaluate(template))) }
+        } catch {
+            return .failure(located(error, level.qualifiedCurrent))
+        }
+        let eventName = wait.event
+        let expected = matching
+        emit(level.path, .waitStarted(state: level.current, event: eventName, timeoutSeconds: wait.timeoutSeconds))
+        return .success(
+            WaitRequest(
+                state: wait,
+                matches: { event in
+                    event.name == eventName
+                        && expected.allSatisfy { name, value in event.fields[name].map { Scope.equal($0, value) } ?? false }
+                },
+                timeout: .seconds(rounding: wait.timeoutSeconds), signal: level.onCancelPath ? nil : signal))
+    }
+
+    /// Where a wait's end sends the level.
+    @inline(never)
+    func waitEnded(_ outcome: RaceOutcome<HubEvent>, _ wait: WaitState, _ level: inout Level) -> Move {
+        switch outcome {
+        case .finished(let event):
+            emit(level.path, .eventReceived(state: level.current, event: event.name, value: event.value, fields: event.fields))
+            if let result = wait.result { level.scope.bind(result, .object(event.fields)) }
+            let branch = wait.branches.first { $0.value == event.value }
+            let target = branch?.next ?? wait.otherwise ?? wait.onTimeout
+            emit(level.path, .transition(from: level.current, to: target, edge: branch == nil ? .eventOtherwise : .event(event.value)))
+            return .to(target)
+        case .timedOut, .failed:
+            emit(level.path, .transition(from: level.current, to: wait.onTimeout, edge: .timeout))
+            return .to(wait.onTimeout)
+        case .cancelled:
+            return .cancel
         }
     }
 }
