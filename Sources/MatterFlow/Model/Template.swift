@@ -107,6 +107,17 @@ public indirect enum Template: Sendable {
         return nil
     }
 
+    /// Whether ``references`` is not empty, found without collecting them.
+    var hasReferences: Bool {
+        switch self {
+        case .literal: false
+        case .reference: true
+        case .interpolation(let parts): parts.contains { if case .reference = $0 { true } else { false } }
+        case .array(let elements): elements.contains(where: \.hasReferences)
+        case .object(let members): members.contains(where: \.value.hasReferences)
+        }
+    }
+
     /// Every reference in the template, in order.
     public var references: [Reference] {
         switch self {

@@ -16,8 +16,8 @@ struct RetrySafetyCheck {
     let childErrors: (String) -> Set<PossibleError>?
 
     func check() {
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name], let routing = flow.routing[name] else { continue }
+        for (number, state) in flow.topology.states.enumerated() {
+            guard let routing = flow.routing(number) else { continue }
             switch state.kind {
             case .action(let action):
                 checkAction(action, state: state, routing: routing)
