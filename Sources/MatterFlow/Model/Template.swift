@@ -86,7 +86,7 @@ public indirect enum Template: Sendable {
     /// Whether `text` holds the bytes of `${`: without them it holds no reference. A cheap test on bytes, where
     /// looking for the characters `${` would split the text into characters first; the parse that follows
     /// works on characters and decides.
-    private static func mayHoldReference(_ text: String) -> Bool {
+    static func mayHoldReference(_ text: String) -> Bool {
         var afterDollar = false
         for byte in text.utf8 {
             if afterDollar, byte == UInt8(ascii: "{") { return true }
