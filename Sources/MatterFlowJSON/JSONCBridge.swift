@@ -81,6 +81,7 @@ enum JSONCBridge {
             return .array(elements)
         case json_type_object:
             var members: [JSONObject.Member] = []
+            members.reserveCapacity(Int(json_object_object_length(object)))
             var iterator = json_object_iter_begin(object)
             var end = json_object_iter_end(object)
             while json_object_iter_equal(&iterator, &end) == 0 {
@@ -88,7 +89,8 @@ enum JSONCBridge {
                 members.append(JSONObject.Member(key: key, value: convert(json_object_iter_peek_value(&iterator))))
                 json_object_iter_next(&iterator)
             }
-            return .object(JSONObject(members))
+            // json-c keeps one member per key.
+            return .object(JSONObject(distinctMembers: members))
         default:
             return .null
         }

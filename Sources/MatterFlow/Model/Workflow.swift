@@ -56,7 +56,12 @@ public struct Workflow: Sendable {
         self.inputs = inputs
         self.start = start
         self.onCancel = onCancel
-        self.states = Dictionary(states.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // One hash per state: a repeated name (only in workflows built in code) keeps the first state.
+        var byName = [String: WorkflowState](minimumCapacity: states.count)
+        for state in states {
+            if let first = byName.updateValue(state, forKey: state.name) { byName[state.name] = first }
+        }
+        self.states = byName
         self.stateOrder = states.map(\.name)
         self.file = file
         self.subworkflows = subworkflows
