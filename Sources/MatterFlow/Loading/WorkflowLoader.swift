@@ -77,15 +77,28 @@ public struct WorkflowLoader: Sendable {
 
         /// Loads a file once per session; `key` is its standardized path, when the caller already has it.
         mutating func load(path: String, key knownKey: String? = nil) -> Workflow? {
-            let key = knownKey ?? URL(fileURLWithPath: path).standardizedFileURL.path
+            load(path: path, key: knownKey, reportingMissing: true) ?? nil
+        }
+
+        /// Loads a file once per session; nil (neither reported nor remembered) when `reportingMissing` is false
+        /// and the file does not exist, so that a sub-workflow's parent reports it instead. Reading is how a
+        /// missing file is found: asking first would cost every file that exists a look-up.
+        mutating func load(path: String, key knownKey: String?, reportingMissing: Bool) -> Workflow?? {
+            let key = knownKey ?? FilePaths.standardized(path)
             if let cached = loaded[key] { return cached }
             var read = false
             do {
-                let text = try JSONDocument.readText(path: path)
+                let text: String
+                do {
+                    text = try JSONDocument.readText(path: path)
+                } catch where !reportingMissing && error.diagnostics.first?.code == DiagnosticCode.fileNotFound {
+                    readEveryFile = false
+                    return nil
+                }
                 read = true
                 filesRead.append(WorkflowLoadCache.FileRead(path: path, text: text))
                 let document = try JSONDocument.parse(text, file: path)
-                let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+                let directory = FilePaths.directory(of: path)
                 let workflow = decode(document: document, directory: directory, stack: stack + [key], text: text)
                 loaded[key] = .some(workflow)
                 return workflow
@@ -93,7 +106,8 @@ public struct WorkflowLoader: Sendable {
                 if !read { readEveryFile = false }
                 record(file: path, error.diagnostics)
                 loaded[key] = .some(nil)
-                return nil
+                // Read (or unreadable) and rejected: not the "missing" of the outer optional.
+                return .some(nil)
             }
         }
 
@@ -110,8 +124,8 @@ public struct WorkflowLoader: Sendable {
             for name in workflow.stateOrder {
                 guard let state = workflow.states[name], case .workflow(let subworkflow) = state.kind else { continue }
                 let childPath = subworkflow.path.hasPrefix("/")
-                    ? subworkflow.path : URL(fileURLWithPath: directory).appendingPathComponent(subworkflow.path).path
-                let childKey = URL(fileURLWithPath: childPath).standardizedFileURL.path
+                    ? subworkflow.path : FilePaths.appending(subworkflow.path, to: directory)
+                let childKey = FilePaths.standardized(childPath)
                 let pointer = state.pointer + "/path"
                 if stack.contains(childKey) {
                     collector.error(
@@ -119,14 +133,13 @@ public struct WorkflowLoader: Sendable {
                         "\"\(subworkflow.path)\" includes this workflow again (directly or through others); break the cycle")
                     continue
                 }
-                guard FileManager.default.fileExists(atPath: childPath) else {
-                    readEveryFile = false
+                guard let loadedChild = load(path: childPath, key: childKey, reportingMissing: false) else {
                     collector.error(
                         WorkflowDiagnosticCode.undefinedWorkflowFile, at: pointer,
                         "workflow file \"\(subworkflow.path)\" does not exist (resolved to \(childPath)); paths are relative to this file")
                     continue
                 }
-                if let child = load(path: childPath, key: childKey) {
+                if let child = loadedChild {
                     workflow.subworkflows[subworkflow.path] = child
                 } else {
                     collector.error(

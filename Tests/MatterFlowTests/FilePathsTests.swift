@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+@testable import MatterFlow
+
+/// The loader's path arithmetic gives exactly Foundation's answers (diagnostics show these paths), on the plain
+/// paths it computes itself and on every kind it leaves to `URL`.
+@Suite struct FilePathsTests {
+    static let paths = [
+        "/a/b/c.json", "/a/b/", "/a//b/c.json", "/a/./b/../c.json", "rel/x.json", "x.json", "./x.json", "../x.json",
+        "/", "", "/a/b/c.json/", "~/x.json", "/a/b/../../../x", "//x", "/tmp", "/tmp/", "a/../../b", "/a b/c d.json",
+        "/a%20b/c.json", "/a#b/c?d.json", "/é/ü.json", "/a/~b.json", "/a/.hidden.json", "/a/..b/c..json", "/a/b.",
+        "/a/b/.", "/a/b/..", "/a/.../b.json", "/a\\b/c.json", "/a/b:c.json", "/x",
+    ]
+
+    static let relatives = [
+        "c.json", "./c.json", "../c.json", "sub/c.json", "c.json/", "a//b.json", "", "c d.json", "x%20y.json",
+        "~x.json", ".hidden", "..x", "a/./b.json", "é.json", "a#b.json", "...", "sub/../c.json",
+    ]
+
+    @Test("standard forms and directories", arguments: paths)
+    func standardizedAndDirectory(_ path: String) {
+        let url = URL(fileURLWithPath: path)
+        #expect(FilePaths.standardized(path) == url.standardizedFileURL.path)
+        #expect(FilePaths.directory(of: path) == url.deletingLastPathComponent().path)
+    }
+
+    @Test("relative paths resolved in a directory", arguments: relatives)
+    func appending(_ relative: String) {
+        for directory in ["/a/b", "/a/b/", "/", "/tmp", "rel", ".", "a/..", "", "/a/./b", "/a b"] {
+            let expected = URL(fileURLWithPath: directory).appendingPathComponent(relative).path
+            #expect(FilePaths.appending(relative, to: directory) == expected, "\(directory) + \(relative)")
+        }
+    }
+
+    @Test("plain paths are the ones computed without URL")
+    func plainPaths() {
+        #expect(FilePaths.isPlain("/a/b/c.json"))
+        #expect(!FilePaths.isPlain("/a/./c.json"))
+        #expect(!FilePaths.isPlain("/a/b/"))
+        #expect(!FilePaths.isPlain("a/b"))
+        #expect(FilePaths.isPlainRelative("sub/c.json"))
+        #expect(!FilePaths.isPlainRelative("../c.json"))
+        #expect(!FilePaths.isPlainRelative("~x.json"))
+    }
+}
