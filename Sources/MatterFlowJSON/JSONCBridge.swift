@@ -20,35 +20,36 @@ enum JSONCBridge {
         defer { json_tokener_free(tokener) }
         json_tokener_set_flags(tokener, JSON_TOKENER_STRICT)
 
-        var utf8 = Array(text.utf8)
-        let length = utf8.count
-        utf8.append(0)
-        let (root, parseEnd, error) = utf8.withUnsafeBufferPointer { buffer -> (OpaquePointer?, Int, json_tokener_error) in
-            let pointer = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
-            var object = json_tokener_parse_ex(tokener, pointer, Int32(length))
-            var error = json_tokener_get_error(tokener)
-            if error == json_tokener_continue {
-                // A complete text that ends in a bare number needs an explicit end of input.
-                json_object_put(object)
-                object = json_tokener_parse_ex(tokener, "", 1)
-                error = json_tokener_get_error(tokener)
-                if error == json_tokener_continue || (error == json_tokener_success && object == nil) {
-                    error = json_tokener_error_parse_eof
+        // The text's own UTF-8 bytes, in place: json-c takes a length, so no terminated copy is needed.
+        var text = text
+        return try text.withUTF8 { buffer -> Result<JSONValue, SyntaxFailure> in
+            let length = buffer.count
+            let (root, parseEnd, error) = buffer.withMemoryRebound(to: CChar.self) { characters -> (OpaquePointer?, Int, json_tokener_error) in
+                var object = json_tokener_parse_ex(tokener, characters.baseAddress, Int32(length))
+                var error = json_tokener_get_error(tokener)
+                if error == json_tokener_continue {
+                    // A complete text that ends in a bare number needs an explicit end of input.
+                    json_object_put(object)
+                    object = json_tokener_parse_ex(tokener, "", 1)
+                    error = json_tokener_get_error(tokener)
+                    if error == json_tokener_continue || (error == json_tokener_success && object == nil) {
+                        error = json_tokener_error_parse_eof
+                    }
                 }
+                return (object, Int(json_tokener_get_parse_end(tokener)), error)
             }
-            return (object, Int(json_tokener_get_parse_end(tokener)), error)
-        }
-        defer { json_object_put(root) }
+            defer { json_object_put(root) }
 
-        guard error == json_tokener_success else {
-            let reason = String(cString: json_tokener_error_desc(error))
-            throw SyntaxFailure(byteOffset: min(parseEnd, length), reason: reason)
-        }
-        let end = min(parseEnd, length)
-        if let extra = utf8[end..<length].firstIndex(where: { !isJSONWhitespace($0) }) {
-            throw SyntaxFailure(byteOffset: extra, reason: "unexpected content after the end of the JSON value")
-        }
-        return convert(root)
+            guard error == json_tokener_success else {
+                let reason = String(cString: json_tokener_error_desc(error))
+                return .failure(SyntaxFailure(byteOffset: min(parseEnd, length), reason: reason))
+            }
+            let end = min(parseEnd, length)
+            if let extra = buffer[end..<length].firstIndex(where: { !isJSONWhitespace($0) }) {
+                return .failure(SyntaxFailure(byteOffset: extra, reason: "unexpected content after the end of the JSON value"))
+            }
+            return .success(convert(root))
+        }.get()
     }
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
