@@ -121,8 +121,8 @@ public struct WorkflowLoader: Sendable {
             let savedStack = self.stack
             self.stack = stack
             defer { self.stack = savedStack }
-            for name in workflow.stateOrder {
-                guard let state = workflow.states[name], case .workflow(let subworkflow) = state.kind else { continue }
+            for state in workflow.statesInOrder {
+                guard case .workflow(let subworkflow) = state.kind else { continue }
                 let childPath = subworkflow.path.hasPrefix("/")
                     ? subworkflow.path : FilePaths.appending(subworkflow.path, to: directory)
                 let childKey = FilePaths.standardized(childPath)

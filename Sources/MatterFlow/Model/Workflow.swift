@@ -26,10 +26,18 @@ public struct Workflow: Sendable {
     }
     /// States by name.
     public var states: [String: WorkflowState] {
-        didSet { dropPlan() }
+        didSet {
+            keptOrder = nil
+            dropPlan()
+        }
     }
     /// State names in document order.
-    public var stateOrder: [String]
+    public var stateOrder: [String] {
+        didSet { keptOrder = nil }
+    }
+    /// The states in `stateOrder`'s order, as `init` was given them with no name twice, until either changes:
+    /// the analyses walk states in order without looking each up by name.
+    private var keptOrder: [WorkflowState]?
     /// The file the workflow came from, or a label for workflows loaded from data.
     public var file: String
     /// Sub-workflows by the path written in their state, resolved and loaded.
@@ -58,11 +66,16 @@ public struct Workflow: Sendable {
         self.onCancel = onCancel
         // One hash per state: a repeated name (only in workflows built in code) keeps the first state.
         var byName = [String: WorkflowState](minimumCapacity: states.count)
+        var repeated = false
         for state in states {
-            if let first = byName.updateValue(state, forKey: state.name) { byName[state.name] = first }
+            if let first = byName.updateValue(state, forKey: state.name) {
+                byName[state.name] = first
+                repeated = true
+            }
         }
         self.states = byName
         self.stateOrder = states.map(\.name)
+        keptOrder = repeated ? nil : states
         self.file = file
         self.subworkflows = subworkflows
         updateWaitsForEvents()
@@ -89,6 +102,15 @@ public struct Workflow: Sendable {
             }
         }
     }
+
+    /// The states in document order: one per entry of `stateOrder` that names a state (so a name listed twice
+    /// comes twice).
+    var statesInOrder: [WorkflowState] {
+        keptOrder ?? stateOrder.compactMap { states[$0] }
+    }
+
+    /// Whether ``statesInOrder`` lists every state once.
+    var statesAreDistinct: Bool { keptOrder != nil }
 
     /// The declared input with a name.
     public func input(named name: String) -> InputDeclaration? {

@@ -49,13 +49,21 @@ struct WorkflowTopology {
 
     init(_ workflow: Workflow) {
         var states: [WorkflowState] = []
-        var numbers: [String: Int] = [:]
-        states.reserveCapacity(workflow.stateOrder.count)
-        numbers.reserveCapacity(workflow.stateOrder.count)
-        for name in workflow.stateOrder where numbers[name] == nil {
-            guard let state = workflow.states[name] else { continue }
-            numbers[name] = states.count
-            states.append(state)
+        var numbers = [String: Int](minimumCapacity: workflow.stateOrder.count)
+        // The states each entry of `stateOrder` names, by number (a name listed twice is visited twice).
+        let visits: [Int]
+        if workflow.statesAreDistinct {
+            states = workflow.statesInOrder
+            for (number, state) in states.enumerated() { numbers[state.name] = number }
+            visits = Array(states.indices)
+        } else {
+            states.reserveCapacity(workflow.stateOrder.count)
+            for name in workflow.stateOrder where numbers[name] == nil {
+                guard let state = workflow.states[name] else { continue }
+                numbers[name] = states.count
+                states.append(state)
+            }
+            visits = workflow.stateOrder.compactMap { numbers[$0] }
         }
         var edges: [Edge] = []
         edges.reserveCapacity(states.count * 2)
@@ -64,8 +72,7 @@ struct WorkflowTopology {
         let onCancelName = workflow.onCancel
         let onCancel = onCancelName.flatMap { numbers[$0] }
         // `stateOrder` may repeat a name (a workflow built in code): its edges repeat too, as in `Workflow.edges`.
-        for name in workflow.stateOrder {
-            guard let from = numbers[name] else { continue }
+        for from in visits {
             let first = edges.count
             let state = states[from]
             func add(_ target: String, _ kind: Kind) {

@@ -43,8 +43,7 @@ struct WorkflowValidator {
 
     private func checkSteps() {
         var acquires = false
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name] else { continue }
+        for state in workflow.statesInOrder {
             switch state.kind {
             case .action(let action):
                 checkRoutes(action.step, state: state)

@@ -118,6 +118,8 @@ struct SessionExplorer {
     private(set) var configs: [Config] = []
     private(set) var parents: [(Int, Step)?] = []
     private var index: [Config: Int] = [:]
+    /// The ways a run ends holding the commissioning session (what the leak check reports from); ends that
+    /// release it or never held it are not kept.
     var ends: [End] = []
     var violations: [Violation] = []
 
@@ -163,11 +165,11 @@ struct SessionExplorer {
     /// sub-workflow whose output carries one (such as a child that finds a border router and outputs it).
     static func supportVariables(_ workflow: Workflow, _ operations: Set<String>) -> [String: String] {
         var support: [String: String] = [:]
-        for name in workflow.stateOrder {
-            switch workflow.states[name]?.kind {
-            case .action(let action)?:
+        for state in workflow.statesInOrder {
+            switch state.kind {
+            case .action(let action):
                 if operations.contains(action.operation), let result = action.step.result { support[result] = action.operation }
-            case .workflow(let subworkflow)?:
+            case .workflow(let subworkflow):
                 if let child = workflow.subworkflows[subworkflow.path], let result = subworkflow.step.result,
                     let operation = supportOutput(child, operations)
                 {
@@ -183,8 +185,8 @@ struct SessionExplorer {
     /// The support-check operation whose result a workflow outputs, if any.
     static func supportOutput(_ workflow: Workflow, _ operations: Set<String>) -> String? {
         let support = supportVariables(workflow, operations)
-        for name in workflow.stateOrder {
-            guard case .succeed(let succeed)? = workflow.states[name]?.kind, let output = succeed.output else { continue }
+        for state in workflow.statesInOrder {
+            guard case .succeed(let succeed) = state.kind, let output = succeed.output else { continue }
             for reference in output.references where reference.root == .vars {
                 if let head = reference.head, let operation = support[head] { return operation }
             }
