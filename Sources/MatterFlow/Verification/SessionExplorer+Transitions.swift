@@ -138,6 +138,7 @@ extension SessionExplorer {
     ) {
         let ended = config.frames[config.frames.count - 1]
         guard config.frames.count > 1 else {
+            guard config.held else { return }
             let ending: Ending = ended.mode == .cancelling ? .cancelled : failure == nil ? .succeeded : unrouted ? .unrouted : .failed
             ends.append(End(
                 config: position, ending: ending, final: config, unrouted: unrouted, rootState: ended.state,
@@ -165,8 +166,11 @@ extension SessionExplorer {
 
     /// A cancel reaches the innermost level: it takes its cancel path, or ends at once and passes the cancel up.
     private mutating func cancelLevel(_ config: Config, at position: Int, moves: inout [Move]) {
+        let level = config.frames.count - 1
+        // A run cancelled at its top level without a cancel path just ends; only an end holding the session is
+        // kept (see ``SessionExplorer/ends``).
+        if level == 0, nodes[config.frames[0].node].workflow.onCancel == nil, !config.held { return }
         var next = config
-        let level = next.frames.count - 1
         for outer in 0..<level { next.frames[outer].mode = .pending }
         let node = next.frames[level].node
         if nodes[node].workflow.onCancel != nil {
