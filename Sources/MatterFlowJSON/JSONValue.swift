@@ -127,6 +127,13 @@ public struct JSONObject: Sendable, Hashable {
         index = positions
     }
 
+    /// An object from members, when no two have the same key; nil when some do.
+    init?(distinctMembersIfPossible members: [Member]) {
+        self.init(distinctMembers: members)
+        if let index, index.count != members.count { return nil }
+        if index == nil, Set(members.map(\.key)).count != members.count { return nil }
+    }
+
     /// An object from key-value pairs in order.
     public init(_ pairs: KeyValuePairs<String, JSONValue>) {
         self.init()
