@@ -94,12 +94,19 @@ public struct Workflow: Sendable {
     public private(set) var waitsForEvents = false
 
     private mutating func updateWaitsForEvents() {
-        waitsForEvents = states.values.contains { state in
-            switch state.kind {
+        // Kinds are read in place (by index), not copied out with every state: a copy retains and releases all
+        // that a state holds, which for thousands of states is most of the cost.
+        func waits(_ kind: WorkflowState.Kind) -> Bool {
+            switch kind {
             case .wait: true
             case .workflow(let step): subworkflows[step.path]?.waitsForEvents == true
             case .action, .choice, .assign, .succeed, .fail: false
             }
+        }
+        if let keptOrder {
+            waitsForEvents = keptOrder.indices.contains { waits(keptOrder[$0].kind) }
+        } else {
+            waitsForEvents = states.values.contains { waits($0.kind) }
         }
     }
 

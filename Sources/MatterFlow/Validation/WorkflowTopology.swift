@@ -54,7 +54,7 @@ struct WorkflowTopology {
         let visits: [Int]
         if workflow.statesAreDistinct {
             states = workflow.statesInOrder
-            for (number, state) in states.enumerated() { numbers[state.name] = number }
+            for number in states.indices { numbers[states[number].name] = number }
             visits = Array(states.indices)
         } else {
             states.reserveCapacity(workflow.stateOrder.count)
@@ -74,11 +74,11 @@ struct WorkflowTopology {
         // `stateOrder` may repeat a name (a workflow built in code): its edges repeat too, as in `Workflow.edges`.
         for from in visits {
             let first = edges.count
-            let state = states[from]
             func add(_ target: String, _ kind: Kind) {
                 edges.append(Edge(from: from, to: numbers[target], kind: kind, target: target))
             }
-            switch state.kind {
+            // Read in place: copying each state out would retain and release everything it holds.
+            switch states[from].kind {
             case .action(let action): Self.addStep(action.step, add)
             case .workflow(let subworkflow): Self.addStep(subworkflow.step, add)
             case .choice(let choice):
@@ -91,7 +91,7 @@ struct WorkflowTopology {
                 add(wait.onTimeout, .timeout)
             case .succeed, .fail: break
             }
-            if let onCancelName, !state.isTerminal {
+            if let onCancelName, !states[from].isTerminal {
                 edges.append(Edge(from: from, to: onCancel, kind: .cancel, target: onCancelName))
             }
             if !seen[from] {
@@ -105,7 +105,7 @@ struct WorkflowTopology {
         self.leaving = leaving
         start = numbers[workflow.start]
         self.onCancel = onCancel
-        hasPlaceholder = workflow.states.values.contains(where: \.isPlaceholder)
+        hasPlaceholder = states.indices.contains { states[$0].isPlaceholder }
     }
 
     private static func addStep(_ step: StepBehavior, _ add: (String, Kind) -> Void) {
