@@ -41,7 +41,7 @@ struct BudgetGraph {
             if let cancelOrder = topologicalOrder(graph, from: cancelStart) {
                 let cancelDistance = graph.longest(from: cancelStart, order: cancelOrder).distance
                 cancelTail = cancelOrder.compactMap { target in
-                    if case .end = graph.describe(target) { return cancelDistance[target] }
+                    if case .end = graph.describe(target), cancelDistance[target] >= 0 { return cancelDistance[target] }
                     return nil
                 }.max() ?? 0
             } else {
@@ -58,15 +58,16 @@ struct BudgetGraph {
         let (distance, previous) = graph.longest(from: start, order: order)
         var found: [(end: TimeBudget.End, position: Int)] = []
         for target in order {
-            guard case .end(let state, let kind, let cancelled) = graph.describe(target), let worst = distance[target] else {
+            guard case .end(let state, let kind, let cancelled) = graph.describe(target), distance[target] >= 0 else {
                 continue
             }
+            let worst = distance[target]
             // Walked from the end back, then reversed: inserting at the front would make long paths quadratic.
             var path: [Int] = []
-            var cursor = previous[target]
-            while let point = cursor {
+            var point = previous[target]
+            while point >= 0 {
                 if case .point(let number, _) = graph.describe(point) { path.append(number) }
-                cursor = previous[point]
+                point = previous[point]
             }
             path.reverse()
             // A cancelled run without a cancel path ends where the cancel arrived.
@@ -121,8 +122,12 @@ struct BudgetGraph {
         let topology = flow.topology
         let state = topology.states[number]
         switch state.kind {
-        case .succeed: return graph.add(graph.end(number, kind: .succeed, cancelled: cancelled), weight: 0)
-        case .fail: return graph.add(graph.end(number, kind: .fail, cancelled: cancelled), weight: 0)
+        case .succeed:
+            let end = graph.end(number, kind: .succeed, cancelled: cancelled)
+            return graph.add(end, weight: 0)
+        case .fail:
+            let end = graph.end(number, kind: .fail, cancelled: cancelled)
+            return graph.add(end, weight: 0)
         case .action, .workflow, .choice, .assign, .wait: break
         }
         let duration = durations[number]
@@ -132,12 +137,14 @@ struct BudgetGraph {
             graph.add(graph.point(to, cancelled: cancelled), weight: duration)
         }
         if flow.routing(number)?.escaping.isEmpty == false {
-            graph.add(graph.end(number, kind: .unroutedError, cancelled: cancelled), weight: duration)
+            let end = graph.end(number, kind: .unroutedError, cancelled: cancelled)
+            graph.add(end, weight: duration)
         }
         if !cancelled {
             let tail = duration + tails[number]
             if workflow.onCancel == nil {
-                graph.add(graph.end(nil, kind: .cancelled, cancelled: true), weight: tail)
+                let end = graph.end(nil, kind: .cancelled, cancelled: true)
+                graph.add(end, weight: tail)
             } else if let onCancel = topology.onCancel {
                 graph.add(graph.point(onCancel, cancelled: true), weight: tail)
             }

@@ -11,20 +11,22 @@ struct DurationGraph {
     private static let kinds: [TimeBudget.End.Kind] = [.succeed, .fail, .unroutedError, .cancelled]
     /// The number of states.
     private let stateCount: Int
+    /// Ends are numbered after the points as edges first name them, so a workflow has rows only for the few
+    /// ends it can reach: the key of each (``endKey(_:kind:cancelled:)``), and the number of each key.
+    private var endKeys: [Int] = []
+    private var endNumbers: [Int: Target] = [:]
     /// The edges leaving point `p` are `targets[offsets[p] ..< offsets[p + 1]]`, with their `weights`, in the
     /// order ``BudgetGraph`` gave them.
     private var offsets: [Int] = [0]
     private var targets: [Target] = []
     private var weights: [Double] = []
     /// Points and ends.
-    private let targetCount: Int
+    private var targetCount: Int { stateCount * 2 + endKeys.count }
 
     /// An empty graph over `stateCount` states; ``add(_:weight:)`` and ``endPoint()`` give each point its edges,
     /// in the order of the points' numbers.
     init(stateCount: Int) {
         self.stateCount = stateCount
-        // Ends have no edges; one more state stands for where a run without a cancel path ends when cancelled.
-        targetCount = stateCount * 2 + (stateCount + 1) * Self.kinds.count * 2
         offsets.reserveCapacity(stateCount * 2 + 1)
         targets.reserveCapacity(stateCount * 4)
         weights.reserveCapacity(stateCount * 4)
@@ -46,10 +48,20 @@ struct DurationGraph {
         state * 2 + (cancelled ? 1 : 0)
     }
 
-    /// The number of an end at state `state` (nil: a cancelled run of a level without a cancel path).
-    func end(_ state: Int?, kind: TimeBudget.End.Kind, cancelled: Bool) -> Target {
-        let kindNumber = Self.kinds.firstIndex(of: kind)!
-        return stateCount * 2 + ((state ?? stateCount) * Self.kinds.count + kindNumber) * 2 + (cancelled ? 1 : 0)
+    /// The number of an end at state `state` (nil: a cancelled run of a level without a cancel path), given it
+    /// when first named.
+    mutating func end(_ state: Int?, kind: TimeBudget.End.Kind, cancelled: Bool) -> Target {
+        let key = endKey(state, kind: kind, cancelled: cancelled)
+        if let known = endNumbers[key] { return known }
+        let number = stateCount * 2 + endKeys.count
+        endNumbers[key] = number
+        endKeys.append(key)
+        return number
+    }
+
+    /// An end as one number; one more state stands for where a run without a cancel path ends when cancelled.
+    private func endKey(_ state: Int?, kind: TimeBudget.End.Kind, cancelled: Bool) -> Int {
+        ((state ?? stateCount) * Self.kinds.count + Self.kinds.firstIndex(of: kind)!) * 2 + (cancelled ? 1 : 0)
     }
 
     /// What a target is: a point (its state) or an end.
@@ -59,9 +71,10 @@ struct DurationGraph {
     }
 
     func describe(_ target: Target) -> Described {
-        let cancelled = target % 2 == 1
-        if target < stateCount * 2 { return .point(state: target / 2, cancelled: cancelled) }
-        let end = (target - stateCount * 2) / 2
+        if target < stateCount * 2 { return .point(state: target / 2, cancelled: target % 2 == 1) }
+        let key = endKeys[target - stateCount * 2]
+        let cancelled = key % 2 == 1
+        let end = key / 2
         let state = end / Self.kinds.count
         return .end(state: state == stateCount ? nil : state, kind: Self.kinds[end % Self.kinds.count], cancelled: cancelled)
     }
@@ -106,14 +119,16 @@ struct DurationGraph {
         var targets: [Target]
     }
 
-    /// The longest distance from `start` to each target reached (nil: not reached), and the point before it.
-    func longest(from start: Target, order: [Target]) -> (distance: [Double?], previous: [Target?]) {
-        var distance = [Double?](repeating: nil, count: targetCount)
-        var previous = [Target?](repeating: nil, count: targetCount)
+    /// The longest distance from `start` to each target reached (negative: not reached), and the point before
+    /// it (negative: none).
+    func longest(from start: Target, order: [Target]) -> (distance: [Double], previous: [Target]) {
+        var distance = [Double](repeating: -1, count: targetCount)
+        var previous = [Target](repeating: -1, count: targetCount)
         distance[start] = 0
         for target in order {
-            guard let base = distance[target] else { continue }
-            for position in leaving(target) where base + weights[position] > distance[targets[position]] ?? -1 {
+            let base = distance[target]
+            guard base >= 0 else { continue }
+            for position in leaving(target) where base + weights[position] > distance[targets[position]] {
                 distance[targets[position]] = base + weights[position]
                 previous[targets[position]] = target
             }
