@@ -67,9 +67,10 @@ public struct Workflow: Sendable {
         // One hash per state: a repeated name (only in workflows built in code) keeps the first state.
         var byName = [String: WorkflowState](minimumCapacity: states.count)
         var repeated = false
-        for state in states {
-            if let first = byName.updateValue(state, forKey: state.name) {
-                byName[state.name] = first
+        // By index: a loop variable would copy each state and then release everything it holds.
+        for index in states.indices {
+            if let first = byName.updateValue(states[index], forKey: states[index].name) {
+                byName[states[index].name] = first
                 repeated = true
             }
         }
