@@ -66,7 +66,7 @@ struct WorkflowTopology {
             visits = workflow.stateOrder.compactMap { numbers[$0] }
         }
         var edges: [Edge] = []
-        edges.reserveCapacity(states.count * 2)
+        edges.reserveCapacity(states.count)
         var leaving = [Range<Int>](repeating: 0..<0, count: states.count)
         var seen = [Bool](repeating: false, count: states.count)
         let onCancelName = workflow.onCancel
