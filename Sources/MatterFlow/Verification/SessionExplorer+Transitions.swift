@@ -10,14 +10,15 @@ extension SessionExplorer {
         let frame = config.frames[config.frames.count - 1]
         let node = nodes[frame.node]
         let number = frame.state
-        let state = node.topology.states[number]
+        // The state's kind is read where it is: copying the whole state would retain all it holds, per move.
+        let kind = node.topology.states[number].kind
         let shielded = config.frames.contains { $0.mode != .normal }
-        if !state.isTerminal, !shielded {
-            for forked in cancelEffects(config, state: state) {
+        if !node.topology.states[number].isTerminal, !shielded {
+            for forked in cancelEffects(config, kind: kind) {
                 cancelLevel(forked, at: position, moves: &moves)
             }
         }
-        switch state.kind {
+        switch kind {
         case .succeed:
             endLevel(config, at: position, failure: nil, unrouted: false, moves: &moves)
         case .fail:
@@ -187,8 +188,8 @@ extension SessionExplorer {
     }
 
     /// What a cancel leaves behind in the state it interrupts: an abandoned call may still have succeeded.
-    private func cancelEffects(_ config: Config, state: WorkflowState) -> [Config] {
-        guard case .action(let action) = state.kind, let operation = catalog[action.operation] else { return [config] }
+    private func cancelEffects(_ config: Config, kind: WorkflowState.Kind) -> [Config] {
+        guard case .action(let action) = kind, let operation = catalog[action.operation] else { return [config] }
         let node = nodes[config.frames[config.frames.count - 1].node]
         var late = config
         late.record(operation, succeeded: true)
