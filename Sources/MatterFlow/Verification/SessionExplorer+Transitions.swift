@@ -270,36 +270,3 @@ extension SessionExplorer.Config {
         }
     }
 }
-
-extension Condition {
-    /// The condition's value from what is known of variables' existence; nil when it depends on more.
-    func evaluate(_ facts: [String: Bool]) -> Bool? {
-        switch self {
-        case .exists(let template):
-            return template.wholeVariable.flatMap { facts[$0] }
-        case .not(let inner):
-            return inner.evaluate(facts).map { !$0 }
-        case .and(let conditions):
-            let values = conditions.map { $0.evaluate(facts) }
-            if values.contains(false) { return false }
-            return values.allSatisfy { $0 == true } ? true : nil
-        case .or(let conditions):
-            let values = conditions.map { $0.evaluate(facts) }
-            if values.contains(true) { return true }
-            return values.allSatisfy { $0 == false } ? false : nil
-        case .compare, .isEmpty, .contains:
-            return nil
-        }
-    }
-}
-
-extension Template {
-    /// Whether the value exists (is not null) after an assign sets it; nil when it depends on a reference.
-    var existence: Bool? {
-        switch self {
-        case .literal(let value): !value.isNull
-        case .interpolation, .array, .object: true
-        case .reference: nil
-        }
-    }
-}
