@@ -12,20 +12,76 @@ enum JSONCBridge {
         var reason: String
     }
 
+    /// Texts whose largest object has at least this many members are parsed a member at a time (see
+    /// ``JSONMemberSplit``).
+    static let splitMembers = 256
+
     /// Parses a complete JSON text in strict mode.
     static func parse(_ text: String) throws(SyntaxFailure) -> JSONValue {
+        var text = text
+        if let value = text.withUTF8({ parseSplit($0) }) { return value }
+        return try parseWhole(text)
+    }
+
+    /// Parses a large text a member of its largest object at a time, each piece by json-c (see
+    /// ``JSONMemberSplit``); nil when the text is not split or some piece is rejected, so that parsing it whole
+    /// finds and reports the error exactly as it always does.
+    static func parseSplit(_ bytes: UnsafeBufferPointer<UInt8>) -> JSONValue? {
+        guard bytes.count > splitMembers * 16, let split = JSONMemberSplit.split(bytes, minimumMembers: splitMembers),
+            let tokener = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH - 1)
+        else { return nil }
+        defer { json_tokener_free(tokener) }
+        json_tokener_set_flags(tokener, JSON_TOKENER_STRICT)
+        // The text with the object emptied: everything outside the members.
+        var skeleton = Array(bytes[...split.open])
+        skeleton.append(UInt8(ascii: "}"))
+        skeleton.append(contentsOf: bytes[(split.close + 1)...])
+        guard case .success(.object(var root)) = skeleton.withUnsafeBufferPointer({ parseWhole(bytes: $0) }),
+            root.count == split.rootMemberCount, root.members[split.rootMember].value == .object(JSONObject())
+        else { return nil }
+        var members: [JSONObject.Member] = []
+        members.reserveCapacity(split.members.count)
+        var piece: [UInt8] = []
+        for range in split.members {
+            piece.removeAll(keepingCapacity: true)
+            piece.append(UInt8(ascii: "{"))
+            piece.append(contentsOf: bytes[range])
+            piece.append(UInt8(ascii: "}"))
+            json_tokener_reset(tokener)
+            let object: OpaquePointer? = piece.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { json_tokener_parse_ex(tokener, $0.baseAddress, Int32(buffer.count)) }
+            }
+            defer { json_object_put(object) }
+            guard let object, json_tokener_get_error(tokener) == json_tokener_success,
+                Int(json_tokener_get_parse_end(tokener)) == piece.count, case .object(let parsed) = convert(object)
+            else { return nil }
+            members.append(contentsOf: parsed.members)
+        }
+        // json-c keeps one member per key, at the first one's position with the last one's value; so does the
+        // merging initializer, needed only when some key repeats.
+        let key = root.members[split.rootMember].key
+        root[key] = .object(JSONObject(distinctMembersIfPossible: members) ?? JSONObject(members))
+        return .object(root)
+    }
+
+    /// Parses a complete JSON text in strict mode, whole.
+    static func parseWhole(_ text: String) throws(SyntaxFailure) -> JSONValue {
+        var text = text
+        return try text.withUTF8 { parseWhole(bytes: $0) }.get()
+    }
+
+    /// Parses complete JSON text in strict mode, whole.
+    private static func parseWhole(bytes buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, SyntaxFailure> {
         guard let tokener = json_tokener_new() else {
-            throw SyntaxFailure(byteOffset: 0, reason: "the JSON parser could not be created (out of memory)")
+            return .failure(SyntaxFailure(byteOffset: 0, reason: "the JSON parser could not be created (out of memory)"))
         }
         defer { json_tokener_free(tokener) }
         json_tokener_set_flags(tokener, JSON_TOKENER_STRICT)
 
-        var utf8 = Array(text.utf8)
-        let length = utf8.count
-        utf8.append(0)
-        let (root, parseEnd, error) = utf8.withUnsafeBufferPointer { buffer -> (OpaquePointer?, Int, json_tokener_error) in
-            let pointer = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
-            var object = json_tokener_parse_ex(tokener, pointer, Int32(length))
+        // The text's own UTF-8 bytes, in place: json-c takes a length, so no terminated copy is needed.
+        let length = buffer.count
+        let (root, parseEnd, error) = buffer.withMemoryRebound(to: CChar.self) { characters -> (OpaquePointer?, Int, json_tokener_error) in
+            var object = json_tokener_parse_ex(tokener, characters.baseAddress, Int32(length))
             var error = json_tokener_get_error(tokener)
             if error == json_tokener_continue {
                 // A complete text that ends in a bare number needs an explicit end of input.
@@ -42,13 +98,13 @@ enum JSONCBridge {
 
         guard error == json_tokener_success else {
             let reason = String(cString: json_tokener_error_desc(error))
-            throw SyntaxFailure(byteOffset: min(parseEnd, length), reason: reason)
+            return .failure(SyntaxFailure(byteOffset: min(parseEnd, length), reason: reason))
         }
         let end = min(parseEnd, length)
-        if let extra = utf8[end..<length].firstIndex(where: { !isJSONWhitespace($0) }) {
-            throw SyntaxFailure(byteOffset: extra, reason: "unexpected content after the end of the JSON value")
+        if let extra = buffer[end..<length].firstIndex(where: { !isJSONWhitespace($0) }) {
+            return .failure(SyntaxFailure(byteOffset: extra, reason: "unexpected content after the end of the JSON value"))
         }
-        return convert(root)
+        return .success(convert(root))
     }
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
@@ -81,6 +137,7 @@ enum JSONCBridge {
             return .array(elements)
         case json_type_object:
             var members: [JSONObject.Member] = []
+            members.reserveCapacity(Int(json_object_object_length(object)))
             var iterator = json_object_iter_begin(object)
             var end = json_object_iter_end(object)
             while json_object_iter_equal(&iterator, &end) == 0 {
@@ -88,7 +145,8 @@ enum JSONCBridge {
                 members.append(JSONObject.Member(key: key, value: convert(json_object_iter_peek_value(&iterator))))
                 json_object_iter_next(&iterator)
             }
-            return .object(JSONObject(members))
+            // json-c keeps one member per key.
+            return .object(JSONObject(distinctMembers: members))
         default:
             return .null
         }

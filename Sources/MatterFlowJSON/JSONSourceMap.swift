@@ -18,23 +18,24 @@ public struct JSONSourceMap: Sendable {
         public var repeated: SourceLocation
     }
 
-    /// The UTF-8 text scanned; nil for a map of no text.
-    private let bytes: [UInt8]?
+    /// The text scanned (its UTF-8 bytes are scanned in place); nil for a map of no text.
+    private let text: String?
     /// Every repeated key, in document order.
     public private(set) var duplicateKeys: [DuplicateKey] = []
 
     /// An empty map (for values that did not come from a text).
     public init() {
-        bytes = nil
+        text = nil
     }
 
     /// Scans a JSON text that json-c has accepted.
     public init(scanning text: String) {
-        let bytes = Array(text.utf8)
-        self.bytes = bytes
-        var scanner = Scanner(bytes: bytes, recordsLocations: false)
-        scanner.scanDocument()
-        duplicateKeys = scanner.duplicateKeys
+        self.text = text
+        duplicateKeys = Self.withBytes(of: text) { bytes in
+            var scanner = Scanner(bytes: bytes, recordsLocations: false)
+            scanner.scanDocument()
+            return scanner.duplicateKeys
+        }
     }
 
     /// Scans a JSON text that json-c has accepted as `value`.
@@ -43,17 +44,24 @@ public struct JSONSourceMap: Sendable {
     /// repeated; counting them is much cheaper than scanning for the repeats, which only happens when they differ
     /// (or when a `\u` escape could make json-c and this scanner read two keys differently).
     init(scanning text: String, parsed value: JSONValue) {
-        let bytes = Array(text.utf8)
-        self.bytes = bytes
-        if let keys = Self.keyCount(bytes), keys == value.memberCountIncludingNested { return }
-        var scanner = Scanner(bytes: bytes, recordsLocations: false)
-        scanner.scanDocument()
-        duplicateKeys = scanner.duplicateKeys
+        self.text = text
+        duplicateKeys = Self.withBytes(of: text) { bytes in
+            if let keys = Self.keyCount(bytes), keys == value.memberCountIncludingNested { return [] }
+            var scanner = Scanner(bytes: bytes, recordsLocations: false)
+            scanner.scanDocument()
+            return scanner.duplicateKeys
+        }
+    }
+
+    /// Calls `body` with the text's UTF-8 bytes, in place (a copy only for a string not stored as UTF-8).
+    private static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var text = text
+        return text.withUTF8(body)
     }
 
     /// The number of object keys in a JSON text (strings followed by a colon), or nil when a string holds a
     /// `\u` escape.
-    private static func keyCount(_ bytes: [UInt8]) -> Int? {
+    private static func keyCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var count = 0
         var offset = 0
         while offset < bytes.count {
@@ -83,10 +91,12 @@ public struct JSONSourceMap: Sendable {
     ///
     /// Each call scans the text; keep the result when asking for many positions.
     public func locations() -> JSONSourceLocations {
-        guard let bytes else { return JSONSourceLocations() }
-        var scanner = Scanner(bytes: bytes, recordsLocations: true)
-        scanner.scanDocument()
-        return JSONSourceLocations(valueLocations: scanner.valueLocations, keyLocations: scanner.keyLocations)
+        guard let text else { return JSONSourceLocations() }
+        return Self.withBytes(of: text) { bytes in
+            var scanner = Scanner(bytes: bytes, recordsLocations: true)
+            scanner.scanDocument()
+            return JSONSourceLocations(valueLocations: scanner.valueLocations, keyLocations: scanner.keyLocations)
+        }
     }
 
     /// Start of each value, by JSON pointer.
@@ -108,7 +118,8 @@ public struct JSONSourceMap: Sendable {
             case index(Int)
         }
 
-        let bytes: [UInt8]
+        /// The text's bytes, valid while the scan runs (see ``withBytes(of:_:)``).
+        let bytes: UnsafeBufferPointer<UInt8>
         /// Whether to record the position of every value and key, or only find repeated keys.
         let recordsLocations: Bool
         var offset = 0
@@ -120,7 +131,7 @@ public struct JSONSourceMap: Sendable {
         var keyLocations: [String: SourceLocation] = [:]
         var duplicateKeys: [DuplicateKey] = []
 
-        init(bytes: [UInt8], recordsLocations: Bool) {
+        init(bytes: UnsafeBufferPointer<UInt8>, recordsLocations: Bool) {
             self.bytes = bytes
             self.recordsLocations = recordsLocations
         }

@@ -114,6 +114,26 @@ public struct JSONObject: Sendable, Hashable {
         for member in members { self[member.key] = member.value }
     }
 
+    /// An object from members whose keys are known to be distinct (as a parser that keeps one member per key
+    /// gives them): each key is hashed once, into an index sized for all of them.
+    init(distinctMembers members: [Member]) {
+        self.members = members
+        guard members.count > Self.indexThreshold else {
+            index = nil
+            return
+        }
+        var positions = [String: Int](minimumCapacity: members.count)
+        for (offset, member) in members.enumerated() { positions[member.key] = offset }
+        index = positions
+    }
+
+    /// An object from members, when no two have the same key; nil when some do.
+    init?(distinctMembersIfPossible members: [Member]) {
+        self.init(distinctMembers: members)
+        if let index, index.count != members.count { return nil }
+        if index == nil, Set(members.map(\.key)).count != members.count { return nil }
+    }
+
     /// An object from key-value pairs in order.
     public init(_ pairs: KeyValuePairs<String, JSONValue>) {
         self.init()

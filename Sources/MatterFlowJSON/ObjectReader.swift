@@ -2,14 +2,40 @@
 /// when finished, every key that nothing asked for (typo protection).
 public final class ObjectReader {
     public let object: JSONObject
-    public let pointer: String
     public let collector: DiagnosticCollector
+    /// The keys asked for or allowed.
     private var known: [String] = []
+    /// The pointer of the object that holds this one, and this one's key there (nil: `parentPointer` is this
+    /// object's own pointer). Most readers' pointers are only needed for findings, so they are spelled out on
+    /// first use.
+    private let parentPointer: String
+    private let key: String?
+    private var spelledPointer: String?
 
     public init(object: JSONObject, pointer: String, collector: DiagnosticCollector) {
         self.object = object
-        self.pointer = pointer
+        parentPointer = pointer
+        key = nil
+        spelledPointer = pointer
         self.collector = collector
+        known.reserveCapacity(8)
+    }
+
+    /// A reader of the member `key` of the object at `parentPointer`.
+    init(object: JSONObject, parentPointer: String, key: String, collector: DiagnosticCollector) {
+        self.object = object
+        self.parentPointer = parentPointer
+        self.key = key
+        self.collector = collector
+        known.reserveCapacity(8)
+    }
+
+    /// The JSON pointer of the object.
+    public var pointer: String {
+        if let spelledPointer { return spelledPointer }
+        let pointer = key.map { JSONPointer.appending($0, to: parentPointer) } ?? parentPointer
+        spelledPointer = pointer
+        return pointer
     }
 
     /// Pointer to a member of this object.
@@ -86,7 +112,10 @@ public final class ObjectReader {
     /// A nested object member, read with its own reader.
     public func object(_ key: String, required: Bool = false) -> ObjectReader? {
         guard let value = value(key, required: required, what: "an object") else { return nil }
-        return collector.object(value, at: pointer(key), what: "\"\(key)\"")
+        guard case .object(let member) = value else {
+            return collector.object(value, at: pointer(key), what: "\"\(key)\"")
+        }
+        return ObjectReader(object: member, parentPointer: pointer, key: key, collector: collector)
     }
 
     /// A string that must not be empty or only white space.
@@ -111,8 +140,10 @@ public final class ObjectReader {
 
     /// Reports every member that no accessor asked for, suggesting the closest allowed key.
     public func finish() {
-        let allowed = Set(known)
-        for key in object.keys where !allowed.contains(key) {
+        // Objects read with finish have a few keys each: searching the list beats building a set of it.
+        let allowed = known.count > 16 ? Set(known) : nil
+        for member in object.members where !(allowed?.contains(member.key) ?? known.contains(member.key)) {
+            let key = member.key
             collector.error(
                 DiagnosticCode.unknownKey, at: pointer(key), atKey: true,
                 "unknown key \"\(key)\"\(SpellingSuggestion.hint(for: key, among: known.uniqued()))"

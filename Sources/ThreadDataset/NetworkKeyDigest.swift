@@ -32,52 +32,89 @@ public enum SHA256 {
         Hex.encode(digest(message))
     }
 
+    /// The digest of the bytes in `message` as 64 lowercase hex digits.
+    public static func hexDigest(bytes message: UnsafeRawBufferPointer) -> String {
+        Hex.encode(digest(bytes: message))
+    }
+
     /// The 32-byte digest of `message`.
     public static func digest(_ message: [UInt8]) -> [UInt8] {
-        var padded = message
-        padded.reserveCapacity(message.count + 72)
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        padded += bigEndianBytes(UInt64(message.count) &* 8)
+        message.withUnsafeBytes { digest(bytes: $0) }
+    }
 
-        // Local copies, so the loops below index plain arrays (workflow files hash many blocks per load).
-        let constants = roundConstants
-        let initial = initialHash
-        var (h0, h1, h2, h3, h4, h5, h6, h7) =
-            (initial[0], initial[1], initial[2], initial[3], initial[4], initial[5], initial[6], initial[7])
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: padded.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                schedule[index] = UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
-                    | UInt32(padded[offset + 2]) << 8 | UInt32(padded[offset + 3])
+    /// The 32-byte digest of the bytes in `message`.
+    ///
+    /// Whole blocks are read where they are; only the last one or two, with the padding, are copied.
+    public static func digest(bytes message: UnsafeRawBufferPointer) -> [UInt8] {
+        var hash = initialHash
+        let fullBlocks = message.count / 64
+        roundConstants.withUnsafeBufferPointer { constants in
+            hash.withUnsafeMutableBufferPointer { hash in
+                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+                    for block in 0..<fullBlocks {
+                        compress(UnsafeRawBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]),
+                                 into: hash, schedule: schedule, constants: constants)
+                    }
+                    // The rest of the message, the 0x80 marker, zeros, and the length in bits: one or two blocks.
+                    let rest = message.count - fullBlocks * 64
+                    var tail = [UInt8](repeating: 0, count: rest < 56 ? 64 : 128)
+                    for index in 0..<rest { tail[index] = message[fullBlocks * 64 + index] }
+                    tail[rest] = 0x80
+                    let bits = UInt64(message.count) &* 8
+                    for index in 0..<8 { tail[tail.count - 1 - index] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(index))) }
+                    tail.withUnsafeBytes { tail in
+                        for start in stride(from: 0, to: tail.count, by: 64) {
+                            compress(UnsafeRawBufferPointer(rebasing: tail[start..<(start + 64)]),
+                                     into: hash, schedule: schedule, constants: constants)
+                        }
+                    }
+                }
             }
-            for index in 16..<64 {
-                let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
-                let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
-                schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (h0, h1, h2, h3, h4, h5, h6, h7)
-            for index in 0..<64 {
-                let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
-                let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = sum0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-            }
-            (h0, h1, h2, h3) = (h0 &+ a, h1 &+ b, h2 &+ c, h3 &+ d)
-            (h4, h5, h6, h7) = (h4 &+ e, h5 &+ f, h6 &+ g, h7 &+ h)
         }
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
-        for word in [h0, h1, h2, h3, h4, h5, h6, h7] {
+        for word in hash {
             digest += bigEndianBytes(word)
         }
         return digest
     }
 
+    /// Folds one 64-byte block into the hash.
+    private static func compress(
+        _ block: UnsafeRawBufferPointer, into hash: UnsafeMutableBufferPointer<UInt32>,
+        schedule: UnsafeMutableBufferPointer<UInt32>, constants: UnsafeBufferPointer<UInt32>
+    ) {
+        for index in 0..<16 {
+            let offset = index * 4
+            schedule[index] = UInt32(block[offset]) << 24 | UInt32(block[offset + 1]) << 16
+                | UInt32(block[offset + 2]) << 8 | UInt32(block[offset + 3])
+        }
+        for index in 16..<64 {
+            let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
+            let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
+            schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, h) = (hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7])
+        for index in 0..<64 {
+            let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+            let choice = (e & f) ^ (~e & g)
+            let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
+            let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let temp2 = sum0 &+ majority
+            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+        }
+        hash[0] &+= a
+        hash[1] &+= b
+        hash[2] &+= c
+        hash[3] &+= d
+        hash[4] &+= e
+        hash[5] &+= f
+        hash[6] &+= g
+        hash[7] &+= h
+    }
+
+    @inline(__always)
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
         (value >> count) | (value << (32 - count))
     }

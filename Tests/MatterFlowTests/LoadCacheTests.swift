@@ -75,6 +75,15 @@ import Testing
         #expect(engine.validate(path: path).map(\.code) == ["undefinedWorkflowFile"])
     }
 
+    @Test func aSubworkflowThatIsADirectoryIsUnreadableNotMissing() throws {
+        let directory = try Directory()
+        try directory.write("parent.json", Self.parent)
+        try FileManager.default.createDirectory(atPath: directory.path + "/child.json", withIntermediateDirectories: true)
+        let diagnostics = WorkflowEngine().validate(path: directory.path + "/parent.json")
+        #expect(diagnostics.map(\.code) == ["unreadableFile", "invalidSubworkflow"])
+        #expect(diagnostics.first?.file == directory.path + "/child.json")
+    }
+
     @Test func anotherCatalogDoesNotReuseOutcomes() throws {
         let directory = try Directory()
         let text = #"{"workflow": "w", "version": 1, "start": "a", "states": {"a": {"type": "action", "operation": "fetchRooms", "next": "done"}, "done": {"type": "succeed"}}}"#

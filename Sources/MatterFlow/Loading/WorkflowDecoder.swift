@@ -38,8 +38,8 @@ struct WorkflowDecoder {
             if statesReader.object.isEmpty {
                 collector.error(DiagnosticCode.invalidValue, at: statesReader.pointer, "a workflow needs at least one state")
             }
+            // Every key names a state (the states object is never finished, so its keys need no allowing).
             for member in statesReader.object.members {
-                statesReader.allow(member.key)
                 if let state = decodeState(name: member.key, value: member.value, pointer: statesReader.pointer(member.key)) {
                     states.append(state)
                 }
@@ -115,7 +115,7 @@ struct WorkflowDecoder {
         reader.finish()
         // A state too broken to decode still exists, so transitions to it are not reported as undefined too.
         guard let kind else { return Self.placeholder(name) }
-        return WorkflowState(name: name, kind: kind, description: description)
+        return WorkflowState(name: name, kind: kind, description: description, pointer: pointer)
     }
 
     /// Stands in for a state with errors of its own (the workflow is rejected anyway).
@@ -125,9 +125,15 @@ struct WorkflowDecoder {
         return state
     }
 
-    func template(_ value: JSONValue, _ pointer: String) -> Template {
+    /// Reads a template; `pointer` is only spelled out for a value that may hold a reference.
+    func template(_ value: JSONValue, _ pointer: @autoclosure () -> String) -> Template {
+        switch value {
+        case .null, .bool, .int, .double: return .literal(value)
+        case .string(let text) where !Template.mayHoldReference(text): return .literal(value)
+        case .string, .array, .object: break
+        }
         var errors: [Template.ParseError] = []
-        let result = Template.parse(value, pointer: pointer, errors: &errors)
+        let result = Template.parse(value, pointer: pointer(), errors: &errors)
         for error in errors { collector.error(Code.invalidReference, at: error.pointer, error.message) }
         return result
     }

@@ -77,15 +77,28 @@ public struct WorkflowLoader: Sendable {
 
         /// Loads a file once per session; `key` is its standardized path, when the caller already has it.
         mutating func load(path: String, key knownKey: String? = nil) -> Workflow? {
-            let key = knownKey ?? URL(fileURLWithPath: path).standardizedFileURL.path
+            load(path: path, key: knownKey, reportingMissing: true) ?? nil
+        }
+
+        /// Loads a file once per session; nil (neither reported nor remembered) when `reportingMissing` is false
+        /// and the file does not exist, so that a sub-workflow's parent reports it instead. Reading is how a
+        /// missing file is found: asking first would cost every file that exists a look-up.
+        mutating func load(path: String, key knownKey: String?, reportingMissing: Bool) -> Workflow?? {
+            let key = knownKey ?? FilePaths.standardized(path)
             if let cached = loaded[key] { return cached }
             var read = false
             do {
-                let text = try JSONDocument.readText(path: path)
+                let text: String
+                do {
+                    text = try JSONDocument.readText(path: path)
+                } catch where !reportingMissing && error.diagnostics.first?.code == DiagnosticCode.fileNotFound {
+                    readEveryFile = false
+                    return nil
+                }
                 read = true
                 filesRead.append(WorkflowLoadCache.FileRead(path: path, text: text))
                 let document = try JSONDocument.parse(text, file: path)
-                let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+                let directory = FilePaths.directory(of: path)
                 let workflow = decode(document: document, directory: directory, stack: stack + [key], text: text)
                 loaded[key] = .some(workflow)
                 return workflow
@@ -93,7 +106,8 @@ public struct WorkflowLoader: Sendable {
                 if !read { readEveryFile = false }
                 record(file: path, error.diagnostics)
                 loaded[key] = .some(nil)
-                return nil
+                // Read (or unreadable) and rejected: not the "missing" of the outer optional.
+                return .some(nil)
             }
         }
 
@@ -107,11 +121,11 @@ public struct WorkflowLoader: Sendable {
             let savedStack = self.stack
             self.stack = stack
             defer { self.stack = savedStack }
-            for name in workflow.stateOrder {
-                guard let state = workflow.states[name], case .workflow(let subworkflow) = state.kind else { continue }
+            for state in workflow.statesInOrder {
+                guard case .workflow(let subworkflow) = state.kind else { continue }
                 let childPath = subworkflow.path.hasPrefix("/")
-                    ? subworkflow.path : URL(fileURLWithPath: directory).appendingPathComponent(subworkflow.path).path
-                let childKey = URL(fileURLWithPath: childPath).standardizedFileURL.path
+                    ? subworkflow.path : FilePaths.appending(subworkflow.path, to: directory)
+                let childKey = FilePaths.standardized(childPath)
                 let pointer = state.pointer + "/path"
                 if stack.contains(childKey) {
                     collector.error(
@@ -119,14 +133,13 @@ public struct WorkflowLoader: Sendable {
                         "\"\(subworkflow.path)\" includes this workflow again (directly or through others); break the cycle")
                     continue
                 }
-                guard FileManager.default.fileExists(atPath: childPath) else {
-                    readEveryFile = false
+                guard let loadedChild = load(path: childPath, key: childKey, reportingMissing: false) else {
                     collector.error(
                         WorkflowDiagnosticCode.undefinedWorkflowFile, at: pointer,
                         "workflow file \"\(subworkflow.path)\" does not exist (resolved to \(childPath)); paths are relative to this file")
                     continue
                 }
-                if let child = load(path: childPath, key: childKey) {
+                if let child = loadedChild {
                     workflow.subworkflows[subworkflow.path] = child
                 } else {
                     collector.error(
@@ -140,5 +153,69 @@ public struct WorkflowLoader: Sendable {
             record(file: document.file, collector.diagnostics)
             return collector.hasErrors ? nil : workflow
         }
+    }
+}
+
+/// The path arithmetic of loading sub-workflows, as plain string operations where the answer is plain, with
+/// Foundation's `URL` for everything else.
+///
+/// `URL(fileURLWithPath:)` asks the file system whether each path is a directory, and its arithmetic allocates a
+/// URL per step: for every file of a load, that was more than parsing it. The answers here are exactly
+/// Foundation's (diagnostics show these paths): the plain case is an absolute path without empty, `.` or `..`
+/// segments and without a trailing slash, whose standard form is itself and whose directory is what precedes
+/// its last slash; anything else (relative paths, `~`, dots, doubled slashes) is left to `URL`.
+enum FilePaths {
+    /// The path as `URL(fileURLWithPath:).standardizedFileURL.path` gives it.
+    static func standardized(_ path: String) -> String {
+        isPlain(path) ? path : URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// The directory of a file, as `URL(fileURLWithPath:).deletingLastPathComponent().path` gives it.
+    static func directory(of path: String) -> String {
+        guard isPlain(path), let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else {
+            return URL(fileURLWithPath: path).deletingLastPathComponent().path
+        }
+        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// A relative path resolved in a directory, as `URL(fileURLWithPath:).appendingPathComponent(_:).path` gives
+    /// it.
+    static func appending(_ relative: String, to directory: String) -> String {
+        guard isPlain(directory), isPlainRelative(relative) else {
+            return URL(fileURLWithPath: directory).appendingPathComponent(relative).path
+        }
+        return directory + "/" + relative
+    }
+
+    /// Whether a path is absolute with only named segments (none empty, `.` or `..`) and no trailing slash.
+    static func isPlain(_ path: String) -> Bool {
+        let bytes = path.utf8
+        guard bytes.count > 1, bytes.first == UInt8(ascii: "/") else { return false }
+        return hasOnlyNamedSegments(bytes.dropFirst())
+    }
+
+    /// Whether a relative path has only named segments (none empty, `.` or `..`) and no trailing slash.
+    static func isPlainRelative(_ path: String) -> Bool {
+        let bytes = path.utf8
+        guard let first = bytes.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "~") else { return false }
+        return hasOnlyNamedSegments(bytes[...])
+    }
+
+    /// Whether slash-separated segments are all named: not empty and not only dots (`.`, `..`; `...` is a name
+    /// too, but rare enough to leave to `URL`).
+    private static func hasOnlyNamedSegments(_ bytes: Substring.UTF8View) -> Bool {
+        var segmentLength = 0
+        var dots = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: "/") {
+                if segmentLength == 0 || segmentLength == dots { return false }
+                segmentLength = 0
+                dots = 0
+                continue
+            }
+            segmentLength += 1
+            if byte == UInt8(ascii: ".") { dots += 1 }
+        }
+        return segmentLength > 0 && segmentLength != dots
     }
 }

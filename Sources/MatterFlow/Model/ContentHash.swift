@@ -10,6 +10,7 @@ public enum ContentHash {
 
     /// The SHA-256 digest of a string's UTF-8 bytes.
     public static func sha256(_ text: String) -> String {
-        sha256(Array(text.utf8))
+        var text = text
+        return text.withUTF8 { SHA256.hexDigest(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

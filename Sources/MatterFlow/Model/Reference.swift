@@ -46,6 +46,7 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses the text between `${` and `}`.
     public static func parse(_ text: String) throws(ParseError) -> Reference {
+        if let plain = parsePlain(text) { return plain }
         var characters = Substring(text.trimmingSpaces())
         func identifier() -> String {
             // Names are almost always ASCII: take those bytes directly, unless a non-ASCII character follows
@@ -93,6 +94,28 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Reference {
+    /// The common case, read straight from the bytes: ASCII names joined by single dots (`vars.device.id`), a
+    /// root and, unless it is `error` or `run`, at least one member. Anything else (spaces, indexes, other
+    /// characters, empty names, an unknown root) is nil, for ``parse(_:)`` to read or reject as it always has.
+    fileprivate static func parsePlain(_ text: String) -> Reference? {
+        var names: [String] = []
+        var start = text.utf8.startIndex
+        for index in text.utf8.indices {
+            let byte = text.utf8[index]
+            if byte == UInt8(ascii: ".") {
+                guard index > start else { return nil }
+                names.append(String(text[start..<index]))
+                start = text.utf8.index(after: index)
+            } else if !isASCIINameByte(byte) {
+                return nil
+            }
+        }
+        guard start < text.utf8.endIndex, let root = Root(rawValue: names.first ?? String(text[start...])) else { return nil }
+        if names.isEmpty { return root == .error || root == .run ? Reference(root: root, path: []) : nil }
+        names.append(String(text[start...]))
+        return Reference(root: root, path: names.dropFirst().map(Segment.member))
+    }
+
     /// Whether an ASCII byte may be part of a name: a letter, a digit, `_` or `-`.
     fileprivate static func isASCIINameByte(_ byte: UInt8) -> Bool {
         switch byte {

@@ -45,6 +45,12 @@ public indirect enum Template: Sendable {
 
     private static func parseString(_ text: String, pointer: String, errors: inout [ParseError]) -> Template {
         guard mayHoldReference(text) else { return .literal(.string(text)) }
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return parseASCII(text, pointer: pointer, errors: &errors) }
+        return parseCharacters(text, pointer: pointer, errors: &errors)
+    }
+
+    /// Reads a string's references character by character (any text).
+    static func parseCharacters(_ text: String, pointer: String, errors: inout [ParseError]) -> Template {
         var parts: [Part] = []
         var literal = ""
         var rest = Substring(text)
@@ -83,10 +89,56 @@ public indirect enum Template: Sendable {
         return .interpolation(parts)
     }
 
+    /// ``parseString(_:pointer:errors:)`` for ASCII text, on bytes: there every character is one byte (a CR LF
+    /// pair is one character, but never `$`, `{` or `}`), so looking for those bytes finds what looking for the
+    /// characters finds, without breaking the text into characters.
+    static func parseASCII(_ text: String, pointer: String, errors: inout [ParseError]) -> Template {
+        let bytes = text.utf8
+        var parts: [Part] = []
+        var literal = ""
+        var rest = bytes.startIndex
+        while let dollar = bytes[rest...].firstIndex(of: UInt8(ascii: "$")) {
+            literal += text[rest..<dollar]
+            let afterDollar = bytes.index(after: dollar)
+            let next = afterDollar < bytes.endIndex ? bytes[afterDollar] : nil
+            let second = next != nil && bytes.index(after: afterDollar) < bytes.endIndex
+                ? bytes[bytes.index(after: afterDollar)] : nil
+            if next == UInt8(ascii: "$"), second == UInt8(ascii: "{") {
+                literal += "${"
+                rest = bytes.index(afterDollar, offsetBy: 2)
+            } else if next == UInt8(ascii: "{") {
+                let open = bytes.index(after: afterDollar)
+                guard let close = bytes[open...].firstIndex(of: UInt8(ascii: "}")) else {
+                    errors.append(ParseError(pointer: pointer, message: "unterminated reference: add \"}\" after ${..."))
+                    return .literal(.string(text))
+                }
+                do {
+                    let reference = try Reference.parse(String(text[open..<close]))
+                    if !literal.isEmpty { parts.append(.text(literal)) }
+                    literal = ""
+                    parts.append(.reference(reference))
+                } catch {
+                    errors.append(ParseError(pointer: pointer, message: error.message))
+                }
+                rest = bytes.index(after: close)
+            } else {
+                literal += "$"
+                rest = afterDollar
+            }
+        }
+        literal += text[rest...]
+        if !literal.isEmpty { parts.append(.text(literal)) }
+        if parts.count == 1, case .reference(let reference) = parts[0] { return .reference(reference) }
+        if parts.allSatisfy({ if case .text = $0 { true } else { false } }) {
+            return .literal(.string(parts.map { if case .text(let t) = $0 { t } else { "" } }.joined()))
+        }
+        return .interpolation(parts)
+    }
+
     /// Whether `text` holds the bytes of `${`: without them it holds no reference. A cheap test on bytes, where
     /// looking for the characters `${` would split the text into characters first; the parse that follows
     /// works on characters and decides.
-    private static func mayHoldReference(_ text: String) -> Bool {
+    static func mayHoldReference(_ text: String) -> Bool {
         var afterDollar = false
         for byte in text.utf8 {
             if afterDollar, byte == UInt8(ascii: "{") { return true }
@@ -105,6 +157,17 @@ public indirect enum Template: Sendable {
     public var literalValue: JSONValue? {
         if case .literal(let value) = self { return value }
         return nil
+    }
+
+    /// Whether ``references`` is not empty, found without collecting them.
+    var hasReferences: Bool {
+        switch self {
+        case .literal: false
+        case .reference: true
+        case .interpolation(let parts): parts.contains { if case .reference = $0 { true } else { false } }
+        case .array(let elements): elements.contains(where: \.hasReferences)
+        case .object(let members): members.contains(where: \.value.hasReferences)
+        }
     }
 
     /// Every reference in the template, in order.

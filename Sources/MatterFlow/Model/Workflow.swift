@@ -26,10 +26,18 @@ public struct Workflow: Sendable {
     }
     /// States by name.
     public var states: [String: WorkflowState] {
-        didSet { dropPlan() }
+        didSet {
+            keptOrder = nil
+            dropPlan()
+        }
     }
     /// State names in document order.
-    public var stateOrder: [String]
+    public var stateOrder: [String] {
+        didSet { keptOrder = nil }
+    }
+    /// The states in `stateOrder`'s order, as `init` was given them with no name twice, until either changes:
+    /// the analyses walk states in order without looking each up by name.
+    private var keptOrder: [WorkflowState]?
     /// The file the workflow came from, or a label for workflows loaded from data.
     public var file: String
     /// Sub-workflows by the path written in their state, resolved and loaded.
@@ -56,8 +64,19 @@ public struct Workflow: Sendable {
         self.inputs = inputs
         self.start = start
         self.onCancel = onCancel
-        self.states = Dictionary(states.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // One hash per state: a repeated name (only in workflows built in code) keeps the first state.
+        var byName = [String: WorkflowState](minimumCapacity: states.count)
+        var repeated = false
+        // By index: a loop variable would copy each state and then release everything it holds.
+        for index in states.indices {
+            if let first = byName.updateValue(states[index], forKey: states[index].name) {
+                byName[states[index].name] = first
+                repeated = true
+            }
+        }
+        self.states = byName
         self.stateOrder = states.map(\.name)
+        keptOrder = repeated ? nil : states
         self.file = file
         self.subworkflows = subworkflows
         updateWaitsForEvents()
@@ -76,14 +95,30 @@ public struct Workflow: Sendable {
     public private(set) var waitsForEvents = false
 
     private mutating func updateWaitsForEvents() {
-        waitsForEvents = states.values.contains { state in
-            switch state.kind {
+        // Kinds are read in place (by index), not copied out with every state: a copy retains and releases all
+        // that a state holds, which for thousands of states is most of the cost.
+        func waits(_ kind: WorkflowState.Kind) -> Bool {
+            switch kind {
             case .wait: true
             case .workflow(let step): subworkflows[step.path]?.waitsForEvents == true
             case .action, .choice, .assign, .succeed, .fail: false
             }
         }
+        if let keptOrder {
+            waitsForEvents = keptOrder.indices.contains { waits(keptOrder[$0].kind) }
+        } else {
+            waitsForEvents = states.values.contains { waits($0.kind) }
+        }
     }
+
+    /// The states in document order: one per entry of `stateOrder` that names a state (so a name listed twice
+    /// comes twice).
+    var statesInOrder: [WorkflowState] {
+        keptOrder ?? stateOrder.compactMap { states[$0] }
+    }
+
+    /// Whether ``statesInOrder`` lists every state once.
+    var statesAreDistinct: Bool { keptOrder != nil }
 
     /// The declared input with a name.
     public func input(named name: String) -> InputDeclaration? {

@@ -58,6 +58,14 @@ public struct WorkflowState: Sendable {
         self.pointer = JSONPointer.appending(name, to: "/states")
     }
 
+    /// A state whose pointer the caller has already spelled out (`/states/<name>`, escaped).
+    init(name: String, kind: Kind, description: String?, pointer: String) {
+        self.name = name
+        self.kind = kind
+        self.description = description
+        self.pointer = pointer
+    }
+
     /// Whether the run ends here.
     public var isTerminal: Bool {
         switch kind {

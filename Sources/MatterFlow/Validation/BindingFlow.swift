@@ -1,9 +1,10 @@
 /// The variables bound on entry to each reachable state of a workflow, on every path there (`intersect`) or on
 /// some path, for ``ReferenceChecker``.
 ///
-/// States are numbered in document order and each state's variables are bits of one row of a flat array, over
-/// the variables some edge binds: a workflow of thousands of states would otherwise hold a set of strings per
-/// state, and building, hashing and comparing those was most of the cost of checking references.
+/// States are numbered (``WorkflowTopology``) and each state's variables are bits of one row of a flat array,
+/// over the variables some edge binds: a workflow of thousands of states would otherwise hold a set of strings
+/// per state, and building, hashing and comparing those was most of the cost of checking references. What each
+/// edge binds is a row of bits too, in one flat array.
 struct BindingFlow {
     /// The number of each variable some edge binds; other variables are bound nowhere.
     private let variables: [String: Int]
@@ -13,51 +14,64 @@ struct BindingFlow {
     private var bits: [UInt64]
     /// Whether a state is reached from the start.
     private var reached: [Bool]
-    /// The number of each state.
-    let stateIndex: [String: Int]
 
-    /// - Parameters:
-    ///   - edges: the workflow's edges to defined states, in order.
-    ///   - bindings: what each edge binds (nil for an edge from an undefined state, which is not followed).
-    init(workflow: Workflow, stateIndex: [String: Int], edges: [WorkflowEdge], bindings: [[String]?], intersect: Bool) {
-        self.stateIndex = stateIndex
+    /// - Parameter bindings: calls its last argument with each variable an edge binds.
+    init(
+        topology: WorkflowTopology, intersect: Bool,
+        bindings: (WorkflowTopology.Edge, (String) -> Void) -> Void
+    ) {
+        // The edges followed (those to defined states), and the numbers of what each binds.
+        var followed: [(from: Int, to: Int)] = []
+        var bound: [Int] = []
+        var boundEnds: [Int] = []
         var variables: [String: Int] = [:]
-        for bound in bindings {
-            for variable in bound ?? [] where variables[variable] == nil { variables[variable] = variables.count }
+        followed.reserveCapacity(topology.edges.count)
+        boundEnds.reserveCapacity(topology.edges.count)
+        for edge in topology.edges {
+            guard let to = edge.to else { continue }
+            followed.append((edge.from, to))
+            bindings(edge) { variable in
+                let number: Int
+                if let known = variables[variable] {
+                    number = known
+                } else {
+                    number = variables.count
+                    variables[variable] = number
+                }
+                bound.append(number)
+            }
+            boundEnds.append(bound.count)
         }
         self.variables = variables
         let width = max(1, (variables.count + 63) / 64)
         self.width = width
-        bits = [UInt64](repeating: 0, count: stateIndex.count * width)
-        reached = [Bool](repeating: false, count: stateIndex.count)
-        guard let start = stateIndex[workflow.start] else { return }
-        // Each edge as numbers: its ends and the bits of what it binds.
-        let numbered: [(from: Int, to: Int, bound: [UInt64])?] = zip(edges, bindings).map { edge, bound in
-            guard let bound, let from = stateIndex[edge.from], let to = stateIndex[edge.to] else { return nil }
-            var row = [UInt64](repeating: 0, count: width)
-            for variable in bound {
-                let number = variables[variable]!
-                row[number / 64] |= 1 << UInt64(number % 64)
-            }
-            return (from, to, row)
+        let count = topology.count
+        bits = [UInt64](repeating: 0, count: count * width)
+        reached = [Bool](repeating: false, count: count)
+        guard let start = topology.start else { return }
+        var edgeBits = [UInt64](repeating: 0, count: followed.count * width)
+        var begin = 0
+        for (edge, end) in boundEnds.enumerated() {
+            for number in bound[begin..<end] { edgeBits[edge * width + number / 64] |= 1 << UInt64(number % 64) }
+            begin = end
         }
         reached[start] = true
         var changed = true
         while changed {
             changed = false
-            for case let (from, to, bound)? in numbered where reached[from] {
+            for (edge, (from, to)) in followed.enumerated() where reached[from] {
                 // The start is also entered with nothing bound, so on every path nothing is bound there.
                 guard reached[to] else {
                     reached[to] = true
                     if !(intersect && to == start) {
-                        for word in 0..<width { bits[to * width + word] = bits[from * width + word] | bound[word] }
+                        for word in 0..<width { bits[to * width + word] = bits[from * width + word] | edgeBits[edge * width + word] }
                     }
                     changed = true
                     continue
                 }
                 if intersect && to == start { continue }
                 for word in 0..<width {
-                    let out = bits[from * width + word] | bound[word]
+                    let out = bits[from * width + word] | edgeBits[edge * width + word]
                     let existing = bits[to * width + word]
                     let updated = intersect ? existing & out : existing | out
                     if updated != existing {
@@ -69,10 +83,10 @@ struct BindingFlow {
         }
     }
 
-    /// The variables bound on entry to a state; nil when the state is not reached.
-    func bound(at state: String) -> Bound? {
-        guard let index = stateIndex[state], reached[index] else { return nil }
-        return Bound(flow: self, row: index * width)
+    /// The variables bound on entry to a state (by number); nil when the state is not reached.
+    func bound(at state: Int) -> Bound? {
+        guard reached[state] else { return nil }
+        return Bound(flow: self, row: state * width)
     }
 
     /// The variables bound on entry to one state.

@@ -6,6 +6,7 @@ import MatterFlowJSON
 struct ReferenceChecker {
     typealias Code = WorkflowDiagnosticCode
     let workflow: Workflow
+    let topology: WorkflowTopology
     let catalog: OperationCatalog
     let collector: DiagnosticCollector
 
@@ -16,15 +17,13 @@ struct ReferenceChecker {
 
     func check() {
         let shapes = variableShapes()
-        let edges = workflow.edges.filter { workflow.states[$0.to] != nil }
-        var stateIndex: [String: Int] = [:]
-        for name in workflow.stateOrder where workflow.states[name] != nil && stateIndex[name] == nil {
-            stateIndex[name] = stateIndex.count
-        }
-        let must = flow(intersect: true, edges, stateIndex: stateIndex)
-        let may = flow(intersect: false, edges, stateIndex: stateIndex)
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name], let mustIn = must.bound(at: name), let mayIn = may.bound(at: name) else { continue }
+        let must = flow(intersect: true)
+        let may = flow(intersect: false)
+        for number in topology.states.indices {
+            guard let mustIn = must.bound(at: number), let mayIn = may.bound(at: number) else { continue }
+            let state = topology.states[number]
+            // Most states read no reference: their templates' pointers are never spelled out.
+            guard Self.readsReferences(state) else { continue }
             for (pointer, template, tolerant) in Self.templates(of: state) {
                 for reference in template.references {
                     check(reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn)
@@ -114,7 +113,7 @@ struct ReferenceChecker {
         func bind(_ name: String, _ shape: ValueShape) {
             if let existing = shapes[name], existing != shape { shapes[name] = .any } else { shapes[name] = shape }
         }
-        for state in workflow.states.values {
+        for state in topology.states {
             switch state.kind {
             case .action(let action):
                 if let result = action.step.result { bind(result, catalog[action.operation]?.result ?? .any) }
@@ -141,40 +140,67 @@ struct ReferenceChecker {
         }
     }
 
-    /// What an edge binds: on every path it is taken (`mayOnly` false), or on some (true). A cancelled step whose
-    /// hub call still succeeded keeps its result, so a cancel edge may bind the state's result variable.
-    private static func bindings(of state: WorkflowState, along edge: WorkflowEdge, mayOnly: Bool) -> [String] {
-        switch edge.kind {
-        case .error: return [errorBinding]
+    /// What an edge binds, each variable passed to `bind`: on every path it is taken (`mayOnly` false), or on some
+    /// (true). A cancelled step whose hub call still succeeded keeps its result, so a cancel edge may bind the
+    /// state's result variable.
+    private static func bindings(
+        of state: WorkflowState, along kind: WorkflowTopology.Kind, mayOnly: Bool, _ bind: (String) -> Void
+    ) {
+        switch kind {
+        case .error: bind(errorBinding)
         case .cancel:
-            guard mayOnly else { return [errorBinding] }
+            bind(errorBinding)
+            guard mayOnly else { return }
             switch state.kind {
-            case .action(let action): return [errorBinding] + (action.step.result.map { [$0] } ?? [])
-            case .workflow(let subworkflow): return [errorBinding] + (subworkflow.step.result.map { [$0] } ?? [])
-            case .choice, .assign, .wait, .succeed, .fail: return [errorBinding]
+            case .action(let action): action.step.result.map(bind)
+            case .workflow(let subworkflow): subworkflow.step.result.map(bind)
+            case .choice, .assign, .wait, .succeed, .fail: break
             }
         case .event, .eventOtherwise:
-            if case .wait(let wait) = state.kind, let result = wait.result { return [result] }
-            return []
-        case .choice, .choiceDefault, .timeout: return []
+            if case .wait(let wait) = state.kind, let result = wait.result { bind(result) }
+        case .choice, .choiceDefault, .timeout: break
         case .next:
             switch state.kind {
-            case .action(let action): return action.step.result.map { [$0] } ?? []
-            case .workflow(let subworkflow): return subworkflow.step.result.map { [$0] } ?? []
-            case .assign(let assign): return assign.assignments.map(\.name)
-            case .choice, .wait, .succeed, .fail: return []
+            case .action(let action): action.step.result.map(bind)
+            case .workflow(let subworkflow): subworkflow.step.result.map(bind)
+            case .assign(let assign): for assignment in assign.assignments { bind(assignment.name) }
+            case .choice, .wait, .succeed, .fail: break
             }
         }
     }
 
     /// Variables bound on entry to each reachable state: on every path (`intersect`) or on some path.
-    /// `edges` are the workflow's edges to defined states.
-    private func flow(intersect: Bool, _ edges: [WorkflowEdge], stateIndex: [String: Int]) -> BindingFlow {
-        // What each edge binds does not change from pass to pass.
-        let bindings = edges.map { edge in
-            workflow.states[edge.from].map { Self.bindings(of: $0, along: edge, mayOnly: !intersect) }
+    private func flow(intersect: Bool) -> BindingFlow {
+        BindingFlow(topology: topology, intersect: intersect) { edge, bind in
+            Self.bindings(of: topology.states[edge.from], along: edge.kind, mayOnly: !intersect, bind)
         }
-        return BindingFlow(workflow: workflow, stateIndex: stateIndex, edges: edges, bindings: bindings, intersect: intersect)
+    }
+
+    /// Whether some template of a state holds a `${...}` reference.
+    static func readsReferences(_ state: WorkflowState) -> Bool {
+        func condition(_ tested: Condition) -> Bool {
+            switch tested {
+            case .exists(let template), .isEmpty(let template): template.hasReferences
+            case .compare(_, let lhs, let rhs), .contains(let lhs, let rhs): lhs.hasReferences || rhs.hasReferences
+            case .and(let conditions), .or(let conditions): conditions.contains(where: condition)
+            case .not(let inner): condition(inner)
+            }
+        }
+        switch state.kind {
+        case .action(let action): return action.arguments.contains { $0.value.hasReferences }
+        case .workflow(let subworkflow): return subworkflow.inputs.contains { $0.value.hasReferences }
+        case .choice(let choice): return choice.branches.contains { condition($0.condition) }
+        case .assign(let assign):
+            return assign.assignments.contains { $0.value.hasReferences } || assign.warning?.hasReferences == true
+        case .wait(let wait): return wait.match.contains { $0.value.hasReferences }
+        case .succeed(let succeed): return succeed.output?.hasReferences == true
+        case .fail(let fail):
+            switch fail.raise {
+            case .rethrow(let error): return error.hasReferences
+            case .new(let code, let cause, let message):
+                return code.hasReferences || message.hasReferences || cause?.hasReferences == true
+            }
+        }
     }
 
     /// Every template of a state with the pointer of the member that holds it, and whether it is read where an

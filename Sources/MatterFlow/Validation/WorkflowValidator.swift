@@ -11,10 +11,11 @@ struct WorkflowValidator {
     let verification: VerificationContext
 
     func validate() {
-        checkTransitions()
+        let topology = verification.topology(workflow)
+        checkTransitions(topology)
         checkSteps()
-        checkGraph()
-        ReferenceChecker(workflow: workflow, catalog: catalog, collector: collector).check()
+        checkGraph(topology)
+        ReferenceChecker(workflow: workflow, topology: topology, catalog: catalog, collector: collector).check()
         WorkflowVerifier(workflow: workflow, collector: collector, context: verification).verify()
     }
 
@@ -22,7 +23,7 @@ struct WorkflowValidator {
         SpellingSuggestion.hint(for: name, among: workflow.stateOrder)
     }
 
-    private func checkTransitions() {
+    private func checkTransitions(_ topology: WorkflowTopology) {
         if workflow.states[workflow.start] == nil {
             collector.error(
                 Code.missingStart, at: "/start",
@@ -32,20 +33,17 @@ struct WorkflowValidator {
             collector.error(
                 Code.undefinedState, at: "/onCancel", "onCancel names state \"\(onCancel)\", which is not defined\(suggest(onCancel))")
         }
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name] else { continue }
-            for edge in state.edges where workflow.states[edge.to] == nil {
-                collector.error(
-                    Code.undefinedState, at: edge.pointer,
-                    "transition to state \"\(edge.to)\", which is not defined\(suggest(edge.to))")
-            }
+        // Cancel edges are the workflow's, reported above.
+        for edge in topology.edges where edge.to == nil && edge.kind != .cancel {
+            collector.error(
+                Code.undefinedState, at: topology.pointer(of: edge),
+                "transition to state \"\(edge.target)\", which is not defined\(suggest(edge.target))")
         }
     }
 
     private func checkSteps() {
         var acquires = false
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name] else { continue }
+        for state in workflow.statesInOrder {
             switch state.kind {
             case .action(let action):
                 checkRoutes(action.step, state: state)
@@ -179,47 +177,47 @@ struct WorkflowValidator {
         }
     }
 
-    private func checkGraph() {
+    private func checkGraph(_ topology: WorkflowTopology) {
         // A state that could not be decoded has unknown transitions: reachability would only guess.
-        guard !workflow.states.values.contains(where: \.isPlaceholder) else { return }
+        guard !topology.hasPlaceholder else { return }
         // A transition to a misspelled state is already reported; for the graph, follow it to the state the
         // spelling suggests, so one typo does not also report every state behind it as unreachable.
-        let edges = workflow.edges.compactMap { edge -> WorkflowEdge? in
-            if workflow.states[edge.to] != nil { return edge }
-            guard let intended = SpellingSuggestion.closest(to: edge.to, among: workflow.stateOrder) else { return nil }
-            var resolved = edge
-            resolved.to = intended
-            return resolved
-        }
-        var successors: [String: [String]] = [:]
-        var predecessors: [String: [String]] = [:]
-        for edge in edges {
-            successors[edge.from, default: []].append(edge.to)
+        var pairs: [(from: Int, to: Int)] = []
+        var forward: [(from: Int, to: Int)] = []
+        pairs.reserveCapacity(topology.edges.count)
+        forward.reserveCapacity(topology.edges.count)
+        for edge in topology.edges {
+            guard let to = edge.to
+                ?? SpellingSuggestion.closest(to: edge.target, among: workflow.stateOrder).flatMap({ topology.numbers[$0] })
+            else { continue }
+            pairs.append((edge.from, to))
             // A state that can end only by being cancelled never ends on its own: cancel edges do not count there.
-            if edge.kind != .cancel { predecessors[edge.to, default: []].append(edge.from) }
+            if edge.kind != .cancel { forward.append((edge.from, to)) }
         }
-        guard workflow.states[workflow.start] != nil else { return }
-        let reachable = Self.closure(from: [workflow.start], successors)
-        let terminals = workflow.stateOrder.filter { workflow.states[$0]?.isTerminal == true }
-        let reachesEnd = Self.closure(from: terminals, predecessors)
-        let unreachable = Set(workflow.stateOrder).subtracting(reachable)
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name] else { continue }
-            if unreachable.contains(name) {
+        guard let start = topology.start else { return }
+        let successors = Adjacency(count: topology.count, pairs)
+        let predecessors = Adjacency(count: topology.count, forward.map { ($0.to, $0.from) })
+        let reachable = successors.closure(from: [start])
+        let terminals = topology.states.indices.filter { topology.states[$0].isTerminal }
+        let reachesEnd = predecessors.closure(from: terminals)
+        for number in topology.states.indices {
+            let state = topology.states[number]
+            if !reachable[number] {
                 // Report where an unreachable region is entered, not every state inside it.
-                let sources = edges.filter { $0.to == name }.map(\.from)
-                let enteredFromInside = sources.contains { unreachable.contains($0) && $0 != name }
-                let isCycleMember = enteredFromInside && Self.closure(from: [name], successors).contains { sources.contains($0) }
+                let sources = pairs.filter { $0.to == number }.map(\.from)
+                let enteredFromInside = sources.contains { !reachable[$0] && $0 != number }
+                let behind = successors.closure(from: [number])
+                let isCycleMember = enteredFromInside && sources.contains { behind[$0] }
                 if enteredFromInside && !isCycleMember { continue }
-                let behind = Self.closure(from: [name], successors).intersection(unreachable).subtracting([name])
-                let also = behind.isEmpty ? "" : " (nor \(behind.sorted().map { "\"\($0)\"" }.joined(separator: ", ")), only reachable through it)"
+                let names = behind.indices.filter { behind[$0] && !reachable[$0] && $0 != number }.map(topology.name)
+                let also = names.isEmpty ? "" : " (nor \(names.sorted().map { "\"\($0)\"" }.joined(separator: ", ")), only reachable through it)"
                 collector.error(
                     Code.unreachableState, at: state.pointer, atKey: true,
-                    "state \"\(name)\" is unreachable: no transition from \"\(workflow.start)\" leads to it\(also); remove it or add a transition")
-            } else if !reachesEnd.contains(name) {
+                    "state \"\(state.name)\" is unreachable: no transition from \"\(workflow.start)\" leads to it\(also); remove it or add a transition")
+            } else if !reachesEnd[number] {
                 collector.error(
                     Code.noTerminalReachable, at: state.pointer, atKey: true,
-                    "no succeed or fail state can be reached from \"\(name)\"; a run entering it would never end")
+                    "no succeed or fail state can be reached from \"\(state.name)\"; a run entering it would never end")
             }
         }
     }

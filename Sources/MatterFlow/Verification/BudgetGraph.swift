@@ -1,22 +1,12 @@
 /// The longest-path computation behind ``TimeBudget``: every state twice (in a normal run, and on the cancel path
 /// of a cancelled one), each edge weighted by the worst duration of the state it leaves.
 struct BudgetGraph {
-    struct Point: Hashable {
-        var state: String
-        var cancelled: Bool
-    }
-
-    enum Target: Hashable {
-        case point(Point)
-        case end(state: String, kind: TimeBudget.End.Kind, cancelled: Bool)
-    }
-
     let workflow: Workflow
     let flow: ErrorFlow
-    /// Worst duration of each state.
-    private(set) var durations: [String: Double] = [:]
-    /// What a cancel arriving in a state adds before the level's cancel path starts.
-    private(set) var tails: [String: Double] = [:]
+    /// Worst duration of each state, by number.
+    private var durations: [Double] = []
+    /// What a cancel arriving in a state adds before the level's cancel path starts, by state number.
+    private var tails: [Double] = []
     private(set) var loop: [String]?
     private(set) var ends: [TimeBudget.End] = []
     /// From a cancel reaching this level until the level has ended (its wind-down and its cancel path).
@@ -25,56 +15,78 @@ struct BudgetGraph {
     init(workflow: Workflow, context: VerificationContext) {
         self.workflow = workflow
         flow = context.flow(workflow)
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name] else { continue }
-            (durations[name], tails[name]) = measure(state, context: context)
+        let topology = flow.topology
+        durations.reserveCapacity(topology.count)
+        tails.reserveCapacity(topology.count)
+        for (number, state) in topology.states.enumerated() {
+            let (duration, tail) = measure(state, number: number, context: context)
+            durations.append(duration)
+            tails.append(tail)
         }
-        let graph = DurationGraph(workflow: workflow) { state, cancelled in
-            edges(Point(state: state, cancelled: cancelled))
+        var graph = DurationGraph(stateCount: topology.count)
+        for number in topology.states.indices {
+            addEdges(number, cancelled: false, to: &graph)
+            graph.endPoint()
+            // Only a cancel path leads to cancelled points: without one, they are never reached.
+            if workflow.onCancel != nil { addEdges(number, cancelled: true, to: &graph) }
+            graph.endPoint()
         }
-        guard let start = graph.point(workflow.start, cancelled: false), let order = topologicalOrder(graph, from: start) else { return }
-        let (distance, previous) = graph.longest(from: start, order: order)
-        var found: [TimeBudget.End] = []
-        for target in order {
-            guard case .end(let state, let kind, let cancelled) = graph.describe(target), let worst = distance[target] else {
-                continue
-            }
-            // Walked from the end back, then reversed: inserting at the front would make long paths quadratic.
-            var path: [String] = []
-            var cursor = previous[target]
-            while let point = cursor {
-                if case .point(let name, _) = graph.describe(point) { path.append(name) }
-                cursor = previous[point]
-            }
-            path.reverse()
-            found.append(TimeBudget.End(
-                state: kind == .cancelled ? path.last ?? state : state, kind: kind, afterCancel: cancelled,
-                worstSeconds: worst, path: path))
+        if let startState = topology.start {
+            let start = graph.point(startState, cancelled: false)
+            guard let order = topologicalOrder(graph, from: start) else { return }
+            ends = Self.ends(of: graph, from: start, order: order, topology: topology)
         }
-        let position = Dictionary(workflow.stateOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        ends = found.sorted { lhs, rhs in
-            if lhs.afterCancel != rhs.afterCancel { return !lhs.afterCancel }
-            if lhs.kind != rhs.kind { return lhs.kind.rawValue < rhs.kind.rawValue }
-            return (position[lhs.state] ?? 0) < (position[rhs.state] ?? 0)
-        }
-        if let onCancel = workflow.onCancel, workflow.states[onCancel] != nil,
+        if workflow.onCancel != nil, let onCancel = topology.onCancel {
             let cancelStart = graph.point(onCancel, cancelled: true)
-        {
             if let cancelOrder = topologicalOrder(graph, from: cancelStart) {
                 let cancelDistance = graph.longest(from: cancelStart, order: cancelOrder).distance
                 cancelTail = cancelOrder.compactMap { target in
-                    if case .end = graph.describe(target) { return cancelDistance[target] }
+                    if case .end = graph.describe(target), cancelDistance[target] >= 0 { return cancelDistance[target] }
                     return nil
                 }.max() ?? 0
             } else {
                 cancelTail = .infinity
             }
         }
-        cancelTail += tails.values.max() ?? 0
+        cancelTail += tails.max() ?? 0
+    }
+
+    /// Every end reached from `start`, with its longest path: normal runs first, by kind, in the order of states.
+    private static func ends(
+        of graph: DurationGraph, from start: DurationGraph.Target, order: [DurationGraph.Target], topology: WorkflowTopology
+    ) -> [TimeBudget.End] {
+        let (distance, previous) = graph.longest(from: start, order: order)
+        var found: [(end: TimeBudget.End, position: Int)] = []
+        for target in order {
+            guard case .end(let state, let kind, let cancelled) = graph.describe(target), distance[target] >= 0 else {
+                continue
+            }
+            let worst = distance[target]
+            // Walked from the end back, then reversed: inserting at the front would make long paths quadratic.
+            var path: [Int] = []
+            var point = previous[target]
+            while point >= 0 {
+                if case .point(let number, _) = graph.describe(point) { path.append(number) }
+                point = previous[point]
+            }
+            path.reverse()
+            // A cancelled run without a cancel path ends where the cancel arrived.
+            let at = kind == .cancelled ? path.last ?? state : state
+            found.append((
+                TimeBudget.End(
+                    state: at.map(topology.name) ?? "", kind: kind, afterCancel: cancelled, worstSeconds: worst,
+                    path: path.map(topology.name)),
+                at ?? 0))
+        }
+        return found.sorted { lhs, rhs in
+            if lhs.end.afterCancel != rhs.end.afterCancel { return !lhs.end.afterCancel }
+            if lhs.end.kind != rhs.end.kind { return lhs.end.kind.rawValue < rhs.end.kind.rawValue }
+            return lhs.position < rhs.position
+        }.map(\.end)
     }
 
     /// The worst duration of a state, and what a cancel arriving in it adds.
-    private func measure(_ state: WorkflowState, context: VerificationContext) -> (Double, Double) {
+    private func measure(_ state: WorkflowState, number: Int, context: VerificationContext) -> (Double, Double) {
         let guardSeconds = TimeBudget.guardTimeoutSeconds + TimeBudget.windDownSeconds
         let call: Double
         let cancelTail: Double
@@ -98,7 +110,7 @@ struct BudgetGraph {
         var attempts = 1.0
         var delays = 0.0
         for (index, retrier) in step.retry.enumerated()
-        where retrier.maxRetries > 0 && flow.routing[state.name]?.retried[safe: index]?.isEmpty == false {
+        where retrier.maxRetries > 0 && flow.routing(number)?.retried[safe: index]?.isEmpty == false {
             attempts += Double(retrier.maxRetries)
             for retry in 1...retrier.maxRetries { delays += retrier.delay(beforeRetry: retry) }
         }
@@ -106,29 +118,37 @@ struct BudgetGraph {
     }
 
     /// Where a point leads, and how long it takes to get there.
-    func edges(_ point: Point) -> [(Target, Double)] {
-        guard let state = workflow.states[point.state] else { return [] }
+    private func addEdges(_ number: Int, cancelled: Bool, to graph: inout DurationGraph) {
+        let topology = flow.topology
+        let state = topology.states[number]
         switch state.kind {
-        case .succeed: return [(.end(state: point.state, kind: .succeed, cancelled: point.cancelled), 0)]
-        case .fail: return [(.end(state: point.state, kind: .fail, cancelled: point.cancelled), 0)]
+        case .succeed:
+            let end = graph.end(number, kind: .succeed, cancelled: cancelled)
+            return graph.add(end, weight: 0)
+        case .fail:
+            let end = graph.end(number, kind: .fail, cancelled: cancelled)
+            return graph.add(end, weight: 0)
         case .action, .workflow, .choice, .assign, .wait: break
         }
-        let duration = durations[point.state] ?? 0
-        var result = state.targets.map { target in
-            (Target.point(Point(state: target, cancelled: point.cancelled)), duration)
+        let duration = durations[number]
+        for edge in topology.edges[topology.leaving[number]] where edge.kind != .cancel {
+            // A transition to an undefined state leads nowhere.
+            guard let to = edge.to else { continue }
+            graph.add(graph.point(to, cancelled: cancelled), weight: duration)
         }
-        if flow.routing[point.state]?.escaping.isEmpty == false {
-            result.append((.end(state: point.state, kind: .unroutedError, cancelled: point.cancelled), duration))
+        if flow.routing(number)?.escaping.isEmpty == false {
+            let end = graph.end(number, kind: .unroutedError, cancelled: cancelled)
+            graph.add(end, weight: duration)
         }
-        if !point.cancelled {
-            let tail = duration + (tails[point.state] ?? 0)
-            if let onCancel = workflow.onCancel {
-                result.append((.point(Point(state: onCancel, cancelled: true)), tail))
-            } else {
-                result.append((.end(state: "", kind: .cancelled, cancelled: true), tail))
+        if !cancelled {
+            let tail = duration + tails[number]
+            if workflow.onCancel == nil {
+                let end = graph.end(nil, kind: .cancelled, cancelled: true)
+                graph.add(end, weight: tail)
+            } else if let onCancel = topology.onCancel {
+                graph.add(graph.point(onCancel, cancelled: true), weight: tail)
             }
         }
-        return result
     }
 
     /// The targets reachable from a point, each after every target leading to it; nil (and ``loop`` set) when
@@ -139,7 +159,7 @@ struct BudgetGraph {
             return order
         case .failure(let found):
             loop = found.targets.compactMap { target in
-                if case .point(let state, _) = graph.describe(target) { state } else { nil }
+                if case .point(let state, _) = graph.describe(target) { flow.topology.name(state) } else { nil }
             }
             return nil
         }

@@ -1,91 +1,87 @@
 /// The graph ``BudgetGraph`` finds longest paths in, with every target numbered: each state twice (in a normal
 /// run, and on the cancel path of a cancelled one), then each way a run can end at a state.
 ///
-/// Numbers, not names: a workflow of thousands of states would otherwise hash a state name for every edge
-/// followed, every node marked done and every distance looked up.
+/// States are numbered as in the workflow's ``WorkflowTopology``; the edges are kept in one flat array (each
+/// point's are a range of it), so a workflow of thousands of states allocates no row per point and hashes no
+/// name for every edge followed, node marked done or distance looked up.
 struct DurationGraph {
     /// A point or an end, by number (see ``point(_:cancelled:)`` and ``end(_:kind:cancelled:)``).
     typealias Target = Int
 
-    /// The names of the states by number: the workflow's, then any other name a transition gives, then "" (where
-    /// a run without a cancel path ends when cancelled).
-    private(set) var names: [String]
     private static let kinds: [TimeBudget.End.Kind] = [.succeed, .fail, .unroutedError, .cancelled]
-    /// The edges leaving each target, with their weights, in the order ``BudgetGraph`` lists them.
-    private var edges: [[(Target, Double)]]
+    /// The number of states.
+    private let stateCount: Int
+    /// Ends are numbered after the points as edges first name them, so a workflow has rows only for the few
+    /// ends it can reach: the key of each (``endKey(_:kind:cancelled:)``), and the number of each key.
+    private var endKeys: [Int] = []
+    private var endNumbers: [Int: Target] = [:]
+    /// The edges leaving point `p` are `targets[offsets[p] ..< offsets[p + 1]]`, with their `weights`, in the
+    /// order ``BudgetGraph`` gave them.
+    private var offsets: [Int] = [0]
+    private var targets: [Target] = []
+    private var weights: [Double] = []
     /// Points and ends.
-    private let targetCount: Int
+    private var targetCount: Int { stateCount * 2 + endKeys.count }
 
-    /// - Parameter edges: where a point leads and how long it takes, given its state's name and whether it is
-    ///   on the cancel path; ends are given as names of states and kinds.
-    init(workflow: Workflow, edges pointEdges: (String, Bool) -> [(BudgetGraph.Target, Double)]) {
-        var names: [String] = []
-        var numbers: [String: Int] = [:]
-        func number(_ name: String) {
-            if numbers[name] == nil {
-                numbers[name] = names.count
-                names.append(name)
-            }
-        }
-        for name in workflow.stateOrder { number(name) }
-        number(workflow.start)
-        if let onCancel = workflow.onCancel { number(onCancel) }
-        var raw: [[(BudgetGraph.Target, Double)]] = []
-        var position = 0
-        // Points of states named only by transitions have edges too (none): number every name first.
-        while position < names.count {
-            // Only a cancel path leads to cancelled points: without one, they are never reached.
-            for cancelled in [false, true] {
-                let leaving = cancelled && workflow.onCancel == nil ? [] : pointEdges(names[position], cancelled)
-                for (target, _) in leaving {
-                    switch target {
-                    case .point(let point): number(point.state)
-                    case .end(let state, _, _): number(state)
-                    }
-                }
-                raw.append(leaving)
-            }
-            position += 1
-        }
-        number("")
-        while raw.count < names.count * 2 { raw.append([]) }
-        self.names = names
-        self.numbers = numbers
-        let stateCount = names.count
-        // Ends have no edges: only points have a row.
-        targetCount = stateCount * 2 + stateCount * Self.kinds.count * 2
-        edges = [[(Target, Double)]](repeating: [], count: stateCount * 2)
-        for (index, leaving) in raw.enumerated() {
-            edges[index] = leaving.map { target, weight in
-                switch target {
-                case .point(let point):
-                    return (numbers[point.state]! * 2 + (point.cancelled ? 1 : 0), weight)
-                case .end(let state, let kind, let cancelled):
-                    let kindNumber = Self.kinds.firstIndex(of: kind)!
-                    return (stateCount * 2 + (numbers[state]! * Self.kinds.count + kindNumber) * 2 + (cancelled ? 1 : 0), weight)
-                }
-            }
-        }
+    /// An empty graph over `stateCount` states; ``add(_:weight:)`` and ``endPoint()`` give each point its edges,
+    /// in the order of the points' numbers.
+    init(stateCount: Int) {
+        self.stateCount = stateCount
+        offsets.reserveCapacity(stateCount * 2 + 1)
+        targets.reserveCapacity(stateCount * 4)
+        weights.reserveCapacity(stateCount * 4)
     }
 
-    private let numbers: [String: Int]
-
-    /// The number of the point of a state.
-    func point(_ state: String, cancelled: Bool) -> Target? {
-        numbers[state].map { $0 * 2 + (cancelled ? 1 : 0) }
+    /// Adds an edge leaving the point being filled.
+    mutating func add(_ target: Target, weight: Double) {
+        targets.append(target)
+        weights.append(weight)
     }
 
-    /// What a target is: a point (its state's name) or an end.
+    /// Ends the edges of the point being filled; the next ones are the next point's.
+    mutating func endPoint() {
+        offsets.append(targets.count)
+    }
+
+    /// The number of the point of state `state`.
+    func point(_ state: Int, cancelled: Bool) -> Target {
+        state * 2 + (cancelled ? 1 : 0)
+    }
+
+    /// The number of an end at state `state` (nil: a cancelled run of a level without a cancel path), given it
+    /// when first named.
+    mutating func end(_ state: Int?, kind: TimeBudget.End.Kind, cancelled: Bool) -> Target {
+        let key = endKey(state, kind: kind, cancelled: cancelled)
+        if let known = endNumbers[key] { return known }
+        let number = stateCount * 2 + endKeys.count
+        endNumbers[key] = number
+        endKeys.append(key)
+        return number
+    }
+
+    /// An end as one number; one more state stands for where a run without a cancel path ends when cancelled.
+    private func endKey(_ state: Int?, kind: TimeBudget.End.Kind, cancelled: Bool) -> Int {
+        ((state ?? stateCount) * Self.kinds.count + Self.kinds.firstIndex(of: kind)!) * 2 + (cancelled ? 1 : 0)
+    }
+
+    /// What a target is: a point (its state) or an end.
     enum Described {
-        case point(state: String, cancelled: Bool)
-        case end(state: String, kind: TimeBudget.End.Kind, cancelled: Bool)
+        case point(state: Int, cancelled: Bool)
+        case end(state: Int?, kind: TimeBudget.End.Kind, cancelled: Bool)
     }
 
     func describe(_ target: Target) -> Described {
-        let cancelled = target % 2 == 1
-        if target < names.count * 2 { return .point(state: names[target / 2], cancelled: cancelled) }
-        let end = (target - names.count * 2) / 2
-        return .end(state: names[end / Self.kinds.count], kind: Self.kinds[end % Self.kinds.count], cancelled: cancelled)
+        if target < stateCount * 2 { return .point(state: target / 2, cancelled: target % 2 == 1) }
+        let key = endKeys[target - stateCount * 2]
+        let cancelled = key % 2 == 1
+        let end = key / 2
+        let state = end / Self.kinds.count
+        return .end(state: state == stateCount ? nil : state, kind: Self.kinds[end % Self.kinds.count], cancelled: cancelled)
+    }
+
+    /// The edges leaving a target, as positions in ``targets`` and ``weights``.
+    private func leaving(_ target: Target) -> Range<Int> {
+        target + 1 < offsets.count ? offsets[target]..<offsets[target + 1] : 0..<0
     }
 
     /// The targets reachable from `start`, each after every target leading to it; or the loop found (its targets
@@ -95,19 +91,18 @@ struct DurationGraph {
         var order: [Target] = []
         var done = [Bool](repeating: false, count: targetCount)
         var onStack = [Bool](repeating: false, count: targetCount)
-        var stack: [(target: Target, next: Int)] = [(start, 0)]
+        var stack: [(target: Target, next: Int)] = [(start, leaving(start).lowerBound)]
         onStack[start] = true
         while let top = stack.last {
-            let successors = top.target < edges.count ? edges[top.target] : []
-            if top.next < successors.count {
-                let successor = successors[top.next].0
+            if top.next < leaving(top.target).upperBound {
+                let successor = targets[top.next]
                 stack[stack.count - 1].next += 1
                 if done[successor] { continue }
                 if onStack[successor] {
                     let from = stack.firstIndex { $0.target == successor } ?? 0
                     return .failure(Loop(targets: stack[from...].map(\.target) + [successor]))
                 }
-                stack.append((successor, 0))
+                stack.append((successor, leaving(successor).lowerBound))
                 onStack[successor] = true
             } else {
                 stack.removeLast()
@@ -124,16 +119,18 @@ struct DurationGraph {
         var targets: [Target]
     }
 
-    /// The longest distance from `start` to each target reached (nil: not reached), and the point before it.
-    func longest(from start: Target, order: [Target]) -> (distance: [Double?], previous: [Target?]) {
-        var distance = [Double?](repeating: nil, count: targetCount)
-        var previous = [Target?](repeating: nil, count: targetCount)
+    /// The longest distance from `start` to each target reached (negative: not reached), and the point before
+    /// it (negative: none).
+    func longest(from start: Target, order: [Target]) -> (distance: [Double], previous: [Target]) {
+        var distance = [Double](repeating: -1, count: targetCount)
+        var previous = [Target](repeating: -1, count: targetCount)
         distance[start] = 0
-        for target in order where target < edges.count {
-            guard let base = distance[target] else { continue }
-            for (next, weight) in edges[target] where base + weight > distance[next] ?? -1 {
-                distance[next] = base + weight
-                previous[next] = target
+        for target in order {
+            let base = distance[target]
+            guard base >= 0 else { continue }
+            for position in leaving(target) where base + weights[position] > distance[targets[position]] {
+                distance[targets[position]] = base + weights[position]
+                previous[targets[position]] = target
             }
         }
         return (distance, previous)

@@ -17,36 +17,57 @@ struct ErrorFlow {
     }
 
     let workflow: Workflow
-    /// Routing of every step (action and workflow state) whose errors are known.
-    private(set) var routing: [String: Routing] = [:]
-    /// What `${error}` may hold when a state is entered.
-    private(set) var errorAt: [String: Set<PossibleError>] = [:]
-    /// What each fail state raises.
-    private(set) var raised: [String: Set<PossibleError>] = [:]
-    /// States a run reaches without being cancelled.
-    let normallyReachable: Set<String>
+    /// The workflow's states by number.
+    let topology: WorkflowTopology
+    /// Routing of every step (action and workflow state) whose errors are known, by state number.
+    private var routings: [Routing?]
+    /// What `${error}` may hold when a state is entered, by state number.
+    private var errorAt: [Set<PossibleError>]
+    /// What each fail state raises, by state number.
+    private var raisedErrors: [Set<PossibleError>?]
+    /// States a run reaches without being cancelled, by number.
+    private let normallyReached: [Bool]
     /// Every error the workflow can end with when it is not cancelled.
     private(set) var workflowErrors: Set<PossibleError> = []
 
     /// - Parameter childErrors: what a sub-workflow (by the path in its state) can end with; nil when unknown.
-    init(workflow: Workflow, catalog: OperationCatalog, childErrors: (String) -> Set<PossibleError>?) {
+    init(
+        workflow: Workflow, topology: WorkflowTopology, catalog: OperationCatalog,
+        childErrors: (String) -> Set<PossibleError>?
+    ) {
         self.workflow = workflow
-        normallyReachable = Self.reachable(workflow, includingCancel: false)
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name],
-                let errors = Self.stepErrors(state, workflow: workflow, catalog: catalog, childErrors: childErrors),
+        self.topology = topology
+        let count = topology.count
+        normallyReached = topology.reachable(includingCancel: false)
+        routings = [Routing?](repeating: nil, count: count)
+        errorAt = [Set<PossibleError>](repeating: [], count: count)
+        raisedErrors = [Set<PossibleError>?](repeating: nil, count: count)
+        for (number, state) in topology.states.enumerated() {
+            guard let errors = Self.stepErrors(state, workflow: workflow, catalog: catalog, childErrors: childErrors),
                 let step = state.step
             else { continue }
             let retried = errors.partition(by: step.retry.map(\.errors)).taken
             let (routed, escaping) = errors.partition(by: step.onError.map(\.errors))
-            routing[name] = Routing(errors: errors, retried: retried, routed: routed, escaping: escaping)
+            routings[number] = Routing(errors: errors, retried: retried, routed: routed, escaping: escaping)
         }
         propagateErrors()
-        for name in workflow.stateOrder where normallyReachable.contains(name) {
-            workflowErrors.formUnion(raised[name] ?? [])
-            workflowErrors.formUnion(routing[name]?.escaping ?? [])
+        for number in 0..<count where normallyReached[number] {
+            workflowErrors.formUnion(raisedErrors[number] ?? [])
+            workflowErrors.formUnion(routings[number]?.escaping ?? [])
         }
     }
+
+    /// The routing of the step numbered `state`; nil for other states or unknown errors.
+    func routing(_ state: Int) -> Routing? { routings[state] }
+
+    /// The routing of the step with a name.
+    func routing(named name: String) -> Routing? { topology.numbers[name].flatMap { routings[$0] } }
+
+    /// What the fail state numbered `state` raises; nil for other states.
+    func raised(_ state: Int) -> Set<PossibleError>? { raisedErrors[state] }
+
+    /// Whether a run reaches the state numbered `state` without being cancelled.
+    func isNormallyReached(_ state: Int) -> Bool { normallyReached[state] }
 
     /// What a step may fail with before retries and routes; nil for other states or an unknown operation.
     static func stepErrors(
@@ -122,11 +143,12 @@ struct ErrorFlow {
     private mutating func propagateErrors() {
         // Sets only grow, so the result does not depend on the order edges are followed in: a worklist follows
         // again only the edges leaving a state whose `${error}` grew.
-        let edges = workflow.edges.filter { workflow.states[$0.to] != nil }
-        var carrying: [String: [Int]] = [:]
-        for (index, edge) in edges.enumerated() where edge.carriesError {
-            carrying[edge.from, default: []].append(index)
+        let edges = topology.edges.filter { $0.to != nil }
+        var carrying: [(Int, Int)] = []
+        for (index, edge) in edges.enumerated() where WorkflowTopology.carriesError(edge.kind) {
+            carrying.append((edge.from, index))
         }
+        let carried = Adjacency(count: topology.count, carrying)
         var queue = Array(edges.indices)
         var queued = [Bool](repeating: true, count: edges.count)
         var head = 0
@@ -134,26 +156,27 @@ struct ErrorFlow {
             let edge = edges[queue[head]]
             queued[queue[head]] = false
             head += 1
+            guard let to = edge.to else { continue }
             let incoming: Set<PossibleError>
             switch edge.kind {
-            case .error(let index, _): incoming = routing[edge.from]?.routed[safe: index] ?? [.any]
+            case .error(let index): incoming = routings[edge.from]?.routed[safe: index] ?? [.any]
             case .cancel: incoming = [PossibleError(.runCancelled)]
-            case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: incoming = errorAt[edge.from] ?? []
+            case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: incoming = errorAt[edge.from]
             }
-            guard !incoming.isSubset(of: errorAt[edge.to, default: []]) else { continue }
-            errorAt[edge.to, default: []].formUnion(incoming)
-            for next in carrying[edge.to] ?? [] where !queued[next] {
+            guard !incoming.isSubset(of: errorAt[to]) else { continue }
+            errorAt[to].formUnion(incoming)
+            for next in carried[to] where !queued[next] {
                 queued[next] = true
                 queue.append(next)
             }
         }
-        for name in workflow.stateOrder {
-            guard case .fail(let fail)? = workflow.states[name]?.kind else { continue }
-            raised[name] = raisedErrors(fail, at: name)
+        for (number, state) in topology.states.enumerated() {
+            guard case .fail(let fail) = state.kind else { continue }
+            raisedErrors[number] = raisedErrors(fail, at: number)
         }
     }
 
-    private func raisedErrors(_ fail: FailState, at state: String) -> Set<PossibleError> {
+    private func raisedErrors(_ fail: FailState, at state: Int) -> Set<PossibleError> {
         switch fail.raise {
         case .rethrow(let template):
             return errorValue(template, at: state, visiting: [])
@@ -161,7 +184,8 @@ struct ErrorFlow {
             if case .reference(let codeReference) = code, codeReference.root == .error,
                 codeReference.path == [.member("code")]
             {
-                return errorAt[state] ?? [.any]
+                // Nothing known to be bound: any error.
+                return errorAt[state].isEmpty ? [.any] : errorAt[state]
             }
             let codeText = code.literalValue?.stringValue
             let causeText: String? = cause.map { $0.literalValue?.stringValue } ?? ErrorCause.workflowFailed.rawValue
@@ -170,15 +194,14 @@ struct ErrorFlow {
     }
 
     /// The errors a template may evaluate to: `${error}`, or a variable set from one.
-    private func errorValue(_ template: Template, at state: String, visiting: Set<String>) -> Set<PossibleError> {
+    private func errorValue(_ template: Template, at state: Int, visiting: Set<String>) -> Set<PossibleError> {
         guard case .reference(let reference) = template else { return [.any] }
-        if reference.root == .error, reference.path.isEmpty { return errorAt[state] ?? [] }
+        if reference.root == .error, reference.path.isEmpty { return errorAt[state] }
         guard reference.root == .vars, reference.path.count == 1, let name = reference.head,
             !visiting.contains(name)
         else { return [.any] }
         var errors = Set<PossibleError>()
-        for candidate in workflow.stateOrder {
-            guard let bound = workflow.states[candidate] else { continue }
+        for (candidate, bound) in topology.states.enumerated() {
             switch bound.kind {
             case .assign(let assign):
                 for (variable, value) in assign.assignments where variable == name {
@@ -205,16 +228,6 @@ struct ErrorFlow {
             }
         }
         return WorkflowValidator.closure(from: [workflow.start], successors)
-    }
-}
-
-extension WorkflowEdge {
-    /// Whether the edge keeps the `${error}` bound where it starts (error routes and cancel edges bind their own).
-    fileprivate var carriesError: Bool {
-        switch kind {
-        case .error, .cancel: false
-        case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: true
-        }
     }
 }
 

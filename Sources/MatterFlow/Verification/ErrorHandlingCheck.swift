@@ -16,8 +16,9 @@ struct ErrorHandlingCheck {
     let collector: DiagnosticCollector
 
     func check() {
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name], let step = state.step, let routing = flow.routing[name] else { continue }
+        for (number, state) in flow.topology.states.enumerated() {
+            guard let step = state.step, let routing = flow.routing(number) else { continue }
+            let name = state.name
             let raiser = raiserName(state)
             checkEntries(
                 step.retry.map(\.errors), taken: routing.retried, errors: routing.errors, raiser: raiser,

@@ -16,8 +16,8 @@ struct RetrySafetyCheck {
     let childErrors: (String) -> Set<PossibleError>?
 
     func check() {
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name], let routing = flow.routing[name] else { continue }
+        for (number, state) in flow.topology.states.enumerated() {
+            guard let routing = flow.routing(number) else { continue }
             switch state.kind {
             case .action(let action):
                 checkAction(action, state: state, routing: routing)
@@ -90,11 +90,11 @@ struct RetrySafetyCheck {
 extension Workflow {
     /// The first non-idempotent write this workflow or a sub-workflow calls, if any.
     func nonIdempotentWrite(catalog: OperationCatalog) -> String? {
-        for name in stateOrder {
-            switch states[name]?.kind {
-            case .action(let action)?:
+        for state in statesInOrder {
+            switch state.kind {
+            case .action(let action):
                 if catalog[action.operation]?.effect == .nonIdempotentWrite { return action.operation }
-            case .workflow(let subworkflow)?:
+            case .workflow(let subworkflow):
                 if let found = subworkflows[subworkflow.path]?.nonIdempotentWrite(catalog: catalog) { return found }
             default:
                 continue

@@ -22,19 +22,20 @@ struct SessionCheck {
         var reported = Set<String>()
         let releasedOnSuccess = workflow.contract.sessionOnSuccess == .released
         for end in explorer.ends where end.held && (end.ending != .succeeded || releasedOnSuccess) {
-            let pointer = end.rootPointer ?? explorer.lastRootPointer(to: end.config) ?? ""
+            let pointer = explorer.rootPointer(end) ?? explorer.lastRootPointer(to: end.config) ?? ""
             guard reported.insert(pointer).inserted else { continue }
             let config = explorer.configs[end.config]
             let innermost = config.frames[config.frames.count - 1]
-            let stillRunning = explorer.nodes[innermost.node].workflow.states[innermost.state]?.isTerminal == false
+            let stillRunning = !explorer.nodes[innermost.node].topology.states[innermost.state].isTerminal
+            let state = explorer.stateName(end)
             let how: String
             switch end.ending {
-            case .succeeded: how = "in succeed state \"\(end.state)\" (the workflow declares \"sessionOnSuccess\": \"released\")"
-            case .failed: how = "in fail state \"\(end.state)\""
-            case .unrouted: how = "with an error no route of \"\(end.state)\" takes"
-            case .cancelled: how = stillRunning ? "when cancelled in \"\(end.state)\", which has no cancel path" : "after a cancel, in \"\(end.state)\""
+            case .succeeded: how = "in succeed state \"\(state)\" (the workflow declares \"sessionOnSuccess\": \"released\")"
+            case .failed: how = "in fail state \"\(state)\""
+            case .unrouted: how = "with an error no route of \"\(state)\" takes"
+            case .cancelled: how = stillRunning ? "when cancelled in \"\(state)\", which has no cancel path" : "after a cancel, in \"\(state)\""
             }
-            let final = end.label ?? (end.ending == .cancelled && stillRunning ? "cancel" : nil)
+            let final = explorer.label(end) ?? (end.ending == .cancelled && stillRunning ? "cancel" : nil)
             collector.error(
                 Code.sessionLeak, at: pointer,
                 "the commissioning session opened in \"\(acquirer(on: end.config))\" can still be open when the run ends \(how); release it on this path first (cancelCommissioning, or completeCommissioning after a commission). Path: \(explorer.pathText(to: end.config, final: final))")

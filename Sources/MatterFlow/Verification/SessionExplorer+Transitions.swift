@@ -4,62 +4,71 @@ import MatterFlowJSON
 extension SessionExplorer {
     typealias Move = (Config, Step)
 
-    mutating func successors(of position: Int) -> [Move] {
+    /// Adds the moves out of configuration `position` to `moves`.
+    mutating func successors(of position: Int, into moves: inout [Move]) {
         let config = configs[position]
         let frame = config.frames[config.frames.count - 1]
         let node = nodes[frame.node]
-        guard let state = node.workflow.states[frame.state] else { return [] }
-        var moves: [Move] = []
+        let number = frame.state
+        // The state's kind is read where it is: copying the whole state would retain all it holds, per move.
+        let kind = node.topology.states[number].kind
         let shielded = config.frames.contains { $0.mode != .normal }
-        if !state.isTerminal, !shielded {
-            for forked in cancelEffects(config, state: state) {
+        if !node.topology.states[number].isTerminal, !shielded {
+            for forked in cancelEffects(config, kind: kind) {
                 cancelLevel(forked, at: position, moves: &moves)
             }
         }
-        switch state.kind {
+        switch kind {
         case .succeed:
             endLevel(config, at: position, failure: nil, unrouted: false, moves: &moves)
         case .fail:
-            endLevel(config, at: position, failure: node.flow.raised[state.name] ?? [.any], unrouted: false, moves: &moves)
+            endLevel(config, at: position, failure: node.flow.raised(number) ?? [.any], unrouted: false, moves: &moves)
         case .action(let action):
-            moves += actionMoves(config, at: position, action: action, state: state)
+            actionMoves(config, at: position, action: action, state: number, moves: &moves)
         case .workflow(let subworkflow):
-            workflowMoves(config, at: position, subworkflow: subworkflow, state: state, moves: &moves)
+            workflowMoves(config, at: position, subworkflow: subworkflow, state: number, moves: &moves)
         case .choice(let choice):
-            moves += choiceMoves(config, choice: choice, state: state)
+            choiceMoves(config, choice: choice, state: number, moves: &moves)
         case .assign(let assign):
             var next = config
             for (variable, value) in assign.assignments where node.tracked.contains(variable) {
                 next.setFact(variable, value.existence)
             }
-            moves.append(move(next, to: assign.next, "next", state.pointer + "/next"))
+            move(next, from: number, 0, .next, &moves)
         case .wait(let wait):
             var received = config
             if let result = wait.result, node.tracked.contains(result) { received.setFact(result, true) }
-            for branch in wait.branches {
-                moves.append(move(received, to: branch.next, "event \(branch.value)", state.pointer + "/on/" + branch.value))
+            for index in wait.branches.indices {
+                move(received, from: number, index, .event(index), &moves)
             }
-            if let otherwise = wait.otherwise {
-                moves.append(move(received, to: otherwise, "event otherwise", state.pointer + "/otherwise"))
+            if wait.otherwise != nil {
+                move(received, from: number, wait.branches.count, .eventOtherwise, &moves)
             }
-            moves.append(move(config, to: wait.onTimeout, "timeout", state.pointer + "/onTimeout"))
+            move(config, from: number, wait.branches.count + (wait.otherwise == nil ? 0 : 1), .timeout, &moves)
         }
-        return moves
     }
 
-    /// Moves the innermost level to another of its states.
-    func move(_ config: Config, to target: String, _ label: String, _ pointer: String) -> Move {
+    /// Moves the innermost level along the transition at `offset` among those of its state `state` (numbered as
+    /// in ``WorkflowTopology/leaving``).
+    func move(_ config: Config, from state: Int, _ offset: Int, _ kind: StepKind, _ moves: inout [Move]) {
+        let level = config.frames.count - 1
+        let node = config.frames[level].node
+        let topology = nodes[node].topology
+        // A workflow with findings is not explored, so every transition leads to a defined state.
+        guard let target = topology.edges[topology.leaving[state].lowerBound + offset].to else { return }
         var next = config
-        next.frames[next.frames.count - 1].state = target
-        return (next, Step(label: label, rootPointer: next.frames.count == 1 ? pointer : nil))
+        next.frames[level].state = target
+        moves.append((next, Step(kind: kind, node: node, state: state, isRoot: level == 0)))
     }
 
-    private mutating func actionMoves(_ config: Config, at position: Int, action: ActionState, state: WorkflowState) -> [Move] {
-        guard let operation = catalog[action.operation] else { return [] }
+    private mutating func actionMoves(
+        _ config: Config, at position: Int, action: ActionState, state: Int, moves: inout [Move]
+    ) {
+        guard let operation = catalog[action.operation] else { return }
         for requirement in operation.requires where !config.satisfies(requirement) {
             let pointer = config.frames.count == 1
-                ? state.pointer + "/operation"
-                : (nodes[0].workflow.states[config.frames[0].state]?.pointer ?? "") + "/path"
+                ? nodes[0].topology.states[state].pointer + "/operation"
+                : nodes[0].topology.states[config.frames[0].state].pointer + "/path"
             violations.append(
                 Violation(config: position, operation: operation.name, requirement: requirement, rootPointer: pointer))
         }
@@ -67,55 +76,57 @@ extension SessionExplorer {
         var succeeded = config
         succeeded.record(operation, succeeded: true)
         if let result = action.step.result, node.tracked.contains(result) { succeeded.setFact(result, true) }
-        var moves = [move(succeeded, to: action.step.next, "next", state.pointer + "/next")]
+        move(succeeded, from: state, 0, .next, &moves)
         var failed = config
         failed.record(operation, succeeded: false)
-        if let routing = node.flow.routing[state.name] {
-            moves += routeMoves(failed, state: state, step: action.step, taken: routing.routed)
+        if let routing = node.flow.routing(state) {
+            routeMoves(failed, state: state, step: action.step, taken: routing.routed, moves: &moves)
             if !routing.escaping.isEmpty {
                 endLevel(failed, at: position, failure: routing.escaping, unrouted: true, moves: &moves)
             }
         }
-        return moves
     }
 
     private mutating func workflowMoves(
-        _ config: Config, at position: Int, subworkflow: SubworkflowState, state: WorkflowState, moves: inout [Move]
+        _ config: Config, at position: Int, subworkflow: SubworkflowState, state: Int, moves: inout [Move]
     ) {
-        let node = nodes[config.frames[config.frames.count - 1].node]
-        guard let child = node.children[state.name] else { return }
+        let level = config.frames.count - 1
+        let node = nodes[config.frames[level].node]
+        guard let child = node.children[state], let start = nodes[child].topology.start else { return }
         var started = config
-        started.frames.append(Frame(node: child, state: nodes[child].workflow.start, mode: .normal, facts: [:]))
-        moves.append((started, Step(label: "start", rootPointer: config.frames.count == 1 ? state.pointer + "/path" : nil)))
+        started.frames.append(Frame(node: child, state: start, mode: .normal, facts: [:]))
+        moves.append((started, Step(kind: .start, node: config.frames[level].node, state: state, isRoot: level == 0)))
         // Guards and inputs may fail before the child starts.
-        let before = ErrorFlow.stepErrors(state, workflow: node.workflow, catalog: catalog, childErrors: { _ in [] }) ?? []
+        let before = ErrorFlow.stepErrors(
+            node.topology.states[state], workflow: node.workflow, catalog: catalog, childErrors: { _ in [] }) ?? []
         if !before.isEmpty {
             routeFailure(config, at: position, state: state, step: subworkflow.step, errors: before, retry: false, moves: &moves)
         }
     }
 
-    private func routeMoves(_ config: Config, state: WorkflowState, step: StepBehavior, taken: [Set<PossibleError>]) -> [Move] {
-        step.onError.enumerated().compactMap { index, route in
-            guard taken[safe: index]?.isEmpty == false else { return nil }
-            return move(
-                config, to: route.next, WorkflowEdge.Kind.error(index, route.errors).description,
-                state.pointer + "/onError/\(index)/next")
+    /// The error routes of the innermost level's state `state` that take some error.
+    private func routeMoves(
+        _ config: Config, state: Int, step: StepBehavior, taken: [Set<PossibleError>], moves: inout [Move]
+    ) {
+        for index in step.onError.indices where taken[safe: index]?.isEmpty == false {
+            move(config, from: state, 1 + index, .error(index), &moves)
         }
     }
 
     /// A step of the innermost level failed with `errors`: its routes, a retry (sub-workflows), or the level ends.
     private mutating func routeFailure(
-        _ config: Config, at position: Int, state: WorkflowState, step: StepBehavior, errors: Set<PossibleError>,
+        _ config: Config, at position: Int, state: Int, step: StepBehavior, errors: Set<PossibleError>,
         retry: Bool, moves: inout [Move]
     ) {
         let (taken, escaping) = errors.partition(by: step.onError.map(\.errors))
-        moves += routeMoves(config, state: state, step: step, taken: taken)
+        routeMoves(config, state: state, step: step, taken: taken, moves: &moves)
+        let level = config.frames.count - 1
         if retry, step.retry.contains(where: { retrier in
             retrier.maxRetries > 0 && errors.contains { error in retrier.errors.contains(where: error.mayMatch) }
-        }), let child = nodes[config.frames[config.frames.count - 1].node].children[state.name] {
+        }), let child = nodes[config.frames[level].node].children[state], let start = nodes[child].topology.start {
             var again = config
-            again.frames.append(Frame(node: child, state: nodes[child].workflow.start, mode: .normal, facts: [:]))
-            moves.append((again, Step(label: "retry", rootPointer: config.frames.count == 1 ? state.pointer + "/retry" : nil)))
+            again.frames.append(Frame(node: child, state: start, mode: .normal, facts: [:]))
+            moves.append((again, Step(kind: .retry, node: config.frames[level].node, state: state, isRoot: level == 0)))
         }
         if !escaping.isEmpty {
             endLevel(config, at: position, failure: escaping, unrouted: true, moves: &moves)
@@ -126,42 +137,50 @@ extension SessionExplorer {
     private mutating func endLevel(
         _ config: Config, at position: Int, failure: Set<PossibleError>?, unrouted: Bool, moves: inout [Move]
     ) {
-        var next = config
-        let ended = next.frames.removeLast()
-        guard let parent = next.frames.last else {
+        let ended = config.frames[config.frames.count - 1]
+        guard config.frames.count > 1 else {
+            guard config.held else { return }
             let ending: Ending = ended.mode == .cancelling ? .cancelled : failure == nil ? .succeeded : unrouted ? .unrouted : .failed
             ends.append(End(
-                config: position, ending: ending, state: name(config), label: unrouted ? "unrouted error" : nil,
-                rootPointer: unrouted ? nodes[0].workflow.states[ended.state].map { state in
-                    state.pointer + (state.step?.onError.isEmpty == false ? "/onError" : "")
-                } : nil,
+                config: position, ending: ending, final: config, unrouted: unrouted, rootState: ended.state,
                 held: config.held))
             return
         }
+        var next = config
+        next.frames.removeLast()
         if ended.mode == .cancelling {
             cancelLevel(next, at: position, moves: &moves)
             return
         }
+        let parent = next.frames[next.frames.count - 1]
         let node = nodes[parent.node]
-        guard let state = node.workflow.states[parent.state], case .workflow(let subworkflow) = state.kind else { return }
+        guard case .workflow(let subworkflow) = node.topology.states[parent.state].kind else { return }
         guard let failure else {
             if let result = subworkflow.step.result, node.tracked.contains(result) {
                 next.setFact(result, nodes[ended.node].outputNonNull ? true : nil)
             }
-            moves.append(move(next, to: subworkflow.step.next, "next", state.pointer + "/next"))
+            move(next, from: parent.state, 0, .next, &moves)
             return
         }
-        routeFailure(next, at: position, state: state, step: subworkflow.step, errors: failure, retry: true, moves: &moves)
+        routeFailure(next, at: position, state: parent.state, step: subworkflow.step, errors: failure, retry: true, moves: &moves)
     }
 
     /// A cancel reaches the innermost level: it takes its cancel path, or ends at once and passes the cancel up.
     private mutating func cancelLevel(_ config: Config, at position: Int, moves: inout [Move]) {
+        let level = config.frames.count - 1
+        // A run cancelled at its top level without a cancel path just ends; only an end holding the session is
+        // kept (see ``SessionExplorer/ends``).
+        if level == 0, nodes[config.frames[0].node].workflow.onCancel == nil, !config.held { return }
         var next = config
-        let level = next.frames.count - 1
         for outer in 0..<level { next.frames[outer].mode = .pending }
-        if let onCancel = nodes[next.frames[level].node].workflow.onCancel {
+        let node = next.frames[level].node
+        if nodes[node].workflow.onCancel != nil {
             next.frames[level].mode = .cancelling
-            moves.append(move(next, to: onCancel, "cancel", "/onCancel"))
+            // A workflow with findings is not explored, so its cancel path is defined.
+            guard let onCancel = nodes[node].topology.onCancel else { return }
+            let from = next.frames[level].state
+            next.frames[level].state = onCancel
+            moves.append((next, Step(kind: .cancel, node: node, state: from, isRoot: level == 0)))
             return
         }
         next.frames[level].mode = .cancelling
@@ -169,8 +188,8 @@ extension SessionExplorer {
     }
 
     /// What a cancel leaves behind in the state it interrupts: an abandoned call may still have succeeded.
-    private func cancelEffects(_ config: Config, state: WorkflowState) -> [Config] {
-        guard case .action(let action) = state.kind, let operation = catalog[action.operation] else { return [config] }
+    private func cancelEffects(_ config: Config, kind: WorkflowState.Kind) -> [Config] {
+        guard case .action(let action) = kind, let operation = catalog[action.operation] else { return [config] }
         let node = nodes[config.frames[config.frames.count - 1].node]
         var late = config
         late.record(operation, succeeded: true)
@@ -186,9 +205,8 @@ extension SessionExplorer {
         return [unknown]
     }
 
-    private func choiceMoves(_ config: Config, choice: ChoiceState, state: WorkflowState) -> [Move] {
+    private func choiceMoves(_ config: Config, choice: ChoiceState, state: Int, moves: inout [Move]) {
         let node = nodes[config.frames[config.frames.count - 1].node]
-        var moves: [Move] = []
         var remaining = config
         for (index, branch) in choice.branches.enumerated() {
             let value = branch.condition.evaluate(remaining.frames[remaining.frames.count - 1].facts)
@@ -198,12 +216,11 @@ extension SessionExplorer {
             for reference in branch.condition.templates.flatMap(\.references) where reference.root == .vars {
                 if let head = reference.head, let operation = node.supportResults[head] { taken.checked.insert(operation) }
             }
-            moves.append(move(taken, to: branch.next, "choice[\(index)]", state.pointer + "/choices/\(index)/next"))
-            if value == true { return moves }
+            move(taken, from: state, index, .choice(index), &moves)
+            if value == true { return }
             remaining.assume(branch.condition, false)
         }
-        moves.append(move(remaining, to: choice.defaultNext, "default", state.pointer + "/default"))
-        return moves
+        move(remaining, from: state, choice.branches.count, .choiceDefault, &moves)
     }
 }
 
@@ -250,39 +267,6 @@ extension SessionExplorer.Config {
             for inner in conditions { assume(inner, false) }
         default:
             break
-        }
-    }
-}
-
-extension Condition {
-    /// The condition's value from what is known of variables' existence; nil when it depends on more.
-    func evaluate(_ facts: [String: Bool]) -> Bool? {
-        switch self {
-        case .exists(let template):
-            return template.wholeVariable.flatMap { facts[$0] }
-        case .not(let inner):
-            return inner.evaluate(facts).map { !$0 }
-        case .and(let conditions):
-            let values = conditions.map { $0.evaluate(facts) }
-            if values.contains(false) { return false }
-            return values.allSatisfy { $0 == true } ? true : nil
-        case .or(let conditions):
-            let values = conditions.map { $0.evaluate(facts) }
-            if values.contains(true) { return true }
-            return values.allSatisfy { $0 == false } ? false : nil
-        case .compare, .isEmpty, .contains:
-            return nil
-        }
-    }
-}
-
-extension Template {
-    /// Whether the value exists (is not null) after an assign sets it; nil when it depends on a reference.
-    var existence: Bool? {
-        switch self {
-        case .literal(let value): !value.isNull
-        case .interpolation, .array, .object: true
-        case .reference: nil
         }
     }
 }

@@ -16,8 +16,10 @@ struct SessionExplorer {
     final class Node {
         let workflow: Workflow
         let flow: ErrorFlow
-        /// Child nodes by the name of the workflow state that runs them.
-        var children: [String: Int] = [:]
+        /// The workflow's states by number (frames name states by these numbers).
+        let topology: WorkflowTopology
+        /// Child nodes by the number of the workflow state that runs them.
+        var children: [Int: Int] = [:]
         /// Variables some choice tests with `exists`.
         let tracked: Set<String>
         /// Variables bound to the result of a support-check operation, with that operation.
@@ -28,6 +30,7 @@ struct SessionExplorer {
         init(workflow: Workflow, flow: ErrorFlow, tracked: Set<String>, supportResults: [String: String], outputNonNull: Bool) {
             self.workflow = workflow
             self.flow = flow
+            topology = flow.topology
             self.tracked = tracked
             self.supportResults = supportResults
             self.outputNonNull = outputNonNull
@@ -38,7 +41,8 @@ struct SessionExplorer {
 
     struct Frame: Hashable {
         var node: Int
-        var state: String
+        /// The state's number in its node's ``WorkflowTopology``.
+        var state: Int
         var mode: Mode
         /// Whether tracked variables exist (absent: unknown).
         var facts: [String: Bool]
@@ -69,10 +73,20 @@ struct SessionExplorer {
         }
     }
 
+    /// How a move leaves its state: which transition of the state it takes, or what happens to its level.
+    enum StepKind {
+        case next, choice(Int), choiceDefault, error(Int), event(Int), eventOtherwise, timeout, start, retry, cancel
+    }
+
+    /// A move, as numbers: its label and pointer are spelled out only for the paths a finding shows
+    /// (``label(_:)``, ``rootPointer(_:)``).
     struct Step {
-        var label: String
-        /// The pointer of the edge when it is one of the root workflow's.
-        var rootPointer: String?
+        var kind: StepKind
+        /// The node and the number of the state the move leaves (the one whose member declares it).
+        var node: Int
+        var state: Int
+        /// Whether the move is one of the root workflow's: only those have a pointer.
+        var isRoot: Bool
     }
 
     enum Ending { case succeeded, failed, unrouted, cancelled }
@@ -80,9 +94,12 @@ struct SessionExplorer {
     struct End {
         var config: Int
         var ending: Ending
-        var state: String
-        var label: String?
-        var rootPointer: String?
+        /// The configuration the run ended in (its states name where it ended).
+        var final: Config
+        /// Whether an error no route takes ended the run.
+        var unrouted: Bool
+        /// The root workflow's state the run ended in.
+        var rootState: Int
         var held: Bool
     }
 
@@ -101,6 +118,8 @@ struct SessionExplorer {
     private(set) var configs: [Config] = []
     private(set) var parents: [(Int, Step)?] = []
     private var index: [Config: Int] = [:]
+    /// The ways a run ends holding the commissioning session (what the leak check reports from); ends that
+    /// release it or never held it are not kept.
     var ends: [End] = []
     var violations: [Violation] = []
 
@@ -116,11 +135,11 @@ struct SessionExplorer {
         var tracked = Set<String>()
         var nonNull = true
         let flow = context.flow(workflow)
-        for name in workflow.stateOrder {
-            switch workflow.states[name]?.kind {
-            case .choice(let choice)?:
+        for (number, state) in flow.topology.states.enumerated() {
+            switch state.kind {
+            case .choice(let choice):
                 for branch in choice.branches { tracked.formUnion(branch.condition.existenceTests) }
-            case .succeed(let succeed)? where flow.normallyReachable.contains(name):
+            case .succeed(let succeed) where flow.isNormallyReached(number):
                 switch succeed.output {
                 case nil, .reference?: nonNull = false
                 case .literal(let value)?: nonNull = nonNull && !value.isNull
@@ -133,12 +152,11 @@ struct SessionExplorer {
         let support = Self.supportVariables(workflow, supportOperations)
         let id = nodes.count
         nodes.append(Node(workflow: workflow, flow: flow, tracked: tracked, supportResults: support, outputNonNull: nonNull))
-        for name in workflow.stateOrder {
-            guard case .workflow(let subworkflow)? = workflow.states[name]?.kind,
-                let child = workflow.subworkflows[subworkflow.path]
+        for (number, state) in flow.topology.states.enumerated() {
+            guard case .workflow(let subworkflow) = state.kind, let child = workflow.subworkflows[subworkflow.path]
             else { continue }
             let childID = addNode(child, context: context, supportOperations: supportOperations)
-            nodes[id].children[name] = childID
+            nodes[id].children[number] = childID
         }
         return id
     }
@@ -147,11 +165,11 @@ struct SessionExplorer {
     /// sub-workflow whose output carries one (such as a child that finds a border router and outputs it).
     static func supportVariables(_ workflow: Workflow, _ operations: Set<String>) -> [String: String] {
         var support: [String: String] = [:]
-        for name in workflow.stateOrder {
-            switch workflow.states[name]?.kind {
-            case .action(let action)?:
+        for state in workflow.statesInOrder {
+            switch state.kind {
+            case .action(let action):
                 if operations.contains(action.operation), let result = action.step.result { support[result] = action.operation }
-            case .workflow(let subworkflow)?:
+            case .workflow(let subworkflow):
                 if let child = workflow.subworkflows[subworkflow.path], let result = subworkflow.step.result,
                     let operation = supportOutput(child, operations)
                 {
@@ -167,8 +185,8 @@ struct SessionExplorer {
     /// The support-check operation whose result a workflow outputs, if any.
     static func supportOutput(_ workflow: Workflow, _ operations: Set<String>) -> String? {
         let support = supportVariables(workflow, operations)
-        for name in workflow.stateOrder {
-            guard case .succeed(let succeed)? = workflow.states[name]?.kind, let output = succeed.output else { continue }
+        for state in workflow.statesInOrder {
+            guard case .succeed(let succeed) = state.kind, let output = succeed.output else { continue }
             for reference in output.references where reference.root == .vars {
                 if let head = reference.head, let operation = support[head] { return operation }
             }
@@ -177,16 +195,24 @@ struct SessionExplorer {
     }
 
     private mutating func explore() {
+        // A valid workflow's start is defined (a workflow with findings is not explored).
+        guard let start = nodes[0].topology.start else { return }
         let initial = Config(
-            frames: [Frame(node: 0, state: nodes[0].workflow.start, mode: .normal, facts: [:])], held: false,
-            sessionOps: nil, checked: [])
+            frames: [Frame(node: 0, state: start, mode: .normal, facts: [:])], held: false, sessionOps: nil, checked: [])
         configs = [initial]
         parents = [nil]
         index = [initial: 0]
         var next = 0
+        var moves: [Move] = []
         while next < configs.count, configs.count < Self.limit {
-            for (config, step) in successors(of: next) where index[config] == nil {
-                index[config] = configs.count
+            moves.removeAll(keepingCapacity: true)
+            successors(of: next, into: &moves)
+            for (config, step) in moves {
+                // One lookup: the configuration's number, given it when it is new.
+                let number = configs.count
+                var isNew = false
+                Self.insert(&index[config, default: -1], number, &isNew)
+                guard isNew else { continue }
                 configs.append(config)
                 parents.append((next, step))
             }
@@ -194,38 +220,10 @@ struct SessionExplorer {
         }
     }
 
-    /// The qualified name of a configuration's current state (`commission/rememberFailure`).
-    func name(_ config: Config) -> String {
-        config.frames.map(\.state).joined(separator: "/")
-    }
-
-    /// The configurations from the start to `config`, with the step taken out of each but the last.
-    func path(to config: Int) -> [(config: Int, step: Step?)] {
-        // Walked from the end back, then reversed: inserting at the front would make long paths quadratic.
-        var chain: [(Int, Step?)] = [(config, nil)]
-        var current = config
-        while let (previous, step) = parents[current] {
-            chain.append((previous, step))
-            current = previous
-        }
-        return Array(chain.reversed())
-    }
-
-    /// The path as text, state by state: `a -[next]-> b -[onError[0] *]-> c`, then `final` if given.
-    func pathText(to config: Int, final: String? = nil) -> String {
-        var text = ""
-        for (position, element) in path(to: config).enumerated() {
-            if position > 0 { text += " " }
-            text += name(configs[element.config])
-            if let step = element.step { text += " -[\(step.label)]->" }
-        }
-        if let final { text += " -[\(final)]-> (end)" }
-        return text
-    }
-
-    /// The last root-workflow edge on the path to `config`.
-    func lastRootPointer(to config: Int) -> String? {
-        path(to: config).compactMap(\.step?.rootPointer).last
+    private static func insert(_ slot: inout Int, _ number: Int, _ isNew: inout Bool) {
+        guard slot < 0 else { return }
+        slot = number
+        isNew = true
     }
 }
 
@@ -246,5 +244,38 @@ extension Template {
     var wholeVariable: String? {
         guard case .reference(let reference) = self, reference.root == .vars, reference.path.count == 1 else { return nil }
         return reference.head
+    }
+}
+
+extension Condition {
+    /// The condition's value from what is known of variables' existence; nil when it depends on more.
+    func evaluate(_ facts: [String: Bool]) -> Bool? {
+        switch self {
+        case .exists(let template):
+            return template.wholeVariable.flatMap { facts[$0] }
+        case .not(let inner):
+            return inner.evaluate(facts).map { !$0 }
+        case .and(let conditions):
+            let values = conditions.map { $0.evaluate(facts) }
+            if values.contains(false) { return false }
+            return values.allSatisfy { $0 == true } ? true : nil
+        case .or(let conditions):
+            let values = conditions.map { $0.evaluate(facts) }
+            if values.contains(true) { return true }
+            return values.allSatisfy { $0 == false } ? false : nil
+        case .compare, .isEmpty, .contains:
+            return nil
+        }
+    }
+}
+
+extension Template {
+    /// Whether the value exists (is not null) after an assign sets it; nil when it depends on a reference.
+    var existence: Bool? {
+        switch self {
+        case .literal(let value): !value.isNull
+        case .interpolation, .array, .object: true
+        case .reference: nil
+        }
     }
 }
