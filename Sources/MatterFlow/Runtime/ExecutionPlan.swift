@@ -153,13 +153,16 @@ final class PlannedCall: Sendable {
         timeoutSeconds = action.timeoutSeconds ?? operation.defaultTimeoutSeconds
         secretArguments = operation.arguments.filter(\.secret).map(\.name)
         secretResultFields = operation.secretResultFields
+        invoke = operation.invoke
+        argumentShapes = operation.arguments
     }
 
-    /// Calls the operation with the state's evaluated arguments.
-    @inline(never)
-    nonisolated(nonsending) func perform(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
-        try await operation.call(hub: hub, structure: structure, arguments: arguments)
-    }
+    /// The operation's hub call (the race's task awaits it directly), read once so that a
+    /// call does not copy the descriptor to reach it.
+    let invoke: OperationDescriptor.Invocation
+    /// The operation's arguments, which a call's are checked against.
+    let argumentShapes: [OperationDescriptor.Argument]
+
 }
 
 /// The plan a workflow keeps for its runs; replaced whenever the workflow changes, so copies of a workflow share

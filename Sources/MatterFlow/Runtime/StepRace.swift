@@ -1,3 +1,4 @@
+import MatterFlowJSON
 import Synchronization
 
 /// How a raced piece of work ended.
@@ -28,12 +29,32 @@ struct StepRace {
     /// How long a guard's status check may take (the time budget assumes the same).
     static let guardTimeout: Duration = .seconds(rounding: TimeBudget.guardTimeoutSeconds)
 
-    /// Hub work a race runs: nonsending, so the call starts without a hop; its value travels type-erased.
+    /// Work a race runs: nonsending, so the call starts without a hop; its value travels type-erased.
     typealias Work = nonisolated(nonsending) @Sendable () async throws -> any Sendable
+
+    /// Races an operation's call, its arguments checked first (as ``OperationDescriptor/call(hub:structure:arguments:)``).
+    /// Calls and status checks are not wrapped in closures: the race's task awaits the hub itself, where each async
+    /// function in between would cost a hop back to the executor once it returned, and a closure context per call.
+    @inline(never)
+    nonisolated(nonsending) func call(
+        _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, timeout: Duration
+    ) async -> RaceOutcome<JSONValue> {
+        await run(Race(clock: clock, call: call, hub: hub, structure: structure, arguments: arguments), timeout: timeout)
+    }
+
+    /// Races the hub's status check, for a guard.
+    @inline(never)
+    nonisolated(nonsending) func status(hub: any Hub, structure: StructureID) async -> RaceOutcome<HubStatus> {
+        await run(Race(clock: clock, hub: hub, structure: structure), timeout: Self.guardTimeout)
+    }
 
     @inline(never)
     nonisolated(nonsending) func run<Value: Sendable>(timeout: Duration?, _ work: @escaping Work) async -> RaceOutcome<Value> {
-        let race = Race(clock: clock, work: work)
+        await run(Race(clock: clock, work: work), timeout: timeout)
+    }
+
+    @inline(__always)
+    private nonisolated(nonsending) func run<Value: Sendable>(_ race: Race, timeout: Duration?) async -> RaceOutcome<Value> {
         clock.beginActivity()
         // The task's closure captures only the race, so it needs no context of its own.
         let task = Task.immediate { await race.perform() }
@@ -110,17 +131,43 @@ final class Race: Sendable {
 
     private let state = Mutex(State())
     private let clock: any WorkflowClock
-    private let work: StepRace.Work
+    // The job, in fields of its own: the task reads them in place, where switching over a stored enum would copy
+    // its payload (and retain each of its references) on every call.
+    private let call: PlannedCall?
+    private let hub: (any Hub)?
+    private let structure: StructureID
+    private let arguments: JSONObject
+    private let work: StepRace.Work?
 
-    init(clock: any WorkflowClock, work: @escaping StepRace.Work) {
+    /// A race of `work`, or else of an operation's call, or else of the hub's status check.
+    init(
+        clock: any WorkflowClock, call: PlannedCall? = nil, hub: (any Hub)? = nil, structure: StructureID = "",
+        arguments: JSONObject = [:], work: StepRace.Work? = nil
+    ) {
         self.clock = clock
+        self.call = call
+        self.hub = hub
+        self.structure = structure
+        self.arguments = arguments
         self.work = work
     }
 
-    /// Runs the work, as the body of its task, and reports its end.
+    /// Runs the work, as the body of its task, and reports its end. Inlined into the task's closure: awaited as a
+    /// function of its own, it would cost the task a hop back to its executor once it returned.
+    @inline(__always)
     nonisolated(nonsending) func perform() async {
         do {
-            let value = try await work()
+            let value: any Sendable
+            if let work {
+                value = try await work()
+            } else if let call, let hub {
+                try OperationDescriptor.check(arguments, against: call.argumentShapes, operation: call.name)
+                value = try await call.invoke(hub, structure, arguments)
+            } else if let hub {
+                value = try await hub.status(structure: structure)
+            } else {
+                preconditionFailure("a race without a job")
+            }
             workEnded(.finished, value: value)
         } catch {
             workEnded(.failed(FlowError.from(error)), value: nil)
