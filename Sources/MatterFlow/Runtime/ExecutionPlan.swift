@@ -21,7 +21,13 @@ final class ExecutionPlan: Sendable {
     let name: String
     let start: String
     let onCancel: String?
-    private let states: [String: PlannedState]
+    /// The states by name, for a workflow with many; nil when there are few (see ``state(named:)``).
+    private let statesByName: [String: PlannedState]?
+    /// The states, in document order (where runs mostly move forward).
+    private let states: [PlannedState]
+
+    /// Up to how many states a level looks its states up by comparing names rather than hashing them.
+    static let scannedStates = 16
 
     init(_ workflow: Workflow, path: [String], prefix: String, catalog: OperationCatalog) {
         var workflow = workflow
@@ -33,11 +39,13 @@ final class ExecutionPlan: Sendable {
         name = workflow.name
         start = workflow.start
         onCancel = workflow.onCancel
-        var states: [String: PlannedState] = [:]
-        for (name, state) in workflow.states {
-            states[name] = PlannedState(state, in: workflow, path: path, prefix: prefix, catalog: catalog)
+        var ordered = workflow.stateOrder.compactMap { workflow.states[$0] }
+        if ordered.count != workflow.states.count {
+            // A workflow built in code may leave its order incomplete.
+            ordered = workflow.states.keys.sorted().compactMap { workflow.states[$0] }
         }
-        self.states = states
+        states = ordered.map { state in PlannedState(state, in: workflow, path: path, prefix: prefix, catalog: catalog) }
+        statesByName = states.count > Self.scannedStates ? Dictionary(uniqueKeysWithValues: states.map { ($0.name, $0) }) : nil
     }
 
     /// The workflow's inputs resolved for a run of this level (see ``Workflow/resolveInputs(_:source:)``), without
@@ -47,9 +55,14 @@ final class ExecutionPlan: Sendable {
     }
 
     /// The state with a name, or nil when the workflow has none (it was not validated).
+    ///
+    /// Most levels have a few states: comparing the name with theirs (which mostly stops at a length or the first
+    /// bytes) costs less than hashing it; a workflow with many states is looked up by hash.
     @inline(never)
     func state(named name: String) -> PlannedState? {
-        states[name]
+        if let statesByName { return statesByName[name] }
+        for state in states where state.name == name { return state }
+        return nil
     }
 }
 
