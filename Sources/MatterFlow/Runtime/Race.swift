@@ -87,9 +87,16 @@ final class Race: Sendable {
         clock.endActivity()
     }
 
-    /// The decision and the work's value, if the race is already decided.
+    /// The decision and, when the work won, its value, if the race is already decided.
     func settled() -> (Decision, Value?)? {
-        state.withLock { state in state.decision.map { ($0, state.value) } }
+        state.withLock { state in state.decision.map { ($0, Self.winnings(of: $0, &state)) } }
+    }
+
+    /// The work's value when it won, moved out rather than copied: nothing reads it after a race the work won
+    /// (only a cancelled race's late value is read again, by ``value``).
+    private static func winnings(of decision: Decision, _ state: inout State) -> Value? {
+        guard case .finished = decision else { return nil }
+        return state.value.take()
     }
 
     /// The work's result when it succeeded, even after losing the race.
@@ -129,10 +136,12 @@ final class Race: Sendable {
     }
 
     /// The work has ended: offer its result and wake a task waiting for it to wind down.
-    private func workEnded(_ decision: Decision, value: Value?) {
+    private func workEnded(_ decision: Decision, value: consuming Value?) {
+        // Moved into the state, not copied.
+        var value = value
         let (armed, windDownWaiter) = state.withLock { state -> (Armed?, CheckedContinuation<Void, Never>?) in
             state.workEnded = true
-            if let value { state.value = value }
+            if value != nil { state.value = value.take() }
             let windDownWaiter = state.windDownWaiter.take()
             guard state.decision == nil else { return (nil, windDownWaiter) }
             state.decision = decision
@@ -166,8 +175,8 @@ final class Race: Sendable {
         }
     }
 
-    /// Waits for the decision.
-    nonisolated(nonsending) func decided() async -> Decision {
+    /// Waits for the decision; returns it with the work's value when the work won.
+    nonisolated(nonsending) func decided() async -> (Decision, Value?) {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 if state.decision != nil { return true }
@@ -180,7 +189,10 @@ final class Race: Sendable {
                 clock.endActivity()
             }
         }
-        return state.withLock { $0.decision } ?? .cancelled
+        return state.withLock { state in
+            let decision = state.decision ?? .cancelled
+            return (decision, Self.winnings(of: decision, &state))
+        }
     }
 
     /// Waits until the work has ended, but at most `limit` on the clock.

@@ -56,7 +56,7 @@ struct StepRace {
     /// Races `work`; `value` takes its value back out of the race.
     @inline(__always)
     private nonisolated(nonsending) func run<Value: Sendable>(
-        _ race: Race, timeout: Duration?, _ value: (Race.Value) -> Value?
+        _ race: Race, timeout: Duration?, _ value: (consuming Race.Value) -> Value?
     ) async -> RaceOutcome<Value> {
         clock.beginActivity()
         // The task's closure captures only the race, so it needs no context of its own.
@@ -67,13 +67,12 @@ struct StepRace {
             (decision, result) = (early, earlyValue)
         } else {
             race.arm(task: task, timeout: timeout, signal: signal)
-            decision = await race.decided()
-            result = race.value
+            (decision, result) = await race.decided()
         }
         switch decision {
         case .finished:
             // The work's value is the only one ever stored, and the work produced it for this `Value`.
-            guard let finished = result.flatMap(value) else { preconditionFailure("a race finished without its value") }
+            guard let result, let finished = value(result) else { preconditionFailure("a race finished without its value") }
             return .finished(finished)
         case .failed(let error):
             return .failed(error)
@@ -82,7 +81,7 @@ struct StepRace {
             return .timedOut
         case .cancelled:
             await race.windDown(atMost: Self.gracePeriod)
-            return .cancelled(late: race.value.flatMap(value))
+            return .cancelled(late: race.value.flatMap { value($0) })
         }
     }
 
