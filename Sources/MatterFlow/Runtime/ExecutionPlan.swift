@@ -91,6 +91,8 @@ final class PlannedState: Sendable {
     let isSubworkflow: Bool
     /// The guards of an action or sub-workflow state.
     var guards: [Guard] { step?.guards ?? [] }
+    /// How many guards the state has (read on every attempt, without retaining the guards).
+    let guardCount: Int
 
     init(_ state: WorkflowState, in workflow: Workflow, path: [String], prefix: String, catalog: OperationCatalog) {
         self.state = state
@@ -98,6 +100,7 @@ final class PlannedState: Sendable {
         qualifiedName = prefix + state.name
         typeName = state.kind.typeName
         isTerminal = state.isTerminal
+        guardCount = state.kind.step?.guards.count ?? 0
         switch state.kind {
         case .action(let action):
             call = catalog[action.operation].map { PlannedCall($0, action: action) }
