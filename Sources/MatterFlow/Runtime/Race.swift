@@ -70,15 +70,14 @@ final class Race: Sendable {
     nonisolated(nonsending) func perform() async {
         do {
             let value: Value
-            if let work {
-                value = .other(try await work())
-            } else if let call, let hub {
-                try OperationDescriptor.check(arguments, against: call.argumentShapes, operation: call.name)
-                value = .json(try await call.invoke(hub, structure, arguments))
-            } else if let hub {
-                value = .status(try await hub.status(structure: structure))
+            // The fields are read in place (`!` rather than `if let`, which would copy the hub's existential).
+            if work != nil {
+                value = .other(try await work!())
+            } else if call != nil {
+                try OperationDescriptor.check(arguments, against: call!.argumentShapes, operation: call!.name)
+                value = .json(try await call!.invoke(hub!, structure, arguments))
             } else {
-                preconditionFailure("a race without a job")
+                value = .status(try await hub!.status(structure: structure))
             }
             workEnded(.finished, value: value)
         } catch {
