@@ -101,7 +101,18 @@ public struct OperationDescriptor: Sendable {
 
     /// Runs the operation after checking the arguments' shapes.
     nonisolated(nonsending) public func call(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
-        for argument in self.arguments {
+        try check(arguments)
+        return try await invoke(hub, structure, arguments)
+    }
+
+    /// Checks the arguments' shapes: a required argument must be there and not null, and each must fit its shape.
+    func check(_ arguments: JSONObject) throws(FlowError) {
+        try Self.check(arguments, against: self.arguments, operation: name)
+    }
+
+    /// Checks arguments against an operation's declarations (without copying the descriptor to reach them).
+    static func check(_ arguments: JSONObject, against declared: [Argument], operation name: String) throws(FlowError) {
+        for argument in declared {
             guard let value = arguments[argument.name], !value.isNull else {
                 if argument.required {
                     throw FlowError(.invalidArgumentValue, "\(name) needs argument \"\(argument.name)\" and it was null")
@@ -114,7 +125,6 @@ public struct OperationDescriptor: Sendable {
                     "\(name) argument \"\(argument.name)\" must be \(argument.shape), got \(value.typeName)")
             }
         }
-        return try await invoke(hub, structure, arguments)
     }
 
     /// The descriptor as JSON, for `matterflow operations --json`.

@@ -12,16 +12,20 @@ final class CancellationSignal: Sendable {
     }
 
     private let state = Mutex(State())
+    /// `state.cancelled`, readable without the lock: a run reads it on entering every state. Set (once, never
+    /// cleared) while the lock is held, so a reader that sees it sees a signal whose handlers are being run.
+    private let fired = Atomic<Bool>(false)
 
     init() {}
 
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
+    var isCancelled: Bool { fired.load(ordering: .acquiring) }
 
     /// Fires the signal; later calls do nothing.
     func cancel() {
         let handlers = state.withLock { state -> [@Sendable () -> Void] in
             guard !state.cancelled else { return [] }
             state.cancelled = true
+            fired.store(true, ordering: .releasing)
             defer { state.handlers = [:] }
             return Array(state.handlers.values)
         }

@@ -21,7 +21,13 @@ final class ExecutionPlan: Sendable {
     let name: String
     let start: String
     let onCancel: String?
-    private let states: [String: PlannedState]
+    /// The states by name, for a workflow with many; nil when there are few (see ``state(named:)``).
+    private let statesByName: [String: PlannedState]?
+    /// The states, in document order (where runs mostly move forward).
+    private let states: [PlannedState]
+
+    /// Up to how many states a level looks its states up by comparing names rather than hashing them.
+    static let scannedStates = 16
 
     init(_ workflow: Workflow, path: [String], prefix: String, catalog: OperationCatalog) {
         var workflow = workflow
@@ -33,11 +39,13 @@ final class ExecutionPlan: Sendable {
         name = workflow.name
         start = workflow.start
         onCancel = workflow.onCancel
-        var states: [String: PlannedState] = [:]
-        for (name, state) in workflow.states {
-            states[name] = PlannedState(state, in: workflow, path: path, prefix: prefix, catalog: catalog)
+        var ordered = workflow.stateOrder.compactMap { workflow.states[$0] }
+        if ordered.count != workflow.states.count {
+            // A workflow built in code may leave its order incomplete.
+            ordered = workflow.states.keys.sorted().compactMap { workflow.states[$0] }
         }
-        self.states = states
+        states = ordered.map { state in PlannedState(state, in: workflow, path: path, prefix: prefix, catalog: catalog) }
+        statesByName = states.count > Self.scannedStates ? Dictionary(uniqueKeysWithValues: states.map { ($0.name, $0) }) : nil
     }
 
     /// The workflow's inputs resolved for a run of this level (see ``Workflow/resolveInputs(_:source:)``), without
@@ -47,9 +55,14 @@ final class ExecutionPlan: Sendable {
     }
 
     /// The state with a name, or nil when the workflow has none (it was not validated).
+    ///
+    /// Most levels have a few states: comparing the name with theirs (which mostly stops at a length or the first
+    /// bytes) costs less than hashing it; a workflow with many states is looked up by hash.
     @inline(never)
     func state(named name: String) -> PlannedState? {
-        states[name]
+        if let statesByName { return statesByName[name] }
+        for state in states where state.name == name { return state }
+        return nil
     }
 }
 
@@ -78,6 +91,8 @@ final class PlannedState: Sendable {
     let isSubworkflow: Bool
     /// The guards of an action or sub-workflow state.
     var guards: [Guard] { step?.guards ?? [] }
+    /// How many guards the state has (read on every attempt, without retaining the guards).
+    let guardCount: Int
 
     init(_ state: WorkflowState, in workflow: Workflow, path: [String], prefix: String, catalog: OperationCatalog) {
         self.state = state
@@ -85,6 +100,7 @@ final class PlannedState: Sendable {
         qualifiedName = prefix + state.name
         typeName = state.kind.typeName
         isTerminal = state.isTerminal
+        guardCount = state.kind.step?.guards.count ?? 0
         switch state.kind {
         case .action(let action):
             call = catalog[action.operation].map { PlannedCall($0, action: action) }
@@ -153,13 +169,16 @@ final class PlannedCall: Sendable {
         timeoutSeconds = action.timeoutSeconds ?? operation.defaultTimeoutSeconds
         secretArguments = operation.arguments.filter(\.secret).map(\.name)
         secretResultFields = operation.secretResultFields
+        invoke = operation.invoke
+        argumentShapes = operation.arguments
     }
 
-    /// Calls the operation with the state's evaluated arguments.
-    @inline(never)
-    nonisolated(nonsending) func perform(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
-        try await operation.call(hub: hub, structure: structure, arguments: arguments)
-    }
+    /// The operation's hub call (the race's task awaits it directly), read once so that a
+    /// call does not copy the descriptor to reach it.
+    let invoke: OperationDescriptor.Invocation
+    /// The operation's arguments, which a call's are checked against.
+    let argumentShapes: [OperationDescriptor.Argument]
+
 }
 
 /// The plan a workflow keeps for its runs; replaced whenever the workflow changes, so copies of a workflow share

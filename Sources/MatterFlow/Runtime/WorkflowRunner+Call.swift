@@ -79,7 +79,8 @@ extension WorkflowRunner {
     struct HubCall: Sendable {
         var plan: PlannedCall
         var started: Duration
-        var work: StepRace.Work
+        /// The evaluated arguments.
+        var arguments: JSONObject
     }
 
     // The call is prepared and finished in synchronous functions that are never inlined, so the run's suspended
@@ -106,15 +107,12 @@ extension WorkflowRunner {
             arguments[name].map(secrets.add)
         }
         emit(path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shown(arguments, of: call)))
-        let hub = self.hub
-        let structure = options.structureID
-        let callArguments = arguments
         return .success(
             HubCall(
                 plan: call,
                 // The clock is read only for the events' durations.
                 started: options.observer == nil ? .zero : options.clock.now,
-                work: { try await call.perform(hub: hub, structure: structure, arguments: callArguments) }))
+                arguments: arguments))
     }
 
     @inline(never)

@@ -47,17 +47,15 @@ extension WorkflowRunner {
 
     @inline(never)
     private nonisolated(nonsending) func awaitStatus(shielded: Bool, _ levels: inout Stack, _ record: inout Record) async -> Work {
-        let hub = self.hub
-        let structure = options.structureID
-        let outcome: RaceOutcome<HubStatus> = await race(onCancelPath: shielded).run(timeout: StepRace.guardTimeout) {
-            try await hub.status(structure: structure)
-        }
+        let outcome = await race(onCancelPath: shielded).status(hub: hub, structure: options.structureID)
         return carryOn(guardEnded(outcome, &levels, &record), &levels, &record)
     }
 
     @inline(never)
     private nonisolated(nonsending) func awaitCall(_ call: HubCall, shielded: Bool, _ levels: inout Stack, _ record: inout Record) async -> Work {
-        let outcome: RaceOutcome<JSONValue> = await race(onCancelPath: shielded).run(timeout: .seconds(rounding: call.plan.timeoutSeconds), call.work)
+        let outcome = await race(onCancelPath: shielded).call(
+            call.plan, hub: hub, structure: options.structureID, arguments: call.arguments,
+            timeout: .seconds(rounding: call.plan.timeoutSeconds))
         return carryOn(callEnded(outcome, call, &levels, &record), &levels, &record)
     }
 

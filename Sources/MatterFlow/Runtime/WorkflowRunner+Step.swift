@@ -48,15 +48,16 @@ extension WorkflowRunner {
     }
 
     /// The attempt's next guard, or its work once every guard has passed.
+    // The progress is read field by field: a copy of it would retain its state and its retry counts.
     @inline(never)
     private func proceedStep(_ levels: inout Stack, _ record: inout Record) -> Next {
-        guard let progress = levels.top.progress else { preconditionFailure("no step in progress") }
-        let state = progress.state
-        if !progress.resuming, progress.guardsPassed < state.guards.count {
+        guard let state = levels.top.progress?.state else { preconditionFailure("no step in progress") }
+        let resuming = levels.top.progress?.resuming == true
+        if !resuming, levels.top.progress?.guardsPassed ?? 0 < state.guardCount {
             return .work(.status(shielded: levels.top.onCancelPath))
         }
-        if state.isSubworkflow { return descend(progress, &levels, &record) }
-        switch prepareCall(state, scope: levels.top.scope, path: levels.top.path, attempt: progress.attempt) {
+        if state.isSubworkflow { return descend(state, resuming: resuming, &levels, &record) }
+        switch prepareCall(state, scope: levels.top.scope, path: levels.top.path, attempt: levels.top.progress?.attempt ?? 1) {
         case .success(let call): return .work(.call(call, shielded: levels.top.onCancelPath))
         case .failure(let error): return attemptEnded(.failed(error), &levels, &record)
         }
@@ -64,11 +65,10 @@ extension WorkflowRunner {
 
     /// Pushes the level of a sub-workflow state's child.
     @inline(never)
-    private func descend(_ progress: StepProgress, _ levels: inout Stack, _ record: inout Record) -> Next {
-        let state = progress.state
+    private func descend(_ state: PlannedState, resuming: Bool, _ levels: inout Stack, _ record: inout Record) -> Next {
         let child: ExecutionPlan
         let inputs: JSONObject
-        if progress.resuming, let restoring = state.child {
+        if resuming, let restoring = state.child {
             // Its inputs come from its checkpoint; those evaluated here only fill what the checkpoint lacks.
             (child, inputs) = (restoring, availableInputs(state, scope: levels.top.scope))
         } else {
@@ -85,9 +85,10 @@ extension WorkflowRunner {
     /// A guard's status check ended.
     @inline(never)
     func guardEnded(_ outcome: RaceOutcome<HubStatus>, _ levels: inout Stack, _ record: inout Record) -> Next {
-        guard let progress = levels.top.progress else { preconditionFailure("no step in progress") }
-        let guardName = progress.state.guards[progress.guardsPassed]
-        if let failure = guardChecked(guardName, outcome, state: progress.state.name, path: levels.top.path) {
+        guard let state = levels.top.progress?.state, let step = state.step, let passed = levels.top.progress?.guardsPassed
+        else { preconditionFailure("no step in progress") }
+        let guardName = step.guards[passed]
+        if let failure = guardChecked(guardName, outcome, state: state.name, path: levels.top.path) {
             return attemptEnded(failure, &levels, &record)
         }
         levels.top.progress?.guardsPassed += 1
@@ -97,8 +98,10 @@ extension WorkflowRunner {
     /// A hub call ended.
     @inline(never)
     func callEnded(_ outcome: RaceOutcome<JSONValue>, _ call: HubCall, _ levels: inout Stack, _ record: inout Record) -> Next {
-        guard let progress = levels.top.progress else { preconditionFailure("no step in progress") }
-        let finished = finishCall(call, outcome, state: progress.state.name, path: levels.top.path, attempt: progress.attempt)
+        guard let state = levels.top.progress?.state, let attempt = levels.top.progress?.attempt else {
+            preconditionFailure("no step in progress")
+        }
+        let finished = finishCall(call, outcome, state: state.name, path: levels.top.path, attempt: attempt)
         return attemptEnded(finished, &levels, &record)
     }
 
@@ -123,11 +126,11 @@ extension WorkflowRunner {
 
     /// An attempt ended: retry after a delay when a retrier allows, or the step ends.
     @inline(never)
-    private func attemptEnded(_ outcome: RaceOutcome<JSONValue>, _ levels: inout Stack, _ record: inout Record) -> Next {
+    private func attemptEnded(_ outcome: consuming RaceOutcome<JSONValue>, _ levels: inout Stack, _ record: inout Record) -> Next {
         if case .failed(let error) = outcome, let delay = retryDelay(after: error, &levels.top) {
             return .work(.delay(.seconds(rounding: delay), shielded: levels.top.onCancelPath))
         }
-        return stepEnded(outcome, &levels.top)
+        return stepEnded(consume outcome, &levels.top)
     }
 
     /// The delay before retrying after an error, counting the retry; nil when no retrier allows one.
@@ -147,10 +150,11 @@ extension WorkflowRunner {
 
     /// Where a step's outcome sends the level.
     @inline(never)
-    private func stepEnded(_ outcome: RaceOutcome<JSONValue>, _ level: inout Level) -> Next {
+    private func stepEnded(_ outcome: consuming RaceOutcome<JSONValue>, _ level: inout Level) -> Next {
         guard let step = level.progress?.state.step else { preconditionFailure("not an action or sub-workflow state") }
         level.progress = nil
-        switch outcome {
+        // Consumed, so that the result moves into the scope rather than being copied.
+        switch consume outcome {
         case .finished(let value):
             if let result = step.result { level.scope.bind(result, value) }
             emit(level.path, .transition(from: level.current, to: step.next, edge: .next))

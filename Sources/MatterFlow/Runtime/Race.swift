@@ -1,0 +1,223 @@
+import MatterFlowJSON
+import Synchronization
+
+/// One race's state: the work, the outcome once decided, the waiting task, what to stop, and the work's end.
+///
+/// Not generic: a generic class's deinit runs unspecialised and looks up its metadata on every release, which
+/// cost more than the rest of a synchronous hub call. The work's value travels as a ``Race/Value`` instead, typed
+/// for what hub calls and status checks return (no box to allocate, no cast to take it back out).
+final class Race: Sendable {
+    /// What the work returned.
+    enum Value: Sendable {
+        case json(JSONValue)
+        case status(HubStatus)
+        case other(any Sendable)
+    }
+
+    /// How the race was decided, without the work's value (kept in `State.value`).
+    enum Decision: Sendable {
+        case finished
+        case failed(FlowError)
+        case timedOut
+        case cancelled
+    }
+
+    /// What the race stops once it is decided; set only when the work suspended.
+    private struct Armed {
+        var task: Task<Void, Never>?
+        var timer: (any ClockTimer)?
+        var signal: CancellationSignal?
+        var signalToken = 0
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private struct State {
+        var decision: Decision?
+        /// The work's result when it succeeded, even after losing the race.
+        var value: Value?
+        var workEnded = false
+        var armed: Armed?
+        var windDownWaiter: CheckedContinuation<Void, Never>?
+        var windDownTimer: (any ClockTimer)?
+    }
+
+    private let state = Mutex(State())
+    private let clock: any WorkflowClock
+    // The job, in fields of its own: the task reads them in place, where switching over a stored enum would copy
+    // its payload (and retain each of its references) on every call.
+    private let call: PlannedCall?
+    private let hub: (any Hub)?
+    private let structure: StructureID
+    private let arguments: JSONObject
+    private let work: StepRace.Work?
+
+    /// A race of `work`, or else of an operation's call, or else of the hub's status check.
+    init(
+        clock: any WorkflowClock, call: PlannedCall? = nil, hub: (any Hub)? = nil, structure: StructureID = "",
+        arguments: JSONObject = [:], work: StepRace.Work? = nil
+    ) {
+        self.clock = clock
+        self.call = call
+        self.hub = hub
+        self.structure = structure
+        self.arguments = arguments
+        self.work = work
+    }
+
+    /// Runs the work, as the body of its task, and reports its end. Inlined into the task's closure: awaited as a
+    /// function of its own, it would cost the task a hop back to its executor once it returned.
+    @inline(__always)
+    nonisolated(nonsending) func perform() async {
+        do {
+            let value: Value
+            // The fields are read in place (`!` rather than `if let`, which would copy the hub's existential).
+            if work != nil {
+                value = .other(try await work!())
+            } else if call != nil {
+                try OperationDescriptor.check(arguments, against: call!.argumentShapes, operation: call!.name)
+                value = .json(try await call!.invoke(hub!, structure, arguments))
+            } else {
+                value = .status(try await hub!.status(structure: structure))
+            }
+            workEnded(.finished, value: value)
+        } catch {
+            workEnded(.failed(FlowError.from(error)), value: nil)
+        }
+        clock.endActivity()
+    }
+
+    /// The decision and, when the work won, its value, if the race is already decided.
+    func settled() -> (Decision, Value?)? {
+        state.withLock { state in state.decision.map { ($0, Self.winnings(of: $0, &state)) } }
+    }
+
+    /// The work's value when it won, moved out rather than copied: nothing reads it after a race the work won
+    /// (only a cancelled race's late value is read again, by ``value``).
+    private static func winnings(of decision: Decision, _ state: inout State) -> Value? {
+        guard case .finished = decision else { return nil }
+        return state.value.take()
+    }
+
+    /// The work's result when it succeeded, even after losing the race.
+    var value: Value? { state.withLock { $0.value } }
+
+    /// Arms the race once the work has suspended: its task, the timeout timer and the cancellation signal are
+    /// what decide it now. Whatever arrives after the decision is stopped at once.
+    func arm(task: Task<Void, Never>, timeout: Duration?, signal: CancellationSignal?) {
+        if state.withLock({ state -> Bool in
+            if state.decision == nil { state.armed = Armed(task: task) }
+            return state.decision != nil
+        }) {
+            task.cancel()
+            return
+        }
+        if let timeout {
+            let timer = clock.scheduleTimer(after: timeout) { [self] in offer(.timedOut) }
+            if state.withLock({ state -> Bool in
+                if state.decision == nil { state.armed?.timer = timer }
+                return state.decision != nil
+            }) {
+                timer.cancel()
+            }
+        }
+        if let signal {
+            let token = signal.onCancel { [self] in offer(.cancelled) }
+            if state.withLock({ state -> Bool in
+                if state.decision == nil {
+                    state.armed?.signal = signal
+                    state.armed?.signalToken = token
+                }
+                return state.decision != nil
+            }) {
+                signal.remove(token)
+            }
+        }
+    }
+
+    /// The work has ended: offer its result and wake a task waiting for it to wind down.
+    private func workEnded(_ decision: Decision, value: consuming Value?) {
+        // Moved into the state, not copied.
+        var value = value
+        let (armed, windDownWaiter) = state.withLock { state -> (Armed?, CheckedContinuation<Void, Never>?) in
+            state.workEnded = true
+            if value != nil { state.value = value.take() }
+            let windDownWaiter = state.windDownWaiter.take()
+            guard state.decision == nil else { return (nil, windDownWaiter) }
+            state.decision = decision
+            return (state.armed.take(), windDownWaiter)
+        }
+        if let armed { stop(armed) }
+        if let windDownWaiter {
+            clock.beginActivity()
+            windDownWaiter.resume()
+        }
+    }
+
+    /// Offers a decision; only the first one counts.
+    func offer(_ decision: Decision) {
+        let armed = state.withLock { state -> Armed? in
+            guard state.decision == nil else { return nil }
+            state.decision = decision
+            return state.armed.take()
+        }
+        if let armed { stop(armed) }
+    }
+
+    /// Stops the losers of a decided race and wakes the task waiting for the decision.
+    private func stop(_ armed: Armed) {
+        armed.task?.cancel()
+        armed.timer?.cancel()
+        armed.signal?.remove(armed.signalToken)
+        if let waiter = armed.waiter {
+            clock.beginActivity()
+            waiter.resume()
+        }
+    }
+
+    /// Waits for the decision; returns it with the work's value when the work won.
+    nonisolated(nonsending) func decided() async -> (Decision, Value?) {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.decision != nil { return true }
+                state.armed?.waiter = continuation
+                return false
+            }
+            if ready {
+                continuation.resume()
+            } else {
+                clock.endActivity()
+            }
+        }
+        return state.withLock { state in
+            let decision = state.decision ?? .cancelled
+            return (decision, Self.winnings(of: decision, &state))
+        }
+    }
+
+    /// Waits until the work has ended, but at most `limit` on the clock.
+    nonisolated(nonsending) func windDown(atMost limit: Duration) async {
+        let clock = self.clock
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = state.withLock { state -> Bool in
+                if state.workEnded { return false }
+                state.windDownWaiter = continuation
+                return true
+            }
+            guard waiting else {
+                continuation.resume()
+                return
+            }
+            let timer = clock.scheduleTimer(after: limit) { [self] in
+                let waiter = state.withLock { $0.windDownWaiter.take() }
+                if let waiter {
+                    clock.beginActivity()
+                    waiter.resume()
+                }
+            }
+            state.withLock { $0.windDownTimer = timer }
+            clock.endActivity()
+        }
+        let leftover = state.withLock { $0.windDownTimer.take() }
+        leftover?.cancel()
+    }
+}
