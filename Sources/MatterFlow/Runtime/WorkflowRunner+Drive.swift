@@ -127,22 +127,18 @@ extension WorkflowRunner {
     func drive(after first: Move?, _ levels: inout Stack, _ record: inout Record) -> Work {
         var move = first
         while true {
+            var ended: LevelEnd?
+            var entering: PlannedState?
             if let taken = move {
                 move = nil
-                if let end = advance(taken, &levels.top, &record) {
-                    guard levels.depth > 0 else { return .ended(end) }
-                    switch levelEnded(end, &levels, &record) {
-                    case .work(let work): return work
-                    case .move(let next): move = next
-                    case .descended: break
-                    }
-                    continue
-                }
+                ended = advance(taken, &levels.top, &record)
             }
-            guard let state = levels.top.plan.state(named: levels.top.current) else {
-                let end = LevelEnd.failed(missingState(levels.top.current))
-                guard levels.depth > 0 else { return .ended(end) }
-                switch levelEnded(end, &levels, &record) {
+            if ended == nil {
+                entering = levels.top.plan.state(named: levels.top.current)
+                if entering == nil { ended = .failed(missingState(levels.top.current)) }
+            }
+            guard let state = entering else {
+                switch levelEnded(ended ?? .failed(missingState(levels.top.current)), &levels, &record) {
                 case .work(let work): return work
                 case .move(let next): move = next
                 case .descended: break

@@ -105,9 +105,11 @@ extension WorkflowRunner {
         return attemptEnded(finished, &levels, &record)
     }
 
-    /// A child level ended: pop it, and its end is the outcome of its parent's attempt.
+    /// A level ended: at the top, the run ends; a child level is popped, and its end is the outcome of its
+    /// parent's attempt.
     @inline(never)
     func levelEnded(_ end: LevelEnd, _ levels: inout Stack, _ record: inout Record) -> Next {
+        guard levels.depth > 0 else { return .work(.ended(end)) }
         levels.pop()
         switch end {
         case .succeeded(let output): return attemptEnded(.finished(output ?? .null), &levels, &record)
