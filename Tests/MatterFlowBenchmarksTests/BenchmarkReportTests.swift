@@ -31,7 +31,7 @@ import Testing
         let results = try await suite.run(filter: nil)
         let names = Set(results.map(\.name))
         for expected in ["transition.overhead", "action.overhead", "commission.oneTask", "commission.allCores", "concurrent.10000",
-                         "load.shipped.commission-device.json", "load.generated.1000", "load.generated.10000",
+                         "load.shipped.commission-device.json", "load.reload.commission-device.json", "load.generated.1000", "load.generated.10000",
                          "load.generated.growth", "payload.parse", "payload.generate", "dataset.parse", "dataset.encode"] {
             #expect(names.contains(expected), "\(expected) is missing")
         }
