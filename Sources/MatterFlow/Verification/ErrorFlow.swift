@@ -163,8 +163,10 @@ struct ErrorFlow {
             case .cancel: incoming = [PossibleError(.runCancelled)]
             case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: incoming = errorAt[edge.from]
             }
-            guard !incoming.isSubset(of: errorAt[to]) else { continue }
+            // Growing the set tells whether anything was new, without first testing each error for membership.
+            let known = errorAt[to].count
             errorAt[to].formUnion(incoming)
+            guard errorAt[to].count != known else { continue }
             for next in carried[to] where !queued[next] {
                 queued[next] = true
                 queue.append(next)
