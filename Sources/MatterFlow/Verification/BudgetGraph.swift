@@ -1,6 +1,8 @@
 /// The longest-path computation behind ``TimeBudget``: every state twice (in a normal run, and on the cancel path
 /// of a cancelled one), each edge weighted by the worst duration of the state it leaves.
-struct BudgetGraph {
+///
+/// A class, like ``ErrorFlow``: a load keeps one per file, which parents read for every workflow state naming it.
+final class BudgetGraph {
     let workflow: Workflow
     let flow: ErrorFlow
     /// Worst duration of each state, by number.
@@ -174,7 +176,7 @@ struct BudgetGraph {
 
     /// The targets reachable from a point, each after every target leading to it; nil (and ``loop`` set) when
     /// a loop is reachable.
-    private mutating func topologicalOrder(_ graph: DurationGraph, from start: DurationGraph.Target) -> [DurationGraph.Target]? {
+    private func topologicalOrder(_ graph: DurationGraph, from start: DurationGraph.Target) -> [DurationGraph.Target]? {
         switch graph.topologicalOrder(from: start) {
         case .success(let order):
             return order
