@@ -148,8 +148,9 @@ public struct WorkflowLoader: Sendable {
                 }
             }
             WorkflowValidator(workflow: workflow, catalog: catalog, collector: collector, verification: verification).validate()
-            let children = workflow.subworkflows.keys.sorted().map { "\n\($0)=\(workflow.subworkflows[$0]?.contentHash ?? "")" }
-            workflow.contentHash = ContentHash.sha256(ContentHash.sha256(text) + children.joined())
+            // Hashed when a journal first asks: validating needs no hash.
+            let children = workflow.subworkflows.keys.sorted().map { ($0, workflow.subworkflows[$0]?.contentHashSource) }
+            workflow.contentHashSource = ContentHashSource(text: text, children: children)
             record(file: document.file, collector.diagnostics)
             return collector.hasErrors ? nil : workflow
         }

@@ -1,3 +1,4 @@
+import Synchronization
 import ThreadDataset
 
 /// SHA-256 of bytes, as lowercase hex: the content hash of workflow files (``Workflow/contentHash``), so a journal
@@ -12,5 +13,46 @@ public enum ContentHash {
     public static func sha256(_ text: String) -> String {
         var text = text
         return text.withUTF8 { SHA256.hexDigest(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// What a loaded workflow's content hash is made of, hashed when the hash is first read (by a journal, when a run
+/// starts): a load that only validates, or whose workflow never runs journaled, does not hash its files.
+///
+/// The hash is that of the workflow's text followed, for each sub-workflow in the order of its path, by a line
+/// `path=hash` with the sub-workflow's own hash: exactly what the loader used to compute on every load. The
+/// texts are those the load read (the load cache keeps them too), so a file changed since gives the same hash
+/// as before, as a hash computed at load time did.
+final class ContentHashSource: Sendable {
+    private enum Content: Sendable {
+        case fixed(String)
+        case text(String, children: [(path: String, source: ContentHashSource?)])
+    }
+
+    private let content: Content
+    private let computed = Mutex<String?>(nil)
+
+    /// A hash given as it is (set in code).
+    init(fixed hash: String) {
+        content = .fixed(hash)
+    }
+
+    /// The hash of `text` and of sub-workflows, given sorted by path with their own sources (nil: an empty hash).
+    init(text: String, children: [(path: String, source: ContentHashSource?)]) {
+        content = .text(text, children: children)
+    }
+
+    /// The hash, computed on first use.
+    var hash: String {
+        switch content {
+        case .fixed(let hash):
+            return hash
+        case .text(let text, let children):
+            if let known = computed.withLock({ $0 }) { return known }
+            let lines = children.map { "\n\($0.path)=\($0.source?.hash ?? "")" }
+            let hash = ContentHash.sha256(ContentHash.sha256(text) + lines.joined())
+            computed.withLock { $0 = hash }
+            return hash
+        }
     }
 }

@@ -49,7 +49,14 @@ public struct Workflow: Sendable {
     }
     /// SHA-256 (hex) of the workflow's text and its sub-workflows' hashes, set by the loader; empty for a
     /// workflow built in code. Journals record it so recovery can tell whether the workflow has changed.
-    public var contentHash: String = ""
+    ///
+    /// The loader keeps what the hash is made of and hashes it on first read (see ``ContentHashSource``).
+    public var contentHash: String {
+        get { contentHashSource?.hash ?? "" }
+        set { contentHashSource = ContentHashSource(fixed: newValue) }
+    }
+    /// What ``contentHash`` is computed from; nil for a workflow built in code.
+    var contentHashSource: ContentHashSource?
     /// What the workflow promises about itself (error handling, deadline, session on success), checked by the
     /// validator.
     public var contract = WorkflowContract()

@@ -3,7 +3,10 @@ import MatterFlowJSON
 /// One named state of a workflow.
 public struct WorkflowState: Sendable {
     /// What the state does.
-    public enum Kind: Sendable {
+    ///
+    /// `indirect`: each payload lives in a box, so copying a state or its kind (the load's passes copy them
+    /// constantly) retains that one box instead of every string and array of the payload.
+    public indirect enum Kind: Sendable {
         /// Invoke a hub operation.
         case action(ActionState)
         /// Run another workflow file as a step.

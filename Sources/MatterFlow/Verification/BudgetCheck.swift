@@ -5,19 +5,21 @@ import MatterFlowJSON
 struct BudgetCheck {
     typealias Code = WorkflowDiagnosticCode
     let workflow: Workflow
-    let budget: TimeBudget
+    /// The duration analysis (what ``TimeBudget`` shows), whose ends are named only for the one reported.
+    let graph: BudgetGraph
     let collector: DiagnosticCollector
 
     func check() {
-        if let loop = budget.loop, let first = loop.first, let state = workflow.states[first] {
+        if let loop = graph.loop, let first = loop.first, let state = workflow.states[first] {
             collector.error(
                 Code.unboundedDuration, at: state.pointer, atKey: true,
                 "a run can loop \(loop.joined(separator: " -> ")) any number of times, so nothing bounds how long it takes; end the loop with a retry entry (which has a maxRetries) instead, or leave it by a wait's timeout into a terminal state")
             return
         }
-        guard let deadline = budget.deadlineSeconds else { return }
-        let late = budget.ends.filter { $0.worstSeconds > deadline }
-        guard let worst = late.max(by: { $0.worstSeconds < $1.worstSeconds }) else { return }
+        guard let deadline = workflow.contract.deadlineSeconds else { return }
+        let late = graph.endPoints.filter { $0.worstSeconds > deadline }
+        guard let latest = late.max(by: { $0.worstSeconds < $1.worstSeconds }) else { return }
+        let worst = graph.spelled(latest)
         let others = late.count > 1 ? " (\(late.count) ends can be late; `matterflow validate --budget` shows them all)" : ""
         collector.error(
             Code.deadlineNotMet, at: "/deadlineSeconds",

@@ -1,6 +1,8 @@
 /// The longest-path computation behind ``TimeBudget``: every state twice (in a normal run, and on the cancel path
 /// of a cancelled one), each edge weighted by the worst duration of the state it leaves.
-struct BudgetGraph {
+///
+/// A class, like ``ErrorFlow``: a load keeps one per file, which parents read for every workflow state naming it.
+final class BudgetGraph {
     let workflow: Workflow
     let flow: ErrorFlow
     /// Worst duration of each state, by number.
@@ -8,7 +10,9 @@ struct BudgetGraph {
     /// What a cancel arriving in a state adds before the level's cancel path starts, by state number.
     private var tails: [Double] = []
     private(set) var loop: [String]?
-    private(set) var ends: [TimeBudget.End] = []
+    /// Every end reached from the start, as numbers: state names are spelled out only for what is shown
+    /// (``ends``, ``spelled(_:)``).
+    private(set) var endPoints: [EndPoint] = []
     /// From a cancel reaching this level until the level has ended (its wind-down and its cancel path).
     private(set) var cancelTail: Double = 0
 
@@ -34,7 +38,7 @@ struct BudgetGraph {
         if let startState = topology.start {
             let start = graph.point(startState, cancelled: false)
             guard let order = topologicalOrder(graph, from: start) else { return }
-            ends = Self.ends(of: graph, from: start, order: order, topology: topology)
+            endPoints = Self.ends(of: graph, from: start, order: order)
         }
         if workflow.onCancel != nil, let onCancel = topology.onCancel {
             let cancelStart = graph.point(onCancel, cancelled: true)
@@ -51,12 +55,34 @@ struct BudgetGraph {
         cancelTail += tails.max() ?? 0
     }
 
+    /// A ``TimeBudget/End`` with states as numbers.
+    struct EndPoint {
+        /// The end state (or the state the error leaves, or where the cancel arrived); nil when none is.
+        var state: Int?
+        var kind: TimeBudget.End.Kind
+        var afterCancel: Bool
+        var worstSeconds: Double
+        /// The states of the longest path, from the start.
+        var path: [Int]
+    }
+
+    /// Every end, with state names: normal runs first, by kind, in the order of states.
+    var ends: [TimeBudget.End] { endPoints.map(spelled) }
+
+    /// An end with its states named.
+    func spelled(_ end: EndPoint) -> TimeBudget.End {
+        let topology = flow.topology
+        return TimeBudget.End(
+            state: end.state.map(topology.name) ?? "", kind: end.kind, afterCancel: end.afterCancel,
+            worstSeconds: end.worstSeconds, path: end.path.map(topology.name))
+    }
+
     /// Every end reached from `start`, with its longest path: normal runs first, by kind, in the order of states.
     private static func ends(
-        of graph: DurationGraph, from start: DurationGraph.Target, order: [DurationGraph.Target], topology: WorkflowTopology
-    ) -> [TimeBudget.End] {
+        of graph: DurationGraph, from start: DurationGraph.Target, order: [DurationGraph.Target]
+    ) -> [EndPoint] {
         let (distance, previous) = graph.longest(from: start, order: order)
-        var found: [(end: TimeBudget.End, position: Int)] = []
+        var found: [(end: EndPoint, position: Int)] = []
         for target in order {
             guard case .end(let state, let kind, let cancelled) = graph.describe(target), distance[target] >= 0 else {
                 continue
@@ -73,10 +99,7 @@ struct BudgetGraph {
             // A cancelled run without a cancel path ends where the cancel arrived.
             let at = kind == .cancelled ? path.last ?? state : state
             found.append((
-                TimeBudget.End(
-                    state: at.map(topology.name) ?? "", kind: kind, afterCancel: cancelled, worstSeconds: worst,
-                    path: path.map(topology.name)),
-                at ?? 0))
+                EndPoint(state: at, kind: kind, afterCancel: cancelled, worstSeconds: worst, path: path), at ?? 0))
         }
         return found.sorted { lhs, rhs in
             if lhs.end.afterCancel != rhs.end.afterCancel { return !lhs.end.afterCancel }
@@ -98,7 +121,7 @@ struct BudgetGraph {
         case .workflow(let subworkflow):
             guard let child = workflow.subworkflows[subworkflow.path] else { return (.infinity, .infinity) }
             let childGraph = context.budgetGraph(child)
-            call = childGraph.loop != nil ? .infinity : childGraph.ends.filter { !$0.afterCancel && $0.kind != .cancelled }
+            call = childGraph.loop != nil ? .infinity : childGraph.endPoints.filter { !$0.afterCancel && $0.kind != .cancelled }
                 .map(\.worstSeconds).max() ?? 0
             cancelTail = childGraph.loop != nil ? .infinity : childGraph.cancelTail
         case .wait(let wait):
@@ -153,7 +176,7 @@ struct BudgetGraph {
 
     /// The targets reachable from a point, each after every target leading to it; nil (and ``loop`` set) when
     /// a loop is reachable.
-    private mutating func topologicalOrder(_ graph: DurationGraph, from start: DurationGraph.Target) -> [DurationGraph.Target]? {
+    private func topologicalOrder(_ graph: DurationGraph, from start: DurationGraph.Target) -> [DurationGraph.Target]? {
         switch graph.topologicalOrder(from: start) {
         case .success(let order):
             return order

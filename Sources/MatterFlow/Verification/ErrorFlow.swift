@@ -6,7 +6,10 @@ import MatterFlowJSON
 ///
 /// Errors raised by `choice`, `assign`, `succeed` and `fail` states themselves (a `${...}` that does not resolve)
 /// are left out: the reference checks (`undefinedVariable`, `possiblyUnboundVariable`) cover them.
-struct ErrorFlow {
+///
+/// A class: the analyses of a load share one per file (``VerificationContext``), and a copy of a struct this
+/// size retained each of its arrays for every pass that asked for it.
+final class ErrorFlow {
     /// How the errors of one step are taken by its retriers and routes.
     struct Routing {
         var errors: Set<PossibleError>
@@ -140,7 +143,7 @@ struct ErrorFlow {
 
     /// `${error}` along the edges (error routes bind what they take, cancel edges bind the cancel, other edges
     /// keep what was bound), then what each fail state raises.
-    private mutating func propagateErrors() {
+    private func propagateErrors() {
         // Sets only grow, so the result does not depend on the order edges are followed in: a worklist follows
         // again only the edges leaving a state whose `${error}` grew.
         let edges = topology.edges.filter { $0.to != nil }
@@ -163,8 +166,10 @@ struct ErrorFlow {
             case .cancel: incoming = [PossibleError(.runCancelled)]
             case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: incoming = errorAt[edge.from]
             }
-            guard !incoming.isSubset(of: errorAt[to]) else { continue }
+            // Growing the set tells whether anything was new, without first testing each error for membership.
+            let known = errorAt[to].count
             errorAt[to].formUnion(incoming)
+            guard errorAt[to].count != known else { continue }
             for next in carried[to] where !queued[next] {
                 queued[next] = true
                 queue.append(next)

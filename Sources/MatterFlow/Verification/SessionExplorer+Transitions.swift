@@ -97,8 +97,7 @@ extension SessionExplorer {
         started.frames.append(Frame(node: child, state: start, mode: .normal, facts: [:]))
         moves.append((started, Step(kind: .start, node: config.frames[level].node, state: state, isRoot: level == 0)))
         // Guards and inputs may fail before the child starts.
-        let before = ErrorFlow.stepErrors(
-            node.topology.states[state], workflow: node.workflow, catalog: catalog, childErrors: { _ in [] }) ?? []
+        let before = node.startErrors[state] ?? []
         if !before.isEmpty {
             routeFailure(config, at: position, state: state, step: subworkflow.step, errors: before, retry: false, moves: &moves)
         }
@@ -213,9 +212,7 @@ extension SessionExplorer {
             if value == false { continue }
             var taken = remaining
             taken.assume(branch.condition, true)
-            for reference in branch.condition.templates.flatMap(\.references) where reference.root == .vars {
-                if let head = reference.head, let operation = node.supportResults[head] { taken.checked.insert(operation) }
-            }
+            for operation in node.supportChecks[state]?[index] ?? [] { taken.checked.insert(operation) }
             move(taken, from: state, index, .choice(index), &moves)
             if value == true { return }
             remaining.assume(branch.condition, false)
@@ -267,6 +264,17 @@ extension SessionExplorer.Config {
             for inner in conditions { assume(inner, false) }
         default:
             break
+        }
+    }
+}
+
+extension Template {
+    /// Whether the value exists (is not null) after an assign sets it; nil when it depends on a reference.
+    var existence: Bool? {
+        switch self {
+        case .literal(let value): !value.isNull
+        case .interpolation, .array, .object: true
+        case .reference: nil
         }
     }
 }

@@ -26,14 +26,40 @@ struct SessionExplorer {
         let supportResults: [String: String]
         /// Every succeed state outputs a non-null value.
         let outputNonNull: Bool
+        /// For each choice state (by number), the support-check operations each branch's condition tests the
+        /// result of: found once here instead of from the condition's references at every visit.
+        let supportChecks: [Int: [[String]]]
+        /// For each workflow state (by number), what its guards and inputs may fail with before the child starts.
+        let startErrors: [Int: Set<PossibleError>]
 
-        init(workflow: Workflow, flow: ErrorFlow, tracked: Set<String>, supportResults: [String: String], outputNonNull: Bool) {
+        init(
+            workflow: Workflow, flow: ErrorFlow, catalog: OperationCatalog, tracked: Set<String>,
+            supportResults: [String: String], outputNonNull: Bool
+        ) {
             self.workflow = workflow
             self.flow = flow
             topology = flow.topology
             self.tracked = tracked
             self.supportResults = supportResults
             self.outputNonNull = outputNonNull
+            var checks: [Int: [[String]]] = [:]
+            var before: [Int: Set<PossibleError>] = [:]
+            for (number, state) in flow.topology.states.enumerated() {
+                switch state.kind {
+                case .choice(let choice):
+                    checks[number] = choice.branches.map { branch in
+                        branch.condition.templates.flatMap(\.references).compactMap { reference in
+                            reference.root == .vars ? reference.head.flatMap { supportResults[$0] } : nil
+                        }
+                    }
+                case .workflow:
+                    before[number] = ErrorFlow.stepErrors(state, workflow: workflow, catalog: catalog, childErrors: { _ in [] }) ?? []
+                case .action, .assign, .wait, .succeed, .fail:
+                    break
+                }
+            }
+            supportChecks = checks
+            startErrors = before
         }
     }
 
@@ -151,7 +177,9 @@ struct SessionExplorer {
         }
         let support = Self.supportVariables(workflow, supportOperations)
         let id = nodes.count
-        nodes.append(Node(workflow: workflow, flow: flow, tracked: tracked, supportResults: support, outputNonNull: nonNull))
+        nodes.append(Node(
+            workflow: workflow, flow: flow, catalog: catalog, tracked: tracked, supportResults: support,
+            outputNonNull: nonNull))
         for (number, state) in flow.topology.states.enumerated() {
             guard case .workflow(let subworkflow) = state.kind, let child = workflow.subworkflows[subworkflow.path]
             else { continue }
@@ -265,17 +293,6 @@ extension Condition {
             return values.allSatisfy { $0 == false } ? false : nil
         case .compare, .isEmpty, .contains:
             return nil
-        }
-    }
-}
-
-extension Template {
-    /// Whether the value exists (is not null) after an assign sets it; nil when it depends on a reference.
-    var existence: Bool? {
-        switch self {
-        case .literal(let value): !value.isNull
-        case .interpolation, .array, .object: true
-        case .reference: nil
         }
     }
 }

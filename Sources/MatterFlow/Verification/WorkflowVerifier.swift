@@ -22,6 +22,6 @@ struct WorkflowVerifier {
         ).check()
         let explorer = SessionExplorer(root: workflow, context: context)
         SessionCheck(workflow: workflow, explorer: explorer, collector: collector).check()
-        BudgetCheck(workflow: workflow, budget: TimeBudget(workflow: workflow, context: context), collector: collector).check()
+        BudgetCheck(workflow: workflow, graph: context.budgetGraph(workflow), collector: collector).check()
     }
 }
