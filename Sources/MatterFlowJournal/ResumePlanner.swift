@@ -13,6 +13,11 @@ struct ResumePlan {
     var notes: [String] = []
 }
 
+/// Why a run's workflow cannot be run from its journal; recovery then releases what the run holds by itself.
+struct UnrunnableWorkflow: Error {
+    var reason: String
+}
+
 /// Rebuilds a ``ResumePlan`` from a run's journal records and recovery's verdicts on its in-doubt calls.
 struct ResumePlanner {
     let records: [JournalRecord]
@@ -20,23 +25,23 @@ struct ResumePlanner {
     let resolutions: [Resolution]
     let options: RecoveryOptions
 
-    /// The plan, or why the workflow cannot be run from its journal (recovery then releases what it can directly).
-    func plan() -> Result<ResumePlan, RecoveryDeferral> {
+    /// The plan, or why the workflow cannot be run from its journal.
+    func plan() -> Result<ResumePlan, UnrunnableWorkflow> {
         let file = started.string("file") ?? ""
         let workflow: Workflow
         do {
             workflow = try options.engine.load(path: file)
         } catch {
-            return .failure(RecoveryDeferral(message: "the workflow file \(file) could not be loaded (\(error.diagnostics.first?.description ?? "invalid"))"))
+            return .failure(UnrunnableWorkflow(reason: "the workflow file \(file) could not be loaded (\(error.diagnostics.first?.description ?? "invalid"))"))
         }
         if let hash = started.string("contentHash"), hash != workflow.contentHash {
-            return .failure(RecoveryDeferral(message: "the workflow file \(file) (or one of its sub-workflows) changed since the run started, so its states may not match the journal"))
+            return .failure(UnrunnableWorkflow(reason: "the workflow file \(file) (or one of its sub-workflows) changed since the run started, so its states may not match the journal"))
         }
         var (levels, lastSequence) = checkpointStack()
         if levels.isEmpty {
             // The run stopped before entering its first state: it continues from its start.
             guard let inputs = started.payload["inputs"]?.objectValue else {
-                return .failure(RecoveryDeferral(message: "the journal's runStarted record has no inputs"))
+                return .failure(UnrunnableWorkflow(reason: "the journal's runStarted record has no inputs"))
             }
             levels = [RunCheckpoint(workflowPath: [workflow.name], state: workflow.start, inputs: inputs, variables: [:])]
         }

@@ -84,8 +84,8 @@ struct RunRecoverer {
                 try await releaseLeftovers(&run, heldBefore: reconciler.holdsSession)
             }
             try finish(run: &run, outcome: result.outcome, error: error, output: result.output, note: nil)
-        case .failure(let reason):
-            run.notes.append("the workflow's own cancel path could not be run: \(reason.message); recovery released what the run held itself")
+        case .failure(let unrunnable):
+            run.notes.append("the workflow's own cancel path could not be run: \(unrunnable.reason); recovery released what the run held itself")
             try await cancelDirectly(&run, reconciler: reconciler, interruptedIn: interruptedIn, completedDevices: completedDevices)
         }
     }
