@@ -67,17 +67,19 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        // Published Thread datasets, shared by every test target that needs one.
+        .target(name: "ThreadTestVectors", path: "Tests/ThreadTestVectors"),
         .testTarget(name: "MatterFlowJSONTests", dependencies: ["MatterFlowJSON"]),
         .testTarget(name: "MatterPayloadTests", dependencies: ["MatterPayload"]),
-        .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset"]),
+        .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset", "ThreadTestVectors"]),
         .testTarget(
             name: "MatterFlowTests",
-            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload", "ThreadDataset"]
+            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload", "ThreadDataset", "ThreadTestVectors"]
         ),
         .testTarget(name: "MatterFlowBenchmarksTests", dependencies: ["MatterFlowBenchmarks", "MatterFlowJSON"]),
         .testTarget(
             name: "MatterFlowSimulatorTests",
-            dependencies: ["MatterFlowSimulator", "MatterFlow", "MatterFlowJSON", "ThreadDataset"]
+            dependencies: ["MatterFlowSimulator", "MatterFlow", "MatterFlowJSON", "ThreadDataset", "ThreadTestVectors"]
         ),
         .testTarget(
             name: "MatterFlowFixturesTests",
@@ -91,7 +93,7 @@ let package = Package(
             name: "MatterFlowCLITests",
             dependencies: [
                 "MatterFlowCLI", "MatterFlow", "MatterFlowSimulator", "MatterPayload", "MatterFlowJournal", "MatterFlowJSON",
-                "matterflow",
+                "ThreadTestVectors", "matterflow",
             ]
         ),
     ]

@@ -4,6 +4,7 @@ import MatterFlowCLI
 import MatterFlowSimulator
 import MatterPayload
 import Testing
+import ThreadTestVectors
 
 /// The shipped border-router workflows, end to end through `matterflow run` on the example homes, on virtual time
 /// (the CLI's default): every ePSKc outcome, joining, migrating and leaving networks, the internet-access policy,
@@ -17,12 +18,9 @@ struct BorderRouterWorkflowTests {
 
     /// OpenThread-5938 from OpenThread's CLI documentation: the network of the on-network home.
     static let dataset5938 =
-        "0e080000000000010000000300000f35060004001fffe0020839758ec8144b07fb0708fdf1f1add0797dc00510f366cec7a446"
-        + "bab978d90d27abe38f23030f4f70656e5468726561642d353933380102593804103ca67c969efb0d0c74a4d8ee923b576c0c04"
-        + "02a0f7f8"
-    static let networkKey = "f366cec7a446bab978d90d27abe38f23"
-    static let pskc = "3ca67c969efb0d0c74a4d8ee923b576c"
-
+        PublishedVectors.openThread5938
+    static let networkKey = PublishedVectors.openThread5938NetworkKey
+    static let pskc = PublishedVectors.openThread5938PSKc
     /// Runs the tool in-process on a fresh virtual clock; returns what it printed and how long it took.
     static func run(_ arguments: [String]) async -> (ToolRun, Duration) {
         let out = CapturedText()

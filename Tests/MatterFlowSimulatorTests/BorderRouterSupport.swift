@@ -2,6 +2,7 @@ import Foundation
 import MatterFlow
 import MatterFlowSimulator
 import ThreadDataset
+import ThreadTestVectors
 
 /// Homes with border routers, built in code, and the datasets of OpenThread's CLI documentation.
 enum BorderRouterHomes {
@@ -12,16 +13,11 @@ enum BorderRouterHomes {
 
     /// OpenThread-5938 (channel 15) and OpenThread-de2b (channel 22), from OpenThread's `README_DATASET.md`.
     static let network5938 =
-        "0e080000000000010000000300000f35060004001fffe0020839758ec8144b07fb0708fdf1f1add0797dc00510f366cec7a446"
-        + "bab978d90d27abe38f23030f4f70656e5468726561642d353933380102593804103ca67c969efb0d0c74a4d8ee923b576c0c04"
-        + "02a0f7f8"
-    static let network5938Key = "f366cec7a446bab978d90d27abe38f23"
-    static let network5938PSKc = "3ca67c969efb0d0c74a4d8ee923b576c"
+        PublishedVectors.openThread5938
+    static let network5938Key = PublishedVectors.openThread5938NetworkKey
+    static let network5938PSKc = PublishedVectors.openThread5938PSKc
     static let networkDe2b =
-        "0e080000000000010000000300001635060004001fffe00208d196fa2040e973b60708fdbbc310c48f3a3905109929154dbc36"
-        + "3218bcd22f907caf5c15030f4f70656e5468726561642d646532620102de2b041015b2c16f7ba92ed4bc7b1ee054f1553f0c04"
-        + "02a0f7f8"
-
+        PublishedVectors.openThreadDe2b
     static func bytes(_ hex: String) throws -> [UInt8] { try OperationalDataset(hex: hex).encode() }
 
     static func record(_ hex: String) throws -> ThreadNetworkRecord {

@@ -1,4 +1,5 @@
 import Testing
+import ThreadTestVectors
 
 @testable import ThreadDataset
 
