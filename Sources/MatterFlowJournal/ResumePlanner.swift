@@ -46,6 +46,7 @@ struct ResumePlanner {
             levels = [RunCheckpoint(workflowPath: [workflow.name], state: workflow.start, inputs: inputs, variables: [:])]
         }
         var missing: [String] = []
+        var unusable: [String] = []
         var notes: [String] = []
         var supplied = options.inputs
         for index in levels.indices {
@@ -56,7 +57,11 @@ struct ResumePlanner {
             for member in levels[index].inputs.members {
                 if index == 0, Self.isRedacted(member.value), let value = supplied[member.key] {
                     supplied[member.key] = nil
-                    inputs[member.key] = value
+                    // A value given as text (`--input NAME=VALUE`) is read as the input's declared type.
+                    switch value.stringValue.flatMap({ workflow.input(named: member.key)?.value(fromText: $0) }) ?? .success(value) {
+                    case .success(let typed): inputs[member.key] = typed
+                    case .failure(let error): unusable.append(error.message)
+                    }
                 } else if index == 0, let kept = Self.stripping(member.value, at: "input.\(member.key)", missing: &missing) {
                     inputs[member.key] = kept
                 } else if index > 0, let kept = Self.stripping(member.value, at: "input.\(member.key)", missing: &rederived) {
@@ -77,7 +82,7 @@ struct ResumePlanner {
         }
 
         var plan = ResumePlan(workflow: workflow, point: ResumePoint(levels: levels, cancel: true), notes: notes)
-        var reasons: [String] = []
+        var reasons: [String] = unusable
         if !missing.isEmpty {
             reasons.append(
                 "the journal never keeps secret values, and the run still needs \(missing.joined(separator: ", "))"

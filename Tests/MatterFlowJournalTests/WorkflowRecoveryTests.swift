@@ -170,3 +170,49 @@ struct WorkflowRecoveryTests {
         }
     }
 }
+
+/// Secret inputs given again for a resume are read as their declared type, as `run --input` reads them.
+@Suite("resume inputs")
+struct ResumeInputTests {
+    static let workflowText = """
+        {
+          "workflow": "pin-check",
+          "version": 1,
+          "inputs": { "pin": { "type": "integer", "required": true, "secret": true } },
+          "start": "check",
+          "states": {
+            "check": { "type": "choice", "choices": [ { "if": { "greaterThan": ["${input.pin}", 0] }, "next": "done" } ], "default": "done" },
+            "done": { "type": "succeed" }
+          }
+        }
+        """
+
+    static func plan(given pin: String) throws -> ResumePlan {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.file("pin-check.json")
+        try workflowText.write(toFile: path, atomically: true, encoding: .utf8)
+        let workflow = try WorkflowEngine().load(path: path)
+        let started = JournalRecord(
+            payload: [
+                "seq": 1, "type": .string(JournalRecord.Kind.runStarted), "runID": "run-0000000000a1", "file": .string(path),
+                "contentHash": .string(workflow.contentHash), "inputs": ["pin": .string(RunOptions.redacted)],
+            ], offset: 0)
+        let planner = ResumePlanner(
+            records: [started], started: started, resolutions: [], options: RecoveryOptions(resume: true, inputs: ["pin": .string(pin)]))
+        switch planner.plan() {
+        case .success(let plan): return plan
+        case .failure(let unrunnable): throw FlowError(.hubFailure, unrunnable.reason)
+        }
+    }
+
+    @Test("an integer secret given as text resumes as an integer; text that is not one makes resuming unsafe")
+    func typedSecretInput() throws {
+        let typed = try Self.plan(given: "4021")
+        #expect(typed.unsafeBecause == nil)
+        #expect(typed.point.levels.first?.inputs["pin"] == .int(4021))
+        let wrong = try Self.plan(given: "four")
+        #expect(wrong.unsafeBecause?.contains("input \"pin\" must be an integer, got \"four\"") == true, "\(wrong.unsafeBecause ?? "")")
+        #expect(wrong.point.levels.first?.inputs["pin"] == nil)
+    }
+}

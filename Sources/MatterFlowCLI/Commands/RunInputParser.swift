@@ -55,49 +55,15 @@ struct RunInputParser {
             }
             let name = String(pair[..<equals])
             let text = String(pair[pair.index(after: equals)...])
-            switch convert(text, for: workflow.input(named: name)) {
+            // Unknown inputs are kept as strings and reported later.
+            switch workflow.input(named: name)?.value(fromText: text) ?? .success(.string(text)) {
             case .success(let value): inputs[name] = value
-            case .failure(let message):
+            case .failure(let error):
                 diagnostics.append(
-                    Diagnostic(severity: .error, code: DiagnosticCode.wrongType, message: message, file: "--input", pointer: "/" + name))
+                    Diagnostic(severity: .error, code: DiagnosticCode.wrongType, message: error.message, file: "--input", pointer: "/" + name))
             }
         }
         guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
         return inputs
-    }
-
-    private enum Conversion {
-        case success(JSONValue)
-        case failure(String)
-    }
-
-    /// Reads a command-line value as the declared type (unknown inputs are kept as strings and reported later).
-    private func convert(_ text: String, for declaration: InputDeclaration?) -> Conversion {
-        guard let declaration else { return .success(.string(text)) }
-        let name = declaration.name
-        switch declaration.type {
-        case .string:
-            return .success(.string(text))
-        case .integer:
-            guard let number = Int(text) else { return .failure("input \"\(name)\" must be an integer, got \"\(text)\"") }
-            return .success(.int(number))
-        case .number:
-            guard let number = Double(text), number.isFinite else { return .failure("input \"\(name)\" must be a number, got \"\(text)\"") }
-            return .success(.double(number))
-        case .boolean:
-            switch text {
-            case "true": return .success(.bool(true))
-            case "false": return .success(.bool(false))
-            default: return .failure("input \"\(name)\" must be true or false, got \"\(text)\"")
-            }
-        case .array, .object, .any:
-            do {
-                let document = try JSONDocument.parse(text, file: "--input \(name)")
-                return .success(document.value)
-            } catch {
-                if declaration.type == .any { return .success(.string(text)) }
-                return .failure("input \"\(name)\" must be a JSON \(declaration.type.rawValue), e.g. --input '\(name)=[\"a\"]'")
-            }
-        }
     }
 }
