@@ -36,7 +36,7 @@ struct RunCommand {
             run. See docs/journal.md.
 
             Exit status: 0 succeeded, 1 failed or cancelled, 2 invalid workflow, inputs or home, 64 usage error,
-            130 interrupted (after the cancel path has run).
+            130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP) interrupted, after the cancel path has run.
             """)
 
     let arguments: ParsedArguments
@@ -85,14 +85,8 @@ struct RunCommand {
                 case .none: break
                 }
             })
-        // SIGINT is routed before the run starts, so an interrupt at any moment of the run takes its cancel path.
-        let interruption = Mutex<(interrupted: Bool, handle: RunHandle?)>((false, nil))
-        let signalSource = environment.handlesInterrupts ? Self.onInterrupt {
-            interruption.withLock { state -> RunHandle? in
-                state.interrupted = true
-                return state.handle
-            }?.cancel()
-        } : nil
+        // SIGINT, SIGTERM and SIGHUP are routed before the run starts, so a signal at any moment takes the cancel path.
+        let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         let handle: RunHandle
         do {
             if let directory = arguments.value("journal") {
@@ -102,32 +96,19 @@ struct RunCommand {
                 handle = try engine.start(workflow, inputs: inputs, on: hub, options: options)
             }
         } catch let error as JournalError {
-            signalSource?.cancel()
+            signals?.stop()
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         } catch {
-            signalSource?.cancel()
+            signals?.stop()
             MatterflowTool.report((error as? DiagnosticsError)?.diagnostics ?? [], to: err)
             return ExitCode.invalidInput
         }
-        let interruptedBeforeStart = interruption.withLock { state -> Bool in
-            state.handle = handle
-            return state.interrupted
-        }
-        if interruptedBeforeStart { handle.cancel() }
+        signals?.cancels(handle)
         let result = await handle.result
-        signalSource?.cancel()
+        signals?.stop()
         environment.standardOutput.line(JSONWriter.pretty(result.jsonValue))
-        if interruption.withLock({ $0.interrupted }) { return ExitCode.interrupted }
+        if let interrupted = signals?.exitCode { return interrupted }
         return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure
-    }
-
-    /// Routes SIGINT to a handler instead of killing the process, so the cancel path can run.
-    private static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler(handler: handler)
-        source.resume()
-        return source
     }
 }
