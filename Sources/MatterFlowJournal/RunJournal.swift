@@ -25,6 +25,14 @@ public struct RunJournal: Sendable {
         try JournalFile.createDirectory(self.directory)
     }
 
+    /// Opens an existing journal directory to read or recover, creating nothing.
+    /// - Throws: ``JournalError`` `journalNotFound` when the directory does not exist (a mistyped path),
+    ///   `journalUnreadable` when the path is not a directory.
+    public init(existingDirectory directory: String) throws(JournalError) {
+        self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        try JournalFile.requireDirectory(self.directory)
+    }
+
     /// The journal file of a run.
     public func path(of runID: String) -> String {
         directory + "/" + runID + Self.fileExtension

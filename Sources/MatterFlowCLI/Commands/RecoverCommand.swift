@@ -45,6 +45,15 @@ struct RecoverCommand {
         let clock = try environment.clock(named: arguments.value("clock"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
+        // The journal directory first: a mistyped one stops the command before anything (a state directory) is created.
+        let journal: RunJournal
+        do {
+            journal = try RunJournal(existingDirectory: directory)
+            _ = try journal.journalPaths()
+        } catch {
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
         let hub: SimulatedHub
         do {
             let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state")).open(clock: clock)
@@ -52,14 +61,6 @@ struct RecoverCommand {
             if let note = opened.note { err.line(note) }
         } catch {
             MatterflowTool.report(error.diagnostics, to: err)
-            return ExitCode.invalidInput
-        }
-        let journal: RunJournal
-        do {
-            journal = try RunJournal(directory: directory)
-            _ = try journal.journalPaths()
-        } catch {
-            err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
         var inputs = JSONObject()
