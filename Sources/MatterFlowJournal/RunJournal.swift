@@ -54,7 +54,7 @@ public struct RunJournal: Sendable {
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
         engine: WorkflowEngine = WorkflowEngine(), testHook: JournalTestHook? = nil
     ) throws -> RunHandle {
-        _ = try workflow.resolveInputs(inputs)
+        let resolved = try workflow.resolveInputs(inputs)
         var options = options
         let runID = options.runID ?? "run-" + options.random.hexDigits(12)
         options.runID = runID
@@ -64,7 +64,8 @@ public struct RunJournal: Sendable {
         let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: options.structureID,
-            showSecrets: options.showSecrets, catalog: engine.catalog)
+            showSecrets: options.showSecrets, catalog: engine.catalog,
+            secretDigests: SecretDigests(workflow: workflow, inputs: resolved, random: options.random))
         let outer = options.observer
         options.observer = { event in
             recorder.record(event)
