@@ -89,9 +89,12 @@ struct RunRecoverer {
             if let lostSession {
                 plan.unsafeBecause = [plan.unsafeBecause, lostSession].compactMap { $0 }.joined(separator: "; ")
             }
-            let resume = options.resume && plan.unsafeBecause == nil
+            let interrupted = options.interrupt?.isInterrupted == true
+            let resume = options.resume && plan.unsafeBecause == nil && !interrupted
             if options.resume, let reason = plan.unsafeBecause {
                 run.notes.append("resume is not safe here: \(reason); the cancel path was taken instead")
+            } else if options.resume, interrupted {
+                run.notes.append("recovery was interrupted by a signal; the cancel path was taken instead of resuming")
             }
             plan.point.cancel = !resume
             run.resumed = resume
@@ -136,10 +139,12 @@ struct RunRecoverer {
             journalFailed.set()
             handle.cancel()
         }
+        options.interrupt?.follow(handle)
         // Recovery waits for the run, not for the clock: virtual time may pass while the run waits on it.
         options.clock.endActivity()
         let result = await handle.result
         options.clock.beginActivity()
+        options.interrupt?.finished()
         if journalFailed.isSet {
             throw RecoveryDeferral(message: "the journal could not be written while the run was continued; its cancel path was taken, recover again")
         }

@@ -57,4 +57,41 @@ struct SignalTests {
                 && $0.payload["succeeded"]?.boolValue == true
         })
     }
+
+    @Test("SIGTERM while recover --resume commissions again: the resumed run is cancelled and releases the session, exit 143")
+    func signalWhileResuming() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (state, journal) = try await killWhileCommissioning(Repository.workflow("commission-device"), in: directory)
+        let path = try #require(try RunJournal(existingDirectory: journal).runs().first).path
+        let child = try ChildProcess.launch(
+            ["recover", "--journal", journal, "--state", state, "--resume", "--clock", "real",
+             "--input", "onboardingPayload=\(Payloads.specQR)"])
+        defer { child.kill() }
+
+        // Poll the journal (bounded) until the resumed run has started commissioning again.
+        let deadline = ContinuousClock.now + ProcessTests.limit
+        var commissioning = false
+        while !commissioning, ContinuousClock.now < deadline, child.process.isRunning {
+            let records = (try? JournalReader.read(path: path).records) ?? []
+            if let started = records.firstIndex(where: { $0.type == JournalRecord.Kind.recoveryStarted }) {
+                commissioning = records[started...].contains {
+                    $0.type == JournalRecord.Kind.intent && $0.string("operation") == "commissionDevice"
+                }
+            }
+            if !commissioning { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        try #require(commissioning, "the resumed run never commissioned again; stderr: \(child.stderr.text)")
+
+        child.signal(SIGTERM)
+        try #require(await child.waitForExit(), "matterflow recover did not exit after SIGTERM")
+        #expect(child.process.terminationReason == .exit, "SIGTERM killed recover instead of cancelling the resumed run")
+        #expect(child.status == 143, "\(child.stderr.text)")
+        #expect(try savedHome(in: state).activeSession == nil, "the session is still held")
+        let runs = try RunJournal(existingDirectory: journal).runs()
+        #expect(runs.map(\.status) == [.cancelled])
+        let report = try #require(try parseJSON(child.stdout.text) as? [String: Any], "stdout: \(child.stdout.text)")
+        let run = try #require((report["runs"] as? [[String: Any]])?.first)
+        #expect(run["status"] as? String == "cancelled")
+    }
 }

@@ -31,7 +31,9 @@ struct RecoverCommand {
             left untouched, so recovering twice changes nothing. Progress goes to stderr; a JSON report to stdout.
 
             Exit status: 0 when every run is settled, 1 when some need attention (recover again later), 2 invalid
-            home or unreadable journal directory, 64 usage error.
+            home, or a journal directory that does not exist or cannot be read (nothing is created), 64 usage
+            error. SIGINT, SIGTERM or SIGHUP make the runs being resumed take their cancel path; the command then
+            exits 130, 143 or 129.
             """)
 
     let arguments: ParsedArguments
@@ -70,10 +72,17 @@ struct RecoverCommand {
             }
             inputs[String(pair[..<equals])] = .string(String(pair[pair.index(after: equals)...]))
         }
-        let options = RecoveryOptions(resume: arguments.flag("resume"), inputs: inputs, clock: clock, testHook: crash?.hook)
+        // A signal makes the runs being resumed take their cancel path; the command then exits 128 + the signal.
+        let signals = environment.handlesInterrupts ? InterruptSignals() : nil
+        let interrupt = RecoveryInterrupt()
+        signals?.calls { interrupt.interrupt() }
+        let options = RecoveryOptions(
+            resume: arguments.flag("resume"), inputs: inputs, clock: clock, testHook: crash?.hook, interrupt: interrupt)
         let report = await journal.recover(on: hub, options: options)
+        signals?.stop()
         for run in report.runs { err.line(Self.line(run)) }
         environment.standardOutput.line(JSONWriter.pretty(report.jsonValue))
+        if let interrupted = signals?.exitCode { return interrupted }
         return report.needsAttention ? ExitCode.failure : ExitCode.success
     }
 
