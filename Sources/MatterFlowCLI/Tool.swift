@@ -10,7 +10,7 @@ public enum ExitCode {
     public static let invalidInput: Int32 = 2
     /// The command line itself is wrong.
     public static let usage: Int32 = 64
-    /// Interrupted by SIGINT (after the cancel path ran).
+    /// Interrupted by SIGINT (after the cancel path ran); SIGTERM and SIGHUP give 128 + their numbers, 143 and 129.
     public static let interrupted: Int32 = 130
 }
 
@@ -18,7 +18,7 @@ public enum ExitCode {
 public struct ToolEnvironment: Sendable {
     public var standardOutput: any TextSink
     public var standardError: any TextSink
-    /// Install a SIGINT handler that cancels a running workflow (the real process does; tests need not).
+    /// Route SIGINT, SIGTERM and SIGHUP to a cancel of the running workflow (the real process does; tests need not).
     public var handlesInterrupts: Bool
     /// The clock for runs and the simulated hub; nil lets `--clock` choose (virtual time unless `--clock real`).
     public var clock: (any WorkflowClock)?

@@ -54,7 +54,10 @@ public struct JournalRunSummary: Sendable {
             status = known
         } else if contents.startIsDamaged {
             status = .needsAttention
-            notes.append("the runStarted record is damaged; run `matterflow recover`, which releases what the run provably holds and says what is left")
+            notes.append(
+                recovered || contents.records.contains { $0.type == JournalRecord.Kind.recoveryDeferred }
+                    ? "the runStarted record is damaged; `matterflow history` shows what recovery found and did"
+                    : "the runStarted record is damaged; run `matterflow recover`, which releases what the run provably holds and says what is left")
         } else if started == nil {
             status = .notStarted
         } else if contents.records.last(where: { $0.type.hasPrefix("recovery") })?.type == JournalRecord.Kind.recoveryDeferred {
