@@ -3,6 +3,7 @@ import MatterFlow
 @testable import MatterFlowJournal
 import MatterFlowJSON
 import MatterFlowSimulator
+import Synchronization
 import Testing
 
 /// A session changed hands while a run was dead: recovery (cancel path or resume) never acts in the new session.
@@ -97,4 +98,68 @@ struct SessionOwnershipTests {
         }
         #expect(try await hub.activeSession(structure: Homes.structureID) == nil)
     }
+
+    @Test("a live journaled run whose session is taken over mid-run acts no further in the new session")
+    func liveRunAfterTakeover() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let clock = VirtualClock()
+        let simulated = try SimulatedHub(home: Homes.basic(), clock: clock)
+        let hub = TakeoverHub(simulated)
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        let inputs: JSONObject = ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp", "roomName": "Kitchen"]
+        clock.beginActivity()
+        let result = try await RunJournal(directory: scratch.file("journal")).run(
+            workflow, inputs: inputs, on: hub, options: RunOptions(structureID: Homes.structureID, clock: clock))
+        clock.endActivity()
+        let foreign = try #require(hub.foreignSession)
+
+        #expect(result.outcome == .failed)
+        #expect(result.error?.cause == .noActiveSession, "\(String(describing: result.error))")
+        #expect(result.error?.message.contains(foreign) == true)
+        let session = try #require(try await simulated.activeSession(structure: Homes.structureID), "the other client's session was released")
+        #expect(session.sessionID == foreign)
+        #expect(session.owner == Self.otherClient)
+        #expect(session.phase == .prepared)
+    }
+}
+
+/// A simulated hub on which, as soon as the run's device is commissioned, the run's session is released by hand and
+/// another client prepares a new one (as if the run's lease had run out meanwhile).
+final class TakeoverHub: RecoverableHub {
+    let hub: SimulatedHub
+    private let taken = Mutex<String?>(nil)
+
+    init(_ hub: SimulatedHub) { self.hub = hub }
+
+    /// The other client's session, once it took over.
+    var foreignSession: String? { taken.withLock { $0 } }
+
+    func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {
+        try await hub.commissionDevice(structure: structure, onboardingPayload: onboardingPayload, commissioningID: commissioningID)
+        let other = SessionOwnershipTests.otherClient
+        let session = try await HubCallContext.$current.withValue(nil) {
+            _ = try await hub.cancelCommissioning(structure: structure)
+            return try await HubCallContext.$current.withValue(HubCallContext(runID: other, idempotencyKey: other + "/1")) {
+                try await hub.prepareCommissioning(structure: structure)
+            }
+        }
+        taken.withLock { $0 = session }
+    }
+
+    func status(structure: StructureID) async throws -> HubStatus { try await hub.status(structure: structure) }
+    func prepareCommissioning(structure: StructureID) async throws -> String { try await hub.prepareCommissioning(structure: structure) }
+    func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest {
+        try await hub.createAddDeviceRequest(structure: structure, topology: topology)
+    }
+    func fetchRooms(structure: StructureID) async throws -> [Room] { try await hub.fetchRooms(structure: structure) }
+    func configureDevice(structure: StructureID, name: String, roomName: String?) async throws {
+        try await hub.configureDevice(structure: structure, name: name, roomName: roomName)
+    }
+    func completeCommissioning(structure: StructureID) async throws -> [String] { try await hub.completeCommissioning(structure: structure) }
+    func cancelCommissioning(structure: StructureID) async throws -> Bool { try await hub.cancelCommissioning(structure: structure) }
+    func basicInformation(structure: StructureID, deviceID: String) async throws -> BasicInformation {
+        try await hub.basicInformation(structure: structure, deviceID: deviceID)
+    }
+    func activeSession(structure: StructureID) async throws -> HubSessionInfo? { try await hub.activeSession(structure: structure) }
 }
