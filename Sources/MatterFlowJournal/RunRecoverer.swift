@@ -187,9 +187,9 @@ struct RunRecoverer {
         guard mismatched.isEmpty else {
             let names = mismatched.map { "--input \($0)" }.joined(separator: ", ")
             throw RecoveryDeferral(
-                message: "resume refused: \(names) is not the value run \(runID) started with (the journal keeps a salted "
-                    + "digest of each secret input, never the value); nothing was changed. Pass the run's own value, or "
-                    + "recover without --resume to take the run's cancel path")
+                message: "resume refused: \(names) does not match what run \(runID) started with (the journal keeps a "
+                    + "salted digest of each secret input, never the value); nothing was changed. Pass the run's own "
+                    + "value, or recover without --resume to take the run's cancel path")
         }
     }
 
@@ -230,23 +230,22 @@ struct RunRecoverer {
     /// Whether the run held a commissioning session when it stopped: its last session call that took effect
     /// (journaled, or found applied by `resolutions`) opened one rather than completing or cancelling it.
     private func heldSessionWhenStopped(_ resolutions: [Resolution]) -> Bool {
-        var effects: [(operation: String, result: JSONValue?)] = []
+        var effective: [String] = []
         for record in records {
             guard let operation = record.string("operation") else { continue }
             switch record.type {
             case JournalRecord.Kind.outcome where record.payload["succeeded"]?.boolValue == true,
-                JournalRecord.Kind.lateResult:
-                effects.append((operation, record.payload["result"]))
-            case JournalRecord.Kind.resolution where record.string("verdict") == Resolution.Verdict.applied.rawValue:
-                effects.append((operation, record.payload["result"]))
+                JournalRecord.Kind.lateResult,
+                JournalRecord.Kind.resolution where record.string("verdict") == Resolution.Verdict.applied.rawValue:
+                effective.append(operation)
             default:
                 continue
             }
         }
-        effects += resolutions.filter { $0.verdict == .applied }.map { ($0.operation, $0.result) }
+        effective += resolutions.filter { $0.verdict == .applied }.map(\.operation)
         var held = false
-        for effect in effects {
-            switch effect.operation {
+        for operation in effective {
+            switch operation {
             case "prepareCommissioning": held = true
             case "completeCommissioning", "cancelCommissioning": held = false
             default: break
