@@ -99,6 +99,9 @@ struct RunRecoverer {
             plan.point.cancel = !resume
             run.resumed = resume
             let result = try await continueRun(plan, sessionID: runSession)
+            if resume, options.interrupt?.isInterrupted == true {
+                run.notes.append("a signal interrupted the resumed run, so it took its cancel path")
+            }
             var error = result.error
             if !resume, let cancelled = error {
                 var message = "the run was interrupted in state \(interruptedIn ?? "?") (its process stopped); recovery took the workflow's cancel path: \(cancelled.message)"

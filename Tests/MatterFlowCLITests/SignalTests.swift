@@ -93,5 +93,6 @@ struct SignalTests {
         let report = try #require(try parseJSON(child.stdout.text) as? [String: Any], "stdout: \(child.stdout.text)")
         let run = try #require((report["runs"] as? [[String: Any]])?.first)
         #expect(run["status"] as? String == "cancelled")
+        #expect((run["notes"] as? [String])?.contains { $0.contains("a signal interrupted the resumed run") } == true, "\(run)")
     }
 }
