@@ -17,7 +17,7 @@ import Synchronization
 /// the call with `unavailable` / `hubUnreachable`; a hub that breaks the protocol fails it with `hubFailure` naming
 /// the offending line (secrets masked). Use ``hub`` as the engine's hub: it is a ``RecoverableHub`` when the hub
 /// lists `activeSession`.
-public final class RemoteHub: Hub {
+public final class RemoteHub: ConnectedHub {
     /// How the client behaves.
     public struct Options: Sendable {
         /// The name and version sent in `initialize`.
@@ -91,6 +91,9 @@ public final class RemoteHub: Hub {
         self.onClose = onClose
         channel.start { [weak self] event in self?.receive(event) }
     }
+
+    /// Whether the connection is gone for good: the hub exited, closed it, fell silent or broke the protocol.
+    public var connectionLost: Bool { state.withLock { $0.failure != nil } }
 
     /// How many calls are waiting for the hub's answer.
     var openCalls: Int { state.withLock { $0.pending.count } }
@@ -199,11 +202,10 @@ public final class RemoteHub: Hub {
                 return
             }
             if let limit = options.silenceLimit {
-                watch(id, after: limit) { [options] in
-                    FlowError(
-                        .hubUnreachable,
-                        "the hub sent no answer to \(method) within \(options.silenceLimit.map(Self.seconds) ?? "")"
-                            + "; the call's outcome is unknown")
+                watch(id, after: limit) { [weak self] in
+                    // A hub that stops answering is treated as gone: its later answers could not be trusted.
+                    self?.fail(FlowError(.hubUnreachable, "the hub sent no answer within \(Self.seconds(limit))"))
+                    self?.channel.close()
                 }
             }
         }
@@ -220,20 +222,23 @@ public final class RemoteHub: Hub {
         guard let method else { return }
         let line = JSONWriter.compact(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]])
         try? channel.send(line)
-        watch(id, after: options.cancelGrace) { [options] in
-            FlowError(
-                .hubUnreachable,
-                "the hub did not answer the cancelled \(method) within \(Self.seconds(options.cancelGrace)); its outcome is unknown")
+        watch(id, after: options.cancelGrace) { [weak self, options] in
+            self?.resolve(
+                id,
+                .failure(
+                    FlowError(
+                        .hubUnreachable,
+                        "the hub did not answer the cancelled \(method) within \(Self.seconds(options.cancelGrace)); its outcome is unknown")))
         }
     }
 
-    /// Fails the call `id` with `error()` unless it is answered within `limit` of real time.
-    private func watch(_ id: Int, after limit: Duration, _ error: @escaping @Sendable () -> FlowError) {
+    /// Runs `expire` unless the call `id` is answered within `limit` of real time; its late answer is then dropped.
+    private func watch(_ id: Int, after limit: Duration, _ expire: @escaping @Sendable () -> Void) {
         let watchdog = Task { [weak self] in
             guard (try? await Task.sleep(for: limit)) != nil, let self,
                 state.withLock({ $0.pending[id] != nil ? $0.abandoned.insert(id).inserted : false })
             else { return }
-            resolve(id, .failure(error()))
+            expire()
         }
         let previous = state.withLock { state -> Task<Void, Never>? in
             guard state.pending[id] != nil else { return watchdog }

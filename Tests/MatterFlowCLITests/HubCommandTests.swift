@@ -1,4 +1,5 @@
 import Foundation
+import MatterFlow
 import MatterFlowSimulator
 import Testing
 
@@ -76,5 +77,57 @@ struct HubCommandTests {
         try #require(await server.waitForExit(), "hub serve did not exit on SIGTERM")
         #expect(server.status == 0)
         #expect(!FileManager.default.fileExists(atPath: socket), "the socket file was removed")
+    }
+
+    /// A proxy in front of a hub command that passes requests through and dies once the hub has served
+    /// commissionDevice, before its answer reaches MatterFlow: the call took effect, and nobody knows.
+    static let dyingProxy = """
+        import json, subprocess, sys
+        hub = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for line in sys.stdin:
+            hub.stdin.write(line)
+            hub.stdin.flush()
+            message = json.loads(line)
+            if "id" not in message:
+                continue
+            answer = hub.stdout.readline()
+            if message.get("method") == "commissionDevice":
+                hub.stdin.close()
+                hub.wait()
+                sys.exit(3)
+            sys.stdout.write(answer)
+            sys.stdout.flush()
+        """
+
+    @Test func aHubThatDiesMidCallIsUnreachableAndRecoverWithHubSettlesTheRun() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let proxy = try directory.write(Self.dyingProxy, to: "dying-proxy.py")
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let state = directory.file("state")
+        let journal = directory.file("journal")
+        let run = try await ChildProcess.run(
+            ["run", Repository.workflow("commission-device"), "--trace", "none", "--journal", journal, "--hub",
+             "python3 \(proxy) " + (try Self.serveCommand("--home", home, "--state", state))] + commissionInputs())
+        #expect(run.status == 1, "\(run.stderr)")
+        let result = try #require(try parseJSON(run.stdout) as? [String: Any], "stdout: \(run.stdout)")
+        let error = try #require(result["error"] as? [String: Any])
+        #expect(error["cause"] as? String == "hubUnreachable")
+        #expect((error["message"] as? String)?.contains("commissionDevice") == true, "\(error)")
+        #expect(!run.stdout.contains(Payloads.specQR) && !run.stderr.contains(Payloads.specQR))
+        // The device was commissioned in a session the dead connection could not release.
+        let left = try #require(try savedHome(in: state).activeSession, "the session was left open")
+        #expect(left.phase == .commissioned)
+
+        // The journal treats the lost connection as a crash: the run is interrupted with the call in doubt.
+        let runs = await matterflow(["runs", "--journal", journal])
+        #expect(runs.stdout.contains("interrupted"), "\(runs.stdout)")
+
+        let recover = await matterflow(["recover", "--journal", journal, "--hub", try Self.serveCommand("--state", state)])
+        #expect(recover.code == 0, "\(recover.stdout)\n\(recover.stderr)")
+        #expect(recover.stderr.contains("commissionDevice was in doubt: applied"), "\(recover.stderr)")
+        let saved = try savedHome(in: state)
+        #expect(saved.activeSession == nil, "recovery took the cancel path and released the session")
+        #expect(saved.devices.map(\.id) == ["device-existing"], "the pending device was removed with the session")
     }
 }
