@@ -60,6 +60,19 @@ struct HubCommandTests {
         #expect(run.stdout.hasSuffix(" passed, 0 failed (1 skipped)\n"), "\(run.stdout)")
     }
 
+    @Test(
+        "the README's minimal Python hub passes hub check and commissions a device",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func minimalPythonHub() async throws {
+        let hub = "python3 " + Repository.root + "/Examples/hubs/minimal-python/hub.py"
+        let check = await matterflow(["hub", "check", hub])
+        #expect(check.code == 0, "\(check.stdout)")
+        #expect(check.stdout.hasSuffix("12 passed, 0 failed (1 skipped)\n"), "\(check.stdout)")
+        let run = await matterflow(["run", Repository.workflow("commission-device"), "--hub", hub, "--trace", "none"] + commissionInputs())
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(try run.result()["outcome"] as? String == "succeeded")
+    }
+
     @Test func hubServeListensOnAUnixSocketUntilSIGTERM() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

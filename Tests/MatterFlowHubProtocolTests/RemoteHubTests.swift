@@ -173,3 +173,30 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         return FlowError.from(error)
     }
 }
+
+/// Virtual time with a hub that is not on the engine's clock: a call waiting for the hub holds time still.
+@Suite struct RemoteHubVirtualTimeTests {
+    @Test func anOutstandingCallKeepsVirtualTimeFromPassingItsTimeout() async throws {
+        let clock = VirtualClock()
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
+            guard !peer.answerInitialize(message), message["method"]?.stringValue == "status", let id = message["id"] else { return }
+            peer.send(["jsonrpc": "2.0", "id": id, "result": ["online": true, "reachable": true, "permissionGranted": true, "activeSession": false]])
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        let engine = WorkflowEngine()
+        let workflow = try engine.load(path: Repository.workflows + "/prepare.json")
+        let handle = try engine.start(workflow, inputs: [:], on: remote, options: RunOptions(structureID: "home", clock: clock))
+        // The hub holds prepareCommissioning; the engine is waiting for it.
+        while !peer.received.contains(where: { $0.contains("\"prepareCommissioning\"") }) { await Task.yield() }
+        #expect(clock.now == .zero, "no virtual time passes while the hub has the call")
+        #expect(clock.activeTasks > 0)
+        let prepare = try #require(peer.received.last.flatMap { try? JSONDocument.parse($0, file: "t").value })
+        peer.send(["jsonrpc": "2.0", "id": prepare["id"] ?? .null, "result": ["sessionID": "session-9"]])
+        let result = await handle.result
+        #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
+        #expect(result.output?["sessionID"]?.stringValue == "session-9")
+        #expect(clock.now == .zero)
+    }
+}
