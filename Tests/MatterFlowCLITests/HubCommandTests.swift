@@ -144,3 +144,45 @@ struct HubCommandTests {
         #expect(saved.devices.map(\.id) == ["device-existing"], "the pending device was removed with the session")
     }
 }
+
+/// `--hub` on validate, graph and test.
+@Suite("static hub checks")
+struct HubStaticCheckTests {
+    static let minimalHub = "python3 " + Repository.root + "/Examples/hubs/minimal-python/hub.py"
+
+    @Test(
+        "validate --hub names each state that needs a method the hub lacks",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func validateNamesUnsupportedStates() async throws {
+        let epskc = Repository.workflow("epskc-share")
+        let run = await matterflow(["validate", epskc, "--hub", Self.minimalHub])
+        #expect(run.code == 0, "warnings only: \(run.stderr)")
+        #expect(run.stderr.contains(
+            "\(epskc):62:20: warning[unsupportedByHub]: /states/activate/operation: hub minimal-python does not support activateEpskc, which operation activateEpskc of state 'activate' calls"),
+            "\(run.stderr)")
+        #expect(run.stderr.contains("/states/waitForEnd/event: hub minimal-python sends no events"))
+        // The commissioning flow needs nothing the minimal hub lacks.
+        let commissioning = await matterflow(["validate", Repository.workflow("commission-device"), "--hub", Self.minimalHub])
+        #expect(!commissioning.stderr.contains("unsupportedByHub"), "\(commissioning.stderr)")
+        // Against the simulator, which lists every method, there is nothing to report.
+        let simulator = await matterflow(["validate", epskc, "--hub", try HubCommandTests.serveCommand()])
+        #expect(!simulator.stderr.contains("unsupportedByHub"), "\(simulator.stderr)")
+    }
+
+    @Test(
+        "graph --hub draws the graph and reports the same findings",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func graphReportsUnsupportedStates() async throws {
+        let run = await matterflow(["graph", Repository.workflow("border-router-info"), "--hub", Self.minimalHub])
+        #expect(run.code == 0)
+        #expect(run.stdout.hasPrefix("digraph"), "\(run.stdout.prefix(80))")
+        #expect(run.stderr.contains("does not support threadCapabilities, which operation readThreadCapabilities of state 'readCapabilities'"))
+    }
+
+    @Test func testWithHubSaysWhyFixturesNeedTheSimulator() async throws {
+        let run = await matterflow(["test", Repository.workflowsDirectory + "/fixtures", "--hub", "some-hub"])
+        #expect(run.code == 64)
+        #expect(run.stderr.contains("fixtures cannot run on --hub: each one scripts the built-in simulated home"))
+        #expect(run.stderr.contains("matterflow hub check SPEC"))
+    }
+}
