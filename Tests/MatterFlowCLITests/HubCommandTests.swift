@@ -73,6 +73,20 @@ struct HubCommandTests {
         #expect(try run.result()["outcome"] as? String == "succeeded")
     }
 
+    @Test func hubServeListensOnLoopbackTCPAndStopsOnSIGINT() async throws {
+        let server = try ChildProcess.launch(["hub", "serve", "--listen", "tcp:127.0.0.1:0"])
+        defer { server.kill() }
+        let ready = await server.stderr.waitForLine { $0.hasPrefix("listening on tcp:127.0.0.1:") }
+        try #require(ready, "hub serve did not start listening: \(server.stderr.text)")
+        let address = try #require(server.stderr.text.split(separator: "\n").first?.dropFirst("listening on ".count))
+        #expect(!address.hasSuffix(":0"), "the chosen port is printed")
+        let check = await matterflow(["hub", "check", String(address)])
+        #expect(check.code == 0, "\(check.stdout)")
+        server.signal(SIGINT)
+        try #require(await server.waitForExit(), "hub serve did not exit on SIGINT")
+        #expect(server.status == 130)
+    }
+
     @Test func hubServeListensOnAUnixSocketUntilSIGTERM() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import MatterFlow
 @testable import MatterFlowHubProtocol
 import MatterFlowJSON
@@ -198,5 +201,29 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
         #expect(result.output?["sessionID"]?.stringValue == "session-9")
         #expect(clock.now == .zero)
+    }
+}
+
+/// The file-descriptor transport (pipes and sockets) under a hub that breaks the framing.
+@Suite struct FileDescriptorChannelTests {
+    @Test func aLineOverOneMebibyteIsAProtocolErrorNotAnEndlessBuffer() async throws {
+        var descriptors: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        let remote = RemoteHub(channel: FileDescriptorChannel(.socket(descriptors[0])), options: .init(silenceLimit: nil))
+        let hubDescriptor = descriptors[1]
+        let hubEnd = FileDescriptorChannel(.socket(hubDescriptor))
+        hubEnd.start { event in
+            guard case .line(let line) = event, line.contains("\"initialize\"") else { return }
+            // The hub answers with a line that never ends: 1 MiB of it, and more.
+            let chunk = String(repeating: "7", count: 65536)
+            let bytes = Array(("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"" + String(repeating: chunk, count: 17)).utf8)
+            _ = bytes.withUnsafeBytes { write(hubDescriptor, $0.baseAddress, $0.count) }
+        }
+        let failure = await flowError { try await remote.initialize() }
+        #expect(failure?.cause == .hubFailure, "\(String(describing: failure))")
+        #expect(failure?.message.contains("longer than the 1 MiB limit") == true, "\(String(describing: failure))")
+        #expect(failure?.message.contains("777777777") == false)
+        #expect(remote.connectionLost)
+        hubEnd.close()
     }
 }
