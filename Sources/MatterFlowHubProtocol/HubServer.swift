@@ -94,6 +94,7 @@ public final class HubServer: Sendable {
         }
         calls.forEach { $0.cancel() }
         subscriptions.forEach { $0.cancel() }
+        channel.close()
         waiters.forEach { $0.resume() }
     }
 

@@ -59,7 +59,6 @@ public final class RemoteHub: ConnectedHub {
         var continuation: CheckedContinuation<Reply, Never>
         /// For `subscribe`: the handler to register, atomically with the answer, under the subscription's name.
         var subscriber: (@Sendable (HubEvent) -> Void)?
-        var structure: StructureID
         /// The real-time limit on the wait, stopped once the call is answered.
         var watchdog: Task<Void, Never>?
     }
@@ -167,7 +166,7 @@ public final class RemoteHub: ConnectedHub {
             "jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params),
         ])
         let reply = await withTaskCancellationHandler {
-            await send(line, id: id, method: method, structure: params["structure"]?.stringValue ?? "", subscriber: nil)
+            await send(line, id: id, method: method, subscriber: nil)
         } onCancel: {
             cancel(id)
         }
@@ -175,9 +174,7 @@ public final class RemoteHub: ConnectedHub {
     }
 
     /// Sends a request and waits for its answer, with the subscriber to register when it is a `subscribe`.
-    private func send(
-        _ line: String, id: Int, method: String, structure: StructureID, subscriber: (@Sendable (HubEvent) -> Void)?
-    ) async -> Reply {
+    private func send(_ line: String, id: Int, method: String, subscriber: (@Sendable (HubEvent) -> Void)?) async -> Reply {
         let clock = channel.sharedClock
         let reply = await withCheckedContinuation { (continuation: CheckedContinuation<Reply, Never>) in
             let refusal = state.withLock { state -> FlowError? in
@@ -185,8 +182,7 @@ public final class RemoteHub: ConnectedHub {
                 if state.cancelledBeforeSend.remove(id) != nil {
                     return FlowError(.runCancelled, "\(method) was cancelled before it was sent to the hub")
                 }
-                state.pending[id] = Pending(
-                    method: method, continuation: continuation, subscriber: subscriber, structure: structure)
+                state.pending[id] = Pending(method: method, continuation: continuation, subscriber: subscriber)
                 return nil
             }
             if let refusal {
@@ -395,7 +391,7 @@ public final class RemoteHub: ConnectedHub {
             params["context"] = ["runID": .string(context.runID), "idempotencyKey": .string(context.idempotencyKey)]
         }
         let line = JSONWriter.compact(["jsonrpc": "2.0", "id": .int(id), "method": "subscribe", "params": .object(params)])
-        let reply = await send(line, id: id, method: "subscribe", structure: structure, subscriber: handler)
+        let reply = await send(line, id: id, method: "subscribe", subscriber: handler)
         guard case .success(let result) = reply, let name = result["subscription"]?.stringValue else { return NoEvents() }
         return RemoteSubscription(remote: self, name: name)
     }
