@@ -53,6 +53,7 @@ public enum MatterflowTool {
     static let commands: [CommandSpec] = [
         RunCommand.spec, ValidateCommand.spec, TestCommand.spec, OperationsCommand.spec, PayloadCommand.spec,
         PayloadCommand.generateSpec, DatasetCommand.spec, GraphCommand.spec, RunsCommand.spec, HistoryCommand.spec, RecoverCommand.spec,
+        HubServeCommand.spec, HubCheckCommand.spec,
     ]
 
     static var overview: String {
@@ -126,8 +127,8 @@ public enum MatterflowTool {
         do {
             switch spec.name {
             case RunCommand.spec.name: return try await RunCommand(arguments: parsed, environment: environment).execute()
-            case ValidateCommand.spec.name: return ValidateCommand(arguments: parsed, environment: environment).execute()
-            case GraphCommand.spec.name: return try GraphCommand(arguments: parsed, environment: environment).execute()
+            case ValidateCommand.spec.name: return try await ValidateCommand(arguments: parsed, environment: environment).execute()
+            case GraphCommand.spec.name: return try await GraphCommand(arguments: parsed, environment: environment).execute()
             case RunsCommand.spec.name: return try RunsCommand(arguments: parsed, environment: environment).execute()
             case HistoryCommand.spec.name: return try HistoryCommand(arguments: parsed, environment: environment).execute()
             case RecoverCommand.spec.name: return try await RecoverCommand(arguments: parsed, environment: environment).execute()
@@ -136,6 +137,8 @@ public enum MatterflowTool {
             case PayloadCommand.spec.name: return PayloadCommand(arguments: parsed, environment: environment).decode()
             case PayloadCommand.generateSpec.name: return try PayloadCommand(arguments: parsed, environment: environment).generate()
             case DatasetCommand.spec.name: return DatasetCommand(arguments: parsed, environment: environment).execute()
+            case HubServeCommand.spec.name: return try await HubServeCommand(arguments: parsed, environment: environment).execute()
+            case HubCheckCommand.spec.name: return try await HubCheckCommand(arguments: parsed, environment: environment).execute()
             default: return usageError(UsageError(message: "Unknown subcommand '\(first)'", command: nil), err)
             }
         } catch {

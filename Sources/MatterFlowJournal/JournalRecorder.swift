@@ -21,6 +21,8 @@ final class JournalRecorder: Sendable {
         var finished: (outcome: RunResult.Outcome, error: FlowError?)?
         /// The commissioning session the run opened last: the session its later session calls are made in.
         var sessionID: String?
+        /// The hub's connection was lost during a call: the journal stops there, as if the process had crashed.
+        var abandoned = false
     }
 
     let writer: JournalWriter
@@ -165,8 +167,18 @@ final class JournalRecorder: Sendable {
                     throw refusal
                 }
                 let context = HubCallContext(runID: runID, idempotencyKey: callKey, expectedSessionID: expected)
-                let value = try await HubCallContext.$current.withValue(context) {
-                    try await original.call(hub: hub, structure: structure, arguments: arguments)
+                let value: JSONValue
+                do {
+                    value = try await HubCallContext.$current.withValue(context) {
+                        try await original.call(hub: hub, structure: structure, arguments: arguments)
+                    }
+                } catch {
+                    // The call's outcome is unknown and no later call can reach the hub: leave the intent in doubt
+                    // for `recover`, exactly as a crash during the call would.
+                    if let connected = hub as? any ConnectedHub, connected.connectionLost {
+                        state.withLock { $0.abandoned = true }
+                    }
+                    throw error
                 }
                 if original.acquiresSession, let opened = value["sessionID"]?.stringValue {
                     state.withLock { $0.sessionID = opened }
@@ -220,6 +232,7 @@ final class JournalRecorder: Sendable {
     }
 
     private func write(_ type: String, _ fields: JSONObject, sync: Bool) {
+        guard !state.withLock({ $0.abandoned }) else { return }
         do {
             try writer.append(type, fields, sync: sync)
         } catch {
