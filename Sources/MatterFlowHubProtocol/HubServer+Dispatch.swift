@@ -12,7 +12,9 @@ extension HubServer {
         let structure = try reader.string("structure")
         let context: HubCallContext? =
             if let context = try reader.optionalObject("context") {
-                HubCallContext(runID: try context.string("runID"), idempotencyKey: try context.string("idempotencyKey"))
+                HubCallContext(
+                    runID: try context.string("runID"), idempotencyKey: try context.string("idempotencyKey"),
+                    expectedSessionID: try context.optionalString("expectedSessionID"))
             } else { nil }
         do {
             return try await HubCallContext.$current.withValue(context) {

@@ -155,7 +155,7 @@ public final class RemoteHub: ConnectedHub {
         }
         var params = params
         if let context = HubCallContext.current {
-            params["context"] = ["runID": .string(context.runID), "idempotencyKey": .string(context.idempotencyKey)]
+            params["context"] = context.wireValue
         }
         if Task.isCancelled { throw FlowError(.runCancelled, "\(method) was cancelled before it was sent to the hub") }
         let id = state.withLock { state -> Int in
@@ -388,7 +388,7 @@ public final class RemoteHub: ConnectedHub {
         }
         var params: JSONObject = ["structure": .string(structure)]
         if let context = HubCallContext.current {
-            params["context"] = ["runID": .string(context.runID), "idempotencyKey": .string(context.idempotencyKey)]
+            params["context"] = context.wireValue
         }
         let line = JSONWriter.compact(["jsonrpc": "2.0", "id": .int(id), "method": "subscribe", "params": .object(params)])
         let reply = await send(line, id: id, method: "subscribe", subscriber: handler)
@@ -418,4 +418,13 @@ struct RemoteSubscription: HubEventSubscription {
     let name: String
 
     func cancel() { remote.unsubscribe(name) }
+}
+
+extension HubCallContext {
+    /// The call's context as the wire carries it (docs/hub-protocol.md, section 3).
+    var wireValue: JSONValue {
+        var object: JSONObject = ["runID": .string(runID), "idempotencyKey": .string(idempotencyKey)]
+        if let expectedSessionID { object["expectedSessionID"] = .string(expectedSessionID) }
+        return .object(object)
+    }
 }
