@@ -15,9 +15,10 @@ public struct JSONDocument: Sendable {
 
     /// Parses JSON text; a syntax error becomes a `syntaxError` diagnostic with line and column.
     public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> JSONDocument {
+        var unusualNumbers = false
+        let value: JSONValue
         do {
-            let value = try JSONCBridge.parse(text)
-            return JSONDocument(file: file, value: value, sourceMap: JSONSourceMap(scanning: text, parsed: value))
+            value = try JSONCBridge.parse(text, unusualNumbers: &unusualNumbers)
         } catch {
             let location = SourceLocation.of(byteOffset: error.byteOffset, in: text.utf8)
             throw DiagnosticsError([
@@ -26,6 +27,34 @@ public struct JSONDocument: Sendable {
                     message: "invalid JSON: \(error.reason); fix the syntax at this position",
                     file: file, location: location)
             ])
+        }
+        let sourceMap = JSONSourceMap(scanning: text, parsed: value)
+        if unusualNumbers {
+            let problems = unrepresentableNumbers(in: sourceMap, file: file)
+            if !problems.isEmpty { throw DiagnosticsError(problems) }
+        }
+        return JSONDocument(file: file, value: value, sourceMap: sourceMap)
+    }
+
+    /// Numbers the text holds that no Swift number can: `NaN`, `Infinity`, numbers beyond ±1.8e308 and integers
+    /// beyond 64 bits (json-c reads them as non-finite or clamps them, which would silently change the value).
+    private static func unrepresentableNumbers(in sourceMap: JSONSourceMap, file: String) -> [Diagnostic] {
+        sourceMap.numberTokens().compactMap { token in
+            let text = token.text
+            let shown = text.count > 40 ? "\(text.prefix(20))… (\(text.count) characters)" : text
+            let message: String
+            if let first = text.first(where: { $0 != "-" }), !first.isNumber {
+                message = "\(shown) is not a number JSON allows; write a finite number"
+            } else if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+                guard Int64(text) == nil else { return nil }
+                message = "\(shown) is outside the range of a 64-bit integer (\(Int64.min)...\(Int64.max)); write a smaller number"
+            } else {
+                guard let number = Double(text), !number.isFinite else { return nil }
+                message = "\(shown) is beyond the largest number a file may hold (±1.8e308); write a smaller number"
+            }
+            return Diagnostic(
+                severity: .error, code: DiagnosticCode.numberOutOfRange, message: message, file: file,
+                pointer: token.pointer, location: token.location)
         }
     }
 
@@ -92,5 +121,8 @@ public enum DiagnosticCode {
     public static let missingKey = "missingKey"
     public static let wrongType = "wrongType"
     public static let invalidValue = "invalidValue"
+    /// A number outside the range its field allows, or one JSON cannot hold (NaN, Infinity, an integer beyond
+    /// 64 bits, a number beyond ±1.8e308).
+    public static let numberOutOfRange = "numberOutOfRange"
     public static let unsupportedVersion = "unsupportedVersion"
 }
