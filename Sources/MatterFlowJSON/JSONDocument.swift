@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
 /// A parsed JSON file: the value, where each part of it stands, and the file's name for messages.
@@ -80,23 +85,39 @@ public struct JSONDocument: Sendable {
         return text
     }
 
-    /// Why a file cannot be read: it is missing, a directory, or not readable.
+    /// Why a file cannot be read, from the system's own answer: it is missing, a symbolic link loop, a directory,
+    /// or not readable.
     private static func unreadable(path: String) -> DiagnosticsError {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return DiagnosticsError([
-                Diagnostic(
-                    severity: .error, code: DiagnosticCode.fileNotFound,
-                    message: "no such file; check the path (relative paths are resolved from the current directory)",
-                    file: path)
-            ])
+        func finding(_ code: String, _ message: String) -> DiagnosticsError {
+            DiagnosticsError([Diagnostic(severity: .error, code: code, message: message, file: path)])
         }
-        return DiagnosticsError([
-            Diagnostic(
-                severity: .error, code: DiagnosticCode.unreadableFile,
-                message: isDirectory.boolValue ? "this is a directory; name a JSON file" : "the file cannot be read; check its permissions",
-                file: path)
-        ])
+        let descriptor = open(path, O_RDONLY)
+        let reason = errno
+        if descriptor >= 0 {
+            var info = stat()
+            let isDirectory = fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            close(descriptor)
+            return finding(
+                DiagnosticCode.unreadableFile,
+                isDirectory ? "this is a directory; name a JSON file" : "the file cannot be read; check it is a regular file")
+        }
+        switch reason {
+        case ENOENT, ENOTDIR:
+            return finding(
+                DiagnosticCode.fileNotFound,
+                "no such file; check the path (relative paths are resolved from the current directory)")
+        case ELOOP:
+            return finding(
+                DiagnosticCode.unreadableFile,
+                "this path is a symbolic link loop (a link that leads back to itself); point the link at a file")
+        case EACCES, EPERM:
+            return finding(DiagnosticCode.unreadableFile, "permission denied; check the file's permissions")
+        case EISDIR:
+            return finding(DiagnosticCode.unreadableFile, "this is a directory; name a JSON file")
+        default:
+            return finding(
+                DiagnosticCode.unreadableFile, "the file cannot be read (\(String(cString: strerror(reason))))")
+        }
     }
 
     /// Diagnostics for keys repeated within one object (json-c would silently keep the last).

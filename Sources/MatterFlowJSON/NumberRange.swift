@@ -50,8 +50,10 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `value` is within the bounds.
     public func contains(_ value: Int) -> Bool {
-        // The bounds are whole numbers within ±2^53, so they convert to Int exactly.
-        value >= Int(lowerBound) && value <= Int(upperBound)
+        // Whole-number bounds lie within ±2^53, so they convert to Int exactly; fractional bounds are compared as
+        // doubles (an integer far beyond 2^53 is outside every range either way).
+        guard wholeNumbers else { return contains(Double(value)) }
+        return value >= Int(lowerBound) && value <= Int(upperBound)
     }
 
     /// Why `value` is not allowed, or nil when it is: `1e+18 is outside 0.001...86400 (seconds); use a value in

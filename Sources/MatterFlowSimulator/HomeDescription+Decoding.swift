@@ -17,8 +17,8 @@ public enum HomeDiagnosticCode {
     public static let all: [String] = [
         DiagnosticCode.syntaxError, DiagnosticCode.fileNotFound, DiagnosticCode.unreadableFile,
         DiagnosticCode.duplicateKey, DiagnosticCode.unknownKey, DiagnosticCode.missingKey, DiagnosticCode.wrongType,
-        DiagnosticCode.invalidValue, DiagnosticCode.unsupportedVersion, duplicateID, duplicateName, unknownRoom,
-        unknownDevice,
+        DiagnosticCode.invalidValue, DiagnosticCode.numberOutOfRange, DiagnosticCode.unsupportedVersion, duplicateID,
+        duplicateName, unknownRoom, unknownDevice,
     ]
 }
 

@@ -43,6 +43,7 @@ struct RecoverCommand {
             throw UsageError(message: "Missing expected option '--journal <dir>'", command: Self.spec.name)
         }
         let clock = try environment.clock(named: arguments.value("clock"), command: Self.spec.name)
+        try RunInputParser.rejectRepeatedNames(arguments.all("input"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
         let hub: SimulatedHub
