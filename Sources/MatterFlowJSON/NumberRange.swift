@@ -71,10 +71,12 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
         contains(value) ? nil : "\(value) is outside \(self); use a value in that range"
     }
 
-    /// A number as people write it: whole numbers below 10^15 without a fraction, others in Swift's shortest
+    /// A number as people write it: whole numbers up to 2^53 without a fraction, others in Swift's shortest
     /// exact form (`1e+18`, `0.001`, `nan`).
     public static func format(_ value: Double) -> String {
-        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+        if value.isFinite, value == value.rounded(), abs(value) <= Double(largestExactInteger) {
+            return String(Int(value))
+        }
         return String(value)
     }
 }
