@@ -53,6 +53,7 @@ struct RecoverCommand {
         let endpoint = try HubOption.endpoint(arguments, command: Self.spec.name)
         let clock = try environment.clock(
             named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
+        try RunInputParser.rejectRepeatedNames(arguments.all("input"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
         // The journal directory first: a mistyped one stops the command before anything (a state directory) is created.
