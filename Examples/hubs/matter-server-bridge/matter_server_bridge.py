@@ -70,6 +70,9 @@ async def serve(hub: MatterServerHub) -> None:
     stopped = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(signum, stopped.set)
+    # Ctrl-C in a terminal reaches the whole process group: the client cancels its calls and closes standard input,
+    # so the bridge keeps serving until then, to answer the cancel path's calls.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     stopping = asyncio.create_task(stopped.wait())
     await asyncio.wait([serving, stopping], return_when=asyncio.FIRST_COMPLETED)
     if not serving.done():

@@ -11,6 +11,7 @@ import time
 
 from . import NAME, VERSION, params
 from .errors import HubError, scrub
+from .rpc import log
 from .matter_server import (
     INTERVIEW_FAILED,
     INVALID_ARGUMENTS,
@@ -231,11 +232,14 @@ class MatterServerHub:
 
     async def _commission(self, structure_id: str, session_id: str, payload: str) -> None:
         node_id, failure, in_doubt = None, None, False
+        started = time.perf_counter()
         try:
             node = await self.server.command("commission_with_code", {"code": payload, "network_only": True},
                                              timeout=self.commission_timeout)
             node_id = str(node["node_id"])
+            log(f"commission_with_code answered in {time.perf_counter() - started:.3f} s: node {node_id}")
         except ServerError as error:
+            log(f"commission_with_code failed in {time.perf_counter() - started:.3f} s: error {error.code}")
             failure = self._commission_error(error)
         except ServerUnreachable as error:
             failure, in_doubt = HubError("hubUnreachable", f"{error}; whether the device joined is not known: "
