@@ -53,6 +53,7 @@ public enum MatterflowTool {
     static let commands: [CommandSpec] = [
         RunCommand.spec, ValidateCommand.spec, TestCommand.spec, OperationsCommand.spec, PayloadCommand.spec,
         PayloadCommand.generateSpec, DatasetCommand.spec, GraphCommand.spec, RunsCommand.spec, HistoryCommand.spec, RecoverCommand.spec,
+        HubServeCommand.spec, HubCheckCommand.spec,
     ]
 
     static var overview: String {
@@ -136,6 +137,8 @@ public enum MatterflowTool {
             case PayloadCommand.spec.name: return PayloadCommand(arguments: parsed, environment: environment).decode()
             case PayloadCommand.generateSpec.name: return try PayloadCommand(arguments: parsed, environment: environment).generate()
             case DatasetCommand.spec.name: return DatasetCommand(arguments: parsed, environment: environment).execute()
+            case HubServeCommand.spec.name: return try await HubServeCommand(arguments: parsed, environment: environment).execute()
+            case HubCheckCommand.spec.name: return try await HubCheckCommand(arguments: parsed, environment: environment).execute()
             default: return usageError(UsageError(message: "Unknown subcommand '\(first)'", command: nil), err)
             }
         } catch {

@@ -1,4 +1,5 @@
 import MatterFlow
+import MatterFlowHubProtocol
 import MatterFlowJSON
 import MatterFlowJournal
 import MatterFlowSimulator
@@ -19,6 +20,7 @@ struct RecoverCommand {
                 name: "input", valueName: "<name=value>", repeatable: true,
                 help: "A secret input of the runs again (the journal never keeps them), to resume runs that need it."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default) or real: the simulated home's time."),
+            HubOption.option,
         ],
         discussion: """
             For each run whose process died (no terminal record, journal not locked by a live process): a torn
@@ -29,6 +31,10 @@ struct RecoverCommand {
             where that is safe: the journal knows every value the rest of the run needs (pass secret inputs again
             with --input) and every in-doubt call was settled. Everything is journaled. Runs that had ended are
             left untouched, so recovering twice changes nothing. Progress goes to stderr; a JSON report to stdout.
+
+            With --hub, the runs are settled on a hub in another process (docs/hub-protocol.md) instead of the
+            simulated home; in-doubt calls are reconciled through its activeSession method, and a hub without it
+            leaves such a session to its lease. --home and --state do not apply then.
 
             Exit status: 0 when every run is settled, 1 when some need attention (recover again later), 2 invalid
             home or unreadable journal directory, 64 usage error.
@@ -42,18 +48,11 @@ struct RecoverCommand {
         guard let directory = arguments.value("journal") else {
             throw UsageError(message: "Missing expected option '--journal <dir>'", command: Self.spec.name)
         }
-        let clock = try environment.clock(named: arguments.value("clock"), command: Self.spec.name)
+        let endpoint = try HubOption.endpoint(arguments, command: Self.spec.name)
+        let clock = try environment.clock(
+            named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
-        let hub: SimulatedHub
-        do {
-            let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state")).open(clock: clock)
-            hub = opened.hub
-            if let note = opened.note { err.line(note) }
-        } catch {
-            MatterflowTool.report(error.diagnostics, to: err)
-            return ExitCode.invalidInput
-        }
         let journal: RunJournal
         do {
             journal = try RunJournal(directory: directory)
@@ -69,8 +68,25 @@ struct RecoverCommand {
             }
             inputs[String(pair[..<equals])] = .string(String(pair[pair.index(after: equals)...]))
         }
+        let hub: any Hub
+        var remote: RemoteHub?
+        if let endpoint {
+            guard let connected = await HubOption.connect(endpoint, err: err) else { return ExitCode.invalidInput }
+            remote = connected
+            hub = connected.hub
+        } else {
+            do {
+                let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state")).open(clock: clock)
+                hub = opened.hub
+                if let note = opened.note { err.line(note) }
+            } catch {
+                MatterflowTool.report(error.diagnostics, to: err)
+                return ExitCode.invalidInput
+            }
+        }
         let options = RecoveryOptions(resume: arguments.flag("resume"), inputs: inputs, clock: clock, testHook: crash?.hook)
         let report = await journal.recover(on: hub, options: options)
+        await remote?.close()
         for run in report.runs { err.line(Self.line(run)) }
         environment.standardOutput.line(JSONWriter.pretty(report.jsonValue))
         return report.needsAttention ? ExitCode.failure : ExitCode.success
