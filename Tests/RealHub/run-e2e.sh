@@ -134,10 +134,10 @@ start_run_until_commissioning() {
     rh_wait_for 60 sh -c "grep -q '$started' '$RH_WORK/$name.trace' || ! kill -0 $RUN_PID"
     grep -q "$started" "$RH_WORK/$name.trace" && kill -0 "$RUN_PID" 2>/dev/null
 }
-# Waits at most SECONDS for PID to exit; prints its exit status (or "timeout").
+# Waits at most SECONDS for PID (a child of this shell) to exit; sets EXIT_STATUS (or "timeout").
 wait_exit() {
     local pid=$1 seconds=$2
-    if rh_wait_for "$seconds" sh -c "! kill -0 $pid"; then wait "$pid"; echo $?; else echo timeout; fi
+    if rh_wait_for "$seconds" sh -c "! kill -0 $pid"; then wait "$pid"; EXIT_STATUS=$?; else EXIT_STATUS=timeout; fi
 }
 secrets_leaked() { grep -l -F -e "$QR" -e "$WRONG_QR" -e "$MANUAL" -e 20202021 -e 20202022 "$@" 2>/dev/null; }
 
@@ -207,10 +207,10 @@ if ! start_run_until_commissioning sigint --input onboardingPayload="$QR" --inpu
     fail "SIGINT" "the run never reached commissionDevice: $(tail -n 5 "$RH_WORK/sigint.trace")"
 else
     kill -INT "$RUN_PID"
-    status=$(wait_exit "$RUN_PID" 150)
+    wait_exit "$RUN_PID" 150
     after=$(nodes)
-    if [ "$status" != 130 ]; then
-        fail "SIGINT" "exit $status, not 130: $(tail -n 5 "$RH_WORK/sigint.trace")"
+    if [ "$EXIT_STATUS" != 130 ]; then
+        fail "SIGINT" "exit $EXIT_STATUS, not 130: $(tail -n 5 "$RH_WORK/sigint.trace")"
     elif ! grep -q '"operation":"cancelCommissioning"' "$RH_WORK/sigint.trace"; then
         fail "SIGINT" "the cancel path did not call cancelCommissioning"
     elif [ "$before" != "$after" ]; then

@@ -36,6 +36,7 @@ class Connection:
         self.hub = hub
         self.initialized = False
         self.running: dict[int, asyncio.Task] = {}
+        self.answering: set[asyncio.Task] = set()
 
     async def serve(self) -> None:
         """Answers requests until the client closes the stream (or sends a line over the limit)."""
@@ -55,8 +56,8 @@ class Connection:
                     PARSE_ERROR, f"a line is longer than {MAX_LINE} bytes; the connection is closed").to_rpc()})
                 break
             await self.handle_line(line)
-        if self.running:
-            await asyncio.gather(*self.running.values(), return_exceptions=True)
+        if self.answering:
+            await asyncio.gather(*self.answering, return_exceptions=True)
 
     async def send(self, message: dict) -> None:
         self.write_line(json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n")
@@ -93,9 +94,14 @@ class Connection:
                 INVALID_REQUEST, f"request id {request_id} is already in use by a call that has not been answered"
             ).to_rpc()})
             return
-        task = asyncio.create_task(self.answer(request_id, method, params))
-        self.running[request_id] = task
-        task.add_done_callback(lambda _: self.running.pop(request_id, None))
+        # The call runs in a task of its own, which `$/cancelRequest` cancels (even before it has started); the
+        # answering task survives that cancellation to send the runCancelled error.
+        call = asyncio.create_task(self.dispatch(method, params))
+        self.running[request_id] = call
+        answering = asyncio.create_task(self.answer(request_id, method, call))
+        self.answering.add(answering)
+        answering.add_done_callback(self.answering.discard)
+        call.add_done_callback(lambda _: self.running.pop(request_id, None))
 
     def handle_notification(self, method: str, params: dict) -> None:
         if method == "$/cancelRequest":
@@ -104,9 +110,9 @@ class Connection:
                 target.cancel()
         # Other notifications (including unknown `$/` ones) need no answer and are ignored.
 
-    async def answer(self, request_id: int, method: str, params: dict) -> None:
+    async def answer(self, request_id: int, method: str, call: asyncio.Task) -> None:
         try:
-            result = await self.dispatch(method, params)
+            result = await call
             response = {"jsonrpc": "2.0", "id": request_id, "result": result}
         except asyncio.CancelledError:
             error = HubError("runCancelled", f"{method} was cancelled by the client before it finished")
