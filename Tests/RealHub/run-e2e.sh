@@ -75,6 +75,13 @@ DEVICE_VENV=$(rh_venv device "$PYTHON" "${RH_DEVICE_PACKAGES[@]}") || abort "can
 SERVER_PY=$SERVER_VENV/bin/python
 DEVICE_PY=$DEVICE_VENV/bin/python
 
+begin_check "the bridge's own tests (a scripted Matter Server on loopback)"
+if "$SERVER_PY" -m unittest discover -s "$REPO/Tests/RealHub" -p 'test_*.py' >"$RH_WORK/bridge-tests.txt" 2>&1; then
+    pass "bridge tests: $(grep -o 'Ran [0-9]* tests' "$RH_WORK/bridge-tests.txt")"
+else
+    fail "bridge tests" "$(tail -n 30 "$RH_WORK/bridge-tests.txt")"
+fi
+
 step "network namespace $RH_NS, D-Bus, avahi"
 rh_start_network || abort "cannot set up the network namespace"
 rh_start_dbus || abort "the private D-Bus did not start (see $RH_WORK/dbus.log)"
