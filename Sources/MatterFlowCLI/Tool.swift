@@ -127,8 +127,8 @@ public enum MatterflowTool {
         do {
             switch spec.name {
             case RunCommand.spec.name: return try await RunCommand(arguments: parsed, environment: environment).execute()
-            case ValidateCommand.spec.name: return ValidateCommand(arguments: parsed, environment: environment).execute()
-            case GraphCommand.spec.name: return try GraphCommand(arguments: parsed, environment: environment).execute()
+            case ValidateCommand.spec.name: return try await ValidateCommand(arguments: parsed, environment: environment).execute()
+            case GraphCommand.spec.name: return try await GraphCommand(arguments: parsed, environment: environment).execute()
             case RunsCommand.spec.name: return try RunsCommand(arguments: parsed, environment: environment).execute()
             case HistoryCommand.spec.name: return try HistoryCommand(arguments: parsed, environment: environment).execute()
             case RecoverCommand.spec.name: return try await RecoverCommand(arguments: parsed, environment: environment).execute()

@@ -12,7 +12,8 @@ public enum HubEndpoint: Sendable, Hashable, CustomStringConvertible {
         public var message: String
     }
 
-    public init(parsing spec: String) throws(ParseError) {
+    /// - Parameter listening: parsing an address to listen on, where port 0 lets the system choose one.
+    public init(parsing spec: String, listening: Bool = false) throws(ParseError) {
         if spec.hasPrefix("unix:") {
             let path = String(spec.dropFirst(5))
             guard !path.isEmpty else { throw ParseError(message: "--hub unix:PATH needs a socket path after 'unix:'") }
@@ -27,8 +28,9 @@ public enum HubEndpoint: Sendable, Hashable, CustomStringConvertible {
             var host = String(rest[..<colon])
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             guard !host.isEmpty else { throw ParseError(message: "--hub tcp:HOST:PORT needs a host, as in tcp:127.0.0.1:7000") }
-            guard let port = Int(rest[rest.index(after: colon)...]), (1...65535).contains(port) else {
-                throw ParseError(message: "--hub tcp:HOST:PORT needs a port in 1...65535, as in tcp:127.0.0.1:7000")
+            let lowest = listening ? 0 : 1
+            guard let port = Int(rest[rest.index(after: colon)...]), (lowest...65535).contains(port) else {
+                throw ParseError(message: "--hub tcp:HOST:PORT needs a port in \(lowest)...65535, as in tcp:127.0.0.1:7000")
             }
             self = .tcp(host: host, port: port)
             return

@@ -94,6 +94,7 @@ public final class HubServer: Sendable {
         }
         calls.forEach { $0.cancel() }
         subscriptions.forEach { $0.cancel() }
+        channel.close()
         waiters.forEach { $0.resume() }
     }
 
@@ -143,12 +144,12 @@ public final class HubServer: Sendable {
         guard !state.withLock({ $0.initialized }) else {
             return answer(id, error: WireError.json(code: WireError.invalidRequest, message: "initialize was already sent"))
         }
+        // A client of a later version may speak version 1 too: the answer says which version this server speaks.
         guard let version = params["protocolVersion"]?.intValue, version >= 1 else {
             return answer(
                 id,
                 error: WireError.json(FlowError(.invalidArgumentValue, "initialize needs protocolVersion, a positive integer")))
         }
-        _ = version
         state.withLock { $0.initialized = true }
         answer(
             id,

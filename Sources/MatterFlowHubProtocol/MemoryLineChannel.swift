@@ -83,7 +83,12 @@ public final class MemoryLineChannel: LineChannel {
             guard let (event, receiver) = next else { return }
             receiver(event)
             if case .line = event { sharedClock?.endActivity() }
-            inbound.withLock { $0.delivering = false }
+            inbound.withLock { state in
+                state.delivering = false
+                // Nothing follows the end: let go of the receiver and the peer, which may refer back to this end.
+                if case .closed = event { state.receiver = nil }
+            }
+            if case .closed = event { peerBox.withLock { $0 = nil } }
         }
     }
 }

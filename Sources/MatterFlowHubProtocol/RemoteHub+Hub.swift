@@ -134,8 +134,10 @@ extension RemoteHub {
 }
 
 /// A ``RemoteHub`` whose hub answers `activeSession`, so recovery can reconcile interrupted calls through it.
-struct RecoverableRemoteHub: RecoverableHub {
+struct RecoverableRemoteHub: RecoverableHub, ConnectedHub {
     let remote: RemoteHub
+
+    var connectionLost: Bool { remote.connectionLost }
 
     func activeSession(structure: StructureID) async throws -> HubSessionInfo? {
         try await remote.activeSession(structure: structure)

@@ -17,7 +17,7 @@ import Synchronization
 /// the call with `unavailable` / `hubUnreachable`; a hub that breaks the protocol fails it with `hubFailure` naming
 /// the offending line (secrets masked). Use ``hub`` as the engine's hub: it is a ``RecoverableHub`` when the hub
 /// lists `activeSession`.
-public final class RemoteHub: Hub {
+public final class RemoteHub: ConnectedHub {
     /// How the client behaves.
     public struct Options: Sendable {
         /// The name and version sent in `initialize`.
@@ -59,7 +59,6 @@ public final class RemoteHub: Hub {
         var continuation: CheckedContinuation<Reply, Never>
         /// For `subscribe`: the handler to register, atomically with the answer, under the subscription's name.
         var subscriber: (@Sendable (HubEvent) -> Void)?
-        var structure: StructureID
         /// The real-time limit on the wait, stopped once the call is answered.
         var watchdog: Task<Void, Never>?
     }
@@ -91,6 +90,9 @@ public final class RemoteHub: Hub {
         self.onClose = onClose
         channel.start { [weak self] event in self?.receive(event) }
     }
+
+    /// Whether the connection is gone for good: the hub exited, closed it, fell silent or broke the protocol.
+    public var connectionLost: Bool { state.withLock { $0.failure != nil } }
 
     /// How many calls are waiting for the hub's answer.
     var openCalls: Int { state.withLock { $0.pending.count } }
@@ -164,7 +166,7 @@ public final class RemoteHub: Hub {
             "jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params),
         ])
         let reply = await withTaskCancellationHandler {
-            await send(line, id: id, method: method, structure: params["structure"]?.stringValue ?? "", subscriber: nil)
+            await send(line, id: id, method: method, subscriber: nil)
         } onCancel: {
             cancel(id)
         }
@@ -172,9 +174,7 @@ public final class RemoteHub: Hub {
     }
 
     /// Sends a request and waits for its answer, with the subscriber to register when it is a `subscribe`.
-    private func send(
-        _ line: String, id: Int, method: String, structure: StructureID, subscriber: (@Sendable (HubEvent) -> Void)?
-    ) async -> Reply {
+    private func send(_ line: String, id: Int, method: String, subscriber: (@Sendable (HubEvent) -> Void)?) async -> Reply {
         let clock = channel.sharedClock
         let reply = await withCheckedContinuation { (continuation: CheckedContinuation<Reply, Never>) in
             let refusal = state.withLock { state -> FlowError? in
@@ -182,8 +182,7 @@ public final class RemoteHub: Hub {
                 if state.cancelledBeforeSend.remove(id) != nil {
                     return FlowError(.runCancelled, "\(method) was cancelled before it was sent to the hub")
                 }
-                state.pending[id] = Pending(
-                    method: method, continuation: continuation, subscriber: subscriber, structure: structure)
+                state.pending[id] = Pending(method: method, continuation: continuation, subscriber: subscriber)
                 return nil
             }
             if let refusal {
@@ -199,11 +198,10 @@ public final class RemoteHub: Hub {
                 return
             }
             if let limit = options.silenceLimit {
-                watch(id, after: limit) { [options] in
-                    FlowError(
-                        .hubUnreachable,
-                        "the hub sent no answer to \(method) within \(options.silenceLimit.map(Self.seconds) ?? "")"
-                            + "; the call's outcome is unknown")
+                watch(id, after: limit) { [weak self] in
+                    // A hub that stops answering is treated as gone: its later answers could not be trusted.
+                    self?.fail(FlowError(.hubUnreachable, "the hub sent no answer within \(Self.seconds(limit))"))
+                    self?.channel.close()
                 }
             }
         }
@@ -220,20 +218,23 @@ public final class RemoteHub: Hub {
         guard let method else { return }
         let line = JSONWriter.compact(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]])
         try? channel.send(line)
-        watch(id, after: options.cancelGrace) { [options] in
-            FlowError(
-                .hubUnreachable,
-                "the hub did not answer the cancelled \(method) within \(Self.seconds(options.cancelGrace)); its outcome is unknown")
+        watch(id, after: options.cancelGrace) { [weak self, options] in
+            self?.resolve(
+                id,
+                .failure(
+                    FlowError(
+                        .hubUnreachable,
+                        "the hub did not answer the cancelled \(method) within \(Self.seconds(options.cancelGrace)); its outcome is unknown")))
         }
     }
 
-    /// Fails the call `id` with `error()` unless it is answered within `limit` of real time.
-    private func watch(_ id: Int, after limit: Duration, _ error: @escaping @Sendable () -> FlowError) {
+    /// Runs `expire` unless the call `id` is answered within `limit` of real time; its late answer is then dropped.
+    private func watch(_ id: Int, after limit: Duration, _ expire: @escaping @Sendable () -> Void) {
         let watchdog = Task { [weak self] in
             guard (try? await Task.sleep(for: limit)) != nil, let self,
                 state.withLock({ $0.pending[id] != nil ? $0.abandoned.insert(id).inserted : false })
             else { return }
-            resolve(id, .failure(error()))
+            expire()
         }
         let previous = state.withLock { state -> Task<Void, Never>? in
             guard state.pending[id] != nil else { return watchdog }
@@ -390,7 +391,7 @@ public final class RemoteHub: Hub {
             params["context"] = ["runID": .string(context.runID), "idempotencyKey": .string(context.idempotencyKey)]
         }
         let line = JSONWriter.compact(["jsonrpc": "2.0", "id": .int(id), "method": "subscribe", "params": .object(params)])
-        let reply = await send(line, id: id, method: "subscribe", structure: structure, subscriber: handler)
+        let reply = await send(line, id: id, method: "subscribe", subscriber: handler)
         guard case .success(let result) = reply, let name = result["subscription"]?.stringValue else { return NoEvents() }
         return RemoteSubscription(remote: self, name: name)
     }

@@ -19,6 +19,8 @@ final class JournalRecorder: Sendable {
         var onFailure: (@Sendable () -> Void)?
         /// How the run ended, when recovery continues it (recovery writes the terminal record itself).
         var finished: (outcome: RunResult.Outcome, error: FlowError?)?
+        /// The hub's connection was lost during a call: the journal stops there, as if the process had crashed.
+        var abandoned = false
     }
 
     let writer: JournalWriter
@@ -137,8 +139,18 @@ final class JournalRecorder: Sendable {
             ) { [self] hub, structure, arguments in
                 let key = state.withLock { $0.currentKey } ?? "\(runID)/?"
                 let context = HubCallContext(runID: runID, idempotencyKey: key)
-                let value = try await HubCallContext.$current.withValue(context) {
-                    try await original.call(hub: hub, structure: structure, arguments: arguments)
+                let value: JSONValue
+                do {
+                    value = try await HubCallContext.$current.withValue(context) {
+                        try await original.call(hub: hub, structure: structure, arguments: arguments)
+                    }
+                } catch {
+                    // The call's outcome is unknown and no later call can reach the hub: leave the intent in doubt
+                    // for `recover`, exactly as a crash during the call would.
+                    if let connected = hub as? any ConnectedHub, connected.connectionLost {
+                        state.withLock { $0.abandoned = true }
+                    }
+                    throw error
                 }
                 var devices: [String]?
                 if original.name == "commissionDevice", let recoverable = hub as? any RecoverableHub {
@@ -169,6 +181,7 @@ final class JournalRecorder: Sendable {
     }
 
     private func write(_ type: String, _ fields: JSONObject, sync: Bool) {
+        guard !state.withLock({ $0.abandoned }) else { return }
         do {
             try writer.append(type, fields, sync: sync)
         } catch {

@@ -24,9 +24,8 @@ import Testing
         let results = await FixtureRunner(transport: Self.overTheWire).run(fixtures)
         #expect(results.count == fixtures.count)
         for result in results where !result.passed {
-            Issue.record(
-                "\(result.fixture.name) (\(result.fixture.file)) failed over the wire:\n"
-                    + result.mismatches.map(\.description).joined(separator: "\n"))
+            let mismatches = result.mismatches.map(\.description).joined(separator: "\n")
+            Issue.record("\(result.fixture.name) (\(result.fixture.file)) failed over the wire:\n\(mismatches)")
         }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import MatterFlow
 @testable import MatterFlowHubProtocol
 import MatterFlowJSON
@@ -171,5 +174,56 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         return nil
     } catch {
         return FlowError.from(error)
+    }
+}
+
+/// Virtual time with a hub that is not on the engine's clock: a call waiting for the hub holds time still.
+@Suite struct RemoteHubVirtualTimeTests {
+    @Test func anOutstandingCallKeepsVirtualTimeFromPassingItsTimeout() async throws {
+        let clock = VirtualClock()
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
+            guard !peer.answerInitialize(message), message["method"]?.stringValue == "status", let id = message["id"] else { return }
+            peer.send(["jsonrpc": "2.0", "id": id, "result": ["online": true, "reachable": true, "permissionGranted": true, "activeSession": false]])
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        let engine = WorkflowEngine()
+        let workflow = try engine.load(path: Repository.workflows + "/prepare.json")
+        let handle = try engine.start(workflow, inputs: [:], on: remote, options: RunOptions(structureID: "home", clock: clock))
+        // The hub holds prepareCommissioning; the engine is waiting for it.
+        while !peer.received.contains(where: { $0.contains("\"prepareCommissioning\"") }) { await Task.yield() }
+        #expect(clock.now == .zero, "no virtual time passes while the hub has the call")
+        #expect(clock.activeTasks > 0)
+        let prepare = try #require(peer.received.last.flatMap { try? JSONDocument.parse($0, file: "t").value })
+        peer.send(["jsonrpc": "2.0", "id": prepare["id"] ?? .null, "result": ["sessionID": "session-9"]])
+        let result = await handle.result
+        #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
+        #expect(result.output?["sessionID"]?.stringValue == "session-9")
+        #expect(clock.now == .zero)
+    }
+}
+
+/// The file-descriptor transport (pipes and sockets) under a hub that breaks the framing.
+@Suite struct FileDescriptorChannelTests {
+    @Test func aLineOverOneMebibyteIsAProtocolErrorNotAnEndlessBuffer() async throws {
+        var descriptors: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        let remote = RemoteHub(channel: FileDescriptorChannel(.socket(descriptors[0])), options: .init(silenceLimit: nil))
+        let hubDescriptor = descriptors[1]
+        let hubEnd = FileDescriptorChannel(.socket(hubDescriptor))
+        hubEnd.start { event in
+            guard case .line(let line) = event, line.contains("\"initialize\"") else { return }
+            // The hub answers with a line that never ends: 1 MiB of it, and more.
+            let chunk = String(repeating: "7", count: 65536)
+            let bytes = Array(("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"" + String(repeating: chunk, count: 17)).utf8)
+            _ = bytes.withUnsafeBytes { write(hubDescriptor, $0.baseAddress, $0.count) }
+        }
+        let failure = await flowError { try await remote.initialize() }
+        #expect(failure?.cause == .hubFailure, "\(String(describing: failure))")
+        #expect(failure?.message.contains("longer than the 1 MiB limit") == true, "\(String(describing: failure))")
+        #expect(failure?.message.contains("777777777") == false)
+        #expect(remote.connectionLost)
+        hubEnd.close()
     }
 }

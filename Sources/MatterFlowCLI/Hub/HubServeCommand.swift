@@ -16,7 +16,7 @@ struct HubServeCommand {
         options: [
             .init(name: "home", valueName: "<file>", help: "Home description to simulate (default: the built-in home)."),
             .init(name: "state", valueName: "<dir>", help: "Keep the simulated home in this directory between runs."),
-            .init(name: "listen", valueName: "<address>", help: "unix:PATH or tcp:HOST:PORT to listen on instead of stdio."),
+            .init(name: "listen", valueName: "<address>", help: "unix:PATH or tcp:HOST:PORT (port 0: any free port) instead of stdio."),
         ],
         discussion: """
             Speaks the hub protocol (docs/hub-protocol.md) for the simulated home, with every method and events.
@@ -36,7 +36,7 @@ struct HubServeCommand {
         let err = environment.standardError
         let listen: HubEndpoint?
         do {
-            listen = try arguments.value("listen").map { spec throws(HubEndpoint.ParseError) in try HubEndpoint(parsing: spec) }
+            listen = try arguments.value("listen").map { spec throws(HubEndpoint.ParseError) in try HubEndpoint(parsing: spec, listening: true) }
         } catch {
             throw UsageError(message: error.message.replacingOccurrences(of: "--hub", with: "--listen"), command: Self.spec.name)
         }
