@@ -185,9 +185,26 @@ rh_stop_pid() {
     return 0
 }
 
+rh_any_alive() {
+    local pid
+    for pid in "$@"; do kill -0 "$pid" 2>/dev/null && return 0; done
+    return 1
+}
+
 rh_teardown() {
-    local i
-    for ((i = ${#RH_PIDS[@]} - 1; i >= 0; i--)); do rh_stop_pid "${RH_PIDS[$i]}"; done
+    local pid all=() i
+    # Every process and its children get SIGTERM at once; whatever is still running 5 s later gets SIGKILL.
+    for pid in "${RH_PIDS[@]}"; do
+        kill -0 "$pid" 2>/dev/null || continue
+        all+=("$pid" $(pgrep -P "$pid" 2>/dev/null))
+    done
+    [ ${#all[@]} -gt 0 ] && kill -TERM "${all[@]}" 2>/dev/null
+    for i in $(seq 50); do
+        rh_any_alive "${all[@]}" || break
+        sleep 0.1
+    done
+    for pid in "${all[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+    for pid in "${RH_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
     RH_PIDS=()
     ip netns delete "$RH_NS" 2>/dev/null
     [ "$RH_CREATED_DATA" = true ] && rmdir /data 2>/dev/null

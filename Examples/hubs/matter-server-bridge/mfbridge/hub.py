@@ -202,6 +202,7 @@ class MatterServerHub:
         return await self._transaction_on("createAddDeviceRequest", call, request)
 
     async def commission_device(self, call: dict) -> dict:
+        received = time.perf_counter()
         payload = params.string("commissionDevice", call, "onboardingPayload", secret=True)
         commissioning_id = params.string("commissionDevice", call, "commissioningID")
         if not params.looks_like_onboarding_payload(payload):
@@ -228,6 +229,7 @@ class MatterServerHub:
         # The Matter Server cannot stop a commissioning it has begun: a cancelled call stops waiting, and the
         # task still records the outcome, so that cancelCommissioning can remove a node it added.
         await asyncio.shield(task)
+        log(f"commissionDevice handled in {time.perf_counter() - received:.3f} s")
         return {}
 
     async def _commission(self, structure_id: str, session_id: str, payload: str) -> None:

@@ -16,6 +16,7 @@ from .errors import (
     HubError,
     ProtocolError,
     invalid_params,
+    scrub,
 )
 
 MAX_LINE = 1 << 20
@@ -120,7 +121,7 @@ class Connection:
         except (HubError, ProtocolError) as error:
             response = {"jsonrpc": "2.0", "id": request_id, "error": error.to_rpc()}
         except Exception as error:  # a bug in the bridge: reported as hubFailure, never a crash
-            log(f"{method} failed unexpectedly: {type(error).__name__}: {error}")
+            log(f"{method} failed unexpectedly: {type(error).__name__}: {scrub(error)}")
             failure = HubError("hubFailure", f"the bridge failed during {method}: {type(error).__name__}; see its "
                                "standard error")
             response = {"jsonrpc": "2.0", "id": request_id, "error": failure.to_rpc()}
