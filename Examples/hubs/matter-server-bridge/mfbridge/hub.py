@@ -225,6 +225,8 @@ class MatterServerHub:
 
         structure_id, session_id = await self._transaction_on("commissionDevice", call, begin)
         task = asyncio.create_task(self._commission(structure_id, session_id, payload))
+        # A cancelled call no longer awaits the task: its error is read here, so asyncio does not report it.
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
         self.inflight[structure_id] = task
         # The Matter Server cannot stop a commissioning it has begun: a cancelled call stops waiting, and the
         # task still records the outcome, so that cancelCommissioning can remove a node it added.
