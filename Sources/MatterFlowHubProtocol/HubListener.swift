@@ -45,6 +45,7 @@ public final class HubListener: Sendable {
                 if descriptor >= 0 { Glibc.close(descriptor) }
                 throw FlowError(.hubUnreachable, "could not listen on unix:\(path): \(reason)")
             }
+            closeOnExec(descriptor)
             self.descriptor = descriptor
             self.unixPath = path
             self.address = "unix:\(path)"
@@ -76,6 +77,7 @@ public final class HubListener: Sendable {
                 }
                 return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
             }
+            closeOnExec(descriptor)
             self.descriptor = descriptor
             self.unixPath = nil
             self.address = HubEndpoint.tcp(host: host, port: actualPort).description
@@ -92,6 +94,7 @@ public final class HubListener: Sendable {
                     if errno == EINTR { continue }
                     return
                 }
+                closeOnExec(client)
                 serve(FileDescriptorChannel(.socket(client)))
             }
         }

@@ -223,7 +223,7 @@ enum HubWire {
     }
 
     static func event(_ reader: WireReader, structure: StructureID) throws(FlowError) -> HubEvent {
-        guard let time = reader.object["time"]?.doubleValue, time.isFinite, time >= 0, time < 1e12 else {
+        guard let time = reader.object["time"]?.doubleValue, time.isFinite, time >= 0, time < 1e9 else {
             throw reader.failure("time", "a number of seconds, 0 or more", reader.object["time"])
         }
         guard let fields = reader.object["fields"]?.objectValue else {

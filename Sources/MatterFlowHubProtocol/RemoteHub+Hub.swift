@@ -74,8 +74,17 @@ extension RemoteHub {
         return routers
     }
 
+    /// One border router: through `borderRouter`, or, for a hub that lists only `borderRouters`, looked up in that
+    /// list as a Swift hub's default does.
     public func borderRouter(structure: StructureID, deviceID: String) async throws -> BorderRouterDescription {
-        try HubWire.borderRouter(
+        if let operations = handshake?.operations, !operations.contains("borderRouter"), operations.contains("borderRouters") {
+            let routers = try await borderRouters(structure: structure)
+            guard let router = routers.first(where: { $0.deviceID == deviceID }) else {
+                throw FlowError(.deviceNotFound, "no border router has device ID \"\(deviceID)\"")
+            }
+            return router
+        }
+        return try HubWire.borderRouter(
             try await result("borderRouter", ["structure": .string(structure), "deviceID": .string(deviceID)]))
     }
 

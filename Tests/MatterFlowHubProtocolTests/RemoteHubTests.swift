@@ -227,3 +227,21 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         hubEnd.close()
     }
 }
+
+/// Border routers through a hub that lists only part of them.
+@Suite struct RemoteBorderRouterTests {
+    @Test func aHubListingOnlyBorderRoutersStillAnswersOneBorderRouter() async throws {
+        let home = try HomeDescription.load(path: Repository.examples + "/border-router-home.json")
+        let simulated = try SimulatedHub(home: home, clock: VirtualClock())
+        let structure = home.structure.id
+        let operations = HubMethod.all.filter { $0 != "borderRouter" }
+        let wired = try await WiredHub.connect(simulated, operations: operations)
+        let routers = try await simulated.borderRouters(structure: structure)
+        let first = try #require(routers.first)
+        #expect(try await wired.remote.borderRouter(structure: structure, deviceID: first.deviceID) == first)
+        let missing = await flowError { _ = try await wired.remote.borderRouter(structure: structure, deviceID: "nope") }
+        #expect(missing?.cause == .deviceNotFound)
+        let workflow = try WorkflowEngine().load(path: Repository.workflows + "/border-router-info.json")
+        #expect(HubSupportCheck.findings(workflow, handshake: try #require(wired.remote.handshake)).isEmpty)
+    }
+}
