@@ -127,6 +127,8 @@ rh_start_avahi() {
     printf '[server]\nuse-ipv4=no\nuse-ipv6=yes\nallow-interfaces=%s\nenable-dbus=yes\nratelimit-burst=1000\n[publish]\npublish-hinfo=no\npublish-workstation=no\n' \
         "$RH_VETH_A" >"$conf"
     # avahi keeps its PID file and socket in /run/avahi-daemon: give it a private one in its own mount namespace.
+    # With that, its own D-Bus socket and its own network namespace, an avahi-daemon or system D-Bus already running
+    # on the machine neither blocks this one nor sees its adverts.
     if [ ! -d /run/avahi-daemon ]; then mkdir -p /run/avahi-daemon; RH_CREATED_AVAHI_RUN=true; fi
     mkdir -p "$RH_WORK/avahi-run"
     ip netns exec "$RH_NS" unshare -m sh -c "mount --make-rprivate / && mount --bind '$RH_WORK/avahi-run' /run/avahi-daemon \
