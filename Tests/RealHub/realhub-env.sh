@@ -18,7 +18,7 @@ RH_PIDS=()             # every process started, stopped in reverse order by rh_t
 RH_DEVICE_PID=""
 RH_CREATED_DATA=false
 RH_CREATED_AVAHI_RUN=false
-RH_HAD_CHIP_KVS=false
+RH_HAD_CHIP_KVS=true   # set to false by rh_start_server when /tmp/chip_kvs is not there yet (then removed after)
 
 rh_log() { printf '%s\n' "$*" >&2; }
 
@@ -165,7 +165,7 @@ rh_start_server() {
     local server_venv=$1
     mkdir -p "$RH_WORK/server-data" "$RH_WORK/server-storage"
     if [ ! -d /data ]; then mkdir /data; RH_CREATED_DATA=true; fi
-    [ -e /tmp/chip_kvs ] && RH_HAD_CHIP_KVS=true
+    [ -e /tmp/chip_kvs ] || RH_HAD_CHIP_KVS=false
     ip netns exec "$RH_NS" unshare -m sh -c "mount --make-rprivate / && mount --bind '$RH_WORK/server-data' /data && exec \
         '$server_venv/bin/matter-server' --storage-path '$RH_WORK/server-storage' \
         --paa-root-cert-dir '$RH_WORK/paa' --port 5580 --listen-address ::1" >"$RH_WORK/server.log" 2>&1 &

@@ -37,6 +37,7 @@ fail() {
 finish() {
     local status=$?
     trap - EXIT INT TERM
+    if [ "${SKIPPED:-0}" = 1 ]; then rm -rf "$RH_WORK"; exit 0; fi   # nothing was started
     step "tearing down"
     rh_teardown
     if [ "${KEEP_WORK:-0}" = 1 ] || [ "$FAILED" -gt 0 ]; then
@@ -44,7 +45,6 @@ finish() {
     else
         rm -rf "$RH_WORK"
     fi
-    if [ "${SKIPPED:-0}" = 1 ]; then exit 0; fi
     [ "$status" -ne 0 ] && [ "$FAILED" -eq 0 ] && FAILED=1 && FAILURES+=("the script itself (exit $status)")
     step "done in $(elapsed "$START_NS")s"
     [ ${#FAILURES[@]} -gt 0 ] && printf 'failed: %s\n' "${FAILURES[@]}"
