@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# End to end with real pieces: MatterFlow's shipped workflows commission a real Matter device (CircuitMatter) through
+# the Matter Server bridge and the Open Home Foundation Matter Server, all inside a network namespace of its own.
+#
+#   bash Tests/RealHub/run-e2e.sh [MATTERFLOW]    (root; MATTERFLOW defaults to .build/debug/matterflow)
+#
+# Installs what it needs (apt packages; Python virtual environments with pinned versions, cached in
+# $MATTERFLOW_REALHUB_CACHE or ~/.cache/matterflow-realhub). Prints each step with its time, one PASS/FAIL line per
+# check, and closes with "realhub: N passed, N failed". Exit status: 0 when every check passed, or when the
+# machine cannot run it (no root or no network namespaces: a "SKIP" line says why); 1 when a check failed.
+# Everything it starts is stopped by PID, and the namespace deleted, also when a step fails.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+MATTERFLOW=${1:-$REPO/.build/debug/matterflow}
+RH_CACHE=${MATTERFLOW_REALHUB_CACHE:-$HOME/.cache/matterflow-realhub}
+TIMING_ROUNDS=${MATTERFLOW_REALHUB_TIMING_ROUNDS:-3}
+RH_WORK=$(mktemp -d "${TMPDIR:-/tmp}/matterflow-realhub.XXXXXX")
+# shellcheck source=Tests/RealHub/realhub-env.sh
+source "$REPO/Tests/RealHub/realhub-env.sh"
+
+START_NS=$(date +%s%N)
+PASSED=0
+FAILED=0
+FAILURES=()
+CHECK_START=$START_NS
+
+elapsed() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
+step() { printf '[realhub %6ss] %s\n' "$(elapsed "$START_NS")" "$*"; }
+begin_check() { CHECK_START=$(date +%s%N); step "check: $*"; }
+pass() { PASSED=$((PASSED + 1)); printf 'PASS %s (%ss)\n' "$1" "$(elapsed "$CHECK_START")"; }
+fail() {
+    FAILED=$((FAILED + 1)); FAILURES+=("$1")
+    printf 'FAIL %s (%ss): %s\n' "$1" "$(elapsed "$CHECK_START")" "$2"
+}
+
+finish() {
+    local status=$?
+    trap - EXIT INT TERM
+    if [ "${SKIPPED:-0}" = 1 ]; then rm -rf "$RH_WORK"; exit 0; fi   # nothing was started
+    step "tearing down"
+    rh_teardown
+    if [ "${KEEP_WORK:-0}" = 1 ] || [ "$FAILED" -gt 0 ]; then
+        step "logs and state kept in $RH_WORK"
+    else
+        rm -rf "$RH_WORK"
+    fi
+    [ "$status" -ne 0 ] && [ "$FAILED" -eq 0 ] && FAILED=1 && FAILURES+=("the script itself (exit $status)")
+    step "done in $(elapsed "$START_NS")s"
+    [ ${#FAILURES[@]} -gt 0 ] && printf 'failed: %s\n' "${FAILURES[@]}"
+    echo "realhub: $PASSED passed, $FAILED failed"
+    [ "$FAILED" -eq 0 ]
+    exit $?
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+skip() { SKIPPED=1; echo "realhub: SKIP: $1"; exit 0; }
+abort() { FAILED=$((FAILED + 1)); FAILURES+=("set-up: $1"); echo "FAIL set-up: $1" >&2; exit 1; }
+
+# MARK: - Set-up
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (network and mount namespaces, a private avahi-daemon)"
+step "installing apt packages (when missing): ${RH_APT_PACKAGES[*]}"
+rh_install_apt || abort "apt-get install ${RH_APT_PACKAGES[*]} failed"
+reason=$(rh_unsupported_reason)
+[ -z "$reason" ] || skip "$reason"
+PYTHON=$(rh_find_python) || skip "no Python >= 3.12 for the Matter Server (set RH_PYTHON to one)"
+[ -x "$MATTERFLOW" ] || abort "$MATTERFLOW is missing: run 'swift build --product matterflow' first"
+
+step "Python environments in $RH_CACHE (Python: $PYTHON)"
+SERVER_VENV=$(rh_venv server "$PYTHON" "${RH_SERVER_PACKAGES[@]}") || abort "cannot install ${RH_SERVER_PACKAGES[*]}"
+DEVICE_VENV=$(rh_venv device "$PYTHON" "${RH_DEVICE_PACKAGES[@]}") || abort "cannot install ${RH_DEVICE_PACKAGES[*]}"
+SERVER_PY=$SERVER_VENV/bin/python
+DEVICE_PY=$DEVICE_VENV/bin/python
+
+begin_check "the bridge's own tests (a scripted Matter Server on loopback)"
+if "$SERVER_PY" -m unittest discover -s "$REPO/Tests/RealHub" -p 'test_*.py' >"$RH_WORK/bridge-tests.txt" 2>&1; then
+    pass "bridge tests: $(grep -o 'Ran [0-9]* tests' "$RH_WORK/bridge-tests.txt")"
+else
+    fail "bridge tests" "$(tail -n 30 "$RH_WORK/bridge-tests.txt")"
+fi
+
+step "network namespace $RH_NS, D-Bus, avahi"
+rh_start_network || abort "cannot set up the network namespace"
+rh_start_dbus || abort "the private D-Bus did not start (see $RH_WORK/dbus.log)"
+rh_start_avahi || abort "avahi-daemon did not start (see $RH_WORK/avahi.log)"
+rh_trust_store "$RH_WORK/paa" "$REPO" || abort "cannot convert the test PAA certificate"
+
+step "Matter Server"
+rh_start_server "$SERVER_VENV" || abort "the Matter Server is not listening after 60 s (see $RH_WORK/server.log)"
+
+QR=MT:MNOA55UM00KA0648G00
+MANUAL=34970112332
+WRONG_QR=$("$MATTERFLOW" payload generate --vendor-id 0xFFF4 --product-id 0x1234 --discriminator 3840 \
+    --passcode 20202022 --discovery on-network --json | "$SERVER_PY" -c 'import json,sys; print(json.load(sys.stdin)["qrCode"])') \
+    || abort "matterflow payload generate failed"
+BRIDGE_STATE=$RH_WORK/bridge-state.json
+BRIDGE="$SERVER_PY $REPO/Examples/hubs/matter-server-bridge/matter_server_bridge.py --server ws://[::1]:5580/ws --state $BRIDGE_STATE --structure home"
+DEVICE_COUNT=0
+
+server() { rh_in_ns "$SERVER_PY" "$REPO/Tests/RealHub/matter_server_client.py" "$@"; }
+nodes() { server nodes; }
+# The bridge state's session of structure "home" as JSON ("null" when none).
+bridge_session() {
+    "$SERVER_PY" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(json.dumps(s["structures"][0]["session"]))' \
+        "$BRIDGE_STATE" 2>/dev/null || echo null
+}
+fresh_device() {
+    DEVICE_COUNT=$((DEVICE_COUNT + 1))
+    rh_stop_device
+    rh_start_device "device$DEVICE_COUNT" "$DEVICE_PY" "$REPO" "$@" \
+        || abort "device $DEVICE_COUNT did not advertise within 45 s (see $RH_WORK/device$DEVICE_COUNT.log)"
+}
+# matterflow run NAME ARGS...: in the namespace, trace to NAME.trace, result to NAME.json; sets RUN_STATUS.
+run_workflow() {
+    local name=$1; shift
+    rh_in_ns timeout 120 "$MATTERFLOW" run "$REPO/Workflows/commission-device.json" --hub "$BRIDGE" \
+        --trace jsonl --journal "$RH_WORK/journal" "$@" >"$RH_WORK/$name.json" 2>"$RH_WORK/$name.trace"
+    RUN_STATUS=$?
+}
+result_field() { "$SERVER_PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2], {}, {"r": r})))' "$@" 2>/dev/null; }
+commission_call_seconds() {
+    "$SERVER_PY" -c '
+import json, sys
+for line in open(sys.argv[1]):
+    try: event = json.loads(line)
+    except ValueError: continue
+    if event.get("event") == "hubCallFinished" and event.get("operation") == "commissionDevice":
+        print(event["durationSeconds"])' "$1"
+}
+# Starts a run in the background and waits until it is inside commissionDevice; sets RUN_PID.
+start_run_until_commissioning() {
+    local name=$1; shift
+    ip netns exec "$RH_NS" "$MATTERFLOW" run "$REPO/Workflows/commission-device.json" --hub "$BRIDGE" \
+        --trace jsonl --journal "$RH_WORK/journal-$name" "$@" >"$RH_WORK/$name.json" 2>"$RH_WORK/$name.trace" &
+    RUN_PID=$!
+    RH_PIDS+=("$RUN_PID")
+    local started='"event":"hubCallStarted".*"operation":"commissionDevice"'
+    rh_wait_for 60 sh -c "grep -q '$started' '$RH_WORK/$name.trace' || ! kill -0 $RUN_PID"
+    grep -q "$started" "$RH_WORK/$name.trace" && kill -0 "$RUN_PID" 2>/dev/null
+}
+# Waits at most SECONDS for PID (a child of this shell) to exit; sets EXIT_STATUS (or "timeout").
+wait_exit() {
+    local pid=$1 seconds=$2
+    if rh_wait_for "$seconds" sh -c "! kill -0 $pid"; then wait "$pid"; EXIT_STATUS=$?; else EXIT_STATUS=timeout; fi
+}
+secrets_leaked() { grep -l -F -e "$QR" -e "$WRONG_QR" -e "$MANUAL" -e 20202021 -e 20202022 "$@" 2>/dev/null; }
+
+# MARK: - Checks
+
+begin_check "matterflow hub check passes against the bridge"
+if rh_in_ns timeout 120 "$MATTERFLOW" hub check "$BRIDGE" >"$RH_WORK/hub-check.txt" 2>&1; then
+    pass "hub check"
+else
+    fail "hub check" "$(tail -n 15 "$RH_WORK/hub-check.txt")"
+fi
+
+begin_check "commission-device.json with the QR code"
+fresh_device
+before=$(nodes)
+run_workflow qr --input onboardingPayload="$QR" --input deviceName="Hall Light" --input roomName=Kitchen
+device=$(result_field "$RH_WORK/qr.json" 'r["output"]["deviceIDs"][0]' | tr -d '"')
+after=$(nodes)
+if [ "$RUN_STATUS" -ne 0 ]; then
+    fail "QR commissioning" "exit $RUN_STATUS: $(head -c 600 "$RH_WORK/qr.json") $(tail -n 5 "$RH_WORK/qr.trace")"
+elif ! "$SERVER_PY" -c 'import json,sys; sys.exit(0 if int(sys.argv[1]) in json.loads(sys.argv[2]) and int(sys.argv[1]) not in json.loads(sys.argv[3]) else 1)' "$device" "$after" "$before"; then
+    fail "QR commissioning" "device ID '$device' is not a new node of the Matter Server (before: $before, after: $after)"
+else
+    info=$(server read "$device" 0/40/1 0/40/5)
+    stored=$("$SERVER_PY" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(json.dumps(s["structures"][0]["devices"]))' "$BRIDGE_STATE")
+    if [ "$(result_field /dev/stdin 'r["0/40/1"]' <<<"$info")" != '"CircuitMatter"' ]; then
+        fail "QR commissioning" "Basic Information VendorName is not CircuitMatter: $info"
+    elif [ "$(result_field /dev/stdin 'r["0/40/5"]' <<<"$info")" != '"Hall Light"' ]; then
+        fail "QR commissioning" "the node label is not the name given: $info"
+    elif ! grep -q "\"deviceID\": \"$device\", \"name\": \"Hall Light\", \"roomName\": \"Kitchen\"" <<<"$stored"; then
+        fail "QR commissioning" "the bridge did not record name and room: $stored"
+    elif [ "$(bridge_session)" != null ]; then
+        fail "QR commissioning" "a session is left in the bridge: $(bridge_session)"
+    elif leaked=$(secrets_leaked "$RH_WORK/qr.trace" "$RH_WORK/journal"/*); then
+        fail "QR commissioning" "the onboarding payload appears in $leaked"
+    else
+        pass "QR commissioning: node $device, VendorName CircuitMatter, named and in a room"
+    fi
+fi
+
+begin_check "a wrong passcode fails with a clear error and leaves no node and no session"
+fresh_device
+before=$(nodes)
+run_workflow wrong --input onboardingPayload="$WRONG_QR" --input deviceName=Lamp
+cause=$(result_field "$RH_WORK/wrong.json" 'r["error"]["cause"]')
+after=$(nodes)
+if [ "$RUN_STATUS" -ne 1 ]; then
+    fail "wrong passcode" "exit $RUN_STATUS, not 1: $(head -c 600 "$RH_WORK/wrong.json")"
+elif [ "$cause" != '"commissioningFailed"' ]; then
+    fail "wrong passcode" "error cause $cause, not commissioningFailed: $(head -c 600 "$RH_WORK/wrong.json")"
+elif ! grep -q "wrong setup passcode" "$RH_WORK/wrong.json"; then
+    fail "wrong passcode" "the error does not tell what to check: $(head -c 600 "$RH_WORK/wrong.json")"
+elif [ "$before" != "$after" ]; then
+    fail "wrong passcode" "nodes changed: before $before, after $after"
+elif [ "$(bridge_session)" != null ]; then
+    fail "wrong passcode" "a session is left in the bridge: $(bridge_session)"
+elif leaked=$(secrets_leaked "$RH_WORK/wrong.json" "$RH_WORK/wrong.trace"); then
+    fail "wrong passcode" "the onboarding payload or passcode appears in $leaked"
+else
+    pass "wrong passcode: commissioningFailed, no node, session released"
+fi
+
+begin_check "SIGINT during commissioning takes the cancel path"
+fresh_device
+before=$(nodes)
+if ! start_run_until_commissioning sigint --input onboardingPayload="$QR" --input deviceName=Lamp; then
+    fail "SIGINT" "the run never reached commissionDevice: $(tail -n 5 "$RH_WORK/sigint.trace")"
+else
+    kill -INT "$RUN_PID"
+    wait_exit "$RUN_PID" 150
+    after=$(nodes)
+    if [ "$EXIT_STATUS" != 130 ]; then
+        fail "SIGINT" "exit $EXIT_STATUS, not 130: $(tail -n 5 "$RH_WORK/sigint.trace")"
+    elif ! grep -q '"operation":"cancelCommissioning"' "$RH_WORK/sigint.trace"; then
+        fail "SIGINT" "the cancel path did not call cancelCommissioning"
+    elif [ "$before" != "$after" ]; then
+        fail "SIGINT" "a node is left: before $before, after $after"
+    elif [ "$(bridge_session)" != null ]; then
+        fail "SIGINT" "a session is left in the bridge: $(bridge_session)"
+    else
+        pass "SIGINT: exit 130, cancel path taken, no node, no session"
+    fi
+fi
+
+begin_check "a run killed during commissioning is settled by matterflow recover --hub"
+fresh_device
+before=$(nodes)
+if ! start_run_until_commissioning killed --input onboardingPayload="$QR" --input deviceName=Lamp; then
+    fail "kill and recover" "the run never reached commissionDevice: $(tail -n 5 "$RH_WORK/killed.trace")"
+else
+    bridge_pid=$(pgrep -P "$RUN_PID" | head -n 1)
+    kill -KILL "$RUN_PID"
+    wait "$RUN_PID" 2>/dev/null
+    # The bridge sees its standard input close, waits for the Matter Server's answer, records it and exits.
+    [ -n "$bridge_pid" ] && RH_PIDS+=("$bridge_pid") && rh_wait_for 130 sh -c "! kill -0 $bridge_pid"
+    rh_in_ns timeout 150 "$MATTERFLOW" recover --journal "$RH_WORK/journal-killed" --hub "$BRIDGE" \
+        >"$RH_WORK/recover.txt" 2>&1
+    status=$?
+    after=$(nodes)
+    if [ "$status" -ne 0 ]; then
+        fail "kill and recover" "recover exited $status: $(tail -n 10 "$RH_WORK/recover.txt")"
+    elif [ "$before" != "$after" ]; then
+        fail "kill and recover" "a node is left: before $before, after $after"
+    elif [ "$(bridge_session)" != null ]; then
+        fail "kill and recover" "a session is left in the bridge: $(bridge_session)"
+    else
+        pass "kill and recover: the killed run's session and node are gone"
+    fi
+fi
+
+begin_check "the manual pairing code works too"
+fresh_device
+before=$(nodes)
+run_workflow manual --input onboardingPayload="$MANUAL" --input deviceName="Desk Lamp" --input roomName=Bedroom
+device=$(result_field "$RH_WORK/manual.json" 'r["output"]["deviceIDs"][0]' | tr -d '"')
+after=$(nodes)
+if [ "$RUN_STATUS" -ne 0 ]; then
+    fail "manual code" "exit $RUN_STATUS: $(head -c 600 "$RH_WORK/manual.json") $(tail -n 5 "$RH_WORK/manual.trace")"
+elif ! "$SERVER_PY" -c 'import json,sys; sys.exit(0 if int(sys.argv[1]) in json.loads(sys.argv[2]) and int(sys.argv[1]) not in json.loads(sys.argv[3]) else 1)' "$device" "$after" "$before"; then
+    fail "manual code" "device ID '$device' is not a new node (before: $before, after: $after)"
+else
+    pass "manual code: node $device"
+fi
+
+# MARK: - Timing: commission_with_code straight to the Matter Server vs through MatterFlow, side by side
+
+begin_check "timing, $TIMING_ROUNDS rounds: the bare commission_with_code vs matterflow run --hub"
+direct=() engine=() handled=() bridge=() whole=()
+for round in $(seq "$TIMING_ROUNDS"); do
+    fresh_device
+    answer=$(server commission "$QR") || { fail "timing" "direct commission_with_code failed in round $round"; break; }
+    direct+=("$(result_field /dev/stdin 'r["seconds"]' <<<"$answer")")
+    server remove "$(result_field /dev/stdin 'r["nodeID"]' <<<"$answer")"
+    fresh_device
+    t0=$(date +%s%N)
+    run_workflow "timing$round" --input onboardingPayload="$QR" --input deviceName="Lamp $round"
+    whole+=("$(elapsed "$t0")")
+    [ "$RUN_STATUS" -eq 0 ] || { fail "timing" "matterflow run failed in round $round"; break; }
+    engine+=("$(commission_call_seconds "$RH_WORK/timing$round.trace")")
+    bridge+=("$(grep -o 'commission_with_code answered in [0-9.]*' "$RH_WORK/timing$round.trace" | awk '{print $4}')")
+    handled+=("$(grep -o 'commissionDevice handled in [0-9.]*' "$RH_WORK/timing$round.trace" | awk '{print $4}')")
+done
+if [ ${#engine[@]} -eq "$TIMING_ROUNDS" ]; then
+    "$SERVER_PY" - "${direct[*]}" "${engine[*]}" "${bridge[*]}" "${whole[*]}" "${handled[*]}" <<'EOF' | tee "$RH_WORK/timing.txt"
+import statistics, sys
+direct, engine, bridge, whole, handled = ([float(x) for x in arg.split()] for arg in sys.argv[1:6])
+d, e, b = statistics.median(direct), statistics.median(engine), statistics.median(bridge)
+# Per run, so that one commissioning's own duration cancels out.
+engine_part = statistics.median(x - h for x, h in zip(engine, handled))
+bridge_part = statistics.median(h - y for h, y in zip(handled, bridge))
+print(f"timing: commission_with_code straight to the Matter Server: median {d:.3f} s ({', '.join(f'{x:.3f}' for x in direct)})")
+print(f"timing: commissionDevice as the engine timed it (matterflow run --hub): median {e:.3f} s ({', '.join(f'{x:.3f}' for x in engine)})")
+print(f"timing: the same call's commission_with_code inside the bridge: median {b:.3f} s")
+total = statistics.median(x - y for x, y in zip(engine, bridge))
+print(f"timing: engine + protocol + bridge overhead on the call: {1000 * total:.1f} ms ({100 * total / b:.2f}%)")
+print(f"timing:   of which the engine and the hub protocol (call timed by the engine minus the bridge's handling): {1000 * engine_part:.1f} ms ({100 * engine_part / b:.2f}%)")
+print(f"timing:   of which the bridge's bookkeeping (node list, state file writes with fsync): {1000 * bridge_part:.1f} ms")
+print(f"timing: difference to the bare call in another commissioning: {100 * (e - d) / d:+.1f}% (device-to-device variation included)")
+print(f"timing: whole matterflow run (process start, handshake, all phases): median {statistics.median(whole):.2f} s")
+EOF
+    pass "timing (figures above)"
+fi

@@ -1,0 +1,282 @@
+"""The Matter Server bridge as a process, against a scripted Matter Server on loopback.
+
+Covers what the real-device run cannot make happen on demand: a commissioning that the test holds open while the
+client cancels or goes away, a second bridge process settling the first one's session, a broken state file and an
+oversized line. Each commissioning waits on an event the test sets, so nothing depends on timing.
+
+Run with the Matter Server's virtual environment (it has aiohttp):
+    python -m unittest discover -s Tests/RealHub -p 'test_*.py'
+"""
+
+import asyncio
+import json
+import pathlib
+import sys
+import tempfile
+import unittest
+
+from aiohttp import web
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+BRIDGE = REPO / "Examples" / "hubs" / "matter-server-bridge" / "matter_server_bridge.py"
+QR = "MT:MNOA55UM00KA0648G00"
+CALL_LIMIT = 20  # seconds any single exchange may take before the test fails
+
+
+class ScriptedMatterServer:
+    """The Matter Server's WebSocket commands the bridge uses, with nodes in memory."""
+
+    def __init__(self):
+        self.nodes: dict[int, dict] = {}
+        self.next_node = 1
+        self.fail_commission_with: int | None = None
+        self.release_commission = asyncio.Event()
+        self.release_commission.set()
+        self.commission_started = asyncio.Event()
+        self.runner = None
+        self.url = None
+
+    async def start(self):
+        app = web.Application()
+        app.router.add_get("/ws", self.websocket)
+        self.runner = web.AppRunner(app)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]
+        self.url = f"ws://127.0.0.1:{port}/ws"
+
+    async def stop(self):
+        await self.runner.cleanup()
+
+    async def websocket(self, request):
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"fabric_id": 1, "schema_version": 11, "thread_credentials_set": False})
+        async for message in ws:
+            data = json.loads(message.data)
+            asyncio.create_task(self.answer(ws, data))
+        return ws
+
+    async def answer(self, ws, data):
+        try:
+            result = await self.command(data["command"], data["args"])
+            await ws.send_json({"message_id": data["message_id"], "result": result})
+        except LookupError as error:
+            code, details = error.args
+            await ws.send_json({"message_id": data["message_id"], "error_code": code, "details": details})
+
+    async def command(self, name, args):
+        if name == "get_nodes":
+            return [{"node_id": node_id} for node_id in sorted(self.nodes)]
+        if name == "commission_with_code":
+            self.commission_started.set()
+            await self.release_commission.wait()
+            if self.fail_commission_with is not None:
+                raise LookupError(self.fail_commission_with, "Commission with code failed for node 9.")
+            node_id = self.next_node
+            self.next_node += 1
+            self.nodes[node_id] = {"0/40/1": "CircuitMatter", "0/40/2": 65524, "0/40/3": "Light", "0/40/4": 4660,
+                                   "0/40/5": "", "0/40/9": 1}
+            return {"node_id": node_id}
+        if name in ("remove_node", "read_attribute", "write_attribute") and args["node_id"] not in self.nodes:
+            raise LookupError(5, f"Node {args['node_id']} does not exist")
+        if name == "remove_node":
+            del self.nodes[args["node_id"]]
+            return None
+        if name == "read_attribute":
+            return {path: self.nodes[args["node_id"]][path] for path in args["attribute_path"]}
+        if name == "write_attribute":
+            self.nodes[args["node_id"]][args["attribute_path"]] = args["value"]
+            return [{"Status": 0}]
+        raise LookupError(9, f"unknown command {name}")
+
+
+class BridgeProcess:
+    """The bridge as a child process, spoken to over its standard input and output."""
+
+    def __init__(self, url: str, state: pathlib.Path):
+        self.url = url
+        self.state = state
+        self.next_id = 1
+        self.process = None
+
+    async def start(self, *extra):
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, str(BRIDGE), "--server", self.url, "--state", str(self.state), *extra,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            limit=4 << 20)
+        answer = await self.call("initialize", {"protocolVersion": 1, "client": {"name": "test", "version": "1"}})
+        assert "result" in answer, answer
+
+    def send(self, message: dict) -> None:
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+
+    def request(self, method: str, params: dict) -> int:
+        request_id = self.next_id
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        return request_id
+
+    async def response(self, request_id: int) -> dict:
+        async with asyncio.timeout(CALL_LIMIT):
+            while True:
+                line = await self.process.stdout.readline()
+                if not line:
+                    raise AssertionError(f"the bridge closed its output before answering request {request_id}")
+                message = json.loads(line)
+                if message.get("id") == request_id:
+                    return message
+
+    async def call(self, method: str, params: dict) -> dict:
+        return await self.response(self.request(method, params))
+
+    async def finish(self) -> tuple[int, str]:
+        """Closes standard input; returns the exit status and standard error."""
+        self.process.stdin.close()
+        async with asyncio.timeout(CALL_LIMIT):
+            stderr = await self.process.stderr.read()
+            status = await self.process.wait()
+        return status, stderr.decode()
+
+    def kill(self):
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+
+
+class BridgeTests(unittest.IsolatedAsyncioTestCase):
+    async def asyncSetUp(self):
+        self.server = ScriptedMatterServer()
+        await self.server.start()
+        self.directory = tempfile.TemporaryDirectory()
+        self.state = pathlib.Path(self.directory.name) / "state.json"
+        self.bridges = []
+
+    async def asyncTearDown(self):
+        for bridge in self.bridges:
+            bridge.kill()
+            if bridge.process is not None:
+                await bridge.process.wait()
+        await self.server.stop()
+        self.directory.cleanup()
+
+    async def bridge(self, *extra) -> BridgeProcess:
+        bridge = BridgeProcess(self.server.url, self.state)
+        self.bridges.append(bridge)
+        await bridge.start(*extra)
+        return bridge
+
+    def session(self):
+        return json.loads(self.state.read_text())["structures"][0]["session"]
+
+    async def open_request(self, bridge, run_id="run-1"):
+        prepared = await bridge.call("prepareCommissioning", {"structure": "home", "context": {"runID": run_id}})
+        self.assertIn("sessionID", prepared["result"])
+        requested = await bridge.call("createAddDeviceRequest", {
+            "structure": "home", "topology": {"ecosystemName": "Google Home", "homes": []}})
+        self.assertEqual(requested["result"]["topology"]["homes"], ["Home"])
+
+    async def test_commissioning_names_the_node_and_completes_with_its_id(self):
+        bridge = await self.bridge()
+        await self.open_request(bridge)
+        self.assertEqual((await bridge.call("commissionDevice", {
+            "structure": "home", "onboardingPayload": QR, "commissioningID": "c1"}))["result"], {})
+        self.assertEqual((await bridge.call("configureDevice", {
+            "structure": "home", "name": "Hall Light", "roomName": "Kitchen"}))["result"], {})
+        self.assertEqual((await bridge.call("completeCommissioning", {"structure": "home"}))["result"],
+                         {"deviceIDs": ["1"]})
+        self.assertEqual(self.server.nodes[1]["0/40/5"], "Hall Light")
+        info = (await bridge.call("basicInformation", {"structure": "home", "deviceID": "1"}))["result"]
+        self.assertEqual(info["vendorName"], "CircuitMatter")
+        devices = json.loads(self.state.read_text())["structures"][0]["devices"]
+        self.assertEqual(devices, [{"deviceID": "1", "name": "Hall Light", "roomName": "Kitchen"}])
+        self.assertIsNone(self.session())
+        status, stderr = await bridge.finish()
+        self.assertEqual(status, 0)
+        self.assertNotIn(QR, stderr)
+
+    async def test_a_failed_commissioning_says_what_to_check_without_the_code(self):
+        self.server.fail_commission_with = 1
+        bridge = await self.bridge()
+        await self.open_request(bridge)
+        answer = await bridge.call("commissionDevice", {"structure": "home", "onboardingPayload": QR,
+                                                        "commissioningID": "c1"})
+        self.assertEqual(answer["error"]["data"]["cause"], "commissioningFailed")
+        self.assertEqual(answer["error"]["data"]["code"], "internal")
+        self.assertIn("wrong setup passcode", answer["error"]["data"]["message"])
+        self.assertNotIn(QR, json.dumps(answer))
+        self.assertEqual(self.session()["phase"], "requested")
+        self.assertEqual((await bridge.call("cancelCommissioning", {"structure": "home"}))["result"],
+                         {"released": True})
+        self.assertEqual(self.server.nodes, {})
+        self.assertIsNone(self.session())
+
+    async def test_a_cancelled_commissioning_is_answered_at_once_and_cancel_removes_its_node(self):
+        self.server.release_commission.clear()
+        bridge = await self.bridge()
+        await self.open_request(bridge)
+        call = bridge.request("commissionDevice", {"structure": "home", "onboardingPayload": QR,
+                                                   "commissioningID": "c1"})
+        await asyncio.wait_for(self.server.commission_started.wait(), CALL_LIMIT)
+        bridge.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": call}})
+        answer = await bridge.response(call)
+        self.assertEqual(answer["error"]["data"]["cause"], "runCancelled")
+        cancel = bridge.request("cancelCommissioning", {"structure": "home"})
+        self.server.release_commission.set()  # the Matter Server finishes: the node exists, then is removed
+        self.assertEqual((await bridge.response(cancel))["result"], {"released": True})
+        self.assertEqual(self.server.next_node, 2)
+        self.assertEqual(self.server.nodes, {})
+        self.assertIsNone(self.session())
+
+    async def test_a_client_that_goes_away_leaves_the_node_for_another_process_to_cancel(self):
+        self.server.release_commission.clear()
+        first = await self.bridge()
+        await self.open_request(first, run_id="run-killed")
+        first.request("commissionDevice", {"structure": "home", "onboardingPayload": QR, "commissioningID": "c1"})
+        await asyncio.wait_for(self.server.commission_started.wait(), CALL_LIMIT)
+        first.process.stdin.close()
+        self.server.release_commission.set()
+        async with asyncio.timeout(CALL_LIMIT):
+            self.assertEqual(await first.process.wait(), 0)
+        second = await self.bridge()
+        active = (await second.call("activeSession", {"structure": "home"}))["result"]["session"]
+        self.assertEqual((active["phase"], active["owner"], active["pendingDeviceIDs"]),
+                         ("commissioned", "run-killed", ["1"]))
+        self.assertEqual((await second.call("cancelCommissioning", {"structure": "home"}))["result"],
+                         {"released": True})
+        self.assertEqual(self.server.nodes, {})
+        self.assertIsNone((await second.call("activeSession", {"structure": "home"}))["result"]["session"])
+
+    async def test_one_session_per_structure_across_processes(self):
+        first = await self.bridge()
+        second = await self.bridge()
+        self.assertIn("result", await first.call("prepareCommissioning", {"structure": "home"}))
+        busy = await second.call("prepareCommissioning", {"structure": "home"})
+        self.assertEqual(busy["error"]["data"]["cause"], "sessionBusy")
+        out_of_order = await second.call("completeCommissioning", {"structure": "home"})
+        self.assertEqual(out_of_order["error"]["data"]["cause"], "sessionOutOfOrder")
+
+    async def test_a_broken_state_file_stops_the_bridge_with_its_location(self):
+        self.state.write_text('{"format": 1, "structures": [{"id": 7}]}')
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, str(BRIDGE), "--server", self.server.url, "--state", str(self.state),
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        async with asyncio.timeout(CALL_LIMIT):
+            stdout, stderr = await process.communicate()
+        self.assertEqual(process.returncode, 2)
+        self.assertIn(f"{self.state}: /structures/0/id: expected a string", stderr.decode())
+        self.assertEqual(stdout, b"")
+
+    async def test_a_line_over_one_mebibyte_is_a_protocol_error_that_closes_the_connection(self):
+        bridge = await self.bridge()
+        bridge.process.stdin.write(b'{"jsonrpc":"2.0","id":9,"method":"status","params":{"pad":"' + b"x" * (1 << 20)
+                                   + b'"}}\n')
+        async with asyncio.timeout(CALL_LIMIT):
+            answer = json.loads(await bridge.process.stdout.readline())
+            status = await bridge.process.wait()
+        self.assertEqual((answer["id"], answer["error"]["code"]), (None, -32700))
+        self.assertEqual(status, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
