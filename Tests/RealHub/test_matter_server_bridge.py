@@ -256,6 +256,24 @@ class BridgeTests(unittest.IsolatedAsyncioTestCase):
         out_of_order = await second.call("completeCommissioning", {"structure": "home"})
         self.assertEqual(out_of_order["error"]["data"]["cause"], "sessionOutOfOrder")
 
+    async def test_a_call_for_a_released_session_never_acts_in_another_clients_session(self):
+        bridge = await self.bridge()
+        first = (await bridge.call("prepareCommissioning", {"structure": "home"}))["result"]["sessionID"]
+        self.assertEqual((await bridge.call("cancelCommissioning", {"structure": "home"}))["result"],
+                         {"released": True})
+        second = (await bridge.call("prepareCommissioning", {"structure": "home"}))["result"]["sessionID"]
+        stale = {"runID": "run-a", "idempotencyKey": "run-a/2", "expectedSessionID": first}
+        refused = await bridge.call("createAddDeviceRequest", {
+            "structure": "home", "context": stale, "topology": {"ecosystemName": "Google Home", "homes": []}})
+        self.assertEqual(refused["error"]["data"]["cause"], "noActiveSession")
+        self.assertEqual((await bridge.call("cancelCommissioning", {"structure": "home", "context": stale}))["result"],
+                         {"released": False})
+        self.assertEqual(self.session()["sessionID"], second)
+        self.assertEqual(self.session()["phase"], "prepared")
+        own = {"runID": "run-b", "idempotencyKey": "run-b/2", "expectedSessionID": second}
+        self.assertEqual((await bridge.call("cancelCommissioning", {"structure": "home", "context": own}))["result"],
+                         {"released": True})
+
     async def test_a_broken_state_file_stops_the_bridge_with_its_location(self):
         self.state.write_text('{"format": 1, "structures": [{"id": 7}]}')
         process = await asyncio.create_subprocess_exec(

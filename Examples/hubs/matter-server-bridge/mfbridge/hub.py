@@ -126,11 +126,16 @@ class MatterServerHub:
         return result
 
     @staticmethod
-    def _require(structure: dict, event: str, allowed: tuple) -> dict:
+    def _require(structure: dict, event: str, allowed: tuple, call: dict) -> dict:
         session = structure["session"]
         if session is None:
             raise HubError("noActiveSession", f"{event} needs an active commissioning session on structure "
                            f"{structure['id']}, and none is open; run prepare first")
+        expected = params.context_expected_session(event, call)
+        if expected is not None and session["sessionID"] != expected:
+            raise HubError("noActiveSession", f"{event} was made for commissioning session {expected}, which is no "
+                           f"longer active on structure {structure['id']} (the active one, {session['sessionID']}, "
+                           "belongs to another client); run prepare again")
         if session["phase"] == "expired":
             raise HubError("sessionExpired", f"{event} is not allowed: the commissioning session "
                            f"{session['sessionID']} expired while {session['expiredPhase']} because its lease ran "
@@ -192,7 +197,7 @@ class MatterServerHub:
         topology = params.topology("createAddDeviceRequest", call)
 
         def request(structure):
-            session = self._require(structure, "request", ("prepared",))
+            session = self._require(structure, "request", ("prepared",), call)
             if not topology["homes"]:
                 topology["homes"] = [structure["name"]]
             session.update(phase="requested", topology=topology, requestID="request-" + secrets.token_hex(6),
@@ -209,7 +214,7 @@ class MatterServerHub:
             raise HubError("invalidPayload", "the onboarding payload is neither a QR code payload (MT:...) nor an "
                            "11- or 21-digit manual pairing code; check the code on the device or its packaging")
         with self.store.transaction() as state:
-            self._require(self._structure(state, "commissionDevice", call), "commission", ("requested",))
+            self._require(self._structure(state, "commissionDevice", call), "commission", ("requested",), call)
         await self._reach()
         try:
             nodes_before = await self.server.node_ids()
@@ -217,7 +222,7 @@ class MatterServerHub:
             raise HubError("hubUnreachable", f"cannot list the Matter Server's nodes ({scrub(error)})") from None
 
         def begin(structure):
-            session = self._require(structure, "commission", ("requested",))
+            session = self._require(structure, "commission", ("requested",), call)
             session.update(phase="commissioning", commissioningID=commissioning_id, lastActivity=self.clock(),
                            commissioning={"startedAt": self.clock(), "nodesBefore": nodes_before,
                                           "process": os.getpid()})
@@ -298,7 +303,7 @@ class MatterServerHub:
                            "bytes of UTF-8 (it is written to the device's Basic Information NodeLabel)", -32602)
 
         def check(structure):
-            session = self._require(structure, "configure", ("commissioned", "configured"))
+            session = self._require(structure, "configure", ("commissioned", "configured"), call)
             if room_name is not None and room_name not in [room["name"] for room in structure["rooms"]]:
                 rooms = ", ".join(room["name"] for room in structure["rooms"]) or "none"
                 raise HubError("roomNotFound", f"room {room_name!r} is not in structure {structure['id']} (its rooms: "
@@ -318,7 +323,7 @@ class MatterServerHub:
                 raise HubError("hubUnreachable", str(error)) from None
 
         def record(structure):
-            session = self._require(structure, "configure", ("commissioned", "configured"))
+            session = self._require(structure, "configure", ("commissioned", "configured"), call)
             if session["sessionID"] != session_id:
                 raise HubError("sessionOutOfOrder", "the commissioning session changed while configuring")
             session.update(phase="configured", deviceName=name, roomName=room_name, lastActivity=self.clock())
@@ -328,7 +333,7 @@ class MatterServerHub:
 
     async def complete_commissioning(self, call: dict) -> dict:
         def complete(structure):
-            session = self._require(structure, "complete", ("commissioned", "configured"))
+            session = self._require(structure, "complete", ("commissioned", "configured"), call)
             device_ids = sorted(session["pendingDeviceIDs"])
             known = {device["deviceID"] for device in structure["devices"]}
             for device_id in device_ids:
@@ -344,6 +349,10 @@ class MatterServerHub:
         def look(structure):
             session = structure["session"]
             if session is None or session["phase"] not in PHASES:
+                return structure["id"], None
+            expected = params.context_expected_session("cancelCommissioning", call)
+            if expected is not None and session["sessionID"] != expected:
+                # The caller's session is gone; the active one is another client's and is not released.
                 return structure["id"], None
             session["lastActivity"] = self.clock()
             return structure["id"], dict(session)

@@ -37,6 +37,17 @@ def context_run_id(method: str, params: dict) -> str | None:
     return run_id
 
 
+def context_expected_session(method: str, params: dict) -> str | None:
+    """The session a call was made for (`context.expectedSessionID`), when the caller names one."""
+    context = params.get("context")
+    if not isinstance(context, dict):
+        return None
+    expected = context.get("expectedSessionID")
+    if expected is not None and not isinstance(expected, str):
+        raise invalid_params(f"{method}: params.context.expectedSessionID must be a string, got {_describe(expected)}")
+    return expected
+
+
 def topology(method: str, params: dict) -> dict:
     value = params.get("topology")
     if not isinstance(value, dict):
