@@ -1,22 +1,28 @@
 import MatterFlowJSON
 
-/// Walks every path of a workflow and, inline, of its sub-workflows, as one machine: success, each error route,
-/// errors no route takes, choice branches, wait events and timeouts, sub-workflow retries, and a cancel arriving in
-/// any state (which runs each level's cancel path, innermost first). Along each path it tracks whether this run
-/// holds the commissioning session, which operations the current session has done, and which support checks
-/// the run has made: enough to find leaked sessions and out-of-order calls, each with the path that shows it.
+/// Walks every path of a workflow and of its sub-workflows: success, each error route, errors no route takes,
+/// choice branches, wait events and timeouts, sub-workflow retries, and a cancel arriving in any state (which runs
+/// each level's cancel path, innermost first). Along each path it tracks whether this run holds the commissioning
+/// session, which operations the current session has done, and which support checks the run has made: enough to
+/// find leaked sessions and out-of-order calls, each with the path that shows it.
+///
+/// Each sub-workflow is explored once per way it can be entered (an *instance*: the file, the session facts it
+/// starts with, and whether a cancel is already under way), and its ways of ending (its *exits*) are applied at
+/// every state that runs it. A tree whose files run each other many times (a level running the next twice, down
+/// many levels) costs what its distinct files and entries cost, not what its paths do. A finding's path is still
+/// spelled out state by state across files, the way one run would take it.
 ///
 /// Choice conditions are not evaluated, except `exists` of a variable (and `not`, `and`, `or` of those), which
 /// is how cancel paths tell whether their prepare opened a session: those facts are tracked per workflow level.
 struct SessionExplorer {
-    /// One workflow of the tree: the root, or a sub-workflow run by a state of its parent node.
+    /// One workflow file of the tree: the root, or a sub-workflow run by some state.
     ///
     /// A class, so that looking a node up for every move shares it instead of copying a whole workflow and its
     /// error flow.
     final class Node {
         let workflow: Workflow
         let flow: ErrorFlow
-        /// The workflow's states by number (frames name states by these numbers).
+        /// The workflow's states by number (configurations name states by these numbers).
         let topology: WorkflowTopology
         /// Child nodes by the number of the workflow state that runs them.
         var children: [Int: Int] = [:]
@@ -24,6 +30,8 @@ struct SessionExplorer {
         let tracked: Set<String>
         /// Variables bound to the result of a support-check operation, with that operation.
         let supportResults: [String: String]
+        /// The support-check operation whose result the workflow outputs, if any.
+        let supportOutput: String?
         /// Every succeed state outputs a non-null value.
         let outputNonNull: Bool
         /// For each choice state (by number), the support-check operations each branch's condition tests the
@@ -34,13 +42,14 @@ struct SessionExplorer {
 
         init(
             workflow: Workflow, flow: ErrorFlow, catalog: OperationCatalog, tracked: Set<String>,
-            supportResults: [String: String], outputNonNull: Bool
+            supportResults: [String: String], supportOutput: String?, outputNonNull: Bool
         ) {
             self.workflow = workflow
             self.flow = flow
             topology = flow.topology
             self.tracked = tracked
             self.supportResults = supportResults
+            self.supportOutput = supportOutput
             self.outputNonNull = outputNonNull
             var checks: [Int: [[String]]] = [:]
             var before: [Int: Set<PossibleError>] = [:]
@@ -63,40 +72,94 @@ struct SessionExplorer {
         }
     }
 
-    enum Mode: Hashable { case normal, cancelling, pending }
+    /// Whether a level runs normally or its cancel path (after which no further cancel can arrive).
+    enum Mode: Hashable { case normal, cancelling }
 
-    struct Frame: Hashable {
-        var node: Int
-        /// The state's number in its node's ``WorkflowTopology``.
-        var state: Int
-        var mode: Mode
-        /// Whether tracked variables exist (absent: unknown).
-        var facts: [String: Bool]
-    }
-
-    struct Config: Hashable {
-        var frames: [Frame]
+    /// What the run has done when it enters a level: the facts that cross between workflow files.
+    struct Session: Hashable {
         var held: Bool
         /// Operations the current session has done; nil while the run is in its caller's session.
         var sessionOps: Set<String>?
         /// Support-check operations whose results a choice has tested.
         var checked: Set<String>
 
-        /// Hashes where each level is and only the sizes of the facts and sets: that tells most configurations
-        /// apart, and hashing every member of every set was most of the cost of exploring (`==` still compares
-        /// everything).
+        /// Hashes the flag and only the sizes of the sets: that tells most apart, and hashing every member was
+        /// most of the cost of exploring (`==` still compares everything).
         func hash(into hasher: inout Hasher) {
-            hasher.combine(frames.count)
-            for frame in frames {
-                hasher.combine(frame.node)
-                hasher.combine(frame.state)
-                hasher.combine(frame.mode)
-                hasher.combine(frame.facts.count)
-            }
             hasher.combine(held)
             hasher.combine(sessionOps?.count ?? -1)
             hasher.combine(checked.count)
         }
+    }
+
+    /// A way into a workflow file: explored once, however many states run it this way.
+    struct Entry: Hashable {
+        var node: Int
+        var session: Session
+        /// A cancel is under way in some caller, so none can arrive in this level.
+        var shielded: Bool
+    }
+
+    /// An explored entry of a file, with its ways of ending and the states that wait on them.
+    struct Instance {
+        var entry: Entry
+        /// The first configuration found running this instance (nil for the root): the call chain paths show.
+        var caller: Int?
+        var exits: [Exit] = []
+        var exitKeys: Set<ExitKey> = []
+        /// The configurations (of the parent instances) that run this instance.
+        var callers: [Int] = []
+    }
+
+    /// Where a level is: one workflow file's state, with what is known at that point.
+    struct Config: Hashable {
+        var instance: Int
+        /// The state's number in its node's ``WorkflowTopology``.
+        var state: Int
+        var mode: Mode
+        /// The sub-workflow state is running its child again after a retry (no cancel or guard comes first).
+        var retrying: Bool
+        /// Whether tracked variables exist (absent: unknown).
+        var facts: [String: Bool]
+        var session: Session
+
+        var held: Bool { session.held }
+
+        /// Hashes where the level is and only the size of the facts (`==` still compares everything).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(instance)
+            hasher.combine(state)
+            hasher.combine(mode)
+            hasher.combine(retrying)
+            hasher.combine(facts.count)
+            hasher.combine(session)
+        }
+    }
+
+    /// A point on a path: a configuration, or the way a sub-workflow run from it ended (`via`: the instance and
+    /// the number of its exit).
+    struct Point {
+        var config: Int
+        var via: (instance: Int, exit: Int)?
+    }
+
+    /// How a level ends, as the state that runs it sees it.
+    enum ExitKind: Hashable {
+        case succeeded
+        case failed(Set<PossibleError>)
+        case cancelled
+    }
+
+    struct ExitKey: Hashable {
+        var kind: ExitKind
+        var session: Session
+    }
+
+    /// A way an instance ends, with the point of its own path where it does.
+    struct Exit {
+        var kind: ExitKind
+        var session: Session
+        var point: Point
     }
 
     /// How a move leaves its state: which transition of the state it takes, or what happens to its level.
@@ -118,10 +181,9 @@ struct SessionExplorer {
     enum Ending { case succeeded, failed, unrouted, cancelled }
 
     struct End {
-        var config: Int
+        /// Where the run was when it ended.
+        var point: Point
         var ending: Ending
-        /// The configuration the run ended in (its states name where it ended).
-        var final: Config
         /// Whether an error no route takes ended the run.
         var unrouted: Bool
         /// The root workflow's state the run ended in.
@@ -133,34 +195,81 @@ struct SessionExplorer {
         var config: Int
         var operation: String
         var requirement: OrderRequirement
-        var rootPointer: String
     }
 
-    /// Paths stop being explored past this many configurations (a safety net, far above real workflows).
+    /// Exploring stops past this many configurations, and the proof is reported as unfinished (a safety net,
+    /// far above real workflows: each file is explored once per distinct way it is entered).
     static let limit = 200_000
 
     let catalog: OperationCatalog
     private(set) var nodes: [Node] = []
+    var instances: [Instance] = []
+    private var instanceIndex: [Entry: Int] = [:]
     private(set) var configs: [Config] = []
-    private(set) var parents: [(Int, Step)?] = []
+    /// How each configuration was first reached: from a point, by a step (nil for an instance's first state).
+    private(set) var parents: [(Point, Step)?] = []
     private var index: [Config: Int] = [:]
     /// The ways a run ends holding the commissioning session (what the leak check reports from); ends that
     /// release it or never held it are not kept.
     var ends: [End] = []
     var violations: [Violation] = []
+    /// Whether every configuration was explored (false when ``limit`` stopped the walk).
+    private(set) var finished = true
 
     init(root: Workflow, context: VerificationContext) {
         catalog = context.catalog
         let supportOperations = Set(
             catalog.operations.flatMap(\.requires).filter { $0.scope == .supportCheck }.flatMap(\.operations))
-        _ = addNode(root, context: context, supportOperations: supportOperations)
+        addNodes(root, context: context, supportOperations: supportOperations)
         explore()
     }
 
-    private mutating func addNode(_ workflow: Workflow, context: VerificationContext, supportOperations: Set<String>) -> Int {
+    /// One node per file of the tree, children before parents' links: a file named by many states (or many
+    /// files) is one node.
+    private mutating func addNodes(_ root: Workflow, context: VerificationContext, supportOperations: Set<String>) {
+        // Files in post-order (children first), found with an explicit stack: nesting is bounded by the loader,
+        // but the walk needs no call stack for it.
+        var order: [Workflow] = []
+        var seen: Set<String> = [root.file]
+        var stack: [(Workflow, [Workflow])] = [(root, Self.children(of: root))]
+        while let (workflow, children) = stack.popLast() {
+            var pending = children
+            if let child = pending.popLast() {
+                stack.append((workflow, pending))
+                if seen.insert(child.file).inserted { stack.append((child, Self.children(of: child))) }
+                continue
+            }
+            order.append(workflow)
+        }
+        var ids: [String: Int] = [:]
+        for workflow in order {
+            ids[workflow.file] = nodes.count
+            nodes.append(makeNode(workflow, context: context, supportOperations: supportOperations, ids: ids))
+        }
+        // The root is node 0: reverse the numbering, so that paths and findings start from it.
+        let count = nodes.count
+        nodes.reverse()
+        for node in nodes {
+            node.children = node.children.mapValues { count - 1 - $0 }
+        }
+    }
+
+    private static func children(of workflow: Workflow) -> [Workflow] {
+        workflow.statesInOrder.compactMap { state in
+            guard case .workflow(let subworkflow) = state.kind else { return nil }
+            return workflow.subworkflows[subworkflow.path]
+        }
+    }
+
+    /// The node of a file whose children already have nodes (numbered in `ids`).
+    private func makeNode(
+        _ workflow: Workflow, context: VerificationContext, supportOperations: Set<String>, ids: [String: Int]
+    ) -> Node {
         var tracked = Set<String>()
         var nonNull = true
         let flow = context.flow(workflow)
+        var children: [Int: Int] = [:]
+        var support: [String: String] = [:]
         for (number, state) in flow.topology.states.enumerated() {
             switch state.kind {
             case .choice(let choice):
@@ -171,35 +280,22 @@ struct SessionExplorer {
                 case .literal(let value)?: nonNull = nonNull && !value.isNull
                 case .interpolation?, .array?, .object?: break
                 }
+            case .workflow(let subworkflow):
+                guard let child = workflow.subworkflows[subworkflow.path], let id = ids[child.file] else { break }
+                children[number] = id
             default:
                 break
             }
         }
-        let support = Self.supportVariables(workflow, supportOperations)
-        let id = nodes.count
-        nodes.append(Node(
-            workflow: workflow, flow: flow, catalog: catalog, tracked: tracked, supportResults: support,
-            outputNonNull: nonNull))
-        for (number, state) in flow.topology.states.enumerated() {
-            guard case .workflow(let subworkflow) = state.kind, let child = workflow.subworkflows[subworkflow.path]
-            else { continue }
-            let childID = addNode(child, context: context, supportOperations: supportOperations)
-            nodes[id].children[number] = childID
-        }
-        return id
-    }
-
-    /// Variables holding the result of a support-check operation: bound by an action calling one, or by a
-    /// sub-workflow whose output carries one (such as a child that finds a border router and outputs it).
-    static func supportVariables(_ workflow: Workflow, _ operations: Set<String>) -> [String: String] {
-        var support: [String: String] = [:]
+        // Variables holding the result of a support-check operation: bound by an action calling one, or by a
+        // sub-workflow whose output carries one (such as a child that finds a border router and outputs it).
         for state in workflow.statesInOrder {
             switch state.kind {
             case .action(let action):
-                if operations.contains(action.operation), let result = action.step.result { support[result] = action.operation }
+                if supportOperations.contains(action.operation), let result = action.step.result { support[result] = action.operation }
             case .workflow(let subworkflow):
                 if let child = workflow.subworkflows[subworkflow.path], let result = subworkflow.step.result,
-                    let operation = supportOutput(child, operations)
+                    let id = ids[child.file], let operation = nodes[id].supportOutput
                 {
                     support[result] = operation
                 }
@@ -207,51 +303,73 @@ struct SessionExplorer {
                 break
             }
         }
-        return support
-    }
-
-    /// The support-check operation whose result a workflow outputs, if any.
-    static func supportOutput(_ workflow: Workflow, _ operations: Set<String>) -> String? {
-        let support = supportVariables(workflow, operations)
-        for state in workflow.statesInOrder {
-            guard case .succeed(let succeed) = state.kind, let output = succeed.output else { continue }
-            for reference in output.references where reference.root == .vars {
-                if let head = reference.head, let operation = support[head] { return operation }
+        var output: String?
+        outputs: for state in workflow.statesInOrder {
+            guard case .succeed(let succeed) = state.kind, let value = succeed.output else { continue }
+            for reference in value.references where reference.root == .vars {
+                if let head = reference.head, let operation = support[head] {
+                    output = operation
+                    break outputs
+                }
             }
         }
-        return nil
+        let node = Node(
+            workflow: workflow, flow: flow, catalog: catalog, tracked: tracked, supportResults: support,
+            supportOutput: output, outputNonNull: nonNull)
+        node.children = children
+        return node
     }
 
     private mutating func explore() {
         // A valid workflow's start is defined (a workflow with findings is not explored).
-        guard let start = nodes[0].topology.start else { return }
-        let initial = Config(
-            frames: [Frame(node: 0, state: start, mode: .normal, facts: [:])], held: false, sessionOps: nil, checked: [])
-        configs = [initial]
-        parents = [nil]
-        index = [initial: 0]
-        var next = 0
+        guard nodes[0].topology.start != nil else { return }
+        let session = Session(held: false, sessionOps: nil, checked: [])
         var moves: [Move] = []
-        while next < configs.count, configs.count < Self.limit {
+        _ = instance(Entry(node: 0, session: session, shielded: false), caller: nil, moves: &moves)
+        for move in moves { add(move.config, parent: nil) }
+        var next = 0
+        while next < configs.count {
+            guard configs.count < Self.limit else {
+                finished = false
+                return
+            }
             moves.removeAll(keepingCapacity: true)
             successors(of: next, into: &moves)
-            for (config, step) in moves {
-                // One lookup: the configuration's number, given it when it is new.
-                let number = configs.count
-                var isNew = false
-                Self.insert(&index[config, default: -1], number, &isNew)
-                guard isNew else { continue }
-                configs.append(config)
-                parents.append((next, step))
-            }
+            for move in moves { add(move.config, parent: move.step.map { (move.from, $0) }) }
             next += 1
         }
+    }
+
+    /// Numbers a configuration the first time it is found; nil when it was known.
+    @discardableResult
+    mutating func add(_ config: Config, parent: (Point, Step)?) -> Int? {
+        let number = configs.count
+        var isNew = false
+        Self.insert(&index[config, default: -1], number, &isNew)
+        guard isNew else { return nil }
+        configs.append(config)
+        parents.append(parent)
+        return number
     }
 
     private static func insert(_ slot: inout Int, _ number: Int, _ isNew: inout Bool) {
         guard slot < 0 else { return }
         slot = number
         isNew = true
+    }
+
+    /// The instance for an entry, created (with a move to its first configuration) the first time.
+    mutating func instance(_ entry: Entry, caller: Int?, moves: inout [Move]) -> Int {
+        if let known = instanceIndex[entry] { return known }
+        let id = instances.count
+        instances.append(Instance(entry: entry, caller: caller))
+        instanceIndex[entry] = id
+        // A workflow with findings is not explored, so its start is defined.
+        if let start = nodes[entry.node].topology.start {
+            let first = Config(instance: id, state: start, mode: .normal, retrying: false, facts: [:], session: entry.session)
+            moves.append(Move(config: first, from: Point(config: caller ?? 0, via: nil), step: nil))
+        }
+        return id
     }
 }
 
