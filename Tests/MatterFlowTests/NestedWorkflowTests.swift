@@ -99,7 +99,7 @@ import Testing
         let result = await handle.result
         #expect(result.outcome == .succeeded)
         #expect(result.visitedStates.count == 40 * 2)
-        #expect(hub.count("readHubStatus") == 1)
+        #expect(hub.calls == ["status"])
     }
 
     @Test func aSessionLeakDeepInATreeIsReportedOnceWithItsCallChain() throws {

@@ -58,7 +58,7 @@ struct SessionCheck {
         guard !explorer.finished else { return }
         collector.error(
             Code.proofIncomplete, at: "",
-            "the session-release and protocol-order proofs stopped after \(SessionExplorer.limit) configurations without covering every path, so they prove nothing; split the workflow into smaller sub-workflows (each file is explored once per way it is entered)")
+            "the session-release and protocol-order proofs stopped after \(explorer.configurationLimit) configurations without covering every path, so they prove nothing; split the workflow into smaller sub-workflows (each file is explored once per way it is entered)")
     }
 
     /// The state on the path where the session was last opened.

@@ -216,8 +216,12 @@ struct SessionExplorer {
     /// Whether every configuration was explored (false when ``limit`` stopped the walk).
     private(set) var finished = true
 
-    init(root: Workflow, context: VerificationContext) {
+    /// The configurations explored before the walk stops (``limit`` unless a test asks for fewer).
+    let configurationLimit: Int
+
+    init(root: Workflow, context: VerificationContext, limit: Int = SessionExplorer.limit) {
         catalog = context.catalog
+        configurationLimit = limit
         let supportOperations = Set(
             catalog.operations.flatMap(\.requires).filter { $0.scope == .supportCheck }.flatMap(\.operations))
         addNodes(root, context: context, supportOperations: supportOperations)
@@ -329,7 +333,7 @@ struct SessionExplorer {
         for move in moves { add(move.config, parent: nil) }
         var next = 0
         while next < configs.count {
-            guard configs.count < Self.limit else {
+            guard configs.count < configurationLimit else {
                 finished = false
                 return
             }
