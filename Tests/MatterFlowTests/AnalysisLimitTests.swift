@@ -14,7 +14,8 @@ import Testing
         let context = VerificationContext(catalog: .standard)
         let complete = SessionExplorer(root: workflow, context: context)
         #expect(complete.finished)
-        let cutShort = SessionExplorer(root: workflow, context: context, limit: 10)
+        // A fresh context: the first explorer's walk would serve the second.
+        let cutShort = SessionExplorer(root: workflow, context: VerificationContext(catalog: .standard), limit: 10)
         #expect(!cutShort.finished)
         let collector = DiagnosticCollector(document: try JSONDocument.parse(String(contentsOfFile: path, encoding: .utf8), file: path))
         SessionCheck(workflow: workflow, explorer: cutShort, collector: collector).check()

@@ -19,7 +19,7 @@ extension SessionExplorer {
 
     /// The qualified name of a configuration's state: the states that run its level, from the root, then its own.
     func name(_ config: Int) -> String {
-        prefix(of: configs[config].instance) + localName(configs[config])
+        prefix(of: graph.configs[config].instance) + localName(graph.configs[config])
     }
 
     private func localName(_ config: Config) -> String {
@@ -30,9 +30,9 @@ extension SessionExplorer {
     func prefix(of instance: Int) -> String {
         var names: [String] = []
         var current = instance
-        while let caller = instances[current].caller {
-            names.append(localName(configs[caller]))
-            current = configs[caller].instance
+        while let caller = witnesses[current] {
+            names.append(localName(graph.configs[caller]))
+            current = graph.configs[caller].instance
         }
         return names.reversed().map { $0 + "/" }.joined()
     }
@@ -40,30 +40,35 @@ extension SessionExplorer {
     /// The root workflow's configuration whose sub-workflow state leads to a configuration (itself at the top).
     func rootConfig(of config: Int) -> Int {
         var current = config
-        while let caller = instances[configs[current].instance].caller { current = caller }
+        while let caller = witnesses[graph.configs[current].instance] { current = caller }
         return current
     }
 
     /// The path from the start of the run to a point, state by state, into every sub-workflow it passes through.
     func path(to point: Point) -> [PathElement] {
         var elements: [PathElement] = []
-        let instance = configs[point.config].instance
-        if let caller = instances[instance].caller {
+        let instance = graph.configs[point.config].instance
+        if let caller = witnesses[instance] {
             elements = path(to: Point(config: caller, via: nil))
-            if !configs[caller].retrying { elements[elements.count - 1].step = startStep(caller) }
+            if !graph.configs[caller].retrying { elements[elements.count - 1].step = startStep(caller) }
         }
-        appendLocalPath(to: point, prefix: prefix(of: instance), into: &elements)
+        appendLocalPath(to: point, prefix: prefix(of: instance), isRootLevel: instance == root, into: &elements)
         return elements
     }
 
     /// The move that starts the child of a sub-workflow state's configuration.
     private func startStep(_ config: Int) -> Step {
-        let caller = configs[config]
-        return Step(kind: .start, node: instances[caller.instance].entry.node, state: caller.state, isRoot: caller.instance == 0)
+        let caller = graph.configs[config]
+        return Step(
+            kind: .start, node: graph.instances[caller.instance].entry.node, state: caller.state,
+            isRoot: caller.instance == root)
     }
 
-    /// Appends the path within one instance, from its first configuration to `point`, qualified by `prefix`.
-    private func appendLocalPath(to point: Point, prefix: String, into elements: inout [PathElement]) {
+    /// Appends the path within one instance, from its first configuration to `point`, qualified by `prefix`;
+    /// `isRootLevel` when the instance is the root's, whose moves have pointers.
+    private func appendLocalPath(
+        to point: Point, prefix: String, isRootLevel: Bool, into elements: inout [PathElement]
+    ) {
         // Walked from the end back, then reversed: inserting at the front would make long paths quadratic.
         var chain: [(config: Int, parent: (Point, Step)?)] = []
         var current: Int? = point.config
@@ -74,10 +79,12 @@ extension SessionExplorer {
         for (config, parent) in chain.reversed() {
             if let (from, step) = parent {
                 if let via = from.via { appendSubworkflow(from.config, via, prefix: prefix, into: &elements) }
+                var step = step
+                step.isRoot = isRootLevel
                 if !elements.isEmpty { elements[elements.count - 1].step = step }
             }
-            if !configs[config].retrying {
-                elements.append(PathElement(name: prefix + localName(configs[config]), held: configs[config].held))
+            if !graph.configs[config].retrying {
+                elements.append(PathElement(name: prefix + localName(graph.configs[config]), held: graph.configs[config].held))
             }
         }
         if let via = point.via { appendSubworkflow(point.config, via, prefix: prefix, into: &elements) }
@@ -87,14 +94,14 @@ extension SessionExplorer {
     private func appendSubworkflow(
         _ caller: Int, _ via: (instance: Int, exit: Int), prefix: String, into elements: inout [PathElement]
     ) {
-        if !configs[caller].retrying, !elements.isEmpty { elements[elements.count - 1].step = startStep(caller) }
-        let inner = prefix + localName(configs[caller]) + "/"
-        let exit = instances[via.instance].exits[via.exit]
+        if !graph.configs[caller].retrying, !elements.isEmpty { elements[elements.count - 1].step = startStep(caller) }
+        let inner = prefix + localName(graph.configs[caller]) + "/"
+        let exit = graph.instances[via.instance].exits[via.exit]
         guard elements.count < Self.spelledOutStates else {
             elements.append(PathElement(name: inner + "…", held: exit.session.held))
             return
         }
-        appendLocalPath(to: exit.point, prefix: inner, into: &elements)
+        appendLocalPath(to: exit.point, prefix: inner, isRootLevel: false, into: &elements)
     }
 
     /// The path as text, state by state: `a -[next]-> b -[onError[0] *]-> c`, then `final` if given.
@@ -116,14 +123,14 @@ extension SessionExplorer {
     /// Whether the innermost state at a point (inside the sub-workflows it ended through) is a terminal one.
     func innermostIsTerminal(_ point: Point) -> Bool {
         var current = point
-        while let via = current.via { current = instances[via.instance].exits[via.exit].point }
-        let config = configs[current.config]
+        while let via = current.via { current = graph.instances[via.instance].exits[via.exit].point }
+        let config = graph.configs[current.config]
         return node(of: config).topology.states[config.state].isTerminal
     }
 
     /// The state a move leaves, in its node's workflow.
     private func state(of step: Step) -> WorkflowState {
-        nodes[step.node].topology.states[step.state]
+        graph.nodes[step.node].topology.states[step.state]
     }
 
     /// How a path shows a move: `next`, `onError[0] *`, `event expired`, `cancel`.
@@ -170,14 +177,14 @@ extension SessionExplorer {
     /// The pointer a protocol-order finding is reported at: the operation of a root action, or the root
     /// sub-workflow state whose run calls it.
     func pointer(of violation: Violation) -> String {
-        let root = configs[rootConfig(of: violation.config)]
-        let state = nodes[0].topology.states[root.state]
+        let top = graph.configs[rootConfig(of: violation.config)]
+        let state = node(of: top).topology.states[top.state]
         return state.pointer + (violation.config == rootConfig(of: violation.config) ? "/operation" : "/path")
     }
 
     /// The root workflow's state a run ended in.
     func stateName(_ end: End) -> String {
-        nodes[0].topology.name(end.rootState)
+        node(of: graph.configs[end.point.config]).topology.name(end.rootState)
     }
 
     /// How the path to an end shows its last move: an error no route takes; nil for the others.
@@ -188,7 +195,7 @@ extension SessionExplorer {
     /// The pointer to blame for an end: the routes (or the state) an unrouted error leaves; nil for the others.
     func rootPointer(_ end: End) -> String? {
         guard end.unrouted else { return nil }
-        let state = nodes[0].topology.states[end.rootState]
+        let state = node(of: graph.configs[end.point.config]).topology.states[end.rootState]
         return state.pointer + (state.step?.onError.isEmpty == false ? "/onError" : "")
     }
 }

@@ -13,8 +13,8 @@ extension SessionExplorer {
 
     /// Adds the moves out of configuration `position` to `moves`.
     mutating func successors(of position: Int, into moves: inout [Move]) {
-        let config = configs[position]
-        let node = nodes[instances[config.instance].entry.node]
+        let config = graph.configs[position]
+        let node = graph.nodes[graph.instances[config.instance].entry.node]
         let number = config.state
         let at = Point(config: position, via: nil)
         // The state's kind is read where it is: copying the whole state would retain all it holds, per move.
@@ -66,19 +66,19 @@ extension SessionExplorer {
 
     /// No cancel can arrive: one is under way in this level or a caller.
     func isShielded(_ config: Config) -> Bool {
-        config.mode != .normal || instances[config.instance].entry.shielded
+        config.mode != .normal || graph.instances[config.instance].entry.shielded
     }
 
     /// The node a configuration's level runs.
     func node(of config: Config) -> Node {
-        nodes[instances[config.instance].entry.node]
+        graph.nodes[graph.instances[config.instance].entry.node]
     }
 
     /// Moves the level along the transition at `offset` among those of its state (numbered as in
     /// ``WorkflowTopology/leaving``).
     func move(_ config: Config, at from: Point, _ offset: Int, _ kind: StepKind, _ moves: inout [Move]) {
-        let nodeID = instances[config.instance].entry.node
-        let topology = nodes[nodeID].topology
+        let nodeID = graph.instances[config.instance].entry.node
+        let topology = graph.nodes[nodeID].topology
         // A workflow with findings is not explored, so every transition leads to a defined state.
         guard let target = topology.edges[topology.leaving[config.state].lowerBound + offset].to else { return }
         var next = config
@@ -86,13 +86,14 @@ extension SessionExplorer {
         next.retrying = false
         moves.append(Move(
             config: next, from: from,
-            step: Step(kind: kind, node: nodeID, state: config.state, isRoot: config.instance == 0)))
+            step: Step(kind: kind, node: nodeID, state: config.state)))
     }
 
     private mutating func actionMoves(_ config: Config, at position: Int, action: ActionState, moves: inout [Move]) {
         guard let operation = catalog[action.operation] else { return }
         for requirement in operation.requires where !config.satisfies(requirement) {
-            violations.append(Violation(config: position, operation: operation.name, requirement: requirement))
+            graph.instances[config.instance].violations.append(
+                Violation(config: position, operation: operation.name, requirement: requirement))
         }
         let node = node(of: config)
         let at = Point(config: position, via: nil)
@@ -115,17 +116,19 @@ extension SessionExplorer {
     private mutating func call(_ config: Config, at position: Int, moves: inout [Move]) {
         guard let child = node(of: config).children[config.state] else { return }
         let entry = Entry(node: child, session: config.session, shielded: isShielded(config))
-        let id = instance(entry, caller: position, moves: &moves)
-        instances[id].callers.append(position)
-        for exit in instances[id].exits.indices {
+        let id = instance(entry, moves: &moves)
+        graph.instances[id].callers.append(position)
+        graph.instances[config.instance].calls.append((position, id))
+        reach(id, from: position)
+        for exit in graph.instances[id].exits.indices {
             resume(position, after: id, exit: exit, moves: &moves)
         }
     }
 
     /// What the way `exit` of instance `child` ending does in the caller's configuration `caller`.
     private mutating func resume(_ caller: Int, after child: Int, exit: Int, moves: inout [Move]) {
-        let ended = instances[child].exits[exit]
-        var next = configs[caller]
+        let ended = graph.instances[child].exits[exit]
+        var next = graph.configs[caller]
         next.session = ended.session
         next.retrying = false
         let at = Point(config: caller, via: (child, exit))
@@ -134,7 +137,7 @@ extension SessionExplorer {
         switch ended.kind {
         case .succeeded:
             if let result = subworkflow.step.result, node.tracked.contains(result) {
-                next.facts[result] = nodes[instances[child].entry.node].outputNonNull ? true : nil
+                next.facts[result] = graph.nodes[graph.instances[child].entry.node].outputNonNull ? true : nil
             }
             move(next, at: at, 0, .next, &moves)
         case .failed(let errors):
@@ -165,53 +168,51 @@ extension SessionExplorer {
         }), node(of: config).children[config.state] != nil {
             var again = config
             again.retrying = true
-            let nodeID = instances[config.instance].entry.node
+            let nodeID = graph.instances[config.instance].entry.node
             moves.append(Move(
                 config: again, from: from,
-                step: Step(kind: .retry, node: nodeID, state: config.state, isRoot: config.instance == 0)))
+                step: Step(kind: .retry, node: nodeID, state: config.state)))
         }
         if !escaping.isEmpty {
             endLevel(config, at: from, failure: escaping, unrouted: true, moves: &moves)
         }
     }
 
-    /// The level ends: with success (`failure` nil) or an error. At the top the run ends; below, the instance has
-    /// found a way of ending, which continues every state that runs it.
+    /// The level ends: with success (`failure` nil) or an error. Entered as a run's top level, the run ends;
+    /// and the instance has found a way of ending, which continues every state that runs it.
     private mutating func endLevel(
         _ config: Config, at position: Point, failure: Set<PossibleError>?, unrouted: Bool, moves: inout [Move]
     ) {
-        guard config.instance != 0 else {
-            guard config.held else { return }
+        if graph.instances[config.instance].isRootEntry, config.held {
             let ending: Ending = config.mode == .cancelling ? .cancelled : failure == nil ? .succeeded : unrouted ? .unrouted : .failed
-            ends.append(End(point: position, ending: ending, unrouted: unrouted, rootState: config.state, held: config.held))
-            return
+            graph.instances[config.instance].ends.append(
+                End(point: position, ending: ending, unrouted: unrouted, rootState: config.state, held: config.held))
         }
         let kind: ExitKind = config.mode == .cancelling ? .cancelled : failure.map { .failed($0) } ?? .succeeded
         let key = ExitKey(kind: kind, session: config.session)
-        guard instances[config.instance].exitKeys.insert(key).inserted else { return }
-        let exit = instances[config.instance].exits.count
-        instances[config.instance].exits.append(Exit(kind: kind, session: config.session, point: position))
-        for caller in instances[config.instance].callers {
+        guard graph.instances[config.instance].exitKeys.insert(key).inserted else { return }
+        let exit = graph.instances[config.instance].exits.count
+        graph.instances[config.instance].exits.append(Exit(kind: kind, session: config.session, point: position))
+        for caller in graph.instances[config.instance].callers {
             resume(caller, after: config.instance, exit: exit, moves: &moves)
         }
     }
 
     /// A cancel reaches the level: it takes its cancel path, or ends at once and passes the cancel up.
     private mutating func cancelLevel(_ config: Config, at position: Point, moves: inout [Move]) {
-        let nodeID = instances[config.instance].entry.node
-        // A run cancelled at its top level without a cancel path just ends; only an end holding the session is
-        // kept (see ``SessionExplorer/ends``).
-        if config.instance == 0, nodes[nodeID].workflow.onCancel == nil, !config.held { return }
+        let nodeID = graph.instances[config.instance].entry.node
+        // Without a cancel path the level just ends: a run's top level then ends (only an end holding the session
+        // is kept, see ``SessionExplorer/ends``), a sub-workflow passes the cancel up.
         var next = config
         next.mode = .cancelling
         next.retrying = false
-        if nodes[nodeID].workflow.onCancel != nil {
+        if graph.nodes[nodeID].workflow.onCancel != nil {
             // A workflow with findings is not explored, so its cancel path is defined.
-            guard let onCancel = nodes[nodeID].topology.onCancel else { return }
+            guard let onCancel = graph.nodes[nodeID].topology.onCancel else { return }
             next.state = onCancel
             moves.append(Move(
                 config: next, from: position,
-                step: Step(kind: .cancel, node: nodeID, state: config.state, isRoot: config.instance == 0)))
+                step: Step(kind: .cancel, node: nodeID, state: config.state)))
             return
         }
         endLevel(next, at: position, failure: nil, unrouted: false, moves: &moves)

@@ -9,8 +9,10 @@ import MatterFlowJSON
 /// Each sub-workflow is explored once per way it can be entered (an *instance*: the file, the session facts it
 /// starts with, and whether a cancel is already under way), and its ways of ending (its *exits*) are applied at
 /// every state that runs it. A tree whose files run each other many times (a level running the next twice, down
-/// many levels) costs what its distinct files and entries cost, not what its paths do. A finding's path is still
-/// spelled out state by state across files, the way one run would take it.
+/// many levels) costs what its distinct files and entries cost, not what its paths do. Instances are kept in the
+/// load's ``SessionGraph``: a file verified on its own is not walked again when its parent is. A finding's path
+/// is still spelled out state by state across files, the way one run would take it, along the first call chain
+/// from this explorer's root that reaches it (``witnesses``).
 ///
 /// Choice conditions are not evaluated, except `exists` of a variable (and `not`, `and`, `or` of those), which
 /// is how cancel paths tell whether their prepare opened a session: those facts are tracked per workflow level.
@@ -100,15 +102,22 @@ struct SessionExplorer {
         var shielded: Bool
     }
 
-    /// An explored entry of a file, with its ways of ending and the states that wait on them.
+    /// An explored entry of a file, with its ways of ending, what it found, and the states that wait on it.
     struct Instance {
         var entry: Entry
-        /// The first configuration found running this instance (nil for the root): the call chain paths show.
-        var caller: Int?
+        /// The run's own entry into a top-level workflow: its ends are a run's ends (``ends``).
+        var isRootEntry: Bool
         var exits: [Exit] = []
         var exitKeys: Set<ExitKey> = []
         /// The configurations (of the parent instances) that run this instance.
         var callers: [Int] = []
+        /// The instances this one runs, from which of its configurations.
+        var calls: [(config: Int, callee: Int)] = []
+        /// The ways a run entered here ends holding the session (kept for root entries only).
+        var ends: [End] = []
+        var violations: [Violation] = []
+        /// A walk stopped at its limit while exploring this instance: its exits may be incomplete.
+        var truncated = false
     }
 
     /// Where a level is: one workflow file's state, with what is known at that point.
@@ -174,8 +183,9 @@ struct SessionExplorer {
         /// The node and the number of the state the move leaves (the one whose member declares it).
         var node: Int
         var state: Int
-        /// Whether the move is one of the root workflow's: only those have a pointer.
-        var isRoot: Bool
+        /// Whether the move is one of the root workflow's (only those have a pointer): set where a path is
+        /// spelled out for a finding, since an instance may be a root for one explorer and a child for another.
+        var isRoot = false
     }
 
     enum Ending { case succeeded, failed, unrouted, cancelled }
@@ -202,35 +212,44 @@ struct SessionExplorer {
     static let limit = 200_000
 
     let catalog: OperationCatalog
-    private(set) var nodes: [Node] = []
-    var instances: [Instance] = []
-    private var instanceIndex: [Entry: Int] = [:]
-    private(set) var configs: [Config] = []
-    /// How each configuration was first reached: from a point, by a step (nil for an instance's first state).
-    private(set) var parents: [(Point, Step)?] = []
-    private var index: [Config: Int] = [:]
-    /// The ways a run ends holding the commissioning session (what the leak check reports from); ends that
-    /// release it or never held it are not kept.
-    var ends: [End] = []
-    var violations: [Violation] = []
-    /// Whether every configuration was explored (false when ``limit`` stopped the walk).
-    private(set) var finished = true
-
+    /// The nodes, instances and configurations of every file of the load, shared by the explorers of its files.
+    let graph: SessionGraph
+    /// The instance this explorer proves: the run's entry into the root workflow.
+    private(set) var root = 0
+    /// For each instance this root's runs reach (but the root), the configuration that first runs it: the call
+    /// chain a finding's path and qualified names follow.
+    private(set) var witnesses: [Int: Int] = [:]
+    /// The instances reached, in the order they were: the root first.
+    private(set) var reached: [Int] = []
     /// The configurations explored before the walk stops (``limit`` unless a test asks for fewer).
     let configurationLimit: Int
+    /// Whether every configuration was explored (false when a limit stopped this walk, or one this root reuses).
+    private(set) var finished = true
 
-    init(root: Workflow, context: VerificationContext, limit: Int = SessionExplorer.limit) {
+    var nodes: [Node] { graph.nodes }
+    var instances: [Instance] { graph.instances }
+    var configs: [Config] { graph.configs }
+    var parents: [(Point, Step)?] { graph.parents }
+    /// The ways a run ends holding the commissioning session (what the leak check reports from); ends that
+    /// release it or never held it are not kept.
+    var ends: [End] { graph.instances[root].ends }
+    /// Calls made out of the protocol's order, in every instance the root's runs reach.
+    var violations: [Violation] { reached.flatMap { graph.instances[$0].violations } }
+
+    init(root workflow: Workflow, context: VerificationContext, limit: Int = SessionExplorer.limit) {
         catalog = context.catalog
+        graph = context.sessionGraph
         configurationLimit = limit
         let supportOperations = Set(
             catalog.operations.flatMap(\.requires).filter { $0.scope == .supportCheck }.flatMap(\.operations))
-        addNodes(root, context: context, supportOperations: supportOperations)
-        explore()
+        addNodes(workflow, context: context, supportOperations: supportOperations)
+        explore(workflow)
     }
 
-    /// One node per file of the tree, children before parents' links: a file named by many states (or many
-    /// files) is one node.
-    private mutating func addNodes(_ root: Workflow, context: VerificationContext, supportOperations: Set<String>) {
+    /// One node per file of the tree, children first: a file named by many states (or many files, or verified
+    /// before as a file of its own) is one node.
+    private func addNodes(_ root: Workflow, context: VerificationContext, supportOperations: Set<String>) {
+        guard graph.nodeIDs[root.file] == nil else { return }
         // Files in post-order (children first), found with an explicit stack: nesting is bounded by the loader,
         // but the walk needs no call stack for it.
         var order: [Workflow] = []
@@ -240,21 +259,17 @@ struct SessionExplorer {
             var pending = children
             if let child = pending.popLast() {
                 stack.append((workflow, pending))
-                if seen.insert(child.file).inserted { stack.append((child, Self.children(of: child))) }
+                if graph.nodeIDs[child.file] == nil, seen.insert(child.file).inserted {
+                    stack.append((child, Self.children(of: child)))
+                }
                 continue
             }
             order.append(workflow)
         }
-        var ids: [String: Int] = [:]
         for workflow in order {
-            ids[workflow.file] = nodes.count
-            nodes.append(makeNode(workflow, context: context, supportOperations: supportOperations, ids: ids))
-        }
-        // The root is node 0: reverse the numbering, so that paths and findings start from it.
-        let count = nodes.count
-        nodes.reverse()
-        for node in nodes {
-            node.children = node.children.mapValues { count - 1 - $0 }
+            let node = makeNode(workflow, context: context, supportOperations: supportOperations, ids: graph.nodeIDs)
+            graph.nodeIDs[workflow.file] = graph.nodes.count
+            graph.nodes.append(node)
         }
     }
 
@@ -299,7 +314,7 @@ struct SessionExplorer {
                 if supportOperations.contains(action.operation), let result = action.step.result { support[result] = action.operation }
             case .workflow(let subworkflow):
                 if let child = workflow.subworkflows[subworkflow.path], let result = subworkflow.step.result,
-                    let id = ids[child.file], let operation = nodes[id].supportOutput
+                    let id = ids[child.file], let operation = graph.nodes[id].supportOutput
                 {
                     support[result] = operation
                 }
@@ -324,17 +339,21 @@ struct SessionExplorer {
         return node
     }
 
-    private mutating func explore() {
+    private mutating func explore(_ workflow: Workflow) {
         // A valid workflow's start is defined (a workflow with findings is not explored).
-        guard nodes[0].topology.start != nil else { return }
+        guard let rootNode = graph.nodeIDs[workflow.file], nodes[rootNode].topology.start != nil else { return }
+        let firstConfig = graph.configs.count
+        let firstInstance = graph.instances.count
         let session = Session(held: false, sessionOps: nil, checked: [])
         var moves: [Move] = []
-        _ = instance(Entry(node: 0, session: session, shielded: false), caller: nil, moves: &moves)
+        root = instance(Entry(node: rootNode, session: session, shielded: false), moves: &moves)
+        reach(root, from: nil)
         for move in moves { add(move.config, parent: nil) }
-        var next = 0
-        while next < configs.count {
-            guard configs.count < configurationLimit else {
+        var next = firstConfig
+        while next < graph.configs.count {
+            guard graph.configs.count - firstConfig < configurationLimit else {
                 finished = false
+                for instance in firstInstance..<graph.instances.count { graph.instances[instance].truncated = true }
                 return
             }
             moves.removeAll(keepingCapacity: true)
@@ -346,13 +365,13 @@ struct SessionExplorer {
 
     /// Numbers a configuration the first time it is found; nil when it was known.
     @discardableResult
-    mutating func add(_ config: Config, parent: (Point, Step)?) -> Int? {
-        let number = configs.count
+    func add(_ config: Config, parent: (Point, Step)?) -> Int? {
+        let number = graph.configs.count
         var isNew = false
-        Self.insert(&index[config, default: -1], number, &isNew)
+        Self.insert(&graph.index[config, default: -1], number, &isNew)
         guard isNew else { return nil }
-        configs.append(config)
-        parents.append(parent)
+        graph.configs.append(config)
+        graph.parents.append(parent)
         return number
     }
 
@@ -363,17 +382,36 @@ struct SessionExplorer {
     }
 
     /// The instance for an entry, created (with a move to its first configuration) the first time.
-    mutating func instance(_ entry: Entry, caller: Int?, moves: inout [Move]) -> Int {
-        if let known = instanceIndex[entry] { return known }
-        let id = instances.count
-        instances.append(Instance(entry: entry, caller: caller))
-        instanceIndex[entry] = id
+    func instance(_ entry: Entry, moves: inout [Move]) -> Int {
+        if let known = graph.instanceIndex[entry] { return known }
+        let id = graph.instances.count
+        let isRootEntry = !entry.shielded && entry.session == Session(held: false, sessionOps: nil, checked: [])
+        graph.instances.append(Instance(entry: entry, isRootEntry: isRootEntry))
+        graph.instanceIndex[entry] = id
         // A workflow with findings is not explored, so its start is defined.
         if let start = nodes[entry.node].topology.start {
             let first = Config(instance: id, state: start, mode: .normal, retrying: false, facts: [:], session: entry.session)
-            moves.append(Move(config: first, from: Point(config: caller ?? 0, via: nil), step: nil))
+            moves.append(Move(config: first, from: Point(config: 0, via: nil), step: nil))
         }
         return id
+    }
+
+    /// Records that this root's runs reach an instance, first from configuration `caller`, and with it every
+    /// instance an earlier walk found it runs.
+    mutating func reach(_ instance: Int, from caller: Int?) {
+        var pending = [(instance, caller)]
+        while let (current, from) = pending.popLast() {
+            if current == root {
+                // The root is reached once, first.
+                guard reached.isEmpty else { continue }
+            } else {
+                guard witnesses[current] == nil, let from else { continue }
+                witnesses[current] = from
+            }
+            reached.append(current)
+            if graph.instances[current].truncated { finished = false }
+            for (config, callee) in graph.instances[current].calls { pending.append((callee, config)) }
+        }
     }
 }
 

@@ -4,6 +4,9 @@
 /// analyses, made when it was verified, serve again when its parent is.
 final class VerificationContext {
     let catalog: OperationCatalog
+    /// What the session proofs of the load's files have walked, shared so that each file is walked once per way
+    /// it is entered.
+    let sessionGraph = SessionGraph()
     private var flows: [String: ErrorFlow] = [:]
     private var budgets: [String: BudgetGraph] = [:]
     private var topologies: [String: WorkflowTopology] = [:]
