@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset", "ThreadTestVectors"]),
         .testTarget(
             name: "MatterFlowTests",
-            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload", "ThreadDataset", "ThreadTestVectors"]
+            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload", "ThreadDataset", "ThreadTestVectors", "MatterFlowBenchmarks"]
         ),
         .testTarget(name: "MatterFlowBenchmarksTests", dependencies: ["MatterFlowBenchmarks", "MatterFlowJSON"]),
         .testTarget(

@@ -37,7 +37,7 @@ extension BenchmarkSuite {
         return results
     }
 
-    private static func requireValid(_ engine: WorkflowEngine, path: String, file: String) throws {
+    static func requireValid(_ engine: WorkflowEngine, path: String, file: String) throws {
         guard engine.validate(path: path).allSatisfy({ $0.severity != .error }) else {
             throw BenchmarkError("\(file) does not validate")
         }

@@ -23,7 +23,7 @@ public struct BenchmarkSuite: Sendable {
     /// The names of all benchmarks, in the order they run.
     public static let names = [
         "transition.overhead", "action.overhead", "commission.oneTask", "commission.allCores", "concurrent.10000",
-        "load.shipped", "load.generated", "validate.process", "payload.parse", "payload.generate",
+        "load.shipped", "load.generated", "load.nested", "validate.process", "payload.parse", "payload.generate",
         "dataset.parse", "dataset.encode",
     ]
 
@@ -54,6 +54,7 @@ public struct BenchmarkSuite: Sendable {
         case "concurrent.10000": return [try await concurrentRuns()]
         case "load.shipped": return try loadShipped()
         case "load.generated": return try loadGenerated()
+        case "load.nested": return try loadNested()
         case "validate.process": return try validateProcess()
         case "payload.parse", "payload.generate", "dataset.parse", "dataset.encode": return [try codec(name)]
         default: return []

@@ -92,7 +92,9 @@ public struct CoverageReport: Sendable {
         var byFile: [String: WorkflowCoverage] = [:]
         func register(_ workflow: Workflow) {
             let key = Self.key(workflow.file)
-            if byFile[key] == nil { byFile[key] = WorkflowCoverage(workflow, file: key) }
+            // Each file once: a file that many states run (at many levels) is one entry, walked once.
+            guard byFile[key] == nil else { return }
+            byFile[key] = WorkflowCoverage(workflow, file: key)
             for child in workflow.subworkflows.values { register(child) }
         }
         for result in results {

@@ -15,8 +15,6 @@ final class FixtureDecoder {
     let directory: String
     /// The workflow as the fixture runs it (mocks in place), once `workflow` and `mocks` have been read.
     var workflow: Workflow?
-    /// Every state a run of the workflow can visit, qualified by sub-workflow states.
-    var stateNames: [String] = []
     /// The home's rooms, to check the rooms named in expectations.
     private(set) var home: HomeDescription?
 
@@ -61,11 +59,9 @@ final class FixtureDecoder {
         let workflow = workflowPath.flatMap { loadWorkflow($0, at: root.pointer("workflow")) }
         // Mocks name states of the workflow as written; everything after them, states of the workflow as it runs.
         self.workflow = workflow
-        stateNames = workflow?.qualifiedStateNames ?? []
         var runnable = workflow
         let mocks = decodeMocks(root.array("mocks") ?? [], at: root.pointer("mocks"), into: &runnable)
         self.workflow = runnable
-        stateNames = runnable?.qualifiedStateNames ?? []
         let inputs = decodeInputs(root, workflow: workflow)
         let home = decodeHome(root)
         self.home = home
@@ -198,8 +194,8 @@ final class FixtureDecoder {
     /// A qualified state name, or nil (reported) when no run of the workflow can visit it.
     func state(_ name: String, at pointer: String) -> String? {
         guard let workflow else { return nil }
-        if stateNames.contains(name) { return name }
-        let hint = SpellingSuggestion.hint(for: name, among: stateNames)
+        if workflow.hasQualifiedState(name) { return name }
+        let hint = SpellingSuggestion.hint(for: name, among: workflow.qualifiedStateCandidates(for: name))
         collector.error(
             FixtureDiagnosticCode.unknownState, at: pointer,
             "workflow \(workflow.name) has no state \"\(name)\"\(hint); name states as in visitedStates, qualified by sub-workflow states (\"commission/commission\")"

@@ -1,21 +1,37 @@
 import MatterFlow
 
 extension Workflow {
-    /// Every state a run can visit, qualified by the sub-workflow states above it (`commission/commission`), in
-    /// document order, depth first.
-    var qualifiedStateNames: [String] {
-        var names: [String] = []
-        func collect(_ workflow: Workflow, prefix: String) {
-            for name in workflow.stateOrder {
-                names.append(prefix + name)
-                if let state = workflow.states[name], case .workflow(let step) = state.kind,
-                    let child = workflow.subworkflows[step.path]
-                {
-                    collect(child, prefix: prefix + name + "/")
-                }
-            }
+    /// Whether a run can visit a state with this qualified name (`commission/commission`, as in
+    /// `visitedStates`): each name but the last is a sub-workflow state of the level above. Found by walking the
+    /// names, so a tree with exponentially many qualified states answers as fast as a small one.
+    func hasQualifiedState(_ qualified: String) -> Bool {
+        let names = qualified.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var workflow = self
+        for (position, name) in names.enumerated() {
+            guard let state = workflow.states[name] else { return false }
+            if position == names.count - 1 { return true }
+            guard case .workflow(let step) = state.kind, let child = workflow.subworkflows[step.path] else { return false }
+            workflow = child
         }
-        collect(self, prefix: "")
-        return names
+        return false
+    }
+
+    /// Qualified names a mistyped one may have meant: at the first level where the name stops matching, each of
+    /// that level's states in place of the name written there, the rest kept (`commision/commission` →
+    /// `commission/commission`, `prepare/prepaired` → `prepare/prepared`).
+    func qualifiedStateCandidates(for qualified: String) -> [String] {
+        let names = qualified.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var workflow = self
+        for (position, name) in names.enumerated() {
+            let prefix = names[..<position].map { $0 + "/" }.joined()
+            let rest = names[(position + 1)...].map { "/" + $0 }.joined()
+            guard let state = workflow.states[name], position < names.count - 1,
+                case .workflow(let step) = state.kind, let child = workflow.subworkflows[step.path]
+            else {
+                return workflow.stateOrder.map { prefix + $0 + rest }
+            }
+            workflow = child
+        }
+        return []
     }
 }

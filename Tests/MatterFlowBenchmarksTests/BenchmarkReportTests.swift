@@ -32,7 +32,8 @@ import Testing
         let names = Set(results.map(\.name))
         for expected in ["transition.overhead", "action.overhead", "commission.oneTask", "commission.allCores", "concurrent.10000",
                          "load.shipped.commission-device.json", "load.reload.commission-device.json", "load.generated.1000", "load.generated.10000",
-                         "load.generated.growth", "payload.parse", "payload.generate", "dataset.parse", "dataset.encode"] {
+                         "load.generated.growth", "load.nested.chain.64", "load.nested.diamond.64", "load.nested.chain.growth",
+                         "load.nested.diamond.growth", "payload.parse", "payload.generate", "dataset.parse", "dataset.encode"] {
             #expect(names.contains(expected), "\(expected) is missing")
         }
         #expect(results.allSatisfy { $0.median.isFinite && $0.median > 0 })

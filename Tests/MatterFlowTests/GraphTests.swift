@@ -16,7 +16,7 @@ import Testing
         """#
 
     @Test func dotOfASmallWorkflow() throws {
-        let graph = WorkflowGraph.build(try loadWorkflow(Self.tiny))
+        let graph = try WorkflowGraph.build(try loadWorkflow(Self.tiny))
         #expect(graph.dot == #"""
             digraph "tiny" {
               compound=true;
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func mermaidOfASmallWorkflow() throws {
-        let graph = WorkflowGraph.build(try loadWorkflow(Self.tiny))
+        let graph = try WorkflowGraph.build(try loadWorkflow(Self.tiny))
         #expect(graph.mermaid == #"""
             %% tiny
             flowchart TD
@@ -69,14 +69,14 @@ import Testing
     }
 
     @Test func outputIsStableAcrossLoads() throws {
-        let first = WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)
-        let second = WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)
+        let first = try WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)
+        let second = try WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)
         #expect(first.dot == second.dot)
         #expect(first.mermaid == second.mermaid)
     }
 
     @Test func expandedSubWorkflowsAreClustersWiredToTheirParentsEdges() throws {
-        let graph = WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)
+        let graph = try WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)
         let dot = graph.dot
         #expect(dot.contains("subgraph \"cluster_prepare\" {"))
         #expect(dot.contains("label=\"prepare: prepare.json\";"))
@@ -96,12 +96,12 @@ import Testing
     @Test func aValidatorPathIsHighlighted() throws {
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
         let path = "prepare -[start]-> prepare/prepare -[next]-> prepare/prepared -[next]-> request -[onError[0] *]-> rememberFailure"
-        let graph = WorkflowGraph.build(workflow).highlighting(.path(path))
+        let graph = try WorkflowGraph.build(workflow).highlighting(.path(path))
         #expect(graph.nodes.filter(\.highlighted).map(\.id) == ["prepare", "request", "rememberFailure"])
         #expect(graph.edges.filter(\.highlighted).map { "\($0.from)>\($0.to)" } == ["prepare>request", "request>rememberFailure"])
         #expect(graph.dot.contains(##""prepare" -> "request" [label="next", color="#d00000", fontcolor="#d00000", penwidth=2.5];"##))
         #expect(graph.mermaid.contains("linkStyle 1,5 stroke:#d00000,stroke-width:3px"))
-        let expanded = WorkflowGraph.build(workflow, expand: true).highlighting(.path(path))
+        let expanded = try WorkflowGraph.build(workflow, expand: true).highlighting(.path(path))
         #expect(expanded.edges.filter(\.highlighted).map { "\($0.from)>\($0.to)" }
             == ["prepare/prepare>prepare/prepared", "prepare/prepared>request/request"])
     }
@@ -119,7 +119,7 @@ import Testing
         let highlight = try GraphHighlight.trace(jsonl: trace)
         #expect(highlight.states == ["prepare", "prepare/prepare", "prepare/failed", "failed"])
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
-        let expanded = WorkflowGraph.build(workflow, expand: true).highlighting(highlight)
+        let expanded = try WorkflowGraph.build(workflow, expand: true).highlighting(highlight)
         #expect(expanded.edges.filter(\.highlighted).map { "\($0.from)>\($0.to)" }
             == ["prepare/prepare>prepare/failed", "prepare/failed>failed"])
         #expect(expanded.clusters.first { $0.id == "cluster_prepare" }?.highlighted == true)
@@ -134,7 +134,7 @@ import Testing
             return
         }
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
-        var pictures = [WorkflowGraph.build(workflow).dot, WorkflowGraph.build(workflow, expand: true).dot]
+        var pictures = [try WorkflowGraph.build(workflow).dot, try WorkflowGraph.build(workflow, expand: true).dot]
         pictures += MachineGraph.machines.map { MachineGraph.build($0.table, activeStates: $0.activeStates).dot }
         for picture in pictures {
             let process = Process()

@@ -82,6 +82,8 @@ import Testing
     @Test func everyDocumentedCodeIsCovered() {
         let tested = Set(Self.cases.map(\.code))
         let documented = Set(WorkflowDiagnosticCode.all.map(\.code)).subtracting(["fileNotFound", "unreadableFile", "workflowCycle", "invalidSubworkflow"])
+            // Trees of files and very large walks: NestedWorkflowTests triggers these.
+            .subtracting(["nestingTooDeep", "proofIncomplete"])
         #expect(documented.subtracting(tested).isEmpty, "untested: \(documented.subtracting(tested).sorted())")
     }
 

@@ -5,9 +5,15 @@ import MatterFlowJSON
 /// validator printed, as qualified state names (`commission/rememberFailure`) in order.
 public struct GraphHighlight: Sendable, Hashable {
     public var states: [String]
+    /// The top-level workflow a trace is of; nil for a path written out.
+    public var workflow: String?
+    /// Where the path came from (a trace file, or the option), as errors about it name it.
+    public var source: String
 
-    public init(states: [String]) {
+    public init(states: [String], workflow: String? = nil, source: String = "--highlight-path") {
         self.states = states
+        self.workflow = workflow
+        self.source = source
     }
 
     /// The states a run entered, from its `--trace jsonl` lines, each qualified by the sub-workflow states above it.
@@ -15,6 +21,7 @@ public struct GraphHighlight: Sendable, Hashable {
     public static func trace(jsonl text: String, file: String = "<trace>") throws(DiagnosticsError) -> GraphHighlight {
         var stack: [String] = []
         var states: [String] = []
+        var top: String?
         for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else { continue }
@@ -29,10 +36,11 @@ public struct GraphHighlight: Sendable, Hashable {
                 let workflow = value["workflow"]?.stringValue
             else { continue }
             let depth = workflow.split(separator: "/").count - 1
+            if depth == 0, top == nil { top = workflow }
             stack = Array(stack.prefix(max(0, depth))) + [state]
             states.append(stack.joined(separator: "/"))
         }
-        return GraphHighlight(states: states)
+        return GraphHighlight(states: states, workflow: top, source: file)
     }
 
     /// States written as a list: separated by commas or arrows (`a, b, c`, `a -> b`), or a path as the validator
@@ -60,12 +68,23 @@ extension StateGraph {
     /// The graph with a path drawn over it: its states, and the edges between consecutive ones. A qualified state
     /// is drawn as the nearest node the graph has (`commission/commission` is `commission` when sub-workflows
     /// are not expanded; a sub-workflow's state, when expanded, is its cluster and the child's start).
-    public func highlighting(_ highlight: GraphHighlight) -> StateGraph {
+    /// - Throws: ``DiagnosticsError`` (`highlightMismatch`) when the path names no state, names states the graph
+    ///   does not have, or is a trace of another workflow: nothing of it would be drawn right.
+    public func highlighting(_ highlight: GraphHighlight) throws(DiagnosticsError) -> StateGraph {
+        if let traced = highlight.workflow, traced != name {
+            throw highlight.mismatch(
+                "this is a trace of workflow \"\(traced)\", but the graph draws \"\(name)\"; pass the trace of a run of this workflow (`matterflow run WORKFLOW --trace jsonl 2> trace.jsonl`)")
+        }
+        guard !highlight.states.isEmpty else {
+            throw highlight.mismatch(
+                "the path names no state; give states as `a, b, c`, a path `matterflow validate` printed, or a `matterflow run --trace jsonl` file")
+        }
         var graph = self
         let nodeIDs = Set(nodes.map(\.id))
         let clusterIDs = Set(allClusters.map(\.id))
         var sequence: [String] = []
         var clustersHit = Set<String>()
+        var unknown: [String] = []
         for state in highlight.states {
             var components = state.split(separator: "/").map(String.init)
             var resolved: String?
@@ -81,8 +100,17 @@ extension StateGraph {
                     components.removeLast()
                 }
             }
-            guard let resolved else { continue }
+            guard let resolved else {
+                if !unknown.contains(state) { unknown.append(state) }
+                continue
+            }
             if sequence.last != resolved { sequence.append(resolved) }
+        }
+        if let first = unknown.first {
+            let shown = unknown.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (unknown.count > 5 ? " and \(unknown.count - 5) more" : "")
+            let topLevel = nodes.map(\.id).filter { !$0.contains("/") }
+            throw highlight.mismatch(
+                "\(shown) \(unknown.count == 1 ? "is not a state" : "are not states") of workflow \"\(name)\"\(SpellingSuggestion.hint(for: first, among: nodes.map(\.id))); give this workflow's own states (\(topLevel.prefix(8).joined(separator: ", "))\(topLevel.count > 8 ? ", ..." : "")), or the trace or path of a run of it")
         }
         let visited = Set(sequence)
         let pairs = Set(zip(sequence, sequence.dropFirst()).map { "\($0)\u{1}\($1)" })
@@ -102,5 +130,12 @@ extension StateGraph {
         }
         mark(&graph.clusters)
         return graph
+    }
+}
+
+extension GraphHighlight {
+    /// The error for a path that does not fit the graph.
+    func mismatch(_ message: String) -> DiagnosticsError {
+        DiagnosticsError([Diagnostic(severity: .error, code: GraphDiagnosticCode.highlightMismatch, message: message, file: source)])
     }
 }

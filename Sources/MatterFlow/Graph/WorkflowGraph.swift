@@ -1,16 +1,54 @@
+import MatterFlowJSON
+
 /// Builds the picture of a workflow: a node per state (its operation, sub-workflow, event or error, and its
 /// guards), an edge per transition labelled by its kind (`next`, the error names of a route, a choice's
 /// condition, `default`, `event VALUE`, `timeout N s`, `cancel`). With `expand`, each sub-workflow is drawn
 /// inside its state as a cluster: edges into the state enter the child's start, the child's succeed states lead
 /// to the state's `next`, its fail states to each error route, and its cancel path's ends to the parent's cancel
 /// state. States only the cancel path reaches get no cancel edge: that path is shielded from cancels.
+///
+/// An expanded picture draws a sub-workflow once per state that runs it, at every level, so a tree whose levels
+/// run the next twice has exponentially many states to draw: past ``maximumExpandedStates`` it is refused.
 public enum WorkflowGraph {
-    public static func build(_ workflow: Workflow, expand: Bool = false) -> StateGraph {
+    /// At most this many states are drawn with `expand` (the states a collapsed picture draws are never limited).
+    public static let maximumExpandedStates = 10_000
+
+    /// The picture of a workflow; with `expand`, its sub-workflows are drawn inside the states that run them.
+    /// - Throws: ``DiagnosticsError`` (`graphTooLarge`) when the expanded picture would draw more than
+    ///   ``maximumExpandedStates`` states.
+    public static func build(_ workflow: Workflow, expand: Bool = false) throws(DiagnosticsError) -> StateGraph {
+        if expand {
+            var counted: [String: Int] = [:]
+            let count = expandedStates(workflow, counted: &counted)
+            guard count <= maximumExpandedStates else {
+                throw DiagnosticsError([Diagnostic(
+                    severity: .error, code: GraphDiagnosticCode.graphTooLarge,
+                    message: "expanded, this workflow draws \(count > maximumExpandedStates ? "more than \(maximumExpandedStates)" : "\(count)") states (its sub-workflows are drawn once per state that runs them, at every level), more than the \(maximumExpandedStates) an expanded graph may have; draw it without --expand, or draw its sub-workflows one file at a time",
+                    file: workflow.file)])
+            }
+        }
         var builder = Builder(expand: expand)
         let clusters = builder.add(workflow, prefix: "")
         return StateGraph(
             name: workflow.name, starts: [builder.entry(workflow, prefix: "", state: workflow.start)], nodes: builder.nodes,
             edges: builder.edges, clusters: clusters)
+    }
+
+    /// How many states the expanded picture of a workflow draws, counted once per file and capped just past
+    /// ``maximumExpandedStates`` (the exact number can exceed any integer).
+    private static func expandedStates(_ workflow: Workflow, counted: inout [String: Int]) -> Int {
+        if let known = counted[workflow.file] { return known }
+        var total = 0
+        for state in workflow.statesInOrder {
+            if case .workflow(let subworkflow) = state.kind, let child = workflow.subworkflows[subworkflow.path] {
+                total += expandedStates(child, counted: &counted)
+            } else {
+                total += 1
+            }
+            total = min(total, maximumExpandedStates + 1)
+        }
+        counted[workflow.file] = total
+        return total
     }
 
     private struct Builder {

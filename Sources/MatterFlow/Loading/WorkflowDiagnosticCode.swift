@@ -18,6 +18,7 @@ public enum WorkflowDiagnosticCode {
     public static let errorOutsideHandler = "errorOutsideHandler"
     public static let undefinedWorkflowFile = "undefinedWorkflowFile"
     public static let workflowCycle = "workflowCycle"
+    public static let nestingTooDeep = "nestingTooDeep"
     public static let invalidSubworkflow = "invalidSubworkflow"
     public static let unreachableState = "unreachableState"
     public static let noTerminalReachable = "noTerminalReachable"
@@ -34,6 +35,7 @@ public enum WorkflowDiagnosticCode {
     public static let unhandledEventValue = "unhandledEventValue"
     public static let sessionLeak = "sessionLeak"
     public static let operationOutOfOrder = "operationOutOfOrder"
+    public static let proofIncomplete = "proofIncomplete"
     public static let deadErrorRoute = "deadErrorRoute"
     public static let deadRetry = "deadRetry"
     public static let unhandledError = "unhandledError"
@@ -69,6 +71,7 @@ public enum WorkflowDiagnosticCode {
         (errorOutsideHandler, "${error} is read in a state no error or cancel edge leads to"),
         (undefinedWorkflowFile, "a workflow state names a file that does not exist"),
         (workflowCycle, "workflow files include each other in a cycle"),
+        (nestingTooDeep, "sub-workflows nest more levels deep than the loader allows (64)"),
         (invalidSubworkflow, "a named sub-workflow file has errors of its own"),
         (unreachableState, "no path from the start reaches the state"),
         (noTerminalReachable, "no succeed or fail state can be reached from the state"),
@@ -85,6 +88,7 @@ public enum WorkflowDiagnosticCode {
         (unhandledEventValue, "a wait state has no transition for some of its event's values, and no otherwise"),
         (sessionLeak, "a path from opening the commissioning session to the end of the run does not release it"),
         (operationOutOfOrder, "a path calls an operation before what the hub protocol requires before it"),
+        (proofIncomplete, "the session and protocol-order proofs stopped at their limit of configurations before covering every path"),
         (deadErrorRoute, "an error route, or a name in one, can never match an error the state can raise (warning)"),
         (deadRetry, "a retry entry, or a name in one, can never match an error the state can raise (warning)"),
         (unhandledError, "an error the state can raise has no route (warning; error with handleAllErrors)"),

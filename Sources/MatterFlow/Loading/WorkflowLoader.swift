@@ -11,6 +11,11 @@ public struct WorkflowLoader: Sendable {
         self.catalog = catalog
     }
 
+    /// How many levels of sub-workflows a workflow may nest below itself: a workflow state in a file at this
+    /// depth (the top-level file is at depth 0) is an error (`nestingTooDeep`), as is one naming a file whose own
+    /// sub-workflows would go deeper. Every analysis and the runner may walk a tree of at most this height.
+    public static let maximumNestingDepth = 64
+
     /// The result of loading: the workflow when it has no errors, and every finding (errors and warnings).
     public struct Outcome: Sendable {
         public var workflow: Workflow?
@@ -57,6 +62,8 @@ public struct WorkflowLoader: Sendable {
         /// The analyses of every file of this load, so that a parent's verification reuses its children's.
         let verification: VerificationContext
         var loaded: [String: Workflow?] = [:]
+        /// For each file loaded, how many levels of sub-workflows nest below it (0 for a file without any).
+        var heights: [String: Int] = [:]
         var diagnosticsByFile: [(String, [Diagnostic])] = []
         var stack: [String] = []
         /// Every file read, with its text.
@@ -121,6 +128,9 @@ public struct WorkflowLoader: Sendable {
             let savedStack = self.stack
             self.stack = stack
             defer { self.stack = savedStack }
+            // The depth of this file's children: the top-level file is at depth 0.
+            let childDepth = stack.count
+            var height = 0
             for state in workflow.statesInOrder {
                 guard case .workflow(let subworkflow) = state.kind else { continue }
                 let childPath = subworkflow.path.hasPrefix("/")
@@ -133,6 +143,12 @@ public struct WorkflowLoader: Sendable {
                         "\"\(subworkflow.path)\" includes this workflow again (directly or through others); break the cycle")
                     continue
                 }
+                if childDepth > WorkflowLoader.maximumNestingDepth {
+                    collector.error(
+                        WorkflowDiagnosticCode.nestingTooDeep, at: pointer,
+                        "\"\(subworkflow.path)\" would be sub-workflow level \(childDepth), deeper than the \(WorkflowLoader.maximumNestingDepth) levels a workflow may nest; run this part inline or split the flow into runs of its own")
+                    continue
+                }
                 guard let loadedChild = load(path: childPath, key: childKey, reportingMissing: false) else {
                     collector.error(
                         WorkflowDiagnosticCode.undefinedWorkflowFile, at: pointer,
@@ -140,6 +156,15 @@ public struct WorkflowLoader: Sendable {
                     continue
                 }
                 if let child = loadedChild {
+                    // A file loaded earlier, at a shallower place, may nest too deep from here.
+                    let childHeight = heights[childKey] ?? 0
+                    if childDepth + childHeight > WorkflowLoader.maximumNestingDepth {
+                        collector.error(
+                            WorkflowDiagnosticCode.nestingTooDeep, at: pointer,
+                            "\"\(subworkflow.path)\" nests \(childHeight) more levels of sub-workflows below level \(childDepth), deeper than the \(WorkflowLoader.maximumNestingDepth) levels a workflow may nest; run part of it inline or split the flow into runs of its own")
+                        continue
+                    }
+                    height = max(height, childHeight + 1)
                     workflow.subworkflows[subworkflow.path] = child
                 } else {
                     collector.error(
@@ -147,6 +172,7 @@ public struct WorkflowLoader: Sendable {
                         "workflow file \"\(subworkflow.path)\" has errors; run `matterflow validate \(childPath)`")
                 }
             }
+            if let key = stack.last { heights[key] = height }
             WorkflowValidator(workflow: workflow, catalog: catalog, collector: collector, verification: verification).validate()
             // Hashed when a journal first asks: validating needs no hash.
             let children = workflow.subworkflows.keys.sorted().map { ($0, workflow.subworkflows[$0]?.contentHashSource) }

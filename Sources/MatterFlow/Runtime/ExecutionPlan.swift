@@ -81,7 +81,25 @@ final class PlannedState: Sendable {
     /// An action's call; nil for other states, or when the catalog lacks the operation.
     let call: PlannedCall?
     /// A sub-workflow state's child plan; nil for other states, or when the sub-workflow was not loaded.
-    let child: ExecutionPlan?
+    ///
+    /// Compiled when a run first enters the state, not with its parent: a tree whose files run each other many
+    /// times has exponentially many places, of which a run enters few.
+    var child: ExecutionPlan? {
+        guard let childSource else { return nil }
+        if let compiled = compiledChild.withLock({ $0 }) { return compiled }
+        let compiled = ExecutionPlan(
+            childSource.workflow, path: childSource.path, prefix: childSource.prefix, catalog: childSource.catalog)
+        // Two runs entering at once may both compile it; the first kept is the one every run uses.
+        return compiledChild.withLock { kept in
+            if let kept { return kept }
+            kept = compiled
+            return compiled
+        }
+    }
+    /// What a sub-workflow state's child plan is compiled from; nil for other states, or when the sub-workflow
+    /// was not loaded.
+    private let childSource: (workflow: Workflow, path: [String], prefix: String, catalog: OperationCatalog)?
+    private let compiledChild = Mutex<ExecutionPlan?>(nil)
     /// A sub-workflow state's input templates, by name in document order; empty for other states.
     let childInputs: [(name: String, value: Template)]
     /// A sub-workflow state's path as written; empty for other states.
@@ -104,7 +122,7 @@ final class PlannedState: Sendable {
         switch state.kind {
         case .action(let action):
             call = catalog[action.operation].map { PlannedCall($0, action: action) }
-            child = nil
+            childSource = nil
             childInputs = []
             childPath = ""
             step = PlannedStep(action.step)
@@ -114,13 +132,13 @@ final class PlannedState: Sendable {
             step = PlannedStep(subworkflow.step)
             childInputs = subworkflow.inputs
             childPath = subworkflow.path
-            child = workflow.subworkflows[subworkflow.path].map { child in
-                ExecutionPlan(child, path: path + [child.name], prefix: prefix + state.name + "/", catalog: catalog)
+            childSource = workflow.subworkflows[subworkflow.path].map { child in
+                (child, path + [child.name], prefix + state.name + "/", catalog)
             }
             isSubworkflow = true
         case .choice, .assign, .wait, .succeed, .fail:
             call = nil
-            child = nil
+            childSource = nil
             childInputs = []
             childPath = ""
             step = nil

@@ -60,7 +60,7 @@ struct WorkflowValidator {
             case .workflow(let subworkflow):
                 checkRoutes(subworkflow.step, state: state)
                 guard let child = workflow.subworkflows[subworkflow.path] else { continue }
-                acquires = acquires || child.opensSession(catalog: catalog)
+                acquires = acquires || verification.opensSession(child)
                 checkArguments(
                     given: subworkflow.inputs,
                     declared: child.inputs.map { ($0.name, $0.type.shape, $0.required) },
@@ -231,18 +231,5 @@ struct WorkflowValidator {
             }
         }
         return seen
-    }
-}
-
-extension Workflow {
-    /// Whether some action of this workflow, or of a sub-workflow, opens a commissioning session.
-    func opensSession(catalog: OperationCatalog) -> Bool {
-        states.values.contains { state in
-            switch state.kind {
-            case .action(let action): catalog[action.operation]?.acquiresSession == true
-            case .workflow(let subworkflow): subworkflows[subworkflow.path]?.opensSession(catalog: catalog) == true
-            case .choice, .assign, .wait, .succeed, .fail: false
-            }
-        }
     }
 }

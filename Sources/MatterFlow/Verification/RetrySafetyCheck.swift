@@ -14,6 +14,8 @@ struct RetrySafetyCheck {
     let collector: DiagnosticCollector
     /// What a sub-workflow (by the path in its state) can end with.
     let childErrors: (String) -> Set<PossibleError>?
+    /// The first non-idempotent write a sub-workflow (by the path in its state) calls, at any depth.
+    let childWrite: (String) -> String?
 
     func check() {
         for (number, state) in flow.topology.states.enumerated() {
@@ -22,9 +24,7 @@ struct RetrySafetyCheck {
             case .action(let action):
                 checkAction(action, state: state, routing: routing)
             case .workflow(let subworkflow):
-                guard let child = workflow.subworkflows[subworkflow.path],
-                    let write = child.nonIdempotentWrite(catalog: catalog)
-                else { continue }
+                guard let write = childWrite(subworkflow.path) else { continue }
                 let fromChild = childErrors(subworkflow.path) ?? [.any]
                 for (index, retrier) in subworkflow.step.retry.enumerated() where retrier.maxRetries > 0 {
                     let taken = routing.retried[safe: index] ?? []
@@ -84,22 +84,5 @@ struct RetrySafetyCheck {
                 "\"repeatSafety\" relies on \"\(key)\", so the state must pass it (the same value on every attempt, e.g. \"${run.id}\")")
             return
         }
-    }
-}
-
-extension Workflow {
-    /// The first non-idempotent write this workflow or a sub-workflow calls, if any.
-    func nonIdempotentWrite(catalog: OperationCatalog) -> String? {
-        for state in statesInOrder {
-            switch state.kind {
-            case .action(let action):
-                if catalog[action.operation]?.effect == .nonIdempotentWrite { return action.operation }
-            case .workflow(let subworkflow):
-                if let found = subworkflows[subworkflow.path]?.nonIdempotentWrite(catalog: catalog) { return found }
-            default:
-                continue
-            }
-        }
-        return nil
     }
 }

@@ -16,17 +16,16 @@ struct SessionCheck {
     func check() {
         reportLeaks()
         reportOrder()
+        reportUnfinished()
     }
 
     private func reportLeaks() {
         var reported = Set<String>()
         let releasedOnSuccess = workflow.contract.sessionOnSuccess == .released
         for end in explorer.ends where end.held && (end.ending != .succeeded || releasedOnSuccess) {
-            let pointer = explorer.rootPointer(end) ?? explorer.lastRootPointer(to: end.config) ?? ""
+            let pointer = explorer.rootPointer(end) ?? explorer.lastRootPointer(to: end.point) ?? ""
             guard reported.insert(pointer).inserted else { continue }
-            let config = explorer.configs[end.config]
-            let innermost = config.frames[config.frames.count - 1]
-            let stillRunning = !explorer.nodes[innermost.node].topology.states[innermost.state].isTerminal
+            let stillRunning = !explorer.innermostIsTerminal(end.point)
             let state = explorer.stateName(end)
             let how: String
             switch end.ending {
@@ -38,32 +37,38 @@ struct SessionCheck {
             let final = explorer.label(end) ?? (end.ending == .cancelled && stillRunning ? "cancel" : nil)
             collector.error(
                 Code.sessionLeak, at: pointer,
-                "the commissioning session opened in \"\(acquirer(on: end.config))\" can still be open when the run ends \(how); release it on this path first (cancelCommissioning, or completeCommissioning after a commission). Path: \(explorer.pathText(to: end.config, final: final))")
+                "the commissioning session opened in \"\(acquirer(on: end.point))\" can still be open when the run ends \(how); release it on this path first (cancelCommissioning, or completeCommissioning after a commission). Path: \(explorer.pathText(to: end.point, final: final))")
         }
     }
 
     private func reportOrder() {
         var reported = Set<String>()
         for violation in explorer.violations {
-            let config = explorer.configs[violation.config]
-            let state = explorer.name(config)
+            let state = explorer.name(violation.config)
             guard reported.insert("\(state) \(violation.requirement)").inserted else { continue }
+            let point = SessionExplorer.Point(config: violation.config, via: nil)
             collector.error(
-                Code.operationOutOfOrder, at: violation.rootPointer,
-                "\(violation.operation) can be called in \"\(state)\" without \(violation.requirement) (the hub refuses it, or acts on the wrong device or session); path: \(explorer.pathText(to: violation.config))")
+                Code.operationOutOfOrder, at: explorer.pointer(of: violation),
+                "\(violation.operation) can be called in \"\(state)\" without \(violation.requirement) (the hub refuses it, or acts on the wrong device or session); path: \(explorer.pathText(to: point))")
         }
     }
 
+    /// The proof covers every path only when the walk finished: one cut short is a finding, not a pass.
+    private func reportUnfinished() {
+        guard !explorer.finished else { return }
+        collector.error(
+            Code.proofIncomplete, at: "",
+            "the session-release and protocol-order proofs stopped after \(explorer.configurationLimit) configurations without covering every path, so they prove nothing; split the workflow into smaller sub-workflows (each file is explored once per way it is entered)")
+    }
+
     /// The state on the path where the session was last opened.
-    private func acquirer(on config: Int) -> String {
+    private func acquirer(on point: SessionExplorer.Point) -> String {
         var found = "?"
         var held = false
-        for (position, element) in explorer.path(to: config).enumerated() {
-            let current = explorer.configs[element.config]
-            if current.held, !held, position > 0 {
-                found = explorer.name(explorer.configs[explorer.path(to: config)[position - 1].config])
-            }
-            held = current.held
+        let path = explorer.path(to: point)
+        for (position, element) in path.enumerated() {
+            if element.held, !held, position > 0 { found = path[position - 1].name }
+            held = element.held
         }
         return found
     }

@@ -1,223 +1,255 @@
 import MatterFlowJSON
 
-/// The moves of ``SessionExplorer``: what can happen next in a configuration.
+/// The moves of ``SessionExplorer``: what can happen next in a configuration, and what a sub-workflow's way of
+/// ending does in each state that runs it.
 extension SessionExplorer {
-    typealias Move = (Config, Step)
+    /// A move to a configuration of the same level, from a point of it (a configuration, or the end of a
+    /// sub-workflow run from one); or, with no step, the first configuration of a newly entered instance.
+    struct Move {
+        var config: Config
+        var from: Point
+        var step: Step?
+    }
 
     /// Adds the moves out of configuration `position` to `moves`.
     mutating func successors(of position: Int, into moves: inout [Move]) {
-        let config = configs[position]
-        let frame = config.frames[config.frames.count - 1]
-        let node = nodes[frame.node]
-        let number = frame.state
+        let config = graph.configs[position]
+        let node = graph.nodes[graph.instances[config.instance].entry.node]
+        let number = config.state
+        let at = Point(config: position, via: nil)
         // The state's kind is read where it is: copying the whole state would retain all it holds, per move.
         let kind = node.topology.states[number].kind
-        let shielded = config.frames.contains { $0.mode != .normal }
-        if !node.topology.states[number].isTerminal, !shielded {
+        if config.retrying {
+            // A retry runs the child again at once: no cancel or guard comes between.
+            call(config, at: position, moves: &moves)
+            return
+        }
+        if !node.topology.states[number].isTerminal, !isShielded(config) {
             for forked in cancelEffects(config, kind: kind) {
-                cancelLevel(forked, at: position, moves: &moves)
+                cancelLevel(forked, at: at, moves: &moves)
             }
         }
         switch kind {
         case .succeed:
-            endLevel(config, at: position, failure: nil, unrouted: false, moves: &moves)
+            endLevel(config, at: at, failure: nil, unrouted: false, moves: &moves)
         case .fail:
-            endLevel(config, at: position, failure: node.flow.raised(number) ?? [.any], unrouted: false, moves: &moves)
+            endLevel(config, at: at, failure: node.flow.raised(number) ?? [.any], unrouted: false, moves: &moves)
         case .action(let action):
-            actionMoves(config, at: position, action: action, state: number, moves: &moves)
+            actionMoves(config, at: position, action: action, moves: &moves)
         case .workflow(let subworkflow):
-            workflowMoves(config, at: position, subworkflow: subworkflow, state: number, moves: &moves)
+            call(config, at: position, moves: &moves)
+            // Guards and inputs may fail before the child starts.
+            let before = node.startErrors[number] ?? []
+            if !before.isEmpty {
+                routeFailure(config, at: at, step: subworkflow.step, errors: before, retry: false, moves: &moves)
+            }
         case .choice(let choice):
-            choiceMoves(config, choice: choice, state: number, moves: &moves)
+            choiceMoves(config, at: at, choice: choice, moves: &moves)
         case .assign(let assign):
             var next = config
             for (variable, value) in assign.assignments where node.tracked.contains(variable) {
-                next.setFact(variable, value.existence)
+                next.facts[variable] = value.existence
             }
-            move(next, from: number, 0, .next, &moves)
+            move(next, at: at, 0, .next, &moves)
         case .wait(let wait):
             var received = config
-            if let result = wait.result, node.tracked.contains(result) { received.setFact(result, true) }
+            if let result = wait.result, node.tracked.contains(result) { received.facts[result] = true }
             for index in wait.branches.indices {
-                move(received, from: number, index, .event(index), &moves)
+                move(received, at: at, index, .event(index), &moves)
             }
             if wait.otherwise != nil {
-                move(received, from: number, wait.branches.count, .eventOtherwise, &moves)
+                move(received, at: at, wait.branches.count, .eventOtherwise, &moves)
             }
-            move(config, from: number, wait.branches.count + (wait.otherwise == nil ? 0 : 1), .timeout, &moves)
+            move(config, at: at, wait.branches.count + (wait.otherwise == nil ? 0 : 1), .timeout, &moves)
         }
     }
 
-    /// Moves the innermost level along the transition at `offset` among those of its state `state` (numbered as
-    /// in ``WorkflowTopology/leaving``).
-    func move(_ config: Config, from state: Int, _ offset: Int, _ kind: StepKind, _ moves: inout [Move]) {
-        let level = config.frames.count - 1
-        let node = config.frames[level].node
-        let topology = nodes[node].topology
-        // A workflow with findings is not explored, so every transition leads to a defined state.
-        guard let target = topology.edges[topology.leaving[state].lowerBound + offset].to else { return }
-        var next = config
-        next.frames[level].state = target
-        moves.append((next, Step(kind: kind, node: node, state: state, isRoot: level == 0)))
+    /// No cancel can arrive: one is under way in this level or a caller.
+    func isShielded(_ config: Config) -> Bool {
+        config.mode != .normal || graph.instances[config.instance].entry.shielded
     }
 
-    private mutating func actionMoves(
-        _ config: Config, at position: Int, action: ActionState, state: Int, moves: inout [Move]
-    ) {
+    /// The node a configuration's level runs.
+    func node(of config: Config) -> Node {
+        graph.nodes[graph.instances[config.instance].entry.node]
+    }
+
+    /// Moves the level along the transition at `offset` among those of its state (numbered as in
+    /// ``WorkflowTopology/leaving``).
+    func move(_ config: Config, at from: Point, _ offset: Int, _ kind: StepKind, _ moves: inout [Move]) {
+        let nodeID = graph.instances[config.instance].entry.node
+        let topology = graph.nodes[nodeID].topology
+        // A workflow with findings is not explored, so every transition leads to a defined state.
+        guard let target = topology.edges[topology.leaving[config.state].lowerBound + offset].to else { return }
+        var next = config
+        next.state = target
+        next.retrying = false
+        moves.append(Move(
+            config: next, from: from,
+            step: Step(kind: kind, node: nodeID, state: config.state)))
+    }
+
+    private mutating func actionMoves(_ config: Config, at position: Int, action: ActionState, moves: inout [Move]) {
         guard let operation = catalog[action.operation] else { return }
         for requirement in operation.requires where !config.satisfies(requirement) {
-            let pointer = config.frames.count == 1
-                ? nodes[0].topology.states[state].pointer + "/operation"
-                : nodes[0].topology.states[config.frames[0].state].pointer + "/path"
-            violations.append(
-                Violation(config: position, operation: operation.name, requirement: requirement, rootPointer: pointer))
+            graph.instances[config.instance].violations.append(
+                Violation(config: position, operation: operation.name, requirement: requirement))
         }
-        let node = nodes[config.frames[config.frames.count - 1].node]
+        let node = node(of: config)
+        let at = Point(config: position, via: nil)
         var succeeded = config
         succeeded.record(operation, succeeded: true)
-        if let result = action.step.result, node.tracked.contains(result) { succeeded.setFact(result, true) }
-        move(succeeded, from: state, 0, .next, &moves)
+        if let result = action.step.result, node.tracked.contains(result) { succeeded.facts[result] = true }
+        move(succeeded, at: at, 0, .next, &moves)
         var failed = config
         failed.record(operation, succeeded: false)
-        if let routing = node.flow.routing(state) {
-            routeMoves(failed, state: state, step: action.step, taken: routing.routed, moves: &moves)
+        if let routing = node.flow.routing(config.state) {
+            routeMoves(failed, at: at, step: action.step, taken: routing.routed, moves: &moves)
             if !routing.escaping.isEmpty {
-                endLevel(failed, at: position, failure: routing.escaping, unrouted: true, moves: &moves)
+                endLevel(failed, at: at, failure: routing.escaping, unrouted: true, moves: &moves)
             }
         }
     }
 
-    private mutating func workflowMoves(
-        _ config: Config, at position: Int, subworkflow: SubworkflowState, state: Int, moves: inout [Move]
-    ) {
-        let level = config.frames.count - 1
-        let node = nodes[config.frames[level].node]
-        guard let child = node.children[state], let start = nodes[child].topology.start else { return }
-        var started = config
-        started.frames.append(Frame(node: child, state: start, mode: .normal, facts: [:]))
-        moves.append((started, Step(kind: .start, node: config.frames[level].node, state: state, isRoot: level == 0)))
-        // Guards and inputs may fail before the child starts.
-        let before = node.startErrors[state] ?? []
-        if !before.isEmpty {
-            routeFailure(config, at: position, state: state, step: subworkflow.step, errors: before, retry: false, moves: &moves)
+    /// The sub-workflow state of configuration `position` runs its child: the child's instance for this entry
+    /// is explored (once), and each of its ways of ending continues this level.
+    private mutating func call(_ config: Config, at position: Int, moves: inout [Move]) {
+        guard let child = node(of: config).children[config.state] else { return }
+        let entry = Entry(node: child, session: config.session, shielded: isShielded(config))
+        let id = instance(entry, moves: &moves)
+        graph.instances[id].callers.append(position)
+        graph.instances[config.instance].calls.append((position, id))
+        reach(id, from: position)
+        for exit in graph.instances[id].exits.indices {
+            resume(position, after: id, exit: exit, moves: &moves)
         }
     }
 
-    /// The error routes of the innermost level's state `state` that take some error.
+    /// What the way `exit` of instance `child` ending does in the caller's configuration `caller`.
+    private mutating func resume(_ caller: Int, after child: Int, exit: Int, moves: inout [Move]) {
+        let ended = graph.instances[child].exits[exit]
+        var next = graph.configs[caller]
+        next.session = ended.session
+        next.retrying = false
+        let at = Point(config: caller, via: (child, exit))
+        let node = node(of: next)
+        guard case .workflow(let subworkflow) = node.topology.states[next.state].kind else { return }
+        switch ended.kind {
+        case .succeeded:
+            if let result = subworkflow.step.result, node.tracked.contains(result) {
+                next.facts[result] = graph.nodes[graph.instances[child].entry.node].outputNonNull ? true : nil
+            }
+            move(next, at: at, 0, .next, &moves)
+        case .failed(let errors):
+            routeFailure(next, at: at, step: subworkflow.step, errors: errors, retry: true, moves: &moves)
+        case .cancelled:
+            cancelLevel(next, at: at, moves: &moves)
+        }
+    }
+
+    /// The error routes of the level's state that take some error.
     private func routeMoves(
-        _ config: Config, state: Int, step: StepBehavior, taken: [Set<PossibleError>], moves: inout [Move]
+        _ config: Config, at from: Point, step: StepBehavior, taken: [Set<PossibleError>], moves: inout [Move]
     ) {
         for index in step.onError.indices where taken[safe: index]?.isEmpty == false {
-            move(config, from: state, 1 + index, .error(index), &moves)
+            move(config, at: from, 1 + index, .error(index), &moves)
         }
     }
 
-    /// A step of the innermost level failed with `errors`: its routes, a retry (sub-workflows), or the level ends.
+    /// A step of the level failed with `errors`: its routes, a retry (sub-workflows), or the level ends.
     private mutating func routeFailure(
-        _ config: Config, at position: Int, state: Int, step: StepBehavior, errors: Set<PossibleError>,
-        retry: Bool, moves: inout [Move]
+        _ config: Config, at from: Point, step: StepBehavior, errors: Set<PossibleError>, retry: Bool,
+        moves: inout [Move]
     ) {
         let (taken, escaping) = errors.partition(by: step.onError.map(\.errors))
-        routeMoves(config, state: state, step: step, taken: taken, moves: &moves)
-        let level = config.frames.count - 1
+        routeMoves(config, at: from, step: step, taken: taken, moves: &moves)
         if retry, step.retry.contains(where: { retrier in
             retrier.maxRetries > 0 && errors.contains { error in retrier.errors.contains(where: error.mayMatch) }
-        }), let child = nodes[config.frames[level].node].children[state], let start = nodes[child].topology.start {
+        }), node(of: config).children[config.state] != nil {
             var again = config
-            again.frames.append(Frame(node: child, state: start, mode: .normal, facts: [:]))
-            moves.append((again, Step(kind: .retry, node: config.frames[level].node, state: state, isRoot: level == 0)))
+            again.retrying = true
+            let nodeID = graph.instances[config.instance].entry.node
+            moves.append(Move(
+                config: again, from: from,
+                step: Step(kind: .retry, node: nodeID, state: config.state)))
         }
         if !escaping.isEmpty {
-            endLevel(config, at: position, failure: escaping, unrouted: true, moves: &moves)
+            endLevel(config, at: from, failure: escaping, unrouted: true, moves: &moves)
         }
     }
 
-    /// The innermost level ends: with success (`failure` nil) or an error. Its parent continues, or the run ends.
+    /// The level ends: with success (`failure` nil) or an error. Entered as a run's top level, the run ends;
+    /// and the instance has found a way of ending, which continues every state that runs it.
     private mutating func endLevel(
-        _ config: Config, at position: Int, failure: Set<PossibleError>?, unrouted: Bool, moves: inout [Move]
+        _ config: Config, at position: Point, failure: Set<PossibleError>?, unrouted: Bool, moves: inout [Move]
     ) {
-        let ended = config.frames[config.frames.count - 1]
-        guard config.frames.count > 1 else {
-            guard config.held else { return }
-            let ending: Ending = ended.mode == .cancelling ? .cancelled : failure == nil ? .succeeded : unrouted ? .unrouted : .failed
-            ends.append(End(
-                config: position, ending: ending, final: config, unrouted: unrouted, rootState: ended.state,
-                held: config.held))
-            return
+        if graph.instances[config.instance].isRootEntry, config.held {
+            let ending: Ending = config.mode == .cancelling ? .cancelled : failure == nil ? .succeeded : unrouted ? .unrouted : .failed
+            graph.instances[config.instance].ends.append(
+                End(point: position, ending: ending, unrouted: unrouted, rootState: config.state, held: config.held))
         }
-        var next = config
-        next.frames.removeLast()
-        if ended.mode == .cancelling {
-            cancelLevel(next, at: position, moves: &moves)
-            return
+        let kind: ExitKind = config.mode == .cancelling ? .cancelled : failure.map { .failed($0) } ?? .succeeded
+        let key = ExitKey(kind: kind, session: config.session)
+        guard graph.instances[config.instance].exitKeys.insert(key).inserted else { return }
+        let exit = graph.instances[config.instance].exits.count
+        graph.instances[config.instance].exits.append(Exit(kind: kind, session: config.session, point: position))
+        for caller in graph.instances[config.instance].callers {
+            resume(caller, after: config.instance, exit: exit, moves: &moves)
         }
-        let parent = next.frames[next.frames.count - 1]
-        let node = nodes[parent.node]
-        guard case .workflow(let subworkflow) = node.topology.states[parent.state].kind else { return }
-        guard let failure else {
-            if let result = subworkflow.step.result, node.tracked.contains(result) {
-                next.setFact(result, nodes[ended.node].outputNonNull ? true : nil)
-            }
-            move(next, from: parent.state, 0, .next, &moves)
-            return
-        }
-        routeFailure(next, at: position, state: parent.state, step: subworkflow.step, errors: failure, retry: true, moves: &moves)
     }
 
-    /// A cancel reaches the innermost level: it takes its cancel path, or ends at once and passes the cancel up.
-    private mutating func cancelLevel(_ config: Config, at position: Int, moves: inout [Move]) {
-        let level = config.frames.count - 1
-        // A run cancelled at its top level without a cancel path just ends; only an end holding the session is
-        // kept (see ``SessionExplorer/ends``).
-        if level == 0, nodes[config.frames[0].node].workflow.onCancel == nil, !config.held { return }
+    /// A cancel reaches the level: it takes its cancel path, or ends at once and passes the cancel up.
+    private mutating func cancelLevel(_ config: Config, at position: Point, moves: inout [Move]) {
+        let nodeID = graph.instances[config.instance].entry.node
+        // Without a cancel path the level just ends: a run's top level then ends (only an end holding the session
+        // is kept, see ``SessionExplorer/ends``), a sub-workflow passes the cancel up.
         var next = config
-        for outer in 0..<level { next.frames[outer].mode = .pending }
-        let node = next.frames[level].node
-        if nodes[node].workflow.onCancel != nil {
-            next.frames[level].mode = .cancelling
+        next.mode = .cancelling
+        next.retrying = false
+        if graph.nodes[nodeID].workflow.onCancel != nil {
             // A workflow with findings is not explored, so its cancel path is defined.
-            guard let onCancel = nodes[node].topology.onCancel else { return }
-            let from = next.frames[level].state
-            next.frames[level].state = onCancel
-            moves.append((next, Step(kind: .cancel, node: node, state: from, isRoot: level == 0)))
+            guard let onCancel = graph.nodes[nodeID].topology.onCancel else { return }
+            next.state = onCancel
+            moves.append(Move(
+                config: next, from: position,
+                step: Step(kind: .cancel, node: nodeID, state: config.state)))
             return
         }
-        next.frames[level].mode = .cancelling
         endLevel(next, at: position, failure: nil, unrouted: false, moves: &moves)
     }
 
     /// What a cancel leaves behind in the state it interrupts: an abandoned call may still have succeeded.
     private func cancelEffects(_ config: Config, kind: WorkflowState.Kind) -> [Config] {
         guard case .action(let action) = kind, let operation = catalog[action.operation] else { return [config] }
-        let node = nodes[config.frames[config.frames.count - 1].node]
+        let node = node(of: config)
         var late = config
         late.record(operation, succeeded: true)
-        if let result = action.step.result, node.tracked.contains(result) { late.setFact(result, true) }
+        if let result = action.step.result, node.tracked.contains(result) { late.facts[result] = true }
         if operation.acquiresSession || operation.releasesSession && !operation.releaseAttemptSuffices {
             return [config, late]
         }
         if operation.releasesSession { return [late] }
         var unknown = config
-        if let result = action.step.result, node.tracked.contains(result), config.fact(result) != true {
-            unknown.setFact(result, nil)
+        if let result = action.step.result, node.tracked.contains(result), config.facts[result] != true {
+            unknown.facts[result] = nil
         }
         return [unknown]
     }
 
-    private func choiceMoves(_ config: Config, choice: ChoiceState, state: Int, moves: inout [Move]) {
-        let node = nodes[config.frames[config.frames.count - 1].node]
+    private func choiceMoves(_ config: Config, at from: Point, choice: ChoiceState, moves: inout [Move]) {
+        let node = node(of: config)
         var remaining = config
         for (index, branch) in choice.branches.enumerated() {
-            let value = branch.condition.evaluate(remaining.frames[remaining.frames.count - 1].facts)
+            let value = branch.condition.evaluate(remaining.facts)
             if value == false { continue }
             var taken = remaining
             taken.assume(branch.condition, true)
-            for operation in node.supportChecks[state]?[index] ?? [] { taken.checked.insert(operation) }
-            move(taken, from: state, index, .choice(index), &moves)
+            for operation in node.supportChecks[config.state]?[index] ?? [] { taken.session.checked.insert(operation) }
+            move(taken, at: from, index, .choice(index), &moves)
             if value == true { return }
             remaining.assume(branch.condition, false)
         }
-        move(remaining, from: state, choice.branches.count, .choiceDefault, &moves)
+        move(remaining, at: from, choice.branches.count, .choiceDefault, &moves)
     }
 }
 
@@ -225,37 +257,31 @@ extension SessionExplorer.Config {
     func satisfies(_ requirement: OrderRequirement) -> Bool {
         switch requirement.scope {
         case .session:
-            guard let sessionOps else { return true }
+            guard let sessionOps = session.sessionOps else { return true }
             return requirement.operations.contains(where: sessionOps.contains)
         case .supportCheck:
-            return requirement.operations.contains(where: checked.contains)
+            return requirement.operations.contains(where: session.checked.contains)
         }
     }
 
     /// Records the session effect of a call that succeeded or failed.
     mutating func record(_ operation: OperationDescriptor, succeeded: Bool) {
         if succeeded, operation.acquiresSession {
-            held = true
-            sessionOps = [operation.name]
+            session.held = true
+            session.sessionOps = [operation.name]
         } else if operation.releasesSession, succeeded || operation.releaseAttemptSuffices {
-            held = false
-            sessionOps = []
+            session.held = false
+            session.sessionOps = []
         } else if succeeded {
-            sessionOps?.insert(operation.name)
+            session.sessionOps?.insert(operation.name)
         }
-    }
-
-    func fact(_ variable: String) -> Bool? { frames[frames.count - 1].facts[variable] }
-
-    mutating func setFact(_ variable: String, _ value: Bool?) {
-        frames[frames.count - 1].facts[variable] = value
     }
 
     /// Refines the facts with a condition known to hold (or not).
     mutating func assume(_ condition: Condition, _ holds: Bool) {
         switch condition {
         case .exists(let template):
-            if let variable = template.wholeVariable { setFact(variable, holds) }
+            if let variable = template.wholeVariable { facts[variable] = holds }
         case .not(let inner):
             assume(inner, !holds)
         case .and(let conditions) where holds:

@@ -1,102 +1,117 @@
 import MatterFlowJSON
 
-/// Walks every path of a workflow and, inline, of its sub-workflows, as one machine: success, each error route,
-/// errors no route takes, choice branches, wait events and timeouts, sub-workflow retries, and a cancel arriving in
-/// any state (which runs each level's cancel path, innermost first). Along each path it tracks whether this run
-/// holds the commissioning session, which operations the current session has done, and which support checks
-/// the run has made: enough to find leaked sessions and out-of-order calls, each with the path that shows it.
+/// Walks every path of a workflow and of its sub-workflows: success, each error route, errors no route takes,
+/// choice branches, wait events and timeouts, sub-workflow retries, and a cancel arriving in any state (which runs
+/// each level's cancel path, innermost first). Along each path it tracks whether this run holds the commissioning
+/// session, which operations the current session has done, and which support checks the run has made: enough to
+/// find leaked sessions and out-of-order calls, each with the path that shows it.
+///
+/// Each sub-workflow is explored once per way it can be entered (an *instance*: the file, the session facts it
+/// starts with, and whether a cancel is already under way), and its ways of ending (its *exits*) are applied at
+/// every state that runs it. A tree whose files run each other many times (a level running the next twice, down
+/// many levels) costs what its distinct files and entries cost, not what its paths do. Instances are kept in the
+/// load's ``SessionGraph``: a file verified on its own is not walked again when its parent is. A finding's path
+/// is still spelled out state by state across files, the way one run would take it, along the first call chain
+/// from this explorer's root that reaches it (``witnesses``).
 ///
 /// Choice conditions are not evaluated, except `exists` of a variable (and `not`, `and`, `or` of those), which
 /// is how cancel paths tell whether their prepare opened a session: those facts are tracked per workflow level.
 struct SessionExplorer {
-    /// One workflow of the tree: the root, or a sub-workflow run by a state of its parent node.
-    ///
-    /// A class, so that looking a node up for every move shares it instead of copying a whole workflow and its
-    /// error flow.
-    final class Node {
-        let workflow: Workflow
-        let flow: ErrorFlow
-        /// The workflow's states by number (frames name states by these numbers).
-        let topology: WorkflowTopology
-        /// Child nodes by the number of the workflow state that runs them.
-        var children: [Int: Int] = [:]
-        /// Variables some choice tests with `exists`.
-        let tracked: Set<String>
-        /// Variables bound to the result of a support-check operation, with that operation.
-        let supportResults: [String: String]
-        /// Every succeed state outputs a non-null value.
-        let outputNonNull: Bool
-        /// For each choice state (by number), the support-check operations each branch's condition tests the
-        /// result of: found once here instead of from the condition's references at every visit.
-        let supportChecks: [Int: [[String]]]
-        /// For each workflow state (by number), what its guards and inputs may fail with before the child starts.
-        let startErrors: [Int: Set<PossibleError>]
+    /// Whether a level runs normally or its cancel path (after which no further cancel can arrive).
+    enum Mode: Hashable { case normal, cancelling }
 
-        init(
-            workflow: Workflow, flow: ErrorFlow, catalog: OperationCatalog, tracked: Set<String>,
-            supportResults: [String: String], outputNonNull: Bool
-        ) {
-            self.workflow = workflow
-            self.flow = flow
-            topology = flow.topology
-            self.tracked = tracked
-            self.supportResults = supportResults
-            self.outputNonNull = outputNonNull
-            var checks: [Int: [[String]]] = [:]
-            var before: [Int: Set<PossibleError>] = [:]
-            for (number, state) in flow.topology.states.enumerated() {
-                switch state.kind {
-                case .choice(let choice):
-                    checks[number] = choice.branches.map { branch in
-                        branch.condition.templates.flatMap(\.references).compactMap { reference in
-                            reference.root == .vars ? reference.head.flatMap { supportResults[$0] } : nil
-                        }
-                    }
-                case .workflow:
-                    before[number] = ErrorFlow.stepErrors(state, workflow: workflow, catalog: catalog, childErrors: { _ in [] }) ?? []
-                case .action, .assign, .wait, .succeed, .fail:
-                    break
-                }
-            }
-            supportChecks = checks
-            startErrors = before
-        }
-    }
-
-    enum Mode: Hashable { case normal, cancelling, pending }
-
-    struct Frame: Hashable {
-        var node: Int
-        /// The state's number in its node's ``WorkflowTopology``.
-        var state: Int
-        var mode: Mode
-        /// Whether tracked variables exist (absent: unknown).
-        var facts: [String: Bool]
-    }
-
-    struct Config: Hashable {
-        var frames: [Frame]
+    /// What the run has done when it enters a level: the facts that cross between workflow files.
+    struct Session: Hashable {
         var held: Bool
         /// Operations the current session has done; nil while the run is in its caller's session.
         var sessionOps: Set<String>?
         /// Support-check operations whose results a choice has tested.
         var checked: Set<String>
 
-        /// Hashes where each level is and only the sizes of the facts and sets: that tells most configurations
-        /// apart, and hashing every member of every set was most of the cost of exploring (`==` still compares
-        /// everything).
+        /// Hashes the flag and only the sizes of the sets: that tells most apart, and hashing every member was
+        /// most of the cost of exploring (`==` still compares everything).
         func hash(into hasher: inout Hasher) {
-            hasher.combine(frames.count)
-            for frame in frames {
-                hasher.combine(frame.node)
-                hasher.combine(frame.state)
-                hasher.combine(frame.mode)
-                hasher.combine(frame.facts.count)
-            }
             hasher.combine(held)
             hasher.combine(sessionOps?.count ?? -1)
             hasher.combine(checked.count)
         }
+    }
+
+    /// A way into a workflow file: explored once, however many states run it this way.
+    struct Entry: Hashable {
+        var node: Int
+        var session: Session
+        /// A cancel is under way in some caller, so none can arrive in this level.
+        var shielded: Bool
+    }
+
+    /// An explored entry of a file, with its ways of ending, what it found, and the states that wait on it.
+    struct Instance {
+        var entry: Entry
+        /// The run's own entry into a top-level workflow: its ends are a run's ends (``ends``).
+        var isRootEntry: Bool
+        var exits: [Exit] = []
+        var exitKeys: Set<ExitKey> = []
+        /// The configurations (of the parent instances) that run this instance.
+        var callers: [Int] = []
+        /// The instances this one runs, from which of its configurations.
+        var calls: [(config: Int, callee: Int)] = []
+        /// The ways a run entered here ends holding the session (kept for root entries only).
+        var ends: [End] = []
+        var violations: [Violation] = []
+        /// A walk stopped at its limit while exploring this instance: its exits may be incomplete.
+        var truncated = false
+    }
+
+    /// Where a level is: one workflow file's state, with what is known at that point.
+    struct Config: Hashable {
+        var instance: Int
+        /// The state's number in its node's ``WorkflowTopology``.
+        var state: Int
+        var mode: Mode
+        /// The sub-workflow state is running its child again after a retry (no cancel or guard comes first).
+        var retrying: Bool
+        /// Whether tracked variables exist (absent: unknown).
+        var facts: [String: Bool]
+        var session: Session
+
+        var held: Bool { session.held }
+
+        /// Hashes where the level is and only the size of the facts (`==` still compares everything).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(instance)
+            hasher.combine(state)
+            hasher.combine(mode)
+            hasher.combine(retrying)
+            hasher.combine(facts.count)
+            hasher.combine(session)
+        }
+    }
+
+    /// A point on a path: a configuration, or the way a sub-workflow run from it ended (`via`: the instance and
+    /// the number of its exit).
+    struct Point {
+        var config: Int
+        var via: (instance: Int, exit: Int)?
+    }
+
+    /// How a level ends, as the state that runs it sees it.
+    enum ExitKind: Hashable {
+        case succeeded
+        case failed(Set<PossibleError>)
+        case cancelled
+    }
+
+    struct ExitKey: Hashable {
+        var kind: ExitKind
+        var session: Session
+    }
+
+    /// A way an instance ends, with the point of its own path where it does.
+    struct Exit {
+        var kind: ExitKind
+        var session: Session
+        var point: Point
     }
 
     /// How a move leaves its state: which transition of the state it takes, or what happens to its level.
@@ -111,17 +126,17 @@ struct SessionExplorer {
         /// The node and the number of the state the move leaves (the one whose member declares it).
         var node: Int
         var state: Int
-        /// Whether the move is one of the root workflow's: only those have a pointer.
-        var isRoot: Bool
+        /// Whether the move is one of the root workflow's (only those have a pointer): set where a path is
+        /// spelled out for a finding, since an instance may be a root for one explorer and a child for another.
+        var isRoot = false
     }
 
     enum Ending { case succeeded, failed, unrouted, cancelled }
 
     struct End {
-        var config: Int
+        /// Where the run was when it ended.
+        var point: Point
         var ending: Ending
-        /// The configuration the run ended in (its states name where it ended).
-        var final: Config
         /// Whether an error no route takes ended the run.
         var unrouted: Bool
         /// The root workflow's state the run ended in.
@@ -133,119 +148,81 @@ struct SessionExplorer {
         var config: Int
         var operation: String
         var requirement: OrderRequirement
-        var rootPointer: String
     }
 
-    /// Paths stop being explored past this many configurations (a safety net, far above real workflows).
+    /// Exploring stops past this many configurations, and the proof is reported as unfinished (a safety net,
+    /// far above real workflows: each file is explored once per distinct way it is entered).
     static let limit = 200_000
 
     let catalog: OperationCatalog
-    private(set) var nodes: [Node] = []
-    private(set) var configs: [Config] = []
-    private(set) var parents: [(Int, Step)?] = []
-    private var index: [Config: Int] = [:]
+    /// The nodes, instances and configurations of every file of the load, shared by the explorers of its files.
+    let graph: SessionGraph
+    /// The instance this explorer proves: the run's entry into the root workflow.
+    private(set) var root = 0
+    /// For each instance this root's runs reach (but the root), the configuration that first runs it: the call
+    /// chain a finding's path and qualified names follow.
+    private(set) var witnesses: [Int: Int] = [:]
+    /// The instances reached, in the order they were: the root first.
+    private(set) var reached: [Int] = []
+    /// The configurations explored before the walk stops (``limit`` unless a test asks for fewer).
+    let configurationLimit: Int
+    /// Whether every configuration was explored (false when a limit stopped this walk, or one this root reuses).
+    private(set) var finished = true
+
+    var nodes: [Node] { graph.nodes }
+    var instances: [Instance] { graph.instances }
+    var configs: [Config] { graph.configs }
+    var parents: [(Point, Step)?] { graph.parents }
     /// The ways a run ends holding the commissioning session (what the leak check reports from); ends that
     /// release it or never held it are not kept.
-    var ends: [End] = []
-    var violations: [Violation] = []
+    var ends: [End] { graph.instances[root].ends }
+    /// Calls made out of the protocol's order, in every instance the root's runs reach.
+    var violations: [Violation] { reached.flatMap { graph.instances[$0].violations } }
 
-    init(root: Workflow, context: VerificationContext) {
+    init(root workflow: Workflow, context: VerificationContext, limit: Int = SessionExplorer.limit) {
         catalog = context.catalog
+        graph = context.sessionGraph
+        configurationLimit = limit
         let supportOperations = Set(
             catalog.operations.flatMap(\.requires).filter { $0.scope == .supportCheck }.flatMap(\.operations))
-        _ = addNode(root, context: context, supportOperations: supportOperations)
-        explore()
+        addNodes(workflow, context: context, supportOperations: supportOperations)
+        explore(workflow)
     }
 
-    private mutating func addNode(_ workflow: Workflow, context: VerificationContext, supportOperations: Set<String>) -> Int {
-        var tracked = Set<String>()
-        var nonNull = true
-        let flow = context.flow(workflow)
-        for (number, state) in flow.topology.states.enumerated() {
-            switch state.kind {
-            case .choice(let choice):
-                for branch in choice.branches { tracked.formUnion(branch.condition.existenceTests) }
-            case .succeed(let succeed) where flow.isNormallyReached(number):
-                switch succeed.output {
-                case nil, .reference?: nonNull = false
-                case .literal(let value)?: nonNull = nonNull && !value.isNull
-                case .interpolation?, .array?, .object?: break
-                }
-            default:
-                break
-            }
-        }
-        let support = Self.supportVariables(workflow, supportOperations)
-        let id = nodes.count
-        nodes.append(Node(
-            workflow: workflow, flow: flow, catalog: catalog, tracked: tracked, supportResults: support,
-            outputNonNull: nonNull))
-        for (number, state) in flow.topology.states.enumerated() {
-            guard case .workflow(let subworkflow) = state.kind, let child = workflow.subworkflows[subworkflow.path]
-            else { continue }
-            let childID = addNode(child, context: context, supportOperations: supportOperations)
-            nodes[id].children[number] = childID
-        }
-        return id
-    }
-
-    /// Variables holding the result of a support-check operation: bound by an action calling one, or by a
-    /// sub-workflow whose output carries one (such as a child that finds a border router and outputs it).
-    static func supportVariables(_ workflow: Workflow, _ operations: Set<String>) -> [String: String] {
-        var support: [String: String] = [:]
-        for state in workflow.statesInOrder {
-            switch state.kind {
-            case .action(let action):
-                if operations.contains(action.operation), let result = action.step.result { support[result] = action.operation }
-            case .workflow(let subworkflow):
-                if let child = workflow.subworkflows[subworkflow.path], let result = subworkflow.step.result,
-                    let operation = supportOutput(child, operations)
-                {
-                    support[result] = operation
-                }
-            default:
-                break
-            }
-        }
-        return support
-    }
-
-    /// The support-check operation whose result a workflow outputs, if any.
-    static func supportOutput(_ workflow: Workflow, _ operations: Set<String>) -> String? {
-        let support = supportVariables(workflow, operations)
-        for state in workflow.statesInOrder {
-            guard case .succeed(let succeed) = state.kind, let output = succeed.output else { continue }
-            for reference in output.references where reference.root == .vars {
-                if let head = reference.head, let operation = support[head] { return operation }
-            }
-        }
-        return nil
-    }
-
-    private mutating func explore() {
+    private mutating func explore(_ workflow: Workflow) {
         // A valid workflow's start is defined (a workflow with findings is not explored).
-        guard let start = nodes[0].topology.start else { return }
-        let initial = Config(
-            frames: [Frame(node: 0, state: start, mode: .normal, facts: [:])], held: false, sessionOps: nil, checked: [])
-        configs = [initial]
-        parents = [nil]
-        index = [initial: 0]
-        var next = 0
+        guard let rootNode = graph.nodeIDs[workflow.file], nodes[rootNode].topology.start != nil else { return }
+        let firstConfig = graph.configs.count
+        let firstInstance = graph.instances.count
+        let session = Session(held: false, sessionOps: nil, checked: [])
         var moves: [Move] = []
-        while next < configs.count, configs.count < Self.limit {
+        root = instance(Entry(node: rootNode, session: session, shielded: false), moves: &moves)
+        reach(root, from: nil)
+        for move in moves { add(move.config, parent: nil) }
+        var next = firstConfig
+        while next < graph.configs.count {
+            guard graph.configs.count - firstConfig < configurationLimit else {
+                finished = false
+                for instance in firstInstance..<graph.instances.count { graph.instances[instance].truncated = true }
+                return
+            }
             moves.removeAll(keepingCapacity: true)
             successors(of: next, into: &moves)
-            for (config, step) in moves {
-                // One lookup: the configuration's number, given it when it is new.
-                let number = configs.count
-                var isNew = false
-                Self.insert(&index[config, default: -1], number, &isNew)
-                guard isNew else { continue }
-                configs.append(config)
-                parents.append((next, step))
-            }
+            for move in moves { add(move.config, parent: move.step.map { (move.from, $0) }) }
             next += 1
         }
+    }
+
+    /// Numbers a configuration the first time it is found; nil when it was known.
+    @discardableResult
+    func add(_ config: Config, parent: (Point, Step)?) -> Int? {
+        let number = graph.configs.count
+        var isNew = false
+        Self.insert(&graph.index[config, default: -1], number, &isNew)
+        guard isNew else { return nil }
+        graph.configs.append(config)
+        graph.parents.append(parent)
+        return number
     }
 
     private static func insert(_ slot: inout Int, _ number: Int, _ isNew: inout Bool) {
@@ -253,46 +230,37 @@ struct SessionExplorer {
         slot = number
         isNew = true
     }
-}
 
-extension Condition {
-    /// Variables tested with `exists` (as `${vars.NAME}`), at any depth.
-    var existenceTests: Set<String> {
-        switch self {
-        case .exists(let template): template.wholeVariable.map { [$0] } ?? []
-        case .and(let conditions), .or(let conditions): conditions.reduce(into: []) { $0.formUnion($1.existenceTests) }
-        case .not(let condition): condition.existenceTests
-        case .compare, .isEmpty, .contains: []
+    /// The instance for an entry, created (with a move to its first configuration) the first time.
+    func instance(_ entry: Entry, moves: inout [Move]) -> Int {
+        if let known = graph.instanceIndex[entry] { return known }
+        let id = graph.instances.count
+        let isRootEntry = !entry.shielded && entry.session == Session(held: false, sessionOps: nil, checked: [])
+        graph.instances.append(Instance(entry: entry, isRootEntry: isRootEntry))
+        graph.instanceIndex[entry] = id
+        // A workflow with findings is not explored, so its start is defined.
+        if let start = nodes[entry.node].topology.start {
+            let first = Config(instance: id, state: start, mode: .normal, retrying: false, facts: [:], session: entry.session)
+            moves.append(Move(config: first, from: Point(config: 0, via: nil), step: nil))
         }
+        return id
     }
-}
 
-extension Template {
-    /// The variable name when the template is exactly `${vars.NAME}`.
-    var wholeVariable: String? {
-        guard case .reference(let reference) = self, reference.root == .vars, reference.path.count == 1 else { return nil }
-        return reference.head
-    }
-}
-
-extension Condition {
-    /// The condition's value from what is known of variables' existence; nil when it depends on more.
-    func evaluate(_ facts: [String: Bool]) -> Bool? {
-        switch self {
-        case .exists(let template):
-            return template.wholeVariable.flatMap { facts[$0] }
-        case .not(let inner):
-            return inner.evaluate(facts).map { !$0 }
-        case .and(let conditions):
-            let values = conditions.map { $0.evaluate(facts) }
-            if values.contains(false) { return false }
-            return values.allSatisfy { $0 == true } ? true : nil
-        case .or(let conditions):
-            let values = conditions.map { $0.evaluate(facts) }
-            if values.contains(true) { return true }
-            return values.allSatisfy { $0 == false } ? false : nil
-        case .compare, .isEmpty, .contains:
-            return nil
+    /// Records that this root's runs reach an instance, first from configuration `caller`, and with it every
+    /// instance an earlier walk found it runs.
+    mutating func reach(_ instance: Int, from caller: Int?) {
+        var pending = [(instance, caller)]
+        while let (current, from) = pending.popLast() {
+            if current == root {
+                // The root is reached once, first.
+                guard reached.isEmpty else { continue }
+            } else {
+                guard witnesses[current] == nil, let from else { continue }
+                witnesses[current] = from
+            }
+            reached.append(current)
+            if graph.instances[current].truncated { finished = false }
+            for (config, callee) in graph.instances[current].calls { pending.append((callee, config)) }
         }
     }
 }

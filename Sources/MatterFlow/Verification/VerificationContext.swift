@@ -4,9 +4,14 @@
 /// analyses, made when it was verified, serve again when its parent is.
 final class VerificationContext {
     let catalog: OperationCatalog
+    /// What the session proofs of the load's files have walked, shared so that each file is walked once per way
+    /// it is entered.
+    let sessionGraph = SessionGraph()
     private var flows: [String: ErrorFlow] = [:]
     private var budgets: [String: BudgetGraph] = [:]
     private var topologies: [String: WorkflowTopology] = [:]
+    private var writes: [String: String?] = [:]
+    private var sessionOpeners: [String: Bool] = [:]
 
     init(catalog: OperationCatalog) {
         self.catalog = catalog
@@ -41,5 +46,45 @@ final class VerificationContext {
     /// What the sub-workflow a state of `workflow` names can end with.
     func childErrors(of workflow: Workflow) -> (String) -> Set<PossibleError>? {
         { path in workflow.subworkflows[path].map { self.flow($0).workflowErrors } }
+    }
+
+    /// What the sub-workflow a state of `workflow` names calls first as a non-idempotent write, if anything.
+    func childWrite(of workflow: Workflow) -> (String) -> String? {
+        { path in workflow.subworkflows[path].flatMap { self.nonIdempotentWrite($0) } }
+    }
+
+    /// The first non-idempotent write a workflow or a sub-workflow (at any depth) calls, if any: found once per
+    /// file, so that files a tree names many times are read once.
+    func nonIdempotentWrite(_ workflow: Workflow) -> String? {
+        if let known = writes[workflow.file] { return known }
+        var found: String?
+        for state in workflow.statesInOrder {
+            switch state.kind {
+            case .action(let action):
+                if catalog[action.operation]?.effect == .nonIdempotentWrite { found = action.operation }
+            case .workflow(let subworkflow):
+                found = workflow.subworkflows[subworkflow.path].flatMap { nonIdempotentWrite($0) }
+            case .choice, .assign, .wait, .succeed, .fail:
+                break
+            }
+            if found != nil { break }
+        }
+        writes[workflow.file] = .some(found)
+        return found
+    }
+
+    /// Whether some action of a workflow, or of a sub-workflow at any depth, opens a commissioning session:
+    /// found once per file.
+    func opensSession(_ workflow: Workflow) -> Bool {
+        if let known = sessionOpeners[workflow.file] { return known }
+        let opens = workflow.states.values.contains { state in
+            switch state.kind {
+            case .action(let action): catalog[action.operation]?.acquiresSession == true
+            case .workflow(let subworkflow): workflow.subworkflows[subworkflow.path].map { opensSession($0) } == true
+            case .choice, .assign, .wait, .succeed, .fail: false
+            }
+        }
+        sessionOpeners[workflow.file] = opens
+        return opens
     }
 }

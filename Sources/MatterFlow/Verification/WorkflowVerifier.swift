@@ -18,7 +18,7 @@ struct WorkflowVerifier {
         ErrorHandlingCheck(workflow: workflow, flow: flow, catalog: catalog, collector: collector).check()
         RetrySafetyCheck(
             workflow: workflow, flow: flow, catalog: catalog, collector: collector,
-            childErrors: context.childErrors(of: workflow)
+            childErrors: context.childErrors(of: workflow), childWrite: context.childWrite(of: workflow)
         ).check()
         let explorer = SessionExplorer(root: workflow, context: context)
         SessionCheck(workflow: workflow, explorer: explorer, collector: collector).check()

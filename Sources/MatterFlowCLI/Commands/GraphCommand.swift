@@ -28,7 +28,9 @@ struct GraphCommand {
               matterflow graph Workflows/commission-device.json --expand --highlight-path trace.jsonl
               matterflow graph --machine commissioning-session --format mermaid
             With --hub SPEC, states that need a method the hub does not list are reported on stderr, as by validate.
-            Exit status: 0 on success, 2 when the workflow or the trace cannot be read, 64 on usage errors.
+            Exit status: 0 on success, 2 when the workflow or the trace cannot be read, the path names states the
+            workflow lacks (or is another workflow's trace), or --expand would draw more than 10,000 states;
+            64 on usage errors.
             """)
 
     let arguments: ParsedArguments
@@ -62,11 +64,16 @@ struct GraphCommand {
             }
             guard try await HubOption.reportUnsupported(workflow, arguments, command: Self.spec.name, err: environment.standardError)
             else { return ExitCode.invalidInput }
-            graph = WorkflowGraph.build(workflow, expand: arguments.flag("expand"))
+            do {
+                graph = try WorkflowGraph.build(workflow, expand: arguments.flag("expand"))
+            } catch {
+                MatterflowTool.report(error.diagnostics, to: environment.standardError)
+                return ExitCode.invalidInput
+            }
         }
         if let value = arguments.value("highlight-path") {
             do {
-                graph = graph.highlighting(try Self.highlight(value))
+                graph = try graph.highlighting(try Self.highlight(value))
             } catch {
                 MatterflowTool.report(error.diagnostics, to: environment.standardError)
                 return ExitCode.invalidInput

@@ -1,0 +1,198 @@
+import MatterFlowJSON
+
+/// The nodes of ``SessionExplorer``: one per workflow file of a load, with what the walk reads of the file
+/// found once (tracked variables, support checks, what each sub-workflow state may fail with before its child
+/// starts).
+extension SessionExplorer {
+    /// One workflow file of the tree: the root, or a sub-workflow run by some state.
+    ///
+    /// A class, so that looking a node up for every move shares it instead of copying a whole workflow and its
+    /// error flow.
+    final class Node {
+        let workflow: Workflow
+        let flow: ErrorFlow
+        /// The workflow's states by number (configurations name states by these numbers).
+        let topology: WorkflowTopology
+        /// Child nodes by the number of the workflow state that runs them.
+        var children: [Int: Int] = [:]
+        /// Variables some choice tests with `exists`.
+        let tracked: Set<String>
+        /// Variables bound to the result of a support-check operation, with that operation.
+        let supportResults: [String: String]
+        /// The support-check operation whose result the workflow outputs, if any.
+        let supportOutput: String?
+        /// Every succeed state outputs a non-null value.
+        let outputNonNull: Bool
+        /// For each choice state (by number), the support-check operations each branch's condition tests the
+        /// result of: found once here instead of from the condition's references at every visit.
+        let supportChecks: [Int: [[String]]]
+        /// For each workflow state (by number), what its guards and inputs may fail with before the child starts.
+        let startErrors: [Int: Set<PossibleError>]
+
+        init(
+            workflow: Workflow, flow: ErrorFlow, catalog: OperationCatalog, tracked: Set<String>,
+            supportResults: [String: String], supportOutput: String?, outputNonNull: Bool
+        ) {
+            self.workflow = workflow
+            self.flow = flow
+            topology = flow.topology
+            self.tracked = tracked
+            self.supportResults = supportResults
+            self.supportOutput = supportOutput
+            self.outputNonNull = outputNonNull
+            var checks: [Int: [[String]]] = [:]
+            var before: [Int: Set<PossibleError>] = [:]
+            for (number, state) in flow.topology.states.enumerated() {
+                switch state.kind {
+                case .choice(let choice):
+                    checks[number] = choice.branches.map { branch in
+                        branch.condition.templates.flatMap(\.references).compactMap { reference in
+                            reference.root == .vars ? reference.head.flatMap { supportResults[$0] } : nil
+                        }
+                    }
+                case .workflow:
+                    before[number] = ErrorFlow.stepErrors(state, workflow: workflow, catalog: catalog, childErrors: { _ in [] }) ?? []
+                case .action, .assign, .wait, .succeed, .fail:
+                    break
+                }
+            }
+            supportChecks = checks
+            startErrors = before
+        }
+    }
+
+    /// One node per file of the tree, children first: a file named by many states (or many files, or verified
+    /// before as a file of its own) is one node.
+    func addNodes(_ root: Workflow, context: VerificationContext, supportOperations: Set<String>) {
+        guard graph.nodeIDs[root.file] == nil else { return }
+        // Files in post-order (children first), found with an explicit stack: nesting is bounded by the loader,
+        // but the walk needs no call stack for it.
+        var order: [Workflow] = []
+        var seen: Set<String> = [root.file]
+        var stack: [(Workflow, [Workflow])] = [(root, Self.children(of: root))]
+        while let (workflow, children) = stack.popLast() {
+            var pending = children
+            if let child = pending.popLast() {
+                stack.append((workflow, pending))
+                if graph.nodeIDs[child.file] == nil, seen.insert(child.file).inserted {
+                    stack.append((child, Self.children(of: child)))
+                }
+                continue
+            }
+            order.append(workflow)
+        }
+        for workflow in order {
+            let node = makeNode(workflow, context: context, supportOperations: supportOperations, ids: graph.nodeIDs)
+            graph.nodeIDs[workflow.file] = graph.nodes.count
+            graph.nodes.append(node)
+        }
+    }
+
+    static func children(of workflow: Workflow) -> [Workflow] {
+        workflow.statesInOrder.compactMap { state in
+            guard case .workflow(let subworkflow) = state.kind else { return nil }
+            return workflow.subworkflows[subworkflow.path]
+        }
+    }
+
+    /// The node of a file whose children already have nodes (numbered in `ids`).
+    func makeNode(
+        _ workflow: Workflow, context: VerificationContext, supportOperations: Set<String>, ids: [String: Int]
+    ) -> Node {
+        var tracked = Set<String>()
+        var nonNull = true
+        let flow = context.flow(workflow)
+        var children: [Int: Int] = [:]
+        var support: [String: String] = [:]
+        for (number, state) in flow.topology.states.enumerated() {
+            switch state.kind {
+            case .choice(let choice):
+                for branch in choice.branches { tracked.formUnion(branch.condition.existenceTests) }
+            case .succeed(let succeed) where flow.isNormallyReached(number):
+                switch succeed.output {
+                case nil, .reference?: nonNull = false
+                case .literal(let value)?: nonNull = nonNull && !value.isNull
+                case .interpolation?, .array?, .object?: break
+                }
+            case .workflow(let subworkflow):
+                guard let child = workflow.subworkflows[subworkflow.path], let id = ids[child.file] else { break }
+                children[number] = id
+            default:
+                break
+            }
+        }
+        // Variables holding the result of a support-check operation: bound by an action calling one, or by a
+        // sub-workflow whose output carries one (such as a child that finds a border router and outputs it).
+        for state in workflow.statesInOrder {
+            switch state.kind {
+            case .action(let action):
+                if supportOperations.contains(action.operation), let result = action.step.result { support[result] = action.operation }
+            case .workflow(let subworkflow):
+                if let child = workflow.subworkflows[subworkflow.path], let result = subworkflow.step.result,
+                    let id = ids[child.file], let operation = graph.nodes[id].supportOutput
+                {
+                    support[result] = operation
+                }
+            default:
+                break
+            }
+        }
+        var output: String?
+        outputs: for state in workflow.statesInOrder {
+            guard case .succeed(let succeed) = state.kind, let value = succeed.output else { continue }
+            for reference in value.references where reference.root == .vars {
+                if let head = reference.head, let operation = support[head] {
+                    output = operation
+                    break outputs
+                }
+            }
+        }
+        let node = Node(
+            workflow: workflow, flow: flow, catalog: catalog, tracked: tracked, supportResults: support,
+            supportOutput: output, outputNonNull: nonNull)
+        node.children = children
+        return node
+    }
+}
+
+extension Condition {
+    /// Variables tested with `exists` (as `${vars.NAME}`), at any depth.
+    var existenceTests: Set<String> {
+        switch self {
+        case .exists(let template): template.wholeVariable.map { [$0] } ?? []
+        case .and(let conditions), .or(let conditions): conditions.reduce(into: []) { $0.formUnion($1.existenceTests) }
+        case .not(let condition): condition.existenceTests
+        case .compare, .isEmpty, .contains: []
+        }
+    }
+}
+
+extension Template {
+    /// The variable name when the template is exactly `${vars.NAME}`.
+    var wholeVariable: String? {
+        guard case .reference(let reference) = self, reference.root == .vars, reference.path.count == 1 else { return nil }
+        return reference.head
+    }
+}
+
+extension Condition {
+    /// The condition's value from what is known of variables' existence; nil when it depends on more.
+    func evaluate(_ facts: [String: Bool]) -> Bool? {
+        switch self {
+        case .exists(let template):
+            return template.wholeVariable.flatMap { facts[$0] }
+        case .not(let inner):
+            return inner.evaluate(facts).map { !$0 }
+        case .and(let conditions):
+            let values = conditions.map { $0.evaluate(facts) }
+            if values.contains(false) { return false }
+            return values.allSatisfy { $0 == true } ? true : nil
+        case .or(let conditions):
+            let values = conditions.map { $0.evaluate(facts) }
+            if values.contains(true) { return true }
+            return values.allSatisfy { $0 == false } ? false : nil
+        case .compare, .isEmpty, .contains:
+            return nil
+        }
+    }
+}
