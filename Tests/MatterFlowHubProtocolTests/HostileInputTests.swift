@@ -28,8 +28,15 @@ import Testing
         peer.sendRaw(#"{"jsonrpc":"2.0","id":100,"method":"initialize","params":{"protocolVersion":1,"client":{"name":"t","version":"1"}}}"#)
         for line in Self.hostileLines { peer.sendRaw(line) }
         peer.sendRaw(#"{"jsonrpc":"2.0","id":101,"method":"status","params":{"structure":"maple-street"}}"#)
-        // Requests are answered from tasks of their own: wait until the last one is.
-        while !peer.received.contains(where: { $0.contains("\"id\":101") }) { await Task.yield() }
+        // Requests are answered from tasks of their own, in any order: wait (bounded) until each checked one is.
+        let awaited: Set<Int> = [3, 4, 5, 101]
+        let deadline = ContinuousClock.now + .seconds(60)
+        func answeredIDs() -> Set<Int> {
+            Set(peer.received.compactMap { try? JSONDocument.parse($0, file: "t").value["id"]?.intValue })
+        }
+        while !awaited.isSubset(of: answeredIDs()), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
         let status = try #require(peer.received.first { $0.contains("\"id\":101") })
         #expect(status.contains("\"online\":true"), "\(status)")
         let answers = peer.received.compactMap { try? JSONDocument.parse($0, file: "t").value }
