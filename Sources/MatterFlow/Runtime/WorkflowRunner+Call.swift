@@ -6,7 +6,7 @@ extension WorkflowRunner {
     func childInputs(_ state: PlannedState, scope: Scope) -> Result<(ExecutionPlan, JSONObject), FlowError> {
         guard let child = state.child else {
             guard case .workflow(let subworkflow) = state.state.kind else { preconditionFailure("not a sub-workflow state") }
-            return .failure(FlowError(.hubFailure, "sub-workflow \(subworkflow.path) was not loaded"))
+            return .failure(FlowError(.engineMisconfigured, "sub-workflow \(subworkflow.path) was not loaded"))
         }
         var given = JSONObject()
         given.reserveCapacity(state.childInputs.count)
@@ -91,7 +91,7 @@ extension WorkflowRunner {
     ) -> Result<HubCall, FlowError> {
         guard let call = planned.call else {
             guard case .action(let action) = planned.state.kind else { preconditionFailure("not an action state") }
-            return .failure(FlowError(.hubFailure, "operation \(action.operation) is not in the catalog"))
+            return .failure(FlowError(.engineMisconfigured, "operation \(action.operation) is not in the catalog"))
         }
         var arguments = JSONObject()
         arguments.reserveCapacity(call.arguments.count)

@@ -165,7 +165,7 @@ extension WorkflowRunner {
 
     @inline(never)
     func missingState(_ name: String) -> FlowError {
-        FlowError(.hubFailure, "state \"\(name)\" does not exist (the workflow was not validated)")
+        FlowError(.engineMisconfigured, "state \"\(name)\" does not exist (the workflow was not validated)")
     }
 
     /// What entering a state leaves for the loop: a move already made, or work to start.

@@ -138,7 +138,7 @@ extension WorkflowRunner {
     /// The delay before retrying after an error, counting the retry; nil when no retrier allows one.
     @inline(never)
     private func retryDelay(after error: FlowError, _ level: inout Level) -> Double? {
-        guard let progress = level.progress, let step = progress.state.step else { return nil }
+        guard error.cause.isRetryable, let progress = level.progress, let step = progress.state.step else { return nil }
         guard let index = step.retry.firstIndex(where: { $0.errors.contains(where: error.matches) }),
             progress.retriesUsed[index] < step.retry[index].maxRetries
         else { return nil }
