@@ -83,6 +83,14 @@ extension WorkflowRunner {
         var arguments: JSONObject
     }
 
+    /// The idempotency key a call gets when its state passes none: the run's ID (drawn from the run's random source
+    /// unless given) and the state's qualified name. Two runs never share one; the same state of the same run
+    /// always gets the same one, so a run that recovery resumes repeats an interrupted attempt under its own key
+    /// (the key is in the call's journaled arguments too).
+    func generatedKey(for planned: PlannedState) -> String {
+        runID + "/" + planned.qualifiedName
+    }
+
     // The call is prepared and finished in synchronous functions that are never inlined, so the run's suspended
     // frame holds only the call, not every temporary of its arguments, events and errors.
     @inline(never)
@@ -105,6 +113,9 @@ extension WorkflowRunner {
         }
         for name in call.secretArguments {
             arguments[name].map(secrets.add)
+        }
+        if let key = call.operation.idempotencyKey, arguments[key] == nil {
+            arguments[key] = .string(generatedKey(for: planned))
         }
         emit(path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shown(arguments, of: call)))
         return .success(

@@ -43,6 +43,8 @@ final class ScriptedHub: Hub {
         var status = HubStatus(online: true, reachable: true, permissionGranted: true, activeSession: false)
         var session = CommissioningSession()
         var handlers: [@Sendable (HubEvent) -> Void] = []
+        /// The `commissioningID` of every `commissionDevice` call, in order.
+        var commissioningIDs: [String] = []
     }
 
     private let state = Mutex(State())
@@ -60,6 +62,9 @@ final class ScriptedHub: Hub {
     var session: CommissioningSession { state.withLock { $0.session } }
 
     func count(_ operation: String) -> Int { calls.filter { $0 == operation }.count }
+
+    /// The `commissioningID` of every `commissionDevice` call, in order.
+    var commissioningIDs: [String] { state.withLock { $0.commissioningIDs } }
 
     private func answer(_ operation: String) async throws {
         let next = state.withLock { state -> Answer in
@@ -106,6 +111,7 @@ final class ScriptedHub: Hub {
     }
 
     func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {
+        state.withLock { $0.commissioningIDs.append(commissioningID) }
         try withSession { session throws(FlowError) in try session.beginCommissioning(commissioningID: commissioningID) }
         do {
             try await answer("commissionDevice")
