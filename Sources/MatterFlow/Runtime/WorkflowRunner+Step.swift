@@ -26,9 +26,10 @@ extension WorkflowRunner {
         }
     }
 
-    /// The race a level's hub work runs in: cancellable unless the level is on a cancel path.
-    func race(onCancelPath: Bool) -> StepRace {
-        StepRace(clock: options.clock, signal: onCancelPath ? nil : signal)
+    /// The race a level's hub work runs in: cancellable unless the level is on a cancel path; a call it abandons
+    /// is kept in the run's ``AbandonedCalls``.
+    func race(onCancelPath: Bool, state: String = "") -> StepRace {
+        StepRace(clock: options.clock, signal: onCancelPath ? nil : signal, abandoned: abandoned, state: state)
     }
 
     /// Starts an action or sub-workflow state's first attempt.
