@@ -16,11 +16,19 @@ import Testing
         }}
         """#
 
+    /// Runs the workflow, moving the manual clock through any retry delay (so that a run that does retry ends).
     func run(_ workflow: Workflow, engine: WorkflowEngine) async throws -> (RunResult, [RunEvent]) {
+        let clock = ManualClock()
         let handle = try engine.start(
-            workflow, on: ScriptedHub(), options: RunOptions(structureID: "s", clock: ManualClock(), random: SeededRandomSource(seed: 7)))
+            workflow, on: ScriptedHub(), options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
         var events: [RunEvent] = []
-        for await event in handle.events { events.append(event) }
+        for await event in handle.events {
+            events.append(event)
+            if case .retryScheduled(_, _, let delay, _) = event.kind {
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(delay))
+            }
+        }
         return (await handle.result, events)
     }
 
