@@ -1,5 +1,6 @@
 import MatterFlow
 import MatterFlowJSON
+import Synchronization
 import Testing
 
 /// A hub call the run abandoned but the hub keeps running: the run's next hub call waits for it (bounded), so the
@@ -80,5 +81,81 @@ import Testing
         #expect(result.warnings.count == 2)
         #expect(result.warnings.last?.contains("Hub contract (one call at a time per run) is not kept") == true)
         #expect(clock.now == .seconds(40))
+    }
+
+    @Test func theCancelPathWaitsForTheCallTheCancelAbandoned() async throws {
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "t", "version": 1, "start": "rooms", "onCancel": "release", "states": {
+              "rooms": {"type": "action", "operation": "fetchRooms", "next": "ok"},
+              "ok": {"type": "succeed"},
+              "release": {"type": "action", "operation": "cancelCommissioning", "next": "cancelled",
+                          "onError": [{"errors": ["*"], "next": "cancelled"}]},
+              "cancelled": {"type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "released"}
+            }}
+            """#)
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        hub.script("fetchRooms", [.afterGate(gate)])
+        let clock = TimerLogClock()
+        let handle = try engine.start(
+            workflow, on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        for await event in handle.events {
+            switch event.kind {
+            case .hubCallStarted(_, "fetchRooms", _, _):
+                handle.cancel()
+                // The cancelled call's 5 s grace period (the call's own timeout is 10 s): the hub still runs it after.
+                await clock.waitForTimer(of: .seconds(5))
+                clock.base.advance(by: .seconds(5))
+            case .warning(_, let message) where message.contains("has not ended fetchRooms"):
+                #expect(hub.calls == ["fetchRooms"], "the release started before the abandoned call ended")
+                gate.open()
+            default:
+                break
+            }
+        }
+        let result = await handle.result
+        gate.open()
+        #expect(result.outcome == .cancelled)
+        #expect(hub.calls == ["fetchRooms", "cancelCommissioning"])
+        #expect(hub.overlapping == [], "the cancel path's release ran while the abandoned fetchRooms still ran")
+        #expect(result.warnings.count == 1)
+    }
+}
+
+/// A manual clock that lets a test wait until a timer of a given duration has been scheduled.
+final class TimerLogClock: WorkflowClock {
+    let base = ManualClock()
+    private let state = Mutex<(scheduled: [Duration], waiters: [(Duration, CheckedContinuation<Void, Never>)])>(([], []))
+
+    var now: Duration { base.now }
+
+    func sleep(for duration: Duration) async throws {
+        try await base.sleep(for: duration)
+    }
+
+    func scheduleTimer(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> any ClockTimer {
+        let timer = base.scheduleTimer(after: duration, action)
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let index = state.waiters.firstIndex(where: { $0.0 == duration }) { return state.waiters.remove(at: index).1 }
+            state.scheduled.append(duration)
+            return nil
+        }
+        waiter?.resume()
+        return timer
+    }
+
+    /// Returns once a timer of `duration` has been scheduled that no earlier call of this method returned for.
+    func waitForTimer(of duration: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if let index = state.scheduled.firstIndex(of: duration) {
+                    state.scheduled.remove(at: index)
+                    return true
+                }
+                state.waiters.append((duration, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
     }
 }
