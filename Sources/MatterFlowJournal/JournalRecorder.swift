@@ -154,7 +154,7 @@ final class JournalRecorder: Sendable {
                 name: original.name, summary: original.summary, arguments: original.arguments, result: original.result,
                 errors: original.errors, defaultTimeoutSeconds: original.defaultTimeoutSeconds, effect: original.effect,
                 acquiresSession: original.acquiresSession, releasesSession: original.releasesSession,
-                secretResultFields: original.secretResultFields
+                secretResultFields: original.secretResultFields, idempotencyKey: original.idempotencyKey
             ) { [self] hub, structure, arguments in
                 let (key, sessionID) = state.withLock { ($0.currentKey, $0.sessionID) }
                 let callKey = key ?? "\(runID)/?"

@@ -15,6 +15,10 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     /// What the cause means, for documentation and `matterflow operations`.
     public var meaning: String? { Self.table.first { $0.cause == self }?.meaning }
 
+    /// Whether a retrier may retry an error with this cause. Every cause may be retried except
+    /// ``engineMisconfigured``: no retrier matches it, not even `*`; an error route still may.
+    public var isRetryable: Bool { self != .engineMisconfigured }
+
     private static func known(_ name: String) -> ErrorCause { ErrorCause(rawValue: name) }
 
     public static let permissionNotGranted = known("permissionNotGranted")
@@ -36,6 +40,10 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     public static let actionTimedOut = known("actionTimedOut")
     public static let runCancelled = known("runCancelled")
     public static let hubFailure = known("hubFailure")
+    /// The engine was asked to run what it cannot: an operation not in its catalog, a state that does not exist,
+    /// a sub-workflow that was not loaded. Only a workflow that skipped validation gets there, and trying again
+    /// cannot help, so retriers never retry it (see ``isRetryable``).
+    public static let engineMisconfigured = known("engineMisconfigured")
     public static let injectedFault = known("injectedFault")
     public static let workflowFailed = known("workflowFailed")
     public static let malformedError = known("malformedError")
@@ -67,6 +75,7 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
         (.actionTimedOut, .deadlineExceeded, "the hub did not answer within the action's timeout"),
         (.runCancelled, .cancelled, "the run was cancelled"),
         (.hubFailure, .internal, "the hub raised an error MatterFlow does not recognise"),
+        (.engineMisconfigured, .internal, "the engine cannot run the state: its operation, target state or sub-workflow is missing (the workflow was not validated); never retried"),
         (.injectedFault, .unknown, "a fault injected by a test plan"),
         (.workflowFailed, .unknown, "a fail state ended the workflow without naming a cause (its code is the fail state's)"),
         (.malformedError, .internal, "a fail state's error value or computed code was not a valid error"),

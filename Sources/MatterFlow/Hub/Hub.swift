@@ -5,6 +5,11 @@
 /// honour task cancellation: the engine cancels a call that exceeds its timeout or belongs to a cancelled run.
 /// The engine never calls two methods for the same run at once, but calls for different structures (different
 /// runs) may overlap.
+///
+/// A call the engine abandons (at its timeout, or because the run was cancelled) is cancelled and given 5 s to
+/// end. If it is still running then, the run's next call (a retry, the next state, or the cancel path's release)
+/// waits for it up to 30 s more. Only a call that ignores cancellation for all of that can overlap the run's next
+/// call; the run then reports a warning saying the contract could not be kept.
 public protocol Hub: Sendable {
     /// The hub's status and the structure's commissioning state; the guards are evaluated from it.
     func status(structure: StructureID) async throws -> HubStatus

@@ -33,7 +33,10 @@ public struct Workflow: Sendable {
     }
     /// State names in document order.
     public var stateOrder: [String] {
-        didSet { keptOrder = nil }
+        didSet {
+            keptOrder = nil
+            dropPlan()
+        }
     }
     /// The states in `stateOrder`'s order, as `init` was given them with no name twice, until either changes:
     /// the analyses walk states in order without looking each up by name.

@@ -133,7 +133,8 @@ enum CommissioningOperations {
     ) { hub, structure, arguments in
         let payload = arguments["onboardingPayload"]?.stringValue ?? ""
         try validateOnboardingPayload(payload)
-        let commissioningID = arguments["commissioningID"]?.stringValue ?? "commissioning-\(structure)"
+        // A run always passes one (see the runner's generated idempotency keys); a direct call gets a fresh one.
+        let commissioningID = arguments["commissioningID"]?.stringValue ?? "commissioning-" + SystemRandomSource().hexDigits(12)
         try await hub.commissionDevice(structure: structure, onboardingPayload: payload, commissioningID: commissioningID)
         return ["commissioningID": .string(commissioningID)]
     }

@@ -79,8 +79,9 @@ final class FirstResult<Value: Sendable>: Sendable {
         if decided { work() }
     }
 
-    /// Offers a result; only the first offer wins.
-    func offer(_ value: Value) {
+    /// Offers a result; only the first offer wins. Returns whether this one did.
+    @discardableResult
+    func offer(_ value: Value) -> Bool {
         let decision = state.withLock { state -> (CheckedContinuation<Value, Never>, [@Sendable () -> Void])? in
             guard let continuation = state.continuation else { return nil }
             defer {
@@ -89,9 +90,10 @@ final class FirstResult<Value: Sendable>: Sendable {
             }
             return (continuation, state.cleanup)
         }
-        guard let (winner, cleanup) = decision else { return }
+        guard let (winner, cleanup) = decision else { return false }
         cleanup.forEach { $0() }
         waker()
         winner.resume(returning: value)
+        return true
     }
 }

@@ -3,11 +3,13 @@ import Synchronization
 /// The hub events a run has received and not yet consumed, and the wait state waiting for one.
 ///
 /// A run subscribes when it starts (if it has wait states), so an event that happens before the run reaches its
-/// wait state (a key used at once, say) is kept, not lost.
+/// wait state (a key used at once, say) is kept, not lost. An event handed to a wait that has just ended (its
+/// timeout or the cancel decided it first) is kept too, for the run's next wait.
 final class EventInbox: Sendable {
     private struct Waiter {
         var matches: @Sendable (HubEvent) -> Bool
-        var deliver: @Sendable (HubEvent) -> Void
+        /// Offers the event to the wait; false when the wait had already ended.
+        var deliver: @Sendable (HubEvent) -> Bool
     }
 
     private struct State {
@@ -19,15 +21,19 @@ final class EventInbox: Sendable {
 
     /// Called by the hub's subscription, from the task that caused the event.
     func deliver(_ event: HubEvent) {
-        let waiter = state.withLock { state -> Waiter? in
-            if let waiter = state.waiter, waiter.matches(event) {
-                state.waiter = nil
-                return waiter
+        // A waiter taken here may lose its race to the timeout or the cancel before it gets the event: the event
+        // is then offered again, to the next wait if one has started meanwhile, or else queued.
+        while true {
+            let waiter = state.withLock { state -> Waiter? in
+                if let waiter = state.waiter, waiter.matches(event) {
+                    state.waiter = nil
+                    return waiter
+                }
+                state.events.append(event)
+                return nil
             }
-            state.events.append(event)
-            return nil
+            guard let waiter, !waiter.deliver(event) else { return }
         }
-        waiter?.deliver(event)
     }
 
     /// Waits for the first matching event (possibly one that already arrived), the timeout, or the run's cancel.

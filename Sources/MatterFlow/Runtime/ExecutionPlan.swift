@@ -39,13 +39,31 @@ final class ExecutionPlan: Sendable {
         name = workflow.name
         start = workflow.start
         onCancel = workflow.onCancel
-        var ordered = workflow.stateOrder.compactMap { workflow.states[$0] }
-        if ordered.count != workflow.states.count {
-            // A workflow built in code may leave its order incomplete.
-            ordered = workflow.states.keys.sorted().compactMap { workflow.states[$0] }
+        states = Self.distinctStates(of: workflow).map { state in
+            PlannedState(state, in: workflow, path: path, prefix: prefix, catalog: catalog)
         }
-        states = ordered.map { state in PlannedState(state, in: workflow, path: path, prefix: prefix, catalog: catalog) }
-        statesByName = states.count > Self.scannedStates ? Dictionary(uniqueKeysWithValues: states.map { ($0.name, $0) }) : nil
+        // The first state with a name wins, as in a scan (a state stored under another name may repeat one).
+        statesByName = states.count > Self.scannedStates
+            ? Dictionary(states.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }) : nil
+    }
+
+    /// Each state of the workflow once: in `stateOrder`'s order, then (sorted by name) any state it does not list.
+    /// A workflow built in code may list a name twice or leave a state out; neither may repeat a state here.
+    private static func distinctStates(of workflow: Workflow) -> [WorkflowState] {
+        var listed = Set<String>(minimumCapacity: workflow.states.count)
+        var ordered: [WorkflowState] = []
+        ordered.reserveCapacity(workflow.states.count)
+        for name in workflow.stateOrder where !listed.contains(name) {
+            guard let state = workflow.states[name] else { continue }
+            listed.insert(name)
+            ordered.append(state)
+        }
+        if ordered.count != workflow.states.count {
+            for name in workflow.states.keys.sorted() where !listed.contains(name) {
+                if let state = workflow.states[name] { ordered.append(state) }
+            }
+        }
+        return ordered
     }
 
     /// The workflow's inputs resolved for a run of this level (see ``Workflow/resolveInputs(_:source:)``), without

@@ -101,6 +101,9 @@ final class Race: Sendable {
     /// The work's result when it succeeded, even after losing the race.
     var value: Value? { state.withLock { $0.value } }
 
+    /// Whether the work has ended (returned or thrown), whoever won the race.
+    var workHasEnded: Bool { state.withLock { $0.workEnded } }
+
     /// Arms the race once the work has suspended: its task, the timeout timer and the cancellation signal are
     /// what decide it now. Whatever arrives after the decision is stopped at once.
     func arm(task: Task<Void, Never>, timeout: Duration?, signal: CancellationSignal?) {

@@ -16,13 +16,19 @@ enum RaceOutcome<Value: Sendable>: Sendable {
 /// no task switch, no timer and no cancellation registration. Otherwise the work's task races a timer and the
 /// cancellation signal; when those win, the work's task is cancelled and the race waits for it to wind down, but
 /// never longer than a grace period, so a hub that ignores cancellation cannot keep a run (or its cancel path)
-/// stuck. Every task it starts is accounted on the clock, so the race works in virtual time too.
+/// stuck. A hub call still running after the grace period is handed to the run's ``AbandonedCalls``, which makes
+/// the run's next hub call wait for it (bounded). Every task it starts is accounted on the clock, so the race works
+/// in virtual time too.
 ///
 /// The race's state lives in a ``Race``, shared by the waiting run, the work's task, the timer and the signal.
 struct StepRace {
     let clock: any WorkflowClock
     /// Nil while the run is on its cancel path: that path is shielded from further cancellation.
     let signal: CancellationSignal?
+    /// Where a hub call still running after its grace period is kept; nil: nowhere.
+    var abandoned: AbandonedCalls? = nil
+    /// The state whose work this race runs, as reports about an abandoned call name it.
+    var state = ""
 
     /// How long a losing hub call may take to wind down before the run moves on without it.
     static let gracePeriod: Duration = .seconds(5)
@@ -40,7 +46,10 @@ struct StepRace {
     nonisolated(nonsending) func call(
         _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, timeout: Duration
     ) async -> RaceOutcome<JSONValue> {
-        await run(Race(clock: clock, call: call, hub: hub, structure: structure, arguments: arguments), timeout: timeout) {
+        await run(
+            Race(clock: clock, call: call, hub: hub, structure: structure, arguments: arguments), timeout: timeout,
+            label: call.name
+        ) {
             if case .json(let value) = $0 { value } else { nil }
         }
     }
@@ -48,15 +57,16 @@ struct StepRace {
     /// Races the hub's status check, for a guard.
     @inline(never)
     nonisolated(nonsending) func status(hub: any Hub, structure: StructureID) async -> RaceOutcome<HubStatus> {
-        await run(Race(clock: clock, hub: hub, structure: structure), timeout: Self.guardTimeout) {
+        await run(Race(clock: clock, hub: hub, structure: structure), timeout: Self.guardTimeout, label: "the status check") {
             if case .status(let status) = $0 { status } else { nil }
         }
     }
 
-    /// Races `work`; `value` takes its value back out of the race.
+    /// Races `work`; `value` takes its value back out of the race. A hub call (`label` names it; nil for other
+    /// work) still running after its grace period is kept in ``abandoned``.
     @inline(__always)
     private nonisolated(nonsending) func run<Value: Sendable>(
-        _ race: Race, timeout: Duration?, _ value: (consuming Race.Value) -> Value?
+        _ race: Race, timeout: Duration?, label: String? = nil, _ value: (consuming Race.Value) -> Value?
     ) async -> RaceOutcome<Value> {
         clock.beginActivity()
         // The task's closure captures only the race, so it needs no context of its own.
@@ -77,11 +87,21 @@ struct StepRace {
         case .failed(let error):
             return .failed(error)
         case .timedOut:
-            await race.windDown(atMost: Self.gracePeriod)
+            await windDown(race, label: label)
             return .timedOut
         case .cancelled:
-            await race.windDown(atMost: Self.gracePeriod)
+            await windDown(race, label: label)
             return .cancelled(late: race.value.flatMap { value($0) })
+        }
+    }
+
+    /// Waits for a losing race's work to wind down, at most the grace period; a hub call still running then is
+    /// kept as abandoned.
+    @inline(never)
+    private nonisolated(nonsending) func windDown(_ race: Race, label: String?) async {
+        await race.windDown(atMost: Self.gracePeriod)
+        if let label, let abandoned, !race.workHasEnded {
+            abandoned.keep(race, label: state.isEmpty ? label : "\(label) in state \(state)")
         }
     }
 

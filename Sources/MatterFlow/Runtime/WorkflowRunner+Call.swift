@@ -6,7 +6,7 @@ extension WorkflowRunner {
     func childInputs(_ state: PlannedState, scope: Scope) -> Result<(ExecutionPlan, JSONObject), FlowError> {
         guard let child = state.child else {
             guard case .workflow(let subworkflow) = state.state.kind else { preconditionFailure("not a sub-workflow state") }
-            return .failure(FlowError(.hubFailure, "sub-workflow \(subworkflow.path) was not loaded"))
+            return .failure(FlowError(.engineMisconfigured, "sub-workflow \(subworkflow.path) was not loaded"))
         }
         var given = JSONObject()
         given.reserveCapacity(state.childInputs.count)
@@ -83,6 +83,14 @@ extension WorkflowRunner {
         var arguments: JSONObject
     }
 
+    /// The idempotency key a call gets when its state passes none: the run's ID (drawn from the run's random source
+    /// unless given) and the state's qualified name. Two runs never share one; the same state of the same run
+    /// always gets the same one, so a run that recovery resumes repeats an interrupted attempt under its own key
+    /// (the key is in the call's journaled arguments too).
+    func generatedKey(for planned: PlannedState) -> String {
+        runID + "/" + planned.qualifiedName
+    }
+
     // The call is prepared and finished in synchronous functions that are never inlined, so the run's suspended
     // frame holds only the call, not every temporary of its arguments, events and errors.
     @inline(never)
@@ -91,7 +99,7 @@ extension WorkflowRunner {
     ) -> Result<HubCall, FlowError> {
         guard let call = planned.call else {
             guard case .action(let action) = planned.state.kind else { preconditionFailure("not an action state") }
-            return .failure(FlowError(.hubFailure, "operation \(action.operation) is not in the catalog"))
+            return .failure(FlowError(.engineMisconfigured, "operation \(action.operation) is not in the catalog"))
         }
         var arguments = JSONObject()
         arguments.reserveCapacity(call.arguments.count)
@@ -105,6 +113,9 @@ extension WorkflowRunner {
         }
         for name in call.secretArguments {
             arguments[name].map(secrets.add)
+        }
+        if let key = call.operation.idempotencyKey, arguments[key] == nil {
+            arguments[key] = .string(generatedKey(for: planned))
         }
         emit(path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shown(arguments, of: call)))
         return .success(

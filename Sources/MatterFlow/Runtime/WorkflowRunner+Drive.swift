@@ -47,16 +47,40 @@ extension WorkflowRunner {
 
     @inline(never)
     private nonisolated(nonsending) func awaitStatus(shielded: Bool, _ levels: inout Stack, _ record: inout Record) async -> Work {
-        let outcome = await race(onCancelPath: shielded).status(hub: hub, structure: options.structureID)
+        if !abandoned.isEmpty { await settleAbandoned(&levels, &record) }
+        let outcome = await race(onCancelPath: shielded, state: levels.top.current).status(hub: hub, structure: options.structureID)
         return carryOn(guardEnded(outcome, &levels, &record), &levels, &record)
     }
 
     @inline(never)
     private nonisolated(nonsending) func awaitCall(_ call: HubCall, shielded: Bool, _ levels: inout Stack, _ record: inout Record) async -> Work {
-        let outcome = await race(onCancelPath: shielded).call(
+        if !abandoned.isEmpty { await settleAbandoned(&levels, &record) }
+        let outcome = await race(onCancelPath: shielded, state: levels.top.current).call(
             call.plan, hub: hub, structure: options.structureID, arguments: call.arguments,
             timeout: .seconds(rounding: call.plan.timeoutSeconds))
         return carryOn(callEnded(outcome, call, &levels, &record), &levels, &record)
+    }
+
+    /// Waits, before a hub call, for the run's abandoned calls to end (see ``AbandonedCalls``); each wait, and each
+    /// call given up, is a warning.
+    @inline(never)
+    private nonisolated(nonsending) func settleAbandoned(_ levels: inout Stack, _ record: inout Record) async {
+        var warnings: [String] = []
+        await abandoned.settle { report in
+            switch report {
+            case .waiting(let call):
+                warnings.append(
+                    "the hub has not ended \(call), abandoned \(Int(StepRace.gracePeriod.secondsValue)) s ago; "
+                        + "waiting up to \(Int(AbandonedCalls.limit.secondsValue)) s for it before calling the hub again")
+            case .givenUp(let call):
+                warnings.append(
+                    "the hub still runs \(call) after \(Int(AbandonedCalls.limit.secondsValue)) s more; the run calls the hub "
+                        + "again while it runs, so the Hub contract (one call at a time per run) is not kept: check the hub's cancellation")
+            }
+            // Reported as it happens, so that a trace shows why the run is waiting.
+            emit(levels.top.path, .warning(state: levels.top.current, message: warnings[warnings.count - 1]))
+        }
+        record.warnings.append(contentsOf: warnings)
     }
 
     @inline(never)
@@ -165,7 +189,7 @@ extension WorkflowRunner {
 
     @inline(never)
     func missingState(_ name: String) -> FlowError {
-        FlowError(.hubFailure, "state \"\(name)\" does not exist (the workflow was not validated)")
+        FlowError(.engineMisconfigured, "state \"\(name)\" does not exist (the workflow was not validated)")
     }
 
     /// What entering a state leaves for the loop: a move already made, or work to start.

@@ -26,9 +26,10 @@ extension WorkflowRunner {
         }
     }
 
-    /// The race a level's hub work runs in: cancellable unless the level is on a cancel path.
-    func race(onCancelPath: Bool) -> StepRace {
-        StepRace(clock: options.clock, signal: onCancelPath ? nil : signal)
+    /// The race a level's hub work runs in: cancellable unless the level is on a cancel path; a call it abandons
+    /// is kept in the run's ``AbandonedCalls``.
+    func race(onCancelPath: Bool, state: String = "") -> StepRace {
+        StepRace(clock: options.clock, signal: onCancelPath ? nil : signal, abandoned: abandoned, state: state)
     }
 
     /// Starts an action or sub-workflow state's first attempt.
@@ -138,7 +139,7 @@ extension WorkflowRunner {
     /// The delay before retrying after an error, counting the retry; nil when no retrier allows one.
     @inline(never)
     private func retryDelay(after error: FlowError, _ level: inout Level) -> Double? {
-        guard let progress = level.progress, let step = progress.state.step else { return nil }
+        guard error.cause.isRetryable, let progress = level.progress, let step = progress.state.step else { return nil }
         guard let index = step.retry.firstIndex(where: { $0.errors.contains(where: error.matches) }),
             progress.retriesUsed[index] < step.retry[index].maxRetries
         else { return nil }

@@ -16,6 +16,8 @@ final class WorkflowRunner: Sendable {
     let inbox: EventInbox
     /// What is left to restore when the run resumes from a ``ResumePoint``; nil for a fresh run.
     let resume: ResumeCursor?
+    /// Hub calls abandoned while still running, which the run's next hub call waits for.
+    let abandoned = AbandonedCalls()
 
     init(
         hub: any Hub, catalog: OperationCatalog, options: RunOptions, runID: String, signal: CancellationSignal,

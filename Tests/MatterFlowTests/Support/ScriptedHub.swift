@@ -43,6 +43,12 @@ final class ScriptedHub: Hub {
         var status = HubStatus(online: true, reachable: true, permissionGranted: true, activeSession: false)
         var session = CommissioningSession()
         var handlers: [@Sendable (HubEvent) -> Void] = []
+        /// Calls answering now.
+        var inFlight = 0
+        /// Calls that began while another call was still answering.
+        var overlapping: [String] = []
+        /// The `commissioningID` of every `commissionDevice` call, in order.
+        var commissioningIDs: [String] = []
     }
 
     private let state = Mutex(State())
@@ -61,14 +67,23 @@ final class ScriptedHub: Hub {
 
     func count(_ operation: String) -> Int { calls.filter { $0 == operation }.count }
 
+    /// Calls that began while another call was still answering (the engine promises there are none).
+    var overlapping: [String] { state.withLock { $0.overlapping } }
+
+    /// The `commissioningID` of every `commissionDevice` call, in order.
+    var commissioningIDs: [String] { state.withLock { $0.commissioningIDs } }
+
     private func answer(_ operation: String) async throws {
         let next = state.withLock { state -> Answer in
             state.calls.append(operation)
+            if state.inFlight > 0 { state.overlapping.append(operation) }
+            state.inFlight += 1
             guard var answers = state.scripts[operation], !answers.isEmpty else { return .succeed }
             let first = answers.removeFirst()
             state.scripts[operation] = answers
             return first
         }
+        defer { state.withLock { $0.inFlight -= 1 } }
         switch next {
         case .succeed: return
         case .fail(let error): throw error
@@ -106,6 +121,7 @@ final class ScriptedHub: Hub {
     }
 
     func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {
+        state.withLock { $0.commissioningIDs.append(commissioningID) }
         try withSession { session throws(FlowError) in try session.beginCommissioning(commissioningID: commissioningID) }
         do {
             try await answer("commissionDevice")

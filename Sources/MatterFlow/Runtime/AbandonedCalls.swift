@@ -1,0 +1,50 @@
+import Synchronization
+
+/// The hub calls of one run that are still running after the run stopped waiting for them, so that the run
+/// makes no other hub call while one of them runs (the ``Hub`` contract: never two calls for one run at once).
+///
+/// A call the run abandons (its timeout or the run's cancel decided its race) is cancelled and given
+/// ``StepRace/gracePeriod`` to wind down. One still running after that is kept here. Before its next hub call (a
+/// guard's status check or an operation, on the cancel path too), the run waits for every kept call to end, but
+/// for each call at most ``limit``, once. A call that outlives its limit is given up: the run goes on without it
+/// and reports, as a warning, that the contract could not be kept.
+final class AbandonedCalls: Sendable {
+    /// How long, beyond its grace period, a run waits for one abandoned call to end before it calls the hub again
+    /// anyway.
+    static let limit: Duration = .seconds(30)
+
+    /// What a run reports about an abandoned call while it settles them.
+    enum Report: Sendable, Equatable {
+        /// The run is about to wait for the call.
+        case waiting(String)
+        /// The call outlived its limit; the run calls the hub while it still runs.
+        case givenUp(String)
+    }
+
+    private struct Entry {
+        let race: Race
+        /// What the call was, as reports name it (`fetchRooms in state rooms`).
+        let label: String
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    /// Keeps a call whose race was decided against it and whose work has not ended after the grace period.
+    func keep(_ race: Race, label: String) {
+        entries.withLock { $0.append(Entry(race: race, label: label)) }
+    }
+
+    /// Whether any abandoned call is kept (cheap: read before every hub call).
+    var isEmpty: Bool { entries.withLock { $0.isEmpty } }
+
+    /// Waits until every kept call has ended or used up its limit, in the order they were abandoned, and forgets
+    /// them; `report` hears of each wait and of each call given up.
+    nonisolated(nonsending) func settle(report: (Report) -> Void) async {
+        while let entry = entries.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            guard !entry.race.workHasEnded else { continue }
+            report(.waiting(entry.label))
+            await entry.race.windDown(atMost: Self.limit)
+            if !entry.race.workHasEnded { report(.givenUp(entry.label)) }
+        }
+    }
+}
