@@ -100,15 +100,24 @@ public final class HubServer: Sendable {
 
     private func receive(_ line: String) {
         let message: JSONObject
+        let numberProblems: [Diagnostic]
         do {
-            guard let object = try JSONDocument.parse(line, file: "request").value.objectValue else {
+            let parsed = try JSONDocument.parseKeepingNumberProblems(line, file: "request")
+            guard let object = parsed.document.value.objectValue else {
                 return answer(.null, error: WireError.json(code: WireError.invalidRequest, message: "a message must be a JSON object"))
             }
-            message = object
+            (message, numberProblems) = (object, parsed.numberProblems)
         } catch {
             return answer(.null, error: WireError.json(code: WireError.parseError, message: "the line is not valid JSON"))
         }
         let id = message["id"] ?? .null
+        if let problem = numberProblems.first {
+            // A number no value can hold: the request is answered (when its id is usable), never read with a clamped value.
+            let usable = id.intValue.map { $0 >= 1 } ?? false
+            let location = problem.pointer.isEmpty ? "" : "\(problem.pointer): "
+            return answer(
+                usable ? id : .null, error: WireError.json(FlowError(.invalidArgumentValue, location + problem.message)))
+        }
         guard message["jsonrpc"]?.stringValue == "2.0", let method = message["method"]?.stringValue else {
             // Responses from the client (to nothing: servers send no requests) are ignored.
             if message["method"] == nil, message["result"] != nil || message["error"] != nil { return }

@@ -20,6 +20,17 @@ public struct JSONDocument: Sendable {
 
     /// Parses JSON text; a syntax error becomes a `syntaxError` diagnostic with line and column.
     public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> JSONDocument {
+        let (document, numberProblems) = try parseKeepingNumberProblems(text, file: file)
+        if !numberProblems.isEmpty { throw DiagnosticsError(numberProblems) }
+        return document
+    }
+
+    /// Parses JSON text like ``parse(_:file:)``, but returns the document even when it holds numbers no Swift number
+    /// can (json-c's clamped or non-finite reading of them), with one `numberOutOfRange` diagnostic per such number.
+    /// For readers that must answer the rest of the message, such as a request whose id is still needed.
+    public static func parseKeepingNumberProblems(
+        _ text: String, file: String
+    ) throws(DiagnosticsError) -> (document: JSONDocument, numberProblems: [Diagnostic]) {
         var unusualNumbers = false
         let value: JSONValue
         do {
@@ -34,11 +45,8 @@ public struct JSONDocument: Sendable {
             ])
         }
         let sourceMap = JSONSourceMap(scanning: text, parsed: value)
-        if unusualNumbers {
-            let problems = unrepresentableNumbers(in: sourceMap, file: file)
-            if !problems.isEmpty { throw DiagnosticsError(problems) }
-        }
-        return JSONDocument(file: file, value: value, sourceMap: sourceMap)
+        let problems = unusualNumbers ? unrepresentableNumbers(in: sourceMap, file: file) : []
+        return (JSONDocument(file: file, value: value, sourceMap: sourceMap), problems)
     }
 
     /// Numbers the text holds that no Swift number can: `NaN`, `Infinity`, numbers beyond ±1.8e308 and integers

@@ -150,12 +150,7 @@ final class JournalRecorder: Sendable {
     /// `failedPrecondition` / `noActiveSession`), whatever the hub would have done with it.
     func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
         let operations = catalog.operations.map { original in
-            OperationDescriptor(
-                name: original.name, summary: original.summary, arguments: original.arguments, result: original.result,
-                errors: original.errors, defaultTimeoutSeconds: original.defaultTimeoutSeconds, effect: original.effect,
-                acquiresSession: original.acquiresSession, releasesSession: original.releasesSession,
-                secretResultFields: original.secretResultFields, idempotencyKey: original.idempotencyKey
-            ) { [self] hub, structure, arguments in
+            original.invoking { [self] hub, structure, arguments in
                 let (key, sessionID) = state.withLock { ($0.currentKey, $0.sessionID) }
                 let callKey = key ?? "\(runID)/?"
                 let expected = Self.usesSession(original) ? sessionID : nil

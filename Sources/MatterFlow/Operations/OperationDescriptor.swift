@@ -57,7 +57,7 @@ public struct OperationDescriptor: Sendable {
     /// The argument by which the hub recognises a repeated call as the same one (an idempotency key), so a
     /// non-idempotent operation may be retried when the state declares it in `repeatSafety`.
     public var idempotencyKey: String?
-    let invoke: Invocation
+    private(set) var invoke: Invocation
 
     public init(
         name: String, summary: String, arguments: [Argument], result: ValueShape, errors: [ErrorCause],
@@ -79,6 +79,14 @@ public struct OperationDescriptor: Sendable {
         self.releaseAttemptSuffices = releaseAttemptSuffices
         self.idempotencyKey = idempotencyKey
         self.invoke = invoke
+    }
+
+    /// The same operation, every declared fact kept, performed by `invoke` instead (for example wrapped by a
+    /// journal that records each call).
+    public func invoking(_ invoke: @escaping Invocation) -> OperationDescriptor {
+        var copy = self
+        copy.invoke = invoke
+        return copy
     }
 
     /// Causes any operation may end with, whatever the hub.
