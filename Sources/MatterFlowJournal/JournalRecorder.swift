@@ -133,7 +133,7 @@ final class JournalRecorder: Sendable {
                 name: original.name, summary: original.summary, arguments: original.arguments, result: original.result,
                 errors: original.errors, defaultTimeoutSeconds: original.defaultTimeoutSeconds, effect: original.effect,
                 acquiresSession: original.acquiresSession, releasesSession: original.releasesSession,
-                secretResultFields: original.secretResultFields
+                secretResultFields: original.secretResultFields, argumentWarnings: original.argumentWarnings
             ) { [self] hub, structure, arguments in
                 let key = state.withLock { $0.currentKey } ?? "\(runID)/?"
                 let context = HubCallContext(runID: runID, idempotencyKey: key)
