@@ -164,13 +164,13 @@ public actor SimulatedHub: Hub {
         }
     }
 
-    /// Releases the session and removes its pending devices; false (and no change) when none is active. Works
-    /// while the hub is offline.
+    /// Releases the session and removes its pending devices; false (and no change) when none is active.
+    /// `hubOffline` / `hubUnreachable` (and no change) while the hub cannot be reached.
     public func cancelCommissioning(structure: StructureID) async throws -> Bool {
         try await perform(.cancelCommissioning, structure) { _ in
             guard self.structures[structure] != nil else { return false }
             return try self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
-                state.cancel()
+                try state.cancel()
             }
         }
     }
