@@ -21,7 +21,7 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(workflow home fixture journal payload dataset)
 
 echo "== building the fuzz targets (-sanitize=fuzzer,address)" >&2
-swift build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address >&2
+swift build --package-path Fuzz --product matterflow-fuzz -Xswiftc -sanitize=fuzzer,address >&2
 binary="$(swift build --package-path Fuzz --show-bin-path)/matterflow-fuzz"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/matterflow-fuzz.XXXXXX")

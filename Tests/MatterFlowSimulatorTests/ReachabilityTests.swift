@@ -80,6 +80,46 @@ struct ReachabilityTests {
         #expect(status.activeSession == (phase != .none))
     }
 
+    @Test(
+        "every border-router operation fails with the hub's condition and changes nothing",
+        arguments: [ErrorCause.hubOffline, .hubUnreachable])
+    func borderRouterOperationsFail(_ condition: ErrorCause) async throws {
+        let structure = BorderRouterHomes.structureID
+        let router = BorderRouterHomes.routerID
+        let hub = try SimulatedHub(home: BorderRouterHomes.home(), clock: ManualClock())
+        if condition == .hubOffline {
+            try await hub.setOnline(false, structure: structure)
+        } else {
+            try await hub.setReachable(false, structure: structure)
+        }
+        let before = try await hub.snapshot(structure: structure)
+        let dataset = try BorderRouterHomes.bytes(BorderRouterHomes.network5938)
+        let calls: [(String, () async throws -> Void)] = [
+            ("listBorderRouters", { _ = try await hub.borderRouters(structure: structure) }),
+            ("readBorderRouter", { _ = try await hub.borderRouter(structure: structure, deviceID: router) }),
+            ("readThreadCapabilities", { _ = try await hub.threadCapabilities(structure: structure, deviceID: router) }),
+            ("activateEpskc", {
+                _ = try await hub.activateEpskc(structure: structure, deviceID: router, requestedDurationSeconds: nil)
+            }),
+            ("deactivateEpskc", { try await hub.deactivateEpskc(structure: structure, deviceID: router) }),
+            ("joinThreadNetwork", {
+                _ = try await hub.joinThreadNetwork(structure: structure, deviceID: router, operationalDataset: dataset)
+            }),
+            ("leaveThreadNetwork", { _ = try await hub.leaveThreadNetwork(structure: structure, deviceID: router) }),
+            ("readThreadNetworkSettings", { _ = try await hub.threadNetworkSettings(structure: structure) }),
+            ("setInternetAccess", { _ = try await hub.setInternetAccess(structure: structure, option: .nat64Only) }),
+        ]
+        for (name, call) in calls {
+            do {
+                try await call()
+                Issue.record("\(name) succeeded while the hub is \(condition)")
+            } catch let error as FlowError {
+                #expect(error.cause == condition, "\(name): \(error)")
+            }
+        }
+        #expect(try await hub.snapshot(structure: structure) == before, "a call changed the home")
+    }
+
     @Test("once the hub is back, a cancel releases the session it could not release while down")
     func cancelAfterComingBack() async throws {
         let hub = try await hub(in: .commissioned, down: .hubUnreachable)
