@@ -63,6 +63,14 @@ import Testing
         #expect(!result.stderr.contains("is 3"))
     }
 
+    @Test func aMalformedPasscodeToGenerateIsNotRepeated() async {
+        let result = await matterflow(
+            "payload", "generate", "--vendor-id", "1", "--product-id", "1", "--discriminator", "1", "--passcode", "2020x2021")
+        #expect(result.code == 64)
+        #expect(result.stderr.contains("'--passcode' must be a whole number"))
+        #expect(!result.stderr.contains("2020x2021"))
+    }
+
     @Test func discoveryBitsSixAndSevenAreIgnoredWithAWarning() async throws {
         var fields = OnboardingPayload(vendorID: 0xFFF1, productID: 0x8000, discriminator: 3840, passcode: 20_202_021)
         fields.discoveryCapabilities = DiscoveryCapabilities(rawValue: 0xC2)

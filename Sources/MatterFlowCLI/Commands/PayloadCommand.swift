@@ -80,7 +80,9 @@ struct PayloadCommand {
             }
             let value = text.lowercased().hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
             guard let value, value <= max else {
-                throw UsageError(message: "'--\(name)' must be a whole number up to \(max), not '\(text)'", command: Self.generateSpec.name)
+                // The passcode is a secret: the message does not repeat it.
+                let shown = name == "passcode" ? "" : ", not '\(text)'"
+                throw UsageError(message: "'--\(name)' must be a whole number up to \(max)\(shown)", command: Self.generateSpec.name)
             }
             return value
         }
