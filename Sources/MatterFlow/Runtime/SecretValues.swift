@@ -25,6 +25,17 @@ final class SecretValues: Sendable {
         var forms: [String] = []
         /// Every secret string, whatever its length, for whole-string matches.
         var whole: Set<String> = []
+        /// Secrets whose encoded forms are not in ``forms`` yet: they are worked out on the first redaction, so a
+        /// run that never shows anything never pays for them.
+        var pending: [String] = []
+
+        mutating func expandPending() {
+            guard !pending.isEmpty else { return }
+            var all = Set(forms)
+            for secret in pending { all.formUnion(SecretValues.encodedForms(of: secret)) }
+            pending = []
+            forms = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+        }
     }
 
     private let known = Mutex(Known())
@@ -35,9 +46,7 @@ final class SecretValues: Sendable {
         case .string(let text) where !text.isEmpty:
             known.withLock { known in
                 guard known.whole.insert(text).inserted, text.count >= Self.minimumLength else { return }
-                var forms = Set(known.forms)
-                forms.formUnion(Self.encodedForms(of: text))
-                known.forms = forms.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+                known.pending.append(text)
             }
         case .array(let elements):
             elements.forEach(add)
@@ -50,7 +59,10 @@ final class SecretValues: Sendable {
 
     /// The text with every secret replaced by ``RunOptions/redacted``.
     func redacting(_ text: String) -> String {
-        let known = known.withLock { $0 }
+        let known = known.withLock { known in
+            known.expandPending()
+            return known
+        }
         guard !known.whole.isEmpty else { return text }
         if known.whole.contains(text) { return RunOptions.redacted }
         var result = text
