@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MatterFlow", targets: ["MatterFlow"]),
         .library(name: "MatterFlowSimulator", targets: ["MatterFlowSimulator"]),
         .library(name: "MatterFlowJournal", targets: ["MatterFlowJournal"]),
+        .library(name: "MatterFlowHubProtocol", targets: ["MatterFlowHubProtocol"]),
         .library(name: "MatterFlowFixtures", targets: ["MatterFlowFixtures"]),
         .library(name: "MatterFlowJSON", targets: ["MatterFlowJSON"]),
         .library(name: "MatterPayload", targets: ["MatterPayload"]),
@@ -41,13 +42,14 @@ let package = Package(
         .target(name: "MatterFlowSimulator", dependencies: ["MatterFlow", "MatterFlowJSON", "MatterPayload", "ThreadDataset"]),
         .target(name: "MatterFlowFixtures", dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]),
         .target(name: "MatterFlowJournal", dependencies: ["MatterFlow", "MatterFlowJSON"]),
+        .target(name: "MatterFlowHubProtocol", dependencies: ["MatterFlow", "MatterFlowJSON"]),
 
         // MARK: - Command line
         .target(
             name: "MatterFlowCLI",
             dependencies: [
                 "MatterFlow", "MatterFlowSimulator", "MatterFlowFixtures", "MatterFlowJournal", "MatterFlowJSON",
-                "MatterPayload", "ThreadDataset",
+                "MatterFlowHubProtocol", "MatterPayload", "ThreadDataset",
             ]
         ),
         .executableTarget(name: "matterflow", dependencies: ["MatterFlowCLI"]),
@@ -88,6 +90,10 @@ let package = Package(
         .testTarget(
             name: "MatterFlowJournalTests",
             dependencies: ["MatterFlowJournal", "MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]
+        ),
+        .testTarget(
+            name: "MatterFlowHubProtocolTests",
+            dependencies: ["MatterFlowHubProtocol", "MatterFlow", "MatterFlowSimulator", "MatterFlowFixtures", "MatterFlowJSON"]
         ),
         .testTarget(
             name: "MatterFlowCLITests",

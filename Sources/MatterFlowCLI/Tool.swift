@@ -10,7 +10,7 @@ public enum ExitCode {
     public static let invalidInput: Int32 = 2
     /// The command line itself is wrong.
     public static let usage: Int32 = 64
-    /// Interrupted by SIGINT (after the cancel path ran).
+    /// Interrupted by SIGINT (after the cancel path ran); SIGTERM and SIGHUP give 128 + their numbers, 143 and 129.
     public static let interrupted: Int32 = 130
 }
 
@@ -18,7 +18,7 @@ public enum ExitCode {
 public struct ToolEnvironment: Sendable {
     public var standardOutput: any TextSink
     public var standardError: any TextSink
-    /// Install a SIGINT handler that cancels a running workflow (the real process does; tests need not).
+    /// Route SIGINT, SIGTERM and SIGHUP to a cancel of the running workflow (the real process does; tests need not).
     public var handlesInterrupts: Bool
     /// The clock for runs and the simulated hub; nil lets `--clock` choose (virtual time unless `--clock real`).
     public var clock: (any WorkflowClock)?
@@ -53,6 +53,7 @@ public enum MatterflowTool {
     static let commands: [CommandSpec] = [
         RunCommand.spec, ValidateCommand.spec, TestCommand.spec, OperationsCommand.spec, PayloadCommand.spec,
         PayloadCommand.generateSpec, DatasetCommand.spec, GraphCommand.spec, RunsCommand.spec, HistoryCommand.spec, RecoverCommand.spec,
+        HubServeCommand.spec, HubCheckCommand.spec,
     ]
 
     static var overview: String {
@@ -132,8 +133,8 @@ public enum MatterflowTool {
         do {
             switch spec.name {
             case RunCommand.spec.name: return try await RunCommand(arguments: parsed, environment: environment).execute()
-            case ValidateCommand.spec.name: return ValidateCommand(arguments: parsed, environment: environment).execute()
-            case GraphCommand.spec.name: return try GraphCommand(arguments: parsed, environment: environment).execute()
+            case ValidateCommand.spec.name: return try await ValidateCommand(arguments: parsed, environment: environment).execute()
+            case GraphCommand.spec.name: return try await GraphCommand(arguments: parsed, environment: environment).execute()
             case RunsCommand.spec.name: return try RunsCommand(arguments: parsed, environment: environment).execute()
             case HistoryCommand.spec.name: return try HistoryCommand(arguments: parsed, environment: environment).execute()
             case RecoverCommand.spec.name: return try await RecoverCommand(arguments: parsed, environment: environment).execute()
@@ -142,6 +143,8 @@ public enum MatterflowTool {
             case PayloadCommand.spec.name: return PayloadCommand(arguments: parsed, environment: environment).decode()
             case PayloadCommand.generateSpec.name: return try PayloadCommand(arguments: parsed, environment: environment).generate()
             case DatasetCommand.spec.name: return DatasetCommand(arguments: parsed, environment: environment).execute()
+            case HubServeCommand.spec.name: return try await HubServeCommand(arguments: parsed, environment: environment).execute()
+            case HubCheckCommand.spec.name: return try await HubCheckCommand(arguments: parsed, environment: environment).execute()
             default: return usageError(UsageError(message: "Unknown subcommand '\(first)'", command: nil), err)
             }
         } catch {

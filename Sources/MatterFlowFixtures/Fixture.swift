@@ -181,6 +181,9 @@ enum FixtureFormat {
         return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int(rounded)) : String(rounded)
     }
 
+    /// Attempt numbers of a fault or an event trigger: calls are counted from 1.
+    static let attemptRange = NumberRange(integers: 1...1_000_000, unit: "attempt number")
+
     /// A duration from seconds, to the millisecond.
     static func duration(seconds: Double) -> Duration {
         .seconds(rounding: seconds)

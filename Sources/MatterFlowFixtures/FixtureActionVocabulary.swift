@@ -39,12 +39,8 @@ enum FixtureActionVocabulary {
                     DiagnosticCode.invalidValue, at: reader.pointer("key"),
                     "\"key\" is \"issued\" or \"wrong\", found \"\(keyName)\"")
             }
-            let count = reader.int("count") ?? 1
-            if count < 1 {
-                decoder.collector.error(
-                    DiagnosticCode.invalidValue, at: reader.pointer("count"), "\"count\" must be at least 1")
-            }
-            guard let deviceID, let key, count >= 1 else { return nil }
+            let count = reader.has("count") ? reader.int("count", in: NumberRange(integers: 1...100, unit: "keys")) : 1
+            guard let deviceID, let key, let count else { return nil }
             return .commissionerConnects(deviceID: deviceID, key: key, count: count)
         },
         Entry(name: "commissionerPetitionAccepted", summary: "the connected commissioner's petition is accepted") {
@@ -63,7 +59,9 @@ enum FixtureActionVocabulary {
                 "another app activates ePSKc mode on `deviceID` (`durationSeconds` optional); commissioners can use its key"
         ) { reader, decoder in
             let deviceID = decoder.borderRouter(reader)
-            let seconds = reader.int("durationSeconds")
+            // The hub decides which durations it grants (0...600 s); a fixture may ask for more to see it refuse.
+            let seconds = reader.int("durationSeconds", in: NumberRange(integers: 0...86_400, unit: "seconds"))
+            guard !reader.has("durationSeconds") || seconds != nil else { return nil }
             return deviceID.map { .epskcActivatedElsewhere(deviceID: $0, durationSeconds: seconds) }
         },
         Entry(

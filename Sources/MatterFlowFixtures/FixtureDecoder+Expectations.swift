@@ -4,6 +4,9 @@ import MatterFlowSimulator
 
 /// Decoding of `expect`.
 extension FixtureDecoder {
+    /// Vendor and product IDs, PAN IDs and channels: 16-bit numbers.
+    private static var sixteenBits: NumberRange { NumberRange(integers: 0...0xFFFF) }
+
     typealias Expectations = FixtureExpectations
 
     func decodeExpectations(_ reader: ObjectReader) -> Expectations {
@@ -35,7 +38,7 @@ extension FixtureDecoder {
         expect.output = reader.value("output")
         expect.warnings = reader.stringArray("warnings")
         expect.hub = reader.object("hub").map(decodeHubExpectation)
-        if let seconds = reader.nonNegativeNumber("elapsedSeconds") { expect.elapsedSeconds = seconds }
+        if let seconds = reader.number("elapsedSeconds", in: NumberLimits.elapsed) { expect.elapsedSeconds = seconds }
         reader.finish()
         return expect
     }
@@ -59,18 +62,14 @@ extension FixtureDecoder {
             let pointer = reader.pointer(key)
             guard let operation = operation(key, at: pointer) else { continue }
             switch reader.object[key] {
-            case .int(let count)? where count >= 0:
+            case let number? where number.doubleValue != nil:
+                guard let count = collector.integer(number, at: pointer, in: NumberLimits.count, what: "the call count")
+                else { continue }
                 calls[operation] = Expectations.CallExpectation(count: count)
             case .object(let object)?:
                 let counts = ObjectReader(object: object, pointer: pointer, collector: collector)
                 func count(_ name: String) -> Int? {
-                    guard let value = counts.int(name) else { return nil }
-                    guard value >= 0 else {
-                        collector.error(
-                            DiagnosticCode.invalidValue, at: counts.pointer(name), "\"\(name)\" must not be negative")
-                        return nil
-                    }
-                    return value
+                    counts.int(name, in: NumberLimits.count)
                 }
                 calls[operation] = Expectations.CallExpectation(
                     count: count("count"), atLeast: count("atLeast"), atMost: count("atMost"),
@@ -162,7 +161,8 @@ extension FixtureDecoder {
                 network = .some(
                     Expectations.NetworkExpectation(
                         networkName: fields.string("networkName"), extendedPANID: fields.string("extendedPANID"),
-                        panID: fields.int("panID"), channel: fields.int("channel")))
+                        panID: fields.int("panID", in: Self.sixteenBits),
+                        channel: fields.int("channel", in: Self.sixteenBits)))
                 fields.finish()
             }
         }
@@ -195,8 +195,8 @@ extension FixtureDecoder {
                     }
                 }
             }
-            device.vendorID = reader.int("vendorID")
-            device.productID = reader.int("productID")
+            device.vendorID = reader.int("vendorID", in: Self.sixteenBits)
+            device.productID = reader.int("productID", in: Self.sixteenBits)
             reader.finish()
             devices.append(device)
         }

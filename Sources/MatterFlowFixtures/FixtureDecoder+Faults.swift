@@ -46,8 +46,10 @@ extension FixtureDecoder {
             )
             return nil
         }
-        if let number = value.intValue {
-            return number >= 1 ? number...number : invalid()
+        if value.doubleValue != nil {
+            guard let number = collector.integer(value, at: pointer, in: FixtureFormat.attemptRange, what: "\"attempts\"")
+            else { return nil }
+            return number...number
         }
         guard let text = value.stringValue else {
             collector.error(
@@ -59,10 +61,15 @@ extension FixtureDecoder {
             $0.trimmingCharacters(in: .whitespaces)
         }
         guard let first = Int(parts[0]), first >= 1 else { return invalid() }
-        if parts.count == 1 { return first...first }
-        if parts[1].isEmpty { return first...Int.max }
-        guard let last = Int(parts[1]), last >= first else { return invalid() }
-        return first...last
+        let last = parts.count == 1 ? first : parts[1].isEmpty ? nil : Int(parts[1])
+        guard parts.count == 1 || parts[1].isEmpty || (last.map { $0 >= first } ?? false) else { return invalid() }
+        for bound in [first, last].compactMap({ $0 }) {
+            if let problem = FixtureFormat.attemptRange.problem(with: bound) {
+                collector.error(DiagnosticCode.numberOutOfRange, at: pointer, "attempt \(problem)")
+                return nil
+            }
+        }
+        return first...(last ?? Int.max)
     }
 
     private func decodeEffect(_ effect: String, _ reader: ObjectReader, operation: SimulatedOperation) -> FaultRule
@@ -79,13 +86,7 @@ extension FixtureDecoder {
             }
             return .hang
         case "delaySeconds":
-            guard let seconds = reader.number("delaySeconds") else { return nil }
-            guard seconds.isFinite, seconds > 0 else {
-                collector.error(
-                    DiagnosticCode.invalidValue, at: reader.pointer("delaySeconds"),
-                    "\"delaySeconds\" must be a positive number")
-                return nil
-            }
+            guard let seconds = reader.number("delaySeconds", in: NumberLimits.duration) else { return nil }
             return .delay(FixtureFormat.duration(seconds: seconds))
         default:
             guard let error = reader.object("fail").flatMap({ decodeError($0, operation: operation) }) else {
@@ -172,7 +173,7 @@ extension FixtureDecoder {
 
     private func decodeTrigger(_ reader: ObjectReader) -> FixtureEvent.Trigger? {
         let given = ["at", "after", "entering"].filter { reader.has($0) }
-        let attempt = reader.int("attempt")
+        let attempt = reader.int("attempt", in: FixtureFormat.attemptRange)
         if attempt != nil, given != ["after"] {
             collector.error(
                 DiagnosticCode.invalidValue, at: reader.pointer("attempt"), "\"attempt\" only goes with \"after\"")
@@ -188,10 +189,14 @@ extension FixtureDecoder {
         switch given[0] {
         case "at":
             guard let seconds = reader.number("at") else { return nil }
-            guard seconds.isFinite, seconds > 0 else {
+            guard seconds > 0 else {
                 collector.error(
                     DiagnosticCode.invalidValue, at: reader.pointer("at"),
                     "\"at\" must be a positive number of seconds; to start in a condition, describe it in the home")
+                return nil
+            }
+            if let problem = NumberLimits.duration.problem(with: seconds) {
+                collector.error(DiagnosticCode.numberOutOfRange, at: reader.pointer("at"), problem)
                 return nil
             }
             return .at(FixtureFormat.duration(seconds: seconds))
@@ -199,11 +204,6 @@ extension FixtureDecoder {
             guard let name = reader.nonEmptyString("after"),
                 let operation = operation(name, at: reader.pointer("after"))
             else {
-                return nil
-            }
-            if let attempt, attempt < 1 {
-                collector.error(
-                    DiagnosticCode.invalidValue, at: reader.pointer("attempt"), "\"attempt\" counts calls from 1")
                 return nil
             }
             return .after(operation, attempt: attempt ?? 1)

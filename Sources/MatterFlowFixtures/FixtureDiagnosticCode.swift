@@ -24,7 +24,7 @@ public enum FixtureDiagnosticCode {
     public static let all: [String] = [
         DiagnosticCode.syntaxError, DiagnosticCode.fileNotFound, DiagnosticCode.unreadableFile,
         DiagnosticCode.duplicateKey, DiagnosticCode.unknownKey, DiagnosticCode.missingKey, DiagnosticCode.wrongType,
-        DiagnosticCode.invalidValue, DiagnosticCode.unsupportedVersion, notAFixture, invalidWorkflow, invalidHome,
+        DiagnosticCode.invalidValue, DiagnosticCode.numberOutOfRange, DiagnosticCode.unsupportedVersion, notAFixture, invalidWorkflow, invalidHome,
         unknownOperation, unknownState, unknownAction, invalidErrorCode, undeclaredCause,
     ]
 }

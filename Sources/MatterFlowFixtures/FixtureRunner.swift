@@ -16,10 +16,13 @@ import Synchronization
 public struct FixtureRunner: Sendable {
     /// Runs the workflows.
     public var engine: WorkflowEngine
+    /// What the run talks to the fixture's hub through; nil: it calls the hub directly.
+    public var transport: FixtureHubTransport?
 
     /// A runner using `engine` (its catalog must be the one the fixtures were loaded with).
-    public init(engine: WorkflowEngine = WorkflowEngine()) {
+    public init(engine: WorkflowEngine = WorkflowEngine(), transport: FixtureHubTransport? = nil) {
         self.engine = engine
+        self.transport = transport
     }
 
     /// Runs fixtures, several at once (each has its own clock and hub), and returns their results in the order
@@ -73,6 +76,19 @@ public struct FixtureRunner: Sendable {
         await hub.setFaultPlan(FaultPlan(fixture.faults), structure: structure)
         await hub.setEpskcRandomSource(SeededRandomSource(seed: fixture.seed))
         let world = FixtureWorld(hub: hub, structure: structure, events: fixture.events, clock: clock)
+        var runHub: any Hub = FixtureHub(world: world)
+        var closeTransport: (@Sendable () async -> Void)?
+        if let transport {
+            // The connection is set up as work of the simulated world, so no virtual time passes during it.
+            clock.beginActivity()
+            do {
+                (runHub, closeTransport) = try await transport.connect(runHub, clock)
+            } catch {
+                clock.endActivity()
+                throw FixtureSetupError(subject: "transport", expected: "a connection to the fixture's hub", actual: "\(error)")
+            }
+            clock.endActivity()
+        }
         let recorder = RunRecorder(root: fixture.runnableWorkflow)
         let options = RunOptions(
             structureID: structure, clock: clock, random: SeededRandomSource(seed: fixture.seed),
@@ -94,10 +110,10 @@ public struct FixtureRunner: Sendable {
         let engine = self.engine
         let workflow = fixture.runnableWorkflow
         let inputs = fixture.inputs
+        let connectedHub = runHub
         let runTask = Task { () -> Result<RunResult, DiagnosticsError> in
             do throws(DiagnosticsError) {
-                return .success(
-                    try await engine.run(workflow, inputs: inputs, on: FixtureHub(world: world), options: options))
+                return .success(try await engine.run(workflow, inputs: inputs, on: connectedHub, options: options))
             } catch {
                 world.releaseStartActivity()
                 return .failure(error)
@@ -105,6 +121,7 @@ public struct FixtureRunner: Sendable {
         }
         world.setCanceller { runTask.cancel() }
         let outcome = await runTask.value
+        await closeTransport?()
         // Virtual time is frozen from the end of the run (or never started moving) until the home has been read.
         if !world.isFinished { world.markFinished() }
         defer { world.thaw() }
@@ -150,6 +167,17 @@ public struct FixtureRunner: Sendable {
             }
             clock.endActivity()
         }
+    }
+}
+
+/// Puts a fixture's hub behind something before the run sees it: the hub protocol, to show that a transport carries
+/// every fixture unchanged. `connect` gets the fixture's hub and the run's (virtual) clock, and returns the hub the
+/// run uses and what to do once the run has ended.
+public struct FixtureHubTransport: Sendable {
+    public var connect: @Sendable (_ hub: any Hub, _ clock: any WorkflowClock) async throws -> (any Hub, @Sendable () async -> Void)
+
+    public init(connect: @escaping @Sendable (any Hub, any WorkflowClock) async throws -> (any Hub, @Sendable () async -> Void)) {
+        self.connect = connect
     }
 }
 

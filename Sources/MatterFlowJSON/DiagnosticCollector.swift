@@ -37,6 +37,54 @@ public final class DiagnosticCollector {
         diagnostics.append(contentsOf: other)
     }
 
+    /// A number value that must lie in `range`, or nil after reporting why not (`wrongType`, `numberOutOfRange`).
+    ///
+    /// - Parameter what: The value's name for messages, such as `"timeoutSeconds"` in quotes.
+    public func number(_ value: JSONValue, at pointer: String, in range: NumberRange, what: String) -> Double? {
+        guard let number = value.doubleValue else {
+            error(DiagnosticCode.wrongType, at: pointer, "\(what) must be a number, found \(value.typeName)")
+            return nil
+        }
+        if case .int(let integer) = value, let problem = range.problem(with: integer) {
+            error(DiagnosticCode.numberOutOfRange, at: pointer, problem)
+            return nil
+        }
+        if let problem = range.problem(with: number) {
+            error(DiagnosticCode.numberOutOfRange, at: pointer, problem)
+            return nil
+        }
+        return number
+    }
+
+    /// A whole-number value that must lie in `range`, or nil after reporting why not (`wrongType`,
+    /// `numberOutOfRange`).
+    public func integer(_ value: JSONValue, at pointer: String, in range: NumberRange, what: String) -> Int? {
+        switch value {
+        case .int(let integer):
+            if let problem = range.problem(with: integer) {
+                error(DiagnosticCode.numberOutOfRange, at: pointer, problem)
+                return nil
+            }
+            return integer
+        case .double(let number):
+            guard number.isFinite, number.rounded() == number else {
+                error(
+                    number.isFinite ? DiagnosticCode.wrongType : DiagnosticCode.numberOutOfRange, at: pointer,
+                    "\(what) must be a whole number in \(range), found \(NumberRange.format(number))")
+                return nil
+            }
+            if let problem = range.problem(with: number) {
+                error(DiagnosticCode.numberOutOfRange, at: pointer, problem)
+                return nil
+            }
+            // Within the range's bounds (±2^53) and whole, so the conversion is exact.
+            return Int(number)
+        case .null, .bool, .string, .array, .object:
+            error(DiagnosticCode.wrongType, at: pointer, "\(what) must be an integer, found \(value.typeName)")
+            return nil
+        }
+    }
+
     /// Reads an object at a pointer, or reports a type error and returns nil.
     public func object(_ value: JSONValue, at pointer: String, what: String) -> ObjectReader? {
         guard case .object(let object) = value else {

@@ -18,15 +18,29 @@ enum JSONCBridge {
 
     /// Parses a complete JSON text in strict mode.
     static func parse(_ text: String) throws(SyntaxFailure) -> JSONValue {
+        var unusualNumbers = false
+        return try parse(text, unusualNumbers: &unusualNumbers)
+    }
+
+    /// Parses a complete JSON text in strict mode, setting `unusualNumbers` when some number may not be what the
+    /// text says: json-c reads `NaN`, `Infinity` and numbers beyond ±1.8e308 as non-finite doubles, and clamps
+    /// integers beyond 64 bits to `Int64.min` or `Int64.max` (see ``JSONDocument`` for how they are reported).
+    static func parse(_ text: String, unusualNumbers: inout Bool) throws(SyntaxFailure) -> JSONValue {
         var text = text
-        if let value = text.withUTF8({ parseSplit($0) }) { return value }
-        return try parseWhole(text)
+        if let value = text.withUTF8({ parseSplit($0, unusualNumbers: &unusualNumbers) }) { return value }
+        var bytes = text
+        return try bytes.withUTF8 { parseWhole(bytes: $0, unusualNumbers: &unusualNumbers) }.get()
     }
 
     /// Parses a large text a member of its largest object at a time, each piece by json-c (see
     /// ``JSONMemberSplit``); nil when the text is not split or some piece is rejected, so that parsing it whole
     /// finds and reports the error exactly as it always does.
     static func parseSplit(_ bytes: UnsafeBufferPointer<UInt8>) -> JSONValue? {
+        var unusualNumbers = false
+        return parseSplit(bytes, unusualNumbers: &unusualNumbers)
+    }
+
+    private static func parseSplit(_ bytes: UnsafeBufferPointer<UInt8>, unusualNumbers: inout Bool) -> JSONValue? {
         guard bytes.count > splitMembers * 16, let split = JSONMemberSplit.split(bytes, minimumMembers: splitMembers),
             let tokener = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH - 1)
         else { return nil }
@@ -36,7 +50,7 @@ enum JSONCBridge {
         var skeleton = Array(bytes[...split.open])
         skeleton.append(UInt8(ascii: "}"))
         skeleton.append(contentsOf: bytes[(split.close + 1)...])
-        guard case .success(.object(var root)) = skeleton.withUnsafeBufferPointer({ parseWhole(bytes: $0) }),
+        guard case .success(.object(var root)) = skeleton.withUnsafeBufferPointer({ parseWhole(bytes: $0, unusualNumbers: &unusualNumbers) }),
             root.count == split.rootMemberCount, root.members[split.rootMember].value == .object(JSONObject())
         else { return nil }
         var members: [JSONObject.Member] = []
@@ -53,7 +67,8 @@ enum JSONCBridge {
             }
             defer { json_object_put(object) }
             guard let object, json_tokener_get_error(tokener) == json_tokener_success,
-                Int(json_tokener_get_parse_end(tokener)) == piece.count, case .object(let parsed) = convert(object)
+                Int(json_tokener_get_parse_end(tokener)) == piece.count,
+                case .object(let parsed) = convert(object, unusualNumbers: &unusualNumbers)
             else { return nil }
             members.append(contentsOf: parsed.members)
         }
@@ -67,11 +82,14 @@ enum JSONCBridge {
     /// Parses a complete JSON text in strict mode, whole.
     static func parseWhole(_ text: String) throws(SyntaxFailure) -> JSONValue {
         var text = text
-        return try text.withUTF8 { parseWhole(bytes: $0) }.get()
+        var unusualNumbers = false
+        return try text.withUTF8 { parseWhole(bytes: $0, unusualNumbers: &unusualNumbers) }.get()
     }
 
     /// Parses complete JSON text in strict mode, whole.
-    private static func parseWhole(bytes buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, SyntaxFailure> {
+    private static func parseWhole(
+        bytes buffer: UnsafeBufferPointer<UInt8>, unusualNumbers: inout Bool
+    ) -> Result<JSONValue, SyntaxFailure> {
         guard let tokener = json_tokener_new() else {
             return .failure(SyntaxFailure(byteOffset: 0, reason: "the JSON parser could not be created (out of memory)"))
         }
@@ -104,14 +122,14 @@ enum JSONCBridge {
         if let extra = buffer[end..<length].firstIndex(where: { !isJSONWhitespace($0) }) {
             return .failure(SyntaxFailure(byteOffset: extra, reason: "unexpected content after the end of the JSON value"))
         }
-        return .success(convert(root))
+        return .success(convert(root, unusualNumbers: &unusualNumbers))
     }
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    private static func convert(_ object: OpaquePointer?) -> JSONValue {
+    private static func convert(_ object: OpaquePointer?, unusualNumbers: inout Bool) -> JSONValue {
         guard let object else { return .null }
         switch json_object_get_type(object) {
         case json_type_null:
@@ -119,9 +137,15 @@ enum JSONCBridge {
         case json_type_boolean:
             return .bool(json_object_get_boolean(object) != 0)
         case json_type_int:
-            return .int(Int(json_object_get_int64(object)))
+            // json-c clamps an integer beyond 64 bits to the nearest end of the range.
+            let integer = json_object_get_int64(object)
+            if integer == .max || integer == .min { unusualNumbers = true }
+            return .int(Int(integer))
         case json_type_double:
-            return .double(json_object_get_double(object))
+            // NaN, Infinity and numbers beyond ±1.8e308 (which json-c reads as infinite).
+            let number = json_object_get_double(object)
+            if !number.isFinite { unusualNumbers = true }
+            return .double(number)
         case json_type_string:
             let length = Int(json_object_get_string_len(object))
             guard let bytes = json_object_get_string(object) else { return .string("") }
@@ -132,7 +156,7 @@ enum JSONCBridge {
             var elements: [JSONValue] = []
             elements.reserveCapacity(count)
             for position in 0..<count {
-                elements.append(convert(json_object_array_get_idx(object, position)))
+                elements.append(convert(json_object_array_get_idx(object, position), unusualNumbers: &unusualNumbers))
             }
             return .array(elements)
         case json_type_object:
@@ -142,7 +166,8 @@ enum JSONCBridge {
             var end = json_object_iter_end(object)
             while json_object_iter_equal(&iterator, &end) == 0 {
                 let key = String(cString: json_object_iter_peek_name(&iterator))
-                members.append(JSONObject.Member(key: key, value: convert(json_object_iter_peek_value(&iterator))))
+                let value = convert(json_object_iter_peek_value(&iterator), unusualNumbers: &unusualNumbers)
+                members.append(JSONObject.Member(key: key, value: value))
                 json_object_iter_next(&iterator)
             }
             // json-c keeps one member per key.

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
 /// A parsed JSON file: the value, where each part of it stands, and the file's name for messages.
@@ -15,9 +20,10 @@ public struct JSONDocument: Sendable {
 
     /// Parses JSON text; a syntax error becomes a `syntaxError` diagnostic with line and column.
     public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> JSONDocument {
+        var unusualNumbers = false
+        let value: JSONValue
         do {
-            let value = try JSONCBridge.parse(text)
-            return JSONDocument(file: file, value: value, sourceMap: JSONSourceMap(scanning: text, parsed: value))
+            value = try JSONCBridge.parse(text, unusualNumbers: &unusualNumbers)
         } catch {
             let location = SourceLocation.of(byteOffset: error.byteOffset, in: text.utf8)
             throw DiagnosticsError([
@@ -26,6 +32,34 @@ public struct JSONDocument: Sendable {
                     message: "invalid JSON: \(error.reason); fix the syntax at this position",
                     file: file, location: location)
             ])
+        }
+        let sourceMap = JSONSourceMap(scanning: text, parsed: value)
+        if unusualNumbers {
+            let problems = unrepresentableNumbers(in: sourceMap, file: file)
+            if !problems.isEmpty { throw DiagnosticsError(problems) }
+        }
+        return JSONDocument(file: file, value: value, sourceMap: sourceMap)
+    }
+
+    /// Numbers the text holds that no Swift number can: `NaN`, `Infinity`, numbers beyond ±1.8e308 and integers
+    /// beyond 64 bits (json-c reads them as non-finite or clamps them, which would silently change the value).
+    private static func unrepresentableNumbers(in sourceMap: JSONSourceMap, file: String) -> [Diagnostic] {
+        sourceMap.numberTokens().compactMap { token in
+            let text = token.text
+            let shown = text.count > 40 ? "\(text.prefix(20))… (\(text.count) characters)" : text
+            let message: String
+            if let first = text.first(where: { $0 != "-" }), !first.isNumber {
+                message = "\(shown) is not a number JSON allows; write a finite number"
+            } else if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+                guard Int64(text) == nil else { return nil }
+                message = "\(shown) is outside the range of a 64-bit integer (\(Int64.min)...\(Int64.max)); write a smaller number"
+            } else {
+                guard let number = Double(text), !number.isFinite else { return nil }
+                message = "\(shown) is beyond the largest number a file may hold (±1.8e308); write a smaller number"
+            }
+            return Diagnostic(
+                severity: .error, code: DiagnosticCode.numberOutOfRange, message: message, file: file,
+                pointer: token.pointer, location: token.location)
         }
     }
 
@@ -51,23 +85,39 @@ public struct JSONDocument: Sendable {
         return text
     }
 
-    /// Why a file cannot be read: it is missing, a directory, or not readable.
+    /// Why a file cannot be read, from the system's own answer: it is missing, a symbolic link loop, a directory,
+    /// or not readable.
     private static func unreadable(path: String) -> DiagnosticsError {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return DiagnosticsError([
-                Diagnostic(
-                    severity: .error, code: DiagnosticCode.fileNotFound,
-                    message: "no such file; check the path (relative paths are resolved from the current directory)",
-                    file: path)
-            ])
+        func finding(_ code: String, _ message: String) -> DiagnosticsError {
+            DiagnosticsError([Diagnostic(severity: .error, code: code, message: message, file: path)])
         }
-        return DiagnosticsError([
-            Diagnostic(
-                severity: .error, code: DiagnosticCode.unreadableFile,
-                message: isDirectory.boolValue ? "this is a directory; name a JSON file" : "the file cannot be read; check its permissions",
-                file: path)
-        ])
+        let descriptor = open(path, O_RDONLY)
+        let reason = errno
+        if descriptor >= 0 {
+            var info = stat()
+            let isDirectory = fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            close(descriptor)
+            return finding(
+                DiagnosticCode.unreadableFile,
+                isDirectory ? "this is a directory; name a JSON file" : "the file cannot be read; check it is a regular file")
+        }
+        switch reason {
+        case ENOENT, ENOTDIR:
+            return finding(
+                DiagnosticCode.fileNotFound,
+                "no such file; check the path (relative paths are resolved from the current directory)")
+        case ELOOP:
+            return finding(
+                DiagnosticCode.unreadableFile,
+                "this path is a symbolic link loop (a link that leads back to itself); point the link at a file")
+        case EACCES, EPERM:
+            return finding(DiagnosticCode.unreadableFile, "permission denied; check the file's permissions")
+        case EISDIR:
+            return finding(DiagnosticCode.unreadableFile, "this is a directory; name a JSON file")
+        default:
+            return finding(
+                DiagnosticCode.unreadableFile, "the file cannot be read (\(String(cString: strerror(reason))))")
+        }
     }
 
     /// Diagnostics for keys repeated within one object (json-c would silently keep the last).
@@ -92,5 +142,8 @@ public enum DiagnosticCode {
     public static let missingKey = "missingKey"
     public static let wrongType = "wrongType"
     public static let invalidValue = "invalidValue"
+    /// A number outside the range its field allows, or one JSON cannot hold (NaN, Infinity, an integer beyond
+    /// 64 bits, a number beyond ±1.8e308).
+    public static let numberOutOfRange = "numberOutOfRange"
     public static let unsupportedVersion = "unsupportedVersion"
 }

@@ -99,6 +99,27 @@ public struct JSONSourceMap: Sendable {
         }
     }
 
+    /// A number token of the text, with the pointer and position of its value.
+    public struct NumberToken: Sendable, Hashable {
+        public var pointer: String
+        /// The token as written: `1e999`, `NaN`, `123456789012345678901234`.
+        public var text: String
+        public var location: SourceLocation
+    }
+
+    /// Every number token of the text (`NaN` and `Infinity` included), in document order.
+    ///
+    /// Each call scans the text; it is meant for the rare text with a number json-c cannot hold exactly.
+    public func numberTokens() -> [NumberToken] {
+        guard let text else { return [] }
+        return Self.withBytes(of: text) { bytes in
+            var scanner = Scanner(bytes: bytes, recordsLocations: false)
+            scanner.recordsNumbers = true
+            scanner.scanDocument()
+            return scanner.numbers
+        }
+    }
+
     /// Start of each value, by JSON pointer.
     public var valueLocations: [String: SourceLocation] { locations().valueLocations }
     /// Start of each member's key, by the member's JSON pointer.
@@ -130,6 +151,9 @@ public struct JSONSourceMap: Sendable {
         var valueLocations: [String: SourceLocation] = [:]
         var keyLocations: [String: SourceLocation] = [:]
         var duplicateKeys: [DuplicateKey] = []
+        /// Whether to record every number token in ``numbers``.
+        var recordsNumbers = false
+        var numbers: [NumberToken] = []
 
         init(bytes: UnsafeBufferPointer<UInt8>, recordsLocations: Bool) {
             self.bytes = bytes
@@ -227,11 +251,19 @@ public struct JSONSourceMap: Sendable {
             case UInt8(ascii: "\""):
                 _ = scanString()
             default:
+                let start = offset
+                let startLocation = location
                 while let byte = current,
                     !(byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
                         || byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09)
                 {
                     advance()
+                }
+                if recordsNumbers, start < offset, bytes[start] != UInt8(ascii: "t"), bytes[start] != UInt8(ascii: "f"),
+                    bytes[start] != UInt8(ascii: "n")
+                {
+                    let token = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+                    numbers.append(NumberToken(pointer: pointer, text: token, location: startLocation))
                 }
             }
         }

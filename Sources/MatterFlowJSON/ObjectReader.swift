@@ -128,14 +128,17 @@ public final class ObjectReader {
         return text
     }
 
-    /// A number that must be finite and at least `minimum`.
-    public func nonNegativeNumber(_ key: String, minimum: Double = 0) -> Double? {
-        guard let number = number(key) else { return nil }
-        guard number.isFinite, number >= minimum else {
-            collector.error(DiagnosticCode.invalidValue, at: pointer(key), "\"\(key)\" must be at least \(minimum)")
-            return nil
-        }
-        return number
+    /// A number that must lie in `range`; a value outside it is reported as `numberOutOfRange`, naming the range.
+    public func number(_ key: String, in range: NumberRange, required: Bool = false) -> Double? {
+        guard let value = value(key, required: required, what: "a number") else { return nil }
+        return collector.number(value, at: pointer(key), in: range, what: "\"\(key)\"")
+    }
+
+    /// A whole number that must lie in `range`; a value outside it is reported as `numberOutOfRange`, naming the
+    /// range, and a fraction as `wrongType`.
+    public func int(_ key: String, in range: NumberRange, required: Bool = false) -> Int? {
+        guard let value = value(key, required: required, what: "an integer") else { return nil }
+        return collector.integer(value, at: pointer(key), in: range, what: "\"\(key)\"")
     }
 
     /// Reports every member that no accessor asked for, suggesting the closest allowed key.

@@ -10,6 +10,8 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         case notAJournal
         /// No journal for the run ID in the directory.
         case runNotFound
+        /// The journal directory to read does not exist (readers never create it).
+        case journalNotFound
     }
 
     public var code: Code

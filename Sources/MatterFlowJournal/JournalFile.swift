@@ -101,6 +101,22 @@ struct JournalFile: Sendable {
         }
     }
 
+    /// Checks that a journal directory exists without creating anything: `journalNotFound` when nothing is
+    /// there, `journalUnreadable` when the path is not a directory.
+    static func requireDirectory(_ path: String) throws(JournalError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            guard errno == ENOENT || errno == ENOTDIR else { throw failure(.journalUnreadable, "cannot read the journal directory \(path)") }
+            throw JournalError(
+                .journalNotFound,
+                "the journal directory \(path) does not exist; check the path: it is the directory given to "
+                    + "`matterflow run --journal` (nothing was created)")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw JournalError(.journalUnreadable, "\(path) is not a directory; pass the journal directory given to `matterflow run --journal`")
+        }
+    }
+
     /// Flushes a directory, so a file created in it survives a crash.
     static func syncDirectory(_ path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

@@ -24,6 +24,10 @@ public struct JournalContents: Sendable {
 
     /// The run's `runStarted` record, if it was written.
     public var started: JournalRecord? { records.first { $0.type == JournalRecord.Kind.runStarted } }
+
+    /// Whether the journal has no valid `runStarted` record although the run went further: valid records or
+    /// damage follow where it should be. (A file with no complete record at all is a run that never started.)
+    public var startIsDamaged: Bool { started == nil && (!records.isEmpty || !problems.isEmpty) }
 }
 
 /// Reads journal files, detecting a torn last record.

@@ -19,6 +19,10 @@ final class JournalRecorder: Sendable {
         var onFailure: (@Sendable () -> Void)?
         /// How the run ended, when recovery continues it (recovery writes the terminal record itself).
         var finished: (outcome: RunResult.Outcome, error: FlowError?)?
+        /// The commissioning session the run opened last: the session its later session calls are made in.
+        var sessionID: String?
+        /// The hub's connection was lost during a call: the journal stops there, as if the process had crashed.
+        var abandoned = false
     }
 
     let writer: JournalWriter
@@ -29,14 +33,21 @@ final class JournalRecorder: Sendable {
     /// Recording a run that recovery continues: the journal already holds its start and its first calls, and
     /// recovery writes its terminal record once it has checked what the run left held.
     let continuing: Bool
+    /// Digests of the run's secret inputs, for `runStarted` (so a resume can check a secret given again).
+    let secretDigests: SecretDigests?
     private let catalog: OperationCatalog
     private let state: Mutex<State>
 
-    /// - Parameter callsBefore: Calls the journal already holds for the run; keys continue after them.
+    /// - Parameters:
+    ///   - callsBefore: Calls the journal already holds for the run; keys continue after them.
+    ///   - sessionID: The commissioning session the journal shows the run opened, when recovery continues it.
+    ///   - secretDigests: Digests of the secret inputs of a run that starts.
     init(
         writer: JournalWriter, runID: String, workflow: Workflow, structureID: StructureID, showSecrets: Bool,
-        catalog: OperationCatalog, continuing: Bool = false, callsBefore: Int = 0
+        catalog: OperationCatalog, continuing: Bool = false, callsBefore: Int = 0, sessionID: String? = nil,
+        secretDigests: SecretDigests? = nil
     ) {
+        self.secretDigests = secretDigests
         self.writer = writer
         self.runID = runID
         self.workflow = workflow
@@ -46,6 +57,7 @@ final class JournalRecorder: Sendable {
         self.continuing = continuing
         var initial = State()
         initial.calls = callsBefore
+        initial.sessionID = sessionID
         state = Mutex(initial)
     }
 
@@ -68,12 +80,14 @@ final class JournalRecorder: Sendable {
         let path = event.workflowPath.joined(separator: "/")
         switch event.kind {
         case .runStarted(let inputs):
-            write(JournalRecord.Kind.runStarted, [
+            var fields: JSONObject = [
                 "runID": .string(runID), "workflow": .string(workflow.name), "version": .int(workflow.version),
                 "file": .string(JournalFile.absolute(workflow.file)), "contentHash": .string(workflow.contentHash),
                 "structureID": .string(structureID), "inputs": .object(inputs), "secretsShown": .bool(showSecrets),
                 "pid": .int(JournalFile.processID), "format": .int(JournalFrame.formatVersion),
-            ], sync: true)
+            ]
+            if let secretDigests { fields["secretDigests"] = secretDigests.jsonValue }
+            write(JournalRecord.Kind.runStarted, fields, sync: true)
         case .hubCallStarted(let stateName, let operation, let attempt, let arguments):
             let key = state.withLock { state -> String in
                 state.calls += 1
@@ -84,7 +98,8 @@ final class JournalRecorder: Sendable {
             let descriptor = catalog[operation]
             write(JournalRecord.Kind.intent, [
                 "key": .string(key), "workflow": .string(path), "state": .string(stateName),
-                "operation": .string(operation), "attempt": .int(attempt), "arguments": .object(arguments),
+                "operation": .string(operation), "structureID": .string(structureID), "attempt": .int(attempt),
+                "arguments": .object(arguments),
                 "effect": .string(descriptor?.effect.rawValue ?? "unknown"),
                 "acquiresSession": .bool(descriptor?.acquiresSession ?? false),
                 "releasesSession": .bool(descriptor?.releasesSession ?? false),
@@ -127,6 +142,12 @@ final class JournalRecorder: Sendable {
     /// The catalog with every operation wrapped: the call runs with its ``HubCallContext``, and its result (secret
     /// fields redacted) is kept for the outcome record, or recorded as a late result when the outcome is already
     /// written.
+    ///
+    /// A call that works inside the commissioning session (``usesSession(_:)``) carries the ID of the session the
+    /// run opened, so the hub can refuse it in another client's session. When recovery continues a run, such a
+    /// call is also checked here first on a ``RecoverableHub``: if the structure's active session is not this
+    /// run's, the call is not made (`cancelCommissioning` returns false, releasing nothing; the others fail with
+    /// `failedPrecondition` / `noActiveSession`), whatever the hub would have done with it.
     func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
         let operations = catalog.operations.map { original in
             OperationDescriptor(
@@ -135,20 +156,62 @@ final class JournalRecorder: Sendable {
                 acquiresSession: original.acquiresSession, releasesSession: original.releasesSession,
                 secretResultFields: original.secretResultFields, argumentWarnings: original.argumentWarnings
             ) { [self] hub, structure, arguments in
-                let key = state.withLock { $0.currentKey } ?? "\(runID)/?"
-                let context = HubCallContext(runID: runID, idempotencyKey: key)
-                let value = try await HubCallContext.$current.withValue(context) {
-                    try await original.call(hub: hub, structure: structure, arguments: arguments)
+                let (key, sessionID) = state.withLock { ($0.currentKey, $0.sessionID) }
+                let callKey = key ?? "\(runID)/?"
+                let expected = Self.usesSession(original) ? sessionID : nil
+                if continuing, Self.usesSession(original), let refusal = await foreignSession(on: hub, structure: structure, expected: expected) {
+                    if original.name == "cancelCommissioning" {
+                        keep(["released": false], devices: nil, for: callKey, operation: original)
+                        return ["released": false]
+                    }
+                    throw refusal
+                }
+                let context = HubCallContext(runID: runID, idempotencyKey: callKey, expectedSessionID: expected)
+                let value: JSONValue
+                do {
+                    value = try await HubCallContext.$current.withValue(context) {
+                        try await original.call(hub: hub, structure: structure, arguments: arguments)
+                    }
+                } catch {
+                    // The call's outcome is unknown and no later call can reach the hub: leave the intent in doubt
+                    // for `recover`, exactly as a crash during the call would.
+                    if let connected = hub as? any ConnectedHub, connected.connectionLost {
+                        state.withLock { $0.abandoned = true }
+                    }
+                    throw error
+                }
+                if original.acquiresSession, let opened = value["sessionID"]?.stringValue {
+                    state.withLock { $0.sessionID = opened }
                 }
                 var devices: [String]?
                 if original.name == "commissionDevice", let recoverable = hub as? any RecoverableHub {
                     devices = (try? await recoverable.activeSession(structure: structure))??.pendingDeviceIDs
                 }
-                keep(value, devices: devices, for: key, operation: original)
+                keep(value, devices: devices, for: callKey, operation: original)
                 return value
             }
         }
         return OperationCatalog(operations, events: catalog.events)
+    }
+
+    /// Whether an operation works inside the structure's commissioning session without opening one: it needs a
+    /// session operation before it (request, commission, configure, complete) or releases the session (cancel).
+    static func usesSession(_ operation: OperationDescriptor) -> Bool {
+        !operation.acquiresSession && (operation.releasesSession || operation.requires.contains { $0.scope == .session })
+    }
+
+    /// Why a session call of a continued run must not be made: the hub shows an active session that is not this
+    /// run's (neither the session it opened nor one opened under its run ID). Nil when the hub cannot say.
+    private func foreignSession(on hub: any Hub, structure: StructureID, expected: String?) async -> FlowError? {
+        guard let recoverable = hub as? any RecoverableHub,
+            let active = try? await recoverable.activeSession(structure: structure)
+        else { return nil }
+        if active.sessionID == expected || (expected == nil && active.owner == runID) { return nil }
+        let mine = expected.map { "session \"\($0)\" of run \(runID) is no longer active" } ?? "run \(runID) holds no session"
+        return FlowError(
+            .noActiveSession,
+            "\(mine) on structure \"\(structure)\": the active session \"\(active.sessionID)\" is "
+                + "\(active.owner.map { "run \($0)'s" } ?? "another client's"); recovery does not act in it")
     }
 
     private func keep(_ value: JSONValue, devices: [String]?, for key: String, operation: OperationDescriptor) {
@@ -169,6 +232,7 @@ final class JournalRecorder: Sendable {
     }
 
     private func write(_ type: String, _ fields: JSONObject, sync: Bool) {
+        guard !state.withLock({ $0.abandoned }) else { return }
         do {
             try writer.append(type, fields, sync: sync)
         } catch {

@@ -62,8 +62,20 @@ extension RunJournal {
         }
         run.notes = contents.problems
         guard let started = contents.started else {
-            run.action = .notStarted
-            run.status = .notStarted
+            let writer = JournalWriter(
+                continuing: file, nextSequence: (contents.records.last?.sequence ?? 0) + 1, hook: options.testHook)
+            guard contents.startIsDamaged else {
+                run.action = .notStarted
+                run.status = .notStarted
+                return run
+            }
+            // Records survive a damaged runStarted: the run did start, and may hold a session.
+            run.action = .deferred
+            run.status = .needsAttention
+            let reason = await RunRecoverer(contents: contents, writer: writer, hub: hub, options: options)
+                .settleWithoutStart(into: &run)
+            run.notes.append(reason)
+            _ = try? writer.append(JournalRecord.Kind.recoveryDeferred, ["reason": .string(reason)], sync: true)
             return run
         }
         run.runID = started.string("runID") ?? run.runID

@@ -52,6 +52,12 @@ public struct JournalRunSummary: Sendable {
             status = .running
         } else if let outcome = finished?.string("outcome"), let known = JournalRunStatus(rawValue: outcome) {
             status = known
+        } else if contents.startIsDamaged {
+            status = .needsAttention
+            notes.append(
+                recovered || contents.records.contains { $0.type == JournalRecord.Kind.recoveryDeferred }
+                    ? "the runStarted record is damaged; `matterflow history` shows what recovery found and did"
+                    : "the runStarted record is damaged; run `matterflow recover`, which releases what the run provably holds and says what is left")
         } else if started == nil {
             status = .notStarted
         } else if contents.records.last(where: { $0.type.hasPrefix("recovery") })?.type == JournalRecord.Kind.recoveryDeferred {

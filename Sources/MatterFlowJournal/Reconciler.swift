@@ -23,7 +23,8 @@ struct Reconciler {
         return session.owner == runID || journaledSessions.contains(session.sessionID)
     }
 
-    private var sessionText: String {
+    /// The structure's session in words, for resolutions and notes.
+    var sessionText: String {
         guard let session else { return sessionActive ? "a session is active (the hub does not say whose)" : "no session is active" }
         let owner = session.owner.map { $0 == runID ? "this run" : "\($0)" } ?? "an unknown client"
         return "session \(session.sessionID) of \(owner) is \(session.phase.rawValue)"

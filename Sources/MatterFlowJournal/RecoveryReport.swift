@@ -112,15 +112,18 @@ public struct RecoveryOptions: Sendable {
     public var clock: any WorkflowClock
     /// Called at every boundary of the journal writes recovery makes (crash tests); nil in production.
     public var testHook: JournalTestHook?
+    /// Interrupts the runs recovery continues (a signal to the process): they take their cancel path.
+    public var interrupt: RecoveryInterrupt?
 
     public init(
         resume: Bool = false, inputs: JSONObject = [:], engine: WorkflowEngine = WorkflowEngine(),
-        clock: any WorkflowClock = SystemClock(), testHook: JournalTestHook? = nil
+        clock: any WorkflowClock = SystemClock(), testHook: JournalTestHook? = nil, interrupt: RecoveryInterrupt? = nil
     ) {
         self.resume = resume
         self.inputs = inputs
         self.engine = engine
         self.clock = clock
         self.testHook = testHook
+        self.interrupt = interrupt
     }
 }

@@ -25,6 +25,14 @@ public struct RunJournal: Sendable {
         try JournalFile.createDirectory(self.directory)
     }
 
+    /// Opens an existing journal directory to read or recover, creating nothing.
+    /// - Throws: ``JournalError`` `journalNotFound` when the directory does not exist (a mistyped path),
+    ///   `journalUnreadable` when the path is not a directory.
+    public init(existingDirectory directory: String) throws(JournalError) {
+        self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        try JournalFile.requireDirectory(self.directory)
+    }
+
     /// The journal file of a run.
     public func path(of runID: String) -> String {
         directory + "/" + runID + Self.fileExtension
@@ -46,7 +54,7 @@ public struct RunJournal: Sendable {
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
         engine: WorkflowEngine = WorkflowEngine(), testHook: JournalTestHook? = nil
     ) throws -> RunHandle {
-        _ = try workflow.resolveInputs(inputs)
+        let resolved = try workflow.resolveInputs(inputs)
         var options = options
         let runID = options.runID ?? "run-" + options.random.hexDigits(12)
         options.runID = runID
@@ -56,7 +64,8 @@ public struct RunJournal: Sendable {
         let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: options.structureID,
-            showSecrets: options.showSecrets, catalog: engine.catalog)
+            showSecrets: options.showSecrets, catalog: engine.catalog,
+            secretDigests: SecretDigests(workflow: workflow, inputs: resolved, random: options.random))
         let outer = options.observer
         options.observer = { event in
             recorder.record(event)

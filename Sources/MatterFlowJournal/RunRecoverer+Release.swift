@@ -90,7 +90,7 @@ extension RunRecoverer {
         let key = "\(runID)/recovery-\(writer.nextSequence)"
         var intent: JSONObject = [
             "key": .string(key), "workflow": "recovery", "state": .string(state), "operation": .string(operation),
-            "attempt": 1, "arguments": .object(arguments), "effect": .string(effect.rawValue), "acquiresSession": false,
+            "structureID": .string(structure), "attempt": 1, "arguments": .object(arguments), "effect": .string(effect.rawValue), "acquiresSession": false,
             "releasesSession": .bool(releasesSession),
         ]
         for member in extra.members { intent[member.key] = member.value }

@@ -15,10 +15,16 @@ struct RunRecoverer {
 
     private var records: [JournalRecord] { contents.records }
     private var started: JournalRecord? { contents.started }
-    var runID: String { started?.string("runID") ?? "?" }
-    var structure: StructureID { started?.string("structureID") ?? "" }
+    /// The run's ID: from `runStarted`, or the file's name when that record is damaged.
+    var runID: String { started?.string("runID") ?? JournalRunSummary.runID(fromPath: contents.path) }
+    /// The run's structure: from `runStarted`, or the run's hub calls when that record is damaged.
+    var structure: StructureID {
+        started?.string("structureID")
+            ?? records.lazy.filter { $0.type == JournalRecord.Kind.intent }.compactMap { $0.string("structureID") }.first ?? ""
+    }
 
     func recover(into run: inout RunRecovery) async throws(RecoveryDeferral) {
+        try checkResumedSecrets()
         if let torn = contents.tornTail {
             try journal { () throws(JournalError) in
                 try writer.truncate(to: contents.validLength)
@@ -53,6 +59,19 @@ struct RunRecoverer {
         }
         run.resolutions = resolutions
 
+        // The session the run's later calls are made in: the hub's, when it is this run's; otherwise the one the
+        // journal shows it opened, which the hub no longer holds (those calls are then refused, not served in
+        // another client's session).
+        let runSession = reconciler.holdsSession ? reconciler.session?.sessionID : journaledSession
+        var lostSession: String?
+        if heldSessionWhenStopped(resolutions), !reconciler.holdsSession {
+            let reason = "the run's commissioning session\(journaledSession.map { " \"\($0)\"" } ?? "") is no longer active "
+                + "(the hub reports that \(reconciler.sessionText)): it expired or was released, and recovery does not act in "
+                + "another client's session"
+            run.notes.append(reason)
+            lostSession = reason
+        }
+
         // Nothing is left to do when the run's commissioning had been completed.
         let completedDevices = completion(resolutions)
         if options.resume, let devices = completedDevices {
@@ -67,13 +86,22 @@ struct RunRecoverer {
         switch ResumePlanner(records: records, started: started, resolutions: resolutions, options: options).plan() {
         case .success(var plan):
             run.notes += plan.notes
-            let resume = options.resume && plan.unsafeBecause == nil
+            if let lostSession {
+                plan.unsafeBecause = [plan.unsafeBecause, lostSession].compactMap { $0 }.joined(separator: "; ")
+            }
+            let interrupted = options.interrupt?.isInterrupted == true
+            let resume = options.resume && plan.unsafeBecause == nil && !interrupted
             if options.resume, let reason = plan.unsafeBecause {
                 run.notes.append("resume is not safe here: \(reason); the cancel path was taken instead")
+            } else if options.resume, interrupted {
+                run.notes.append("recovery was interrupted by a signal; the cancel path was taken instead of resuming")
             }
             plan.point.cancel = !resume
             run.resumed = resume
-            let result = try await continueRun(plan)
+            let result = try await continueRun(plan, sessionID: runSession)
+            if resume, options.interrupt?.isInterrupted == true {
+                run.notes.append("a signal interrupted the resumed run, so it took its cancel path")
+            }
             var error = result.error
             if !resume, let cancelled = error {
                 var message = "the run was interrupted in state \(interruptedIn ?? "?") (its process stopped); recovery took the workflow's cancel path: \(cancelled.message)"
@@ -90,14 +118,15 @@ struct RunRecoverer {
         }
     }
 
-    /// Continues the run through its workflow (resumed, or along its cancel path), journaled in the same file.
-    private func continueRun(_ plan: ResumePlan) async throws(RecoveryDeferral) -> RunResult {
+    /// Continues the run through its workflow (resumed, or along its cancel path), journaled in the same file;
+    /// its session calls are made for `sessionID` and refused in any other session.
+    private func continueRun(_ plan: ResumePlan, sessionID: String?) async throws(RecoveryDeferral) -> RunResult {
         let showSecrets = started?.payload["secretsShown"]?.boolValue ?? false
         let callsBefore = records.filter { $0.type == JournalRecord.Kind.intent }
             .compactMap { $0.key?.split(separator: "/").last.flatMap { Int($0) } }.max() ?? 0
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: showSecrets,
-            catalog: options.engine.catalog, continuing: true, callsBefore: callsBefore)
+            catalog: options.engine.catalog, continuing: true, callsBefore: callsBefore, sessionID: sessionID)
         let engine = WorkflowEngine(catalog: recorder.wrapping(options.engine.catalog))
         var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: showSecrets)
         runOptions.observer = { recorder.record($0) }
@@ -113,10 +142,12 @@ struct RunRecoverer {
             journalFailed.set()
             handle.cancel()
         }
+        options.interrupt?.follow(handle)
         // Recovery waits for the run, not for the clock: virtual time may pass while the run waits on it.
         options.clock.endActivity()
         let result = await handle.result
         options.clock.beginActivity()
+        options.interrupt?.finished()
         if journalFailed.isSet {
             throw RecoveryDeferral(message: "the journal could not be written while the run was continued; its cancel path was taken, recover again")
         }
@@ -139,6 +170,30 @@ struct RunRecoverer {
         if let devices = completedDevices { message += "; commissioning had been completed (devices \(devices.joined(separator: ", ")))" }
         let error = FlowError(code: .cancelled, cause: .runCancelled, message: message, state: interruptedIn)
         try finish(run: &run, outcome: .cancelled, error: error, output: nil, note: nil)
+    }
+
+    /// Refuses to resume with a secret input that is not the one the run started with (compared by the salted
+    /// digest its `runStarted` keeps), before recovery writes or calls anything. A value that is not of the input's
+    /// type is left to the resume plan, which says so.
+    private func checkResumedSecrets() throws(RecoveryDeferral) {
+        guard options.resume, let digests = SecretDigests(json: started?.payload["secretDigests"]) else { return }
+        let workflow = started?.string("file").flatMap { try? options.engine.load(path: $0) }
+        var mismatched: [String] = []
+        for name in options.inputs.keys.sorted() {
+            guard var value = options.inputs[name] else { continue }
+            if let text = value.stringValue, let declaration = workflow?.input(named: name) {
+                guard case .success(let typed) = declaration.value(fromText: text) else { continue }
+                value = typed
+            }
+            if digests.matches(name, value) == false { mismatched.append(name) }
+        }
+        guard mismatched.isEmpty else {
+            let names = mismatched.map { "--input \($0)" }.joined(separator: ", ")
+            throw RecoveryDeferral(
+                message: "resume refused: \(names) does not match what run \(runID) started with (the journal keeps a "
+                    + "salted digest of each secret input, never the value); nothing was changed. Pass the run's own "
+                    + "value, or recover without --resume to take the run's cancel path")
+        }
     }
 
     // MARK: - Reading the journal
@@ -168,6 +223,38 @@ struct RunRecoverer {
 
     private var journaledSessions: Set<String> {
         Set(results(of: "prepareCommissioning").compactMap { $0.payload["result"]?["sessionID"]?.stringValue })
+    }
+
+    /// The session the journal shows the run opened last (a prepare's result, late result or resolution).
+    private var journaledSession: String? {
+        results(of: "prepareCommissioning").compactMap { $0.payload["result"]?["sessionID"]?.stringValue }.last
+    }
+
+    /// Whether the run held a commissioning session when it stopped: its last session call that took effect
+    /// (journaled, or found applied by `resolutions`) opened one rather than completing or cancelling it.
+    private func heldSessionWhenStopped(_ resolutions: [Resolution]) -> Bool {
+        var effective: [String] = []
+        for record in records {
+            guard let operation = record.string("operation") else { continue }
+            switch record.type {
+            case JournalRecord.Kind.outcome where record.payload["succeeded"]?.boolValue == true,
+                JournalRecord.Kind.lateResult,
+                JournalRecord.Kind.resolution where record.string("verdict") == Resolution.Verdict.applied.rawValue:
+                effective.append(operation)
+            default:
+                continue
+            }
+        }
+        effective += resolutions.filter { $0.verdict == .applied }.map(\.operation)
+        var held = false
+        for operation in effective {
+            switch operation {
+            case "prepareCommissioning": held = true
+            case "completeCommissioning", "cancelCommissioning": held = false
+            default: break
+            }
+        }
+        return held
     }
 
     private var journaledDevices: [String] {

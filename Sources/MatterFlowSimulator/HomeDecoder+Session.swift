@@ -43,7 +43,7 @@ extension HomeDecoder {
         let deviceName = reader.nonEmptyString("deviceName")
         let roomName = roomName(reader, "roomName", rooms: rooms)
         let owner = reader.nonEmptyString("owner")
-        let leaseExpiresAt = reader.nonNegativeNumber("leaseExpiresAt")
+        let leaseExpiresAt = reader.number("leaseExpiresAt", in: NumberLimits.epochSeconds)
         reader.finish()
 
         guard let phase, let id, let deviceIDs, let roomName else { return nil }

@@ -162,7 +162,7 @@ extension HomeDecoder {
 
     private func decodeCommissionerStep(_ reader: ObjectReader) -> HomeDescription.CommissionerStep? {
         let seconds = reader.value("atSeconds", required: true, what: "seconds after the activation") == nil
-            ? nil : reader.nonNegativeNumber("atSeconds")
+            ? nil : reader.number("atSeconds", in: NumberLimits.elapsed)
         let action: HomeDescription.CommissionerStep.Action? = choice(reader, "action", required: true)
         var step = HomeDescription.CommissionerStep(atSeconds: seconds ?? 0, action: action ?? .useKey)
         if reader.has("count") {
@@ -177,7 +177,7 @@ extension HomeDecoder {
                 collector.error(
                     DiagnosticCode.invalidValue, at: reader.pointer("sessionSeconds"),
                     "\"sessionSeconds\" applies to the action useKey only")
-            } else if let sessionSeconds = reader.nonNegativeNumber("sessionSeconds") {
+            } else if let sessionSeconds = reader.number("sessionSeconds", in: NumberLimits.elapsed) {
                 step.sessionSeconds = sessionSeconds
             }
         }

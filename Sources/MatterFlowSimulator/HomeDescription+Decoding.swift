@@ -17,8 +17,8 @@ public enum HomeDiagnosticCode {
     public static let all: [String] = [
         DiagnosticCode.syntaxError, DiagnosticCode.fileNotFound, DiagnosticCode.unreadableFile,
         DiagnosticCode.duplicateKey, DiagnosticCode.unknownKey, DiagnosticCode.missingKey, DiagnosticCode.wrongType,
-        DiagnosticCode.invalidValue, DiagnosticCode.unsupportedVersion, duplicateID, duplicateName, unknownRoom,
-        unknownDevice,
+        DiagnosticCode.invalidValue, DiagnosticCode.numberOutOfRange, DiagnosticCode.unsupportedVersion, duplicateID,
+        duplicateName, unknownRoom, unknownDevice,
     ]
 }
 
@@ -84,7 +84,7 @@ final class HomeDecoder {
         let devices = decodeDevices(root.array("devices") ?? [], at: root.pointer("devices"), rooms: rooms)
         // Any integer seeds the identifiers; negative ones stand for the upper half of the 64-bit range.
         let seed = root.int("seed").map { UInt64(bitPattern: Int64($0)) } ?? 0
-        let issuedIDs = nonNegativeInt(root, "issuedIDs") ?? 0
+        let issuedIDs = root.int("issuedIDs", in: HomeDescription.issuedIDsRange) ?? 0
         let simulation = root.object("simulation").map(decodeSimulation) ?? HomeDescription.Simulation()
         let thread = root.object("thread").map { decodeThread($0, devices: devices) } ?? HomeDescription.ThreadSetup()
         var activeSession: CommissioningSessionSnapshot?
@@ -187,11 +187,13 @@ final class HomeDecoder {
                         "unknown operation \"\(key)\"\(hint)" + (hint.isEmpty ? " (operations: \(names.joined(separator: ", ")))" : ""))
                     continue
                 }
-                if let seconds = latencies.nonNegativeNumber(key) { simulation.latencySeconds[operation] = seconds }
+                if let seconds = latencies.number(key, in: NumberLimits.elapsed) {
+                    simulation.latencySeconds[operation] = seconds
+                }
             }
             latencies.finish()
         }
-        simulation.sessionLeaseSeconds = reader.nonNegativeNumber("sessionLeaseSeconds", minimum: 0.001)
+        simulation.sessionLeaseSeconds = reader.number("sessionLeaseSeconds", in: NumberLimits.duration)
         for (index, element) in (reader.array("bridges") ?? []).enumerated() {
             let pointer = JSONPointer.appending(index, to: reader.pointer("bridges"))
             guard let bridge = collector.object(element, at: pointer, what: "a bridge") else { continue }
@@ -225,18 +227,7 @@ final class HomeDecoder {
     // MARK: - Typed helpers
 
     func boundedInt(_ reader: ObjectReader, _ key: String, required: Bool = false, _ range: ClosedRange<Int>) -> Int? {
-        guard let value = reader.int(key, required: required) else { return nil }
-        guard range.contains(value) else {
-            collector.error(
-                DiagnosticCode.invalidValue, at: reader.pointer(key),
-                "\"\(key)\" must be between \(range.lowerBound) and \(range.upperBound), found \(value)")
-            return nil
-        }
-        return value
-    }
-
-    private func nonNegativeInt(_ reader: ObjectReader, _ key: String) -> Int? {
-        boundedInt(reader, key, 0...Int.max)
+        reader.int(key, in: NumberRange(integers: range), required: required)
     }
 
     /// An optional room name (absent or null: none). Returns `.some(nil)` for no room, nil when invalid.

@@ -1,4 +1,5 @@
 import MatterFlow
+import MatterFlowJSON
 
 /// One simulated home: a structure, its hub's condition, its rooms and devices, and optionally a commissioning
 /// session that is already active. This is the value behind a home description file (see `docs/home-format.md`),
@@ -138,8 +139,12 @@ public struct HomeDescription: Sendable, Hashable {
     public var activeSession: CommissioningSessionSnapshot?
     /// Seeds the identifiers the hub issues: the same seed and counter give the same IDs on every machine.
     public var seed: UInt64
-    /// How many identifiers the hub has issued; kept so identifiers stay unique across persisted runs.
+    /// How many identifiers the hub has issued; kept so identifiers stay unique across persisted runs. At most
+    /// ``issuedIDsRange``'s upper bound (2^53); the counter starts again from 0 after it.
     public var issuedIDs: Int
+
+    /// The values `issuedIDs` may take in a home file: 0...2^53.
+    public static let issuedIDsRange = NumberRange(integers: 0...NumberRange.largestExactInteger, unit: "identifiers")
     /// Latencies and bridges.
     public var simulation: Simulation
     /// Border routers and the structure's internet-access policy (see `HomeDescription+Thread.swift`).

@@ -33,8 +33,11 @@ public struct HomeStateStore: Sendable {
     /// - Parameters:
     ///   - directory: The state directory; created on the first save when missing.
     ///   - initial: The home to start from when the directory holds no saved state.
-    /// - Throws: the diagnostics of a saved file that cannot be read or decoded (with its path, line and column).
+    /// - Throws: an `unusableStateDirectory` diagnostic when `directory` is not a directory or cannot be written
+    ///   in (or, when missing, cannot be created); the diagnostics of a saved file that cannot be read or decoded
+    ///   (with its path, line and column).
     public init(directory: String, startingFrom initial: HomeDescription) throws(DiagnosticsError) {
+        try Self.checkUsable(directory: directory)
         self.directory = directory
         if let saved = try Self.loadSaved(directory: directory) {
             home = saved

@@ -75,14 +75,16 @@ extension SimulatedHub {
     /// Applies a change to a copy of the structure and commits it only if it succeeds and, with a state store,
     /// is saved: a failed call leaves both memory and file as they were. With a state store the whole cycle holds
     /// the directory's lock and starts from the saved file, so concurrent processes never lose each other's
-    /// changes; a successful change renews the session's lease.
+    /// changes; a successful change renews the session's lease. A call made for another session than the active
+    /// one is refused before any change, unless `checksSession` is false (the change then decides).
     func mutate<T>(
-        _ structure: StructureID, else missing: @autoclosure () -> FlowError,
+        _ structure: StructureID, else missing: @autoclosure () -> FlowError, checksSession: Bool = true,
         _ change: (inout SimulatedStructure) throws(FlowError) -> T
     ) throws(FlowError) -> T {
         guard structures[structure] != nil else { throw missing() }
         return try synchronized(structure) { () throws(FlowError) -> T in
             guard var state = structures[structure] else { throw missing() }
+            if checksSession, let refusal = foreignSessionRefusal(state, structure: structure) { throw refusal }
             let before = state
             let result = try change(&state)
             state.updateLease(after: before, now: hubTime, owner: HubCallContext.current?.runID)

@@ -68,6 +68,22 @@ extension SimulatedHub {
     }
 }
 
+extension SimulatedHub {
+    /// Why a call made for one session (``HubCallContext/expectedSessionID``) must not be served in the structure's
+    /// active session: it is another one, so the caller's session ended and another client opened a new one. Nil
+    /// when the call names no session, or names the active one, or no session is active (the operation's own
+    /// checks then say so).
+    func foreignSessionRefusal(_ state: SimulatedStructure, structure: StructureID) -> FlowError? {
+        guard let expected = HubCallContext.current?.expectedSessionID, state.session.isActive,
+            let active = state.session.sessionID, active != expected
+        else { return nil }
+        return FlowError(
+            .noActiveSession,
+            "session \"\(expected)\" is no longer active on structure \"\(structure)\": the active session \"\(active)\" is "
+                + "another client's, and this call was not made in it; prepare a new session once that one ends")
+    }
+}
+
 extension SimulatedHub: RecoverableHub {
     /// The structure's active session with its owner and pending devices; nil when none is active. Not recorded
     /// as a call and does not renew the lease (an expired lease is settled first).

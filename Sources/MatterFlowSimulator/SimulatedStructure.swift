@@ -221,7 +221,8 @@ struct SimulatedStructure: Sendable, Hashable {
     private mutating func issueID(prefix: String) -> String {
         while true {
             let id = StableIdentifiers.make(prefix: prefix, seed: home.seed, counter: home.issuedIDs)
-            home.issuedIDs += 1
+            // The counter starts again from 0 after its documented maximum; identifiers in use are skipped.
+            home.issuedIDs = home.issuedIDs >= NumberRange.largestExactInteger || home.issuedIDs < 0 ? 0 : home.issuedIDs + 1
             if home.device(id: id) == nil && session.sessionID != id { return id }
         }
     }

@@ -19,9 +19,11 @@ struct CrashScenario {
 
     static let runID = "run-00000000c0de"
 
+    /// - Parameter cancelOnEntering: Cancels the run when it enters this state (`workflow/path:state`), so the
+    ///   crash can come on its cancel path.
     init(
         position: JournalBoundary.Position, sequence: Int, home: HomeDescription = Homes.basic(),
-        workflowPath: String = Repository.workflow("commission-device")
+        workflowPath: String = Repository.workflow("commission-device"), cancelOnEntering: String? = nil
     ) async throws {
         scratch = try Scratch()
         runID = Self.runID
@@ -39,10 +41,21 @@ struct CrashScenario {
         let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: home), clock: clock)
         let journal = try RunJournal(directory: scratch.file("journal"))
         let workflow = try WorkflowEngine().load(path: workflowPath)
+        let started = Mutex<RunHandle?>(nil)
+        var observer: (@Sendable (RunEvent) -> Void)?
+        if let target = cancelOnEntering {
+            observer = { @Sendable (event: RunEvent) -> Void in
+                guard case .stateEntered(let state, _) = event.kind else { return }
+                let qualified: String = event.workflowPath.joined(separator: "/") + ":" + state
+                if qualified == target { started.withLock { $0 }?.cancel() }
+            }
+        }
         clock.beginActivity()
         let handle = try journal.start(
             workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp", "roomName": "Kitchen"],
-            on: hub, options: RunOptions(structureID: Homes.structureID, clock: clock, runID: Self.runID), testHook: hook)
+            on: hub, options: RunOptions(structureID: Homes.structureID, clock: clock, runID: Self.runID, observer: observer),
+            testHook: hook)
+        started.withLock { $0 = handle }
         _ = await handle.result
         clock.endActivity()
         let path = journal.path(of: Self.runID)
@@ -60,10 +73,11 @@ struct CrashScenario {
     }
 
     /// Recovers on a fresh hub; the runs recovery continues share the hub's virtual clock.
-    func recover(resume: Bool = false, inputs: JSONObject = [:]) async throws -> RecoveryReport {
+    func recover(resume: Bool = false, inputs: JSONObject = [:], testHook: JournalTestHook? = nil) async throws -> RecoveryReport {
         let clock = VirtualClock()
         let hub = try hub(clock: clock)
-        return try await journal().recover(on: hub, options: RecoveryOptions(resume: resume, inputs: inputs, clock: clock))
+        return try await journal().recover(
+            on: hub, options: RecoveryOptions(resume: resume, inputs: inputs, clock: clock, testHook: testHook))
     }
 
     func savedHome() throws -> HomeDescription? { try HomeStateStore.loadSaved(directory: stateDirectory) }

@@ -76,9 +76,9 @@ struct HomeDiagnosticsTests {
         HomeMistake(
             "duplicate key", home(#""seed": 1,"#, #""seed": 2"#), DiagnosticCode.duplicateKey, line: 5, column: 3),
         HomeMistake(
-            "invalid value",
+            "number out of range",
             home(#""devices": ["#, #"  {"id": "d1", "name": "Lamp", "vendorID": 70000, "productID": 1}"#, "]"),
-            DiagnosticCode.invalidValue, line: 5, column: 46, pointer: "/devices/0/vendorID"),
+            DiagnosticCode.numberOutOfRange, line: 5, column: 46, mentioning: "0...65535", pointer: "/devices/0/vendorID"),
         HomeMistake(
             "unsupported version is reported alone", home(version: 2, #""somethingNew": true"#),
             DiagnosticCode.unsupportedVersion, line: 2, column: 14,
@@ -144,7 +144,7 @@ struct HomeDiagnosticsTests {
             """
         let found = diagnostics(text)
         #expect(found.map(\.code) == [
-            DiagnosticCode.invalidValue, DiagnosticCode.unknownKey, DiagnosticCode.invalidValue, DiagnosticCode.wrongType,
+            DiagnosticCode.invalidValue, DiagnosticCode.unknownKey, DiagnosticCode.numberOutOfRange, DiagnosticCode.wrongType,
         ])
         #expect(found.map { $0.location?.line } == [3, 4, 5, 6])
     }

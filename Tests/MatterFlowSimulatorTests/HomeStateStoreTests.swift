@@ -131,12 +131,29 @@ struct HomeStateStoreTests {
         let directory = try makeTemporaryDirectory()
         defer { removeDirectory(directory) }
         let blocker = directory + "/not-a-directory"
-        try "x".write(toFile: blocker, atomically: true, encoding: .utf8)
+        // Opening checks the directory, so it turns into a file only after the store is open.
         let hub = try SimulatedHub(
             stateStore: try HomeStateStore(directory: blocker, startingFrom: TestHomes.basic()), clock: ManualClock())
+        try "x".write(toFile: blocker, atomically: true, encoding: .utf8)
         let error = await expectFailure(.hubFailure) { try await hub.prepareCommissioning(structure: structure) }
         #expect(error?.message.contains(blocker) == true)
         #expect(try await hub.status(structure: structure).activeSession == false)
+    }
+
+    @Test("a store on a path that cannot be a state directory is refused when opened")
+    func unusableDirectory() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let file = directory + "/file"
+        try "x".write(toFile: file, atomically: true, encoding: .utf8)
+        for path in [file, file + "/below"] {
+            #expect {
+                _ = try HomeStateStore(directory: path, startingFrom: TestHomes.basic())
+            } throws: { error in
+                (error as? DiagnosticsError)?.diagnostics.map(\.code) == [HomeStateStore.unusableDirectoryCode]
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["file"], "nothing left behind")
     }
 
     @Test("a store for a structure the hub does not have is refused")

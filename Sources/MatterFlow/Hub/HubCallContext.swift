@@ -4,15 +4,25 @@
 /// tag what a call creates with its run (the simulated hub records the run that opened a commissioning session,
 /// so recovery can tell that session from another client's), or to recognise a call they have already served.
 /// Outside a journaled run it is nil.
+///
+/// A call made inside a commissioning session the run opened also carries that session's ID
+/// (``expectedSessionID``). A hub that can should serve such a call only in that session: when the structure's
+/// active session is another one (the run's session ended and another client opened a new one), it should
+/// refuse the call with `failedPrecondition` / `noActiveSession`, and `cancelCommissioning` should release
+/// nothing and return false. The simulated hub does so.
 public struct HubCallContext: Sendable, Hashable {
     /// The run making the call.
     public var runID: String
     /// Unique per call of the run: `<runID>/<n>` for its n-th hub call.
     public var idempotencyKey: String
+    /// The commissioning session the call is made in, for calls that need one (request, commission, configure,
+    /// complete, cancel) once the run has opened a session; nil otherwise.
+    public var expectedSessionID: String?
 
-    public init(runID: String, idempotencyKey: String) {
+    public init(runID: String, idempotencyKey: String, expectedSessionID: String? = nil) {
         self.runID = runID
         self.idempotencyKey = idempotencyKey
+        self.expectedSessionID = expectedSessionID
     }
 
     /// The context of the call being served on this task, if any.

@@ -183,30 +183,10 @@ struct WorkflowDecoder {
         guard let reader = collector.object(value, at: pointer, what: "a retry entry") else { return nil }
         let errors = errorNames(reader)
         var retrier = Retrier(errors: errors ?? [])
-        if let maxRetries = reader.int("maxRetries") {
-            if maxRetries < 0 {
-                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("maxRetries"), "\"maxRetries\" cannot be negative")
-            }
-            retrier.maxRetries = max(0, maxRetries)
-        }
-        if let interval = reader.number("intervalSeconds") {
-            if !(interval > 0) {
-                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("intervalSeconds"), "\"intervalSeconds\" must be greater than 0")
-            }
-            retrier.intervalSeconds = interval
-        }
-        if let rate = reader.number("backoffRate") {
-            if !(rate >= 1) {
-                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("backoffRate"), "\"backoffRate\" must be at least 1.0")
-            }
-            retrier.backoffRate = rate
-        }
-        if let cap = reader.number("maxDelaySeconds") {
-            if !(cap > 0) {
-                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("maxDelaySeconds"), "\"maxDelaySeconds\" must be greater than 0")
-            }
-            retrier.maxDelaySeconds = cap
-        }
+        if let maxRetries = reader.int("maxRetries", in: NumberLimits.retries) { retrier.maxRetries = maxRetries }
+        if let interval = reader.number("intervalSeconds", in: NumberLimits.duration) { retrier.intervalSeconds = interval }
+        if let rate = reader.number("backoffRate", in: NumberLimits.backoffRate) { retrier.backoffRate = rate }
+        if let cap = reader.number("maxDelaySeconds", in: NumberLimits.duration) { retrier.maxDelaySeconds = cap }
         if let jitter = reader.string("jitter") {
             switch jitter {
             case "full": retrier.jitter = true
@@ -231,13 +211,7 @@ struct WorkflowDecoder {
     private func decodeAction(_ reader: ObjectReader) -> ActionState? {
         let operation = reader.string("operation", required: true)
         let arguments = templates(reader.object("arguments"))
-        var timeout: Double?
-        if let seconds = reader.number("timeoutSeconds") {
-            if !(seconds > 0) || !seconds.isFinite {
-                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("timeoutSeconds"), "\"timeoutSeconds\" must be a positive number")
-            }
-            timeout = seconds
-        }
+        let timeout = reader.number("timeoutSeconds", in: NumberLimits.duration)
         let repeatSafety = RepeatSafety.read(reader)
         let step = decodeStep(reader)
         guard let operation, let step else { return nil }
@@ -280,10 +254,10 @@ struct WorkflowDecoder {
     private func decodeWait(_ reader: ObjectReader) -> WaitState? {
         let event = reader.string("event", required: true)
         let match = templates(reader.object("match"))
-        let timeout = reader.number("timeoutSeconds", required: true)
-        if let timeout, !(timeout > 0) || !timeout.isFinite {
-            collector.error(DiagnosticCode.invalidValue, at: reader.pointer("timeoutSeconds"), "\"timeoutSeconds\" must be a positive number")
-        }
+        // A timeout out of range is reported; the state is kept with the longest one, so that nothing is reported
+        // about it missing.
+        let timeout = reader.number("timeoutSeconds", in: NumberLimits.duration, required: true)
+            ?? (reader.has("timeoutSeconds") ? NumberLimits.longestSeconds : nil)
         let result = reader.string("result")
         var branches: [(value: String, next: String)] = []
         if let on = reader.object("on", required: true) {

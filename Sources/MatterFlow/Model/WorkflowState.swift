@@ -245,20 +245,17 @@ public struct Retrier: Sendable, Hashable {
         self.jitter = jitter
     }
 
-    /// The delay before retry number `retry` (1-based), before jitter: interval × rate^(retry−1), capped.
+    /// The delay before retry number `retry` (1-based), before jitter: interval × rate^(retry−1), capped by
+    /// `maxDelaySeconds` and, in any case, by ``NumberLimits/longestSeconds`` (one day).
     public func delay(beforeRetry retry: Int) -> Double {
-        let raw = intervalSeconds * pow(backoffRate, Double(retry - 1))
-        return min(raw, maxDelaySeconds ?? .infinity)
-    }
-
-    private func pow(_ base: Double, _ exponent: Double) -> Double {
-        var result = 1.0
-        var remaining = Int(exponent)
-        while remaining > 0 {
-            result *= base
+        var raw = intervalSeconds
+        var remaining = retry - 1
+        // Multiplying stops once the cap is passed, so any retry number takes at most a few hundred steps.
+        while remaining > 0, backoffRate > 1, raw < NumberLimits.longestSeconds {
+            raw *= backoffRate
             remaining -= 1
         }
-        return result
+        return min(raw, maxDelaySeconds ?? NumberLimits.longestSeconds, NumberLimits.longestSeconds)
     }
 }
 

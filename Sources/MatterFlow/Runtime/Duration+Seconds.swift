@@ -6,7 +6,14 @@ extension Duration {
     }
 
     /// A duration from seconds as written in workflow and home files, to the millisecond.
+    ///
+    /// Files are range-checked when loaded (``NumberLimits``), so the seconds given here are at most a day, or a
+    /// retry's delay computed from such numbers. Anything else is still converted without trapping: NaN and
+    /// negative seconds give zero, and seconds beyond `Int64.max` milliseconds (292 million years) give that.
     public static func seconds(rounding seconds: Double) -> Duration {
-        .milliseconds(Int64((seconds * 1000).rounded()))
+        let milliseconds = (seconds * 1000).rounded()
+        guard milliseconds > 0 else { return .zero }
+        guard milliseconds < 9.2e18 else { return .milliseconds(Int64.max) }
+        return .milliseconds(Int64(milliseconds))
     }
 }

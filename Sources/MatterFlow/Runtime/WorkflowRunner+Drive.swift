@@ -213,7 +213,9 @@ extension WorkflowRunner {
         case .to(let next):
             level.current = next
         case .end(let end):
-            return finish(end, cancelledIn: level.cancelledIn == nil ? nil : record.cancelledState, ended: level.current)
+            // A level restored on its cancel path (a resumed run) was cancelled before this process began.
+            let cancelledIn = level.cancelledIn.map { record.cancelledState ?? level.prefix + $0 }
+            return finish(end, cancelledIn: cancelledIn, ended: level.current)
         case .cancel:
             if record.cancelledState == nil { record.cancelledState = level.qualifiedCurrent }
             guard let next = takeCancel(&level) else {

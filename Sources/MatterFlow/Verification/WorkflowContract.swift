@@ -29,15 +29,7 @@ public struct WorkflowContract: Sendable, Hashable {
     static func read(_ root: ObjectReader) -> WorkflowContract {
         var contract = WorkflowContract()
         contract.handleAllErrors = root.bool("handleAllErrors") ?? false
-        if let deadline = root.number("deadlineSeconds") {
-            if deadline > 0, deadline.isFinite {
-                contract.deadlineSeconds = deadline
-            } else {
-                root.collector.error(
-                    DiagnosticCode.invalidValue, at: root.pointer("deadlineSeconds"),
-                    "\"deadlineSeconds\" must be a positive number")
-            }
-        }
+        contract.deadlineSeconds = root.number("deadlineSeconds", in: NumberLimits.duration)
         if let text = root.string("sessionOnSuccess") {
             if let value = SessionOnSuccess(rawValue: text) {
                 contract.sessionOnSuccess = value

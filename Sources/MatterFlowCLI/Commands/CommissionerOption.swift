@@ -1,3 +1,4 @@
+import MatterFlow
 import MatterFlowJSON
 import MatterFlowSimulator
 
@@ -32,8 +33,11 @@ enum CommissionerOption {
         var text = Substring(value)
         var seconds = 0.0
         if let at = text.firstIndex(of: "@") {
-            guard let parsed = Double(text[text.index(after: at)...]), parsed.isFinite, parsed >= 0 else {
-                throw failure("the time after @ must be a number of seconds, at least 0")
+            guard let parsed = Double(text[text.index(after: at)...]) else {
+                throw failure("the time after @ must be a number of seconds in \(NumberLimits.elapsed)")
+            }
+            if let problem = NumberLimits.elapsed.problem(with: parsed) {
+                throw failure("the time after @: \(problem)")
             }
             seconds = parsed
             text = text[..<at]

@@ -18,6 +18,7 @@ struct GraphCommand {
             .init(
                 name: "machine", valueName: "NAME",
                 help: "Draw a state machine in code instead: \(MachineGraph.machines.map(\.name).joined(separator: ", "))."),
+            HubOption.option,
         ],
         discussion: """
             Examples:
@@ -26,13 +27,14 @@ struct GraphCommand {
               matterflow run Workflows/commission-device.json ... --trace jsonl 2> trace.jsonl
               matterflow graph Workflows/commission-device.json --expand --highlight-path trace.jsonl
               matterflow graph --machine commissioning-session --format mermaid
+            With --hub SPEC, states that need a method the hub does not list are reported on stderr, as by validate.
             Exit status: 0 on success, 2 when the workflow or the trace cannot be read, 64 on usage errors.
             """)
 
     let arguments: ParsedArguments
     let environment: ToolEnvironment
 
-    func execute() throws(UsageError) -> Int32 {
+    func execute() async throws(UsageError) -> Int32 {
         let formatName = arguments.value("format") ?? StateGraph.Format.dot.rawValue
         guard let format = StateGraph.Format(rawValue: formatName) else {
             throw UsageError(message: "Unknown format '\(formatName)'; use dot or mermaid", command: Self.spec.name)
@@ -58,6 +60,8 @@ struct GraphCommand {
                 MatterflowTool.report(outcome.diagnostics, to: environment.standardError)
                 return ExitCode.invalidInput
             }
+            guard try await HubOption.reportUnsupported(workflow, arguments, command: Self.spec.name, err: environment.standardError)
+            else { return ExitCode.invalidInput }
             graph = WorkflowGraph.build(workflow, expand: arguments.flag("expand"))
         }
         if let value = arguments.value("highlight-path") {

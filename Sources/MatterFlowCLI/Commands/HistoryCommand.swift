@@ -31,7 +31,7 @@ struct HistoryCommand {
         let contents: JournalContents
         let status: JournalRunSummary?
         do {
-            let journal = try RunJournal(directory: directory)
+            let journal = try RunJournal(existingDirectory: directory)
             contents = try journal.read(runID: runID)
             status = try journal.runs().first { $0.path == contents.path }
         } catch {

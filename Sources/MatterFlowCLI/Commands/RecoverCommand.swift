@@ -1,4 +1,5 @@
 import MatterFlow
+import MatterFlowHubProtocol
 import MatterFlowJSON
 import MatterFlowJournal
 import MatterFlowSimulator
@@ -19,6 +20,7 @@ struct RecoverCommand {
                 name: "input", valueName: "<name=value>", repeatable: true,
                 help: "A secret input of the runs again (the journal never keeps them), to resume runs that need it."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default) or real: the simulated home's time."),
+            HubOption.option,
         ],
         discussion: """
             For each run whose process died (no terminal record, journal not locked by a live process): a torn
@@ -30,8 +32,14 @@ struct RecoverCommand {
             with --input) and every in-doubt call was settled. Everything is journaled. Runs that had ended are
             left untouched, so recovering twice changes nothing. Progress goes to stderr; a JSON report to stdout.
 
+            With --hub, the runs are settled on a hub in another process (docs/hub-protocol.md) instead of the
+            simulated home; in-doubt calls are reconciled through its activeSession method, and a hub without it
+            leaves such a session to its lease. --home and --state do not apply then.
+
             Exit status: 0 when every run is settled, 1 when some need attention (recover again later), 2 invalid
-            home or unreadable journal directory, 64 usage error.
+            home, or a journal directory that does not exist or cannot be read (nothing is created), 64 usage
+            error. SIGINT, SIGTERM or SIGHUP make the runs being resumed take their cancel path; the command then
+            exits 130, 143 or 129.
             """)
 
     let arguments: ParsedArguments
@@ -42,21 +50,16 @@ struct RecoverCommand {
         guard let directory = arguments.value("journal") else {
             throw UsageError(message: "Missing expected option '--journal <dir>'", command: Self.spec.name)
         }
-        let clock = try environment.clock(named: arguments.value("clock"), command: Self.spec.name)
+        let endpoint = try HubOption.endpoint(arguments, command: Self.spec.name)
+        let clock = try environment.clock(
+            named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
+        try RunInputParser.rejectRepeatedNames(arguments.all("input"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
-        let hub: SimulatedHub
-        do {
-            let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state")).open(clock: clock)
-            hub = opened.hub
-            if let note = opened.note { err.line(note) }
-        } catch {
-            MatterflowTool.report(error.diagnostics, to: err)
-            return ExitCode.invalidInput
-        }
+        // The journal directory first: a mistyped one stops the command before anything (a state directory) is created.
         let journal: RunJournal
         do {
-            journal = try RunJournal(directory: directory)
+            journal = try RunJournal(existingDirectory: directory)
             _ = try journal.journalPaths()
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
@@ -69,10 +72,34 @@ struct RecoverCommand {
             }
             inputs[String(pair[..<equals])] = .string(String(pair[pair.index(after: equals)...]))
         }
-        let options = RecoveryOptions(resume: arguments.flag("resume"), inputs: inputs, clock: clock, testHook: crash?.hook)
+        let hub: any Hub
+        var remote: RemoteHub?
+        if let endpoint {
+            guard let connected = await HubOption.connect(endpoint, err: err) else { return ExitCode.invalidInput }
+            remote = connected
+            hub = connected.hub
+        } else {
+            do {
+                let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state")).open(clock: clock)
+                hub = opened.hub
+                if let note = opened.note { err.line(note) }
+            } catch {
+                MatterflowTool.report(error.diagnostics, to: err)
+                return ExitCode.invalidInput
+            }
+        }
+        // A signal makes the runs being resumed take their cancel path; the command then exits 128 + the signal.
+        let signals = environment.handlesInterrupts ? InterruptSignals() : nil
+        let interrupt = RecoveryInterrupt()
+        signals?.calls { interrupt.interrupt() }
+        let options = RecoveryOptions(
+            resume: arguments.flag("resume"), inputs: inputs, clock: clock, testHook: crash?.hook, interrupt: interrupt)
         let report = await journal.recover(on: hub, options: options)
+        signals?.stop()
+        await remote?.close()
         for run in report.runs { err.line(Self.line(run)) }
         environment.standardOutput.line(JSONWriter.pretty(report.jsonValue))
+        if let interrupted = signals?.exitCode { return interrupted }
         return report.needsAttention ? ExitCode.failure : ExitCode.success
     }
 

@@ -1,17 +1,18 @@
 import Dispatch
 import Foundation
 import MatterFlow
+import MatterFlowHubProtocol
 import MatterFlowJSON
 import MatterFlowJournal
 import MatterFlowSimulator
 import Synchronization
 
-/// `matterflow run WORKFLOW`: runs a workflow on the simulated home, with progress on standard error and the
-/// result as one JSON object on standard output.
+/// `matterflow run WORKFLOW`: runs a workflow on the simulated home or on a hub behind the hub protocol (`--hub`),
+/// with progress on standard error and the result as one JSON object on standard output.
 struct RunCommand {
     static let spec = CommandSpec(
         name: "run",
-        abstract: "Run a workflow against the simulated home.",
+        abstract: "Run a workflow against the simulated home, or a real hub with --hub.",
         arguments: [("<workflow>", "The workflow file to run.", false)],
         options: [
             .init(name: "home", valueName: "<file>", help: "Home description to simulate (default: the built-in home)."),
@@ -23,8 +24,16 @@ struct RunCommand {
             .init(name: "clock", valueName: "<kind>", help: "virtual (default: simulated time passes at once) or real."),
             .init(name: "journal", valueName: "<dir>", help: "Write-ahead journal directory: the run is recorded in <dir>/<run>.journal."),
             CommissionerOption.option,
+            HubOption.option,
+            HubOption.structureOption,
         ],
         discussion: """
+            With --hub, the workflow runs against a hub in another process, spoken to with the hub protocol
+            (docs/hub-protocol.md): a command MatterFlow starts ("COMMAND ARGS...", over its stdin and stdout),
+            unix:PATH or tcp:HOST:PORT. --home, --state and --commissioner configure the simulated home and do not
+            apply; time is real unless --clock virtual is given. A hub that cannot be started or reached, or fails
+            the handshake, exits 2.
+
             The simulated home runs on virtual time by default: its latencies, retry delays, timeouts and
             ePSKc lifetimes pass at once, in order. --clock real makes them take real time.
 
@@ -36,7 +45,7 @@ struct RunCommand {
             run. See docs/journal.md.
 
             Exit status: 0 succeeded, 1 failed or cancelled, 2 invalid workflow, inputs or home, 64 usage error,
-            130 interrupted (after the cancel path has run).
+            130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP) interrupted, after the cancel path has run.
             """)
 
     let arguments: ParsedArguments
@@ -52,28 +61,44 @@ struct RunCommand {
         guard let trace = Trace(rawValue: traceName) else {
             throw UsageError(message: "--trace must be text, jsonl or none, not '\(traceName)'", command: Self.spec.name)
         }
-        let clock = try environment.clock(named: arguments.value("clock"), command: Self.spec.name)
+        let endpoint = try HubOption.endpoint(arguments, command: Self.spec.name)
+        let clock = try environment.clock(
+            named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
         let commissioner = try CommissionerOption.parse(arguments.all("commissioner"), command: Self.spec.name)
+        try RunInputParser.rejectRepeatedNames(arguments.all("input"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
         let engine = WorkflowEngine()
         let path = arguments.positionals[0]
         let workflow: Workflow
         let inputs: JSONObject
-        let hub: SimulatedHub
-        let structureID: StructureID
+        var simulated: SimulatedHub?
+        var structureID: StructureID = ""
         do {
             workflow = try engine.load(path: path)
             inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: arguments.all("input"))
-            let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state"))
-                .open(clock: clock)
-            (hub, structureID) = (opened.hub, opened.structureID)
-            if let note = opened.note { err.line(note) }
+            if endpoint == nil {
+                let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state"))
+                    .open(clock: clock)
+                (simulated, structureID) = (opened.hub, opened.structureID)
+                if let note = opened.note { err.line(note) }
+            }
         } catch {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        if let commissioner { await hub.setCommissionerScript(commissioner, structure: structureID) }
+        var remote: RemoteHub?
+        if let endpoint {
+            guard let connected = await HubOption.connect(endpoint, err: err) else { return ExitCode.invalidInput }
+            remote = connected
+            guard let structure = HubOption.structure(arguments, remote: connected, err: err) else {
+                await connected.close()
+                return ExitCode.invalidInput
+            }
+            structureID = structure
+        }
+        let hub: any Hub = remote?.hub ?? simulated!
+        if let commissioner, let simulated { await simulated.setCommissionerScript(commissioner, structure: structureID) }
 
         let showSecrets = arguments.flag("show-secrets")
         let options = RunOptions(
@@ -85,14 +110,8 @@ struct RunCommand {
                 case .none: break
                 }
             })
-        // SIGINT is routed before the run starts, so an interrupt at any moment of the run takes its cancel path.
-        let interruption = Mutex<(interrupted: Bool, handle: RunHandle?)>((false, nil))
-        let signalSource = environment.handlesInterrupts ? Self.onInterrupt {
-            interruption.withLock { state -> RunHandle? in
-                state.interrupted = true
-                return state.handle
-            }?.cancel()
-        } : nil
+        // SIGINT, SIGTERM and SIGHUP are routed before the run starts, so a signal at any moment takes the cancel path.
+        let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         let handle: RunHandle
         do {
             if let directory = arguments.value("journal") {
@@ -102,32 +121,22 @@ struct RunCommand {
                 handle = try engine.start(workflow, inputs: inputs, on: hub, options: options)
             }
         } catch let error as JournalError {
-            signalSource?.cancel()
+            signals?.stop()
+            await remote?.close()
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         } catch {
-            signalSource?.cancel()
+            signals?.stop()
+            await remote?.close()
             MatterflowTool.report((error as? DiagnosticsError)?.diagnostics ?? [], to: err)
             return ExitCode.invalidInput
         }
-        let interruptedBeforeStart = interruption.withLock { state -> Bool in
-            state.handle = handle
-            return state.interrupted
-        }
-        if interruptedBeforeStart { handle.cancel() }
+        signals?.cancels(handle)
         let result = await handle.result
-        signalSource?.cancel()
+        signals?.stop()
+        await remote?.close()
         environment.standardOutput.line(JSONWriter.pretty(result.jsonValue))
-        if interruption.withLock({ $0.interrupted }) { return ExitCode.interrupted }
+        if let interrupted = signals?.exitCode { return interrupted }
         return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure
-    }
-
-    /// Routes SIGINT to a handler instead of killing the process, so the cancel path can run.
-    private static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler(handler: handler)
-        source.resume()
-        return source
     }
 }

@@ -5,6 +5,21 @@ import MatterFlowJSON
 struct RunInputParser {
     let workflow: Workflow
 
+    /// Rejects an input named by more than one `--input`: which of the values was meant cannot be known, so none
+    /// is picked. (`--inputs FILE` with one `--input` for a name in it stays allowed: the command line overrides
+    /// the file.)
+    static func rejectRepeatedNames(_ pairs: [String], command: String) throws(UsageError) {
+        var seen = Set<Substring>()
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            let name = pair[..<equals]
+            guard seen.insert(name).inserted else {
+                throw UsageError(
+                    message: "--input \(name) is given more than once; give each input once", command: command)
+            }
+        }
+    }
+
     /// The inputs; `--input` values override those of the file. Checks them against the declarations, reporting
     /// problems in the inputs file at their line and column.
     func parse(file: String?, pairs: [String]) throws(DiagnosticsError) -> JSONObject {

@@ -29,7 +29,7 @@ struct RunsCommand {
         }
         let runs: [JournalRunSummary]
         do {
-            runs = try RunJournal(directory: directory).runs()
+            runs = try RunJournal(existingDirectory: directory).runs()
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput

@@ -18,11 +18,15 @@ struct TestCommand {
                 name: "filter", valueName: "<pattern>", help: "Run only fixtures whose name or path contains this text."
             ),
             .init(name: "coverage", valueName: nil, help: "Report the states and transitions each workflow exercised."),
+            HubOption.option,
         ],
         discussion: """
             Each fixture runs on virtual time with a seeded random source, so it gives the same run every time.
             The last line is "N passed, N failed". Invalid fixture files are reported like compiler errors
             and count as failed. The format is documented in docs/fixtures.md.
+
+            Fixtures script the built-in simulated home, so --hub is refused with the reason: see
+            `matterflow hub check` and `matterflow validate --hub` for testing a hub of your own.
 
             Exit status: 0 when every fixture passed, 1 when one failed (or none matched --filter),
             2 when a fixture file is invalid, 64 usage error.
@@ -31,9 +35,22 @@ struct TestCommand {
     let arguments: ParsedArguments
     let environment: ToolEnvironment
 
+    /// Why fixtures cannot run on another hub.
+    static let hubRefusal = """
+        fixtures cannot run on --hub: each one scripts the built-in simulated home (its home file, faults per \
+        operation and attempt, events such as the hub going offline or a commissioner using a key, cancelling on \
+        entering a state, and expectations on the home afterwards), which only the simulator can play. The \
+        whole fixture library does run with the simulator behind the hub protocol in `swift test`. To test your \
+        own hub, use `matterflow hub check SPEC`, and `matterflow validate WORKFLOW --hub SPEC` for what a \
+        workflow needs of it
+        """
+
     func execute() async -> Int32 {
         let out = environment.standardOutput
         let err = environment.standardError
+        if arguments.value("hub") != nil {
+            return MatterflowTool.usageError(UsageError(message: Self.hubRefusal, command: Self.spec.name), err)
+        }
         let loader = FixtureLoader()
         let filter = arguments.value("filter")
         func selected(_ texts: String...) -> Bool {

@@ -1,4 +1,5 @@
 import MatterFlow
+import MatterFlowHubProtocol
 import MatterFlowJSON
 
 /// `matterflow validate FILE...`: every finding about each workflow file, like a compiler.
@@ -12,13 +13,25 @@ struct ValidateCommand {
             .init(
                 name: "budget", valueName: nil,
                 help: "Also print each valid workflow's worst-case duration to each end state (with --json: {\"findings\", \"budgets\"})."),
+            HubOption.option,
         ],
-        discussion: "Exit status: 0 when no file has errors (warnings allowed), 2 otherwise.")
+        discussion: """
+            With --hub, the hub's handshake is read (docs/hub-protocol.md) and every state that needs a method the hub
+            does not list is a warning (unsupportedByHub) naming the state, the operation and the method.
+
+            Exit status: 0 when no file has errors (warnings allowed), 2 otherwise (or when the hub cannot be reached).
+            """)
 
     let arguments: ParsedArguments
     let environment: ToolEnvironment
 
-    func execute() -> Int32 {
+    func execute() async throws(UsageError) -> Int32 {
+        var handshake: RemoteHub.Handshake?
+        if let endpoint = try HubOption.endpoint(arguments, command: Self.spec.name) {
+            guard let remote = await HubOption.connect(endpoint, err: environment.standardError) else { return ExitCode.invalidInput }
+            handshake = remote.handshake
+            await remote.close()
+        }
         let loader = WorkflowLoader()
         var all: [Diagnostic] = []
         var seen = Set<String>()
@@ -26,7 +39,11 @@ struct ValidateCommand {
         for path in arguments.positionals {
             // One load per file serves both the findings and, for files without errors, the time budget.
             let outcome = loader.load(path: path)
-            for diagnostic in outcome.diagnostics where seen.insert(diagnostic.description).inserted {
+            var hubFindings: [Diagnostic] = []
+            if let handshake, let workflow = outcome.workflow {
+                hubFindings = HubSupportCheck.findings(workflow, handshake: handshake)
+            }
+            for diagnostic in outcome.diagnostics + hubFindings where seen.insert(diagnostic.description).inserted {
                 all.append(diagnostic)
             }
             if arguments.flag("budget"), let workflow = outcome.workflow { loaded.append(TimeBudget(workflow: workflow)) }

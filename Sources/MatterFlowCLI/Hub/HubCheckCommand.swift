@@ -1,0 +1,58 @@
+import Foundation
+import MatterFlow
+import MatterFlowHubProtocol
+
+/// `matterflow hub check SPEC`: the hub protocol's conformance suite, run against a hub.
+struct HubCheckCommand {
+    static let spec = CommandSpec(
+        name: "hub check",
+        abstract: "Check that a hub speaks the hub protocol correctly (the conformance suite).",
+        arguments: [("<hub>", "\"COMMAND ARGS...\" to start, unix:PATH or tcp:HOST:PORT.", false)],
+        options: [HubOption.structureOption],
+        discussion: """
+            Runs the checks of docs/hub-protocol.md, section 8, against the hub: handshake, status shape, one
+            session per structure, cancel with nothing open, unknown device, invalid arguments, events as
+            notifications, cancellation, ignored extensions. Prints one line per check (each failure with what
+            was sent, what came back and what the contract wanted), then "N passed, N failed". The suite opens
+            one session and cancels it again; it tests the structure given with --structure, else the first
+            one the hub names in its handshake.
+
+            Exit status: 0 when every check passed, 1 when one failed, 2 when the hub cannot be started or
+            reached, 64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() async throws(UsageError) -> Int32 {
+        let out = environment.standardOutput
+        let err = environment.standardError
+        let endpoint: HubEndpoint
+        do {
+            endpoint = try HubEndpoint(parsing: arguments.positionals[0])
+        } catch {
+            throw UsageError(message: error.message.replacingOccurrences(of: "--hub", with: "<hub>"), command: Self.spec.name)
+        }
+        let connection: HubConnection
+        do {
+            connection = try HubConnection.open(endpoint)
+        } catch {
+            err.line("error[\(error.cause.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        let checks = await HubConformance(structure: arguments.value("structure")).run(on: connection.channel)
+        await connection.close()
+        for check in checks {
+            switch check.verdict {
+            case .passed: out.line("PASS \(check.name)")
+            case .skipped: out.line("SKIP \(check.name): \(check.detail)")
+            case .failed: out.line("FAIL \(check.name)\n      \(check.detail)")
+            }
+        }
+        let passed = checks.filter { $0.verdict == .passed }.count
+        let failed = checks.filter { $0.verdict == .failed }.count
+        let skipped = checks.filter { $0.verdict == .skipped }.count
+        out.line("\(passed) passed, \(failed) failed" + (skipped > 0 ? " (\(skipped) skipped)" : ""))
+        return failed == 0 ? ExitCode.success : ExitCode.failure
+    }
+}

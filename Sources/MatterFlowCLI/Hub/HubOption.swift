@@ -1,0 +1,71 @@
+import MatterFlow
+import MatterFlowHubProtocol
+
+/// `--hub SPEC` (and `--structure ID`) on the commands that talk to a hub: a hub in another process instead of
+/// the simulated home (docs/hub-protocol.md).
+enum HubOption {
+    static let option = CommandSpec.Option(
+        name: "hub", valueName: "<spec>",
+        help: "A hub over the hub protocol: \"COMMAND ARGS...\" (started, stdio), unix:PATH or tcp:HOST:PORT.")
+
+    static let structureOption = CommandSpec.Option(
+        name: "structure", valueName: "<id>", help: "With --hub: the structure to use (default: the hub's first).")
+
+    /// Simulated-home options that mean nothing with `--hub`.
+    static let simulatorOnly = ["home", "state", "commissioner"]
+
+    /// The endpoint of `--hub`, if given; refuses options that only the simulated home takes, and `--structure`
+    /// without `--hub`.
+    static func endpoint(_ arguments: ParsedArguments, command: String) throws(UsageError) -> HubEndpoint? {
+        guard let spec = arguments.value("hub") else {
+            if arguments.value("structure") != nil {
+                throw UsageError(message: "--structure applies only with --hub (the simulated home has one structure)", command: command)
+            }
+            return nil
+        }
+        let clashing = simulatorOnly.filter { arguments.value($0) != nil || !arguments.all($0).isEmpty }
+        if let first = clashing.first {
+            throw UsageError(
+                message: "--\(first) configures the simulated home and does not apply with --hub; drop one of them",
+                command: command)
+        }
+        do {
+            return try HubEndpoint(parsing: spec)
+        } catch {
+            throw UsageError(message: error.message, command: command)
+        }
+    }
+
+    /// Connects to the hub; on failure, says why on `err` and returns nil (the command exits 2).
+    static func connect(_ endpoint: HubEndpoint, err: any TextSink) async -> RemoteHub? {
+        do {
+            return try await RemoteHub.connect(to: endpoint, options: RemoteHub.Options(clientVersion: MatterflowTool.version))
+        } catch {
+            err.line("error[\(error.cause.rawValue)]: \(error.message)")
+            return nil
+        }
+    }
+
+    /// The structure to use: `--structure`, else the first the hub names; nil (with a message) when neither.
+    static func structure(_ arguments: ParsedArguments, remote: RemoteHub, err: any TextSink) -> StructureID? {
+        if let structure = arguments.value("structure") { return structure }
+        if let first = remote.handshake?.structures.first { return first }
+        err.line(
+            "error[missingStructure]: hub \(remote.handshake?.hubName ?? "") names no structure in its handshake; pass --structure ID")
+        return nil
+    }
+
+    /// With `--hub`: reads the hub's handshake and reports, as warnings on `err`, the states of `workflow` that need
+    /// a method the hub lacks. Returns false (after saying why) when the hub cannot be reached.
+    static func reportUnsupported(
+        _ workflow: Workflow, _ arguments: ParsedArguments, command: String, err: any TextSink
+    ) async throws(UsageError) -> Bool {
+        guard let endpoint = try endpoint(arguments, command: command) else { return true }
+        guard let remote = await connect(endpoint, err: err) else { return false }
+        await remote.close()
+        if let handshake = remote.handshake {
+            MatterflowTool.report(HubSupportCheck.findings(workflow, handshake: handshake), to: err)
+        }
+        return true
+    }
+}

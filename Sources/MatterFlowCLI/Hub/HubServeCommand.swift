@@ -1,0 +1,109 @@
+import Dispatch
+import Foundation
+import MatterFlow
+import MatterFlowHubProtocol
+import MatterFlowJSON
+import MatterFlowSimulator
+import Synchronization
+
+/// `matterflow hub serve`: serves the simulated home over the hub protocol, on standard input and output or on a
+/// socket.
+struct HubServeCommand {
+    static let spec = CommandSpec(
+        name: "hub serve",
+        abstract: "Serve the simulated home over the hub protocol (stdio, or a socket with --listen).",
+        arguments: [],
+        options: [
+            .init(name: "home", valueName: "<file>", help: "Home description to simulate (default: the built-in home)."),
+            .init(name: "state", valueName: "<dir>", help: "Keep the simulated home in this directory between runs."),
+            .init(name: "listen", valueName: "<address>", help: "unix:PATH or tcp:HOST:PORT (port 0: any free port) instead of stdio."),
+        ],
+        discussion: """
+            Speaks the hub protocol (docs/hub-protocol.md) for the simulated home, with every method and events.
+            Without --listen it serves one client on standard input and output and exits when its input ends;
+            with --listen it serves every client that connects until SIGINT or SIGTERM (then it removes a Unix
+            socket's file). It prints "listening on ADDRESS" to stderr once ready. The home runs on real time.
+            --home and --state work as for `matterflow run`.
+
+            Exit status: 0 when the client closed the connection or the server was stopped, 2 invalid home or
+            an address it cannot listen on, 64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() async throws(UsageError) -> Int32 {
+        let err = environment.standardError
+        let listen: HubEndpoint?
+        do {
+            listen = try arguments.value("listen").map { spec throws(HubEndpoint.ParseError) in try HubEndpoint(parsing: spec, listening: true) }
+        } catch {
+            throw UsageError(message: error.message.replacingOccurrences(of: "--hub", with: "--listen"), command: Self.spec.name)
+        }
+        if case .command? = listen {
+            throw UsageError(message: "--listen takes unix:PATH or tcp:HOST:PORT", command: Self.spec.name)
+        }
+        let clock = environment.clock ?? SystemClock()
+        let hub: SimulatedHub
+        let structureID: StructureID
+        do {
+            let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state"))
+                .open(clock: clock)
+            (hub, structureID) = (opened.hub, opened.structureID)
+            if let note = opened.note { err.line(note) }
+        } catch {
+            MatterflowTool.report(error.diagnostics, to: err)
+            return ExitCode.invalidInput
+        }
+        let identity = HubServer.Identity(
+            name: "matterflow-simulator", version: MatterflowTool.version, structures: [structureID])
+        guard let listen else {
+            // A client that goes away must not end this process with SIGPIPE.
+            signal(SIGPIPE, SIG_IGN)
+            let server = HubServer(
+                hub: hub, channel: FileDescriptorChannel(.pipes(read: dup(0), write: dup(1))), identity: identity)
+            await server.waitUntilClosed()
+            return ExitCode.success
+        }
+        let listener: HubListener
+        do {
+            listener = try HubListener(endpoint: listen)
+        } catch {
+            err.line("error[\(error.cause.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        signal(SIGPIPE, SIG_IGN)
+        // Each server keeps itself alive through its channel until the client disconnects.
+        listener.accept { channel in _ = HubServer(hub: hub, channel: channel, identity: identity) }
+        err.line("listening on \(listener.address)")
+        let received = await Self.waitForStopSignal()
+        listener.stop()
+        return received == SIGINT ? ExitCode.interrupted : ExitCode.success
+    }
+
+    /// Waits for SIGINT or SIGTERM and returns which one came.
+    private static func waitForStopSignal() async -> Int32 {
+        let waiter = StopSignalWaiter()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            waiter.start(continuation)
+        }
+    }
+}
+
+/// Routes SIGINT and SIGTERM to one continuation, resumed once.
+private final class StopSignalWaiter: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Int32, Never>?, sources: [any DispatchSourceSignal])>((nil, []))
+
+    func start(_ continuation: CheckedContinuation<Int32, Never>) {
+        state.withLock { $0.continuation = continuation }
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in
+                state.withLock { $0.continuation.take() }?.resume(returning: number)
+            }
+            source.resume()
+            state.withLock { $0.sources.append(source) }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A ``LineChannel`` over file descriptors: a child process's pipes or a connected stream socket.
+///
+/// A thread of its own reads (blocking reads never occupy Swift's cooperative threads); lines longer than
+/// ``LineChannelLimits/maximumLineBytes`` or not valid UTF-8 end the channel with ``LineEvent/malformed(_:)``, so a
+/// peer can never make it buffer without bound.
+public final class FileDescriptorChannel: LineChannel {
+    /// What the descriptors are, which decides how closing works.
+    public enum Kind: Sendable {
+        /// Separate read and write pipes: closing closes the write end (the peer sees end of input).
+        case pipes(read: Int32, write: Int32)
+        /// One connected socket: closing shuts it down both ways.
+        case socket(Int32)
+    }
+
+    private struct State {
+        var closed = false
+        var writeOpen = true
+        var started = false
+    }
+
+    private let kind: Kind
+    private let state = Mutex(State())
+    private let onEnd: @Sendable () -> Void
+
+    /// A channel over `kind`'s descriptors, which it owns and closes. `onEnd` runs once reading has ended.
+    public init(_ kind: Kind, onEnd: @escaping @Sendable () -> Void = {}) {
+        self.kind = kind
+        self.onEnd = onEnd
+    }
+
+    private var readDescriptor: Int32 {
+        switch kind {
+        case .pipes(let read, _): read
+        case .socket(let socket): socket
+        }
+    }
+
+    private var writeDescriptor: Int32 {
+        switch kind {
+        case .pipes(_, let write): write
+        case .socket(let socket): socket
+        }
+    }
+
+    public func start(_ receive: @escaping @Sendable (LineEvent) -> Void) {
+        guard state.withLock({ state -> Bool in
+            defer { state.started = true }
+            return !state.started
+        }) else { return }
+        let descriptor = readDescriptor
+        let thread = Thread { [self] in
+            let reason = Self.readLines(from: descriptor, receive)
+            receive(.closed(reason))
+            finishReading()
+        }
+        thread.start()
+    }
+
+    /// Reads until end of input or a framing failure; returns why reading ended.
+    private static func readLines(from descriptor: Int32, _ receive: @Sendable (LineEvent) -> Void) -> String {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var lineNumber = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return "reading from the hub failed: \(String(cString: strerror(errno)))"
+            }
+            if count == 0 { return "the hub closed the connection" }
+            var start = 0
+            for index in 0..<count where buffer[index] == UInt8(ascii: "\n") {
+                pending.append(contentsOf: buffer[start..<index])
+                start = index + 1
+                lineNumber += 1
+                if pending.last == UInt8(ascii: "\r") { pending.removeLast() }
+                guard pending.count <= LineChannelLimits.maximumLineBytes else {
+                    receive(.malformed("line \(lineNumber) is \(pending.count) bytes, longer than the 1 MiB limit"))
+                    return "the hub broke the protocol's framing"
+                }
+                guard let line = String(validating: pending, as: UTF8.self) else {
+                    receive(.malformed("line \(lineNumber) is not valid UTF-8"))
+                    return "the hub broke the protocol's framing"
+                }
+                pending.removeAll(keepingCapacity: true)
+                if !line.isEmpty { receive(.line(line)) }
+            }
+            pending.append(contentsOf: buffer[start..<count])
+            if pending.count > LineChannelLimits.maximumLineBytes {
+                receive(.malformed("line \(lineNumber + 1) is longer than the 1 MiB limit (no newline in its first 1 MiB)"))
+                return "the hub broke the protocol's framing"
+            }
+        }
+    }
+
+    private func finishReading() {
+        state.withLock { state in
+            state.closed = true
+            switch kind {
+            case .pipes(let read, let write):
+                if state.writeOpen { _ = Glibc.close(write) }
+                _ = Glibc.close(read)
+            case .socket(let socket):
+                _ = Glibc.close(socket)
+            }
+            state.writeOpen = false
+        }
+        onEnd()
+    }
+
+    public func send(_ line: String) throws(LineChannelError) {
+        var bytes = Array(line.utf8)
+        guard bytes.count <= LineChannelLimits.maximumLineBytes else {
+            throw LineChannelError("a line of \(bytes.count) bytes is longer than the protocol's 1 MiB limit")
+        }
+        bytes.append(UInt8(ascii: "\n"))
+        let failure = state.withLock { state -> String? in
+            guard !state.closed, state.writeOpen else { return "the connection is closed" }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { raw in
+                    Self.write(writeDescriptor, raw.baseAddress! + offset, raw.count - offset, socket: isSocket)
+                }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return "writing to the hub failed: \(String(cString: strerror(errno)))"
+                }
+                offset += written
+            }
+            return nil
+        }
+        if let failure { throw LineChannelError(failure) }
+    }
+
+    private var isSocket: Bool {
+        if case .socket = kind { return true }
+        return false
+    }
+
+    private static func write(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int, socket: Bool) -> Int {
+        // Sockets never raise SIGPIPE; pipes to a child rely on the process ignoring it (``HubConnection``).
+        socket ? Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL)) : Glibc.write(descriptor, bytes, count)
+    }
+
+    public func close() {
+        state.withLock { state in
+            guard state.writeOpen, !state.closed else { return }
+            state.writeOpen = false
+            switch kind {
+            case .pipes(_, let write): _ = Glibc.close(write)
+            case .socket(let socket): _ = shutdown(socket, Int32(SHUT_RDWR))
+            }
+        }
+    }
+}

@@ -1,0 +1,286 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// The conformance suite of the hub protocol (docs/hub-protocol.md, section 8): what `matterflow hub check` runs
+/// against a hub, and what a hub author runs against theirs.
+///
+/// The suite changes the structure only through a session it cancels again and, when it checks events, an ePSKc
+/// key it deactivates again.
+public struct HubConformance: Sendable {
+    /// One check's outcome.
+    public struct Check: Sendable, Hashable {
+        public enum Verdict: String, Sendable, Hashable {
+            case passed, failed, skipped
+        }
+
+        public var name: String
+        public var verdict: Verdict
+        /// For a failure: what was sent, what came back, what the contract wanted. For a skip: why.
+        public var detail: String
+    }
+
+    /// How long any one answer may take, in real time.
+    public var answerLimit: Duration
+    /// The structure to test; nil: the first the handshake names.
+    public var structure: StructureID?
+
+    public init(structure: StructureID? = nil, answerLimit: Duration = .seconds(10)) {
+        self.structure = structure
+        self.answerLimit = answerLimit
+    }
+
+    /// Runs every check over `channel` (a fresh connection: the suite sends the handshake itself).
+    public func run(on channel: any LineChannel) async -> [Check] {
+        let run = ConformanceRun(client: RawHubClient(channel: channel), limit: answerLimit)
+        await run.checkAll(structure: structure)
+        channel.close()
+        return run.checks
+    }
+}
+
+/// One run of the suite, collecting its checks in order.
+final class ConformanceRun {
+    let client: RawHubClient
+    let limit: Duration
+    private(set) var checks: [HubConformance.Check] = []
+
+    init(client: RawHubClient, limit: Duration) {
+        self.client = client
+        self.limit = limit
+    }
+
+    private func pass(_ name: String) { checks.append(.init(name: name, verdict: .passed, detail: "")) }
+
+    private func skip(_ name: String, _ why: String) { checks.append(.init(name: name, verdict: .skipped, detail: why)) }
+
+    private func fail(_ name: String, sent: String, got: RawHubClient.Received?, wanted: String) {
+        let reply = got.map { LineQuote.masked($0.line, limit: 300) }
+            ?? "nothing within \(limit.components.seconds) s" + (client.closedReason.map { " (\($0))" } ?? "")
+        checks.append(
+            .init(
+                name: name, verdict: .failed,
+                detail: "sent: \(LineQuote.masked(sent, limit: 300))\n      got: \(reply)\n      wanted: \(wanted)"))
+    }
+
+    /// The `data.cause` and `data.code` of an error answer.
+    private func errorData(_ reply: RawHubClient.Received?) -> (code: String?, cause: String?, rpc: Int?) {
+        let error = reply?.message?["error"]
+        return (error?["data"]?["code"]?.stringValue, error?["data"]?["cause"]?.stringValue, error?["code"]?.intValue)
+    }
+
+    private func result(_ reply: RawHubClient.Received?) -> JSONObject? { reply?.message?["result"]?.objectValue }
+
+    func checkAll(structure: StructureID?) async {
+        // 0. Requests before the handshake are refused.
+        let early = await client.call("status", ["structure": "any"], within: limit)
+        if errorData(early.reply).rpc == WireError.notInitialized {
+            pass("a request before initialize is refused with -32002")
+        } else {
+            fail(
+                "a request before initialize is refused with -32002", sent: early.sent, got: early.reply,
+                wanted: "an error with code -32002 (not initialized)")
+        }
+
+        // 1. Handshake.
+        let hello = await client.call(
+            "initialize", ["protocolVersion": 1, "client": ["name": "matterflow hub check", "version": "1"]], within: limit)
+        let handshake = result(hello.reply)
+        let operations = handshake?["operations"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let unknown = operations.filter { !HubMethod.all.contains($0) }
+        guard let handshake, handshake["protocolVersion"]?.intValue == 1, handshake["hub"]?["name"]?.stringValue != nil,
+            handshake["events"]?.boolValue != nil, handshake["operations"]?.arrayValue != nil, unknown.isEmpty
+        else {
+            fail(
+                "initialize answers protocol version 1, a hub name, operations and events", sent: hello.sent, got: hello.reply,
+                wanted: "result {\"protocolVersion\": 1, \"hub\": {\"name\", \"version\"}, \"operations\": [known methods], \"events\": bool}"
+                    + (unknown.isEmpty ? "" : "; unknown methods listed: \(unknown.joined(separator: ", "))"))
+            return
+        }
+        pass("initialize answers protocol version 1, a hub name, operations and events")
+        let events = handshake["events"]?.boolValue ?? false
+        guard let structure = structure ?? handshake["structures"]?.arrayValue?.first?.stringValue else {
+            fail(
+                "a structure to test", sent: hello.sent, got: hello.reply,
+                wanted: "\"structures\" in the handshake, or --structure ID")
+            return
+        }
+        let target: JSONValue = .string(structure)
+
+        // 2. Status shape.
+        let status = await client.call("status", ["structure": target], within: limit)
+        if let value = result(status.reply), ["online", "reachable", "permissionGranted", "activeSession"].allSatisfy({ value[$0]?.boolValue != nil }) {
+            pass("status has online, reachable, permissionGranted and activeSession as booleans")
+        } else {
+            fail(
+                "status has online, reachable, permissionGranted and activeSession as booleans", sent: status.sent, got: status.reply,
+                wanted: "result with four booleans")
+        }
+
+        // 3. A method the hub did not list.
+        if let missing = HubMethod.all.first(where: { !operations.contains($0) }) {
+            let call = await client.call(missing, ["structure": target], within: limit)
+            if errorData(call.reply).rpc == WireError.methodNotFound {
+                pass("a method not in operations (\(missing)) is answered with -32601")
+            } else {
+                fail(
+                    "a method not in operations (\(missing)) is answered with -32601", sent: call.sent, got: call.reply,
+                    wanted: "an error with code -32601")
+            }
+        } else {
+            skip("a method not in operations is answered with -32601", "the hub lists every method")
+        }
+
+        // 4. Cancel with nothing open.
+        let idle = await client.call("cancelCommissioning", ["structure": target], within: limit)
+        if result(idle.reply)?["released"]?.boolValue == false {
+            pass("cancelCommissioning with no session open returns released: false")
+        } else {
+            fail(
+                "cancelCommissioning with no session open returns released: false", sent: idle.sent, got: idle.reply,
+                wanted: "result {\"released\": false} (is a session left open on \(structure)?)")
+        }
+
+        // 5. One session per structure.
+        await checkSession(target)
+
+        // 6. Unknown device.
+        let unknownDevice = await client.call(
+            "basicInformation", ["structure": target, "deviceID": "hub-check-no-such-device"], within: limit)
+        let unknownData = errorData(unknownDevice.reply)
+        if unknownData.code == "notFound", unknownData.cause == "deviceNotFound" {
+            pass("basicInformation of an unknown device fails with notFound / deviceNotFound")
+        } else {
+            fail(
+                "basicInformation of an unknown device fails with notFound / deviceNotFound", sent: unknownDevice.sent,
+                got: unknownDevice.reply, wanted: "an error with data {\"code\": \"notFound\", \"cause\": \"deviceNotFound\"}")
+        }
+
+        // 7. Invalid arguments.
+        let noStructure = await client.call("status", [:], within: limit)
+        if errorData(noStructure.reply).code == "invalidArgument" {
+            pass("a call without structure fails with invalidArgument")
+        } else {
+            fail(
+                "a call without structure fails with invalidArgument", sent: noStructure.sent, got: noStructure.reply,
+                wanted: "an error with data.code \"invalidArgument\" (JSON-RPC -32602)")
+        }
+        let badName = await client.call("configureDevice", ["structure": target, "name": 42, "roomName": .null], within: limit)
+        if errorData(badName.reply).code == "invalidArgument" {
+            pass("configureDevice with a number for name fails with invalidArgument")
+        } else {
+            fail(
+                "configureDevice with a number for name fails with invalidArgument", sent: badName.sent, got: badName.reply,
+                wanted: "an error with data.code \"invalidArgument\" (JSON-RPC -32602)")
+        }
+
+        // 8. Events.
+        if events {
+            await checkEvents(target, operations: operations)
+        } else {
+            skip("events arrive as notifications", "the hub's handshake says events: false")
+        }
+
+        // 9. Cancellation.
+        let (id, line) = client.requestLine("status", ["structure": target])
+        client.send(line)
+        client.send(JSONWriter.compact(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]]))
+        let cancelled = await client.response(to: id, within: .seconds(5))
+        let cancelledData = errorData(cancelled)
+        if result(cancelled) != nil || cancelledData.cause == "runCancelled" {
+            pass("a cancelled call is answered (runCancelled or its result) within 5 s")
+        } else {
+            fail(
+                "a cancelled call is answered (runCancelled or its result) within 5 s", sent: line, got: cancelled,
+                wanted: "its result, or an error with data.cause \"runCancelled\"")
+        }
+
+        // 10. Extensions are ignored.
+        client.send(JSONWriter.compact(["jsonrpc": "2.0", "method": "$/hubCheckUnknown", "params": [:]]))
+        let extended = await client.call("status", ["structure": target, "hubCheckFutureMember": 1], within: limit)
+        if result(extended.reply)?["online"]?.boolValue != nil {
+            pass("unknown params members and unknown $/ notifications are ignored")
+        } else {
+            fail(
+                "unknown params members and unknown $/ notifications are ignored", sent: extended.sent, got: extended.reply,
+                wanted: "status's usual result")
+        }
+    }
+
+    private func checkSession(_ target: JSONValue) async {
+        let name = "one session per structure: a second prepareCommissioning fails with sessionBusy"
+        let first = await client.call("prepareCommissioning", ["structure": target], within: limit)
+        guard result(first.reply)?["sessionID"]?.stringValue != nil else {
+            fail(name, sent: first.sent, got: first.reply, wanted: "result {\"sessionID\": string} for the first prepare")
+            return
+        }
+        let status = await client.call("status", ["structure": target], within: limit)
+        let active = result(status.reply)?["activeSession"]?.boolValue == true
+        let second = await client.call("prepareCommissioning", ["structure": target], within: limit)
+        let data = errorData(second.reply)
+        if !active {
+            fail(name, sent: status.sent, got: status.reply, wanted: "activeSession: true while a session is open")
+        } else if data.code == "failedPrecondition", data.cause == "sessionBusy" {
+            pass(name)
+        } else {
+            fail(
+                name, sent: second.sent, got: second.reply,
+                wanted: "an error with data {\"code\": \"failedPrecondition\", \"cause\": \"sessionBusy\"}")
+        }
+        let release = await client.call("cancelCommissioning", ["structure": target], within: limit)
+        if result(release.reply)?["released"]?.boolValue == true {
+            pass("cancelCommissioning releases an open session (released: true)")
+        } else {
+            fail(
+                "cancelCommissioning releases an open session (released: true)", sent: release.sent, got: release.reply,
+                wanted: "result {\"released\": true}")
+        }
+    }
+
+    private func checkEvents(_ target: JSONValue, operations: [String]) async {
+        let subscribe = await client.call("subscribe", ["structure": target], within: limit)
+        guard let subscription = result(subscribe.reply)?["subscription"]?.stringValue else {
+            fail("subscribe returns a subscription", sent: subscribe.sent, got: subscribe.reply, wanted: "result {\"subscription\": string}")
+            return
+        }
+        pass("subscribe returns a subscription")
+        let name = "an event caused while subscribed arrives as an event notification"
+        let capable = ["borderRouters", "activateEpskc", "deactivateEpskc"].allSatisfy(operations.contains)
+        let routers = capable ? await client.call("borderRouters", ["structure": target], within: limit) : nil
+        let router = result(routers?.reply)?["borderRouters"]?.arrayValue?.first { router in
+            router["traits"]?.arrayValue?.contains { trait in
+                trait["commands"]?.arrayValue?.contains { $0.stringValue?.lowercased().contains("epskc") == true } == true
+            } == true
+        }
+        if let deviceID = router?["deviceID"]?.stringValue {
+            let activate = await client.call(
+                "activateEpskc", ["structure": target, "deviceID": .string(deviceID), "requestedDurationSeconds": .null], within: limit)
+            if result(activate.reply) == nil {
+                fail(name, sent: activate.sent, got: activate.reply, wanted: "an ePSKc key, so that deactivating it causes an event")
+            } else {
+                let deactivate = await client.call("deactivateEpskc", ["structure": target, "deviceID": .string(deviceID)], within: limit)
+                let event = await client.notification(within: limit) { message in
+                    message["method"]?.stringValue == "event" && message["params"]?["subscription"]?.stringValue == subscription
+                        && message["params"]?["event"]?["name"]?.stringValue == "epskcModeDeactivated"
+                }
+                let shaped = event?.message?["params"]?["event"].map { event in
+                    event["value"]?.stringValue != nil && event["fields"]?.objectValue != nil && event["time"]?.doubleValue != nil
+                } ?? false
+                if shaped {
+                    pass(name)
+                } else {
+                    fail(
+                        name, sent: deactivate.sent, got: event ?? deactivate.reply,
+                        wanted: "an \"event\" notification for \(subscription) named epskcModeDeactivated with value, fields and time")
+                }
+            }
+        } else {
+            skip(name, "no border router with ePSKc to cause an event with (borderRouters, activateEpskc, deactivateEpskc)")
+        }
+        let unsubscribe = await client.call("unsubscribe", ["subscription": .string(subscription), "structure": target], within: limit)
+        if result(unsubscribe.reply) != nil {
+            pass("unsubscribe answers {}")
+        } else {
+            fail("unsubscribe answers {}", sent: unsubscribe.sent, got: unsubscribe.reply, wanted: "result {}")
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import MatterFlow
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension RemoteHub {
+    /// Connects to the hub at `endpoint` (starting it, for a command) and performs the handshake.
+    /// - Throws: ``FlowError`` `hubUnreachable` when the hub cannot be started or reached, or the handshake's error.
+    public static func connect(to endpoint: HubEndpoint, options: Options = Options()) async throws(FlowError) -> RemoteHub {
+        let connection = try HubConnection.open(endpoint)
+        let remote = RemoteHub(channel: connection.channel, options: options) { await connection.stopProcess() }
+        do {
+            try await remote.initialize()
+        } catch {
+            await remote.close()
+            throw FlowError(
+                code: error.code, cause: error.cause, message: "hub \(endpoint) did not complete the handshake: \(error.message)")
+        }
+        return remote
+    }
+}
+
+/// An open connection to a hub: its line channel and, for a command, the child process behind it.
+public struct HubConnection: Sendable {
+    /// The protocol's lines, both ways.
+    public let channel: any LineChannel
+    private let child: ChildProcess?
+
+    /// Starts the command, or connects to the socket, of `endpoint`.
+    /// - Throws: ``FlowError`` `hubUnreachable` when the hub cannot be started or reached.
+    public static func open(_ endpoint: HubEndpoint) throws(FlowError) -> HubConnection {
+        switch endpoint {
+        case .command(let words):
+            let (channel, child) = try startChild(words)
+            return HubConnection(channel: channel, child: child)
+        case .unix(let path):
+            return HubConnection(channel: try SocketConnector.connect(unix: path), child: nil)
+        case .tcp(let host, let port):
+            return HubConnection(channel: try SocketConnector.connect(host: host, port: port), child: nil)
+        }
+    }
+
+    /// Closes the channel and stops a child process: end of input first, SIGTERM if it is still running 2 s later.
+    public func close() async {
+        channel.close()
+        await stopProcess()
+    }
+
+    func stopProcess() async {
+        await child?.stop()
+    }
+
+    /// Starts `words` as a child process whose standard input and output carry the protocol; its standard error is
+    /// this process's.
+    private static func startChild(_ words: [String]) throws(FlowError) -> (FileDescriptorChannel, ChildProcess) {
+        // A child that exits makes writes to its pipe fail with EPIPE; SIGPIPE would end this process instead.
+        signal(SIGPIPE, SIG_IGN)
+        let child = try ChildProcess.spawn(words)
+        return (FileDescriptorChannel(.pipes(read: child.output, write: child.input)), child)
+    }
+}
+
+/// A hub's child process: spawned in a process group of its own, so that Ctrl-C in a terminal reaches MatterFlow
+/// (which then runs the workflow's cancel path through the hub) and not the hub; stopped gently.
+final class ChildProcess: Sendable {
+    let pid: pid_t
+    /// This process's ends of the child's standard input and output.
+    let input: Int32
+    let output: Int32
+
+    private init(pid: pid_t, input: Int32, output: Int32) {
+        self.pid = pid
+        self.input = input
+        self.output = output
+    }
+
+    /// Spawns `words` (the first found on `PATH` unless it holds a slash) with pipes for standard input and output.
+    static func spawn(_ words: [String]) throws(FlowError) -> ChildProcess {
+        var toChild: [Int32] = [-1, -1]
+        var fromChild: [Int32] = [-1, -1]
+        guard pipe(&toChild) == 0 else { throw FlowError(.hubUnreachable, "could not create a pipe: \(lastError)") }
+        guard pipe(&fromChild) == 0 else {
+            let reason = lastError
+            Glibc.close(toChild[0])
+            Glibc.close(toChild[1])
+            throw FlowError(.hubUnreachable, "could not create a pipe: \(reason)")
+        }
+        // Only the two ends dup'ed onto the child's standard input and output reach it (this project opens every
+        // other descriptor close-on-exec).
+        for descriptor in toChild + fromChild { closeOnExec(descriptor) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        // The child starts with default handling of the signals this process may ignore or catch.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var pid: pid_t = 0
+        let arguments = words.map { strdup($0) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        let status = posix_spawnp(&pid, words[0], &actions, &attributes, arguments, environ)
+        Glibc.close(toChild[0])
+        Glibc.close(fromChild[1])
+        guard status == 0 else {
+            Glibc.close(toChild[1])
+            Glibc.close(fromChild[0])
+            throw FlowError(.hubUnreachable, "could not start the hub command \(words[0]): \(String(cString: strerror(status)))")
+        }
+        return ChildProcess(pid: pid, input: toChild[1], output: fromChild[0])
+    }
+
+    private static var lastError: String { String(cString: strerror(errno)) }
+
+    /// Reaps the child if it has exited; true once it has.
+    private func exited() -> Bool {
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        return result == pid || (result < 0 && errno == ECHILD)
+    }
+
+    /// Waits up to 2 s for the child to exit after its input was closed, then sends SIGTERM and waits up to 2 s
+    /// more, then SIGKILL.
+    func stop() async {
+        for signal in [nil, SIGTERM, SIGKILL] as [Int32?] {
+            if let signal { kill(pid, signal) }
+            for _ in 0..<200 {
+                if exited() { return }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+    }
+}
+
+/// Marks a descriptor close-on-exec, so no child process inherits it.
+func closeOnExec(_ descriptor: Int32) {
+    _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+}
+
+/// Connecting stream sockets for ``HubEndpoint/unix(path:)`` and ``HubEndpoint/tcp(host:port:)``.
+enum SocketConnector {
+    static func connect(unix path: String) throws(FlowError) -> FileDescriptorChannel {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw FlowError(.invalidArgumentValue, "the socket path \(path) is too long for a Unix socket")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw FlowError(.hubUnreachable, "could not create a socket: \(Self.lastError)") }
+        closeOnExec(descriptor)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            let reason = Self.lastError
+            Glibc.close(descriptor)
+            throw FlowError(.hubUnreachable, "could not connect to the hub at unix:\(path): \(reason)")
+        }
+        return FileDescriptorChannel(.socket(descriptor))
+    }
+
+    static func connect(host: String, port: Int) throws(FlowError) -> FileDescriptorChannel {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_family = AF_UNSPEC
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw FlowError(.hubUnreachable, "could not resolve the hub's host \(host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(list) }
+        var reason = "no address"
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let info = entry {
+            let descriptor = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+            if descriptor >= 0 {
+                closeOnExec(descriptor)
+                if Glibc.connect(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 {
+                    return FileDescriptorChannel(.socket(descriptor))
+                }
+                reason = Self.lastError
+                Glibc.close(descriptor)
+            }
+            entry = info.pointee.ai_next
+        }
+        throw FlowError(.hubUnreachable, "could not connect to the hub at tcp:\(host):\(port): \(reason)")
+    }
+
+    static var lastError: String { String(cString: strerror(errno)) }
+}

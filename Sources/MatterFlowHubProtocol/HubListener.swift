@@ -1,0 +1,114 @@
+import Foundation
+import MatterFlow
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A listening Unix or TCP socket that serves a hub to every client that connects (`matterflow hub serve --listen`).
+public final class HubListener: Sendable {
+    private let descriptor: Int32
+    private let unixPath: String?
+    private let stopped = Mutex(false)
+    /// Where it listens, with the port the system chose for `tcp:HOST:0`.
+    public let address: String
+
+    /// Binds and listens on `endpoint` (`.unix` or `.tcp`; a `.command` is refused).
+    /// - Throws: ``FlowError`` `invalidArgumentValue` for a command endpoint or a path too long, `hubUnreachable`
+    ///   when the socket cannot be bound.
+    public init(endpoint: HubEndpoint) throws(FlowError) {
+        switch endpoint {
+        case .command:
+            throw FlowError(.invalidArgumentValue, "--listen takes unix:PATH or tcp:HOST:PORT")
+        case .unix(let path):
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            let bytes = Array(path.utf8)
+            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+                throw FlowError(.invalidArgumentValue, "the socket path \(path) is too long for a Unix socket")
+            }
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                raw.copyBytes(from: bytes)
+                raw[bytes.count] = 0
+            }
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            guard descriptor >= 0, bound == 0, listen(descriptor, 16) == 0 else {
+                let reason = String(cString: strerror(errno))
+                if descriptor >= 0 { Glibc.close(descriptor) }
+                throw FlowError(.hubUnreachable, "could not listen on unix:\(path): \(reason)")
+            }
+            closeOnExec(descriptor)
+            self.descriptor = descriptor
+            self.unixPath = path
+            self.address = "unix:\(path)"
+        case .tcp(let host, let port):
+            var hints = addrinfo()
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            hints.ai_flags = AI_PASSIVE
+            var list: UnsafeMutablePointer<addrinfo>?
+            guard getaddrinfo(host, String(port), &hints, &list) == 0, let info = list else {
+                throw FlowError(.hubUnreachable, "could not resolve \(host) to listen on")
+            }
+            defer { freeaddrinfo(list) }
+            let descriptor = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+            var yes: Int32 = 1
+            setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+            guard descriptor >= 0, bind(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0,
+                listen(descriptor, 16) == 0
+            else {
+                let reason = String(cString: strerror(errno))
+                if descriptor >= 0 { Glibc.close(descriptor) }
+                throw FlowError(.hubUnreachable, "could not listen on tcp:\(host):\(port): \(reason)")
+            }
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let actualPort = withUnsafeMutablePointer(to: &storage) { pointer -> Int in
+                _ = pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+                if pointer.pointee.ss_family == sa_family_t(AF_INET6) {
+                    return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                }
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            }
+            closeOnExec(descriptor)
+            self.descriptor = descriptor
+            self.unixPath = nil
+            self.address = HubEndpoint.tcp(host: host, port: actualPort).description
+        }
+    }
+
+    /// Accepts connections on a thread of its own until ``stop()``, handing each to `serve`.
+    public func accept(_ serve: @escaping @Sendable (FileDescriptorChannel) -> Void) {
+        let descriptor = self.descriptor
+        let thread = Thread { [self] in
+            while !stopped.withLock({ $0 }) {
+                let client = Glibc.accept(descriptor, nil, nil)
+                if client < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                closeOnExec(client)
+                serve(FileDescriptorChannel(.socket(client)))
+            }
+        }
+        thread.start()
+    }
+
+    /// Stops accepting and removes a Unix socket's file.
+    public func stop() {
+        guard !stopped.withLock({ state -> Bool in
+            defer { state = true }
+            return state
+        }) else { return }
+        shutdown(descriptor, Int32(SHUT_RDWR))
+        Glibc.close(descriptor)
+        if let unixPath { unlink(unixPath) }
+    }
+}

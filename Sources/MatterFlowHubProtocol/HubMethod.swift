@@ -1,0 +1,46 @@
+/// The methods of the hub protocol, version 1: the `Hub` protocol's requirement names.
+public enum HubMethod {
+    /// The protocol version this library speaks.
+    public static let protocolVersion = 1
+
+    public static let commissioning = [
+        "status", "prepareCommissioning", "createAddDeviceRequest", "commissionDevice", "fetchRooms", "configureDevice",
+        "completeCommissioning", "cancelCommissioning", "basicInformation", "activeSession",
+    ]
+
+    public static let borderRouters = [
+        "borderRouters", "borderRouter", "threadCapabilities", "activateEpskc", "deactivateEpskc", "joinThreadNetwork",
+        "leaveThreadNetwork", "threadNetworkSettings", "setInternetAccess",
+    ]
+
+    public static let events = ["subscribe", "unsubscribe"]
+
+    /// Every method a hub may list in `initialize`'s `operations`.
+    public static let all = commissioning + borderRouters + events
+
+    /// The hub methods a workflow operation calls (`matterflow operations` names), for static checks against a
+    /// hub's handshake. Operations that call none (or that the engine answers itself) map to `[]`.
+    public static func methods(forOperation operation: String) -> [String] {
+        switch operation {
+        case "readHubStatus": ["status"]
+        case "prepareCommissioning": ["prepareCommissioning"]
+        case "createAddDeviceRequest": ["createAddDeviceRequest"]
+        case "commissionDevice": ["commissionDevice"]
+        case "fetchRooms": ["fetchRooms"]
+        case "configureDevice": ["configureDevice"]
+        case "completeCommissioning": ["completeCommissioning"]
+        case "cancelCommissioning": ["cancelCommissioning"]
+        case "readBasicInformation": ["basicInformation"]
+        case "listBorderRouters": ["borderRouters"]
+        case "readBorderRouter": ["borderRouter"]
+        case "readThreadCapabilities": ["threadCapabilities"]
+        case "activateEpskc": ["activateEpskc"]
+        case "deactivateEpskc": ["deactivateEpskc"]
+        case "joinThreadNetwork": ["joinThreadNetwork"]
+        case "leaveThreadNetwork": ["leaveThreadNetwork"]
+        case "readThreadNetworkSettings": ["threadNetworkSettings"]
+        case "setInternetAccess": ["setInternetAccess"]
+        default: []
+        }
+    }
+}

@@ -1,0 +1,219 @@
+import MatterFlow
+import MatterFlowJSON
+import Synchronization
+
+/// Serves any Swift ``Hub`` over a ``LineChannel`` with the hub protocol (docs/hub-protocol.md): what
+/// `matterflow hub serve` runs, and how tests put a hub behind the wire.
+///
+/// Each request runs in a task of its own (so `$/cancelRequest` can cancel it), under the request's
+/// ``HubCallContext`` when it carries one. Events of a `subscribe` are sent as `event` notifications. Malformed
+/// lines are answered with JSON-RPC errors and never end the connection; the connection ends when the client
+/// closes it, and then every call still running is cancelled and every subscription ended.
+public final class HubServer: Sendable {
+    /// What the server says about itself in `initialize`.
+    public struct Identity: Sendable {
+        public var name: String
+        public var version: String
+        /// The methods to list; nil: every method (`activeSession` only for a ``RecoverableHub``).
+        public var operations: [String]?
+        /// Whether to offer events.
+        public var events: Bool
+        /// The structures to list in the handshake.
+        public var structures: [String]
+
+        public init(
+            name: String, version: String, operations: [String]? = nil, events: Bool = true, structures: [String] = []
+        ) {
+            self.name = name
+            self.version = version
+            self.operations = operations
+            self.events = events
+            self.structures = structures
+        }
+    }
+
+    private struct State {
+        var initialized = false
+        var calls: [Int: Task<Void, Never>] = [:]
+        var subscriptions: [String: any HubEventSubscription] = [:]
+        var nextSubscription = 1
+        var ended = false
+        var endWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let hub: any Hub
+    let channel: any LineChannel
+    let identity: Identity
+    let operations: [String]
+    private let state = Mutex(State())
+
+    /// A server of `hub` on `channel`; it starts answering at once.
+    public init(hub: any Hub, channel: any LineChannel, identity: Identity) {
+        self.hub = hub
+        self.channel = channel
+        self.identity = identity
+        var operations = identity.operations ?? HubMethod.all
+        if identity.operations == nil, !(hub is any RecoverableHub) { operations.removeAll { $0 == "activeSession" } }
+        if !identity.events { operations.removeAll { HubMethod.events.contains($0) } }
+        self.operations = operations
+        channel.start { [self] event in receive(event) }
+    }
+
+    /// Returns once the client has closed the connection and every call has been stopped.
+    public func waitUntilClosed() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = state.withLock { state -> Bool in
+                if !state.ended { state.endWaiters.append(continuation) }
+                return state.ended
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    // MARK: - Receiving
+
+    private func receive(_ event: LineEvent) {
+        switch event {
+        case .line(let line): receive(line)
+        case .malformed(let reason):
+            answer(.null, error: WireError.json(code: WireError.parseError, message: "\(reason); closing the connection"))
+            channel.close()
+        case .closed: end()
+        }
+    }
+
+    private func end() {
+        let (calls, subscriptions, waiters) = state.withLock { state in
+            state.ended = true
+            defer {
+                state.calls = [:]
+                state.subscriptions = [:]
+                state.endWaiters = []
+            }
+            return (Array(state.calls.values), Array(state.subscriptions.values), state.endWaiters)
+        }
+        calls.forEach { $0.cancel() }
+        subscriptions.forEach { $0.cancel() }
+        channel.close()
+        waiters.forEach { $0.resume() }
+    }
+
+    private func receive(_ line: String) {
+        let message: JSONObject
+        do {
+            guard let object = try JSONDocument.parse(line, file: "request").value.objectValue else {
+                return answer(.null, error: WireError.json(code: WireError.invalidRequest, message: "a message must be a JSON object"))
+            }
+            message = object
+        } catch {
+            return answer(.null, error: WireError.json(code: WireError.parseError, message: "the line is not valid JSON"))
+        }
+        let id = message["id"] ?? .null
+        guard message["jsonrpc"]?.stringValue == "2.0", let method = message["method"]?.stringValue else {
+            // Responses from the client (to nothing: servers send no requests) are ignored.
+            if message["method"] == nil, message["result"] != nil || message["error"] != nil { return }
+            return answer(
+                id, error: WireError.json(code: WireError.invalidRequest, message: "a request needs \"jsonrpc\": \"2.0\" and a method name"))
+        }
+        let params = message["params"] ?? [:]
+        if id.isNull {
+            if method == "$/cancelRequest", let target = params["id"]?.intValue {
+                state.withLock { $0.calls[target] }?.cancel()
+            }
+            return
+        }
+        guard let number = id.intValue, number >= 1 else {
+            return answer(id, error: WireError.json(code: WireError.invalidRequest, message: "a request's id must be a positive integer"))
+        }
+        if method == "initialize" { return initialize(id, params) }
+        guard state.withLock({ $0.initialized }) else {
+            return answer(id, error: WireError.json(code: WireError.notInitialized, message: "send initialize first"))
+        }
+        guard operations.contains(method) else {
+            return answer(id, error: WireError.json(code: WireError.methodNotFound, message: "this hub does not implement \(method)"))
+        }
+        guard params.objectValue != nil else {
+            return answer(
+                id,
+                error: WireError.json(FlowError(.invalidArgumentValue, "params of \(method) must be a JSON object")))
+        }
+        start(method, id: number, params: params)
+    }
+
+    private func initialize(_ id: JSONValue, _ params: JSONValue) {
+        guard !state.withLock({ $0.initialized }) else {
+            return answer(id, error: WireError.json(code: WireError.invalidRequest, message: "initialize was already sent"))
+        }
+        // A client of a later version may speak version 1 too: the answer says which version this server speaks.
+        guard let version = params["protocolVersion"]?.intValue, version >= 1 else {
+            return answer(
+                id,
+                error: WireError.json(FlowError(.invalidArgumentValue, "initialize needs protocolVersion, a positive integer")))
+        }
+        state.withLock { $0.initialized = true }
+        answer(
+            id,
+            result: [
+                "protocolVersion": .int(HubMethod.protocolVersion),
+                "hub": ["name": .string(identity.name), "version": .string(identity.version)],
+                "operations": .array(operations.map(JSONValue.string)), "events": .bool(identity.events),
+                "structures": .array(identity.structures.map(JSONValue.string)),
+            ])
+    }
+
+    /// Runs a call in a task of its own, registered for `$/cancelRequest`.
+    private func start(_ method: String, id: Int, params: JSONValue) {
+        let clock = channel.sharedClock
+        clock?.beginActivity()
+        state.withLock { registry in
+            registry.calls[id] = Task { [self] in
+                let outcome: Result<JSONValue, FlowError>
+                do throws(FlowError) {
+                    outcome = .success(try await dispatch(method, params))
+                } catch {
+                    outcome = .failure(error)
+                }
+                state.withLock { _ = $0.calls.removeValue(forKey: id) }
+                switch outcome {
+                case .success(let result): answer(.int(id), result: result)
+                case .failure(let error): answer(.int(id), error: WireError.json(error))
+                }
+                clock?.endActivity()
+            }
+        }
+    }
+
+    func answer(_ id: JSONValue, result: JSONValue) {
+        try? channel.send(JSONWriter.compact(["jsonrpc": "2.0", "id": id, "result": result]))
+    }
+
+    func answer(_ id: JSONValue, error: JSONValue) {
+        try? channel.send(JSONWriter.compact(["jsonrpc": "2.0", "id": id, "error": error]))
+    }
+
+    // MARK: - Events
+
+    func subscribe(structure: StructureID) async -> JSONValue {
+        let name = state.withLock { state -> String in
+            defer { state.nextSubscription += 1 }
+            return "sub-\(state.nextSubscription)"
+        }
+        let channel = self.channel
+        let subscription = await hub.subscribe(structure: structure) { event in
+            let params: JSONValue = [
+                "subscription": .string(name), "structure": .string(event.structureID), "event": HubWire.json(event),
+            ]
+            try? channel.send(JSONWriter.compact(["jsonrpc": "2.0", "method": "event", "params": params]))
+        }
+        let ended = state.withLock { state -> Bool in
+            if !state.ended { state.subscriptions[name] = subscription }
+            return state.ended
+        }
+        if ended { subscription.cancel() }
+        return ["subscription": .string(name)]
+    }
+
+    func unsubscribe(_ name: String) {
+        state.withLock { $0.subscriptions.removeValue(forKey: name) }?.cancel()
+    }
+}

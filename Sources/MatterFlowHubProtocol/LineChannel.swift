@@ -1,0 +1,95 @@
+import MatterFlow
+
+/// What a ``LineChannel`` delivers: a line, a framing failure, or its end.
+public enum LineEvent: Sendable {
+    /// One complete line, without its newline.
+    case line(String)
+    /// The peer broke the framing (a line over ``LineChannelLimits/maximumLineBytes`` or not UTF-8); the channel
+    /// delivers nothing more after it but ``closed(_:)``.
+    case malformed(String)
+    /// The peer closed the connection, exited, or the channel failed; nothing is delivered after this.
+    case closed(String)
+}
+
+/// Why a line could not be sent.
+public struct LineChannelError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// The limits every line transport enforces.
+public enum LineChannelLimits {
+    /// The longest line either side may send: 1 MiB, newline excluded.
+    public static let maximumLineBytes = 1 << 20
+}
+
+/// A bidirectional transport of text lines: the hub protocol's framing (one JSON-RPC message per line).
+///
+/// Channels deliver events in order and one at a time. With a ``sharedClock`` (in-process channels whose two ends
+/// run on one virtual clock), every line in flight counts as an activity of that clock from ``send(_:)`` until the
+/// receiver's callback for it returns, so virtual time cannot pass between a request and the work it starts;
+/// receivers that go on working after the callback begin an activity of their own before it returns.
+public protocol LineChannel: Sendable {
+    /// Starts delivering what arrives to `receive`. Called once.
+    func start(_ receive: @escaping @Sendable (LineEvent) -> Void)
+    /// Sends one line (a newline is added). Safe from any task or thread.
+    func send(_ line: String) throws(LineChannelError)
+    /// Closes the channel; the peer sees its end. Pending and later sends fail.
+    func close()
+    /// The virtual clock both ends share, for in-process channels; nil for real transports.
+    var sharedClock: (any WorkflowClock)? { get }
+}
+
+extension LineChannel {
+    public var sharedClock: (any WorkflowClock)? { nil }
+}
+
+/// Quoting a peer's line in an error message without leaking a secret.
+enum LineQuote {
+    /// At most `limit` characters of `line`, with every run of 8 or more hex digits and every `MT:` payload
+    /// replaced by `<redacted>` (onboarding payloads, manual codes, ePSKc keys, datasets and keys all match).
+    static func masked(_ line: String, limit: Int = 80) -> String {
+        var output = ""
+        var run = ""
+        var payload = false
+        func flush() {
+            output += run.count >= 8 ? "<redacted>" : run
+            run = ""
+        }
+        var characters = Array(line.prefix(4096))
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            if payload {
+                if character == "\"" || character == " " || character == "," || character == "}" {
+                    payload = false
+                    output += "<redacted>"
+                } else {
+                    index += 1
+                    continue
+                }
+            }
+            if character == "M", index + 2 < characters.count, characters[index + 1] == "T", characters[index + 2] == ":" {
+                flush()
+                payload = true
+                index += 3
+                continue
+            }
+            if character.isHexDigit {
+                run.append(character)
+            } else {
+                flush()
+                output.append(character)
+            }
+            index += 1
+        }
+        if payload { output += "<redacted>" }
+        flush()
+        characters = Array(output)
+        if characters.count > limit { return String(characters.prefix(limit)) + "…" }
+        return output
+    }
+}

@@ -1,0 +1,124 @@
+import MatterFlow
+import MatterFlowJSON
+import Synchronization
+
+/// A client that sends exactly the lines it is given and keeps everything the hub sends, for the conformance
+/// suite: unlike ``RemoteHub`` it checks nothing, so it can send what the contract forbids and see the raw answers.
+final class RawHubClient: Sendable {
+    /// A line the hub sent, parsed when it is JSON.
+    struct Received: Sendable {
+        var line: String
+        var message: JSONObject?
+    }
+
+    private struct State {
+        var received: [Received] = []
+        var closed: String?
+        var waiters: [(id: Int, continuation: CheckedContinuation<Received?, Never>)] = []
+        var nextID = 1
+    }
+
+    let channel: any LineChannel
+    private let state = Mutex(State())
+
+    init(channel: any LineChannel) {
+        self.channel = channel
+        channel.start { [weak self] event in self?.receive(event) }
+    }
+
+    private func receive(_ event: LineEvent) {
+        switch event {
+        case .line(let line):
+            let message = (try? JSONDocument.parse(line, file: "hub"))?.value.objectValue
+            let item = Received(line: line, message: message)
+            let ready = state.withLock { state -> [CheckedContinuation<Received?, Never>] in
+                state.received.append(item)
+                guard let id = message?["id"]?.intValue else { return [] }
+                let matching = state.waiters.filter { $0.id == id }.map(\.continuation)
+                state.waiters.removeAll { $0.id == id }
+                return matching
+            }
+            ready.forEach { $0.resume(returning: item) }
+        case .malformed(let reason), .closed(let reason):
+            let waiters = state.withLock { state -> [CheckedContinuation<Received?, Never>] in
+                if state.closed == nil { state.closed = reason }
+                defer { state.waiters = [] }
+                return state.waiters.map(\.continuation)
+            }
+            waiters.forEach { $0.resume(returning: nil) }
+        }
+    }
+
+    /// Why the connection ended, if it has.
+    var closedReason: String? { state.withLock { $0.closed } }
+
+    /// Everything received so far.
+    var received: [Received] { state.withLock { $0.received } }
+
+    func nextID() -> Int {
+        state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+    }
+
+    /// The request line for `method` with `params` and a new id.
+    func requestLine(_ method: String, _ params: JSONValue) -> (id: Int, line: String) {
+        let id = nextID()
+        return (id, JSONWriter.compact(["jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": params]))
+    }
+
+    /// Sends a line; false when the connection is closed.
+    @discardableResult
+    func send(_ line: String) -> Bool {
+        (try? channel.send(line)) != nil
+    }
+
+    /// Waits for the response with `id`, at most `limit` of real time; nil when none came.
+    func response(to id: Int, within limit: Duration) async -> Received? {
+        if let existing = state.withLock({ state in state.received.first { $0.message?["id"]?.intValue == id } }) {
+            return existing
+        }
+        let timeout = Task { [weak self] in
+            guard (try? await Task.sleep(for: limit)) != nil, let self else { return }
+            let waiters = state.withLock { state -> [CheckedContinuation<Received?, Never>] in
+                let matching = state.waiters.filter { $0.id == id }.map(\.continuation)
+                state.waiters.removeAll { $0.id == id }
+                return matching
+            }
+            waiters.forEach { $0.resume(returning: nil) }
+        }
+        defer { timeout.cancel() }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Received?, Never>) in
+            let ready = state.withLock { state -> (Bool, Received?) in
+                if let existing = state.received.first(where: { $0.message?["id"]?.intValue == id }) { return (true, existing) }
+                if state.closed != nil { return (true, nil) }
+                state.waiters.append((id, continuation))
+                return (false, nil)
+            }
+            if ready.0 { continuation.resume(returning: ready.1) }
+        }
+    }
+
+    /// Sends a request and waits for its response.
+    func call(_ method: String, _ params: JSONValue, within limit: Duration) async -> (sent: String, reply: Received?) {
+        let (id, line) = requestLine(method, params)
+        guard send(line) else { return (line, nil) }
+        return (line, await response(to: id, within: limit))
+    }
+
+    /// Waits until a notification matching `matches` has arrived, at most `limit` of real time.
+    func notification(within limit: Duration, where matches: @escaping @Sendable (JSONObject) -> Bool) async -> Received? {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let found = received.first(where: { item in
+                guard let message = item.message, message["id"] == nil else { return false }
+                return matches(message)
+            }) {
+                return found
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,430 @@
+import MatterFlow
+import MatterFlowJSON
+import Synchronization
+
+/// A ``Hub`` in another process (or behind any ``LineChannel``), spoken to with the hub protocol
+/// (docs/hub-protocol.md).
+///
+/// ```swift
+/// let remote = try await RemoteHub.connect(to: HubEndpoint(parsing: "unix:/run/my-hub.sock"))
+/// let result = await engine.run(workflow, inputs: inputs, on: remote.hub, options: options)
+/// await remote.close()
+/// ```
+///
+/// Calls the hub did not list in its handshake fail with `notSupported` without being sent. A cancelled call (the
+/// engine cancels on timeout and on run cancel) sends `$/cancelRequest` and waits a short grace for the hub's answer.
+/// A hub that exits, closes the connection, or stays silent past ``Options/silenceLimit`` while a call is open fails
+/// the call with `unavailable` / `hubUnreachable`; a hub that breaks the protocol fails it with `hubFailure` naming
+/// the offending line (secrets masked). Use ``hub`` as the engine's hub: it is a ``RecoverableHub`` when the hub
+/// lists `activeSession`.
+public final class RemoteHub: ConnectedHub {
+    /// How the client behaves.
+    public struct Options: Sendable {
+        /// The name and version sent in `initialize`.
+        public var clientName: String
+        public var clientVersion: String
+        /// Real time a call may wait without the hub answering it before it fails as `hubUnreachable`; nil: no limit.
+        public var silenceLimit: Duration?
+        /// Real time a cancelled call waits for the hub's answer before it is given up as in doubt.
+        public var cancelGrace: Duration
+
+        public init(
+            clientName: String = "matterflow", clientVersion: String = "0.1.0", silenceLimit: Duration? = .seconds(120),
+            cancelGrace: Duration = .seconds(5)
+        ) {
+            self.clientName = clientName
+            self.clientVersion = clientVersion
+            self.silenceLimit = silenceLimit
+            self.cancelGrace = cancelGrace
+        }
+    }
+
+    /// What the hub said about itself in `initialize`.
+    public struct Handshake: Sendable, Hashable {
+        public var protocolVersion: Int
+        public var hubName: String
+        public var hubVersion: String
+        /// The methods the hub implements.
+        public var operations: Set<String>
+        /// Whether the hub sends events.
+        public var events: Bool
+        /// The structures the hub says it serves (may be empty).
+        public var structures: [String]
+    }
+
+    typealias Reply = Result<JSONValue, FlowError>
+
+    private struct Pending {
+        var method: String
+        var continuation: CheckedContinuation<Reply, Never>
+        /// For `subscribe`: the handler to register, atomically with the answer, under the subscription's name.
+        var subscriber: (@Sendable (HubEvent) -> Void)?
+        /// The real-time limit on the wait, stopped once the call is answered.
+        var watchdog: Task<Void, Never>?
+    }
+
+    private struct State {
+        var nextID = 1
+        var pending: [Int: Pending] = [:]
+        /// Calls given up on (cancelled past their grace, or fire-and-forget): their late answers are dropped.
+        var abandoned: Set<Int> = []
+        /// Calls cancelled before they were sent.
+        var cancelledBeforeSend: Set<Int> = []
+        var subscriptions: [String: @Sendable (HubEvent) -> Void] = [:]
+        /// Set once the connection is unusable; every later call fails with it.
+        var failure: FlowError?
+        var linesReceived = 0
+        var handshake: Handshake?
+    }
+
+    let channel: any LineChannel
+    let options: Options
+    private let state = Mutex(State())
+    private let onClose: @Sendable () async -> Void
+
+    /// A client over `channel`; call ``initialize()`` before anything else (``connect(to:options:)`` does).
+    /// - Parameter onClose: what ``close()`` does after closing the channel (stopping a child process).
+    public init(channel: any LineChannel, options: Options = Options(), onClose: @escaping @Sendable () async -> Void = {}) {
+        self.channel = channel
+        self.options = options
+        self.onClose = onClose
+        channel.start { [weak self] event in self?.receive(event) }
+    }
+
+    /// Whether the connection is gone for good: the hub exited, closed it, fell silent or broke the protocol.
+    public var connectionLost: Bool { state.withLock { $0.failure != nil } }
+
+    /// How many calls are waiting for the hub's answer.
+    var openCalls: Int { state.withLock { $0.pending.count } }
+
+    /// The handshake, once ``initialize()`` has succeeded.
+    public var handshake: Handshake? { state.withLock { $0.handshake } }
+
+    /// The hub to give the engine: this client, as a ``RecoverableHub`` when the hub answers `activeSession`.
+    public var hub: any Hub {
+        (handshake?.operations.contains("activeSession") ?? false) ? RecoverableRemoteHub(remote: self) : self
+    }
+
+    /// Closes the connection (a child process is told to exit, see ``HubEndpoint``); open calls fail as
+    /// `hubUnreachable`.
+    public func close() async {
+        channel.close()
+        fail(FlowError(.hubUnreachable, "the connection to the hub was closed"))
+        await onClose()
+    }
+
+    // MARK: - Handshake
+
+    /// Sends `initialize` and checks the answer.
+    /// - Throws: ``FlowError``: the hub is unreachable, or speaks another protocol version, or answered badly.
+    @discardableResult
+    public func initialize() async throws(FlowError) -> Handshake {
+        let params: JSONObject = [
+            "protocolVersion": .int(HubMethod.protocolVersion),
+            "client": ["name": .string(options.clientName), "version": .string(options.clientVersion)],
+        ]
+        let result = try await call("initialize", params, checkSupport: false)
+        let reader = try WireReader(result, subject: "the hub's answer to initialize", cause: .hubFailure)
+        let version = try reader.int("protocolVersion", in: 0...Int(Int32.max))
+        guard version == HubMethod.protocolVersion else {
+            let failure = FlowError(
+                .hubFailure,
+                "the hub speaks hub protocol version \(version); this MatterFlow speaks version \(HubMethod.protocolVersion)")
+            fail(failure)
+            throw failure
+        }
+        let hub = try reader.object("hub")
+        let operations = try reader.strings("operations")
+        let handshake = Handshake(
+            protocolVersion: version, hubName: try hub.string("name"), hubVersion: try hub.string("version"),
+            operations: Set(operations), events: try reader.bool("events"),
+            structures: reader.object["structures"] == nil ? [] : try reader.strings("structures"))
+        state.withLock { $0.handshake = handshake }
+        return handshake
+    }
+
+    // MARK: - Calls
+
+    /// Calls `method` with `params` (plus the call context, when there is one) and returns its result object.
+    func call(_ method: String, _ params: JSONObject, checkSupport: Bool = true) async throws(FlowError) -> JSONValue {
+        if checkSupport {
+            let handshake = state.withLock { $0.handshake }
+            if let handshake, !handshake.operations.contains(method) {
+                throw FlowError(.notSupported, "hub \(handshake.hubName) does not support \(method) (not in its handshake's operations)")
+            }
+        }
+        var params = params
+        if let context = HubCallContext.current {
+            params["context"] = context.wireValue
+        }
+        if Task.isCancelled { throw FlowError(.runCancelled, "\(method) was cancelled before it was sent to the hub") }
+        let id = state.withLock { state -> Int in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        let line = JSONWriter.compact([
+            "jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params),
+        ])
+        let reply = await withTaskCancellationHandler {
+            await send(line, id: id, method: method, subscriber: nil)
+        } onCancel: {
+            cancel(id)
+        }
+        return try reply.get()
+    }
+
+    /// Sends a request and waits for its answer, with the subscriber to register when it is a `subscribe`.
+    private func send(_ line: String, id: Int, method: String, subscriber: (@Sendable (HubEvent) -> Void)?) async -> Reply {
+        let clock = channel.sharedClock
+        let reply = await withCheckedContinuation { (continuation: CheckedContinuation<Reply, Never>) in
+            let refusal = state.withLock { state -> FlowError? in
+                if let failure = state.failure { return failure }
+                if state.cancelledBeforeSend.remove(id) != nil {
+                    return FlowError(.runCancelled, "\(method) was cancelled before it was sent to the hub")
+                }
+                state.pending[id] = Pending(method: method, continuation: continuation, subscriber: subscriber)
+                return nil
+            }
+            if let refusal {
+                continuation.resume(returning: .failure(refusal))
+                return
+            }
+            // On a shared clock the line (and then the hub's work) carries this task's activity until the answer.
+            clock?.endActivity()
+            do {
+                try channel.send(line)
+            } catch {
+                resolve(id, .failure(FlowError(.hubUnreachable, "could not send \(method) to the hub: \(error)")))
+                return
+            }
+            if let limit = options.silenceLimit {
+                watch(id, after: limit) { [weak self] in
+                    // A hub that stops answering is treated as gone: its later answers could not be trusted.
+                    self?.fail(FlowError(.hubUnreachable, "the hub sent no answer within \(Self.seconds(limit))"))
+                    self?.channel.close()
+                }
+            }
+        }
+        return reply
+    }
+
+    /// Sends `$/cancelRequest` for a call (or keeps it from being sent) and bounds the wait for its answer.
+    private func cancel(_ id: Int) {
+        let method = state.withLock { state -> String? in
+            if let pending = state.pending[id] { return pending.method }
+            if !state.abandoned.contains(id) { state.cancelledBeforeSend.insert(id) }
+            return nil
+        }
+        guard let method else { return }
+        let line = JSONWriter.compact(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]])
+        try? channel.send(line)
+        watch(id, after: options.cancelGrace) { [weak self, options] in
+            self?.resolve(
+                id,
+                .failure(
+                    FlowError(
+                        .hubUnreachable,
+                        "the hub did not answer the cancelled \(method) within \(Self.seconds(options.cancelGrace)); its outcome is unknown")))
+        }
+    }
+
+    /// Runs `expire` unless the call `id` is answered within `limit` of real time; its late answer is then dropped.
+    private func watch(_ id: Int, after limit: Duration, _ expire: @escaping @Sendable () -> Void) {
+        let watchdog = Task { [weak self] in
+            guard (try? await Task.sleep(for: limit)) != nil, let self,
+                state.withLock({ $0.pending[id] != nil ? $0.abandoned.insert(id).inserted : false })
+            else { return }
+            expire()
+        }
+        let previous = state.withLock { state -> Task<Void, Never>? in
+            guard state.pending[id] != nil else { return watchdog }
+            defer { state.pending[id]?.watchdog = watchdog }
+            return state.pending[id]?.watchdog
+        }
+        previous?.cancel()
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        "\(duration.components.seconds) s"
+    }
+
+    /// Answers a pending call (once); on a shared clock, its task is woken as the clock's contract asks.
+    private func resolve(_ id: Int, _ reply: Reply) {
+        let pending = state.withLock { state -> Pending? in
+            guard let pending = state.pending.removeValue(forKey: id) else { return nil }
+            if case .success(let result) = reply, let subscriber = pending.subscriber,
+                let name = result["subscription"]?.stringValue
+            {
+                state.subscriptions[name] = subscriber
+            }
+            return pending
+        }
+        guard let pending else { return }
+        pending.watchdog?.cancel()
+        channel.sharedClock?.beginActivity()
+        pending.continuation.resume(returning: reply)
+    }
+
+    /// Fails every open call, and every later one, with `error` (the first failure wins).
+    func fail(_ error: FlowError) {
+        let pending = state.withLock { state -> [Int: Pending] in
+            if state.failure == nil { state.failure = error }
+            defer { state.pending = [:] }
+            return state.pending
+        }
+        let failure = state.withLock { $0.failure } ?? error
+        for (_, call) in pending.sorted(by: { $0.key < $1.key }) {
+            call.watchdog?.cancel()
+            channel.sharedClock?.beginActivity()
+            var message = failure
+            if failure.cause == .hubUnreachable {
+                message.message = "\(failure.message), during \(call.method); the call's outcome is unknown"
+            }
+            call.continuation.resume(returning: .failure(message))
+        }
+    }
+
+    // MARK: - Receiving
+
+    private func receive(_ event: LineEvent) {
+        switch event {
+        case .line(let line):
+            let number = state.withLock { state -> Int in
+                state.linesReceived += 1
+                return state.linesReceived
+            }
+            receive(line, number: number)
+        case .malformed(let reason):
+            violation("the hub broke the protocol: \(reason)")
+        case .closed(let reason):
+            fail(FlowError(.hubUnreachable, "the hub stopped answering (\(reason))"))
+        }
+    }
+
+    private func receive(_ line: String, number: Int) {
+        let quoted = { "line \(number) from the hub, \(line.utf8.count) bytes: \(LineQuote.masked(line))" }
+        let message: JSONObject
+        do {
+            guard let object = try JSONDocument.parse(line, file: "hub").value.objectValue else {
+                return violation("the hub sent a message that is not a JSON object (\(quoted()))")
+            }
+            message = object
+        } catch {
+            return violation("the hub sent a line that is not JSON (\(quoted()))")
+        }
+        guard message["jsonrpc"]?.stringValue == "2.0" else {
+            return violation("the hub sent a message without \"jsonrpc\": \"2.0\" (\(quoted()))")
+        }
+        if let method = message["method"]?.stringValue {
+            if let id = message["id"], !id.isNull {
+                // Hubs send no requests in version 1.
+                let answer: JSONValue = [
+                    "jsonrpc": "2.0", "id": id, "error": WireError.json(code: WireError.methodNotFound, message: "clients serve no methods"),
+                ]
+                try? channel.send(JSONWriter.compact(answer))
+                return
+            }
+            if method == "event" { deliverEvent(message["params"], quoted: quoted) }
+            return
+        }
+        guard let id = message["id"]?.intValue else {
+            if message["id"]?.isNull == true, let error = message["error"] {
+                return violation(
+                    "the hub reported a protocol error: \(WireError.flowError(error, method: "a request").message) (\(quoted()))")
+            }
+            return violation("the hub sent a response without an integer \"id\" (\(quoted()))")
+        }
+        let known = state.withLock { state -> Bool? in
+            if state.pending[id] != nil { return true }
+            if state.abandoned.remove(id) != nil { return nil }
+            return false
+        }
+        switch known {
+        case nil: return
+        case false?: return violation("the hub answered request \(id), which was never sent or was already answered (\(quoted()))")
+        case true?: break
+        }
+        if let error = message["error"] {
+            let method = state.withLock { $0.pending[id]?.method } ?? ""
+            resolve(id, .failure(WireError.flowError(error, method: method)))
+        } else if let result = message["result"] {
+            resolve(id, .success(result))
+        } else {
+            violation("the hub answered request \(id) with neither \"result\" nor \"error\" (\(quoted()))")
+        }
+    }
+
+    private func deliverEvent(_ params: JSONValue?, quoted: () -> String) {
+        guard let params = params?.objectValue, let name = params["subscription"]?.stringValue,
+            let structure = params["structure"]?.stringValue, let event = params["event"]
+        else {
+            return violation("the hub sent an event notification without subscription, structure and event (\(quoted()))")
+        }
+        guard let handler = state.withLock({ $0.subscriptions[name] }) else { return }
+        do {
+            handler(try HubWire.event(try WireReader(event, subject: "an event from the hub", cause: .hubFailure), structure: structure))
+        } catch {
+            violation("\(error.message) (\(quoted()))")
+        }
+    }
+
+    /// The hub broke the protocol: the connection is closed and every open call fails with `hubFailure`.
+    private func violation(_ message: String) {
+        fail(FlowError(.hubFailure, message))
+        channel.close()
+    }
+
+    // MARK: - Events
+
+    /// Registers `handler` for the structure's events through `subscribe`; events stop when the subscription is
+    /// cancelled (which sends `unsubscribe`).
+    func subscribeRemote(structure: StructureID, _ handler: @escaping @Sendable (HubEvent) -> Void) async
+        -> any HubEventSubscription
+    {
+        guard let handshake, handshake.events, handshake.operations.contains("subscribe") else { return NoEvents() }
+        let id = state.withLock { state -> Int in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        var params: JSONObject = ["structure": .string(structure)]
+        if let context = HubCallContext.current {
+            params["context"] = context.wireValue
+        }
+        let line = JSONWriter.compact(["jsonrpc": "2.0", "id": .int(id), "method": "subscribe", "params": .object(params)])
+        let reply = await send(line, id: id, method: "subscribe", subscriber: handler)
+        guard case .success(let result) = reply, let name = result["subscription"]?.stringValue else { return NoEvents() }
+        return RemoteSubscription(remote: self, name: name)
+    }
+
+    /// Stops delivering a subscription's events and tells the hub, without waiting for its answer.
+    func unsubscribe(_ name: String) {
+        let id = state.withLock { state -> Int? in
+            guard state.subscriptions.removeValue(forKey: name) != nil, state.failure == nil else { return nil }
+            defer { state.nextID += 1 }
+            state.abandoned.insert(state.nextID)
+            return state.nextID
+        }
+        guard let id else { return }
+        let line = JSONWriter.compact([
+            "jsonrpc": "2.0", "id": .int(id), "method": "unsubscribe", "params": ["subscription": .string(name)],
+        ])
+        try? channel.send(line)
+    }
+}
+
+/// A subscription on a ``RemoteHub``.
+struct RemoteSubscription: HubEventSubscription {
+    let remote: RemoteHub
+    let name: String
+
+    func cancel() { remote.unsubscribe(name) }
+}
+
+extension HubCallContext {
+    /// The call's context as the wire carries it (docs/hub-protocol.md, section 3).
+    var wireValue: JSONValue {
+        var object: JSONObject = ["runID": .string(runID), "idempotencyKey": .string(idempotencyKey)]
+        if let expectedSessionID { object["expectedSessionID"] = .string(expectedSessionID) }
+        return .object(object)
+    }
+}

@@ -1,0 +1,40 @@
+import MatterFlow
+import Synchronization
+
+/// Interrupts the runs a recovery continues, for a process that receives SIGINT, SIGTERM or SIGHUP while it
+/// recovers (`matterflow recover --resume`).
+///
+/// Once interrupted, the run being continued is cancelled, so it takes its cancel path at once (its session is
+/// released and its end journaled as `cancelled`), and every run recovered afterwards takes its cancel path rather
+/// than being resumed. Recovery's own reads and releases are not interrupted: they settle what the runs hold.
+public final class RecoveryInterrupt: Sendable {
+    private let state = Mutex<(interrupted: Bool, running: RunHandle?)>((false, nil))
+
+    public init() {}
+
+    /// Interrupts the continued runs (idempotent).
+    public func interrupt() {
+        let running = state.withLock { state -> RunHandle? in
+            state.interrupted = true
+            return state.running
+        }
+        running?.cancel()
+    }
+
+    /// Whether ``interrupt()`` was called.
+    public var isInterrupted: Bool { state.withLock { $0.interrupted } }
+
+    /// Follows a continued run until ``finished()``: cancelled at once if already interrupted.
+    func follow(_ handle: RunHandle) {
+        let interrupted = state.withLock { state -> Bool in
+            state.running = handle
+            return state.interrupted
+        }
+        if interrupted { handle.cancel() }
+    }
+
+    /// The followed run has ended.
+    func finished() {
+        state.withLock { $0.running = nil }
+    }
+}

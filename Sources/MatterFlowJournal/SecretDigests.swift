@@ -1,0 +1,63 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// A salted, stretched SHA-256 digest of each secret input a run started with, kept in its `runStarted` record
+/// (`secretDigests`), so that `--resume` can tell whether a secret given again is the one the run used, while the
+/// journal never keeps the secret itself.
+///
+/// Each digest is SHA-256 over the run's random salt and the value's compact JSON, hashed again with the salt
+/// ``rounds`` times: a setup passcode has few enough values that a single hash would be cheap to search.
+struct SecretDigests: Sendable, Hashable {
+    /// How many times each digest is hashed.
+    static let rounds = 1_000
+
+    /// 32 random hex digits, drawn per run.
+    var salt: String
+    /// Digest by input name.
+    var inputs: [String: String]
+
+    /// The digests of the workflow's secret inputs present in `inputs`; nil when it has none.
+    init?(workflow: Workflow, inputs: JSONObject, random: any RandomSource) {
+        var digests: [String: String] = [:]
+        let salt = random.hexDigits(32)
+        for declaration in workflow.inputs where declaration.secret {
+            guard let value = inputs[declaration.name], !value.isNull else { continue }
+            digests[declaration.name] = Self.digest(value, salt: salt)
+        }
+        guard !digests.isEmpty else { return nil }
+        self.salt = salt
+        self.inputs = digests
+    }
+
+    /// Reads the `secretDigests` member of a `runStarted` record; nil when it is missing or malformed (older
+    /// journals have none: a resumed secret is then not compared).
+    init?(json: JSONValue?) {
+        guard let object = json?.objectValue, let salt = object["salt"]?.stringValue,
+            object["rounds"]?.intValue == Self.rounds, let members = object["inputs"]?.objectValue
+        else { return nil }
+        var inputs: [String: String] = [:]
+        for member in members.members {
+            guard let digest = member.value.stringValue else { return nil }
+            inputs[member.key] = digest
+        }
+        self.salt = salt
+        self.inputs = inputs
+    }
+
+    var jsonValue: JSONValue {
+        var digests = JSONObject()
+        for name in inputs.keys.sorted() { digests[name] = .string(inputs[name] ?? "") }
+        return ["salt": .string(salt), "rounds": .int(Self.rounds), "inputs": .object(digests)]
+    }
+
+    /// Whether `value` is the value the digest of input `name` was made from; nil when there is no such digest.
+    func matches(_ name: String, _ value: JSONValue) -> Bool? {
+        inputs[name].map { $0 == Self.digest(value, salt: salt) }
+    }
+
+    static func digest(_ value: JSONValue, salt: String) -> String {
+        var digest = ContentHash.sha256(salt + ":" + JSONWriter.compact(value))
+        for _ in 1..<rounds { digest = ContentHash.sha256(salt + digest) }
+        return digest
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import MatterFlow
+import MatterFlowSimulator
+import Testing
+
+/// `--hub`, `matterflow hub serve` and `matterflow hub check`: the CLI in front of a hub behind the hub protocol.
+@Suite("hub commands")
+struct HubCommandTests {
+    /// `matterflow hub serve` with extra arguments, as a `--hub` command line.
+    static func serveCommand(_ arguments: String...) throws -> String {
+        let executable = try #require(Executable.path, "the matterflow executable was not found")
+        return ([executable, "hub", "serve"] + arguments).joined(separator: " ")
+    }
+
+    @Test func runAgainstHubServeCommissionsADeviceInItsState() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let state = directory.file("state")
+        let run = try await ChildProcess.run(
+            ["run", Repository.workflow("commission-device"), "--trace", "none", "--hub",
+             try Self.serveCommand("--home", home, "--state", state)] + commissionInputs())
+        #expect(run.status == 0, "\(run.stderr)")
+        let result = try #require(try parseJSON(run.stdout) as? [String: Any])
+        #expect(result["outcome"] as? String == "succeeded")
+        let deviceIDs = try #require((result["output"] as? [String: Any])?["deviceIDs"] as? [String])
+        #expect(deviceIDs.count == 1)
+        let saved = try savedHome(in: state)
+        #expect(saved.activeSession == nil)
+        #expect(saved.devices.contains { $0.id == deviceIDs[0] && $0.name == "Lamp" })
+        #expect(!run.stderr.contains(Payloads.specQR))
+    }
+
+    @Test func simulatorOptionsAreUsageErrorsWithHub() async throws {
+        for option in [["--home", "h.json"], ["--state", "dir"], ["--commissioner", "never"]] {
+            let run = await matterflow(["run", Repository.workflow("prepare"), "--hub", "some-hub"] + option)
+            #expect(run.code == 64, "\(option): \(run.stderr)")
+            #expect(run.stderr.contains("\(option[0]) configures the simulated home and does not apply with --hub"))
+        }
+        let structure = await matterflow(["run", Repository.workflow("prepare"), "--structure", "x"])
+        #expect(structure.code == 64)
+        #expect(structure.stderr.contains("--structure applies only with --hub"))
+    }
+
+    @Test func aHubThatCannotBeStartedExitsTwoAndSaysWhy() async throws {
+        let run = await matterflow(["run", Repository.workflow("prepare"), "--hub", "/nonexistent/hub-binary --flag"])
+        #expect(run.code == 2)
+        #expect(run.stderr.contains("/nonexistent/hub-binary"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func hubCheckPassesOnHubServe() async throws {
+        let home = Repository.root + "/Examples/border-router-home.json"
+        let run = await matterflow(["hub", "check", try Self.serveCommand("--home", home)])
+        #expect(run.code == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(!run.stdout.contains("FAIL"))
+        // Only the unlisted-method check is skipped: the simulator lists every method.
+        #expect(run.stdout.components(separatedBy: "SKIP").count == 2, "\(run.stdout)")
+        #expect(run.stdout.contains("PASS an event caused while subscribed arrives as an event notification"))
+        #expect(run.stdout.hasSuffix(" passed, 0 failed (1 skipped)\n"), "\(run.stdout)")
+    }
+
+    @Test(
+        "the README's minimal Python hub passes hub check and commissions a device",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func minimalPythonHub() async throws {
+        let hub = "python3 " + Repository.root + "/Examples/hubs/minimal-python/hub.py"
+        let check = await matterflow(["hub", "check", hub])
+        #expect(check.code == 0, "\(check.stdout)")
+        #expect(check.stdout.hasSuffix("12 passed, 0 failed (1 skipped)\n"), "\(check.stdout)")
+        let run = await matterflow(["run", Repository.workflow("commission-device"), "--hub", hub, "--trace", "none"] + commissionInputs())
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(try run.result()["outcome"] as? String == "succeeded")
+    }
+
+    @Test func hubServeListensOnLoopbackTCPAndStopsOnSIGINT() async throws {
+        let server = try ChildProcess.launch(["hub", "serve", "--listen", "tcp:127.0.0.1:0"])
+        defer { server.kill() }
+        let ready = await server.stderr.waitForLine { $0.hasPrefix("listening on tcp:127.0.0.1:") }
+        try #require(ready, "hub serve did not start listening: \(server.stderr.text)")
+        let address = try #require(server.stderr.text.split(separator: "\n").first?.dropFirst("listening on ".count))
+        #expect(!address.hasSuffix(":0"), "the chosen port is printed")
+        let check = await matterflow(["hub", "check", String(address)])
+        #expect(check.code == 0, "\(check.stdout)")
+        server.signal(SIGINT)
+        try #require(await server.waitForExit(), "hub serve did not exit on SIGINT")
+        #expect(server.status == 130)
+    }
+
+    @Test func hubServeListensOnAUnixSocketUntilSIGTERM() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let socket = directory.file("hub.sock")
+        let server = try ChildProcess.launch(["hub", "serve", "--listen", "unix:\(socket)"])
+        defer { server.kill() }
+        let ready = await server.stderr.waitForLine { $0 == "listening on unix:\(socket)" }
+        try #require(ready, "hub serve did not start listening: \(server.stderr.text)")
+        let check = await matterflow(["hub", "check", "unix:\(socket)"])
+        #expect(check.code == 0, "\(check.stdout)")
+        // A second client is served as well.
+        let run = await matterflow(["run", Repository.workflow("prepare"), "--hub", "unix:\(socket)", "--trace", "none"])
+        #expect(run.code == 0, "\(run.stderr)")
+        server.signal(SIGTERM)
+        try #require(await server.waitForExit(), "hub serve did not exit on SIGTERM")
+        #expect(server.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: socket), "the socket file was removed")
+    }
+
+    @Test(
+        "Ctrl-C reaches the run, not its hub: the cancel path releases the session through the hub, exit 130",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func interruptTakesTheCancelPathThroughTheHub() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(
+            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+        let state = directory.file("state")
+        let executable = try #require(Executable.path)
+        // In a process group of its own, as a terminal's foreground job: SIGINT goes to the whole group.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import os, sys; os.setpgid(0, 0); os.execv(sys.argv[1], sys.argv[1:])", executable, "run", Repository.workflow("commission-device"), "--trace", "jsonl", "--hub",
+                             try Self.serveCommand("--home", home, "--state", state)] + commissionInputs()
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let group = process.processIdentifier
+        defer { if process.isRunning { kill(-group, SIGKILL) } }
+        let stdout = PipeCollector(out)
+        let stderr = PipeCollector(err)
+        let commissioning = await stderr.waitForLine { $0.contains("\"hubCallStarted\"") && $0.contains("\"commissionDevice\"") }
+        try #require(commissioning, "commissionDevice never started: \(stderr.text)")
+        kill(-group, SIGINT)
+        try #require(await poll { !process.isRunning && stdout.ended }, "matterflow did not exit after SIGINT")
+        #expect(process.terminationStatus == 130, "\(stderr.text)")
+        let result = try #require(try parseJSON(stdout.text) as? [String: Any])
+        #expect(result["outcome"] as? String == "cancelled")
+        #expect(try savedHome(in: state).activeSession == nil, "the hub was still there to release the session")
+    }
+
+    /// A proxy in front of a hub command that passes requests through and dies once the hub has served
+    /// commissionDevice, before its answer reaches MatterFlow: the call took effect, and nobody knows.
+    static let dyingProxy = """
+        import json, subprocess, sys
+        hub = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for line in sys.stdin:
+            hub.stdin.write(line)
+            hub.stdin.flush()
+            message = json.loads(line)
+            if "id" not in message:
+                continue
+            answer = hub.stdout.readline()
+            if message.get("method") == "commissionDevice":
+                hub.stdin.close()
+                hub.wait()
+                sys.exit(3)
+            sys.stdout.write(answer)
+            sys.stdout.flush()
+        """
+
+    @Test func aHubThatDiesMidCallIsUnreachableAndRecoverWithHubSettlesTheRun() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let proxy = try directory.write(Self.dyingProxy, to: "dying-proxy.py")
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let state = directory.file("state")
+        let journal = directory.file("journal")
+        let run = try await ChildProcess.run(
+            ["run", Repository.workflow("commission-device"), "--trace", "none", "--journal", journal, "--hub",
+             "python3 \(proxy) " + (try Self.serveCommand("--home", home, "--state", state))] + commissionInputs())
+        #expect(run.status == 1, "\(run.stderr)")
+        let result = try #require(try parseJSON(run.stdout) as? [String: Any], "stdout: \(run.stdout)")
+        let error = try #require(result["error"] as? [String: Any])
+        #expect(error["cause"] as? String == "hubUnreachable")
+        #expect((error["message"] as? String)?.contains("commissionDevice") == true, "\(error)")
+        #expect(!run.stdout.contains(Payloads.specQR) && !run.stderr.contains(Payloads.specQR))
+        // The device was commissioned in a session the dead connection could not release.
+        let left = try #require(try savedHome(in: state).activeSession, "the session was left open")
+        #expect(left.phase == .commissioned)
+
+        // The journal treats the lost connection as a crash: the run is interrupted with the call in doubt.
+        let runs = await matterflow(["runs", "--journal", journal])
+        #expect(runs.stdout.contains("interrupted"), "\(runs.stdout)")
+
+        let recover = await matterflow(["recover", "--journal", journal, "--hub", try Self.serveCommand("--state", state)])
+        #expect(recover.code == 0, "\(recover.stdout)\n\(recover.stderr)")
+        #expect(recover.stderr.contains("commissionDevice was in doubt: applied"), "\(recover.stderr)")
+        let saved = try savedHome(in: state)
+        #expect(saved.activeSession == nil, "recovery took the cancel path and released the session")
+        #expect(saved.devices.map(\.id) == ["device-existing"], "the pending device was removed with the session")
+    }
+}
+
+/// `--hub` on validate, graph and test.
+@Suite("static hub checks")
+struct HubStaticCheckTests {
+    static let minimalHub = "python3 " + Repository.root + "/Examples/hubs/minimal-python/hub.py"
+
+    @Test(
+        "validate --hub names each state that needs a method the hub lacks",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func validateNamesUnsupportedStates() async throws {
+        let epskc = Repository.workflow("epskc-share")
+        let run = await matterflow(["validate", epskc, "--hub", Self.minimalHub])
+        #expect(run.code == 0, "warnings only: \(run.stderr)")
+        #expect(run.stderr.contains(
+            "\(epskc):62:20: warning[unsupportedByHub]: /states/activate/operation: hub minimal-python does not support activateEpskc, which operation activateEpskc of state 'activate' calls"),
+            "\(run.stderr)")
+        #expect(run.stderr.contains("/states/waitForEnd/event: hub minimal-python sends no events"))
+        // The commissioning flow needs nothing the minimal hub lacks.
+        let commissioning = await matterflow(["validate", Repository.workflow("commission-device"), "--hub", Self.minimalHub])
+        #expect(!commissioning.stderr.contains("unsupportedByHub"), "\(commissioning.stderr)")
+        // Against the simulator, which lists every method, there is nothing to report.
+        let simulator = await matterflow(["validate", epskc, "--hub", try HubCommandTests.serveCommand()])
+        #expect(!simulator.stderr.contains("unsupportedByHub"), "\(simulator.stderr)")
+    }
+
+    @Test(
+        "graph --hub draws the graph and reports the same findings",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func graphReportsUnsupportedStates() async throws {
+        let run = await matterflow(["graph", Repository.workflow("border-router-info"), "--hub", Self.minimalHub])
+        #expect(run.code == 0)
+        #expect(run.stdout.hasPrefix("digraph"), "\(run.stdout.prefix(80))")
+        #expect(run.stderr.contains("does not support threadCapabilities, which operation readThreadCapabilities of state 'readCapabilities'"))
+    }
+
+    @Test func testWithHubSaysWhyFixturesNeedTheSimulator() async throws {
+        let run = await matterflow(["test", Repository.workflowsDirectory + "/fixtures", "--hub", "some-hub"])
+        #expect(run.code == 64)
+        #expect(run.stderr.contains("fixtures cannot run on --hub: each one scripts the built-in simulated home"))
+        #expect(run.stderr.contains("matterflow hub check SPEC"))
+    }
+}

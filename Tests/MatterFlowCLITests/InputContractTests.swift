@@ -1,0 +1,141 @@
+import Foundation
+import MatterFlow
+import Testing
+
+/// Input contracts of the command line: an input given twice, a state directory that cannot hold the state, a
+/// workflow path that is a symbolic link loop.
+@Suite("Input contracts")
+struct InputContractTests {
+    let workflow = Repository.workflow("commission-device")
+
+    // MARK: - Repeated --input
+
+    @Test("an input given twice by --input is a usage error naming it")
+    func repeatedInput() async {
+        let run = await matterflow(
+            ["run", workflow, "--trace", "none", "--input", "deviceName=Lamp", "--input", "deviceName=Desk Lamp"]
+                + ["--input", "onboardingPayload=\(Payloads.specQR)"])
+        #expect(run.code == 64)
+        #expect(run.stdout.isEmpty, "nothing ran")
+        #expect(run.stderr.contains("--input deviceName is given more than once; give each input once"), "\(run.stderr)")
+    }
+
+    @Test("--inputs FILE with one --input for a name in it: the command line wins")
+    func fileThenOverride() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let inputs = try directory.write(
+            #"{"onboardingPayload": "\#(Payloads.specQR)", "deviceName": "From File"}"#, to: "inputs.json")
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let run = await matterflow(
+            ["run", workflow, "--home", home, "--trace", "none", "--inputs", inputs, "--input", "deviceName=Override"])
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect((try run.result()["output"] as? [String: Any])?["name"] as? String == "Override")
+    }
+
+    @Test("recover rejects an input given twice too")
+    func repeatedInputOnRecover() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let run = await matterflow(
+            ["recover", "--journal", directory.path, "--resume", "--input", "a=1", "--input", "a=2"])
+        #expect(run.code == 64)
+        #expect(run.stderr.contains("--input a is given more than once"), "\(run.stderr)")
+    }
+
+    // MARK: - --state
+
+    /// Runs commission-device on a state directory, starting from a home without latency (the manual clock never
+    /// moves).
+    private func runOnState(_ state: String) async throws -> ToolRun {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        return await matterflow(["run", workflow, "--home", home, "--state", state, "--trace", "none"] + commissionInputs())
+    }
+
+    @Test("a --state that is a file fails before any hub call, naming the path")
+    func stateIsAFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.write("not a directory", to: "state")
+        let run = try await runOnState(file)
+        #expect(run.code == 2)
+        #expect(run.stdout.isEmpty, "no run started: \(run.stdout)")
+        #expect(run.stderr.hasPrefix("\(file): error[unusableStateDirectory]: the state directory exists but is not a directory"), "\(run.stderr)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "not a directory")
+    }
+
+    @Test("a --state below a file fails before any hub call")
+    func stateBelowAFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.write("x", to: "plain")
+        let run = try await runOnState(file + "/state")
+        #expect(run.code == 2)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("error[unusableStateDirectory]"), "\(run.stderr)")
+        #expect(run.stderr.contains("not a directory"), "\(run.stderr)")
+    }
+
+    @Test("a --state where no directory can be created fails before any hub call")
+    func stateCannotBeCreated() async throws {
+        // procfs takes no new directories, whoever asks (root included).
+        let state = "/proc/self/matterflow-state-\(UUID().uuidString)"
+        let run = try await runOnState(state)
+        #expect(run.code == 2)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("\(state): error[unusableStateDirectory]: the state directory cannot be created"), "\(run.stderr)")
+    }
+
+    @Test("a --state that does not exist yet is created, and the check leaves nothing behind")
+    func stateIsCreated() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = directory.file("new/state")
+        let run = try await runOnState(state)
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state) == ["home.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["new"])
+    }
+
+    // MARK: - Symbolic link loops
+
+    @Test("a workflow path that is a symbolic link loop says so")
+    func workflowLinkLoop() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let loop = directory.file("loop.json")
+        try FileManager.default.createSymbolicLink(atPath: loop, withDestinationPath: "loop.json")
+        let run = await matterflow("validate", loop)
+        #expect(run.code == 2)
+        #expect(run.stderr.contains("\(loop): error[unreadableFile]: this path is a symbolic link loop"), "\(run.stderr)")
+    }
+
+    @Test("a sub-workflow path that is a symbolic link loop is not reported as missing")
+    func subworkflowLinkLoop() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createSymbolicLink(atPath: directory.file("a.json"), withDestinationPath: "b.json")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("b.json"), withDestinationPath: "a.json")
+        let parent = try directory.write(
+            #"""
+            {"workflow": "parent", "version": 1, "start": "child",
+             "states": {"child": {"type": "workflow", "path": "a.json", "next": "done"}, "done": {"type": "succeed"}}}
+            """#, to: "parent.json")
+        let run = await matterflow("validate", parent)
+        #expect(run.code == 2)
+        #expect(run.stderr.contains("symbolic link loop"), "\(run.stderr)")
+        #expect(!run.stderr.contains("does not exist"), "\(run.stderr)")
+    }
+
+    @Test("a workflow path that is a directory or unreadable has its own message")
+    func otherReasons() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let run = await matterflow("validate", directory.path)
+        #expect(run.stderr.contains("error[unreadableFile]: this is a directory; name a JSON file"), "\(run.stderr)")
+        let missing = await matterflow("validate", directory.file("nothere/x.json"))
+        #expect(missing.stderr.contains("error[fileNotFound]"), "\(missing.stderr)")
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import MatterFlowJournal
+import Testing
+
+/// `runs`, `history` and `recover` read a journal directory; a mistyped one is an error that creates nothing.
+@Suite("journal directory typos")
+struct JournalDirectoryTests {
+    @Test("a journal directory that does not exist is exit 2, names the path, and is not created")
+    func missingDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let missing = directory.file("jounral")
+        let state = directory.file("state")
+        let commands: [[String]] = [
+            ["runs", "--journal", missing], ["runs", "--journal", missing, "--json"],
+            ["history", "run-000000000001", "--journal", missing],
+            ["recover", "--journal", missing, "--state", state], ["recover", "--journal", missing, "--resume"],
+        ]
+        for arguments in commands {
+            let run = await matterflowVirtual(arguments)
+            let label = arguments.joined(separator: " ")
+            #expect(run.code == 2, "\(label): \(run.stderr)")
+            #expect(run.stderr.contains("error[journalNotFound]"), "\(label): \(run.stderr)")
+            #expect(run.stderr.contains(missing) && run.stderr.contains("does not exist"), "\(label): \(run.stderr)")
+            #expect(run.stdout.isEmpty, "\(label)")
+            #expect(!FileManager.default.fileExists(atPath: missing), "\(label) created the journal directory")
+            #expect(!FileManager.default.fileExists(atPath: state), "\(label) created the state directory")
+        }
+    }
+
+    @Test("a path that is a file is exit 2 too; an existing empty directory has nothing to do")
+    func fileAndEmptyDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.write("not a directory", to: "journal.txt")
+        let run = await matterflowVirtual(["runs", "--journal", file])
+        #expect(run.code == 2)
+        #expect(run.stderr.contains("is not a directory"), "\(run.stderr)")
+
+        let empty = directory.file("journal")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        #expect(await matterflowVirtual(["runs", "--journal", empty]).code == 0)
+        #expect(await matterflowVirtual(["recover", "--journal", empty]).code == 0)
+    }
+
+    @Test("run --journal still creates its directory: it is the writer")
+    func runCreatesIt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("new/journal")
+        let run = await matterflowVirtual(
+            ["run", Repository.workflow("commission-device"), "--journal", journal, "--trace", "none"] + commissionInputs())
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(try RunJournal(existingDirectory: journal).runs().map(\.status) == [.succeeded])
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import MatterFlowJSON
+import MatterFlowJournal
+import MatterFlowSimulator
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// SIGINT, SIGTERM and SIGHUP all take the cancel path: the session is released and the journal records the run
+/// as cancelled before the process exits, by itself, with 128 + the signal's number.
+@Suite("signals take the cancel path")
+struct SignalTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var number: Int32
+        var testDescription: String { name }
+    }
+
+    static let cases = [Case(name: "SIGINT", number: SIGINT), Case(name: "SIGTERM", number: SIGTERM), Case(name: "SIGHUP", number: SIGHUP)]
+
+    @Test("a signal while commissioning releases the session, journals the run cancelled and exits 128 + signal", arguments: cases)
+    func signalWhileCommissioning(_ signal: Case) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(
+            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+        let state = directory.file("state")
+        let journal = directory.file("journal")
+        let child = try ChildProcess.launch(
+            ["run", Repository.workflow("commission-device"), "--home", home, "--state", state, "--journal", journal,
+             "--trace", "jsonl", "--clock", "real"] + commissionInputs())
+        defer { child.kill() }
+
+        let commissioning = await child.stderr.waitForLine { line in
+            line.contains(#""event":"hubCallStarted""#) && line.contains(#""operation":"commissionDevice""#)
+        }
+        try #require(commissioning, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
+        #expect(try savedHome(in: state).activeSession != nil)
+
+        child.signal(signal.number)
+        try #require(await child.waitForExit(), "matterflow did not exit after \(signal.name)")
+        #expect(child.process.terminationReason == .exit, "\(signal.name) killed the process instead of cancelling the run")
+        #expect(child.status == 128 + signal.number)
+
+        let result = try #require(try parseJSON(child.stdout.text) as? [String: Any], "stdout: \(child.stdout.text)")
+        #expect(result["outcome"] as? String == "cancelled")
+        #expect(try savedHome(in: state).activeSession == nil, "the session is still held")
+        let runs = try RunJournal(existingDirectory: journal).runs()
+        #expect(runs.map(\.status) == [.cancelled])
+        let records = try JournalReader.read(path: try #require(runs.first).path).records
+        #expect(records.contains {
+            $0.type == JournalRecord.Kind.outcome && $0.string("operation") == "cancelCommissioning"
+                && $0.payload["succeeded"]?.boolValue == true
+        })
+    }
+
+    @Test("SIGTERM while recover --resume commissions again: the resumed run is cancelled and releases the session, exit 143")
+    func signalWhileResuming() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (state, journal) = try await killWhileCommissioning(Repository.workflow("commission-device"), in: directory)
+        let path = try #require(try RunJournal(existingDirectory: journal).runs().first).path
+        let child = try ChildProcess.launch(
+            ["recover", "--journal", journal, "--state", state, "--resume", "--clock", "real",
+             "--input", "onboardingPayload=\(Payloads.specQR)"])
+        defer { child.kill() }
+
+        // Poll the journal (bounded) until the resumed run has started commissioning again.
+        let deadline = ContinuousClock.now + ProcessTests.limit
+        var commissioning = false
+        while !commissioning, ContinuousClock.now < deadline, child.process.isRunning {
+            let records = (try? JournalReader.read(path: path).records) ?? []
+            if let started = records.firstIndex(where: { $0.type == JournalRecord.Kind.recoveryStarted }) {
+                commissioning = records[started...].contains {
+                    $0.type == JournalRecord.Kind.intent && $0.string("operation") == "commissionDevice"
+                }
+            }
+            if !commissioning { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        try #require(commissioning, "the resumed run never commissioned again; stderr: \(child.stderr.text)")
+
+        child.signal(SIGTERM)
+        try #require(await child.waitForExit(), "matterflow recover did not exit after SIGTERM")
+        #expect(child.process.terminationReason == .exit, "SIGTERM killed recover instead of cancelling the resumed run")
+        #expect(child.status == 143, "\(child.stderr.text)")
+        #expect(try savedHome(in: state).activeSession == nil, "the session is still held")
+        let runs = try RunJournal(existingDirectory: journal).runs()
+        #expect(runs.map(\.status) == [.cancelled])
+        let report = try #require(try parseJSON(child.stdout.text) as? [String: Any], "stdout: \(child.stdout.text)")
+        let run = try #require((report["runs"] as? [[String: Any]])?.first)
+        #expect(run["status"] as? String == "cancelled")
+        #expect((run["notes"] as? [String])?.contains { $0.contains("a signal interrupted the resumed run") } == true, "\(run)")
+    }
+}

@@ -1,0 +1,37 @@
+import MatterFlowFixtures
+import Testing
+
+/// The numbers of a fixture: each has a documented range, reported with the field and the range when outside it.
+@Suite struct FixtureNumberTests {
+    @Test func outOfRangeNumbersAreLocatedErrors() {
+        let text = InlineFixture.commissionDevice(
+            #"""
+            "faults": [
+                { "operation": "fetchRooms", "delaySeconds": 1e300 },
+                { "operation": "fetchRooms", "attempts": 0, "hang": true },
+                { "operation": "fetchRooms", "attempts": "2-99999999", "hang": true }
+              ],
+              "events": [
+                { "at": 1e300, "action": "cancelRun" },
+                { "after": "fetchRooms", "attempt": 9223372036854775807, "action": "cancelRun" }
+              ]
+            """#)
+        #expect(
+            InlineFixture.findings(text) == [
+                #"8:50: error[numberOutOfRange]: /faults/0/delaySeconds: 1e+300 is outside 0.001...86400 (seconds); use a value in that range"#,
+                #"9:46: error[numberOutOfRange]: /faults/1/attempts: 0 is outside 1...1000000 (attempt number); use a value in that range"#,
+                #"10:46: error[numberOutOfRange]: /faults/2/attempts: attempt 99999999 is outside 1...1000000 (attempt number); use a value in that range"#,
+                #"13:13: error[numberOutOfRange]: /events/0/at: 1e+300 is outside 0.001...86400 (seconds); use a value in that range"#,
+                #"14:41: error[numberOutOfRange]: /events/1/attempt: 9223372036854775807 is outside 1...1000000 (attempt number); use a value in that range"#,
+            ])
+    }
+
+    @Test func expectedCountsAndTimesAreRangeChecked() {
+        let text = InlineFixture.commissionDevice(
+            expect: #"{ "outcome": "succeeded", "elapsedSeconds": -1, "calls": { "fetchRooms": 1e300, "commissionDevice": { "atLeast": -2 } } }"#)
+        let findings = InlineFixture.findings(text)
+        #expect(findings.count == 3, "\(findings)")
+        #expect(findings.allSatisfy { $0.contains("error[numberOutOfRange]") }, "\(findings)")
+        #expect(findings.contains { $0.contains("/expect/calls/fetchRooms: 1e+300 is outside 0...1000000 (count)") }, "\(findings)")
+    }
+}

@@ -1,0 +1,83 @@
+import MatterFlow
+import MatterFlowHubProtocol
+import MatterFlowJSON
+import MatterFlowSimulator
+import Testing
+
+/// The conformance suite (`matterflow hub check`): the simulator behind ``HubServer`` passes it, and a hub that
+/// breaks the contract fails it with a message saying what was sent, what came back and what was wanted.
+@Suite struct ConformanceTests {
+    static func serve(_ hub: any Hub, operations: [String]? = nil, events: Bool = true, structure: StructureID) -> MemoryLineChannel {
+        let (clientEnd, serverEnd) = MemoryLineChannel.pair()
+        _ = HubServer(
+            hub: hub, channel: serverEnd,
+            identity: .init(name: "under-test", version: "1", operations: operations, events: events, structures: [structure]))
+        return clientEnd
+    }
+
+    @Test func theSimulatorPassesEveryCheckIncludingEvents() async throws {
+        let home = try HomeDescription.load(path: Repository.examples + "/border-router-home.json")
+        let simulated = try SimulatedHub(home: home, clock: SystemClock())
+        let checks = await HubConformance().run(on: Self.serve(simulated, structure: home.structure.id))
+        // The simulator lists every method, so the check of an unlisted one has nothing to test.
+        for check in checks where check.verdict != .passed && !check.name.contains("not in operations") {
+            Issue.record("\(check.verdict): \(check.name)\n\(check.detail)")
+        }
+        #expect(checks.count >= 13)
+        #expect(checks.contains { $0.name.contains("event notification") && $0.verdict == .passed })
+        // The suite leaves no session open.
+        #expect(try await simulated.snapshot(structure: home.structure.id).activeSession == nil)
+    }
+
+    @Test func aHubThatOpensASecondSessionFailsTheSessionCheck() async throws {
+        let home = HomeDescription.defaultHome
+        let broken = SecondPrepareSucceeds(inner: try SimulatedHub(home: home, clock: SystemClock()))
+        let checks = await HubConformance().run(
+            on: Self.serve(broken, operations: HubMethod.commissioning.filter { $0 != "activeSession" }, events: false, structure: home.structure.id))
+        let failed = checks.filter { $0.verdict == .failed }
+        #expect(failed.map(\.name) == ["one session per structure: a second prepareCommissioning fails with sessionBusy"])
+        let detail = try #require(failed.first?.detail)
+        #expect(detail.contains(#"sent: {"jsonrpc":"2.0","id":"#) && detail.contains(#""method":"prepareCommissioning""#))
+        #expect(detail.contains(#"got: {"jsonrpc":"2.0","id":"#) && detail.contains(#""result":{"sessionID":"second-session"}"#))
+        #expect(detail.contains(#"wanted: an error with data {"code": "failedPrecondition", "cause": "sessionBusy"}"#))
+        #expect(checks.contains { $0.verdict == .skipped && $0.name.contains("events") })
+    }
+}
+
+/// A hub that breaks the one-session rule: a prepare while a session is open succeeds.
+struct SecondPrepareSucceeds: Hub {
+    let inner: SimulatedHub
+
+    func status(structure: StructureID) async throws -> HubStatus { try await inner.status(structure: structure) }
+
+    func prepareCommissioning(structure: StructureID) async throws -> String {
+        if try await inner.status(structure: structure).activeSession { return "second-session" }
+        return try await inner.prepareCommissioning(structure: structure)
+    }
+
+    func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest {
+        try await inner.createAddDeviceRequest(structure: structure, topology: topology)
+    }
+
+    func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {
+        try await inner.commissionDevice(structure: structure, onboardingPayload: onboardingPayload, commissioningID: commissioningID)
+    }
+
+    func fetchRooms(structure: StructureID) async throws -> [Room] { try await inner.fetchRooms(structure: structure) }
+
+    func configureDevice(structure: StructureID, name: String, roomName: String?) async throws {
+        try await inner.configureDevice(structure: structure, name: name, roomName: roomName)
+    }
+
+    func completeCommissioning(structure: StructureID) async throws -> [String] {
+        try await inner.completeCommissioning(structure: structure)
+    }
+
+    func cancelCommissioning(structure: StructureID) async throws -> Bool {
+        try await inner.cancelCommissioning(structure: structure)
+    }
+
+    func basicInformation(structure: StructureID, deviceID: String) async throws -> BasicInformation {
+        try await inner.basicInformation(structure: structure, deviceID: deviceID)
+    }
+}

@@ -1,0 +1,247 @@
+import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
+import MatterFlow
+@testable import MatterFlowHubProtocol
+import MatterFlowJSON
+import MatterFlowSimulator
+import Testing
+
+/// A Swift hub behind the hub protocol, through ``HubServer`` and ``RemoteHub`` over in-memory channels.
+@Suite struct RemoteHubTests {
+    static let payload = "MT:Y.K9042C00KA0648G00"
+
+    @Test func commissionDeviceRunsEndToEndThroughTheWire() async throws {
+        let clock = VirtualClock()
+        let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: clock)
+        let structure = HomeDescription.defaultHome.structure.id
+        let wired = try await WiredHub.connect(simulated, clock: clock, structures: [structure])
+        #expect(wired.remote.handshake?.structures == [structure])
+        let engine = WorkflowEngine()
+        let workflow = try engine.load(path: Repository.workflows + "/commission-device.json")
+        let result = try await engine.run(
+            workflow, inputs: ["onboardingPayload": .string(Self.payload), "deviceName": "Lamp", "roomName": "Kitchen"],
+            on: wired.remote.hub, options: RunOptions(structureID: structure, clock: clock))
+        #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
+        let deviceIDs = result.output?["deviceIDs"]?.arrayValue ?? []
+        #expect(deviceIDs.count == 1)
+        let home = try await simulated.snapshot(structure: structure)
+        #expect(home.activeSession == nil)
+        #expect(home.devices.contains { $0.name == "Lamp" && .string($0.id) == deviceIDs.first })
+    }
+
+    @Test func hubErrorsKeepTheirCodeCauseAndMessage() async throws {
+        let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock())
+        let structure = HomeDescription.defaultHome.structure.id
+        _ = try await simulated.prepareCommissioning(structure: structure)
+        let direct = await flowError { _ = try await simulated.prepareCommissioning(structure: structure) }
+        let wired = try await WiredHub.connect(simulated)
+        let remote = await flowError { _ = try await wired.remote.prepareCommissioning(structure: structure) }
+        #expect(remote?.cause == .sessionBusy)
+        #expect(remote == direct)
+
+        let unknown = await flowError { _ = try await wired.remote.basicInformation(structure: structure, deviceID: "nope") }
+        #expect(unknown?.code == .notFound && unknown?.cause == .deviceNotFound)
+    }
+
+    @Test func anOperationTheHubDidNotListIsNotSupportedAndNeverSent() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
+            _ = peer.answerInitialize(message, operations: ["status"])
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        let caught = await flowError { _ = try await remote.borderRouters(structure: "home") }
+        #expect(caught?.code == .unimplemented && caught?.cause == .notSupported)
+        #expect(caught?.message.contains("borderRouters") == true)
+        #expect(peer.received.count == 1, "only initialize was sent: \(peer.received)")
+        #expect(!(remote.hub is any RecoverableHub), "activeSession was not listed")
+    }
+
+    @Test func aHubThatClosesMidCallIsUnreachableAndTheCallInDoubt() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message) { return }
+            if message["method"]?.stringValue == "commissionDevice" { peer.channel.close() }
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        let caught = await flowError {
+            try await remote.commissionDevice(structure: "home", onboardingPayload: Self.payload, commissioningID: "c1")
+        }
+        #expect(caught?.code == .unavailable && caught?.cause == .hubUnreachable)
+        #expect(caught?.message.contains("commissionDevice") == true)
+        #expect(caught?.message.contains("unknown") == true)
+        #expect(caught?.message.contains(Self.payload) == false)
+        let later = await flowError { _ = try await remote.status(structure: "home") }
+        #expect(later?.cause == .hubUnreachable)
+    }
+
+    @Test func aMalformedLineFailsTheCallNamingTheLineWithSecretsMasked() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message) { return }
+            peer.sendRaw(#"{"jsonrpc":"2.0","id":2,"result":{"epskc":"123456789", "payload":"MT:Y.K9042C00KA0648G00" oops"#)
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        let caught = await flowError { _ = try await remote.status(structure: "home") }
+        let error = try #require(caught)
+        #expect(error.cause == .hubFailure)
+        #expect(error.message.contains("line 2 from the hub"), "\(error.message)")
+        #expect(error.message.contains("not JSON"))
+        #expect(!error.message.contains("123456789") && !error.message.contains("Y.K9042C00KA0648G00"), "\(error.message)")
+    }
+
+    @Test func aResultOfTheWrongShapeFailsOnlyThatCall() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message) { return }
+            guard let id = message["id"] else { return }
+            if message["method"]?.stringValue == "prepareCommissioning" {
+                peer.send(["jsonrpc": "2.0", "id": id, "result": ["sessionID": 7]])
+            } else {
+                peer.send(["jsonrpc": "2.0", "id": id, "result": ["released": false]])
+            }
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        let caught = await flowError { _ = try await remote.prepareCommissioning(structure: "home") }
+        #expect(caught?.cause == .hubFailure)
+        #expect(caught?.message.contains("\"sessionID\" must be a string") == true, "\(String(describing: caught))")
+        #expect(try await remote.cancelCommissioning(structure: "home") == false)
+    }
+
+    @Test func cancellingACallSendsCancelRequestForItsID() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message) { return }
+            // The hub holds commissionDevice until the client cancels it, then answers as the contract says.
+            if message["method"]?.stringValue == "$/cancelRequest", let id = message["params"]?["id"] {
+                peer.send([
+                    "jsonrpc": "2.0", "id": id,
+                    "error": [
+                        "code": -32000, "message": "cancelled",
+                        "data": ["code": "cancelled", "cause": "runCancelled", "message": "the call was cancelled"],
+                    ],
+                ])
+            }
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        let call = Task {
+            try await remote.commissionDevice(structure: "home", onboardingPayload: Self.payload, commissioningID: "c1")
+        }
+        // Cancels as soon as the request is out; the hub answers only the cancel.
+        while remote.openCalls == 0 { await Task.yield() }
+        call.cancel()
+        let outcome = await call.result
+        guard case .failure(let error) = outcome, let flow = error as? FlowError else {
+            Issue.record("the call did not fail: \(outcome)")
+            return
+        }
+        #expect(flow.cause == .runCancelled)
+    }
+
+    @Test func theRecoverableFormAnswersActiveSessionWithTheRunThatOwnsIt() async throws {
+        let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock())
+        let structure = HomeDescription.defaultHome.structure.id
+        let wired = try await WiredHub.connect(simulated)
+        let recoverable = try #require(wired.remote.hub as? any RecoverableHub)
+        #expect(try await recoverable.activeSession(structure: structure) == nil)
+        let sessionID = try await HubCallContext.$current.withValue(HubCallContext(runID: "run-7", idempotencyKey: "run-7/1")) {
+            try await recoverable.prepareCommissioning(structure: structure)
+        }
+        let session = try #require(try await recoverable.activeSession(structure: structure))
+        #expect(session.sessionID == sessionID && session.owner == "run-7" && session.phase == .prepared)
+    }
+
+    @Test func linesQuotedInErrorsNeverShowSecrets() {
+        let line = #"{"epskc":"123456789","onboardingPayload":"MT:Y.K9042C00KA0648G00","manual":"34970112332","dataset":"0e080000000000010000"}"#
+        let masked = LineQuote.masked(line, limit: 500)
+        for secret in ["123456789", "Y.K9042C00KA0648G00", "34970112332", "0e080000000000010000"] {
+            #expect(!masked.contains(secret), "\(masked)")
+        }
+        #expect(masked.contains("onboardingPayload"))
+    }
+}
+
+/// The ``FlowError`` a call throws, or nil when it does not throw.
+func flowError(_ body: () async throws -> Void) async -> FlowError? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return FlowError.from(error)
+    }
+}
+
+/// Virtual time with a hub that is not on the engine's clock: a call waiting for the hub holds time still.
+@Suite struct RemoteHubVirtualTimeTests {
+    @Test func anOutstandingCallKeepsVirtualTimeFromPassingItsTimeout() async throws {
+        let clock = VirtualClock()
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
+            guard !peer.answerInitialize(message), message["method"]?.stringValue == "status", let id = message["id"] else { return }
+            peer.send(["jsonrpc": "2.0", "id": id, "result": ["online": true, "reachable": true, "permissionGranted": true, "activeSession": false]])
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        let engine = WorkflowEngine()
+        let workflow = try engine.load(path: Repository.workflows + "/prepare.json")
+        let handle = try engine.start(workflow, inputs: [:], on: remote, options: RunOptions(structureID: "home", clock: clock))
+        // The hub holds prepareCommissioning; the engine is waiting for it.
+        while !peer.received.contains(where: { $0.contains("\"prepareCommissioning\"") }) { await Task.yield() }
+        #expect(clock.now == .zero, "no virtual time passes while the hub has the call")
+        #expect(clock.activeTasks > 0)
+        let prepare = try #require(peer.received.last.flatMap { try? JSONDocument.parse($0, file: "t").value })
+        peer.send(["jsonrpc": "2.0", "id": prepare["id"] ?? .null, "result": ["sessionID": "session-9"]])
+        let result = await handle.result
+        #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
+        #expect(result.output?["sessionID"]?.stringValue == "session-9")
+        #expect(clock.now == .zero)
+    }
+}
+
+/// The file-descriptor transport (pipes and sockets) under a hub that breaks the framing.
+@Suite struct FileDescriptorChannelTests {
+    @Test func aLineOverOneMebibyteIsAProtocolErrorNotAnEndlessBuffer() async throws {
+        var descriptors: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        let remote = RemoteHub(channel: FileDescriptorChannel(.socket(descriptors[0])), options: .init(silenceLimit: nil))
+        let hubDescriptor = descriptors[1]
+        let hubEnd = FileDescriptorChannel(.socket(hubDescriptor))
+        hubEnd.start { event in
+            guard case .line(let line) = event, line.contains("\"initialize\"") else { return }
+            // The hub answers with a line that never ends: 1 MiB of it, and more.
+            let chunk = String(repeating: "7", count: 65536)
+            let bytes = Array(("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"" + String(repeating: chunk, count: 17)).utf8)
+            _ = bytes.withUnsafeBytes { write(hubDescriptor, $0.baseAddress, $0.count) }
+        }
+        let failure = await flowError { try await remote.initialize() }
+        #expect(failure?.cause == .hubFailure, "\(String(describing: failure))")
+        #expect(failure?.message.contains("longer than the 1 MiB limit") == true, "\(String(describing: failure))")
+        #expect(failure?.message.contains("777777777") == false)
+        #expect(remote.connectionLost)
+        hubEnd.close()
+    }
+}
+
+/// Border routers through a hub that lists only part of them.
+@Suite struct RemoteBorderRouterTests {
+    @Test func aHubListingOnlyBorderRoutersStillAnswersOneBorderRouter() async throws {
+        let home = try HomeDescription.load(path: Repository.examples + "/border-router-home.json")
+        let simulated = try SimulatedHub(home: home, clock: VirtualClock())
+        let structure = home.structure.id
+        let operations = HubMethod.all.filter { $0 != "borderRouter" }
+        let wired = try await WiredHub.connect(simulated, operations: operations)
+        let routers = try await simulated.borderRouters(structure: structure)
+        let first = try #require(routers.first)
+        #expect(try await wired.remote.borderRouter(structure: structure, deviceID: first.deviceID) == first)
+        let missing = await flowError { _ = try await wired.remote.borderRouter(structure: structure, deviceID: "nope") }
+        #expect(missing?.cause == .deviceNotFound)
+        let workflow = try WorkflowEngine().load(path: Repository.workflows + "/border-router-info.json")
+        #expect(HubSupportCheck.findings(workflow, handshake: try #require(wired.remote.handshake)).isEmpty)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import MatterFlow
+@testable import MatterFlowJournal
+import MatterFlowJSON
+import MatterFlowSimulator
+import Testing
+
+/// `--resume` takes secret inputs again; a value that is not the one the run started with is refused, checked
+/// against the salted digest `runStarted` keeps (never the secret itself).
+@Suite("resumed secrets")
+struct ResumeSecretTests {
+    /// The specification's example manual pairing code: a valid payload of another device.
+    static let otherPayload = "34970112332"
+
+    @Test("runStarted keeps a salted digest of each secret input, never the value")
+    func digestInRunStarted() async throws {
+        let scenario = try await CrashScenario(position: .after, sequence: 10_000)
+        defer { scenario.scratch.remove() }
+        let started = try #require(try JournalReader.read(path: try scenario.journal().path(of: scenario.runID)).started)
+        let digests = try #require(SecretDigests(json: started.payload["secretDigests"]))
+        #expect(digests.salt.count == 32)
+        #expect(Array(digests.inputs.keys) == ["onboardingPayload"])
+        #expect(digests.matches("onboardingPayload", .string(Payloads.specQR)) == true)
+        #expect(digests.matches("onboardingPayload", .string(Self.otherPayload)) == false)
+        #expect(digests.inputs["onboardingPayload"] != ContentHash.sha256(Payloads.specQR))
+        #expect(started.payload["inputs"]?["onboardingPayload"]?.stringValue == RunOptions.redacted)
+    }
+
+    @Test("another payload is refused before recovery changes anything; the run's own then resumes it")
+    func otherPayloadRefused() async throws {
+        let outcome = try await RecoveryTests.sequence(of: JournalRecord.Kind.outcome, "commissionDevice")
+        let scenario = try await CrashScenario(position: .after, sequence: outcome)
+        defer { scenario.scratch.remove() }
+        let homeBefore = try scenario.bytes().home
+
+        let refused = try #require(
+            try await scenario.recover(resume: true, inputs: ["onboardingPayload": .string(Self.otherPayload)]).runs.first)
+        #expect(refused.action == .deferred)
+        #expect(refused.status == .needsAttention)
+        #expect(!refused.resumed)
+        let reason = refused.notes.joined(separator: "; ")
+        #expect(reason.contains("resume refused") && reason.contains("--input onboardingPayload"), "\(reason)")
+        #expect(!reason.contains(Self.otherPayload) && !reason.contains(Payloads.specQR))
+        #expect(try scenario.bytes().home == homeBefore, "the hub was touched")
+        let records = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID)).records
+        #expect(!records.contains { $0.type == JournalRecord.Kind.recoveryStarted })
+        #expect(records.last?.type == JournalRecord.Kind.recoveryDeferred)
+        let text = String(decoding: try scenario.bytes().journal, as: UTF8.self)
+        #expect(!text.contains(Self.otherPayload))
+
+        let resumed = try #require(
+            try await scenario.recover(resume: true, inputs: WorkflowRecoveryTests.payload).runs.first)
+        #expect(resumed.resumed)
+        #expect(resumed.status == .succeeded, "\(resumed.notes)")
+    }
+}

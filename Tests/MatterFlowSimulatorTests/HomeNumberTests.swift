@@ -1,0 +1,62 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+import Testing
+
+/// The numbers of a home description: each has a documented range, checked when the file is read, and the
+/// identifier counter cannot overflow at its maximum.
+@Suite("Home numbers")
+struct HomeNumberTests {
+    private let structure = TestHomes.structureID
+
+    private func findings(_ members: String) -> [Diagnostic] {
+        let text = """
+            {"version": 1, "structure": {"id": "home", "name": "Home"}, \(members)}
+            """
+        do {
+            return HomeDescription.decode(try JSONDocument.parse(text, file: "home.json")).diagnostics
+        } catch {
+            return error.diagnostics
+        }
+    }
+
+    @Test(arguments: [
+        (#""simulation": {"latencySeconds": {"fetchRooms": 1e300}}"#, "/simulation/latencySeconds/fetchRooms", "0...86400 (seconds)"),
+        (#""simulation": {"sessionLeaseSeconds": 1e18}"#, "/simulation/sessionLeaseSeconds", "0.001...86400 (seconds)"),
+        (#""issuedIDs": 9223372036854775807"#, "/issuedIDs", "0...9007199254740992 (identifiers)"),
+        (#""issuedIDs": -1"#, "/issuedIDs", "0...9007199254740992 (identifiers)"),
+        (#""devices": [{"id": "d", "name": "D", "vendorID": 1e300, "productID": 1}]"#, "/devices/0/vendorID", "0...65535"),
+        (#""activeSession": {"phase": "prepared", "id": "s", "leaseExpiresAt": 1e300}"#, "/activeSession/leaseExpiresAt", "(seconds since 1970)"),
+        (#""simulation": {"latencySeconds": {"fetchRooms": NaN}}"#, "/simulation/latencySeconds/fetchRooms", "NaN is not a number JSON allows"),
+    ])
+    func outOfRangeIsLocated(members: String, pointer: String, fragment: String) throws {
+        let found = findings(members)
+        let finding = try #require(found.first)
+        #expect(found.count == 1, "\(found)")
+        #expect(finding.code == DiagnosticCode.numberOutOfRange)
+        #expect(finding.pointer == pointer)
+        #expect(finding.location != nil)
+        #expect(finding.message.contains(fragment), "\(finding.message)")
+    }
+
+    @Test("a commissioner time of 1e300 is reported, not run")
+    func commissionerTime() throws {
+        let found = findings(#"""
+            "devices": [{"id": "br", "name": "Hub", "vendorID": 1, "productID": 1}],
+            "thread": {"borderRouters": [{"device": "br", "commissioner": [{"atSeconds": 1e300, "action": "useKey"}]}]}
+            """#)
+        #expect(found.contains { $0.code == DiagnosticCode.numberOutOfRange && $0.pointer.hasSuffix("/commissioner/0/atSeconds") }, "\(found)")
+    }
+
+    @Test("the identifier counter at its maximum starts again from 0 instead of overflowing")
+    func identifierCounterWraps() async throws {
+        var home = TestHomes.basic()
+        home.issuedIDs = NumberRange.largestExactInteger
+        let (hub, _) = try TestHomes.hub(home)
+        try await prepareAndRequest(hub)
+        let after = try await hub.snapshot(structure: structure)
+        #expect(after.issuedIDs == 1, "the session and the request took the last identifier and the first")
+        #expect(after.activeSession != nil)
+    }
+}
