@@ -75,7 +75,13 @@ public enum MatterflowTool {
     }
 
     /// Runs the command line and returns the process exit code.
-    public static func main(arguments: [String], environment: ToolEnvironment = ToolEnvironment()) async -> Int32 {
+    ///
+    /// Everything it prints goes through ``TerminalText``: control characters in text from files, hubs and datasets
+    /// are shown escaped, never sent raw to the terminal.
+    public static func main(arguments: [String], environment given: ToolEnvironment = ToolEnvironment()) async -> Int32 {
+        var environment = given
+        environment.standardOutput = TerminalSafeSink(base: given.standardOutput)
+        environment.standardError = TerminalSafeSink(base: given.standardError)
         let out = environment.standardOutput
         let err = environment.standardError
         guard let first = arguments.first else {

@@ -141,7 +141,8 @@ enum PathComparison {
                 ?? min(path.count, visited.count)
             let expected =
                 index < path.count
-                ? "#\(index + 1) \(path[index])" : "the end of the run after #\(index) \(path[index - 1])"
+                ? "#\(index + 1) \(path[index])"
+                : path.last.map { "the end of the run after #\(index) \($0)" } ?? "no state at all"
             let actual =
                 index < visited.count
                 ? "#\(index + 1) \(visited[index])" : "the end of the run after #\(index) \(visited.last ?? "nothing")"

@@ -165,14 +165,15 @@ public actor SimulatedHub: Hub {
     }
 
     /// Releases the session and removes its pending devices; false (and no change) when none is active, or when
-    /// the call was made for another session than the active one (``HubCallContext/expectedSessionID``). Works
-    /// while the hub is offline.
+    /// the call was made for another session than the active one (``HubCallContext/expectedSessionID``).
+    /// `hubOffline` / `hubUnreachable` (and no change) while the hub cannot be reached.
     public func cancelCommissioning(structure: StructureID) async throws -> Bool {
         try await perform(.cancelCommissioning, structure) { _ in
             guard self.structures[structure] != nil else { return false }
             return try self.mutate(structure, else: self.noSession(structure), checksSession: false) { state throws(FlowError) in
+                try state.requireReachable()
                 guard self.foreignSessionRefusal(state, structure: structure) == nil else { return false }
-                return state.cancel()
+                return try state.cancel()
             }
         }
     }

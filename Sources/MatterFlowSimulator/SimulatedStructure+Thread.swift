@@ -7,7 +7,7 @@ import ThreadDataset
 extension SimulatedStructure {
     /// The home's border routers as the hub describes them, in the home's order.
     func borderRouterDescriptions() throws(FlowError) -> [BorderRouterDescription] {
-        try requireOnline()
+        try requireReachable()
         return home.thread.borderRouters.compactMap { router in
             home.device(id: router.deviceID).map { describe(router, device: $0) }
         }
@@ -19,7 +19,7 @@ extension SimulatedStructure {
     func borderRouter(_ deviceID: String) throws(FlowError)
         -> (index: Int, router: HomeDescription.BorderRouter, device: HomeDescription.Device)
     {
-        try requireOnline()
+        try requireReachable()
         let routerIDs = home.thread.borderRouters.map(\.deviceID)
         guard let device = home.device(id: deviceID) else {
             let hint = SpellingSuggestion.hint(for: deviceID, among: home.devices.map(\.id))
@@ -120,7 +120,7 @@ extension SimulatedStructure {
 
     /// The structure's `ThreadNetworkSettings`.
     func threadNetworkSettings() throws(FlowError) -> ThreadNetworkSettings {
-        try requireOnline()
+        try requireReachable()
         return settings(home.thread.internetAccessOption)
     }
 
@@ -132,7 +132,7 @@ extension SimulatedStructure {
                 .permissionNotGranted,
                 "the user has not granted this app access to \"\(home.structure.name)\"; updating its Thread settings needs it")
         }
-        try requireOnline()
+        try requireReachable()
         let result = settings(option)
         guard !result.appliedTo.isEmpty else {
             let offered = home.thread.borderRouters.map { router in

@@ -50,6 +50,10 @@ struct SimulatedStructure: Sendable, Hashable {
 
     // MARK: - Connectivity
 
+    // Every hub operation but `readHubStatus` needs the hub online and reachable, and fails with `hubOffline` or
+    // `hubUnreachable` otherwise: a hub that cannot be reached does nothing. The status read keeps answering (with
+    // `online` / `reachable` false): it is how guards and workflows learn that the hub is down.
+
     func requireOnline() throws(FlowError) {
         guard home.hub.online else {
             throw FlowError(.hubOffline, "the hub of \(name) is offline; check its power and network, then try again")
@@ -80,6 +84,7 @@ struct SimulatedStructure: Sendable, Hashable {
     }
 
     mutating func createRequest(topology: Topology) throws(FlowError) -> AddDeviceRequest {
+        try requireReachable()
         var resolved = topology
         if resolved.homes.isEmpty { resolved.homes = [home.structure.name] }
         var trial = session
@@ -97,7 +102,7 @@ struct SimulatedStructure: Sendable, Hashable {
     }
 
     mutating func beginCommissioning(commissioningID: String) throws(FlowError) -> String? {
-        try requireOnline()
+        try requireReachable()
         try session.beginCommissioning(commissioningID: commissioningID)
         return session.sessionID
     }
@@ -164,6 +169,7 @@ struct SimulatedStructure: Sendable, Hashable {
     }
 
     mutating func configure(name deviceName: String, roomName: String?) throws(FlowError) {
+        try requireReachable()
         var trial = session
         try trial.configure(name: deviceName, roomName: roomName)
         guard !deviceName.allSatisfy(\.isWhitespace) else {
@@ -186,18 +192,22 @@ struct SimulatedStructure: Sendable, Hashable {
     }
 
     mutating func complete() throws(FlowError) -> [String] {
-        try session.complete().sorted()
+        try requireReachable()
+        return try session.complete().sorted()
     }
 
     /// Cancels the active session and removes its pending devices; false when no session was active.
-    mutating func cancel() -> Bool {
+    /// - Throws: `hubOffline` / `hubUnreachable`: a hub that cannot be reached cannot release anything, so the
+    ///   session stays active until the hub comes back and is asked again, or until its lease runs out.
+    mutating func cancel() throws(FlowError) -> Bool {
+        try requireReachable()
         guard let removed = session.cancel() else { return false }
         home.devices.removeAll { removed.contains($0.id) }
         return true
     }
 
     func basicInformation(deviceID: String) throws(FlowError) -> BasicInformation {
-        try requireOnline()
+        try requireReachable()
         guard let device = home.device(id: deviceID) else {
             let hint = SpellingSuggestion.hint(for: deviceID, among: home.devices.map(\.id))
             throw FlowError(.deviceNotFound, "\(name) has no device with ID \"\(deviceID)\"\(hint)")

@@ -57,16 +57,16 @@ public enum Base38 {
 
     /// Decodes the characters of `text` in `range`; positions in errors are offsets into `text`.
     ///
-    /// Messages never show decoded values: in a QR code they hold passcode bits.
+    /// Messages never show the characters or decoded values: in a QR code they hold passcode bits.
     static func decode(_ text: PayloadText, _ range: Range<Int>) throws(PayloadError) -> [UInt8] {
         // Every character is checked before the length, so a bad character is reported first.
         for index in range where digitValue(text, index) == nil {
             let character = text[index]
             throw PayloadError(
                 code: .invalidBase38Character,
-                message: "character \(quoted(character)) at index \(index) is not in the base-38 alphabet "
+                message: "\(characterKind(character)) at index \(index) is not in the base-38 alphabet "
                     + "0-9, A-Z, '-', '.'",
-                position: index, found: String(character))
+                position: index)
         }
         let remainder = range.count % 5
         guard remainder != 1, remainder != 3 else {
@@ -117,14 +117,20 @@ public enum Base38 {
     }
 }
 
-/// A character shown in a message: printable ASCII as `'c'`, anything else as its scalar codes (`U+0009`).
-func quoted(_ character: Character) -> String {
-    if let ascii = character.asciiValue, character.unicodeScalars.count == 1, (33...126).contains(ascii) {
-        return "'\(character)'"
+/// What kind of character `character` is, for a message that must not show it: a payload's characters encode
+/// the setup passcode, so errors name the kind and the position, never the character.
+func characterKind(_ character: Character) -> String {
+    guard let ascii = character.asciiValue, character.unicodeScalars.count == 1 else {
+        return character == "\r\n" ? "a line break" : "a non-ASCII character"
     }
-    let codes = character.unicodeScalars.map { scalar -> String in
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    switch ascii {
+    case UInt8(ascii: " "): return "a space"
+    case UInt8(ascii: "\t"): return "a tab"
+    case UInt8(ascii: "\n"), UInt8(ascii: "\r"): return "a line break"
+    case 0..<0x20, 0x7F: return "a control character"
+    case UInt8(ascii: "a")...UInt8(ascii: "z"): return "a lowercase letter"
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"): return "an uppercase letter"
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return "a digit"
+    default: return "a punctuation mark or symbol"
     }
-    return codes.joined(separator: " ")
 }

@@ -53,26 +53,25 @@ enum ManualCodeLayout {
         guard expected == checkDigit.value else {
             throw PayloadError(
                 code: .checkDigitMismatch,
-                message: "check digit at index \(checkDigit.position) is \(checkDigit.value) but should be "
-                    + "\(expected) (Verhoeff); a digit was probably mistyped",
-                position: checkDigit.position, field: .checkDigit, expected: String(expected),
-                found: String(checkDigit.value))
+                message: "the check digit at index \(checkDigit.position) does not match the digits before it "
+                    + "(Verhoeff); a digit was probably mistyped or two were swapped",
+                position: checkDigit.position, field: .checkDigit)
         }
 
         let first = body[0]
         guard first.value <= 7 else {
             throw PayloadError(
                 code: .unsupportedManualCodeVersion,
-                message: "first digit \(first.value) at index \(first.position) marks a manual-code version newer "
-                    + "than 0 (it must be 0-7)",
-                position: first.position, field: .version, expected: "0-7", found: String(first.value))
+                message: "the first digit (index \(first.position)) marks a manual-code version newer than 0 (it must "
+                    + "be 0-7)",
+                position: first.position, field: .version, expected: "0-7")
         }
         let isLong = first.value & 0b100 != 0
         let expectedLength = isLong ? longLength : shortLength
         guard digits.count == expectedLength else {
             throw PayloadError(
                 code: .manualCodeLengthMismatch,
-                message: "first digit \(first.value) at index \(first.position) says the vendor and product IDs are "
+                message: "the first digit (index \(first.position)) says the vendor and product IDs are "
                     + (isLong ? "present" : "absent") + ", which needs \(expectedLength) digits, but the code has "
                     + "\(digits.count)",
                 position: first.position, expected: String(expectedLength), found: String(digits.count))
@@ -101,7 +100,7 @@ enum ManualCodeLayout {
 
     /// The decimal number in `digits[range]`, which must not exceed `limit`.
     ///
-    /// The digit groups 2-6 and 7-10 hold passcode bits, so their value is left out of the message.
+    /// The message names the digits' place, never their value: they are digits of the code.
     private static func number(
         _ digits: [Digit], _ range: Range<Int>, limit: Int, code: PayloadError.Code, what: String
     ) throws(PayloadError) -> Int {
@@ -114,12 +113,10 @@ enum ManualCodeLayout {
                 case .productIDOutOfRange: .productID
                 default: nil
                 }
-            let shown = field == nil ? nil : String(value)
             throw PayloadError(
                 code: code,
-                message: "\(what) starting at index \(position) "
-                    + (shown.map { "hold \($0), " } ?? "hold a number ") + "more than the maximum \(limit)",
-                position: position, field: field, expected: "0-\(limit)", found: shown)
+                message: "\(what) starting at index \(position) hold a number more than the maximum \(limit)",
+                position: position, field: field, expected: "0-\(limit)")
         }
         return value
     }

@@ -121,9 +121,9 @@ extension OnboardingPayload {
                 let character = input.text[index]
                 throw PayloadError(
                     code: .invalidManualCodeCharacter,
-                    message: "character \(quoted(character)) at index \(index) is not allowed in a manual pairing "
+                    message: "\(characterKind(character)) at index \(index) is not allowed in a manual pairing "
                         + "code (only digits, dashes and spaces)",
-                    position: index, found: String(character))
+                    position: index)
             }
         }
         return try ManualCodeLayout.decode(digits)
@@ -185,7 +185,7 @@ private struct TrimmedInput {
         if let offending = (start..<end).first(where: { !fitsManualCode(at: $0) }) {
             return PayloadError(
                 code: .unrecognizedFormat,
-                message: "expected \(expected); character \(quoted(text[offending])) at index \(offending) "
+                message: "expected \(expected); \(characterKind(text[offending])) at index \(offending) "
                     + "is not a digit, dash or space",
                 position: offending)
         }

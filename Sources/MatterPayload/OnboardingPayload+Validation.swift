@@ -53,8 +53,9 @@ extension OnboardingPayload {
     ///
     /// Rules for both kinds: version 0; vendor ID 0 or 1…0xFFF4; product ID not 0 when a vendor ID is given;
     /// commissioning flow 0, 1 or 2; discriminator within 12 bits (long) or 4 bits (short); passcode 1…99999998 and
-    /// not trivial. QR codes also need discovery capabilities with only defined bits, a long discriminator and zero
-    /// padding. Manual codes for a non-standard flow (21 digits) also need the vendor and product IDs.
+    /// not trivial. QR codes also need discovery capabilities, a long discriminator and zero padding. Discovery bits
+    /// the specification does not define are not an error (a newer revision may define them): ``warnings(as:)``
+    /// reports them. Manual codes for a non-standard flow (21 digits) also need the vendor and product IDs.
     public func validate(as kind: PayloadKind) -> [PayloadError] {
         var errors: [PayloadError] = []
         if version != 0 {
@@ -85,6 +86,32 @@ extension OnboardingPayload {
                     field: .padding, expected: "0", found: String(padding)))
         }
         return errors
+    }
+
+    /// What a commissioner should tell the user about a payload that is valid but holds something this version does
+    /// not understand, for its own ``kind``.
+    public func warnings() -> [PayloadError] {
+        warnings(as: kind)
+    }
+
+    /// The warnings for the payload encoded as `kind`: discovery-capability bits 6 and 7 set in a QR code
+    /// (`unknownDiscoveryCapabilities`). A newer Matter revision may define them, so they must not stop an older
+    /// commissioner: the payload is accepted, the defined bits are used and the others ignored.
+    public func warnings(as kind: PayloadKind) -> [PayloadError] {
+        guard kind == .qr, let capabilities = discoveryCapabilities else { return [] }
+        let unknown = capabilities.unknownBits
+        guard !unknown.isEmpty else { return [] }
+        let bits = (0..<8).filter { unknown.rawValue & (1 << $0) != 0 }.map(String.init)
+        let known = capabilities.intersection(.known)
+        return [
+            PayloadError(
+                code: .unknownDiscoveryCapabilities,
+                message: "discovery-capability bit\(bits.count == 1 ? "" : "s") \(bits.joined(separator: ", ")) "
+                    + "\(bits.count == 1 ? "is" : "are") not defined by the Matter revision this tool knows "
+                    + "(0x\(hex(capabilities.rawValue, digits: 2))); ignored, discovering by \(known)",
+                field: .discoveryCapabilities, expected: "0x00-0x3F",
+                found: "0x\(hex(capabilities.rawValue, digits: 2))")
+        ]
     }
 
     private func vendorAndProductErrors(kind: PayloadKind) -> [PayloadError] {
@@ -122,25 +149,12 @@ extension OnboardingPayload {
     }
 
     private func discoveryErrors() -> [PayloadError] {
-        guard let capabilities = discoveryCapabilities else {
+        guard discoveryCapabilities != nil else {
             return [
                 PayloadError(
                     code: .missingDiscoveryCapabilities,
                     message: "a QR code must say how the device can be discovered (discovery capabilities)",
                     field: .discoveryCapabilities)
-            ]
-        }
-        let unknown = capabilities.unknownBits
-        guard unknown.isEmpty else {
-            let bits = (0..<8).filter { unknown.rawValue & (1 << $0) != 0 }.map(String.init)
-            return [
-                PayloadError(
-                    code: .unknownDiscoveryCapabilities,
-                    message: "discovery-capability bit\(bits.count == 1 ? "" : "s") \(bits.joined(separator: ", ")) "
-                        + "\(bits.count == 1 ? "is" : "are") not defined (0x\(hex(capabilities.rawValue, digits: 2)));"
-                        + " only bits 0-5 are",
-                    field: .discoveryCapabilities, expected: "0x00-0x3F",
-                    found: "0x\(hex(capabilities.rawValue, digits: 2))")
             ]
         }
         return []

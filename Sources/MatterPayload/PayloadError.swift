@@ -4,7 +4,9 @@
 /// digit, …); ``OnboardingPayload/validate()`` returns every rule the decoded fields break. Both use this type, so a
 /// caller can show one kind of message and scripts can match on the stable ``code``.
 ///
-/// Messages never contain the passcode, so an error can go into logs and traces as it is.
+/// Messages never contain the passcode, and parse errors never contain a character or digit of the code (the code
+/// encodes the passcode): they name positions, lengths and kinds of character. An error can go into logs and traces
+/// as it is.
 public struct PayloadError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The rule that failed, as a stable camel-case string (for example `checkDigitMismatch`).
     public var code: Code
@@ -16,9 +18,10 @@ public struct PayloadError: Error, Sendable, Hashable, CustomStringConvertible {
     public var field: Field?
     /// Which payload of a `*`-joined QR code the problem is in (0-based), when the input held several.
     public var payloadIndex: Int?
-    /// The value the rule expected, when it names one (for example the correct check digit).
+    /// The value the rule expected, when it names one (for example a range such as `0-7`).
     public var expected: String?
-    /// The value that was found instead, when it is safe to show (never the passcode).
+    /// The value that was found instead, when it is safe to show: a decoded field or a length, never the passcode
+    /// or a character or digit of the code.
     public var found: String?
 
     /// Creates an error from its parts.
@@ -115,7 +118,8 @@ extension PayloadError {
         public static let reservedCommissioningFlow = Code(rawValue: "reservedCommissioningFlow")
         /// A QR payload has no discovery capabilities.
         public static let missingDiscoveryCapabilities = Code(rawValue: "missingDiscoveryCapabilities")
-        /// Discovery-capability bits the specification does not define (bits 6 and 7) are set.
+        /// Discovery-capability bits the specification does not define (bits 6 and 7) are set. A warning, not an error:
+        /// see ``OnboardingPayload/warnings()``.
         public static let unknownDiscoveryCapabilities = Code(rawValue: "unknownDiscoveryCapabilities")
         /// A QR payload has only the 4-bit short discriminator.
         public static let shortDiscriminatorInQRCode = Code(rawValue: "shortDiscriminatorInQRCode")

@@ -29,6 +29,26 @@ public struct NetworkName: Hashable, Sendable, CustomStringConvertible {
         value
     }
 
+    /// The name for a one-line listing: control characters (C0 including line breaks, DEL, C1) written as `\u`
+    /// escapes (`\u001b`), so a name from a dataset cannot drive the terminal or fake a line of the listing.
+    public var displayText: String {
+        guard value.unicodeScalars.contains(where: Self.isControl) else { return value }
+        var text = ""
+        for scalar in value.unicodeScalars {
+            if Self.isControl(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
     /// Compares the encoded bytes. Swift strings compare by canonical equivalence, so `"é"` and `"e\u{301}"`
     /// are equal strings, but they are different network names on the wire.
     public static func == (lhs: NetworkName, rhs: NetworkName) -> Bool {

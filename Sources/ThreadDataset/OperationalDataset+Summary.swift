@@ -3,7 +3,8 @@ extension OperationalDataset: CustomStringConvertible, CustomDebugStringConverti
     ///
     /// Lines come in OpenThread's order whatever the TLV order: Pending Timestamp, Active Timestamp, Channel,
     /// Wake-up Channel, Channel Mask, Delay, Ext PAN ID, Mesh Local Prefix, Network Key, Network Name, PAN ID,
-    /// PSKc, Security Policy, then unknown TLVs as `Name (type N): hex`.
+    /// PSKc, Security Policy, then unknown TLVs as `Name (type N): hex`. Control characters in the Network Name are
+    /// shown as `\u` escapes (``NetworkName/displayText``).
     ///
     /// - Parameter revealingSecrets: Whether to show the Network Key and PSKc. By default they are shown as
     ///   `[redacted]`, like `dataset active -ns`.
@@ -25,7 +26,7 @@ extension OperationalDataset: CustomStringConvertible, CustomDebugStringConverti
         add("Ext PAN ID", extendedPANID?.hexString)
         add("Mesh Local Prefix", meshLocalPrefix?.description)
         add("Network Key", secret(networkKey?.revealedHex))
-        add("Network Name", networkName?.value)
+        add("Network Name", networkName?.displayText)
         add("PAN ID", panID.map { "0x" + Hex.padded($0, width: 4) })
         add("PSKc", secret(pskc?.revealedHex))
         add("Security Policy", securityPolicy?.openThreadNotation)

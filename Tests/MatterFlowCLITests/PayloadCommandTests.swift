@@ -1,5 +1,6 @@
 import MatterFlowCLI
 import MatterFlowJSON
+import MatterPayload
 import Testing
 
 /// `matterflow payload` and `matterflow payload generate`, in-process.
@@ -52,12 +53,34 @@ import Testing
         }
     }
 
-    @Test func aWrongCheckDigitExitsTwoNamingTheCheckDigit() async {
+    @Test func aWrongCheckDigitExitsTwoNamingTheCheckDigitsPlaceOnly() async {
         let result = await matterflow("payload", "34970112333")
         #expect(result.code == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("checkDigitMismatch"))
-        #expect(result.stderr.contains("should be 2"))
+        #expect(result.stderr.contains("index 10"))
+        #expect(!result.stderr.contains("should be 2"))
+        #expect(!result.stderr.contains("is 3"))
+    }
+
+    @Test func aMalformedPasscodeToGenerateIsNotRepeated() async {
+        let result = await matterflow(
+            "payload", "generate", "--vendor-id", "1", "--product-id", "1", "--discriminator", "1", "--passcode", "2020x2021")
+        #expect(result.code == 64)
+        #expect(result.stderr.contains("'--passcode' must be a whole number"))
+        #expect(!result.stderr.contains("2020x2021"))
+    }
+
+    @Test func discoveryBitsSixAndSevenAreIgnoredWithAWarning() async throws {
+        var fields = OnboardingPayload(vendorID: 0xFFF1, productID: 0x8000, discriminator: 3840, passcode: 20_202_021)
+        fields.discoveryCapabilities = DiscoveryCapabilities(rawValue: 0xC2)
+        let code = try fields.qrCode()
+        let result = await matterflow("payload", code, "--json")
+        #expect(result.code == 0)
+        #expect(result.stderr.contains("warning[unknownDiscoveryCapabilities]"))
+        #expect(result.stderr.contains("bits 6, 7"))
+        let payload = try #require(try decodedArray(result.stdout).first)
+        #expect(payload["passcode"] == 20202021)
     }
 
     @Test func aBadBase38CharacterIsNamedWithItsIndex() async {

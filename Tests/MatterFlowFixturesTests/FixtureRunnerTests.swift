@@ -54,6 +54,14 @@ import Testing
         #expect(device.details.first?.contains(#""Lamp", in Kitchen"#) == true)
     }
 
+    @Test func anEmptyExpectedPathIsAMismatchNotACrash() async throws {
+        let result = try await run(InlineFixture.commissionDevice(expect: #"{ "outcome": "succeeded", "path": [] }"#))
+        #expect(!result.passed)
+        let path = try #require(result.mismatches.first { $0.subject == "path" })
+        #expect(path.expected == "no state at all")
+        #expect(path.actual == "#1 prepare")
+    }
+
     @Test func faultsFailTheGivenAttemptsThenLetCallsSucceed() async throws {
         let result = try await run(
             InlineFixture.commissionDevice(

@@ -147,6 +147,15 @@ struct CommissionFailureTests {
         _ = try? await hub.fetchRooms(structure: structure)
         _ = try? await hub.basicInformation(structure: structure, deviceID: "device-existing")
         _ = try? await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c")
+        _ = try? await hub.configureDevice(structure: structure, name: "x", roomName: nil)
+        _ = try? await hub.completeCommissioning(structure: structure)
+        _ = try? await hub.cancelCommissioning(structure: structure)
+        try await hub.setOnline(true, structure: structure)
+        try await hub.setReachable(false, structure: structure)
+        _ = try? await hub.createAddDeviceRequest(structure: structure, topology: Topology(ecosystemName: "G", homes: []))
+        _ = try? await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c")
+        _ = try? await hub.cancelCommissioning(structure: structure)
+        try await hub.setReachable(true, structure: structure)
         _ = try await hub.cancelCommissioning(structure: structure)
 
         let failures = await hub.callRecords.filter { $0.outcome != .succeeded }

@@ -160,12 +160,15 @@ struct SessionRulesTests {
         #expect(Set(again).isDisjoint(with: pendingIDs))
     }
 
-    @Test("cancel works while the hub is offline, and is a no-op without a session")
+    @Test("cancel fails while the hub is offline and releases nothing; it works once the hub is back")
     func cancelOffline() async throws {
         let (hub, _) = try TestHomes.hub()
         #expect(try await hub.cancelCommissioning(structure: structure) == false)
         _ = try await hub.prepareCommissioning(structure: structure)
         try await hub.setOnline(false, structure: structure)
+        await expectFailure(.hubOffline) { _ = try await hub.cancelCommissioning(structure: structure) }
+        #expect(try await hub.status(structure: structure).activeSession)
+        try await hub.setOnline(true, structure: structure)
         #expect(try await hub.cancelCommissioning(structure: structure))
         #expect(try await hub.status(structure: structure).activeSession == false)
     }

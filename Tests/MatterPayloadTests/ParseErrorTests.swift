@@ -84,7 +84,7 @@ struct ParseErrorTests {
         #expect(error.found == String(text.count))
     }
 
-    @Test("a wrong check digit names the expected digit and its index", arguments: [
+    @Test("a wrong check digit names its index, never the digits", arguments: [
         ("34970112333", 10), ("3497-011-2333", 12), ("749701123365521327695", 20), ("34970112323", 10),
     ])
     func checkDigitMismatch(_ text: String, _ position: Int) throws {
@@ -92,10 +92,8 @@ struct ParseErrorTests {
         #expect(error.code == .checkDigitMismatch)
         #expect(error.position == position)
         #expect(error.field == .checkDigit)
-        let body = String(text.filter(\.isNumber).dropLast())
-        let expected = try Verhoeff.checkDigit(for: body)
-        #expect(error.expected == String(expected))
-        #expect(error.message.contains("should be \(expected)"))
+        #expect(error.expected == nil)
+        #expect(error.found == nil)
         #expect(error.message.contains("index \(position)"))
     }
 
@@ -128,7 +126,8 @@ struct ParseErrorTests {
         #expect(vendor.code == .vendorIDOutOfRange)
         #expect(vendor.position == 10)
         #expect(vendor.field == .vendorID)
-        #expect(vendor.found == "65536")
+        #expect(vendor.found == nil)
+        #expect(!vendor.message.contains("65536"))
         let product = try #require(parseError(try Verhoeff.appendingCheckDigit(to: "74970112336552199999")))
         #expect(product.code == .productIDOutOfRange)
         #expect(product.position == 15)

@@ -82,14 +82,32 @@ struct ValidationTests {
         #expect(codes(payload, as: .manual).isEmpty)
     }
 
-    @Test("undefined discovery-capability bits are refused", arguments: [0x40, 0x80, 0xC2] as [UInt8])
+    @Test("discovery-capability bits 6-7 are accepted with a warning", arguments: [0x40, 0x80, 0xC2] as [UInt8])
     func unknownDiscoveryBits(_ raw: UInt8) throws {
         var payload = Self.valid
         payload.discoveryCapabilities = DiscoveryCapabilities(rawValue: raw)
-        #expect(codes(payload) == [.unknownDiscoveryCapabilities])
-        let error = try #require(payload.validate().first)
-        #expect(error.message.contains("not defined"))
-        #expect(error.found == "0x" + String(raw, radix: 16, uppercase: true))
+        #expect(codes(payload).isEmpty)
+        #expect(payload.isValid)
+        let warning = try #require(payload.warnings().first)
+        #expect(payload.warnings().count == 1)
+        #expect(warning.code == .unknownDiscoveryCapabilities)
+        #expect(warning.message.contains("not defined"))
+        #expect(warning.message.contains("ignored"))
+        #expect(warning.found == "0x" + String(raw, radix: 16, uppercase: true))
+        // The defined bits are still the ones used to discover the device.
+        #expect(payload.discoveryCapabilities?.intersection(.known) == DiscoveryCapabilities(rawValue: raw & 0x3F))
+        #expect(Self.valid.warnings().isEmpty)
+        #expect(payload.warnings(as: .manual).isEmpty)
+    }
+
+    @Test("a QR code with bits 6-7 set decodes, as connectedhomeip's parser accepts it")
+    func unknownDiscoveryBitsDecode() throws {
+        var payload = Self.valid
+        payload.discoveryCapabilities = DiscoveryCapabilities(rawValue: 0xC2)
+        let code = try payload.qrCode()
+        let decoded = try OnboardingPayload.decode(code)
+        #expect(decoded.first?.discoveryCapabilities?.rawValue == 0xC2)
+        #expect(decoded.first?.warnings().map(\.code) == [.unknownDiscoveryCapabilities])
     }
 
     @Test("a QR payload needs the long discriminator")
@@ -149,7 +167,7 @@ struct ValidationTests {
             padding: 3)
         #expect(codes(payload) == [
             .unsupportedVersion, .invalidVendorID, .productIDZeroWithVendor, .reservedCommissioningFlow,
-            .unknownDiscoveryCapabilities, .discriminatorOutOfRange, .passcodeOutOfRange, .nonZeroPadding,
+            .discriminatorOutOfRange, .passcodeOutOfRange, .nonZeroPadding,
         ])
     }
 

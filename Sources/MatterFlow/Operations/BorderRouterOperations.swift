@@ -68,7 +68,7 @@ enum BorderRouterOperations {
             .init("borderRouters", .array(routerShape), "the border routers"),
             .init("deviceIDs", .array(.string), "their device IDs"),
         ]),
-        errors: [.hubOffline, .structureNotFound], defaultTimeoutSeconds: 10, effect: .read
+        errors: [.hubOffline, .hubUnreachable, .structureNotFound], defaultTimeoutSeconds: 10, effect: .read
     ) { hub, structure, _ in
         let routers = try await hub.borderRouters(structure: structure)
         return ["borderRouters": .array(routers.map(json)), "deviceIDs": .array(routers.map { .string($0.deviceID) })]
@@ -79,7 +79,7 @@ enum BorderRouterOperations {
         summary: "Describes one border router: its supported traits, attributes, commands and events, and its network.",
         arguments: [deviceArgument],
         result: routerShape,
-        errors: [.deviceNotFound, .notBorderRouter, .hubOffline], defaultTimeoutSeconds: 10, effect: .read
+        errors: [.deviceNotFound, .notBorderRouter, .hubOffline, .hubUnreachable], defaultTimeoutSeconds: 10, effect: .read
     ) { hub, structure, arguments in
         json(try await hub.borderRouter(structure: structure, deviceID: arguments["deviceID"]?.stringValue ?? ""))
     }
@@ -92,7 +92,7 @@ enum BorderRouterOperations {
             .init("epskcSupported", .boolean, "ePSKc credential sharing is supported (null: not reported)"),
             .init("internetAccessOption", .string, "unspecified, none, all, nat64Only or dhcpv6PdOnly (null: not reported)"),
         ]),
-        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .hubOffline], defaultTimeoutSeconds: 10, effect: .read
+        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .hubOffline, .hubUnreachable], defaultTimeoutSeconds: 10, effect: .read
     ) { hub, structure, arguments in
         let capabilities = try await hub.threadCapabilities(structure: structure, deviceID: arguments["deviceID"]?.stringValue ?? "")
         return [
@@ -112,7 +112,7 @@ enum BorderRouterOperations {
             .init("status", .string, "success"), .init("epskc", .string, "the one-time key (secret)"),
             .init("validDurationSeconds", .integer, "how long the key is valid"),
         ]),
-        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .epskcAlreadyActive, .invalidArgumentValue, .hubOffline],
+        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .epskcAlreadyActive, .invalidArgumentValue, .hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 10, effect: .nonIdempotentWrite, secretResultFields: ["epskc"]
     ) { hub, structure, arguments in
         let activation = try await hub.activateEpskc(
@@ -129,7 +129,7 @@ enum BorderRouterOperations {
         summary: "Deactivates ePSKc mode at once; the deactivation event's reason is cancelled.",
         arguments: [deviceArgument],
         result: .object([]),
-        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .epskcNotActive, .hubOffline],
+        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .epskcNotActive, .hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 10, effect: .idempotentWrite
     ) { hub, structure, arguments in
         try await hub.deactivateEpskc(structure: structure, deviceID: arguments["deviceID"]?.stringValue ?? "")
@@ -149,7 +149,7 @@ enum BorderRouterOperations {
             .init("status", .string, "joined, alreadyJoined or migrated"), .init("network", networkShape, "the network"),
             .init("migratedDevices", .array(.string), "Thread devices that moved with it"),
         ]),
-        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .invalidDataset, .hubOffline],
+        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .invalidDataset, .hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 60, effect: .idempotentWrite
     ) { hub, structure, arguments in
         let bytes = try validatedDataset(arguments["operationalDataset"]?.stringValue ?? "")
@@ -166,7 +166,7 @@ enum BorderRouterOperations {
             .init("status", .string, "left, or notOnNetwork when it was on none"), .init("network", networkShape, "null"),
             .init("migratedDevices", .array(.string), "empty"),
         ]),
-        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .hubOffline],
+        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 30, effect: .idempotentWrite
     ) { hub, structure, arguments in
         json(try await hub.leaveThreadNetwork(structure: structure, deviceID: arguments["deviceID"]?.stringValue ?? ""))
@@ -181,7 +181,7 @@ enum BorderRouterOperations {
     static let readThreadNetworkSettings = OperationDescriptor(
         name: "readThreadNetworkSettings",
         summary: "Reads the structure's Thread network settings (internet access option, default network).",
-        arguments: [], result: settingsShape, errors: [.structureNotFound, .hubOffline],
+        arguments: [], result: settingsShape, errors: [.structureNotFound, .hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 10, effect: .read
     ) { hub, structure, _ in
         json(try await hub.threadNetworkSettings(structure: structure))
@@ -192,7 +192,7 @@ enum BorderRouterOperations {
         summary: "Sets the structure's internet access option for the border routers that support it.",
         arguments: [.init("option", .string, required: true, "unspecified, none, all, nat64Only or dhcpv6PdOnly")],
         result: settingsShape,
-        errors: [.permissionNotGranted, .notSupported, .invalidArgumentValue, .structureNotFound, .hubOffline],
+        errors: [.permissionNotGranted, .notSupported, .invalidArgumentValue, .structureNotFound, .hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 10, effect: .idempotentWrite
     ) { hub, structure, arguments in
         let text = arguments["option"]?.stringValue ?? ""

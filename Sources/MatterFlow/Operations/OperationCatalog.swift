@@ -103,7 +103,7 @@ enum CommissioningOperations {
             .init("ecosystemName", .string, "the ecosystem name"),
             .init("homes", .array(.string), "the homes offered"),
         ]),
-        errors: [.noActiveSession, .sessionOutOfOrder, .sessionExpired, .invalidArgumentValue],
+        errors: [.noActiveSession, .sessionOutOfOrder, .sessionExpired, .invalidArgumentValue, .hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 10, effect: .idempotentWrite
     ) { hub, structure, arguments in
         let homes = arguments["homes"]?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -127,9 +127,10 @@ enum CommissioningOperations {
         result: .object([.init("commissioningID", .string, "the attempt's identifier")]),
         errors: [
             .noActiveSession, .sessionOutOfOrder, .sessionExpired, .invalidPayload, .deviceUnreachable,
-            .commissioningFailed, .deviceAlreadyCommissioned, .hubOffline,
+            .commissioningFailed, .deviceAlreadyCommissioned, .hubOffline, .hubUnreachable,
         ],
-        defaultTimeoutSeconds: 120, effect: .nonIdempotentWrite, idempotencyKey: "commissioningID"
+        defaultTimeoutSeconds: 120, effect: .nonIdempotentWrite, idempotencyKey: "commissioningID",
+        argumentWarnings: { arguments in onboardingPayloadWarnings(arguments["onboardingPayload"]?.stringValue ?? "") }
     ) { hub, structure, arguments in
         let payload = arguments["onboardingPayload"]?.stringValue ?? ""
         try validateOnboardingPayload(payload)
@@ -165,7 +166,10 @@ enum CommissioningOperations {
             .init("room", .string, required: false, "the room's name; omitted or null: no room"),
         ],
         result: .object([.init("name", .string, "the name set"), .init("room", .string, "the room, if any")]),
-        errors: [.noActiveSession, .sessionOutOfOrder, .sessionExpired, .roomNotFound, .invalidArgumentValue],
+        errors: [
+            .noActiveSession, .sessionOutOfOrder, .sessionExpired, .roomNotFound, .invalidArgumentValue, .hubOffline,
+            .hubUnreachable,
+        ],
         defaultTimeoutSeconds: 10, effect: .idempotentWrite
     ) { hub, structure, arguments in
         let name = arguments["name"]?.stringValue ?? ""
@@ -179,7 +183,7 @@ enum CommissioningOperations {
         summary: "Completes commissioning, releases the session and returns the commissioned device IDs.",
         arguments: [],
         result: .object([.init("deviceIDs", .array(.string), "every device commissioned (several for a bridge)")]),
-        errors: [.noActiveSession, .sessionOutOfOrder, .sessionExpired],
+        errors: [.noActiveSession, .sessionOutOfOrder, .sessionExpired, .hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 30, effect: .nonIdempotentWrite, releasesSession: true
     ) { hub, structure, _ in
         ["deviceIDs": .array(try await hub.completeCommissioning(structure: structure).map(JSONValue.string))]
@@ -190,7 +194,7 @@ enum CommissioningOperations {
         summary: "Cancels commissioning, undoes partial work and releases the session; harmless when none is active.",
         arguments: [],
         result: .object([.init("released", .boolean, "a session was active and has been released")]),
-        errors: [.hubUnreachable],
+        errors: [.hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 30, effect: .idempotentWrite, releasesSession: true, releaseAttemptSuffices: true
     ) { hub, structure, _ in
         ["released": .bool(try await hub.cancelCommissioning(structure: structure))]
@@ -205,7 +209,7 @@ enum CommissioningOperations {
             .init("productID", .integer, "product ID"), .init("productName", .string, "product name"),
             .init("softwareVersion", .integer, "software version"),
         ]),
-        errors: [.deviceNotFound, .hubOffline],
+        errors: [.deviceNotFound, .hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 10, effect: .read
     ) { hub, structure, arguments in
         let info = try await hub.basicInformation(
@@ -214,6 +218,15 @@ enum CommissioningOperations {
             "vendorName": .string(info.vendorName), "vendorID": .int(info.vendorID), "productID": .int(info.productID),
             "productName": .string(info.productName), "softwareVersion": .int(info.softwareVersion),
         ]
+    }
+
+    /// What a valid onboarding payload holds that this version does not understand (discovery bits a newer Matter
+    /// revision defines), as warning texts; empty for an invalid payload, which the call itself rejects.
+    static func onboardingPayloadWarnings(_ text: String) -> [String] {
+        guard let payloads = try? OnboardingPayload.decode(text) else { return [] }
+        return payloads.flatMap { payload in
+            payload.warnings().map { "onboarding payload: \($0.code.rawValue): \($0.message)" }
+        }
     }
 
     /// Rejects a malformed or invalid onboarding payload before it reaches the hub, naming the broken rule and where

@@ -57,13 +57,17 @@ public struct OperationDescriptor: Sendable {
     /// The argument by which the hub recognises a repeated call as the same one (an idempotency key), so a
     /// non-idempotent operation may be retried when the state declares it in `repeatSafety`.
     public var idempotencyKey: String?
+    /// What the run should warn about in a call's evaluated arguments, before the hub sees them (an onboarding
+    /// payload with discovery bits this version does not define). The texts never hold a secret argument's value.
+    public var argumentWarnings: (@Sendable (JSONObject) -> [String])?
     private(set) var invoke: Invocation
 
     public init(
         name: String, summary: String, arguments: [Argument], result: ValueShape, errors: [ErrorCause],
         defaultTimeoutSeconds: Double, effect: Effect, acquiresSession: Bool = false, releasesSession: Bool = false,
         secretResultFields: Set<String> = [], requires: [OrderRequirement]? = nil, releaseAttemptSuffices: Bool = false,
-        idempotencyKey: String? = nil, invoke: @escaping Invocation
+        idempotencyKey: String? = nil, argumentWarnings: (@Sendable (JSONObject) -> [String])? = nil,
+        invoke: @escaping Invocation
     ) {
         self.name = name
         self.summary = summary
@@ -78,6 +82,7 @@ public struct OperationDescriptor: Sendable {
         self.requires = requires ?? OrderRequirement.standard[name] ?? []
         self.releaseAttemptSuffices = releaseAttemptSuffices
         self.idempotencyKey = idempotencyKey
+        self.argumentWarnings = argumentWarnings
         self.invoke = invoke
     }
 

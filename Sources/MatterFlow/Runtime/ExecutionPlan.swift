@@ -197,6 +197,8 @@ final class PlannedCall: Sendable {
     /// The operation's secret arguments.
     let secretArguments: [String]
     let secretResultFields: Set<String>
+    /// The operation's warnings about a call's arguments.
+    let argumentWarnings: (@Sendable (JSONObject) -> [String])?
 
     init(_ operation: OperationDescriptor, action: ActionState) {
         self.operation = operation
@@ -205,6 +207,7 @@ final class PlannedCall: Sendable {
         timeoutSeconds = action.timeoutSeconds ?? operation.defaultTimeoutSeconds
         secretArguments = operation.arguments.filter(\.secret).map(\.name)
         secretResultFields = operation.secretResultFields
+        argumentWarnings = operation.argumentWarnings
         invoke = operation.invoke
         argumentShapes = operation.arguments
     }

@@ -3,7 +3,9 @@ import MatterFlowJSON
 extension Workflow {
     /// Checks a run's inputs against the declarations and fills in defaults.
     ///
-    /// - Throws: ``DiagnosticsError`` listing every unknown input, missing required input and wrong type.
+    /// - Throws: ``DiagnosticsError`` listing every unknown input, missing required input and wrong type, and every
+    ///   secret input holding a string of 1-3 characters (`invalidValue`): a secret that short could not be redacted
+    ///   from free text without mangling it, so it is refused rather than shown.
     public func resolveInputs(_ given: JSONObject, source: String = "<inputs>") throws(DiagnosticsError) -> JSONObject {
         var diagnostics: [Diagnostic] = []
         func report(_ code: String, _ name: String, _ message: String) {
@@ -39,8 +41,37 @@ extension Workflow {
                 resolved[name] = .null
             }
         }
+        for declaration in inputs where declaration.secret {
+            guard let value = resolved[declaration.name] else { continue }
+            let base = JSONPointer.appending(declaration.name, to: "")
+            for pointer in Self.shortStrings(in: value, at: base) {
+                diagnostics.append(
+                    Diagnostic(
+                        severity: .error, code: DiagnosticCode.invalidValue,
+                        message: "secret input \"\(declaration.name)\" holds a string of 1-\(SecretValues.minimumLength - 1) "
+                            + "characters\(pointer == base ? "" : " at \(pointer)"); a secret that short cannot be told "
+                            + "apart from other text, so it could not be kept out of traces, journals and messages: use at "
+                            + "least \(SecretValues.minimumLength) characters",
+                        file: source, pointer: pointer))
+            }
+        }
         guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
         return resolved
+    }
+
+    /// The JSON pointers of the strings inside `value` that are not empty but shorter than
+    /// ``SecretValues/minimumLength``.
+    static func shortStrings(in value: JSONValue, at pointer: String) -> [String] {
+        switch value {
+        case .string(let text):
+            return (1..<SecretValues.minimumLength).contains(text.count) ? [pointer] : []
+        case .array(let elements):
+            return elements.indices.flatMap { shortStrings(in: elements[$0], at: JSONPointer.appending(String($0), to: pointer)) }
+        case .object(let object):
+            return object.members.flatMap { shortStrings(in: $0.value, at: JSONPointer.appending($0.key, to: pointer)) }
+        case .null, .bool, .int, .double:
+            return []
+        }
     }
 
     /// The inputs with secret values replaced by `"<redacted>"`.

@@ -1,21 +1,53 @@
 import MatterFlowJSON
 import Synchronization
 
-/// The secret values of one run (secret inputs and secret arguments), and their removal from what the run shows.
+/// The secret values of one run (secret inputs and arguments, secret result fields), and their removal from what
+/// the run shows.
 ///
 /// Declaring an input or argument secret hides its value wherever it travels: inside other arguments, warnings
-/// and error messages too, not only where it was declared.
+/// and error messages too, not only where it was declared. Redaction works on the run's values, string by string,
+/// before anything is encoded, and it looks for each secret in every form it can take inside a string: as it is,
+/// JSON-escaped (a value holding the secret interpolated into text as JSON, once or nested several times, with or
+/// without `\/` and `\u` escapes) and percent-encoded.
+///
+/// A secret of at least ``minimumLength`` characters is redacted wherever it occurs inside a string. A shorter one is
+/// too likely to occur by chance in unrelated text, so it is redacted only where a string is exactly the secret;
+/// secret inputs that short are refused before the run starts (``Workflow/resolveInputs(_:source:)``).
 final class SecretValues: Sendable {
-    /// Shorter strings are too likely to occur by chance to be redacted by value.
+    /// Shorter strings are too likely to occur by chance to be redacted inside other text.
     static let minimumLength = 4
 
-    private let values = Mutex<Set<String>>([])
+    /// How many times a secret's JSON escaping is applied to find it in JSON text nested inside JSON text.
+    static let nestingDepth = 4
+
+    private struct Known {
+        /// Every encoded form of every secret at least ``minimumLength`` long, longest first.
+        var forms: [String] = []
+        /// Every secret string, whatever its length, for whole-string matches.
+        var whole: Set<String> = []
+        /// Secrets whose encoded forms are not in ``forms`` yet: they are worked out on the first redaction, so a
+        /// run that never shows anything never pays for them.
+        var pending: [String] = []
+
+        mutating func expandPending() {
+            guard !pending.isEmpty else { return }
+            var all = Set(forms)
+            for secret in pending { all.formUnion(SecretValues.encodedForms(of: secret)) }
+            pending = []
+            forms = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+        }
+    }
+
+    private let known = Mutex(Known())
 
     /// Records every string inside a value.
     func add(_ value: JSONValue) {
         switch value {
-        case .string(let text) where text.count >= Self.minimumLength:
-            _ = values.withLock { $0.insert(text) }
+        case .string(let text) where !text.isEmpty:
+            known.withLock { known in
+                guard known.whole.insert(text).inserted, text.count >= Self.minimumLength else { return }
+                known.pending.append(text)
+            }
         case .array(let elements):
             elements.forEach(add)
         case .object(let object):
@@ -27,11 +59,73 @@ final class SecretValues: Sendable {
 
     /// The text with every secret replaced by ``RunOptions/redacted``.
     func redacting(_ text: String) -> String {
-        let secrets = values.withLock { $0 }
-        guard !secrets.isEmpty else { return text }
+        let known = known.withLock { known in
+            known.expandPending()
+            return known
+        }
+        guard !known.whole.isEmpty else { return text }
+        if known.whole.contains(text) { return RunOptions.redacted }
         var result = text
-        for secret in secrets.sorted(by: { $0.count > $1.count }) where result.contains(secret) {
-            result = result.split(separator: secret, omittingEmptySubsequences: false).joined(separator: RunOptions.redacted)
+        for form in known.forms where result.contains(form) {
+            result = result.split(separator: form, omittingEmptySubsequences: false).joined(separator: RunOptions.redacted)
+        }
+        return result
+    }
+
+    /// The forms `secret` can take inside a string the run shows: itself, its JSON escaping nested up to
+    /// ``nestingDepth`` times (as ``JSONWriter`` writes it, with `/` escaped as `\/` as other JSON writers do, and
+    /// with every character outside letters and digits as a `\u` escape), and its percent-encoding.
+    static func encodedForms(of secret: String) -> Set<String> {
+        var forms: Set<String> = [secret]
+        var nested = secret
+        for _ in 0..<nestingDepth {
+            nested = jsonEscaped(nested)
+            forms.insert(nested)
+            forms.insert(nested.split(separator: "/", omittingEmptySubsequences: false).joined(separator: "\\/"))
+        }
+        forms.insert(unicodeEscaped(secret, uppercase: false))
+        forms.insert(unicodeEscaped(secret, uppercase: true))
+        forms.insert(percentEncoded(secret, uppercase: true))
+        forms.insert(percentEncoded(secret, uppercase: false))
+        return forms.filter { $0.count >= minimumLength }
+    }
+
+    /// The body of the JSON string literal ``JSONWriter`` writes for `text`, without the quotes.
+    static func jsonEscaped(_ text: String) -> String {
+        var literal = ""
+        JSONWriter.writeString(text, into: &literal)
+        return String(literal.dropFirst().dropLast())
+    }
+
+    /// `text` with every scalar that is not an ASCII letter or digit written as a JSON `\u` escape (UTF-16 units).
+    static func unicodeEscaped(_ text: String, uppercase: Bool) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            for unit in String(scalar).utf16 {
+                let hex = String(unit, radix: 16, uppercase: uppercase)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        }
+        return result
+    }
+
+    /// `text` percent-encoded as in a URL: every UTF-8 byte outside `A-Z a-z 0-9 - . _ ~` as `%XX`.
+    static func percentEncoded(_ text: String, uppercase: Bool) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: uppercase)
+                result += "%" + (hex.count == 1 ? "0" : "") + hex
+            }
         }
         return result
     }
@@ -54,7 +148,7 @@ final class SecretValues: Sendable {
 
     /// The event with secrets removed from every text it carries.
     func redacting(_ kind: RunEvent.Kind) -> RunEvent.Kind {
-        guard !values.withLock({ $0.isEmpty }) else { return kind }
+        guard !known.withLock({ $0.whole.isEmpty }) else { return kind }
         switch kind {
         case .runStarted(let inputs):
             return .runStarted(inputs: redacting(.object(inputs)).objectValue ?? inputs)

@@ -58,8 +58,16 @@ extension WorkflowRunner {
             return .work(.status(shielded: levels.top.onCancelPath))
         }
         if state.isSubworkflow { return descend(state, resuming: resuming, &levels, &record) }
-        switch prepareCall(state, scope: levels.top.scope, path: levels.top.path, attempt: levels.top.progress?.attempt ?? 1) {
-        case .success(let call): return .work(.call(call, shielded: levels.top.onCancelPath))
+        let attempt = levels.top.progress?.attempt ?? 1
+        switch prepareCall(state, scope: levels.top.scope, path: levels.top.path, attempt: attempt) {
+        case .success(let call):
+            if attempt == 1, let warn = call.plan.argumentWarnings {
+                for text in warn(call.arguments) {
+                    record.warnings.append(text)
+                    emit(levels.top.path, .warning(state: state.name, message: text))
+                }
+            }
+            return .work(.call(call, shielded: levels.top.onCancelPath))
         case .failure(let error): return attemptEnded(.failed(error), &levels, &record)
         }
     }

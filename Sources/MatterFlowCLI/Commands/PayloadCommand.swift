@@ -10,6 +10,7 @@ struct PayloadCommand {
         options: [.init(name: "json", valueName: nil, help: "Print a JSON array of the decoded payloads.")],
         discussion: """
             Exit status: 0 when the code is valid, 2 when it is not (the broken rule is named on stderr).
+            Discovery-capability bits a newer Matter revision defines (6, 7) are ignored with a warning on stderr.
             The output shows the setup passcode: you asked for this code to be decoded.
             See 'matterflow payload generate --help' to make codes for test devices.
             """)
@@ -40,6 +41,12 @@ struct PayloadCommand {
         } catch {
             for problem in error.errors { environment.standardError.line("error[\(problem.code.rawValue)]: \(problem.message)") }
             return ExitCode.invalidInput
+        }
+        for (index, payload) in payloads.enumerated() {
+            for warning in payload.warnings() {
+                let item = payloads.count > 1 ? "payload \(index + 1): " : ""
+                environment.standardError.line("warning[\(warning.code.rawValue)]: \(item)\(warning.message)")
+            }
         }
         if arguments.flag("json") {
             environment.standardOutput.line(JSONWriter.pretty(.array(payloads.map { Self.json($0) })))
@@ -73,7 +80,9 @@ struct PayloadCommand {
             }
             let value = text.lowercased().hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
             guard let value, value <= max else {
-                throw UsageError(message: "'--\(name)' must be a whole number up to \(max), not '\(text)'", command: Self.generateSpec.name)
+                // The passcode is a secret: the message does not repeat it.
+                let shown = name == "passcode" ? "" : ", not '\(text)'"
+                throw UsageError(message: "'--\(name)' must be a whole number up to \(max)\(shown)", command: Self.generateSpec.name)
             }
             return value
         }

@@ -105,7 +105,7 @@ struct RunCommand {
             structureID: structureID, clock: clock, showSecrets: showSecrets,
             observer: { event in
                 switch trace {
-                case .text: if event.isShownInTextTrace { err.line(event.text) }
+                case .text: if event.isShownInTextTrace { err.line(TerminalText.escaping(event.text)) }
                 case .jsonl: err.line(JSONWriter.compact(event.jsonValue))
                 case .none: break
                 }

@@ -1,0 +1,20 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// Workflow text, loaded as if it sat next to the shipped workflows (so `workflow` states can name them), then
+/// validated and verified, and its graph built.
+enum WorkflowFuzz {
+    static let loader = WorkflowLoader()
+
+    static func run(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let directory = FuzzTarget.repositoryRoot + "/Workflows"
+        let outcome = loader.load(text: text, file: directory + "/fuzz.json", baseDirectory: directory)
+        if let workflow = outcome.workflow {
+            let graph = WorkflowGraph.build(workflow)
+            _ = graph.dot
+            _ = graph.mermaid
+        }
+        for diagnostic in outcome.diagnostics { _ = diagnostic.description }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import MatterFlowCLI
+import Testing
+import ThreadTestVectors
+
+/// Text from datasets, home files and inputs reaches the terminal with its control characters escaped: ESC
+/// sequences, BEL, CR, DEL and C1 controls are shown as `\u` escapes, never obeyed.
+@Suite("Control characters are escaped on the terminal")
+struct TerminalEscapingTests {
+    /// ESC sequence, BEL, CR, DEL and a C1 control (CSI), each of which a terminal would act on.
+    static let hostile = "a\u{1B}[31mb\u{07}\r\u{7F}\u{9B}"
+    static let controls: [Unicode.Scalar] = ["\u{1B}", "\u{07}", "\r", "\u{7F}", "\u{9B}"]
+
+    static func rawControls(in text: String) -> [Unicode.Scalar] {
+        text.unicodeScalars.filter { controls.contains($0) }
+    }
+
+    /// OpenThread's documented dataset with its Network Name TLV replaced by one holding `name`.
+    static func dataset(networkName name: String) -> String {
+        let original = "030f" + Array("OpenThread-5938".utf8).map { String(format: "%02x", $0) }.joined()
+        let bytes = Array(name.utf8)
+        let replacement = "03" + String(format: "%02x", bytes.count) + bytes.map { String(format: "%02x", $0) }.joined()
+        return PublishedVectors.openThread5938.replacingOccurrences(of: original, with: replacement)
+    }
+
+    @Test("a Network Name holding control characters is listed with them escaped")
+    func datasetListing() async throws {
+        let hex = Self.dataset(networkName: Self.hostile)
+        #expect(hex != PublishedVectors.openThread5938)
+        let run = await matterflow("dataset", hex)
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(Self.rawControls(in: run.stdout + run.stderr).isEmpty, "\(run.stdout)")
+        #expect(run.stdout.contains(#"Network Name: a\u001b[31mb\u0007\u000d\u007f\u009b"#), "\(run.stdout)")
+        // JSON output stays valid JSON and keeps the name exactly.
+        let json = await matterflow("dataset", hex, "--json")
+        #expect(Self.rawControls(in: json.stdout).isEmpty)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["networkName"] as? String == Self.hostile)
+    }
+
+    @Test("a line break in a Network Name cannot fake a line of the listing")
+    func datasetLineBreak() async {
+        let run = await matterflow("dataset", Self.dataset(networkName: "x\nPSKc: 00"))
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(#"Network Name: x\u000aPSKc: 00"#))
+        #expect(!run.stdout.split(separator: "\n").contains("PSKc: 00"))
+    }
+
+    @Test("names from a home file and from inputs are escaped in progress lines and the result")
+    func runOutput() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let room = "Hall\u{1B}]0;owned\u{07}\u{9B}2J"
+        let home = try directory.write(
+            TestHomes.json()
+                .replacingOccurrences(of: #""name": "Hall" }"#, with: #""name": "Hall\u001b]0;owned\u0007\u009b2J" }"#)
+                .replacingOccurrences(of: #""room": "Hall""#, with: #""room": "Hall\u001b]0;owned\u0007\u009b2J""#),
+            to: "home.json")
+        let run = await matterflow(
+            ["run", Repository.workflow("commission-device"), "--home", home]
+                + commissionInputs(name: "Lamp\r\u{7F}\u{1B}[2K", room: "Cellar"))
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(Self.rawControls(in: run.stdout + run.stderr).isEmpty, "\(run.stderr)")
+        // The warning about the unknown room lists the hostile room name, escaped on the progress line.
+        #expect(run.stderr.contains(#"Hall\u001b]0;owned\u0007\u009b2J"#), "\(run.stderr)")
+        let result = try run.result()
+        let output = try #require(result["output"] as? [String: Any])
+        #expect(output["configured"] as? Bool == false)
+        #expect((output["roomsOffered"] as? [String])?.contains(room) == true)
+    }
+
+    @Test("the escaping function escapes every terminal control and nothing else")
+    func escapingFunction() {
+        #expect(TerminalText.escaping("plain text, ünïcödé ✓") == "plain text, ünïcödé ✓")
+        #expect(TerminalText.escaping("\u{1B}\u{07}\r\u{7F}\u{85}\u{9F}\u{0}") == #"\u001b\u0007\u000d\u007f\u0085\u009f\u0000"#)
+        #expect(TerminalText.escaping("a\nb\tc") == #"a\u000ab\u0009c"#)
+        #expect(TerminalText.escaping("a\nb\tc", keepingLineBreaks: true) == "a\nb\tc")
+        #expect(TerminalText.escaping("x\u{202E}y") == #"x\u202ey"#)
+    }
+}

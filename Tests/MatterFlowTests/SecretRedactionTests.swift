@@ -1,0 +1,50 @@
+import Foundation
+import MatterFlowJSON
+import Testing
+
+@testable import MatterFlow
+
+/// How a run's secrets are found in what it shows: every encoded form inside any string, and short secrets only
+/// as whole strings.
+@Suite("Secret redaction by value")
+struct SecretRedactionTests {
+    static let secret = #"p@ss "wörd"\/1"#
+
+    func secrets(_ values: JSONValue...) -> SecretValues {
+        let secrets = SecretValues()
+        values.forEach(secrets.add)
+        return secrets
+    }
+
+    @Test("the secret is found as it is, JSON-escaped (nested), with \\/ and \\u escapes, and percent-encoded")
+    func everyEncoding() {
+        let secrets = secrets(.string(Self.secret))
+        let once = SecretValues.jsonEscaped(Self.secret)
+        let twice = SecretValues.jsonEscaped(once)
+        let forms = [
+            Self.secret, once, twice, once.replacingOccurrences(of: "/", with: "\\/"),
+            SecretValues.unicodeEscaped(Self.secret, uppercase: false),
+            SecretValues.unicodeEscaped(Self.secret, uppercase: true),
+            SecretValues.percentEncoded(Self.secret, uppercase: true),
+            SecretValues.percentEncoded(Self.secret, uppercase: false),
+        ]
+        #expect(twice.contains(#"\\\""#), "nested escaping doubles the backslashes")
+        #expect(SecretValues.percentEncoded("a b/é", uppercase: true) == "a%20b%2F%C3%A9")
+        #expect(SecretValues.unicodeEscaped("a\"é", uppercase: false) == #"a\u0022\u00e9"#)
+        for form in forms {
+            let shown = secrets.redacting("before \(form) after")
+            #expect(shown == "before \(RunOptions.redacted) after", "\(form) → \(shown)")
+        }
+        // Inside structured values, every string is searched.
+        let value: JSONValue = ["list": [.string("x \(once) y")], "n": 3]
+        #expect(secrets.redacting(value) == ["list": [.string("x \(RunOptions.redacted) y")], "n": 3])
+    }
+
+    @Test("a short secret is redacted where a string is exactly it, never inside other text")
+    func shortSecretsWhole() {
+        let secrets = secrets(.string("42"))
+        #expect(secrets.redacting("42") == RunOptions.redacted)
+        #expect(secrets.redacting("room 42 has 420 lamps") == "room 42 has 420 lamps")
+        #expect(secrets.redacting(["code": "42", "other": "1422"]) == ["code": .string(RunOptions.redacted), "other": "1422"])
+    }
+}

@@ -1,0 +1,109 @@
+import MatterPayload
+import Testing
+
+/// A code's characters encode its setup passcode, so a parse error names positions, lengths and kinds of character,
+/// never a character or digit of the code. Each parse error is produced from a real code and its message, `found`
+/// and `expected` are searched for the passcode and for every run of the code's characters.
+@Suite("Parse errors echo nothing of the code")
+struct ParseErrorSecrecyTests {
+    static let passcode: UInt32 = 69_414_998
+    static let payload = OnboardingPayload(
+        vendorID: 0xFFF1, productID: 0x8000, discriminator: 2_781, passcode: passcode, commissioningFlow: .custom)
+
+    /// The QR code's base-38 text, after `MT:`.
+    static var qrBody: String { String(((try? payload.qrCode()) ?? "").dropFirst(3)) }
+    /// The 21-digit manual code, without separators.
+    static var manualDigits: String { (try? payload.manualCode()) ?? "" }
+
+    /// One input per parse error the parser has, each made from the code above.
+    static var damagedCodes: [(PayloadError.Code, String)] {
+        let qr = Array(qrBody)
+        let manual = Array(manualDigits)
+        func withCheckDigit(_ body: [Character]) -> String {
+            (try? Verhoeff.appendingCheckDigit(to: String(body))) ?? ""
+        }
+        var version = Array(manual.dropLast())
+        version[0] = "9"
+        var flag = Array(manual.prefix(10))
+        flag[0] = "4"
+        var chunk = Array(manual.dropLast())
+        chunk.replaceSubrange(1..<6, with: Array("99999"))
+        var vendor = Array(manual.dropLast())
+        vendor.replaceSubrange(10..<15, with: Array("99999"))
+        var product = Array(manual.dropLast())
+        product.replaceSubrange(15..<20, with: Array("99999"))
+        let wrongCheck = String(manual.dropLast()) + String((Int(String(manual.last ?? "0")) ?? 0 + 1) % 10 == 0 ? "1" : "0")
+        var overflow = qr
+        overflow.replaceSubrange(0..<5, with: Array("....."))
+        return [
+            (.unrecognizedFormat, "AT:" + qrBody),
+            (.unrecognizedFormat, "x" + manualDigits),
+            (.emptyQRPayload, "MT:" + qrBody + "*"),
+            (.invalidBase38Character, "MT:" + qrBody.lowercased()),
+            (.invalidBase38Character, "MT:" + qrBody + "!"),
+            (.invalidBase38Length, "MT:" + qrBody + "AB"),
+            (.base38ChunkOverflow, "MT:" + String(overflow)),
+            (.qrPayloadTooShort, "MT:" + String(qr.prefix(10))),
+            (.invalidManualCodeCharacter, String(manual.prefix(8)) + "O" + String(manual.dropFirst(9))),
+            (.invalidManualCodeLength, String(manual.dropLast())),
+            (.checkDigitMismatch, wrongCheck),
+            (.unsupportedManualCodeVersion, withCheckDigit(version)),
+            (.manualCodeLengthMismatch, withCheckDigit(flag)),
+            (.manualChunkOutOfRange, withCheckDigit(chunk)),
+            (.vendorIDOutOfRange, withCheckDigit(vendor)),
+            (.productIDOutOfRange, withCheckDigit(product)),
+        ]
+    }
+
+    /// Every run of `length` characters of `text`.
+    static func windows(_ text: String, length: Int) -> Set<String> {
+        let characters = Array(text)
+        guard characters.count >= length else { return [] }
+        return Set((0...(characters.count - length)).map { String(characters[$0..<$0 + length]) })
+    }
+
+    @Test("the codes used here are valid before they are damaged")
+    func codesAreValid() throws {
+        #expect(try OnboardingPayload.decode("MT:" + Self.qrBody).first?.passcode == Self.passcode)
+        #expect(try OnboardingPayload.decode(Self.manualDigits).first?.passcode == Self.passcode)
+    }
+
+    @Test("every parse error is covered here")
+    func everyParseErrorIsCovered() {
+        let parseCodes: Set<PayloadError.Code> = [
+            .unrecognizedFormat, .emptyQRPayload, .invalidBase38Character, .invalidBase38Length, .base38ChunkOverflow,
+            .qrPayloadTooShort, .invalidManualCodeCharacter, .invalidManualCodeLength, .checkDigitMismatch,
+            .unsupportedManualCodeVersion, .manualCodeLengthMismatch, .manualChunkOutOfRange, .vendorIDOutOfRange,
+            .productIDOutOfRange,
+        ]
+        #expect(Set(Self.damagedCodes.map(\.0)) == parseCodes)
+    }
+
+    @Test("no parse error shows the passcode or a run of the code's characters")
+    func nothingEchoed() throws {
+        let originalRuns = Self.windows(Self.qrBody, length: 3).union(Self.windows(Self.manualDigits, length: 4))
+        for (code, text) in Self.damagedCodes {
+            let error = try #require(parseError(text), "\(code) was expected")
+            #expect(error.code == code, "\(text)")
+            let body = text.hasPrefix("MT:") ? String(text.dropFirst(3)) : text
+            let secretRuns = originalRuns.union(Self.windows(body, length: 3))
+            for full in [error.message, error.description] {
+                // What every such message may state: the format's own characters and limits.
+                let shown = ["'MT:'", "'-'", "'.'", "65535", "8191"].reduce(full) {
+                    $0.split(separator: $1, omittingEmptySubsequences: false).joined(separator: "_")
+                }
+                #expect(!shown.contains(String(Self.passcode)), "\(code): \(shown)")
+                let leaked = secretRuns.filter { shown.contains($0) }
+                #expect(leaked.isEmpty, "\(code) shows \(leaked.sorted()) of the code: \(shown)")
+                #expect(!shown.contains("'"), "\(code) quotes a character of the code: \(shown)")
+                #expect(!shown.contains("should be"), "\(code) names an expected digit: \(shown)")
+            }
+            // `found` and `expected` hold counts and ranges only, never a character or digit group of the code.
+            for value in [error.found, error.expected].compactMap({ $0 }) {
+                #expect(Int(value) != nil || value.contains("-"), "\(code): \(value)")
+                #expect(!body.contains(value) || Int(value) == body.count || value.count <= 2, "\(code) shows \(value)")
+            }
+            #expect(error.position != nil, "\(code) should name a position")
+        }
+    }
+}
