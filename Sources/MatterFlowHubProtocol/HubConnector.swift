@@ -148,19 +148,26 @@ func closeOnExec(_ descriptor: Int32) {
     _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
 }
 
+/// The address of a Unix socket at `path`, for connecting and for listening.
+/// - Throws: ``FlowError`` `invalidArgumentValue` when the path does not fit a socket address.
+func unixSocketAddress(_ path: String) throws(FlowError) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        throw FlowError(.invalidArgumentValue, "the socket path \(path) is too long for a Unix socket")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    return address
+}
+
 /// Connecting stream sockets for ``HubEndpoint/unix(path:)`` and ``HubEndpoint/tcp(host:port:)``.
 enum SocketConnector {
     static func connect(unix path: String) throws(FlowError) -> FileDescriptorChannel {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw FlowError(.invalidArgumentValue, "the socket path \(path) is too long for a Unix socket")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
+        var address = try unixSocketAddress(path)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw FlowError(.hubUnreachable, "could not create a socket: \(Self.lastError)") }
         closeOnExec(descriptor)

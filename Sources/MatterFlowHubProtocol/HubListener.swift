@@ -24,16 +24,7 @@ public final class HubListener: Sendable {
         case .command:
             throw FlowError(.invalidArgumentValue, "--listen takes unix:PATH or tcp:HOST:PORT")
         case .unix(let path):
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            let bytes = Array(path.utf8)
-            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-                throw FlowError(.invalidArgumentValue, "the socket path \(path) is too long for a Unix socket")
-            }
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                raw.copyBytes(from: bytes)
-                raw[bytes.count] = 0
-            }
+            var address = try unixSocketAddress(path)
             let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

@@ -72,14 +72,14 @@ extension SimulatedHub {
     ) async {
         defer { clock.endActivity() }
         for step in script.sorted(by: { $0.atSeconds < $1.atSeconds }) {
-            guard await sleep(until: activatedAt + .seconds(step.atSeconds)), isActiveKey(structure, deviceID, activation),
+            guard await sleep(until: activatedAt + .seconds(rounding: step.atSeconds)), isActiveKey(structure, deviceID, activation),
                 let issued = epskc.routers[structure]?[deviceID]?.session.activeKey?.key.revealedDigits
             else { return }
             switch step.action {
             case .useKey:
                 guard (try? commissionerConnects(structure: structure, deviceID: deviceID, key: issued)) != nil,
                     (try? commissionerPetitionAccepted(structure: structure, deviceID: deviceID)) != nil,
-                    await sleep(until: clock.now + .seconds(step.sessionSeconds)),
+                    await sleep(until: clock.now + .seconds(rounding: step.sessionSeconds)),
                     isActiveKey(structure, deviceID, activation)
                 else { continue }
                 try? commissionerLeaves(structure: structure, deviceID: deviceID)

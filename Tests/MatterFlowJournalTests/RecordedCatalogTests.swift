@@ -11,7 +11,7 @@ import Testing
         defer { scratch.remove() }
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
         let custom = OperationDescriptor(
-            name: "tagDevice", summary: "a service's own operation", arguments: [], result: .object,
+            name: "tagDevice", summary: "a service's own operation", arguments: [], result: .object([]),
             errors: [.deviceNotFound], defaultTimeoutSeconds: 5, effect: .nonIdempotentWrite,
             requires: [OrderRequirement(.session, ["commissionDevice"])], releaseAttemptSuffices: true,
             idempotencyKey: "tagID"

@@ -80,6 +80,10 @@ import Testing
             name: "no commissioner ever connects", script: [], reason: .expired, detail: .timeout, failedAttempts: 0,
             seconds: 120),
         Scenario(
+            name: "a step beyond any real time (a home built in code, not range-checked) never comes",
+            script: [Step(atSeconds: 1e300, action: .useKey)], reason: .expired, detail: .timeout, failedAttempts: 0,
+            seconds: 120),
+        Scenario(
             name: "three wrong keys, then nothing", script: [Step(atSeconds: 5, action: .wrongKey, count: 3)],
             reason: .expired, detail: .timeout, failedAttempts: 3, seconds: 120),
         Scenario(
