@@ -81,6 +81,23 @@ import Testing
         #expect(result.stderr.contains("bits 6, 7"))
         let payload = try #require(try decodedArray(result.stdout).first)
         #expect(payload["passcode"] == 20202021)
+        let warnings = try #require(payload["warnings"]?.arrayValue, "--json carries the warnings, not only stderr")
+        #expect(warnings.count == 1)
+        let warning = try #require(warnings.first)
+        #expect(warning["code"] == "unknownDiscoveryCapabilities")
+        let message = try #require(warning["message"]?.stringValue)
+        #expect(message.contains("bits 6, 7"))
+        #expect(!message.contains("20202021"), "a warning never shows the passcode")
+    }
+
+    @Test func aNormalCodeHasAnEmptyWarningsArray() async throws {
+        for code in ["MT:Y.K9042C00KA0648G00", "3497-011-2332"] {
+            let result = await matterflow("payload", code, "--json")
+            #expect(result.code == 0, "\(code): \(result.stderr)")
+            #expect(result.stderr.isEmpty)
+            let payload = try #require(try decodedArray(result.stdout).first)
+            #expect(payload["warnings"] == .array([]), "\(code)")
+        }
     }
 
     @Test func aBadBase38CharacterIsNamedWithItsIndex() async {

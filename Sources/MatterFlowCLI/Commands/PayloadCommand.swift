@@ -7,10 +7,15 @@ struct PayloadCommand {
         name: "payload",
         abstract: "Decode and validate a QR code (MT:...) or manual pairing code.",
         arguments: [("<code>", "The code as printed on the device (manual codes may keep their dashes or spaces).", false)],
-        options: [.init(name: "json", valueName: nil, help: "Print a JSON array of the decoded payloads.")],
+        options: [
+            .init(
+                name: "json", valueName: nil,
+                help: "Print a JSON array of the decoded payloads, each with a \"warnings\" array of {code, message}.")
+        ],
         discussion: """
             Exit status: 0 when the code is valid, 2 when it is not (the broken rule is named on stderr).
-            Discovery-capability bits a newer Matter revision defines (6, 7) are ignored with a warning on stderr.
+            Discovery-capability bits a newer Matter revision defines (6, 7) are ignored with a warning on stderr
+            (warning[unknownDiscoveryCapabilities]); with --json, each payload's "warnings" array holds it too.
             The output shows the setup passcode: you asked for this code to be decoded.
             See 'matterflow payload generate --help' to make codes for test devices.
             """)
@@ -61,6 +66,10 @@ struct PayloadCommand {
         return ExitCode.success
     }
 
+    /// One payload for `payload --json`: the members of ``OnboardingPayload/jsonFields(redactingPasscode:)``, then
+    /// `warnings`, an array (empty when there is nothing to say) of `{"code", "message"}` objects from
+    /// ``OnboardingPayload/warnings()``. A warning names only what the payload holds that this tool ignores (such as
+    /// discovery-capability bits 6-7), never the passcode.
     static func json(_ payload: OnboardingPayload) -> JSONValue {
         var object = JSONObject()
         for (key, value) in payload.jsonFields() {
@@ -70,6 +79,13 @@ struct PayloadCommand {
                 object[key] = value.stringValue.map(JSONValue.string) ?? .null
             }
         }
+        object["warnings"] = .array(
+            payload.warnings().map { warning in
+                var item = JSONObject()
+                item["code"] = .string(warning.code.rawValue)
+                item["message"] = .string(warning.message)
+                return .object(item)
+            })
         return .object(object)
     }
 
