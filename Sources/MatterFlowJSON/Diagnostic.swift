@@ -34,12 +34,38 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         self.location = location
     }
 
-    /// Compiler-style rendering: `path:line:col: error[code]: /pointer: message`.
+    /// Compiler-style rendering: `path:line:col: error[code]: /pointer: message`, always one line.
+    ///
+    /// The path, pointer and message may hold text from the user's files (a file name, a member name), and a line
+    /// break in one of them would start a line that looks like another diagnostic. Each line break (LF, CR, VT, FF,
+    /// NEL, U+2028, U+2029) is shown as its `\u` escape (`\u000a`), the escape JSON and the CLI's terminal output
+    /// use. ``jsonValue`` keeps the values as they are: a JSON writer escapes them.
     public var description: String {
-        var prefix = file ?? "<input>"
+        var prefix = Self.singleLine(file ?? "<input>")
         if let location { prefix += ":\(location.line):\(location.column)" }
-        let at = pointer.isEmpty ? "" : "\(pointer): "
-        return "\(prefix): \(severity.rawValue)[\(code)]: \(at)\(message)"
+        let at = pointer.isEmpty ? "" : "\(Self.singleLine(pointer)): "
+        return "\(prefix): \(severity.rawValue)[\(code)]: \(at)\(Self.singleLine(message))"
+    }
+
+    /// `text` with every line break written as a `\uXXXX` escape.
+    private static func singleLine(_ text: String) -> String {
+        func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x0A...0x0D, 0x85, 0x2028, 0x2029: return true
+            default: return false
+            }
+        }
+        guard text.unicodeScalars.contains(where: isLineBreak) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard isLineBreak(scalar) else {
+                result.append(scalar)
+                continue
+            }
+            let hex = String(scalar.value, radix: 16)
+            result.append(contentsOf: "\\u\(String(repeating: "0", count: 4 - hex.count))\(hex)".unicodeScalars)
+        }
+        return String(result)
     }
 
     /// The diagnostic as a JSON object for `--json` output.

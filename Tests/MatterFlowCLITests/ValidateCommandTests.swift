@@ -149,4 +149,26 @@ struct ValidateCommandTests {
         #expect(run.code == 2)
         #expect(run.stderrLines.first?.hasPrefix("\(path):3:3: error[syntaxError]: ") == true, "\(run.stderr)")
     }
+
+    @Test("a path holding line breaks cannot fake a diagnostic line; --json keeps the path exactly")
+    func pathWithLineBreaks() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let name = "broken\r\nforged.json:1:1: error[fake]: planted.json"
+        let path = try directory.write("{\n  \"workflow\": \"x\"\n  \"version\": 1\n}\n", to: name)
+        let missing = directory.file("gone\nforged.json:1:1: error[fake]: planted.json")
+        let shown = directory.path + "/broken\\u000d\\u000aforged.json:1:1: error[fake]: planted.json"
+        let shownMissing = directory.path + "/gone\\u000aforged.json:1:1: error[fake]: planted.json"
+        let run = await matterflow("validate", path, missing)
+        #expect(run.code == 2)
+        #expect(run.stderrLines.count == 3, "two diagnostics and a summary, one line each: \(run.stderr)")
+        #expect(run.stderrLines.first?.hasPrefix("\(shown):3:3: error[syntaxError]: ") == true, "\(run.stderr)")
+        #expect(run.stderrLines.dropFirst().first?.hasPrefix("\(shownMissing): error[fileNotFound]: ") == true, "\(run.stderr)")
+        #expect(run.stderrLines.last == "2 errors, 0 warnings")
+        #expect(!run.stderr.contains("\r"))
+        #expect(!run.stderrLines.contains { $0.hasPrefix("forged.json") }, "\(run.stderr)")
+        let json = await matterflow("validate", "--json", path, missing)
+        let findings = try #require(try parseJSON(json.stdout) as? [[String: Any]])
+        #expect(findings.map { $0["file"] as? String } == [path, missing])
+    }
 }
