@@ -143,7 +143,7 @@ final class JournalRecorder: Sendable {
     /// fields redacted) is kept for the outcome record, or recorded as a late result when the outcome is already
     /// written.
     ///
-    /// A call that works inside the commissioning session (``usesSession(_:)``) carries the ID of the session the
+    /// A call that works inside the commissioning session (``OperationDescriptor/usesSession``) carries the ID of the session the
     /// run opened, so the hub can refuse it in another client's session. When recovery continues a run, such a
     /// call is also checked here first on a ``RecoverableHub``: if the structure's active session is not this
     /// run's, the call is not made (`cancelCommissioning` returns false, releasing nothing; the others fail with
@@ -153,8 +153,8 @@ final class JournalRecorder: Sendable {
             original.invoking { [self] hub, structure, arguments in
                 let (key, sessionID) = state.withLock { ($0.currentKey, $0.sessionID) }
                 let callKey = key ?? "\(runID)/?"
-                let expected = Self.usesSession(original) ? sessionID : nil
-                if continuing, Self.usesSession(original), let refusal = await foreignSession(on: hub, structure: structure, expected: expected) {
+                let expected = original.usesSession ? sessionID : nil
+                if continuing, original.usesSession, let refusal = await foreignSession(on: hub, structure: structure, expected: expected) {
                     if original.name == "cancelCommissioning" {
                         keep(["released": false], devices: nil, for: callKey, operation: original)
                         return ["released": false]
@@ -187,12 +187,6 @@ final class JournalRecorder: Sendable {
             }
         }
         return OperationCatalog(operations, events: catalog.events)
-    }
-
-    /// Whether an operation works inside the structure's commissioning session without opening one: it needs a
-    /// session operation before it (request, commission, configure, complete) or releases the session (cancel).
-    static func usesSession(_ operation: OperationDescriptor) -> Bool {
-        !operation.acquiresSession && (operation.releasesSession || operation.requires.contains { $0.scope == .session })
     }
 
     /// Why a session call of a continued run must not be made: the hub shows an active session that is not this

@@ -1,12 +1,15 @@
 /// What a hub may know about the call it is serving: which run makes it and the call's idempotency key.
 ///
-/// A journaled run (`MatterFlowJournal`) sets it around every hub call. Hubs read ``HubCallContext/current`` to
-/// tag what a call creates with its run (the simulated hub records the run that opened a commissioning session,
-/// so recovery can tell that session from another client's), or to recognise a call they have already served.
-/// Outside a journaled run it is nil.
+/// Every run sets it around each of its operation calls (not around the guards' status checks): the engine with
+/// keys `<runID>/<n>` numbering the run's calls, unless an outer layer has already set one, as a journaled run
+/// (`MatterFlowJournal`) does with its own numbering. Hubs read ``HubCallContext/current`` to tag what a call
+/// creates with its run (the simulated hub records the run that opened a commissioning session, so recovery can
+/// tell that session from another client's), or to recognise a call they have already served. Outside a run's
+/// calls it is nil.
 ///
-/// A call made inside a commissioning session the run opened also carries that session's ID
-/// (``expectedSessionID``). A hub that can should serve such a call only in that session: when the structure's
+/// A call made inside a commissioning session the run opened (``OperationDescriptor/usesSession``) also carries
+/// that session's ID (``expectedSessionID``): the one the run's last `prepareCommissioning` returned, at any
+/// sub-workflow level. A hub that can should serve such a call only in that session: when the structure's
 /// active session is another one (the run's session ended and another client opened a new one), it should
 /// refuse the call with `failedPrecondition` / `noActiveSession`, and `cancelCommissioning` should release
 /// nothing and return false. The simulated hub does so.

@@ -47,6 +47,13 @@ public struct OperationDescriptor: Sendable {
     public var acquiresSession: Bool
     /// Releases the structure's commissioning session.
     public var releasesSession: Bool
+    /// Whether the operation works inside the structure's commissioning session without opening one: it needs a
+    /// session operation before it (request, commission, configure, complete) or releases the session (cancel).
+    /// A run's call of such an operation carries the ID of the session the run opened
+    /// (``HubCallContext/expectedSessionID``).
+    public var usesSession: Bool {
+        !acquiresSession && (releasesSession || requires.contains { $0.scope == .session })
+    }
     /// Result fields holding secrets (such as the ePSKc): redacted wherever else they appear.
     public var secretResultFields: Set<String>
     /// What must precede a call on every path (the hub protocol's order); see ``OrderRequirement``.

@@ -199,6 +199,10 @@ final class PlannedCall: Sendable {
     let secretResultFields: Set<String>
     /// The operation's warnings about a call's arguments.
     let argumentWarnings: (@Sendable (JSONObject) -> [String])?
+    /// The operation opens the commissioning session (``OperationDescriptor/acquiresSession``).
+    let acquiresSession: Bool
+    /// The operation works inside the commissioning session (``OperationDescriptor/usesSession``).
+    let usesSession: Bool
 
     init(_ operation: OperationDescriptor, action: ActionState) {
         self.operation = operation
@@ -208,6 +212,8 @@ final class PlannedCall: Sendable {
         secretArguments = operation.arguments.filter(\.secret).map(\.name)
         secretResultFields = operation.secretResultFields
         argumentWarnings = operation.argumentWarnings
+        acquiresSession = operation.acquiresSession
+        usesSession = operation.usesSession
         invoke = operation.invoke
         argumentShapes = operation.arguments
     }

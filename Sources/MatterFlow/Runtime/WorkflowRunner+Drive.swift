@@ -55,9 +55,18 @@ extension WorkflowRunner {
     @inline(never)
     private nonisolated(nonsending) func awaitCall(_ call: HubCall, shielded: Bool, _ levels: inout Stack, _ record: inout Record) async -> Work {
         if !abandoned.isEmpty { await settleAbandoned(&levels, &record) }
-        let outcome = await race(onCancelPath: shielded, state: levels.top.current).call(
-            call.plan, hub: hub, structure: options.structureID, arguments: call.arguments,
-            timeout: .seconds(rounding: call.plan.timeoutSeconds))
+        let race = race(onCancelPath: shielded, state: levels.top.current)
+        let timeout = Duration.seconds(rounding: call.plan.timeoutSeconds)
+        let outcome: RaceOutcome<JSONValue>
+        if let context = callContexts.next(for: call.plan) {
+            // The race's task inherits the context, so the hub sees it while it serves the call.
+            outcome = await HubCallContext.$current.withValue(context) {
+                await race.call(call.plan, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: timeout)
+            }
+        } else {
+            outcome = await race.call(call.plan, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: timeout)
+        }
+        callContexts.ended(call.plan, outcome)
         return carryOn(callEnded(outcome, call, &levels, &record), &levels, &record)
     }
 

@@ -18,6 +18,8 @@ final class WorkflowRunner: Sendable {
     let resume: ResumeCursor?
     /// Hub calls abandoned while still running, which the run's next hub call waits for.
     let abandoned = AbandonedCalls()
+    /// The context each hub call of the run carries (run ID, call key, the run's session).
+    let callContexts: RunCallContexts
 
     init(
         hub: any Hub, catalog: OperationCatalog, options: RunOptions, runID: String, signal: CancellationSignal,
@@ -31,6 +33,7 @@ final class WorkflowRunner: Sendable {
         self.secrets = secrets
         self.inbox = inbox
         self.resume = resume
+        callContexts = RunCallContexts(runID: runID)
     }
 
     /// How one workflow level ended.
