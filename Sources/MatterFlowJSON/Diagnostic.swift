@@ -49,23 +49,12 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 
     /// `text` with every line break written as a `\uXXXX` escape.
     private static func singleLine(_ text: String) -> String {
-        func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+        UnicodeEscaping.escaping(text) { scalar in
             switch scalar.value {
             case 0x0A...0x0D, 0x85, 0x2028, 0x2029: return true
             default: return false
             }
         }
-        guard text.unicodeScalars.contains(where: isLineBreak) else { return text }
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            guard isLineBreak(scalar) else {
-                result.append(scalar)
-                continue
-            }
-            let hex = String(scalar.value, radix: 16)
-            result.append(contentsOf: "\\u\(String(repeating: "0", count: 4 - hex.count))\(hex)".unicodeScalars)
-        }
-        return String(result)
     }
 
     /// The diagnostic as a JSON object for `--json` output.

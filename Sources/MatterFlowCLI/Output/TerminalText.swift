@@ -1,3 +1,5 @@
+import MatterFlowJSON
+
 /// Text from files, hubs and datasets (network names, device names, messages) made safe for a terminal.
 ///
 /// Such text may hold control characters: an ESC sequence recolours or rewrites the terminal, BEL rings, CR moves
@@ -11,19 +13,7 @@ public enum TerminalText {
     ///   (help, listings, pretty JSON). Untrusted single-line values pass `false`, so that a value cannot start a
     ///   line that looks like the tool's own.
     public static func escaping(_ text: String, keepingLineBreaks: Bool = false) -> String {
-        guard text.unicodeScalars.contains(where: { needsEscape($0, keepingLineBreaks: keepingLineBreaks) }) else {
-            return text
-        }
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            guard needsEscape(scalar, keepingLineBreaks: keepingLineBreaks) else {
-                result.append(scalar)
-                continue
-            }
-            let hex = String(scalar.value, radix: 16)
-            result.append(contentsOf: "\\u\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)".unicodeScalars)
-        }
-        return String(result)
+        UnicodeEscaping.escaping(text) { needsEscape($0, keepingLineBreaks: keepingLineBreaks) }
     }
 
     /// Whether the terminal would act on `scalar` rather than show it.
