@@ -72,21 +72,8 @@ struct RecoverCommand {
             }
             inputs[String(pair[..<equals])] = .string(String(pair[pair.index(after: equals)...]))
         }
-        let hub: any Hub
-        var remote: RemoteHub?
-        if let endpoint {
-            guard let connected = await HubOption.connect(endpoint, err: err) else { return ExitCode.invalidInput }
-            remote = connected
-            hub = connected.hub
-        } else {
-            do {
-                let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state")).open(clock: clock)
-                hub = opened.hub
-                if let note = opened.note { err.line(note) }
-            } catch {
-                MatterflowTool.report(error.diagnostics, to: err)
-                return ExitCode.invalidInput
-            }
+        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err) else {
+            return ExitCode.invalidInput
         }
         // A signal makes the runs being resumed take their cancel path; the command then exits 128 + the signal.
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
@@ -94,9 +81,9 @@ struct RecoverCommand {
         signals?.calls { interrupt.interrupt() }
         let options = RecoveryOptions(
             resume: arguments.flag("resume"), inputs: inputs, clock: clock, testHook: crash?.hook, interrupt: interrupt)
-        let report = await journal.recover(on: hub, options: options)
+        let report = await journal.recover(on: opened.hub, options: options)
         signals?.stop()
-        await remote?.close()
+        await opened.close()
         for run in report.runs { err.line(Self.line(run)) }
         environment.standardOutput.line(JSONWriter.pretty(report.jsonValue))
         if let interrupted = signals?.exitCode { return interrupted }

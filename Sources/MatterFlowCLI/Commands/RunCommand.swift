@@ -72,33 +72,24 @@ struct RunCommand {
         let path = arguments.positionals[0]
         let workflow: Workflow
         let inputs: JSONObject
-        var simulated: SimulatedHub?
-        var structureID: StructureID = ""
         do {
             workflow = try engine.load(path: path)
             inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: arguments.all("input"))
-            if endpoint == nil {
-                let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state"))
-                    .open(clock: clock)
-                (simulated, structureID) = (opened.hub, opened.structureID)
-                if let note = opened.note { err.line(note) }
-            }
         } catch {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        var remote: RemoteHub?
-        if let endpoint {
-            guard let connected = await HubOption.connect(endpoint, err: err) else { return ExitCode.invalidInput }
-            remote = connected
-            guard let structure = HubOption.structure(arguments, remote: connected, err: err) else {
-                await connected.close()
-                return ExitCode.invalidInput
-            }
-            structureID = structure
+        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err) else {
+            return ExitCode.invalidInput
         }
-        let hub: any Hub = remote?.hub ?? simulated!
-        if let commissioner, let simulated { await simulated.setCommissionerScript(commissioner, structure: structureID) }
+        guard let structureID = opened.structure(arguments, err: err) else {
+            await opened.close()
+            return ExitCode.invalidInput
+        }
+        let hub = opened.hub
+        if let commissioner, let simulated = opened.simulated?.hub {
+            await simulated.setCommissionerScript(commissioner, structure: structureID)
+        }
 
         let showSecrets = arguments.flag("show-secrets")
         let options = RunOptions(
@@ -122,19 +113,19 @@ struct RunCommand {
             }
         } catch let error as JournalError {
             signals?.stop()
-            await remote?.close()
+            await opened.close()
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         } catch {
             signals?.stop()
-            await remote?.close()
+            await opened.close()
             MatterflowTool.report((error as? DiagnosticsError)?.diagnostics ?? [], to: err)
             return ExitCode.invalidInput
         }
         signals?.cancels(handle)
         let result = await handle.result
         signals?.stop()
-        await remote?.close()
+        await opened.close()
         environment.standardOutput.line(JSONWriter.pretty(result.jsonValue))
         if let interrupted = signals?.exitCode { return interrupted }
         return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure

@@ -1,5 +1,7 @@
 import MatterFlow
 import MatterFlowHubProtocol
+import MatterFlowJSON
+import MatterFlowSimulator
 
 /// `--hub SPEC` (and `--structure ID`) on the commands that talk to a hub: a hub in another process instead of
 /// the simulated home (docs/hub-protocol.md).
@@ -68,4 +70,42 @@ enum HubOption {
         }
         return true
     }
+}
+
+/// The hub a command talks to: the remote hub of `--hub`, else the simulated home (`--home`, `--state`).
+struct CommandHub {
+    let hub: any Hub
+    /// The simulated home and its structure, when no `--hub` was given.
+    let simulated: (hub: SimulatedHub, structureID: StructureID)?
+    /// The remote hub, which ``close()`` disconnects.
+    let remote: RemoteHub?
+
+    /// Opens the hub; on failure, says why on `err` and returns nil (the command exits 2).
+    static func open(
+        _ endpoint: HubEndpoint?, arguments: ParsedArguments, clock: any WorkflowClock, err: any TextSink
+    ) async -> CommandHub? {
+        guard let endpoint else {
+            do {
+                let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state"))
+                    .open(clock: clock)
+                if let note = opened.note { err.line(note) }
+                return CommandHub(hub: opened.hub, simulated: (opened.hub, opened.structureID), remote: nil)
+            } catch {
+                MatterflowTool.report(error.diagnostics, to: err)
+                return nil
+            }
+        }
+        guard let connected = await HubOption.connect(endpoint, err: err) else { return nil }
+        return CommandHub(hub: connected.hub, simulated: nil, remote: connected)
+    }
+
+    /// The structure a run uses: the simulated home's, or `--structure` (else the hub's first) for a remote hub;
+    /// nil, with a message on `err`, when a remote hub names none.
+    func structure(_ arguments: ParsedArguments, err: any TextSink) -> StructureID? {
+        if let simulated { return simulated.structureID }
+        guard let remote else { return nil }
+        return HubOption.structure(arguments, remote: remote, err: err)
+    }
+
+    func close() async { await remote?.close() }
 }
