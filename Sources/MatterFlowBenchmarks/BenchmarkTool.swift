@@ -1,7 +1,8 @@
 import Foundation
 import MatterFlowJSON
 
-/// `matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]`.
+/// `matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]`, or
+/// `matterflow-bench --waiting-runs [N]`.
 public enum BenchmarkTool {
     public static let usage = """
         USAGE: swift run -c release matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]
@@ -10,6 +11,8 @@ public enum BenchmarkTool {
           --filter NAME      run only benchmarks whose name contains NAME
           --compare FILE     flag every figure more than 20% worse than in FILE (exit 1 if any)
           --scale X          multiply the amount of work (default 1; smaller is faster and noisier)
+          --waiting-runs [N] instead: N runs (default 1000000) waiting for an event at once in a RunPool; prints
+                             the memory per waiting run and the time to wake them all (exit 1 if any run ends wrong)
         """
 
     /// Runs the benchmarks and returns the exit code: 0, 1 when a comparison finds regressions, 64 usage error.
@@ -36,6 +39,24 @@ public enum BenchmarkTool {
                     return 64
                 }
                 scale = number
+            case "--waiting-runs":
+                var runs = 1_000_000
+                if index + 1 < arguments.count, let number = Int(arguments[index + 1]) {
+                    guard number > 0 else {
+                        standardError("Error: --waiting-runs takes a positive count\n" + usage + "\n")
+                        return 64
+                    }
+                    runs = number
+                    index += 1
+                }
+                do {
+                    let report = try await WaitingRunsBenchmark(runs: runs).run()
+                    standardOutput(report.text + "\n")
+                    return report.mismatched == 0 ? 0 : 1
+                } catch {
+                    standardError("Error: \(error)\n")
+                    return 1
+                }
             case "-h", "--help":
                 standardOutput(usage + "\n")
                 return 0

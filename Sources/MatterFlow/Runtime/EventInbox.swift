@@ -37,7 +37,6 @@ final class EventInbox: Sendable {
     }
 
     /// Waits for the first matching event (possibly one that already arrived), the timeout, or the run's cancel.
-    @inline(never)
     func wait(
         for matches: @escaping @Sendable (HubEvent) -> Bool, timeout: Duration, clock: any WorkflowClock,
         signal: CancellationSignal?

@@ -42,7 +42,6 @@ struct StepRace {
     /// Races an operation's call, its arguments checked first (as ``OperationDescriptor/call(hub:structure:arguments:)``).
     /// Calls and status checks are not wrapped in closures: the race's task awaits the hub itself, where each async
     /// function in between would cost a hop back to the executor once it returned, and a closure context per call.
-    @inline(never)
     nonisolated(nonsending) func call(
         _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, timeout: Duration
     ) async -> RaceOutcome<JSONValue> {
@@ -55,7 +54,6 @@ struct StepRace {
     }
 
     /// Races the hub's status check, for a guard.
-    @inline(never)
     nonisolated(nonsending) func status(hub: any Hub, structure: StructureID) async -> RaceOutcome<HubStatus> {
         await run(Race(clock: clock, hub: hub, structure: structure), timeout: Self.guardTimeout, label: "the status check") {
             if case .status(let status) = $0 { status } else { nil }
@@ -97,7 +95,6 @@ struct StepRace {
 
     /// Waits for a losing race's work to wind down, at most the grace period; a hub call still running then is
     /// kept as abandoned.
-    @inline(never)
     private nonisolated(nonsending) func windDown(_ race: Race, label: String?) async {
         await race.windDown(atMost: Self.gracePeriod)
         if let label, let abandoned, !race.workHasEnded {
@@ -106,7 +103,6 @@ struct StepRace {
     }
 
     /// Sleeps on the clock, unless the run is cancelled first.
-    @inline(never)
     nonisolated(nonsending) func delay(_ duration: Duration) async -> Bool {
         let clock = self.clock
         let race = Race(clock: clock) {

@@ -1,0 +1,226 @@
+import MatterFlowJSON
+
+/// One run of a ``RunPool``: its machine and what it waits for. A class, so the pool changes it in place; only
+/// touched under the pool's lock.
+final class PoolEntry {
+    var machine: RunMachine
+    let structure: StructureID
+    /// The run's workflow waits for hub events: events for its structure are kept for it.
+    let listens: Bool
+    var waiting: PoolWaiting = .nothing
+    /// Hub events for the run's structure that no wait of the run has taken yet.
+    var inbox: [HubEvent] = []
+    var resultWaiter: CheckedContinuation<RunResult?, Never>?
+
+    init(machine: RunMachine, structure: StructureID, listens: Bool) {
+        self.machine = machine
+        self.structure = structure
+        self.listens = listens
+    }
+}
+
+/// What a pool's run waits for between inputs.
+enum PoolWaiting {
+    /// Not started yet, or handling an input.
+    case nothing
+    /// A hub event, until the timer with this ID fires.
+    case event(EventWait, timer: UInt64)
+    /// A retry delay, until the timer with this ID fires.
+    case delay(timer: UInt64)
+    /// Hub work in flight or queued; the signal stops it.
+    case working(CancellationSignal)
+    /// The run has ended; its result is not taken yet.
+    case finished(RunResult)
+}
+
+/// Hub work of a pool's run.
+struct PoolJob: Sendable {
+    enum Work: Sendable {
+        case status(GuardCheck)
+        case call(RunCall)
+    }
+
+    let number: Int
+    let structure: StructureID
+    let work: Work
+    let signal: CancellationSignal
+}
+
+/// An input the pool feeds a run.
+enum PoolInput: Sendable {
+    case start
+    case statusChecked(RaceOutcome<HubStatus>)
+    case callEnded(RaceOutcome<JSONValue>, duration: Duration)
+    case delayEnded
+    case waitEnded(WaitEnd)
+    case cancel
+
+    /// Feeds the input to a machine; a stopped piece of work is preceded by the cancel that stopped it.
+    func apply(to machine: inout RunMachine) throws(RunMachineError) -> [RunAction] {
+        switch self {
+        case .start:
+            return try machine.start()
+        case .statusChecked(let outcome):
+            if case .cancelled = outcome { _ = machine.cancelRequested() }
+            return try machine.statusChecked(outcome)
+        case .callEnded(let outcome, let duration):
+            if case .cancelled = outcome { _ = machine.cancelRequested() }
+            return try machine.callEnded(outcome, duration: duration)
+        case .delayEnded:
+            return try machine.delayEnded(elapsed: true)
+        case .waitEnded(let end):
+            return try machine.waitEnded(end)
+        case .cancel:
+            return machine.cancelRequested()
+        }
+    }
+}
+
+/// What a pool does outside its lock once it has handled inputs.
+struct PoolEffects {
+    var reports: [RunEvent] = []
+    var results: [(CheckedContinuation<RunResult?, Never>, RunResult?)] = []
+    var jobs: [PoolJob] = []
+}
+
+/// Everything a ``RunPool`` holds, under its lock.
+struct PoolState: ~Copyable {
+    var runs: [Int: PoolEntry] = [:]
+    var nextNumber = 0
+    /// The runs whose workflows wait for events, by structure.
+    var listeners: [StructureID: [Int]] = [:]
+    /// Every run's timeouts and retry delays, by deadline.
+    var timers = DeadlineHeap()
+    var nextTimer: UInt64 = 0
+    /// The run each pending timer belongs to; a timer whose run moved on is dropped from here.
+    var timerOwners: [UInt64: Int] = [:]
+    /// The deadline the clock's one timer is set for, and that timer.
+    var armedDeadline: Duration?
+    var armedTimer: (any ClockTimer)?
+    /// Hub work running now, and work waiting for a slot, in order.
+    var running = 0
+    var queue: [PoolJob] = []
+    var queueHead = 0
+
+    /// Feeds an input to a run, then handles its actions until the run waits or ends.
+    mutating func feed(
+        _ number: Int, _ input: PoolInput, now: Duration, limits pool: RunPool, effects: inout PoolEffects
+    ) {
+        guard let entry = runs[number] else { return }
+        if case .finished = entry.waiting { return }
+        var next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in try input.apply(to: &entry.machine) }
+        while !next.isEmpty {
+            let actions = next
+            next = []
+            for action in actions {
+                switch action {
+                case .report(let path, let kind):
+                    effects.reports.append(RunEvent(runID: entry.machine.configuration.runID, time: now, workflowPath: path, kind: kind))
+                case .checkpoint, .interruptWork:
+                    // A pool records no checkpoints; a cancel fires the work's signal itself.
+                    break
+                case .proceed:
+                    entry.waiting = .nothing
+                    next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in try entry.machine.proceed() }
+                case .checkStatus(let check):
+                    enqueue(PoolJob(number: number, structure: entry.structure, work: .status(check), signal: CancellationSignal()), entry, limits: pool, effects: &effects)
+                case .call(let call):
+                    enqueue(PoolJob(number: number, structure: entry.structure, work: .call(call), signal: CancellationSignal()), entry, limits: pool, effects: &effects)
+                case .delay(let duration, _):
+                    entry.waiting = .delay(timer: addTimer(now + duration, number))
+                case .waitForEvent(let wait):
+                    if let index = entry.inbox.firstIndex(where: wait.matches) {
+                        let event = entry.inbox.remove(at: index)
+                        entry.waiting = .nothing
+                        next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in
+                            try entry.machine.waitEnded(.event(event))
+                        }
+                    } else {
+                        entry.waiting = .event(wait, timer: addTimer(now + wait.timeout, number))
+                    }
+                case .finish(let result):
+                    finish(number, entry, result, effects: &effects)
+                }
+            }
+        }
+    }
+
+    /// The actions an input gives; a refused input (a pool's mistake) ends the run as failed with the refusal.
+    private mutating func given(
+        _ number: Int, _ entry: PoolEntry, effects: inout PoolEffects, _ input: (PoolEntry) throws(RunMachineError) -> [RunAction]
+    ) -> [RunAction] {
+        do throws(RunMachineError) {
+            return try input(entry)
+        } catch {
+            let machine = entry.machine
+            finish(
+                number, entry,
+                RunResult(
+                    runID: machine.configuration.runID, workflow: machine.workflowName, outcome: .failed, output: nil,
+                    error: FlowError(.engineMisconfigured, error.description), warnings: machine.warnings,
+                    visitedStates: machine.visited),
+                effects: &effects)
+            return []
+        }
+    }
+
+    private mutating func finish(_ number: Int, _ entry: PoolEntry, _ result: RunResult, effects: inout PoolEffects) {
+        if let waiter = entry.resultWaiter {
+            entry.resultWaiter = nil
+            forget(number)
+            effects.results.append((waiter, result))
+        } else {
+            entry.waiting = .finished(result)
+            entry.inbox = []
+        }
+    }
+
+    /// Drops a run (its result was taken).
+    mutating func forget(_ number: Int) {
+        guard let entry = runs.removeValue(forKey: number) else { return }
+        if entry.listens {
+            listeners[entry.structure]?.removeAll { $0 == number }
+            if listeners[entry.structure]?.isEmpty == true { listeners[entry.structure] = nil }
+        }
+    }
+
+    private mutating func addTimer(_ deadline: Duration, _ number: Int) -> UInt64 {
+        nextTimer += 1
+        timers.push(deadline: deadline, id: nextTimer)
+        timerOwners[nextTimer] = number
+        return nextTimer
+    }
+
+    private mutating func enqueue(_ job: PoolJob, _ entry: PoolEntry, limits pool: RunPool, effects: inout PoolEffects) {
+        entry.waiting = .working(job.signal)
+        if running < pool.maxConcurrentWork {
+            running += 1
+            effects.jobs.append(job)
+        } else {
+            queue.append(job)
+        }
+    }
+
+    /// Starts queued work while slots are free.
+    mutating func startQueued(limits pool: RunPool, effects: inout PoolEffects) {
+        while running < pool.maxConcurrentWork, queueHead < queue.count {
+            effects.jobs.append(queue[queueHead])
+            queueHead += 1
+            running += 1
+        }
+        if queueHead == queue.count {
+            queue.removeAll(keepingCapacity: false)
+            queueHead = 0
+        }
+    }
+
+    /// Sets the clock's one timer for the earliest pending deadline, when it is not set for it already.
+    mutating func arm(clock: any WorkflowClock, pool: RunPool) {
+        while let top = timers.peek, timerOwners[top.id] == nil { _ = timers.pop() }
+        guard let earliest = timers.peek?.deadline else { return }
+        if let armedDeadline, armedDeadline <= earliest { return }
+        armedTimer?.cancel()
+        armedDeadline = earliest
+        armedTimer = clock.scheduleTimer(after: earliest - clock.now) { [weak pool] in pool?.timersFired() }
+    }
+}

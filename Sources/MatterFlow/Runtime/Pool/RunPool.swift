@@ -1,0 +1,233 @@
+import MatterFlowJSON
+import Synchronization
+
+/// Many runs held as data: each run is a ``RunMachine`` value, not a suspended task, so a run waiting for a hub
+/// event, a timeout or a retry costs only its position and bindings.
+///
+/// The pool keeps one timer queue for every run's timeouts and retry delays, dispatches each hub event handed to
+/// ``deliver(_:)`` to the runs on its structure (the first wait it matches ends; other runs keep it for their next
+/// wait, as a single run's inbox does), and performs hub work (guards' status checks and calls) as tasks, at most
+/// `maxConcurrentWork` at once; the rest queue in order. A run's cancel is an input like any other: a waiting run
+/// takes its cancel path at once, and a run whose hub work is in flight stops it first.
+///
+/// ```swift
+/// let pool = RunPool(hub: hub)
+/// let run = try pool.submit(workflow, inputs: ["deviceID": "router-1"], structureID: "structure-1")
+/// pool.deliver(event)                 // from the hub's event stream
+/// let result = await pool.result(of: run)
+/// ```
+///
+/// On a ``VirtualClock`` the pool counts as working while it handles an input, so virtual time passes only while
+/// every run waits. Unlike ``WorkflowEngine/run(_:inputs:on:options:)``, a pool does not subscribe to the hub's
+/// events itself (one subscription per structure would cost more than the runs): connect the hub's events to
+/// ``deliver(_:)``. Hub calls abandoned at their timeout are not waited for before the run's next call.
+public final class RunPool: Sendable {
+    /// A run submitted to the pool.
+    public struct Run: Sendable, Hashable {
+        let number: Int
+    }
+
+    let hub: any Hub
+    let catalog: OperationCatalog
+    let clock: any WorkflowClock
+    let random: any RandomSource
+    let maxConcurrentWork: Int
+    let observer: (@Sendable (RunEvent) -> Void)?
+    let state = Mutex(PoolState())
+
+    /// - Parameters:
+    ///   - maxConcurrentWork: How many hub calls and status checks run at once, over all runs.
+    ///   - observer: Receives every run's events (secrets redacted); nil builds none.
+    public init(
+        hub: any Hub, catalog: OperationCatalog = .standard, clock: any WorkflowClock = SystemClock(),
+        random: any RandomSource = SystemRandomSource(), maxConcurrentWork: Int = 64,
+        observer: (@Sendable (RunEvent) -> Void)? = nil
+    ) {
+        self.hub = hub
+        self.catalog = catalog
+        self.clock = clock
+        self.random = random
+        self.maxConcurrentWork = max(1, maxConcurrentWork)
+        self.observer = observer
+    }
+
+    /// Submits a run and starts it; it runs until it must wait, then waits as data.
+    /// - Throws: ``DiagnosticsError`` when the inputs do not match the workflow's declarations.
+    @discardableResult
+    public func submit(
+        _ workflow: Workflow, inputs: JSONObject = [:], structureID: StructureID, runID: String? = nil
+    ) throws(DiagnosticsError) -> Run {
+        let resolved = try workflow.resolveInputs(inputs)
+        let configuration = RunMachine.Configuration(
+            runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, reportsEvents: observer != nil,
+            random: random)
+        let machine = RunMachine(plan: workflow.plan(catalog: catalog), inputs: resolved, configuration: configuration)
+        let listens = workflow.waitsForEvents
+        let run = state.withLock { state -> Run in
+            state.nextNumber += 1
+            let run = Run(number: state.nextNumber)
+            state.runs[run.number] = PoolEntry(machine: machine, structure: structureID, listens: listens)
+            if listens { state.listeners[structureID, default: []].append(run.number) }
+            return run
+        }
+        feed(run.number, .start)
+        return run
+    }
+
+    /// Hands a hub event to the runs on its structure: each run whose wait it matches wakes; the others keep it
+    /// for their next wait.
+    public func deliver(_ event: HubEvent) {
+        clock.beginActivity()
+        defer { clock.endActivity() }
+        var effects = PoolEffects()
+        state.withLock { state in
+            let now = clock.now
+            for number in state.listeners[event.structureID] ?? [] {
+                guard let entry = state.runs[number] else { continue }
+                guard case .event(let wait, let timer) = entry.waiting, wait.matches(event) else {
+                    entry.inbox.append(event)
+                    continue
+                }
+                state.timerOwners[timer] = nil
+                state.feed(number, .waitEnded(.event(event)), now: now, limits: self, effects: &effects)
+            }
+            state.arm(clock: clock, pool: self)
+        }
+        perform(effects)
+    }
+
+    /// Cancels a run: a waiting run takes its cancel path at once; one whose hub work is in flight (or queued) stops
+    /// it first. Cancelling a run that has ended does nothing.
+    public func cancel(_ run: Run) {
+        let signal = state.withLock { state -> CancellationSignal? in
+            guard case .working(let signal)? = state.runs[run.number]?.waiting else { return nil }
+            return signal
+        }
+        feed(run.number, .cancel)
+        // The work in flight races this signal; its end is fed as cancelled.
+        signal?.cancel()
+    }
+
+    /// The run's result, once it has ended; the pool then forgets the run.
+    public func result(of run: Run) async -> RunResult? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<RunResult?, Never>) in
+            let ready = state.withLock { state -> RunResult?? in
+                guard let entry = state.runs[run.number] else { return .some(nil) }
+                if case .finished(let result) = entry.waiting {
+                    state.forget(run.number)
+                    return .some(result)
+                }
+                entry.resultWaiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// How many runs the pool holds (running, waiting, or ended with a result not yet taken).
+    public var runCount: Int { state.withLock { $0.runs.count } }
+
+    /// How many runs wait for a hub event.
+    public var waitingForEvents: Int {
+        state.withLock { state in
+            state.runs.values.reduce(0) { count, entry in
+                if case .event = entry.waiting { count + 1 } else { count }
+            }
+        }
+    }
+
+    // MARK: - Driving
+
+    /// Feeds an input to a run and performs what follows, the pool counting as working meanwhile.
+    func feed(_ number: Int, _ input: PoolInput) {
+        clock.beginActivity()
+        defer { clock.endActivity() }
+        var effects = PoolEffects()
+        state.withLock { state in
+            state.feed(number, input, now: clock.now, limits: self, effects: &effects)
+            state.arm(clock: clock, pool: self)
+        }
+        perform(effects)
+    }
+
+    /// The timer queue's earliest deadline has come: every run whose timeout or retry delay is due moves on.
+    func timersFired() {
+        clock.beginActivity()
+        defer { clock.endActivity() }
+        var effects = PoolEffects()
+        state.withLock { state in
+            let now = clock.now
+            state.armedDeadline = nil
+            state.armedTimer = nil
+            while let top = state.timers.peek, top.deadline <= now {
+                _ = state.timers.pop()
+                guard let number = state.timerOwners.removeValue(forKey: top.id), let entry = state.runs[number] else { continue }
+                switch entry.waiting {
+                case .event(_, let timer) where timer == top.id:
+                    state.feed(number, .waitEnded(.timedOut), now: now, limits: self, effects: &effects)
+                case .delay(let timer) where timer == top.id:
+                    state.feed(number, .delayEnded, now: now, limits: self, effects: &effects)
+                default:
+                    break
+                }
+            }
+            state.arm(clock: clock, pool: self)
+        }
+        perform(effects)
+    }
+
+    /// Reports events, resumes those waiting for results, and starts hub work, outside the pool's lock.
+    private func perform(_ effects: PoolEffects) {
+        if let observer { effects.reports.forEach(observer) }
+        for (waiter, result) in effects.results { waiter.resume(returning: result) }
+        for job in effects.jobs { start(job) }
+    }
+
+    /// Starts a piece of hub work as a task; the pool counts it as working until its end is fed.
+    private func start(_ job: PoolJob) {
+        clock.beginActivity()
+        Task {
+            await self.run(job)
+            self.clock.endActivity()
+        }
+    }
+
+    private func run(_ job: PoolJob) async {
+        switch job.work {
+        case .status(let check):
+            let signal = check.cancellable ? job.signal : nil
+            let outcome: RaceOutcome<HubStatus> =
+                signal?.isCancelled == true
+                ? .cancelled(late: nil) : await StepRace(clock: clock, signal: signal, state: check.state).status(hub: hub, structure: job.structure)
+            workEnded(job.number, .statusChecked(outcome))
+        case .call(let call):
+            let signal = call.cancellable ? job.signal : nil
+            let started = observer == nil ? Duration.zero : clock.now
+            let outcome: RaceOutcome<JSONValue>
+            if signal?.isCancelled == true {
+                outcome = .cancelled(late: nil)
+            } else {
+                let race = StepRace(clock: clock, signal: signal, state: call.state)
+                outcome = await HubCallContext.$current.withValue(call.context) {
+                    await race.call(call.operation, hub: hub, structure: job.structure, arguments: call.arguments, timeout: call.timeout)
+                }
+            }
+            let duration = observer == nil ? Duration.zero : clock.now - started
+            workEnded(job.number, .callEnded(outcome, duration: duration))
+        }
+    }
+
+    /// A piece of hub work ended: the next queued one starts, and the run takes the end as its input.
+    private func workEnded(_ number: Int, _ input: PoolInput) {
+        clock.beginActivity()
+        defer { clock.endActivity() }
+        var effects = PoolEffects()
+        state.withLock { state in
+            state.running -= 1
+            state.startQueued(limits: self, effects: &effects)
+            state.feed(number, input, now: clock.now, limits: self, effects: &effects)
+            state.arm(clock: clock, pool: self)
+        }
+        perform(effects)
+    }
+}

@@ -1,0 +1,99 @@
+import MatterFlowJSON
+import Testing
+
+@testable import MatterFlow
+
+/// Runs held as data in a ``RunPool``: every waiting run ends as its own event says, a cancelled waiting run takes
+/// its cancel path, timeouts come from the pool's one timer queue, and hub calls are made for the runs.
+@Suite struct RunPoolTests {
+    static let waiting = #"""
+        {"workflow": "w", "version": 1, "start": "wait", "onCancel": "withdraw", "states": {
+          "wait": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 60, "result": "ended",
+                   "on": {"keyUsed": "done", "expired": "expired"}, "otherwise": "expired", "onTimeout": "timedOut"},
+          "done": {"type": "succeed", "output": {"device": "${vars.ended.deviceID}"}},
+          "expired": {"type": "fail", "code": "deadlineExceeded", "message": "the key expired"},
+          "timedOut": {"type": "fail", "code": "deadlineExceeded", "message": "no event"},
+          "withdraw": {"type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "withdrawn"}
+        }}
+        """#
+
+    static func event(_ index: Int, _ value: String) -> HubEvent {
+        HubEvent(name: "epskcModeDeactivated", structureID: "s\(index)", value: value, fields: ["deviceID": .string("router-\(index)")], time: .zero)
+    }
+
+    @Test func everyWaitingRunEndsAsItsOwnEventSays() async throws {
+        let workflow = try loadWorkflow(Self.waiting)
+        let pool = RunPool(hub: ScriptedHub(), random: SeededRandomSource(seed: 2))
+        let runs = try (0..<300).map { index in try pool.submit(workflow, structureID: "s\(index)") }
+        #expect(pool.waitingForEvents == 300)
+        // An event for another structure wakes nobody.
+        pool.deliver(HubEvent(name: "epskcModeDeactivated", structureID: "elsewhere", value: "keyUsed", fields: [:], time: .zero))
+        #expect(pool.waitingForEvents == 300)
+        for index in (0..<300).reversed() { pool.deliver(Self.event(index, index % 3 == 0 ? "expired" : "keyUsed")) }
+        #expect(pool.waitingForEvents == 0)
+        for (index, run) in runs.enumerated() {
+            let result = try #require(await pool.result(of: run))
+            if index % 3 == 0 {
+                #expect(result.outcome == .failed)
+                #expect(result.visitedStates == ["wait", "expired"])
+            } else {
+                #expect(result.outcome == .succeeded)
+                #expect(result.output?["device"] == .string("router-\(index)"))
+            }
+        }
+        // Results are handed out once; the pool then holds nothing.
+        #expect(pool.runCount == 0)
+        #expect(await pool.result(of: runs[0]) == nil)
+    }
+
+    @Test func aCancelledWaitingRunTakesItsCancelPath() async throws {
+        let workflow = try loadWorkflow(Self.waiting)
+        let pool = RunPool(hub: ScriptedHub(), random: SeededRandomSource(seed: 2))
+        let kept = try pool.submit(workflow, structureID: "s1")
+        let cancelled = try pool.submit(workflow, structureID: "s2")
+        pool.cancel(cancelled)
+        pool.deliver(Self.event(1, "keyUsed"))
+        // An event after the cancel changes nothing for the cancelled run.
+        pool.deliver(Self.event(2, "keyUsed"))
+        let result = try #require(await pool.result(of: cancelled))
+        #expect(result.outcome == .cancelled)
+        #expect(result.visitedStates == ["wait", "withdraw"])
+        #expect(result.error?.message.contains("cancelled in state wait") == true)
+        #expect(try #require(await pool.result(of: kept)).outcome == .succeeded)
+    }
+
+    @Test func anEventBeforeTheWaitIsKeptForIt() async throws {
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "c", "version": 1, "start": "rooms", "states": {
+              "rooms": {"type": "action", "operation": "fetchRooms", "next": "wait"},
+              "wait": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 60,
+                       "on": {"keyUsed": "done"}, "otherwise": "failed", "onTimeout": "failed"},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "code": "deadlineExceeded", "message": "no key"}
+            }}
+            """#)
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        hub.script("fetchRooms", [.afterGate(gate)])
+        let pool = RunPool(hub: hub, random: SeededRandomSource(seed: 2), maxConcurrentWork: 1)
+        let run = try pool.submit(workflow, structureID: "s7")
+        // The run is still calling the hub when its event comes: the event waits in its inbox.
+        pool.deliver(Self.event(7, "keyUsed"))
+        gate.open()
+        let result = try #require(await pool.result(of: run))
+        #expect(result.outcome == .succeeded)
+        #expect(result.visitedStates == ["rooms", "wait", "done"])
+        #expect(hub.count("fetchRooms") == 1)
+    }
+
+    @Test func aWaitTimesOutOnThePoolsTimerQueue() async throws {
+        let workflow = try loadWorkflow(Self.waiting)
+        let clock = VirtualClock()
+        let pool = RunPool(hub: ScriptedHub(), clock: clock, random: SeededRandomSource(seed: 2))
+        // On virtual time nothing else is working, so the 60 s pass at once.
+        let run = try pool.submit(workflow, structureID: "s1")
+        let result = try #require(await pool.result(of: run))
+        #expect(result.visitedStates == ["wait", "timedOut"])
+        #expect(clock.now == .seconds(60))
+    }
+}
