@@ -69,6 +69,8 @@ final class FixtureDecoder {
         let (faults, customOperations) = decodeFaults(root.array("faults") ?? [], at: root.pointer("faults"))
         let events = decodeEvents(root.array("events") ?? [], at: root.pointer("events"))
         let expectations = root.object("expect", required: true).map(decodeExpectations)
+        // `$schema` names the file's JSON Schema for editors (docs/fixture.schema.json); the runner ignores it.
+        root.allow("$schema")
         root.finish()
         guard let name, let workflow, let runnable, let workflowPath, let home, let expectations, !collector.hasErrors
         else { return nil }

@@ -45,6 +45,8 @@ struct WorkflowDecoder {
                 }
             }
         }
+        // `$schema` names the file's JSON Schema for editors (docs/workflow.schema.json); the engine ignores it.
+        root.allow("$schema")
         root.finish()
         guard let name, let start else { return nil }
         var workflow = Workflow(
@@ -79,7 +81,8 @@ struct WorkflowDecoder {
                     DiagnosticCode.invalidValue, at: input.pointer("default"),
                     "input \"\(member.key)\" is required, so its default is never used; drop one of them")
             }
-            let secret = input.bool("secret") ?? false
+            // An onboarding payload holds the setup passcode: it is secret whatever the file says.
+            let secret = (input.bool("secret") ?? false) || type == .onboardingPayload
             let description = input.string("description")
             input.finish()
             inputs.append(

@@ -154,11 +154,14 @@ public struct InputDeclaration: Sendable, Hashable {
     /// The types an input may declare.
     public enum InputType: String, Sendable, Hashable, CaseIterable {
         case string, integer, number, boolean, array, object, any
+        /// A QR code or manual pairing code (a string, always secret), whose non-secret facts templates and
+        /// conditions may read (``OnboardingPayloadFacts``).
+        case onboardingPayload
 
         /// The matching value shape.
         public var shape: ValueShape {
             switch self {
-            case .string: .string
+            case .string, .onboardingPayload: .string
             case .integer: .integer
             case .number: .number
             case .boolean: .boolean
@@ -171,7 +174,16 @@ public struct InputDeclaration: Sendable, Hashable {
         public func admits(_ value: JSONValue) -> Bool {
             switch self {
             case .object: value.objectValue != nil
-            case .string, .integer, .number, .boolean, .array, .any: shape.admits(value)
+            case .string, .integer, .number, .boolean, .array, .any, .onboardingPayload: shape.admits(value)
+            }
+        }
+
+        /// What `${input.NAME.member...}` may read: an onboarding payload's facts, anything of an object.
+        public var readableShape: ValueShape {
+            switch self {
+            case .object: .any
+            case .onboardingPayload: OnboardingPayloadFacts.shape
+            case .string, .integer, .number, .boolean, .array, .any: shape
             }
         }
     }

@@ -43,7 +43,7 @@ struct ReferenceChecker {
                     "${\(reference)} names input \"\(head ?? "")\", which is not declared\(SpellingSuggestion.hint(for: head ?? "", among: names)); declare it under \"inputs\"")
                 return
             }
-            checkPath(reference, from: input.type == .object ? .any : input.type.shape, at: pointer)
+            checkPath(reference, from: input.type.readableShape, at: pointer)
         case .vars:
             guard let head, let shape = shapes[head] else {
                 collector.error(
