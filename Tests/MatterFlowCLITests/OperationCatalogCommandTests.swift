@@ -42,6 +42,26 @@ struct OperationCatalogCommandTests {
         #expect(run.stdout.contains("PASS  update-firmware: the simulated home implements no custom operation unless the fixture scripts it"))
     }
 
+    @Test func callExpectationsCountCustomOperations() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fixture = try directory.write(
+            """
+            {
+              "fixture": "up to date, but an update is expected",
+              "version": 1,
+              "workflow": "\(Self.workflow)",
+              "inputs": { "deviceID": "d" },
+              "faults": [{ "operation": "readFirmwareStatus", "result": { "currentVersion": "1", "availableVersion": "1", "updateAvailable": false } }],
+              "expect": { "outcome": "succeeded", "calls": { "readFirmwareStatus": { "count": 1, "failed": 0 }, "startFirmwareUpdate": 1 } }
+            }
+            """, to: "calls.fixture.json")
+        let run = await matterflow(["test", fixture, "--catalog", Self.catalog])
+        #expect(run.code == 1, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stdout.contains("calls.startFirmwareUpdate: expected 1 call, got 0"), "\(run.stdout)")
+        #expect(!run.stdout.contains("calls.readFirmwareStatus"), "\(run.stdout)")
+    }
+
     @Test func operationsListsTheDeclaredOperationsAndEvents() async throws {
         let run = await matterflow(["operations", "--catalog", Self.catalog, "--json"])
         #expect(run.code == 0, "\(run.stderr)")
