@@ -243,6 +243,11 @@ struct OperationCatalogCommandTests {
         #expect(error["cause"] as? String == "notSupported")
         #expect((error["message"] as? String)?.contains("does not support readFirmwareStatus") == true, "\(error)")
         #expect(hub.calls.count == 2, "the unlisted operation must not be sent")
+        let validated = await matterflow(["validate", Self.workflow, "--catalog", Self.catalog, "--hub", "unix:\(plainSocket)"])
+        #expect(validated.code == 0, "\(validated.stderr)")
+        #expect(
+            validated.stderr.contains("warning[unsupportedByHub]: /states/readStatus/operation: hub plain-hub does not support readFirmwareStatus"),
+            "\(validated.stderr)")
 
         let check = await matterflow(["hub", "check", "unix:\(socket)"])
         #expect(check.stdout.contains("unknown methods listed: readFirmwareStatus, startFirmwareUpdate"), "\(check.stdout)")
