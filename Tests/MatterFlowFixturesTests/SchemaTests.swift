@@ -61,6 +61,20 @@ struct SchemaTests {
         #expect(try schema.problems(of: try JSONDocument.load(path: file).value).isEmpty)
     }
 
+    /// The complete catalog files shown in docs/operation-catalog.md load, and conform to the schema.
+    @Test func theDocumentedCatalogLoadsAndConforms() throws {
+        let text = try String(contentsOfFile: Self.docs + "/operation-catalog.md", encoding: .utf8)
+        let blocks = text.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+            .filter { $0.hasPrefix("{") && $0.contains("\"catalog\"") }
+        #expect(blocks.count == 1)
+        let schema = try Self.validator("operation-catalog.schema.json")
+        for block in blocks {
+            let declarations = try OperationDeclarations.parse(block, file: "docs/operation-catalog.md")
+            #expect(declarations.operations.map(\.name) == ["readFirmwareStatus"])
+            #expect(try schema.problems(of: try JSONDocument.parse(block, file: "doc").value).isEmpty)
+        }
+    }
+
     // MARK: - The schemas refuse what the loaders refuse
 
     /// A valid workflow with one state of most kinds, as a base for mistakes.
