@@ -73,6 +73,8 @@ public struct FixtureEvent: Sendable, Hashable {
         /// When call number `attempt` (from 1) of an operation ends, whatever its outcome, before the engine sees
         /// the call's answer.
         case after(SimulatedOperation, attempt: Int)
+        /// The same for a custom operation (declared by an operation catalog file), by name.
+        case afterCustom(String, attempt: Int)
         /// When the run first enters a state (qualified by sub-workflow states, as in `visitedStates`), before the
         /// state does any work.
         case entering(String)
@@ -82,6 +84,7 @@ public struct FixtureEvent: Sendable, Hashable {
             switch self {
             case .at(let time): "at \(FixtureFormat.seconds(time)) s"
             case .after(let operation, let attempt): "after \(operation.rawValue) #\(attempt)"
+            case .afterCustom(let operation, let attempt): "after \(operation) #\(attempt)"
             case .entering(let state): "entering \(state)"
             }
         }

@@ -40,7 +40,7 @@ extension FixtureDecoder {
     }
 
     /// The descriptor of an operation the fixture's catalog declares beyond the standard one, if `name` is one.
-    private func customOperation(_ name: String) -> OperationDescriptor? {
+    func customOperation(_ name: String) -> OperationDescriptor? {
         guard OperationCatalog.standard[name] == nil else { return nil }
         return catalog[name]
     }
@@ -259,11 +259,9 @@ extension FixtureDecoder {
             }
             return .at(FixtureFormat.duration(seconds: seconds))
         case "after":
-            guard let name = reader.nonEmptyString("after"),
-                let operation = operation(name, at: reader.pointer("after"))
-            else {
-                return nil
-            }
+            guard let name = reader.nonEmptyString("after") else { return nil }
+            if customOperation(name) != nil { return .afterCustom(name, attempt: attempt ?? 1) }
+            guard let operation = operation(name, at: reader.pointer("after")) else { return nil }
             return .after(operation, attempt: attempt ?? 1)
         default:
             guard let name = reader.nonEmptyString("entering"), let state = state(name, at: reader.pointer("entering"))

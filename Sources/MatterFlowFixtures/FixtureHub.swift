@@ -130,6 +130,19 @@ struct FixtureHub: Hub {
     /// `notSupported`.
     func perform(operation: String, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
         let attempt = await world.beforeCustomCall(operation)
+        let result: Result<JSONValue, any Error>
+        do {
+            result = .success(try await answer(operation, attempt: attempt, structure: structure, arguments: arguments))
+        } catch {
+            result = .failure(error)
+        }
+        await world.afterCustomCall(operation, attempt: attempt)
+        return try result.get()
+    }
+
+    private func answer(_ operation: String, attempt: Int, structure: StructureID, arguments: JSONObject) async throws
+        -> JSONValue
+    {
         for effect in CustomOperationRule.effects(customRules, operation: operation, attempt: attempt) {
             switch effect {
             case .delay(let duration):

@@ -129,6 +129,12 @@ final class FixtureWorld: Sendable {
         return attempt
     }
 
+    /// Called by the hub when a call of a custom operation ends, before the engine sees its answer: runs the
+    /// `after` events for it.
+    func afterCustomCall(_ operation: String, attempt: Int) async {
+        for index in take({ $0 == .afterCustom(operation, attempt: attempt) }) { await apply(index) }
+    }
+
     /// Called by the hub when a call ends, before the engine sees its answer: runs the `after` events for it.
     func afterCall(_ operation: SimulatedOperation, attempt: Int) async {
         for index in take({ $0 == .after(operation, attempt: attempt) }) { await apply(index) }

@@ -37,7 +37,7 @@ struct OperationCatalogCommandTests {
     @Test func theExampleFixturesPassWithTheCatalog() async throws {
         let run = await matterflow(["test", Self.example + "/fixtures", "--catalog", Self.catalog])
         #expect(run.code == 0, "\(run.stdout)\n\(run.stderr)")
-        #expect(run.stdout.hasSuffix("6 passed, 0 failed\n"), "\(run.stdout)")
+        #expect(run.stdout.hasSuffix("7 passed, 0 failed\n"), "\(run.stdout)")
         #expect(run.stdout.contains("PASS  update-firmware: a newer version is offered and the update starts"))
         #expect(run.stdout.contains("PASS  update-firmware: the simulated home implements no custom operation unless the fixture scripts it"))
     }
