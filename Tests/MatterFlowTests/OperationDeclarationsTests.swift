@@ -113,6 +113,50 @@ struct OperationDeclarationsTests {
         }
     }
 
+    @Test func theSessionProofCountsDeclaredSessionEffects() throws {
+        let catalog = try OperationCatalog.standard.adding(
+            try OperationDeclarations.parse(
+                """
+                { "catalog": "vendor", "version": 1, "operations": {
+                    "openVendorSession": { "summary": "opens", "result": { "sessionID": { "type": "string" } },
+                                           "defaultTimeoutSeconds": 5, "effect": "nonIdempotentWrite", "session": "acquires" },
+                    "closeVendorSession": { "summary": "closes", "defaultTimeoutSeconds": 5, "effect": "idempotentWrite",
+                                            "session": "releases", "releaseAttemptSuffices": true } } }
+                """, file: "vendor.json"))
+        func findings(closing: Bool) -> [Diagnostic] {
+            // The leaky variant reads the hub's status where the other closes the session.
+            let close = closing ? "closeVendorSession" : "readHubStatus"
+            let text = """
+                { "workflow": "vendor-session", "version": 1, "start": "open", "sessionOnSuccess": "released",
+                  "onCancel": "releaseOnCancel",
+                  "states": {
+                    "open": { "type": "action", "operation": "openVendorSession", "next": "close", "onError": [{ "errors": ["*"], "next": "failed" }] },
+                    "close": { "type": "action", "operation": "\(close)", "next": "done", "onError": [{ "errors": ["*"], "next": "done" }] },
+                    "done": { "type": "succeed" },
+                    "failed": { "type": "fail", "error": "${error}" },
+                    "releaseOnCancel": { "type": "action", "operation": "closeVendorSession", "next": "cancelled", "onError": [{ "errors": ["*"], "next": "cancelled" }] },
+                    "cancelled": { "type": "fail", "code": "cancelled", "message": "cancelled" } } }
+                """
+            return WorkflowLoader(catalog: catalog).load(text: text, file: "vendor-session.json", baseDirectory: "/").diagnostics
+        }
+        #expect(findings(closing: false).contains { $0.code == "sessionLeak" }, "\(findings(closing: false))")
+        #expect(!findings(closing: true).hasErrors, "\(findings(closing: true))")
+    }
+
+    @Test func anOperationThatAcquiresTheSessionMustReturnItsID() throws {
+        let text = """
+            { "catalog": "c", "version": 1, "operations": { "openVendorSession": {
+                "summary": "opens", "defaultTimeoutSeconds": 5, "effect": "nonIdempotentWrite", "session": "acquires" } } }
+            """
+        do {
+            _ = try OperationDeclarations.parse(text, file: "c.json")
+            Issue.record("accepted an acquiring operation without sessionID")
+        } catch {
+            #expect(error.diagnostics.map(\.pointer) == ["/operations/openVendorSession/session"])
+            #expect(error.diagnostics.first?.message.contains("\"sessionID\"") == true)
+        }
+    }
+
     /// Every prefix of a valid catalog, and seeded random byte changes of it, load or fail with findings: never a
     /// crash or a hang.
     @Test func anyTextLoadsOrFailsWithFindings() throws {

@@ -134,6 +134,11 @@ final class CatalogDecoder {
                 DiagnosticCode.invalidValue, at: reader.pointer("idempotencyKey"),
                 "\"idempotencyKey\" must name one of the operation's arguments (\(arguments.map(\.name).joined(separator: ", ")))")
         }
+        if session == .acquires, !resultFields.contains(where: { $0.name == "sessionID" && $0.shape == .string }) {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("session"),
+                "an operation that acquires the commissioning session must return its ID: declare the result field \"sessionID\" of type \"string\"")
+        }
         let releaseAttemptSuffices = reader.bool("releaseAttemptSuffices") ?? false
         if releaseAttemptSuffices, session != .releases {
             collector.error(
