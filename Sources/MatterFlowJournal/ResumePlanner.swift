@@ -20,30 +20,27 @@ struct UnrunnableWorkflow: Error {
 
 /// Rebuilds a ``ResumePlan`` from a run's journal records and recovery's verdicts on its in-doubt calls.
 struct ResumePlanner {
-    let records: [JournalRecord]
-    let started: JournalRecord
+    let entries: JournalEntries
+    let started: RunStartedEntry
     let resolutions: [Resolution]
     let options: RecoveryOptions
 
     /// The plan, or why the workflow cannot be run from its journal.
     func plan() -> Result<ResumePlan, UnrunnableWorkflow> {
-        let file = started.string("file") ?? ""
+        let file = started.file
         let workflow: Workflow
         do {
             workflow = try options.engine.load(path: file)
         } catch {
             return .failure(UnrunnableWorkflow(reason: "the workflow file \(file) could not be loaded (\(error.diagnostics.first?.description ?? "invalid"))"))
         }
-        if let hash = started.string("contentHash"), hash != workflow.contentHash {
+        if started.contentHash != workflow.contentHash {
             return .failure(UnrunnableWorkflow(reason: "the workflow file \(file) (or one of its sub-workflows) changed since the run started, so its states may not match the journal"))
         }
         var (levels, lastSequence) = checkpointStack()
         if levels.isEmpty {
             // The run stopped before entering its first state: it continues from its start.
-            guard let inputs = started.payload["inputs"]?.objectValue else {
-                return .failure(UnrunnableWorkflow(reason: "the journal's runStarted record has no inputs"))
-            }
-            levels = [RunCheckpoint(workflowPath: [workflow.name], state: workflow.start, inputs: inputs, variables: [:])]
+            levels = [RunCheckpoint(workflowPath: [workflow.name], state: workflow.start, inputs: started.inputs, variables: [:])]
         }
         var missing: [String] = []
         var unusable: [String] = []
@@ -109,8 +106,8 @@ struct ResumePlanner {
     private func checkpointStack() -> ([RunCheckpoint], Int) {
         var stack: [RunCheckpoint] = []
         var last = 0
-        for record in records where record.type == JournalRecord.Kind.checkpoint {
-            guard let checkpoint = RunCheckpoint(json: .object(record.payload)) else { continue }
+        for record in entries {
+            guard case .checkpoint(let checkpoint) = record.entry else { continue }
             while let top = stack.last, top.workflowPath.count >= checkpoint.workflowPath.count { stack.removeLast() }
             stack.append(checkpoint)
             last = record.sequence
@@ -131,15 +128,15 @@ struct ResumePlanner {
     private func lastCall(after sequence: Int, in level: RunCheckpoint) -> LastCall {
         let path = level.workflowPath.joined(separator: "/")
         guard
-            let intent = records.last(where: {
-                $0.sequence > sequence && $0.type == JournalRecord.Kind.intent && $0.string("workflow") == path
-                    && $0.string("state") == level.state
-            }), let key = intent.key
+            let intent = entries.intents.last(where: {
+                $0.sequence > sequence && $0.intent.workflow == path && $0.intent.state == level.state
+            })?.intent
         else { return .none }
-        let operation = intent.string("operation") ?? "?"
-        if let outcome = records.last(where: { $0.type == JournalRecord.Kind.outcome && $0.key == key }) {
-            guard outcome.payload["succeeded"]?.boolValue == true else { return .failed }
-            return .finished(outcome.payload["result"] ?? .null, operation: operation)
+        let key = intent.key
+        let operation = intent.operation
+        if let outcome = entries.outcomes.last(where: { $0.key == key }) {
+            guard let result = outcome.value else { return .failed }
+            return .finished(result, operation: operation)
         }
         guard let resolution = resolutions.last(where: { $0.key == key }) else { return .unknown(operation) }
         switch resolution.verdict {
