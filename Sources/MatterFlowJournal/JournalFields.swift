@@ -8,18 +8,22 @@ struct JournalFields {
     let object: JSONObject
     private let path: String
     private let sequence: JSONValue?
+    private let recordType: JSONValue?
     private let offset: Int
     /// The member path of a nested object (`error.`, `requires[0].`); empty at the top.
     private let prefix: String
 
     init(record: JournalRecord, path: String) {
-        self.init(object: record.payload, path: path, sequence: record.payload["seq"], offset: record.offset, prefix: "")
+        self.init(
+            object: record.payload, path: path, sequence: record.payload["seq"], recordType: record.payload["type"],
+            offset: record.offset, prefix: "")
     }
 
-    private init(object: JSONObject, path: String, sequence: JSONValue?, offset: Int, prefix: String) {
+    private init(object: JSONObject, path: String, sequence: JSONValue?, recordType: JSONValue?, offset: Int, prefix: String) {
         self.object = object
         self.path = path
         self.sequence = sequence
+        self.recordType = recordType
         self.offset = offset
         self.prefix = prefix
     }
@@ -27,7 +31,7 @@ struct JournalFields {
     /// The error for member `key`, which must be `wanted`; `got` describes what is there.
     func failure(_ key: String, _ wanted: String, got: String) -> JournalError {
         let record = sequence?.intValue.map { "record \($0)" } ?? "the record"
-        let type = object["type"]?.stringValue.map { " (type \(Self.shown($0)))" } ?? ""
+        let type = recordType?.stringValue.map { " (type \(Self.shown($0)))" } ?? ""
         return JournalError(
             .malformedRecord,
             "\(path): \(record) at byte \(offset)\(type): member \"\(prefix)\(key)\" must be \(wanted); \(got). The record "
@@ -127,7 +131,8 @@ struct JournalFields {
 
     /// The object member `key`, read with the same locating.
     func nested(_ key: String) throws(JournalError) -> JournalFields {
-        JournalFields(object: try object(key), path: path, sequence: sequence, offset: offset, prefix: "\(prefix)\(key).")
+        JournalFields(
+            object: try object(key), path: path, sequence: sequence, recordType: recordType, offset: offset, prefix: "\(prefix)\(key).")
     }
 
     /// Element `index` of the array member `key`, which must be an object.
@@ -135,7 +140,8 @@ struct JournalFields {
         guard let array = object[key]?.arrayValue, index < array.count, let element = array[index].objectValue else {
             throw failure("\(key)[\(index)]", "an object", got: "it is not")
         }
-        return JournalFields(object: element, path: path, sequence: sequence, offset: offset, prefix: "\(prefix)\(key)[\(index)].")
+        return JournalFields(
+            object: element, path: path, sequence: sequence, recordType: recordType, offset: offset, prefix: "\(prefix)\(key)[\(index)].")
     }
 
     /// A string naming one of `names`, read as `T`.

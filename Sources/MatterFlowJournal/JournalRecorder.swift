@@ -118,7 +118,8 @@ final class JournalRecorder: Sendable {
         case .stateEntered, .guardChecked, .retryScheduled, .transition, .warning, .waitStarted, .eventReceived,
             .cancelRequested:
             guard let name = JournalEventEntry.Name(rawValue: event.name) else { return }
-            let own: Set<String> = ["event", "runID", "time", "workflow", "state"]
+            // `type` names the record; an event's own `type` member (a state's type) is not kept.
+            let own: Set<String> = ["event", "runID", "time", "workflow", "state", "type"]
             let fields = event.jsonValue.objectValue ?? [:]
             write(.event(JournalEventEntry(
                 name: name, workflow: path, state: fields["state"]?.stringValue, clockTime: event.time.secondsValue,
