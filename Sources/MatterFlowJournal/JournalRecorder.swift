@@ -23,6 +23,9 @@ final class JournalRecorder: Sendable {
         var sessionID: String?
         /// The hub's connection was lost during a call: the journal stops there, as if the process had crashed.
         var abandoned = false
+        /// An in-doubt call a resumed run makes again first, whose repeat must carry the idempotency key's value
+        /// the hub saw.
+        var repeating: IntentEntry?
     }
 
     let writer: JournalWriter
@@ -42,10 +45,11 @@ final class JournalRecorder: Sendable {
     ///   - callsBefore: Calls the journal already holds for the run; keys continue after them.
     ///   - sessionID: The commissioning session the journal shows the run opened, when recovery continues it.
     ///   - secretDigests: Digests of the secret inputs of a run that starts.
+    ///   - repeating: An in-doubt call the resumed run makes again as its first call (``ResumePlan/repeatedCall``).
     init(
         writer: JournalWriter, runID: String, workflow: Workflow, structureID: StructureID, showSecrets: Bool,
         catalog: OperationCatalog, continuing: Bool = false, callsBefore: Int = 0, sessionID: String? = nil,
-        secretDigests: SecretDigests? = nil
+        secretDigests: SecretDigests? = nil, repeating: IntentEntry? = nil
     ) {
         self.secretDigests = secretDigests
         self.writer = writer
@@ -58,6 +62,7 @@ final class JournalRecorder: Sendable {
         var initial = State()
         initial.calls = callsBefore
         initial.sessionID = sessionID
+        initial.repeating = repeating
         state = Mutex(initial)
     }
 
@@ -139,6 +144,7 @@ final class JournalRecorder: Sendable {
     func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
         let operations = catalog.operations.map { original in
             original.invoking { [self] hub, structure, arguments in
+                if let refusal = checkRepeat(of: original.name, arguments: arguments) { throw refusal }
                 let (key, sessionID) = state.withLock { ($0.currentKey, $0.sessionID) }
                 let callKey = key ?? "\(runID)/?"
                 let expected = original.usesSession ? sessionID : nil
@@ -189,6 +195,21 @@ final class JournalRecorder: Sendable {
             .noActiveSession,
             "\(mine) on structure \"\(structure)\": the active session \"\(active.sessionID)\" is "
                 + "\(active.owner.map { "run \($0)'s" } ?? "another client's"); recovery does not act in it")
+    }
+
+    /// Why the resumed run's first call, the repeat of an in-doubt call, must not be made: it would not carry the
+    /// idempotency key's value the hub saw, so the hub could not recognise it as the same call. Nil otherwise; the
+    /// check applies to the first call only.
+    private func checkRepeat(of operation: String, arguments: JSONObject) -> FlowError? {
+        guard let repeated = state.withLock({ state -> IntentEntry? in
+            defer { state.repeating = nil }
+            return state.repeating
+        }), repeated.operation == operation, let key = repeated.idempotencyKey else { return nil }
+        guard arguments[key.argument] != key.value else { return nil }
+        return FlowError(
+            .invalidArgumentValue,
+            "\(operation) is made again after the interruption relying on its idempotency key, but \"\(key.argument)\" is not "
+                + "the value the hub saw in call \(repeated.key), so the hub could not recognise the repeat; the call was not made")
     }
 
     private func keep(_ value: JSONValue, devices: [String]?, for key: String, operation: OperationDescriptor) {

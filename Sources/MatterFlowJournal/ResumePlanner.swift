@@ -11,6 +11,9 @@ struct ResumePlan {
     var unsafeBecause: String?
     /// What the plan noticed that a person should know.
     var notes: [String] = []
+    /// An in-doubt call the resumed run makes again, relying on its idempotency key: the repeat must carry the
+    /// key's value the hub saw (``JournalRecorder`` refuses it otherwise).
+    var repeatedCall: IntentEntry?
 }
 
 /// Why a run's workflow cannot be run from its journal; recovery then releases what the run holds by itself.
@@ -95,8 +98,15 @@ struct ResumePlanner {
         case .appliedWithoutResult(let operation):
             // Calling it again to learn the result is no answer: the hub may refuse the repeat (the session moved on).
             reasons.append("\(operation) took effect but its result could not be read back from the hub")
-        case .unknown(let operation):
-            reasons.append("whether \(operation) took effect cannot be told from the hub")
+        case .unknown(let intent):
+            if Self.repeatable(intent, state: Self.innermostState(of: levels, in: workflow)) {
+                plan.repeatedCall = intent
+                plan.notes.append(
+                    "whether \(intent.operation) took effect cannot be told from the hub; its state declares repeatSafety, so a resumed run "
+                        + "calls it again with the same \(intent.idempotencyKey?.argument ?? "key"), which the hub recognises as a repeat")
+            } else {
+                reasons.append("whether \(intent.operation) took effect cannot be told from the hub")
+            }
         }
         plan.unsafeBecause = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
         return .success(plan)
@@ -122,7 +132,7 @@ struct ResumePlanner {
         case failed
         case notApplied
         case appliedWithoutResult(String)
-        case unknown(String)
+        case unknown(IntentEntry)
     }
 
     private func lastCall(after sequence: Int, in level: RunCheckpoint) -> LastCall {
@@ -138,14 +148,37 @@ struct ResumePlanner {
             guard let result = outcome.value else { return .failed }
             return .finished(result, operation: operation)
         }
-        guard let resolution = resolutions.last(where: { $0.key == key }) else { return .unknown(operation) }
+        guard let resolution = resolutions.last(where: { $0.key == key }) else { return .unknown(intent) }
         switch resolution.verdict {
         case .applied:
             guard let result = resolution.result else { return .appliedWithoutResult(operation) }
             return .finished(result, operation: operation)
         case .notApplied, .noEffect: return .notApplied
-        case .unknown: return .unknown(operation)
+        case .unknown: return .unknown(intent)
         }
+    }
+
+    /// The state the innermost level was in, found through the sub-workflow states of the levels around it.
+    static func innermostState(of levels: [RunCheckpoint], in workflow: Workflow) -> WorkflowState? {
+        var current = workflow
+        for (index, level) in levels.enumerated() {
+            guard let state = current.states[level.state] else { return nil }
+            guard index + 1 < levels.count else { return state }
+            guard case .workflow(let subworkflow) = state.kind, let child = current.subworkflows[subworkflow.path] else { return nil }
+            current = child
+        }
+        return nil
+    }
+
+    /// Whether an in-doubt call can be made again safely: its state declares `repeatSafety` with the operation's
+    /// idempotency key, and the intent recorded the key's value as the hub saw it (not redacted), so the repeat
+    /// can be checked to carry it.
+    static func repeatable(_ intent: IntentEntry, state: WorkflowState?) -> Bool {
+        guard let key = intent.idempotencyKey, !key.value.isNull else { return false }
+        var redacted: [String] = []
+        _ = stripping(key.value, at: key.argument, missing: &redacted)
+        guard redacted.isEmpty, case .action(let action)? = state?.kind, action.operation == intent.operation else { return false }
+        return action.repeatSafety?.idempotencyKey == key.argument
     }
 
     /// Whether a value is a redacted secret, whole.

@@ -90,6 +90,7 @@ struct RunRecoverer {
             }
             plan.point.cancel = !resume
             run.resumed = resume
+            if !resume { plan.repeatedCall = nil }
             let result = try await continueRun(plan, sessionID: runSession)
             if resume, options.interrupt?.isInterrupted == true {
                 run.notes.append("a signal interrupted the resumed run, so it took its cancel path")
@@ -117,7 +118,8 @@ struct RunRecoverer {
         let callsBefore = entries.intents.compactMap { $0.intent.key.split(separator: "/").last.flatMap { Int($0) } }.max() ?? 0
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: showSecrets,
-            catalog: options.engine.catalog, continuing: true, callsBefore: callsBefore, sessionID: sessionID)
+            catalog: options.engine.catalog, continuing: true, callsBefore: callsBefore, sessionID: sessionID,
+            repeating: plan.repeatedCall)
         let engine = WorkflowEngine(catalog: recorder.wrapping(options.engine.catalog))
         var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: showSecrets)
         runOptions.observer = { recorder.record($0) }

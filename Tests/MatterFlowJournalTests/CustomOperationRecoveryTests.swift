@@ -29,13 +29,19 @@ struct CustomOperationRecoveryTests {
         catalog: OperationCatalog(
             OperationCatalog.standard.operations + [tagSession, abandonSession], events: OperationCatalog.standard.events))
 
-    static let workflowText = """
+    /// The workflow; with `repeatSafe`, its tag state declares that a repeat of its call is recognised by `tagID`.
+    static func workflowText(repeatSafe: Bool) -> String {
+        workflowTemplate.replacingOccurrences(
+            of: "REPEAT", with: repeatSafe ? #""repeatSafety": { "idempotencyKey": "tagID" },"# : "")
+    }
+
+    static let workflowTemplate = """
         {
           "workflow": "tag-and-abandon", "version": 1, "start": "prepare", "onCancel": "releaseIfOpened",
           "states": {
             "prepare": { "type": "action", "operation": "prepareCommissioning", "result": "session", "next": "tag",
                          "onError": [{ "errors": ["*"], "next": "failed" }] },
-            "tag": { "type": "action", "operation": "tagSession", "arguments": { "tagID": "tag-${vars.session.sessionID}" },
+            "tag": { "type": "action", "operation": "tagSession", "arguments": { "tagID": "tag-${vars.session.sessionID}" }, REPEAT
                      "next": "abandon", "onError": [{ "errors": ["*"], "next": "release" }] },
             "abandon": { "type": "action", "operation": "abandonSession", "next": "done",
                          "onError": [{ "errors": ["*"], "next": "failed" }] },
@@ -57,21 +63,21 @@ struct CustomOperationRecoveryTests {
         var journal: RunJournal { get throws { try RunJournal(directory: scratch.file("journal")) } }
         var stateDirectory: String { scratch.file("state") }
 
-        init(before operation: String) async throws {
-            let complete = try await Self.run(crashingBefore: nil)
+        init(before operation: String, repeatSafe: Bool = false) async throws {
+            let complete = try await Self.run(crashingBefore: nil, repeatSafe: repeatSafe)
             defer { complete.remove() }
             let records = try JournalReader.read(path: complete.file("journal/\(CustomOperationRecoveryTests.runID).journal")).records
             let intent = try #require(records.first { $0.type == "intent" && $0.string("operation") == operation })
             let outcome = try #require(records.first { $0.type == "outcome" && $0.key == intent.key }).sequence
-            scratch = try await Self.run(crashingBefore: outcome)
+            scratch = try await Self.run(crashingBefore: outcome, repeatSafe: repeatSafe)
         }
 
         /// Runs the workflow journaled in a new scratch directory; with `sequence`, keeps the journal and the saved
         /// home as they were just before that record was written.
-        private static func run(crashingBefore sequence: Int?) async throws -> Scratch {
+        private static func run(crashingBefore sequence: Int?, repeatSafe: Bool) async throws -> Scratch {
             let scratch = try Scratch()
             let path = scratch.file("tag-and-abandon.json")
-            try CustomOperationRecoveryTests.workflowText.write(toFile: path, atomically: true, encoding: .utf8)
+            try CustomOperationRecoveryTests.workflowText(repeatSafe: repeatSafe).write(toFile: path, atomically: true, encoding: .utf8)
             let workflow = try CustomOperationRecoveryTests.engine.load(path: path)
             let homePath = scratch.file("state/" + HomeStateStore.fileName)
             let saved = scratch.file("home-at-crash.json")
@@ -152,5 +158,54 @@ struct CustomOperationRecoveryTests {
         #expect(run.notes.contains { $0.contains("abandonSession took effect but its result could not be read back") }, "\(run.notes)")
         #expect(run.status == .cancelled)
         #expect(try HomeStateStore.loadSaved(directory: interrupted.stateDirectory)?.activeSession == nil)
+    }
+
+    @Test("resume makes an in-doubt call again only when its state declares repeatSafety, with the key the hub saw")
+    func repeatSafeResume() async throws {
+        let unsafe = try await Interrupted(before: "tagSession")
+        defer { unsafe.scratch.remove() }
+        let refused = try await unsafe.recover(resume: true)
+        #expect(!refused.resumed && refused.status == .cancelled)
+        #expect(refused.notes.contains { $0.contains("whether tagSession took effect cannot be told from the hub") }, "\(refused.notes)")
+
+        let safe = try await Interrupted(before: "tagSession", repeatSafe: true)
+        defer { safe.scratch.remove() }
+        let run = try await safe.recover(resume: true)
+        #expect(run.resumed, "\(run.notes)")
+        #expect(run.status == .succeeded, "\(run.notes)")
+        #expect(run.notes.contains { $0.contains("declares repeatSafety") }, "\(run.notes)")
+        let tags = try safe.entries().intents.map(\.intent).filter { $0.operation == "tagSession" }
+        #expect(tags.count == 2)
+        #expect(tags.first?.idempotencyKey != nil && tags.first?.idempotencyKey == tags.last?.idempotencyKey, "the repeat carries the key the hub saw")
+        #expect(try HomeStateStore.loadSaved(directory: safe.stateDirectory)?.activeSession == nil)
+    }
+
+    @Test("the repeat of an in-doubt call is refused when its idempotency key is not the value the hub saw")
+    func repeatWithAnotherKeyRefused() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("prepare"))
+        let inDoubt = IntentEntry(
+            key: "run-1/2", workflow: "w", state: "tag", operation: "tagSession", structureID: Homes.structureID, attempt: 1,
+            arguments: ["tagID": "tag-a"], effect: .nonIdempotentWrite, acquiresSession: false, releasesSession: false,
+            requires: Self.tagSession.requires, releaseAttemptSuffices: false,
+            idempotencyKey: .init(argument: "tagID", value: "tag-a"), sessionID: nil)
+        let hub = try SimulatedHub(home: Homes.basic(), clock: VirtualClock())
+        for (tag, refused) in [("tag-b", true), ("tag-a", false)] {
+            let recorder = JournalRecorder(
+                writer: try JournalWriter(creating: scratch.file("\(tag).journal"), hook: nil), runID: "run-1", workflow: workflow,
+                structureID: Homes.structureID, showSecrets: false, catalog: Self.engine.catalog, repeating: inDoubt)
+            let operation = try #require(recorder.wrapping(Self.engine.catalog)["tagSession"])
+            do {
+                _ = try await operation.call(hub: hub, structure: Homes.structureID, arguments: ["tagID": .string(tag)])
+                #expect(!refused, "a repeat with tagID \(tag) was made")
+            } catch {
+                #expect(refused, "\(error)")
+                #expect(FlowError.from(error).cause == .invalidArgumentValue)
+                #expect("\(error)".contains("run-1/2"), "\(error)")
+            }
+            // Only the first call is the repeat: a later call with another tag is made.
+            _ = try await operation.call(hub: hub, structure: Homes.structureID, arguments: ["tagID": "tag-c"])
+        }
     }
 }
