@@ -93,6 +93,8 @@ import Testing
             .with { $0.stateOrder = ["a", "a", "done", "stop"] }
         // `b` is not listed: it comes after the listed states, and its edges are there once.
         #expect(workflow.model.states.map(\.name) == ["a", "done", "stop", "b"])
+        #expect(workflow.stateOrder == ["a", "done", "stop", "b"])
+        #expect(workflow.definition.stateOrder == ["a", "a", "done", "stop"])
         #expect(workflow.edges.filter { $0.from == "a" }.count == 2)
         #expect(workflow.edges.filter { $0.from == "b" }.map(\.to) == ["done", "stop", "stop"])
     }

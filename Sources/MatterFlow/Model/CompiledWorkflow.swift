@@ -24,6 +24,8 @@ final class CompiledWorkflow: Sendable {
     let definition: Workflow.Definition
     /// The states by number.
     let states: [WorkflowState]
+    /// The names of the states by number (``Workflow/stateOrder``).
+    let stateNames: [String]
     /// The number of each defined state.
     let numbers: [String: Int]
     /// Every edge, in document order: each state's own, then its cancel edge (non-terminal states, when the
@@ -46,12 +48,18 @@ final class CompiledWorkflow: Sendable {
         var states: [WorkflowState] = []
         states.reserveCapacity(byName.count)
         var numbers = [String: Int](minimumCapacity: byName.count)
-        for name in definition.stateOrder where numbers[name] == nil {
-            guard let state = byName[name] else { continue }
+        // Whether every name of `stateOrder` numbered a state of its own (none repeated or undefined).
+        var listedOnce = true
+        for name in definition.stateOrder {
+            guard numbers[name] == nil, let state = byName[name] else {
+                listedOnce = false
+                continue
+            }
             numbers[name] = states.count
             states.append(state)
         }
-        if states.count != byName.count {
+        let unlisted = states.count != byName.count
+        if unlisted {
             for name in byName.keys.sorted() where numbers[name] == nil {
                 guard let state = byName[name] else { continue }
                 numbers[name] = states.count
@@ -97,6 +105,7 @@ final class CompiledWorkflow: Sendable {
             leaving.append(first..<edges.count)
         }
         self.states = states
+        stateNames = listedOnce && !unlisted ? definition.stateOrder : states.map(\.name)
         self.numbers = numbers
         self.edges = edges
         self.leaving = leaving

@@ -65,8 +65,9 @@ public struct Workflow: Sendable {
     public var onCancel: String? { model.definition.onCancel }
     /// States by name.
     public var states: [String: WorkflowState] { model.definition.states }
-    /// State names in document order.
-    public var stateOrder: [String] { model.definition.stateOrder }
+    /// State names in document order, each state once: the order states are numbered in. (A definition may list
+    /// a name twice or leave a state out; its states are then numbered as ``Definition/stateOrder`` says.)
+    public var stateOrder: [String] { model.stateNames }
     /// The file the workflow came from, or a label for workflows loaded from data.
     public var file: String { model.definition.file }
     /// Sub-workflows by the path written in their state, resolved and loaded.
