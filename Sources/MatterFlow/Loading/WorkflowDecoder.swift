@@ -11,7 +11,7 @@ struct WorkflowDecoder {
     }
 
     /// Decodes the document; nil when it is too broken to build a workflow from.
-    func decode() -> Workflow? {
+    func decode() -> Workflow.Definition? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
         guard let root = collector.object(collector.document.value, at: "", what: "a workflow file") else { return nil }
 
@@ -49,11 +49,9 @@ struct WorkflowDecoder {
         root.allow("$schema")
         root.finish()
         guard let name, let start else { return nil }
-        var workflow = Workflow(
+        return Workflow.Definition(
             name: name, version: Workflow.supportedVersion, description: description, inputs: inputs, start: start,
-            onCancel: onCancel, states: states, file: collector.document.file)
-        workflow.contract = contract
-        return workflow
+            onCancel: onCancel, states: states, file: collector.document.file, contract: contract)
     }
 
     private func decodeInputs(_ reader: ObjectReader) -> [InputDeclaration] {
