@@ -99,7 +99,7 @@ let package = Package(
             name: "MatterFlowCLITests",
             dependencies: [
                 "MatterFlowCLI", "MatterFlow", "MatterFlowSimulator", "MatterPayload", "MatterFlowJournal", "MatterFlowJSON",
-                "ThreadTestVectors", "matterflow",
+                "MatterFlowHubProtocol", "ThreadTestVectors", "matterflow",
             ]
         ),
     ]

@@ -31,7 +31,7 @@ public struct CoverageReport: Sendable {
             self.file = file
             name = workflow.name
             states = workflow.stateOrder
-            let normal = Self.statesReachedWithoutCancel(workflow)
+            let normal = workflow.reachableStates(includingCancel: false)
             let edges = workflow.edges
             transitions = edges.filter { $0.kind != .cancel || normal.contains($0.from) }
             uncountedTransitions = edges.filter { $0.kind == .cancel && !normal.contains($0.from) }
@@ -53,16 +53,6 @@ public struct CoverageReport: Sendable {
 
         private static func ratio(_ part: Int, _ whole: Int) -> Double {
             whole == 0 ? 1 : Double(part) / Double(whole)
-        }
-
-        private static func statesReachedWithoutCancel(_ workflow: Workflow) -> Set<String> {
-            var reached: Set<String> = [workflow.start]
-            var queue = [workflow.start]
-            let edges = workflow.edges.filter { $0.kind != .cancel }
-            while let state = queue.popLast() {
-                for edge in edges where edge.from == state && reached.insert(edge.to).inserted { queue.append(edge.to) }
-            }
-            return reached
         }
 
         /// The coverage as JSON.

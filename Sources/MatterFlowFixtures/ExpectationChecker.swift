@@ -107,6 +107,32 @@ struct ExpectationChecker {
             if let number = expected.succeeded { check("\(number) succeeded", succeeded == number) }
             if let number = expected.failed { check("\(number) failed", calls.count - succeeded == number) }
         }
+        found += customCallMismatches()
+        return found
+    }
+
+    /// Calls of custom operations, counted from the run's `hubCallFinished` events (the simulated home records
+    /// only its own operations).
+    private func customCallMismatches() -> [FixtureMismatch] {
+        var found: [FixtureMismatch] = []
+        for (operation, expected) in expect.customCalls.sorted(by: { $0.key < $1.key }) {
+            var outcomes: [Bool] = []
+            for event in observation.events {
+                if case .hubCallFinished(_, let name, _, _, let error) = event.kind, name == operation {
+                    outcomes.append(error == nil)
+                }
+            }
+            let succeeded = outcomes.filter { $0 }.count
+            let summary = outcomes.isEmpty ? "0" : "\(outcomes.count) (\(succeeded) succeeded, \(outcomes.count - succeeded) failed)"
+            func check(_ what: String, _ holds: Bool) {
+                if !holds { found.append(FixtureMismatch(subject: "calls.\(operation)", expected: what, actual: summary)) }
+            }
+            if let count = expected.count { check("\(count) call\(count == 1 ? "" : "s")", outcomes.count == count) }
+            if let atLeast = expected.atLeast { check("at least \(atLeast)", outcomes.count >= atLeast) }
+            if let atMost = expected.atMost { check("at most \(atMost)", outcomes.count <= atMost) }
+            if let number = expected.succeeded { check("\(number) succeeded", succeeded == number) }
+            if let number = expected.failed { check("\(number) failed", outcomes.count - succeeded == number) }
+        }
         return found
     }
 

@@ -34,6 +34,8 @@ public struct Fixture: Sendable {
     public var faults: [FaultRule]
     /// What happens during the run, in file order.
     public var events: [FixtureEvent]
+    /// What calls of custom operations (declared by a catalog file) answer.
+    public var customOperations: [CustomOperationRule]
     /// What the run must produce.
     public var expectations: FixtureExpectations
 
@@ -42,7 +44,8 @@ public struct Fixture: Sendable {
         name: String, description: String? = nil, file: String, workflow: Workflow, mocks: [FixtureMock] = [],
         runnableWorkflow: Workflow? = nil, workflowFile: String, inputs: JSONObject = [:], home: HomeDescription,
         seed: UInt64 = 0, faults: [FaultRule] = [],
-        events: [FixtureEvent] = [], expectations: FixtureExpectations = FixtureExpectations()
+        events: [FixtureEvent] = [], customOperations: [CustomOperationRule] = [],
+        expectations: FixtureExpectations = FixtureExpectations()
     ) {
         self.name = name
         self.description = description
@@ -56,6 +59,7 @@ public struct Fixture: Sendable {
         self.seed = seed
         self.faults = faults
         self.events = events
+        self.customOperations = customOperations
         self.expectations = expectations
     }
 }
@@ -69,6 +73,8 @@ public struct FixtureEvent: Sendable, Hashable {
         /// When call number `attempt` (from 1) of an operation ends, whatever its outcome, before the engine sees
         /// the call's answer.
         case after(SimulatedOperation, attempt: Int)
+        /// The same for a custom operation (declared by an operation catalog file), by name.
+        case afterCustom(String, attempt: Int)
         /// When the run first enters a state (qualified by sub-workflow states, as in `visitedStates`), before the
         /// state does any work.
         case entering(String)
@@ -78,6 +84,7 @@ public struct FixtureEvent: Sendable, Hashable {
             switch self {
             case .at(let time): "at \(FixtureFormat.seconds(time)) s"
             case .after(let operation, let attempt): "after \(operation.rawValue) #\(attempt)"
+            case .afterCustom(let operation, let attempt): "after \(operation) #\(attempt)"
             case .entering(let state): "entering \(state)"
             }
         }

@@ -34,7 +34,7 @@ extension FixtureDecoder {
         expect.path = states(reader, "path")
         expect.pathIncludes = states(reader, "pathIncludes")
         expect.pathExcludes = states(reader, "pathExcludes")
-        if let calls = reader.object("calls") { expect.calls = decodeCalls(calls) }
+        if let calls = reader.object("calls") { (expect.calls, expect.customCalls) = decodeCalls(calls) }
         expect.output = reader.value("output")
         expect.warnings = reader.stringArray("warnings")
         expect.hub = reader.object("hub").map(decodeHubExpectation)
@@ -55,36 +55,51 @@ extension FixtureDecoder {
     }
 
     /// `{"operation": count}` or `{"operation": {"count", "atLeast", "atMost", "succeeded", "failed"}}`.
-    private func decodeCalls(_ reader: ObjectReader) -> [SimulatedOperation: Expectations.CallExpectation] {
+    private func decodeCalls(_ reader: ObjectReader)
+        -> ([SimulatedOperation: Expectations.CallExpectation], [String: Expectations.CallExpectation])
+    {
         var calls: [SimulatedOperation: Expectations.CallExpectation] = [:]
+        var custom: [String: Expectations.CallExpectation] = [:]
         for key in reader.object.keys {
             reader.allow(key)
             let pointer = reader.pointer(key)
-            guard let operation = operation(key, at: pointer) else { continue }
-            switch reader.object[key] {
-            case let number? where number.doubleValue != nil:
-                guard let count = collector.integer(number, at: pointer, in: NumberLimits.count, what: "the call count")
-                else { continue }
-                calls[operation] = Expectations.CallExpectation(count: count)
-            case .object(let object)?:
-                let counts = ObjectReader(object: object, pointer: pointer, collector: collector)
-                func count(_ name: String) -> Int? {
-                    counts.int(name, in: NumberLimits.count)
-                }
-                calls[operation] = Expectations.CallExpectation(
-                    count: count("count"), atLeast: count("atLeast"), atMost: count("atMost"),
-                    succeeded: count("succeeded"), failed: count("failed"))
-                counts.finish()
-            case let other?:
-                collector.error(
-                    other.intValue == nil ? DiagnosticCode.wrongType : DiagnosticCode.invalidValue, at: pointer,
-                    "a call expectation is a count (0 or more) or an object with count, atLeast, atMost, succeeded, failed; found \(other.typeName)"
-                )
-            case nil:
-                break
+            if OperationCatalog.standard[key] == nil, catalog[key] != nil {
+                if let expectation = decodeCallExpectation(reader, key, at: pointer) { custom[key] = expectation }
+                continue
             }
+            guard let operation = operation(key, at: pointer) else { continue }
+            if let expectation = decodeCallExpectation(reader, key, at: pointer) { calls[operation] = expectation }
         }
-        return calls
+        return (calls, custom)
+    }
+
+    /// One operation's call expectation: a count, or an object of bounds; nil (reported) when it is neither.
+    private func decodeCallExpectation(_ reader: ObjectReader, _ key: String, at pointer: String)
+        -> Expectations.CallExpectation?
+    {
+        switch reader.object[key] {
+        case let number? where number.doubleValue != nil:
+            guard let count = collector.integer(number, at: pointer, in: NumberLimits.count, what: "the call count")
+            else { return nil }
+            return Expectations.CallExpectation(count: count)
+        case .object(let object)?:
+            let counts = ObjectReader(object: object, pointer: pointer, collector: collector)
+            func count(_ name: String) -> Int? {
+                counts.int(name, in: NumberLimits.count)
+            }
+            defer { counts.finish() }
+            return Expectations.CallExpectation(
+                count: count("count"), atLeast: count("atLeast"), atMost: count("atMost"),
+                succeeded: count("succeeded"), failed: count("failed"))
+        case let other?:
+            collector.error(
+                other.intValue == nil ? DiagnosticCode.wrongType : DiagnosticCode.invalidValue, at: pointer,
+                "a call expectation is a count (0 or more) or an object with count, atLeast, atMost, succeeded, failed; found \(other.typeName)"
+            )
+            return nil
+        case nil:
+            return nil
+        }
     }
 
     private func decodeHubExpectation(_ reader: ObjectReader) -> Expectations.HubExpectation {

@@ -5,15 +5,19 @@ import MatterFlowSimulator
 
 /// Decoding of `faults` (scripted hub misbehaviour) and `events` (what happens during the run).
 extension FixtureDecoder {
-    func decodeFaults(_ elements: [JSONValue], at pointer: String) -> [FaultRule] {
+    func decodeFaults(_ elements: [JSONValue], at pointer: String) -> ([FaultRule], [CustomOperationRule]) {
         var rules: [FaultRule] = []
+        var custom: [CustomOperationRule] = []
         for (index, element) in elements.enumerated() {
             let elementPointer = JSONPointer.appending(index, to: pointer)
             guard let reader = collector.object(element, at: elementPointer, what: "a fault") else { continue }
             _ = reader.string("description")
-            let operation = reader.nonEmptyString("operation", required: true).flatMap {
-                self.operation($0, at: reader.pointer("operation"))
+            let name = reader.nonEmptyString("operation", required: true)
+            if let name, let descriptor = customOperation(name) {
+                if let rule = decodeCustomRule(reader, descriptor, at: elementPointer) { custom.append(rule) }
+                continue
             }
+            let operation = name.flatMap { self.operation($0, at: reader.pointer("operation")) }
             let attempts = decodeAttempts(reader)
             let effects = ["fail", "hang", "delaySeconds"].filter { reader.has($0) }
             var fault: FaultRule.Fault?
@@ -32,7 +36,61 @@ extension FixtureDecoder {
                 rules.append(FaultRule(operation, attempts: attempts, fault))
             }
         }
-        return rules
+        return (rules, custom)
+    }
+
+    /// The descriptor of an operation the fixture's catalog declares beyond the standard one, if `name` is one.
+    func customOperation(_ name: String) -> OperationDescriptor? {
+        guard OperationCatalog.standard[name] == nil else { return nil }
+        return catalog[name]
+    }
+
+    /// A rule for a custom operation: `fail`, `hang`, `delaySeconds`, or `result` (an object of the declared shape).
+    private func decodeCustomRule(_ reader: ObjectReader, _ operation: OperationDescriptor, at pointer: String)
+        -> CustomOperationRule?
+    {
+        let attempts = decodeAttempts(reader)
+        let effects = ["result", "fail", "hang", "delaySeconds"].filter { reader.has($0) }
+        guard effects.count == 1 else {
+            collector.error(
+                effects.isEmpty ? DiagnosticCode.missingKey : DiagnosticCode.invalidValue, at: pointer,
+                effects.isEmpty
+                    ? "a rule for custom operation \(operation.name) needs one of \"result\" (an object), \"fail\" (an error), \"hang\" (true) or \"delaySeconds\" (a number)"
+                    : "a rule has one effect; found \(effects.map { "\"\($0)\"" }.joined(separator: " and ")) (write two rules to delay then answer)")
+            reader.finish()
+            return nil
+        }
+        var effect: CustomOperationRule.Effect?
+        switch effects[0] {
+        case "result":
+            let value = reader.value("result") ?? .null
+            if case .object = value, operation.result.admits(value) {
+                effect = .result(value)
+            } else {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("result"),
+                    "\"result\" must be an object of the shape \(operation.name) declares (\(operation.result))")
+            }
+        case "fail":
+            if let error = reader.object("fail").flatMap({ decodeError($0, operation: nil) }) {
+                let message = reader.object["fail"]?["message"]?.stringValue
+                    ?? "\(operation.name) failed: \(error.cause.rawValue) (injected by the fixture)"
+                effect = .fail(FlowError(code: error.code, cause: error.cause, message: message))
+            }
+        case "hang":
+            if reader.bool("hang") == true {
+                effect = .hang
+            } else {
+                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("hang"), "\"hang\" can only be true; remove the rule instead")
+            }
+        default:
+            if let seconds = reader.number("delaySeconds", in: NumberLimits.duration) {
+                effect = .delay(FixtureFormat.duration(seconds: seconds))
+            }
+        }
+        reader.finish()
+        guard let attempts, let effect else { return nil }
+        return CustomOperationRule(operation.name, attempts: attempts, effect)
     }
 
     /// `"attempts"`: `2`, `"2"`, `"1-2"`, `"3-"` (3 and later); absent: every attempt.
@@ -201,11 +259,9 @@ extension FixtureDecoder {
             }
             return .at(FixtureFormat.duration(seconds: seconds))
         case "after":
-            guard let name = reader.nonEmptyString("after"),
-                let operation = operation(name, at: reader.pointer("after"))
-            else {
-                return nil
-            }
+            guard let name = reader.nonEmptyString("after") else { return nil }
+            if customOperation(name) != nil { return .afterCustom(name, attempt: attempt ?? 1) }
+            guard let operation = operation(name, at: reader.pointer("after")) else { return nil }
             return .after(operation, attempt: attempt ?? 1)
         default:
             guard let name = reader.nonEmptyString("entering"), let state = state(name, at: reader.pointer("entering"))

@@ -227,6 +227,8 @@ public struct FixtureExpectations: Sendable, Hashable {
     public var pathExcludes: [String]?
     /// Hub calls, by operation.
     public var calls: [SimulatedOperation: CallExpectation]
+    /// Calls of custom operations (declared by a catalog file), by name, counted from the run's events.
+    public var customCalls: [String: CallExpectation] = [:]
     /// The output: objects match when every member given matches; arrays and scalars must be equal.
     public var output: JSONValue?
     /// Exactly this many warnings, each containing the text at its position.

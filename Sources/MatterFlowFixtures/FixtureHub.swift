@@ -1,4 +1,5 @@
 import MatterFlow
+import MatterFlowJSON
 import MatterFlowSimulator
 
 /// The hub a fixture's run talks to: the simulated hub, with the fixture's `after` and `entering` events
@@ -9,6 +10,8 @@ import MatterFlowSimulator
 /// offline after prepare" happens exactly between prepare's answer and the next call, in any run.
 struct FixtureHub: Hub {
     let world: FixtureWorld
+    /// What calls of custom operations answer (the simulated home implements none).
+    var customRules: [CustomOperationRule] = []
 
     private var inner: SimulatedHub { world.hub }
 
@@ -121,6 +124,41 @@ struct FixtureHub: Hub {
 
     func setInternetAccess(structure: StructureID, option: InternetAccessOption) async throws -> ThreadNetworkSettings {
         try await call(.setInternetAccess) { try await inner.setInternetAccess(structure: structure, option: option) }
+    }
+
+    /// A custom operation: the fixture's rules for it, in order; with none that answers, the simulated home's
+    /// `notSupported`.
+    func perform(operation: String, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
+        let attempt = await world.beforeCustomCall(operation)
+        let result: Result<JSONValue, any Error>
+        do {
+            result = .success(try await answer(operation, attempt: attempt, structure: structure, arguments: arguments))
+        } catch {
+            result = .failure(error)
+        }
+        await world.afterCustomCall(operation, attempt: attempt)
+        return try result.get()
+    }
+
+    private func answer(_ operation: String, attempt: Int, structure: StructureID, arguments: JSONObject) async throws
+        -> JSONValue
+    {
+        for effect in CustomOperationRule.effects(customRules, operation: operation, attempt: attempt) {
+            switch effect {
+            case .delay(let duration):
+                if duration > .zero { try await world.clock.sleep(for: duration) }
+            case .result(let value):
+                return value
+            case .fail(let error):
+                throw error
+            case .hang:
+                while true {
+                    try Task.checkCancellation()
+                    try await world.clock.sleep(for: .seconds(365 * 86_400))
+                }
+            }
+        }
+        return try await inner.perform(operation: operation, structure: structure, arguments: arguments)
     }
 
     func subscribe(structure: StructureID, _ handler: @escaping @Sendable (HubEvent) -> Void) async

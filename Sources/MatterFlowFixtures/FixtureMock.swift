@@ -85,11 +85,11 @@ extension Workflow {
             guard let nested = child.replacingChild(at: path.dropFirst(), with: standIn) else { return nil }
             replacement = nested
         }
-        var copy = self
         step.path = "mock:\(name):\(step.path)"
         state.kind = .workflow(step)
-        copy.states[name] = state
-        copy.subworkflows[step.path] = replacement
-        return copy
+        return with { definition in
+            definition.states[name] = state
+            definition.subworkflows[step.path] = replacement
+        }
     }
 }

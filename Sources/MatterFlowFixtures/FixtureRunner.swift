@@ -76,7 +76,7 @@ public struct FixtureRunner: Sendable {
         await hub.setFaultPlan(FaultPlan(fixture.faults), structure: structure)
         await hub.setEpskcRandomSource(SeededRandomSource(seed: fixture.seed))
         let world = FixtureWorld(hub: hub, structure: structure, events: fixture.events, clock: clock)
-        var runHub: any Hub = FixtureHub(world: world)
+        var runHub: any Hub = FixtureHub(world: world, customRules: fixture.customOperations)
         var closeTransport: (@Sendable () async -> Void)?
         if let transport {
             // The connection is set up as work of the simulated world, so no virtual time passes during it.

@@ -12,6 +12,8 @@ final class FixtureWorld: Sendable {
 
     private struct State {
         var callCounts: [SimulatedOperation: Int] = [:]
+        /// Calls of custom operations so far, by name.
+        var customCallCounts: [String: Int] = [:]
         /// Indices of the events that have happened.
         var fired: Set<Int> = []
         /// Hub actions of `entering` events (by event index), applied before the hub's next call.
@@ -113,6 +115,24 @@ final class FixtureWorld: Sendable {
         }
         for index in pending { await apply(index) }
         return attempt
+    }
+
+    /// Counts a call of a custom operation and returns its attempt number (from 1), after applying the hub actions
+    /// queued by `entering` events, as for every call.
+    func beforeCustomCall(_ operation: String) async -> Int {
+        let (attempt, pending) = state.withLock { state -> (Int, [Int]) in
+            state.customCallCounts[operation, default: 0] += 1
+            defer { state.pending = [] }
+            return (state.customCallCounts[operation, default: 0], state.pending)
+        }
+        for index in pending { await apply(index) }
+        return attempt
+    }
+
+    /// Called by the hub when a call of a custom operation ends, before the engine sees its answer: runs the
+    /// `after` events for it.
+    func afterCustomCall(_ operation: String, attempt: Int) async {
+        for index in take({ $0 == .afterCustom(operation, attempt: attempt) }) { await apply(index) }
     }
 
     /// Called by the hub when a call ends, before the engine sees its answer: runs the `after` events for it.

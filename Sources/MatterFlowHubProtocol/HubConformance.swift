@@ -24,14 +24,19 @@ public struct HubConformance: Sendable {
     /// The structure to test; nil: the first the handshake names.
     public var structure: StructureID?
 
-    public init(structure: StructureID? = nil, answerLimit: Duration = .seconds(10)) {
+    /// Custom operations (declared in operation catalog files) the hub may list besides the protocol's methods.
+    public var customOperations: Set<String>
+
+    public init(structure: StructureID? = nil, answerLimit: Duration = .seconds(10), customOperations: Set<String> = []) {
         self.structure = structure
         self.answerLimit = answerLimit
+        self.customOperations = customOperations
     }
 
     /// Runs every check over `channel` (a fresh connection: the suite sends the handshake itself).
     public func run(on channel: any LineChannel) async -> [Check] {
         let run = ConformanceRun(client: RawHubClient(channel: channel), limit: answerLimit)
+        run.customOperations = customOperations
         await run.checkAll(structure: structure)
         channel.close()
         return run.checks
@@ -43,6 +48,8 @@ final class ConformanceRun {
     let client: RawHubClient
     let limit: Duration
     private(set) var checks: [HubConformance.Check] = []
+    /// Names the handshake may list besides the protocol's methods.
+    var customOperations: Set<String> = []
 
     init(client: RawHubClient, limit: Duration) {
         self.client = client
@@ -86,14 +93,16 @@ final class ConformanceRun {
             "initialize", ["protocolVersion": 1, "client": ["name": "matterflow hub check", "version": "1"]], within: limit)
         let handshake = result(hello.reply)
         let operations = handshake?["operations"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let unknown = operations.filter { !HubMethod.all.contains($0) }
+        let unknown = operations.filter { !HubMethod.all.contains($0) && !customOperations.contains($0) }
         guard let handshake, handshake["protocolVersion"]?.intValue == 1, handshake["hub"]?["name"]?.stringValue != nil,
             handshake["events"]?.boolValue != nil, handshake["operations"]?.arrayValue != nil, unknown.isEmpty
         else {
             fail(
                 "initialize answers protocol version 1, a hub name, operations and events", sent: hello.sent, got: hello.reply,
                 wanted: "result {\"protocolVersion\": 1, \"hub\": {\"name\", \"version\"}, \"operations\": [known methods], \"events\": bool}"
-                    + (unknown.isEmpty ? "" : "; unknown methods listed: \(unknown.joined(separator: ", "))"))
+                    + (unknown.isEmpty
+                        ? ""
+                        : "; unknown methods listed: \(unknown.joined(separator: ", ")) (custom operations need --catalog)"))
             return
         }
         pass("initialize answers protocol version 1, a hub name, operations and events")

@@ -19,7 +19,8 @@ public enum HubMethod {
     public static let all = commissioning + borderRouters + events
 
     /// The hub methods a workflow operation calls (`matterflow operations` names), for static checks against a
-    /// hub's handshake. Operations that call none (or that the engine answers itself) map to `[]`.
+    /// hub's handshake. An operation of no built-in name is a custom one (docs/operation-catalog.md), sent as the
+    /// method of its own name.
     public static func methods(forOperation operation: String) -> [String] {
         switch operation {
         case "readHubStatus": ["status"]
@@ -40,7 +41,7 @@ public enum HubMethod {
         case "leaveThreadNetwork": ["leaveThreadNetwork"]
         case "readThreadNetworkSettings": ["threadNetworkSettings"]
         case "setInternetAccess": ["setInternetAccess"]
-        default: []
+        default: [operation]
         }
     }
 }

@@ -93,7 +93,11 @@ extension HubServer {
         case "subscribe":
             return await subscribe(structure: structure)
         default:
-            throw FlowError(.notSupported, "this hub does not implement \(method)")
+            // A custom operation (docs/operation-catalog.md): its params, less the envelope, are its arguments.
+            var arguments = reader.object
+            arguments["structure"] = nil
+            arguments["context"] = nil
+            return try await hub.perform(operation: method, structure: structure, arguments: arguments)
         }
     }
 }

@@ -140,6 +140,14 @@ extension RemoteHub {
     {
         await subscribeRemote(structure: structure, handler)
     }
+
+    /// A custom operation (docs/operation-catalog.md): the method of the operation's name, its arguments as
+    /// params beside `structure`. Not sent (`notSupported`) unless the hub lists the operation in its handshake.
+    public func perform(operation: String, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
+        var params = arguments
+        params["structure"] = .string(structure)
+        return try await call(operation, params)
+    }
 }
 
 /// A ``RemoteHub`` whose hub answers `activeSession`, so recovery can reconcile interrupted calls through it.
@@ -229,5 +237,9 @@ struct RecoverableRemoteHub: RecoverableHub, ConnectedHub {
         -> any HubEventSubscription
     {
         await remote.subscribe(structure: structure, handler)
+    }
+
+    func perform(operation: String, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
+        try await remote.perform(operation: operation, structure: structure, arguments: arguments)
     }
 }

@@ -44,6 +44,17 @@ import Testing
         #expect(prepare.transitions.filter { $0.kind == .cancel }.map(\.from) == ["prepare"])
     }
 
+    @Test func countedTransitionsAreTheEdgesTheGraphDraws() async throws {
+        // Coverage and `graph` read the same compiled edge list: what one counts, the other draws.
+        let report = try await coverage(of: [InlineFixture.commissionDevice()])
+        for file in report.workflows {
+            let workflow = try WorkflowEngine().load(path: file.file)
+            #expect(Set(file.transitions + file.uncountedTransitions) == Set(workflow.edges), "\(file.name)")
+            let drawn = try WorkflowGraph.build(workflow).edges.map { "\($0.from) \($0.kind) \($0.to)" }
+            #expect(drawn == file.transitions.map { "\($0.from) \($0.kind) \($0.to)" }, "\(file.name)")
+        }
+    }
+
     @Test func subworkflowsAreCoveredPerFileWhoeverRunsThem() async throws {
         let report = try await coverage(of: [Self.prepare(), InlineFixture.commissionDevice()])
         let prepare = try #require(report.coverage(ofFile: Repository.workflows + "/prepare.json"))

@@ -46,8 +46,7 @@ import Testing
     }
 
     @Test func aMissingStateFailsTheRunWithItsOwnCause() async throws {
-        var workflow = try loadWorkflow(Self.workflow)
-        workflow.start = "nowhere"
+        let workflow = try loadWorkflow(Self.workflow).with { $0.start = "nowhere" }
         let (result, _) = try await run(workflow, engine: WorkflowEngine())
         #expect(result.outcome == .failed)
         #expect(result.error?.cause == .engineMisconfigured)

@@ -2,7 +2,7 @@ import MatterFlow
 import MatterFlowJSON
 import Testing
 
-/// `Workflow.stateOrder` is public and may list a name twice or leave a state out: runs of any size still work.
+/// A workflow's definition may list a name twice in `stateOrder` or leave a state out: runs of any size still work.
 @Suite struct StateOrderTests {
     /// A chain `s0 -> s1 -> ... -> s(count-1) -> done`, longer than the engine's scanned-lookup threshold.
     static func chain(_ count: Int) -> String {
@@ -14,9 +14,8 @@ import Testing
     }
 
     @Test func aRepeatedNameInStateOrderDoesNotTrapALargeWorkflow() async throws {
-        var workflow = try loadWorkflow(Self.chain(40))
         // The same number of names as states, one of them twice and one state not listed.
-        workflow.stateOrder[1] = workflow.stateOrder[0]
+        let workflow = try loadWorkflow(Self.chain(40)).with { $0.stateOrder[1] = $0.stateOrder[0] }
         let result = try await WorkflowEngine().run(
             workflow, on: ScriptedHub(), options: RunOptions(structureID: "s", clock: ManualClock(), random: SeededRandomSource(seed: 7)))
         #expect(result.outcome == .succeeded)

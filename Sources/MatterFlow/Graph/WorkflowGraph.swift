@@ -70,8 +70,9 @@ public enum WorkflowGraph {
 
         mutating func add(_ workflow: Workflow, prefix: String) -> [StateGraph.Cluster] {
             var clusters: [StateGraph.Cluster] = []
-            for name in workflow.stateOrder {
-                guard let state = workflow.states[name] else { continue }
+            let model = workflow.model
+            for state in model.states {
+                let name = state.name
                 if let child = expandedChild(workflow, name), case .workflow(let subworkflow) = state.kind {
                     let before = nodes.count
                     let nested = add(child, prefix: prefix + name + "/")
@@ -84,10 +85,10 @@ public enum WorkflowGraph {
                 }
             }
             // The cancel path is shielded from cancels, so states only it reaches have no cancel edge to draw.
-            let normal = ErrorFlow.reachable(workflow, includingCancel: false)
-            for edge in workflow.edges where workflow.states[edge.to] != nil {
-                if edge.kind == .cancel, !normal.contains(edge.from) { continue }
-                addEdge(edge, in: workflow, prefix: prefix)
+            let normal = model.reachable(includingCancel: false)
+            for edge in model.edges where edge.to != nil {
+                if edge.kind.isCancel, !normal[edge.from] { continue }
+                addEdge(model.workflowEdge(edge), in: workflow, prefix: prefix)
             }
             return clusters
         }
@@ -109,7 +110,7 @@ public enum WorkflowGraph {
             }
             // From an expanded sub-workflow: from the child's ends that lead here.
             let childPrefix = prefix + edge.from + "/"
-            let normal = ErrorFlow.reachable(child, includingCancel: false)
+            let normal = child.reachableStates(includingCancel: false)
             let sources = child.stateOrder.filter { name in
                 guard let state = child.states[name] else { return false }
                 switch (edge.kind, state.kind) {

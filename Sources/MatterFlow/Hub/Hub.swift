@@ -1,3 +1,5 @@
+import MatterFlowJSON
+
 /// A hub that commissions Matter devices into a structure: what MatterFlow's workflows drive.
 ///
 /// Implement this to run MatterFlow against your own hub. Methods may throw ``FlowError`` to choose the code
@@ -77,4 +79,9 @@ public protocol Hub: Sendable {
     /// from the task that made the event happen, so virtual time sees it (see ``WorkflowClock``).
     func subscribe(structure: StructureID, _ handler: @escaping @Sendable (HubEvent) -> Void) async
         -> any HubEventSubscription
+
+    /// Performs a custom operation, declared in an operation catalog file (docs/operation-catalog.md), by name:
+    /// arguments as the catalog declares them (already checked), the result as a JSON object of the declared shape.
+    /// The default reports it unsupported (`unimplemented` / `notSupported`); see `Hub+CustomOperations.swift`.
+    func perform(operation: String, structure: StructureID, arguments: JSONObject) async throws -> JSONValue
 }

@@ -11,7 +11,7 @@ struct WorkflowDecoder {
     }
 
     /// Decodes the document; nil when it is too broken to build a workflow from.
-    func decode() -> Workflow? {
+    func decode() -> Workflow.Definition? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
         guard let root = collector.object(collector.document.value, at: "", what: "a workflow file") else { return nil }
 
@@ -45,13 +45,13 @@ struct WorkflowDecoder {
                 }
             }
         }
+        // `$schema` names the file's JSON Schema for editors (docs/workflow.schema.json); the engine ignores it.
+        root.allow("$schema")
         root.finish()
         guard let name, let start else { return nil }
-        var workflow = Workflow(
+        return Workflow.Definition(
             name: name, version: Workflow.supportedVersion, description: description, inputs: inputs, start: start,
-            onCancel: onCancel, states: states, file: collector.document.file)
-        workflow.contract = contract
-        return workflow
+            onCancel: onCancel, states: states, file: collector.document.file, contract: contract)
     }
 
     private func decodeInputs(_ reader: ObjectReader) -> [InputDeclaration] {
@@ -79,7 +79,8 @@ struct WorkflowDecoder {
                     DiagnosticCode.invalidValue, at: input.pointer("default"),
                     "input \"\(member.key)\" is required, so its default is never used; drop one of them")
             }
-            let secret = input.bool("secret") ?? false
+            // An onboarding payload holds the setup passcode: it is secret whatever the file says.
+            let secret = (input.bool("secret") ?? false) || type == .onboardingPayload
             let description = input.string("description")
             input.finish()
             inputs.append(

@@ -121,7 +121,7 @@ public struct WorkflowLoader: Sendable {
         mutating func decode(document: JSONDocument, directory: String, stack: [String], text: String) -> Workflow? {
             let decoder = WorkflowDecoder(document: document)
             let collector = decoder.collector
-            guard var workflow = decoder.decode() else {
+            guard var definition = decoder.decode() else {
                 record(file: document.file, collector.diagnostics)
                 return nil
             }
@@ -131,8 +131,8 @@ public struct WorkflowLoader: Sendable {
             // The depth of this file's children: the top-level file is at depth 0.
             let childDepth = stack.count
             var height = 0
-            for state in workflow.statesInOrder {
-                guard case .workflow(let subworkflow) = state.kind else { continue }
+            for name in definition.stateOrder {
+                guard let state = definition.states[name], case .workflow(let subworkflow) = state.kind else { continue }
                 let childPath = subworkflow.path.hasPrefix("/")
                     ? subworkflow.path : FilePaths.appending(subworkflow.path, to: directory)
                 let childKey = FilePaths.standardized(childPath)
@@ -165,7 +165,7 @@ public struct WorkflowLoader: Sendable {
                         continue
                     }
                     height = max(height, childHeight + 1)
-                    workflow.subworkflows[subworkflow.path] = child
+                    definition.subworkflows[subworkflow.path] = child
                 } else {
                     collector.error(
                         WorkflowDiagnosticCode.invalidSubworkflow, at: pointer,
@@ -173,10 +173,12 @@ public struct WorkflowLoader: Sendable {
                 }
             }
             if let key = stack.last { heights[key] = height }
-            WorkflowValidator(workflow: workflow, catalog: catalog, collector: collector, verification: verification).validate()
             // Hashed when a journal first asks: validating needs no hash.
-            let children = workflow.subworkflows.keys.sorted().map { ($0, workflow.subworkflows[$0]?.contentHashSource) }
-            workflow.contentHashSource = ContentHashSource(text: text, children: children)
+            let children = definition.subworkflows.keys.sorted().map { ($0, definition.subworkflows[$0]?.contentHashSource) }
+            definition.contentHashSource = ContentHashSource(text: text, children: children)
+            // Compiled once: the validator, the verifier and every later reader share this model.
+            let workflow = Workflow(definition)
+            WorkflowValidator(workflow: workflow, catalog: catalog, collector: collector, verification: verification).validate()
             record(file: document.file, collector.diagnostics)
             return collector.hasErrors ? nil : workflow
         }

@@ -11,7 +11,7 @@ extension InputDeclaration {
     /// numbers and booleans parsed, arrays and objects as JSON (an `any` input falls back to the text).
     public func value(fromText text: String) -> Result<JSONValue, InputTextError> {
         switch type {
-        case .string:
+        case .string, .onboardingPayload:
             return .success(.string(text))
         case .integer:
             guard let number = Int(text) else { return .failure(InputTextError(message: "input \"\(name)\" must be an integer, got \"\(text)\"")) }

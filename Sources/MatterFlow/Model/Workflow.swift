@@ -2,150 +2,109 @@ import MatterFlowJSON
 
 /// A loaded, decoded workflow: an explicit state machine over hub operations.
 ///
-/// Build one with ``WorkflowLoader``; a `Workflow` that the loader returns has passed validation.
+/// Build one with ``WorkflowLoader``; a `Workflow` that the loader returns has passed validation. A workflow is
+/// immutable: it is compiled once, when it is made, into the one numbered model (states and a single edge list)
+/// that validation, verification, graphs, coverage and runs read. To change one built in code, edit its
+/// ``Definition`` and make a new workflow (``with(_:)``).
 public struct Workflow: Sendable {
     /// The newest version of the workflow language this engine understands.
     public static let supportedVersion = 1
 
-    public var name: String {
-        didSet { dropPlan() }
+    /// The compiled model, shared by every copy of this workflow.
+    let model: CompiledWorkflow
+    /// The plan runs follow (``ExecutionPlan``), compiled on first use and shared by the copies of this workflow.
+    let planCache: PlanCache
+
+    /// Compiles a workflow from its definition.
+    public init(_ definition: Definition) {
+        model = CompiledWorkflow(definition)
+        planCache = PlanCache()
     }
-    public var version: Int
-    public var description: String?
+
+    /// A workflow from its parts; a repeated state name keeps the first state with that name.
+    public init(
+        name: String, version: Int, description: String?, inputs: [InputDeclaration], start: String,
+        onCancel: String?, states: [WorkflowState], file: String, subworkflows: [String: Workflow] = [:],
+        contract: WorkflowContract = WorkflowContract()
+    ) {
+        self.init(Definition(
+            name: name, version: version, description: description, inputs: inputs, start: start, onCancel: onCancel,
+            states: states, file: file, subworkflows: subworkflows, contract: contract))
+    }
+
+    /// The same compiled workflow with a plan cache of its own (a plan holds its workflow this way, so that the
+    /// plan is not kept alive by the cache that holds it).
+    private init(sharing model: CompiledWorkflow) {
+        self.model = model
+        planCache = PlanCache()
+    }
+
+    /// Forgets the compiled plan: a plan keeps its workflow without the cache that holds the plan itself.
+    mutating func dropPlan() {
+        self = Workflow(sharing: model)
+    }
+
+    /// What the workflow was made from, as a value to edit and make a new workflow from.
+    public var definition: Definition { model.definition }
+
+    /// A new workflow: this one's definition with `change` applied, compiled anew.
+    public func with(_ change: (inout Definition) throws -> Void) rethrows -> Workflow {
+        var definition = model.definition
+        try change(&definition)
+        return Workflow(definition)
+    }
+
+    public var name: String { model.definition.name }
+    public var version: Int { model.definition.version }
+    public var description: String? { model.definition.description }
     /// Declared inputs, in document order.
-    public var inputs: [InputDeclaration] {
-        didSet { dropPlan() }
-    }
+    public var inputs: [InputDeclaration] { model.definition.inputs }
     /// The state a run begins in.
-    public var start: String {
-        didSet { dropPlan() }
-    }
+    public var start: String { model.definition.start }
     /// Where a cancelled run goes, so it can release what it holds before it ends.
-    public var onCancel: String? {
-        didSet { dropPlan() }
-    }
+    public var onCancel: String? { model.definition.onCancel }
     /// States by name.
-    public var states: [String: WorkflowState] {
-        didSet {
-            keptOrder = nil
-            dropPlan()
-        }
-    }
-    /// State names in document order.
-    public var stateOrder: [String] {
-        didSet {
-            keptOrder = nil
-            dropPlan()
-        }
-    }
-    /// The states in `stateOrder`'s order, as `init` was given them with no name twice, until either changes:
-    /// the analyses walk states in order without looking each up by name.
-    private var keptOrder: [WorkflowState]?
+    public var states: [String: WorkflowState] { model.definition.states }
+    /// State names in document order, each state once: the order states are numbered in. (A definition may list
+    /// a name twice or leave a state out; its states are then numbered as ``Definition/stateOrder`` says.)
+    public var stateOrder: [String] { model.stateNames }
     /// The file the workflow came from, or a label for workflows loaded from data.
-    public var file: String
+    public var file: String { model.definition.file }
     /// Sub-workflows by the path written in their state, resolved and loaded.
-    public var subworkflows: [String: Workflow] {
-        didSet {
-            updateWaitsForEvents()
-            dropPlan()
-        }
-    }
+    public var subworkflows: [String: Workflow] { model.definition.subworkflows }
     /// SHA-256 (hex) of the workflow's text and its sub-workflows' hashes, set by the loader; empty for a
     /// workflow built in code. Journals record it so recovery can tell whether the workflow has changed.
     ///
     /// The loader keeps what the hash is made of and hashes it on first read (see ``ContentHashSource``).
-    public var contentHash: String {
-        get { contentHashSource?.hash ?? "" }
-        set { contentHashSource = ContentHashSource(fixed: newValue) }
-    }
+    public var contentHash: String { model.definition.contentHash }
     /// What ``contentHash`` is computed from; nil for a workflow built in code.
-    var contentHashSource: ContentHashSource?
+    var contentHashSource: ContentHashSource? { model.definition.contentHashSource }
     /// What the workflow promises about itself (error handling, deadline, session on success), checked by the
     /// validator.
-    public var contract = WorkflowContract()
-
-    public init(
-        name: String, version: Int, description: String?, inputs: [InputDeclaration], start: String,
-        onCancel: String?, states: [WorkflowState], file: String, subworkflows: [String: Workflow] = [:]
-    ) {
-        self.name = name
-        self.version = version
-        self.description = description
-        self.inputs = inputs
-        self.start = start
-        self.onCancel = onCancel
-        // One hash per state: a repeated name (only in workflows built in code) keeps the first state.
-        var byName = [String: WorkflowState](minimumCapacity: states.count)
-        var repeated = false
-        // By index: a loop variable would copy each state and then release everything it holds.
-        for index in states.indices {
-            if let first = byName.updateValue(states[index], forKey: states[index].name) {
-                byName[states[index].name] = first
-                repeated = true
-            }
-        }
-        self.states = byName
-        self.stateOrder = states.map(\.name)
-        keptOrder = repeated ? nil : states
-        self.file = file
-        self.subworkflows = subworkflows
-        updateWaitsForEvents()
-    }
-
-    /// The plan runs follow (``ExecutionPlan``), compiled on first use. Every change to what runs read replaces
-    /// it, so copies share a plan only while they are equal.
-    private(set) var planCache = PlanCache()
-
-    /// Forgets the compiled plan, after a change.
-    mutating func dropPlan() {
-        planCache = PlanCache()
-    }
+    public var contract: WorkflowContract { model.definition.contract }
 
     /// Whether this workflow or a sub-workflow has a wait state (and so needs the hub's events).
-    public private(set) var waitsForEvents = false
+    public var waitsForEvents: Bool { model.waitsForEvents }
 
-    private mutating func updateWaitsForEvents() {
-        // Kinds are read in place (by index), not copied out with every state: a copy retains and releases all
-        // that a state holds, which for thousands of states is most of the cost.
-        func waits(_ kind: WorkflowState.Kind) -> Bool {
-            switch kind {
-            case .wait: true
-            case .workflow(let step): subworkflows[step.path]?.waitsForEvents == true
-            case .action, .choice, .assign, .succeed, .fail: false
-            }
-        }
-        if let keptOrder {
-            waitsForEvents = keptOrder.indices.contains { waits(keptOrder[$0].kind) }
-        } else {
-            waitsForEvents = states.values.contains { waits($0.kind) }
-        }
-    }
-
-    /// The states in document order: one per entry of `stateOrder` that names a state (so a name listed twice
-    /// comes twice).
-    var statesInOrder: [WorkflowState] {
-        keptOrder ?? stateOrder.compactMap { states[$0] }
-    }
-
-    /// Whether ``statesInOrder`` lists every state once.
-    var statesAreDistinct: Bool { keptOrder != nil }
+    /// The states by number: each once, in document order.
+    var statesInOrder: [WorkflowState] { model.states }
 
     /// The declared input with a name.
     public func input(named name: String) -> InputDeclaration? {
-        inputs.first { $0.name == name }
+        model.definition.inputs.first { $0.name == name }
     }
 
-    /// Every edge of the state machine, in document order.
+    /// The names of the states a run can reach from the start, following the compiled edges, with or without the
+    /// cancel edges.
+    public func reachableStates(includingCancel: Bool) -> Set<String> {
+        let seen = model.reachable(includingCancel: includingCancel)
+        return Set(model.states.indices.filter { seen[$0] }.map(model.name))
+    }
+
+    /// Every edge of the state machine, in document order: each state's own, then its cancel edge. A view of
+    /// the compiled model's one edge list.
     public var edges: [WorkflowEdge] {
-        var all: [WorkflowEdge] = []
-        for name in stateOrder {
-            guard let state = states[name] else { continue }
-            all.append(contentsOf: state.edges)
-            if let onCancel, !state.isTerminal {
-                all.append(WorkflowEdge(from: name, to: onCancel, kind: .cancel, pointer: "/onCancel"))
-            }
-        }
-        return all
+        model.edges.map(model.workflowEdge)
     }
 }
 
@@ -154,11 +113,14 @@ public struct InputDeclaration: Sendable, Hashable {
     /// The types an input may declare.
     public enum InputType: String, Sendable, Hashable, CaseIterable {
         case string, integer, number, boolean, array, object, any
+        /// A QR code or manual pairing code (a string, always secret), whose non-secret facts templates and
+        /// conditions may read (``OnboardingPayloadFacts``).
+        case onboardingPayload
 
         /// The matching value shape.
         public var shape: ValueShape {
             switch self {
-            case .string: .string
+            case .string, .onboardingPayload: .string
             case .integer: .integer
             case .number: .number
             case .boolean: .boolean
@@ -171,7 +133,16 @@ public struct InputDeclaration: Sendable, Hashable {
         public func admits(_ value: JSONValue) -> Bool {
             switch self {
             case .object: value.objectValue != nil
-            case .string, .integer, .number, .boolean, .array, .any: shape.admits(value)
+            case .string, .integer, .number, .boolean, .array, .any, .onboardingPayload: shape.admits(value)
+            }
+        }
+
+        /// What `${input.NAME.member...}` may read: an onboarding payload's facts, anything of an object.
+        public var readableShape: ValueShape {
+            switch self {
+            case .object: .any
+            case .onboardingPayload: OnboardingPayloadFacts.shape
+            case .string, .integer, .number, .boolean, .array, .any: shape
             }
         }
     }
@@ -199,44 +170,3 @@ public struct InputDeclaration: Sendable, Hashable {
     }
 }
 
-/// A transition of the state machine, as drawn in graphs and counted in coverage.
-public struct WorkflowEdge: Sendable, Hashable {
-    /// What takes the edge.
-    public enum Kind: Sendable, Hashable, CustomStringConvertible {
-        /// The state succeeded.
-        case next
-        /// Choice branch number `n` (0-based) matched.
-        case choice(Int)
-        /// No choice branch matched.
-        case choiceDefault
-        /// Error route number `n` (0-based) matched the error.
-        case error(Int, [String])
-        /// The run was cancelled while in the state.
-        case cancel
-        /// A wait state received an event with this value.
-        case event(String)
-        /// A wait state received an event whose value has no branch of its own.
-        case eventOtherwise
-        /// A wait state's timeout passed.
-        case timeout
-
-        public var description: String {
-            switch self {
-            case .next: "next"
-            case .choice(let index): "choice[\(index)]"
-            case .choiceDefault: "default"
-            case .error(let index, let names): "onError[\(index)] \(names.joined(separator: "|"))"
-            case .cancel: "cancel"
-            case .event(let value): "event \(value)"
-            case .eventOtherwise: "event otherwise"
-            case .timeout: "timeout"
-            }
-        }
-    }
-
-    public var from: String
-    public var to: String
-    public var kind: Kind
-    /// JSON pointer of the member that declares the edge.
-    public var pointer: String
-}

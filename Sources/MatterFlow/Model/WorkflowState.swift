@@ -76,46 +76,6 @@ public struct WorkflowState: Sendable {
         case .action, .workflow, .choice, .assign, .wait: false
         }
     }
-
-    /// The state's outgoing edges (the cancel edge belongs to the workflow and is added by ``Workflow/edges``).
-    /// The states ``edges`` lead to, in the same order, without building their pointers: the analyses follow
-    /// transitions far more often than they report one.
-    var targets: [String] {
-        switch kind {
-        case .action(let action): [action.step.next] + action.step.onError.map(\.next)
-        case .workflow(let subworkflow): [subworkflow.step.next] + subworkflow.step.onError.map(\.next)
-        case .choice(let choice): choice.branches.map(\.next) + [choice.defaultNext]
-        case .assign(let assign): [assign.next]
-        case .wait(let wait): wait.branches.map(\.next) + (wait.otherwise.map { [$0] } ?? []) + [wait.onTimeout]
-        case .succeed, .fail: []
-        }
-    }
-
-    public var edges: [WorkflowEdge] {
-        func edge(_ to: String, _ kind: WorkflowEdge.Kind, _ member: String) -> WorkflowEdge {
-            WorkflowEdge(from: name, to: to, kind: kind, pointer: pointer + member)
-        }
-        func step(_ step: StepBehavior) -> [WorkflowEdge] {
-            [edge(step.next, .next, "/next")]
-                + step.onError.enumerated().map { index, route in
-                    edge(route.next, .error(index, route.errors), "/onError/\(index)/next")
-                }
-        }
-        switch kind {
-        case .action(let action): return step(action.step)
-        case .workflow(let subworkflow): return step(subworkflow.step)
-        case .choice(let choice):
-            return choice.branches.enumerated().map { index, branch in
-                edge(branch.next, .choice(index), "/choices/\(index)/next")
-            } + [edge(choice.defaultNext, .choiceDefault, "/default")]
-        case .assign(let assign): return [edge(assign.next, .next, "/next")]
-        case .wait(let wait):
-            return wait.branches.map { edge($0.next, .event($0.value), "/on/" + JSONPointer.appending($0.value, to: "").dropFirst()) }
-                + (wait.otherwise.map { [edge($0, .eventOtherwise, "/otherwise")] } ?? [])
-                + [edge(wait.onTimeout, .timeout, "/onTimeout")]
-        case .succeed, .fail: return []
-        }
-    }
 }
 
 /// A built-in precondition checked before a state's work.

@@ -23,7 +23,7 @@ public struct OperationDescriptor: Sendable {
     }
 
     /// How a call changes the hub, for retry-safety checks.
-    public enum Effect: String, Sendable, Hashable {
+    public enum Effect: String, Sendable, Hashable, CaseIterable {
         case read, idempotentWrite, nonIdempotentWrite
     }
 

@@ -2,7 +2,7 @@
 /// operation catalog (``OperationDescriptor/requires``), checked by the validator (`operationOutOfOrder`).
 public struct OrderRequirement: Sendable, Hashable, CustomStringConvertible {
     /// Where the earlier operation must have happened.
-    public enum Scope: String, Sendable, Hashable {
+    public enum Scope: String, Sendable, Hashable, CaseIterable {
         /// One of the operations succeeded earlier in the current commissioning session: after the session was
         /// opened and with no release since. A workflow that has not opened a session itself on the path runs
         /// in its caller's session, whose history it cannot see, so the requirement is then assumed met.

@@ -1,13 +1,13 @@
 import MatterFlowJSON
 import Synchronization
 
-/// A workflow level compiled for running, once, instead of on every run: its states as shared nodes, each action's
-/// operation looked up in the catalog, each sub-workflow compiled for its place in the run, and the names a run
-/// reports (qualified state names, workflow paths) built ahead.
+/// A workflow level prepared for running, once, instead of on every run: a view over the workflow's compiled model
+/// (``CompiledWorkflow``: its numbered states and their numbers by name) that adds what depends on the catalog and
+/// on the level's place in the run: each action's operation looked up in the catalog, each sub-workflow's plan for
+/// its place, and the names a run reports (qualified state names, workflow paths).
 ///
 /// Runs share a plan and never copy the workflow's structs: a level holds one reference. The plan of a top-level
-/// workflow is cached in the ``Workflow`` (see ``Workflow/plan(catalog:)``) until the workflow or the catalog
-/// changes.
+/// workflow is cached in the ``Workflow`` (see ``Workflow/plan(catalog:)``) until the catalog changes.
 final class ExecutionPlan: Sendable {
     /// The workflow, without its plan cache (a plan kept in the workflow it holds would never be freed).
     let workflow: Workflow
@@ -21,9 +21,10 @@ final class ExecutionPlan: Sendable {
     let name: String
     let start: String
     let onCancel: String?
-    /// The states by name, for a workflow with many; nil when there are few (see ``state(named:)``).
-    private let statesByName: [String: PlannedState]?
-    /// The states, in document order (where runs mostly move forward).
+    /// The compiled model's state numbers by name, for a workflow with many; nil when there are few (see
+    /// ``state(named:)``).
+    private let numbers: [String: Int]?
+    /// The states, numbered as in the compiled model (document order, where runs mostly move forward).
     private let states: [PlannedState]
 
     /// Up to how many states a level looks its states up by comparing names rather than hashing them.
@@ -39,31 +40,11 @@ final class ExecutionPlan: Sendable {
         name = workflow.name
         start = workflow.start
         onCancel = workflow.onCancel
-        states = Self.distinctStates(of: workflow).map { state in
+        let model = workflow.model
+        states = model.states.map { state in
             PlannedState(state, in: workflow, path: path, prefix: prefix, catalog: catalog)
         }
-        // The first state with a name wins, as in a scan (a state stored under another name may repeat one).
-        statesByName = states.count > Self.scannedStates
-            ? Dictionary(states.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }) : nil
-    }
-
-    /// Each state of the workflow once: in `stateOrder`'s order, then (sorted by name) any state it does not list.
-    /// A workflow built in code may list a name twice or leave a state out; neither may repeat a state here.
-    private static func distinctStates(of workflow: Workflow) -> [WorkflowState] {
-        var listed = Set<String>(minimumCapacity: workflow.states.count)
-        var ordered: [WorkflowState] = []
-        ordered.reserveCapacity(workflow.states.count)
-        for name in workflow.stateOrder where !listed.contains(name) {
-            guard let state = workflow.states[name] else { continue }
-            listed.insert(name)
-            ordered.append(state)
-        }
-        if ordered.count != workflow.states.count {
-            for name in workflow.states.keys.sorted() where !listed.contains(name) {
-                if let state = workflow.states[name] { ordered.append(state) }
-            }
-        }
-        return ordered
+        numbers = states.count > Self.scannedStates ? model.numbers : nil
     }
 
     /// The workflow's inputs resolved for a run of this level (see ``Workflow/resolveInputs(_:source:)``), without
@@ -78,7 +59,7 @@ final class ExecutionPlan: Sendable {
     /// bytes) costs less than hashing it; a workflow with many states is looked up by hash.
     @inline(never)
     func state(named name: String) -> PlannedState? {
-        if let statesByName { return statesByName[name] }
+        if let numbers { return numbers[name].map { states[$0] } }
         for state in states where state.name == name { return state }
         return nil
     }

@@ -29,6 +29,12 @@ extension Workflow {
                     report(
                         DiagnosticCode.wrongType, name,
                         "input \"\(name)\" must be \(inputs[index].type.rawValue), got \(value.typeName)")
+                } else if inputs[index].type == .onboardingPayload, let text = value.stringValue,
+                    let problem = OnboardingPayloadFacts.problem(with: text)
+                {
+                    report(
+                        DiagnosticCode.invalidValue, name,
+                        "input \"\(name)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); check the code on the device's label")
                 }
                 resolved[name] = value
             } else if let defaultValue = inputs[index].defaultValue {

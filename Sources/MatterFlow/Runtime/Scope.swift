@@ -69,6 +69,12 @@ struct Scope: Sendable {
                     value = .int(elements.count)
                 } else if case .object(let object) = value, let member = object[name] {
                     value = member
+                } else if reference.root == .input, next == path.startIndex + 1, case .string(let text) = value,
+                    let fact = OnboardingPayloadFacts.fact(name, of: text)
+                {
+                    // `${input.NAME.fact}` of an onboarding payload input (the validator admits it for no other
+                    // input): one of its non-secret facts, never the passcode.
+                    value = fact
                 } else {
                     return nil
                 }

@@ -1,7 +1,7 @@
 /// The variables bound on entry to each reachable state of a workflow, on every path there (`intersect`) or on
 /// some path, for ``ReferenceChecker``.
 ///
-/// States are numbered (``WorkflowTopology``) and each state's variables are bits of one row of a flat array,
+/// States are numbered (``CompiledWorkflow``) and each state's variables are bits of one row of a flat array,
 /// over the variables some edge binds: a workflow of thousands of states would otherwise hold a set of strings
 /// per state, and building, hashing and comparing those was most of the cost of checking references. What each
 /// edge binds is a row of bits too, in one flat array.
@@ -17,17 +17,17 @@ struct BindingFlow {
 
     /// - Parameter bindings: calls its last argument with each variable an edge binds.
     init(
-        topology: WorkflowTopology, intersect: Bool,
-        bindings: (WorkflowTopology.Edge, (String) -> Void) -> Void
+        model: CompiledWorkflow, intersect: Bool,
+        bindings: (CompiledWorkflow.Edge, (String) -> Void) -> Void
     ) {
         // The edges followed (those to defined states), and the numbers of what each binds.
         var followed: [(from: Int, to: Int)] = []
         var bound: [Int] = []
         var boundEnds: [Int] = []
         var variables: [String: Int] = [:]
-        followed.reserveCapacity(topology.edges.count)
-        boundEnds.reserveCapacity(topology.edges.count)
-        for edge in topology.edges {
+        followed.reserveCapacity(model.edges.count)
+        boundEnds.reserveCapacity(model.edges.count)
+        for edge in model.edges {
             guard let to = edge.to else { continue }
             followed.append((edge.from, to))
             bindings(edge) { variable in
@@ -45,10 +45,10 @@ struct BindingFlow {
         self.variables = variables
         let width = max(1, (variables.count + 63) / 64)
         self.width = width
-        let count = topology.count
+        let count = model.count
         bits = [UInt64](repeating: 0, count: count * width)
         reached = [Bool](repeating: false, count: count)
-        guard let start = topology.start else { return }
+        guard let start = model.start else { return }
         var edgeBits = [UInt64](repeating: 0, count: followed.count * width)
         var begin = 0
         for (edge, end) in boundEnds.enumerated() {

@@ -6,7 +6,7 @@ import MatterFlowJSON
 struct ReferenceChecker {
     typealias Code = WorkflowDiagnosticCode
     let workflow: Workflow
-    let topology: WorkflowTopology
+    let model: CompiledWorkflow
     let catalog: OperationCatalog
     let collector: DiagnosticCollector
 
@@ -19,9 +19,9 @@ struct ReferenceChecker {
         let shapes = variableShapes()
         let must = flow(intersect: true)
         let may = flow(intersect: false)
-        for number in topology.states.indices {
+        for number in model.states.indices {
             guard let mustIn = must.bound(at: number), let mayIn = may.bound(at: number) else { continue }
-            let state = topology.states[number]
+            let state = model.states[number]
             // Most states read no reference: their templates' pointers are never spelled out.
             guard Self.readsReferences(state) else { continue }
             for (pointer, template, tolerant) in Self.templates(of: state) {
@@ -43,7 +43,7 @@ struct ReferenceChecker {
                     "${\(reference)} names input \"\(head ?? "")\", which is not declared\(SpellingSuggestion.hint(for: head ?? "", among: names)); declare it under \"inputs\"")
                 return
             }
-            checkPath(reference, from: input.type == .object ? .any : input.type.shape, at: pointer)
+            checkPath(reference, from: input.type.readableShape, at: pointer)
         case .vars:
             guard let head, let shape = shapes[head] else {
                 collector.error(
@@ -113,7 +113,7 @@ struct ReferenceChecker {
         func bind(_ name: String, _ shape: ValueShape) {
             if let existing = shapes[name], existing != shape { shapes[name] = .any } else { shapes[name] = shape }
         }
-        for state in topology.states {
+        for state in model.states {
             switch state.kind {
             case .action(let action):
                 if let result = action.step.result { bind(result, catalog[action.operation]?.result ?? .any) }
@@ -144,7 +144,7 @@ struct ReferenceChecker {
     /// (true). A cancelled step whose hub call still succeeded keeps its result, so a cancel edge may bind the
     /// state's result variable.
     private static func bindings(
-        of state: WorkflowState, along kind: WorkflowTopology.Kind, mayOnly: Bool, _ bind: (String) -> Void
+        of state: WorkflowState, along kind: WorkflowEdge.Kind, mayOnly: Bool, _ bind: (String) -> Void
     ) {
         switch kind {
         case .error: bind(errorBinding)
@@ -171,8 +171,8 @@ struct ReferenceChecker {
 
     /// Variables bound on entry to each reachable state: on every path (`intersect`) or on some path.
     private func flow(intersect: Bool) -> BindingFlow {
-        BindingFlow(topology: topology, intersect: intersect) { edge, bind in
-            Self.bindings(of: topology.states[edge.from], along: edge.kind, mayOnly: !intersect, bind)
+        BindingFlow(model: model, intersect: intersect) { edge, bind in
+            Self.bindings(of: model.states[edge.from], along: edge.kind, mayOnly: !intersect, bind)
         }
     }
 

@@ -11,11 +11,11 @@ struct WorkflowValidator {
     let verification: VerificationContext
 
     func validate() {
-        let topology = verification.topology(workflow)
-        checkTransitions(topology)
+        let model = workflow.model
+        checkTransitions(model)
         checkSteps()
-        checkGraph(topology)
-        ReferenceChecker(workflow: workflow, topology: topology, catalog: catalog, collector: collector).check()
+        checkGraph(model)
+        ReferenceChecker(workflow: workflow, model: model, catalog: catalog, collector: collector).check()
         WorkflowVerifier(workflow: workflow, collector: collector, context: verification).verify()
     }
 
@@ -23,7 +23,7 @@ struct WorkflowValidator {
         SpellingSuggestion.hint(for: name, among: workflow.stateOrder)
     }
 
-    private func checkTransitions(_ topology: WorkflowTopology) {
+    private func checkTransitions(_ model: CompiledWorkflow) {
         if workflow.states[workflow.start] == nil {
             collector.error(
                 Code.missingStart, at: "/start",
@@ -34,9 +34,9 @@ struct WorkflowValidator {
                 Code.undefinedState, at: "/onCancel", "onCancel names state \"\(onCancel)\", which is not defined\(suggest(onCancel))")
         }
         // Cancel edges are the workflow's, reported above.
-        for edge in topology.edges where edge.to == nil && edge.kind != .cancel {
+        for edge in model.edges where edge.to == nil && !edge.kind.isCancel {
             collector.error(
-                Code.undefinedState, at: topology.pointer(of: edge),
+                Code.undefinedState, at: model.pointer(of: edge),
                 "transition to state \"\(edge.target)\", which is not defined\(suggest(edge.target))")
         }
     }
@@ -177,31 +177,31 @@ struct WorkflowValidator {
         }
     }
 
-    private func checkGraph(_ topology: WorkflowTopology) {
+    private func checkGraph(_ model: CompiledWorkflow) {
         // A state that could not be decoded has unknown transitions: reachability would only guess.
-        guard !topology.hasPlaceholder else { return }
+        guard !model.hasPlaceholder else { return }
         // A transition to a misspelled state is already reported; for the graph, follow it to the state the
         // spelling suggests, so one typo does not also report every state behind it as unreachable.
         var pairs: [(from: Int, to: Int)] = []
         var forward: [(from: Int, to: Int)] = []
-        pairs.reserveCapacity(topology.edges.count)
-        forward.reserveCapacity(topology.edges.count)
-        for edge in topology.edges {
+        pairs.reserveCapacity(model.edges.count)
+        forward.reserveCapacity(model.edges.count)
+        for edge in model.edges {
             guard let to = edge.to
-                ?? SpellingSuggestion.closest(to: edge.target, among: workflow.stateOrder).flatMap({ topology.numbers[$0] })
+                ?? SpellingSuggestion.closest(to: edge.target, among: workflow.stateOrder).flatMap({ model.numbers[$0] })
             else { continue }
             pairs.append((edge.from, to))
             // A state that can end only by being cancelled never ends on its own: cancel edges do not count there.
-            if edge.kind != .cancel { forward.append((edge.from, to)) }
+            if !edge.kind.isCancel { forward.append((edge.from, to)) }
         }
-        guard let start = topology.start else { return }
-        let successors = Adjacency(count: topology.count, pairs)
-        let predecessors = Adjacency(count: topology.count, forward.map { ($0.to, $0.from) })
+        guard let start = model.start else { return }
+        let successors = Adjacency(count: model.count, pairs)
+        let predecessors = Adjacency(count: model.count, forward.map { ($0.to, $0.from) })
         let reachable = successors.closure(from: [start])
-        let terminals = topology.states.indices.filter { topology.states[$0].isTerminal }
+        let terminals = model.states.indices.filter { model.states[$0].isTerminal }
         let reachesEnd = predecessors.closure(from: terminals)
-        for number in topology.states.indices {
-            let state = topology.states[number]
+        for number in model.states.indices {
+            let state = model.states[number]
             if !reachable[number] {
                 // Report where an unreachable region is entered, not every state inside it.
                 let sources = pairs.filter { $0.to == number }.map(\.from)
@@ -209,7 +209,7 @@ struct WorkflowValidator {
                 let behind = successors.closure(from: [number])
                 let isCycleMember = enteredFromInside && sources.contains { behind[$0] }
                 if enteredFromInside && !isCycleMember { continue }
-                let names = behind.indices.filter { behind[$0] && !reachable[$0] && $0 != number }.map(topology.name)
+                let names = behind.indices.filter { behind[$0] && !reachable[$0] && $0 != number }.map(model.name)
                 let also = names.isEmpty ? "" : " (nor \(names.sorted().map { "\"\($0)\"" }.joined(separator: ", ")), only reachable through it)"
                 collector.error(
                     Code.unreachableState, at: state.pointer, atKey: true,
@@ -220,16 +220,5 @@ struct WorkflowValidator {
                     "no succeed or fail state can be reached from \"\(state.name)\"; a run entering it would never end")
             }
         }
-    }
-
-    static func closure(from roots: [String], _ graph: [String: [String]]) -> Set<String> {
-        var seen = Set(roots)
-        var queue = roots
-        while let next = queue.popLast() {
-            for neighbour in graph[next] ?? [] where seen.insert(neighbour).inserted {
-                queue.append(neighbour)
-            }
-        }
-        return seen
     }
 }

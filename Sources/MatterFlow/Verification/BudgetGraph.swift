@@ -19,28 +19,28 @@ final class BudgetGraph {
     init(workflow: Workflow, context: VerificationContext) {
         self.workflow = workflow
         flow = context.flow(workflow)
-        let topology = flow.topology
-        durations.reserveCapacity(topology.count)
-        tails.reserveCapacity(topology.count)
-        for (number, state) in topology.states.enumerated() {
+        let model = flow.model
+        durations.reserveCapacity(model.count)
+        tails.reserveCapacity(model.count)
+        for (number, state) in model.states.enumerated() {
             let (duration, tail) = measure(state, number: number, context: context)
             durations.append(duration)
             tails.append(tail)
         }
-        var graph = DurationGraph(stateCount: topology.count)
-        for number in topology.states.indices {
+        var graph = DurationGraph(stateCount: model.count)
+        for number in model.states.indices {
             addEdges(number, cancelled: false, to: &graph)
             graph.endPoint()
             // Only a cancel path leads to cancelled points: without one, they are never reached.
             if workflow.onCancel != nil { addEdges(number, cancelled: true, to: &graph) }
             graph.endPoint()
         }
-        if let startState = topology.start {
+        if let startState = model.start {
             let start = graph.point(startState, cancelled: false)
             guard let order = topologicalOrder(graph, from: start) else { return }
             endPoints = Self.ends(of: graph, from: start, order: order)
         }
-        if workflow.onCancel != nil, let onCancel = topology.onCancel {
+        if workflow.onCancel != nil, let onCancel = model.onCancel {
             let cancelStart = graph.point(onCancel, cancelled: true)
             if let cancelOrder = topologicalOrder(graph, from: cancelStart) {
                 let cancelDistance = graph.longest(from: cancelStart, order: cancelOrder).distance
@@ -71,10 +71,10 @@ final class BudgetGraph {
 
     /// An end with its states named.
     func spelled(_ end: EndPoint) -> TimeBudget.End {
-        let topology = flow.topology
+        let model = flow.model
         return TimeBudget.End(
-            state: end.state.map(topology.name) ?? "", kind: end.kind, afterCancel: end.afterCancel,
-            worstSeconds: end.worstSeconds, path: end.path.map(topology.name))
+            state: end.state.map(model.name) ?? "", kind: end.kind, afterCancel: end.afterCancel,
+            worstSeconds: end.worstSeconds, path: end.path.map(model.name))
     }
 
     /// Every end reached from `start`, with its longest path: normal runs first, by kind, in the order of states.
@@ -142,8 +142,8 @@ final class BudgetGraph {
 
     /// Where a point leads, and how long it takes to get there.
     private func addEdges(_ number: Int, cancelled: Bool, to graph: inout DurationGraph) {
-        let topology = flow.topology
-        let state = topology.states[number]
+        let model = flow.model
+        let state = model.states[number]
         switch state.kind {
         case .succeed:
             let end = graph.end(number, kind: .succeed, cancelled: cancelled)
@@ -154,7 +154,7 @@ final class BudgetGraph {
         case .action, .workflow, .choice, .assign, .wait: break
         }
         let duration = durations[number]
-        for edge in topology.edges[topology.leaving[number]] where edge.kind != .cancel {
+        for edge in model.edges[model.leaving[number]] where !edge.kind.isCancel {
             // A transition to an undefined state leads nowhere.
             guard let to = edge.to else { continue }
             graph.add(graph.point(to, cancelled: cancelled), weight: duration)
@@ -168,7 +168,7 @@ final class BudgetGraph {
             if workflow.onCancel == nil {
                 let end = graph.end(nil, kind: .cancelled, cancelled: true)
                 graph.add(end, weight: tail)
-            } else if let onCancel = topology.onCancel {
+            } else if let onCancel = model.onCancel {
                 graph.add(graph.point(onCancel, cancelled: true), weight: tail)
             }
         }
@@ -182,7 +182,7 @@ final class BudgetGraph {
             return order
         case .failure(let found):
             loop = found.targets.compactMap { target in
-                if case .point(let state, _) = graph.describe(target) { flow.topology.name(state) } else { nil }
+                if case .point(let state, _) = graph.describe(target) { flow.model.name(state) } else { nil }
             }
             return nil
         }

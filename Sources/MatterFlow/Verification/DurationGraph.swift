@@ -1,7 +1,7 @@
 /// The graph ``BudgetGraph`` finds longest paths in, with every target numbered: each state twice (in a normal
 /// run, and on the cancel path of a cancelled one), then each way a run can end at a state.
 ///
-/// States are numbered as in the workflow's ``WorkflowTopology``; the edges are kept in one flat array (each
+/// States are numbered as in the workflow's ``CompiledWorkflow``; the edges are kept in one flat array (each
 /// point's are a range of it), so a workflow of thousands of states allocates no row per point and hashes no
 /// name for every edge followed, node marked done or distance looked up.
 struct DurationGraph {

@@ -21,7 +21,7 @@ final class ErrorFlow {
 
     let workflow: Workflow
     /// The workflow's states by number.
-    let topology: WorkflowTopology
+    let model: CompiledWorkflow
     /// Routing of every step (action and workflow state) whose errors are known, by state number.
     private var routings: [Routing?]
     /// What `${error}` may hold when a state is entered, by state number.
@@ -35,17 +35,18 @@ final class ErrorFlow {
 
     /// - Parameter childErrors: what a sub-workflow (by the path in its state) can end with; nil when unknown.
     init(
-        workflow: Workflow, topology: WorkflowTopology, catalog: OperationCatalog,
+        workflow: Workflow, catalog: OperationCatalog,
         childErrors: (String) -> Set<PossibleError>?
     ) {
         self.workflow = workflow
-        self.topology = topology
-        let count = topology.count
-        normallyReached = topology.reachable(includingCancel: false)
+        let model = workflow.model
+        self.model = model
+        let count = model.count
+        normallyReached = model.reachable(includingCancel: false)
         routings = [Routing?](repeating: nil, count: count)
         errorAt = [Set<PossibleError>](repeating: [], count: count)
         raisedErrors = [Set<PossibleError>?](repeating: nil, count: count)
-        for (number, state) in topology.states.enumerated() {
+        for (number, state) in model.states.enumerated() {
             guard let errors = Self.stepErrors(state, workflow: workflow, catalog: catalog, childErrors: childErrors),
                 let step = state.step
             else { continue }
@@ -64,7 +65,7 @@ final class ErrorFlow {
     func routing(_ state: Int) -> Routing? { routings[state] }
 
     /// The routing of the step with a name.
-    func routing(named name: String) -> Routing? { topology.numbers[name].flatMap { routings[$0] } }
+    func routing(named name: String) -> Routing? { model.numbers[name].flatMap { routings[$0] } }
 
     /// What the fail state numbered `state` raises; nil for other states.
     func raised(_ state: Int) -> Set<PossibleError>? { raisedErrors[state] }
@@ -146,12 +147,12 @@ final class ErrorFlow {
     private func propagateErrors() {
         // Sets only grow, so the result does not depend on the order edges are followed in: a worklist follows
         // again only the edges leaving a state whose `${error}` grew.
-        let edges = topology.edges.filter { $0.to != nil }
+        let edges = model.edges.filter { $0.to != nil }
         var carrying: [(Int, Int)] = []
-        for (index, edge) in edges.enumerated() where WorkflowTopology.carriesError(edge.kind) {
+        for (index, edge) in edges.enumerated() where edge.kind.carriesError {
             carrying.append((edge.from, index))
         }
-        let carried = Adjacency(count: topology.count, carrying)
+        let carried = Adjacency(count: model.count, carrying)
         var queue = Array(edges.indices)
         var queued = [Bool](repeating: true, count: edges.count)
         var head = 0
@@ -162,7 +163,7 @@ final class ErrorFlow {
             guard let to = edge.to else { continue }
             let incoming: Set<PossibleError>
             switch edge.kind {
-            case .error(let index): incoming = routings[edge.from]?.routed[safe: index] ?? [.any]
+            case .error(let index, _): incoming = routings[edge.from]?.routed[safe: index] ?? [.any]
             case .cancel: incoming = [PossibleError(.runCancelled)]
             case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: incoming = errorAt[edge.from]
             }
@@ -175,7 +176,7 @@ final class ErrorFlow {
                 queue.append(next)
             }
         }
-        for (number, state) in topology.states.enumerated() {
+        for (number, state) in model.states.enumerated() {
             guard case .fail(let fail) = state.kind else { continue }
             raisedErrors[number] = raisedErrors(fail, at: number)
         }
@@ -206,7 +207,7 @@ final class ErrorFlow {
             !visiting.contains(name)
         else { return [.any] }
         var errors = Set<PossibleError>()
-        for (candidate, bound) in topology.states.enumerated() {
+        for (candidate, bound) in model.states.enumerated() {
             switch bound.kind {
             case .assign(let assign):
                 for (variable, value) in assign.assignments where variable == name {
@@ -219,20 +220,6 @@ final class ErrorFlow {
             }
         }
         return errors.isEmpty ? [.any] : errors
-    }
-
-    /// States reachable from the start, with or without the cancel edges.
-    static func reachable(_ workflow: Workflow, includingCancel: Bool) -> Set<String> {
-        // The states' own edges are every edge but the cancel edges, which the workflow adds.
-        var successors: [String: [String]] = [:]
-        for name in workflow.stateOrder {
-            guard let state = workflow.states[name] else { continue }
-            successors[name, default: []].append(contentsOf: state.targets)
-            if includingCancel, let onCancel = workflow.onCancel, !state.isTerminal {
-                successors[name, default: []].append(onCancel)
-            }
-        }
-        return WorkflowValidator.closure(from: [workflow.start], successors)
     }
 }
 

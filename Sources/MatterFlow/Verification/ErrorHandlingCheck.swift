@@ -16,7 +16,7 @@ struct ErrorHandlingCheck {
     let collector: DiagnosticCollector
 
     func check() {
-        for (number, state) in flow.topology.states.enumerated() {
+        for (number, state) in flow.model.states.enumerated() {
             guard let step = state.step, let routing = flow.routing(number) else { continue }
             let name = state.name
             let raiser = raiserName(state)

@@ -18,7 +18,7 @@ struct RetrySafetyCheck {
     let childWrite: (String) -> String?
 
     func check() {
-        for (number, state) in flow.topology.states.enumerated() {
+        for (number, state) in flow.model.states.enumerated() {
             guard let routing = flow.routing(number) else { continue }
             switch state.kind {
             case .action(let action):

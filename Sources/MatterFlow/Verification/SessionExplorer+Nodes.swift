@@ -12,7 +12,7 @@ extension SessionExplorer {
         let workflow: Workflow
         let flow: ErrorFlow
         /// The workflow's states by number (configurations name states by these numbers).
-        let topology: WorkflowTopology
+        let model: CompiledWorkflow
         /// Child nodes by the number of the workflow state that runs them.
         var children: [Int: Int] = [:]
         /// Variables some choice tests with `exists`.
@@ -35,14 +35,14 @@ extension SessionExplorer {
         ) {
             self.workflow = workflow
             self.flow = flow
-            topology = flow.topology
+            model = flow.model
             self.tracked = tracked
             self.supportResults = supportResults
             self.supportOutput = supportOutput
             self.outputNonNull = outputNonNull
             var checks: [Int: [[String]]] = [:]
             var before: [Int: Set<PossibleError>] = [:]
-            for (number, state) in flow.topology.states.enumerated() {
+            for (number, state) in flow.model.states.enumerated() {
                 switch state.kind {
                 case .choice(let choice):
                     checks[number] = choice.branches.map { branch in
@@ -104,7 +104,7 @@ extension SessionExplorer {
         let flow = context.flow(workflow)
         var children: [Int: Int] = [:]
         var support: [String: String] = [:]
-        for (number, state) in flow.topology.states.enumerated() {
+        for (number, state) in flow.model.states.enumerated() {
             switch state.kind {
             case .choice(let choice):
                 for branch in choice.branches { tracked.formUnion(branch.condition.existenceTests) }

@@ -23,7 +23,7 @@ extension SessionExplorer {
     }
 
     private func localName(_ config: Config) -> String {
-        node(of: config).topology.name(config.state)
+        node(of: config).model.name(config.state)
     }
 
     /// The qualification of an instance's states (`commission/`), along the call chain that first ran it.
@@ -125,28 +125,18 @@ extension SessionExplorer {
         var current = point
         while let via = current.via { current = graph.instances[via.instance].exits[via.exit].point }
         let config = graph.configs[current.config]
-        return node(of: config).topology.states[config.state].isTerminal
+        return node(of: config).model.states[config.state].isTerminal
     }
 
     /// The state a move leaves, in its node's workflow.
     private func state(of step: Step) -> WorkflowState {
-        graph.nodes[step.node].topology.states[step.state]
+        graph.nodes[step.node].model.states[step.state]
     }
 
     /// How a path shows a move: `next`, `onError[0] *`, `event expired`, `cancel`.
     func label(_ step: Step) -> String {
         switch step.kind {
-        case .next: return "next"
-        case .choice(let index): return "choice[\(index)]"
-        case .choiceDefault: return "default"
-        case .error(let index):
-            let routes = state(of: step).kind.step?.onError ?? []
-            return WorkflowEdge.Kind.error(index, routes[safe: index]?.errors ?? []).description
-        case .event(let index):
-            guard case .wait(let wait) = state(of: step).kind else { return "event" }
-            return "event \(wait.branches[index].value)"
-        case .eventOtherwise: return "event otherwise"
-        case .timeout: return "timeout"
+        case .edge(let number): return graph.nodes[step.node].model.edges[number].kind.description
         case .start: return "start"
         case .retry: return "retry"
         case .cancel: return "cancel"
@@ -156,20 +146,11 @@ extension SessionExplorer {
     /// The pointer of the member that declares a move of the root workflow; nil for a sub-workflow's.
     func rootPointer(_ step: Step) -> String? {
         guard step.isRoot else { return nil }
-        if case .cancel = step.kind { return "/onCancel" }
-        let state = state(of: step)
+        let model = graph.nodes[step.node].model
         switch step.kind {
-        case .next: return state.pointer + "/next"
-        case .choice(let index): return state.pointer + "/choices/\(index)/next"
-        case .choiceDefault: return state.pointer + "/default"
-        case .error(let index): return state.pointer + "/onError/\(index)/next"
-        case .event(let index):
-            guard case .wait(let wait) = state.kind else { return state.pointer }
-            return state.pointer + "/on/" + wait.branches[index].value
-        case .eventOtherwise: return state.pointer + "/otherwise"
-        case .timeout: return state.pointer + "/onTimeout"
-        case .start: return state.pointer + "/path"
-        case .retry: return state.pointer + "/retry"
+        case .edge(let number): return model.pointer(of: model.edges[number])
+        case .start: return state(of: step).pointer + "/path"
+        case .retry: return state(of: step).pointer + "/retry"
         case .cancel: return "/onCancel"
         }
     }
@@ -178,13 +159,13 @@ extension SessionExplorer {
     /// sub-workflow state whose run calls it.
     func pointer(of violation: Violation) -> String {
         let top = graph.configs[rootConfig(of: violation.config)]
-        let state = node(of: top).topology.states[top.state]
+        let state = node(of: top).model.states[top.state]
         return state.pointer + (violation.config == rootConfig(of: violation.config) ? "/operation" : "/path")
     }
 
     /// The root workflow's state a run ended in.
     func stateName(_ end: End) -> String {
-        node(of: graph.configs[end.point.config]).topology.name(end.rootState)
+        node(of: graph.configs[end.point.config]).model.name(end.rootState)
     }
 
     /// How the path to an end shows its last move: an error no route takes; nil for the others.
@@ -195,7 +176,7 @@ extension SessionExplorer {
     /// The pointer to blame for an end: the routes (or the state) an unrouted error leaves; nil for the others.
     func rootPointer(_ end: End) -> String? {
         guard end.unrouted else { return nil }
-        let state = node(of: graph.configs[end.point.config]).topology.states[end.rootState]
+        let state = node(of: graph.configs[end.point.config]).model.states[end.rootState]
         return state.pointer + (state.step?.onError.isEmpty == false ? "/onError" : "")
     }
 }

@@ -18,13 +18,13 @@ extension SessionExplorer {
         let number = config.state
         let at = Point(config: position, via: nil)
         // The state's kind is read where it is: copying the whole state would retain all it holds, per move.
-        let kind = node.topology.states[number].kind
+        let kind = node.model.states[number].kind
         if config.retrying {
             // A retry runs the child again at once: no cancel or guard comes between.
             call(config, at: position, moves: &moves)
             return
         }
-        if !node.topology.states[number].isTerminal, !isShielded(config) {
+        if !node.model.states[number].isTerminal, !isShielded(config) {
             for forked in cancelEffects(config, kind: kind) {
                 cancelLevel(forked, at: at, moves: &moves)
             }
@@ -50,17 +50,17 @@ extension SessionExplorer {
             for (variable, value) in assign.assignments where node.tracked.contains(variable) {
                 next.facts[variable] = value.existence
             }
-            move(next, at: at, 0, .next, &moves)
+            move(next, at: at, 0, &moves)
         case .wait(let wait):
             var received = config
             if let result = wait.result, node.tracked.contains(result) { received.facts[result] = true }
             for index in wait.branches.indices {
-                move(received, at: at, index, .event(index), &moves)
+                move(received, at: at, index, &moves)
             }
             if wait.otherwise != nil {
-                move(received, at: at, wait.branches.count, .eventOtherwise, &moves)
+                move(received, at: at, wait.branches.count, &moves)
             }
-            move(config, at: at, wait.branches.count + (wait.otherwise == nil ? 0 : 1), .timeout, &moves)
+            move(config, at: at, wait.branches.count + (wait.otherwise == nil ? 0 : 1), &moves)
         }
     }
 
@@ -75,18 +75,19 @@ extension SessionExplorer {
     }
 
     /// Moves the level along the transition at `offset` among those of its state (numbered as in
-    /// ``WorkflowTopology/leaving``).
-    func move(_ config: Config, at from: Point, _ offset: Int, _ kind: StepKind, _ moves: inout [Move]) {
+    /// ``CompiledWorkflow/leaving``).
+    func move(_ config: Config, at from: Point, _ offset: Int, _ moves: inout [Move]) {
         let nodeID = graph.instances[config.instance].entry.node
-        let topology = graph.nodes[nodeID].topology
+        let model = graph.nodes[nodeID].model
         // A workflow with findings is not explored, so every transition leads to a defined state.
-        guard let target = topology.edges[topology.leaving[config.state].lowerBound + offset].to else { return }
+        let edge = model.leaving[config.state].lowerBound + offset
+        guard let target = model.edges[edge].to else { return }
         var next = config
         next.state = target
         next.retrying = false
         moves.append(Move(
             config: next, from: from,
-            step: Step(kind: kind, node: nodeID, state: config.state)))
+            step: Step(kind: .edge(edge), node: nodeID, state: config.state)))
     }
 
     private mutating func actionMoves(_ config: Config, at position: Int, action: ActionState, moves: inout [Move]) {
@@ -100,7 +101,7 @@ extension SessionExplorer {
         var succeeded = config
         succeeded.record(operation, succeeded: true)
         if let result = action.step.result, node.tracked.contains(result) { succeeded.facts[result] = true }
-        move(succeeded, at: at, 0, .next, &moves)
+        move(succeeded, at: at, 0, &moves)
         var failed = config
         failed.record(operation, succeeded: false)
         if let routing = node.flow.routing(config.state) {
@@ -133,13 +134,13 @@ extension SessionExplorer {
         next.retrying = false
         let at = Point(config: caller, via: (child, exit))
         let node = node(of: next)
-        guard case .workflow(let subworkflow) = node.topology.states[next.state].kind else { return }
+        guard case .workflow(let subworkflow) = node.model.states[next.state].kind else { return }
         switch ended.kind {
         case .succeeded:
             if let result = subworkflow.step.result, node.tracked.contains(result) {
                 next.facts[result] = graph.nodes[graph.instances[child].entry.node].outputNonNull ? true : nil
             }
-            move(next, at: at, 0, .next, &moves)
+            move(next, at: at, 0, &moves)
         case .failed(let errors):
             routeFailure(next, at: at, step: subworkflow.step, errors: errors, retry: true, moves: &moves)
         case .cancelled:
@@ -152,7 +153,7 @@ extension SessionExplorer {
         _ config: Config, at from: Point, step: StepBehavior, taken: [Set<PossibleError>], moves: inout [Move]
     ) {
         for index in step.onError.indices where taken[safe: index]?.isEmpty == false {
-            move(config, at: from, 1 + index, .error(index), &moves)
+            move(config, at: from, 1 + index, &moves)
         }
     }
 
@@ -208,7 +209,7 @@ extension SessionExplorer {
         next.retrying = false
         if graph.nodes[nodeID].workflow.onCancel != nil {
             // A workflow with findings is not explored, so its cancel path is defined.
-            guard let onCancel = graph.nodes[nodeID].topology.onCancel else { return }
+            guard let onCancel = graph.nodes[nodeID].model.onCancel else { return }
             next.state = onCancel
             moves.append(Move(
                 config: next, from: position,
@@ -245,11 +246,11 @@ extension SessionExplorer {
             var taken = remaining
             taken.assume(branch.condition, true)
             for operation in node.supportChecks[config.state]?[index] ?? [] { taken.session.checked.insert(operation) }
-            move(taken, at: from, index, .choice(index), &moves)
+            move(taken, at: from, index, &moves)
             if value == true { return }
             remaining.assume(branch.condition, false)
         }
-        move(remaining, at: from, choice.branches.count, .choiceDefault, &moves)
+        move(remaining, at: from, choice.branches.count, &moves)
     }
 }
 

@@ -66,7 +66,7 @@ struct SessionExplorer {
     /// Where a level is: one workflow file's state, with what is known at that point.
     struct Config: Hashable {
         var instance: Int
-        /// The state's number in its node's ``WorkflowTopology``.
+        /// The state's number in its node's ``CompiledWorkflow``.
         var state: Int
         var mode: Mode
         /// The sub-workflow state is running its child again after a retry (no cancel or guard comes first).
@@ -116,7 +116,14 @@ struct SessionExplorer {
 
     /// How a move leaves its state: which transition of the state it takes, or what happens to its level.
     enum StepKind {
-        case next, choice(Int), choiceDefault, error(Int), event(Int), eventOtherwise, timeout, start, retry, cancel
+        /// Along an edge of the node's compiled workflow (its number in ``CompiledWorkflow/edges``).
+        case edge(Int)
+        /// Into a sub-workflow's start.
+        case start
+        /// A retry of the state.
+        case retry
+        /// A cancel reaching the level, to its cancel path.
+        case cancel
     }
 
     /// A move, as numbers: its label and pointer are spelled out only for the paths a finding shows
@@ -191,7 +198,7 @@ struct SessionExplorer {
 
     private mutating func explore(_ workflow: Workflow) {
         // A valid workflow's start is defined (a workflow with findings is not explored).
-        guard let rootNode = graph.nodeIDs[workflow.file], nodes[rootNode].topology.start != nil else { return }
+        guard let rootNode = graph.nodeIDs[workflow.file], nodes[rootNode].model.start != nil else { return }
         let firstConfig = graph.configs.count
         let firstInstance = graph.instances.count
         let session = Session(held: false, sessionOps: nil, checked: [])
@@ -239,7 +246,7 @@ struct SessionExplorer {
         graph.instances.append(Instance(entry: entry, isRootEntry: isRootEntry))
         graph.instanceIndex[entry] = id
         // A workflow with findings is not explored, so its start is defined.
-        if let start = nodes[entry.node].topology.start {
+        if let start = nodes[entry.node].model.start {
             let first = Config(instance: id, state: start, mode: .normal, retrying: false, facts: [:], session: entry.session)
             moves.append(Move(config: first, from: Point(config: 0, via: nil), step: nil))
         }

@@ -9,7 +9,6 @@ final class VerificationContext {
     let sessionGraph = SessionGraph()
     private var flows: [String: ErrorFlow] = [:]
     private var budgets: [String: BudgetGraph] = [:]
-    private var topologies: [String: WorkflowTopology] = [:]
     private var writes: [String: String?] = [:]
     private var sessionOpeners: [String: Bool] = [:]
 
@@ -17,18 +16,10 @@ final class VerificationContext {
         self.catalog = catalog
     }
 
-    /// The numbered states and edges of a workflow, built once per file for every pass that walks them.
-    func topology(_ workflow: Workflow) -> WorkflowTopology {
-        if let known = topologies[workflow.file] { return known }
-        let topology = WorkflowTopology(workflow)
-        topologies[workflow.file] = topology
-        return topology
-    }
-
     /// The error flow of a workflow (keyed by its file: one load reads each file once).
     func flow(_ workflow: Workflow) -> ErrorFlow {
         if let known = flows[workflow.file] { return known }
-        let flow = ErrorFlow(workflow: workflow, topology: topology(workflow), catalog: catalog) { path in
+        let flow = ErrorFlow(workflow: workflow, catalog: catalog) { path in
             workflow.subworkflows[path].map { self.flow($0).workflowErrors }
         }
         flows[workflow.file] = flow

@@ -19,6 +19,7 @@ struct GraphCommand {
                 name: "machine", valueName: "NAME",
                 help: "Draw a state machine in code instead: \(MachineGraph.machines.map(\.name).joined(separator: ", "))."),
             HubOption.option,
+            CatalogOption.option,
         ],
         discussion: """
             Examples:
@@ -57,7 +58,10 @@ struct GraphCommand {
             guard let path = arguments.positionals.first else {
                 throw UsageError(message: "Missing expected argument '<workflow>' (or --machine NAME)", command: Self.spec.name)
             }
-            let outcome = WorkflowLoader().load(path: path)
+            guard let catalog = CatalogOption.catalog(arguments, err: environment.standardError) else {
+                return ExitCode.invalidInput
+            }
+            let outcome = WorkflowLoader(catalog: catalog).load(path: path)
             guard let workflow = outcome.workflow else {
                 MatterflowTool.report(outcome.diagnostics, to: environment.standardError)
                 return ExitCode.invalidInput

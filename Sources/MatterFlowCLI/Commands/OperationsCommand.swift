@@ -7,14 +7,17 @@ struct OperationsCommand {
         name: "operations",
         abstract: "List the hub operations workflows can invoke, and the events wait states can wait for.",
         arguments: [],
-        options: [.init(name: "json", valueName: nil, help: "Print the catalog as JSON: {\"operations\", \"events\"}.")],
+        options: [
+            .init(name: "json", valueName: nil, help: "Print the catalog as JSON: {\"operations\", \"events\"}."),
+            CatalogOption.option,
+        ],
         discussion: nil)
 
     let arguments: ParsedArguments
     let environment: ToolEnvironment
 
     func execute() -> Int32 {
-        let catalog = OperationCatalog.standard
+        guard let catalog = CatalogOption.catalog(arguments, err: environment.standardError) else { return ExitCode.invalidInput }
         let out = environment.standardOutput
         if arguments.flag("json") {
             out.line(JSONWriter.pretty([

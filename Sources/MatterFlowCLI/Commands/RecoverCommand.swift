@@ -21,6 +21,7 @@ struct RecoverCommand {
                 help: "A secret input of the runs again (the journal never keeps them), to resume runs that need it."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default) or real: the simulated home's time."),
             HubOption.option,
+            CatalogOption.option,
         ],
         discussion: """
             For each run whose process died (no terminal record, journal not locked by a live process): a torn
@@ -56,6 +57,7 @@ struct RecoverCommand {
         try RunInputParser.rejectRepeatedNames(arguments.all("input"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
+        guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
         // The journal directory first: a mistyped one stops the command before anything (a state directory) is created.
         let journal: RunJournal
         do {
@@ -80,7 +82,8 @@ struct RecoverCommand {
         let interrupt = RecoveryInterrupt()
         signals?.calls { interrupt.interrupt() }
         let options = RecoveryOptions(
-            resume: arguments.flag("resume"), inputs: inputs, clock: clock, testHook: crash?.hook, interrupt: interrupt)
+            resume: arguments.flag("resume"), inputs: inputs, engine: WorkflowEngine(catalog: catalog), clock: clock,
+            testHook: crash?.hook, interrupt: interrupt)
         let report = await journal.recover(on: opened.hub, options: options)
         signals?.stop()
         await opened.close()

@@ -26,6 +26,7 @@ struct RunCommand {
             CommissionerOption.option,
             HubOption.option,
             HubOption.structureOption,
+            CatalogOption.option,
         ],
         discussion: """
             With --hub, the workflow runs against a hub in another process, spoken to with the hub protocol
@@ -68,7 +69,8 @@ struct RunCommand {
         try RunInputParser.rejectRepeatedNames(arguments.all("input"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
-        let engine = WorkflowEngine()
+        guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
+        let engine = WorkflowEngine(catalog: catalog)
         let path = arguments.positionals[0]
         let workflow: Workflow
         let inputs: JSONObject

@@ -19,6 +19,7 @@ struct TestCommand {
             ),
             .init(name: "coverage", valueName: nil, help: "Report the states and transitions each workflow exercised."),
             HubOption.option,
+            CatalogOption.option,
         ],
         discussion: """
             Each fixture runs on virtual time with a seeded random source, so it gives the same run every time.
@@ -51,7 +52,8 @@ struct TestCommand {
         if arguments.value("hub") != nil {
             return MatterflowTool.usageError(UsageError(message: Self.hubRefusal, command: Self.spec.name), err)
         }
-        let loader = FixtureLoader()
+        guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
+        let loader = FixtureLoader(catalog: catalog)
         let filter = arguments.value("filter")
         func selected(_ texts: String...) -> Bool {
             guard let filter, !filter.isEmpty else { return true }
@@ -72,7 +74,7 @@ struct TestCommand {
                 invalidFiles.append(file)
             }
         }
-        let results = await FixtureRunner().run(fixtures)
+        let results = await FixtureRunner(engine: WorkflowEngine(catalog: catalog)).run(fixtures)
         let coverage = arguments.flag("coverage") ? CoverageReport(results: results) : nil
         let passed = results.filter(\.passed).count
         let failed = results.count - passed + invalidFiles.count

@@ -14,6 +14,7 @@ struct ValidateCommand {
                 name: "budget", valueName: nil,
                 help: "Also print each valid workflow's worst-case duration to each end state (with --json: {\"findings\", \"budgets\"})."),
             HubOption.option,
+            CatalogOption.option,
         ],
         discussion: """
             With --hub, the hub's handshake is read (docs/hub-protocol.md) and every state that needs a method the hub
@@ -26,13 +27,14 @@ struct ValidateCommand {
     let environment: ToolEnvironment
 
     func execute() async throws(UsageError) -> Int32 {
+        guard let catalog = CatalogOption.catalog(arguments, err: environment.standardError) else { return ExitCode.invalidInput }
         var handshake: RemoteHub.Handshake?
         if let endpoint = try HubOption.endpoint(arguments, command: Self.spec.name) {
             guard let remote = await HubOption.connect(endpoint, err: environment.standardError) else { return ExitCode.invalidInput }
             handshake = remote.handshake
             await remote.close()
         }
-        let loader = WorkflowLoader()
+        let loader = WorkflowLoader(catalog: catalog)
         var all: [Diagnostic] = []
         var seen = Set<String>()
         var loaded: [TimeBudget] = []
@@ -46,7 +48,7 @@ struct ValidateCommand {
             for diagnostic in outcome.diagnostics + hubFindings where seen.insert(diagnostic.description).inserted {
                 all.append(diagnostic)
             }
-            if arguments.flag("budget"), let workflow = outcome.workflow { loaded.append(TimeBudget(workflow: workflow)) }
+            if arguments.flag("budget"), let workflow = outcome.workflow { loaded.append(TimeBudget(workflow: workflow, catalog: catalog)) }
         }
         let budgets = arguments.flag("budget") ? loaded : nil
         if arguments.flag("json") {

@@ -8,14 +8,15 @@ struct HubCheckCommand {
         name: "hub check",
         abstract: "Check that a hub speaks the hub protocol correctly (the conformance suite).",
         arguments: [("<hub>", "\"COMMAND ARGS...\" to start, unix:PATH or tcp:HOST:PORT.", false)],
-        options: [HubOption.structureOption],
+        options: [HubOption.structureOption, CatalogOption.option],
         discussion: """
             Runs the checks of docs/hub-protocol.md, section 8, against the hub: handshake, status shape, one
             session per structure, cancel with nothing open, unknown device, invalid arguments, events as
             notifications, cancellation, ignored extensions. Prints one line per check (each failure with what
             was sent, what came back and what the contract wanted), then "N passed, N failed". The suite opens
             one session and cancels it again; it tests the structure given with --structure, else the first
-            one the hub names in its handshake.
+            one the hub names in its handshake. With --catalog, the hub may also list the custom operations the
+            catalog files declare.
 
             Exit status: 0 when every check passed, 1 when one failed, 2 when the hub cannot be started or
             reached, 64 usage error.
@@ -33,6 +34,8 @@ struct HubCheckCommand {
         } catch {
             throw UsageError(message: error.message.replacingOccurrences(of: "--hub", with: "<hub>"), command: Self.spec.name)
         }
+        guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
+        let custom = Set(catalog.names).subtracting(OperationCatalog.standard.names)
         let connection: HubConnection
         do {
             connection = try HubConnection.open(endpoint)
@@ -40,7 +43,8 @@ struct HubCheckCommand {
             err.line("error[\(error.cause.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
-        let checks = await HubConformance(structure: arguments.value("structure")).run(on: connection.channel)
+        let checks = await HubConformance(structure: arguments.value("structure"), customOperations: custom)
+            .run(on: connection.channel)
         await connection.close()
         for check in checks {
             switch check.verdict {

@@ -1,0 +1,41 @@
+/// A transition of the state machine, as drawn in graphs and counted in coverage.
+public struct WorkflowEdge: Sendable, Hashable {
+    /// What takes the edge.
+    public enum Kind: Sendable, Hashable, CustomStringConvertible {
+        /// The state succeeded.
+        case next
+        /// Choice branch number `n` (0-based) matched.
+        case choice(Int)
+        /// No choice branch matched.
+        case choiceDefault
+        /// Error route number `n` (0-based) matched the error.
+        case error(Int, [String])
+        /// The run was cancelled while in the state.
+        case cancel
+        /// A wait state received an event with this value.
+        case event(String)
+        /// A wait state received an event whose value has no branch of its own.
+        case eventOtherwise
+        /// A wait state's timeout passed.
+        case timeout
+
+        public var description: String {
+            switch self {
+            case .next: "next"
+            case .choice(let index): "choice[\(index)]"
+            case .choiceDefault: "default"
+            case .error(let index, let names): "onError[\(index)] \(names.joined(separator: "|"))"
+            case .cancel: "cancel"
+            case .event(let value): "event \(value)"
+            case .eventOtherwise: "event otherwise"
+            case .timeout: "timeout"
+            }
+        }
+    }
+
+    public var from: String
+    public var to: String
+    public var kind: Kind
+    /// JSON pointer of the member that declares the edge.
+    public var pointer: String
+}

@@ -1,0 +1,299 @@
+import MatterFlowJSON
+
+/// Turns an operation catalog document into ``OperationDeclarations``, reporting every problem at once with its
+/// JSON pointer and line:column (docs/operation-catalog.md).
+final class CatalogDecoder {
+    let collector: DiagnosticCollector
+    private var locations: [String: (pointer: String, location: SourceLocation?)] = [:]
+    /// Where each part of the document stands, scanned once, when the first name is recorded.
+    private lazy var sourceLocations = collector.document.sourceMap.locations()
+
+    /// How deeply value shapes may nest (`{"array": {"array": ...}}`).
+    static let maximumShapeDepth = 16
+
+    init(document: JSONDocument) {
+        collector = DiagnosticCollector(document: document)
+    }
+
+    func decode() -> OperationDeclarations? {
+        collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
+        guard let root = collector.object(collector.document.value, at: "", what: "an operation catalog") else { return nil }
+        if root.object["catalog"] == nil, root.object["states"] != nil || root.object["fixture"] != nil {
+            collector.error(
+                CatalogDiagnosticCode.notACatalog, at: "",
+                "this is a workflow or fixture file, not an operation catalog (see docs/operation-catalog.md)")
+            return nil
+        }
+        if let version = root.int("version", required: true) {
+            if version > OperationDeclarations.currentVersion {
+                collector.error(
+                    DiagnosticCode.unsupportedVersion, at: root.pointer("version"),
+                    "this catalog has version \(version), newer than this MatterFlow reads (\(OperationDeclarations.currentVersion)); upgrade MatterFlow or write a version 1 catalog")
+                return nil
+            } else if version < 1 {
+                collector.error(DiagnosticCode.invalidValue, at: root.pointer("version"), "\"version\" must be 1, found \(version)")
+            }
+        }
+        let name = root.nonEmptyString("catalog", required: true)
+        _ = root.string("description")
+        root.allow("$schema")
+        var operations: [OperationDescriptor] = []
+        if let reader = root.object("operations") {
+            for member in reader.object.members {
+                reader.allow(member.key)
+                if let operation = decodeOperation(member.key, member.value, at: reader.pointer(member.key)) {
+                    operations.append(operation)
+                }
+            }
+        }
+        var events: [EventDescriptor] = []
+        if let reader = root.object("events") {
+            for member in reader.object.members {
+                reader.allow(member.key)
+                if let event = decodeEvent(member.key, member.value, at: reader.pointer(member.key)) {
+                    events.append(event)
+                }
+            }
+        }
+        root.finish()
+        guard let name, !collector.hasErrors else { return nil }
+        return OperationDeclarations(
+            name: name, file: collector.document.file, operations: operations, events: events, locations: locations)
+    }
+
+    // MARK: - Names
+
+    /// Whether a name may be declared: an identifier, not a reserved name. Records where it stands.
+    private func checkName(_ name: String, kind: String, at pointer: String) -> Bool {
+        let isIdentifier =
+            name.unicodeScalars.first.map { $0.properties.isAlphabetic && $0.isASCII } ?? false
+            && name.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" }
+            && name.unicodeScalars.count <= 64
+        guard isIdentifier else {
+            collector.error(
+                DiagnosticCode.invalidValue, at: pointer, atKey: true,
+                "\(kind) name \"\(name)\" must be an ASCII letter followed by letters, digits or \"_\" (at most 64)")
+            return false
+        }
+        guard !OperationDeclarations.reservedNames.contains(name) else {
+            collector.error(
+                CatalogDiagnosticCode.nameClash, at: pointer, atKey: true,
+                "\(kind) \"\(name)\" is built in (or a hub protocol method); a catalog cannot redeclare it, so choose another name")
+            return false
+        }
+        locations[name] = (pointer, sourceLocations.location(of: pointer, preferKey: true))
+        return true
+    }
+
+    // MARK: - Operations
+
+    private func decodeOperation(_ name: String, _ value: JSONValue, at pointer: String) -> OperationDescriptor? {
+        let nameValid = checkName(name, kind: "operation", at: pointer)
+        guard let reader = collector.object(value, at: pointer, what: "operation \"\(name)\"") else { return nil }
+        let summary = reader.nonEmptyString("summary", required: true)
+        var arguments: [OperationDescriptor.Argument] = []
+        if let argumentsReader = reader.object("arguments") {
+            for member in argumentsReader.object.members {
+                argumentsReader.allow(member.key)
+                if let argument = decodeArgument(member.key, member.value, at: argumentsReader.pointer(member.key)) {
+                    arguments.append(argument)
+                }
+            }
+        }
+        var resultFields: [ValueShape.Field] = []
+        var secretResultFields = Set<String>()
+        if let resultReader = reader.object("result") {
+            for member in resultReader.object.members {
+                resultReader.allow(member.key)
+                guard let fieldReader = collector.object(member.value, at: resultReader.pointer(member.key), what: "result field \"\(member.key)\"") else { continue }
+                let shape = fieldReader.value("type", required: true).flatMap { self.decodeShape($0, at: fieldReader.pointer("type"), depth: 0) }
+                if fieldReader.bool("secret") == true { secretResultFields.insert(member.key) }
+                let description = fieldReader.string("description") ?? ""
+                fieldReader.finish()
+                if let shape { resultFields.append(.init(member.key, shape, description)) }
+            }
+        }
+        var errors: [ErrorCause] = []
+        for (index, causeName) in (reader.stringArray("errors") ?? []).enumerated() {
+            let cause = ErrorCause(rawValue: causeName)
+            guard cause.code != nil else {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: JSONPointer.appending(index, to: reader.pointer("errors")),
+                    "\"\(causeName)\" is not an error cause MatterFlow knows\(SpellingSuggestion.hint(for: causeName, among: ErrorCause.table.map(\.cause.rawValue))); declare causes listed in docs/workflow-language.md section 14 (a hub may still raise others: routes match them by name or \"*\")")
+                continue
+            }
+            errors.append(cause)
+        }
+        let timeout = reader.number("defaultTimeoutSeconds", in: NumberLimits.duration, required: true)
+        let effect = enumeration(reader, "effect", OperationDescriptor.Effect.self, required: true)
+        let session = enumeration(reader, "session", SessionEffect.self) ?? SessionEffect.none
+        let requires = decodeRequirements(reader)
+        let idempotencyKey = reader.nonEmptyString("idempotencyKey")
+        if let idempotencyKey, !arguments.contains(where: { $0.name == idempotencyKey }) {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("idempotencyKey"),
+                "\"idempotencyKey\" must name one of the operation's arguments (\(arguments.map(\.name).joined(separator: ", ")))")
+        }
+        if session == .acquires, !resultFields.contains(where: { $0.name == "sessionID" && $0.shape == .string }) {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("session"),
+                "an operation that acquires the commissioning session must return its ID: declare the result field \"sessionID\" of type \"string\"")
+        }
+        let releaseAttemptSuffices = reader.bool("releaseAttemptSuffices") ?? false
+        if releaseAttemptSuffices, session != .releases {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("releaseAttemptSuffices"),
+                "\"releaseAttemptSuffices\" only applies to an operation with \"session\": \"releases\"")
+        }
+        reader.finish()
+        guard nameValid, let summary, let timeout, let effect, let requires else { return nil }
+        var allRequirements = requires
+        if session == .uses, !requires.contains(where: { $0.scope == .session }) {
+            allRequirements.append(OrderRequirement(.session, ["prepareCommissioning"]))
+        }
+        let result = ValueShape.object(resultFields)
+        return OperationDescriptor(
+            name: name, summary: summary, arguments: arguments, result: result, errors: errors,
+            defaultTimeoutSeconds: timeout, effect: effect, acquiresSession: session == .acquires,
+            releasesSession: session == .releases, secretResultFields: secretResultFields, requires: allRequirements,
+            releaseAttemptSuffices: releaseAttemptSuffices, idempotencyKey: idempotencyKey
+        ) { hub, structure, arguments in
+            let value = try await hub.perform(operation: name, structure: structure, arguments: arguments)
+            guard case .object = value, result.admits(value) else {
+                throw FlowError(
+                    .hubFailure,
+                    "the hub's result for \(name) is not the object the catalog declares (\(result)); got \(value.typeName)")
+            }
+            return value
+        }
+    }
+
+    /// What an operation does to the commissioning session.
+    enum SessionEffect: String, CaseIterable {
+        case none, acquires, uses, releases
+    }
+
+    private func decodeArgument(_ name: String, _ value: JSONValue, at pointer: String) -> OperationDescriptor.Argument? {
+        guard let reader = collector.object(value, at: pointer, what: "argument \"\(name)\"") else { return nil }
+        let shape = reader.value("type", required: true).flatMap { self.decodeShape($0, at: reader.pointer("type"), depth: 0) }
+        let required = reader.bool("required") ?? false
+        let secret = reader.bool("secret") ?? false
+        let description = reader.string("description") ?? ""
+        reader.finish()
+        guard let shape else { return nil }
+        return .init(name, shape, required: required, secret: secret, description)
+    }
+
+    private func decodeRequirements(_ reader: ObjectReader) -> [OrderRequirement]? {
+        guard let elements = reader.array("requires") else { return reader.object["requires"] == nil ? [] : nil }
+        var requirements: [OrderRequirement] = []
+        for (index, element) in elements.enumerated() {
+            let pointer = JSONPointer.appending(index, to: reader.pointer("requires"))
+            guard let entry = collector.object(element, at: pointer, what: "a requirement") else { continue }
+            let scope = enumeration(entry, "scope", OrderRequirement.Scope.self, required: true)
+            let names = entry.stringArray("anyOf", required: true) ?? []
+            entry.finish()
+            if names.isEmpty, entry.object["anyOf"] != nil {
+                collector.error(DiagnosticCode.invalidValue, at: entry.pointer("anyOf"), "\"anyOf\" needs at least one operation")
+            }
+            if let scope, !names.isEmpty { requirements.append(OrderRequirement(scope, names)) }
+        }
+        return requirements
+    }
+
+    // MARK: - Events
+
+    private func decodeEvent(_ name: String, _ value: JSONValue, at pointer: String) -> EventDescriptor? {
+        let nameValid = checkName(name, kind: "event", at: pointer)
+        guard let reader = collector.object(value, at: pointer, what: "event \"\(name)\"") else { return nil }
+        let summary = reader.nonEmptyString("summary", required: true)
+        let valueField = reader.nonEmptyString("valueField", required: true)
+        let values = reader.stringArray("values", required: true)
+        if let values, values.isEmpty {
+            collector.error(DiagnosticCode.invalidValue, at: reader.pointer("values"), "\"values\" needs at least one value")
+        }
+        var fields: [ValueShape.Field] = []
+        if let fieldsReader = reader.object("fields", required: true) {
+            for member in fieldsReader.object.members {
+                fieldsReader.allow(member.key)
+                guard let fieldReader = collector.object(member.value, at: fieldsReader.pointer(member.key), what: "field \"\(member.key)\"") else { continue }
+                let shape = fieldReader.value("type", required: true).flatMap { self.decodeShape($0, at: fieldReader.pointer("type"), depth: 0) }
+                let description = fieldReader.string("description") ?? ""
+                fieldReader.finish()
+                if let shape { fields.append(.init(member.key, shape, description)) }
+            }
+            if let valueField, !fieldsReader.object.members.contains(where: { $0.key == valueField }) {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("valueField"),
+                    "\"valueField\" must name one of the event's fields (\(fieldsReader.object.members.map(\.key).joined(separator: ", ")))")
+            }
+        }
+        reader.finish()
+        guard nameValid, let summary, let valueField, let values, !values.isEmpty else { return nil }
+        return EventDescriptor(name: name, summary: summary, valueField: valueField, values: values, payload: .object(fields))
+    }
+
+    // MARK: - Shapes and enumerations
+
+    /// A value shape: `"string"`, `"integer"`, `"number"`, `"boolean"`, `"any"`, `{"array": SHAPE}` or
+    /// `{"object": {FIELD: SHAPE, ...}}`.
+    private func decodeShape(_ value: JSONValue, at pointer: String, depth: Int) -> ValueShape? {
+        guard depth < Self.maximumShapeDepth else {
+            collector.error(DiagnosticCode.invalidValue, at: pointer, "shapes may nest at most \(Self.maximumShapeDepth) levels deep")
+            return nil
+        }
+        switch value {
+        case .string(let name):
+            switch name {
+            case "string": return .string
+            case "integer": return .integer
+            case "number": return .number
+            case "boolean": return .boolean
+            case "any": return .any
+            default:
+                let names = ["string", "integer", "number", "boolean", "any"]
+                collector.error(
+                    DiagnosticCode.invalidValue, at: pointer,
+                    "unknown type \"\(name)\"\(SpellingSuggestion.hint(for: name, among: names)); use \(names.joined(separator: ", ")), {\"array\": TYPE} or {\"object\": {FIELD: TYPE}}")
+                return nil
+            }
+        case .object(let object) where object.count == 1 && object["array"] != nil:
+            return object["array"].flatMap { self.decodeShape($0, at: JSONPointer.appending("array", to: pointer), depth: depth + 1) }
+                .map(ValueShape.array)
+        case .object(let object) where object.count == 1 && object["object"] != nil:
+            let fieldsPointer = JSONPointer.appending("object", to: pointer)
+            guard case .object(let members)? = object["object"] else {
+                collector.error(DiagnosticCode.wrongType, at: fieldsPointer, "\"object\" must map field names to types")
+                return nil
+            }
+            var fields: [ValueShape.Field] = []
+            var complete = true
+            for member in members.members {
+                if let field = decodeShape(member.value, at: JSONPointer.appending(member.key, to: fieldsPointer), depth: depth + 1) {
+                    fields.append(.init(member.key, field, ""))
+                } else {
+                    complete = false
+                }
+            }
+            return complete ? .object(fields) : nil
+        default:
+            collector.error(
+                DiagnosticCode.invalidValue, at: pointer,
+                "a type is \"string\", \"integer\", \"number\", \"boolean\", \"any\", {\"array\": TYPE} or {\"object\": {FIELD: TYPE}}, not \(JSONWriter.compact(value).prefix(60))")
+            return nil
+        }
+    }
+
+    private func enumeration<T: RawRepresentable>(
+        _ reader: ObjectReader, _ key: String, _ type: T.Type, required: Bool = false
+    ) -> T? where T.RawValue == String, T: CaseIterable {
+        guard let text = reader.string(key, required: required) else { return nil }
+        if let value = T(rawValue: text) { return value }
+        let names = T.allCases.map(\.rawValue)
+        collector.error(
+            DiagnosticCode.invalidValue, at: reader.pointer(key),
+            "\"\(key)\" must be one of \(names.joined(separator: ", ")), not \"\(text)\"\(SpellingSuggestion.hint(for: text, among: names))")
+        return nil
+    }
+}
+

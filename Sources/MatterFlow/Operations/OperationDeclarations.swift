@@ -1,0 +1,138 @@
+import MatterFlowJSON
+
+/// The custom operations and events an embedding service declares in an operation catalog file
+/// (docs/operation-catalog.md), ready to be added to an ``OperationCatalog``.
+///
+/// A declared operation is called on the hub by name (``Hub/perform(operation:structure:arguments:)``; on the hub
+/// protocol, a method of the operation's name). Its result must be a JSON object of the declared shape, or the
+/// call fails with `internal` / `hubFailure`.
+///
+/// ```swift
+/// let declarations = try OperationDeclarations.load(path: "firmware.catalog.json")
+/// let engine = WorkflowEngine(catalog: try OperationCatalog.standard.adding(declarations))
+/// ```
+public struct OperationDeclarations: Sendable {
+    /// The catalog's name (its `catalog` member).
+    public var name: String
+    /// The file the declarations were read from.
+    public var file: String
+    /// The declared operations, in file order.
+    public var operations: [OperationDescriptor]
+    /// The declared events, in file order.
+    public var events: [EventDescriptor]
+    /// Where each declared operation and event name stands in the file, for findings about clashes.
+    var locations: [String: (pointer: String, location: SourceLocation?)]
+
+    /// Declarations built in code (for a service that keeps them in Swift rather than in a file).
+    public init(name: String, operations: [OperationDescriptor], events: [EventDescriptor] = []) {
+        self.name = name
+        file = "<\(name)>"
+        self.operations = operations
+        self.events = events
+        locations = [:]
+    }
+
+    init(
+        name: String, file: String, operations: [OperationDescriptor], events: [EventDescriptor],
+        locations: [String: (pointer: String, location: SourceLocation?)]
+    ) {
+        self.name = name
+        self.file = file
+        self.operations = operations
+        self.events = events
+        self.locations = locations
+    }
+
+    /// The format version this MatterFlow reads.
+    public static let currentVersion = 1
+
+    /// Reads a catalog file.
+    /// - Throws: every finding about the file (with line and column), when it has an error.
+    public static func load(path: String) throws(DiagnosticsError) -> OperationDeclarations {
+        let document = try JSONDocument.load(path: path)
+        return try decode(document)
+    }
+
+    /// Reads a catalog from JSON text, reported as `file`.
+    public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> OperationDeclarations {
+        try decode(try JSONDocument.parse(text, file: file))
+    }
+
+    private static func decode(_ document: JSONDocument) throws(DiagnosticsError) -> OperationDeclarations {
+        let decoder = CatalogDecoder(document: document)
+        let declarations = decoder.decode()
+        guard let declarations, !decoder.collector.hasErrors else {
+            throw DiagnosticsError(decoder.collector.diagnostics.sortedByLocation())
+        }
+        return declarations
+    }
+
+    /// Names no declaration may take: the standard catalog's operations and events, and the hub protocol's own
+    /// methods (a declared operation travels as a method of its own name).
+    public static let reservedNames: Set<String> = Set(OperationCatalog.standard.names)
+        .union(OperationCatalog.standard.events.map(\.name))
+        .union([
+            "initialize", "event", "status", "prepareCommissioning", "createAddDeviceRequest", "commissionDevice",
+            "fetchRooms", "configureDevice", "completeCommissioning", "cancelCommissioning", "basicInformation",
+            "activeSession", "borderRouters", "borderRouter", "threadCapabilities", "activateEpskc", "deactivateEpskc",
+            "joinThreadNetwork", "leaveThreadNetwork", "threadNetworkSettings", "setInternetAccess", "subscribe",
+            "unsubscribe",
+        ])
+}
+
+/// Diagnostic codes of catalog files, besides the shared ones (``DiagnosticCode``).
+public enum CatalogDiagnosticCode {
+    /// An operation or event whose name is built in, reserved by the hub protocol, or declared by another catalog.
+    public static let nameClash = "nameClash"
+    /// A given file is not a catalog (a workflow or fixture named by mistake).
+    public static let notACatalog = "notACatalog"
+}
+
+extension OperationCatalog {
+    /// This catalog with the declared operations and events added.
+    /// - Throws: `nameClash` findings, located in the declarations' file, for any name this catalog already has.
+    public func adding(_ declarations: OperationDeclarations) throws(DiagnosticsError) -> OperationCatalog {
+        var findings: [Diagnostic] = []
+        func clash(_ name: String, _ kind: String) {
+            let place = declarations.locations[name]
+            findings.append(
+                Diagnostic(
+                    severity: .error, code: CatalogDiagnosticCode.nameClash,
+                    message: "\(kind) \"\(name)\" is already in the catalog (built in or declared by another catalog file); rename it",
+                    file: declarations.file, pointer: place?.pointer ?? "", location: place?.location ?? nil))
+        }
+        var catalog = self
+        for operation in declarations.operations {
+            if catalog[operation.name] != nil || OperationDeclarations.reservedNames.contains(operation.name) {
+                clash(operation.name, "operation")
+            } else {
+                catalog.add(operation)
+            }
+        }
+        for event in declarations.events {
+            if catalog.event(named: event.name) != nil || OperationDeclarations.reservedNames.contains(event.name) {
+                clash(event.name, "event")
+            } else {
+                catalog.events.append(event)
+            }
+        }
+        guard findings.isEmpty else { throw DiagnosticsError(findings) }
+        return catalog
+    }
+
+    /// The standard catalog with the declarations of every catalog file in `paths` added, in order.
+    /// - Throws: every finding about every file; two files declaring one name is a `nameClash`.
+    public init(loading paths: [String]) throws(DiagnosticsError) {
+        var catalog = OperationCatalog.standard
+        var findings: [Diagnostic] = []
+        for path in paths {
+            do {
+                catalog = try catalog.adding(try OperationDeclarations.load(path: path))
+            } catch {
+                findings += error.diagnostics
+            }
+        }
+        guard findings.isEmpty else { throw DiagnosticsError(findings) }
+        self = catalog
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import MatterFlow
+import Testing
+
+/// Inputs of type `onboardingPayload`: their non-secret facts are readable in conditions and templates before
+/// commissioning, the passcode never (docs/workflow-language.md, section 3).
+@Suite("onboarding payload facts")
+struct PayloadFactsTests {
+    static let example = Repository.root + "/Examples/payload-facts"
+    /// Vendor 4937, product 2, discriminator 1234, custom flow, passcode 34567890.
+    static let customFlowQR = "MT:IJVJ0EVU02MGVH7SR00"
+    static let customFlowPasscode = "34567890"
+
+    /// A workflow whose single succeed state outputs `output` (templates over input `code`).
+    static func workflow(output: String, in directory: TemporaryDirectory) throws -> String {
+        try directory.write(
+            """
+            {
+              "workflow": "facts",
+              "version": 1,
+              "inputs": { "code": { "type": "onboardingPayload", "required": true } },
+              "start": "done",
+              "states": { "done": { "type": "succeed", "output": \(output) } }
+            }
+            """, to: "facts.json")
+    }
+
+    @Test func everyFactOfAQRCodeIsReadable() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let facts = try Self.workflow(
+            output: """
+                { "kind": "${input.code.kind}", "version": "${input.code.version}", "vendorID": "${input.code.vendorID}",
+                  "productID": "${input.code.productID}", "flow": "${input.code.commissioningFlow}",
+                  "discovery": "${input.code.discoveryCapabilities}", "discriminator": "${input.code.discriminator}",
+                  "short": "${input.code.shortDiscriminator}", "text": "vendor ${input.code.vendorID} product ${input.code.productID}" }
+                """, in: directory)
+        let run = await matterflow(["run", facts, "--input", "code=\(Self.customFlowQR)", "--trace", "none"])
+        #expect(run.code == 0, "\(run.stderr)")
+        let output = try #require(try run.result()["output"] as? [String: Any])
+        #expect(output["kind"] as? String == "qr")
+        #expect(output["version"] as? Int == 0)
+        #expect(output["vendorID"] as? Int == 4937)
+        #expect(output["productID"] as? Int == 2)
+        #expect(output["flow"] as? String == "custom")
+        #expect(output["discovery"] as? [String] == ["ble"])
+        #expect(output["discriminator"] as? Int == 1234)
+        #expect(output["short"] as? Int == 1234 >> 8)
+        #expect(output["text"] as? String == "vendor 4937 product 2")
+        #expect(!run.stdout.contains(Self.customFlowPasscode))
+    }
+
+    @Test func aManualCodeHasOnlyTheShortDiscriminator() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let facts = try Self.workflow(
+            output: #"{ "kind": "${input.code.kind}", "vendorID": "${input.code.vendorID}", "discriminator": "${input.code.discriminator}", "short": "${input.code.shortDiscriminator}", "discovery": "${input.code.discoveryCapabilities}" }"#,
+            in: directory)
+        let run = await matterflow(["run", facts, "--input", "code=34970112332", "--trace", "none"])
+        #expect(run.code == 0, "\(run.stderr)")
+        let output = try #require(try run.result()["output"] as? [String: Any])
+        #expect(output["kind"] as? String == "manual")
+        #expect(output["vendorID"] is NSNull)
+        #expect(output["discriminator"] is NSNull)
+        #expect(output["short"] as? Int == 15)
+        #expect(output["discovery"] is NSNull)
+    }
+
+    @Test func thePasscodeCannotBeRead() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for member in ["passcode", "setupPasscode", "pinCode"] {
+            let file = try Self.workflow(output: #"{ "p": "${input.code.\#(member)}" }"#, in: directory)
+            let run = await matterflow(["validate", file])
+            #expect(run.code == 2)
+            #expect(run.stderr.contains("error[unknownField]: /states/done/output: ${input.code.\(member)} reads into object {kind,"), "\(run.stderr)")
+        }
+        // An input of type any holding the same code gives no way round it: only declared payload inputs have facts.
+        let untyped = try directory.write(
+            """
+            { "workflow": "untyped", "version": 1, "inputs": { "code": { "type": "any", "secret": true } }, "start": "done",
+              "states": { "done": { "type": "succeed", "output": { "p": "${input.code.passcode}" } } } }
+            """, to: "untyped.json")
+        let run = await matterflow(["run", untyped, "--input", "code=\(Self.customFlowQR)", "--trace", "jsonl"])
+        #expect(run.code == 1)
+        #expect(try run.resultError()["cause"] as? String == "unresolvedReference")
+        #expect(!run.stdout.contains(Self.customFlowPasscode) && !run.stderr.contains(Self.customFlowPasscode))
+    }
+
+    @Test func aPayloadInputIsSecretAndCheckedBeforeTheRun() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try Self.workflow(output: #"{ "vendor": "${input.code.vendorID}" }"#, in: directory)
+        let traced = await matterflow(["run", file, "--input", "code=\(Self.customFlowQR)", "--trace", "jsonl"])
+        #expect(traced.stderr.contains(#""inputs":{"code":"<redacted>"}"#), "\(traced.stderr)")
+        #expect(!traced.stderr.contains(Self.customFlowQR))
+        let broken = "MT:Y.K9042C00KA0648G01"
+        let invalid = await matterflow(["run", file, "--input", "code=\(broken)", "--trace", "none"])
+        #expect(invalid.code == 2)
+        #expect(invalid.stderr.contains("error[invalidValue]: /code: input \"code\" is not a valid QR code"), "\(invalid.stderr)")
+        #expect(!invalid.stderr.contains(broken) && !invalid.stderr.contains("20202021"))
+    }
+
+    @Test func theExampleRefusesCustomFlowDevicesAndNotesTestVendors() async throws {
+        let run = await matterflow(["test", Self.example + "/fixtures"])
+        #expect(run.code == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stdout.hasSuffix("3 passed, 0 failed\n"), "\(run.stdout)")
+        let refused = await matterflow([
+            "run", Self.example + "/commission-checked-device.json", "--input", "onboardingPayload=\(Self.customFlowQR)",
+            "--input", "deviceName=Blinds", "--trace", "none",
+        ])
+        #expect(refused.code == 1)
+        let error = try refused.resultError()
+        #expect(error["cause"] as? String == "customCommissioningFlow")
+        #expect((error["message"] as? String)?.contains("vendor 4937, product 2") == true)
+        #expect(!refused.stdout.contains(Self.customFlowPasscode))
+    }
+}
