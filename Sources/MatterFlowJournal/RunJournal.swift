@@ -45,8 +45,9 @@ public struct RunJournal: Sendable {
     /// cannot be written stops the run before it touches the hub. If a write fails later, the run is cancelled so
     /// that it takes its cancel path instead of carrying on unrecorded.
     /// - Parameters:
-    ///   - options: As for the engine; a run ID is generated here when it has none (`run-` and 12 hex digits).
-    ///   - engine: Its catalog is used, each operation wrapped for the journal.
+    ///   - options: As for the engine; a run ID is generated here when it has none (`run-` and 12 hex digits). Its
+    ///     ``RunOptions/recording`` is the journal's.
+    ///   - engine: Runs the workflow; the run's driver tells the journal of every report, checkpoint and call.
     ///   - testHook: Called at every journal boundary (crash tests); nil in production.
     /// - Throws: `DiagnosticsError` for inputs that do not match the workflow, ``JournalError`` when the journal
     ///   cannot be created.
@@ -64,22 +65,12 @@ public struct RunJournal: Sendable {
         let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: options.structureID,
-            showSecrets: options.showSecrets, catalog: engine.catalog,
+            showSecrets: options.showSecrets, hub: hub,
             secretDigests: SecretDigests(workflow: workflow, inputs: resolved, random: options.random))
-        let outer = options.observer
-        options.observer = { event in
-            recorder.record(event)
-            outer?(event)
-        }
-        let outerCheckpoints = options.checkpoints
-        options.checkpoints = { checkpoint in
-            recorder.record(checkpoint)
-            outerCheckpoints?(checkpoint)
-        }
-        let journaled = WorkflowEngine(catalog: recorder.wrapping(engine.catalog))
+        options.recording = recorder
         let handle: RunHandle
         do {
-            handle = try journaled.start(workflow, inputs: inputs, on: hub, options: options)
+            handle = try engine.start(workflow, inputs: inputs, on: hub, options: options)
         } catch {
             writer.close()
             throw error

@@ -118,15 +118,16 @@ struct RunRecoverer {
         let callsBefore = entries.intents.compactMap { $0.intent.key.split(separator: "/").last.flatMap { Int($0) } }.max() ?? 0
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: showSecrets,
-            catalog: options.engine.catalog, continuing: true, callsBefore: callsBefore, sessionID: sessionID,
-            repeating: plan.repeatedCall)
-        let engine = WorkflowEngine(catalog: recorder.wrapping(options.engine.catalog))
+            hub: hub, continuing: true, repeating: plan.repeatedCall)
         var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: showSecrets)
-        runOptions.observer = { recorder.record($0) }
-        runOptions.checkpoints = { recorder.record($0) }
+        runOptions.recording = recorder
+        // The run's keys continue after those the journal holds, and its session calls are made in `sessionID`.
+        var point = plan.point
+        point.callsBefore = callsBefore
+        point.sessionID = sessionID
         let handle: RunHandle
         do {
-            handle = try engine.resume(plan.workflow, from: plan.point, on: hub, options: runOptions)
+            handle = try options.engine.resume(plan.workflow, from: point, on: hub, options: runOptions)
         } catch {
             throw RecoveryDeferral(message: "the run could not be continued from its journal: \(error.message)")
         }

@@ -191,21 +191,25 @@ struct CustomOperationRecoveryTests {
             requires: Self.tagSession.requires, releaseAttemptSuffices: false,
             idempotencyKey: .init(argument: "tagID", value: "tag-a"), sessionID: nil)
         let hub = try SimulatedHub(home: Homes.basic(), clock: VirtualClock())
+        func call(_ tag: String, number: Int) -> PreparedCall {
+            PreparedCall(
+                workflowPath: ["w"], state: "tag", attempt: 1, operation: Self.tagSession, shownArguments: ["tagID": .string(tag)],
+                context: HubCallContext(runID: "run-1", idempotencyKey: "run-1/\(number)"))
+        }
         for (tag, refused) in [("tag-b", true), ("tag-a", false)] {
             let recorder = JournalRecorder(
                 writer: try JournalWriter(creating: scratch.file("\(tag).journal"), hook: nil), runID: "run-1", workflow: workflow,
-                structureID: Homes.structureID, showSecrets: false, catalog: Self.engine.catalog, repeating: inDoubt)
-            let operation = try #require(recorder.wrapping(Self.engine.catalog)["tagSession"])
-            do {
-                _ = try await operation.call(hub: hub, structure: Homes.structureID, arguments: ["tagID": .string(tag)])
-                #expect(!refused, "a repeat with tagID \(tag) was made")
-            } catch {
+                structureID: Homes.structureID, showSecrets: false, hub: hub, repeating: inDoubt)
+            switch await recorder.callStarting(call(tag, number: 3)) {
+            case .failure(let error)?:
                 #expect(refused, "\(error)")
-                #expect(FlowError.from(error).cause == .invalidArgumentValue)
-                #expect("\(error)".contains("run-1/2"), "\(error)")
+                #expect(error.cause == .invalidArgumentValue)
+                #expect(error.message.contains("run-1/2"), "\(error)")
+            case .success?, nil:
+                #expect(!refused, "a repeat with tagID \(tag) was made")
             }
             // Only the first call is the repeat: a later call with another tag is made.
-            _ = try await operation.call(hub: hub, structure: Homes.structureID, arguments: ["tagID": "tag-c"])
+            #expect(await recorder.callStarting(call("tag-c", number: 4)) == nil)
         }
     }
 }

@@ -1,8 +1,8 @@
 /// What a hub may know about the call it is serving: which run makes it and the call's idempotency key.
 ///
 /// Every run sets it around each of its operation calls (not around the guards' status checks): the engine with
-/// keys `<runID>/<n>` numbering the run's calls, unless an outer layer has already set one, as a journaled run
-/// (`MatterFlowJournal`) does with its own numbering. Hubs read ``HubCallContext/current`` to tag what a call
+/// keys `<runID>/<n>` numbering the run's calls (a run continued from a journal goes on after the calls it had
+/// made), unless an outer layer has already set one. Hubs read ``HubCallContext/current`` to tag what a call
 /// creates with its run (the simulated hub records the run that opened a commissioning session, so recovery can
 /// tell that session from another client's), or to recognise a call they have already served. Outside a run's
 /// calls it is nil.

@@ -76,15 +76,25 @@ public struct ResumePoint: Sendable {
     /// Take the cancel path at once instead of continuing: every level runs its `onCancel` states, innermost
     /// first, as a cancelled run does.
     public var cancel: Bool
+    /// How many hub calls the run had made before it stopped: the continued run's calls are numbered after them
+    /// (``HubCallContext/idempotencyKey`` `<runID>/<n>`), so no key is given twice.
+    public var callsBefore: Int
+    /// The commissioning session the run had opened, which its continued session calls are made in
+    /// (``HubCallContext/expectedSessionID``); nil when it holds none.
+    public var sessionID: String?
 
     ///
     /// A level's checkpoint may lack inputs (secret values the journal never kept): a sub-workflow level gets them
     /// again from its parent's restored scope where the parent's templates can still produce them; a reference to
     /// one that stays missing fails the state with `unresolvedReference`.
-    public init(levels: [RunCheckpoint], completedStep: JSONValue? = nil, cancel: Bool) {
+    public init(
+        levels: [RunCheckpoint], completedStep: JSONValue? = nil, cancel: Bool, callsBefore: Int = 0, sessionID: String? = nil
+    ) {
         self.levels = levels
         self.completedStep = completedStep
         self.cancel = cancel
+        self.callsBefore = callsBefore
+        self.sessionID = sessionID
     }
 }
 

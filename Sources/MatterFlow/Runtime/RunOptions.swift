@@ -22,6 +22,9 @@ public struct RunOptions: Sendable {
     /// or before it has one: cancelling it cancels the run as ``RunHandle/cancel()`` does. Cancelled from the run's
     /// observer as a state is entered, it takes effect before that state does any work.
     public var cancellation: RunCancellation?
+    /// Told of every report, checkpoint and hub call as the run's driver performs them (a write-ahead journal;
+    /// see ``RunRecording``).
+    public var recording: (any RunRecording)?
 
     public init(
         structureID: StructureID, clock: any WorkflowClock = SystemClock(),

@@ -127,7 +127,8 @@ public struct WorkflowEngine: Sendable {
     private func configuration(_ options: RunOptions, observed: Bool) -> RunMachine.Configuration {
         RunMachine.Configuration(
             runID: options.runID ?? "run-" + options.random.hexDigits(12), structureID: options.structureID,
-            showSecrets: options.showSecrets, reportsEvents: observed, recordsCheckpoints: options.checkpoints != nil,
+            showSecrets: options.showSecrets, reportsEvents: observed || options.recording != nil,
+            recordsCheckpoints: options.checkpoints != nil || options.recording != nil,
             random: options.random)
     }
 

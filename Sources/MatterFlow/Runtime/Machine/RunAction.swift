@@ -58,6 +58,11 @@ struct RunCall: Sendable {
     let context: HubCallContext
     /// The state making the call (reports about an abandoned call name it).
     let state: String
+    /// The level making the call, and the attempt's number (for a ``RunRecording``).
+    let path: [String]
+    let attempt: Int
+    /// The arguments as reports show them (secret ones redacted unless the run shows secrets).
+    let shownArguments: JSONObject
     /// False on a cancel path, which no cancel interrupts.
     let cancellable: Bool
 }

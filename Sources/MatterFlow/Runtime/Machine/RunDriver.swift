@@ -44,7 +44,7 @@ struct RunDriver: Sendable {
                 // The clock is read only for the reports' durations.
                 let started = options.observer == nil ? Duration.zero : options.clock.now
                 await settleAbandoned(&machine)
-                let outcome = await make(call)
+                let outcome = await recorded(call)
                 if case .cancelled = outcome { _ = perform(machine.cancelRequested()) }
                 let duration = options.observer == nil ? Duration.zero : options.clock.now - started
                 fed = feed { () throws(RunMachineError) in try machine.callEnded(outcome, duration: duration) }
@@ -94,8 +94,11 @@ struct RunDriver: Sendable {
         for action in actions {
             switch action {
             case .report(let path, let kind):
-                options.observer?(RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: kind))
+                let event = RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: kind)
+                options.recording?.record(event)
+                options.observer?(event)
             case .checkpoint(let checkpoint):
+                options.recording?.record(checkpoint)
                 options.checkpoints?(checkpoint)
             case .interruptWork:
                 // The work in flight races the run's cancel signal, which has fired: it is stopping already.
@@ -118,6 +121,28 @@ struct RunDriver: Sendable {
     /// The race a piece of hub work runs in: cancellable unless the run is on a cancel path.
     private func race(cancellable: Bool, state: String = "") -> StepRace {
         StepRace(clock: options.clock, signal: cancellable ? signal : nil, abandoned: abandoned, state: state)
+    }
+
+    /// Makes a call, told to the run's recording first (which may refuse it) and after its race is decided.
+    private func recorded(_ call: RunCall) async -> RaceOutcome<JSONValue> {
+        guard let recording = options.recording else { return await make(call) }
+        let prepared = PreparedCall(
+            workflowPath: call.path, state: call.state, attempt: call.attempt, operation: call.operation.operation,
+            shownArguments: call.shownArguments, context: HubCallContext.current ?? call.context)
+        let outcome: RaceOutcome<JSONValue>
+        switch await recording.callStarting(prepared) {
+        case .success(let value)?: outcome = .finished(value)
+        case .failure(let error)?: outcome = .failed(error)
+        case nil: outcome = await make(call)
+        }
+        let value: JSONValue?
+        switch outcome {
+        case .finished(let result): value = result
+        case .cancelled(let late): value = late
+        case .failed, .timedOut: value = nil
+        }
+        await recording.callEnded(prepared, value: value)
+        return outcome
     }
 
     /// Makes a call in its race, with the call's context unless an outer layer set one.

@@ -71,7 +71,8 @@ extension RunMachine {
         if let key = call.operation.idempotencyKey, arguments[key] == nil {
             arguments[key] = .string(generatedKey(for: planned))
         }
-        report(top.path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shown(arguments, of: call)))
+        let shownArguments = shown(arguments, of: call)
+        report(top.path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shownArguments))
         callCount += 1
         let context = HubCallContext(
             runID: configuration.runID, idempotencyKey: "\(configuration.runID)/\(callCount)",
@@ -79,6 +80,7 @@ extension RunMachine {
         return .success(
             RunCall(
                 operation: call, arguments: arguments, timeout: .seconds(rounding: call.timeoutSeconds), context: context,
-                state: planned.name, cancellable: !top.onCancelPath))
+                state: planned.name, path: top.path, attempt: attempt, shownArguments: shownArguments,
+                cancellable: !top.onCancelPath))
     }
 }

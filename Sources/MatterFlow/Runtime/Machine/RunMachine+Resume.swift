@@ -46,6 +46,8 @@ extension RunMachine {
                 top = level
                 phase = .notStarted(.resumed(completedStep: point.completedStep))
                 isCancelRequested = point.cancel
+                callCount = point.callsBefore
+                sessionID = point.sessionID
                 return
             }
             guard state.isSubworkflow, let child = state.child else {

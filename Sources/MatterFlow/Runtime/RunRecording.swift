@@ -1,0 +1,49 @@
+import MatterFlowJSON
+
+/// What a run's driver tells a recorder, such as a write-ahead journal, as it performs the run machine's actions:
+/// every report and checkpoint, and around every hub call the call as the hub will see it and how it ended.
+///
+/// The driver calls it on the run's task, in the run's order: ``callStarting(_:)`` before the hub sees the call
+/// (so a record made there is on disk first), ``callEnded(_:value:)`` once the call's race is decided and before
+/// the run takes the outcome (its `hubCallFinished` report follows). The run's idempotency keys and the session its
+/// calls are made in are the machine's: a recorder reads them from ``PreparedCall/context`` and keeps no count of
+/// its own.
+public protocol RunRecording: Sendable {
+    /// An event the run reports, as its observer gets it.
+    func record(_ event: RunEvent)
+    /// Where a level stands as it enters a state (secrets redacted unless the run shows them).
+    func record(_ checkpoint: RunCheckpoint)
+    /// A hub call about to be made. Returns the call's outcome to use instead of making it (the recorder refuses
+    /// the call), or nil to make it.
+    func callStarting(_ call: PreparedCall) async -> Result<JSONValue, FlowError>?
+    /// A hub call's race was decided: `value` is its result when it finished, or when the run was cancelled while
+    /// it ran and it still succeeded; nil when it failed, timed out or was cancelled without a result.
+    func callEnded(_ call: PreparedCall, value: JSONValue?) async
+}
+
+/// A hub call as the run prepared it: where it is made, the operation with every declared fact, the arguments as
+/// reports show them, and the context the hub sees.
+public struct PreparedCall: Sendable {
+    /// The workflow names from the run's workflow down to the level making the call.
+    public let workflowPath: [String]
+    public let state: String
+    /// The attempt's number, from 1.
+    public let attempt: Int
+    public let operation: OperationDescriptor
+    /// The evaluated arguments, secret ones redacted unless the run shows secrets.
+    public let shownArguments: JSONObject
+    /// The run's ID, the call's idempotency key and the session the call is made in.
+    public let context: HubCallContext
+
+    public init(
+        workflowPath: [String], state: String, attempt: Int, operation: OperationDescriptor, shownArguments: JSONObject,
+        context: HubCallContext
+    ) {
+        self.workflowPath = workflowPath
+        self.state = state
+        self.attempt = attempt
+        self.operation = operation
+        self.shownArguments = shownArguments
+        self.context = context
+    }
+}
