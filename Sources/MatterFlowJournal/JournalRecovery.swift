@@ -78,12 +78,21 @@ extension RunJournal {
             _ = try? writer.append(JournalRecord.Kind.recoveryDeferred, ["reason": .string(reason)], sync: true)
             return run
         }
+        let writer = JournalWriter(
+            continuing: file, nextSequence: (contents.records.last?.sequence ?? 0) + 1, hook: options.testHook)
+        return await Self.recover(started: started, contents: contents, writer: writer, run: run, hub: hub, options: options)
+    }
+
+    /// Recovers a run whose `runStarted` record is readable, writing through `writer` (a locked file or a sink).
+    static func recover(
+        started: JournalRecord, contents: JournalContents, writer: JournalWriter, run given: RunRecovery, hub: any Hub,
+        options: RecoveryOptions
+    ) async -> RunRecovery {
+        var run = given
         run.runID = started.string("runID") ?? run.runID
         run.workflow = started.string("workflow")
         run.structureID = started.string("structureID")
         run.startedAt = started.wallTime
-        let writer = JournalWriter(
-            continuing: file, nextSequence: (contents.records.last?.sequence ?? 0) + 1, hook: options.testHook)
         if let finished = contents.records.last(where: { $0.type == JournalRecord.Kind.runFinished }) {
             run.action = .alreadyFinished
             run.status = finished.string("outcome").flatMap(JournalRunStatus.init(rawValue:)) ?? .unreadable

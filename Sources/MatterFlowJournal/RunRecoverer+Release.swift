@@ -38,7 +38,7 @@ extension RunRecoverer {
     func withdrawEpskcKeys(_ run: inout RunRecovery) async throws(RecoveryDeferral) {
         let journaled: [JournalRecord]
         do {
-            journaled = try JournalReader.read(path: writer.path).records
+            journaled = try writer.readBack()
         } catch {
             throw RecoveryDeferral(message: "the journal could not be read back: \(error.message)")
         }
