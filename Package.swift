@@ -57,7 +57,7 @@ let package = Package(
             name: "MatterFlowCLI",
             dependencies: [
                 "MatterFlow", "MatterFlowSimulator", "MatterFlowFixtures", "MatterFlowJournal", "MatterFlowJSON",
-                "MatterFlowHubProtocol", "MatterPayload", "ThreadDataset",
+                "MatterFlowHubProtocol", "MatterPayload", "ThreadDataset", "MatterFlowStore",
             ]
         ),
         .executableTarget(name: "matterflow", dependencies: ["MatterFlowCLI"]),
