@@ -107,7 +107,7 @@ let package = Package(
             name: "MatterFlowCLITests",
             dependencies: [
                 "MatterFlowCLI", "MatterFlow", "MatterFlowSimulator", "MatterPayload", "MatterFlowJournal", "MatterFlowJSON",
-                "ThreadTestVectors", "matterflow",
+                "ThreadTestVectors", "matterflow", "MatterFlowStore",
             ]
         ),
     ]

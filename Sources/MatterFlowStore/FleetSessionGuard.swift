@@ -8,14 +8,25 @@ import MatterFlowJSON
 /// conflicts and gets `sessionBusy`, on any worker); when the call fails, the row is given back. An operation that
 /// releases the session (`cancelCommissioning`, `completeCommissioning`) gives the row back once it succeeded.
 /// The run is known from ``HubCallContext`` (the journal sets it for every call).
+///
+/// It also fences every hub call by the run's lease: once the store refused one of the run's records (another
+/// worker took the run over), no further call of the run reaches the hub, whatever the run does next.
 struct FleetSessionGuard {
     let store: PostgresRunStore
+    let committer: GroupCommitter
 
     func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
         let operations = catalog.operations.map { original -> OperationDescriptor in
-            guard original.acquiresSession || original.releasesSession else { return original }
-            return original.invoking { [store] hub, structure, arguments in
+            original.invoking { [store, committer] hub, structure, arguments in
                 let runID = HubCallContext.current?.runID
+                if let runID, let lost = committer.failure(of: runID) {
+                    throw FlowError(
+                        .hubUnreachable,
+                        "\(original.name) was not called: this worker can no longer record run \(runID) (\(lost.message))")
+                }
+                guard original.acquiresSession || original.releasesSession else {
+                    return try await original.call(hub: hub, structure: structure, arguments: arguments)
+                }
                 if original.acquiresSession, let runID {
                     let holder: String?
                     do throws(StoreError) {

@@ -88,6 +88,14 @@ public final class GroupCommitter: @unchecked Sendable {
         if committed < ticket { throw StoreError(.storeUnavailable, "the store's writer stopped before record \(record.sequence) of \(runID) was written") }
     }
 
+    /// Why a run's records can no longer be written (its lease passed to another worker, or the store stayed out of
+    /// reach); nil while they can.
+    public func failure(of runID: String) -> StoreError? {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return failures[runID]
+    }
+
     /// Writes what is pending, then stops the thread (waiting for it).
     public func shutdown() {
         monitor.lock()
@@ -196,7 +204,9 @@ public final class GroupCommitter: @unchecked Sendable {
             } catch {
                 connection?.close()
                 connection = nil
-                if error.code == .commandFailed {
+                // The batch is one transaction, rolled back whole on failure, and records already written are
+                // skipped: writing it again is safe.
+                if !error.isTransient {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }
                 if ContinuousClock.now >= deadline {

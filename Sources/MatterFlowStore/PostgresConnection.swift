@@ -36,6 +36,18 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// Whether the server refused the command because of a unique constraint.
     public var isUniqueViolation: Bool { sqlState == "23505" }
+
+    /// Whether trying the command again may succeed: the connection broke, the server is shutting down or
+    /// restarting (SQLSTATE class 08 and 57), or the transaction lost a deadlock or serialization conflict
+    /// (40001, 40P01) and was rolled back whole.
+    public var isTransient: Bool {
+        switch code {
+        case .connectionFailed, .connectionLost: return true
+        case .commandFailed:
+            guard let sqlState else { return false }
+            return sqlState.hasPrefix("08") || sqlState.hasPrefix("57") || sqlState == "40001" || sqlState == "40P01"
+        }
+    }
 }
 
 /// The rows a command returned, as Swift values: text columns, nil for SQL NULL.

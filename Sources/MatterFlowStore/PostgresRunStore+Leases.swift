@@ -63,16 +63,18 @@ extension PostgresRunStore {
         }
     }
 
-    /// Extends the lease of every run the worker holds; returns the runs still leased to it (a run missing here
-    /// was taken over: the worker must stop writing it, which the store enforces anyway).
+    /// Extends the leases of the runs the worker is running; returns those still leased to it (a run missing here
+    /// was taken over: the worker must stop writing it, which the store enforces anyway). A run the worker holds but
+    /// no longer runs (its final status could not be recorded) is not renewed, so its lease runs out and it is
+    /// settled like any other.
     @discardableResult
-    public func heartbeat(_ workerID: String, leaseSeconds: Double) throws(StoreError) -> Set<String> {
+    public func heartbeat(_ workerID: String, running runIDs: [String], leaseSeconds: Double) throws(StoreError) -> Set<String> {
         try execute("UPDATE matterflow_workers SET heartbeat_at = now() WHERE worker_id = $1", [workerID], doing: "heartbeat")
         let rows = try execute(
             """
             UPDATE matterflow_runs SET lease_until = now() + make_interval(secs => $2::float8)
-            WHERE worker_id = $1 AND status = 'running' RETURNING run_id
-            """, [workerID, String(leaseSeconds)], doing: "renewing leases")
+            WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($3::text[]) RETURNING run_id
+            """, [workerID, String(leaseSeconds), Self.textArrayLiteral(runIDs)], doing: "renewing leases")
         return Set(rows.rows.compactMap { $0[0] })
     }
 

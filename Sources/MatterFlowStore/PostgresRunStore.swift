@@ -64,16 +64,18 @@ public final class PostgresRunStore: RunStore {
                     guard let open = held else { return .failure(PostgresError(.connectionLost, "no connection")) }
                     return .success(try open.execute(sql, parameters))
                 } catch {
-                    if error.code != .commandFailed {
+                    if error.isTransient {
                         held?.close()
                         held = nil
                     }
                     return .failure(error)
                 }
             }
+            // One statement runs in a transaction of its own: after a transient failure it is rolled back whole,
+            // or (a commit whose answer was lost) done; every state-changing statement here is safe to repeat.
             switch outcome {
             case .success(let rows): return rows
-            case .failure(let error) where error.code == .commandFailed || ContinuousClock.now >= deadline:
+            case .failure(let error) where !error.isTransient || ContinuousClock.now >= deadline:
                 throw StoreError.from(error, doing: what)
             case .failure:
                 Self.pause(delay)

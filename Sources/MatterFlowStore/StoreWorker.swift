@@ -83,7 +83,7 @@ public final class StoreWorker: Sendable {
         self.options = options
         self.hubs = hubs
         committer = GroupCommitter(conninfo: store.conninfo, workerID: options.workerID)
-        engine = WorkflowEngine(catalog: FleetSessionGuard(store: store).wrapping(options.engine.catalog))
+        engine = WorkflowEngine(catalog: FleetSessionGuard(store: store, committer: committer).wrapping(options.engine.catalog))
     }
 
     /// Asks the worker to stop: it claims nothing more, waits up to ``WorkerOptions/drainSeconds`` for its runs,
@@ -100,18 +100,17 @@ public final class StoreWorker: Sendable {
     public func run(host: String, pid: Int) async throws(StoreError) -> WorkerSummary {
         try store.registerWorker(options.workerID, host: host, pid: pid)
         options.log?("worker \(options.workerID): claiming runs from \(store.name)")
-        let heartbeat = Task { [self] in
-            let interval = Duration.milliseconds(Int(options.leaseSeconds * 1000 / 3))
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                do throws(StoreError) {
-                    try store.heartbeat(options.workerID, leaseSeconds: options.leaseSeconds)
-                } catch {
-                    options.log?("worker \(options.workerID): heartbeat failed: \(error.message)")
-                }
+        // Heartbeats run on a thread of their own: runs waiting for their records to commit block the shared
+        // pool's threads, and must not delay the leases.
+        let heartbeat = LeaseKeeper(intervalMilliseconds: Int(options.leaseSeconds * 1000 / 3)) { [self] in
+            do throws(StoreError) {
+                let running = state.withLock { Array($0.active.keys) }
+                try store.heartbeat(options.workerID, running: running, leaseSeconds: options.leaseSeconds)
+            } catch {
+                options.log?("worker \(options.workerID): heartbeat failed: \(error.message)")
             }
         }
-        defer { heartbeat.cancel() }
+        defer { heartbeat.stop() }
         while !state.withLock({ $0.stopping }) {
             let free = options.concurrency - state.withLock { $0.active.count }
             var claimed: [ClaimedRun] = []

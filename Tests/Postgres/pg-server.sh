@@ -55,9 +55,14 @@ wait_ready() {
 }
 
 start_server() {
-    as_server_user "$bin/postgres" -D "$dir/data" -k "$dir" -p 5432 -c listen_addresses= -c fsync=off \
-        -c synchronous_commit=on -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB \
-        >>"$dir/server.log" 2>&1 &
+    local server=("$bin/postgres" -D "$dir/data" -k "$dir" -p 5432 -c listen_addresses= -c fsync=off
+        -c synchronous_commit=on -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB)
+    # Started directly (not through a function), so the background job is the server itself.
+    if [ "$(id -u)" -eq 0 ]; then
+        setpriv --reuid="$server_user" --regid="$server_group" --init-groups -- "${server[@]}" </dev/null >>"$dir/server.log" 2>&1 &
+    else
+        "${server[@]}" </dev/null >>"$dir/server.log" 2>&1 &
+    fi
     wait_ready
 }
 
