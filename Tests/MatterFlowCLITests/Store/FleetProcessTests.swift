@@ -8,9 +8,8 @@ import MatterPayload
 import Testing
 
 /// `matterflow worker` processes sharing a queue in PostgreSQL, killed with SIGKILL and with the server restarted
-/// under them.
-@Suite("PostgreSQL fleet of worker processes", .serialized, .enabled(if: TestPostgres.available, "no PostgreSQL server binary (install postgresql; .ci/run does)"))
-struct FleetProcessTests {
+/// under them. Part of the serialized PostgreSQL suite: the restart must not hit the other tests' connections.
+extension PostgresStoreTests {
     /// A home whose hub takes real time, so kills land in the middle of runs.
     static let slowHome = #"""
         { "version": 1, "structure": { "id": "seed", "name": "Fleet Home" }, "hub": { "online": true, "reachable": true },
