@@ -98,7 +98,12 @@ public final class StoreWorker: Sendable {
     /// Works until ``stop()`` (or, with ``WorkerOptions/exitWhenIdle``, until the store has nothing left to do).
     /// - Throws: ``StoreError`` when the store cannot be reached at start.
     public func run(host: String, pid: Int) async throws(StoreError) -> WorkerSummary {
-        try store.registerWorker(options.workerID, host: host, pid: pid)
+        do throws(StoreError) {
+            try store.registerWorker(options.workerID, host: host, pid: pid)
+        } catch {
+            committer.shutdown()
+            throw error
+        }
         options.log?("worker \(options.workerID): claiming runs from \(store.name)")
         // Heartbeats run on a thread of their own: runs waiting for their records to commit block the shared
         // pool's threads, and must not delay the leases.
