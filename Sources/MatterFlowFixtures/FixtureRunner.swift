@@ -90,7 +90,8 @@ public struct FixtureRunner: Sendable {
             clock.endActivity()
         }
         let recorder = RunRecorder(root: fixture.runnableWorkflow)
-        let options = RunOptions(
+        let cancellation = RunCancellation()
+        var options = RunOptions(
             structureID: structure, clock: clock, random: SeededRandomSource(seed: fixture.seed),
             observer: { event in
                 let entered = recorder.record(event)
@@ -99,10 +100,11 @@ public struct FixtureRunner: Sendable {
                 case .runFinished: world.markFinished()
                 default: break
                 }
-                // The observer runs on the run's own task: cancelling it takes effect before the state does any
-                // work, exactly as a cancel arriving between two states.
-                if let entered, world.entering(entered) { withUnsafeCurrentTask { $0?.cancel() } }
+                // A cancel from the observer of a state's entry takes effect before the state does any work,
+                // exactly as a cancel arriving between two states.
+                if let entered, world.entering(entered) { cancellation.cancel() }
             })
+        options.cancellation = cancellation
         let scheduler = Self.schedule(world, clock: clock)
         // The run's task counts as working from its creation until the engine accounts for it (at runStarted),
         // so no virtual time passes before the run has started.
@@ -119,7 +121,7 @@ public struct FixtureRunner: Sendable {
                 return .failure(error)
             }
         }
-        world.setCanceller { runTask.cancel() }
+        world.setCanceller { cancellation.cancel() }
         let outcome = await runTask.value
         await closeTransport?()
         // Virtual time is frozen from the end of the run (or never started moving) until the home has been read.

@@ -12,6 +12,9 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         case runNotFound
         /// The journal directory to read does not exist (readers never create it).
         case journalNotFound
+        /// A record is intact (its checksum matches) but a member is missing or of the wrong type: another
+        /// MatterFlow version wrote it, or it was edited. The message names the file, record, byte offset and member.
+        case malformedRecord
     }
 
     public var code: Code

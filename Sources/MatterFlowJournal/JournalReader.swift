@@ -22,12 +22,21 @@ public struct JournalContents: Sendable {
     /// Damage that a crash cannot explain (a bad record followed by good ones, a gap in sequence numbers).
     public var problems: [String]
 
-    /// The run's `runStarted` record, if it was written.
-    public var started: JournalRecord? { records.first { $0.type == JournalRecord.Kind.runStarted } }
+    /// Whether the journal has a valid `runStarted` record.
+    public var hasStart: Bool { records.contains { $0.type == JournalEntry.Kind.runStarted.rawValue } }
 
     /// Whether the journal has no valid `runStarted` record although the run went further: valid records or
     /// damage follow where it should be. (A file with no complete record at all is a run that never started.)
-    public var startIsDamaged: Bool { started == nil && (!records.isEmpty || !problems.isEmpty) }
+    public var startIsDamaged: Bool { !hasStart && (!records.isEmpty || !problems.isEmpty) }
+
+    /// The records, typed.
+    /// - Throws: ``JournalError`` `malformedRecord` for the first record whose members do not decode, naming it.
+    public func entries() throws(JournalError) -> JournalEntries {
+        var entries: [JournalEntryRecord] = []
+        entries.reserveCapacity(records.count)
+        for record in records { entries.append(try JournalEntryCodec.decode(record, path: path)) }
+        return JournalEntries(entries)
+    }
 }
 
 /// Reads journal files, detecting a torn last record.

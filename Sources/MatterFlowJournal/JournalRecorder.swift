@@ -23,6 +23,9 @@ final class JournalRecorder: Sendable {
         var sessionID: String?
         /// The hub's connection was lost during a call: the journal stops there, as if the process had crashed.
         var abandoned = false
+        /// An in-doubt call a resumed run makes again first, whose repeat must carry the idempotency key's value
+        /// the hub saw.
+        var repeating: IntentEntry?
     }
 
     let writer: JournalWriter
@@ -42,10 +45,11 @@ final class JournalRecorder: Sendable {
     ///   - callsBefore: Calls the journal already holds for the run; keys continue after them.
     ///   - sessionID: The commissioning session the journal shows the run opened, when recovery continues it.
     ///   - secretDigests: Digests of the secret inputs of a run that starts.
+    ///   - repeating: An in-doubt call the resumed run makes again as its first call (``ResumePlan/repeatedCall``).
     init(
         writer: JournalWriter, runID: String, workflow: Workflow, structureID: StructureID, showSecrets: Bool,
         catalog: OperationCatalog, continuing: Bool = false, callsBefore: Int = 0, sessionID: String? = nil,
-        secretDigests: SecretDigests? = nil
+        secretDigests: SecretDigests? = nil, repeating: IntentEntry? = nil
     ) {
         self.secretDigests = secretDigests
         self.writer = writer
@@ -58,6 +62,7 @@ final class JournalRecorder: Sendable {
         var initial = State()
         initial.calls = callsBefore
         initial.sessionID = sessionID
+        initial.repeating = repeating
         state = Mutex(initial)
     }
 
@@ -66,7 +71,7 @@ final class JournalRecorder: Sendable {
 
     /// Records a checkpoint. Not flushed by itself: the next side-effect record flushes it with everything before.
     func record(_ checkpoint: RunCheckpoint) {
-        write(JournalRecord.Kind.checkpoint, checkpoint.jsonValue.objectValue ?? [:], sync: false)
+        write(.checkpoint(checkpoint))
     }
 
     /// What to do when the journal cannot be written any more (the journaled run cancels itself, so that it
@@ -80,62 +85,50 @@ final class JournalRecorder: Sendable {
         let path = event.workflowPath.joined(separator: "/")
         switch event.kind {
         case .runStarted(let inputs):
-            var fields: JSONObject = [
-                "runID": .string(runID), "workflow": .string(workflow.name), "version": .int(workflow.version),
-                "file": .string(JournalFile.absolute(workflow.file)), "contentHash": .string(workflow.contentHash),
-                "structureID": .string(structureID), "inputs": .object(inputs), "secretsShown": .bool(showSecrets),
-                "pid": .int(JournalFile.processID), "format": .int(JournalFrame.formatVersion),
-            ]
-            if let secretDigests { fields["secretDigests"] = secretDigests.jsonValue }
-            write(JournalRecord.Kind.runStarted, fields, sync: true)
+            write(.runStarted(RunStartedEntry(
+                runID: runID, workflow: workflow.name, version: workflow.version, file: JournalFile.absolute(workflow.file),
+                contentHash: workflow.contentHash, structureID: structureID, inputs: inputs, secretsShown: showSecrets,
+                pid: JournalFile.processID, format: JournalFrame.formatVersion, secretDigests: secretDigests)))
         case .hubCallStarted(let stateName, let operation, let attempt, let arguments):
-            let key = state.withLock { state -> String in
+            let (key, sessionID) = state.withLock { state -> (String, String?) in
                 state.calls += 1
                 let key = "\(runID)/\(state.calls)"
                 state.currentKey = key
-                return key
+                return (key, state.sessionID)
             }
             let descriptor = catalog[operation]
-            write(JournalRecord.Kind.intent, [
-                "key": .string(key), "workflow": .string(path), "state": .string(stateName),
-                "operation": .string(operation), "structureID": .string(structureID), "attempt": .int(attempt),
-                "arguments": .object(arguments),
-                "effect": .string(descriptor?.effect.rawValue ?? "unknown"),
-                "acquiresSession": .bool(descriptor?.acquiresSession ?? false),
-                "releasesSession": .bool(descriptor?.releasesSession ?? false),
-            ], sync: true)
+            write(.intent(IntentEntry(
+                key: key, workflow: path, state: stateName, operation: operation, structureID: structureID,
+                attempt: attempt, arguments: arguments, effect: descriptor?.effect,
+                acquiresSession: descriptor?.acquiresSession ?? false, releasesSession: descriptor?.releasesSession ?? false,
+                requires: descriptor?.requires, releaseAttemptSuffices: descriptor?.releaseAttemptSuffices,
+                idempotencyKey: descriptor?.idempotencyKey.map { .init(argument: $0, value: arguments[$0] ?? .null) },
+                sessionID: descriptor?.usesSession == true ? sessionID : nil)))
         case .hubCallFinished(let stateName, let operation, let attempt, let duration, let error):
-            let (key, result) = state.withLock { state -> (String, (result: JSONValue, devices: [String]?)?) in
+            let (key, kept) = state.withLock { state -> (String, (result: JSONValue, devices: [String]?)?) in
                 let key = state.currentKey ?? "\(runID)/?"
                 state.finishedKeys.insert(key)
                 return (key, state.results.removeValue(forKey: key))
             }
-            var fields: JSONObject = [
-                "key": .string(key), "workflow": .string(path), "state": .string(stateName),
-                "operation": .string(operation), "attempt": .int(attempt),
-                "durationSeconds": .double(Self.seconds(duration)), "succeeded": .bool(error == nil),
-            ]
-            if let error { fields["error"] = Self.json(error) }
-            if error == nil, let result {
-                fields["result"] = result.result
-                if let devices = result.devices { fields["devices"] = .array(devices.map(JSONValue.string)) }
-            }
-            write(JournalRecord.Kind.outcome, fields, sync: true)
+            let result: Result<JSONValue, FlowError> = error.map { .failure($0) } ?? .success(kept?.result ?? .null)
+            write(.outcome(OutcomeEntry(
+                key: key, workflow: path, state: stateName, operation: operation, attempt: attempt,
+                durationSeconds: duration.secondsValue, result: result, devices: error == nil ? kept?.devices : nil)))
         case .runFinished(let outcome, let error) where continuing:
             state.withLock { $0.finished = (outcome, error) }
         case .runFinished(let outcome, let error):
-            write(JournalRecord.Kind.runFinished, [
-                "outcome": .string(outcome.rawValue), "error": error.map(Self.json) ?? .null,
-            ], sync: true)
+            write(.runFinished(RunFinishedEntry(outcome: outcome, error: error, output: nil, recovered: false)))
             state.withLock { $0.ended = true }
             writer.close()
         case .stateEntered, .guardChecked, .retryScheduled, .transition, .warning, .waitStarted, .eventReceived,
             .cancelRequested:
-            var fields = event.jsonValue.objectValue ?? [:]
-            let name = fields["event"]?.stringValue ?? event.name
-            fields = JSONObject(fields.members.filter { !["event", "runID", "time"].contains($0.key) })
-            fields["clockTime"] = .double(Self.seconds(event.time))
-            write(name, fields, sync: false)
+            guard let name = JournalEventEntry.Name(rawValue: event.name) else { return }
+            // `type` names the record; an event's own `type` member (a state's type) is not kept.
+            let own: Set<String> = ["event", "runID", "time", "workflow", "state", "type"]
+            let fields = event.jsonValue.objectValue ?? [:]
+            write(.event(JournalEventEntry(
+                name: name, workflow: path, state: fields["state"]?.stringValue, clockTime: event.time.secondsValue,
+                details: JSONObject(fields.members.filter { !own.contains($0.key) }))))
         }
     }
 
@@ -151,6 +144,7 @@ final class JournalRecorder: Sendable {
     func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
         let operations = catalog.operations.map { original in
             original.invoking { [self] hub, structure, arguments in
+                if let refusal = checkRepeat(of: original.name, arguments: arguments) { throw refusal }
                 let (key, sessionID) = state.withLock { ($0.currentKey, $0.sessionID) }
                 let callKey = key ?? "\(runID)/?"
                 let expected = original.usesSession ? sessionID : nil
@@ -203,6 +197,21 @@ final class JournalRecorder: Sendable {
                 + "\(active.owner.map { "run \($0)'s" } ?? "another client's"); recovery does not act in it")
     }
 
+    /// Why the resumed run's first call, the repeat of an in-doubt call, must not be made: it would not carry the
+    /// idempotency key's value the hub saw, so the hub could not recognise it as the same call. Nil otherwise; the
+    /// check applies to the first call only.
+    private func checkRepeat(of operation: String, arguments: JSONObject) -> FlowError? {
+        guard let repeated = state.withLock({ state -> IntentEntry? in
+            defer { state.repeating = nil }
+            return state.repeating
+        }), repeated.operation == operation, let key = repeated.idempotencyKey else { return nil }
+        guard arguments[key.argument] != key.value else { return nil }
+        return FlowError(
+            .invalidArgumentValue,
+            "\(operation) is made again after the interruption relying on its idempotency key, but \"\(key.argument)\" is not "
+                + "the value the hub saw in call \(repeated.key), so the hub could not recognise the repeat; the call was not made")
+    }
+
     private func keep(_ value: JSONValue, devices: [String]?, for key: String, operation: OperationDescriptor) {
         var shown = value
         if !showSecrets, var object = value.objectValue {
@@ -215,15 +224,13 @@ final class JournalRecorder: Sendable {
             return false
         }
         guard late else { return }
-        var fields: JSONObject = ["key": .string(key), "operation": .string(operation.name), "result": shown]
-        if let devices { fields["devices"] = .array(devices.map(JSONValue.string)) }
-        write(JournalRecord.Kind.lateResult, fields, sync: true)
+        write(.lateResult(LateResultEntry(key: key, operation: operation.name, result: shown, devices: devices)))
     }
 
-    private func write(_ type: String, _ fields: JSONObject, sync: Bool) {
+    private func write(_ entry: JournalEntry) {
         guard !state.withLock({ $0.abandoned }) else { return }
         do {
-            try writer.append(type, fields, sync: sync)
+            try writer.append(entry)
         } catch {
             let handler = state.withLock { state -> (@Sendable () -> Void)? in
                 defer { state.onFailure = nil }
@@ -231,16 +238,5 @@ final class JournalRecorder: Sendable {
             }
             handler?()
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        duration.secondsValue
-    }
-
-    static func json(_ error: FlowError) -> JSONValue {
-        [
-            "code": .string(error.code.rawValue), "cause": .string(error.cause.rawValue),
-            "message": .string(error.message), "state": error.state.map(JSONValue.string) ?? .null,
-        ]
     }
 }

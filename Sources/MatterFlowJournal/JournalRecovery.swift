@@ -61,9 +61,17 @@ extension RunJournal {
             return run
         }
         run.notes = contents.problems
-        guard let started = contents.started else {
-            let writer = JournalWriter(
-                continuing: file, nextSequence: (contents.records.last?.sequence ?? 0) + 1, hook: options.testHook)
+        // A record whose members do not decode cannot be reasoned about: the run is left as it is, for a person.
+        let entries: JournalEntries
+        do {
+            entries = try contents.entries()
+        } catch {
+            run.notes.append(error.message)
+            return run
+        }
+        let writer = JournalWriter(continuing: file, nextSequence: (contents.records.last?.sequence ?? 0) + 1, hook: options.testHook)
+        let recoverer = RunRecoverer(contents: contents, entries: entries, writer: writer, hub: hub, options: options)
+        guard let (started, startedAt) = entries.started else {
             guard contents.startIsDamaged else {
                 run.action = .notStarted
                 run.status = .notStarted
@@ -72,37 +80,23 @@ extension RunJournal {
             // Records survive a damaged runStarted: the run did start, and may hold a session.
             run.action = .deferred
             run.status = .needsAttention
-            let reason = await RunRecoverer(contents: contents, writer: writer, hub: hub, options: options)
-                .settleWithoutStart(into: &run)
+            let reason = await recoverer.settleWithoutStart(into: &run)
             run.notes.append(reason)
-            _ = try? writer.append(JournalRecord.Kind.recoveryDeferred, ["reason": .string(reason)], sync: true)
+            _ = try? writer.append(.recoveryDeferred(reason: reason))
             return run
         }
-        let writer = JournalWriter(
-            continuing: file, nextSequence: (contents.records.last?.sequence ?? 0) + 1, hook: options.testHook)
-        return await Self.recover(started: started, contents: contents, writer: writer, run: run, hub: hub, options: options)
-    }
-
-    /// Recovers a run whose `runStarted` record is readable, writing through `writer` (a locked file or a sink).
-    static func recover(
-        started: JournalRecord, contents: JournalContents, writer: JournalWriter, run given: RunRecovery, hub: any Hub,
-        options: RecoveryOptions
-    ) async -> RunRecovery {
-        var run = given
-        run.runID = started.string("runID") ?? run.runID
-        run.workflow = started.string("workflow")
-        run.structureID = started.string("structureID")
-        run.startedAt = started.wallTime
-        if let finished = contents.records.last(where: { $0.type == JournalRecord.Kind.runFinished }) {
+        run.runID = started.runID
+        run.workflow = started.workflow
+        run.structureID = started.structureID
+        run.startedAt = startedAt
+        if let finished = entries.finished {
             run.action = .alreadyFinished
-            run.status = finished.string("outcome").flatMap(JournalRunStatus.init(rawValue:)) ?? .unreadable
+            run.status = JournalRunStatus(finished.outcome)
             // A recovery killed while writing its last record left a torn tail: cut it, as for any run.
             if let torn = contents.tornTail {
                 do {
                     try writer.truncate(to: contents.validLength)
-                    try writer.append(
-                        JournalRecord.Kind.tornTailDiscarded,
-                        ["offset": .int(torn.offset), "length": .int(torn.length), "reason": .string(torn.reason)], sync: true)
+                    try writer.append(.tornTailDiscarded(torn))
                     run.notes.append("discarded a torn last record (\(torn.length) bytes at byte \(torn.offset))")
                 } catch {
                     run.notes.append(error.message)
@@ -111,12 +105,12 @@ extension RunJournal {
             return run
         }
         do {
-            try await RunRecoverer(contents: contents, writer: writer, hub: hub, options: options).recover(into: &run)
+            try await recoverer.recover(into: &run)
         } catch {
             run.action = .deferred
             run.status = .needsAttention
             run.notes.append(error.message)
-            _ = try? writer.append(JournalRecord.Kind.recoveryDeferred, ["reason": .string(error.message)], sync: true)
+            _ = try? writer.append(.recoveryDeferred(reason: error.message))
         }
         return run
     }

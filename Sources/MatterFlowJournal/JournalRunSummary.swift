@@ -1,3 +1,4 @@
+import MatterFlow
 import MatterFlowJSON
 
 /// Where a journaled run stands.
@@ -12,8 +13,17 @@ public enum JournalRunStatus: String, Sendable, Hashable, CaseIterable {
     case notStarted
     /// A recovery could not finish (see its `recoveryDeferred` record); run recovery again.
     case needsAttention
-    /// The file is not a readable journal.
+    /// The file is not a readable journal, or one of its records does not decode (the note names it).
     case unreadable
+
+    /// The status of a run that ended with `outcome`.
+    init(_ outcome: RunResult.Outcome) {
+        switch outcome {
+        case .succeeded: self = .succeeded
+        case .failed: self = .failed
+        case .cancelled: self = .cancelled
+        }
+    }
 }
 
 /// One run as `matterflow runs` lists it.
@@ -35,32 +45,42 @@ public struct JournalRunSummary: Sendable {
 
     init(_ contents: JournalContents, running: Bool) {
         path = contents.path
-        let started = contents.started
-        runID = started?.string("runID") ?? Self.runID(fromPath: contents.path)
-        workflow = started?.string("workflow")
-        structureID = started?.string("structureID")
-        startedAt = started?.wallTime
+        runID = Self.runID(fromPath: contents.path)
         recordCount = contents.records.count
-        let finished = contents.records.last { $0.type == JournalRecord.Kind.runFinished }
-        recovered = contents.records.contains { $0.type == JournalRecord.Kind.recoveryFinished }
-        error = finished?.payload["error"].flatMap { $0.isNull ? nil : $0 }
+        recovered = false
         notes = contents.problems
         if let torn = contents.tornTail {
             notes.append("torn last record: \(torn.length) bytes at byte \(torn.offset) ignored (\(torn.reason))")
         }
+        let entries: JournalEntries
+        do {
+            entries = try contents.entries()
+        } catch {
+            status = running ? .running : .unreadable
+            notes.append(error.message)
+            return
+        }
+        let started = entries.started
+        runID = started?.entry.runID ?? runID
+        workflow = started?.entry.workflow
+        structureID = started?.entry.structureID
+        startedAt = started?.wallTime
+        let finished = entries.finished
+        recovered = entries.recovered
+        error = finished?.error.map(JournalEntryCodec.json)
         if running {
             status = .running
-        } else if let outcome = finished?.string("outcome"), let known = JournalRunStatus(rawValue: outcome) {
-            status = known
+        } else if let finished {
+            status = JournalRunStatus(finished.outcome)
         } else if contents.startIsDamaged {
             status = .needsAttention
             notes.append(
-                recovered || contents.records.contains { $0.type == JournalRecord.Kind.recoveryDeferred }
+                recovered || entries.lastRecoveryDeferred
                     ? "the runStarted record is damaged; `matterflow history` shows what recovery found and did"
                     : "the runStarted record is damaged; run `matterflow recover`, which releases what the run provably holds and says what is left")
         } else if started == nil {
             status = .notStarted
-        } else if contents.records.last(where: { $0.type.hasPrefix("recovery") })?.type == JournalRecord.Kind.recoveryDeferred {
+        } else if entries.lastRecoveryDeferred {
             status = .needsAttention
         } else {
             status = .interrupted

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Every record is written with one `write(2)` as soon as it is appended (a killed process loses nothing it
 /// appended); records marked `sync` — the side-effect boundaries — are also flushed with `fsync` before
-/// ``append(_:_:sync:)`` returns. After a failed write the writer refuses every later record.
+/// ``append(_:)`` returns. After a failed write the writer refuses every later record.
 final class JournalWriter: Sendable {
     private struct State {
         var file: JournalFile?
@@ -48,9 +48,16 @@ final class JournalWriter: Sendable {
         state = Mutex(State(file: nil, sink: sink, nextSequence: nextSequence))
     }
 
+    /// Appends one entry as a record `{"seq", "type", "wallTime", ...members}`, flushed when it is a side-effect
+    /// boundary (``JournalEntry/isFlushed``), and returns its sequence number.
+    @discardableResult
+    func append(_ entry: JournalEntry) throws(JournalError) -> Int {
+        try append(entry.type, JournalEntryCodec.fields(of: entry), sync: entry.isFlushed)
+    }
+
     /// Appends one record `{"seq", "type", "wallTime", ...fields}` and returns its sequence number.
     @discardableResult
-    func append(_ type: String, _ fields: JSONObject, sync: Bool) throws(JournalError) -> Int {
+    private func append(_ type: String, _ fields: JSONObject, sync: Bool) throws(JournalError) -> Int {
         let outcome = state.withLock { state -> Result<Int, JournalError> in
             if let failure = state.failure { return .failure(failure) }
             if let sink = state.sink {

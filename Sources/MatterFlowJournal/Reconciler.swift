@@ -30,13 +30,13 @@ struct Reconciler {
         return "session \(session.sessionID) of \(owner) is \(session.phase.rawValue)"
     }
 
-    func reconcile(_ intent: JournalRecord) async -> Resolution {
-        let key = intent.key ?? "?"
-        let operation = intent.string("operation") ?? "?"
+    func reconcile(_ intent: IntentEntry) async -> Resolution {
+        let key = intent.key
+        let operation = intent.operation
         func verdict(_ verdict: Resolution.Verdict, _ evidence: String, devices: [String] = [], result: JSONValue? = nil) -> Resolution {
             Resolution(key: key, operation: operation, verdict: verdict, evidence: evidence, devices: devices, result: result)
         }
-        if intent.string("effect") == OperationDescriptor.Effect.read.rawValue {
+        if intent.effect == .read {
             return verdict(.noEffect, "\(operation) only reads the hub")
         }
         let phase = holdsSession ? session?.phase : nil
@@ -62,7 +62,7 @@ struct Reconciler {
             case .commissioned, .configured:
                 return verdict(
                     .applied, "\(sessionText) with pending devices \(session.pendingDeviceIDs.joined(separator: ", "))",
-                    devices: session.pendingDeviceIDs, result: intent.payload["arguments"]?["commissioningID"].map { ["commissioningID": $0] })
+                    devices: session.pendingDeviceIDs, result: commissioningResult(intent))
             case .commissioning:
                 return verdict(.notApplied, "\(sessionText) (attempt \(session.commissioningID ?? "?")): the device had not joined when the run stopped")
             case .idle, .prepared, .requested, .completed, .cancelled, .expired:
@@ -71,7 +71,7 @@ struct Reconciler {
         case "configureDevice":
             guard let phase else { return verdict(.notApplied, "\(sessionText); this run holds no session any more") }
             // The operation's result is the name and room it applied, as its arguments gave them.
-            let arguments = intent.payload["arguments"]?.objectValue ?? [:]
+            let arguments = intent.arguments
             let applied: JSONObject = ["name": arguments["name"] ?? .null, "room": arguments["room"] ?? .null]
             return phase == .configured && session?.deviceName == arguments["name"]?.stringValue
                 ? verdict(.applied, "\(sessionText): the device is configured", result: .object(applied))
@@ -83,8 +83,27 @@ struct Reconciler {
             if holdsSession { return verdict(.notApplied, "\(sessionText): it was not released") }
             return verdict(.applied, "\(sessionText): this run holds no session any more", result: ["released": .bool(!journaledSessions.isEmpty)])
         default:
+            // A catalog's own operation: what its intent recorded about the session is all recovery can go by.
+            if intent.acquiresSession {
+                if holdsSession { return verdict(.applied, "the hub reports that \(sessionText), and \(operation) opens the session") }
+                if !knowsOwners && sessionActive {
+                    return verdict(.unknown, "\(sessionText); recovery cannot tell whether this run opened it, so it is left to the hub's session lease")
+                }
+                return verdict(.notApplied, "the hub reports that \(sessionText); this run holds no session")
+            }
+            if intent.releasesSession {
+                if holdsSession { return verdict(.notApplied, "\(sessionText): it was not released") }
+                return verdict(.applied, "\(sessionText): this run holds no session any more, and \(operation) releases it")
+            }
             return verdict(.unknown, "recovery cannot read back what \(operation) does; it is not retried")
         }
+    }
+
+    /// The result an applied `commissionDevice` returns: the attempt's ID, as the hub saw it in the call's
+    /// idempotency argument (or, in journals that did not record it, its `commissioningID` argument).
+    private func commissioningResult(_ intent: IntentEntry) -> JSONValue? {
+        if let key = intent.idempotencyKey, !key.value.isNull { return .object(JSONObject([JSONObject.Member(key: key.argument, value: key.value)])) }
+        return intent.arguments["commissioningID"].map { ["commissioningID": $0] }
     }
 
     /// An in-doubt completion: applied when the devices the run commissioned exist now that its session is gone.

@@ -11,6 +11,9 @@ struct ResumePlan {
     var unsafeBecause: String?
     /// What the plan noticed that a person should know.
     var notes: [String] = []
+    /// An in-doubt call the resumed run makes again, relying on its idempotency key: the repeat must carry the
+    /// key's value the hub saw (``JournalRecorder`` refuses it otherwise).
+    var repeatedCall: IntentEntry?
 }
 
 /// Why a run's workflow cannot be run from its journal; recovery then releases what the run holds by itself.
@@ -20,30 +23,27 @@ struct UnrunnableWorkflow: Error {
 
 /// Rebuilds a ``ResumePlan`` from a run's journal records and recovery's verdicts on its in-doubt calls.
 struct ResumePlanner {
-    let records: [JournalRecord]
-    let started: JournalRecord
+    let entries: JournalEntries
+    let started: RunStartedEntry
     let resolutions: [Resolution]
     let options: RecoveryOptions
 
     /// The plan, or why the workflow cannot be run from its journal.
     func plan() -> Result<ResumePlan, UnrunnableWorkflow> {
-        let file = started.string("file") ?? ""
+        let file = started.file
         let workflow: Workflow
         do {
             workflow = try options.engine.load(path: file)
         } catch {
             return .failure(UnrunnableWorkflow(reason: "the workflow file \(file) could not be loaded (\(error.diagnostics.first?.description ?? "invalid"))"))
         }
-        if let hash = started.string("contentHash"), hash != workflow.contentHash {
+        if started.contentHash != workflow.contentHash {
             return .failure(UnrunnableWorkflow(reason: "the workflow file \(file) (or one of its sub-workflows) changed since the run started, so its states may not match the journal"))
         }
         var (levels, lastSequence) = checkpointStack()
         if levels.isEmpty {
             // The run stopped before entering its first state: it continues from its start.
-            guard let inputs = started.payload["inputs"]?.objectValue else {
-                return .failure(UnrunnableWorkflow(reason: "the journal's runStarted record has no inputs"))
-            }
-            levels = [RunCheckpoint(workflowPath: [workflow.name], state: workflow.start, inputs: inputs, variables: [:])]
+            levels = [RunCheckpoint(workflowPath: [workflow.name], state: workflow.start, inputs: started.inputs, variables: [:])]
         }
         var missing: [String] = []
         var unusable: [String] = []
@@ -98,8 +98,15 @@ struct ResumePlanner {
         case .appliedWithoutResult(let operation):
             // Calling it again to learn the result is no answer: the hub may refuse the repeat (the session moved on).
             reasons.append("\(operation) took effect but its result could not be read back from the hub")
-        case .unknown(let operation):
-            reasons.append("whether \(operation) took effect cannot be told from the hub")
+        case .unknown(let intent):
+            if Self.repeatable(intent, state: Self.innermostState(of: levels, in: workflow)) {
+                plan.repeatedCall = intent
+                plan.notes.append(
+                    "whether \(intent.operation) took effect cannot be told from the hub; its state declares repeatSafety, so a resumed run "
+                        + "calls it again with the same \(intent.idempotencyKey?.argument ?? "key"), which the hub recognises as a repeat")
+            } else {
+                reasons.append("whether \(intent.operation) took effect cannot be told from the hub")
+            }
         }
         plan.unsafeBecause = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
         return .success(plan)
@@ -109,8 +116,8 @@ struct ResumePlanner {
     private func checkpointStack() -> ([RunCheckpoint], Int) {
         var stack: [RunCheckpoint] = []
         var last = 0
-        for record in records where record.type == JournalRecord.Kind.checkpoint {
-            guard let checkpoint = RunCheckpoint(json: .object(record.payload)) else { continue }
+        for record in entries {
+            guard case .checkpoint(let checkpoint) = record.entry else { continue }
             while let top = stack.last, top.workflowPath.count >= checkpoint.workflowPath.count { stack.removeLast() }
             stack.append(checkpoint)
             last = record.sequence
@@ -125,30 +132,53 @@ struct ResumePlanner {
         case failed
         case notApplied
         case appliedWithoutResult(String)
-        case unknown(String)
+        case unknown(IntentEntry)
     }
 
     private func lastCall(after sequence: Int, in level: RunCheckpoint) -> LastCall {
         let path = level.workflowPath.joined(separator: "/")
         guard
-            let intent = records.last(where: {
-                $0.sequence > sequence && $0.type == JournalRecord.Kind.intent && $0.string("workflow") == path
-                    && $0.string("state") == level.state
-            }), let key = intent.key
+            let intent = entries.intents.last(where: {
+                $0.sequence > sequence && $0.intent.workflow == path && $0.intent.state == level.state
+            })?.intent
         else { return .none }
-        let operation = intent.string("operation") ?? "?"
-        if let outcome = records.last(where: { $0.type == JournalRecord.Kind.outcome && $0.key == key }) {
-            guard outcome.payload["succeeded"]?.boolValue == true else { return .failed }
-            return .finished(outcome.payload["result"] ?? .null, operation: operation)
+        let key = intent.key
+        let operation = intent.operation
+        if let outcome = entries.outcomes.last(where: { $0.key == key }) {
+            guard let result = outcome.value else { return .failed }
+            return .finished(result, operation: operation)
         }
-        guard let resolution = resolutions.last(where: { $0.key == key }) else { return .unknown(operation) }
+        guard let resolution = resolutions.last(where: { $0.key == key }) else { return .unknown(intent) }
         switch resolution.verdict {
         case .applied:
             guard let result = resolution.result else { return .appliedWithoutResult(operation) }
             return .finished(result, operation: operation)
         case .notApplied, .noEffect: return .notApplied
-        case .unknown: return .unknown(operation)
+        case .unknown: return .unknown(intent)
         }
+    }
+
+    /// The state the innermost level was in, found through the sub-workflow states of the levels around it.
+    static func innermostState(of levels: [RunCheckpoint], in workflow: Workflow) -> WorkflowState? {
+        var current = workflow
+        for (index, level) in levels.enumerated() {
+            guard let state = current.states[level.state] else { return nil }
+            guard index + 1 < levels.count else { return state }
+            guard case .workflow(let subworkflow) = state.kind, let child = current.subworkflows[subworkflow.path] else { return nil }
+            current = child
+        }
+        return nil
+    }
+
+    /// Whether an in-doubt call can be made again safely: its state declares `repeatSafety` with the operation's
+    /// idempotency key, and the intent recorded the key's value as the hub saw it (not redacted), so the repeat
+    /// can be checked to carry it.
+    static func repeatable(_ intent: IntentEntry, state: WorkflowState?) -> Bool {
+        guard let key = intent.idempotencyKey, !key.value.isNull else { return false }
+        var redacted: [String] = []
+        _ = stripping(key.value, at: key.argument, missing: &redacted)
+        guard redacted.isEmpty, case .action(let action)? = state?.kind, action.operation == intent.operation else { return false }
+        return action.repeatSafety?.idempotencyKey == key.argument
     }
 
     /// Whether a value is a redacted secret, whole.

@@ -18,9 +18,7 @@ extension RunRecoverer {
             do {
                 try journal { () throws(JournalError) in
                     try writer.truncate(to: contents.validLength)
-                    try writer.append(
-                        JournalRecord.Kind.tornTailDiscarded,
-                        ["offset": .int(torn.offset), "length": .int(torn.length), "reason": .string(torn.reason)], sync: true)
+                    try writer.append(.tornTailDiscarded(torn))
                 }
             } catch {
                 return reason + "; \(error.message)"

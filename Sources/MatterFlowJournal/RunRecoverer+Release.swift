@@ -23,7 +23,7 @@ extension RunRecoverer {
         let hub = self.hub
         let outcome = try await journaledCall(
             "cancelCommissioning", state: "release", arguments: [:], effect: .idempotentWrite, releasesSession: true,
-            extra: ["sessionID": .string(session.sessionID)], devices: session.pendingDeviceIDs
+            sessionID: session.sessionID, devices: session.pendingDeviceIDs
         ) { () async throws -> JSONValue in
             ["released": .bool(try await hub.cancelCommissioning(structure: structure))]
         }
@@ -36,27 +36,31 @@ extension RunRecoverer {
     /// did not withdraw itself. A key that already ended is fine; one that cannot be withdrawn ends by itself when
     /// its duration runs out, which the report says.
     func withdrawEpskcKeys(_ run: inout RunRecovery) async throws(RecoveryDeferral) {
-        let journaled: [JournalRecord]
+        let journaled: JournalEntries
         do {
-            journaled = try writer.readBack()
+            journaled = try JournalContents(path: writer.path, records: writer.readBack(), validLength: 0, tornTail: nil, problems: [])
+                .entries()
         } catch {
             throw RecoveryDeferral(message: "the journal could not be read back: \(error.message)")
         }
-        let intents = Dictionary(
-            journaled.filter { $0.type == JournalRecord.Kind.intent }.compactMap { record in record.key.map { ($0, record) } },
-            uniquingKeysWith: { $1 })
+        var intents: [String: IntentEntry] = [:]
         var active: [String] = []
-        for record in journaled where record.type == JournalRecord.Kind.intent || record.type == JournalRecord.Kind.outcome {
-            let intent = record.type == JournalRecord.Kind.intent ? record : record.key.flatMap { intents[$0] }
-            guard let intent, let deviceID = intent.payload["arguments"]?["deviceID"]?.stringValue else { continue }
-            switch (record.type, intent.string("operation")) {
-            case (JournalRecord.Kind.intent, "activateEpskc"):
-                if !active.contains(deviceID) { active.append(deviceID) }
-            case (JournalRecord.Kind.outcome, "activateEpskc") where record.payload["succeeded"]?.boolValue != true,
-                (JournalRecord.Kind.outcome, "deactivateEpskc") where record.payload["succeeded"]?.boolValue == true:
-                active.removeAll { $0 == deviceID }
+        for record in journaled {
+            switch record.entry {
+            case .intent(let intent):
+                intents[intent.key] = intent
+                if intent.operation == "activateEpskc", let deviceID = intent.arguments["deviceID"]?.stringValue,
+                    !active.contains(deviceID)
+                {
+                    active.append(deviceID)
+                }
+            case .outcome(let outcome):
+                guard let deviceID = intents[outcome.key]?.arguments["deviceID"]?.stringValue else { continue }
+                let withdrawn = outcome.operation == "deactivateEpskc" && outcome.succeeded
+                let notActivated = outcome.operation == "activateEpskc" && !outcome.succeeded
+                if withdrawn || notActivated { active.removeAll { $0 == deviceID } }
             default:
-                break
+                continue
             }
         }
         let structure = self.structure
@@ -64,7 +68,7 @@ extension RunRecoverer {
         for deviceID in active {
             let outcome = try await journaledCall(
                 "deactivateEpskc", state: "withdrawEpskc", arguments: ["deviceID": .string(deviceID)], effect: .idempotentWrite,
-                releasesSession: false, extra: [:], devices: nil
+                releasesSession: false, sessionID: nil, devices: nil
             ) { () async throws -> JSONValue in
                 try await hub.deactivateEpskc(structure: structure, deviceID: deviceID)
                 return [:]
@@ -85,19 +89,16 @@ extension RunRecoverer {
     /// One hub call of recovery's own, journaled with a flushed intent before it and its outcome after.
     private func journaledCall(
         _ operation: String, state: String, arguments: JSONObject, effect: OperationDescriptor.Effect, releasesSession: Bool,
-        extra: JSONObject, devices: [String]?, call: @Sendable () async throws -> JSONValue
+        sessionID: String?, devices: [String]?, call: @Sendable () async throws -> JSONValue
     ) async throws(RecoveryDeferral) -> Result<JSONValue, FlowError> {
         let key = "\(runID)/recovery-\(writer.nextSequence)"
-        var intent: JSONObject = [
-            "key": .string(key), "workflow": "recovery", "state": .string(state), "operation": .string(operation),
-            "structureID": .string(structure), "attempt": 1, "arguments": .object(arguments), "effect": .string(effect.rawValue), "acquiresSession": false,
-            "releasesSession": .bool(releasesSession),
-        ]
-        for member in extra.members { intent[member.key] = member.value }
-        try journal { () throws(JournalError) in try writer.append(JournalRecord.Kind.intent, intent, sync: true) }
-        var fields: JSONObject = [
-            "key": .string(key), "workflow": "recovery", "state": .string(state), "operation": .string(operation), "attempt": 1,
-        ]
+        let descriptor = options.engine.catalog[operation]
+        let intent = IntentEntry(
+            key: key, workflow: "recovery", state: state, operation: operation, structureID: structure, attempt: 1,
+            arguments: arguments, effect: effect, acquiresSession: false, releasesSession: releasesSession,
+            requires: descriptor?.requires, releaseAttemptSuffices: descriptor?.releaseAttemptSuffices,
+            idempotencyKey: nil, sessionID: sessionID)
+        try journal { () throws(JournalError) in try writer.append(.intent(intent)) }
         let context = HubCallContext(runID: runID, idempotencyKey: key)
         let outcome: Result<JSONValue, FlowError>
         do {
@@ -105,16 +106,10 @@ extension RunRecoverer {
         } catch {
             outcome = .failure(FlowError.from(error))
         }
-        switch outcome {
-        case .success(let result):
-            fields["succeeded"] = true
-            fields["result"] = result
-            if let devices { fields["devices"] = .array(devices.map(JSONValue.string)) }
-        case .failure(let error):
-            fields["succeeded"] = false
-            fields["error"] = JournalRecorder.json(error)
-        }
-        try journal { () throws(JournalError) in try writer.append(JournalRecord.Kind.outcome, fields, sync: true) }
+        let entry = OutcomeEntry(
+            key: key, workflow: "recovery", state: state, operation: operation, attempt: 1,
+            durationSeconds: nil, result: outcome, devices: devices)
+        try journal { () throws(JournalError) in try writer.append(.outcome(entry)) }
         return outcome
     }
 }

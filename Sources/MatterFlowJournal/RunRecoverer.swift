@@ -9,28 +9,24 @@ struct RecoveryDeferral: Error {
 /// Recovers one interrupted run whose journal this process has locked (see ``RunJournal/recover(on:options:)``).
 struct RunRecoverer {
     let contents: JournalContents
+    /// The journal's records, typed.
+    let entries: JournalEntries
     let writer: JournalWriter
     let hub: any Hub
     let options: RecoveryOptions
 
-    private var records: [JournalRecord] { contents.records }
-    private var started: JournalRecord? { contents.started }
+    private var started: RunStartedEntry? { entries.started?.entry }
     /// The run's ID: from `runStarted`, or the file's name when that record is damaged.
-    var runID: String { started?.string("runID") ?? JournalRunSummary.runID(fromPath: contents.path) }
+    var runID: String { started?.runID ?? JournalRunSummary.runID(fromPath: contents.path) }
     /// The run's structure: from `runStarted`, or the run's hub calls when that record is damaged.
-    var structure: StructureID {
-        started?.string("structureID")
-            ?? records.lazy.filter { $0.type == JournalRecord.Kind.intent }.compactMap { $0.string("structureID") }.first ?? ""
-    }
+    var structure: StructureID { started?.structureID ?? entries.intents.first?.intent.structureID ?? "" }
 
     func recover(into run: inout RunRecovery) async throws(RecoveryDeferral) {
         try checkResumedSecrets()
         if let torn = contents.tornTail {
             try journal { () throws(JournalError) in
                 try writer.truncate(to: contents.validLength)
-                try writer.append(
-                    JournalRecord.Kind.tornTailDiscarded,
-                    ["offset": .int(torn.offset), "length": .int(torn.length), "reason": .string(torn.reason)], sync: true)
+                try writer.append(.tornTailDiscarded(torn))
             }
             run.notes.append("discarded a torn last record (\(torn.length) bytes at byte \(torn.offset))")
         }
@@ -38,12 +34,10 @@ struct RunRecoverer {
         run.interruptedIn = interruptedIn
         try journal { () throws(JournalError) in
             try writer.append(
-                JournalRecord.Kind.recoveryStarted,
-                [
-                    "mode": .string(options.resume ? "resume" : "cancel"), "pid": .int(JournalFile.processID),
-                    "lastSequence": .int(records.last?.sequence ?? 0),
-                    "interruptedIn": interruptedIn.map(JSONValue.string) ?? .null,
-                ], sync: true)
+                .recoveryStarted(
+                    RecoveryStartedEntry(
+                        mode: options.resume ? .resume : .cancel, pid: JournalFile.processID,
+                        lastSequence: entries.last?.sequence ?? 0, interruptedIn: interruptedIn)))
         }
 
         // Read the hub: the structure's session, and whose it is.
@@ -52,10 +46,8 @@ struct RunRecoverer {
         for intent in inDoubtIntents {
             let resolution = await reconciler.reconcile(intent)
             resolutions.append(resolution)
-            var fields = resolution.jsonValue.objectValue ?? [:]
-            fields["state"] = intent.payload["state"] ?? .null
-            fields["workflow"] = intent.payload["workflow"] ?? .null
-            try journal { () throws(JournalError) in try writer.append(JournalRecord.Kind.resolution, fields, sync: true) }
+            let entry = ResolutionEntry(resolution: resolution, workflow: intent.workflow, state: intent.state)
+            try journal { () throws(JournalError) in try writer.append(.resolution(entry)) }
         }
         run.resolutions = resolutions
 
@@ -83,7 +75,7 @@ struct RunRecoverer {
         }
 
         guard let started else { throw RecoveryDeferral(message: "the journal has no runStarted record") }
-        switch ResumePlanner(records: records, started: started, resolutions: resolutions, options: options).plan() {
+        switch ResumePlanner(entries: entries, started: started, resolutions: resolutions, options: options).plan() {
         case .success(var plan):
             run.notes += plan.notes
             if let lostSession {
@@ -98,6 +90,7 @@ struct RunRecoverer {
             }
             plan.point.cancel = !resume
             run.resumed = resume
+            if !resume { plan.repeatedCall = nil }
             let result = try await continueRun(plan, sessionID: runSession)
             if resume, options.interrupt?.isInterrupted == true {
                 run.notes.append("a signal interrupted the resumed run, so it took its cancel path")
@@ -121,12 +114,12 @@ struct RunRecoverer {
     /// Continues the run through its workflow (resumed, or along its cancel path), journaled in the same file;
     /// its session calls are made for `sessionID` and refused in any other session.
     private func continueRun(_ plan: ResumePlan, sessionID: String?) async throws(RecoveryDeferral) -> RunResult {
-        let showSecrets = started?.payload["secretsShown"]?.boolValue ?? false
-        let callsBefore = records.filter { $0.type == JournalRecord.Kind.intent }
-            .compactMap { $0.key?.split(separator: "/").last.flatMap { Int($0) } }.max() ?? 0
+        let showSecrets = started?.secretsShown ?? false
+        let callsBefore = entries.intents.compactMap { $0.intent.key.split(separator: "/").last.flatMap { Int($0) } }.max() ?? 0
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: showSecrets,
-            catalog: options.engine.catalog, continuing: true, callsBefore: callsBefore, sessionID: sessionID)
+            catalog: options.engine.catalog, continuing: true, callsBefore: callsBefore, sessionID: sessionID,
+            repeating: plan.repeatedCall)
         let engine = WorkflowEngine(catalog: recorder.wrapping(options.engine.catalog))
         var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: showSecrets)
         runOptions.observer = { recorder.record($0) }
@@ -176,8 +169,8 @@ struct RunRecoverer {
     /// digest its `runStarted` keeps), before recovery writes or calls anything. A value that is not of the input's
     /// type is left to the resume plan, which says so.
     private func checkResumedSecrets() throws(RecoveryDeferral) {
-        guard options.resume, let digests = SecretDigests(json: started?.payload["secretDigests"]) else { return }
-        let workflow = started?.string("file").flatMap { try? options.engine.load(path: $0) }
+        guard options.resume, let started, let digests = started.secretDigests else { return }
+        let workflow = try? options.engine.load(path: started.file)
         var mismatched: [String] = []
         for name in options.inputs.keys.sorted() {
             guard var value = options.inputs[name] else { continue }
@@ -200,66 +193,76 @@ struct RunRecoverer {
 
     /// The innermost state the run had entered, qualified by sub-workflow (`commission/commission`).
     private var lastState: String? {
-        guard let entered = records.last(where: { $0.type == "stateEntered" }), let state = entered.string("state") else {
-            return nil
-        }
-        let path = (entered.string("workflow") ?? "").split(separator: "/").dropFirst().map(String.init)
+        guard let entered = entries.lastStateEntered, let state = entered.state else { return nil }
+        let path = entered.workflow.split(separator: "/").dropFirst().map(String.init)
         return (path + [state]).joined(separator: "/")
     }
 
     /// Intents without an outcome or an earlier resolution: the calls whose effect the journal does not know.
-    private var inDoubtIntents: [JournalRecord] {
-        let settled = Set(records.filter { $0.type == JournalRecord.Kind.outcome || $0.type == JournalRecord.Kind.resolution }.compactMap(\.key))
-        return records.filter { $0.type == JournalRecord.Kind.intent && !settled.contains($0.key ?? "") }
+    private var inDoubtIntents: [IntentEntry] {
+        let settled = Set(entries.outcomes.map(\.key) + entries.resolutions.map(\.resolution.key))
+        return entries.intents.map(\.intent).filter { !settled.contains($0.key) }
     }
 
-    /// Records carrying a call's result or created devices.
-    private func results(of operation: String) -> [JournalRecord] {
-        records.filter { record in
-            [JournalRecord.Kind.outcome, JournalRecord.Kind.lateResult, JournalRecord.Kind.resolution].contains(record.type)
-                && record.string("operation") == operation
+    /// The intent of each call, by key.
+    private var intentsByKey: [String: IntentEntry] {
+        Dictionary(entries.intents.map { ($0.intent.key, $0.intent) }, uniquingKeysWith: { $1 })
+    }
+
+    /// The session IDs the journal shows the run's session-opening calls returned, in order: results, late results
+    /// and rebuilt results of calls whose intents say they acquire the session.
+    private var journaledSessionIDs: [String] {
+        let intents = intentsByKey
+        return entries.compactMap { record -> String? in
+            let value: JSONValue?
+            switch record.entry {
+            case .outcome(let outcome) where intents[outcome.key]?.acquiresSession == true: value = outcome.value
+            case .lateResult(let late) where intents[late.key]?.acquiresSession == true: value = late.result
+            case .resolution(let entry) where intents[entry.resolution.key]?.acquiresSession == true:
+                value = entry.resolution.result
+            default: value = nil
+            }
+            return value?["sessionID"]?.stringValue
         }
     }
 
-    private var journaledSessions: Set<String> {
-        Set(results(of: "prepareCommissioning").compactMap { $0.payload["result"]?["sessionID"]?.stringValue })
-    }
+    private var journaledSessions: Set<String> { Set(journaledSessionIDs) }
 
-    /// The session the journal shows the run opened last (a prepare's result, late result or resolution).
-    private var journaledSession: String? {
-        results(of: "prepareCommissioning").compactMap { $0.payload["result"]?["sessionID"]?.stringValue }.last
-    }
+    /// The session the journal shows the run opened last.
+    private var journaledSession: String? { journaledSessionIDs.last }
 
     /// Whether the run held a commissioning session when it stopped: its last session call that took effect
-    /// (journaled, or found applied by `resolutions`) opened one rather than completing or cancelling it.
+    /// (journaled, or found applied by `resolutions`) opened one rather than releasing it. Whether a call opens or
+    /// releases the session is what its intent recorded, so a catalog's own operations count too; a failed release
+    /// of an operation whose attempt suffices (``IntentEntry/releaseAttemptSuffices``) ends the hold as the
+    /// workflow sees it, as the verifier counts it.
     private func heldSessionWhenStopped(_ resolutions: [Resolution]) -> Bool {
+        let intents = intentsByKey
         var effective: [String] = []
-        for record in records {
-            guard let operation = record.string("operation") else { continue }
-            switch record.type {
-            case JournalRecord.Kind.outcome where record.payload["succeeded"]?.boolValue == true,
-                JournalRecord.Kind.lateResult,
-                JournalRecord.Kind.resolution where record.string("verdict") == Resolution.Verdict.applied.rawValue:
-                effective.append(operation)
+        for record in entries {
+            switch record.entry {
+            case .outcome(let outcome):
+                let attemptSuffices = intents[outcome.key]?.releaseAttemptSuffices == true
+                if outcome.succeeded || attemptSuffices { effective.append(outcome.key) }
+            case .lateResult(let late):
+                effective.append(late.key)
+            case .resolution(let entry) where entry.resolution.verdict == .applied:
+                effective.append(entry.resolution.key)
             default:
                 continue
             }
         }
-        effective += resolutions.filter { $0.verdict == .applied }.map(\.operation)
+        effective += resolutions.filter { $0.verdict == .applied }.map(\.key)
         var held = false
-        for operation in effective {
-            switch operation {
-            case "prepareCommissioning": held = true
-            case "completeCommissioning", "cancelCommissioning": held = false
-            default: break
-            }
+        for key in effective {
+            guard let intent = intents[key] else { continue }
+            if intent.acquiresSession { held = true } else if intent.releasesSession { held = false }
         }
         return held
     }
 
     private var journaledDevices: [String] {
-        results(of: "commissionDevice").last { !($0.payload["devices"]?.arrayValue ?? []).isEmpty }?
-            .payload["devices"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        entries.results(of: "commissionDevice").last { !$0.devices.isEmpty }?.devices ?? []
     }
 
     /// The devices of a completion that took effect: a successful `completeCommissioning` outcome that nothing
@@ -268,10 +271,10 @@ struct RunRecoverer {
         if let applied = resolutions.last(where: { $0.operation == "completeCommissioning" && $0.verdict == .applied }) {
             return applied.devices.sorted()
         }
-        guard let last = records.last(where: { $0.type == JournalRecord.Kind.outcome }),
-            last.string("operation") == "completeCommissioning", last.payload["succeeded"]?.boolValue == true
-        else { return nil }
-        return last.payload["result"]?["deviceIDs"]?.arrayValue?.compactMap(\.stringValue).sorted()
+        guard let last = entries.outcomes.last, last.operation == "completeCommissioning", let result = last.value else {
+            return nil
+        }
+        return result["deviceIDs"]?.arrayValue?.compactMap(\.stringValue).sorted()
     }
 
     // MARK: - Acting
@@ -297,22 +300,14 @@ struct RunRecoverer {
         run: inout RunRecovery, outcome: RunResult.Outcome, error: FlowError?, output: JSONValue?, note: String?
     ) throws(RecoveryDeferral) {
         if let note { run.notes.append(note) }
+        let finished = RecoveryFinishedEntry(
+            outcome: outcome, resumed: run.resumed, releasedSession: run.releasedSession, resolutions: run.resolutions.count)
         try journal { () throws(JournalError) in
-            try writer.append(
-                JournalRecord.Kind.runFinished,
-                [
-                    "outcome": .string(outcome.rawValue), "error": error.map(JournalRecorder.json) ?? .null,
-                    "output": output ?? .null, "recovered": true,
-                ], sync: true)
-            try writer.append(
-                JournalRecord.Kind.recoveryFinished,
-                [
-                    "outcome": .string(outcome.rawValue), "resumed": .bool(run.resumed),
-                    "releasedSession": .bool(run.releasedSession), "resolutions": .int(run.resolutions.count),
-                ], sync: true)
+            try writer.append(.runFinished(RunFinishedEntry(outcome: outcome, error: error, output: output, recovered: true)))
+            try writer.append(.recoveryFinished(finished))
         }
         run.action = .recovered
-        run.status = JournalRunStatus(rawValue: outcome.rawValue) ?? .cancelled
+        run.status = JournalRunStatus(outcome)
     }
 
     func journal(_ work: () throws(JournalError) -> Void) throws(RecoveryDeferral) {

@@ -29,25 +29,10 @@ struct SecretDigests: Sendable, Hashable {
         self.inputs = digests
     }
 
-    /// Reads the `secretDigests` member of a `runStarted` record; nil when it is missing or malformed (older
-    /// journals have none: a resumed secret is then not compared).
-    init?(json: JSONValue?) {
-        guard let object = json?.objectValue, let salt = object["salt"]?.stringValue,
-            object["rounds"]?.intValue == Self.rounds, let members = object["inputs"]?.objectValue
-        else { return nil }
-        var inputs: [String: String] = [:]
-        for member in members.members {
-            guard let digest = member.value.stringValue else { return nil }
-            inputs[member.key] = digest
-        }
+    /// Digests as a `runStarted` record keeps them (``JournalEntryCodec`` reads and writes them).
+    init(salt: String, inputs: [String: String]) {
         self.salt = salt
         self.inputs = inputs
-    }
-
-    var jsonValue: JSONValue {
-        var digests = JSONObject()
-        for name in inputs.keys.sorted() { digests[name] = .string(inputs[name] ?? "") }
-        return ["salt": .string(salt), "rounds": .int(Self.rounds), "inputs": .object(digests)]
     }
 
     /// Whether `value` is the value the digest of input `name` was made from; nil when there is no such digest.

@@ -200,7 +200,7 @@ public final class StoreWorker: Sendable {
             return
         }
         let records = claimed.takeover ? ((try? store.records(of: runID, after: 0)) ?? []) : []
-        if claimed.takeover && records.contains(where: { $0.type == JournalRecord.Kind.runStarted }) {
+        if claimed.takeover && records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }) {
             await settle(claimed, records: records, hub: hub, sink: sink, secrets: secrets)
             return
         }
@@ -252,7 +252,7 @@ public final class StoreWorker: Sendable {
         case .succeeded, .failed, .cancelled: status = recovery.status.rawValue
         case .running, .interrupted, .notStarted, .needsAttention, .unreadable: status = "needsAttention"
         }
-        let finished = (try? store.records(of: claimed.runID, after: 0))?.last { $0.type == JournalRecord.Kind.runFinished }
+        let finished = (try? store.records(of: claimed.runID, after: 0))?.last { $0.type == JournalEntry.Kind.runFinished.rawValue }
         conclude(
             claimed.runID, status: status, output: finished?.payload["output"].flatMap { $0.isNull ? nil : $0 },
             error: finished?.payload["error"].flatMap { $0.isNull ? nil : $0 }, recovered: true, notes: recovery.notes,

@@ -72,7 +72,12 @@ struct GraphCommandTests {
         #expect(session.code == 0)
         #expect(session.stdout.hasPrefix("digraph \"commissioning session\" {"))
         #expect(session.stdout.contains(#""idle" -> "prepared" [label="prepare"];"#))
-        for name in ["epskc", "thread-membership"] {
+        let runMachine = await matterflow("graph", "--machine", "run")
+        #expect(runMachine.code == 0, "\(runMachine.stderr)")
+        #expect(runMachine.stdout.hasPrefix("digraph \"run\" {"))
+        #expect(runMachine.stdout.contains(#""calling" -> "retryDelay" [label="callEnded [failed] / delay"];"#))
+        #expect(runMachine.stdout.contains(#""waitingEvent" -> "entered (cancel path)" [label="#))
+        for name in ["epskc", "thread-membership", "run"] {
             let run = await matterflow("graph", "--machine", name, "--format", "mermaid")
             #expect(run.code == 0, "\(name): \(run.stderr)")
             #expect(run.stdout.contains("flowchart TD"))

@@ -53,7 +53,7 @@ struct SignalTests {
         #expect(runs.map(\.status) == [.cancelled])
         let records = try JournalReader.read(path: try #require(runs.first).path).records
         #expect(records.contains {
-            $0.type == JournalRecord.Kind.outcome && $0.string("operation") == "cancelCommissioning"
+            $0.type == JournalEntry.Kind.outcome.rawValue && $0.string("operation") == "cancelCommissioning"
                 && $0.payload["succeeded"]?.boolValue == true
         })
     }
@@ -74,9 +74,9 @@ struct SignalTests {
         var commissioning = false
         while !commissioning, ContinuousClock.now < deadline, child.process.isRunning {
             let records = (try? JournalReader.read(path: path).records) ?? []
-            if let started = records.firstIndex(where: { $0.type == JournalRecord.Kind.recoveryStarted }) {
+            if let started = records.firstIndex(where: { $0.type == JournalEntry.Kind.recoveryStarted.rawValue }) {
                 commissioning = records[started...].contains {
-                    $0.type == JournalRecord.Kind.intent && $0.string("operation") == "commissionDevice"
+                    $0.type == JournalEntry.Kind.intent.rawValue && $0.string("operation") == "commissionDevice"
                 }
             }
             if !commissioning { try await Task.sleep(for: .milliseconds(20)) }

@@ -13,7 +13,7 @@ struct CancelPathStatusTests {
     /// Checks that the run recovered to `cancelled` (never `failed` with code `cancelled`) with nothing held.
     static func expectCancelled(_ scenario: CrashScenario, _ label: String) throws {
         let contents = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID))
-        let finished = try #require(contents.records.last { $0.type == JournalRecord.Kind.runFinished }, "\(label)")
+        let finished = try #require(contents.records.last { $0.type == JournalEntry.Kind.runFinished.rawValue }, "\(label)")
         #expect(finished.string("outcome") == "cancelled", "\(label): \(finished.payload)")
         #expect(finished.payload["error"]?["code"]?.stringValue == "cancelled", "\(label)")
         #expect(try scenario.journal().runs().first?.status == .cancelled, "\(label)")
@@ -26,9 +26,9 @@ struct CancelPathStatusTests {
         let records = try JournalReader.read(path: try full.journal().path(of: full.runID)).records
         full.scratch.remove()
         let cancelled = try #require(records.first { $0.type == "cancelRequested" }, "the run was never cancelled")
-        #expect(records.last { $0.type == JournalRecord.Kind.runFinished }?.string("outcome") == "cancelled")
+        #expect(records.last { $0.type == JournalEntry.Kind.runFinished.rawValue }?.string("outcome") == "cancelled")
         // Every boundary from the cancel request up to (not including) the run's own terminal record.
-        let last = try #require(records.last { $0.type == JournalRecord.Kind.runFinished }).sequence - 1
+        let last = try #require(records.last { $0.type == JournalEntry.Kind.runFinished.rawValue }).sequence - 1
         #expect(last > cancelled.sequence + 3)
         for sequence in cancelled.sequence...last {
             let scenario = try await CrashScenario(position: .after, sequence: sequence, cancelOnEntering: Self.cancelAt)
@@ -41,13 +41,13 @@ struct CancelPathStatusTests {
 
     @Test("a recovery killed anywhere on the cancel path it runs is finished by the next one as cancelled")
     func recoveryKilledMidway() async throws {
-        let outcome = try await RecoveryTests.sequence(of: JournalRecord.Kind.outcome, "commissionDevice")
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
         let probe = try await CrashScenario(position: .after, sequence: outcome)
         let before = try JournalReader.read(path: try probe.journal().path(of: probe.runID)).records.count
         _ = try await probe.recover()
         let records = try JournalReader.read(path: try probe.journal().path(of: probe.runID)).records
         probe.scratch.remove()
-        let finished = try #require(records.last { $0.type == JournalRecord.Kind.runFinished }).sequence
+        let finished = try #require(records.last { $0.type == JournalEntry.Kind.runFinished.rawValue }).sequence
         // Recovery's records before its terminal ones: recoveryStarted, the cancel path's events, calls and checkpoints.
         for sequence in (before + 1)..<finished {
             let scenario = try await CrashScenario(position: .after, sequence: outcome)

@@ -22,12 +22,12 @@ struct DamagedStartTests {
 
     @Test("it needs attention, and recovery releases the session the hub shows is the run's")
     func damagedStartWithSession() async throws {
-        let outcome = try await RecoveryTests.sequence(of: JournalRecord.Kind.outcome, "commissionDevice")
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
         let scenario = try await CrashScenario(position: .after, sequence: outcome)
         defer { scenario.scratch.remove() }
         let path = try scenario.journal().path(of: scenario.runID)
         try Self.damageFirstRecord(path)
-        #expect(try JournalReader.read(path: path).started == nil)
+        #expect(try JournalReader.read(path: path).hasStart == false)
         let pending = try #require(try scenario.savedHome()?.activeSession?.deviceIDs.first)
 
         let listed = try #require(try scenario.journal().runs().first)
@@ -44,8 +44,8 @@ struct DamagedStartTests {
         #expect(!home.devices.map(\.id).contains(pending))
 
         let records = try JournalReader.read(path: path).records
-        #expect(records.last?.type == JournalRecord.Kind.recoveryDeferred)
-        #expect(records.contains { $0.type == JournalRecord.Kind.outcome && $0.string("operation") == "cancelCommissioning" })
+        #expect(records.last?.type == JournalEntry.Kind.recoveryDeferred.rawValue)
+        #expect(records.contains { $0.type == JournalEntry.Kind.outcome.rawValue && $0.string("operation") == "cancelCommissioning" })
         #expect(try scenario.journal().runs().first?.status == .needsAttention)
     }
 

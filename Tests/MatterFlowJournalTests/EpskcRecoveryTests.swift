@@ -36,8 +36,8 @@ struct EpskcRecoveryTests {
                 options: RunOptions(structureID: structure, clock: learningClock, runID: EpskcRecoveryTests.runID))
             #expect(complete.outcome == .succeeded)
             let records = try JournalReader.read(path: learning.path(of: EpskcRecoveryTests.runID)).records
-            let intent = try #require(records.first { $0.type == JournalRecord.Kind.intent && $0.string("operation") == "activateEpskc" })
-            let outcome = try #require(records.first { $0.type == JournalRecord.Kind.outcome && $0.key == intent.key }).sequence
+            let intent = try #require(records.first { $0.type == JournalEntry.Kind.intent.rawValue && $0.string("operation") == "activateEpskc" })
+            let outcome = try #require(records.first { $0.type == JournalEntry.Kind.outcome.rawValue && $0.key == intent.key }).sequence
 
             hub = try SimulatedHub(home: home, clock: ManualClock())
             await hub.addFault(.fail(.deactivateEpskc, attempts: 1...1, with: FlowError(.injectedFault, "the radio is busy")), structure: structure)
@@ -70,11 +70,11 @@ struct EpskcRecoveryTests {
         #expect(run.withdrewEpskc.isEmpty)
         #expect(await scenario.hub.epskcPhase(structure: scenario.structure, deviceID: scenario.router) != .started)
         let records = try scenario.records
-        let recovery = try #require(records.firstIndex { $0.type == JournalRecord.Kind.recoveryStarted })
-        let withdrawal = try #require(records[recovery...].first { $0.type == JournalRecord.Kind.intent && $0.string("operation") == "deactivateEpskc" })
+        let recovery = try #require(records.firstIndex { $0.type == JournalEntry.Kind.recoveryStarted.rawValue })
+        let withdrawal = try #require(records[recovery...].first { $0.type == JournalEntry.Kind.intent.rawValue && $0.string("operation") == "deactivateEpskc" })
         #expect(withdrawal.string("workflow") == "epskc-share")
         #expect(withdrawal.string("state") == "stop")
-        #expect(records.last?.type == JournalRecord.Kind.recoveryFinished)
+        #expect(records.last?.type == JournalEntry.Kind.recoveryFinished.rawValue)
     }
 
     @Test("when the workflow cannot be run, recovery withdraws the key itself")
@@ -94,7 +94,7 @@ struct EpskcRecoveryTests {
         #expect(run.withdrewEpskc == [scenario.router])
         #expect(run.notes.contains { $0.contains("could not be loaded") }, "\(run.notes)")
         #expect(await scenario.hub.epskcPhase(structure: scenario.structure, deviceID: scenario.router) != .started)
-        let withdrawal = try #require(try scenario.records.last { $0.type == JournalRecord.Kind.intent })
+        let withdrawal = try #require(try scenario.records.last { $0.type == JournalEntry.Kind.intent.rawValue })
         #expect(withdrawal.string("workflow") == "recovery")
         #expect(withdrawal.string("operation") == "deactivateEpskc")
     }

@@ -23,7 +23,7 @@ struct GeneratedKeyResumeTests {
     }
 
     static func commissionIntents(_ records: [JournalRecord]) -> [JournalRecord] {
-        records.filter { $0.type == JournalRecord.Kind.intent && $0.string("operation") == "commissionDevice" }
+        records.filter { $0.type == JournalEntry.Kind.intent.rawValue && $0.string("operation") == "commissionDevice" }
     }
 
     @Test("a run resumed after the commissionDevice intent calls again with the journaled, generated ID")

@@ -47,7 +47,7 @@ struct JournalFormatTests {
     func truncatedLastRecord() async throws {
         let (bytes, records) = try await Self.sampleJournal()
         let last = try #require(records.last)
-        #expect(last.type == JournalRecord.Kind.runFinished)
+        #expect(last.type == JournalEntry.Kind.runFinished.rawValue)
         for length in last.offset..<bytes.count {
             let contents = try JournalReader.decode(Array(bytes.prefix(length)), path: "cut")
             #expect(contents.records.count == records.count - 1, "cut at \(length)")

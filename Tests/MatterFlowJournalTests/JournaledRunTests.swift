@@ -23,7 +23,7 @@ final class WriteAheadProbe: Hub {
 
     private func note(_ operation: String) {
         let last = (try? JournalReader.read(path: journalPath))?.records.last
-        seen.withLock { $0.append((operation, last?.type == JournalRecord.Kind.intent ? last?.string("operation") : nil)) }
+        seen.withLock { $0.append((operation, last?.type == JournalEntry.Kind.intent.rawValue ? last?.string("operation") : nil)) }
     }
 
     func status(structure: StructureID) async throws -> HubStatus { try await inner.status(structure: structure) }
@@ -97,16 +97,16 @@ struct JournaledRunTests {
         #expect(contents.tornTail == nil && contents.problems.isEmpty)
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
         let started = try #require(contents.records.first)
-        #expect(started.type == JournalRecord.Kind.runStarted)
+        #expect(started.type == JournalEntry.Kind.runStarted.rawValue)
         #expect(started.string("contentHash") == workflow.contentHash)
         #expect(workflow.contentHash.count == 64)
         #expect(started.payload["version"]?.intValue == 1)
         #expect(started.payload["inputs"]?["onboardingPayload"]?.stringValue == RunOptions.redacted)
-        #expect(contents.records.last?.type == JournalRecord.Kind.runFinished)
+        #expect(contents.records.last?.type == JournalEntry.Kind.runFinished.rawValue)
         #expect(contents.records.last?.string("outcome") == "succeeded")
 
-        let intents = contents.records(JournalRecord.Kind.intent)
-        let outcomes = contents.records(JournalRecord.Kind.outcome)
+        let intents = contents.records(JournalEntry.Kind.intent.rawValue)
+        let outcomes = contents.records(JournalEntry.Kind.outcome.rawValue)
         #expect(intents.map(\.key) == outcomes.map(\.key))
         #expect(Set(intents.compactMap(\.key)).count == intents.count, "idempotency keys are unique")
         for (intent, outcome) in zip(intents, outcomes) { #expect(intent.sequence < outcome.sequence) }
@@ -138,7 +138,7 @@ struct JournaledRunTests {
         // Tear the intent of commissionDevice: the write fails, as on a full disk.
         let torn = Mutex(false)
         let hook: JournalTestHook = { boundary in
-            guard boundary.position == .before, boundary.type == JournalRecord.Kind.intent, boundary.sequence > 15 else { return .proceed }
+            guard boundary.position == .before, boundary.type == JournalEntry.Kind.intent.rawValue, boundary.sequence > 15 else { return .proceed }
             return torn.withLock { already in
                 defer { already = true }
                 return already ? .proceed : .tear

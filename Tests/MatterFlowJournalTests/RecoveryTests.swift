@@ -133,7 +133,7 @@ struct RecoveryTests {
                     #expect(created.contains(device.id), "\(label): device \(device.id) has no journal record of its creation")
                 }
                 if run.action == .recovered {
-                    #expect(contents.records.last?.type == JournalRecord.Kind.recoveryFinished, "\(label)")
+                    #expect(contents.records.last?.type == JournalEntry.Kind.recoveryFinished.rawValue, "\(label)")
                 }
 
                 let before = try scenario.bytes()
@@ -148,13 +148,13 @@ struct RecoveryTests {
 
     @Test("an in-doubt commissionDevice that took effect: the pending device is journaled and removed")
     func inDoubtCommission() async throws {
-        let outcome = try await Self.sequence(of: JournalRecord.Kind.outcome, "commissionDevice")
+        let outcome = try await Self.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
         var found = false
         for sequence in [outcome] {
             let scenario = try await CrashScenario(position: .before, sequence: sequence)
             defer { scenario.scratch.remove() }
             let contents = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID))
-            guard let last = contents.records.last, last.type == JournalRecord.Kind.intent,
+            guard let last = contents.records.last, last.type == JournalEntry.Kind.intent.rawValue,
                 last.string("operation") == "commissionDevice"
             else { continue }
             // The crash came after the hub commissioned the device and before the outcome was written.
@@ -175,7 +175,7 @@ struct RecoveryTests {
 
     @Test("an in-doubt completion that took effect: cancelled without --resume, succeeded with it")
     func inDoubtCompletion() async throws {
-        let outcome = try await Self.sequence(of: JournalRecord.Kind.outcome, "completeCommissioning")
+        let outcome = try await Self.sequence(of: JournalEntry.Kind.outcome.rawValue, "completeCommissioning")
         for resume in [false, true] {
             var found = false
             for sequence in [outcome] {
@@ -183,7 +183,7 @@ struct RecoveryTests {
                 defer { scenario.scratch.remove() }
                 let contents = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID))
                 guard contents.records.last?.string("operation") == "completeCommissioning",
-                    contents.records.last?.type == JournalRecord.Kind.intent
+                    contents.records.last?.type == JournalEntry.Kind.intent.rawValue
                 else { continue }
                 let run = try #require(try await scenario.recover(resume: resume).runs.first)
                 let resolution = try #require(run.resolutions.first)
@@ -202,13 +202,13 @@ struct RecoveryTests {
     @Test("another client's session is never released")
     func foreignSession() async throws {
         // Crash right after prepare's intent: the hub never saw the call; then another client prepares.
-        let intent = try await Self.sequence(of: JournalRecord.Kind.intent, "prepareCommissioning")
+        let intent = try await Self.sequence(of: JournalEntry.Kind.intent.rawValue, "prepareCommissioning")
         for sequence in [intent] {
             let scenario = try await CrashScenario(position: .after, sequence: sequence)
             defer { scenario.scratch.remove() }
             let contents = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID))
             guard contents.records.last?.string("operation") == "prepareCommissioning",
-                contents.records.last?.type == JournalRecord.Kind.intent
+                contents.records.last?.type == JournalEntry.Kind.intent.rawValue
             else { continue }
             let other = try scenario.hub()
             let context = HubCallContext(runID: "run-other-client", idempotencyKey: "run-other-client/1")
@@ -239,7 +239,7 @@ struct RecoveryTests {
         #expect(run.action == .recovered)
         let contents = try JournalReader.read(path: path)
         #expect(contents.tornTail == nil && contents.problems.isEmpty)
-        let discarded = try #require(contents.records(JournalRecord.Kind.tornTailDiscarded).first)
+        let discarded = try #require(contents.records(JournalEntry.Kind.tornTailDiscarded.rawValue).first)
         #expect(discarded.sequence == 21)
         #expect(discarded.payload["length"]?.intValue == half.count / 2)
     }

@@ -16,19 +16,20 @@ struct ResumeSecretTests {
     func digestInRunStarted() async throws {
         let scenario = try await CrashScenario(position: .after, sequence: 10_000)
         defer { scenario.scratch.remove() }
-        let started = try #require(try JournalReader.read(path: try scenario.journal().path(of: scenario.runID)).started)
-        let digests = try #require(SecretDigests(json: started.payload["secretDigests"]))
+        let contents = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID))
+        let started = try #require(try contents.entries().started?.entry)
+        let digests = try #require(started.secretDigests)
         #expect(digests.salt.count == 32)
         #expect(Array(digests.inputs.keys) == ["onboardingPayload"])
         #expect(digests.matches("onboardingPayload", .string(Payloads.specQR)) == true)
         #expect(digests.matches("onboardingPayload", .string(Self.otherPayload)) == false)
         #expect(digests.inputs["onboardingPayload"] != ContentHash.sha256(Payloads.specQR))
-        #expect(started.payload["inputs"]?["onboardingPayload"]?.stringValue == RunOptions.redacted)
+        #expect(started.inputs["onboardingPayload"]?.stringValue == RunOptions.redacted)
     }
 
     @Test("another payload is refused before recovery changes anything; the run's own then resumes it")
     func otherPayloadRefused() async throws {
-        let outcome = try await RecoveryTests.sequence(of: JournalRecord.Kind.outcome, "commissionDevice")
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
         let scenario = try await CrashScenario(position: .after, sequence: outcome)
         defer { scenario.scratch.remove() }
         let homeBefore = try scenario.bytes().home
@@ -43,8 +44,8 @@ struct ResumeSecretTests {
         #expect(!reason.contains(Self.otherPayload) && !reason.contains(Payloads.specQR))
         #expect(try scenario.bytes().home == homeBefore, "the hub was touched")
         let records = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID)).records
-        #expect(!records.contains { $0.type == JournalRecord.Kind.recoveryStarted })
-        #expect(records.last?.type == JournalRecord.Kind.recoveryDeferred)
+        #expect(!records.contains { $0.type == JournalEntry.Kind.recoveryStarted.rawValue })
+        #expect(records.last?.type == JournalEntry.Kind.recoveryDeferred.rawValue)
         let text = String(decoding: try scenario.bytes().journal, as: UTF8.self)
         #expect(!text.contains(Self.otherPayload))
 

@@ -14,7 +14,7 @@ struct SessionOwnershipTests {
     /// A run killed right after commissioning its device; then its session is released by hand (as
     /// `Workflows/cancel.json` would) and another client prepares a new one.
     static func handedOver() async throws -> (scenario: CrashScenario, foreignSession: String) {
-        let outcome = try await RecoveryTests.sequence(of: JournalRecord.Kind.outcome, "commissionDevice")
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
         let scenario = try await CrashScenario(position: .after, sequence: outcome)
         let other = try scenario.hub()
         #expect(try await other.cancelCommissioning(structure: Homes.structureID))
@@ -40,9 +40,9 @@ struct SessionOwnershipTests {
         #expect(session.phase == .prepared)
         // The workflow's own release was made for the run's session and released nothing.
         let records = try WorkflowRecoveryTests.records(scenario)
-        let recovery = try #require(records.firstIndex { $0.type == JournalRecord.Kind.recoveryStarted })
+        let recovery = try #require(records.firstIndex { $0.type == JournalEntry.Kind.recoveryStarted.rawValue })
         let cancels = records[recovery...].filter {
-            $0.type == JournalRecord.Kind.outcome && $0.string("operation") == "cancelCommissioning"
+            $0.type == JournalEntry.Kind.outcome.rawValue && $0.string("operation") == "cancelCommissioning"
         }
         #expect(!cancels.isEmpty)
         for cancel in cancels { #expect(cancel.payload["result"]?["released"] == false, "\(cancel.payload)") }

@@ -74,3 +74,10 @@ func cut(_ path: String, after sequence: Int, appending extra: [UInt8] = []) thr
 extension JournalContents {
     func records(_ type: String) -> [JournalRecord] { records.filter { $0.type == type } }
 }
+
+/// Raw members of a record as the file holds them, for tests that check the on-disk format itself.
+extension JournalRecord {
+    func string(_ member: String) -> String? { payload[member]?.stringValue }
+    /// The `key` member of an intent, outcome, late result or resolution.
+    var key: String? { string("key") }
+}

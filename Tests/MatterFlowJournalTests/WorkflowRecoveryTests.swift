@@ -17,7 +17,7 @@ struct WorkflowRecoveryTests {
 
     @Test("the cancel path is the workflow's own: its onCancel states run, innermost level first")
     func workflowCancelPath() async throws {
-        let outcome = try await RecoveryTests.sequence(of: JournalRecord.Kind.outcome, "commissionDevice")
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
         let scenario = try await CrashScenario(position: .after, sequence: outcome)
         defer { scenario.scratch.remove() }
         let device = try #require(try scenario.savedHome()?.activeSession?.deviceIDs.first)
@@ -27,7 +27,7 @@ struct WorkflowRecoveryTests {
         #expect(!run.resumed)
 
         let records = try Self.records(scenario)
-        let recovery = try #require(records.firstIndex { $0.type == JournalRecord.Kind.recoveryStarted })
+        let recovery = try #require(records.firstIndex { $0.type == JournalEntry.Kind.recoveryStarted.rawValue })
         let entered = records[recovery...].filter { $0.type == "stateEntered" }.map {
             ($0.string("workflow") ?? "") + ":" + ($0.string("state") ?? "")
         }
@@ -36,13 +36,13 @@ struct WorkflowRecoveryTests {
         let top = try #require(entered.firstIndex(of: "commission-device:cancelIfPrepared"), "\(entered)")
         #expect(release < top)
         // The calls are the workflow's, journaled with keys that continue the run's.
-        let calls = records[recovery...].filter { $0.type == JournalRecord.Kind.intent }
+        let calls = records[recovery...].filter { $0.type == JournalEntry.Kind.intent.rawValue }
         #expect(calls.first?.string("workflow") == "commission-device/commission")
         #expect(calls.first?.key == "\(scenario.runID)/4")
-        let finished = try #require(records.last { $0.type == JournalRecord.Kind.runFinished })
+        let finished = try #require(records.last { $0.type == JournalEntry.Kind.runFinished.rawValue })
         #expect(finished.payload["recovered"]?.boolValue == true)
         #expect(finished.payload["error"]?["message"]?.stringValue?.contains("recovery took the workflow's cancel path") == true)
-        #expect(records.last?.type == JournalRecord.Kind.recoveryFinished)
+        #expect(records.last?.type == JournalEntry.Kind.recoveryFinished.rawValue)
 
         let home = try #require(try scenario.savedHome())
         #expect(home.activeSession == nil)
@@ -51,7 +51,7 @@ struct WorkflowRecoveryTests {
 
     @Test("resume continues mid-workflow: commissioning finishes with the device named and placed")
     func resumeMidWorkflow() async throws {
-        let outcome = try await RecoveryTests.sequence(of: JournalRecord.Kind.outcome, "commissionDevice")
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
         let scenario = try await CrashScenario(position: .after, sequence: outcome)
         defer { scenario.scratch.remove() }
         let device = try #require(try scenario.savedHome()?.activeSession?.deviceIDs.first)
@@ -67,8 +67,8 @@ struct WorkflowRecoveryTests {
         #expect(added.room == "Kitchen")
         let records = try Self.records(scenario)
         // commissionDevice is not called again: its journaled outcome stands.
-        #expect(records.filter { $0.type == JournalRecord.Kind.intent && $0.string("operation") == "commissionDevice" }.count == 1)
-        let finished = try #require(records.last { $0.type == JournalRecord.Kind.runFinished })
+        #expect(records.filter { $0.type == JournalEntry.Kind.intent.rawValue && $0.string("operation") == "commissionDevice" }.count == 1)
+        let finished = try #require(records.last { $0.type == JournalEntry.Kind.runFinished.rawValue })
         #expect(finished.string("outcome") == "succeeded")
         #expect(finished.payload["output"]?["deviceIDs"] == [.string(device)])
         // The re-supplied secret is kept out of the journal like the original.
@@ -78,7 +78,7 @@ struct WorkflowRecoveryTests {
 
     @Test("resume without the secret inputs the rest of the run needs takes the cancel path and says what to pass")
     func resumeNeedsSecrets() async throws {
-        let outcome = try await RecoveryTests.sequence(of: JournalRecord.Kind.outcome, "prepareCommissioning")
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "prepareCommissioning")
         let scenario = try await CrashScenario(position: .after, sequence: outcome)
         defer { scenario.scratch.remove() }
         let run = try #require(try await scenario.recover(resume: true).runs.first)
@@ -131,7 +131,7 @@ struct WorkflowRecoveryTests {
             }
         }
         #expect(succeeded > total)
-        let request = try await RecoveryTests.sequence(of: JournalRecord.Kind.outcome, "createAddDeviceRequest")
+        let request = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "createAddDeviceRequest")
         #expect(unreadable == ["before:\(request)"])
     }
 
@@ -142,7 +142,7 @@ struct WorkflowRecoveryTests {
         for name in try FileManager.default.contentsOfDirectory(atPath: Repository.root + "/Workflows") where name.hasSuffix(".json") {
             try FileManager.default.copyItem(atPath: Repository.root + "/Workflows/" + name, toPath: copy.file(name))
         }
-        let outcome = try await RecoveryTests.sequence(of: JournalRecord.Kind.outcome, "commissionDevice")
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
         let scenario = try await CrashScenario(position: .after, sequence: outcome, workflowPath: copy.file("commission-device.json"))
         defer { scenario.scratch.remove() }
         let text = try String(contentsOfFile: copy.file("rooms.json"), encoding: .utf8)
@@ -193,13 +193,13 @@ struct ResumeInputTests {
         let path = scratch.file("pin-check.json")
         try workflowText.write(toFile: path, atomically: true, encoding: .utf8)
         let workflow = try WorkflowEngine().load(path: path)
-        let started = JournalRecord(
-            payload: [
-                "seq": 1, "type": .string(JournalRecord.Kind.runStarted), "runID": "run-0000000000a1", "file": .string(path),
-                "contentHash": .string(workflow.contentHash), "inputs": ["pin": .string(RunOptions.redacted)],
-            ], offset: 0)
+        let started = RunStartedEntry(
+            runID: "run-0000000000a1", workflow: workflow.name, version: workflow.version, file: path,
+            contentHash: workflow.contentHash, structureID: "home", inputs: ["pin": .string(RunOptions.redacted)],
+            secretsShown: false, pid: 1, format: JournalFrame.formatVersion)
         let planner = ResumePlanner(
-            records: [started], started: started, resolutions: [], options: RecoveryOptions(resume: true, inputs: ["pin": .string(pin)]))
+            entries: JournalEntries([JournalEntryRecord(sequence: 1, wallTime: 0, entry: .runStarted(started))]), started: started,
+            resolutions: [], options: RecoveryOptions(resume: true, inputs: ["pin": .string(pin)]))
         switch planner.plan() {
         case .success(let plan): return plan
         case .failure(let unrunnable): throw FlowError(.hubFailure, unrunnable.reason)

@@ -18,6 +18,9 @@ public enum MachineGraph {
                 name: "epskc", table: EpskcSession.transitionTable,
                 activeStates: [EpskcSession.Phase.started, .connected, .accepted].map(\.rawValue).reduce(into: []) { $0.insert($1) }),
             Machine(name: "thread-membership", table: ThreadMembership.transitionTable, activeStates: []),
+            Machine(
+                name: "run", table: RunMachine.transitionTable,
+                activeStates: Set(["checkingGuard", "calling"].flatMap { [$0, $0 + " (cancel path)"] })),
         ]
     }
 

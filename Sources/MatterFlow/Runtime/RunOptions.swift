@@ -18,6 +18,10 @@ public struct RunOptions: Sendable {
     /// Receives a ``RunCheckpoint`` each time a level enters a state, on the run's task, right after the
     /// `stateEntered` event: what a journal keeps so that an interrupted run can be resumed or cancelled later.
     public var checkpoints: (@Sendable (RunCheckpoint) -> Void)?
+    /// A cancel switch the caller keeps, for runs it cannot reach through a ``RunHandle`` (``WorkflowEngine/run(_:inputs:on:options:)``)
+    /// or before it has one: cancelling it cancels the run as ``RunHandle/cancel()`` does. Cancelled from the run's
+    /// observer as a state is entered, it takes effect before that state does any work.
+    public var cancellation: RunCancellation?
 
     public init(
         structureID: StructureID, clock: any WorkflowClock = SystemClock(),

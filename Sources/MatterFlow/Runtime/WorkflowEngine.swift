@@ -50,18 +50,20 @@ public struct WorkflowEngine: Sendable {
         loadCache.outcome(path: path, loader: WorkflowLoader(catalog: catalog)).diagnostics
     }
 
-    /// Runs a workflow to its end. Cancelling the calling task cancels the run: it takes its cancel path, which
-    /// runs to completion (shielded from further cancellation), and the result's outcome is `cancelled`.
+    /// Runs a workflow to its end. Cancelling the calling task (or ``RunOptions/cancellation``) cancels the run:
+    /// it takes its cancel path, which runs to completion (shielded from further cancellation), and the result's
+    /// outcome is `cancelled`.
     /// - Throws: ``DiagnosticsError`` when the inputs do not match the workflow's declarations.
     public func run(
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions
     ) async throws(DiagnosticsError) -> RunResult {
         let resolved = try workflow.resolveInputs(inputs)
-        let signal = CancellationSignal()
+        let signal = options.cancellation?.signal ?? CancellationSignal()
+        let machine = makeMachine(workflow, inputs: resolved, options: options)
         options.clock.beginActivity()
         defer { options.clock.endActivity() }
         return await withTaskCancellationHandler {
-            await execute(workflow, inputs: resolved, hub: hub, options: options, signal: signal)
+            await execute(workflow, machine: machine, hub: hub, options: options, signal: signal)
         } onCancel: {
             signal.cancel()
         }
@@ -73,30 +75,10 @@ public struct WorkflowEngine: Sendable {
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions
     ) throws(DiagnosticsError) -> RunHandle {
         let resolved = try workflow.resolveInputs(inputs)
-        return launch(workflow, inputs: resolved, on: hub, options: options, signal: CancellationSignal(), resume: nil)
-    }
-
-    /// Starts a run's task, its events forwarded to the handle's stream.
-    private func launch(
-        _ workflow: Workflow, inputs: JSONObject, on hub: any Hub, options: RunOptions, signal: CancellationSignal,
-        resume: ResumeCursor?
-    ) -> RunHandle {
-        let (events, continuation) = AsyncStream<RunEvent>.makeStream(bufferingPolicy: .unbounded)
-        var observed = options
-        let outer = options.observer
-        observed.observer = { event in
-            outer?(event)
-            continuation.yield(event)
-        }
-        let runOptions = observed
-        options.clock.beginActivity()
-        let task = Task {
-            let result = await execute(workflow, inputs: inputs, hub: hub, options: runOptions, signal: signal, resume: resume)
-            continuation.finish()
-            runOptions.clock.endActivity()
-            return result
-        }
-        return RunHandle(events: events, task: task, signal: signal)
+        // The handle's stream observes every run it starts.
+        let machine = RunMachine(
+            plan: workflow.plan(catalog: catalog), inputs: resolved, configuration: configuration(options, observed: true))
+        return launch(workflow, machine: machine, on: hub, options: options, signal: options.cancellation?.signal ?? CancellationSignal())
     }
 
     /// Continues a run from a ``ResumePoint`` (normally rebuilt from a journal by recovery), or takes its cancel
@@ -111,77 +93,61 @@ public struct WorkflowEngine: Sendable {
         _ workflow: Workflow, from point: ResumePoint, on hub: any Hub, options: RunOptions
     ) throws(FlowError) -> RunHandle {
         try point.check(against: workflow)
-        let signal = CancellationSignal()
+        let signal = options.cancellation?.signal ?? CancellationSignal()
         if point.cancel { signal.cancel() }
-        return launch(workflow, inputs: point.levels.first?.inputs ?? [:], on: hub, options: options, signal: signal, resume: ResumeCursor(point))
+        // Built here, so that a point the plan cannot take is refused before anything runs.
+        let machine = try RunMachine(
+            plan: workflow.plan(catalog: catalog), resumingAt: point, configuration: configuration(options, observed: true))
+        return launch(workflow, machine: machine, on: hub, options: options, signal: signal)
     }
 
-    // Everything but the awaited work happens in synchronous functions that are never inlined, so the frame a run
-    // keeps while it waits holds the runner and its record, not the temporaries of starting and finishing.
-    @inline(never)
-    private nonisolated(nonsending) func execute(
-        _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal,
-        resume: ResumeCursor? = nil
+    /// Starts a run's task, its events forwarded to the handle's stream.
+    private func launch(
+        _ workflow: Workflow, machine: RunMachine, on hub: any Hub, options: RunOptions, signal: CancellationSignal
+    ) -> RunHandle {
+        let (events, continuation) = AsyncStream<RunEvent>.makeStream(bufferingPolicy: .unbounded)
+        var observed = options
+        let outer = options.observer
+        observed.observer = { event in
+            outer?(event)
+            continuation.yield(event)
+        }
+        let runOptions = observed
+        options.clock.beginActivity()
+        let task = Task {
+            let result = await execute(workflow, machine: machine, hub: hub, options: runOptions, signal: signal)
+            continuation.finish()
+            runOptions.clock.endActivity()
+            return result
+        }
+        return RunHandle(events: events, task: task, signal: signal)
+    }
+
+    /// What a run's machine is configured with.
+    private func configuration(_ options: RunOptions, observed: Bool) -> RunMachine.Configuration {
+        RunMachine.Configuration(
+            runID: options.runID ?? "run-" + options.random.hexDigits(12), structureID: options.structureID,
+            showSecrets: options.showSecrets, reportsEvents: observed, recordsCheckpoints: options.checkpoints != nil,
+            random: options.random)
+    }
+
+    private func makeMachine(_ workflow: Workflow, inputs: JSONObject, options: RunOptions) -> RunMachine {
+        RunMachine(
+            plan: workflow.plan(catalog: catalog), inputs: inputs,
+            configuration: configuration(options, observed: options.observer != nil))
+    }
+
+    /// Subscribes to the hub's events when the workflow waits for any, then drives the run to its end.
+    private func execute(
+        _ workflow: Workflow, machine: consuming RunMachine, hub: any Hub, options: RunOptions, signal: CancellationSignal
     ) async -> RunResult {
-        let runner = makeRunner(workflow, inputs: inputs, hub: hub, options: options, signal: signal, resume: resume)
-        let inbox = runner.inbox
+        let inbox = EventInbox()
         let subscription: (any HubEventSubscription)? =
             workflow.waitsForEvents ? await hub.subscribe(structure: options.structureID) { inbox.deliver($0) } : nil
         defer { subscription?.cancel() }
-        reportStart(runner, workflow: workflow, inputs: inputs)
-        var record = WorkflowRunner.Record()
-        let end = await runner.run(workflow.plan(catalog: catalog), inputs: inputs, record: &record)
-        return finish(end, runner: runner, record: record, workflow: workflow, secrets: runner.secrets)
-    }
-
-    @inline(never)
-    private func makeRunner(
-        _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal,
-        resume: ResumeCursor?
-    ) -> WorkflowRunner {
-        let runID = options.runID ?? "run-" + options.random.hexDigits(12)
-        let secrets = SecretValues()
-        for declaration in workflow.inputs where declaration.secret { inputs[declaration.name].map(secrets.add) }
-        return WorkflowRunner(
-            hub: hub, catalog: catalog, options: options, runID: runID, signal: signal, secrets: secrets, inbox: EventInbox(),
-            resume: resume)
-    }
-
-    @inline(never)
-    private func reportStart(_ runner: WorkflowRunner, workflow: Workflow, inputs: JSONObject) {
-        let options = runner.options
-        if options.observer != nil, runner.resume == nil {
-            runner.emit([workflow.name], .runStarted(inputs: options.showSecrets ? inputs : workflow.redacting(inputs)))
-        }
-    }
-
-    /// The run's result, reported as the run's last event; never inlined, so the frame a run keeps while it waits
-    /// does not hold it.
-    @inline(never)
-    private func finish(
-        _ end: WorkflowRunner.LevelEnd, runner: WorkflowRunner, record: WorkflowRunner.Record, workflow: Workflow,
-        secrets: SecretValues
-    ) -> RunResult {
-        let options = runner.options
-        var result = RunResult(
-            runID: runner.runID, workflow: workflow.name, outcome: .succeeded, output: nil, error: nil,
-            warnings: record.warnings, visitedStates: record.visited)
-        switch end {
-        case .succeeded(let output):
-            result.output = output
-        case .failed(let error):
-            result.outcome = .failed
-            result.error = error
-        case .cancelled(let error):
-            result.outcome = .cancelled
-            result.error = error
-        }
-        if !options.showSecrets {
-            result.warnings = result.warnings.map(secrets.redacting)
-            result.error = secrets.redacting(result.error)
-        }
-        runner.emit([workflow.name], .runFinished(outcome: result.outcome, error: result.error))
-        return result
+        var running = machine
+        let driver = RunDriver(hub: hub, options: options, runID: running.configuration.runID, signal: signal, inbox: inbox)
+        return await driver.run(&running)
     }
 }
 

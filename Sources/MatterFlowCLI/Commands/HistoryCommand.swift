@@ -42,6 +42,13 @@ struct HistoryCommand {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
+        // The records are shown as they are; one whose members do not decode is named among the problems.
+        var problems = contents.problems
+        do {
+            _ = try contents.entries()
+        } catch {
+            problems.append(error.message)
+        }
         if arguments.flag("json") {
             var object = JSONObject()
             object["runID"] = .string(runID)
@@ -50,7 +57,7 @@ struct HistoryCommand {
             object["tornTail"] = contents.tornTail.map { torn in
                 ["offset": .int(torn.offset), "length": .int(torn.length), "reason": .string(torn.reason)]
             } ?? .null
-            object["problems"] = .array(contents.problems.map(JSONValue.string))
+            object["problems"] = .array(problems.map(JSONValue.string))
             environment.standardOutput.line(JSONWriter.pretty(.object(object)))
             return ExitCode.success
         }
@@ -64,7 +71,7 @@ struct HistoryCommand {
             environment.standardOutput.line(
                 "(torn last record ignored: \(torn.length) bytes at byte \(torn.offset): \(torn.reason))")
         }
-        for problem in contents.problems { environment.standardOutput.line("(damaged: \(problem))") }
+        for problem in problems { environment.standardOutput.line("(damaged: \(problem))") }
         if let status {
             environment.standardOutput.line("status: \(status.status.rawValue)\(status.recovered ? " (recovered)" : "")")
         }

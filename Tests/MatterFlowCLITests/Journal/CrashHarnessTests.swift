@@ -103,7 +103,7 @@ struct CrashHarnessTests {
         for record in records {
             boundaries += ["after:\(record.sequence)", "torn:\(record.sequence)"]
             // Just before an outcome record the hub call has happened: the in-doubt moment.
-            if record.type == JournalRecord.Kind.outcome { boundaries.append("before:\(record.sequence)") }
+            if record.type == JournalEntry.Kind.outcome.rawValue { boundaries.append("before:\(record.sequence)") }
         }
         #expect(boundaries.count >= 2 * records.count)
         try await Self.forEach(boundaries) { boundary in
@@ -124,7 +124,7 @@ struct CrashHarnessTests {
         _ = try await JournalChild.run(
             ["run", Self.workflow, "--home", probeHome, "--journal", probe.file("journal"), "--trace", "none"] + commissionInputs())
         let records = try JournalReader.read(path: try #require(try RunJournal(directory: probe.file("journal")).journalPaths().first)).records
-        let commissioned = try #require(records.first { $0.type == JournalRecord.Kind.outcome && $0.string("operation") == "commissionDevice" })
+        let commissioned = try #require(records.first { $0.type == JournalEntry.Kind.outcome.rawValue && $0.string("operation") == "commissionDevice" })
         let crashAt = "before:\(commissioned.sequence)"
         // Recovery writes records from there on: recoveryStarted, resolution, intent, outcome, runFinished, recoveryFinished.
         let first = commissioned.sequence

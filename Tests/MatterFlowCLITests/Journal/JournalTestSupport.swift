@@ -22,6 +22,7 @@ struct RecoveredWorld {
         var created = Set<String>()
         for path in try journal.journalPaths() {
             let contents = try JournalReader.read(path: path)
+            #expect(throws: Never.self, "\(label): every record decodes", sourceLocation: sourceLocation) { try contents.entries() }
             #expect(contents.problems.isEmpty, "\(label): \(path) is damaged: \(contents.problems)", sourceLocation: sourceLocation)
             if !contents.records.isEmpty {
                 #expect(contents.tornTail == nil, "\(label): a recovered journal kept a torn tail", sourceLocation: sourceLocation)
@@ -85,4 +86,9 @@ func killWhileCommissioning(_ workflow: String, in directory: TemporaryDirectory
     #expect(child.status == 128 + SIGKILL)
     #expect(try savedHome(in: state).activeSession?.phase == .commissioning, "the killed run left no session commissioning")
     return (state, journal)
+}
+
+/// Raw members of a record as the file holds them, for tests that check the on-disk format itself.
+extension JournalRecord {
+    func string(_ member: String) -> String? { payload[member]?.stringValue }
 }

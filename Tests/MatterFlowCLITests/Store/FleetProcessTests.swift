@@ -14,7 +14,7 @@ extension PostgresStoreTests {
     static let slowHome = #"""
         { "version": 1, "structure": { "id": "seed", "name": "Fleet Home" }, "hub": { "online": true, "reachable": true },
           "permissionGranted": true, "rooms": [ { "id": "room-kitchen", "name": "Kitchen" } ], "devices": [], "seed": 7,
-          "simulation": { "latencySeconds": { "prepareCommissioning": 0.02, "commissionDevice": 0.15, "configureDevice": 0.02,
+          "simulation": { "latencySeconds": { "prepareCommissioning": 0.02, "commissionDevice": 0.05, "configureDevice": 0.02,
                                                "completeCommissioning": 0.02 } } }
         """#
 
@@ -24,7 +24,7 @@ extension PostgresStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let home = try directory.write(
-            Self.slowHome.replacingOccurrences(of: "\"commissionDevice\": 0.15", with: "\"commissionDevice\": 30"), to: "home.json")
+            Self.slowHome.replacingOccurrences(of: "\"commissionDevice\": 0.05", with: "\"commissionDevice\": 30"), to: "home.json")
         let state = directory.file("state")
         let secrets = directory.file("secrets")
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
@@ -106,7 +106,7 @@ extension PostgresStoreTests {
         }
         var killedPIDs: Set<Int> = []
         var restarted = false
-        let deadline = ContinuousClock.now + .seconds(100)
+        let deadline = ContinuousClock.now + .seconds(150)
         while ContinuousClock.now < deadline {
             let done = (try? store.execute(
                 "SELECT count(*) FROM matterflow_runs WHERE status NOT IN ('queued', 'running')", doing: "test"))?
@@ -151,14 +151,14 @@ extension PostgresStoreTests {
         for run in runs {
             let records = try store.records(of: run.runID)
             #expect(records.map(\.sequence) == Array(1...records.count), "run \(run.runID) has gaps")
-            #expect(records.filter { $0.type == JournalRecord.Kind.runStarted }.count == 1, "run \(run.runID)")
-            #expect(records.filter { $0.type == JournalRecord.Kind.runFinished }.count == 1, "run \(run.runID) (\(run.status)): \(records.suffix(8).map(\.type))")
+            #expect(records.filter { $0.type == JournalEntry.Kind.runStarted.rawValue }.count == 1, "run \(run.runID)")
+            #expect(records.filter { $0.type == JournalEntry.Kind.runFinished.rawValue }.count == 1, "run \(run.runID) (\(run.status)): \(records.suffix(8).map(\.type))")
             for record in records {
                 created.formUnion(record.payload["devices"]?.arrayValue?.compactMap(\.stringValue) ?? [])
                 created.formUnion(record.payload["result"]?["deviceIDs"]?.arrayValue?.compactMap(\.stringValue) ?? [])
             }
             // No run was claimed by two live workers: every process that wrote it but the last was killed.
-            let writers = records.filter { $0.type == JournalRecord.Kind.runStarted || $0.type == JournalRecord.Kind.recoveryStarted }
+            let writers = records.filter { $0.type == JournalEntry.Kind.runStarted.rawValue || $0.type == JournalEntry.Kind.recoveryStarted.rawValue }
                 .compactMap { $0.payload["pid"]?.intValue }
             for pid in writers.dropLast() where pid != writers.last {
                 #expect(killedPIDs.contains(pid), "run \(run.runID) was written by live workers \(writers)")

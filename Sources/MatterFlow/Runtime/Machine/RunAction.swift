@@ -1,0 +1,87 @@
+import MatterFlowJSON
+
+/// What a ``RunMachine`` asks its driver to do after an input, in order.
+///
+/// A list of actions holds any number of reports and checkpoints, then at most one piece of work: the run's next
+/// input comes from that work (a status check's end, a call's end, a delay's end, a wait's end), from `proceed`,
+/// or from a cancel. A list without work (a cancel while a call is in flight) leaves the work in flight as it was.
+enum RunAction: Sendable {
+    /// Report an event to the run's observer; secrets are already redacted unless the run shows them.
+    case report(path: [String], RunEvent.Kind)
+    /// Record where a level stands as it enters a state (secrets redacted unless the run shows them).
+    case checkpoint(RunCheckpoint)
+    /// The state just entered has been reported and has done nothing yet: feed ``RunMachine/proceed()``, after
+    /// feeding ``RunMachine/cancelRequested()`` when the run was cancelled meanwhile.
+    case proceed
+    /// Check the hub's status for a guard; feed ``RunMachine/statusChecked(_:)``.
+    case checkStatus(GuardCheck)
+    /// Call the hub; feed ``RunMachine/callEnded(_:duration:)``.
+    case call(RunCall)
+    /// Wait before a retry; feed ``RunMachine/delayEnded(elapsed:)``, `elapsed` false when a cancel cut it short
+    /// (only when `cancellable`).
+    case delay(Duration, cancellable: Bool)
+    /// Wait for a hub event; feed ``RunMachine/waitEnded(_:)`` with the event, the timeout, or the cancel that
+    /// came first (only when the wait is cancellable).
+    case waitForEvent(EventWait)
+    /// A cancel arrived while hub work is in flight: stop it; its end is still to be fed (as cancelled, with the
+    /// work's late result if it succeeded while winding down).
+    case interruptWork
+    /// The run has ended with this result (its `runFinished` report comes just before).
+    case finish(RunResult)
+
+    /// Whether the action is work whose end is the machine's next input (or the run's end).
+    var isWork: Bool {
+        switch self {
+        case .report, .checkpoint, .interruptWork: false
+        case .proceed, .checkStatus, .call, .delay, .waitForEvent, .finish: true
+        }
+    }
+}
+
+/// A guard's status check to make.
+struct GuardCheck: Sendable, Hashable {
+    /// The state whose guard it is (as a report about an abandoned check names it).
+    var state: String
+    /// False on a cancel path, which no cancel interrupts.
+    var cancellable: Bool
+}
+
+/// A hub call, fully prepared: the operation, its evaluated arguments (the idempotency key filled in), its timeout
+/// and the context the hub sees while serving it.
+struct RunCall: Sendable {
+    /// The operation as the plan resolved it (its session effects included).
+    let operation: PlannedCall
+    let arguments: JSONObject
+    let timeout: Duration
+    /// The run's ID, a key numbering the run's calls, and the session the run opened when the operation works
+    /// in one. A driver inside an outer layer that sets its own ``HubCallContext`` keeps that one instead.
+    let context: HubCallContext
+    /// The state making the call (reports about an abandoned call name it).
+    let state: String
+    /// False on a cancel path, which no cancel interrupts.
+    let cancellable: Bool
+}
+
+/// A wait state's wait: which event ends it, and when it times out.
+struct EventWait: Sendable {
+    let event: String
+    /// Fields the event must carry, with these values.
+    let fields: [(name: String, value: JSONValue)]
+    let timeout: Duration
+    /// False on a cancel path, which no cancel interrupts.
+    let cancellable: Bool
+
+    /// Whether a hub event ends the wait.
+    func matches(_ candidate: HubEvent) -> Bool {
+        candidate.name == event
+            && fields.allSatisfy { name, value in candidate.fields[name].map { Scope.equal($0, value) } ?? false }
+    }
+}
+
+/// How a wait for an event ended, as fed to ``RunMachine/waitEnded(_:)``.
+enum WaitEnd: Sendable {
+    case event(HubEvent)
+    case timedOut
+    /// A cancel ended the wait (only a cancellable one).
+    case cancelled
+}

@@ -1,0 +1,154 @@
+import MatterFlowJSON
+
+/// Performs a ``RunMachine``'s actions against the hub, the clock and the hub's events, and feeds their ends back
+/// as inputs, until the run ends.
+///
+/// Each piece of hub work runs in a ``StepRace``: against its timeout, and against the run's cancel unless the
+/// run is on a cancel path. A call abandoned at its timeout or cancel and still running after its grace period is
+/// kept in ``AbandonedCalls``; the run's next hub call waits for it first (bounded), and each wait is a warning.
+/// The run's cancel signal is the one way a cancel reaches the machine: the driver feeds it as an input before
+/// the next input whenever the signal has fired, so a cancel from the run's own observer (on entering a state)
+/// takes effect before that state does any work.
+struct RunDriver: Sendable {
+    let hub: any Hub
+    let options: RunOptions
+    let runID: String
+    let signal: CancellationSignal
+    /// Hub events received and not yet consumed by a wait state.
+    let inbox: EventInbox
+    /// Hub calls abandoned while still running, which the run's next hub call waits for.
+    let abandoned = AbandonedCalls()
+
+    /// Drives the machine from its start to its end.
+    func run(_ machine: inout RunMachine) async -> RunResult {
+        var work: RunAction
+        switch perform(feed { () throws(RunMachineError) in try machine.start() }) {
+        case .success(let next): work = next ?? .proceed
+        case .failure(let error): return failure(error, machine)
+        }
+        while true {
+            if signal.isCancelled, !machine.isCancelRequested, let next = perform(machine.cancelRequested()) { work = next }
+            let fed: Result<[RunAction], RunMachineError>
+            switch work {
+            case .finish(let result):
+                return result
+            case .proceed:
+                fed = feed { () throws(RunMachineError) in try machine.proceed() }
+            case .checkStatus(let check):
+                await settleAbandoned(&machine)
+                let outcome = await race(cancellable: check.cancellable, state: check.state)
+                    .status(hub: hub, structure: options.structureID)
+                if case .cancelled = outcome { _ = perform(machine.cancelRequested()) }
+                fed = feed { () throws(RunMachineError) in try machine.statusChecked(outcome) }
+            case .call(let call):
+                // The clock is read only for the reports' durations.
+                let started = options.observer == nil ? Duration.zero : options.clock.now
+                await settleAbandoned(&machine)
+                let outcome = await make(call)
+                if case .cancelled = outcome { _ = perform(machine.cancelRequested()) }
+                let duration = options.observer == nil ? Duration.zero : options.clock.now - started
+                fed = feed { () throws(RunMachineError) in try machine.callEnded(outcome, duration: duration) }
+            case .delay(let duration, let cancellable):
+                let elapsed = await race(cancellable: cancellable).delay(duration)
+                fed = feed { () throws(RunMachineError) in try machine.delayEnded(elapsed: elapsed) }
+            case .waitForEvent(let wait):
+                let outcome = await inbox.wait(
+                    for: wait.matches, timeout: wait.timeout, clock: options.clock, signal: wait.cancellable ? signal : nil)
+                let end: WaitEnd
+                switch outcome {
+                case .finished(let event): end = .event(event)
+                case .timedOut, .failed: end = .timedOut
+                case .cancelled: end = .cancelled
+                }
+                fed = feed { () throws(RunMachineError) in try machine.waitEnded(end) }
+            case .report, .checkpoint, .interruptWork:
+                fed = .failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "no work"))
+            }
+            switch fed {
+            case .success(let actions):
+                guard let next = perform(actions) else {
+                    return failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without next work"), machine)
+                }
+                work = next
+            case .failure(let error):
+                return failure(error, machine)
+            }
+        }
+    }
+
+    private func feed(_ input: () throws(RunMachineError) -> [RunAction]) -> Result<[RunAction], RunMachineError> {
+        do throws(RunMachineError) {
+            return .success(try input())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func perform(_ fed: Result<[RunAction], RunMachineError>) -> Result<RunAction?, RunMachineError> {
+        fed.map(perform)
+    }
+
+    /// Performs reports and checkpoints in order; returns the work the actions end with, if any.
+    private func perform(_ actions: [RunAction]) -> RunAction? {
+        var work: RunAction?
+        for action in actions {
+            switch action {
+            case .report(let path, let kind):
+                options.observer?(RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: kind))
+            case .checkpoint(let checkpoint):
+                options.checkpoints?(checkpoint)
+            case .interruptWork:
+                // The work in flight races the run's cancel signal, which has fired: it is stopping already.
+                break
+            case .proceed, .checkStatus, .call, .delay, .waitForEvent, .finish:
+                work = action
+            }
+        }
+        return work
+    }
+
+    /// A run the driver cannot go on with (the machine refused an input): it fails with the refusal.
+    private func failure(_ error: RunMachineError, _ machine: RunMachine) -> RunResult {
+        RunResult(
+            runID: runID, workflow: machine.workflowName, outcome: .failed,
+            output: nil, error: FlowError(.engineMisconfigured, error.description), warnings: machine.warnings,
+            visitedStates: machine.visited)
+    }
+
+    /// The race a piece of hub work runs in: cancellable unless the run is on a cancel path.
+    private func race(cancellable: Bool, state: String = "") -> StepRace {
+        StepRace(clock: options.clock, signal: cancellable ? signal : nil, abandoned: abandoned, state: state)
+    }
+
+    /// Makes a call in its race, with the call's context unless an outer layer set one.
+    private func make(_ call: RunCall) async -> RaceOutcome<JSONValue> {
+        let race = race(cancellable: call.cancellable, state: call.state)
+        guard HubCallContext.current == nil else {
+            return await race.call(call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: call.timeout)
+        }
+        // The race's task inherits the context, so the hub sees it while it serves the call.
+        return await HubCallContext.$current.withValue(call.context) {
+            await race.call(call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: call.timeout)
+        }
+    }
+
+    /// Waits, before a hub call, for the run's abandoned calls to end (see ``AbandonedCalls``); each wait, and
+    /// each call given up, is a warning, reported as it happens so that a trace shows why the run is waiting.
+    private func settleAbandoned(_ machine: inout RunMachine) async {
+        guard !abandoned.isEmpty else { return }
+        await abandoned.settle { report in
+            let message: String
+            switch report {
+            case .waiting(let call):
+                message =
+                    "the hub has not ended \(call), abandoned \(Int(StepRace.gracePeriod.secondsValue)) s ago; "
+                    + "waiting up to \(Int(AbandonedCalls.limit.secondsValue)) s for it before calling the hub again"
+            case .givenUp(let call):
+                message =
+                    "the hub still runs \(call) after \(Int(AbandonedCalls.limit.secondsValue)) s more; the run calls the hub "
+                    + "again while it runs, so the Hub contract (one call at a time per run) is not kept: check the hub's cancellation"
+            }
+            _ = perform(feed { () throws(RunMachineError) in try machine.warning(message) })
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import MatterFlowJSON
+
+extension RunMachine {
+    /// A sub-workflow's inputs, evaluated in the parent's scope and checked against the child's declarations.
+    func childInputs(_ state: PlannedState, scope: Scope) -> Result<(ExecutionPlan, JSONObject), FlowError> {
+        guard let child = state.child else {
+            return .failure(FlowError(.engineMisconfigured, "sub-workflow \(state.childPath) was not loaded"))
+        }
+        var given = JSONObject()
+        given.reserveCapacity(state.childInputs.count)
+        do throws(FlowError) {
+            for (name, template) in state.childInputs { given[name] = try scope.evaluate(template) }
+        } catch {
+            return .failure(error)
+        }
+        do {
+            return .success((child, try child.resolveInputs(given, source: state.childPath)))
+        } catch {
+            let message = error.diagnostics.map(\.message).joined(separator: "; ")
+            return .failure(FlowError(.invalidArgumentValue, "inputs of \(state.childPath): \(message)"))
+        }
+    }
+
+    /// The sub-workflow inputs that still evaluate in the parent's scope (for a level being restored).
+    static func availableInputs(_ state: PlannedState, scope: Scope) -> JSONObject {
+        var given = JSONObject()
+        for (name, template) in state.childInputs {
+            if let value = try? scope.evaluate(template) { given[name] = value }
+        }
+        return given
+    }
+
+    /// Arguments as reports show them: secret arguments redacted unless the run shows secrets.
+    private func shown(_ arguments: JSONObject, of call: PlannedCall) -> JSONObject {
+        guard !configuration.showSecrets else { return arguments }
+        var shown = arguments
+        for name in call.secretArguments where shown[name] != nil {
+            shown[name] = .string(RunOptions.redacted)
+        }
+        return shown
+    }
+
+    /// The idempotency key a call gets when its state passes none: the run's ID (drawn from the run's random source
+    /// unless given) and the state's qualified name. Two runs never share one; the same state of the same run
+    /// always gets the same one, so a run that recovery resumes repeats an interrupted attempt under its own key
+    /// (the key is in the call's journaled arguments too).
+    func generatedKey(for planned: PlannedState) -> String {
+        configuration.runID + "/" + planned.qualifiedName
+    }
+
+    /// An action's call with its arguments evaluated and its context set, reported as started.
+    mutating func prepareCall(_ planned: PlannedState, attempt: Int) -> Result<RunCall, FlowError> {
+        guard let call = planned.call else {
+            let operation: String
+            if case .action(let action) = planned.state.kind { operation = action.operation } else { operation = planned.name }
+            return .failure(FlowError(.engineMisconfigured, "operation \(operation) is not in the catalog"))
+        }
+        var arguments = JSONObject()
+        arguments.reserveCapacity(call.arguments.count)
+        do throws(FlowError) {
+            for (name, template) in call.arguments {
+                let value = try top.scope.evaluate(template)
+                if !value.isNull { arguments[name] = value }
+            }
+        } catch {
+            return .failure(error)
+        }
+        for name in call.secretArguments {
+            arguments[name].map(secrets.add)
+        }
+        if let key = call.operation.idempotencyKey, arguments[key] == nil {
+            arguments[key] = .string(generatedKey(for: planned))
+        }
+        report(top.path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shown(arguments, of: call)))
+        callCount += 1
+        let context = HubCallContext(
+            runID: configuration.runID, idempotencyKey: "\(configuration.runID)/\(callCount)",
+            expectedSessionID: call.usesSession ? sessionID : nil)
+        return .success(
+            RunCall(
+                operation: call, arguments: arguments, timeout: .seconds(rounding: call.timeoutSeconds), context: context,
+                state: planned.name, cancellable: !top.onCancelPath))
+    }
+}

@@ -1,0 +1,110 @@
+import MatterFlowJSON
+
+extension RunMachine {
+    /// A workflow level of the run: its plan, where it is, what it has bound, and whether it is on a cancel path.
+    struct Level: Sendable {
+        /// The level's compiled workflow: one reference, so the level copies none of the workflow's structs.
+        let plan: ExecutionPlan
+        /// Runs inside an outer level's cancel path: never cancelled again.
+        let shielded: Bool
+        var scope: Scope
+        /// The state the level is in.
+        var current: String
+        /// The state this level was cancelled in, once it is on its own cancel path.
+        var cancelledIn: String?
+
+        var path: [String] { plan.path }
+        /// The qualification of this level's states (`parent/`), empty at the top.
+        var prefix: String { plan.prefix }
+        var onCancelPath: Bool { cancelledIn != nil || shielded }
+        var qualifiedCurrent: String { prefix + current }
+    }
+
+    /// How far an action or sub-workflow state's work got: its attempt and the retries used so far.
+    ///
+    /// Retry counters belong to the state's entry, so they reset whenever the run leaves the state, as in Amazon
+    /// States Language.
+    struct StepProgress: Sendable {
+        let state: PlannedState
+        /// The attempt in progress, from 1.
+        var attempt = 1
+        /// Retries used so far, by retrier.
+        var retriesUsed: [Int]
+
+        init(_ state: PlannedState) {
+            self.state = state
+            retriesUsed = [Int](repeating: 0, count: state.step?.retry.count ?? 0)
+        }
+    }
+
+    /// A level waiting for its sub-workflow state's child level to end: that end is the outcome of `step`'s
+    /// attempt.
+    struct ParentLevel: Sendable {
+        var level: Level
+        var step: StepProgress
+    }
+
+    /// Where the innermost level stands between two inputs. Each case carries what is valid in it only.
+    enum Phase: Sendable {
+        /// Built, `start()` not fed yet. A resumed run may hold the result of the innermost state's finished work.
+        case notStarted(Start)
+        /// A state has been entered and reported; its work has not begun, so a cancel now takes effect first.
+        case entered(PlannedState)
+        /// Checking guard `index` (from 0) of the step's current attempt.
+        case checkingGuard(StepProgress, index: Int)
+        /// The step's current attempt calls the hub.
+        case calling(StepProgress, RunCall)
+        /// Waiting before the step's next attempt.
+        case retryDelay(StepProgress)
+        /// A wait state waits for its event.
+        case waitingEvent(WaitState)
+        /// The run has ended.
+        case finished
+    }
+
+    /// How a machine starts.
+    enum Start: Sendable {
+        /// From the workflow's start state.
+        case fresh
+        /// From a journaled position; `completedStep` is the innermost state's result when its work had finished.
+        case resumed(completedStep: JSONValue?)
+    }
+
+    /// Where a state sends its level.
+    enum Move {
+        /// On to the next state.
+        case to(String)
+        /// The level ends (a terminal state, or an error nothing routes).
+        case end(LevelEnd)
+        /// The run was cancelled while in the state.
+        case cancel
+    }
+
+    /// How one workflow level ended.
+    enum LevelEnd: Sendable {
+        case succeeded(JSONValue?)
+        case failed(FlowError)
+        /// Cancelled; the error explains where and what the cancel path did.
+        case cancelled(FlowError)
+    }
+
+    /// How an action or sub-workflow state's attempt ended.
+    enum StepOutcome {
+        case finished(JSONValue)
+        case failed(FlowError)
+        /// The run was cancelled; `late` holds the work's result when it still succeeded while winding down.
+        case cancelled(late: JSONValue?)
+    }
+
+    /// What the machine does next within one input.
+    enum Continuation {
+        /// Take a move in the innermost level.
+        case move(Move)
+        /// Enter the innermost level's current state.
+        case enterCurrent
+        /// The innermost level ended.
+        case levelEnded(LevelEnd)
+        /// Work was handed to the driver (or the run finished): the input is done.
+        case waiting
+    }
+}

@@ -1,0 +1,98 @@
+import MatterFlowJSON
+
+extension RunMachine {
+    /// A run at a journaled position (a ``ResumePoint``): each level restored from its checkpoint (inputs,
+    /// variables, error, cancel path), every outer level waiting for its sub-workflow state's child, and the
+    /// innermost level about to re-enter its state. With `point.cancel`, the run starts cancelled, so the
+    /// innermost level takes its cancel path first, then each outer one.
+    ///
+    /// A level's checkpoint may lack inputs (secret values the journal never kept): a sub-workflow level gets them
+    /// from its parent's templates, evaluated in the parent's restored scope, where they still resolve.
+    /// - Throws: ``FlowError`` `invalidArgumentValue` when a checkpoint names a state the workflow lacks, or an
+    ///   outer state that runs no sub-workflow.
+    init(
+        plan: ExecutionPlan, resumingAt point: ResumePoint, configuration: Configuration, secrets: SecretValues = SecretValues()
+    ) throws(FlowError) {
+        guard let first = point.levels.first else {
+            throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
+        }
+        for declaration in plan.workflow.inputs where declaration.secret { first.inputs[declaration.name].map(secrets.add) }
+        var restored: [ParentLevel] = []
+        var plan = plan
+        var enclosing: (level: Level, state: PlannedState)?
+        for (index, checkpoint) in point.levels.enumerated() {
+            var inputs = checkpoint.inputs
+            if let enclosing {
+                for member in Self.availableInputs(enclosing.state, scope: enclosing.level.scope).members where inputs[member.key] == nil {
+                    inputs[member.key] = member.value
+                }
+            }
+            var level = Level(
+                plan: plan, shielded: enclosing?.level.onCancelPath ?? false,
+                scope: Scope(inputs: inputs, run: Self.runInfo(plan, configuration)), current: checkpoint.state,
+                cancelledIn: checkpoint.cancelledIn)
+            level.scope.vars = checkpoint.variables
+            level.scope.error = checkpoint.error
+            guard let state = plan.state(named: checkpoint.state) else {
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "workflow \(plan.name) has no state \"\(checkpoint.state)\" any more; the workflow files changed since the run")
+            }
+            guard index + 1 < point.levels.count else {
+                self.configuration = configuration
+                self.secrets = secrets
+                workflowName = restored.first?.level.plan.name ?? plan.name
+                parents = restored
+                top = level
+                phase = .notStarted(.resumed(completedStep: point.completedStep))
+                isCancelRequested = point.cancel
+                return
+            }
+            guard state.isSubworkflow, let child = state.child else {
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "state \(checkpoint.state) of \(plan.name) does not run a sub-workflow, yet the run had entered one from it; the workflow files changed since the run")
+            }
+            restored.append(ParentLevel(level: level, step: StepProgress(state)))
+            enclosing = (level, state)
+            plan = child
+        }
+        throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
+    }
+
+    /// A resumed run's start: every level re-enters its state, outermost first; the innermost one then binds the
+    /// result of work that had finished and moves on, or does its state's work.
+    mutating func resumeEntries(completedStep: JSONValue?) -> Continuation {
+        for parent in parents {
+            enter(parent.step.state, of: parent.level)
+        }
+        guard let state = top.plan.state(named: top.current) else { return .levelEnded(.failed(missingState(top.current))) }
+        enter(state, of: top)
+        if let completedStep, let step = state.step { return .move(finishRestored(step, result: completedStep)) }
+        return handOver(.entered(state), .proceed)
+    }
+
+    /// A restored state whose work had finished before the run stopped: bind its result and move on, or take the
+    /// cancel path with the result kept, as for a call that finished while the run was being cancelled.
+    mutating func finishRestored(_ step: PlannedStep, result: JSONValue) -> Move {
+        if let name = step.result { top.scope.bind(name, result) }
+        if !top.onCancelPath, isCancelRequested { return .cancel }
+        report(top.path, .transition(from: top.current, to: step.next, edge: .next))
+        return .to(step.next)
+    }
+
+    /// The level as a checkpoint, secrets redacted unless the run shows them.
+    func checkpoint(_ level: Level) -> RunCheckpoint {
+        let showSecrets = configuration.showSecrets
+        var variables = JSONObject()
+        for name in level.scope.vars.keys.sorted() {
+            let value = level.scope.vars[name] ?? .null
+            variables[name] = showSecrets ? value : secrets.redacting(value)
+        }
+        let inputs = showSecrets ? level.scope.inputs : secrets.redacting(.object(level.scope.inputs)).objectValue ?? [:]
+        return RunCheckpoint(
+            workflowPath: level.path, state: level.current, inputs: inputs, variables: variables,
+            error: showSecrets ? level.scope.error : secrets.redacting(level.scope.error), cancelledIn: level.cancelledIn,
+            shielded: level.shielded)
+    }
+}

@@ -1,0 +1,189 @@
+import MatterFlowJSON
+
+extension RunMachine {
+    // What each kind of state does once entered, and how a level moves, ends and takes its cancel path.
+
+    /// The entered state's work: a move decided at once, or work handed to the driver.
+    mutating func work(of state: PlannedState) -> Continuation {
+        if !top.onCancelPath, isCancelRequested, !state.isTerminal {
+            // A cancel that arrived between states takes effect before the state does any work.
+            return .move(.cancel)
+        }
+        switch state.state.kind {
+        case .succeed(let succeed): return .move(self.succeed(succeed))
+        case .fail(let fail): return .move(.end(.failed(raise(fail, scope: top.scope, state: top.qualifiedCurrent))))
+        case .choice(let choice): return .move(choose(choice))
+        case .assign(let assign): return .move(self.assign(assign))
+        case .wait(let wait): return startWait(wait)
+        case .action, .workflow: return beginAttempt(StepProgress(state))
+        }
+    }
+
+    /// Takes a move; returns how the level ended once it has.
+    mutating func advance(_ move: Move) -> LevelEnd? {
+        switch move {
+        case .to(let next):
+            top.current = next
+        case .end(let end):
+            // A level restored on its cancel path (a resumed run) was cancelled before this process began.
+            let cancelledIn = top.cancelledIn.map { cancelledState ?? top.prefix + $0 }
+            return finishLevel(end, cancelledIn: cancelledIn, ended: top.current)
+        case .cancel:
+            if cancelledState == nil { cancelledState = top.qualifiedCurrent }
+            guard let next = takeCancel() else {
+                return .cancelled(cancelError(in: cancelledState ?? top.qualifiedCurrent, path: nil))
+            }
+            top.current = next
+        }
+        return nil
+    }
+
+    func missingState(_ name: String) -> FlowError {
+        FlowError(.engineMisconfigured, "state \"\(name)\" does not exist (the workflow was not validated)")
+    }
+
+    func succeed(_ succeed: SucceedState) -> Move {
+        do throws(FlowError) {
+            let output = try succeed.output.map { template throws(FlowError) in try top.scope.evaluate(template) }
+            return .end(.succeeded(output))
+        } catch {
+            return .end(.failed(located(error, top.qualifiedCurrent)))
+        }
+    }
+
+    mutating func choose(_ choice: ChoiceState) -> Move {
+        do throws(FlowError) {
+            var target = choice.defaultNext
+            var edge = WorkflowEdge.Kind.choiceDefault
+            for (index, branch) in choice.branches.enumerated() where try top.scope.holds(branch.condition) {
+                target = branch.next
+                edge = .choice(index)
+                break
+            }
+            report(top.path, .transition(from: top.current, to: target, edge: edge))
+            return .to(target)
+        } catch {
+            return .end(.failed(located(error, top.qualifiedCurrent)))
+        }
+    }
+
+    mutating func assign(_ assign: AssignState) -> Move {
+        do throws(FlowError) {
+            var values: [(String, JSONValue)] = []
+            for (name, template) in assign.assignments { values.append((name, try top.scope.evaluate(template))) }
+            for (name, value) in values { top.scope.bind(name, value) }
+            if let warning = assign.warning {
+                let message = try top.scope.evaluate(warning)
+                let text = message.stringValue ?? JSONWriter.compact(message)
+                warnings.append(text)
+                report(top.path, .warning(state: top.current, message: text))
+            }
+            report(top.path, .transition(from: top.current, to: assign.next, edge: .next))
+            return .to(assign.next)
+        } catch {
+            return .end(.failed(located(error, top.qualifiedCurrent)))
+        }
+    }
+
+    /// A wait state's match is evaluated and reported, and the wait handed to the driver; a match that does not
+    /// evaluate ends the level.
+    mutating func startWait(_ wait: WaitState) -> Continuation {
+        var fields: [(name: String, value: JSONValue)] = []
+        do throws(FlowError) {
+            for (name, template) in wait.match { fields.append((name, try top.scope.evaluate(template))) }
+        } catch {
+            return .move(.end(.failed(located(error, top.qualifiedCurrent))))
+        }
+        report(top.path, .waitStarted(state: top.current, event: wait.event, timeoutSeconds: wait.timeoutSeconds))
+        let request = EventWait(
+            event: wait.event, fields: fields, timeout: .seconds(rounding: wait.timeoutSeconds), cancellable: !top.onCancelPath)
+        return handOver(.waitingEvent(wait), .waitForEvent(request))
+    }
+
+    /// Where a wait's end sends the level.
+    mutating func waitEnded(_ end: WaitEnd, _ wait: WaitState) -> Move {
+        switch end {
+        case .event(let event):
+            report(top.path, .eventReceived(state: top.current, event: event.name, value: event.value, fields: event.fields))
+            if let result = wait.result { top.scope.bind(result, .object(event.fields)) }
+            let branch = wait.branches.first { $0.value == event.value }
+            let target = branch?.next ?? wait.otherwise ?? wait.onTimeout
+            report(top.path, .transition(from: top.current, to: target, edge: branch == nil ? .eventOtherwise : .event(event.value)))
+            return .to(target)
+        case .timedOut:
+            report(top.path, .transition(from: top.current, to: wait.onTimeout, edge: .timeout))
+            return .to(wait.onTimeout)
+        case .cancelled:
+            return .cancel
+        }
+    }
+
+    /// Moves a cancelled level onto its cancel path; nil when it declares none.
+    mutating func takeCancel() -> String? {
+        report(top.path, .cancelRequested(state: top.current))
+        top.cancelledIn = top.current
+        guard let onCancel = top.plan.onCancel else { return nil }
+        let qualified = top.qualifiedCurrent
+        top.scope.error = FlowError(
+            code: .cancelled, cause: .runCancelled, message: "the run was cancelled in state \(qualified)", state: qualified)
+        report(top.path, .transition(from: top.current, to: onCancel, edge: .cancel))
+        return onCancel
+    }
+
+    func cancelError(in state: String, path: String?) -> FlowError {
+        var message = "the run was cancelled in state \(state)"
+        if let path { message += "; \(path)" }
+        return FlowError(code: .cancelled, cause: .runCancelled, message: message, state: state)
+    }
+
+    /// Ends a level, turning the end of a cancel path into a cancelled outcome.
+    func finishLevel(_ end: LevelEnd, cancelledIn: String?, ended: String) -> LevelEnd {
+        guard let cancelledIn else { return end }
+        switch end {
+        case .succeeded:
+            return .cancelled(cancelError(in: cancelledIn, path: "the cancel path ended in \(ended)"))
+        case .failed(let error) where error.code == .cancelled:
+            // The cancel path ended in its own `cancelled` fail state, as cancel paths usually do.
+            return .cancelled(cancelError(in: cancelledIn, path: error.message))
+        case .failed(let error):
+            return .cancelled(cancelError(in: cancelledIn, path: "the cancel path failed in \(ended): \(error)"))
+        case .cancelled:
+            return end
+        }
+    }
+
+    func located(_ error: FlowError, _ state: String) -> FlowError {
+        var copy = error
+        if copy.state == nil { copy.state = state }
+        return copy
+    }
+
+    func raise(_ fail: FailState, scope: Scope, state: String) -> FlowError {
+        do {
+            switch fail.raise {
+            case .rethrow(let template):
+                let value = try scope.evaluate(template)
+                guard let object = value.objectValue, let code = object["code"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) else {
+                    return FlowError(code: .internal, cause: .malformedError, message: "the fail state's \"error\" is not an error value", state: state)
+                }
+                return FlowError(
+                    code: code, cause: ErrorCause(rawValue: object["cause"]?.stringValue ?? ErrorCause.workflowFailed.rawValue),
+                    message: object["message"]?.stringValue ?? "", state: object["state"]?.stringValue ?? state)
+            case .new(let codeTemplate, let causeTemplate, let messageTemplate):
+                let codeText = try scope.evaluate(codeTemplate).stringValue ?? ""
+                guard let code = ErrorCode(rawValue: codeText) else {
+                    return FlowError(code: .internal, cause: .malformedError, message: "the fail state's code \"\(codeText)\" is not a canonical code", state: state)
+                }
+                let cause = try causeTemplate.map { template throws(FlowError) in try scope.evaluate(template).stringValue ?? "" }
+                let message = try scope.evaluate(messageTemplate)
+                return FlowError(
+                    code: code, cause: ErrorCause(rawValue: cause ?? ErrorCause.workflowFailed.rawValue),
+                    message: message.stringValue ?? JSONWriter.compact(message), state: state)
+            }
+        } catch {
+            var copy = error
+            copy.state = state
+            return copy
+        }
+    }
+}

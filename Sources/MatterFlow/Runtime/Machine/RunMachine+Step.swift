@@ -1,0 +1,177 @@
+import MatterFlowJSON
+
+extension RunMachine {
+    // An action or sub-workflow state runs in attempts: its guards, then its work (a hub call, or the child's
+    // level), retried by the state's retriers. The first retrier matching the error applies; once its
+    // `maxRetries` are used the error is routed.
+
+    /// Starts an attempt: its first guard, or its work when it has none.
+    mutating func beginAttempt(_ progress: StepProgress) -> Continuation {
+        proceedStep(progress, guardsPassed: 0)
+    }
+
+    /// The attempt's next guard, or its work once every guard has passed.
+    mutating func proceedStep(_ progress: StepProgress, guardsPassed: Int) -> Continuation {
+        let state = progress.state
+        if guardsPassed < state.guardCount {
+            return handOver(
+                .checkingGuard(progress, index: guardsPassed),
+                .checkStatus(GuardCheck(state: state.name, cancellable: !top.onCancelPath)))
+        }
+        if state.isSubworkflow { return descend(progress) }
+        switch prepareCall(state, attempt: progress.attempt) {
+        case .success(let call):
+            if progress.attempt == 1, let warn = call.operation.argumentWarnings {
+                for text in warn(call.arguments) {
+                    warnings.append(text)
+                    report(top.path, .warning(state: state.name, message: text))
+                }
+            }
+            return handOver(.calling(progress, call), .call(call))
+        case .failure(let error):
+            return attemptEnded(progress, .failed(error))
+        }
+    }
+
+    /// Pushes the level of a sub-workflow state's child, and enters its start state.
+    mutating func descend(_ progress: StepProgress) -> Continuation {
+        switch childInputs(progress.state, scope: top.scope) {
+        case .success(let (child, inputs)):
+            // A level on a cancel path runs its children shielded.
+            let level = Level(
+                plan: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child, configuration)),
+                current: child.start)
+            parents.append(ParentLevel(level: top, step: progress))
+            top = level
+            return .enterCurrent
+        case .failure(let error):
+            return attemptEnded(progress, .failed(error))
+        }
+    }
+
+    /// A guard's status check ended: the attempt's next guard, or its end when the guard did not pass.
+    mutating func guardEnded(_ progress: StepProgress, index: Int, _ outcome: RaceOutcome<HubStatus>) -> Continuation {
+        let guards = progress.state.guards
+        guard index < guards.count else { return proceedStep(progress, guardsPassed: index) }
+        let guardName = guards[index]
+        let failure: FlowError?
+        switch outcome {
+        case .finished(let status): failure = Self.failure(of: guardName, status: status)
+        case .failed(let error): failure = error
+        case .timedOut:
+            failure = FlowError(
+                .actionTimedOut,
+                "the hub did not report its status within \(Int(TimeBudget.guardTimeoutSeconds)) s for guard \(guardName.rawValue)")
+        case .cancelled: return attemptEnded(progress, .cancelled(late: nil))
+        }
+        report(top.path, .guardChecked(state: progress.state.name, guard: guardName, error: failure))
+        if let failure { return attemptEnded(progress, .failed(failure)) }
+        return proceedStep(progress, guardsPassed: index + 1)
+    }
+
+    /// The error a guard raises for a hub status, or nil when it passes.
+    static func failure(of guardName: Guard, status: HubStatus) -> FlowError? {
+        switch guardName {
+        case .permission:
+            return status.permissionGranted
+                ? nil : FlowError(.permissionNotGranted, "the user has not granted access to this structure; ask them to grant it in the app's permission settings")
+        case .hubReachable:
+            if !status.online { return FlowError(.hubOffline, "the hub is offline; check its power and network, then retry") }
+            if !status.reachable { return FlowError(.hubUnreachable, "the hub is online but not reachable from here; check the local network") }
+            return nil
+        case .noActiveSession:
+            return status.activeSession
+                ? FlowError(.sessionBusy, "another commissioning session is active on this structure; cancel it or wait for it to finish") : nil
+        }
+    }
+
+    /// A hub call ended: the session it opened is noted, its end reported, and the attempt ends.
+    mutating func callEnded(
+        _ progress: StepProgress, _ call: RunCall, _ outcome: RaceOutcome<JSONValue>, duration: Duration
+    ) -> Continuation {
+        let name = call.operation.name
+        let state = progress.state.name
+        let attempt = progress.attempt
+        let ended: StepOutcome
+        switch outcome {
+        case .finished(let value):
+            for field in call.operation.secretResultFields { value[field].map(secrets.add) }
+            noteSession(call, value)
+            report(top.path, .hubCallFinished(state: state, operation: name, attempt: attempt, duration: duration, error: nil))
+            ended = .finished(value)
+        case .failed(let error):
+            report(top.path, .hubCallFinished(state: state, operation: name, attempt: attempt, duration: duration, error: error))
+            ended = .failed(error)
+        case .timedOut:
+            let error = FlowError(
+                .actionTimedOut,
+                "\(name) did not finish within \(call.operation.timeoutSeconds) s; raise \"timeoutSeconds\" on the state if the hub is slow")
+            report(top.path, .hubCallFinished(state: state, operation: name, attempt: attempt, duration: duration, error: error))
+            ended = .failed(error)
+        case .cancelled(let late):
+            if let late { noteSession(call, late) }
+            let error = late == nil ? FlowError(.runCancelled, "cancelled while waiting for \(name)") : nil
+            report(top.path, .hubCallFinished(state: state, operation: name, attempt: attempt, duration: duration, error: error))
+            ended = .cancelled(late: late)
+        }
+        return attemptEnded(progress, ended)
+    }
+
+    /// Notes the session a call opened (its result, or its late result when the run was cancelled while it ran:
+    /// the cancel path then releases that session, inside it).
+    private mutating func noteSession(_ call: RunCall, _ value: JSONValue) {
+        guard call.operation.acquiresSession, let opened = value["sessionID"]?.stringValue else { return }
+        sessionID = opened
+    }
+
+    /// An attempt ended: retry after a delay when a retrier allows, or the step ends.
+    mutating func attemptEnded(_ progress: StepProgress, _ outcome: StepOutcome) -> Continuation {
+        if case .failed(let error) = outcome {
+            var retrying = progress
+            if let delay = retryDelay(after: error, &retrying) {
+                return handOver(.retryDelay(retrying), .delay(.seconds(rounding: delay), cancellable: !top.onCancelPath))
+            }
+        }
+        return .move(stepEnded(progress.state, outcome))
+    }
+
+    /// The delay before retrying after an error, counting the retry; nil when no retrier allows one.
+    private mutating func retryDelay(after error: FlowError, _ progress: inout StepProgress) -> Double? {
+        guard error.cause.isRetryable, let step = progress.state.step else { return nil }
+        guard let index = step.retry.firstIndex(where: { $0.errors.contains(where: error.matches) }),
+            progress.retriesUsed[index] < step.retry[index].maxRetries
+        else { return nil }
+        progress.retriesUsed[index] += 1
+        let retrier = step.retry[index]
+        var delay = retrier.delay(beforeRetry: progress.retriesUsed[index])
+        if retrier.jitter { delay *= configuration.random.fraction() }
+        report(top.path, .retryScheduled(state: progress.state.name, attempt: progress.attempt + 1, delaySeconds: delay, error: error))
+        return delay
+    }
+
+    /// Where a step's outcome sends the level.
+    mutating func stepEnded(_ state: PlannedState, _ outcome: StepOutcome) -> Move {
+        guard let step = state.step else {
+            return .end(.failed(located(FlowError(.engineMisconfigured, "state \(state.name) has no step to end"), top.qualifiedCurrent)))
+        }
+        switch outcome {
+        case .finished(let value):
+            if let result = step.result { top.scope.bind(result, value) }
+            report(top.path, .transition(from: top.current, to: step.next, edge: .next))
+            return .to(step.next)
+        case .failed(let error):
+            let located = located(error, top.qualifiedCurrent)
+            guard let (index, route) = step.onError.enumerated().first(where: { $0.element.errors.contains(where: located.matches) }) else {
+                return .end(.failed(located))
+            }
+            top.scope.error = located
+            report(top.path, .transition(from: top.current, to: route.next, edge: .error(index, route.errors)))
+            return .to(route.next)
+        case .cancelled(let late):
+            // A call that still succeeded while the run was being cancelled did its work on the hub: keep its
+            // result, so the cancel path can tell what to release.
+            if let late, let result = step.result { top.scope.bind(result, late) }
+            return .cancel
+        }
+    }
+}

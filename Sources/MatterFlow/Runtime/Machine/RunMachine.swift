@@ -1,0 +1,281 @@
+import MatterFlowJSON
+
+/// One run of a workflow as data: every level's position, bindings and attempt counts, and what the run has
+/// recorded for its result. It performs no I/O and never waits.
+///
+/// Each input (``start()``, ``proceed()``, ``statusChecked(_:)``, ``callEnded(_:duration:)``, ``delayEnded(elapsed:)``,
+/// ``waitEnded(_:)``, ``cancelRequested()``, ``warning(_:)``) moves the machine and returns the actions its driver
+/// performs, in order (see ``RunAction``): reports, checkpoints, then at most one piece of work whose end is the
+/// next input. An input the current phase cannot take throws ``RunMachineError`` and changes nothing.
+///
+/// A sub-workflow state pushes its child's level, and a level's end pops it and becomes the outcome of its
+/// parent's attempt. Guards, retries (Amazon States Language semantics, jitter from the run's random source),
+/// error routes, wait states and cancel paths follow the workflow language reference.
+struct RunMachine: Sendable {
+    /// The inputs, by name (as errors and the transition table name them).
+    enum Input: String, Sendable, CaseIterable {
+        case start, proceed, statusChecked, callEnded, delayEnded, waitEnded, cancelRequested, warning
+    }
+
+    /// What a run is configured with, beyond its workflow and inputs.
+    struct Configuration: Sendable {
+        var runID: String
+        var structureID: StructureID
+        /// Show secret values in reports and checkpoints (only when a user asks explicitly).
+        var showSecrets = false
+        /// Whether the driver has an observer: without one, no report is built.
+        var reportsEvents = true
+        /// Whether the driver records checkpoints: without it, none is built.
+        var recordsCheckpoints = false
+        /// Draws retry jitter.
+        var random: any RandomSource
+    }
+
+    let configuration: Configuration
+    /// Secret values seen so far (secret inputs and arguments, secret result fields).
+    let secrets: SecretValues
+    /// The top-level workflow's name, as the result names it.
+    let workflowName: String
+    /// The levels waiting for their child, outermost first.
+    var parents: [ParentLevel] = []
+    /// The innermost level, which is running.
+    var top: Level
+    var phase: Phase
+    /// Whether a cancel was requested; a level not on a cancel path takes its cancel path at its next chance.
+    var isCancelRequested = false
+    /// The innermost state the run was in when it was cancelled.
+    var cancelledState: String?
+    var warnings: [String] = []
+    var visited: [String] = []
+    /// The session the run's last successful prepare opened (its calls inside the session expect it).
+    var sessionID: String?
+    /// How many hub calls the run has prepared.
+    var callCount = 0
+    /// Actions of the input being handled.
+    var actions: [RunAction] = []
+
+    /// A run from the workflow's start state, with inputs already resolved (``Workflow/resolveInputs(_:source:)``).
+    init(plan: ExecutionPlan, inputs: JSONObject, configuration: Configuration, secrets: SecretValues = SecretValues()) {
+        self.configuration = configuration
+        self.secrets = secrets
+        workflowName = plan.name
+        for declaration in plan.workflow.inputs where declaration.secret { inputs[declaration.name].map(secrets.add) }
+        top = Level(
+            plan: plan, shielded: false, scope: Scope(inputs: inputs, run: Self.runInfo(plan, configuration)), current: plan.start)
+        phase = .notStarted(.fresh)
+        visited.reserveCapacity(32)
+    }
+
+    static func runInfo(_ plan: ExecutionPlan, _ configuration: Configuration) -> Scope.RunInfo {
+        Scope.RunInfo(id: configuration.runID, workflow: plan.name, structureID: configuration.structureID)
+    }
+
+    /// The phase's name, as errors and the transition table give it: `calling`, or `calling (cancel path)` while
+    /// the innermost level is on a cancel path.
+    var phaseName: String {
+        let base: String
+        switch phase {
+        case .notStarted: return "notStarted"
+        case .finished: return "finished"
+        case .entered: base = "entered"
+        case .checkingGuard: base = "checkingGuard"
+        case .calling: base = "calling"
+        case .retryDelay: base = "retryDelay"
+        case .waitingEvent: base = "waitingEvent"
+        }
+        return top.onCancelPath ? base + " (cancel path)" : base
+    }
+
+    /// Whether the run has ended.
+    var isFinished: Bool {
+        if case .finished = phase { true } else { false }
+    }
+
+    private func refuse(_ input: Input) -> RunMachineError {
+        RunMachineError(code: .impossibleInput, phase: phaseName, input: input.rawValue)
+    }
+
+    /// The actions gathered while handling an input, handed out once.
+    private mutating func takeActions() -> [RunAction] {
+        defer { actions = [] }
+        return actions
+    }
+
+    // MARK: - Inputs
+
+    /// Starts the run: reports it (a fresh run) and enters its state; a resumed run re-enters every level's state.
+    mutating func start() throws(RunMachineError) -> [RunAction] {
+        guard case .notStarted(let start) = phase else { throw refuse(.start) }
+        switch start {
+        case .fresh:
+            report([workflowName], .runStarted(inputs: configuration.showSecrets ? top.scope.inputs : top.plan.workflow.redacting(top.scope.inputs)))
+            drive(.enterCurrent)
+        case .resumed(let completed):
+            drive(resumeEntries(completedStep: completed))
+        }
+        return takeActions()
+    }
+
+    /// The entered state's work begins: a cancel requested since it was entered has already taken effect.
+    mutating func proceed() throws(RunMachineError) -> [RunAction] {
+        guard case .entered(let state) = phase else { throw refuse(.proceed) }
+        drive(work(of: state))
+        return takeActions()
+    }
+
+    /// A guard's status check ended (`.cancelled` when a cancel stopped it).
+    mutating func statusChecked(_ outcome: RaceOutcome<HubStatus>) throws(RunMachineError) -> [RunAction] {
+        guard case .checkingGuard(let progress, let index) = phase else { throw refuse(.statusChecked) }
+        if case .cancelled = outcome { noteCancel() }
+        drive(guardEnded(progress, index: index, outcome))
+        return takeActions()
+    }
+
+    /// The hub call ended, after `duration` on the run's clock (`.cancelled` when a cancel stopped it, with its late
+    /// result if it still succeeded).
+    mutating func callEnded(_ outcome: RaceOutcome<JSONValue>, duration: Duration = .zero) throws(RunMachineError) -> [RunAction] {
+        guard case .calling(let progress, let call) = phase else { throw refuse(.callEnded) }
+        if case .cancelled = outcome { noteCancel() }
+        drive(callEnded(progress, call, outcome, duration: duration))
+        return takeActions()
+    }
+
+    /// The delay before a retry has ended: the next attempt starts when it `elapsed`; when a cancel cut it short,
+    /// the level takes its cancel path.
+    mutating func delayEnded(elapsed: Bool = true) throws(RunMachineError) -> [RunAction] {
+        guard case .retryDelay(var progress) = phase else { throw refuse(.delayEnded) }
+        if elapsed {
+            progress.attempt += 1
+            drive(beginAttempt(progress))
+        } else {
+            noteCancel()
+            drive(.move(stepEnded(progress.state, .cancelled(late: nil))))
+        }
+        return takeActions()
+    }
+
+    /// The wait state's event arrived, its timeout passed, or a cancel ended it.
+    mutating func waitEnded(_ end: WaitEnd) throws(RunMachineError) -> [RunAction] {
+        guard case .waitingEvent(let wait) = phase else { throw refuse(.waitEnded) }
+        if case .cancelled = end { noteCancel() }
+        drive(.move(waitEnded(end, wait)))
+        return takeActions()
+    }
+
+    /// The run is asked to cancel. A level not on a cancel path takes its cancel path now when nothing is in
+    /// flight (a state just entered, a retry delay, a wait), or asks the driver to stop its hub work, whose end is
+    /// then fed as cancelled. A cancel path is never interrupted; a second cancel, or one after the end, changes
+    /// nothing.
+    mutating func cancelRequested() -> [RunAction] {
+        guard !isCancelRequested else { return [] }
+        noteCancel()
+        switch phase {
+        case .notStarted, .finished:
+            break
+        case .entered(let state):
+            if !top.onCancelPath, !state.isTerminal { drive(.move(.cancel)) }
+        case .checkingGuard, .calling:
+            if !top.onCancelPath { actions.append(.interruptWork) }
+        case .retryDelay(let progress):
+            if !top.onCancelPath { drive(.move(stepEnded(progress.state, .cancelled(late: nil)))) }
+        case .waitingEvent:
+            if !top.onCancelPath { drive(.move(.cancel)) }
+        }
+        return takeActions()
+    }
+
+    /// The driver reports a warning about the state's hub work (an abandoned call it waits for before the next
+    /// one): it is reported and kept for the result.
+    mutating func warning(_ message: String) throws(RunMachineError) -> [RunAction] {
+        switch phase {
+        case .checkingGuard, .calling: break
+        case .notStarted, .entered, .retryDelay, .waitingEvent, .finished: throw refuse(.warning)
+        }
+        warnings.append(message)
+        report(top.path, .warning(state: top.current, message: message))
+        return takeActions()
+    }
+
+    private mutating func noteCancel() {
+        isCancelRequested = true
+    }
+
+    // MARK: - Reports
+
+    /// Adds a report, redacted unless the run shows secrets; dropped when the driver has no observer.
+    mutating func report(_ path: [String], _ kind: RunEvent.Kind) {
+        guard configuration.reportsEvents else { return }
+        actions.append(.report(path: path, configuration.showSecrets ? kind : secrets.redacting(kind)))
+    }
+
+    /// Hands work to the driver.
+    mutating func handOver(_ phase: Phase, _ action: RunAction) -> Continuation {
+        self.phase = phase
+        actions.append(action)
+        return .waiting
+    }
+
+    /// Runs the machine until it hands work to the driver or the run ends.
+    mutating func drive(_ first: Continuation) {
+        var next = first
+        while true {
+            switch next {
+            case .waiting:
+                return
+            case .move(let move):
+                next = advance(move).map(Continuation.levelEnded) ?? .enterCurrent
+            case .enterCurrent:
+                guard let state = top.plan.state(named: top.current) else {
+                    next = .levelEnded(.failed(missingState(top.current)))
+                    continue
+                }
+                enter(state, of: top)
+                phase = .entered(state)
+                actions.append(.proceed)
+                return
+            case .levelEnded(let end):
+                guard let parent = parents.popLast() else {
+                    finish(end)
+                    return
+                }
+                top = parent.level
+                switch end {
+                case .succeeded(let output): next = attemptEnded(parent.step, .finished(output ?? .null))
+                case .failed(let error): next = attemptEnded(parent.step, .failed(error))
+                case .cancelled: next = attemptEnded(parent.step, .cancelled(late: nil))
+                }
+            }
+        }
+    }
+
+    /// Records and reports a state's entry, with the level's checkpoint.
+    mutating func enter(_ state: PlannedState, of level: Level) {
+        visited.append(state.qualifiedName)
+        report(level.path, .stateEntered(state: level.current, type: state.typeName))
+        if configuration.recordsCheckpoints { actions.append(.checkpoint(checkpoint(level))) }
+    }
+
+    /// Ends the run with its result.
+    private mutating func finish(_ end: LevelEnd) {
+        var result = RunResult(
+            runID: configuration.runID, workflow: workflowName, outcome: .succeeded, output: nil, error: nil,
+            warnings: warnings, visitedStates: visited)
+        switch end {
+        case .succeeded(let output):
+            result.output = output
+        case .failed(let error):
+            result.outcome = .failed
+            result.error = error
+        case .cancelled(let error):
+            result.outcome = .cancelled
+            result.error = error
+        }
+        if !configuration.showSecrets {
+            result.warnings = result.warnings.map(secrets.redacting)
+            result.error = secrets.redacting(result.error)
+        }
+        report([workflowName], .runFinished(outcome: result.outcome, error: result.error))
+        phase = .finished
+        actions.append(.finish(result))
+    }
+}

@@ -1,0 +1,28 @@
+/// A cancel switch for one run, made before the run starts and given to it in ``RunOptions/cancellation``.
+///
+/// ```swift
+/// let cancellation = RunCancellation()
+/// var options = RunOptions(structureID: "structure-1")
+/// options.cancellation = cancellation
+/// options.observer = { event in
+///     if case .stateEntered("commission", _) = event.kind { cancellation.cancel() }
+/// }
+/// let result = try await engine.run(workflow, on: hub, options: options)   // cancelled before commission runs
+/// ```
+///
+/// A run takes its cancel path at its next chance: at once when it is between states, waiting for an event or
+/// for a retry; after its hub call winds down when one is in flight. Cancelling twice, or after the run ended,
+/// does nothing. Give each run its own switch.
+public final class RunCancellation: Sendable {
+    let signal = CancellationSignal()
+
+    public init() {}
+
+    /// Cancels the run.
+    public func cancel() {
+        signal.cancel()
+    }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { signal.isCancelled }
+}

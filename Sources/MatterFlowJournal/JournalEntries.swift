@@ -1,0 +1,102 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// A journal's records, typed (``JournalContents/entries()``), with the questions readers ask of them.
+public struct JournalEntries: Sendable, RandomAccessCollection {
+    public let records: [JournalEntryRecord]
+
+    init(_ records: [JournalEntryRecord]) {
+        self.records = records
+    }
+
+    public var startIndex: Int { records.startIndex }
+    public var endIndex: Int { records.endIndex }
+    public subscript(position: Int) -> JournalEntryRecord { records[position] }
+
+    /// The run's `runStarted` entry and when it was written, if it was.
+    public var started: (entry: RunStartedEntry, wallTime: Double)? {
+        for record in records {
+            if case .runStarted(let started) = record.entry { return (started, record.wallTime) }
+        }
+        return nil
+    }
+
+    /// The run's terminal entry, if it has one.
+    public var finished: RunFinishedEntry? {
+        records.lazy.reversed().compactMap { record -> RunFinishedEntry? in
+            if case .runFinished(let finished) = record.entry { return finished }
+            return nil
+        }.first
+    }
+
+    /// Every intent, in order, with its sequence number.
+    public var intents: [(sequence: Int, intent: IntentEntry)] {
+        records.compactMap { record in
+            if case .intent(let intent) = record.entry { return (record.sequence, intent) }
+            return nil
+        }
+    }
+
+    /// Every outcome, in order.
+    public var outcomes: [OutcomeEntry] {
+        records.compactMap { record in
+            if case .outcome(let outcome) = record.entry { return outcome }
+            return nil
+        }
+    }
+
+    /// Every resolution recovery recorded, in order.
+    public var resolutions: [ResolutionEntry] {
+        records.compactMap { record in
+            if case .resolution(let resolution) = record.entry { return resolution }
+            return nil
+        }
+    }
+
+    /// Whether a recovery finished the run.
+    public var recovered: Bool {
+        records.contains { record in
+            if case .recoveryFinished = record.entry { return true }
+            return false
+        }
+    }
+
+    /// Whether the last recovery record says recovery could not finish.
+    public var lastRecoveryDeferred: Bool {
+        for record in records.reversed() {
+            switch record.entry {
+            case .recoveryDeferred: return true
+            case .recoveryStarted, .recoveryFinished: return false
+            case .runStarted, .checkpoint, .intent, .outcome, .lateResult, .runFinished, .event, .tornTailDiscarded,
+                .resolution:
+                continue
+            }
+        }
+        return false
+    }
+
+    /// The last `stateEntered` event: the workflow path and state the run was last in.
+    public var lastStateEntered: JournalEventEntry? {
+        records.lazy.reversed().compactMap { record -> JournalEventEntry? in
+            if case .event(let event) = record.entry, event.name == .stateEntered { return event }
+            return nil
+        }.first
+    }
+
+    /// The recorded results of calls of `operation` (successful outcomes, late results and resolutions' rebuilt
+    /// results), in order, with the devices each created.
+    func results(of operation: String) -> [(result: JSONValue?, devices: [String])] {
+        records.compactMap { record in
+            switch record.entry {
+            case .outcome(let outcome) where outcome.operation == operation:
+                return (outcome.value, outcome.devices ?? [])
+            case .lateResult(let late) where late.operation == operation:
+                return (late.result, late.devices ?? [])
+            case .resolution(let entry) where entry.resolution.operation == operation:
+                return (entry.resolution.result, entry.resolution.devices)
+            default:
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,233 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// What one journal record says, typed: one case per record type, each carrying only that type's members
+/// (documented in `docs/journal.md`). ``JournalEntryCodec`` is the one place that turns entries into record
+/// payloads and back.
+public enum JournalEntry: Sendable, Hashable {
+    /// The run began, before any hub call.
+    case runStarted(RunStartedEntry)
+    /// A workflow level entered a state: what recovery restores the run from.
+    case checkpoint(RunCheckpoint)
+    /// A hub call is about to be made (flushed before the hub sees it).
+    case intent(IntentEntry)
+    /// A hub call ended.
+    case outcome(OutcomeEntry)
+    /// An abandoned call's result arrived after its outcome was recorded.
+    case lateResult(LateResultEntry)
+    /// The run ended.
+    case runFinished(RunFinishedEntry)
+    /// One of the run's events (`stateEntered`, `transitionTaken`, ...).
+    case event(JournalEventEntry)
+    /// A recovery began examining the interrupted run.
+    case recoveryStarted(RecoveryStartedEntry)
+    /// A torn last record was cut off before recovery appended.
+    case tornTailDiscarded(JournalContents.TornTail)
+    /// An in-doubt call, reconciled by reading the hub.
+    case resolution(ResolutionEntry)
+    /// Recovery could not finish; a later recovery tries again.
+    case recoveryDeferred(reason: String)
+    /// Recovery finished.
+    case recoveryFinished(RecoveryFinishedEntry)
+
+    /// The record types other than the run's events, as the `type` member names them.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case runStarted, checkpoint, intent, outcome, lateResult, runFinished, recoveryStarted, tornTailDiscarded,
+            resolution, recoveryDeferred, recoveryFinished
+    }
+
+    /// The record's `type` member.
+    public var type: String {
+        switch self {
+        case .runStarted: Kind.runStarted.rawValue
+        case .checkpoint: Kind.checkpoint.rawValue
+        case .intent: Kind.intent.rawValue
+        case .outcome: Kind.outcome.rawValue
+        case .lateResult: Kind.lateResult.rawValue
+        case .runFinished: Kind.runFinished.rawValue
+        case .event(let event): event.name.rawValue
+        case .recoveryStarted: Kind.recoveryStarted.rawValue
+        case .tornTailDiscarded: Kind.tornTailDiscarded.rawValue
+        case .resolution: Kind.resolution.rawValue
+        case .recoveryDeferred: Kind.recoveryDeferred.rawValue
+        case .recoveryFinished: Kind.recoveryFinished.rawValue
+        }
+    }
+
+    /// Whether the record marks a side-effect boundary and is flushed with `fsync` before the run goes on.
+    /// Checkpoints and events are not: the next flushed record flushes them with it.
+    public var isFlushed: Bool {
+        switch self {
+        case .checkpoint, .event: false
+        case .runStarted, .intent, .outcome, .lateResult, .runFinished, .recoveryStarted, .tornTailDiscarded,
+            .resolution, .recoveryDeferred, .recoveryFinished:
+            true
+        }
+    }
+}
+
+/// One decoded record: its place in the journal and what it says.
+public struct JournalEntryRecord: Sendable, Hashable {
+    /// The record's sequence number, from 1.
+    public var sequence: Int
+    /// When the record was written, in seconds since the Unix epoch.
+    public var wallTime: Double
+    public var entry: JournalEntry
+}
+
+/// `runStarted`: what the run is, so recovery can load it again.
+public struct RunStartedEntry: Sendable, Hashable {
+    public var runID: String
+    /// The workflow's name.
+    public var workflow: String
+    public var version: Int
+    /// The workflow file's absolute path.
+    public var file: String
+    /// SHA-256 of the workflow file and its sub-workflows' hashes.
+    public var contentHash: String
+    public var structureID: StructureID
+    /// The run's inputs, defaults filled in, secrets ``RunOptions/redacted`` unless shown.
+    public var inputs: JSONObject
+    public var secretsShown: Bool
+    public var pid: Int
+    /// The journal format version the run wrote.
+    public var format: Int
+    /// Salted digests of the secret inputs; nil when the run had none (or an older MatterFlow wrote the journal).
+    var secretDigests: SecretDigests?
+}
+
+/// `intent`: a hub call about to be made, with every fact of its operation that recovery reasons with.
+public struct IntentEntry: Sendable, Hashable {
+    /// The key the hub saw as ``HubCallContext/idempotencyKey``: `<runID>/<n>` for the run's n-th call,
+    /// `<runID>/recovery-<seq>` for recovery's own calls.
+    public var key: String
+    /// The workflow path (`commission-device/commission`), or `recovery` for recovery's own calls.
+    public var workflow: String
+    public var state: String
+    public var operation: String
+    public var structureID: StructureID
+    public var attempt: Int
+    /// The call's arguments, secrets redacted unless shown.
+    public var arguments: JSONObject
+    /// The operation's effect; nil when the catalog did not know the operation.
+    public var effect: OperationDescriptor.Effect?
+    public var acquiresSession: Bool
+    public var releasesSession: Bool
+    /// The operation's order rules (``OperationDescriptor/requires``); nil in journals written before they were kept.
+    public var requires: [OrderRequirement]?
+    /// Whether a failed release still ends the duty to release (``OperationDescriptor/releaseAttemptSuffices``);
+    /// nil in journals written before it was kept.
+    public var releaseAttemptSuffices: Bool?
+    /// The argument by which the hub recognises a repeat of the call, and its value as the hub saw it (redacted
+    /// when the argument is secret); nil when the operation has none.
+    public var idempotencyKey: IdempotencyKey?
+    /// The session the call was made in (``HubCallContext/expectedSessionID``), for recovery's release.
+    public var sessionID: String?
+
+    /// An operation's idempotency argument and the value a call gave it.
+    public struct IdempotencyKey: Sendable, Hashable {
+        public var argument: String
+        /// Null when the call did not give the argument.
+        public var value: JSONValue
+    }
+
+    /// Whether the call works inside the commissioning session without opening one (as
+    /// ``OperationDescriptor/usesSession``), from the recorded facts.
+    public var usesSession: Bool {
+        !acquiresSession && (releasesSession || (requires ?? []).contains { $0.scope == .session })
+    }
+}
+
+/// `outcome`: how a hub call ended.
+public struct OutcomeEntry: Sendable, Hashable {
+    public var key: String
+    public var workflow: String
+    public var state: String
+    public var operation: String
+    public var attempt: Int
+    /// How long the call took on the run's clock; nil for recovery's own calls, which do not record it.
+    public var durationSeconds: Double?
+    /// The call's result (secret fields redacted) when it succeeded, its error when it failed.
+    public var result: Result<JSONValue, FlowError>
+    /// The devices a `commissionDevice` created (pending until completion); nil when not recorded.
+    public var devices: [String]?
+
+    public var succeeded: Bool {
+        if case .success = result { return true }
+        return false
+    }
+
+    /// The result of a successful call; nil for a failed one.
+    public var value: JSONValue? {
+        if case .success(let value) = result { return value }
+        return nil
+    }
+}
+
+/// `lateResult`: the result of a call abandoned (timed out or cancelled) after its outcome was recorded.
+public struct LateResultEntry: Sendable, Hashable {
+    public var key: String
+    public var operation: String
+    public var result: JSONValue
+    public var devices: [String]?
+}
+
+/// `runFinished`: the run's terminal record.
+public struct RunFinishedEntry: Sendable, Hashable {
+    public var outcome: RunResult.Outcome
+    public var error: FlowError?
+    /// The run's output, when recovery continued it and it succeeded.
+    public var output: JSONValue?
+    /// Whether recovery wrote it.
+    public var recovered: Bool
+}
+
+/// One of the run's events, as the journal keeps it.
+public struct JournalEventEntry: Sendable, Hashable {
+    /// The journaled events, by the run event's name.
+    public enum Name: String, Sendable, Hashable, CaseIterable {
+        case stateEntered, guardChecked, retryScheduled, transitionTaken, warning, waitStarted, eventReceived,
+            cancelRequested
+    }
+
+    public var name: Name
+    /// The workflow path of the level the event happened in.
+    public var workflow: String
+    /// The state it happened in; nil for transitions, which name `from` and `to` in ``details``.
+    public var state: String?
+    /// Seconds on the run's clock.
+    public var clockTime: Double
+    /// The event's other members, as in ``RunEvent/jsonValue``.
+    public var details: JSONObject
+}
+
+/// `recoveryStarted`.
+public struct RecoveryStartedEntry: Sendable, Hashable {
+    /// How the recovery settles the run.
+    public enum Mode: String, Sendable, Hashable {
+        case cancel, resume
+    }
+
+    public var mode: Mode
+    public var pid: Int
+    /// The sequence number of the run's last record before recovery.
+    public var lastSequence: Int
+    /// The innermost state the run was in, qualified by sub-workflow.
+    public var interruptedIn: String?
+}
+
+/// `resolution`: recovery's verdict on one in-doubt call, with the intent's place.
+public struct ResolutionEntry: Sendable, Hashable {
+    public var resolution: Resolution
+    public var workflow: String
+    public var state: String
+}
+
+/// `recoveryFinished`.
+public struct RecoveryFinishedEntry: Sendable, Hashable {
+    public var outcome: RunResult.Outcome
+    public var resumed: Bool
+    public var releasedSession: Bool
+    /// How many in-doubt calls recovery reconciled.
+    public var resolutions: Int
+}

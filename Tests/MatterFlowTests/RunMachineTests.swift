@@ -1,0 +1,225 @@
+import MatterFlowJSON
+import Testing
+
+@testable import MatterFlow
+
+/// The run machine driven by hand, without hub, clock or task: each input's exact actions, the typed refusal of an
+/// impossible input, cancel as an input, resuming at a journaled position, and the derived transition table.
+@Suite struct RunMachineTests {
+    /// The table's specimen workflow: `check` (guarded, retried fetchRooms) → `wait` → `done`; cancel path `release`
+    /// → `settle` → `cancelled`.
+    let plan: ExecutionPlan
+
+    init() throws {
+        let workflow = try loadWorkflow(RunMachine.specimenText)
+        plan = ExecutionPlan(workflow, path: [workflow.name], prefix: "", catalog: .standard)
+    }
+
+    func machine(checkpoints: Bool = false) -> RunMachine {
+        RunMachine(
+            plan: plan, inputs: [:],
+            configuration: .init(
+                runID: "run-1", structureID: "s", recordsCheckpoints: checkpoints, random: SeededRandomSource(seed: 3)))
+    }
+
+    static let passing = HubStatus(online: true, reachable: true, permissionGranted: true, activeSession: false)
+    static let unreachable = FlowError(.hubUnreachable, "not reachable")
+    static let keyUsed = HubEvent(name: "epskcModeDeactivated", structureID: "s", value: "keyUsed", fields: ["n": 1], time: .zero)
+
+    /// One line per action, for exact comparisons.
+    static func lines(_ actions: [RunAction]) -> [String] {
+        actions.map { action in
+            switch action {
+            case .report(_, let kind):
+                switch kind {
+                case .runStarted: "runStarted"
+                case .stateEntered(let state, _): "stateEntered \(state)"
+                case .guardChecked(_, let guardName, let error): "guardChecked \(guardName.rawValue) \(error == nil ? "passed" : "failed")"
+                case .hubCallStarted(_, let operation, let attempt, _): "hubCallStarted \(operation) #\(attempt)"
+                case .hubCallFinished(_, let operation, _, _, let error): "hubCallFinished \(operation) \(error?.cause.rawValue ?? "ok")"
+                case .retryScheduled(_, let attempt, let delay, _): "retryScheduled #\(attempt) \(delay)s"
+                case .transition(let from, let to, _): "transition \(from) → \(to)"
+                case .warning(_, let message): "warning \(message)"
+                case .waitStarted(let state, let event, _): "waitStarted \(state) \(event)"
+                case .eventReceived(_, let event, let value, _): "eventReceived \(event) \(value)"
+                case .cancelRequested(let state): "cancelRequested \(state)"
+                case .runFinished(let outcome, _): "runFinished \(outcome.rawValue)"
+                }
+            case .checkpoint(let checkpoint): "checkpoint \(checkpoint.state)"
+            case .proceed: "proceed"
+            case .checkStatus(let check): "checkStatus \(check.state)\(check.cancellable ? "" : " shielded")"
+            case .call(let call): "call \(call.operation.name) key \(call.context.idempotencyKey)\(call.cancellable ? "" : " shielded")"
+            case .delay(let duration, let cancellable): "delay \(duration)\(cancellable ? "" : " shielded")"
+            case .waitForEvent(let wait): "waitForEvent \(wait.event) \(wait.timeout)\(wait.cancellable ? "" : " shielded")"
+            case .interruptWork: "interruptWork"
+            case .finish(let result): "finish \(result.outcome.rawValue) \(result.visitedStates.joined(separator: ","))"
+            }
+        }
+    }
+
+    @Test func aScriptOfInputsGivesExactActions() throws {
+        var run = machine()
+        #expect(Self.lines(try run.start()) == ["runStarted", "stateEntered check", "proceed"])
+        #expect(Self.lines(try run.proceed()) == ["checkStatus check"])
+        #expect(Self.lines(try run.statusChecked(.finished(Self.passing))) == [
+            "guardChecked hubReachable passed", "hubCallStarted fetchRooms #1", "call fetchRooms key run-1/1",
+        ])
+        #expect(Self.lines(try run.callEnded(.failed(Self.unreachable))) == [
+            "hubCallFinished fetchRooms hubUnreachable", "retryScheduled #2 1.0s", "delay 1.0 seconds",
+        ])
+        // The retry checks its guard again, then calls under the next key.
+        #expect(Self.lines(try run.delayEnded(elapsed: true)) == ["checkStatus check"])
+        #expect(Self.lines(try run.statusChecked(.finished(Self.passing))) == [
+            "guardChecked hubReachable passed", "hubCallStarted fetchRooms #2", "call fetchRooms key run-1/2",
+        ])
+        #expect(Self.lines(try run.callEnded(.finished(["sessionID": "session-9"]))) == [
+            "hubCallFinished fetchRooms ok", "transition check → wait", "stateEntered wait", "proceed",
+        ])
+        #expect(Self.lines(try run.proceed()) == ["waitStarted wait epskcModeDeactivated", "waitForEvent epskcModeDeactivated 60.0 seconds"])
+        #expect(Self.lines(try run.waitEnded(.event(Self.keyUsed))) == [
+            "eventReceived epskcModeDeactivated keyUsed", "transition wait → done", "stateEntered done", "proceed",
+        ])
+        #expect(Self.lines(try run.proceed()) == ["runFinished succeeded", "finish succeeded check,wait,done"])
+        #expect(run.isFinished)
+    }
+
+    @Test func anImpossibleInputThrowsATypedErrorNamingPhaseAndInput() throws {
+        var run = machine()
+        #expect(throws: RunMachineError(code: .impossibleInput, phase: "notStarted", input: "proceed")) { try run.proceed() }
+        _ = try run.start()
+        _ = try run.proceed()
+        let error = try #require(throws: RunMachineError.self) { try run.callEnded(.finished(.null)) }
+        #expect(error.code == .impossibleInput)
+        #expect(error.description.contains("callEnded while checkingGuard"))
+        // Refused inputs change nothing: the guard's end is still awaited.
+        #expect(run.phaseName == "checkingGuard")
+        #expect(throws: RunMachineError.self) { try run.start() }
+        #expect(throws: RunMachineError.self) { try run.waitEnded(.timedOut) }
+        #expect(Self.lines(try run.statusChecked(.finished(Self.passing))).last == "call fetchRooms key run-1/1")
+    }
+
+    @Test func aCancelIsAnInput() throws {
+        // Between states: the entered state does nothing, the cancel path starts at once.
+        var entered = machine()
+        _ = try entered.start()
+        #expect(Self.lines(entered.cancelRequested()) == [
+            "cancelRequested check", "transition check → release", "stateEntered release", "proceed",
+        ])
+        #expect(entered.phaseName == "entered (cancel path)")
+        #expect(Self.lines(try entered.proceed()) == ["checkStatus release shielded"])
+        // A second cancel changes nothing; the cancel path is never interrupted.
+        #expect(entered.cancelRequested().isEmpty)
+
+        // During a call: the driver stops it, and a late result is kept for the cancel path.
+        var calling = machine()
+        _ = try calling.start()
+        _ = try calling.proceed()
+        _ = try calling.statusChecked(.finished(Self.passing))
+        #expect(Self.lines(calling.cancelRequested()) == ["interruptWork"])
+        #expect(calling.phaseName == "calling")
+        #expect(Self.lines(try calling.callEnded(.cancelled(late: ["sessionID": "late"]))) == [
+            "hubCallFinished fetchRooms ok", "cancelRequested check", "transition check → release", "stateEntered release", "proceed",
+        ])
+        #expect(calling.top.scope.vars["session"]?["sessionID"] == "late")
+
+        // While waiting for an event: the cancel path starts at once.
+        var waiting = machine()
+        _ = try waiting.start()
+        _ = try waiting.proceed()
+        _ = try waiting.statusChecked(.finished(Self.passing))
+        _ = try waiting.callEnded(.finished(["sessionID": "s-1"]))
+        _ = try waiting.proceed()
+        #expect(Self.lines(waiting.cancelRequested()).prefix(2) == ["cancelRequested wait", "transition wait → release"])
+        #expect(throws: RunMachineError(code: .impossibleInput, phase: "entered (cancel path)", input: "waitEnded")) {
+            try waiting.waitEnded(.event(Self.keyUsed))
+        }
+    }
+
+    @Test func aRunResumesAtAJournaledPosition() throws {
+        let waiting = RunCheckpoint(workflowPath: [plan.name], state: "wait", inputs: [:], variables: ["session": ["sessionID": "s-7"]])
+        var resumed = try RunMachine(
+            plan: plan, resumingAt: ResumePoint(levels: [waiting], cancel: false),
+            configuration: .init(runID: "run-1", structureID: "s", recordsCheckpoints: true, random: SeededRandomSource(seed: 3)))
+        // No runStarted again; the state is entered anew, with its checkpoint.
+        #expect(Self.lines(try resumed.start()) == ["stateEntered wait", "checkpoint wait", "proceed"])
+        #expect(Self.lines(try resumed.proceed()).last == "waitForEvent epskcModeDeactivated 60.0 seconds")
+
+        // A call whose outcome was journaled is not made again: its result is bound and the run moves on.
+        let checking = RunCheckpoint(workflowPath: [plan.name], state: "check", inputs: [:], variables: [:])
+        var completed = try RunMachine(
+            plan: plan, resumingAt: ResumePoint(levels: [checking], completedStep: ["sessionID": "s-8"], cancel: false),
+            configuration: .init(runID: "run-1", structureID: "s", random: SeededRandomSource(seed: 3)))
+        #expect(Self.lines(try completed.start()) == ["stateEntered check", "transition check → wait", "stateEntered wait", "proceed"])
+        #expect(completed.top.scope.vars["session"]?["sessionID"] == "s-8")
+
+        // Resumed to cancel: the state re-entered takes the cancel path before doing anything.
+        var cancelling = try RunMachine(
+            plan: plan, resumingAt: ResumePoint(levels: [waiting], cancel: true),
+            configuration: .init(runID: "run-1", structureID: "s", random: SeededRandomSource(seed: 3)))
+        _ = try cancelling.start()
+        #expect(Self.lines(try cancelling.proceed()).prefix(2) == ["cancelRequested wait", "transition wait → release"])
+
+        // A position the workflow cannot take is refused, not trapped on.
+        let nowhere = RunCheckpoint(workflowPath: [plan.name], state: "gone", inputs: [:], variables: [:])
+        #expect(throws: FlowError.self) {
+            try RunMachine(
+                plan: plan, resumingAt: ResumePoint(levels: [nowhere], cancel: false),
+                configuration: .init(runID: "run-1", structureID: "s", random: SeededRandomSource(seed: 3)))
+        }
+    }
+
+    @Test func theTransitionTableListsEveryPhaseAndInput() {
+        let table = RunMachine.transitionTable
+        for phase in RunMachine.SpecimenPhase.allCases {
+            #expect(RunMachine.specimen(phase) != nil, "the specimen reaches \(phase.name)")
+            for input in RunMachine.Input.allCases {
+                #expect(!table.transitions(from: phase.name, on: input.rawValue).isEmpty, "\(phase.name) × \(input.rawValue)")
+            }
+        }
+        #expect(table.states.count == RunMachine.SpecimenPhase.allCases.count)
+        #expect(table.events == RunMachine.Input.allCases.map(\.rawValue))
+        // Every row names a phase the table lists, and no specimen failed to build.
+        for row in table.transitions {
+            switch row.outcome {
+            case .moves(let to, _): #expect(table.states.contains(to), "\(row.from) × \(row.event) → \(to)")
+            case .refused(let cause): #expect(cause.rawValue == "impossibleInput")
+            }
+        }
+        #expect(table.transitions(from: "calling", on: "cancelRequested").first?.outcome == .moves(to: "calling", output: "interruptWork"))
+        #expect(table.transitions(from: "waitingEvent", on: "cancelRequested").first?.outcome == .moves(to: "entered (cancel path)", output: "proceed"))
+        #expect(table.transitions(from: "calling (cancel path)", on: "cancelRequested").first?.outcome == .moves(to: "calling (cancel path)", output: nil))
+        #expect(table.transitions(from: "notStarted", on: "proceed").first?.outcome == .refused(ErrorCause(rawValue: "impossibleInput")))
+        #expect(table.transitions(from: "retryDelay", on: "delayEnded").map(\.outcome) == [
+            .moves(to: "checkingGuard", output: "checkStatus"), .moves(to: "entered (cancel path)", output: "proceed"),
+        ])
+    }
+}
+
+/// ``RunCancellation``: the supported way to cancel a run from its own observer, or from anywhere before a handle
+/// exists.
+@Suite struct RunCancellationTests {
+    @Test func aCancelFromTheObserverOnEnteringAStateComesBeforeItsWork() async throws {
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "t", "version": 1, "start": "rooms", "onCancel": "stop", "states": {
+              "rooms": {"type": "action", "operation": "fetchRooms", "next": "again"},
+              "again": {"type": "action", "operation": "fetchRooms", "next": "ok"},
+              "ok": {"type": "succeed"},
+              "stop": {"type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "stopped"}
+            }}
+            """#)
+        let hub = ScriptedHub()
+        let cancellation = RunCancellation()
+        var options = RunOptions(structureID: "s", clock: VirtualClock(), random: SeededRandomSource(seed: 1))
+        options.cancellation = cancellation
+        options.observer = { event in
+            if case .stateEntered("again", _) = event.kind { cancellation.cancel() }
+        }
+        let result = try await WorkflowEngine().run(workflow, on: hub, options: options)
+        #expect(result.outcome == .cancelled)
+        #expect(result.visitedStates == ["rooms", "again", "stop"])
+        // `again` was cancelled before it called the hub: one call, from `rooms`.
+        #expect(hub.count("fetchRooms") == 1)
+        #expect(result.error?.message.contains("cancelled in state again") == true)
+        #expect(cancellation.isCancelled)
+    }
+}
