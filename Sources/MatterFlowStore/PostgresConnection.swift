@@ -44,7 +44,9 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         switch code {
         case .connectionFailed, .connectionLost: return true
         case .commandFailed:
-            guard let sqlState else { return false }
+            // A failure without an SQLSTATE comes from libpq itself, not the server: the connection went away
+            // while the command was under way.
+            guard let sqlState else { return true }
             return sqlState.hasPrefix("08") || sqlState.hasPrefix("57") || sqlState == "40001" || sqlState == "40P01"
         }
     }
