@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for the tests: a private data directory and a Unix socket inside DIR, no TCP.
 #
-#   bash Tests/Postgres/pg-server.sh start DIR     initdb + start; prints the libpq conninfo on stdout
+#   bash Tests/Postgres/pg-server.sh start DIR [OWNER_PID]
+#                                                  initdb + start; prints the libpq conninfo on stdout. With
+#                                                  OWNER_PID, a watchdog stops the server once that process is gone
+#                                                  (even killed with SIGKILL, when its own clean-up cannot run).
 #   bash Tests/Postgres/pg-server.sh stop DIR      stops the server by the PID in its postmaster.pid
 #   bash Tests/Postgres/pg-server.sh restart DIR   stop (immediate: like a crash) and start on the same data
 #   bash Tests/Postgres/pg-server.sh available     exit 0 when a server binary is found, 3 (and why) when not
@@ -111,6 +114,12 @@ case "$command" in
                 as_server_user "$bin/initdb" -D "$dir/data" -A trust -U matterflow --no-sync -E UTF8 >"$dir/initdb.log" 2>&1 \
                     || { cat "$dir/initdb.log" >&2; exit 1; }
                 start_server
+                owner="${3:-}"
+                if [ -n "$owner" ]; then
+                    script="$(readlink -f "$0")"
+                    setsid bash -c 'while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 1; done; bash "$3" stop "$2"' \
+                        watchdog "$owner" "$dir" "$script" </dev/null >/dev/null 2>&1 &
+                fi
                 echo "host=$dir port=5432 user=matterflow dbname=postgres"
                 ;;
             stop) stop_server ;;

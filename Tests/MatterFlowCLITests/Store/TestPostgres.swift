@@ -37,7 +37,8 @@ enum TestPostgres {
                     try? FileManager.default.removeItem(atPath: directory)
                 }
             }
-            let result = try shell(["start", directory + "/pg"])
+            // The script's watchdog stops the server if this process dies without running its exit handler.
+            let result = try shell(["start", directory + "/pg", String(getpid())])
             guard result.status == 0 else {
                 throw PostgresHarnessError(message: "pg-server.sh start failed (\(result.status)): \(result.output)")
             }
