@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MatterFlow", targets: ["MatterFlow"]),
         .library(name: "MatterFlowSimulator", targets: ["MatterFlowSimulator"]),
         .library(name: "MatterFlowJournal", targets: ["MatterFlowJournal"]),
+        .library(name: "MatterFlowStore", targets: ["MatterFlowStore"]),
         .library(name: "MatterFlowHubProtocol", targets: ["MatterFlowHubProtocol"]),
         .library(name: "MatterFlowFixtures", targets: ["MatterFlowFixtures"]),
         .library(name: "MatterFlowJSON", targets: ["MatterFlowJSON"]),
@@ -33,6 +34,11 @@ let package = Package(
             pkgConfig: "json-c",
             providers: [.apt(["libjson-c-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
 
         // MARK: - Core libraries
         .target(name: "MatterFlowJSON", dependencies: ["CJSONC"]),
@@ -43,13 +49,15 @@ let package = Package(
         .target(name: "MatterFlowFixtures", dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]),
         .target(name: "MatterFlowJournal", dependencies: ["MatterFlow", "MatterFlowJSON"]),
         .target(name: "MatterFlowHubProtocol", dependencies: ["MatterFlow", "MatterFlowJSON"]),
+        // The run store shared by a fleet of workers (PostgreSQL through libpq, or a journal directory).
+        .target(name: "MatterFlowStore", dependencies: ["MatterFlow", "MatterFlowJournal", "MatterFlowJSON", "CLibPQ"]),
 
         // MARK: - Command line
         .target(
             name: "MatterFlowCLI",
             dependencies: [
                 "MatterFlow", "MatterFlowSimulator", "MatterFlowFixtures", "MatterFlowJournal", "MatterFlowJSON",
-                "MatterFlowHubProtocol", "MatterPayload", "ThreadDataset",
+                "MatterFlowHubProtocol", "MatterPayload", "ThreadDataset", "MatterFlowStore",
             ]
         ),
         .executableTarget(name: "matterflow", dependencies: ["MatterFlowCLI"]),
@@ -99,7 +107,7 @@ let package = Package(
             name: "MatterFlowCLITests",
             dependencies: [
                 "MatterFlowCLI", "MatterFlow", "MatterFlowSimulator", "MatterPayload", "MatterFlowJournal", "MatterFlowJSON",
-                "MatterFlowHubProtocol", "ThreadTestVectors", "matterflow",
+                "MatterFlowHubProtocol", "ThreadTestVectors", "matterflow", "MatterFlowStore",
             ]
         ),
     ]

@@ -1,7 +1,8 @@
 import MatterFlowJSON
 import Synchronization
 
-/// Appends records to one run's journal file, which it holds locked for as long as it is open.
+/// Appends records to one run's journal file, which it holds locked for as long as it is open, or to a
+/// ``JournalSink``.
 ///
 /// Every record is written with one `write(2)` as soon as it is appended (a killed process loses nothing it
 /// appended); records marked `sync` — the side-effect boundaries — are also flushed with `fsync` before
@@ -9,6 +10,7 @@ import Synchronization
 final class JournalWriter: Sendable {
     private struct State {
         var file: JournalFile?
+        var sink: (any JournalSink)?
         var nextSequence: Int
         var failure: JournalError?
     }
@@ -39,6 +41,13 @@ final class JournalWriter: Sendable {
         state = Mutex(State(file: file, nextSequence: nextSequence))
     }
 
+    /// Writes to a sink instead of a file, continuing after `nextSequence - 1` records.
+    init(sink: any JournalSink, nextSequence: Int, hook: JournalTestHook?) {
+        path = sink.name
+        self.hook = hook
+        state = Mutex(State(file: nil, sink: sink, nextSequence: nextSequence))
+    }
+
     /// Appends one entry as a record `{"seq", "type", "wallTime", ...members}`, flushed when it is a side-effect
     /// boundary (``JournalEntry/isFlushed``), and returns its sequence number.
     @discardableResult
@@ -51,6 +60,22 @@ final class JournalWriter: Sendable {
     private func append(_ type: String, _ fields: JSONObject, sync: Bool) throws(JournalError) -> Int {
         let outcome = state.withLock { state -> Result<Int, JournalError> in
             if let failure = state.failure { return .failure(failure) }
+            if let sink = state.sink {
+                let sequence = state.nextSequence
+                var payload: JSONObject = ["seq": .int(sequence), "type": .string(type), "wallTime": .double(JournalFile.wallTime())]
+                for member in fields.members where payload[member.key] == nil { payload[member.key] = member.value }
+                do throws(JournalError) {
+                    if hook?(JournalBoundary(position: .before, sequence: sequence, type: type)) == .tear {
+                        throw JournalError(.journalUnwritable, "record \(sequence) of \(path) was refused on purpose by a test hook")
+                    }
+                    try sink.append(JournalRecord(payload: payload, offset: 0), sync: sync)
+                } catch {
+                    state.failure = error
+                    return .failure(error)
+                }
+                state.nextSequence += 1
+                return .success(sequence)
+            }
             guard let file = state.file else {
                 return .failure(JournalError(.journalUnwritable, "the journal \(path) is already closed"))
             }
@@ -81,6 +106,7 @@ final class JournalWriter: Sendable {
 
     /// Cuts the file to `length` bytes: drops a torn tail before recovery appends after it.
     func truncate(to length: Int) throws(JournalError) {
+        if state.withLock({ $0.sink != nil }) { return }
         let file = state.withLock { $0.file }
         guard let file else { throw JournalError(.journalUnwritable, "the journal \(path) is already closed") }
         try file.truncate(to: length)
@@ -92,12 +118,22 @@ final class JournalWriter: Sendable {
     /// Whether a write has failed (the journal no longer records the run).
     var failure: JournalError? { state.withLock { $0.failure } }
 
-    /// Releases the lock and closes the file; later appends fail.
+    /// Every record written so far: the file read back, or the sink's records.
+    func readBack() throws(JournalError) -> [JournalRecord] {
+        if let sink = state.withLock({ $0.sink }) { return try sink.records() }
+        return try JournalReader.read(path: path).records
+    }
+
+    /// Releases the lock and closes the file (or the sink); later appends fail.
     func close() {
-        let file = state.withLock { state -> JournalFile? in
-            defer { state.file = nil }
-            return state.file
+        let (file, sink) = state.withLock { state -> (JournalFile?, (any JournalSink)?) in
+            defer {
+                state.file = nil
+                state.sink = nil
+            }
+            return (state.file, state.sink)
         }
         file?.close()
+        sink?.close()
     }
 }

@@ -63,6 +63,16 @@ public struct RunJournal: Sendable {
             throw JournalError(.journalUnwritable, "run ID \"\(runID)\" cannot name a journal file; use letters, digits and dashes")
         }
         let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
+        return try Self.start(workflow, resolved: resolved, inputs: inputs, on: hub, options: options, engine: engine, writer: writer)
+    }
+
+    /// Starts a run whose records go to `writer` (a file or a ``JournalSink``); `options.runID` is set.
+    static func start(
+        _ workflow: Workflow, resolved: JSONObject, inputs: JSONObject, on hub: any Hub, options given: RunOptions,
+        engine: WorkflowEngine, writer: JournalWriter
+    ) throws -> RunHandle {
+        var options = given
+        let runID = options.runID ?? ""
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: options.structureID,
             showSecrets: options.showSecrets, hub: hub,

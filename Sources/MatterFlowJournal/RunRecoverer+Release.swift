@@ -38,7 +38,8 @@ extension RunRecoverer {
     func withdrawEpskcKeys(_ run: inout RunRecovery) async throws(RecoveryDeferral) {
         let journaled: JournalEntries
         do {
-            journaled = try JournalReader.read(path: writer.path).entries()
+            journaled = try JournalContents(path: writer.path, records: writer.readBack(), validLength: 0, tornTail: nil, problems: [])
+                .entries()
         } catch {
             throw RecoveryDeferral(message: "the journal could not be read back: \(error.message)")
         }

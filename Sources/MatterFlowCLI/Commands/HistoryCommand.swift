@@ -10,6 +10,7 @@ struct HistoryCommand {
         arguments: [("<run>", "The run ID (as printed by run and runs).", false)],
         options: [
             .init(name: "journal", valueName: "<dir>", help: "The journal directory."),
+            StoreOption.option,
             .init(name: "json", valueName: nil, help: "Print the records as one JSON object."),
         ],
         discussion: """
@@ -24,8 +25,11 @@ struct HistoryCommand {
     let environment: ToolEnvironment
 
     func execute() throws(UsageError) -> Int32 {
+        if let store = arguments.value("store") {
+            return StoreListing.history(store, runID: arguments.positionals[0], json: arguments.flag("json"), environment: environment)
+        }
         guard let directory = arguments.value("journal") else {
-            throw UsageError(message: "Missing expected option '--journal <dir>'", command: Self.spec.name)
+            throw UsageError(message: "Missing expected option '--journal <dir>' (or '--store <url>')", command: Self.spec.name)
         }
         let runID = arguments.positionals[0]
         let contents: JournalContents

@@ -10,6 +10,7 @@ struct RunsCommand {
         arguments: [],
         options: [
             .init(name: "journal", valueName: "<dir>", help: "The journal directory (as given to run --journal)."),
+            StoreOption.option,
             .init(name: "json", valueName: nil, help: "Print the runs as a JSON array."),
         ],
         discussion: """
@@ -24,8 +25,11 @@ struct RunsCommand {
     let environment: ToolEnvironment
 
     func execute() throws(UsageError) -> Int32 {
+        if let store = arguments.value("store") {
+            return StoreListing.runs(store, json: arguments.flag("json"), environment: environment)
+        }
         guard let directory = arguments.value("journal") else {
-            throw UsageError(message: "Missing expected option '--journal <dir>'", command: Self.spec.name)
+            throw UsageError(message: "Missing expected option '--journal <dir>' (or '--store <url>')", command: Self.spec.name)
         }
         let runs: [JournalRunSummary]
         do {

@@ -1,0 +1,72 @@
+import MatterFlowJSON
+import MatterFlowJournal
+import MatterFlowStore
+
+/// `runs --store URL` and `history RUN --store URL`: the same listings as with --journal, from any run store.
+enum StoreListing {
+    static func runs(_ location: String, json: Bool, environment: ToolEnvironment) -> Int32 {
+        let runs: [StoredRun]
+        do {
+            runs = try openRunStore(location).runs()
+        } catch {
+            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        if json {
+            environment.standardOutput.line(JSONWriter.pretty(.array(runs.map(\.jsonValue))))
+            return ExitCode.success
+        }
+        guard !runs.isEmpty else {
+            environment.standardError.line("no runs in the store")
+            return ExitCode.success
+        }
+        var rows = [["RUN", "WORKFLOW", "STRUCTURE", "STATUS", "WORKER", "STARTED (UTC)", "RECORDS", "NOTES"]]
+        for run in runs {
+            var notes = run.notes
+            if run.recovered { notes.insert("recovered", at: 0) }
+            rows.append([
+                run.runID, run.workflow ?? "-", run.structureID ?? "-", run.status, run.workerID ?? "-",
+                run.startedAt.map(RunsCommand.timestamp) ?? "-", String(run.recordCount), notes.joined(separator: "; "),
+            ])
+        }
+        let widths = (0..<rows[0].count - 1).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            var line = ""
+            for (index, cell) in row.enumerated() {
+                line += cell
+                if index < widths.count { line += String(repeating: " ", count: widths[index] - cell.count + 2) }
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            environment.standardOutput.line(line)
+        }
+        return ExitCode.success
+    }
+
+    static func history(_ location: String, runID: String, json: Bool, environment: ToolEnvironment) -> Int32 {
+        let records: [JournalRecord]
+        let status: String?
+        do {
+            let store = try openRunStore(location)
+            records = try store.records(of: runID)
+            status = try store.runs().first { $0.runID == runID }?.status
+        } catch {
+            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        if json {
+            environment.standardOutput.line(
+                JSONWriter.pretty([
+                    "runID": .string(runID), "status": status.map(JSONValue.string) ?? .null,
+                    "records": .array(records.map { .object($0.payload) }),
+                ]))
+            return ExitCode.success
+        }
+        let origin = records.first?.wallTime ?? 0
+        for record in records {
+            let elapsed = WatchCommand.seconds((record.wallTime ?? origin) - origin)
+            environment.standardOutput.line("#\(record.sequence)  +\(elapsed)s  \(record.type)  \(HistoryCommand.details(record))")
+        }
+        if let status { environment.standardOutput.line("status: \(status)") }
+        return ExitCode.success
+    }
+}

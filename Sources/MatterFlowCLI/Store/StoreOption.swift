@@ -1,0 +1,33 @@
+import MatterFlowStore
+
+/// `--store URL` on the commands that work with a run store: `postgres://...` or a libpq conninfo for PostgreSQL,
+/// or a journal directory (docs/store.md).
+enum StoreOption {
+    static let option = CommandSpec.Option(
+        name: "store", valueName: "<url>",
+        help: "The run store: postgres://USER@HOST/DB, a libpq conninfo (\"host=/run/pg dbname=mf\"), or a journal directory.")
+
+    /// The `--store` value, required.
+    static func value(_ arguments: ParsedArguments, command: String) throws(UsageError) -> String {
+        guard let value = arguments.value("store"), !value.isEmpty else {
+            throw UsageError(message: "Missing expected option '--store <url>'", command: command)
+        }
+        return value
+    }
+
+    /// The PostgreSQL store `--store` names; nil (with the reason on `err`) when it cannot be opened. A journal
+    /// directory is refused: the command needs the fleet's store.
+    static func postgres(_ location: String, command: String, err: any TextSink) throws(UsageError) -> PostgresRunStore? {
+        guard PostgresRunStore.isPostgres(location) else {
+            throw UsageError(
+                message: "`matterflow \(command)` needs a PostgreSQL store (postgres://... or a conninfo), not the journal directory '\(location)'",
+                command: command)
+        }
+        do {
+            return try PostgresRunStore(conninfo: location)
+        } catch {
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            return nil
+        }
+    }
+}

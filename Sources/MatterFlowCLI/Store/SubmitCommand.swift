@@ -1,0 +1,87 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+import MatterFlowStore
+
+/// `matterflow submit WORKFLOW --store URL [--input ...]`: queues a run for the fleet's workers and prints its ID.
+struct SubmitCommand {
+    static let spec = CommandSpec(
+        name: "submit",
+        abstract: "Queue a run in a PostgreSQL run store for the workers; print its run ID.",
+        arguments: [("<workflow>", "The workflow file to run (workers load it from this absolute path).", false)],
+        options: [
+            StoreOption.option,
+            .init(name: "input", valueName: "<name=value>", repeatable: true, help: "An input value, typed by the workflow's declaration."),
+            .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
+            .init(name: "structure", valueName: "<id>", help: "The structure to commission into (default: the built-in home's)."),
+            .init(name: "secrets", valueName: "<dir>", help: "Where the run's secret inputs wait for its worker (the store never keeps them)."),
+            .init(name: "run-id", valueName: "<id>", help: "The run's ID (default: run- and 12 random hex digits)."),
+        ],
+        discussion: """
+            The workflow and inputs are checked first, as `run` checks them. Secret inputs (the onboarding payload)
+            are never stored: they are written to <dir>/<run>.secrets (mode 0600) for the worker, which reads them
+            from its own --secrets directory and removes the file when the run ends. See docs/store.md.
+
+            Exit status: 0 (the run ID on stdout), 2 invalid workflow or inputs, or the store cannot be reached,
+            64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() throws(UsageError) -> Int32 {
+        let err = environment.standardError
+        let location = try StoreOption.value(arguments, command: Self.spec.name)
+        try RunInputParser.rejectRepeatedNames(arguments.all("input"), command: Self.spec.name)
+        let engine = WorkflowEngine()
+        let workflow: Workflow
+        let inputs: JSONObject
+        do {
+            workflow = try engine.load(path: Self.absolute(arguments.positionals[0]))
+            inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: arguments.all("input"))
+            _ = try workflow.resolveInputs(inputs)
+        } catch {
+            MatterflowTool.report(error.diagnostics, to: err)
+            return ExitCode.invalidInput
+        }
+        let secretNames = workflow.inputs.filter { $0.secret && inputs[$0.name] != nil }.map(\.name)
+        if !secretNames.isEmpty && arguments.value("secrets") == nil {
+            throw UsageError(
+                message: "the inputs \(secretNames.joined(separator: ", ")) are secret and the store never keeps them; "
+                    + "pass --secrets DIR (a directory the workers read with their own --secrets)",
+                command: Self.spec.name)
+        }
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
+        let runID = arguments.value("run-id") ?? "run-" + SystemRandomSource().hexDigits(12)
+        do {
+            if let directory = arguments.value("secrets"), !secretNames.isEmpty {
+                var secrets = JSONObject()
+                for name in secretNames { secrets[name] = inputs[name] }
+                try SecretInbox(directory: directory).put(secrets, runID: runID)
+            }
+            let structure = arguments.value("structure") ?? HomeDescription.defaultHome.structure.id
+            environment.standardOutput.line(try store.submit(workflow, inputs: inputs, structureID: structure, runID: runID))
+            return ExitCode.success
+        } catch {
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+    }
+
+    /// The path made absolute against the working directory: workers may run elsewhere.
+    static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        let directory = FileSystemPath.currentDirectory
+        return directory == "/" ? "/" + path : directory + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+    }
+}
+
+/// The working directory.
+enum FileSystemPath {
+    static var currentDirectory: String {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

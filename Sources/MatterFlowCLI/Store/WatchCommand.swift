@@ -1,0 +1,93 @@
+import MatterFlowJSON
+import MatterFlowJournal
+import MatterFlowStore
+
+/// `matterflow watch RUN --store URL`: a run's records as they are written, from any machine, until it ends.
+struct WatchCommand {
+    static let spec = CommandSpec(
+        name: "watch",
+        abstract: "Stream a run's journal records from a PostgreSQL run store as they are written.",
+        arguments: [("<run>", "The run ID (as printed by submit and runs).", false)],
+        options: [
+            StoreOption.option,
+            .init(name: "json", valueName: nil, help: "One JSON record per line."),
+            .init(name: "timeout", valueName: "<seconds>", help: "Give up after this long (default: wait until the run ends)."),
+        ],
+        discussion: """
+            Prints the records written so far, then each new one as its batch commits (PostgreSQL LISTEN/NOTIFY on
+            the channel matterflow_records), in the format of `history`, until the run has a final status.
+
+            Exit status: 0 the run succeeded, 1 it failed, was cancelled or needs attention, 2 no such run or the
+            store cannot be reached, 3 --timeout passed first, 64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() throws(UsageError) -> Int32 {
+        let err = environment.standardError
+        let out = environment.standardOutput
+        let location = try StoreOption.value(arguments, command: Self.spec.name)
+        let runID = arguments.positionals[0]
+        var deadline: ContinuousClock.Instant?
+        if let text = arguments.value("timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+                throw UsageError(message: "--timeout must be a number of seconds from 0 to 86400, not '\(text)'", command: Self.spec.name)
+            }
+            deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        }
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
+        let listener: PostgresConnection
+        do {
+            listener = try PostgresConnection(location)
+            try listener.listen("matterflow_records")
+        } catch {
+            err.line("error[storeUnavailable]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        defer { listener.close() }
+        var last = 0
+        var origin: Double?
+        while true {
+            do {
+                // The status first: records written before it turned final are all in the store by then.
+                let status = try store.status(of: runID)
+                for record in try store.records(of: runID, after: last) {
+                    origin = origin ?? record.wallTime
+                    if arguments.flag("json") {
+                        out.line(JSONWriter.compact(.object(record.payload)))
+                    } else {
+                        let elapsed = ((record.wallTime ?? 0) - (origin ?? 0))
+                        out.line("#\(record.sequence)  +\(Self.seconds(elapsed))s  \(record.type)  \(HistoryCommand.details(record))")
+                    }
+                    last = record.sequence
+                }
+                switch status {
+                case "succeeded":
+                    if !arguments.flag("json") { out.line("status: succeeded") }
+                    return ExitCode.success
+                case "failed", "cancelled", "needsAttention":
+                    if !arguments.flag("json") { out.line("status: \(status)") }
+                    return ExitCode.failure
+                default:
+                    break
+                }
+                if let deadline, ContinuousClock.now >= deadline {
+                    err.line("watch: run \(runID) is still \(status) after --timeout")
+                    return 3
+                }
+                _ = try? listener.notifications(timeoutMilliseconds: 250)
+            } catch {
+                err.line("error[\(error.code.rawValue)]: \(error.message)")
+                return ExitCode.invalidInput
+            }
+        }
+    }
+
+    /// Seconds with three decimals, without Foundation's formatter.
+    static func seconds(_ value: Double) -> String {
+        let milliseconds = Int((max(0, value) * 1000).rounded())
+        let fraction = String(milliseconds % 1000)
+        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import MatterFlow
+import MatterFlowHubProtocol
+import MatterFlowJSON
+import MatterFlowSimulator
+import MatterFlowStore
+import Synchronization
+
+/// `matterflow worker --store URL`: a member of the fleet. Claims queued runs, runs them with their records in the
+/// store, heartbeats their leases, and settles the runs of workers that died.
+struct WorkerCommand {
+    static let spec = CommandSpec(
+        name: "worker",
+        abstract: "Run queued runs from a PostgreSQL run store, sharing the work with other workers.",
+        arguments: [],
+        options: [
+            StoreOption.option,
+            HubOption.option,
+            .init(name: "home", valueName: "<file>", help: "Home description to simulate for every structure (default: the built-in home)."),
+            .init(name: "state", valueName: "<dir>", help: "Keep each structure's simulated home in <dir>/<structure> (share it between workers)."),
+            .init(name: "secrets", valueName: "<dir>", help: "Where the runs' secret inputs wait (as given to submit --secrets)."),
+            .init(name: "concurrency", valueName: "<n>", help: "Runs at once (default 8; 1...1000)."),
+            .init(name: "lease", valueName: "<seconds>", help: "Lease length: another worker takes a run over this long after the last heartbeat (default 10; 1...3600)."),
+            .init(name: "resume", valueName: nil, help: "Resume taken-over runs where safe, instead of taking their cancel path."),
+            .init(name: "clock", valueName: "<kind>", help: "virtual (default with the simulated home) or real."),
+            .init(name: "exit-when-idle", valueName: nil, help: "Stop once no run is queued or running in the store."),
+            .init(name: "worker-id", valueName: "<id>", help: "The worker's ID in the store (default: HOST-PID-XXXX)."),
+        ],
+        discussion: """
+            Each run's journal records (intent before every hub call, outcome after) go to the store, written in
+            batches across runs (group commit). A worker that dies loses its leases; another worker claims its
+            runs once their lease runs out and settles them as `matterflow recover` does. One commissioning
+            session per structure holds across the fleet: a second run preparing the structure gets sessionBusy.
+
+            With the simulated home, workers on one machine share a structure's home through --state DIR.
+
+            SIGTERM or SIGINT: stop claiming, wait up to 30 s for the runs in progress, hand the rest back to the
+            fleet, exit 143 (130). Exit status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached,
+            64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() async throws(UsageError) -> Int32 {
+        let err = environment.standardError
+        let location = try StoreOption.value(arguments, command: Self.spec.name)
+        if arguments.value("hub") != nil, let first = ["home", "state"].first(where: { arguments.value($0) != nil }) {
+            throw UsageError(message: "--\(first) configures the simulated home and does not apply with --hub; drop one of them", command: Self.spec.name)
+        }
+        let concurrency = try Self.number(arguments.value("concurrency"), name: "concurrency", default: 8, range: 1...1000)
+        let lease = try Self.number(arguments.value("lease"), name: "lease", default: 10, range: 1...3600)
+        let endpoint: HubEndpoint?
+        do {
+            endpoint = try arguments.value("hub").map { spec throws(HubEndpoint.ParseError) in try HubEndpoint(parsing: spec) }
+        } catch {
+            throw UsageError(message: error.message, command: Self.spec.name)
+        }
+        let clock = try environment.clock(named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
+
+        let hubs: StoreWorker.HubProvider
+        var remote: RemoteHub?
+        if let endpoint {
+            guard let connected = await HubOption.connect(endpoint, err: err) else { return ExitCode.invalidInput }
+            remote = connected
+            let hub = connected.hub
+            hubs = { _ in hub }
+        } else {
+            let initial: HomeDescription
+            do {
+                initial = try arguments.value("home").map { path throws(DiagnosticsError) in try HomeDescription.load(path: path) }
+                    ?? HomeDescription.defaultHome
+            } catch {
+                MatterflowTool.report(error.diagnostics, to: err)
+                return ExitCode.invalidInput
+            }
+            hubs = SimulatedHomes(initial: initial, stateDirectory: arguments.value("state"), clock: clock).hub(for:)
+        }
+
+        let pid = Int(getpid())
+        let host = ProcessInfo.processInfo.hostName
+        let workerID = arguments.value("worker-id") ?? "\(host)-\(pid)-\(SystemRandomSource().hexDigits(4))"
+        let worker = StoreWorker(
+            store: store, hubs: hubs,
+            options: WorkerOptions(
+                workerID: workerID, concurrency: concurrency, leaseSeconds: Double(lease), resume: arguments.flag("resume"),
+                secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
+                clock: clock, log: { err.line($0) }))
+        let signals = environment.handlesInterrupts ? InterruptSignals() : nil
+        signals?.calls { worker.stop() }
+        let summary: WorkerSummary
+        do {
+            summary = try await worker.run(host: host, pid: pid)
+        } catch {
+            signals?.stop()
+            await remote?.close()
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        signals?.stop()
+        await remote?.close()
+        let finished = summary.finished.keys.sorted().map { "\($0) \(summary.finished[$0] ?? 0)" }.joined(separator: ", ")
+        err.line("worker \(workerID): stopped; finished: \(finished.isEmpty ? "none" : finished); taken over \(summary.takenOver); handed back \(summary.handedBack)")
+        return signals?.exitCode ?? ExitCode.success
+    }
+
+    static func number(_ text: String?, name: String, default value: Int, range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let text else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError(message: "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'", command: spec.name)
+        }
+        return number
+    }
+}
+
+/// The simulated home of each structure a worker's runs name: the same home description with the structure's ID,
+/// kept in `<state>/<structure>/home.json` when a state directory is given (so workers on one machine share it).
+final class SimulatedHomes: Sendable {
+    private let initial: HomeDescription
+    private let stateDirectory: String?
+    private let clock: any WorkflowClock
+    private let hubs = Mutex<[StructureID: SimulatedHub]>([:])
+
+    init(initial: HomeDescription, stateDirectory: String?, clock: any WorkflowClock) {
+        self.initial = initial
+        self.stateDirectory = stateDirectory
+        self.clock = clock
+    }
+
+    @Sendable func hub(for structure: StructureID) async throws -> any Hub {
+        if let hub = hubs.withLock({ $0[structure] }) { return hub }
+        guard !structure.isEmpty, !structure.contains("/"), !structure.hasPrefix(".") else {
+            throw FlowError(.structureNotFound, "structure \"\(structure)\" cannot name a simulated home directory")
+        }
+        var home = initial
+        home.structure.id = structure
+        let hub: SimulatedHub
+        if let stateDirectory {
+            let store = try HomeStateStore(directory: stateDirectory + "/" + structure, startingFrom: home)
+            hub = try SimulatedHub(stateStore: store, clock: clock)
+        } else {
+            hub = try SimulatedHub(home: home, clock: clock)
+        }
+        return hubs.withLock { hubs in
+            if let existing = hubs[structure] { return existing }
+            hubs[structure] = hub
+            return hub
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// Journaled runs and recovery over a ``JournalSink`` instead of a journal directory: the same records, the same
+/// intent-before-call and outcome-after-call rule, and the same reconcile-then-cancel-or-resume recovery as
+/// ``RunJournal``, for run stores that keep records elsewhere (PostgreSQL).
+public enum SinkJournal {
+    /// Starts a journaled run whose records go to `sink`: like ``RunJournal/start(_:inputs:on:options:engine:testHook:)``.
+    /// - Parameter options: `runID` must be set (the sink belongs to that run).
+    /// - Throws: `DiagnosticsError` for inputs that do not match the workflow.
+    public static func start(
+        _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
+        engine: WorkflowEngine = WorkflowEngine(), sink: any JournalSink
+    ) throws -> RunHandle {
+        let resolved = try workflow.resolveInputs(inputs)
+        var options = options
+        if options.runID == nil { options.runID = "run-" + options.random.hexDigits(12) }
+        let writer = JournalWriter(sink: sink, nextSequence: 1, hook: nil)
+        return try RunJournal.start(workflow, resolved: resolved, inputs: inputs, on: hub, options: options, engine: engine, writer: writer)
+    }
+
+    /// Settles one interrupted run from its records, as `matterflow recover` does for a journal file: reconciles
+    /// its in-doubt calls by reading the hub, then takes its cancel path (or resumes it, with
+    /// ``RecoveryOptions/resume``), and appends recovery's records to `sink`. The caller guarantees that no live
+    /// process writes the run any more (a file journal's lock; a store's expired lease).
+    public static func recover(
+        runID: String, records: [JournalRecord], sink: any JournalSink, on hub: any Hub,
+        options: RecoveryOptions = RecoveryOptions()
+    ) async -> RunRecovery {
+        options.clock.beginActivity()
+        defer { options.clock.endActivity() }
+        let contents = JournalContents(path: sink.name, records: records, validLength: 0, tornTail: nil, problems: [])
+        var run = RunRecovery(runID: runID, path: sink.name, action: .unreadable, status: .unreadable)
+        let entries: JournalEntries
+        do {
+            entries = try contents.entries()
+        } catch {
+            run.notes.append(error.message)
+            return run
+        }
+        let writer = JournalWriter(sink: sink, nextSequence: (records.last?.sequence ?? 0) + 1, hook: options.testHook)
+        defer { writer.close() }
+        guard let (started, startedAt) = entries.started else {
+            // The run never recorded its start: it never touched the hub.
+            run.action = .notStarted
+            run.status = .notStarted
+            return run
+        }
+        run.runID = started.runID
+        run.workflow = started.workflow
+        run.structureID = started.structureID
+        run.startedAt = startedAt
+        if let finished = entries.finished {
+            run.action = .alreadyFinished
+            run.status = JournalRunStatus(finished.outcome)
+            return run
+        }
+        let recoverer = RunRecoverer(contents: contents, entries: entries, writer: writer, hub: hub, options: options)
+        do {
+            try await recoverer.recover(into: &run)
+        } catch {
+            run.action = .deferred
+            run.status = .needsAttention
+            run.notes.append(error.message)
+            _ = try? writer.append(.recoveryDeferred(reason: error.message))
+        }
+        return run
+    }
+}

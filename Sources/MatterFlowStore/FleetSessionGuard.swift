@@ -1,0 +1,66 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// One active commissioning session per structure across the whole fleet, whatever hub each worker uses.
+///
+/// Wraps the operation catalog: before an operation that opens a session (`prepareCommissioning`) reaches the hub,
+/// the run takes the structure's row in `matterflow_sessions` (the structure is its primary key, so a second run
+/// conflicts and gets `sessionBusy`, on any worker); when the call fails, the row is given back. An operation that
+/// releases the session (`cancelCommissioning`, `completeCommissioning`) gives the row back once it succeeded.
+/// The run is known from ``HubCallContext`` (the journal sets it for every call).
+///
+/// It also fences every hub call by the run's lease: once the store refused one of the run's records (another
+/// worker took the run over), no further call of the run reaches the hub, whatever the run does next.
+struct FleetSessionGuard {
+    let store: PostgresRunStore
+    let committer: GroupCommitter
+
+    func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
+        let operations = catalog.operations.map { original -> OperationDescriptor in
+            original.invoking { [store, committer] hub, structure, arguments in
+                let runID = HubCallContext.current?.runID
+                if let runID, let lost = committer.failure(of: runID) {
+                    throw FlowError(
+                        .hubUnreachable,
+                        "\(original.name) was not called: this worker can no longer record run \(runID) (\(lost.message))")
+                }
+                guard original.acquiresSession || original.releasesSession else {
+                    return try await original.call(hub: hub, structure: structure, arguments: arguments)
+                }
+                if original.acquiresSession, let runID {
+                    let holder: String?
+                    do throws(StoreError) {
+                        holder = try store.acquireSession(structure: structure, runID: runID)
+                    } catch {
+                        throw FlowError(.hubUnreachable, "the run store could not take the fleet's session lock for structure \"\(structure)\": \(error.message)")
+                    }
+                    if let holder {
+                        throw FlowError(
+                            .sessionBusy,
+                            "another commissioning session is active on structure \"\(structure)\" in the fleet (run \(holder)); "
+                                + "wait for it to end, or settle it if its worker died")
+                    }
+                    do {
+                        return try await original.call(hub: hub, structure: structure, arguments: arguments)
+                    } catch {
+                        // Refused or failed on the hub: no session was opened, so the fleet's lock goes too. (A call
+                        // whose worker dies keeps the lock until recovery settles the run.)
+                        try? store.releaseSession(structure: structure, runID: runID)
+                        throw error
+                    }
+                }
+                let value = try await original.call(hub: hub, structure: structure, arguments: arguments)
+                if original.releasesSession {
+                    // `released: false`: the hub had no session, so only this run's own row (if any) is stale.
+                    if value["released"]?.boolValue != false {
+                        try? store.releaseSession(structure: structure, runID: nil)
+                    } else if let runID {
+                        try? store.releaseSession(structure: structure, runID: runID)
+                    }
+                }
+                return value
+            }
+        }
+        return OperationCatalog(operations, events: catalog.events)
+    }
+}

@@ -1,0 +1,259 @@
+import MatterFlowJSON
+import MatterFlowJournal
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes the journal records of every run of a process to PostgreSQL in batches: one transaction carries the
+/// records that piled up while the previous one committed, whatever runs they belong to (group commit), so
+/// durability costs one round trip per batch rather than one per record.
+///
+/// Runs hand records to ``append(_:runID:sync:)`` from their own threads. A record that is not a side-effect
+/// boundary returns at once and goes with the next batch (at the latest ``idleFlush`` later); a side-effect
+/// record returns only once its batch has committed. Batches are written by one thread of the committer's own,
+/// over its own connection, which it opens again (for up to ``reconnectLimit``) when the server restarts; a
+/// batch whose commit was lost with the connection is written again, and records already there are skipped.
+///
+/// Fencing: a record is written only while the run's lease belongs to this worker (`worker_id`); records of a
+/// run another worker took over are refused, and the run's writes fail from then on.
+public final class GroupCommitter: @unchecked Sendable {
+    // Safety of @unchecked Sendable: every stored property is either immutable (`let`) or touched only while
+    // `monitor` is locked (`pending`, `committed`, `nextTicket`, `failures`, `stopping`, `fenced`); the pthread
+    // mutex and condition are themselves safe to use from any thread.
+
+    private struct Pending {
+        var ticket: UInt64
+        var runID: String
+        var record: JournalRecord
+    }
+
+    /// The longest a record that is not a side-effect boundary waits before it is written (for `watch`).
+    public static let idleFlush: Int = 50
+    /// How long the committer keeps trying to reach the server before it fails the waiting records.
+    public static let reconnectLimit: Duration = .seconds(30)
+
+    private let conninfo: String
+    private let workerID: String
+    private let monitor = Monitor()
+    private var pending: [Pending] = []
+    private var nextTicket: UInt64 = 0
+    private var committed: UInt64 = 0
+    private var failures: [String: StoreError] = [:]
+    private var syncRequested = false
+    private var stopping = false
+    private var stopped = false
+    private var thread: pthread_t?
+    /// Batches and records written, for benchmarks and tests.
+    private var batchCount = 0
+    private var recordCount = 0
+
+    /// Starts the committer's thread. It connects on its first batch.
+    public init(conninfo: String, workerID: String) {
+        self.conninfo = conninfo
+        self.workerID = workerID
+        let unmanaged = Unmanaged.passRetained(self)
+        var created = pthread_t()
+        let result = pthread_create(&created, nil, { argument in
+            let committer = Unmanaged<GroupCommitter>.fromOpaque(argument!).takeRetainedValue()
+            committer.loop()
+            return nil
+        }, unmanaged.toOpaque())
+        if result == 0 {
+            thread = created
+        } else {
+            unmanaged.release()
+            stopped = true
+        }
+    }
+
+    /// Keeps one record of a run; for a side-effect record, waits until it and everything before it committed.
+    /// - Throws: ``StoreError`` when the run's records can no longer be written (server unreachable for longer
+    ///   than ``reconnectLimit``, or the run's lease passed to another worker).
+    public func append(_ record: JournalRecord, runID: String, sync: Bool) throws(StoreError) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        if let failure = failures[runID] { throw failure }
+        guard !stopped else { throw StoreError(.storeUnavailable, "the store's writer has stopped") }
+        nextTicket += 1
+        let ticket = nextTicket
+        pending.append(Pending(ticket: ticket, runID: runID, record: record))
+        guard sync else { return }
+        syncRequested = true
+        monitor.broadcast()
+        while committed < ticket && failures[runID] == nil && !stopped { monitor.wait() }
+        if let failure = failures[runID] { throw failure }
+        if committed < ticket { throw StoreError(.storeUnavailable, "the store's writer stopped before record \(record.sequence) of \(runID) was written") }
+    }
+
+    /// Why a run's records can no longer be written (its lease passed to another worker, or the store stayed out of
+    /// reach); nil while they can.
+    public func failure(of runID: String) -> StoreError? {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return failures[runID]
+    }
+
+    /// Writes what is pending, then stops the thread (waiting for it).
+    public func shutdown() {
+        monitor.lock()
+        stopping = true
+        syncRequested = true
+        monitor.broadcast()
+        monitor.unlock()
+        if let thread { pthread_join(thread, nil) }
+        thread = nil
+    }
+
+    /// Batches and records written so far.
+    public var statistics: (batches: Int, records: Int) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return (batchCount, recordCount)
+    }
+
+    // MARK: - The committer's thread
+
+    private func loop() {
+        var connection: PostgresConnection?
+        while true {
+            monitor.lock()
+            while !syncRequested && pending.isEmpty && !stopping { monitor.wait() }
+            if !syncRequested && !stopping { monitor.wait(milliseconds: Self.idleFlush) }
+            let batch = pending
+            pending.removeAll(keepingCapacity: true)
+            syncRequested = false
+            let finishing = stopping
+            monitor.unlock()
+
+            if !batch.isEmpty {
+                let outcome = write(batch, connection: &connection)
+                monitor.lock()
+                switch outcome {
+                case .success(let refused):
+                    for runID in refused where failures[runID] == nil {
+                        failures[runID] = StoreError(
+                            .storeFailed, "run \(runID) is no longer leased to this worker (\(workerID)); another worker took it over")
+                    }
+                case .failure(let error):
+                    for entry in batch where failures[entry.runID] == nil { failures[entry.runID] = error }
+                }
+                committed = batch.last?.ticket ?? committed
+                batchCount += 1
+                recordCount += batch.count
+                monitor.broadcast()
+                monitor.unlock()
+            }
+            if finishing {
+                monitor.lock()
+                if pending.isEmpty {
+                    stopped = true
+                    monitor.broadcast()
+                    monitor.unlock()
+                    connection?.close()
+                    return
+                }
+                monitor.unlock()
+            }
+        }
+    }
+
+    /// Writes one batch in one transaction; returns the runs whose records were refused (not leased to us).
+    private func write(_ batch: [Pending], connection: inout PostgresConnection?) -> Result<Set<String>, StoreError> {
+        var rows: [JSONValue] = []
+        rows.reserveCapacity(batch.count)
+        for entry in batch {
+            rows.append([
+                "run": .string(entry.runID), "seq": .int(entry.record.sequence), "type": .string(entry.record.type),
+                "payload": .object(entry.record.payload),
+            ])
+        }
+        let document = JSONWriter.compact(.array(rows))
+        let runIDs = Set(batch.map(\.runID))
+        let deadline = ContinuousClock.now + Self.reconnectLimit
+        var delay = 10
+        while true {
+            do {
+                if connection == nil || connection?.isOpen == false { connection = try PostgresConnection(conninfo) }
+                guard let open = connection else { continue }
+                let written = try open.execute(
+                    """
+                    WITH batch AS (
+                        SELECT r->>'run' AS run_id, (r->>'seq')::integer AS seq, r->>'type' AS type, r->'payload' AS payload,
+                               ordinality
+                        FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS b(r, ordinality)
+                    ), leased AS (
+                        SELECT run_id FROM matterflow_runs
+                        WHERE run_id IN (SELECT DISTINCT run_id FROM batch) AND worker_id = $2
+                        FOR SHARE
+                    ), inserted AS (
+                        INSERT INTO matterflow_records (run_id, seq, type, payload)
+                        SELECT run_id, seq, type, payload FROM batch WHERE run_id IN (SELECT run_id FROM leased)
+                        ORDER BY ordinality
+                        ON CONFLICT (run_id, seq) DO NOTHING
+                        RETURNING run_id
+                    ), notified AS (
+                        SELECT pg_notify('matterflow_records', run_id) FROM (SELECT DISTINCT run_id FROM inserted) AS n
+                    )
+                    SELECT run_id, (SELECT count(*) FROM notified) FROM leased
+                    """, [document, workerID])
+                let leased = Set(written.rows.compactMap { $0[0] })
+                return .success(runIDs.subtracting(leased))
+            } catch {
+                connection?.close()
+                connection = nil
+                // The batch is one transaction, rolled back whole on failure, and records already written are
+                // skipped: writing it again is safe.
+                if !error.isTransient {
+                    return .failure(StoreError.from(error, doing: "writing journal records"))
+                }
+                if ContinuousClock.now >= deadline {
+                    return .failure(StoreError.from(error, doing: "writing journal records"))
+                }
+                usleep(UInt32(delay * 1000))
+                delay = min(delay * 2, 500)
+            }
+        }
+    }
+}
+
+/// A pthread mutex with a condition: what the committer's thread and the runs' threads wait on.
+final class Monitor: @unchecked Sendable {
+    // Safety of @unchecked Sendable: the pointers are allocated once, never reassigned, and point to pthread
+    // objects made for use from many threads.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        condition = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    func wait() { pthread_cond_wait(condition, mutex) }
+    func broadcast() { pthread_cond_broadcast(condition) }
+
+    /// Waits at most `milliseconds` (or until a broadcast).
+    func wait(milliseconds: Int) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var nanoseconds = Int(now.tv_nsec) + milliseconds * 1_000_000
+        var until = now
+        until.tv_sec += nanoseconds / 1_000_000_000
+        nanoseconds %= 1_000_000_000
+        until.tv_nsec = nanoseconds
+        pthread_cond_timedwait(condition, mutex, &until)
+    }
+}

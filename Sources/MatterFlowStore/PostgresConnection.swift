@@ -1,0 +1,284 @@
+import CLibPQ
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A PostgreSQL failure: what went wrong, the server's SQLSTATE when it sent one, and its message.
+public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Stable codes (documented in `docs/store.md`).
+    public enum Code: String, Sendable, Hashable {
+        /// No connection could be made (server down, wrong address, authentication refused).
+        case connectionFailed
+        /// The connection broke during a command; the command's effect is unknown unless it was a read.
+        case connectionLost
+        /// The server refused a command (the SQLSTATE says why).
+        case commandFailed
+    }
+
+    public var code: Code
+    /// The five-character SQLSTATE the server reported (`23505` unique violation, `40001` serialization failure...).
+    public var sqlState: String?
+    public var message: String
+
+    public init(_ code: Code, sqlState: String? = nil, _ message: String) {
+        self.code = code
+        self.sqlState = sqlState
+        self.message = message
+    }
+
+    public var description: String {
+        "\(code.rawValue)\(sqlState.map { " [\($0)]" } ?? ""): \(message)"
+    }
+
+    /// Whether the server refused the command because of a unique constraint.
+    public var isUniqueViolation: Bool { sqlState == "23505" }
+
+    /// Whether trying the command again may succeed: the connection broke, the server is shutting down or
+    /// restarting (SQLSTATE class 08 and 57), or the transaction lost a deadlock or serialization conflict
+    /// (40001, 40P01) and was rolled back whole.
+    public var isTransient: Bool {
+        switch code {
+        case .connectionFailed, .connectionLost: return true
+        case .commandFailed:
+            // A failure without an SQLSTATE comes from libpq itself, not the server: the connection went away
+            // while the command was under way.
+            guard let sqlState else { return true }
+            return sqlState.hasPrefix("08") || sqlState.hasPrefix("57") || sqlState == "40001" || sqlState == "40P01"
+        }
+    }
+}
+
+/// The rows a command returned, as Swift values: text columns, nil for SQL NULL.
+public struct PostgresRows: Sendable {
+    /// The columns' names, in order.
+    public var columns: [String]
+    /// One array per row, a value per column.
+    public var rows: [[String?]]
+    /// The number of rows the command inserted, updated or deleted (`PQcmdTuples`), 0 when it said none.
+    public var affected: Int
+
+    /// The value of a named column in a row; nil for NULL or an unknown column.
+    public func value(_ column: String, row: Int) -> String? {
+        guard let index = columns.firstIndex(of: column), row < rows.count else { return nil }
+        return rows[row][index]
+    }
+}
+
+/// A notification received on a channel the connection listens on (`LISTEN` / `NOTIFY`).
+public struct PostgresNotification: Sendable, Hashable {
+    public var channel: String
+    public var payload: String
+}
+
+/// One connection to PostgreSQL through libpq: the only file of MatterFlow that calls libpq.
+///
+/// Every command is sent with its values as parameters (`$1`, `$2`, ...), never spliced into the SQL text, and
+/// its result is converted to Swift values before the call returns. Calls are serialized by a lock, so one
+/// connection may be shared by tasks; they block the calling thread for the round trip. libpq's notices
+/// (warnings the server sends) are dropped, so the library never prints.
+public final class PostgresConnection: Sendable {
+    /// The libpq connection handle; only touched under ``handle``'s lock.
+    private struct Handle: ~Copyable {
+        var pointer: OpaquePointer?
+    }
+
+    private let handle: Mutex<Handle>
+    /// The conninfo string or `postgres://` URI the connection was opened with (for messages, without password).
+    public let target: String
+
+    /// Connects to PostgreSQL.
+    /// - Parameter conninfo: A libpq connection string (`host=/tmp/pg port=5432 dbname=matterflow`) or URI
+    ///   (`postgres://user@host:5432/db?host=/socket/dir`).
+    /// - Throws: ``PostgresError`` `connectionFailed` with libpq's reason.
+    public init(_ conninfo: String) throws(PostgresError) {
+        target = Self.redacting(conninfo)
+        guard let pointer = PQconnectdb(conninfo) else {
+            throw PostgresError(.connectionFailed, "cannot connect to \(target): out of memory")
+        }
+        guard PQstatus(pointer) == CONNECTION_OK else {
+            let reason = Self.message(of: pointer)
+            PQfinish(pointer)
+            throw PostgresError(.connectionFailed, "cannot connect to \(target): \(reason)")
+        }
+        PQsetNoticeReceiver(pointer, { _, _ in }, nil)
+        handle = Mutex(Handle(pointer: pointer))
+    }
+
+    deinit {
+        handle.withLock { handle in
+            if let pointer = handle.pointer { PQfinish(pointer) }
+            handle.pointer = nil
+        }
+    }
+
+    /// Closes the connection; later commands fail with `connectionLost`.
+    public func close() {
+        handle.withLock { handle in
+            if let pointer = handle.pointer { PQfinish(pointer) }
+            handle.pointer = nil
+        }
+    }
+
+    /// Whether the connection is still usable.
+    public var isOpen: Bool {
+        handle.withLock { handle in handle.pointer.map { PQstatus($0) == CONNECTION_OK } ?? false }
+    }
+
+    /// Runs one SQL command with its parameters (text values; nil is NULL) and returns its rows.
+    ///
+    /// Several statements separated by `;` are allowed only without parameters (migrations).
+    /// - Throws: ``PostgresError``: `commandFailed` with the server's SQLSTATE, `connectionLost` when the
+    ///   connection broke.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> PostgresRows {
+        let outcome = handle.withLock { handle -> Result<PostgresRows, PostgresError> in
+            guard let pointer = handle.pointer else {
+                return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
+            }
+            let result: OpaquePointer?
+            if parameters.isEmpty {
+                result = PQexec(pointer, sql)
+            } else {
+                result = Self.withCStrings(parameters) { values in
+                    PQexecParams(pointer, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+                }
+            }
+            return Self.convert(result, connection: pointer, target: target)
+        }
+        return try outcome.get()
+    }
+
+    /// Starts listening on a channel (`LISTEN "channel"`; the name is quoted as an identifier).
+    public func listen(_ channel: String) throws(PostgresError) {
+        try execute("LISTEN " + Self.quoteIdentifier(channel))
+    }
+
+    /// Waits up to `timeoutMilliseconds` for notifications on the channels this connection listens on, and
+    /// returns those that arrived (possibly none). Blocks the calling thread while it waits.
+    /// - Throws: ``PostgresError`` `connectionLost` when the connection broke.
+    public func notifications(timeoutMilliseconds: Int32) throws(PostgresError) -> [PostgresNotification] {
+        let socket = handle.withLock { handle in handle.pointer.map { PQsocket($0) } ?? -1 }
+        guard socket >= 0 else { throw PostgresError(.connectionLost, "the connection to \(target) is closed") }
+        var pending = drain()
+        if case .success(let ready) = pending, ready.isEmpty {
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&descriptor, 1, timeoutMilliseconds)
+            if polled < 0 && errno != EINTR {
+                throw PostgresError(.connectionLost, "cannot wait on the connection to \(target): \(String(cString: strerror(errno)))")
+            }
+            if polled > 0 { pending = drain() }
+        }
+        return try pending.get()
+    }
+
+    /// Reads what the server sent and returns the notifications in it.
+    private func drain() -> Result<[PostgresNotification], PostgresError> {
+        handle.withLock { handle in
+            guard let pointer = handle.pointer else {
+                return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
+            }
+            guard PQconsumeInput(pointer) == 1 else {
+                return .failure(PostgresError(.connectionLost, "the connection to \(target) broke: \(Self.message(of: pointer))"))
+            }
+            var received: [PostgresNotification] = []
+            while let notify = PQnotifies(pointer) {
+                received.append(
+                    PostgresNotification(
+                        channel: String(cString: notify.pointee.relname), payload: String(cString: notify.pointee.extra)))
+                PQfreemem(notify)
+            }
+            return .success(received)
+        }
+    }
+
+    /// Converts a libpq result to Swift values and frees it.
+    private static func convert(_ result: OpaquePointer?, connection: OpaquePointer, target: String) -> Result<PostgresRows, PostgresError> {
+        guard let result else {
+            let lost = PQstatus(connection) != CONNECTION_OK
+            return .failure(PostgresError(lost ? .connectionLost : .commandFailed, "\(target): \(message(of: connection))"))
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            let columnCount = Int(PQnfields(result))
+            let rowCount = Int(PQntuples(result))
+            var rows = PostgresRows(
+                columns: (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }, rows: [],
+                affected: Int(String(cString: PQcmdTuples(result))) ?? 0)
+            rows.rows.reserveCapacity(rowCount)
+            for row in 0..<Int32(rowCount) {
+                rows.rows.append(
+                    (0..<Int32(columnCount)).map { column in
+                        PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                    })
+            }
+            return .success(rows)
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+            let lost = PQstatus(connection) != CONNECTION_OK
+            let text = primary ?? message(of: connection)
+            return .failure(PostgresError(lost ? .connectionLost : .commandFailed, sqlState: state, text))
+        }
+    }
+
+    private static func message(of connection: OpaquePointer) -> String {
+        guard let text = PQerrorMessage(connection) else { return "unknown error" }
+        let message = String(cString: text).trimmingWhitespace()
+        return message.isEmpty ? "unknown error" : message
+    }
+
+    /// Runs `body` with the values as NUL-terminated C strings (nil stays a null pointer).
+    private static func withCStrings<R>(_ values: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let storage: [UnsafeMutablePointer<CChar>?] = values.map { $0.map { strdup($0) } ?? nil }
+        defer { for pointer in storage { free(pointer) } }
+        return body(storage.map { $0.map { UnsafePointer($0) } })
+    }
+
+    /// An SQL identifier in double quotes, with embedded quotes doubled.
+    static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingAll("\"", with: "\"\"") + "\""
+    }
+
+    /// The conninfo without a password (`password=...` or the password part of a URI).
+    static func redacting(_ conninfo: String) -> String {
+        if let scheme = conninfo.range(of: "://"), let at = conninfo[scheme.upperBound...].firstIndex(of: "@") {
+            let credentials = conninfo[scheme.upperBound..<at]
+            if let colon = credentials.firstIndex(of: ":") {
+                return String(conninfo[..<colon]) + ":<redacted>" + String(conninfo[at...])
+            }
+            return conninfo
+        }
+        return conninfo.split(separator: " ").map { $0.hasPrefix("password=") ? "password=<redacted>" : String($0) }
+            .joined(separator: " ")
+    }
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+
+    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+        var text = ""
+        for character in self { if character == target { text += replacement } else { text.append(character) } }
+        return text
+    }
+
+    fileprivate func range(of needle: String) -> Range<String.Index>? {
+        var index = startIndex
+        while index < endIndex {
+            if self[index...].hasPrefix(needle) { return index..<self.index(index, offsetBy: needle.count) }
+            index = self.index(after: index)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,28 @@
+import MatterFlowJournal
+
+/// One run's journal records, kept in PostgreSQL (`matterflow_records`) through the worker's ``GroupCommitter``.
+struct PostgresJournalSink: JournalSink {
+    let runID: String
+    let committer: GroupCommitter
+    let store: PostgresRunStore
+
+    var name: String { "postgres run \(runID)" }
+
+    func append(_ record: JournalRecord, sync: Bool) throws(JournalError) {
+        do {
+            try committer.append(record, runID: runID, sync: sync)
+        } catch {
+            throw JournalError(.journalUnwritable, error.message)
+        }
+    }
+
+    func records() throws(JournalError) -> [JournalRecord] {
+        do {
+            return try store.records(of: runID, after: 0)
+        } catch {
+            throw JournalError(.journalUnreadable, error.message)
+        }
+    }
+
+    func close() {}
+}

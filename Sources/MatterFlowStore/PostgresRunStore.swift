@@ -1,0 +1,215 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowJournal
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The run store in PostgreSQL: runs, their journal records, the queue, leases and the fleet-wide commissioning
+/// session per structure (schema and rules in `docs/store.md`).
+///
+/// Every command goes through one connection (serialized), with its values as parameters. A command that finds
+/// the connection broken (the server restarted) opens it again and retries, for up to ``reconnectLimit``; the
+/// commands that change state are written so that running one twice does what running it once does.
+public final class PostgresRunStore: RunStore {
+    /// How long a command keeps trying to reach a restarting server.
+    public static let reconnectLimit: Duration = .seconds(30)
+
+    public let conninfo: String
+    private let connection: Mutex<PostgresConnection?>
+
+    /// Connects, and checks that the schema is current.
+    /// - Throws: ``StoreError`` `storeUnavailable`, or `schemaOutdated` (run `matterflow store migrate`).
+    public init(conninfo: String, requireSchema: Bool = true) throws(StoreError) {
+        self.conninfo = conninfo
+        let opened: PostgresConnection
+        do {
+            opened = try PostgresConnection(conninfo)
+        } catch {
+            throw StoreError.from(error, doing: "connecting to the store")
+        }
+        connection = Mutex(opened)
+        if requireSchema {
+            let version = try StoreMigrator(connection: opened).version()
+            let latest = StoreMigrations.all.map(\.version).max() ?? 0
+            guard version >= latest else {
+                throw StoreError(
+                    .schemaOutdated,
+                    "the store \(opened.target) has schema version \(version), this MatterFlow needs \(latest); "
+                        + "run `matterflow store migrate --store URL` first")
+            }
+        }
+    }
+
+    /// Whether a `--store` value names PostgreSQL rather than a journal directory.
+    public static func isPostgres(_ location: String) -> Bool {
+        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") || location.contains("=")
+    }
+
+    public var name: String { "postgres \(PostgresConnection.redacting(conninfo))" }
+
+    /// Runs one command, reconnecting (bounded) when the connection broke.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [String?] = [], doing what: String) throws(StoreError) -> PostgresRows {
+        let deadline = ContinuousClock.now + Self.reconnectLimit
+        var delay: Duration = .milliseconds(10)
+        while true {
+            let outcome = connection.withLock { held -> Result<PostgresRows, PostgresError> in
+                do throws(PostgresError) {
+                    if held == nil || held?.isOpen == false { held = try PostgresConnection(conninfo) }
+                    guard let open = held else { return .failure(PostgresError(.connectionLost, "no connection")) }
+                    return .success(try open.execute(sql, parameters))
+                } catch {
+                    if error.isTransient {
+                        held?.close()
+                        held = nil
+                    }
+                    return .failure(error)
+                }
+            }
+            // One statement runs in a transaction of its own: after a transient failure it is rolled back whole,
+            // or (a commit whose answer was lost) done; every state-changing statement here is safe to repeat.
+            switch outcome {
+            case .success(let rows): return rows
+            case .failure(let error) where !error.isTransient || ContinuousClock.now >= deadline:
+                throw StoreError.from(error, doing: what)
+            case .failure:
+                Self.pause(delay)
+                delay = min(delay * 2, .milliseconds(500))
+            }
+        }
+    }
+
+    /// Sleeps the calling thread (the store's commands block their thread anyway).
+    static func pause(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+
+    // MARK: - Reading
+
+    public func runs() throws(StoreError) -> [StoredRun] {
+        let rows = try execute(
+            """
+            SELECT r.run_id, r.workflow, r.structure_id, r.status, r.worker_id,
+                   extract(epoch FROM coalesce(r.started_at, r.submitted_at))::float8 AS started,
+                   (SELECT count(*) FROM matterflow_records m WHERE m.run_id = r.run_id) AS records,
+                   r.recovered, r.error::text, r.notes
+            FROM matterflow_runs r ORDER BY r.submitted_at, r.run_id
+            """, doing: "listing the runs")
+        return rows.rows.map { row in
+            StoredRun(
+                runID: row[0] ?? "", workflow: row[1], structureID: row[2], status: row[3] ?? "?", workerID: row[4],
+                startedAt: row[5].flatMap(Double.init), recordCount: row[6].flatMap { Int($0) } ?? 0, recovered: row[7] == "t",
+                error: row[8].flatMap { try? JSONDocument.parse($0, file: "<store>").value },
+                notes: Self.textArray(row[9]))
+        }
+    }
+
+    public func records(of runID: String) throws(StoreError) -> [JournalRecord] {
+        let exists = try execute("SELECT 1 FROM matterflow_runs WHERE run_id = $1", [runID], doing: "reading run \(runID)")
+        guard !exists.rows.isEmpty else {
+            throw StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
+        }
+        return try records(of: runID, after: 0)
+    }
+
+    /// A run's records after sequence number `sequence`, in order.
+    public func records(of runID: String, after sequence: Int) throws(StoreError) -> [JournalRecord] {
+        let rows = try execute(
+            "SELECT payload::text FROM matterflow_records WHERE run_id = $1 AND seq > $2::integer ORDER BY seq",
+            [runID, String(sequence)], doing: "reading the records of run \(runID)")
+        var records: [JournalRecord] = []
+        records.reserveCapacity(rows.rows.count)
+        for row in rows.rows {
+            guard let text = row[0], let payload = try? JSONDocument.parse(text, file: "<store>").value.objectValue else {
+                throw StoreError(.storeFailed, "a record of run \(runID) in the store is not a JSON object")
+            }
+            records.append(JournalRecord(payload: payload, offset: 0))
+        }
+        return records
+    }
+
+    /// The status of one run (`queued`, `running`, ...).
+    public func status(of runID: String) throws(StoreError) -> String {
+        let rows = try execute("SELECT status FROM matterflow_runs WHERE run_id = $1", [runID], doing: "reading run \(runID)")
+        guard let status = rows.rows.first?.first ?? nil else {
+            throw StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
+        }
+        return status
+    }
+
+    // MARK: - Submitting
+
+    /// Queues a run of a workflow and returns its ID. Secret inputs are not stored: their values are replaced by
+    /// `"<redacted>"` and their names listed, so a worker knows to take them from its secrets directory.
+    public func submit(
+        _ workflow: Workflow, inputs: JSONObject, structureID: StructureID, runID: String
+    ) throws(StoreError) -> String {
+        var stored = inputs
+        var secrets: [String] = []
+        for declaration in workflow.inputs where declaration.secret && inputs[declaration.name] != nil {
+            stored[declaration.name] = .string(RunOptions.redacted)
+            secrets.append(declaration.name)
+        }
+        try execute(
+            """
+            INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, status)
+            VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], 'queued')
+            """,
+            [runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets)],
+            doing: "queueing run \(runID)")
+        try execute("SELECT pg_notify('matterflow_queue', $1)", [runID], doing: "announcing run \(runID)")
+        return runID
+    }
+
+    // MARK: - Helpers
+
+    /// A PostgreSQL `text[]` in its text form: `{"a","b"}`, quotes and backslashes escaped.
+    static func textArrayLiteral(_ values: [String]) -> String {
+        "{" + values.map { value in
+            var quoted = "\""
+            for character in value {
+                if character == "\"" || character == "\\" { quoted.append("\\") }
+                quoted.append(character)
+            }
+            return quoted + "\""
+        }.joined(separator: ",") + "}"
+    }
+
+    /// Parses a `text[]` in its text form (as ``textArrayLiteral(_:)`` writes it, and PostgreSQL returns it).
+    static func textArray(_ text: String?) -> [String] {
+        guard let text, text.count >= 2 else { return [] }
+        var values: [String] = []
+        var current = ""
+        var quoted = false
+        var escaped = false
+        var started = false
+        for character in text.dropFirst().dropLast() {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+                started = true
+            } else if character == "," && !quoted {
+                values.append(current)
+                current = ""
+                started = false
+            } else {
+                current.append(character)
+                started = true
+            }
+        }
+        if started || !values.isEmpty { values.append(current) }
+        return values
+    }
+}

@@ -1,0 +1,107 @@
+import MatterFlowJSON
+import MatterFlowJournal
+
+/// Where runs' durable state lives, as `matterflow runs` and `history` read it: a journal directory (one host) or
+/// PostgreSQL (a fleet of workers). ``openRunStore(_:)`` picks one from a `--store` value.
+public protocol RunStore: Sendable {
+    /// What the store is, for messages (`journal directory /var/lib/mf`, `postgres host=/tmp/pg ...`).
+    var name: String { get }
+    /// Every run with its status, oldest first.
+    func runs() throws(StoreError) -> [StoredRun]
+    /// One run's journal records, in order.
+    /// - Throws: ``StoreError`` `runNotFound` when the store has no such run.
+    func records(of runID: String) throws(StoreError) -> [JournalRecord]
+}
+
+/// One run as a store lists it.
+public struct StoredRun: Sendable, Hashable {
+    public var runID: String
+    public var workflow: String?
+    public var structureID: String?
+    /// `queued`, `running`, `succeeded`, `failed`, `cancelled`, `needsAttention`; for a journal directory also
+    /// `interrupted`, `notStarted` and `unreadable` (see `docs/journal.md`).
+    public var status: String
+    /// The worker that holds the run's lease (PostgreSQL, while it runs).
+    public var workerID: String?
+    /// When the run began, in seconds since the Unix epoch.
+    public var startedAt: Double?
+    public var recordCount: Int
+    /// Whether recovery (or a worker's takeover) settled the run.
+    public var recovered: Bool
+    /// The final error, for failed and cancelled runs.
+    public var error: JSONValue?
+    public var notes: [String]
+
+    public init(
+        runID: String, workflow: String?, structureID: String?, status: String, workerID: String? = nil,
+        startedAt: Double?, recordCount: Int, recovered: Bool, error: JSONValue?, notes: [String]
+    ) {
+        self.runID = runID
+        self.workflow = workflow
+        self.structureID = structureID
+        self.status = status
+        self.workerID = workerID
+        self.startedAt = startedAt
+        self.recordCount = recordCount
+        self.recovered = recovered
+        self.error = error
+        self.notes = notes
+    }
+
+    /// The run as JSON (`matterflow runs --json`).
+    public var jsonValue: JSONValue {
+        [
+            "runID": .string(runID), "workflow": workflow.map(JSONValue.string) ?? .null,
+            "structureID": structureID.map(JSONValue.string) ?? .null, "status": .string(status),
+            "workerID": workerID.map(JSONValue.string) ?? .null, "startedAt": startedAt.map(JSONValue.double) ?? .null,
+            "records": .int(recordCount), "recovered": .bool(recovered), "error": error ?? .null,
+            "notes": .array(notes.map(JSONValue.string)),
+        ]
+    }
+}
+
+/// A journal directory seen as a run store (what `--journal DIR` names).
+public struct JournalDirectoryStore: RunStore {
+    public let journal: RunJournal
+
+    /// Opens an existing journal directory, creating nothing.
+    public init(directory: String) throws(StoreError) {
+        do {
+            journal = try RunJournal(existingDirectory: directory)
+        } catch {
+            throw StoreError(error.code == .journalNotFound ? .invalidStore : .storeUnavailable, error.message)
+        }
+    }
+
+    public var name: String { "journal directory \(journal.directory)" }
+
+    public func runs() throws(StoreError) -> [StoredRun] {
+        do {
+            return try journal.runs().map { summary in
+                StoredRun(
+                    runID: summary.runID, workflow: summary.workflow, structureID: summary.structureID,
+                    status: summary.status.rawValue, startedAt: summary.startedAt, recordCount: summary.recordCount,
+                    recovered: summary.recovered, error: summary.error, notes: summary.notes)
+            }
+        } catch {
+            throw StoreError(.storeUnavailable, error.message)
+        }
+    }
+
+    public func records(of runID: String) throws(StoreError) -> [JournalRecord] {
+        do {
+            return try journal.read(runID: runID).records
+        } catch {
+            throw StoreError(error.code == .runNotFound ? .runNotFound : .storeUnavailable, error.message)
+        }
+    }
+}
+
+/// Opens the store a `--store` value names: `postgres://...` / `postgresql://...` or a libpq conninfo
+/// (`host=... dbname=...`) is PostgreSQL; `file:DIR` or a plain path is a journal directory.
+public func openRunStore(_ location: String) throws(StoreError) -> any RunStore {
+    if PostgresRunStore.isPostgres(location) { return try PostgresRunStore(conninfo: location) }
+    let directory = location.hasPrefix("file:") ? String(location.dropFirst(5)) : location
+    guard !directory.isEmpty else { throw StoreError(.invalidStore, "--store is empty; give postgres://... or a journal directory") }
+    return try JournalDirectoryStore(directory: directory)
+}

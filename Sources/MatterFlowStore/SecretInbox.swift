@@ -1,0 +1,75 @@
+import MatterFlowJSON
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a run's secret inputs wait for the worker that runs it: the store never keeps them.
+///
+/// `matterflow submit --secrets DIR` writes the secret inputs of a run to `DIR/<runID>.secrets` (a JSON object,
+/// mode 0600); the worker that claims the run (or takes it over after its first worker died) reads them from its own
+/// `--secrets DIR` (the same directory, or a copy a fleet shares: a tmpfs mount, a secrets volume), and removes the
+/// file once the run has a final status.
+public struct SecretInbox: Sendable {
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+    }
+
+    func path(of runID: String) -> String { directory + "/" + runID + ".secrets" }
+
+    /// Writes a run's secret inputs (readable by the owner only).
+    public func put(_ secrets: JSONObject, runID: String) throws(StoreError) {
+        let target = path(of: runID)
+        let bytes = Array(JSONWriter.compact(.object(secrets)).utf8)
+        let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError(.secretsUnavailable, "cannot write \(target): \(String(cString: strerror(errno))); --secrets must name a writable directory")
+        }
+        defer { close(descriptor) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw StoreError(.secretsUnavailable, "cannot write \(target): \(String(cString: strerror(errno)))") }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else { throw StoreError(.secretsUnavailable, "cannot flush \(target)") }
+    }
+
+    /// Reads a run's secret inputs.
+    /// - Throws: ``StoreError`` `secretsUnavailable` naming the file when it is missing or not a JSON object.
+    public func take(runID: String) throws(StoreError) -> JSONObject {
+        let source = path(of: runID)
+        let descriptor = open(source, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw StoreError(
+                .secretsUnavailable,
+                "the secret inputs of run \(runID) are not in \(source) (\(String(cString: strerror(errno)))); the store never keeps "
+                    + "secrets: give the worker the --secrets directory that `matterflow submit --secrets` wrote")
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw StoreError(.secretsUnavailable, "cannot read \(source)") }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+            guard bytes.count <= 1 << 20 else { throw StoreError(.secretsUnavailable, "\(source) is larger than 1 MiB; it is not a secrets file") }
+        }
+        guard let object = try? JSONDocument.parse(String(decoding: bytes, as: UTF8.self), file: source).value.objectValue else {
+            throw StoreError(.secretsUnavailable, "\(source) is not a JSON object of secret inputs")
+        }
+        return object
+    }
+
+    /// Removes a run's secrets file (once the run has a final status).
+    public func remove(runID: String) {
+        _ = unlink(path(of: runID))
+    }
+}

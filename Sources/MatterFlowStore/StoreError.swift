@@ -1,0 +1,42 @@
+/// A run store problem, with a stable code and a message that says what to do (codes in `docs/store.md`).
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// The store cannot be reached or refused the connection.
+        case storeUnavailable
+        /// The store's schema is missing or older than this MatterFlow: run `matterflow store migrate`.
+        case schemaOutdated
+        /// A migration failed; nothing of it was kept.
+        case migrationFailed
+        /// A command the store sent failed (the message has the server's SQLSTATE).
+        case storeFailed
+        /// No run with that ID in the store.
+        case runNotFound
+        /// A `--store` value that names no store.
+        case invalidStore
+        /// A run's secret inputs are not where the worker looks for them (`--secrets DIR`).
+        case secretsUnavailable
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    /// A PostgreSQL failure while doing something, as a store error.
+    static func from(_ error: PostgresError, doing what: String, code: Code = .storeFailed) -> StoreError {
+        switch error.code {
+        case .connectionFailed, .connectionLost:
+            return StoreError(.storeUnavailable, "\(what): \(error.message); check that PostgreSQL is running and --store names it")
+        case .commandFailed:
+            if error.sqlState == "42P01" {
+                return StoreError(.schemaOutdated, "\(what): \(error.message); run `matterflow store migrate --store URL` first")
+            }
+            return StoreError(code, "\(what): \(error.description)")
+        }
+    }
+}

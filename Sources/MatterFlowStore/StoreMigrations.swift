@@ -1,0 +1,132 @@
+/// The PostgreSQL schema of the run store, as numbered migrations (documented in `docs/store.md`).
+///
+/// ``StoreMigrator`` applies the ones a database lacks, in order, each in its own transaction with its row in
+/// `matterflow_migrations`; all of it under a transaction-scoped advisory lock, so workers that start together
+/// migrate once and never half-way.
+public enum StoreMigrations {
+    /// One migration: its version (1, 2, ...), a name and its SQL.
+    public struct Migration: Sendable {
+        public var version: Int
+        public var name: String
+        public var sql: String
+    }
+
+    /// The advisory lock key every migration holds (`pg_advisory_xact_lock`): "MFMIGRAT" as a 64-bit number.
+    static let lockKey: Int64 = 0x4D46_4D49_4752_4154
+
+    /// Every migration, oldest first. A released migration is never edited: a change is a new migration.
+    public static let all: [Migration] = [
+        Migration(
+            version: 1, name: "runs, records, sessions and workers",
+            sql: """
+                CREATE TABLE matterflow_runs (
+                    run_id        text PRIMARY KEY,
+                    workflow      text NOT NULL,
+                    workflow_file text NOT NULL,
+                    structure_id  text NOT NULL,
+                    inputs        jsonb NOT NULL,
+                    secret_inputs text[] NOT NULL DEFAULT '{}',
+                    status        text NOT NULL CHECK (status IN
+                                      ('queued', 'running', 'succeeded', 'failed', 'cancelled', 'needsAttention')),
+                    worker_id     text,
+                    lease_until   timestamptz,
+                    claims        integer NOT NULL DEFAULT 0,
+                    recovered     boolean NOT NULL DEFAULT false,
+                    submitted_at  timestamptz NOT NULL DEFAULT now(),
+                    started_at    timestamptz,
+                    finished_at   timestamptz,
+                    output        jsonb,
+                    error         jsonb,
+                    notes         text[] NOT NULL DEFAULT '{}'
+                );
+                CREATE INDEX matterflow_runs_queue ON matterflow_runs (submitted_at) WHERE status = 'queued';
+                CREATE INDEX matterflow_runs_leases ON matterflow_runs (lease_until) WHERE status = 'running';
+                CREATE INDEX matterflow_runs_worker ON matterflow_runs (worker_id) WHERE status = 'running';
+
+                CREATE TABLE matterflow_records (
+                    run_id  text NOT NULL REFERENCES matterflow_runs (run_id) ON DELETE CASCADE,
+                    seq     integer NOT NULL CHECK (seq >= 1),
+                    type    text NOT NULL,
+                    payload jsonb NOT NULL,
+                    PRIMARY KEY (run_id, seq)
+                );
+
+                CREATE TABLE matterflow_sessions (
+                    structure_id text PRIMARY KEY,
+                    run_id       text NOT NULL,
+                    acquired_at  timestamptz NOT NULL DEFAULT now()
+                );
+
+                CREATE TABLE matterflow_workers (
+                    worker_id    text PRIMARY KEY,
+                    host         text NOT NULL,
+                    pid          integer NOT NULL,
+                    started_at   timestamptz NOT NULL DEFAULT now(),
+                    heartbeat_at timestamptz NOT NULL DEFAULT now(),
+                    stopping     boolean NOT NULL DEFAULT false
+                );
+                """)
+    ]
+}
+
+/// Creates and upgrades the run store's schema.
+public struct StoreMigrator: Sendable {
+    /// What a migration pass did.
+    public struct Report: Sendable, Hashable {
+        /// Versions this pass applied, in order (empty when the schema was current).
+        public var applied: [Int]
+        /// The schema's version afterwards.
+        public var version: Int
+    }
+
+    public let connection: PostgresConnection
+
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Applies every migration the database lacks. Safe to run any number of times, from any number of processes
+    /// at once: each waits for the migration lock, then finds what the others applied.
+    /// - Throws: ``StoreError`` `storeUnavailable` or `migrationFailed` (nothing of a failed migration stays).
+    public func migrate(_ migrations: [StoreMigrations.Migration] = StoreMigrations.all) throws(StoreError) -> Report {
+        var applied: [Int] = []
+        do {
+            try connection.execute("BEGIN")
+            try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [String(StoreMigrations.lockKey)])
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS matterflow_migrations (
+                    version    integer PRIMARY KEY,
+                    name       text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                )
+                """)
+            let rows = try connection.execute("SELECT version FROM matterflow_migrations")
+            let present = Set(rows.rows.compactMap { $0[0].flatMap { Int($0) } })
+            for migration in migrations where !present.contains(migration.version) {
+                try connection.execute(migration.sql)
+                try connection.execute(
+                    "INSERT INTO matterflow_migrations (version, name) VALUES ($1::integer, $2)",
+                    [String(migration.version), migration.name])
+                applied.append(migration.version)
+            }
+            try connection.execute("COMMIT")
+            return Report(applied: applied, version: (present.union(applied)).max() ?? 0)
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw StoreError.from(error, doing: "migrating the store's schema", code: .migrationFailed)
+        }
+    }
+
+    /// The schema's version: 0 for a database the store never touched.
+    public func version() throws(StoreError) -> Int {
+        do {
+            let exists = try connection.execute("SELECT to_regclass('matterflow_migrations') IS NOT NULL")
+            guard exists.rows.first?.first == "t" else { return 0 }
+            let rows = try connection.execute("SELECT coalesce(max(version), 0) FROM matterflow_migrations")
+            return rows.rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+        } catch {
+            throw StoreError.from(error, doing: "reading the store's schema version", code: .storeUnavailable)
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import MatterFlow
+import MatterFlowCLI
+import MatterFlowJSON
+import MatterFlowJournal
+@testable import MatterFlowStore
+import Synchronization
+import Testing
+
+/// The PostgreSQL run store against a throwaway server: connection, migrations, group commit, fencing, and the
+/// fleet commands in-process.
+@Suite("PostgreSQL run store", .serialized, .enabled(if: TestPostgres.available, "no PostgreSQL server binary (install postgresql; .ci/run does)"))
+struct PostgresStoreTests {
+    @Test("values travel as parameters, results come back as Swift values, errors carry their SQLSTATE")
+    func connection() throws {
+        let connection = try PostgresConnection(try TestPostgres.database())
+        defer { connection.close() }
+        try connection.execute("CREATE TABLE t (id text PRIMARY KEY, note text)")
+        let hostile = "x'); DROP TABLE t; --\u{1F4A1}"
+        try connection.execute("INSERT INTO t VALUES ($1, $2)", [hostile, nil])
+        let rows = try connection.execute("SELECT id, note FROM t")
+        #expect(rows.columns == ["id", "note"])
+        #expect(rows.rows == [[hostile, nil]])
+        let duplicate = #expect(throws: PostgresError.self) { try connection.execute("INSERT INTO t VALUES ($1, $2)", [hostile, "again"]) }
+        #expect(duplicate?.sqlState == "23505")
+        #expect(duplicate?.isUniqueViolation == true)
+        #expect(duplicate?.code == .commandFailed)
+
+        let missing = #expect(throws: PostgresError.self) { _ = try PostgresConnection("host=/nonexistent-socket-dir port=5432 dbname=x connect_timeout=2") }
+        #expect(missing?.code == .connectionFailed)
+        #expect(missing?.message.contains("/nonexistent-socket-dir") == true)
+    }
+
+    @Test("LISTEN/NOTIFY: a notification sent on another connection arrives; none arrives when none is sent")
+    func notifications() throws {
+        let conninfo = try TestPostgres.database()
+        let listener = try PostgresConnection(conninfo)
+        defer { listener.close() }
+        try listener.listen("matterflow_records")
+        #expect(try listener.notifications(timeoutMilliseconds: 50).isEmpty)
+        let sender = try PostgresConnection(conninfo)
+        defer { sender.close() }
+        try sender.execute("SELECT pg_notify('matterflow_records', $1)", ["run-1"])
+        var received: [PostgresNotification] = []
+        for _ in 0..<20 where received.isEmpty { received = try listener.notifications(timeoutMilliseconds: 250) }
+        #expect(received.map(\.channel) == ["matterflow_records"])
+        #expect(received.map(\.payload) == ["run-1"])
+    }
+
+    @Test("store migrate creates the schema once; again changes nothing; concurrent migrators apply it exactly once")
+    func migrations() async throws {
+        let conninfo = try TestPostgres.database(migrated: false)
+        let before = #expect(throws: StoreError.self) { _ = try PostgresRunStore(conninfo: conninfo) }
+        #expect(before?.code == .schemaOutdated)
+        #expect(before?.message.contains("matterflow store migrate") == true)
+
+        let results = await withTaskGroup(of: [Int].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    guard let connection = try? PostgresConnection(conninfo) else { return [-1] }
+                    defer { connection.close() }
+                    return (try? StoreMigrator(connection: connection).migrate().applied) ?? [-1]
+                }
+            }
+            var all: [[Int]] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.sorted { $0.count > $1.count } == [[1], [], [], []])
+        let again = await matterflow(["store", "migrate", "--store", conninfo])
+        #expect(again.code == 0)
+        #expect(again.stdout == "schema version 1 (already current)\n")
+        _ = try PostgresRunStore(conninfo: conninfo)
+    }
+
+    @Test("group commit: records of many runs share transactions; a run leased to another worker is refused")
+    func groupCommit() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        for index in 0..<16 {
+            try store.execute(
+                """
+                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, worker_id)
+                VALUES ($1, 'w', '/w.json', 's', '{}', 'running', $2)
+                """, ["run-\(index)", index == 15 ? "someone-else" : "me"], doing: "test setup")
+        }
+        let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
+        let refused = RefusedRuns()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    for sequence in 1...20 {
+                        let record = JournalRecord(payload: ["seq": .int(sequence), "type": .string("intent")], offset: 0)
+                        do {
+                            try committer.append(record, runID: "run-\(index)", sync: sequence % 2 == 0)
+                        } catch {
+                            refused.runs.withLock { $0.append("run-\(index)") }
+                            return
+                        }
+                    }
+                }
+            }
+        }
+        committer.shutdown()
+        #expect(refused.runs.withLock { $0 } == ["run-15"])
+        for index in 0..<15 {
+            #expect(try store.records(of: "run-\(index)").map(\.sequence) == Array(1...20))
+        }
+        #expect(try store.records(of: "run-15").isEmpty)
+        let statistics = committer.statistics
+        #expect(statistics.records >= 15 * 20)
+        #expect(statistics.batches < statistics.records / 2, "records were not batched: \(statistics)")
+    }
+
+    @Test("submit, worker, runs, history: runs shared through the store end succeeded; no secret is stored")
+    func workerRunsQueuedRuns() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+
+        let refused = await matterflow(["submit", Repository.workflow("commission-device"), "--store", conninfo] + commissionInputs())
+        #expect(refused.code == 64)
+        #expect(refused.stderr.contains("--secrets DIR"))
+
+        var runIDs: [String] = []
+        for index in 0..<12 {
+            let submitted = await matterflow(
+                ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets,
+                 "--structure", "home-\(index)"] + commissionInputs(name: "Lamp \(index)"))
+            #expect(submitted.code == 0, "\(submitted.stderr)")
+            runIDs.append(submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let worker = await matterflowVirtual(
+            ["worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--concurrency", "4", "--worker-id", "w1"])
+        #expect(worker.code == 0, "\(worker.stderr)")
+        #expect(worker.stderr.contains("finished: succeeded 12"), "\(worker.stderr)")
+
+        let listed = await matterflow(["runs", "--store", conninfo, "--json"])
+        let runs = try #require(try parseJSON(listed.stdout) as? [[String: Any]])
+        #expect(Set(runs.compactMap { $0["runID"] as? String }) == Set(runIDs))
+        #expect(runs.allSatisfy { $0["status"] as? String == "succeeded" })
+
+        let history = await matterflow(["history", runIDs[0], "--store", conninfo])
+        #expect(history.code == 0)
+        #expect(history.stdout.contains("runStarted"))
+        #expect(history.stdout.hasSuffix("status: succeeded\n"))
+        let watch = await matterflow(["watch", runIDs[1], "--store", conninfo])
+        #expect(watch.code == 0)
+        #expect(watch.stdout.contains("runFinished"))
+
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let leaked = try store.execute(
+            """
+            SELECT (SELECT count(*) FROM matterflow_records WHERE payload::text LIKE '%' || $1 || '%')
+                 + (SELECT count(*) FROM matterflow_runs WHERE inputs::text LIKE '%' || $1 || '%')
+            """, [Payloads.specQR], doing: "test")
+        #expect(leaked.rows.first?.first == "0", "the onboarding payload reached the store")
+        #expect(try store.sessions().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty, "secrets files were not removed")
+
+        let unknown = await matterflow(["history", "run-nope", "--store", conninfo])
+        #expect(unknown.code == 2)
+        #expect(unknown.stderr.contains("error[runNotFound]"))
+    }
+
+    @Test("one session per structure across the fleet: a second worker, on a hub of its own, gets sessionBusy")
+    func fleetWideSession() async throws {
+        let conninfo = try TestPostgres.database()
+        // prepare.json ends holding the structure's session, on purpose.
+        let first = await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "shared"])
+        #expect(first.code == 0)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = directory.file("state")
+        let one = await matterflowVirtual(["worker", "--store", conninfo, "--state", state, "--exit-when-idle", "--worker-id", "w1"])
+        #expect(one.stderr.contains("finished: succeeded 1"), "\(one.stderr)")
+
+        let second = await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "shared"])
+        let other = await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "elsewhere"])
+        // Another worker with its own (in-memory) simulated home: only the store knows the session is taken.
+        let two = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w2"])
+        #expect(two.code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let runs = Dictionary(uniqueKeysWithValues: try store.runs().map { ($0.runID, $0) })
+        let busy = try #require(runs[second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+        #expect(busy.status == "failed")
+        #expect(JSONWriter.compact(busy.error ?? .null).contains("sessionBusy"), "\(busy.error.map { JSONWriter.compact($0) } ?? "")")
+        #expect(runs[other.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]?.status == "succeeded")
+        #expect(Set(try store.sessions().map(\.structure)) == ["shared", "elsewhere"])
+
+        // Releasing the session on the hub that holds it (cancel.json) frees the structure for the fleet.
+        _ = await matterflow(["submit", Repository.workflow("cancel"), "--store", conninfo, "--structure", "shared"])
+        let three = await matterflowVirtual(["worker", "--store", conninfo, "--state", state, "--exit-when-idle", "--worker-id", "w3"])
+        #expect(three.code == 0)
+        #expect(try store.sessions().map(\.structure) == ["elsewhere"])
+    }
+
+    @Test("--store errors: a server that is not there, a journal directory where PostgreSQL is needed")
+    func storeErrors() async throws {
+        let down = await matterflow(["runs", "--store", "host=/nonexistent-socket-dir dbname=x connect_timeout=2"])
+        #expect(down.code == 2)
+        #expect(down.stderr.hasPrefix("error[storeUnavailable]"))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = await matterflow(["worker", "--store", directory.path])
+        #expect(journal.code == 64)
+        #expect(journal.stderr.contains("needs a PostgreSQL store"))
+        let listed = await matterflow(["runs", "--store", directory.path])
+        #expect(listed.code == 0)
+    }
+}
+
+/// The runs whose records the committer refused, collected from concurrent tasks.
+final class RefusedRuns: Sendable {
+    let runs = Mutex<[String]>([])
+}

@@ -1,0 +1,124 @@
+import Foundation
+import MatterFlowStore
+import Synchronization
+import Testing
+
+/// The throwaway PostgreSQL server of the store tests.
+///
+/// `.ci/run` starts one (Tests/Postgres/pg-server.sh) and passes its conninfo in `MATTERFLOW_TEST_POSTGRES`; without
+/// it, the first test that needs a server starts one in a temporary directory with the same script, and the
+/// process stops it at exit (also when a test fails). Each test gets a database of its own. Tests skip, saying
+/// why, when no server binary is installed. Each test that gets a database appends its name to the file named
+/// by `MATTERFLOW_POSTGRES_TEST_LOG`, so CI can show how many PostgreSQL tests ran.
+enum TestPostgres {
+    /// The server script.
+    static var script: String { Repository.root + "/Tests/Postgres/pg-server.sh" }
+
+    /// Whether a server is given or can be started (the trait that skips the tests otherwise).
+    static let available: Bool = {
+        if ProcessInfo.processInfo.environment["MATTERFLOW_TEST_POSTGRES"] != nil { return true }
+        return (try? shell(["available"]).status) == 0
+    }()
+
+    private static let started = Mutex<(conninfo: String?, directory: String?)>((nil, nil))
+
+    /// The server's conninfo (dbname=postgres), starting a server when none is running.
+    static func server() throws -> String {
+        if let given = ProcessInfo.processInfo.environment["MATTERFLOW_TEST_POSTGRES"] { return given }
+        return try started.withLock { state in
+            if let conninfo = state.conninfo { return conninfo }
+            let directory = "/tmp/matterflow-pg-\(getpid())-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            chmod(directory, 0o755)
+            state.directory = directory
+            atexit {
+                if let directory = TestPostgres.started.withLock({ $0.directory }) {
+                    _ = try? TestPostgres.shell(["stop", directory + "/pg"])
+                    try? FileManager.default.removeItem(atPath: directory)
+                }
+            }
+            // The script's watchdog stops the server if this process dies without running its exit handler.
+            let result = try shell(["start", directory + "/pg", String(getpid())])
+            guard result.status == 0 else {
+                throw PostgresHarnessError(message: "pg-server.sh start failed (\(result.status)): \(result.output)")
+            }
+            let conninfo = result.output.split(separator: "\n").last.map(String.init) ?? ""
+            state.conninfo = conninfo
+            return conninfo
+        }
+    }
+
+    /// The server's socket directory (to restart it in a test).
+    static var serverDirectory: String? {
+        if let given = ProcessInfo.processInfo.environment["MATTERFLOW_TEST_POSTGRES"] {
+            return given.split(separator: " ").first { $0.hasPrefix("host=") }.map { String($0.dropFirst(5)) }
+        }
+        return started.withLock { $0.directory.map { $0 + "/pg" } }
+    }
+
+    /// A fresh, empty database for one test; its conninfo.
+    static func database(_ test: String = #function, migrated: Bool = true) throws -> String {
+        let server = try server()
+        let name = "mf_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        let admin = try PostgresConnection(server)
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \(name)")
+        let conninfo = server.split(separator: " ").filter { !$0.hasPrefix("dbname=") }.joined(separator: " ") + " dbname=\(name)"
+        if migrated {
+            let connection = try PostgresConnection(conninfo)
+            defer { connection.close() }
+            _ = try StoreMigrator(connection: connection).migrate()
+        }
+        if let log = ProcessInfo.processInfo.environment["MATTERFLOW_POSTGRES_TEST_LOG"],
+            let handle = FileHandle(forWritingAtPath: log) ?? (FileManager.default.createFile(atPath: log, contents: nil) ? FileHandle(forWritingAtPath: log) : nil)
+        {
+            handle.seekToEndOfFile()
+            handle.write(Data((test + "\n").utf8))
+            try? handle.close()
+        }
+        return conninfo
+    }
+
+    /// Restarts the server (immediate shutdown, like a crash, then start).
+    static func restart() throws {
+        let directory = try #require(serverDirectory, "no server directory to restart")
+        let result = try shell(["restart", directory])
+        try #require(result.status == 0, "pg-server.sh restart failed: \(result.output)")
+    }
+
+    /// Runs the server script (posix_spawn, output to a file, waitpid), bounded to 60 s: killed after that.
+    static func shell(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let log = "/tmp/matterflow-pg-script-\(getpid())-\(UUID().uuidString.prefix(8)).log"
+        defer { unlink(log) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ["/bin/bash", script] + arguments
+        var pointers: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, &pointers, environ)
+        guard spawned == 0 else { throw PostgresHarnessError(message: "cannot start \(script): error \(spawned)") }
+        let deadline = ContinuousClock.now + .seconds(60)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if ContinuousClock.now >= deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                break
+            }
+            usleep(20_000)
+        }
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let exited = (status & 0x7f) == 0
+        return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), output)
+    }
+}
+
+struct PostgresHarnessError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
