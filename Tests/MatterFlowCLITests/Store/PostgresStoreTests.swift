@@ -74,7 +74,7 @@ struct PostgresStoreTests {
     }
 
     @Test("group commit: records of many runs share transactions; a run leased to another worker is refused")
-    func groupCommit() async throws {
+    func groupCommit() throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
         for index in 0..<16 {
@@ -86,21 +86,28 @@ struct PostgresStoreTests {
         }
         let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
         let refused = RefusedRuns()
-        await withTaskGroup(of: Void.self) { group in
-            for index in 0..<16 {
-                group.addTask {
-                    for sequence in 1...20 {
-                        let record = JournalRecord(payload: ["seq": .int(sequence), "type": .string("intent")], offset: 0)
-                        do {
-                            try committer.append(record, runID: "run-\(index)", sync: sequence % 2 == 0)
-                        } catch {
-                            refused.runs.withLock { $0.append("run-\(index)") }
-                            return
-                        }
+        // `append` blocks until a side-effect record has committed, so each writer is a thread of its own, as a
+        // worker's runs are: on the cooperative pool only as many writers as cores would wait at once.
+        let ended = DispatchGroup()
+        let writers = (0..<16).map { index in
+            Thread {
+                defer { ended.leave() }
+                for sequence in 1...20 {
+                    let record = JournalRecord(payload: ["seq": .int(sequence), "type": .string("intent")], offset: 0)
+                    do {
+                        try committer.append(record, runID: "run-\(index)", sync: sequence % 2 == 0)
+                    } catch {
+                        refused.runs.withLock { $0.append("run-\(index)") }
+                        return
                     }
                 }
             }
         }
+        for writer in writers {
+            ended.enter()
+            writer.start()
+        }
+        #expect(ended.wait(timeout: .now() + 60) == .success, "the writers did not finish within 60 s")
         committer.shutdown()
         #expect(refused.runs.withLock { $0 } == ["run-15"])
         for index in 0..<15 {
