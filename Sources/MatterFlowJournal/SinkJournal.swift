@@ -31,39 +31,9 @@ public enum SinkJournal {
         defer { options.clock.endActivity() }
         let contents = JournalContents(path: sink.name, records: records, validLength: 0, tornTail: nil, problems: [])
         var run = RunRecovery(runID: runID, path: sink.name, action: .unreadable, status: .unreadable)
-        let entries: JournalEntries
-        do {
-            entries = try contents.entries()
-        } catch {
-            run.notes.append(error.message)
-            return run
-        }
         let writer = JournalWriter(sink: sink, nextSequence: (records.last?.sequence ?? 0) + 1, hook: options.testHook)
         defer { writer.close() }
-        guard let (started, startedAt) = entries.started else {
-            // The run never recorded its start: it never touched the hub.
-            run.action = .notStarted
-            run.status = .notStarted
-            return run
-        }
-        run.runID = started.runID
-        run.workflow = started.workflow
-        run.structureID = started.structureID
-        run.startedAt = startedAt
-        if let finished = entries.finished {
-            run.action = .alreadyFinished
-            run.status = JournalRunStatus(finished.outcome)
-            return run
-        }
-        let recoverer = RunRecoverer(contents: contents, entries: entries, writer: writer, hub: hub, options: options)
-        do {
-            try await recoverer.recover(into: &run)
-        } catch {
-            run.action = .deferred
-            run.status = .needsAttention
-            run.notes.append(error.message)
-            _ = try? writer.append(.recoveryDeferred(reason: error.message))
-        }
+        await RunRecoverer.settle(&run, contents: contents, writer: writer, hub: hub, options: options)
         return run
     }
 }
