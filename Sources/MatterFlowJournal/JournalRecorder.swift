@@ -18,6 +18,8 @@ final class JournalRecorder: RunRecording {
         var finished: (outcome: RunResult.Outcome, error: FlowError?)?
         /// The hub's connection was lost during a call: the journal stops there, as if the process had crashed.
         var abandoned = false
+        /// The run's terminal record is written: nothing more is.
+        var ended = false
         /// An in-doubt call a resumed run makes again first, whose repeat must carry the idempotency key's value
         /// the hub saw.
         var repeating: IntentEntry?
@@ -99,6 +101,7 @@ final class JournalRecorder: RunRecording {
             state.withLock { $0.finished = (outcome, error) }
         case .runFinished(let outcome, let error):
             write(.runFinished(RunFinishedEntry(outcome: outcome, error: error, output: nil, recovered: false)))
+            state.withLock { $0.ended = true }
             writer.close()
         case .stateEntered, .guardChecked, .retryScheduled, .transition, .warning, .waitStarted, .eventReceived,
             .cancelRequested:
@@ -151,13 +154,23 @@ final class JournalRecorder: RunRecording {
         if call.operation.name == "commissionDevice", let recoverable = hub as? any RecoverableHub {
             devices = (try? await recoverable.activeSession(structure: structureID))??.pendingDeviceIDs
         }
-        var shown = value
-        if !showSecrets, var object = value.objectValue {
-            for field in call.operation.secretResultFields where object[field] != nil { object[field] = .string(RunOptions.redacted) }
-            shown = .object(object)
-        }
         let key = call.context.idempotencyKey
-        state.withLock { $0.results[key] = (shown, devices) }
+        state.withLock { $0.results[key] = (shown(value, of: call), devices) }
+    }
+
+    /// Records the result of a call the run stopped waiting for, which the hub still carried out (secret fields
+    /// redacted), unless the run's journal has already ended.
+    func lateResult(_ call: PreparedCall, value: JSONValue) {
+        guard !state.withLock({ $0.ended }) else { return }
+        write(.lateResult(LateResultEntry(
+            key: call.context.idempotencyKey, operation: call.operation.name, result: shown(value, of: call), devices: nil)))
+    }
+
+    /// A call's result as the journal keeps it: secret fields redacted unless the run shows secrets.
+    private func shown(_ value: JSONValue, of call: PreparedCall) -> JSONValue {
+        guard !showSecrets, var object = value.objectValue else { return value }
+        for field in call.operation.secretResultFields where object[field] != nil { object[field] = .string(RunOptions.redacted) }
+        return .object(object)
     }
 
     /// Why a session call of a continued run must not be made: the hub shows an active session that is not this

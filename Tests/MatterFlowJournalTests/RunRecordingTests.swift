@@ -1,5 +1,5 @@
 import Foundation
-import MatterFlow
+@testable import MatterFlow
 @testable import MatterFlowJournal
 import MatterFlowJSON
 import MatterFlowSimulator
@@ -26,5 +26,32 @@ struct RunRecordingTests {
         }
         #expect(intents.contains { $0.usesSession }, "the run made session calls")
         #expect(entries.outcomes.map(\.key) == intents.map(\.key), "every call has its outcome, under its intent's key")
+    }
+
+    @Test("a late result is journaled under the call's key with its secret fields redacted, and nothing after the run's end")
+    func lateResultsAreJournaled() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.file("run-late.journal")
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        let recorder = JournalRecorder(
+            writer: try JournalWriter(creating: path, hook: nil), runID: "run-late", workflow: workflow,
+            structureID: Homes.structureID, showSecrets: false, hub: try SimulatedHub(home: Homes.basic()))
+        let operation = try #require(OperationCatalog.standard["activateEpskc"])
+        let call = PreparedCall(
+            workflowPath: ["w"], state: "share", attempt: 1, operation: operation, shownArguments: [:],
+            context: HubCallContext(runID: "run-late", idempotencyKey: "run-late/3"))
+        recorder.lateResult(call, value: ["epskc": "123456789", "expiresInSeconds": 600])
+        recorder.record(RunEvent(runID: "run-late", time: .zero, workflowPath: ["w"], kind: .runFinished(outcome: .failed, error: nil)))
+        recorder.lateResult(call, value: ["epskc": "987654321", "expiresInSeconds": 600])
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("123456789") && !text.contains("987654321"), "the key never reaches the journal")
+        let late = try JournalReader.read(path: path).entries().compactMap { record -> LateResultEntry? in
+            if case .lateResult(let late) = record.entry { late } else { nil }
+        }
+        #expect(late.count == 1, "one late result, and none after runFinished")
+        #expect(late.first?.key == "run-late/3")
+        #expect(late.first?.operation == "activateEpskc")
+        #expect(late.first?.result["epskc"]?.stringValue == RunOptions.redacted)
     }
 }

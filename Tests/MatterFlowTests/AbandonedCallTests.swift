@@ -24,13 +24,13 @@ import Testing
     /// moved through the call's timeout and its grace period; `whileWaiting` runs when the run reports that it
     /// waits for the abandoned call.
     func run(
-        hub: ScriptedHub, gate: ScriptedHub.Gate, clock: ManualClock,
+        hub: ScriptedHub, gate: ScriptedHub.Gate, clock: ManualClock, recording: (any RunRecording)? = nil,
         whileWaiting: @Sendable () async -> Void
     ) async throws -> RunResult {
         hub.script("fetchRooms", [.afterGate(gate)])
-        let handle = try engine.start(
-            try loadWorkflow(Self.workflow), inputs: [:], on: hub,
-            options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        var options = RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7))
+        options.recording = recording
+        let handle = try engine.start(try loadWorkflow(Self.workflow), inputs: [:], on: hub, options: options)
         for await event in handle.events {
             switch event.kind {
             case .hubCallStarted(_, "fetchRooms", _, _):
@@ -63,6 +63,21 @@ import Testing
         #expect(result.error?.cause == .workflowFailed)
         #expect(result.warnings.count == 1)
         #expect(result.warnings.first?.contains("fetchRooms in state rooms") == true)
+    }
+
+    @Test func aTimedOutCallTheHubStillCompletesReachesTheRecordingAsALateResult() async throws {
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        let recording = CallLog()
+        _ = try await run(hub: hub, gate: gate, clock: ManualClock(), recording: recording) {
+            #expect(recording.late.withLock { $0 }.isEmpty, "nothing is late before the hub ends the call")
+            gate.open()
+        }
+        let started = recording.started.withLock { $0 }
+        let late = recording.late.withLock { $0 }
+        #expect(started.map(\.operation) == ["fetchRooms", "cancelCommissioning"])
+        #expect(late.map(\.key) == [started.first?.key], "the timed-out fetchRooms, under its own key")
+        #expect(late.first?.value["rooms"] != nil)
     }
 
     @Test func aCallTheHubNeverEndsIsGivenUpAfterTheLimitAndReported() async throws {
@@ -157,5 +172,28 @@ final class TimerLogClock: WorkflowClock {
             }
             if ready { continuation.resume() }
         }
+    }
+}
+
+/// A recording that keeps which calls started and which results came late.
+final class CallLog: RunRecording {
+    struct Call: Sendable {
+        var operation: String
+        var key: String
+        var value: JSONValue = .null
+    }
+
+    let started = Mutex<[Call]>([])
+    let late = Mutex<[Call]>([])
+
+    func record(_ event: RunEvent) {}
+    func record(_ checkpoint: RunCheckpoint) {}
+    func callStarting(_ call: PreparedCall) async -> Result<JSONValue, FlowError>? {
+        started.withLock { $0.append(Call(operation: call.operation.name, key: call.context.idempotencyKey)) }
+        return nil
+    }
+    func callEnded(_ call: PreparedCall, value: JSONValue?) async {}
+    func lateResult(_ call: PreparedCall, value: JSONValue) {
+        late.withLock { $0.append(Call(operation: call.operation.name, key: call.context.idempotencyKey, value: value)) }
     }
 }

@@ -39,6 +39,8 @@ final class Race: Sendable {
         var armed: Armed?
         var windDownWaiter: CheckedContinuation<Void, Never>?
         var windDownTimer: (any ClockTimer)?
+        /// Told of the work's value once the work ends (see ``afterWorkEnds(_:)``).
+        var afterEnd: (@Sendable (Value?) -> Void)?
     }
 
     private let state = Mutex(State())
@@ -101,6 +103,16 @@ final class Race: Sendable {
     /// The work's result when it succeeded, even after losing the race.
     var value: Value? { state.withLock { $0.value } }
 
+    /// Calls `handler` with the work's value (nil when it failed) once the work has ended: at once when it already
+    /// has, else when it does. For a race the run has stopped waiting for, so what the hub still did is known.
+    func afterWorkEnds(_ handler: @escaping @Sendable (Value?) -> Void) {
+        let ended = state.withLock { state -> (Bool, Value?) in
+            if !state.workEnded { state.afterEnd = handler }
+            return (state.workEnded, state.value)
+        }
+        if ended.0 { handler(ended.1) }
+    }
+
     /// Whether the work has ended (returned or thrown), whoever won the race.
     var workHasEnded: Bool { state.withLock { $0.workEnded } }
 
@@ -141,14 +153,19 @@ final class Race: Sendable {
     private func workEnded(_ decision: Decision, value: consuming Value?) {
         // Moved into the state, not copied.
         var value = value
-        let (armed, windDownWaiter) = state.withLock { state -> (Armed?, CheckedContinuation<Void, Never>?) in
+        typealias Ended = (armed: Armed?, windDownWaiter: CheckedContinuation<Void, Never>?, told: (@Sendable (Value?) -> Void)?, value: Value?)
+        let ended = state.withLock { state -> Ended in
             state.workEnded = true
             if value != nil { state.value = value.take() }
             let windDownWaiter = state.windDownWaiter.take()
-            guard state.decision == nil else { return (nil, windDownWaiter) }
+            let told = state.afterEnd.take()
+            let kept = told == nil ? nil : state.value
+            guard state.decision == nil else { return (nil, windDownWaiter, told, kept) }
             state.decision = decision
-            return (state.armed.take(), windDownWaiter)
+            return (state.armed.take(), windDownWaiter, told, kept)
         }
+        ended.told?(ended.value)
+        let (armed, windDownWaiter) = (ended.armed, ended.windDownWaiter)
         if let armed { stop(armed) }
         if let windDownWaiter {
             clock.beginActivity()

@@ -19,6 +19,10 @@ public protocol RunRecording: Sendable {
     /// A hub call's race was decided: `value` is its result when it finished, or when the run was cancelled while
     /// it ran and it still succeeded; nil when it failed, timed out or was cancelled without a result.
     func callEnded(_ call: PreparedCall, value: JSONValue?) async
+    /// A call the run stopped waiting for (its timeout passed, or the run was cancelled and its grace period ran
+    /// out) still succeeded on the hub, after ``callEnded(_:value:)``: what the hub did, for the record. Called
+    /// from the call's own task, at any time, possibly after the run has ended.
+    func lateResult(_ call: PreparedCall, value: JSONValue)
 }
 
 /// A hub call as the run prepared it: where it is made, the operation with every declared fact, the arguments as

@@ -29,6 +29,9 @@ struct StepRace {
     var abandoned: AbandonedCalls? = nil
     /// The state whose work this race runs, as reports about an abandoned call name it.
     var state = ""
+    /// Told of a hub call's result when the call succeeds after the run stopped waiting for it (its timeout, or
+    /// a cancel whose grace period it outlived), so that what the hub did is still recorded.
+    var onLateResult: (@Sendable (JSONValue) -> Void)? = nil
 
     /// How long a losing hub call may take to wind down before the run moves on without it.
     static let gracePeriod: Duration = .seconds(5)
@@ -86,10 +89,14 @@ struct StepRace {
             return .failed(error)
         case .timedOut:
             await windDown(race, label: label)
+            watchLateResult(race)
             return .timedOut
         case .cancelled:
             await windDown(race, label: label)
-            return .cancelled(late: race.value.flatMap { value($0) })
+            let late = race.value
+            // A result the outcome carries is not late; any other the work may still produce is.
+            if late == nil { watchLateResult(race) }
+            return .cancelled(late: late.flatMap { value($0) })
         }
     }
 
@@ -99,6 +106,14 @@ struct StepRace {
         await race.windDown(atMost: Self.gracePeriod)
         if let label, let abandoned, !race.workHasEnded {
             abandoned.keep(race, label: state.isEmpty ? label : "\(label) in state \(state)")
+        }
+    }
+
+    /// Hands a lost call's result, whenever the call ends with one, to ``onLateResult``.
+    private func watchLateResult(_ race: Race) {
+        guard let onLateResult else { return }
+        race.afterWorkEnds { value in
+            if case .json(let result)? = value { onLateResult(result) }
         }
     }
 

@@ -133,7 +133,7 @@ struct RunDriver: Sendable {
         switch await recording.callStarting(prepared) {
         case .success(let value)?: outcome = .finished(value)
         case .failure(let error)?: outcome = .failed(error)
-        case nil: outcome = await make(call)
+        case nil: outcome = await make(call) { value in recording.lateResult(prepared, value: value) }
         }
         let value: JSONValue?
         switch outcome {
@@ -146,8 +146,9 @@ struct RunDriver: Sendable {
     }
 
     /// Makes a call in its race, with the call's context unless an outer layer set one.
-    private func make(_ call: RunCall) async -> RaceOutcome<JSONValue> {
-        let race = race(cancellable: call.cancellable, state: call.state)
+    private func make(_ call: RunCall, lateResult: (@Sendable (JSONValue) -> Void)? = nil) async -> RaceOutcome<JSONValue> {
+        var race = race(cancellable: call.cancellable, state: call.state)
+        race.onLateResult = lateResult
         guard HubCallContext.current == nil else {
             return await race.call(call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: call.timeout)
         }
