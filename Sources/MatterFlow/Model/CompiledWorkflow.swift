@@ -97,6 +97,9 @@ final class CompiledWorkflow: Sendable {
                 for branch in wait.branches { add(branch.next, .event(branch.value)) }
                 if let otherwise = wait.otherwise { add(otherwise, .eventOtherwise) }
                 add(wait.onTimeout, .timeout)
+            case .ask(let ask):
+                add(ask.next, .next)
+                add(ask.onTimeout, .timeout)
             case .succeed, .fail: break
             }
             if let onCancelName, !states[from].isTerminal {

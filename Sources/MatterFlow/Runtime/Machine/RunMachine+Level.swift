@@ -58,6 +58,8 @@ extension RunMachine {
         case retryDelay(StepProgress)
         /// A wait state waits for its event.
         case waitingEvent(WaitState)
+        /// An ask state waits for the answer to its question.
+        case waitingAnswer(AskState, Question)
         /// The run has ended.
         case finished
     }

@@ -15,6 +15,7 @@ extension RunMachine {
         case .choice(let choice): return .move(choose(choice))
         case .assign(let assign): return .move(self.assign(assign))
         case .wait(let wait): return startWait(wait)
+        case .ask(let ask): return startAsk(ask)
         case .action, .workflow: return beginAttempt(StepProgress(state))
         }
     }

@@ -4,7 +4,7 @@ import MatterFlowJSON
 /// recorded for its result. It performs no I/O and never waits.
 ///
 /// Each input (``start()``, ``proceed()``, ``statusChecked(_:)``, ``callEnded(_:duration:)``, ``delayEnded(elapsed:)``,
-/// ``waitEnded(_:)``, ``cancelRequested()``, ``warning(_:)``) moves the machine and returns the actions its driver
+/// ``waitEnded(_:)``, ``answerEnded(_:)``, ``cancelRequested()``, ``warning(_:)``) moves the machine and returns the actions its driver
 /// performs, in order (see ``RunAction``): reports, checkpoints, then at most one piece of work whose end is the
 /// next input. An input the current phase cannot take throws ``RunMachineError`` and changes nothing.
 ///
@@ -14,7 +14,7 @@ import MatterFlowJSON
 struct RunMachine: Sendable {
     /// The inputs, by name (as errors and the transition table name them).
     enum Input: String, Sendable, CaseIterable {
-        case start, proceed, statusChecked, callEnded, delayEnded, waitEnded, cancelRequested, warning
+        case start, proceed, statusChecked, callEnded, delayEnded, waitEnded, answerEnded, cancelRequested, warning
     }
 
     /// What a run is configured with, beyond its workflow and inputs.
@@ -82,6 +82,7 @@ struct RunMachine: Sendable {
         case .calling: base = "calling"
         case .retryDelay: base = "retryDelay"
         case .waitingEvent: base = "waitingEvent"
+        case .waitingAnswer: base = "waitingAnswer"
         }
         return top.onCancelPath ? base + " (cancel path)" : base
     }
@@ -91,12 +92,12 @@ struct RunMachine: Sendable {
         if case .finished = phase { true } else { false }
     }
 
-    private func refuse(_ input: Input) -> RunMachineError {
+    func refuse(_ input: Input) -> RunMachineError {
         RunMachineError(code: .impossibleInput, phase: phaseName, input: input.rawValue)
     }
 
     /// The actions gathered while handling an input, handed out once.
-    private mutating func takeActions() -> [RunAction] {
+    mutating func takeActions() -> [RunAction] {
         defer { actions = [] }
         return actions
     }
@@ -178,7 +179,7 @@ struct RunMachine: Sendable {
             if !top.onCancelPath { actions.append(.interruptWork) }
         case .retryDelay(let progress):
             if !top.onCancelPath { drive(.move(stepEnded(progress.state, .cancelled(late: nil)))) }
-        case .waitingEvent:
+        case .waitingEvent, .waitingAnswer:
             if !top.onCancelPath { drive(.move(.cancel)) }
         }
         return takeActions()
@@ -189,14 +190,14 @@ struct RunMachine: Sendable {
     mutating func warning(_ message: String) throws(RunMachineError) -> [RunAction] {
         switch phase {
         case .checkingGuard, .calling: break
-        case .notStarted, .entered, .retryDelay, .waitingEvent, .finished: throw refuse(.warning)
+        case .notStarted, .entered, .retryDelay, .waitingEvent, .waitingAnswer, .finished: throw refuse(.warning)
         }
         warnings.append(message)
         report(top.path, .warning(state: top.current, message: message))
         return takeActions()
     }
 
-    private mutating func noteCancel() {
+    mutating func noteCancel() {
         isCancelRequested = true
     }
 

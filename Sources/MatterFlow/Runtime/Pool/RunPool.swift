@@ -167,6 +167,8 @@ public final class RunPool: Sendable {
                     state.feed(number, .waitEnded(.timedOut), now: now, limits: self, effects: &effects)
                 case .delay(let timer) where timer == top.id:
                     state.feed(number, .delayEnded, now: now, limits: self, effects: &effects)
+                case .question(let timer) where timer == top.id:
+                    state.feed(number, .answerEnded(.timedOut), now: now, limits: self, effects: &effects)
                 default:
                     break
                 }
