@@ -72,6 +72,7 @@ extension StateGraph {
         case .assign: return "\(id)[/\(text)/]"
         case .wait: return "\(id)([\(text)])"
         case .ask: return "\(id)>\(text)]"
+        case .delay: return "\(id)[(\(text))]"
         case .succeed: return "\(id)(((\(text))))"
         case .fail: return "\(id){{\(text)}}"
         }

@@ -177,6 +177,12 @@ public enum WorkflowGraph {
             case .ask(let ask):
                 let binding = ask.result.map { ["→ " + $0] } ?? []
                 return [state.name, "ask " + ask.question + " (" + ask.answer.kindName + ")"] + binding
+            case .delay(let delay):
+                switch delay.length {
+                case .seconds(let seconds): return [state.name, "delay " + TimeBudget.format(seconds)]
+                case .until(let moment, let maxSeconds):
+                    return [state.name, "delay until " + moment.summary, "at most " + TimeBudget.format(maxSeconds)]
+                }
             case .succeed: return [state.name]
             case .fail(let fail):
                 switch fail.raise {
@@ -194,6 +200,7 @@ public enum WorkflowGraph {
             case .assign: .assign
             case .wait: .wait
             case .ask: .ask
+            case .delay: .delay
             case .succeed: .succeed
             case .fail: .fail
             }

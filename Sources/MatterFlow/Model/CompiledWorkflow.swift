@@ -100,6 +100,9 @@ final class CompiledWorkflow: Sendable {
             case .ask(let ask):
                 add(ask.next, .next)
                 add(ask.onTimeout, .timeout)
+            case .delay(let delay):
+                add(delay.next, .next)
+                for index in delay.onError.indices { add(delay.onError[index].next, .error(index, delay.onError[index].errors)) }
             case .succeed, .fail: break
             }
             if let onCancelName, !states[from].isTerminal {

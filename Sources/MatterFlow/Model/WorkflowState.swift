@@ -19,6 +19,8 @@ public struct WorkflowState: Sendable {
         case wait(WaitState)
         /// Ask whoever drives the run a question and wait for the answer, or time out.
         case ask(AskState)
+        /// Wait a fixed time, or until a moment from a variable.
+        case delay(DelayState)
         /// End the run successfully with an output.
         case succeed(SucceedState)
         /// End the run with an error.
@@ -33,6 +35,7 @@ public struct WorkflowState: Sendable {
             case .assign: "assign"
             case .wait: "wait"
             case .ask: "ask"
+            case .delay: "delay"
             case .succeed: "succeed"
             case .fail: "fail"
             }
@@ -43,12 +46,12 @@ public struct WorkflowState: Sendable {
             switch self {
             case .action(let action): action.step
             case .workflow(let subworkflow): subworkflow.step
-            case .choice, .assign, .wait, .ask, .succeed, .fail: nil
+            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: nil
             }
         }
 
         /// Every `type` name, as workflow files spell them.
-        public static let typeNames = ["action", "workflow", "choice", "assign", "wait", "ask", "succeed", "fail"]
+        public static let typeNames = ["action", "workflow", "choice", "assign", "wait", "ask", "delay", "succeed", "fail"]
     }
 
     public var name: String
@@ -79,7 +82,7 @@ public struct WorkflowState: Sendable {
     public var isTerminal: Bool {
         switch kind {
         case .succeed, .fail: true
-        case .action, .workflow, .choice, .assign, .wait, .ask: false
+        case .action, .workflow, .choice, .assign, .wait, .ask, .delay: false
         }
     }
 }

@@ -14,6 +14,8 @@ public struct RunEvent: Sendable {
         case warning(state: String, message: String)
         case waitStarted(state: String, event: String, timeoutSeconds: Double)
         case eventReceived(state: String, event: String, value: String, fields: JSONObject)
+        /// A delay state starts waiting this long.
+        case delayStarted(state: String, seconds: Double)
         /// An ask state asks its question (prompt rendered, choices resolved) and waits for the answer.
         case questionAsked(state: String, question: Question)
         /// The question was answered with this value (redacted when the question is secret).
@@ -44,6 +46,7 @@ public struct RunEvent: Sendable {
         case .warning: "warning"
         case .waitStarted: "waitStarted"
         case .eventReceived: "eventReceived"
+        case .delayStarted: "delayStarted"
         case .questionAsked: "questionAsked"
         case .answered: "answered"
         case .answerRejected: "answerRejected"
@@ -106,6 +109,9 @@ public struct RunEvent: Sendable {
             object["eventName"] = .string(event)
             object["value"] = .string(value)
             object["fields"] = .object(fields)
+        case .delayStarted(let state, let seconds):
+            object["state"] = .string(state)
+            object["seconds"] = .double(seconds)
         case .questionAsked(let state, let question):
             object["state"] = .string(state)
             object["question"] = question.jsonValue
@@ -159,6 +165,8 @@ public struct RunEvent: Sendable {
             return "\(indent)  … waiting for \(event) (up to \(Self.format(timeout)) s)"
         case .eventReceived(_, let event, let value, _):
             return "\(indent)  ✓ \(event): \(value)"
+        case .delayStarted(_, let seconds):
+            return "\(indent)  … waiting \(Self.format(seconds)) s"
         case .questionAsked(_, let question):
             return "\(indent)  ? \(question.prompt) (question \(question.name), up to \(Self.format(question.timeoutSeconds)) s)"
         case .answered(_, let question, let value):

@@ -32,6 +32,10 @@ public struct RunOptions: Sendable {
     /// question waits for another). A string that does not fit as it is reads as typed text: a choice's number or
     /// label, `yes` or `no`.
     public var answers: [String: JSONValue] = [:]
+    /// Seconds since 1970 at which the run's clock reads zero, for delay states that wait until a moment; nil: the
+    /// system's time when the run starts, less the clock's reading then. Tests and fixtures set it, so moments are
+    /// deterministic.
+    public var wallClockOrigin: Double?
     /// The clock questions' timeouts run on, when not the run's clock: a run on virtual time that a person answers
     /// gives them real seconds (and virtual time stands still while a question waits).
     public var questionClock: (any WorkflowClock)?

@@ -179,7 +179,7 @@ final class SecretValues: Sendable {
         case .eventReceived(let state, let event, let value, let fields):
             return .eventReceived(
                 state: state, event: event, value: value, fields: redacting(.object(fields)).objectValue ?? fields)
-        case .stateEntered, .transition, .cancelRequested, .waitStarted:
+        case .stateEntered, .transition, .cancelRequested, .waitStarted, .delayStarted:
             return kind
         }
     }

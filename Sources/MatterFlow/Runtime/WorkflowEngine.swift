@@ -130,7 +130,7 @@ public struct WorkflowEngine: Sendable {
             runID: options.runID ?? "run-" + options.random.hexDigits(12), structureID: options.structureID,
             showSecrets: options.showSecrets, reportsEvents: observed || options.recording != nil,
             recordsCheckpoints: options.checkpoints != nil || options.recording != nil,
-            random: options.random)
+            random: options.random, wallClock: WallClock.reading(options.clock, origin: options.wallClockOrigin))
     }
 
     private func makeMachine(_ workflow: Workflow, inputs: JSONObject, options: RunOptions) -> RunMachine {

@@ -125,7 +125,7 @@ struct ReferenceChecker {
                 if let result = wait.result { bind(result, catalog.event(named: wait.event)?.payload ?? .any) }
             case .ask(let ask):
                 if let result = ask.result { bind(result, ask.answer.shape) }
-            case .choice, .succeed, .fail:
+            case .choice, .delay, .succeed, .fail:
                 break
             }
         }
@@ -156,7 +156,7 @@ struct ReferenceChecker {
             switch state.kind {
             case .action(let action): action.step.result.map(bind)
             case .workflow(let subworkflow): subworkflow.step.result.map(bind)
-            case .choice, .assign, .wait, .ask, .succeed, .fail: break
+            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: break
             }
         case .event, .eventOtherwise:
             if case .wait(let wait) = state.kind, let result = wait.result { bind(result) }
@@ -167,7 +167,7 @@ struct ReferenceChecker {
             case .workflow(let subworkflow): subworkflow.step.result.map(bind)
             case .assign(let assign): for assignment in assign.assignments { bind(assignment.name) }
             case .ask(let ask): ask.result.map(bind)
-            case .choice, .wait, .succeed, .fail: break
+            case .choice, .wait, .delay, .succeed, .fail: break
             }
         }
     }
@@ -197,6 +197,9 @@ struct ReferenceChecker {
             return assign.assignments.contains { $0.value.hasReferences } || assign.warning?.hasReferences == true
         case .wait(let wait): return wait.match.contains { $0.value.hasReferences }
         case .ask(let ask): return ask.prompt.hasReferences || ask.answer.source?.hasReferences == true
+        case .delay(let delay):
+            if case .until(let moment, _) = delay.length { return moment.hasReferences }
+            return false
         case .succeed(let succeed): return succeed.output?.hasReferences == true
         case .fail(let fail):
             switch fail.raise {
@@ -234,6 +237,9 @@ struct ReferenceChecker {
         case .wait(let wait): return named(wait.match, "/match")
         case .ask(let ask):
             return [(base + "/prompt", ask.prompt, false)] + (ask.answer.source.map { [(base + "/answer/choice/from", $0, false)] } ?? [])
+        case .delay(let delay):
+            if case .until(let moment, _) = delay.length { return [(base + "/until", moment, false)] }
+            return []
         case .succeed(let succeed): return succeed.output.map { [(base + "/output", $0, false)] } ?? []
         case .fail(let fail):
             switch fail.raise {

@@ -75,7 +75,7 @@ struct WorkflowValidator {
                         DiagnosticCode.invalidValue, at: state.pointer + "/answer/choice/from",
                         "\"from\" must be a non-empty list of choices, or a reference to one such as \"${vars.rooms.rooms}\"")
                 }
-            case .choice, .assign, .succeed:
+            case .choice, .assign, .delay, .succeed:
                 break
             }
         }

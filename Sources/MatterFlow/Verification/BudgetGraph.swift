@@ -129,6 +129,8 @@ final class BudgetGraph {
         case .ask(let ask):
             // Answered or not, the state is left by its timeout at the latest.
             return (ask.timeoutSeconds, 0)
+        case .delay(let delay):
+            return (delay.maxSeconds, 0)
         case .choice, .assign, .succeed, .fail:
             return (0, 0)
         }
@@ -154,7 +156,7 @@ final class BudgetGraph {
         case .fail:
             let end = graph.end(number, kind: .fail, cancelled: cancelled)
             return graph.add(end, weight: 0)
-        case .action, .workflow, .choice, .assign, .wait, .ask: break
+        case .action, .workflow, .choice, .assign, .wait, .ask, .delay: break
         }
         let duration = durations[number]
         for edge in model.edges[model.leaving[number]] where !edge.kind.isCancel {

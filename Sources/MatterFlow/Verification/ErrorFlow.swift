@@ -96,7 +96,7 @@ final class ErrorFlow {
                 causes += [.invalidArgumentValue, .unresolvedReference]
             }
             guards = subworkflow.step.guards
-        case .choice, .assign, .wait, .ask, .succeed, .fail:
+        case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
             return nil
         }
         if !guards.isEmpty {
@@ -230,7 +230,7 @@ extension WorkflowState {
         switch kind {
         case .action(let action): action.step
         case .workflow(let subworkflow): subworkflow.step
-        case .choice, .assign, .wait, .ask, .succeed, .fail: nil
+        case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: nil
         }
     }
 }

@@ -66,6 +66,9 @@ extension SessionExplorer {
             if let result = ask.result, node.tracked.contains(result) { answered.facts[result] = true }
             move(answered, at: at, 0, &moves)
             move(config, at: at, 1, &moves)
+        case .delay(let delay):
+            move(config, at: at, 0, &moves)
+            for index in delay.onError.indices { move(config, at: at, index + 1, &moves) }
         }
     }
 

@@ -37,9 +37,9 @@ extension RunMachine {
 
     /// The phases the table lists: each waiting phase on the main path and on a cancel path.
     enum SpecimenPhase: CaseIterable {
-        case notStarted, entered, checkingGuard, calling, retryDelay, waitingEvent, waitingAnswer, finished
+        case notStarted, entered, checkingGuard, calling, retryDelay, waitingEvent, waitingAnswer, delaying, finished
         case enteredOnCancelPath, checkingGuardOnCancelPath, callingOnCancelPath, retryDelayOnCancelPath
-        case waitingEventOnCancelPath, waitingAnswerOnCancelPath
+        case waitingEventOnCancelPath, waitingAnswerOnCancelPath, delayingOnCancelPath
 
         /// The name ``RunMachine/phaseName`` gives a machine in this phase.
         var name: String {
@@ -51,6 +51,7 @@ extension RunMachine {
             case .retryDelay: "retryDelay"
             case .waitingEvent: "waitingEvent"
             case .waitingAnswer: "waitingAnswer"
+            case .delaying: "delaying"
             case .finished: "finished"
             case .enteredOnCancelPath: "entered (cancel path)"
             case .checkingGuardOnCancelPath: "checkingGuard (cancel path)"
@@ -58,6 +59,7 @@ extension RunMachine {
             case .retryDelayOnCancelPath: "retryDelay (cancel path)"
             case .waitingEventOnCancelPath: "waitingEvent (cancel path)"
             case .waitingAnswerOnCancelPath: "waitingAnswer (cancel path)"
+            case .delayingOnCancelPath: "delaying (cancel path)"
             }
         }
     }
@@ -133,8 +135,8 @@ extension RunMachine {
     }
 
     /// The specimen workflow: `check` (a guarded, retried call) → `wait` (an event) → `confirm` (a question) →
-    /// `done`; its cancel path `release` (a guarded, retried call) → `settle` (an event) → `acknowledge` (a question)
-    /// → `cancelled`.
+    /// `pause` (a delay) → `done`; its cancel path `release` (a guarded, retried call) → `settle` (an event) →
+    /// `acknowledge` (a question) → `linger` (a delay) → `cancelled`.
     static let specimenText = """
         {
           "workflow": "run-machine-specimen", "version": 1, "start": "check", "onCancel": "release",
@@ -150,8 +152,9 @@ extension RunMachine {
             },
             "confirm": {
               "type": "ask", "prompt": "Go on?", "answer": { "choice": { "from": ["yes", "no"] } },
-              "timeoutSeconds": 60, "next": "done", "onTimeout": "failed"
+              "timeoutSeconds": 60, "next": "pause", "onTimeout": "failed"
             },
+            "pause": { "type": "delay", "seconds": 5, "next": "done" },
             "done": { "type": "succeed" },
             "failed": { "type": "fail", "code": "unavailable", "message": "the check failed" },
             "release": {
@@ -165,8 +168,9 @@ extension RunMachine {
             },
             "acknowledge": {
               "type": "ask", "prompt": "Cancelled; go on?", "answer": { "choice": { "from": ["yes", "no"] } },
-              "timeoutSeconds": 60, "next": "cancelled", "onTimeout": "cancelled"
+              "timeoutSeconds": 60, "next": "linger", "onTimeout": "cancelled"
             },
+            "linger": { "type": "delay", "seconds": 5, "next": "cancelled" },
             "cancelled": { "type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "cancelled" }
           }
         }
@@ -193,6 +197,7 @@ extension RunMachine {
         }
         let event: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in try machine.waitEnded(.event(keyUsed)) }
         let answer: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in try machine.answerEnded(.answered("yes")) }
+        let elapse: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in try machine.delayEnded(elapsed: true) }
         let cancel: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in machine.cancelRequested() }
         switch phase {
         case .notStarted: script = []
@@ -202,13 +207,15 @@ extension RunMachine {
         case .retryDelay: script = [start, proceed, pass, fail]
         case .waitingEvent: script = [start, proceed, pass, succeed, proceed]
         case .waitingAnswer: script = [start, proceed, pass, succeed, proceed, event, proceed]
-        case .finished: script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed]
+        case .delaying: script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed]
+        case .finished: script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed, elapse, proceed]
         case .enteredOnCancelPath: script = [start, cancel]
         case .checkingGuardOnCancelPath: script = [start, cancel, proceed]
         case .callingOnCancelPath: script = [start, cancel, proceed, pass]
         case .retryDelayOnCancelPath: script = [start, cancel, proceed, pass, fail]
         case .waitingEventOnCancelPath: script = [start, cancel, proceed, pass, succeed, proceed]
         case .waitingAnswerOnCancelPath: script = [start, cancel, proceed, pass, succeed, proceed, event, proceed]
+        case .delayingOnCancelPath: script = [start, cancel, proceed, pass, succeed, proceed, event, proceed, answer, proceed]
         }
         do throws(RunMachineError) {
             for step in script { _ = try step(&machine) }

@@ -29,6 +29,8 @@ struct RunMachine: Sendable {
         var recordsCheckpoints = false
         /// Draws retry jitter.
         var random: any RandomSource
+        /// Seconds since 1970 now, by the run's clock (a delay until a moment measures from it).
+        var wallClock: @Sendable () -> Double = { 0 }
     }
 
     let configuration: Configuration
@@ -83,6 +85,7 @@ struct RunMachine: Sendable {
         case .retryDelay: base = "retryDelay"
         case .waitingEvent: base = "waitingEvent"
         case .waitingAnswer: base = "waitingAnswer"
+        case .delaying: base = "delaying"
         }
         return top.onCancelPath ? base + " (cancel path)" : base
     }
@@ -141,9 +144,14 @@ struct RunMachine: Sendable {
         return takeActions()
     }
 
-    /// The delay before a retry has ended: the next attempt starts when it `elapsed`; when a cancel cut it short,
-    /// the level takes its cancel path.
+    /// The delay before a retry, or a delay state's, has ended: the next attempt starts (or the delay state's `next`
+    /// follows) when it `elapsed`; when a cancel cut it short, the level takes its cancel path.
     mutating func delayEnded(elapsed: Bool = true) throws(RunMachineError) -> [RunAction] {
+        if case .delaying(let delay) = phase {
+            if !elapsed { noteCancel() }
+            drive(.move(delayStateEnded(delay, elapsed: elapsed)))
+            return takeActions()
+        }
         guard case .retryDelay(var progress) = phase else { throw refuse(.delayEnded) }
         if elapsed {
             progress.attempt += 1
@@ -179,7 +187,7 @@ struct RunMachine: Sendable {
             if !top.onCancelPath { actions.append(.interruptWork) }
         case .retryDelay(let progress):
             if !top.onCancelPath { drive(.move(stepEnded(progress.state, .cancelled(late: nil)))) }
-        case .waitingEvent, .waitingAnswer:
+        case .waitingEvent, .waitingAnswer, .delaying:
             if !top.onCancelPath { drive(.move(.cancel)) }
         }
         return takeActions()
@@ -190,7 +198,7 @@ struct RunMachine: Sendable {
     mutating func warning(_ message: String) throws(RunMachineError) -> [RunAction] {
         switch phase {
         case .checkingGuard, .calling: break
-        case .notStarted, .entered, .retryDelay, .waitingEvent, .waitingAnswer, .finished: throw refuse(.warning)
+        case .notStarted, .entered, .retryDelay, .waitingEvent, .waitingAnswer, .delaying, .finished: throw refuse(.warning)
         }
         warnings.append(message)
         report(top.path, .warning(state: top.current, message: message))

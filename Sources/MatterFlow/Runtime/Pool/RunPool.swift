@@ -60,7 +60,7 @@ public final class RunPool: Sendable {
         let resolved = try workflow.resolveInputs(inputs)
         let configuration = RunMachine.Configuration(
             runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, reportsEvents: observer != nil,
-            random: random)
+            random: random, wallClock: WallClock.reading(clock, origin: nil))
         let machine = RunMachine(plan: workflow.plan(catalog: catalog), inputs: resolved, configuration: configuration)
         let listens = workflow.waitsForEvents
         let run = state.withLock { state -> Run in
