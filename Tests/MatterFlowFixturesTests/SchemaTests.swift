@@ -196,6 +196,7 @@ struct SchemaTests {
         #expect(try Self.names("workflow.schema.json", "$defs/fail/properties/cause/anyOf/0/enum") == causes)
         #expect(try Self.names("workflow.schema.json", "$defs/retrier/properties/errors/items/anyOf/0/enum") == ["*"] + codes + causes)
         #expect(try Self.names("workflow.schema.json", "$defs/action/properties/guards/items/enum") == Guard.allCases.map(\.rawValue))
+        #expect(try Self.names("workflow.schema.json", "$defs/state/properties/type/enum") == WorkflowState.Kind.typeNames)
         #expect(try Self.names("workflow.schema.json", "$defs/input/properties/type/enum") == InputDeclaration.InputType.allCases.map(\.rawValue))
         #expect(try Self.names("workflow.schema.json", "$defs/action/properties/operation/anyOf/0/enum") == OperationCatalog.standard.names)
         #expect(Set(try Self.names("workflow.schema.json", "$defs/wait/properties/event/anyOf/0/enum")) == Set(OperationCatalog.standard.events.map(\.name)))

@@ -69,7 +69,13 @@ struct WorkflowValidator {
                 checkCauseMatchesCode(fail, state: state)
             case .wait(let wait):
                 checkWait(wait, state: state)
-            case .choice, .assign, .succeed:
+            case .ask(let ask):
+                if case .literal(let list)? = ask.answer.source, list.arrayValue?.isEmpty != false {
+                    collector.error(
+                        DiagnosticCode.invalidValue, at: state.pointer + "/answer/choice/from",
+                        "\"from\" must be a non-empty list of choices, or a reference to one such as \"${vars.rooms.rooms}\"")
+                }
+            case .choice, .assign, .delay, .succeed:
                 break
             }
         }

@@ -96,7 +96,7 @@ final class ErrorFlow {
                 causes += [.invalidArgumentValue, .unresolvedReference]
             }
             guards = subworkflow.step.guards
-        case .choice, .assign, .wait, .succeed, .fail:
+        case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
             return nil
         }
         if !guards.isEmpty {
@@ -216,6 +216,7 @@ final class ErrorFlow {
             case .action(let action) where action.step.result == name: return [.any]
             case .workflow(let subworkflow) where subworkflow.step.result == name: return [.any]
             case .wait(let wait) where wait.result == name: return [.any]
+            case .ask(let ask) where ask.result == name: return [.any]
             default: break
             }
         }
@@ -229,7 +230,7 @@ extension WorkflowState {
         switch kind {
         case .action(let action): action.step
         case .workflow(let subworkflow): subworkflow.step
-        case .choice, .assign, .wait, .succeed, .fail: nil
+        case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: nil
         }
     }
 }

@@ -43,7 +43,7 @@ struct ErrorHandlingCheck {
         switch state.kind {
         case .action(let action): action.operation
         case .workflow(let subworkflow): subworkflow.path
-        case .choice, .assign, .wait, .succeed, .fail: state.name
+        case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: state.name
         }
     }
 
