@@ -26,7 +26,7 @@ public struct WorkflowState: Sendable {
         public var typeName: String {
             switch self {
             case .action: "action"
-            case .workflow: "workflow"
+            case .workflow(let subworkflow): subworkflow.typeName
             case .choice: "choice"
             case .assign: "assign"
             case .wait: "wait"
@@ -124,6 +124,8 @@ public struct SubworkflowState: Sendable {
     public var path: String
     public var inputs: [(name: String, value: Template)]
     public var step: StepBehavior
+    /// Set for a `map` state: the sub-workflow runs once per element of a list (see ``MapIteration``).
+    public var map: MapIteration? = nil
 }
 
 /// Branch on values: the first branch whose condition holds wins, else the default.

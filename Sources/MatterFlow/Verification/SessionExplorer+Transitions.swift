@@ -38,7 +38,9 @@ extension SessionExplorer {
             actionMoves(config, at: position, action: action, moves: &moves)
         case .workflow(let subworkflow):
             call(config, at: position, moves: &moves)
-            // Guards and inputs may fail before the child starts.
+            // A map given an empty list succeeds without running its body.
+            if subworkflow.map != nil { move(config, at: at, 0, &moves) }
+            // Guards and inputs may fail before the child starts (a map's own errors, before any element).
             let before = node.startErrors[number] ?? []
             if !before.isEmpty {
                 routeFailure(config, at: at, step: subworkflow.step, errors: before, retry: false, moves: &moves)
@@ -135,6 +137,9 @@ extension SessionExplorer {
         let at = Point(config: caller, via: (child, exit))
         let node = node(of: next)
         guard case .workflow(let subworkflow) = node.model.states[next.state].kind else { return }
+        if let map = subworkflow.map {
+            return elementEnded(caller, map: map, step: subworkflow.step, next: next, at: at, ended: ended, moves: &moves)
+        }
         switch ended.kind {
         case .succeeded:
             if let result = subworkflow.step.result, node.tracked.contains(result) {
@@ -145,6 +150,36 @@ extension SessionExplorer {
             routeFailure(next, at: at, step: subworkflow.step, errors: errors, retry: true, moves: &moves)
         case .cancelled:
             cancelLevel(next, at: at, moves: &moves)
+        }
+    }
+
+    /// What a map's body ending does: the map ends (succeeded, or failed with `mapElementsFailed` once failures
+    /// are not tolerated), or runs its body again for the next element from the session the body left. A body
+    /// that ends holding the session differently from how it began is a finding, and that path is not followed.
+    private mutating func elementEnded(
+        _ caller: Int, map: MapIteration, step: StepBehavior, next: Config, at: Point, ended: Exit, moves: inout [Move]
+    ) {
+        let began = graph.configs[caller].session
+        let failed: Bool
+        switch ended.kind {
+        case .cancelled:
+            return cancelLevel(next, at: at, moves: &moves)
+        case .succeeded: failed = false
+        case .failed: failed = true
+        }
+        guard ended.session.held == began.held else {
+            graph.instances[next.instance].unbalancedMaps.append(UnbalancedMap(config: caller, point: at, opened: ended.session.held))
+            return
+        }
+        if failed, map.tolerateFailures < map.maxItems {
+            routeFailure(next, at: at, step: step, errors: [PossibleError(.mapElementsFailed)], retry: false, moves: &moves)
+        }
+        guard !failed || map.tolerateFailures > 0 else { return }
+        // The element was the last one, or another follows from the session this one left.
+        move(next, at: at, 0, &moves)
+        if next.session != began {
+            let nodeID = graph.instances[next.instance].entry.node
+            moves.append(Move(config: next, from: at, step: Step(kind: .nextElement, node: nodeID, state: next.state)))
         }
     }
 

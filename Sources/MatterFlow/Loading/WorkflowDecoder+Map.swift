@@ -1,0 +1,40 @@
+import MatterFlowJSON
+
+extension WorkflowDecoder {
+    /// Reads a `map` state: a sub-workflow state whose body runs once per element of `items`.
+    func decodeMap(_ reader: ObjectReader) -> SubworkflowState? {
+        let path = reader.string("path", required: true)
+        let inputs = templates(reader.object("inputs"))
+        let items = reader.value("items", required: true).map { template($0, reader.pointer("items")) }
+        let elementName = reader.string("as", required: true)
+        if let elementName, elementName.isEmpty {
+            collector.error(DiagnosticCode.invalidValue, at: reader.pointer("as"), "\"as\" names the element's variable and cannot be empty")
+        }
+        let maxItems = reader.int("maxItems", in: MapIteration.itemLimit, required: true)
+        let concurrency = reader.int("concurrency", in: MapIteration.itemLimit) ?? 1
+        let tolerateFailures = reader.int("tolerateFailures", in: MapIteration.itemLimit) ?? 0
+        if let maxItems {
+            if maxItems < 1 {
+                collector.error(
+                    DiagnosticCode.numberOutOfRange, at: reader.pointer("maxItems"),
+                    "\"maxItems\" must be at least 1: it is the longest list the state accepts")
+            }
+            if concurrency < 1 || concurrency > max(maxItems, 1) {
+                collector.error(
+                    DiagnosticCode.numberOutOfRange, at: reader.pointer("concurrency"),
+                    "\"concurrency\" must be between 1 and \"maxItems\" (\(maxItems))")
+            }
+            if tolerateFailures > maxItems {
+                collector.error(
+                    DiagnosticCode.numberOutOfRange, at: reader.pointer("tolerateFailures"),
+                    "\"tolerateFailures\" must be between 0 and \"maxItems\" (\(maxItems))")
+            }
+        }
+        let step = decodeStep(reader, guardsAndRetry: false)
+        guard let path, let items, let elementName, let maxItems, let step else { return nil }
+        var state = SubworkflowState(path: path, inputs: inputs, step: step)
+        state.map = MapIteration(
+            items: items, elementName: elementName, maxItems: maxItems, concurrency: concurrency, tolerateFailures: tolerateFailures)
+        return state
+    }
+}
