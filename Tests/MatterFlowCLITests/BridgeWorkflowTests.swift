@@ -50,6 +50,6 @@ struct BridgeWorkflowTests {
         #expect(dot.stdout.contains("shape=box3d"), "\(dot.stdout)")
         let mermaid = await matterflow("graph", Repository.workflow("commission-bridge"), "--format", "mermaid")
         #expect(mermaid.code == 0)
-        #expect(mermaid.stdout.contains(#"readDevices[("readDevices"#), "\(mermaid.stdout)")
+        #expect(mermaid.stdout.contains(#"[("readDevices<br/>for each deviceID"#), "\(mermaid.stdout)")
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MatterFlowJSON
 import Testing
 
@@ -144,7 +145,7 @@ import Testing
                 }
                 #expect(state.name == "each")
                 keys.append(machine.generatedKey(for: planned))
-                actions = try machine.callEnded(.finished(["vendorName": "V"]))
+                actions = try machine.callEnded(.finished(["vendorName": "V", "productName": "P", "softwareVersion": 1]))
             case .finish: return #expect(keys == ["run-1/each/read[0]", "run-1/each/read[1]"])
             case .report, .checkpoint, .checkStatus, .delay, .waitForEvent, .interruptWork:
                 Issue.record("unexpected work \(work)")
