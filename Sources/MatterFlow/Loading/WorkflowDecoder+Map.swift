@@ -12,14 +12,9 @@ extension WorkflowDecoder {
         }
         let maxItems = reader.int("maxItems", in: MapIteration.itemLimit, required: true)
         let concurrency = reader.int("concurrency", in: MapIteration.itemLimit) ?? 1
-        let tolerateFailures = reader.int("tolerateFailures", in: MapIteration.itemLimit) ?? 0
+        let tolerateFailures = reader.int("tolerateFailures", in: MapIteration.failureLimit) ?? 0
         if let maxItems {
-            if maxItems < 1 {
-                collector.error(
-                    DiagnosticCode.numberOutOfRange, at: reader.pointer("maxItems"),
-                    "\"maxItems\" must be at least 1: it is the longest list the state accepts")
-            }
-            if concurrency < 1 || concurrency > max(maxItems, 1) {
+            if concurrency > maxItems {
                 collector.error(
                     DiagnosticCode.numberOutOfRange, at: reader.pointer("concurrency"),
                     "\"concurrency\" must be between 1 and \"maxItems\" (\(maxItems))")

@@ -29,8 +29,11 @@ public struct MapIteration: Sendable {
         self.tolerateFailures = tolerateFailures
     }
 
-    /// How many elements a map may declare: `maxItems`, `concurrency` and `tolerateFailures` lie in this range.
-    public static let itemLimit = NumberRange(integers: 0...10_000, unit: "elements")
+    /// How many elements a map may declare: `maxItems` and `concurrency` lie in this range (and within
+    /// `maxItems`), `tolerateFailures` in ``failureLimit``.
+    public static let itemLimit = NumberRange(integers: 1...10_000, unit: "elements")
+    /// The range of `tolerateFailures` (and within `maxItems`).
+    public static let failureLimit = NumberRange(integers: 0...10_000, unit: "elements")
 }
 
 extension SubworkflowState {

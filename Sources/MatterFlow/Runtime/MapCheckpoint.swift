@@ -21,7 +21,7 @@ public struct MapCheckpoint: Sendable, Hashable {
 
     /// Reads progress stored with ``jsonValue``; nil when the value is not one.
     public init?(json: JSONValue) {
-        guard let index = json["index"]?.intValue, index >= 0, Double(index) <= MapIteration.itemLimit.upperBound,
+        guard let index = json["index"]?.intValue, index >= 0, Double(index) < MapIteration.itemLimit.upperBound,
             let results = json["results"]?.arrayValue, results.count == index
         else { return nil }
         self.init(index: index, results: results)
