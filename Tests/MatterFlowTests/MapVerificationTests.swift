@@ -57,7 +57,7 @@ import Testing
             """#
         let found = diagnose(text).filter { $0.code == "unboundedDuration" }
         #expect(found.count == 1)
-        #expect(found.first?.message.contains("use a map state (its maxItems bounds it)") == true, "\(found)")
+        #expect(found.first?.message.contains("use a repeat state (its maxIterations bounds it)") == true, "\(found)")
     }
 
     /// A map over `body`, inside a session prepare.json opens and cancel.json releases on every path.

@@ -56,6 +56,7 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     public static let mapItemsNotList = known("mapItemsNotList")
     public static let mapTooManyItems = known("mapTooManyItems")
     public static let mapElementsFailed = known("mapElementsFailed")
+    public static let repeatExhausted = known("repeatExhausted")
 
     /// The documented mapping from cause to canonical code.
     public static let table: [(cause: ErrorCause, code: ErrorCode, meaning: String)] = [
@@ -91,5 +92,6 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
         (.mapItemsNotList, .invalidArgument, "a map state's items are not a list"),
         (.mapTooManyItems, .outOfRange, "a map state's list has more elements than its maxItems"),
         (.mapElementsFailed, .aborted, "more elements of a map state failed than its tolerateFailures allows"),
+        (.repeatExhausted, .resourceExhausted, "a repeat state ran its body maxIterations times without its until condition holding"),
     ]
 }

@@ -69,6 +69,7 @@ extension StateGraph {
         case .action, .state, .activeState: return "\(id)(\(text))"
         case .workflow: return "\(id)[[\(text)]]"
         case .map: return "\(id)[(\(text))]"
+        case .repeat: return "\(id)>\(text)]"
         case .choice: return "\(id){\(text)}"
         case .assign: return "\(id)[/\(text)/]"
         case .wait: return "\(id)([\(text)])"

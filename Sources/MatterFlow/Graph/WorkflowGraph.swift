@@ -171,6 +171,10 @@ public enum WorkflowGraph {
                     if map.tolerateFailures > 0 { each += ", tolerates \(map.tolerateFailures) failed" }
                     return [state.name, each + ")", "runs " + subworkflow.path]
                 }
+                if let repeating = subworkflow.repeating {
+                    let every = repeating.delaySeconds > 0 ? ", every " + TimeBudget.format(repeating.delaySeconds) : ""
+                    return [state.name, "runs " + subworkflow.path, "until \(repeating.until.summary) (≤ \(repeating.maxIterations) times\(every))"]
+                }
                 return [state.name, "runs " + subworkflow.path] + guardLine(subworkflow.step.guards) + retryLine(subworkflow.step.retry)
             case .choice: return [state.name]
             case .assign(let assign):
@@ -189,7 +193,7 @@ public enum WorkflowGraph {
         static func shape(_ state: WorkflowState) -> StateGraph.Shape {
             switch state.kind {
             case .action: .action
-            case .workflow(let subworkflow): subworkflow.map == nil ? .workflow : .map
+            case .workflow(let subworkflow): subworkflow.map != nil ? .map : subworkflow.repeating != nil ? .repeat : .workflow
             case .choice: .choice
             case .assign: .assign
             case .wait: .wait

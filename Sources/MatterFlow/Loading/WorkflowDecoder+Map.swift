@@ -33,3 +33,25 @@ extension WorkflowDecoder {
         return state
     }
 }
+
+extension WorkflowDecoder {
+    /// Reads a `repeat` state: a sub-workflow state whose body runs until `until` holds, at most `maxIterations`
+    /// times, `delaySeconds` apart. Its `result` is required: `until` reads the body's output through it.
+    func decodeRepeat(_ reader: ObjectReader) -> SubworkflowState? {
+        let path = reader.string("path", required: true)
+        let inputs = templates(reader.object("inputs"))
+        let until = reader.value("until", required: true).flatMap { decodeCondition($0, reader.pointer("until")) }
+        let maxIterations = reader.int("maxIterations", in: RepeatIteration.iterationLimit, required: true)
+        let delay = reader.number("delaySeconds", in: NumberLimits.elapsed) ?? 0
+        if !reader.has("result") {
+            collector.error(
+                DiagnosticCode.missingKey, at: reader.pointer,
+                "a repeat state needs \"result\": its \"until\" condition reads the body's output through that variable")
+        }
+        let step = decodeStep(reader, guardsAndRetry: false)
+        guard let path, let until, let maxIterations, let step, step.result != nil else { return nil }
+        var state = SubworkflowState(path: path, inputs: inputs, step: step)
+        state.repeating = RepeatIteration(until: until, maxIterations: maxIterations, delaySeconds: delay)
+        return state
+    }
+}

@@ -100,6 +100,7 @@ struct WorkflowDecoder {
         case "action": kind = decodeAction(reader).map(WorkflowState.Kind.action)
         case "workflow": kind = decodeSubworkflow(reader).map(WorkflowState.Kind.workflow)
         case "map": kind = decodeMap(reader).map(WorkflowState.Kind.workflow)
+        case "repeat": kind = decodeRepeat(reader).map(WorkflowState.Kind.workflow)
         case "choice": kind = decodeChoice(reader).map(WorkflowState.Kind.choice)
         case "assign": kind = decodeAssign(reader).map(WorkflowState.Kind.assign)
         case "wait": kind = decodeWait(reader).map(WorkflowState.Kind.wait)
@@ -108,7 +109,7 @@ struct WorkflowDecoder {
         case nil:
             kind = nil
         case let other?:
-            let types = ["action", "workflow", "map", "choice", "assign", "wait", "succeed", "fail"]
+            let types = ["action", "workflow", "map", "repeat", "choice", "assign", "wait", "succeed", "fail"]
             collector.error(
                 Code.unknownStateType, at: reader.pointer("type"),
                 "unknown state type \"\(other)\"\(SpellingSuggestion.hint(for: other, among: types)) (types: \(types.joined(separator: ", ")))")
@@ -313,7 +314,7 @@ struct WorkflowDecoder {
                 message: template(message, reader.pointer("message"))))
     }
 
-    private func decodeCondition(_ value: JSONValue, _ pointer: String) -> Condition? {
+    func decodeCondition(_ value: JSONValue, _ pointer: String) -> Condition? {
         guard case .object(let object) = value, object.count == 1, let member = object.members.first else {
             collector.error(
                 Code.invalidCondition, at: pointer,

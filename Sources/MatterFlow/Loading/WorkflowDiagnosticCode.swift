@@ -88,7 +88,7 @@ public enum WorkflowDiagnosticCode {
         (unknownEventValue, "a wait state branches on a value its event never carries"),
         (unhandledEventValue, "a wait state has no transition for some of its event's values, and no otherwise"),
         (sessionLeak, "a path from opening the commissioning session to the end of the run does not release it"),
-        (unbalancedMapBody, "a map state's body can end holding the commissioning session when it did not hold it at its start, or the reverse"),
+        (unbalancedMapBody, "a map or repeat state's body can end holding the commissioning session when it did not hold it at its start, or the reverse"),
         (operationOutOfOrder, "a path calls an operation before what the hub protocol requires before it"),
         (proofIncomplete, "the session and protocol-order proofs stopped at their limit of configurations before covering every path"),
         (deadErrorRoute, "an error route, or a name in one, can never match an error the state can raise (warning)"),

@@ -37,6 +37,6 @@ public struct MapIteration: Sendable {
 }
 
 extension SubworkflowState {
-    /// The `type` name the state has in workflow files: `map` for a map state, `workflow` otherwise.
-    public var typeName: String { map == nil ? "workflow" : "map" }
+    /// The `type` name the state has in workflow files: `map`, `repeat`, or `workflow`.
+    public var typeName: String { map != nil ? "map" : repeating != nil ? "repeat" : "workflow" }
 }

@@ -126,6 +126,9 @@ public struct SubworkflowState: Sendable {
     public var step: StepBehavior
     /// Set for a `map` state: the sub-workflow runs once per element of a list (see ``MapIteration``).
     public var map: MapIteration? = nil
+    /// Set for a `repeat` state: the sub-workflow runs until a condition holds, a bounded number of times (see
+    /// ``RepeatIteration``).
+    public var repeating: RepeatIteration? = nil
 }
 
 /// Branch on values: the first branch whose condition holds wins, else the default.

@@ -108,6 +108,8 @@ final class PlannedState: Sendable {
     let isSubworkflow: Bool
     /// A map state's iteration (its body is the sub-workflow); nil for other states.
     let map: MapIteration?
+    /// A repeat state's iteration (its body is the sub-workflow); nil for other states.
+    let repeating: RepeatIteration?
     /// The guards of an action or sub-workflow state.
     var guards: [Guard] { step?.guards ?? [] }
     /// How many guards the state has (read on every attempt, without retaining the guards).
@@ -129,6 +131,7 @@ final class PlannedState: Sendable {
             step = PlannedStep(action.step)
             isSubworkflow = false
             map = nil
+            repeating = nil
         case .workflow(let subworkflow):
             call = nil
             step = PlannedStep(subworkflow.step)
@@ -139,6 +142,7 @@ final class PlannedState: Sendable {
             }
             isSubworkflow = true
             map = subworkflow.map
+            repeating = subworkflow.repeating
         case .choice, .assign, .wait, .succeed, .fail:
             call = nil
             childSource = nil
@@ -147,6 +151,7 @@ final class PlannedState: Sendable {
             step = nil
             isSubworkflow = false
             map = nil
+            repeating = nil
         }
     }
 }

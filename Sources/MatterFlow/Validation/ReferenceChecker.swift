@@ -24,11 +24,14 @@ struct ReferenceChecker {
             let state = model.states[number]
             // Most states read no reference: their templates' pointers are never spelled out.
             guard Self.readsReferences(state) else { continue }
-            // A map state's body inputs also read the element's variable, bound for them alone.
+            // A map state's body inputs also read the element's variable, bound for them alone; a repeat state's
+            // `until` reads its own result, bound by the body's run just before.
             let element = Self.mapIteration(of: state)?.elementName
             let inputs = state.pointer + "/inputs/"
+            let ownResult = Self.repeatResult(of: state)
+            let until = state.pointer + "/until"
             for (pointer, template, tolerant) in Self.templates(of: state) {
-                let extra = element.flatMap { pointer.hasPrefix(inputs) ? $0 : nil }
+                let extra = element.flatMap { pointer.hasPrefix(inputs) ? $0 : nil } ?? ownResult.flatMap { pointer.hasPrefix(until) ? $0 : nil }
                 for reference in template.references {
                     check(reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn, element: extra)
                 }
@@ -42,7 +45,7 @@ struct ReferenceChecker {
     ) {
         let head = reference.head
         if reference.root == .vars, let head, head == element {
-            // A map element: any value of the list.
+            // A map element (any value of the list), or a repeat's result (the body's output).
             checkPath(reference, from: .any, at: pointer)
             return
         }
@@ -153,6 +156,12 @@ struct ReferenceChecker {
         .init("succeeded", .integer, "how many elements succeeded"), .init("failed", .integer, "how many elements failed"),
     ])
 
+    /// A repeat state's result variable; nil for other states.
+    static func repeatResult(of state: WorkflowState) -> String? {
+        if case .workflow(let subworkflow) = state.kind, subworkflow.repeating != nil { return subworkflow.step.result }
+        return nil
+    }
+
     /// A map state's iteration; nil for other states.
     static func mapIteration(of state: WorkflowState) -> MapIteration? {
         if case .workflow(let subworkflow) = state.kind { return subworkflow.map }
@@ -219,6 +228,7 @@ struct ReferenceChecker {
         case .action(let action): return action.arguments.contains { $0.value.hasReferences }
         case .workflow(let subworkflow):
             return subworkflow.inputs.contains { $0.value.hasReferences } || subworkflow.map?.items.hasReferences == true
+                || subworkflow.repeating.map { condition($0.until) } == true
         case .choice(let choice): return choice.branches.contains { condition($0.condition) }
         case .assign(let assign):
             return assign.assignments.contains { $0.value.hasReferences } || assign.warning?.hasReferences == true
@@ -252,6 +262,7 @@ struct ReferenceChecker {
         case .action(let action): return named(action.arguments, "/arguments")
         case .workflow(let subworkflow):
             return named(subworkflow.inputs, "/inputs") + (subworkflow.map.map { [(base + "/items", $0.items, false)] } ?? [])
+                + (subworkflow.repeating.map { conditionTemplates($0.until, base + "/until") } ?? [])
         case .choice(let choice):
             return choice.branches.enumerated().flatMap { index, branch in
                 conditionTemplates(branch.condition, "\(base)/choices/\(index)/if")

@@ -123,8 +123,13 @@ final class BudgetGraph {
             let childGraph = context.budgetGraph(child)
             let body = childGraph.loop != nil ? .infinity : childGraph.endPoints.filter { !$0.afterCancel && $0.kind != .cancelled }
                 .map(\.worstSeconds).max() ?? 0
-            // A map runs its body once per element, one element after another: at most `maxItems` times.
-            call = Double(subworkflow.map?.maxItems ?? 1) * body
+            if let repeating = subworkflow.repeating {
+                // At most `maxIterations` runs of the body, with the delay between each two.
+                call = Double(repeating.maxIterations) * body + Double(repeating.maxIterations - 1) * repeating.delaySeconds
+            } else {
+                // A map runs its body once per element, one element after another: at most `maxItems` times.
+                call = Double(subworkflow.map?.maxItems ?? 1) * body
+            }
             cancelTail = childGraph.loop != nil ? .infinity : childGraph.cancelTail
         case .wait(let wait):
             return (wait.timeoutSeconds, 0)

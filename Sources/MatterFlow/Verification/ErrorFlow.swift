@@ -103,6 +103,7 @@ final class ErrorFlow {
             } else {
                 causes += [.invalidArgumentValue, .unresolvedReference]
             }
+            if subworkflow.repeating != nil { causes += [.repeatExhausted, .unresolvedReference] }
             guards = subworkflow.step.guards
         case .choice, .assign, .wait, .succeed, .fail:
             return nil

@@ -140,7 +140,7 @@ extension SessionExplorer {
         case .start: return "start"
         case .retry: return "retry"
         case .cancel: return "cancel"
-        case .nextElement: return "next element"
+        case .again: return "again"
         }
     }
 
@@ -153,7 +153,7 @@ extension SessionExplorer {
         case .start: return state(of: step).pointer + "/path"
         case .retry: return state(of: step).pointer + "/retry"
         case .cancel: return "/onCancel"
-        case .nextElement: return state(of: step).pointer + "/items"
+        case .again: return state(of: step).pointer + "/path"
         }
     }
 

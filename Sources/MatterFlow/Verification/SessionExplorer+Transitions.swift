@@ -140,6 +140,9 @@ extension SessionExplorer {
         if let map = subworkflow.map {
             return elementEnded(caller, map: map, step: subworkflow.step, next: next, at: at, ended: ended, moves: &moves)
         }
+        if subworkflow.repeating != nil {
+            return iterationEnded(caller, step: subworkflow.step, next: next, at: at, ended: ended, moves: &moves)
+        }
         switch ended.kind {
         case .succeeded:
             if let result = subworkflow.step.result, node.tracked.contains(result) {
@@ -167,10 +170,7 @@ extension SessionExplorer {
         case .succeeded: failed = false
         case .failed: failed = true
         }
-        guard ended.session.held == began.held else {
-            graph.instances[next.instance].unbalancedMaps.append(UnbalancedMap(config: caller, point: at, opened: ended.session.held))
-            return
-        }
+        guard ended.session.held == began.held else { return unbalanced(caller, next: next, at: at, ended: ended) }
         if failed, map.tolerateFailures < map.maxItems {
             routeFailure(next, at: at, step: step, errors: [PossibleError(.mapElementsFailed)], retry: false, moves: &moves)
         }
@@ -179,8 +179,36 @@ extension SessionExplorer {
         move(next, at: at, 0, &moves)
         if next.session != began {
             let nodeID = graph.instances[next.instance].entry.node
-            moves.append(Move(config: next, from: at, step: Step(kind: .nextElement, node: nodeID, state: next.state)))
+            moves.append(Move(config: next, from: at, step: Step(kind: .again, node: nodeID, state: next.state)))
         }
+    }
+
+    /// What a repeat's body ending does: the repeat ends (its condition holds, its body failed, or it used up its
+    /// iterations) or runs the body again from the session the body left. A body that ends holding the session
+    /// differently from how it began is a finding, as for a map.
+    private mutating func iterationEnded(
+        _ caller: Int, step: StepBehavior, next: Config, at: Point, ended: Exit, moves: inout [Move]
+    ) {
+        let began = graph.configs[caller].session
+        switch ended.kind {
+        case .cancelled:
+            return cancelLevel(next, at: at, moves: &moves)
+        case .failed(let errors):
+            guard ended.session.held == began.held else { return unbalanced(caller, next: next, at: at, ended: ended) }
+            return routeFailure(next, at: at, step: step, errors: errors, retry: false, moves: &moves)
+        case .succeeded:
+            guard ended.session.held == began.held else { return unbalanced(caller, next: next, at: at, ended: ended) }
+        }
+        move(next, at: at, 0, &moves)
+        routeFailure(next, at: at, step: step, errors: [PossibleError(.repeatExhausted)], retry: false, moves: &moves)
+        if next.session != began {
+            let nodeID = graph.instances[next.instance].entry.node
+            moves.append(Move(config: next, from: at, step: Step(kind: .again, node: nodeID, state: next.state)))
+        }
+    }
+
+    private func unbalanced(_ caller: Int, next: Config, at: Point, ended: Exit) {
+        graph.instances[next.instance].unbalancedMaps.append(UnbalancedMap(config: caller, point: at, opened: ended.session.held))
     }
 
     /// The error routes of the level's state that take some error.

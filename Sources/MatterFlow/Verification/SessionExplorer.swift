@@ -126,8 +126,8 @@ struct SessionExplorer {
         case retry
         /// A cancel reaching the level, to its cancel path.
         case cancel
-        /// A map state runs its body again, for its next element.
-        case nextElement
+        /// A map or repeat state runs its body again (the next element, or the next iteration).
+        case again
     }
 
     /// A move, as numbers: its label and pointer are spelled out only for the paths a finding shows
@@ -161,9 +161,9 @@ struct SessionExplorer {
         var requirement: OrderRequirement
     }
 
-    /// A map state's body ended holding the session when it began without it (`opened`), or the reverse.
+    /// A map or repeat state's body ended holding the session when it began without it (`opened`), or the reverse.
     struct UnbalancedMap {
-        /// The map state's configuration, in the caller's instance.
+        /// The map or repeat state's configuration, in the caller's instance.
         var config: Int
         /// Where the body ended, as seen from the map state.
         var point: Point

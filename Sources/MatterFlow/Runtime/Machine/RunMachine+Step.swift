@@ -126,6 +126,7 @@ extension RunMachine {
 
     /// An attempt ended: retry after a delay when a retrier allows, or the step ends.
     mutating func attemptEnded(_ progress: StepProgress, _ outcome: StepOutcome) -> Continuation {
+        if let repeating = progress.state.repeating { return iterationEnded(progress, repeating, outcome) }
         if case .failed(let error) = outcome {
             var retrying = progress
             if let delay = retryDelay(after: error, &retrying) {
