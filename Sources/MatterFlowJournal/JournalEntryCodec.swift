@@ -30,6 +30,7 @@ enum JournalEntryCodec {
                 "workflow": .string(checkpoint.workflowPath.joined(separator: "/")), "state": .string(checkpoint.state),
                 "inputs": .object(checkpoint.inputs), "vars": .object(checkpoint.variables), "error": json(checkpoint.error),
                 "cancelledIn": checkpoint.cancelledIn.map(JSONValue.string) ?? .null, "shielded": .bool(checkpoint.shielded),
+                "map": checkpoint.map?.jsonValue ?? .null,
             ]
         case .intent(let intent):
             var fields: JSONObject = [
@@ -153,7 +154,7 @@ enum JournalEntryCodec {
                     workflowPath: try fields.string("workflow").split(separator: "/").map(String.init),
                     state: try fields.string("state"), inputs: try fields.object("inputs"), variables: try fields.object("vars"),
                     error: try error(fields, "error"), cancelledIn: try fields.optionalString("cancelledIn"),
-                    shielded: try fields.bool("shielded")))
+                    shielded: try fields.bool("shielded"), map: try fields.optionalMapCheckpoint("map")))
         case .intent:
             return .intent(try intent(fields))
         case .outcome:

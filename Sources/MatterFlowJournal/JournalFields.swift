@@ -1,3 +1,4 @@
+import MatterFlow
 import MatterFlowJSON
 
 /// Reads the members of one journal record for ``JournalEntryCodec``, failing with a located
@@ -161,5 +162,16 @@ struct JournalFields {
             return "a string of \(name.utf8.count) bytes"
         }
         return "\"\(name)\""
+    }
+}
+
+extension JournalFields {
+    /// A map state's progress (``MapCheckpoint``); nil when the member is null or missing.
+    func optionalMapCheckpoint(_ key: String) throws(JournalError) -> MapCheckpoint? {
+        guard let value = try optionalValue(key) else { return nil }
+        guard let progress = MapCheckpoint(json: value) else {
+            throw failure(key, "an object with \"index\" (0-10000) and one entry in \"results\" per element before it", got: "it is not")
+        }
+        return progress
     }
 }

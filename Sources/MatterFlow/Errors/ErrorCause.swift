@@ -53,6 +53,10 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     public static let epskcNotActive = known("epskcNotActive")
     public static let epskcOutOfOrder = known("epskcOutOfOrder")
     public static let invalidDataset = known("invalidDataset")
+    public static let mapItemsNotList = known("mapItemsNotList")
+    public static let mapTooManyItems = known("mapTooManyItems")
+    public static let mapElementsFailed = known("mapElementsFailed")
+    public static let repeatExhausted = known("repeatExhausted")
 
     /// The documented mapping from cause to canonical code.
     public static let table: [(cause: ErrorCause, code: ErrorCode, meaning: String)] = [
@@ -85,5 +89,9 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
         (.epskcNotActive, .failedPrecondition, "no ePSKc key is active on the border router"),
         (.epskcOutOfOrder, .failedPrecondition, "the border router's ePSKc session is in a state that does not allow the event"),
         (.invalidDataset, .invalidArgument, "the Thread Operational Dataset is malformed or incomplete"),
+        (.mapItemsNotList, .invalidArgument, "a map state's items are not a list"),
+        (.mapTooManyItems, .outOfRange, "a map state's list has more elements than its maxItems"),
+        (.mapElementsFailed, .aborted, "more elements of a map state failed than its tolerateFailures allows"),
+        (.repeatExhausted, .resourceExhausted, "a repeat state ran its body maxIterations times without its until condition holding"),
     ]
 }

@@ -48,6 +48,8 @@ extension StateGraph {
         switch node.shape {
         case .action: attributes.append("shape=box, style=rounded")
         case .workflow: attributes.append("shape=box, peripheries=2")
+        case .map: attributes.append("shape=box3d")
+        case .repeat: attributes.append("shape=component")
         case .choice: attributes.append("shape=diamond")
         case .assign: attributes.append("shape=parallelogram")
         case .wait: attributes.append("shape=box, style=\"rounded,dashed\"")

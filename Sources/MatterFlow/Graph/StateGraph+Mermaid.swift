@@ -68,6 +68,8 @@ extension StateGraph {
         switch node.shape {
         case .action, .state, .activeState: return "\(id)(\(text))"
         case .workflow: return "\(id)[[\(text)]]"
+        case .map: return "\(id)[(\(text))]"
+        case .repeat: return "\(id)>\(text)]"
         case .choice: return "\(id){\(text)}"
         case .assign: return "\(id)[/\(text)/]"
         case .wait: return "\(id)([\(text)])"

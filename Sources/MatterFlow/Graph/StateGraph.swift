@@ -5,6 +5,10 @@ public struct StateGraph: Sendable, Hashable {
     /// How a node is drawn.
     public enum Shape: String, Sendable, Hashable {
         case action, workflow, choice, assign, wait, ask, delay, succeed, fail
+        /// A map state: a sub-workflow run once per element of a list.
+        case map
+        /// A repeat state: a sub-workflow run until a condition holds, a bounded number of times.
+        case `repeat`
         /// A state of a state machine in code.
         case state
         /// A state of a state machine in code that holds a resource (an open session, an active key).

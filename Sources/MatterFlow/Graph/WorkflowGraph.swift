@@ -168,6 +168,16 @@ public enum WorkflowGraph {
             case .action(let action):
                 return [state.name, action.operation] + guardLine(action.step.guards) + retryLine(action.step.retry)
             case .workflow(let subworkflow):
+                if let map = subworkflow.map {
+                    var each = "for each \(map.elementName) of \(map.items.summary) (≤ \(map.maxItems)"
+                    if map.concurrency > 1 { each += ", \(map.concurrency) at a time" }
+                    if map.tolerateFailures > 0 { each += ", tolerates \(map.tolerateFailures) failed" }
+                    return [state.name, each + ")", "runs " + subworkflow.path]
+                }
+                if let repeating = subworkflow.repeating {
+                    let every = repeating.delaySeconds > 0 ? ", every " + TimeBudget.format(repeating.delaySeconds) : ""
+                    return [state.name, "runs " + subworkflow.path, "until \(repeating.until.summary) (≤ \(repeating.maxIterations) times\(every))"]
+                }
                 return [state.name, "runs " + subworkflow.path] + guardLine(subworkflow.step.guards) + retryLine(subworkflow.step.retry)
             case .choice: return [state.name]
             case .assign(let assign):
@@ -195,7 +205,7 @@ public enum WorkflowGraph {
         static func shape(_ state: WorkflowState) -> StateGraph.Shape {
             switch state.kind {
             case .action: .action
-            case .workflow: .workflow
+            case .workflow(let subworkflow): subworkflow.map != nil ? .map : subworkflow.repeating != nil ? .repeat : .workflow
             case .choice: .choice
             case .assign: .assign
             case .wait: .wait

@@ -6,7 +6,9 @@ import MatterFlowJSON
 /// and cause a workflow sees; any other error is reported as `internal` / `hubFailure`. Implementations should
 /// honour task cancellation: the engine cancels a call that exceeds its timeout or belongs to a cancelled run.
 /// The engine never calls two methods for the same run at once, but calls for different structures (different
-/// runs) may overlap.
+/// runs) may overlap. This holds inside a `map` state too: its elements run one after another, so their calls
+/// never overlap; each call still has its own ``HubCallContext/idempotencyKey``, and the keys the engine generates
+/// for an operation's idempotency argument name the element (`<runID>/<state>[<index>]`).
 ///
 /// A call the engine abandons (at its timeout, or because the run was cancelled) is cancelled and given 5 s to
 /// end. If it is still running then, the run's next call (a retry, the next state, or the cancel path's release)

@@ -99,6 +99,8 @@ struct WorkflowDecoder {
         switch typeName {
         case "action": kind = decodeAction(reader).map(WorkflowState.Kind.action)
         case "workflow": kind = decodeSubworkflow(reader).map(WorkflowState.Kind.workflow)
+        case "map": kind = decodeMap(reader).map(WorkflowState.Kind.workflow)
+        case "repeat": kind = decodeRepeat(reader).map(WorkflowState.Kind.workflow)
         case "choice": kind = decodeChoice(reader).map(WorkflowState.Kind.choice)
         case "assign": kind = decodeAssign(reader).map(WorkflowState.Kind.assign)
         case "wait": kind = decodeWait(reader).map(WorkflowState.Kind.wait)
@@ -141,7 +143,7 @@ struct WorkflowDecoder {
         return result
     }
 
-    private func templates(_ reader: ObjectReader?) -> [(name: String, value: Template)] {
+    func templates(_ reader: ObjectReader?) -> [(name: String, value: Template)] {
         guard let reader else { return [] }
         return reader.object.members.map { member in
             reader.allow(member.key)
@@ -149,9 +151,11 @@ struct WorkflowDecoder {
         }
     }
 
-    private func decodeStep(_ reader: ObjectReader) -> StepBehavior? {
+    /// Reads a step's guards, retriers, result and routes; a map state's step has neither guards nor retriers (its
+    /// body's states have their own), so for it those keys stay unknown.
+    func decodeStep(_ reader: ObjectReader, guardsAndRetry: Bool = true) -> StepBehavior? {
         var guards: [Guard] = []
-        for (index, name) in (reader.stringArray("guards") ?? []).enumerated() {
+        for (index, name) in (guardsAndRetry ? reader.stringArray("guards") ?? [] : []).enumerated() {
             guard let known = Guard(rawValue: name) else {
                 let names = Guard.allCases.map(\.rawValue)
                 collector.error(
@@ -162,7 +166,7 @@ struct WorkflowDecoder {
             guards.append(known)
         }
         let result = reader.string("result")
-        let retry = (reader.array("retry") ?? []).enumerated().compactMap { index, value in
+        let retry = (guardsAndRetry ? reader.array("retry") ?? [] : []).enumerated().compactMap { index, value in
             decodeRetrier(value, JSONPointer.appending(index, to: reader.pointer("retry")))
         }
         let onError = (reader.array("onError") ?? []).enumerated().compactMap { index, value in
@@ -312,7 +316,7 @@ struct WorkflowDecoder {
                 message: template(message, reader.pointer("message"))))
     }
 
-    private func decodeCondition(_ value: JSONValue, _ pointer: String) -> Condition? {
+    func decodeCondition(_ value: JSONValue, _ pointer: String) -> Condition? {
         guard case .object(let object) = value, object.count == 1, let member = object.members.first else {
             collector.error(
                 Code.invalidCondition, at: pointer,

@@ -34,6 +34,7 @@ public enum WorkflowDiagnosticCode {
     public static let unknownEventValue = "unknownEventValue"
     public static let unhandledEventValue = "unhandledEventValue"
     public static let sessionLeak = "sessionLeak"
+    public static let unbalancedMapBody = "unbalancedMapBody"
     public static let operationOutOfOrder = "operationOutOfOrder"
     public static let proofIncomplete = "proofIncomplete"
     public static let deadErrorRoute = "deadErrorRoute"
@@ -87,6 +88,7 @@ public enum WorkflowDiagnosticCode {
         (unknownEventValue, "a wait state branches on a value its event never carries"),
         (unhandledEventValue, "a wait state has no transition for some of its event's values, and no otherwise"),
         (sessionLeak, "a path from opening the commissioning session to the end of the run does not release it"),
+        (unbalancedMapBody, "a map or repeat state's body can end holding the commissioning session when it did not hold it at its start, or the reverse"),
         (operationOutOfOrder, "a path calls an operation before what the hub protocol requires before it"),
         (proofIncomplete, "the session and protocol-order proofs stopped at their limit of configurations before covering every path"),
         (deadErrorRoute, "an error route, or a name in one, can never match an error the state can raise (warning)"),

@@ -30,7 +30,7 @@ public struct WorkflowState: Sendable {
         public var typeName: String {
             switch self {
             case .action: "action"
-            case .workflow: "workflow"
+            case .workflow(let subworkflow): subworkflow.typeName
             case .choice: "choice"
             case .assign: "assign"
             case .wait: "wait"
@@ -51,7 +51,7 @@ public struct WorkflowState: Sendable {
         }
 
         /// Every `type` name, as workflow files spell them.
-        public static let typeNames = ["action", "workflow", "choice", "assign", "wait", "ask", "delay", "succeed", "fail"]
+        public static let typeNames = ["action", "workflow", "map", "repeat", "choice", "assign", "wait", "ask", "delay", "succeed", "fail"]
     }
 
     public var name: String
@@ -133,6 +133,11 @@ public struct SubworkflowState: Sendable {
     public var path: String
     public var inputs: [(name: String, value: Template)]
     public var step: StepBehavior
+    /// Set for a `map` state: the sub-workflow runs once per element of a list (see ``MapIteration``).
+    public var map: MapIteration? = nil
+    /// Set for a `repeat` state: the sub-workflow runs until a condition holds, a bounded number of times (see
+    /// ``RepeatIteration``).
+    public var repeating: RepeatIteration? = nil
 }
 
 /// Branch on values: the first branch whose condition holds wins, else the default.

@@ -106,6 +106,10 @@ final class PlannedState: Sendable {
     /// The behaviour of an action or sub-workflow state (guards, retries, result, routes); nil for other states.
     let step: PlannedStep?
     let isSubworkflow: Bool
+    /// A map state's iteration (its body is the sub-workflow); nil for other states.
+    let map: MapIteration?
+    /// A repeat state's iteration (its body is the sub-workflow); nil for other states.
+    let repeating: RepeatIteration?
     /// The guards of an action or sub-workflow state.
     var guards: [Guard] { step?.guards ?? [] }
     /// How many guards the state has (read on every attempt, without retaining the guards).
@@ -126,6 +130,8 @@ final class PlannedState: Sendable {
             childPath = ""
             step = PlannedStep(action.step)
             isSubworkflow = false
+            map = nil
+            repeating = nil
         case .workflow(let subworkflow):
             call = nil
             step = PlannedStep(subworkflow.step)
@@ -135,6 +141,8 @@ final class PlannedState: Sendable {
                 (child, path + [child.name], prefix + state.name + "/", catalog)
             }
             isSubworkflow = true
+            map = subworkflow.map
+            repeating = subworkflow.repeating
         case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
             call = nil
             childSource = nil
@@ -142,6 +150,8 @@ final class PlannedState: Sendable {
             childPath = ""
             step = nil
             isSubworkflow = false
+            map = nil
+            repeating = nil
         }
     }
 }

@@ -22,11 +22,14 @@ public struct RunCheckpoint: Sendable, Hashable {
     public var cancelledIn: String?
     /// Whether the level runs inside an outer level's cancel path (and so is never cancelled again).
     public var shielded: Bool
+    /// In a map state about to run an element: which one, and the results of those before it.
+    public var map: MapCheckpoint?
 
     public init(
         workflowPath: [String], state: String, inputs: JSONObject, variables: JSONObject, error: FlowError? = nil, cancelledIn: String? = nil,
-        shielded: Bool = false
+        shielded: Bool = false, map: MapCheckpoint? = nil
     ) {
+        self.map = map
         self.workflowPath = workflowPath
         self.state = state
         self.inputs = inputs
@@ -44,7 +47,7 @@ public struct RunCheckpoint: Sendable, Hashable {
         [
             "workflow": .string(workflowPath.joined(separator: "/")), "state": .string(state), "inputs": .object(inputs), "vars": .object(variables),
             "error": error.map(Scope.json) ?? .null, "cancelledIn": cancelledIn.map(JSONValue.string) ?? .null,
-            "shielded": .bool(shielded),
+            "shielded": .bool(shielded), "map": map?.jsonValue ?? .null,
         ]
     }
 
@@ -60,9 +63,14 @@ public struct RunCheckpoint: Sendable, Hashable {
                 code: code, cause: ErrorCause(rawValue: object["cause"]?.stringValue ?? ErrorCause.workflowFailed.rawValue),
                 message: object["message"]?.stringValue ?? "", state: object["state"]?.stringValue)
         }
+        var map: MapCheckpoint?
+        if let progress = json["map"], !progress.isNull {
+            guard let read = MapCheckpoint(json: progress) else { return nil }
+            map = read
+        }
         self.init(
             workflowPath: workflow.split(separator: "/").map(String.init), state: state, inputs: inputs, variables: variables, error: error,
-            cancelledIn: json["cancelledIn"]?.stringValue, shielded: json["shielded"]?.boolValue ?? false)
+            cancelledIn: json["cancelledIn"]?.stringValue, shielded: json["shielded"]?.boolValue ?? false, map: map)
     }
 }
 

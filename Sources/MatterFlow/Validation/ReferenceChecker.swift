@@ -24,16 +24,31 @@ struct ReferenceChecker {
             let state = model.states[number]
             // Most states read no reference: their templates' pointers are never spelled out.
             guard Self.readsReferences(state) else { continue }
+            // A map state's body inputs also read the element's variable, bound for them alone; a repeat state's
+            // `until` reads its own result, bound by the body's run just before.
+            let element = Self.mapIteration(of: state)?.elementName
+            let inputs = state.pointer + "/inputs/"
+            let ownResult = Self.repeatResult(of: state)
+            let until = state.pointer + "/until"
             for (pointer, template, tolerant) in Self.templates(of: state) {
+                let extra = element.flatMap { pointer.hasPrefix(inputs) ? $0 : nil } ?? ownResult.flatMap { pointer.hasPrefix(until) ? $0 : nil }
                 for reference in template.references {
-                    check(reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn)
+                    check(reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn, element: extra)
                 }
             }
         }
     }
 
-    private func check(_ reference: Reference, at pointer: String, shapes: [String: ValueShape], must: BindingFlow.Bound, may: BindingFlow.Bound) {
+    private func check(
+        _ reference: Reference, at pointer: String, shapes: [String: ValueShape], must: BindingFlow.Bound, may: BindingFlow.Bound,
+        element: String?
+    ) {
         let head = reference.head
+        if reference.root == .vars, let head, head == element {
+            // A map element (any value of the list), or a repeat's result (the body's output).
+            checkPath(reference, from: .any, at: pointer)
+            return
+        }
         switch reference.root {
         case .input:
             guard let head, let input = workflow.input(named: head) else {
@@ -118,7 +133,8 @@ struct ReferenceChecker {
             case .action(let action):
                 if let result = action.step.result { bind(result, catalog[action.operation]?.result ?? .any) }
             case .workflow(let subworkflow):
-                if let result = subworkflow.step.result { bind(result, .any) }
+                if let result = subworkflow.step.result { bind(result, subworkflow.map == nil ? .any : Self.mapResult) }
+                if let map = subworkflow.map { bind(map.elementName, .any) }
             case .assign(let assign):
                 for (name, value) in assign.assignments { bind(name, value.literalValue.map(Self.shape(of:)) ?? .any) }
             case .wait(let wait):
@@ -130,6 +146,28 @@ struct ReferenceChecker {
             }
         }
         return shapes
+    }
+
+    /// What a map state binds to its result.
+    static let mapResult = ValueShape.object([
+        .init("elements", .array(.object([
+            .init("index", .integer, "the element's position, from 0"), .init("item", .any, "the element"),
+            .init("status", .string, "succeeded or failed"), .init("output", .any, "the body's output, when it succeeded"),
+            .init("error", .object(ReferenceChecker.errorFields.map { .init($0, .string, "the error's \($0)") }), "the body's error, when it failed"),
+        ])), "one result per element that ran, in list order"),
+        .init("succeeded", .integer, "how many elements succeeded"), .init("failed", .integer, "how many elements failed"),
+    ])
+
+    /// A repeat state's result variable; nil for other states.
+    static func repeatResult(of state: WorkflowState) -> String? {
+        if case .workflow(let subworkflow) = state.kind, subworkflow.repeating != nil { return subworkflow.step.result }
+        return nil
+    }
+
+    /// A map state's iteration; nil for other states.
+    static func mapIteration(of state: WorkflowState) -> MapIteration? {
+        if case .workflow(let subworkflow) = state.kind { return subworkflow.map }
+        return nil
     }
 
     private static func shape(of value: JSONValue) -> ValueShape {
@@ -191,7 +229,9 @@ struct ReferenceChecker {
         }
         switch state.kind {
         case .action(let action): return action.arguments.contains { $0.value.hasReferences }
-        case .workflow(let subworkflow): return subworkflow.inputs.contains { $0.value.hasReferences }
+        case .workflow(let subworkflow):
+            return subworkflow.inputs.contains { $0.value.hasReferences } || subworkflow.map?.items.hasReferences == true
+                || subworkflow.repeating.map { condition($0.until) } == true
         case .choice(let choice): return choice.branches.contains { condition($0.condition) }
         case .assign(let assign):
             return assign.assignments.contains { $0.value.hasReferences } || assign.warning?.hasReferences == true
@@ -227,7 +267,9 @@ struct ReferenceChecker {
         }
         switch state.kind {
         case .action(let action): return named(action.arguments, "/arguments")
-        case .workflow(let subworkflow): return named(subworkflow.inputs, "/inputs")
+        case .workflow(let subworkflow):
+            return named(subworkflow.inputs, "/inputs") + (subworkflow.map.map { [(base + "/items", $0.items, false)] } ?? [])
+                + (subworkflow.repeating.map { conditionTemplates($0.until, base + "/until") } ?? [])
         case .choice(let choice):
             return choice.branches.enumerated().flatMap { index, branch in
                 conditionTemplates(branch.condition, "\(base)/choices/\(index)/if")

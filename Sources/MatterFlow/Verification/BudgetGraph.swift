@@ -121,8 +121,15 @@ final class BudgetGraph {
         case .workflow(let subworkflow):
             guard let child = workflow.subworkflows[subworkflow.path] else { return (.infinity, .infinity) }
             let childGraph = context.budgetGraph(child)
-            call = childGraph.loop != nil ? .infinity : childGraph.endPoints.filter { !$0.afterCancel && $0.kind != .cancelled }
+            let body = childGraph.loop != nil ? .infinity : childGraph.endPoints.filter { !$0.afterCancel && $0.kind != .cancelled }
                 .map(\.worstSeconds).max() ?? 0
+            if let repeating = subworkflow.repeating {
+                // At most `maxIterations` runs of the body, with the delay between each two.
+                call = Double(repeating.maxIterations) * body + Double(repeating.maxIterations - 1) * repeating.delaySeconds
+            } else {
+                // A map runs its body once per element, one element after another: at most `maxItems` times.
+                call = Double(subworkflow.map?.maxItems ?? 1) * body
+            }
             cancelTail = childGraph.loop != nil ? .infinity : childGraph.cancelTail
         case .wait(let wait):
             return (wait.timeoutSeconds, 0)

@@ -88,6 +88,14 @@ final class ErrorFlow {
             if !operation.arguments.isEmpty || !action.arguments.isEmpty { causes.append(.invalidArgumentValue) }
             if action.arguments.contains(where: { !$0.value.references.isEmpty }) { causes.append(.unresolvedReference) }
             guards = action.step.guards
+        case .workflow(let subworkflow) where subworkflow.map != nil:
+            // A map state fails with errors of its own: an element's error (its body's, or its inputs') is recorded
+            // in the result, and only more of them than it tolerates fail the map.
+            guard let map = subworkflow.map else { return nil }
+            causes = [.mapItemsNotList, .mapTooManyItems]
+            if map.items.hasReferences { causes.append(.unresolvedReference) }
+            if map.tolerateFailures < map.maxItems { causes.append(.mapElementsFailed) }
+            guards = []
         case .workflow(let subworkflow):
             errors = childErrors(subworkflow.path) ?? [.any]
             if let child = workflow.subworkflows[subworkflow.path] {
@@ -95,6 +103,7 @@ final class ErrorFlow {
             } else {
                 causes += [.invalidArgumentValue, .unresolvedReference]
             }
+            if subworkflow.repeating != nil { causes += [.repeatExhausted, .unresolvedReference] }
             guards = subworkflow.step.guards
         case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
             return nil

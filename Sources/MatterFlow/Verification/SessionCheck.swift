@@ -15,6 +15,7 @@ struct SessionCheck {
 
     func check() {
         reportLeaks()
+        reportUnbalancedMaps()
         reportOrder()
         reportUnfinished()
     }
@@ -38,6 +39,24 @@ struct SessionCheck {
             collector.error(
                 Code.sessionLeak, at: pointer,
                 "the commissioning session opened in \"\(acquirer(on: end.point))\" can still be open when the run ends \(how); release it on this path first (cancelCommissioning, or completeCommissioning after a commission). Path: \(explorer.pathText(to: end.point, final: final))")
+        }
+    }
+
+    private func reportUnbalancedMaps() {
+        var reported = Set<String>()
+        for unbalanced in explorer.unbalancedMaps {
+            let state = explorer.name(unbalanced.config)
+            let config = explorer.graph.configs[unbalanced.config]
+            let kind = explorer.node(of: config).model.states[config.state].kind.typeName
+            guard reported.insert("\(state) \(unbalanced.opened)").inserted else { continue }
+            let root = explorer.graph.configs[explorer.rootConfig(of: unbalanced.config)]
+            let rootState = explorer.node(of: root).model.states[root.state]
+            let what = unbalanced.opened
+                ? "can end holding a commissioning session it opened, so the next run of the body would find it busy and the last would leave it open"
+                : "can release the commissioning session it was started in, so the next run of the body and the states after it run without it"
+            collector.error(
+                Code.unbalancedMapBody, at: rootState.pointer + "/path",
+                "the body of \(kind) state \"\(state)\" \(what); a \(kind) state's body must leave the session as it found it (open and release it inside the body, or do neither). Path: \(explorer.pathText(to: unbalanced.point))")
         }
     }
 

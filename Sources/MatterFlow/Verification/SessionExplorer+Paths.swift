@@ -140,6 +140,7 @@ extension SessionExplorer {
         case .start: return "start"
         case .retry: return "retry"
         case .cancel: return "cancel"
+        case .again: return "again"
         }
     }
 
@@ -152,6 +153,7 @@ extension SessionExplorer {
         case .start: return state(of: step).pointer + "/path"
         case .retry: return state(of: step).pointer + "/retry"
         case .cancel: return "/onCancel"
+        case .again: return state(of: step).pointer + "/path"
         }
     }
 

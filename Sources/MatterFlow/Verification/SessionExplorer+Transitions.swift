@@ -38,7 +38,9 @@ extension SessionExplorer {
             actionMoves(config, at: position, action: action, moves: &moves)
         case .workflow(let subworkflow):
             call(config, at: position, moves: &moves)
-            // Guards and inputs may fail before the child starts.
+            // A map given an empty list succeeds without running its body.
+            if subworkflow.map != nil { move(config, at: at, 0, &moves) }
+            // Guards and inputs may fail before the child starts (a map's own errors, before any element).
             let before = node.startErrors[number] ?? []
             if !before.isEmpty {
                 routeFailure(config, at: at, step: subworkflow.step, errors: before, retry: false, moves: &moves)
@@ -143,6 +145,12 @@ extension SessionExplorer {
         let at = Point(config: caller, via: (child, exit))
         let node = node(of: next)
         guard case .workflow(let subworkflow) = node.model.states[next.state].kind else { return }
+        if let map = subworkflow.map {
+            return elementEnded(caller, map: map, step: subworkflow.step, next: next, at: at, ended: ended, moves: &moves)
+        }
+        if subworkflow.repeating != nil {
+            return iterationEnded(caller, step: subworkflow.step, next: next, at: at, ended: ended, moves: &moves)
+        }
         switch ended.kind {
         case .succeeded:
             if let result = subworkflow.step.result, node.tracked.contains(result) {
@@ -154,6 +162,61 @@ extension SessionExplorer {
         case .cancelled:
             cancelLevel(next, at: at, moves: &moves)
         }
+    }
+
+    /// What a map's body ending does: the map ends (succeeded, or failed with `mapElementsFailed` once failures
+    /// are not tolerated), or runs its body again for the next element from the session the body left. A body
+    /// that ends holding the session differently from how it began is a finding, and that path is not followed.
+    private mutating func elementEnded(
+        _ caller: Int, map: MapIteration, step: StepBehavior, next: Config, at: Point, ended: Exit, moves: inout [Move]
+    ) {
+        let began = graph.configs[caller].session
+        let failed: Bool
+        switch ended.kind {
+        case .cancelled:
+            return cancelLevel(next, at: at, moves: &moves)
+        case .succeeded: failed = false
+        case .failed: failed = true
+        }
+        guard ended.session.held == began.held else { return unbalanced(caller, next: next, at: at, ended: ended) }
+        if failed, map.tolerateFailures < map.maxItems {
+            routeFailure(next, at: at, step: step, errors: [PossibleError(.mapElementsFailed)], retry: false, moves: &moves)
+        }
+        guard !failed || map.tolerateFailures > 0 else { return }
+        // The element was the last one, or another follows from the session this one left.
+        move(next, at: at, 0, &moves)
+        if next.session != began {
+            let nodeID = graph.instances[next.instance].entry.node
+            moves.append(Move(config: next, from: at, step: Step(kind: .again, node: nodeID, state: next.state)))
+        }
+    }
+
+    /// What a repeat's body ending does: the repeat ends (its condition holds, its body failed, or it used up its
+    /// iterations) or runs the body again from the session the body left. A body that ends holding the session
+    /// differently from how it began is a finding, as for a map.
+    private mutating func iterationEnded(
+        _ caller: Int, step: StepBehavior, next: Config, at: Point, ended: Exit, moves: inout [Move]
+    ) {
+        let began = graph.configs[caller].session
+        switch ended.kind {
+        case .cancelled:
+            return cancelLevel(next, at: at, moves: &moves)
+        case .failed(let errors):
+            guard ended.session.held == began.held else { return unbalanced(caller, next: next, at: at, ended: ended) }
+            return routeFailure(next, at: at, step: step, errors: errors, retry: false, moves: &moves)
+        case .succeeded:
+            guard ended.session.held == began.held else { return unbalanced(caller, next: next, at: at, ended: ended) }
+        }
+        move(next, at: at, 0, &moves)
+        routeFailure(next, at: at, step: step, errors: [PossibleError(.repeatExhausted)], retry: false, moves: &moves)
+        if next.session != began {
+            let nodeID = graph.instances[next.instance].entry.node
+            moves.append(Move(config: next, from: at, step: Step(kind: .again, node: nodeID, state: next.state)))
+        }
+    }
+
+    private func unbalanced(_ caller: Int, next: Config, at: Point, ended: Exit) {
+        graph.instances[next.instance].unbalancedMaps.append(UnbalancedMap(config: caller, point: at, opened: ended.session.held))
     }
 
     /// The error routes of the level's state that take some error.

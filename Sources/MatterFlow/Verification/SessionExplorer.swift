@@ -59,6 +59,8 @@ struct SessionExplorer {
         /// The ways a run entered here ends holding the session (kept for root entries only).
         var ends: [End] = []
         var violations: [Violation] = []
+        /// Map states of this instance whose body can end with the session held differently than it began.
+        var unbalancedMaps: [UnbalancedMap] = []
         /// A walk stopped at its limit while exploring this instance: its exits may be incomplete.
         var truncated = false
     }
@@ -124,6 +126,8 @@ struct SessionExplorer {
         case retry
         /// A cancel reaching the level, to its cancel path.
         case cancel
+        /// A map or repeat state runs its body again (the next element, or the next iteration).
+        case again
     }
 
     /// A move, as numbers: its label and pointer are spelled out only for the paths a finding shows
@@ -157,6 +161,15 @@ struct SessionExplorer {
         var requirement: OrderRequirement
     }
 
+    /// A map or repeat state's body ended holding the session when it began without it (`opened`), or the reverse.
+    struct UnbalancedMap {
+        /// The map or repeat state's configuration, in the caller's instance.
+        var config: Int
+        /// Where the body ended, as seen from the map state.
+        var point: Point
+        var opened: Bool
+    }
+
     /// Exploring stops past this many configurations, and the proof is reported as unfinished (a safety net,
     /// far above real workflows: each file is explored once per distinct way it is entered).
     static let limit = 200_000
@@ -185,6 +198,8 @@ struct SessionExplorer {
     var ends: [End] { graph.instances[root].ends }
     /// Calls made out of the protocol's order, in every instance the root's runs reach.
     var violations: [Violation] { reached.flatMap { graph.instances[$0].violations } }
+    /// Map states whose body is not balanced, in every instance the root's runs reach.
+    var unbalancedMaps: [UnbalancedMap] { reached.flatMap { graph.instances[$0].unbalancedMaps } }
 
     init(root workflow: Workflow, context: VerificationContext, limit: Int = SessionExplorer.limit) {
         catalog = context.catalog

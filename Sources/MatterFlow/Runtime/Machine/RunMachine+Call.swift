@@ -42,10 +42,10 @@ extension RunMachine {
 
     /// The idempotency key a call gets when its state passes none: the run's ID (drawn from the run's random source
     /// unless given) and the state's qualified name. Two runs never share one; the same state of the same run
-    /// always gets the same one, so a run that recovery resumes repeats an interrupted attempt under its own key
+    /// always gets the same one (inside a map state, one per element: the level's ``Level/elementTag`` ends it), so a run that recovery resumes repeats an interrupted attempt under its own key
     /// (the key is in the call's journaled arguments too).
     func generatedKey(for planned: PlannedState) -> String {
-        configuration.runID + "/" + planned.qualifiedName
+        configuration.runID + "/" + planned.qualifiedName + top.elementTag
     }
 
     /// An action's call with its arguments evaluated and its context set, reported as started.

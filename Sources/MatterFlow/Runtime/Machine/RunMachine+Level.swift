@@ -12,6 +12,9 @@ extension RunMachine {
         var current: String
         /// The state this level was cancelled in, once it is on its own cancel path.
         var cancelledIn: String?
+        /// Which element of each enclosing map state the level runs for (`[2]`, `[2][0]` inside a nested map),
+        /// empty outside maps: it keeps the idempotency keys of the body's calls apart per element.
+        var elementTag = ""
 
         var path: [String] { plan.path }
         /// The qualification of this level's states (`parent/`), empty at the top.
@@ -42,6 +45,8 @@ extension RunMachine {
     struct ParentLevel: Sendable {
         var level: Level
         var step: StepProgress
+        /// For a map state: the elements and what became of those that ran (see ``MapProgress``).
+        var map: MapProgress? = nil
     }
 
     /// Where the innermost level stands between two inputs. Each case carries what is valid in it only.

@@ -19,18 +19,21 @@ extension RunMachine {
         for declaration in plan.workflow.inputs where declaration.secret { first.inputs[declaration.name].map(secrets.add) }
         var restored: [ParentLevel] = []
         var plan = plan
-        var enclosing: (level: Level, state: PlannedState)?
+        var enclosing: (level: Level, state: PlannedState, map: MapProgress?)?
         for (index, checkpoint) in point.levels.enumerated() {
             var inputs = checkpoint.inputs
             if let enclosing {
-                for member in Self.availableInputs(enclosing.state, scope: enclosing.level.scope).members where inputs[member.key] == nil {
+                var scope = enclosing.level.scope
+                if let map = enclosing.map { scope = Self.elementScope(scope, map.iteration, map.items[map.index]) }
+                for member in Self.availableInputs(enclosing.state, scope: scope).members where inputs[member.key] == nil {
                     inputs[member.key] = member.value
                 }
             }
             var level = Level(
                 plan: plan, shielded: enclosing?.level.onCancelPath ?? false,
                 scope: Scope(inputs: inputs, run: Self.runInfo(plan, configuration)), current: checkpoint.state,
-                cancelledIn: checkpoint.cancelledIn)
+                cancelledIn: checkpoint.cancelledIn,
+                elementTag: (enclosing?.level.elementTag ?? "") + (enclosing?.map.map { "[\($0.index)]" } ?? ""))
             level.scope.vars = checkpoint.variables
             level.scope.error = checkpoint.error
             guard let state = plan.state(named: checkpoint.state) else {
@@ -55,8 +58,9 @@ extension RunMachine {
                     .invalidArgumentValue,
                     "state \(checkpoint.state) of \(plan.name) does not run a sub-workflow, yet the run had entered one from it; the workflow files changed since the run")
             }
-            restored.append(ParentLevel(level: level, step: StepProgress(state)))
-            enclosing = (level, state)
+            let map = try Self.restoredMap(state, checkpoint, scope: level.scope, qualified: level.prefix + checkpoint.state)
+            restored.append(ParentLevel(level: level, step: StepProgress(state), map: map))
+            enclosing = (level, state, map)
             plan = child
         }
         throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
@@ -66,7 +70,8 @@ extension RunMachine {
     /// result of work that had finished and moves on, or does its state's work.
     mutating func resumeEntries(completedStep: JSONValue?) -> Continuation {
         for parent in parents {
-            enter(parent.step.state, of: parent.level)
+            let map = parent.map?.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
+            enter(parent.step.state, of: parent.level, map: map)
         }
         guard let state = top.plan.state(named: top.current) else { return .levelEnded(.failed(missingState(top.current))) }
         enter(state, of: top)
@@ -84,7 +89,7 @@ extension RunMachine {
     }
 
     /// The level as a checkpoint, secrets redacted unless the run shows them.
-    func checkpoint(_ level: Level) -> RunCheckpoint {
+    func checkpoint(_ level: Level, map: MapCheckpoint? = nil) -> RunCheckpoint {
         let showSecrets = configuration.showSecrets
         var variables = JSONObject()
         for name in level.scope.vars.keys.sorted() {
@@ -95,6 +100,36 @@ extension RunMachine {
         return RunCheckpoint(
             workflowPath: level.path, state: level.current, inputs: inputs, variables: variables,
             error: showSecrets ? level.scope.error : secrets.redacting(level.scope.error), cancelledIn: level.cancelledIn,
-            shielded: level.shielded)
+            shielded: level.shielded, map: map)
+    }
+
+    /// A map state's progress restored from its checkpoint: its items evaluated again in the level's restored
+    /// scope, and the results of the elements that had ended; nil for a sub-workflow state.
+    /// - Throws: ``FlowError`` `invalidArgumentValue` when the checkpoint lacks the progress, or the items no longer
+    ///   evaluate to a list holding the element.
+    static func restoredMap(
+        _ state: PlannedState, _ checkpoint: RunCheckpoint, scope: Scope, qualified: String
+    ) throws(FlowError) -> MapProgress? {
+        guard let iteration = state.map else { return nil }
+        guard let saved = checkpoint.map else {
+            throw FlowError(
+                .invalidArgumentValue,
+                "the checkpoint of map state \(qualified) does not say which element was running; the journal was written by another version")
+        }
+        let items: [JSONValue]
+        switch mapItems(iteration, scope: scope, state: qualified) {
+        case .success(let list): items = list
+        case .failure(let error): throw FlowError(.invalidArgumentValue, "the items of map state \(qualified) cannot be read again: \(error.message)")
+        }
+        guard saved.index < items.count else {
+            throw FlowError(
+                .invalidArgumentValue,
+                "map state \(qualified) was running element \(saved.index), but its items now have \(items.count)")
+        }
+        var map = MapProgress(iteration: iteration, items: items)
+        map.index = saved.index
+        map.results = saved.results
+        map.failures = saved.results.count { $0["status"]?.stringValue == "failed" }
+        return map
     }
 }

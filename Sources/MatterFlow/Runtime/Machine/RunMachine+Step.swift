@@ -18,7 +18,7 @@ extension RunMachine {
                 .checkingGuard(progress, index: guardsPassed),
                 .checkStatus(GuardCheck(state: state.name, cancellable: !top.onCancelPath)))
         }
-        if state.isSubworkflow { return descend(progress) }
+        if state.isSubworkflow { return state.map == nil ? descend(progress) : beginMap(progress) }
         switch prepareCall(state, attempt: progress.attempt) {
         case .success(let call):
             if progress.attempt == 1, let warn = call.operation.argumentWarnings {
@@ -40,7 +40,7 @@ extension RunMachine {
             // A level on a cancel path runs its children shielded.
             let level = Level(
                 plan: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child, configuration)),
-                current: child.start)
+                current: child.start, elementTag: top.elementTag)
             parents.append(ParentLevel(level: top, step: progress))
             top = level
             return .enterCurrent
@@ -126,6 +126,7 @@ extension RunMachine {
 
     /// An attempt ended: retry after a delay when a retrier allows, or the step ends.
     mutating func attemptEnded(_ progress: StepProgress, _ outcome: StepOutcome) -> Continuation {
+        if let repeating = progress.state.repeating { return iterationEnded(progress, repeating, outcome) }
         if case .failed(let error) = outcome {
             var retrying = progress
             if let delay = retryDelay(after: error, &retrying) {

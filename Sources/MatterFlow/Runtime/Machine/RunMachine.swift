@@ -248,6 +248,10 @@ struct RunMachine: Sendable {
                     return
                 }
                 top = parent.level
+                if let map = parent.map {
+                    next = elementEnded(parent.step, map, end)
+                    continue
+                }
                 switch end {
                 case .succeeded(let output): next = attemptEnded(parent.step, .finished(output ?? .null))
                 case .failed(let error): next = attemptEnded(parent.step, .failed(error))
@@ -258,10 +262,10 @@ struct RunMachine: Sendable {
     }
 
     /// Records and reports a state's entry, with the level's checkpoint.
-    mutating func enter(_ state: PlannedState, of level: Level) {
+    mutating func enter(_ state: PlannedState, of level: Level, map: MapCheckpoint? = nil) {
         visited.append(state.qualifiedName)
         report(level.path, .stateEntered(state: level.current, type: state.typeName))
-        if configuration.recordsCheckpoints { actions.append(.checkpoint(checkpoint(level))) }
+        if configuration.recordsCheckpoints { actions.append(.checkpoint(checkpoint(level, map: map))) }
     }
 
     /// Ends the run with its result.

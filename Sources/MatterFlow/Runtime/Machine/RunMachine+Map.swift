@@ -1,0 +1,139 @@
+import MatterFlowJSON
+
+extension RunMachine {
+    // A map state runs its body (a sub-workflow) once per element of a list, one element after another: each
+    // element is a child level, like a sub-workflow state's, whose end is recorded before the next one starts.
+    // A run so never has two hub calls in flight, and the body's generated idempotency keys differ per element
+    // (``Level/elementTag``).
+
+    /// A map state's elements and what became of those that ran.
+    struct MapProgress: Sendable {
+        let iteration: MapIteration
+        let items: [JSONValue]
+        /// The element running, or the next to run (from 0).
+        var index = 0
+        /// One result per element that ended, in order.
+        var results: [JSONValue] = []
+        var failures = 0
+
+        /// The map's result: every element's result, and how many succeeded and failed.
+        var value: JSONValue {
+            ["elements": .array(results), "succeeded": .int(results.count - failures), "failed": .int(failures)]
+        }
+
+        /// The progress as a checkpoint records it, secret values redacted by `redact`.
+        func checkpoint(_ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
+            MapCheckpoint(index: index, results: results.map(redact))
+        }
+    }
+
+    /// Enters a map state's work: its items are evaluated and checked, then its first element starts.
+    mutating func beginMap(_ progress: StepProgress) -> Continuation {
+        guard let iteration = progress.state.map else {
+            return attemptEnded(progress, .failed(FlowError(.engineMisconfigured, "state \(progress.state.name) is not a map state")))
+        }
+        switch Self.mapItems(iteration, scope: top.scope, state: top.qualifiedCurrent) {
+        case .success(let items): return nextElement(progress, MapProgress(iteration: iteration, items: items))
+        case .failure(let error): return attemptEnded(progress, .failed(error))
+        }
+    }
+
+    /// The list a map state iterates over: its `items` evaluated, which must be a list of at most `maxItems`.
+    static func mapItems(_ iteration: MapIteration, scope: Scope, state: String) -> Result<[JSONValue], FlowError> {
+        let value: JSONValue
+        do throws(FlowError) {
+            value = try scope.evaluate(iteration.items)
+        } catch {
+            return .failure(error)
+        }
+        guard case .array(let items) = value else {
+            return .failure(
+                FlowError(
+                    code: .invalidArgument, cause: .mapItemsNotList,
+                    message: "the items of map state \(state) must be a list, found \(value.typeName); check what \"items\" refers to",
+                    state: state))
+        }
+        guard items.count <= iteration.maxItems else {
+            return .failure(
+                FlowError(
+                    code: .outOfRange, cause: .mapTooManyItems,
+                    message: "map state \(state) was given \(items.count) items, more than its maxItems (\(iteration.maxItems)); raise \"maxItems\" if the workflow can take that many",
+                    state: state))
+        }
+        return .success(items)
+    }
+
+    /// The next element's level is pushed and its start state entered; the map ends once every element has, or
+    /// takes its cancel path when a cancel came in between two elements.
+    mutating func nextElement(_ progress: StepProgress, _ map: MapProgress) -> Continuation {
+        var map = map
+        while map.index < map.items.count {
+            if !top.onCancelPath, isCancelRequested { return attemptEnded(progress, .cancelled(late: nil)) }
+            if configuration.recordsCheckpoints {
+                let checkpoint = map.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
+                actions.append(.checkpoint(self.checkpoint(top, map: checkpoint)))
+            }
+            switch childInputs(progress.state, scope: Self.elementScope(top.scope, map.iteration, map.items[map.index])) {
+            case .success(let (child, inputs)):
+                let level = Level(
+                    plan: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child, configuration)),
+                    current: child.start, elementTag: top.elementTag + "[\(map.index)]")
+                parents.append(ParentLevel(level: top, step: progress, map: map))
+                top = level
+                return .enterCurrent
+            case .failure(let error):
+                // The body cannot start for this element: the element fails, as if its body had.
+                if let end = record(.failed(error), in: &map, state: progress.state) { return attemptEnded(progress, end) }
+            }
+        }
+        return attemptEnded(progress, .finished(map.value))
+    }
+
+    /// An element's level ended: its result is recorded and the next element starts, or the map ends (too many
+    /// failures, or a cancel).
+    mutating func elementEnded(_ progress: StepProgress, _ map: MapProgress, _ end: LevelEnd) -> Continuation {
+        var map = map
+        if let outcome = record(end, in: &map, state: progress.state) { return attemptEnded(progress, outcome) }
+        return nextElement(progress, map)
+    }
+
+    /// Records how the running element ended and moves to the next; returns the map's outcome when it ends here.
+    private mutating func record(_ end: LevelEnd, in map: inout MapProgress, state: PlannedState) -> StepOutcome? {
+        let index = map.index
+        let item = map.items[index]
+        var result: JSONObject = ["index": .int(index), "item": item]
+        switch end {
+        case .succeeded(let output):
+            result["status"] = "succeeded"
+            result["output"] = output ?? .null
+        case .failed(let error):
+            map.failures += 1
+            result["status"] = "failed"
+            result["error"] = Scope.json(error)
+            let qualified = top.prefix + state.name
+            let element = "element \(index) (\(item.stringValue ?? JSONWriter.compact(item))) of map state \(qualified) failed: \(error.message)"
+            guard map.failures <= map.iteration.tolerateFailures else {
+                return .failed(
+                    FlowError(
+                        code: .aborted, cause: .mapElementsFailed,
+                        message: "\(element); that is \(map.failures) failed elements, more than tolerateFailures (\(map.iteration.tolerateFailures))",
+                        state: qualified))
+            }
+            let warning = "\(element) (tolerated: \(map.failures) of \(map.iteration.tolerateFailures))"
+            warnings.append(warning)
+            report(top.path, .warning(state: state.name, message: warning))
+        case .cancelled:
+            return .cancelled(late: nil)
+        }
+        map.results.append(.object(result))
+        map.index += 1
+        return nil
+    }
+
+    /// The scope a map's body inputs are evaluated in: the map's level, with the element bound to its variable.
+    static func elementScope(_ scope: Scope, _ iteration: MapIteration, _ item: JSONValue) -> Scope {
+        var scope = scope
+        scope.bind(iteration.elementName, item)
+        return scope
+    }
+}
