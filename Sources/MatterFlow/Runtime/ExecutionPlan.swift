@@ -135,7 +135,7 @@ final class PlannedState: Sendable {
                 (child, path + [child.name], prefix + state.name + "/", catalog)
             }
             isSubworkflow = true
-        case .choice, .assign, .wait, .succeed, .fail:
+        case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
             call = nil
             childSource = nil
             childInputs = []
