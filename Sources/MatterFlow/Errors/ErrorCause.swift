@@ -10,7 +10,11 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     public var description: String { rawValue }
 
     /// The canonical code of a known cause, or nil for a cause this engine does not know.
-    public var code: ErrorCode? { Self.table.first { $0.cause == self }?.code }
+    public var code: ErrorCode? { Self.codes[rawValue] }
+
+    /// ``table``'s codes by cause: the analyses of a load ask for the code of every cause they meet.
+    private static let codes: [String: ErrorCode] = Dictionary(
+        table.map { ($0.cause.rawValue, $0.code) }, uniquingKeysWith: { first, _ in first })
 
     /// What the cause means, for documentation and `matterflow operations`.
     public var meaning: String? { Self.table.first { $0.cause == self }?.meaning }

@@ -7,6 +7,10 @@ public struct WorkflowLoader: Sendable {
     /// The operations actions may invoke.
     public var catalog: OperationCatalog
 
+    /// Whether the session proofs enter each sub-workflow with only the session facts it can tell apart
+    /// (``SessionExplorer/entrySession(_:into:)``); tests turn it off to compare the findings with the full facts.
+    var narrowsSessionEntries = true
+
     public init(catalog: OperationCatalog = .standard) {
         self.catalog = catalog
     }
@@ -30,14 +34,14 @@ public struct WorkflowLoader: Sendable {
     /// Loads a workflow file, and says which files the load read and what they held: nil when some file could
     /// not be read (or did not exist), since then the outcome depends on more than the files' contents.
     func loadRecordingFiles(path: String) -> (outcome: Outcome, files: [WorkflowLoadCache.FileRead]?) {
-        var session = Session(catalog: catalog)
+        var session = Session(catalog: catalog, narrowsSessionEntries: narrowsSessionEntries)
         let workflow = session.load(path: path)
         return (Outcome(workflow: workflow, diagnostics: session.allDiagnostics), session.readEveryFile ? session.filesRead : nil)
     }
 
     /// Loads and validates a workflow from text; sub-workflow paths are resolved from `baseDirectory`.
     public func load(text: String, file: String, baseDirectory: String) -> Outcome {
-        var session = Session(catalog: catalog)
+        var session = Session(catalog: catalog, narrowsSessionEntries: narrowsSessionEntries)
         let workflow: Workflow?
         do {
             let document = try JSONDocument.parse(text, file: file)
@@ -71,9 +75,10 @@ public struct WorkflowLoader: Sendable {
         /// No file named was missing or unreadable.
         var readEveryFile = true
 
-        init(catalog: OperationCatalog) {
+        init(catalog: OperationCatalog, narrowsSessionEntries: Bool) {
             self.catalog = catalog
             verification = VerificationContext(catalog: catalog)
+            verification.sessionGraph.narrowsEntries = narrowsSessionEntries
         }
 
         var allDiagnostics: [Diagnostic] { diagnosticsByFile.flatMap { $0.1.sortedByLocation() } }

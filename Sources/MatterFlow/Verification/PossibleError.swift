@@ -1,8 +1,12 @@
 /// An error a state may end with, as far as the validator can tell: its canonical code and cause, each nil when
 /// it cannot be known before the run (a re-raised value of unknown origin, a code computed at run time).
 struct PossibleError: Hashable, Sendable, Comparable, CustomStringConvertible {
-    var code: String?
-    var cause: String?
+    let code: String?
+    let cause: String?
+    /// The hash of the cause, or of the code when the cause is unknown (a cause belongs to one code, so this tells
+    /// errors apart as well as both would): computed once here, since the error analyses put the same errors in
+    /// many sets, and hashing the text again for each was much of their cost.
+    private let key: Int
 
     /// Any error at all.
     static let any = PossibleError(code: nil, cause: nil)
@@ -10,6 +14,7 @@ struct PossibleError: Hashable, Sendable, Comparable, CustomStringConvertible {
     init(code: String?, cause: String?) {
         self.code = code
         self.cause = cause
+        key = cause?.hashValue ?? code.hashValue
     }
 
     init(_ cause: ErrorCause) {
@@ -36,14 +41,12 @@ struct PossibleError: Hashable, Sendable, Comparable, CustomStringConvertible {
         return ErrorCause(rawValue: name).code.map { $0.rawValue == code } ?? true
     }
 
-    /// Hashes the cause, or the code when the cause is unknown: a cause belongs to one code, so this tells errors
-    /// apart as well as hashing both, at half the cost (the error analyses hash these constantly).
     func hash(into hasher: inout Hasher) {
-        if let cause {
-            hasher.combine(cause)
-        } else {
-            hasher.combine(code)
-        }
+        hasher.combine(key)
+    }
+
+    static func == (lhs: PossibleError, rhs: PossibleError) -> Bool {
+        lhs.key == rhs.key && lhs.cause == rhs.cause && lhs.code == rhs.code
     }
 
     static func < (lhs: PossibleError, rhs: PossibleError) -> Bool {

@@ -28,6 +28,11 @@ extension SessionExplorer {
         let supportChecks: [Int: [[String]]]
         /// For each workflow state (by number), what its guards and inputs may fail with before the child starts.
         let startErrors: [Int: Set<PossibleError>]
+        /// The operations whose earlier success some call of this file or its sub-workflows requires, by scope:
+        /// the only ones of the session facts a level is entered with that can change what happens in it
+        /// (``SessionExplorer/entrySession(_:into:)``).
+        var sessionRequirements: Set<String> = []
+        var supportRequirements: Set<String> = []
 
         init(
             workflow: Workflow, flow: ErrorFlow, catalog: OperationCatalog, tracked: Set<String>,
@@ -151,6 +156,19 @@ extension SessionExplorer {
             workflow: workflow, flow: flow, catalog: catalog, tracked: tracked, supportResults: support,
             supportOutput: output, outputNonNull: nonNull)
         node.children = children
+        for state in workflow.statesInOrder {
+            guard case .action(let action) = state.kind, let operation = catalog[action.operation] else { continue }
+            for requirement in operation.requires {
+                switch requirement.scope {
+                case .session: node.sessionRequirements.formUnion(requirement.operations)
+                case .supportCheck: node.supportRequirements.formUnion(requirement.operations)
+                }
+            }
+        }
+        for child in Set(children.values) {
+            node.sessionRequirements.formUnion(graph.nodes[child].sessionRequirements)
+            node.supportRequirements.formUnion(graph.nodes[child].supportRequirements)
+        }
         return node
     }
 }

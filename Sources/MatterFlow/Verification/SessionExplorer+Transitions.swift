@@ -126,7 +126,7 @@ extension SessionExplorer {
     /// is explored (once), and each of its ways of ending continues this level.
     private mutating func call(_ config: Config, at position: Int, moves: inout [Move]) {
         guard let child = node(of: config).children[config.state] else { return }
-        let entry = Entry(node: child, session: config.session, shielded: isShielded(config))
+        let entry = Entry(node: child, session: entrySession(config.session, into: graph.nodes[child]), shielded: isShielded(config))
         let id = instance(entry, moves: &moves)
         graph.instances[id].callers.append(position)
         graph.instances[config.instance].calls.append((position, id))
@@ -136,11 +136,41 @@ extension SessionExplorer {
         }
     }
 
+    /// The session facts a level is entered with, keeping of the caller's only what the level can tell apart:
+    /// the operations some call in it (or in its sub-workflows) requires. Callers that differ in nothing else (a
+    /// release path run after each of many steps) share one instance; ``exitSession(_:from:)`` adds back what
+    /// was left out.
+    func entrySession(_ session: Session, into child: Node) -> Session {
+        var entered = session
+        entered.renewed = false
+        guard graph.narrowsEntries else { return entered }
+        if let operations = session.sessionOps, !operations.isSubset(of: child.sessionRequirements) {
+            entered.sessionOps = operations.intersection(child.sessionRequirements)
+        }
+        if !session.checked.isSubset(of: child.supportRequirements) {
+            entered.checked = session.checked.intersection(child.supportRequirements)
+        }
+        return entered
+    }
+
+    /// The caller's session facts after a sub-workflow ended with `ended`: what the child did, added to what the
+    /// caller had (``entrySession(_:into:)`` left part of it out). A session opened or released in the child
+    /// replaces the caller's operations; support checks only accumulate.
+    func exitSession(_ ended: Session, from caller: Session) -> Session {
+        var session = ended
+        if !ended.renewed, let operations = caller.sessionOps {
+            session.sessionOps = operations.union(ended.sessionOps ?? [])
+        }
+        session.checked = caller.checked.union(ended.checked)
+        session.renewed = caller.renewed || ended.renewed
+        return session
+    }
+
     /// What the way `exit` of instance `child` ending does in the caller's configuration `caller`.
     private mutating func resume(_ caller: Int, after child: Int, exit: Int, moves: inout [Move]) {
         let ended = graph.instances[child].exits[exit]
         var next = graph.configs[caller]
-        next.session = ended.session
+        next.session = exitSession(ended.session, from: next.session)
         next.retrying = false
         let at = Point(config: caller, via: (child, exit))
         let node = node(of: next)
@@ -341,9 +371,11 @@ extension SessionExplorer.Config {
         if succeeded, operation.acquiresSession {
             session.held = true
             session.sessionOps = [operation.name]
+            session.renewed = true
         } else if operation.releasesSession, succeeded || operation.releaseAttemptSuffices {
             session.held = false
             session.sessionOps = []
+            session.renewed = true
         } else if succeeded {
             session.sessionOps?.insert(operation.name)
         }

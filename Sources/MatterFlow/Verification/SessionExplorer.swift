@@ -8,7 +8,9 @@ import MatterFlowJSON
 ///
 /// Each sub-workflow is explored once per way it can be entered (an *instance*: the file, the session facts it
 /// starts with, and whether a cancel is already under way), and its ways of ending (its *exits*) are applied at
-/// every state that runs it. A tree whose files run each other many times (a level running the next twice, down
+/// every state that runs it. Of the caller's session facts, an entry keeps only those the file can tell apart
+/// (the operations its calls, or its sub-workflows' calls, require earlier): a release path run after each of
+/// many steps is one instance, and each exit gets the rest of the caller's facts back where it resumes. A tree whose files run each other many times (a level running the next twice, down
 /// many levels) costs what its distinct files and entries cost, not what its paths do. Instances are kept in the
 /// load's ``SessionGraph``: a file verified on its own is not walked again when its parent is. A finding's path
 /// is still spelled out state by state across files, the way one run would take it, along the first call chain
@@ -27,11 +29,15 @@ struct SessionExplorer {
         var sessionOps: Set<String>?
         /// Support-check operations whose results a choice has tested.
         var checked: Set<String>
+        /// A session was opened or released since the level was entered, so `sessionOps` holds only what this
+        /// level did (otherwise it adds to what the level was entered with).
+        var renewed = false
 
-        /// Hashes the flag and only the sizes of the sets: that tells most apart, and hashing every member was
+        /// Hashes the flags and only the sizes of the sets: that tells most apart, and hashing every member was
         /// most of the cost of exploring (`==` still compares everything).
         func hash(into hasher: inout Hasher) {
             hasher.combine(held)
+            hasher.combine(renewed)
             hasher.combine(sessionOps?.count ?? -1)
             hasher.combine(checked.count)
         }
@@ -107,6 +113,17 @@ struct SessionExplorer {
     struct ExitKey: Hashable {
         var kind: ExitKind
         var session: Session
+
+        /// Hashes how the level ends and only the number of errors it fails with (`==` still compares them all):
+        /// hashing a set hashes every member, at every end of every instance.
+        func hash(into hasher: inout Hasher) {
+            switch kind {
+            case .succeeded: hasher.combine(0)
+            case .failed(let errors): hasher.combine(errors.count + 2)
+            case .cancelled: hasher.combine(1)
+            }
+            hasher.combine(session)
+        }
     }
 
     /// A way an instance ends, with the point of its own path where it does.

@@ -12,4 +12,7 @@ final class SessionGraph {
     /// How each configuration was first reached: from a point, by a step (nil for an instance's first state).
     var parents: [(SessionExplorer.Point, SessionExplorer.Step)?] = []
     var index: [SessionExplorer.Config: Int] = [:]
+    /// Whether sub-workflows are entered with only the session facts they can tell apart (see
+    /// ``SessionExplorer/entrySession(_:into:)``).
+    var narrowsEntries = true
 }
