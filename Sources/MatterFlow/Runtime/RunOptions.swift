@@ -25,6 +25,8 @@ public struct RunOptions: Sendable {
     /// Told of every report, checkpoint and hub call as the run's driver performs them (a write-ahead journal;
     /// see ``RunRecording``).
     public var recording: (any RunRecording)?
+    /// A switch that parks the run at its next checkpoint (see ``RunPause``).
+    public var pause: RunPause?
 
     public init(
         structureID: StructureID, clock: any WorkflowClock = SystemClock(),
