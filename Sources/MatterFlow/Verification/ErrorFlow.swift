@@ -104,7 +104,7 @@ final class ErrorFlow {
             causes += guards.flatMap(\.causes) + (catalog["readHubStatus"]?.errors ?? [.structureNotFound])
                 + OperationDescriptor.inDoubtCauses
         }
-        return errors.union(causes.map(PossibleError.init))
+        return errors.union(causes.map { PossibleError($0, in: catalog) })
     }
 
     /// The errors a sub-workflow's inputs may fail with before it starts: a reference that may not resolve
