@@ -12,7 +12,7 @@
 #    the run (lease + settle).
 #
 # BIN_DIR holds matterflow and matterflow-bench (default .build/release: swift build -c release --product matterflow,
-# then --product matterflow-bench). --quick (CI): RUNS defaults to 48 instead of 400. The script fails only when a run
+# then --product matterflow-bench). --quick (CI): RUNS defaults to 24 instead of 400. The script fails only when a run
 # does not succeed or a command fails, never on slow figures. The server is started in a temporary directory and
 # stopped on every way out; every process it starts is stopped by its PID, and every wait is bounded.
 set -euo pipefail
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 quick=0
 if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
 bindir="${1:-.build/release}"
-runs="${2:-$([ "$quick" = 1 ] && echo 48 || echo 400)}"
+runs="${2:-$([ "$quick" = 1 ] && echo 24 || echo 400)}"
 bin="$bindir/matterflow"
 bench="$bindir/matterflow-bench"
 for b in "$bin" "$bench"; do
