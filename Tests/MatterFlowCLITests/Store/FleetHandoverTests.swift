@@ -35,9 +35,9 @@ extension PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        // Every call takes real time, so SIGTERM lands while the runs are in the middle.
+        // Commissioning takes 3 s of real time, so SIGTERM lands while the runs are in the middle.
         let home = try directory.write(
-            Self.slowHome.replacingOccurrences(of: "\"commissionDevice\": 0.05", with: "\"commissionDevice\": 0.6"), to: "home.json")
+            Self.slowHome.replacingOccurrences(of: "\"commissionDevice\": 0.05", with: "\"commissionDevice\": 3"), to: "home.json")
         let state = directory.file("state")
         let secrets = directory.file("secrets")
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
@@ -177,7 +177,9 @@ extension PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let home = try directory.write(Self.slowHome, to: "home.json")
+        // Commissioning takes 3 s of real time: the run is in progress long enough to see the watch still going.
+        let home = try directory.write(
+            Self.slowHome.replacingOccurrences(of: "\"commissionDevice\": 0.05", with: "\"commissionDevice\": 3"), to: "home.json")
         let secrets = directory.file("secrets")
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
         let runID = try #require(try await submitCommissions(1, conninfo: conninfo, secrets: secrets, prefix: "watched").first)
@@ -195,7 +197,7 @@ extension PostgresStoreTests {
              "--worker-id", "watched"])
         defer { worker.kill() }
         let begun = await poll(timeout: .seconds(30), every: .milliseconds(5)) {
-            ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" }
+            ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "commissionDevice" }
         }
         #expect(begun, "the run never made a call; worker said:\n\(worker.stderr.text)")
         #expect(!ended.withLock { $0 }, "watch ended while the run was in progress")
