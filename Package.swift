@@ -65,7 +65,7 @@ let package = Package(
         // MARK: - Benchmarks (release builds: swift run -c release matterflow-bench)
         .target(
             name: "MatterFlowBenchmarks",
-            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload", "ThreadDataset"]
+            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterFlowJournal", "MatterPayload", "ThreadDataset"]
         ),
         .executableTarget(name: "matterflow-bench", dependencies: ["MatterFlowBenchmarks"]),
 

@@ -2,7 +2,7 @@ import Foundation
 import MatterFlowJSON
 
 /// `matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]`, or
-/// `matterflow-bench --waiting-runs [N]`.
+/// `matterflow-bench --waiting-runs [N]`, or `matterflow-bench --worker-baseline none|journal RUNS CONCURRENCY [DIR]`.
 public enum BenchmarkTool {
     public static let usage = """
         USAGE: swift run -c release matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]
@@ -13,6 +13,10 @@ public enum BenchmarkTool {
           --scale X          multiply the amount of work (default 1; smaller is faster and noisier)
           --waiting-runs [N] instead: N runs (default 1000000) waiting for an event at once in a RunPool; prints
                              the memory per waiting run and the time to wake them all (exit 1 if any run ends wrong)
+          --worker-baseline none|journal RUNS CONCURRENCY [DIR]
+                             instead: the runs of a fleet worker without the store (Tests/Postgres/fleet-bench.sh):
+                             RUNS commission-device runs, CONCURRENCY at a time, not durable or journaled to DIR;
+                             prints "RUNS runs, N succeeded, S s" (exit 1 if any run did not succeed)
         """
 
     /// Runs the benchmarks and returns the exit code: 0, 1 when a comparison finds regressions, 64 usage error.
@@ -53,6 +57,28 @@ public enum BenchmarkTool {
                     let report = try await WaitingRunsBenchmark(runs: runs).run()
                     standardOutput(report.text + "\n")
                     return report.mismatched == 0 ? 0 : 1
+                } catch {
+                    standardError("Error: \(error)\n")
+                    return 1
+                }
+            case "--worker-baseline":
+                let rest = Array(arguments.dropFirst(index + 1))
+                guard rest.count >= 3, let durability = WorkerBaselineBenchmark.Durability(rawValue: rest[0]),
+                    let runs = Int(rest[1]), runs > 0, let concurrency = Int(rest[2]), concurrency > 0,
+                    durability == .none || rest.count >= 4
+                else {
+                    standardError("Error: --worker-baseline takes none|journal RUNS CONCURRENCY [DIR] (DIR for journal)\n" + usage + "\n")
+                    return 64
+                }
+                let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent()
+                let benchmark = WorkerBaselineBenchmark(
+                    durability: durability, runs: runs, concurrency: concurrency, directory: durability == .journal ? rest[3] : nil,
+                    workflowPath: repository.appendingPathComponent("Workflows/commission-device.json").path)
+                do {
+                    let (seconds, succeeded) = try await benchmark.run()
+                    standardOutput("\(runs) runs, \(succeeded) succeeded, \(seconds) s\n")
+                    return succeeded == runs ? 0 : 1
                 } catch {
                     standardError("Error: \(error)\n")
                     return 1

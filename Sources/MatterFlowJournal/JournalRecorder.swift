@@ -115,7 +115,9 @@ final class JournalRecorder: RunRecording {
         }
     }
 
-    /// Records the call's intent, flushed before the hub sees the call, with the key and session of its context.
+    /// Records the call's intent, durable before the hub sees the call (awaited without blocking a thread), with the
+    /// key and session of its context. An intent that a sink (a run store) cannot make durable refuses the call; a
+    /// file journal's failed write cancels the run instead, whose cancel path still reaches the hub.
     ///
     /// A call that works inside the commissioning session (``OperationDescriptor/usesSession``) of a run that
     /// recovery continues is then checked on a ``RecoverableHub``: if the structure's active session is not this
@@ -133,6 +135,13 @@ final class JournalRecorder: RunRecording {
             requires: operation.requires, releaseAttemptSuffices: operation.releaseAttemptSuffices,
             idempotencyKey: operation.idempotencyKey.map { .init(argument: $0, value: call.shownArguments[$0] ?? .null) },
             sessionID: call.context.expectedSessionID)))
+        do {
+            try await writer.flush()
+        } catch {
+            failed()
+            return .failure(FlowError(
+                .hubUnreachable, "\(operation.name) was not called: its intent could not be made durable (\(error.message))"))
+        }
         if let refusal = checkRepeat(of: operation.name, arguments: call.shownArguments) { return .failure(refusal) }
         if continuing, operation.usesSession,
             let refusal = await foreignSession(on: hub, structure: structureID, expected: call.context.expectedSessionID)
@@ -207,11 +216,16 @@ final class JournalRecorder: RunRecording {
         do {
             try writer.append(entry)
         } catch {
-            let handler = state.withLock { state -> (@Sendable () -> Void)? in
-                defer { state.onFailure = nil }
-                return state.onFailure
-            }
-            handler?()
+            failed()
         }
+    }
+
+    /// The journal can no longer be written: tells the run, once.
+    private func failed() {
+        let handler = state.withLock { state -> (@Sendable () -> Void)? in
+            defer { state.onFailure = nil }
+            return state.onFailure
+        }
+        handler?()
     }
 }

@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Every record is written with one `write(2)` as soon as it is appended (a killed process loses nothing it
 /// appended); records marked `sync` — the side-effect boundaries — are also flushed with `fsync` before
-/// ``append(_:)`` returns. After a failed write the writer refuses every later record.
+/// ``append(_:)`` returns. A sink may keep records durable later: ``flush()`` waits for it. After a failed write
+/// the writer refuses every later record.
 final class JournalWriter: Sendable {
     private struct State {
         var file: JournalFile?
@@ -18,6 +19,8 @@ final class JournalWriter: Sendable {
     let path: String
     private let state: Mutex<State>
     private let hook: JournalTestHook?
+    /// The sink the writer writes to, kept after ``close()`` so that ``flush()`` still waits for its records.
+    private let durableSink: (any JournalSink)?
 
     /// Creates a new journal file, locked, holding only the header.
     init(creating path: String, hook: JournalTestHook?) throws(JournalError) {
@@ -31,6 +34,7 @@ final class JournalWriter: Sendable {
         JournalFile.syncDirectory(JournalDirectory.parent(of: path))
         self.path = path
         self.hook = hook
+        durableSink = nil
         state = Mutex(State(file: file, nextSequence: 1))
     }
 
@@ -38,6 +42,7 @@ final class JournalWriter: Sendable {
     init(continuing file: JournalFile, nextSequence: Int, hook: JournalTestHook?) {
         path = file.path
         self.hook = hook
+        durableSink = nil
         state = Mutex(State(file: file, nextSequence: nextSequence))
     }
 
@@ -45,6 +50,7 @@ final class JournalWriter: Sendable {
     init(sink: any JournalSink, nextSequence: Int, hook: JournalTestHook?) {
         path = sink.name
         self.hook = hook
+        durableSink = sink
         state = Mutex(State(file: nil, sink: sink, nextSequence: nextSequence))
     }
 
@@ -102,6 +108,23 @@ final class JournalWriter: Sendable {
         let sequence = try outcome.get()
         _ = hook?(JournalBoundary(position: .after, sequence: sequence, type: type))
         return sequence
+    }
+
+    /// Waits until every record appended so far is durable, suspending the calling task. A file's side-effect
+    /// records are already on disk when ``append(_:)`` returns, so for a file this returns at once (a failed
+    /// write was reported by ``append(_:)``); a sink's records are awaited here (``JournalSink/flush()``).
+    /// - Throws: the sink's failure, or an earlier write's; the writer then refuses every later record.
+    func flush() async throws(JournalError) {
+        guard let durableSink else { return }
+        if let failure = state.withLock({ $0.failure }) { throw failure }
+        do {
+            try await durableSink.flush()
+        } catch {
+            state.withLock { state in
+                if state.failure == nil { state.failure = error }
+            }
+            throw error
+        }
     }
 
     /// Cuts the file to `length` bytes: drops a torn tail before recovery appends after it.

@@ -99,6 +99,11 @@ extension RunRecoverer {
             requires: descriptor?.requires, releaseAttemptSuffices: descriptor?.releaseAttemptSuffices,
             idempotencyKey: nil, sessionID: sessionID)
         try journal { () throws(JournalError) in try writer.append(.intent(intent)) }
+        do {
+            try await writer.flush()
+        } catch {
+            throw RecoveryDeferral(message: "the journal could not be written: \(error.message)")
+        }
         let context = HubCallContext(runID: runID, idempotencyKey: key)
         let outcome: Result<JSONValue, FlowError>
         do {

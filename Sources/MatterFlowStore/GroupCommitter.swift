@@ -11,9 +11,11 @@ import Darwin
 /// records that piled up while the previous one committed, whatever runs they belong to (group commit), so
 /// durability costs one round trip per batch rather than one per record.
 ///
-/// Runs hand records to ``append(_:runID:sync:)`` from their own threads. A record that is not a side-effect
-/// boundary returns at once and goes with the next batch (at the latest ``idleFlush`` later); a side-effect
-/// record returns only once its batch has committed. Batches are written by one thread of the committer's own,
+/// Runs hand records to ``append(_:runID:sync:)``, which never waits: a record goes with the next batch, at the
+/// latest ``idleFlush`` later, and a side-effect record starts that batch at once. A run that needs its records
+/// durable (before the hub sees a call) awaits ``flush(runID:)``, which suspends the run's task, not a thread, until
+/// the batch holding its last record has committed; so however many runs wait, their records share one
+/// transaction, and the threads of Swift's pool go on with other runs. Batches are written by one thread of the committer's own,
 /// over its own connection, which it opens again (for up to ``reconnectLimit``) when the server restarts; a
 /// batch whose commit was lost with the connection is written again, and records already there are skipped.
 ///
@@ -21,13 +23,21 @@ import Darwin
 /// run another worker took over are refused, and the run's writes fail from then on.
 public final class GroupCommitter: @unchecked Sendable {
     // Safety of @unchecked Sendable: every stored property is either immutable (`let`) or touched only while
-    // `monitor` is locked (`pending`, `committed`, `nextTicket`, `failures`, `stopping`, `fenced`); the pthread
-    // mutex and condition are themselves safe to use from any thread.
+    // `monitor` is locked (`pending`, `committed`, `nextTicket`, `lastTicket`, `waiters`, `failures`,
+    // `syncRequested`, `stopping`, `stopped`, `thread`, the counts); the pthread mutex and condition are
+    // themselves safe to use from any thread.
 
     private struct Pending {
         var ticket: UInt64
         var runID: String
         var record: JournalRecord
+    }
+
+    /// A run's task suspended in ``flush(runID:)`` until the record with `ticket` has committed.
+    private struct Waiter {
+        var ticket: UInt64
+        var runID: String
+        var continuation: CheckedContinuation<Result<Void, StoreError>, Never>
     }
 
     /// The longest a record that is not a side-effect boundary waits before it is written (for `watch`).
@@ -41,6 +51,9 @@ public final class GroupCommitter: @unchecked Sendable {
     private var pending: [Pending] = []
     private var nextTicket: UInt64 = 0
     private var committed: UInt64 = 0
+    /// The ticket of each run's last record not yet committed.
+    private var lastTicket: [String: UInt64] = [:]
+    private var waiters: [Waiter] = []
     private var failures: [String: StoreError] = [:]
     private var syncRequested = false
     private var stopping = false
@@ -69,23 +82,60 @@ public final class GroupCommitter: @unchecked Sendable {
         }
     }
 
-    /// Keeps one record of a run; for a side-effect record, waits until it and everything before it committed.
+    /// Keeps one record of a run, to be written with the next batch; never waits. A side-effect record (`sync`)
+    /// starts that batch at once; ``flush(runID:)`` waits for it.
     /// - Throws: ``StoreError`` when the run's records can no longer be written (server unreachable for longer
     ///   than ``reconnectLimit``, or the run's lease passed to another worker).
     public func append(_ record: JournalRecord, runID: String, sync: Bool) throws(StoreError) {
         monitor.lock()
         defer { monitor.unlock() }
         if let failure = failures[runID] { throw failure }
-        guard !stopped else { throw StoreError(.storeUnavailable, "the store's writer has stopped") }
+        guard !stopped else {
+            // Recorded as the run's failure, so that the fleet's guard refuses the run's further hub calls.
+            let failure = StoreError(.storeUnavailable, "the store's writer has stopped")
+            failures[runID] = failure
+            throw failure
+        }
         nextTicket += 1
-        let ticket = nextTicket
-        pending.append(Pending(ticket: ticket, runID: runID, record: record))
-        guard sync else { return }
-        syncRequested = true
-        monitor.broadcast()
-        while committed < ticket && failures[runID] == nil && !stopped { monitor.wait() }
-        if let failure = failures[runID] { throw failure }
-        if committed < ticket { throw StoreError(.storeUnavailable, "the store's writer stopped before record \(record.sequence) of \(runID) was written") }
+        pending.append(Pending(ticket: nextTicket, runID: runID, record: record))
+        lastTicket[runID] = nextTicket
+        if sync {
+            syncRequested = true
+            monitor.broadcast()
+        } else if pending.count == 1 {
+            monitor.broadcast()
+        }
+    }
+
+    /// Waits until every record of the run appended so far has committed, suspending the calling task (not its
+    /// thread) meanwhile; returns at once when nothing of the run is pending.
+    /// - Throws: ``StoreError`` when they cannot be written (see ``append(_:runID:sync:)``).
+    public func flush(runID: String) async throws(StoreError) {
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreError>, Never>) in
+            monitor.lock()
+            if let failure = failures[runID] {
+                monitor.unlock()
+                continuation.resume(returning: .failure(failure))
+                return
+            }
+            guard let ticket = lastTicket[runID], committed < ticket else {
+                monitor.unlock()
+                continuation.resume(returning: .success(()))
+                return
+            }
+            guard !stopped else {
+                let failure = StoreError(.storeUnavailable, "the store's writer stopped before the records of \(runID) were written")
+                failures[runID] = failure
+                monitor.unlock()
+                continuation.resume(returning: .failure(failure))
+                return
+            }
+            waiters.append(Waiter(ticket: ticket, runID: runID, continuation: continuation))
+            syncRequested = true
+            monitor.broadcast()
+            monitor.unlock()
+        }
+        try outcome.get()
     }
 
     /// Why a run's records can no longer be written (its lease passed to another worker, or the store stayed out of
@@ -143,21 +193,52 @@ public final class GroupCommitter: @unchecked Sendable {
                 committed = batch.last?.ticket ?? committed
                 batchCount += 1
                 recordCount += batch.count
+                lastTicket = lastTicket.filter { $0.value > committed }
+                let woken = takeWaiters { $0.ticket <= committed || failures[$0.runID] != nil }
                 monitor.broadcast()
                 monitor.unlock()
+                resume(woken)
             }
             if finishing {
                 monitor.lock()
                 if pending.isEmpty {
                     stopped = true
+                    let left = takeWaiters { _ in true }
                     monitor.broadcast()
                     monitor.unlock()
+                    resume(left)
                     connection?.close()
                     return
                 }
                 monitor.unlock()
             }
         }
+    }
+
+    /// Removes the waiters that `done` selects; called with `monitor` locked.
+    private func takeWaiters(_ done: (Waiter) -> Bool) -> [(Waiter, Result<Void, StoreError>)] {
+        var woken: [(Waiter, Result<Void, StoreError>)] = []
+        var staying: [Waiter] = []
+        for waiter in waiters {
+            guard done(waiter) else {
+                staying.append(waiter)
+                continue
+            }
+            if let failure = failures[waiter.runID] {
+                woken.append((waiter, .failure(failure)))
+            } else if waiter.ticket <= committed {
+                woken.append((waiter, .success(())))
+            } else {
+                woken.append((waiter, .failure(StoreError(.storeUnavailable, "the store's writer stopped before the records of \(waiter.runID) were written"))))
+            }
+        }
+        waiters = staying
+        return woken
+    }
+
+    /// Resumes waiting runs, outside the lock.
+    private func resume(_ woken: [(Waiter, Result<Void, StoreError>)]) {
+        for (waiter, result) in woken { waiter.continuation.resume(returning: result) }
     }
 
     /// Writes one batch in one transaction; returns the runs whose records were refused (not leased to us).

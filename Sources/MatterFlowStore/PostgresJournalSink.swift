@@ -16,6 +16,14 @@ struct PostgresJournalSink: JournalSink {
         }
     }
 
+    func flush() async throws(JournalError) {
+        do {
+            try await committer.flush(runID: runID)
+        } catch {
+            throw JournalError(.journalUnwritable, error.message)
+        }
+    }
+
     func records() throws(JournalError) -> [JournalRecord] {
         do {
             return try store.records(of: runID, after: 0)

@@ -94,7 +94,10 @@ extension PostgresRunStore {
                 runID, workerID, status, output.map { JSONWriter.compact($0) }, error.map { JSONWriter.compact($0) },
                 recovered ? "true" : "false", Self.textArrayLiteral(notes),
             ], doing: "recording the end of run \(runID)")
-        try execute("SELECT pg_notify('matterflow_records', $1)", [runID], doing: "announcing the end of run \(runID)")
+        // Watchers of the run learn it ended; idle workers look again (with --exit-when-idle, whether all is done).
+        try execute(
+            "SELECT pg_notify('matterflow_records', $1), pg_notify('matterflow_queue', 'finished')", [runID],
+            doing: "announcing the end of run \(runID)")
         return !rows.rows.isEmpty
     }
 
@@ -108,6 +111,22 @@ extension PostgresRunStore {
             """, [Self.textArrayLiteral(runIDs), workerID], doing: "handing runs back")
         try execute("UPDATE matterflow_workers SET stopping = true WHERE worker_id = $1", [workerID], doing: "stopping worker")
         try execute("SELECT pg_notify('matterflow_queue', 'handback')", doing: "announcing handed-back runs")
+    }
+
+    /// Puts runs parked at a checkpoint back in the queue (graceful shutdown): `queued` again, no worker, no lease,
+    /// announced in the same statement; the worker that claims one next resumes it from its records.
+    public func handBack(parked runIDs: [String], by workerID: String) throws(StoreError) {
+        guard !runIDs.isEmpty else { return }
+        try execute(
+            """
+            WITH queued AS (
+                UPDATE matterflow_runs SET status = 'queued', worker_id = NULL, lease_until = NULL
+                WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
+                RETURNING run_id
+            )
+            SELECT pg_notify('matterflow_queue', run_id) FROM queued
+            """, [Self.textArrayLiteral(runIDs), workerID], doing: "handing parked runs back")
+        try execute("UPDATE matterflow_workers SET stopping = true WHERE worker_id = $1", [workerID], doing: "stopping worker")
     }
 
     // MARK: - One commissioning session per structure, fleet-wide

@@ -158,14 +158,18 @@ public final class PostgresRunStore: RunStore {
             stored[declaration.name] = .string(RunOptions.redacted)
             secrets.append(declaration.name)
         }
+        // One statement, one transaction: the notification is sent when, and only when, the run is queued.
         try execute(
             """
-            INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, status)
-            VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], 'queued')
+            WITH queued AS (
+                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, status)
+                VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], 'queued')
+                RETURNING run_id
+            )
+            SELECT pg_notify('matterflow_queue', run_id) FROM queued
             """,
             [runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets)],
             doing: "queueing run \(runID)")
-        try execute("SELECT pg_notify('matterflow_queue', $1)", [runID], doing: "announcing run \(runID)")
         return runID
     }
 

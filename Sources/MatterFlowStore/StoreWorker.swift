@@ -11,7 +11,8 @@ public struct WorkerOptions: Sendable {
     public var concurrency: Int
     /// How long a claim lasts without a heartbeat; another worker takes the runs over after it.
     public var leaseSeconds: Double
-    /// How often the worker looks for work when the store has not announced any.
+    /// The safety net: how often an idle worker looks for work when the store has announced none (it listens
+    /// for `NOTIFY matterflow_queue`, and wakes when the earliest lease of another worker's run runs out).
     public var pollMilliseconds: Int
     /// Resume taken-over runs where that is safe (`matterflow recover --resume`), instead of taking their cancel path.
     public var resume: Bool
@@ -27,12 +28,14 @@ public struct WorkerOptions: Sendable {
     public var clock: any WorkflowClock
     /// Told what the worker does, one line per event (the CLI prints them); nil for silence.
     public var log: (@Sendable (String) -> Void)?
+    /// Called each time the worker found nothing to claim and starts waiting (tests).
+    public var idle: (@Sendable () -> Void)?
 
     public init(
-        workerID: String, concurrency: Int = 8, leaseSeconds: Double = 10, pollMilliseconds: Int = 100,
+        workerID: String, concurrency: Int = 8, leaseSeconds: Double = 10, pollMilliseconds: Int = 5000,
         resume: Bool = false, secrets: SecretInbox? = nil, exitWhenIdle: Bool = false, drainSeconds: Double = 30,
         engine: WorkflowEngine = WorkflowEngine(), clock: any WorkflowClock = SystemClock(),
-        log: (@Sendable (String) -> Void)? = nil
+        log: (@Sendable (String) -> Void)? = nil, idle: (@Sendable () -> Void)? = nil
     ) {
         self.workerID = workerID
         self.concurrency = concurrency
@@ -45,6 +48,7 @@ public struct WorkerOptions: Sendable {
         self.engine = engine
         self.clock = clock
         self.log = log
+        self.idle = idle
     }
 }
 
@@ -56,6 +60,9 @@ public struct WorkerSummary: Sendable, Hashable {
     public var takenOver: Int = 0
     /// Runs it handed back at shutdown.
     public var handedBack: Int = 0
+    /// Journal records it wrote, and the transactions (group commits) that carried them.
+    public var records: Int = 0
+    public var transactions: Int = 0
 }
 
 /// A member of a fleet: claims queued runs from a ``PostgresRunStore``, runs them through the journal's public API
@@ -66,6 +73,8 @@ public final class StoreWorker: Sendable {
 
     private struct State {
         var active: [String: Task<Void, Never>] = [:]
+        /// The pause switch of each run the worker started (runs it settles or resumes after a takeover have none).
+        var pauses: [String: RunPause] = [:]
         var summary = WorkerSummary()
         var stopping = false
     }
@@ -76,6 +85,8 @@ public final class StoreWorker: Sendable {
     private let committer: GroupCommitter
     private let engine: WorkflowEngine
     private let state = Mutex(State())
+    /// Wakes the idle loop: work announced, a slot freed, stop asked.
+    private let wake = WorkSignal()
 
     /// - Parameter hubs: The hub for a structure (each run asks for its own structure's).
     public init(store: PostgresRunStore, hubs: @escaping HubProvider, options: WorkerOptions) {
@@ -86,10 +97,16 @@ public final class StoreWorker: Sendable {
         engine = WorkflowEngine(catalog: FleetSessionGuard(store: store, committer: committer).wrapping(options.engine.catalog))
     }
 
-    /// Asks the worker to stop: it claims nothing more, waits up to ``WorkerOptions/drainSeconds`` for its runs,
-    /// and hands the rest back.
+    /// Asks the worker to stop: it claims nothing more, asks its runs to park at their next checkpoint
+    /// (``RunPause``), waits up to ``WorkerOptions/drainSeconds`` for each to end or park, hands the parked ones back
+    /// to the queue with their position in their records, and hands the rest back for takeover.
     public func stop() {
-        state.withLock { $0.stopping = true }
+        let pauses = state.withLock { state -> [RunPause] in
+            state.stopping = true
+            return Array(state.pauses.values)
+        }
+        for pause in pauses { pause.request() }
+        wake.raise()
     }
 
     /// The group commit's batches and records so far.
@@ -105,8 +122,8 @@ public final class StoreWorker: Sendable {
             throw error
         }
         options.log?("worker \(options.workerID): claiming runs from \(store.name)")
-        // Heartbeats run on a thread of their own: runs waiting for their records to commit block the shared
-        // pool's threads, and must not delay the leases.
+        // Heartbeats run on a thread of their own: the store's commands block their thread for a round trip, and
+        // a busy pool must not delay the leases.
         let heartbeat = LeaseKeeper(intervalMilliseconds: Int(options.leaseSeconds * 1000 / 3)) { [self] in
             do throws(StoreError) {
                 let running = state.withLock { Array($0.active.keys) }
@@ -116,6 +133,8 @@ public final class StoreWorker: Sendable {
             }
         }
         defer { heartbeat.stop() }
+        let listener = QueueListener(conninfo: store.conninfo, channel: "matterflow_queue", signal: wake)
+        defer { listener.stop() }
         while !state.withLock({ $0.stopping }) {
             let free = options.concurrency - state.withLock { $0.active.count }
             var claimed: [ClaimedRun] = []
@@ -132,41 +151,87 @@ public final class StoreWorker: Sendable {
             for run in claimed { launch(run) }
             if claimed.isEmpty {
                 if options.exitWhenIdle, state.withLock({ $0.active.isEmpty }), (try? store.isIdle()) == true { break }
-                try? await Task.sleep(for: .milliseconds(options.pollMilliseconds))
+                options.idle?()
+                await wake.wait(atMost: nextLook(free: free))
             } else {
                 await Task.yield()
             }
         }
         await drain()
         committer.shutdown()
-        return state.withLock { $0.summary }
+        let written = committer.statistics
+        return state.withLock { state in
+            state.summary.records = written.records
+            state.summary.transactions = written.batches
+            return state.summary
+        }
     }
 
-    /// Waits for the running runs (bounded), then hands the rest back.
+    /// How long an idle worker waits for a signal before it looks again: the safety net, or less when a lease of
+    /// another worker's run runs out sooner (a takeover is due then). A worker with no free slot waits for one of
+    /// its runs to end.
+    private func nextLook(free: Int) -> Duration {
+        let safetyNet = Double(options.pollMilliseconds) / 1000
+        var seconds = safetyNet
+        if free > 0, let expiry = try? store.nextLeaseExpiry(excluding: options.workerID) {
+            seconds = min(seconds, max(expiry, 0) + 0.02)
+        }
+        return .milliseconds(Int(max(seconds, 0.01) * 1000))
+    }
+
+    /// Waits (bounded) for each running run to end or park at a checkpoint; hands the parked runs back to the
+    /// queue, their records committed (another worker resumes them from their last checkpoint), and the others back
+    /// for takeover (another worker settles them as if this one had died).
     private func drain() async {
         let deadline = ContinuousClock.now + .milliseconds(Int(options.drainSeconds * 1000))
-        while !state.withLock({ $0.active.isEmpty }) && ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline {
+            let settled = state.withLock { state in state.active.keys.allSatisfy { state.pauses[$0]?.isParked == true } }
+            if settled { break }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        let left = state.withLock { state -> [String: Task<Void, Never>] in
-            defer { state.active.removeAll() }
-            return state.active
+        let (left, pauses) = state.withLock { state -> ([String: Task<Void, Never>], [String: RunPause]) in
+            defer {
+                state.active.removeAll()
+                state.pauses.removeAll()
+            }
+            return (state.active, state.pauses)
         }
         guard !left.isEmpty else { return }
-        do {
-            try store.handBack(Array(left.keys), by: options.workerID)
-            options.log?("worker \(options.workerID): handed back \(left.count) run(s): \(left.keys.sorted().joined(separator: ", "))")
-            state.withLock { $0.summary.handedBack += left.count }
-        } catch {
-            options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
+        var parked: [String] = []
+        for runID in left.keys.sorted() where pauses[runID]?.isParked == true {
+            if await durable(runID) { parked.append(runID) }
         }
-        for task in left.values { task.cancel() }
+        let others = left.keys.filter { !parked.contains($0) }.sorted()
+        if !parked.isEmpty {
+            do {
+                try store.handBack(parked: parked, by: options.workerID)
+                options.log?("worker \(options.workerID): handed back \(parked.count) run(s) at a checkpoint: \(parked.joined(separator: ", "))")
+                state.withLock { $0.summary.handedBack += parked.count }
+            } catch {
+                options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
+            }
+        }
+        if !others.isEmpty {
+            do {
+                try store.handBack(others, by: options.workerID)
+                options.log?("worker \(options.workerID): handed back \(others.count) run(s) in progress, for takeover: \(others.joined(separator: ", "))")
+                state.withLock { $0.summary.handedBack += others.count }
+            } catch {
+                options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
+            }
+        }
+        // A parked run stays parked (its task suspended) until the process ends: it makes no further call.
+        for runID in others { left[runID]?.cancel() }
     }
 
     private func launch(_ claimed: ClaimedRun) {
         let task = Task { [self] in
             await execute(claimed)
-            _ = state.withLock { $0.active.removeValue(forKey: claimed.runID) }
+            state.withLock { state in
+                state.active[claimed.runID] = nil
+                state.pauses[claimed.runID] = nil
+            }
+            wake.raise()
         }
         state.withLock { $0.active[claimed.runID] = task }
     }
@@ -199,9 +264,10 @@ public final class StoreWorker: Sendable {
             try? store.handBack([runID], by: options.workerID)
             return
         }
-        let records = claimed.takeover ? ((try? store.records(of: runID, after: 0)) ?? []) : []
-        if claimed.takeover && records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }) {
-            await settle(claimed, records: records, hub: hub, sink: sink, secrets: secrets)
+        // A run claimed before (taken over, or handed back at a checkpoint) may have begun: its records say.
+        let records = claimed.takeover || claimed.claims > 1 ? ((try? store.records(of: runID, after: 0)) ?? []) : []
+        if records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }) {
+            await settle(claimed, records: records, hub: hub, sink: sink, secrets: secrets, handedBack: !claimed.takeover)
             return
         }
         if claimed.takeover {
@@ -218,12 +284,17 @@ public final class StoreWorker: Sendable {
         }
         var inputs = claimed.inputs
         for name in claimed.secretInputs { inputs[name] = secrets[name] }
+        let pause = RunPause()
+        let stopping = state.withLock { state -> Bool in
+            state.pauses[runID] = pause
+            return state.stopping
+        }
+        if stopping { pause.request() }
+        var runOptions = RunOptions(structureID: claimed.structureID, clock: options.clock, runID: runID)
+        runOptions.pause = pause
         let handle: RunHandle
         do {
-            handle = try SinkJournal.start(
-                workflow, inputs: inputs, on: hub,
-                options: RunOptions(structureID: claimed.structureID, clock: options.clock, runID: runID),
-                engine: engine, sink: sink)
+            handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink)
         } catch {
             conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID)
             return
@@ -233,30 +304,51 @@ public final class StoreWorker: Sendable {
         } onCancel: {
             handle.cancel()
         }
-        guard !Task.isCancelled else { return }
+        guard !Task.isCancelled, await durable(runID) else { return }
         conclude(
             runID, status: result.outcome.rawValue, output: result.output,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
             notes: [], structure: claimed.structureID, keepSession: result.outcome == .succeeded)
     }
 
-    /// Settles a run whose worker died, from its records.
-    private func settle(_ claimed: ClaimedRun, records: [JournalRecord], hub: any Hub, sink: PostgresJournalSink, secrets: JSONObject) async {
+    /// Settles a run whose worker died, from its records; or resumes one handed back at a checkpoint (its records
+    /// end at a checkpoint with no call in doubt), whatever ``WorkerOptions/resume`` says.
+    private func settle(
+        _ claimed: ClaimedRun, records: [JournalRecord], hub: any Hub, sink: PostgresJournalSink, secrets: JSONObject, handedBack: Bool
+    ) async {
         state.withLock { $0.summary.takenOver += 1 }
-        options.log?("worker \(options.workerID): settling run \(claimed.runID) (its worker's lease ran out)")
+        if handedBack {
+            options.log?("worker \(options.workerID): resuming run \(claimed.runID) from its last checkpoint (handed back by its worker)")
+        } else {
+            options.log?("worker \(options.workerID): settling run \(claimed.runID) (its worker's lease ran out)")
+        }
         let recovery = await SinkJournal.recover(
             runID: claimed.runID, records: records, sink: sink, on: hub,
-            options: RecoveryOptions(resume: options.resume, inputs: secrets, engine: engine, clock: options.clock))
+            options: RecoveryOptions(resume: options.resume || handedBack, inputs: secrets, engine: engine, clock: options.clock))
         let status: String
         switch recovery.status {
         case .succeeded, .failed, .cancelled: status = recovery.status.rawValue
         case .running, .interrupted, .notStarted, .needsAttention, .unreadable: status = "needsAttention"
         }
+        guard await durable(claimed.runID) else { return }
         let finished = (try? store.records(of: claimed.runID, after: 0))?.last { $0.type == JournalEntry.Kind.runFinished.rawValue }
         conclude(
             claimed.runID, status: status, output: finished?.payload["output"].flatMap { $0.isNull ? nil : $0 },
             error: finished?.payload["error"].flatMap { $0.isNull ? nil : $0 }, recovered: true, notes: recovery.notes,
             structure: claimed.structureID, keepSession: status == "succeeded")
+    }
+
+    /// Waits until every record of the run is committed (its `runFinished` among them), so that no final status is
+    /// recorded for a run whose records are not all in the store. False when they cannot be: the run's lease then
+    /// runs out and another worker settles it.
+    private func durable(_ runID: String) async -> Bool {
+        do {
+            try await committer.flush(runID: runID)
+            return true
+        } catch {
+            options.log?("worker \(options.workerID): the records of run \(runID) could not be written (\(error.message)); its lease will run out and another worker settles it")
+            return false
+        }
     }
 
     /// Records a final status (fenced by the lease) and lets go of what the run held in the store.
@@ -291,5 +383,16 @@ extension PostgresRunStore {
         let rows = try execute(
             "SELECT count(*) FROM matterflow_runs WHERE status IN ('queued', 'running')", doing: "counting open runs")
         return rows.rows.first?.first == "0"
+    }
+
+    /// Seconds until the earliest lease of a running run held by another worker (or by none) runs out; negative
+    /// when one has already; nil when there is none.
+    func nextLeaseExpiry(excluding workerID: String) throws(StoreError) -> Double? {
+        let rows = try execute(
+            """
+            SELECT EXTRACT(EPOCH FROM min(lease_until) - now()) FROM matterflow_runs
+            WHERE status = 'running' AND worker_id IS DISTINCT FROM $1
+            """, [workerID], doing: "looking for leases that run out")
+        return rows.rows.first?.first.flatMap { $0 }.flatMap(Double.init)
     }
 }

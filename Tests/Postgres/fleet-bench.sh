@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
 # Fleet benchmarks against a throwaway PostgreSQL (docs/store.md#benchmarks):
 #
-#   bash Tests/Postgres/fleet-bench.sh [MATTERFLOW_BINARY] [RUNS]
+#   bash Tests/Postgres/fleet-bench.sh [--quick] [BIN_DIR] [RUNS]
 #
-# 1. Durable runs/s: RUNS commission-device runs (each on a structure of its own, simulated home, virtual time) queued
-#    in the store and run by 1, 2 and 4 `matterflow worker` processes until the queue is empty.
-# 2. The same runs as `matterflow run` processes, 4 at a time, with --journal (file journal) and without (not
-#    durable): the same work with a process per run, for scale.
-# 3. Takeover time: a worker is SIGKILLed while commissioning (lease 2 s); the time until another worker has settled
+# 1. Durable runs/s: RUNS commission-device runs (each on a structure of its own, the built-in simulated home,
+#    virtual time) queued in the store and run by 1, 2 and 4 `matterflow worker` processes (--concurrency 8) until
+#    the queue is empty; next to the same runs made by as many `matterflow-bench --worker-baseline` processes (the
+#    worker's runs without the store, 8 at a time each), with a file journal and not durable. One table, per number
+#    of processes: runs/s of each, the store's share of not durable, and the store's records per transaction.
+# 2. Takeover time: a worker is SIGKILLed while commissioning (lease 2 s); the time until another worker has settled
 #    the run (lease + settle).
 #
-# Default binary: .build/release/matterflow (build it with `swift build -c release --product matterflow`).
-# The server is started in a temporary directory and stopped on every way out.
+# BIN_DIR holds matterflow and matterflow-bench (default .build/release: swift build -c release --product matterflow,
+# then --product matterflow-bench). --quick (CI): RUNS defaults to 24 instead of 400. The script fails only when a run
+# does not succeed or a command fails, never on slow figures. The server is started in a temporary directory and
+# stopped on every way out; every process it starts is stopped by its PID, and every wait is bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bin="${1:-.build/release/matterflow}"
-runs="${2:-200}"
-[ -x "$bin" ] || { echo "no matterflow binary at $bin; build it: swift build -c release --product matterflow" >&2; exit 64; }
+quick=0
+if [ "${1:-}" = "--quick" ]; then quick=1; shift; fi
+bindir="${1:-.build/release}"
+runs="${2:-$([ "$quick" = 1 ] && echo 24 || echo 400)}"
+bin="$bindir/matterflow"
+bench="$bindir/matterflow-bench"
+for b in "$bin" "$bench"; do
+    [ -x "$b" ] || { echo "no $b; build them: swift build -c release --product matterflow && swift build -c release --product matterflow-bench" >&2; exit 64; }
+done
 command -v psql >/dev/null 2>&1 || { echo "psql is needed (Debian package postgresql-client)" >&2; exit 3; }
 
 work="$(mktemp -d /tmp/matterflow-bench.XXXXXX)"
@@ -33,6 +42,22 @@ payload="MT:Y.K9042C00KA0648G00"
 workflow="$PWD/Workflows/commission-device.json"
 now() { date +%s.%N; }
 rate() { awk -v n="$1" -v s="$2" -v e="$3" 'BEGIN { printf "%.1f", n / (e - s) }'; }
+# Waits for the given PIDs, at most $1 seconds in all; fails (and kills them) after that.
+wait_bounded() {
+    local limit="$1"; shift
+    local deadline=$(( $(date +%s) + limit ))
+    for pid in "$@"; do
+        while kill -0 "$pid" 2>/dev/null; do
+            if [ "$(date +%s)" -ge "$deadline" ]; then
+                echo "fleet-bench: gave up after ${limit} s" >&2
+                for p in "$@"; do kill -9 "$p" 2>/dev/null || true; done
+                return 1
+            fi
+            sleep 0.02
+        done
+        wait "$pid" || { echo "fleet-bench: process $pid failed" >&2; return 1; }
+    done
+}
 
 # A fresh database with RUNS queued runs (bulk-inserted; their secrets in a directory).
 fresh() {
@@ -49,56 +74,73 @@ fresh() {
         FROM generate_series(1, $runs) AS i" >/dev/null
 }
 
-echo "runs per measurement: $runs (commission-device, simulated home, virtual time)"
+echo "fleet-bench: $runs commission-device runs per figure (built-in simulated home, virtual time), binaries in $bindir"
+printf '%-9s | %-14s | %-14s | %-14s | %-16s | %s\n' processes "store runs/s" "journal runs/s" "no record runs/s" "store/no record" "records per transaction"
 for workers in 1 2 4; do
     fresh "w$workers"
     start="$(now)"
     wpids=()
     for w in $(seq 1 "$workers"); do
-        "$bin" worker --store "$db" --secrets "$secrets" --exit-when-idle --concurrency 8 --worker-id "w$w" 2>/dev/null &
+        "$bin" worker --store "$db" --secrets "$secrets" --exit-when-idle --concurrency 8 --worker-id "w$w" 2>"$work/worker-$workers-$w.log" &
         wpids+=($!)
         pids+=($!)
     done
-    for pid in "${wpids[@]}"; do wait "$pid"; done
+    wait_bounded 300 "${wpids[@]}"
     end="$(now)"
-    done_runs="$(psql "$db" -qtAc "SELECT count(*) FROM matterflow_runs WHERE status = 'succeeded'")"
-    echo "store, $workers worker(s): $(rate "$runs" "$start" "$end") runs/s ($done_runs succeeded)"
-done
+    store_rate="$(rate "$runs" "$start" "$end")"
+    succeeded="$(psql "$db" -qtAc "SELECT count(*) FROM matterflow_runs WHERE status = 'succeeded'")"
+    [ "$succeeded" = "$runs" ] || { echo "fleet-bench: only $succeeded of $runs store runs succeeded" >&2; cat "$work"/worker-$workers-*.log >&2; exit 1; }
+    per_tx="$(cat "$work"/worker-$workers-*.log | sed -n 's/.*; \([0-9]*\) records in \([0-9]*\) transactions$/\1 \2/p' \
+        | awk '{ r += $1; t += $2 } END { if (t > 0) printf "%.1f (%d in %d)", r / t, r, t; else print "?" }')"
 
-for mode in journal none; do
-    start="$(now)"
-    for i in $(seq 1 "$runs"); do
-        extra=()
-        [ "$mode" = journal ] && extra=(--journal "$work/journal")
-        "$bin" run "$workflow" --trace none "${extra[@]}" --input onboardingPayload="$payload" --input deviceName=Lamp >/dev/null 2>&1 &
-        if (( i % 4 == 0 )); then wait; fi
+    declare -A baseline=()
+    for mode in journal none; do
+        share=$(( runs / workers ))
+        start="$(now)"
+        bpids=()
+        for w in $(seq 1 "$workers"); do
+            count=$share
+            [ "$w" = "$workers" ] && count=$(( runs - share * (workers - 1) ))
+            mkdir -p "$work/journal-$workers-$w"
+            "$bench" --worker-baseline "$mode" "$count" 8 "$work/journal-$workers-$w" >/dev/null &
+            bpids+=($!)
+            pids+=($!)
+        done
+        wait_bounded 300 "${bpids[@]}"
+        end="$(now)"
+        baseline[$mode]="$(rate "$runs" "$start" "$end")"
     done
-    wait
-    end="$(now)"
-    label="file journal"; [ "$mode" = none ] && label="not durable"
-    echo "$label, a process per run, 4 at a time: $(rate "$runs" "$start" "$end") runs/s"
+    share_of="$(awk -v a="$store_rate" -v b="${baseline[none]}" 'BEGIN { printf "%.0f%%", 100 * a / b }')"
+    printf '%-9s | %-14s | %-14s | %-16s | %-16s | %s\n' "$workers" "$store_rate" "${baseline[journal]}" "${baseline[none]}" "$share_of" "$per_tx"
 done
 
 # Takeover: a worker killed while the hub commissions (30 s of real time), another one settling the run.
 psql "$server" -qtAc "CREATE DATABASE bench_takeover" >/dev/null
 db="${server/dbname=postgres/dbname=bench_takeover}"
 "$bin" store migrate --store "$db" >/dev/null
-sed 's/"seed": *[0-9]*/&, "simulation": { "latencySeconds": { "commissionDevice": 30 } }/' Examples/default-home.json >"$work/slow-home.json"
+sed 's/"commissionDevice": *[0-9.]*/"commissionDevice": 30/' Examples/default-home.json >"$work/slow-home.json"
+grep -q '"commissionDevice": 30' "$work/slow-home.json" || { echo "fleet-bench: could not slow down commissionDevice" >&2; exit 1; }
 mkdir -p "$work/secrets-t"
 run="$("$bin" submit "$workflow" --store "$db" --secrets "$work/secrets-t" --structure home-t \
     --input onboardingPayload="$payload" --input deviceName=Lamp)"
 "$bin" worker --store "$db" --secrets "$work/secrets-t" --home "$work/slow-home.json" --state "$work/homes" --clock real --lease 2 2>/dev/null &
 victim=$!
 pids+=($victim)
-for _ in $(seq 1 300); do
+for _ in $(seq 1 600); do
     [ "$(psql "$db" -qtAc "SELECT count(*) FROM matterflow_records WHERE run_id = '$run' AND payload->>'operation' = 'commissionDevice'")" != 0 ] && break
-    sleep 0.1
+    sleep 0.05
 done
 kill -9 "$victim"
 killed="$(now)"
 "$bin" worker --store "$db" --secrets "$work/secrets-t" --home "$work/slow-home.json" --state "$work/homes" --clock real --lease 2 --exit-when-idle 2>/dev/null &
-pids+=($!)
-until [ "$(psql "$db" -qtAc "SELECT status FROM matterflow_runs WHERE run_id = '$run'")" != running ]; do sleep 0.05; done
+rescuer=$!
+pids+=($rescuer)
+for _ in $(seq 1 1200); do
+    [ "$(psql "$db" -qtAc "SELECT status FROM matterflow_runs WHERE run_id = '$run'")" != running ] && break
+    sleep 0.05
+done
 settled="$(now)"
-echo "takeover after SIGKILL (lease 2 s): $(awk -v s="$killed" -v e="$settled" 'BEGIN { printf "%.2f", e - s }') s to $(psql "$db" -qtAc "SELECT status FROM matterflow_runs WHERE run_id = '$run'")"
-wait
+status="$(psql "$db" -qtAc "SELECT status FROM matterflow_runs WHERE run_id = '$run'")"
+echo "takeover after SIGKILL (lease 2 s): $(awk -v s="$killed" -v e="$settled" 'BEGIN { printf "%.2f", e - s }') s until the run was settled ($status)"
+wait_bounded 60 "$rescuer"
+[ "$status" = cancelled ] || { echo "fleet-bench: the taken-over run ended $status, not cancelled" >&2; exit 1; }

@@ -39,6 +39,8 @@ public struct RunOptions: Sendable {
     /// The clock questions' timeouts run on, when not the run's clock: a run on virtual time that a person answers
     /// gives them real seconds (and virtual time stands still while a question waits).
     public var questionClock: (any WorkflowClock)?
+    /// A switch that parks the run at its next checkpoint (see ``RunPause``).
+    public var pause: RunPause?
 
     public init(
         structureID: StructureID, clock: any WorkflowClock = SystemClock(),

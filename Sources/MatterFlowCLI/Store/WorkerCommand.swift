@@ -34,9 +34,10 @@ struct WorkerCommand {
 
             With the simulated home, workers on one machine share a structure's home through --state DIR.
 
-            SIGTERM or SIGINT: stop claiming, wait up to 30 s for the runs in progress, hand the rest back to the
-            fleet, exit 143 (130). Exit status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached,
-            64 usage error.
+            SIGTERM or SIGINT: stop claiming, let each run in progress end or park at its next checkpoint (before
+            its next hub call; at most 30 s), hand the parked runs back to the queue (another worker resumes them
+            from that checkpoint) and the others back for takeover, then exit 0 (SIGTERM) or 130 (SIGINT). Exit
+            status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached, 64 usage error.
             """)
 
     let arguments: ParsedArguments
@@ -101,8 +102,10 @@ struct WorkerCommand {
         signals?.stop()
         await remote?.close()
         let finished = summary.finished.keys.sorted().map { "\($0) \(summary.finished[$0] ?? 0)" }.joined(separator: ", ")
-        err.line("worker \(workerID): stopped; finished: \(finished.isEmpty ? "none" : finished); taken over \(summary.takenOver); handed back \(summary.handedBack)")
-        return signals?.exitCode ?? ExitCode.success
+        err.line("worker \(workerID): stopped; finished: \(finished.isEmpty ? "none" : finished); taken over \(summary.takenOver); handed back \(summary.handedBack); \(summary.records) records in \(summary.transactions) transactions")
+        // SIGTERM is the ordinary way to stop a worker: once its runs are handed back, that is a success.
+        if let code = signals?.exitCode, code != 128 + SIGTERM { return code }
+        return ExitCode.success
     }
 
     static func number(_ text: String?, name: String, default value: Int, range: ClosedRange<Int>) throws(UsageError) -> Int {

@@ -74,7 +74,7 @@ struct PostgresStoreTests {
     }
 
     @Test("group commit: records of many runs share transactions; a run leased to another worker is refused")
-    func groupCommit() throws {
+    func groupCommit() async throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
         for index in 0..<16 {
@@ -85,38 +85,36 @@ struct PostgresStoreTests {
                 """, ["run-\(index)", index == 15 ? "someone-else" : "me"], doing: "test setup")
         }
         let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
-        let refused = RefusedRuns()
-        // `append` blocks until a side-effect record has committed, so each writer is a thread of its own, as a
-        // worker's runs are: on the cooperative pool only as many writers as cores would wait at once.
-        let ended = DispatchGroup()
-        let writers = (0..<16).map { index in
-            Thread {
-                defer { ended.leave() }
-                for sequence in 1...20 {
-                    let record = JournalRecord(payload: ["seq": .int(sequence), "type": .string("intent")], offset: 0)
-                    do {
-                        try committer.append(record, runID: "run-\(index)", sync: sequence % 2 == 0)
-                    } catch {
-                        refused.runs.withLock { $0.append("run-\(index)") }
-                        return
+        // Each run is a task, as a worker's runs are: `flush` suspends it, so all 16 wait at once on 2 pool threads.
+        let refused = await withTaskGroup(of: String?.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    for sequence in 1...20 {
+                        let record = JournalRecord(payload: ["seq": .int(sequence), "type": .string("intent")], offset: 0)
+                        do {
+                            try committer.append(record, runID: "run-\(index)", sync: sequence % 2 == 0)
+                            if sequence % 2 == 0 { try await committer.flush(runID: "run-\(index)") }
+                        } catch {
+                            return "run-\(index)"
+                        }
                     }
+                    return nil
                 }
             }
+            var runs: [String] = []
+            for await run in group { if let run { runs.append(run) } }
+            return runs
         }
-        for writer in writers {
-            ended.enter()
-            writer.start()
-        }
-        #expect(ended.wait(timeout: .now() + 60) == .success, "the writers did not finish within 60 s")
         committer.shutdown()
-        #expect(refused.runs.withLock { $0 } == ["run-15"])
+        #expect(refused == ["run-15"])
         for index in 0..<15 {
             #expect(try store.records(of: "run-\(index)").map(\.sequence) == Array(1...20))
         }
         #expect(try store.records(of: "run-15").isEmpty)
         let statistics = committer.statistics
         #expect(statistics.records >= 15 * 20)
-        #expect(statistics.batches < statistics.records / 2, "records were not batched: \(statistics)")
+        // 150 flushes: with each task waiting for a batch of its own there would be about as many batches.
+        #expect(statistics.batches * 4 < 150, "flushes of concurrent runs did not share batches: \(statistics)")
     }
 
     @Test("submit, worker, runs, history: runs shared through the store end succeeded; no secret is stored")

@@ -43,6 +43,7 @@ struct RunDriver: Sendable {
                 if case .cancelled = outcome { _ = perform(machine.cancelRequested()) }
                 fed = feed { () throws(RunMachineError) in try machine.statusChecked(outcome) }
             case .call(let call):
+                if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
                 // The clock is read only for the reports' durations.
                 let started = options.observer == nil ? Duration.zero : options.clock.now
                 await settleAbandoned(&machine)

@@ -1,0 +1,74 @@
+import Synchronization
+
+/// A switch that parks a run at its next checkpoint, made before the run starts and given to it in
+/// ``RunOptions/pause``: what a worker uses to hand a run to another process without leaving a call in doubt.
+///
+/// After ``request()``, the run stops before the first attempt of its next hub call: the state making the call has
+/// been entered (its checkpoint reported), the previous call's outcome is known, and no call is in flight. There it
+/// waits, its task suspended, until ``release()`` lets it go on; so its journal ends at a checkpoint from which
+/// recovery resumes it elsewhere without repeating a call. ``parked()`` returns once it is parked. A run on its
+/// cancel path, retrying a call, waiting for an event or a delay is not parked until it reaches such a point; a
+/// run that ends first is never parked. Give each run its own switch.
+public final class RunPause: Sendable {
+    private struct State {
+        var requested = false
+        var released = false
+        var isParked = false
+        /// The run's task, suspended while parked.
+        var run: CheckedContinuation<Void, Never>?
+        /// Callers of ``parked()``.
+        var watchers: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Asks the run to park at its next checkpoint.
+    public func request() {
+        state.withLock { $0.requested = true }
+    }
+
+    /// Lets a parked run go on (and a run not yet parked never park).
+    public func release() {
+        let run = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.released = true
+            defer { state.run = nil }
+            return state.run
+        }
+        run?.resume()
+    }
+
+    /// Whether the run is parked now.
+    public var isParked: Bool { state.withLock { $0.isParked } }
+
+    /// Returns once the run is parked (at once when it is).
+    public func parked() async {
+        await withCheckedContinuation { (watcher: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.isParked { return true }
+                state.watchers.append(watcher)
+                return false
+            }
+            if now { watcher.resume() }
+        }
+    }
+
+    /// Called by the run's driver at each checkpoint where it may park: suspends until ``release()`` when a pause
+    /// was requested. Task cancellation does not end the wait (a parked run makes no call until released).
+    func parkIfRequested() async {
+        guard state.withLock({ $0.requested && !$0.released }) else { return }
+        await withCheckedContinuation { (run: CheckedContinuation<Void, Never>) in
+            let (go, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                if state.released { return (true, []) }
+                state.run = run
+                state.isParked = true
+                defer { state.watchers.removeAll() }
+                return (false, state.watchers)
+            }
+            for watcher in watchers { watcher.resume() }
+            if go { run.resume() }
+        }
+        state.withLock { $0.isParked = false }
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Listens on the store's queue channel (`LISTEN matterflow_queue`) on a connection and a thread of its own, and
+/// raises a ``WorkSignal`` for every notification: `submit` sends one in the transaction that queues a run, and a
+/// worker handing runs back sends one, so idle workers claim at once instead of polling.
+///
+/// The connection is opened and listening when the initializer returns (when the server can be reached), so work
+/// announced after that is not missed. A broken connection is opened again every ``retryMilliseconds``; on
+/// reconnecting the signal is raised, since notifications sent meanwhile are lost.
+final class QueueListener: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `conninfo`, `channel` and `signal` are immutable; `stopping` and `thread` are
+    // only touched while `monitor` is locked; `connection` is used by the listener's thread alone once the
+    // initializer has returned.
+
+    /// How long the thread waits on the socket before it looks whether it should stop.
+    static let waitMilliseconds: Int32 = 200
+    /// How often a broken connection is opened again.
+    static let retryMilliseconds = 500
+
+    private let conninfo: String
+    private let channel: String
+    private let signal: WorkSignal
+    private let monitor = Monitor()
+    private var stopping = false
+    private var thread: pthread_t?
+    private var connection: PostgresConnection?
+
+    init(conninfo: String, channel: String, signal: WorkSignal) {
+        self.conninfo = conninfo
+        self.channel = channel
+        self.signal = signal
+        connection = Self.connect(conninfo, channel: channel)
+        let unmanaged = Unmanaged.passRetained(self)
+        var created = pthread_t()
+        if pthread_create(&created, nil, { argument in
+            let listener = Unmanaged<QueueListener>.fromOpaque(argument!).takeRetainedValue()
+            listener.loop()
+            return nil
+        }, unmanaged.toOpaque()) == 0 {
+            monitor.lock()
+            thread = created
+            monitor.unlock()
+        } else {
+            unmanaged.release()
+        }
+    }
+
+    /// Whether the listener is connected and listening (false while the server is out of reach).
+    private static func connect(_ conninfo: String, channel: String) -> PostgresConnection? {
+        guard let opened = try? PostgresConnection(conninfo) else { return nil }
+        do {
+            try opened.listen(channel)
+            return opened
+        } catch {
+            opened.close()
+            return nil
+        }
+    }
+
+    private var isStopping: Bool {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return stopping
+    }
+
+    private func loop() {
+        while !isStopping {
+            guard let open = connection else {
+                monitor.lock()
+                if !stopping { monitor.wait(milliseconds: Self.retryMilliseconds) }
+                monitor.unlock()
+                connection = Self.connect(conninfo, channel: channel)
+                if connection != nil { signal.raise() }
+                continue
+            }
+            do {
+                if !(try open.notifications(timeoutMilliseconds: Self.waitMilliseconds)).isEmpty { signal.raise() }
+            } catch {
+                open.close()
+                connection = nil
+            }
+        }
+        connection?.close()
+        connection = nil
+    }
+
+    /// Stops the thread and waits for it (at most one socket wait, ``waitMilliseconds``).
+    func stop() {
+        monitor.lock()
+        stopping = true
+        monitor.broadcast()
+        let running = thread
+        thread = nil
+        monitor.unlock()
+        if let running { pthread_join(running, nil) }
+    }
+}

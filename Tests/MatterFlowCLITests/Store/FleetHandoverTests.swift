@@ -1,0 +1,214 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowJournal
+import MatterFlowSimulator
+@testable import MatterFlowStore
+import Synchronization
+import Testing
+
+/// Runs changing hands between worker processes: handed back at a checkpoint on SIGTERM, resumed after a SIGKILL
+/// with `--resume`; a worker on a hub process (`--hub`); `watch` following a run as it is written.
+extension PostgresStoreTests {
+    /// Submits `count` commission-device runs, one structure each; their IDs.
+    private func submitCommissions(_ count: Int, conninfo: String, secrets: String, prefix: String) async throws -> [String] {
+        var runIDs: [String] = []
+        for index in 0..<count {
+            let submitted = await matterflow(
+                ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets,
+                 "--structure", "\(prefix)-\(index)"] + commissionInputs(name: "Lamp \(index)"))
+            try #require(submitted.code == 0, "\(submitted.stderr)")
+            runIDs.append(submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return runIDs
+    }
+
+    /// The hub calls of a run's journal, `workflow/state operation #attempt`, in order (recovery's own excluded).
+    private func calls(of runID: String, in store: PostgresRunStore) throws -> [String] {
+        try store.records(of: runID).filter { $0.type == "intent" && $0.string("workflow") != "recovery" }.map {
+            "\($0.string("workflow") ?? "")/\($0.string("state") ?? "") \($0.string("operation") ?? "") #\($0.payload["attempt"]?.intValue ?? 0)"
+        }
+    }
+
+    @Test("SIGTERM: the worker parks its runs at a checkpoint, hands them back and exits 0; another resumes them, no call repeated")
+    func gracefulHandBack() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Commissioning takes 3 s of real time, so SIGTERM lands while the runs are in the middle.
+        let home = try directory.write(
+            Self.slowHome.replacingOccurrences(of: "\"commissionDevice\": 0.05", with: "\"commissionDevice\": 3"), to: "home.json")
+        let state = directory.file("state")
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let runIDs = try await submitCommissions(4, conninfo: conninfo, secrets: secrets, prefix: "calm")
+        let store = try PostgresRunStore(conninfo: conninfo)
+
+        let first = try ChildProcess.launch(
+            ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
+             "--lease", "30", "--concurrency", "4", "--worker-id", "leaving"])
+        defer { first.kill() }
+        let midway = await poll(timeout: .seconds(30), every: .milliseconds(10)) {
+            runIDs.allSatisfy { runID in
+                ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "commissionDevice" }
+            }
+        }
+        try #require(midway, "the runs never reached commissionDevice; worker said:\n\(first.stderr.text)")
+        let signalled = ContinuousClock.now
+        first.signal(SIGTERM)
+        try #require(await first.waitForExit(within: .seconds(20)), "the worker did not exit within 20 s of SIGTERM")
+        #expect(first.status == 0, "\(first.stderr.text)")
+        #expect(ContinuousClock.now - signalled < .seconds(10))
+        #expect(first.stderr.text.contains("handed back 4 run(s) at a checkpoint"), "\(first.stderr.text)")
+        for runID in runIDs {
+            #expect(try store.status(of: runID) == "queued")
+            // Its position: the journal ends with a checkpoint, after the last call's outcome.
+            let records = try store.records(of: runID)
+            #expect(records.last?.type == "checkpoint" || records.last?.type == "event", "\(records.suffix(4).map(\.type))")
+            #expect(records.filter { $0.type == "intent" }.count == records.filter { $0.type == "outcome" }.count)
+        }
+        let before = try Dictionary(uniqueKeysWithValues: runIDs.map { ($0, try calls(of: $0, in: store)) })
+
+        // Without --resume: a run handed back at a checkpoint is resumed anyway (nothing is in doubt).
+        let second = try ChildProcess.launch(
+            ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
+             "--lease", "30", "--concurrency", "4", "--exit-when-idle", "--worker-id", "staying"])
+        defer { second.kill() }
+        try #require(await second.waitForExit(within: .seconds(60)), "the second worker did not finish")
+        #expect(second.status == 0, "\(second.stderr.text)")
+        for runID in runIDs {
+            #expect(second.stderr.text.contains("resuming run \(runID) from its last checkpoint"), "\(second.stderr.text)")
+            #expect(try store.status(of: runID) == "succeeded")
+            let after = try calls(of: runID, in: store)
+            #expect(Array(after.prefix(before[runID]?.count ?? 0)) == before[runID] ?? [])
+            #expect(Set(after).count == after.count, "a call was repeated: \(after)")
+            #expect(after.count > before[runID]?.count ?? 0, "the run made no call after its hand-back")
+            let records = try store.records(of: runID)
+            #expect(!records.contains { $0.type == "resolution" }, "a call was in doubt")
+            #expect(records.filter { $0.type == "runFinished" }.count == 1)
+        }
+        for index in 0..<4 {
+            let saved = try #require(try HomeStateStore.loadSaved(directory: state + "/calm-\(index)"))
+            #expect(saved.activeSession == nil)
+            #expect(saved.devices.count == 1, "calm-\(index) has \(saved.devices.count) devices")
+        }
+        #expect(try store.sessions().isEmpty)
+    }
+
+    @Test("worker --resume: a run whose worker was SIGKILLed during a read is resumed to success, not cancelled")
+    func takeoverResumes() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(
+            Self.slowHome.replacingOccurrences(of: "\"configureDevice\": 0.02", with: "\"configureDevice\": 0.02, \"fetchRooms\": 30"),
+            to: "home.json")
+        let state = directory.file("state")
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let runID = try #require(try await submitCommissions(1, conninfo: conninfo, secrets: secrets, prefix: "resumed").first)
+        let store = try PostgresRunStore(conninfo: conninfo)
+
+        let first = try ChildProcess.launch(
+            ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
+             "--lease", "1", "--worker-id", "doomed"])
+        defer { first.kill() }
+        let reading = await poll(timeout: .seconds(30), every: .milliseconds(10)) {
+            ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "fetchRooms" }
+        }
+        try #require(reading, "the run never reached fetchRooms; worker said:\n\(first.stderr.text)")
+        first.signal(SIGKILL)
+        try #require(await first.waitForExit(), "the killed worker did not go")
+
+        let second = try ChildProcess.launch(
+            ["worker", "--store", conninfo, "--home", home, "--state", state,
+             "--secrets", secrets, "--clock", "virtual", "--lease", "1", "--resume", "--exit-when-idle", "--worker-id", "rescuer"])
+        defer { second.kill() }
+        try #require(await second.waitForExit(within: .seconds(60)), "the second worker did not finish")
+        #expect(second.status == 0, "\(second.stderr.text)")
+        #expect(second.stderr.text.contains("settling run \(runID)"))
+        let run = try #require(try store.runs().first { $0.runID == runID })
+        #expect(run.status == "succeeded", "\(run.notes) \(second.stderr.text)")
+        #expect(run.recovered)
+        let made = try calls(of: runID, in: store)
+        #expect(made.filter { $0.contains(" commissionDevice ") }.count == 1, "\(made)")
+        #expect(made.contains { $0.contains(" completeCommissioning ") }, "\(made)")
+        let saved = try #require(try HomeStateStore.loadSaved(directory: state + "/resumed-0"))
+        #expect(saved.activeSession == nil)
+        #expect(saved.devices.count == 1)
+        #expect(try store.sessions().isEmpty)
+    }
+
+    @Test("worker --hub: runs are made on a hub process over the hub protocol")
+    func workerOnHubProcess() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let socket = directory.file("hub.sock")
+        let hubState = directory.file("hub-state")
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let server = try ChildProcess.launch(["hub", "serve", "--listen", "unix:\(socket)", "--state", hubState])
+        defer { server.kill() }
+        try #require(await server.stderr.waitForLine { $0 == "listening on unix:\(socket)" }, "\(server.stderr.text)")
+        let structure = HomeDescription.defaultHome.structure.id
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--structure", structure]
+                + commissionInputs(name: "Remote Lamp"))
+        let runID = submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let worker = try ChildProcess.launch(
+            ["worker", "--store", conninfo, "--hub", "unix:\(socket)", "--secrets", secrets, "--exit-when-idle", "--worker-id", "remote"])
+        defer { worker.kill() }
+        try #require(await worker.waitForExit(within: .seconds(60)), "the worker did not finish")
+        #expect(worker.status == 0, "\(worker.stderr.text)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        #expect(try store.status(of: runID) == "succeeded", "\(worker.stderr.text)")
+        server.signal(SIGTERM)
+        try #require(await server.waitForExit(within: .seconds(20)), "the hub server did not stop")
+        // The device is in the hub process's home, not in any home of the worker.
+        let saved = try #require(try HomeStateStore.loadSaved(directory: hubState))
+        #expect(saved.devices.map(\.name).contains("Remote Lamp"), "\(saved.devices.map(\.name))")
+        #expect(saved.activeSession == nil)
+    }
+
+    @Test("watch RUN --store on a run still queued: streams its records as they are written, ends when it finishes")
+    func watchLiveRun() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Commissioning takes 3 s of real time: the run is in progress long enough to see the watch still going.
+        let home = try directory.write(
+            Self.slowHome.replacingOccurrences(of: "\"commissionDevice\": 0.05", with: "\"commissionDevice\": 3"), to: "home.json")
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let runID = try #require(try await submitCommissions(1, conninfo: conninfo, secrets: secrets, prefix: "watched").first)
+        let store = try PostgresRunStore(conninfo: conninfo)
+
+        // The watch starts before the run has a single record: everything it prints was written while it watched.
+        let ended = Mutex(false)
+        let watching = Task {
+            let watch = await matterflow(["watch", runID, "--store", conninfo, "--json", "--timeout", "60"])
+            ended.withLock { $0 = true }
+            return watch
+        }
+        let worker = try ChildProcess.launch(
+            ["worker", "--store", conninfo, "--home", home, "--secrets", secrets, "--clock", "real", "--exit-when-idle",
+             "--worker-id", "watched"])
+        defer { worker.kill() }
+        let begun = await poll(timeout: .seconds(30), every: .milliseconds(5)) {
+            ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "commissionDevice" }
+        }
+        #expect(begun, "the run never made a call; worker said:\n\(worker.stderr.text)")
+        #expect(!ended.withLock { $0 }, "watch ended while the run was in progress")
+        try #require(await worker.waitForExit(within: .seconds(60)), "the worker did not finish")
+        let watch = await watching.value
+        #expect(watch.code == 0, "\(watch.stderr)")
+        let lines = watch.stdout.split(separator: "\n").map(String.init)
+        let stored = try store.records(of: runID)
+        let printed = try lines.map { line in try #require(try JSONDocument.parse(line, file: "stdout").value["seq"]?.intValue) }
+        #expect(printed == stored.map(\.sequence), "watch printed each record once, in order")
+        #expect(lines.contains { $0.contains("\"runStarted\"") })
+        #expect(lines.last { $0.contains("\"type\"") }?.contains("\"runFinished\"") == true, "\(lines.suffix(3))")
+    }
+}
