@@ -7,7 +7,7 @@
 #   bash Fuzz/run.sh payload dataset      only these targets
 #   FUZZ_SECONDS=3600 bash Fuzz/run.sh workflow     one target for an hour
 #
-# Targets: workflow, home, fixture, journal, payload, dataset.
+# Targets: workflow, home, fixture, journal, payload, dataset, catalog.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -18,7 +18,7 @@ fi
 
 seconds=${FUZZ_SECONDS:-25}
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(workflow home fixture journal payload dataset)
+[ ${#targets[@]} -eq 0 ] && targets=(workflow home fixture journal payload dataset catalog)
 
 echo "== building the fuzz targets (-sanitize=fuzzer,address)" >&2
 swift build --package-path Fuzz --product matterflow-fuzz -Xswiftc -sanitize=fuzzer,address >&2
@@ -74,6 +74,12 @@ seed() {
             done
             grep -rhoE '"[0-9][0-9 -]{9,24}[0-9]"' Tests/MatterPayloadTests | tr -d '"' | sort -u | while read -r code; do
                 n=$((n + 1)); printf '%s' "$code" >"$dir/manual-$n"
+            done
+            ;;
+        catalog)
+            local n=0
+            for file in $(find Examples Tests -name '*.catalog.json'); do
+                n=$((n + 1)); cp "$file" "$dir/$n.json"
             done
             ;;
         dataset)

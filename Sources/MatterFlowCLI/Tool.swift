@@ -22,15 +22,19 @@ public struct ToolEnvironment: Sendable {
     public var handlesInterrupts: Bool
     /// The clock for runs and the simulated hub; nil lets `--clock` choose (virtual time unless `--clock real`).
     public var clock: (any WorkflowClock)?
+    /// Where a person types answers to a run's questions; nil when nobody is there (no terminal), so a question
+    /// without an `--answer` fails fast.
+    public var terminal: (any PromptTerminal)?
 
     public init(
         standardOutput: any TextSink = StandardStream.output, standardError: any TextSink = StandardStream.error,
-        handlesInterrupts: Bool = false, clock: (any WorkflowClock)? = nil
+        handlesInterrupts: Bool = false, clock: (any WorkflowClock)? = nil, terminal: (any PromptTerminal)? = nil
     ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.handlesInterrupts = handlesInterrupts
         self.clock = clock
+        self.terminal = terminal
     }
 }
 

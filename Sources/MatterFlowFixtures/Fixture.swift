@@ -34,6 +34,9 @@ public struct Fixture: Sendable {
     public var faults: [FaultRule]
     /// What happens during the run, in file order.
     public var events: [FixtureEvent]
+    /// How the run's questions are answered, by question name (or ask state name); a question not listed gets no
+    /// answer and times out.
+    public var answers: [String: FixtureAnswer] = [:]
     /// What calls of custom operations (declared by a catalog file) answer.
     public var customOperations: [CustomOperationRule]
     /// What the run must produce.
@@ -130,6 +133,8 @@ public enum FixtureAction: Sendable, Hashable, CustomStringConvertible {
     case epskcDeactivatedElsewhere(deviceID: String)
     /// The hub's events stop reaching the run (`false`), or reach it again (`true`).
     case setHubEventsDelivered(Bool)
+    /// Another app removes the room of this name from the structure.
+    case removeRoom(String)
 
     /// Which key a commissioner uses.
     public enum CommissionerKey: String, Sendable, Hashable {
@@ -153,6 +158,7 @@ public enum FixtureAction: Sendable, Hashable, CustomStringConvertible {
         case .epskcActivatedElsewhere: "epskcActivatedElsewhere"
         case .epskcDeactivatedElsewhere: "epskcDeactivatedElsewhere"
         case .setHubEventsDelivered(let delivered): delivered ? "hubEventsDelivered" : "hubEventsLost"
+        case .removeRoom: "removeRoom"
         }
     }
 
@@ -165,6 +171,8 @@ public enum FixtureAction: Sendable, Hashable, CustomStringConvertible {
             .commissionerUsesKey(let deviceID),
             .epskcActivatedElsewhere(let deviceID, _), .epskcDeactivatedElsewhere(let deviceID):
             "\(name)(\(deviceID))"
+        case .removeRoom(let room):
+            "\(name)(\(room))"
         case .setHubOnline, .setHubReachable, .setPermissionGranted, .cancelRun, .setHubEventsDelivered:
             name
         }
@@ -195,4 +203,14 @@ enum FixtureFormat {
     static func duration(seconds: Double) -> Duration {
         .seconds(rounding: seconds)
     }
+}
+
+/// How a fixture answers one question of its run.
+public enum FixtureAnswer: Sendable, Hashable {
+    /// This answer, given in advance (checked when the question is asked, as `--answer` is).
+    case answer(JSONValue)
+    /// No answer: the question times out.
+    case noAnswer
+    /// The run is cancelled while the question waits.
+    case cancel
 }

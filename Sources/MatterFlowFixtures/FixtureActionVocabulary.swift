@@ -74,6 +74,9 @@ enum FixtureActionVocabulary {
         Entry(name: "hubEventsDelivered", summary: "the hub's events reach the run again") { _, _ in
             .setHubEventsDelivered(true)
         },
+        Entry(name: "removeRoom", summary: "another app removes the room named `room` from the structure") { reader, _ in
+            reader.nonEmptyString("room", required: true).map(FixtureAction.removeRoom)
+        },
     ]
 
     /// Every action name, in documentation order.

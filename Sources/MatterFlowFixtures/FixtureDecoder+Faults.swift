@@ -72,7 +72,7 @@ extension FixtureDecoder {
                     "\"result\" must be an object of the shape \(operation.name) declares (\(operation.result))")
             }
         case "fail":
-            if let error = reader.object("fail").flatMap({ decodeError($0, operation: nil) }) {
+            if let error = reader.object("fail").flatMap({ decodeError($0, operation: operation) }) {
                 let message = reader.object["fail"]?["message"]?.stringValue
                     ?? "\(operation.name) failed: \(error.cause.rawValue) (injected by the fixture)"
                 effect = .fail(FlowError(code: error.code, cause: error.cause, message: message))
@@ -147,16 +147,16 @@ extension FixtureDecoder {
             guard let seconds = reader.number("delaySeconds", in: NumberLimits.duration) else { return nil }
             return .delay(FixtureFormat.duration(seconds: seconds))
         default:
-            guard let error = reader.object("fail").flatMap({ decodeError($0, operation: operation) }) else {
+            guard let error = reader.object("fail").flatMap({ decodeError($0, operation: operation.descriptor) }) else {
                 return nil
             }
             return .fail(error)
         }
     }
 
-    /// `{"code", "cause", "message"}`: a known cause gives its code; a code alone gets cause `injectedFault`. With
+    /// `{"code", "cause", "message"}`: a known cause (built in, or declared by the catalog) gives its code; a code alone gets cause `injectedFault`. With
     /// an operation, a cause it does not declare draws a warning.
-    func decodeError(_ reader: ObjectReader, operation: SimulatedOperation?) -> FlowError? {
+    func decodeError(_ reader: ObjectReader, operation: OperationDescriptor?) -> FlowError? {
         let codeName = reader.string("code")
         let causeName = reader.nonEmptyString("cause")
         let message = reader.string("message")
@@ -167,21 +167,20 @@ extension FixtureDecoder {
             if code == nil { return nil }
         }
         let cause = causeName.map(ErrorCause.init(rawValue:))
-        if let cause, let known = cause.code, let code, known != code {
+        let causeCode = cause.flatMap { catalog.code(ofCause: $0.rawValue) }
+        if let known = causeCode, let cause, let code, known != code {
             collector.warning(
                 WorkflowDiagnosticCode.causeCodeMismatch, at: reader.pointer("cause"),
                 "cause \"\(cause.rawValue)\" belongs to code \(known.rawValue), not \(code.rawValue); routes by code and by cause would disagree"
             )
         }
-        if let cause, let operation, let descriptor = operation.descriptor, cause != .injectedFault,
-            !descriptor.possibleCauses.contains(cause)
-        {
+        if let cause, let descriptor = operation, cause != .injectedFault, !descriptor.possibleCauses.contains(cause) {
             collector.warning(
                 FixtureDiagnosticCode.undeclaredCause, at: reader.pointer("cause"),
-                "\(operation.rawValue) does not declare cause \"\(cause.rawValue)\" (it may raise: \(descriptor.possibleCauses.map(\.rawValue).joined(separator: ", "))); a real hub would not raise it there"
+                "\(descriptor.name) does not declare cause \"\(cause.rawValue)\" (it may raise: \(descriptor.possibleCauses.map(\.rawValue).joined(separator: ", "))); a real hub would not raise it there"
             )
         }
-        guard let resolvedCode = code ?? cause?.code else {
+        guard let resolvedCode = code ?? causeCode else {
             collector.error(
                 DiagnosticCode.missingKey, at: reader.pointer,
                 causeName == nil
@@ -193,7 +192,7 @@ extension FixtureDecoder {
         return FlowError(
             code: resolvedCode, cause: resolvedCause,
             message: message
-                ?? "\(operation?.rawValue ?? "the sub-workflow") failed: \(resolvedCause.rawValue) (injected by the fixture)"
+                ?? "\(operation?.name ?? "the sub-workflow") failed: \(resolvedCause.rawValue) (injected by the fixture)"
         )
     }
 

@@ -68,16 +68,19 @@ final class FixtureDecoder {
         let seed = root.int("seed").map { UInt64(bitPattern: Int64($0)) } ?? 0
         let (faults, customOperations) = decodeFaults(root.array("faults") ?? [], at: root.pointer("faults"))
         let events = decodeEvents(root.array("events") ?? [], at: root.pointer("events"))
+        let answers = root.object("answers").map { decodeAnswers($0, workflow: workflow) } ?? [:]
         let expectations = root.object("expect", required: true).map(decodeExpectations)
         // `$schema` names the file's JSON Schema for editors (docs/fixture.schema.json); the runner ignores it.
         root.allow("$schema")
         root.finish()
         guard let name, let workflow, let runnable, let workflowPath, let home, let expectations, !collector.hasErrors
         else { return nil }
-        return Fixture(
+        var fixture = Fixture(
             name: name, description: description, file: collector.document.file, workflow: workflow, mocks: mocks,
             runnableWorkflow: runnable, workflowFile: resolve(workflowPath), inputs: inputs, home: home, seed: seed,
             faults: faults, events: events, customOperations: customOperations, expectations: expectations)
+        fixture.answers = answers
+        return fixture
     }
 
     // MARK: - Workflow, inputs, home

@@ -103,8 +103,17 @@ public struct FixtureRunner: Sendable {
                 // A cancel from the observer of a state's entry takes effect before the state does any work,
                 // exactly as a cancel arriving between two states.
                 if let entered, world.entering(entered) { cancellation.cancel() }
+                // A question the fixture cancels at is cancelled while it waits for its answer.
+                if case .questionAsked(let state, let question) = event.kind,
+                    (fixture.answers[question.name] ?? fixture.answers[state]) == .cancel
+                {
+                    cancellation.cancel()
+                }
             })
         options.cancellation = cancellation
+        for (name, answer) in fixture.answers {
+            if case .answer(let value) = answer { options.answers[name] = value }
+        }
         let scheduler = Self.schedule(world, clock: clock)
         // The run's task counts as working from its creation until the engine accounts for it (at runStarted),
         // so no virtual time passes before the run has started.

@@ -227,6 +227,8 @@ final class FixtureWorld: Sendable {
                 }
             case .setHubEventsDelivered(let delivered):
                 state.withLock { $0.deliversHubEvents = delivered }
+            case .removeRoom(let room):
+                try await hub.removeRoom(named: room, structure: structure)
             }
         } catch {
             state.withLock { $0.refusals[index] = "\(error)" }

@@ -53,7 +53,7 @@ public enum HubSupportCheck {
                         state, member: "/event",
                         "\(hub) sends no events, so state '\(name)' can never receive \(wait.event) and always times out")
                 }
-            case .workflow, .choice, .assign, .succeed, .fail:
+            case .workflow, .choice, .assign, .ask, .delay, .succeed, .fail:
                 break
             }
         }

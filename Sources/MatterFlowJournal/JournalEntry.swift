@@ -187,7 +187,7 @@ public struct JournalEventEntry: Sendable, Hashable {
     /// The journaled events, by the run event's name.
     public enum Name: String, Sendable, Hashable, CaseIterable {
         case stateEntered, guardChecked, retryScheduled, transitionTaken, warning, waitStarted, eventReceived,
-            cancelRequested
+            questionAsked, answered, answerRejected, delayStarted, cancelRequested
     }
 
     public var name: Name

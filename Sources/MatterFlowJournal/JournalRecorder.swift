@@ -104,7 +104,7 @@ final class JournalRecorder: RunRecording {
             state.withLock { $0.ended = true }
             writer.close()
         case .stateEntered, .guardChecked, .retryScheduled, .transition, .warning, .waitStarted, .eventReceived,
-            .cancelRequested:
+            .questionAsked, .answered, .answerRejected, .delayStarted, .cancelRequested:
             guard let name = JournalEventEntry.Name(rawValue: event.name) else { return }
             // `type` names the record; an event's own `type` member (a state's type) is not kept.
             let own: Set<String> = ["event", "runID", "time", "workflow", "state", "type"]

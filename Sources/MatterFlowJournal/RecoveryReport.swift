@@ -114,6 +114,11 @@ public struct RecoveryOptions: Sendable {
     public var testHook: JournalTestHook?
     /// Interrupts the runs recovery continues (a signal to the process): they take their cancel path.
     public var interrupt: RecoveryInterrupt?
+    /// Answers to the questions of resumed runs, by question (or ask state) name (`matterflow recover --answer`).
+    /// A resumed run asks again a question it was waiting on when it stopped (one answered before it stopped is
+    /// not asked again); a question with no answer here, or one that does not fit, makes the run take its cancel
+    /// path at once, as recovery has nobody to ask.
+    public var answers: [String: JSONValue] = [:]
 
     public init(
         resume: Bool = false, inputs: JSONObject = [:], engine: WorkflowEngine = WorkflowEngine(),

@@ -121,6 +121,21 @@ struct RunRecoverer {
             hub: hub, continuing: true, repeating: plan.repeatedCall)
         var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: showSecrets)
         runOptions.recording = recorder
+        runOptions.answers = options.answers
+        // Recovery has nobody to ask: a question without a fitting answer cancels the run.
+        let unanswered = RunCancellation()
+        runOptions.cancellation = unanswered
+        let answers = options.answers
+        runOptions.observer = { event in
+            switch event.kind {
+            case .questionAsked(let state, let question) where answers[question.name] == nil && answers[state] == nil:
+                unanswered.cancel()
+            case .answerRejected:
+                unanswered.cancel()
+            default:
+                break
+            }
+        }
         // The run's keys continue after those the journal holds, and its session calls are made in `sessionID`.
         var point = plan.point
         point.callsBefore = callsBefore

@@ -27,6 +27,20 @@ extension SimulatedHub {
         }
     }
 
+    /// Removes a room from a structure (as another app would), so a later `configureDevice` into it fails with
+    /// `roomNotFound`. Devices in it keep no room.
+    public func removeRoom(named name: String, structure: StructureID) throws(FlowError) {
+        try mutate(structure, else: structureNotFound(structure)) { state throws(FlowError) in
+            guard state.home.rooms.contains(where: { $0.name == name }) else {
+                throw FlowError(.roomNotFound, "the structure has no room \"\(name)\" to remove")
+            }
+            state.home.rooms.removeAll { $0.name == name }
+            for index in state.home.devices.indices where state.home.devices[index].room == name {
+                state.home.devices[index].room = nil
+            }
+        }
+    }
+
     /// Replaces the fault plan of a structure (an empty plan removes every fault). Attempt numbers keep counting.
     public func setFaultPlan(_ plan: FaultPlan, structure: StructureID) {
         faultPlans[structure] = plan.isEmpty ? nil : plan

@@ -37,7 +37,8 @@ struct OperationCatalogCommandTests {
     @Test func theExampleFixturesPassWithTheCatalog() async throws {
         let run = await matterflow(["test", Self.example + "/fixtures", "--catalog", Self.catalog])
         #expect(run.code == 0, "\(run.stdout)\n\(run.stderr)")
-        #expect(run.stdout.hasSuffix("7 passed, 0 failed\n"), "\(run.stdout)")
+        #expect(run.stdout.hasSuffix("8 passed, 0 failed\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("PASS  update-firmware: the device's battery is too low to update"))
         #expect(run.stdout.contains("PASS  update-firmware: a newer version is offered and the update starts"))
         #expect(run.stdout.contains("PASS  update-firmware: the simulated home implements no custom operation unless the fixture scripts it"))
     }
@@ -74,6 +75,36 @@ struct OperationCatalogCommandTests {
         #expect(token["secret"] as? Bool == true)
         let events = try #require(listing["events"] as? [[String: Any]])
         #expect(events.contains { $0["name"] as? String == "firmwareUpdateFinished" })
+    }
+
+    @Test func aDeclaredCauseIsListedWithItsCodeAndRoutedWithoutWarnings() async throws {
+        let listing = await matterflow(["operations", "--catalog", Self.catalog])
+        #expect(listing.code == 0, "\(listing.stderr)")
+        #expect(listing.stdout.contains("failedPrecondition/batteryTooLow"), "\(listing.stdout)")
+        let valid = await matterflow(["validate", Self.workflow, "--catalog", Self.catalog])
+        #expect(valid.code == 0, "\(valid.stderr)")
+        #expect(!valid.stderr.contains("unknownErrorName"), "\(valid.stderr)")
+    }
+
+    @Test func aFixtureMayInjectADeclaredCauseByNameAlone() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Without the catalog's declaration the cause has no code, so the fixture must give one.
+        let fixture = try directory.write(
+            """
+            {
+              "fixture": "low battery while reading",
+              "version": 1,
+              "workflow": "\(Self.workflow)",
+              "inputs": { "deviceID": "d" },
+              "faults": [{ "operation": "readFirmwareStatus", "fail": { "cause": "batteryTooLow" } }],
+              "expect": { "outcome": "failed", "error": { "code": "failedPrecondition", "cause": "batteryTooLow" } }
+            }
+            """, to: "battery.fixture.json")
+        let run = await matterflow(["test", fixture, "--catalog", Self.catalog])
+        // readFirmwareStatus does not declare batteryTooLow: the fixture may still inject it, with a warning.
+        #expect(run.code == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect((run.stdout + run.stderr).contains("readFirmwareStatus does not declare cause \"batteryTooLow\""), "\(run.stdout)\n\(run.stderr)")
     }
 
     @Test func aFixtureResultOfTheWrongShapeIsALocatedError() async throws {
@@ -139,7 +170,7 @@ struct OperationCatalogCommandTests {
     @Test func twoCatalogsDeclaringOneNameAreRefused() async throws {
         let run = await matterflow(["validate", Self.workflow, "--catalog", Self.catalog, "--catalog", Self.catalog])
         #expect(run.code == 2)
-        #expect(run.stderr.contains("firmware.catalog.json:7:5: error[nameClash]: /operations/readFirmwareStatus"), "\(run.stderr)")
+        #expect(run.stderr.contains("firmware.catalog.json:10:5: error[nameClash]: /operations/readFirmwareStatus"), "\(run.stderr)")
     }
 
     @Test func everyMistakeInACatalogIsReportedWithItsPlace() async throws {

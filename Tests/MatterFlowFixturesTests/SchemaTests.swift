@@ -155,7 +155,7 @@ struct SchemaTests {
         (#""effect": "read""#, #""effect": "reed""#),
         (#""type": "string""#, #""type": "strng""#),
         (#""readThing""#, #""read thing""#),
-        (#""errors": ["deviceNotFound"]"#, #""errors": ["deviceNotFund"]"#),
+        (#""errors": ["deviceNotFound"]"#, #""errors": ["device not found"]"#),
         (#""defaultTimeoutSeconds": 10"#, #""defaultTimeoutSeconds": 100000"#),
         (#""summary": "reads""#, #""summary": "reads", "sesion": "uses""#),
     ])
@@ -196,12 +196,14 @@ struct SchemaTests {
         #expect(try Self.names("workflow.schema.json", "$defs/fail/properties/cause/anyOf/0/enum") == causes)
         #expect(try Self.names("workflow.schema.json", "$defs/retrier/properties/errors/items/anyOf/0/enum") == ["*"] + codes + causes)
         #expect(try Self.names("workflow.schema.json", "$defs/action/properties/guards/items/enum") == Guard.allCases.map(\.rawValue))
+        #expect(try Self.names("workflow.schema.json", "$defs/state/properties/type/enum") == WorkflowState.Kind.typeNames)
         #expect(try Self.names("workflow.schema.json", "$defs/input/properties/type/enum") == InputDeclaration.InputType.allCases.map(\.rawValue))
         #expect(try Self.names("workflow.schema.json", "$defs/action/properties/operation/anyOf/0/enum") == OperationCatalog.standard.names)
         #expect(Set(try Self.names("workflow.schema.json", "$defs/wait/properties/event/anyOf/0/enum")) == Set(OperationCatalog.standard.events.map(\.name)))
         #expect(try Self.names("fixture.schema.json", "$defs/error/properties/code/enum") == codes)
         #expect(try Self.names("fixture.schema.json", "$defs/fault/properties/operation/anyOf/0/enum") == OperationCatalog.standard.names)
-        #expect(try Self.names("operation-catalog.schema.json", "$defs/operation/properties/errors/items/enum") == causes)
+        #expect(try Self.names("operation-catalog.schema.json", "$defs/operation/properties/errors/items/anyOf/0/enum") == causes)
+        #expect(try Self.names("operation-catalog.schema.json", "properties/causes/additionalProperties/properties/code/enum") == codes)
         #expect(try Self.names("operation-catalog.schema.json", "$defs/operation/properties/effect/enum") == OperationDescriptor.Effect.allCases.map(\.rawValue))
     }
 

@@ -113,6 +113,93 @@ struct OperationDeclarationsTests {
         }
     }
 
+    static let causeCatalog = """
+        {
+          "catalog": "locks", "version": 1,
+          "causes": { "doorJammed": { "code": "failedPrecondition", "meaning": "the bolt cannot move" } },
+          "operations": {
+            "lockDoor": { "summary": "locks", "errors": ["deviceUnreachable", "doorJammed"], "defaultTimeoutSeconds": 5, "effect": "idempotentWrite" },
+            "readLock": { "summary": "reads", "errors": ["deviceUnreachable"], "defaultTimeoutSeconds": 5, "effect": "read" }
+          }
+        }
+        """
+
+    @Test func aDeclaredCauseHasItsCodeEverywhereTheCatalogIsRead() throws {
+        let catalog = try OperationCatalog.standard.adding(try OperationDeclarations.parse(Self.causeCatalog, file: "locks.catalog.json"))
+        #expect(catalog.code(ofCause: "doorJammed") == .failedPrecondition)
+        #expect(catalog.code(ofCause: "deviceUnreachable") == .unavailable)
+        #expect(catalog.code(ofCause: "neverDeclared") == nil)
+        let lock = try #require(catalog["lockDoor"])
+        #expect(lock.code(of: ErrorCause(rawValue: "doorJammed")) == .failedPrecondition)
+        let listed = lock.jsonValue["errors"]?.arrayValue?.compactMap { $0["cause"] == "doorJammed" ? $0["code"] : nil }
+        #expect(listed == ["failedPrecondition"])
+        #expect(OperationCatalog.standard.code(ofCause: "doorJammed") == nil)
+    }
+
+    @Test func routesNamingADeclaredCauseAreCheckedLikeBuiltInOnes() throws {
+        let catalog = try OperationCatalog.standard.adding(try OperationDeclarations.parse(Self.causeCatalog, file: "locks.catalog.json"))
+        let text = """
+            { "workflow": "lock", "version": 1, "start": "read",
+              "states": {
+                "read": { "type": "action", "operation": "readLock", "next": "lock",
+                          "onError": [{ "errors": ["doorJammed"], "next": "jammed" }, { "errors": ["*"], "next": "failed" }] },
+                "lock": { "type": "action", "operation": "lockDoor", "next": "done",
+                          "onError": [{ "errors": ["doorJammed"], "next": "jammed" }, { "errors": ["*"], "next": "failed" }] },
+                "jammed": { "type": "fail", "code": "failedPrecondition", "cause": "doorJammed", "message": "jammed" },
+                "failed": { "type": "fail", "error": "${error}" },
+                "done": { "type": "succeed" } } }
+            """
+        let findings = WorkflowLoader(catalog: catalog).load(text: text, file: "lock.json", baseDirectory: "/").diagnostics
+        let described = findings.map(\.description).joined(separator: "\n")
+        #expect(!described.contains("unknownErrorName"), "\(described)")
+        #expect(!described.contains("causeCodeMismatch"), "\(described)")
+        // readLock never raises doorJammed: its route is dead; lockDoor's is not.
+        #expect(findings.contains { $0.pointer == "/states/read/onError/0" && $0.message.contains("can never match") }, "\(described)")
+        #expect(!findings.contains { $0.pointer == "/states/lock/onError/0" }, "\(described)")
+        // Without the declarations the name is unknown.
+        let plain = WorkflowLoader().load(text: text.replacingOccurrences(of: "readLock", with: "readHubStatus")
+            .replacingOccurrences(of: "lockDoor", with: "readHubStatus"), file: "lock.json", baseDirectory: "/").diagnostics
+        #expect(plain.contains { $0.code == "unknownErrorName" }, "\(plain.map(\.description))")
+    }
+
+    @Test func causesMustBeDeclaredWithACodeAndMayNotShadowBuiltInNames() throws {
+        func findings(_ text: String) -> [Diagnostic] {
+            do {
+                _ = try OperationCatalog.standard.adding(try OperationDeclarations.parse(text, file: "c.catalog.json"))
+                return []
+            } catch {
+                return error.diagnostics
+            }
+        }
+        let undeclared = findings(#"{"catalog": "c", "version": 1, "operations": {"op": {"summary": "s", "errors": ["doorJamed"], "defaultTimeoutSeconds": 1, "effect": "read"}}}"#)
+        #expect(undeclared.count == 1)
+        #expect(undeclared.first?.pointer == "/operations/op/errors/0")
+        #expect(undeclared.first?.message.contains("declare it with its code under \"causes\"") == true)
+        let builtIn = findings(#"{"catalog": "c", "version": 1, "causes": {"deviceNotFound": {"code": "notFound", "meaning": "m"}}}"#)
+        #expect(builtIn.map(\.code) == ["nameClash"])
+        let codeName = findings(#"{"catalog": "c", "version": 1, "causes": {"aborted": {"code": "aborted", "meaning": "m"}}}"#)
+        #expect(codeName.map(\.code) == ["nameClash"])
+        let badCode = findings(#"{"catalog": "c", "version": 1, "causes": {"jam": {"code": "jammed", "meaning": "m"}}}"#)
+        #expect(badCode.map(\.pointer) == ["/causes/jam/code"])
+        let missing = findings(#"{"catalog": "c", "version": 1, "causes": {"jam": {"code": "aborted", "extra": 1}}}"#)
+        #expect(Set(missing.map(\.pointer)) == ["/causes/jam", "/causes/jam/extra"], "\(missing.map(\.description))")
+    }
+
+    @Test func twoCatalogsMayShareACauseOnlyWithTheSameCode() throws {
+        func catalog(_ name: String, _ operation: String, code: String) -> String {
+            #"{"catalog": "\#(name)", "version": 1, "causes": {"doorJammed": {"code": "\#(code)", "meaning": "m"}}, "operations": {"\#(operation)": {"summary": "s", "errors": ["doorJammed"], "defaultTimeoutSeconds": 1, "effect": "read"}}}"#
+        }
+        let first = try OperationCatalog.standard.adding(try OperationDeclarations.parse(catalog("a", "opA", code: "aborted"), file: "a.json"))
+        #expect(throws: Never.self) { try first.adding(try OperationDeclarations.parse(catalog("b", "opB", code: "aborted"), file: "b.json")) }
+        do {
+            _ = try first.adding(try OperationDeclarations.parse(catalog("c", "opC", code: "unavailable"), file: "c.json"))
+            Issue.record("a cause redeclared with another code was accepted")
+        } catch {
+            #expect(error.diagnostics.map(\.code) == ["nameClash"])
+            #expect(error.diagnostics.first?.message.contains("with code aborted, not unavailable") == true)
+        }
+    }
+
     @Test func theSessionProofCountsDeclaredSessionEffects() throws {
         let catalog = try OperationCatalog.standard.adding(
             try OperationDeclarations.parse(

@@ -6,8 +6,8 @@ import Testing
 /// The run machine driven by hand, without hub, clock or task: each input's exact actions, the typed refusal of an
 /// impossible input, cancel as an input, resuming at a journaled position, and the derived transition table.
 @Suite struct RunMachineTests {
-    /// The table's specimen workflow: `check` (guarded, retried fetchRooms) → `wait` → `done`; cancel path `release`
-    /// → `settle` → `cancelled`.
+    /// The table's specimen workflow: `check` (guarded, retried fetchRooms) → `wait` → `confirm` (ask) → `pause`
+    /// (delay) → `done`; cancel path `release` → `settle` → `acknowledge` (ask) → `linger` (delay) → `cancelled`.
     let place: LevelPlace
 
     init() throws {
@@ -41,6 +41,10 @@ import Testing
                 case .warning(_, let message): "warning \(message)"
                 case .waitStarted(let state, let event, _): "waitStarted \(state) \(event)"
                 case .eventReceived(_, let event, let value, _): "eventReceived \(event) \(value)"
+                case .delayStarted(let state, let seconds): "delayStarted \(state) \(seconds)s"
+                case .questionAsked(let state, let question): "questionAsked \(state) \(question.name)"
+                case .answered(_, let question, let value): "answered \(question) \(JSONWriter.compact(value))"
+                case .answerRejected(_, let question, _): "answerRejected \(question)"
                 case .cancelRequested(let state): "cancelRequested \(state)"
                 case .runFinished(let outcome, _): "runFinished \(outcome.rawValue)"
                 }
@@ -50,6 +54,7 @@ import Testing
             case .call(let call): "call \(call.operation.name) key \(call.context.idempotencyKey)\(call.cancellable ? "" : " shielded")"
             case .delay(let duration, let cancellable): "delay \(duration)\(cancellable ? "" : " shielded")"
             case .waitForEvent(let wait): "waitForEvent \(wait.event) \(wait.timeout)\(wait.cancellable ? "" : " shielded")"
+            case .askQuestion(let wait): "askQuestion \(wait.question.name) \(wait.timeout)\(wait.cancellable ? "" : " shielded")"
             case .interruptWork: "interruptWork"
             case .finish(let result): "finish \(result.outcome.rawValue) \(result.visitedStates.joined(separator: ","))"
             }
@@ -76,9 +81,15 @@ import Testing
         ])
         #expect(Self.lines(try run.proceed()) == ["waitStarted wait epskcModeDeactivated", "waitForEvent epskcModeDeactivated 60.0 seconds"])
         #expect(Self.lines(try run.waitEnded(.event(Self.keyUsed))) == [
-            "eventReceived epskcModeDeactivated keyUsed", "transition wait → done", "stateEntered done", "proceed",
+            "eventReceived epskcModeDeactivated keyUsed", "transition wait → confirm", "stateEntered confirm", "proceed",
         ])
-        #expect(Self.lines(try run.proceed()) == ["runFinished succeeded", "finish succeeded check,wait,done"])
+        #expect(Self.lines(try run.proceed()) == ["questionAsked confirm confirm", "askQuestion confirm 60.0 seconds"])
+        #expect(Self.lines(try run.answerEnded(.answered("yes"))) == [
+            "answered confirm \"yes\"", "transition confirm → pause", "stateEntered pause", "proceed",
+        ])
+        #expect(Self.lines(try run.proceed()) == ["delayStarted pause 5.0s", "delay 5.0 seconds"])
+        #expect(Self.lines(try run.delayEnded(elapsed: true)) == ["transition pause → done", "stateEntered done", "proceed"])
+        #expect(Self.lines(try run.proceed()) == ["runFinished succeeded", "finish succeeded check,wait,confirm,pause,done"])
         #expect(run.isFinished)
     }
 

@@ -14,6 +14,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case payload
     /// Thread Operational Datasets: TLV bytes and hex text (``DatasetFuzz``).
     case dataset
+    /// Operation catalog files: decode, merge into the standard catalog, validate a workflow with it (``CatalogFuzz``).
+    case catalog
 
     /// The target this process fuzzes, read once from the environment; the process stops at once when it names
     /// none, since a fuzzing run without a target would report nothing.
@@ -35,6 +37,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .journal: JournalFuzz.run(bytes)
         case .payload: PayloadFuzz.run(bytes)
         case .dataset: DatasetFuzz.run(bytes)
+        case .catalog: CatalogFuzz.run(bytes)
         }
     }
 

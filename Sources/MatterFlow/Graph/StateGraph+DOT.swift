@@ -51,6 +51,8 @@ extension StateGraph {
         case .choice: attributes.append("shape=diamond")
         case .assign: attributes.append("shape=parallelogram")
         case .wait: attributes.append("shape=box, style=\"rounded,dashed\"")
+        case .ask: attributes.append("shape=note, style=dashed")
+        case .delay: attributes.append("shape=box, style=\"dotted\"")
         case .succeed: attributes.append("shape=doublecircle, color=\"#2e7d32\"")
         case .fail: attributes.append("shape=doubleoctagon, color=\"#c62828\"")
         case .state: attributes.append("shape=ellipse")

@@ -71,6 +71,8 @@ extension StateGraph {
         case .choice: return "\(id){\(text)}"
         case .assign: return "\(id)[/\(text)/]"
         case .wait: return "\(id)([\(text)])"
+        case .ask: return "\(id)>\(text)]"
+        case .delay: return "\(id)[(\(text))]"
         case .succeed: return "\(id)(((\(text))))"
         case .fail: return "\(id){{\(text)}}"
         }

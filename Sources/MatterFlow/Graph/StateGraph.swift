@@ -4,7 +4,7 @@
 public struct StateGraph: Sendable, Hashable {
     /// How a node is drawn.
     public enum Shape: String, Sendable, Hashable {
-        case action, workflow, choice, assign, wait, succeed, fail
+        case action, workflow, choice, assign, wait, ask, delay, succeed, fail
         /// A state of a state machine in code.
         case state
         /// A state of a state machine in code that holds a resource (an open session, an active key).

@@ -146,8 +146,11 @@ public enum WorkflowGraph {
             case .event(let value): return "event " + value
             case .eventOtherwise: return "event otherwise"
             case .timeout:
-                guard case .wait(let wait)? = workflow.states[edge.from]?.kind else { return "timeout" }
-                return "timeout " + TimeBudget.format(wait.timeoutSeconds)
+                switch workflow.states[edge.from]?.kind {
+                case .wait(let wait)?: return "timeout " + TimeBudget.format(wait.timeoutSeconds)
+                case .ask(let ask)?: return "no answer " + TimeBudget.format(ask.timeoutSeconds)
+                default: return "timeout"
+                }
             }
         }
 
@@ -171,6 +174,15 @@ public enum WorkflowGraph {
                 let set = assign.assignments.isEmpty ? [] : ["set " + assign.assignments.map(\.name).joined(separator: ", ")]
                 return [state.name] + set + (assign.warning == nil ? [] : ["warning"])
             case .wait(let wait): return [state.name, "wait for " + wait.event]
+            case .ask(let ask):
+                let binding = ask.result.map { ["→ " + $0] } ?? []
+                return [state.name, "ask " + ask.question + " (" + ask.answer.kindName + ")"] + binding
+            case .delay(let delay):
+                switch delay.length {
+                case .seconds(let seconds): return [state.name, "delay " + TimeBudget.format(seconds)]
+                case .until(let moment, let maxSeconds):
+                    return [state.name, "delay until " + moment.summary, "at most " + TimeBudget.format(maxSeconds)]
+                }
             case .succeed: return [state.name]
             case .fail(let fail):
                 switch fail.raise {
@@ -187,6 +199,8 @@ public enum WorkflowGraph {
             case .choice: .choice
             case .assign: .assign
             case .wait: .wait
+            case .ask: .ask
+            case .delay: .delay
             case .succeed: .succeed
             case .fail: .fail
             }

@@ -102,12 +102,14 @@ struct WorkflowDecoder {
         case "choice": kind = decodeChoice(reader).map(WorkflowState.Kind.choice)
         case "assign": kind = decodeAssign(reader).map(WorkflowState.Kind.assign)
         case "wait": kind = decodeWait(reader).map(WorkflowState.Kind.wait)
+        case "ask": kind = decodeAsk(reader, stateName: name).map(WorkflowState.Kind.ask)
+        case "delay": kind = decodeDelay(reader).map(WorkflowState.Kind.delay)
         case "succeed": kind = .succeed(SucceedState(output: reader.value("output").map { template($0, reader.pointer("output")) }))
         case "fail": kind = decodeFail(reader).map(WorkflowState.Kind.fail)
         case nil:
             kind = nil
         case let other?:
-            let types = ["action", "workflow", "choice", "assign", "wait", "succeed", "fail"]
+            let types = WorkflowState.Kind.typeNames
             collector.error(
                 Code.unknownStateType, at: reader.pointer("type"),
                 "unknown state type \"\(other)\"\(SpellingSuggestion.hint(for: other, among: types)) (types: \(types.joined(separator: ", ")))")
@@ -200,7 +202,7 @@ struct WorkflowDecoder {
         return errors == nil ? nil : retrier
     }
 
-    private func decodeRoute(_ value: JSONValue, _ pointer: String) -> ErrorRoute? {
+    func decodeRoute(_ value: JSONValue, _ pointer: String) -> ErrorRoute? {
         guard let reader = collector.object(value, at: pointer, what: "an error route") else { return nil }
         let errors = errorNames(reader)
         let next = reader.string("next", required: true)

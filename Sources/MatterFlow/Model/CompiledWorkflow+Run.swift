@@ -141,7 +141,7 @@ final class PlannedState: Sendable {
             childPath = subworkflow.path
             child = workflow.subworkflows[subworkflow.path]
             isSubworkflow = true
-        case .choice, .assign, .wait, .succeed, .fail:
+        case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
             call = nil
             child = nil
             childInputs = []

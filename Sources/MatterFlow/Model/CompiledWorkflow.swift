@@ -101,6 +101,12 @@ final class CompiledWorkflow: Sendable {
                 for branch in wait.branches { add(branch.next, .event(branch.value)) }
                 if let otherwise = wait.otherwise { add(otherwise, .eventOtherwise) }
                 add(wait.onTimeout, .timeout)
+            case .ask(let ask):
+                add(ask.next, .next)
+                add(ask.onTimeout, .timeout)
+            case .delay(let delay):
+                add(delay.next, .next)
+                for index in delay.onError.indices { add(delay.onError[index].next, .error(index, delay.onError[index].errors)) }
             case .succeed, .fail: break
             }
             if let onCancelName, !states[from].isTerminal {

@@ -17,6 +17,10 @@ public struct WorkflowState: Sendable {
         case assign(AssignState)
         /// Wait for a hub event, branching on its value, or time out.
         case wait(WaitState)
+        /// Ask whoever drives the run a question and wait for the answer, or time out.
+        case ask(AskState)
+        /// Wait a fixed time, or until a moment from a variable.
+        case delay(DelayState)
         /// End the run successfully with an output.
         case succeed(SucceedState)
         /// End the run with an error.
@@ -30,6 +34,8 @@ public struct WorkflowState: Sendable {
             case .choice: "choice"
             case .assign: "assign"
             case .wait: "wait"
+            case .ask: "ask"
+            case .delay: "delay"
             case .succeed: "succeed"
             case .fail: "fail"
             }
@@ -40,9 +46,12 @@ public struct WorkflowState: Sendable {
             switch self {
             case .action(let action): action.step
             case .workflow(let subworkflow): subworkflow.step
-            case .choice, .assign, .wait, .succeed, .fail: nil
+            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: nil
             }
         }
+
+        /// Every `type` name, as workflow files spell them.
+        public static let typeNames = ["action", "workflow", "choice", "assign", "wait", "ask", "delay", "succeed", "fail"]
     }
 
     public var name: String
@@ -73,7 +82,7 @@ public struct WorkflowState: Sendable {
     public var isTerminal: Bool {
         switch kind {
         case .succeed, .fail: true
-        case .action, .workflow, .choice, .assign, .wait: false
+        case .action, .workflow, .choice, .assign, .wait, .ask, .delay: false
         }
     }
 }

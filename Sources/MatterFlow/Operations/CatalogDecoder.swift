@@ -5,6 +5,8 @@ import MatterFlowJSON
 final class CatalogDecoder {
     let collector: DiagnosticCollector
     private var locations: [String: (pointer: String, location: SourceLocation?)] = [:]
+    /// The file's declared causes, by name, which its operations' `errors` may name.
+    private var causes: [String: DeclaredCause] = [:]
     /// Where each part of the document stands, scanned once, when the first name is recorded.
     private lazy var sourceLocations = collector.document.sourceMap.locations()
 
@@ -37,6 +39,14 @@ final class CatalogDecoder {
         let name = root.nonEmptyString("catalog", required: true)
         _ = root.string("description")
         root.allow("$schema")
+        if let reader = root.object("causes") {
+            for member in reader.object.members {
+                reader.allow(member.key)
+                if let cause = decodeCause(member.key, member.value, at: reader.pointer(member.key)) {
+                    causes[member.key] = cause
+                }
+            }
+        }
         var operations: [OperationDescriptor] = []
         if let reader = root.object("operations") {
             for member in reader.object.members {
@@ -85,6 +95,35 @@ final class CatalogDecoder {
         return true
     }
 
+    // MARK: - Causes
+
+    /// `"NAME": {"code": CODE, "meaning": TEXT}`: a cause the file's operations may raise, with its canonical code.
+    private func decodeCause(_ name: String, _ value: JSONValue, at pointer: String) -> DeclaredCause? {
+        var nameValid = checkName(name, kind: "cause", at: pointer)
+        if nameValid, ErrorCause(rawValue: name).code != nil || ErrorCode(rawValue: name) != nil {
+            collector.error(
+                CatalogDiagnosticCode.nameClash, at: pointer, atKey: true,
+                "\"\(name)\" is already a cause or code MatterFlow knows; name it in an operation's \"errors\" without declaring it, or choose another name")
+            nameValid = false
+        }
+        guard let reader = collector.object(value, at: pointer, what: "cause \"\(name)\"") else { return nil }
+        let codeName = reader.nonEmptyString("code", required: true)
+        let meaning = reader.nonEmptyString("meaning", required: true)
+        reader.finish()
+        var code: ErrorCode?
+        if let codeName {
+            code = ErrorCode(rawValue: codeName)
+            if code == nil {
+                let codes = ErrorCode.all.map(\.rawValue)
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("code"),
+                    "\"\(codeName)\" is not a canonical error code\(SpellingSuggestion.hint(for: codeName, among: codes)) (codes: \(codes.joined(separator: ", ")))")
+            }
+        }
+        guard nameValid, let code, let meaning else { return nil }
+        return DeclaredCause(ErrorCause(rawValue: name), code: code, meaning: meaning)
+    }
+
     // MARK: - Operations
 
     private func decodeOperation(_ name: String, _ value: JSONValue, at pointer: String) -> OperationDescriptor? {
@@ -114,13 +153,18 @@ final class CatalogDecoder {
             }
         }
         var errors: [ErrorCause] = []
+        var declaredCauses: [DeclaredCause] = []
         for (index, causeName) in (reader.stringArray("errors") ?? []).enumerated() {
             let cause = ErrorCause(rawValue: causeName)
-            guard cause.code != nil else {
-                collector.error(
-                    DiagnosticCode.invalidValue, at: JSONPointer.appending(index, to: reader.pointer("errors")),
-                    "\"\(causeName)\" is not an error cause MatterFlow knows\(SpellingSuggestion.hint(for: causeName, among: ErrorCause.table.map(\.cause.rawValue))); declare causes listed in docs/workflow-language.md section 14 (a hub may still raise others: routes match them by name or \"*\")")
-                continue
+            if cause.code == nil {
+                guard let declared = causes[causeName] else {
+                    let known = ErrorCause.table.map(\.cause.rawValue) + causes.keys.sorted()
+                    collector.error(
+                        DiagnosticCode.invalidValue, at: JSONPointer.appending(index, to: reader.pointer("errors")),
+                        "\"\(causeName)\" is not an error cause MatterFlow knows\(SpellingSuggestion.hint(for: causeName, among: known)); name a cause listed in docs/workflow-language.md section 14, or declare it with its code under \"causes\" in this file")
+                    continue
+                }
+                declaredCauses.append(declared)
             }
             errors.append(cause)
         }
@@ -156,7 +200,8 @@ final class CatalogDecoder {
             name: name, summary: summary, arguments: arguments, result: result, errors: errors,
             defaultTimeoutSeconds: timeout, effect: effect, acquiresSession: session == .acquires,
             releasesSession: session == .releases, secretResultFields: secretResultFields, requires: allRequirements,
-            releaseAttemptSuffices: releaseAttemptSuffices, idempotencyKey: idempotencyKey
+            releaseAttemptSuffices: releaseAttemptSuffices, idempotencyKey: idempotencyKey,
+            declaredCauses: declaredCauses
         ) { hub, structure, arguments in
             let value = try await hub.perform(operation: name, structure: structure, arguments: arguments)
             guard case .object = value, result.admits(value) else {

@@ -8,6 +8,7 @@ import MatterPayload
 public struct OperationCatalog: Sendable {
     public private(set) var operations: [OperationDescriptor]
     private var byName: [String: Int]
+    private var causesByName: [String: DeclaredCause] = [:]
     /// The events hubs may report, which wait states can wait for.
     public var events: [EventDescriptor]
     /// Replaced whenever an operation is added or replaced, so run models (``RunModel``) can tell whether
@@ -38,7 +39,11 @@ public struct OperationCatalog: Sendable {
             byName[operation.name] = operations.count
             operations.append(operation)
         }
+        for declared in operation.declaredCauses { causesByName[declared.cause.rawValue] = declared }
     }
+
+    /// The cause with a name, as one of the catalog's operations declares it.
+    public func declaredCause(named name: String) -> DeclaredCause? { causesByName[name] }
 
     /// The operation with a name.
     public subscript(name: String) -> OperationDescriptor? {

@@ -103,6 +103,11 @@ extension OperationCatalog {
         }
         var catalog = self
         for operation in declarations.operations {
+            for declared in operation.declaredCauses {
+                if let earlier = catalog.declaredCause(named: declared.cause.rawValue), earlier.code != declared.code {
+                    clash(declared.cause.rawValue, "cause (with code \(earlier.code.rawValue), not \(declared.code.rawValue))")
+                }
+            }
             if catalog[operation.name] != nil || OperationDeclarations.reservedNames.contains(operation.name) {
                 clash(operation.name, "operation")
             } else {

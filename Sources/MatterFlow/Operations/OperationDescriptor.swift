@@ -40,6 +40,9 @@ public struct OperationDescriptor: Sendable {
     /// Causes the operation itself may raise. Every operation may also time out, be cancelled, or fail inside
     /// the hub (``OperationDescriptor/engineCauses``).
     public var errors: [ErrorCause]
+    /// The causes among ``errors`` that the engine does not know, declared with their codes by the service that
+    /// added the operation (an operation catalog file's `causes`).
+    public var declaredCauses: [DeclaredCause]
     /// How long a call may take before it fails with `deadlineExceeded` / `actionTimedOut`, unless the state says.
     public var defaultTimeoutSeconds: Double
     public var effect: Effect
@@ -74,13 +77,14 @@ public struct OperationDescriptor: Sendable {
         defaultTimeoutSeconds: Double, effect: Effect, acquiresSession: Bool = false, releasesSession: Bool = false,
         secretResultFields: Set<String> = [], requires: [OrderRequirement]? = nil, releaseAttemptSuffices: Bool = false,
         idempotencyKey: String? = nil, argumentWarnings: (@Sendable (JSONObject) -> [String])? = nil,
-        invoke: @escaping Invocation
+        declaredCauses: [DeclaredCause] = [], invoke: @escaping Invocation
     ) {
         self.name = name
         self.summary = summary
         self.arguments = arguments
         self.result = result
         self.errors = errors
+        self.declaredCauses = declaredCauses
         self.defaultTimeoutSeconds = defaultTimeoutSeconds
         self.effect = effect
         self.acquiresSession = acquiresSession
@@ -160,7 +164,7 @@ public struct OperationDescriptor: Sendable {
         })
         object["result"] = result.jsonValue
         object["errors"] = .array(possibleCauses.map { cause in
-            .object(JSONObject(["code": .string(cause.code?.rawValue ?? "unknown"), "cause": .string(cause.rawValue)]))
+            .object(JSONObject(["code": .string(code(of: cause)?.rawValue ?? "unknown"), "cause": .string(cause.rawValue)]))
         })
         object["defaultTimeoutSeconds"] = .double(defaultTimeoutSeconds)
         object["effect"] = .string(effect.rawValue)

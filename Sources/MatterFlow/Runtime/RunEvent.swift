@@ -14,6 +14,14 @@ public struct RunEvent: Sendable {
         case warning(state: String, message: String)
         case waitStarted(state: String, event: String, timeoutSeconds: Double)
         case eventReceived(state: String, event: String, value: String, fields: JSONObject)
+        /// A delay state starts waiting this long.
+        case delayStarted(state: String, seconds: Double)
+        /// An ask state asks its question (prompt rendered, choices resolved) and waits for the answer.
+        case questionAsked(state: String, question: Question)
+        /// The question was answered with this value (redacted when the question is secret).
+        case answered(state: String, question: String, value: JSONValue)
+        /// An answer given in advance did not fit the question; the run waits for another.
+        case answerRejected(state: String, question: String, reason: String)
         case cancelRequested(state: String)
         case runFinished(outcome: RunResult.Outcome, error: FlowError?)
     }
@@ -38,6 +46,10 @@ public struct RunEvent: Sendable {
         case .warning: "warning"
         case .waitStarted: "waitStarted"
         case .eventReceived: "eventReceived"
+        case .delayStarted: "delayStarted"
+        case .questionAsked: "questionAsked"
+        case .answered: "answered"
+        case .answerRejected: "answerRejected"
         case .cancelRequested: "cancelRequested"
         case .runFinished: "runFinished"
         }
@@ -97,6 +109,20 @@ public struct RunEvent: Sendable {
             object["eventName"] = .string(event)
             object["value"] = .string(value)
             object["fields"] = .object(fields)
+        case .delayStarted(let state, let seconds):
+            object["state"] = .string(state)
+            object["seconds"] = .double(seconds)
+        case .questionAsked(let state, let question):
+            object["state"] = .string(state)
+            object["question"] = question.jsonValue
+        case .answered(let state, let question, let value):
+            object["state"] = .string(state)
+            object["question"] = .string(question)
+            object["value"] = value
+        case .answerRejected(let state, let question, let reason):
+            object["state"] = .string(state)
+            object["question"] = .string(question)
+            object["reason"] = .string(reason)
         case .cancelRequested(let state):
             object["state"] = .string(state)
         case .runFinished(let outcome, let failure):
@@ -139,6 +165,14 @@ public struct RunEvent: Sendable {
             return "\(indent)  … waiting for \(event) (up to \(Self.format(timeout)) s)"
         case .eventReceived(_, let event, let value, _):
             return "\(indent)  ✓ \(event): \(value)"
+        case .delayStarted(_, let seconds):
+            return "\(indent)  … waiting \(Self.format(seconds)) s"
+        case .questionAsked(_, let question):
+            return "\(indent)  ? \(question.prompt) (question \(question.name), up to \(Self.format(question.timeoutSeconds)) s)"
+        case .answered(_, let question, let value):
+            return "\(indent)  ✓ \(question): \(value.stringValue ?? JSONWriter.compact(value))"
+        case .answerRejected(_, let question, let reason):
+            return "\(indent)  ✗ answer to \(question) refused: \(reason)"
         case .cancelRequested(let state):
             return "\(indent)  ✋ cancel requested in \(state)"
         case .runFinished(let outcome, let failure):

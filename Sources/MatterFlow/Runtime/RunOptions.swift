@@ -1,3 +1,5 @@
+import MatterFlowJSON
+
 /// How to run a workflow: which structure, which clock and random source, what to observe.
 public struct RunOptions: Sendable {
     /// What secrets are replaced with in events.
@@ -25,6 +27,18 @@ public struct RunOptions: Sendable {
     /// Told of every report, checkpoint and hub call as the run's driver performs them (a write-ahead journal;
     /// see ``RunRecording``).
     public var recording: (any RunRecording)?
+    /// Answers to the run's questions given in advance, by question name (or ask state name); each is used once,
+    /// when its question is asked, and checked then (one that does not fit is reported as `answerRejected` and the
+    /// question waits for another). A string that does not fit as it is reads as typed text: a choice's number or
+    /// label, `yes` or `no`.
+    public var answers: [String: JSONValue] = [:]
+    /// Seconds since 1970 at which the run's clock reads zero, for delay states that wait until a moment; nil: the
+    /// system's time when the run starts, less the clock's reading then. Tests and fixtures set it, so moments are
+    /// deterministic.
+    public var wallClockOrigin: Double?
+    /// The clock questions' timeouts run on, when not the run's clock: a run on virtual time that a person answers
+    /// gives them real seconds (and virtual time stands still while a question waits).
+    public var questionClock: (any WorkflowClock)?
 
     public init(
         structureID: StructureID, clock: any WorkflowClock = SystemClock(),

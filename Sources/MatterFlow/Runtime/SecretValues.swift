@@ -166,10 +166,20 @@ final class SecretValues: Sendable {
             return .warning(state: state, message: redacting(message))
         case .runFinished(let outcome, let error):
             return .runFinished(outcome: outcome, error: redacting(error))
+        case .questionAsked(let state, var question):
+            question.prompt = redacting(question.prompt)
+            if case .choice(let choices) = question.schema {
+                question.schema = .choice(choices.map { QuestionSchema.Choice(label: redacting($0.label), value: redacting($0.value)) })
+            }
+            return .questionAsked(state: state, question: question)
+        case .answered(let state, let question, let value):
+            return .answered(state: state, question: question, value: redacting(value))
+        case .answerRejected(let state, let question, let reason):
+            return .answerRejected(state: state, question: question, reason: redacting(reason))
         case .eventReceived(let state, let event, let value, let fields):
             return .eventReceived(
                 state: state, event: event, value: value, fields: redacting(.object(fields)).objectValue ?? fields)
-        case .stateEntered, .transition, .cancelRequested, .waitStarted:
+        case .stateEntered, .transition, .cancelRequested, .waitStarted, .delayStarted:
             return kind
         }
     }

@@ -63,7 +63,7 @@ public struct WorkflowEngine: Sendable {
         options.clock.beginActivity()
         defer { options.clock.endActivity() }
         return await withTaskCancellationHandler {
-            await execute(workflow, machine: machine, hub: hub, options: options, signal: signal)
+            await execute(workflow, machine: machine, hub: hub, options: options, signal: signal, desk: AnswerDesk(answers: options.answers))
         } onCancel: {
             signal.cancel()
         }
@@ -114,13 +114,14 @@ public struct WorkflowEngine: Sendable {
         }
         let runOptions = observed
         options.clock.beginActivity()
+        let desk = AnswerDesk(answers: options.answers)
         let task = Task {
-            let result = await execute(workflow, machine: machine, hub: hub, options: runOptions, signal: signal)
+            let result = await execute(workflow, machine: machine, hub: hub, options: runOptions, signal: signal, desk: desk)
             continuation.finish()
             runOptions.clock.endActivity()
             return result
         }
-        return RunHandle(events: events, task: task, signal: signal)
+        return RunHandle(events: events, task: task, signal: signal, desk: desk)
     }
 
     /// What a run's machine is configured with.
@@ -129,7 +130,7 @@ public struct WorkflowEngine: Sendable {
             runID: options.runID ?? "run-" + options.random.hexDigits(12), structureID: options.structureID,
             showSecrets: options.showSecrets, reportsEvents: observed || options.recording != nil,
             recordsCheckpoints: options.checkpoints != nil || options.recording != nil,
-            random: options.random)
+            random: options.random, wallClock: WallClock.reading(options.clock, origin: options.wallClockOrigin))
     }
 
     private func makeMachine(_ workflow: Workflow, inputs: JSONObject, options: RunOptions) -> RunMachine {
@@ -140,14 +141,15 @@ public struct WorkflowEngine: Sendable {
 
     /// Subscribes to the hub's events when the workflow waits for any, then drives the run to its end.
     private func execute(
-        _ workflow: Workflow, machine: consuming RunMachine, hub: any Hub, options: RunOptions, signal: CancellationSignal
+        _ workflow: Workflow, machine: consuming RunMachine, hub: any Hub, options: RunOptions, signal: CancellationSignal,
+        desk: AnswerDesk
     ) async -> RunResult {
         let inbox = EventInbox()
         let subscription: (any HubEventSubscription)? =
             workflow.waitsForEvents ? await hub.subscribe(structure: options.structureID) { inbox.deliver($0) } : nil
         defer { subscription?.cancel() }
         var running = machine
-        let driver = RunDriver(hub: hub, options: options, runID: running.configuration.runID, signal: signal, inbox: inbox)
+        let driver = RunDriver(hub: hub, options: options, runID: running.configuration.runID, signal: signal, inbox: inbox, desk: desk)
         return await driver.run(&running)
     }
 }
@@ -158,11 +160,32 @@ public struct RunHandle: Sendable {
     public let events: AsyncStream<RunEvent>
     private let task: Task<RunResult, Never>
     private let signal: CancellationSignal
+    private let desk: AnswerDesk
 
-    init(events: AsyncStream<RunEvent>, task: Task<RunResult, Never>, signal: CancellationSignal) {
+    init(events: AsyncStream<RunEvent>, task: Task<RunResult, Never>, signal: CancellationSignal, desk: AnswerDesk) {
         self.events = events
         self.task = task
         self.signal = signal
+        self.desk = desk
+    }
+
+    /// The question the run waits for an answer to now, if any (as its `questionAsked` event published it).
+    public var pendingQuestion: Question? {
+        desk.pendingQuestion
+    }
+
+    /// Answers the question the run waits for, named by its question name or its ask state's name. A string that
+    /// does not fit as it is reads as typed text (a choice's number or label, `yes`/`no`).
+    /// - Throws: ``AnswerError``: `invalidAnswer` when the answer does not fit the question's schema (the reason
+    ///   says why), `noPendingQuestion` when no question of that name waits. The run keeps waiting either way.
+    public func answer(_ value: JSONValue, to question: String) throws(AnswerError) {
+        try desk.answer(value, to: question)
+    }
+
+    /// Answers the question the run waits for with a typed value.
+    /// - Throws: ``AnswerError``, as ``answer(_:to:)-(JSONValue,_)`` does.
+    public func answer(_ value: AnswerValue, to question: String) throws(AnswerError) {
+        try desk.answer(value.jsonValue, to: question)
     }
 
     /// Cancels the run: it takes its cancel path (releasing what it holds) and ends as `cancelled`.

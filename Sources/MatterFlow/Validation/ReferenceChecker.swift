@@ -123,7 +123,9 @@ struct ReferenceChecker {
                 for (name, value) in assign.assignments { bind(name, value.literalValue.map(Self.shape(of:)) ?? .any) }
             case .wait(let wait):
                 if let result = wait.result { bind(result, catalog.event(named: wait.event)?.payload ?? .any) }
-            case .choice, .succeed, .fail:
+            case .ask(let ask):
+                if let result = ask.result { bind(result, ask.answer.shape) }
+            case .choice, .delay, .succeed, .fail:
                 break
             }
         }
@@ -154,7 +156,7 @@ struct ReferenceChecker {
             switch state.kind {
             case .action(let action): action.step.result.map(bind)
             case .workflow(let subworkflow): subworkflow.step.result.map(bind)
-            case .choice, .assign, .wait, .succeed, .fail: break
+            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: break
             }
         case .event, .eventOtherwise:
             if case .wait(let wait) = state.kind, let result = wait.result { bind(result) }
@@ -164,7 +166,8 @@ struct ReferenceChecker {
             case .action(let action): action.step.result.map(bind)
             case .workflow(let subworkflow): subworkflow.step.result.map(bind)
             case .assign(let assign): for assignment in assign.assignments { bind(assignment.name) }
-            case .choice, .wait, .succeed, .fail: break
+            case .ask(let ask): ask.result.map(bind)
+            case .choice, .wait, .delay, .succeed, .fail: break
             }
         }
     }
@@ -193,6 +196,10 @@ struct ReferenceChecker {
         case .assign(let assign):
             return assign.assignments.contains { $0.value.hasReferences } || assign.warning?.hasReferences == true
         case .wait(let wait): return wait.match.contains { $0.value.hasReferences }
+        case .ask(let ask): return ask.prompt.hasReferences || ask.answer.source?.hasReferences == true
+        case .delay(let delay):
+            if case .until(let moment, _) = delay.length { return moment.hasReferences }
+            return false
         case .succeed(let succeed): return succeed.output?.hasReferences == true
         case .fail(let fail):
             switch fail.raise {
@@ -228,6 +235,11 @@ struct ReferenceChecker {
         case .assign(let assign):
             return named(assign.assignments, "/set") + (assign.warning.map { [(base + "/warning", $0, false)] } ?? [])
         case .wait(let wait): return named(wait.match, "/match")
+        case .ask(let ask):
+            return [(base + "/prompt", ask.prompt, false)] + (ask.answer.source.map { [(base + "/answer/choice/from", $0, false)] } ?? [])
+        case .delay(let delay):
+            if case .until(let moment, _) = delay.length { return [(base + "/until", moment, false)] }
+            return []
         case .succeed(let succeed): return succeed.output.map { [(base + "/output", $0, false)] } ?? []
         case .fail(let fail):
             switch fail.raise {

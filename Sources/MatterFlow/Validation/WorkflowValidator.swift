@@ -69,7 +69,13 @@ struct WorkflowValidator {
                 checkCauseMatchesCode(fail, state: state)
             case .wait(let wait):
                 checkWait(wait, state: state)
-            case .choice, .assign, .succeed:
+            case .ask(let ask):
+                if case .literal(let list)? = ask.answer.source, list.arrayValue?.isEmpty != false {
+                    collector.error(
+                        DiagnosticCode.invalidValue, at: state.pointer + "/answer/choice/from",
+                        "\"from\" must be a non-empty list of choices, or a reference to one such as \"${vars.rooms.rooms}\"")
+                }
+            case .choice, .assign, .delay, .succeed:
                 break
             }
         }
@@ -111,7 +117,7 @@ struct WorkflowValidator {
     private func checkCauseMatchesCode(_ fail: FailState, state: WorkflowState) {
         guard case .new(let codeTemplate, let causeTemplate?, _) = fail.raise,
             let code = codeTemplate.literalValue?.stringValue, let cause = causeTemplate.literalValue?.stringValue,
-            let expected = ErrorCause(rawValue: cause).code, expected.rawValue != code
+            let expected = catalog.code(ofCause: cause), expected.rawValue != code
         else { return }
         collector.warning(
             Code.causeCodeMismatch, at: state.pointer + "/cause",
@@ -159,14 +165,15 @@ struct WorkflowValidator {
                     Code.catchAllNotLast, at: entryPointer + "/errors",
                     "\"*\" must be alone in the last \(what); entries after it could never apply")
             }
-            for name in names where name != "*" && !codes.contains(name) && ErrorCause(rawValue: name).code == nil {
+            for name in names where name != "*" && !codes.contains(name) && !catalog.knowsCause(name) {
+                let known = codes.union(ErrorCause.table.map(\.cause.rawValue)).union(catalog.declaredCauseNames)
                 collector.warning(
                     Code.unknownErrorName, at: entryPointer + "/errors",
-                    "\"\(name)\" is neither a canonical code nor a known cause, so it matches only if a hub raises that cause\(SpellingSuggestion.hint(for: name, among: codes.union(ErrorCause.table.map(\.cause.rawValue))))")
+                    "\"\(name)\" is neither a canonical code nor a known cause, so it matches only if a hub raises that cause\(SpellingSuggestion.hint(for: name, among: known)); a service's own cause can be declared in an operation catalog file (--catalog)")
             }
             let covered = names.allSatisfy { name in
                 earlier.contains("*") || earlier.contains(name)
-                    || ErrorCause(rawValue: name).code.map { earlier.contains($0.rawValue) } == true
+                    || catalog.code(ofCause: name).map { earlier.contains($0.rawValue) } == true
             }
             if index > 0, covered, !names.isEmpty {
                 collector.warning(

@@ -126,6 +126,11 @@ final class BudgetGraph {
             cancelTail = childGraph.loop != nil ? .infinity : childGraph.cancelTail
         case .wait(let wait):
             return (wait.timeoutSeconds, 0)
+        case .ask(let ask):
+            // Answered or not, the state is left by its timeout at the latest.
+            return (ask.timeoutSeconds, 0)
+        case .delay(let delay):
+            return (delay.maxSeconds, 0)
         case .choice, .assign, .succeed, .fail:
             return (0, 0)
         }
@@ -151,7 +156,7 @@ final class BudgetGraph {
         case .fail:
             let end = graph.end(number, kind: .fail, cancelled: cancelled)
             return graph.add(end, weight: 0)
-        case .action, .workflow, .choice, .assign, .wait: break
+        case .action, .workflow, .choice, .assign, .wait, .ask, .delay: break
         }
         let duration = durations[number]
         for edge in model.edges[model.leaving[number]] where !edge.kind.isCancel {

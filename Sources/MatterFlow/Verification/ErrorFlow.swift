@@ -96,7 +96,7 @@ final class ErrorFlow {
                 causes += [.invalidArgumentValue, .unresolvedReference]
             }
             guards = subworkflow.step.guards
-        case .choice, .assign, .wait, .succeed, .fail:
+        case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
             return nil
         }
         if !guards.isEmpty {
@@ -104,7 +104,7 @@ final class ErrorFlow {
             causes += guards.flatMap(\.causes) + (catalog["readHubStatus"]?.errors ?? [.structureNotFound])
                 + OperationDescriptor.inDoubtCauses
         }
-        return errors.union(causes.map(PossibleError.init))
+        return errors.union(causes.map { PossibleError($0, in: catalog) })
     }
 
     /// The errors a sub-workflow's inputs may fail with before it starts: a reference that may not resolve
@@ -216,6 +216,7 @@ final class ErrorFlow {
             case .action(let action) where action.step.result == name: return [.any]
             case .workflow(let subworkflow) where subworkflow.step.result == name: return [.any]
             case .wait(let wait) where wait.result == name: return [.any]
+            case .ask(let ask) where ask.result == name: return [.any]
             default: break
             }
         }
@@ -229,7 +230,7 @@ extension WorkflowState {
         switch kind {
         case .action(let action): action.step
         case .workflow(let subworkflow): subworkflow.step
-        case .choice, .assign, .wait, .succeed, .fail: nil
+        case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: nil
         }
     }
 }

@@ -43,7 +43,7 @@ struct ErrorHandlingCheck {
         switch state.kind {
         case .action(let action): action.operation
         case .workflow(let subworkflow): subworkflow.path
-        case .choice, .assign, .wait, .succeed, .fail: state.name
+        case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: state.name
         }
     }
 
@@ -58,10 +58,10 @@ struct ErrorHandlingCheck {
             // Same-name shadowing and "*" placement are the validator's findings already.
             let sameNames = index > 0 && !names.isEmpty && names.allSatisfy { name in
                 earlier.contains("*") || earlier.contains(name)
-                    || ErrorCause(rawValue: name).code.map { earlier.contains($0.rawValue) } == true
+                    || catalog.code(ofCause: name).map { earlier.contains($0.rawValue) } == true
             }
             guard !names.contains("*"), !sameNames else { continue }
-            let known = names.filter { ErrorCode(rawValue: $0) != nil || ErrorCause(rawValue: $0).code != nil }
+            let known = names.filter { ErrorCode(rawValue: $0) != nil || catalog.knowsCause($0) }
             let deadNames = known.filter { name in !errors.contains { $0.mayMatch(name) } }
             let raises = errors.contains(.any) ? "" : " (it raises \(errors.listed))"
             if !known.isEmpty, deadNames.count == known.count, known.count == names.count {

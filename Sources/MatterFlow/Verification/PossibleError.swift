@@ -16,6 +16,11 @@ struct PossibleError: Hashable, Sendable, Comparable, CustomStringConvertible {
         self.init(code: cause.code?.rawValue ?? ErrorCode.unknown.rawValue, cause: cause.rawValue)
     }
 
+    /// The error with a cause the engine or the catalog's declarations know the code of.
+    init(_ cause: ErrorCause, in catalog: OperationCatalog) {
+        self.init(code: (catalog.code(ofCause: cause.rawValue) ?? .unknown).rawValue, cause: cause.rawValue)
+    }
+
     /// Whether a route or retrier naming `name` takes this error on every run.
     func certainlyMatches(_ name: String) -> Bool {
         name == "*" || name == code || name == cause

@@ -34,7 +34,7 @@ struct RetrySafetyCheck {
                         Code.unsafeRetry, at: state.pointer + "/retry/\(index)",
                         "this entry runs \(subworkflow.path) again after it failed, but it calls \(write), a non-idempotent write, which the failed run may already have done; retry inside \(subworkflow.path), on the step itself, after errors that mean nothing was done")
                 }
-            case .choice, .assign, .wait, .succeed, .fail:
+            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
                 continue
             }
         }

@@ -52,7 +52,7 @@ extension SessionExplorer {
                     }
                 case .workflow:
                     before[number] = ErrorFlow.stepErrors(state, workflow: workflow, catalog: catalog, childErrors: { _ in [] }) ?? []
-                case .action, .assign, .wait, .succeed, .fail:
+                case .action, .assign, .wait, .ask, .delay, .succeed, .fail:
                     break
                 }
             }

@@ -61,6 +61,14 @@ extension SessionExplorer {
                 move(received, at: at, wait.branches.count, &moves)
             }
             move(config, at: at, wait.branches.count + (wait.otherwise == nil ? 0 : 1), &moves)
+        case .ask(let ask):
+            var answered = config
+            if let result = ask.result, node.tracked.contains(result) { answered.facts[result] = true }
+            move(answered, at: at, 0, &moves)
+            move(config, at: at, 1, &moves)
+        case .delay(let delay):
+            move(config, at: at, 0, &moves)
+            for index in delay.onError.indices { move(config, at: at, index + 1, &moves) }
         }
     }
 

@@ -55,7 +55,7 @@ final class VerificationContext {
                 if catalog[action.operation]?.effect == .nonIdempotentWrite { found = action.operation }
             case .workflow(let subworkflow):
                 found = workflow.subworkflows[subworkflow.path].flatMap { nonIdempotentWrite($0) }
-            case .choice, .assign, .wait, .succeed, .fail:
+            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
                 break
             }
             if found != nil { break }
@@ -72,7 +72,7 @@ final class VerificationContext {
             switch state.kind {
             case .action(let action): catalog[action.operation]?.acquiresSession == true
             case .workflow(let subworkflow): workflow.subworkflows[subworkflow.path].map { opensSession($0) } == true
-            case .choice, .assign, .wait, .succeed, .fail: false
+            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: false
             }
         }
         sessionOpeners[workflow.file] = opens

@@ -37,7 +37,7 @@ struct OperationsCommand {
                 }
             }
             out.line("  result: \(operation.result)")
-            out.line("  errors: " + operation.possibleCauses.map { "\($0.code?.rawValue ?? "unknown")/\($0.rawValue)" }.joined(separator: ", "))
+            out.line("  errors: " + operation.possibleCauses.map { "\(operation.code(of: $0)?.rawValue ?? "unknown")/\($0.rawValue)" }.joined(separator: ", "))
             out.line("  default timeout: \(Self.format(operation.defaultTimeoutSeconds)) s; effect: \(operation.effect.rawValue)")
             if !operation.requires.isEmpty {
                 out.line("  requires: " + operation.requires.map(\.description).joined(separator: "; "))

@@ -19,6 +19,9 @@ struct RecoverCommand {
             .init(
                 name: "input", valueName: "<name=value>", repeatable: true,
                 help: "A secret input of the runs again (the journal never keeps them), to resume runs that need it."),
+            .init(
+                name: "answer", valueName: "<name=value>", repeatable: true,
+                help: "Answer a resumed run's question NAME (asked again when the run stopped while it waited)."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default) or real: the simulated home's time."),
             HubOption.option,
             CatalogOption.option,
@@ -32,6 +35,10 @@ struct RecoverCommand {
             where that is safe: the journal knows every value the rest of the run needs (pass secret inputs again
             with --input) and every in-doubt call was settled. Everything is journaled. Runs that had ended are
             left untouched, so recovering twice changes nothing. Progress goes to stderr; a JSON report to stdout.
+
+            A resumed run that stopped while an ask state waited for its answer asks again: give the answer with
+            --answer NAME=VALUE (recovery asks nobody; a question with no fitting answer takes the run's cancel
+            path). Questions answered before the run stopped are not asked again.
 
             With --hub, the runs are settled on a hub in another process (docs/hub-protocol.md) instead of the
             simulated home; in-doubt calls are reconciled through its activeSession method, and a hub without it
@@ -74,6 +81,17 @@ struct RecoverCommand {
             }
             inputs[String(pair[..<equals])] = .string(String(pair[pair.index(after: equals)...]))
         }
+        var answers: [String: JSONValue] = [:]
+        for pair in arguments.all("answer") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError(message: "--answer expects <name=value>, got \"\(pair)\"", command: Self.spec.name)
+            }
+            let name = String(pair[..<equals])
+            guard answers[name] == nil else {
+                throw UsageError(message: "--answer \(name) is given more than once; give each answer once", command: Self.spec.name)
+            }
+            answers[name] = .string(String(pair[pair.index(after: equals)...]))
+        }
         guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err) else {
             return ExitCode.invalidInput
         }
@@ -81,9 +99,10 @@ struct RecoverCommand {
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         let interrupt = RecoveryInterrupt()
         signals?.calls { interrupt.interrupt() }
-        let options = RecoveryOptions(
+        var options = RecoveryOptions(
             resume: arguments.flag("resume"), inputs: inputs, engine: WorkflowEngine(catalog: catalog), clock: clock,
             testHook: crash?.hook, interrupt: interrupt)
+        options.answers = answers
         let report = await journal.recover(on: opened.hub, options: options)
         signals?.stop()
         await opened.close()

@@ -23,6 +23,7 @@ struct RunCommand {
             .init(name: "show-secrets", valueName: nil, help: "Show secret inputs and arguments in progress and traces."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default: simulated time passes at once) or real."),
             .init(name: "journal", valueName: "<dir>", help: "Write-ahead journal directory: the run is recorded in <dir>/<run>.journal."),
+            RunQuestions.option,
             CommissionerOption.option,
             HubOption.option,
             HubOption.structureOption,
@@ -40,6 +41,13 @@ struct RunCommand {
 
             With --state, the home is loaded from <dir>/home.json when it exists (--home only seeds an empty
             directory) and saved after every change, so consecutive runs see each other's effects.
+
+            A workflow with ask states asks its questions: on a terminal (standard input and standard error),
+            interactively, with numbered choices; a wrong answer is refused with the reason and asked again, and end
+            of input (Ctrl-D) cancels the run. --answer NAME=VALUE answers the ask state or question NAME in
+            advance, for scripts. Without a terminal, a question no --answer answers (or answers wrongly) cancels
+            the run at once, through its cancel path, and the command exits 2 naming the --answer to pass. An
+            --answer no ask state of the workflow has exits 2 before the run.
 
             With --journal, every event and an intent and an outcome record around every hub call are written
             (and flushed) to <dir>/<run>.journal; after a crash, `matterflow recover --journal <dir>` settles the
@@ -81,6 +89,13 @@ struct RunCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
+        let answers: [String: JSONValue]
+        switch try RunQuestions.parseAnswers(arguments.all("answer"), workflow: workflow, command: Self.spec.name) {
+        case .success(let given): answers = given
+        case .failure(let error):
+            MatterflowTool.report(error.diagnostics, to: err)
+            return ExitCode.invalidInput
+        }
         guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err) else {
             return ExitCode.invalidInput
         }
@@ -94,15 +109,22 @@ struct RunCommand {
         }
 
         let showSecrets = arguments.flag("show-secrets")
-        let options = RunOptions(
+        let cancellation = RunCancellation()
+        let questions = RunQuestions(answers: answers, terminal: environment.terminal, err: err, cancellation: cancellation)
+        var options = RunOptions(
             structureID: structureID, clock: clock, showSecrets: showSecrets,
             observer: { event in
+                questions.observe(event)
                 switch trace {
                 case .text: if event.isShownInTextTrace { err.line(TerminalText.escaping(event.text)) }
                 case .jsonl: err.line(JSONWriter.compact(event.jsonValue))
                 case .none: break
                 }
             })
+        options.cancellation = cancellation
+        options.answers = answers
+        // A person answers in real seconds; virtual time stands still while they do.
+        if questions.isInteractive, clock is VirtualClock { options.questionClock = SystemClock() }
         // SIGINT, SIGTERM and SIGHUP are routed before the run starts, so a signal at any moment takes the cancel path.
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         let handle: RunHandle
@@ -125,11 +147,18 @@ struct RunCommand {
             return ExitCode.invalidInput
         }
         signals?.cancels(handle)
+        // Not awaited at the end: a prompt still waiting for a line when the run ends (a timeout) is abandoned.
+        Task { await questions.serve(handle) }
         let result = await handle.result
+        questions.finish()
         signals?.stop()
         await opened.close()
         environment.standardOutput.line(JSONWriter.pretty(result.jsonValue))
         if let interrupted = signals?.exitCode { return interrupted }
+        if let missing = questions.missingAnswer {
+            err.line(TerminalText.escaping("error[missingAnswer]: \(missing)"))
+            return ExitCode.invalidInput
+        }
         return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure
     }
 }

@@ -26,6 +26,9 @@ enum RunAction: Sendable {
     /// Wait for a hub event; feed ``RunMachine/waitEnded(_:)`` with the event, the timeout, or the cancel that
     /// came first (only when the wait is cancellable).
     case waitForEvent(EventWait)
+    /// Wait for the answer to a question; feed ``RunMachine/answerEnded(_:)`` with the answer (checked), the
+    /// timeout, or the cancel that came first (only when the question is cancellable).
+    case askQuestion(QuestionWait)
     /// A cancel arrived while hub work is in flight: stop it; its end is still to be fed (as cancelled, with the
     /// work's late result if it succeeded while winding down).
     case interruptWork
@@ -36,7 +39,7 @@ enum RunAction: Sendable {
     var isWork: Bool {
         switch self {
         case .report, .checkpoint, .interruptWork: false
-        case .proceed, .checkStatus, .call, .delay, .waitForEvent, .finish: true
+        case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .finish: true
         }
     }
 }

@@ -16,6 +16,8 @@ struct RunDriver: Sendable {
     let signal: CancellationSignal
     /// Hub events received and not yet consumed by a wait state.
     let inbox: EventInbox
+    /// Answers given in advance and the question waiting for one.
+    let desk: AnswerDesk
     /// Hub calls abandoned while still running, which the run's next hub call waits for.
     let abandoned = AbandonedCalls()
 
@@ -58,6 +60,14 @@ struct RunDriver: Sendable {
                     case .cancelled: end = .cancelled
                     }
                     actions = try machine.waitEnded(end)
+                case .askQuestion(let wait):
+                    let end = await desk.wait(
+                        for: wait, clock: options.clock, timeoutClock: options.questionClock,
+                        signal: wait.cancellable ? signal : nil
+                    ) { reason in
+                        report(.answerRejected(state: wait.question.state, question: wait.question.name, reason: reason), machine)
+                    }
+                    actions = try machine.answerEnded(end)
                 case .report, .checkpoint, .interruptWork:
                     throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "no work")
                 }
@@ -85,12 +95,21 @@ struct RunDriver: Sendable {
             case .interruptWork:
                 // The work in flight races the run's cancel signal, which has fired: it is stopping already.
                 break
-            case .proceed, .checkStatus, .call, .delay, .waitForEvent, .finish:
+            case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .finish:
                 // Work is never a note: it is the actions' `work`.
                 break
             }
         }
         return actions.work
+    }
+
+    /// Reports an event of the driver's own about the innermost level (redacted as the machine's reports are).
+    private func report(_ kind: RunEvent.Kind, _ machine: RunMachine) {
+        guard machine.configuration.reportsEvents else { return }
+        let shown = machine.configuration.showSecrets ? kind : machine.secrets.redacting(kind)
+        let event = RunEvent(runID: runID, time: options.clock.now, workflowPath: machine.top.path, kind: shown)
+        options.recording?.record(event)
+        options.observer?(event)
     }
 
     /// A run the driver cannot go on with (the machine refused an input): it fails with the refusal.

@@ -64,6 +64,10 @@ extension RunMachine {
         case retryDelay(StepProgress)
         /// A wait state waits for its event.
         case waitingEvent(WaitState)
+        /// An ask state waits for the answer to its question.
+        case waitingAnswer(AskState, Question)
+        /// A delay state waits for its time to pass.
+        case delaying(DelayState)
         /// The run has ended.
         case finished
     }

@@ -15,6 +15,8 @@ extension RunMachine {
         case .choice(let choice): return .move(choose(choice, state))
         case .assign(let assign): return .move(self.assign(assign, state))
         case .wait(let wait): return startWait(wait)
+        case .ask(let ask): return startAsk(ask)
+        case .delay(let delay): return startDelay(delay)
         case .action, .workflow: return beginAttempt(StepProgress(state))
         }
     }

@@ -37,9 +37,9 @@ extension RunMachine {
 
     /// The phases the table lists: each waiting phase on the main path and on a cancel path.
     enum SpecimenPhase: CaseIterable {
-        case notStarted, entered, checkingGuard, calling, retryDelay, waitingEvent, finished
+        case notStarted, entered, checkingGuard, calling, retryDelay, waitingEvent, waitingAnswer, delaying, finished
         case enteredOnCancelPath, checkingGuardOnCancelPath, callingOnCancelPath, retryDelayOnCancelPath
-        case waitingEventOnCancelPath
+        case waitingEventOnCancelPath, waitingAnswerOnCancelPath, delayingOnCancelPath
 
         /// The name ``RunMachine/phaseName`` gives a machine in this phase.
         var name: String {
@@ -50,12 +50,16 @@ extension RunMachine {
             case .calling: "calling"
             case .retryDelay: "retryDelay"
             case .waitingEvent: "waitingEvent"
+            case .waitingAnswer: "waitingAnswer"
+            case .delaying: "delaying"
             case .finished: "finished"
             case .enteredOnCancelPath: "entered (cancel path)"
             case .checkingGuardOnCancelPath: "checkingGuard (cancel path)"
             case .callingOnCancelPath: "calling (cancel path)"
             case .retryDelayOnCancelPath: "retryDelay (cancel path)"
             case .waitingEventOnCancelPath: "waitingEvent (cancel path)"
+            case .waitingAnswerOnCancelPath: "waitingAnswer (cancel path)"
+            case .delayingOnCancelPath: "delaying (cancel path)"
             }
         }
     }
@@ -75,6 +79,7 @@ extension RunMachine {
         case .call: "call"
         case .delay: "delay"
         case .waitForEvent: "waitForEvent"
+        case .askQuestion: "askQuestion"
         case .interruptWork: "interruptWork"
         case .finish: "finish"
         }
@@ -116,6 +121,12 @@ extension RunMachine {
                 Variant(condition: "timeout") { machine throws(RunMachineError) in try machine.waitEnded(.timedOut) },
                 Variant(condition: "cancelled") { machine throws(RunMachineError) in try machine.waitEnded(.cancelled) },
             ]
+        case .answerEnded:
+            return [
+                Variant(condition: "answered") { machine throws(RunMachineError) in try machine.answerEnded(.answered("yes")) },
+                Variant(condition: "timeout") { machine throws(RunMachineError) in try machine.answerEnded(.timedOut) },
+                Variant(condition: "cancelled") { machine throws(RunMachineError) in try machine.answerEnded(.cancelled) },
+            ]
         case .cancelRequested:
             return [Variant { machine throws(RunMachineError) in machine.cancelRequested() }]
         case .warning:
@@ -123,8 +134,9 @@ extension RunMachine {
         }
     }
 
-    /// The specimen workflow: `check` (a guarded, retried call) → `wait` (an event) → `done`; its cancel path
-    /// `release` (a guarded, retried call) → `settle` (an event) → `cancelled`.
+    /// The specimen workflow: `check` (a guarded, retried call) → `wait` (an event) → `confirm` (a question) →
+    /// `pause` (a delay) → `done`; its cancel path `release` (a guarded, retried call) → `settle` (an event) →
+    /// `acknowledge` (a question) → `linger` (a delay) → `cancelled`.
     static let specimenText = """
         {
           "workflow": "run-machine-specimen", "version": 1, "start": "check", "onCancel": "release",
@@ -136,8 +148,13 @@ extension RunMachine {
             },
             "wait": {
               "type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 60,
-              "on": { "keyUsed": "done" }, "otherwise": "failed", "onTimeout": "failed"
+              "on": { "keyUsed": "confirm" }, "otherwise": "failed", "onTimeout": "failed"
             },
+            "confirm": {
+              "type": "ask", "prompt": "Go on?", "answer": { "choice": { "from": ["yes", "no"] } },
+              "timeoutSeconds": 60, "next": "pause", "onTimeout": "failed"
+            },
+            "pause": { "type": "delay", "seconds": 5, "next": "done" },
             "done": { "type": "succeed" },
             "failed": { "type": "fail", "code": "unavailable", "message": "the check failed" },
             "release": {
@@ -147,8 +164,13 @@ extension RunMachine {
             },
             "settle": {
               "type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 60,
-              "on": { "keyUsed": "cancelled" }, "otherwise": "cancelled", "onTimeout": "cancelled"
+              "on": { "keyUsed": "acknowledge" }, "otherwise": "cancelled", "onTimeout": "cancelled"
             },
+            "acknowledge": {
+              "type": "ask", "prompt": "Cancelled; go on?", "answer": { "choice": { "from": ["yes", "no"] } },
+              "timeoutSeconds": 60, "next": "linger", "onTimeout": "cancelled"
+            },
+            "linger": { "type": "delay", "seconds": 5, "next": "cancelled" },
             "cancelled": { "type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "cancelled" }
           }
         }
@@ -174,6 +196,8 @@ extension RunMachine {
             try machine.callEnded(.finished(["sessionID": "session-1"]))
         }
         let event: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.waitEnded(.event(keyUsed)) }
+        let answer: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.answerEnded(.answered("yes")) }
+        let elapse: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.delayEnded(elapsed: true) }
         let cancel: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in machine.cancelRequested() }
         switch phase {
         case .notStarted: script = []
@@ -182,12 +206,16 @@ extension RunMachine {
         case .calling: script = [start, proceed, pass]
         case .retryDelay: script = [start, proceed, pass, fail]
         case .waitingEvent: script = [start, proceed, pass, succeed, proceed]
-        case .finished: script = [start, proceed, pass, succeed, proceed, event, proceed]
+        case .waitingAnswer: script = [start, proceed, pass, succeed, proceed, event, proceed]
+        case .delaying: script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed]
+        case .finished: script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed, elapse, proceed]
         case .enteredOnCancelPath: script = [start, cancel]
         case .checkingGuardOnCancelPath: script = [start, cancel, proceed]
         case .callingOnCancelPath: script = [start, cancel, proceed, pass]
         case .retryDelayOnCancelPath: script = [start, cancel, proceed, pass, fail]
         case .waitingEventOnCancelPath: script = [start, cancel, proceed, pass, succeed, proceed]
+        case .waitingAnswerOnCancelPath: script = [start, cancel, proceed, pass, succeed, proceed, event, proceed]
+        case .delayingOnCancelPath: script = [start, cancel, proceed, pass, succeed, proceed, event, proceed, answer, proceed]
         }
         do throws(RunMachineError) {
             for step in script { _ = try step(&machine) }

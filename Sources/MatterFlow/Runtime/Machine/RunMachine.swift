@@ -4,7 +4,7 @@ import MatterFlowJSON
 /// recorded for its result. It performs no I/O and never waits.
 ///
 /// Each input (``start()``, ``proceed()``, ``statusChecked(_:)``, ``callEnded(_:duration:)``, ``delayEnded(elapsed:)``,
-/// ``waitEnded(_:)``, ``cancelRequested()``, ``warning(_:)``) moves the machine and returns the actions its driver
+/// ``waitEnded(_:)``, ``answerEnded(_:)``, ``cancelRequested()``, ``warning(_:)``) moves the machine and returns the actions its driver
 /// performs, in order (see ``RunAction``): reports, checkpoints, then at most one piece of work whose end is the
 /// next input. An input the current phase cannot take throws ``RunMachineError`` and changes nothing.
 ///
@@ -14,7 +14,7 @@ import MatterFlowJSON
 struct RunMachine: Sendable {
     /// The inputs, by name (as errors and the transition table name them).
     enum Input: String, Sendable, CaseIterable {
-        case start, proceed, statusChecked, callEnded, delayEnded, waitEnded, cancelRequested, warning
+        case start, proceed, statusChecked, callEnded, delayEnded, waitEnded, answerEnded, cancelRequested, warning
     }
 
     /// What a run is configured with, beyond its workflow and inputs.
@@ -29,6 +29,8 @@ struct RunMachine: Sendable {
         var recordsCheckpoints = false
         /// Draws retry jitter.
         var random: any RandomSource
+        /// Seconds since 1970 now, by the run's clock (a delay until a moment measures from it).
+        var wallClock: @Sendable () -> Double = { 0 }
     }
 
     let configuration: Configuration
@@ -86,6 +88,8 @@ struct RunMachine: Sendable {
         case .calling: base = "calling"
         case .retryDelay: base = "retryDelay"
         case .waitingEvent: base = "waitingEvent"
+        case .waitingAnswer: base = "waitingAnswer"
+        case .delaying: base = "delaying"
         }
         return top.onCancelPath ? base + " (cancel path)" : base
     }
@@ -95,12 +99,12 @@ struct RunMachine: Sendable {
         if case .finished = phase { true } else { false }
     }
 
-    private func refuse(_ input: Input) -> RunMachineError {
+    func refuse(_ input: Input) -> RunMachineError {
         RunMachineError(code: .impossibleInput, phase: phaseName, input: input.rawValue)
     }
 
     /// The actions gathered while handling an input, handed out once.
-    private mutating func takeActions() -> RunActions {
+    mutating func takeActions() -> RunActions {
         defer { actions = RunActions() }
         return actions
     }
@@ -108,7 +112,7 @@ struct RunMachine: Sendable {
     /// The phase, moved out for an input that leaves it, so that its payload is held once and changes without
     /// being copied. The machine holds `.finished` until the input hands over its next phase (every path of
     /// ``drive(_:)`` sets one); an input that refuses puts the phase back first.
-    private mutating func leavePhase() -> Phase {
+    mutating func leavePhase() -> Phase {
         var left = Phase.finished
         swap(&left, &phase)
         return left
@@ -161,10 +165,15 @@ struct RunMachine: Sendable {
         return takeActions()
     }
 
-    /// The delay before a retry has ended: the next attempt starts when it `elapsed`; when a cancel cut it short,
-    /// the level takes its cancel path.
+    /// The delay before a retry, or a delay state's, has ended: the next attempt starts (or the delay state's `next`
+    /// follows) when it `elapsed`; when a cancel cut it short, the level takes its cancel path.
     mutating func delayEnded(elapsed: Bool = true) throws(RunMachineError) -> RunActions {
         let left = leavePhase()
+        if case .delaying(let delay) = left {
+            if !elapsed { noteCancel() }
+            drive(.move(delayStateEnded(delay, elapsed: elapsed)))
+            return takeActions()
+        }
         guard case .retryDelay(var progress) = left else {
             phase = left
             throw refuse(.delayEnded)
@@ -207,7 +216,7 @@ struct RunMachine: Sendable {
             if !top.onCancelPath { actions.append(.interruptWork) }
         case .retryDelay(let progress):
             if !top.onCancelPath { drive(.move(stepEnded(progress.state, .cancelled(late: nil)))) }
-        case .waitingEvent:
+        case .waitingEvent, .waitingAnswer, .delaying:
             if !top.onCancelPath { drive(.move(.cancel)) }
         }
         return takeActions()
@@ -218,14 +227,14 @@ struct RunMachine: Sendable {
     mutating func warning(_ message: String) throws(RunMachineError) -> RunActions {
         switch phase {
         case .checkingGuard, .calling: break
-        case .notStarted, .entered, .retryDelay, .waitingEvent, .finished: throw refuse(.warning)
+        case .notStarted, .entered, .retryDelay, .waitingEvent, .waitingAnswer, .delaying, .finished: throw refuse(.warning)
         }
         warnings.append(message)
         report(top.path, .warning(state: top.current, message: message))
         return takeActions()
     }
 
-    private mutating func noteCancel() {
+    mutating func noteCancel() {
         isCancelRequested = true
     }
 

@@ -27,6 +27,8 @@ enum PoolWaiting {
     case event(EventWait, timer: UInt64)
     /// A retry delay, until the timer with this ID fires.
     case delay(timer: UInt64)
+    /// A question's answer, until the timer with this ID fires: a pool has nobody to answer, so its questions time out.
+    case question(timer: UInt64)
     /// Hub work in flight or queued; the signal stops it.
     case working(CancellationSignal)
     /// The run has ended; its result is not taken yet.
@@ -53,6 +55,7 @@ enum PoolInput: Sendable {
     case callEnded(RaceOutcome<JSONValue>, duration: Duration)
     case delayEnded
     case waitEnded(WaitEnd)
+    case answerEnded(AnswerEnd)
     case cancel
 
     /// Feeds the input to a machine; a stopped piece of work is preceded by the cancel that stopped it.
@@ -70,6 +73,8 @@ enum PoolInput: Sendable {
             return try machine.delayEnded(elapsed: true)
         case .waitEnded(let end):
             return try machine.waitEnded(end)
+        case .answerEnded(let end):
+            return try machine.answerEnded(end)
         case .cancel:
             return machine.cancelRequested()
         }
@@ -138,6 +143,8 @@ struct PoolState: ~Copyable {
                     } else {
                         entry.waiting = .event(wait, timer: addTimer(now + wait.timeout, number))
                     }
+                case .askQuestion(let wait):
+                    entry.waiting = .question(timer: addTimer(now + wait.timeout, number))
                 case .finish(let result):
                     finish(number, entry, result, effects: &effects)
                 }

@@ -60,7 +60,7 @@ public final class RunPool: Sendable {
         let resolved = try workflow.resolveInputs(inputs)
         let configuration = RunMachine.Configuration(
             runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, reportsEvents: observer != nil,
-            random: random)
+            random: random, wallClock: WallClock.reading(clock, origin: nil))
         let machine = RunMachine(place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration)
         let listens = workflow.waitsForEvents
         let run = state.withLock { state -> Run in
@@ -167,6 +167,8 @@ public final class RunPool: Sendable {
                     state.feed(number, .waitEnded(.timedOut), now: now, limits: self, effects: &effects)
                 case .delay(let timer) where timer == top.id:
                     state.feed(number, .delayEnded, now: now, limits: self, effects: &effects)
+                case .question(let timer) where timer == top.id:
+                    state.feed(number, .answerEnded(.timedOut), now: now, limits: self, effects: &effects)
                 default:
                     break
                 }

@@ -1,0 +1,80 @@
+import MatterFlowJSON
+
+/// Ask whoever drives the run a question and wait for a typed answer, or give up after a timeout.
+///
+/// The question is published as a ``RunEvent/Kind/questionAsked(state:question:prompt:schema:secret:timeoutSeconds:)``
+/// event; the answer comes through ``RunHandle/answer(_:to:)`` or from ``RunOptions/answers`` given in advance.
+public struct AskState: Sendable {
+    /// The question's name, by which answers are given (`--answer NAME=VALUE`); the state's name when not declared.
+    public var question: String
+    /// The text shown to the person; may hold references (`"Which room for ${input.deviceName}?"`).
+    public var prompt: Template
+    /// What kind of answer is expected.
+    public var answer: AnswerSchema
+    /// The answer is redacted in events, journals and checkpoints, as secret inputs are.
+    public var secret: Bool
+    /// The variable the answer is bound to.
+    public var result: String?
+    /// How long to wait; required, so no path waits forever.
+    public var timeoutSeconds: Double
+    public var next: String
+    /// Where the run goes when no answer arrives in time.
+    public var onTimeout: String
+}
+
+/// The expected shape of an answer, as declared in a workflow (choices may still be a reference).
+public enum AnswerSchema: Sendable {
+    /// One of a list: the list itself (literal, or a reference such as `${vars.rooms.rooms}`), the field of each
+    /// element shown to the person (`label`) and the field given as the answer (`value`); both nil for a list of
+    /// strings.
+    case choice(from: Template, label: String?, value: String?)
+    /// Free text, between `minLength` and `maxLength` characters, matching `pattern` (a regular expression that
+    /// must match the whole answer) when one is given.
+    case text(minLength: Int, maxLength: Int, pattern: String?)
+    /// Yes or no (a boolean).
+    case yesNo
+
+    /// The template a choice's list comes from; nil for other answers.
+    public var source: Template? {
+        if case .choice(let from, _, _) = self { from } else { nil }
+    }
+
+    /// The shape of the value an answer binds.
+    var shape: ValueShape {
+        switch self {
+        case .choice(_, _, let value): value == nil ? .string : .any
+        case .text: .string
+        case .yesNo: .boolean
+        }
+    }
+
+    /// The schema's name in workflow files and events.
+    public var kindName: String {
+        switch self {
+        case .choice: "choice"
+        case .text: "text"
+        case .yesNo: "yesNo"
+        }
+    }
+}
+
+extension Workflow {
+    /// The questions the workflow and its sub-workflows may ask: each ask state's question name and state name,
+    /// by which an answer may be given in advance (``RunOptions/answers``, `--answer NAME=VALUE`).
+    public var questionNames: Set<String> {
+        var names = Set<String>()
+        var seen = Set<String>()
+        var pending = [self]
+        while let workflow = pending.popLast() {
+            guard seen.insert(workflow.file).inserted else { continue }
+            for state in workflow.statesInOrder {
+                if case .ask(let ask) = state.kind {
+                    names.insert(ask.question)
+                    names.insert(state.name)
+                }
+            }
+            pending.append(contentsOf: workflow.subworkflows.values)
+        }
+        return names
+    }
+}

@@ -1,0 +1,46 @@
+/// An error cause an embedding service declares for its own operations (an operation catalog file's `causes`, or
+/// ``OperationDescriptor/declaredCauses`` in Swift), with the canonical code it belongs to.
+///
+/// Declared causes are known causes to every command that reads the catalog: error routes and retriers may name
+/// them without an `unknownErrorName` warning, the verifier knows which routes take them, and fixtures may inject
+/// them by cause alone.
+public struct DeclaredCause: Sendable, Hashable {
+    /// The cause, as hubs raise it and routes name it.
+    public var cause: ErrorCause
+    /// The canonical code every error with this cause carries.
+    public var code: ErrorCode
+    /// What the cause means, for `matterflow operations`.
+    public var meaning: String
+
+    public init(_ cause: ErrorCause, code: ErrorCode, meaning: String) {
+        self.cause = cause
+        self.code = code
+        self.meaning = meaning
+    }
+}
+
+extension OperationDescriptor {
+    /// The canonical code of a cause this operation may raise: the engine's own table, else the operation's
+    /// declared causes; nil for a cause neither knows.
+    public func code(of cause: ErrorCause) -> ErrorCode? {
+        cause.code ?? declaredCauses.first { $0.cause == cause }?.code
+    }
+}
+
+extension OperationCatalog {
+    /// The canonical code of the cause named `name`: the engine's table, else a cause declared by one of the
+    /// catalog's operations; nil when neither knows it.
+    public func code(ofCause name: String) -> ErrorCode? {
+        let cause = ErrorCause(rawValue: name)
+        return cause.code ?? declaredCause(named: name)?.code
+    }
+
+    /// Whether `name` is a cause the engine or this catalog's declarations know.
+    public func knowsCause(_ name: String) -> Bool { code(ofCause: name) != nil }
+
+    /// Every cause this catalog's operations declare, by name, for spelling hints.
+    public var declaredCauseNames: [String] {
+        var seen = Set<String>()
+        return operations.flatMap(\.declaredCauses).map(\.cause.rawValue).filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,107 @@
+import MatterFlowJSON
+import Synchronization
+
+/// Where a run's questions meet their answers: answers given in advance, held by question name until asked, and
+/// the question waiting now.
+///
+/// An answer is checked against its question before the run sees it. A string that does not fit as it is reads as
+/// typed text (``Question/parse(_:)``): a choice's number or label, `yes`/`no`.
+final class AnswerDesk: Sendable {
+    private struct Pending {
+        let question: Question
+        let race: FirstResult<AnswerEnd>
+    }
+
+    private struct State {
+        /// Answers given in advance, by question or state name; each is used once.
+        var given: [String: JSONValue]
+        var pending: Pending?
+    }
+
+    private let state: Mutex<State>
+
+    init(answers: [String: JSONValue]) {
+        state = Mutex(State(given: answers))
+    }
+
+    /// The question waiting for an answer, if any.
+    var pendingQuestion: Question? {
+        state.withLock { $0.pending?.question }
+    }
+
+    /// Answers the waiting question called `name` (its question name or its state's name).
+    /// - Throws: ``AnswerError`` `noPendingQuestion` when no such question waits, `invalidAnswer` when the answer does
+    ///   not fit; the run keeps waiting either way.
+    func answer(_ value: JSONValue, to name: String) throws(AnswerError) {
+        let pending = state.withLock { $0.pending }
+        guard let pending, pending.question.name == name || pending.question.state == name else {
+            let waiting = pending.map { "; the run waits for an answer to \"\($0.question.name)\"" } ?? "; the run asks nothing now"
+            throw AnswerError(.noPendingQuestion, question: name, "no question \"\(name)\" is waiting for an answer\(waiting)")
+        }
+        let checked = try Self.accept(value, for: pending.question)
+        guard pending.race.offer(.answered(checked)) else {
+            throw AnswerError(.noPendingQuestion, question: name, "the question stopped waiting (timed out or cancelled) before the answer came")
+        }
+    }
+
+    /// An answer checked against its question, a string read as typed text when it does not fit as it is.
+    static func accept(_ value: JSONValue, for question: Question) throws(AnswerError) -> JSONValue {
+        do {
+            return try question.check(value)
+        } catch {
+            guard case .string(let text) = value, let parsed = try? question.parse(text) else { throw error }
+            return parsed
+        }
+    }
+
+    /// Waits for the answer to a question: one given in advance (checked; `rejected` is told why one does not fit),
+    /// one given meanwhile, the timeout, or the run's cancel.
+    ///
+    /// The timeout runs on `timeoutClock`. When that is not the run's clock (a person answers on a real clock while
+    /// the run is on virtual time), the run stays active on its own clock while it waits, so virtual time does not
+    /// jump past the question.
+    func wait(
+        for wait: QuestionWait, clock: any WorkflowClock, timeoutClock: (any WorkflowClock)?, signal: CancellationSignal?,
+        rejected: (String) -> Void
+    ) async -> AnswerEnd {
+        let question = wait.question
+        let given = state.withLock { state in
+            state.given.removeValue(forKey: question.name) ?? state.given.removeValue(forKey: question.state)
+        }
+        if let given {
+            do throws(AnswerError) {
+                return .answered(try Self.accept(given, for: question))
+            } catch {
+                rejected(error.message)
+            }
+        }
+        let holdsRunClock = timeoutClock != nil
+        let timerClock = timeoutClock ?? clock
+        let timeout = wait.timeout
+        let end: AnswerEnd = await withCheckedContinuation { continuation in
+            let race = FirstResult<AnswerEnd>(continuation) { if !holdsRunClock { clock.beginActivity() } }
+            self.wait(question, race: race, timeout: timeout, on: timerClock, signal: signal)
+            if !holdsRunClock { clock.endActivity() }
+        }
+        return end
+    }
+
+    /// Makes `race` the pending question's, raced against its timeout and the run's cancel.
+    private func wait(
+        _ question: Question, race: FirstResult<AnswerEnd>, timeout: Duration, on clock: any WorkflowClock,
+        signal: CancellationSignal?
+    ) {
+        state.withLock { $0.pending = Pending(question: question, race: race) }
+        let timer = clock.scheduleTimer(after: timeout) { _ = race.offer(.timedOut) }
+        race.onDecided { timer.cancel() }
+        if let signal {
+            let token = signal.onCancel { _ = race.offer(.cancelled) }
+            race.onDecided { signal.remove(token) }
+        }
+        race.onDecided { [self] in
+            state.withLock { state in
+                if state.pending?.race === race { state.pending = nil }
+            }
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import MatterFlowJSON
+
+/// A question a run asks, as published in its `questionAsked` event: the prompt rendered and the choices resolved.
+public struct Question: Sendable {
+    /// The question's name (the ask state's `question`, or its state name), by which it is answered.
+    public var name: String
+    /// The ask state asking it.
+    public var state: String
+    /// The prompt, with its references filled in.
+    public var prompt: String
+    public var schema: QuestionSchema
+    /// Whether the answer is a secret (redacted in events, journals and checkpoints).
+    public var secret: Bool
+    public var timeoutSeconds: Double
+
+    public init(name: String, state: String, prompt: String, schema: QuestionSchema, secret: Bool, timeoutSeconds: Double) {
+        self.name = name
+        self.state = state
+        self.prompt = prompt
+        self.schema = schema
+        self.secret = secret
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    /// Checks an answer against the schema; returns the value the ask state binds.
+    public func check(_ answer: JSONValue) throws(AnswerError) -> JSONValue {
+        do {
+            return try schema.check(answer, question: name)
+        } catch where secret {
+            // The reason never repeats a secret answer.
+            throw AnswerError(error.code, question: name, "the answer does not fit the question (\(schema.expectation))")
+        }
+    }
+
+    /// Reads an answer typed as text (`--answer NAME=VALUE`, a terminal line): a choice by its number (1-based),
+    /// its value or its label; `yes`/`no` (also `y`, `n`, `true`, `false`); text as it is. The result is checked.
+    public func parse(_ text: String) throws(AnswerError) -> JSONValue {
+        let trimmed = text.trimmingWhitespace
+        switch schema {
+        case .choice(let choices):
+            if let number = Int(trimmed), choices.indices.contains(number - 1) { return choices[number - 1].value }
+            if let match = choices.first(where: { $0.value.stringValue == trimmed }) ?? choices.first(where: { $0.label == trimmed }) {
+                return match.value
+            }
+            return try check(.string(trimmed))
+        case .text:
+            return try check(.string(text))
+        case .yesNo:
+            switch trimmed.lowercased() {
+            case "y", "yes", "true": return .bool(true)
+            case "n", "no", "false": return .bool(false)
+            default: throw AnswerError(.invalidAnswer, question: name, secret ? "answer yes or no" : "answer yes or no, not \"\(trimmed)\"")
+            }
+        }
+    }
+
+    /// The question as JSON (the `question` of a `questionAsked` trace line).
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["name"] = .string(name)
+        object["prompt"] = .string(prompt)
+        object["answer"] = schema.jsonValue
+        object["secret"] = .bool(secret)
+        object["timeoutSeconds"] = .double(timeoutSeconds)
+        return .object(object)
+    }
+}
+
+/// The expected answer of a question, with a choice's list resolved.
+public enum QuestionSchema: Sendable {
+    /// One choice: what is shown, and the value an answer gives.
+    public struct Choice: Sendable {
+        public var label: String
+        public var value: JSONValue
+
+        public init(label: String, value: JSONValue) {
+            self.label = label
+            self.value = value
+        }
+    }
+
+    case choice([Choice])
+    case text(minLength: Int, maxLength: Int, pattern: String?)
+    case yesNo
+
+    /// Checks an answer; returns the value bound (the answer itself).
+    func check(_ answer: JSONValue, question: String) throws(AnswerError) -> JSONValue {
+        switch self {
+        case .choice(let choices):
+            guard choices.contains(where: { Scope.equal($0.value, answer) }) else {
+                let listed = choices.prefix(10).map { JSONWriter.compact($0.value) }.joined(separator: ", ")
+                throw AnswerError(
+                    .invalidAnswer, question: question,
+                    choices.isEmpty
+                        ? "there is nothing to choose from"
+                        : "\(JSONWriter.compact(answer)) is not one of the choices (\(listed)\(choices.count > 10 ? ", ..." : ""))")
+            }
+            return answer
+        case .text(let minLength, let maxLength, let pattern):
+            guard case .string(let text) = answer else {
+                throw AnswerError(.invalidAnswer, question: question, "the answer must be text, not \(answer.typeName)")
+            }
+            let length = text.count
+            if length < minLength {
+                throw AnswerError(.invalidAnswer, question: question, "the answer must have at least \(minLength) characters, it has \(length)")
+            }
+            if length > maxLength {
+                throw AnswerError(.invalidAnswer, question: question, "the answer must have at most \(maxLength) characters, it has \(length)")
+            }
+            if let pattern, let regex = try? Regex(pattern), (try? regex.wholeMatch(in: text)) == nil {
+                throw AnswerError(.invalidAnswer, question: question, "the answer must match the pattern \(pattern)")
+            }
+            return answer
+        case .yesNo:
+            guard case .bool = answer else {
+                throw AnswerError(.invalidAnswer, question: question, "the answer must be yes or no (true or false), not \(answer.typeName)")
+            }
+            return answer
+        }
+    }
+
+    /// What an answer must be, in a few words.
+    public var expectation: String {
+        switch self {
+        case .choice(let choices): "one of \(choices.count) choices"
+        case .text(let minLength, let maxLength, _): "text of \(minLength) to \(maxLength) characters"
+        case .yesNo: "yes or no"
+        }
+    }
+
+    /// The schema as JSON, choices resolved: `{"choice": [{"label", "value"}]}`, `{"text": {...}}`, `{"yesNo": {}}`.
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        switch self {
+        case .choice(let choices):
+            object["choice"] = .array(choices.map { choice in
+                var entry = JSONObject()
+                entry["label"] = .string(choice.label)
+                entry["value"] = choice.value
+                return .object(entry)
+            })
+        case .text(let minLength, let maxLength, let pattern):
+            var text = JSONObject()
+            text["minLength"] = .int(minLength)
+            text["maxLength"] = .int(maxLength)
+            if let pattern { text["pattern"] = .string(pattern) }
+            object["text"] = .object(text)
+        case .yesNo:
+            object["yesNo"] = .object(JSONObject())
+        }
+        return .object(object)
+    }
+}
+
+/// A typed answer, for ``RunHandle/answer(_:to:)``.
+public enum AnswerValue: Sendable, Hashable {
+    /// A choice's value (a string; give another JSON value through the JSONValue form).
+    case choice(String)
+    case text(String)
+    case yesNo(Bool)
+
+    /// The answer as the value an ask state binds.
+    public var jsonValue: JSONValue {
+        switch self {
+        case .choice(let value), .text(let value): .string(value)
+        case .yesNo(let value): .bool(value)
+        }
+    }
+}
+
+/// An answer refused: the run keeps waiting for a good one.
+public struct AnswerError: Error, Sendable, CustomStringConvertible {
+    /// Stable codes.
+    public enum Code: String, Sendable {
+        /// The answer does not fit the question's schema.
+        case invalidAnswer
+        /// No question of that name is waiting for an answer.
+        case noPendingQuestion
+    }
+
+    public var code: Code
+    /// The question's name.
+    public var question: String
+    public var message: String
+
+    public init(_ code: Code, question: String, _ message: String) {
+        self.code = code
+        self.question = question
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): question \"\(question)\": \(message)" }
+}
+
+extension String {
+    fileprivate var trimmingWhitespace: String {
+        var text = Substring(self)
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
+    }
+}

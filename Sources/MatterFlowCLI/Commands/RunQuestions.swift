@@ -1,0 +1,157 @@
+import MatterFlow
+import MatterFlowJSON
+import Synchronization
+
+/// How `matterflow run` (and `recover --resume`) answers a run's questions: answers given with `--answer`, then,
+/// on a terminal, the person at it; without a terminal, a question nobody answered cancels the run at once (its
+/// cancel path releases what it holds) and the command exits 2, naming the `--answer` to pass.
+final class RunQuestions: Sendable {
+    static let option = CommandSpec.Option(
+        name: "answer", valueName: "<name=value>", repeatable: true,
+        help: "Answer the ask state (or question) NAME in advance: a choice's value, label or number; text; yes or no.")
+
+    private struct State {
+        /// Names of answers given with `--answer` and not used yet.
+        var unused: Set<String>
+        /// The question asked last.
+        var asked: Question?
+        /// Why the run was cancelled for want of an answer.
+        var missing: String?
+    }
+
+    /// The answers given with `--answer`, by name, as the run takes them.
+    let answers: [String: JSONValue]
+    private let terminal: (any PromptTerminal)?
+    private let err: any TextSink
+    private let cancellation: RunCancellation
+    private let state: Mutex<State>
+    private let questions: AsyncStream<Question>
+    private let queue: AsyncStream<Question>.Continuation
+
+    /// Reads `--answer NAME=VALUE` pairs; names no ask state of the workflow has are refused (exit 2), and a name
+    /// given twice is a usage error.
+    static func parseAnswers(
+        _ pairs: [String], workflow: Workflow, command: String
+    ) throws(UsageError) -> Result<[String: JSONValue], DiagnosticsError> {
+        var answers: [String: JSONValue] = [:]
+        let known = workflow.questionNames
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "=") else {
+                throw UsageError(message: "--answer \"\(pair)\" must be NAME=VALUE", command: command)
+            }
+            let name = String(pair[..<equals])
+            guard answers[name] == nil else {
+                throw UsageError(message: "--answer \(name) is given more than once; give each answer once", command: command)
+            }
+            guard known.contains(name) else {
+                let listed = known.isEmpty ? "the workflow asks no questions" : "its questions: \(known.sorted().joined(separator: ", "))"
+                return .failure(DiagnosticsError([Diagnostic(
+                    severity: .error, code: "unknownQuestion",
+                    message: "no ask state of \(workflow.name) is called \"\(name)\" (\(listed))\(SpellingSuggestion.hint(for: name, among: Array(known)))",
+                    file: "--answer")]))
+            }
+            answers[name] = .string(String(pair[pair.index(after: equals)...]))
+        }
+        return .success(answers)
+    }
+
+    init(answers: [String: JSONValue], terminal: (any PromptTerminal)?, err: any TextSink, cancellation: RunCancellation) {
+        self.answers = answers
+        self.terminal = terminal
+        self.err = err
+        self.cancellation = cancellation
+        state = Mutex(State(unused: Set(answers.keys)))
+        (questions, queue) = AsyncStream<Question>.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Whether a person is asked (a terminal is there).
+    var isInteractive: Bool { terminal != nil }
+
+    /// Why the run was cancelled for want of an answer; nil when it was not.
+    var missingAnswer: String? { state.withLock { $0.missing } }
+
+    /// Follows the run's events (called from its observer): a question answered in advance is left to the run; any
+    /// other goes to the person, or, without one, cancels the run.
+    func observe(_ event: RunEvent) {
+        switch event.kind {
+        case .questionAsked(_, let question):
+            let answered = state.withLock { state -> Bool in
+                state.asked = question
+                return state.unused.remove(question.name) != nil || state.unused.remove(question.state) != nil
+            }
+            if !answered { needAnswer(question, refused: nil) }
+        case .answerRejected(_, _, let reason):
+            guard let question = state.withLock({ $0.asked }) else { return }
+            needAnswer(question, refused: reason)
+        default:
+            break
+        }
+    }
+
+    private func needAnswer(_ question: Question, refused reason: String?) {
+        if isInteractive {
+            if let reason { err.line(TerminalText.escaping("✗ --answer \(question.name): \(reason)")) }
+            queue.yield(question)
+            return
+        }
+        let why =
+            reason.map { "the answer given with --answer \(question.name) does not fit: \($0)" }
+            ?? "no --answer gives its answer"
+        state.withLock { state in
+            state.missing =
+                "state \(question.state) asks \"\(question.prompt)\" and \(why); pass --answer \(question.name)=VALUE "
+                + "(\(question.schema.expectation)), or run on a terminal to be asked"
+        }
+        cancellation.cancel()
+    }
+
+    /// Asks the person each question the run waits on, until ``finish()``.
+    func serve(_ handle: RunHandle) async {
+        for await question in questions {
+            await ask(question, handle)
+        }
+    }
+
+    /// Ends ``serve(_:)`` (the run has ended).
+    func finish() {
+        queue.finish()
+    }
+
+    /// Shows a question and reads answers until one fits; end of input cancels the run.
+    private func ask(_ question: Question, _ handle: RunHandle) async {
+        guard let terminal else { return }
+        err.line(TerminalText.escaping("? \(question.prompt)"))
+        if case .choice(let choices) = question.schema {
+            for (index, choice) in choices.enumerated() { err.line(TerminalText.escaping("  \(index + 1)) \(choice.label)")) }
+        }
+        while true {
+            err.write(TerminalText.escaping(Self.hint(question.schema)) + " ")
+            guard let line = await terminal.readLine() else {
+                err.line("")
+                err.line("end of input: cancelling the run")
+                handle.cancel()
+                return
+            }
+            do throws(AnswerError) {
+                try handle.answer(.string(line), to: question.name)
+                return
+            } catch {
+                switch error.code {
+                case .invalidAnswer:
+                    err.line(TerminalText.escaping("✗ \(error.message); try again"))
+                case .noPendingQuestion:
+                    err.line(TerminalText.escaping("✗ \(error.message)"))
+                    return
+                }
+            }
+        }
+    }
+
+    private static func hint(_ schema: QuestionSchema) -> String {
+        switch schema {
+        case .choice(let choices): "[1-\(choices.count)]>"
+        case .text: ">"
+        case .yesNo: "[yes/no]>"
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import Testing
+
+/// Ask states: the question published with its choices resolved, answers checked at the caller (the run keeps
+/// waiting after a wrong one), answers given in advance, timeout, cancel, secrets, and what the loader refuses.
+@Suite struct AskStateTests {
+    static let workflow = #"""
+        {"workflow": "w", "version": 1, "start": "fetch", "onCancel": "stopped", "states": {
+          "fetch": {"type": "action", "operation": "fetchRooms", "result": "fetched", "next": "room"},
+          "room": {"type": "ask", "prompt": "Room for ${run.workflow}?",
+                   "answer": {"choice": {"from": "${vars.fetched.rooms}", "label": "name", "value": "name"}},
+                   "result": "room", "timeoutSeconds": 60, "next": "sure", "onTimeout": "late"},
+          "sure": {"type": "ask", "question": "confirm", "prompt": "Sure?", "answer": {"yesNo": {}},
+                   "result": "sure", "timeoutSeconds": 60, "next": "done", "onTimeout": "late"},
+          "done": {"type": "succeed", "output": {"room": "${vars.room}", "sure": "${vars.sure}"}},
+          "late": {"type": "succeed", "output": "late"},
+          "stopped": {"type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "stopped"}
+        }}
+        """#
+
+    /// Its fetchRooms answers Kitchen and Office.
+    static func hub() -> ScriptedHub { ScriptedHub() }
+
+    func start(_ text: String = Self.workflow, hub: ScriptedHub = Self.hub(), clock: any WorkflowClock = ManualClock(),
+               answers: [String: JSONValue] = [:]) throws -> RunHandle {
+        var options = RunOptions(structureID: "s", clock: clock)
+        options.answers = answers
+        return try WorkflowEngine().start(try loadWorkflow(text), on: hub, options: options)
+    }
+
+    @Test func theQuestionCarriesItsResolvedChoicesAndAWrongAnswerIsTheCallersErrorNotTheRuns() async throws {
+        let handle = try start()
+        var asked: [Question] = []
+        for await event in handle.events {
+            guard case .questionAsked(_, let question) = event.kind else { continue }
+            asked.append(question)
+            if question.name == "room" {
+                #expect(question.prompt == "Room for w?")
+                guard case .choice(let choices) = question.schema else {
+                    Issue.record("a choice question has choices")
+                    continue
+                }
+                #expect(choices.map(\.label) == ["Kitchen", "Office"])
+                #expect(throws: AnswerError.self) { try handle.answer(.choice("Garage"), to: "room") }
+                do {
+                    try handle.answer(.choice("Garage"), to: "room")
+                } catch {
+                    #expect(error.code == .invalidAnswer)
+                    #expect(error.message.contains("not one of the choices"))
+                }
+                do {
+                    try handle.answer(.yesNo(true), to: "confirm")
+                    Issue.record("an answer to a question not asked yet is refused")
+                } catch {
+                    #expect(error.code == .noPendingQuestion)
+                }
+                #expect(handle.pendingQuestion?.name == "room", "the run still waits after wrong answers")
+                try handle.answer(.choice("Office"), to: "room")
+            } else {
+                // A string that does not fit as it is reads as typed text.
+                try handle.answer(.string("yes"), to: "sure")
+            }
+        }
+        let result = await handle.result
+        #expect(result.outcome == .succeeded)
+        #expect(result.output == ["room": "Office", "sure": true])
+        #expect(asked.map(\.name) == ["room", "confirm"])
+    }
+
+    @Test func answersGivenInAdvanceAreCheckedWhenAskedAndARejectedOneLeavesTheQuestionWaiting() async throws {
+        let handle = try start(answers: ["room": "Garage", "confirm": "no"])
+        var rejected: [String] = []
+        for await event in handle.events {
+            if case .answerRejected(_, let question, let reason) = event.kind {
+                rejected.append(question)
+                #expect(reason.contains("Garage"))
+                // The numbered form a person would type.
+                try handle.answer(.string("1"), to: "room")
+            }
+        }
+        #expect(rejected == ["room"])
+        #expect(await handle.result.output == ["room": "Kitchen", "sure": false])
+    }
+
+    @Test func noAnswerInTimeTakesOnTimeoutOnTheRunsClock() async throws {
+        let clock = ManualClock()
+        let handle = try start(clock: clock)
+        for await event in handle.events {
+            if case .questionAsked = event.kind { clock.advance(by: .seconds(60)) }
+        }
+        #expect(await handle.result.output == "late")
+    }
+
+    @Test func aCancelWhileAskingTakesTheCancelPath() async throws {
+        let handle = try start()
+        for await event in handle.events {
+            if case .questionAsked = event.kind { handle.cancel() }
+        }
+        let result = await handle.result
+        #expect(result.outcome == .cancelled)
+        #expect(result.visitedStates.suffix(2) == ["room", "stopped"])
+        do {
+            try handle.answer(.choice("Kitchen"), to: "room")
+            Issue.record("an ended run has no question to answer")
+        } catch {
+            #expect(error.code == .noPendingQuestion)
+        }
+    }
+
+    @Test func aSecretAnswerIsRedactedInEventsAndTheResult() async throws {
+        let text = #"""
+            {"workflow": "w", "version": 1, "start": "code", "states": {
+              "code": {"type": "ask", "prompt": "Code?", "answer": {"text": {"minLength": 4, "maxLength": 8, "pattern": "[0-9]+"}},
+                       "secret": true, "result": "code", "timeoutSeconds": 60, "next": "check", "onTimeout": "late"},
+              "check": {"type": "assign", "warning": "got ${vars.code}", "next": "done"},
+              "done": {"type": "succeed"},
+              "late": {"type": "succeed"}
+            }}
+            """#
+        let handle = try start(text)
+        var lines: [String] = []
+        for await event in handle.events {
+            lines.append(JSONWriter.compact(event.jsonValue))
+            guard case .questionAsked = event.kind else { continue }
+            do {
+                try handle.answer(.text("12ab"), to: "code")
+                Issue.record("text off the pattern is refused")
+            } catch {
+                #expect(!error.message.contains("12ab"), "a refusal never repeats a secret answer")
+            }
+            try handle.answer(.text("482913"), to: "code")
+        }
+        let result = await handle.result
+        #expect(result.outcome == .succeeded)
+        #expect(lines.contains { $0.contains(#""event":"answered""#) && $0.contains(RunOptions.redacted) })
+        #expect(!lines.joined().contains("482913"))
+        #expect(result.warnings == ["got \(RunOptions.redacted)"])
+    }
+
+    @Test func theLoaderRequiresATimeoutAndOneWellFormedAnswerSchema() {
+        func variant(_ original: String, _ replacement: String) -> [Diagnostic] {
+            diagnose(Self.workflow.replacingOccurrences(of: original, with: replacement))
+        }
+        #expect(diagnose(Self.workflow).filter { $0.severity == .error }.isEmpty)
+        let noTimeout = variant(#""result": "room", "timeoutSeconds": 60,"#, #""result": "room","#)
+        #expect(noTimeout.contains { $0.code == "missingKey" && $0.pointer == "/states/room" && $0.message.contains("timeoutSeconds") })
+        let two = variant(#"{"yesNo": {}}"#, #"{"yesNo": {}, "text": {}}"#)
+        #expect(two.contains { $0.code == "invalidValue" && $0.pointer == "/states/sure/answer" })
+        let pattern = variant(#"{"yesNo": {}}"#, #"{"text": {"pattern": "[a-"}}"#)
+        #expect(pattern.contains { $0.code == "invalidValue" && $0.pointer == "/states/sure/answer/text/pattern" })
+        let empty = variant(#""from": "${vars.fetched.rooms}""#, #""from": []"#)
+        #expect(empty.contains { $0.pointer == "/states/room/answer/choice/from" })
+        let unbound = variant(#""${vars.fetched.rooms}""#, #""${vars.nothing}""#)
+        #expect(unbound.contains { $0.code == "undefinedVariable" })
+    }
+
+    @Test func theResultIsABindingAndTheTimeBoundCountsTheQuestionsTimeout() throws {
+        let workflow = try loadWorkflow(Self.workflow)
+        #expect(workflow.questionNames == ["room", "confirm", "sure"])
+        let budget = TimeBudget(workflow: workflow)
+        // fetchRooms (10 s default timeout, plus its wind-down) and two questions of 60 s each.
+        let done = try #require(budget.ends.first { $0.state == "done" })
+        #expect(done.worstSeconds >= 120)
+        #expect(done.worstSeconds < 160)
+    }
+
+    @Test func theRunMachineTableHasTheAnswerPhase() throws {
+        let table = try #require(MachineGraph.machine(named: "run")).table
+        #expect(table.states.contains("waitingAnswer"))
+        #expect(table.states.contains("waitingAnswer (cancel path)"))
+        let answered = table.transitions.filter { $0.from == "waitingAnswer" && $0.event == "answerEnded" }
+        #expect(answered.count == 3, "answered, timeout and cancelled")
+    }
+}
