@@ -129,22 +129,22 @@ import Testing
     }
 
     @Test func generatedIdempotencyKeysDifferPerElement() throws {
-        let plan = try loadWorkflow(Self.workflow(items: #"["d-1", "d-2"]"#)).plan(catalog: .standard)
+        let place = try loadWorkflow(Self.workflow(items: #"["d-1", "d-2"]"#)).model.topPlace(catalog: .standard)
         var machine = RunMachine(
-            plan: plan, inputs: [:],
+            place: place, inputs: [:],
             configuration: .init(runID: "run-1", structureID: "s", reportsEvents: false, random: SeededRandomSource(seed: 1)))
         var keys: [String] = []
         var actions = try machine.start()
-        while let work = actions.last(where: \.isWork) {
+        while let work = actions.work {
             switch work {
             case .proceed: actions = try machine.proceed()
             case .call:
-                guard let state = machine.parents.last?.step.state, let planned = machine.top.plan.state(named: machine.top.current) else {
+                guard let state = machine.parents.last?.step.state else {
                     Issue.record("a call outside the map")
                     return
                 }
                 #expect(state.name == "each")
-                keys.append(machine.generatedKey(for: planned))
+                keys.append(machine.generatedKey(for: machine.top.planned))
                 actions = try machine.callEnded(.finished(["vendorName": "V", "productName": "P", "softwareVersion": 1]))
             case .finish: return #expect(keys == ["run-1/each/read[0]", "run-1/each/read[1]"])
             case .report, .checkpoint, .checkStatus, .delay, .waitForEvent, .askQuestion, .interruptWork:

@@ -8,16 +8,15 @@ import Testing
 @Suite struct RunMachineTests {
     /// The table's specimen workflow: `check` (guarded, retried fetchRooms) → `wait` → `confirm` (ask) → `pause`
     /// (delay) → `done`; cancel path `release` → `settle` → `acknowledge` (ask) → `linger` (delay) → `cancelled`.
-    let plan: ExecutionPlan
+    let place: LevelPlace
 
     init() throws {
-        let workflow = try loadWorkflow(RunMachine.specimenText)
-        plan = ExecutionPlan(workflow, path: [workflow.name], prefix: "", catalog: .standard)
+        place = try loadWorkflow(RunMachine.specimenText).model.topPlace(catalog: .standard)
     }
 
     func machine(checkpoints: Bool = false) -> RunMachine {
         RunMachine(
-            plan: plan, inputs: [:],
+            place: place, inputs: [:],
             configuration: .init(
                 runID: "run-1", structureID: "s", recordsCheckpoints: checkpoints, random: SeededRandomSource(seed: 3)))
     }
@@ -27,7 +26,7 @@ import Testing
     static let keyUsed = HubEvent(name: "epskcModeDeactivated", structureID: "s", value: "keyUsed", fields: ["n": 1], time: .zero)
 
     /// One line per action, for exact comparisons.
-    static func lines(_ actions: [RunAction]) -> [String] {
+    static func lines(_ actions: RunActions) -> [String] {
         actions.map { action in
             switch action {
             case .report(_, let kind):
@@ -147,34 +146,34 @@ import Testing
     }
 
     @Test func aRunResumesAtAJournaledPosition() throws {
-        let waiting = RunCheckpoint(workflowPath: [plan.name], state: "wait", inputs: [:], variables: ["session": ["sessionID": "s-7"]])
+        let waiting = RunCheckpoint(workflowPath: [place.model.name], state: "wait", inputs: [:], variables: ["session": ["sessionID": "s-7"]])
         var resumed = try RunMachine(
-            plan: plan, resumingAt: ResumePoint(levels: [waiting], cancel: false),
+            place: place, resumingAt: ResumePoint(levels: [waiting], cancel: false),
             configuration: .init(runID: "run-1", structureID: "s", recordsCheckpoints: true, random: SeededRandomSource(seed: 3)))
         // No runStarted again; the state is entered anew, with its checkpoint.
         #expect(Self.lines(try resumed.start()) == ["stateEntered wait", "checkpoint wait", "proceed"])
         #expect(Self.lines(try resumed.proceed()).last == "waitForEvent epskcModeDeactivated 60.0 seconds")
 
         // A call whose outcome was journaled is not made again: its result is bound and the run moves on.
-        let checking = RunCheckpoint(workflowPath: [plan.name], state: "check", inputs: [:], variables: [:])
+        let checking = RunCheckpoint(workflowPath: [place.model.name], state: "check", inputs: [:], variables: [:])
         var completed = try RunMachine(
-            plan: plan, resumingAt: ResumePoint(levels: [checking], completedStep: ["sessionID": "s-8"], cancel: false),
+            place: place, resumingAt: ResumePoint(levels: [checking], completedStep: ["sessionID": "s-8"], cancel: false),
             configuration: .init(runID: "run-1", structureID: "s", random: SeededRandomSource(seed: 3)))
         #expect(Self.lines(try completed.start()) == ["stateEntered check", "transition check → wait", "stateEntered wait", "proceed"])
         #expect(completed.top.scope.vars["session"]?["sessionID"] == "s-8")
 
         // Resumed to cancel: the state re-entered takes the cancel path before doing anything.
         var cancelling = try RunMachine(
-            plan: plan, resumingAt: ResumePoint(levels: [waiting], cancel: true),
+            place: place, resumingAt: ResumePoint(levels: [waiting], cancel: true),
             configuration: .init(runID: "run-1", structureID: "s", random: SeededRandomSource(seed: 3)))
         _ = try cancelling.start()
         #expect(Self.lines(try cancelling.proceed()).prefix(2) == ["cancelRequested wait", "transition wait → release"])
 
         // A position the workflow cannot take is refused, not trapped on.
-        let nowhere = RunCheckpoint(workflowPath: [plan.name], state: "gone", inputs: [:], variables: [:])
+        let nowhere = RunCheckpoint(workflowPath: [place.model.name], state: "gone", inputs: [:], variables: [:])
         #expect(throws: FlowError.self) {
             try RunMachine(
-                plan: plan, resumingAt: ResumePoint(levels: [nowhere], cancel: false),
+                place: place, resumingAt: ResumePoint(levels: [nowhere], cancel: false),
                 configuration: .init(runID: "run-1", structureID: "s", random: SeededRandomSource(seed: 3)))
         }
     }

@@ -1,4 +1,5 @@
 import MatterFlowJSON
+import Synchronization
 
 /// A workflow compiled once, when the ``Workflow`` is made: its definition, its states numbered, and every
 /// transition in one edge list. The validator, the verifier, `graph` and fixture coverage all read this one
@@ -41,6 +42,9 @@ final class CompiledWorkflow: Sendable {
     let hasPlaceholder: Bool
     /// Whether this workflow or a sub-workflow has a wait state (and so needs the hub's events).
     let waitsForEvents: Bool
+    /// Where top-level runs of this workflow start, with the run model of the catalog they last ran with
+    /// (``topPlace(catalog:)``).
+    let runPlace = Mutex<LevelPlace?>(nil)
 
     init(_ definition: Workflow.Definition) {
         self.definition = definition

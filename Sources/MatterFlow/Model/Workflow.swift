@@ -12,13 +12,10 @@ public struct Workflow: Sendable {
 
     /// The compiled model, shared by every copy of this workflow.
     let model: CompiledWorkflow
-    /// The plan runs follow (``ExecutionPlan``), compiled on first use and shared by the copies of this workflow.
-    let planCache: PlanCache
 
     /// Compiles a workflow from its definition.
     public init(_ definition: Definition) {
         model = CompiledWorkflow(definition)
-        planCache = PlanCache()
     }
 
     /// A workflow from its parts; a repeated state name keeps the first state with that name.
@@ -30,18 +27,6 @@ public struct Workflow: Sendable {
         self.init(Definition(
             name: name, version: version, description: description, inputs: inputs, start: start, onCancel: onCancel,
             states: states, file: file, subworkflows: subworkflows, contract: contract))
-    }
-
-    /// The same compiled workflow with a plan cache of its own (a plan holds its workflow this way, so that the
-    /// plan is not kept alive by the cache that holds it).
-    private init(sharing model: CompiledWorkflow) {
-        self.model = model
-        planCache = PlanCache()
-    }
-
-    /// Forgets the compiled plan: a plan keeps its workflow without the cache that holds the plan itself.
-    mutating func dropPlan() {
-        self = Workflow(sharing: model)
     }
 
     /// What the workflow was made from, as a value to edit and make a new workflow from.

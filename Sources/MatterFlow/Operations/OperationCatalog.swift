@@ -11,7 +11,7 @@ public struct OperationCatalog: Sendable {
     private var causesByName: [String: DeclaredCause] = [:]
     /// The events hubs may report, which wait states can wait for.
     public var events: [EventDescriptor]
-    /// Replaced whenever an operation is added or replaced, so compiled plans (``ExecutionPlan``) can tell whether
+    /// Replaced whenever an operation is added or replaced, so run models (``RunModel``) can tell whether
     /// the operations they looked up are still this catalog's.
     private(set) var identity = Identity()
 

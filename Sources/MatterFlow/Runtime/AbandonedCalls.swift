@@ -39,7 +39,7 @@ final class AbandonedCalls: Sendable {
 
     /// Waits until every kept call has ended or used up its limit, in the order they were abandoned, and forgets
     /// them; `report` hears of each wait and of each call given up.
-    nonisolated(nonsending) func settle(report: (Report) -> Void) async {
+    func settle(report: (Report) -> Void) async {
         while let entry = entries.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             guard !entry.race.workHasEnded else { continue }
             report(.waiting(entry.label))

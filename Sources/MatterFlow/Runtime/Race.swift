@@ -66,10 +66,8 @@ final class Race: Sendable {
         self.work = work
     }
 
-    /// Runs the work, as the body of its task, and reports its end. Inlined into the task's closure: awaited as a
-    /// function of its own, it would cost the task a hop back to its executor once it returned.
-    @inline(__always)
-    nonisolated(nonsending) func perform() async {
+    /// Runs the work, as the body of its task, and reports its end.
+    func perform() async {
         do {
             let value: Value
             // The fields are read in place (`!` rather than `if let`, which would copy the hub's existential).
@@ -195,7 +193,7 @@ final class Race: Sendable {
     }
 
     /// Waits for the decision; returns it with the work's value when the work won.
-    nonisolated(nonsending) func decided() async -> (Decision, Value?) {
+    func decided() async -> (Decision, Value?) {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 if state.decision != nil { return true }
@@ -215,7 +213,7 @@ final class Race: Sendable {
     }
 
     /// Waits until the work has ended, but at most `limit` on the clock.
-    nonisolated(nonsending) func windDown(atMost limit: Duration) async {
+    func windDown(atMost limit: Duration) async {
         let clock = self.clock
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waiting = state.withLock { state -> Bool in

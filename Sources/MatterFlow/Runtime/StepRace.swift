@@ -39,13 +39,11 @@ struct StepRace {
     /// How long a guard's status check may take (the time budget assumes the same).
     static let guardTimeout: Duration = .seconds(rounding: TimeBudget.guardTimeoutSeconds)
 
-    /// Work a race runs: nonsending, so the call starts without a hop; its value travels type-erased.
-    typealias Work = nonisolated(nonsending) @Sendable () async throws -> any Sendable
+    /// Work a race runs; its value travels type-erased.
+    typealias Work = @Sendable () async throws -> any Sendable
 
     /// Races an operation's call, its arguments checked first (as ``OperationDescriptor/call(hub:structure:arguments:)``).
-    /// Calls and status checks are not wrapped in closures: the race's task awaits the hub itself, where each async
-    /// function in between would cost a hop back to the executor once it returned, and a closure context per call.
-    nonisolated(nonsending) func call(
+    func call(
         _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, timeout: Duration
     ) async -> RaceOutcome<JSONValue> {
         await run(
@@ -57,7 +55,7 @@ struct StepRace {
     }
 
     /// Races the hub's status check, for a guard.
-    nonisolated(nonsending) func status(hub: any Hub, structure: StructureID) async -> RaceOutcome<HubStatus> {
+    func status(hub: any Hub, structure: StructureID) async -> RaceOutcome<HubStatus> {
         await run(Race(clock: clock, hub: hub, structure: structure), timeout: Self.guardTimeout, label: "the status check") {
             if case .status(let status) = $0 { status } else { nil }
         }
@@ -65,8 +63,7 @@ struct StepRace {
 
     /// Races `work`; `value` takes its value back out of the race. A hub call (`label` names it; nil for other
     /// work) still running after its grace period is kept in ``abandoned``.
-    @inline(__always)
-    private nonisolated(nonsending) func run<Value: Sendable>(
+    private func run<Value: Sendable>(
         _ race: Race, timeout: Duration?, label: String? = nil, _ value: (consuming Race.Value) -> Value?
     ) async -> RaceOutcome<Value> {
         clock.beginActivity()
@@ -102,7 +99,7 @@ struct StepRace {
 
     /// Waits for a losing race's work to wind down, at most the grace period; a hub call still running then is
     /// kept as abandoned.
-    private nonisolated(nonsending) func windDown(_ race: Race, label: String?) async {
+    private func windDown(_ race: Race, label: String?) async {
         await race.windDown(atMost: Self.gracePeriod)
         if let label, let abandoned, !race.workHasEnded {
             abandoned.keep(race, label: state.isEmpty ? label : "\(label) in state \(state)")
@@ -118,7 +115,7 @@ struct StepRace {
     }
 
     /// Sleeps on the clock, unless the run is cancelled first.
-    nonisolated(nonsending) func delay(_ duration: Duration) async -> Bool {
+    func delay(_ duration: Duration) async -> Bool {
         let clock = self.clock
         let race = Race(clock: clock) {
             try await clock.sleep(for: duration)

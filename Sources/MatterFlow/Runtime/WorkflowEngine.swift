@@ -77,7 +77,7 @@ public struct WorkflowEngine: Sendable {
         let resolved = try workflow.resolveInputs(inputs)
         // The handle's stream observes every run it starts.
         let machine = RunMachine(
-            plan: workflow.plan(catalog: catalog), inputs: resolved, configuration: configuration(options, observed: true))
+            place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration(options, observed: true))
         return launch(workflow, machine: machine, on: hub, options: options, signal: options.cancellation?.signal ?? CancellationSignal())
     }
 
@@ -97,7 +97,7 @@ public struct WorkflowEngine: Sendable {
         if point.cancel { signal.cancel() }
         // Built here, so that a point the plan cannot take is refused before anything runs.
         let machine = try RunMachine(
-            plan: workflow.plan(catalog: catalog), resumingAt: point, configuration: configuration(options, observed: true))
+            place: workflow.model.topPlace(catalog: catalog), resumingAt: point, configuration: configuration(options, observed: true))
         return launch(workflow, machine: machine, on: hub, options: options, signal: signal)
     }
 
@@ -135,7 +135,7 @@ public struct WorkflowEngine: Sendable {
 
     private func makeMachine(_ workflow: Workflow, inputs: JSONObject, options: RunOptions) -> RunMachine {
         RunMachine(
-            plan: workflow.plan(catalog: catalog), inputs: inputs,
+            place: workflow.model.topPlace(catalog: catalog), inputs: inputs,
             configuration: configuration(options, observed: options.observer != nil))
     }
 

@@ -5,11 +5,14 @@ import MatterFlowJSON
 /// A list of actions holds any number of reports and checkpoints, then at most one piece of work: the run's next
 /// input comes from that work (a status check's end, a call's end, a delay's end, a wait's end), from `proceed`,
 /// or from a cancel. A list without work (a cancel while a call is in flight) leaves the work in flight as it was.
+///
+/// Cases with large payloads that a run makes rarely or only when observed (reports, checkpoints, the result) are
+/// boxed, so that an action stays small for the work a driver moves and copies on every input.
 enum RunAction: Sendable {
     /// Report an event to the run's observer; secrets are already redacted unless the run shows them.
-    case report(path: [String], RunEvent.Kind)
+    indirect case report(path: [String], RunEvent.Kind)
     /// Record where a level stands as it enters a state (secrets redacted unless the run shows them).
-    case checkpoint(RunCheckpoint)
+    indirect case checkpoint(RunCheckpoint)
     /// The state just entered has been reported and has done nothing yet: feed ``RunMachine/proceed()``, after
     /// feeding ``RunMachine/cancelRequested()`` when the run was cancelled meanwhile.
     case proceed
@@ -30,7 +33,7 @@ enum RunAction: Sendable {
     /// work's late result if it succeeded while winding down).
     case interruptWork
     /// The run has ended with this result (its `runFinished` report comes just before).
-    case finish(RunResult)
+    indirect case finish(RunResult)
 
     /// Whether the action is work whose end is the machine's next input (or the run's end).
     var isWork: Bool {
@@ -51,7 +54,10 @@ struct GuardCheck: Sendable, Hashable {
 
 /// A hub call, fully prepared: the operation, its evaluated arguments (the idempotency key filled in), its timeout
 /// and the context the hub sees while serving it.
-struct RunCall: Sendable {
+///
+/// A class: the machine's phase and the driver's next action each hold it while the call runs, and a reference is
+/// what they copy.
+final class RunCall: Sendable {
     /// The operation as the plan resolved it (its session effects included).
     let operation: PlannedCall
     let arguments: JSONObject
@@ -68,6 +74,21 @@ struct RunCall: Sendable {
     let shownArguments: JSONObject
     /// False on a cancel path, which no cancel interrupts.
     let cancellable: Bool
+
+    init(
+        operation: PlannedCall, arguments: JSONObject, timeout: Duration, context: HubCallContext, state: String,
+        path: [String], attempt: Int, shownArguments: JSONObject, cancellable: Bool
+    ) {
+        self.operation = operation
+        self.arguments = arguments
+        self.timeout = timeout
+        self.context = context
+        self.state = state
+        self.path = path
+        self.attempt = attempt
+        self.shownArguments = shownArguments
+        self.cancellable = cancellable
+    }
 }
 
 /// A wait state's wait: which event ends it, and when it times out.
@@ -92,4 +113,34 @@ enum WaitEnd: Sendable {
     case timedOut
     /// A cancel ended the wait (only a cancellable one).
     case cancelled
+}
+
+/// The actions of one input, in order: its notes (reports, checkpoints, an interruption), then the work whose end is
+/// the machine's next input, if any (see ``RunAction``).
+///
+/// The work is kept apart from the notes, so that a run nobody observes or records, whose inputs each produce one
+/// piece of work and no note, hands its driver that work without allocating a list.
+struct RunActions: Sendable, RandomAccessCollection {
+    /// Reports, checkpoints and interruptions, in order.
+    private(set) var notes: [RunAction] = []
+    /// The piece of work the actions end with.
+    private(set) var work: RunAction?
+
+    /// Adds an action; a piece of work ends the list (the machine hands over at most one per input).
+    mutating func append(_ action: RunAction) {
+        if action.isWork {
+            work = action
+        } else {
+            notes.append(action)
+        }
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { notes.count + (work == nil ? 0 : 1) }
+
+    subscript(position: Int) -> RunAction {
+        if position < notes.count { return notes[position] }
+        guard position == notes.count, let work else { preconditionFailure("action \(position) is out of range") }
+        return work
+    }
 }

@@ -23,86 +23,68 @@ struct RunDriver: Sendable {
 
     /// Drives the machine from its start to its end.
     func run(_ machine: inout RunMachine) async -> RunResult {
-        var work: RunAction
-        switch perform(feed { () throws(RunMachineError) in try machine.start() }) {
-        case .success(let next): work = next ?? .proceed
-        case .failure(let error): return failure(error, machine)
-        }
-        while true {
-            if signal.isCancelled, !machine.isCancelRequested, let next = perform(machine.cancelRequested()) { work = next }
-            let fed: Result<[RunAction], RunMachineError>
-            switch work {
-            case .finish(let result):
-                return result
-            case .proceed:
-                fed = feed { () throws(RunMachineError) in try machine.proceed() }
-            case .checkStatus(let check):
-                await settleAbandoned(&machine)
-                let outcome = await race(cancellable: check.cancellable, state: check.state)
-                    .status(hub: hub, structure: options.structureID)
-                if case .cancelled = outcome { _ = perform(machine.cancelRequested()) }
-                fed = feed { () throws(RunMachineError) in try machine.statusChecked(outcome) }
-            case .call(let call):
-                if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
-                // The clock is read only for the reports' durations.
-                let started = options.observer == nil ? Duration.zero : options.clock.now
-                await settleAbandoned(&machine)
-                let outcome = await recorded(call)
-                if case .cancelled = outcome { _ = perform(machine.cancelRequested()) }
-                let duration = options.observer == nil ? Duration.zero : options.clock.now - started
-                fed = feed { () throws(RunMachineError) in try machine.callEnded(outcome, duration: duration) }
-            case .delay(let duration, let cancellable):
-                let elapsed = await race(cancellable: cancellable).delay(duration)
-                fed = feed { () throws(RunMachineError) in try machine.delayEnded(elapsed: elapsed) }
-            case .waitForEvent(let wait):
-                let outcome = await inbox.wait(
-                    for: wait.matches, timeout: wait.timeout, clock: options.clock, signal: wait.cancellable ? signal : nil)
-                let end: WaitEnd
-                switch outcome {
-                case .finished(let event): end = .event(event)
-                case .timedOut, .failed: end = .timedOut
-                case .cancelled: end = .cancelled
+        do throws(RunMachineError) {
+            var work = perform(try machine.start()) ?? .proceed
+            while true {
+                if signal.isCancelled, !machine.isCancelRequested, let next = perform(machine.cancelRequested()) { work = next }
+                let actions: RunActions
+                switch work {
+                case .finish(let result):
+                    return result
+                case .proceed:
+                    actions = try machine.proceed()
+                case .checkStatus(let check):
+                    await settleAbandoned(&machine)
+                    let outcome = await race(cancellable: check.cancellable, state: check.state)
+                        .status(hub: hub, structure: options.structureID)
+                    if case .cancelled = outcome { _ = perform(machine.cancelRequested()) }
+                    actions = try machine.statusChecked(outcome)
+                case .call(let call):
+                    if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
+                    // The clock is read only for the reports' durations.
+                    let started = options.observer == nil ? Duration.zero : options.clock.now
+                    await settleAbandoned(&machine)
+                    let outcome = await recorded(call)
+                    if case .cancelled = outcome { _ = perform(machine.cancelRequested()) }
+                    let duration = options.observer == nil ? Duration.zero : options.clock.now - started
+                    actions = try machine.callEnded(outcome, duration: duration)
+                case .delay(let duration, let cancellable):
+                    let elapsed = await race(cancellable: cancellable).delay(duration)
+                    actions = try machine.delayEnded(elapsed: elapsed)
+                case .waitForEvent(let wait):
+                    let outcome = await inbox.wait(
+                        for: wait.matches, timeout: wait.timeout, clock: options.clock, signal: wait.cancellable ? signal : nil)
+                    let end: WaitEnd
+                    switch outcome {
+                    case .finished(let event): end = .event(event)
+                    case .timedOut, .failed: end = .timedOut
+                    case .cancelled: end = .cancelled
+                    }
+                    actions = try machine.waitEnded(end)
+                case .askQuestion(let wait):
+                    let end = await desk.wait(
+                        for: wait, clock: options.clock, timeoutClock: options.questionClock,
+                        signal: wait.cancellable ? signal : nil
+                    ) { reason in
+                        report(.answerRejected(state: wait.question.state, question: wait.question.name, reason: reason), machine)
+                    }
+                    actions = try machine.answerEnded(end)
+                case .report, .checkpoint, .interruptWork:
+                    throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "no work")
                 }
-                fed = feed { () throws(RunMachineError) in try machine.waitEnded(end) }
-            case .askQuestion(let wait):
-                let end = await desk.wait(
-                    for: wait, clock: options.clock, timeoutClock: options.questionClock,
-                    signal: wait.cancellable ? signal : nil
-                ) { reason in
-                    report(.answerRejected(state: wait.question.state, question: wait.question.name, reason: reason), machine)
-                }
-                fed = feed { () throws(RunMachineError) in try machine.answerEnded(end) }
-            case .report, .checkpoint, .interruptWork:
-                fed = .failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "no work"))
-            }
-            switch fed {
-            case .success(let actions):
                 guard let next = perform(actions) else {
-                    return failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without next work"), machine)
+                    throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without next work")
                 }
                 work = next
-            case .failure(let error):
-                return failure(error, machine)
             }
-        }
-    }
-
-    private func feed(_ input: () throws(RunMachineError) -> [RunAction]) -> Result<[RunAction], RunMachineError> {
-        do throws(RunMachineError) {
-            return .success(try input())
         } catch {
-            return .failure(error)
+            return failure(error, machine)
         }
-    }
-
-    private func perform(_ fed: Result<[RunAction], RunMachineError>) -> Result<RunAction?, RunMachineError> {
-        fed.map(perform)
     }
 
     /// Performs reports and checkpoints in order; returns the work the actions end with, if any.
-    private func perform(_ actions: [RunAction]) -> RunAction? {
-        var work: RunAction?
-        for action in actions {
+    private func perform(_ actions: RunActions) -> RunAction? {
+        for action in actions.notes {
             switch action {
             case .report(let path, let kind):
                 let event = RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: kind)
@@ -115,10 +97,11 @@ struct RunDriver: Sendable {
                 // The work in flight races the run's cancel signal, which has fired: it is stopping already.
                 break
             case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .finish:
-                work = action
+                // Work is never a note: it is the actions' `work`.
+                break
             }
         }
-        return work
+        return actions.work
     }
 
     /// Reports an event of the driver's own about the innermost level (redacted as the machine's reports are).
@@ -194,7 +177,7 @@ struct RunDriver: Sendable {
                     "the hub still runs \(call) after \(Int(AbandonedCalls.limit.secondsValue)) s more; the run calls the hub "
                     + "again while it runs, so the Hub contract (one call at a time per run) is not kept: check the hub's cancellation"
             }
-            _ = perform(feed { () throws(RunMachineError) in try machine.warning(message) })
+            if let actions = try? machine.warning(message) { _ = perform(actions) }
         }
     }
 }

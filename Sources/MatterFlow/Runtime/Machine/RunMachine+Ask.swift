@@ -23,8 +23,12 @@ extension RunMachine {
     // `onTimeout`, a cancel to the cancel path.
 
     /// The wait for an answer ended: the answer arrived, the timeout passed, or a cancel ended it.
-    mutating func answerEnded(_ end: AnswerEnd) throws(RunMachineError) -> [RunAction] {
-        guard case .waitingAnswer(let ask, let question) = phase else { throw refuse(.answerEnded) }
+    mutating func answerEnded(_ end: AnswerEnd) throws(RunMachineError) -> RunActions {
+        let left = leavePhase()
+        guard case .waitingAnswer(let ask, let question) = left else {
+            phase = left
+            throw refuse(.answerEnded)
+        }
         if case .cancelled = end { noteCancel() }
         drive(.move(answerEnded(end, ask, question)))
         return takeActions()
@@ -52,11 +56,10 @@ extension RunMachine {
             let shown: JSONValue = ask.secret && !configuration.showSecrets ? .string(RunOptions.redacted) : value
             report(top.path, .answered(state: top.current, question: question.name, value: shown))
             if let result = ask.result { top.scope.bind(result, value) }
-            report(top.path, .transition(from: top.current, to: ask.next, edge: .next))
-            return .to(ask.next)
+            // The `next` edge comes first, then the timeout's.
+            return transition(top.planned.firstEdge)
         case .timedOut:
-            report(top.path, .transition(from: top.current, to: ask.onTimeout, edge: .timeout))
-            return .to(ask.onTimeout)
+            return transition(top.planned.firstEdge + 1)
         case .cancelled:
             return .cancel
         }

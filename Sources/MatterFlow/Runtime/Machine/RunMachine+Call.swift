@@ -1,11 +1,13 @@
 import MatterFlowJSON
 
 extension RunMachine {
-    /// A sub-workflow's inputs, evaluated in the parent's scope and checked against the child's declarations.
-    func childInputs(_ state: PlannedState, scope: Scope) -> Result<(ExecutionPlan, JSONObject), FlowError> {
-        guard let child = state.child else {
+    /// A sub-workflow state's child place, with its inputs evaluated in the parent level's scope and checked
+    /// against the child's declarations.
+    func childInputs(_ state: PlannedState, of level: Level) -> Result<(LevelPlace, JSONObject), FlowError> {
+        guard let workflow = state.child, let child = level.place.child(of: state) else {
             return .failure(FlowError(.engineMisconfigured, "sub-workflow \(state.childPath) was not loaded"))
         }
+        let scope = level.scope
         var given = JSONObject()
         given.reserveCapacity(state.childInputs.count)
         do throws(FlowError) {
@@ -14,7 +16,7 @@ extension RunMachine {
             return .failure(error)
         }
         do {
-            return .success((child, try child.resolveInputs(given, source: state.childPath)))
+            return .success((child, try workflow.resolveInputs(given, source: state.childPath)))
         } catch {
             let message = error.diagnostics.map(\.message).joined(separator: "; ")
             return .failure(FlowError(.invalidArgumentValue, "inputs of \(state.childPath): \(message)"))
@@ -45,7 +47,7 @@ extension RunMachine {
     /// always gets the same one (inside a map state, one per element: the level's ``Level/elementTag`` ends it), so a run that recovery resumes repeats an interrupted attempt under its own key
     /// (the key is in the call's journaled arguments too).
     func generatedKey(for planned: PlannedState) -> String {
-        configuration.runID + "/" + planned.qualifiedName + top.elementTag
+        configuration.runID + "/" + top.place.qualifiedNames[planned.number] + top.elementTag
     }
 
     /// An action's call with its arguments evaluated and its context set, reported as started.

@@ -47,18 +47,17 @@ extension RunMachine {
     /// Where a delay state's error leads: its first matching `onError` route, or the level's failure.
     private mutating func delayFailed(_ delay: DelayState, _ error: FlowError) -> Move {
         let located = located(error, top.qualifiedCurrent)
-        guard let (index, route) = delay.onError.enumerated().first(where: { $0.element.errors.contains(where: located.matches) }) else {
+        guard let route = delay.onError.firstIndex(where: { $0.errors.contains(where: located.matches) }) else {
             return .end(.failed(located))
         }
         top.scope.error = located
-        report(top.path, .transition(from: top.current, to: route.next, edge: .error(index, route.errors)))
-        return .to(route.next)
+        // The `next` edge comes first, then the error routes' edges.
+        return transition(top.planned.firstEdge + 1 + route)
     }
 
     /// Where a delay's end sends the level.
     mutating func delayStateEnded(_ delay: DelayState, elapsed: Bool) -> Move {
         guard elapsed else { return .cancel }
-        report(top.path, .transition(from: top.current, to: delay.next, edge: .next))
-        return .to(delay.next)
+        return transition(top.planned.firstEdge)
     }
 }

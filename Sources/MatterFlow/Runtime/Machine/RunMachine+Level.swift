@@ -1,26 +1,32 @@
 import MatterFlowJSON
 
 extension RunMachine {
-    /// A workflow level of the run: its plan, where it is, what it has bound, and whether it is on a cancel path.
+    /// A workflow level of the run: its place in the run's tree of workflows, the state it is in, what it has
+    /// bound, and whether it is on a cancel path.
     struct Level: Sendable {
-        /// The level's compiled workflow: one reference, so the level copies none of the workflow's structs.
-        let plan: ExecutionPlan
+        /// The level's place, with its run model: one reference, so the level copies none of the workflow's structs.
+        let place: LevelPlace
         /// Runs inside an outer level's cancel path: never cancelled again.
         let shielded: Bool
         var scope: Scope
-        /// The state the level is in.
-        var current: String
+        /// The number of the state the level is in (see ``RunModel/states``).
+        var state: Int
         /// The state this level was cancelled in, once it is on its own cancel path.
         var cancelledIn: String?
         /// Which element of each enclosing map state the level runs for (`[2]`, `[2][0]` inside a nested map),
         /// empty outside maps: it keeps the idempotency keys of the body's calls apart per element.
         var elementTag = ""
 
-        var path: [String] { plan.path }
+        var model: RunModel { place.model }
+        var path: [String] { place.path }
         /// The qualification of this level's states (`parent/`), empty at the top.
-        var prefix: String { plan.prefix }
+        var prefix: String { place.prefix }
         var onCancelPath: Bool { cancelledIn != nil || shielded }
-        var qualifiedCurrent: String { prefix + current }
+        /// The state the level is in.
+        var planned: PlannedState { place.model.states[state] }
+        /// The name of the state the level is in.
+        var current: String { place.model.states[state].name }
+        var qualifiedCurrent: String { place.qualifiedNames[state] }
     }
 
     /// How far an action or sub-workflow state's work got: its attempt and the retries used so far.
@@ -81,8 +87,8 @@ extension RunMachine {
 
     /// Where a state sends its level.
     enum Move {
-        /// On to the next state.
-        case to(String)
+        /// Along an edge of the level's model (its number in ``RunModel/edges``), to the state it leads to.
+        case along(Int)
         /// The level ends (a terminal state, or an error nothing routes).
         case end(LevelEnd)
         /// The run was cancelled while in the state.

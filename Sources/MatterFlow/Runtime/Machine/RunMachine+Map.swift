@@ -73,11 +73,16 @@ extension RunMachine {
                 let checkpoint = map.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
                 actions.append(.checkpoint(self.checkpoint(top, map: checkpoint)))
             }
-            switch childInputs(progress.state, scope: Self.elementScope(top.scope, map.iteration, map.items[map.index])) {
+            var element = top
+            element.scope = Self.elementScope(top.scope, map.iteration, map.items[map.index])
+            switch childInputs(progress.state, of: element) {
             case .success(let (child, inputs)):
+                guard let start = child.model.start else {
+                    return attemptEnded(progress, .failed(missingState(child.model.startName)))
+                }
                 let level = Level(
-                    plan: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child, configuration)),
-                    current: child.start, elementTag: top.elementTag + "[\(map.index)]")
+                    place: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child.model, configuration)),
+                    state: start, elementTag: top.elementTag + "[\(map.index)]")
                 parents.append(ParentLevel(level: top, step: progress, map: map))
                 top = level
                 return .enterCurrent

@@ -11,14 +11,14 @@ extension RunMachine {
     /// - Throws: ``FlowError`` `invalidArgumentValue` when a checkpoint names a state the workflow lacks, or an
     ///   outer state that runs no sub-workflow.
     init(
-        plan: ExecutionPlan, resumingAt point: ResumePoint, configuration: Configuration, secrets: SecretValues = SecretValues()
+        place: LevelPlace, resumingAt point: ResumePoint, configuration: Configuration, secrets: SecretValues = SecretValues()
     ) throws(FlowError) {
         guard let first = point.levels.first else {
             throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
         }
-        for declaration in plan.workflow.inputs where declaration.secret { first.inputs[declaration.name].map(secrets.add) }
+        for name in place.model.secretInputs { first.inputs[name].map(secrets.add) }
         var restored: [ParentLevel] = []
-        var plan = plan
+        var place = place
         var enclosing: (level: Level, state: PlannedState, map: MapProgress?)?
         for (index, checkpoint) in point.levels.enumerated() {
             var inputs = checkpoint.inputs
@@ -29,22 +29,24 @@ extension RunMachine {
                     inputs[member.key] = member.value
                 }
             }
+            let model = place.model
+            guard let number = model.number(of: checkpoint.state) else {
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "workflow \(model.name) has no state \"\(checkpoint.state)\" any more; the workflow files changed since the run")
+            }
+            let state = model.states[number]
             var level = Level(
-                plan: plan, shielded: enclosing?.level.onCancelPath ?? false,
-                scope: Scope(inputs: inputs, run: Self.runInfo(plan, configuration)), current: checkpoint.state,
+                place: place, shielded: enclosing?.level.onCancelPath ?? false,
+                scope: Scope(inputs: inputs, run: Self.runInfo(model, configuration)), state: number,
                 cancelledIn: checkpoint.cancelledIn,
                 elementTag: (enclosing?.level.elementTag ?? "") + (enclosing?.map.map { "[\($0.index)]" } ?? ""))
             level.scope.vars = checkpoint.variables
             level.scope.error = checkpoint.error
-            guard let state = plan.state(named: checkpoint.state) else {
-                throw FlowError(
-                    .invalidArgumentValue,
-                    "workflow \(plan.name) has no state \"\(checkpoint.state)\" any more; the workflow files changed since the run")
-            }
             guard index + 1 < point.levels.count else {
                 self.configuration = configuration
                 self.secrets = secrets
-                workflowName = restored.first?.level.plan.name ?? plan.name
+                workflowName = restored.first?.level.model.name ?? model.name
                 parents = restored
                 top = level
                 phase = .notStarted(.resumed(completedStep: point.completedStep))
@@ -53,15 +55,15 @@ extension RunMachine {
                 sessionID = point.sessionID
                 return
             }
-            guard state.isSubworkflow, let child = state.child else {
+            guard state.isSubworkflow, let child = place.child(of: state) else {
                 throw FlowError(
                     .invalidArgumentValue,
-                    "state \(checkpoint.state) of \(plan.name) does not run a sub-workflow, yet the run had entered one from it; the workflow files changed since the run")
+                    "state \(checkpoint.state) of \(model.name) does not run a sub-workflow, yet the run had entered one from it; the workflow files changed since the run")
             }
             let map = try Self.restoredMap(state, checkpoint, scope: level.scope, qualified: level.prefix + checkpoint.state)
             restored.append(ParentLevel(level: level, step: StepProgress(state), map: map))
             enclosing = (level, state, map)
-            plan = child
+            place = child
         }
         throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
     }
@@ -69,12 +71,16 @@ extension RunMachine {
     /// A resumed run's start: every level re-enters its state, outermost first; the innermost one then binds the
     /// result of work that had finished and moves on, or does its state's work.
     mutating func resumeEntries(completedStep: JSONValue?) -> Continuation {
+        // Each outer level is the innermost one while it re-enters.
+        let inner = top
         for parent in parents {
+            top = parent.level
             let map = parent.map?.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
-            enter(parent.step.state, of: parent.level, map: map)
+            enter(parent.step.state, map: map)
         }
-        guard let state = top.plan.state(named: top.current) else { return .levelEnded(.failed(missingState(top.current))) }
-        enter(state, of: top)
+        top = inner
+        let state = top.planned
+        enter(state)
         if let completedStep, let step = state.step { return .move(finishRestored(step, result: completedStep)) }
         return handOver(.entered(state), .proceed)
     }
@@ -84,8 +90,7 @@ extension RunMachine {
     mutating func finishRestored(_ step: PlannedStep, result: JSONValue) -> Move {
         if let name = step.result { top.scope.bind(name, result) }
         if !top.onCancelPath, isCancelRequested { return .cancel }
-        report(top.path, .transition(from: top.current, to: step.next, edge: .next))
-        return .to(step.next)
+        return transition(top.planned.firstEdge)
     }
 
     /// The level as a checkpoint, secrets redacted unless the run shows them.

@@ -12,8 +12,8 @@ extension RunMachine {
         switch state.state.kind {
         case .succeed(let succeed): return .move(self.succeed(succeed))
         case .fail(let fail): return .move(.end(.failed(raise(fail, scope: top.scope, state: top.qualifiedCurrent))))
-        case .choice(let choice): return .move(choose(choice))
-        case .assign(let assign): return .move(self.assign(assign))
+        case .choice(let choice): return .move(choose(choice, state))
+        case .assign(let assign): return .move(self.assign(assign, state))
         case .wait(let wait): return startWait(wait)
         case .ask(let ask): return startAsk(ask)
         case .delay(let delay): return startDelay(delay)
@@ -24,20 +24,37 @@ extension RunMachine {
     /// Takes a move; returns how the level ended once it has.
     mutating func advance(_ move: Move) -> LevelEnd? {
         switch move {
-        case .to(let next):
-            top.current = next
+        case .along(let edge):
+            return follow(edge)
         case .end(let end):
             // A level restored on its cancel path (a resumed run) was cancelled before this process began.
             let cancelledIn = top.cancelledIn.map { cancelledState ?? top.prefix + $0 }
             return finishLevel(end, cancelledIn: cancelledIn, ended: top.current)
         case .cancel:
             if cancelledState == nil { cancelledState = top.qualifiedCurrent }
-            guard let next = takeCancel() else {
+            guard let edge = takeCancel() else {
                 return .cancelled(cancelError(in: cancelledState ?? top.qualifiedCurrent, path: nil))
             }
-            top.current = next
+            return follow(edge)
         }
+    }
+
+    /// Moves the innermost level along an edge; the level fails when the edge leads to no state (the workflow was
+    /// not validated).
+    private mutating func follow(_ edge: Int) -> LevelEnd? {
+        guard let next = top.model.edges[edge].to else { return .failed(missingState(top.model.edges[edge].target)) }
+        top.state = next
         return nil
+    }
+
+    /// The move along an edge of the innermost level's current state, reported as a transition (when anyone
+    /// observes the run) as `kind`, or as the edge's own kind.
+    mutating func transition(_ edge: Int, reportedAs kind: WorkflowEdge.Kind? = nil) -> Move {
+        if configuration.reportsEvents {
+            let model = top.model
+            report(top.path, .transition(from: top.current, to: model.edges[edge].target, edge: kind ?? model.edges[edge].kind))
+        }
+        return .along(edge)
     }
 
     func missingState(_ name: String) -> FlowError {
@@ -53,23 +70,21 @@ extension RunMachine {
         }
     }
 
-    mutating func choose(_ choice: ChoiceState) -> Move {
+    mutating func choose(_ choice: ChoiceState, _ state: PlannedState) -> Move {
         do throws(FlowError) {
-            var target = choice.defaultNext
-            var edge = WorkflowEdge.Kind.choiceDefault
-            for (index, branch) in choice.branches.enumerated() where try top.scope.holds(branch.condition) {
-                target = branch.next
-                edge = .choice(index)
+            // The branches' edges come first, then the default's.
+            var taken = choice.branches.count
+            for index in choice.branches.indices where try top.scope.holds(choice.branches[index].condition) {
+                taken = index
                 break
             }
-            report(top.path, .transition(from: top.current, to: target, edge: edge))
-            return .to(target)
+            return transition(state.firstEdge + taken)
         } catch {
             return .end(.failed(located(error, top.qualifiedCurrent)))
         }
     }
 
-    mutating func assign(_ assign: AssignState) -> Move {
+    mutating func assign(_ assign: AssignState, _ state: PlannedState) -> Move {
         do throws(FlowError) {
             var values: [(String, JSONValue)] = []
             for (name, template) in assign.assignments { values.append((name, try top.scope.evaluate(template))) }
@@ -80,8 +95,7 @@ extension RunMachine {
                 warnings.append(text)
                 report(top.path, .warning(state: top.current, message: text))
             }
-            report(top.path, .transition(from: top.current, to: assign.next, edge: .next))
-            return .to(assign.next)
+            return transition(state.firstEdge)
         } catch {
             return .end(.failed(located(error, top.qualifiedCurrent)))
         }
@@ -104,32 +118,36 @@ extension RunMachine {
 
     /// Where a wait's end sends the level.
     mutating func waitEnded(_ end: WaitEnd, _ wait: WaitState) -> Move {
+        // The branches' edges come first, then `otherwise`'s when there is one, then the timeout's.
+        let first = top.planned.firstEdge
+        let otherwise = first + wait.branches.count
+        let timeout = wait.otherwise == nil ? otherwise : otherwise + 1
         switch end {
         case .event(let event):
             report(top.path, .eventReceived(state: top.current, event: event.name, value: event.value, fields: event.fields))
             if let result = wait.result { top.scope.bind(result, .object(event.fields)) }
-            let branch = wait.branches.first { $0.value == event.value }
-            let target = branch?.next ?? wait.otherwise ?? wait.onTimeout
-            report(top.path, .transition(from: top.current, to: target, edge: branch == nil ? .eventOtherwise : .event(event.value)))
-            return .to(target)
+            if let branch = wait.branches.firstIndex(where: { $0.value == event.value }) { return transition(first + branch) }
+            // An event no branch takes goes where `otherwise` says, or else (its edge's number then being the
+            // timeout's) where the timeout does.
+            return transition(otherwise, reportedAs: .eventOtherwise)
         case .timedOut:
-            report(top.path, .transition(from: top.current, to: wait.onTimeout, edge: .timeout))
-            return .to(wait.onTimeout)
+            return transition(timeout)
         case .cancelled:
             return .cancel
         }
     }
 
-    /// Moves a cancelled level onto its cancel path; nil when it declares none.
-    mutating func takeCancel() -> String? {
+    /// Moves a cancelled level onto its cancel path: the number of the current state's cancel edge, taken and
+    /// reported; nil when it has none.
+    mutating func takeCancel() -> Int? {
         report(top.path, .cancelRequested(state: top.current))
         top.cancelledIn = top.current
-        guard let onCancel = top.plan.onCancel else { return nil }
+        guard let edge = top.planned.cancelEdge else { return nil }
         let qualified = top.qualifiedCurrent
         top.scope.error = FlowError(
             code: .cancelled, cause: .runCancelled, message: "the run was cancelled in state \(qualified)", state: qualified)
-        report(top.path, .transition(from: top.current, to: onCancel, edge: .cancel))
-        return onCancel
+        _ = transition(edge)
+        return edge
     }
 
     func cancelError(in state: String, path: String?) -> FlowError {

@@ -35,12 +35,15 @@ extension RunMachine {
 
     /// Pushes the level of a sub-workflow state's child, and enters its start state.
     mutating func descend(_ progress: StepProgress) -> Continuation {
-        switch childInputs(progress.state, scope: top.scope) {
+        switch childInputs(progress.state, of: top) {
         case .success(let (child, inputs)):
+            guard let start = child.model.start else {
+                return attemptEnded(progress, .failed(missingState(child.model.startName)))
+            }
             // A level on a cancel path runs its children shielded.
             let level = Level(
-                plan: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child, configuration)),
-                current: child.start, elementTag: top.elementTag)
+                place: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child.model, configuration)),
+                state: start, elementTag: top.elementTag)
             parents.append(ParentLevel(level: top, step: progress))
             top = level
             return .enterCurrent
@@ -158,16 +161,15 @@ extension RunMachine {
         switch outcome {
         case .finished(let value):
             if let result = step.result { top.scope.bind(result, value) }
-            report(top.path, .transition(from: top.current, to: step.next, edge: .next))
-            return .to(step.next)
+            return transition(state.firstEdge)
         case .failed(let error):
             let located = located(error, top.qualifiedCurrent)
-            guard let (index, route) = step.onError.enumerated().first(where: { $0.element.errors.contains(where: located.matches) }) else {
+            guard let route = step.onError.firstIndex(where: { $0.errors.contains(where: located.matches) }) else {
                 return .end(.failed(located))
             }
             top.scope.error = located
-            report(top.path, .transition(from: top.current, to: route.next, edge: .error(index, route.errors)))
-            return .to(route.next)
+            // The `next` edge comes first, then the error routes' edges.
+            return transition(state.firstEdge + 1 + route)
         case .cancelled(let late):
             // A call that still succeeded while the run was being cancelled did its work on the hub: keep its
             // result, so the cancel path can tell what to release.

@@ -67,7 +67,7 @@ extension RunMachine {
     /// One way of feeding an input, and the condition that selects it.
     private struct Variant {
         var condition: String?
-        var apply: (inout RunMachine) throws(RunMachineError) -> [RunAction]
+        var apply: (inout RunMachine) throws(RunMachineError) -> RunActions
     }
 
     private static func workName(_ action: RunAction) -> String {
@@ -176,29 +176,29 @@ extension RunMachine {
         }
         """
 
-    private static let specimenPlan: ExecutionPlan? = WorkflowLoader(catalog: .standard)
+    private static let specimenPlace: LevelPlace? = WorkflowLoader(catalog: .standard)
         .load(text: specimenText, file: "<run machine specimen>", baseDirectory: "/")
-        .workflow.map { ExecutionPlan($0, path: [$0.name], prefix: "", catalog: .standard) }
+        .workflow.map { $0.model.topPlace(catalog: .standard) }
 
     /// A machine on the specimen workflow in a phase, reached from its start through inputs alone; nil if the
     /// specimen does not load (the table then refuses every input of the phase).
     static func specimen(_ phase: SpecimenPhase) -> RunMachine? {
-        guard let plan = specimenPlan else { return nil }
+        guard let place = specimenPlace else { return nil }
         var machine = RunMachine(
-            plan: plan, inputs: [:],
+            place: place, inputs: [:],
             configuration: Configuration(runID: "run-specimen", structureID: "specimen", reportsEvents: false, random: SeededRandomSource(seed: 1)))
-        let script: [(inout RunMachine) throws(RunMachineError) -> [RunAction]]
-        let start: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in try machine.start() }
-        let proceed: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in try machine.proceed() }
-        let pass: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in try machine.statusChecked(.finished(passing)) }
-        let fail: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in try machine.callEnded(.failed(unreachable)) }
-        let succeed: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in
+        let script: [(inout RunMachine) throws(RunMachineError) -> RunActions]
+        let start: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.start() }
+        let proceed: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.proceed() }
+        let pass: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.statusChecked(.finished(passing)) }
+        let fail: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.callEnded(.failed(unreachable)) }
+        let succeed: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in
             try machine.callEnded(.finished(["sessionID": "session-1"]))
         }
-        let event: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in try machine.waitEnded(.event(keyUsed)) }
-        let answer: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in try machine.answerEnded(.answered("yes")) }
-        let elapse: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in try machine.delayEnded(elapsed: true) }
-        let cancel: (inout RunMachine) throws(RunMachineError) -> [RunAction] = { machine throws(RunMachineError) in machine.cancelRequested() }
+        let event: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.waitEnded(.event(keyUsed)) }
+        let answer: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.answerEnded(.answered("yes")) }
+        let elapse: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.delayEnded(elapsed: true) }
+        let cancel: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in machine.cancelRequested() }
         switch phase {
         case .notStarted: script = []
         case .entered: script = [start]

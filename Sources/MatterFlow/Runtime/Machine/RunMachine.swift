@@ -54,22 +54,26 @@ struct RunMachine: Sendable {
     /// How many hub calls the run has prepared.
     var callCount = 0
     /// Actions of the input being handled.
-    var actions: [RunAction] = []
+    var actions = RunActions()
 
     /// A run from the workflow's start state, with inputs already resolved (``Workflow/resolveInputs(_:source:)``).
-    init(plan: ExecutionPlan, inputs: JSONObject, configuration: Configuration, secrets: SecretValues = SecretValues()) {
+    ///
+    /// A workflow whose start state is not defined (one built in code and not validated) fails at ``start()``.
+    init(place: LevelPlace, inputs: JSONObject, configuration: Configuration, secrets: SecretValues = SecretValues()) {
         self.configuration = configuration
         self.secrets = secrets
-        workflowName = plan.name
-        for declaration in plan.workflow.inputs where declaration.secret { inputs[declaration.name].map(secrets.add) }
+        let model = place.model
+        workflowName = model.name
+        for name in model.secretInputs { inputs[name].map(secrets.add) }
         top = Level(
-            plan: plan, shielded: false, scope: Scope(inputs: inputs, run: Self.runInfo(plan, configuration)), current: plan.start)
+            place: place, shielded: false, scope: Scope(inputs: inputs, run: Self.runInfo(model, configuration)),
+            state: model.start ?? 0)
         phase = .notStarted(.fresh)
         visited.reserveCapacity(32)
     }
 
-    static func runInfo(_ plan: ExecutionPlan, _ configuration: Configuration) -> Scope.RunInfo {
-        Scope.RunInfo(id: configuration.runID, workflow: plan.name, structureID: configuration.structureID)
+    static func runInfo(_ model: RunModel, _ configuration: Configuration) -> Scope.RunInfo {
+        Scope.RunInfo(id: configuration.runID, workflow: model.name, structureID: configuration.structureID)
     }
 
     /// The phase's name, as errors and the transition table give it: `calling`, or `calling (cancel path)` while
@@ -100,20 +104,29 @@ struct RunMachine: Sendable {
     }
 
     /// The actions gathered while handling an input, handed out once.
-    mutating func takeActions() -> [RunAction] {
-        defer { actions = [] }
+    mutating func takeActions() -> RunActions {
+        defer { actions = RunActions() }
         return actions
+    }
+
+    /// The phase, moved out for an input that leaves it, so that its payload is held once and changes without
+    /// being copied. The machine holds `.finished` until the input hands over its next phase (every path of
+    /// ``drive(_:)`` sets one); an input that refuses puts the phase back first.
+    mutating func leavePhase() -> Phase {
+        var left = Phase.finished
+        swap(&left, &phase)
+        return left
     }
 
     // MARK: - Inputs
 
     /// Starts the run: reports it (a fresh run) and enters its state; a resumed run re-enters every level's state.
-    mutating func start() throws(RunMachineError) -> [RunAction] {
+    mutating func start() throws(RunMachineError) -> RunActions {
         guard case .notStarted(let start) = phase else { throw refuse(.start) }
         switch start {
         case .fresh:
-            report([workflowName], .runStarted(inputs: configuration.showSecrets ? top.scope.inputs : top.plan.workflow.redacting(top.scope.inputs)))
-            drive(.enterCurrent)
+            report(top.path, .runStarted(inputs: configuration.showSecrets ? top.scope.inputs : top.model.redacting(top.scope.inputs)))
+            drive(top.model.start == nil ? .levelEnded(.failed(missingState(top.model.startName))) : .enterCurrent)
         case .resumed(let completed):
             drive(resumeEntries(completedStep: completed))
         }
@@ -121,15 +134,19 @@ struct RunMachine: Sendable {
     }
 
     /// The entered state's work begins: a cancel requested since it was entered has already taken effect.
-    mutating func proceed() throws(RunMachineError) -> [RunAction] {
+    mutating func proceed() throws(RunMachineError) -> RunActions {
         guard case .entered(let state) = phase else { throw refuse(.proceed) }
         drive(work(of: state))
         return takeActions()
     }
 
     /// A guard's status check ended (`.cancelled` when a cancel stopped it).
-    mutating func statusChecked(_ outcome: RaceOutcome<HubStatus>) throws(RunMachineError) -> [RunAction] {
-        guard case .checkingGuard(let progress, let index) = phase else { throw refuse(.statusChecked) }
+    mutating func statusChecked(_ outcome: RaceOutcome<HubStatus>) throws(RunMachineError) -> RunActions {
+        let left = leavePhase()
+        guard case .checkingGuard(let progress, let index) = left else {
+            phase = left
+            throw refuse(.statusChecked)
+        }
         if case .cancelled = outcome { noteCancel() }
         drive(guardEnded(progress, index: index, outcome))
         return takeActions()
@@ -137,8 +154,12 @@ struct RunMachine: Sendable {
 
     /// The hub call ended, after `duration` on the run's clock (`.cancelled` when a cancel stopped it, with its late
     /// result if it still succeeded).
-    mutating func callEnded(_ outcome: RaceOutcome<JSONValue>, duration: Duration = .zero) throws(RunMachineError) -> [RunAction] {
-        guard case .calling(let progress, let call) = phase else { throw refuse(.callEnded) }
+    mutating func callEnded(_ outcome: RaceOutcome<JSONValue>, duration: Duration = .zero) throws(RunMachineError) -> RunActions {
+        let left = leavePhase()
+        guard case .calling(let progress, let call) = left else {
+            phase = left
+            throw refuse(.callEnded)
+        }
         if case .cancelled = outcome { noteCancel() }
         drive(callEnded(progress, call, outcome, duration: duration))
         return takeActions()
@@ -146,13 +167,17 @@ struct RunMachine: Sendable {
 
     /// The delay before a retry, or a delay state's, has ended: the next attempt starts (or the delay state's `next`
     /// follows) when it `elapsed`; when a cancel cut it short, the level takes its cancel path.
-    mutating func delayEnded(elapsed: Bool = true) throws(RunMachineError) -> [RunAction] {
-        if case .delaying(let delay) = phase {
+    mutating func delayEnded(elapsed: Bool = true) throws(RunMachineError) -> RunActions {
+        let left = leavePhase()
+        if case .delaying(let delay) = left {
             if !elapsed { noteCancel() }
             drive(.move(delayStateEnded(delay, elapsed: elapsed)))
             return takeActions()
         }
-        guard case .retryDelay(var progress) = phase else { throw refuse(.delayEnded) }
+        guard case .retryDelay(var progress) = left else {
+            phase = left
+            throw refuse(.delayEnded)
+        }
         if elapsed {
             progress.attempt += 1
             drive(beginAttempt(progress))
@@ -164,8 +189,12 @@ struct RunMachine: Sendable {
     }
 
     /// The wait state's event arrived, its timeout passed, or a cancel ended it.
-    mutating func waitEnded(_ end: WaitEnd) throws(RunMachineError) -> [RunAction] {
-        guard case .waitingEvent(let wait) = phase else { throw refuse(.waitEnded) }
+    mutating func waitEnded(_ end: WaitEnd) throws(RunMachineError) -> RunActions {
+        let left = leavePhase()
+        guard case .waitingEvent(let wait) = left else {
+            phase = left
+            throw refuse(.waitEnded)
+        }
         if case .cancelled = end { noteCancel() }
         drive(.move(waitEnded(end, wait)))
         return takeActions()
@@ -175,8 +204,8 @@ struct RunMachine: Sendable {
     /// flight (a state just entered, a retry delay, a wait), or asks the driver to stop its hub work, whose end is
     /// then fed as cancelled. A cancel path is never interrupted; a second cancel, or one after the end, changes
     /// nothing.
-    mutating func cancelRequested() -> [RunAction] {
-        guard !isCancelRequested else { return [] }
+    mutating func cancelRequested() -> RunActions {
+        guard !isCancelRequested else { return RunActions() }
         noteCancel()
         switch phase {
         case .notStarted, .finished:
@@ -195,7 +224,7 @@ struct RunMachine: Sendable {
 
     /// The driver reports a warning about the state's hub work (an abandoned call it waits for before the next
     /// one): it is reported and kept for the result.
-    mutating func warning(_ message: String) throws(RunMachineError) -> [RunAction] {
+    mutating func warning(_ message: String) throws(RunMachineError) -> RunActions {
         switch phase {
         case .checkingGuard, .calling: break
         case .notStarted, .entered, .retryDelay, .waitingEvent, .waitingAnswer, .delaying, .finished: throw refuse(.warning)
@@ -234,11 +263,8 @@ struct RunMachine: Sendable {
             case .move(let move):
                 next = advance(move).map(Continuation.levelEnded) ?? .enterCurrent
             case .enterCurrent:
-                guard let state = top.plan.state(named: top.current) else {
-                    next = .levelEnded(.failed(missingState(top.current)))
-                    continue
-                }
-                enter(state, of: top)
+                let state = top.planned
+                enter(state)
                 phase = .entered(state)
                 actions.append(.proceed)
                 return
@@ -261,11 +287,12 @@ struct RunMachine: Sendable {
         }
     }
 
-    /// Records and reports a state's entry, with the level's checkpoint.
-    mutating func enter(_ state: PlannedState, of level: Level, map: MapCheckpoint? = nil) {
-        visited.append(state.qualifiedName)
-        report(level.path, .stateEntered(state: level.current, type: state.typeName))
-        if configuration.recordsCheckpoints { actions.append(.checkpoint(checkpoint(level, map: map))) }
+    /// Records and reports the innermost level's entry into its current state, with the level's checkpoint (and,
+    /// for a map state, the map's progress).
+    mutating func enter(_ state: PlannedState, map: MapCheckpoint? = nil) {
+        visited.append(top.qualifiedCurrent)
+        report(top.path, .stateEntered(state: state.name, type: state.typeName))
+        if configuration.recordsCheckpoints { actions.append(.checkpoint(checkpoint(top, map: map))) }
     }
 
     /// Ends the run with its result.
@@ -287,7 +314,7 @@ struct RunMachine: Sendable {
             result.warnings = result.warnings.map(secrets.redacting)
             result.error = secrets.redacting(result.error)
         }
-        report([workflowName], .runFinished(outcome: result.outcome, error: result.error))
+        report(top.path, .runFinished(outcome: result.outcome, error: result.error))
         phase = .finished
         actions.append(.finish(result))
     }

@@ -59,7 +59,7 @@ enum PoolInput: Sendable {
     case cancel
 
     /// Feeds the input to a machine; a stopped piece of work is preceded by the cancel that stopped it.
-    func apply(to machine: inout RunMachine) throws(RunMachineError) -> [RunAction] {
+    func apply(to machine: inout RunMachine) throws(RunMachineError) -> RunActions {
         switch self {
         case .start:
             return try machine.start()
@@ -116,7 +116,7 @@ struct PoolState: ~Copyable {
         var next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in try input.apply(to: &entry.machine) }
         while !next.isEmpty {
             let actions = next
-            next = []
+            next = RunActions()
             for action in actions {
                 switch action {
                 case .report(let path, let kind):
@@ -154,8 +154,8 @@ struct PoolState: ~Copyable {
 
     /// The actions an input gives; a refused input (a pool's mistake) ends the run as failed with the refusal.
     private mutating func given(
-        _ number: Int, _ entry: PoolEntry, effects: inout PoolEffects, _ input: (PoolEntry) throws(RunMachineError) -> [RunAction]
-    ) -> [RunAction] {
+        _ number: Int, _ entry: PoolEntry, effects: inout PoolEffects, _ input: (PoolEntry) throws(RunMachineError) -> RunActions
+    ) -> RunActions {
         do throws(RunMachineError) {
             return try input(entry)
         } catch {
@@ -167,7 +167,7 @@ struct PoolState: ~Copyable {
                     error: FlowError(.engineMisconfigured, error.description), warnings: machine.warnings,
                     visitedStates: machine.visited),
                 effects: &effects)
-            return []
+            return RunActions()
         }
     }
 

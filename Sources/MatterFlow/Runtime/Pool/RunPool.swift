@@ -61,7 +61,7 @@ public final class RunPool: Sendable {
         let configuration = RunMachine.Configuration(
             runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, reportsEvents: observer != nil,
             random: random, wallClock: WallClock.reading(clock, origin: nil))
-        let machine = RunMachine(plan: workflow.plan(catalog: catalog), inputs: resolved, configuration: configuration)
+        let machine = RunMachine(place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration)
         let listens = workflow.waitsForEvents
         let run = state.withLock { state -> Run in
             state.nextNumber += 1
