@@ -67,17 +67,9 @@ public final class GroupCommitter: @unchecked Sendable {
     public init(conninfo: String, workerID: String) {
         self.conninfo = conninfo
         self.workerID = workerID
-        let unmanaged = Unmanaged.passRetained(self)
-        var created = pthread_t()
-        let result = pthread_create(&created, nil, { argument in
-            let committer = Unmanaged<GroupCommitter>.fromOpaque(argument!).takeRetainedValue()
-            committer.loop()
-            return nil
-        }, unmanaged.toOpaque())
-        if result == 0 {
+        if let created = StoreThread.start({ self.loop() }) {
             thread = created
         } else {
-            unmanaged.release()
             stopped = true
         }
     }

@@ -18,18 +18,10 @@ final class LeaseKeeper: @unchecked Sendable {
     init(intervalMilliseconds: Int, _ beat: @escaping @Sendable () -> Void) {
         self.beat = beat
         interval = max(10, intervalMilliseconds)
-        let unmanaged = Unmanaged.passRetained(self)
-        var created = pthread_t()
-        if pthread_create(&created, nil, { argument in
-            let keeper = Unmanaged<LeaseKeeper>.fromOpaque(argument!).takeRetainedValue()
-            keeper.loop()
-            return nil
-        }, unmanaged.toOpaque()) == 0 {
+        if let created = StoreThread.start({ self.loop() }) {
             monitor.lock()
             thread = created
             monitor.unlock()
-        } else {
-            unmanaged.release()
         }
     }
 

@@ -34,18 +34,10 @@ final class QueueListener: @unchecked Sendable {
         self.channel = channel
         self.signal = signal
         connection = Self.connect(conninfo, channel: channel)
-        let unmanaged = Unmanaged.passRetained(self)
-        var created = pthread_t()
-        if pthread_create(&created, nil, { argument in
-            let listener = Unmanaged<QueueListener>.fromOpaque(argument!).takeRetainedValue()
-            listener.loop()
-            return nil
-        }, unmanaged.toOpaque()) == 0 {
+        if let created = StoreThread.start({ self.loop() }) {
             monitor.lock()
             thread = created
             monitor.unlock()
-        } else {
-            unmanaged.release()
         }
     }
 

@@ -77,15 +77,9 @@ extension RunMachine {
             element.scope = Self.elementScope(top.scope, map.iteration, map.items[map.index])
             switch childInputs(progress.state, of: element) {
             case .success(let (child, inputs)):
-                guard let start = child.model.start else {
-                    return attemptEnded(progress, .failed(missingState(child.model.startName)))
-                }
-                let level = Level(
-                    place: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child.model, configuration)),
-                    state: start, elementTag: top.elementTag + "[\(map.index)]")
-                parents.append(ParentLevel(level: top, step: progress, map: map))
-                top = level
-                return .enterCurrent
+                return push(
+                    child, inputs: inputs, elementTag: top.elementTag + "[\(map.index)]",
+                    waiting: ParentLevel(level: top, step: progress, map: map))
             case .failure(let error):
                 // The body cannot start for this element: the element fails, as if its body had.
                 if let end = record(.failed(error), in: &map, state: progress.state) { return attemptEnded(progress, end) }

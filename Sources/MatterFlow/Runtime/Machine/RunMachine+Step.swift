@@ -37,19 +37,24 @@ extension RunMachine {
     mutating func descend(_ progress: StepProgress) -> Continuation {
         switch childInputs(progress.state, of: top) {
         case .success(let (child, inputs)):
-            guard let start = child.model.start else {
-                return attemptEnded(progress, .failed(missingState(child.model.startName)))
-            }
-            // A level on a cancel path runs its children shielded.
-            let level = Level(
-                place: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child.model, configuration)),
-                state: start, elementTag: top.elementTag)
-            parents.append(ParentLevel(level: top, step: progress))
-            top = level
-            return .enterCurrent
+            return push(child, inputs: inputs, elementTag: top.elementTag, waiting: ParentLevel(level: top, step: progress))
         case .failure(let error):
             return attemptEnded(progress, .failed(error))
         }
+    }
+
+    /// Pushes a child level below the innermost one, which then waits for it as `waiting`, and enters the child's
+    /// start state. A level on a cancel path runs its children shielded.
+    mutating func push(_ child: LevelPlace, inputs: JSONObject, elementTag: String, waiting: ParentLevel) -> Continuation {
+        guard let start = child.model.start else {
+            return attemptEnded(waiting.step, .failed(missingState(child.model.startName)))
+        }
+        let level = Level(
+            place: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child.model, configuration)),
+            state: start, elementTag: elementTag)
+        parents.append(waiting)
+        top = level
+        return .enterCurrent
     }
 
     /// A guard's status check ended: the attempt's next guard, or its end when the guard did not pass.
