@@ -13,6 +13,27 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("mf-tree-\(UInt64.random(in: 0...UInt64.max))").path
     }
 
+    /// A diamond tree whose leaf opens a session and hands it to its caller (releasing it only when cancelled),
+    /// under a top that promises a released session: the top's path and text.
+    static func writeLeakyDiamond(levels: Int, into directory: String) throws -> (path: String, text: String) {
+        try WorkflowTrees.write(.diamond, levels: levels, into: directory)
+        let leaf = #"""
+            {"workflow": "leaf", "version": 1, "start": "prepare", "onCancel": "cancel", "states": {
+              "prepare": {"type": "action", "operation": "prepareCommissioning", "result": "session", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"},
+              "cancel": {"type": "choice", "choices": [{"if": {"exists": "${vars.session}"}, "next": "release"}], "default": "stopped"},
+              "release": {"type": "action", "operation": "cancelCommissioning", "next": "stopped", "onError": [{"errors": ["*"], "next": "stopped"}]},
+              "stopped": {"type": "fail", "code": "cancelled", "message": "cancelled"}
+            }}
+            """#
+        try leaf.write(toFile: directory + "/" + WorkflowTrees.fileName(levels - 1), atomically: true, encoding: .utf8)
+        let topPath = directory + "/" + WorkflowTrees.fileName(0)
+        let top = try String(contentsOfFile: topPath, encoding: .utf8)
+            .replacingOccurrences(of: #""start": "first","#, with: #""start": "first", "sessionOnSuccess": "released","#)
+        return (topPath, top)
+    }
+
     @Test func aChainOfTwoThousandLevelsIsALocatedErrorAtTheLevelPastTheLimit() throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -105,23 +126,7 @@ import Testing
     @Test func aSessionLeakDeepInATreeIsReportedOnceWithItsCallChain() throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WorkflowTrees.write(.diamond, levels: 12, into: directory)
-        // The leaf opens a session and hands it to its caller (releasing it only when cancelled); the top
-        // promises a released session.
-        let leaf = #"""
-            {"workflow": "leaf", "version": 1, "start": "prepare", "onCancel": "cancel", "states": {
-              "prepare": {"type": "action", "operation": "prepareCommissioning", "result": "session", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
-              "done": {"type": "succeed"},
-              "failed": {"type": "fail", "error": "${error}"},
-              "cancel": {"type": "choice", "choices": [{"if": {"exists": "${vars.session}"}, "next": "release"}], "default": "stopped"},
-              "release": {"type": "action", "operation": "cancelCommissioning", "next": "stopped", "onError": [{"errors": ["*"], "next": "stopped"}]},
-              "stopped": {"type": "fail", "code": "cancelled", "message": "cancelled"}
-            }}
-            """#
-        try leaf.write(toFile: directory + "/" + WorkflowTrees.fileName(11), atomically: true, encoding: .utf8)
-        let topPath = directory + "/" + WorkflowTrees.fileName(0)
-        let top = try String(contentsOfFile: topPath, encoding: .utf8)
-            .replacingOccurrences(of: #""start": "first","#, with: #""start": "first", "sessionOnSuccess": "released","#)
+        let (topPath, top) = try Self.writeLeakyDiamond(levels: 12, into: directory)
         let diagnostics = WorkflowLoader().load(text: top, file: topPath, baseDirectory: directory).diagnostics
         let leaks = diagnostics.filter { $0.code == "sessionLeak" }
         #expect(leaks.map(\.pointer) == ["/states/first/next"], "\(diagnostics)")

@@ -98,22 +98,7 @@ import Testing
     @Test func aLeakDeepInATreeRunManyWaysIsReportedTheSameWay() throws {
         let directory = NestedWorkflowTests.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WorkflowTrees.write(.diamond, levels: 8, into: directory)
-        // The leaf opens a session and hands it to its caller; the top promises a released session.
-        let leaf = #"""
-            {"workflow": "leaf", "version": 1, "start": "prepare", "onCancel": "cancel", "states": {
-              "prepare": {"type": "action", "operation": "prepareCommissioning", "result": "session", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
-              "done": {"type": "succeed"},
-              "failed": {"type": "fail", "error": "${error}"},
-              "cancel": {"type": "choice", "choices": [{"if": {"exists": "${vars.session}"}, "next": "release"}], "default": "stopped"},
-              "release": {"type": "action", "operation": "cancelCommissioning", "next": "stopped", "onError": [{"errors": ["*"], "next": "stopped"}]},
-              "stopped": {"type": "fail", "code": "cancelled", "message": "cancelled"}
-            }}
-            """#
-        try leaf.write(toFile: directory + "/" + WorkflowTrees.fileName(7), atomically: true, encoding: .utf8)
-        let topPath = directory + "/" + WorkflowTrees.fileName(0)
-        let top = try String(contentsOfFile: topPath, encoding: .utf8)
-            .replacingOccurrences(of: #""start": "first","#, with: #""start": "first", "sessionOnSuccess": "released","#)
+        let (topPath, top) = try NestedWorkflowTests.writeLeakyDiamond(levels: 8, into: directory)
         var findings: [[Diagnostic]] = []
         for narrowing in [true, false] {
             var loader = WorkflowLoader()
