@@ -10,7 +10,7 @@ import Testing
     @Test func aMapIsBoundedByMaxItemsRunsOfItsBody() throws {
         let text = #"""
             {"workflow": "w", "version": 1, "start": "each", "states": {
-              "each": {"type": "map", "items": ["a", "b"], "as": "id", "maxItems": 5, "concurrency": 5,
+              "each": {"type": "map", "items": ["a", "b"], "as": "id", "maxItems": 5,
                        "path": "read-device.json", "inputs": {"deviceID": "${vars.id}"}, "next": "done",
                        "onError": [{"errors": ["*"], "next": "failed"}]},
               "done": {"type": "succeed"},
@@ -22,7 +22,7 @@ import Testing
         // read-device: one readBasicInformation, 10 s + 5 s of wind-down.
         #expect(body.worstUncancelledSeconds == 15)
         let budget = TimeBudget(workflow: try loadWorkflow(text))
-        // Elements run one after another whatever the concurrency limit: five bodies at most.
+        // Elements run one after another: five bodies at most.
         #expect(budget.worstUncancelledSeconds == 5 * 15)
         // A cancel during the last element adds the read's wind-down (5 s); without a cancel path the run ends there.
         #expect(

@@ -4,9 +4,8 @@ import MatterFlowJSON
 /// list, with the element bound as a variable while the body's inputs are evaluated.
 ///
 /// The elements run one after another, in list order: a run never has two hub calls in flight, and each element's
-/// calls get keys of their own (see ``HubCallContext``). `concurrency` is a limit the engine stays within, so a
-/// workflow that declares more still runs correctly; the verifier bounds a map's time as `maxItems` runs of its
-/// body. A failed element is recorded in the result; once more than `tolerateFailures` elements have failed, the
+/// calls get keys of their own (see ``HubCallContext``). The verifier bounds a map's time as `maxItems` runs of
+/// its body. A failed element is recorded in the result; once more than `tolerateFailures` elements have failed, the
 /// map fails with `mapElementsFailed` and no further element starts.
 public struct MapIteration: Sendable {
     /// The list to iterate over, evaluated when the state is entered (for example `${vars.completion.deviceIDs}`).
@@ -16,16 +15,13 @@ public struct MapIteration: Sendable {
     /// The longest list the state accepts; a longer one fails the state with `mapTooManyItems`. The verifier's
     /// bound on how often the body runs.
     public var maxItems: Int
-    /// How many elements may run at once (1 to `maxItems`).
-    public var concurrency: Int
     /// How many elements may fail while the map still succeeds; 0 stops at the first failure.
     public var tolerateFailures: Int
 
-    public init(items: Template, elementName: String, maxItems: Int, concurrency: Int = 1, tolerateFailures: Int = 0) {
+    public init(items: Template, elementName: String, maxItems: Int, tolerateFailures: Int = 0) {
         self.items = items
         self.elementName = elementName
         self.maxItems = maxItems
-        self.concurrency = concurrency
         self.tolerateFailures = tolerateFailures
     }
 
