@@ -137,9 +137,10 @@ struct ResumePlanner {
 
     private func lastCall(after sequence: Int, in level: RunCheckpoint) -> LastCall {
         let path = level.workflowPath.joined(separator: "/")
+        // A guard's read is no result of the state's work: the resumed state checks its guards again.
         guard
             let intent = entries.intents.last(where: {
-                $0.sequence > sequence && $0.intent.workflow == path && $0.intent.state == level.state
+                $0.sequence > sequence && $0.intent.workflow == path && $0.intent.state == level.state && $0.intent.guardName == nil
             })?.intent
         else { return .none }
         let key = intent.key

@@ -2,7 +2,7 @@ import MatterFlowJSON
 
 extension CatalogDecoder {
     /// `"NAME": {"summary", "operation"?, "arguments"?, "passesWhen", "error": {"cause", "message"}}`: a custom guard
-    /// (docs/operation-catalog.md, section 4). Without `operation` it reads the hub's status.
+    /// (docs/operation-catalog.md, section 7). Without `operation` it reads the hub's status.
     func decodeGuard(
         _ name: String, _ value: JSONValue, at pointer: String, declaredOperations: [OperationDescriptor]
     ) -> GuardDescriptor? {
