@@ -287,6 +287,10 @@ struct OperationCatalogCommandTests {
         #expect(
             validated.stderr.contains("warning[unsupportedByHub]: /states/readStatus/operation: hub plain-hub does not support readFirmwareStatus"),
             "\(validated.stderr)")
+        #expect(
+            validated.stderr.contains(
+                "warning[unsupportedByHub]: /states/startUpdate/guards/1: hub plain-hub does not support readBatteryLevel, which guard deviceCharged of state 'startUpdate' reads"),
+            "\(validated.stderr)")
 
         let check = await matterflow(["hub", "check", "unix:\(socket)"])
         #expect(check.stdout.contains("unknown methods listed: readFirmwareStatus, readBatteryLevel, startFirmwareUpdate"), "\(check.stdout)")
