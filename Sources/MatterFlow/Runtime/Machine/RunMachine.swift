@@ -152,8 +152,8 @@ struct RunMachine: Sendable {
         return takeActions()
     }
 
-    /// The hub call ended, after `duration` on the run's clock (`.cancelled` when a cancel stopped it, with its late
-    /// result if it still succeeded).
+    /// The hub call ended (the state's own, or a custom guard's read), after `duration` on the run's clock
+    /// (`.cancelled` when a cancel stopped it, with its late result if it still succeeded).
     mutating func callEnded(_ outcome: RaceOutcome<JSONValue>, duration: Duration = .zero) throws(RunMachineError) -> RunActions {
         let left = leavePhase()
         if case .checkingGuard(let progress, let index) = left, progress.state.plannedGuards.indices.contains(index),
