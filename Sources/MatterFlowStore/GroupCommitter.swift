@@ -353,6 +353,7 @@ public final class GroupCommitter: @unchecked Sendable {
     /// this worker.
     private func writeRecords(_ document: String, on connection: PostgresConnection) throws(PostgresError) -> Set<String> {
         let written = try connection.execute(
+            prepared:
             """
             WITH batch AS (
                 SELECT r->>'run' AS run_id, (r->>'seq')::integer AS seq, r->>'type' AS type, r->'payload' AS payload,

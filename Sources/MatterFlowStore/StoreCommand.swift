@@ -79,6 +79,7 @@ extension StoreCommand {
         }
         if !releases.isEmpty {
             try connection.execute(
+                prepared:
                 """
                 DELETE FROM matterflow_sessions s USING jsonb_to_recordset($1::jsonb) AS x(structure text, run text)
                 WHERE s.structure_id = x.structure AND (x.run IS NULL OR s.run_id = x.run)
@@ -89,6 +90,7 @@ extension StoreCommand {
             // As ``PostgresRunStore/acquireSession(structure:runID:)``: the row of a run that ended failed or cancelled,
             // or of no run, does not block.
             let taken = try connection.execute(
+                prepared:
                 """
                 INSERT INTO matterflow_sessions AS s (structure_id, run_id)
                 SELECT structure, run FROM jsonb_to_recordset($1::jsonb) AS x(structure text, run text)
@@ -102,6 +104,7 @@ extension StoreCommand {
             let refused = takes.compactMap { $0["structure"]?.stringValue }.filter { holders[$0] == nil }
             if !refused.isEmpty {
                 let current = try connection.execute(
+                prepared:
                     "SELECT structure_id, run_id FROM matterflow_sessions WHERE structure_id = ANY($1::text[])",
                     [PostgresRunStore.textArrayLiteral(refused)])
                 for row in current.rows { if let structure = row[0], let run = row[1] { holders[structure] = run } }
@@ -111,6 +114,7 @@ extension StoreCommand {
         if !finishes.isEmpty {
             // Watchers of each run learn it ended; idle workers look again (with --exit-when-idle, whether all is done).
             let done = try connection.execute(
+                prepared:
                 """
                 WITH done AS (
                     UPDATE matterflow_runs r SET status = f.status, output = f.output, error = f.error, recovered = f.recovered,
