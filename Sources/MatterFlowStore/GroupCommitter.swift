@@ -20,6 +20,9 @@ import Darwin
 /// over its own connection, which it opens again (for up to ``reconnectLimit``) when the server restarts; a
 /// batch whose commit was lost with the connection is written again, and records already there are skipped.
 ///
+/// The store commands a run waits for (its fleet session lock taken and given back, its final status:
+/// ``StoreCommand``) ride the same transaction after the records, through ``perform(_:runID:)``.
+///
 /// Fencing: a record is written only while the run's lease belongs to this worker (`worker_id`); records of a
 /// run another worker took over are refused, and the run's writes fail from then on.
 public final class GroupCommitter: @unchecked Sendable {
