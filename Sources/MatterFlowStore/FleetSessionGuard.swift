@@ -8,7 +8,8 @@ import MatterFlowJSON
 /// conflicts and gets `sessionBusy`, on any worker); when the call fails, the row is given back. An operation that
 /// releases the session (`cancelCommissioning`, `completeCommissioning`) gives the row back once it succeeded.
 /// The run is known from ``HubCallContext`` (the journal sets it for every call). The lock is taken and given
-/// back through the worker's ``GroupCommitter``, in its next batch: the run's task waits suspended, holding no thread.
+/// back through the worker's ``GroupCommitter``, in its next batch: the run's task waits suspended, holding no thread,
+/// for a take; a release is handed over without waiting (it is written before the run's final status).
 ///
 /// It also fences every hub call by the run's lease: once the store refused one of the run's records (another
 /// worker took the run over), no further call of the run reaches the hub, whatever the run does next.
@@ -45,7 +46,7 @@ struct FleetSessionGuard {
                     } catch {
                         // Refused or failed on the hub: no session was opened, so the fleet's lock goes too. (A call
                         // whose worker dies keeps the lock until recovery settles the run.)
-                        _ = try? await committer.perform(.releaseSession(structure: structure, runID: runID), runID: runID)
+                        committer.post(.releaseSession(structure: structure, runID: runID), runID: runID)
                         throw error
                     }
                 }
@@ -53,9 +54,9 @@ struct FleetSessionGuard {
                 if original.releasesSession {
                     // `released: false`: the hub had no session, so only this run's own row (if any) is stale.
                     if value["released"]?.boolValue != false {
-                        _ = try? await committer.perform(.releaseSession(structure: structure, runID: nil), runID: runID)
+                        committer.post(.releaseSession(structure: structure, runID: nil), runID: runID)
                     } else if let runID {
-                        _ = try? await committer.perform(.releaseSession(structure: structure, runID: runID), runID: runID)
+                        committer.post(.releaseSession(structure: structure, runID: runID), runID: runID)
                     }
                 }
                 return value

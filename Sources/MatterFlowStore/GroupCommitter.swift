@@ -41,7 +41,8 @@ public final class GroupCommitter: @unchecked Sendable {
     private struct PendingCommand {
         var command: StoreCommand
         var runID: String?
-        var continuation: CheckedContinuation<Result<StoreCommandAnswer, StoreError>, Never>
+        /// Nil for a command nobody waits for (``post(_:runID:)``).
+        var continuation: CheckedContinuation<Result<StoreCommandAnswer, StoreError>, Never>?
     }
 
     /// A run's task suspended in ``flush(runID:)`` until the record with `ticket` has committed.
@@ -167,6 +168,17 @@ public final class GroupCommitter: @unchecked Sendable {
         return try outcome.get()
     }
 
+    /// Hands a command to the next batch without waiting for it: it is performed in the transaction that carries
+    /// the records appended before it, or a later one, and before any command handed over after it. For a session
+    /// release, which nothing the run does next depends on and whose failure the run could not act on anyway.
+    func post(_ command: StoreCommand, runID: String?) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        guard !stopped, refusal(of: command, runID: runID) == nil else { return }
+        commands.append(PendingCommand(command: command, runID: runID, continuation: nil))
+        if commands.count == 1 && pending.isEmpty { monitor.broadcast() }
+    }
+
     /// Why a command must not be performed: its run's records can no longer be written. Called with `monitor` locked.
     private func refusal(of command: StoreCommand, runID: String?) -> StoreError? {
         switch command {
@@ -215,7 +227,7 @@ public final class GroupCommitter: @unchecked Sendable {
             syncRequested = !commands.isEmpty
             let finishing = stopping
             monitor.unlock()
-            for (command, failure) in refused { command.continuation.resume(returning: .failure(failure)) }
+            for (command, failure) in refused { command.continuation?.resume(returning: .failure(failure)) }
 
             if !batch.isEmpty || !carried.isEmpty {
                 let outcome = write(batch, commands: carried.map(\.command), connection: &connection)
@@ -241,7 +253,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 monitor.unlock()
                 resume(woken)
                 for (index, command) in carried.enumerated() {
-                    command.continuation.resume(returning: answers.map { $0[index] })
+                    command.continuation?.resume(returning: answers.map { $0[index] })
                 }
             }
             if finishing {
