@@ -262,7 +262,18 @@ public final class StoreWorker: Sendable {
             return
         }
         // A run claimed before (taken over, or handed back at a checkpoint) may have begun: its records say.
-        let records = claimed.takeover || claimed.claims > 1 ? ((try? store.records(of: runID, after: 0)) ?? []) : []
+        // Records that cannot be read (the server restarting) are not "no records": starting such a run afresh would
+        // repeat its calls, its records colliding with its first worker's. It is handed back and claimed again.
+        var records: [JournalRecord] = []
+        if claimed.takeover || claimed.claims > 1 {
+            do throws(StoreError) {
+                records = try store.records(of: runID, after: 0)
+            } catch {
+                options.log?("worker \(options.workerID): could not read the records of run \(runID) (\(error.message)); it is handed back")
+                try? store.handBack([runID], by: options.workerID)
+                return
+            }
+        }
         if records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }) {
             await settle(claimed, records: records, hub: hub, sink: sink, secrets: secrets, handedBack: !claimed.takeover)
             return
