@@ -66,6 +66,12 @@ public enum JSONWriter {
     /// Appends a quoted, escaped JSON string.
     public static func writeString(_ text: String, into output: inout String) {
         output += "\""
+        // Most strings need no escape (no quote, backslash or control character): they are copied whole.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            output += text
+            output += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

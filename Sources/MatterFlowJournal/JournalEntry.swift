@@ -54,13 +54,18 @@ public enum JournalEntry: Sendable, Hashable {
         }
     }
 
-    /// Whether the record marks a side-effect boundary and is flushed with `fsync` before the run goes on.
-    /// Checkpoints and events are not: the next flushed record flushes them with it.
+    /// Whether the run waits for the record to be durable before it goes on (a file journal flushes it with
+    /// `fsync`; a run store starts a batch for it at once): an `intent`, before the hub sees its call (the
+    /// write-ahead rule); `runFinished`, before the run's end is reported; and recovery's records.
+    ///
+    /// The others are written at once too (a killed process loses none of them) and become durable with the next
+    /// flushed record: `runStarted` and checkpoints with the first intent, before any call; an `outcome` or
+    /// `lateResult` with the run's next intent or its `runFinished`. Only a power loss before then can lose one,
+    /// which leaves its call in doubt, as a crash during the call would: recovery reconciles it by reading the hub.
     public var isFlushed: Bool {
         switch self {
-        case .checkpoint, .event: false
-        case .runStarted, .intent, .outcome, .lateResult, .runFinished, .recoveryStarted, .tornTailDiscarded,
-            .resolution, .recoveryDeferred, .recoveryFinished:
+        case .checkpoint, .event, .runStarted, .outcome, .lateResult: false
+        case .intent, .runFinished, .recoveryStarted, .tornTailDiscarded, .resolution, .recoveryDeferred, .recoveryFinished:
             true
         }
     }

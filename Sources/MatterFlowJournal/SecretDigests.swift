@@ -40,9 +40,19 @@ struct SecretDigests: Sendable, Hashable {
         inputs[name].map { $0 == Self.digest(value, salt: salt) }
     }
 
+    /// The digest of `value`: `sha256(salt ":" json)`, then ``rounds`` - 1 times `sha256(salt digest)`, each digest
+    /// as its 64 lowercase hex digits. The rounds work on one byte buffer (the salt, then the last digest's digits),
+    /// so a run's start pays for the hashing and not for a thousand strings.
     static func digest(_ value: JSONValue, salt: String) -> String {
-        var digest = ContentHash.sha256(salt + ":" + JSONWriter.compact(value))
-        for _ in 1..<rounds { digest = ContentHash.sha256(salt + digest) }
-        return digest
+        var first = salt + ":" + JSONWriter.compact(value)
+        var digest = first.withUTF8 { ContentHash.sha256HexBytes(UnsafeRawBufferPointer($0)) }
+        var message = Array(salt.utf8)
+        let saltLength = message.count
+        message += digest
+        for _ in 1..<rounds {
+            digest = message.withUnsafeBytes { ContentHash.sha256HexBytes($0) }
+            message.replaceSubrange(saltLength..., with: digest)
+        }
+        return String(decoding: digest, as: UTF8.self)
     }
 }

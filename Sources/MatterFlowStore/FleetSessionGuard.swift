@@ -7,17 +7,18 @@ import MatterFlowJSON
 /// the run takes the structure's row in `matterflow_sessions` (the structure is its primary key, so a second run
 /// conflicts and gets `sessionBusy`, on any worker); when the call fails, the row is given back. An operation that
 /// releases the session (`cancelCommissioning`, `completeCommissioning`) gives the row back once it succeeded.
-/// The run is known from ``HubCallContext`` (the journal sets it for every call).
+/// The run is known from ``HubCallContext`` (the journal sets it for every call). The lock is taken and given
+/// back through the worker's ``GroupCommitter``, in its next batch: the run's task waits suspended, holding no thread,
+/// for a take; a release is handed over without waiting (it is written before the run's final status).
 ///
 /// It also fences every hub call by the run's lease: once the store refused one of the run's records (another
 /// worker took the run over), no further call of the run reaches the hub, whatever the run does next.
 struct FleetSessionGuard {
-    let store: PostgresRunStore
     let committer: GroupCommitter
 
     func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
         let operations = catalog.operations.map { original -> OperationDescriptor in
-            original.invoking { [store, committer] hub, structure, arguments in
+            original.invoking { [committer] hub, structure, arguments in
                 let runID = HubCallContext.current?.runID
                 if let runID, let lost = committer.failure(of: runID) {
                     throw FlowError(
@@ -28,13 +29,13 @@ struct FleetSessionGuard {
                     return try await original.call(hub: hub, structure: structure, arguments: arguments)
                 }
                 if original.acquiresSession, let runID {
-                    let holder: String?
+                    let answer: StoreCommandAnswer
                     do throws(StoreError) {
-                        holder = try store.acquireSession(structure: structure, runID: runID)
+                        answer = try await committer.perform(.acquireSession(structure: structure, runID: runID), runID: runID)
                     } catch {
                         throw FlowError(.hubUnreachable, "the run store could not take the fleet's session lock for structure \"\(structure)\": \(error.message)")
                     }
-                    if let holder {
+                    if case .busy(let holder) = answer {
                         throw FlowError(
                             .sessionBusy,
                             "another commissioning session is active on structure \"\(structure)\" in the fleet (run \(holder)); "
@@ -45,7 +46,7 @@ struct FleetSessionGuard {
                     } catch {
                         // Refused or failed on the hub: no session was opened, so the fleet's lock goes too. (A call
                         // whose worker dies keeps the lock until recovery settles the run.)
-                        try? store.releaseSession(structure: structure, runID: runID)
+                        committer.post(.releaseSession(structure: structure, runID: runID), runID: runID)
                         throw error
                     }
                 }
@@ -53,9 +54,9 @@ struct FleetSessionGuard {
                 if original.releasesSession {
                     // `released: false`: the hub had no session, so only this run's own row (if any) is stale.
                     if value["released"]?.boolValue != false {
-                        try? store.releaseSession(structure: structure, runID: nil)
+                        committer.post(.releaseSession(structure: structure, runID: nil), runID: runID)
                     } else if let runID {
-                        try? store.releaseSession(structure: structure, runID: runID)
+                        committer.post(.releaseSession(structure: structure, runID: runID), runID: runID)
                     }
                 }
                 return value

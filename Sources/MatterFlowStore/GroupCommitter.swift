@@ -1,3 +1,4 @@
+import MatterFlow
 import MatterFlowJSON
 import MatterFlowJournal
 
@@ -19,11 +20,14 @@ import Darwin
 /// over its own connection, which it opens again (for up to ``reconnectLimit``) when the server restarts; a
 /// batch whose commit was lost with the connection is written again, and records already there are skipped.
 ///
+/// The store commands a run waits for (its fleet session lock taken and given back, its final status:
+/// ``StoreCommand``) ride the same transaction after the records, through ``perform(_:runID:)``.
+///
 /// Fencing: a record is written only while the run's lease belongs to this worker (`worker_id`); records of a
 /// run another worker took over are refused, and the run's writes fail from then on.
 public final class GroupCommitter: @unchecked Sendable {
     // Safety of @unchecked Sendable: every stored property is either immutable (`let`) or touched only while
-    // `monitor` is locked (`pending`, `committed`, `nextTicket`, `lastTicket`, `waiters`, `failures`,
+    // `monitor` is locked (`pending`, `commands`, `committed`, `nextTicket`, `lastTicket`, `waiters`, `failures`,
     // `syncRequested`, `stopping`, `stopped`, `thread`, the counts); the pthread mutex and condition are
     // themselves safe to use from any thread.
 
@@ -31,6 +35,14 @@ public final class GroupCommitter: @unchecked Sendable {
         var ticket: UInt64
         var runID: String
         var record: JournalRecord
+    }
+
+    /// A command a run's task waits for, suspended in ``perform(_:runID:)``.
+    private struct PendingCommand {
+        var command: StoreCommand
+        var runID: String?
+        /// Nil for a command nobody waits for (``post(_:runID:)``).
+        var continuation: CheckedContinuation<Result<StoreCommandAnswer, StoreError>, Never>?
     }
 
     /// A run's task suspended in ``flush(runID:)`` until the record with `ticket` has committed.
@@ -54,6 +66,7 @@ public final class GroupCommitter: @unchecked Sendable {
     /// The ticket of each run's last record not yet committed.
     private var lastTicket: [String: UInt64] = [:]
     private var waiters: [Waiter] = []
+    private var commands: [PendingCommand] = []
     private var failures: [String: StoreError] = [:]
     private var syncRequested = false
     private var stopping = false
@@ -130,6 +143,50 @@ public final class GroupCommitter: @unchecked Sendable {
         try outcome.get()
     }
 
+    /// Performs a store command in the next batch's transaction, after the records appended before it, and
+    /// returns its answer; suspends the calling task (not its thread) meanwhile. A command of a run whose records
+    /// can no longer be written (`runID`'s failure) is refused, except a session release, which is always tried.
+    /// - Throws: ``StoreError`` when the batch cannot be written (see ``append(_:runID:sync:)``).
+    func perform(_ command: StoreCommand, runID: String?) async throws(StoreError) -> StoreCommandAnswer {
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<StoreCommandAnswer, StoreError>, Never>) in
+            monitor.lock()
+            if let refusal = refusal(of: command, runID: runID) {
+                monitor.unlock()
+                continuation.resume(returning: .failure(refusal))
+                return
+            }
+            guard !stopped else {
+                monitor.unlock()
+                continuation.resume(returning: .failure(StoreError(.storeUnavailable, "the store's writer has stopped")))
+                return
+            }
+            commands.append(PendingCommand(command: command, runID: runID, continuation: continuation))
+            syncRequested = true
+            monitor.broadcast()
+            monitor.unlock()
+        }
+        return try outcome.get()
+    }
+
+    /// Hands a command to the next batch without waiting for it: it is performed in the transaction that carries
+    /// the records appended before it, or a later one, and before any command handed over after it. For a session
+    /// release, which nothing the run does next depends on and whose failure the run could not act on anyway.
+    func post(_ command: StoreCommand, runID: String?) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        guard !stopped, refusal(of: command, runID: runID) == nil else { return }
+        commands.append(PendingCommand(command: command, runID: runID, continuation: nil))
+        if commands.count == 1 && pending.isEmpty { monitor.broadcast() }
+    }
+
+    /// Why a command must not be performed: its run's records can no longer be written. Called with `monitor` locked.
+    private func refusal(of command: StoreCommand, runID: String?) -> StoreError? {
+        switch command {
+        case .releaseSession: return nil
+        case .acquireSession, .finish: return runID.flatMap { failures[$0] }
+        }
+    }
+
     /// Why a run's records can no longer be written (its lease passed to another worker, or the store stayed out of
     /// reach); nil while they can.
     public func failure(of runID: String) -> StoreError? {
@@ -162,25 +219,30 @@ public final class GroupCommitter: @unchecked Sendable {
         var connection: PostgresConnection?
         while true {
             monitor.lock()
-            while !syncRequested && pending.isEmpty && !stopping { monitor.wait() }
+            while !syncRequested && pending.isEmpty && commands.isEmpty && !stopping { monitor.wait() }
             if !syncRequested && !stopping { monitor.wait(milliseconds: Self.idleFlush) }
             let batch = pending
             pending.removeAll(keepingCapacity: true)
-            syncRequested = false
+            let (carried, refused) = takeCommands()
+            syncRequested = !commands.isEmpty
             let finishing = stopping
             monitor.unlock()
+            for (command, failure) in refused { command.continuation?.resume(returning: .failure(failure)) }
 
-            if !batch.isEmpty {
-                let outcome = write(batch, connection: &connection)
+            if !batch.isEmpty || !carried.isEmpty {
+                let outcome = write(batch, commands: carried.map(\.command), connection: &connection)
                 monitor.lock()
+                var answers: Result<[StoreCommandAnswer], StoreError>
                 switch outcome {
-                case .success(let refused):
-                    for runID in refused where failures[runID] == nil {
+                case .success(let written):
+                    for runID in written.refused where failures[runID] == nil {
                         failures[runID] = StoreError(
                             .storeFailed, "run \(runID) is no longer leased to this worker (\(workerID)); another worker took it over")
                     }
+                    answers = .success(written.answers)
                 case .failure(let error):
                     for entry in batch where failures[entry.runID] == nil { failures[entry.runID] = error }
+                    answers = .failure(error)
                 }
                 committed = batch.last?.ticket ?? committed
                 batchCount += 1
@@ -190,10 +252,13 @@ public final class GroupCommitter: @unchecked Sendable {
                 monitor.broadcast()
                 monitor.unlock()
                 resume(woken)
+                for (index, command) in carried.enumerated() {
+                    command.continuation?.resume(returning: answers.map { $0[index] })
+                }
             }
             if finishing {
                 monitor.lock()
-                if pending.isEmpty {
+                if pending.isEmpty && commands.isEmpty {
                     stopped = true
                     let left = takeWaiters { _ in true }
                     monitor.broadcast()
@@ -205,6 +270,27 @@ public final class GroupCommitter: @unchecked Sendable {
                 monitor.unlock()
             }
         }
+    }
+
+    /// Takes the commands for the next batch: all of them, but a second take of a structure stays for the batch after
+    /// (one statement takes each structure once), and those of runs whose records failed meanwhile are refused.
+    /// Called with `monitor` locked.
+    private func takeCommands() -> (carried: [PendingCommand], refused: [(PendingCommand, StoreError)]) {
+        var carried: [PendingCommand] = []
+        var refused: [(PendingCommand, StoreError)] = []
+        var staying: [PendingCommand] = []
+        var taken: Set<StructureID> = []
+        for command in commands {
+            if let failure = refusal(of: command.command, runID: command.runID) {
+                refused.append((command, failure))
+            } else if let structure = command.command.acquiredStructure, !taken.insert(structure).inserted {
+                staying.append(command)
+            } else {
+                carried.append(command)
+            }
+        }
+        commands = staying
+        return (carried, refused)
     }
 
     /// Removes the waiters that `done` selects; called with `monitor` locked.
@@ -233,8 +319,11 @@ public final class GroupCommitter: @unchecked Sendable {
         for (waiter, result) in woken { waiter.continuation.resume(returning: result) }
     }
 
-    /// Writes one batch in one transaction; returns the runs whose records were refused (not leased to us).
-    private func write(_ batch: [Pending], connection: inout PostgresConnection?) -> Result<Set<String>, StoreError> {
+    /// Writes one batch in one transaction, its records first, then its commands; returns the runs whose records
+    /// were refused (not leased to us) and the commands' answers.
+    private func write(
+        _ batch: [Pending], commands: [StoreCommand], connection: inout PostgresConnection?
+    ) -> Result<(refused: Set<String>, answers: [StoreCommandAnswer]), StoreError> {
         var rows: [JSONValue] = []
         rows.reserveCapacity(batch.count)
         for entry in batch {
@@ -251,34 +340,18 @@ public final class GroupCommitter: @unchecked Sendable {
             do {
                 if connection == nil || connection?.isOpen == false { connection = try PostgresConnection(conninfo) }
                 guard let open = connection else { continue }
-                let written = try open.execute(
-                    """
-                    WITH batch AS (
-                        SELECT r->>'run' AS run_id, (r->>'seq')::integer AS seq, r->>'type' AS type, r->'payload' AS payload,
-                               ordinality
-                        FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS b(r, ordinality)
-                    ), leased AS (
-                        SELECT run_id FROM matterflow_runs
-                        WHERE run_id IN (SELECT DISTINCT run_id FROM batch) AND worker_id = $2
-                        FOR SHARE
-                    ), inserted AS (
-                        INSERT INTO matterflow_records (run_id, seq, type, payload)
-                        SELECT run_id, seq, type, payload FROM batch WHERE run_id IN (SELECT run_id FROM leased)
-                        ORDER BY ordinality
-                        ON CONFLICT (run_id, seq) DO NOTHING
-                        RETURNING run_id
-                    ), notified AS (
-                        SELECT pg_notify('matterflow_records', run_id) FROM (SELECT DISTINCT run_id FROM inserted) AS n
-                    )
-                    SELECT run_id, (SELECT count(*) FROM notified) FROM leased
-                    """, [document, workerID])
-                let leased = Set(written.rows.compactMap { $0[0] })
-                return .success(runIDs.subtracting(leased))
+                if !commands.isEmpty { try open.execute("BEGIN") }
+                let leased = try batch.isEmpty ? [] : writeRecords(document, on: open)
+                let answers = try StoreCommand.perform(commands, workerID: workerID, on: open)
+                if !commands.isEmpty { try open.execute("COMMIT") }
+                return .success((runIDs.subtracting(leased), answers))
             } catch {
                 connection?.close()
                 connection = nil
                 // The batch is one transaction, rolled back whole on failure, and records already written are
-                // skipped: writing it again is safe.
+                // skipped, sessions taken again by the same run kept, releases repeated harmlessly: writing it
+                // again is safe. (A final status whose commit answer was lost is refused the second time: the run
+                // is then no longer running, as recorded.)
                 if !error.isTransient {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }
@@ -289,6 +362,34 @@ public final class GroupCommitter: @unchecked Sendable {
                 delay = min(delay * 2, 500)
             }
         }
+    }
+
+    /// Inserts the batch's records (fenced by the runs' leases) and announces them; returns the runs leased to
+    /// this worker.
+    private func writeRecords(_ document: String, on connection: PostgresConnection) throws(PostgresError) -> Set<String> {
+        let written = try connection.execute(
+            prepared:
+            """
+            WITH batch AS (
+                SELECT r->>'run' AS run_id, (r->>'seq')::integer AS seq, r->>'type' AS type, r->'payload' AS payload,
+                       ordinality
+                FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS b(r, ordinality)
+            ), leased AS (
+                SELECT run_id FROM matterflow_runs
+                WHERE run_id IN (SELECT DISTINCT run_id FROM batch) AND worker_id = $2
+                FOR SHARE
+            ), inserted AS (
+                INSERT INTO matterflow_records (run_id, seq, type, payload)
+                SELECT run_id, seq, type, payload FROM batch WHERE run_id IN (SELECT run_id FROM leased)
+                ORDER BY ordinality
+                ON CONFLICT (run_id, seq) DO NOTHING
+                RETURNING run_id
+            ), notified AS (
+                SELECT pg_notify('matterflow_records', run_id) FROM (SELECT DISTINCT run_id FROM inserted) AS n
+            )
+            SELECT run_id, (SELECT count(*) FROM notified) FROM leased
+            """, [document, workerID])
+        return Set(written.rows.compactMap { $0[0] })
     }
 }
 

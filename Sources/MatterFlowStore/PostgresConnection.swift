@@ -84,6 +84,8 @@ public final class PostgresConnection: Sendable {
     /// The libpq connection handle; only touched under ``handle``'s lock.
     private struct Handle: ~Copyable {
         var pointer: OpaquePointer?
+        /// The statements prepared on this connection, by SQL text: their names.
+        var prepared: [String: String] = [:]
     }
 
     private let handle: Mutex<Handle>
@@ -146,6 +148,32 @@ public final class PostgresConnection: Sendable {
                 result = Self.withCStrings(parameters) { values in
                     PQexecParams(pointer, sql, Int32(parameters.count), nil, values, nil, nil, 0)
                 }
+            }
+            return Self.convert(result, connection: pointer, target: target)
+        }
+        return try outcome.get()
+    }
+
+    /// Runs one SQL command as ``execute(_:_:)`` does, as a statement prepared on this connection the first time
+    /// it is run: the server parses and plans it once, not on every call. For the commands a worker repeats for
+    /// every batch and claim; one statement only.
+    @discardableResult
+    public func execute(prepared sql: String, _ parameters: [String?]) throws(PostgresError) -> PostgresRows {
+        let outcome = handle.withLock { handle -> Result<PostgresRows, PostgresError> in
+            guard let pointer = handle.pointer else {
+                return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
+            }
+            let name: String
+            if let known = handle.prepared[sql] {
+                name = known
+            } else {
+                name = "matterflow_\(handle.prepared.count + 1)"
+                let prepared = Self.convert(PQprepare(pointer, name, sql, Int32(parameters.count), nil), connection: pointer, target: target)
+                if case .failure(let error) = prepared { return .failure(error) }
+                handle.prepared[sql] = name
+            }
+            let result = Self.withCStrings(parameters) { values in
+                PQexecPrepared(pointer, name, Int32(parameters.count), values, nil, nil, 0)
             }
             return Self.convert(result, connection: pointer, target: target)
         }

@@ -10,7 +10,10 @@ struct PostgresJournalSink: JournalSink {
 
     func append(_ record: JournalRecord, sync: Bool) throws(JournalError) {
         do {
-            try committer.append(record, runID: runID, sync: sync)
+            // A run's `runFinished` does not start a batch of its own: whoever waits for it (the worker's final
+            // status, recovery's flush) starts one right after, which carries it along.
+            let starts = sync && record.type != JournalEntry.Kind.runFinished.rawValue
+            try committer.append(record, runID: runID, sync: starts)
         } catch {
             throw JournalError(.journalUnwritable, error.message)
         }

@@ -53,14 +53,44 @@ extension PostgresRunStore {
             """, workerID: workerID, leaseSeconds: leaseSeconds, limit: limit, takeover: true)
     }
 
+    /// Claims up to `limit` runs in one statement: first runs whose lease ran out (to settle), then queued runs
+    /// for the slots left, oldest first; both skip rows other workers are claiming (`FOR UPDATE SKIP LOCKED`).
+    /// What ``claimExpired(by:limit:leaseSeconds:)`` and then ``claimQueued(by:limit:leaseSeconds:)`` would claim,
+    /// in one round trip.
+    public func claim(by workerID: String, limit: Int, leaseSeconds: Double) throws(StoreError) -> [ClaimedRun] {
+        let rows = try execute(
+            """
+            WITH expired AS (
+                UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1,
+                    lease_until = now() + make_interval(secs => $2::float8)
+                WHERE r.run_id IN (
+                    SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
+                    ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover
+            ), queued AS (
+                UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1,
+                    lease_until = now() + make_interval(secs => $2::float8), started_at = now()
+                WHERE r.run_id IN (
+                    SELECT run_id FROM matterflow_runs WHERE status = 'queued'
+                    ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
+                    FOR UPDATE SKIP LOCKED)
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover
+            )
+            SELECT * FROM expired UNION ALL SELECT * FROM queued
+            """, [workerID, String(leaseSeconds), String(limit)], doing: "claiming runs")
+        return rows.rows.map { row in Self.claimedRun(row, takeover: row[6] == "t") }
+    }
+
+    private static func claimedRun(_ row: [String?], takeover: Bool) -> ClaimedRun {
+        ClaimedRun(
+            runID: row[0] ?? "", workflowFile: row[1] ?? "", structureID: row[2] ?? "",
+            inputs: row[3].flatMap { try? JSONDocument.parse($0, file: "<store>").value.objectValue } ?? [:],
+            secretInputs: Self.textArray(row[4]), takeover: takeover, claims: row[5].flatMap { Int($0) } ?? 1)
+    }
+
     private func claim(_ sql: String, workerID: String, leaseSeconds: Double, limit: Int, takeover: Bool) throws(StoreError) -> [ClaimedRun] {
         let rows = try execute(sql, [workerID, String(leaseSeconds), String(limit)], doing: "claiming runs")
-        return rows.rows.map { row in
-            ClaimedRun(
-                runID: row[0] ?? "", workflowFile: row[1] ?? "", structureID: row[2] ?? "",
-                inputs: row[3].flatMap { try? JSONDocument.parse($0, file: "<store>").value.objectValue } ?? [:],
-                secretInputs: Self.textArray(row[4]), takeover: takeover, claims: row[5].flatMap { Int($0) } ?? 1)
-        }
+        return rows.rows.map { row in Self.claimedRun(row, takeover: takeover) }
     }
 
     /// Extends the leases of the runs the worker is running; returns those still leased to it (a run missing here

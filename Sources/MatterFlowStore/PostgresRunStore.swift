@@ -62,7 +62,8 @@ public final class PostgresRunStore: RunStore {
                 do throws(PostgresError) {
                     if held == nil || held?.isOpen == false { held = try PostgresConnection(conninfo) }
                     guard let open = held else { return .failure(PostgresError(.connectionLost, "no connection")) }
-                    return .success(try open.execute(sql, parameters))
+                    // Commands with parameters are single statements the store repeats: prepared once per connection.
+                    return .success(try parameters.isEmpty ? open.execute(sql) : open.execute(prepared: sql, parameters))
                 } catch {
                     if error.isTransient {
                         held?.close()

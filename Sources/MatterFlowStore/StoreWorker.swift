@@ -94,7 +94,7 @@ public final class StoreWorker: Sendable {
         self.options = options
         self.hubs = hubs
         committer = GroupCommitter(conninfo: store.conninfo, workerID: options.workerID)
-        engine = WorkflowEngine(catalog: FleetSessionGuard(store: store, committer: committer).wrapping(options.engine.catalog))
+        engine = WorkflowEngine(catalog: FleetSessionGuard(committer: committer).wrapping(options.engine.catalog))
     }
 
     /// Asks the worker to stop: it claims nothing more, asks its runs to park at their next checkpoint
@@ -140,10 +140,7 @@ public final class StoreWorker: Sendable {
             var claimed: [ClaimedRun] = []
             if free > 0 {
                 do {
-                    claimed = try store.claimExpired(by: options.workerID, limit: free, leaseSeconds: options.leaseSeconds)
-                    if claimed.count < free {
-                        claimed += try store.claimQueued(by: options.workerID, limit: free - claimed.count, leaseSeconds: options.leaseSeconds)
-                    }
+                    claimed = try store.claim(by: options.workerID, limit: free, leaseSeconds: options.leaseSeconds)
                 } catch {
                     options.log?("worker \(options.workerID): claiming failed: \(error.message); trying again")
                 }
@@ -251,7 +248,7 @@ public final class StoreWorker: Sendable {
                 // Without its secrets a run that has not begun cannot; one that has is settled on its cancel path.
                 options.log?("worker \(options.workerID): \(error.message)")
                 if !claimed.takeover {
-                    conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "secretsUnavailable", message: error.message), recovered: false, notes: [], structure: claimed.structureID)
+                    await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "secretsUnavailable", message: error.message), recovered: false, notes: [], structure: claimed.structureID)
                     return
                 }
             }
@@ -265,7 +262,18 @@ public final class StoreWorker: Sendable {
             return
         }
         // A run claimed before (taken over, or handed back at a checkpoint) may have begun: its records say.
-        let records = claimed.takeover || claimed.claims > 1 ? ((try? store.records(of: runID, after: 0)) ?? []) : []
+        // Records that cannot be read (the server restarting) are not "no records": starting such a run afresh would
+        // repeat its calls, its records colliding with its first worker's. It is handed back and claimed again.
+        var records: [JournalRecord] = []
+        if claimed.takeover || claimed.claims > 1 {
+            do throws(StoreError) {
+                records = try store.records(of: runID, after: 0)
+            } catch {
+                options.log?("worker \(options.workerID): could not read the records of run \(runID) (\(error.message)); it is handed back")
+                try? store.handBack([runID], by: options.workerID)
+                return
+            }
+        }
         if records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }) {
             await settle(claimed, records: records, hub: hub, sink: sink, secrets: secrets, handedBack: !claimed.takeover)
             return
@@ -279,7 +287,7 @@ public final class StoreWorker: Sendable {
             workflow = try engine.load(path: claimed.workflowFile)
         } catch {
             let message = error.diagnostics.first?.description ?? "invalid workflow"
-            conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidWorkflow", message: message), recovered: false, notes: [], structure: claimed.structureID)
+            await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidWorkflow", message: message), recovered: false, notes: [], structure: claimed.structureID)
             return
         }
         var inputs = claimed.inputs
@@ -296,7 +304,7 @@ public final class StoreWorker: Sendable {
         do {
             handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink)
         } catch {
-            conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID)
+            await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID)
             return
         }
         let result = await withTaskCancellationHandler {
@@ -304,8 +312,10 @@ public final class StoreWorker: Sendable {
         } onCancel: {
             handle.cancel()
         }
-        guard !Task.isCancelled, await durable(runID) else { return }
-        conclude(
+        // The final status rides the committer's batches behind the run's records (its runFinished among them):
+        // written in the same transaction as the last of them, or a later one, and refused with them.
+        guard !Task.isCancelled else { return }
+        await conclude(
             runID, status: result.outcome.rawValue, output: result.output,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
             notes: [], structure: claimed.structureID, keepSession: result.outcome == .succeeded)
@@ -332,7 +342,7 @@ public final class StoreWorker: Sendable {
         }
         guard await durable(claimed.runID) else { return }
         let finished = (try? store.records(of: claimed.runID, after: 0))?.last { $0.type == JournalEntry.Kind.runFinished.rawValue }
-        conclude(
+        await conclude(
             claimed.runID, status: status, output: finished?.payload["output"].flatMap { $0.isNull ? nil : $0 },
             error: finished?.payload["error"].flatMap { $0.isNull ? nil : $0 }, recovered: true, notes: recovery.notes,
             structure: claimed.structureID, keepSession: status == "succeeded")
@@ -351,16 +361,16 @@ public final class StoreWorker: Sendable {
         }
     }
 
-    /// Records a final status (fenced by the lease) and lets go of what the run held in the store.
+    /// Records a final status (fenced by the lease) and lets go of what the run held in the store, in the
+    /// committer's next transaction.
     private func conclude(
         _ runID: String, status: String, output: JSONValue?, error: JSONValue?, recovered: Bool, notes: [String],
         structure: StructureID, keepSession: Bool = false
-    ) {
-        do {
-            if !keepSession { try store.releaseSession(structure: structure, runID: runID) }
-            let recorded = try store.finish(
-                runID, by: options.workerID, status: status, output: output, error: error, recovered: recovered, notes: notes)
-            guard recorded else {
+    ) async {
+        do throws(StoreError) {
+            let conclusion = RunConclusion(runID: runID, status: status, output: output, error: error, recovered: recovered, notes: notes)
+            let answer = try await committer.perform(.finish(conclusion, release: keepSession ? nil : structure), runID: runID)
+            guard answer == .finished(recorded: true) else {
                 options.log?("worker \(options.workerID): run \(runID) was taken over by another worker; its status is theirs to record")
                 return
             }

@@ -74,7 +74,7 @@ public enum SHA256 {
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
         for word in hash {
-            digest += bigEndianBytes(word)
+            for shift in stride(from: 24, through: 0, by: -8) { digest.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
         }
         return digest
     }

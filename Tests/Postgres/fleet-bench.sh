@@ -7,7 +7,8 @@
 #    virtual time) queued in the store and run by 1, 2 and 4 `matterflow worker` processes (--concurrency 8) until
 #    the queue is empty; next to the same runs made by as many `matterflow-bench --worker-baseline` processes (the
 #    worker's runs without the store, 8 at a time each), with a file journal and not durable. One table, per number
-#    of processes: runs/s of each, the store's share of not durable, and the store's records per transaction.
+#    of processes: runs/s of each, the store's share of not durable, the store's records per transaction, and the
+#    machine's 1-minute load average after the row (/proc/loadavg: the figures mean little on a busy machine).
 # 2. Takeover time: a worker is SIGKILLed while commissioning (lease 2 s); the time until another worker has settled
 #    the run (lease + settle).
 #
@@ -75,7 +76,9 @@ fresh() {
 }
 
 echo "fleet-bench: $runs commission-device runs per figure (built-in simulated home, virtual time), binaries in $bindir"
-printf '%-9s | %-14s | %-14s | %-14s | %-16s | %s\n' processes "store runs/s" "journal runs/s" "no record runs/s" "store/no record" "records per transaction"
+load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?"; }
+echo "load average before: $(cat /proc/loadavg 2>/dev/null || echo unknown) ($(nproc 2>/dev/null || echo ?) cores)"
+printf '%-9s | %-14s | %-14s | %-14s | %-16s | %-24s | %s\n' processes "store runs/s" "journal runs/s" "no record runs/s" "store/no record" "records per transaction" "load"
 for workers in 1 2 4; do
     fresh "w$workers"
     start="$(now)"
@@ -111,7 +114,7 @@ for workers in 1 2 4; do
         baseline[$mode]="$(rate "$runs" "$start" "$end")"
     done
     share_of="$(awk -v a="$store_rate" -v b="${baseline[none]}" 'BEGIN { printf "%.0f%%", 100 * a / b }')"
-    printf '%-9s | %-14s | %-14s | %-16s | %-16s | %s\n' "$workers" "$store_rate" "${baseline[journal]}" "${baseline[none]}" "$share_of" "$per_tx"
+    printf '%-9s | %-14s | %-14s | %-16s | %-16s | %-24s | %s\n' "$workers" "$store_rate" "${baseline[journal]}" "${baseline[none]}" "$share_of" "$per_tx" "$(load)"
 done
 
 # Takeover: a worker killed while the hub commissions (30 s of real time), another one settling the run.

@@ -14,6 +14,20 @@ public enum ContentHash {
         var text = text
         return text.withUTF8 { SHA256.hexDigest(bytes: UnsafeRawBufferPointer($0)) }
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The SHA-256 digest of `bytes` as 64 lowercase hexadecimal digits in ASCII bytes: what `sha256(_:)`
+    /// returns, without making a string, for digests that are hashed again.
+    public static func sha256HexBytes(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.digest(bytes: bytes) {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return hex
+    }
 }
 
 /// What a loaded workflow's content hash is made of, hashed when the hash is first read (by a journal, when a run

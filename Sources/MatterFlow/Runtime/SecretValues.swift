@@ -20,9 +20,22 @@ final class SecretValues: Sendable {
     /// How many times a secret's JSON escaping is applied to find it in JSON text nested inside JSON text.
     static let nestingDepth = 4
 
+    /// An encoded form of a secret, with its UTF-8 bytes for the ASCII search.
+    private struct Form {
+        var text: String
+        var bytes: [UInt8]
+        var isASCII: Bool
+
+        init(_ text: String) {
+            self.text = text
+            bytes = Array(text.utf8)
+            isASCII = bytes.allSatisfy { $0 < 0x80 }
+        }
+    }
+
     private struct Known {
         /// Every encoded form of every secret at least ``minimumLength`` long, longest first.
-        var forms: [String] = []
+        var forms: [Form] = []
         /// Every secret string, whatever its length, for whole-string matches.
         var whole: Set<String> = []
         /// Secrets whose encoded forms are not in ``forms`` yet: they are worked out on the first redaction, so a
@@ -31,10 +44,10 @@ final class SecretValues: Sendable {
 
         mutating func expandPending() {
             guard !pending.isEmpty else { return }
-            var all = Set(forms)
+            var all = Set(forms.map(\.text))
             for secret in pending { all.formUnion(SecretValues.encodedForms(of: secret)) }
             pending = []
-            forms = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+            forms = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }.map(Form.init)
         }
     }
 
@@ -66,10 +79,45 @@ final class SecretValues: Sendable {
         guard !known.whole.isEmpty else { return text }
         if known.whole.contains(text) { return RunOptions.redacted }
         var result = text
-        for form in known.forms where result.contains(form) {
-            result = result.split(separator: form, omittingEmptySubsequences: false).joined(separator: RunOptions.redacted)
+        var ascii = text.utf8.allSatisfy { $0 < 0x80 }
+        for form in known.forms {
+            if ascii && form.isASCII {
+                // ASCII in ASCII: a byte match is a character match (or, inside a CR LF pair, one more), so the
+                // bytes are searched directly rather than through the grapheme-aware generic search.
+                if let replaced = Self.replacing(asciiForm: form.bytes, in: result) { result = replaced }
+            } else if result.contains(form.text) {
+                result = result.split(separator: form.text, omittingEmptySubsequences: false).joined(separator: RunOptions.redacted)
+                ascii = result.utf8.allSatisfy { $0 < 0x80 }
+            }
         }
         return result
+    }
+
+    /// `text` (ASCII) with every non-overlapping occurrence of `form`, from the left, replaced by
+    /// ``RunOptions/redacted``; nil when there is none.
+    private static func replacing(asciiForm form: [UInt8], in text: String) -> String? {
+        let marker = Array(RunOptions.redacted.utf8)
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            guard let first = form.first, form.count <= bytes.count else { return nil }
+            var output: [UInt8] = []
+            var copied = 0
+            var index = 0
+            let last = bytes.count - form.count
+            while index <= last {
+                if bytes[index] == first, form.indices.allSatisfy({ bytes[index + $0] == form[$0] }) {
+                    output.append(contentsOf: bytes[copied..<index])
+                    output.append(contentsOf: marker)
+                    index += form.count
+                    copied = index
+                } else {
+                    index += 1
+                }
+            }
+            guard copied > 0 else { return nil }
+            output.append(contentsOf: bytes[copied...])
+            return String(decoding: output, as: UTF8.self)
+        }
     }
 
     /// The forms `secret` can take inside a string the run shows: itself, its JSON escaping nested up to

@@ -1,0 +1,144 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// A change to the store that a run waits for and that the ``GroupCommitter`` carries in its next transaction,
+/// after the records: the fleet's session lock of a structure taken or given back, and a run's final status.
+///
+/// Each used to be a command of its own on the store's shared connection, a round trip and a commit per run that
+/// held one of the cooperative pool's threads; in the batch it costs a statement shared by every run of the batch,
+/// and the run's task waits suspended, holding no thread.
+enum StoreCommand: Sendable {
+    /// Takes the structure's session for the run (see ``PostgresRunStore/acquireSession(structure:runID:)``).
+    case acquireSession(structure: StructureID, runID: String)
+    /// Gives the structure's session up: the run's own row, or whoever's when `runID` is nil.
+    case releaseSession(structure: StructureID, runID: String?)
+    /// Records the run's final status, fenced by its lease, having first given up the session it holds (unless it
+    /// keeps it: `release` nil). In the same transaction as the run's last records, or a later one.
+    case finish(RunConclusion, release: StructureID?)
+
+    /// The structure a session command locks (two takes of one structure never share a batch).
+    var acquiredStructure: StructureID? {
+        switch self {
+        case .acquireSession(let structure, _): structure
+        case .releaseSession, .finish: nil
+        }
+    }
+}
+
+/// A run's final status as the worker records it.
+struct RunConclusion: Sendable {
+    var runID: String
+    var status: String
+    var output: JSONValue?
+    var error: JSONValue?
+    var recovered: Bool
+    var notes: [String]
+}
+
+/// What a ``StoreCommand`` did.
+enum StoreCommandAnswer: Sendable, Hashable {
+    /// The session is the run's.
+    case acquired
+    /// Another run holds the structure's session.
+    case busy(holder: String)
+    case released
+    /// Whether the status was recorded (false: the run is no longer leased to this worker).
+    case finished(recorded: Bool)
+}
+
+extension StoreCommand {
+    /// Performs a batch's commands inside the transaction open on `connection`, in at most four statements whatever
+    /// their number: session releases (those of finishing runs included), session takes, final statuses, and the
+    /// notifications of the runs' ends. Returns one answer per command, in order.
+    ///
+    /// No two takes in `commands` may name the same structure (one statement cannot claim a row twice); the
+    /// committer keeps the second for the next batch.
+    static func perform(_ commands: [StoreCommand], workerID: String, on connection: PostgresConnection) throws(PostgresError)
+        -> [StoreCommandAnswer]
+    {
+        var releases: [JSONValue] = []
+        var takes: [JSONValue] = []
+        var finishes: [JSONValue] = []
+        for command in commands {
+            switch command {
+            case .releaseSession(let structure, let runID):
+                releases.append(["structure": .string(structure), "run": runID.map(JSONValue.string) ?? .null])
+            case .acquireSession(let structure, let runID):
+                takes.append(["structure": .string(structure), "run": .string(runID)])
+            case .finish(let conclusion, let release):
+                if let release { releases.append(["structure": .string(release), "run": .string(conclusion.runID)]) }
+                var row: JSONObject = [
+                    "run": .string(conclusion.runID), "status": .string(conclusion.status), "recovered": .bool(conclusion.recovered),
+                    "notes": .array(conclusion.notes.map(JSONValue.string)),
+                ]
+                // Left out rather than JSON null, so the columns get SQL NULL.
+                if let output = conclusion.output { row["output"] = output }
+                if let error = conclusion.error { row["error"] = error }
+                finishes.append(.object(row))
+            }
+        }
+        if !releases.isEmpty {
+            try connection.execute(
+                prepared:
+                """
+                DELETE FROM matterflow_sessions s USING jsonb_to_recordset($1::jsonb) AS x(structure text, run text)
+                WHERE s.structure_id = x.structure AND (x.run IS NULL OR s.run_id = x.run)
+                """, [JSONWriter.compact(.array(releases))])
+        }
+        var holders: [StructureID: String] = [:]
+        if !takes.isEmpty {
+            // As ``PostgresRunStore/acquireSession(structure:runID:)``: the row of a run that ended failed or cancelled,
+            // or of no run, does not block.
+            let taken = try connection.execute(
+                prepared:
+                """
+                INSERT INTO matterflow_sessions AS s (structure_id, run_id)
+                SELECT structure, run FROM jsonb_to_recordset($1::jsonb) AS x(structure text, run text)
+                ON CONFLICT (structure_id) DO UPDATE SET run_id = EXCLUDED.run_id, acquired_at = now()
+                WHERE s.run_id = EXCLUDED.run_id OR EXISTS (
+                    SELECT 1 FROM matterflow_runs r WHERE r.run_id = s.run_id AND r.status IN ('failed', 'cancelled'))
+                   OR NOT EXISTS (SELECT 1 FROM matterflow_runs r WHERE r.run_id = s.run_id)
+                RETURNING structure_id, run_id
+                """, [JSONWriter.compact(.array(takes))])
+            for row in taken.rows { if let structure = row[0], let run = row[1] { holders[structure] = run } }
+            let refused = takes.compactMap { $0["structure"]?.stringValue }.filter { holders[$0] == nil }
+            if !refused.isEmpty {
+                let current = try connection.execute(
+                prepared:
+                    "SELECT structure_id, run_id FROM matterflow_sessions WHERE structure_id = ANY($1::text[])",
+                    [PostgresRunStore.textArrayLiteral(refused)])
+                for row in current.rows { if let structure = row[0], let run = row[1] { holders[structure] = run } }
+            }
+        }
+        var recorded: Set<String> = []
+        if !finishes.isEmpty {
+            // Watchers of each run learn it ended; idle workers look again (with --exit-when-idle, whether all is done).
+            let done = try connection.execute(
+                prepared:
+                """
+                WITH done AS (
+                    UPDATE matterflow_runs r SET status = f.status, output = f.output, error = f.error, recovered = f.recovered,
+                        notes = f.notes, finished_at = now(), worker_id = NULL, lease_until = NULL
+                    FROM jsonb_to_recordset($1::jsonb)
+                        AS f(run text, status text, output jsonb, error jsonb, recovered boolean, notes text[])
+                    WHERE r.run_id = f.run AND r.worker_id = $2 AND r.status = 'running'
+                    RETURNING r.run_id
+                ), announced AS (
+                    SELECT pg_notify('matterflow_records', f.run) FROM jsonb_to_recordset($1::jsonb) AS f(run text)
+                    UNION ALL SELECT pg_notify('matterflow_queue', 'finished')
+                )
+                SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n) LEFT JOIN done AS d ON true
+                """, [JSONWriter.compact(.array(finishes)), workerID])
+            recorded = Set(done.rows.compactMap { $0[0] })
+        }
+        return commands.map { command in
+            switch command {
+            case .releaseSession: return .released
+            case .acquireSession(let structure, let runID):
+                let holder = holders[structure] ?? "another run"
+                return holder == runID ? .acquired : .busy(holder: holder)
+            case .finish(let conclusion, _): return .finished(recorded: recorded.contains(conclusion.runID))
+            }
+        }
+    }
+}
