@@ -147,7 +147,8 @@ import Testing
                 keys.append(machine.generatedKey(for: machine.top.planned))
                 actions = try machine.callEnded(.finished(["vendorName": "V", "productName": "P", "softwareVersion": 1]))
             case .finish: return #expect(keys == ["run-1/each/read[0]", "run-1/each/read[1]"])
-            case .report, .checkpoint, .checkStatus, .delay, .waitForEvent, .askQuestion, .interruptWork:
+            case .report, .checkpoint, .checkStatus, .delay, .waitForEvent, .askQuestion, .interruptWork, .startElement, .cancelElement,
+                .awaitElements:
                 Issue.record("unexpected work \(work)")
                 return
             }

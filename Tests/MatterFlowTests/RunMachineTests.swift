@@ -56,6 +56,9 @@ import Testing
             case .waitForEvent(let wait): "waitForEvent \(wait.event) \(wait.timeout)\(wait.cancellable ? "" : " shielded")"
             case .askQuestion(let wait): "askQuestion \(wait.question.name) \(wait.timeout)\(wait.cancellable ? "" : " shielded")"
             case .interruptWork: "interruptWork"
+            case .startElement(let launch): "startElement \(launch.element)"
+            case .cancelElement(let index): "cancelElement \(index)"
+            case .awaitElements: "awaitElements"
             case .finish(let result): "finish \(result.outcome.rawValue) \(result.visitedStates.joined(separator: ","))"
             }
         }

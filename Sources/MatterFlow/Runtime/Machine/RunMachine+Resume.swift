@@ -105,7 +105,7 @@ extension RunMachine {
         return RunCheckpoint(
             workflowPath: level.path, state: level.current, inputs: inputs, variables: variables,
             error: showSecrets ? level.scope.error : secrets.redacting(level.scope.error), cancelledIn: level.cancelledIn,
-            shielded: level.shielded, map: map)
+            shielded: level.shielded, map: map, element: element)
     }
 
     /// A map state's progress restored from its checkpoint: its items evaluated again in the level's restored
@@ -125,6 +125,11 @@ extension RunMachine {
         switch mapItems(iteration, scope: scope, state: qualified) {
         case .success(let list): items = list
         case .failure(let error): throw FlowError(.invalidArgumentValue, "the items of map state \(qualified) cannot be read again: \(error.message)")
+        }
+        guard saved.running.isEmpty, saved.results.count == saved.index else {
+            throw FlowError(
+                .invalidArgumentValue,
+                "the checkpoint of map state \(qualified) lists \(saved.results.count) results and \(saved.running.count) running elements for element \(saved.index); the journal was written by another version")
         }
         guard saved.index < items.count else {
             throw FlowError(

@@ -81,6 +81,9 @@ extension RunMachine {
         case .waitForEvent: "waitForEvent"
         case .askQuestion: "askQuestion"
         case .interruptWork: "interruptWork"
+        case .startElement: "startElement"
+        case .cancelElement: "cancelElement"
+        case .awaitElements: "awaitElements"
         case .finish: "finish"
         }
     }
@@ -126,6 +129,11 @@ extension RunMachine {
                 Variant(condition: "answered") { machine throws(RunMachineError) in try machine.answerEnded(.answered("yes")) },
                 Variant(condition: "timeout") { machine throws(RunMachineError) in try machine.answerEnded(.timedOut) },
                 Variant(condition: "cancelled") { machine throws(RunMachineError) in try machine.answerEnded(.cancelled) },
+            ]
+        case .elementEnded:
+            return [
+                Variant(condition: "succeeded") { machine throws(RunMachineError) in try machine.elementEnded(ElementEnd(index: 0, end: .succeeded("ok"), visited: [], warnings: [])) },
+                Variant(condition: "failed") { machine throws(RunMachineError) in try machine.elementEnded(ElementEnd(index: 0, end: .failed(unreachable), visited: [], warnings: [])) },
             ]
         case .cancelRequested:
             return [Variant { machine throws(RunMachineError) in machine.cancelRequested() }]
