@@ -99,6 +99,10 @@ public struct ResumePoint: Sendable {
     /// The commissioning session the run had opened, which its continued session calls are made in
     /// (``HubCallContext/expectedSessionID``); nil when it holds none.
     public var sessionID: String?
+    /// When the innermost level is in a map state that runs elements at once: where each element that had started
+    /// its body stood. The innermost checkpoint's ``MapCheckpoint/running`` lists the elements running; one listed
+    /// there without a point here had entered no state yet, and starts its body afresh.
+    public var elements: [ElementPoint] = []
 
     ///
     /// A level's checkpoint may lack inputs (secret values the journal never kept): a sub-workflow level gets them
@@ -112,6 +116,27 @@ public struct ResumePoint: Sendable {
         self.cancel = cancel
         self.callsBefore = callsBefore
         self.sessionID = sessionID
+    }
+}
+
+/// Where one running element of a concurrent map state continues (see ``ResumePoint/elements``).
+public struct ElementPoint: Sendable {
+    /// The element's index in the map's items.
+    public var index: Int
+    /// One checkpoint per level of the element, its body's level first (each ``RunCheckpoint/element`` names it).
+    public var levels: [RunCheckpoint]
+    /// The element's innermost state's work had already finished with this result (see
+    /// ``ResumePoint/completedStep``).
+    public var completedStep: JSONValue?
+    /// How many hub calls the element had made: its continued calls are numbered after them
+    /// (`<runID>/<element>/<n>`).
+    public var callsBefore: Int
+
+    public init(index: Int, levels: [RunCheckpoint], completedStep: JSONValue? = nil, callsBefore: Int = 0) {
+        self.index = index
+        self.levels = levels
+        self.completedStep = completedStep
+        self.callsBefore = callsBefore
     }
 }
 

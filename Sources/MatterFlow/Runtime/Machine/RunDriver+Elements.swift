@@ -86,7 +86,7 @@ extension RunDriver {
     private func runElement(
         _ launch: ElementLaunch, signal elementSignal: CancellationSignal, configuration: RunMachine.Configuration, secrets: SecretValues
     ) async -> ElementEnd {
-        var machine = RunMachine(element: launch, configuration: configuration, secrets: secrets)
+        var machine = launch.resumed ?? RunMachine(element: launch, configuration: configuration, secrets: secrets)
         var elementOptions = options
         elementOptions.recording = options.recording?.recording(forElement: launch.element)
         let driver = RunDriver(hub: hub, options: elementOptions, runID: runID, signal: elementSignal, inbox: inbox, desk: desk)

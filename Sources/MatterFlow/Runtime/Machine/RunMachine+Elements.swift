@@ -17,6 +17,8 @@ struct ElementLaunch: Sendable {
     let element: String
     /// The commissioning session the run holds, if any.
     let sessionID: String?
+    /// For an element a resumed run continues: its machine, restored from its own checkpoints.
+    var resumed: RunMachine? = nil
 }
 
 /// How one element of a concurrent map state ended, as fed to ``RunMachine/elementEnded(_:)``.
@@ -35,7 +37,7 @@ extension RunMachine {
     // map's level waits in the `mapping` phase. Each element's end is fed back as `elementEnded`; the machine
     // answers with the elements to start (`startElement`) or cancel (`cancelElement`), and `awaitElements` while
     // any runs. Results are kept by index, so the map's result lists them in element order whatever order they end
-    // in. Once more elements failed than tolerated, or the run is cancelled, no element starts and those running
+    // in, and the states they visited are listed in element order when the map ends. Once more elements failed than tolerated, or the run is cancelled, no element starts and those running
     // are cancelled (their cancel paths run); the map ends, failed or cancelled, once none runs.
 
     /// A concurrent map state's elements: those running and what became of those that ended.
@@ -55,6 +57,9 @@ extension RunMachine {
         /// Set when the run was cancelled (or an element ended cancelled): the map takes its cancel path once no
         /// element runs.
         var cancelled = false
+        /// The states each ended element visited: the run's visited states list them in element order once the map
+        /// ends, so that they do not depend on the order elements end in.
+        var visited: [Int: [String]] = [:]
 
         init(step: StepProgress, iteration: MapIteration, items: [JSONValue]) {
             self.step = step
@@ -128,6 +133,7 @@ extension RunMachine {
             actions.append(.checkpoint(self.checkpoint(top, map: checkpoint)))
         }
         guard runs.running.isEmpty else { return handOver(.mapping(runs), .awaitElements) }
+        for index in runs.visited.keys.sorted() { visited += runs.visited[index] ?? [] }
         if let failure = runs.failure { return attemptEnded(runs.step, .failed(failure)) }
         if runs.cancelled { return attemptEnded(runs.step, .cancelled(late: nil)) }
         return attemptEnded(runs.step, .finished(runs.value))
@@ -142,7 +148,7 @@ extension RunMachine {
             throw refuse(.elementEnded)
         }
         runs.running.remove(at: position)
-        visited += ended.visited
+        runs.visited[ended.index] = ended.visited
         warnings += ended.warnings
         let wasStopping = runs.failure != nil || runs.cancelled
         record(ended.index, ended.end, in: &runs)

@@ -56,6 +56,9 @@ struct RunMachine: Sendable {
     /// For the machine of one element of a concurrent map state: the element (`<qualified map state>[<index>]`),
     /// which its calls' contexts name; nil for a run's own machine.
     var element: String?
+    /// A resumed run whose innermost level is in a concurrent map state: the map's progress and its running elements,
+    /// started as the run re-enters the state.
+    var resumedElements: ResumedElements?
     /// Actions of the input being handled.
     var actions = RunActions()
 
