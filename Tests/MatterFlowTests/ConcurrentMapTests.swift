@@ -166,6 +166,32 @@ import Testing
         #expect(!diagnose(text.replacingOccurrences(of: #""concurrency": 2,"#, with: "")).contains { $0.code == "concurrentSessionUse" })
     }
 
+    @Test func aBodyThatAsksCannotRunElementsAtOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-concurrent-ask-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let body = #"""
+            {"workflow": "name-it", "version": 1, "start": "name", "states": {
+              "name": {"type": "ask", "prompt": "Name?", "answer": {"text": {"maxLength": 20}}, "timeoutSeconds": 60,
+                       "next": "done", "onTimeout": "done"},
+              "done": {"type": "succeed"}
+            }}
+            """#
+        try body.write(toFile: directory + "/name-it.json", atomically: true, encoding: .utf8)
+        let parent = #"""
+            {"workflow": "w", "version": 1, "start": "each", "states": {
+              "each": {"type": "map", "items": ["a", "b"], "as": "id", "maxItems": 2, "concurrency": 2,
+                       "path": "name-it.json", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"}
+            }}
+            """#
+        let found = WorkflowLoader().load(text: parent, file: directory + "/parent.json", baseDirectory: directory).diagnostics
+        #expect(found.contains { $0.pointer == "/states/each/concurrency" && $0.message.contains("one question at a time") }, "\(found)")
+        let sequential = parent.replacingOccurrences(of: #""concurrency": 2,"#, with: "")
+        #expect(WorkflowLoader().load(text: sequential, file: directory + "/parent.json", baseDirectory: directory).diagnostics.isEmpty)
+    }
+
     @Test func theTimeBoundCountsRoundsOfConcurrentElements() throws {
         // read-device: one read, 10 s + 5 s of wind-down; 5 elements 2 at a time take 3 rounds, plus the wind-down of
         // elements cancelled when too many fail.
