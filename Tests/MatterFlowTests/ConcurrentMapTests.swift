@@ -201,6 +201,18 @@ import Testing
         #expect(sequential.worstUncancelledSeconds == 5 * 15)
     }
 
+    @Test func aMapCheckpointWithRunningElementsRoundTripsAndInconsistentOnesAreRefused() {
+        let saved = MapCheckpoint(index: 3, results: [["index": .int(1), "status": "succeeded"]], running: [0, 2])
+        #expect(MapCheckpoint(json: saved.jsonValue) == saved)
+        // One at a time, the format is as before: no "running".
+        #expect(MapCheckpoint(index: 1, results: [["index": .int(0)]]).jsonValue["running"] == nil)
+        let ints: ([Int]) -> JSONValue = { .array($0.map(JSONValue.int)) }
+        #expect(MapCheckpoint(json: ["index": .int(2), "results": .array([]), "running": ints([0, 0])]) == nil, "an element running twice")
+        #expect(MapCheckpoint(json: ["index": .int(2), "results": .array([]), "running": ints([2])]) == nil, "an element not started yet")
+        #expect(MapCheckpoint(json: ["index": .int(1), "results": .array([["index": .int(0)]]), "running": ints([0])]) == nil, "more than started")
+        #expect(MapCheckpoint(json: ["index": .int(1), "results": .array([]), "running": "0"]) == nil)
+    }
+
     @Test func concurrencyIsRangeChecked() {
         let over = diagnose(Self.workflow(items: "[]", concurrency: 9, maxItems: 8))
         #expect(over.contains { $0.code == "numberOutOfRange" && $0.pointer == "/states/each/concurrency" }, "\(over)")
