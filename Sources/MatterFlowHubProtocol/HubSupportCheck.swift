@@ -8,20 +8,23 @@ public enum HubSupportCheck {
     public static let code = "unsupportedByHub"
 
     /// A warning per state whose operation, guards or wait need a method missing from `handshake`, each naming the
-    /// state, the operation and the missing method. Sub-workflows are checked once each.
-    public static func findings(_ workflow: Workflow, handshake: RemoteHub.Handshake) -> [Diagnostic] {
+    /// state, the operation and the missing method. Sub-workflows are checked once each. `catalog` tells which custom
+    /// guards call an operation rather than read the status.
+    public static func findings(
+        _ workflow: Workflow, handshake: RemoteHub.Handshake, catalog: OperationCatalog = .standard
+    ) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         var visited = Set<String>()
         var pending = [workflow]
         while let next = pending.popLast() {
             guard visited.insert(next.file).inserted else { continue }
-            findings += check(next, handshake)
+            findings += check(next, handshake, catalog)
             pending += next.subworkflows.keys.sorted().compactMap { next.subworkflows[$0] }
         }
         return findings
     }
 
-    private static func check(_ workflow: Workflow, _ handshake: RemoteHub.Handshake) -> [Diagnostic] {
+    private static func check(_ workflow: Workflow, _ handshake: RemoteHub.Handshake, _ catalog: OperationCatalog) -> [Diagnostic] {
         let locations = (try? JSONDocument.load(path: workflow.file))?.sourceMap.locations()
         var findings: [Diagnostic] = []
         func report(_ state: WorkflowState, member: String, _ message: String) {
@@ -34,8 +37,14 @@ public enum HubSupportCheck {
         let hub = "hub \(handshake.hubName)"
         for name in workflow.stateOrder {
             guard let state = workflow.states[name] else { continue }
-            if let step = state.kind.step, !step.guards.isEmpty, !handshake.operations.contains("status") {
-                report(state, member: "/guards", "\(hub) does not support status, which the guards of state '\(name)' read; they will fail")
+            for (index, listed) in (state.kind.step?.guards ?? []).enumerated() {
+                let operation: String? =
+                    if case .custom(let guardName) = listed { catalog.customGuard(named: guardName)?.check.operation } else { nil }
+                let method = operation ?? "status"
+                guard !handshake.operations.contains(method) else { continue }
+                report(
+                    state, member: "/guards/\(index)",
+                    "\(hub) does not support \(method), which guard \(listed.name) of state '\(name)' reads; it will fail")
             }
             switch state.kind {
             case .action(let action):

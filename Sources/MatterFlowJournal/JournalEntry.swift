@@ -124,6 +124,8 @@ public struct IntentEntry: Sendable, Hashable {
     public var idempotencyKey: IdempotencyKey?
     /// The session the call was made in (``HubCallContext/expectedSessionID``), for recovery's release.
     public var sessionID: String?
+    /// The custom guard whose check the call was (a read before the state's own work); nil for the state's own call.
+    public var guardName: String? = nil
 
     /// An operation's idempotency argument and the value a call gave it.
     public struct IdempotencyKey: Sendable, Hashable {

@@ -48,6 +48,7 @@ enum JournalEntryCodec {
             if let suffices = intent.releaseAttemptSuffices { fields["releaseAttemptSuffices"] = .bool(suffices) }
             if let key = intent.idempotencyKey { fields["idempotencyKey"] = ["argument": .string(key.argument), "value": key.value] }
             if let sessionID = intent.sessionID { fields["sessionID"] = .string(sessionID) }
+            if let guardName = intent.guardName { fields["guard"] = .string(guardName) }
             return fields
         case .outcome(let outcome):
             var fields: JSONObject = [
@@ -243,7 +244,8 @@ enum JournalEntryCodec {
             effect: effect,
             acquiresSession: try fields.bool("acquiresSession"), releasesSession: try fields.bool("releasesSession"),
             requires: requires, releaseAttemptSuffices: try fields.optionalBool("releaseAttemptSuffices"),
-            idempotencyKey: idempotencyKey, sessionID: try fields.optionalString("sessionID"))
+            idempotencyKey: idempotencyKey, sessionID: try fields.optionalString("sessionID"),
+            guardName: try fields.optionalString("guard"))
     }
 
     private static func event(_ name: JournalEventEntry.Name, _ fields: JournalFields) throws(JournalError) -> JournalEventEntry {

@@ -145,7 +145,7 @@ final class JournalRecorder: RunRecording {
             acquiresSession: operation.acquiresSession, releasesSession: operation.releasesSession,
             requires: operation.requires, releaseAttemptSuffices: operation.releaseAttemptSuffices,
             idempotencyKey: operation.idempotencyKey.map { .init(argument: $0, value: call.shownArguments[$0] ?? .null) },
-            sessionID: call.context.expectedSessionID)))
+            sessionID: call.context.expectedSessionID, guardName: call.guardName)))
         do {
             try await writer.flush()
         } catch {

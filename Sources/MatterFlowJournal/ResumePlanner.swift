@@ -139,10 +139,11 @@ struct ResumePlanner {
 
     private func lastCall(after sequence: Int, in level: RunCheckpoint, element: String?) -> LastCall {
         let path = level.workflowPath.joined(separator: "/")
+        // A guard's read is no result of the state's work: the resumed state checks its guards again.
         guard
             let intent = entries.intents.last(where: {
                 $0.sequence > sequence && $0.intent.workflow == path && $0.intent.state == level.state
-                    && Self.element(ofKey: $0.intent.key, runID: started.runID) == element
+                    && $0.intent.guardName == nil && Self.element(ofKey: $0.intent.key, runID: started.runID) == element
             })?.intent
         else { return .none }
         let key = intent.key

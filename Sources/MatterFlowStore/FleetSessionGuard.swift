@@ -61,6 +61,9 @@ struct FleetSessionGuard {
                 return value
             }
         }
-        return OperationCatalog(operations, events: catalog.events)
+        // Replaced one by one, so the catalog keeps its events and custom guards (whose reads go through these too).
+        var wrapped = catalog
+        for operation in operations { wrapped.add(operation) }
+        return wrapped
     }
 }

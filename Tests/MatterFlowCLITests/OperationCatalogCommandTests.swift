@@ -37,8 +37,11 @@ struct OperationCatalogCommandTests {
     @Test func theExampleFixturesPassWithTheCatalog() async throws {
         let run = await matterflow(["test", Self.example + "/fixtures", "--catalog", Self.catalog])
         #expect(run.code == 0, "\(run.stdout)\n\(run.stderr)")
-        #expect(run.stdout.hasSuffix("8 passed, 0 failed\n"), "\(run.stdout)")
-        #expect(run.stdout.contains("PASS  update-firmware: the device's battery is too low to update"))
+        #expect(run.stdout.hasSuffix("12 passed, 0 failed\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("PASS  update-firmware: the deviceCharged guard finds the battery too low, so the update is never started"))
+        #expect(run.stdout.contains("PASS  update-firmware: a nearly empty device that is charging passes the deviceCharged guard and the update starts"))
+        #expect(run.stdout.contains("PASS  update-firmware: the deviceCharged guard cannot read the battery; its operation's error is the step's error, routed like any"))
+        #expect(run.stdout.contains("PASS  update-firmware: the hub goes offline after the status read, so the hubIdle guard stops the update before any battery read"))
         #expect(run.stdout.contains("PASS  update-firmware: a newer version is offered and the update starts"))
         #expect(run.stdout.contains("PASS  update-firmware: the simulated home implements no custom operation unless the fixture scripts it"))
     }
@@ -170,7 +173,8 @@ struct OperationCatalogCommandTests {
     @Test func twoCatalogsDeclaringOneNameAreRefused() async throws {
         let run = await matterflow(["validate", Self.workflow, "--catalog", Self.catalog, "--catalog", Self.catalog])
         #expect(run.code == 2)
-        #expect(run.stderr.contains("firmware.catalog.json:10:5: error[nameClash]: /operations/readFirmwareStatus"), "\(run.stderr)")
+        #expect(run.stderr.contains("firmware.catalog.json:11:5: error[nameClash]: /operations/readFirmwareStatus"), "\(run.stderr)")
+        #expect(run.stderr.contains("firmware.catalog.json:79:5: error[nameClash]: /guards/deviceCharged: guard \"deviceCharged\" is already in the catalog"), "\(run.stderr)")
     }
 
     @Test func everyMistakeInACatalogIsReportedWithItsPlace() async throws {
@@ -241,7 +245,7 @@ struct OperationCatalogCommandTests {
         let listener = try HubListener(endpoint: .unix(path: socket))
         defer { listener.stop() }
         let identity = HubServer.Identity(
-            name: "firmware-hub", version: "1", operations: Self.commissioningMethods + ["readFirmwareStatus", "startFirmwareUpdate"],
+            name: "firmware-hub", version: "1", operations: Self.commissioningMethods + ["readFirmwareStatus", "readBatteryLevel", "startFirmwareUpdate"],
             events: false, structures: ["maple-street"])
         listener.accept { channel in _ = HubServer(hub: hub, channel: channel, identity: identity) }
 
@@ -254,10 +258,14 @@ struct OperationCatalogCommandTests {
         #expect(result["outcome"] as? String == "succeeded")
         let output = try #require(result["output"] as? [String: Any])
         #expect(output["updateID"] as? String == "update-device-7-2.1")
+        // The deviceCharged guard reads the battery on the hub, after the hubIdle guard's status read.
         #expect(hub.calls == [
-            "readFirmwareStatus(deviceID: device-7)", "startFirmwareUpdate(deviceID: device-7, version: 2.1)",
+            "readFirmwareStatus(deviceID: device-7)", "readBatteryLevel(deviceID: device-7)",
+            "startFirmwareUpdate(deviceID: device-7, version: 2.1)",
         ])
         #expect(run.stderr.contains(#""operation":"startFirmwareUpdate""#), "\(run.stderr)")
+        #expect(run.stderr.contains(#""guard":"hubIdle""#), "\(run.stderr)")
+        #expect(run.stderr.contains(#""guard":"deviceCharged""#), "\(run.stderr)")
 
         // Without the catalog the workflow is invalid; on a hub that does not list the operation it is notSupported.
         let unlisted = HubServer.Identity(name: "plain-hub", version: "1", operations: Self.commissioningMethods, events: false, structures: ["maple-street"])
@@ -273,21 +281,25 @@ struct OperationCatalogCommandTests {
         let error = try refused.resultError()
         #expect(error["cause"] as? String == "notSupported")
         #expect((error["message"] as? String)?.contains("does not support readFirmwareStatus") == true, "\(error)")
-        #expect(hub.calls.count == 2, "the unlisted operation must not be sent")
+        #expect(hub.calls.count == 3, "the unlisted operation must not be sent")
         let validated = await matterflow(["validate", Self.workflow, "--catalog", Self.catalog, "--hub", "unix:\(plainSocket)"])
         #expect(validated.code == 0, "\(validated.stderr)")
         #expect(
             validated.stderr.contains("warning[unsupportedByHub]: /states/readStatus/operation: hub plain-hub does not support readFirmwareStatus"),
             "\(validated.stderr)")
+        #expect(
+            validated.stderr.contains(
+                "warning[unsupportedByHub]: /states/startUpdate/guards/1: hub plain-hub does not support readBatteryLevel, which guard deviceCharged of state 'startUpdate' reads"),
+            "\(validated.stderr)")
 
         let check = await matterflow(["hub", "check", "unix:\(socket)"])
-        #expect(check.stdout.contains("unknown methods listed: readFirmwareStatus, startFirmwareUpdate"), "\(check.stdout)")
+        #expect(check.stdout.contains("unknown methods listed: readFirmwareStatus, readBatteryLevel, startFirmwareUpdate"), "\(check.stdout)")
         let checkWithCatalog = await matterflow(["hub", "check", "unix:\(socket)", "--catalog", Self.catalog])
         #expect(checkWithCatalog.stdout.contains("PASS initialize answers protocol version 1"), "\(checkWithCatalog.stdout)")
     }
 }
 
-/// The simulated home with the firmware catalog's two operations, recording each custom call.
+/// The simulated home with the firmware catalog's operations, recording each custom call.
 final class FirmwareHub: Hub {
     let inner: SimulatedHub
     private let recorded = Mutex<[String]>([])
@@ -302,6 +314,9 @@ final class FirmwareHub: Hub {
         case "readFirmwareStatus":
             recorded.withLock { $0.append("readFirmwareStatus(deviceID: \(deviceID))") }
             return ["currentVersion": "2.0", "availableVersion": "2.1", "updateAvailable": true]
+        case "readBatteryLevel":
+            recorded.withLock { $0.append("readBatteryLevel(deviceID: \(deviceID))") }
+            return ["percent": 64, "charging": false]
         case "startFirmwareUpdate":
             let version = arguments["version"]?.stringValue ?? ""
             recorded.withLock { $0.append("startFirmwareUpdate(deviceID: \(deviceID), version: \(version))") }

@@ -97,7 +97,7 @@ struct SchemaTests {
     @Test(arguments: [
         (#""version": 1,"#, #""version": 1, "verison": 1,"#),
         (#""type": "assign""#, #""type": "asign""#),
-        (#"["permission"]"#, #"["permision"]"#),
+        (#"["permission"]"#, #"["permission", "no session"]"#),
         (#""jitter": "full""#, #""jitter": "sometimes""#),
         (#""maxRetries": 2"#, #""maxRetries": 101"#),
         (#""type": "onboardingPayload""#, #""type": "payload""#),
@@ -195,7 +195,7 @@ struct SchemaTests {
         #expect(try Self.names("workflow.schema.json", "$defs/fail/properties/code/anyOf/0/enum") == codes)
         #expect(try Self.names("workflow.schema.json", "$defs/fail/properties/cause/anyOf/0/enum") == causes)
         #expect(try Self.names("workflow.schema.json", "$defs/retrier/properties/errors/items/anyOf/0/enum") == ["*"] + codes + causes)
-        #expect(try Self.names("workflow.schema.json", "$defs/action/properties/guards/items/enum") == Guard.allCases.map(\.rawValue))
+        #expect(try Self.names("workflow.schema.json", "$defs/action/properties/guards/items/anyOf/0/enum") == BuiltInGuard.allCases.map(\.rawValue))
         #expect(try Self.names("workflow.schema.json", "$defs/state/properties/type/enum") == WorkflowState.Kind.typeNames)
         #expect(try Self.names("workflow.schema.json", "$defs/input/properties/type/enum") == InputDeclaration.InputType.allCases.map(\.rawValue))
         #expect(try Self.names("workflow.schema.json", "$defs/action/properties/operation/anyOf/0/enum") == OperationCatalog.standard.names)

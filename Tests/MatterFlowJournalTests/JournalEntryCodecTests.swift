@@ -42,6 +42,11 @@ struct JournalEntryCodecTests {
                     key: "run-1/1", workflow: "prepare", state: "prepare", operation: "somethingUnknown", structureID: "home",
                     attempt: 1, arguments: [:], effect: nil, acquiresSession: true, releasesSession: false, requires: nil,
                     releaseAttemptSuffices: nil, idempotencyKey: nil, sessionID: nil)),
+            .intent(
+                IntentEntry(
+                    key: "run-1/2", workflow: "update-firmware", state: "startUpdate", operation: "readBatteryLevel", structureID: "home",
+                    attempt: 1, arguments: ["deviceID": "d-1"], effect: .read, acquiresSession: false, releasesSession: false, requires: [],
+                    releaseAttemptSuffices: false, idempotencyKey: nil, sessionID: nil, guardName: "deviceCharged")),
             .outcome(
                 OutcomeEntry(
                     key: "run-1/3", workflow: "commission-device", state: "commission", operation: "commissionDevice",
@@ -113,7 +118,10 @@ struct JournalEntryCodecTests {
         let unknown = JournalEntryCodec.fields(of: Self.everyKind[5])
         #expect(unknown["effect"] == "unknown")
         #expect(unknown["requires"] == nil && unknown["idempotencyKey"] == nil, "facts the catalog did not give are not invented")
-        let failed = JournalEntryCodec.fields(of: Self.everyKind[7])
+        #expect(unknown["guard"] == nil, "a state's own call names no guard")
+        let guardRead = JournalEntryCodec.fields(of: Self.everyKind[6])
+        #expect(guardRead["guard"] == "deviceCharged" && guardRead["operation"] == "readBatteryLevel")
+        let failed = JournalEntryCodec.fields(of: Self.everyKind[8])
         #expect(failed["succeeded"] == false && failed["error"]?["code"] == "failedPrecondition" && failed["result"] == nil)
     }
 

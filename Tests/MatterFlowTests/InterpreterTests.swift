@@ -165,7 +165,7 @@ import Testing
         #expect(result.error?.cause == .hubOffline)
         #expect(hub.count("fetchRooms") == 0)
         let checks = events.compactMap { event -> String? in
-            if case .guardChecked(_, let guardName, let error) = event.kind { return "\(guardName.rawValue):\(error == nil)" }
+            if case .guardChecked(_, let guardName, let error) = event.kind { return "\(guardName.name):\(error == nil)" }
             return nil
         }
         #expect(checks == ["permission:true", "hubReachable:false"])
@@ -178,7 +178,7 @@ import Testing
         (Guard.noActiveSession, HubStatus(online: true, reachable: true, permissionGranted: true, activeSession: true), .sessionBusy, .failedPrecondition),
     ])
     func guardCauses(guardName: Guard, status: HubStatus, cause: ErrorCause, code: ErrorCode) async throws {
-        let workflow = try loadWorkflow(Self.action(#""guards": [""# + guardName.rawValue + #""], "onError": [{"errors": ["*"], "next": "routed"}]"#))
+        let workflow = try loadWorkflow(Self.action(#""guards": [""# + guardName.name + #""], "onError": [{"errors": ["*"], "next": "routed"}]"#))
         let hub = ScriptedHub()
         hub.setStatus(status)
         let (result, _) = try await run(workflow, hub: hub)

@@ -34,7 +34,7 @@ import Testing
                 switch kind {
                 case .runStarted: "runStarted"
                 case .stateEntered(let state, _): "stateEntered \(state)"
-                case .guardChecked(_, let guardName, let error): "guardChecked \(guardName.rawValue) \(error == nil ? "passed" : "failed")"
+                case .guardChecked(_, let guardName, let error): "guardChecked \(guardName.name) \(error == nil ? "passed" : "failed")"
                 case .hubCallStarted(_, let operation, let attempt, _): "hubCallStarted \(operation) #\(attempt)"
                 case .hubCallFinished(_, let operation, _, _, let error): "hubCallFinished \(operation) \(error?.cause.rawValue ?? "ok")"
                 case .retryScheduled(_, let attempt, let delay, _): "retryScheduled #\(attempt) \(delay)s"

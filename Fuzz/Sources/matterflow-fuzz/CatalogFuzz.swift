@@ -2,7 +2,8 @@ import MatterFlow
 import MatterFlowJSON
 
 /// Operation catalog files: parse and decode, then the declarations added to the standard catalog, described as
-/// `matterflow operations` shows them, and a shipped workflow validated against the result.
+/// `matterflow operations` shows them (guards with their causes, timeouts and conditions), and a shipped workflow
+/// that lists the example's custom guards validated against the result.
 enum CatalogFuzz {
     static func run(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
@@ -22,6 +23,13 @@ enum CatalogFuzz {
             return
         }
         for operation in declarations.operations { _ = catalog[operation.name]?.jsonValue }
+        for declared in declarations.guards {
+            guard let added = catalog.customGuard(named: declared.name) else { continue }
+            _ = added.jsonValue
+            _ = catalog.possibleCauses(of: added)
+            _ = catalog.timeoutSeconds(of: added)
+            _ = added.check.condition.summary
+        }
         let workflow = FuzzTarget.repositoryRoot + "/Examples/custom-operations/update-firmware.json"
         let outcome = WorkflowLoader(catalog: catalog).load(path: workflow)
         for diagnostic in outcome.diagnostics { _ = diagnostic.description }

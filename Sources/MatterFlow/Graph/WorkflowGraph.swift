@@ -155,7 +155,7 @@ public enum WorkflowGraph {
         }
 
         static func guardLine(_ guards: [Guard]) -> [String] {
-            guards.isEmpty ? [] : ["guards: " + guards.map(\.rawValue).joined(separator: ", ")]
+            guards.isEmpty ? [] : ["guards: " + guards.map(\.name).joined(separator: ", ")]
         }
 
         static func retryLine(_ retry: [Retrier]) -> [String] {

@@ -10,6 +10,11 @@ struct WorkflowDecoder {
         collector = DiagnosticCollector(document: document)
     }
 
+    /// A decoder reporting to another's collector (a catalog's guards read conditions and templates as workflows do).
+    init(collector: DiagnosticCollector) {
+        self.collector = collector
+    }
+
     /// Decodes the document; nil when it is too broken to build a workflow from.
     func decode() -> Workflow.Definition? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
@@ -154,17 +159,8 @@ struct WorkflowDecoder {
     /// Reads a step's guards, retriers, result and routes; a map state's step has neither guards nor retriers (its
     /// body's states have their own), so for it those keys stay unknown.
     func decodeStep(_ reader: ObjectReader, guardsAndRetry: Bool = true) -> StepBehavior? {
-        var guards: [Guard] = []
-        for (index, name) in (guardsAndRetry ? reader.stringArray("guards") ?? [] : []).enumerated() {
-            guard let known = Guard(rawValue: name) else {
-                let names = Guard.allCases.map(\.rawValue)
-                collector.error(
-                    Code.unknownGuard, at: JSONPointer.appending(index, to: reader.pointer("guards")),
-                    "unknown guard \"\(name)\"\(SpellingSuggestion.hint(for: name, among: names)) (built-in guards: \(names.joined(separator: ", ")))")
-                continue
-            }
-            guards.append(known)
-        }
+        // Any name is a guard here: a built-in one, or a custom one the validator looks up in the catalog.
+        let guards = (guardsAndRetry ? reader.stringArray("guards") ?? [] : []).map(Guard.init(named:))
         let result = reader.string("result")
         let retry = (guardsAndRetry ? reader.array("retry") ?? [] : []).enumerated().compactMap { index, value in
             decodeRetrier(value, JSONPointer.appending(index, to: reader.pointer("retry")))

@@ -64,7 +64,7 @@ public enum WorkflowDiagnosticCode {
         (missingArgument, "a required argument or sub-workflow input is not given"),
         (unexpectedArgument, "an argument or sub-workflow input the callee does not take"),
         (argumentType, "a literal argument or input has the wrong type"),
-        (unknownGuard, "a guard name that is not built in"),
+        (unknownGuard, "a guard name that is neither built in nor declared by a given operation catalog"),
         (invalidReference, "a ${...} reference is malformed"),
         (undefinedInput, "a reference names an undeclared input"),
         (undefinedVariable, "a reference names a variable no state binds"),

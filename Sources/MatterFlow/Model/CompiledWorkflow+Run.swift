@@ -117,6 +117,8 @@ final class PlannedState: Sendable {
     var guards: [Guard] { step?.guards ?? [] }
     /// How many guards the state has (read on every attempt, without retaining the guards).
     let guardCount: Int
+    /// The guards, resolved against the catalog (``PlannedGuard``).
+    let plannedGuards: [PlannedGuard]
 
     init(
         _ state: WorkflowState, number: Int, firstEdge: Int, cancelEdge: Int?, in workflow: Workflow.Definition,
@@ -130,6 +132,7 @@ final class PlannedState: Sendable {
         typeName = state.kind.typeName
         isTerminal = state.isTerminal
         guardCount = state.kind.step?.guards.count ?? 0
+        plannedGuards = (state.kind.step?.guards ?? []).map { PlannedGuard($0, catalog: catalog) }
         switch state.kind {
         case .action(let action):
             call = catalog[action.operation].map { PlannedCall($0, action: action) }
@@ -199,11 +202,15 @@ final class PlannedCall: Sendable {
     /// The operation works inside the commissioning session (``OperationDescriptor/usesSession``).
     let usesSession: Bool
 
-    init(_ operation: OperationDescriptor, action: ActionState) {
+    convenience init(_ operation: OperationDescriptor, action: ActionState) {
+        self.init(operation, arguments: action.arguments, timeoutSeconds: action.timeoutSeconds ?? operation.defaultTimeoutSeconds)
+    }
+
+    init(_ operation: OperationDescriptor, arguments: [(name: String, value: Template)], timeoutSeconds: Double) {
         self.operation = operation
         name = operation.name
-        arguments = action.arguments
-        timeoutSeconds = action.timeoutSeconds ?? operation.defaultTimeoutSeconds
+        self.arguments = arguments
+        self.timeoutSeconds = timeoutSeconds
         secretArguments = operation.arguments.filter(\.secret).map(\.name)
         secretResultFields = operation.secretResultFields
         argumentWarnings = operation.argumentWarnings

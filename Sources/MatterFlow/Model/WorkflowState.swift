@@ -87,8 +87,38 @@ public struct WorkflowState: Sendable {
     }
 }
 
-/// A built-in precondition checked before a state's work.
-public enum Guard: String, Sendable, Hashable, CaseIterable {
+/// A precondition checked before each attempt of a state's work: one of MatterFlow's own, or one an operation
+/// catalog declares (``GuardDescriptor``), named by the catalog.
+public enum Guard: Sendable, Hashable, CustomStringConvertible {
+    case builtIn(BuiltInGuard)
+    /// A guard an operation catalog declares, by its name; the run looks it up in its catalog.
+    case custom(String)
+
+    /// The guard a workflow file names: a built-in one when the name is built in, a custom one otherwise.
+    public init(named name: String) {
+        self = BuiltInGuard(rawValue: name).map(Guard.builtIn) ?? .custom(name)
+    }
+
+    /// The name, as workflow files, events and journals write it.
+    public var name: String {
+        switch self {
+        case .builtIn(let builtIn): builtIn.rawValue
+        case .custom(let name): name
+        }
+    }
+
+    public var description: String { name }
+
+    /// The user has granted access to the structure.
+    public static let permission = Guard.builtIn(.permission)
+    /// The hub is online and reachable.
+    public static let hubReachable = Guard.builtIn(.hubReachable)
+    /// No commissioning session is active.
+    public static let noActiveSession = Guard.builtIn(.noActiveSession)
+}
+
+/// MatterFlow's own guards, evaluated from the hub's status.
+public enum BuiltInGuard: String, Sendable, Hashable, CaseIterable {
     /// The user has granted access to the structure (`permissionDenied` / `permissionNotGranted`).
     case permission
     /// The hub is online and reachable (`unavailable` / `hubOffline` or `hubUnreachable`).

@@ -6,7 +6,7 @@ final class CatalogDecoder {
     let collector: DiagnosticCollector
     private var locations: [String: (pointer: String, location: SourceLocation?)] = [:]
     /// The file's declared causes, by name, which its operations' `errors` may name.
-    private var causes: [String: DeclaredCause] = [:]
+    private(set) var causes: [String: DeclaredCause] = [:]
     /// Where each part of the document stands, scanned once, when the first name is recorded.
     private lazy var sourceLocations = collector.document.sourceMap.locations()
 
@@ -65,16 +65,26 @@ final class CatalogDecoder {
                 }
             }
         }
+        var guards: [GuardDescriptor] = []
+        if let reader = root.object("guards") {
+            for member in reader.object.members {
+                reader.allow(member.key)
+                if let declared = decodeGuard(member.key, member.value, at: reader.pointer(member.key), declaredOperations: operations) {
+                    guards.append(declared)
+                }
+            }
+        }
         root.finish()
         guard let name, !collector.hasErrors else { return nil }
         return OperationDeclarations(
-            name: name, file: collector.document.file, operations: operations, events: events, locations: locations)
+            name: name, file: collector.document.file, operations: operations, events: events, guards: guards,
+            locations: locations)
     }
 
     // MARK: - Names
 
     /// Whether a name may be declared: an identifier, not a reserved name. Records where it stands.
-    private func checkName(_ name: String, kind: String, at pointer: String) -> Bool {
+    func checkName(_ name: String, kind: String, at pointer: String, reserved: Set<String> = OperationDeclarations.reservedNames) -> Bool {
         let isIdentifier =
             name.unicodeScalars.first.map { $0.properties.isAlphabetic && $0.isASCII } ?? false
             && name.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" }
@@ -85,7 +95,7 @@ final class CatalogDecoder {
                 "\(kind) name \"\(name)\" must be an ASCII letter followed by letters, digits or \"_\" (at most 64)")
             return false
         }
-        guard !OperationDeclarations.reservedNames.contains(name) else {
+        guard !reserved.contains(name) else {
             collector.error(
                 CatalogDiagnosticCode.nameClash, at: pointer, atKey: true,
                 "\(kind) \"\(name)\" is built in (or a hub protocol method); a catalog cannot redeclare it, so choose another name")

@@ -11,6 +11,8 @@ public struct OperationCatalog: Sendable {
     private var causesByName: [String: DeclaredCause] = [:]
     /// The events hubs may report, which wait states can wait for.
     public var events: [EventDescriptor]
+    /// The custom guards workflow steps may list beside the built-in ones (``GuardDescriptor``), in the order added.
+    public private(set) var guards: [GuardDescriptor] = []
     /// Replaced whenever an operation is added or replaced, so run models (``RunModel``) can tell whether
     /// the operations they looked up are still this catalog's.
     private(set) var identity = Identity()
@@ -42,7 +44,23 @@ public struct OperationCatalog: Sendable {
         for declared in operation.declaredCauses { causesByName[declared.cause.rawValue] = declared }
     }
 
-    /// The cause with a name, as one of the catalog's operations declares it.
+    /// Adds or replaces a custom guard; its declared causes become known causes of the catalog.
+    public mutating func add(_ descriptor: GuardDescriptor) {
+        identity = Identity()
+        if let index = guards.firstIndex(where: { $0.name == descriptor.name }) {
+            guards[index] = descriptor
+        } else {
+            guards.append(descriptor)
+        }
+        for declared in descriptor.declaredCauses { causesByName[declared.cause.rawValue] = declared }
+    }
+
+    /// The custom guard with a name.
+    public func customGuard(named name: String) -> GuardDescriptor? {
+        guards.first { $0.name == name }
+    }
+
+    /// The cause with a name, as one of the catalog's operations or guards declares it.
     public func declaredCause(named name: String) -> DeclaredCause? { causesByName[name] }
 
     /// The operation with a name.

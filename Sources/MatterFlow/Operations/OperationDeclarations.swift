@@ -20,26 +20,35 @@ public struct OperationDeclarations: Sendable {
     public var operations: [OperationDescriptor]
     /// The declared events, in file order.
     public var events: [EventDescriptor]
-    /// Where each declared operation and event name stands in the file, for findings about clashes.
+    /// The declared guards, in file order.
+    public var guards: [GuardDescriptor]
+    /// Where each declared operation, event and guard name stands in the file, for findings about clashes.
     var locations: [String: (pointer: String, location: SourceLocation?)]
 
     /// Declarations built in code (for a service that keeps them in Swift rather than in a file).
-    public init(name: String, operations: [OperationDescriptor], events: [EventDescriptor] = []) {
+    ///
+    /// A guard's operation must be one of `operations` or already in the catalog the declarations are added to,
+    /// with effect `read` (``OperationCatalog/adding(_:)`` checks it).
+    public init(
+        name: String, operations: [OperationDescriptor], events: [EventDescriptor] = [], guards: [GuardDescriptor] = []
+    ) {
         self.name = name
         file = "<\(name)>"
         self.operations = operations
         self.events = events
+        self.guards = guards
         locations = [:]
     }
 
     init(
         name: String, file: String, operations: [OperationDescriptor], events: [EventDescriptor],
-        locations: [String: (pointer: String, location: SourceLocation?)]
+        guards: [GuardDescriptor], locations: [String: (pointer: String, location: SourceLocation?)]
     ) {
         self.name = name
         self.file = file
         self.operations = operations
         self.events = events
+        self.guards = guards
         self.locations = locations
     }
 
@@ -82,7 +91,8 @@ public struct OperationDeclarations: Sendable {
 
 /// Diagnostic codes of catalog files, besides the shared ones (``DiagnosticCode``).
 public enum CatalogDiagnosticCode {
-    /// An operation or event whose name is built in, reserved by the hub protocol, or declared by another catalog.
+    /// An operation, event or guard whose name is built in, reserved by the hub protocol, or declared by another
+    /// catalog.
     public static let nameClash = "nameClash"
     /// A given file is not a catalog (a workflow or fixture named by mistake).
     public static let notACatalog = "notACatalog"
@@ -102,12 +112,15 @@ extension OperationCatalog {
                     file: declarations.file, pointer: place?.pointer ?? "", location: place?.location ?? nil))
         }
         var catalog = self
-        for operation in declarations.operations {
-            for declared in operation.declaredCauses {
+        func checkCauses(_ causes: [DeclaredCause]) {
+            for declared in causes {
                 if let earlier = catalog.declaredCause(named: declared.cause.rawValue), earlier.code != declared.code {
                     clash(declared.cause.rawValue, "cause (with code \(earlier.code.rawValue), not \(declared.code.rawValue))")
                 }
             }
+        }
+        for operation in declarations.operations {
+            checkCauses(operation.declaredCauses)
             if catalog[operation.name] != nil || OperationDeclarations.reservedNames.contains(operation.name) {
                 clash(operation.name, "operation")
             } else {
@@ -121,8 +134,42 @@ extension OperationCatalog {
                 catalog.events.append(event)
             }
         }
+        for descriptor in declarations.guards {
+            checkCauses(descriptor.declaredCauses)
+            if catalog.customGuard(named: descriptor.name) != nil || BuiltInGuard(rawValue: descriptor.name) != nil {
+                clash(descriptor.name, "guard")
+                continue
+            }
+            if let name = descriptor.check.operation {
+                if let problem = Self.guardOperationProblem(catalog[name], named: name) {
+                    let place = declarations.locations[descriptor.name]
+                    findings.append(
+                        Diagnostic(
+                            severity: .error, code: DiagnosticCode.invalidValue,
+                            message: "guard \"\(descriptor.name)\": \(problem)", file: declarations.file,
+                            pointer: place?.pointer ?? "", location: place?.location ?? nil))
+                    continue
+                }
+            }
+            catalog.add(descriptor)
+        }
         guard findings.isEmpty else { throw DiagnosticsError(findings) }
         return catalog
+    }
+
+    /// Why an operation cannot be a guard's: unknown, or with an effect on the hub or its session (a guard is checked
+    /// again on every attempt, so reading must change nothing); nil when it can.
+    static func guardOperationProblem(_ operation: OperationDescriptor?, named name: String) -> String? {
+        guard let operation else {
+            return "operation \"\(name)\" is neither declared in this catalog nor built in (`matterflow operations` lists them)"
+        }
+        guard operation.effect == .read else {
+            return "operation \"\(name)\" has effect \"\(operation.effect.rawValue)\"; a guard is checked again before every attempt, so it may only call an operation with effect \"read\""
+        }
+        guard !operation.acquiresSession, !operation.releasesSession else {
+            return "operation \"\(name)\" opens or releases the commissioning session; a guard may only read"
+        }
+        return nil
     }
 
     /// The standard catalog with the declarations of every catalog file in `paths` added, in order.

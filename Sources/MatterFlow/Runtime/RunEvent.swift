@@ -73,7 +73,7 @@ public struct RunEvent: Sendable {
             object["type"] = .string(type)
         case .guardChecked(let state, let guardName, let failure):
             object["state"] = .string(state)
-            object["guard"] = .string(guardName.rawValue)
+            object["guard"] = .string(guardName.name)
             object["passed"] = .bool(failure == nil)
             if failure != nil { object["error"] = error(failure) }
         case .hubCallStarted(let state, let operation, let attempt, let arguments):
@@ -142,7 +142,7 @@ public struct RunEvent: Sendable {
             let qualified = workflowPath.count > 1 ? " in \(workflowPath.last ?? "")" : ""
             return "\(indent)● \(state)\(qualified) [\(type)]"
         case .guardChecked(_, let guardName, let failure):
-            return "\(indent)  " + (failure.map { "✗ guard \(guardName.rawValue): \($0)" } ?? "✓ guard \(guardName.rawValue)")
+            return "\(indent)  " + (failure.map { "✗ guard \(guardName.name): \($0)" } ?? "✓ guard \(guardName.name)")
         case .hubCallStarted(_, let operation, let attempt, _):
             return "\(indent)  … \(operation)" + (attempt > 1 ? " (attempt \(attempt))" : "")
         case .hubCallFinished(_, let operation, _, let duration, let failure):

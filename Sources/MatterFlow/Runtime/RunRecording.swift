@@ -49,11 +49,14 @@ public struct PreparedCall: Sendable {
     public let shownArguments: JSONObject
     /// The run's ID, the call's idempotency key and the session the call is made in.
     public let context: HubCallContext
+    /// The custom guard the call checks, when it is a guard's read rather than the state's own call.
+    public let guardName: String?
 
     public init(
         workflowPath: [String], state: String, attempt: Int, operation: OperationDescriptor, shownArguments: JSONObject,
-        context: HubCallContext
+        context: HubCallContext, guardName: String? = nil
     ) {
+        self.guardName = guardName
         self.workflowPath = workflowPath
         self.state = state
         self.attempt = attempt

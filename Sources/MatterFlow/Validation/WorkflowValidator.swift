@@ -47,6 +47,7 @@ struct WorkflowValidator {
             switch state.kind {
             case .action(let action):
                 checkRoutes(action.step, state: state)
+                checkGuards(action.step, state: state)
                 guard let operation = catalog[action.operation] else {
                     collector.error(
                         Code.unknownOperation, at: state.pointer + "/operation",
@@ -59,6 +60,7 @@ struct WorkflowValidator {
                     pointer: state.pointer + "/arguments", callee: "operation \(operation.name)")
             case .workflow(let subworkflow):
                 checkRoutes(subworkflow.step, state: state)
+                checkGuards(subworkflow.step, state: state)
                 guard let child = workflow.subworkflows[subworkflow.path] else { continue }
                 acquires = acquires || verification.opensSession(child)
                 checkArguments(

@@ -154,7 +154,14 @@ final class BudgetGraph {
             attempts += Double(retrier.maxRetries)
             for retry in 1...retrier.maxRetries { delays += retrier.delay(beforeRetry: retry) }
         }
-        return (attempts * (Double(step.guards.count) * guardSeconds + call) + delays, cancelTail)
+        // A built-in or status guard waits at most the status timeout; an operation guard its operation's timeout.
+        let guardsSeconds = step.guards.reduce(0.0) { total, listed in
+            guard case .custom(let name) = listed, let descriptor = context.catalog.customGuard(named: name) else {
+                return total + guardSeconds
+            }
+            return total + context.catalog.timeoutSeconds(of: descriptor) + TimeBudget.windDownSeconds
+        }
+        return (attempts * (guardsSeconds + call) + delays, cancelTail)
     }
 
     /// Where a point leads, and how long it takes to get there.

@@ -110,7 +110,7 @@ final class ErrorFlow {
         }
         if !guards.isEmpty {
             // The status call behind the guards may itself fail or time out.
-            causes += guards.flatMap(\.causes) + (catalog["readHubStatus"]?.errors ?? [.structureNotFound])
+            causes += guards.flatMap { $0.causes(in: catalog) } + (catalog["readHubStatus"]?.errors ?? [.structureNotFound])
                 + OperationDescriptor.inDoubtCauses
         }
         return errors.union(causes.map { PossibleError($0, in: catalog) })

@@ -78,12 +78,15 @@ extension Set where Element == PossibleError {
 }
 
 extension Guard {
-    /// The causes a failing guard raises, besides a failure of the status call itself.
-    var causes: [ErrorCause] {
+    /// The causes checking the guard may raise with a catalog: a built-in guard's own, besides a failure of the
+    /// status call itself; a custom guard's, its source's failures included (empty for one the catalog lacks,
+    /// which validation reports).
+    func causes(in catalog: OperationCatalog) -> [ErrorCause] {
         switch self {
-        case .permission: [.permissionNotGranted]
-        case .hubReachable: [.hubOffline, .hubUnreachable]
-        case .noActiveSession: [.sessionBusy]
+        case .builtIn(.permission): [.permissionNotGranted]
+        case .builtIn(.hubReachable): [.hubOffline, .hubUnreachable]
+        case .builtIn(.noActiveSession): [.sessionBusy]
+        case .custom(let name): catalog.customGuard(named: name).map(catalog.possibleCauses(of:)) ?? []
         }
     }
 }

@@ -66,7 +66,7 @@ struct GraphCommand {
                 MatterflowTool.report(outcome.diagnostics, to: environment.standardError)
                 return ExitCode.invalidInput
             }
-            guard try await HubOption.reportUnsupported(workflow, arguments, command: Self.spec.name, err: environment.standardError)
+            guard try await HubOption.reportUnsupported(workflow, arguments, command: Self.spec.name, err: environment.standardError, catalog: catalog)
             else { return ExitCode.invalidInput }
             do {
                 graph = try WorkflowGraph.build(workflow, expand: arguments.flag("expand"))

@@ -5,10 +5,10 @@ import MatterFlowJSON
 struct OperationsCommand {
     static let spec = CommandSpec(
         name: "operations",
-        abstract: "List the hub operations workflows can invoke, and the events wait states can wait for.",
+        abstract: "List the hub operations workflows can invoke, the events wait states can wait for, and the catalogs' guards.",
         arguments: [],
         options: [
-            .init(name: "json", valueName: nil, help: "Print the catalog as JSON: {\"operations\", \"events\"}."),
+            .init(name: "json", valueName: nil, help: "Print the catalog as JSON: {\"operations\", \"events\", \"guards\"}."),
             CatalogOption.option,
         ],
         discussion: nil)
@@ -22,6 +22,7 @@ struct OperationsCommand {
         if arguments.flag("json") {
             out.line(JSONWriter.pretty([
                 "operations": .array(catalog.operations.map(\.jsonValue)), "events": .array(catalog.events.map(\.jsonValue)),
+                "guards": .array(catalog.guards.map(\.jsonValue)),
             ]))
             return ExitCode.success
         }
@@ -49,6 +50,22 @@ struct OperationsCommand {
             out.line("event \(event.name) — \(event.summary)")
             out.line("  \(event.valueField): \(event.values.joined(separator: ", "))")
             out.line("  payload: \(event.payload)")
+            out.line("")
+        }
+        for declared in catalog.guards {
+            let failure = declared.failure
+            out.line("guard \(declared.name) — \(declared.summary)")
+            switch declared.check {
+            case .status(let condition):
+                out.line("  reads: the hub's status (timeout \(Self.format(catalog.timeoutSeconds(of: declared))) s)")
+                out.line("  passes when: \(condition.summary)")
+            case .operation(let name, let arguments, let condition):
+                let given = arguments.map { "\($0.name): \($0.value.summary)" }.joined(separator: ", ")
+                out.line("  reads: \(name)(\(given)) (timeout \(Self.format(catalog.timeoutSeconds(of: declared))) s)")
+                out.line("  passes when: \(condition.summary)")
+            }
+            out.line("  otherwise: \(failure.code.rawValue)/\(failure.cause.rawValue): \(declared.message)")
+            out.line("  errors: " + catalog.possibleCauses(of: declared).map { "\(catalog.code(ofCause: $0.rawValue)?.rawValue ?? "unknown")/\($0.rawValue)" }.joined(separator: ", "))
             out.line("")
         }
         return ExitCode.success

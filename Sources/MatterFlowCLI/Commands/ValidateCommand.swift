@@ -43,7 +43,7 @@ struct ValidateCommand {
             let outcome = loader.load(path: path)
             var hubFindings: [Diagnostic] = []
             if let handshake, let workflow = outcome.workflow {
-                hubFindings = HubSupportCheck.findings(workflow, handshake: handshake)
+                hubFindings = HubSupportCheck.findings(workflow, handshake: handshake, catalog: catalog)
             }
             for diagnostic in outcome.diagnostics + hubFindings where seen.insert(diagnostic.description).inserted {
                 all.append(diagnostic)

@@ -60,13 +60,14 @@ enum HubOption {
     /// With `--hub`: reads the hub's handshake and reports, as warnings on `err`, the states of `workflow` that need
     /// a method the hub lacks. Returns false (after saying why) when the hub cannot be reached.
     static func reportUnsupported(
-        _ workflow: Workflow, _ arguments: ParsedArguments, command: String, err: any TextSink
+        _ workflow: Workflow, _ arguments: ParsedArguments, command: String, err: any TextSink,
+        catalog: OperationCatalog = .standard
     ) async throws(UsageError) -> Bool {
         guard let endpoint = try endpoint(arguments, command: command) else { return true }
         guard let remote = await connect(endpoint, err: err) else { return false }
         await remote.close()
         if let handshake = remote.handshake {
-            MatterflowTool.report(HubSupportCheck.findings(workflow, handshake: handshake), to: err)
+            MatterflowTool.report(HubSupportCheck.findings(workflow, handshake: handshake, catalog: catalog), to: err)
         }
         return true
     }

@@ -82,11 +82,14 @@ final class RunCall: Sendable {
     let shownArguments: JSONObject
     /// False on a cancel path, which no cancel interrupts.
     let cancellable: Bool
+    /// The custom guard whose check the call is; nil for a state's own call.
+    let guardName: String?
 
     init(
         operation: PlannedCall, arguments: JSONObject, timeout: Duration, context: HubCallContext, state: String,
-        path: [String], attempt: Int, shownArguments: JSONObject, cancellable: Bool
+        path: [String], attempt: Int, shownArguments: JSONObject, cancellable: Bool, guardName: String? = nil
     ) {
+        self.guardName = guardName
         self.operation = operation
         self.arguments = arguments
         self.timeout = timeout

@@ -152,7 +152,7 @@ struct RunDriver: Sendable {
         guard let recording = options.recording else { return await make(call) }
         let prepared = PreparedCall(
             workflowPath: call.path, state: call.state, attempt: call.attempt, operation: call.operation.operation,
-            shownArguments: call.shownArguments, context: HubCallContext.current ?? call.context)
+            shownArguments: call.shownArguments, context: HubCallContext.current ?? call.context, guardName: call.guardName)
         let outcome: RaceOutcome<JSONValue>
         switch await recording.callStarting(prepared) {
         case .success(let value)?: outcome = .finished(value)

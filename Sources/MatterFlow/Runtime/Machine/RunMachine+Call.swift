@@ -57,6 +57,14 @@ extension RunMachine {
             if case .action(let action) = planned.state.kind { operation = action.operation } else { operation = planned.name }
             return .failure(FlowError(.engineMisconfigured, "operation \(operation) is not in the catalog"))
         }
+        return prepare(call, for: planned, attempt: attempt)
+    }
+
+    /// A call with its arguments evaluated in the level's scope and its context set, reported as started: the
+    /// state's own, or (with `guardName`) a custom guard's read.
+    mutating func prepare(
+        _ call: PlannedCall, for planned: PlannedState, attempt: Int, guardName: String? = nil
+    ) -> Result<RunCall, FlowError> {
         var arguments = JSONObject()
         arguments.reserveCapacity(call.arguments.count)
         do throws(FlowError) {
@@ -83,6 +91,6 @@ extension RunMachine {
             RunCall(
                 operation: call, arguments: arguments, timeout: .seconds(rounding: call.timeoutSeconds), context: context,
                 state: planned.name, path: top.path, attempt: attempt, shownArguments: shownArguments,
-                cancellable: !top.onCancelPath))
+                cancellable: !top.onCancelPath, guardName: guardName))
     }
 }

@@ -13,11 +13,7 @@ extension RunMachine {
     /// The attempt's next guard, or its work once every guard has passed.
     mutating func proceedStep(_ progress: StepProgress, guardsPassed: Int) -> Continuation {
         let state = progress.state
-        if guardsPassed < state.guardCount {
-            return handOver(
-                .checkingGuard(progress, index: guardsPassed),
-                .checkStatus(GuardCheck(state: state.name, cancellable: !top.onCancelPath)))
-        }
+        if guardsPassed < state.guardCount { return checkGuard(progress, index: guardsPassed) }
         if state.isSubworkflow { return state.map == nil ? descend(progress) : beginMap(progress) }
         switch prepareCall(state, attempt: progress.attempt) {
         case .success(let call):
@@ -59,26 +55,31 @@ extension RunMachine {
 
     /// A guard's status check ended: the attempt's next guard, or its end when the guard did not pass.
     mutating func guardEnded(_ progress: StepProgress, index: Int, _ outcome: RaceOutcome<HubStatus>) -> Continuation {
-        let guards = progress.state.guards
+        let guards = progress.state.plannedGuards
         guard index < guards.count else { return proceedStep(progress, guardsPassed: index) }
-        let guardName = guards[index]
+        let planned = guards[index]
         let failure: FlowError?
         switch outcome {
-        case .finished(let status): failure = Self.failure(of: guardName, status: status)
+        case .finished(let status): failure = statusFailure(of: planned, status: status)
         case .failed(let error): failure = error
         case .timedOut:
             failure = FlowError(
                 .actionTimedOut,
-                "the hub did not report its status within \(Int(TimeBudget.guardTimeoutSeconds)) s for guard \(guardName.rawValue)")
+                "the hub did not report its status within \(Int(TimeBudget.guardTimeoutSeconds)) s for guard \(planned.listed.name)")
         case .cancelled: return attemptEnded(progress, .cancelled(late: nil))
         }
-        report(top.path, .guardChecked(state: progress.state.name, guard: guardName, error: failure))
+        return guardChecked(progress, index: index, planned.listed, failure)
+    }
+
+    /// Reports a guard's check; the attempt's next guard when it passed, else the attempt ends with its error.
+    mutating func guardChecked(_ progress: StepProgress, index: Int, _ listed: Guard, _ failure: FlowError?) -> Continuation {
+        report(top.path, .guardChecked(state: progress.state.name, guard: listed, error: failure))
         if let failure { return attemptEnded(progress, .failed(failure)) }
         return proceedStep(progress, guardsPassed: index + 1)
     }
 
-    /// The error a guard raises for a hub status, or nil when it passes.
-    static func failure(of guardName: Guard, status: HubStatus) -> FlowError? {
+    /// The error a built-in guard raises for a hub status, or nil when it passes.
+    static func failure(of guardName: BuiltInGuard, status: HubStatus) -> FlowError? {
         switch guardName {
         case .permission:
             return status.permissionGranted

@@ -152,7 +152,7 @@ struct RunMachine: Sendable {
     /// A guard's status check ended (`.cancelled` when a cancel stopped it).
     mutating func statusChecked(_ outcome: RaceOutcome<HubStatus>) throws(RunMachineError) -> RunActions {
         let left = leavePhase()
-        guard case .checkingGuard(let progress, let index) = left else {
+        guard case .checkingGuard(let progress, let index) = left, !progress.state.checksByCall(index) else {
             phase = left
             throw refuse(.statusChecked)
         }
@@ -161,10 +161,17 @@ struct RunMachine: Sendable {
         return takeActions()
     }
 
-    /// The hub call ended, after `duration` on the run's clock (`.cancelled` when a cancel stopped it, with its late
-    /// result if it still succeeded).
+    /// The hub call ended (the state's own, or a custom guard's read), after `duration` on the run's clock
+    /// (`.cancelled` when a cancel stopped it, with its late result if it still succeeded).
     mutating func callEnded(_ outcome: RaceOutcome<JSONValue>, duration: Duration = .zero) throws(RunMachineError) -> RunActions {
         let left = leavePhase()
+        if case .checkingGuard(let progress, let index) = left, progress.state.plannedGuards.indices.contains(index),
+            case .operation(let descriptor, let call) = progress.state.plannedGuards[index]
+        {
+            if case .cancelled = outcome { noteCancel() }
+            drive(guardCallEnded(progress, index: index, descriptor, call, outcome, duration: duration))
+            return takeActions()
+        }
         guard case .calling(let progress, let call) = left else {
             phase = left
             throw refuse(.callEnded)

@@ -1,0 +1,123 @@
+import MatterFlowJSON
+
+/// A guard an embedding service declares (an operation catalog file's `guards`, or in Swift through
+/// ``OperationDeclarations``): a precondition a workflow's steps may list beside the built-in guards, checked
+/// before each attempt of the step.
+///
+/// It passes when its condition holds over what it reads: the hub's status (``Check/status(passesWhen:)``), or the
+/// result of a `read` operation called with arguments evaluated in the state's scope
+/// (``Check/operation(_:arguments:passesWhen:)``). Otherwise it raises its error, which is retried and routed like
+/// an error of the step's own work.
+public struct GuardDescriptor: Sendable {
+    /// What a guard reads, and the condition that must hold over it.
+    public enum Check: Sendable {
+        /// The hub's status, as the built-in guards read it: the condition reads `${vars.status.online}`,
+        /// `${vars.status.reachable}`, `${vars.status.permissionGranted}` and `${vars.status.activeSession}`.
+        case status(passesWhen: Condition)
+        /// The result of a call of the named operation (whose effect must be `read`): `arguments` are evaluated in
+        /// the scope of the state the guard stands on (`${input...}`, `${vars...}`, `${run...}`), and the
+        /// condition reads the result as `${vars.result}`.
+        case operation(String, arguments: [(name: String, value: Template)], passesWhen: Condition)
+
+        /// The condition that must hold for the guard to pass.
+        public var condition: Condition {
+            switch self {
+            case .status(let condition), .operation(_, _, let condition): condition
+            }
+        }
+
+        /// The operation the guard calls; nil for a status guard.
+        public var operation: String? {
+            switch self {
+            case .status: nil
+            case .operation(let name, _, _): name
+            }
+        }
+    }
+
+    public var name: String
+    /// One line for `matterflow operations`.
+    public var summary: String
+    public var check: Check
+    /// The cause the guard raises when its condition does not hold.
+    public var cause: ErrorCause
+    /// What the person should do about it, the error's message.
+    public var message: String
+    /// Causes the guard raises that the engine does not know, with their codes (an operation catalog file's
+    /// `causes` that the guard names).
+    public var declaredCauses: [DeclaredCause]
+
+    public init(
+        name: String, summary: String, check: Check, cause: ErrorCause, message: String, declaredCauses: [DeclaredCause] = []
+    ) {
+        self.name = name
+        self.summary = summary
+        self.check = check
+        self.cause = cause
+        self.message = message
+        self.declaredCauses = declaredCauses
+    }
+
+    /// The error the guard raises when its condition does not hold.
+    public var failure: FlowError {
+        let code = cause.code ?? declaredCauses.first { $0.cause == cause }?.code ?? .unknown
+        return FlowError(code: code, cause: cause, message: message)
+    }
+
+    /// The variable a guard's condition reads: `status` for a status guard, `result` for an operation guard.
+    public var conditionVariable: String {
+        check.operation == nil ? Self.statusVariable : Self.resultVariable
+    }
+
+    /// The variable holding the hub's status in a status guard's condition.
+    public static let statusVariable = "status"
+    /// The variable holding the operation's result in an operation guard's condition.
+    public static let resultVariable = "result"
+
+    /// The status facts a status guard's condition may read, as members of `${vars.status}`.
+    public static let statusFacts = ["online", "reachable", "permissionGranted", "activeSession"]
+
+    /// The hub's status as a status guard's condition reads it.
+    static func statusValue(_ status: HubStatus) -> JSONValue {
+        [
+            "online": .bool(status.online), "reachable": .bool(status.reachable),
+            "permissionGranted": .bool(status.permissionGranted), "activeSession": .bool(status.activeSession),
+        ]
+    }
+
+    /// The guard as JSON, for `matterflow operations --json`.
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["name"] = .string(name)
+        object["summary"] = .string(summary)
+        object["from"] = .string(check.operation.map { "operation " + $0 } ?? "status")
+        let error = failure
+        object["error"] = ["code": .string(error.code.rawValue), "cause": .string(error.cause.rawValue), "message": .string(message)]
+        return .object(object)
+    }
+}
+
+extension OperationCatalog {
+    /// The causes a custom guard may raise when checked with this catalog: its own when its condition does not
+    /// hold, an unresolved reference in its condition or arguments, and what reading its source may fail with
+    /// (the status read's errors, or its operation's errors and the engine's).
+    public func possibleCauses(of descriptor: GuardDescriptor) -> [ErrorCause] {
+        var causes: [ErrorCause] = [descriptor.cause, .unresolvedReference]
+        switch descriptor.check {
+        case .status:
+            causes += (self["readHubStatus"]?.errors ?? [.structureNotFound]) + [.actionTimedOut, .hubFailure]
+        case .operation(let name, let arguments, _):
+            if let operation = self[name] {
+                causes += operation.errors + OperationDescriptor.inDoubtCauses
+                if !operation.arguments.isEmpty || !arguments.isEmpty { causes.append(.invalidArgumentValue) }
+            }
+        }
+        var seen = Set<ErrorCause>()
+        return causes.filter { seen.insert($0).inserted }
+    }
+
+    /// The longest a custom guard's check may take: its operation's default timeout, or the status read's.
+    public func timeoutSeconds(of descriptor: GuardDescriptor) -> Double {
+        descriptor.check.operation.flatMap { self[$0]?.defaultTimeoutSeconds } ?? TimeBudget.guardTimeoutSeconds
+    }
+}

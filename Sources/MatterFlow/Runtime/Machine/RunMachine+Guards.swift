@@ -1,0 +1,102 @@
+import MatterFlowJSON
+
+extension RunMachine {
+    // A step's guards are checked in order before each attempt. A built-in guard and a custom status guard read
+    // the hub's status (one status check each); a custom operation guard calls its `read` operation, as a hub call
+    // of the run like any other (reported, journaled, one at a time), and evaluates its condition over the result.
+
+    /// Starts checking guard `index` of the attempt.
+    mutating func checkGuard(_ progress: StepProgress, index: Int) -> Continuation {
+        let state = progress.state
+        switch state.plannedGuards[index] {
+        case .builtIn, .status:
+            return handOver(
+                .checkingGuard(progress, index: index), .checkStatus(GuardCheck(state: state.name, cancellable: !top.onCancelPath)))
+        case .operation(let descriptor, let call):
+            switch prepare(call, for: state, attempt: progress.attempt, guardName: descriptor.name) {
+            case .success(let prepared):
+                return handOver(.checkingGuard(progress, index: index), .call(prepared))
+            case .failure(let error):
+                return guardChecked(progress, index: index, .custom(descriptor.name), guardError(error, descriptor))
+            }
+        case .missing(let name):
+            let error = FlowError(
+                .engineMisconfigured, "guard \(name) is neither built in nor in the run's operation catalog; pass the catalog that declares it")
+            return guardChecked(progress, index: index, .custom(name), error)
+        }
+    }
+
+    /// A custom operation guard's call ended: its condition is evaluated over the result, and the guard reported.
+    mutating func guardCallEnded(
+        _ progress: StepProgress, index: Int, _ descriptor: GuardDescriptor, _ call: PlannedCall,
+        _ outcome: RaceOutcome<JSONValue>, duration: Duration
+    ) -> Continuation {
+        let state = progress.state.name
+        let attempt = progress.attempt
+        let failure: FlowError?
+        switch outcome {
+        case .finished(let value):
+            for field in call.secretResultFields { value[field].map(secrets.add) }
+            report(top.path, .hubCallFinished(state: state, operation: call.name, attempt: attempt, duration: duration, error: nil))
+            failure = conditionFailure(descriptor, variable: GuardDescriptor.resultVariable, value: value)
+        case .failed(let error):
+            report(top.path, .hubCallFinished(state: state, operation: call.name, attempt: attempt, duration: duration, error: error))
+            failure = error
+        case .timedOut:
+            let error = FlowError(
+                .actionTimedOut,
+                "\(call.name), which guard \(descriptor.name) reads, did not finish within \(call.timeoutSeconds) s; check the hub, or raise the operation's defaultTimeoutSeconds in its catalog")
+            report(top.path, .hubCallFinished(state: state, operation: call.name, attempt: attempt, duration: duration, error: error))
+            failure = error
+        case .cancelled:
+            report(
+                top.path,
+                .hubCallFinished(
+                    state: state, operation: call.name, attempt: attempt, duration: duration,
+                    error: FlowError(.runCancelled, "cancelled while waiting for \(call.name)")))
+            return attemptEnded(progress, .cancelled(late: nil))
+        }
+        return guardChecked(progress, index: index, .custom(descriptor.name), failure)
+    }
+
+    /// The error a status-read guard raises for a hub status, or nil when it passes.
+    func statusFailure(of planned: PlannedGuard, status: HubStatus) -> FlowError? {
+        switch planned {
+        case .builtIn(let builtIn):
+            return Self.failure(of: builtIn, status: status)
+        case .status(let descriptor):
+            return conditionFailure(descriptor, variable: GuardDescriptor.statusVariable, value: GuardDescriptor.statusValue(status))
+        case .operation(let descriptor, _):
+            return FlowError(.engineMisconfigured, "guard \(descriptor.name) reads an operation, not the hub's status")
+        case .missing(let name):
+            return FlowError(.engineMisconfigured, "guard \(name) is neither built in nor in the run's operation catalog")
+        }
+    }
+
+    /// The guard's error when its condition does not hold over `value` (bound to `variable`), the evaluation's
+    /// error when it cannot be evaluated, nil when it holds.
+    private func conditionFailure(_ descriptor: GuardDescriptor, variable: String, value: JSONValue) -> FlowError? {
+        var scope = Scope(inputs: JSONObject(), run: top.scope.run)
+        scope.bind(variable, value)
+        do {
+            return try scope.holds(descriptor.check.condition) ? nil : descriptor.failure
+        } catch {
+            return guardError(error, descriptor)
+        }
+    }
+
+    /// An error met while checking a guard (an argument or its condition not resolving), naming the guard.
+    private func guardError(_ error: FlowError, _ descriptor: GuardDescriptor) -> FlowError {
+        var named = error
+        named.message = "guard \(descriptor.name): " + error.message
+        return named
+    }
+}
+
+extension PlannedState {
+    /// Whether guard `index` is checked by a hub call of its operation rather than by a status check.
+    func checksByCall(_ index: Int) -> Bool {
+        guard plannedGuards.indices.contains(index), case .operation = plannedGuards[index] else { return false }
+        return true
+    }
+}
