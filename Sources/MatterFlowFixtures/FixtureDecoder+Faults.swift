@@ -19,6 +19,7 @@ extension FixtureDecoder {
             }
             let operation = name.flatMap { self.operation($0, at: reader.pointer("operation")) }
             let attempts = decodeAttempts(reader)
+            let onlyElement = reader.nonEmptyString("element")
             let effects = ["fail", "hang", "delaySeconds"].filter { reader.has($0) }
             var fault: FaultRule.Fault?
             if effects.count != 1 {
@@ -33,7 +34,7 @@ extension FixtureDecoder {
             }
             reader.finish()
             if let operation, let attempts, let fault {
-                rules.append(FaultRule(operation, attempts: attempts, fault))
+                rules.append(FaultRule(operation, attempts: attempts, element: onlyElement, fault))
             }
         }
         return (rules, custom)

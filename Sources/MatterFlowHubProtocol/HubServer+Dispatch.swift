@@ -14,7 +14,7 @@ extension HubServer {
             if let context = try reader.optionalObject("context") {
                 HubCallContext(
                     runID: try context.string("runID"), idempotencyKey: try context.string("idempotencyKey"),
-                    expectedSessionID: try context.optionalString("expectedSessionID"))
+                    expectedSessionID: try context.optionalString("expectedSessionID"), element: try context.optionalString("element"))
             } else { nil }
         do {
             return try await HubCallContext.$current.withValue(context) {

@@ -425,6 +425,7 @@ extension HubCallContext {
     var wireValue: JSONValue {
         var object: JSONObject = ["runID": .string(runID), "idempotencyKey": .string(idempotencyKey)]
         if let expectedSessionID { object["expectedSessionID"] = .string(expectedSessionID) }
+        if let element { object["element"] = .string(element) }
         return .object(object)
     }
 }

@@ -104,6 +104,7 @@ public struct RunStartedEntry: Sendable, Hashable {
 /// `intent`: a hub call about to be made, with every fact of its operation that recovery reasons with.
 public struct IntentEntry: Sendable, Hashable {
     /// The key the hub saw as ``HubCallContext/idempotencyKey``: `<runID>/<n>` for the run's n-th call,
+    /// `<runID>/<element>/<n>` for the n-th call of an element of a concurrent map state (``HubCallContext/element``),
     /// `<runID>/recovery-<seq>` for recovery's own calls.
     public var key: String
     /// The workflow path (`commission-device/commission`), or `recovery` for recovery's own calls.

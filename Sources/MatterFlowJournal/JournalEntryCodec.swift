@@ -26,12 +26,14 @@ enum JournalEntryCodec {
             }
             return fields
         case .checkpoint(let checkpoint):
-            return [
+            var fields: JSONObject = [
                 "workflow": .string(checkpoint.workflowPath.joined(separator: "/")), "state": .string(checkpoint.state),
                 "inputs": .object(checkpoint.inputs), "vars": .object(checkpoint.variables), "error": json(checkpoint.error),
                 "cancelledIn": checkpoint.cancelledIn.map(JSONValue.string) ?? .null, "shielded": .bool(checkpoint.shielded),
                 "map": checkpoint.map?.jsonValue ?? .null,
             ]
+            if let element = checkpoint.element { fields["element"] = .string(element) }
+            return fields
         case .intent(let intent):
             var fields: JSONObject = [
                 "key": .string(intent.key), "workflow": .string(intent.workflow), "state": .string(intent.state),
@@ -155,7 +157,8 @@ enum JournalEntryCodec {
                     workflowPath: try fields.string("workflow").split(separator: "/").map(String.init),
                     state: try fields.string("state"), inputs: try fields.object("inputs"), variables: try fields.object("vars"),
                     error: try error(fields, "error"), cancelledIn: try fields.optionalString("cancelledIn"),
-                    shielded: try fields.bool("shielded"), map: try fields.optionalMapCheckpoint("map")))
+                    shielded: try fields.bool("shielded"), map: try fields.optionalMapCheckpoint("map"),
+                    element: try fields.optionalString("element")))
         case .intent:
             return .intent(try intent(fields))
         case .outcome:

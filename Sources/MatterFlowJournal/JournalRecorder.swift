@@ -11,7 +11,9 @@ import Synchronization
 final class JournalRecorder: RunRecording {
     private struct State {
         /// The key of the call being made: the run makes one hub call at a time.
-        var currentKey: String?
+        /// The key of the call each element is making (`""` for the run's own calls), whose `hubCallFinished`
+        /// report comes next in that element's order.
+        var currentKeys: [String: String] = [:]
         var results: [String: (result: JSONValue, devices: [String]?)] = [:]
         var onFailure: (@Sendable () -> Void)?
         /// How the run ended, when recovery continues it (recovery writes the terminal record itself).
@@ -77,6 +79,11 @@ final class JournalRecorder: RunRecording {
     /// Records one event. A call's intent is recorded when the call is made (``callStarting(_:)``), not when it is
     /// reported.
     func record(_ event: RunEvent) {
+        record(event, element: "")
+    }
+
+    /// Records an event of the run (`element` `""`) or of one element of a concurrent map state.
+    func record(_ event: RunEvent, element: String) {
         let path = event.workflowPath.joined(separator: "/")
         switch event.kind {
         case .runStarted(let inputs):
@@ -89,8 +96,7 @@ final class JournalRecorder: RunRecording {
         case .hubCallFinished(let stateName, let operation, let attempt, let duration, let error):
             // The driver recorded the call's intent, with its key, before the call was made.
             guard let (key, kept) = state.withLock({ state -> (String, (result: JSONValue, devices: [String]?)?)? in
-                guard let key = state.currentKey else { return nil }
-                state.currentKey = nil
+                guard let key = state.currentKeys.removeValue(forKey: element) else { return nil }
                 return (key, state.results.removeValue(forKey: key))
             }) else { return }
             let result: Result<JSONValue, FlowError> = error.map { .failure($0) } ?? .success(kept?.result ?? .null)
@@ -125,9 +131,14 @@ final class JournalRecorder: RunRecording {
     /// fail with `failedPrecondition` / `noActiveSession`), whatever the hub would have done with it. The repeat of
     /// an in-doubt call is refused when it would not carry the idempotency key's value the hub saw.
     func callStarting(_ call: PreparedCall) async -> Result<JSONValue, FlowError>? {
+        await callStarting(call, element: "")
+    }
+
+    /// Records the intent of a call of the run (`element` `""`) or of one element of a concurrent map state.
+    func callStarting(_ call: PreparedCall, element: String) async -> Result<JSONValue, FlowError>? {
         let operation = call.operation
         let key = call.context.idempotencyKey
-        state.withLock { $0.currentKey = key }
+        state.withLock { $0.currentKeys[element] = key }
         write(.intent(IntentEntry(
             key: key, workflow: call.workflowPath.joined(separator: "/"), state: call.state, operation: operation.name,
             structureID: structureID, attempt: call.attempt, arguments: call.shownArguments, effect: operation.effect,
@@ -228,4 +239,22 @@ final class JournalRecorder: RunRecording {
         }
         handler?()
     }
+
+    func recording(forElement element: String) -> any RunRecording {
+        ElementRecorder(journal: self, element: element)
+    }
+}
+
+/// One element of a concurrent map state as the journal records it: its events and calls paired per element, in the
+/// run's one journal.
+private struct ElementRecorder: RunRecording {
+    let journal: JournalRecorder
+    let element: String
+
+    func record(_ event: RunEvent) { journal.record(event, element: element) }
+    func record(_ checkpoint: RunCheckpoint) { journal.record(checkpoint) }
+    func callStarting(_ call: PreparedCall) async -> Result<JSONValue, FlowError>? { await journal.callStarting(call, element: element) }
+    func callEnded(_ call: PreparedCall, value: JSONValue?) async { await journal.callEnded(call, value: value) }
+    func lateResult(_ call: PreparedCall, value: JSONValue) { journal.lateResult(call, value: value) }
+    func recording(forElement element: String) -> any RunRecording { journal.recording(forElement: element) }
 }

@@ -88,7 +88,8 @@ struct ResumePlanner {
                 "the journal never keeps secret values, and the run still needs \(missing.joined(separator: ", "))"
                     + (missing.contains { $0.hasPrefix("input.") } ? " (pass secret inputs again with --input)" : ""))
         }
-        switch lastCall(after: lastSequence, in: levels[levels.count - 1]) {
+        reasons += planElements(&plan, levels: levels)
+        switch lastCall(after: lastSequence, in: levels[levels.count - 1], element: nil) {
         case .none, .failed, .notApplied:
             break
         case .finished(let result, let operation):
@@ -112,12 +113,13 @@ struct ResumePlanner {
         return .success(plan)
     }
 
-    /// The checkpoints of the levels the run was in when it stopped, outermost first, and the last one's sequence.
-    private func checkpointStack() -> ([RunCheckpoint], Int) {
+    /// The checkpoints of the levels the run (or one element of a concurrent map state) was in when it stopped,
+    /// outermost first, and the last one's sequence.
+    private func checkpointStack(element: String? = nil) -> ([RunCheckpoint], Int) {
         var stack: [RunCheckpoint] = []
         var last = 0
         for record in entries {
-            guard case .checkpoint(let checkpoint) = record.entry else { continue }
+            guard case .checkpoint(let checkpoint) = record.entry, checkpoint.element == element else { continue }
             while let top = stack.last, top.workflowPath.count >= checkpoint.workflowPath.count { stack.removeLast() }
             stack.append(checkpoint)
             last = record.sequence
@@ -135,12 +137,13 @@ struct ResumePlanner {
         case unknown(IntentEntry)
     }
 
-    private func lastCall(after sequence: Int, in level: RunCheckpoint) -> LastCall {
+    private func lastCall(after sequence: Int, in level: RunCheckpoint, element: String?) -> LastCall {
         let path = level.workflowPath.joined(separator: "/")
         // A guard's read is no result of the state's work: the resumed state checks its guards again.
         guard
             let intent = entries.intents.last(where: {
-                $0.sequence > sequence && $0.intent.workflow == path && $0.intent.state == level.state && $0.intent.guardName == nil
+                $0.sequence > sequence && $0.intent.workflow == path && $0.intent.state == level.state
+                    && $0.intent.guardName == nil && Self.element(ofKey: $0.intent.key, runID: started.runID) == element
             })?.intent
         else { return .none }
         let key = intent.key
@@ -207,5 +210,67 @@ struct ResumePlanner {
         case .null, .bool, .int, .double, .string:
             return value
         }
+    }
+
+    /// The element of a concurrent map state whose call a key numbers (`<runID>/<element>/<n>`); nil for the run's
+    /// own calls (`<runID>/<n>`) and recovery's.
+    static func element(ofKey key: String, runID: String) -> String? {
+        guard key.hasPrefix(runID + "/") else { return nil }
+        let rest = key.dropFirst(runID.count + 1)
+        guard let slash = rest.lastIndex(of: "/") else { return nil }
+        return String(rest[..<slash])
+    }
+
+    /// When the innermost level is in a concurrent map state, where each running element stood: its own checkpoints
+    /// (secret values the journal never kept stripped, to be taken again from the map's level), the result of its
+    /// last call when that had finished, and its call count. Returns why continuing an element would not be safe.
+    private func planElements(_ plan: inout ResumePlan, levels: [RunCheckpoint]) -> [String] {
+        guard let innermost = levels.last, let running = innermost.map?.running, !running.isEmpty else { return [] }
+        // The map state's qualified name and the tag of the sequential map elements around it, as the run named them.
+        let qualified = levels.map(\.state).joined(separator: "/")
+        let tag = levels.dropLast().compactMap { $0.map.map { "[\($0.index)]" } }.joined()
+        var reasons: [String] = []
+        for index in running {
+            let element = qualified + tag + "[\(index)]"
+            var (elementLevels, sequence) = checkpointStack(element: element)
+            // An element that entered no state starts its body afresh.
+            guard !elementLevels.isEmpty else { continue }
+            var missing: [String] = []
+            for position in elementLevels.indices {
+                var inputs = JSONObject()
+                var rederived: [String] = []
+                for member in elementLevels[position].inputs.members {
+                    if let kept = Self.stripping(member.value, at: "input.\(member.key)", missing: &rederived) { inputs[member.key] = kept }
+                }
+                elementLevels[position].inputs = inputs
+                var variables = JSONObject()
+                for member in elementLevels[position].variables.members {
+                    if let kept = Self.stripping(member.value, at: "vars.\(member.key)", missing: &missing) { variables[member.key] = kept }
+                }
+                elementLevels[position].variables = variables
+            }
+            if !missing.isEmpty {
+                reasons.append("the journal never keeps secret values, and element \(element) still needs \(missing.joined(separator: ", "))")
+            }
+            var point = ElementPoint(index: index, levels: elementLevels)
+            point.callsBefore = entries.intents.compactMap { entry -> Int? in
+                guard Self.element(ofKey: entry.intent.key, runID: started.runID) == element else { return nil }
+                return entry.intent.key.split(separator: "/").last.flatMap { Int($0) }
+            }.max() ?? 0
+            switch lastCall(after: sequence, in: elementLevels[elementLevels.count - 1], element: element) {
+            case .none, .failed, .notApplied:
+                break
+            case .finished(let result, let operation):
+                var lost: [String] = []
+                point.completedStep = Self.stripping(result, at: "the result of \(operation)", missing: &lost) ?? .null
+                if !lost.isEmpty { reasons.append("the journal never keeps secret values, and element \(element) still needs \(lost.joined(separator: ", "))") }
+            case .appliedWithoutResult(let operation):
+                reasons.append("\(operation) of element \(element) took effect but its result could not be read back from the hub")
+            case .unknown(let intent):
+                reasons.append("whether \(intent.operation) of element \(element) took effect cannot be told from the hub")
+            }
+            plan.point.elements.append(point)
+        }
+        return reasons
     }
 }

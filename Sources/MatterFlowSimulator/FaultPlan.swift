@@ -23,14 +23,20 @@ public struct FaultRule: Sendable, Hashable {
     /// The operation whose calls the rule affects.
     public var operation: SimulatedOperation
     /// The attempts the rule applies to, 1-based: `1...2` for the first two calls, `3...3` for the third only.
+    /// With ``element``, the element's own calls of the operation are counted.
     public var attempts: ClosedRange<Int>
+    /// Only calls made by this element of a concurrent map state (``HubCallContext/element``, `readDevices[1]`):
+    /// its elements call in no fixed order, so counting the operation's calls over the run would not say which
+    /// element a rule hits. Nil: any call.
+    public var element: String?
     /// What happens to a matching call.
     public var fault: Fault
 
-    /// A rule for some attempts of an operation (every attempt by default).
-    public init(_ operation: SimulatedOperation, attempts: ClosedRange<Int> = 1...Int.max, _ fault: Fault) {
+    /// A rule for some attempts of an operation (every attempt by default), optionally of one element only.
+    public init(_ operation: SimulatedOperation, attempts: ClosedRange<Int> = 1...Int.max, element: String? = nil, _ fault: Fault) {
         self.operation = operation
         self.attempts = attempts
+        self.element = element
         self.fault = fault
     }
 
@@ -54,8 +60,10 @@ public struct FaultRule: Sendable, Hashable {
     }
 
     /// Whether the rule applies to a call.
-    public func applies(to operation: SimulatedOperation, attempt: Int) -> Bool {
-        self.operation == operation && attempts.contains(attempt)
+    public func applies(to operation: SimulatedOperation, attempt: Int, element: String? = nil, elementAttempt: Int = 0) -> Bool {
+        guard self.operation == operation else { return false }
+        guard let wanted = self.element else { return attempts.contains(attempt) }
+        return wanted == element && attempts.contains(elementAttempt)
     }
 }
 
@@ -73,9 +81,11 @@ public struct FaultPlan: Sendable, Hashable {
     }
 
     /// The faults that apply to a call, in order, up to and including the first that ends it.
-    public func faults(for operation: SimulatedOperation, attempt: Int) -> [FaultRule.Fault] {
+    public func faults(
+        for operation: SimulatedOperation, attempt: Int, element: String? = nil, elementAttempt: Int = 0
+    ) -> [FaultRule.Fault] {
         var faults: [FaultRule.Fault] = []
-        for rule in rules where rule.applies(to: operation, attempt: attempt) {
+        for rule in rules where rule.applies(to: operation, attempt: attempt, element: element, elementAttempt: elementAttempt) {
             faults.append(rule.fault)
             if case .delay = rule.fault { continue }
             break

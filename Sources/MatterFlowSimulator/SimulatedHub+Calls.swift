@@ -12,7 +12,13 @@ extension SimulatedHub {
     ) async throws -> T {
         let attempt = (attempts[structure]?[operation] ?? 0) + 1
         attempts[structure, default: [:]][operation] = attempt
-        let faults = faultPlans[structure]?.faults(for: operation, attempt: attempt) ?? []
+        let element = HubCallContext.current?.element
+        var elementAttempt = 0
+        if let element {
+            elementAttempt = (elementAttempts[structure]?[operation.rawValue + " " + element] ?? 0) + 1
+            elementAttempts[structure, default: [:]][operation.rawValue + " " + element] = elementAttempt
+        }
+        let faults = faultPlans[structure]?.faults(for: operation, attempt: attempt, element: element, elementAttempt: elementAttempt) ?? []
         let startedAt = clock.now
         func record(_ outcome: HubCallRecord.Outcome) {
             records.append(

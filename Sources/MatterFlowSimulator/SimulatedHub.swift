@@ -21,6 +21,9 @@ public actor SimulatedHub: Hub {
     let stateStore: HomeStateStore?
     var faultPlans: [StructureID: FaultPlan] = [:]
     var attempts: [StructureID: [SimulatedOperation: Int]] = [:]
+    /// Calls so far per structure, operation and element of a concurrent map state (``HubCallContext/element``),
+    /// for fault rules that name an element.
+    var elementAttempts: [StructureID: [String: Int]] = [:]
     var records: [HubCallRecord] = []
     /// Calls of this hub running a commissioning attempt now, by `structure/commissioningID`.
     var attemptsInFlight: [String: Int] = [:]

@@ -46,7 +46,7 @@ struct BridgeWorkflowTests {
         #expect(validate.code == 0, "\(validate.stdout)\(validate.stderr)")
         let dot = await matterflow("graph", Repository.workflow("commission-bridge"))
         #expect(dot.code == 0)
-        #expect(dot.stdout.contains("for each deviceID of ${vars.completion.deviceIDs} (≤ 64, tolerates 1 failed)"), "\(dot.stdout)")
+        #expect(dot.stdout.contains("for each deviceID of ${vars.completion.deviceIDs} (≤ 64, 4 at a time, tolerates 1 failed)"), "\(dot.stdout)")
         #expect(dot.stdout.contains("shape=box3d"), "\(dot.stdout)")
         let mermaid = await matterflow("graph", Repository.workflow("commission-bridge"), "--format", "mermaid")
         #expect(mermaid.code == 0)

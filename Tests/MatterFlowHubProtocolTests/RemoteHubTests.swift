@@ -157,6 +157,24 @@ import Testing
         #expect(session.sessionID == sessionID && session.owner == "run-7" && session.phase == .prepared)
     }
 
+    @Test func theCallContextCarriesTheElementOfAConcurrentMap() async throws {
+        let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock())
+        let structure = HomeDescription.defaultHome.structure.id
+        // The simulated hub fails only the calls of element 2: it can tell only if the element crossed the wire.
+        await simulated.addFault(
+            FaultRule(.readBasicInformation, element: "readDevices[2]", .fail(FlowError(.hubUnreachable, "element 2 only"))), structure: structure)
+        let wired = try await WiredHub.connect(simulated)
+        func read(as element: String) async -> FlowError? {
+            let context = HubCallContext(runID: "run-7", idempotencyKey: "run-7/\(element)/1", element: element)
+            return await HubCallContext.$current.withValue(context) {
+                await flowError { _ = try await wired.remote.basicInformation(structure: structure, deviceID: "nope") }
+            }
+        }
+        #expect(await read(as: "readDevices[2]")?.cause == .hubUnreachable)
+        #expect(await read(as: "readDevices[1]")?.cause == .deviceNotFound)
+        #expect(HubCallContext(runID: "r", idempotencyKey: "r/e[0]/1", element: "e[0]").wireValue["element"] == "e[0]")
+    }
+
     @Test func linesQuotedInErrorsNeverShowSecrets() {
         let line = #"{"epskc":"123456789","onboardingPayload":"MT:Y.K9042C00KA0648G00","manual":"34970112332","dataset":"0e080000000000010000"}"#
         let masked = LineQuote.masked(line, limit: 500)

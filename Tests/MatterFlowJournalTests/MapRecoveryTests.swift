@@ -6,9 +6,10 @@ import MatterFlowSimulator
 import Synchronization
 import Testing
 
-/// A journaled commission-bridge run that stops inside its map state (reading the bridge's devices): recovery
-/// settles the element's in-doubt call like any call, a resumed run goes on with the element that was running and
-/// never reads again a device whose element had ended, and a cancelled recovery takes the cancel path.
+/// A journaled commission-bridge run that stops inside its map state, which reads the bridge's devices up to four
+/// at once: recovery settles each running element's in-doubt call like any call, a resumed run continues the
+/// elements that were running (each from its own checkpoints) and never reads again a device whose element had
+/// ended, and a cancelled recovery takes the cancel path.
 @Suite("recovery inside a map state")
 struct MapRecoveryTests {
     static let runID = "run-0000000b41d6"
@@ -22,41 +23,38 @@ struct MapRecoveryTests {
         return home
     }
 
-    /// A run whose journal ends right after record `sequence`, with the home as it was then.
-    struct Interrupted {
+    /// A whole journaled run, whose journal a test then cuts where it stopped. The map only reads, so the home as
+    /// the whole run left it is the home at any point inside the map.
+    struct Journaled {
         let scratch: Scratch
         var journal: String { scratch.file("journal") }
         var state: String { scratch.file("state") }
 
-        init(after sequence: Int) async throws {
+        init() async throws {
             scratch = try Scratch()
-            let state = scratch.file("state")
-            let saved = scratch.file("home-at-crash.json")
-            let homePath = state + "/" + HomeStateStore.fileName
-            let hook: JournalTestHook = { boundary in
-                if boundary.position == .after, boundary.sequence == sequence {
-                    try? FileManager.default.removeItem(atPath: saved)
-                    try? FileManager.default.copyItem(atPath: homePath, toPath: saved)
-                }
-                return .proceed
-            }
             let clock = VirtualClock()
-            let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: state, startingFrom: MapRecoveryTests.home()), clock: clock)
+            let hub = try SimulatedHub(
+                stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: MapRecoveryTests.home()), clock: clock)
             let journal = try RunJournal(directory: scratch.file("journal"))
             clock.beginActivity()
             let handle = try journal.start(
                 try WorkflowEngine().load(path: Repository.workflow("commission-bridge")), inputs: MapRecoveryTests.inputs, on: hub,
-                options: RunOptions(structureID: Homes.structureID, clock: clock, runID: MapRecoveryTests.runID), testHook: hook)
+                options: RunOptions(structureID: Homes.structureID, clock: clock, runID: MapRecoveryTests.runID))
             let result = await handle.result
             clock.endActivity()
             #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
-            try cut(journal.path(of: MapRecoveryTests.runID), after: sequence)
-            try? FileManager.default.removeItem(atPath: homePath)
-            if FileManager.default.fileExists(atPath: saved) { try FileManager.default.copyItem(atPath: saved, toPath: homePath) }
         }
 
         func records() throws -> [JournalRecord] {
             try JournalReader.read(path: try RunJournal(directory: journal).path(of: MapRecoveryTests.runID)).records
+        }
+
+        /// Cuts the journal after the first record `where` picks (as if the process had died there).
+        func cut(where pick: ([JournalRecord], JournalRecord) -> Bool) throws -> Int {
+            let records = try records()
+            let record = try #require(records.first { pick(records, $0) })
+            try MatterFlowJournalTests.cut(try RunJournal(directory: journal).path(of: MapRecoveryTests.runID), after: record.sequence)
+            return record.sequence
         }
 
         func recover(resume: Bool) async throws -> RecoveryReport {
@@ -71,54 +69,93 @@ struct MapRecoveryTests {
         records.filter { $0.type == JournalEntry.Kind.intent.rawValue && $0.string("operation") == "readBasicInformation" }
     }
 
-    /// The sequence of the intent of the second element's read, found from a run that is not interrupted.
-    static func secondReadIntent() async throws -> Int {
-        let whole = try await Interrupted(after: 1_000_000)
-        defer { whole.scratch.remove() }
-        let records = try whole.records()
+    static func readOutcomes(_ records: [JournalRecord]) -> [JournalRecord] {
+        records.filter { $0.type == JournalEntry.Kind.outcome.rawValue && $0.string("operation") == "readBasicInformation" }
+    }
+
+    /// The map's progress in a checkpoint of its state: the results kept and the elements running.
+    static func progress(_ record: JournalRecord) -> (results: [JSONValue], running: [Int])? {
+        guard record.type == "checkpoint", record.string("state") == "readDevices", record.payload["element"] == nil,
+            let map = record.payload["map"], let results = map["results"]?.arrayValue
+        else { return nil }
+        return (results, map["running"]?.arrayValue?.compactMap(\.intValue) ?? [])
+    }
+
+    @Test("the elements' reads overlap, each under its own element, and the map's checkpoints keep what ended")
+    func theJournalTellsElementsApart() async throws {
+        let run = try await Journaled()
+        defer { run.scratch.remove() }
+        let records = try run.records()
         let reads = Self.reads(records)
         #expect(reads.count == 3)
-        // Each element's checkpoint on the map state records its index and the results before it.
-        let progress = records.filter { $0.type == "checkpoint" && $0.string("state") == "readDevices" }.compactMap { $0.payload["map"]?["index"]?.intValue }
-        #expect(progress == [0, 1, 2], "\(progress)")
-        return try #require(reads.dropFirst().first).sequence
+        // Every element's call is keyed by its element, so they can be told apart.
+        #expect(Set(reads.compactMap { $0.string("key") }) == Set((0..<3).map { "\(Self.runID)/readDevices[\($0)]/1" }))
+        // All three are in flight before the first answers.
+        let firstOutcome = try #require(Self.readOutcomes(records).first).sequence
+        #expect(reads.allSatisfy { $0.sequence < firstOutcome })
+        // Elements' checkpoints name their element.
+        let elements = Set(records.filter { $0.type == "checkpoint" }.compactMap { $0.string("element") })
+        #expect(elements == Set((0..<3).map { "readDevices[\($0)]" }))
+        let progress = records.compactMap(Self.progress)
+        #expect(progress.first?.running == [0, 1, 2])
+        #expect(progress.last?.results.count == 3)
     }
 
-    @Test("a resumed run settles the in-doubt read and does not read the first device again")
-    func resumeInsideTheMap() async throws {
-        let sequence = try await Self.secondReadIntent()
-        let interrupted = try await Interrupted(after: sequence)
-        defer { interrupted.scratch.remove() }
-        let before = Self.reads(try interrupted.records()).map { $0.payload["arguments"]?["deviceID"] }
-        #expect(before.count == 2)
-        let report = try await interrupted.recover(resume: true)
-        let run = try #require(report.runs.first)
-        #expect(run.status == .succeeded, "\(run.notes)")
-        let records = try interrupted.records()
-        let after = Self.reads(records).map { $0.payload["arguments"]?["deviceID"] }
-        // The second element's read is made again (it was in doubt), then the third; never the first.
-        #expect(after.count == 4, "\(after)")
-        #expect(after.filter { $0 == before[0] }.count == 1, "the first device is read once: \(after)")
-        #expect(Array(after.prefix(2)) == before)
-        #expect(after[2] == before[1])
+    @Test("a resumed run continues the running elements and never reads again a device whose element had ended")
+    func resumeWithElementsInFlight() async throws {
+        let run = try await Journaled()
+        defer { run.scratch.remove() }
+        _ = try run.cut { _, record in Self.progress(record).map { $0.results.count == 1 && !$0.running.isEmpty } ?? false }
+        let before = try run.records()
+        let ended = try #require(before.compactMap(Self.progress).last?.results.first)
+        let endedDevice = try #require(ended["item"])
+        let report = try await run.recover(resume: true)
+        let recovered = try #require(report.runs.first)
+        #expect(recovered.status == .succeeded, "\(recovered.notes)")
+        let records = try run.records()
+        let devices = Self.reads(records).map { $0.payload["arguments"]?["deviceID"] }
+        #expect(devices.filter { $0 == endedDevice }.count == 1, "the ended element's device is read once: \(devices)")
         let finished = try #require(records.last { $0.type == JournalEntry.Kind.runFinished.rawValue })
-        let devices = try #require(finished.payload["output"]?["devices"]?.arrayValue)
-        #expect(devices.map { $0["index"] } == [.int(0), .int(1), .int(2)])
-        #expect(devices.allSatisfy { $0["status"] == "succeeded" })
-        #expect(devices[0]["item"] == before[0])
+        let results = try #require(finished.payload["output"]?["devices"]?.arrayValue)
+        #expect(results.map { $0["index"] } == [.int(0), .int(1), .int(2)])
+        #expect(results.allSatisfy { $0["status"] == "succeeded" })
     }
 
-    @Test("recovering without resume takes the cancel path from inside the map; the completed session stays completed")
-    func cancelInsideTheMap() async throws {
-        let sequence = try await Self.secondReadIntent()
-        let interrupted = try await Interrupted(after: sequence)
-        defer { interrupted.scratch.remove() }
-        let report = try await interrupted.recover(resume: false)
-        let run = try #require(report.runs.first)
-        #expect(run.status == .cancelled, "\(run.notes)")
-        let records = try interrupted.records()
-        #expect(Self.reads(records).count == 2, "nothing is read again on the cancel path")
-        let home = try #require(try HomeStateStore.loadSaved(directory: interrupted.state))
+    @Test("each running element's in-doubt read is settled, then a resumed run reads again under the element's next key")
+    func inDoubtElementCallsAreSettled() async throws {
+        let run = try await Journaled()
+        defer { run.scratch.remove() }
+        // Cut as the first read answers: every element is in flight, and the others' reads are in doubt.
+        _ = try run.cut { _, record in record.type == JournalEntry.Kind.outcome.rawValue && record.string("operation") == "readBasicInformation" }
+        let cut = try run.records()
+        let answered = Set(Self.readOutcomes(cut).compactMap { $0.string("key") })
+        let inDoubt = Self.reads(cut).compactMap { $0.string("key") }.filter { !answered.contains($0) }
+        #expect(inDoubt.count == 2, "\(inDoubt)")
+        let report = try await run.recover(resume: true)
+        let recovered = try #require(report.runs.first)
+        #expect(recovered.status == .succeeded, "\(recovered.notes)")
+        let records = try run.records()
+        let settled = records.filter { $0.type == JournalEntry.Kind.resolution.rawValue }.compactMap { $0.string("key") }
+        #expect(Set(settled) == Set(inDoubt), "each in-doubt read is settled: \(settled)")
+        // A repeated read goes under the element's next key, never one the hub saw.
+        let keys = Self.reads(records).compactMap { $0.string("key") }
+        #expect(Set(keys).count == keys.count, "\(keys)")
+        let finished = try #require(records.last { $0.type == JournalEntry.Kind.runFinished.rawValue })
+        #expect(finished.payload["output"]?["devices"]?.arrayValue?.count == 3)
+    }
+
+    @Test("recovering without resume cancels every running element, then takes the run's cancel path; the completed session stays completed")
+    func cancelWithElementsInFlight() async throws {
+        let run = try await Journaled()
+        defer { run.scratch.remove() }
+        _ = try run.cut { _, record in Self.progress(record).map { $0.results.count == 1 && !$0.running.isEmpty } ?? false }
+        let readsBefore = Self.reads(try run.records()).count
+        let report = try await run.recover(resume: false)
+        let recovered = try #require(report.runs.first)
+        #expect(recovered.status == .cancelled, "\(recovered.notes)")
+        let records = try run.records()
+        #expect(Self.reads(records).count == readsBefore, "nothing is read again on the cancel path")
+        let home = try #require(try HomeStateStore.loadSaved(directory: run.state))
         #expect(home.activeSession == nil)
         #expect(home.devices.count == 3, "the bridge and its two devices stay commissioned")
     }

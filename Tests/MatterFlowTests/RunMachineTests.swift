@@ -7,11 +7,12 @@ import Testing
 /// impossible input, cancel as an input, resuming at a journaled position, and the derived transition table.
 @Suite struct RunMachineTests {
     /// The table's specimen workflow: `check` (guarded, retried fetchRooms) → `wait` → `confirm` (ask) → `pause`
-    /// (delay) → `done`; cancel path `release` → `settle` → `acknowledge` (ask) → `linger` (delay) → `cancelled`.
+    /// (delay) → `each` (a map, two at once) → `done`; cancel path `release` → `settle` → `acknowledge` (ask) →
+    /// `linger` (delay) → `eachAgain` (a map) → `cancelled`.
     let place: LevelPlace
 
     init() throws {
-        place = try loadWorkflow(RunMachine.specimenText).model.topPlace(catalog: .standard)
+        place = try #require(RunMachine.specimenWorkflow).model.topPlace(catalog: .standard)
     }
 
     func machine(checkpoints: Bool = false) -> RunMachine {
@@ -56,6 +57,9 @@ import Testing
             case .waitForEvent(let wait): "waitForEvent \(wait.event) \(wait.timeout)\(wait.cancellable ? "" : " shielded")"
             case .askQuestion(let wait): "askQuestion \(wait.question.name) \(wait.timeout)\(wait.cancellable ? "" : " shielded")"
             case .interruptWork: "interruptWork"
+            case .startElement(let launch): "startElement \(launch.element)"
+            case .cancelElement(let index): "cancelElement \(index)"
+            case .awaitElements: "awaitElements"
             case .finish(let result): "finish \(result.outcome.rawValue) \(result.visitedStates.joined(separator: ","))"
             }
         }
@@ -88,8 +92,19 @@ import Testing
             "answered confirm \"yes\"", "transition confirm → pause", "stateEntered pause", "proceed",
         ])
         #expect(Self.lines(try run.proceed()) == ["delayStarted pause 5.0s", "delay 5.0 seconds"])
-        #expect(Self.lines(try run.delayEnded(elapsed: true)) == ["transition pause → done", "stateEntered done", "proceed"])
-        #expect(Self.lines(try run.proceed()) == ["runFinished succeeded", "finish succeeded check,wait,confirm,pause,done"])
+        #expect(Self.lines(try run.delayEnded(elapsed: true)) == ["transition pause → each", "stateEntered each", "proceed"])
+        // The map starts both its elements at once, and ends once both have.
+        #expect(Self.lines(try run.proceed()) == ["startElement each[0]", "startElement each[1]", "awaitElements"])
+        let read = ["read", "read-done"].map { "each/" + $0 }
+        #expect(Self.lines(try run.elementEnded(ElementEnd(index: 1, end: .succeeded(nil), visited: read, warnings: []))) == ["awaitElements"])
+        #expect(Self.lines(try run.elementEnded(ElementEnd(index: 0, end: .succeeded(nil), visited: read, warnings: []))) == [
+            "transition each → done", "stateEntered done", "proceed",
+        ])
+        #expect(
+            Self.lines(try run.proceed()) == [
+                "runFinished succeeded",
+                "finish succeeded check,wait,confirm,pause,each,each/read,each/read-done,each/read,each/read-done,done",
+            ])
         #expect(run.isFinished)
     }
 

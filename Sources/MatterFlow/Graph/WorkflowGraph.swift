@@ -170,6 +170,7 @@ public enum WorkflowGraph {
             case .workflow(let subworkflow):
                 if let map = subworkflow.map {
                     var each = "for each \(map.elementName) of \(map.items.summary) (≤ \(map.maxItems)"
+                    if map.concurrency > 1 { each += ", \(map.concurrency) at a time" }
                     if map.tolerateFailures > 0 { each += ", tolerates \(map.tolerateFailures) failed" }
                     return [state.name, each + ")", "runs " + subworkflow.path]
                 }

@@ -5,10 +5,14 @@ import MatterFlowJSON
 /// Implement this to run MatterFlow against your own hub. Methods may throw ``FlowError`` to choose the code
 /// and cause a workflow sees; any other error is reported as `internal` / `hubFailure`. Implementations should
 /// honour task cancellation: the engine cancels a call that exceeds its timeout or belongs to a cancelled run.
-/// The engine never calls two methods for the same run at once, but calls for different structures (different
-/// runs) may overlap. This holds inside a `map` state too: its elements run one after another, so their calls
-/// never overlap; each call still has its own ``HubCallContext/idempotencyKey``, and the keys the engine generates
-/// for an operation's idempotency argument name the element (`<runID>/<state>[<index>]`).
+/// The engine never calls two methods for the same run and call context at once: calls for different structures
+/// (different runs) may overlap, and so may the calls of one run's elements of a `map` state that declares
+/// `concurrency` K above 1. Then at most K calls of the run are in flight at once, each from a different element,
+/// each naming its element in ``HubCallContext/element``; one element's calls never overlap, and no call outside
+/// the elements overlaps them. Such a map's body never works in the commissioning session (the verifier refuses
+/// it), so overlapping calls are reads and writes outside the session. Each call has its own
+/// ``HubCallContext/idempotencyKey``, and the keys the engine generates for an operation's idempotency argument
+/// name the element (`<runID>/<state>[<index>]`), whether the elements run at once or one after another.
 ///
 /// A call the engine abandons (at its timeout, or because the run was cancelled) is cancelled and given 5 s to
 /// end. If it is still running then, the run's next call (a retry, the next state, or the cancel path's release)

@@ -1,8 +1,11 @@
-/// What a hub may know about the call it is serving: which run makes it and the call's idempotency key.
+/// What a hub may know about the call it is serving: which run makes it, for which element of a concurrent map
+/// state, and the call's idempotency key.
 ///
 /// Every run sets it around each of its operation calls (not around the guards' status checks): the engine with
 /// keys `<runID>/<n>` numbering the run's calls (a run continued from a journal goes on after the calls it had
-/// made), unless an outer layer has already set one. Hubs read ``HubCallContext/current`` to tag what a call
+/// made), unless an outer layer has already set one. Inside an element of a map state that runs elements at once
+/// (`concurrency` above 1), the context names the element (``element``) and its keys number that element's calls
+/// (`<runID>/<element>/<n>`): the element is the unit whose calls never overlap. Hubs read ``HubCallContext/current`` to tag what a call
 /// creates with its run (the simulated hub records the run that opened a commissioning session, so recovery can
 /// tell that session from another client's), or to recognise a call they have already served. Outside a run's
 /// calls it is nil.
@@ -21,11 +24,16 @@ public struct HubCallContext: Sendable, Hashable {
     /// The commissioning session the call is made in, for calls that need one (request, commission, configure,
     /// complete, cancel) once the run has opened a session; nil otherwise.
     public var expectedSessionID: String?
+    /// The element of a concurrent map state making the call: the map state's qualified name and the element's
+    /// index (`readEach[2]`; `outer/inner[2][0]` inside a nested map); nil for the run's other calls. Calls with
+    /// different elements may overlap; calls with the same run and element never do.
+    public var element: String?
 
-    public init(runID: String, idempotencyKey: String, expectedSessionID: String? = nil) {
+    public init(runID: String, idempotencyKey: String, expectedSessionID: String? = nil, element: String? = nil) {
         self.runID = runID
         self.idempotencyKey = idempotencyKey
         self.expectedSessionID = expectedSessionID
+        self.element = element
     }
 
     /// The context of the call being served on this task, if any.

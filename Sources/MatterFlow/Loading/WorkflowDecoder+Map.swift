@@ -18,10 +18,6 @@ extension WorkflowDecoder {
                 collector.error(
                     DiagnosticCode.numberOutOfRange, at: reader.pointer("concurrency"),
                     "\"concurrency\" must be between 1 and \"maxItems\" (\(maxItems))")
-            } else if concurrency > 1 {
-                collector.error(
-                    DiagnosticCode.invalidValue, at: reader.pointer("concurrency"),
-                    "this MatterFlow runs a map's elements one at a time, so \"concurrency\" can only be 1; remove it (running \(concurrency) at once is not supported)")
             }
             if tolerateFailures > maxItems {
                 collector.error(
@@ -33,7 +29,7 @@ extension WorkflowDecoder {
         guard let path, let items, let elementName, let maxItems, let step else { return nil }
         var state = SubworkflowState(path: path, inputs: inputs, step: step)
         state.map = MapIteration(
-            items: items, elementName: elementName, maxItems: maxItems, tolerateFailures: tolerateFailures)
+            items: items, elementName: elementName, maxItems: maxItems, concurrency: concurrency, tolerateFailures: tolerateFailures)
         return state
     }
 }

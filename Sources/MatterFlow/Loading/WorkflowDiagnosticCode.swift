@@ -35,6 +35,7 @@ public enum WorkflowDiagnosticCode {
     public static let unhandledEventValue = "unhandledEventValue"
     public static let sessionLeak = "sessionLeak"
     public static let unbalancedMapBody = "unbalancedMapBody"
+    public static let concurrentSessionUse = "concurrentSessionUse"
     public static let operationOutOfOrder = "operationOutOfOrder"
     public static let proofIncomplete = "proofIncomplete"
     public static let deadErrorRoute = "deadErrorRoute"
@@ -89,6 +90,7 @@ public enum WorkflowDiagnosticCode {
         (unhandledEventValue, "a wait state has no transition for some of its event's values, and no otherwise"),
         (sessionLeak, "a path from opening the commissioning session to the end of the run does not release it"),
         (unbalancedMapBody, "a map or repeat state's body can end holding the commissioning session when it did not hold it at its start, or the reverse"),
+        (concurrentSessionUse, "a map state runs elements at once (concurrency above 1) whose body works in the commissioning session, which a structure has one of"),
         (operationOutOfOrder, "a path calls an operation before what the hub protocol requires before it"),
         (proofIncomplete, "the session and protocol-order proofs stopped at their limit of configurations before covering every path"),
         (deadErrorRoute, "an error route, or a name in one, can never match an error the state can raise (warning)"),

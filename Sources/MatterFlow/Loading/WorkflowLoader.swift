@@ -41,7 +41,14 @@ public struct WorkflowLoader: Sendable {
 
     /// Loads and validates a workflow from text; sub-workflow paths are resolved from `baseDirectory`.
     public func load(text: String, file: String, baseDirectory: String) -> Outcome {
+        load(text: text, file: file, baseDirectory: baseDirectory, files: [:])
+    }
+
+    /// As ``load(text:file:baseDirectory:)``, with sub-workflows given as text (`files`, by standardized path)
+    /// instead of read from disk, for workflows built into the engine.
+    func load(text: String, file: String, baseDirectory: String, files: [String: String]) -> Outcome {
         var session = Session(catalog: catalog, narrowsSessionEntries: narrowsSessionEntries)
+        session.provided = files
         let workflow: Workflow?
         do {
             let document = try JSONDocument.parse(text, file: file)
@@ -74,6 +81,8 @@ public struct WorkflowLoader: Sendable {
         var filesRead: [WorkflowLoadCache.FileRead] = []
         /// No file named was missing or unreadable.
         var readEveryFile = true
+        /// Files given as text, by standardized path, read instead of the disk.
+        var provided: [String: String] = [:]
 
         init(catalog: OperationCatalog, narrowsSessionEntries: Bool) {
             self.catalog = catalog
@@ -102,7 +111,7 @@ public struct WorkflowLoader: Sendable {
             do {
                 let text: String
                 do {
-                    text = try JSONDocument.readText(path: path)
+                    if let given = provided[key] { text = given } else { text = try JSONDocument.readText(path: path) }
                 } catch where !reportingMissing && error.diagnostics.first?.code == DiagnosticCode.fileNotFound {
                     readEveryFile = false
                     return nil

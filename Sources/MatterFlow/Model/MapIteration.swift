@@ -3,10 +3,13 @@ import MatterFlowJSON
 /// What makes a sub-workflow state a `map` state: its body (the state's sub-workflow) runs once per element of a
 /// list, with the element bound as a variable while the body's inputs are evaluated.
 ///
-/// The elements run one after another, in list order: a run never has two hub calls in flight, and each element's
-/// calls get keys of their own (see ``HubCallContext``). The verifier bounds a map's time as `maxItems` runs of
-/// its body. A failed element is recorded in the result; once more than `tolerateFailures` elements have failed, the
-/// map fails with `mapElementsFailed` and no further element starts.
+/// Up to `concurrency` elements run at once (one after another, in list order, with the default 1), each element's
+/// calls one at a time under a call context of its own (see ``HubCallContext/element``); the results are in list
+/// order whatever order the elements end in. The verifier refuses a `concurrency` above 1 when the body works in the
+/// commissioning session (one per structure), and bounds a map's time as `ceil(maxItems / concurrency)` runs of its
+/// body. A failed element is recorded in the result; once more than `tolerateFailures` elements have failed, no
+/// further element starts, the elements still running are cancelled (their cancel paths run), and the map fails
+/// with `mapElementsFailed` once they have ended.
 public struct MapIteration: Sendable {
     /// The list to iterate over, evaluated when the state is entered (for example `${vars.completion.deviceIDs}`).
     public var items: Template
@@ -15,15 +18,21 @@ public struct MapIteration: Sendable {
     /// The longest list the state accepts; a longer one fails the state with `mapTooManyItems`. The verifier's
     /// bound on how often the body runs.
     public var maxItems: Int
+    /// How many elements may run at once (1 to `maxItems`; 1 runs them one after another).
+    public var concurrency: Int
     /// How many elements may fail while the map still succeeds; 0 stops at the first failure.
     public var tolerateFailures: Int
 
-    public init(items: Template, elementName: String, maxItems: Int, tolerateFailures: Int = 0) {
+    public init(items: Template, elementName: String, maxItems: Int, concurrency: Int = 1, tolerateFailures: Int = 0) {
         self.items = items
         self.elementName = elementName
         self.maxItems = maxItems
+        self.concurrency = concurrency
         self.tolerateFailures = tolerateFailures
     }
+
+    /// Whether elements may run at once.
+    public var isConcurrent: Bool { concurrency > 1 }
 
     /// How many elements a map may declare: `maxItems` and `concurrency` lie in this range (and within
     /// `maxItems`), `tolerateFailures` in ``failureLimit``.

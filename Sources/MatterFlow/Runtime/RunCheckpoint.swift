@@ -22,14 +22,20 @@ public struct RunCheckpoint: Sendable, Hashable {
     public var cancelledIn: String?
     /// Whether the level runs inside an outer level's cancel path (and so is never cancelled again).
     public var shielded: Bool
-    /// In a map state about to run an element: which one, and the results of those before it.
+    /// In a map state about to run an element: which one, and the results of those before it (for a map that runs
+    /// elements at once: those running, and the results of those that ended).
     public var map: MapCheckpoint?
+    /// For a level inside an element of a map state that runs elements at once: the element
+    /// (``HubCallContext/element``, `readEach[2]`); nil elsewhere. The elements' checkpoints interleave in the
+    /// journal, and this tells them apart.
+    public var element: String?
 
     public init(
         workflowPath: [String], state: String, inputs: JSONObject, variables: JSONObject, error: FlowError? = nil, cancelledIn: String? = nil,
-        shielded: Bool = false, map: MapCheckpoint? = nil
+        shielded: Bool = false, map: MapCheckpoint? = nil, element: String? = nil
     ) {
         self.map = map
+        self.element = element
         self.workflowPath = workflowPath
         self.state = state
         self.inputs = inputs
@@ -44,11 +50,13 @@ public struct RunCheckpoint: Sendable, Hashable {
 
     /// The checkpoint as the journal stores it.
     public var jsonValue: JSONValue {
-        [
+        var object: JSONObject = [
             "workflow": .string(workflowPath.joined(separator: "/")), "state": .string(state), "inputs": .object(inputs), "vars": .object(variables),
             "error": error.map(Scope.json) ?? .null, "cancelledIn": cancelledIn.map(JSONValue.string) ?? .null,
             "shielded": .bool(shielded), "map": map?.jsonValue ?? .null,
         ]
+        if let element { object["element"] = .string(element) }
+        return .object(object)
     }
 
     /// Reads a checkpoint stored with ``jsonValue``; nil when the value is not one.
@@ -70,7 +78,8 @@ public struct RunCheckpoint: Sendable, Hashable {
         }
         self.init(
             workflowPath: workflow.split(separator: "/").map(String.init), state: state, inputs: inputs, variables: variables, error: error,
-            cancelledIn: json["cancelledIn"]?.stringValue, shielded: json["shielded"]?.boolValue ?? false, map: map)
+            cancelledIn: json["cancelledIn"]?.stringValue, shielded: json["shielded"]?.boolValue ?? false, map: map,
+            element: json["element"]?.stringValue)
     }
 }
 
@@ -90,6 +99,10 @@ public struct ResumePoint: Sendable {
     /// The commissioning session the run had opened, which its continued session calls are made in
     /// (``HubCallContext/expectedSessionID``); nil when it holds none.
     public var sessionID: String?
+    /// When the innermost level is in a map state that runs elements at once: where each element that had started
+    /// its body stood. The innermost checkpoint's ``MapCheckpoint/running`` lists the elements running; one listed
+    /// there without a point here had entered no state yet, and starts its body afresh.
+    public var elements: [ElementPoint] = []
 
     ///
     /// A level's checkpoint may lack inputs (secret values the journal never kept): a sub-workflow level gets them
@@ -103,6 +116,27 @@ public struct ResumePoint: Sendable {
         self.cancel = cancel
         self.callsBefore = callsBefore
         self.sessionID = sessionID
+    }
+}
+
+/// Where one running element of a concurrent map state continues (see ``ResumePoint/elements``).
+public struct ElementPoint: Sendable {
+    /// The element's index in the map's items.
+    public var index: Int
+    /// One checkpoint per level of the element, its body's level first (each ``RunCheckpoint/element`` names it).
+    public var levels: [RunCheckpoint]
+    /// The element's innermost state's work had already finished with this result (see
+    /// ``ResumePoint/completedStep``).
+    public var completedStep: JSONValue?
+    /// How many hub calls the element had made: its continued calls are numbered after them
+    /// (`<runID>/<element>/<n>`).
+    public var callsBefore: Int
+
+    public init(index: Int, levels: [RunCheckpoint], completedStep: JSONValue? = nil, callsBefore: Int = 0) {
+        self.index = index
+        self.levels = levels
+        self.completedStep = completedStep
+        self.callsBefore = callsBefore
     }
 }
 

@@ -3,7 +3,8 @@ import MatterFlowJSON
 /// What a run's driver tells a recorder, such as a write-ahead journal, as it performs the run machine's actions:
 /// every report and checkpoint, and around every hub call the call as the hub will see it and how it ended.
 ///
-/// The driver calls it on the run's task, in the run's order: ``callStarting(_:)`` before the hub sees the call
+/// The driver calls it on the run's task, in the run's order (an element of a concurrent map state: on the element's
+/// task, through ``recording(forElement:)``): ``callStarting(_:)`` before the hub sees the call
 /// (so a record made there is on disk first), ``callEnded(_:value:)`` once the call's race is decided and before
 /// the run takes the outcome (its `hubCallFinished` report follows). The run's idempotency keys and the session its
 /// calls are made in are the machine's: a recorder reads them from ``PreparedCall/context`` and keeps no count of
@@ -23,6 +24,16 @@ public protocol RunRecording: Sendable {
     /// out) still succeeded on the hub, after ``callEnded(_:value:)``: what the hub did, for the record. Called
     /// from the call's own task, at any time, possibly after the run has ended.
     func lateResult(_ call: PreparedCall, value: JSONValue)
+    /// The recording of one element of a map state that runs elements at once (`concurrency` above 1), named as
+    /// its calls' contexts name it (``HubCallContext/element``). That element's driver tells it, on the element's
+    /// task and in the element's order, what it tells the run's recording: the elements' calls and reports
+    /// interleave, so a recorder that pairs a call with its `hubCallFinished` report pairs them per element. The
+    /// default is this recording itself.
+    func recording(forElement element: String) -> any RunRecording
+}
+
+extension RunRecording {
+    public func recording(forElement element: String) -> any RunRecording { self }
 }
 
 /// A hub call as the run prepared it: where it is made, the operation with every declared fact, the arguments as

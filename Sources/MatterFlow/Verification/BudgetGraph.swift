@@ -111,7 +111,7 @@ final class BudgetGraph {
     /// The worst duration of a state, and what a cancel arriving in it adds.
     private func measure(_ state: WorkflowState, number: Int, context: VerificationContext) -> (Double, Double) {
         let guardSeconds = TimeBudget.guardTimeoutSeconds + TimeBudget.windDownSeconds
-        let call: Double
+        var call: Double
         let cancelTail: Double
         switch state.kind {
         case .action(let action):
@@ -127,10 +127,15 @@ final class BudgetGraph {
                 // At most `maxIterations` runs of the body, with the delay between each two.
                 call = Double(repeating.maxIterations) * body + Double(repeating.maxIterations - 1) * repeating.delaySeconds
             } else {
-                // A map runs its body once per element, one element after another: at most `maxItems` times.
-                call = Double(subworkflow.map?.maxItems ?? 1) * body
+                // A map runs its body once per element, `concurrency` at a time, a new element starting as one ends:
+                // all have started within `ceil(maxItems / concurrency) - 1` body runs, so the last ends within one more.
+                call = Double(Self.mapRounds(subworkflow.map)) * body
             }
             cancelTail = childGraph.loop != nil ? .infinity : childGraph.cancelTail
+            if subworkflow.map?.isConcurrent == true {
+                // Too many failed elements cancel those still running: their cancel paths end the map's last round.
+                call += cancelTail
+            }
         case .wait(let wait):
             return (wait.timeoutSeconds, 0)
         case .ask(let ask):
@@ -205,5 +210,12 @@ final class BudgetGraph {
             }
             return nil
         }
+    }
+
+    /// How many body runs bound a map state's elements: `ceil(maxItems / concurrency)` (1 for a sub-workflow state).
+    static func mapRounds(_ map: MapIteration?) -> Int {
+        guard let map else { return 1 }
+        let concurrency = max(1, map.concurrency)
+        return (map.maxItems + concurrency - 1) / concurrency
     }
 }

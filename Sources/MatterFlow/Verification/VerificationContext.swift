@@ -11,6 +11,7 @@ final class VerificationContext {
     private var budgets: [String: BudgetGraph] = [:]
     private var writes: [String: String?] = [:]
     private var sessionOpeners: [String: Bool] = [:]
+    private var sessionUsers: [String: String?] = [:]
 
     init(catalog: OperationCatalog) {
         self.catalog = catalog
@@ -77,5 +78,29 @@ final class VerificationContext {
         }
         sessionOpeners[workflow.file] = opens
         return opens
+    }
+
+    /// The first operation a workflow, or a sub-workflow at any depth, calls that works in the structure's
+    /// commissioning session (opens, uses or releases it), if any: found once per file.
+    func sessionOperation(_ workflow: Workflow) -> String? {
+        if let known = sessionUsers[workflow.file] { return known }
+        // A file that names itself again is not one more session user; the state that starts the cycle decides.
+        sessionUsers[workflow.file] = .some(nil)
+        var found: String?
+        for state in workflow.statesInOrder {
+            switch state.kind {
+            case .action(let action):
+                if let operation = catalog[action.operation], operation.acquiresSession || operation.usesSession {
+                    found = action.operation
+                }
+            case .workflow(let subworkflow):
+                found = workflow.subworkflows[subworkflow.path].flatMap { sessionOperation($0) }
+            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
+                break
+            }
+            if found != nil { break }
+        }
+        sessionUsers[workflow.file] = .some(found)
+        return found
     }
 }

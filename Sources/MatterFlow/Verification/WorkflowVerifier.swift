@@ -20,6 +20,7 @@ struct WorkflowVerifier {
             workflow: workflow, flow: flow, catalog: catalog, collector: collector,
             childErrors: context.childErrors(of: workflow), childWrite: context.childWrite(of: workflow)
         ).check()
+        MapConcurrencyCheck(workflow: workflow, context: context, collector: collector).check()
         let explorer = SessionExplorer(root: workflow, context: context)
         SessionCheck(workflow: workflow, explorer: explorer, collector: collector).check()
         BudgetCheck(workflow: workflow, graph: context.budgetGraph(workflow), collector: collector).check()

@@ -11,6 +11,10 @@ final class ScriptedHub: Hub {
         case hang
         /// Answers successfully once the gate opens, even if the call was cancelled meanwhile.
         case afterGate(Gate)
+        /// Answers successfully after sleeping on the clock (throws when cancelled first).
+        case sleep(Duration, any WorkflowClock)
+        /// Fails after sleeping on the clock.
+        case failAfter(Duration, any WorkflowClock, FlowError)
     }
 
     /// A one-shot gate a test opens to let a held call finish.
@@ -49,6 +53,18 @@ final class ScriptedHub: Hub {
         var overlapping: [String] = []
         /// The `commissioningID` of every `commissionDevice` call, in order.
         var commissioningIDs: [String] = []
+        /// Answers for `readBasicInformation` by device ID, used before the operation's script.
+        var deviceAnswers: [String: Answer] = [:]
+        /// The most calls answering at once.
+        var maxInFlight = 0
+        /// Calls answering now, by the element their context names (`""` for none).
+        var inFlightByElement: [String: Int] = [:]
+        /// Calls that began while another call of the same run and element was still answering.
+        var sameElementOverlaps: [String] = []
+        /// The context of every call, in order.
+        var contexts: [HubCallContext?] = []
+        /// The device of every `readBasicInformation` call, in order.
+        var readDevices: [String] = []
     }
 
     private let state = Mutex(State())
@@ -73,17 +89,44 @@ final class ScriptedHub: Hub {
     /// The `commissioningID` of every `commissionDevice` call, in order.
     var commissioningIDs: [String] { state.withLock { $0.commissioningIDs } }
 
-    private func answer(_ operation: String) async throws {
+    /// Answers `readBasicInformation` for one device (before the operation's script).
+    func script(device: String, _ answer: Answer) {
+        state.withLock { $0.deviceAnswers[device] = answer }
+    }
+
+    /// The most calls that were answering at once.
+    var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+    /// Calls that began while another call of the same run and element was answering (the engine promises none).
+    var sameElementOverlaps: [String] { state.withLock { $0.sameElementOverlaps } }
+    /// The context of every call, in order.
+    var contexts: [HubCallContext?] { state.withLock { $0.contexts } }
+    /// The device of every `readBasicInformation` call, in order.
+    var readDevices: [String] { state.withLock { $0.readDevices } }
+
+    private func answer(_ operation: String, device: String? = nil) async throws {
+        let context = HubCallContext.current
+        let element = (context?.runID ?? "") + "|" + (context?.element ?? "")
         let next = state.withLock { state -> Answer in
             state.calls.append(operation)
+            state.contexts.append(context)
+            if let device { state.readDevices.append(device) }
             if state.inFlight > 0 { state.overlapping.append(operation) }
+            if state.inFlightByElement[element, default: 0] > 0 { state.sameElementOverlaps.append(operation) }
             state.inFlight += 1
+            state.inFlightByElement[element, default: 0] += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
+            if let device, let answer = state.deviceAnswers[device] { return answer }
             guard var answers = state.scripts[operation], !answers.isEmpty else { return .succeed }
             let first = answers.removeFirst()
             state.scripts[operation] = answers
             return first
         }
-        defer { state.withLock { $0.inFlight -= 1 } }
+        defer {
+            state.withLock { state in
+                state.inFlight -= 1
+                state.inFlightByElement[element, default: 0] -= 1
+            }
+        }
         switch next {
         case .succeed: return
         case .fail(let error): throw error
@@ -91,6 +134,11 @@ final class ScriptedHub: Hub {
             try await Task.sleep(for: .seconds(1_000_000))
         case .afterGate(let gate):
             await gate.wait()
+        case .sleep(let duration, let clock):
+            try await clock.sleep(for: duration)
+        case .failAfter(let duration, let clock, let error):
+            try await clock.sleep(for: duration)
+            throw error
         }
     }
 
@@ -166,7 +214,7 @@ final class ScriptedHub: Hub {
     var subscriberCount: Int { state.withLock { $0.handlers.count } }
 
     func basicInformation(structure: StructureID, deviceID: String) async throws -> BasicInformation {
-        try await answer("readBasicInformation")
+        try await answer("readBasicInformation", device: deviceID)
         return BasicInformation(vendorName: "Test", vendorID: 0xFFF1, productID: 0x8000, productName: "Lamp", softwareVersion: 1)
     }
 }

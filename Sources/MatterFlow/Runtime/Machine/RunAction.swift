@@ -32,14 +32,22 @@ enum RunAction: Sendable {
     /// A cancel arrived while hub work is in flight: stop it; its end is still to be fed (as cancelled, with the
     /// work's late result if it succeeded while winding down).
     case interruptWork
+    /// Start an element of a concurrent map state as a machine of its own; its end is fed to
+    /// ``RunMachine/elementEnded(_:)``.
+    indirect case startElement(ElementLaunch)
+    /// Cancel a running element of a concurrent map state (too many elements failed, or the run was cancelled);
+    /// its end is still to be fed.
+    case cancelElement(Int)
+    /// The map state waits for its running elements: feed the next one's end to ``RunMachine/elementEnded(_:)``.
+    case awaitElements
     /// The run has ended with this result (its `runFinished` report comes just before).
     indirect case finish(RunResult)
 
     /// Whether the action is work whose end is the machine's next input (or the run's end).
     var isWork: Bool {
         switch self {
-        case .report, .checkpoint, .interruptWork: false
-        case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .finish: true
+        case .report, .checkpoint, .interruptWork, .startElement, .cancelElement: false
+        case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .finish: true
         }
     }
 }

@@ -8,7 +8,8 @@ import MatterFlowJSON
 /// kept in ``AbandonedCalls``; the run's next hub call waits for it first (bounded), and each wait is a warning.
 /// The run's cancel signal is the one way a cancel reaches the machine: the driver feeds it as an input before
 /// the next input whenever the signal has fired, so a cancel from the run's own observer (on entering a state)
-/// takes effect before that state does any work.
+/// takes effect before that state does any work. A map state that runs elements at once has each element driven
+/// by a driver of its own (RunDriver+Elements.swift).
 struct RunDriver: Sendable {
     let hub: any Hub
     let options: RunOptions
@@ -24,13 +25,18 @@ struct RunDriver: Sendable {
     /// Drives the machine from its start to its end.
     func run(_ machine: inout RunMachine) async -> RunResult {
         do throws(RunMachineError) {
-            var work = perform(try machine.start()) ?? .proceed
+            // Elements a concurrent map state starts or cancels, from the actions that handed over `work`.
+            var orders: [RunAction] = []
+            var work = perform(try machine.start(), orders: &orders) ?? .proceed
             while true {
-                if signal.isCancelled, !machine.isCancelRequested, let next = perform(machine.cancelRequested()) { work = next }
+                if signal.isCancelled, !machine.isCancelRequested, let next = perform(machine.cancelRequested(), orders: &orders) { work = next }
                 let actions: RunActions
                 switch work {
                 case .finish(let result):
                     return result
+                case .awaitElements:
+                    work = try await runElements(&machine, orders: &orders)
+                    continue
                 case .proceed:
                     actions = try machine.proceed()
                 case .checkStatus(let check):
@@ -69,10 +75,10 @@ struct RunDriver: Sendable {
                         report(.answerRejected(state: wait.question.state, question: wait.question.name, reason: reason), machine)
                     }
                     actions = try machine.answerEnded(end)
-                case .report, .checkpoint, .interruptWork:
+                case .report, .checkpoint, .interruptWork, .startElement, .cancelElement:
                     throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "no work")
                 }
-                guard let next = perform(actions) else {
+                guard let next = perform(actions, orders: &orders) else {
                     throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without next work")
                 }
                 work = next
@@ -82,8 +88,20 @@ struct RunDriver: Sendable {
         }
     }
 
+    /// Performs reports and checkpoints in order, and adds the element orders of a concurrent map state to
+    /// `orders`; returns the work the actions end with, if any.
+    func perform(_ actions: RunActions, orders: inout [RunAction]) -> RunAction? {
+        for action in actions.notes {
+            switch action {
+            case .startElement, .cancelElement: orders.append(action)
+            case .report, .checkpoint, .interruptWork, .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .finish: break
+            }
+        }
+        return perform(actions)
+    }
+
     /// Performs reports and checkpoints in order; returns the work the actions end with, if any.
-    private func perform(_ actions: RunActions) -> RunAction? {
+    func perform(_ actions: RunActions) -> RunAction? {
         for action in actions.notes {
             switch action {
             case .report(let path, let kind):
@@ -96,7 +114,10 @@ struct RunDriver: Sendable {
             case .interruptWork:
                 // The work in flight races the run's cancel signal, which has fired: it is stopping already.
                 break
-            case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .finish:
+            case .startElement, .cancelElement:
+                // Element orders go to the map's element runner (``perform(_:orders:)``).
+                break
+            case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .finish:
                 // Work is never a note: it is the actions' `work`.
                 break
             }
@@ -105,7 +126,7 @@ struct RunDriver: Sendable {
     }
 
     /// Reports an event of the driver's own about the innermost level (redacted as the machine's reports are).
-    private func report(_ kind: RunEvent.Kind, _ machine: RunMachine) {
+    func report(_ kind: RunEvent.Kind, _ machine: RunMachine) {
         guard machine.configuration.reportsEvents else { return }
         let shown = machine.configuration.showSecrets ? kind : machine.secrets.redacting(kind)
         let event = RunEvent(runID: runID, time: options.clock.now, workflowPath: machine.top.path, kind: shown)
@@ -166,18 +187,19 @@ struct RunDriver: Sendable {
     private func settleAbandoned(_ machine: inout RunMachine) async {
         guard !abandoned.isEmpty else { return }
         await abandoned.settle { report in
-            let message: String
-            switch report {
-            case .waiting(let call):
-                message =
-                    "the hub has not ended \(call), abandoned \(Int(StepRace.gracePeriod.secondsValue)) s ago; "
-                    + "waiting up to \(Int(AbandonedCalls.limit.secondsValue)) s for it before calling the hub again"
-            case .givenUp(let call):
-                message =
-                    "the hub still runs \(call) after \(Int(AbandonedCalls.limit.secondsValue)) s more; the run calls the hub "
-                    + "again while it runs, so the Hub contract (one call at a time per run) is not kept: check the hub's cancellation"
-            }
-            if let actions = try? machine.warning(message) { _ = perform(actions) }
+            if let actions = try? machine.warning(Self.message(report)) { _ = perform(actions) }
+        }
+    }
+
+    /// The warning about an abandoned call the run waits for or gives up.
+    static func message(_ report: AbandonedCalls.Report) -> String {
+        switch report {
+        case .waiting(let call):
+            "the hub has not ended \(call), abandoned \(Int(StepRace.gracePeriod.secondsValue)) s ago; "
+                + "waiting up to \(Int(AbandonedCalls.limit.secondsValue)) s for it before calling the hub again"
+        case .givenUp(let call):
+            "the hub still runs \(call) after \(Int(AbandonedCalls.limit.secondsValue)) s more; the run calls the hub "
+                + "again while it runs, so the Hub contract (one call at a time per run) is not kept: check the hub's cancellation"
         }
     }
 }

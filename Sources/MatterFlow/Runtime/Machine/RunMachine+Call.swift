@@ -85,8 +85,8 @@ extension RunMachine {
         report(top.path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shownArguments))
         callCount += 1
         let context = HubCallContext(
-            runID: configuration.runID, idempotencyKey: "\(configuration.runID)/\(callCount)",
-            expectedSessionID: call.usesSession ? sessionID : nil)
+            runID: configuration.runID, idempotencyKey: configuration.runID + "/" + (element.map { $0 + "/" } ?? "") + String(callCount),
+            expectedSessionID: call.usesSession ? sessionID : nil, element: element)
         return .success(
             RunCall(
                 operation: call, arguments: arguments, timeout: .seconds(rounding: call.timeoutSeconds), context: context,

@@ -73,6 +73,8 @@ extension RunMachine {
         case waitingAnswer(AskState, Question)
         /// A delay state waits for its time to pass.
         case delaying(DelayState)
+        /// A map state that runs elements at once waits for its running elements, each a machine of its own.
+        case mapping(ElementRuns)
         /// The run has ended.
         case finished
     }
@@ -83,6 +85,9 @@ extension RunMachine {
         case fresh
         /// From a journaled position; `completedStep` is the innermost state's result when its work had finished.
         case resumed(completedStep: JSONValue?)
+        /// As the machine of one element of a concurrent map state: from its body's start state, reporting no
+        /// `runStarted` (the run has started) and no `runFinished` (its end is the element's).
+        case element
     }
 
     /// Where a state sends its level.

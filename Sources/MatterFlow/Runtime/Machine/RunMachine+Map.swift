@@ -1,10 +1,10 @@
 import MatterFlowJSON
 
 extension RunMachine {
-    // A map state runs its body (a sub-workflow) once per element of a list, one element after another: each
-    // element is a child level, like a sub-workflow state's, whose end is recorded before the next one starts.
-    // A run so never has two hub calls in flight, and the body's generated idempotency keys differ per element
-    // (``Level/elementTag``).
+    // A map state runs its body (a sub-workflow) once per element of a list. With `concurrency` 1, one element
+    // after another: each element is a child level, like a sub-workflow state's, whose end is recorded before the
+    // next one starts. With more, each element runs as a machine of its own (RunMachine+Elements.swift). The
+    // body's generated idempotency keys differ per element (``Level/elementTag``).
 
     /// A map state's elements and what became of those that ran.
     struct MapProgress: Sendable {
@@ -33,6 +33,8 @@ extension RunMachine {
             return attemptEnded(progress, .failed(FlowError(.engineMisconfigured, "state \(progress.state.name) is not a map state")))
         }
         switch Self.mapItems(iteration, scope: top.scope, state: top.qualifiedCurrent) {
+        case .success(let items) where iteration.isConcurrent:
+            return startElements(ElementRuns(step: progress, iteration: iteration, items: items))
         case .success(let items): return nextElement(progress, MapProgress(iteration: iteration, items: items))
         case .failure(let error): return attemptEnded(progress, .failed(error))
         }
@@ -99,34 +101,46 @@ extension RunMachine {
     /// Records how the running element ended and moves to the next; returns the map's outcome when it ends here.
     private mutating func record(_ end: LevelEnd, in map: inout MapProgress, state: PlannedState) -> StepOutcome? {
         let index = map.index
-        let item = map.items[index]
+        switch end {
+        case .succeeded, .failed:
+            let (result, exceeded) = elementResult(end, index: index, item: map.items[index], failures: &map.failures, map.iteration, state: state)
+            if let exceeded { return .failed(exceeded) }
+            map.results.append(result)
+        case .cancelled:
+            return .cancelled(late: nil)
+        }
+        map.index += 1
+        return nil
+    }
+
+    /// An ended element's entry in the map's result, counting a failure in `failures`; a tolerated failure is a
+    /// warning, and the failure that exceeds `tolerateFailures` is returned as the map's error instead.
+    mutating func elementResult(
+        _ end: LevelEnd, index: Int, item: JSONValue, failures: inout Int, _ iteration: MapIteration, state: PlannedState
+    ) -> (result: JSONValue, exceeded: FlowError?) {
         var result: JSONObject = ["index": .int(index), "item": item]
         switch end {
         case .succeeded(let output):
             result["status"] = "succeeded"
             result["output"] = output ?? .null
-        case .failed(let error):
-            map.failures += 1
+        case .failed(let error), .cancelled(let error):
+            failures += 1
             result["status"] = "failed"
             result["error"] = Scope.json(error)
             let qualified = top.prefix + state.name
             let element = "element \(index) (\(item.stringValue ?? JSONWriter.compact(item))) of map state \(qualified) failed: \(error.message)"
-            guard map.failures <= map.iteration.tolerateFailures else {
-                return .failed(
-                    FlowError(
-                        code: .aborted, cause: .mapElementsFailed,
-                        message: "\(element); that is \(map.failures) failed elements, more than tolerateFailures (\(map.iteration.tolerateFailures))",
-                        state: qualified))
+            guard failures <= iteration.tolerateFailures else {
+                let exceeded = FlowError(
+                    code: .aborted, cause: .mapElementsFailed,
+                    message: "\(element); that is \(failures) failed elements, more than tolerateFailures (\(iteration.tolerateFailures))",
+                    state: qualified)
+                return (.object(result), exceeded)
             }
-            let warning = "\(element) (tolerated: \(map.failures) of \(map.iteration.tolerateFailures))"
+            let warning = "\(element) (tolerated: \(failures) of \(iteration.tolerateFailures))"
             warnings.append(warning)
             report(top.path, .warning(state: state.name, message: warning))
-        case .cancelled:
-            return .cancelled(late: nil)
         }
-        map.results.append(.object(result))
-        map.index += 1
-        return nil
+        return (.object(result), nil)
     }
 
     /// The scope a map's body inputs are evaluated in: the map's level, with the element bound to its variable.

@@ -10,8 +10,11 @@ extension RunMachine {
     /// from its parent's templates, evaluated in the parent's restored scope, where they still resolve.
     /// - Throws: ``FlowError`` `invalidArgumentValue` when a checkpoint names a state the workflow lacks, or an
     ///   outer state that runs no sub-workflow.
+    /// - Parameter element: For the machine of a running element of a concurrent map state: the element, whose body's
+    ///   level is the point's first.
     init(
-        place: LevelPlace, resumingAt point: ResumePoint, configuration: Configuration, secrets: SecretValues = SecretValues()
+        place: LevelPlace, resumingAt point: ResumePoint, configuration: Configuration, secrets: SecretValues = SecretValues(),
+        element: ElementBase? = nil
     ) throws(FlowError) {
         guard let first = point.levels.first else {
             throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
@@ -22,6 +25,9 @@ extension RunMachine {
         var enclosing: (level: Level, state: PlannedState, map: MapProgress?)?
         for (index, checkpoint) in point.levels.enumerated() {
             var inputs = checkpoint.inputs
+            if index == 0, let element {
+                for member in element.inputs.members where inputs[member.key] == nil { inputs[member.key] = member.value }
+            }
             if let enclosing {
                 var scope = enclosing.level.scope
                 if let map = enclosing.map { scope = Self.elementScope(scope, map.iteration, map.items[map.index]) }
@@ -37,10 +43,10 @@ extension RunMachine {
             }
             let state = model.states[number]
             var level = Level(
-                place: place, shielded: enclosing?.level.onCancelPath ?? false,
+                place: place, shielded: enclosing?.level.onCancelPath ?? element?.shielded ?? false,
                 scope: Scope(inputs: inputs, run: Self.runInfo(model, configuration)), state: number,
                 cancelledIn: checkpoint.cancelledIn,
-                elementTag: (enclosing?.level.elementTag ?? "") + (enclosing?.map.map { "[\($0.index)]" } ?? ""))
+                elementTag: (enclosing?.level.elementTag ?? element?.tag ?? "") + (enclosing?.map.map { "[\($0.index)]" } ?? ""))
             level.scope.vars = checkpoint.variables
             level.scope.error = checkpoint.error
             guard index + 1 < point.levels.count else {
@@ -53,6 +59,10 @@ extension RunMachine {
                 isCancelRequested = point.cancel
                 callCount = point.callsBefore
                 sessionID = point.sessionID
+                self.element = element?.id
+                if let iteration = state.map, iteration.isConcurrent, checkpoint.map != nil {
+                    resumedElements = try restoredElements(state, iteration, checkpoint, point: point)
+                }
                 return
             }
             guard state.isSubworkflow, let child = place.child(of: state) else {
@@ -81,6 +91,11 @@ extension RunMachine {
         top = inner
         let state = top.planned
         enter(state)
+        if let resumed = resumedElements {
+            resumedElements = nil
+            for launch in resumed.launches { actions.append(.startElement(launch)) }
+            return startElements(resumed.runs, changed: true)
+        }
         if let completedStep, let step = state.step { return .move(finishRestored(step, result: completedStep)) }
         return handOver(.entered(state), .proceed)
     }
@@ -105,7 +120,7 @@ extension RunMachine {
         return RunCheckpoint(
             workflowPath: level.path, state: level.current, inputs: inputs, variables: variables,
             error: showSecrets ? level.scope.error : secrets.redacting(level.scope.error), cancelledIn: level.cancelledIn,
-            shielded: level.shielded, map: map)
+            shielded: level.shielded, map: map, element: element)
     }
 
     /// A map state's progress restored from its checkpoint: its items evaluated again in the level's restored
@@ -125,6 +140,11 @@ extension RunMachine {
         switch mapItems(iteration, scope: scope, state: qualified) {
         case .success(let list): items = list
         case .failure(let error): throw FlowError(.invalidArgumentValue, "the items of map state \(qualified) cannot be read again: \(error.message)")
+        }
+        guard saved.running.isEmpty, saved.results.count == saved.index else {
+            throw FlowError(
+                .invalidArgumentValue,
+                "the checkpoint of map state \(qualified) lists \(saved.results.count) results and \(saved.running.count) running elements for element \(saved.index); the journal was written by another version")
         }
         guard saved.index < items.count else {
             throw FlowError(

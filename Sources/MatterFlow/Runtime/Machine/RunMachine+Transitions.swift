@@ -5,7 +5,8 @@ extension RunMachine {
     /// phase through inputs alone (so the table is the code's behaviour, not a copy of it).
     ///
     /// The machines run a specimen workflow with one state of each kind that waits (an action with a guard and a
-    /// retrier, a wait state), and a cancel path with the same kinds. A row's condition tells the variants of an
+    /// retrier, a wait state, an ask state, a delay state, a map state running its two elements at once), and a
+    /// cancel path with the same kinds. A row's condition tells the variants of an
     /// input apart (a guard that passed or failed, a call that succeeded, failed or was cancelled); its output is
     /// the work the driver is handed next (`proceed`, `checkStatus`, `call`, `delay`, `waitForEvent`,
     /// `interruptWork`, `finish`), if any. A refused input names ``RunMachineError/Code/impossibleInput``.
@@ -37,9 +38,9 @@ extension RunMachine {
 
     /// The phases the table lists: each waiting phase on the main path and on a cancel path.
     enum SpecimenPhase: CaseIterable {
-        case notStarted, entered, checkingGuard, calling, retryDelay, waitingEvent, waitingAnswer, delaying, finished
+        case notStarted, entered, checkingGuard, calling, retryDelay, waitingEvent, waitingAnswer, delaying, mapping, finished
         case enteredOnCancelPath, checkingGuardOnCancelPath, callingOnCancelPath, retryDelayOnCancelPath
-        case waitingEventOnCancelPath, waitingAnswerOnCancelPath, delayingOnCancelPath
+        case waitingEventOnCancelPath, waitingAnswerOnCancelPath, delayingOnCancelPath, mappingOnCancelPath
 
         /// The name ``RunMachine/phaseName`` gives a machine in this phase.
         var name: String {
@@ -52,6 +53,7 @@ extension RunMachine {
             case .waitingEvent: "waitingEvent"
             case .waitingAnswer: "waitingAnswer"
             case .delaying: "delaying"
+            case .mapping: "mapping"
             case .finished: "finished"
             case .enteredOnCancelPath: "entered (cancel path)"
             case .checkingGuardOnCancelPath: "checkingGuard (cancel path)"
@@ -60,6 +62,7 @@ extension RunMachine {
             case .waitingEventOnCancelPath: "waitingEvent (cancel path)"
             case .waitingAnswerOnCancelPath: "waitingAnswer (cancel path)"
             case .delayingOnCancelPath: "delaying (cancel path)"
+            case .mappingOnCancelPath: "mapping (cancel path)"
             }
         }
     }
@@ -81,6 +84,9 @@ extension RunMachine {
         case .waitForEvent: "waitForEvent"
         case .askQuestion: "askQuestion"
         case .interruptWork: "interruptWork"
+        case .startElement: "startElement"
+        case .cancelElement: "cancelElement"
+        case .awaitElements: "awaitElements"
         case .finish: "finish"
         }
     }
@@ -127,6 +133,11 @@ extension RunMachine {
                 Variant(condition: "timeout") { machine throws(RunMachineError) in try machine.answerEnded(.timedOut) },
                 Variant(condition: "cancelled") { machine throws(RunMachineError) in try machine.answerEnded(.cancelled) },
             ]
+        case .elementEnded:
+            return [
+                Variant(condition: "succeeded") { machine throws(RunMachineError) in try machine.elementEnded(ElementEnd(index: 0, end: .succeeded("ok"), visited: [], warnings: [])) },
+                Variant(condition: "failed") { machine throws(RunMachineError) in try machine.elementEnded(ElementEnd(index: 0, end: .failed(unreachable), visited: [], warnings: [])) },
+            ]
         case .cancelRequested:
             return [Variant { machine throws(RunMachineError) in machine.cancelRequested() }]
         case .warning:
@@ -135,8 +146,9 @@ extension RunMachine {
     }
 
     /// The specimen workflow: `check` (a guarded, retried call) → `wait` (an event) → `confirm` (a question) →
-    /// `pause` (a delay) → `done`; its cancel path `release` (a guarded, retried call) → `settle` (an event) →
-    /// `acknowledge` (a question) → `linger` (a delay) → `cancelled`.
+    /// `pause` (a delay) → `each` (a map, two elements at once) → `done`; its cancel path `release` (a guarded,
+    /// retried call) → `settle` (an event) → `acknowledge` (a question) → `linger` (a delay) → `eachAgain` (a map) →
+    /// `cancelled`. The maps' body (``specimenElementText``) reads a device.
     static let specimenText = """
         {
           "workflow": "run-machine-specimen", "version": 1, "start": "check", "onCancel": "release",
@@ -154,7 +166,11 @@ extension RunMachine {
               "type": "ask", "prompt": "Go on?", "answer": { "choice": { "from": ["yes", "no"] } },
               "timeoutSeconds": 60, "next": "pause", "onTimeout": "failed"
             },
-            "pause": { "type": "delay", "seconds": 5, "next": "done" },
+            "pause": { "type": "delay", "seconds": 5, "next": "each" },
+            "each": {
+              "type": "map", "items": ["a", "b"], "as": "id", "maxItems": 2, "concurrency": 2, "path": "element.json",
+              "inputs": { "deviceID": "${vars.id}" }, "next": "done", "onError": [{ "errors": ["*"], "next": "failed" }]
+            },
             "done": { "type": "succeed" },
             "failed": { "type": "fail", "code": "unavailable", "message": "the check failed" },
             "release": {
@@ -170,15 +186,38 @@ extension RunMachine {
               "type": "ask", "prompt": "Cancelled; go on?", "answer": { "choice": { "from": ["yes", "no"] } },
               "timeoutSeconds": 60, "next": "linger", "onTimeout": "cancelled"
             },
-            "linger": { "type": "delay", "seconds": 5, "next": "cancelled" },
+            "linger": { "type": "delay", "seconds": 5, "next": "eachAgain" },
+            "eachAgain": {
+              "type": "map", "items": ["a", "b"], "as": "id", "maxItems": 2, "concurrency": 2, "path": "element.json",
+              "inputs": { "deviceID": "${vars.id}" }, "next": "cancelled", "onError": [{ "errors": ["*"], "next": "cancelled" }]
+            },
             "cancelled": { "type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "cancelled" }
           }
         }
         """
 
-    private static let specimenPlace: LevelPlace? = WorkflowLoader(catalog: .standard)
-        .load(text: specimenText, file: "<run machine specimen>", baseDirectory: "/")
-        .workflow.map { $0.model.topPlace(catalog: .standard) }
+    /// The body of the specimen's map states.
+    static let specimenElementText = """
+        {
+          "workflow": "run-machine-specimen-element", "version": 1, "start": "read",
+          "inputs": { "deviceID": { "type": "string", "required": true } },
+          "states": {
+            "read": {
+              "type": "action", "operation": "readBasicInformation", "arguments": { "deviceID": "${input.deviceID}" },
+              "next": "read-done", "onError": [{ "errors": ["*"], "next": "read-failed" }]
+            },
+            "read-done": { "type": "succeed" },
+            "read-failed": { "type": "fail", "error": "${error}" }
+          }
+        }
+        """
+
+    /// The specimen workflow, with its maps' body; nil if it does not load.
+    static let specimenWorkflow: Workflow? = WorkflowLoader(catalog: .standard)
+        .load(text: specimenText, file: "/<run machine specimen>", baseDirectory: "/", files: ["/element.json": specimenElementText])
+        .workflow
+
+    private static let specimenPlace: LevelPlace? = specimenWorkflow.map { $0.model.topPlace(catalog: .standard) }
 
     /// A machine on the specimen workflow in a phase, reached from its start through inputs alone; nil if the
     /// specimen does not load (the table then refuses every input of the phase).
@@ -199,6 +238,9 @@ extension RunMachine {
         let answer: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.answerEnded(.answered("yes")) }
         let elapse: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.delayEnded(elapsed: true) }
         let cancel: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in machine.cancelRequested() }
+        let element: (Int) -> (inout RunMachine) throws(RunMachineError) -> RunActions = { index in
+            { machine throws(RunMachineError) in try machine.elementEnded(ElementEnd(index: index, end: .succeeded(nil), visited: [], warnings: [])) }
+        }
         switch phase {
         case .notStarted: script = []
         case .entered: script = [start]
@@ -208,7 +250,9 @@ extension RunMachine {
         case .waitingEvent: script = [start, proceed, pass, succeed, proceed]
         case .waitingAnswer: script = [start, proceed, pass, succeed, proceed, event, proceed]
         case .delaying: script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed]
-        case .finished: script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed, elapse, proceed]
+        case .mapping: script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed, elapse, proceed]
+        case .finished:
+            script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed, elapse, proceed, element(0), element(1), proceed]
         case .enteredOnCancelPath: script = [start, cancel]
         case .checkingGuardOnCancelPath: script = [start, cancel, proceed]
         case .callingOnCancelPath: script = [start, cancel, proceed, pass]
@@ -216,6 +260,7 @@ extension RunMachine {
         case .waitingEventOnCancelPath: script = [start, cancel, proceed, pass, succeed, proceed]
         case .waitingAnswerOnCancelPath: script = [start, cancel, proceed, pass, succeed, proceed, event, proceed]
         case .delayingOnCancelPath: script = [start, cancel, proceed, pass, succeed, proceed, event, proceed, answer, proceed]
+        case .mappingOnCancelPath: script = [start, cancel, proceed, pass, succeed, proceed, event, proceed, answer, proceed, elapse, proceed]
         }
         do throws(RunMachineError) {
             for step in script { _ = try step(&machine) }

@@ -4,7 +4,7 @@ import MatterFlowJSON
 /// recorded for its result. It performs no I/O and never waits.
 ///
 /// Each input (``start()``, ``proceed()``, ``statusChecked(_:)``, ``callEnded(_:duration:)``, ``delayEnded(elapsed:)``,
-/// ``waitEnded(_:)``, ``answerEnded(_:)``, ``cancelRequested()``, ``warning(_:)``) moves the machine and returns the actions its driver
+/// ``waitEnded(_:)``, ``answerEnded(_:)``, ``elementEnded(_:)``, ``cancelRequested()``, ``warning(_:)``) moves the machine and returns the actions its driver
 /// performs, in order (see ``RunAction``): reports, checkpoints, then at most one piece of work whose end is the
 /// next input. An input the current phase cannot take throws ``RunMachineError`` and changes nothing.
 ///
@@ -14,7 +14,7 @@ import MatterFlowJSON
 struct RunMachine: Sendable {
     /// The inputs, by name (as errors and the transition table name them).
     enum Input: String, Sendable, CaseIterable {
-        case start, proceed, statusChecked, callEnded, delayEnded, waitEnded, answerEnded, cancelRequested, warning
+        case start, proceed, statusChecked, callEnded, delayEnded, waitEnded, answerEnded, elementEnded, cancelRequested, warning
     }
 
     /// What a run is configured with, beyond its workflow and inputs.
@@ -51,8 +51,14 @@ struct RunMachine: Sendable {
     var visited: [String] = []
     /// The session the run's last successful prepare opened (its calls inside the session expect it).
     var sessionID: String?
-    /// How many hub calls the run has prepared.
+    /// How many hub calls the run has prepared (an element machine: the element has).
     var callCount = 0
+    /// For the machine of one element of a concurrent map state: the element (`<qualified map state>[<index>]`),
+    /// which its calls' contexts name; nil for a run's own machine.
+    var element: String?
+    /// A resumed run whose innermost level is in a concurrent map state: the map's progress and its running elements,
+    /// started as the run re-enters the state.
+    var resumedElements: ResumedElements?
     /// Actions of the input being handled.
     var actions = RunActions()
 
@@ -90,6 +96,7 @@ struct RunMachine: Sendable {
         case .waitingEvent: base = "waitingEvent"
         case .waitingAnswer: base = "waitingAnswer"
         case .delaying: base = "delaying"
+        case .mapping: base = "mapping"
         }
         return top.onCancelPath ? base + " (cancel path)" : base
     }
@@ -129,6 +136,8 @@ struct RunMachine: Sendable {
             drive(top.model.start == nil ? .levelEnded(.failed(missingState(top.model.startName))) : .enterCurrent)
         case .resumed(let completed):
             drive(resumeEntries(completedStep: completed))
+        case .element:
+            drive(top.model.start == nil ? .levelEnded(.failed(missingState(top.model.startName))) : .enterCurrent)
         }
         return takeActions()
     }
@@ -225,6 +234,12 @@ struct RunMachine: Sendable {
             if !top.onCancelPath { drive(.move(stepEnded(progress.state, .cancelled(late: nil)))) }
         case .waitingEvent, .waitingAnswer, .delaying:
             if !top.onCancelPath { drive(.move(.cancel)) }
+        case .mapping(var runs):
+            if !top.onCancelPath {
+                runs.cancelled = true
+                phase = .mapping(runs)
+                for index in runs.running { actions.append(.cancelElement(index)) }
+            }
         }
         return takeActions()
     }
@@ -234,7 +249,7 @@ struct RunMachine: Sendable {
     mutating func warning(_ message: String) throws(RunMachineError) -> RunActions {
         switch phase {
         case .checkingGuard, .calling: break
-        case .notStarted, .entered, .retryDelay, .waitingEvent, .waitingAnswer, .delaying, .finished: throw refuse(.warning)
+        case .notStarted, .entered, .retryDelay, .waitingEvent, .waitingAnswer, .delaying, .mapping, .finished: throw refuse(.warning)
         }
         warnings.append(message)
         report(top.path, .warning(state: top.current, message: message))
@@ -316,6 +331,12 @@ struct RunMachine: Sendable {
         case .cancelled(let error):
             result.outcome = .cancelled
             result.error = error
+        }
+        guard element == nil else {
+            // An element's end goes to its map state's machine, which records it (redacted where it is shown).
+            phase = .finished
+            actions.append(.finish(result))
+            return
         }
         if !configuration.showSecrets {
             result.warnings = result.warnings.map(secrets.redacting)

@@ -147,6 +147,21 @@ struct PoolState: ~Copyable {
                     entry.waiting = .question(timer: addTimer(now + wait.timeout, number))
                 case .finish(let result):
                     finish(number, entry, result, effects: &effects)
+                case .startElement:
+                    // A pool runs each run's work one piece at a time: a map's elements cannot run at once here.
+                    let machine = entry.machine
+                    let error = FlowError(
+                        code: .unimplemented, cause: .engineMisconfigured,
+                        message: "a map state of workflow \(machine.workflowName) runs elements at once (concurrency above 1), which a run pool does not do; run the workflow with WorkflowEngine, or give the map no concurrency")
+                    finish(
+                        number, entry,
+                        RunResult(
+                            runID: machine.configuration.runID, workflow: machine.workflowName, outcome: .failed, output: nil, error: error,
+                            warnings: machine.warnings, visitedStates: machine.visited),
+                        effects: &effects)
+                    return
+                case .cancelElement, .awaitElements:
+                    break
                 }
             }
         }

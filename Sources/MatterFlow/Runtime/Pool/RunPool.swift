@@ -20,7 +20,8 @@ import Synchronization
 /// On a ``VirtualClock`` the pool counts as working while it handles an input, so virtual time passes only while
 /// every run waits. Unlike ``WorkflowEngine/run(_:inputs:on:options:)``, a pool does not subscribe to the hub's
 /// events itself (one subscription per structure would cost more than the runs): connect the hub's events to
-/// ``deliver(_:)``. Hub calls abandoned at their timeout are not waited for before the run's next call.
+/// ``deliver(_:)``. Hub calls abandoned at their timeout are not waited for before the run's next call. A run whose map
+/// state runs elements at once (`concurrency` above 1) fails with `unimplemented` / `engineMisconfigured` when it reaches that state.
 public final class RunPool: Sendable {
     /// A run submitted to the pool.
     public struct Run: Sendable, Hashable {

@@ -1,0 +1,179 @@
+import MatterFlowJSON
+
+/// What a driver needs to run one element of a concurrent map state as a machine of its own
+/// (``RunMachine/init(element:configuration:secrets:)``).
+struct ElementLaunch: Sendable {
+    /// The element's index in the map's items (from 0).
+    let index: Int
+    /// The body's place (the map state's sub-workflow).
+    let place: LevelPlace
+    /// The body's inputs, evaluated with the element bound.
+    let inputs: JSONObject
+    /// The element's tag (``RunMachine/Level/elementTag``): the map level's, then `[index]`.
+    let elementTag: String
+    /// The element runs inside a cancel path (the map state is on one): no cancel reaches it.
+    let shielded: Bool
+    /// The element as its calls' contexts name it: the map state's qualified name and its tag (`readEach[2]`).
+    let element: String
+    /// The commissioning session the run holds, if any.
+    let sessionID: String?
+    /// For an element a resumed run continues: its machine, restored from its own checkpoints.
+    var resumed: RunMachine? = nil
+}
+
+/// How one element of a concurrent map state ended, as fed to ``RunMachine/elementEnded(_:)``.
+struct ElementEnd: Sendable {
+    let index: Int
+    let end: RunMachine.LevelEnd
+    /// The qualified states the element's machine entered, in order.
+    let visited: [String]
+    /// The warnings the element's machine reported, and any its driver added while its abandoned calls ended.
+    let warnings: [String]
+}
+
+extension RunMachine {
+    // A map state with `concurrency` K above 1 keeps up to K elements running at once, each as a machine of its
+    // own driven by a driver of its own (own cancel signal, own abandoned calls, own call numbering), while the
+    // map's level waits in the `mapping` phase. Each element's end is fed back as `elementEnded`; the machine
+    // answers with the elements to start (`startElement`) or cancel (`cancelElement`), and `awaitElements` while
+    // any runs. Results are kept by index, so the map's result lists them in element order whatever order they end
+    // in, and the states they visited are listed in element order when the map ends. Once more elements failed than tolerated, or the run is cancelled, no element starts and those running
+    // are cancelled (their cancel paths run); the map ends, failed or cancelled, once none runs.
+
+    /// A concurrent map state's elements: those running and what became of those that ended.
+    struct ElementRuns: Sendable {
+        let step: StepProgress
+        let iteration: MapIteration
+        let items: [JSONValue]
+        /// The next element to start (from 0).
+        var next = 0
+        /// The elements running, in the order they started.
+        var running: [Int] = []
+        /// The result of each element that ended, by index.
+        var ended: [Int: JSONValue] = [:]
+        var failures = 0
+        /// Set when more elements failed than tolerated: the map's error, once no element runs.
+        var failure: FlowError?
+        /// Set when the run was cancelled (or an element ended cancelled): the map takes its cancel path once no
+        /// element runs.
+        var cancelled = false
+        /// The states each ended element visited: the run's visited states list them in element order once the map
+        /// ends, so that they do not depend on the order elements end in.
+        var visited: [Int: [String]] = [:]
+
+        init(step: StepProgress, iteration: MapIteration, items: [JSONValue]) {
+            self.step = step
+            self.iteration = iteration
+            self.items = items
+        }
+
+        /// The map's result: every element's result in element order, and how many succeeded and failed.
+        var value: JSONValue {
+            let results = ended.keys.sorted().compactMap { ended[$0] }
+            return ["elements": .array(results), "succeeded": .int(results.count - failures), "failed": .int(failures)]
+        }
+
+        /// The progress as a checkpoint records it, secret values redacted by `redact`.
+        func checkpoint(_ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
+            MapCheckpoint(index: next, results: ended.keys.sorted().compactMap { ended[$0].map(redact) }, running: running)
+        }
+    }
+
+    /// The machine of one element of a concurrent map state: the body's level at its start state, for its driver to
+    /// start with ``start()``. It shares the run's configuration and secrets; its calls are numbered per element.
+    init(element launch: ElementLaunch, configuration: Configuration, secrets: SecretValues) {
+        self.configuration = configuration
+        self.secrets = secrets
+        let model = launch.place.model
+        workflowName = model.name
+        top = Level(
+            place: launch.place, shielded: launch.shielded, scope: Scope(inputs: launch.inputs, run: Self.runInfo(model, configuration)),
+            state: model.start ?? 0, elementTag: launch.elementTag)
+        phase = .notStarted(.element)
+        sessionID = launch.sessionID
+        element = launch.element
+    }
+
+    /// Starts elements while fewer than `concurrency` run and the map goes on; waits for those running, or ends the
+    /// map when none runs. `changed` records the map's progress in a checkpoint even when no element starts.
+    mutating func startElements(_ runs: ElementRuns, changed: Bool = false) -> Continuation {
+        var runs = runs
+        var changed = changed
+        while runs.failure == nil, !runs.cancelled, runs.next < runs.items.count, runs.running.count < runs.iteration.concurrency {
+            if !top.onCancelPath, isCancelRequested {
+                runs.cancelled = true
+                break
+            }
+            let index = runs.next
+            runs.next += 1
+            changed = true
+            var level = top
+            level.scope = Self.elementScope(top.scope, runs.iteration, runs.items[index])
+            let failure: FlowError
+            switch childInputs(runs.step.state, of: level) {
+            case .success(let (child, inputs)) where child.model.start != nil:
+                let tag = top.elementTag + "[\(index)]"
+                runs.running.append(index)
+                actions.append(
+                    .startElement(
+                        ElementLaunch(
+                            index: index, place: child, inputs: inputs, elementTag: tag, shielded: top.onCancelPath,
+                            element: top.qualifiedCurrent + tag, sessionID: sessionID)))
+                continue
+            case .success(let (child, _)):
+                failure = missingState(child.model.startName)
+            case .failure(let error):
+                failure = error
+            }
+            // The body cannot start for this element: the element fails, as if its body had.
+            record(index, .failed(failure), in: &runs)
+        }
+        if changed, configuration.recordsCheckpoints {
+            let checkpoint = runs.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
+            actions.append(.checkpoint(self.checkpoint(top, map: checkpoint)))
+        }
+        guard runs.running.isEmpty else { return handOver(.mapping(runs), .awaitElements) }
+        for index in runs.visited.keys.sorted() { visited += runs.visited[index] ?? [] }
+        if let failure = runs.failure { return attemptEnded(runs.step, .failed(failure)) }
+        if runs.cancelled { return attemptEnded(runs.step, .cancelled(late: nil)) }
+        return attemptEnded(runs.step, .finished(runs.value))
+    }
+
+    /// A running element of the concurrent map state ended: its result is recorded, the elements still running are
+    /// cancelled when too many have failed or the element was cancelled, and the next elements start.
+    mutating func elementEnded(_ ended: ElementEnd) throws(RunMachineError) -> RunActions {
+        let left = leavePhase()
+        guard case .mapping(var runs) = left, let position = runs.running.firstIndex(of: ended.index) else {
+            phase = left
+            throw refuse(.elementEnded)
+        }
+        runs.running.remove(at: position)
+        runs.visited[ended.index] = ended.visited
+        warnings += ended.warnings
+        let wasStopping = runs.failure != nil || runs.cancelled
+        record(ended.index, ended.end, in: &runs)
+        if !wasStopping, runs.failure != nil || runs.cancelled {
+            for index in runs.running { actions.append(.cancelElement(index)) }
+        }
+        drive(startElements(runs, changed: true))
+        return takeActions()
+    }
+
+    /// Records how an element ended: its result (a failure beyond the tolerated ones stops the map), or, for an
+    /// element cancelled while the map went on, the run's cancel.
+    private mutating func record(_ index: Int, _ end: LevelEnd, in runs: inout ElementRuns) {
+        switch end {
+        case .succeeded, .failed:
+            var failures = runs.failures
+            let (result, exceeded) = elementResult(end, index: index, item: runs.items[index], failures: &failures, runs.iteration, state: runs.step.state)
+            runs.failures = failures
+            runs.ended[index] = result
+            if runs.failure == nil, let exceeded { runs.failure = exceeded }
+        case .cancelled:
+            // An element the map cancelled after too many failures ends so; any other was cancelled with the run.
+            guard runs.failure == nil, !runs.cancelled else { return }
+            noteCancel()
+            runs.cancelled = true
+        }
+    }
+}

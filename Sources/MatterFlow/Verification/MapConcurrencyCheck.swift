@@ -1,0 +1,46 @@
+import MatterFlowJSON
+
+/// Elements that run at once must not share the commissioning session: a structure has one, so two elements
+/// preparing, requesting, commissioning, configuring, completing or cancelling in it at the same time would
+/// interleave one session's protocol. A map state with `concurrency` above 1 whose body (at any depth) calls an
+/// operation that opens, works in or releases the session is refused (`concurrentSessionUse`), and so is one whose
+/// body asks a question: a run asks one question at a time.
+struct MapConcurrencyCheck {
+    let workflow: Workflow
+    let context: VerificationContext
+    let collector: DiagnosticCollector
+
+    func check() {
+        for state in workflow.statesInOrder {
+            guard case .workflow(let subworkflow) = state.kind, let map = subworkflow.map, map.isConcurrent,
+                let body = workflow.subworkflows[subworkflow.path]
+            else { continue }
+            if let operation = context.sessionOperation(body) {
+                collector.error(
+                    WorkflowDiagnosticCode.concurrentSessionUse, at: state.pointer + "/concurrency",
+                    "map state \(state.name) runs \(map.concurrency) elements at once, but its body \(subworkflow.path) calls \(operation), which works in the structure's commissioning session (a structure has one, and its calls must not interleave); remove \"concurrency\" so the elements run one at a time, or move the session's steps out of the body")
+            } else if let ask = Self.question(in: body, seen: []) {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: state.pointer + "/concurrency",
+                    "map state \(state.name) runs \(map.concurrency) elements at once, but its body \(subworkflow.path) asks a question (state \(ask)), and a run asks one question at a time; remove \"concurrency\" so the elements run one at a time")
+            }
+        }
+    }
+
+    /// The first ask state of a workflow or of a sub-workflow at any depth, if any.
+    private static func question(in workflow: Workflow, seen: Set<String>) -> String? {
+        guard !seen.contains(workflow.file) else { return nil }
+        for state in workflow.statesInOrder {
+            switch state.kind {
+            case .ask: return state.name
+            case .workflow(let subworkflow):
+                if let found = workflow.subworkflows[subworkflow.path].flatMap({ question(in: $0, seen: seen.union([workflow.file])) }) {
+                    return subworkflow.path + ": " + found
+                }
+            case .action, .choice, .assign, .wait, .delay, .succeed, .fail:
+                break
+            }
+        }
+        return nil
+    }
+}
