@@ -90,6 +90,9 @@ public struct ResumePoint: Sendable {
     /// The commissioning session the run had opened, which its continued session calls are made in
     /// (``HubCallContext/expectedSessionID``); nil when it holds none.
     public var sessionID: String?
+    /// Values the continued run treats as secrets, beyond its secret inputs: secret answers given again, which the
+    /// levels' variables hold (redacted wherever the run shows them, as when they were first given).
+    public var secretValues: [JSONValue] = []
 
     ///
     /// A level's checkpoint may lack inputs (secret values the journal never kept): a sub-workflow level gets them

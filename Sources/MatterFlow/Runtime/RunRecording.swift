@@ -23,6 +23,14 @@ public protocol RunRecording: Sendable {
     /// out) still succeeded on the hub, after ``callEnded(_:value:)``: what the hub did, for the record. Called
     /// from the call's own task, at any time, possibly after the run has ended.
     func lateResult(_ call: PreparedCall, value: JSONValue)
+    /// A secret question was accepted an answer, `value`, which the `answered` event reported next shows redacted:
+    /// for a recording that keeps a digest of it, so that a resumed run can be given the answer again and check it.
+    func secretAnswered(_ question: Question, value: JSONValue)
+}
+
+extension RunRecording {
+    /// Keeps nothing of a secret answer.
+    public func secretAnswered(_ question: Question, value: JSONValue) {}
 }
 
 /// A hub call as the run prepared it: where it is made, the operation with every declared fact, the arguments as

@@ -17,6 +17,7 @@ extension RunMachine {
             throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
         }
         for name in place.model.secretInputs { first.inputs[name].map(secrets.add) }
+        point.secretValues.forEach(secrets.add)
         var restored: [ParentLevel] = []
         var place = place
         var enclosing: (level: Level, state: PlannedState, map: MapProgress?)?
