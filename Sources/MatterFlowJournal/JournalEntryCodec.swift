@@ -31,6 +31,7 @@ enum JournalEntryCodec {
                 "inputs": .object(checkpoint.inputs), "vars": .object(checkpoint.variables), "error": json(checkpoint.error),
                 "cancelledIn": checkpoint.cancelledIn.map(JSONValue.string) ?? .null, "shielded": .bool(checkpoint.shielded),
                 "map": checkpoint.map?.jsonValue ?? .null,
+                "repeat": checkpoint.repeatIteration.map { ["iteration": .int($0)] } ?? .null,
             ]
         case .intent(let intent):
             var fields: JSONObject = [
@@ -154,7 +155,8 @@ enum JournalEntryCodec {
                     workflowPath: try fields.string("workflow").split(separator: "/").map(String.init),
                     state: try fields.string("state"), inputs: try fields.object("inputs"), variables: try fields.object("vars"),
                     error: try error(fields, "error"), cancelledIn: try fields.optionalString("cancelledIn"),
-                    shielded: try fields.bool("shielded"), map: try fields.optionalMapCheckpoint("map")))
+                    shielded: try fields.bool("shielded"), map: try fields.optionalMapCheckpoint("map"),
+                    repeatIteration: try fields.optionalRepeatIteration("repeat")))
         case .intent:
             return .intent(try intent(fields))
         case .outcome:

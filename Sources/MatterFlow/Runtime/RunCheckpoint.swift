@@ -24,12 +24,16 @@ public struct RunCheckpoint: Sendable, Hashable {
     public var shielded: Bool
     /// In a map state about to run an element: which one, and the results of those before it.
     public var map: MapCheckpoint?
+    /// In a repeat state about to run its body: which iteration (from 1), so that a resumed repeat continues its
+    /// count and `maxIterations` bounds the whole run.
+    public var repeatIteration: Int?
 
     public init(
         workflowPath: [String], state: String, inputs: JSONObject, variables: JSONObject, error: FlowError? = nil, cancelledIn: String? = nil,
-        shielded: Bool = false, map: MapCheckpoint? = nil
+        shielded: Bool = false, map: MapCheckpoint? = nil, repeatIteration: Int? = nil
     ) {
         self.map = map
+        self.repeatIteration = repeatIteration
         self.workflowPath = workflowPath
         self.state = state
         self.inputs = inputs
@@ -48,6 +52,7 @@ public struct RunCheckpoint: Sendable, Hashable {
             "workflow": .string(workflowPath.joined(separator: "/")), "state": .string(state), "inputs": .object(inputs), "vars": .object(variables),
             "error": error.map(Scope.json) ?? .null, "cancelledIn": cancelledIn.map(JSONValue.string) ?? .null,
             "shielded": .bool(shielded), "map": map?.jsonValue ?? .null,
+            "repeat": repeatIteration.map { ["iteration": .int($0)] } ?? .null,
         ]
     }
 
@@ -68,9 +73,15 @@ public struct RunCheckpoint: Sendable, Hashable {
             guard let read = MapCheckpoint(json: progress) else { return nil }
             map = read
         }
+        var iteration: Int?
+        if let progress = json["repeat"], !progress.isNull {
+            guard let read = progress["iteration"]?.intValue, RepeatIteration.iterationLimit.contains(Double(read)) else { return nil }
+            iteration = read
+        }
         self.init(
             workflowPath: workflow.split(separator: "/").map(String.init), state: state, inputs: inputs, variables: variables, error: error,
-            cancelledIn: json["cancelledIn"]?.stringValue, shielded: json["shielded"]?.boolValue ?? false, map: map)
+            cancelledIn: json["cancelledIn"]?.stringValue, shielded: json["shielded"]?.boolValue ?? false, map: map,
+            repeatIteration: iteration)
     }
 }
 

@@ -54,6 +54,7 @@ extension RunMachine {
                 isCancelRequested = point.cancel
                 callCount = point.callsBefore
                 sessionID = point.sessionID
+                resumedIteration = state.repeating == nil ? nil : checkpoint.repeatIteration
                 return
             }
             guard state.isSubworkflow, let child = place.child(of: state) else {
@@ -62,7 +63,9 @@ extension RunMachine {
                     "state \(checkpoint.state) of \(model.name) does not run a sub-workflow, yet the run had entered one from it; the workflow files changed since the run")
             }
             let map = try Self.restoredMap(state, checkpoint, scope: level.scope, qualified: level.prefix + checkpoint.state)
-            restored.append(ParentLevel(level: level, step: StepProgress(state), map: map))
+            var step = StepProgress(state)
+            if state.repeating != nil, let iteration = checkpoint.repeatIteration { step.attempt = iteration }
+            restored.append(ParentLevel(level: level, step: step, map: map))
             enclosing = (level, state, map)
             place = child
         }
@@ -77,7 +80,7 @@ extension RunMachine {
         for parent in parents {
             top = parent.level
             let map = parent.map?.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
-            enter(parent.step.state, map: map)
+            enter(parent.step.state, map: map, repeatIteration: parent.step.state.repeating == nil ? nil : parent.step.attempt)
         }
         top = inner
         let state = top.planned
@@ -95,7 +98,7 @@ extension RunMachine {
     }
 
     /// The level as a checkpoint, secrets redacted unless the run shows them.
-    func checkpoint(_ level: Level, map: MapCheckpoint? = nil) -> RunCheckpoint {
+    func checkpoint(_ level: Level, map: MapCheckpoint? = nil, repeatIteration: Int? = nil) -> RunCheckpoint {
         let showSecrets = configuration.showSecrets
         var variables = JSONObject()
         for name in level.scope.vars.keys.sorted() {
@@ -106,7 +109,7 @@ extension RunMachine {
         return RunCheckpoint(
             workflowPath: level.path, state: level.current, inputs: inputs, variables: variables,
             error: showSecrets ? level.scope.error : secrets.redacting(level.scope.error), cancelledIn: level.cancelledIn,
-            shielded: level.shielded, map: map)
+            shielded: level.shielded, map: map, repeatIteration: repeatIteration)
     }
 
     /// A map state's progress restored from its checkpoint: its items evaluated again in the level's restored
