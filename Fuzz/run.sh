@@ -7,7 +7,7 @@
 #   bash Fuzz/run.sh payload dataset      only these targets
 #   FUZZ_SECONDS=3600 bash Fuzz/run.sh workflow     one target for an hour
 #
-# Targets: workflow, home, fixture, journal, payload, dataset, catalog.
+# Targets: workflow, home, fixture, journal, payload, dataset, catalog, pattern.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -18,7 +18,7 @@ fi
 
 seconds=${FUZZ_SECONDS:-25}
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(workflow home fixture journal payload dataset catalog)
+[ ${#targets[@]} -eq 0 ] && targets=(workflow home fixture journal payload dataset catalog pattern)
 
 echo "== building the fuzz targets (-sanitize=fuzzer,address)" >&2
 swift build --package-path Fuzz --product matterflow-fuzz -Xswiftc -sanitize=fuzzer,address >&2
@@ -81,6 +81,19 @@ seed() {
             for file in $(find Examples Tests -name '*.catalog.json'); do
                 n=$((n + 1)); cp "$file" "$dir/$n.json"
             done
+            ;;
+        pattern)
+            # Every text answer's pattern in the shipped workflows and the tests, each with an answer to match,
+            # and a few of the patterns that make backtracking engines run for ever.
+            local n=0
+            grep -rhoE '"pattern": *"([^"\\]|\\.)*"' Workflows Tests/MatterFlowTests | sed -E 's/^"pattern": *"//; s/"$//' \
+                | sort -u | while IFS= read -r pattern; do
+                n=$((n + 1)); printf '%s\nKitchen 42\n' "$pattern" >"$dir/shipped-$n"
+            done
+            printf '(a+)+$\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\n' >"$dir/nested-plus"
+            printf '(a|aa)*b\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n' >"$dir/alternation-star"
+            printf '(.*a){20}\nbabababababababababababababababababababab\n' >"$dir/counted-star"
+            printf '[A-Za-z0-9 _-]{1,64}\nLiving Room 2\n' >"$dir/room-name"
             ;;
         dataset)
             local n=0

@@ -31,6 +31,7 @@ enum JournalEntryCodec {
                 "inputs": .object(checkpoint.inputs), "vars": .object(checkpoint.variables), "error": json(checkpoint.error),
                 "cancelledIn": checkpoint.cancelledIn.map(JSONValue.string) ?? .null, "shielded": .bool(checkpoint.shielded),
                 "map": checkpoint.map?.jsonValue ?? .null,
+                "repeat": checkpoint.repeatIteration.map { ["iteration": .int($0)] } ?? .null,
             ]
             if let element = checkpoint.element { fields["element"] = .string(element) }
             return fields
@@ -158,7 +159,8 @@ enum JournalEntryCodec {
                     state: try fields.string("state"), inputs: try fields.object("inputs"), variables: try fields.object("vars"),
                     error: try error(fields, "error"), cancelledIn: try fields.optionalString("cancelledIn"),
                     shielded: try fields.bool("shielded"), map: try fields.optionalMapCheckpoint("map"),
-                    element: try fields.optionalString("element")))
+                    element: try fields.optionalString("element"),
+                    repeatIteration: try fields.optionalRepeatIteration("repeat")))
         case .intent:
             return .intent(try intent(fields))
         case .outcome:

@@ -166,6 +166,13 @@ struct JournalFields {
 }
 
 extension JournalFields {
+    /// A repeat state's iteration (`{"iteration": n}`, n within `maxIterations`' range); nil when the member is null
+    /// or missing (journals written before iterations were recorded: the repeat counts from 1 again).
+    func optionalRepeatIteration(_ key: String) throws(JournalError) -> Int? {
+        guard try optionalValue(key) != nil else { return nil }
+        return try nested(key).int("iteration", in: 1...Int(RepeatIteration.iterationLimit.upperBound))
+    }
+
     /// A map state's progress (``MapCheckpoint``); nil when the member is null or missing.
     func optionalMapCheckpoint(_ key: String) throws(JournalError) -> MapCheckpoint? {
         guard let value = try optionalValue(key) else { return nil }

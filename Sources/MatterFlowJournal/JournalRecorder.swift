@@ -25,6 +25,8 @@ final class JournalRecorder: RunRecording {
         /// An in-doubt call a resumed run makes again first, whose repeat must carry the idempotency key's value
         /// the hub saw.
         var repeating: IntentEntry?
+        /// The digest of a secret answer, for the `answered` record that follows.
+        var answerDigest: String?
     }
 
     let writer: JournalWriter
@@ -38,12 +40,14 @@ final class JournalRecorder: RunRecording {
     /// Recording a run that recovery continues: the journal already holds its start and its first calls, and
     /// recovery writes its terminal record once it has checked what the run left held.
     let continuing: Bool
-    /// Digests of the run's secret inputs, for `runStarted` (so a resume can check a secret given again).
+    /// Digests of the run's secret inputs, for `runStarted` (so a resume can check a secret given again); their
+    /// salt also digests the run's secret answers.
     let secretDigests: SecretDigests?
     private let state: Mutex<State>
 
     /// - Parameters:
-    ///   - secretDigests: Digests of the secret inputs of a run that starts.
+    ///   - secretDigests: Digests of the secret inputs of a run that starts, or of the run recovery continues
+    ///     (whose salt digests its secret answers).
     ///   - repeating: An in-doubt call the resumed run makes again as its first call (``ResumePlan/repeatedCall``).
     init(
         writer: JournalWriter, runID: String, workflow: Workflow, structureID: StructureID, showSecrets: Bool, hub: any Hub,
@@ -114,11 +118,22 @@ final class JournalRecorder: RunRecording {
             guard let name = JournalEventEntry.Name(rawValue: event.name) else { return }
             // `type` names the record; an event's own `type` member (a state's type) is not kept.
             let own: Set<String> = ["event", "runID", "time", "workflow", "state", "type"]
-            let fields = event.jsonValue.objectValue ?? [:]
+            var fields = event.jsonValue.objectValue ?? [:]
+            if case .answered = event.kind, let digest = state.withLock({ $0.answerDigest.take() }) {
+                fields["digest"] = .string(digest)
+            }
             write(.event(JournalEventEntry(
                 name: name, workflow: path, state: fields["state"]?.stringValue, clockTime: event.time.secondsValue,
                 details: JSONObject(fields.members.filter { !own.contains($0.key) }))))
         }
+    }
+
+    /// Keeps a salted digest of a secret answer for its `answered` record, so that `recover --resume --answer` can
+    /// check an answer given again; nothing when the run shows secrets (the record holds the answer itself).
+    func secretAnswered(_ question: Question, value: JSONValue) {
+        guard !showSecrets, let salt = secretDigests?.salt else { return }
+        let digest = SecretDigests.digest(value, salt: salt)
+        state.withLock { $0.answerDigest = digest }
     }
 
     /// Records the call's intent, durable before the hub sees the call (awaited without blocking a thread), with the

@@ -117,7 +117,9 @@ public struct RecoveryOptions: Sendable {
     /// Answers to the questions of resumed runs, by question (or ask state) name (`matterflow recover --answer`).
     /// A resumed run asks again a question it was waiting on when it stopped (one answered before it stopped is
     /// not asked again); a question with no answer here, or one that does not fit, makes the run take its cancel
-    /// path at once, as recovery has nobody to ask.
+    /// path at once, as recovery has nobody to ask. A secret question answered before the run stopped needs its
+    /// answer again when the run still holds it: it is checked against the digest the journal keeps (another
+    /// value is refused, as a secret input is) and put back into the variable the question bound.
     public var answers: [String: JSONValue] = [:]
 
     public init(

@@ -14,6 +14,8 @@ struct ResumePlan {
     /// An in-doubt call the resumed run makes again, relying on its idempotency key: the repeat must carry the
     /// key's value the hub saw (``JournalRecorder`` refuses it otherwise).
     var repeatedCall: IntentEntry?
+    /// The question and ask-state names of secret answers put back into the levels' variables.
+    var restoredAnswers: Set<String> = []
 }
 
 /// Why a run's workflow cannot be run from its journal; recovery then releases what the run holds by itself.
@@ -45,6 +47,7 @@ struct ResumePlanner {
             // The run stopped before entering its first state: it continues from its start.
             levels = [RunCheckpoint(workflowPath: [workflow.name], state: workflow.start, inputs: started.inputs, variables: [:])]
         }
+        let answers = restoreSecretAnswers(&levels, in: workflow)
         var missing: [String] = []
         var unusable: [String] = []
         var notes: [String] = []
@@ -81,12 +84,16 @@ struct ResumePlanner {
             notes.append("--input \(name) was not needed (the run's journal keeps that input, or the workflow has none of that name) and was ignored")
         }
 
-        var plan = ResumePlan(workflow: workflow, point: ResumePoint(levels: levels, cancel: true), notes: notes)
+        var plan = ResumePlan(workflow: workflow, point: ResumePoint(levels: levels, cancel: true), notes: notes + answers.notes)
+        plan.point.secretValues = answers.values
+        plan.restoredAnswers = answers.names
         var reasons: [String] = unusable
         if !missing.isEmpty {
+            let questions = Set(missing.compactMap { answers.needed[$0] }).sorted()
             reasons.append(
                 "the journal never keeps secret values, and the run still needs \(missing.joined(separator: ", "))"
-                    + (missing.contains { $0.hasPrefix("input.") } ? " (pass secret inputs again with --input)" : ""))
+                    + (missing.contains { $0.hasPrefix("input.") } ? " (pass secret inputs again with --input)" : "")
+                    + (questions.isEmpty ? "" : " (pass secret answers again: \(questions.map { "--answer \($0)=..." }.joined(separator: ", ")))"))
         }
         reasons += planElements(&plan, levels: levels)
         switch lastCall(after: lastSequence, in: levels[levels.count - 1], element: nil) {

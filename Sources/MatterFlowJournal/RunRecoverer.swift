@@ -15,7 +15,7 @@ struct RunRecoverer {
     let hub: any Hub
     let options: RecoveryOptions
 
-    private var started: RunStartedEntry? { entries.started?.entry }
+    var started: RunStartedEntry? { entries.started?.entry }
     /// The run's ID: from `runStarted`, or the file's name when that record is damaged.
     var runID: String { started?.runID ?? JournalRunSummary.runID(fromPath: contents.path) }
     /// The run's structure: from `runStarted`, or the run's hub calls when that record is damaged.
@@ -23,6 +23,7 @@ struct RunRecoverer {
 
     func recover(into run: inout RunRecovery) async throws(RecoveryDeferral) {
         try checkResumedSecrets()
+        try checkResumedAnswers()
         if let torn = contents.tornTail {
             try journal { () throws(JournalError) in
                 try writer.truncate(to: contents.validLength)
@@ -118,14 +119,15 @@ struct RunRecoverer {
         let callsBefore = entries.intents.compactMap { $0.intent.key.split(separator: "/").last.flatMap { Int($0) } }.max() ?? 0
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: showSecrets,
-            hub: hub, continuing: true, repeating: plan.repeatedCall)
+            hub: hub, continuing: true, secretDigests: started?.secretDigests, repeating: plan.repeatedCall)
         var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: showSecrets)
         runOptions.recording = recorder
-        runOptions.answers = options.answers
+        // Secret answers put back into the run's variables are used up.
+        let answers = options.answers.filter { !plan.restoredAnswers.contains($0.key) }
+        runOptions.answers = answers
         // Recovery has nobody to ask: a question without a fitting answer cancels the run.
         let unanswered = RunCancellation()
         runOptions.cancellation = unanswered
-        let answers = options.answers
         runOptions.observer = { event in
             switch event.kind {
             case .questionAsked(let state, let question) where answers[question.name] == nil && answers[state] == nil:

@@ -3,7 +3,8 @@ import MatterFlowJSON
 
 /// A salted, stretched SHA-256 digest of each secret input a run started with, kept in its `runStarted` record
 /// (`secretDigests`), so that `--resume` can tell whether a secret given again is the one the run used, while the
-/// journal never keeps the secret itself.
+/// journal never keeps the secret itself. The same salt digests each secret answer, kept in its `answered` record
+/// (`digest`).
 ///
 /// Each digest is SHA-256 over the run's random salt and the value's compact JSON, hashed again with the salt
 /// ``rounds`` times: a setup passcode has few enough values that a single hash would be cheap to search.
@@ -16,7 +17,8 @@ struct SecretDigests: Sendable, Hashable {
     /// Digest by input name.
     var inputs: [String: String]
 
-    /// The digests of the workflow's secret inputs present in `inputs`; nil when it has none.
+    /// The digests of the workflow's secret inputs present in `inputs`, and a salt for its secret answers; nil when
+    /// it has neither secret inputs given nor a secret question (in it or a sub-workflow).
     init?(workflow: Workflow, inputs: JSONObject, random: any RandomSource) {
         var digests: [String: String] = [:]
         let salt = random.hexDigits(32)
@@ -24,7 +26,7 @@ struct SecretDigests: Sendable, Hashable {
             guard let value = inputs[declaration.name], !value.isNull else { continue }
             digests[declaration.name] = Self.digest(value, salt: salt)
         }
-        guard !digests.isEmpty else { return nil }
+        guard !digests.isEmpty || Self.asksSecretQuestions(workflow) else { return nil }
         self.salt = salt
         self.inputs = digests
     }
@@ -38,6 +40,20 @@ struct SecretDigests: Sendable, Hashable {
     /// Whether `value` is the value the digest of input `name` was made from; nil when there is no such digest.
     func matches(_ name: String, _ value: JSONValue) -> Bool? {
         inputs[name].map { $0 == Self.digest(value, salt: salt) }
+    }
+
+    /// Whether the workflow or one of its sub-workflows has a secret ask state.
+    static func asksSecretQuestions(_ workflow: Workflow) -> Bool {
+        var seen = Set<String>()
+        var pending = [workflow]
+        while let workflow = pending.popLast() {
+            guard seen.insert(workflow.file).inserted else { continue }
+            for state in workflow.states.values {
+                if case .ask(let ask) = state.kind, ask.secret { return true }
+            }
+            pending.append(contentsOf: workflow.subworkflows.values)
+        }
+        return false
     }
 
     /// The digest of `value`: `sha256(salt ":" json)`, then ``rounds`` - 1 times `sha256(salt digest)`, each digest

@@ -16,6 +16,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case dataset
     /// Operation catalog files: decode, merge into the standard catalog, validate a workflow with it (``CatalogFuzz``).
     case catalog
+    /// Answer patterns: compiled from arbitrary text, matched against arbitrary answers (``PatternFuzz``).
+    case pattern
 
     /// The target this process fuzzes, read once from the environment; the process stops at once when it names
     /// none, since a fuzzing run without a target would report nothing.
@@ -38,6 +40,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .payload: PayloadFuzz.run(bytes)
         case .dataset: DatasetFuzz.run(bytes)
         case .catalog: CatalogFuzz.run(bytes)
+        case .pattern: PatternFuzz.run(bytes)
         }
     }
 

@@ -53,11 +53,17 @@ extension WorkflowDecoder {
                     DiagnosticCode.invalidValue, at: body.pointer("minLength"),
                     "\"minLength\" (\(minLength)) is more than \"maxLength\" (\(maxLength)); no answer could fit")
             }
-            let pattern = body.string("pattern")
-            if let pattern, (try? Regex(pattern)) == nil {
-                collector.error(
-                    DiagnosticCode.invalidValue, at: body.pointer("pattern"),
-                    "\"\(pattern)\" is not a regular expression; write one that matches the whole answer, such as \"[A-Za-z ]+\"")
+            var pattern: AnswerPattern?
+            if let source = body.string("pattern") {
+                do {
+                    pattern = try AnswerPattern(source)
+                } catch {
+                    // The pattern is shown as JSON text, so that its control characters cannot reach a terminal.
+                    collector.error(
+                        DiagnosticCode.invalidValue, at: body.pointer("pattern"),
+                        "pattern \(JSONWriter.compact(.string(source))) \(error.description) (the supported subset: "
+                            + "docs/workflow-language.md, section 4.10)")
+                }
             }
             return .text(minLength: minLength, maxLength: maxLength, pattern: pattern)
         default:

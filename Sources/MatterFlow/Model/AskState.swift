@@ -28,9 +28,9 @@ public enum AnswerSchema: Sendable {
     /// element shown to the person (`label`) and the field given as the answer (`value`); both nil for a list of
     /// strings.
     case choice(from: Template, label: String?, value: String?)
-    /// Free text, between `minLength` and `maxLength` characters, matching `pattern` (a regular expression that
-    /// must match the whole answer) when one is given.
-    case text(minLength: Int, maxLength: Int, pattern: String?)
+    /// Free text, between `minLength` and `maxLength` characters, matching `pattern` (which must match the whole
+    /// answer; see ``AnswerPattern`` for the subset) when one is given.
+    case text(minLength: Int, maxLength: Int, pattern: AnswerPattern?)
     /// Yes or no (a boolean).
     case yesNo
 

@@ -80,7 +80,8 @@ public enum QuestionSchema: Sendable {
     }
 
     case choice([Choice])
-    case text(minLength: Int, maxLength: Int, pattern: String?)
+    /// Free text of `minLength` to `maxLength` characters that `pattern`, when given, matches whole.
+    case text(minLength: Int, maxLength: Int, pattern: AnswerPattern?)
     case yesNo
 
     /// Checks an answer; returns the value bound (the answer itself).
@@ -107,7 +108,7 @@ public enum QuestionSchema: Sendable {
             if length > maxLength {
                 throw AnswerError(.invalidAnswer, question: question, "the answer must have at most \(maxLength) characters, it has \(length)")
             }
-            if let pattern, let regex = try? Regex(pattern), (try? regex.wholeMatch(in: text)) == nil {
+            if let pattern, !pattern.matches(text) {
                 throw AnswerError(.invalidAnswer, question: question, "the answer must match the pattern \(pattern)")
             }
             return answer
@@ -143,7 +144,7 @@ public enum QuestionSchema: Sendable {
             var text = JSONObject()
             text["minLength"] = .int(minLength)
             text["maxLength"] = .int(maxLength)
-            if let pattern { text["pattern"] = .string(pattern) }
+            if let pattern { text["pattern"] = .string(pattern.source) }
             object["text"] = .object(text)
         case .yesNo:
             object["yesNo"] = .object(JSONObject())

@@ -29,13 +29,17 @@ public struct RunCheckpoint: Sendable, Hashable {
     /// (``HubCallContext/element``, `readEach[2]`); nil elsewhere. The elements' checkpoints interleave in the
     /// journal, and this tells them apart.
     public var element: String?
+    /// In a repeat state about to run its body: which iteration (from 1), so that a resumed repeat continues its
+    /// count and `maxIterations` bounds the whole run.
+    public var repeatIteration: Int?
 
     public init(
         workflowPath: [String], state: String, inputs: JSONObject, variables: JSONObject, error: FlowError? = nil, cancelledIn: String? = nil,
-        shielded: Bool = false, map: MapCheckpoint? = nil, element: String? = nil
+        shielded: Bool = false, map: MapCheckpoint? = nil, element: String? = nil, repeatIteration: Int? = nil
     ) {
         self.map = map
         self.element = element
+        self.repeatIteration = repeatIteration
         self.workflowPath = workflowPath
         self.state = state
         self.inputs = inputs
@@ -54,6 +58,7 @@ public struct RunCheckpoint: Sendable, Hashable {
             "workflow": .string(workflowPath.joined(separator: "/")), "state": .string(state), "inputs": .object(inputs), "vars": .object(variables),
             "error": error.map(Scope.json) ?? .null, "cancelledIn": cancelledIn.map(JSONValue.string) ?? .null,
             "shielded": .bool(shielded), "map": map?.jsonValue ?? .null,
+            "repeat": repeatIteration.map { ["iteration": .int($0)] } ?? .null,
         ]
         if let element { object["element"] = .string(element) }
         return .object(object)
@@ -76,10 +81,15 @@ public struct RunCheckpoint: Sendable, Hashable {
             guard let read = MapCheckpoint(json: progress) else { return nil }
             map = read
         }
+        var iteration: Int?
+        if let progress = json["repeat"], !progress.isNull {
+            guard let read = progress["iteration"]?.intValue, RepeatIteration.iterationLimit.contains(Double(read)) else { return nil }
+            iteration = read
+        }
         self.init(
             workflowPath: workflow.split(separator: "/").map(String.init), state: state, inputs: inputs, variables: variables, error: error,
             cancelledIn: json["cancelledIn"]?.stringValue, shielded: json["shielded"]?.boolValue ?? false, map: map,
-            element: json["element"]?.stringValue)
+            element: json["element"]?.stringValue, repeatIteration: iteration)
     }
 }
 
@@ -103,6 +113,9 @@ public struct ResumePoint: Sendable {
     /// its body stood. The innermost checkpoint's ``MapCheckpoint/running`` lists the elements running; one listed
     /// there without a point here had entered no state yet, and starts its body afresh.
     public var elements: [ElementPoint] = []
+    /// Values the continued run treats as secrets, beyond its secret inputs: secret answers given again, which the
+    /// levels' variables hold (redacted wherever the run shows them, as when they were first given).
+    public var secretValues: [JSONValue] = []
 
     ///
     /// A level's checkpoint may lack inputs (secret values the journal never kept): a sub-workflow level gets them

@@ -30,10 +30,15 @@ public protocol RunRecording: Sendable {
     /// interleave, so a recorder that pairs a call with its `hubCallFinished` report pairs them per element. The
     /// default is this recording itself.
     func recording(forElement element: String) -> any RunRecording
+    /// A secret question was accepted an answer, `value`, which the `answered` event reported next shows redacted:
+    /// for a recording that keeps a digest of it, so that a resumed run can be given the answer again and check it.
+    func secretAnswered(_ question: Question, value: JSONValue)
 }
 
 extension RunRecording {
     public func recording(forElement element: String) -> any RunRecording { self }
+    /// Keeps nothing of a secret answer.
+    public func secretAnswered(_ question: Question, value: JSONValue) {}
 }
 
 /// A hub call as the run prepared it: where it is made, the operation with every declared fact, the arguments as

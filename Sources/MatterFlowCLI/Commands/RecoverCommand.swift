@@ -21,7 +21,7 @@ struct RecoverCommand {
                 help: "A secret input of the runs again (the journal never keeps them), to resume runs that need it."),
             .init(
                 name: "answer", valueName: "<name=value>", repeatable: true,
-                help: "Answer a resumed run's question NAME (asked again when the run stopped while it waited)."),
+                help: "Answer a resumed run's question NAME (asked again when the run stopped while it waited), or give a secret answer again."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default) or real: the simulated home's time."),
             HubOption.option,
             CatalogOption.option,
@@ -38,7 +38,8 @@ struct RecoverCommand {
 
             A resumed run that stopped while an ask state waited for its answer asks again: give the answer with
             --answer NAME=VALUE (recovery asks nobody; a question with no fitting answer takes the run's cancel
-            path). Questions answered before the run stopped are not asked again.
+            path). Questions answered before the run stopped are not asked again; a secret answer the run still
+            holds must be given again with --answer, and is checked against the digest the journal keeps.
 
             With --hub, the runs are settled on a hub in another process (docs/hub-protocol.md) instead of the
             simulated home; in-doubt calls are reconciled through its activeSession method, and a hub without it

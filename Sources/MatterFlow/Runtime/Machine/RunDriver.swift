@@ -74,6 +74,9 @@ struct RunDriver: Sendable {
                     ) { reason in
                         report(.answerRejected(state: wait.question.state, question: wait.question.name, reason: reason), machine)
                     }
+                    if case .answered(let value) = end, wait.question.secret {
+                        options.recording?.secretAnswered(wait.question, value: value)
+                    }
                     actions = try machine.answerEnded(end)
                 case .report, .checkpoint, .interruptWork, .startElement, .cancelElement:
                     throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "no work")

@@ -6,6 +6,21 @@ extension RunMachine {
     // hold, the machine waits `delaySeconds` in the retry-delay phase (on the run's clock, cut short by a cancel)
     // and runs the next attempt, up to `maxIterations`.
 
+    /// A step's first attempt, or, for the repeat state a resumed run continues in, the iteration its body was
+    /// starting when the run stopped.
+    func firstProgress(_ state: PlannedState) -> StepProgress {
+        var progress = StepProgress(state)
+        if state.repeating != nil, let iteration = resumedIteration { progress.attempt = iteration }
+        return progress
+    }
+
+    /// Records the level's checkpoint as an iteration of its repeat state's body starts, with the iteration's
+    /// number: a run resumed inside the body continues the count, so `maxIterations` bounds the whole run.
+    mutating func checkpointIteration(_ progress: StepProgress) {
+        guard configuration.recordsCheckpoints else { return }
+        actions.append(.checkpoint(checkpoint(top, repeatIteration: progress.attempt)))
+    }
+
     /// An attempt of a repeat state's body ended: the state ends (the condition holds, the body failed, the run
     /// was cancelled, or the iterations are used up), or the next attempt follows after the delay.
     mutating func iterationEnded(_ progress: StepProgress, _ repeating: RepeatIteration, _ outcome: StepOutcome) -> Continuation {

@@ -20,6 +20,7 @@ extension RunMachine {
             throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
         }
         for name in place.model.secretInputs { first.inputs[name].map(secrets.add) }
+        point.secretValues.forEach(secrets.add)
         var restored: [ParentLevel] = []
         var place = place
         var enclosing: (level: Level, state: PlannedState, map: MapProgress?)?
@@ -63,6 +64,7 @@ extension RunMachine {
                 if let iteration = state.map, iteration.isConcurrent, checkpoint.map != nil {
                     resumedElements = try restoredElements(state, iteration, checkpoint, point: point)
                 }
+                resumedIteration = state.repeating == nil ? nil : checkpoint.repeatIteration
                 return
             }
             guard state.isSubworkflow, let child = place.child(of: state) else {
@@ -71,7 +73,9 @@ extension RunMachine {
                     "state \(checkpoint.state) of \(model.name) does not run a sub-workflow, yet the run had entered one from it; the workflow files changed since the run")
             }
             let map = try Self.restoredMap(state, checkpoint, scope: level.scope, qualified: level.prefix + checkpoint.state)
-            restored.append(ParentLevel(level: level, step: StepProgress(state), map: map))
+            var step = StepProgress(state)
+            if state.repeating != nil, let iteration = checkpoint.repeatIteration { step.attempt = iteration }
+            restored.append(ParentLevel(level: level, step: step, map: map))
             enclosing = (level, state, map)
             place = child
         }
@@ -86,7 +90,7 @@ extension RunMachine {
         for parent in parents {
             top = parent.level
             let map = parent.map?.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
-            enter(parent.step.state, map: map)
+            enter(parent.step.state, map: map, repeatIteration: parent.step.state.repeating == nil ? nil : parent.step.attempt)
         }
         top = inner
         let state = top.planned
@@ -109,7 +113,7 @@ extension RunMachine {
     }
 
     /// The level as a checkpoint, secrets redacted unless the run shows them.
-    func checkpoint(_ level: Level, map: MapCheckpoint? = nil) -> RunCheckpoint {
+    func checkpoint(_ level: Level, map: MapCheckpoint? = nil, repeatIteration: Int? = nil) -> RunCheckpoint {
         let showSecrets = configuration.showSecrets
         var variables = JSONObject()
         for name in level.scope.vars.keys.sorted() {
@@ -120,7 +124,7 @@ extension RunMachine {
         return RunCheckpoint(
             workflowPath: level.path, state: level.current, inputs: inputs, variables: variables,
             error: showSecrets ? level.scope.error : secrets.redacting(level.scope.error), cancelledIn: level.cancelledIn,
-            shielded: level.shielded, map: map, element: element)
+            shielded: level.shielded, map: map, element: element, repeatIteration: repeatIteration)
     }
 
     /// A map state's progress restored from its checkpoint: its items evaluated again in the level's restored

@@ -5,6 +5,7 @@ extension RunMachine {
 
     /// The entered state's work: a move decided at once, or work handed to the driver.
     mutating func work(of state: PlannedState) -> Continuation {
+        defer { resumedIteration = nil }
         if !top.onCancelPath, isCancelRequested, !state.isTerminal {
             // A cancel that arrived between states takes effect before the state does any work.
             return .move(.cancel)
@@ -17,7 +18,7 @@ extension RunMachine {
         case .wait(let wait): return startWait(wait)
         case .ask(let ask): return startAsk(ask)
         case .delay(let delay): return startDelay(delay)
-        case .action, .workflow: return beginAttempt(StepProgress(state))
+        case .action, .workflow: return beginAttempt(firstProgress(state))
         }
     }
 

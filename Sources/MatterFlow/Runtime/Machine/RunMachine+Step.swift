@@ -31,6 +31,7 @@ extension RunMachine {
 
     /// Pushes the level of a sub-workflow state's child, and enters its start state.
     mutating func descend(_ progress: StepProgress) -> Continuation {
+        if progress.state.repeating != nil { checkpointIteration(progress) }
         switch childInputs(progress.state, of: top) {
         case .success(let (child, inputs)):
             return push(child, inputs: inputs, elementTag: top.elementTag, waiting: ParentLevel(level: top, step: progress))

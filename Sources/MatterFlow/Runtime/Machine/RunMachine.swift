@@ -59,6 +59,9 @@ struct RunMachine: Sendable {
     /// A resumed run whose innermost level is in a concurrent map state: the map's progress and its running elements,
     /// started as the run re-enters the state.
     var resumedElements: ResumedElements?
+    /// A resumed run whose innermost state is a repeat state: the iteration its body was starting, for the state's
+    /// first attempt (then cleared).
+    var resumedIteration: Int?
     /// Actions of the input being handled.
     var actions = RunActions()
 
@@ -310,11 +313,13 @@ struct RunMachine: Sendable {
     }
 
     /// Records and reports the innermost level's entry into its current state, with the level's checkpoint (and,
-    /// for a map state, the map's progress).
-    mutating func enter(_ state: PlannedState, map: MapCheckpoint? = nil) {
+    /// for a map state, the map's progress; for a repeat state, the iteration running).
+    mutating func enter(_ state: PlannedState, map: MapCheckpoint? = nil, repeatIteration: Int? = nil) {
         visited.append(top.qualifiedCurrent)
         report(top.path, .stateEntered(state: state.name, type: state.typeName))
-        if configuration.recordsCheckpoints { actions.append(.checkpoint(checkpoint(top, map: map))) }
+        if configuration.recordsCheckpoints {
+            actions.append(.checkpoint(checkpoint(top, map: map, repeatIteration: repeatIteration)))
+        }
     }
 
     /// Ends the run with its result.
