@@ -65,9 +65,12 @@ struct RunRecoverer {
             lostSession = reason
         }
 
-        // Nothing is left to do when the run's commissioning had been completed.
+        // A run whose commissioning had been completed goes on through its workflow where that is safe (a workflow
+        // may still have work after completing, such as reading each device); otherwise the completed
+        // commissioning is the run's success.
         let completedDevices = completion(resolutions)
-        if options.resume, let devices = completedDevices {
+        let planned = started.map { ResumePlanner(entries: entries, started: $0, resolutions: resolutions, options: options).plan() }
+        if options.resume, let devices = completedDevices, !continuesSafely(planned, lostSession: lostSession) {
             run.resumed = true
             try finish(
                 run: &run, outcome: .succeeded, error: nil, output: ["deviceIDs": .array(devices.map(JSONValue.string))],
@@ -75,8 +78,8 @@ struct RunRecoverer {
             return
         }
 
-        guard let started else { throw RecoveryDeferral(message: "the journal has no runStarted record") }
-        switch ResumePlanner(entries: entries, started: started, resolutions: resolutions, options: options).plan() {
+        guard let planned else { throw RecoveryDeferral(message: "the journal has no runStarted record") }
+        switch planned {
         case .success(var plan):
             run.notes += plan.notes
             if let lostSession {
@@ -277,6 +280,12 @@ struct RunRecoverer {
             if intent.acquiresSession { held = true } else if intent.releasesSession { held = false }
         }
         return held
+    }
+
+    /// Whether a resume plan lets the run go on through its workflow (and no signal has interrupted recovery).
+    private func continuesSafely(_ planned: Result<ResumePlan, UnrunnableWorkflow>?, lostSession: String?) -> Bool {
+        guard case .success(let plan)? = planned else { return false }
+        return plan.unsafeBecause == nil && lostSession == nil && options.interrupt?.isInterrupted != true
     }
 
     private var journaledDevices: [String] {

@@ -121,6 +121,24 @@ struct MapRecoveryTests {
         #expect(results.allSatisfy { $0["status"] == "succeeded" })
     }
 
+    @Test("a run stopped right after completing the commissioning resumes into its map and reads every device")
+    func resumeAfterCompletionRunsTheMap() async throws {
+        let run = try await Journaled()
+        defer { run.scratch.remove() }
+        _ = try run.cut { _, record in
+            record.type == JournalEntry.Kind.outcome.rawValue && record.string("operation") == "completeCommissioning"
+        }
+        #expect(Self.reads(try run.records()).isEmpty)
+        let report = try await run.recover(resume: true)
+        let recovered = try #require(report.runs.first)
+        #expect(recovered.status == .succeeded, "\(recovered.notes)")
+        let records = try run.records()
+        #expect(Self.readOutcomes(records).count == 3, "each device is read once the run resumes")
+        let finished = try #require(records.last { $0.type == JournalEntry.Kind.runFinished.rawValue })
+        let results = try #require(finished.payload["output"]?["devices"]?.arrayValue)
+        #expect(results.map { $0["index"] } == [.int(0), .int(1), .int(2)])
+    }
+
     @Test("each running element's in-doubt read is settled, then a resumed run reads again under the element's next key")
     func inDoubtElementCallsAreSettled() async throws {
         let run = try await Journaled()
