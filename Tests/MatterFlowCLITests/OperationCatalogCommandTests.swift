@@ -300,8 +300,9 @@ struct OperationCatalogCommandTests {
 }
 
 /// The simulated home with the firmware catalog's operations, recording each custom call.
-final class FirmwareHub: Hub {
+final class FirmwareHub: ForwardingHub {
     let inner: SimulatedHub
+    var base: any Hub { inner }
     private let recorded = Mutex<[String]>([])
 
     init(inner: SimulatedHub) { self.inner = inner }
@@ -324,32 +325,5 @@ final class FirmwareHub: Hub {
         default:
             return try await inner.perform(operation: operation, structure: structure, arguments: arguments)
         }
-    }
-
-    func status(structure: StructureID) async throws -> HubStatus { try await inner.status(structure: structure) }
-    func prepareCommissioning(structure: StructureID) async throws -> String {
-        try await inner.prepareCommissioning(structure: structure)
-    }
-    func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest {
-        try await inner.createAddDeviceRequest(structure: structure, topology: topology)
-    }
-    func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {
-        try await inner.commissionDevice(structure: structure, onboardingPayload: onboardingPayload, commissioningID: commissioningID)
-    }
-    func fetchRooms(structure: StructureID) async throws -> [Room] { try await inner.fetchRooms(structure: structure) }
-    func configureDevice(structure: StructureID, name: String, roomName: String?) async throws {
-        try await inner.configureDevice(structure: structure, name: name, roomName: roomName)
-    }
-    func completeCommissioning(structure: StructureID) async throws -> [String] {
-        try await inner.completeCommissioning(structure: structure)
-    }
-    func cancelCommissioning(structure: StructureID) async throws -> Bool {
-        try await inner.cancelCommissioning(structure: structure)
-    }
-    func basicInformation(structure: StructureID, deviceID: String) async throws -> BasicInformation {
-        try await inner.basicInformation(structure: structure, deviceID: deviceID)
-    }
-    func subscribe(structure: StructureID, _ handler: @escaping @Sendable (HubEvent) -> Void) async -> any HubEventSubscription {
-        await inner.subscribe(structure: structure, handler)
     }
 }

@@ -274,8 +274,9 @@ struct CustomGuardTests {
 }
 
 /// A hub whose custom `readBattery` answers from a script, recording each call's arguments.
-final class BatteryHub: Hub {
+final class BatteryHub: ForwardingHub {
     let inner = ScriptedHub()
+    var base: any Hub { inner }
     private let state: Mutex<(percents: [Int], reads: [JSONObject])>
     private let failure: FlowError?
 
@@ -294,26 +295,5 @@ final class BatteryHub: Hub {
         }
         if let failure { throw failure }
         return ["percent": .int(percent)]
-    }
-
-    func status(structure: StructureID) async throws -> HubStatus { try await inner.status(structure: structure) }
-    func prepareCommissioning(structure: StructureID) async throws -> String { try await inner.prepareCommissioning(structure: structure) }
-    func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest {
-        try await inner.createAddDeviceRequest(structure: structure, topology: topology)
-    }
-    func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {
-        try await inner.commissionDevice(structure: structure, onboardingPayload: onboardingPayload, commissioningID: commissioningID)
-    }
-    func fetchRooms(structure: StructureID) async throws -> [Room] { try await inner.fetchRooms(structure: structure) }
-    func configureDevice(structure: StructureID, name: String, roomName: String?) async throws {
-        try await inner.configureDevice(structure: structure, name: name, roomName: roomName)
-    }
-    func completeCommissioning(structure: StructureID) async throws -> [String] { try await inner.completeCommissioning(structure: structure) }
-    func cancelCommissioning(structure: StructureID) async throws -> Bool { try await inner.cancelCommissioning(structure: structure) }
-    func basicInformation(structure: StructureID, deviceID: String) async throws -> BasicInformation {
-        try await inner.basicInformation(structure: structure, deviceID: deviceID)
-    }
-    func subscribe(structure: StructureID, _ handler: @escaping @Sendable (HubEvent) -> Void) async -> any HubEventSubscription {
-        await inner.subscribe(structure: structure, handler)
     }
 }
