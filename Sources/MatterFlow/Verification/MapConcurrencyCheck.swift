@@ -19,28 +19,11 @@ struct MapConcurrencyCheck {
                 collector.error(
                     WorkflowDiagnosticCode.concurrentSessionUse, at: state.pointer + "/concurrency",
                     "map state \(state.name) runs \(map.concurrency) elements at once, but its body \(subworkflow.path) calls \(operation), which works in the structure's commissioning session (a structure has one, and its calls must not interleave); remove \"concurrency\" so the elements run one at a time, or move the session's steps out of the body")
-            } else if let ask = Self.question(in: body, seen: []) {
+            } else if let ask = context.firstState(in: body, where: .question) {
                 collector.error(
                     DiagnosticCode.invalidValue, at: state.pointer + "/concurrency",
-                    "map state \(state.name) runs \(map.concurrency) elements at once, but its body \(subworkflow.path) asks a question (state \(ask)), and a run asks one question at a time; remove \"concurrency\" so the elements run one at a time")
+                    "map state \(state.name) runs \(map.concurrency) elements at once, but its body \(subworkflow.path) asks a question (state \(ask.description)), and a run asks one question at a time; remove \"concurrency\" so the elements run one at a time")
             }
         }
-    }
-
-    /// The first ask state of a workflow or of a sub-workflow at any depth, if any.
-    private static func question(in workflow: Workflow, seen: Set<String>) -> String? {
-        guard !seen.contains(workflow.file) else { return nil }
-        for state in workflow.statesInOrder {
-            switch state.kind {
-            case .ask: return state.name
-            case .workflow(let subworkflow):
-                if let found = workflow.subworkflows[subworkflow.path].flatMap({ question(in: $0, seen: seen.union([workflow.file])) }) {
-                    return subworkflow.path + ": " + found
-                }
-            case .action, .choice, .assign, .wait, .delay, .succeed, .fail:
-                break
-            }
-        }
-        return nil
     }
 }

@@ -9,9 +9,8 @@ final class VerificationContext {
     let sessionGraph = SessionGraph()
     private var flows: [String: ErrorFlow] = [:]
     private var budgets: [String: BudgetGraph] = [:]
-    private var writes: [String: String?] = [:]
-    private var sessionOpeners: [String: Bool] = [:]
-    private var sessionUsers: [String: String?] = [:]
+    /// What ``firstState(in:where:)`` found, by probe and file.
+    private var found: [StateProbe: [String: FoundState?]] = [:]
 
     init(catalog: OperationCatalog) {
         self.catalog = catalog
@@ -45,62 +44,86 @@ final class VerificationContext {
         { path in workflow.subworkflows[path].flatMap { self.nonIdempotentWrite($0) } }
     }
 
-    /// The first non-idempotent write a workflow or a sub-workflow (at any depth) calls, if any: found once per
-    /// file, so that files a tree names many times are read once.
+    /// The first non-idempotent write a workflow or a sub-workflow (at any depth) calls, if any.
     func nonIdempotentWrite(_ workflow: Workflow) -> String? {
-        if let known = writes[workflow.file] { return known }
-        var found: String?
-        for state in workflow.statesInOrder {
-            switch state.kind {
-            case .action(let action):
-                if catalog[action.operation]?.effect == .nonIdempotentWrite { found = action.operation }
-            case .workflow(let subworkflow):
-                found = workflow.subworkflows[subworkflow.path].flatMap { nonIdempotentWrite($0) }
-            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
-                break
-            }
-            if found != nil { break }
-        }
-        writes[workflow.file] = .some(found)
-        return found
+        firstState(in: workflow, where: .nonIdempotentWrite)?.operation
     }
 
-    /// Whether some action of a workflow, or of a sub-workflow at any depth, opens a commissioning session:
-    /// found once per file.
+    /// Whether some action of a workflow, or of a sub-workflow at any depth, opens a commissioning session.
     func opensSession(_ workflow: Workflow) -> Bool {
-        if let known = sessionOpeners[workflow.file] { return known }
-        let opens = workflow.states.values.contains { state in
-            switch state.kind {
-            case .action(let action): catalog[action.operation]?.acquiresSession == true
-            case .workflow(let subworkflow): workflow.subworkflows[subworkflow.path].map { opensSession($0) } == true
-            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail: false
-            }
-        }
-        sessionOpeners[workflow.file] = opens
-        return opens
+        firstState(in: workflow, where: .opensSession) != nil
     }
 
     /// The first operation a workflow, or a sub-workflow at any depth, calls that works in the structure's
-    /// commissioning session (opens, uses or releases it), if any: found once per file.
+    /// commissioning session (opens, uses or releases it), if any.
     func sessionOperation(_ workflow: Workflow) -> String? {
-        if let known = sessionUsers[workflow.file] { return known }
-        // A file that names itself again is not one more session user; the state that starts the cycle decides.
-        sessionUsers[workflow.file] = .some(nil)
-        var found: String?
-        for state in workflow.statesInOrder {
-            switch state.kind {
-            case .action(let action):
-                if let operation = catalog[action.operation], operation.acquiresSession || operation.usesSession {
-                    found = action.operation
-                }
-            case .workflow(let subworkflow):
-                found = workflow.subworkflows[subworkflow.path].flatMap { sessionOperation($0) }
-            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
-                break
-            }
-            if found != nil { break }
-        }
-        sessionUsers[workflow.file] = .some(found)
-        return found
+        firstState(in: workflow, where: .worksInSession)?.operation
     }
+
+    /// The first state, in state order, of a workflow or of a sub-workflow at any depth, that `probe` matches; a
+    /// sub-workflow state stands for its tree at its place in the order. Found once per file and probe, so that
+    /// files a tree names many times are read once.
+    func firstState(in workflow: Workflow, where probe: StateProbe) -> FoundState? {
+        if let known = found[probe]?[workflow.file] { return known }
+        // A file that names itself again adds no state; the state that starts the cycle decides.
+        found[probe, default: [:]][workflow.file] = .some(nil)
+        var first: FoundState?
+        for state in workflow.statesInOrder {
+            if matches(state, probe) {
+                first = FoundState(state: state, within: [])
+            } else if case .workflow(let subworkflow) = state.kind, let child = workflow.subworkflows[subworkflow.path],
+                let inner = firstState(in: child, where: probe)
+            {
+                first = FoundState(state: inner.state, within: [subworkflow.path] + inner.within)
+            }
+            if first != nil { break }
+        }
+        found[probe, default: [:]][workflow.file] = .some(first)
+        return first
+    }
+
+    private func matches(_ state: WorkflowState, _ probe: StateProbe) -> Bool {
+        switch probe {
+        case .nonIdempotentWrite:
+            guard case .action(let action) = state.kind else { return false }
+            return catalog[action.operation]?.effect == .nonIdempotentWrite
+        case .opensSession:
+            guard case .action(let action) = state.kind else { return false }
+            return catalog[action.operation]?.acquiresSession == true
+        case .worksInSession:
+            guard case .action(let action) = state.kind, let operation = catalog[action.operation] else { return false }
+            return operation.acquiresSession || operation.usesSession
+        case .question:
+            guard case .ask = state.kind else { return false }
+            return true
+        }
+    }
+}
+
+/// What ``VerificationContext/firstState(in:where:)`` looks for.
+enum StateProbe: Hashable {
+    /// An action calling a non-idempotent write.
+    case nonIdempotentWrite
+    /// An action opening a commissioning session.
+    case opensSession
+    /// An action opening, working in or releasing the structure's commissioning session.
+    case worksInSession
+    /// An ask state.
+    case question
+}
+
+/// A state ``VerificationContext/firstState(in:where:)`` found.
+struct FoundState {
+    let state: WorkflowState
+    /// The sub-workflow paths leading to the state from the workflow searched, outermost first.
+    let within: [String]
+
+    /// The operation the state calls, for an action.
+    var operation: String? {
+        guard case .action(let action) = state.kind else { return nil }
+        return action.operation
+    }
+
+    /// The state as a person finds it: the sub-workflow paths leading to it, then its name (`name-it.json: name`).
+    var description: String { (within + [state.name]).joined(separator: ": ") }
 }
