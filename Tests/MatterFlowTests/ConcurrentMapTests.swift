@@ -192,6 +192,46 @@ import Testing
         #expect(WorkflowLoader().load(text: sequential, file: directory + "/parent.json", baseDirectory: directory).diagnostics.isEmpty)
     }
 
+    @Test func aBodyThatWaitsForAnEventCannotRunElementsAtOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-concurrent-wait-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let body = #"""
+            {"workflow": "await-key", "version": 1, "start": "used", "states": {
+              "used": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 60, "result": "e",
+                       "on": {"keyUsed": "done"}, "otherwise": "done", "onTimeout": "done"},
+              "done": {"type": "succeed"}
+            }}
+            """#
+        // The wait is one sub-workflow down from the body.
+        try body.write(toFile: directory + "/await-key.json", atomically: true, encoding: .utf8)
+        let middle = #"""
+            {"workflow": "middle", "version": 1, "start": "inner", "states": {
+              "inner": {"type": "workflow", "path": "await-key.json", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"}
+            }}
+            """#
+        try middle.write(toFile: directory + "/middle.json", atomically: true, encoding: .utf8)
+        let parent = #"""
+            {"workflow": "w", "version": 1, "start": "each", "states": {
+              "each": {"type": "map", "items": ["a", "b"], "as": "id", "maxItems": 2, "concurrency": 2,
+                       "path": "middle.json", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"}
+            }}
+            """#
+        let found = WorkflowLoader().load(text: parent, file: directory + "/parent.json", baseDirectory: directory).diagnostics
+        #expect(
+            found.contains {
+                $0.code == "invalidValue" && $0.pointer == "/states/each/concurrency" && $0.message.contains("await-key.json: used")
+                    && $0.message.contains("waits for a hub event")
+            }, "\(found)")
+        let sequential = parent.replacingOccurrences(of: #""concurrency": 2,"#, with: "")
+        let accepted = WorkflowLoader().load(text: sequential, file: directory + "/parent.json", baseDirectory: directory).diagnostics
+        #expect(accepted.isEmpty, "\(accepted)")
+    }
+
     @Test func theTimeBoundCountsRoundsOfConcurrentElements() throws {
         // read-device: one read, 10 s + 5 s of wind-down; 5 elements 2 at a time take 3 rounds, plus the wind-down of
         // elements cancelled when too many fail.

@@ -4,7 +4,8 @@ import MatterFlowJSON
 /// preparing, requesting, commissioning, configuring, completing or cancelling in it at the same time would
 /// interleave one session's protocol. A map state with `concurrency` above 1 whose body (at any depth) calls an
 /// operation that opens, works in or releases the session is refused (`concurrentSessionUse`), and so is one whose
-/// body asks a question: a run asks one question at a time.
+/// body asks a question or waits for a hub event: a run asks one question at a time, and hands each hub event to one
+/// wait at a time, so two elements waiting at once would lose one's answer or event.
 struct MapConcurrencyCheck {
     let workflow: Workflow
     let context: VerificationContext
@@ -23,6 +24,10 @@ struct MapConcurrencyCheck {
                 collector.error(
                     DiagnosticCode.invalidValue, at: state.pointer + "/concurrency",
                     "map state \(state.name) runs \(map.concurrency) elements at once, but its body \(subworkflow.path) asks a question (state \(ask.description)), and a run asks one question at a time; remove \"concurrency\" so the elements run one at a time")
+            } else if let wait = context.firstState(in: body, where: .eventWait) {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: state.pointer + "/concurrency",
+                    "map state \(state.name) runs \(map.concurrency) elements at once, but its body \(subworkflow.path) waits for a hub event (state \(wait.description)), and a run hands each event to one wait at a time, so elements waiting at once would lose events; remove \"concurrency\" so the elements run one at a time, or move the wait out of the body")
             }
         }
     }

@@ -96,6 +96,9 @@ final class VerificationContext {
         case .question:
             guard case .ask = state.kind else { return false }
             return true
+        case .eventWait:
+            guard case .wait = state.kind else { return false }
+            return true
         }
     }
 }
@@ -110,6 +113,8 @@ enum StateProbe: Hashable {
     case worksInSession
     /// An ask state.
     case question
+    /// A wait state (waiting for a hub event).
+    case eventWait
 }
 
 /// A state ``VerificationContext/firstState(in:where:)`` found.
