@@ -232,6 +232,35 @@ import Testing
         #expect(accepted.isEmpty, "\(accepted)")
     }
 
+    @Test func aConcurrentMapCannotRunInsideAConcurrentMapsBody() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-concurrent-nested-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let readDevice = try String(contentsOfFile: Repository.workflowsDirectory + "/read-device.json", encoding: .utf8)
+        try readDevice.write(toFile: directory + "/read-device.json", atomically: true, encoding: .utf8)
+        let inner = Self.workflow(items: #""${input.ids}""#, concurrency: 2)
+            .replacingOccurrences(of: #""version": 1,"#, with: #""version": 1, "inputs": {"ids": {"type": "array", "required": true}},"#)
+        try inner.write(toFile: directory + "/inner.json", atomically: true, encoding: .utf8)
+        let outer = #"""
+            {"workflow": "outer", "version": 1, "start": "groups", "states": {
+              "groups": {"type": "map", "items": [["a"], ["b"]], "as": "ids", "maxItems": 2, "concurrency": 2,
+                         "path": "inner.json", "inputs": {"ids": "${vars.ids}"}, "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"}
+            }}
+            """#
+        let load = { (text: String) in WorkflowLoader().load(text: text, file: directory + "/outer.json", baseDirectory: directory).diagnostics }
+        let found = load(outer)
+        #expect(
+            found.contains {
+                $0.code == "invalidValue" && $0.pointer == "/states/groups/concurrency" && $0.message.contains("map state each")
+                    && $0.message.contains("resumed run")
+            }, "\(found)")
+        // The outer map one element at a time may run the concurrent inner one.
+        let sequential = load(outer.replacingOccurrences(of: #""concurrency": 2,"#, with: ""))
+        #expect(sequential.isEmpty, "\(sequential)")
+    }
+
     @Test func theTimeBoundCountsRoundsOfConcurrentElements() throws {
         // read-device: one read, 10 s + 5 s of wind-down; 5 elements 2 at a time take 3 rounds, plus the wind-down of
         // elements cancelled when too many fail.

@@ -25,7 +25,8 @@ public struct HubCallContext: Sendable, Hashable {
     /// complete, cancel) once the run has opened a session; nil otherwise.
     public var expectedSessionID: String?
     /// The element of a concurrent map state making the call: the map state's qualified name and the element's
-    /// index (`readEach[2]`; `outer/inner[2][0]` inside a nested map); nil for the run's other calls. Calls with
+    /// index (`readEach[2]`; `outer/inner[2][0]` for element 0 of a concurrent map `inner` run by element 2 of a
+    /// one-at-a-time map `outer`: a concurrent map's body runs no concurrent map); nil for the run's other calls. Calls with
     /// different elements may overlap; calls with the same run and element never do.
     public var element: String?
 

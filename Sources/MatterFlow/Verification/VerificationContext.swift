@@ -99,6 +99,9 @@ final class VerificationContext {
         case .eventWait:
             guard case .wait = state.kind else { return false }
             return true
+        case .concurrentMap:
+            guard case .workflow(let subworkflow) = state.kind else { return false }
+            return subworkflow.map?.isConcurrent == true
         }
     }
 }
@@ -115,6 +118,8 @@ enum StateProbe: Hashable {
     case question
     /// A wait state (waiting for a hub event).
     case eventWait
+    /// A map state running several elements at once.
+    case concurrentMap
 }
 
 /// A state ``VerificationContext/firstState(in:where:)`` found.
