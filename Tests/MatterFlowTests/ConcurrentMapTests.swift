@@ -101,6 +101,9 @@ import Testing
         #expect(elements.map { $0["status"] } == ["succeeded", "failed", "succeeded"])
         #expect(result.output?["failed"] == .int(1))
         #expect(result.warnings.contains { $0.contains("element 1 (d-1)") && $0.contains("tolerated") }, "\(result.warnings)")
+        // The three ran at once: one at a time they would take 5 + 1 + 5 s.
+        #expect(hub.maxInFlight == 3)
+        #expect(clock.now == .seconds(5))
     }
 
     @Test func aFailureBeyondToleranceCancelsRunningElementsAndTheirCancelPathsRun() async throws {
@@ -129,6 +132,16 @@ import Testing
         #expect(result.outcome == .failed)
         #expect(result.error?.cause == .mapElementsFailed)
         #expect(hub.readDevices.count == 2, "no element starts once the map fails: \(hub.readDevices)")
+        // The map fails at the first failure, which its error names; the second, ending at the same moment, changes
+        // neither the error nor the route, which the run takes once.
+        let message = result.error?.message ?? ""
+        #expect(
+            (message.contains("element 0 (d-0)") || message.contains("element 1 (d-1)")) && message.contains("no such device")
+                && message.contains("that is 1 failed elements, more than tolerateFailures (0)"), "\(message)")
+        #expect(result.visitedStates.filter { $0 == "elementsFailed" }.count == 1, "\(result.visitedStates)")
+        #expect(result.visitedStates.last == "elementsFailed")
+        #expect(!result.visitedStates.contains("failed"))
+        #expect(clock.now == .seconds(2))
     }
 
     @Test func aRunCancelCancelsEveryRunningElementAndTheMapTakesItsCancelPath() async throws {
