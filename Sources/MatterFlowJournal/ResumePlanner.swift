@@ -42,7 +42,9 @@ struct ResumePlanner {
         if started.contentHash != workflow.contentHash {
             return .failure(UnrunnableWorkflow(reason: "the workflow file \(file) (or one of its sub-workflows) changed since the run started, so its states may not match the journal"))
         }
-        var (levels, lastSequence) = checkpointStack()
+        let callers = JournalCallers(entries, runID: started.runID)
+        var levels = callers.run.checkpoints
+        let lastSequence = callers.run.lastCheckpoint
         if levels.isEmpty {
             // The run stopped before entering its first state: it continues from its start.
             levels = [RunCheckpoint(workflowPath: [workflow.name], state: workflow.start, inputs: started.inputs, variables: [:])]
@@ -85,6 +87,8 @@ struct ResumePlanner {
         }
 
         var plan = ResumePlan(workflow: workflow, point: ResumePoint(levels: levels, cancel: true), notes: notes + answers.notes)
+        // The run's keys continue after its own calls', not after its elements'.
+        plan.point.callsBefore = callers.run.callsBefore
         plan.point.secretValues = answers.values
         plan.restoredAnswers = answers.names
         var reasons: [String] = unusable
@@ -95,8 +99,8 @@ struct ResumePlanner {
                     + (missing.contains { $0.hasPrefix("input.") } ? " (pass secret inputs again with --input)" : "")
                     + (questions.isEmpty ? "" : " (pass secret answers again: \(questions.map { "--answer \($0)=..." }.joined(separator: ", ")))"))
         }
-        reasons += planElements(&plan, levels: levels)
-        switch lastCall(after: lastSequence, in: levels[levels.count - 1], element: nil) {
+        reasons += planElements(&plan, levels: levels, callers: callers)
+        switch lastCall(after: lastSequence, in: levels[levels.count - 1], of: callers.run, callers: callers) {
         case .none, .failed, .notApplied:
             break
         case .finished(let result, let operation):
@@ -120,20 +124,6 @@ struct ResumePlanner {
         return .success(plan)
     }
 
-    /// The checkpoints of the levels the run (or one element of a concurrent map state) was in when it stopped,
-    /// outermost first, and the last one's sequence.
-    private func checkpointStack(element: String? = nil) -> ([RunCheckpoint], Int) {
-        var stack: [RunCheckpoint] = []
-        var last = 0
-        for record in entries {
-            guard case .checkpoint(let checkpoint) = record.entry, checkpoint.element == element else { continue }
-            while let top = stack.last, top.workflowPath.count >= checkpoint.workflowPath.count { stack.removeLast() }
-            stack.append(checkpoint)
-            last = record.sequence
-        }
-        return (stack, last)
-    }
-
     /// What became of the last hub call the innermost state made before the run stopped.
     private enum LastCall {
         case none
@@ -144,18 +134,17 @@ struct ResumePlanner {
         case unknown(IntentEntry)
     }
 
-    private func lastCall(after sequence: Int, in level: RunCheckpoint, element: String?) -> LastCall {
+    private func lastCall(after sequence: Int, in level: RunCheckpoint, of caller: JournalCallers.Caller, callers: JournalCallers) -> LastCall {
         let path = level.workflowPath.joined(separator: "/")
         // A guard's read is no result of the state's work: the resumed state checks its guards again.
         guard
-            let intent = entries.intents.last(where: {
-                $0.sequence > sequence && $0.intent.workflow == path && $0.intent.state == level.state
-                    && $0.intent.guardName == nil && Self.element(ofKey: $0.intent.key, runID: started.runID) == element
+            let intent = caller.intents.last(where: {
+                $0.sequence > sequence && $0.intent.workflow == path && $0.intent.state == level.state && $0.intent.guardName == nil
             })?.intent
         else { return .none }
         let key = intent.key
         let operation = intent.operation
-        if let outcome = entries.outcomes.last(where: { $0.key == key }) {
+        if let outcome = callers.outcomes[key] {
             guard let result = outcome.value else { return .failed }
             return .finished(result, operation: operation)
         }
@@ -195,6 +184,12 @@ struct ResumePlanner {
     /// Whether a value is a redacted secret, whole.
     static func isRedacted(_ value: JSONValue) -> Bool { value.stringValue == RunOptions.redacted }
 
+    /// The value without the parts the journal redacted; nil when nothing is left.
+    static func stripping(_ value: JSONValue) -> JSONValue? {
+        var redacted: [String] = []
+        return stripping(value, at: "", missing: &redacted)
+    }
+
     /// The value without the parts the journal redacted (their names added to `missing`); nil when nothing is left.
     static func stripping(_ value: JSONValue, at name: String, missing: inout [String]) -> JSONValue? {
         switch value {
@@ -231,7 +226,7 @@ struct ResumePlanner {
     /// When the innermost level is in a concurrent map state, where each running element stood: its own checkpoints
     /// (secret values the journal never kept stripped, to be taken again from the map's level), the result of its
     /// last call when that had finished, and its call count. Returns why continuing an element would not be safe.
-    private func planElements(_ plan: inout ResumePlan, levels: [RunCheckpoint]) -> [String] {
+    private func planElements(_ plan: inout ResumePlan, levels: [RunCheckpoint], callers: JournalCallers) -> [String] {
         guard let innermost = levels.last, let running = innermost.map?.running, !running.isEmpty else { return [] }
         // The map state's qualified name and the tag of the sequential map elements around it, as the run named them.
         let qualified = levels.map(\.state).joined(separator: "/")
@@ -239,15 +234,15 @@ struct ResumePlanner {
         var reasons: [String] = []
         for index in running {
             let element = qualified + tag + "[\(index)]"
-            var (elementLevels, sequence) = checkpointStack(element: element)
             // An element that entered no state starts its body afresh.
-            guard !elementLevels.isEmpty else { continue }
+            guard let caller = callers.elements[element], !caller.checkpoints.isEmpty else { continue }
+            var elementLevels = caller.checkpoints
             var missing: [String] = []
             for position in elementLevels.indices {
+                // Inputs the journal did not keep are evaluated again from the map's level: not missing.
                 var inputs = JSONObject()
-                var rederived: [String] = []
                 for member in elementLevels[position].inputs.members {
-                    if let kept = Self.stripping(member.value, at: "input.\(member.key)", missing: &rederived) { inputs[member.key] = kept }
+                    if let kept = Self.stripping(member.value) { inputs[member.key] = kept }
                 }
                 elementLevels[position].inputs = inputs
                 var variables = JSONObject()
@@ -260,11 +255,8 @@ struct ResumePlanner {
                 reasons.append("the journal never keeps secret values, and element \(element) still needs \(missing.joined(separator: ", "))")
             }
             var point = ElementPoint(index: index, levels: elementLevels)
-            point.callsBefore = entries.intents.compactMap { entry -> Int? in
-                guard Self.element(ofKey: entry.intent.key, runID: started.runID) == element else { return nil }
-                return entry.intent.key.split(separator: "/").last.flatMap { Int($0) }
-            }.max() ?? 0
-            switch lastCall(after: sequence, in: elementLevels[elementLevels.count - 1], element: element) {
+            point.callsBefore = caller.callsBefore
+            switch lastCall(after: caller.lastCheckpoint, in: elementLevels[elementLevels.count - 1], of: caller, callers: callers) {
             case .none, .failed, .notApplied:
                 break
             case .finished(let result, let operation):

@@ -119,7 +119,6 @@ struct RunRecoverer {
     /// its session calls are made for `sessionID` and refused in any other session.
     private func continueRun(_ plan: ResumePlan, sessionID: String?) async throws(RecoveryDeferral) -> RunResult {
         let showSecrets = started?.secretsShown ?? false
-        let callsBefore = entries.intents.compactMap { $0.intent.key.split(separator: "/").last.flatMap { Int($0) } }.max() ?? 0
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: showSecrets,
             hub: hub, continuing: true, secretDigests: started?.secretDigests, repeating: plan.repeatedCall)
@@ -141,9 +140,9 @@ struct RunRecoverer {
                 break
             }
         }
-        // The run's keys continue after those the journal holds, and its session calls are made in `sessionID`.
+        // The run's keys continue after its own the journal holds (the plan's `callsBefore`), and its session calls
+        // are made in `sessionID`.
         var point = plan.point
-        point.callsBefore = callsBefore
         point.sessionID = sessionID
         let handle: RunHandle
         do {
