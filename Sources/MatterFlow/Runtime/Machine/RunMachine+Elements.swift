@@ -38,7 +38,8 @@ extension RunMachine {
     // answers with the elements to start (`startElement`) or cancel (`cancelElement`), and `awaitElements` while
     // any runs. Results are kept by index, so the map's result lists them in element order whatever order they end
     // in, and the states they visited are listed in element order when the map ends. Once more elements failed than tolerated, or the run is cancelled, no element starts and those running
-    // are cancelled (their cancel paths run); the map ends, failed or cancelled, once none runs.
+    // are cancelled (their cancel paths run): after the failures by `cancelElement` orders, on the run's cancel by
+    // the run's cancel signal, to which each element's is tied. The map ends, failed or cancelled, once none runs.
 
     /// A concurrent map state's elements: those running and what became of those that ended.
     struct ElementRuns: Sendable {

@@ -238,10 +238,11 @@ struct RunMachine: Sendable {
         case .waitingEvent, .waitingAnswer, .delaying:
             if !top.onCancelPath { drive(.move(.cancel)) }
         case .mapping(var runs):
+            // Each running element's cancel signal is tied to the run's (``RunDriver/runElements(_:orders:)``), so
+            // the run's cancel has reached them already: the map takes its cancel path once none runs.
             if !top.onCancelPath {
                 runs.cancelled = true
                 phase = .mapping(runs)
-                for index in runs.running { actions.append(.cancelElement(index)) }
             }
         }
         return takeActions()
