@@ -43,7 +43,7 @@ struct RunDriver: Sendable {
                     await settleAbandoned(&machine)
                     let outcome = await race(cancellable: check.cancellable, state: check.state)
                         .status(hub: hub, structure: options.structureID)
-                    if case .cancelled = outcome { _ = perform(machine.cancelRequested()) }
+                    if case .cancelled = outcome { _ = perform(machine.cancelRequested(), orders: &orders) }
                     actions = try machine.statusChecked(outcome)
                 case .call(let call):
                     if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
@@ -51,7 +51,7 @@ struct RunDriver: Sendable {
                     let started = options.observer == nil ? Duration.zero : options.clock.now
                     await settleAbandoned(&machine)
                     let outcome = await recorded(call)
-                    if case .cancelled = outcome { _ = perform(machine.cancelRequested()) }
+                    if case .cancelled = outcome { _ = perform(machine.cancelRequested(), orders: &orders) }
                     let duration = options.observer == nil ? Duration.zero : options.clock.now - started
                     actions = try machine.callEnded(outcome, duration: duration)
                 case .delay(let duration, let cancellable):
@@ -96,17 +96,6 @@ struct RunDriver: Sendable {
     func perform(_ actions: RunActions, orders: inout [RunAction]) -> RunAction? {
         for action in actions.notes {
             switch action {
-            case .startElement, .cancelElement: orders.append(action)
-            case .report, .checkpoint, .interruptWork, .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .finish: break
-            }
-        }
-        return perform(actions)
-    }
-
-    /// Performs reports and checkpoints in order; returns the work the actions end with, if any.
-    func perform(_ actions: RunActions) -> RunAction? {
-        for action in actions.notes {
-            switch action {
             case .report(let path, let kind):
                 let event = RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: kind)
                 options.recording?.record(event)
@@ -118,8 +107,8 @@ struct RunDriver: Sendable {
                 // The work in flight races the run's cancel signal, which has fired: it is stopping already.
                 break
             case .startElement, .cancelElement:
-                // Element orders go to the map's element runner (``perform(_:orders:)``).
-                break
+                // For the map's element runner (``runElements(_:orders:)``).
+                orders.append(action)
             case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .finish:
                 // Work is never a note: it is the actions' `work`.
                 break
@@ -190,7 +179,9 @@ struct RunDriver: Sendable {
     private func settleAbandoned(_ machine: inout RunMachine) async {
         guard !abandoned.isEmpty else { return }
         await abandoned.settle { report in
-            if let actions = try? machine.warning(Self.message(report)) { _ = perform(actions) }
+            // A warning only reports: it orders no element.
+            var orders: [RunAction] = []
+            if let actions = try? machine.warning(Self.message(report)) { _ = perform(actions, orders: &orders) }
         }
     }
 

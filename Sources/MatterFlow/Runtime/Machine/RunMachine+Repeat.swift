@@ -7,10 +7,13 @@ extension RunMachine {
     // and runs the next attempt, up to `maxIterations`.
 
     /// A step's first attempt, or, for the repeat state a resumed run continues in, the iteration its body was
-    /// starting when the run stopped.
-    func firstProgress(_ state: PlannedState) -> StepProgress {
+    /// starting when the run stopped (taken once: the resumed state is the first whose work begins).
+    mutating func firstProgress(_ state: PlannedState) -> StepProgress {
         var progress = StepProgress(state)
-        if state.repeating != nil, let iteration = resumedIteration { progress.attempt = iteration }
+        if let iteration = resumedIteration {
+            resumedIteration = nil
+            if state.repeating != nil { progress.attempt = iteration }
+        }
         return progress
     }
 

@@ -100,7 +100,11 @@ extension RunMachine {
             for launch in resumed.launches { actions.append(.startElement(launch)) }
             return startElements(resumed.runs, changed: true)
         }
-        if let completedStep, let step = state.step { return .move(finishRestored(step, result: completedStep)) }
+        if let completedStep, let step = state.step {
+            // The state's work had finished: no iteration of it begins.
+            resumedIteration = nil
+            return .move(finishRestored(step, result: completedStep))
+        }
         return handOver(.entered(state), .proceed)
     }
 

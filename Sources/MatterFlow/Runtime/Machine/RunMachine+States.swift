@@ -5,9 +5,10 @@ extension RunMachine {
 
     /// The entered state's work: a move decided at once, or work handed to the driver.
     mutating func work(of state: PlannedState) -> Continuation {
-        defer { resumedIteration = nil }
         if !top.onCancelPath, isCancelRequested, !state.isTerminal {
-            // A cancel that arrived between states takes effect before the state does any work.
+            // A cancel that arrived between states takes effect before the state does any work (a resumed repeat
+            // state's iteration is then not needed).
+            if resumedIteration != nil { resumedIteration = nil }
             return .move(.cancel)
         }
         switch state.state.kind {
