@@ -50,33 +50,28 @@ extension RunMachine {
         var next = 0
         /// The elements running, in the order they started.
         var running: [Int] = []
-        /// The result of each element that ended, by index.
-        var ended: [Int: JSONValue] = [:]
-        var failures = 0
+        /// The results of the elements that ended.
+        var results: MapResults
         /// Set when more elements failed than tolerated: the map's error, once no element runs.
         var failure: FlowError?
         /// Set when the run was cancelled (or an element ended cancelled): the map takes its cancel path once no
         /// element runs.
         var cancelled = false
-        /// The states each ended element visited: the run's visited states list them in element order once the map
-        /// ends, so that they do not depend on the order elements end in.
-        var visited: [Int: [String]] = [:]
+        /// The states each ended element visited, by index: the run's visited states list them in element order once
+        /// the map ends, so that they do not depend on the order elements end in.
+        var visited: [[String]]
 
         init(step: StepProgress, iteration: MapIteration, items: [JSONValue]) {
             self.step = step
             self.iteration = iteration
             self.items = items
-        }
-
-        /// The map's result: every element's result in element order, and how many succeeded and failed.
-        var value: JSONValue {
-            let results = ended.keys.sorted().compactMap { ended[$0] }
-            return ["elements": .array(results), "succeeded": .int(results.count - failures), "failed": .int(failures)]
+            results = MapResults(count: items.count)
+            visited = Array(repeating: [], count: items.count)
         }
 
         /// The progress as a checkpoint records it, secret values redacted by `redact`.
         func checkpoint(_ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
-            MapCheckpoint(index: next, results: ended.keys.sorted().compactMap { ended[$0].map(redact) }, running: running)
+            results.checkpoint(index: next, running: running, redact)
         }
     }
 
@@ -134,10 +129,10 @@ extension RunMachine {
             actions.append(.checkpoint(self.checkpoint(top, map: checkpoint)))
         }
         guard runs.running.isEmpty else { return handOver(.mapping(runs), .awaitElements) }
-        for index in runs.visited.keys.sorted() { visited += runs.visited[index] ?? [] }
+        for states in runs.visited { visited += states }
         if let failure = runs.failure { return attemptEnded(runs.step, .failed(failure)) }
         if runs.cancelled { return attemptEnded(runs.step, .cancelled(late: nil)) }
-        return attemptEnded(runs.step, .finished(runs.value))
+        return attemptEnded(runs.step, .finished(runs.results.value))
     }
 
     /// A running element of the concurrent map state ended: its result is recorded, the elements still running are
@@ -165,10 +160,7 @@ extension RunMachine {
     private mutating func record(_ index: Int, _ end: LevelEnd, in runs: inout ElementRuns) {
         switch end {
         case .succeeded, .failed:
-            var failures = runs.failures
-            let (result, exceeded) = elementResult(end, index: index, item: runs.items[index], failures: &failures, runs.iteration, state: runs.step.state)
-            runs.failures = failures
-            runs.ended[index] = result
+            let exceeded = keepResult(end, index: index, items: runs.items, in: &runs.results, runs.iteration, state: runs.step.state)
             if runs.failure == nil, let exceeded { runs.failure = exceeded }
         case .cancelled:
             // An element the map cancelled after too many failures ends so; any other was cancelled with the run.

@@ -12,18 +12,18 @@ extension RunMachine {
         let items: [JSONValue]
         /// The element running, or the next to run (from 0).
         var index = 0
-        /// One result per element that ended, in order.
-        var results: [JSONValue] = []
-        var failures = 0
+        /// The results of the elements that ended.
+        var results: MapResults
 
-        /// The map's result: every element's result, and how many succeeded and failed.
-        var value: JSONValue {
-            ["elements": .array(results), "succeeded": .int(results.count - failures), "failed": .int(failures)]
+        init(iteration: MapIteration, items: [JSONValue]) {
+            self.iteration = iteration
+            self.items = items
+            results = MapResults(count: items.count)
         }
 
         /// The progress as a checkpoint records it, secret values redacted by `redact`.
         func checkpoint(_ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
-            MapCheckpoint(index: index, results: results.map(redact))
+            results.checkpoint(index: index, redact)
         }
     }
 
@@ -87,7 +87,7 @@ extension RunMachine {
                 if let end = record(.failed(error), in: &map, state: progress.state) { return attemptEnded(progress, end) }
             }
         }
-        return attemptEnded(progress, .finished(map.value))
+        return attemptEnded(progress, .finished(map.results.value))
     }
 
     /// An element's level ended: its result is recorded and the next element starts, or the map ends (too many
@@ -100,17 +100,27 @@ extension RunMachine {
 
     /// Records how the running element ended and moves to the next; returns the map's outcome when it ends here.
     private mutating func record(_ end: LevelEnd, in map: inout MapProgress, state: PlannedState) -> StepOutcome? {
-        let index = map.index
         switch end {
         case .succeeded, .failed:
-            let (result, exceeded) = elementResult(end, index: index, item: map.items[index], failures: &map.failures, map.iteration, state: state)
-            if let exceeded { return .failed(exceeded) }
-            map.results.append(result)
+            if let exceeded = keepResult(end, index: map.index, items: map.items, in: &map.results, map.iteration, state: state) {
+                return .failed(exceeded)
+            }
         case .cancelled:
             return .cancelled(late: nil)
         }
         map.index += 1
         return nil
+    }
+
+    /// Keeps an ended element's entry in the map's results; a tolerated failure is a warning, and the failure that
+    /// exceeds `tolerateFailures` is returned as the map's error.
+    mutating func keepResult(
+        _ end: LevelEnd, index: Int, items: [JSONValue], in results: inout MapResults, _ iteration: MapIteration, state: PlannedState
+    ) -> FlowError? {
+        var failures = results.failures
+        let (result, exceeded) = elementResult(end, index: index, item: items[index], failures: &failures, iteration, state: state)
+        results.keep(result, at: index, failed: failures > results.failures)
+        return exceeded
     }
 
     /// An ended element's entry in the map's result, counting a failure in `failures`; a tolerated failure is a

@@ -161,8 +161,7 @@ extension RunMachine {
         }
         var map = MapProgress(iteration: iteration, items: items)
         map.index = saved.index
-        map.results = saved.results
-        map.failures = saved.results.count { $0["status"]?.stringValue == "failed" }
+        for (index, result) in saved.results.enumerated() { map.results.restore(result, at: index) }
         return map
     }
 }

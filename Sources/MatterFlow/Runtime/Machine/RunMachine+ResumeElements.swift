@@ -44,12 +44,11 @@ extension RunMachine {
         runs.next = saved.index
         runs.running = saved.running
         for result in saved.results {
-            guard let index = result["index"]?.intValue, index >= 0, index < saved.index, runs.ended[index] == nil, !saved.running.contains(index)
+            guard let index = result["index"]?.intValue, index >= 0, index < saved.index, !runs.results.hasEnded(index), !saved.running.contains(index)
             else {
                 throw FlowError(.invalidArgumentValue, "the checkpoint of map state \(qualified) lists a result for no element that ended; the journal was written by another version")
             }
-            runs.ended[index] = result
-            if result["status"]?.stringValue == "failed" { runs.failures += 1 }
+            runs.results.restore(result, at: index)
         }
         var launches: [ElementLaunch] = []
         for index in saved.running {

@@ -1,0 +1,40 @@
+import MatterFlowJSON
+
+/// What became of a map state's elements that ended, by index: one slot per item, so an element's result is kept
+/// in place whatever order elements end in, and the map's result lists them in element order without sorting.
+struct MapResults: Sendable {
+    /// Each element's entry in the map's result (``RunMachine/elementResult(_:index:item:failures:_:state:)``); nil
+    /// for an element that has not ended.
+    private(set) var byIndex: [JSONValue?]
+    /// How many of the ended elements failed.
+    private(set) var failures = 0
+
+    init(count: Int) {
+        byIndex = Array(repeating: nil, count: count)
+    }
+
+    /// Whether the element has ended.
+    func hasEnded(_ index: Int) -> Bool { byIndex[index] != nil }
+
+    /// Keeps an ended element's entry; `failed` counts it as a failure.
+    mutating func keep(_ result: JSONValue, at index: Int, failed: Bool) {
+        byIndex[index] = result
+        if failed { failures += 1 }
+    }
+
+    /// Keeps an entry a checkpoint recorded, a failure when its status says so.
+    mutating func restore(_ result: JSONValue, at index: Int) {
+        keep(result, at: index, failed: result["status"]?.stringValue == "failed")
+    }
+
+    /// The map's result: every ended element's entry in element order, and how many succeeded and failed.
+    var value: JSONValue {
+        let results = byIndex.compactMap { $0 }
+        return ["elements": .array(results), "succeeded": .int(results.count - failures), "failed": .int(failures)]
+    }
+
+    /// The map's progress as a checkpoint records it, secret values redacted by `redact`.
+    func checkpoint(index: Int, running: [Int] = [], _ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
+        MapCheckpoint(index: index, results: byIndex.compactMap { $0.map(redact) }, running: running)
+    }
+}
