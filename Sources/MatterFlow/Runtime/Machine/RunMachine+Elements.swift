@@ -103,26 +103,14 @@ extension RunMachine {
             let index = runs.next
             runs.next += 1
             changed = true
-            var level = top
-            level.scope = Self.elementScope(top.scope, runs.iteration, runs.items[index])
-            let failure: FlowError
-            switch childInputs(runs.step.state, of: level) {
-            case .success(let (child, inputs)) where child.model.start != nil:
-                let tag = top.elementTag + "[\(index)]"
+            switch launch(index: index, of: runs.step.state, runs.iteration, items: runs.items) {
+            case .success(let launch):
                 runs.running.append(index)
-                actions.append(
-                    .startElement(
-                        ElementLaunch(
-                            index: index, place: child, inputs: inputs, elementTag: tag, shielded: top.onCancelPath,
-                            element: top.qualifiedCurrent + tag, sessionID: sessionID)))
-                continue
-            case .success(let (child, _)):
-                failure = missingState(child.model.startName)
-            case .failure(let error):
-                failure = error
+                actions.append(.startElement(launch))
+            case .failure(let failure):
+                // The body cannot start for this element: the element fails, as if its body had.
+                record(index, .failed(failure), in: &runs)
             }
-            // The body cannot start for this element: the element fails, as if its body had.
-            record(index, .failed(failure), in: &runs)
         }
         if changed, configuration.recordsCheckpoints {
             let checkpoint = runs.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
@@ -133,6 +121,28 @@ extension RunMachine {
         if let failure = runs.failure { return attemptEnded(runs.step, .failed(failure)) }
         if runs.cancelled { return attemptEnded(runs.step, .cancelled(late: nil)) }
         return attemptEnded(runs.step, .finished(runs.results.value))
+    }
+
+    /// The launch of element `index` of the innermost level's concurrent map state `state`: its body's inputs
+    /// evaluated with the element bound; the element's failure when they cannot be, or the body has no start state.
+    func launch(index: Int, of state: PlannedState, _ iteration: MapIteration, items: [JSONValue]) -> Result<ElementLaunch, FlowError> {
+        var level = top
+        level.scope = Self.elementScope(top.scope, iteration, items[index])
+        switch childInputs(state, of: level) {
+        case .success(let (child, inputs)):
+            guard child.model.start != nil else { return .failure(missingState(child.model.startName)) }
+            return .success(launch(index: index, body: child, inputs: inputs))
+        case .failure(let error):
+            return .failure(error)
+        }
+    }
+
+    /// The launch of element `index` of the innermost level's concurrent map state, running `body` with `inputs`.
+    func launch(index: Int, body: LevelPlace, inputs: JSONObject) -> ElementLaunch {
+        let tag = top.elementTag + "[\(index)]"
+        return ElementLaunch(
+            index: index, place: body, inputs: inputs, elementTag: tag, shielded: top.onCancelPath, element: top.qualifiedCurrent + tag,
+            sessionID: sessionID)
     }
 
     /// A running element of the concurrent map state ended: its result is recorded, the elements still running are

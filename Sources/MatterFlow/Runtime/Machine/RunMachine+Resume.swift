@@ -11,10 +11,10 @@ extension RunMachine {
     /// - Throws: ``FlowError`` `invalidArgumentValue` when a checkpoint names a state the workflow lacks, or an
     ///   outer state that runs no sub-workflow.
     /// - Parameter element: For the machine of a running element of a concurrent map state: the element, whose body's
-    ///   level is the point's first.
+    ///   level is the point's first (its `inputs` complete that level's checkpoint's).
     init(
         place: LevelPlace, resumingAt point: ResumePoint, configuration: Configuration, secrets: SecretValues = SecretValues(),
-        element: ElementBase? = nil
+        element: ElementLaunch? = nil
     ) throws(FlowError) {
         guard let first = point.levels.first else {
             throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
@@ -47,7 +47,7 @@ extension RunMachine {
                 place: place, shielded: enclosing?.level.onCancelPath ?? element?.shielded ?? false,
                 scope: Scope(inputs: inputs, run: Self.runInfo(model, configuration)), state: number,
                 cancelledIn: checkpoint.cancelledIn,
-                elementTag: (enclosing?.level.elementTag ?? element?.tag ?? "") + (enclosing?.map.map { "[\($0.index)]" } ?? ""))
+                elementTag: (enclosing?.level.elementTag ?? element?.elementTag ?? "") + (enclosing?.map.map { "[\($0.index)]" } ?? ""))
             level.scope.vars = checkpoint.variables
             level.scope.error = checkpoint.error
             guard index + 1 < point.levels.count else {
@@ -60,7 +60,7 @@ extension RunMachine {
                 isCancelRequested = point.cancel
                 callCount = point.callsBefore
                 sessionID = point.sessionID
-                self.element = element?.id
+                self.element = element?.element
                 if let iteration = state.map, iteration.isConcurrent, checkpoint.map != nil {
                     resumedElements = try restoredElements(state, iteration, checkpoint, point: point)
                 }
@@ -144,24 +144,30 @@ extension RunMachine {
                 .invalidArgumentValue,
                 "the checkpoint of map state \(qualified) does not say which element was running; the journal was written by another version")
         }
-        let items: [JSONValue]
-        switch mapItems(iteration, scope: scope, state: qualified) {
-        case .success(let list): items = list
-        case .failure(let error): throw FlowError(.invalidArgumentValue, "the items of map state \(qualified) cannot be read again: \(error.message)")
-        }
         guard saved.running.isEmpty, saved.results.count == saved.index else {
             throw FlowError(
                 .invalidArgumentValue,
                 "the checkpoint of map state \(qualified) lists \(saved.results.count) results and \(saved.running.count) running elements for element \(saved.index); the journal was written by another version")
         }
-        guard saved.index < items.count else {
-            throw FlowError(
-                .invalidArgumentValue,
-                "map state \(qualified) was running element \(saved.index), but its items now have \(items.count)")
-        }
+        // Elements 0 through the one running had started.
+        let items = try restoredItems(iteration, scope: scope, qualified: qualified, started: saved.index + 1)
         var map = MapProgress(iteration: iteration, items: items)
         map.index = saved.index
         for (index, result) in saved.results.enumerated() { map.results.restore(result, at: index) }
         return map
+    }
+
+    /// A restored map state's items, evaluated again in its level's restored scope: still a list, holding at least the
+    /// `started` elements the checkpoint says had started.
+    static func restoredItems(_ iteration: MapIteration, scope: Scope, qualified: String, started: Int) throws(FlowError) -> [JSONValue] {
+        let items: [JSONValue]
+        switch mapItems(iteration, scope: scope, state: qualified) {
+        case .success(let list): items = list
+        case .failure(let error): throw FlowError(.invalidArgumentValue, "the items of map state \(qualified) cannot be read again: \(error.message)")
+        }
+        guard started <= items.count else {
+            throw FlowError(.invalidArgumentValue, "map state \(qualified) had started \(started) elements, but its items now have \(items.count)")
+        }
+        return items
     }
 }

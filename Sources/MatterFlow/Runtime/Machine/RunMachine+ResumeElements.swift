@@ -1,18 +1,6 @@
 import MatterFlowJSON
 
 extension RunMachine {
-    /// What a resumed element's machine takes from its map state: the element, and the body inputs its map's level
-    /// still produces (secret values the journal never kept).
-    struct ElementBase: Sendable {
-        /// The element's tag (``Level/elementTag``).
-        let tag: String
-        /// The element as its calls' contexts name it (``HubCallContext/element``).
-        let id: String
-        /// The map state is on a cancel path.
-        let shielded: Bool
-        let inputs: JSONObject
-    }
-
     /// A concurrent map state restored from a journal: its progress, and a launch for each element that was running
     /// (its machine restored from its own checkpoints, or none to start its body afresh).
     struct ResumedElements: Sendable {
@@ -32,14 +20,7 @@ extension RunMachine {
         guard let saved = checkpoint.map else {
             throw FlowError(.invalidArgumentValue, "the checkpoint of map state \(qualified) does not say which elements were running")
         }
-        let items: [JSONValue]
-        switch Self.mapItems(iteration, scope: top.scope, state: qualified) {
-        case .success(let list): items = list
-        case .failure(let error): throw FlowError(.invalidArgumentValue, "the items of map state \(qualified) cannot be read again: \(error.message)")
-        }
-        guard saved.index <= items.count else {
-            throw FlowError(.invalidArgumentValue, "map state \(qualified) had started \(saved.index) elements, but its items now have \(items.count)")
-        }
+        let items = try Self.restoredItems(iteration, scope: top.scope, qualified: qualified, started: saved.index)
         var runs = ElementRuns(step: StepProgress(state), iteration: iteration, items: items)
         runs.next = saved.index
         runs.running = saved.running
@@ -50,43 +31,34 @@ extension RunMachine {
             }
             runs.results.restore(result, at: index)
         }
+        guard let child = top.place.child(of: state) else {
+            throw FlowError(.invalidArgumentValue, "the body of map state \(qualified) (\(state.childPath)) was not loaded")
+        }
         var launches: [ElementLaunch] = []
         for index in saved.running {
-            var level = top
-            level.scope = Self.elementScope(top.scope, iteration, items[index])
-            guard let child = top.place.child(of: state) else {
-                throw FlowError(.invalidArgumentValue, "the body of map state \(qualified) (\(state.childPath)) was not loaded")
-            }
-            let tag = top.elementTag + "[\(index)]"
-            let id = qualified + tag
-            if let resumed = point.elements.first(where: { $0.index == index }), let first = resumed.levels.first {
-                guard first.workflowPath == child.path else {
-                    throw FlowError(
-                        .invalidArgumentValue,
-                        "element \(index) of map state \(qualified) was running \(first.workflowPath.joined(separator: "/")), not \(child.path.joined(separator: "/")); the workflow files changed since the run")
-                }
-                let machine = try RunMachine(
-                    place: child,
-                    resumingAt: ResumePoint(
-                        levels: resumed.levels, completedStep: resumed.completedStep, cancel: point.cancel, callsBefore: resumed.callsBefore,
-                        sessionID: point.sessionID),
-                    configuration: configuration, secrets: secrets,
-                    element: ElementBase(tag: tag, id: id, shielded: top.onCancelPath, inputs: Self.availableInputs(state, scope: level.scope)))
-                launches.append(
-                    ElementLaunch(
-                        index: index, place: child, inputs: machine.top.scope.inputs, elementTag: tag, shielded: top.onCancelPath, element: id,
-                        sessionID: point.sessionID, resumed: machine))
-            } else {
-                switch childInputs(state, of: level) {
-                case .success(let (place, inputs)):
-                    launches.append(
-                        ElementLaunch(
-                            index: index, place: place, inputs: inputs, elementTag: tag, shielded: top.onCancelPath, element: id,
-                            sessionID: point.sessionID))
+            guard let resumed = point.elements.first(where: { $0.index == index }), let first = resumed.levels.first else {
+                switch launch(index: index, of: state, iteration, items: items) {
+                case .success(let launch): launches.append(launch)
                 case .failure(let error):
                     throw FlowError(.invalidArgumentValue, "element \(index) of map state \(qualified) cannot start again: \(error.message)")
                 }
+                continue
             }
+            guard first.workflowPath == child.path else {
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "element \(index) of map state \(qualified) was running \(first.workflowPath.joined(separator: "/")), not \(child.path.joined(separator: "/")); the workflow files changed since the run")
+            }
+            // The body's inputs that still evaluate (secret values the journal never kept) complete its checkpoint's.
+            let scope = Self.elementScope(top.scope, iteration, items[index])
+            var launch = launch(index: index, body: child, inputs: Self.availableInputs(state, scope: scope))
+            launch.resumed = try RunMachine(
+                place: child,
+                resumingAt: ResumePoint(
+                    levels: resumed.levels, completedStep: resumed.completedStep, cancel: point.cancel, callsBefore: resumed.callsBefore,
+                    sessionID: point.sessionID),
+                configuration: configuration, secrets: secrets, element: launch)
+            launches.append(launch)
         }
         return ResumedElements(runs: runs, launches: launches)
     }
