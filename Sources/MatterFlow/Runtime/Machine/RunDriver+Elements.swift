@@ -9,13 +9,11 @@ extension RunDriver {
     /// ``RunMachine/elementEnded(_:)``, whose orders start and cancel elements, until the map's machine hands over
     /// other work. On virtual time, this task is idle while it waits for an element, and each element's end wakes
     /// it (``WorkflowClock/beginActivity()`` on its behalf).
-    /// - Parameter orders: The element orders of the input that began the map; emptied.
+    /// - Parameter orders: The element orders of the input that began the map; on return, those of the input that
+    ///   ended it.
     func runElements(_ machine: inout RunMachine, orders: inout [RunAction]) async throws(RunMachineError) -> RunAction {
-        var map = machine
-        var pending = orders
-        orders = []
         let clock = options.clock
-        let outcome = await withTaskGroup(of: ElementEnd.self, returning: Result<(RunAction, [RunAction]), RunMachineError>.self) { group in
+        let outcome = await withTaskGroup(of: ElementEnd.self, returning: Result<RunAction, RunMachineError>.self) { group in
             var signals: [Int: (signal: CancellationSignal, token: Int)] = [:]
             defer {
                 for (_, element) in signals {
@@ -24,14 +22,14 @@ extension RunDriver {
                 }
             }
             while true {
-                for order in pending {
+                for order in orders {
                     switch order {
                     case .startElement(let launch):
                         let elementSignal = CancellationSignal()
                         let token = signal.onCancel { elementSignal.cancel() }
                         signals[launch.index] = (elementSignal, token)
-                        let configuration = map.configuration
-                        let secrets = map.secrets
+                        let configuration = machine.configuration
+                        let secrets = machine.secrets
                         clock.beginActivity()
                         group.addTask {
                             let end = await runElement(launch, signal: elementSignal, configuration: configuration, secrets: secrets)
@@ -47,38 +45,31 @@ extension RunDriver {
                         break
                     }
                 }
-                pending = []
-                if signal.isCancelled, !map.isCancelRequested {
-                    _ = perform(map.cancelRequested(), orders: &pending)
-                    if !pending.isEmpty { continue }
+                orders = []
+                if signal.isCancelled, !machine.isCancelRequested {
+                    _ = perform(machine.cancelRequested(), orders: &orders)
+                    if !orders.isEmpty { continue }
                 }
                 clock.endActivity()
                 guard let ended = await group.next() else {
                     clock.beginActivity()
-                    return .failure(RunMachineError(code: .impossibleInput, phase: map.phaseName, input: "awaiting elements, none running"))
+                    return .failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "awaiting elements, none running"))
                 }
                 if let element = signals.removeValue(forKey: ended.index) { signal.remove(element.token) }
                 let actions: RunActions
                 do throws(RunMachineError) {
-                    actions = try map.elementEnded(ended)
+                    actions = try machine.elementEnded(ended)
                 } catch {
                     return .failure(error)
                 }
-                guard let work = perform(actions, orders: &pending) else {
-                    return .failure(RunMachineError(code: .impossibleInput, phase: map.phaseName, input: "an element's end without next work"))
+                guard let work = perform(actions, orders: &orders) else {
+                    return .failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an element's end without next work"))
                 }
                 if case .awaitElements = work { continue }
-                return .success((work, pending))
+                return .success(work)
             }
         }
-        machine = map
-        switch outcome {
-        case .success(let (work, left)):
-            orders = left
-            return work
-        case .failure(let error):
-            throw error
-        }
+        return try outcome.get()
     }
 
     /// Drives one element's machine to its end, then waits for the element's abandoned calls (each wait a warning),
