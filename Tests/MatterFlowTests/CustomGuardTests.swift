@@ -186,6 +186,25 @@ struct CustomGuardTests {
         #expect(found.contains { $0.code == "undefinedInput" && $0.pointer == "/states/read/guards/0" && $0.message.contains("${input.deviceID}") }, "\(found)")
     }
 
+    /// A guard's arguments are checked like an action's, at the guard's place in the state's `guards`: a variable no
+    /// state binds, one bound only by the guarded state itself, and a field the input's type lacks.
+    @Test(arguments: [
+        ("${vars.battery}", "undefinedVariable", "which no state binds"),
+        ("${vars.rooms}", "undefinedVariable", "is read before any state on the way here binds"),
+        ("${input.deviceID.serial}", "unknownField", "${input.deviceID.serial}"),
+    ])
+    func aGuardsArgumentsAreCheckedLikeAnActions(argument: String, code: String, message: String) throws {
+        let catalogText = Self.catalogText.replacingOccurrences(
+            of: #""deviceID": "${input.deviceID}", "pin""#, with: #""deviceID": "\#(argument)", "pin""#)
+        #expect(catalogText != Self.catalogText)
+        let catalog = try OperationCatalog.standard.adding(try OperationDeclarations.parse(catalogText, file: "gauges.catalog.json"))
+        let found = WorkflowLoader(catalog: catalog).load(text: Self.workflowText(guards: #"["charged"]"#), file: "w.json", baseDirectory: "/")
+        #expect(found.workflow == nil)
+        #expect(
+            found.diagnostics.contains { $0.code == code && $0.pointer == "/states/read/guards/0" && $0.message.contains(message) },
+            "\(found.diagnostics)")
+    }
+
     @Test func theGraphShowsCustomGuards() throws {
         let workflow = try WorkflowEngine(catalog: try Self.catalog()).load(text: Self.workflowText(), baseDirectory: "/")
         let dot = try WorkflowGraph.build(workflow).dot
