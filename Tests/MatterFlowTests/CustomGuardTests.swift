@@ -254,12 +254,20 @@ struct CustomGuardTests {
         (#"{ "summary": "s", "passesWhen": { "equals": ["${input.x}", true] }, "error": { "cause": "hubOffline", "message": "m" } }"#,
          "invalidValue", "/guards/g/passesWhen"),
         (#"{ "summary": "s", "passesWhen": { "equals": ["${vars.status.busy}", true] }, "error": { "cause": "hubOffline", "message": "m" } }"#,
-         "invalidValue", "/guards/g/passesWhen"),
+         "unknownField", "/guards/g/passesWhen"),
+        (#"{ "summary": "s", "passesWhen": { "equals": ["${vars.status.online.since}", true] }, "error": { "cause": "hubOffline", "message": "m" } }"#,
+         "unknownField", "/guards/g/passesWhen"),
         (#"{ "summary": "s", "operation": "readBattery", "arguments": { "deviceID": "d" }, "passesWhen": { "exists": "${vars.result.level}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
-         "invalidValue", "/guards/g/passesWhen"),
-        (#"{ "summary": "s", "operation": "readBattery", "arguments": { "device": "d" }, "passesWhen": { "exists": "${vars.result}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
-         "invalidValue", "/guards/g/arguments/device"),
+         "unknownField", "/guards/g/passesWhen"),
+        (#"{ "summary": "s", "operation": "readBattery", "arguments": { "deviceID": "d" }, "passesWhen": { "exists": "${vars.result.percent.x}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
+         "unknownField", "/guards/g/passesWhen"),
+        (#"{ "summary": "s", "operation": "readBattery", "arguments": { "deviceID": "d", "device": "d" }, "passesWhen": { "exists": "${vars.result}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
+         "unexpectedArgument", "/guards/g/arguments/device"),
+        (#"{ "summary": "s", "operation": "readBattery", "arguments": { "pin": "p" }, "passesWhen": { "exists": "${vars.result}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
+         "missingArgument", "/guards/g/arguments"),
         (#"{ "summary": "s", "operation": "readBattery", "arguments": { "deviceID": 4 }, "passesWhen": { "exists": "${vars.result}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
+         "argumentType", "/guards/g/arguments/deviceID"),
+        (#"{ "summary": "s", "operation": "readBattery", "arguments": { "deviceID": "${error.state}" }, "passesWhen": { "exists": "${vars.result}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
          "invalidValue", "/guards/g/arguments/deviceID"),
         (#"{ "summary": "s", "arguments": { "deviceID": "d" }, "passesWhen": { "exists": "${vars.status}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
          "invalidValue", "/guards/g/arguments"),
@@ -270,10 +278,33 @@ struct CustomGuardTests {
     ])
     func everyMistakeInAGuardIsReportedWhereItStands(body: String, code: String, pointer: String) throws {
         do {
-            _ = try OperationDeclarations.parse(Self.catalog(guard: body), file: "c.json")
+            _ = try OperationCatalog.standard.adding(try OperationDeclarations.parse(Self.catalog(guard: body), file: "c.json"))
             Issue.record("accepted \(body)")
         } catch {
             #expect(error.diagnostics.contains { $0.code == code && $0.pointer == pointer }, "\(error.diagnostics)")
+            #expect(error.diagnostics.allSatisfy { $0.location != nil }, "\(error.diagnostics)")
+        }
+    }
+
+    /// A guard declared in Swift gets the checks a catalog file's guard gets, when the declarations are added.
+    @Test(arguments: [
+        (GuardDescriptor.Check.operation("readBattery", arguments: [("device", .literal("d"))], passesWhen: .exists(.literal(true))),
+         "missingArgument", "/guards/g/arguments"),
+        (.operation("readBattery", arguments: [("deviceID", .literal(4))], passesWhen: .exists(.literal(true))),
+         "argumentType", "/guards/g/arguments/deviceID"),
+        (.operation("readBattery", arguments: [("deviceID", .literal("d"))], passesWhen: .exists(.reference(Reference(root: .vars, path: [.member("result"), .member("level")])))),
+         "unknownField", "/guards/g/passesWhen"),
+        (.status(passesWhen: .exists(.reference(Reference(root: .input, path: [.member("deviceID")])))),
+         "invalidValue", "/guards/g/passesWhen"),
+    ])
+    func aGuardDeclaredInSwiftIsCheckedAsAFilesIs(check: GuardDescriptor.Check, code: String, pointer: String) throws {
+        let operations = try OperationDeclarations.parse(Self.catalogText, file: "gauges.catalog.json").operations
+        let declared = GuardDescriptor(name: "g", summary: "s", check: check, cause: .hubOffline, message: "m")
+        do {
+            _ = try OperationCatalog.standard.adding(OperationDeclarations(name: "swift", operations: operations, guards: [declared]))
+            Issue.record("accepted \(check)")
+        } catch {
+            #expect(error.diagnostics.contains { $0.code == code && $0.pointer == pointer && $0.file == "<swift>" }, "\(error.diagnostics)")
         }
     }
 

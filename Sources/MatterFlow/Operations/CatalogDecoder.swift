@@ -69,7 +69,7 @@ final class CatalogDecoder {
         if let reader = root.object("guards") {
             for member in reader.object.members {
                 reader.allow(member.key)
-                if let declared = decodeGuard(member.key, member.value, at: reader.pointer(member.key), declaredOperations: operations) {
+                if let declared = decodeGuard(member.key, member.value, at: reader.pointer(member.key)) {
                     guards.append(declared)
                 }
             }
@@ -77,7 +77,7 @@ final class CatalogDecoder {
         root.finish()
         guard let name, !collector.hasErrors else { return nil }
         return OperationDeclarations(
-            name: name, file: collector.document.file, operations: operations, events: events, guards: guards,
+            document: collector.document, name: name, operations: operations, events: events, guards: guards,
             locations: locations)
     }
 

@@ -77,6 +77,9 @@ public struct GuardDescriptor: Sendable {
     /// The status facts a status guard's condition may read, as members of `${vars.status}`.
     public static let statusFacts = ["online", "reachable", "permissionGranted", "activeSession"]
 
+    /// The shape of the hub's status as a status guard's condition reads it (``statusValue(_:)``).
+    static let statusShape = ValueShape.object(statusFacts.map { .init($0, .boolean, "") })
+
     /// The hub's status as a status guard's condition reads it.
     static func statusValue(_ status: HubStatus) -> JSONValue {
         [

@@ -24,11 +24,15 @@ public struct OperationDeclarations: Sendable {
     public var guards: [GuardDescriptor]
     /// Where each declared operation, event and guard name stands in the file, for findings about clashes.
     var locations: [String: (pointer: String, location: SourceLocation?)]
+    /// The catalog file, so findings made when the declarations are added stand where the file says what they
+    /// are about; a document without text for declarations built in code.
+    var document: JSONDocument
 
     /// Declarations built in code (for a service that keeps them in Swift rather than in a file).
     ///
     /// A guard's operation must be one of `operations` or already in the catalog the declarations are added to,
-    /// with effect `read` (``OperationCatalog/adding(_:)`` checks it).
+    /// with effect `read`; its arguments must be the operation's, and its condition must read only what the guard
+    /// gives it (``OperationCatalog/adding(_:)`` checks them, as it does for a catalog file's guards).
     public init(
         name: String, operations: [OperationDescriptor], events: [EventDescriptor] = [], guards: [GuardDescriptor] = []
     ) {
@@ -38,18 +42,20 @@ public struct OperationDeclarations: Sendable {
         self.events = events
         self.guards = guards
         locations = [:]
+        document = JSONDocument(file: file, value: .null)
     }
 
     init(
-        name: String, file: String, operations: [OperationDescriptor], events: [EventDescriptor],
+        document: JSONDocument, name: String, operations: [OperationDescriptor], events: [EventDescriptor],
         guards: [GuardDescriptor], locations: [String: (pointer: String, location: SourceLocation?)]
     ) {
         self.name = name
-        self.file = file
+        file = document.file
         self.operations = operations
         self.events = events
         self.guards = guards
         self.locations = locations
+        self.document = document
     }
 
     /// The format version this MatterFlow reads.
@@ -99,10 +105,12 @@ public enum CatalogDiagnosticCode {
 }
 
 extension OperationCatalog {
-    /// This catalog with the declared operations and events added.
-    /// - Throws: `nameClash` findings, located in the declarations' file, for any name this catalog already has.
+    /// This catalog with the declared operations, events and guards added.
+    /// - Throws: findings located in the declarations' file: `nameClash` for any name this catalog already has, and
+    ///   every problem of a guard with the catalog it would join (its operation, arguments and condition).
     public func adding(_ declarations: OperationDeclarations) throws(DiagnosticsError) -> OperationCatalog {
         var findings: [Diagnostic] = []
+        let collector = DiagnosticCollector(document: declarations.document)
         func clash(_ name: String, _ kind: String) {
             let place = declarations.locations[name]
             findings.append(
@@ -140,19 +148,10 @@ extension OperationCatalog {
                 clash(descriptor.name, "guard")
                 continue
             }
-            if let name = descriptor.check.operation {
-                if let problem = Self.guardOperationProblem(catalog[name], named: name) {
-                    let place = declarations.locations[descriptor.name]
-                    findings.append(
-                        Diagnostic(
-                            severity: .error, code: DiagnosticCode.invalidValue,
-                            message: "guard \"\(descriptor.name)\": \(problem)", file: declarations.file,
-                            pointer: place?.pointer ?? "", location: place?.location ?? nil))
-                    continue
-                }
-            }
-            catalog.add(descriptor)
+            let pointer = declarations.locations[descriptor.name]?.pointer ?? JSONPointer.appending(descriptor.name, to: "/guards")
+            if catalog.checkGuard(descriptor, at: pointer, collector: collector) { catalog.add(descriptor) }
         }
+        findings += collector.diagnostics
         guard findings.isEmpty else { throw DiagnosticsError(findings) }
         return catalog
     }

@@ -102,6 +102,12 @@ struct ReferenceChecker {
     }
 
     private func checkPath(_ reference: Reference, from shape: ValueShape, at pointer: String) {
+        if let problem = Self.pathProblem(reference, from: shape) { collector.error(Code.unknownField, at: pointer, problem) }
+    }
+
+    /// Why a reference's path past its head cannot exist in a value of `shape` (a member its object lacks, with a
+    /// spelling hint and the fields it has, or a part of a scalar); nil when every step can exist.
+    static func pathProblem(_ reference: Reference, from shape: ValueShape) -> String? {
         var current = shape
         for segment in reference.path.dropFirst() {
             let next: ValueShape?
@@ -115,11 +121,11 @@ struct ReferenceChecker {
                     hint = SpellingSuggestion.hint(for: name, among: fields.map(\.name))
                         + " (fields: \(fields.map(\.name).joined(separator: ", ")))"
                 }
-                collector.error(Code.unknownField, at: pointer, "${\(reference)} reads into \(current), which has no such part\(hint)")
-                return
+                return "${\(reference)} reads into \(current), which has no such part\(hint)"
             }
             current = next
         }
+        return nil
     }
 
     /// The shape each variable may hold (`any` when states bind it differently).
