@@ -41,18 +41,9 @@ extension CatalogDecoder {
             let causeName = errorReader.nonEmptyString("cause", required: true)
             message = errorReader.nonEmptyString("message", required: true)
             errorReader.finish()
-            if let causeName {
-                if ErrorCause(rawValue: causeName).code != nil {
-                    cause = ErrorCause(rawValue: causeName)
-                } else if let declared = causes[causeName] {
-                    cause = declared.cause
-                    declaredCauses.append(declared)
-                } else {
-                    let known = ErrorCause.table.map(\.cause.rawValue) + causes.keys.sorted()
-                    collector.error(
-                        DiagnosticCode.invalidValue, at: errorReader.pointer("cause"),
-                        "\"\(causeName)\" is not an error cause MatterFlow knows\(SpellingSuggestion.hint(for: causeName, among: known)); name a cause listed in docs/workflow-language.md section 14, or declare it with its code under \"causes\" in this file")
-                }
+            if let causeName, let resolved = resolveCause(causeName, at: errorReader.pointer("cause")) {
+                cause = resolved.cause
+                declaredCauses = resolved.declared.map { [$0] } ?? []
             }
         }
         reader.finish()

@@ -134,6 +134,19 @@ final class CatalogDecoder {
         return DeclaredCause(ErrorCause(rawValue: name), code: code, meaning: meaning)
     }
 
+    /// The cause named `name`: one MatterFlow knows, or one this file declares under `causes` (given back with it, so
+    /// its code travels with the operation or guard naming it); nil after reporting an unknown name at `pointer`.
+    func resolveCause(_ name: String, at pointer: String) -> (cause: ErrorCause, declared: DeclaredCause?)? {
+        let cause = ErrorCause(rawValue: name)
+        if cause.code != nil { return (cause, nil) }
+        if let declared = causes[name] { return (declared.cause, declared) }
+        let known = ErrorCause.table.map(\.cause.rawValue) + causes.keys.sorted()
+        collector.error(
+            DiagnosticCode.invalidValue, at: pointer,
+            "\"\(name)\" is not an error cause MatterFlow knows\(SpellingSuggestion.hint(for: name, among: known)); name a cause listed in docs/workflow-language.md section 14, or declare it with its code under \"causes\" in this file")
+        return nil
+    }
+
     // MARK: - Operations
 
     private func decodeOperation(_ name: String, _ value: JSONValue, at pointer: String) -> OperationDescriptor? {
@@ -165,18 +178,9 @@ final class CatalogDecoder {
         var errors: [ErrorCause] = []
         var declaredCauses: [DeclaredCause] = []
         for (index, causeName) in (reader.stringArray("errors") ?? []).enumerated() {
-            let cause = ErrorCause(rawValue: causeName)
-            if cause.code == nil {
-                guard let declared = causes[causeName] else {
-                    let known = ErrorCause.table.map(\.cause.rawValue) + causes.keys.sorted()
-                    collector.error(
-                        DiagnosticCode.invalidValue, at: JSONPointer.appending(index, to: reader.pointer("errors")),
-                        "\"\(causeName)\" is not an error cause MatterFlow knows\(SpellingSuggestion.hint(for: causeName, among: known)); name a cause listed in docs/workflow-language.md section 14, or declare it with its code under \"causes\" in this file")
-                    continue
-                }
-                declaredCauses.append(declared)
-            }
-            errors.append(cause)
+            guard let resolved = resolveCause(causeName, at: JSONPointer.appending(index, to: reader.pointer("errors"))) else { continue }
+            if let declared = resolved.declared { declaredCauses.append(declared) }
+            errors.append(resolved.cause)
         }
         let timeout = reader.number("defaultTimeoutSeconds", in: NumberLimits.duration, required: true)
         let effect = enumeration(reader, "effect", OperationDescriptor.Effect.self, required: true)
