@@ -205,6 +205,21 @@ struct CustomGuardTests {
             "\(found.diagnostics)")
     }
 
+    /// A cause only a guard declares is a known cause to routes, and a misspelling of it gets a hint.
+    @Test func aRouteMisspellingACauseOnlyAGuardDeclaresGetsAHint() throws {
+        let catalogText = """
+            { "catalog": "busy", "version": 1,
+              "causes": { "hubBusy": { "code": "unavailable", "meaning": "the hub is busy" } },
+              "guards": { "idle": { "summary": "s", "passesWhen": { "equals": ["${vars.status.activeSession}", false] },
+                                    "error": { "cause": "hubBusy", "message": "wait until the hub is idle" } } } }
+            """
+        let catalog = try OperationCatalog.standard.adding(try OperationDeclarations.parse(catalogText, file: "busy.catalog.json"))
+        let text = Self.workflowText(guards: #"["idle"]"#).replacingOccurrences(of: #""errors": ["batteryTooLow"]"#, with: #""errors": ["hubBusi"]"#)
+        let found = WorkflowLoader(catalog: catalog).load(text: text, file: "w.json", baseDirectory: "/").diagnostics
+        let warning = try #require(found.first { $0.code == "unknownErrorName" }, "\(found)")
+        #expect(warning.message.contains(#"did you mean "hubBusy"?"#), "\(warning.message)")
+    }
+
     @Test func theGraphShowsCustomGuards() throws {
         let workflow = try WorkflowEngine(catalog: try Self.catalog()).load(text: Self.workflowText(), baseDirectory: "/")
         let dot = try WorkflowGraph.build(workflow).dot

@@ -37,10 +37,4 @@ extension OperationCatalog {
 
     /// Whether `name` is a cause the engine or this catalog's declarations know.
     public func knowsCause(_ name: String) -> Bool { code(ofCause: name) != nil }
-
-    /// Every cause this catalog's operations declare, by name, for spelling hints.
-    public var declaredCauseNames: [String] {
-        var seen = Set<String>()
-        return operations.flatMap(\.declaredCauses).map(\.cause.rawValue).filter { seen.insert($0).inserted }
-    }
 }
