@@ -60,8 +60,7 @@ public struct GuardDescriptor: Sendable {
 
     /// The error the guard raises when its condition does not hold.
     public var failure: FlowError {
-        let code = cause.code ?? declaredCauses.first { $0.cause == cause }?.code ?? .unknown
-        return FlowError(code: code, cause: cause, message: message)
+        FlowError(code: declaredCauses.code(of: cause) ?? .unknown, cause: cause, message: message)
     }
 
     /// The variable a guard's condition reads: `status` for a status guard, `result` for an operation guard.
