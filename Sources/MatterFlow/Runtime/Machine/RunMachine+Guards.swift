@@ -9,7 +9,7 @@ extension RunMachine {
     mutating func checkGuard(_ progress: StepProgress, index: Int) -> Continuation {
         let state = progress.state
         switch state.plannedGuards[index] {
-        case .builtIn, .status:
+        case .status:
             return handOver(
                 .checkingGuard(progress, index: index), .checkStatus(GuardCheck(state: state.name, cancellable: !top.onCancelPath)))
         case .operation(let descriptor, let call):
@@ -60,16 +60,12 @@ extension RunMachine {
     }
 
     /// The error a status-read guard raises for a hub status, or nil when it passes.
-    func statusFailure(of planned: PlannedGuard, status: HubStatus) -> FlowError? {
-        switch planned {
+    func statusFailure(of statusGuard: StatusGuard, status: HubStatus) -> FlowError? {
+        switch statusGuard {
         case .builtIn(let builtIn):
-            return Self.failure(of: builtIn, status: status)
-        case .status(let descriptor):
-            return conditionFailure(descriptor, variable: GuardDescriptor.statusVariable, value: GuardDescriptor.statusValue(status))
-        case .operation(let descriptor, _):
-            return FlowError(.engineMisconfigured, "guard \(descriptor.name) reads an operation, not the hub's status")
-        case .missing(let name):
-            return FlowError(.engineMisconfigured, "guard \(name) is neither built in nor in the run's operation catalog")
+            Self.failure(of: builtIn, status: status)
+        case .custom(let descriptor):
+            conditionFailure(descriptor, variable: GuardDescriptor.statusVariable, value: GuardDescriptor.statusValue(status))
         }
     }
 
@@ -94,9 +90,10 @@ extension RunMachine {
 }
 
 extension PlannedState {
-    /// Whether guard `index` is checked by a hub call of its operation rather than by a status check.
-    func checksByCall(_ index: Int) -> Bool {
-        guard plannedGuards.indices.contains(index), case .operation = plannedGuards[index] else { return false }
-        return true
+    /// Guard `index` when it is checked by a status read; nil when it is checked by a call of its operation, or the
+    /// state has no such guard.
+    func statusGuard(_ index: Int) -> StatusGuard? {
+        guard plannedGuards.indices.contains(index), case .status(let statusGuard) = plannedGuards[index] else { return nil }
+        return statusGuard
     }
 }
