@@ -249,6 +249,34 @@ struct CustomGuardTests {
         #expect(done.worstSeconds == 7 + 5 + 10 + 5)
     }
 
+    /// The verifier claims only the errors a guard can raise: a status guard whose condition reads status facts
+    /// always resolves them, and a step with only operation guards reads no status, so the status read's errors
+    /// (structureNotFound) are not among the step's.
+    @Test func theVerifierClaimsOnlyTheErrorsAGuardCanRaise() throws {
+        let catalog = try Self.catalog()
+        let idle = try #require(catalog.customGuard(named: "idle"))
+        let charged = try #require(catalog.customGuard(named: "charged"))
+        #expect(!catalog.possibleCauses(of: idle).contains(.unresolvedReference))
+        #expect(catalog.possibleCauses(of: idle).contains(.structureNotFound))
+        #expect(catalog.possibleCauses(of: charged).contains(.unresolvedReference))
+        #expect(!catalog.possibleCauses(of: charged).contains(.structureNotFound))
+
+        let text = """
+            { "workflow": "guarded", "version": 1,
+              "inputs": { "deviceID": { "type": "string", "required": true }, "pin": { "type": "string", "secret": true } },
+              "start": "read",
+              "states": {
+                "read": { "type": "action", "operation": "readBattery", "arguments": { "deviceID": "${input.deviceID}" },
+                          "guards": ["charged"], "next": "done", "onError": [{ "errors": ["batteryTooLow"], "next": "failed" }] },
+                "done": { "type": "succeed" },
+                "failed": { "type": "fail", "error": "${error}" } } }
+            """
+        let found = WorkflowLoader(catalog: catalog).load(text: text, file: "w.json", baseDirectory: "/").diagnostics
+        let unhandled = try #require(found.first { $0.code == "unhandledError" }, "\(found)")
+        #expect(unhandled.message.contains("deviceUnreachable"), "\(unhandled.message)")
+        #expect(!unhandled.message.contains("structureNotFound"), "\(unhandled.message)")
+    }
+
     // MARK: - Catalog files
 
     /// A catalog whose only guard is `guard` (JSON), besides the gauges catalog's cause and operation.

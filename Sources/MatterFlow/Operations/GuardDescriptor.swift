@@ -101,14 +101,24 @@ public struct GuardDescriptor: Sendable {
 
 extension OperationCatalog {
     /// The causes a custom guard may raise when checked with this catalog: its own when its condition does not
-    /// hold, an unresolved reference in its condition or arguments, and what reading its source may fail with
-    /// (the status read's errors, or its operation's errors and the engine's).
+    /// hold, what reading its source may fail with (the status read's errors, or its operation's errors and the
+    /// engine's), and an unresolved reference where one can fail to resolve: in an operation guard's arguments or
+    /// condition (a result may lack a field), in a status guard's condition only when it reads past the status facts,
+    /// which every status has.
     public func possibleCauses(of descriptor: GuardDescriptor) -> [ErrorCause] {
-        var causes: [ErrorCause] = [descriptor.cause, .unresolvedReference]
+        var causes: [ErrorCause] = [descriptor.cause]
         switch descriptor.check {
-        case .status:
+        case .status(let condition):
             causes += (self["readHubStatus"]?.errors ?? [.structureNotFound]) + [.actionTimedOut, .hubFailure]
-        case .operation(let name, let arguments, _):
+            let alwaysResolves = condition.templates.flatMap(\.references).allSatisfy { reference in
+                reference.root == .vars && reference.head == GuardDescriptor.statusVariable
+                    && ReferenceChecker.pathProblem(reference, from: GuardDescriptor.statusShape) == nil
+            }
+            if !alwaysResolves { causes.append(.unresolvedReference) }
+        case .operation(let name, let arguments, let condition):
+            if arguments.contains(where: { $0.value.hasReferences }) || condition.templates.contains(where: \.hasReferences) {
+                causes.append(.unresolvedReference)
+            }
             if let operation = self[name] {
                 causes += operation.errors + OperationDescriptor.inDoubtCauses
                 if !operation.arguments.isEmpty || !arguments.isEmpty { causes.append(.invalidArgumentValue) }
