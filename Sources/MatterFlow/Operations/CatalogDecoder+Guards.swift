@@ -47,13 +47,15 @@ extension CatalogDecoder {
             }
         }
         reader.finish()
-        guard nameValid, sourceValid, let summary, let condition, let cause, let message else { return nil }
+        guard sourceValid, let condition else { return nil }
         let check: GuardDescriptor.Check
         if let operationName {
             check = .operation(operationName, arguments: arguments, passesWhen: condition)
         } else {
             check = .status(passesWhen: condition)
         }
+        decodedGuardChecks.append((check, pointer))
+        guard nameValid, let summary, let cause, let message else { return nil }
         return GuardDescriptor(
             name: name, summary: summary, check: check, cause: cause, message: message, declaredCauses: declaredCauses)
     }

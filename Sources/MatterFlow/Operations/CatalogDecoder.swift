@@ -7,6 +7,12 @@ final class CatalogDecoder {
     private var locations: [String: (pointer: String, location: SourceLocation?)] = [:]
     /// The file's declared causes, by name, which its operations' `errors` may name.
     private(set) var causes: [String: DeclaredCause] = [:]
+    /// The operations that decoded, also when another part of the file has an error.
+    private(set) var decodedOperations: [OperationDescriptor] = []
+    /// What each guard whose source and condition decoded reads and passes, with the guard's pointer, also when
+    /// another part of it or of the file has an error: checked against the catalog for a file with errors, so one
+    /// read reports every problem (``OperationCatalog/init(loading:)``).
+    var decodedGuardChecks: [(check: GuardDescriptor.Check, pointer: String)] = []
     /// Where each part of the document stands, scanned once, when the first name is recorded.
     private lazy var sourceLocations = collector.document.sourceMap.locations()
 
@@ -56,6 +62,7 @@ final class CatalogDecoder {
                 }
             }
         }
+        decodedOperations = operations
         var events: [EventDescriptor] = []
         if let reader = root.object("events") {
             for member in reader.object.members {

@@ -26,6 +26,15 @@ public struct GuardDescriptor: Sendable {
             }
         }
 
+        /// The variable the condition reads: ``GuardDescriptor/statusVariable`` for a status guard,
+        /// ``GuardDescriptor/resultVariable`` for an operation guard.
+        public var conditionVariable: String {
+            switch self {
+            case .status: GuardDescriptor.statusVariable
+            case .operation: GuardDescriptor.resultVariable
+            }
+        }
+
         /// The operation the guard calls; nil for a status guard.
         public var operation: String? {
             switch self {
@@ -61,11 +70,6 @@ public struct GuardDescriptor: Sendable {
     /// The error the guard raises when its condition does not hold.
     public var failure: FlowError {
         FlowError(code: declaredCauses.code(of: cause) ?? .unknown, cause: cause, message: message)
-    }
-
-    /// The variable a guard's condition reads: `status` for a status guard, `result` for an operation guard.
-    public var conditionVariable: String {
-        check.operation == nil ? Self.statusVariable : Self.resultVariable
     }
 
     /// The variable holding the hub's status in a status guard's condition.

@@ -73,6 +73,25 @@ public struct OperationDeclarations: Sendable {
         try decode(try JSONDocument.parse(text, file: file))
     }
 
+    /// A catalog file as ``OperationCatalog/init(loading:)`` reads it: its declarations when it has no error;
+    /// otherwise its findings, with what decoded of its operations and guards so the guards can still be checked.
+    static func read(
+        path: String
+    ) -> (declarations: OperationDeclarations?, findings: [Diagnostic], unchecked: CatalogDecoder?) {
+        let document: JSONDocument
+        do {
+            document = try JSONDocument.load(path: path)
+        } catch {
+            return (nil, error.diagnostics, nil)
+        }
+        let decoder = CatalogDecoder(document: document)
+        let declarations = decoder.decode()
+        guard let declarations, !decoder.collector.hasErrors else {
+            return (nil, decoder.collector.diagnostics.sortedByLocation(), decoder)
+        }
+        return (declarations, [], nil)
+    }
+
     private static func decode(_ document: JSONDocument) throws(DiagnosticsError) -> OperationDeclarations {
         let decoder = CatalogDecoder(document: document)
         let declarations = decoder.decode()
@@ -149,7 +168,7 @@ extension OperationCatalog {
                 continue
             }
             let pointer = declarations.locations[descriptor.name]?.pointer ?? JSONPointer.appending(descriptor.name, to: "/guards")
-            if catalog.checkGuard(descriptor, at: pointer, collector: collector) { catalog.add(descriptor) }
+            if catalog.checkGuard(descriptor.check, at: pointer, collector: collector) { catalog.add(descriptor) }
         }
         findings += collector.diagnostics
         guard findings.isEmpty else { throw DiagnosticsError(findings) }
@@ -177,10 +196,16 @@ extension OperationCatalog {
         var catalog = OperationCatalog.standard
         var findings: [Diagnostic] = []
         for path in paths {
-            do {
-                catalog = try catalog.adding(try OperationDeclarations.load(path: path))
-            } catch {
-                findings += error.diagnostics
+            let reading = OperationDeclarations.read(path: path)
+            if let declarations = reading.declarations {
+                do {
+                    catalog = try catalog.adding(declarations)
+                } catch {
+                    findings += error.diagnostics
+                }
+            } else {
+                findings += reading.findings
+                if let decoder = reading.unchecked { findings += catalog.findings(checkingGuardsOf: decoder) }
             }
         }
         guard findings.isEmpty else { throw DiagnosticsError(findings) }

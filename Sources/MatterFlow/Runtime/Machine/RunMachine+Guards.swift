@@ -38,7 +38,7 @@ extension RunMachine {
         case .finished(let value):
             for field in call.secretResultFields { value[field].map(secrets.add) }
             report(top.path, .hubCallFinished(state: state, operation: call.name, attempt: attempt, duration: duration, error: nil))
-            failure = conditionFailure(descriptor, variable: GuardDescriptor.resultVariable, value: value)
+            failure = conditionFailure(descriptor, value: value)
         case .failed(let error):
             report(top.path, .hubCallFinished(state: state, operation: call.name, attempt: attempt, duration: duration, error: error))
             failure = error
@@ -65,15 +65,15 @@ extension RunMachine {
         case .builtIn(let builtIn):
             Self.failure(of: builtIn, status: status)
         case .custom(let descriptor):
-            conditionFailure(descriptor, variable: GuardDescriptor.statusVariable, value: GuardDescriptor.statusValue(status))
+            conditionFailure(descriptor, value: GuardDescriptor.statusValue(status))
         }
     }
 
-    /// The guard's error when its condition does not hold over `value` (bound to `variable`), the evaluation's
-    /// error when it cannot be evaluated, nil when it holds.
-    private func conditionFailure(_ descriptor: GuardDescriptor, variable: String, value: JSONValue) -> FlowError? {
+    /// The guard's error when its condition does not hold over `value` (bound to the variable the condition reads),
+    /// the evaluation's error when it cannot be evaluated, nil when it holds.
+    private func conditionFailure(_ descriptor: GuardDescriptor, value: JSONValue) -> FlowError? {
         var scope = Scope(inputs: JSONObject(), run: top.scope.run)
-        scope.bind(variable, value)
+        scope.bind(descriptor.check.conditionVariable, value)
         do {
             return try scope.holds(descriptor.check.condition) ? nil : descriptor.failure
         } catch {
