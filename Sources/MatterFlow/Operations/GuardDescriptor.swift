@@ -90,17 +90,6 @@ public struct GuardDescriptor: Sendable {
             "permissionGranted": .bool(status.permissionGranted), "activeSession": .bool(status.activeSession),
         ]
     }
-
-    /// The guard as JSON, for `matterflow operations --json`.
-    public var jsonValue: JSONValue {
-        var object = JSONObject()
-        object["name"] = .string(name)
-        object["summary"] = .string(summary)
-        object["from"] = .string(check.operation.map { "operation " + $0 } ?? "status")
-        let error = failure
-        object["error"] = ["code": .string(error.code.rawValue), "cause": .string(error.cause.rawValue), "message": .string(message)]
-        return .object(object)
-    }
 }
 
 extension OperationCatalog {
@@ -130,6 +119,28 @@ extension OperationCatalog {
         }
         var seen = Set<ErrorCause>()
         return causes.filter { seen.insert($0).inserted }
+    }
+
+    /// A custom guard as JSON, for `matterflow operations --json`: what `matterflow operations` shows of it (what it
+    /// reads and with which arguments, its condition, timeout, own error and every error it may raise).
+    public func jsonValue(of descriptor: GuardDescriptor) -> JSONValue {
+        var object = JSONObject()
+        object["name"] = .string(descriptor.name)
+        object["summary"] = .string(descriptor.summary)
+        object["from"] = .string(descriptor.check.operation.map { "operation " + $0 } ?? "status")
+        if case .operation(_, let arguments, _) = descriptor.check {
+            var given = JSONObject()
+            for (name, value) in arguments { given[name] = .string(value.summary) }
+            object["arguments"] = .object(given)
+        }
+        object["passesWhen"] = .string(descriptor.check.condition.summary)
+        object["timeoutSeconds"] = .double(timeoutSeconds(of: descriptor))
+        let error = descriptor.failure
+        object["error"] = ["code": .string(error.code.rawValue), "cause": .string(error.cause.rawValue), "message": .string(error.message)]
+        object["errors"] = .array(possibleCauses(of: descriptor).map { cause in
+            .object(JSONObject(["code": .string(code(ofCause: cause.rawValue)?.rawValue ?? "unknown"), "cause": .string(cause.rawValue)]))
+        })
+        return .object(object)
     }
 
     /// The longest a custom guard's check may take: its operation's default timeout, or the status read's.
