@@ -83,12 +83,28 @@ seed() {
             done
             ;;
         pattern)
-            # Every text answer's pattern in the shipped workflows and the tests, each with an answer to match,
-            # and a few of the patterns that make backtracking engines run for ever.
+            # Every text answer's pattern in the shipped workflows and the tests (JSON strings, and the Swift
+            # literals of the pattern tests, raw #"..."# or plain), unescaped as the engine sees them, each with an
+            # answer to match (a row's first matching answer when it gives one); and a few of the patterns that make
+            # backtracking engines run for ever. A pattern holding a line break cannot be a seed's first line.
             local n=0
-            grep -rhoE '"pattern": *"([^"\\]|\\.)*"' Workflows Tests/MatterFlowTests | sed -E 's/^"pattern": *"//; s/"$//' \
-                | sort -u | while IFS= read -r pattern; do
-                n=$((n + 1)); printf '%s\nKitchen 42\n' "$pattern" >"$dir/shipped-$n"
+            {
+                grep -rhoE '"pattern": *"([^"\\]|\\.)*"' Workflows Tests/MatterFlowTests \
+                    | perl -ne 'if (/^"pattern": *"(.*)"$/) { $p = $1; next if $p =~ /\\u/; $p =~ s/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1/ge; print "$p\tKitchen 42\n" unless $p =~ /[\n\t]/ }'
+                perl -ne '
+                    my ($p, $rest);
+                    if (/pattern: #"(.*?)"#(.*)$/) { ($p, $rest) = ($1, $2) }
+                    elsif (/pattern: "((?:[^"\\]|\\.)*)"(.*)$/) { ($p, $rest) = ($1, $2); next if $p =~ /\\u/; $p =~ s/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1/ge }
+                    else { next }
+                    next if $p =~ /[\n\t]/;
+                    my $answer = "Kitchen 42";
+                    if ($rest =~ /matching: \[#"(.*?)"#/) { $answer = $1 }
+                    elsif ($rest =~ /matching: \["((?:[^"\\]|\\.)*)"/) { ($answer = $1) =~ s/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1/ge }
+                    $answer =~ s/\n/ /g;
+                    print "$p\t$answer\n";
+                ' Tests/MatterFlowTests/AnswerPatternTests.swift
+            } | sort -u | while IFS=$'\t' read -r pattern answer; do
+                n=$((n + 1)); printf '%s\n%s\n' "$pattern" "$answer" >"$dir/shipped-$n"
             done
             printf '(a+)+$\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\n' >"$dir/nested-plus"
             printf '(a|aa)*b\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n' >"$dir/alternation-star"

@@ -42,6 +42,15 @@ struct CustomGuardCommandTests {
         #expect(guards.compactMap { $0["name"] as? String } == ["hubIdle", "deviceCharged"])
         #expect(guards.last?["from"] as? String == "operation readBatteryLevel")
         #expect((guards.last?["error"] as? [String: Any])?["cause"] as? String == "batteryTooLow")
+        // What the text shows: arguments, condition, timeout and every error the guard may raise.
+        #expect(guards.last?["arguments"] as? [String: String] == ["deviceID": "${input.deviceID}"])
+        #expect(guards.last?["passesWhen"] as? String == "${vars.result.percent} >= 30 or ${vars.result.charging} == true")
+        #expect(guards.last?["timeoutSeconds"] as? Double == 5)
+        #expect(guards.first?["timeoutSeconds"] as? Double == 10)
+        #expect(guards.first?["arguments"] == nil)
+        let errors = try #require(guards.last?["errors"] as? [[String: String]])
+        #expect(errors.contains(["code": "failedPrecondition", "cause": "batteryTooLow"]), "\(errors)")
+        #expect(errors.contains(["code": "unavailable", "cause": "deviceUnreachable"]), "\(errors)")
     }
 
     @Test func mistakesInAGuardAreReportedWhereTheyStand() async throws {

@@ -186,6 +186,40 @@ struct CustomGuardTests {
         #expect(found.contains { $0.code == "undefinedInput" && $0.pointer == "/states/read/guards/0" && $0.message.contains("${input.deviceID}") }, "\(found)")
     }
 
+    /// A guard's arguments are checked like an action's, at the guard's place in the state's `guards`: a variable no
+    /// state binds, one bound only by the guarded state itself, and a field the input's type lacks.
+    @Test(arguments: [
+        ("${vars.battery}", "undefinedVariable", "which no state binds"),
+        ("${vars.rooms}", "undefinedVariable", "is read before any state on the way here binds"),
+        ("${input.deviceID.serial}", "unknownField", "${input.deviceID.serial}"),
+    ])
+    func aGuardsArgumentsAreCheckedLikeAnActions(argument: String, code: String, message: String) throws {
+        let catalogText = Self.catalogText.replacingOccurrences(
+            of: #""deviceID": "${input.deviceID}", "pin""#, with: #""deviceID": "\#(argument)", "pin""#)
+        #expect(catalogText != Self.catalogText)
+        let catalog = try OperationCatalog.standard.adding(try OperationDeclarations.parse(catalogText, file: "gauges.catalog.json"))
+        let found = WorkflowLoader(catalog: catalog).load(text: Self.workflowText(guards: #"["charged"]"#), file: "w.json", baseDirectory: "/")
+        #expect(found.workflow == nil)
+        #expect(
+            found.diagnostics.contains { $0.code == code && $0.pointer == "/states/read/guards/0" && $0.message.contains(message) },
+            "\(found.diagnostics)")
+    }
+
+    /// A cause only a guard declares is a known cause to routes, and a misspelling of it gets a hint.
+    @Test func aRouteMisspellingACauseOnlyAGuardDeclaresGetsAHint() throws {
+        let catalogText = """
+            { "catalog": "busy", "version": 1,
+              "causes": { "hubBusy": { "code": "unavailable", "meaning": "the hub is busy" } },
+              "guards": { "idle": { "summary": "s", "passesWhen": { "equals": ["${vars.status.activeSession}", false] },
+                                    "error": { "cause": "hubBusy", "message": "wait until the hub is idle" } } } }
+            """
+        let catalog = try OperationCatalog.standard.adding(try OperationDeclarations.parse(catalogText, file: "busy.catalog.json"))
+        let text = Self.workflowText(guards: #"["idle"]"#).replacingOccurrences(of: #""errors": ["batteryTooLow"]"#, with: #""errors": ["hubBusi"]"#)
+        let found = WorkflowLoader(catalog: catalog).load(text: text, file: "w.json", baseDirectory: "/").diagnostics
+        let warning = try #require(found.first { $0.code == "unknownErrorName" }, "\(found)")
+        #expect(warning.message.contains(#"did you mean "hubBusy"?"#), "\(warning.message)")
+    }
+
     @Test func theGraphShowsCustomGuards() throws {
         let workflow = try WorkflowEngine(catalog: try Self.catalog()).load(text: Self.workflowText(), baseDirectory: "/")
         let dot = try WorkflowGraph.build(workflow).dot
@@ -215,6 +249,34 @@ struct CustomGuardTests {
         #expect(done.worstSeconds == 7 + 5 + 10 + 5)
     }
 
+    /// The verifier claims only the errors a guard can raise: a status guard whose condition reads status facts
+    /// always resolves them, and a step with only operation guards reads no status, so the status read's errors
+    /// (structureNotFound) are not among the step's.
+    @Test func theVerifierClaimsOnlyTheErrorsAGuardCanRaise() throws {
+        let catalog = try Self.catalog()
+        let idle = try #require(catalog.customGuard(named: "idle"))
+        let charged = try #require(catalog.customGuard(named: "charged"))
+        #expect(!catalog.possibleCauses(of: idle).contains(.unresolvedReference))
+        #expect(catalog.possibleCauses(of: idle).contains(.structureNotFound))
+        #expect(catalog.possibleCauses(of: charged).contains(.unresolvedReference))
+        #expect(!catalog.possibleCauses(of: charged).contains(.structureNotFound))
+
+        let text = """
+            { "workflow": "guarded", "version": 1,
+              "inputs": { "deviceID": { "type": "string", "required": true }, "pin": { "type": "string", "secret": true } },
+              "start": "read",
+              "states": {
+                "read": { "type": "action", "operation": "readBattery", "arguments": { "deviceID": "${input.deviceID}" },
+                          "guards": ["charged"], "next": "done", "onError": [{ "errors": ["batteryTooLow"], "next": "failed" }] },
+                "done": { "type": "succeed" },
+                "failed": { "type": "fail", "error": "${error}" } } }
+            """
+        let found = WorkflowLoader(catalog: catalog).load(text: text, file: "w.json", baseDirectory: "/").diagnostics
+        let unhandled = try #require(found.first { $0.code == "unhandledError" }, "\(found)")
+        #expect(unhandled.message.contains("deviceUnreachable"), "\(unhandled.message)")
+        #expect(!unhandled.message.contains("structureNotFound"), "\(unhandled.message)")
+    }
+
     // MARK: - Catalog files
 
     /// A catalog whose only guard is `guard` (JSON), besides the gauges catalog's cause and operation.
@@ -235,12 +297,20 @@ struct CustomGuardTests {
         (#"{ "summary": "s", "passesWhen": { "equals": ["${input.x}", true] }, "error": { "cause": "hubOffline", "message": "m" } }"#,
          "invalidValue", "/guards/g/passesWhen"),
         (#"{ "summary": "s", "passesWhen": { "equals": ["${vars.status.busy}", true] }, "error": { "cause": "hubOffline", "message": "m" } }"#,
-         "invalidValue", "/guards/g/passesWhen"),
+         "unknownField", "/guards/g/passesWhen"),
+        (#"{ "summary": "s", "passesWhen": { "equals": ["${vars.status.online.since}", true] }, "error": { "cause": "hubOffline", "message": "m" } }"#,
+         "unknownField", "/guards/g/passesWhen"),
         (#"{ "summary": "s", "operation": "readBattery", "arguments": { "deviceID": "d" }, "passesWhen": { "exists": "${vars.result.level}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
-         "invalidValue", "/guards/g/passesWhen"),
-        (#"{ "summary": "s", "operation": "readBattery", "arguments": { "device": "d" }, "passesWhen": { "exists": "${vars.result}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
-         "invalidValue", "/guards/g/arguments/device"),
+         "unknownField", "/guards/g/passesWhen"),
+        (#"{ "summary": "s", "operation": "readBattery", "arguments": { "deviceID": "d" }, "passesWhen": { "exists": "${vars.result.percent.x}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
+         "unknownField", "/guards/g/passesWhen"),
+        (#"{ "summary": "s", "operation": "readBattery", "arguments": { "deviceID": "d", "device": "d" }, "passesWhen": { "exists": "${vars.result}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
+         "unexpectedArgument", "/guards/g/arguments/device"),
+        (#"{ "summary": "s", "operation": "readBattery", "arguments": { "pin": "p" }, "passesWhen": { "exists": "${vars.result}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
+         "missingArgument", "/guards/g/arguments"),
         (#"{ "summary": "s", "operation": "readBattery", "arguments": { "deviceID": 4 }, "passesWhen": { "exists": "${vars.result}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
+         "argumentType", "/guards/g/arguments/deviceID"),
+        (#"{ "summary": "s", "operation": "readBattery", "arguments": { "deviceID": "${error.state}" }, "passesWhen": { "exists": "${vars.result}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
          "invalidValue", "/guards/g/arguments/deviceID"),
         (#"{ "summary": "s", "arguments": { "deviceID": "d" }, "passesWhen": { "exists": "${vars.status}" }, "error": { "cause": "hubOffline", "message": "m" } }"#,
          "invalidValue", "/guards/g/arguments"),
@@ -251,10 +321,33 @@ struct CustomGuardTests {
     ])
     func everyMistakeInAGuardIsReportedWhereItStands(body: String, code: String, pointer: String) throws {
         do {
-            _ = try OperationDeclarations.parse(Self.catalog(guard: body), file: "c.json")
+            _ = try OperationCatalog.standard.adding(try OperationDeclarations.parse(Self.catalog(guard: body), file: "c.json"))
             Issue.record("accepted \(body)")
         } catch {
             #expect(error.diagnostics.contains { $0.code == code && $0.pointer == pointer }, "\(error.diagnostics)")
+            #expect(error.diagnostics.allSatisfy { $0.location != nil }, "\(error.diagnostics)")
+        }
+    }
+
+    /// A guard declared in Swift gets the checks a catalog file's guard gets, when the declarations are added.
+    @Test(arguments: [
+        (GuardDescriptor.Check.operation("readBattery", arguments: [("device", .literal("d"))], passesWhen: .exists(.literal(true))),
+         "missingArgument", "/guards/g/arguments"),
+        (.operation("readBattery", arguments: [("deviceID", .literal(4))], passesWhen: .exists(.literal(true))),
+         "argumentType", "/guards/g/arguments/deviceID"),
+        (.operation("readBattery", arguments: [("deviceID", .literal("d"))], passesWhen: .exists(.reference(Reference(root: .vars, path: [.member("result"), .member("level")])))),
+         "unknownField", "/guards/g/passesWhen"),
+        (.status(passesWhen: .exists(.reference(Reference(root: .input, path: [.member("deviceID")])))),
+         "invalidValue", "/guards/g/passesWhen"),
+    ])
+    func aGuardDeclaredInSwiftIsCheckedAsAFilesIs(check: GuardDescriptor.Check, code: String, pointer: String) throws {
+        let operations = try OperationDeclarations.parse(Self.catalogText, file: "gauges.catalog.json").operations
+        let declared = GuardDescriptor(name: "g", summary: "s", check: check, cause: .hubOffline, message: "m")
+        do {
+            _ = try OperationCatalog.standard.adding(OperationDeclarations(name: "swift", operations: operations, guards: [declared]))
+            Issue.record("accepted \(check)")
+        } catch {
+            #expect(error.diagnostics.contains { $0.code == code && $0.pointer == pointer && $0.file == "<swift>" }, "\(error.diagnostics)")
         }
     }
 

@@ -25,7 +25,7 @@ enum CatalogFuzz {
         for operation in declarations.operations { _ = catalog[operation.name]?.jsonValue }
         for declared in declarations.guards {
             guard let added = catalog.customGuard(named: declared.name) else { continue }
-            _ = added.jsonValue
+            _ = catalog.jsonValue(of: added)
             _ = catalog.possibleCauses(of: added)
             _ = catalog.timeoutSeconds(of: added)
             _ = added.check.condition.summary

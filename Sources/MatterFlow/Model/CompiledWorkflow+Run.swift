@@ -113,10 +113,6 @@ final class PlannedState: Sendable {
     let map: MapIteration?
     /// A repeat state's iteration (its body is the sub-workflow); nil for other states.
     let repeating: RepeatIteration?
-    /// The guards of an action or sub-workflow state.
-    var guards: [Guard] { step?.guards ?? [] }
-    /// How many guards the state has (read on every attempt, without retaining the guards).
-    let guardCount: Int
     /// The guards, resolved against the catalog (``PlannedGuard``).
     let plannedGuards: [PlannedGuard]
 
@@ -131,7 +127,6 @@ final class PlannedState: Sendable {
         self.cancelEdge = cancelEdge
         typeName = state.kind.typeName
         isTerminal = state.isTerminal
-        guardCount = state.kind.step?.guards.count ?? 0
         plannedGuards = (state.kind.step?.guards ?? []).map { PlannedGuard($0, catalog: catalog) }
         switch state.kind {
         case .action(let action):
@@ -168,7 +163,6 @@ final class PlannedState: Sendable {
 /// An action or sub-workflow state's behaviour, shared by the runs that read it.
 final class PlannedStep: Sendable {
     let behavior: StepBehavior
-    let guards: [Guard]
     /// The variable the result is bound to on success.
     let result: String?
     let retry: [Retrier]
@@ -176,7 +170,6 @@ final class PlannedStep: Sendable {
 
     init(_ behavior: StepBehavior) {
         self.behavior = behavior
-        guards = behavior.guards
         result = behavior.result
         retry = behavior.retry
         onError = behavior.onError

@@ -7,6 +7,12 @@ final class CatalogDecoder {
     private var locations: [String: (pointer: String, location: SourceLocation?)] = [:]
     /// The file's declared causes, by name, which its operations' `errors` may name.
     private(set) var causes: [String: DeclaredCause] = [:]
+    /// The operations that decoded, also when another part of the file has an error.
+    private(set) var decodedOperations: [OperationDescriptor] = []
+    /// What each guard whose source and condition decoded reads and passes, with the guard's pointer, also when
+    /// another part of it or of the file has an error: checked against the catalog for a file with errors, so one
+    /// read reports every problem (``OperationCatalog/init(loading:)``).
+    var decodedGuardChecks: [(check: GuardDescriptor.Check, pointer: String)] = []
     /// Where each part of the document stands, scanned once, when the first name is recorded.
     private lazy var sourceLocations = collector.document.sourceMap.locations()
 
@@ -56,6 +62,7 @@ final class CatalogDecoder {
                 }
             }
         }
+        decodedOperations = operations
         var events: [EventDescriptor] = []
         if let reader = root.object("events") {
             for member in reader.object.members {
@@ -69,7 +76,7 @@ final class CatalogDecoder {
         if let reader = root.object("guards") {
             for member in reader.object.members {
                 reader.allow(member.key)
-                if let declared = decodeGuard(member.key, member.value, at: reader.pointer(member.key), declaredOperations: operations) {
+                if let declared = decodeGuard(member.key, member.value, at: reader.pointer(member.key)) {
                     guards.append(declared)
                 }
             }
@@ -77,7 +84,7 @@ final class CatalogDecoder {
         root.finish()
         guard let name, !collector.hasErrors else { return nil }
         return OperationDeclarations(
-            name: name, file: collector.document.file, operations: operations, events: events, guards: guards,
+            document: collector.document, name: name, operations: operations, events: events, guards: guards,
             locations: locations)
     }
 
@@ -134,6 +141,19 @@ final class CatalogDecoder {
         return DeclaredCause(ErrorCause(rawValue: name), code: code, meaning: meaning)
     }
 
+    /// The cause named `name`: one MatterFlow knows, or one this file declares under `causes` (given back with it, so
+    /// its code travels with the operation or guard naming it); nil after reporting an unknown name at `pointer`.
+    func resolveCause(_ name: String, at pointer: String) -> (cause: ErrorCause, declared: DeclaredCause?)? {
+        let cause = ErrorCause(rawValue: name)
+        if cause.code != nil { return (cause, nil) }
+        if let declared = causes[name] { return (declared.cause, declared) }
+        let known = ErrorCause.table.map(\.cause.rawValue) + causes.keys.sorted()
+        collector.error(
+            DiagnosticCode.invalidValue, at: pointer,
+            "\"\(name)\" is not an error cause MatterFlow knows\(SpellingSuggestion.hint(for: name, among: known)); name a cause listed in docs/workflow-language.md section 14, or declare it with its code under \"causes\" in this file")
+        return nil
+    }
+
     // MARK: - Operations
 
     private func decodeOperation(_ name: String, _ value: JSONValue, at pointer: String) -> OperationDescriptor? {
@@ -165,18 +185,9 @@ final class CatalogDecoder {
         var errors: [ErrorCause] = []
         var declaredCauses: [DeclaredCause] = []
         for (index, causeName) in (reader.stringArray("errors") ?? []).enumerated() {
-            let cause = ErrorCause(rawValue: causeName)
-            if cause.code == nil {
-                guard let declared = causes[causeName] else {
-                    let known = ErrorCause.table.map(\.cause.rawValue) + causes.keys.sorted()
-                    collector.error(
-                        DiagnosticCode.invalidValue, at: JSONPointer.appending(index, to: reader.pointer("errors")),
-                        "\"\(causeName)\" is not an error cause MatterFlow knows\(SpellingSuggestion.hint(for: causeName, among: known)); name a cause listed in docs/workflow-language.md section 14, or declare it with its code under \"causes\" in this file")
-                    continue
-                }
-                declaredCauses.append(declared)
-            }
-            errors.append(cause)
+            guard let resolved = resolveCause(causeName, at: JSONPointer.appending(index, to: reader.pointer("errors"))) else { continue }
+            if let declared = resolved.declared { declaredCauses.append(declared) }
+            errors.append(resolved.cause)
         }
         let timeout = reader.number("defaultTimeoutSeconds", in: NumberLimits.duration, required: true)
         let effect = enumeration(reader, "effect", OperationDescriptor.Effect.self, required: true)

@@ -19,28 +19,27 @@ public struct DeclaredCause: Sendable, Hashable {
     }
 }
 
+extension Sequence<DeclaredCause> {
+    /// The canonical code of a cause: the engine's own table, else the declaration of it among these; nil for a cause
+    /// neither knows. An operation's, a guard's and a catalog's causes are looked up this one way.
+    func code(of cause: ErrorCause) -> ErrorCode? {
+        cause.code ?? first { $0.cause == cause }?.code
+    }
+}
+
 extension OperationDescriptor {
     /// The canonical code of a cause this operation may raise: the engine's own table, else the operation's
     /// declared causes; nil for a cause neither knows.
-    public func code(of cause: ErrorCause) -> ErrorCode? {
-        cause.code ?? declaredCauses.first { $0.cause == cause }?.code
-    }
+    public func code(of cause: ErrorCause) -> ErrorCode? { declaredCauses.code(of: cause) }
 }
 
 extension OperationCatalog {
     /// The canonical code of the cause named `name`: the engine's table, else a cause declared by one of the
     /// catalog's operations; nil when neither knows it.
     public func code(ofCause name: String) -> ErrorCode? {
-        let cause = ErrorCause(rawValue: name)
-        return cause.code ?? declaredCause(named: name)?.code
+        [declaredCause(named: name)].compactMap { $0 }.code(of: ErrorCause(rawValue: name))
     }
 
     /// Whether `name` is a cause the engine or this catalog's declarations know.
     public func knowsCause(_ name: String) -> Bool { code(ofCause: name) != nil }
-
-    /// Every cause this catalog's operations declare, by name, for spelling hints.
-    public var declaredCauseNames: [String] {
-        var seen = Set<String>()
-        return operations.flatMap(\.declaredCauses).map(\.cause.rawValue).filter { seen.insert($0).inserted }
-    }
 }

@@ -26,6 +26,15 @@ public struct GuardDescriptor: Sendable {
             }
         }
 
+        /// The variable the condition reads: ``GuardDescriptor/statusVariable`` for a status guard,
+        /// ``GuardDescriptor/resultVariable`` for an operation guard.
+        public var conditionVariable: String {
+            switch self {
+            case .status: GuardDescriptor.statusVariable
+            case .operation: GuardDescriptor.resultVariable
+            }
+        }
+
         /// The operation the guard calls; nil for a status guard.
         public var operation: String? {
             switch self {
@@ -60,13 +69,7 @@ public struct GuardDescriptor: Sendable {
 
     /// The error the guard raises when its condition does not hold.
     public var failure: FlowError {
-        let code = cause.code ?? declaredCauses.first { $0.cause == cause }?.code ?? .unknown
-        return FlowError(code: code, cause: cause, message: message)
-    }
-
-    /// The variable a guard's condition reads: `status` for a status guard, `result` for an operation guard.
-    public var conditionVariable: String {
-        check.operation == nil ? Self.statusVariable : Self.resultVariable
+        FlowError(code: declaredCauses.code(of: cause) ?? .unknown, cause: cause, message: message)
     }
 
     /// The variable holding the hub's status in a status guard's condition.
@@ -77,6 +80,9 @@ public struct GuardDescriptor: Sendable {
     /// The status facts a status guard's condition may read, as members of `${vars.status}`.
     public static let statusFacts = ["online", "reachable", "permissionGranted", "activeSession"]
 
+    /// The shape of the hub's status as a status guard's condition reads it (``statusValue(_:)``).
+    static let statusShape = ValueShape.object(statusFacts.map { .init($0, .boolean, "") })
+
     /// The hub's status as a status guard's condition reads it.
     static func statusValue(_ status: HubStatus) -> JSONValue {
         [
@@ -84,29 +90,28 @@ public struct GuardDescriptor: Sendable {
             "permissionGranted": .bool(status.permissionGranted), "activeSession": .bool(status.activeSession),
         ]
     }
-
-    /// The guard as JSON, for `matterflow operations --json`.
-    public var jsonValue: JSONValue {
-        var object = JSONObject()
-        object["name"] = .string(name)
-        object["summary"] = .string(summary)
-        object["from"] = .string(check.operation.map { "operation " + $0 } ?? "status")
-        let error = failure
-        object["error"] = ["code": .string(error.code.rawValue), "cause": .string(error.cause.rawValue), "message": .string(message)]
-        return .object(object)
-    }
 }
 
 extension OperationCatalog {
     /// The causes a custom guard may raise when checked with this catalog: its own when its condition does not
-    /// hold, an unresolved reference in its condition or arguments, and what reading its source may fail with
-    /// (the status read's errors, or its operation's errors and the engine's).
+    /// hold, what reading its source may fail with (the status read's errors, or its operation's errors and the
+    /// engine's), and an unresolved reference where one can fail to resolve: in an operation guard's arguments or
+    /// condition (a result may lack a field), in a status guard's condition only when it reads past the status facts,
+    /// which every status has.
     public func possibleCauses(of descriptor: GuardDescriptor) -> [ErrorCause] {
-        var causes: [ErrorCause] = [descriptor.cause, .unresolvedReference]
+        var causes: [ErrorCause] = [descriptor.cause]
         switch descriptor.check {
-        case .status:
+        case .status(let condition):
             causes += (self["readHubStatus"]?.errors ?? [.structureNotFound]) + [.actionTimedOut, .hubFailure]
-        case .operation(let name, let arguments, _):
+            let alwaysResolves = condition.templates.flatMap(\.references).allSatisfy { reference in
+                reference.root == .vars && reference.head == GuardDescriptor.statusVariable
+                    && ReferenceChecker.pathProblem(reference, from: GuardDescriptor.statusShape) == nil
+            }
+            if !alwaysResolves { causes.append(.unresolvedReference) }
+        case .operation(let name, let arguments, let condition):
+            if arguments.contains(where: { $0.value.hasReferences }) || condition.templates.contains(where: \.hasReferences) {
+                causes.append(.unresolvedReference)
+            }
             if let operation = self[name] {
                 causes += operation.errors + OperationDescriptor.inDoubtCauses
                 if !operation.arguments.isEmpty || !arguments.isEmpty { causes.append(.invalidArgumentValue) }
@@ -114,6 +119,28 @@ extension OperationCatalog {
         }
         var seen = Set<ErrorCause>()
         return causes.filter { seen.insert($0).inserted }
+    }
+
+    /// A custom guard as JSON, for `matterflow operations --json`: what `matterflow operations` shows of it (what it
+    /// reads and with which arguments, its condition, timeout, own error and every error it may raise).
+    public func jsonValue(of descriptor: GuardDescriptor) -> JSONValue {
+        var object = JSONObject()
+        object["name"] = .string(descriptor.name)
+        object["summary"] = .string(descriptor.summary)
+        object["from"] = .string(descriptor.check.operation.map { "operation " + $0 } ?? "status")
+        if case .operation(_, let arguments, _) = descriptor.check {
+            var given = JSONObject()
+            for (name, value) in arguments { given[name] = .string(value.summary) }
+            object["arguments"] = .object(given)
+        }
+        object["passesWhen"] = .string(descriptor.check.condition.summary)
+        object["timeoutSeconds"] = .double(timeoutSeconds(of: descriptor))
+        let error = descriptor.failure
+        object["error"] = ["code": .string(error.code.rawValue), "cause": .string(error.cause.rawValue), "message": .string(error.message)]
+        object["errors"] = .array(possibleCauses(of: descriptor).map { cause in
+            .object(JSONObject(["code": .string(code(ofCause: cause.rawValue)?.rawValue ?? "unknown"), "cause": .string(cause.rawValue)]))
+        })
+        return .object(object)
     }
 
     /// The longest a custom guard's check may take: its operation's default timeout, or the status read's.

@@ -63,6 +63,9 @@ public struct OperationCatalog: Sendable {
     /// The cause with a name, as one of the catalog's operations or guards declares it.
     public func declaredCause(named name: String) -> DeclaredCause? { causesByName[name] }
 
+    /// Every cause this catalog's operations and guards declare, by name in alphabetical order, for spelling hints.
+    public var declaredCauseNames: [String] { causesByName.keys.sorted() }
+
     /// The operation with a name.
     public subscript(name: String) -> OperationDescriptor? {
         byName[name].map { operations[$0] }

@@ -24,11 +24,15 @@ public struct OperationDeclarations: Sendable {
     public var guards: [GuardDescriptor]
     /// Where each declared operation, event and guard name stands in the file, for findings about clashes.
     var locations: [String: (pointer: String, location: SourceLocation?)]
+    /// The catalog file, so findings made when the declarations are added stand where the file says what they
+    /// are about; a document without text for declarations built in code.
+    var document: JSONDocument
 
     /// Declarations built in code (for a service that keeps them in Swift rather than in a file).
     ///
     /// A guard's operation must be one of `operations` or already in the catalog the declarations are added to,
-    /// with effect `read` (``OperationCatalog/adding(_:)`` checks it).
+    /// with effect `read`; its arguments must be the operation's, and its condition must read only what the guard
+    /// gives it (``OperationCatalog/adding(_:)`` checks them, as it does for a catalog file's guards).
     public init(
         name: String, operations: [OperationDescriptor], events: [EventDescriptor] = [], guards: [GuardDescriptor] = []
     ) {
@@ -38,18 +42,20 @@ public struct OperationDeclarations: Sendable {
         self.events = events
         self.guards = guards
         locations = [:]
+        document = JSONDocument(file: file, value: .null)
     }
 
     init(
-        name: String, file: String, operations: [OperationDescriptor], events: [EventDescriptor],
+        document: JSONDocument, name: String, operations: [OperationDescriptor], events: [EventDescriptor],
         guards: [GuardDescriptor], locations: [String: (pointer: String, location: SourceLocation?)]
     ) {
         self.name = name
-        self.file = file
+        file = document.file
         self.operations = operations
         self.events = events
         self.guards = guards
         self.locations = locations
+        self.document = document
     }
 
     /// The format version this MatterFlow reads.
@@ -65,6 +71,25 @@ public struct OperationDeclarations: Sendable {
     /// Reads a catalog from JSON text, reported as `file`.
     public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> OperationDeclarations {
         try decode(try JSONDocument.parse(text, file: file))
+    }
+
+    /// A catalog file as ``OperationCatalog/init(loading:)`` reads it: its declarations when it has no error;
+    /// otherwise its findings, with what decoded of its operations and guards so the guards can still be checked.
+    static func read(
+        path: String
+    ) -> (declarations: OperationDeclarations?, findings: [Diagnostic], unchecked: CatalogDecoder?) {
+        let document: JSONDocument
+        do {
+            document = try JSONDocument.load(path: path)
+        } catch {
+            return (nil, error.diagnostics, nil)
+        }
+        let decoder = CatalogDecoder(document: document)
+        let declarations = decoder.decode()
+        guard let declarations, !decoder.collector.hasErrors else {
+            return (nil, decoder.collector.diagnostics.sortedByLocation(), decoder)
+        }
+        return (declarations, [], nil)
     }
 
     private static func decode(_ document: JSONDocument) throws(DiagnosticsError) -> OperationDeclarations {
@@ -99,10 +124,12 @@ public enum CatalogDiagnosticCode {
 }
 
 extension OperationCatalog {
-    /// This catalog with the declared operations and events added.
-    /// - Throws: `nameClash` findings, located in the declarations' file, for any name this catalog already has.
+    /// This catalog with the declared operations, events and guards added.
+    /// - Throws: findings located in the declarations' file: `nameClash` for any name this catalog already has, and
+    ///   every problem of a guard with the catalog it would join (its operation, arguments and condition).
     public func adding(_ declarations: OperationDeclarations) throws(DiagnosticsError) -> OperationCatalog {
         var findings: [Diagnostic] = []
+        let collector = DiagnosticCollector(document: declarations.document)
         func clash(_ name: String, _ kind: String) {
             let place = declarations.locations[name]
             findings.append(
@@ -140,19 +167,10 @@ extension OperationCatalog {
                 clash(descriptor.name, "guard")
                 continue
             }
-            if let name = descriptor.check.operation {
-                if let problem = Self.guardOperationProblem(catalog[name], named: name) {
-                    let place = declarations.locations[descriptor.name]
-                    findings.append(
-                        Diagnostic(
-                            severity: .error, code: DiagnosticCode.invalidValue,
-                            message: "guard \"\(descriptor.name)\": \(problem)", file: declarations.file,
-                            pointer: place?.pointer ?? "", location: place?.location ?? nil))
-                    continue
-                }
-            }
-            catalog.add(descriptor)
+            let pointer = declarations.locations[descriptor.name]?.pointer ?? JSONPointer.appending(descriptor.name, to: "/guards")
+            if catalog.checkGuard(descriptor.check, at: pointer, collector: collector) { catalog.add(descriptor) }
         }
+        findings += collector.diagnostics
         guard findings.isEmpty else { throw DiagnosticsError(findings) }
         return catalog
     }
@@ -178,10 +196,16 @@ extension OperationCatalog {
         var catalog = OperationCatalog.standard
         var findings: [Diagnostic] = []
         for path in paths {
-            do {
-                catalog = try catalog.adding(try OperationDeclarations.load(path: path))
-            } catch {
-                findings += error.diagnostics
+            let reading = OperationDeclarations.read(path: path)
+            if let declarations = reading.declarations {
+                do {
+                    catalog = try catalog.adding(declarations)
+                } catch {
+                    findings += error.diagnostics
+                }
+            } else {
+                findings += reading.findings
+                if let decoder = reading.unchecked { findings += catalog.findings(checkingGuardsOf: decoder) }
             }
         }
         guard findings.isEmpty else { throw DiagnosticsError(findings) }

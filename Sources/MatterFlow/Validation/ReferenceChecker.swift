@@ -23,14 +23,14 @@ struct ReferenceChecker {
             guard let mustIn = must.bound(at: number), let mayIn = may.bound(at: number) else { continue }
             let state = model.states[number]
             // Most states read no reference: their templates' pointers are never spelled out.
-            guard Self.readsReferences(state) else { continue }
+            guard readsReferences(state) else { continue }
             // A map state's body inputs also read the element's variable, bound for them alone; a repeat state's
             // `until` reads its own result, bound by the body's run just before.
             let element = Self.mapIteration(of: state)?.elementName
             let inputs = state.pointer + "/inputs/"
             let ownResult = Self.repeatResult(of: state)
             let until = state.pointer + "/until"
-            for (pointer, template, tolerant) in Self.templates(of: state) {
+            for (pointer, template, tolerant) in templates(of: state) {
                 let extra = element.flatMap { pointer.hasPrefix(inputs) ? $0 : nil } ?? ownResult.flatMap { pointer.hasPrefix(until) ? $0 : nil }
                 for reference in template.references {
                     check(reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn, element: extra)
@@ -102,6 +102,12 @@ struct ReferenceChecker {
     }
 
     private func checkPath(_ reference: Reference, from shape: ValueShape, at pointer: String) {
+        if let problem = Self.pathProblem(reference, from: shape) { collector.error(Code.unknownField, at: pointer, problem) }
+    }
+
+    /// Why a reference's path past its head cannot exist in a value of `shape` (a member its object lacks, with a
+    /// spelling hint and the fields it has, or a part of a scalar); nil when every step can exist.
+    static func pathProblem(_ reference: Reference, from shape: ValueShape) -> String? {
         var current = shape
         for segment in reference.path.dropFirst() {
             let next: ValueShape?
@@ -115,11 +121,11 @@ struct ReferenceChecker {
                     hint = SpellingSuggestion.hint(for: name, among: fields.map(\.name))
                         + " (fields: \(fields.map(\.name).joined(separator: ", ")))"
                 }
-                collector.error(Code.unknownField, at: pointer, "${\(reference)} reads into \(current), which has no such part\(hint)")
-                return
+                return "${\(reference)} reads into \(current), which has no such part\(hint)"
             }
             current = next
         }
+        return nil
     }
 
     /// The shape each variable may hold (`any` when states bind it differently).
@@ -217,8 +223,22 @@ struct ReferenceChecker {
         }
     }
 
-    /// Whether some template of a state holds a `${...}` reference.
-    static func readsReferences(_ state: WorkflowState) -> Bool {
+    /// The arguments of the custom guards a step lists that call an operation, each with the pointer of the guard
+    /// in the step's `guards`: they are evaluated in the state's scope before each attempt, as an action's are.
+    private func guardArguments(of state: WorkflowState) -> [(String, Template)] {
+        guard let step = state.kind.step else { return [] }
+        return step.guards.enumerated().flatMap { index, listed -> [(String, Template)] in
+            guard case .custom(let name) = listed, let descriptor = catalog.customGuard(named: name),
+                case .operation(_, let arguments, _) = descriptor.check
+            else { return [] }
+            let pointer = JSONPointer.appending(index, to: state.pointer + "/guards")
+            return arguments.map { (pointer, $0.value) }
+        }
+    }
+
+    /// Whether some template of a state, or of a custom guard it lists, holds a `${...}` reference.
+    func readsReferences(_ state: WorkflowState) -> Bool {
+        if guardArguments(of: state).contains(where: { $0.1.hasReferences }) { return true }
         func condition(_ tested: Condition) -> Bool {
             switch tested {
             case .exists(let template), .isEmpty(let template): template.hasReferences
@@ -251,8 +271,14 @@ struct ReferenceChecker {
     }
 
     /// Every template of a state with the pointer of the member that holds it, and whether it is read where an
-    /// unbound value is expected (`exists`, `isEmpty`), so a maybe-unbound variable there is no warning.
-    static func templates(of state: WorkflowState) -> [(String, Template, Bool)] {
+    /// unbound value is expected (`exists`, `isEmpty`), so a maybe-unbound variable there is no warning. The
+    /// arguments of the custom guards the state lists stand at the guard's place in its `guards`.
+    func templates(of state: WorkflowState) -> [(String, Template, Bool)] {
+        guardArguments(of: state).map { ($0.0, $0.1, false) } + Self.ownTemplates(of: state)
+    }
+
+    /// The templates a state holds itself, as ``templates(of:)`` lists them.
+    private static func ownTemplates(of state: WorkflowState) -> [(String, Template, Bool)] {
         let base = state.pointer
         func named(_ list: [(name: String, value: Template)], _ member: String) -> [(String, Template, Bool)] {
             list.map { (JSONPointer.appending($0.name, to: base + member), $0.value, false) }

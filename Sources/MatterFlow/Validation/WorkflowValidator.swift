@@ -55,18 +55,18 @@ struct WorkflowValidator {
                     continue
                 }
                 acquires = acquires || operation.acquiresSession
-                checkArguments(
+                collector.checkArguments(
                     given: action.arguments, declared: operation.arguments.map { ($0.name, $0.shape, $0.required) },
-                    pointer: state.pointer + "/arguments", callee: "operation \(operation.name)")
+                    at: state.pointer + "/arguments", callee: "operation \(operation.name)")
             case .workflow(let subworkflow):
                 checkRoutes(subworkflow.step, state: state)
                 checkGuards(subworkflow.step, state: state)
                 guard let child = workflow.subworkflows[subworkflow.path] else { continue }
                 acquires = acquires || verification.opensSession(child)
-                checkArguments(
+                collector.checkArguments(
                     given: subworkflow.inputs,
                     declared: child.inputs.map { ($0.name, $0.type.shape, $0.required) },
-                    pointer: state.pointer + "/inputs", callee: "workflow \(subworkflow.path)")
+                    at: state.pointer + "/inputs", callee: "workflow \(subworkflow.path)")
             case .fail(let fail):
                 checkCauseMatchesCode(fail, state: state)
             case .wait(let wait):
@@ -124,29 +124,6 @@ struct WorkflowValidator {
         collector.warning(
             Code.causeCodeMismatch, at: state.pointer + "/cause",
             "cause \"\(cause)\" belongs to code \"\(expected.rawValue)\", not \"\(code)\"; routes by code and by cause would disagree")
-    }
-
-    private func checkArguments(
-        given: [(name: String, value: Template)], declared: [(String, ValueShape, Bool)], pointer: String, callee: String
-    ) {
-        let givenNames = Set(given.map(\.name))
-        for (name, _, required) in declared where required && !givenNames.contains(name) {
-            collector.error(Code.missingArgument, at: pointer, "\(callee) needs \"\(name)\"")
-        }
-        let declaredNames = declared.map(\.0)
-        for (name, value) in given {
-            guard let shape = declared.first(where: { $0.0 == name })?.1 else {
-                collector.error(
-                    Code.unexpectedArgument, at: JSONPointer.appending(name, to: pointer), atKey: true,
-                    "\(callee) takes no \"\(name)\"\(SpellingSuggestion.hint(for: name, among: declaredNames)) (it takes: \(declaredNames.isEmpty ? "nothing" : declaredNames.joined(separator: ", ")))")
-                continue
-            }
-            if let literal = value.literalValue, !literal.isNull, !shape.admits(literal) {
-                collector.error(
-                    Code.argumentType, at: JSONPointer.appending(name, to: pointer),
-                    "\"\(name)\" must be \(shape), found \(literal.typeName)")
-            }
-        }
     }
 
     private func checkRoutes(_ step: StepBehavior, state: WorkflowState) {

@@ -108,10 +108,10 @@ final class ErrorFlow {
         case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
             return nil
         }
-        if !guards.isEmpty {
-            // The status call behind the guards may itself fail or time out.
-            causes += guards.flatMap { $0.causes(in: catalog) } + (catalog["readHubStatus"]?.errors ?? [.structureNotFound])
-                + OperationDescriptor.inDoubtCauses
+        causes += guards.flatMap { $0.causes(in: catalog) }
+        if guards.contains(where: { $0.readsStatus(in: catalog) }) {
+            // The status call behind the built-in and status guards may itself fail or time out.
+            causes += (catalog["readHubStatus"]?.errors ?? [.structureNotFound]) + OperationDescriptor.inDoubtCauses
         }
         return errors.union(causes.map { PossibleError($0, in: catalog) })
     }

@@ -89,4 +89,13 @@ extension Guard {
         case .custom(let name): catalog.customGuard(named: name).map(catalog.possibleCauses(of:)) ?? []
         }
     }
+
+    /// Whether checking the guard reads the hub's status: a built-in guard, or a custom one declared without an
+    /// operation (false for one the catalog lacks, which validation reports).
+    func readsStatus(in catalog: OperationCatalog) -> Bool {
+        switch self {
+        case .builtIn: true
+        case .custom(let name): catalog.customGuard(named: name).map { $0.check.operation == nil } ?? false
+        }
+    }
 }

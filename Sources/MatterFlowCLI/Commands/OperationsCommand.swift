@@ -22,7 +22,7 @@ struct OperationsCommand {
         if arguments.flag("json") {
             out.line(JSONWriter.pretty([
                 "operations": .array(catalog.operations.map(\.jsonValue)), "events": .array(catalog.events.map(\.jsonValue)),
-                "guards": .array(catalog.guards.map(\.jsonValue)),
+                "guards": .array(catalog.guards.map(catalog.jsonValue(of:))),
             ]))
             return ExitCode.success
         }
@@ -55,15 +55,14 @@ struct OperationsCommand {
         for declared in catalog.guards {
             let failure = declared.failure
             out.line("guard \(declared.name) — \(declared.summary)")
+            let reads: String
             switch declared.check {
-            case .status(let condition):
-                out.line("  reads: the hub's status (timeout \(Self.format(catalog.timeoutSeconds(of: declared))) s)")
-                out.line("  passes when: \(condition.summary)")
-            case .operation(let name, let arguments, let condition):
-                let given = arguments.map { "\($0.name): \($0.value.summary)" }.joined(separator: ", ")
-                out.line("  reads: \(name)(\(given)) (timeout \(Self.format(catalog.timeoutSeconds(of: declared))) s)")
-                out.line("  passes when: \(condition.summary)")
+            case .status: reads = "the hub's status"
+            case .operation(let name, let arguments, _):
+                reads = "\(name)(\(arguments.map { "\($0.name): \($0.value.summary)" }.joined(separator: ", ")))"
             }
+            out.line("  reads: \(reads) (timeout \(Self.format(catalog.timeoutSeconds(of: declared))) s)")
+            out.line("  passes when: \(declared.check.condition.summary)")
             out.line("  otherwise: \(failure.code.rawValue)/\(failure.cause.rawValue): \(declared.message)")
             out.line("  errors: " + catalog.possibleCauses(of: declared).map { "\(catalog.code(ofCause: $0.rawValue)?.rawValue ?? "unknown")/\($0.rawValue)" }.joined(separator: ", "))
             out.line("")

@@ -9,7 +9,7 @@ extension RunMachine {
     mutating func checkGuard(_ progress: StepProgress, index: Int) -> Continuation {
         let state = progress.state
         switch state.plannedGuards[index] {
-        case .builtIn, .status:
+        case .status:
             return handOver(
                 .checkingGuard(progress, index: index), .checkStatus(GuardCheck(state: state.name, cancellable: !top.onCancelPath)))
         case .operation(let descriptor, let call):
@@ -38,7 +38,7 @@ extension RunMachine {
         case .finished(let value):
             for field in call.secretResultFields { value[field].map(secrets.add) }
             report(top.path, .hubCallFinished(state: state, operation: call.name, attempt: attempt, duration: duration, error: nil))
-            failure = conditionFailure(descriptor, variable: GuardDescriptor.resultVariable, value: value)
+            failure = conditionFailure(descriptor, value: value)
         case .failed(let error):
             report(top.path, .hubCallFinished(state: state, operation: call.name, attempt: attempt, duration: duration, error: error))
             failure = error
@@ -60,24 +60,20 @@ extension RunMachine {
     }
 
     /// The error a status-read guard raises for a hub status, or nil when it passes.
-    func statusFailure(of planned: PlannedGuard, status: HubStatus) -> FlowError? {
-        switch planned {
+    func statusFailure(of statusGuard: StatusGuard, status: HubStatus) -> FlowError? {
+        switch statusGuard {
         case .builtIn(let builtIn):
-            return Self.failure(of: builtIn, status: status)
-        case .status(let descriptor):
-            return conditionFailure(descriptor, variable: GuardDescriptor.statusVariable, value: GuardDescriptor.statusValue(status))
-        case .operation(let descriptor, _):
-            return FlowError(.engineMisconfigured, "guard \(descriptor.name) reads an operation, not the hub's status")
-        case .missing(let name):
-            return FlowError(.engineMisconfigured, "guard \(name) is neither built in nor in the run's operation catalog")
+            Self.failure(of: builtIn, status: status)
+        case .custom(let descriptor):
+            conditionFailure(descriptor, value: GuardDescriptor.statusValue(status))
         }
     }
 
-    /// The guard's error when its condition does not hold over `value` (bound to `variable`), the evaluation's
-    /// error when it cannot be evaluated, nil when it holds.
-    private func conditionFailure(_ descriptor: GuardDescriptor, variable: String, value: JSONValue) -> FlowError? {
+    /// The guard's error when its condition does not hold over `value` (bound to the variable the condition reads),
+    /// the evaluation's error when it cannot be evaluated, nil when it holds.
+    private func conditionFailure(_ descriptor: GuardDescriptor, value: JSONValue) -> FlowError? {
         var scope = Scope(inputs: JSONObject(), run: top.scope.run)
-        scope.bind(variable, value)
+        scope.bind(descriptor.check.conditionVariable, value)
         do {
             return try scope.holds(descriptor.check.condition) ? nil : descriptor.failure
         } catch {
@@ -94,9 +90,10 @@ extension RunMachine {
 }
 
 extension PlannedState {
-    /// Whether guard `index` is checked by a hub call of its operation rather than by a status check.
-    func checksByCall(_ index: Int) -> Bool {
-        guard plannedGuards.indices.contains(index), case .operation = plannedGuards[index] else { return false }
-        return true
+    /// Guard `index` when it is checked by a status read; nil when it is checked by a call of its operation, or the
+    /// state has no such guard.
+    func statusGuard(_ index: Int) -> StatusGuard? {
+        guard plannedGuards.indices.contains(index), case .status(let statusGuard) = plannedGuards[index] else { return nil }
+        return statusGuard
     }
 }

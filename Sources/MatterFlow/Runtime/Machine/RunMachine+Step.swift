@@ -13,7 +13,7 @@ extension RunMachine {
     /// The attempt's next guard, or its work once every guard has passed.
     mutating func proceedStep(_ progress: StepProgress, guardsPassed: Int) -> Continuation {
         let state = progress.state
-        if guardsPassed < state.guardCount { return checkGuard(progress, index: guardsPassed) }
+        if guardsPassed < state.plannedGuards.count { return checkGuard(progress, index: guardsPassed) }
         if state.isSubworkflow { return state.map == nil ? descend(progress) : beginMap(progress) }
         switch prepareCall(state, attempt: progress.attempt) {
         case .success(let call):
@@ -55,21 +55,20 @@ extension RunMachine {
     }
 
     /// A guard's status check ended: the attempt's next guard, or its end when the guard did not pass.
-    mutating func guardEnded(_ progress: StepProgress, index: Int, _ outcome: RaceOutcome<HubStatus>) -> Continuation {
-        let guards = progress.state.plannedGuards
-        guard index < guards.count else { return proceedStep(progress, guardsPassed: index) }
-        let planned = guards[index]
+    mutating func guardEnded(
+        _ progress: StepProgress, index: Int, _ statusGuard: StatusGuard, _ outcome: RaceOutcome<HubStatus>
+    ) -> Continuation {
         let failure: FlowError?
         switch outcome {
-        case .finished(let status): failure = statusFailure(of: planned, status: status)
+        case .finished(let status): failure = statusFailure(of: statusGuard, status: status)
         case .failed(let error): failure = error
         case .timedOut:
             failure = FlowError(
                 .actionTimedOut,
-                "the hub did not report its status within \(Int(TimeBudget.guardTimeoutSeconds)) s for guard \(planned.listed.name)")
+                "the hub did not report its status within \(Int(TimeBudget.guardTimeoutSeconds)) s for guard \(statusGuard.listed.name)")
         case .cancelled: return attemptEnded(progress, .cancelled(late: nil))
         }
-        return guardChecked(progress, index: index, planned.listed, failure)
+        return guardChecked(progress, index: index, statusGuard.listed, failure)
     }
 
     /// Reports a guard's check; the attempt's next guard when it passed, else the attempt ends with its error.

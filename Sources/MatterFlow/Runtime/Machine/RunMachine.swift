@@ -155,12 +155,12 @@ struct RunMachine: Sendable {
     /// A guard's status check ended (`.cancelled` when a cancel stopped it).
     mutating func statusChecked(_ outcome: RaceOutcome<HubStatus>) throws(RunMachineError) -> RunActions {
         let left = leavePhase()
-        guard case .checkingGuard(let progress, let index) = left, !progress.state.checksByCall(index) else {
+        guard case .checkingGuard(let progress, let index) = left, let statusGuard = progress.state.statusGuard(index) else {
             phase = left
             throw refuse(.statusChecked)
         }
         if case .cancelled = outcome { noteCancel() }
-        drive(guardEnded(progress, index: index, outcome))
+        drive(guardEnded(progress, index: index, statusGuard, outcome))
         return takeActions()
     }
 
