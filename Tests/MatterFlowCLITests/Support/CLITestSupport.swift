@@ -159,7 +159,10 @@ func savedHome(in directory: String, sourceLocation: Testing.SourceLocation = #_
 }
 
 /// Waits, polling, until a condition holds; false when `timeout` passes first.
-func poll(timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(5), _ condition: () -> Bool) async -> Bool {
+///
+/// The default limit is generous: on a 2-core machine the suite's parallel tests can keep both cooperative threads
+/// busy for half a minute at its start, so an in-process run may not reach the awaited point within 30 s.
+func poll(timeout: Duration = .seconds(120), every interval: Duration = .milliseconds(5), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now >= deadline { return false }
