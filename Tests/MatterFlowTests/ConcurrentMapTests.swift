@@ -42,12 +42,9 @@ import Testing
 
     /// A directory holding the cancellable body and a parent mapping it.
     static func cancellableTree(items: String, concurrency: Int, tolerate: Int = 0) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-concurrent-\(UInt64.random(in: 0...UInt64.max))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try cancellableBody.write(toFile: directory + "/read-or-note.json", atomically: true, encoding: .utf8)
         let parent = workflow(items: items, concurrency: concurrency, tolerate: tolerate, body: "read-or-note.json")
-        try parent.write(toFile: directory + "/parent.json", atomically: true, encoding: .utf8)
-        return directory + "/parent.json"
+        let directory = try WorkflowDirectory("concurrent", files: ["read-or-note.json": cancellableBody, "parent.json": parent])
+        return directory.path + "/parent.json"
     }
 
     static func run(_ workflow: Workflow, hub: ScriptedHub, clock: VirtualClock, observer: (@Sendable (RunEvent) -> Void)? = nil) async throws -> RunResult {
@@ -180,9 +177,6 @@ import Testing
     }
 
     @Test func aBodyThatAsksCannotRunElementsAtOnce() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-concurrent-ask-\(UInt64.random(in: 0...UInt64.max))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let body = #"""
             {"workflow": "name-it", "version": 1, "start": "name", "states": {
               "name": {"type": "ask", "prompt": "Name?", "answer": {"text": {"maxLength": 20}}, "timeoutSeconds": 60,
@@ -190,7 +184,8 @@ import Testing
               "done": {"type": "succeed"}
             }}
             """#
-        try body.write(toFile: directory + "/name-it.json", atomically: true, encoding: .utf8)
+        let directory = try WorkflowDirectory("concurrent-ask", files: ["name-it.json": body])
+        defer { directory.remove() }
         let parent = #"""
             {"workflow": "w", "version": 1, "start": "each", "states": {
               "each": {"type": "map", "items": ["a", "b"], "as": "id", "maxItems": 2, "concurrency": 2,
@@ -199,16 +194,13 @@ import Testing
               "failed": {"type": "fail", "error": "${error}"}
             }}
             """#
-        let found = WorkflowLoader().load(text: parent, file: directory + "/parent.json", baseDirectory: directory).diagnostics
+        let found = directory.diagnose(parent)
         #expect(found.contains { $0.pointer == "/states/each/concurrency" && $0.message.contains("one question at a time") }, "\(found)")
         let sequential = parent.replacingOccurrences(of: #""concurrency": 2,"#, with: "")
-        #expect(WorkflowLoader().load(text: sequential, file: directory + "/parent.json", baseDirectory: directory).diagnostics.isEmpty)
+        #expect(directory.diagnose(sequential).isEmpty)
     }
 
     @Test func aBodyThatWaitsForAnEventCannotRunElementsAtOnce() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-concurrent-wait-\(UInt64.random(in: 0...UInt64.max))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let body = #"""
             {"workflow": "await-key", "version": 1, "start": "used", "states": {
               "used": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 60, "result": "e",
@@ -217,7 +209,6 @@ import Testing
             }}
             """#
         // The wait is one sub-workflow down from the body.
-        try body.write(toFile: directory + "/await-key.json", atomically: true, encoding: .utf8)
         let middle = #"""
             {"workflow": "middle", "version": 1, "start": "inner", "states": {
               "inner": {"type": "workflow", "path": "await-key.json", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
@@ -225,7 +216,8 @@ import Testing
               "failed": {"type": "fail", "error": "${error}"}
             }}
             """#
-        try middle.write(toFile: directory + "/middle.json", atomically: true, encoding: .utf8)
+        let directory = try WorkflowDirectory("concurrent-wait", files: ["await-key.json": body, "middle.json": middle])
+        defer { directory.remove() }
         let parent = #"""
             {"workflow": "w", "version": 1, "start": "each", "states": {
               "each": {"type": "map", "items": ["a", "b"], "as": "id", "maxItems": 2, "concurrency": 2,
@@ -234,26 +226,23 @@ import Testing
               "failed": {"type": "fail", "error": "${error}"}
             }}
             """#
-        let found = WorkflowLoader().load(text: parent, file: directory + "/parent.json", baseDirectory: directory).diagnostics
+        let found = directory.diagnose(parent)
         #expect(
             found.contains {
                 $0.code == "invalidValue" && $0.pointer == "/states/each/concurrency" && $0.message.contains("await-key.json: used")
                     && $0.message.contains("waits for a hub event")
             }, "\(found)")
         let sequential = parent.replacingOccurrences(of: #""concurrency": 2,"#, with: "")
-        let accepted = WorkflowLoader().load(text: sequential, file: directory + "/parent.json", baseDirectory: directory).diagnostics
+        let accepted = directory.diagnose(sequential)
         #expect(accepted.isEmpty, "\(accepted)")
     }
 
     @Test func aConcurrentMapCannotRunInsideAConcurrentMapsBody() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-concurrent-nested-\(UInt64.random(in: 0...UInt64.max))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let readDevice = try String(contentsOfFile: Repository.workflowsDirectory + "/read-device.json", encoding: .utf8)
-        try readDevice.write(toFile: directory + "/read-device.json", atomically: true, encoding: .utf8)
         let inner = Self.workflow(items: #""${input.ids}""#, concurrency: 2)
             .replacingOccurrences(of: #""version": 1,"#, with: #""version": 1, "inputs": {"ids": {"type": "array", "required": true}},"#)
-        try inner.write(toFile: directory + "/inner.json", atomically: true, encoding: .utf8)
+        let directory = try WorkflowDirectory("concurrent-nested", files: ["read-device.json": readDevice, "inner.json": inner])
+        defer { directory.remove() }
         let outer = #"""
             {"workflow": "outer", "version": 1, "start": "groups", "states": {
               "groups": {"type": "map", "items": [["a"], ["b"]], "as": "ids", "maxItems": 2, "concurrency": 2,
@@ -262,7 +251,7 @@ import Testing
               "failed": {"type": "fail", "error": "${error}"}
             }}
             """#
-        let load = { (text: String) in WorkflowLoader().load(text: text, file: directory + "/outer.json", baseDirectory: directory).diagnostics }
+        let load = { (text: String) in directory.diagnose(text, as: "outer.json") }
         let found = load(outer)
         #expect(
             found.contains {

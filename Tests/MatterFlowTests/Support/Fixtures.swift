@@ -24,6 +24,25 @@ func diagnose(_ text: String, file: String = "test.json") -> [Diagnostic] {
     WorkflowLoader().load(text: text, file: file, baseDirectory: Repository.workflowsDirectory).diagnostics
 }
 
+/// Workflow files written to a fresh temporary directory, so sub-workflow paths between them resolve as on disk.
+struct WorkflowDirectory {
+    let path: String
+
+    /// Writes each file (name relative to the directory, text) to a new directory named after `label`.
+    init(_ label: String, files: [String: String]) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("mf-\(label)-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(toFile: path + "/" + name, atomically: true, encoding: .utf8) }
+    }
+
+    /// All diagnostics for workflow text loaded as the file `name` of this directory.
+    func diagnose(_ text: String, as name: String = "parent.json") -> [Diagnostic] {
+        WorkflowLoader().load(text: text, file: path + "/" + name, baseDirectory: path).diagnostics
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
 /// Collects a run's events.
 final class EventLog: Sendable {
     private let events = MutexBox<[RunEvent]>([])
