@@ -47,6 +47,18 @@ import Testing
         return directory.path + "/parent.json"
     }
 
+    /// A map over two items, both at once, of the body at `path`, failing on any error.
+    static func concurrentMap(over path: String) -> String {
+        #"""
+        {"workflow": "w", "version": 1, "start": "each", "states": {
+          "each": {"type": "map", "items": ["a", "b"], "as": "id", "maxItems": 2, "concurrency": 2,
+                   "path": "\#(path)", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+          "done": {"type": "succeed"},
+          "failed": {"type": "fail", "error": "${error}"}
+        }}
+        """#
+    }
+
     static func run(_ workflow: Workflow, hub: ScriptedHub, clock: VirtualClock, observer: (@Sendable (RunEvent) -> Void)? = nil) async throws -> RunResult {
         try await WorkflowEngine().run(workflow, on: hub, options: RunOptions(structureID: "s", clock: clock, observer: observer))
     }
@@ -160,14 +172,7 @@ import Testing
     }
 
     @Test func aBodyThatWorksInTheSessionCannotRunElementsAtOnce() {
-        let text = #"""
-            {"workflow": "w", "version": 1, "start": "each", "states": {
-              "each": {"type": "map", "items": ["a", "b"], "as": "id", "maxItems": 2, "concurrency": 2,
-                       "path": "cancel.json", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
-              "done": {"type": "succeed"},
-              "failed": {"type": "fail", "error": "${error}"}
-            }}
-            """#
+        let text = Self.concurrentMap(over: "cancel.json")
         let found = diagnose(text).filter { $0.code == "concurrentSessionUse" }
         #expect(found.count == 1, "\(diagnose(text))")
         #expect(found.first?.pointer == "/states/each/concurrency")
@@ -186,14 +191,7 @@ import Testing
             """#
         let directory = try WorkflowDirectory("concurrent-ask", files: ["name-it.json": body])
         defer { directory.remove() }
-        let parent = #"""
-            {"workflow": "w", "version": 1, "start": "each", "states": {
-              "each": {"type": "map", "items": ["a", "b"], "as": "id", "maxItems": 2, "concurrency": 2,
-                       "path": "name-it.json", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
-              "done": {"type": "succeed"},
-              "failed": {"type": "fail", "error": "${error}"}
-            }}
-            """#
+        let parent = Self.concurrentMap(over: "name-it.json")
         let found = directory.diagnose(parent)
         #expect(found.contains { $0.pointer == "/states/each/concurrency" && $0.message.contains("one question at a time") }, "\(found)")
         let sequential = parent.replacingOccurrences(of: #""concurrency": 2,"#, with: "")
@@ -218,14 +216,7 @@ import Testing
             """#
         let directory = try WorkflowDirectory("concurrent-wait", files: ["await-key.json": body, "middle.json": middle])
         defer { directory.remove() }
-        let parent = #"""
-            {"workflow": "w", "version": 1, "start": "each", "states": {
-              "each": {"type": "map", "items": ["a", "b"], "as": "id", "maxItems": 2, "concurrency": 2,
-                       "path": "middle.json", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
-              "done": {"type": "succeed"},
-              "failed": {"type": "fail", "error": "${error}"}
-            }}
-            """#
+        let parent = Self.concurrentMap(over: "middle.json")
         let found = directory.diagnose(parent)
         #expect(
             found.contains {
