@@ -18,15 +18,21 @@ struct SecretAnswers {
         var asked: Question?
     }
 
-    /// The salt of the run's digests (`runStarted`'s `secretDigests`).
-    let salt: String
+    /// A secret answer the run was given, and the value given again for it (nil when none was).
+    struct Resumed {
+        var given: Given
+        var value: JSONValue?
+    }
+
+    /// The run's salt (`runStarted`'s `secretDigests`).
+    let digests: SecretDigests
     /// The last secret answer to each question that was not asked again afterwards, in journal order.
     let given: [Given]
 
     /// Reads the journal's secret answers; nil when it has none with a digest (journals written before answers were
     /// digested, runs that showed secrets).
     init?(entries: JournalEntries, started: RunStartedEntry) {
-        guard let salt = started.secretDigests?.salt else { return nil }
+        guard let digests = started.secretDigests else { return nil }
         var last: [String: Given] = [:]
         var asked: [String: Question] = [:]
         var order: [String] = []
@@ -52,27 +58,31 @@ struct SecretAnswers {
         }
         let given = order.compactMap { last[$0] }
         guard !given.isEmpty else { return nil }
-        self.salt = salt
+        self.digests = digests
         self.given = given
     }
 
-    /// The answer given again for `answer` (by question or ask-state name), read as the run read its answer
-    /// (``Question/accept(_:)``: a choice by number or label, `yes`/`no`, whitespace trimmed). `.matched` when its
-    /// digest is the journal's, `.mismatched` when it is not or the question refuses it, nil when no answer was given
-    /// for it.
-    func check(_ answer: Given, in answers: [String: JSONValue]) -> Check? {
-        guard let value = answers[answer.question] ?? answers[answer.state] else { return nil }
-        // An answer the question refuses is not the one the run took. Without the question's record the value is
-        // compared as it is: the digest still tells the run's answer from any other.
-        let read: JSONValue?
-        if let asked = answer.asked { read = try? asked.accept(value) } else { read = value }
-        guard let read, SecretDigests.digest(read, salt: salt) == answer.digest else { return .mismatched }
-        return .matched(read)
-    }
-
-    /// How an answer given again compares with the journal's digest.
-    enum Check {
-        case matched(JSONValue)
-        case mismatched
+    /// Each secret answer with the value given again for it in `answers` (by question or ask-state name) when that
+    /// value, read as the run read its answer (``Question/accept(_:)``), has the journal's digest; the names of the
+    /// questions whose value given again does not.
+    func resumed(with answers: [String: JSONValue]) -> (resumed: [Resumed], mismatched: [String]) {
+        var resumed: [Resumed] = []
+        var mismatched: [String] = []
+        for given in given {
+            guard let value = answers[given.question] ?? answers[given.state] else {
+                resumed.append(Resumed(given: given, value: nil))
+                continue
+            }
+            // An answer the question refuses is not the one the run took. Without the question's record the value
+            // is compared as it is: the digest still tells the run's answer from any other.
+            let read: JSONValue?
+            if let asked = given.asked { read = try? asked.accept(value) } else { read = value }
+            guard let read, digests.matches(read, digest: given.digest) else {
+                mismatched.append(given.question)
+                continue
+            }
+            resumed.append(Resumed(given: given, value: read))
+        }
+        return (resumed, mismatched)
     }
 }
