@@ -4,11 +4,12 @@ import MatterFlowJSON
 /// A change to the store that a run waits for and that the ``GroupCommitter`` carries in its next transaction,
 /// after the records: the fleet's session lock of a structure taken or given back, and a run's final status.
 ///
-/// Each used to be a command of its own on the store's shared connection, a round trip and a commit per run that
-/// held one of the cooperative pool's threads; in the batch it costs a statement shared by every run of the batch,
-/// and the run's task waits suspended, holding no thread.
+/// In the batch a command costs a statement shared by every run of the batch, not a round trip and a commit of its
+/// own, and the run's task waits suspended, holding no thread.
 enum StoreCommand: Sendable {
-    /// Takes the structure's session for the run (see ``PostgresRunStore/acquireSession(structure:runID:)``).
+    /// Takes the structure's session for the run: a row per structure, the structure its primary key, so the take
+    /// of a second run conflicts. The row of a run that ended failed or cancelled (its session was released, or
+    /// lapsed on the hub), or of no run, does not block.
     case acquireSession(structure: StructureID, runID: String)
     /// Gives the structure's session up: the run's own row, or whoever's when `runID` is nil.
     case releaseSession(structure: StructureID, runID: String?)
@@ -87,8 +88,7 @@ extension StoreCommand {
         }
         var holders: [StructureID: String] = [:]
         if !takes.isEmpty {
-            // As ``PostgresRunStore/acquireSession(structure:runID:)``: the row of a run that ended failed or cancelled,
-            // or of no run, does not block.
+            // The row of a run that ended failed or cancelled, or of no run, does not block.
             let taken = try connection.execute(
                 prepared:
                 """
