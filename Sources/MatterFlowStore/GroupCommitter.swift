@@ -272,24 +272,21 @@ public final class GroupCommitter: @unchecked Sendable {
         }
     }
 
-    /// Takes the commands for the next batch: all of them, but a second take of a structure stays for the batch after
-    /// (one statement takes each structure once), and those of runs whose records failed meanwhile are refused.
-    /// Called with `monitor` locked.
+    /// Takes the commands for the next batch: all of them, but those of runs whose records failed meanwhile are
+    /// refused. Called with `monitor` locked.
     private func takeCommands() -> (carried: [PendingCommand], refused: [(PendingCommand, StoreError)]) {
+        guard !commands.isEmpty else { return ([], []) }
         var carried: [PendingCommand] = []
         var refused: [(PendingCommand, StoreError)] = []
-        var staying: [PendingCommand] = []
-        var taken: Set<StructureID> = []
+        carried.reserveCapacity(commands.count)
         for command in commands {
             if let failure = refusal(of: command.command, runID: command.runID) {
                 refused.append((command, failure))
-            } else if let structure = command.command.acquiredStructure, !taken.insert(structure).inserted {
-                staying.append(command)
             } else {
                 carried.append(command)
             }
         }
-        commands = staying
+        commands.removeAll(keepingCapacity: true)
         return (carried, refused)
     }
 

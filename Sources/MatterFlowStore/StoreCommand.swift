@@ -16,14 +16,6 @@ enum StoreCommand: Sendable {
     /// Records the run's final status, fenced by its lease, having first given up the session it holds (unless it
     /// keeps it: `release` nil). In the same transaction as the run's last records, or a later one.
     case finish(RunConclusion, release: StructureID?)
-
-    /// The structure a session command locks (two takes of one structure never share a batch).
-    var acquiredStructure: StructureID? {
-        switch self {
-        case .acquireSession(let structure, _): structure
-        case .releaseSession, .finish: nil
-        }
-    }
 }
 
 /// A run's final status as the worker records it.
@@ -49,23 +41,27 @@ enum StoreCommandAnswer: Sendable, Hashable {
 
 extension StoreCommand {
     /// Performs a batch's commands inside the transaction open on `connection`, in at most four statements whatever
-    /// their number: session releases (those of finishing runs included), session takes, final statuses, and the
-    /// notifications of the runs' ends. Returns one answer per command, in order.
+    /// their number: one `DELETE` for the session releases (those of finishing runs included), one `INSERT` for the
+    /// session takes and, when some were refused, one `SELECT` of who holds those structures, and one `UPDATE` for
+    /// the final statuses that also sends the notifications of the runs' ends. Returns one answer per command, in
+    /// order.
     ///
-    /// No two takes in `commands` may name the same structure (one statement cannot claim a row twice); the
-    /// committer keeps the second for the next batch.
+    /// Of several takes of one structure (runs racing for it) only the first is inserted, as one statement cannot
+    /// claim a row twice; the others are answered ``StoreCommandAnswer/busy(holder:)`` with whoever holds the
+    /// structure after it, in the same batch.
     static func perform(_ commands: [StoreCommand], workerID: String, on connection: PostgresConnection) throws(PostgresError)
         -> [StoreCommandAnswer]
     {
         var releases: [JSONValue] = []
         var takes: [JSONValue] = []
+        var taken: Set<StructureID> = []
         var finishes: [JSONValue] = []
         for command in commands {
             switch command {
             case .releaseSession(let structure, let runID):
                 releases.append(["structure": .string(structure), "run": runID.map(JSONValue.string) ?? .null])
             case .acquireSession(let structure, let runID):
-                takes.append(["structure": .string(structure), "run": .string(runID)])
+                if taken.insert(structure).inserted { takes.append(["structure": .string(structure), "run": .string(runID)]) }
             case .finish(let conclusion, let release):
                 if let release { releases.append(["structure": .string(release), "run": .string(conclusion.runID)]) }
                 var row: JSONObject = [

@@ -56,6 +56,28 @@ extension PostgresStoreTests {
         return answers
     }
 
+    @Test("takes of one structure in one batch: the first gets it, the others are told who holds it, in the same batch")
+    func takesOfOneStructureInOneBatch() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning((0..<8).map { ("run-\($0)", $0 < 6 ? "home-a" : "home-\($0)", "me") }, into: store)
+        let answers = try Self.performInOneBatch(
+            (0..<8).map { .acquireSession(structure: $0 < 6 ? "home-a" : "home-\($0)", runID: "run-\($0)") }, conninfo: conninfo)
+        #expect(answers == [.acquired] + Array(repeating: .busy(holder: "run-0"), count: 5) + [.acquired, .acquired])
+        #expect(try store.sessions().map { "\($0.structure)=\($0.runID)" } == ["home-6=run-6", "home-7=run-7", "home-a=run-0"])
+
+        // The holder gives home-a up and two runs take it in the batch: the first gets it. Two takes of a structure
+        // another run holds are both told who.
+        let next = try Self.performInOneBatch(
+            [
+                .acquireSession(structure: "home-a", runID: "run-3"), .releaseSession(structure: "home-a", runID: "run-0"),
+                .acquireSession(structure: "home-a", runID: "run-4"), .acquireSession(structure: "home-6", runID: "run-1"),
+                .acquireSession(structure: "home-6", runID: "run-2"),
+            ], conninfo: conninfo)
+        #expect(next == [.acquired, .released, .busy(holder: "run-3"), .busy(holder: "run-6"), .busy(holder: "run-6")])
+        #expect(try store.sessions().map { "\($0.structure)=\($0.runID)" } == ["home-6=run-6", "home-7=run-7", "home-a=run-3"])
+    }
+
     @Test("final statuses and a release in one batch: each keeps output, error and notes; sessions go; a run not leased is refused; each end is announced")
     func finalStatusesInOneBatch() throws {
         let conninfo = try TestPostgres.database()
