@@ -192,6 +192,9 @@ public struct RunFinishedEntry: Sendable, Hashable {
     public var output: JSONValue?
     /// Whether recovery wrote it.
     public var recovered: Bool
+
+    /// The error as the record keeps it (`code`, `cause`, `message`, `state`); nil when the run has none.
+    public var errorJSON: JSONValue? { error.map { JournalEntryCodec.json($0) } }
 }
 
 /// One of the run's events, as the journal keeps it.

@@ -304,10 +304,12 @@ struct RunRecoverer {
         if let note { run.notes.append(note) }
         let finished = RecoveryFinishedEntry(
             outcome: outcome, resumed: run.resumed, releasedSession: run.releasedSession, resolutions: run.resolutions.count)
+        let entry = RunFinishedEntry(outcome: outcome, error: error, output: output, recovered: true)
         try journal { () throws(JournalError) in
-            try writer.append(.runFinished(RunFinishedEntry(outcome: outcome, error: error, output: output, recovered: true)))
+            try writer.append(.runFinished(entry))
             try writer.append(.recoveryFinished(finished))
         }
+        run.finished = entry
         run.action = .recovered
         run.status = JournalRunStatus(outcome)
     }

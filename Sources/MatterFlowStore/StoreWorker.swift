@@ -340,11 +340,11 @@ public final class StoreWorker: Sendable {
         case .succeeded, .failed, .cancelled: status = recovery.status.rawValue
         case .running, .interrupted, .notStarted, .needsAttention, .unreadable: status = "needsAttention"
         }
-        guard await durable(claimed.runID) else { return }
-        let finished = (try? store.records(of: claimed.runID, after: 0))?.last { $0.type == JournalEntry.Kind.runFinished.rawValue }
+        // As for a run this worker ran, the final status rides the committer's batches behind recovery's records:
+        // written in the same transaction as the last of them, or a later one, and refused with them.
         await conclude(
-            claimed.runID, status: status, output: finished?.payload["output"].flatMap { $0.isNull ? nil : $0 },
-            error: finished?.payload["error"].flatMap { $0.isNull ? nil : $0 }, recovered: true, notes: recovery.notes,
+            claimed.runID, status: status, output: recovery.finished?.output.flatMap { $0.isNull ? nil : $0 },
+            error: recovery.finished?.errorJSON, recovered: true, notes: recovery.notes,
             structure: claimed.structureID, keepSession: status == "succeeded")
     }
 
