@@ -347,8 +347,8 @@ public final class GroupCommitter: @unchecked Sendable {
                 connection = nil
                 // The batch is one transaction, rolled back whole on failure, and records already written are
                 // skipped, sessions taken again by the same run kept, releases repeated harmlessly: writing it
-                // again is safe. (A final status whose commit answer was lost is refused the second time: the run
-                // is then no longer running, as recorded.)
+                // again is safe. (A final status whose commit's answer was lost is found recorded the second time,
+                // by the claim count it carries: ``RunConclusion/claims``.)
                 if !error.isTransient {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }

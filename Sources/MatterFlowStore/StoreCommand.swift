@@ -26,6 +26,10 @@ struct RunConclusion: Sendable {
     var error: JSONValue?
     var recovered: Bool
     var notes: [String]
+    /// The run's claim count (`claims`) when this worker claimed it. Only the worker holding a run records its
+    /// final status, and each claim counts, so a run that ended with this status and this count ended by this
+    /// worker: a final status written again after its commit's answer was lost is recognised as recorded.
+    var claims: Int
 }
 
 /// What a ``StoreCommand`` did.
@@ -35,7 +39,8 @@ enum StoreCommandAnswer: Sendable, Hashable {
     /// Another run holds the structure's session.
     case busy(holder: String)
     case released
-    /// Whether the status was recorded (false: the run is no longer leased to this worker).
+    /// Whether the status is recorded as this worker's: written now, or in a transaction of this worker whose
+    /// commit's answer was lost (false: the run is leased to another worker, or another ended it).
     case finished(recorded: Bool)
 }
 
@@ -66,7 +71,7 @@ extension StoreCommand {
                 if let release { releases.append(["structure": .string(release), "run": .string(conclusion.runID)]) }
                 var row: JSONObject = [
                     "run": .string(conclusion.runID), "status": .string(conclusion.status), "recovered": .bool(conclusion.recovered),
-                    "notes": .array(conclusion.notes.map(JSONValue.string)),
+                    "notes": .array(conclusion.notes.map(JSONValue.string)), "claims": .int(conclusion.claims),
                 ]
                 // Left out rather than JSON null, so the columns get SQL NULL.
                 if let output = conclusion.output { row["output"] = output }
@@ -119,11 +124,18 @@ extension StoreCommand {
                         AS f(run text, status text, output jsonb, error jsonb, recovered boolean, notes text[])
                     WHERE r.run_id = f.run AND r.worker_id = $2 AND r.status = 'running'
                     RETURNING r.run_id
+                ), earlier AS (
+                    -- Recorded by this worker in a transaction whose commit's answer was lost: the run ended with
+                    -- this status and nobody claimed it since (this statement's own update is not seen here).
+                    SELECT r.run_id FROM matterflow_runs r
+                    JOIN jsonb_to_recordset($1::jsonb) AS f(run text, status text, claims integer) ON r.run_id = f.run
+                    WHERE r.status = f.status AND r.claims = f.claims AND r.worker_id IS NULL AND r.finished_at IS NOT NULL
                 ), announced AS (
                     SELECT pg_notify('matterflow_records', f.run) FROM jsonb_to_recordset($1::jsonb) AS f(run text)
                     UNION ALL SELECT pg_notify('matterflow_queue', 'finished')
                 )
-                SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n) LEFT JOIN done AS d ON true
+                SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n)
+                LEFT JOIN (SELECT run_id FROM done UNION SELECT run_id FROM earlier) AS d ON true
                 """, [JSONWriter.compact(.array(finishes)), workerID])
             recorded = Set(done.rows.compactMap { $0[0] })
         }

@@ -93,11 +93,11 @@ extension PostgresStoreTests {
         try listener.listen("matterflow_records")
 
         let succeeded = RunConclusion(
-            runID: "run-ok", status: "succeeded", output: ["deviceIDs": ["device-1"]], error: nil, recovered: false, notes: [])
+            runID: "run-ok", status: "succeeded", output: ["deviceIDs": ["device-1"]], error: nil, recovered: false, notes: [], claims: 0)
         let failed = RunConclusion(
             runID: "run-failed", status: "failed", output: nil, error: ["code": "sessionBusy", "message": "busy"], recovered: true,
-            notes: ["settled after takeover", "a \"quoted\" note"])
-        let theirs = RunConclusion(runID: "run-theirs", status: "succeeded", output: nil, error: nil, recovered: false, notes: [])
+            notes: ["settled after takeover", "a \"quoted\" note"], claims: 0)
+        let theirs = RunConclusion(runID: "run-theirs", status: "succeeded", output: nil, error: nil, recovered: false, notes: [], claims: 0)
         // A succeeded run keeps its session (release nil), as a workflow that ends holding it on purpose does.
         let answers = try Self.performInOneBatch(
             [
@@ -132,6 +132,39 @@ extension PostgresStoreTests {
         #expect(announced.isSuperset(of: ["run-ok", "run-failed"]), "\(announced)")
     }
 
+    @Test("a final status written again after its commit's answer was lost is found recorded; one another worker recorded is not")
+    func finalStatusWrittenAgain() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-mine", "home-m", "me"), ("run-taken", "home-t", "me")], into: store)
+        // This worker's claim was each run's first.
+        try store.execute("UPDATE matterflow_runs SET claims = 1", doing: "test setup")
+        let mine = RunConclusion(
+            runID: "run-mine", status: "cancelled", output: nil, error: ["code": "cancelled", "message": "released"],
+            recovered: false, notes: [], claims: 1)
+        #expect(try Self.performInOneBatch([.finish(mine, release: "home-m")], conninfo: conninfo) == [.finished(recorded: true)])
+        let read = "SELECT status, worker_id IS NULL, finished_at::text FROM matterflow_runs WHERE run_id = 'run-mine'"
+        let recorded = try store.execute(read, doing: "reading the run").rows
+
+        // The committer writes the batch again when the answer to its COMMIT was lost (the commit went through).
+        #expect(try Self.performInOneBatch([.finish(mine, release: "home-m")], conninfo: conninfo) == [.finished(recorded: true)])
+        #expect(try store.execute(read, doing: "reading the run").rows == recorded, "the row is left as first recorded")
+        // A status this worker did not record is not taken for its own.
+        var other = mine
+        other.status = "succeeded"
+        #expect(try Self.performInOneBatch([.finish(other, release: nil)], conninfo: conninfo) == [.finished(recorded: false)])
+
+        // run-taken: this worker's lease ran out; another worker claimed it (the second claim) and ended it.
+        try store.execute(
+            """
+            UPDATE matterflow_runs SET status = 'cancelled', worker_id = NULL, claims = 2, finished_at = now(), recovered = true
+            WHERE run_id = 'run-taken'
+            """, doing: "test setup")
+        let late = RunConclusion(runID: "run-taken", status: "cancelled", output: nil, error: nil, recovered: false, notes: [], claims: 1)
+        #expect(try Self.performInOneBatch([.finish(late, release: nil)], conninfo: conninfo) == [.finished(recorded: false)])
+        #expect(try store.execute("SELECT recovered FROM matterflow_runs WHERE run_id = 'run-taken'", doing: "reading").rows == [["t"]])
+    }
+
     @Test("a run leased to another worker: its runFinished and then its final status, in the committer, are both refused")
     func finishOfRunNotLeasedRefused() async throws {
         let conninfo = try TestPostgres.database()
@@ -141,7 +174,7 @@ extension PostgresStoreTests {
         defer { committer.shutdown() }
         let record = JournalRecord(payload: ["seq": .int(1), "type": .string("runFinished"), "outcome": "succeeded"], offset: 0)
         try committer.append(record, runID: "run-theirs", sync: false)
-        let theirs = RunConclusion(runID: "run-theirs", status: "succeeded", output: nil, error: nil, recovered: false, notes: [])
+        let theirs = RunConclusion(runID: "run-theirs", status: "succeeded", output: nil, error: nil, recovered: false, notes: [], claims: 0)
         let answer: StoreCommandAnswer?
         do {
             answer = try await committer.perform(.finish(theirs, release: "home"), runID: "run-theirs")
