@@ -54,14 +54,18 @@ public enum JournalEntry: Sendable, Hashable {
         }
     }
 
-    /// Whether the run waits for the record to be durable before it goes on (a file journal flushes it with
-    /// `fsync`; a run store starts a batch for it at once): an `intent`, before the hub sees its call (the
-    /// write-ahead rule); `runFinished`, before the run's end is reported; and recovery's records.
+    /// Whether the run waits for the record to be durable before it goes on: an `intent`, before the hub sees its
+    /// call (the write-ahead rule); `runFinished`, before the run's end is reported; and recovery's records. A file
+    /// journal flushes each with `fsync`. A run store starts a batch at once for each but `runFinished`, which the
+    /// batch that records the run's final status (or recovery's next flushed record) carries, in the same
+    /// transaction.
     ///
-    /// The others are written at once too (a killed process loses none of them) and become durable with the next
-    /// flushed record: `runStarted` and checkpoints with the first intent, before any call; an `outcome` or
-    /// `lateResult` with the run's next intent or its `runFinished`. Only a power loss before then can lose one,
-    /// which leaves its call in doubt, as a crash during the call would: recovery reconciles it by reading the hub.
+    /// The others become durable with the next flushed record: `runStarted` and checkpoints with the first intent,
+    /// before any call; an `outcome` or `lateResult` with the run's next intent or its `runFinished`. A file journal
+    /// writes them at once, so a killed process loses none of them, only a power loss; a run store keeps them in the
+    /// worker's committer until its next batch (at most 50 ms), so a killed worker can lose those of its last
+    /// moments too. Either way only records after the run's last durable one are lost: a lost `outcome` leaves its
+    /// call in doubt, as a crash during the call would, and recovery reconciles it by reading the hub.
     public var isFlushed: Bool {
         switch self {
         case .checkpoint, .event, .runStarted, .outcome, .lateResult: false
@@ -188,6 +192,9 @@ public struct RunFinishedEntry: Sendable, Hashable {
     public var output: JSONValue?
     /// Whether recovery wrote it.
     public var recovered: Bool
+
+    /// The error as the record keeps it (`code`, `cause`, `message`, `state`); nil when the run has none.
+    public var errorJSON: JSONValue? { error.map { JournalEntryCodec.json($0) } }
 }
 
 /// One of the run's events, as the journal keeps it.

@@ -71,6 +71,9 @@ public struct RunRecovery: Sendable {
     /// Border routers whose ePSKc key, left active by the run, recovery withdrew.
     public var withdrewEpskc: [String] = []
     public var notes: [String] = []
+    /// The run's `runFinished` as recovery wrote it, or found it when the run had finished (its output and error, to
+    /// report without reading the journal again); nil when the run has none.
+    public var finished: RunFinishedEntry?
 
     public var jsonValue: JSONValue {
         [

@@ -15,44 +15,29 @@ extension ResumePlanner {
         var needed: [String: String] = [:]
     }
 
-    /// Puts back into the checkpoints each secret answer given again (`RecoveryOptions/answers`) whose digest is
-    /// the journal's: the variable its ask state bound, where the checkpoint holds it redacted. An answer that does
-    /// not match was refused before planning (``RunRecoverer``).
+    /// Puts back into the checkpoints each secret answer given again whose digest is the journal's (``answers``,
+    /// checked by ``RunRecoverer`` before planning): the variable its ask state bound, where the checkpoint holds it
+    /// redacted.
     func restoreSecretAnswers(_ levels: inout [RunCheckpoint], in workflow: Workflow) -> RestoredAnswers {
         var restored = RestoredAnswers()
-        guard let answers = SecretAnswers(entries: entries, started: started) else { return restored }
-        for given in answers.given {
+        for answer in answers {
+            let given = answer.given
             guard let index = levels.firstIndex(where: { $0.workflowPath.joined(separator: "/") == given.workflowPath }),
                 let level = Self.workflow(ofLevel: index, levels, in: workflow),
                 case .ask(let ask)? = level.states[given.state]?.kind, let result = ask.result,
                 let bound = levels[index].variables[result], Self.isRedacted(bound)
             else { continue }
-            switch answers.check(given, in: options.answers) {
-            case .matched(let value)?:
+            if let value = answer.value {
                 levels[index].variables[result] = value
                 restored.values.append(value)
                 restored.names.formUnion([given.question, given.state])
                 restored.notes.append(
                     "the secret answer to \(given.question) was given again (it matches the journal's digest); the resumed run uses it")
-            case .mismatched?:
-                continue
-            case nil:
+            } else {
                 let prefix = index == 0 ? "" : levels[index].workflowPath.dropFirst().joined(separator: "/") + ": "
                 restored.needed[prefix + "vars." + result] = given.question
             }
         }
         return restored
-    }
-
-    /// The workflow of the level at `target`, found through the sub-workflow states of the levels around it.
-    static func workflow(ofLevel target: Int, _ levels: [RunCheckpoint], in root: Workflow) -> Workflow? {
-        var current = root
-        for index in 0..<target {
-            guard case .workflow(let subworkflow)? = current.states[levels[index].state]?.kind,
-                let child = current.subworkflows[subworkflow.path]
-            else { return nil }
-            current = child
-        }
-        return current
     }
 }

@@ -29,6 +29,8 @@ struct ResumePlanner {
     let started: RunStartedEntry
     let resolutions: [Resolution]
     let options: RecoveryOptions
+    /// The run's secret answers, each with the value given again that matched its digest, if one was.
+    var answers: [SecretAnswers.Resumed] = []
 
     /// The plan, or why the workflow cannot be run from its journal.
     func plan() -> Result<ResumePlan, UnrunnableWorkflow> {
@@ -160,14 +162,20 @@ struct ResumePlanner {
 
     /// The state the innermost level was in, found through the sub-workflow states of the levels around it.
     static func innermostState(of levels: [RunCheckpoint], in workflow: Workflow) -> WorkflowState? {
-        var current = workflow
-        for (index, level) in levels.enumerated() {
-            guard let state = current.states[level.state] else { return nil }
-            guard index + 1 < levels.count else { return state }
-            guard case .workflow(let subworkflow) = state.kind, let child = current.subworkflows[subworkflow.path] else { return nil }
+        guard let innermost = levels.last else { return nil }
+        return Self.workflow(ofLevel: levels.count - 1, levels, in: workflow)?.states[innermost.state]
+    }
+
+    /// The workflow of the level at `target`, found through the sub-workflow states of the levels around it.
+    static func workflow(ofLevel target: Int, _ levels: [RunCheckpoint], in root: Workflow) -> Workflow? {
+        var current = root
+        for index in 0..<target {
+            guard case .workflow(let subworkflow)? = current.states[levels[index].state]?.kind,
+                let child = current.subworkflows[subworkflow.path]
+            else { return nil }
             current = child
         }
-        return nil
+        return current
     }
 
     /// Whether an in-doubt call can be made again safely: its state declares `repeatSafety` with the operation's

@@ -2,20 +2,42 @@ import MatterFlow
 import MatterFlowJSON
 
 extension RunRecoverer {
-    /// Refuses to resume with an answer to a secret question the run had answered that is not the answer it was
-    /// given (compared by the salted digest its `answered` record keeps), before recovery writes or calls anything.
-    func checkResumedAnswers() throws(RecoveryDeferral) {
-        guard options.resume, let started, let answers = SecretAnswers(entries: entries, started: started) else { return }
-        var mismatched: [String] = []
-        for given in answers.given {
-            if case .mismatched? = answers.check(given, in: options.answers) { mismatched.append(given.question) }
+    /// Refuses to resume with a secret input that is not the one the run started with, or an answer to a secret
+    /// question the run had answered that is not the answer it was given (each compared by the salted digest its
+    /// `runStarted` or `answered` record keeps), before recovery writes or calls anything. A value that is not of the
+    /// input's type is left to the resume plan, which says so.
+    ///
+    /// - Returns: the run's secret answers, each with the value given again that matched its digest, for the
+    ///   resume plan to put back (recovering without `--resume` compares nothing and refuses nothing).
+    func checkResumedSecrets() throws(RecoveryDeferral) -> [SecretAnswers.Resumed] {
+        guard let started, let digests = started.secretDigests else { return [] }
+        let answers = SecretAnswers(entries: entries, started: started)
+        guard options.resume else { return answers?.resumed(with: [:]).resumed ?? [] }
+        let workflow = try? options.engine.load(path: started.file)
+        var inputs: [String] = []
+        for name in options.inputs.keys.sorted() {
+            guard var value = options.inputs[name] else { continue }
+            if let text = value.stringValue, let declaration = workflow?.input(named: name) {
+                guard case .success(let typed) = declaration.value(fromText: text) else { continue }
+                value = typed
+            }
+            if digests.matches(name, value) == false { inputs.append(name) }
         }
-        guard mismatched.isEmpty else {
-            let names = mismatched.map { "--answer \($0)" }.joined(separator: ", ")
+        let (resumed, mismatched) = answers?.resumed(with: options.answers) ?? ([], [])
+        guard inputs.isEmpty, mismatched.isEmpty else {
+            var refused: [String] = []
+            if !inputs.isEmpty {
+                refused.append("\(inputs.map { "--input \($0)" }.joined(separator: ", ")) does not match what run \(runID) started with")
+            }
+            if !mismatched.isEmpty {
+                refused.append(
+                    "\(mismatched.map { "--answer \($0)" }.joined(separator: ", ")) does not match the secret answer run \(runID) was given")
+            }
             throw RecoveryDeferral(
-                message: "resume refused: \(names) does not match the secret answer run \(runID) was given (the journal "
-                    + "keeps a salted digest of each secret answer, never the answer); nothing was changed. Pass the "
-                    + "answer the run was given, or recover without --resume to take the run's cancel path")
+                message: "resume refused: \(refused.joined(separator: "; ")) (the journal keeps a salted digest of each secret "
+                    + "input and answer, never the value); nothing was changed. Pass the run's own values, or recover without "
+                    + "--resume to take the run's cancel path")
         }
+        return resumed
     }
 }

@@ -38,6 +38,7 @@ extension RunRecoverer {
         if let finished = entries.finished {
             run.action = .alreadyFinished
             run.status = JournalRunStatus(finished.outcome)
+            run.finished = finished
             // A recovery killed while writing its last record left a torn tail: cut it, as for any run.
             if let torn = contents.tornTail {
                 do {

@@ -22,8 +22,7 @@ struct RunRecoverer {
     var structure: StructureID { started?.structureID ?? entries.intents.first?.intent.structureID ?? "" }
 
     func recover(into run: inout RunRecovery) async throws(RecoveryDeferral) {
-        try checkResumedSecrets()
-        try checkResumedAnswers()
+        let answers = try checkResumedSecrets()
         if let torn = contents.tornTail {
             try journal { () throws(JournalError) in
                 try writer.truncate(to: contents.validLength)
@@ -69,7 +68,7 @@ struct RunRecoverer {
         // may still have work after completing, such as reading each device); otherwise the completed
         // commissioning is the run's success.
         let completedDevices = completion(resolutions)
-        let planned = started.map { ResumePlanner(entries: entries, started: $0, resolutions: resolutions, options: options).plan() }
+        let planned = started.map { ResumePlanner(entries: entries, started: $0, resolutions: resolutions, options: options, answers: answers).plan() }
         if options.resume, let devices = completedDevices, !continuesSafely(planned, lostSession: lostSession) {
             run.resumed = true
             try finish(
@@ -183,30 +182,6 @@ struct RunRecoverer {
         if let devices = completedDevices { message += "; commissioning had been completed (devices \(devices.joined(separator: ", ")))" }
         let error = FlowError(code: .cancelled, cause: .runCancelled, message: message, state: interruptedIn)
         try finish(run: &run, outcome: .cancelled, error: error, output: nil, note: nil)
-    }
-
-    /// Refuses to resume with a secret input that is not the one the run started with (compared by the salted
-    /// digest its `runStarted` keeps), before recovery writes or calls anything. A value that is not of the input's
-    /// type is left to the resume plan, which says so.
-    private func checkResumedSecrets() throws(RecoveryDeferral) {
-        guard options.resume, let started, let digests = started.secretDigests else { return }
-        let workflow = try? options.engine.load(path: started.file)
-        var mismatched: [String] = []
-        for name in options.inputs.keys.sorted() {
-            guard var value = options.inputs[name] else { continue }
-            if let text = value.stringValue, let declaration = workflow?.input(named: name) {
-                guard case .success(let typed) = declaration.value(fromText: text) else { continue }
-                value = typed
-            }
-            if digests.matches(name, value) == false { mismatched.append(name) }
-        }
-        guard mismatched.isEmpty else {
-            let names = mismatched.map { "--input \($0)" }.joined(separator: ", ")
-            throw RecoveryDeferral(
-                message: "resume refused: \(names) does not match what run \(runID) started with (the journal keeps a "
-                    + "salted digest of each secret input, never the value); nothing was changed. Pass the run's own "
-                    + "value, or recover without --resume to take the run's cancel path")
-        }
     }
 
     // MARK: - Reading the journal
@@ -328,10 +303,12 @@ struct RunRecoverer {
         if let note { run.notes.append(note) }
         let finished = RecoveryFinishedEntry(
             outcome: outcome, resumed: run.resumed, releasedSession: run.releasedSession, resolutions: run.resolutions.count)
+        let entry = RunFinishedEntry(outcome: outcome, error: error, output: output, recovered: true)
         try journal { () throws(JournalError) in
-            try writer.append(.runFinished(RunFinishedEntry(outcome: outcome, error: error, output: output, recovered: true)))
+            try writer.append(.runFinished(entry))
             try writer.append(.recoveryFinished(finished))
         }
+        run.finished = entry
         run.action = .recovered
         run.status = JournalRunStatus(outcome)
     }

@@ -2,8 +2,9 @@ import MatterFlow
 import MatterFlowJSON
 
 /// The secret answers a run was given before it stopped, as its journal knows them: for each question, the salted
-/// digest its last `answered` record keeps (never the answer), so that `recover --resume --answer NAME=VALUE` can
-/// check an answer given again and give it back to the resumed run.
+/// digest its last `answered` record keeps (never the answer) and the question as its `questionAsked` record
+/// published it, so that `recover --resume --answer NAME=VALUE` can read an answer given again as the run read it,
+/// compare it with the digest, and give it back to the resumed run.
 struct SecretAnswers {
     /// One secret answer the run was given.
     struct Given {
@@ -13,18 +14,27 @@ struct SecretAnswers {
         /// The workflow path of the level that asked (`commission-device/commission`).
         var workflowPath: String
         var digest: String
+        /// The question as it was asked (choices resolved); nil when its record could not be read.
+        var asked: Question?
     }
 
-    /// The salt of the run's digests (`runStarted`'s `secretDigests`).
-    let salt: String
+    /// A secret answer the run was given, and the value given again for it (nil when none was).
+    struct Resumed {
+        var given: Given
+        var value: JSONValue?
+    }
+
+    /// The run's salt (`runStarted`'s `secretDigests`).
+    let digests: SecretDigests
     /// The last secret answer to each question that was not asked again afterwards, in journal order.
     let given: [Given]
 
     /// Reads the journal's secret answers; nil when it has none with a digest (journals written before answers were
     /// digested, runs that showed secrets).
     init?(entries: JournalEntries, started: RunStartedEntry) {
-        guard let salt = started.secretDigests?.salt else { return nil }
+        guard let digests = started.secretDigests else { return nil }
         var last: [String: Given] = [:]
+        var asked: [String: Question] = [:]
         var order: [String] = []
         for record in entries {
             // `answered` names its question; `questionAsked` carries the whole question, with its name.
@@ -36,47 +46,43 @@ struct SecretAnswers {
             case .answered:
                 guard let digest = event.details["digest"]?.stringValue, let state = event.state else { continue }
                 if last[key] == nil { order.append(key) }
-                last[key] = Given(question: question, state: state, workflowPath: event.workflow, digest: digest)
+                last[key] = Given(
+                    question: question, state: state, workflowPath: event.workflow, digest: digest, asked: asked[key])
             case .questionAsked:
                 // Asked again: an answer now is for the new question, not the one before.
                 last[key] = nil
+                asked[key] = event.details["question"].flatMap { Question(journaled: $0, state: event.state ?? "") }
             default:
                 continue
             }
         }
         let given = order.compactMap { last[$0] }
         guard !given.isEmpty else { return nil }
-        self.salt = salt
+        self.digests = digests
         self.given = given
     }
 
-    /// The answer given again for `answer` (by question or ask-state name), read as the question's value: text as
-    /// it is, or `yes`/`no` as a boolean when that is what matches. `.matched` when its digest is the journal's,
-    /// `.mismatched` when none of its readings is, nil when no answer was given for it.
-    func check(_ answer: Given, in answers: [String: JSONValue]) -> Check? {
-        guard let value = answers[answer.question] ?? answers[answer.state] else { return nil }
-        for candidate in Self.readings(of: value) where SecretDigests.digest(candidate, salt: salt) == answer.digest {
-            return .matched(candidate)
+    /// Each secret answer with the value given again for it in `answers` (by question or ask-state name) when that
+    /// value, read as the run read its answer (``Question/accept(_:)``), has the journal's digest; the names of the
+    /// questions whose value given again does not.
+    func resumed(with answers: [String: JSONValue]) -> (resumed: [Resumed], mismatched: [String]) {
+        var resumed: [Resumed] = []
+        var mismatched: [String] = []
+        for given in given {
+            guard let value = answers[given.question] ?? answers[given.state] else {
+                resumed.append(Resumed(given: given, value: nil))
+                continue
+            }
+            // An answer the question refuses is not the one the run took. Without the question's record the value
+            // is compared as it is: the digest still tells the run's answer from any other.
+            let read: JSONValue?
+            if let asked = given.asked { read = try? asked.accept(value) } else { read = value }
+            guard let read, digests.matches(read, digest: given.digest) else {
+                mismatched.append(given.question)
+                continue
+            }
+            resumed.append(Resumed(given: given, value: read))
         }
-        return .mismatched
-    }
-
-    /// How an answer given again compares with the journal's digest.
-    enum Check {
-        case matched(JSONValue)
-        case mismatched
-    }
-
-    /// The values a text answer may stand for: itself, and a boolean for `yes`/`no` (as ``Question/parse(_:)``
-    /// reads a yes-or-no answer).
-    private static func readings(of value: JSONValue) -> [JSONValue] {
-        guard let text = value.stringValue else { return [value] }
-        var readings: [JSONValue] = [value]
-        switch text.lowercased() {
-        case "y", "yes", "true": readings.append(.bool(true))
-        case "n", "no", "false": readings.append(.bool(false))
-        default: break
-        }
-        return readings
+        return (resumed, mismatched)
     }
 }

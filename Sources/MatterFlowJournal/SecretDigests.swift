@@ -39,7 +39,12 @@ struct SecretDigests: Sendable, Hashable {
 
     /// Whether `value` is the value the digest of input `name` was made from; nil when there is no such digest.
     func matches(_ name: String, _ value: JSONValue) -> Bool? {
-        inputs[name].map { $0 == Self.digest(value, salt: salt) }
+        inputs[name].map { matches(value, digest: $0) }
+    }
+
+    /// Whether `value` is the value `digest` was made from with this run's salt (a secret input's or answer's).
+    func matches(_ value: JSONValue, digest: String) -> Bool {
+        Self.digest(value, salt: salt) == digest
     }
 
     /// Whether the workflow or one of its sub-workflows has a secret ask state.

@@ -272,24 +272,21 @@ public final class GroupCommitter: @unchecked Sendable {
         }
     }
 
-    /// Takes the commands for the next batch: all of them, but a second take of a structure stays for the batch after
-    /// (one statement takes each structure once), and those of runs whose records failed meanwhile are refused.
-    /// Called with `monitor` locked.
+    /// Takes the commands for the next batch: all of them, but those of runs whose records failed meanwhile are
+    /// refused. Called with `monitor` locked.
     private func takeCommands() -> (carried: [PendingCommand], refused: [(PendingCommand, StoreError)]) {
+        guard !commands.isEmpty else { return ([], []) }
         var carried: [PendingCommand] = []
         var refused: [(PendingCommand, StoreError)] = []
-        var staying: [PendingCommand] = []
-        var taken: Set<StructureID> = []
+        carried.reserveCapacity(commands.count)
         for command in commands {
             if let failure = refusal(of: command.command, runID: command.runID) {
                 refused.append((command, failure))
-            } else if let structure = command.command.acquiredStructure, !taken.insert(structure).inserted {
-                staying.append(command)
             } else {
                 carried.append(command)
             }
         }
-        commands = staying
+        commands.removeAll(keepingCapacity: true)
         return (carried, refused)
     }
 
@@ -350,8 +347,8 @@ public final class GroupCommitter: @unchecked Sendable {
                 connection = nil
                 // The batch is one transaction, rolled back whole on failure, and records already written are
                 // skipped, sessions taken again by the same run kept, releases repeated harmlessly: writing it
-                // again is safe. (A final status whose commit answer was lost is refused the second time: the run
-                // is then no longer running, as recorded.)
+                // again is safe. (A final status whose commit's answer was lost is found recorded the second time,
+                // by the claim count it carries: ``RunConclusion/claims``.)
                 if !error.isTransient {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }

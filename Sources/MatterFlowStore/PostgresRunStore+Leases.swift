@@ -25,38 +25,9 @@ extension PostgresRunStore {
             """, [workerID, host, String(pid)], doing: "registering worker \(workerID)")
     }
 
-    /// Claims up to `limit` queued runs, oldest first, skipping rows other workers are claiming at the same moment
-    /// (`FOR UPDATE SKIP LOCKED`): each queued run goes to exactly one worker.
-    public func claimQueued(by workerID: String, limit: Int, leaseSeconds: Double) throws(StoreError) -> [ClaimedRun] {
-        try claim(
-            """
-            UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1,
-                lease_until = now() + make_interval(secs => $2::float8), started_at = now()
-            WHERE r.run_id IN (
-                SELECT run_id FROM matterflow_runs WHERE status = 'queued'
-                ORDER BY submitted_at, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
-            RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims
-            """, workerID: workerID, leaseSeconds: leaseSeconds, limit: limit, takeover: false)
-    }
-
-    /// Claims up to `limit` running runs whose lease ran out (their worker died, hung or handed them back), to settle
-    /// them as recovery does.
-    public func claimExpired(by workerID: String, limit: Int, leaseSeconds: Double) throws(StoreError) -> [ClaimedRun] {
-        try claim(
-            """
-            UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1,
-                lease_until = now() + make_interval(secs => $2::float8)
-            WHERE r.run_id IN (
-                SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
-                ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
-            RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims
-            """, workerID: workerID, leaseSeconds: leaseSeconds, limit: limit, takeover: true)
-    }
-
     /// Claims up to `limit` runs in one statement: first runs whose lease ran out (to settle), then queued runs
-    /// for the slots left, oldest first; both skip rows other workers are claiming (`FOR UPDATE SKIP LOCKED`).
-    /// What ``claimExpired(by:limit:leaseSeconds:)`` and then ``claimQueued(by:limit:leaseSeconds:)`` would claim,
-    /// in one round trip.
+    /// for the slots left, oldest first; both skip rows other workers are claiming (`FOR UPDATE SKIP LOCKED`), so
+    /// each run goes to exactly one worker.
     public func claim(by workerID: String, limit: Int, leaseSeconds: Double) throws(StoreError) -> [ClaimedRun] {
         let rows = try execute(
             """
@@ -88,11 +59,6 @@ extension PostgresRunStore {
             secretInputs: Self.textArray(row[4]), takeover: takeover, claims: row[5].flatMap { Int($0) } ?? 1)
     }
 
-    private func claim(_ sql: String, workerID: String, leaseSeconds: Double, limit: Int, takeover: Bool) throws(StoreError) -> [ClaimedRun] {
-        let rows = try execute(sql, [workerID, String(leaseSeconds), String(limit)], doing: "claiming runs")
-        return rows.rows.map { row in Self.claimedRun(row, takeover: takeover) }
-    }
-
     /// Extends the leases of the runs the worker is running; returns those still leased to it (a run missing here
     /// was taken over: the worker must stop writing it, which the store enforces anyway). A run the worker holds but
     /// no longer runs (its final status could not be recorded) is not renewed, so its lease runs out and it is
@@ -106,29 +72,6 @@ extension PostgresRunStore {
             WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($3::text[]) RETURNING run_id
             """, [workerID, String(leaseSeconds), Self.textArrayLiteral(runIDs)], doing: "renewing leases")
         return Set(rows.rows.compactMap { $0[0] })
-    }
-
-    /// Records a run's final status, only while the worker still holds it. Returns whether it did.
-    @discardableResult
-    public func finish(
-        _ runID: String, by workerID: String, status: String, output: JSONValue?, error: JSONValue?, recovered: Bool,
-        notes: [String]
-    ) throws(StoreError) -> Bool {
-        let rows = try execute(
-            """
-            UPDATE matterflow_runs SET status = $3, output = $4::jsonb, error = $5::jsonb, recovered = $6::boolean,
-                notes = $7::text[], finished_at = now(), worker_id = NULL, lease_until = NULL
-            WHERE run_id = $1 AND worker_id = $2 AND status = 'running' RETURNING run_id
-            """,
-            [
-                runID, workerID, status, output.map { JSONWriter.compact($0) }, error.map { JSONWriter.compact($0) },
-                recovered ? "true" : "false", Self.textArrayLiteral(notes),
-            ], doing: "recording the end of run \(runID)")
-        // Watchers of the run learn it ended; idle workers look again (with --exit-when-idle, whether all is done).
-        try execute(
-            "SELECT pg_notify('matterflow_records', $1), pg_notify('matterflow_queue', 'finished')", [runID],
-            doing: "announcing the end of run \(runID)")
-        return !rows.rows.isEmpty
     }
 
     /// Gives runs back to the fleet at once (graceful shutdown): their leases end now, so another worker settles them.
@@ -160,35 +103,6 @@ extension PostgresRunStore {
     }
 
     // MARK: - One commissioning session per structure, fleet-wide
-
-    /// Takes the structure's fleet-wide session for a run. Returns nil when it did, or the run that holds it.
-    ///
-    /// A row per structure with the structure as its primary key: the insert of a second run conflicts. The row of
-    /// a run that ended failed or cancelled (its session was released, or lapsed on the hub) does not block.
-    public func acquireSession(structure: StructureID, runID: String) throws(StoreError) -> String? {
-        let rows = try execute(
-            """
-            INSERT INTO matterflow_sessions AS s (structure_id, run_id) VALUES ($1, $2)
-            ON CONFLICT (structure_id) DO UPDATE SET run_id = EXCLUDED.run_id, acquired_at = now()
-            WHERE s.run_id = EXCLUDED.run_id OR EXISTS (
-                SELECT 1 FROM matterflow_runs r WHERE r.run_id = s.run_id AND r.status IN ('failed', 'cancelled'))
-               OR NOT EXISTS (SELECT 1 FROM matterflow_runs r WHERE r.run_id = s.run_id)
-            RETURNING run_id
-            """, [structure, runID], doing: "taking the session of structure \(structure)")
-        if !rows.rows.isEmpty { return nil }
-        let holder = try execute(
-            "SELECT run_id FROM matterflow_sessions WHERE structure_id = $1", [structure], doing: "reading the session of \(structure)")
-        return holder.rows.first?.first ?? "another run"
-    }
-
-    /// Gives a structure's session up: the run's own (`runID`), or whoever's (the hub released it).
-    public func releaseSession(structure: StructureID, runID: String?) throws(StoreError) {
-        if let runID {
-            try execute("DELETE FROM matterflow_sessions WHERE structure_id = $1 AND run_id = $2", [structure, runID], doing: "releasing the session of \(structure)")
-        } else {
-            try execute("DELETE FROM matterflow_sessions WHERE structure_id = $1", [structure], doing: "releasing the session of \(structure)")
-        }
-    }
 
     /// The structures whose session a run holds, with the run.
     public func sessions() throws(StoreError) -> [(structure: StructureID, runID: String)] {

@@ -4,25 +4,18 @@ import MatterFlowJSON
 /// A change to the store that a run waits for and that the ``GroupCommitter`` carries in its next transaction,
 /// after the records: the fleet's session lock of a structure taken or given back, and a run's final status.
 ///
-/// Each used to be a command of its own on the store's shared connection, a round trip and a commit per run that
-/// held one of the cooperative pool's threads; in the batch it costs a statement shared by every run of the batch,
-/// and the run's task waits suspended, holding no thread.
+/// In the batch a command costs a statement shared by every run of the batch, not a round trip and a commit of its
+/// own, and the run's task waits suspended, holding no thread.
 enum StoreCommand: Sendable {
-    /// Takes the structure's session for the run (see ``PostgresRunStore/acquireSession(structure:runID:)``).
+    /// Takes the structure's session for the run: a row per structure, the structure its primary key, so the take
+    /// of a second run conflicts. The row of a run that ended failed or cancelled (its session was released, or
+    /// lapsed on the hub), or of no run, does not block.
     case acquireSession(structure: StructureID, runID: String)
     /// Gives the structure's session up: the run's own row, or whoever's when `runID` is nil.
     case releaseSession(structure: StructureID, runID: String?)
     /// Records the run's final status, fenced by its lease, having first given up the session it holds (unless it
     /// keeps it: `release` nil). In the same transaction as the run's last records, or a later one.
     case finish(RunConclusion, release: StructureID?)
-
-    /// The structure a session command locks (two takes of one structure never share a batch).
-    var acquiredStructure: StructureID? {
-        switch self {
-        case .acquireSession(let structure, _): structure
-        case .releaseSession, .finish: nil
-        }
-    }
 }
 
 /// A run's final status as the worker records it.
@@ -33,6 +26,10 @@ struct RunConclusion: Sendable {
     var error: JSONValue?
     var recovered: Bool
     var notes: [String]
+    /// The run's claim count (`claims`) when this worker claimed it. Only the worker holding a run records its
+    /// final status, and each claim counts, so a run that ended with this status and this count ended by this
+    /// worker: a final status written again after its commit's answer was lost is recognised as recorded.
+    var claims: Int
 }
 
 /// What a ``StoreCommand`` did.
@@ -42,34 +39,39 @@ enum StoreCommandAnswer: Sendable, Hashable {
     /// Another run holds the structure's session.
     case busy(holder: String)
     case released
-    /// Whether the status was recorded (false: the run is no longer leased to this worker).
+    /// Whether the status is recorded as this worker's: written now, or in a transaction of this worker whose
+    /// commit's answer was lost (false: the run is leased to another worker, or another ended it).
     case finished(recorded: Bool)
 }
 
 extension StoreCommand {
     /// Performs a batch's commands inside the transaction open on `connection`, in at most four statements whatever
-    /// their number: session releases (those of finishing runs included), session takes, final statuses, and the
-    /// notifications of the runs' ends. Returns one answer per command, in order.
+    /// their number: one `DELETE` for the session releases (those of finishing runs included), one `INSERT` for the
+    /// session takes and, when some were refused, one `SELECT` of who holds those structures, and one `UPDATE` for
+    /// the final statuses that also sends the notifications of the runs' ends. Returns one answer per command, in
+    /// order.
     ///
-    /// No two takes in `commands` may name the same structure (one statement cannot claim a row twice); the
-    /// committer keeps the second for the next batch.
+    /// Of several takes of one structure (runs racing for it) only the first is inserted, as one statement cannot
+    /// claim a row twice; the others are answered ``StoreCommandAnswer/busy(holder:)`` with whoever holds the
+    /// structure after it, in the same batch.
     static func perform(_ commands: [StoreCommand], workerID: String, on connection: PostgresConnection) throws(PostgresError)
         -> [StoreCommandAnswer]
     {
         var releases: [JSONValue] = []
         var takes: [JSONValue] = []
+        var taken: Set<StructureID> = []
         var finishes: [JSONValue] = []
         for command in commands {
             switch command {
             case .releaseSession(let structure, let runID):
                 releases.append(["structure": .string(structure), "run": runID.map(JSONValue.string) ?? .null])
             case .acquireSession(let structure, let runID):
-                takes.append(["structure": .string(structure), "run": .string(runID)])
+                if taken.insert(structure).inserted { takes.append(["structure": .string(structure), "run": .string(runID)]) }
             case .finish(let conclusion, let release):
                 if let release { releases.append(["structure": .string(release), "run": .string(conclusion.runID)]) }
                 var row: JSONObject = [
                     "run": .string(conclusion.runID), "status": .string(conclusion.status), "recovered": .bool(conclusion.recovered),
-                    "notes": .array(conclusion.notes.map(JSONValue.string)),
+                    "notes": .array(conclusion.notes.map(JSONValue.string)), "claims": .int(conclusion.claims),
                 ]
                 // Left out rather than JSON null, so the columns get SQL NULL.
                 if let output = conclusion.output { row["output"] = output }
@@ -87,8 +89,7 @@ extension StoreCommand {
         }
         var holders: [StructureID: String] = [:]
         if !takes.isEmpty {
-            // As ``PostgresRunStore/acquireSession(structure:runID:)``: the row of a run that ended failed or cancelled,
-            // or of no run, does not block.
+            // The row of a run that ended failed or cancelled, or of no run, does not block.
             let taken = try connection.execute(
                 prepared:
                 """
@@ -123,11 +124,18 @@ extension StoreCommand {
                         AS f(run text, status text, output jsonb, error jsonb, recovered boolean, notes text[])
                     WHERE r.run_id = f.run AND r.worker_id = $2 AND r.status = 'running'
                     RETURNING r.run_id
+                ), earlier AS (
+                    -- Recorded by this worker in a transaction whose commit's answer was lost: the run ended with
+                    -- this status and nobody claimed it since (this statement's own update is not seen here).
+                    SELECT r.run_id FROM matterflow_runs r
+                    JOIN jsonb_to_recordset($1::jsonb) AS f(run text, status text, claims integer) ON r.run_id = f.run
+                    WHERE r.status = f.status AND r.claims = f.claims AND r.worker_id IS NULL AND r.finished_at IS NOT NULL
                 ), announced AS (
                     SELECT pg_notify('matterflow_records', f.run) FROM jsonb_to_recordset($1::jsonb) AS f(run text)
                     UNION ALL SELECT pg_notify('matterflow_queue', 'finished')
                 )
-                SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n) LEFT JOIN done AS d ON true
+                SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n)
+                LEFT JOIN (SELECT run_id FROM done UNION SELECT run_id FROM earlier) AS d ON true
                 """, [JSONWriter.compact(.array(finishes)), workerID])
             recorded = Set(done.rows.compactMap { $0[0] })
         }

@@ -248,7 +248,7 @@ public final class StoreWorker: Sendable {
                 // Without its secrets a run that has not begun cannot; one that has is settled on its cancel path.
                 options.log?("worker \(options.workerID): \(error.message)")
                 if !claimed.takeover {
-                    await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "secretsUnavailable", message: error.message), recovered: false, notes: [], structure: claimed.structureID)
+                    await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "secretsUnavailable", message: error.message), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
                     return
                 }
             }
@@ -287,7 +287,7 @@ public final class StoreWorker: Sendable {
             workflow = try engine.load(path: claimed.workflowFile)
         } catch {
             let message = error.diagnostics.first?.description ?? "invalid workflow"
-            await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidWorkflow", message: message), recovered: false, notes: [], structure: claimed.structureID)
+            await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidWorkflow", message: message), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
         var inputs = claimed.inputs
@@ -304,7 +304,7 @@ public final class StoreWorker: Sendable {
         do {
             handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink)
         } catch {
-            await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID)
+            await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
         let result = await withTaskCancellationHandler {
@@ -318,7 +318,7 @@ public final class StoreWorker: Sendable {
         await conclude(
             runID, status: result.outcome.rawValue, output: result.output,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
-            notes: [], structure: claimed.structureID, keepSession: result.outcome == .succeeded)
+            notes: [], structure: claimed.structureID, claims: claimed.claims, keepSession: result.outcome == .succeeded)
     }
 
     /// Settles a run whose worker died, from its records; or resumes one handed back at a checkpoint (its records
@@ -340,12 +340,12 @@ public final class StoreWorker: Sendable {
         case .succeeded, .failed, .cancelled: status = recovery.status.rawValue
         case .running, .interrupted, .notStarted, .needsAttention, .unreadable: status = "needsAttention"
         }
-        guard await durable(claimed.runID) else { return }
-        let finished = (try? store.records(of: claimed.runID, after: 0))?.last { $0.type == JournalEntry.Kind.runFinished.rawValue }
+        // As for a run this worker ran, the final status rides the committer's batches behind recovery's records:
+        // written in the same transaction as the last of them, or a later one, and refused with them.
         await conclude(
-            claimed.runID, status: status, output: finished?.payload["output"].flatMap { $0.isNull ? nil : $0 },
-            error: finished?.payload["error"].flatMap { $0.isNull ? nil : $0 }, recovered: true, notes: recovery.notes,
-            structure: claimed.structureID, keepSession: status == "succeeded")
+            claimed.runID, status: status, output: recovery.finished?.output.flatMap { $0.isNull ? nil : $0 },
+            error: recovery.finished?.errorJSON, recovered: true, notes: recovery.notes,
+            structure: claimed.structureID, claims: claimed.claims, keepSession: status == "succeeded")
     }
 
     /// Waits until every record of the run is committed (its `runFinished` among them), so that no final status is
@@ -365,10 +365,11 @@ public final class StoreWorker: Sendable {
     /// committer's next transaction.
     private func conclude(
         _ runID: String, status: String, output: JSONValue?, error: JSONValue?, recovered: Bool, notes: [String],
-        structure: StructureID, keepSession: Bool = false
+        structure: StructureID, claims: Int, keepSession: Bool = false
     ) async {
         do throws(StoreError) {
-            let conclusion = RunConclusion(runID: runID, status: status, output: output, error: error, recovered: recovered, notes: notes)
+            let conclusion = RunConclusion(
+                runID: runID, status: status, output: output, error: error, recovered: recovered, notes: notes, claims: claims)
             let answer = try await committer.perform(.finish(conclusion, release: keepSession ? nil : structure), runID: runID)
             guard answer == .finished(recorded: true) else {
                 options.log?("worker \(options.workerID): run \(runID) was taken over by another worker; its status is theirs to record")

@@ -39,18 +39,25 @@ struct ResumeSecretAnswerTests {
         """
     }
 
-    /// A run answered with the PIN, killed just after it entered `rooms` (its checkpoint holds the PIN redacted),
-    /// with the home as it was then.
+    /// A run answered with the PIN (or `answers`), killed just after it entered `rooms` (its checkpoint holds the
+    /// answer redacted), with the home as it was then. `files` are the workflow's sub-workflows, by file name.
     struct Crashed {
         let scratch: Scratch
         var stateDirectory: String { scratch.file("state") }
         var journalPath: String { (try? RunJournal(directory: scratch.file("journal")).path(of: Self.runID)) ?? "" }
         static let runID = "run-00000000a5e7"
 
-        init() async throws {
+        init(
+            workflow: String = ResumeSecretAnswerTests.workflowText(), files: [String: String] = [:],
+            answers: [String: JSONValue] = ["pin": .string(ResumeSecretAnswerTests.pin)],
+            output: JSONValue? = ["samePin": true]
+        ) async throws {
             scratch = try Scratch()
             let workflowPath = scratch.file("secret-answer.json")
-            try Data(ResumeSecretAnswerTests.workflowText().utf8).write(to: URL(fileURLWithPath: workflowPath))
+            try Data(workflow.utf8).write(to: URL(fileURLWithPath: workflowPath))
+            for (name, text) in files {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: scratch.file(name)))
+            }
             let stateDirectory = scratch.file("state")
             let homePath = stateDirectory + "/" + HomeStateStore.fileName
             // The home's bytes after each record, to put back the one at the crash.
@@ -65,13 +72,13 @@ struct ResumeSecretAnswerTests {
             let clock = VirtualClock()
             let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: Homes.basic()), clock: clock)
             var options = RunOptions(structureID: Homes.structureID, clock: clock, runID: Self.runID)
-            options.answers = ["pin": .string(ResumeSecretAnswerTests.pin)]
+            options.answers = answers
             clock.beginActivity()
             let handle = try RunJournal(directory: scratch.file("journal")).start(
                 try WorkflowEngine().load(path: workflowPath), on: hub, options: options, testHook: hook)
             let result = await handle.result
             clock.endActivity()
-            #expect(result.output == ["samePin": true], "the uninterrupted run holds the PIN: \(String(describing: result.error))")
+            #expect(result.output == output, "the uninterrupted run: \(String(describing: result.error))")
 
             let path = try RunJournal(directory: scratch.file("journal")).path(of: Self.runID)
             let records = try JournalReader.read(path: path).records

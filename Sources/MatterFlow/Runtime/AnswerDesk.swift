@@ -5,7 +5,7 @@ import Synchronization
 /// the question waiting now.
 ///
 /// An answer is checked against its question before the run sees it. A string that does not fit as it is reads as
-/// typed text (``Question/parse(_:)``): a choice's number or label, `yes`/`no`.
+/// typed text (``Question/accept(_:)``): a choice's number or label, `yes`/`no`.
 final class AnswerDesk: Sendable {
     private struct Pending {
         let question: Question
@@ -38,19 +38,9 @@ final class AnswerDesk: Sendable {
             let waiting = pending.map { "; the run waits for an answer to \"\($0.question.name)\"" } ?? "; the run asks nothing now"
             throw AnswerError(.noPendingQuestion, question: name, "no question \"\(name)\" is waiting for an answer\(waiting)")
         }
-        let checked = try Self.accept(value, for: pending.question)
+        let checked = try pending.question.accept(value)
         guard pending.race.offer(.answered(checked)) else {
             throw AnswerError(.noPendingQuestion, question: name, "the question stopped waiting (timed out or cancelled) before the answer came")
-        }
-    }
-
-    /// An answer checked against its question, a string read as typed text when it does not fit as it is.
-    static func accept(_ value: JSONValue, for question: Question) throws(AnswerError) -> JSONValue {
-        do {
-            return try question.check(value)
-        } catch {
-            guard case .string(let text) = value, let parsed = try? question.parse(text) else { throw error }
-            return parsed
         }
     }
 
@@ -70,7 +60,7 @@ final class AnswerDesk: Sendable {
         }
         if let given {
             do throws(AnswerError) {
-                return .answered(try Self.accept(given, for: question))
+                return .answered(try question.accept(given))
             } catch {
                 rejected(error.message)
             }

@@ -32,6 +32,18 @@ public struct Question: Sendable {
         }
     }
 
+    /// The value an answer gives the ask state, as a run takes it: checked against the schema as it is, or, when a
+    /// string does not fit as it is, read as typed text (``parse(_:)``: a choice's number or label, `yes`/`no`,
+    /// whitespace trimmed). Recovery reads a secret answer given again the same way before comparing its digest.
+    public func accept(_ answer: JSONValue) throws(AnswerError) -> JSONValue {
+        do {
+            return try check(answer)
+        } catch {
+            guard case .string(let text) = answer, let parsed = try? parse(text) else { throw error }
+            return parsed
+        }
+    }
+
     /// Reads an answer typed as text (`--answer NAME=VALUE`, a terminal line): a choice by its number (1-based),
     /// its value or its label; `yes`/`no` (also `y`, `n`, `true`, `false`); text as it is. The result is checked.
     public func parse(_ text: String) throws(AnswerError) -> JSONValue {

@@ -59,7 +59,12 @@ extension PostgresStoreTests {
         let run = try #require(try store.runs().first { $0.runID == runID })
         #expect(run.status == "cancelled")
         #expect(run.recovered)
-        let types = try store.records(of: runID).map(\.type)
+        let records = try store.records(of: runID)
+        let types = records.map(\.type)
+        // The final status carries the error of recovery's runFinished, as the run's record keeps it.
+        let finished = try #require(records.last { $0.type == "runFinished" })
+        #expect(run.error != nil && run.error == finished.payload["error"], "\(String(describing: run.error))")
+        #expect(run.error?["code"]?.stringValue == "cancelled" && run.error?["state"]?.stringValue != nil)
         #expect(types.contains("recoveryStarted"))
         #expect(types.contains("resolution"))
         #expect(types.last == "recoveryFinished")

@@ -77,13 +77,7 @@ struct PostgresStoreTests {
     func groupCommit() async throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
-        for index in 0..<16 {
-            try store.execute(
-                """
-                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, worker_id)
-                VALUES ($1, 'w', '/w.json', 's', '{}', 'running', $2)
-                """, ["run-\(index)", index == 15 ? "someone-else" : "me"], doing: "test setup")
-        }
+        try TestPostgres.insertRunning((0..<16).map { ("run-\($0)", "s", $0 == 15 ? "someone-else" : "me") }, into: store)
         let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
         // Each run is a task, as a worker's runs are: `flush` suspends it, so all 16 wait at once on 2 pool threads.
         let refused = await withTaskGroup(of: String?.self) { group in

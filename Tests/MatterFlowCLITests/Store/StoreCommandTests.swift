@@ -12,13 +12,7 @@ extension PostgresStoreTests {
     func batchedSessionTakes() async throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
-        for index in 0..<8 {
-            try store.execute(
-                """
-                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, worker_id)
-                VALUES ($1, 'w', '/w.json', $2, '{}', 'running', 'me')
-                """, ["run-\(index)", index < 6 ? "home-a" : "home-\(index)"], doing: "test setup")
-        }
+        try TestPostgres.insertRunning((0..<8).map { ("run-\($0)", $0 < 6 ? "home-a" : "home-\($0)", "me") }, into: store)
         let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
         defer { committer.shutdown() }
         // Six runs take home-a at once (their takes reach the committer together); two take structures of their own.
@@ -52,30 +46,65 @@ extension PostgresStoreTests {
         #expect(try await committer.perform(.acquireSession(structure: "home-a", runID: loser), runID: loser) == .acquired)
     }
 
-    @Test("a final status in the committer's batch keeps output, error and notes; released sessions go; a run not leased is refused")
-    func batchedFinalStatus() async throws {
+    /// Performs `commands` as one batch of the committer does: in one transaction on a connection of its own.
+    static func performInOneBatch(_ commands: [StoreCommand], conninfo: String) throws -> [StoreCommandAnswer] {
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        try connection.execute("BEGIN")
+        let answers = try StoreCommand.perform(commands, workerID: "me", on: connection)
+        try connection.execute("COMMIT")
+        return answers
+    }
+
+    @Test("takes of one structure in one batch: the first gets it, the others are told who holds it, in the same batch")
+    func takesOfOneStructureInOneBatch() throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
-        for (runID, worker) in [("run-ok", "me"), ("run-failed", "me"), ("run-theirs", "someone-else")] {
-            try store.execute(
-                """
-                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, worker_id)
-                VALUES ($1, 'w', '/w.json', $1, '{}', 'running', $2)
-                """, [runID, worker], doing: "test setup")
-            _ = try store.acquireSession(structure: runID, runID: runID)
-        }
-        let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
-        defer { committer.shutdown() }
+        try TestPostgres.insertRunning((0..<8).map { ("run-\($0)", $0 < 6 ? "home-a" : "home-\($0)", "me") }, into: store)
+        let answers = try Self.performInOneBatch(
+            (0..<8).map { .acquireSession(structure: $0 < 6 ? "home-a" : "home-\($0)", runID: "run-\($0)") }, conninfo: conninfo)
+        #expect(answers == [.acquired] + Array(repeating: .busy(holder: "run-0"), count: 5) + [.acquired, .acquired])
+        #expect(try store.sessions().map { "\($0.structure)=\($0.runID)" } == ["home-6=run-6", "home-7=run-7", "home-a=run-0"])
+
+        // The holder gives home-a up and two runs take it in the batch: the first gets it. Two takes of a structure
+        // another run holds are both told who.
+        let next = try Self.performInOneBatch(
+            [
+                .acquireSession(structure: "home-a", runID: "run-3"), .releaseSession(structure: "home-a", runID: "run-0"),
+                .acquireSession(structure: "home-a", runID: "run-4"), .acquireSession(structure: "home-6", runID: "run-1"),
+                .acquireSession(structure: "home-6", runID: "run-2"),
+            ], conninfo: conninfo)
+        #expect(next == [.acquired, .released, .busy(holder: "run-3"), .busy(holder: "run-6"), .busy(holder: "run-6")])
+        #expect(try store.sessions().map { "\($0.structure)=\($0.runID)" } == ["home-6=run-6", "home-7=run-7", "home-a=run-3"])
+    }
+
+    @Test("final statuses and a release in one batch: each keeps output, error and notes; sessions go; a run not leased is refused; each end is announced")
+    func finalStatusesInOneBatch() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning(
+            [("run-ok", "run-ok", "me"), ("run-failed", "run-failed", "me"), ("run-theirs", "run-theirs", "someone-else"),
+             ("run-other", "home-x", "me")], into: store)
+        try store.execute(
+            "INSERT INTO matterflow_sessions (structure_id, run_id) SELECT structure_id, run_id FROM matterflow_runs",
+            doing: "test setup")
+        let listener = try PostgresConnection(conninfo)
+        defer { listener.close() }
+        try listener.listen("matterflow_records")
+
         let succeeded = RunConclusion(
-            runID: "run-ok", status: "succeeded", output: ["deviceIDs": ["device-1"]], error: nil, recovered: false, notes: [])
+            runID: "run-ok", status: "succeeded", output: ["deviceIDs": ["device-1"]], error: nil, recovered: false, notes: [], claims: 0)
         let failed = RunConclusion(
             runID: "run-failed", status: "failed", output: nil, error: ["code": "sessionBusy", "message": "busy"], recovered: true,
-            notes: ["settled after takeover", "a \"quoted\" note"])
-        let theirs = RunConclusion(runID: "run-theirs", status: "succeeded", output: nil, error: nil, recovered: false, notes: [])
+            notes: ["settled after takeover", "a \"quoted\" note"], claims: 0)
+        let theirs = RunConclusion(runID: "run-theirs", status: "succeeded", output: nil, error: nil, recovered: false, notes: [], claims: 0)
         // A succeeded run keeps its session (release nil), as a workflow that ends holding it on purpose does.
-        #expect(try await committer.perform(.finish(succeeded, release: nil), runID: "run-ok") == .finished(recorded: true))
-        #expect(try await committer.perform(.finish(failed, release: "run-failed"), runID: "run-failed") == .finished(recorded: true))
-        #expect(try await committer.perform(.finish(theirs, release: nil), runID: "run-theirs") == .finished(recorded: false))
+        let answers = try Self.performInOneBatch(
+            [
+                .finish(succeeded, release: nil), .releaseSession(structure: "home-x", runID: "run-other"),
+                .finish(failed, release: "run-failed"), .finish(theirs, release: nil),
+            ], conninfo: conninfo)
+        #expect(answers == [.finished(recorded: true), .released, .finished(recorded: true), .finished(recorded: false)])
 
         let rows = try store.execute(
             """
@@ -93,6 +122,71 @@ extension PostgresStoreTests {
         #expect(byRun["run-failed"]?[5] == "t")
         #expect(PostgresRunStore.textArray(byRun["run-failed"]?[6]) == ["settled after takeover", "a \"quoted\" note"])
         #expect(byRun["run-theirs"]?[1] == "running")
+        #expect(byRun["run-other"]?[1] == "running")
         #expect(try store.sessions().map(\.structure) == ["run-ok", "run-theirs"])
+
+        var announced: Set<String> = []
+        for _ in 0..<20 where !announced.isSuperset(of: ["run-ok", "run-failed"]) {
+            announced.formUnion(try listener.notifications(timeoutMilliseconds: 100).map(\.payload))
+        }
+        #expect(announced.isSuperset(of: ["run-ok", "run-failed"]), "\(announced)")
+    }
+
+    @Test("a final status written again after its commit's answer was lost is found recorded; one another worker recorded is not")
+    func finalStatusWrittenAgain() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-mine", "home-m", "me"), ("run-taken", "home-t", "me")], into: store)
+        // This worker's claim was each run's first.
+        try store.execute("UPDATE matterflow_runs SET claims = 1", doing: "test setup")
+        let mine = RunConclusion(
+            runID: "run-mine", status: "cancelled", output: nil, error: ["code": "cancelled", "message": "released"],
+            recovered: false, notes: [], claims: 1)
+        #expect(try Self.performInOneBatch([.finish(mine, release: "home-m")], conninfo: conninfo) == [.finished(recorded: true)])
+        let read = "SELECT status, worker_id IS NULL, finished_at::text FROM matterflow_runs WHERE run_id = 'run-mine'"
+        let recorded = try store.execute(read, doing: "reading the run").rows
+
+        // The committer writes the batch again when the answer to its COMMIT was lost (the commit went through).
+        #expect(try Self.performInOneBatch([.finish(mine, release: "home-m")], conninfo: conninfo) == [.finished(recorded: true)])
+        #expect(try store.execute(read, doing: "reading the run").rows == recorded, "the row is left as first recorded")
+        // A status this worker did not record is not taken for its own.
+        var other = mine
+        other.status = "succeeded"
+        #expect(try Self.performInOneBatch([.finish(other, release: nil)], conninfo: conninfo) == [.finished(recorded: false)])
+
+        // run-taken: this worker's lease ran out; another worker claimed it (the second claim) and ended it.
+        try store.execute(
+            """
+            UPDATE matterflow_runs SET status = 'cancelled', worker_id = NULL, claims = 2, finished_at = now(), recovered = true
+            WHERE run_id = 'run-taken'
+            """, doing: "test setup")
+        let late = RunConclusion(runID: "run-taken", status: "cancelled", output: nil, error: nil, recovered: false, notes: [], claims: 1)
+        #expect(try Self.performInOneBatch([.finish(late, release: nil)], conninfo: conninfo) == [.finished(recorded: false)])
+        #expect(try store.execute("SELECT recovered FROM matterflow_runs WHERE run_id = 'run-taken'", doing: "reading").rows == [["t"]])
+    }
+
+    @Test("a run leased to another worker: its runFinished and then its final status, in the committer, are both refused")
+    func finishOfRunNotLeasedRefused() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-theirs", "home", "someone-else")], into: store)
+        let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
+        defer { committer.shutdown() }
+        let record = JournalRecord(payload: ["seq": .int(1), "type": .string("runFinished"), "outcome": "succeeded"], offset: 0)
+        try committer.append(record, runID: "run-theirs", sync: false)
+        let theirs = RunConclusion(runID: "run-theirs", status: "succeeded", output: nil, error: nil, recovered: false, notes: [], claims: 0)
+        let answer: StoreCommandAnswer?
+        do {
+            answer = try await committer.perform(.finish(theirs, release: "home"), runID: "run-theirs")
+        } catch {
+            answer = nil
+        }
+        // Refused in the batch that carried the record (fenced by the lease), or before a later one.
+        #expect(answer == nil || answer == .finished(recorded: false), "\(String(describing: answer))")
+        #expect(committer.failure(of: "run-theirs") != nil, "the run's records were refused")
+        await #expect(throws: StoreError.self) { try await committer.flush(runID: "run-theirs") }
+        #expect(try store.records(of: "run-theirs").isEmpty)
+        let row = try store.execute("SELECT status, worker_id FROM matterflow_runs", doing: "reading the run")
+        #expect(row.rows.first == ["running", "someone-else"])
     }
 }

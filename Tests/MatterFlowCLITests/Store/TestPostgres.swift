@@ -1,5 +1,5 @@
 import Foundation
-import MatterFlowStore
+@testable import MatterFlowStore
 import Synchronization
 import Testing
 
@@ -77,6 +77,17 @@ enum TestPostgres {
             try? handle.close()
         }
         return conninfo
+    }
+
+    /// Inserts runs as a worker's claim leaves them (`running`, leased to `worker`), each on its structure.
+    static func insertRunning(_ runs: [(run: String, structure: String, worker: String)], into store: PostgresRunStore) throws {
+        for (run, structure, worker) in runs {
+            try store.execute(
+                """
+                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, worker_id)
+                VALUES ($1, 'w', '/w.json', $2, '{}', 'running', $3)
+                """, [run, structure, worker], doing: "test setup")
+        }
     }
 
     /// Restarts the server (immediate shutdown, like a crash, then start).
