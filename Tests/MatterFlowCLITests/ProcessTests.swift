@@ -223,11 +223,13 @@ final class ChildProcess {
         process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 
-    func signal(_ number: Int32) {
+    func signal(_ number: Int32) { Self.send(number, to: process.processIdentifier) }
+
+    static func send(_ number: Int32, to pid: Int32) {
         #if canImport(Glibc)
-            _ = Glibc.kill(process.processIdentifier, number)
+            _ = Glibc.kill(pid, number)
         #else
-            _ = Darwin.kill(process.processIdentifier, number)
+            _ = Darwin.kill(pid, number)
         #endif
     }
 
@@ -244,5 +246,34 @@ final class ChildProcess {
     /// Makes sure the child is gone (a failed test must not leave it running).
     func kill() {
         if process.isRunning { signal(SIGKILL) }
+    }
+}
+
+extension ChildProcess {
+    /// Polls a condition on a thread of its own and sends `number` to the process from there as soon as it holds:
+    /// the moment it was sent, or nil, sending nothing, when `timeout` passes first.
+    ///
+    /// The child goes on running while the test process is busy, and the suite's parallel tests can keep every
+    /// cooperative thread busy for half a minute at its start. A signal meant for a moment of the child's run is
+    /// therefore sent from a thread outside that pool, so it lands at that moment and not seconds later.
+    func signal(
+        _ number: Int32, within timeout: Duration = .seconds(120), every interval: Duration = .milliseconds(10),
+        when condition: @escaping @Sendable () -> Bool
+    ) async -> ContinuousClock.Instant? {
+        let pid = process.processIdentifier
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let deadline = ContinuousClock.now + timeout
+                while !condition() {
+                    if ContinuousClock.now >= deadline {
+                        continuation.resume(returning: nil)
+                        return
+                    }
+                    Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+                }
+                Self.send(number, to: pid)
+                continuation.resume(returning: ContinuousClock.now)
+            }
+        }
     }
 }

@@ -50,14 +50,11 @@ extension PostgresStoreTests {
             ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
              "--lease", "30", "--concurrency", "4", "--worker-id", "leaving"])
         defer { first.kill() }
-        let midway = await poll(timeout: .seconds(30), every: .milliseconds(10)) {
+        let signalled = try #require(await first.signal(SIGTERM, within: .seconds(60)) {
             runIDs.allSatisfy { runID in
                 ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "commissionDevice" }
             }
-        }
-        try #require(midway, "the runs never reached commissionDevice; worker said:\n\(first.stderr.text)")
-        let signalled = ContinuousClock.now
-        first.signal(SIGTERM)
+        }, "the runs never reached commissionDevice; worker said:\n\(first.stderr.text)")
         try #require(await first.waitForExit(within: .seconds(40)), "the worker did not exit within 40 s of SIGTERM")
         #expect(first.status == 0, "\(first.stderr.text)")
         // The runs park once their commissioning call ends (at most 20 s), then the worker exits.
@@ -116,11 +113,10 @@ extension PostgresStoreTests {
             ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
              "--lease", "1", "--worker-id", "doomed"])
         defer { first.kill() }
-        let reading = await poll(timeout: .seconds(30), every: .milliseconds(10)) {
+        let reading = await first.signal(SIGKILL, within: .seconds(60)) {
             ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "fetchRooms" }
         }
-        try #require(reading, "the run never reached fetchRooms; worker said:\n\(first.stderr.text)")
-        first.signal(SIGKILL)
+        try #require(reading != nil, "the run never reached fetchRooms; worker said:\n\(first.stderr.text)")
         try #require(await first.waitForExit(), "the killed worker did not go")
 
         let second = try ChildProcess.launch(
