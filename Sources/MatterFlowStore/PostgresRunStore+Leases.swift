@@ -74,7 +74,8 @@ extension PostgresRunStore {
         return Set(rows.rows.compactMap { $0[0] })
     }
 
-    /// Gives runs back to the fleet at once (graceful shutdown): their leases end now, so another worker settles them.
+    /// Gives runs back to the fleet at once (graceful shutdown, or a run this worker cannot run): their leases end now,
+    /// so another worker (or this one, claiming again) takes them over and settles them from their records.
     public func handBack(_ runIDs: [String], by workerID: String) throws(StoreError) {
         guard !runIDs.isEmpty else { return }
         try execute(
@@ -82,8 +83,12 @@ extension PostgresRunStore {
             UPDATE matterflow_runs SET worker_id = NULL, lease_until = now() - interval '1 second'
             WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
             """, [Self.textArrayLiteral(runIDs), workerID], doing: "handing runs back")
-        try execute("UPDATE matterflow_workers SET stopping = true WHERE worker_id = $1", [workerID], doing: "stopping worker")
         try execute("SELECT pg_notify('matterflow_queue', 'handback')", doing: "announcing handed-back runs")
+    }
+
+    /// Marks a worker as stopping in `matterflow_workers` (graceful shutdown has begun: it claims nothing more).
+    public func markStopping(_ workerID: String) throws(StoreError) {
+        try execute("UPDATE matterflow_workers SET stopping = true WHERE worker_id = $1", [workerID], doing: "stopping worker")
     }
 
     /// Puts runs parked at a checkpoint back in the queue (graceful shutdown): `queued` again, no worker, no lease,
@@ -99,7 +104,6 @@ extension PostgresRunStore {
             )
             SELECT pg_notify('matterflow_queue', run_id) FROM queued
             """, [Self.textArrayLiteral(runIDs), workerID], doing: "handing parked runs back")
-        try execute("UPDATE matterflow_workers SET stopping = true WHERE worker_id = $1", [workerID], doing: "stopping worker")
     }
 
     // MARK: - One commissioning session per structure, fleet-wide

@@ -180,6 +180,11 @@ public final class StoreWorker: Sendable {
     /// queue, their records committed (another worker resumes them from their last checkpoint), and the others back
     /// for takeover (another worker settles them as if this one had died).
     private func drain() async {
+        do throws(StoreError) {
+            try store.markStopping(options.workerID)
+        } catch {
+            options.log?("worker \(options.workerID): could not mark itself stopping (\(error.message))")
+        }
         let deadline = ContinuousClock.now + .milliseconds(Int(options.drainSeconds * 1000))
         while ContinuousClock.now < deadline {
             let settled = state.withLock { state in state.active.keys.allSatisfy { state.pauses[$0]?.isParked == true } }

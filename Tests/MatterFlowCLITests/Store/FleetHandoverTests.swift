@@ -95,20 +95,19 @@ extension PostgresStoreTests {
         #expect(try store.sessions().isEmpty)
     }
 
-    @Test("worker --resume: a run whose worker was SIGKILLed during a read is resumed to success, not cancelled")
-    func takeoverResumes() async throws {
-        let conninfo = try TestPostgres.database()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+    /// A commission-device run whose worker was SIGKILLed during its 30 s fetchRooms read: the read is in doubt and
+    /// the worker's 1 s lease runs out. The run's ID, and the home, state and secrets a rescuing worker needs.
+    private func runKilledDuringRead(
+        conninfo: String, directory: TemporaryDirectory, prefix: String
+    ) async throws -> (runID: String, home: String, state: String, secrets: String) {
         let home = try directory.write(
             Self.slowHome.replacingOccurrences(of: "\"configureDevice\": 0.02", with: "\"configureDevice\": 0.02, \"fetchRooms\": 30"),
             to: "home.json")
         let state = directory.file("state")
         let secrets = directory.file("secrets")
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
-        let runID = try #require(try await submitCommissions(1, conninfo: conninfo, secrets: secrets, prefix: "resumed").first)
+        let runID = try #require(try await submitCommissions(1, conninfo: conninfo, secrets: secrets, prefix: prefix).first)
         let store = try PostgresRunStore(conninfo: conninfo)
-
         let first = try ChildProcess.launch(
             ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
              "--lease", "1", "--worker-id", "doomed"])
@@ -118,6 +117,16 @@ extension PostgresStoreTests {
         }
         try #require(reading != nil, "the run never reached fetchRooms; worker said:\n\(first.stderr.text)")
         try #require(await first.waitForExit(), "the killed worker did not go")
+        return (runID, home, state, secrets)
+    }
+
+    @Test("worker --resume: a run whose worker was SIGKILLed during a read is resumed to success, not cancelled")
+    func takeoverResumes() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (runID, home, state, secrets) = try await runKilledDuringRead(conninfo: conninfo, directory: directory, prefix: "resumed")
+        let store = try PostgresRunStore(conninfo: conninfo)
 
         let second = try ChildProcess.launch(
             ["worker", "--store", conninfo, "--home", home, "--state", state,
@@ -136,6 +145,55 @@ extension PostgresStoreTests {
         #expect(saved.activeSession == nil)
         #expect(saved.devices.count == 1)
         #expect(try store.sessions().isEmpty)
+    }
+
+    @Test("a taken-over run whose records cannot be read is handed back and settled once they can, never started afresh")
+    func unreadableRecordsAreHandedBack() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (runID, home, state, secrets) = try await runKilledDuringRead(conninfo: conninfo, directory: directory, prefix: "unread")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let before = try calls(of: runID, in: store)
+
+        // A role that may claim runs and write records but not read records back, as when the server fails reads.
+        let role = "mf_blind_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
+        let admin = try PostgresConnection(conninfo)
+        defer {
+            _ = try? admin.execute("DROP OWNED BY \(role)")
+            _ = try? admin.execute("DROP ROLE \(role)")
+            admin.close()
+        }
+        for statement in [
+            "CREATE ROLE \(role) LOGIN", "GRANT ALL ON ALL TABLES IN SCHEMA public TO \(role)",
+            "GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO \(role)", "REVOKE SELECT ON matterflow_records FROM \(role)",
+            "GRANT SELECT (run_id) ON matterflow_records TO \(role)",
+        ] { _ = try admin.execute(statement) }
+        let blind = conninfo.split(separator: " ").filter { !$0.hasPrefix("user=") }.joined(separator: " ") + " user=\(role)"
+
+        let second = try ChildProcess.launch(
+            ["worker", "--store", blind, "--home", home, "--state", state,
+             "--secrets", secrets, "--clock", "virtual", "--lease", "1", "--resume", "--exit-when-idle", "--worker-id", "blind"])
+        defer { second.kill() }
+        let refused = await second.stderr.waitForLine(within: .seconds(60)) {
+            $0.contains("could not read the records of run \(runID)") && $0.contains("it is handed back")
+        }
+        try #require(refused, "\(second.stderr.text)")
+        // Handing one run back is not stopping: the worker goes on claiming.
+        #expect(try admin.execute("SELECT stopping::text FROM matterflow_workers WHERE worker_id = 'blind'").rows.first?[0] == "false")
+        _ = try admin.execute("GRANT SELECT ON matterflow_records TO \(role)")
+
+        try #require(await second.waitForExit(within: .seconds(60)), "the worker did not finish: \(second.stderr.text)")
+        #expect(second.status == 0, "\(second.stderr.text)")
+        #expect(second.stderr.text.contains("settling run \(runID)"), "\(second.stderr.text)")
+        #expect(!second.stderr.text.contains("had not begun"), "\(second.stderr.text)")
+        #expect(try store.status(of: runID) == "succeeded")
+        let records = try store.records(of: runID)
+        #expect(records.filter { $0.type == "runStarted" }.count == 1, "the run was started afresh")
+        let after = try calls(of: runID, in: store)
+        #expect(Array(after.prefix(before.count)) == before)
+        #expect(after.filter { $0.contains(" commissionDevice ") }.count == 1, "\(after)")
+        #expect(try admin.execute("SELECT stopping::text FROM matterflow_workers WHERE worker_id = 'blind'").rows.first?[0] == "true")
     }
 
     @Test("worker --hub: runs are made on a hub process over the hub protocol")
