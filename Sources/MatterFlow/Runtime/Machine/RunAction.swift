@@ -79,7 +79,8 @@ final class RunCall: Sendable {
     /// The level making the call, and the attempt's number (for a ``RunRecording``).
     let path: [String]
     let attempt: Int
-    /// The arguments as reports show them (secret ones redacted unless the run shows secrets).
+    /// The arguments as reports and the recording show them (secret ones redacted unless the run shows secrets);
+    /// empty when the run has neither (``RunMachine/Configuration/reportsEvents``).
     let shownArguments: JSONObject
     /// False on a cancel path, which no cancel interrupts.
     let cancellable: Bool
