@@ -11,6 +11,13 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Settings of the library and executable targets only: with it, the test targets do not build, because the test
+/// macros' registration records (`@Test`, `@Suite`) are then not compile-time constants (Swift 6.3.1).
+let codeSettings: [SwiftSetting] = [
+    // A nonisolated async function, or function type, runs on its caller's executor unless marked `@concurrent`.
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+]
+
 let package = Package(
     name: "MatterFlow",
     platforms: [.macOS(.v15)],
@@ -114,5 +121,5 @@ let package = Package(
 )
 
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings + (target.type == .test ? [] : codeSettings)
 }

@@ -25,6 +25,7 @@ let package = Package(
                 .treatAllWarnings(as: .error),
                 .enableUpcomingFeature("ExistentialAny"),
                 .enableUpcomingFeature("MemberImportVisibility"),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
                 // libFuzzer provides `main`; the entry point is `LLVMFuzzerTestOneInput`.
                 .unsafeFlags(["-parse-as-library"]),
             ]

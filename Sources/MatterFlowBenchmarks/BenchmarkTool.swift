@@ -20,7 +20,10 @@ public enum BenchmarkTool {
         """
 
     /// Runs the benchmarks and returns the exit code: 0, 1 when a comparison finds regressions, 64 usage error.
-    public static func main(
+    ///
+    /// It leaves the caller's actor (`@concurrent`): the benchmarks run on the global executor, as a server runs
+    /// workflows, not on the main actor that a `main.swift` calls it from.
+    @concurrent public static func main(
         arguments: [String], standardOutput: (String) -> Void, standardError: (String) -> Void, executableDirectory: String
     ) async -> Int32 {
         var json = false

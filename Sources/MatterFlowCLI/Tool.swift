@@ -83,7 +83,10 @@ public enum MatterflowTool {
     ///
     /// Everything it prints goes through ``TerminalText``: control characters in text from files, hubs and datasets
     /// are shown escaped, never sent raw to the terminal.
-    public static func main(arguments: [String], environment given: ToolEnvironment = ToolEnvironment()) async -> Int32 {
+    ///
+    /// It leaves the caller's actor (`@concurrent`), so the tool's work never holds up the main actor that a
+    /// `main.swift` calls it from.
+    @concurrent public static func main(arguments: [String], environment given: ToolEnvironment = ToolEnvironment()) async -> Int32 {
         var environment = given
         environment.standardOutput = TerminalSafeSink(base: given.standardOutput)
         environment.standardError = TerminalSafeSink(base: given.standardError)

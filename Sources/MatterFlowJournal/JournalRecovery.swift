@@ -21,7 +21,9 @@ extension RunJournal {
     /// Recovery is a task of the simulation in the sense of ``WorkflowClock``: virtual time stands still while it
     /// reads and writes, and passes only while a run it continues waits on the clock. The caller should not hold
     /// the clock's activity while it awaits recovery.
-    public func recover(on hub: any Hub, options: RecoveryOptions = RecoveryOptions()) async -> RecoveryReport {
+    ///
+    /// It leaves the caller's actor (`@concurrent`): it reads and writes journal files as it goes.
+    @concurrent public func recover(on hub: any Hub, options: RecoveryOptions = RecoveryOptions()) async -> RecoveryReport {
         options.clock.beginActivity()
         defer { options.clock.endActivity() }
         var report = RecoveryReport(runs: [])

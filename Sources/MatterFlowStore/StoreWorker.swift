@@ -114,7 +114,9 @@ public final class StoreWorker: Sendable {
 
     /// Works until ``stop()`` (or, with ``WorkerOptions/exitWhenIdle``, until the store has nothing left to do).
     /// - Throws: ``StoreError`` when the store cannot be reached at start.
-    public func run(host: String, pid: Int) async throws(StoreError) -> WorkerSummary {
+    ///
+    /// It leaves the caller's actor (`@concurrent`): the store's commands block their thread for a round trip.
+    @concurrent public func run(host: String, pid: Int) async throws(StoreError) -> WorkerSummary {
         do throws(StoreError) {
             try store.registerWorker(options.workerID, host: host, pid: pid)
         } catch {

@@ -29,9 +29,9 @@ public struct OperationDescriptor: Sendable {
 
     /// The hub call behind an operation: structure, checked arguments in, JSON result out.
     ///
-    /// It runs on the caller's executor (`nonisolated(nonsending)`): the hub method it calls decides where the
-    /// work runs, and no hop is spent getting there.
-    public typealias Invocation = nonisolated(nonsending) @Sendable (any Hub, StructureID, JSONObject) async throws -> JSONValue
+    /// It runs on the caller's executor (nonisolated async function types are `nonisolated(nonsending)` in this
+    /// package): the hub method it calls decides where the work runs, and no hop is spent getting there.
+    public typealias Invocation = @Sendable (any Hub, StructureID, JSONObject) async throws -> JSONValue
 
     public var name: String
     public var summary: String
@@ -124,7 +124,7 @@ public struct OperationDescriptor: Sendable {
     public var secretArguments: Set<String> { Set(arguments.filter(\.secret).map(\.name)) }
 
     /// Runs the operation after checking the arguments' shapes.
-    nonisolated(nonsending) public func call(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
+    public func call(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
         try check(arguments)
         return try await invoke(hub, structure, arguments)
     }

@@ -151,19 +151,26 @@ final class Race: Sendable {
     private func workEnded(_ decision: Decision, value: consuming Value?) {
         // Moved into the state, not copied.
         var value = value
-        typealias Ended = (armed: Armed?, windDownWaiter: CheckedContinuation<Void, Never>?, told: (@Sendable (Value?) -> Void)?, value: Value?)
-        let ended = state.withLock { state -> Ended in
+        // What to wake or tell, taken out under the lock into locals (the lock's body returns nothing, so no
+        // tuple of optionals is built and copied out on every call).
+        var armed: Armed?
+        var windDownWaiter: CheckedContinuation<Void, Never>?
+        var told: (@Sendable (Value?) -> Void)?
+        var kept: Value?
+        state.withLock { state in
             state.workEnded = true
             if value != nil { state.value = value.take() }
-            let windDownWaiter = state.windDownWaiter.take()
-            let told = state.afterEnd.take()
-            let kept = told == nil ? nil : state.value
-            guard state.decision == nil else { return (nil, windDownWaiter, told, kept) }
-            state.decision = decision
-            return (state.armed.take(), windDownWaiter, told, kept)
+            windDownWaiter = state.windDownWaiter.take()
+            if state.afterEnd != nil {
+                told = state.afterEnd.take()
+                kept = state.value
+            }
+            if state.decision == nil {
+                state.decision = decision
+                armed = state.armed.take()
+            }
         }
-        ended.told?(ended.value)
-        let (armed, windDownWaiter) = (ended.armed, ended.windDownWaiter)
+        told?(kept)
         if let armed { stop(armed) }
         if let windDownWaiter {
             clock.beginActivity()

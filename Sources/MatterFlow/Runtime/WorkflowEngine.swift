@@ -53,8 +53,11 @@ public struct WorkflowEngine: Sendable {
     /// Runs a workflow to its end. Cancelling the calling task (or ``RunOptions/cancellation``) cancels the run:
     /// it takes its cancel path, which runs to completion (shielded from further cancellation), and the result's
     /// outcome is `cancelled`.
+    ///
+    /// The run leaves the caller's actor (`@concurrent`): its work between hub calls never holds up the caller's
+    /// actor, such as the main actor of an app or a command-line tool.
     /// - Throws: ``DiagnosticsError`` when the inputs do not match the workflow's declarations.
-    public func run(
+    @concurrent public func run(
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions
     ) async throws(DiagnosticsError) -> RunResult {
         let resolved = try workflow.resolveInputs(inputs)

@@ -6,8 +6,9 @@ import MatterFlowJSON
 /// input comes from that work (a status check's end, a call's end, a delay's end, a wait's end), from `proceed`,
 /// or from a cancel. A list without work (a cancel while a call is in flight) leaves the work in flight as it was.
 ///
-/// Cases with large payloads that a run makes rarely or only when observed (reports, checkpoints, the result) are
-/// boxed, so that an action stays small for the work a driver moves and copies on every input.
+/// Cases with large payloads that a run makes rarely or only when observed (reports, checkpoints, the result, a wait
+/// for an event or an answer, an element's launch) are boxed, so that an action stays small for the work a driver
+/// moves and copies on every input.
 enum RunAction: Sendable {
     /// Report an event to the run's observer; secrets are already redacted unless the run shows them.
     indirect case report(path: [String], RunEvent.Kind)
@@ -25,10 +26,10 @@ enum RunAction: Sendable {
     case delay(Duration, cancellable: Bool)
     /// Wait for a hub event; feed ``RunMachine/waitEnded(_:)`` with the event, the timeout, or the cancel that
     /// came first (only when the wait is cancellable).
-    case waitForEvent(EventWait)
+    indirect case waitForEvent(EventWait)
     /// Wait for the answer to a question; feed ``RunMachine/answerEnded(_:)`` with the answer (checked), the
     /// timeout, or the cancel that came first (only when the question is cancellable).
-    case askQuestion(QuestionWait)
+    indirect case askQuestion(QuestionWait)
     /// A cancel arrived while hub work is in flight: stop it; its end is still to be fed (as cancelled, with the
     /// work's late result if it succeeded while winding down).
     case interruptWork
@@ -78,7 +79,8 @@ final class RunCall: Sendable {
     /// The level making the call, and the attempt's number (for a ``RunRecording``).
     let path: [String]
     let attempt: Int
-    /// The arguments as reports show them (secret ones redacted unless the run shows secrets).
+    /// The arguments as reports and the recording show them (secret ones redacted unless the run shows secrets);
+    /// empty when the run has neither (``RunMachine/Configuration/reportsEvents``).
     let shownArguments: JSONObject
     /// False on a cancel path, which no cancel interrupts.
     let cancellable: Bool

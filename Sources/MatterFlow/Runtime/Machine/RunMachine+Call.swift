@@ -81,12 +81,15 @@ extension RunMachine {
         if let key = call.operation.idempotencyKey, arguments[key] == nil {
             arguments[key] = .string(generatedKey(for: planned))
         }
-        let shownArguments = shown(arguments, of: call)
-        report(top.path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shownArguments))
+        // Reports and the recording show the arguments; a run with neither (reportsEvents covers both) shows none.
+        let shownArguments = configuration.reportsEvents ? shown(arguments, of: call) : [:]
+        if configuration.reportsEvents {
+            report(top.path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shownArguments))
+        }
         callCount += 1
+        let key = element.map { "\(configuration.runID)/\($0)/\(callCount)" } ?? "\(configuration.runID)/\(callCount)"
         let context = HubCallContext(
-            runID: configuration.runID, idempotencyKey: configuration.runID + "/" + (element.map { $0 + "/" } ?? "") + String(callCount),
-            expectedSessionID: call.usesSession ? sessionID : nil, element: element)
+            runID: configuration.runID, idempotencyKey: key, expectedSessionID: call.usesSession ? sessionID : nil, element: element)
         return .success(
             RunCall(
                 operation: call, arguments: arguments, timeout: .seconds(rounding: call.timeoutSeconds), context: context,

@@ -56,6 +56,10 @@ extension RunMachine {
     }
 
     /// Where the innermost level stands between two inputs. Each case carries what is valid in it only.
+    ///
+    /// The states that wait for an event, an answer or a delay are boxed: their payloads are large, taken rarely and
+    /// never changed in place, and unboxed they would make every phase as large as the largest, which each input
+    /// moves.
     enum Phase: Sendable {
         /// Built, `start()` not fed yet. A resumed run may hold the result of the innermost state's finished work.
         case notStarted(Start)
@@ -68,11 +72,11 @@ extension RunMachine {
         /// Waiting before the step's next attempt.
         case retryDelay(StepProgress)
         /// A wait state waits for its event.
-        case waitingEvent(WaitState)
+        indirect case waitingEvent(WaitState)
         /// An ask state waits for the answer to its question.
-        case waitingAnswer(AskState, Question)
+        indirect case waitingAnswer(AskState, Question)
         /// A delay state waits for its time to pass.
-        case delaying(DelayState)
+        indirect case delaying(DelayState)
         /// A map state that runs elements at once waits for its running elements, each a machine of its own.
         case mapping(ElementRuns)
         /// The run has ended.

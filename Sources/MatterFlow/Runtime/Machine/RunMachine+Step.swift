@@ -73,7 +73,9 @@ extension RunMachine {
 
     /// Reports a guard's check; the attempt's next guard when it passed, else the attempt ends with its error.
     mutating func guardChecked(_ progress: StepProgress, index: Int, _ listed: Guard, _ failure: FlowError?) -> Continuation {
-        report(top.path, .guardChecked(state: progress.state.name, guard: listed, error: failure))
+        if configuration.reportsEvents {
+            report(top.path, .guardChecked(state: progress.state.name, guard: listed, error: failure))
+        }
         if let failure { return attemptEnded(progress, .failed(failure)) }
         return proceedStep(progress, guardsPassed: index + 1)
     }
@@ -98,30 +100,35 @@ extension RunMachine {
     mutating func callEnded(
         _ progress: StepProgress, _ call: RunCall, _ outcome: RaceOutcome<JSONValue>, duration: Duration
     ) -> Continuation {
-        let name = call.operation.name
-        let state = progress.state.name
-        let attempt = progress.attempt
         let ended: StepOutcome
+        let error: FlowError?
         switch outcome {
         case .finished(let value):
             for field in call.operation.secretResultFields { value[field].map(secrets.add) }
             noteSession(call, value)
-            report(top.path, .hubCallFinished(state: state, operation: name, attempt: attempt, duration: duration, error: nil))
+            error = nil
             ended = .finished(value)
-        case .failed(let error):
-            report(top.path, .hubCallFinished(state: state, operation: name, attempt: attempt, duration: duration, error: error))
-            ended = .failed(error)
+        case .failed(let failure):
+            error = failure
+            ended = .failed(failure)
         case .timedOut:
-            let error = FlowError(
+            let timedOut = FlowError(
                 .actionTimedOut,
-                "\(name) did not finish within \(call.operation.timeoutSeconds) s; raise \"timeoutSeconds\" on the state if the hub is slow")
-            report(top.path, .hubCallFinished(state: state, operation: name, attempt: attempt, duration: duration, error: error))
-            ended = .failed(error)
+                "\(call.operation.name) did not finish within \(call.operation.timeoutSeconds) s; raise \"timeoutSeconds\" on the state if the hub is slow")
+            error = timedOut
+            ended = .failed(timedOut)
         case .cancelled(let late):
             if let late { noteSession(call, late) }
-            let error = late == nil ? FlowError(.runCancelled, "cancelled while waiting for \(name)") : nil
-            report(top.path, .hubCallFinished(state: state, operation: name, attempt: attempt, duration: duration, error: error))
+            error = late == nil ? FlowError(.runCancelled, "cancelled while waiting for \(call.operation.name)") : nil
             ended = .cancelled(late: late)
+        }
+        // The report is built only when someone observes the run.
+        if configuration.reportsEvents {
+            report(
+                top.path,
+                .hubCallFinished(
+                    state: progress.state.name, operation: call.operation.name, attempt: progress.attempt, duration: duration,
+                    error: error))
         }
         return attemptEnded(progress, ended)
     }

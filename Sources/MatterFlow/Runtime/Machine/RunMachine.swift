@@ -23,7 +23,8 @@ struct RunMachine: Sendable {
         var structureID: StructureID
         /// Show secret values in reports and checkpoints (only when a user asks explicitly).
         var showSecrets = false
-        /// Whether the driver has an observer: without one, no report is built.
+        /// Whether the driver has an observer or a recording: without either, no report is built, nor a call's
+        /// shown arguments.
         var reportsEvents = true
         /// Whether the driver records checkpoints: without it, none is built.
         var recordsCheckpoints = false
@@ -266,7 +267,9 @@ struct RunMachine: Sendable {
 
     // MARK: - Reports
 
-    /// Adds a report, redacted unless the run shows secrets; dropped when the driver has no observer.
+    /// Adds a report, redacted unless the run shows secrets; dropped when the driver has no observer. The inputs
+    /// every run takes (entering a state, a call, a guard) check ``Configuration/reportsEvents`` before building
+    /// their report too, so that a run nobody observes builds none.
     mutating func report(_ path: [String], _ kind: RunEvent.Kind) {
         guard configuration.reportsEvents else { return }
         actions.append(.report(path: path, configuration.showSecrets ? kind : secrets.redacting(kind)))
@@ -317,7 +320,9 @@ struct RunMachine: Sendable {
     /// for a map state, the map's progress; for a repeat state, the iteration running).
     mutating func enter(_ state: PlannedState, map: MapCheckpoint? = nil, repeatIteration: Int? = nil) {
         visited.append(top.qualifiedCurrent)
-        report(top.path, .stateEntered(state: state.name, type: state.typeName))
+        if configuration.reportsEvents {
+            report(top.path, .stateEntered(state: state.name, type: state.typeName))
+        }
         if configuration.recordsCheckpoints {
             actions.append(.checkpoint(checkpoint(top, map: map, repeatIteration: repeatIteration)))
         }
