@@ -58,15 +58,17 @@ struct ProcessTests {
             in: directory.path)
         defer { child.kill() }
 
-        let commissioning = await child.stderr.waitForLine { line in
-            guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return false }
-            return event["event"] as? String == "hubCallStarted" && event["operation"] as? String == "commissionDevice"
+        // The session is open and saved while the device is being commissioned: read just before the signal.
+        let sessionOpen = Mutex(false)
+        let stderr = child.stderr
+        let commissioning = await child.signal(SIGINT) {
+            guard stderr.hasLine(startsCommissionDevice) else { return false }
+            sessionOpen.withLock { $0 = (try? HomeStateStore.loadSaved(directory: state))?.activeSession != nil }
+            return true
         }
-        try #require(commissioning, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
-        // The session is open and saved while the device is being commissioned.
-        #expect(try savedHome(in: state).activeSession != nil)
+        try #require(commissioning != nil, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
+        #expect(sessionOpen.withLock { $0 })
 
-        child.signal(SIGINT)
         try #require(await child.waitForExit(), "matterflow did not exit after SIGINT")
         #expect(child.status == 130)
 
@@ -156,6 +158,12 @@ final class PipeCollector: Sendable {
     /// Whether the writer closed the pipe.
     var ended: Bool { buffer.withLock { $0.ended } }
 
+    /// Whether a complete line read so far satisfies a condition.
+    func hasLine(_ matches: (String) -> Bool) -> Bool {
+        let text = buffer.withLock { String(decoding: $0.data, as: UTF8.self) }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains { matches(String($0)) }
+    }
+
     /// Waits, polling, until a complete line satisfies a condition; false when the pipe ends or time is up first.
     func waitForLine(within limit: Duration = ProcessTests.limit, _ matches: (String) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + limit
@@ -177,12 +185,17 @@ final class ChildProcess {
     let process: Process
     let stdout: PipeCollector
     let stderr: PipeCollector
+    private let exit: ExitMoment
 
-    private init(process: Process, stdout: PipeCollector, stderr: PipeCollector) {
+    private init(process: Process, stdout: PipeCollector, stderr: PipeCollector, exit: ExitMoment) {
         self.process = process
         self.stdout = stdout
         self.stderr = stderr
+        self.exit = exit
     }
+
+    /// When the process exited, taken on the thread that saw it exit (not when the test got round to looking).
+    var exitedAt: ContinuousClock.Instant? { exit.moment.withLock { $0 } }
 
     /// Starts `matterflow`. The crash-test hook variables are never inherited; `environment` adds variables.
     static func launch(
@@ -204,8 +217,10 @@ final class ChildProcess {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
+        let exit = ExitMoment()
+        process.terminationHandler = { _ in exit.moment.withLock { $0 = ContinuousClock.now } }
         try process.run()
-        return ChildProcess(process: process, stdout: PipeCollector(out), stderr: PipeCollector(err))
+        return ChildProcess(process: process, stdout: PipeCollector(out), stderr: PipeCollector(err), exit: exit)
     }
 
     /// Waits, polling, for the process to exit and its output to be read to the end; false on time-out.
@@ -246,34 +261,5 @@ final class ChildProcess {
     /// Makes sure the child is gone (a failed test must not leave it running).
     func kill() {
         if process.isRunning { signal(SIGKILL) }
-    }
-}
-
-extension ChildProcess {
-    /// Polls a condition on a thread of its own and sends `number` to the process from there as soon as it holds:
-    /// the moment it was sent, or nil, sending nothing, when `timeout` passes first.
-    ///
-    /// The child goes on running while the test process is busy, and the suite's parallel tests can keep every
-    /// cooperative thread busy for half a minute at its start. A signal meant for a moment of the child's run is
-    /// therefore sent from a thread outside that pool, so it lands at that moment and not seconds later.
-    func signal(
-        _ number: Int32, within timeout: Duration = .seconds(120), every interval: Duration = .milliseconds(10),
-        when condition: @escaping @Sendable () -> Bool
-    ) async -> ContinuousClock.Instant? {
-        let pid = process.processIdentifier
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let deadline = ContinuousClock.now + timeout
-                while !condition() {
-                    if ContinuousClock.now >= deadline {
-                        continuation.resume(returning: nil)
-                        return
-                    }
-                    Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
-                }
-                Self.send(number, to: pid)
-                continuation.resume(returning: ContinuousClock.now)
-            }
-        }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import MatterFlowJSON
 import MatterFlowJournal
 import MatterFlowSimulator
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -35,13 +36,17 @@ struct SignalTests {
              "--trace", "jsonl", "--clock", "real"] + commissionInputs())
         defer { child.kill() }
 
-        let commissioning = await child.stderr.waitForLine { line in
-            line.contains(#""event":"hubCallStarted""#) && line.contains(#""operation":"commissionDevice""#)
+        // The session is open while the device is commissioned: read just before the signal.
+        let sessionOpen = Mutex(false)
+        let stderr = child.stderr
+        let commissioning = await child.signal(signal.number) {
+            guard stderr.hasLine(startsCommissionDevice) else { return false }
+            sessionOpen.withLock { $0 = (try? HomeStateStore.loadSaved(directory: state))?.activeSession != nil }
+            return true
         }
-        try #require(commissioning, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
-        #expect(try savedHome(in: state).activeSession != nil)
+        try #require(commissioning != nil, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
+        #expect(sessionOpen.withLock { $0 })
 
-        child.signal(signal.number)
         try #require(await child.waitForExit(), "matterflow did not exit after \(signal.name)")
         #expect(child.process.terminationReason == .exit, "\(signal.name) killed the process instead of cancelling the run")
         #expect(child.status == 128 + signal.number)
@@ -69,21 +74,13 @@ struct SignalTests {
              "--input", "onboardingPayload=\(Payloads.specQR)"])
         defer { child.kill() }
 
-        // Poll the journal (bounded) until the resumed run has started commissioning again.
-        let deadline = ContinuousClock.now + ProcessTests.limit
-        var commissioning = false
-        while !commissioning, ContinuousClock.now < deadline, child.process.isRunning {
+        // SIGTERM once the resumed run has started commissioning again, as its journal shows.
+        let commissioning = await child.signal(SIGTERM, within: ProcessTests.limit) {
             let records = (try? JournalReader.read(path: path).records) ?? []
-            if let started = records.firstIndex(where: { $0.type == JournalEntry.Kind.recoveryStarted.rawValue }) {
-                commissioning = records[started...].contains {
-                    $0.type == JournalEntry.Kind.intent.rawValue && $0.string("operation") == "commissionDevice"
-                }
-            }
-            if !commissioning { try await Task.sleep(for: .milliseconds(20)) }
+            guard let started = records.firstIndex(where: { $0.type == JournalEntry.Kind.recoveryStarted.rawValue }) else { return false }
+            return records[started...].contains { $0.type == JournalEntry.Kind.intent.rawValue && $0.string("operation") == "commissionDevice" }
         }
-        try #require(commissioning, "the resumed run never commissioned again; stderr: \(child.stderr.text)")
-
-        child.signal(SIGTERM)
+        try #require(commissioning != nil, "the resumed run never commissioned again; stderr: \(child.stderr.text)")
         try #require(await child.waitForExit(), "matterflow recover did not exit after SIGTERM")
         #expect(child.process.terminationReason == .exit, "SIGTERM killed recover instead of cancelling the resumed run")
         #expect(child.status == 143, "\(child.stderr.text)")

@@ -76,12 +76,8 @@ func killWhileCommissioning(_ workflow: String, in directory: TemporaryDirectory
         ["run", workflow, "--home", home, "--state", state, "--journal", journal, "--trace", "jsonl", "--clock", "real"]
             + commissionInputs())
     defer { child.kill() }
-    let commissioning = await child.stderr.waitForLine { line in
-        line.contains(#""event":"hubCallStarted""#) && line.contains(#""operation":"commissionDevice""#)
-    }
-    try #require(commissioning, "commissionDevice never started: \(child.stderr.text)")
-    try await Task.sleep(for: .milliseconds(50))
-    child.kill()
+    let killed = await child.signal(SIGKILL, after: .milliseconds(50), whenErrorLine: startsCommissionDevice)
+    try #require(killed != nil, "commissionDevice never started: \(child.stderr.text)")
     try #require(await child.waitForExit())
     #expect(child.status == 128 + SIGKILL)
     #expect(try savedHome(in: state).activeSession?.phase == .commissioning, "the killed run left no session commissioning")

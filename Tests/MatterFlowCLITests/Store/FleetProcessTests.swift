@@ -38,11 +38,10 @@ extension PostgresStoreTests {
             ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
              "--lease", "1", "--worker-id", "doomed"])
         defer { first.kill() }
-        let commissioning = await poll(timeout: .seconds(30)) {
+        let commissioning = await first.signal(SIGKILL, within: .seconds(60)) {
             ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "commissionDevice" }
         }
-        try #require(commissioning, "the run never reached commissionDevice; worker said:\n\(first.stderr.text)")
-        first.signal(SIGKILL)
+        try #require(commissioning != nil, "the run never reached commissionDevice; worker said:\n\(first.stderr.text)")
         try #require(await first.waitForExit(), "the killed worker did not go")
         #expect(try store.status(of: runID) == "running")
 

@@ -158,6 +158,11 @@ func savedHome(in directory: String, sourceLocation: Testing.SourceLocation = #_
         try HomeStateStore.loadSaved(directory: directory), "no home.json in \(directory)", sourceLocation: sourceLocation)
 }
 
+/// Whether a `--trace jsonl` line says the hub call commissionDevice started.
+@Sendable func startsCommissionDevice(_ line: String) -> Bool {
+    line.contains(#""event":"hubCallStarted""#) && line.contains(#""operation":"commissionDevice""#)
+}
+
 /// Waits, polling, until a condition holds; false when `timeout` passes first.
 ///
 /// The default limit is generous: on a 2-core machine the suite's parallel tests can keep both cooperative threads
