@@ -45,47 +45,31 @@ final class CatalogDecoder {
         let name = root.nonEmptyString("catalog", required: true)
         _ = root.string("description")
         root.allow("$schema")
-        if let reader = root.object("causes") {
-            for member in reader.object.members {
-                reader.allow(member.key)
-                if let cause = decodeCause(member.key, member.value, at: reader.pointer(member.key)) {
-                    causes[member.key] = cause
-                }
-            }
-        }
-        var operations: [OperationDescriptor] = []
-        if let reader = root.object("operations") {
-            for member in reader.object.members {
-                reader.allow(member.key)
-                if let operation = decodeOperation(member.key, member.value, at: reader.pointer(member.key)) {
-                    operations.append(operation)
-                }
-            }
-        }
+        for (cause, name) in declarations("causes", of: root, decodeCause) { causes[name] = cause }
+        let operations = declarations("operations", of: root, decodeOperation).map(\.declared)
         decodedOperations = operations
-        var events: [EventDescriptor] = []
-        if let reader = root.object("events") {
-            for member in reader.object.members {
-                reader.allow(member.key)
-                if let event = decodeEvent(member.key, member.value, at: reader.pointer(member.key)) {
-                    events.append(event)
-                }
-            }
-        }
-        var guards: [GuardDescriptor] = []
-        if let reader = root.object("guards") {
-            for member in reader.object.members {
-                reader.allow(member.key)
-                if let declared = decodeGuard(member.key, member.value, at: reader.pointer(member.key)) {
-                    guards.append(declared)
-                }
-            }
-        }
+        let events = declarations("events", of: root, decodeEvent).map(\.declared)
+        let guards = declarations("guards", of: root, decodeGuard).map(\.declared)
         root.finish()
         guard let name, !collector.hasErrors else { return nil }
         return OperationDeclarations(
             document: collector.document, name: name, operations: operations, events: events, guards: guards,
             locations: locations)
+    }
+
+    /// The declarations of one section of the catalog (`causes`, `operations`, ...: an object whose members are named
+    /// declarations), each decoded at its pointer, in file order; those that do not decode are left out, their errors
+    /// reported.
+    private func declarations<Declared>(
+        _ section: String, of root: ObjectReader, _ decode: (String, JSONValue, String) -> Declared?
+    ) -> [(declared: Declared, name: String)] {
+        guard let reader = root.object(section) else { return [] }
+        var declared: [(declared: Declared, name: String)] = []
+        for member in reader.object.members {
+            reader.allow(member.key)
+            if let decoded = decode(member.key, member.value, reader.pointer(member.key)) { declared.append((decoded, member.key)) }
+        }
+        return declared
     }
 
     // MARK: - Names
