@@ -58,16 +58,10 @@ struct ProcessTests {
             in: directory.path)
         defer { child.kill() }
 
-        // The session is open and saved while the device is being commissioned: read just before the signal.
-        let sessionOpen = Mutex(false)
-        let stderr = child.stderr
-        let commissioning = await child.signal(SIGINT) {
-            guard stderr.hasLine(startsCommissionDevice) else { return false }
-            sessionOpen.withLock { $0 = (try? HomeStateStore.loadSaved(directory: state))?.activeSession != nil }
-            return true
-        }
-        try #require(commissioning != nil, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
-        #expect(sessionOpen.withLock { $0 })
+        let commissioning = await child.signalWhileCommissioning(SIGINT, state: state)
+        try #require(commissioning.signalled, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
+        // The session was open and saved while the device was being commissioned (read just before the signal).
+        #expect(commissioning.sessionOpen)
 
         try #require(await child.waitForExit(), "matterflow did not exit after SIGINT")
         #expect(child.status == 130)

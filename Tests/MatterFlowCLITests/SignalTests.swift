@@ -2,7 +2,6 @@ import Foundation
 import MatterFlowJSON
 import MatterFlowJournal
 import MatterFlowSimulator
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -36,16 +35,10 @@ struct SignalTests {
              "--trace", "jsonl", "--clock", "real"] + commissionInputs())
         defer { child.kill() }
 
-        // The session is open while the device is commissioned: read just before the signal.
-        let sessionOpen = Mutex(false)
-        let stderr = child.stderr
-        let commissioning = await child.signal(signal.number) {
-            guard stderr.hasLine(startsCommissionDevice) else { return false }
-            sessionOpen.withLock { $0 = (try? HomeStateStore.loadSaved(directory: state))?.activeSession != nil }
-            return true
-        }
-        try #require(commissioning != nil, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
-        #expect(sessionOpen.withLock { $0 })
+        let commissioning = await child.signalWhileCommissioning(signal.number, state: state)
+        try #require(commissioning.signalled, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
+        // The session was open and saved while the device was being commissioned (read just before the signal).
+        #expect(commissioning.sessionOpen)
 
         try #require(await child.waitForExit(), "matterflow did not exit after \(signal.name)")
         #expect(child.process.terminationReason == .exit, "\(signal.name) killed the process instead of cancelling the run")

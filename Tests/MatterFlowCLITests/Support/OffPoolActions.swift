@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlow
+import MatterFlowSimulator
 import Synchronization
 
 #if canImport(Glibc)
@@ -57,5 +58,18 @@ extension ChildProcess {
     ) async -> ContinuousClock.Instant? {
         let stderr = stderr
         return await signal(number, after: delay) { stderr.hasLine(matches) }
+    }
+
+    /// Sends `number` as soon as the child's `--trace jsonl` shows commissionDevice started, having read, just
+    /// before, whether the home saved in `state` holds an open session: whether it was sent, and that reading.
+    func signalWhileCommissioning(_ number: Int32, state: String) async -> (signalled: Bool, sessionOpen: Bool) {
+        let sessionOpen = Mutex(false)
+        let stderr = stderr
+        let signalled = await signal(number) {
+            guard stderr.hasLine(startsCommissionDevice) else { return false }
+            sessionOpen.withLock { $0 = (try? HomeStateStore.loadSaved(directory: state))?.activeSession != nil }
+            return true
+        }
+        return (signalled != nil, sessionOpen.withLock { $0 })
     }
 }
