@@ -329,6 +329,28 @@ struct CustomGuardTests {
         }
     }
 
+    /// A catalog file with errors still has its guards checked when it is loaded, each finding in file order; a
+    /// guard whose operation is declared but did not decode is left to that operation's finding.
+    @Test func aFileWithErrorsReportsItsGuardsProblemsButNoneForAnOperationThatDidNotDecode() throws {
+        let text = Self.catalog(guard: #"{ "summary": "s", "passesWhen": { "exists": "${vars.status.busy}" }, "error": { "cause": "hubOffline", "message": "m" } }"#)
+            .replacingOccurrences(of: #""effect": "read""#, with: #""effect": "reed""#)
+        // A mistake after the guards, so the guard's finding must be sorted in before it.
+        let withLateMistake = String(text.dropLast()) + #", "notes": 1 }"#
+        let directory = try WorkflowDirectory("guard-catalog", files: ["gauges.catalog.json": withLateMistake])
+        defer { directory.remove() }
+        do {
+            _ = try OperationCatalog(loading: [directory.path + "/gauges.catalog.json"])
+            Issue.record("accepted a catalog with errors")
+        } catch {
+            let found = error.diagnostics
+            #expect(found.contains { $0.pointer == "/operations/readBattery/effect" }, "\(found)")
+            #expect(found.contains { $0.code == "unknownField" && $0.pointer == "/guards/g/passesWhen" }, "\(found)")
+            #expect(!found.contains { $0.pointer.hasPrefix("/guards/charged") }, "the guard of the broken operation: \(found)")
+            #expect(found.contains { $0.pointer == "/notes" }, "\(found)")
+            #expect(found == found.sortedByLocation(), "\(found)")
+        }
+    }
+
     /// A guard declared in Swift gets the checks a catalog file's guard gets, when the declarations are added.
     @Test(arguments: [
         (GuardDescriptor.Check.operation("readBattery", arguments: [("device", .literal("d"))], passesWhen: .exists(.literal(true))),

@@ -9,6 +9,8 @@ final class CatalogDecoder {
     private(set) var causes: [String: DeclaredCause] = [:]
     /// The operations that decoded, also when another part of the file has an error.
     private(set) var decodedOperations: [OperationDescriptor] = []
+    /// The names of every operation the file declares, also those that did not decode.
+    private(set) var declaredOperationNames: Set<String> = []
     /// What each guard whose source and condition decoded reads and passes, with the guard's pointer, also when
     /// another part of it or of the file has an error: checked against the catalog for a file with errors, so one
     /// read reports every problem (``OperationCatalog/init(loading:)``).
@@ -46,7 +48,10 @@ final class CatalogDecoder {
         _ = root.string("description")
         root.allow("$schema")
         for (cause, name) in declarations("causes", of: root, decodeCause) { causes[name] = cause }
-        let operations = declarations("operations", of: root, decodeOperation).map(\.declared)
+        let operations = declarations("operations", of: root) { name, value, pointer in
+            declaredOperationNames.insert(name)
+            return decodeOperation(name, value, at: pointer)
+        }.map(\.declared)
         decodedOperations = operations
         let events = declarations("events", of: root, decodeEvent).map(\.declared)
         let guards = declarations("guards", of: root, decodeGuard).map(\.declared)

@@ -37,12 +37,16 @@ extension OperationCatalog {
     }
 
     /// The findings about the guards of a catalog file that has other errors, checked against this catalog with the
-    /// file's operations that decoded, so one read of the file reports every problem.
+    /// file's operations that decoded, so one read of the file reports every problem. A guard reading an operation the
+    /// file declares but that did not decode is not checked: its operation's own findings say what to fix.
     func findings(checkingGuardsOf decoder: CatalogDecoder) -> [Diagnostic] {
         var probe = self
         for operation in decoder.decodedOperations where probe[operation.name] == nil { probe.add(operation) }
         let collector = DiagnosticCollector(document: decoder.collector.document)
-        for (check, pointer) in decoder.decodedGuardChecks { _ = probe.checkGuard(check, at: pointer, collector: collector) }
+        for (check, pointer) in decoder.decodedGuardChecks {
+            if let operation = check.operation, decoder.declaredOperationNames.contains(operation), probe[operation] == nil { continue }
+            _ = probe.checkGuard(check, at: pointer, collector: collector)
+        }
         return collector.diagnostics
     }
 

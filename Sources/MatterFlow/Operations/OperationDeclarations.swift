@@ -78,27 +78,28 @@ public struct OperationDeclarations: Sendable {
     static func read(
         path: String
     ) -> (declarations: OperationDeclarations?, findings: [Diagnostic], unchecked: CatalogDecoder?) {
-        let document: JSONDocument
         do {
-            document = try JSONDocument.load(path: path)
+            return decoding(try JSONDocument.load(path: path))
         } catch {
             return (nil, error.diagnostics, nil)
         }
-        let decoder = CatalogDecoder(document: document)
-        let declarations = decoder.decode()
-        guard let declarations, !decoder.collector.hasErrors else {
-            return (nil, decoder.collector.diagnostics.sortedByLocation(), decoder)
-        }
-        return (declarations, [], nil)
     }
 
     private static func decode(_ document: JSONDocument) throws(DiagnosticsError) -> OperationDeclarations {
-        let decoder = CatalogDecoder(document: document)
-        let declarations = decoder.decode()
-        guard let declarations, !decoder.collector.hasErrors else {
-            throw DiagnosticsError(decoder.collector.diagnostics.sortedByLocation())
-        }
+        let decoded = decoding(document)
+        guard let declarations = decoded.declarations else { throw DiagnosticsError(decoded.findings) }
         return declarations
+    }
+
+    /// A document's declarations when it has no error; otherwise its findings in file order, and its decoder.
+    private static func decoding(
+        _ document: JSONDocument
+    ) -> (declarations: OperationDeclarations?, findings: [Diagnostic], unchecked: CatalogDecoder?) {
+        let decoder = CatalogDecoder(document: document)
+        guard let declarations = decoder.decode(), !decoder.collector.hasErrors else {
+            return (nil, decoder.collector.diagnostics.sortedByLocation(), decoder)
+        }
+        return (declarations, [], nil)
     }
 
     /// Names no declaration may take: the standard catalog's operations and events, and the hub protocol's own
@@ -204,8 +205,8 @@ extension OperationCatalog {
                     findings += error.diagnostics
                 }
             } else {
-                findings += reading.findings
-                if let decoder = reading.unchecked { findings += catalog.findings(checkingGuardsOf: decoder) }
+                let guards = reading.unchecked.map { catalog.findings(checkingGuardsOf: $0) } ?? []
+                findings += (reading.findings + guards).sortedByLocation()
             }
         }
         guard findings.isEmpty else { throw DiagnosticsError(findings) }
