@@ -37,7 +37,7 @@ extension OperationCatalog {
     /// The canonical code of the cause named `name`: the engine's table, else a cause declared by one of the
     /// catalog's operations; nil when neither knows it.
     public func code(ofCause name: String) -> ErrorCode? {
-        [declaredCause(named: name)].compactMap { $0 }.code(of: ErrorCause(rawValue: name))
+        ErrorCause(rawValue: name).code ?? declaredCause(named: name)?.code
     }
 
     /// Whether `name` is a cause the engine or this catalog's declarations know.
