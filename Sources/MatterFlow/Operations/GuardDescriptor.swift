@@ -93,6 +93,12 @@ public struct GuardDescriptor: Sendable {
 }
 
 extension OperationCatalog {
+    /// What the hub status read behind the built-in and status guards may fail with: its own errors, and a
+    /// timeout or an unrecognised failure.
+    var statusReadCauses: [ErrorCause] {
+        (self["readHubStatus"]?.errors ?? [.structureNotFound]) + OperationDescriptor.inDoubtCauses
+    }
+
     /// The causes a custom guard may raise when checked with this catalog: its own when its condition does not
     /// hold, what reading its source may fail with (the status read's errors, or its operation's errors and the
     /// engine's), and an unresolved reference where one can fail to resolve: in an operation guard's arguments or
@@ -102,7 +108,7 @@ extension OperationCatalog {
         var causes: [ErrorCause] = [descriptor.cause]
         switch descriptor.check {
         case .status(let condition):
-            causes += (self["readHubStatus"]?.errors ?? [.structureNotFound]) + [.actionTimedOut, .hubFailure]
+            causes += statusReadCauses
             let alwaysResolves = condition.templates.flatMap(\.references).allSatisfy { reference in
                 reference.root == .vars && reference.head == GuardDescriptor.statusVariable
                     && ReferenceChecker.pathProblem(reference, from: GuardDescriptor.statusShape) == nil

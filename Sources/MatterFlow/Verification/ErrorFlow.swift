@@ -109,10 +109,6 @@ final class ErrorFlow {
             return nil
         }
         causes += guards.flatMap { $0.causes(in: catalog) }
-        if guards.contains(where: { $0.readsStatus(in: catalog) }) {
-            // The status call behind the built-in and status guards may itself fail or time out.
-            causes += (catalog["readHubStatus"]?.errors ?? [.structureNotFound]) + OperationDescriptor.inDoubtCauses
-        }
         return errors.union(causes.map { PossibleError($0, in: catalog) })
     }
 

@@ -78,24 +78,15 @@ extension Set where Element == PossibleError {
 }
 
 extension Guard {
-    /// The causes checking the guard may raise with a catalog: a built-in guard's own, besides a failure of the
-    /// status call itself; a custom guard's, its source's failures included (empty for one the catalog lacks,
-    /// which validation reports).
+    /// The causes checking the guard may raise with a catalog: a built-in guard's own and those of the status read
+    /// behind it; a custom guard's, its source's failures included (empty for one the catalog lacks, which
+    /// validation reports).
     func causes(in catalog: OperationCatalog) -> [ErrorCause] {
         switch self {
-        case .builtIn(.permission): [.permissionNotGranted]
-        case .builtIn(.hubReachable): [.hubOffline, .hubUnreachable]
-        case .builtIn(.noActiveSession): [.sessionBusy]
+        case .builtIn(.permission): [.permissionNotGranted] + catalog.statusReadCauses
+        case .builtIn(.hubReachable): [.hubOffline, .hubUnreachable] + catalog.statusReadCauses
+        case .builtIn(.noActiveSession): [.sessionBusy] + catalog.statusReadCauses
         case .custom(let name): catalog.customGuard(named: name).map(catalog.possibleCauses(of:)) ?? []
-        }
-    }
-
-    /// Whether checking the guard reads the hub's status: a built-in guard, or a custom one declared without an
-    /// operation (false for one the catalog lacks, which validation reports).
-    func readsStatus(in catalog: OperationCatalog) -> Bool {
-        switch self {
-        case .builtIn: true
-        case .custom(let name): catalog.customGuard(named: name).map { $0.check.operation == nil } ?? false
         }
     }
 }
