@@ -223,22 +223,20 @@ struct ReferenceChecker {
         }
     }
 
-    /// The arguments of the custom guards a step lists that call an operation, each with the pointer of the guard
-    /// in the step's `guards`: they are evaluated in the state's scope before each attempt, as an action's are.
-    private func guardArguments(of state: WorkflowState) -> [(String, Template)] {
+    /// The arguments of each custom guard a step lists that calls an operation, with the guard's index in the step's
+    /// `guards`: they are evaluated in the state's scope before each attempt, as an action's are.
+    private func guardArguments(of state: WorkflowState) -> [(index: Int, arguments: [(name: String, value: Template)])] {
         guard let step = state.kind.step else { return [] }
-        return step.guards.enumerated().flatMap { index, listed -> [(String, Template)] in
-            guard case .custom(let name) = listed, let descriptor = catalog.customGuard(named: name),
-                case .operation(_, let arguments, _) = descriptor.check
-            else { return [] }
-            let pointer = JSONPointer.appending(index, to: state.pointer + "/guards")
-            return arguments.map { (pointer, $0.value) }
+        return step.guards.enumerated().compactMap { index, listed in
+            guard case .custom(let name) = listed, case .operation(_, let arguments, _)? = catalog.customGuard(named: name)?.check
+            else { return nil }
+            return (index, arguments)
         }
     }
 
     /// Whether some template of a state, or of a custom guard it lists, holds a `${...}` reference.
     func readsReferences(_ state: WorkflowState) -> Bool {
-        if guardArguments(of: state).contains(where: { $0.1.hasReferences }) { return true }
+        if guardArguments(of: state).contains(where: { $0.arguments.contains { $0.value.hasReferences } }) { return true }
         func condition(_ tested: Condition) -> Bool {
             switch tested {
             case .exists(let template), .isEmpty(let template): template.hasReferences
@@ -274,7 +272,11 @@ struct ReferenceChecker {
     /// unbound value is expected (`exists`, `isEmpty`), so a maybe-unbound variable there is no warning. The
     /// arguments of the custom guards the state lists stand at the guard's place in its `guards`.
     func templates(of state: WorkflowState) -> [(String, Template, Bool)] {
-        guardArguments(of: state).map { ($0.0, $0.1, false) } + Self.ownTemplates(of: state)
+        let guards = guardArguments(of: state).flatMap { listed in
+            let pointer = JSONPointer.appending(listed.index, to: state.pointer + "/guards")
+            return listed.arguments.map { (pointer, $0.value, false) }
+        }
+        return guards + Self.ownTemplates(of: state)
     }
 
     /// The templates a state holds itself, as ``templates(of:)`` lists them.
