@@ -63,8 +63,8 @@ struct SecretAnswers {
     }
 
     /// Each secret answer with the value given again for it in `answers` (by question or ask-state name) when that
-    /// value, read as the run read its answer (``Question/accept(_:)``), has the journal's digest; the names of the
-    /// questions whose value given again does not.
+    /// value, read as the run read its answer (``Question/accept(_:)``) or taken as it is, has the journal's digest;
+    /// the names of the questions whose value given again does not.
     func resumed(with answers: [String: JSONValue]) -> (resumed: [Resumed], mismatched: [String]) {
         var resumed: [Resumed] = []
         var mismatched: [String] = []
@@ -73,11 +73,11 @@ struct SecretAnswers {
                 resumed.append(Resumed(given: given, value: nil))
                 continue
             }
-            // An answer the question refuses is not the one the run took. Without the question's record the value
-            // is compared as it is: the digest still tells the run's answer from any other.
-            let read: JSONValue?
-            if let asked = given.asked { read = try? asked.accept(value) } else { read = value }
-            guard let read, digests.matches(read, digest: given.digest) else {
+            // The value as the run would read it (a choice by number or label), else as it is: the journal may
+            // hold the question without it (choices that were secrets are redacted in its record), and the digest
+            // tells the run's answer from any other either way.
+            let readings = [given.asked.flatMap { try? $0.accept(value) }, value].compactMap { $0 }
+            guard let read = readings.first(where: { digests.matches($0, digest: given.digest) }) else {
                 mismatched.append(given.question)
                 continue
             }

@@ -49,6 +49,22 @@ struct ResumeSecretAnswerReadingTests {
         #expect(try crashed.finished()?.output == ["back": true], "the resumed run holds Back's code")
     }
 
+    @Test("a secret choice asked again, whose journaled choices are redacted, resumes with the value given as it is")
+    func choiceAskedAgainWithRedactedChoices() async throws {
+        // The second ask's record hides Back's code, a known secret once the first ask took it.
+        let askedTwice = Self.choiceWorkflow
+            .replacingOccurrences(of: #""timeoutSeconds": 60, "next": "rooms""#, with: #""timeoutSeconds": 60, "next": "doorAgain""#)
+            .replacingOccurrences(
+                of: #""rooms": {"type": "action""#,
+                with: #""doorAgain": {"type": "ask", "question": "doorCode", "prompt": "Which door again?", "secret": true, "result": "code", "answer": {"choice": {"from": [{"name": "Front", "code": "1111"}, {"name": "Back", "code": "2222"}], "label": "name", "value": "code"}}, "timeoutSeconds": 60, "next": "rooms", "onTimeout": "release"}, "rooms": {"type": "action""#)
+        let crashed = try await Crashed(workflow: askedTwice, answers: ["door": "2", "doorAgain": "2"], output: ["back": true])
+        defer { crashed.scratch.remove() }
+        #expect(try crashed.journalText().contains(#"{"label":"Back","value":"\#(RunOptions.redacted)"}"#))
+        let run = try await crashed.recover(answers: ["doorCode": "2222"])
+        #expect(run.resumed && run.status == .succeeded, "\(run.notes)")
+        #expect(try crashed.finished()?.output == ["back": true], "the resumed run holds Back's code")
+    }
+
     @Test("another choice, by number or label, is refused before recovery changes anything", arguments: ["1", "Front", "3"])
     func otherChoiceRefused(resumedWith: String) async throws {
         let crashed = try await Crashed(workflow: Self.choiceWorkflow, answers: ["doorCode": "2"], output: ["back": true])
