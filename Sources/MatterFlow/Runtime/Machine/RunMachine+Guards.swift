@@ -31,31 +31,33 @@ extension RunMachine {
         _ progress: StepProgress, index: Int, _ descriptor: GuardDescriptor, _ call: PlannedCall,
         _ outcome: RaceOutcome<JSONValue>, duration: Duration
     ) -> Continuation {
-        let state = progress.state.name
-        let attempt = progress.attempt
+        // How the call ended (reported), and the guard's failure: the call's, or the condition's on its result.
+        let callError: FlowError?
         let failure: FlowError?
         switch outcome {
         case .finished(let value):
             for field in call.secretResultFields { value[field].map(secrets.add) }
-            report(top.path, .hubCallFinished(state: state, operation: call.name, attempt: attempt, duration: duration, error: nil))
+            callError = nil
             failure = conditionFailure(descriptor, value: value)
         case .failed(let error):
-            report(top.path, .hubCallFinished(state: state, operation: call.name, attempt: attempt, duration: duration, error: error))
+            callError = error
             failure = error
         case .timedOut:
-            let error = FlowError(
+            callError = FlowError(
                 .actionTimedOut,
                 "\(call.name), which guard \(descriptor.name) reads, did not finish within \(call.timeoutSeconds) s; check the hub, or raise the operation's defaultTimeoutSeconds in its catalog")
-            report(top.path, .hubCallFinished(state: state, operation: call.name, attempt: attempt, duration: duration, error: error))
-            failure = error
+            failure = callError
         case .cancelled:
+            callError = FlowError(.runCancelled, "cancelled while waiting for \(call.name)")
+            failure = nil
+        }
+        if configuration.reportsEvents {
             report(
                 top.path,
                 .hubCallFinished(
-                    state: state, operation: call.name, attempt: attempt, duration: duration,
-                    error: FlowError(.runCancelled, "cancelled while waiting for \(call.name)")))
-            return attemptEnded(progress, .cancelled(late: nil))
+                    state: progress.state.name, operation: call.name, attempt: progress.attempt, duration: duration, error: callError))
         }
+        if case .cancelled = outcome { return attemptEnded(progress, .cancelled(late: nil)) }
         return guardChecked(progress, index: index, .custom(descriptor.name), failure)
     }
 

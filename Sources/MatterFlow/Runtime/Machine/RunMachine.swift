@@ -268,8 +268,10 @@ struct RunMachine: Sendable {
     // MARK: - Reports
 
     /// Adds a report, redacted unless the run shows secrets; dropped when the driver has no observer. The inputs
-    /// every run takes (entering a state, a call, a guard) check ``Configuration/reportsEvents`` before building
-    /// their report too, so that a run nobody observes builds none.
+    /// every run takes (entering a state or taking a transition, a call's or a guard's check and end) check
+    /// ``Configuration/reportsEvents`` before building their report too, so that a run nobody observes builds none
+    /// of those; rarer reports are built and dropped here. (An `@autoclosure` kind would spare the callers the check,
+    /// but most reports read the machine's own state, which a closure passed to this mutating method may not.)
     mutating func report(_ path: [String], _ kind: RunEvent.Kind) {
         guard configuration.reportsEvents else { return }
         actions.append(.report(path: path, configuration.showSecrets ? kind : secrets.redacting(kind)))
