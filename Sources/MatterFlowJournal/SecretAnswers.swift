@@ -14,8 +14,12 @@ struct SecretAnswers {
         /// The workflow path of the level that asked (`commission-device/commission`).
         var workflowPath: String
         var digest: String
-        /// The question as it was asked (choices resolved); nil when its record could not be read.
-        var asked: Question?
+        /// The question as its `questionAsked` record keeps it (choices resolved), read only when an answer is
+        /// given again: ``asked``.
+        var askedRecord: JSONValue?
+
+        /// The question as it was asked; nil when its record could not be read.
+        var asked: Question? { askedRecord.flatMap { Question(journaled: $0, state: state) } }
     }
 
     /// A secret answer the run was given, and the value given again for it (nil when none was).
@@ -34,7 +38,7 @@ struct SecretAnswers {
     init?(entries: JournalEntries, started: RunStartedEntry) {
         guard let digests = started.secretDigests else { return nil }
         var last: [String: Given] = [:]
-        var asked: [String: Question] = [:]
+        var asked: [String: JSONValue] = [:]
         var order: [String] = []
         for record in entries {
             // `answered` names its question; `questionAsked` carries the whole question, with its name.
@@ -47,11 +51,11 @@ struct SecretAnswers {
                 guard let digest = event.details["digest"]?.stringValue, let state = event.state else { continue }
                 if last[key] == nil { order.append(key) }
                 last[key] = Given(
-                    question: question, state: state, workflowPath: event.workflow, digest: digest, asked: asked[key])
+                    question: question, state: state, workflowPath: event.workflow, digest: digest, askedRecord: asked[key])
             case .questionAsked:
                 // Asked again: an answer now is for the new question, not the one before.
                 last[key] = nil
-                asked[key] = event.details["question"].flatMap { Question(journaled: $0, state: event.state ?? "") }
+                asked[key] = event.details["question"]
             default:
                 continue
             }
