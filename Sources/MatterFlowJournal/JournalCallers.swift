@@ -15,7 +15,8 @@ struct JournalCallers {
         var callsBefore = 0
     }
 
-    /// The run's own checkpoints and calls (keys `<runID>/<n>`; recovery's own calls count for neither).
+    /// The run's own checkpoints and calls (keys `<runID>/<n>`). Recovery's own calls (`<runID>/recovery-<n>`) are
+    /// among its intents but not numbered among its calls.
     private(set) var run = Caller()
     /// Each element's, by the element as its checkpoints and keys name it (`readDevices[2]`).
     private(set) var elements: [String: Caller] = [:]
