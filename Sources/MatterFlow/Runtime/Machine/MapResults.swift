@@ -3,7 +3,7 @@ import MatterFlowJSON
 /// What became of a map state's elements that ended, by index: one slot per item, so an element's result is kept
 /// in place whatever order elements end in, and the map's result lists them in element order without sorting.
 struct MapResults: Sendable {
-    /// Each element's entry in the map's result (``RunMachine/elementResult(_:index:item:failures:_:state:)``); nil
+    /// Each element's entry in the map's result (``RunMachine/keepResult(_:index:items:in:_:state:)``); nil
     /// for an element that has not ended.
     private(set) var byIndex: [JSONValue?]
     /// How many of the ended elements failed.

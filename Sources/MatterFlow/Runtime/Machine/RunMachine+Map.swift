@@ -117,40 +117,32 @@ extension RunMachine {
     mutating func keepResult(
         _ end: LevelEnd, index: Int, items: [JSONValue], in results: inout MapResults, _ iteration: MapIteration, state: PlannedState
     ) -> FlowError? {
-        var failures = results.failures
-        let (result, exceeded) = elementResult(end, index: index, item: items[index], failures: &failures, iteration, state: state)
-        results.keep(result, at: index, failed: failures > results.failures)
-        return exceeded
-    }
-
-    /// An ended element's entry in the map's result, counting a failure in `failures`; a tolerated failure is a
-    /// warning, and the failure that exceeds `tolerateFailures` is returned as the map's error instead.
-    mutating func elementResult(
-        _ end: LevelEnd, index: Int, item: JSONValue, failures: inout Int, _ iteration: MapIteration, state: PlannedState
-    ) -> (result: JSONValue, exceeded: FlowError?) {
+        let item = items[index]
         var result: JSONObject = ["index": .int(index), "item": item]
         switch end {
         case .succeeded(let output):
             result["status"] = "succeeded"
             result["output"] = output ?? .null
+            results.keep(.object(result), at: index, failed: false)
+            return nil
         case .failed(let error), .cancelled(let error):
-            failures += 1
             result["status"] = "failed"
             result["error"] = Scope.json(error)
+            results.keep(.object(result), at: index, failed: true)
+            let failures = results.failures
             let qualified = top.prefix + state.name
             let element = "element \(index) (\(item.stringValue ?? JSONWriter.compact(item))) of map state \(qualified) failed: \(error.message)"
             guard failures <= iteration.tolerateFailures else {
-                let exceeded = FlowError(
+                return FlowError(
                     code: .aborted, cause: .mapElementsFailed,
                     message: "\(element); that is \(failures) failed elements, more than tolerateFailures (\(iteration.tolerateFailures))",
                     state: qualified)
-                return (.object(result), exceeded)
             }
             let warning = "\(element) (tolerated: \(failures) of \(iteration.tolerateFailures))"
             warnings.append(warning)
             report(top.path, .warning(state: state.name, message: warning))
+            return nil
         }
-        return (.object(result), nil)
     }
 
     /// The scope a map's body inputs are evaluated in: the map's level, with the element bound to its variable.
