@@ -97,3 +97,83 @@ import Testing
         #expect(clock.now == .seconds(60))
     }
 }
+
+/// A pool's runs that ask: each waits as data for its own answer, checked against its question before the run
+/// sees it, or for its timeout.
+@Suite struct RunPoolAnswerTests {
+    static let asking = #"""
+        {"workflow": "a", "version": 1, "start": "name", "onCancel": "withdraw", "states": {
+          "name": {"type": "ask", "question": "deviceName", "prompt": "Name?", "answer": {"text": {"minLength": 1, "maxLength": 12}},
+                   "result": "deviceName", "timeoutSeconds": 300, "next": "done", "onTimeout": "noAnswer"},
+          "done": {"type": "succeed", "output": {"name": "${vars.deviceName}"}},
+          "noAnswer": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"},
+          "withdraw": {"type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "withdrawn"}
+        }}
+        """#
+
+    @Test func eachWaitingRunTakesItsOwnAnswer() async throws {
+        let workflow = try loadWorkflow(Self.asking)
+        let pool = RunPool(hub: ScriptedHub(), clock: ManualClock(), random: SeededRandomSource(seed: 3))
+        let runs = try (0..<50).map { index in try pool.submit(workflow, structureID: "s\(index)") }
+        #expect(pool.waitingForAnswers == 50)
+        #expect(pool.pendingQuestion(of: runs[7])?.name == "deviceName")
+        #expect(pool.pendingQuestion(of: runs[7])?.state == "name")
+        for (index, run) in runs.enumerated().reversed() {
+            // By question name or by ask state name.
+            try pool.answer(.string("lamp-\(index)"), to: index.isMultiple(of: 2) ? "deviceName" : "name", of: run)
+        }
+        #expect(pool.waitingForAnswers == 0)
+        for (index, run) in runs.enumerated() {
+            let result = try #require(await pool.result(of: run))
+            #expect(result.outcome == .succeeded)
+            #expect(result.output?["name"] == .string("lamp-\(index)"))
+        }
+    }
+
+    @Test func aWrongAnswerIsRefusedAndTheRunKeepsWaiting() async throws {
+        let workflow = try loadWorkflow(Self.asking)
+        let pool = RunPool(hub: ScriptedHub(), clock: ManualClock(), random: SeededRandomSource(seed: 3))
+        let run = try pool.submit(workflow, structureID: "s1")
+        let tooLong = #expect(throws: AnswerError.self) { try pool.answer(.string("a name far too long"), to: "deviceName", of: run) }
+        #expect(tooLong?.code == .invalidAnswer)
+        let unknown = #expect(throws: AnswerError.self) { try pool.answer(.string("lamp"), to: "room", of: run) }
+        #expect(unknown?.code == .noPendingQuestion)
+        #expect(unknown?.message.contains("waits for an answer to \"deviceName\"") == true)
+        #expect(pool.pendingQuestion(of: run)?.name == "deviceName")
+        try pool.answer(AnswerValue.text("lamp"), to: "deviceName", of: run)
+        #expect(try #require(await pool.result(of: run)).output?["name"] == .string("lamp"))
+        // The run has ended: nothing waits any more.
+        let late = #expect(throws: AnswerError.self) { try pool.answer(.string("lamp"), to: "deviceName", of: run) }
+        #expect(late?.message.contains("the run asks nothing now") == true)
+    }
+
+    @Test func answersGivenInAdvanceAreCheckedWhenAsked() async throws {
+        let workflow = try loadWorkflow(Self.asking)
+        let events = EventLog()
+        let clock = ManualClock()
+        let pool = RunPool(hub: ScriptedHub(), clock: clock, random: SeededRandomSource(seed: 3), observer: events.observer)
+        let fits = try pool.submit(workflow, structureID: "s1", answers: ["deviceName": .string("lamp")])
+        let misfit = try pool.submit(workflow, structureID: "s2", answers: ["name": .string("")])
+        #expect(try #require(await pool.result(of: fits)).output?["name"] == .string("lamp"))
+        // The answer that does not fit is reported and dropped; the question waits, then times out.
+        #expect(pool.waitingForAnswers == 1)
+        #expect(events.all.contains { event in
+            if case .answerRejected(let state, let question, _) = event.kind { state == "name" && question == "deviceName" } else { false }
+        })
+        clock.advance(by: .seconds(300))
+        let result = try #require(await pool.result(of: misfit))
+        #expect(result.outcome == .failed)
+        #expect(result.visitedStates == ["name", "noAnswer"])
+    }
+
+    @Test func aCancelledQuestionTakesTheCancelPath() async throws {
+        let workflow = try loadWorkflow(Self.asking)
+        let pool = RunPool(hub: ScriptedHub(), clock: ManualClock(), random: SeededRandomSource(seed: 3))
+        let run = try pool.submit(workflow, structureID: "s1")
+        pool.cancel(run)
+        let result = try #require(await pool.result(of: run))
+        #expect(result.outcome == .cancelled)
+        #expect(result.visitedStates == ["name", "withdraw"])
+        #expect(throws: AnswerError.self) { try pool.answer(.string("lamp"), to: "deviceName", of: run) }
+    }
+}

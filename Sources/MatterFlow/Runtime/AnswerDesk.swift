@@ -34,14 +34,11 @@ final class AnswerDesk: Sendable {
     ///   not fit; the run keeps waiting either way.
     func answer(_ value: JSONValue, to name: String) throws(AnswerError) {
         let pending = state.withLock { $0.pending }
-        guard let pending, pending.question.name == name || pending.question.state == name else {
-            let waiting = pending.map { "; the run waits for an answer to \"\($0.question.name)\"" } ?? "; the run asks nothing now"
-            throw AnswerError(.noPendingQuestion, question: name, "no question \"\(name)\" is waiting for an answer\(waiting)")
+        guard let pending, pending.question.answers(to: name) else {
+            throw AnswerError.notAsked(name, waiting: pending?.question)
         }
         let checked = try pending.question.accept(value)
-        guard pending.race.offer(.answered(checked)) else {
-            throw AnswerError(.noPendingQuestion, question: name, "the question stopped waiting (timed out or cancelled) before the answer came")
-        }
+        guard pending.race.offer(.answered(checked)) else { throw AnswerError.stoppedWaiting(name) }
     }
 
     /// Waits for the answer to a question: one given in advance (checked; `rejected` is told why one does not fit),

@@ -22,6 +22,11 @@ public struct Question: Sendable {
         self.timeoutSeconds = timeoutSeconds
     }
 
+    /// Whether `name` names this question: its question name or its ask state's name.
+    func answers(to name: String) -> Bool {
+        self.name == name || state == name
+    }
+
     /// Checks an answer against the schema; returns the value the ask state binds.
     public func check(_ answer: JSONValue) throws(AnswerError) -> JSONValue {
         do {
@@ -203,6 +208,17 @@ public struct AnswerError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): question \"\(question)\": \(message)" }
+
+    /// No question called `name` waits; `waiting` is the one that does, if any.
+    static func notAsked(_ name: String, waiting: Question?) -> AnswerError {
+        let now = waiting.map { "; the run waits for an answer to \"\($0.name)\"" } ?? "; the run asks nothing now"
+        return AnswerError(.noPendingQuestion, question: name, "no question \"\(name)\" is waiting for an answer\(now)")
+    }
+
+    /// The question ended its wait (timed out or cancelled) while the answer to it was being checked.
+    static func stoppedWaiting(_ name: String) -> AnswerError {
+        AnswerError(.noPendingQuestion, question: name, "the question stopped waiting (timed out or cancelled) before the answer came")
+    }
 }
 
 extension String {

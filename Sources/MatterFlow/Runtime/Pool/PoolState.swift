@@ -10,12 +10,15 @@ final class PoolEntry {
     var waiting: PoolWaiting = .nothing
     /// Hub events for the run's structure that no wait of the run has taken yet.
     var inbox: [HubEvent] = []
+    /// Answers given in advance, by question or ask state name; each is used once.
+    var answers: [String: JSONValue]
     var resultWaiter: CheckedContinuation<RunResult?, Never>?
 
-    init(machine: RunMachine, structure: StructureID, listens: Bool) {
+    init(machine: RunMachine, structure: StructureID, listens: Bool, answers: [String: JSONValue]) {
         self.machine = machine
         self.structure = structure
         self.listens = listens
+        self.answers = answers
     }
 }
 
@@ -27,12 +30,27 @@ enum PoolWaiting {
     case event(EventWait, timer: UInt64)
     /// A retry delay, until the timer with this ID fires.
     case delay(timer: UInt64)
-    /// A question's answer, until the timer with this ID fires: a pool has nobody to answer, so its questions time out.
-    case question(timer: UInt64)
+    /// The answer to this question (given with ``RunPool/answer(_:to:of:)-(JSONValue,_,_)``), until the timer with
+    /// this ID fires.
+    case question(Question, timer: UInt64)
     /// Hub work in flight or queued; the signal stops it.
     case working(CancellationSignal)
     /// The run has ended; its result is not taken yet.
     case finished(RunResult)
+
+    /// What is waited for, without the details.
+    enum Kind {
+        case event, delay, answer, other
+    }
+
+    var kind: Kind {
+        switch self {
+        case .event: .event
+        case .delay: .delay
+        case .question: .answer
+        case .nothing, .working, .finished: .other
+        }
+    }
 }
 
 /// Hub work of a pool's run.
@@ -144,7 +162,14 @@ struct PoolState: ~Copyable {
                         entry.waiting = .event(wait, timer: addTimer(now + wait.timeout, number))
                     }
                 case .askQuestion(let wait):
-                    entry.waiting = .question(timer: addTimer(now + wait.timeout, number))
+                    if let answer = givenAnswer(to: wait.question, entry, now: now, pool: pool, effects: &effects) {
+                        entry.waiting = .nothing
+                        next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in
+                            try entry.machine.answerEnded(.answered(answer))
+                        }
+                    } else {
+                        entry.waiting = .question(wait.question, timer: addTimer(now + wait.timeout, number))
+                    }
                 case .finish(let result):
                     finish(number, entry, result, effects: &effects)
                 case .startElement:
@@ -164,6 +189,27 @@ struct PoolState: ~Copyable {
                     break
                 }
             }
+        }
+    }
+
+    /// The answer given in advance to `question`, checked against it; one that does not fit is reported as rejected
+    /// (to an observer) and dropped, and the question waits.
+    private func givenAnswer(
+        to question: Question, _ entry: PoolEntry, now: Duration, pool: RunPool, effects: inout PoolEffects
+    ) -> JSONValue? {
+        guard let value = entry.answers.removeValue(forKey: question.name) ?? entry.answers.removeValue(forKey: question.state) else {
+            return nil
+        }
+        do throws(AnswerError) {
+            return try question.accept(value)
+        } catch {
+            if pool.observer != nil {
+                let machine = entry.machine
+                let kind = RunEvent.Kind.answerRejected(state: question.state, question: question.name, reason: error.message)
+                effects.reports.append(
+                    RunEvent(runID: machine.configuration.runID, time: now, workflowPath: machine.top.path, kind: machine.secrets.redacting(kind)))
+            }
+            return nil
         }
     }
 

@@ -17,6 +17,9 @@ import Synchronization
 /// let result = await pool.result(of: run)
 /// ```
 ///
+/// A run's questions wait for ``answer(_:to:of:)-(JSONValue,_,_)`` (or answers given in advance at ``submit(_:inputs:structureID:runID:answers:)``)
+/// until their timeout, as a single run's do.
+///
 /// On a ``VirtualClock`` the pool counts as working while it handles an input, so virtual time passes only while
 /// every run waits. Unlike ``WorkflowEngine/run(_:inputs:on:options:)``, a pool does not subscribe to the hub's
 /// events itself (one subscription per structure would cost more than the runs): connect the hub's events to
@@ -55,8 +58,12 @@ public final class RunPool: Sendable {
     /// Submits a run and starts it; it runs until it must wait, then waits as data.
     /// - Throws: ``DiagnosticsError`` when the inputs do not match the workflow's declarations.
     @discardableResult
+    /// - Parameter answers: Answers to the run's questions given in advance, by question name (or ask state name);
+    ///   each is used once, when its question is asked, and one that does not fit is reported (`answerRejected`) and
+    ///   the question waits for ``answer(_:to:of:)-(JSONValue,_,_)``.
     public func submit(
-        _ workflow: Workflow, inputs: JSONObject = [:], structureID: StructureID, runID: String? = nil
+        _ workflow: Workflow, inputs: JSONObject = [:], structureID: StructureID, runID: String? = nil,
+        answers: [String: JSONValue] = [:]
     ) throws(DiagnosticsError) -> Run {
         let resolved = try workflow.resolveInputs(inputs)
         let configuration = RunMachine.Configuration(
@@ -67,7 +74,7 @@ public final class RunPool: Sendable {
         let run = state.withLock { state -> Run in
             state.nextNumber += 1
             let run = Run(number: state.nextNumber)
-            state.runs[run.number] = PoolEntry(machine: machine, structure: structureID, listens: listens)
+            state.runs[run.number] = PoolEntry(machine: machine, structure: structureID, listens: listens, answers: answers)
             if listens { state.listeners[structureID, default: []].append(run.number) }
             return run
         }
@@ -109,6 +116,45 @@ public final class RunPool: Sendable {
         signal?.cancel()
     }
 
+    /// Answers the question a run waits for, named by its question name or its ask state's name. A string that does
+    /// not fit as it is reads as typed text (a choice's number or label, `yes`/`no`).
+    /// - Throws: ``AnswerError``: `invalidAnswer` when the answer does not fit the question's schema (the reason says
+    ///   why), `noPendingQuestion` when the run waits for no question of that name. The run keeps waiting either way.
+    public func answer(_ value: JSONValue, to name: String, of run: Run) throws(AnswerError) {
+        let pending = state.withLock { state -> (question: Question, timer: UInt64)? in
+            guard case .question(let question, let timer)? = state.runs[run.number]?.waiting else { return nil }
+            return (question, timer)
+        }
+        guard let pending, pending.question.answers(to: name) else { throw AnswerError.notAsked(name, waiting: pending?.question) }
+        let checked = try pending.question.accept(value)
+        clock.beginActivity()
+        defer { clock.endActivity() }
+        var effects = PoolEffects()
+        let taken = state.withLock { state -> Bool in
+            guard case .question(_, let timer)? = state.runs[run.number]?.waiting, timer == pending.timer else { return false }
+            state.timerOwners[timer] = nil
+            state.feed(run.number, .answerEnded(.answered(checked)), now: clock.now, limits: self, effects: &effects)
+            state.arm(clock: clock, pool: self)
+            return true
+        }
+        perform(effects)
+        guard taken else { throw AnswerError.stoppedWaiting(name) }
+    }
+
+    /// Answers the question a run waits for with a typed value.
+    /// - Throws: ``AnswerError``, as ``answer(_:to:of:)-(JSONValue,_,_)`` does.
+    public func answer(_ value: AnswerValue, to name: String, of run: Run) throws(AnswerError) {
+        try answer(value.jsonValue, to: name, of: run)
+    }
+
+    /// The question the run waits for an answer to now, if any.
+    public func pendingQuestion(of run: Run) -> Question? {
+        state.withLock { state in
+            guard case .question(let question, _)? = state.runs[run.number]?.waiting else { return nil }
+            return question
+        }
+    }
+
     /// The run's result, once it has ended; the pool then forgets the run.
     public func result(of run: Run) async -> RunResult? {
         await withCheckedContinuation { (continuation: CheckedContinuation<RunResult?, Never>) in
@@ -129,12 +175,16 @@ public final class RunPool: Sendable {
     public var runCount: Int { state.withLock { $0.runs.count } }
 
     /// How many runs wait for a hub event.
-    public var waitingForEvents: Int {
-        state.withLock { state in
-            state.runs.values.reduce(0) { count, entry in
-                if case .event = entry.waiting { count + 1 } else { count }
-            }
-        }
+    public var waitingForEvents: Int { count(.event) }
+
+    /// How many runs wait for an answer.
+    public var waitingForAnswers: Int { count(.answer) }
+
+    /// How many runs wait for a delay to pass (a `delay` state or a retry's).
+    public var waitingForDelays: Int { count(.delay) }
+
+    private func count(_ kind: PoolWaiting.Kind) -> Int {
+        state.withLock { state in state.runs.values.reduce(0) { count, entry in entry.waiting.kind == kind ? count + 1 : count } }
     }
 
     // MARK: - Driving
@@ -168,7 +218,7 @@ public final class RunPool: Sendable {
                     state.feed(number, .waitEnded(.timedOut), now: now, limits: self, effects: &effects)
                 case .delay(let timer) where timer == top.id:
                     state.feed(number, .delayEnded, now: now, limits: self, effects: &effects)
-                case .question(let timer) where timer == top.id:
+                case .question(_, let timer) where timer == top.id:
                     state.feed(number, .answerEnded(.timedOut), now: now, limits: self, effects: &effects)
                 default:
                     break
