@@ -2,9 +2,9 @@ import Foundation
 import MatterFlow
 import MatterFlowJSON
 
-/// Many runs waiting at once as data in a ``RunPool``: each run of a one-wait workflow, on its own structure, waits
-/// for the end of an ePSKc key; the benchmark measures the memory the waiting runs take and the time to wake them
-/// all, and checks that every run ends as its event says.
+/// Many runs waiting at once as data in a ``RunPool``, each on its own structure: a third wait for a hub event (the
+/// end of an ePSKc key), a third for an answer, a third for a delay to pass. The benchmark measures the memory the
+/// waiting runs take and the time to wake them all, and checks that every run ends as what woke it says.
 public struct WaitingRunsBenchmark: Sendable {
     /// What one measurement found.
     public struct Report: Sendable {
@@ -14,10 +14,17 @@ public struct WaitingRunsBenchmark: Sendable {
         public var submitSeconds: Double
         /// From the first event delivered to the last run ended.
         public var wakeSeconds: Double
+        /// Runs that waited, by what for: `event`, `answer`, `delay`.
+        public var waited: [String: Int]
         /// Ended runs, by outcome.
         public var outcomes: [RunResult.Outcome: Int]
-        /// Runs whose result did not match their event (wrong outcome, or another run's event).
+        /// Runs whose result did not match what woke them (wrong outcome, or another run's event or answer).
         public var mismatched: Int
+
+        /// Runs that were not waiting once all were submitted (ended, or still working): each should be.
+        public var notWaiting: Int { runs - waited.values.reduce(0, +) }
+        /// Whether every run waited and then ended as what woke it says.
+        public var passed: Bool { mismatched == 0 && notWaiting == 0 }
 
         public var bytesPerRun: Double { Double(residentBytes) / Double(max(1, runs)) }
 
@@ -26,24 +33,60 @@ public struct WaitingRunsBenchmark: Sendable {
             let failed = outcomes[.failed, default: 0]
             let cancelled = outcomes[.cancelled, default: 0]
             return """
-                waiting runs      \(runs)
+                waiting runs      \(runs): \(waited["event", default: 0]) for an event, \(waited["answer", default: 0]) for an answer, \(waited["delay", default: 0]) for a delay, \(notWaiting) not waiting
                 resident memory   \(residentBytes / 1_048_576) MiB for the waiting runs (\(Int(bytesPerRun.rounded())) bytes per run)
                 submit            \(String(format: "%.2f", submitSeconds)) s (\(Int(Double(runs) / max(submitSeconds, 1e-9))) runs/s)
                 wake all          \(String(format: "%.2f", wakeSeconds)) s (\(Int(Double(runs) / max(wakeSeconds, 1e-9))) runs/s)
-                outcomes          \(succeeded) succeeded (keyUsed), \(failed) failed (expired), \(cancelled) cancelled; \(mismatched) mismatched
+                outcomes          \(succeeded) succeeded, \(failed) failed (expired keys), \(cancelled) cancelled; \(mismatched) mismatched
                 """
         }
     }
 
-    /// The workflow each run follows: one wait state; `keyUsed` succeeds with the event's `deviceID`, `expired` fails.
-    static let workflowText = #"""
-        {"workflow": "waiting-run", "version": 1, "start": "wait", "states": {
-          "wait": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 86400, "result": "ended",
-                   "on": {"keyUsed": "done", "expired": "expired"}, "otherwise": "expired", "onTimeout": "expired"},
-          "done": {"type": "succeed", "output": {"device": "${vars.ended.deviceID}"}},
-          "expired": {"type": "fail", "code": "deadlineExceeded", "message": "the key expired"}
-        }}
-        """#
+    /// What a run waits for: run `index` waits for the kind at `index % 3`.
+    enum Kind: Int, CaseIterable {
+        case event, answer, delay
+
+        var name: String {
+            switch self {
+            case .event: "event"
+            case .answer: "answer"
+            case .delay: "delay"
+            }
+        }
+
+        /// The workflow of runs of this kind: one waiting state, then the device it names.
+        var workflowText: String {
+            switch self {
+            case .event:
+                // `keyUsed` succeeds with the event's `deviceID`, `expired` fails.
+                #"""
+                {"workflow": "waiting-for-event", "version": 1, "start": "wait", "states": {
+                  "wait": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 86400, "result": "ended",
+                           "on": {"keyUsed": "done", "expired": "expired"}, "otherwise": "expired", "onTimeout": "expired"},
+                  "done": {"type": "succeed", "output": {"device": "${vars.ended.deviceID}"}},
+                  "expired": {"type": "fail", "code": "deadlineExceeded", "message": "the key expired"}
+                }}
+                """#
+            case .answer:
+                #"""
+                {"workflow": "waiting-for-answer", "version": 1, "start": "ask", "states": {
+                  "ask": {"type": "ask", "question": "device", "prompt": "Which device?", "answer": {"text": {"maxLength": 40}},
+                          "result": "device", "timeoutSeconds": 86400, "next": "done", "onTimeout": "unanswered"},
+                  "done": {"type": "succeed", "output": {"device": "${vars.device}"}},
+                  "unanswered": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
+                }}
+                """#
+            case .delay:
+                #"""
+                {"workflow": "waiting-for-delay", "version": 1, "inputs": {"device": {"type": "string", "required": true}},
+                 "start": "settle", "states": {
+                  "settle": {"type": "delay", "seconds": 3600, "next": "done"},
+                  "done": {"type": "succeed", "output": {"device": "${input.device}"}}
+                }}
+                """#
+            }
+        }
+    }
 
     public var runs: Int
 
@@ -51,26 +94,41 @@ public struct WaitingRunsBenchmark: Sendable {
         self.runs = runs
     }
 
-    /// Submits the runs, lets them all wait, then wakes each with its event (every tenth `expired`).
+    /// Submits the runs, lets them all wait, then wakes each: an event (every tenth `expired`) or an answer naming
+    /// its device, and one step of the pool's clock past every delay.
     public func run() async throws -> Report {
-        let workflow = try WorkflowEngine().load(text: Self.workflowText, baseDirectory: "/")
-        let pool = RunPool(hub: BenchmarkHub(), random: SeededRandomSource(seed: 1))
+        let engine = WorkflowEngine()
+        let workflows = try Kind.allCases.map { kind in try engine.load(text: kind.workflowText, baseDirectory: "/") }
+        let clock = ManualClock()
+        let pool = RunPool(hub: BenchmarkHub(), clock: clock, random: SeededRandomSource(seed: 1))
         var handles: [RunPool.Run] = []
         handles.reserveCapacity(runs)
         let before = Self.residentBytes()
         let submitStart = ContinuousClock.now
         for index in 0..<runs {
-            handles.append(try pool.submit(workflow, structureID: Self.structure(index), runID: "run-\(index)"))
+            let kind = Self.kind(index)
+            let inputs: JSONObject = kind == .delay ? ["device": .string(Self.device(index))] : [:]
+            handles.append(
+                try pool.submit(workflows[kind.rawValue], inputs: inputs, structureID: Self.structure(index), runID: "run-\(index)"))
         }
         let submitted = ContinuousClock.now - submitStart
         let after = Self.residentBytes()
+        let waited = ["event": pool.waitingForEvents, "answer": pool.waitingForAnswers, "delay": pool.waitingForDelays]
         let wakeStart = ContinuousClock.now
         for index in 0..<runs {
-            pool.deliver(
-                HubEvent(
-                    name: "epskcModeDeactivated", structureID: Self.structure(index), value: index % 10 == 0 ? "expired" : "keyUsed",
-                    fields: ["deviceID": .string("router-\(index)")], time: .zero))
+            switch Self.kind(index) {
+            case .event:
+                pool.deliver(
+                    HubEvent(
+                        name: "epskcModeDeactivated", structureID: Self.structure(index), value: Self.expires(index) ? "expired" : "keyUsed",
+                        fields: ["deviceID": .string(Self.device(index))], time: .zero))
+            case .answer:
+                try pool.answer(.string(Self.device(index)), to: "device", of: handles[index])
+            case .delay:
+                break
+            }
         }
+        clock.advance(by: .seconds(3600))
         let woken = ContinuousClock.now - wakeStart
         var outcomes: [RunResult.Outcome: Int] = [:]
         var mismatched = 0
@@ -80,13 +138,20 @@ public struct WaitingRunsBenchmark: Sendable {
                 continue
             }
             outcomes[result.outcome, default: 0] += 1
-            let expected: RunResult.Outcome = index % 10 == 0 ? .failed : .succeeded
-            if result.outcome != expected || (expected == .succeeded && result.output?["device"] != .string("router-\(index)")) { mismatched += 1 }
+            let expected: RunResult.Outcome = Self.expires(index) ? .failed : .succeeded
+            if result.outcome != expected || (expected == .succeeded && result.output?["device"] != .string(Self.device(index))) { mismatched += 1 }
         }
         return Report(
             runs: runs, residentBytes: max(0, after - before), submitSeconds: Self.seconds(submitted), wakeSeconds: Self.seconds(woken),
-            outcomes: outcomes, mismatched: mismatched)
+            waited: waited, outcomes: outcomes, mismatched: mismatched)
     }
+
+    static func kind(_ index: Int) -> Kind { Kind.allCases[index % Kind.allCases.count] }
+
+    /// Every tenth run waiting for an event gets `expired`.
+    static func expires(_ index: Int) -> Bool { kind(index) == .event && (index / 3) % 10 == 0 }
+
+    static func device(_ index: Int) -> String { "router-\(index)" }
 
     static func structure(_ index: Int) -> StructureID { "s\(index)" }
 
