@@ -177,3 +177,42 @@ import Testing
         #expect(throws: AnswerError.self) { try pool.answer(.string("lamp"), to: "deviceName", of: run) }
     }
 }
+
+/// A pool's run keeps the `Hub` contract as a single run does: a call it abandoned at its timeout, which the hub
+/// still runs after the grace period, ends before the run calls the hub again.
+@Suite struct RunPoolAbandonedCallTests {
+    @Test func theNextCallWaitsForTheAbandonedOne() async throws {
+        let workflow = try loadWorkflow(AbandonedCallTests.workflow)
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        hub.script("fetchRooms", [.afterGate(gate)])
+        let clock = ManualClock()
+        let (events, reported) = AsyncStream<RunEvent>.makeStream()
+        let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 4), observer: { reported.yield($0) })
+        let run = try pool.submit(workflow, structureID: "s1")
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))  // the call's timeout
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))  // its grace period: the hub still runs it
+        // The run says it waits for the abandoned call (before its next call, whose start it has reported), and has
+        // not called the hub again.
+        for await event in events {
+            if case .warning(_, let message) = event.kind {
+                #expect(message.contains("has not ended fetchRooms in state rooms"))
+                break
+            }
+            if case .runFinished = event.kind {
+                Issue.record("the run ended without waiting for the abandoned fetchRooms")
+                break
+            }
+        }
+        #expect(hub.calls == ["fetchRooms"])
+        gate.open()
+        let result = try #require(await pool.result(of: run))
+        #expect(hub.calls == ["fetchRooms", "cancelCommissioning"])
+        #expect(hub.overlapping == [])
+        #expect(result.outcome == .failed)
+        #expect(result.visitedStates == ["rooms", "release", "failed"])
+        #expect(result.warnings.count == 1)
+    }
+}

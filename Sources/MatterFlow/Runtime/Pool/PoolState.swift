@@ -13,6 +13,8 @@ final class PoolEntry {
     /// Answers given in advance, by question or ask state name; each is used once.
     var answers: [String: JSONValue]
     var resultWaiter: CheckedContinuation<RunResult?, Never>?
+    /// The run's hub calls still running after the run stopped waiting for them; made at its first hub work.
+    var abandoned: AbandonedCalls?
 
     init(machine: RunMachine, structure: StructureID, listens: Bool, answers: [String: JSONValue]) {
         self.machine = machine
@@ -64,6 +66,8 @@ struct PoolJob: Sendable {
     let structure: StructureID
     let work: Work
     let signal: CancellationSignal
+    /// The run's abandoned calls: the work waits for them first, and keeps its own call there if it abandons it.
+    let abandoned: AbandonedCalls
 }
 
 /// An input the pool feeds a run.
@@ -75,6 +79,8 @@ enum PoolInput: Sendable {
     case waitEnded(WaitEnd)
     case answerEnded(AnswerEnd)
     case cancel
+    /// Something the run reports as a warning (an abandoned call it waited for or gave up).
+    case warning(String)
 
     /// Feeds the input to a machine; a stopped piece of work is preceded by the cancel that stopped it.
     func apply(to machine: inout RunMachine) throws(RunMachineError) -> RunActions {
@@ -95,6 +101,8 @@ enum PoolInput: Sendable {
             return try machine.answerEnded(end)
         case .cancel:
             return machine.cancelRequested()
+        case .warning(let message):
+            return try machine.warning(message)
         }
     }
 }
@@ -146,9 +154,9 @@ struct PoolState: ~Copyable {
                     entry.waiting = .nothing
                     next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in try entry.machine.proceed() }
                 case .checkStatus(let check):
-                    enqueue(PoolJob(number: number, structure: entry.structure, work: .status(check), signal: CancellationSignal()), entry, limits: pool, effects: &effects)
+                    enqueue(.status(check), number, entry, limits: pool, effects: &effects)
                 case .call(let call):
-                    enqueue(PoolJob(number: number, structure: entry.structure, work: .call(call), signal: CancellationSignal()), entry, limits: pool, effects: &effects)
+                    enqueue(.call(call), number, entry, limits: pool, effects: &effects)
                 case .delay(let duration, _):
                     entry.waiting = .delay(timer: addTimer(now + duration, number))
                 case .waitForEvent(let wait):
@@ -259,7 +267,12 @@ struct PoolState: ~Copyable {
         return nextTimer
     }
 
-    private mutating func enqueue(_ job: PoolJob, _ entry: PoolEntry, limits pool: RunPool, effects: inout PoolEffects) {
+    private mutating func enqueue(
+        _ work: PoolJob.Work, _ number: Int, _ entry: PoolEntry, limits pool: RunPool, effects: inout PoolEffects
+    ) {
+        let abandoned = entry.abandoned ?? AbandonedCalls()
+        entry.abandoned = abandoned
+        let job = PoolJob(number: number, structure: entry.structure, work: work, signal: CancellationSignal(), abandoned: abandoned)
         entry.waiting = .working(job.signal)
         if running < pool.maxConcurrentWork {
             running += 1

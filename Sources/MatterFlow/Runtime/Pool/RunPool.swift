@@ -23,7 +23,8 @@ import Synchronization
 /// On a ``VirtualClock`` the pool counts as working while it handles an input, so virtual time passes only while
 /// every run waits. Unlike ``WorkflowEngine/run(_:inputs:on:options:)``, a pool does not subscribe to the hub's
 /// events itself (one subscription per structure would cost more than the runs): connect the hub's events to
-/// ``deliver(_:)``. Hub calls abandoned at their timeout are not waited for before the run's next call. A run whose map
+/// ``deliver(_:)``. A hub call abandoned at its timeout or cancel and still running after its grace period is waited
+/// for (bounded, as a single run does: ``WorkflowEngine``) before the run's next hub call. A run whose map
 /// state runs elements at once (`concurrency` above 1) fails with `unimplemented` / `engineMisconfigured` when it reaches that state.
 public final class RunPool: Sendable {
     /// A run submitted to the pool.
@@ -246,12 +247,17 @@ public final class RunPool: Sendable {
     }
 
     private func run(_ job: PoolJob) async {
+        // The Hub contract: never two calls for one run at once, so first the run's abandoned calls end (bounded);
+        // each wait and each call given up is a warning, reported as it happens.
+        if !job.abandoned.isEmpty {
+            await job.abandoned.settle { report in feed(job.number, .warning(RunDriver.message(report))) }
+        }
         switch job.work {
         case .status(let check):
             let signal = check.cancellable ? job.signal : nil
+            let race = StepRace(clock: clock, signal: signal, abandoned: job.abandoned, state: check.state)
             let outcome: RaceOutcome<HubStatus> =
-                signal?.isCancelled == true
-                ? .cancelled(late: nil) : await StepRace(clock: clock, signal: signal, state: check.state).status(hub: hub, structure: job.structure)
+                signal?.isCancelled == true ? .cancelled(late: nil) : await race.status(hub: hub, structure: job.structure)
             workEnded(job.number, .statusChecked(outcome))
         case .call(let call):
             let signal = call.cancellable ? job.signal : nil
@@ -260,7 +266,7 @@ public final class RunPool: Sendable {
             if signal?.isCancelled == true {
                 outcome = .cancelled(late: nil)
             } else {
-                let race = StepRace(clock: clock, signal: signal, state: call.state)
+                let race = StepRace(clock: clock, signal: signal, abandoned: job.abandoned, state: call.state)
                 outcome = await HubCallContext.$current.withValue(call.context) {
                     await race.call(call.operation, hub: hub, structure: job.structure, arguments: call.arguments, timeout: call.timeout)
                 }
