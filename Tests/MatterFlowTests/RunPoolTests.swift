@@ -86,6 +86,25 @@ import Testing
         #expect(hub.count("fetchRooms") == 1)
     }
 
+    @Test func aPoolListeningToAStructureWakesItsRunsWithTheHubsEvents() async throws {
+        let workflow = try loadWorkflow(Self.waiting)
+        let hub = ScriptedHub()
+        let pool = RunPool(hub: hub, clock: ManualClock(), random: SeededRandomSource(seed: 2))
+        let subscription = await pool.listen(to: "s")
+        defer { subscription.cancel() }
+        #expect(hub.subscriberCount == 1)
+        let runs = try (0..<2).map { _ in try pool.submit(workflow, structureID: "s") }
+        #expect(pool.waitingForEvents == 2)
+        // Every run on the structure sees its events, as a run with a subscription of its own does.
+        hub.emit("epskcModeDeactivated", value: "keyUsed", fields: ["deviceID": "router-1"])
+        #expect(pool.waitingForEvents == 0)
+        for run in runs {
+            let result = try #require(await pool.result(of: run))
+            #expect(result.outcome == .succeeded)
+            #expect(result.output?["device"] == .string("router-1"))
+        }
+    }
+
     @Test func aWaitTimesOutOnThePoolsTimerQueue() async throws {
         let workflow = try loadWorkflow(Self.waiting)
         let clock = VirtualClock()

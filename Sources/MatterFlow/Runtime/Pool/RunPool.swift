@@ -22,10 +22,12 @@ import Synchronization
 ///
 /// On a ``VirtualClock`` the pool counts as working while it handles an input, so virtual time passes only while
 /// every run waits. Unlike ``WorkflowEngine/run(_:inputs:on:options:)``, a pool does not subscribe to the hub's
-/// events itself (one subscription per structure would cost more than the runs): connect the hub's events to
-/// ``deliver(_:)``. A hub call abandoned at its timeout or cancel and still running after its grace period is waited
-/// for (bounded, as a single run does: ``WorkflowEngine``) before the run's next hub call. A run whose map
-/// state runs elements at once (`concurrency` above 1) fails with `unimplemented` / `engineMisconfigured` when it reaches that state.
+/// events for each run (one subscription per run would cost more than the run): ``listen(to:)`` subscribes once for
+/// a structure, or hand events from a subscription of your own to ``deliver(_:)``.
+///
+/// A hub call abandoned at its timeout or cancel and still running after its grace period is waited for (bounded,
+/// as a single run does: ``WorkflowEngine``) before the run's next hub call. A run whose map state runs elements at
+/// once (`concurrency` above 1) fails with `unimplemented` / `engineMisconfigured` when it reaches that state.
 public final class RunPool: Sendable {
     /// A run submitted to the pool.
     public struct Run: Sendable, Hashable {
@@ -103,6 +105,12 @@ public final class RunPool: Sendable {
             state.arm(clock: clock, pool: self)
         }
         perform(effects)
+    }
+
+    /// Subscribes to the hub's events for `structure` and hands each to ``deliver(_:)``, until the subscription
+    /// returned is cancelled. Listen before submitting the structure's runs, so that no event falls between.
+    public func listen(to structure: StructureID) async -> any HubEventSubscription {
+        await hub.subscribe(structure: structure) { [weak self] event in self?.deliver(event) }
     }
 
     /// Cancels a run: a waiting run takes its cancel path at once; one whose hub work is in flight (or queued) stops
