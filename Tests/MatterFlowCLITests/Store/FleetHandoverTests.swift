@@ -253,11 +253,16 @@ extension PostgresStoreTests {
             ["worker", "--store", conninfo, "--home", home, "--secrets", secrets, "--clock", "real", "--exit-when-idle",
              "--worker-id", "watched"])
         defer { worker.kill() }
-        let begun = await poll(timeout: .seconds(30), every: .milliseconds(5)) {
+        // Whether the watch had ended is read from a thread of its own the moment the call's intent is stored: on a
+        // busy machine the test's own task could see the intent only after the 3 s call.
+        let endedAtCall = Mutex<Bool?>(nil)
+        let begun = await act(within: .seconds(60), every: .milliseconds(5)) {
             ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "commissionDevice" }
+        } _: {
+            endedAtCall.withLock { $0 = ended.withLock { $0 } }
         }
-        #expect(begun, "the run never made a call; worker said:\n\(worker.stderr.text)")
-        #expect(!ended.withLock { $0 }, "watch ended while the run was in progress")
+        #expect(begun != nil, "the run never made a call; worker said:\n\(worker.stderr.text)")
+        #expect(endedAtCall.withLock { $0 } == false, "watch ended while the run was in progress")
         try #require(await worker.waitForExit(within: .seconds(60)), "the worker did not finish")
         let watch = await watching.value
         #expect(watch.code == 0, "\(watch.stderr)")
