@@ -62,18 +62,19 @@ struct SecretDigests: Sendable, Hashable {
     }
 
     /// The digest of `value`: `sha256(salt ":" json)`, then ``rounds`` - 1 times `sha256(salt digest)`, each digest
-    /// as its 64 lowercase hex digits. The rounds work on one byte buffer (the salt, then the last digest's digits),
-    /// so a run's start pays for the hashing and not for a thousand strings.
+    /// as its 64 lowercase hex digits. The rounds hash one byte buffer in place (the salt, then the last digest's
+    /// digits, which each round overwrites), so a run's start pays for the hashing and allocates nothing per round.
     static func digest(_ value: JSONValue, salt: String) -> String {
-        var first = salt + ":" + JSONWriter.compact(value)
-        var digest = first.withUTF8 { ContentHash.sha256HexBytes(UnsafeRawBufferPointer($0)) }
-        var message = Array(salt.utf8)
-        let saltLength = message.count
-        message += digest
-        for _ in 1..<rounds {
-            digest = message.withUnsafeBytes { ContentHash.sha256HexBytes($0) }
-            message.replaceSubrange(saltLength..., with: digest)
+        let first = Array((salt + ":" + JSONWriter.compact(value)).utf8)
+        let saltLength = salt.utf8.count
+        var message = Array(salt.utf8) + [UInt8](repeating: 0, count: 64)
+        message.withUnsafeMutableBytes { message in
+            let digits = UnsafeMutableRawBufferPointer(rebasing: message[saltLength...])
+            first.withUnsafeBytes { ContentHash.sha256Hex(of: $0, into: digits) }
+            for _ in 1..<rounds {
+                ContentHash.sha256Hex(of: UnsafeRawBufferPointer(message), into: digits)
+            }
         }
-        return String(decoding: digest, as: UTF8.self)
+        return String(decoding: message[saltLength...], as: UTF8.self)
     }
 }

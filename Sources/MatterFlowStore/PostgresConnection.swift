@@ -164,13 +164,9 @@ public final class PostgresConnection: Sendable {
                 return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
             }
             let name: String
-            if let known = handle.prepared[sql] {
-                name = known
-            } else {
-                name = "matterflow_\(handle.prepared.count + 1)"
-                let prepared = Self.convert(PQprepare(pointer, name, sql, Int32(parameters.count), nil), connection: pointer, target: target)
-                if case .failure(let error) = prepared { return .failure(error) }
-                handle.prepared[sql] = name
+            switch Self.prepare(sql, parameterCount: parameters.count, on: &handle, pointer: pointer, target: target) {
+            case .success(let prepared): name = prepared
+            case .failure(let error): return .failure(error)
             }
             let result = Self.withCStrings(parameters) { values in
                 PQexecPrepared(pointer, name, Int32(parameters.count), values, nil, nil, 0)
@@ -178,6 +174,56 @@ public final class PostgresConnection: Sendable {
             return Self.convert(result, connection: pointer, target: target)
         }
         return try outcome.get()
+    }
+
+    /// Runs one prepared statement as ``execute(prepared:_:)`` does, its parameters sent in PostgreSQL's binary
+    /// format (each the bytes of its type's binary form, such as ``PostgresBinaryArray/bytes``; the statement
+    /// names each parameter's type with a cast, `$1::text[]`); its results come back as text. For batches, which
+    /// the server then takes as they are instead of parsing their text.
+    @discardableResult
+    public func execute(prepared sql: String, binary parameters: [[UInt8]]) throws(PostgresError) -> PostgresRows {
+        let outcome = handle.withLock { handle -> Result<PostgresRows, PostgresError> in
+            guard let pointer = handle.pointer else {
+                return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
+            }
+            let name: String
+            switch Self.prepare(sql, parameterCount: parameters.count, on: &handle, pointer: pointer, target: target) {
+            case .success(let prepared): name = prepared
+            case .failure(let error): return .failure(error)
+            }
+            var lengths: [Int32] = []
+            for parameter in parameters {
+                guard let length = Int32(exactly: parameter.count) else {
+                    return .failure(PostgresError(.commandFailed, "\(target): a parameter of \(parameter.count) bytes is more than PostgreSQL takes"))
+                }
+                lengths.append(length)
+            }
+            let formats = [Int32](repeating: 1, count: parameters.count)
+            let storage = parameters.map { bytes -> UnsafeMutablePointer<CChar> in
+                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
+                bytes.withUnsafeBytes { source in
+                    if let base = source.baseAddress { UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: bytes.count) }
+                }
+                return copy
+            }
+            defer { for pointer in storage { pointer.deallocate() } }
+            let values: [UnsafePointer<CChar>?] = storage.map { UnsafePointer($0) }
+            let result = PQexecPrepared(pointer, name, Int32(parameters.count), values, lengths, formats, 0)
+            return Self.convert(result, connection: pointer, target: target)
+        }
+        return try outcome.get()
+    }
+
+    /// The name of `sql` prepared on this connection, preparing it the first time.
+    private static func prepare(
+        _ sql: String, parameterCount: Int, on handle: inout Handle, pointer: OpaquePointer, target: String
+    ) -> Result<String, PostgresError> {
+        if let known = handle.prepared[sql] { return .success(known) }
+        let name = "matterflow_\(handle.prepared.count + 1)"
+        let prepared = convert(PQprepare(pointer, name, sql, Int32(parameterCount), nil), connection: pointer, target: target)
+        if case .failure(let error) = prepared { return .failure(error) }
+        handle.prepared[sql] = name
+        return .success(name)
     }
 
     /// Starts listening on a channel (`LISTEN "channel"`; the name is quoted as an identifier).

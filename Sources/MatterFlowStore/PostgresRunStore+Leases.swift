@@ -86,6 +86,17 @@ extension PostgresRunStore {
         try execute("SELECT pg_notify('matterflow_queue', 'handback')", doing: "announcing handed-back runs")
     }
 
+    /// Gives a run back to the fleet that the worker cannot go on with yet (it could not read the run's records):
+    /// no worker holds it, and its lease ends `seconds` from now, so no worker of the fleet (this one included)
+    /// claims it before then; then any worker takes it over and settles it from its records.
+    public func handBack(unreadable runID: String, by workerID: String, retryAfter seconds: Double) throws(StoreError) {
+        try execute(
+            """
+            UPDATE matterflow_runs SET worker_id = NULL, lease_until = now() + make_interval(secs => $3::float8)
+            WHERE run_id = $1 AND worker_id = $2 AND status = 'running'
+            """, [runID, workerID, String(max(seconds, 0))], doing: "handing run \(runID) back")
+    }
+
     /// Marks a worker as stopping in `matterflow_workers` (graceful shutdown has begun: it claims nothing more).
     public func markStopping(_ workerID: String) throws(StoreError) {
         try execute("UPDATE matterflow_workers SET stopping = true WHERE worker_id = $1", [workerID], doing: "stopping worker")

@@ -124,7 +124,7 @@ public final class PostgresRunStore: RunStore {
     /// A run's records after sequence number `sequence`, in order.
     public func records(of runID: String, after sequence: Int) throws(StoreError) -> [JournalRecord] {
         let rows = try execute(
-            "SELECT payload::text FROM matterflow_records WHERE run_id = $1 AND seq > $2::integer ORDER BY seq",
+            "SELECT payload FROM matterflow_records WHERE run_id = $1 AND seq > $2::integer ORDER BY seq",
             [runID, String(sequence)], doing: "reading the records of run \(runID)")
         var records: [JournalRecord] = []
         records.reserveCapacity(rows.rows.count)

@@ -130,7 +130,7 @@ run="$("$bin" submit "$workflow" --store "$db" --secrets "$work/secrets-t" --str
 victim=$!
 pids+=($victim)
 for _ in $(seq 1 600); do
-    [ "$(psql "$db" -qtAc "SELECT count(*) FROM matterflow_records WHERE run_id = '$run' AND payload->>'operation' = 'commissionDevice'")" != 0 ] && break
+    [ "$(psql "$db" -qtAc "SELECT count(*) FROM matterflow_records WHERE run_id = '$run' AND payload::jsonb->>'operation' = 'commissionDevice'")" != 0 ] && break
     sleep 0.05
 done
 kill -9 "$victim"

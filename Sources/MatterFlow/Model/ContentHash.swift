@@ -15,18 +15,34 @@ public enum ContentHash {
         return text.withUTF8 { SHA256.hexDigest(bytes: UnsafeRawBufferPointer($0)) }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// The SHA-256 digest of `bytes` as 64 lowercase hexadecimal digits in ASCII bytes: what `sha256(_:)`
     /// returns, without making a string, for digests that are hashed again.
     public static func sha256HexBytes(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        var hex: [UInt8] = []
-        hex.reserveCapacity(64)
-        for byte in SHA256.digest(bytes: bytes) {
-            hex.append(hexDigits[Int(byte >> 4)])
-            hex.append(hexDigits[Int(byte & 0x0F)])
+        [UInt8](unsafeUninitializedCapacity: 64) { buffer, initialized in
+            sha256Hex(of: bytes, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = 64
         }
-        return hex
+    }
+
+    /// Writes the SHA-256 digest of `bytes` as 64 lowercase hexadecimal digits in ASCII bytes to the first 64
+    /// bytes of `output`, which must have room for them; allocates nothing. `output` may overlap `bytes` (a digest
+    /// hashed again in place): the input is read whole before the digits are written.
+    public static func sha256Hex(of bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+        precondition(output.count >= 64, "a hex SHA-256 digest needs 64 bytes, given \(output.count)")
+        withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 4) { digest in
+            SHA256.digest(bytes: bytes, into: digest)
+            for index in 0..<SHA256.byteCount {
+                let byte = digest[index]
+                output[2 &* index] = hexDigit(byte &>> 4)
+                output[2 &* index &+ 1] = hexDigit(byte & 0x0F)
+            }
+        }
+    }
+
+    /// The lowercase hex digit of a nibble, in ASCII.
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? 0x30 &+ nibble : 0x57 &+ nibble
     }
 }
 

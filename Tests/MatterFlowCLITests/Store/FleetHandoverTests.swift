@@ -176,7 +176,7 @@ extension PostgresStoreTests {
              "--secrets", secrets, "--clock", "virtual", "--lease", "1", "--resume", "--exit-when-idle", "--worker-id", "blind"])
         defer { second.kill() }
         let refused = await second.stderr.waitForLine(within: .seconds(60)) {
-            $0.contains("could not read the records of run \(runID)") && $0.contains("it is handed back")
+            $0.contains("could not read the records of run \(runID)") && $0.contains("it is handed back, to be claimed again in 0.25 s")
         }
         try #require(refused, "\(second.stderr.text)")
         // Handing one run back is not stopping: the worker goes on claiming.
@@ -194,6 +194,30 @@ extension PostgresStoreTests {
         #expect(Array(after.prefix(before.count)) == before)
         #expect(after.filter { $0.contains(" commissionDevice ") }.count == 1, "\(after)")
         #expect(try admin.execute("SELECT stopping::text FROM matterflow_workers WHERE worker_id = 'blind'").rows.first?[0] == "true")
+    }
+
+    @Test("a run handed back for unreadable records is claimed by no worker, its own included, until its delay has passed")
+    func unreadableHandBackWaits() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-later", "home-later", "reader"), ("run-now", "home-now", "reader")], into: store)
+        try store.handBack(unreadable: "run-later", by: "reader", retryAfter: 600)
+        try store.handBack(unreadable: "run-now", by: "reader", retryAfter: 0)
+        // The run handed back without a delay is taken over at once; the other waits, whoever claims.
+        let claimed = try store.claim(by: "reader", limit: 8, leaseSeconds: 10)
+        #expect(claimed.map(\.runID) == ["run-now"])
+        #expect(claimed.first?.takeover == true)
+        #expect(try store.claim(by: "other", limit: 8, leaseSeconds: 10).isEmpty)
+        let row = try store.execute(
+            "SELECT status, worker_id, lease_until > now() + interval '590 seconds' FROM matterflow_runs WHERE run_id = 'run-later'",
+            doing: "reading the run")
+        #expect(row.rows == [["running", nil, "t"]])
+        // An idle worker wakes when the delay ends (it looks for leases that run out).
+        let wake = try #require(try store.nextLeaseExpiry(excluding: "reader"))
+        #expect(wake > 590 && wake <= 600, "\(wake)")
+        // A hand-back by a worker that no longer holds the run changes nothing.
+        try store.handBack(unreadable: "run-now", by: "other", retryAfter: 600)
+        #expect(try store.execute("SELECT worker_id FROM matterflow_runs WHERE run_id = 'run-now'", doing: "reading").rows == [["reader"]])
     }
 
     @Test("worker --hub: runs are made on a hub process over the hub protocol")

@@ -60,9 +60,11 @@ extension PostgresStoreTests {
         #expect(run.recovered)
         let records = try store.records(of: runID)
         let types = records.map(\.type)
-        // The final status carries the error of recovery's runFinished, as the run's record keeps it.
+        // The final status carries the error of recovery's runFinished, as the run's record keeps it (the same
+        // members; the run's row, jsonb, orders them its own way, the record keeps the order it was written in).
         let finished = try #require(records.last { $0.type == "runFinished" })
-        #expect(run.error != nil && run.error == finished.payload["error"], "\(String(describing: run.error))")
+        let members = { (error: JSONValue?) in error?.objectValue.map { Dictionary(uniqueKeysWithValues: $0.members.map { ($0.key, $0.value) }) } }
+        #expect(run.error != nil && members(run.error) == members(finished.payload["error"]), "\(String(describing: run.error))")
         #expect(run.error?["code"]?.stringValue == "cancelled" && run.error?["state"]?.stringValue != nil)
         #expect(types.contains("recoveryStarted"))
         #expect(types.contains("resolution"))

@@ -66,11 +66,52 @@ struct PostgresStoreTests {
             for await result in group { all.append(result) }
             return all
         }
-        #expect(results.sorted { $0.count > $1.count } == [[1], [], [], []])
+        #expect(results.sorted { $0.count > $1.count } == [[1, 2], [], [], []])
         let again = await matterflow(["store", "migrate", "--store", conninfo])
         #expect(again.code == 0)
-        #expect(again.stdout == "schema version 1 (already current)\n")
+        #expect(again.stdout == "schema version 2 (already current)\n")
         _ = try PostgresRunStore(conninfo: conninfo)
+    }
+
+    @Test("store migrate upgrades a version-1 store: its records read back the same, stored as JSON text, with no foreign key")
+    func migrationFromVersion1() async throws {
+        let conninfo = try TestPostgres.database(migrated: false)
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        #expect(try StoreMigrator(connection: connection).migrate(Array(StoreMigrations.all.prefix(1))).version == 1)
+        // A run and a record as a version-1 worker left them (the payload as jsonb).
+        try connection.execute(
+            """
+            INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, worker_id)
+            VALUES ('run-old', 'w', '/w.json', 's', '{}', 'running', 'me')
+            """)
+        let old: JSONObject = ["seq": 1, "type": "runStarted", "runID": "run-old", "inputs": ["name": "Lämp \"1\" \\ \u{1}"]]
+        try connection.execute(
+            "INSERT INTO matterflow_records (run_id, seq, type, payload) VALUES ('run-old', 1, 'runStarted', $1::jsonb)",
+            [JSONWriter.compact(.object(old))])
+        let outdated = #expect(throws: StoreError.self) { _ = try PostgresRunStore(conninfo: conninfo) }
+        #expect(outdated?.code == .schemaOutdated)
+
+        let upgrade = await matterflow(["store", "migrate", "--store", conninfo])
+        #expect(upgrade.code == 0, "\(upgrade.stderr)")
+        #expect(upgrade.stdout == "schema version 2 (applied 2)\n")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        #expect(try store.records(of: "run-old").map(\.payload) == [old])
+        let column = try connection.execute(
+            "SELECT data_type FROM information_schema.columns WHERE table_name = 'matterflow_records' AND column_name = 'payload'")
+        #expect(column.rows == [["text"]])
+        let foreignKeys = try connection.execute(
+            "SELECT count(*) FROM pg_constraint WHERE conrelid = 'matterflow_records'::regclass AND contype = 'f'")
+        #expect(foreignKeys.rows == [["0"]])
+
+        // New records join the old ones through the committer, whatever their text holds, and read back as written.
+        let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
+        defer { committer.shutdown() }
+        let new: JSONObject = ["seq": 2, "type": "checkpoint", "vars": ["note": "ünïcode \\ \" \u{1} {\"a\",\"b\"} NULL"]]
+        try committer.append(JournalRecord(payload: new, offset: 0), runID: "run-old", sync: true)
+        try await committer.flush(runID: "run-old")
+        #expect(try store.records(of: "run-old").map(\.payload) == [old, new])
+        #expect(try store.records(of: "run-old", after: 1).map(\.type) == ["checkpoint"])
     }
 
     @Test("group commit: records of many runs share transactions; a run leased to another worker is refused")
