@@ -35,7 +35,7 @@ final class ErrorFlow {
 
     /// - Parameter childErrors: what a sub-workflow (by the path in its state) can end with; nil when unknown.
     init(
-        workflow: Workflow, catalog: OperationCatalog,
+        workflow: Workflow, table: PossibleErrorTable,
         childErrors: (String) -> Set<PossibleError>?
     ) {
         self.workflow = workflow
@@ -47,7 +47,7 @@ final class ErrorFlow {
         errorAt = [Set<PossibleError>](repeating: [], count: count)
         raisedErrors = [Set<PossibleError>?](repeating: nil, count: count)
         for (number, state) in model.states.enumerated() {
-            guard let errors = Self.stepErrors(state, workflow: workflow, catalog: catalog, childErrors: childErrors),
+            guard let errors = Self.stepErrors(state, workflow: workflow, table: table, childErrors: childErrors),
                 let step = state.step
             else { continue }
             let retried = errors.partition(by: step.retry.map(\.errors)).taken
@@ -75,41 +75,45 @@ final class ErrorFlow {
 
     /// What a step may fail with before retries and routes; nil for other states or an unknown operation.
     static func stepErrors(
-        _ state: WorkflowState, workflow: Workflow, catalog: OperationCatalog,
+        _ state: WorkflowState, workflow: Workflow, table: PossibleErrorTable,
         childErrors: (String) -> Set<PossibleError>?
     ) -> Set<PossibleError>? {
-        var causes: [ErrorCause] = []
-        var errors = Set<PossibleError>()
+        var errors: Set<PossibleError>
         let guards: [Guard]
         switch state.kind {
         case .action(let action):
-            guard let operation = catalog[action.operation] else { return nil }
-            causes = operation.errors + OperationDescriptor.inDoubtCauses
-            if !operation.arguments.isEmpty || !action.arguments.isEmpty { causes.append(.invalidArgumentValue) }
-            if action.arguments.contains(where: { !$0.value.references.isEmpty }) { causes.append(.unresolvedReference) }
+            guard let operation = table.catalog[action.operation] else { return nil }
+            errors = table.errors(calling: operation)
+            if !operation.arguments.isEmpty || !action.arguments.isEmpty { errors.insert(table.error(.invalidArgumentValue)) }
+            if action.arguments.contains(where: { !$0.value.references.isEmpty }) { errors.insert(table.error(.unresolvedReference)) }
             guards = action.step.guards
         case .workflow(let subworkflow) where subworkflow.map != nil:
             // A map state fails with errors of its own: an element's error (its body's, or its inputs') is recorded
             // in the result, and only more of them than it tolerates fail the map.
             guard let map = subworkflow.map else { return nil }
-            causes = [.mapItemsNotList, .mapTooManyItems]
-            if map.items.hasReferences { causes.append(.unresolvedReference) }
-            if map.tolerateFailures < map.maxItems { causes.append(.mapElementsFailed) }
+            errors = [table.error(.mapItemsNotList), table.error(.mapTooManyItems)]
+            if map.items.hasReferences { errors.insert(table.error(.unresolvedReference)) }
+            if map.tolerateFailures < map.maxItems { errors.insert(table.error(.mapElementsFailed)) }
             guards = []
         case .workflow(let subworkflow):
             errors = childErrors(subworkflow.path) ?? [.any]
+            let causes: [ErrorCause]
             if let child = workflow.subworkflows[subworkflow.path] {
-                causes += inputErrors(subworkflow.inputs, of: child, in: workflow)
+                causes = inputErrors(subworkflow.inputs, of: child, in: workflow)
             } else {
-                causes += [.invalidArgumentValue, .unresolvedReference]
+                causes = [.invalidArgumentValue, .unresolvedReference]
             }
-            if subworkflow.repeating != nil { causes += [.repeatExhausted, .unresolvedReference] }
+            for cause in causes { errors.insert(table.error(cause)) }
+            if subworkflow.repeating != nil {
+                errors.insert(table.error(.repeatExhausted))
+                errors.insert(table.error(.unresolvedReference))
+            }
             guards = subworkflow.step.guards
         case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
             return nil
         }
-        causes += guards.flatMap { $0.causes(in: catalog) }
-        return errors.union(causes.map { PossibleError($0, in: catalog) })
+        for listed in guards { errors.formUnion(table.errors(checking: listed)) }
+        return errors
     }
 
     /// The errors a sub-workflow's inputs may fail with before it starts: a reference that may not resolve

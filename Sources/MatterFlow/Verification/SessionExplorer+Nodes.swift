@@ -25,17 +25,17 @@ extension SessionExplorer {
         let outputNonNull: Bool
         /// For each choice state (by number), the support-check operations each branch's condition tests the
         /// result of: found once here instead of from the condition's references at every visit.
-        let supportChecks: [Int: [[String]]]
+        let supportChecks: [Int: [OperationSet]]
         /// For each workflow state (by number), what its guards and inputs may fail with before the child starts.
         let startErrors: [Int: Set<PossibleError>]
         /// The operations whose earlier success some call of this file or its sub-workflows requires, by scope:
         /// the only ones of the session facts a level is entered with that can change what happens in it
         /// (``SessionExplorer/entrySession(_:into:)``).
-        var sessionRequirements: Set<String> = []
-        var supportRequirements: Set<String> = []
+        var sessionRequirements = OperationSet()
+        var supportRequirements = OperationSet()
 
         init(
-            workflow: Workflow, flow: ErrorFlow, catalog: OperationCatalog, tracked: Set<String>,
+            workflow: Workflow, flow: ErrorFlow, errors: PossibleErrorTable, graph: SessionGraph, tracked: Set<String>,
             supportResults: [String: String], supportOutput: String?, outputNonNull: Bool
         ) {
             self.workflow = workflow
@@ -45,18 +45,18 @@ extension SessionExplorer {
             self.supportResults = supportResults
             self.supportOutput = supportOutput
             self.outputNonNull = outputNonNull
-            var checks: [Int: [[String]]] = [:]
+            var checks: [Int: [OperationSet]] = [:]
             var before: [Int: Set<PossibleError>] = [:]
             for (number, state) in flow.model.states.enumerated() {
                 switch state.kind {
                 case .choice(let choice):
                     checks[number] = choice.branches.map { branch in
-                        branch.condition.templates.flatMap(\.references).compactMap { reference in
+                        graph.operations(branch.condition.templates.flatMap(\.references).compactMap { reference in
                             reference.root == .vars ? reference.head.flatMap { supportResults[$0] } : nil
-                        }
+                        })
                     }
                 case .workflow:
-                    before[number] = ErrorFlow.stepErrors(state, workflow: workflow, catalog: catalog, childErrors: { _ in [] }) ?? []
+                    before[number] = ErrorFlow.stepErrors(state, workflow: workflow, table: errors, childErrors: { _ in [] }) ?? []
                 case .action, .assign, .wait, .ask, .delay, .succeed, .fail:
                     break
                 }
@@ -153,15 +153,15 @@ extension SessionExplorer {
             }
         }
         let node = Node(
-            workflow: workflow, flow: flow, catalog: catalog, tracked: tracked, supportResults: support,
+            workflow: workflow, flow: flow, errors: context.errors, graph: graph, tracked: tracked, supportResults: support,
             supportOutput: output, outputNonNull: nonNull)
         node.children = children
         for state in workflow.statesInOrder {
             guard case .action(let action) = state.kind, let operation = catalog[action.operation] else { continue }
-            for requirement in operation.requires {
+            for (requirement, operations) in graph.requirements(of: operation) {
                 switch requirement.scope {
-                case .session: node.sessionRequirements.formUnion(requirement.operations)
-                case .supportCheck: node.supportRequirements.formUnion(requirement.operations)
+                case .session: node.sessionRequirements.formUnion(operations)
+                case .supportCheck: node.supportRequirements.formUnion(operations)
                 }
             }
         }

@@ -102,18 +102,20 @@ extension SessionExplorer {
 
     private mutating func actionMoves(_ config: Config, at position: Int, action: ActionState, moves: inout [Move]) {
         guard let operation = catalog[action.operation] else { return }
-        for requirement in operation.requires where !config.satisfies(requirement) {
+        for (requirement, operations) in graph.requirements(of: operation)
+        where !config.satisfies(requirement.scope, operations) {
             graph.instances[config.instance].violations.append(
                 Violation(config: position, operation: operation.name, requirement: requirement))
         }
         let node = node(of: config)
         let at = Point(config: position, via: nil)
+        let number = graph.number(of: operation.name)
         var succeeded = config
-        succeeded.record(operation, succeeded: true)
+        succeeded.record(operation, number: number, succeeded: true)
         if let result = action.step.result, node.tracked.contains(result) { succeeded.facts[result] = true }
         move(succeeded, at: at, 0, &moves)
         var failed = config
-        failed.record(operation, succeeded: false)
+        failed.record(operation, number: number, succeeded: false)
         if let routing = node.flow.routing(config.state) {
             routeMoves(failed, at: at, step: action.step, taken: routing.routed, moves: &moves)
             if !routing.escaping.isEmpty {
@@ -159,7 +161,7 @@ extension SessionExplorer {
     func exitSession(_ ended: Session, from caller: Session) -> Session {
         var session = ended
         if !ended.renewed, let operations = caller.sessionOps {
-            session.sessionOps = operations.union(ended.sessionOps ?? [])
+            session.sessionOps = operations.union(ended.sessionOps ?? OperationSet())
         }
         session.checked = caller.checked.union(ended.checked)
         session.renewed = caller.renewed || ended.renewed
@@ -325,7 +327,7 @@ extension SessionExplorer {
         guard case .action(let action) = kind, let operation = catalog[action.operation] else { return [config] }
         let node = node(of: config)
         var late = config
-        late.record(operation, succeeded: true)
+        late.record(operation, number: graph.number(of: operation.name), succeeded: true)
         if let result = action.step.result, node.tracked.contains(result) { late.facts[result] = true }
         if operation.acquiresSession || operation.releasesSession && !operation.releaseAttemptSuffices {
             return [config, late]
@@ -346,7 +348,7 @@ extension SessionExplorer {
             if value == false { continue }
             var taken = remaining
             taken.assume(branch.condition, true)
-            for operation in node.supportChecks[config.state]?[index] ?? [] { taken.session.checked.insert(operation) }
+            if let checks = node.supportChecks[config.state]?[index] { taken.session.checked.formUnion(checks) }
             move(taken, at: from, index, &moves)
             if value == true { return }
             remaining.assume(branch.condition, false)
@@ -356,28 +358,31 @@ extension SessionExplorer {
 }
 
 extension SessionExplorer.Config {
-    func satisfies(_ requirement: OrderRequirement) -> Bool {
-        switch requirement.scope {
+    /// Whether one of a requirement's operations (`operations`) happened where its scope says.
+    func satisfies(_ scope: OrderRequirement.Scope, _ operations: OperationSet) -> Bool {
+        switch scope {
         case .session:
             guard let sessionOps = session.sessionOps else { return true }
-            return requirement.operations.contains(where: sessionOps.contains)
+            return sessionOps.intersects(operations)
         case .supportCheck:
-            return requirement.operations.contains(where: session.checked.contains)
+            return session.checked.intersects(operations)
         }
     }
 
-    /// Records the session effect of a call that succeeded or failed.
-    mutating func record(_ operation: OperationDescriptor, succeeded: Bool) {
+    /// Records the session effect of a call (of the operation numbered `number`) that succeeded or failed.
+    mutating func record(_ operation: OperationDescriptor, number: Int, succeeded: Bool) {
         if succeeded, operation.acquiresSession {
             session.held = true
-            session.sessionOps = [operation.name]
+            var opened = OperationSet()
+            opened.insert(number)
+            session.sessionOps = opened
             session.renewed = true
         } else if operation.releasesSession, succeeded || operation.releaseAttemptSuffices {
             session.held = false
-            session.sessionOps = []
+            session.sessionOps = OperationSet()
             session.renewed = true
         } else if succeeded {
-            session.sessionOps?.insert(operation.name)
+            session.sessionOps?.insert(number)
         }
     }
 

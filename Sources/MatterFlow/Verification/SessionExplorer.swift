@@ -26,15 +26,14 @@ struct SessionExplorer {
     struct Session: Hashable {
         var held: Bool
         /// Operations the current session has done; nil while the run is in its caller's session.
-        var sessionOps: Set<String>?
+        var sessionOps: OperationSet?
         /// Support-check operations whose results a choice has tested.
-        var checked: Set<String>
+        var checked: OperationSet
         /// A session was opened or released since the level was entered, so `sessionOps` holds only what this
         /// level did (otherwise it adds to what the level was entered with).
         var renewed = false
 
-        /// Hashes the flags and only the sizes of the sets: that tells most apart, and hashing every member was
-        /// most of the cost of exploring (`==` still compares everything).
+        /// Hashes the flags and only the sizes of the sets: that tells most apart (`==` still compares everything).
         func hash(into hasher: inout Hasher) {
             hasher.combine(held)
             hasher.combine(renewed)
@@ -233,7 +232,7 @@ struct SessionExplorer {
         guard let rootNode = graph.nodeIDs[workflow.file], nodes[rootNode].model.start != nil else { return }
         let firstConfig = graph.configs.count
         let firstInstance = graph.instances.count
-        let session = Session(held: false, sessionOps: nil, checked: [])
+        let session = Session(held: false, sessionOps: nil, checked: OperationSet())
         var moves: [Move] = []
         root = instance(Entry(node: rootNode, session: session, shielded: false), moves: &moves)
         reach(root, from: nil)
@@ -274,7 +273,7 @@ struct SessionExplorer {
     func instance(_ entry: Entry, moves: inout [Move]) -> Int {
         if let known = graph.instanceIndex[entry] { return known }
         let id = graph.instances.count
-        let isRootEntry = !entry.shielded && entry.session == Session(held: false, sessionOps: nil, checked: [])
+        let isRootEntry = !entry.shielded && entry.session == Session(held: false, sessionOps: nil, checked: OperationSet())
         graph.instances.append(Instance(entry: entry, isRootEntry: isRootEntry))
         graph.instanceIndex[entry] = id
         // A workflow with findings is not explored, so its start is defined.

@@ -15,4 +15,31 @@ final class SessionGraph {
     /// Whether sub-workflows are entered with only the session facts they can tell apart (see
     /// ``SessionExplorer/entrySession(_:into:)``).
     var narrowsEntries = true
+    /// The number of each operation the walks have met (``OperationSet`` holds these).
+    private var operationNumbers: [String: Int] = [:]
+    /// The order requirements of each operation, with their operations as a set, by operation name.
+    private var requirementSets: [String: [(requirement: OrderRequirement, operations: OperationSet)]] = [:]
+
+    /// The number of an operation, given the first time its name is met.
+    func number(of operation: String) -> Int {
+        if let known = operationNumbers[operation] { return known }
+        let number = operationNumbers.count
+        operationNumbers[operation] = number
+        return number
+    }
+
+    /// Operations by name, as a set of numbers.
+    func operations(_ names: some Sequence<String>) -> OperationSet {
+        var set = OperationSet()
+        for name in names { set.insert(number(of: name)) }
+        return set
+    }
+
+    /// The order requirements of an operation, each with its operations as a set: found once per operation.
+    func requirements(of operation: OperationDescriptor) -> [(requirement: OrderRequirement, operations: OperationSet)] {
+        if let known = requirementSets[operation.name] { return known }
+        let sets = operation.requires.map { ($0, operations($0.operations)) }
+        requirementSets[operation.name] = sets
+        return sets
+    }
 }

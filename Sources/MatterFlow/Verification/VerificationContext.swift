@@ -7,6 +7,8 @@ final class VerificationContext {
     /// What the session proofs of the load's files have walked, shared so that each file is walked once per way
     /// it is entered.
     let sessionGraph = SessionGraph()
+    /// The possible errors of the catalog's causes, operations and guards, made once.
+    let errors: PossibleErrorTable
     private var flows: [String: ErrorFlow] = [:]
     private var budgets: [String: BudgetGraph] = [:]
     /// What ``firstState(in:where:)`` found, by probe and file.
@@ -14,12 +16,13 @@ final class VerificationContext {
 
     init(catalog: OperationCatalog) {
         self.catalog = catalog
+        errors = PossibleErrorTable(catalog: catalog)
     }
 
     /// The error flow of a workflow (keyed by its file: one load reads each file once).
     func flow(_ workflow: Workflow) -> ErrorFlow {
         if let known = flows[workflow.file] { return known }
-        let flow = ErrorFlow(workflow: workflow, catalog: catalog) { path in
+        let flow = ErrorFlow(workflow: workflow, table: errors) { path in
             workflow.subworkflows[path].map { self.flow($0).workflowErrors }
         }
         flows[workflow.file] = flow
