@@ -62,11 +62,13 @@ public struct WorkflowEngine: Sendable {
     ) async throws(DiagnosticsError) -> RunResult {
         let resolved = try workflow.resolveInputs(inputs)
         let signal = options.cancellation?.signal ?? CancellationSignal()
-        let machine = makeMachine(workflow, inputs: resolved, options: options)
+        let driver = makeDriver(
+            makeMachine(workflow, inputs: resolved, options: options), hub: hub, options: options, signal: signal,
+            desk: AnswerDesk(answers: options.answers))
         options.clock.beginActivity()
         defer { options.clock.endActivity() }
         return await withTaskCancellationHandler {
-            await execute(workflow, machine: machine, hub: hub, options: options, signal: signal, desk: AnswerDesk(answers: options.answers))
+            await execute(workflow, driver)
         } onCancel: {
             signal.cancel()
         }
@@ -118,8 +120,9 @@ public struct WorkflowEngine: Sendable {
         let runOptions = observed
         options.clock.beginActivity()
         let desk = AnswerDesk(answers: options.answers)
+        let driver = makeDriver(machine, hub: hub, options: runOptions, signal: signal, desk: desk)
         let task = Task {
-            let result = await execute(workflow, machine: machine, hub: hub, options: runOptions, signal: signal, desk: desk)
+            let result = await execute(workflow, driver)
             continuation.finish()
             runOptions.clock.endActivity()
             return result
@@ -142,18 +145,21 @@ public struct WorkflowEngine: Sendable {
             configuration: configuration(options, observed: options.observer != nil))
     }
 
+    /// The driver of a run, which owns its machine from here on.
+    private func makeDriver(
+        _ machine: consuming RunMachine, hub: any Hub, options: RunOptions, signal: CancellationSignal, desk: AnswerDesk
+    ) -> RunDriver {
+        let runID = machine.configuration.runID
+        return RunDriver(machine: machine, hub: hub, options: options, runID: runID, signal: signal, inbox: EventInbox(), desk: desk)
+    }
+
     /// Subscribes to the hub's events when the workflow waits for any, then drives the run to its end.
-    private func execute(
-        _ workflow: Workflow, machine: consuming RunMachine, hub: any Hub, options: RunOptions, signal: CancellationSignal,
-        desk: AnswerDesk
-    ) async -> RunResult {
-        let inbox = EventInbox()
+    private func execute(_ workflow: Workflow, _ driver: RunDriver) async -> RunResult {
+        let inbox = driver.inbox
         let subscription: (any HubEventSubscription)? =
-            workflow.waitsForEvents ? await hub.subscribe(structure: options.structureID) { inbox.deliver($0) } : nil
+            workflow.waitsForEvents ? await driver.hub.subscribe(structure: driver.options.structureID) { inbox.deliver($0) } : nil
         defer { subscription?.cancel() }
-        var running = machine
-        let driver = RunDriver(hub: hub, options: options, runID: running.configuration.runID, signal: signal, inbox: inbox, desk: desk)
-        return await driver.run(&running)
+        return await driver.run()
     }
 }
 

@@ -9,11 +9,13 @@ extension RunDriver {
     /// ``RunMachine/elementEnded(_:)``, whose orders start and cancel elements, until the map's machine hands over
     /// other work. On virtual time, this task is idle while it waits for an element, and each element's end wakes
     /// it (``WorkflowClock/beginActivity()`` on its behalf).
-    /// - Parameter orders: The element orders of the input that began the map; on return, those of the input that
-    ///   ended it.
-    func runElements(_ machine: inout RunMachine, orders: inout [RunAction]) async throws(RunMachineError) -> RunAction {
+    /// ``orders`` holds the element orders of the input that began the map, and on return those of the input that
+    /// ended it. A map the machine cannot go on with ends the run as failed.
+    @inline(never)
+    func runElements() async -> RunAction {
         let clock = options.clock
-        let outcome = await withTaskGroup(of: ElementEnd.self, returning: Result<RunAction, RunMachineError>.self) { group in
+        let (hub, options, runID, inbox, desk) = (hub, options, runID, inbox, desk)
+        return await withTaskGroup(of: ElementEnd.self, returning: RunAction.self) { group in
             var signals: [Int: (signal: CancellationSignal, token: Int)] = [:]
             defer {
                 for (_, element) in signals {
@@ -32,7 +34,11 @@ extension RunDriver {
                         let secrets = machine.secrets
                         clock.beginActivity()
                         group.addTask {
-                            let end = await runElement(launch, signal: elementSignal, configuration: configuration, secrets: secrets)
+                            let driver = RunDriver(
+                                machine: launch.resumed ?? RunMachine(element: launch, configuration: configuration, secrets: secrets),
+                                hub: hub, options: options.forElement(launch.element), runID: runID, signal: elementSignal,
+                                inbox: inbox, desk: desk)
+                            let end = await driver.runElement(launch)
                             // The map's task, waiting for this end, is woken to work.
                             clock.beginActivity()
                             clock.endActivity()
@@ -47,47 +53,32 @@ extension RunDriver {
                 }
                 orders = []
                 if signal.isCancelled, !machine.isCancelRequested {
-                    _ = perform(machine.cancelRequested(), orders: &orders)
+                    _ = feedCancel()
                     if !orders.isEmpty { continue }
                 }
                 clock.endActivity()
                 guard let ended = await group.next() else {
                     clock.beginActivity()
-                    return .failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "awaiting elements, none running"))
+                    return .finish(failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "awaiting elements, none running")))
                 }
                 if let element = signals.removeValue(forKey: ended.index) { signal.remove(element.token) }
-                let actions: RunActions
-                do throws(RunMachineError) {
-                    actions = try machine.elementEnded(ended)
-                } catch {
-                    return .failure(error)
-                }
-                guard let work = perform(actions, orders: &orders) else {
-                    return .failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an element's end without next work"))
-                }
+                let work = feed { machine throws(RunMachineError) in try machine.elementEnded(ended) }
                 if case .awaitElements = work { continue }
-                return .success(work)
+                return work
             }
         }
-        return try outcome.get()
     }
 
     /// Drives one element's machine to its end, then waits for the element's abandoned calls (each wait a warning),
     /// so that the map never ends while one of its elements' calls still runs on the hub.
-    private func runElement(
-        _ launch: ElementLaunch, signal elementSignal: CancellationSignal, configuration: RunMachine.Configuration, secrets: SecretValues
-    ) async -> ElementEnd {
-        var machine = launch.resumed ?? RunMachine(element: launch, configuration: configuration, secrets: secrets)
-        var elementOptions = options
-        elementOptions.recording = options.recording?.recording(forElement: launch.element)
-        let driver = RunDriver(hub: hub, options: elementOptions, runID: runID, signal: elementSignal, inbox: inbox, desk: desk)
-        let result = await driver.run(&machine)
+    private func runElement(_ launch: ElementLaunch) async -> ElementEnd {
+        let result = await run()
         var warnings = result.warnings
-        if !driver.abandoned.isEmpty {
-            await driver.abandoned.settle { report in
+        if !abandoned.isEmpty {
+            await abandoned.settle { report in
                 let message = Self.message(report)
                 warnings.append(message)
-                driver.report(.warning(state: machine.top.current, message: message), machine)
+                self.report(.warning(state: machine.top.current, message: message))
             }
         }
         let end: RunMachine.LevelEnd
@@ -98,5 +89,14 @@ extension RunDriver {
         case .cancelled: end = .cancelled(result.error ?? missing)
         }
         return ElementEnd(index: launch.index, end: end, visited: result.visitedStates, warnings: warnings)
+    }
+}
+
+extension RunOptions {
+    /// The options an element of a concurrent map state runs with: the run's, its calls recorded as the element's.
+    fileprivate func forElement(_ element: String) -> RunOptions {
+        var options = self
+        options.recording = recording?.recording(forElement: element)
+        return options
     }
 }

@@ -10,7 +10,12 @@ import MatterFlowJSON
 /// the next input whenever the signal has fired, so a cancel from the run's own observer (on entering a state)
 /// takes effect before that state does any work. A map state that runs elements at once has each element driven
 /// by a driver of its own (RunDriver+Elements.swift).
-struct RunDriver: Sendable {
+///
+/// The driver owns the machine, and belongs to the one task that drives it. Everything a run holds while it waits
+/// is here, on the heap: the task's suspended frames hold a reference to the driver and the piece of work in
+/// flight. Each input is fed by a synchronous method (``feed(_:)``), each kind of work is awaited by an async method
+/// of its own that awaits only that work, and the loop in ``run()`` awaits only those.
+final class RunDriver {
     let hub: any Hub
     let options: RunOptions
     let runID: String
@@ -21,79 +26,155 @@ struct RunDriver: Sendable {
     let desk: AnswerDesk
     /// Hub calls abandoned while still running, which the run's next hub call waits for.
     let abandoned = AbandonedCalls()
+    /// The run, as data.
+    private(set) var machine: RunMachine
+    /// Elements a concurrent map state starts or cancels, from the actions that handed over the map's work.
+    var orders: [RunAction] = []
+
+    init(
+        machine: consuming RunMachine, hub: any Hub, options: RunOptions, runID: String, signal: CancellationSignal,
+        inbox: EventInbox, desk: AnswerDesk
+    ) {
+        self.machine = machine
+        self.hub = hub
+        self.options = options
+        self.runID = runID
+        self.signal = signal
+        self.inbox = inbox
+        self.desk = desk
+    }
 
     /// Drives the machine from its start to its end.
-    func run(_ machine: inout RunMachine) async -> RunResult {
-        do throws(RunMachineError) {
-            // Elements a concurrent map state starts or cancels, from the actions that handed over `work`.
-            var orders: [RunAction] = []
-            var work = perform(try machine.start(), orders: &orders) ?? .proceed
-            while true {
-                if signal.isCancelled, !machine.isCancelRequested, let next = perform(machine.cancelRequested(), orders: &orders) { work = next }
-                let actions: RunActions
-                switch work {
-                case .finish(let result):
-                    return result
-                case .awaitElements:
-                    work = try await runElements(&machine, orders: &orders)
-                    continue
-                case .proceed:
-                    actions = try machine.proceed()
-                case .checkStatus(let check):
-                    await settleAbandoned(&machine)
-                    let outcome = await race(cancellable: check.cancellable, state: check.state)
-                        .status(hub: hub, structure: options.structureID)
-                    if case .cancelled = outcome { _ = perform(machine.cancelRequested(), orders: &orders) }
-                    actions = try machine.statusChecked(outcome)
-                case .call(let call):
-                    if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
-                    // The clock is read only for the reports' durations.
-                    let started = options.observer == nil ? Duration.zero : options.clock.now
-                    await settleAbandoned(&machine)
-                    let outcome = await recorded(call)
-                    if case .cancelled = outcome { _ = perform(machine.cancelRequested(), orders: &orders) }
-                    let duration = options.observer == nil ? Duration.zero : options.clock.now - started
-                    actions = try machine.callEnded(outcome, duration: duration)
-                case .delay(let duration, let cancellable):
-                    let elapsed = await race(cancellable: cancellable).delay(duration)
-                    actions = try machine.delayEnded(elapsed: elapsed)
-                case .waitForEvent(let wait):
-                    let outcome = await inbox.wait(
-                        for: wait.matches, timeout: wait.timeout, clock: options.clock, signal: wait.cancellable ? signal : nil)
-                    let end: WaitEnd
-                    switch outcome {
-                    case .finished(let event): end = .event(event)
-                    case .timedOut, .failed: end = .timedOut
-                    case .cancelled: end = .cancelled
-                    }
-                    actions = try machine.waitEnded(end)
-                case .askQuestion(let wait):
-                    let end = await desk.wait(
-                        for: wait, clock: options.clock, timeoutClock: options.questionClock,
-                        signal: wait.cancellable ? signal : nil
-                    ) { reason in
-                        report(.answerRejected(state: wait.question.state, question: wait.question.name, reason: reason), machine)
-                    }
-                    if case .answered(let value) = end, wait.question.secret {
-                        options.recording?.secretAnswered(wait.question, value: value)
-                    }
-                    actions = try machine.answerEnded(end)
-                case .report, .checkpoint, .interruptWork, .startElement, .cancelElement:
+    func run() async -> RunResult {
+        var work = feed { machine throws(RunMachineError) in try machine.start() }
+        while true {
+            switch work {
+            case .finish(let result):
+                return result
+            case .proceed:
+                work = feed { machine throws(RunMachineError) in try machine.proceed() }
+            case .checkStatus(let check):
+                work = await checkStatus(check)
+            case .call(let call):
+                work = await makeCall(call)
+            case .delay(let duration, let cancellable):
+                work = await delay(duration, cancellable: cancellable)
+            case .waitForEvent(let wait):
+                work = await waitForEvent(wait)
+            case .askQuestion(let wait):
+                work = await ask(wait)
+            case .awaitElements:
+                work = await runElements()
+            case .report, .checkpoint, .interruptWork, .startElement, .cancelElement:
+                work = feed { machine throws(RunMachineError) in
                     throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "no work")
                 }
-                guard let next = perform(actions, orders: &orders) else {
-                    throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without next work")
-                }
-                work = next
             }
-        } catch {
-            return failure(error, machine)
         }
     }
 
+    // MARK: - Work
+
+    // Each kind of work is awaited in a method of its own, never inlined into `run()`: an async method's frame has
+    // room for the values held across each of its awaits, so inlined they would all add up in the frame every
+    // waiting run holds, where apart only the one in flight has a frame.
+
+    /// Checks the hub's status for a guard; feeds the check's end.
+    @inline(never)
+    private func checkStatus(_ check: GuardCheck) async -> RunAction {
+        await settleAbandoned()
+        let outcome = await race(cancellable: check.cancellable, state: check.state).status(hub: hub, structure: options.structureID)
+        return feed { machine throws(RunMachineError) in
+            if case .cancelled = outcome { cancel(&machine) }
+            return try machine.statusChecked(outcome)
+        }
+    }
+
+    /// Makes a hub call (after a pause the run was asked to take before a state's first attempt); feeds its end.
+    @inline(never)
+    private func makeCall(_ call: RunCall) async -> RunAction {
+        if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
+        // The clock is read only for the reports' durations.
+        let started = options.observer == nil ? Duration.zero : options.clock.now
+        await settleAbandoned()
+        let outcome = if let recording = options.recording { await recorded(call, recording) } else { await make(call) }
+        let duration = options.observer == nil ? Duration.zero : options.clock.now - started
+        return feed { machine throws(RunMachineError) in
+            if case .cancelled = outcome { cancel(&machine) }
+            return try machine.callEnded(outcome, duration: duration)
+        }
+    }
+
+    /// Waits before a retry, or for a delay state; feeds the delay's end.
+    @inline(never)
+    private func delay(_ duration: Duration, cancellable: Bool) async -> RunAction {
+        let elapsed = await race(cancellable: cancellable).delay(duration)
+        return feed { machine throws(RunMachineError) in try machine.delayEnded(elapsed: elapsed) }
+    }
+
+    /// Waits for a hub event; feeds the wait's end.
+    @inline(never)
+    private func waitForEvent(_ wait: EventWait) async -> RunAction {
+        let outcome = await inbox.wait(
+            for: wait.matches, timeout: wait.timeout, clock: options.clock, signal: wait.cancellable ? signal : nil)
+        let end: WaitEnd
+        switch outcome {
+        case .finished(let event): end = .event(event)
+        case .timedOut, .failed: end = .timedOut
+        case .cancelled: end = .cancelled
+        }
+        return feed { machine throws(RunMachineError) in try machine.waitEnded(end) }
+    }
+
+    /// Waits for the answer to a question (an answer given in advance that does not fit is reported); feeds the
+    /// wait's end.
+    @inline(never)
+    private func ask(_ wait: QuestionWait) async -> RunAction {
+        let end = await desk.wait(
+            for: wait, clock: options.clock, timeoutClock: options.questionClock, signal: wait.cancellable ? signal : nil
+        ) { reason in
+            report(.answerRejected(state: wait.question.state, question: wait.question.name, reason: reason))
+        }
+        if case .answered(let value) = end, wait.question.secret {
+            options.recording?.secretAnswered(wait.question, value: value)
+        }
+        return feed { machine throws(RunMachineError) in try machine.answerEnded(end) }
+    }
+
+    // MARK: - Inputs
+
+    /// Feeds an input and performs its actions; returns the work they end with. A cancel signalled meanwhile is fed
+    /// next, and may replace that work. A run whose machine refuses the input, or hands over no work, ends as
+    /// failed.
+    ///
+    /// Never inlined: the machine's work on an input would otherwise be inlined into the async method that awaited
+    /// the input's work, and its locals would take room in that method's async frame, which a waiting run holds.
+    @inline(never)
+    func feed(_ input: (inout RunMachine) throws(RunMachineError) -> RunActions) -> RunAction {
+        do throws(RunMachineError) {
+            guard let work = perform(try input(&machine)) else {
+                throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without next work")
+            }
+            guard signal.isCancelled, !machine.isCancelRequested else { return work }
+            return feedCancel() ?? work
+        } catch {
+            return .finish(failure(error))
+        }
+    }
+
+    /// Feeds the run's cancel; returns the work it hands over, if any.
+    func feedCancel() -> RunAction? {
+        perform(machine.cancelRequested())
+    }
+
+    /// Feeds the cancel that stopped a piece of work, before the work's end.
+    private func cancel(_ machine: inout RunMachine) {
+        _ = perform(machine.cancelRequested())
+    }
+
     /// Performs reports and checkpoints in order, and adds the element orders of a concurrent map state to
-    /// `orders`; returns the work the actions end with, if any.
-    func perform(_ actions: RunActions, orders: inout [RunAction]) -> RunAction? {
+    /// ``orders``; returns the work the actions end with, if any.
+    func perform(_ actions: RunActions) -> RunAction? {
         for action in actions.notes {
             switch action {
             case .report(let path, let kind):
@@ -107,7 +188,7 @@ struct RunDriver: Sendable {
                 // The work in flight races the run's cancel signal, which has fired: it is stopping already.
                 break
             case .startElement, .cancelElement:
-                // For the map's element runner (``runElements(_:orders:)``).
+                // For the map's element runner (``runElements()``).
                 orders.append(action)
             case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .finish:
                 // Work is never a note: it is the actions' `work`.
@@ -118,7 +199,7 @@ struct RunDriver: Sendable {
     }
 
     /// Reports an event of the driver's own about the innermost level (redacted as the machine's reports are).
-    func report(_ kind: RunEvent.Kind, _ machine: RunMachine) {
+    func report(_ kind: RunEvent.Kind) {
         guard machine.configuration.reportsEvents else { return }
         let shown = machine.configuration.showSecrets ? kind : machine.secrets.redacting(kind)
         let event = RunEvent(runID: runID, time: options.clock.now, workflowPath: machine.top.path, kind: shown)
@@ -127,12 +208,14 @@ struct RunDriver: Sendable {
     }
 
     /// A run the driver cannot go on with (the machine refused an input): it fails with the refusal.
-    private func failure(_ error: RunMachineError, _ machine: RunMachine) -> RunResult {
+    func failure(_ error: RunMachineError) -> RunResult {
         RunResult(
             runID: runID, workflow: machine.workflowName, outcome: .failed,
             output: nil, error: FlowError(.engineMisconfigured, error.description), warnings: machine.warnings,
             visitedStates: machine.visited)
     }
+
+    // MARK: - Hub calls
 
     /// The race a piece of hub work runs in: cancellable unless the run is on a cancel path.
     private func race(cancellable: Bool, state: String = "") -> StepRace {
@@ -140,8 +223,7 @@ struct RunDriver: Sendable {
     }
 
     /// Makes a call, told to the run's recording first (which may refuse it) and after its race is decided.
-    private func recorded(_ call: RunCall) async -> RaceOutcome<JSONValue> {
-        guard let recording = options.recording else { return await make(call) }
+    private func recorded(_ call: RunCall, _ recording: any RunRecording) async -> RaceOutcome<JSONValue> {
         let prepared = PreparedCall(
             workflowPath: call.path, state: call.state, attempt: call.attempt, operation: call.operation.operation,
             shownArguments: call.shownArguments, context: HubCallContext.current ?? call.context, guardName: call.guardName)
@@ -161,27 +243,25 @@ struct RunDriver: Sendable {
         return outcome
     }
 
-    /// Makes a call in its race, with the call's context unless an outer layer set one.
+    /// Makes a call in its race, with the call's context unless an outer layer set one. Never inlined: the race's
+    /// awaits would take room in the frames of ``makeCall(_:)`` and ``recorded(_:_:)``, which make it in three places.
+    @inline(never)
     private func make(_ call: RunCall, lateResult: (@Sendable (JSONValue) -> Void)? = nil) async -> RaceOutcome<JSONValue> {
         var race = race(cancellable: call.cancellable, state: call.state)
         race.onLateResult = lateResult
-        guard HubCallContext.current == nil else {
-            return await race.call(call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: call.timeout)
-        }
         // The race's task inherits the context, so the hub sees it while it serves the call.
-        return await HubCallContext.$current.withValue(call.context) {
+        return await HubCallContext.$current.withValue(HubCallContext.current ?? call.context) {
             await race.call(call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: call.timeout)
         }
     }
 
     /// Waits, before a hub call, for the run's abandoned calls to end (see ``AbandonedCalls``); each wait, and
     /// each call given up, is a warning, reported as it happens so that a trace shows why the run is waiting.
-    private func settleAbandoned(_ machine: inout RunMachine) async {
+    private func settleAbandoned() async {
         guard !abandoned.isEmpty else { return }
         await abandoned.settle { report in
             // A warning only reports: it orders no element.
-            var orders: [RunAction] = []
-            if let actions = try? machine.warning(Self.message(report)) { _ = perform(actions, orders: &orders) }
+            if let actions = try? machine.warning(Self.message(report)) { _ = perform(actions) }
         }
     }
 
