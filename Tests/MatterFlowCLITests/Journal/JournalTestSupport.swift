@@ -76,8 +76,13 @@ func killWhileCommissioning(_ workflow: String, in directory: TemporaryDirectory
         ["run", workflow, "--home", home, "--state", state, "--journal", journal, "--trace", "jsonl", "--clock", "real"]
             + commissionInputs())
     defer { child.kill() }
-    let killed = await child.signal(SIGKILL, after: .milliseconds(50), whenErrorLine: startsCommissionDevice)
-    try #require(killed != nil, "commissionDevice never started: \(child.stderr.text)")
+    // Killed once commissionDevice has started and the home saved its session as commissioning (the 30 s call is
+    // still running then), whatever the machine's load.
+    let stderr = child.stderr
+    let killed = await child.signal(SIGKILL) {
+        stderr.hasLine(startsCommissionDevice) && (try? HomeStateStore.loadSaved(directory: state))?.activeSession?.phase == .commissioning
+    }
+    try #require(killed != nil, "commissionDevice never started with its session saved: \(child.stderr.text)")
     try #require(await child.waitForExit())
     #expect(child.status == 128 + SIGKILL)
     #expect(try savedHome(in: state).activeSession?.phase == .commissioning, "the killed run left no session commissioning")
