@@ -159,21 +159,11 @@ public final class PostgresConnection: Sendable {
     /// every batch and claim; one statement only.
     @discardableResult
     public func execute(prepared sql: String, _ parameters: [String?]) throws(PostgresError) -> PostgresRows {
-        let outcome = handle.withLock { handle -> Result<PostgresRows, PostgresError> in
-            guard let pointer = handle.pointer else {
-                return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
-            }
-            let name: String
-            switch Self.prepare(sql, parameterCount: parameters.count, on: &handle, pointer: pointer, target: target) {
-            case .success(let prepared): name = prepared
-            case .failure(let error): return .failure(error)
-            }
-            let result = Self.withCStrings(parameters) { values in
+        try executePrepared(sql, parameterCount: parameters.count) { pointer, name in
+            .success(Self.withCStrings(parameters) { values in
                 PQexecPrepared(pointer, name, Int32(parameters.count), values, nil, nil, 0)
-            }
-            return Self.convert(result, connection: pointer, target: target)
+            })
         }
-        return try outcome.get()
     }
 
     /// Runs one prepared statement as ``execute(prepared:_:)`` does, its parameters sent in PostgreSQL's binary
@@ -182,15 +172,8 @@ public final class PostgresConnection: Sendable {
     /// the server then takes as they are instead of parsing their text.
     @discardableResult
     public func execute(prepared sql: String, binary parameters: [[UInt8]]) throws(PostgresError) -> PostgresRows {
-        let outcome = handle.withLock { handle -> Result<PostgresRows, PostgresError> in
-            guard let pointer = handle.pointer else {
-                return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
-            }
-            let name: String
-            switch Self.prepare(sql, parameterCount: parameters.count, on: &handle, pointer: pointer, target: target) {
-            case .success(let prepared): name = prepared
-            case .failure(let error): return .failure(error)
-            }
+        let target = target
+        return try executePrepared(sql, parameterCount: parameters.count) { pointer, name in
             var lengths: [Int32] = []
             for parameter in parameters {
                 guard let length = Int32(exactly: parameter.count) else {
@@ -208,8 +191,28 @@ public final class PostgresConnection: Sendable {
             }
             defer { for pointer in storage { pointer.deallocate() } }
             let values: [UnsafePointer<CChar>?] = storage.map { UnsafePointer($0) }
-            let result = PQexecPrepared(pointer, name, Int32(parameters.count), values, lengths, formats, 0)
-            return Self.convert(result, connection: pointer, target: target)
+            return .success(PQexecPrepared(pointer, name, Int32(parameters.count), values, lengths, formats, 0))
+        }
+    }
+
+    /// Prepares `sql` on this connection the first time it is run, then lets `run` execute it by its name; converts
+    /// what the server answered.
+    private func executePrepared(
+        _ sql: String, parameterCount: Int, _ run: @Sendable (OpaquePointer, String) -> Result<OpaquePointer?, PostgresError>
+    ) throws(PostgresError) -> PostgresRows {
+        let outcome = handle.withLock { handle -> Result<PostgresRows, PostgresError> in
+            guard let pointer = handle.pointer else {
+                return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
+            }
+            let name: String
+            switch Self.prepare(sql, parameterCount: parameterCount, on: &handle, pointer: pointer, target: target) {
+            case .success(let prepared): name = prepared
+            case .failure(let error): return .failure(error)
+            }
+            switch run(pointer, name) {
+            case .success(let result): return Self.convert(result, connection: pointer, target: target)
+            case .failure(let error): return .failure(error)
+            }
         }
         return try outcome.get()
     }
