@@ -33,7 +33,7 @@ public struct WaitingRunsBenchmark: Sendable {
             let failed = outcomes[.failed, default: 0]
             let cancelled = outcomes[.cancelled, default: 0]
             return """
-                waiting runs      \(runs): \(waited["event", default: 0]) for an event, \(waited["answer", default: 0]) for an answer, \(waited["delay", default: 0]) for a delay, \(notWaiting) not waiting
+                waiting runs      \(runs), waiting for: \(Kind.allCases.map { "\($0.name) \(waited[$0.name, default: 0])" }.joined(separator: ", ")); \(notWaiting) not waiting
                 resident memory   \(residentBytes / 1_048_576) MiB for the waiting runs (\(Int(bytesPerRun.rounded())) bytes per run)
                 submit            \(String(format: "%.2f", submitSeconds)) s (\(Int(Double(runs) / max(submitSeconds, 1e-9))) runs/s)
                 wake all          \(String(format: "%.2f", wakeSeconds)) s (\(Int(Double(runs) / max(wakeSeconds, 1e-9))) runs/s)
@@ -46,11 +46,21 @@ public struct WaitingRunsBenchmark: Sendable {
     enum Kind: Int, CaseIterable {
         case event, answer, delay
 
+        /// The kind's name, as ``Report/waited`` counts it.
         var name: String {
             switch self {
             case .event: "event"
             case .answer: "answer"
             case .delay: "delay"
+            }
+        }
+
+        /// How many of the pool's runs wait for this kind of thing.
+        func waiting(in pool: RunPool) -> Int {
+            switch self {
+            case .event: pool.waitingForEvents
+            case .answer: pool.waitingForAnswers
+            case .delay: pool.waitingForDelays
             }
         }
 
@@ -113,7 +123,7 @@ public struct WaitingRunsBenchmark: Sendable {
         }
         let submitted = ContinuousClock.now - submitStart
         let after = Self.residentBytes()
-        let waited = ["event": pool.waitingForEvents, "answer": pool.waitingForAnswers, "delay": pool.waitingForDelays]
+        let waited = Dictionary(uniqueKeysWithValues: Kind.allCases.map { ($0.name, $0.waiting(in: pool)) })
         let wakeStart = ContinuousClock.now
         for index in 0..<runs {
             switch Self.kind(index) {
