@@ -52,15 +52,10 @@ final class AnswerDesk: Sendable {
         rejected: (String) -> Void
     ) async -> AnswerEnd {
         let question = wait.question
-        let given = state.withLock { state in
-            state.given.removeValue(forKey: question.name) ?? state.given.removeValue(forKey: question.state)
-        }
-        if let given {
-            do throws(AnswerError) {
-                return .answered(try question.accept(given))
-            } catch {
-                rejected(error.message)
-            }
+        switch state.withLock({ question.takeGivenAnswer(from: &$0.given) }) {
+        case .success(let answer)?: return .answered(answer)
+        case .failure(let error)?: rejected(error.message)
+        case nil: break
         }
         let holdsRunClock = timeoutClock != nil
         let timerClock = timeoutClock ?? clock

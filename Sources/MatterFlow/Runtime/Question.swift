@@ -27,6 +27,17 @@ public struct Question: Sendable {
         self.name == name || state == name
     }
 
+    /// Takes the answer given in advance to this question (by its name, else by its ask state's) out of `given`,
+    /// checked as ``accept(_:)`` checks one; nil when none was given. Each answer given in advance is used once.
+    func takeGivenAnswer(from given: inout [String: JSONValue]) -> Result<JSONValue, AnswerError>? {
+        guard let value = given.removeValue(forKey: name) ?? given.removeValue(forKey: state) else { return nil }
+        do throws(AnswerError) {
+            return .success(try accept(value))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Checks an answer against the schema; returns the value the ask state binds.
     public func check(_ answer: JSONValue) throws(AnswerError) -> JSONValue {
         do {

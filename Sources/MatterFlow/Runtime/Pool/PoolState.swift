@@ -91,18 +91,18 @@ struct PoolState: ~Copyable {
     private func givenAnswer(
         to question: Question, _ entry: PoolEntry, now: Duration, pool: RunPool, effects: inout PoolEffects
     ) -> JSONValue? {
-        guard let value = entry.answers.removeValue(forKey: question.name) ?? entry.answers.removeValue(forKey: question.state) else {
-            return nil
-        }
-        do throws(AnswerError) {
-            return try question.accept(value)
-        } catch {
+        switch question.takeGivenAnswer(from: &entry.answers) {
+        case .success(let answer)?:
+            return answer
+        case .failure(let error)?:
             if pool.observer != nil {
                 let machine = entry.machine
                 let kind = RunEvent.Kind.answerRejected(state: question.state, question: question.name, reason: error.message)
                 effects.reports.append(
                     RunEvent(runID: machine.configuration.runID, time: now, workflowPath: machine.top.path, kind: machine.secrets.redacting(kind)))
             }
+            return nil
+        case nil:
             return nil
         }
     }
