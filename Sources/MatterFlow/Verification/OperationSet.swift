@@ -1,8 +1,8 @@
 /// A set of operations, each by the number ``SessionGraph/number(of:)`` gives its name, as bits.
 ///
-/// The session facts of every configuration the session proofs walk hold two of these: copying, comparing and
-/// hashing them are the walk's commonest work, and a set of names allocated for each change and hashed every
-/// name. The first 64 numbers live in one word; more (a catalog with many operations in use) take an array.
+/// The session facts of every configuration the session proofs walk hold two of these, and copying, comparing and
+/// hashing them are the walk's commonest work: for the first 64 numbers each takes one word, with no allocation.
+/// More (a catalog with many operations in use) take an array.
 struct OperationSet: Hashable {
     private var low: UInt64 = 0
     /// Words for the numbers from 64 on; no trailing zero word, so that equal sets are equal values.

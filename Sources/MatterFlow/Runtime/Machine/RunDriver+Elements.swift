@@ -11,9 +11,14 @@ extension RunDriver {
     /// it (``WorkflowClock/beginActivity()`` on its behalf).
     /// ``orders`` holds the element orders of the input that began the map, and on return those of the input that
     /// ended it. A map the machine cannot go on with ends the run as failed.
+    ///
+    /// Never inlined, like the other kinds of work in ``run()``: its task group and element signals would otherwise
+    /// take room in the async frame every waiting run holds.
     @inline(never)
     func runElements() async -> RunAction {
         let clock = options.clock
+        // Copied out of the driver, so that the elements' tasks capture these values and not the driver, which they
+        // must not share.
         let (hub, options, runID, inbox, desk) = (hub, options, runID, inbox, desk)
         return await withTaskGroup(of: ElementEnd.self, returning: RunAction.self) { group in
             var signals: [Int: (signal: CancellationSignal, token: Int)] = [:]

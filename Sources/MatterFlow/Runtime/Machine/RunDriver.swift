@@ -84,10 +84,9 @@ final class RunDriver {
     private func checkStatus(_ check: GuardCheck) async -> RunAction {
         await settleAbandoned()
         let outcome = await race(cancellable: check.cancellable, state: check.state).status(hub: hub, structure: options.structureID)
-        return feed { machine throws(RunMachineError) in
-            if case .cancelled = outcome { cancel(&machine) }
-            return try machine.statusChecked(outcome)
-        }
+        // The cancel that stopped the work is fed before the work's end.
+        if case .cancelled = outcome { _ = feedCancel() }
+        return feed { machine throws(RunMachineError) in try machine.statusChecked(outcome) }
     }
 
     /// Makes a hub call (after a pause the run was asked to take before a state's first attempt); feeds its end.
@@ -99,10 +98,9 @@ final class RunDriver {
         await settleAbandoned()
         let outcome = if let recording = options.recording { await recorded(call, recording) } else { await make(call) }
         let duration = options.observer == nil ? Duration.zero : options.clock.now - started
-        return feed { machine throws(RunMachineError) in
-            if case .cancelled = outcome { cancel(&machine) }
-            return try machine.callEnded(outcome, duration: duration)
-        }
+        // The cancel that stopped the work is fed before the work's end.
+        if case .cancelled = outcome { _ = feedCancel() }
+        return feed { machine throws(RunMachineError) in try machine.callEnded(outcome, duration: duration) }
     }
 
     /// Waits before a retry, or for a delay state; feeds the delay's end.
@@ -165,11 +163,6 @@ final class RunDriver {
     /// Feeds the run's cancel; returns the work it hands over, if any.
     func feedCancel() -> RunAction? {
         perform(machine.cancelRequested())
-    }
-
-    /// Feeds the cancel that stopped a piece of work, before the work's end.
-    private func cancel(_ machine: inout RunMachine) {
-        _ = perform(machine.cancelRequested())
     }
 
     /// Performs reports and checkpoints in order, and adds the element orders of a concurrent map state to
@@ -244,7 +237,7 @@ final class RunDriver {
     }
 
     /// Makes a call in its race, with the call's context unless an outer layer set one. Never inlined: the race's
-    /// awaits would take room in the frames of ``makeCall(_:)`` and ``recorded(_:_:)``, which make it in three places.
+    /// awaits would take room in the frames of ``makeCall(_:)`` and ``recorded(_:_:)``, which make it in two places.
     @inline(never)
     private func make(_ call: RunCall, lateResult: (@Sendable (JSONValue) -> Void)? = nil) async -> RaceOutcome<JSONValue> {
         var race = race(cancellable: call.cancellable, state: call.state)
