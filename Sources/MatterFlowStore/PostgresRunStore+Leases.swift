@@ -74,27 +74,20 @@ extension PostgresRunStore {
         return Set(rows.rows.compactMap { $0[0] })
     }
 
-    /// Gives runs back to the fleet at once (graceful shutdown, or a run this worker cannot run): their leases end now,
-    /// so another worker (or this one, claiming again) takes them over and settles them from their records.
-    public func handBack(_ runIDs: [String], by workerID: String) throws(StoreError) {
+    /// Gives runs back to the fleet (graceful shutdown, or a run this worker cannot run, or cannot go on with yet):
+    /// no worker holds them, and their leases end `seconds` from now (at once by default), so no worker of the fleet
+    /// (this one included) claims them before then; then any worker takes them over and settles them from their
+    /// records. Idle workers are told.
+    public func handBack(_ runIDs: [String], by workerID: String, retryAfter seconds: Double = 0) throws(StoreError) {
         guard !runIDs.isEmpty else { return }
-        try execute(
-            """
-            UPDATE matterflow_runs SET worker_id = NULL, lease_until = now() - interval '1 second'
-            WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
-            """, [Self.textArrayLiteral(runIDs), workerID], doing: "handing runs back")
-        try execute("SELECT pg_notify('matterflow_queue', 'handback')", doing: "announcing handed-back runs")
-    }
-
-    /// Gives a run back to the fleet that the worker cannot go on with yet (it could not read the run's records):
-    /// no worker holds it, and its lease ends `seconds` from now, so no worker of the fleet (this one included)
-    /// claims it before then; then any worker takes it over and settles it from its records.
-    public func handBack(unreadable runID: String, by workerID: String, retryAfter seconds: Double) throws(StoreError) {
+        // A lease that ends "now" could still look current to a claim in the same instant: at once is a second ago.
+        let after = seconds > 0 ? seconds : -1
         try execute(
             """
             UPDATE matterflow_runs SET worker_id = NULL, lease_until = now() + make_interval(secs => $3::float8)
-            WHERE run_id = $1 AND worker_id = $2 AND status = 'running'
-            """, [runID, workerID, String(max(seconds, 0))], doing: "handing run \(runID) back")
+            WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
+            """, [Self.textArrayLiteral(runIDs), workerID, String(after)], doing: "handing runs back")
+        try execute("SELECT pg_notify('matterflow_queue', 'handback')", doing: "announcing handed-back runs")
     }
 
     /// Marks a worker as stopping in `matterflow_workers` (graceful shutdown has begun: it claims nothing more).

@@ -77,8 +77,6 @@ public final class StoreWorker: Sendable {
         var pauses: [String: RunPause] = [:]
         var summary = WorkerSummary()
         var stopping = false
-        /// Runs handed back because their records could not be read, and how long each stays unclaimed.
-        var backoff = HandBackBackoff()
     }
 
     public let store: PostgresRunStore
@@ -273,16 +271,15 @@ public final class StoreWorker: Sendable {
         // A run claimed before (taken over, or handed back at a checkpoint) may have begun: its records say.
         // Records that cannot be read (the server restarting) are not "no records": starting such a run afresh would
         // repeat its calls, its records colliding with its first worker's. It is handed back and claimed again after
-        // a delay that grows with each such hand-back (``HandBackBackoff``), so a worker does not spin on it.
+        // a delay that grows with the run's claims (``HandBackBackoff``), so a worker does not spin on it.
         var records: [JournalRecord] = []
         if claimed.takeover || claimed.claims > 1 {
             do throws(StoreError) {
                 records = try store.records(of: runID, after: 0)
-                state.withLock { $0.backoff.readRecords(of: runID) }
             } catch {
-                let delay = state.withLock { $0.backoff.handedBack(runID) }
+                let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
                 options.log?("worker \(options.workerID): could not read the records of run \(runID) (\(error.message)); it is handed back, to be claimed again in \(delay) s")
-                try? store.handBack(unreadable: runID, by: options.workerID, retryAfter: delay)
+                try? store.handBack([runID], by: options.workerID, retryAfter: delay)
                 return
             }
         }

@@ -201,8 +201,8 @@ extension PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
         try TestPostgres.insertRunning([("run-later", "home-later", "reader"), ("run-now", "home-now", "reader")], into: store)
-        try store.handBack(unreadable: "run-later", by: "reader", retryAfter: 600)
-        try store.handBack(unreadable: "run-now", by: "reader", retryAfter: 0)
+        try store.handBack(["run-later"], by: "reader", retryAfter: 600)
+        try store.handBack(["run-now"], by: "reader")
         // The run handed back without a delay is taken over at once; the other waits, whoever claims.
         let claimed = try store.claim(by: "reader", limit: 8, leaseSeconds: 10)
         #expect(claimed.map(\.runID) == ["run-now"])
@@ -216,7 +216,7 @@ extension PostgresStoreTests {
         let wake = try #require(try store.nextLeaseExpiry(excluding: "reader"))
         #expect(wake > 590 && wake <= 600, "\(wake)")
         // A hand-back by a worker that no longer holds the run changes nothing.
-        try store.handBack(unreadable: "run-now", by: "other", retryAfter: 600)
+        try store.handBack(["run-now"], by: "other", retryAfter: 600)
         #expect(try store.execute("SELECT worker_id FROM matterflow_runs WHERE run_id = 'run-now'", doing: "reading").rows == [["reader"]])
     }
 

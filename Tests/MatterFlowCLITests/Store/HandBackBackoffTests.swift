@@ -1,18 +1,14 @@
 @testable import MatterFlowStore
 import Testing
 
-/// The delays a worker leaves between handing a run back (its records unreadable) and claiming it again.
+/// The delays a run stays unclaimed after a worker handed it back (its records unreadable), by its claim count.
 @Suite("hand-back backoff")
 struct HandBackBackoffTests {
-    @Test("each hand-back of a run doubles its delay up to the longest; reading its records starts over; runs count apart")
+    @Test("each further claim of a run doubles its delay, up to the longest")
     func delaysGrow() {
-        var backoff = HandBackBackoff()
-        let delays = (0..<8).map { _ in backoff.handedBack("run-a") }
-        #expect(delays == [0.25, 0.5, 1, 2, 4, 8, 8, 8])
-        #expect(backoff.handedBack("run-b") == 0.25)
-        backoff.readRecords(of: "run-a")
-        #expect(backoff.handedBack("run-a") == 0.25)
-        #expect(backoff.handedBack("run-b") == 0.5)
-        #expect(HandBackBackoff.delay(afterHandBacks: 10_000) == HandBackBackoff.longestDelay)
+        #expect((2...9).map(HandBackBackoff.delay(afterClaims:)) == [0.25, 0.5, 1, 2, 4, 8, 8, 8])
+        // A first claim never reads records; were it to, it waits the first delay.
+        #expect(HandBackBackoff.delay(afterClaims: 1) == HandBackBackoff.firstDelay)
+        #expect(HandBackBackoff.delay(afterClaims: 10_000) == HandBackBackoff.longestDelay)
     }
 }
