@@ -5,7 +5,7 @@
 /// The format (PostgreSQL's `array_recv`): the number of dimensions (1), a flags word (0: no NULL element), the
 /// element type's OID, the length and lower bound (1) of the dimension, then each element as its byte length and its
 /// bytes; every integer 4 bytes, big-endian.
-public struct PostgresBinaryArray: Sendable, Hashable {
+public struct PostgresBinaryArray: Sendable {
     /// The OID of PostgreSQL's `text` type.
     public static let textOID: UInt32 = 25
     /// The OID of PostgreSQL's `int4` (`integer`) type.
@@ -19,13 +19,6 @@ public struct PostgresBinaryArray: Sendable, Hashable {
     public init(elementType: UInt32, reservingBytes: Int = 0) {
         self.elementType = elementType
         elements.reserveCapacity(reservingBytes)
-    }
-
-    /// A `text[]` of `values`.
-    public static func text(_ values: [String]) -> PostgresBinaryArray {
-        var array = PostgresBinaryArray(elementType: textOID)
-        for value in values { array.append(text: value) }
-        return array
     }
 
     /// Appends a `text` element: its UTF-8 bytes.

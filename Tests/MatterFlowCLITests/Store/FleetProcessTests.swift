@@ -63,8 +63,7 @@ extension PostgresStoreTests {
         // The final status carries the error of recovery's runFinished, as the run's record keeps it (the same
         // members; the run's row, jsonb, orders them its own way, the record keeps the order it was written in).
         let finished = try #require(records.last { $0.type == "runFinished" })
-        let members = { (error: JSONValue?) in error?.objectValue.map { Dictionary(uniqueKeysWithValues: $0.members.map { ($0.key, $0.value) }) } }
-        #expect(run.error != nil && members(run.error) == members(finished.payload["error"]), "\(String(describing: run.error))")
+        #expect(run.error != nil && sameJSON(run.error, finished.payload["error"]), "\(String(describing: run.error))")
         #expect(run.error?["code"]?.stringValue == "cancelled" && run.error?["state"]?.stringValue != nil)
         #expect(types.contains("recoveryStarted"))
         #expect(types.contains("resolution"))

@@ -96,7 +96,9 @@ struct PostgresStoreTests {
         #expect(upgrade.code == 0, "\(upgrade.stderr)")
         #expect(upgrade.stdout == "schema version 2 (applied 2)\n")
         let store = try PostgresRunStore(conninfo: conninfo)
-        #expect(try store.records(of: "run-old").map(\.payload) == [old])
+        // The same members (jsonb had put them in its own order, which the text keeps).
+        let upgraded = try store.records(of: "run-old").map(\.payload)
+        #expect(upgraded.count == 1 && sameJSON(upgraded.first.map(JSONValue.object), .object(old)), "\(upgraded)")
         let column = try connection.execute(
             "SELECT data_type FROM information_schema.columns WHERE table_name = 'matterflow_records' AND column_name = 'payload'")
         #expect(column.rows == [["text"]])

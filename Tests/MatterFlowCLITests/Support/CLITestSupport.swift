@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowCLI
+import MatterFlowJSON
 import MatterFlowSimulator
 import Testing
 
@@ -174,4 +175,19 @@ func poll(timeout: Duration = .seconds(120), every interval: Duration = .millise
         try? await Task.sleep(for: interval)
     }
     return true
+}
+
+/// Whether two JSON values are equal member for member, whatever order their objects' members come in (PostgreSQL's
+/// `jsonb` orders them its own way; a record keeps the order it was written in).
+func sameJSON(_ lhs: JSONValue?, _ rhs: JSONValue?) -> Bool {
+    switch (lhs, rhs) {
+    case (.object(let left)?, .object(let right)?):
+        let members = Dictionary(right.members.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        return left.members.count == members.count
+            && left.members.allSatisfy { member in members[member.key].map { sameJSON(member.value, $0) } ?? false }
+    case (.array(let left)?, .array(let right)?):
+        return left.count == right.count && zip(left, right).allSatisfy { sameJSON($0, $1) }
+    default:
+        return lhs == rhs
+    }
 }
