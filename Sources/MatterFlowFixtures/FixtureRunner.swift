@@ -80,14 +80,12 @@ public struct FixtureRunner: Sendable {
         var closeTransport: (@Sendable () async -> Void)?
         if let transport {
             // The connection is set up as work of the simulated world, so no virtual time passes during it.
-            clock.beginActivity()
+            let fixtureHub = runHub
             do {
-                (runHub, closeTransport) = try await transport.connect(runHub, clock)
+                (runHub, closeTransport) = try await clock.working { try await transport.connect(fixtureHub, clock) }
             } catch {
-                clock.endActivity()
                 throw FixtureSetupError(subject: "transport", expected: "a connection to the fixture's hub", actual: "\(error)")
             }
-            clock.endActivity()
         }
         let recorder = RunRecorder(root: fixture.runnableWorkflow)
         let cancellation = RunCancellation()
@@ -115,9 +113,9 @@ public struct FixtureRunner: Sendable {
             if case .answer(let value) = answer { options.answers[name] = value }
         }
         let scheduler = Self.schedule(world, clock: clock)
-        // The run's task counts as working from its creation until the engine accounts for it (at runStarted),
-        // so no virtual time passes before the run has started.
-        clock.beginActivity()
+        // Virtual time is held from before the run's task is created until the engine accounts for it (at
+        // runStarted), so no time passes before the run has started.
+        world.holdUntilStarted()
         let engine = self.engine
         let workflow = fixture.runnableWorkflow
         let inputs = fixture.inputs
@@ -167,8 +165,7 @@ public struct FixtureRunner: Sendable {
                 return (index, time)
             }
             .sorted { ($0.time, $0.index) < ($1.time, $1.index) }
-        clock.beginActivity()
-        return Task {
+        return clock.task {
             for (index, time) in timed {
                 let wait = time - clock.now
                 if wait > .zero {
@@ -176,7 +173,6 @@ public struct FixtureRunner: Sendable {
                 }
                 await world.fireScheduled(index)
             }
-            clock.endActivity()
         }
     }
 }

@@ -25,7 +25,10 @@ final class FixtureWorld: Sendable {
         /// Whether the hub's events reach the run.
         var deliversHubEvents = true
         var finished = false
-        var startActivityReleased = false
+        /// Holds virtual time from the run task's creation until the engine accounts for the run.
+        var startHold: ClockHold?
+        /// Holds virtual time from the run's end until the home has been read.
+        var finishHold: ClockHold?
         var cancelRun: (@Sendable () -> Void)?
         var cancelWaiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -78,27 +81,34 @@ final class FixtureWorld: Sendable {
         state.withLock { $0.cancelRun }?()
     }
 
-    /// The run's task was accounted on the clock before it started; once the engine accounts for it, this
-    /// releases the extra count (once).
+    /// Holds virtual time until ``releaseStartActivity()``: from before the run's task is created, so no time
+    /// passes before the run has started.
+    func holdUntilStarted() {
+        let hold = ClockHold(clock)
+        state.withLock { $0.startHold = hold }
+    }
+
+    /// The engine accounts for the run now (or the run could not start): lets go of the hold taken before it.
     func releaseStartActivity() {
-        let release = state.withLock { state -> Bool in
-            defer { state.startActivityReleased = true }
-            return !state.startActivityReleased
-        }
-        if release { clock.endActivity() }
+        state.withLock { $0.startHold }?.release()
     }
 
     /// The run has ended: events still to come do not happen, and virtual time stops (the run's task still
     /// counts as working, so no time passes between this and the freeze) until ``thaw()``, so the home can be read
     /// as the run left it, before the hub's own timers (a key's expiry) move on.
     func markFinished() {
-        state.withLock { $0.finished = true }
-        clock.beginActivity()
+        let hold = ClockHold(clock)
+        let earlier = state.withLock { state -> ClockHold? in
+            state.finished = true
+            defer { state.finishHold = hold }
+            return state.finishHold
+        }
+        earlier?.release()
     }
 
     /// Lets virtual time move again after ``markFinished()``.
     func thaw() {
-        clock.endActivity()
+        state.withLock { $0.finishHold }?.release()
     }
 
     var isFinished: Bool { state.withLock { $0.finished } }

@@ -173,9 +173,8 @@ public final class HubServer: Sendable {
     /// Runs a call in a task of its own, registered for `$/cancelRequest`.
     private func start(_ method: String, id: Int, params: JSONValue) {
         let clock = channel.sharedClock
-        clock?.beginActivity()
         state.withLock { registry in
-            registry.calls[id] = Task { [self] in
+            registry.calls[id] = clock.task { [self] in
                 let outcome: Result<JSONValue, FlowError>
                 do throws(FlowError) {
                     outcome = .success(try await dispatch(method, params))
@@ -187,7 +186,6 @@ public final class HubServer: Sendable {
                 case .success(let result): answer(.int(id), result: result)
                 case .failure(let error): answer(.int(id), error: WireError.json(error))
                 }
-                clock?.endActivity()
             }
         }
     }

@@ -29,9 +29,10 @@ public enum LineChannelLimits {
 /// A bidirectional transport of text lines: the hub protocol's framing (one JSON-RPC message per line).
 ///
 /// Channels deliver events in order and one at a time. With a ``sharedClock`` (in-process channels whose two ends
-/// run on one virtual clock), every line in flight counts as an activity of that clock from ``send(_:)`` until the
+/// run on one virtual clock), every line in flight holds that clock (a ``ClockHold``) from ``send(_:)`` until the
 /// receiver's callback for it returns, so virtual time cannot pass between a request and the work it starts;
-/// receivers that go on working after the callback begin an activity of their own before it returns.
+/// receivers that go on working after the callback start that work with the clock's primitives (a task with
+/// ``WorkflowClock/task(_:)``, a waiting caller woken through its ``ClockWaker``) before it returns.
 public protocol LineChannel: Sendable {
     /// Starts delivering what arrives to `receive`. Called once.
     func start(_ receive: @escaping @Sendable (LineEvent) -> Void)

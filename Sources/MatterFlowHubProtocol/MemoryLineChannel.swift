@@ -5,12 +5,18 @@ import Synchronization
 /// the fixture library over the wire).
 ///
 /// Each direction delivers its lines in order on the task that sends them (a send made while a delivery is under
-/// way is queued and delivered by it), so nothing waits for a thread. With a shared clock, lines in flight count as
-/// activities of that clock (see ``LineChannel``).
+/// way is queued and delivered by it), so nothing waits for a thread. With a shared clock, a line holds that clock
+/// (a ``ClockHold``) from its sending until its receiver has taken it (see ``LineChannel``).
 public final class MemoryLineChannel: LineChannel {
+    /// An event on its way, with the hold a line keeps on the shared clock.
+    private struct Queued {
+        var event: LineEvent
+        var hold: ClockHold?
+    }
+
     private struct Direction {
         var receiver: (@Sendable (LineEvent) -> Void)?
-        var queue: [LineEvent] = []
+        var queue: [Queued] = []
         var delivering = false
         var closed = false
     }
@@ -62,27 +68,33 @@ public final class MemoryLineChannel: LineChannel {
 
     /// Queues an event for this end's receiver; false when this end has already seen its end.
     private func enqueue(_ event: LineEvent) -> Bool {
+        var hold: ClockHold?
+        if case .line = event, let sharedClock { hold = ClockHold(sharedClock) }
         let accepted = inbound.withLock { state -> Bool in
-            if state.queue.contains(where: { if case .closed = $0 { true } else { false } }) { return false }
-            state.queue.append(event)
+            if state.queue.contains(where: { if case .closed = $0.event { true } else { false } }) { return false }
+            state.queue.append(Queued(event: event, hold: hold))
             return true
         }
-        if accepted, case .line = event { sharedClock?.beginActivity() }
-        if accepted { drain() }
-        return accepted
+        guard accepted else {
+            hold?.release()
+            return false
+        }
+        drain()
+        return true
     }
 
     /// Delivers queued events in order unless another call is already doing so.
     private func drain() {
         while true {
-            let next = inbound.withLock { state -> (LineEvent, @Sendable (LineEvent) -> Void)? in
+            let next = inbound.withLock { state -> (Queued, @Sendable (LineEvent) -> Void)? in
                 guard !state.delivering, let receiver = state.receiver, !state.queue.isEmpty else { return nil }
                 state.delivering = true
                 return (state.queue.removeFirst(), receiver)
             }
-            guard let (event, receiver) = next else { return }
+            guard let (queued, receiver) = next else { return }
+            let event = queued.event
             receiver(event)
-            if case .line = event { sharedClock?.endActivity() }
+            queued.hold?.release()
             inbound.withLock { state in
                 state.delivering = false
                 // Nothing follows the end: let go of the receiver and the peer, which may refer back to this end.

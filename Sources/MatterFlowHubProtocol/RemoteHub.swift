@@ -56,7 +56,7 @@ public final class RemoteHub: ConnectedHub {
 
     private struct Pending {
         var method: String
-        var continuation: CheckedContinuation<Reply, Never>
+        var waker: ClockWaker<Reply>
         /// For `subscribe`: the handler to register, atomically with the answer, under the subscription's name.
         var subscriber: (@Sendable (HubEvent) -> Void)?
         /// The real-time limit on the wait, stopped once the call is answered.
@@ -176,21 +176,20 @@ public final class RemoteHub: ConnectedHub {
     /// Sends a request and waits for its answer, with the subscriber to register when it is a `subscribe`.
     private func send(_ line: String, id: Int, method: String, subscriber: (@Sendable (HubEvent) -> Void)?) async -> Reply {
         let clock = channel.sharedClock
-        let reply = await withCheckedContinuation { (continuation: CheckedContinuation<Reply, Never>) in
+        // On a shared clock the line (and then the hub's work) carries this task's activity until the answer.
+        let reply = await clock.waitOffClock { (waker: ClockWaker<Reply>) in
             let refusal = state.withLock { state -> FlowError? in
                 if let failure = state.failure { return failure }
                 if state.cancelledBeforeSend.remove(id) != nil {
                     return FlowError(.runCancelled, "\(method) was cancelled before it was sent to the hub")
                 }
-                state.pending[id] = Pending(method: method, continuation: continuation, subscriber: subscriber)
+                state.pending[id] = Pending(method: method, waker: waker, subscriber: subscriber)
                 return nil
             }
             if let refusal {
-                continuation.resume(returning: .failure(refusal))
+                waker.wake(.failure(refusal))
                 return
             }
-            // On a shared clock the line (and then the hub's work) carries this task's activity until the answer.
-            clock?.endActivity()
             do {
                 try channel.send(line)
             } catch {
@@ -261,8 +260,7 @@ public final class RemoteHub: ConnectedHub {
         }
         guard let pending else { return }
         pending.watchdog?.cancel()
-        channel.sharedClock?.beginActivity()
-        pending.continuation.resume(returning: reply)
+        pending.waker.wake(reply)
     }
 
     /// Fails every open call, and every later one, with `error` (the first failure wins).
@@ -275,12 +273,11 @@ public final class RemoteHub: ConnectedHub {
         let failure = state.withLock { $0.failure } ?? error
         for (_, call) in pending.sorted(by: { $0.key < $1.key }) {
             call.watchdog?.cancel()
-            channel.sharedClock?.beginActivity()
             var message = failure
             if failure.cause == .hubUnreachable {
                 message.message = "\(failure.message), during \(call.method); the call's outcome is unknown"
             }
-            call.continuation.resume(returning: .failure(message))
+            call.waker.wake(.failure(message))
         }
     }
 

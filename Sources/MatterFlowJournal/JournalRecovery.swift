@@ -24,8 +24,10 @@ extension RunJournal {
     ///
     /// It leaves the caller's actor (`@concurrent`): it reads and writes journal files as it goes.
     @concurrent public func recover(on hub: any Hub, options: RecoveryOptions = RecoveryOptions()) async -> RecoveryReport {
-        options.clock.beginActivity()
-        defer { options.clock.endActivity() }
+        await options.clock.working { await recoverAll(on: hub, options: options) }
+    }
+
+    private func recoverAll(on hub: any Hub, options: RecoveryOptions) async -> RecoveryReport {
         var report = RecoveryReport(runs: [])
         let paths: [String]
         do {

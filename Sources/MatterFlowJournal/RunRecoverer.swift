@@ -156,9 +156,7 @@ struct RunRecoverer {
         }
         options.interrupt?.follow(handle)
         // Recovery waits for the run, not for the clock: virtual time may pass while the run waits on it.
-        options.clock.endActivity()
-        let result = await handle.result
-        options.clock.beginActivity()
+        let result = await options.clock.idle { await handle.result }
         options.interrupt?.finished()
         if journalFailed.isSet {
             throw RecoveryDeferral(message: "the journal could not be written while the run was continued; its cancel path was taken, recover again")

@@ -27,8 +27,12 @@ public enum SinkJournal {
         runID: String, records: [JournalRecord], sink: any JournalSink, on hub: any Hub,
         options: RecoveryOptions = RecoveryOptions()
     ) async -> RunRecovery {
-        options.clock.beginActivity()
-        defer { options.clock.endActivity() }
+        await options.clock.working { await settle(runID: runID, records: records, sink: sink, on: hub, options: options) }
+    }
+
+    private static func settle(
+        runID: String, records: [JournalRecord], sink: any JournalSink, on hub: any Hub, options: RecoveryOptions
+    ) async -> RunRecovery {
         let contents = JournalContents(path: sink.name, records: records, validLength: 0, tornTail: nil, problems: [])
         var run = RunRecovery(runID: runID, path: sink.name, action: .unreadable, status: .unreadable)
         let writer = JournalWriter(sink: sink, nextSequence: (records.last?.sequence ?? 0) + 1, hook: options.testHook)

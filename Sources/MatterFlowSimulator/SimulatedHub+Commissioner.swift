@@ -70,7 +70,6 @@ extension SimulatedHub {
         _ script: [HomeDescription.CommissionerStep], _ structure: StructureID, _ deviceID: String,
         _ activatedAt: Duration, _ activation: Int
     ) async {
-        defer { clock.endActivity() }
         for step in script.sorted(by: { $0.atSeconds < $1.atSeconds }) {
             guard await sleep(until: activatedAt + .seconds(rounding: step.atSeconds)), isActiveKey(structure, deviceID, activation),
                 let issued = epskc.routers[structure]?[deviceID]?.session.activeKey?.key.revealedDigits

@@ -4,9 +4,8 @@ import MatterFlow
 /// commissioner, and the `epskcModeDeactivated` events they cause.
 ///
 /// Each border router's mode is an ``EpskcSession``. The tasks the hub starts for a key (its expiry timer, its
-/// commissioner) follow the ``WorkflowClock`` contract: `beginActivity()` before starting one, `endActivity()`
-/// when it ends, and waiting only by sleeping on the hub's clock, so on virtual time a key's two minutes pass at
-/// once. Events are delivered from the task that ends the key.
+/// commissioner) are started with ``WorkflowClock/task(_:)``, working on the hub's clock until they end, and wait
+/// only by sleeping on that clock, so on virtual time a key's two minutes pass at once. Events are delivered from the task that ends the key.
 extension SimulatedHub {
     /// Activates ePSKc mode on a border router and issues a new key (8 random digits from a secure source, then a
     /// Verhoeff check digit); the key expires after the granted duration, on the hub's clock.
@@ -89,17 +88,14 @@ extension SimulatedHub {
         _ structure: StructureID, _ deviceID: String, _ key: EpskcSession.ActiveKey, activation: Int,
         script: [HomeDescription.CommissionerStep]
     ) -> [Task<Void, Never>] {
-        clock.beginActivity()
-        var tasks = [Task { await self.runExpiryTimer(structure, deviceID, key.expiresAt, activation) }]
+        var tasks = [clock.task { await self.runExpiryTimer(structure, deviceID, key.expiresAt, activation) }]
         if !script.isEmpty {
-            clock.beginActivity()
-            tasks.append(Task { await self.runCommissioner(script, structure, deviceID, key.activatedAt, activation) })
+            tasks.append(clock.task { await self.runCommissioner(script, structure, deviceID, key.activatedAt, activation) })
         }
         return tasks
     }
 
     private func runExpiryTimer(_ structure: StructureID, _ deviceID: String, _ deadline: Duration, _ activation: Int) async {
-        defer { clock.endActivity() }
         guard await sleep(until: deadline), isActiveKey(structure, deviceID, activation),
             var entry = epskc.routers[structure]?[deviceID]
         else { return }

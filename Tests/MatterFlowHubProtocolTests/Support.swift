@@ -37,8 +37,8 @@ struct WiredHub {
             hub: hub, channel: serverEnd,
             identity: HubServer.Identity(name: "test-hub", version: "1", operations: operations, structures: structures))
         let remote = RemoteHub(channel: clientEnd, options: RemoteHub.Options(silenceLimit: nil))
-        clock?.beginActivity()
-        defer { clock?.endActivity() }
+        let hold = clock.map(ClockHold.init)
+        defer { hold?.release() }
         try await remote.initialize()
         return WiredHub(remote: remote, server: server)
     }

@@ -91,12 +91,12 @@ struct CustomOperationRecoveryTests {
             let store = try HomeStateStore(directory: scratch.file("state"), startingFrom: Homes.basic())
             let hub = try SimulatedHub(stateStore: store, clock: clock)
             let journal = try RunJournal(directory: scratch.file("journal"))
-            clock.beginActivity()
+            let hold = ClockHold(clock)
             let handle = try journal.start(
                 workflow, on: hub, options: RunOptions(structureID: Homes.structureID, clock: clock, runID: CustomOperationRecoveryTests.runID),
                 engine: CustomOperationRecoveryTests.engine, testHook: hook)
             let result = await handle.result
-            clock.endActivity()
+            hold.release()
             #expect(result.outcome == .succeeded, "\(result.error.map { "\($0)" } ?? "")")
             guard let sequence else { return scratch }
             try cut(journal.path(of: CustomOperationRecoveryTests.runID), after: sequence - 1)

@@ -39,12 +39,12 @@ struct GuardRecoveryTests {
         let workflow = try engine.load(path: path)
         let journal = try RunJournal(directory: scratch.file("journal"))
         let clock = VirtualClock()
-        clock.beginActivity()
+        let hold = ClockHold(clock)
         let result = try await journal.start(
             workflow, on: try SimulatedHub(home: Homes.basic(), clock: clock),
             options: RunOptions(structureID: Homes.structureID, clock: clock, runID: Self.runID), engine: engine
         ).result
-        clock.endActivity()
+        hold.release()
         #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
 
         let file = journal.path(of: Self.runID)

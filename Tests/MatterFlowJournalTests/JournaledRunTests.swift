@@ -68,11 +68,11 @@ struct JournaledRunTests {
         let runID = "run-0000000000aa"
         let hub = WriteAheadProbe(try SimulatedHub(home: Homes.basic(), clock: clock), journalPath: journal.path(of: runID))
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
-        clock.beginActivity()
+        let hold = ClockHold(clock)
         let result = try await journal.run(
             workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp"], on: hub,
             options: RunOptions(structureID: Homes.structureID, clock: clock, runID: runID))
-        clock.endActivity()
+        hold.release()
         #expect(result.outcome == .succeeded)
         let observations = hub.observations
         #expect(observations.map(\.0) == [
@@ -144,12 +144,12 @@ struct JournaledRunTests {
                 return already ? .proceed : .tear
             }
         }
-        clock.beginActivity()
+        let hold = ClockHold(clock)
         let handle = try journal.start(
             workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp"], on: hub,
             options: RunOptions(structureID: Homes.structureID, clock: clock, runID: "run-00000000fa11"), testHook: hook)
         let result = await handle.result
-        clock.endActivity()
+        hold.release()
         #expect(result.outcome == .cancelled)
         #expect(try await hub.activeSession(structure: Homes.structureID) == nil, "the cancel path released the session")
         let contents = try JournalReader.read(path: journal.path(of: "run-00000000fa11"))

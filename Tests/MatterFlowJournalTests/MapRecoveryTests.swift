@@ -36,12 +36,12 @@ struct MapRecoveryTests {
             let hub = try SimulatedHub(
                 stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: MapRecoveryTests.home()), clock: clock)
             let journal = try RunJournal(directory: scratch.file("journal"))
-            clock.beginActivity()
+            let hold = ClockHold(clock)
             let handle = try journal.start(
                 try WorkflowEngine().load(path: Repository.workflow("commission-bridge")), inputs: MapRecoveryTests.inputs, on: hub,
                 options: RunOptions(structureID: Homes.structureID, clock: clock, runID: MapRecoveryTests.runID))
             let result = await handle.result
-            clock.endActivity()
+            hold.release()
             #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
         }
 

@@ -50,14 +50,14 @@ struct CrashScenario {
                 if qualified == target { started.withLock { $0 }?.cancel() }
             }
         }
-        clock.beginActivity()
+        let hold = ClockHold(clock)
         let handle = try journal.start(
             workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp", "roomName": "Kitchen"],
             on: hub, options: RunOptions(structureID: Homes.structureID, clock: clock, runID: Self.runID, observer: observer),
             testHook: hook)
         started.withLock { $0 = handle }
         _ = await handle.result
-        clock.endActivity()
+        hold.release()
         let path = journal.path(of: Self.runID)
         totalRecords = try JournalReader.read(path: path).records.count
         try cut(path, after: position == .before ? sequence - 1 : sequence)

@@ -73,11 +73,11 @@ struct ResumeSecretAnswerTests {
             let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: Homes.basic()), clock: clock)
             var options = RunOptions(structureID: Homes.structureID, clock: clock, runID: Self.runID)
             options.answers = answers
-            clock.beginActivity()
+            let hold = ClockHold(clock)
             let handle = try RunJournal(directory: scratch.file("journal")).start(
                 try WorkflowEngine().load(path: workflowPath), on: hub, options: options, testHook: hook)
             let result = await handle.result
-            clock.endActivity()
+            hold.release()
             #expect(result.output == output, "the uninterrupted run: \(String(describing: result.error))")
 
             let path = try RunJournal(directory: scratch.file("journal")).path(of: Self.runID)

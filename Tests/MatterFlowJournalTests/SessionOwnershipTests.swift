@@ -108,10 +108,10 @@ struct SessionOwnershipTests {
         let hub = TakeoverHub(simulated)
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
         let inputs: JSONObject = ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp", "roomName": "Kitchen"]
-        clock.beginActivity()
+        let hold = ClockHold(clock)
         let result = try await RunJournal(directory: scratch.file("journal")).run(
             workflow, inputs: inputs, on: hub, options: RunOptions(structureID: Homes.structureID, clock: clock))
-        clock.endActivity()
+        hold.release()
         let foreign = try #require(hub.foreignSession)
 
         #expect(result.outcome == .failed)

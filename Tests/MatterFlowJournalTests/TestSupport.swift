@@ -54,8 +54,8 @@ func journaledCommission(
     let inputs: JSONObject = [
         "onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp", "roomName": .string(room),
     ]
-    clock.beginActivity()
-    defer { clock.endActivity() }
+    let hold = ClockHold(clock)
+    defer { hold.release() }
     return try await journal.run(
         workflow, inputs: inputs, on: hub,
         options: RunOptions(structureID: Homes.structureID, clock: clock, runID: runID, observer: observer))

@@ -97,7 +97,7 @@ import Testing
         let hub = try SimulatedHub(home: BorderRouterHomes.home(), clock: clock)
         let workflow = try WorkflowEngine().load(path: Self.workflowPath("epskc-share"))
         // Hold virtual time still, so the key cannot expire while the test reacts to the wait starting.
-        clock.beginActivity()
+        let hold = ClockHold(clock)
         let started = try WorkflowEngine().start(workflow, on: hub, options: RunOptions(structureID: structure, clock: clock))
         for await event in started.events {
             if case .waitStarted = event.kind {
@@ -105,7 +105,7 @@ import Testing
                 break
             }
         }
-        clock.endActivity()
+        hold.release()
         let result = await started.result
         #expect(result.outcome == .cancelled)
         #expect(result.error?.message.contains("any key it activated was withdrawn") == true)
@@ -116,12 +116,12 @@ import Testing
     @Test func epskcStopStopsAnActiveKeyAndConfirmsIt() async throws {
         let clock = VirtualClock()
         let hub = try SimulatedHub(home: BorderRouterHomes.home(), clock: clock)
-        clock.beginActivity()
+        let hold = ClockHold(clock)
         _ = try await hub.activateEpskc(structure: structure, deviceID: router, requestedDurationSeconds: 600)
         let workflow = try WorkflowEngine().load(path: Self.workflowPath("epskc-stop"))
         let result = try await WorkflowEngine().run(
             workflow, inputs: ["deviceID": .string(router)], on: hub, options: RunOptions(structureID: structure, clock: clock))
-        clock.endActivity()
+        hold.release()
         #expect(result.output == ["deviceID": .string(router), "stopped": true, "reason": "cancelled", "detail": "deactivated"])
     }
 

@@ -93,8 +93,8 @@ struct SessionLeaseTests {
         let id = TestHomes.structureID
         _ = try await hub.prepareCommissioning(structure: id)
         _ = try await hub.createAddDeviceRequest(structure: id, topology: Self.topology)
-        clock.beginActivity()
-        defer { clock.endActivity() }
+        let hold = ClockHold(clock)
+        defer { hold.release() }
         let error = try #require(await expectFailure(.sessionExpired) {
             try await hub.commissionDevice(structure: id, onboardingPayload: Payloads.specQR, commissioningID: "c-1")
         })

@@ -14,16 +14,14 @@ import Testing
     @Test func sleepersWakeInDeadlineOrderWhenNothingElseRuns() async throws {
         let clock = VirtualClock()
         let order = MutexBox<[Int]>([])
-        clock.beginActivity()
+        let hold = ClockHold(clock)
         let tasks = [3, 1, 2].map { seconds in
-            clock.beginActivity()
-            return Task {
+            clock.task {
                 try? await clock.sleep(for: .seconds(seconds))
                 order.mutate { $0.append(seconds) }
-                clock.endActivity()
             }
         }
-        clock.endActivity()
+        hold.release()
         for task in tasks { await task.value }
         #expect(order.value == [1, 2, 3])
         #expect(clock.now == .seconds(3))

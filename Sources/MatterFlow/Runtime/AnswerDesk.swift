@@ -57,15 +57,15 @@ final class AnswerDesk: Sendable {
         case .failure(let error)?: rejected(error.message)
         case nil: break
         }
-        let holdsRunClock = timeoutClock != nil
-        let timerClock = timeoutClock ?? clock
         let timeout = wait.timeout
-        let end: AnswerEnd = await withCheckedContinuation { continuation in
-            let race = FirstResult<AnswerEnd>(continuation) { if !holdsRunClock { clock.beginActivity() } }
-            self.wait(question, race: race, timeout: timeout, on: timerClock, signal: signal)
-            if !holdsRunClock { clock.endActivity() }
+        guard let timeoutClock else {
+            return await clock.waitOffClock { waker in
+                self.wait(question, race: FirstResult(waker), timeout: timeout, on: clock, signal: signal)
+            }
         }
-        return end
+        return await withCheckedContinuation { continuation in
+            self.wait(question, race: FirstResult(ClockWaker(continuation, clock: nil)), timeout: timeout, on: timeoutClock, signal: signal)
+        }
     }
 
     /// Makes `race` the pending question's, raced against its timeout and the run's cancel.

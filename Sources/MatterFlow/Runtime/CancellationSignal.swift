@@ -56,23 +56,21 @@ final class CancellationSignal: Sendable {
 /// Resumes a continuation exactly once, whichever racer finishes first.
 final class FirstResult<Value: Sendable>: Sendable {
     private struct State {
-        var continuation: CheckedContinuation<Value, Never>?
+        var waker: ClockWaker<Value>?
         var cleanup: [@Sendable () -> Void] = []
     }
 
     private let state: Mutex<State>
-    private let waker: @Sendable () -> Void
 
-    /// - Parameter waker: Runs just before the winner resumes the waiting task (virtual-time accounting).
-    init(_ continuation: CheckedContinuation<Value, Never>, waker: @escaping @Sendable () -> Void = {}) {
-        state = Mutex(State(continuation: continuation))
-        self.waker = waker
+    /// A race whose winner wakes the task waiting with `waker`.
+    init(_ waker: ClockWaker<Value>) {
+        state = Mutex(State(waker: waker))
     }
 
     /// Adds work to do when the race is decided (cancel the losers); runs it at once if the race is already decided.
     func onDecided(_ work: @escaping @Sendable () -> Void) {
         let decided = state.withLock { state -> Bool in
-            guard state.continuation != nil else { return true }
+            guard state.waker != nil else { return true }
             state.cleanup.append(work)
             return false
         }
@@ -82,18 +80,17 @@ final class FirstResult<Value: Sendable>: Sendable {
     /// Offers a result; only the first offer wins. Returns whether this one did.
     @discardableResult
     func offer(_ value: Value) -> Bool {
-        let decision = state.withLock { state -> (CheckedContinuation<Value, Never>, [@Sendable () -> Void])? in
-            guard let continuation = state.continuation else { return nil }
+        let decision = state.withLock { state -> (ClockWaker<Value>, [@Sendable () -> Void])? in
+            guard let waker = state.waker else { return nil }
             defer {
-                state.continuation = nil
+                state.waker = nil
                 state.cleanup = []
             }
-            return (continuation, state.cleanup)
+            return (waker, state.cleanup)
         }
         guard let (winner, cleanup) = decision else { return false }
         cleanup.forEach { $0() }
-        waker()
-        winner.resume(returning: value)
+        winner.wake(value)
         return true
     }
 }

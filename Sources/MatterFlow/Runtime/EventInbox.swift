@@ -41,8 +41,8 @@ final class EventInbox: Sendable {
         for matches: @escaping @Sendable (HubEvent) -> Bool, timeout: Duration, clock: any WorkflowClock,
         signal: CancellationSignal?
     ) async -> RaceOutcome<HubEvent> {
-        await withCheckedContinuation { (continuation: CheckedContinuation<RaceOutcome<HubEvent>, Never>) in
-            let race = FirstResult(continuation, waker: clock.beginActivity)
+        await clock.waitOffClock { (waker: ClockWaker<RaceOutcome<HubEvent>>) in
+            let race = FirstResult(waker)
             let early = state.withLock { state -> HubEvent? in
                 if let index = state.events.firstIndex(where: matches) { return state.events.remove(at: index) }
                 state.waiter = Waiter(matches: matches) { race.offer(.finished($0)) }
@@ -59,7 +59,6 @@ final class EventInbox: Sendable {
                 }
                 race.onDecided { [self] in state.withLock { $0.waiter = nil } }
             }
-            clock.endActivity()
         }
     }
 }

@@ -28,7 +28,7 @@ final class Race: Sendable {
         var timer: (any ClockTimer)?
         var signal: CancellationSignal?
         var signalToken = 0
-        var waiter: CheckedContinuation<Void, Never>?
+        var waiter: ClockWaker<Void>?
     }
 
     private struct State {
@@ -37,7 +37,7 @@ final class Race: Sendable {
         var value: Value?
         var workEnded = false
         var armed: Armed?
-        var windDownWaiter: CheckedContinuation<Void, Never>?
+        var windDownWaiter: ClockWaker<Void>?
         var windDownTimer: (any ClockTimer)?
         /// Told of the work's value once the work ends (see ``afterWorkEnds(_:)``).
         var afterEnd: (@Sendable (Value?) -> Void)?
@@ -83,7 +83,6 @@ final class Race: Sendable {
         } catch {
             workEnded(.failed(FlowError.from(error)), value: nil)
         }
-        clock.endActivity()
     }
 
     /// The decision and, when the work won, its value, if the race is already decided.
@@ -154,7 +153,7 @@ final class Race: Sendable {
         // What to wake or tell, taken out under the lock into locals (the lock's body returns nothing, so no
         // tuple of optionals is built and copied out on every call).
         var armed: Armed?
-        var windDownWaiter: CheckedContinuation<Void, Never>?
+        var windDownWaiter: ClockWaker<Void>?
         var told: (@Sendable (Value?) -> Void)?
         var kept: Value?
         state.withLock { state in
@@ -172,10 +171,7 @@ final class Race: Sendable {
         }
         told?(kept)
         if let armed { stop(armed) }
-        if let windDownWaiter {
-            clock.beginActivity()
-            windDownWaiter.resume()
-        }
+        windDownWaiter?.wake(())
     }
 
     /// Offers a decision; only the first one counts.
@@ -193,25 +189,18 @@ final class Race: Sendable {
         armed.task?.cancel()
         armed.timer?.cancel()
         armed.signal?.remove(armed.signalToken)
-        if let waiter = armed.waiter {
-            clock.beginActivity()
-            waiter.resume()
-        }
+        armed.waiter?.wake(())
     }
 
     /// Waits for the decision; returns it with the work's value when the work won.
     func decided() async -> (Decision, Value?) {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await clock.waitOffClock { (waker: ClockWaker<Void>) in
             let ready = state.withLock { state -> Bool in
                 if state.decision != nil { return true }
-                state.armed?.waiter = continuation
+                state.armed?.waiter = waker
                 return false
             }
-            if ready {
-                continuation.resume()
-            } else {
-                clock.endActivity()
-            }
+            if ready { waker.wake(()) }
         }
         return state.withLock { state in
             let decision = state.decision ?? .cancelled
@@ -222,25 +211,20 @@ final class Race: Sendable {
     /// Waits until the work has ended, but at most `limit` on the clock.
     func windDown(atMost limit: Duration) async {
         let clock = self.clock
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await clock.waitOffClock { (waker: ClockWaker<Void>) in
             let waiting = state.withLock { state -> Bool in
                 if state.workEnded { return false }
-                state.windDownWaiter = continuation
+                state.windDownWaiter = waker
                 return true
             }
             guard waiting else {
-                continuation.resume()
+                waker.wake(())
                 return
             }
             let timer = clock.scheduleTimer(after: limit) { [self] in
-                let waiter = state.withLock { $0.windDownWaiter.take() }
-                if let waiter {
-                    clock.beginActivity()
-                    waiter.resume()
-                }
+                state.withLock { $0.windDownWaiter.take() }?.wake(())
             }
             state.withLock { $0.windDownTimer = timer }
-            clock.endActivity()
         }
         let leftover = state.withLock { $0.windDownTimer.take() }
         leftover?.cancel()

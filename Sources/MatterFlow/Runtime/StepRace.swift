@@ -66,9 +66,8 @@ struct StepRace {
     private func run<Value: Sendable>(
         _ race: Race, timeout: Duration?, label: String? = nil, _ value: (consuming Race.Value) -> Value?
     ) async -> RaceOutcome<Value> {
-        clock.beginActivity()
         // The task's closure captures only the race, so it needs no context of its own.
-        let task = Task.immediate { await race.perform() }
+        let task = clock.immediateTask { await race.perform() }
         let decision: Race.Decision
         let result: Race.Value?
         if let (early, earlyValue) = race.settled() {

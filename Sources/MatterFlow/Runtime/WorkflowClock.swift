@@ -3,19 +3,19 @@ import Synchronization
 /// The time source of runs and simulated hubs: real time, manual time for tests, or virtual time that jumps
 /// ahead whenever nothing is left to do (``VirtualClock``).
 ///
-/// Virtual time needs to know when every task of a simulation is waiting. Code that starts a task working on the
-/// simulated world calls ``beginActivity()`` before starting it and the task calls ``endActivity()`` when it ends;
-/// a task about to wait for something other than this clock calls ``endActivity()``, and whoever wakes it calls
-/// ``beginActivity()`` on its behalf before resuming it. Sleeping on the clock needs no calls. Real and manual
-/// clocks ignore all of this.
+/// Virtual time needs to know when every task of a simulation is waiting: a clock counts the tasks working in the
+/// simulated world through ``beginActivity()`` and ``endActivity()``. Code does not call them itself: it starts,
+/// runs and suspends its tasks through the primitives that keep the count balanced by construction (``working(_:)-(()throws(E)->T)``,
+/// ``task(_:)``, ``waitOffClock(_:)``, ``ClockHold``: see ClockActivity.swift). Sleeping on the clock needs none of
+/// them. Real and manual clocks ignore all of this.
 public protocol WorkflowClock: Sendable {
     /// Time elapsed since the clock's origin.
     var now: Duration { get }
     /// Suspends until `duration` has passed on this clock. Throws `CancellationError` when the task is cancelled.
     func sleep(for duration: Duration) async throws
-    /// A task starts (or is about to be woken) to work in the simulated world.
+    /// One more task works in the simulated world (called by the primitives of ClockActivity.swift).
     func beginActivity()
-    /// A task ends, or is about to wait for something other than this clock.
+    /// One task fewer works in the simulated world (called by the primitives of ClockActivity.swift).
     func endActivity()
     /// Calls `action` once `duration` has passed on this clock, unless the timer is cancelled first.
     ///
@@ -35,10 +35,8 @@ extension WorkflowClock {
     public func endActivity() {}
 
     public func scheduleTimer(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> any ClockTimer {
-        beginActivity()
-        return TaskTimer(task: Task {
+        TaskTimer(task: task {
             if (try? await sleep(for: duration)) != nil { action() }
-            endActivity()
         })
     }
 }

@@ -65,12 +65,12 @@ public struct WorkflowEngine: Sendable {
         let driver = makeDriver(
             makeMachine(workflow, inputs: resolved, options: options), hub: hub, options: options, signal: signal,
             desk: AnswerDesk(answers: options.answers))
-        options.clock.beginActivity()
-        defer { options.clock.endActivity() }
-        return await withTaskCancellationHandler {
-            await execute(workflow, driver)
-        } onCancel: {
-            signal.cancel()
+        return await options.clock.working {
+            await withTaskCancellationHandler {
+                await execute(workflow, driver)
+            } onCancel: {
+                signal.cancel()
+            }
         }
     }
 
@@ -118,13 +118,11 @@ public struct WorkflowEngine: Sendable {
             continuation.yield(event)
         }
         let runOptions = observed
-        options.clock.beginActivity()
         let desk = AnswerDesk(answers: options.answers)
         let driver = makeDriver(machine, hub: hub, options: runOptions, signal: signal, desk: desk)
-        let task = Task {
+        let task = options.clock.task {
             let result = await execute(workflow, driver)
             continuation.finish()
-            runOptions.clock.endActivity()
             return result
         }
         return RunHandle(events: events, task: task, signal: signal, desk: desk)

@@ -8,7 +8,7 @@ extension RunDriver {
     /// own abandoned calls, the run's hub, clock, events and recording. Each element's end is fed to
     /// ``RunMachine/elementEnded(_:)``, whose orders start and cancel elements, until the map's machine hands over
     /// other work. On virtual time, this task is idle while it waits for an element, and each element's end wakes
-    /// it (``WorkflowClock/beginActivity()`` on its behalf).
+    /// it (``WorkflowClock/next(in:)``).
     /// ``orders`` holds the element orders of the input that began the map, and on return those of the input that
     /// ended it. A map the machine cannot go on with ends the run as failed.
     ///
@@ -37,17 +37,12 @@ extension RunDriver {
                         signals[launch.index] = (elementSignal, token)
                         let configuration = machine.configuration
                         let secrets = machine.secrets
-                        clock.beginActivity()
-                        group.addTask {
+                        clock.addTask(to: &group) {
                             let driver = RunDriver(
                                 machine: launch.resumed ?? RunMachine(element: launch, configuration: configuration, secrets: secrets),
                                 hub: hub, options: options.forElement(launch.element), runID: runID, signal: elementSignal,
                                 inbox: inbox, desk: desk)
-                            let end = await driver.runElement(launch)
-                            // The map's task, waiting for this end, is woken to work.
-                            clock.beginActivity()
-                            clock.endActivity()
-                            return end
+                            return await driver.runElement(launch)
                         }
                     case .cancelElement(let index):
                         signals[index]?.signal.cancel()
@@ -61,9 +56,7 @@ extension RunDriver {
                     _ = feedCancel()
                     if !orders.isEmpty { continue }
                 }
-                clock.endActivity()
-                guard let ended = await group.next() else {
-                    clock.beginActivity()
+                guard let ended = await clock.next(in: &group) else {
                     return .finish(failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "awaiting elements, none running")))
                 }
                 if let element = signals.removeValue(forKey: ended.index) { signal.remove(element.token) }

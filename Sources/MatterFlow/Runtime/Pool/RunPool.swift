@@ -88,10 +88,7 @@ public final class RunPool: Sendable {
     /// Hands a hub event to the runs on its structure: each run whose wait it matches wakes; the others keep it
     /// for their next wait.
     public func deliver(_ event: HubEvent) {
-        clock.beginActivity()
-        defer { clock.endActivity() }
-        var effects = PoolEffects()
-        state.withLock { state in
+        handle { state, effects in
             let now = clock.now
             for number in state.listeners[event.structureID] ?? [] {
                 guard let entry = state.runs[number] else { continue }
@@ -102,9 +99,7 @@ public final class RunPool: Sendable {
                 state.timerOwners[timer] = nil
                 state.feed(number, .waitEnded(.event(event)), now: now, limits: self, effects: &effects)
             }
-            state.arm(clock: clock, pool: self)
         }
-        perform(effects)
     }
 
     /// Subscribes to the hub's events for `structure` and hands each to ``deliver(_:)``, until the subscription
@@ -136,17 +131,12 @@ public final class RunPool: Sendable {
         }
         guard let pending, pending.question.answers(to: name) else { throw AnswerError.notAsked(name, waiting: pending?.question) }
         let checked = try pending.question.accept(value)
-        clock.beginActivity()
-        defer { clock.endActivity() }
-        var effects = PoolEffects()
-        let taken = state.withLock { state -> Bool in
+        let taken = handle { state, effects -> Bool in
             guard case .question(_, let timer)? = state.runs[run.number]?.waiting, timer == pending.timer else { return false }
             state.timerOwners[timer] = nil
             state.feed(run.number, .answerEnded(.answered(checked)), now: clock.now, limits: self, effects: &effects)
-            state.arm(clock: clock, pool: self)
             return true
         }
-        perform(effects)
         guard taken else { throw AnswerError.stoppedWaiting(name) }
     }
 
@@ -198,24 +188,33 @@ public final class RunPool: Sendable {
 
     // MARK: - Driving
 
-    /// Feeds an input to a run and performs what follows, the pool counting as working meanwhile.
-    func feed(_ number: Int, _ input: PoolInput) {
-        clock.beginActivity()
-        defer { clock.endActivity() }
-        var effects = PoolEffects()
-        state.withLock { state in
-            state.feed(number, input, now: clock.now, limits: self, effects: &effects)
-            state.arm(clock: clock, pool: self)
+    /// Handles an input of the pool: changes its state under its lock, arms the timer queue for the earliest
+    /// deadline left, then performs what follows (reports, results, hub work) outside the lock. Every input goes
+    /// through here, and the pool counts as working on the clock meanwhile, so on virtual time the clock moves only
+    /// while every run waits as data and no hub work runs.
+    private func handle<Result: Sendable>(_ change: (inout PoolState, inout PoolEffects) -> Result) -> Result {
+        clock.working {
+            var effects = PoolEffects()
+            let result = state.withLock { state -> Result in
+                let result = change(&state, &effects)
+                state.arm(clock: clock, pool: self)
+                return result
+            }
+            perform(effects)
+            return result
         }
-        perform(effects)
+    }
+
+    /// Feeds an input to a run and performs what follows.
+    func feed(_ number: Int, _ input: PoolInput) {
+        handle { state, effects in
+            state.feed(number, input, now: clock.now, limits: self, effects: &effects)
+        }
     }
 
     /// The timer queue's earliest deadline has come: every run whose timeout or retry delay is due moves on.
     func timersFired() {
-        clock.beginActivity()
-        defer { clock.endActivity() }
-        var effects = PoolEffects()
-        state.withLock { state in
+        handle { state, effects in
             let now = clock.now
             state.armedDeadline = nil
             state.armedTimer = nil
@@ -233,9 +232,7 @@ public final class RunPool: Sendable {
                     break
                 }
             }
-            state.arm(clock: clock, pool: self)
         }
-        perform(effects)
     }
 
     /// Reports events, resumes those waiting for results, and starts hub work, outside the pool's lock.
@@ -245,13 +242,9 @@ public final class RunPool: Sendable {
         for job in effects.jobs { start(job) }
     }
 
-    /// Starts a piece of hub work as a task; the pool counts it as working until its end is fed.
+    /// Starts a piece of hub work as a task, working on the clock until its end is fed.
     private func start(_ job: PoolJob) {
-        clock.beginActivity()
-        Task {
-            await self.run(job)
-            self.clock.endActivity()
-        }
+        clock.task { await self.run(job) }
     }
 
     private func run(_ job: PoolJob) async {
@@ -286,15 +279,10 @@ public final class RunPool: Sendable {
 
     /// A piece of hub work ended: the next queued one starts, and the run takes the end as its input.
     private func workEnded(_ number: Int, _ input: PoolInput) {
-        clock.beginActivity()
-        defer { clock.endActivity() }
-        var effects = PoolEffects()
-        state.withLock { state in
+        handle { state, effects in
             state.running -= 1
             state.startQueued(limits: self, effects: &effects)
             state.feed(number, input, now: clock.now, limits: self, effects: &effects)
-            state.arm(clock: clock, pool: self)
         }
-        perform(effects)
     }
 }
