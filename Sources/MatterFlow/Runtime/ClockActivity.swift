@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// - ``WorkflowClock/working(_:)-(()throws(E)->T)`` does a piece of work, synchronous or not, during which no time
 ///   passes (unless the work itself waits on the clock or off it);
-/// - ``WorkflowClock/task(_:)`` and ``WorkflowClock/immediateTask(_:)`` start a task that works from its creation
-///   to its end;
+/// - ``WorkflowClock/task(_:)`` starts a task that works from its creation to its end (a task started with
+///   `Task.immediate` runs on the creating thread until it first suspends, so its body can count itself with
+///   ``WorkflowClock/working(_:)-(()async throws(E)->T)``);
 /// - ``WorkflowClock/waitOffClock(_:)`` suspends a task until something other than the clock wakes it, through a
 ///   ``ClockWaker``, which counts the woken task as working before it resumes, so no time passes between the wake
 ///   and the task running;
@@ -40,16 +41,6 @@ extension WorkflowClock {
     public func task<T: Sendable>(_ body: sending @escaping () async -> T) -> Task<T, Never> {
         beginActivity()
         return Task {
-            defer { endActivity() }
-            return await body()
-        }
-    }
-
-    /// Starts a task, as ``task(_:)`` does, that runs on the calling thread until it first suspends.
-    @discardableResult
-    public func immediateTask<T: Sendable>(_ body: sending @escaping () async -> T) -> Task<T, Never> {
-        beginActivity()
-        return Task.immediate {
             defer { endActivity() }
             return await body()
         }

@@ -66,22 +66,25 @@ final class Race: Sendable {
         self.work = work
     }
 
-    /// Runs the work, as the body of its task, and reports its end.
+    /// Runs the work, as the body of its task, working on the clock until it has reported its end. The task starts
+    /// at once on the racing thread (`Task.immediate`), so counting itself here counts it from its creation.
     func perform() async {
-        do {
-            let value: Value
-            // The fields are read in place (`!` rather than `if let`, which would copy the hub's existential).
-            if work != nil {
-                value = .other(try await work!())
-            } else if call != nil {
-                try OperationDescriptor.check(arguments, against: call!.argumentShapes, operation: call!.name)
-                value = .json(try await call!.invoke(hub!, structure, arguments))
-            } else {
-                value = .status(try await hub!.status(structure: structure))
+        await clock.working {
+            do {
+                let value: Value
+                // The fields are read in place (`!` rather than `if let`, which would copy the hub's existential).
+                if work != nil {
+                    value = .other(try await work!())
+                } else if call != nil {
+                    try OperationDescriptor.check(arguments, against: call!.argumentShapes, operation: call!.name)
+                    value = .json(try await call!.invoke(hub!, structure, arguments))
+                } else {
+                    value = .status(try await hub!.status(structure: structure))
+                }
+                workEnded(.finished, value: value)
+            } catch {
+                workEnded(.failed(FlowError.from(error)), value: nil)
             }
-            workEnded(.finished, value: value)
-        } catch {
-            workEnded(.failed(FlowError.from(error)), value: nil)
         }
     }
 
