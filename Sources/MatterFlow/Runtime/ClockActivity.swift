@@ -21,8 +21,15 @@ import Synchronization
 ///
 /// Sleeping on the clock needs none of them. On real and manual clocks they all do nothing more than run, start,
 /// wait or hold.
+///
+/// The primitives that a waiting run passes through are always inlined: called on the clock's existential, they
+/// would otherwise run as unspecialised generic async functions, each with an async frame of its own that every
+/// waiting run holds. `concurrent.10000` (10,000 runs in flight, release build, 2026-12-02, alternated with the
+/// engine before these primitives) peaked at 387–409 MB without the annotation, 360–392 MB with it, and
+/// 357–379 MB before.
 extension WorkflowClock {
     /// Does `body` as work of the simulated world.
+    @inline(__always)
     public func working<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         beginActivity()
         defer { endActivity() }
@@ -30,6 +37,7 @@ extension WorkflowClock {
     }
 
     /// Does `body` as work of the simulated world; it may wait on the clock, or off it through the primitives.
+    @inline(__always)
     public func working<T, E: Error>(_ body: () async throws(E) -> T) async throws(E) -> T {
         beginActivity()
         defer { endActivity() }
@@ -48,6 +56,7 @@ extension WorkflowClock {
 
     /// Suspends the calling task, which does not hold virtual time meanwhile, until the waker handed to `start` wakes
     /// it (from another task, a timer's action, a callback; or at once, from `start` itself).
+    @inline(__always)
     public func waitOffClock<T>(_ start: (ClockWaker<T>) -> Void) async -> T {
         await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
             start(ClockWaker(continuation, clock: self))
@@ -57,6 +66,7 @@ extension WorkflowClock {
 
     /// Awaits `body`, which this task does not do as work of the simulated world: virtual time may pass while it
     /// waits, for example for another run's result.
+    @inline(__always)
     public func idle<T>(while body: () async -> T) async -> T {
         endActivity()
         defer { beginActivity() }
@@ -65,6 +75,7 @@ extension WorkflowClock {
 
     /// Adds a child task to `group` that works from now until it ends; when it ends, its activity passes to the
     /// group's owner, who waits for it with ``next(in:)``.
+    @inline(__always)
     public func addTask<T: Sendable>(to group: inout TaskGroup<T>, _ body: sending @escaping () async -> T) {
         beginActivity()
         group.addTask { await body() }
@@ -72,6 +83,7 @@ extension WorkflowClock {
 
     /// Waits for the next child of `group` started with ``addTask(to:_:)``, not holding virtual time meanwhile; the
     /// child's activity becomes the caller's when it ends. Nil when the group has no child left.
+    @inline(__always)
     public func next<T: Sendable>(in group: inout TaskGroup<T>) async -> T? {
         endActivity()
         guard let child = await group.next() else {
