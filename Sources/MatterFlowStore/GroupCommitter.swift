@@ -353,7 +353,8 @@ public final class GroupCommitter: @unchecked Sendable {
         }
     }
 
-    /// Inserts the batch's records (fenced by the runs' leases) and announces them; returns the runs leased to
+    /// Inserts the batch's records (fenced by the runs' leases) and announces those of watched runs
+    /// (``PostgresRunStore/beginWatching(_:on:)``); returns the runs leased to
     /// this worker. Each run's records of the batch are one row (``RecordBatchRows``); the rows travel as four
     /// arrays in PostgreSQL's binary format, which the server takes as they are (`unnest`): one statement for the
     /// whole batch, no JSON parsed on the server.
@@ -375,6 +376,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 RETURNING run_id
             ), notified AS (
                 SELECT pg_notify('matterflow_records', run_id) FROM inserted
+                WHERE run_id IN (SELECT run_id FROM matterflow_watchers)
             )
             SELECT run_id, (SELECT count(*) FROM notified) FROM leased
             """,

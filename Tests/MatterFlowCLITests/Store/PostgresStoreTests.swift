@@ -47,6 +47,34 @@ struct PostgresStoreTests {
         #expect(received.map(\.payload) == ["run-1"])
     }
 
+    @Test("a run's batches of records are announced on matterflow_records while a watcher watches it, and only then")
+    func announcedToWatchersOnly() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-watched", "s1", "me"), ("run-unwatched", "s2", "me")], into: store)
+        let listener = try PostgresConnection(conninfo)
+        defer { listener.close() }
+        try listener.listen("matterflow_records")
+        try PostgresRunStore.beginWatching("run-watched", on: listener)
+        let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
+        defer { committer.shutdown() }
+        func commit(_ sequence: Int) async throws -> [String] {
+            for run in ["run-watched", "run-unwatched"] {
+                try committer.append(JournalRecord(payload: ["seq": .int(sequence), "type": "checkpoint"], offset: 0), runID: run, sync: true)
+            }
+            for run in ["run-watched", "run-unwatched"] { try await committer.flush(runID: run) }
+            // Committed by now: a notification sent is on its way; one not sent never comes.
+            var announced: [String] = []
+            for _ in 0..<8 { announced += try listener.notifications(timeoutMilliseconds: 50).map(\.payload) }
+            return announced
+        }
+        #expect(try await commit(1) == ["run-watched"])
+        PostgresRunStore.endWatching("run-watched", on: listener)
+        #expect(try await commit(2) == [])
+        #expect(try store.execute("SELECT count(*) FROM matterflow_watchers", doing: "test").rows == [["0"]])
+        #expect(try store.records(of: "run-watched").map(\.sequence) == [1, 2])
+    }
+
     @Test("store migrate creates the schema once; again changes nothing; concurrent migrators apply it exactly once")
     func migrations() async throws {
         let conninfo = try TestPostgres.database(migrated: false)
