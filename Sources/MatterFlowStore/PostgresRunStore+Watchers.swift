@@ -9,12 +9,14 @@ extension PostgresRunStore {
     /// - Throws: ``PostgresError`` when the row cannot be written.
     public static func beginWatching(_ runID: String, on connection: PostgresConnection) throws(PostgresError) {
         try connection.execute(
-            "INSERT INTO matterflow_watchers (run_id, backend_pid) VALUES ($1, pg_backend_pid()) ON CONFLICT DO NOTHING", [runID])
+            "INSERT INTO matterflow_watchers (run_id, backend_pid) VALUES ($1, pg_backend_pid()) ON CONFLICT DO NOTHING",
+            [runID])
     }
 
     /// Removes the registration ``beginWatching(_:on:)`` made on `connection`; a connection already broken has
     /// nothing to remove it with, and its row stays (see there).
     public static func endWatching(_ runID: String, on connection: PostgresConnection) {
-        _ = try? connection.execute("DELETE FROM matterflow_watchers WHERE run_id = $1 AND backend_pid = pg_backend_pid()", [runID])
+        _ = try? connection.execute(
+            "DELETE FROM matterflow_watchers WHERE run_id = $1 AND backend_pid = pg_backend_pid()", [runID])
     }
 }

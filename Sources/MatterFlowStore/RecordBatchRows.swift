@@ -24,7 +24,8 @@ struct RecordBatchRows {
             if groups[runID] == nil { runs.append(runID) }
             groups[runID, default: []].append(record)
         }
-        self.records = PostgresBinaryArray(elementType: PostgresBinaryArray.textOID, reservingBytes: records.count * 320)
+        self.records = PostgresBinaryArray(
+            elementType: PostgresBinaryArray.textOID, reservingBytes: records.count * 320)
         for runID in runs {
             let group = groups[runID] ?? []
             self.runIDs.append(text: runID)
@@ -47,10 +48,15 @@ struct RecordBatchRows {
     /// in order; a record whose number is not past the last one kept is skipped, so the records read are
     /// strictly increasing whatever rows overlap.
     /// - Throws: ``StoreError`` `storeFailed` when the text is not a JSON array of objects.
-    static func decode(_ text: String, runID: String, after: inout Int, into records: inout [JournalRecord]) throws(StoreError) {
-        guard let document = try? JSONDocument.parse(text, file: "<store>"), case .array(let elements) = document.value else {
+    static func decode(
+        _ text: String, runID: String, after: inout Int, into records: inout [JournalRecord]
+    ) throws(StoreError) {
+        guard let document = try? JSONDocument.parse(text, file: "<store>"), case .array(let elements) = document.value
+        else {
             throw StoreError(
-                .storeFailed, "a row of matterflow_record_batches of run \(runID) is not a JSON array of records; it was not written by MatterFlow")
+                .storeFailed,
+                "a row of matterflow_record_batches of run \(runID) is not a JSON array of records; "
+                    + "it was not written by MatterFlow")
         }
         for element in elements {
             guard let payload = element.objectValue else {
