@@ -162,6 +162,36 @@ struct PostgresStoreTests {
         #expect(view.rows.last == ["4", "intent", "prepareCommissioning"])
     }
 
+    @Test("rows of records: one that is not a JSON array of records is a storeFailed error naming the run; overlapping rows give each record once")
+    func recordRowsReadStrictly() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-bad", "s", "me")], into: store)
+        func put(_ rows: [(Int, Int, String)]) throws {
+            try store.execute("DELETE FROM matterflow_record_batches", doing: "test")
+            for (first, last, text) in rows {
+                try store.execute(
+                    "INSERT INTO matterflow_record_batches (run_id, first_seq, last_seq, records) VALUES ('run-bad', $1::integer, $2::integer, $3)",
+                    [String(first), String(last), text], doing: "test")
+            }
+        }
+        for (text, expected) in [
+            ("not json", "is not a JSON array of records"), (#"{"seq": 1}"#, "is not a JSON array of records"),
+            ("[1]", "is not a JSON object"), (#"[{"type": "runStarted"}]"#, "has no sequence number"),
+        ] {
+            try put([(1, 1, text)])
+            let error = #expect(throws: StoreError.self) { _ = try store.records(of: "run-bad") }
+            #expect(error?.code == .storeFailed)
+            #expect(error?.message.contains("run-bad") == true && error?.message.contains(expected) == true, "\(error?.message ?? "")")
+        }
+        try put([
+            (1, 2, #"[{"seq": 1, "type": "a"}, {"seq": 2, "type": "b"}]"#),
+            (2, 3, #"[{"seq": 2, "type": "again"}, {"seq": 3, "type": "c"}]"#),
+        ])
+        #expect(try store.records(of: "run-bad").map(\.type) == ["a", "b", "c"])
+        #expect(try store.records(of: "run-bad", after: 2).map(\.type) == ["c"])
+    }
+
     @Test("group commit: records of many runs share transactions; a run leased to another worker is refused")
     func groupCommit() async throws {
         let conninfo = try TestPostgres.database()
