@@ -321,8 +321,8 @@ public final class GroupCommitter: @unchecked Sendable {
     private func write(
         _ batch: [Pending], commands: [StoreCommand], connection: inout PostgresConnection?
     ) -> Result<(refused: Set<String>, answers: [StoreCommandAnswer]), StoreError> {
-        let columns = RecordColumns(batch.map(\.runID), batch.map(\.record))
-        let runIDs = Set(batch.map(\.runID))
+        let rows = RecordBatchRows(batch.map(\.runID), batch.map(\.record))
+        let runIDs = Set(rows.runs)
         let deadline = ContinuousClock.now + Self.reconnectLimit
         var delay = 10
         while true {
@@ -330,7 +330,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 if connection == nil || connection?.isOpen == false { connection = try PostgresConnection(conninfo) }
                 guard let open = connection else { continue }
                 if !commands.isEmpty { try open.execute("BEGIN") }
-                let leased = try batch.isEmpty ? [] : writeRecords(columns, on: open)
+                let leased = try batch.isEmpty ? [] : writeRecords(rows, on: open)
                 let answers = try StoreCommand.perform(commands, workerID: workerID, on: open)
                 if !commands.isEmpty { try open.execute("COMMIT") }
                 return .success((runIDs.subtracting(leased), answers))
@@ -353,53 +353,35 @@ public final class GroupCommitter: @unchecked Sendable {
         }
     }
 
-    /// Inserts the batch's records (fenced by the runs' leases) and announces them; returns the runs leased to
-    /// this worker. The records travel as four arrays in PostgreSQL's binary format, one element per record, which
-    /// the server takes as they are (`unnest`): one statement for the whole batch, no JSON parsed on the server.
-    private func writeRecords(_ columns: RecordColumns, on connection: PostgresConnection) throws(PostgresError) -> Set<String> {
+    /// Inserts the batch's records (fenced by the runs' leases) and announces those of watched runs
+    /// (``PostgresRunStore/beginWatching(_:on:)``); returns the runs leased to
+    /// this worker. Each run's records of the batch are one row (``RecordBatchRows``); the rows travel as four
+    /// arrays in PostgreSQL's binary format, which the server takes as they are (`unnest`): one statement for the
+    /// whole batch, no JSON parsed on the server.
+    private func writeRecords(_ rows: RecordBatchRows, on connection: PostgresConnection) throws(PostgresError) -> Set<String> {
         let written = try connection.execute(
             prepared:
             """
             WITH batch AS (
-                SELECT b.run_id, b.seq, b.type, b.payload, b.ordinality
-                FROM unnest($1::text[], $2::int4[], $3::text[], $4::text[]) WITH ORDINALITY AS b(run_id, seq, type, payload, ordinality)
+                SELECT b.run_id, b.first_seq, b.last_seq, b.records
+                FROM unnest($1::text[], $2::int4[], $3::int4[], $4::text[]) AS b(run_id, first_seq, last_seq, records)
             ), leased AS (
                 SELECT run_id FROM matterflow_runs
-                WHERE run_id IN (SELECT DISTINCT run_id FROM batch) AND worker_id = $5
+                WHERE run_id IN (SELECT run_id FROM batch) AND worker_id = $5
                 FOR SHARE
             ), inserted AS (
-                INSERT INTO matterflow_records (run_id, seq, type, payload)
-                SELECT run_id, seq, type, payload FROM batch WHERE run_id IN (SELECT run_id FROM leased)
-                ORDER BY ordinality
-                ON CONFLICT (run_id, seq) DO NOTHING
+                INSERT INTO matterflow_record_batches (run_id, first_seq, last_seq, records)
+                SELECT run_id, first_seq, last_seq, records FROM batch WHERE run_id IN (SELECT run_id FROM leased)
+                ON CONFLICT (run_id, first_seq) DO NOTHING
                 RETURNING run_id
             ), notified AS (
-                SELECT pg_notify('matterflow_records', run_id) FROM (SELECT DISTINCT run_id FROM inserted) AS n
+                SELECT pg_notify('matterflow_records', run_id) FROM inserted
+                WHERE run_id IN (SELECT run_id FROM matterflow_watchers)
             )
             SELECT run_id, (SELECT count(*) FROM notified) FROM leased
-            """, binary: [columns.runIDs.bytes, columns.sequences.bytes, columns.types.bytes, columns.payloads.bytes, Array(workerID.utf8)])
+            """,
+            binary: [rows.runIDs.bytes, rows.firstSequences.bytes, rows.lastSequences.bytes, rows.records.bytes, Array(workerID.utf8)])
         return Set(written.rows.compactMap { $0[0] })
-    }
-}
-
-/// A batch's records as the columns of `matterflow_records`, each a binary array parameter: the run, the sequence
-/// number, the type, and the payload as its compact JSON text (the journal's record, as a file frames it).
-struct RecordColumns {
-    var runIDs = PostgresBinaryArray(elementType: PostgresBinaryArray.textOID)
-    var sequences = PostgresBinaryArray(elementType: PostgresBinaryArray.int4OID)
-    var types = PostgresBinaryArray(elementType: PostgresBinaryArray.textOID)
-    var payloads: PostgresBinaryArray
-
-    init(_ runIDs: [String], _ records: [JournalRecord]) {
-        payloads = PostgresBinaryArray(elementType: PostgresBinaryArray.textOID, reservingBytes: records.count * 320)
-        for (runID, record) in zip(runIDs, records) {
-            self.runIDs.append(text: runID)
-            // A sequence number past int4 would be refused by the table's type anyway; it is clamped to a value the
-            // table's CHECK (seq >= 1) refuses, so the batch fails with the server's message instead of trapping.
-            sequences.append(int4: Int32(exactly: record.sequence) ?? 0)
-            types.append(text: record.type)
-            payloads.append(text: JSONWriter.compact(.object(record.payload)))
-        }
     }
 }
 

@@ -31,6 +31,17 @@ public struct PostgresBinaryArray: Sendable {
         count += 1
     }
 
+    /// Appends a `text` element whose UTF-8 bytes `write` appends to the buffer it is given, in place: no string
+    /// is made for it.
+    public mutating func appendText(writing write: (inout [UInt8]) -> Void) {
+        let lengthAt = elements.count
+        appendWord(0)
+        write(&elements)
+        let length = UInt32(truncatingIfNeeded: elements.count - lengthAt - 4)
+        for index in 0..<4 { elements[lengthAt + index] = UInt8(truncatingIfNeeded: length >> (24 - 8 * index)) }
+        count += 1
+    }
+
     /// Appends an `int4` element.
     public mutating func append(int4 value: Int32) {
         appendWord(4)

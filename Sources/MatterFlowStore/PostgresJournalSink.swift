@@ -1,6 +1,6 @@
 import MatterFlowJournal
 
-/// One run's journal records, kept in PostgreSQL (`matterflow_records`) through the worker's ``GroupCommitter``.
+/// One run's journal records, kept in PostgreSQL (`matterflow_record_batches`) through the worker's ``GroupCommitter``.
 struct PostgresJournalSink: JournalSink {
     let runID: String
     let committer: GroupCommitter

@@ -100,7 +100,8 @@ public final class PostgresRunStore: RunStore {
             """
             SELECT r.run_id, r.workflow, r.structure_id, r.status, r.worker_id,
                    extract(epoch FROM coalesce(r.started_at, r.submitted_at))::float8 AS started,
-                   (SELECT count(*) FROM matterflow_records m WHERE m.run_id = r.run_id) AS records,
+                   (SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m
+                    WHERE m.run_id = r.run_id) AS records,
                    r.recovered, r.error::text, r.notes
             FROM matterflow_runs r ORDER BY r.submitted_at, r.run_id
             """, doing: "listing the runs")
@@ -121,18 +122,17 @@ public final class PostgresRunStore: RunStore {
         return try records(of: runID, after: 0)
     }
 
-    /// A run's records after sequence number `sequence`, in order.
+    /// A run's records after sequence number `sequence`, in order: those of every row of the run's batches that
+    /// ends past it (``RecordBatchRows``).
     public func records(of runID: String, after sequence: Int) throws(StoreError) -> [JournalRecord] {
         let rows = try execute(
-            "SELECT payload FROM matterflow_records WHERE run_id = $1 AND seq > $2::integer ORDER BY seq",
+            "SELECT records FROM matterflow_record_batches WHERE run_id = $1 AND last_seq > $2::integer ORDER BY first_seq",
             [runID, String(sequence)], doing: "reading the records of run \(runID)")
         var records: [JournalRecord] = []
-        records.reserveCapacity(rows.rows.count)
+        var last = sequence
         for row in rows.rows {
-            guard let text = row[0], let payload = try? JSONDocument.parse(text, file: "<store>").value.objectValue else {
-                throw StoreError(.storeFailed, "a record of run \(runID) in the store is not a JSON object")
-            }
-            records.append(JournalRecord(payload: payload, offset: 0))
+            guard let text = row[0] else { throw StoreError(.storeFailed, "a row of records of run \(runID) in the store is empty") }
+            try RecordBatchRows.decode(text, runID: runID, after: &last, into: &records)
         }
         return records
     }

@@ -113,7 +113,7 @@ extension StoreCommand {
         }
         var recorded: Set<String> = []
         if !finishes.isEmpty {
-            // Watchers of each run learn it ended; idle workers look again (with --exit-when-idle, whether all is done).
+            // Watchers of each run (`watch`) learn it ended; idle workers look again (with --exit-when-idle, whether all is done).
             let done = try connection.execute(
                 prepared:
                 """
@@ -132,6 +132,7 @@ extension StoreCommand {
                     WHERE r.status = f.status AND r.claims = f.claims AND r.worker_id IS NULL AND r.finished_at IS NOT NULL
                 ), announced AS (
                     SELECT pg_notify('matterflow_records', f.run) FROM jsonb_to_recordset($1::jsonb) AS f(run text)
+                    WHERE f.run IN (SELECT run_id FROM matterflow_watchers)
                     UNION ALL SELECT pg_notify('matterflow_queue', 'finished')
                 )
                 SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n)

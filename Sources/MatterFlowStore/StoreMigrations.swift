@@ -76,6 +76,35 @@ public enum StoreMigrations {
                 ALTER TABLE matterflow_records DROP CONSTRAINT IF EXISTS matterflow_records_run_id_fkey;
                 ALTER TABLE matterflow_records ALTER COLUMN payload TYPE text USING payload::text;
                 """),
+        // A run's records of one group-commit batch are one row: its first and last sequence numbers and the records
+        // as one JSON array text, so the server stores (a heap row, an index entry and their WAL) once per run and
+        // batch instead of once per record. Each old record becomes a row of its own, its JSON text kept. The view
+        // `matterflow_records` shows one row per record, as the table of migrations 1 and 2 did, for SQL readers.
+        // `matterflow_watchers` names the runs a `watch` follows (its connection's server process): only their
+        // batches are announced, since each notification wakes every listening connection of the database.
+        Migration(
+            version: 3, name: "a run's records of one batch in one row; watchers",
+            sql: """
+                CREATE TABLE matterflow_record_batches (
+                    run_id    text NOT NULL,
+                    first_seq integer NOT NULL CHECK (first_seq >= 1),
+                    last_seq  integer NOT NULL CHECK (last_seq >= first_seq),
+                    records   text NOT NULL,
+                    PRIMARY KEY (run_id, first_seq)
+                );
+                INSERT INTO matterflow_record_batches (run_id, first_seq, last_seq, records)
+                SELECT run_id, seq, seq, '[' || payload || ']' FROM matterflow_records;
+                DROP TABLE matterflow_records;
+                CREATE TABLE matterflow_watchers (
+                    run_id      text NOT NULL,
+                    backend_pid integer NOT NULL,
+                    since       timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (run_id, backend_pid)
+                );
+                CREATE VIEW matterflow_records AS
+                SELECT b.run_id, (r.value->>'seq')::integer AS seq, r.value->>'type' AS type, r.value::text AS payload
+                FROM matterflow_record_batches b CROSS JOIN LATERAL jsonb_array_elements(b.records::jsonb) AS r(value);
+                """),
     ]
 }
 

@@ -100,20 +100,19 @@ public enum SHA256 {
                 w[index] = w[index &- 16] &+ s0 &+ w[index &- 7] &+ s1
             }
             var (a, b, c, d, e, f, g, h) = (h0, h1, h2, h3, h4, h5, h6, h7)
-            for index in 0..<64 {
-                let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ k[index] &+ w[index]
-                let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                h = g
-                g = f
-                f = e
-                e = d &+ temp1
-                d = c
-                c = b
-                b = a
-                a = temp1 &+ sum0 &+ majority
+            // Eight rounds per pass, each naming the working variables in the order the previous one left them, so
+            // no variable is copied between rounds.
+            var index = 0
+            while index < 64 {
+                Self.round(a, b, c, &d, e, f, g, &h, k[index] &+ w[index])
+                Self.round(h, a, b, &c, d, e, f, &g, k[index &+ 1] &+ w[index &+ 1])
+                Self.round(g, h, a, &b, c, d, e, &f, k[index &+ 2] &+ w[index &+ 2])
+                Self.round(f, g, h, &a, b, c, d, &e, k[index &+ 3] &+ w[index &+ 3])
+                Self.round(e, f, g, &h, a, b, c, &d, k[index &+ 4] &+ w[index &+ 4])
+                Self.round(d, e, f, &g, h, a, b, &c, k[index &+ 5] &+ w[index &+ 5])
+                Self.round(c, d, e, &f, g, h, a, &b, k[index &+ 6] &+ w[index &+ 6])
+                Self.round(b, c, d, &e, f, g, h, &a, k[index &+ 7] &+ w[index &+ 7])
+                index &+= 8
             }
             h0 &+= a
             h1 &+= b
@@ -123,6 +122,22 @@ public enum SHA256 {
             h5 &+= f
             h6 &+= g
             h7 &+= h
+        }
+
+        /// One round of FIPS 180-4's compression, given the round's constant plus schedule word: `d` becomes the
+        /// next `e` and `h` the next `a`; the caller names the variables one place further round for the next round.
+        @inline(__always)
+        private static func round(
+            _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32, _ e: UInt32, _ f: UInt32, _ g: UInt32,
+            _ h: inout UInt32, _ constantAndWord: UInt32
+        ) {
+            let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+            let choice = g ^ (e & (f ^ g))
+            let temp1 = h &+ sum1 &+ choice &+ constantAndWord
+            let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+            let majority = (a & b) | (c & (a | b))
+            d &+= temp1
+            h = temp1 &+ sum0 &+ majority
         }
 
         /// The digest: the words, big-endian, in the first 32 bytes of `output`.

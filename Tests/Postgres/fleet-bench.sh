@@ -9,6 +9,8 @@
 #    worker's runs without the store, 8 at a time each), with a file journal and not durable. One table, per number
 #    of processes: runs/s of each, the store's share of not durable, the store's records per transaction, and the
 #    machine's 1-minute load average after the row (/proc/loadavg: the figures mean little on a busy machine).
+#    Then the CPU each durable run cost the server (its processes, from /proc) and the workers, and each run without
+#    a record cost its process: CPU time, unlike runs/s, hardly depends on what else the machine is running.
 # 2. Takeover time: a worker is SIGKILLed while commissioning (lease 2 s); the time until another worker has settled
 #    the run (lease + settle).
 #
@@ -33,7 +35,7 @@ work="$(mktemp -d /tmp/matterflow-bench.XXXXXX)"
 chmod 755 "$work"
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}" $(cat "$work/measured-pids" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
     bash Tests/Postgres/pg-server.sh stop "$work/pg" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
@@ -42,6 +44,30 @@ server="$(bash Tests/Postgres/pg-server.sh start "$work/pg")"
 payload="MT:Y.K9042C00KA0648G00"
 workflow="$PWD/Workflows/commission-device.json"
 now() { date +%s.%N; }
+# Starts "$@" in a subshell that records the command's PID (for cleanup) and, when it ends, the CPU seconds (user
+# + system) it used in $work/cpu-$1; the subshell's PID is in $!.
+start_measured() {
+    local tag="$1"; shift
+    ( "$@" & echo $! >>"$work/measured-pids"; wait $!; status=$?
+      times >"$work/times-$tag"  # not in a pipeline: its own process would have no children
+      awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$work/times-$tag" >"$work/cpu-$tag"
+      exit $status ) &
+}
+# The CPU seconds of the server's processes so far: the postmaster's own and its ended children's, and the live
+# children's (backends, writers).
+server_cpu() {
+    local postmaster ticks=0 fields
+    postmaster="$(head -1 "$work/pg/data/postmaster.pid")"
+    read -r -a fields <"/proc/$postmaster/stat"
+    ticks=$(( fields[13] + fields[14] + fields[15] + fields[16] ))
+    for stat in /proc/[0-9]*/stat; do
+        read -r -a fields 2>/dev/null <"$stat" || continue
+        [ "${fields[3]}" = "$postmaster" ] && ticks=$(( ticks + fields[13] + fields[14] ))
+    done
+    awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", t / hz }'
+}
+# Milliseconds per run of the CPU seconds in the files $work/cpu-PREFIX*.
+cpu_per_run() { cat "$work"/cpu-"$1"* | awk -v n="$runs" '{ s += $1 } END { printf "%.2f", 1000 * s / n }'; }
 rate() { awk -v n="$1" -v s="$2" -v e="$3" 'BEGIN { printf "%.1f", n / (e - s) }'; }
 # Waits for the given PIDs, at most $1 seconds in all; fails (and kills them) after that.
 wait_bounded() {
@@ -78,19 +104,25 @@ fresh() {
 echo "fleet-bench: $runs commission-device runs per figure (built-in simulated home, virtual time), binaries in $bindir"
 load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?"; }
 echo "load average before: $(cat /proc/loadavg 2>/dev/null || echo unknown) ($(nproc 2>/dev/null || echo ?) cores)"
-printf '%-9s | %-14s | %-14s | %-14s | %-16s | %-24s | %s\n' processes "store runs/s" "journal runs/s" "no record runs/s" "store/no record" "records per transaction" "load"
+printf '%-9s | %-14s | %-14s | %-16s | %-16s | %-24s | %-5s | %-35s | %s\n' processes "store runs/s" "journal runs/s" "no record runs/s" "store/no record" \
+    "records per transaction" "load" "store CPU ms/run (server + workers)" "no record CPU ms/run"
 for workers in 1 2 4; do
     fresh "w$workers"
+    server_before="$(server_cpu)"
     start="$(now)"
     wpids=()
     for w in $(seq 1 "$workers"); do
-        "$bin" worker --store "$db" --secrets "$secrets" --exit-when-idle --concurrency 8 --worker-id "w$w" 2>"$work/worker-$workers-$w.log" &
+        start_measured "store-$workers-$w" \
+            "$bin" worker --store "$db" --secrets "$secrets" --exit-when-idle --concurrency 8 --worker-id "w$w" 2>"$work/worker-$workers-$w.log"
         wpids+=($!)
         pids+=($!)
     done
     wait_bounded 300 "${wpids[@]}"
     end="$(now)"
     store_rate="$(rate "$runs" "$start" "$end")"
+    sleep 0.2  # the server's backends of the workers' connections end
+    server_ms="$(awk -v a="$server_before" -v b="$(server_cpu)" -v n="$runs" 'BEGIN { printf "%.2f", 1000 * (b - a) / n }')"
+    store_cpu="$(awk -v s="$server_ms" -v w="$(cpu_per_run "store-$workers-")" 'BEGIN { printf "%.2f (%.2f + %.2f)", s + w, s, w }')"
     succeeded="$(psql "$db" -qtAc "SELECT count(*) FROM matterflow_runs WHERE status = 'succeeded'")"
     [ "$succeeded" = "$runs" ] || { echo "fleet-bench: only $succeeded of $runs store runs succeeded" >&2; cat "$work"/worker-$workers-*.log >&2; exit 1; }
     per_tx="$(cat "$work"/worker-$workers-*.log | sed -n 's/.*; \([0-9]*\) records in \([0-9]*\) transactions$/\1 \2/p' \
@@ -105,7 +137,7 @@ for workers in 1 2 4; do
             count=$share
             [ "$w" = "$workers" ] && count=$(( runs - share * (workers - 1) ))
             mkdir -p "$work/journal-$workers-$w"
-            "$bench" --worker-baseline "$mode" "$count" 8 "$work/journal-$workers-$w" >/dev/null &
+            start_measured "$mode-$workers-$w" "$bench" --worker-baseline "$mode" "$count" 8 "$work/journal-$workers-$w" >/dev/null
             bpids+=($!)
             pids+=($!)
         done
@@ -114,7 +146,8 @@ for workers in 1 2 4; do
         baseline[$mode]="$(rate "$runs" "$start" "$end")"
     done
     share_of="$(awk -v a="$store_rate" -v b="${baseline[none]}" 'BEGIN { printf "%.0f%%", 100 * a / b }')"
-    printf '%-9s | %-14s | %-14s | %-16s | %-16s | %-24s | %s\n' "$workers" "$store_rate" "${baseline[journal]}" "${baseline[none]}" "$share_of" "$per_tx" "$(load)"
+    printf '%-9s | %-14s | %-14s | %-16s | %-16s | %-24s | %-5s | %-35s | %s\n' "$workers" "$store_rate" "${baseline[journal]}" "${baseline[none]}" \
+        "$share_of" "$per_tx" "$(load)" "$store_cpu" "$(cpu_per_run "none-$workers-")"
 done
 
 # Takeover: a worker killed while the hub commissions (30 s of real time), another one settling the run.

@@ -41,11 +41,15 @@ struct WatchCommand {
         do {
             listener = try PostgresConnection(location)
             try listener.listen("matterflow_records")
+            try PostgresRunStore.beginWatching(runID, on: listener)
         } catch {
             err.line("error[storeUnavailable]: \(error.message)")
             return ExitCode.invalidInput
         }
-        defer { listener.close() }
+        defer {
+            PostgresRunStore.endWatching(runID, on: listener)
+            listener.close()
+        }
         var last = 0
         var origin: Double?
         while true {

@@ -166,8 +166,8 @@ extension PostgresStoreTests {
         }
         for statement in [
             "CREATE ROLE \(role) LOGIN", "GRANT ALL ON ALL TABLES IN SCHEMA public TO \(role)",
-            "GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO \(role)", "REVOKE SELECT ON matterflow_records FROM \(role)",
-            "GRANT SELECT (run_id) ON matterflow_records TO \(role)",
+            "GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO \(role)", "REVOKE SELECT ON matterflow_record_batches FROM \(role)",
+            "GRANT SELECT (run_id) ON matterflow_record_batches TO \(role)",
         ] { _ = try admin.execute(statement) }
         let blind = conninfo.split(separator: " ").filter { !$0.hasPrefix("user=") }.joined(separator: " ") + " user=\(role)"
 
@@ -181,7 +181,7 @@ extension PostgresStoreTests {
         try #require(refused, "\(second.stderr.text)")
         // Handing one run back is not stopping: the worker goes on claiming.
         #expect(try admin.execute("SELECT stopping::text FROM matterflow_workers WHERE worker_id = 'blind'").rows.first?[0] == "false")
-        _ = try admin.execute("GRANT SELECT ON matterflow_records TO \(role)")
+        _ = try admin.execute("GRANT SELECT ON matterflow_record_batches TO \(role)")
 
         try #require(await second.waitForExit(within: .seconds(60)), "the worker did not finish: \(second.stderr.text)")
         #expect(second.status == 0, "\(second.stderr.text)")

@@ -47,6 +47,34 @@ struct PostgresStoreTests {
         #expect(received.map(\.payload) == ["run-1"])
     }
 
+    @Test("a run's batches of records are announced on matterflow_records while a watcher watches it, and only then")
+    func announcedToWatchersOnly() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-watched", "s1", "me"), ("run-unwatched", "s2", "me")], into: store)
+        let listener = try PostgresConnection(conninfo)
+        defer { listener.close() }
+        try listener.listen("matterflow_records")
+        try PostgresRunStore.beginWatching("run-watched", on: listener)
+        let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
+        defer { committer.shutdown() }
+        func commit(_ sequence: Int) async throws -> [String] {
+            for run in ["run-watched", "run-unwatched"] {
+                try committer.append(JournalRecord(payload: ["seq": .int(sequence), "type": "checkpoint"], offset: 0), runID: run, sync: true)
+            }
+            for run in ["run-watched", "run-unwatched"] { try await committer.flush(runID: run) }
+            // Committed by now: a notification sent is on its way; one not sent never comes.
+            var announced: [String] = []
+            for _ in 0..<8 { announced += try listener.notifications(timeoutMilliseconds: 50).map(\.payload) }
+            return announced
+        }
+        #expect(try await commit(1) == ["run-watched"])
+        PostgresRunStore.endWatching("run-watched", on: listener)
+        #expect(try await commit(2) == [])
+        #expect(try store.execute("SELECT count(*) FROM matterflow_watchers", doing: "test").rows == [["0"]])
+        #expect(try store.records(of: "run-watched").map(\.sequence) == [1, 2])
+    }
+
     @Test("store migrate creates the schema once; again changes nothing; concurrent migrators apply it exactly once")
     func migrations() async throws {
         let conninfo = try TestPostgres.database(migrated: false)
@@ -66,55 +94,102 @@ struct PostgresStoreTests {
             for await result in group { all.append(result) }
             return all
         }
-        #expect(results.sorted { $0.count > $1.count } == [[1, 2], [], [], []])
+        #expect(results.sorted { $0.count > $1.count } == [[1, 2, 3], [], [], []])
         let again = await matterflow(["store", "migrate", "--store", conninfo])
         #expect(again.code == 0)
-        #expect(again.stdout == "schema version 2 (already current)\n")
+        #expect(again.stdout == "schema version 3 (already current)\n")
         _ = try PostgresRunStore(conninfo: conninfo)
     }
 
-    @Test("store migrate upgrades a version-1 store: its records read back the same, stored as JSON text, with no foreign key")
+    @Test("store migrate upgrades a version-1 store: its records read back the same, a run's batch of records is one row")
     func migrationFromVersion1() async throws {
         let conninfo = try TestPostgres.database(migrated: false)
         let connection = try PostgresConnection(conninfo)
         defer { connection.close() }
         #expect(try StoreMigrator(connection: connection).migrate(Array(StoreMigrations.all.prefix(1))).version == 1)
-        // A run and a record as a version-1 worker left them (the payload as jsonb).
+        // A run and its records as a version-1 worker left them (the payloads as jsonb).
         try connection.execute(
             """
             INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, worker_id)
             VALUES ('run-old', 'w', '/w.json', 's', '{}', 'running', 'me')
             """)
-        let old: JSONObject = ["seq": 1, "type": "runStarted", "runID": "run-old", "inputs": ["name": "Lämp \"1\" \\ \u{1}"]]
-        try connection.execute(
-            "INSERT INTO matterflow_records (run_id, seq, type, payload) VALUES ('run-old', 1, 'runStarted', $1::jsonb)",
-            [JSONWriter.compact(.object(old))])
+        let old: [JSONObject] = [
+            ["seq": 1, "type": "runStarted", "runID": "run-old", "inputs": ["name": "Lämp \"1\" \\ \u{1}"]],
+            ["seq": 2, "type": "stateEntered", "state": "prepare"],
+        ]
+        for record in old.reversed() {
+            try connection.execute(
+                "INSERT INTO matterflow_records (run_id, seq, type, payload) VALUES ('run-old', $1::integer, $2, $3::jsonb)",
+                [String(record["seq"]?.intValue ?? 0), record["type"]?.stringValue ?? "", JSONWriter.compact(.object(record))])
+        }
         let outdated = #expect(throws: StoreError.self) { _ = try PostgresRunStore(conninfo: conninfo) }
         #expect(outdated?.code == .schemaOutdated)
 
         let upgrade = await matterflow(["store", "migrate", "--store", conninfo])
         #expect(upgrade.code == 0, "\(upgrade.stderr)")
-        #expect(upgrade.stdout == "schema version 2 (applied 2)\n")
+        #expect(upgrade.stdout == "schema version 3 (applied 2, 3)\n")
         let store = try PostgresRunStore(conninfo: conninfo)
-        // The same members (jsonb had put them in its own order, which the text keeps).
+        // The same members, in sequence order (jsonb had put each record's members in its own order).
         let upgraded = try store.records(of: "run-old").map(\.payload)
-        #expect(upgraded.count == 1 && sameJSON(upgraded.first.map(JSONValue.object), .object(old)), "\(upgraded)")
-        let column = try connection.execute(
-            "SELECT data_type FROM information_schema.columns WHERE table_name = 'matterflow_records' AND column_name = 'payload'")
-        #expect(column.rows == [["text"]])
+        #expect(upgraded.count == 2 && zip(upgraded, old).allSatisfy { sameJSON(.object($0), .object($1)) }, "\(upgraded)")
+        #expect(try store.runs().first { $0.runID == "run-old" }?.recordCount == 2)
         let foreignKeys = try connection.execute(
-            "SELECT count(*) FROM pg_constraint WHERE conrelid = 'matterflow_records'::regclass AND contype = 'f'")
+            "SELECT count(*) FROM pg_constraint WHERE conrelid = 'matterflow_record_batches'::regclass AND contype = 'f'")
         #expect(foreignKeys.rows == [["0"]])
 
-        // New records join the old ones through the committer, whatever their text holds, and read back as written.
+        // New records join the old ones through the committer, whatever their text holds, and read back as written:
+        // the two appended before one flush are one row.
         let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
         defer { committer.shutdown() }
-        let new: JSONObject = ["seq": 2, "type": "checkpoint", "vars": ["note": "ünïcode \\ \" \u{1} {\"a\",\"b\"} NULL"]]
-        try committer.append(JournalRecord(payload: new, offset: 0), runID: "run-old", sync: true)
+        let new: [JSONObject] = [
+            ["seq": 3, "type": "checkpoint", "vars": ["note": "ünïcode \\ \" \u{1} {\"a\",\"b\"} NULL ] ["]],
+            ["seq": 4, "type": "intent", "operation": "prepareCommissioning"],
+        ]
+        for record in new { try committer.append(JournalRecord(payload: record, offset: 0), runID: "run-old", sync: false) }
         try await committer.flush(runID: "run-old")
-        let both = try store.records(of: "run-old").map(\.payload)
-        #expect(both.count == 2 && sameJSON(both.first.map(JSONValue.object), .object(old)) && both.last == new, "\(both)")
-        #expect(try store.records(of: "run-old", after: 1).map(\.type) == ["checkpoint"])
+        let all = try store.records(of: "run-old").map(\.payload)
+        #expect(all.count == 4 && zip(all, old).allSatisfy { sameJSON(.object($0), .object($1)) } && Array(all.suffix(2)) == new, "\(all)")
+        #expect(try store.records(of: "run-old", after: 1).map(\.sequence) == [2, 3, 4])
+        #expect(try store.records(of: "run-old", after: 3).map(\.type) == ["intent"])
+        let rows = try connection.execute(
+            "SELECT first_seq, last_seq FROM matterflow_record_batches WHERE run_id = 'run-old' ORDER BY first_seq")
+        #expect(rows.rows == [["1", "1"], ["2", "2"], ["3", "4"]])
+        #expect(try store.runs().first { $0.runID == "run-old" }?.recordCount == 4)
+        // SQL readers still see one row per record, in the view of the same name as the former table.
+        let view = try connection.execute(
+            "SELECT seq::text, type, payload::jsonb->>'operation' FROM matterflow_records WHERE run_id = 'run-old' ORDER BY seq")
+        #expect(view.rows.map { $0[0] } == ["1", "2", "3", "4"])
+        #expect(view.rows.last == ["4", "intent", "prepareCommissioning"])
+    }
+
+    @Test("rows of records: one that is not a JSON array of records is a storeFailed error naming the run; overlapping rows give each record once")
+    func recordRowsReadStrictly() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-bad", "s", "me")], into: store)
+        func put(_ rows: [(Int, Int, String)]) throws {
+            try store.execute("DELETE FROM matterflow_record_batches", doing: "test")
+            for (first, last, text) in rows {
+                try store.execute(
+                    "INSERT INTO matterflow_record_batches (run_id, first_seq, last_seq, records) VALUES ('run-bad', $1::integer, $2::integer, $3)",
+                    [String(first), String(last), text], doing: "test")
+            }
+        }
+        for (text, expected) in [
+            ("not json", "is not a JSON array of records"), (#"{"seq": 1}"#, "is not a JSON array of records"),
+            ("[1]", "is not a JSON object"), (#"[{"type": "runStarted"}]"#, "has no sequence number"),
+        ] {
+            try put([(1, 1, text)])
+            let error = #expect(throws: StoreError.self) { _ = try store.records(of: "run-bad") }
+            #expect(error?.code == .storeFailed)
+            #expect(error?.message.contains("run-bad") == true && error?.message.contains(expected) == true, "\(error?.message ?? "")")
+        }
+        try put([
+            (1, 2, #"[{"seq": 1, "type": "a"}, {"seq": 2, "type": "b"}]"#),
+            (2, 3, #"[{"seq": 2, "type": "again"}, {"seq": 3, "type": "c"}]"#),
+        ])
+        #expect(try store.records(of: "run-bad").map(\.type) == ["a", "b", "c"])
+        #expect(try store.records(of: "run-bad", after: 2).map(\.type) == ["c"])
     }
 
     @Test("group commit: records of many runs share transactions; a run leased to another worker is refused")
@@ -201,7 +276,7 @@ struct PostgresStoreTests {
         let store = try PostgresRunStore(conninfo: conninfo)
         let leaked = try store.execute(
             """
-            SELECT (SELECT count(*) FROM matterflow_records WHERE payload::text LIKE '%' || $1 || '%')
+            SELECT (SELECT count(*) FROM matterflow_record_batches WHERE records LIKE '%' || $1 || '%')
                  + (SELECT count(*) FROM matterflow_runs WHERE inputs::text LIKE '%' || $1 || '%')
             """, [Payloads.specQR], doing: "test")
         #expect(leaked.rows.first?.first == "0", "the onboarding payload reached the store")

@@ -91,6 +91,7 @@ extension PostgresStoreTests {
         let listener = try PostgresConnection(conninfo)
         defer { listener.close() }
         try listener.listen("matterflow_records")
+        for run in ["run-ok", "run-failed"] { try PostgresRunStore.beginWatching(run, on: listener) }
 
         let succeeded = RunConclusion(
             runID: "run-ok", status: "succeeded", output: ["deviceIDs": ["device-1"]], error: nil, recovered: false, notes: [], claims: 0)

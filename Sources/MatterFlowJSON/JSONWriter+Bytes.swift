@@ -1,0 +1,104 @@
+extension JSONWriter {
+    /// Appends the compact text of `value` as UTF-8 bytes to `bytes`: exactly the bytes of ``compact(_:)``'s
+    /// string, written without making a string, for texts sent as bytes (the run store's batches of records).
+    public static func appendCompact(_ value: JSONValue, to bytes: inout [UInt8]) {
+        switch value {
+        case .null: appendASCII("null", to: &bytes)
+        case .bool(let flag): appendASCII(flag ? "true" : "false", to: &bytes)
+        case .int(let number): appendInteger(number, to: &bytes)
+        case .double(let number):
+            if !number.isFinite {
+                appendASCII("null", to: &bytes)
+            } else if number == number.rounded() && abs(number) < 1e15 {
+                appendInteger(Int(number), to: &bytes)
+            } else {
+                bytes.append(contentsOf: String(number).utf8)
+            }
+        case .string(let text): appendString(text, to: &bytes)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                appendCompact(element, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let object):
+            bytes.append(UInt8(ascii: "{"))
+            for (offset, member) in object.members.enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                appendString(member.key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                appendCompact(member.value, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends a quoted, escaped JSON string as ``writeString(_:into:)`` writes it: runs of bytes that need no
+    /// escape are copied whole (a UTF-8 sequence of a non-ASCII character never holds a byte below 0x80).
+    private static func appendString(_ text: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                appendEscape(byte, to: &bytes)
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The escape of a quote, a backslash or a control character.
+    private static func appendEscape(_ byte: UInt8, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        default:
+            bytes.append(UInt8(ascii: "u"))
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(hexDigit(byte >> 4))
+            bytes.append(hexDigit(byte & 0x0F))
+        }
+    }
+
+    /// The lowercase hex digit of a nibble, in ASCII.
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ nibble &- 10
+    }
+
+    /// Appends an integer's decimal digits (as `String(number)` writes them).
+    private static func appendInteger(_ number: Int, to bytes: inout [UInt8]) {
+        guard number != 0 else {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        // The magnitude as unsigned, so Int.min has one too.
+        var magnitude = number.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        }
+    }
+
+    private static func appendASCII(_ text: StaticString, to bytes: inout [UInt8]) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+}
