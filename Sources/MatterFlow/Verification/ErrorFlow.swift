@@ -156,13 +156,17 @@ final class ErrorFlow {
     private func propagateErrors() {
         // Sets only grow, so the result does not depend on the order edges are followed in: a worklist follows
         // again only the edges leaving a state whose `${error}` grew.
-        let edges = model.edges.filter { $0.to != nil }
+        // Edges are followed by their number in the model; those to an undefined state are never queued.
+        let edges = model.edges
         var carrying: [(Int, Int)] = []
-        for (index, edge) in edges.enumerated() where edge.kind.carriesError {
-            carrying.append((edge.from, index))
+        carrying.reserveCapacity(edges.count)
+        var queue: [Int] = []
+        queue.reserveCapacity(edges.count)
+        for index in edges.indices where edges[index].to != nil {
+            queue.append(index)
+            if edges[index].kind.carriesError { carrying.append((edges[index].from, index)) }
         }
         let carried = Adjacency(count: model.count, carrying)
-        var queue = Array(edges.indices)
         var queued = [Bool](repeating: true, count: edges.count)
         var head = 0
         while head < queue.count {

@@ -28,6 +28,9 @@ extension SessionExplorer {
         let supportChecks: [Int: [OperationSet]]
         /// For each workflow state (by number), what its guards and inputs may fail with before the child starts.
         let startErrors: [Int: Set<PossibleError>]
+        /// For each action state (by number) whose operation the catalog has, what the walk needs of the call:
+        /// looked up once here instead of by name at every visit.
+        let calls: [Call?]
         /// The operations whose earlier success some call of this file or its sub-workflows requires, by scope:
         /// the only ones of the session facts a level is entered with that can change what happens in it
         /// (``SessionExplorer/entrySession(_:into:)``).
@@ -36,7 +39,7 @@ extension SessionExplorer {
 
         init(
             workflow: Workflow, flow: ErrorFlow, errors: PossibleErrorTable, graph: SessionGraph, tracked: Set<String>,
-            supportResults: [String: String], supportOutput: String?, outputNonNull: Bool
+            supportResults: [String: String], supportOutput: String?, outputNonNull: Bool, calls: [Call?]
         ) {
             self.workflow = workflow
             self.flow = flow
@@ -45,6 +48,7 @@ extension SessionExplorer {
             self.supportResults = supportResults
             self.supportOutput = supportOutput
             self.outputNonNull = outputNonNull
+            self.calls = calls
             var checks: [Int: [OperationSet]] = [:]
             var before: [Int: Set<PossibleError>] = [:]
             for (number, state) in flow.model.states.enumerated() {
@@ -63,6 +67,26 @@ extension SessionExplorer {
             }
             supportChecks = checks
             startErrors = before
+        }
+    }
+
+    /// The operation an action state calls, as the walk reads it: its number (``SessionGraph/number(of:)``), its
+    /// session effects and its order requirements.
+    struct Call {
+        let operation: String
+        let number: Int
+        let acquiresSession: Bool
+        let releasesSession: Bool
+        let releaseAttemptSuffices: Bool
+        let requirements: [(requirement: OrderRequirement, operations: OperationSet)]
+
+        init(_ operation: OperationDescriptor, graph: SessionGraph) {
+            self.operation = operation.name
+            number = graph.number(of: operation.name)
+            acquiresSession = operation.acquiresSession
+            releasesSession = operation.releasesSession
+            releaseAttemptSuffices = operation.releaseAttemptSuffices
+            requirements = graph.requirements(of: operation)
         }
     }
 
@@ -152,13 +176,16 @@ extension SessionExplorer {
                 }
             }
         }
+        let calls = workflow.statesInOrder.map { state -> Call? in
+            guard case .action(let action) = state.kind, let operation = catalog[action.operation] else { return nil }
+            return Call(operation, graph: graph)
+        }
         let node = Node(
             workflow: workflow, flow: flow, errors: context.errors, graph: graph, tracked: tracked, supportResults: support,
-            supportOutput: output, outputNonNull: nonNull)
+            supportOutput: output, outputNonNull: nonNull, calls: calls)
         node.children = children
-        for state in workflow.statesInOrder {
-            guard case .action(let action) = state.kind, let operation = catalog[action.operation] else { continue }
-            for (requirement, operations) in graph.requirements(of: operation) {
+        for call in calls {
+            for (requirement, operations) in call?.requirements ?? [] {
                 switch requirement.scope {
                 case .session: node.sessionRequirements.formUnion(operations)
                 case .supportCheck: node.supportRequirements.formUnion(operations)

@@ -101,21 +101,19 @@ extension SessionExplorer {
     }
 
     private mutating func actionMoves(_ config: Config, at position: Int, action: ActionState, moves: inout [Move]) {
-        guard let operation = catalog[action.operation] else { return }
-        for (requirement, operations) in graph.requirements(of: operation)
-        where !config.satisfies(requirement.scope, operations) {
-            graph.instances[config.instance].violations.append(
-                Violation(config: position, operation: operation.name, requirement: requirement))
-        }
         let node = node(of: config)
+        guard let call = node.calls[config.state] else { return }
+        for (requirement, operations) in call.requirements where !config.satisfies(requirement.scope, operations) {
+            graph.instances[config.instance].violations.append(
+                Violation(config: position, operation: call.operation, requirement: requirement))
+        }
         let at = Point(config: position, via: nil)
-        let number = graph.number(of: operation.name)
         var succeeded = config
-        succeeded.record(operation, number: number, succeeded: true)
+        succeeded.record(call, succeeded: true)
         if let result = action.step.result, node.tracked.contains(result) { succeeded.facts[result] = true }
         move(succeeded, at: at, 0, &moves)
         var failed = config
-        failed.record(operation, number: number, succeeded: false)
+        failed.record(call, succeeded: false)
         if let routing = node.flow.routing(config.state) {
             routeMoves(failed, at: at, step: action.step, taken: routing.routed, moves: &moves)
             if !routing.escaping.isEmpty {
@@ -324,15 +322,16 @@ extension SessionExplorer {
 
     /// What a cancel leaves behind in the state it interrupts: an abandoned call may still have succeeded.
     private func cancelEffects(_ config: Config, kind: WorkflowState.Kind) -> [Config] {
-        guard case .action(let action) = kind, let operation = catalog[action.operation] else { return [config] }
+        guard case .action(let action) = kind else { return [config] }
         let node = node(of: config)
+        guard let call = node.calls[config.state] else { return [config] }
         var late = config
-        late.record(operation, number: graph.number(of: operation.name), succeeded: true)
+        late.record(call, succeeded: true)
         if let result = action.step.result, node.tracked.contains(result) { late.facts[result] = true }
-        if operation.acquiresSession || operation.releasesSession && !operation.releaseAttemptSuffices {
+        if call.acquiresSession || call.releasesSession && !call.releaseAttemptSuffices {
             return [config, late]
         }
-        if operation.releasesSession { return [late] }
+        if call.releasesSession { return [late] }
         var unknown = config
         if let result = action.step.result, node.tracked.contains(result), config.facts[result] != true {
             unknown.facts[result] = nil
@@ -369,20 +368,20 @@ extension SessionExplorer.Config {
         }
     }
 
-    /// Records the session effect of a call (of the operation numbered `number`) that succeeded or failed.
-    mutating func record(_ operation: OperationDescriptor, number: Int, succeeded: Bool) {
-        if succeeded, operation.acquiresSession {
+    /// Records the session effect of a call that succeeded or failed.
+    mutating func record(_ call: SessionExplorer.Call, succeeded: Bool) {
+        if succeeded, call.acquiresSession {
             session.held = true
             var opened = OperationSet()
-            opened.insert(number)
+            opened.insert(call.number)
             session.sessionOps = opened
             session.renewed = true
-        } else if operation.releasesSession, succeeded || operation.releaseAttemptSuffices {
+        } else if call.releasesSession, succeeded || call.releaseAttemptSuffices {
             session.held = false
             session.sessionOps = OperationSet()
             session.renewed = true
         } else if succeeded {
-            session.sessionOps?.insert(number)
+            session.sessionOps?.insert(call.number)
         }
     }
 

@@ -221,9 +221,7 @@ struct SessionExplorer {
         catalog = context.catalog
         graph = context.sessionGraph
         configurationLimit = limit
-        let supportOperations = Set(
-            catalog.operations.flatMap(\.requires).filter { $0.scope == .supportCheck }.flatMap(\.operations))
-        addNodes(workflow, context: context, supportOperations: supportOperations)
+        addNodes(workflow, context: context, supportOperations: context.supportOperations)
         explore(workflow)
     }
 

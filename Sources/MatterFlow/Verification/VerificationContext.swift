@@ -9,6 +9,9 @@ final class VerificationContext {
     let sessionGraph = SessionGraph()
     /// The possible errors of the catalog's causes, operations and guards, made once.
     let errors: PossibleErrorTable
+    /// The operations some order requirement of the catalog names as a support check, found once per load.
+    private(set) lazy var supportOperations = Set(
+        catalog.operations.flatMap(\.requires).filter { $0.scope == .supportCheck }.flatMap(\.operations))
     private var flows: [String: ErrorFlow] = [:]
     private var budgets: [String: BudgetGraph] = [:]
     /// What ``firstState(in:where:)`` found, by probe and file.

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+@testable import MatterFlowJSON
+
+/// `JSONDocument.readText` reads files with the system's calls; what it answers must be what Foundation's
+/// `FileManager.contents(atPath:)` and `String(data:encoding: .utf8)` answer for the same file.
+@Suite struct ReadTextTests {
+    /// A new directory for one test's files.
+    static func directory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mf-read-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Foundation's reading of a file as UTF-8 text, nil when it reads none.
+    static func foundationText(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) }
+    }
+
+    @Test func textsReadAsFoundationReadsThem() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let contents: [[UInt8]] = [
+            [],
+            Array(#"{"a": 1}"#.utf8),
+            [0xEF, 0xBB, 0xBF] + Array(#"{"a": 1}"#.utf8),
+            [0xEF, 0xBB, 0xBF],
+            Array("{\"é\": \"\u{1F600}\"}\n".utf8),
+            [0x7B, 0x00, 0x7D],
+            Array(repeating: UInt8(ascii: " "), count: 70_000) + Array("{}".utf8),
+        ]
+        for (index, bytes) in contents.enumerated() {
+            let path = directory + "/\(index).json"
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            let expected = Self.foundationText(path)
+            #expect(expected != nil)
+            #expect(try JSONDocument.readText(path: path) == expected, "file \(index)")
+        }
+    }
+
+    @Test func invalidUTF8IsASyntaxError() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/bad.json"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data([0x7B, 0xFF, 0x7D])))
+        #expect(Self.foundationText(path) == nil)
+        #expect(throws: DiagnosticsError.self) { try JSONDocument.readText(path: path) }
+        do {
+            _ = try JSONDocument.readText(path: path)
+        } catch {
+            #expect(error.diagnostics.map(\.code) == [DiagnosticCode.syntaxError])
+            #expect(error.diagnostics.first?.message == "the file is not valid UTF-8 text; save it as UTF-8")
+        }
+    }
+
+    @Test func unreadablePathsAreReported() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cases: [(path: String, code: String)] = [
+            (directory + "/missing.json", DiagnosticCode.fileNotFound),
+            (directory, DiagnosticCode.unreadableFile),
+            (directory + "/missing.json\u{0}", DiagnosticCode.fileNotFound),
+        ]
+        for (path, code) in cases {
+            do {
+                _ = try JSONDocument.readText(path: path)
+                Issue.record("\(path) was read")
+            } catch {
+                #expect(error.diagnostics.map(\.code) == [code], "\(path)")
+            }
+        }
+    }
+}
