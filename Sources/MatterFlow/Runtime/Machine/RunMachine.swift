@@ -292,7 +292,7 @@ struct RunMachine: Sendable {
             case .waiting:
                 return
             case .move(let move):
-                next = advance(move).map(Continuation.levelEnded) ?? .enterCurrent
+                if let end = advance(move) { next = .levelEnded(end) } else { next = .enterCurrent }
             case .enterCurrent:
                 let state = top.planned
                 enter(state)
