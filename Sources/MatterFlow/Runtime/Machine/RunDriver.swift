@@ -142,22 +142,33 @@ final class RunDriver {
     // MARK: - Inputs
 
     /// Feeds an input and performs its actions; returns the work they end with. A cancel signalled meanwhile is fed
-    /// next, and may replace that work. A run whose machine refuses the input, or hands over no work, ends as
-    /// failed.
+    /// next, and may replace that work. A state entered is proceeded with here (``RunMachine/proceed()``, after
+    /// that cancel), so that the run goes from state to state within one call, until it hands over work to await.
+    /// A run whose machine refuses the input, or hands over no work, ends as failed.
     ///
     /// Never inlined: the machine's work on an input would otherwise be inlined into the async method that awaited
     /// the input's work, and its locals would take room in that method's async frame, which a waiting run holds.
     @inline(never)
     func feed(_ input: (inout RunMachine) throws(RunMachineError) -> RunActions) -> RunAction {
         do throws(RunMachineError) {
-            guard let work = perform(try input(&machine)) else {
-                throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without next work")
+            var work = try performed(input(&machine))
+            while case .proceed = work {
+                work = try performed(machine.proceed())
             }
-            guard signal.isCancelled, !machine.isCancelRequested else { return work }
-            return feedCancel() ?? work
+            return work
         } catch {
             return .finish(failure(error))
         }
+    }
+
+    /// Performs an input's actions; returns the work they end with, or the work of the cancel signalled meanwhile,
+    /// which is fed next.
+    private func performed(_ actions: RunActions) throws(RunMachineError) -> RunAction {
+        guard let work = perform(actions) else {
+            throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without next work")
+        }
+        guard signal.isCancelled, !machine.isCancelRequested else { return work }
+        return feedCancel() ?? work
     }
 
     /// Feeds the run's cancel; returns the work it hands over, if any.
