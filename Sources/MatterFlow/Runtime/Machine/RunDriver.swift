@@ -88,7 +88,7 @@ final class RunDriver {
     /// Checks the hub's status for a guard; feeds the check's end.
     @inline(never)
     private func checkStatus(_ check: GuardCheck) async -> RunAction {
-        await settleAbandoned()
+        if !abandoned.isEmpty { await settleAbandoned() }
         let outcome = await race(cancellable: check.cancellable, state: check.state).status(hub: hub, structure: options.structureID)
         // The cancel that stopped the work is fed before the work's end.
         if case .cancelled = outcome { _ = feedCancel() }
@@ -101,7 +101,7 @@ final class RunDriver {
         if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
         // The clock is read only for the reports' durations.
         let started = options.observer == nil ? Duration.zero : options.clock.now
-        await settleAbandoned()
+        if !abandoned.isEmpty { await settleAbandoned() }
         let outcome = if let recording = options.recording { await recorded(call, recording) } else { await make(call) }
         let duration = options.observer == nil ? Duration.zero : options.clock.now - started
         // The cancel that stopped the work is fed before the work's end.
@@ -267,8 +267,9 @@ final class RunDriver {
 
     /// Waits, before a hub call, for the run's abandoned calls to end (see ``AbandonedCalls``); each wait, and
     /// each call given up, is a warning, reported as it happens so that a trace shows why the run is waiting.
+    /// Called only when a call is kept: a call of an async method, even one that returns at once, allocates its
+    /// frame.
     private func settleAbandoned() async {
-        guard !abandoned.isEmpty else { return }
         await abandoned.settle { report in
             // A warning only reports: it orders no element.
             if let actions = try? machine.warning(Self.message(report)) { _ = perform(actions) }
