@@ -169,7 +169,7 @@ final class RunDriver {
 
     /// Performs an input's actions; returns the work they end with, or the work of the cancel signalled meanwhile,
     /// which is fed next.
-    private func performed(_ actions: RunActions) throws(RunMachineError) -> RunAction {
+    private func performed(_ actions: consuming RunActions) throws(RunMachineError) -> RunAction {
         guard let work = perform(actions) else {
             throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without next work")
         }
@@ -184,7 +184,7 @@ final class RunDriver {
 
     /// Performs reports and checkpoints in order, and adds the element orders of a concurrent map state to
     /// ``orders``; returns the work the actions end with, if any.
-    func perform(_ actions: RunActions) -> RunAction? {
+    func perform(_ actions: consuming RunActions) -> RunAction? {
         for action in actions.notes {
             switch action {
             case .report(let path, let kind):

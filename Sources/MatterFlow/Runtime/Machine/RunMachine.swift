@@ -114,10 +114,11 @@ struct RunMachine: Sendable {
         RunMachineError(code: .impossibleInput, phase: phaseName, input: input.rawValue)
     }
 
-    /// The actions gathered while handling an input, handed out once.
+    /// The actions gathered while handling an input, handed out once (moved out, not copied).
     mutating func takeActions() -> RunActions {
-        defer { actions = RunActions() }
-        return actions
+        var taken = RunActions()
+        swap(&taken, &actions)
+        return taken
     }
 
     /// The phase, moved out for an input that leaves it, so that its payload is held once and changes without
