@@ -185,6 +185,8 @@ final class PlannedCall: Sendable {
     let arguments: [(name: String, value: Template)]
     /// The state's timeout, or the operation's default.
     let timeoutSeconds: Double
+    /// ``timeoutSeconds`` as a duration, as each call is given it.
+    let timeout: Duration
     /// The operation's secret arguments.
     let secretArguments: [String]
     let secretResultFields: Set<String>
@@ -204,6 +206,7 @@ final class PlannedCall: Sendable {
         name = operation.name
         self.arguments = arguments
         self.timeoutSeconds = timeoutSeconds
+        timeout = .seconds(rounding: timeoutSeconds)
         secretArguments = operation.arguments.filter(\.secret).map(\.name)
         secretResultFields = operation.secretResultFields
         argumentWarnings = operation.argumentWarnings

@@ -62,9 +62,7 @@ public struct WorkflowEngine: Sendable {
     ) async throws(DiagnosticsError) -> RunResult {
         let resolved = try workflow.resolveInputs(inputs)
         let signal = options.cancellation?.signal ?? CancellationSignal()
-        let driver = makeDriver(
-            makeMachine(workflow, inputs: resolved, options: options), hub: hub, options: options, signal: signal,
-            desk: AnswerDesk(answers: options.answers))
+        let driver = makeDriver(workflow, inputs: resolved, hub: hub, options: options, signal: signal)
         return await options.clock.working {
             await withTaskCancellationHandler {
                 await execute(workflow, driver)
@@ -141,6 +139,18 @@ public struct WorkflowEngine: Sendable {
         RunMachine(
             place: workflow.model.topPlace(catalog: catalog), inputs: inputs,
             configuration: configuration(options, observed: options.observer != nil))
+    }
+
+    /// The driver of a run from the workflow's start, with its machine. Never inlined: the machine is built here,
+    /// on the thread's stack, so that the async frame of ``run(_:inputs:on:options:)``, which a run holds until it
+    /// ends, has no room for it (928 bytes with it, 432 without).
+    @inline(never)
+    private func makeDriver(
+        _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal
+    ) -> RunDriver {
+        makeDriver(
+            makeMachine(workflow, inputs: inputs, options: options), hub: hub, options: options, signal: signal,
+            desk: AnswerDesk(answers: options.answers))
     }
 
     /// The driver of a run, which owns its machine from here on.

@@ -82,7 +82,7 @@ extension RunMachine {
             arguments[key] = .string(generatedKey(for: planned))
         }
         // Reports and the recording show the arguments; a run with neither (reportsEvents covers both) shows none.
-        let shownArguments = configuration.reportsEvents ? shown(arguments, of: call) : [:]
+        let shownArguments = configuration.reportsEvents ? shown(arguments, of: call) : JSONObject()
         if configuration.reportsEvents {
             report(top.path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shownArguments))
         }
@@ -92,7 +92,7 @@ extension RunMachine {
             runID: configuration.runID, idempotencyKey: key, expectedSessionID: call.usesSession ? sessionID : nil, element: element)
         return .success(
             RunCall(
-                operation: call, arguments: arguments, timeout: .seconds(rounding: call.timeoutSeconds), context: context,
+                operation: call, arguments: arguments, timeout: call.timeout, context: context,
                 state: planned.name, path: top.path, attempt: attempt, shownArguments: shownArguments,
                 cancellable: !top.onCancelPath, guardName: guardName))
     }

@@ -57,9 +57,9 @@ extension RunMachine {
 
     /// Where the innermost level stands between two inputs. Each case carries what is valid in it only.
     ///
-    /// The states that wait for an event, an answer or a delay are boxed: their payloads are large, taken rarely and
-    /// never changed in place, and unboxed they would make every phase as large as the largest, which each input
-    /// moves.
+    /// The states that wait for an event, an answer or a delay, and a concurrent map state's, are boxed: their
+    /// payloads are large and taken rarely, and unboxed they would make every phase as large as the largest, which
+    /// each input moves.
     enum Phase: Sendable {
         /// Built, `start()` not fed yet. A resumed run may hold the result of the innermost state's finished work.
         case notStarted(Start)
@@ -78,7 +78,7 @@ extension RunMachine {
         /// A delay state waits for its time to pass.
         indirect case delaying(DelayState)
         /// A map state that runs elements at once waits for its running elements, each a machine of its own.
-        case mapping(ElementRuns)
+        indirect case mapping(ElementRuns)
         /// The run has ended.
         case finished
     }
@@ -105,17 +105,20 @@ extension RunMachine {
     }
 
     /// How one workflow level ended.
+    ///
+    /// The errors are boxed: a level ends with one rarely, and unboxed they would make every end, move and
+    /// continuation (which the machine copies as it goes from state to state) three times as large.
     enum LevelEnd: Sendable {
         case succeeded(JSONValue?)
-        case failed(FlowError)
+        indirect case failed(FlowError)
         /// Cancelled; the error explains where and what the cancel path did.
-        case cancelled(FlowError)
+        indirect case cancelled(FlowError)
     }
 
-    /// How an action or sub-workflow state's attempt ended.
+    /// How an action or sub-workflow state's attempt ended (the error boxed, as a ``LevelEnd``'s is).
     enum StepOutcome {
         case finished(JSONValue)
-        case failed(FlowError)
+        indirect case failed(FlowError)
         /// The run was cancelled; `late` holds the work's result when it still succeeded while winding down.
         case cancelled(late: JSONValue?)
     }

@@ -3,9 +3,16 @@ import MatterFlowJSON
 extension RunMachine {
     /// A concurrent map state restored from a journal: its progress, and a launch for each element that was running
     /// (its machine restored from its own checkpoints, or none to start its body afresh).
-    struct ResumedElements: Sendable {
-        var runs: ElementRuns
-        var launches: [ElementLaunch]
+    ///
+    /// A class: every machine has room for one (nil but in a resumed run), and a reference keeps that room small.
+    final class ResumedElements: Sendable {
+        let runs: ElementRuns
+        let launches: [ElementLaunch]
+
+        init(runs: ElementRuns, launches: [ElementLaunch]) {
+            self.runs = runs
+            self.launches = launches
+        }
     }
 
     /// The innermost level's concurrent map state restored from its checkpoint: the results of the elements that had

@@ -114,10 +114,11 @@ struct RunMachine: Sendable {
         RunMachineError(code: .impossibleInput, phase: phaseName, input: input.rawValue)
     }
 
-    /// The actions gathered while handling an input, handed out once.
+    /// The actions gathered while handling an input, handed out once (moved out, not copied).
     mutating func takeActions() -> RunActions {
-        defer { actions = RunActions() }
-        return actions
+        var taken = RunActions()
+        swap(&taken, &actions)
+        return taken
     }
 
     /// The phase, moved out for an input that leaves it, so that its payload is held once and changes without
@@ -136,7 +137,9 @@ struct RunMachine: Sendable {
         guard case .notStarted(let start) = phase else { throw refuse(.start) }
         switch start {
         case .fresh:
-            report(top.path, .runStarted(inputs: configuration.showSecrets ? top.scope.inputs : top.model.redacting(top.scope.inputs)))
+            if configuration.reportsEvents {
+                report(top.path, .runStarted(inputs: configuration.showSecrets ? top.scope.inputs : top.model.redacting(top.scope.inputs)))
+            }
             drive(top.model.start == nil ? .levelEnded(.failed(missingState(top.model.startName))) : .enterCurrent)
         case .resumed(let completed):
             drive(resumeEntries(completedStep: completed))
@@ -268,7 +271,7 @@ struct RunMachine: Sendable {
     // MARK: - Reports
 
     /// Adds a report, redacted unless the run shows secrets; dropped when the driver has no observer. The inputs
-    /// every run takes (entering a state or taking a transition, a call's or a guard's check and end) check
+    /// every run takes (its start, entering a state or taking a transition, a call's or a guard's check and end) check
     /// ``Configuration/reportsEvents`` before building their report too, so that a run nobody observes builds none
     /// of those; rarer reports are built and dropped here. (An `@autoclosure` kind would spare the callers the check,
     /// but most reports read the machine's own state, which a closure passed to this mutating method may not.)
@@ -292,7 +295,7 @@ struct RunMachine: Sendable {
             case .waiting:
                 return
             case .move(let move):
-                next = advance(move).map(Continuation.levelEnded) ?? .enterCurrent
+                if let end = advance(move) { next = .levelEnded(end) } else { next = .enterCurrent }
             case .enterCurrent:
                 let state = top.planned
                 enter(state)
@@ -300,11 +303,13 @@ struct RunMachine: Sendable {
                 actions.append(.proceed)
                 return
             case .levelEnded(let end):
-                guard let parent = parents.popLast() else {
+                guard var parent = parents.popLast() else {
                     finish(end)
                     return
                 }
-                top = parent.level
+                // Swapped rather than copied, so that the parent's level is held once and binding the child's
+                // result to it changes its variables in place.
+                swap(&top, &parent.level)
                 if let map = parent.map {
                     next = elementEnded(parent.step, map, end)
                     continue
