@@ -3,14 +3,12 @@ import Synchronization
 /// Virtual time's bookkeeping, kept by construction rather than by hand.
 ///
 /// A ``VirtualClock`` jumps ahead only while nothing in the simulated world is working, so it must know, at every
-/// moment, which tasks are working. Code never counts that itself: each way a task can start, work, or wait is one
+/// moment, which tasks are working. Code does not count that itself: each way a task can start, work, or wait is one
 /// of the primitives below, and each keeps the count balanced on every path (return, throw, early wake):
 ///
 /// - ``WorkflowClock/working(_:)-(()throws(E)->T)`` does a piece of work, synchronous or not, during which no time
 ///   passes (unless the work itself waits on the clock or off it);
-/// - ``WorkflowClock/task(_:)`` starts a task that works from its creation to its end (a task started with
-///   `Task.immediate` runs on the creating thread until it first suspends, so its body can count itself with
-///   ``WorkflowClock/working(_:)-(()async throws(E)->T)``);
+/// - ``WorkflowClock/task(_:)`` starts a task that works from its creation to its end;
 /// - ``WorkflowClock/waitOffClock(_:)`` suspends a task until something other than the clock wakes it, through a
 ///   ``ClockWaker``, which counts the woken task as working before it resumes, so no time passes between the wake
 ///   and the task running;
@@ -22,14 +20,11 @@ import Synchronization
 /// Sleeping on the clock needs none of them. On real and manual clocks they all do nothing more than run, start,
 /// wait or hold.
 ///
-/// The primitives that a waiting run passes through are always inlined: called on the clock's existential, they
-/// would otherwise run as unspecialised generic async functions, each with an async frame of its own that every
-/// waiting run holds. `concurrent.10000` (10,000 runs in flight, release build, 2026-12-02, alternated with the
-/// engine before these primitives) peaked at 387–409 MB without the annotation, 360–392 MB with it, and
-/// 357–379 MB before.
+/// Two exceptions, for speed: ``Race``, on every hub call, counts by hand (its documentation says what the
+/// primitives cost there), and ``WorkflowEngine/run(_:inputs:on:options:)`` writes ``working(_:)-(()async throws(E)->T)``
+/// out, with `defer`.
 extension WorkflowClock {
     /// Does `body` as work of the simulated world.
-    @inline(__always)
     public func working<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         beginActivity()
         defer { endActivity() }
@@ -37,7 +32,6 @@ extension WorkflowClock {
     }
 
     /// Does `body` as work of the simulated world; it may wait on the clock, or off it through the primitives.
-    @inline(__always)
     public func working<T, E: Error>(_ body: () async throws(E) -> T) async throws(E) -> T {
         beginActivity()
         defer { endActivity() }
@@ -56,7 +50,6 @@ extension WorkflowClock {
 
     /// Suspends the calling task, which does not hold virtual time meanwhile, until the waker handed to `start` wakes
     /// it (from another task, a timer's action, a callback; or at once, from `start` itself).
-    @inline(__always)
     public func waitOffClock<T>(_ start: (ClockWaker<T>) -> Void) async -> T {
         await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
             start(ClockWaker(continuation, clock: self))
@@ -66,7 +59,6 @@ extension WorkflowClock {
 
     /// Awaits `body`, which this task does not do as work of the simulated world: virtual time may pass while it
     /// waits, for example for another run's result.
-    @inline(__always)
     public func idle<T>(while body: () async -> T) async -> T {
         endActivity()
         defer { beginActivity() }
@@ -75,7 +67,6 @@ extension WorkflowClock {
 
     /// Adds a child task to `group` that works from now until it ends; when it ends, its activity passes to the
     /// group's owner, who waits for it with ``next(in:)``.
-    @inline(__always)
     public func addTask<T: Sendable>(to group: inout TaskGroup<T>, _ body: sending @escaping () async -> T) {
         beginActivity()
         group.addTask { await body() }
@@ -83,7 +74,6 @@ extension WorkflowClock {
 
     /// Waits for the next child of `group` started with ``addTask(to:_:)``, not holding virtual time meanwhile; the
     /// child's activity becomes the caller's when it ends. Nil when the group has no child left.
-    @inline(__always)
     public func next<T: Sendable>(in group: inout TaskGroup<T>) async -> T? {
         endActivity()
         guard let child = await group.next() else {

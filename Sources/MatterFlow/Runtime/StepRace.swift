@@ -66,8 +66,9 @@ struct StepRace {
     private func run<Value: Sendable>(
         _ race: Race, timeout: Duration?, label: String? = nil, _ value: (consuming Race.Value) -> Value?
     ) async -> RaceOutcome<Value> {
-        // The task's closure captures only the race, so it needs no context of its own. It runs on this thread until
-        // the work first suspends, so the race's work counts on the clock from here (``Race/perform()``).
+        // Counted by hand, ended by the race's task (see ``Race``).
+        clock.beginActivity()
+        // The task's closure captures only the race, so it needs no context of its own.
         let task = Task.immediate { await race.perform() }
         let decision: Race.Decision
         let result: Race.Value?

@@ -63,12 +63,13 @@ public struct WorkflowEngine: Sendable {
         let resolved = try workflow.resolveInputs(inputs)
         let signal = options.cancellation?.signal ?? CancellationSignal()
         let driver = makeDriver(workflow, inputs: resolved, hub: hub, options: options, signal: signal)
-        return await options.clock.working {
-            await withTaskCancellationHandler {
-                await execute(workflow, driver)
-            } onCancel: {
-                signal.cancel()
-            }
+        // ``WorkflowClock/working(_:)-(()async throws(E)->T)``, written out: the run's frame holds no closure.
+        options.clock.beginActivity()
+        defer { options.clock.endActivity() }
+        return await withTaskCancellationHandler {
+            await execute(workflow, driver)
+        } onCancel: {
+            signal.cancel()
         }
     }
 
