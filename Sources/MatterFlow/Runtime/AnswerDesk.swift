@@ -58,13 +58,10 @@ final class AnswerDesk: Sendable {
         case nil: break
         }
         let timeout = wait.timeout
-        guard let timeoutClock else {
-            return await clock.waitOffClock { waker in
-                self.wait(question, race: FirstResult(waker), timeout: timeout, on: clock, signal: signal)
-            }
-        }
-        return await withCheckedContinuation { continuation in
-            self.wait(question, race: FirstResult(ClockWaker(continuation, clock: nil)), timeout: timeout, on: timeoutClock, signal: signal)
+        // With a clock of its own for the timeout, the run keeps holding its clock: it waits on no clock of the run's.
+        let runClock: (any WorkflowClock)? = timeoutClock == nil ? clock : nil
+        return await runClock.waitOffClock { waker in
+            self.wait(question, race: FirstResult(waker), timeout: timeout, on: timeoutClock ?? clock, signal: signal)
         }
     }
 

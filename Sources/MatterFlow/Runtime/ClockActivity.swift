@@ -51,10 +51,7 @@ extension WorkflowClock {
     /// Suspends the calling task, which does not hold virtual time meanwhile, until the waker handed to `start` wakes
     /// it (from another task, a timer's action, a callback; or at once, from `start` itself).
     public func waitOffClock<T>(_ start: (ClockWaker<T>) -> Void) async -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-            start(ClockWaker(continuation, clock: self))
-            endActivity()
-        }
+        await Optional<any WorkflowClock>.some(self).waitOffClock(start)
     }
 
     /// Awaits `body`, which this task does not do as work of the simulated world: virtual time may pass while it
