@@ -81,8 +81,10 @@ public struct JSONDocument: Sendable {
     /// is not part of the text.
     public static func readText(path: String) throws(DiagnosticsError) -> String {
         // A readable file is the usual case: read it first, and find out what is wrong only when that fails.
-        guard let bytes = readBytes(path: path) else {
-            throw unreadable(path: path)
+        let bytes: [UInt8]
+        switch FileBytes.contents(of: path) {
+        case .success(let read): bytes = read
+        case .failure(let failure): throw unreadable(path: path, failure)
         }
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
         let body = bytes.starts(with: byteOrderMark) ? bytes[byteOrderMark.count...] : bytes[...]
@@ -96,51 +98,18 @@ public struct JSONDocument: Sendable {
         return text
     }
 
-    /// A file's bytes, read with the system's calls (sized by `fstat`, then read to the end); nil when the file
-    /// cannot be opened or read. Every file of a load is read here, so it does without Foundation's `Data` and
-    /// the calls `FileManager.contents(atPath:)` makes around the read.
-    private static func readBytes(path: String) -> [UInt8]? {
-        // A C path ends at its first NUL: a path holding one names no file (as Foundation answers).
-        guard !path.utf8.contains(0) else { return nil }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
-        // The size is a hint: a file that grows, or one that reports no size (a pipe), is read to its end.
-        var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
-        var filled = 0
-        while true {
-            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4_096))) }
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if count == 0 { break }
-            filled += count
-        }
-        bytes.removeSubrange(filled...)
-        return bytes
-    }
-
     /// Why a file cannot be read, from the system's own answer: it is missing, a symbolic link loop, a directory,
     /// or not readable.
-    private static func unreadable(path: String) -> DiagnosticsError {
+    private static func unreadable(path: String, _ failure: FileBytes.Failure) -> DiagnosticsError {
         func finding(_ code: String, _ message: String) -> DiagnosticsError {
             DiagnosticsError([Diagnostic(severity: .error, code: code, message: message, file: path)])
         }
-        let descriptor = open(path, O_RDONLY)
-        let reason = errno
-        if descriptor >= 0 {
-            var info = stat()
-            let isDirectory = fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-            close(descriptor)
-            return finding(
-                DiagnosticCode.unreadableFile,
-                isDirectory ? "this is a directory; name a JSON file" : "the file cannot be read; check it is a regular file")
+        let reason: Int32
+        switch failure {
+        case .cannotOpen(let openError): reason = openError
+        case .cannotRead(let readError) where readError == EISDIR: reason = EISDIR
+        case .cannotRead, .tooLarge:
+            return finding(DiagnosticCode.unreadableFile, "the file cannot be read; check it is a regular file")
         }
         switch reason {
         case ENOENT, ENOTDIR:

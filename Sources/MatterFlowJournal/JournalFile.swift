@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MatterFlowJSON
 
 /// The system calls journals need: create, lock, append, flush, truncate, read. Every failure names the path and
 /// the system's reason.
@@ -72,21 +73,12 @@ struct JournalFile: Sendable {
 
     /// Reads a whole file.
     static func readAll(_ path: String) throws(JournalError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw failure(errno == ENOENT ? .runNotFound : .journalUnreadable, "cannot open \(path)")
-        }
-        defer { _ = systemClose(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure(.journalUnreadable, "cannot read \(path)")
-            }
-            if count == 0 { return bytes }
-            bytes += chunk[0..<count]
+        switch FileBytes.contents(of: path) {
+        case .success(let bytes): return bytes
+        case .failure(.cannotOpen(let reason)):
+            throw failure(reason == ENOENT ? .runNotFound : .journalUnreadable, "cannot open \(path)")
+        case .failure(.cannotRead), .failure(.tooLarge):
+            throw failure(.journalUnreadable, "cannot read \(path)")
         }
     }
 

@@ -44,23 +44,18 @@ public struct SecretInbox: Sendable {
     /// - Throws: ``StoreError`` `secretsUnavailable` naming the file when it is missing or not a JSON object.
     public func take(runID: String) throws(StoreError) -> JSONObject {
         let source = path(of: runID)
-        let descriptor = open(source, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
+        let bytes: [UInt8]
+        switch FileBytes.contents(of: source, limit: 1 << 20) {
+        case .success(let read): bytes = read
+        case .failure(.cannotOpen(let reason)):
             throw StoreError(
                 .secretsUnavailable,
-                "the secret inputs of run \(runID) are not in \(source) (\(String(cString: strerror(errno)))); the store never keeps "
+                "the secret inputs of run \(runID) are not in \(source) (\(String(cString: strerror(reason)))); the store never keeps "
                     + "secrets: give the worker the --secrets directory that `matterflow submit --secrets` wrote")
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw StoreError(.secretsUnavailable, "cannot read \(source)") }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-            guard bytes.count <= 1 << 20 else { throw StoreError(.secretsUnavailable, "\(source) is larger than 1 MiB; it is not a secrets file") }
+        case .failure(.cannotRead):
+            throw StoreError(.secretsUnavailable, "cannot read \(source)")
+        case .failure(.tooLarge):
+            throw StoreError(.secretsUnavailable, "\(source) is larger than 1 MiB; it is not a secrets file")
         }
         guard let object = try? JSONDocument.parse(String(decoding: bytes, as: UTF8.self), file: source).value.objectValue else {
             throw StoreError(.secretsUnavailable, "\(source) is not a JSON object of secret inputs")

@@ -57,10 +57,12 @@ import Testing
     @Test func unreadablePathsAreReported() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: directory + "/present.json"))
         let cases: [(path: String, code: String)] = [
             (directory + "/missing.json", DiagnosticCode.fileNotFound),
             (directory, DiagnosticCode.unreadableFile),
-            (directory + "/missing.json\u{0}", DiagnosticCode.fileNotFound),
+            // Cut at its NUL, the path would name a file that is there.
+            (directory + "/present.json\u{0}", DiagnosticCode.fileNotFound),
         ]
         for (path, code) in cases {
             do {

@@ -1,4 +1,5 @@
 import Foundation
+import MatterFlowJSON
 import Synchronization
 
 /// Outcomes of earlier loads of workflow files, each with the exact bytes of every file it read, so that loading
@@ -62,13 +63,8 @@ final class WorkflowLoadCache: Sendable {
 
     /// Whether a file still holds exactly the bytes it held when it was read.
     private static func isUnchanged(_ file: FileRead) -> Bool {
-        guard let data = FileManager.default.contents(atPath: file.path) else { return false }
+        guard case .success(let bytes) = FileBytes.contents(of: file.path) else { return false }
         var text = file.text
-        return text.withUTF8 { stored in
-            data.count == stored.count
-                && data.withUnsafeBytes { current in
-                    stored.isEmpty || memcmp(current.baseAddress!, stored.baseAddress!, stored.count) == 0
-                }
-        }
+        return text.withUTF8 { stored in bytes.elementsEqual(stored) }
     }
 }
