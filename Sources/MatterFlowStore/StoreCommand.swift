@@ -130,6 +130,9 @@ extension StoreCommand {
                     SELECT r.run_id FROM matterflow_runs r
                     JOIN jsonb_to_recordset($1::jsonb) AS f(run text, status text, claims integer) ON r.run_id = f.run
                     WHERE r.status = f.status AND r.claims = f.claims AND r.worker_id IS NULL AND r.finished_at IS NOT NULL
+                ), unwatched AS (
+                    -- A run with a final status writes no more records: nobody need watch it any longer.
+                    DELETE FROM matterflow_watchers WHERE run_id IN (SELECT run_id FROM done)
                 ), announced AS (
                     SELECT pg_notify('matterflow_records', f.run) FROM jsonb_to_recordset($1::jsonb) AS f(run text)
                     WHERE f.run IN (SELECT run_id FROM matterflow_watchers)

@@ -91,7 +91,11 @@ extension PostgresStoreTests {
         let listener = try PostgresConnection(conninfo)
         defer { listener.close() }
         try listener.listen("matterflow_records")
-        for run in ["run-ok", "run-failed"] { try PostgresRunStore.beginWatching(run, on: listener) }
+        // A watch whose server process is gone (no process has PID 0): the next watch to begin removes its row.
+        try store.execute("INSERT INTO matterflow_watchers (run_id, backend_pid) VALUES ('run-gone', 0)", doing: "test setup")
+        for run in ["run-ok", "run-failed", "run-theirs"] { try PostgresRunStore.beginWatching(run, on: listener) }
+        #expect(try store.execute("SELECT run_id FROM matterflow_watchers ORDER BY run_id", doing: "test").rows.map { $0[0] }
+            == ["run-failed", "run-ok", "run-theirs"])
 
         let succeeded = RunConclusion(
             runID: "run-ok", status: "succeeded", output: ["deviceIDs": ["device-1"]], error: nil, recovered: false, notes: [], claims: 0)
@@ -125,6 +129,8 @@ extension PostgresStoreTests {
         #expect(byRun["run-theirs"]?[1] == "running")
         #expect(byRun["run-other"]?[1] == "running")
         #expect(try store.sessions().map(\.structure) == ["run-ok", "run-theirs"])
+        // The runs that ended are watched no longer; the one whose end was refused still is.
+        #expect(try store.execute("SELECT run_id FROM matterflow_watchers", doing: "test").rows.map { $0[0] } == ["run-theirs"])
 
         var announced: Set<String> = []
         for _ in 0..<20 where !announced.isSuperset(of: ["run-ok", "run-failed"]) {
