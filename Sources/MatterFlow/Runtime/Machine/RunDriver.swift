@@ -28,8 +28,9 @@ final class RunDriver {
     let abandoned = AbandonedCalls()
     /// The run, as data.
     ///
-    /// Its accesses are not checked for exclusivity at run time: every one is made by a synchronous method of the
-    /// driver, on the one task that drives it, and none calls anything that reaches the driver while it lasts (the
+    /// Its accesses are not checked for exclusivity at run time: every one is made on the one task that drives it
+    /// (the driver is not `Sendable`; a concurrent map's element tasks get copies of what they need, not the
+    /// driver), no access spans a suspension, and none calls anything that reaches the driver while it lasts (the
     /// machine performs no I/O; reports reach the observer in ``perform(_:)``, after the input's access has ended).
     /// The check cost about 5% of the CPU time of `matterflow-bench --filter transition.overhead`, which feeds one
     /// input per state.
