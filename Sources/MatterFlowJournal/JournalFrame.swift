@@ -17,12 +17,12 @@ public enum JournalFrame {
 
     /// One record's bytes: prefix, payload and newline.
     public static func encode(_ payload: JSONObject) -> [UInt8] {
-        let body = Array(JSONWriter.compact(.object(payload)).utf8)
-        var bytes = Array(hex(UInt32(body.count)).utf8)
-        bytes.append(0x20)
-        bytes += Array(hex(CRC32.checksum(body)).utf8)
-        bytes.append(0x20)
-        bytes += body
+        var bytes = [UInt8](repeating: 0x20, count: prefixLength)
+        JSONWriter.appendCompact(.object(payload), to: &bytes)
+        let length = UInt32(bytes.count - prefixLength)
+        let checksum = CRC32.checksum(bytes[prefixLength...])
+        bytes.replaceSubrange(0..<8, with: hex(length).utf8)
+        bytes.replaceSubrange(9..<17, with: hex(checksum).utf8)
         bytes.append(0x0A)
         return bytes
     }
