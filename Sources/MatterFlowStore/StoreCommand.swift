@@ -113,7 +113,10 @@ extension StoreCommand {
         }
         var recorded: Set<String> = []
         if !finishes.isEmpty {
-            // Watchers of each run (`watch`) learn it ended; idle workers look again (with --exit-when-idle, whether all is done).
+            // Watchers of each run (`watch`) learn it ended. Idle workers look again (with --exit-when-idle, whether all
+            // is done) when no run is queued: a worker is idle only when it found nothing queued, and a run queued since
+            // was announced when it was, so while runs are queued the notification would wake every worker's listener
+            // for nothing.
             let done = try connection.execute(
                 prepared:
                 """
@@ -137,6 +140,7 @@ extension StoreCommand {
                     SELECT pg_notify('matterflow_records', f.run) FROM jsonb_to_recordset($1::jsonb) AS f(run text)
                     WHERE f.run IN (SELECT run_id FROM matterflow_watchers)
                     UNION ALL SELECT pg_notify('matterflow_queue', 'finished')
+                    WHERE NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'queued')
                 )
                 SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n)
                 LEFT JOIN (SELECT run_id FROM done UNION SELECT run_id FROM earlier) AS d ON true
