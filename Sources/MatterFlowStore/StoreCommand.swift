@@ -129,10 +129,11 @@ extension StoreCommand {
                     RETURNING r.run_id
                 ), earlier AS (
                     -- Recorded by this worker in a transaction whose commit's answer was lost: the run ended with
-                    -- this status and nobody claimed it since (this statement's own update is not seen here).
-                    SELECT r.run_id FROM matterflow_runs r
-                    JOIN jsonb_to_recordset($1::jsonb) AS f(run text, status text, claims integer) ON r.run_id = f.run
-                    WHERE r.status = f.status AND r.claims = f.claims AND r.worker_id IS NULL AND r.finished_at IS NOT NULL
+                    -- this status and nobody claimed it since (this statement's own update is not seen here). Each
+                    -- run is looked up by its key (a subquery per run): a join would read the whole table.
+                    SELECT f.run AS run_id FROM jsonb_to_recordset($1::jsonb) AS f(run text, status text, claims integer)
+                    WHERE (SELECT r.status = f.status AND r.claims = f.claims AND r.worker_id IS NULL AND r.finished_at IS NOT NULL
+                           FROM matterflow_runs r WHERE r.run_id = f.run)
                 ), unwatched AS (
                     -- A run with a final status writes no more records: nobody need watch it any longer.
                     DELETE FROM matterflow_watchers WHERE run_id IN (SELECT run_id FROM done)

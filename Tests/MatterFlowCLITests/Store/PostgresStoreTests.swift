@@ -94,10 +94,26 @@ struct PostgresStoreTests {
             for await result in group { all.append(result) }
             return all
         }
-        #expect(results.sorted { $0.count > $1.count } == [[1, 2, 3], [], [], []])
+        #expect(results.sorted { $0.count > $1.count } == [[1, 2, 3, 4], [], [], []])
         let again = await matterflow(["store", "migrate", "--store", conninfo])
         #expect(again.code == 0)
-        #expect(again.stdout == "schema version 3 (already current)\n")
+        #expect(again.stdout == "schema version 4 (already current)\n")
+        // Rows of records are compressed with lz4 where the server has it (migration 4), pglz elsewhere (before
+        // PostgreSQL 14 a column has no compression setting at all).
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let server = try store.execute(
+            """
+            SELECT current_setting('server_version_num')::integer >= 140000, EXISTS (
+                SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals))
+            """, doing: "test").rows
+        if server.first?.first == "t" {
+            let compression = try store.execute(
+                """
+                SELECT attcompression::text FROM pg_attribute
+                WHERE attrelid = 'matterflow_record_batches'::regclass AND attname = 'records'
+                """, doing: "test")
+            #expect(compression.rows == [[server.first?.last == "t" ? "l" : ""]])
+        }
         _ = try PostgresRunStore(conninfo: conninfo)
     }
 
@@ -127,7 +143,7 @@ struct PostgresStoreTests {
 
         let upgrade = await matterflow(["store", "migrate", "--store", conninfo])
         #expect(upgrade.code == 0, "\(upgrade.stderr)")
-        #expect(upgrade.stdout == "schema version 3 (applied 2, 3)\n")
+        #expect(upgrade.stdout == "schema version 4 (applied 2, 3, 4)\n")
         let store = try PostgresRunStore(conninfo: conninfo)
         // The same members, in sequence order (jsonb had put each record's members in its own order).
         let upgraded = try store.records(of: "run-old").map(\.payload)
