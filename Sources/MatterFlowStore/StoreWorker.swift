@@ -73,6 +73,8 @@ public final class StoreWorker: Sendable {
 
     private struct State {
         var active: [String: Task<Void, Never>] = [:]
+        /// Runs claimed ahead, not started yet: started, in the order claimed, as slots free (``prefetch``).
+        var claimedAhead: [ClaimedRun] = []
         /// The pause switch of each run the worker started (runs it settles or resumes after a takeover have none).
         var pauses: [String: RunPause] = [:]
         var summary = WorkerSummary()
@@ -87,6 +89,9 @@ public final class StoreWorker: Sendable {
     private let state = Mutex(State())
     /// Wakes the idle loop: work announced, a slot freed, stop asked.
     private let wake = WorkSignal()
+    /// How many queued runs a claim takes beyond the free slots, kept leased and started as slots free: a run ends
+    /// (and a slot frees) at a time, so without it every run would cost a claim statement of its own.
+    private var prefetch: Int { options.concurrency / 2 }
 
     /// - Parameter hubs: The hub for a structure (each run asks for its own structure's).
     public init(store: PostgresRunStore, hubs: @escaping HubProvider, options: WorkerOptions) {
@@ -128,7 +133,7 @@ public final class StoreWorker: Sendable {
         // a busy pool must not delay the leases.
         let heartbeat = LeaseKeeper(intervalMilliseconds: Int(options.leaseSeconds * 1000 / 3)) { [self] in
             do throws(StoreError) {
-                let running = state.withLock { Array($0.active.keys) }
+                let running = state.withLock { Array($0.active.keys) + $0.claimedAhead.map(\.runID) }
                 try store.heartbeat(options.workerID, running: running, leaseSeconds: options.leaseSeconds)
             } catch {
                 options.log?("worker \(options.workerID): heartbeat failed: \(error.message)")
@@ -138,17 +143,24 @@ public final class StoreWorker: Sendable {
         let listener = QueueListener(conninfo: store.conninfo, channel: "matterflow_queue", signal: wake)
         defer { listener.stop() }
         while !state.withLock({ $0.stopping }) {
-            let free = options.concurrency - state.withLock { $0.active.count }
+            // Runs claimed ahead start first; a claim is made only when none is left.
+            let (ahead, free) = state.withLock { state -> ([ClaimedRun], Int) in
+                let starting = min(max(options.concurrency - state.active.count, 0), state.claimedAhead.count)
+                defer { state.claimedAhead.removeFirst(starting) }
+                return (Array(state.claimedAhead.prefix(starting)), options.concurrency - state.active.count - starting)
+            }
+            for run in ahead { launch(run) }
             var claimed: [ClaimedRun] = []
             if free > 0 {
                 do {
-                    claimed = try store.claim(by: options.workerID, limit: free, leaseSeconds: options.leaseSeconds)
+                    claimed = try store.claim(by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds)
                 } catch {
                     options.log?("worker \(options.workerID): claiming failed: \(error.message); trying again")
                 }
             }
-            for run in claimed { launch(run) }
-            if claimed.isEmpty {
+            for run in claimed.prefix(free) { launch(run) }
+            state.withLock { $0.claimedAhead += claimed.dropFirst(free) }
+            if claimed.isEmpty && ahead.isEmpty {
                 if options.exitWhenIdle, state.withLock({ $0.active.isEmpty }), (try? store.isIdle()) == true { break }
                 options.idle?()
                 await wake.wait(atMost: nextLook(free: free))
@@ -193,12 +205,23 @@ public final class StoreWorker: Sendable {
             if settled { break }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        let (left, pauses) = state.withLock { state -> ([String: Task<Void, Never>], [String: RunPause]) in
+        let (left, pauses, unstarted) = state.withLock { state -> ([String: Task<Void, Never>], [String: RunPause], [String]) in
             defer {
                 state.active.removeAll()
                 state.pauses.removeAll()
+                state.claimedAhead.removeAll()
             }
-            return (state.active, state.pauses)
+            return (state.active, state.pauses, state.claimedAhead.map(\.runID))
+        }
+        if !unstarted.isEmpty {
+            // Claimed ahead and never started: back in the queue as they were.
+            do {
+                try store.handBack(parked: unstarted, by: options.workerID)
+                options.log?("worker \(options.workerID): handed back \(unstarted.count) run(s) it had not started: \(unstarted.joined(separator: ", "))")
+                state.withLock { $0.summary.handedBack += unstarted.count }
+            } catch {
+                options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
+            }
         }
         guard !left.isEmpty else { return }
         var parked: [String] = []
