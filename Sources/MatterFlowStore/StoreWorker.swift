@@ -199,22 +199,12 @@ public final class StoreWorker: Sendable {
         } catch {
             options.log?("worker \(options.workerID): could not mark itself stopping (\(error.message))")
         }
-        let deadline = ContinuousClock.now + .milliseconds(Int(options.drainSeconds * 1000))
-        while ContinuousClock.now < deadline {
-            let settled = state.withLock { state in state.active.keys.allSatisfy { state.pauses[$0]?.isParked == true } }
-            if settled { break }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        let (left, pauses, unstarted) = state.withLock { state -> ([String: Task<Void, Never>], [String: RunPause], [String]) in
-            defer {
-                state.active.removeAll()
-                state.pauses.removeAll()
-                state.claimedAhead.removeAll()
-            }
-            return (state.active, state.pauses, state.claimedAhead.map(\.runID))
+        // Runs claimed ahead and never started go back to the queue as they were, before the wait for the others.
+        let unstarted = state.withLock { state -> [String] in
+            defer { state.claimedAhead.removeAll() }
+            return state.claimedAhead.map(\.runID)
         }
         if !unstarted.isEmpty {
-            // Claimed ahead and never started: back in the queue as they were.
             do {
                 try store.handBack(parked: unstarted, by: options.workerID)
                 options.log?("worker \(options.workerID): handed back \(unstarted.count) run(s) it had not started: \(unstarted.joined(separator: ", "))")
@@ -222,6 +212,19 @@ public final class StoreWorker: Sendable {
             } catch {
                 options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
             }
+        }
+        let deadline = ContinuousClock.now + .milliseconds(Int(options.drainSeconds * 1000))
+        while ContinuousClock.now < deadline {
+            let settled = state.withLock { state in state.active.keys.allSatisfy { state.pauses[$0]?.isParked == true } }
+            if settled { break }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let (left, pauses) = state.withLock { state -> ([String: Task<Void, Never>], [String: RunPause]) in
+            defer {
+                state.active.removeAll()
+                state.pauses.removeAll()
+            }
+            return (state.active, state.pauses)
         }
         guard !left.isEmpty else { return }
         var parked: [String] = []
