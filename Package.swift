@@ -50,7 +50,9 @@ let package = Package(
         // MARK: - Core libraries
         .target(name: "MatterFlowJSON", dependencies: ["CJSONC"]),
         .target(name: "MatterPayload"),
-        .target(name: "ThreadDataset"),
+        // SHA-256's compression with the x86 SHA instructions, for ThreadDataset's SHA256 where the processor has them.
+        .target(name: "CSHA256"),
+        .target(name: "ThreadDataset", dependencies: ["CSHA256"]),
         .target(name: "MatterFlow", dependencies: ["MatterFlowJSON", "MatterPayload", "ThreadDataset"]),
         .target(name: "MatterFlowSimulator", dependencies: ["MatterFlow", "MatterFlowJSON", "MatterPayload", "ThreadDataset"]),
         .target(name: "MatterFlowFixtures", dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]),
@@ -120,6 +122,6 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CSHA256" {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings + (target.type == .test ? [] : codeSettings)
 }

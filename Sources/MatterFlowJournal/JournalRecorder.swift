@@ -116,17 +116,19 @@ final class JournalRecorder: RunRecording {
         case .stateEntered, .guardChecked, .retryScheduled, .transition, .warning, .waitStarted, .eventReceived,
             .questionAsked, .answered, .answerRejected, .delayStarted, .cancelRequested:
             guard let name = JournalEventEntry.Name(rawValue: event.name) else { return }
-            // `type` names the record; an event's own `type` member (a state's type) is not kept.
-            let own: Set<String> = ["event", "runID", "time", "workflow", "state", "type"]
             var fields = event.jsonValue.objectValue ?? [:]
             if case .answered = event.kind, let digest = state.withLock({ $0.answerDigest.take() }) {
                 fields["digest"] = .string(digest)
             }
             write(.event(JournalEventEntry(
                 name: name, workflow: path, state: fields["state"]?.stringValue, clockTime: event.time.secondsValue,
-                details: JSONObject(fields.members.filter { !own.contains($0.key) }))))
+                details: JSONObject(fields.members.filter { !Self.membersNotInDetails.contains($0.key) }))))
         }
     }
+
+    /// The members of an event's JSON form that its record does not keep among its details: the record has them in
+    /// members of its own, or not at all (`type` names the record; an event's own `type`, a state's type, is not kept).
+    private static let membersNotInDetails: Set<String> = ["event", "runID", "time", "workflow", "state", "type"]
 
     /// Keeps a salted digest of a secret answer for its `answered` record, so that `recover --resume --answer` can
     /// check an answer given again; nothing when the run shows secrets (the record holds the answer itself).

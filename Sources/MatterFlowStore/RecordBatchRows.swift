@@ -44,12 +44,19 @@ struct RecordBatchRows {
         }
     }
 
-    /// Appends the records of one row's text (`records`) whose sequence numbers come after `after` to `into`,
-    /// in order; a record whose number is not past the last one kept is skipped, so the records read are
-    /// strictly increasing whatever rows overlap.
-    /// - Throws: ``StoreError`` `storeFailed` when the text is not a JSON array of objects.
+    /// Appends the records of one row's text (`records`) whose sequence numbers come after `after` to `into`, in
+    /// order. `last` is the sequence number of the last record of the rows read before this one (nil before the
+    /// first row), and becomes this row's last.
+    ///
+    /// Rows never overlap: a row is written only by the worker holding the run's lease (fenced in the insert's
+    /// statement), which numbers each record after the last one of the run that is durable, and a batch written
+    /// again after its commit's answer was lost is the same rows, which the primary key `(run_id, first_seq)` skips.
+    /// A row that overlaps an earlier one (a record not past the last one read) was written by something else, and
+    /// which of the two copies is the run's cannot be told: it is refused, not skipped.
+    /// - Throws: ``StoreError`` `storeFailed` when the text is not a JSON array of objects with sequence numbers, or
+    ///   when its records are not past every record read before them.
     static func decode(
-        _ text: String, runID: String, after: inout Int, into records: inout [JournalRecord]
+        _ text: String, runID: String, after: Int, last: inout Int?, into records: inout [JournalRecord]
     ) throws(StoreError) {
         guard let document = try? JSONDocument.parse(text, file: "<store>"), case .array(let elements) = document.value
         else {
@@ -66,9 +73,16 @@ struct RecordBatchRows {
             guard record.sequence >= 1 else {
                 throw StoreError(.storeFailed, "a record of run \(runID) in the store has no sequence number (`seq`)")
             }
-            guard record.sequence > after else { continue }
-            after = record.sequence
-            records.append(record)
+            if let last, record.sequence <= last {
+                throw StoreError(
+                    .storeFailed,
+                    "the rows of matterflow_record_batches of run \(runID) overlap: record \(record.sequence) comes after "
+                        + "record \(last); MatterFlow never writes a record twice, so a row was written by something else. "
+                        + "Look at the run's rows (SELECT first_seq, last_seq FROM matterflow_record_batches WHERE run_id = "
+                        + "'\(runID)') and delete the one that is not the run's")
+            }
+            last = record.sequence
+            if record.sequence > after { records.append(record) }
         }
     }
 }

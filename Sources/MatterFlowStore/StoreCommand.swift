@@ -113,7 +113,10 @@ extension StoreCommand {
         }
         var recorded: Set<String> = []
         if !finishes.isEmpty {
-            // Watchers of each run (`watch`) learn it ended; idle workers look again (with --exit-when-idle, whether all is done).
+            // Watchers of each run (`watch`) learn it ended. Idle workers look again (with --exit-when-idle, whether all
+            // is done) when no run is queued: a worker is idle only when it found nothing queued, and a run queued since
+            // was announced when it was, so while runs are queued the notification would wake every worker's listener
+            // for nothing.
             let done = try connection.execute(
                 prepared:
                 """
@@ -126,10 +129,11 @@ extension StoreCommand {
                     RETURNING r.run_id
                 ), earlier AS (
                     -- Recorded by this worker in a transaction whose commit's answer was lost: the run ended with
-                    -- this status and nobody claimed it since (this statement's own update is not seen here).
-                    SELECT r.run_id FROM matterflow_runs r
-                    JOIN jsonb_to_recordset($1::jsonb) AS f(run text, status text, claims integer) ON r.run_id = f.run
-                    WHERE r.status = f.status AND r.claims = f.claims AND r.worker_id IS NULL AND r.finished_at IS NOT NULL
+                    -- this status and nobody claimed it since (this statement's own update is not seen here). Each
+                    -- run is looked up by its key (a subquery per run): a join would read the whole table.
+                    SELECT f.run AS run_id FROM jsonb_to_recordset($1::jsonb) AS f(run text, status text, claims integer)
+                    WHERE (SELECT r.status = f.status AND r.claims = f.claims AND r.worker_id IS NULL AND r.finished_at IS NOT NULL
+                           FROM matterflow_runs r WHERE r.run_id = f.run)
                 ), unwatched AS (
                     -- A run with a final status writes no more records: nobody need watch it any longer.
                     DELETE FROM matterflow_watchers WHERE run_id IN (SELECT run_id FROM done)
@@ -137,6 +141,7 @@ extension StoreCommand {
                     SELECT pg_notify('matterflow_records', f.run) FROM jsonb_to_recordset($1::jsonb) AS f(run text)
                     WHERE f.run IN (SELECT run_id FROM matterflow_watchers)
                     UNION ALL SELECT pg_notify('matterflow_queue', 'finished')
+                    WHERE NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'queued')
                 )
                 SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n)
                 LEFT JOIN (SELECT run_id FROM done UNION SELECT run_id FROM earlier) AS d ON true

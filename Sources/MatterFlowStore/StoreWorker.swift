@@ -73,6 +73,8 @@ public final class StoreWorker: Sendable {
 
     private struct State {
         var active: [String: Task<Void, Never>] = [:]
+        /// Runs claimed ahead, not started yet: started, in the order claimed, as slots free (``prefetch``).
+        var claimedAhead: [ClaimedRun] = []
         /// The pause switch of each run the worker started (runs it settles or resumes after a takeover have none).
         var pauses: [String: RunPause] = [:]
         var summary = WorkerSummary()
@@ -87,6 +89,9 @@ public final class StoreWorker: Sendable {
     private let state = Mutex(State())
     /// Wakes the idle loop: work announced, a slot freed, stop asked.
     private let wake = WorkSignal()
+    /// How many queued runs a claim takes beyond the free slots, kept leased and started as slots free: a run ends
+    /// (and a slot frees) at a time, so without it every run would cost a claim statement of its own.
+    private var prefetch: Int { options.concurrency / 2 }
 
     /// - Parameter hubs: The hub for a structure (each run asks for its own structure's).
     public init(store: PostgresRunStore, hubs: @escaping HubProvider, options: WorkerOptions) {
@@ -128,7 +133,7 @@ public final class StoreWorker: Sendable {
         // a busy pool must not delay the leases.
         let heartbeat = LeaseKeeper(intervalMilliseconds: Int(options.leaseSeconds * 1000 / 3)) { [self] in
             do throws(StoreError) {
-                let running = state.withLock { Array($0.active.keys) }
+                let running = state.withLock { Array($0.active.keys) + $0.claimedAhead.map(\.runID) }
                 try store.heartbeat(options.workerID, running: running, leaseSeconds: options.leaseSeconds)
             } catch {
                 options.log?("worker \(options.workerID): heartbeat failed: \(error.message)")
@@ -138,17 +143,24 @@ public final class StoreWorker: Sendable {
         let listener = QueueListener(conninfo: store.conninfo, channel: "matterflow_queue", signal: wake)
         defer { listener.stop() }
         while !state.withLock({ $0.stopping }) {
-            let free = options.concurrency - state.withLock { $0.active.count }
+            // Runs claimed ahead start first; a claim is made only when none is left.
+            let (ahead, free) = state.withLock { state -> ([ClaimedRun], Int) in
+                let starting = min(max(options.concurrency - state.active.count, 0), state.claimedAhead.count)
+                defer { state.claimedAhead.removeFirst(starting) }
+                return (Array(state.claimedAhead.prefix(starting)), options.concurrency - state.active.count - starting)
+            }
+            for run in ahead { launch(run) }
             var claimed: [ClaimedRun] = []
             if free > 0 {
                 do {
-                    claimed = try store.claim(by: options.workerID, limit: free, leaseSeconds: options.leaseSeconds)
+                    claimed = try store.claim(by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds)
                 } catch {
                     options.log?("worker \(options.workerID): claiming failed: \(error.message); trying again")
                 }
             }
-            for run in claimed { launch(run) }
-            if claimed.isEmpty {
+            for run in claimed.prefix(free) { launch(run) }
+            state.withLock { $0.claimedAhead += claimed.dropFirst(free) }
+            if claimed.isEmpty && ahead.isEmpty {
                 if options.exitWhenIdle, state.withLock({ $0.active.isEmpty }), (try? store.isIdle()) == true { break }
                 options.idle?()
                 await wake.wait(atMost: nextLook(free: free))
@@ -186,6 +198,20 @@ public final class StoreWorker: Sendable {
             try store.markStopping(options.workerID)
         } catch {
             options.log?("worker \(options.workerID): could not mark itself stopping (\(error.message))")
+        }
+        // Runs claimed ahead and never started go back to the queue as they were, before the wait for the others.
+        let unstarted = state.withLock { state -> [String] in
+            defer { state.claimedAhead.removeAll() }
+            return state.claimedAhead.map(\.runID)
+        }
+        if !unstarted.isEmpty {
+            do {
+                try store.handBack(parked: unstarted, by: options.workerID)
+                options.log?("worker \(options.workerID): handed back \(unstarted.count) run(s) it had not started: \(unstarted.joined(separator: ", "))")
+                state.withLock { $0.summary.handedBack += unstarted.count }
+            } catch {
+                options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
+            }
         }
         let deadline = ContinuousClock.now + .milliseconds(Int(options.drainSeconds * 1000))
         while ContinuousClock.now < deadline {
@@ -400,9 +426,13 @@ public final class StoreWorker: Sendable {
 extension PostgresRunStore {
     /// Whether no run is queued or running (a worker with ``WorkerOptions/exitWhenIdle`` then stops).
     public func isIdle() throws(StoreError) -> Bool {
+        // Two lookups in the indexes of queued and running runs, not a count over the whole table.
         let rows = try execute(
-            "SELECT count(*) FROM matterflow_runs WHERE status IN ('queued', 'running')", doing: "counting open runs")
-        return rows.rows.first?.first == "0"
+            """
+            SELECT NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'queued')
+               AND NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'running')
+            """, doing: "looking for open runs")
+        return rows.rows.first?.first == "t"
     }
 
     /// Seconds until the earliest lease of a running run held by another worker (or by none) runs out; negative

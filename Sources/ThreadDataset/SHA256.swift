@@ -1,10 +1,25 @@
+import CSHA256
+
 /// SHA-256 (FIPS 180-4), for ``NetworkKey/sha256Hex`` and, in MatterFlow, workflow content hashes and the journal's
 /// stretched secret digests (a thousand hashes per run). Small inputs; not a streaming hasher.
 ///
 /// A digest allocates nothing on the heap: the hash state is eight local words, the message schedule and the
 /// padded tail live in temporary stack buffers, whole blocks are read where they are, and
-/// ``digest(bytes:into:)`` writes the result to the caller's buffer.
+/// ``digest(bytes:into:)`` writes the result to the caller's buffer. On an x86 processor with the SHA extensions
+/// the blocks are compressed by its SHA instructions (`CSHA256`), about five times faster; elsewhere by the portable
+/// implementation below. Both compute the same digest.
 public enum SHA256 {
+    /// How blocks are compressed.
+    enum Compression: Sendable {
+        /// The portable implementation in Swift.
+        case portable
+        /// The processor's SHA instructions (x86 SHA extensions); only where ``processorCompression`` is true.
+        case processor
+    }
+
+    /// Whether this processor has the SHA instructions the ``Compression/processor`` compression uses; asked once.
+    static let processorCompression = matterflow_sha256_extensions_available() != 0
+
     private static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -45,15 +60,19 @@ public enum SHA256 {
     /// Writes the 32-byte digest of the bytes in `message` to the first 32 bytes of `output`, which must have room
     /// for them. `output` may overlap `message`: the message is read whole before the digest is written.
     public static func digest(bytes message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+        digest(bytes: message, into: output, compression: processorCompression ? .processor : .portable)
+    }
+
+    /// ``digest(bytes:into:)`` with the given compression (``Compression/processor`` only where
+    /// ``processorCompression`` is true).
+    static func digest(bytes message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, compression: Compression) {
         precondition(output.count >= byteCount, "SHA-256 needs 32 bytes for its digest, given \(output.count)")
         var state = State()
         let fullBlocks = message.count / 64
         roundConstants.withUnsafeBufferPointer { constants in
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
-                if let base = message.baseAddress {
-                    for block in 0..<fullBlocks {
-                        state.compress(base + block * 64, schedule: schedule, constants: constants)
-                    }
+                if let base = message.baseAddress, fullBlocks > 0 {
+                    state.compress(base, blocks: fullBlocks, compression: compression, schedule: schedule, constants: constants)
                 }
                 // The rest of the message, the 0x80 marker, zeros, and the length in bits: one or two blocks.
                 let rest = message.count - fullBlocks * 64
@@ -68,9 +87,9 @@ public enum SHA256 {
                     for index in 0..<8 {
                         tail[tailLength - 1 - index] = UInt8(truncatingIfNeeded: bits &>> UInt64(8 * index))
                     }
-                    for start in stride(from: 0, to: tailLength, by: 64) {
-                        state.compress(UnsafeRawPointer(tail.baseAddress! + start), schedule: schedule, constants: constants)
-                    }
+                    state.compress(
+                        UnsafeRawPointer(tail.baseAddress!), blocks: tailLength / 64, compression: compression, schedule: schedule,
+                        constants: constants)
                 }
             }
         }
@@ -82,9 +101,28 @@ public enum SHA256 {
         var h0: UInt32 = 0x6a09_e667, h1: UInt32 = 0xbb67_ae85, h2: UInt32 = 0x3c6e_f372, h3: UInt32 = 0xa54f_f53a
         var h4: UInt32 = 0x510e_527f, h5: UInt32 = 0x9b05_688c, h6: UInt32 = 0x1f83_d9ab, h7: UInt32 = 0x5be0_cd19
 
-        /// Folds the 64-byte block at `block` into the hash.
+        /// Folds the `blocks` 64-byte blocks at `start` into the hash.
         @inline(__always)
         mutating func compress(
+            _ start: UnsafeRawPointer, blocks: Int, compression: Compression, schedule: UnsafeMutableBufferPointer<UInt32>,
+            constants: UnsafeBufferPointer<UInt32>
+        ) {
+            switch compression {
+            case .portable:
+                for block in 0..<blocks { compress(start + block &* 64, schedule: schedule, constants: constants) }
+            case .processor:
+                var words = (h0, h1, h2, h3, h4, h5, h6, h7)
+                withUnsafeMutableBytes(of: &words) { words in
+                    matterflow_sha256_compress(
+                        words.baseAddress!.assumingMemoryBound(to: UInt32.self), start.assumingMemoryBound(to: UInt8.self), blocks)
+                }
+                (h0, h1, h2, h3, h4, h5, h6, h7) = words
+            }
+        }
+
+        /// Folds the 64-byte block at `block` into the hash.
+        @inline(__always)
+        private mutating func compress(
             _ block: UnsafeRawPointer, schedule: UnsafeMutableBufferPointer<UInt32>, constants: UnsafeBufferPointer<UInt32>
         ) {
             let w = schedule.baseAddress!

@@ -1,6 +1,6 @@
 import Testing
 
-import ThreadDataset
+@testable import ThreadDataset
 
 /// FIPS 180-4 vectors, and inputs that span several blocks and end at every padding boundary.
 @Suite("SHA-256")
@@ -41,5 +41,23 @@ struct SHA256Tests {
         let message = (0..<length).map { UInt8($0 % 251) }
         #expect(SHA256.hexDigest(message) == digest)
         #expect(message.withUnsafeBytes { SHA256.hexDigest(bytes: $0) } == digest)
+    }
+
+    /// The processor's SHA instructions, where this machine has them, give the portable implementation's digest for
+    /// every length up to five blocks (each padding boundary, several blocks in one call) and every byte value.
+    @Test(
+        "the processor's SHA instructions and the portable implementation agree",
+        .enabled(if: SHA256.processorCompression, "this processor has no SHA instructions: only the portable implementation runs"))
+    func processorCompression() {
+        for length in 0...320 {
+            let message = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 167 &+ length) }
+            var portable = [UInt8](repeating: 0, count: 32)
+            var processor = [UInt8](repeating: 0, count: 32)
+            message.withUnsafeBytes { bytes in
+                portable.withUnsafeMutableBytes { SHA256.digest(bytes: bytes, into: $0, compression: .portable) }
+                processor.withUnsafeMutableBytes { SHA256.digest(bytes: bytes, into: $0, compression: .processor) }
+            }
+            #expect(processor == portable, "message of \(length) bytes")
+        }
     }
 }

@@ -30,7 +30,7 @@ extension PostgresStoreTests {
         }
     }
 
-    @Test("SIGTERM: the worker parks its runs at a checkpoint, hands them back and exits 0; another resumes them, no call repeated")
+    @Test("SIGTERM: the worker parks its runs at a checkpoint, hands them and the runs it claimed ahead back and exits 0; another resumes them, no call repeated")
     func gracefulHandBack() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
@@ -43,23 +43,30 @@ extension PostgresStoreTests {
         let state = directory.file("state")
         let secrets = directory.file("secrets")
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
-        let runIDs = try await submitCommissions(4, conninfo: conninfo, secrets: secrets, prefix: "calm")
+        // Six runs for a worker of four slots: it claims two ahead (half its slots), which it never starts.
+        let allRunIDs = try await submitCommissions(6, conninfo: conninfo, secrets: secrets, prefix: "calm")
         let store = try PostgresRunStore(conninfo: conninfo)
+        func started(_ runID: String) -> Bool { !((try? store.records(of: runID)) ?? []).isEmpty }
 
         let first = try ChildProcess.launch(
             ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
              "--lease", "30", "--concurrency", "4", "--worker-id", "leaving"])
         defer { first.kill() }
         let signalled = try #require(await first.signal(SIGTERM, within: .seconds(60)) {
-            runIDs.allSatisfy { runID in
+            allRunIDs.filter { runID in
                 ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "commissionDevice" }
-            }
-        }, "the runs never reached commissionDevice; worker said:\n\(first.stderr.text)")
+            }.count == 4
+        }, "four runs never reached commissionDevice; worker said:\n\(first.stderr.text)")
         try #require(await first.waitForExit(within: .seconds(40)), "the worker did not exit within 40 s of SIGTERM")
         #expect(first.status == 0, "\(first.stderr.text)")
         // The runs park once their commissioning call ends (at most 20 s), then the worker exits.
         #expect(try #require(first.exitedAt) - signalled < .seconds(28))
         #expect(first.stderr.text.contains("handed back 4 run(s) at a checkpoint"), "\(first.stderr.text)")
+        #expect(first.stderr.text.contains("handed back 2 run(s) it had not started"), "\(first.stderr.text)")
+        let runIDs = allRunIDs.filter(started)
+        let unstarted = allRunIDs.filter { !started($0) }
+        #expect(runIDs.count == 4 && unstarted.count == 2, "started: \(runIDs)")
+        for runID in unstarted { #expect(try store.status(of: runID) == "queued") }
         for runID in runIDs {
             #expect(try store.status(of: runID) == "queued")
             // Its position: the journal ends with a checkpoint, after the last call's outcome.
@@ -87,7 +94,11 @@ extension PostgresStoreTests {
             #expect(!records.contains { $0.type == "resolution" }, "a call was in doubt")
             #expect(records.filter { $0.type == "runFinished" }.count == 1)
         }
-        for index in 0..<4 {
+        for runID in unstarted {
+            #expect(try store.status(of: runID) == "succeeded")
+            #expect(!second.stderr.text.contains("resuming run \(runID)"), "\(second.stderr.text)")
+        }
+        for index in 0..<6 {
             let saved = try #require(try HomeStateStore.loadSaved(directory: state + "/calm-\(index)"))
             #expect(saved.activeSession == nil)
             #expect(saved.devices.count == 1, "calm-\(index) has \(saved.devices.count) devices")

@@ -1,0 +1,16 @@
+#ifndef MATTERFLOW_CSHA256_H
+#define MATTERFLOW_CSHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Whether this processor has the x86 SHA extensions (and SSSE3 and SSE4.1, which the compression uses too):
+/// 1 when `matterflow_sha256_compress` may be called, 0 otherwise (always 0 on other architectures).
+int matterflow_sha256_extensions_available(void);
+
+/// Folds `blocks` 64-byte blocks at `data` into the SHA-256 state `state` (the eight words h0...h7, in that
+/// order, native byte order), with the processor's SHA instructions. Only when
+/// `matterflow_sha256_extensions_available()` returned 1; does nothing otherwise.
+void matterflow_sha256_compress(uint32_t state[8], const uint8_t *data, size_t blocks);
+
+#endif
