@@ -130,7 +130,7 @@ final class RunDriver {
     /// Waits for a hub event; feeds the wait's end.
     @inline(never)
     private func waitForEvent(_ work: RunAction) async -> RunAction {
-        guard case .waitForEvent(let wait) = work else { return noWait(work) }
+        guard case .waitForEvent(let wait) = work else { return noWait() }
         let outcome = await inbox.wait(
             for: wait.matches, timeout: wait.timeout, clock: options.clock, signal: wait.cancellable ? signal : nil)
         let end: WaitEnd
@@ -146,7 +146,7 @@ final class RunDriver {
     /// wait's end.
     @inline(never)
     private func ask(_ work: RunAction) async -> RunAction {
-        guard case .askQuestion(let wait) = work else { return noWait(work) }
+        guard case .askQuestion(let wait) = work else { return noWait() }
         let end = await desk.wait(
             for: wait, clock: options.clock, timeoutClock: options.questionClock, signal: wait.cancellable ? signal : nil
         ) { reason in
@@ -158,9 +158,9 @@ final class RunDriver {
         return feed { machine throws(RunMachineError) in try machine.answerEnded(end) }
     }
 
-    /// A wait handed other work than a wait: the run fails.
-    private func noWait(_ work: RunAction) -> RunAction {
-        .finish(failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "a wait without its wait")))
+    /// A wait method handed work other than its wait: the run fails.
+    private func noWait() -> RunAction {
+        .finish(failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "a wait without what it waits for")))
     }
 
     // MARK: - Inputs
