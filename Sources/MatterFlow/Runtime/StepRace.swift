@@ -1,7 +1,11 @@
 import MatterFlowJSON
 
 /// How a raced piece of work ended.
-enum RaceOutcome<Value: Sendable>: Sendable {
+///
+/// Indirect: a call's outcome (a JSON value or a ``FlowError``) would otherwise be about 65 bytes, held by value in
+/// the async frames between the run's driver and the race (each copy a slot of its own), which every run with a call
+/// in flight holds; boxed, each is one pointer.
+indirect enum RaceOutcome<Value: Sendable>: Sendable {
     case finished(Value)
     case failed(FlowError)
     case timedOut

@@ -56,23 +56,22 @@ final class RunDriver {
         var work = feed { machine throws(RunMachineError) in try machine.start() }
         while true {
             switch work {
-            case .finish(let result):
-                return result
-            case .proceed:
-                work = feed { machine throws(RunMachineError) in try machine.proceed() }
+            case .finish:
+                return result(of: work)
             case .checkStatus(let check):
                 work = await checkStatus(check)
             case .call(let call):
                 work = await makeCall(call)
             case .delay(let duration, let cancellable):
                 work = await delay(duration, cancellable: cancellable)
-            case .waitForEvent(let wait):
-                work = await waitForEvent(wait)
-            case .askQuestion(let wait):
-                work = await ask(wait)
+            case .waitForEvent:
+                work = await waitForEvent(work)
+            case .askQuestion:
+                work = await ask(work)
             case .awaitElements:
                 work = await runElements()
-            case .report, .checkpoint, .interruptWork, .startElement, .cancelElement:
+            case .proceed, .report, .checkpoint, .interruptWork, .startElement, .cancelElement:
+                // ``feed(_:)`` proceeds with each state entered itself, and returns only work to await.
                 work = feed { machine throws(RunMachineError) in
                     throw RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "no work")
                 }
@@ -83,8 +82,19 @@ final class RunDriver {
     // MARK: - Work
 
     // Each kind of work is awaited in a method of its own, never inlined into `run()`: an async method's frame has
-    // room for the values held across each of its awaits, so inlined they would all add up in the frame every
-    // waiting run holds, where apart only the one in flight has a frame.
+    // room for every value it copies, held across an await or not, so inlined they would all add up in the frame
+    // every waiting run holds, where apart only the one in flight has a frame. For the same reason a wait's payload
+    // (stored out of line in the action) is taken out by the method that awaits it, and the run's result by a
+    // synchronous method: copied out in `run()`, each would take room in its frame.
+
+    /// The result of the run's end; a run whose last work is not its end fails.
+    @inline(never)
+    private func result(of end: RunAction) -> RunResult {
+        guard case .finish(let result) = end else {
+            return failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without a result"))
+        }
+        return result
+    }
 
     /// Checks the hub's status for a guard; feeds the check's end.
     @inline(never)
@@ -119,7 +129,8 @@ final class RunDriver {
 
     /// Waits for a hub event; feeds the wait's end.
     @inline(never)
-    private func waitForEvent(_ wait: EventWait) async -> RunAction {
+    private func waitForEvent(_ work: RunAction) async -> RunAction {
+        guard case .waitForEvent(let wait) = work else { return noWait() }
         let outcome = await inbox.wait(
             for: wait.matches, timeout: wait.timeout, clock: options.clock, signal: wait.cancellable ? signal : nil)
         let end: WaitEnd
@@ -134,7 +145,8 @@ final class RunDriver {
     /// Waits for the answer to a question (an answer given in advance that does not fit is reported); feeds the
     /// wait's end.
     @inline(never)
-    private func ask(_ wait: QuestionWait) async -> RunAction {
+    private func ask(_ work: RunAction) async -> RunAction {
+        guard case .askQuestion(let wait) = work else { return noWait() }
         let end = await desk.wait(
             for: wait, clock: options.clock, timeoutClock: options.questionClock, signal: wait.cancellable ? signal : nil
         ) { reason in
@@ -144,6 +156,11 @@ final class RunDriver {
             options.recording?.secretAnswered(wait.question, value: value)
         }
         return feed { machine throws(RunMachineError) in try machine.answerEnded(end) }
+    }
+
+    /// A wait method handed work other than its wait: the run fails.
+    private func noWait() -> RunAction {
+        .finish(failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "a wait without what it waits for")))
     }
 
     // MARK: - Inputs
