@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Possible errors by number, as bits: what a step may fail with, what a route takes, what `${error}` may hold.
 /// Numbers are given by one load's ``PossibleErrorTable``; ``PossibleErrorTable/anyError`` is the same in every
 /// table.
@@ -29,9 +31,45 @@ final class PossibleErrorTable {
     /// Any error at all, as a set.
     static let anyError = ErrorSet([anyNumber])
 
+    /// What every load with one catalog numbers first: the errors its operations and guards may fail with, found
+    /// and numbered once per catalog and kept with it (``OperationCatalog/Identity``), so that a load starts from
+    /// copies of these tables instead of hashing every cause again. When a catalog's operations and guards have
+    /// more errors than one word of bits holds, its seed holds only ``PossibleError/any``, and its loads number
+    /// only the errors they meet, so that their sets stay one word when they can.
+    struct Seed: Sendable {
+        fileprivate var numbered: [PossibleError]
+        fileprivate var numbers: [PossibleError: Int]
+        fileprivate var operations: [String: ErrorSet]
+        fileprivate var guards: [Guard: ErrorSet]
+        fileprivate var causes: [ErrorCause: Int]
+    }
+
     init(catalog: OperationCatalog) {
         self.catalog = catalog
+        if let seed = catalog.identity.errorSeed.withLock({ $0 }) {
+            restore(seed)
+            return
+        }
         _ = number(of: .any)
+        let empty = seed
+        for operation in catalog.operations { _ = errors(calling: operation) }
+        for builtIn in BuiltInGuard.allCases { _ = errors(checking: .builtIn(builtIn)) }
+        for listed in catalog.guards { _ = errors(checking: .custom(listed.name)) }
+        if numbered.count > 64 { restore(empty) }
+        let made = seed
+        catalog.identity.errorSeed.withLock { $0 = made }
+    }
+
+    private var seed: Seed {
+        Seed(numbered: numbered, numbers: numbers, operations: operations, guards: guards, causes: causes)
+    }
+
+    private func restore(_ seed: Seed) {
+        numbered = seed.numbered
+        numbers = seed.numbers
+        operations = seed.operations
+        guards = seed.guards
+        causes = seed.causes
     }
 
     /// The number of an error, given the first time it is met.
