@@ -24,6 +24,11 @@ struct JSONMemberSplit {
     /// Splits the largest object member of the root object into its members; nil when there is none with at
     /// least `minimumMembers`, or the text is not laid out as expected.
     static func split(_ bytes: UnsafeBufferPointer<UInt8>, minimumMembers: Int) -> JSONMemberSplit? {
+        // Every member has a colon, so a text with fewer colons has no such object: counting them is a much
+        // cheaper pass than the scan, and most texts large enough to be considered stop here.
+        var colons = 0
+        for byte in bytes where byte == UInt8(ascii: ":") { colons &+= 1 }
+        guard colons >= minimumMembers else { return nil }
         var scanner = Scanner(bytes: bytes)
         scanner.skipWhitespace()
         guard scanner.take(UInt8(ascii: "{")) else { return nil }

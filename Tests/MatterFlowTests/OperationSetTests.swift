@@ -44,4 +44,27 @@ import Testing
         #expect(small.intersects(Self.set([100])))
         #expect(!small.intersects(Self.set([2, 64, 300])))
     }
+
+    @Test func removingAndSubtractingAcrossWordsLeaveEqualSets() {
+        // Error sets shrink as routes take errors, and variable facts forget what a cancel leaves unknown: a set
+        // that lost its high numbers must equal (and hash as) one that never had them, or the walk would explore
+        // the same configuration twice and the error flow would never settle.
+        var set = Self.set([3, 64, 200])
+        set.remove(200)
+        set.remove(64)
+        #expect(set == Self.set([3]))
+        #expect(set.hashValue == Self.set([3]).hashValue)
+        set.remove(500)
+        #expect(set == Self.set([3]))
+        let errors = Self.set([0, 7, 70, 140])
+        #expect(errors.subtracting(Self.set([70, 140])) == Self.set([0, 7]))
+        #expect(errors.subtracting(Self.set([7, 140, 400])) == Self.set([0, 70]))
+        #expect(errors.subtracting(OperationSet()) == errors)
+    }
+
+    @Test("iterating gives every number once, in order", arguments: [[], [0], [5, 63, 64, 65], [1, 130, 259]])
+    func iteratesInOrder(numbers: [Int]) {
+        // Findings list the errors of a set by iterating it.
+        #expect(Array(Self.set(numbers)) == numbers)
+    }
 }

@@ -6,13 +6,22 @@ import ThreadDataset
 public enum ContentHash {
     /// The SHA-256 digest of `bytes` as 64 lowercase hexadecimal digits.
     public static func sha256<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
-        SHA256.hexDigest(Array(bytes))
+        if let digest = bytes.withContiguousStorageIfAvailable({ hexString(UnsafeRawBufferPointer($0)) }) { return digest }
+        return Array(bytes).withUnsafeBytes(hexString)
     }
 
     /// The SHA-256 digest of a string's UTF-8 bytes.
     public static func sha256(_ text: String) -> String {
         var text = text
-        return text.withUTF8 { SHA256.hexDigest(bytes: UnsafeRawBufferPointer($0)) }
+        return text.withUTF8 { hexString(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The digest as a string, written by ``sha256Hex(of:into:)``: the one hex encoder of content hashes.
+    private static func hexString(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: 64) { buffer in
+            sha256Hex(of: bytes, into: UnsafeMutableRawBufferPointer(buffer))
+            return 64
+        }
     }
 
     /// The SHA-256 digest of `bytes` as 64 lowercase hexadecimal digits in ASCII bytes: what `sha256(_:)`

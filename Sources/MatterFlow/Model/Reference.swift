@@ -98,22 +98,33 @@ extension Reference {
     /// root and, unless it is `error` or `run`, at least one member. Anything else (spaces, indexes, other
     /// characters, empty names, an unknown root) is nil, for ``parse(_:)`` to read or reject as it always has.
     fileprivate static func parsePlain(_ text: String) -> Reference? {
-        var names: [String] = []
+        // The root once the first dot is passed, and the members read since; nothing is collected twice.
+        var root: Root?
+        var path: [Segment] = []
         var start = text.utf8.startIndex
         for index in text.utf8.indices {
             let byte = text.utf8[index]
             if byte == UInt8(ascii: ".") {
                 guard index > start else { return nil }
-                names.append(String(text[start..<index]))
+                if root == nil {
+                    guard let named = Root(rawValue: String(text[start..<index])) else { return nil }
+                    root = named
+                } else {
+                    path.append(.member(String(text[start..<index])))
+                }
                 start = text.utf8.index(after: index)
             } else if !isASCIINameByte(byte) {
                 return nil
             }
         }
-        guard start < text.utf8.endIndex, let root = Root(rawValue: names.first ?? String(text[start...])) else { return nil }
-        if names.isEmpty { return root == .error || root == .run ? Reference(root: root, path: []) : nil }
-        names.append(String(text[start...]))
-        return Reference(root: root, path: names.dropFirst().map(Segment.member))
+        guard start < text.utf8.endIndex else { return nil }
+        guard let root else {
+            // A root alone: only those that are values themselves.
+            guard let named = Root(rawValue: String(text[start...])), named == .error || named == .run else { return nil }
+            return Reference(root: named, path: [])
+        }
+        path.append(.member(String(text[start...])))
+        return Reference(root: root, path: path)
     }
 
     /// Whether an ASCII byte may be part of a name: a letter, a digit, `_` or `-`.

@@ -1,5 +1,6 @@
 import MatterFlowJSON
 import MatterPayload
+import Synchronization
 
 /// The operations workflows may invoke, by name.
 ///
@@ -18,7 +19,11 @@ public struct OperationCatalog: Sendable {
     private(set) var identity = Identity()
 
     /// A token of one version of a catalog's operations, compared by identity.
-    final class Identity: Sendable {}
+    final class Identity: Sendable {
+        /// The errors of this version's operations and guards, numbered by the first load that asked
+        /// (``PossibleErrorTable/Seed``): later loads start from it.
+        let errorSeed = Mutex<PossibleErrorTable.Seed?>(nil)
+    }
 
     public init(_ operations: [OperationDescriptor], events: [EventDescriptor] = []) {
         self.operations = []

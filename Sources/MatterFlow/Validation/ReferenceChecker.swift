@@ -22,16 +22,14 @@ struct ReferenceChecker {
         for number in model.states.indices {
             guard let mustIn = must.bound(at: number), let mayIn = may.bound(at: number) else { continue }
             let state = model.states[number]
-            // Most states read no reference: their templates' pointers are never spelled out.
+            // Most states read no reference.
             guard readsReferences(state) else { continue }
             // A map state's body inputs also read the element's variable, bound for them alone; a repeat state's
             // `until` reads its own result, bound by the body's run just before.
             let element = Self.mapIteration(of: state)?.elementName
-            let inputs = state.pointer + "/inputs/"
             let ownResult = Self.repeatResult(of: state)
-            let until = state.pointer + "/until"
-            for (pointer, template, tolerant) in templates(of: state) {
-                let extra = element.flatMap { pointer.hasPrefix(inputs) ? $0 : nil } ?? ownResult.flatMap { pointer.hasPrefix(until) ? $0 : nil }
+            forEachTemplate(of: state) { pointer, template, tolerant, place in
+                let extra = place == .inputs ? element : place == .until ? ownResult : nil
                 for reference in template.references {
                     check(reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn, element: extra)
                 }
@@ -39,9 +37,10 @@ struct ReferenceChecker {
         }
     }
 
+    /// `pointer` is spelled out only for a finding.
     private func check(
-        _ reference: Reference, at pointer: String, shapes: [String: ValueShape], must: BindingFlow.Bound, may: BindingFlow.Bound,
-        element: String?
+        _ reference: Reference, at pointer: () -> String, shapes: [String: ValueShape], must: BindingFlow.Bound,
+        may: BindingFlow.Bound, element: String?
     ) {
         let head = reference.head
         if reference.root == .vars, let head, head == element {
@@ -54,7 +53,7 @@ struct ReferenceChecker {
             guard let head, let input = workflow.input(named: head) else {
                 let names = workflow.inputs.map(\.name)
                 collector.error(
-                    Code.undefinedInput, at: pointer,
+                    Code.undefinedInput, at: pointer(),
                     "${\(reference)} names input \"\(head ?? "")\", which is not declared\(SpellingSuggestion.hint(for: head ?? "", among: names)); declare it under \"inputs\"")
                 return
             }
@@ -62,47 +61,47 @@ struct ReferenceChecker {
         case .vars:
             guard let head, let shape = shapes[head] else {
                 collector.error(
-                    Code.undefinedVariable, at: pointer,
+                    Code.undefinedVariable, at: pointer(),
                     "${\(reference)} reads variable \"\(head ?? "")\", which no state binds\(SpellingSuggestion.hint(for: head ?? "", among: shapes.keys)); bind it with \"result\" or an assign state")
                 return
             }
             if !may.contains(head) {
                 collector.error(
-                    Code.undefinedVariable, at: pointer,
+                    Code.undefinedVariable, at: pointer(),
                     "${\(reference)} is read before any state on the way here binds \"\(head)\"")
             } else if !must.contains(head) {
                 collector.warning(
-                    Code.possiblyUnboundVariable, at: pointer,
+                    Code.possiblyUnboundVariable, at: pointer(),
                     "\"\(head)\" is not bound on every path to this state (for example, after an error); a run taking such a path fails with unresolvedReference")
             }
             checkPath(reference, from: shape, at: pointer)
         case .error:
             if let head, !Self.errorFields.contains(head) {
                 collector.error(
-                    Code.unknownField, at: pointer,
+                    Code.unknownField, at: pointer(),
                     "an error has no field \"\(head)\"; use \(Self.errorFields.joined(separator: ", "))")
             } else if reference.path.count > 1 {
-                collector.error(Code.unknownField, at: pointer, "error fields are strings; ${\(reference)} reads inside one")
+                collector.error(Code.unknownField, at: pointer(), "error fields are strings; ${\(reference)} reads inside one")
             }
             if !may.contains(Self.errorBinding) {
                 collector.error(
-                    Code.errorOutsideHandler, at: pointer,
+                    Code.errorOutsideHandler, at: pointer(),
                     "${\(reference)} is read in a state that no error or cancel edge leads to, so there is never an error to read")
             } else if !must.contains(Self.errorBinding) {
                 collector.warning(
-                    Code.possiblyUnboundVariable, at: pointer,
+                    Code.possiblyUnboundVariable, at: pointer(),
                     "${\(reference)} may have no error to read: some path reaches this state without an error")
             }
         case .run:
             if let head, !Self.runFields.contains(head) {
                 collector.error(
-                    Code.unknownField, at: pointer, "run has no field \"\(head)\"; use \(Self.runFields.joined(separator: ", "))")
+                    Code.unknownField, at: pointer(), "run has no field \"\(head)\"; use \(Self.runFields.joined(separator: ", "))")
             }
         }
     }
 
-    private func checkPath(_ reference: Reference, from shape: ValueShape, at pointer: String) {
-        if let problem = Self.pathProblem(reference, from: shape) { collector.error(Code.unknownField, at: pointer, problem) }
+    private func checkPath(_ reference: Reference, from shape: ValueShape, at pointer: () -> String) {
+        if let problem = Self.pathProblem(reference, from: shape) { collector.error(Code.unknownField, at: pointer(), problem) }
     }
 
     /// Why a reference's path past its head cannot exist in a value of `shape` (a member its object lacks, with a
@@ -268,55 +267,78 @@ struct ReferenceChecker {
         }
     }
 
-    /// Every template of a state with the pointer of the member that holds it, and whether it is read where an
-    /// unbound value is expected (`exists`, `isEmpty`), so a maybe-unbound variable there is no warning. The
-    /// arguments of the custom guards the state lists stand at the guard's place in its `guards`.
-    func templates(of state: WorkflowState) -> [(String, Template, Bool)] {
-        let guards = guardArguments(of: state).flatMap { listed in
-            let pointer = JSONPointer.appending(listed.index, to: state.pointer + "/guards")
-            return listed.arguments.map { (pointer, $0.value, false) }
-        }
-        return guards + Self.ownTemplates(of: state)
+    /// Where a template stands in its state, where that decides what it may read (``check()``).
+    enum TemplatePlace {
+        /// An input of a sub-workflow, map or repeat state (`/inputs/NAME`).
+        case inputs
+        /// A repeat state's `until` condition.
+        case until
+        case other
     }
 
-    /// The templates a state holds itself, as ``templates(of:)`` lists them.
-    private static func ownTemplates(of state: WorkflowState) -> [(String, Template, Bool)] {
-        let base = state.pointer
-        func named(_ list: [(name: String, value: Template)], _ member: String) -> [(String, Template, Bool)] {
-            list.map { (JSONPointer.appending($0.name, to: base + member), $0.value, false) }
+    /// Calls `body` with every template of a state, the pointer of the member that holds it (spelled out only when
+    /// asked for), whether it is read where an unbound value is expected (`exists`, `isEmpty`, so a maybe-unbound
+    /// variable there is no warning), and its place. The arguments of the custom guards the state lists come
+    /// first, at the guard's place in its `guards`.
+    func forEachTemplate(
+        of state: WorkflowState, _ body: (_ pointer: () -> String, Template, _ tolerant: Bool, TemplatePlace) -> Void
+    ) {
+        for listed in guardArguments(of: state) {
+            for argument in listed.arguments {
+                body({ JSONPointer.appending(listed.index, to: state.pointer + "/guards") }, argument.value, false, .other)
+            }
         }
-        func conditionTemplates(_ condition: Condition, _ pointer: String) -> [(String, Template, Bool)] {
+        Self.forEachOwnTemplate(of: state, body)
+    }
+
+    /// The templates a state holds itself, as ``forEachTemplate(of:_:)`` gives them.
+    private static func forEachOwnTemplate(
+        of state: WorkflowState, _ body: (_ pointer: () -> String, Template, _ tolerant: Bool, TemplatePlace) -> Void
+    ) {
+        let base = state.pointer
+        func named(_ list: [(name: String, value: Template)], _ member: String, _ place: TemplatePlace = .other) {
+            for (name, value) in list { body({ JSONPointer.appending(name, to: base + member) }, value, false, place) }
+        }
+        // A condition's templates all stand at the condition: a choice's branch (by index), or a repeat's `until`.
+        func conditionTemplates(_ condition: Condition, branch: Int?) {
+            let place: TemplatePlace = branch == nil ? .until : .other
+            func pointer() -> String { branch.map { "\(base)/choices/\($0)/if" } ?? base + "/until" }
             switch condition {
-            case .exists(let template), .isEmpty(let template): return [(pointer, template, true)]
-            case .compare(_, let lhs, let rhs), .contains(let lhs, let rhs): return [(pointer, lhs, false), (pointer, rhs, false)]
-            case .and(let conditions), .or(let conditions): return conditions.flatMap { conditionTemplates($0, pointer) }
-            case .not(let inner): return conditionTemplates(inner, pointer)
+            case .exists(let template), .isEmpty(let template): body(pointer, template, true, place)
+            case .compare(_, let lhs, let rhs), .contains(let lhs, let rhs):
+                body(pointer, lhs, false, place)
+                body(pointer, rhs, false, place)
+            case .and(let conditions), .or(let conditions):
+                for inner in conditions { conditionTemplates(inner, branch: branch) }
+            case .not(let inner): conditionTemplates(inner, branch: branch)
             }
         }
         switch state.kind {
-        case .action(let action): return named(action.arguments, "/arguments")
+        case .action(let action): named(action.arguments, "/arguments")
         case .workflow(let subworkflow):
-            return named(subworkflow.inputs, "/inputs") + (subworkflow.map.map { [(base + "/items", $0.items, false)] } ?? [])
-                + (subworkflow.repeating.map { conditionTemplates($0.until, base + "/until") } ?? [])
+            named(subworkflow.inputs, "/inputs", .inputs)
+            if let map = subworkflow.map { body({ base + "/items" }, map.items, false, .other) }
+            if let repeating = subworkflow.repeating { conditionTemplates(repeating.until, branch: nil) }
         case .choice(let choice):
-            return choice.branches.enumerated().flatMap { index, branch in
-                conditionTemplates(branch.condition, "\(base)/choices/\(index)/if")
-            }
+            for (index, branch) in choice.branches.enumerated() { conditionTemplates(branch.condition, branch: index) }
         case .assign(let assign):
-            return named(assign.assignments, "/set") + (assign.warning.map { [(base + "/warning", $0, false)] } ?? [])
-        case .wait(let wait): return named(wait.match, "/match")
+            named(assign.assignments, "/set")
+            if let warning = assign.warning { body({ base + "/warning" }, warning, false, .other) }
+        case .wait(let wait): named(wait.match, "/match")
         case .ask(let ask):
-            return [(base + "/prompt", ask.prompt, false)] + (ask.answer.source.map { [(base + "/answer/choice/from", $0, false)] } ?? [])
+            body({ base + "/prompt" }, ask.prompt, false, .other)
+            if let source = ask.answer.source { body({ base + "/answer/choice/from" }, source, false, .other) }
         case .delay(let delay):
-            if case .until(let moment, _) = delay.length { return [(base + "/until", moment, false)] }
-            return []
-        case .succeed(let succeed): return succeed.output.map { [(base + "/output", $0, false)] } ?? []
+            if case .until(let moment, _) = delay.length { body({ base + "/until" }, moment, false, .other) }
+        case .succeed(let succeed):
+            if let output = succeed.output { body({ base + "/output" }, output, false, .other) }
         case .fail(let fail):
             switch fail.raise {
-            case .rethrow(let error): return [(base + "/error", error, false)]
+            case .rethrow(let error): body({ base + "/error" }, error, false, .other)
             case .new(let code, let cause, let message):
-                return [(base + "/code", code, false), (base + "/message", message, false)]
-                    + (cause.map { [(base + "/cause", $0, false)] } ?? [])
+                body({ base + "/code" }, code, false, .other)
+                body({ base + "/message" }, message, false, .other)
+                if let cause { body({ base + "/cause" }, cause, false, .other) }
             }
         }
     }

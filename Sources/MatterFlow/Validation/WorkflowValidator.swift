@@ -134,11 +134,16 @@ struct WorkflowValidator {
     /// The canonical error codes, which routes and retriers may name.
     private static let canonicalCodes = Set(ErrorCode.all.map(\.rawValue))
 
-    private func checkOrdering(_ entries: [[String]], pointer: String, what: String, shadowCode: String) {
+    /// `pointer` is spelled out only for a finding: most entries have none.
+    private func checkOrdering(
+        _ entries: [[String]], pointer: @autoclosure () -> String, what: String, shadowCode: String
+    ) {
+        guard !entries.isEmpty else { return }
         let codes = Self.canonicalCodes
-        var earlier = Set<String>()
+        // The names of the entries before: a few, searched directly.
+        var earlier: [String] = []
         for (index, names) in entries.enumerated() {
-            let entryPointer = JSONPointer.appending(index, to: pointer)
+            var entryPointer: String { JSONPointer.appending(index, to: pointer()) }
             if names.contains("*"), names.count > 1 || index != entries.count - 1 {
                 collector.error(
                     Code.catchAllNotLast, at: entryPointer + "/errors",
@@ -159,7 +164,7 @@ struct WorkflowValidator {
                     shadowCode, at: entryPointer,
                     "this \(what) can never apply: earlier entries already match \(names.joined(separator: ", ")); remove it or move it up")
             }
-            earlier.formUnion(names)
+            earlier.append(contentsOf: names)
         }
     }
 

@@ -62,8 +62,42 @@ final class BudgetGraph {
         var kind: TimeBudget.End.Kind
         var afterCancel: Bool
         var worstSeconds: Double
+        /// Where the longest path to the end comes from, followed back only for an end that is shown (``path``).
+        let trace: LongestPath
+
         /// The states of the longest path, from the start.
-        var path: [Int]
+        var path: [Int] { trace.states() }
+    }
+
+    /// The longest path to one end, as the longest-path search left it: its last target before the end, and each
+    /// target's predecessor (shared by every end of the search).
+    struct LongestPath {
+        let graph: DurationGraph
+        let previous: [DurationGraph.Target]
+        let last: DurationGraph.Target
+
+        /// The states on the path, from the start.
+        func states() -> [Int] {
+            // Walked from the end back, then reversed: inserting at the front would make long paths quadratic.
+            var path: [Int] = []
+            var point = last
+            while point >= 0 {
+                if case .point(let number, _) = graph.describe(point) { path.append(number) }
+                point = previous[point]
+            }
+            path.reverse()
+            return path
+        }
+
+        /// The last state on the path, found without spelling the path out.
+        var lastState: Int? {
+            var point = last
+            while point >= 0 {
+                if case .point(let number, _) = graph.describe(point) { return number }
+                point = previous[point]
+            }
+            return nil
+        }
     }
 
     /// Every end, with state names: normal runs first, by kind, in the order of states.
@@ -88,18 +122,11 @@ final class BudgetGraph {
                 continue
             }
             let worst = distance[target]
-            // Walked from the end back, then reversed: inserting at the front would make long paths quadratic.
-            var path: [Int] = []
-            var point = previous[target]
-            while point >= 0 {
-                if case .point(let number, _) = graph.describe(point) { path.append(number) }
-                point = previous[point]
-            }
-            path.reverse()
+            let trace = LongestPath(graph: graph, previous: previous, last: previous[target])
             // A cancelled run without a cancel path ends where the cancel arrived.
-            let at = kind == .cancelled ? path.last ?? state : state
+            let at = kind == .cancelled ? trace.lastState ?? state : state
             found.append((
-                EndPoint(state: at, kind: kind, afterCancel: cancelled, worstSeconds: worst, path: path), at ?? 0))
+                EndPoint(state: at, kind: kind, afterCancel: cancelled, worstSeconds: worst, trace: trace), at ?? 0))
         }
         return found.sorted { lhs, rhs in
             if lhs.end.afterCancel != rhs.end.afterCancel { return !lhs.end.afterCancel }

@@ -12,52 +12,55 @@ import MatterFlowJSON
 final class ErrorFlow {
     /// How the errors of one step are taken by its retriers and routes.
     struct Routing {
-        var errors: Set<PossibleError>
-        var retried: [Set<PossibleError>]
-        var routed: [Set<PossibleError>]
+        var errors: ErrorSet
+        var retried: [ErrorSet]
+        var routed: [ErrorSet]
         /// Errors no route is sure to take: they may end the workflow.
-        var escaping: Set<PossibleError>
+        var escaping: ErrorSet
     }
 
     let workflow: Workflow
+    /// The load's errors by number: the sets here are numbered by it.
+    let table: PossibleErrorTable
     /// The workflow's states by number.
     let model: CompiledWorkflow
     /// Routing of every step (action and workflow state) whose errors are known, by state number.
     private var routings: [Routing?]
     /// What `${error}` may hold when a state is entered, by state number.
-    private var errorAt: [Set<PossibleError>]
+    private var errorAt: [ErrorSet]
     /// What each fail state raises, by state number.
-    private var raisedErrors: [Set<PossibleError>?]
+    private var raisedErrors: [ErrorSet?]
     /// States a run reaches without being cancelled, by number.
     private let normallyReached: [Bool]
     /// Every error the workflow can end with when it is not cancelled.
-    private(set) var workflowErrors: Set<PossibleError> = []
+    private(set) var workflowErrors = ErrorSet()
 
     /// - Parameter childErrors: what a sub-workflow (by the path in its state) can end with; nil when unknown.
     init(
         workflow: Workflow, table: PossibleErrorTable,
-        childErrors: (String) -> Set<PossibleError>?
+        childErrors: (String) -> ErrorSet?
     ) {
         self.workflow = workflow
+        self.table = table
         let model = workflow.model
         self.model = model
         let count = model.count
         normallyReached = model.reachable(includingCancel: false)
         routings = [Routing?](repeating: nil, count: count)
-        errorAt = [Set<PossibleError>](repeating: [], count: count)
-        raisedErrors = [Set<PossibleError>?](repeating: nil, count: count)
+        errorAt = [ErrorSet](repeating: ErrorSet(), count: count)
+        raisedErrors = [ErrorSet?](repeating: nil, count: count)
         for (number, state) in model.states.enumerated() {
             guard let errors = Self.stepErrors(state, workflow: workflow, table: table, childErrors: childErrors),
                 let step = state.step
             else { continue }
-            let retried = errors.partition(by: step.retry.map(\.errors)).taken
-            let (routed, escaping) = errors.partition(by: step.onError.map(\.errors))
+            let retried = table.partition(errors, by: step.retry.map(\.errors)).taken
+            let (routed, escaping) = table.partition(errors, by: step.onError.map(\.errors))
             routings[number] = Routing(errors: errors, retried: retried, routed: routed, escaping: escaping)
         }
         propagateErrors()
         for number in 0..<count where normallyReached[number] {
-            workflowErrors.formUnion(raisedErrors[number] ?? [])
-            workflowErrors.formUnion(routings[number]?.escaping ?? [])
+            if let raised = raisedErrors[number] { workflowErrors.formUnion(raised) }
+            if let escaping = routings[number]?.escaping { workflowErrors.formUnion(escaping) }
         }
     }
 
@@ -68,7 +71,7 @@ final class ErrorFlow {
     func routing(named name: String) -> Routing? { model.numbers[name].flatMap { routings[$0] } }
 
     /// What the fail state numbered `state` raises; nil for other states.
-    func raised(_ state: Int) -> Set<PossibleError>? { raisedErrors[state] }
+    func raised(_ state: Int) -> ErrorSet? { raisedErrors[state] }
 
     /// Whether a run reaches the state numbered `state` without being cancelled.
     func isNormallyReached(_ state: Int) -> Bool { normallyReached[state] }
@@ -76,37 +79,37 @@ final class ErrorFlow {
     /// What a step may fail with before retries and routes; nil for other states or an unknown operation.
     static func stepErrors(
         _ state: WorkflowState, workflow: Workflow, table: PossibleErrorTable,
-        childErrors: (String) -> Set<PossibleError>?
-    ) -> Set<PossibleError>? {
-        var errors: Set<PossibleError>
+        childErrors: (String) -> ErrorSet?
+    ) -> ErrorSet? {
+        var errors: ErrorSet
         let guards: [Guard]
         switch state.kind {
         case .action(let action):
             guard let operation = table.catalog[action.operation] else { return nil }
             errors = table.errors(calling: operation)
-            if !operation.arguments.isEmpty || !action.arguments.isEmpty { errors.insert(table.error(.invalidArgumentValue)) }
-            if action.arguments.contains(where: { !$0.value.references.isEmpty }) { errors.insert(table.error(.unresolvedReference)) }
+            if !operation.arguments.isEmpty || !action.arguments.isEmpty { errors.insert(table.number(of: .invalidArgumentValue)) }
+            if action.arguments.contains(where: { !$0.value.references.isEmpty }) { errors.insert(table.number(of: .unresolvedReference)) }
             guards = action.step.guards
         case .workflow(let subworkflow) where subworkflow.map != nil:
             // A map state fails with errors of its own: an element's error (its body's, or its inputs') is recorded
             // in the result, and only more of them than it tolerates fail the map.
             guard let map = subworkflow.map else { return nil }
-            errors = [table.error(.mapItemsNotList), table.error(.mapTooManyItems)]
-            if map.items.hasReferences { errors.insert(table.error(.unresolvedReference)) }
-            if map.tolerateFailures < map.maxItems { errors.insert(table.error(.mapElementsFailed)) }
+            errors = ErrorSet([table.number(of: .mapItemsNotList), table.number(of: .mapTooManyItems)])
+            if map.items.hasReferences { errors.insert(table.number(of: .unresolvedReference)) }
+            if map.tolerateFailures < map.maxItems { errors.insert(table.number(of: .mapElementsFailed)) }
             guards = []
         case .workflow(let subworkflow):
-            errors = childErrors(subworkflow.path) ?? [.any]
+            errors = childErrors(subworkflow.path) ?? PossibleErrorTable.anyError
             let causes: [ErrorCause]
             if let child = workflow.subworkflows[subworkflow.path] {
                 causes = inputErrors(subworkflow.inputs, of: child, in: workflow)
             } else {
                 causes = [.invalidArgumentValue, .unresolvedReference]
             }
-            for cause in causes { errors.insert(table.error(cause)) }
+            for cause in causes { errors.insert(table.number(of: cause)) }
             if subworkflow.repeating != nil {
-                errors.insert(table.error(.repeatExhausted))
-                errors.insert(table.error(.unresolvedReference))
+                errors.insert(table.number(of: .repeatExhausted))
+                errors.insert(table.number(of: .unresolvedReference))
             }
             guards = subworkflow.step.guards
         case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
@@ -167,6 +170,7 @@ final class ErrorFlow {
             if edges[index].kind.carriesError { carrying.append((edges[index].from, index)) }
         }
         let carried = Adjacency(count: model.count, carrying)
+        let cancelled = table.set(PossibleError(.runCancelled))
         var queued = [Bool](repeating: true, count: edges.count)
         var head = 0
         while head < queue.count {
@@ -174,16 +178,14 @@ final class ErrorFlow {
             queued[queue[head]] = false
             head += 1
             guard let to = edge.to else { continue }
-            let incoming: Set<PossibleError>
+            let incoming: ErrorSet
             switch edge.kind {
-            case .error(let index, _): incoming = routings[edge.from]?.routed[safe: index] ?? [.any]
-            case .cancel: incoming = [PossibleError(.runCancelled)]
+            case .error(let index, _): incoming = routings[edge.from]?.routed[safe: index] ?? PossibleErrorTable.anyError
+            case .cancel: incoming = cancelled
             case .next, .choice, .choiceDefault, .event, .eventOtherwise, .timeout: incoming = errorAt[edge.from]
             }
-            // Growing the set tells whether anything was new, without first testing each error for membership.
-            let known = errorAt[to].count
+            guard !incoming.isSubset(of: errorAt[to]) else { continue }
             errorAt[to].formUnion(incoming)
-            guard errorAt[to].count != known else { continue }
             for next in carried[to] where !queued[next] {
                 queued[next] = true
                 queue.append(next)
@@ -195,7 +197,7 @@ final class ErrorFlow {
         }
     }
 
-    private func raisedErrors(_ fail: FailState, at state: Int) -> Set<PossibleError> {
+    private func raisedErrors(_ fail: FailState, at state: Int) -> ErrorSet {
         switch fail.raise {
         case .rethrow(let template):
             return errorValue(template, at: state, visiting: [])
@@ -204,36 +206,36 @@ final class ErrorFlow {
                 codeReference.path == [.member("code")]
             {
                 // Nothing known to be bound: any error.
-                return errorAt[state].isEmpty ? [.any] : errorAt[state]
+                return errorAt[state].isEmpty ? PossibleErrorTable.anyError : errorAt[state]
             }
             let codeText = code.literalValue?.stringValue
             let causeText: String? = cause.map { $0.literalValue?.stringValue } ?? ErrorCause.workflowFailed.rawValue
-            return [PossibleError(code: codeText, cause: causeText)]
+            return table.set(PossibleError(code: codeText, cause: causeText))
         }
     }
 
     /// The errors a template may evaluate to: `${error}`, or a variable set from one.
-    private func errorValue(_ template: Template, at state: Int, visiting: Set<String>) -> Set<PossibleError> {
-        guard case .reference(let reference) = template else { return [.any] }
+    private func errorValue(_ template: Template, at state: Int, visiting: Set<String>) -> ErrorSet {
+        guard case .reference(let reference) = template else { return PossibleErrorTable.anyError }
         if reference.root == .error, reference.path.isEmpty { return errorAt[state] }
         guard reference.root == .vars, reference.path.count == 1, let name = reference.head,
             !visiting.contains(name)
-        else { return [.any] }
-        var errors = Set<PossibleError>()
+        else { return PossibleErrorTable.anyError }
+        var errors = ErrorSet()
         for (candidate, bound) in model.states.enumerated() {
             switch bound.kind {
             case .assign(let assign):
                 for (variable, value) in assign.assignments where variable == name {
                     errors.formUnion(errorValue(value, at: candidate, visiting: visiting.union([name])))
                 }
-            case .action(let action) where action.step.result == name: return [.any]
-            case .workflow(let subworkflow) where subworkflow.step.result == name: return [.any]
-            case .wait(let wait) where wait.result == name: return [.any]
-            case .ask(let ask) where ask.result == name: return [.any]
+            case .action(let action) where action.step.result == name: return PossibleErrorTable.anyError
+            case .workflow(let subworkflow) where subworkflow.step.result == name: return PossibleErrorTable.anyError
+            case .wait(let wait) where wait.result == name: return PossibleErrorTable.anyError
+            case .ask(let ask) where ask.result == name: return PossibleErrorTable.anyError
             default: break
             }
         }
-        return errors.isEmpty ? [.any] : errors
+        return errors.isEmpty ? PossibleErrorTable.anyError : errors
     }
 }
 

@@ -28,7 +28,8 @@ struct ErrorHandlingCheck {
                 pointer: state.pointer + "/onError", what: "error route", dead: Code.deadErrorRoute,
                 shadowed: Code.shadowedErrorRoute)
             guard !routing.escaping.isEmpty else { continue }
-            let message = "\(routing.escaping.contains(.any) ? "errors" : routing.escaping.listed) can leave \"\(name)\" with no route and end the workflow\(routing.escaping.contains(.any) ? " (\(raiser) may re-raise any error)" : ""); route them, or add a last route for \"*\""
+            let anyError = routing.escaping.contains(PossibleErrorTable.anyNumber)
+            let message = "\(anyError ? "errors" : flow.table.listed(routing.escaping)) can leave \"\(name)\" with no route and end the workflow\(anyError ? " (\(raiser) may re-raise any error)" : ""); route them, or add a last route for \"*\""
             let pointer = step.onError.isEmpty ? state.pointer : state.pointer + "/onError"
             if workflow.contract.handleAllErrors {
                 collector.error(Code.unhandledError, at: pointer, atKey: step.onError.isEmpty, message + " (the workflow declares \"handleAllErrors\")")
@@ -48,13 +49,15 @@ struct ErrorHandlingCheck {
     }
 
     private func checkEntries(
-        _ entries: [[String]], taken: [Set<PossibleError>], errors: Set<PossibleError>, raiser: String, pointer: String,
+        _ entries: [[String]], taken: [ErrorSet], errors: ErrorSet, raiser: String, pointer: @autoclosure () -> String,
         what: String, dead: String, shadowed: String
     ) {
-        var earlier = Set<String>()
+        // The names of the entries before: a few, searched directly.
+        var earlier: [String] = []
         for (index, names) in entries.enumerated() {
-            defer { earlier.formUnion(names) }
-            let entryPointer = JSONPointer.appending(index, to: pointer)
+            defer { earlier.append(contentsOf: names) }
+            // Spelled out only for a finding: most entries have none.
+            var entryPointer: String { JSONPointer.appending(index, to: pointer()) }
             // Same-name shadowing and "*" placement are the validator's findings already.
             let sameNames = index > 0 && !names.isEmpty && names.allSatisfy { name in
                 earlier.contains("*") || earlier.contains(name)
@@ -62,9 +65,11 @@ struct ErrorHandlingCheck {
             }
             guard !names.contains("*"), !sameNames else { continue }
             let known = names.filter { ErrorCode(rawValue: $0) != nil || catalog.knowsCause($0) }
-            let deadNames = known.filter { name in !errors.contains { $0.mayMatch(name) } }
+            let deadNames = known.filter { name in !errors.intersects(flow.table.mayMatch(name)) }
             // Spelled out only for a finding: most entries have none.
-            var raises: String { errors.contains(.any) ? "" : " (it raises \(errors.listed))" }
+            var raises: String {
+                errors.contains(PossibleErrorTable.anyNumber) ? "" : " (it raises \(flow.table.listed(errors)))"
+            }
             if !known.isEmpty, deadNames.count == known.count, known.count == names.count {
                 collector.warning(
                     dead, at: entryPointer,

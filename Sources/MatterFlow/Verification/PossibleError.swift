@@ -60,19 +60,7 @@ struct PossibleError: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 }
 
-extension Set where Element == PossibleError {
-    /// Splits errors by ordered entries (retriers or routes), first match wins: what each entry may take, and what
-    /// no entry is sure to take (so it may pass all of them).
-    func partition(by entries: [[String]]) -> (taken: [Set<PossibleError>], remaining: Set<PossibleError>) {
-        var remaining = self
-        var taken: [Set<PossibleError>] = []
-        for names in entries {
-            taken.append(remaining.filter { error in names.contains(where: error.mayMatch) })
-            remaining = remaining.filter { error in !names.contains(where: error.certainlyMatches) }
-        }
-        return (taken, remaining)
-    }
-
+extension Sequence where Element == PossibleError {
     /// The errors as a sorted, readable list.
     var listed: String { sorted().map(\.description).joined(separator: ", ") }
 }

@@ -13,7 +13,7 @@ struct RetrySafetyCheck {
     let catalog: OperationCatalog
     let collector: DiagnosticCollector
     /// What a sub-workflow (by the path in its state) can end with.
-    let childErrors: (String) -> Set<PossibleError>?
+    let childErrors: (String) -> ErrorSet?
     /// The first non-idempotent write a sub-workflow (by the path in its state) calls, at any depth.
     let childWrite: (String) -> String?
 
@@ -25,11 +25,11 @@ struct RetrySafetyCheck {
                 checkAction(action, state: state, routing: routing)
             case .workflow(let subworkflow):
                 guard let write = childWrite(subworkflow.path) else { continue }
-                let fromChild = childErrors(subworkflow.path) ?? [.any]
+                let fromChild = childErrors(subworkflow.path) ?? PossibleErrorTable.anyError
                 for (index, retrier) in subworkflow.step.retry.enumerated() where retrier.maxRetries > 0 {
-                    let taken = routing.retried[safe: index] ?? []
+                    let taken = routing.retried[safe: index] ?? ErrorSet()
                     // Errors the state raises before the child starts (guards, inputs) are safe to retry.
-                    guard !taken.isDisjoint(with: fromChild) else { continue }
+                    guard taken.intersects(fromChild) else { continue }
                     collector.error(
                         Code.unsafeRetry, at: state.pointer + "/retry/\(index)",
                         "this entry runs \(subworkflow.path) again after it failed, but it calls \(write), a non-idempotent write, which the failed run may already have done; retry inside \(subworkflow.path), on the step itself, after errors that mean nothing was done")
@@ -48,7 +48,7 @@ struct RetrySafetyCheck {
         guard operation.effect == .nonIdempotentWrite, action.repeatSafety == nil else { return }
         let inDoubt = Set(OperationDescriptor.inDoubtCauses.map(\.rawValue))
         for (index, retrier) in action.step.retry.enumerated() where retrier.maxRetries > 0 {
-            let doubtful = (routing.retried[safe: index] ?? []).filter { error in
+            let doubtful = flow.table.errors(in: routing.retried[safe: index] ?? ErrorSet()).filter { error in
                 error.cause.map(inDoubt.contains) ?? true
             }
             guard !doubtful.isEmpty else { continue }
@@ -57,7 +57,7 @@ struct RetrySafetyCheck {
             } ?? "retry only errors that mean nothing was done (\(operation.name) has no idempotency key)"
             collector.error(
                 Code.unsafeRetry, at: state.pointer + "/retry/\(index)",
-                "this entry retries \(operation.name), a non-idempotent write, after \(Set(doubtful).listed): such a failure leaves in doubt whether the attempt took effect, so a retry could do it twice; \(remedy)")
+                "this entry retries \(operation.name), a non-idempotent write, after \(doubtful.listed): such a failure leaves in doubt whether the attempt took effect, so a retry could do it twice; \(remedy)")
         }
     }
 

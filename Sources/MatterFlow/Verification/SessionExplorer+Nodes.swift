@@ -15,8 +15,8 @@ extension SessionExplorer {
         let model: CompiledWorkflow
         /// Child nodes by the number of the workflow state that runs them.
         var children: [Int: Int] = [:]
-        /// Variables some choice tests with `exists`.
-        let tracked: Set<String>
+        /// Variables some choice tests with `exists`, each with its number in ``VariableFacts``.
+        let tracked: [String: Int]
         /// Variables bound to the result of a support-check operation, with that operation.
         let supportResults: [String: String]
         /// The support-check operation whose result the workflow outputs, if any.
@@ -27,7 +27,7 @@ extension SessionExplorer {
         /// result of: found once here instead of from the condition's references at every visit.
         let supportChecks: [Int: [OperationSet]]
         /// For each workflow state (by number), what its guards and inputs may fail with before the child starts.
-        let startErrors: [Int: Set<PossibleError>]
+        let startErrors: [Int: ErrorSet]
         /// For each action state (by number) whose operation the catalog has, what the walk needs of the call:
         /// looked up once here instead of by name at every visit.
         let calls: [Call?]
@@ -38,8 +38,8 @@ extension SessionExplorer {
         var supportRequirements = OperationSet()
 
         init(
-            workflow: Workflow, flow: ErrorFlow, errors: PossibleErrorTable, graph: SessionGraph, tracked: Set<String>,
-            supportResults: [String: String], supportOutput: String?, outputNonNull: Bool, calls: [Call?]
+            workflow: Workflow, flow: ErrorFlow, errors: PossibleErrorTable, graph: SessionGraph, tracked: [String: Int],
+            supportResults: [String: String], supportOutput: String?, outputNonNull: Bool
         ) {
             self.workflow = workflow
             self.flow = flow
@@ -48,11 +48,13 @@ extension SessionExplorer {
             self.supportResults = supportResults
             self.supportOutput = supportOutput
             self.outputNonNull = outputNonNull
-            self.calls = calls
             var checks: [Int: [OperationSet]] = [:]
-            var before: [Int: Set<PossibleError>] = [:]
+            var before: [Int: ErrorSet] = [:]
+            var calls = [Call?](repeating: nil, count: flow.model.count)
             for (number, state) in flow.model.states.enumerated() {
                 switch state.kind {
+                case .action(let action):
+                    calls[number] = errors.catalog[action.operation].map { Call($0, graph: graph) }
                 case .choice(let choice):
                     checks[number] = choice.branches.map { branch in
                         graph.operations(branch.condition.templates.flatMap(\.references).compactMap { reference in
@@ -60,11 +62,12 @@ extension SessionExplorer {
                         })
                     }
                 case .workflow:
-                    before[number] = ErrorFlow.stepErrors(state, workflow: workflow, table: errors, childErrors: { _ in [] }) ?? []
-                case .action, .assign, .wait, .ask, .delay, .succeed, .fail:
+                    before[number] = ErrorFlow.stepErrors(state, workflow: workflow, table: errors, childErrors: { _ in ErrorSet() }) ?? ErrorSet()
+                case .assign, .wait, .ask, .delay, .succeed, .fail:
                     break
                 }
             }
+            self.calls = calls
             supportChecks = checks
             startErrors = before
         }
@@ -128,7 +131,7 @@ extension SessionExplorer {
     func makeNode(
         _ workflow: Workflow, context: VerificationContext, supportOperations: Set<String>, ids: [String: Int]
     ) -> Node {
-        var tracked = Set<String>()
+        var tracked: [String: Int] = [:]
         var nonNull = true
         let flow = context.flow(workflow)
         var children: [Int: Int] = [:]
@@ -136,7 +139,11 @@ extension SessionExplorer {
         for (number, state) in flow.model.states.enumerated() {
             switch state.kind {
             case .choice(let choice):
-                for branch in choice.branches { tracked.formUnion(branch.condition.existenceTests) }
+                for branch in choice.branches {
+                    for variable in branch.condition.existenceTests where tracked[variable] == nil {
+                        tracked[variable] = tracked.count
+                    }
+                }
             case .succeed(let succeed) where flow.isNormallyReached(number):
                 switch succeed.output {
                 case nil, .reference?: nonNull = false
@@ -176,15 +183,11 @@ extension SessionExplorer {
                 }
             }
         }
-        let calls = workflow.statesInOrder.map { state -> Call? in
-            guard case .action(let action) = state.kind, let operation = catalog[action.operation] else { return nil }
-            return Call(operation, graph: graph)
-        }
         let node = Node(
             workflow: workflow, flow: flow, errors: context.errors, graph: graph, tracked: tracked, supportResults: support,
-            supportOutput: output, outputNonNull: nonNull, calls: calls)
+            supportOutput: output, outputNonNull: nonNull)
         node.children = children
-        for call in calls {
+        for call in node.calls {
             for (requirement, operations) in call?.requirements ?? [] {
                 switch requirement.scope {
                 case .session: node.sessionRequirements.formUnion(operations)
@@ -221,19 +224,20 @@ extension Template {
 }
 
 extension Condition {
-    /// The condition's value from what is known of variables' existence; nil when it depends on more.
-    func evaluate(_ facts: [String: Bool]) -> Bool? {
+    /// The condition's value from what is known of variables' existence (`facts`, numbered by `tracked`); nil when
+    /// it depends on more.
+    func evaluate(_ facts: VariableFacts, tracked: [String: Int]) -> Bool? {
         switch self {
         case .exists(let template):
-            return template.wholeVariable.flatMap { facts[$0] }
+            return template.wholeVariable.flatMap { tracked[$0] }.flatMap { facts[$0] }
         case .not(let inner):
-            return inner.evaluate(facts).map { !$0 }
+            return inner.evaluate(facts, tracked: tracked).map { !$0 }
         case .and(let conditions):
-            let values = conditions.map { $0.evaluate(facts) }
+            let values = conditions.map { $0.evaluate(facts, tracked: tracked) }
             if values.contains(false) { return false }
             return values.allSatisfy { $0 == true } ? true : nil
         case .or(let conditions):
-            let values = conditions.map { $0.evaluate(facts) }
+            let values = conditions.map { $0.evaluate(facts, tracked: tracked) }
             if values.contains(true) { return true }
             return values.allSatisfy { $0 == false } ? false : nil
         case .compare, .isEmpty, .contains:

@@ -33,7 +33,7 @@ extension SessionExplorer {
         case .succeed:
             endLevel(config, at: at, failure: nil, unrouted: false, moves: &moves)
         case .fail:
-            endLevel(config, at: at, failure: node.flow.raised(number) ?? [.any], unrouted: false, moves: &moves)
+            endLevel(config, at: at, failure: node.flow.raised(number) ?? PossibleErrorTable.anyError, unrouted: false, moves: &moves)
         case .action(let action):
             actionMoves(config, at: position, action: action, moves: &moves)
         case .workflow(let subworkflow):
@@ -41,7 +41,7 @@ extension SessionExplorer {
             // A map given an empty list succeeds without running its body.
             if subworkflow.map != nil { move(config, at: at, 0, &moves) }
             // Guards and inputs may fail before the child starts (a map's own errors, before any element).
-            let before = node.startErrors[number] ?? []
+            let before = node.startErrors[number] ?? ErrorSet()
             if !before.isEmpty {
                 routeFailure(config, at: at, step: subworkflow.step, errors: before, retry: false, moves: &moves)
             }
@@ -49,13 +49,13 @@ extension SessionExplorer {
             choiceMoves(config, at: at, choice: choice, moves: &moves)
         case .assign(let assign):
             var next = config
-            for (variable, value) in assign.assignments where node.tracked.contains(variable) {
-                next.facts[variable] = value.existence
+            for (variable, value) in assign.assignments {
+                if let tracked = node.tracked[variable] { next.facts[tracked] = value.existence }
             }
             move(next, at: at, 0, &moves)
         case .wait(let wait):
             var received = config
-            if let result = wait.result, node.tracked.contains(result) { received.facts[result] = true }
+            if let result = wait.result.flatMap({ node.tracked[$0] }) { received.facts[result] = true }
             for index in wait.branches.indices {
                 move(received, at: at, index, &moves)
             }
@@ -65,7 +65,7 @@ extension SessionExplorer {
             move(config, at: at, wait.branches.count + (wait.otherwise == nil ? 0 : 1), &moves)
         case .ask(let ask):
             var answered = config
-            if let result = ask.result, node.tracked.contains(result) { answered.facts[result] = true }
+            if let result = ask.result.flatMap({ node.tracked[$0] }) { answered.facts[result] = true }
             move(answered, at: at, 0, &moves)
             move(config, at: at, 1, &moves)
         case .delay(let delay):
@@ -110,7 +110,7 @@ extension SessionExplorer {
         let at = Point(config: position, via: nil)
         var succeeded = config
         succeeded.record(call, succeeded: true)
-        if let result = action.step.result, node.tracked.contains(result) { succeeded.facts[result] = true }
+        if let result = action.step.result.flatMap({ node.tracked[$0] }) { succeeded.facts[result] = true }
         move(succeeded, at: at, 0, &moves)
         var failed = config
         failed.record(call, succeeded: false)
@@ -183,7 +183,7 @@ extension SessionExplorer {
         }
         switch ended.kind {
         case .succeeded:
-            if let result = subworkflow.step.result, node.tracked.contains(result) {
+            if let result = subworkflow.step.result.flatMap({ node.tracked[$0] }) {
                 next.facts[result] = graph.nodes[graph.instances[child].entry.node].outputNonNull ? true : nil
             }
             move(next, at: at, 0, &moves)
@@ -210,7 +210,7 @@ extension SessionExplorer {
         }
         guard ended.session.held == began.held else { return unbalanced(caller, next: next, at: at, ended: ended) }
         if failed, map.tolerateFailures < map.maxItems {
-            routeFailure(next, at: at, step: step, errors: [PossibleError(.mapElementsFailed)], retry: false, moves: &moves)
+            routeFailure(next, at: at, step: step, errors: errors.set(PossibleError(.mapElementsFailed)), retry: false, moves: &moves)
         }
         guard !failed || map.tolerateFailures > 0 else { return }
         // The element was the last one, or another follows from the session this one left.
@@ -238,7 +238,7 @@ extension SessionExplorer {
             guard ended.session.held == began.held else { return unbalanced(caller, next: next, at: at, ended: ended) }
         }
         move(next, at: at, 0, &moves)
-        routeFailure(next, at: at, step: step, errors: [PossibleError(.repeatExhausted)], retry: false, moves: &moves)
+        routeFailure(next, at: at, step: step, errors: errors.set(PossibleError(.repeatExhausted)), retry: false, moves: &moves)
         if next.session != began {
             let nodeID = graph.instances[next.instance].entry.node
             moves.append(Move(config: next, from: at, step: Step(kind: .again, node: nodeID, state: next.state)))
@@ -251,7 +251,7 @@ extension SessionExplorer {
 
     /// The error routes of the level's state that take some error.
     private func routeMoves(
-        _ config: Config, at from: Point, step: StepBehavior, taken: [Set<PossibleError>], moves: inout [Move]
+        _ config: Config, at from: Point, step: StepBehavior, taken: [ErrorSet], moves: inout [Move]
     ) {
         for index in step.onError.indices where taken[safe: index]?.isEmpty == false {
             move(config, at: from, 1 + index, &moves)
@@ -260,13 +260,13 @@ extension SessionExplorer {
 
     /// A step of the level failed with `errors`: its routes, a retry (sub-workflows), or the level ends.
     private mutating func routeFailure(
-        _ config: Config, at from: Point, step: StepBehavior, errors: Set<PossibleError>, retry: Bool,
+        _ config: Config, at from: Point, step: StepBehavior, errors failed: ErrorSet, retry: Bool,
         moves: inout [Move]
     ) {
-        let (taken, escaping) = errors.partition(by: step.onError.map(\.errors))
+        let (taken, escaping) = errors.partition(failed, by: step.onError.map(\.errors))
         routeMoves(config, at: from, step: step, taken: taken, moves: &moves)
         if retry, step.retry.contains(where: { retrier in
-            retrier.maxRetries > 0 && errors.contains { error in retrier.errors.contains(where: error.mayMatch) }
+            retrier.maxRetries > 0 && failed.intersects(errors.mayMatch(any: retrier.errors))
         }), node(of: config).children[config.state] != nil {
             var again = config
             again.retrying = true
@@ -283,7 +283,7 @@ extension SessionExplorer {
     /// The level ends: with success (`failure` nil) or an error. Entered as a run's top level, the run ends;
     /// and the instance has found a way of ending, which continues every state that runs it.
     private mutating func endLevel(
-        _ config: Config, at position: Point, failure: Set<PossibleError>?, unrouted: Bool, moves: inout [Move]
+        _ config: Config, at position: Point, failure: ErrorSet?, unrouted: Bool, moves: inout [Move]
     ) {
         if graph.instances[config.instance].isRootEntry, config.held {
             let ending: Ending = config.mode == .cancelling ? .cancelled : failure == nil ? .succeeded : unrouted ? .unrouted : .failed
@@ -327,13 +327,14 @@ extension SessionExplorer {
         guard let call = node.calls[config.state] else { return [config] }
         var late = config
         late.record(call, succeeded: true)
-        if let result = action.step.result, node.tracked.contains(result) { late.facts[result] = true }
+        let result = action.step.result.flatMap { node.tracked[$0] }
+        if let result { late.facts[result] = true }
         if call.acquiresSession || call.releasesSession && !call.releaseAttemptSuffices {
             return [config, late]
         }
         if call.releasesSession { return [late] }
         var unknown = config
-        if let result = action.step.result, node.tracked.contains(result), config.facts[result] != true {
+        if let result, config.facts[result] != true {
             unknown.facts[result] = nil
         }
         return [unknown]
@@ -343,14 +344,14 @@ extension SessionExplorer {
         let node = node(of: config)
         var remaining = config
         for (index, branch) in choice.branches.enumerated() {
-            let value = branch.condition.evaluate(remaining.facts)
+            let value = branch.condition.evaluate(remaining.facts, tracked: node.tracked)
             if value == false { continue }
             var taken = remaining
-            taken.assume(branch.condition, true)
+            taken.assume(branch.condition, true, tracked: node.tracked)
             if let checks = node.supportChecks[config.state]?[index] { taken.session.checked.formUnion(checks) }
             move(taken, at: from, index, &moves)
             if value == true { return }
-            remaining.assume(branch.condition, false)
+            remaining.assume(branch.condition, false, tracked: node.tracked)
         }
         move(remaining, at: from, choice.branches.count, &moves)
     }
@@ -385,17 +386,17 @@ extension SessionExplorer.Config {
         }
     }
 
-    /// Refines the facts with a condition known to hold (or not).
-    mutating func assume(_ condition: Condition, _ holds: Bool) {
+    /// Refines the facts with a condition known to hold (or not); `tracked` numbers the node's variables.
+    mutating func assume(_ condition: Condition, _ holds: Bool, tracked: [String: Int]) {
         switch condition {
         case .exists(let template):
-            if let variable = template.wholeVariable { facts[variable] = holds }
+            if let variable = template.wholeVariable.flatMap({ tracked[$0] }) { facts[variable] = holds }
         case .not(let inner):
-            assume(inner, !holds)
+            assume(inner, !holds, tracked: tracked)
         case .and(let conditions) where holds:
-            for inner in conditions { assume(inner, true) }
+            for inner in conditions { assume(inner, true, tracked: tracked) }
         case .or(let conditions) where !holds:
-            for inner in conditions { assume(inner, false) }
+            for inner in conditions { assume(inner, false, tracked: tracked) }
         default:
             break
         }

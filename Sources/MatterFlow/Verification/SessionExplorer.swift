@@ -32,14 +32,6 @@ struct SessionExplorer {
         /// A session was opened or released since the level was entered, so `sessionOps` holds only what this
         /// level did (otherwise it adds to what the level was entered with).
         var renewed = false
-
-        /// Hashes the flags and only the sizes of the sets: that tells most apart (`==` still compares everything).
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(held)
-            hasher.combine(renewed)
-            hasher.combine(sessionOps?.count ?? -1)
-            hasher.combine(checked.count)
-        }
     }
 
     /// A way into a workflow file: explored once, however many states run it this way.
@@ -78,21 +70,11 @@ struct SessionExplorer {
         var mode: Mode
         /// The sub-workflow state is running its child again after a retry (no cancel or guard comes first).
         var retrying: Bool
-        /// Whether tracked variables exist (absent: unknown).
-        var facts: [String: Bool]
+        /// Whether the node's tracked variables exist.
+        var facts: VariableFacts
         var session: Session
 
         var held: Bool { session.held }
-
-        /// Hashes where the level is and only the size of the facts (`==` still compares everything).
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(instance)
-            hasher.combine(state)
-            hasher.combine(mode)
-            hasher.combine(retrying)
-            hasher.combine(facts.count)
-            hasher.combine(session)
-        }
     }
 
     /// A point on a path: a configuration, or the way a sub-workflow run from it ended (`via`: the instance and
@@ -105,24 +87,14 @@ struct SessionExplorer {
     /// How a level ends, as the state that runs it sees it.
     enum ExitKind: Hashable {
         case succeeded
-        case failed(Set<PossibleError>)
+        /// With the errors it may fail with, numbered by the load's ``PossibleErrorTable``.
+        case failed(ErrorSet)
         case cancelled
     }
 
     struct ExitKey: Hashable {
         var kind: ExitKind
         var session: Session
-
-        /// Hashes how the level ends and only the number of errors it fails with (`==` still compares them all):
-        /// hashing a set hashes every member, at every end of every instance.
-        func hash(into hasher: inout Hasher) {
-            switch kind {
-            case .succeeded: hasher.combine(0)
-            case .failed(let errors): hasher.combine(errors.count + 2)
-            case .cancelled: hasher.combine(1)
-            }
-            hasher.combine(session)
-        }
     }
 
     /// A way an instance ends, with the point of its own path where it does.
@@ -191,6 +163,8 @@ struct SessionExplorer {
     static let limit = 200_000
 
     let catalog: OperationCatalog
+    /// The load's possible errors, which number the error sets of exits and routes.
+    let errors: PossibleErrorTable
     /// The nodes, instances and configurations of every file of the load, shared by the explorers of its files.
     let graph: SessionGraph
     /// The instance this explorer proves: the run's entry into the root workflow.
@@ -219,6 +193,7 @@ struct SessionExplorer {
 
     init(root workflow: Workflow, context: VerificationContext, limit: Int = SessionExplorer.limit) {
         catalog = context.catalog
+        errors = context.errors
         graph = context.sessionGraph
         configurationLimit = limit
         addNodes(workflow, context: context, supportOperations: context.supportOperations)
@@ -228,6 +203,8 @@ struct SessionExplorer {
     private mutating func explore(_ workflow: Workflow) {
         // A valid workflow's start is defined (a workflow with findings is not explored).
         guard let rootNode = graph.nodeIDs[workflow.file], nodes[rootNode].model.start != nil else { return }
+        // Most states are met in a few configurations (normal, cancelling, with or without the session).
+        graph.reserveConfigurations(4 * nodes[rootNode].model.count)
         let firstConfig = graph.configs.count
         let firstInstance = graph.instances.count
         let session = Session(held: false, sessionOps: nil, checked: OperationSet())
@@ -276,7 +253,7 @@ struct SessionExplorer {
         graph.instanceIndex[entry] = id
         // A workflow with findings is not explored, so its start is defined.
         if let start = nodes[entry.node].model.start {
-            let first = Config(instance: id, state: start, mode: .normal, retrying: false, facts: [:], session: entry.session)
+            let first = Config(instance: id, state: start, mode: .normal, retrying: false, facts: VariableFacts(), session: entry.session)
             moves.append(Move(config: first, from: Point(config: 0, via: nil), step: nil))
         }
         return id

@@ -20,6 +20,17 @@ final class SessionGraph {
     /// The order requirements of each operation, with their operations as a set, by operation name.
     private var requirementSets: [String: [(requirement: OrderRequirement, operations: OperationSet)]] = [:]
 
+    /// Makes room for `count` more configurations at once, so that the index is not rehashed again and again as
+    /// a walk grows it; room is only ever added by doubling, so many small walks cost no more than one large one.
+    func reserveConfigurations(_ count: Int) {
+        let needed = configs.count + count
+        guard index.capacity < needed else { return }
+        let capacity = Swift.max(needed, 2 * index.capacity)
+        index.reserveCapacity(capacity)
+        configs.reserveCapacity(capacity)
+        parents.reserveCapacity(capacity)
+    }
+
     /// The number of an operation, given the first time its name is met.
     func number(of operation: String) -> Int {
         if let known = operationNumbers[operation] { return known }

@@ -3,7 +3,8 @@
 /// One load shares one context: files are keyed by path and a load reads each file once, so a sub-workflow's
 /// analyses, made when it was verified, serve again when its parent is.
 final class VerificationContext {
-    let catalog: OperationCatalog
+    /// The operations the load's workflows may call: the error table's.
+    var catalog: OperationCatalog { errors.catalog }
     /// What the session proofs of the load's files have walked, shared so that each file is walked once per way
     /// it is entered.
     let sessionGraph = SessionGraph()
@@ -18,7 +19,6 @@ final class VerificationContext {
     private var found: [StateProbe: [String: FoundState?]] = [:]
 
     init(catalog: OperationCatalog) {
-        self.catalog = catalog
         errors = PossibleErrorTable(catalog: catalog)
     }
 
@@ -41,7 +41,7 @@ final class VerificationContext {
     }
 
     /// What the sub-workflow a state of `workflow` names can end with.
-    func childErrors(of workflow: Workflow) -> (String) -> Set<PossibleError>? {
+    func childErrors(of workflow: Workflow) -> (String) -> ErrorSet? {
         { path in workflow.subworkflows[path].map { self.flow($0).workflowErrors } }
     }
 
