@@ -190,6 +190,19 @@ public final class StoreWorker: Sendable {
         return .milliseconds(Int(max(seconds, 0.01) * 1000))
     }
 
+    /// Gives runs back to the queue as they are (`which` says which runs, for the log); when the store refuses,
+    /// their leases run out and they are taken over instead.
+    private func handBack(_ runIDs: [String], which: String) {
+        guard !runIDs.isEmpty else { return }
+        do {
+            try store.handBack(parked: runIDs, by: options.workerID)
+            options.log?("worker \(options.workerID): handed back \(runIDs.count) run(s) \(which): \(runIDs.joined(separator: ", "))")
+            state.withLock { $0.summary.handedBack += runIDs.count }
+        } catch {
+            options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
+        }
+    }
+
     /// Waits (bounded) for each running run to end or park at a checkpoint; hands the parked runs back to the
     /// queue, their records committed (another worker resumes them from their last checkpoint), and the others back
     /// for takeover (another worker settles them as if this one had died).
@@ -204,15 +217,7 @@ public final class StoreWorker: Sendable {
             defer { state.claimedAhead.removeAll() }
             return state.claimedAhead.map(\.runID)
         }
-        if !unstarted.isEmpty {
-            do {
-                try store.handBack(parked: unstarted, by: options.workerID)
-                options.log?("worker \(options.workerID): handed back \(unstarted.count) run(s) it had not started: \(unstarted.joined(separator: ", "))")
-                state.withLock { $0.summary.handedBack += unstarted.count }
-            } catch {
-                options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
-            }
-        }
+        handBack(unstarted, which: "it had not started")
         let deadline = ContinuousClock.now + .milliseconds(Int(options.drainSeconds * 1000))
         while ContinuousClock.now < deadline {
             let settled = state.withLock { state in state.active.keys.allSatisfy { state.pauses[$0]?.isParked == true } }
@@ -232,15 +237,7 @@ public final class StoreWorker: Sendable {
             if await durable(runID) { parked.append(runID) }
         }
         let others = left.keys.filter { !parked.contains($0) }.sorted()
-        if !parked.isEmpty {
-            do {
-                try store.handBack(parked: parked, by: options.workerID)
-                options.log?("worker \(options.workerID): handed back \(parked.count) run(s) at a checkpoint: \(parked.joined(separator: ", "))")
-                state.withLock { $0.summary.handedBack += parked.count }
-            } catch {
-                options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
-            }
-        }
+        handBack(parked, which: "at a checkpoint")
         if !others.isEmpty {
             do {
                 try store.handBack(others, by: options.workerID)
