@@ -114,7 +114,8 @@ public enum SHA256 {
                 var words = (h0, h1, h2, h3, h4, h5, h6, h7)
                 withUnsafeMutableBytes(of: &words) { words in
                     matterflow_sha256_compress(
-                        words.baseAddress!.assumingMemoryBound(to: UInt32.self), start.assumingMemoryBound(to: UInt8.self), blocks)
+                        words.baseAddress!.assumingMemoryBound(to: UInt32.self), start.assumingMemoryBound(to: UInt8.self), blocks,
+                        constants.baseAddress!)
                 }
                 (h0, h1, h2, h3, h4, h5, h6, h7) = words
             }

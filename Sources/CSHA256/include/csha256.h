@@ -9,8 +9,9 @@
 int matterflow_sha256_extensions_available(void);
 
 /// Folds `blocks` 64-byte blocks at `data` into the SHA-256 state `state` (the eight words h0...h7, in that
-/// order, native byte order), with the processor's SHA instructions. Only when
+/// order, native byte order), with the processor's SHA instructions and the 64 round constants the caller's portable
+/// implementation uses (FIPS 180-4 K0...K63). Only when
 /// `matterflow_sha256_extensions_available()` returned 1; does nothing otherwise.
-void matterflow_sha256_compress(uint32_t state[8], const uint8_t *data, size_t blocks);
+void matterflow_sha256_compress(uint32_t state[8], const uint8_t *data, size_t blocks, const uint32_t round_constants[64]);
 
 #endif
