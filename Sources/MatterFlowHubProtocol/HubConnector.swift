@@ -80,23 +80,25 @@ final class ChildProcess: Sendable {
 
     /// Spawns `words` (the first found on `PATH` unless it holds a slash) with pipes for standard input and output.
     static func spawn(_ words: [String]) throws(FlowError) -> ChildProcess {
-        var toChild: [Int32] = [-1, -1]
-        var fromChild: [Int32] = [-1, -1]
-        guard pipe(&toChild) == 0 else { throw FlowError(.hubUnreachable, "could not create a pipe: \(lastError)") }
-        guard pipe(&fromChild) == 0 else {
+        // Close-on-exec from their creation, so that no other child started meanwhile inherits them; the child gets
+        // the two ends dup'ed onto its standard input and output, its standard error, and nothing else.
+        guard let toChild = SpawnExtensions.closeOnExecPipe() else {
+            throw FlowError(.hubUnreachable, "could not create a pipe: \(lastError)")
+        }
+        guard let fromChild = SpawnExtensions.closeOnExecPipe() else {
             let reason = lastError
-            Glibc.close(toChild[0])
-            Glibc.close(toChild[1])
+            Glibc.close(toChild.read)
+            Glibc.close(toChild.write)
             throw FlowError(.hubUnreachable, "could not create a pipe: \(reason)")
         }
-        // Only the two ends dup'ed onto the child's standard input and output reach it (this project opens every
-        // other descriptor close-on-exec).
-        for descriptor in toChild + fromChild { closeOnExec(descriptor) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, toChild.read, 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild.write, 1)
+        // Descriptors an embedding service opened without close-on-exec (a listening socket, a database connection)
+        // stay out of the hub.
+        _ = SpawnExtensions.addCloseFrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -111,14 +113,14 @@ final class ChildProcess: Sendable {
         let arguments = words.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
         let status = posix_spawnp(&pid, words[0], &actions, &attributes, arguments, environ)
-        Glibc.close(toChild[0])
-        Glibc.close(fromChild[1])
+        Glibc.close(toChild.read)
+        Glibc.close(fromChild.write)
         guard status == 0 else {
-            Glibc.close(toChild[1])
-            Glibc.close(fromChild[0])
+            Glibc.close(toChild.write)
+            Glibc.close(fromChild.read)
             throw FlowError(.hubUnreachable, "could not start the hub command \(words[0]): \(String(cString: strerror(status)))")
         }
-        return ChildProcess(pid: pid, input: toChild[1], output: fromChild[0])
+        return ChildProcess(pid: pid, input: toChild.write, output: fromChild.read)
     }
 
     private static var lastError: String { String(cString: strerror(errno)) }

@@ -130,8 +130,12 @@ enum Executable {
 final class PipeCollector: Sendable {
     private let buffer = Mutex((data: Data(), ended: false))
 
-    init(_ pipe: Pipe) {
-        let handle = pipe.fileHandleForReading
+    convenience init(_ pipe: Pipe) {
+        self.init(pipe.fileHandleForReading)
+    }
+
+    /// Collects what `handle` delivers until its end; the collector closes it then.
+    init(_ handle: FileHandle) {
         let thread = Thread { [self] in
             while true {
                 let chunk = handle.availableData
@@ -174,47 +178,54 @@ final class PipeCollector: Sendable {
     }
 }
 
+/// Thrown when a child did not exit in time (the issue recorded says what it was doing).
+struct ChildProcessHung: Error {}
+
 /// A running `matterflow` with its output collected.
 final class ChildProcess {
-    let process: Process
+    let process: SpawnedProcess
     let stdout: PipeCollector
     let stderr: PipeCollector
-    private let exit: ExitMoment
 
-    private init(process: Process, stdout: PipeCollector, stderr: PipeCollector, exit: ExitMoment) {
+    private init(process: SpawnedProcess, stdout: PipeCollector, stderr: PipeCollector) {
         self.process = process
         self.stdout = stdout
         self.stderr = stderr
-        self.exit = exit
     }
 
     /// When the process exited, taken on the thread that saw it exit (not when the test got round to looking).
-    var exitedAt: ContinuousClock.Instant? { exit.moment.withLock { $0 } }
+    var exitedAt: ContinuousClock.Instant? { process.exitedAt }
 
     /// Starts `matterflow`. The crash-test hook variables are never inherited; `environment` adds variables.
     static func launch(
         _ arguments: [String], in directory: String? = nil, environment extra: [String: String] = [:]
     ) throws -> ChildProcess {
         let executable = try #require(Executable.path, "the matterflow executable was not found next to the tests or under .build")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        // Any directory will do: nothing may depend on the working directory.
-        process.currentDirectoryURL = URL(fileURLWithPath: directory ?? FileManager.default.temporaryDirectory.path)
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "MATTERFLOW_CRASH_AT")
         environment.removeValue(forKey: "MATTERFLOW_TEST_HOOKS")
         for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let exit = ExitMoment()
-        process.terminationHandler = { _ in exit.moment.withLock { $0 = ContinuousClock.now } }
-        try process.run()
-        return ChildProcess(process: process, stdout: PipeCollector(out), stderr: PipeCollector(err), exit: exit)
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw SpawnError(message: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
+        defer { close(input) }
+        let out = try SpawnedProcess.pipe()
+        let err = try SpawnedProcess.pipe()
+        let process: SpawnedProcess
+        do {
+            // Any directory will do: nothing may depend on the working directory.
+            process = try SpawnedProcess(
+                executable: executable, arguments: arguments, environment: environment,
+                directory: directory ?? FileManager.default.temporaryDirectory.path, input: input, output: out.write, error: err.write)
+        } catch {
+            for descriptor in [out.read, out.write, err.read, err.write] { close(descriptor) }
+            throw error
+        }
+        close(out.write)
+        close(err.write)
+        return ChildProcess(
+            process: process,
+            stdout: PipeCollector(FileHandle(fileDescriptor: out.read, closeOnDealloc: true)),
+            stderr: PipeCollector(FileHandle(fileDescriptor: err.read, closeOnDealloc: true)))
     }
 
     /// Waits, polling, for the process to exit and its output to be read to the end; false on time-out.
@@ -243,13 +254,39 @@ final class ChildProcess {
     }
 
     /// Runs to the end (or the time limit) and returns the exit status (128 + signal when killed by a signal).
+    /// `label` (or else the crash boundary in `environment`) is named if the child does not exit.
     static func run(
-        _ arguments: [String], environment: [String: String] = [:]
+        _ arguments: [String], environment: [String: String] = [:], label: String? = nil
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let child = try launch(arguments, environment: environment)
         defer { child.kill() }
-        try #require(await child.waitForExit(), "matterflow \(arguments.joined(separator: " ")) did not exit")
+        if await !child.waitForExit() {
+            let boundary = (label ?? environment["MATTERFLOW_CRASH_AT"].map { "MATTERFLOW_CRASH_AT=\($0)" }).map { " (\($0))" } ?? ""
+            Issue.record("matterflow \(arguments.joined(separator: " "))\(boundary) did not exit\n\(child.hangReport())")
+            throw ChildProcessHung()
+        }
         return (child.status, child.stdout.text, child.stderr.text)
+    }
+
+    /// What a child that did not exit was doing: its standard error so far and, where gdb is installed, every
+    /// thread's stack (gdb is given 30 s).
+    func hangReport() -> String {
+        var report = "stderr so far:\n\(stderr.text)"
+        let gdb = "/usr/bin/gdb"
+        guard process.isRunning, FileManager.default.isExecutableFile(atPath: gdb) else { return report }
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard input >= 0, let out = try? SpawnedProcess.pipe() else { return report }
+        let dump = try? SpawnedProcess(
+            executable: "/usr/bin/timeout",
+            arguments: ["-s", "KILL", "30", gdb, "-p", "\(process.processIdentifier)", "-batch", "-nx", "-ex", "thread apply all bt"],
+            environment: ProcessInfo.processInfo.environment, directory: nil, input: input, output: out.write, error: out.write)
+        close(input)
+        close(out.write)
+        // Read to the end: the pipe closes when gdb exits, or when `timeout` kills it.
+        let reader = FileHandle(fileDescriptor: out.read, closeOnDealloc: true)
+        let text = dump == nil ? "" : String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        report += "\nthreads (gdb):\n\(text)"
+        return report
     }
 
     /// Makes sure the child is gone (a failed test must not leave it running).

@@ -36,13 +36,17 @@ struct CrashHarnessTests {
             try await Task.sleep(for: delay)
             child.kill()
         }
-        try #require(await child.waitForExit(), "\(label): the run did not end")
+        if await !child.waitForExit() {
+            Issue.record("\(label): the run did not end\n\(child.hangReport())")
+            throw ChildProcessHung()
+        }
         let status = child.status
 
         // Like the run, recovery names the home that seeds an empty state directory.
         let journaled = FileManager.default.fileExists(atPath: world.journalDirectory)
         let recover = try await JournalChild.run(
-            ["recover", "--journal", world.journalDirectory, "--state", world.stateDirectory, "--home", home])
+            ["recover", "--journal", world.journalDirectory, "--state", world.stateDirectory, "--home", home],
+            label: "recovery after \(label)")
         if journaled {
             #expect(recover.status == 0, "\(label): recover exited \(recover.status): \(recover.stderr)")
         } else {

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Spawning) import MatterFlowHubProtocol
 @testable import MatterFlowStore
 import Synchronization
 import Testing
@@ -107,6 +108,10 @@ enum TestPostgres {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // The server outlives this call: it must hold no copy of the suite's other descriptors (another test's
+        // child's output pipe would then never end).
+        let closing = SpawnExtensions.addCloseFrom(&actions, 3)
+        guard closing == 0 else { throw PostgresHarnessError(message: "cannot close the script's other descriptors: error \(closing)") }
         let argv = ["/bin/bash", script] + arguments
         var pointers: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for pointer in pointers { free(pointer) } }

@@ -37,11 +37,6 @@ func act(
     }
 }
 
-/// The moment a child process exited, set by its termination handler.
-final class ExitMoment: Sendable {
-    let moment = Mutex<ContinuousClock.Instant?>(nil)
-}
-
 extension ChildProcess {
     /// Sends `number` from a thread of its own as soon as `condition` holds (see ``act(within:every:after:when:_:)``).
     func signal(
