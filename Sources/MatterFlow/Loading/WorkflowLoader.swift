@@ -11,6 +11,10 @@ public struct WorkflowLoader: Sendable {
     /// (``SessionExplorer/entrySession(_:into:)``); tests turn it off to compare the findings with the full facts.
     var narrowsSessionEntries = true
 
+    /// Whether checks that a quick look proves can report nothing are left out
+    /// (``VerificationContext/skipsChecksThatCannotFind``); tests turn it off to compare the findings.
+    var skipsChecksThatCannotFind = true
+
     public init(catalog: OperationCatalog = .standard) {
         self.catalog = catalog
     }
@@ -34,7 +38,7 @@ public struct WorkflowLoader: Sendable {
     /// Loads a workflow file, and says which files the load read and what they held: nil when some file could
     /// not be read (or did not exist), since then the outcome depends on more than the files' contents.
     func loadRecordingFiles(path: String) -> (outcome: Outcome, files: [WorkflowLoadCache.FileRead]?) {
-        var session = Session(catalog: catalog, narrowsSessionEntries: narrowsSessionEntries)
+        var session = Session(catalog: catalog, narrowsSessionEntries: narrowsSessionEntries, skipsChecks: skipsChecksThatCannotFind)
         let workflow = session.load(path: path)
         return (Outcome(workflow: workflow, diagnostics: session.allDiagnostics), session.readEveryFile ? session.filesRead : nil)
     }
@@ -47,7 +51,7 @@ public struct WorkflowLoader: Sendable {
     /// As ``load(text:file:baseDirectory:)``, with sub-workflows given as text (`files`, by standardized path)
     /// instead of read from disk, for workflows built into the engine.
     func load(text: String, file: String, baseDirectory: String, files: [String: String]) -> Outcome {
-        var session = Session(catalog: catalog, narrowsSessionEntries: narrowsSessionEntries)
+        var session = Session(catalog: catalog, narrowsSessionEntries: narrowsSessionEntries, skipsChecks: skipsChecksThatCannotFind)
         session.provided = files
         let workflow: Workflow?
         do {
@@ -84,10 +88,11 @@ public struct WorkflowLoader: Sendable {
         /// Files given as text, by standardized path, read instead of the disk.
         var provided: [String: String] = [:]
 
-        init(catalog: OperationCatalog, narrowsSessionEntries: Bool) {
+        init(catalog: OperationCatalog, narrowsSessionEntries: Bool, skipsChecks: Bool) {
             self.catalog = catalog
             verification = VerificationContext(catalog: catalog)
             verification.sessionGraph.narrowsEntries = narrowsSessionEntries
+            verification.skipsChecksThatCannotFind = skipsChecks
         }
 
         var allDiagnostics: [Diagnostic] { diagnosticsByFile.flatMap { $0.1.sortedByLocation() } }
@@ -192,7 +197,10 @@ public struct WorkflowLoader: Sendable {
             definition.contentHashSource = ContentHashSource(text: text, children: children)
             // Compiled once: the validator, the verifier and every later reader share this model.
             let workflow = Workflow(definition)
-            WorkflowValidator(workflow: workflow, catalog: catalog, collector: collector, verification: verification).validate()
+            WorkflowValidator(
+                workflow: workflow, catalog: catalog, collector: collector, verification: verification,
+                isTopLevel: stack.count == 1
+            ).validate()
             record(file: document.file, collector.diagnostics)
             return collector.hasErrors ? nil : workflow
         }

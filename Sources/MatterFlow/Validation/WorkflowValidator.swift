@@ -9,6 +9,8 @@ struct WorkflowValidator {
     let collector: DiagnosticCollector
     /// The analyses shared by the files of one load.
     let verification: VerificationContext
+    /// Whether this is the load's top-level file (``WorkflowVerifier/isTopLevel``).
+    let isTopLevel: Bool
 
     func validate() {
         let model = workflow.model
@@ -16,7 +18,7 @@ struct WorkflowValidator {
         checkSteps()
         checkGraph(model)
         ReferenceChecker(workflow: workflow, model: model, catalog: catalog, collector: collector).check()
-        WorkflowVerifier(workflow: workflow, collector: collector, context: verification).verify()
+        WorkflowVerifier(workflow: workflow, collector: collector, context: verification, isTopLevel: isTopLevel).verify()
     }
 
     private func suggest(_ name: String) -> String {

@@ -26,3 +26,45 @@ struct BudgetCheck {
             "a run ending \(TimeBudget.label(worst)) can take up to \(TimeBudget.format(worst.worstSeconds)), more than the deadline of \(TimeBudget.format(deadline))\(others); path: \(worst.path.joined(separator: " -> ")); lower the timeouts or retries on it, or raise the deadline")
     }
 }
+
+extension BudgetCheck {
+    /// Whether the check might report something, decided without the duration analysis: only a declared deadline
+    /// can be missed, and only a loop makes the duration unbounded. The analysis's graph (each state in a normal
+    /// run and on the cancel path, see ``BudgetGraph``) has a loop only where the states reached from the start or
+    /// from the cancel path's first state do, along transitions other than the cancel edges (a normal run's
+    /// points lead to the cancel path's, never back).
+    static func mayFind(_ workflow: Workflow) -> Bool {
+        let model = workflow.model
+        return workflow.contract.deadlineSeconds != nil || hasLoop(model, from: [model.start, model.onCancel].compactMap { $0 })
+    }
+
+    /// Whether a loop of transitions other than cancel edges is reachable from `starts`; iterative, so a long
+    /// chain of states cannot exhaust the stack.
+    private static func hasLoop(_ model: CompiledWorkflow, from starts: [Int]) -> Bool {
+        // 0: not met yet, 1: on the walk's stack, 2: done (every state behind it is loop-free).
+        var mark = [UInt8](repeating: 0, count: model.count)
+        var stack: [(state: Int, next: Int)] = []
+        for start in starts where mark[start] == 0 {
+            mark[start] = 1
+            stack.append((start, model.leaving[start].lowerBound))
+            while let top = stack.last {
+                guard top.next < model.leaving[top.state].upperBound else {
+                    mark[top.state] = 2
+                    stack.removeLast()
+                    continue
+                }
+                stack[stack.count - 1].next += 1
+                let edge = model.edges[top.next]
+                guard !edge.kind.isCancel, let to = edge.to else { continue }
+                switch mark[to] {
+                case 0:
+                    mark[to] = 1
+                    stack.append((to, model.leaving[to].lowerBound))
+                case 1: return true
+                default: continue
+                }
+            }
+        }
+        return false
+    }
+}

@@ -200,6 +200,23 @@ struct SessionExplorer {
         explore(workflow)
     }
 
+    /// An explorer that has only made the nodes of `workflow`'s tree, to decide without a walk whether one could
+    /// find anything (``mayFind(in:context:limit:)``).
+    private init(nodesOf workflow: Workflow, context: VerificationContext, limit: Int) {
+        catalog = context.catalog
+        errors = context.errors
+        graph = context.sessionGraph
+        configurationLimit = limit
+        addNodes(workflow, context: context, supportOperations: context.supportOperations)
+    }
+
+    /// Whether a walk from `workflow`'s start might report something (a leak, a call out of order, an unbalanced
+    /// map body, or a proof cut short), decided from its tree's nodes without walking; false only when it is
+    /// certain to report nothing (``mayFind(from:)``).
+    static func mayFind(in workflow: Workflow, context: VerificationContext, limit: Int = SessionExplorer.limit) -> Bool {
+        SessionExplorer(nodesOf: workflow, context: context, limit: limit).mayFind(from: workflow)
+    }
+
     private mutating func explore(_ workflow: Workflow) {
         // A valid workflow's start is defined (a workflow with findings is not explored).
         guard let rootNode = graph.nodeIDs[workflow.file], nodes[rootNode].model.start != nil else { return }

@@ -8,6 +8,9 @@ struct WorkflowVerifier {
     let collector: DiagnosticCollector
     /// The analyses of the files loaded with this one: a sub-workflow's were made when it was verified.
     let context: VerificationContext
+    /// Whether this is the load's top-level file, verified last: no later walk can reuse what its session walk
+    /// would leave in the load's ``SessionGraph``, so the walk may be left out when it cannot report anything.
+    let isTopLevel: Bool
 
     private var catalog: OperationCatalog { context.catalog }
 
@@ -21,8 +24,16 @@ struct WorkflowVerifier {
             childErrors: context.childErrors(of: workflow), childWrite: context.childWrite(of: workflow)
         ).check()
         MapConcurrencyCheck(workflow: workflow, context: context, collector: collector).check()
-        let explorer = SessionExplorer(root: workflow, context: context)
-        SessionCheck(workflow: workflow, explorer: explorer, collector: collector).check()
-        BudgetCheck(workflow: workflow, graph: context.budgetGraph(workflow), collector: collector).check()
+        // A sub-workflow's walk is kept for its parents' walks, which reuse it in the order it was made, so their
+        // findings' paths read the same: only the top level's may be left out.
+        let skips = context.skipsChecksThatCannotFind
+        if !skips || !isTopLevel || SessionExplorer.mayFind(in: workflow, context: context) {
+            let explorer = SessionExplorer(root: workflow, context: context)
+            SessionCheck(workflow: workflow, explorer: explorer, collector: collector).check()
+        }
+        // A duration analysis left out here is made when a parent's needs it.
+        if !skips || BudgetCheck.mayFind(workflow) {
+            BudgetCheck(workflow: workflow, graph: context.budgetGraph(workflow), collector: collector).check()
+        }
     }
 }
