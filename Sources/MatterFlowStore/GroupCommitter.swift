@@ -54,6 +54,11 @@ public final class GroupCommitter: @unchecked Sendable {
 
     /// The longest a record that is not a side-effect boundary waits before it is written (for `watch`).
     public static let idleFlush: Int = 50
+    /// The longest a batch a run waits for is held back, in microseconds, for the worker's other runs in progress to
+    /// reach a point where they wait too (``runBegan()``): it is written as soon as every one of them waits, or
+    /// after this long. A commit costs the server more than the rows it carries, so fewer, fuller batches cost
+    /// less for the same runs.
+    public static let gatherLimit: Int = 4000
     /// How long the committer keeps trying to reach the server before it fails the waiting records.
     public static let reconnectLimit: Duration = .seconds(30)
 
@@ -69,6 +74,8 @@ public final class GroupCommitter: @unchecked Sendable {
     private var commands: [PendingCommand] = []
     private var failures: [String: StoreError] = [:]
     private var syncRequested = false
+    /// The worker's runs in progress (``runBegan()``), each of which will soon wait for a batch.
+    private var activeRuns = 0
     private var stopping = false
     private var stopped = false
     private var thread: pthread_t?
@@ -179,6 +186,34 @@ public final class GroupCommitter: @unchecked Sendable {
         if commands.count == 1 && pending.isEmpty { monitor.broadcast() }
     }
 
+    /// Counts a run of the worker as in progress until ``runEnded()``: a batch that runs wait for is held back (at
+    /// most ``gatherLimit``) until every run in progress waits for it, so that it carries all of them.
+    public func runBegan() {
+        monitor.lock()
+        activeRuns += 1
+        monitor.unlock()
+    }
+
+    /// The run counted by ``runBegan()`` has ended: it will not wait for a batch any more.
+    public func runEnded() {
+        monitor.lock()
+        activeRuns -= 1
+        monitor.broadcast()
+        monitor.unlock()
+    }
+
+    /// Whether every run in progress waits for the next batch (its records flushed, or a command answered), so
+    /// holding the batch back for more would only delay it. Called with `monitor` locked.
+    private var everyRunWaits: Bool {
+        guard activeRuns > 0 else { return true }
+        var waiting = Set<String>()
+        for waiter in waiters { waiting.insert(waiter.runID) }
+        for command in commands where command.continuation != nil {
+            if let runID = command.runID { waiting.insert(runID) }
+        }
+        return waiting.count >= activeRuns
+    }
+
     /// Why a command must not be performed: its run's records can no longer be written. Called with `monitor` locked.
     private func refusal(of command: StoreCommand, runID: String?) -> StoreError? {
         switch command {
@@ -221,6 +256,10 @@ public final class GroupCommitter: @unchecked Sendable {
             monitor.lock()
             while !syncRequested && pending.isEmpty && commands.isEmpty && !stopping { monitor.wait() }
             if !syncRequested && !stopping { monitor.wait(milliseconds: Self.idleFlush) }
+            if syncRequested && !stopping && !everyRunWaits {
+                let deadline = Monitor.deadline(microseconds: Self.gatherLimit)
+                while !stopping && !everyRunWaits && monitor.wait(until: deadline) {}
+            }
             let batch = pending
             pending.removeAll(keepingCapacity: true)
             let (carried, refused) = takeCommands()
@@ -413,13 +452,24 @@ final class Monitor: @unchecked Sendable {
 
     /// Waits at most `milliseconds` (or until a broadcast).
     func wait(milliseconds: Int) {
+        _ = wait(until: Self.deadline(microseconds: milliseconds * 1000))
+    }
+
+    /// Waits until a broadcast or `deadline` (``deadline(microseconds:)``); false once the deadline has passed.
+    func wait(until deadline: timespec) -> Bool {
+        var until = deadline
+        return pthread_cond_timedwait(condition, mutex, &until) != ETIMEDOUT
+    }
+
+    /// The time `microseconds` from now, for ``wait(until:)``.
+    static func deadline(microseconds: Int) -> timespec {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        var nanoseconds = Int(now.tv_nsec) + milliseconds * 1_000_000
+        var nanoseconds = Int(now.tv_nsec) + microseconds * 1000
         var until = now
         until.tv_sec += nanoseconds / 1_000_000_000
         nanoseconds %= 1_000_000_000
         until.tv_nsec = nanoseconds
-        pthread_cond_timedwait(condition, mutex, &until)
+        return until
     }
 }

@@ -252,8 +252,10 @@ public final class StoreWorker: Sendable {
     }
 
     private func launch(_ claimed: ClaimedRun) {
+        committer.runBegan()
         let task = Task { [self] in
             await execute(claimed)
+            committer.runEnded()
             state.withLock { state in
                 state.active[claimed.runID] = nil
                 state.pauses[claimed.runID] = nil
