@@ -34,7 +34,7 @@ public final class GroupCommitter: @unchecked Sendable {
     private struct Pending {
         var ticket: UInt64
         var runID: String
-        var record: JournalRecord
+        var record: EncodedJournalRecord
     }
 
     /// A command a run's task waits for, suspended in ``perform(_:runID:)``.
@@ -64,6 +64,8 @@ public final class GroupCommitter: @unchecked Sendable {
 
     private let conninfo: String
     private let workerID: String
+    /// How long a batch runs wait for is held back for the others (``gatherLimit`` unless a test says otherwise).
+    private let gatherMicroseconds: Int
     private let monitor = Monitor()
     private var pending: [Pending] = []
     private var nextTicket: UInt64 = 0
@@ -84,9 +86,12 @@ public final class GroupCommitter: @unchecked Sendable {
     private var recordCount = 0
 
     /// Starts the committer's thread. It connects on its first batch.
-    public init(conninfo: String, workerID: String) {
+    /// - Parameter gatherMicroseconds: The longest a batch runs wait for is held back for the other runs in
+    ///   progress to wait too.
+    public init(conninfo: String, workerID: String, gatherMicroseconds: Int = GroupCommitter.gatherLimit) {
         self.conninfo = conninfo
         self.workerID = workerID
+        self.gatherMicroseconds = gatherMicroseconds
         if let created = StoreThread.start({ self.loop() }) {
             thread = created
         } else {
@@ -98,7 +103,7 @@ public final class GroupCommitter: @unchecked Sendable {
     /// starts that batch at once; ``flush(runID:)`` waits for it.
     /// - Throws: ``StoreError`` when the run's records can no longer be written (server unreachable for longer
     ///   than ``reconnectLimit``, or the run's lease passed to another worker).
-    public func append(_ record: JournalRecord, runID: String, sync: Bool) throws(StoreError) {
+    public func append(_ record: EncodedJournalRecord, runID: String, sync: Bool) throws(StoreError) {
         monitor.lock()
         defer { monitor.unlock() }
         if let failure = failures[runID] { throw failure }
@@ -117,6 +122,12 @@ public final class GroupCommitter: @unchecked Sendable {
         } else if pending.count == 1 {
             monitor.broadcast()
         }
+    }
+
+    /// Keeps one record given as its payload object, written as compact JSON (``EncodedJournalRecord/init(_:)``):
+    /// as ``append(_:runID:sync:)``.
+    public func append(_ record: JournalRecord, runID: String, sync: Bool) throws(StoreError) {
+        try append(EncodedJournalRecord(record), runID: runID, sync: sync)
     }
 
     /// Waits until every record of the run appended so far has committed, suspending the calling task (not its
@@ -205,13 +216,24 @@ public final class GroupCommitter: @unchecked Sendable {
     /// Whether every run in progress waits for the next batch (its records flushed, or a command answered), so
     /// holding the batch back for more would only delay it. Called with `monitor` locked.
     private var everyRunWaits: Bool {
-        guard activeRuns > 0 else { return true }
+        activeRuns <= 0 || waitingRuns.count >= activeRuns
+    }
+
+    /// The runs waiting for the next batch. Called with `monitor` locked.
+    private var waitingRuns: Set<String> {
         var waiting = Set<String>()
         for waiter in waiters { waiting.insert(waiter.runID) }
         for command in commands where command.continuation != nil {
             if let runID = command.runID { waiting.insert(runID) }
         }
-        return waiting.count >= activeRuns
+        return waiting
+    }
+
+    /// How many runs wait for the next batch, for tests.
+    var waitingRunCount: Int {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return waitingRuns.count
     }
 
     /// Why a command must not be performed: its run's records can no longer be written. Called with `monitor` locked.
@@ -257,7 +279,7 @@ public final class GroupCommitter: @unchecked Sendable {
             while !syncRequested && pending.isEmpty && commands.isEmpty && !stopping { monitor.wait() }
             if !syncRequested && !stopping { monitor.wait(milliseconds: Self.idleFlush) }
             if syncRequested && !stopping && !everyRunWaits {
-                let deadline = Monitor.deadline(microseconds: Self.gatherLimit)
+                let deadline = Monitor.deadline(microseconds: gatherMicroseconds)
                 while !stopping && !everyRunWaits && monitor.wait(until: deadline) {}
             }
             let batch = pending
