@@ -20,6 +20,9 @@ import Darwin
 /// over its own connection, which it opens again (for up to ``reconnectLimit``) when the server restarts; a
 /// batch whose commit was lost with the connection is written again, and records already there are skipped.
 ///
+/// A batch that runs wait for is held back, at most ``gatherLimit``, until every run of the worker in progress
+/// (``runBegan()``) waits for it too, so that one commit carries them all.
+///
 /// The store commands a run waits for (its fleet session lock taken and given back, its final status:
 /// ``StoreCommand``) ride the same transaction after the records, through ``perform(_:runID:)``.
 ///
@@ -28,7 +31,7 @@ import Darwin
 public final class GroupCommitter: @unchecked Sendable {
     // Safety of @unchecked Sendable: every stored property is either immutable (`let`) or touched only while
     // `monitor` is locked (`pending`, `commands`, `committed`, `nextTicket`, `lastTicket`, `waiters`, `failures`,
-    // `syncRequested`, `stopping`, `stopped`, `thread`, the counts); the pthread mutex and condition are
+    // `syncRequested`, `activeRuns`, `stopping`, `stopped`, `thread`, the counts); the pthread mutex and condition are
     // themselves safe to use from any thread.
 
     private struct Pending {
