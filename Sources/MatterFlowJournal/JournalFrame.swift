@@ -19,6 +19,13 @@ public enum JournalFrame {
     public static func encode(_ payload: JSONObject) -> [UInt8] {
         var bytes = [UInt8](repeating: 0x20, count: prefixLength)
         JSONWriter.appendCompact(.object(payload), to: &bytes)
+        return framing(bytes)
+    }
+
+    /// One record's bytes for a payload already written after ``prefixLength`` placeholder bytes: the prefix filled
+    /// in and the newline appended.
+    static func framing(_ written: [UInt8]) -> [UInt8] {
+        var bytes = written
         let length = UInt32(bytes.count - prefixLength)
         let checksum = CRC32.checksum(bytes[prefixLength...])
         bytes.replaceSubrange(0..<8, with: hex(length).utf8)

@@ -10,10 +10,11 @@ import MatterFlowJSON
 public protocol JournalSink: Sendable {
     /// What the records belong to, for messages (`postgres run run-5cbece477cfa`).
     var name: String { get }
-    /// Keeps one record (its payload holds `seq`, `type` and `wallTime`).
+    /// Keeps one record (its payload holds `seq`, `type` and `wallTime`), written as the compact JSON text a
+    /// journal file frames.
     /// - Throws: ``JournalError`` `journalUnwritable` when the record cannot be kept; the writer then refuses
     ///   every later record of the run.
-    func append(_ record: JournalRecord, sync: Bool) throws(JournalError)
+    func append(_ record: EncodedJournalRecord, sync: Bool) throws(JournalError)
     /// Waits, suspending the calling task rather than blocking its thread, until every record appended so far is
     /// durable.
     /// - Throws: ``JournalError`` `journalUnwritable` when they cannot be kept.

@@ -68,13 +68,14 @@ final class JournalWriter: Sendable {
             if let failure = state.failure { return .failure(failure) }
             if let sink = state.sink {
                 let sequence = state.nextSequence
-                var payload: JSONObject = ["seq": .int(sequence), "type": .string(type), "wallTime": .double(JournalFile.wallTime())]
-                for member in fields.members where payload[member.key] == nil { payload[member.key] = member.value }
+                var payload: [UInt8] = []
+                payload.reserveCapacity(256)
+                JournalPayload.append(sequence: sequence, type: type, wallTime: JournalFile.wallTime(), fields: fields, to: &payload)
                 do throws(JournalError) {
                     if hook?(JournalBoundary(position: .before, sequence: sequence, type: type)) == .tear {
                         throw JournalError(.journalUnwritable, "record \(sequence) of \(path) was refused on purpose by a test hook")
                     }
-                    try sink.append(JournalRecord(payload: payload, offset: 0), sync: sync)
+                    try sink.append(EncodedJournalRecord(sequence: sequence, type: type, payload: payload), sync: sync)
                 } catch {
                     state.failure = error
                     return .failure(error)
@@ -86,9 +87,10 @@ final class JournalWriter: Sendable {
                 return .failure(JournalError(.journalUnwritable, "the journal \(path) is already closed"))
             }
             let sequence = state.nextSequence
-            var payload: JSONObject = ["seq": .int(sequence), "type": .string(type), "wallTime": .double(JournalFile.wallTime())]
-            for member in fields.members where payload[member.key] == nil { payload[member.key] = member.value }
-            let bytes = JournalFrame.encode(payload)
+            var written = [UInt8](repeating: 0x20, count: JournalFrame.prefixLength)
+            written.reserveCapacity(256)
+            JournalPayload.append(sequence: sequence, type: type, wallTime: JournalFile.wallTime(), fields: fields, to: &written)
+            let bytes = JournalFrame.framing(written)
             do throws(JournalError) {
                 if hook?(JournalBoundary(position: .before, sequence: sequence, type: type)) == .tear {
                     try file.append(Array(bytes.prefix(bytes.count / 2)))

@@ -20,6 +20,9 @@ import Darwin
 /// over its own connection, which it opens again (for up to ``reconnectLimit``) when the server restarts; a
 /// batch whose commit was lost with the connection is written again, and records already there are skipped.
 ///
+/// A batch that runs wait for is held back, at most ``gatherLimit``, until every run of the worker in progress
+/// (``runBegan()``) waits for it too, so that one commit carries them all.
+///
 /// The store commands a run waits for (its fleet session lock taken and given back, its final status:
 /// ``StoreCommand``) ride the same transaction after the records, through ``perform(_:runID:)``.
 ///
@@ -28,13 +31,13 @@ import Darwin
 public final class GroupCommitter: @unchecked Sendable {
     // Safety of @unchecked Sendable: every stored property is either immutable (`let`) or touched only while
     // `monitor` is locked (`pending`, `commands`, `committed`, `nextTicket`, `lastTicket`, `waiters`, `failures`,
-    // `syncRequested`, `stopping`, `stopped`, `thread`, the counts); the pthread mutex and condition are
+    // `syncRequested`, `activeRuns`, `stopping`, `stopped`, `thread`, the counts); the pthread mutex and condition are
     // themselves safe to use from any thread.
 
     private struct Pending {
         var ticket: UInt64
         var runID: String
-        var record: JournalRecord
+        var record: EncodedJournalRecord
     }
 
     /// A command a run's task waits for, suspended in ``perform(_:runID:)``.
@@ -54,11 +57,18 @@ public final class GroupCommitter: @unchecked Sendable {
 
     /// The longest a record that is not a side-effect boundary waits before it is written (for `watch`).
     public static let idleFlush: Int = 50
+    /// The longest a batch a run waits for is held back, in microseconds, for the worker's other runs in progress to
+    /// reach a point where they wait too (``runBegan()``): it is written as soon as every one of them waits, or
+    /// after this long. A commit costs the server more than the rows it carries, so fewer, fuller batches cost
+    /// less for the same runs.
+    public static let gatherLimit: Int = 4000
     /// How long the committer keeps trying to reach the server before it fails the waiting records.
     public static let reconnectLimit: Duration = .seconds(30)
 
     private let conninfo: String
     private let workerID: String
+    /// How long a batch runs wait for is held back for the others (``gatherLimit`` unless a test says otherwise).
+    private let gatherMicroseconds: Int
     private let monitor = Monitor()
     private var pending: [Pending] = []
     private var nextTicket: UInt64 = 0
@@ -69,6 +79,8 @@ public final class GroupCommitter: @unchecked Sendable {
     private var commands: [PendingCommand] = []
     private var failures: [String: StoreError] = [:]
     private var syncRequested = false
+    /// The worker's runs in progress (``runBegan()``), each of which will soon wait for a batch.
+    private var activeRuns = 0
     private var stopping = false
     private var stopped = false
     private var thread: pthread_t?
@@ -77,9 +89,12 @@ public final class GroupCommitter: @unchecked Sendable {
     private var recordCount = 0
 
     /// Starts the committer's thread. It connects on its first batch.
-    public init(conninfo: String, workerID: String) {
+    /// - Parameter gatherMicroseconds: The longest a batch runs wait for is held back for the other runs in
+    ///   progress to wait too.
+    public init(conninfo: String, workerID: String, gatherMicroseconds: Int = GroupCommitter.gatherLimit) {
         self.conninfo = conninfo
         self.workerID = workerID
+        self.gatherMicroseconds = gatherMicroseconds
         if let created = StoreThread.start({ self.loop() }) {
             thread = created
         } else {
@@ -91,7 +106,7 @@ public final class GroupCommitter: @unchecked Sendable {
     /// starts that batch at once; ``flush(runID:)`` waits for it.
     /// - Throws: ``StoreError`` when the run's records can no longer be written (server unreachable for longer
     ///   than ``reconnectLimit``, or the run's lease passed to another worker).
-    public func append(_ record: JournalRecord, runID: String, sync: Bool) throws(StoreError) {
+    public func append(_ record: EncodedJournalRecord, runID: String, sync: Bool) throws(StoreError) {
         monitor.lock()
         defer { monitor.unlock() }
         if let failure = failures[runID] { throw failure }
@@ -110,6 +125,12 @@ public final class GroupCommitter: @unchecked Sendable {
         } else if pending.count == 1 {
             monitor.broadcast()
         }
+    }
+
+    /// Keeps one record given as its payload object, written as compact JSON (``EncodedJournalRecord/init(_:)``):
+    /// as ``append(_:runID:sync:)``.
+    public func append(_ record: JournalRecord, runID: String, sync: Bool) throws(StoreError) {
+        try append(EncodedJournalRecord(record), runID: runID, sync: sync)
     }
 
     /// Waits until every record of the run appended so far has committed, suspending the calling task (not its
@@ -179,6 +200,45 @@ public final class GroupCommitter: @unchecked Sendable {
         if commands.count == 1 && pending.isEmpty { monitor.broadcast() }
     }
 
+    /// Counts a run of the worker as in progress until ``runEnded()``: a batch that runs wait for is held back (at
+    /// most ``gatherLimit``) until every run in progress waits for it, so that it carries all of them.
+    public func runBegan() {
+        monitor.lock()
+        activeRuns += 1
+        monitor.unlock()
+    }
+
+    /// The run counted by ``runBegan()`` has ended: it will not wait for a batch any more.
+    public func runEnded() {
+        monitor.lock()
+        activeRuns -= 1
+        monitor.broadcast()
+        monitor.unlock()
+    }
+
+    /// Whether every run in progress waits for the next batch (its records flushed, or a command answered), so
+    /// holding the batch back for more would only delay it. Called with `monitor` locked.
+    private var everyRunWaits: Bool {
+        activeRuns <= 0 || waitingRuns.count >= activeRuns
+    }
+
+    /// The runs waiting for the next batch. Called with `monitor` locked.
+    private var waitingRuns: Set<String> {
+        var waiting = Set<String>()
+        for waiter in waiters { waiting.insert(waiter.runID) }
+        for command in commands where command.continuation != nil {
+            if let runID = command.runID { waiting.insert(runID) }
+        }
+        return waiting
+    }
+
+    /// How many runs wait for the next batch, for tests.
+    var waitingRunCount: Int {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return waitingRuns.count
+    }
+
     /// Why a command must not be performed: its run's records can no longer be written. Called with `monitor` locked.
     private func refusal(of command: StoreCommand, runID: String?) -> StoreError? {
         switch command {
@@ -221,6 +281,10 @@ public final class GroupCommitter: @unchecked Sendable {
             monitor.lock()
             while !syncRequested && pending.isEmpty && commands.isEmpty && !stopping { monitor.wait() }
             if !syncRequested && !stopping { monitor.wait(milliseconds: Self.idleFlush) }
+            if syncRequested && !stopping && !everyRunWaits {
+                let deadline = Monitor.deadline(microseconds: gatherMicroseconds)
+                while !stopping && !everyRunWaits && monitor.wait(until: deadline) {}
+            }
             let batch = pending
             pending.removeAll(keepingCapacity: true)
             let (carried, refused) = takeCommands()
@@ -413,13 +477,24 @@ final class Monitor: @unchecked Sendable {
 
     /// Waits at most `milliseconds` (or until a broadcast).
     func wait(milliseconds: Int) {
+        _ = wait(until: Self.deadline(microseconds: milliseconds * 1000))
+    }
+
+    /// Waits until a broadcast or `deadline` (``deadline(microseconds:)``); false once the deadline has passed.
+    func wait(until deadline: timespec) -> Bool {
+        var until = deadline
+        return pthread_cond_timedwait(condition, mutex, &until) != ETIMEDOUT
+    }
+
+    /// The time `microseconds` from now, for ``wait(until:)``.
+    static func deadline(microseconds: Int) -> timespec {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        var nanoseconds = Int(now.tv_nsec) + milliseconds * 1_000_000
+        var nanoseconds = Int(now.tv_nsec) + microseconds * 1000
         var until = now
         until.tv_sec += nanoseconds / 1_000_000_000
         nanoseconds %= 1_000_000_000
         until.tv_nsec = nanoseconds
-        pthread_cond_timedwait(condition, mutex, &until)
+        return until
     }
 }

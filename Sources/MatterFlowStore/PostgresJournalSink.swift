@@ -8,7 +8,7 @@ struct PostgresJournalSink: JournalSink {
 
     var name: String { "postgres run \(runID)" }
 
-    func append(_ record: JournalRecord, sync: Bool) throws(JournalError) {
+    func append(_ record: EncodedJournalRecord, sync: Bool) throws(JournalError) {
         do {
             // A run's `runFinished` does not start a batch of its own: whoever waits for it (the worker's final
             // status, recovery's flush) starts one right after, which carries it along.

@@ -18,8 +18,8 @@ struct RecordBatchRows {
 
     /// Groups `records` (with the run of each, in the order they were appended) by run, keeping each run's
     /// records in order; the rows follow the order of each run's first record.
-    init(_ runIDs: [String], _ records: [JournalRecord]) {
-        var groups: [String: [JournalRecord]] = [:]
+    init(_ runIDs: [String], _ records: [EncodedJournalRecord]) {
+        var groups: [String: [EncodedJournalRecord]] = [:]
         for (runID, record) in zip(runIDs, records) {
             if groups[runID] == nil { runs.append(runID) }
             groups[runID, default: []].append(record)
@@ -37,7 +37,7 @@ struct RecordBatchRows {
                 bytes.append(UInt8(ascii: "["))
                 for (index, record) in group.enumerated() {
                     if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                    JSONWriter.appendCompact(.object(record.payload), to: &bytes)
+                    bytes.append(contentsOf: record.payload)
                 }
                 bytes.append(UInt8(ascii: "]"))
             }

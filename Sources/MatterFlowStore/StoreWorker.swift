@@ -32,7 +32,7 @@ public struct WorkerOptions: Sendable {
     public var idle: (@Sendable () -> Void)?
 
     public init(
-        workerID: String, concurrency: Int = 8, leaseSeconds: Double = 10, pollMilliseconds: Int = 5000,
+        workerID: String, concurrency: Int = 32, leaseSeconds: Double = 10, pollMilliseconds: Int = 5000,
         resume: Bool = false, secrets: SecretInbox? = nil, exitWhenIdle: Bool = false, drainSeconds: Double = 30,
         engine: WorkflowEngine = WorkflowEngine(), clock: any WorkflowClock = SystemClock(),
         log: (@Sendable (String) -> Void)? = nil, idle: (@Sendable () -> Void)? = nil
@@ -252,8 +252,10 @@ public final class StoreWorker: Sendable {
     }
 
     private func launch(_ claimed: ClaimedRun) {
+        committer.runBegan()
         let task = Task { [self] in
             await execute(claimed)
+            committer.runEnded()
             state.withLock { state in
                 state.active[claimed.runID] = nil
                 state.pauses[claimed.runID] = nil

@@ -4,9 +4,10 @@
 #   bash Tests/Postgres/fleet-bench.sh [--quick] [BIN_DIR] [RUNS]
 #
 # 1. Durable runs/s: RUNS commission-device runs (each on a structure of its own, the built-in simulated home,
-#    virtual time) queued in the store and run by 1, 2 and 4 `matterflow worker` processes (--concurrency 8) until
-#    the queue is empty; next to the same runs made by as many `matterflow-bench --worker-baseline` processes (the
-#    worker's runs without the store, 8 at a time each), with a file journal and not durable. One table, per number
+#    virtual time) queued in the store and run by 1, 2 and 4 `matterflow worker` processes (--concurrency 32, the
+#    worker's default) until the queue is empty; next to the same runs made by as many `matterflow-bench
+#    --worker-baseline` processes (the worker's runs without the store, 32 at a time each), with a file journal and
+#    not durable. One table, per number
 #    of processes: runs/s of each, the store's share of not durable, the store's records per transaction, and the
 #    machine's 1-minute load average after the row (/proc/loadavg: the figures mean little on a busy machine).
 #    Then the CPU each durable run cost the server (its processes, from /proc) and the workers, and each run without
@@ -42,6 +43,7 @@ cleanup() {
 trap cleanup EXIT
 server="$(bash Tests/Postgres/pg-server.sh start "$work/pg")"
 payload="MT:Y.K9042C00KA0648G00"
+concurrency=32  # runs at once per process, the worker's default
 workflow="$PWD/Workflows/commission-device.json"
 now() { date +%s.%N; }
 # Starts "$@" in a subshell that records the command's PID (for cleanup) and, when it ends, the CPU seconds (user
@@ -113,7 +115,7 @@ for workers in 1 2 4; do
     wpids=()
     for w in $(seq 1 "$workers"); do
         start_measured "store-$workers-$w" \
-            "$bin" worker --store "$db" --secrets "$secrets" --exit-when-idle --concurrency 8 --worker-id "w$w" 2>"$work/worker-$workers-$w.log"
+            "$bin" worker --store "$db" --secrets "$secrets" --exit-when-idle --concurrency "$concurrency" --worker-id "w$w" 2>"$work/worker-$workers-$w.log"
         wpids+=($!)
         pids+=($!)
     done
@@ -137,7 +139,7 @@ for workers in 1 2 4; do
             count=$share
             [ "$w" = "$workers" ] && count=$(( runs - share * (workers - 1) ))
             mkdir -p "$work/journal-$workers-$w"
-            start_measured "$mode-$workers-$w" "$bench" --worker-baseline "$mode" "$count" 8 "$work/journal-$workers-$w" >/dev/null
+            start_measured "$mode-$workers-$w" "$bench" --worker-baseline "$mode" "$count" "$concurrency" "$work/journal-$workers-$w" >/dev/null
             bpids+=($!)
             pids+=($!)
         done

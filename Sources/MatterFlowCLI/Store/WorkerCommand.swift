@@ -19,7 +19,7 @@ struct WorkerCommand {
             .init(name: "home", valueName: "<file>", help: "Home description to simulate for every structure (default: the built-in home)."),
             .init(name: "state", valueName: "<dir>", help: "Keep each structure's simulated home in <dir>/<structure> (share it between workers)."),
             .init(name: "secrets", valueName: "<dir>", help: "Where the runs' secret inputs wait (as given to submit --secrets)."),
-            .init(name: "concurrency", valueName: "<n>", help: "Runs at once (default 8; 1...1000)."),
+            .init(name: "concurrency", valueName: "<n>", help: "Runs at once (default 32; 1...1000)."),
             .init(name: "lease", valueName: "<seconds>", help: "Lease length: another worker takes a run over this long after the last heartbeat (default 10; 1...3600)."),
             .init(name: "resume", valueName: nil, help: "Resume taken-over runs where safe, instead of taking their cancel path."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default with the simulated home) or real."),
@@ -49,7 +49,7 @@ struct WorkerCommand {
         if arguments.value("hub") != nil, let first = ["home", "state"].first(where: { arguments.value($0) != nil }) {
             throw UsageError(message: "--\(first) configures the simulated home and does not apply with --hub; drop one of them", command: Self.spec.name)
         }
-        let concurrency = try Self.number(arguments.value("concurrency"), name: "concurrency", default: 8, range: 1...1000)
+        let concurrency = try Self.number(arguments.value("concurrency"), name: "concurrency", default: 32, range: 1...1000)
         let lease = try Self.number(arguments.value("lease"), name: "lease", default: 10, range: 1...3600)
         let endpoint: HubEndpoint?
         do {

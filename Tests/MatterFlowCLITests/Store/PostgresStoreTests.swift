@@ -75,6 +75,36 @@ struct PostgresStoreTests {
         #expect(try store.records(of: "run-watched").map(\.sequence) == [1, 2])
     }
 
+    @Test("a batch a run waits for is held back until the worker's other runs in progress wait too, then carries them all")
+    func batchGathersTheRunsInProgress() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-a", "s1", "me"), ("run-b", "s2", "me")], into: store)
+        // A limit no test machine reaches: the batch goes only when both runs wait.
+        let committer = GroupCommitter(conninfo: conninfo, workerID: "me", gatherMicroseconds: 60_000_000)
+        defer { committer.shutdown() }
+        committer.runBegan()
+        committer.runBegan()
+        try committer.append(JournalRecord(payload: ["seq": 1, "type": "intent"], offset: 0), runID: "run-a", sync: true)
+        let first = Task { try await committer.flush(runID: "run-a") }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while committer.waitingRunCount < 1 && ContinuousClock.now < deadline { await Task.yield() }
+        #expect(committer.waitingRunCount == 1)
+        // run-a waits; run-b is still in progress, so its record, appended now, joins run-a's batch.
+        try committer.append(JournalRecord(payload: ["seq": 1, "type": "intent"], offset: 0), runID: "run-b", sync: true)
+        try await committer.flush(runID: "run-b")
+        try await first.value
+        #expect(committer.statistics.batches == 1)
+        #expect(committer.statistics.records == 2)
+        // Once a run has ended, the batch goes when the runs still in progress wait.
+        committer.runEnded()
+        try committer.append(JournalRecord(payload: ["seq": 2, "type": "intent"], offset: 0), runID: "run-a", sync: true)
+        try await committer.flush(runID: "run-a")
+        #expect(committer.statistics.batches == 2)
+        #expect(try store.records(of: "run-a").map(\.sequence) == [1, 2])
+        #expect(try store.records(of: "run-b").map(\.sequence) == [1])
+    }
+
     @Test("store migrate creates the schema once; again changes nothing; concurrent migrators apply it exactly once")
     func migrations() async throws {
         let conninfo = try TestPostgres.database(migrated: false)
