@@ -31,7 +31,7 @@ import Darwin
 public final class GroupCommitter: @unchecked Sendable {
     // Safety of @unchecked Sendable: every stored property is either immutable (`let`) or touched only while
     // `monitor` is locked (`pending`, `commands`, `committed`, `nextTicket`, `lastTicket`, `waiters`, `failures`,
-    // `syncRequested`, `activeRuns`, `stopping`, `stopped`, `thread`, the counts); the pthread mutex and condition are
+    // `syncRequested`, `activeRuns`, `gathering`, `stopping`, `stopped`, `thread`, the counts); the pthread mutex and condition are
     // themselves safe to use from any thread.
 
     private struct Pending {
@@ -81,6 +81,8 @@ public final class GroupCommitter: @unchecked Sendable {
     private var syncRequested = false
     /// The worker's runs in progress (``runBegan()``), each of which will soon wait for a batch.
     private var activeRuns = 0
+    /// Whether batches are held back for the runs in progress (until ``stopGathering()``).
+    private var gathering = true
     private var stopping = false
     private var stopped = false
     private var thread: pthread_t?
@@ -208,6 +210,15 @@ public final class GroupCommitter: @unchecked Sendable {
         monitor.unlock()
     }
 
+    /// Writes every batch as soon as a run waits for it from now on, without holding it back for the others: for a
+    /// worker that is stopping, whose runs park at checkpoints (and are never counted out) or end.
+    public func stopGathering() {
+        monitor.lock()
+        gathering = false
+        monitor.broadcast()
+        monitor.unlock()
+    }
+
     /// The run counted by ``runBegan()`` has ended: it will not wait for a batch any more.
     public func runEnded() {
         monitor.lock()
@@ -219,7 +230,7 @@ public final class GroupCommitter: @unchecked Sendable {
     /// Whether every run in progress waits for the next batch (its records flushed, or a command answered), so
     /// holding the batch back for more would only delay it. Called with `monitor` locked.
     private var everyRunWaits: Bool {
-        activeRuns <= 0 || waitingRuns.count >= activeRuns
+        !gathering || activeRuns <= 0 || waitingRuns.count >= activeRuns
     }
 
     /// The runs waiting for the next batch. Called with `monitor` locked.
@@ -460,7 +471,13 @@ final class Monitor: @unchecked Sendable {
         mutex = .allocate(capacity: 1)
         condition = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        // Timed waits count on the monotonic clock, so a step of the wall clock (NTP, a resumed VM) neither holds a
+        // batch back nor lets it go early.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -489,7 +506,7 @@ final class Monitor: @unchecked Sendable {
     /// The time `microseconds` from now, for ``wait(until:)``.
     static func deadline(microseconds: Int) -> timespec {
         var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        clock_gettime(CLOCK_MONOTONIC, &now)
         var nanoseconds = Int(now.tv_nsec) + microseconds * 1000
         var until = now
         until.tv_sec += nanoseconds / 1_000_000_000

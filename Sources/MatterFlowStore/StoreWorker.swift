@@ -207,6 +207,8 @@ public final class StoreWorker: Sendable {
     /// queue, their records committed (another worker resumes them from their last checkpoint), and the others back
     /// for takeover (another worker settles them as if this one had died).
     private func drain() async {
+        // Parked runs stay counted as in progress: batches must not wait for them.
+        committer.stopGathering()
         do throws(StoreError) {
             try store.markStopping(options.workerID)
         } catch {

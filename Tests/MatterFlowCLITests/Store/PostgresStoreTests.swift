@@ -96,12 +96,22 @@ struct PostgresStoreTests {
         try await first.value
         #expect(committer.statistics.batches == 1)
         #expect(committer.statistics.records == 2)
-        // Once a run has ended, the batch goes when the runs still in progress wait.
+        // Once a run has ended, the batch goes when the runs still in progress wait (long before the limit).
         committer.runEnded()
+        var started = ContinuousClock.now
         try committer.append(JournalRecord(payload: ["seq": 2, "type": "intent"], offset: 0), runID: "run-a", sync: true)
         try await committer.flush(runID: "run-a")
+        #expect(ContinuousClock.now - started < .seconds(20), "the batch waited for a run that had ended")
         #expect(committer.statistics.batches == 2)
-        #expect(try store.records(of: "run-a").map(\.sequence) == [1, 2])
+        // A stopping worker's runs park and stay counted: with gathering stopped, a batch goes without them.
+        committer.runBegan()
+        committer.stopGathering()
+        started = ContinuousClock.now
+        try committer.append(JournalRecord(payload: ["seq": 3, "type": "intent"], offset: 0), runID: "run-a", sync: true)
+        try await committer.flush(runID: "run-a")
+        #expect(ContinuousClock.now - started < .seconds(20), "the batch waited for a run in progress after gathering stopped")
+        #expect(committer.statistics.batches == 3)
+        #expect(try store.records(of: "run-a").map(\.sequence) == [1, 2, 3])
         #expect(try store.records(of: "run-b").map(\.sequence) == [1])
     }
 
