@@ -58,6 +58,12 @@ import Testing
                 let found = walk.ends.contains(where: \.held) || !walk.violations.isEmpty || !walk.unbalancedMaps.isEmpty || !walk.finished
                 #expect(mayFind || !found, "\(path), limit \(limit)")
                 if limit == SessionExplorer.limit { if mayFind { loud.insert(path) } else { quiet.insert(path) } }
+                // The skip rests on the bound: a whole walk numbers no more configurations than it says.
+                if limit == SessionExplorer.limit, walk.finished,
+                    let bound = SessionExplorer.configurationBound(in: workflow, context: VerificationContext(catalog: catalog))
+                {
+                    #expect(walk.configs.count <= bound, "\(path): \(walk.configs.count) configurations, bound \(bound)")
+                }
             }
             if !BudgetCheck.mayFind(workflow) {
                 let graph = VerificationContext(catalog: catalog).budgetGraph(workflow)

@@ -6,13 +6,21 @@
 /// a run enters its top level without the session. So where no call of the tree opens or releases the session
 /// and none has an order requirement, the session is never held and no call can be out of order. What is left is
 /// the proof's limit: the walk certainly finishes when every configuration it could number fits under the limit
-/// (bounded below from the tree's sizes), and no walk of the load was cut short (whose instances it could reuse).
+/// (bounded above from the tree's sizes), and no walk of the load was cut short (whose instances it could reuse).
 extension SessionExplorer {
     /// Whether a walk from `workflow`'s start might report something; false only when it certainly reports
     /// nothing (see the extension's description).
     func mayFind(from workflow: Workflow) -> Bool {
-        guard let rootNode = graph.nodeIDs[workflow.file] else { return true }
-        if graph.instances.contains(where: \.truncated) { return true }
+        guard let bound = configurationBound(from: workflow) else { return true }
+        return bound >= configurationLimit
+    }
+
+    /// For a tree where no call opens or releases the session or has an order requirement, and no walk of the load
+    /// was cut short: at least as many configurations as a walk from `workflow`'s start numbers (saturating at
+    /// `Int.max`). Nil for any other tree.
+    func configurationBound(from workflow: Workflow) -> Int? {
+        guard let rootNode = graph.nodeIDs[workflow.file] else { return nil }
+        if graph.instances.contains(where: \.truncated) { return nil }
         var seen: Set<Int> = [rootNode]
         var pending = [rootNode]
         // The support checks choices may record: the only session facts such a tree can change.
@@ -24,7 +32,7 @@ extension SessionExplorer {
             let node = nodes[id]
             for case let call? in node.calls
             where call.acquiresSession || call.releasesSession || !call.requirements.isEmpty {
-                return true
+                return nil
             }
             for checks in node.supportChecks.values {
                 for operations in checks { tested.formUnion(operations) }
@@ -38,9 +46,9 @@ extension SessionExplorer {
         // file only by the support checks it starts with (2^k) and whether a cancel is under way (2); within one,
         // a configuration by its state, mode (2), retrying (2), variable facts and support checks (2^k).
         let checks = tested.count
-        guard checks < 20 else { return true }
+        guard checks < 20 else { return .max }
         let perState = (1 << checks) * 2 * 2 * 2 * (1 << checks)
-        return Self.saturating(weight, times: perState) >= configurationLimit
+        return Self.saturating(weight, times: perState)
     }
 
     private static func saturating(_ value: Int, times factor: Int) -> Int {

@@ -217,6 +217,11 @@ struct SessionExplorer {
         SessionExplorer(nodesOf: workflow, context: context, limit: limit).mayFind(from: workflow)
     }
 
+    /// ``configurationBound(from:)`` of `workflow`'s tree, made without walking (for tests of the bound).
+    static func configurationBound(in workflow: Workflow, context: VerificationContext) -> Int? {
+        SessionExplorer(nodesOf: workflow, context: context, limit: limit).configurationBound(from: workflow)
+    }
+
     private mutating func explore(_ workflow: Workflow) {
         // A valid workflow's start is defined (a workflow with findings is not explored).
         guard let rootNode = graph.nodeIDs[workflow.file], nodes[rootNode].model.start != nil else { return }
