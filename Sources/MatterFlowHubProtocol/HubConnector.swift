@@ -97,7 +97,7 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, toChild.read, 0)
         posix_spawn_file_actions_adddup2(&actions, fromChild.write, 1)
         // Descriptors an embedding service opened without close-on-exec (a listening socket, a database connection)
-        // stay out of the hub.
+        // stay out of the hub, where the C library can close them in the child (glibc 2.34 and later).
         _ = SpawnExtensions.addCloseFrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

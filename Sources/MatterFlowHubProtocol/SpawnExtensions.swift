@@ -5,8 +5,8 @@
 #endif
 
 /// glibc's `pipe2` and `posix_spawn_file_actions_addchdir_np` / `addclosefrom_np` (glibc 2.29 and 2.34), which
-/// Swift's Glibc module does not show; each is looked up once by name. Where the C library lacks one, the call
-/// reports `ENOSYS`.
+/// Swift's Glibc module does not show; each is looked up once by name. Where the C library lacks one, the pipe is
+/// made with `pipe` and marked, and the file actions report `ENOSYS`.
 ///
 /// With them a child process is started holding only the descriptors it is given: its pipes are close-on-exec from
 /// their creation (no other child started meanwhile, by any thread, inherits them), and the child closes every other
@@ -27,13 +27,16 @@ public enum SpawnExtensions {
     }
 
     /// A pipe whose two ends are close-on-exec from their creation: (read, write); nil with `errno` set on failure.
+    /// Without `pipe2` they are marked just after it is made, which leaves a child started by another thread in that
+    /// moment a copy.
     public static func closeOnExecPipe() -> (read: Int32, write: Int32)? {
         var descriptors: [Int32] = [-1, -1]
-        guard let pipe2Function else {
-            errno = ENOSYS
-            return nil
+        if let pipe2Function {
+            guard pipe2Function(&descriptors, O_CLOEXEC) == 0 else { return nil }
+        } else {
+            guard pipe(&descriptors) == 0 else { return nil }
+            for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC) }
         }
-        guard pipe2Function(&descriptors, O_CLOEXEC) == 0 else { return nil }
         return (descriptors[0], descriptors[1])
     }
 

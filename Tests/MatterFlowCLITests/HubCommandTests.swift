@@ -106,36 +106,26 @@ struct HubCommandTests {
         #expect(!FileManager.default.fileExists(atPath: socket), "the socket file was removed")
     }
 
-    @Test(
-        "Ctrl-C reaches the run, not its hub: the cancel path releases the session through the hub, exit 130",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    @Test("Ctrl-C reaches the run, not its hub: the cancel path releases the session through the hub, exit 130")
     func interruptTakesTheCancelPathThroughTheHub() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let home = try directory.write(
             TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
         let state = directory.file("state")
-        let executable = try #require(Executable.path)
-        // In a process group of its own, as a terminal's foreground job: SIGINT goes to the whole group.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", "import os, sys; os.setpgid(0, 0); os.execv(sys.argv[1], sys.argv[1:])", executable, "run", Repository.workflow("commission-device"), "--trace", "jsonl", "--hub",
-                             try Self.serveCommand("--home", home, "--state", state)] + commissionInputs()
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let group = process.processIdentifier
-        defer { if process.isRunning { kill(-group, SIGKILL) } }
-        let stdout = PipeCollector(out)
-        let stderr = PipeCollector(err)
+        // Every child the suite starts leads a process group of its own, as a terminal's foreground job: SIGINT goes
+        // to the whole group.
+        let child = try ChildProcess.launch(
+            ["run", Repository.workflow("commission-device"), "--trace", "jsonl", "--hub",
+                try Self.serveCommand("--home", home, "--state", state)] + commissionInputs())
+        let group = child.process.processIdentifier
+        defer { if child.process.isRunning { kill(-group, SIGKILL) } }
+        let stderr = child.stderr
         let commissioning = await act(when: { stderr.hasLine(startsCommissionDevice) }) { _ = kill(-group, SIGINT) }
         try #require(commissioning != nil, "commissionDevice never started: \(stderr.text)")
-        try #require(await poll { !process.isRunning && stdout.ended }, "matterflow did not exit after SIGINT")
-        #expect(process.terminationStatus == 130, "\(stderr.text)")
-        let result = try #require(try parseJSON(stdout.text) as? [String: Any])
+        try #require(await child.waitForExit(), "matterflow did not exit after SIGINT")
+        #expect(child.status == 130, "\(stderr.text)")
+        let result = try #require(try parseJSON(child.stdout.text) as? [String: Any])
         #expect(result["outcome"] as? String == "cancelled")
         #expect(try savedHome(in: state).activeSession == nil, "the hub was still there to release the session")
     }

@@ -130,10 +130,6 @@ enum Executable {
 final class PipeCollector: Sendable {
     private let buffer = Mutex((data: Data(), ended: false))
 
-    convenience init(_ pipe: Pipe) {
-        self.init(pipe.fileHandleForReading)
-    }
-
     /// Collects what `handle` delivers until its end; the collector closes it then.
     init(_ handle: FileHandle) {
         let thread = Thread { [self] in
@@ -196,11 +192,12 @@ final class ChildProcess {
     /// When the process exited, taken on the thread that saw it exit (not when the test got round to looking).
     var exitedAt: ContinuousClock.Instant? { process.exitedAt }
 
-    /// Starts `matterflow`. The crash-test hook variables are never inherited; `environment` adds variables.
+    /// Starts `matterflow` (or `program`). The crash-test hook variables are never inherited; `environment` adds
+    /// variables.
     static func launch(
-        _ arguments: [String], in directory: String? = nil, environment extra: [String: String] = [:]
+        _ arguments: [String], in directory: String? = nil, environment extra: [String: String] = [:], program: String? = nil
     ) throws -> ChildProcess {
-        let executable = try #require(Executable.path, "the matterflow executable was not found next to the tests or under .build")
+        let executable = try program ?? #require(Executable.path, "the matterflow executable was not found next to the tests or under .build")
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "MATTERFLOW_CRASH_AT")
         environment.removeValue(forKey: "MATTERFLOW_TEST_HOOKS")
@@ -209,7 +206,14 @@ final class ChildProcess {
         guard input >= 0 else { throw SpawnError(message: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
         defer { close(input) }
         let out = try SpawnedProcess.pipe()
-        let err = try SpawnedProcess.pipe()
+        let err: (read: Int32, write: Int32)
+        do {
+            err = try SpawnedProcess.pipe()
+        } catch {
+            close(out.read)
+            close(out.write)
+            throw error
+        }
         let process: SpawnedProcess
         do {
             // Any directory will do: nothing may depend on the working directory.
@@ -262,7 +266,8 @@ final class ChildProcess {
         defer { child.kill() }
         if await !child.waitForExit() {
             let boundary = (label ?? environment["MATTERFLOW_CRASH_AT"].map { "MATTERFLOW_CRASH_AT=\($0)" }).map { " (\($0))" } ?? ""
-            Issue.record("matterflow \(arguments.joined(separator: " "))\(boundary) did not exit\n\(child.hangReport())")
+            let report = await child.hangReport()
+            Issue.record("matterflow \(arguments.joined(separator: " "))\(boundary) did not exit\n\(report)")
             throw ChildProcessHung()
         }
         return (child.status, child.stdout.text, child.stderr.text)
@@ -270,22 +275,17 @@ final class ChildProcess {
 
     /// What a child that did not exit was doing: its standard error so far and, where gdb is installed, every
     /// thread's stack (gdb is given 30 s).
-    func hangReport() -> String {
+    func hangReport() async -> String {
         var report = "stderr so far:\n\(stderr.text)"
         let gdb = "/usr/bin/gdb"
-        guard process.isRunning, FileManager.default.isExecutableFile(atPath: gdb) else { return report }
-        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        guard input >= 0, let out = try? SpawnedProcess.pipe() else { return report }
-        let dump = try? SpawnedProcess(
-            executable: "/usr/bin/timeout",
-            arguments: ["-s", "KILL", "30", gdb, "-p", "\(process.processIdentifier)", "-batch", "-nx", "-ex", "thread apply all bt"],
-            environment: ProcessInfo.processInfo.environment, directory: nil, input: input, output: out.write, error: out.write)
-        close(input)
-        close(out.write)
-        // Read to the end: the pipe closes when gdb exits, or when `timeout` kills it.
-        let reader = FileHandle(fileDescriptor: out.read, closeOnDealloc: true)
-        let text = dump == nil ? "" : String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
-        report += "\nthreads (gdb):\n\(text)"
+        guard process.isRunning, FileManager.default.isExecutableFile(atPath: gdb),
+            let dump = try? ChildProcess.launch(
+                ["-s", "KILL", "30", gdb, "-p", "\(process.processIdentifier)", "-batch", "-nx", "-ex", "thread apply all bt"],
+                program: "/usr/bin/timeout")
+        else { return report }
+        defer { dump.kill() }
+        _ = await dump.waitForExit(within: .seconds(40))
+        report += "\nthreads (gdb):\n\(dump.stdout.text)\(dump.stderr.text)"
         return report
     }
 

@@ -18,8 +18,9 @@ struct HubCommandDescriptorsTests {
     func inheritsOnlyStandardStreams() async throws {
         var plain: [Int32] = [-1, -1]
         try #require(pipe(&plain) == 0)
-        let stray: Int32 = 201
-        try #require(dup2(plain[1], stray) == stray)
+        // The lowest free number from 201 up: one no child would open by itself, and no other test's.
+        let stray = fcntl(plain[1], F_DUPFD, 201)
+        try #require(stray >= 201)
         defer { for descriptor in plain + [stray] { close(descriptor) } }
         #expect(fcntl(stray, F_GETFD) & FD_CLOEXEC == 0, "the stray descriptor must be inheritable for this test to mean anything")
 

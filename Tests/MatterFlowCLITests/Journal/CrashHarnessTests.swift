@@ -37,7 +37,8 @@ struct CrashHarnessTests {
             child.kill()
         }
         if await !child.waitForExit() {
-            Issue.record("\(label): the run did not end\n\(child.hangReport())")
+            let report = await child.hangReport()
+            Issue.record("\(label): the run did not end\n\(report)")
             throw ChildProcessHung()
         }
         let status = child.status
