@@ -155,8 +155,9 @@ struct RunRecoverer {
             handle.cancel()
         }
         options.interrupt?.follow(handle)
-        // Recovery waits for the run, not for the clock: virtual time may pass while the run waits on it.
-        let result = await options.clock.idle { await handle.result }
+        // Recovery waits for the run, not for the clock: virtual time may pass while the run waits on it, but not
+        // between the run's end and recovery's closing records.
+        let result = await handle.result(workingOn: options.clock)
         options.interrupt?.finished()
         if journalFailed.isSet {
             throw RecoveryDeferral(message: "the journal could not be written while the run was continued; its cancel path was taken, recover again")

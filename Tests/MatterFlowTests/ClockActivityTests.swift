@@ -36,6 +36,36 @@ import Testing
         #expect(clock.now == .zero)
     }
 
+    @Test func aTasksEndPassesItsActivityToTheCallerWaitingThroughAHandover() async {
+        let clock = VirtualClock()
+        let later = clock.task { try? await clock.sleep(for: .milliseconds(1500)) }
+        let seen = await clock.working { () -> [Duration] in
+            let handover = ClockHandover()
+            let task = clock.task(handingOverTo: handover) { () -> Duration in
+                try? await clock.sleep(for: .seconds(1))
+                return clock.now
+            }
+            let ended = await handover.wait(on: clock) { await task.value }
+            // The caller runs at the task's end time, before the other sleeper's deadline: time could not move
+            // between the task's end and the caller going on.
+            return [ended, clock.now]
+        }
+        await later.value
+        #expect(seen == [.seconds(1), .seconds(1)])
+        #expect(clock.now == .milliseconds(1500))
+        #expect(clock.activeTasks == 0)
+    }
+
+    @Test func aHandoverAwaitedAfterTheTaskEndedKeepsTheCallersOwnActivity() async {
+        let clock = VirtualClock()
+        let handover = ClockHandover()
+        let task = clock.task(handingOverTo: handover) { 7 }
+        _ = await task.value
+        let value = await clock.working { await handover.wait(on: clock) { await task.value } }
+        #expect(value == 7)
+        #expect(clock.activeTasks == 0)
+    }
+
     @Test func aGroupChildsEndPassesItsActivityToTheOwner() async {
         let clock = VirtualClock()
         let seen = await clock.working { () -> [Duration] in

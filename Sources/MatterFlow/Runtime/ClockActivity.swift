@@ -54,12 +54,17 @@ extension WorkflowClock {
         await Optional<any WorkflowClock>.some(self).waitOffClock(start)
     }
 
-    /// Awaits `body`, which this task does not do as work of the simulated world: virtual time may pass while it
-    /// waits, for example for another run's result.
-    public func idle<T>(while body: () async -> T) async -> T {
-        endActivity()
-        defer { beginActivity() }
-        return await body()
+    /// Starts a task that works in the simulated world from now until it ends; when it ends, its activity passes to
+    /// a caller waiting for it through `handover` (``ClockHandover/wait(for:)``) instead of ending.
+    public func task<T: Sendable>(
+        handingOverTo handover: ClockHandover, _ body: sending @escaping () async -> T
+    ) -> Task<T, Never> {
+        beginActivity()
+        return Task {
+            let value = await body()
+            handover.taskEnded(on: self)
+            return value
+        }
     }
 
     /// Adds a child task to `group` that works from now until it ends; when it ends, its activity passes to the
@@ -78,6 +83,66 @@ extension WorkflowClock {
             return nil
         }
         return child
+    }
+}
+
+/// The activity of a task started with ``WorkflowClock/task(handingOverTo:_:)``, passed on when it ends to the
+/// caller waiting for it: the caller does not hold virtual time while it waits (time may pass for the task's own
+/// waits), and no time passes between the task's end and the caller going on.
+public final class ClockHandover: Sendable {
+    private enum State {
+        case running
+        case awaited
+        case ended
+    }
+
+    /// How a caller of ``wait(on:for:)`` waits.
+    private enum Waiting {
+        case handedOver
+        case alongside
+        case ended
+    }
+
+    private let state = Mutex(State.running)
+
+    public init() {}
+
+    /// Called by the task as it ends: its activity ends, unless a caller waits for it, to whom it passes.
+    func taskEnded(on clock: any WorkflowClock) {
+        let awaited = state.withLock { state -> Bool in
+            defer { state = .ended }
+            switch state {
+            case .awaited: return true
+            case .running, .ended: return false
+            }
+        }
+        if !awaited { clock.endActivity() }
+    }
+
+    /// Awaits `value`, the task's result, from a task working on `clock`, which stops holding virtual time while it
+    /// waits and works again, with the ended task's activity, when it resumes. A second caller waiting at the same
+    /// time takes its own activity back instead (time may pass between the task's end and its going on).
+    public func wait<T>(on clock: any WorkflowClock, for value: () async -> T) async -> T {
+        let waiting = state.withLock { state -> Waiting in
+            switch state {
+            case .running:
+                state = .awaited
+                return .handedOver
+            case .awaited: return .alongside
+            case .ended: return .ended
+            }
+        }
+        switch waiting {
+        case .ended:
+            return await value()
+        case .handedOver:
+            clock.endActivity()
+            return await value()
+        case .alongside:
+            clock.endActivity()
+            defer { clock.beginActivity() }
+            return await value()
+        }
     }
 }
 

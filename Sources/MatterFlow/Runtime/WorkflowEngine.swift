@@ -119,12 +119,13 @@ public struct WorkflowEngine: Sendable {
         let runOptions = observed
         let desk = AnswerDesk(answers: options.answers)
         let driver = makeDriver(machine, hub: hub, options: runOptions, signal: signal, desk: desk)
-        let task = options.clock.task {
+        let handover = ClockHandover()
+        let task = options.clock.task(handingOverTo: handover) {
             let result = await execute(workflow, driver)
             continuation.finish()
             return result
         }
-        return RunHandle(events: events, task: task, signal: signal, desk: desk)
+        return RunHandle(events: events, task: task, signal: signal, desk: desk, handover: handover)
     }
 
     /// What a run's machine is configured with.
@@ -179,12 +180,17 @@ public struct RunHandle: Sendable {
     private let task: Task<RunResult, Never>
     private let signal: CancellationSignal
     private let desk: AnswerDesk
+    private let handover: ClockHandover
 
-    init(events: AsyncStream<RunEvent>, task: Task<RunResult, Never>, signal: CancellationSignal, desk: AnswerDesk) {
+    init(
+        events: AsyncStream<RunEvent>, task: Task<RunResult, Never>, signal: CancellationSignal, desk: AnswerDesk,
+        handover: ClockHandover
+    ) {
         self.events = events
         self.task = task
         self.signal = signal
         self.desk = desk
+        self.handover = handover
     }
 
     /// The question the run waits for an answer to now, if any (as its `questionAsked` event published it).
@@ -214,5 +220,12 @@ public struct RunHandle: Sendable {
     /// The run's result, once it has ended.
     public var result: RunResult {
         get async { await task.value }
+    }
+
+    /// The run's result, awaited by a task that works on `clock` (the run's, in virtual time): it does not hold the
+    /// clock while it waits, and the run's activity passes to it when the run ends, so virtual time cannot move
+    /// between the run's end and the caller going on.
+    public func result(workingOn clock: any WorkflowClock) async -> RunResult {
+        await handover.wait(on: clock) { await task.value }
     }
 }
