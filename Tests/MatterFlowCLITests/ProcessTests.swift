@@ -247,15 +247,7 @@ final class ChildProcess {
         process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 
-    func signal(_ number: Int32) { Self.send(number, to: process.processIdentifier) }
-
-    static func send(_ number: Int32, to pid: Int32) {
-        #if canImport(Glibc)
-            _ = Glibc.kill(pid, number)
-        #else
-            _ = Darwin.kill(pid, number)
-        #endif
-    }
+    func signal(_ number: Int32) { process.send(number) }
 
     /// Runs to the end (or the time limit) and returns the exit status (128 + signal when killed by a signal).
     /// `label` (or else the crash boundary in `environment`) is named if the child does not exit.
@@ -291,6 +283,6 @@ final class ChildProcess {
 
     /// Makes sure the child is gone (a failed test must not leave it running).
     func kill() {
-        if process.isRunning { signal(SIGKILL) }
+        process.send(SIGKILL)
     }
 }

@@ -43,8 +43,8 @@ extension ChildProcess {
         _ number: Int32, within timeout: Duration = .seconds(120), after delay: Duration = .zero,
         when condition: @escaping @Sendable () -> Bool
     ) async -> ContinuousClock.Instant? {
-        let pid = process.processIdentifier
-        return await act(within: timeout, after: delay, when: condition) { Self.send(number, to: pid) }
+        let process = process
+        return await act(within: timeout, after: delay, when: condition) { process.send(number) }
     }
 
     /// Sends `number` from a thread of its own as soon as a line of the child's standard error matches.

@@ -67,12 +67,24 @@ final class SpawnedProcess: Sendable {
         processIdentifier = pid
         let child = pid
         let thread = Thread { [self] in
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-            let moment = ContinuousClock.now
-            ending.withLock { $0 = (status, moment) }
+            // Waits for the end without reaping, so that the process ID cannot be reused before the end is recorded;
+            // it is reaped under the same lock as ``send(_:)`` signals, so no signal reaches a reused ID.
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            ending.withLock { ending in
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+                ending = (status, ContinuousClock.now)
+            }
         }
         thread.start()
+    }
+
+    /// Sends `signal` to the child while it has not been reaped (nothing once it has).
+    func send(_ signal: Int32) {
+        ending.withLock { ending in
+            if ending == nil { _ = kill(processIdentifier, signal) }
+        }
     }
 
     /// Whether the child has not been seen to end.
