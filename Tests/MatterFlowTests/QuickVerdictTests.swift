@@ -12,10 +12,7 @@ import Testing
 /// deadline, and on generated trees; and wherever the quick look says "nothing", the full check finds nothing.
 @Suite struct QuickVerdictTests {
     static func diagnostics(path: String, skipping: Bool) throws -> [Diagnostic] {
-        let directory = (path as NSString).deletingLastPathComponent
-        let catalogs = try FileManager.default.contentsOfDirectory(atPath: directory)
-            .filter { $0.hasSuffix(".catalog.json") }.sorted().map { directory + "/" + $0 }
-        var loader = WorkflowLoader(catalog: try OperationCatalog(loading: catalogs))
+        var loader = WorkflowLoader(catalog: try catalogBeside(path))
         loader.skipsChecksThatCannotFind = skipping
         return loader.load(path: path).diagnostics
     }
@@ -47,10 +44,7 @@ import Testing
         var quiet: Set<String> = []
         var loud: Set<String> = []
         for path in try SessionEntryNarrowingTests.workflowFiles() {
-            let directory = (path as NSString).deletingLastPathComponent
-            let catalogs = try FileManager.default.contentsOfDirectory(atPath: directory)
-                .filter { $0.hasSuffix(".catalog.json") }.sorted().map { directory + "/" + $0 }
-            let catalog = try OperationCatalog(loading: catalogs)
+            let catalog = try catalogBeside(path)
             guard let workflow = WorkflowLoader(catalog: catalog).load(path: path).workflow else { continue }
             for limit in [10, 40, 160, SessionExplorer.limit] {
                 let mayFind = SessionExplorer.mayFind(in: workflow, context: VerificationContext(catalog: catalog), limit: limit)

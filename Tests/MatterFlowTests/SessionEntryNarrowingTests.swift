@@ -13,10 +13,7 @@ import Testing
     /// The diagnostics of loading a file, with entries narrowed or with every fact; with the operation catalogs
     /// kept beside it (`*.catalog.json`), as the examples of custom operations are validated.
     static func diagnostics(path: String, narrowing: Bool) throws -> [Diagnostic] {
-        let directory = (path as NSString).deletingLastPathComponent
-        let catalogs = try FileManager.default.contentsOfDirectory(atPath: directory)
-            .filter { $0.hasSuffix(".catalog.json") }.sorted().map { directory + "/" + $0 }
-        var loader = WorkflowLoader(catalog: try OperationCatalog(loading: catalogs))
+        var loader = WorkflowLoader(catalog: try catalogBeside(path))
         loader.narrowsSessionEntries = narrowing
         return loader.load(path: path).diagnostics
     }

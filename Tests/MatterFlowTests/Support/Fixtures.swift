@@ -63,3 +63,12 @@ final class MutexBox<Value: Sendable>: Sendable {
     var value: Value { mutex.withLock { $0 } }
     func mutate(_ body: (inout Value) -> Void) { mutex.withLock { body(&$0) } }
 }
+
+/// The standard operations with the catalogs kept beside the workflow file at `path` (`*.catalog.json`), as the
+/// examples of custom operations are validated.
+func catalogBeside(_ path: String) throws -> OperationCatalog {
+    let directory = (path as NSString).deletingLastPathComponent
+    let catalogs = try FileManager.default.contentsOfDirectory(atPath: directory)
+        .filter { $0.hasSuffix(".catalog.json") }.sorted().map { directory + "/" + $0 }
+    return try OperationCatalog(loading: catalogs)
+}
