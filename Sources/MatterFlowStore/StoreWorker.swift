@@ -190,6 +190,19 @@ public final class StoreWorker: Sendable {
         return .milliseconds(Int(max(seconds, 0.01) * 1000))
     }
 
+    /// Ends this worker's leases of runs another worker must take over and settle (`which` says which runs, for
+    /// the log); when the store refuses, the leases run out instead.
+    private func handBackForTakeover(_ runIDs: [String], which: String) {
+        guard !runIDs.isEmpty else { return }
+        do {
+            try store.handBack(runIDs, by: options.workerID)
+            options.log?("worker \(options.workerID): handed back \(runIDs.count) run(s) \(which), for takeover: \(runIDs.joined(separator: ", "))")
+            state.withLock { $0.summary.handedBack += runIDs.count }
+        } catch {
+            options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
+        }
+    }
+
     /// Gives runs back to the queue as they are (`which` says which runs, for the log); when the store refuses,
     /// their leases run out and they are taken over instead.
     private func handBack(_ runIDs: [String], which: String) {
@@ -214,12 +227,14 @@ public final class StoreWorker: Sendable {
         } catch {
             options.log?("worker \(options.workerID): could not mark itself stopping (\(error.message))")
         }
-        // Runs claimed ahead and never started go back to the queue as they were, before the wait for the others.
-        let unstarted = state.withLock { state -> [String] in
+        // Runs claimed ahead and never started go back as they were, before the wait for the others: a queued run
+        // to the queue, a dead worker's run to be taken over again.
+        let unstarted = state.withLock { state -> [ClaimedRun] in
             defer { state.claimedAhead.removeAll() }
-            return state.claimedAhead.map(\.runID)
+            return state.claimedAhead
         }
-        handBack(unstarted, which: "it had not started")
+        handBack(unstarted.filter { !$0.takeover }.map(\.runID), which: "it had not started")
+        handBackForTakeover(unstarted.filter(\.takeover).map(\.runID), which: "claimed for takeover and not started")
         let deadline = ContinuousClock.now + .milliseconds(Int(options.drainSeconds * 1000))
         while ContinuousClock.now < deadline {
             let settled = state.withLock { state in state.active.keys.allSatisfy { state.pauses[$0]?.isParked == true } }
@@ -240,15 +255,7 @@ public final class StoreWorker: Sendable {
         }
         let others = left.keys.filter { !parked.contains($0) }.sorted()
         handBack(parked, which: "at a checkpoint")
-        if !others.isEmpty {
-            do {
-                try store.handBack(others, by: options.workerID)
-                options.log?("worker \(options.workerID): handed back \(others.count) run(s) in progress, for takeover: \(others.joined(separator: ", "))")
-                state.withLock { $0.summary.handedBack += others.count }
-            } catch {
-                options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
-            }
-        }
+        handBackForTakeover(others, which: "in progress")
         // A parked run stays parked (its task suspended) until the process ends: it makes no further call.
         for runID in others { left[runID]?.cancel() }
     }
