@@ -22,14 +22,13 @@ struct ReferenceChecker {
         for number in model.states.indices {
             guard let mustIn = must.bound(at: number), let mayIn = may.bound(at: number) else { continue }
             let state = model.states[number]
-            // Most states read no reference.
-            guard readsReferences(state) else { continue }
-            // A map state's body inputs also read the element's variable, bound for them alone; a repeat state's
-            // `until` reads its own result, bound by the body's run just before.
-            let element = Self.mapIteration(of: state)?.elementName
-            let ownResult = Self.repeatResult(of: state)
             forEachTemplate(of: state) { pointer, template, tolerant, place in
-                let extra = place == .inputs ? element : place == .until ? ownResult : nil
+                // Most templates read no reference.
+                guard template.hasReferences else { return }
+                // A map state's body inputs also read the element's variable, bound for them alone; a repeat
+                // state's `until` reads its own result, bound by the body's run just before.
+                let extra = place == .inputs
+                    ? Self.mapIteration(of: state)?.elementName : place == .until ? Self.repeatResult(of: state) : nil
                 for reference in template.references {
                     check(reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn, element: extra)
                 }
@@ -230,40 +229,6 @@ struct ReferenceChecker {
             guard case .custom(let name) = listed, case .operation(_, let arguments, _)? = catalog.customGuard(named: name)?.check
             else { return nil }
             return (index, arguments)
-        }
-    }
-
-    /// Whether some template of a state, or of a custom guard it lists, holds a `${...}` reference.
-    func readsReferences(_ state: WorkflowState) -> Bool {
-        if guardArguments(of: state).contains(where: { $0.arguments.contains { $0.value.hasReferences } }) { return true }
-        func condition(_ tested: Condition) -> Bool {
-            switch tested {
-            case .exists(let template), .isEmpty(let template): template.hasReferences
-            case .compare(_, let lhs, let rhs), .contains(let lhs, let rhs): lhs.hasReferences || rhs.hasReferences
-            case .and(let conditions), .or(let conditions): conditions.contains(where: condition)
-            case .not(let inner): condition(inner)
-            }
-        }
-        switch state.kind {
-        case .action(let action): return action.arguments.contains { $0.value.hasReferences }
-        case .workflow(let subworkflow):
-            return subworkflow.inputs.contains { $0.value.hasReferences } || subworkflow.map?.items.hasReferences == true
-                || subworkflow.repeating.map { condition($0.until) } == true
-        case .choice(let choice): return choice.branches.contains { condition($0.condition) }
-        case .assign(let assign):
-            return assign.assignments.contains { $0.value.hasReferences } || assign.warning?.hasReferences == true
-        case .wait(let wait): return wait.match.contains { $0.value.hasReferences }
-        case .ask(let ask): return ask.prompt.hasReferences || ask.answer.source?.hasReferences == true
-        case .delay(let delay):
-            if case .until(let moment, _) = delay.length { return moment.hasReferences }
-            return false
-        case .succeed(let succeed): return succeed.output?.hasReferences == true
-        case .fail(let fail):
-            switch fail.raise {
-            case .rethrow(let error): return error.hasReferences
-            case .new(let code, let cause, let message):
-                return code.hasReferences || message.hasReferences || cause?.hasReferences == true
-            }
         }
     }
 
