@@ -19,19 +19,18 @@ public enum JournalFrame {
     public static func encode(_ payload: JSONObject) -> [UInt8] {
         var bytes = [UInt8](repeating: 0x20, count: prefixLength)
         JSONWriter.appendCompact(.object(payload), to: &bytes)
-        return framing(bytes)
+        frame(&bytes)
+        return bytes
     }
 
-    /// One record's bytes for a payload already written after ``prefixLength`` placeholder bytes: the prefix filled
-    /// in and the newline appended.
-    static func framing(_ written: [UInt8]) -> [UInt8] {
-        var bytes = written
+    /// Makes one record's bytes of a payload written after ``prefixLength`` placeholder bytes, in place: fills in the
+    /// prefix and appends the newline.
+    static func frame(_ bytes: inout [UInt8]) {
         let length = UInt32(bytes.count - prefixLength)
         let checksum = CRC32.checksum(bytes[prefixLength...])
         bytes.replaceSubrange(0..<8, with: hex(length).utf8)
         bytes.replaceSubrange(9..<17, with: hex(checksum).utf8)
         bytes.append(0x0A)
-        return bytes
     }
 
     /// What is at an offset of a journal's bytes.

@@ -87,10 +87,10 @@ final class JournalWriter: Sendable {
                 return .failure(JournalError(.journalUnwritable, "the journal \(path) is already closed"))
             }
             let sequence = state.nextSequence
-            var written = [UInt8](repeating: 0x20, count: JournalFrame.prefixLength)
-            written.reserveCapacity(256)
-            JournalPayload.append(sequence: sequence, type: type, wallTime: JournalFile.wallTime(), fields: fields, to: &written)
-            let bytes = JournalFrame.framing(written)
+            var bytes = [UInt8](repeating: 0x20, count: JournalFrame.prefixLength)
+            bytes.reserveCapacity(256)
+            JournalPayload.append(sequence: sequence, type: type, wallTime: JournalFile.wallTime(), fields: fields, to: &bytes)
+            JournalFrame.frame(&bytes)
             do throws(JournalError) {
                 if hook?(JournalBoundary(position: .before, sequence: sequence, type: type)) == .tear {
                     try file.append(Array(bytes.prefix(bytes.count / 2)))

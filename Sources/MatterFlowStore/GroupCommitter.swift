@@ -129,12 +129,6 @@ public final class GroupCommitter: @unchecked Sendable {
         }
     }
 
-    /// Keeps one record given as its payload object, written as compact JSON (``EncodedJournalRecord/init(_:)``):
-    /// as ``append(_:runID:sync:)``.
-    public func append(_ record: JournalRecord, runID: String, sync: Bool) throws(StoreError) {
-        try append(EncodedJournalRecord(record), runID: runID, sync: sync)
-    }
-
     /// Waits until every record of the run appended so far has committed, suspending the calling task (not its
     /// thread) meanwhile; returns at once when nothing of the run is pending.
     /// - Throws: ``StoreError`` when they cannot be written (see ``append(_:runID:sync:)``).

@@ -86,9 +86,6 @@ final class PossibleErrorTable {
         ErrorSet([number(of: error)])
     }
 
-    /// The error numbered `number`.
-    func error(numbered number: Int) -> PossibleError { numbered[number] }
-
     /// The number of the error of a cause, with the code the catalog gives it.
     func number(of cause: ErrorCause) -> Int {
         if let known = causes[cause] { return known }

@@ -60,7 +60,7 @@ struct PostgresStoreTests {
         defer { committer.shutdown() }
         func commit(_ sequence: Int) async throws -> [String] {
             for run in ["run-watched", "run-unwatched"] {
-                try committer.append(JournalRecord(payload: ["seq": .int(sequence), "type": "checkpoint"], offset: 0), runID: run, sync: true)
+                try committer.append(encoded(payload: ["seq": .int(sequence), "type": "checkpoint"]), runID: run, sync: true)
             }
             for run in ["run-watched", "run-unwatched"] { try await committer.flush(runID: run) }
             // Committed by now: a notification sent is on its way; one not sent never comes.
@@ -85,13 +85,13 @@ struct PostgresStoreTests {
         defer { committer.shutdown() }
         committer.runBegan()
         committer.runBegan()
-        try committer.append(JournalRecord(payload: ["seq": 1, "type": "intent"], offset: 0), runID: "run-a", sync: true)
+        try committer.append(encoded(payload: ["seq": 1, "type": "intent"]), runID: "run-a", sync: true)
         let first = Task { try await committer.flush(runID: "run-a") }
         let deadline = ContinuousClock.now + .seconds(20)
         while committer.waitingRunCount < 1 && ContinuousClock.now < deadline { await Task.yield() }
         #expect(committer.waitingRunCount == 1)
         // run-a waits; run-b is still in progress, so its record, appended now, joins run-a's batch.
-        try committer.append(JournalRecord(payload: ["seq": 1, "type": "intent"], offset: 0), runID: "run-b", sync: true)
+        try committer.append(encoded(payload: ["seq": 1, "type": "intent"]), runID: "run-b", sync: true)
         try await committer.flush(runID: "run-b")
         try await first.value
         #expect(committer.statistics.batches == 1)
@@ -99,7 +99,7 @@ struct PostgresStoreTests {
         // Once a run has ended, the batch goes when the runs still in progress wait (long before the limit).
         committer.runEnded()
         var started = ContinuousClock.now
-        try committer.append(JournalRecord(payload: ["seq": 2, "type": "intent"], offset: 0), runID: "run-a", sync: true)
+        try committer.append(encoded(payload: ["seq": 2, "type": "intent"]), runID: "run-a", sync: true)
         try await committer.flush(runID: "run-a")
         #expect(ContinuousClock.now - started < .seconds(20), "the batch waited for a run that had ended")
         #expect(committer.statistics.batches == 2)
@@ -107,7 +107,7 @@ struct PostgresStoreTests {
         committer.runBegan()
         committer.stopGathering()
         started = ContinuousClock.now
-        try committer.append(JournalRecord(payload: ["seq": 3, "type": "intent"], offset: 0), runID: "run-a", sync: true)
+        try committer.append(encoded(payload: ["seq": 3, "type": "intent"]), runID: "run-a", sync: true)
         try await committer.flush(runID: "run-a")
         #expect(ContinuousClock.now - started < .seconds(20), "the batch waited for a run in progress after gathering stopped")
         #expect(committer.statistics.batches == 3)
@@ -201,7 +201,7 @@ struct PostgresStoreTests {
             ["seq": 3, "type": "checkpoint", "vars": ["note": "ünïcode \\ \" \u{1} {\"a\",\"b\"} NULL ] ["]],
             ["seq": 4, "type": "intent", "operation": "prepareCommissioning"],
         ]
-        for record in new { try committer.append(JournalRecord(payload: record, offset: 0), runID: "run-old", sync: false) }
+        for record in new { try committer.append(encoded(payload: record), runID: "run-old", sync: false) }
         try await committer.flush(runID: "run-old")
         let all = try store.records(of: "run-old").map(\.payload)
         #expect(all.count == 4 && zip(all, old).allSatisfy { sameJSON(.object($0), .object($1)) } && Array(all.suffix(2)) == new, "\(all)")
@@ -278,7 +278,7 @@ struct PostgresStoreTests {
         for sequence in 1...20 {
             let runs = (0..<16).map { "run-\($0)" }.filter { !refused.contains($0) }
             for run in runs {
-                let record = JournalRecord(payload: ["seq": .int(sequence), "type": .string("intent")], offset: 0)
+                let record = encoded(payload: ["seq": .int(sequence), "type": .string("intent")])
                 do { try committer.append(record, runID: run, sync: sequence % 2 == 0) } catch { refused.append(run) }
             }
             guard sequence % 2 == 0 else { continue }

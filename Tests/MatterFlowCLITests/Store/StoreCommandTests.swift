@@ -179,7 +179,7 @@ extension PostgresStoreTests {
         try TestPostgres.insertRunning([("run-theirs", "home", "someone-else")], into: store)
         let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
         defer { committer.shutdown() }
-        let record = JournalRecord(payload: ["seq": .int(1), "type": .string("runFinished"), "outcome": "succeeded"], offset: 0)
+        let record = encoded(payload: ["seq": .int(1), "type": .string("runFinished"), "outcome": "succeeded"])
         try committer.append(record, runID: "run-theirs", sync: false)
         let theirs = RunConclusion(runID: "run-theirs", status: "succeeded", output: nil, error: nil, recovered: false, notes: [], claims: 0)
         let answer: StoreCommandAnswer?
