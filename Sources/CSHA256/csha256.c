@@ -5,6 +5,8 @@
 // instructions, which the Swift compiler cannot emit for a function of its own.
 #include "csha256.h"
 
+#include <stdlib.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #include <immintrin.h>
@@ -18,16 +20,7 @@ static int processor_has_extensions(void) {
     return ssse3 && sse41 && sha;
 }
 
-int matterflow_sha256_extensions_available(void) {
-    // Asked once: `cpuid` is slow, and traps to the hypervisor in a virtual machine. -1 until known.
-    static int known = -1;
-    int available = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (available < 0) {
-        available = processor_has_extensions();
-        __atomic_store_n(&known, available, __ATOMIC_RELAXED);
-    }
-    return available;
-}
+int matterflow_sha256_extensions_available(void) { return processor_has_extensions(); }
 
 __attribute__((target("sha,ssse3,sse4.1")))
 static void compress(uint32_t state[8], const uint8_t *data, size_t blocks, const uint32_t round_constants[64]) {
@@ -76,7 +69,7 @@ static void compress(uint32_t state[8], const uint8_t *data, size_t blocks, cons
 }
 
 void matterflow_sha256_compress(uint32_t state[8], const uint8_t *data, size_t blocks, const uint32_t round_constants[64]) {
-    if (matterflow_sha256_extensions_available()) compress(state, data, blocks, round_constants);
+    compress(state, data, blocks, round_constants);
 }
 
 #else
@@ -88,6 +81,7 @@ void matterflow_sha256_compress(uint32_t state[8], const uint8_t *data, size_t b
     (void)round_constants;
     (void)data;
     (void)blocks;
+    abort();
 }
 
 #endif
