@@ -1,6 +1,7 @@
 import Foundation
-@_spi(Spawning) import MatterFlowHubProtocol
 @testable import MatterFlowStore
+import MatterFlowJSON
+import MatterFlowJournal
 import Synchronization
 import Testing
 
@@ -98,43 +99,39 @@ enum TestPostgres {
         try #require(result.status == 0, "pg-server.sh restart failed: \(result.output)")
     }
 
-    /// Runs the server script (posix_spawn, output to a file, waitpid), bounded to 60 s: killed after that.
+    /// Runs the server script (its output to a file), bounded to 60 s: killed after that. It is started as the
+    /// suite's other children are (``SpawnedProcess``): the server it leaves running holds none of the suite's
+    /// descriptors, so no other test's child output is kept open by it.
     static func shell(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let log = "/tmp/matterflow-pg-script-\(getpid())-\(UUID().uuidString.prefix(8)).log"
         defer { unlink(log) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // The server outlives this call: it must hold no copy of the suite's other descriptors (another test's
-        // child's output pipe would then never end).
-        let closing = SpawnExtensions.addCloseFrom(&actions, 3)
-        guard closing == 0 else { throw PostgresHarnessError(message: "cannot close the script's other descriptors: error \(closing)") }
-        let argv = ["/bin/bash", script] + arguments
-        var pointers: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for pointer in pointers { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, &pointers, environ)
-        guard spawned == 0 else { throw PostgresHarnessError(message: "cannot start \(script): error \(spawned)") }
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let output = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        defer {
+            if input >= 0 { close(input) }
+            if output >= 0 { close(output) }
+        }
+        guard input >= 0, output >= 0 else { throw PostgresHarnessError(message: "cannot open /dev/null or \(log)") }
+        let script = try SpawnedProcess(
+            executable: "/bin/bash", arguments: [Self.script] + arguments, environment: ProcessInfo.processInfo.environment,
+            directory: nil, input: input, output: output, error: output)
         let deadline = ContinuousClock.now + .seconds(60)
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if ContinuousClock.now >= deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                break
-            }
+        while script.isRunning {
+            if ContinuousClock.now >= deadline { script.send(SIGKILL) }
             usleep(20_000)
         }
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        let exited = (status & 0x7f) == 0
-        return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), output)
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let status = script.terminationReason == .exit ? script.terminationStatus : 128 + script.terminationStatus
+        return (status, text)
     }
 }
 
 struct PostgresHarnessError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
+}
+
+/// A record given as its payload object, encoded as the journal writer encodes one, for a group committer.
+func encoded(payload: JSONObject) -> EncodedJournalRecord {
+    EncodedJournalRecord(JournalRecord(payload: payload, offset: 0))
 }
