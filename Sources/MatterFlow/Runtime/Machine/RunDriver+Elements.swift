@@ -79,14 +79,7 @@ extension RunDriver {
                 self.report(.warning(state: machine.top.current, message: message))
             }
         }
-        let end: RunMachine.LevelEnd
-        let missing = FlowError(.engineMisconfigured, "element \(launch.index) of map state \(launch.element) ended without an error")
-        switch result.outcome {
-        case .succeeded: end = .succeeded(result.output)
-        case .failed: end = .failed(result.error ?? missing)
-        case .cancelled: end = .cancelled(result.error ?? missing)
-        }
-        return ElementEnd(index: launch.index, end: end, visited: result.visitedStates, warnings: warnings)
+        return ElementEnd(launch.index, of: launch.element, result: result, warnings: warnings)
     }
 }
 

@@ -31,6 +31,21 @@ struct ElementEnd: Sendable {
     let warnings: [String]
 }
 
+extension ElementEnd {
+    /// How element `index` of map state `element` ended, from its machine's result; `warnings` are the result's
+    /// and those its driver added while the element's abandoned calls ended.
+    init(_ index: Int, of element: String, result: RunResult, warnings: [String]) {
+        let missing = FlowError(.engineMisconfigured, "element \(index) of map state \(element) ended without an error")
+        let end: RunMachine.LevelEnd
+        switch result.outcome {
+        case .succeeded: end = .succeeded(result.output)
+        case .failed: end = .failed(result.error ?? missing)
+        case .cancelled: end = .cancelled(result.error ?? missing)
+        }
+        self.init(index: index, end: end, visited: result.visitedStates, warnings: warnings)
+    }
+}
+
 extension RunMachine {
     // A map state with `concurrency` K above 1 keeps up to K elements running at once, each as a machine of its
     // own driven by a driver of its own (own cancel signal, own abandoned calls, own call numbering), while the

@@ -1,10 +1,15 @@
 import MatterFlowJSON
 
-/// One run of a ``RunPool``: its machine and what it waits for. A class, so the pool changes it in place; only
-/// touched under the pool's lock.
+/// One run of a ``RunPool``, or one running element of a run's concurrent map state: its machine and what it
+/// waits for. A class, so the pool changes it in place; only touched under the pool's lock.
 final class PoolEntry {
     var machine: RunMachine
     let structure: StructureID
+    /// For an element of a concurrent map state: the entry of the run (or element) whose map started it, and the
+    /// element's index in the map's items. Its end is fed to that entry, not handed out as a result.
+    let parent: (number: Int, index: Int)?
+    /// The entries of the elements this entry's concurrent map state runs now, by element index.
+    var elements: [Int: Int] = [:]
     /// The run's workflow waits for hub events: events for its structure are kept for it.
     let listens: Bool
     var waiting: PoolWaiting = .nothing
@@ -16,9 +21,12 @@ final class PoolEntry {
     /// The run's hub calls still running after the run stopped waiting for them; made at its first hub work.
     var abandoned: AbandonedCalls?
 
-    init(machine: RunMachine, structure: StructureID, listens: Bool, answers: [String: JSONValue]) {
+    init(
+        machine: RunMachine, structure: StructureID, listens: Bool, answers: [String: JSONValue], parent: (number: Int, index: Int)? = nil
+    ) {
         self.machine = machine
         self.structure = structure
+        self.parent = parent
         self.listens = listens
         self.answers = answers
     }
@@ -37,6 +45,8 @@ enum PoolWaiting {
     case question(Question, timer: UInt64)
     /// Hub work in flight or queued; the signal stops it.
     case working(CancellationSignal)
+    /// The ends of the elements its concurrent map state runs (entries of their own).
+    case elements
     /// The run has ended; its result is not taken yet.
     case finished(RunResult)
 
@@ -50,7 +60,7 @@ enum PoolWaiting {
         case .event: .event
         case .delay: .delay
         case .question: .answer
-        case .nothing, .working, .finished: .other
+        case .nothing, .working, .elements, .finished: .other
         }
     }
 }

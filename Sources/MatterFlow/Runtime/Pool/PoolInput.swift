@@ -23,6 +23,7 @@ enum PoolInput: Sendable {
     case delayEnded
     case waitEnded(WaitEnd)
     case answerEnded(AnswerEnd)
+    case elementEnded(ElementEnd)
     case cancel
     /// Something the run reports as a warning (an abandoned call it waited for or gave up).
     case warning(String)
@@ -44,6 +45,8 @@ enum PoolInput: Sendable {
             return try machine.waitEnded(end)
         case .answerEnded(let end):
             return try machine.answerEnded(end)
+        case .elementEnded(let end):
+            return try machine.elementEnded(end)
         case .cancel:
             return machine.cancelRequested()
         case .warning(let message):
@@ -57,4 +60,23 @@ struct PoolEffects {
     var reports: [RunEvent] = []
     var results: [(CheckedContinuation<RunResult?, Never>, RunResult?)] = []
     var jobs: [PoolJob] = []
+    /// Cancel signals of elements' hub work, fired outside the lock.
+    var cancels: [CancellationSignal] = []
+    /// Ended elements whose abandoned calls must end before their ends reach their maps.
+    var settles: [PoolElementSettle] = []
+}
+
+/// An element of a concurrent map state that ended while calls it abandoned still run on the hub: the map does not
+/// end before they do, so the pool waits for them (each wait a warning, as a run's next call does) before it feeds
+/// the element's end to the entry whose map started it.
+struct PoolElementSettle: Sendable {
+    let parent: Int
+    let end: ElementEnd
+    let abandoned: AbandonedCalls
+    /// Where the element's warnings are reported: its run, its innermost level's path and state, and its secrets.
+    let runID: String
+    let path: [String]
+    let state: String
+    let secrets: SecretValues
+    let showSecrets: Bool
 }

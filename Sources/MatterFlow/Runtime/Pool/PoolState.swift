@@ -19,12 +19,42 @@ struct PoolState: ~Copyable {
     var queue: [PoolJob] = []
     var queueHead = 0
 
-    /// Feeds an input to a run, then handles its actions until the run waits or ends.
+    /// Inputs not fed yet, in order. An input's actions can start or cancel a concurrent map's elements, and an
+    /// element's end is an input of its map's run: those are queued here and fed one after another by the outermost
+    /// ``feed(_:_:now:limits:effects:)``, not by recursion, so a map of many elements that end at once cannot
+    /// exhaust the stack.
+    var inputs: [(number: Int, input: PoolInput)] = []
+    var feeding = false
+    /// How many entries are elements of concurrent map states rather than runs.
+    var elementCount = 0
+
+    /// Feeds an input to a run (or element), then handles its actions until it waits or ends, and does the same
+    /// for every input those actions give its elements or its map.
     mutating func feed(
+        _ number: Int, _ input: PoolInput, now: Duration, limits pool: RunPool, effects: inout PoolEffects
+    ) {
+        inputs.append((number, input))
+        guard !feeding else { return }
+        feeding = true
+        var head = 0
+        while head < inputs.count {
+            let next = inputs[head]
+            head += 1
+            feedOne(next.number, next.input, now: now, limits: pool, effects: &effects)
+        }
+        inputs.removeAll(keepingCapacity: true)
+        feeding = false
+    }
+
+    private mutating func feedOne(
         _ number: Int, _ input: PoolInput, now: Duration, limits pool: RunPool, effects: inout PoolEffects
     ) {
         guard let entry = runs[number] else { return }
         if case .finished = entry.waiting { return }
+        if case .cancel = input {
+            // Each element's cancel is tied to its run's, as a single run's element signals are.
+            for element in entry.elements.values { cancel(element, effects: &effects) }
+        }
         var next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in try input.apply(to: &entry.machine) }
         while !next.isEmpty {
             let actions = next
@@ -66,21 +96,12 @@ struct PoolState: ~Copyable {
                     }
                 case .finish(let result):
                     finish(number, entry, result, effects: &effects)
-                case .startElement:
-                    // A pool runs each run's work one piece at a time: a map's elements cannot run at once here.
-                    let machine = entry.machine
-                    let error = FlowError(
-                        code: .unimplemented, cause: .engineMisconfigured,
-                        message: "a map state of workflow \(machine.workflowName) runs elements at once (concurrency above 1), which a run pool does not do; run the workflow with WorkflowEngine, or give the map no concurrency")
-                    finish(
-                        number, entry,
-                        RunResult(
-                            runID: machine.configuration.runID, workflow: machine.workflowName, outcome: .failed, output: nil, error: error,
-                            warnings: machine.warnings, visitedStates: machine.visited),
-                        effects: &effects)
-                    return
-                case .cancelElement, .awaitElements:
-                    break
+                case .startElement(let launch):
+                    startElement(launch, of: number, entry)
+                case .cancelElement(let index):
+                    if let element = entry.elements[index] { cancel(element, effects: &effects) }
+                case .awaitElements:
+                    entry.waiting = .elements
                 }
             }
         }
@@ -126,7 +147,48 @@ struct PoolState: ~Copyable {
         }
     }
 
+    /// Starts an element of a concurrent map state as an entry of its own, with a machine of its own sharing the
+    /// run's configuration and secrets; it is fed its start after the input that started it.
+    private mutating func startElement(_ launch: ElementLaunch, of number: Int, _ entry: PoolEntry) {
+        let machine = launch.resumed ?? RunMachine(element: launch, configuration: entry.machine.configuration, secrets: entry.machine.secrets)
+        nextNumber += 1
+        elementCount += 1
+        runs[nextNumber] = PoolEntry(
+            machine: machine, structure: entry.structure, listens: false, answers: [:], parent: (number, launch.index))
+        entry.elements[launch.index] = nextNumber
+        inputs.append((nextNumber, .start))
+    }
+
+    /// Cancels an element: its machine is fed the cancel, and the hub work it has in flight is stopped (its signal
+    /// fired once the lock is released); its end is then fed as cancelled.
+    private mutating func cancel(_ element: Int, effects: inout PoolEffects) {
+        guard let entry = runs[element] else { return }
+        if case .working(let signal) = entry.waiting { effects.cancels.append(signal) }
+        inputs.append((element, .cancel))
+    }
+
+    /// An element has ended: its end goes to the entry whose map started it, once the calls it abandoned have ended.
+    private mutating func elementEnded(_ number: Int, _ entry: PoolEntry, parent: (number: Int, index: Int), _ result: RunResult, effects: inout PoolEffects) {
+        runs[number] = nil
+        elementCount -= 1
+        runs[parent.number]?.elements[parent.index] = nil
+        let machine = entry.machine
+        let end = ElementEnd(parent.index, of: machine.element ?? machine.workflowName, result: result, warnings: result.warnings)
+        if let abandoned = entry.abandoned, !abandoned.isEmpty {
+            effects.settles.append(
+                PoolElementSettle(
+                    parent: parent.number, end: end, abandoned: abandoned, runID: machine.configuration.runID, path: machine.top.path,
+                    state: machine.top.current, secrets: machine.secrets, showSecrets: machine.configuration.showSecrets))
+        } else {
+            inputs.append((parent.number, .elementEnded(end)))
+        }
+    }
+
     private mutating func finish(_ number: Int, _ entry: PoolEntry, _ result: RunResult, effects: inout PoolEffects) {
+        if let parent = entry.parent {
+            elementEnded(number, entry, parent: parent, result, effects: &effects)
+            return
+        }
         if let waiter = entry.resultWaiter {
             entry.resultWaiter = nil
             forget(number)

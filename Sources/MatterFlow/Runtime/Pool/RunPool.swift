@@ -26,8 +26,10 @@ import Synchronization
 /// a structure, or hand events from a subscription of your own to ``deliver(_:)``.
 ///
 /// A hub call abandoned at its timeout or cancel and still running after its grace period is waited for (bounded,
-/// as a single run does: ``WorkflowEngine``) before the run's next hub call. A run whose map state runs elements at
-/// once (`concurrency` above 1) fails with `unimplemented` / `engineMisconfigured` when it reaches that state.
+/// as a single run does: ``WorkflowEngine``) before the run's next hub call. A map state that runs elements at once
+/// (`concurrency` above 1) holds each running element as an entry of its own, with its own machine, hub work and
+/// abandoned calls, as a single run's elements each have a driver of their own; the run's cancel reaches every
+/// running element, and an element's end is fed to the map once the calls it abandoned have ended.
 public final class RunPool: Sendable {
     /// A run submitted to the pool.
     public struct Run: Sendable, Hashable {
@@ -171,7 +173,7 @@ public final class RunPool: Sendable {
     }
 
     /// How many runs the pool holds (running, waiting, or ended with a result not yet taken).
-    public var runCount: Int { state.withLock { $0.runs.count } }
+    public var runCount: Int { state.withLock { $0.runs.count - $0.elementCount } }
 
     /// How many runs wait for a hub event.
     public var waitingForEvents: Int { count(.event) }
@@ -183,7 +185,9 @@ public final class RunPool: Sendable {
     public var waitingForDelays: Int { count(.delay) }
 
     private func count(_ kind: PoolWaiting.Kind) -> Int {
-        state.withLock { state in state.runs.values.reduce(0) { count, entry in entry.waiting.kind == kind ? count + 1 : count } }
+        state.withLock { state in
+            state.runs.values.reduce(0) { count, entry in entry.parent == nil && entry.waiting.kind == kind ? count + 1 : count }
+        }
     }
 
     // MARK: - Driving
@@ -239,7 +243,28 @@ public final class RunPool: Sendable {
     private func perform(_ effects: PoolEffects) {
         if let observer { effects.reports.forEach(observer) }
         for (waiter, result) in effects.results { waiter.resume(returning: result) }
+        // The work in flight races each signal; its end is fed as cancelled.
+        for signal in effects.cancels { signal.cancel() }
         for job in effects.jobs { start(job) }
+        for settle in effects.settles { clock.task { await self.settle(settle) } }
+    }
+
+    /// Waits for an ended element's abandoned calls (each wait a warning, reported and kept in the element's end),
+    /// then feeds its end to the entry whose map started it.
+    private func settle(_ settle: PoolElementSettle) async {
+        var warnings = settle.end.warnings
+        await settle.abandoned.settle { report in
+            let message = RunDriver.message(report)
+            warnings.append(message)
+            guard let observer else { return }
+            let kind = RunEvent.Kind.warning(state: settle.state, message: message)
+            observer(
+                RunEvent(
+                    runID: settle.runID, time: clock.now, workflowPath: settle.path,
+                    kind: settle.showSecrets ? kind : settle.secrets.redacting(kind)))
+        }
+        let end = settle.end
+        feed(settle.parent, .elementEnded(ElementEnd(index: end.index, end: end.end, visited: end.visited, warnings: warnings)))
     }
 
     /// Starts a piece of hub work as a task, working on the clock until its end is fed.
