@@ -7,9 +7,10 @@
 #    virtual time) queued in the store and run by 1, 2 and 4 `matterflow worker` processes (--concurrency 32, the
 #    worker's default) until the queue is empty; next to the same runs made by as many `matterflow-bench
 #    --worker-baseline` processes (the worker's runs without the store, 32 at a time each), with a file journal and
-#    not durable. One table, per number
-#    of processes: runs/s of each, the store's share of not durable, the store's records per transaction, and the
-#    machine's 1-minute load average after the row (/proc/loadavg: the figures mean little on a busy machine).
+#    not durable; and the same store runs again with commits that do not wait for the disk (synchronous_commit
+#    off: what durability itself costs, beside the cost of keeping records). One table, per number of processes:
+#    runs/s of each, the store's share of not durable, the store's records per transaction, and the machine's
+#    1-minute load average after the row (/proc/loadavg: the figures mean little on a busy machine).
 #    Then the CPU each durable run cost the server (its processes, from /proc) and the workers, and each run without
 #    a record cost its process: CPU time, unlike runs/s, hardly depends on what else the machine is running.
 # 2. Takeover time: a worker is SIGKILLed while commissioning (lease 2 s); the time until another worker has settled
@@ -106,16 +107,16 @@ fresh() {
 echo "fleet-bench: $runs commission-device runs per figure (built-in simulated home, virtual time), binaries in $bindir"
 load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?"; }
 echo "load average before: $(cat /proc/loadavg 2>/dev/null || echo unknown) ($(nproc 2>/dev/null || echo ?) cores)"
-printf '%-9s | %-14s | %-14s | %-16s | %-16s | %-24s | %-5s | %-35s | %s\n' processes "store runs/s" "journal runs/s" "no record runs/s" "store/no record" \
-    "records per transaction" "load" "store CPU ms/run (server + workers)" "no record CPU ms/run"
-for workers in 1 2 4; do
-    fresh "w$workers"
+# Runs the queued runs of database $db with $1 workers (tag $2), its conninfo $3; sets store_rate, store_cpu
+# ("total (server + workers)" ms per run) and per_tx.
+store_pass() {
+    local workers="$1" tag="$2" conninfo="$3" server_before start end server_ms succeeded
     server_before="$(server_cpu)"
     start="$(now)"
     wpids=()
     for w in $(seq 1 "$workers"); do
-        start_measured "store-$workers-$w" \
-            "$bin" worker --store "$db" --secrets "$secrets" --exit-when-idle --concurrency "$concurrency" --worker-id "w$w" 2>"$work/worker-$workers-$w.log"
+        start_measured "$tag-$workers-$w" \
+            "$bin" worker --store "$conninfo" --secrets "$secrets" --exit-when-idle --concurrency "$concurrency" --worker-id "w$w" 2>"$work/$tag-$workers-$w.log"
         wpids+=($!)
         pids+=($!)
     done
@@ -124,11 +125,25 @@ for workers in 1 2 4; do
     store_rate="$(rate "$runs" "$start" "$end")"
     sleep 0.2  # the server's backends of the workers' connections end
     server_ms="$(awk -v a="$server_before" -v b="$(server_cpu)" -v n="$runs" 'BEGIN { printf "%.2f", 1000 * (b - a) / n }')"
-    store_cpu="$(awk -v s="$server_ms" -v w="$(cpu_per_run "store-$workers-")" 'BEGIN { printf "%.2f (%.2f + %.2f)", s + w, s, w }')"
+    store_cpu="$(awk -v s="$server_ms" -v w="$(cpu_per_run "$tag-$workers-")" 'BEGIN { printf "%.2f (%.2f + %.2f)", s + w, s, w }')"
     succeeded="$(psql "$db" -qtAc "SELECT count(*) FROM matterflow_runs WHERE status = 'succeeded'")"
-    [ "$succeeded" = "$runs" ] || { echo "fleet-bench: only $succeeded of $runs store runs succeeded" >&2; cat "$work"/worker-$workers-*.log >&2; exit 1; }
-    per_tx="$(cat "$work"/worker-$workers-*.log | sed -n 's/.*; \([0-9]*\) records in \([0-9]*\) transactions$/\1 \2/p' \
+    [ "$succeeded" = "$runs" ] || { echo "fleet-bench: only $succeeded of $runs store runs succeeded" >&2; cat "$work"/$tag-$workers-*.log >&2; exit 1; }
+    per_tx="$(cat "$work"/$tag-$workers-*.log | sed -n 's/.*; \([0-9]*\) records in \([0-9]*\) transactions$/\1 \2/p' \
         | awk '{ r += $1; t += $2 } END { if (t > 0) printf "%.1f (%d in %d)", r / t, r, t; else print "?" }')"
+}
+
+printf '%-9s | %-14s | %-16s | %-14s | %-16s | %-16s | %-24s | %-5s | %-35s | %s\n' processes "store runs/s" "not flushed runs/s" \
+    "journal runs/s" "no record runs/s" "store/no record" "records per transaction" "load" "store CPU ms/run (server + workers)" \
+    "no record CPU ms/run"
+for workers in 1 2 4; do
+    # The same runs twice through the store: as the fleet runs (each commit waits for its WAL to reach the disk),
+    # then with commits that do not wait (synchronous_commit off): the difference is what durability itself costs.
+    fresh "w$workers"
+    store_pass "$workers" store "$db"
+    durable=("$store_rate" "$store_cpu" "$per_tx")
+    fresh "a$workers"
+    store_pass "$workers" unflushed "$db options='-c synchronous_commit=off'"
+    unflushed_rate="$store_rate"
 
     declare -A baseline=()
     for mode in journal none; do
@@ -147,9 +162,9 @@ for workers in 1 2 4; do
         end="$(now)"
         baseline[$mode]="$(rate "$runs" "$start" "$end")"
     done
-    share_of="$(awk -v a="$store_rate" -v b="${baseline[none]}" 'BEGIN { printf "%.0f%%", 100 * a / b }')"
-    printf '%-9s | %-14s | %-14s | %-16s | %-16s | %-24s | %-5s | %-35s | %s\n' "$workers" "$store_rate" "${baseline[journal]}" "${baseline[none]}" \
-        "$share_of" "$per_tx" "$(load)" "$store_cpu" "$(cpu_per_run "none-$workers-")"
+    share_of="$(awk -v a="${durable[0]}" -v b="${baseline[none]}" 'BEGIN { printf "%.0f%%", 100 * a / b }')"
+    printf '%-9s | %-14s | %-16s | %-14s | %-16s | %-16s | %-24s | %-5s | %-35s | %s\n' "$workers" "${durable[0]}" "$unflushed_rate" \
+        "${baseline[journal]}" "${baseline[none]}" "$share_of" "${durable[2]}" "$(load)" "${durable[1]}" "$(cpu_per_run "none-$workers-")"
 done
 
 # Takeover: a worker killed while the hub commissions (30 s of real time), another one settling the run.
