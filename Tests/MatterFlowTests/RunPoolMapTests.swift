@@ -164,6 +164,26 @@ import Testing
         #expect(result.warnings.contains { $0.contains("tolerated") }, "\(result.warnings)")
     }
 
+    @Test func aRunsOwnObserverHearsItsEventsAndItsElementsAndNoOtherRuns() async throws {
+        let workflow = try loadWorkflow(ConcurrentMapTests.workflow(items: #"["d-0", "d-1", "d-2"]"#, concurrency: 2))
+        let followed = EventLog()
+        // No observer for the pool: only the followed run builds events.
+        let pool = RunPool(hub: ScriptedHub(), clock: VirtualClock(), random: SeededRandomSource(seed: 9))
+        let run = try pool.submit(workflow, structureID: "s1", runID: "followed", observer: followed.observer)
+        let other = try pool.submit(workflow, structureID: "s2", runID: "other")
+        #expect(try #require(await pool.result(of: run)).outcome == .succeeded)
+        #expect(try #require(await pool.result(of: other)).outcome == .succeeded)
+        #expect(Set(followed.all.map(\.runID)) == ["followed"])
+        // The same events as the run made by an engine with an observer (elements in whatever order they ran).
+        let single = EventLog()
+        var options = RunOptions(structureID: "s1", clock: VirtualClock(), random: SeededRandomSource(seed: 9), observer: single.observer)
+        options.runID = "followed"
+        _ = try await WorkflowEngine().run(workflow, on: ScriptedHub(), options: options)
+        #expect(followed.names.sorted() == single.names.sorted(), "\(followed.names)")
+        #expect(followed.names.filter { $0 == "hubCallStarted" }.count == 3, "one read per element: \(followed.names)")
+        #expect(followed.names.first == "runStarted" && followed.names.last == "runFinished", "\(followed.names)")
+    }
+
     @Test func theShippedBridgeWorkflowRunsInAPool() async throws {
         let home = try HomeDescription.load(path: Repository.root + "/Examples/bridge-home.json").withoutSimulatedLatency
         let clock = VirtualClock()

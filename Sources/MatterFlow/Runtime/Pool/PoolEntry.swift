@@ -10,6 +10,8 @@ final class PoolEntry {
     let parent: (number: Int, index: Int)?
     /// The entries of the elements this entry's concurrent map state runs now, by element index.
     var elements: [Int: Int] = [:]
+    /// Receives this run's events, besides the pool's observer (an element's are its run's).
+    let observer: (@Sendable (RunEvent) -> Void)?
     /// The run's workflow waits for hub events: events for its structure are kept for it.
     let listens: Bool
     var waiting: PoolWaiting = .nothing
@@ -22,9 +24,11 @@ final class PoolEntry {
     var abandoned: AbandonedCalls?
 
     init(
-        machine: RunMachine, structure: StructureID, listens: Bool, answers: [String: JSONValue], parent: (number: Int, index: Int)? = nil
+        machine: RunMachine, structure: StructureID, listens: Bool, answers: [String: JSONValue], parent: (number: Int, index: Int)? = nil,
+        observer: (@Sendable (RunEvent) -> Void)? = nil
     ) {
         self.machine = machine
+        self.observer = observer
         self.structure = structure
         self.parent = parent
         self.listens = listens

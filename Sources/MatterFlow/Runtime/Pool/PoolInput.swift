@@ -13,6 +13,8 @@ struct PoolJob: Sendable {
     let signal: CancellationSignal
     /// The run's abandoned calls: the work waits for them first, and keeps its own call there if it abandons it.
     let abandoned: AbandonedCalls
+    /// The run reports events, so its calls' durations are measured.
+    let timed: Bool
 }
 
 /// An input the pool feeds a run.
@@ -57,7 +59,8 @@ enum PoolInput: Sendable {
 
 /// What a pool does outside its lock once it has handled inputs.
 struct PoolEffects {
-    var reports: [RunEvent] = []
+    /// Events to report: to the pool's observer, and to the run's own when it has one.
+    var reports: [(event: RunEvent, runObserver: (@Sendable (RunEvent) -> Void)?)] = []
     var results: [(CheckedContinuation<RunResult?, Never>, RunResult?)] = []
     var jobs: [PoolJob] = []
     /// Cancel signals of elements' hub work, fired outside the lock.
@@ -79,4 +82,5 @@ struct PoolElementSettle: Sendable {
     let state: String
     let secrets: SecretValues
     let showSecrets: Bool
+    let runObserver: (@Sendable (RunEvent) -> Void)?
 }

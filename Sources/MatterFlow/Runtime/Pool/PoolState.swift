@@ -62,7 +62,8 @@ struct PoolState: ~Copyable {
             for action in actions {
                 switch action {
                 case .report(let path, let kind):
-                    effects.reports.append(RunEvent(runID: entry.machine.configuration.runID, time: now, workflowPath: path, kind: kind))
+                    effects.reports.append(
+                        (RunEvent(runID: entry.machine.configuration.runID, time: now, workflowPath: path, kind: kind), entry.observer))
                 case .checkpoint, .interruptWork:
                     // A pool records no checkpoints; a cancel fires the work's signal itself.
                     break
@@ -86,7 +87,7 @@ struct PoolState: ~Copyable {
                         entry.waiting = .event(wait, timer: addTimer(now + wait.timeout, number))
                     }
                 case .askQuestion(let wait):
-                    if let answer = givenAnswer(to: wait.question, entry, now: now, pool: pool, effects: &effects) {
+                    if let answer = givenAnswer(to: wait.question, entry, now: now, effects: &effects) {
                         entry.waiting = .nothing
                         next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in
                             try entry.machine.answerEnded(.answered(answer))
@@ -108,19 +109,19 @@ struct PoolState: ~Copyable {
     }
 
     /// The answer given in advance to `question`, checked against it; one that does not fit is reported as rejected
-    /// (to an observer) and dropped, and the question waits.
+    /// (to the observers) and dropped, and the question waits.
     private func givenAnswer(
-        to question: Question, _ entry: PoolEntry, now: Duration, pool: RunPool, effects: inout PoolEffects
+        to question: Question, _ entry: PoolEntry, now: Duration, effects: inout PoolEffects
     ) -> JSONValue? {
         switch question.takeGivenAnswer(from: &entry.answers) {
         case .success(let answer)?:
             return answer
         case .failure(let error)?:
-            if pool.observer != nil {
+            if entry.machine.configuration.reportsEvents {
                 let machine = entry.machine
                 let kind = RunEvent.Kind.answerRejected(state: question.state, question: question.name, reason: error.message)
-                effects.reports.append(
-                    RunEvent(runID: machine.configuration.runID, time: now, workflowPath: machine.top.path, kind: machine.secrets.redacting(kind)))
+                let event = RunEvent(runID: machine.configuration.runID, time: now, workflowPath: machine.top.path, kind: machine.secrets.redacting(kind))
+                effects.reports.append((event, entry.observer))
             }
             return nil
         case nil:
@@ -154,7 +155,8 @@ struct PoolState: ~Copyable {
         nextNumber += 1
         elementCount += 1
         runs[nextNumber] = PoolEntry(
-            machine: machine, structure: entry.structure, listens: false, answers: [:], parent: (number, launch.index))
+            machine: machine, structure: entry.structure, listens: false, answers: [:], parent: (number, launch.index),
+            observer: entry.observer)
         entry.elements[launch.index] = nextNumber
         inputs.append((nextNumber, .start))
     }
@@ -178,7 +180,8 @@ struct PoolState: ~Copyable {
             effects.settles.append(
                 PoolElementSettle(
                     parent: parent.number, end: end, abandoned: abandoned, runID: machine.configuration.runID, path: machine.top.path,
-                    state: machine.top.current, secrets: machine.secrets, showSecrets: machine.configuration.showSecrets))
+                    state: machine.top.current, secrets: machine.secrets, showSecrets: machine.configuration.showSecrets,
+                    runObserver: entry.observer))
         } else {
             inputs.append((parent.number, .elementEnded(end)))
         }
@@ -220,7 +223,9 @@ struct PoolState: ~Copyable {
     ) {
         let abandoned = entry.abandoned ?? AbandonedCalls()
         entry.abandoned = abandoned
-        let job = PoolJob(number: number, structure: entry.structure, work: work, signal: CancellationSignal(), abandoned: abandoned)
+        let job = PoolJob(
+            number: number, structure: entry.structure, work: work, signal: CancellationSignal(), abandoned: abandoned,
+            timed: entry.machine.configuration.reportsEvents)
         entry.waiting = .working(job.signal)
         if running < pool.maxConcurrentWork {
             running += 1

@@ -46,7 +46,8 @@ public final class RunPool: Sendable {
 
     /// - Parameters:
     ///   - maxConcurrentWork: How many hub calls and status checks run at once, over all runs.
-    ///   - observer: Receives every run's events (secrets redacted); nil builds none.
+    ///   - observer: Receives every run's events (secrets redacted); nil builds none, unless a run has an observer
+    ///     of its own (``submit(_:inputs:structureID:runID:answers:observer:)``).
     public init(
         hub: any Hub, catalog: OperationCatalog = .standard, clock: any WorkflowClock = SystemClock(),
         random: any RandomSource = SystemRandomSource(), maxConcurrentWork: Int = 64,
@@ -63,23 +64,27 @@ public final class RunPool: Sendable {
     /// Submits a run and starts it; it runs until it must wait, then waits as data.
     /// - Throws: ``DiagnosticsError`` when the inputs do not match the workflow's declarations.
     @discardableResult
-    /// - Parameter answers: Answers to the run's questions given in advance, by question name (or ask state name);
-    ///   each is used once, when its question is asked, and one that does not fit is reported (`answerRejected`) and
-    ///   the question waits for ``answer(_:to:of:)-(JSONValue,_,_)``.
+    /// - Parameters:
+    ///   - answers: Answers to the run's questions given in advance, by question name (or ask state name); each is
+    ///     used once, when its question is asked, and one that does not fit is reported (`answerRejected`) and the
+    ///     question waits for ``answer(_:to:of:)-(JSONValue,_,_)``.
+    ///   - observer: Receives this run's events (secrets redacted), as well as the pool's observer does: a service
+    ///     streams each run to whoever follows it. Called outside the pool's lock, so it may call the pool.
     public func submit(
         _ workflow: Workflow, inputs: JSONObject = [:], structureID: StructureID, runID: String? = nil,
-        answers: [String: JSONValue] = [:]
+        answers: [String: JSONValue] = [:], observer runObserver: (@Sendable (RunEvent) -> Void)? = nil
     ) throws(DiagnosticsError) -> Run {
         let resolved = try workflow.resolveInputs(inputs)
         let configuration = RunMachine.Configuration(
-            runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, reportsEvents: observer != nil,
+            runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, reportsEvents: observer != nil || runObserver != nil,
             random: random, wallClock: WallClock.reading(clock, origin: nil))
         let machine = RunMachine(place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration)
         let listens = workflow.waitsForEvents
         let run = state.withLock { state -> Run in
             state.nextNumber += 1
             let run = Run(number: state.nextNumber)
-            state.runs[run.number] = PoolEntry(machine: machine, structure: structureID, listens: listens, answers: answers)
+            state.runs[run.number] = PoolEntry(
+                machine: machine, structure: structureID, listens: listens, answers: answers, observer: runObserver)
             if listens { state.listeners[structureID, default: []].append(run.number) }
             return run
         }
@@ -241,7 +246,10 @@ public final class RunPool: Sendable {
 
     /// Reports events, resumes those waiting for results, and starts hub work, outside the pool's lock.
     private func perform(_ effects: PoolEffects) {
-        if let observer { effects.reports.forEach(observer) }
+        for (event, runObserver) in effects.reports {
+            observer?(event)
+            runObserver?(event)
+        }
         for (waiter, result) in effects.results { waiter.resume(returning: result) }
         // The work in flight races each signal; its end is fed as cancelled.
         for signal in effects.cancels { signal.cancel() }
@@ -256,12 +264,12 @@ public final class RunPool: Sendable {
         await settle.abandoned.settle { report in
             let message = RunDriver.message(report)
             warnings.append(message)
-            guard let observer else { return }
+            guard observer != nil || settle.runObserver != nil else { return }
             let kind = RunEvent.Kind.warning(state: settle.state, message: message)
-            observer(
-                RunEvent(
-                    runID: settle.runID, time: clock.now, workflowPath: settle.path,
-                    kind: settle.showSecrets ? kind : settle.secrets.redacting(kind)))
+            let event = RunEvent(
+                runID: settle.runID, time: clock.now, workflowPath: settle.path, kind: settle.showSecrets ? kind : settle.secrets.redacting(kind))
+            observer?(event)
+            settle.runObserver?(event)
         }
         let end = settle.end
         feed(settle.parent, .elementEnded(ElementEnd(index: end.index, end: end.end, visited: end.visited, warnings: warnings)))
@@ -287,7 +295,7 @@ public final class RunPool: Sendable {
             workEnded(job.number, .statusChecked(outcome))
         case .call(let call):
             let signal = call.cancellable ? job.signal : nil
-            let started = observer == nil ? Duration.zero : clock.now
+            let started = job.timed ? clock.now : Duration.zero
             let outcome: RaceOutcome<JSONValue>
             if signal?.isCancelled == true {
                 outcome = .cancelled(late: nil)
@@ -297,7 +305,7 @@ public final class RunPool: Sendable {
                     await race.call(call.operation, hub: hub, structure: job.structure, arguments: call.arguments, timeout: call.timeout)
                 }
             }
-            let duration = observer == nil ? Duration.zero : clock.now - started
+            let duration = job.timed ? clock.now - started : Duration.zero
             workEnded(job.number, .callEnded(outcome, duration: duration))
         }
     }
