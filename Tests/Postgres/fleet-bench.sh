@@ -42,7 +42,10 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-server="$(bash Tests/Postgres/pg-server.sh start "$work/pg")"
+# A server that writes as a production one does (fsync on): the store's runs are durable on disk, as the file
+# journal's are.
+server="$(PG_DURABLE=1 bash Tests/Postgres/pg-server.sh start "$work/pg")"
+echo "server: fsync $(psql "$server" -qtAc 'SHOW fsync'), full_page_writes $(psql "$server" -qtAc 'SHOW full_page_writes'), synchronous_commit $(psql "$server" -qtAc 'SHOW synchronous_commit')"
 payload="MT:Y.K9042C00KA0648G00"
 concurrency=32  # runs at once per process, the worker's default
 workflow="$PWD/Workflows/commission-device.json"

@@ -11,7 +11,9 @@
 #
 # Runs initdb and postgres as an unprivileged user when invoked as root (they refuse root): `postgres` if that
 # account exists, else `nobody`. Every wait is bounded; a server that does not come up is killed and reported.
-# The server uses fsync=off: its data is thrown away after the tests.
+# The server uses fsync=off: its data is thrown away after the tests. With PG_DURABLE=1 in the environment (the
+# fleet benchmark) it writes as a production server does instead: fsync=on and full_page_writes=on, so that a
+# commit waits for its WAL to reach the disk.
 set -euo pipefail
 
 command="${1:-}"
@@ -58,8 +60,10 @@ wait_ready() {
 }
 
 start_server() {
-    local server=("$bin/postgres" -D "$dir/data" -k "$dir" -p 5432 -c listen_addresses= -c fsync=off
-        -c synchronous_commit=on -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB)
+    local durability=(-c fsync=off -c full_page_writes=off)
+    [ "${PG_DURABLE:-0}" = 1 ] && durability=(-c fsync=on -c full_page_writes=on)
+    local server=("$bin/postgres" -D "$dir/data" -k "$dir" -p 5432 -c listen_addresses= "${durability[@]}"
+        -c synchronous_commit=on -c max_connections=200 -c shared_buffers=32MB)
     # Started directly (not through a function), so the background job is the server itself.
     if [ "$(id -u)" -eq 0 ]; then
         setpriv --reuid="$server_user" --regid="$server_group" --init-groups -- "${server[@]}" </dev/null >>"$dir/server.log" 2>&1 &
