@@ -57,13 +57,19 @@ public struct RunJournal: Sendable {
     ) throws -> RunHandle {
         let resolved = try workflow.resolveInputs(inputs)
         var options = options
-        let runID = options.runID ?? "run-" + options.random.hexDigits(12)
+        let runID = try Self.checkedFileName(options.runID ?? "run-" + options.random.hexDigits(12))
         options.runID = runID
+        let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
+        return try Self.start(workflow, resolved: resolved, inputs: inputs, on: hub, options: options, engine: engine, writer: writer)
+    }
+
+    /// A run ID that can name a journal file in the directory.
+    /// - Throws: ``JournalError`` `journalUnwritable` for one that cannot.
+    static func checkedFileName(_ runID: String) throws(JournalError) -> String {
         guard !runID.isEmpty, !runID.contains("/"), !runID.hasPrefix(".") else {
             throw JournalError(.journalUnwritable, "run ID \"\(runID)\" cannot name a journal file; use letters, digits and dashes")
         }
-        let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
-        return try Self.start(workflow, resolved: resolved, inputs: inputs, on: hub, options: options, engine: engine, writer: writer)
+        return runID
     }
 
     /// Starts a run whose records go to `writer` (a file or a ``JournalSink``); `options.runID` is set.

@@ -41,6 +41,35 @@ extension RunRecording {
     public func secretAnswered(_ question: Question, value: JSONValue) {}
 }
 
+extension RunRecording {
+    /// Makes `call` told to this recording: ``callStarting(_:)`` first (which may refuse the call, giving the outcome
+    /// to use instead), then ``callEnded(_:value:)`` once the call's race is decided. `make` makes the call, handing a
+    /// result that arrives after the race to ``lateResult(_:value:)`` through the closure it is given. `context` is
+    /// the context the hub sees.
+    func recorded(
+        _ call: RunCall, context: HubCallContext,
+        make: (_ lateResult: @escaping @Sendable (JSONValue) -> Void) async -> RaceOutcome<JSONValue>
+    ) async -> RaceOutcome<JSONValue> {
+        let prepared = PreparedCall(
+            workflowPath: call.path, state: call.state, attempt: call.attempt, operation: call.operation.operation,
+            shownArguments: call.shownArguments, context: context, guardName: call.guardName)
+        let outcome: RaceOutcome<JSONValue>
+        switch await callStarting(prepared) {
+        case .success(let value)?: outcome = .finished(value)
+        case .failure(let error)?: outcome = .failed(error)
+        case nil: outcome = await make { value in self.lateResult(prepared, value: value) }
+        }
+        let value: JSONValue?
+        switch outcome {
+        case .finished(let result): value = result
+        case .cancelled(let late): value = late
+        case .failed, .timedOut: value = nil
+        }
+        await callEnded(prepared, value: value)
+        return outcome
+    }
+}
+
 /// A hub call as the run prepared it: where it is made, the operation with every declared fact, the arguments as
 /// reports show them, and the context the hub sees.
 public struct PreparedCall: Sendable {

@@ -252,23 +252,9 @@ final class RunDriver {
 
     /// Makes a call, told to the run's recording first (which may refuse it) and after its race is decided.
     private func recorded(_ call: RunCall, _ recording: any RunRecording) async -> RaceOutcome<JSONValue> {
-        let prepared = PreparedCall(
-            workflowPath: call.path, state: call.state, attempt: call.attempt, operation: call.operation.operation,
-            shownArguments: call.shownArguments, context: HubCallContext.current ?? call.context, guardName: call.guardName)
-        let outcome: RaceOutcome<JSONValue>
-        switch await recording.callStarting(prepared) {
-        case .success(let value)?: outcome = .finished(value)
-        case .failure(let error)?: outcome = .failed(error)
-        case nil: outcome = await make(call) { value in recording.lateResult(prepared, value: value) }
+        await recording.recorded(call, context: HubCallContext.current ?? call.context) { lateResult in
+            await make(call, lateResult: lateResult)
         }
-        let value: JSONValue?
-        switch outcome {
-        case .finished(let result): value = result
-        case .cancelled(let late): value = late
-        case .failed, .timedOut: value = nil
-        }
-        await recording.callEnded(prepared, value: value)
-        return outcome
     }
 
     /// Makes a call in its race, with the call's context unless an outer layer set one. Never inlined: the race's

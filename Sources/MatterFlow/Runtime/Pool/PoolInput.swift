@@ -15,6 +15,8 @@ struct PoolJob: Sendable {
     let abandoned: AbandonedCalls
     /// The run reports events, so its calls' durations are measured.
     let timed: Bool
+    /// The run's recording, told of each call before the hub sees it and after its race.
+    let recording: (any RunRecording)?
 }
 
 /// An input the pool feeds a run.
@@ -63,6 +65,8 @@ struct PoolEffects {
     var reports: [(event: RunEvent, runObserver: (@Sendable (RunEvent) -> Void)?)] = []
     var results: [(CheckedContinuation<RunResult?, Never>, RunResult?)] = []
     var jobs: [PoolJob] = []
+    /// Recorded runs' ends, recorded outside the lock before results are handed out.
+    var finishes: [(recording: any RunRecording, event: RunEvent)] = []
     /// Cancel signals of elements' hub work, fired outside the lock.
     var cancels: [CancellationSignal] = []
     /// Ended elements whose abandoned calls must end before their ends reach their maps.

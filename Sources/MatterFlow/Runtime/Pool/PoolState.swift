@@ -27,6 +27,9 @@ struct PoolState: ~Copyable {
     var feeding = false
     /// How many entries are elements of concurrent map states rather than runs.
     var elementCount = 0
+    /// The recordings of the runs (and their elements) that have one, such as a journal's: kept apart from the
+    /// entries, so that runs without one hold no room for it.
+    var recordings: [Int: any RunRecording] = [:]
 
     /// Feeds an input to a run (or element), then handles its actions until it waits or ends, and does the same
     /// for every input those actions give its elements or its map.
@@ -62,10 +65,18 @@ struct PoolState: ~Copyable {
             for action in actions {
                 switch action {
                 case .report(let path, let kind):
-                    effects.reports.append(
-                        (RunEvent(runID: entry.machine.configuration.runID, time: now, workflowPath: path, kind: kind), entry.observer))
-                case .checkpoint, .interruptWork:
-                    // A pool records no checkpoints; a cancel fires the work's signal itself.
+                    let event = RunEvent(runID: entry.machine.configuration.runID, time: now, workflowPath: path, kind: kind)
+                    if let recording = recordings[number] {
+                        // The run's end is recorded outside the lock (a journal flushes it to disk), before its result
+                        // is handed out; every other event under it, in the run's order.
+                        if case .runFinished = kind { effects.finishes.append((recording, event)) } else { recording.record(event) }
+                    }
+                    effects.reports.append((event, entry.observer))
+                case .checkpoint(let checkpoint):
+                    // Recorded under the pool's lock, so in the run's order whatever thread handles its next input.
+                    recordings[number]?.record(checkpoint)
+                case .interruptWork:
+                    // A cancel fires the work's signal itself.
                     break
                 case .proceed:
                     entry.waiting = .nothing
@@ -87,7 +98,7 @@ struct PoolState: ~Copyable {
                         entry.waiting = .event(wait, timer: addTimer(now + wait.timeout, number))
                     }
                 case .askQuestion(let wait):
-                    if let answer = givenAnswer(to: wait.question, entry, now: now, effects: &effects) {
+                    if let answer = givenAnswer(to: wait.question, number, entry, now: now, effects: &effects) {
                         entry.waiting = .nothing
                         next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in
                             try entry.machine.answerEnded(.answered(answer))
@@ -111,10 +122,11 @@ struct PoolState: ~Copyable {
     /// The answer given in advance to `question`, checked against it; one that does not fit is reported as rejected
     /// (to the observers) and dropped, and the question waits.
     private func givenAnswer(
-        to question: Question, _ entry: PoolEntry, now: Duration, effects: inout PoolEffects
+        to question: Question, _ number: Int, _ entry: PoolEntry, now: Duration, effects: inout PoolEffects
     ) -> JSONValue? {
         switch question.takeGivenAnswer(from: &entry.answers) {
         case .success(let answer)?:
+            if question.secret { recordings[number]?.secretAnswered(question, value: answer) }
             return answer
         case .failure(let error)?:
             if entry.machine.configuration.reportsEvents {
@@ -158,6 +170,7 @@ struct PoolState: ~Copyable {
             machine: machine, structure: entry.structure, listens: false, answers: [:], parent: (number, launch.index),
             observer: entry.observer)
         entry.elements[launch.index] = nextNumber
+        if let recording = recordings[number] { recordings[nextNumber] = recording.recording(forElement: launch.element) }
         inputs.append((nextNumber, .start))
     }
 
@@ -172,6 +185,7 @@ struct PoolState: ~Copyable {
     /// An element has ended: its end goes to the entry whose map started it, once the calls it abandoned have ended.
     private mutating func elementEnded(_ number: Int, _ entry: PoolEntry, parent: (number: Int, index: Int), _ result: RunResult, effects: inout PoolEffects) {
         runs[number] = nil
+        recordings[number] = nil
         elementCount -= 1
         runs[parent.number]?.elements[parent.index] = nil
         let machine = entry.machine
@@ -205,6 +219,7 @@ struct PoolState: ~Copyable {
     /// Drops a run (its result was taken).
     mutating func forget(_ number: Int) {
         guard let entry = runs.removeValue(forKey: number) else { return }
+        recordings[number] = nil
         if entry.listens {
             listeners[entry.structure]?.removeAll { $0 == number }
             if listeners[entry.structure]?.isEmpty == true { listeners[entry.structure] = nil }
@@ -225,7 +240,7 @@ struct PoolState: ~Copyable {
         entry.abandoned = abandoned
         let job = PoolJob(
             number: number, structure: entry.structure, work: work, signal: CancellationSignal(), abandoned: abandoned,
-            timed: entry.machine.configuration.reportsEvents)
+            timed: entry.machine.configuration.reportsEvents, recording: recordings[number])
         entry.waiting = .working(job.signal)
         if running < pool.maxConcurrentWork {
             running += 1

@@ -36,10 +36,12 @@ public final class RunPool: Sendable {
         let number: Int
     }
 
-    let hub: any Hub
+    /// The hub the pool's runs call.
+    public let hub: any Hub
     let catalog: OperationCatalog
     let clock: any WorkflowClock
-    let random: any RandomSource
+    /// Draws the pool's run IDs and its runs' retry jitter.
+    public let random: any RandomSource
     let maxConcurrentWork: Int
     let observer: (@Sendable (RunEvent) -> Void)?
     let state = Mutex(PoolState())
@@ -70,13 +72,18 @@ public final class RunPool: Sendable {
     ///     question waits for ``answer(_:to:of:)-(JSONValue,_,_)``.
     ///   - observer: Receives this run's events (secrets redacted), as well as the pool's observer does: a service
     ///     streams each run to whoever follows it. Called outside the pool's lock, so it may call the pool.
+    ///   - recording: Told of the run's every event and checkpoint, in the run's order, and of each hub call before
+    ///     the hub sees it and after (as ``RunOptions/recording`` is for a single run): how `RunJournal` journals a
+    ///     pool's run. Its events and checkpoints are recorded under the pool's lock, its calls and the run's end
+    ///     outside it.
     public func submit(
         _ workflow: Workflow, inputs: JSONObject = [:], structureID: StructureID, runID: String? = nil,
-        answers: [String: JSONValue] = [:], observer runObserver: (@Sendable (RunEvent) -> Void)? = nil
+        answers: [String: JSONValue] = [:], observer runObserver: (@Sendable (RunEvent) -> Void)? = nil,
+        recording: (any RunRecording)? = nil
     ) throws(DiagnosticsError) -> Run {
         let resolved = try workflow.resolveInputs(inputs)
         let configuration = RunMachine.Configuration(
-            runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, reportsEvents: observer != nil || runObserver != nil,
+            runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, reportsEvents: observer != nil || runObserver != nil || recording != nil, recordsCheckpoints: recording != nil,
             random: random, wallClock: WallClock.reading(clock, origin: nil))
         let machine = RunMachine(place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration)
         let listens = workflow.waitsForEvents
@@ -85,6 +92,7 @@ public final class RunPool: Sendable {
             let run = Run(number: state.nextNumber)
             state.runs[run.number] = PoolEntry(
                 machine: machine, structure: structureID, listens: listens, answers: answers, observer: runObserver)
+            if let recording { state.recordings[run.number] = recording }
             if listens { state.listeners[structureID, default: []].append(run.number) }
             return run
         }
@@ -141,6 +149,7 @@ public final class RunPool: Sendable {
         let taken = handle { state, effects -> Bool in
             guard case .question(_, let timer)? = state.runs[run.number]?.waiting, timer == pending.timer else { return false }
             state.timerOwners[timer] = nil
+            if pending.question.secret { state.recordings[run.number]?.secretAnswered(pending.question, value: checked) }
             state.feed(run.number, .answerEnded(.answered(checked)), now: clock.now, limits: self, effects: &effects)
             return true
         }
@@ -246,6 +255,7 @@ public final class RunPool: Sendable {
 
     /// Reports events, resumes those waiting for results, and starts hub work, outside the pool's lock.
     private func perform(_ effects: PoolEffects) {
+        for (recording, event) in effects.finishes { recording.record(event) }
         for (event, runObserver) in effects.reports {
             observer?(event)
             runObserver?(event)
@@ -300,9 +310,17 @@ public final class RunPool: Sendable {
             if signal?.isCancelled == true {
                 outcome = .cancelled(late: nil)
             } else {
-                let race = StepRace(clock: clock, signal: signal, abandoned: job.abandoned, state: call.state)
-                outcome = await HubCallContext.$current.withValue(call.context) {
-                    await race.call(call.operation, hub: hub, structure: job.structure, arguments: call.arguments, timeout: call.timeout)
+                let make = { (lateResult: (@Sendable (JSONValue) -> Void)?) async -> RaceOutcome<JSONValue> in
+                    var race = StepRace(clock: self.clock, signal: signal, abandoned: job.abandoned, state: call.state)
+                    race.onLateResult = lateResult
+                    return await HubCallContext.$current.withValue(call.context) {
+                        await race.call(call.operation, hub: self.hub, structure: job.structure, arguments: call.arguments, timeout: call.timeout)
+                    }
+                }
+                if let recording = job.recording {
+                    outcome = await recording.recorded(call, context: call.context) { lateResult in await make(lateResult) }
+                } else {
+                    outcome = await make(nil)
                 }
             }
             let duration = job.timed ? clock.now - started : Duration.zero
