@@ -51,6 +51,8 @@ enum PoolWaiting {
     case working(CancellationSignal)
     /// The ends of the elements its concurrent map state runs (entries of their own).
     case elements
+    /// The run has ended, and its recording is writing its end: its result is handed out once that is done.
+    case recordingEnd
     /// The run has ended; its result is not taken yet.
     case finished(RunResult)
 
@@ -64,7 +66,7 @@ enum PoolWaiting {
         case .event: .event
         case .delay: .delay
         case .question: .answer
-        case .nothing, .working, .elements, .finished: .other
+        case .nothing, .working, .elements, .recordingEnd, .finished: .other
         }
     }
 }

@@ -65,8 +65,10 @@ struct PoolEffects {
     var reports: [(event: RunEvent, runObserver: (@Sendable (RunEvent) -> Void)?)] = []
     var results: [(CheckedContinuation<RunResult?, Never>, RunResult?)] = []
     var jobs: [PoolJob] = []
-    /// Recorded runs' ends, recorded outside the lock before results are handed out.
+    /// Recorded runs' ends, recorded outside the lock before their results are handed out.
     var finishes: [(recording: any RunRecording, event: RunEvent)] = []
+    /// Recorded runs that have ended, with their results: handed out once ``finishes`` are recorded.
+    var recordedEnds: [(number: Int, result: RunResult)] = []
     /// Cancel signals of elements' hub work, fired outside the lock.
     var cancels: [CancellationSignal] = []
     /// Ended elements whose abandoned calls must end before their ends reach their maps.

@@ -53,7 +53,10 @@ struct PoolState: ~Copyable {
         _ number: Int, _ input: PoolInput, now: Duration, limits pool: RunPool, effects: inout PoolEffects
     ) {
         guard let entry = runs[number] else { return }
-        if case .finished = entry.waiting { return }
+        switch entry.waiting {
+        case .finished, .recordingEnd: return
+        case .nothing, .event, .delay, .question, .working, .elements: break
+        }
         if case .cancel = input {
             // Each element's cancel is tied to its run's, as a single run's element signals are.
             for element in entry.elements.values { cancel(element, effects: &effects) }
@@ -206,6 +209,19 @@ struct PoolState: ~Copyable {
             elementEnded(number, entry, parent: parent, result, effects: &effects)
             return
         }
+        if recordings.removeValue(forKey: number) != nil {
+            // Its end is recorded outside the lock first; only then is the result handed out (``ended(_:_:effects:)``).
+            entry.waiting = .recordingEnd
+            entry.inbox = []
+            effects.recordedEnds.append((number, result))
+            return
+        }
+        ended(number, result, effects: &effects)
+    }
+
+    /// A run's result is ready: handed to the caller waiting for it, or kept until one asks.
+    mutating func ended(_ number: Int, _ result: RunResult, effects: inout PoolEffects) {
+        guard let entry = runs[number] else { return }
         if let waiter = entry.resultWaiter {
             entry.resultWaiter = nil
             forget(number)

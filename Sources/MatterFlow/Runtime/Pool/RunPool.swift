@@ -256,6 +256,11 @@ public final class RunPool: Sendable {
     /// Reports events, resumes those waiting for results, and starts hub work, outside the pool's lock.
     private func perform(_ effects: PoolEffects) {
         for (recording, event) in effects.finishes { recording.record(event) }
+        if !effects.recordedEnds.isEmpty {
+            handle { state, next in
+                for (number, result) in effects.recordedEnds { state.ended(number, result, effects: &next) }
+            }
+        }
         for (event, runObserver) in effects.reports {
             observer?(event)
             runObserver?(event)
