@@ -81,10 +81,13 @@ struct PoolJournalTests {
 
         #expect(alone.outcome == .succeeded, "\(String(describing: alone.error))")
         #expect(inPool.output == alone.output)
-        // The elements' records interleave in the order their calls end, which may differ: the same records.
+        // The elements' records interleave in the order their calls end, which differs from run to run, and so do
+        // the map's progress checkpoints (which elements have ended): the same records otherwise, and as many of those.
+        let progress = { (record: String) in record.hasPrefix("checkpoint ") && !record.contains(#""map":null"#) }
         let expected = try Self.records(single.path(of: Self.runID), numbered: false)
         let written = try Self.records(pooled.path(of: Self.runID), numbered: false)
-        #expect(written.sorted() == expected.sorted())
+        #expect(written.filter { !progress($0) }.sorted() == expected.filter { !progress($0) }.sorted())
+        #expect(written.filter(progress).count == expected.filter(progress).count)
         let reads = try JournalReader.read(path: pooled.path(of: Self.runID)).records("intent").compactMap(\.key).filter { $0.contains("[") }
         #expect(Set(reads) == Set((0..<4).map { "\(Self.runID)/readDevices[\($0)]/1" }), "\(reads)")
         #expect(written.last?.hasPrefix("runFinished") == true)
