@@ -20,9 +20,21 @@ extension RunJournal {
         _ workflow: Workflow, inputs: JSONObject = [:], to pool: RunPool, structureID: StructureID, runID: String? = nil,
         answers: [String: JSONValue] = [:], observer: (@Sendable (RunEvent) -> Void)? = nil
     ) throws -> RunPool.Run {
+        // Inputs that do not fit stop the run before its journal file exists.
         let resolved = try workflow.resolveInputs(inputs)
         let runID = runID ?? "run-" + pool.random.hexDigits(12)
         let writer = try JournalWriter(creating: path(of: Self.checkedFileName(runID)), hook: nil)
+        return try Self.submit(
+            workflow, inputs: inputs, resolved: resolved, to: pool, structureID: structureID, runID: runID, answers: answers,
+            observer: observer, writer: writer)
+    }
+
+    /// Submits a pool's run whose records go to `writer` (a file or a ``JournalSink``); `resolved` are its inputs
+    /// with defaults filled in.
+    static func submit(
+        _ workflow: Workflow, inputs: JSONObject, resolved: JSONObject, to pool: RunPool, structureID: StructureID, runID: String,
+        answers: [String: JSONValue], observer: (@Sendable (RunEvent) -> Void)?, writer: JournalWriter
+    ) throws -> RunPool.Run {
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: structureID, showSecrets: false, hub: pool.hub,
             secretDigests: SecretDigests(workflow: workflow, inputs: resolved, random: pool.random))

@@ -3,6 +3,7 @@ import MatterFlow
 @testable import MatterFlowJournal
 import MatterFlowJSON
 import MatterFlowSimulator
+import Synchronization
 import Testing
 
 /// Runs of a ``RunPool`` journaled with ``RunJournal/submit(_:inputs:to:structureID:runID:answers:observer:)``: the
@@ -91,6 +92,60 @@ struct PoolJournalTests {
         let reads = try JournalReader.read(path: pooled.path(of: Self.runID)).records("intent").compactMap(\.key).filter { $0.contains("[") }
         #expect(Set(reads) == Set((0..<4).map { "\(Self.runID)/readDevices[\($0)]/1" }), "\(reads)")
         #expect(written.last?.hasPrefix("runFinished") == true)
+    }
+
+    /// A sink that keeps records until the intent of `failingOperation`, which it refuses.
+    final class RefusingSink: JournalSink {
+        let failingOperation: String
+        private let kept = Mutex<[EncodedJournalRecord]>([])
+        init(failingOperation: String) { self.failingOperation = failingOperation }
+        var name: String { "refusing sink" }
+        func append(_ record: EncodedJournalRecord, sync: Bool) throws(JournalError) {
+            if record.type == "intent", String(decoding: record.payload, as: UTF8.self).contains(#""operation":"\#(failingOperation)""#) {
+                throw JournalError(.journalUnwritable, "the disk is full")
+            }
+            kept.withLock { $0.append(record) }
+        }
+        func flush() async throws(JournalError) {}
+        func records() throws(JournalError) -> [JournalRecord] { [] }
+        func close() {}
+        var types: [String] { kept.withLock { $0.map(\.type) } }
+    }
+
+    @Test("a pool's run whose journal stops taking records is cancelled as a single run is, calling the hub no more")
+    func aFailingJournalCancelsThePooledRun() async throws {
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        let resolved = try workflow.resolveInputs(Self.inputs)
+
+        let singleClock = VirtualClock()
+        let singleHub = try SimulatedHub(home: Homes.basic(), clock: singleClock)
+        let singleSink = RefusingSink(failingOperation: "commissionDevice")
+        let hold = ClockHold(singleClock)
+        let handle = try RunJournal.start(
+            workflow, resolved: resolved, inputs: Self.inputs, on: singleHub,
+            options: RunOptions(structureID: Homes.structureID, clock: singleClock, random: SeededRandomSource(seed: 14), runID: Self.runID),
+            engine: WorkflowEngine(), writer: JournalWriter(sink: singleSink, nextSequence: 1, hook: nil))
+        hold.release()
+        let alone = await handle.result
+
+        let poolClock = VirtualClock()
+        let poolHub = try SimulatedHub(home: Homes.basic(), clock: poolClock)
+        let pool = RunPool(hub: poolHub, clock: poolClock, random: SeededRandomSource(seed: 14))
+        let sink = RefusingSink(failingOperation: "commissionDevice")
+        let run = try RunJournal.submit(
+            workflow, inputs: Self.inputs, resolved: resolved, to: pool, structureID: Homes.structureID, runID: Self.runID,
+            answers: [:], observer: nil, writer: JournalWriter(sink: sink, nextSequence: 1, hook: nil))
+        let inPool = try #require(await pool.result(of: run))
+
+        #expect(inPool.outcome == .cancelled, "\(String(describing: inPool.error))")
+        #expect(inPool.outcome == alone.outcome)
+        #expect(inPool.visitedStates == alone.visitedStates)
+        // The hub never saw the call whose intent could not be written, nor any after it.
+        let calls = await poolHub.calls(structure: Homes.structureID).map { "\($0.operation)" }
+        #expect(!calls.contains("commissionDevice"), "\(calls)")
+        #expect(calls == (await singleHub.calls(structure: Homes.structureID).map { "\($0.operation)" }))
+        #expect(sink.types == singleSink.types, "\(sink.types)")
+        #expect(!sink.types.contains("runFinished"))
     }
 
     @Test("a secret answered while a pool's run waits is journaled as a digest; the journal ends with the run")
