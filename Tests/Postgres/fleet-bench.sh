@@ -186,7 +186,7 @@ for _ in $(seq 1 600); do
     [ "$(psql "$db" -qtAc "SELECT count(*) FROM matterflow_records WHERE run_id = '$run' AND payload::jsonb->>'operation' = 'commissionDevice'")" != 0 ] && break
     sleep 0.05
 done
-kill -9 "$victim"
+{ kill -9 "$victim"; wait "$victim"; } 2>/dev/null || true  # reaped here, so the shell prints no "Killed" line
 killed="$(now)"
 "$bin" worker --store "$db" --secrets "$work/secrets-t" --home "$work/slow-home.json" --state "$work/homes" --clock real --lease 2 --exit-when-idle 2>/dev/null &
 rescuer=$!
