@@ -137,7 +137,8 @@ import Testing
         let clock = ManualClock()
         let (events, reported) = AsyncStream<RunEvent>.makeStream()
         let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 8), observer: { reported.yield($0) })
-        let run = try pool.submit(workflow, structureID: "s1")
+        let recording = EventRecording()
+        let run = try pool.submit(workflow, structureID: "s1", recording: recording)
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(5))  // the read's timeout
         await clock.waitForSleepers(1)
@@ -162,6 +163,10 @@ import Testing
         #expect(hub.calls == ["readBasicInformation", "fetchRooms"])
         #expect(result.warnings.contains { $0.contains("has not ended readBasicInformation") }, "\(result.warnings)")
         #expect(result.warnings.contains { $0.contains("tolerated") }, "\(result.warnings)")
+        // The wait is recorded too, as a single run's element records it.
+        #expect(recording.events.contains { event in
+            if case .warning(_, let message) = event.kind { message.contains("has not ended readBasicInformation") } else { false }
+        }, "\(recording.events.map(\.name))")
     }
 
     @Test func aRunsOwnObserverHearsItsEventsAndItsElementsAndNoOtherRuns() async throws {

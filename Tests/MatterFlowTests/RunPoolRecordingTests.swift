@@ -48,3 +48,14 @@ import Testing
         #expect(recording.ends.withLock { $0 } == 1)
     }
 }
+
+/// A recording that keeps the events it is told of, and lets every call be made.
+final class EventRecording: RunRecording {
+    private let kept = Mutex<[RunEvent]>([])
+    var events: [RunEvent] { kept.withLock { $0 } }
+    func record(_ event: RunEvent) { kept.withLock { $0.append(event) } }
+    func record(_ checkpoint: RunCheckpoint) {}
+    func callStarting(_ call: PreparedCall) async -> Result<JSONValue, FlowError>? { nil }
+    func callEnded(_ call: PreparedCall, value: JSONValue?) async {}
+    func lateResult(_ call: PreparedCall, value: JSONValue) {}
+}

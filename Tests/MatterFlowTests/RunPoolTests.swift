@@ -172,13 +172,17 @@ import Testing
         let clock = ManualClock()
         let pool = RunPool(hub: ScriptedHub(), clock: clock, random: SeededRandomSource(seed: 3), observer: events.observer)
         let fits = try pool.submit(workflow, structureID: "s1", answers: ["deviceName": .string("lamp")])
-        let misfit = try pool.submit(workflow, structureID: "s2", answers: ["name": .string("")])
+        let recording = EventRecording()
+        let misfit = try pool.submit(workflow, structureID: "s2", answers: ["name": .string("")], recording: recording)
         #expect(try #require(await pool.result(of: fits)).output?["name"] == .string("lamp"))
         // The answer that does not fit is reported and dropped; the question waits, then times out.
         #expect(pool.waitingForAnswers == 1)
-        #expect(events.all.contains { event in
+        let rejected = { (event: RunEvent) -> Bool in
             if case .answerRejected(let state, let question, _) = event.kind { state == "name" && question == "deviceName" } else { false }
-        })
+        }
+        #expect(events.all.contains(where: rejected))
+        // A recorded run's recording hears of it too, as a single run's does.
+        #expect(recording.events.contains(where: rejected), "\(recording.events.map(\.name))")
         clock.advance(by: .seconds(300))
         let result = try #require(await pool.result(of: misfit))
         #expect(result.outcome == .failed)

@@ -228,9 +228,7 @@ final class RunDriver {
 
     /// Reports an event of the driver's own about the innermost level (redacted as the machine's reports are).
     func report(_ kind: RunEvent.Kind) {
-        guard machine.configuration.reportsEvents else { return }
-        let shown = machine.configuration.showSecrets ? kind : machine.secrets.redacting(kind)
-        let event = RunEvent(runID: runID, time: options.clock.now, workflowPath: machine.top.path, kind: shown)
+        guard let event = machine.driverEvent(kind, at: options.clock.now) else { return }
         options.recording?.record(event)
         options.observer?(event)
     }

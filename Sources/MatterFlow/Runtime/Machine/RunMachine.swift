@@ -277,7 +277,19 @@ struct RunMachine: Sendable {
     /// but most reports read the machine's own state, which a closure passed to this mutating method may not.)
     mutating func report(_ path: [String], _ kind: RunEvent.Kind) {
         guard configuration.reportsEvents else { return }
-        actions.append(.report(path: path, configuration.showSecrets ? kind : secrets.redacting(kind)))
+        actions.append(.report(path: path, shown(kind)))
+    }
+
+    /// An event a driver reports of its own about the innermost level (a warning about an abandoned call, an answer
+    /// given in advance that does not fit), shown as the machine's reports are; nil when the run reports no events.
+    func driverEvent(_ kind: RunEvent.Kind, at time: Duration) -> RunEvent? {
+        guard configuration.reportsEvents else { return nil }
+        return RunEvent(runID: configuration.runID, time: time, workflowPath: top.path, kind: shown(kind))
+    }
+
+    /// A report's kind as observers and recordings get it: secrets redacted unless the run shows them.
+    private func shown(_ kind: RunEvent.Kind) -> RunEvent.Kind {
+        configuration.showSecrets ? kind : secrets.redacting(kind)
     }
 
     /// Hands work to the driver.

@@ -82,11 +82,9 @@ struct PoolElementSettle: Sendable {
     let parent: Int
     let end: ElementEnd
     let abandoned: AbandonedCalls
-    /// Where the element's warnings are reported: its run, its innermost level's path and state, and its secrets.
-    let runID: String
-    let path: [String]
-    let state: String
-    let secrets: SecretValues
-    let showSecrets: Bool
+    /// The element's machine as it ended, which shows its warnings as its reports are shown.
+    let machine: RunMachine
+    /// Where the element's warnings go besides the pool's observer.
+    let recording: (any RunRecording)?
     let runObserver: (@Sendable (RunEvent) -> Void)?
 }

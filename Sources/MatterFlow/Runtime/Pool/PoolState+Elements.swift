@@ -31,7 +31,7 @@ extension PoolState {
     /// An element has ended: its end goes to the entry whose map started it, once the calls it abandoned have ended.
     mutating func elementEnded(_ number: Int, _ entry: PoolEntry, parent: (number: Int, index: Int), _ result: RunResult, effects: inout PoolEffects) {
         runs[number] = nil
-        recordings[number] = nil
+        let recording = recordings.removeValue(forKey: number)
         elementCount -= 1
         runs[parent.number]?.elements[parent.index] = nil
         let machine = entry.machine
@@ -39,8 +39,7 @@ extension PoolState {
         if let abandoned = entry.abandoned, !abandoned.isEmpty {
             effects.settles.append(
                 PoolElementSettle(
-                    parent: parent.number, end: end, abandoned: abandoned, runID: machine.configuration.runID, path: machine.top.path,
-                    state: machine.top.current, secrets: machine.secrets, showSecrets: machine.configuration.showSecrets,
+                    parent: parent.number, end: end, abandoned: abandoned, machine: machine, recording: recording,
                     runObserver: entry.observer))
         } else {
             inputs.append((parent.number, .elementEnded(end)))

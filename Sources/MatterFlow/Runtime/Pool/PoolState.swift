@@ -68,13 +68,7 @@ struct PoolState: ~Copyable {
             for action in actions {
                 switch action {
                 case .report(let path, let kind):
-                    let event = RunEvent(runID: entry.machine.configuration.runID, time: now, workflowPath: path, kind: kind)
-                    if let recording = recordings[number] {
-                        // The run's end is recorded outside the lock (a journal flushes it to disk), before its result
-                        // is handed out; every other event under it, in the run's order.
-                        if case .runFinished = kind { effects.finishes.append((recording, event)) } else { recording.record(event) }
-                    }
-                    effects.reports.append((event, entry.observer))
+                    report(RunEvent(runID: entry.machine.configuration.runID, time: now, workflowPath: path, kind: kind), number, entry, effects: &effects)
                 case .checkpoint(let checkpoint):
                     // Recorded under the pool's lock, so in the run's order whatever thread handles its next input.
                     recordings[number]?.record(checkpoint)
@@ -122,6 +116,16 @@ struct PoolState: ~Copyable {
         }
     }
 
+    /// Reports a run's event to its recording and its observers. Recorded under the pool's lock, so in the run's order
+    /// whatever thread handles its next input; but the run's end, which a journal flushes to disk, is recorded outside
+    /// it, before the run's result is handed out.
+    private func report(_ event: RunEvent, _ number: Int, _ entry: PoolEntry, effects: inout PoolEffects) {
+        if let recording = recordings[number] {
+            if case .runFinished = event.kind { effects.finishes.append((recording, event)) } else { recording.record(event) }
+        }
+        effects.reports.append((event, entry.observer))
+    }
+
     /// The answer given in advance to `question`, checked against it; one that does not fit is reported as rejected
     /// (to the observers) and dropped, and the question waits.
     private func givenAnswer(
@@ -132,12 +136,8 @@ struct PoolState: ~Copyable {
             if question.secret { recordings[number]?.secretAnswered(question, value: answer) }
             return answer
         case .failure(let error)?:
-            if entry.machine.configuration.reportsEvents {
-                let machine = entry.machine
-                let kind = RunEvent.Kind.answerRejected(state: question.state, question: question.name, reason: error.message)
-                let event = RunEvent(runID: machine.configuration.runID, time: now, workflowPath: machine.top.path, kind: machine.secrets.redacting(kind))
-                effects.reports.append((event, entry.observer))
-            }
+            let kind = RunEvent.Kind.answerRejected(state: question.state, question: question.name, reason: error.message)
+            if let event = entry.machine.driverEvent(kind, at: now) { report(event, number, entry, effects: &effects) }
             return nil
         case nil:
             return nil

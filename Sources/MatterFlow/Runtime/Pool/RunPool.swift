@@ -83,7 +83,8 @@ public final class RunPool: Sendable {
     ) throws(DiagnosticsError) -> Run {
         let resolved = try workflow.resolveInputs(inputs)
         let configuration = RunMachine.Configuration(
-            runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, reportsEvents: observer != nil || runObserver != nil || recording != nil, recordsCheckpoints: recording != nil,
+            runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID,
+            reportsEvents: observer != nil || runObserver != nil || recording != nil, recordsCheckpoints: recording != nil,
             random: random, wallClock: WallClock.reading(clock, origin: nil))
         let machine = RunMachine(place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration)
         let listens = workflow.waitsForEvents
@@ -279,10 +280,9 @@ public final class RunPool: Sendable {
         await settle.abandoned.settle { report in
             let message = RunDriver.message(report)
             warnings.append(message)
-            guard observer != nil || settle.runObserver != nil else { return }
-            let kind = RunEvent.Kind.warning(state: settle.state, message: message)
-            let event = RunEvent(
-                runID: settle.runID, time: clock.now, workflowPath: settle.path, kind: settle.showSecrets ? kind : settle.secrets.redacting(kind))
+            let machine = settle.machine
+            guard let event = machine.driverEvent(.warning(state: machine.top.current, message: message), at: clock.now) else { return }
+            settle.recording?.record(event)
             observer?(event)
             settle.runObserver?(event)
         }
