@@ -10,8 +10,8 @@ import Testing
 /// Runs changing hands between worker processes: handed back at a checkpoint on SIGTERM, resumed after a SIGKILL
 /// with `--resume`; a worker on a hub process (`--hub`); `watch` following a run as it is written.
 extension PostgresStoreTests {
-    /// Submits `count` commission-device runs, one structure each; their IDs.
-    private func submitCommissions(_ count: Int, conninfo: String, secrets: String, prefix: String) async throws -> [String] {
+    /// Submits `count` commission-device runs, one structure each (`prefix-0`, `prefix-1`, ...); their IDs.
+    func submitCommissions(_ count: Int, conninfo: String, secrets: String, prefix: String) async throws -> [String] {
         var runIDs: [String] = []
         for index in 0..<count {
             let submitted = await matterflow(
@@ -53,9 +53,7 @@ extension PostgresStoreTests {
              "--lease", "30", "--concurrency", "4", "--worker-id", "leaving"])
         defer { first.kill() }
         let signalled = try #require(await first.signal(SIGTERM, within: .seconds(60)) {
-            allRunIDs.filter { runID in
-                ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "commissionDevice" }
-            }.count == 4
+            allRunIDs.filter { store.hasIntent(of: "commissionDevice", run: $0) }.count == 4
         }, "four runs never reached commissionDevice; worker said:\n\(first.stderr.text)")
         try #require(await first.waitForExit(within: .seconds(40)), "the worker did not exit within 40 s of SIGTERM")
         #expect(first.status == 0, "\(first.stderr.text)")
@@ -124,7 +122,7 @@ extension PostgresStoreTests {
              "--lease", "1", "--worker-id", "doomed"])
         defer { first.kill() }
         let reading = await first.signal(SIGKILL, within: .seconds(60)) {
-            ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "fetchRooms" }
+            store.hasIntent(of: "fetchRooms", run: runID)
         }
         try #require(reading != nil, "the run never reached fetchRooms; worker said:\n\(first.stderr.text)")
         try #require(await first.waitForExit(), "the killed worker did not go")
@@ -292,7 +290,7 @@ extension PostgresStoreTests {
         // busy machine the test's own task could see the intent only after the 3 s call.
         let endedAtCall = Mutex<Bool?>(nil)
         let begun = await act(within: .seconds(60), every: .milliseconds(5)) {
-            ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "commissionDevice" }
+            store.hasIntent(of: "commissionDevice", run: runID)
         } _: {
             endedAtCall.withLock { $0 = ended.withLock { $0 } }
         }

@@ -39,7 +39,7 @@ extension PostgresStoreTests {
              "--lease", "1", "--worker-id", "doomed"])
         defer { first.kill() }
         let commissioning = await first.signal(SIGKILL, within: .seconds(60)) {
-            ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "commissionDevice" }
+            store.hasIntent(of: "commissionDevice", run: runID)
         }
         try #require(commissioning != nil, "the run never reached commissionDevice; worker said:\n\(first.stderr.text)")
         try #require(await first.waitForExit(), "the killed worker did not go")

@@ -23,26 +23,15 @@ extension PostgresStoreTests {
         let state = directory.file("state")
         let secrets = directory.file("secrets")
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
-        var submittedIDs: [String] = []
-        for index in 0..<3 {
-            let submitted = await matterflow(
-                ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets,
-                 "--structure", "ahead-\(index)"] + commissionInputs(name: "Lamp \(index)"))
-            try #require(submitted.code == 0, "\(submitted.stderr)")
-            submittedIDs.append(submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        let runIDs = submittedIDs
+        let runIDs = try await submitCommissions(3, conninfo: conninfo, secrets: secrets, prefix: "ahead")
         let store = try PostgresRunStore(conninfo: conninfo)
-        @Sendable func reading(_ runID: String) -> Bool {
-            ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "fetchRooms" }
-        }
 
         // The first worker reaches the read in all three runs, and dies.
         let doomed = try ChildProcess.launch(
             ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
              "--lease", "1", "--concurrency", "3", "--worker-id", "doomed"])
         defer { doomed.kill() }
-        let killed = await doomed.signal(SIGKILL, within: .seconds(60)) { runIDs.allSatisfy(reading) }
+        let killed = await doomed.signal(SIGKILL, within: .seconds(60)) { runIDs.allSatisfy { store.hasIntent(of: "fetchRooms", run: $0) } }
         try #require(killed != nil, "the runs never all reached fetchRooms; worker said:\n\(doomed.stderr.text)")
         try #require(await doomed.waitForExit(), "the killed worker did not go")
         // All three leases run out before the next worker looks, so its first claim takes all three: two for its
@@ -59,9 +48,7 @@ extension PostgresStoreTests {
             ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
              "--lease", "30", "--concurrency", "2", "--worker-id", "leaving"])
         defer { leaving.kill() }
-        let releasing = { @Sendable (runID: String) -> Bool in
-            ((try? store.records(of: runID)) ?? []).contains { $0.type == "intent" && $0.string("operation") == "cancelCommissioning" }
-        }
+        let releasing = { @Sendable (runID: String) in store.hasIntent(of: "cancelCommissioning", run: runID) }
         let signalled = await leaving.signal(SIGTERM, within: .seconds(60)) { runIDs.filter(releasing).count == 2 }
         try #require(signalled != nil, "two takeovers never reached their release; worker said:\n\(leaving.stderr.text)")
         try #require(await leaving.waitForExit(within: .seconds(40)), "the worker did not exit within 40 s of SIGTERM")

@@ -135,3 +135,11 @@ struct PostgresHarnessError: Error, CustomStringConvertible {
 func encoded(payload: JSONObject) -> EncodedJournalRecord {
     EncodedJournalRecord(JournalRecord(payload: payload, offset: 0))
 }
+
+extension PostgresRunStore {
+    /// Whether the run's records hold the intent of a call of `operation` (the run has reached it); false while
+    /// they cannot be read.
+    func hasIntent(of operation: String, run runID: String) -> Bool {
+        ((try? records(of: runID)) ?? []).contains { $0.type == "intent" && $0.payload["operation"]?.stringValue == operation }
+    }
+}
