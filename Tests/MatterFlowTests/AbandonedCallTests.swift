@@ -34,10 +34,7 @@ import Testing
         for await event in handle.events {
             switch event.kind {
             case .hubCallStarted(_, "fetchRooms", _, _):
-                await clock.waitForSleepers(1)
-                clock.advance(by: .seconds(5))  // the call's timeout
-                await clock.waitForSleepers(1)
-                clock.advance(by: .seconds(5))  // its grace period: the hub still runs it
+                await clock.passTimeoutAndGrace()
             case .warning(_, let message) where message.contains("has not ended fetchRooms"):
                 await whileWaiting()
             default:

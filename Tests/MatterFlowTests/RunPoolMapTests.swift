@@ -139,23 +139,12 @@ import Testing
         let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 8), observer: { reported.yield($0) })
         let recording = EventRecording()
         let run = try pool.submit(workflow, structureID: "s1", recording: recording)
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(5))  // the read's timeout
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(5))  // its grace period: the hub still runs it
+        await clock.passTimeoutAndGrace()
         // The element has failed (tolerated), but the map waits for its abandoned read before it ends: the run has
         // not gone on to its next state's call.
-        for await event in events {
-            if case .warning(_, let message) = event.kind {
-                #expect(message.contains("has not ended readBasicInformation"), "\(message)")
-                #expect(event.workflowPath == ["w", "slow-read"], "\(event.workflowPath)")
-                break
-            }
-            if case .runFinished = event.kind {
-                Issue.record("the run ended without waiting for the element's abandoned read")
-                break
-            }
-        }
+        let warning = try #require(await firstWarning(in: events), "the run ended without waiting for the element's abandoned read")
+        #expect(warning.message.contains("has not ended readBasicInformation"), "\(warning.message)")
+        #expect(warning.event.workflowPath == ["w", "slow-read"], "\(warning.event.workflowPath)")
         #expect(hub.calls == ["readBasicInformation"])
         gate.open()
         let result = try #require(await pool.result(of: run))

@@ -213,22 +213,11 @@ import Testing
         let (events, reported) = AsyncStream<RunEvent>.makeStream()
         let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 4), observer: { reported.yield($0) })
         let run = try pool.submit(workflow, structureID: "s1")
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(5))  // the call's timeout
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(5))  // its grace period: the hub still runs it
+        await clock.passTimeoutAndGrace()
         // The run says it waits for the abandoned call (before its next call, whose start it has reported), and has
         // not called the hub again.
-        for await event in events {
-            if case .warning(_, let message) = event.kind {
-                #expect(message.contains("has not ended fetchRooms in state rooms"))
-                break
-            }
-            if case .runFinished = event.kind {
-                Issue.record("the run ended without waiting for the abandoned fetchRooms")
-                break
-            }
-        }
+        let warning = try #require(await firstWarning(in: events), "the run ended without waiting for the abandoned fetchRooms")
+        #expect(warning.message.contains("has not ended fetchRooms in state rooms"), "\(warning.message)")
         #expect(hub.calls == ["fetchRooms"])
         gate.open()
         let result = try #require(await pool.result(of: run))

@@ -72,3 +72,23 @@ func catalogBeside(_ path: String) throws -> OperationCatalog {
         .filter { $0.hasSuffix(".catalog.json") }.sorted().map { directory + "/" + $0 }
     return try OperationCatalog(loading: catalogs)
 }
+
+extension ManualClock {
+    /// Moves the clock through a call's 5 s timeout and then its 5 s grace period, each once something sleeps on it:
+    /// a call that ignores cancellation is then abandoned, still running on the hub.
+    func passTimeoutAndGrace() async {
+        await waitForSleepers(1)
+        advance(by: .seconds(5))
+        await waitForSleepers(1)
+        advance(by: .seconds(5))
+    }
+}
+
+/// The first warning a run reports, with its message; nil when the run ends (or the stream does) first.
+func firstWarning(in events: AsyncStream<RunEvent>) async -> (event: RunEvent, message: String)? {
+    for await event in events {
+        if case .warning(_, let message) = event.kind { return (event, message) }
+        if case .runFinished = event.kind { return nil }
+    }
+    return nil
+}
