@@ -24,38 +24,48 @@ struct PoolJournalTests {
         }
     }
 
+    /// `workflow` run twice with the same seed, each on a fresh simulated hub of `home` and a virtual clock of its
+    /// own: alone by a journaled engine, and in a pool, journaled. Both results, the paths of both journals, and the
+    /// pool's journal directory and hub.
+    static func runAloneAndPooled(
+        _ workflow: Workflow, inputs: JSONObject, home: HomeDescription, seed: UInt64, in scratch: Scratch
+    ) async throws -> (alone: RunResult, pooled: RunResult, aloneJournal: String, pooledJournal: String, journal: RunJournal, hub: SimulatedHub) {
+        let single = try RunJournal(directory: scratch.file("single"))
+        let singleClock = VirtualClock()
+        let hold = ClockHold(singleClock)
+        let alone = try await single.run(
+            workflow, inputs: inputs, on: try SimulatedHub(home: home, clock: singleClock),
+            options: RunOptions(structureID: home.structure.id, clock: singleClock, random: SeededRandomSource(seed: seed), runID: runID))
+        hold.release()
+
+        let journal = try RunJournal(directory: scratch.file("pooled"))
+        let poolClock = VirtualClock()
+        let hub = try SimulatedHub(home: home, clock: poolClock)
+        let pool = RunPool(hub: hub, clock: poolClock, random: SeededRandomSource(seed: seed))
+        let run = try journal.submit(workflow, inputs: inputs, to: pool, structureID: home.structure.id, runID: runID)
+        let pooled = try #require(await pool.result(of: run))
+        return (alone, pooled, single.path(of: runID), journal.path(of: runID), journal, hub)
+    }
+
     @Test("a pool's journaled run writes, record for record, the journal a single journaled run writes")
     func sameJournalAsASingleRun() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
-
-        let single = try RunJournal(directory: scratch.file("single"))
-        let singleClock = VirtualClock()
-        let hold = ClockHold(singleClock)
-        let alone = try await single.run(
-            workflow, inputs: Self.inputs, on: try SimulatedHub(home: Homes.basic(), clock: singleClock),
-            options: RunOptions(structureID: Homes.structureID, clock: singleClock, random: SeededRandomSource(seed: 11), runID: Self.runID))
-        hold.release()
-
-        let pooled = try RunJournal(directory: scratch.file("pooled"))
-        let poolClock = VirtualClock()
-        let hub = try SimulatedHub(home: Homes.basic(), clock: poolClock)
-        let pool = RunPool(hub: hub, clock: poolClock, random: SeededRandomSource(seed: 11))
-        let run = try pooled.submit(workflow, inputs: Self.inputs, to: pool, structureID: Homes.structureID, runID: Self.runID)
-        let inPool = try #require(await pool.result(of: run))
+        let (alone, inPool, aloneJournal, pooledJournal, journal, hub) = try await Self.runAloneAndPooled(
+            workflow, inputs: Self.inputs, home: Homes.basic(), seed: 11, in: scratch)
 
         #expect(alone.outcome == .succeeded, "\(String(describing: alone.error))")
         #expect(inPool.outcome == alone.outcome)
         #expect(inPool.output == alone.output)
-        let expected = try Self.records(single.path(of: Self.runID))
-        let written = try Self.records(pooled.path(of: Self.runID))
+        let expected = try Self.records(aloneJournal)
+        let written = try Self.records(pooledJournal)
         #expect(expected.count > 30)
         #expect(written == expected)
-        #expect(!String(decoding: try JournalFile.readAll(pooled.path(of: Self.runID)), as: UTF8.self).contains(Payloads.specQR))
-        // The file was closed with the run: a recovery finds nothing to settle.
-        let report = await pooled.recover(on: hub)
-        #expect(report.runs.allSatisfy { $0.action == .alreadyFinished }, "\(report.runs)")
+        #expect(!String(decoding: try JournalFile.readAll(pooledJournal), as: UTF8.self).contains(Payloads.specQR))
+        // The file was closed with the run: a recovery finds it finished, nothing to settle.
+        let report = await journal.recover(on: hub)
+        #expect(report.runs.map(\.action) == [.alreadyFinished], "\(report.runs)")
     }
 
     @Test("a pool's journaled run whose map runs elements at once records each element's calls as a single run does")
@@ -64,32 +74,19 @@ struct PoolJournalTests {
         defer { scratch.remove() }
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-bridge"))
         let home = try HomeDescription.load(path: Repository.root + "/Examples/bridge-home.json").withoutSimulatedLatency
-        let inputs: JSONObject = ["onboardingPayload": "MT:O6PS0C1K01HWUR1VJ00"]
-
-        let single = try RunJournal(directory: scratch.file("single"))
-        let singleClock = VirtualClock()
-        let hold = ClockHold(singleClock)
-        let alone = try await single.run(
-            workflow, inputs: inputs, on: try SimulatedHub(home: home, clock: singleClock),
-            options: RunOptions(structureID: home.structure.id, clock: singleClock, random: SeededRandomSource(seed: 13), runID: Self.runID))
-        hold.release()
-
-        let pooled = try RunJournal(directory: scratch.file("pooled"))
-        let poolClock = VirtualClock()
-        let pool = RunPool(hub: try SimulatedHub(home: home, clock: poolClock), clock: poolClock, random: SeededRandomSource(seed: 13))
-        let run = try pooled.submit(workflow, inputs: inputs, to: pool, structureID: home.structure.id, runID: Self.runID)
-        let inPool = try #require(await pool.result(of: run))
+        let (alone, inPool, aloneJournal, pooledJournal, _, _) = try await Self.runAloneAndPooled(
+            workflow, inputs: ["onboardingPayload": "MT:O6PS0C1K01HWUR1VJ00"], home: home, seed: 13, in: scratch)
 
         #expect(alone.outcome == .succeeded, "\(String(describing: alone.error))")
         #expect(inPool.output == alone.output)
         // The elements' records interleave in the order their calls end, which differs from run to run, and so do
         // the map's progress checkpoints (which elements have ended): the same records otherwise, and as many of those.
         let progress = { (record: String) in record.hasPrefix("checkpoint ") && !record.contains(#""map":null"#) }
-        let expected = try Self.records(single.path(of: Self.runID), numbered: false)
-        let written = try Self.records(pooled.path(of: Self.runID), numbered: false)
+        let expected = try Self.records(aloneJournal, numbered: false)
+        let written = try Self.records(pooledJournal, numbered: false)
         #expect(written.filter { !progress($0) }.sorted() == expected.filter { !progress($0) }.sorted())
         #expect(written.filter(progress).count == expected.filter(progress).count)
-        let reads = try JournalReader.read(path: pooled.path(of: Self.runID)).records("intent").compactMap(\.key).filter { $0.contains("[") }
+        let reads = try JournalReader.read(path: pooledJournal).records("intent").compactMap(\.key).filter { $0.contains("[") }
         #expect(Set(reads) == Set((0..<4).map { "\(Self.runID)/readDevices[\($0)]/1" }), "\(reads)")
         #expect(written.last?.hasPrefix("runFinished") == true)
     }
