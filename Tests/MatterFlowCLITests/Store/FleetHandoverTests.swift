@@ -38,11 +38,9 @@ extension PostgresStoreTests {
         // Commissioning takes 20 s of real time, so SIGTERM lands while every run is in the middle, even when the
         // suite's other tests slow the worker's claims of the four runs seconds apart; the runs then park as their
         // commissioning calls end, well within the worker's 30 s drain window.
-        let home = try directory.write(
-            Self.slowHome.replacingOccurrences(of: "\"commissionDevice\": 0.05", with: "\"commissionDevice\": 20"), to: "home.json")
+        let home = try Self.slowHome(in: directory, latencies: ["commissionDevice": 20])
         let state = directory.file("state")
-        let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let secrets = try Self.secretsDirectory(in: directory)
         // Six runs for a worker of four slots: it claims two ahead (half its slots), which it never starts.
         let allRunIDs = try await submitCommissions(6, conninfo: conninfo, secrets: secrets, prefix: "calm")
         let store = try PostgresRunStore(conninfo: conninfo)
@@ -109,12 +107,9 @@ extension PostgresStoreTests {
     private func runKilledDuringRead(
         conninfo: String, directory: TemporaryDirectory, prefix: String
     ) async throws -> (runID: String, home: String, state: String, secrets: String) {
-        let home = try directory.write(
-            Self.slowHome.replacingOccurrences(of: "\"configureDevice\": 0.02", with: "\"configureDevice\": 0.02, \"fetchRooms\": 30"),
-            to: "home.json")
+        let home = try Self.slowHome(in: directory, latencies: ["fetchRooms": 30])
         let state = directory.file("state")
-        let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let secrets = try Self.secretsDirectory(in: directory)
         let runID = try #require(try await submitCommissions(1, conninfo: conninfo, secrets: secrets, prefix: prefix).first)
         let store = try PostgresRunStore(conninfo: conninfo)
         let first = try ChildProcess.launch(
@@ -236,8 +231,7 @@ extension PostgresStoreTests {
         defer { directory.remove() }
         let socket = directory.file("hub.sock")
         let hubState = directory.file("hub-state")
-        let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let secrets = try Self.secretsDirectory(in: directory)
         let server = try ChildProcess.launch(["hub", "serve", "--listen", "unix:\(socket)", "--state", hubState])
         defer { server.kill() }
         try #require(await server.stderr.waitForLine { $0 == "listening on unix:\(socket)" }, "\(server.stderr.text)")
@@ -268,10 +262,8 @@ extension PostgresStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // Commissioning takes 3 s of real time: the run is in progress long enough to see the watch still going.
-        let home = try directory.write(
-            Self.slowHome.replacingOccurrences(of: "\"commissionDevice\": 0.05", with: "\"commissionDevice\": 3"), to: "home.json")
-        let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let home = try Self.slowHome(in: directory, latencies: ["commissionDevice": 3])
+        let secrets = try Self.secretsDirectory(in: directory)
         let runID = try #require(try await submitCommissions(1, conninfo: conninfo, secrets: secrets, prefix: "watched").first)
         let store = try PostgresRunStore(conninfo: conninfo)
 

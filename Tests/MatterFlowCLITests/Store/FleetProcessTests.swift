@@ -10,24 +10,34 @@ import Testing
 /// `matterflow worker` processes sharing a queue in PostgreSQL, killed with SIGKILL and with the server restarted
 /// under them. Part of the serialized PostgreSQL suite: the restart must not hit the other tests' connections.
 extension PostgresStoreTests {
-    /// A home whose hub takes real time, so kills land in the middle of runs.
-    static let slowHome = #"""
-        { "version": 1, "structure": { "id": "seed", "name": "Fleet Home" }, "hub": { "online": true, "reachable": true },
-          "permissionGranted": true, "rooms": [ { "id": "room-kitchen", "name": "Kitchen" } ], "devices": [], "seed": 7,
-          "simulation": { "latencySeconds": { "prepareCommissioning": 0.02, "commissionDevice": 0.05, "configureDevice": 0.02,
-                                               "completeCommissioning": 0.02 } } }
-        """#
+    /// Writes `home.json` in `directory`: a home whose hub takes real time, so kills land in the middle of runs;
+    /// `latencies` (seconds by operation) set some operations' times besides the usual ones. Returns its path.
+    static func slowHome(in directory: TemporaryDirectory, latencies: [String: Double] = [:]) throws -> String {
+        let usual = ["prepareCommissioning": 0.02, "commissionDevice": 0.05, "configureDevice": 0.02, "completeCommissioning": 0.02]
+        let times = usual.merging(latencies) { _, set in set }.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }
+        return try directory.write(
+            #"""
+            { "version": 1, "structure": { "id": "seed", "name": "Fleet Home" }, "hub": { "online": true, "reachable": true },
+              "permissionGranted": true, "rooms": [ { "id": "room-kitchen", "name": "Kitchen" } ], "devices": [], "seed": 7,
+              "simulation": { "latencySeconds": { \#(times.joined(separator: ", ")) } } }
+            """#, to: "home.json")
+    }
+
+    /// The directory of the secrets workers read (`--secrets`), made in `directory`.
+    static func secretsDirectory(in directory: TemporaryDirectory) throws -> String {
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        return secrets
+    }
 
     @Test("a worker killed while commissioning: another settles its run within the lease; nothing stays held")
     func takeoverAfterKill() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let home = try directory.write(
-            Self.slowHome.replacingOccurrences(of: "\"commissionDevice\": 0.05", with: "\"commissionDevice\": 30"), to: "home.json")
+        let home = try Self.slowHome(in: directory, latencies: ["commissionDevice": 30])
         let state = directory.file("state")
-        let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let secrets = try Self.secretsDirectory(in: directory)
         let submitted = await matterflow(
             ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--structure", "home-a"]
                 + commissionInputs())
@@ -79,7 +89,7 @@ extension PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let home = try directory.write(Self.slowHome, to: "home.json")
+        let home = try Self.slowHome(in: directory)
         let state = directory.file("state")
         let secrets = SecretInbox(directory: directory.file("secrets"))
         try FileManager.default.createDirectory(atPath: secrets.directory, withIntermediateDirectories: true)

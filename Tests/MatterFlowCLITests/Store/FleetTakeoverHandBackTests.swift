@@ -16,13 +16,9 @@ extension PostgresStoreTests {
         defer { directory.remove() }
         // Reads take 30 s, so the first worker dies in the middle of one; releasing a session takes 20 s, so the
         // second worker's two takeovers hold its two slots while the third waits, claimed ahead.
-        let home = try directory.write(
-            Self.slowHome.replacingOccurrences(
-                of: "\"configureDevice\": 0.02", with: "\"configureDevice\": 0.02, \"fetchRooms\": 30, \"cancelCommissioning\": 20"),
-            to: "home.json")
+        let home = try Self.slowHome(in: directory, latencies: ["fetchRooms": 30, "cancelCommissioning": 20])
         let state = directory.file("state")
-        let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let secrets = try Self.secretsDirectory(in: directory)
         let runIDs = try await submitCommissions(3, conninfo: conninfo, secrets: secrets, prefix: "ahead")
         let store = try PostgresRunStore(conninfo: conninfo)
 

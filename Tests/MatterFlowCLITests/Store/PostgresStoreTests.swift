@@ -312,8 +312,7 @@ struct PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let secrets = try Self.secretsDirectory(in: directory)
 
         let refused = await matterflow(["submit", Repository.workflow("commission-device"), "--store", conninfo] + commissionInputs())
         #expect(refused.code == 64)

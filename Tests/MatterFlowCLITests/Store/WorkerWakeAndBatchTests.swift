@@ -14,8 +14,7 @@ extension PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let secrets = try Self.secretsDirectory(in: directory)
         for index in 0..<48 {
             let submitted = await matterflow(
                 ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets,
