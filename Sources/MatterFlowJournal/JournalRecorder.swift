@@ -16,6 +16,8 @@ final class JournalRecorder: RunRecording {
         var currentKeys: [String: String] = [:]
         var results: [String: (result: JSONValue, devices: [String]?)] = [:]
         var onFailure: (@Sendable () -> Void)?
+        /// The journal has failed: ``onFailure(_:)``'s handler was told, or is told as soon as it is given.
+        var failed = false
         /// How the run ended, when recovery continues it (recovery writes the terminal record itself).
         var finished: (outcome: RunResult.Outcome, error: FlowError?)?
         /// The hub's connection was lost during a call: the journal stops there, as if the process had crashed.
@@ -71,8 +73,15 @@ final class JournalRecorder: RunRecording {
 
     /// What to do when the journal cannot be written any more (the journaled run cancels itself, so that it
     /// releases what it holds rather than carrying on unrecorded).
+    /// A journal that failed before the handler was given (a pool's run starts before its handle exists) tells it
+    /// at once.
     func onFailure(_ handler: @escaping @Sendable () -> Void) {
-        state.withLock { $0.onFailure = handler }
+        let failed = state.withLock { state -> Bool in
+            if state.failed { return true }
+            state.onFailure = handler
+            return false
+        }
+        if failed { handler() }
     }
 
     /// Records a checkpoint. Not flushed by itself: the next side-effect record flushes it with everything before.
@@ -251,6 +260,8 @@ final class JournalRecorder: RunRecording {
     /// The journal can no longer be written: tells the run, once.
     private func failed() {
         let handler = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.failed else { return nil }
+            state.failed = true
             defer { state.onFailure = nil }
             return state.onFailure
         }

@@ -27,7 +27,31 @@ extension RunJournal {
         await options.clock.working { await recoverAll(on: hub, options: options) }
     }
 
-    private func recoverAll(on hub: any Hub, options: RecoveryOptions) async -> RecoveryReport {
+    /// Recovers every interrupted run in the directory as ``recover(on:options:)`` does, but puts each run it
+    /// continues through its workflow (resumed, or on its cancel path) into `pool` instead of awaiting it: what a
+    /// service that holds its runs in a ``RunPool`` calls at start-up. It returns once every run is reconciled and
+    /// handed over; the report lists those as ``RunRecovery/Action/continuing``, each with its run in the pool
+    /// (``RunRecovery/pooled``), to answer, cancel or await there like any other.
+    ///
+    /// Each such run keeps its journal file open and locked while it waits, but not its records. When it ends, the
+    /// pool releases what a cancelled run still holds, writes the journal's `runFinished` and `recoveryFinished`
+    /// records, closes the file, tells `settled` what recovery did, and only then hands out the run's result (a
+    /// cancelled run's error says why recovery cancelled it; a recovery that could not finish adds a warning and
+    /// leaves the run `needsAttention` for a later recovery).
+    ///
+    /// The runs call `pool.hub` and time out on the pool's clock; `options.clock` should be that clock. Unlike
+    /// ``recover(on:options:)``, a continued run whose question has no answer in `options.answers` waits for one given
+    /// through the pool, until the question's timeout, and `options.interrupt` is not followed (cancel the runs in the
+    /// pool instead).
+    @concurrent public func recover(
+        into pool: RunPool, options: RecoveryOptions = RecoveryOptions(), settled: (@Sendable (RunRecovery) -> Void)? = nil
+    ) async -> RecoveryReport {
+        await options.clock.working {
+            await recoverAll(on: pool.hub, options: options, handOff: PoolHandOff(pool: pool, settled: settled))
+        }
+    }
+
+    private func recoverAll(on hub: any Hub, options: RecoveryOptions, handOff: PoolHandOff? = nil) async -> RecoveryReport {
         var report = RecoveryReport(runs: [])
         let paths: [String]
         do {
@@ -36,13 +60,13 @@ extension RunJournal {
             return report
         }
         for path in paths {
-            report.runs.append(await recoverRun(at: path, hub: hub, options: options))
+            report.runs.append(await recoverRun(at: path, hub: hub, options: options, handOff: handOff))
         }
         report.runs.sort { ($0.startedAt ?? .infinity, $0.path) < ($1.startedAt ?? .infinity, $1.path) }
         return report
     }
 
-    private func recoverRun(at path: String, hub: any Hub, options: RecoveryOptions) async -> RunRecovery {
+    private func recoverRun(at path: String, hub: any Hub, options: RecoveryOptions, handOff: PoolHandOff?) async -> RunRecovery {
         var run = RunRecovery(runID: JournalRunSummary.runID(fromPath: path), path: path, action: .unreadable, status: .unreadable)
         let file: JournalFile
         do {
@@ -56,7 +80,9 @@ extension RunJournal {
             run.notes.append(error.message)
             return run
         }
-        defer { file.close() }
+        var handedOver = false
+        // A run put into a pool keeps its file until it ends: its ending closes it.
+        defer { if !handedOver { file.close() } }
         let contents: JournalContents
         do {
             contents = try JournalReader.read(path: path)
@@ -66,7 +92,8 @@ extension RunJournal {
         }
         run.notes = contents.problems
         let writer = JournalWriter(continuing: file, nextSequence: (contents.records.last?.sequence ?? 0) + 1, hook: options.testHook)
-        await RunRecoverer.settle(&run, contents: contents, writer: writer, hub: hub, options: options)
+        await RunRecoverer.settle(&run, contents: contents, writer: writer, hub: hub, options: options, handOff: handOff)
+        handedOver = run.action == .continuing
         return run
     }
 }

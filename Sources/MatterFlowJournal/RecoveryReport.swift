@@ -40,6 +40,9 @@ public struct RunRecovery: Sendable {
     public enum Action: String, Sendable, Hashable {
         /// The run was interrupted; recovery resolved it (cancel path or resume) and recorded its final status.
         case recovered
+        /// Recovery put the run into a pool (``RunJournal/recover(into:options:settled:)``), resumed or on its cancel
+        /// path; its journal ends when the run does (``RunRecovery/pooled`` is the run there).
+        case continuing
         /// The run had already ended (by itself or through an earlier recovery): nothing to do.
         case alreadyFinished
         /// A live process holds the journal; the run was left alone.
@@ -71,6 +74,8 @@ public struct RunRecovery: Sendable {
     /// Border routers whose ePSKc key, left active by the run, recovery withdrew.
     public var withdrewEpskc: [String] = []
     public var notes: [String] = []
+    /// The run in the pool recovery put it into (action ``Action/continuing``).
+    public var pooled: RunPool.Run?
     /// The run's `runFinished` as recovery wrote it, or found it when the run had finished (its output and error, to
     /// report without reading the journal again); nil when the run has none.
     public var finished: RunFinishedEntry?

@@ -36,13 +36,7 @@ extension RunRecoverer {
     /// did not withdraw itself. A key that already ended is fine; one that cannot be withdrawn ends by itself when
     /// its duration runs out, which the report says.
     func withdrawEpskcKeys(_ run: inout RunRecovery) async throws(RecoveryDeferral) {
-        let journaled: JournalEntries
-        do {
-            journaled = try JournalContents(path: writer.path, records: writer.readBack(), validLength: 0, tornTail: nil, problems: [])
-                .entries()
-        } catch {
-            throw RecoveryDeferral(message: "the journal could not be read back: \(error.message)")
-        }
+        let journaled = try RunRecoverer(rereading: writer, hub: hub, options: options).entries
         var intents: [String: IntentEntry] = [:]
         var active: [String] = []
         for record in journaled {

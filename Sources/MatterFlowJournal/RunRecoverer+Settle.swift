@@ -5,8 +5,10 @@ extension RunRecoverer {
     /// a run that never started or had finished is left as it is (a finished one only loses a torn last record);
     /// one whose start is damaged is settled without it; any other is reconciled and then cancelled or resumed.
     /// What recovery writes goes to `writer`; `run` says what it did.
+    /// - Parameter handOff: Where a run continued through its workflow goes: nil to await it here.
     static func settle(
-        _ run: inout RunRecovery, contents: JournalContents, writer: JournalWriter, hub: any Hub, options: RecoveryOptions
+        _ run: inout RunRecovery, contents: JournalContents, writer: JournalWriter, hub: any Hub, options: RecoveryOptions,
+        handOff: PoolHandOff? = nil
     ) async {
         // A record whose members do not decode cannot be reasoned about: the run is left as it is, for a person.
         let entries: JournalEntries
@@ -16,7 +18,8 @@ extension RunRecoverer {
             run.notes.append(error.message)
             return
         }
-        let recoverer = RunRecoverer(contents: contents, entries: entries, writer: writer, hub: hub, options: options)
+        var recoverer = RunRecoverer(contents: contents, entries: entries, writer: writer, hub: hub, options: options)
+        recoverer.handOff = handOff
         guard let (started, startedAt) = entries.started else {
             guard contents.startIsDamaged else {
                 run.action = .notStarted

@@ -14,6 +14,8 @@ struct RunRecoverer {
     let writer: JournalWriter
     let hub: any Hub
     let options: RecoveryOptions
+    /// Where a run recovery continues through its workflow goes: nil to run it here, awaited until it ends.
+    var handOff: PoolHandOff?
 
     var started: RunStartedEntry? { entries.started?.entry }
     /// The run's ID: from `runStarted`, or the file's name when that record is damaged.
@@ -94,33 +96,53 @@ struct RunRecoverer {
             plan.point.cancel = !resume
             run.resumed = resume
             if !resume { plan.repeatedCall = nil }
+            let ending = ContinuedRunEnding(
+                resumed: resume, interruptedIn: interruptedIn, completedDevices: completedDevices,
+                heldSessionBefore: reconciler.holdsSession)
+            if let handOff {
+                try continueInPool(plan, sessionID: runSession, run: &run, ending: ending, handOff: handOff)
+                return
+            }
             let result = try await continueRun(plan, sessionID: runSession)
             if resume, options.interrupt?.isInterrupted == true {
                 run.notes.append("a signal interrupted the resumed run, so it took its cancel path")
             }
-            var error = result.error
-            if !resume, let cancelled = error {
-                var message = "the run was interrupted in state \(interruptedIn ?? "?") (its process stopped); recovery took the workflow's cancel path: \(cancelled.message)"
-                if let devices = completedDevices { message += "; commissioning had been completed (devices \(devices.joined(separator: ", ")))" }
-                error = FlowError(code: cancelled.code, cause: cancelled.cause, message: message, state: interruptedIn)
-            }
-            if result.outcome != .succeeded {
-                try await releaseLeftovers(&run, heldBefore: reconciler.holdsSession)
-            }
-            try finish(run: &run, outcome: result.outcome, error: error, output: result.output, note: nil)
+            _ = try await conclude(&run, result: result, ending: ending)
         case .failure(let unrunnable):
             run.notes.append("the workflow's own cancel path could not be run: \(unrunnable.reason); recovery released what the run held itself")
             try await cancelDirectly(&run, reconciler: reconciler, interruptedIn: interruptedIn, completedDevices: completedDevices)
         }
     }
 
+    /// Ends the journal of a run recovery continued through its workflow, once the run has ended: a cancelled
+    /// run's error says how recovery came to cancel it, what the run still holds is released, and the run's
+    /// terminal record and recovery's are written. Returns the error the run ends with.
+    func conclude(_ run: inout RunRecovery, result: RunResult, ending: ContinuedRunEnding) async throws(RecoveryDeferral) -> FlowError? {
+        var error = result.error
+        if !ending.resumed, let cancelled = error {
+            var message = "the run was interrupted in state \(ending.interruptedIn ?? "?") (its process stopped); recovery took the workflow's cancel path: \(cancelled.message)"
+            if let devices = ending.completedDevices { message += "; commissioning had been completed (devices \(devices.joined(separator: ", ")))" }
+            error = FlowError(code: cancelled.code, cause: cancelled.cause, message: message, state: ending.interruptedIn)
+        }
+        if result.outcome != .succeeded {
+            try await releaseLeftovers(&run, heldBefore: ending.heldSessionBefore)
+        }
+        try finish(run: &run, outcome: result.outcome, error: error, output: result.output, note: nil)
+        return error
+    }
+
+    /// The recorder of a run recovery continues, journaling in the same file after the records it has.
+    func continuedRecorder(_ plan: ResumePlan) -> JournalRecorder {
+        JournalRecorder(
+            writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: started?.secretsShown ?? false,
+            hub: hub, continuing: true, secretDigests: started?.secretDigests, repeating: plan.repeatedCall)
+    }
+
     /// Continues the run through its workflow (resumed, or along its cancel path), journaled in the same file;
     /// its session calls are made for `sessionID` and refused in any other session.
     private func continueRun(_ plan: ResumePlan, sessionID: String?) async throws(RecoveryDeferral) -> RunResult {
         let showSecrets = started?.secretsShown ?? false
-        let recorder = JournalRecorder(
-            writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: showSecrets,
-            hub: hub, continuing: true, secretDigests: started?.secretDigests, repeating: plan.repeatedCall)
+        let recorder = continuedRecorder(plan)
         var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: showSecrets)
         runOptions.recording = recorder
         // Secret answers put back into the run's variables are used up.

@@ -128,6 +128,7 @@ struct RecoverCommand {
             for router in run.withdrewEpskc { text += "; withdrew the ePSKc key of \(router)" }
         case .alreadyFinished: text += "already \(run.status.rawValue); nothing to do"
         case .running: text += "still running in another process; left alone"
+        case .continuing: text += "continuing in a pool of this process"
         case .notStarted: text += "never started (no complete record); nothing to do"
         case .deferred: text += "needs attention"
         case .unreadable: text += "unreadable"

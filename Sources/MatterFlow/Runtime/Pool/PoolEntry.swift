@@ -51,7 +51,8 @@ enum PoolWaiting {
     case working(CancellationSignal)
     /// The ends of the elements its concurrent map state runs (entries of their own).
     case elements
-    /// The run has ended, and its recording is writing its end: its result is handed out once that is done.
+    /// The run has ended, and its recording is writing its end (and its ending runs, for a run resumed with one):
+    /// its result is handed out once that is done.
     case recordingEnd
     /// The run has ended; its result is not taken yet.
     case finished(RunResult)

@@ -67,7 +67,8 @@ struct PoolEffects {
     var jobs: [PoolJob] = []
     /// Recorded runs' ends, recorded outside the lock before their results are handed out.
     var finishes: [(recording: any RunRecording, event: RunEvent)] = []
-    /// Recorded runs that have ended, with their results: handed out once ``finishes`` are recorded.
+    /// Recorded runs (and runs with an ending) that have ended, with their results: handed out once ``finishes``
+    /// are recorded and the endings have run.
     var recordedEnds: [(number: Int, result: RunResult)] = []
     /// Cancel signals of elements' hub work, fired outside the lock.
     var cancels: [CancellationSignal] = []

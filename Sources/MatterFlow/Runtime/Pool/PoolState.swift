@@ -30,6 +30,9 @@ struct PoolState: ~Copyable {
     /// The recordings of the runs (and their elements) that have one, such as a journal's: kept apart from the
     /// entries, so that runs without one hold no room for it.
     var recordings: [Int: any RunRecording] = [:]
+    /// What runs resumed with an ending (``RunPool/Ending``) do once they have ended, before their results are
+    /// handed out; kept apart from the entries, as ``recordings`` are.
+    var endings: [Int: RunPool.Ending] = [:]
 
     /// Feeds an input to a run (or element), then handles its actions until it waits or ends, and does the same
     /// for every input those actions give its elements or its map.
@@ -168,8 +171,10 @@ struct PoolState: ~Copyable {
             elementEnded(number, entry, parent: parent, result, effects: &effects)
             return
         }
-        if recordings.removeValue(forKey: number) != nil {
-            // Its end is recorded outside the lock first; only then is the result handed out (``ended(_:_:effects:)``).
+        let recorded = recordings.removeValue(forKey: number) != nil
+        if recorded || endings[number] != nil {
+            // Its end is recorded, and its ending run, outside the lock first; only then is the result handed out
+            // (``ended(_:_:effects:)``).
             entry.waiting = .recordingEnd
             entry.inbox = []
             effects.recordedEnds.append((number, result))
@@ -195,6 +200,7 @@ struct PoolState: ~Copyable {
     mutating func forget(_ number: Int) {
         guard let entry = runs.removeValue(forKey: number) else { return }
         recordings[number] = nil
+        endings[number] = nil
         if entry.listens {
             listeners[entry.structure]?.removeAll { $0 == number }
             if listeners[entry.structure]?.isEmpty == true { listeners[entry.structure] = nil }

@@ -64,8 +64,6 @@ public final class RunPool: Sendable {
     }
 
     /// Submits a run and starts it; it runs until it must wait, then waits as data.
-    /// - Throws: ``DiagnosticsError`` when the inputs do not match the workflow's declarations.
-    @discardableResult
     /// - Parameters:
     ///   - answers: Answers to the run's questions given in advance, by question name (or ask state name); each is
     ///     used once, when its question is asked, and one that does not fit is reported (`answerRejected`) and the
@@ -76,17 +74,38 @@ public final class RunPool: Sendable {
     ///     the hub sees it and after (as ``RunOptions/recording`` is for a single run): how `RunJournal` journals a
     ///     pool's run. Its events and checkpoints are recorded under the pool's lock, its calls and the run's end
     ///     outside it.
+    /// - Throws: ``DiagnosticsError`` when the inputs do not match the workflow's declarations.
+    @discardableResult
     public func submit(
         _ workflow: Workflow, inputs: JSONObject = [:], structureID: StructureID, runID: String? = nil,
         answers: [String: JSONValue] = [:], observer runObserver: (@Sendable (RunEvent) -> Void)? = nil,
         recording: (any RunRecording)? = nil
     ) throws(DiagnosticsError) -> Run {
         let resolved = try workflow.resolveInputs(inputs)
-        let configuration = RunMachine.Configuration(
-            runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID,
-            reportsEvents: observer != nil || runObserver != nil || recording != nil, recordsCheckpoints: recording != nil,
-            random: random, wallClock: WallClock.reading(clock, origin: nil))
+        let configuration = configuration(
+            runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, showSecrets: false,
+            observed: runObserver != nil, recording: recording)
         let machine = RunMachine(place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration)
+        return start(
+            machine, of: workflow, structureID: structureID, answers: answers, observer: runObserver, recording: recording, ending: nil)
+    }
+
+    /// How a run of the pool is configured: it builds events when someone follows it (the pool's observer, its
+    /// own, its recording), and checkpoints when it is recorded.
+    func configuration(
+        runID: String, structureID: StructureID, showSecrets: Bool, observed: Bool, recording: (any RunRecording)?
+    ) -> RunMachine.Configuration {
+        RunMachine.Configuration(
+            runID: runID, structureID: structureID, showSecrets: showSecrets,
+            reportsEvents: observer != nil || observed || recording != nil, recordsCheckpoints: recording != nil,
+            random: random, wallClock: WallClock.reading(clock, origin: nil))
+    }
+
+    /// Adds a run with its machine and starts it.
+    func start(
+        _ machine: RunMachine, of workflow: Workflow, structureID: StructureID, answers: [String: JSONValue],
+        observer runObserver: (@Sendable (RunEvent) -> Void)?, recording: (any RunRecording)?, ending: Ending?
+    ) -> Run {
         let listens = workflow.waitsForEvents
         let run = state.withLock { state -> Run in
             state.nextNumber += 1
@@ -94,6 +113,7 @@ public final class RunPool: Sendable {
             state.runs[run.number] = PoolEntry(
                 machine: machine, structure: structureID, listens: listens, answers: answers, observer: runObserver)
             if let recording { state.recordings[run.number] = recording }
+            if let ending { state.endings[run.number] = ending }
             if listens { state.listeners[structureID, default: []].append(run.number) }
             return run
         }
@@ -258,8 +278,22 @@ public final class RunPool: Sendable {
     private func perform(_ effects: PoolEffects) {
         for (recording, event) in effects.finishes { recording.record(event) }
         if !effects.recordedEnds.isEmpty {
-            handle { state, next in
-                for (number, result) in effects.recordedEnds { state.ended(number, result, effects: &next) }
+            let endings = handle { state, next -> [(number: Int, result: RunResult, ending: Ending)] in
+                var endings: [(number: Int, result: RunResult, ending: Ending)] = []
+                for (number, result) in effects.recordedEnds {
+                    if let ending = state.endings.removeValue(forKey: number) {
+                        endings.append((number, result, ending))
+                    } else {
+                        state.ended(number, result, effects: &next)
+                    }
+                }
+                return endings
+            }
+            for (number, result, ending) in endings {
+                clock.task {
+                    let handedOut = await ending(result)
+                    self.handle { state, next in state.ended(number, handedOut, effects: &next) }
+                }
             }
         }
         for (event, runObserver) in effects.reports {
