@@ -148,8 +148,9 @@ final class JournalRecorder: RunRecording {
     }
 
     /// Records the call's intent, durable before the hub sees the call (awaited without blocking a thread), with the
-    /// key and session of its context. An intent that a sink (a run store) cannot make durable refuses the call; a
-    /// file journal's failed write cancels the run instead, whose cancel path still reaches the hub.
+    /// key and session of its context. An intent that a sink (a run store) cannot make durable refuses the call. A
+    /// file journal's failed write cancels the run and refuses the call whose intent it was (unless that call releases
+    /// the session); the cancel path's calls still reach the hub, unrecorded.
     ///
     /// A call that works inside the commissioning session (``OperationDescriptor/usesSession``) of a run that
     /// recovery continues is then checked on a ``RecoverableHub``: if the structure's active session is not this
@@ -165,7 +166,7 @@ final class JournalRecorder: RunRecording {
         let operation = call.operation
         let key = call.context.idempotencyKey
         state.withLock { $0.currentKeys[element] = key }
-        write(.intent(IntentEntry(
+        let failedHere = write(.intent(IntentEntry(
             key: key, workflow: call.workflowPath.joined(separator: "/"), state: call.state, operation: operation.name,
             structureID: structureID, attempt: call.attempt, arguments: call.shownArguments, effect: operation.effect,
             acquiresSession: operation.acquiresSession, releasesSession: operation.releasesSession,
@@ -178,6 +179,13 @@ final class JournalRecorder: RunRecording {
             failed()
             return .failure(FlowError(
                 .hubUnreachable, "\(operation.name) was not called: its intent could not be made durable (\(error.message))"))
+        }
+        // The call whose intent found the journal failing is not made either (the run is cancelled meanwhile), unless
+        // it releases the session: a cancel path's release goes through, unrecorded, rather than leave the session
+        // held. The cancel path's later calls are made, unrecorded, for the same reason.
+        if failedHere, !operation.releasesSession {
+            return .failure(FlowError(
+                .hubUnreachable, "\(operation.name) was not called: its intent could not be written to the journal \(writer.path)"))
         }
         if let refusal = checkRepeat(of: operation.name, arguments: call.shownArguments) { return .failure(refusal) }
         if continuing, operation.usesSession,
@@ -248,24 +256,29 @@ final class JournalRecorder: RunRecording {
                 + "the value the hub saw in call \(repeated.key), so the hub could not recognise the repeat; the call was not made")
     }
 
-    private func write(_ entry: JournalEntry) {
-        guard !state.withLock({ $0.abandoned }) else { return }
+    /// Writes an entry; returns whether the journal failed at this write (not at an earlier one).
+    @discardableResult
+    private func write(_ entry: JournalEntry) -> Bool {
+        guard !state.withLock({ $0.abandoned }) else { return false }
         do {
             try writer.append(entry)
+            return false
         } catch {
-            failed()
+            return failed()
         }
     }
 
-    /// The journal can no longer be written: tells the run, once.
-    private func failed() {
-        let handler = state.withLock { state -> (@Sendable () -> Void)? in
-            guard !state.failed else { return nil }
+    /// The journal can no longer be written: tells the run, once. Returns whether this is the first failure.
+    @discardableResult
+    private func failed() -> Bool {
+        let (first, handler) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            guard !state.failed else { return (false, nil) }
             state.failed = true
             defer { state.onFailure = nil }
-            return state.onFailure
+            return (true, state.onFailure)
         }
         handler?()
+        return first
     }
 
     func recording(forElement element: String) -> any RunRecording {

@@ -156,6 +156,29 @@ struct JournaledRunTests {
         #expect(contents.tornTail != nil, "the failed write is visible as a torn tail")
     }
 
+    @Test("a call whose intent cannot be written is not made; the cancel path's release still is")
+    func tornIntentIsNotCalled() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let journal = try RunJournal(directory: scratch.path)
+        let clock = VirtualClock()
+        let hub = try SimulatedHub(home: Homes.basic(), clock: clock)
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        let intent = try await RecoveryTests.sequence(of: JournalEntry.Kind.intent.rawValue, "commissionDevice")
+        let hold = ClockHold(clock)
+        let handle = try journal.start(
+            workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp"], on: hub,
+            options: RunOptions(structureID: Homes.structureID, clock: clock, runID: "run-00000000fa12"),
+            testHook: { boundary in boundary.position == .before && boundary.sequence == intent ? .tear : .proceed })
+        let result = await handle.result
+        hold.release()
+        #expect(result.outcome == .cancelled)
+        let calls = await hub.calls(structure: Homes.structureID).map { "\($0.operation)" }
+        #expect(!calls.contains("commissionDevice"), "\(calls)")
+        #expect(calls.last == "cancelCommissioning", "\(calls)")
+        #expect(try await hub.activeSession(structure: Homes.structureID) == nil)
+    }
+
     @Test("a journal that cannot be created stops the run before it touches the hub")
     func unwritableJournal() async throws {
         let scratch = try Scratch()
