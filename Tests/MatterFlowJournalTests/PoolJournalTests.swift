@@ -145,6 +145,30 @@ struct PoolJournalTests {
         #expect(!sink.types.contains("runFinished"))
     }
 
+    @Test("in a pool too, a call whose intent the journal file could not write is not made; the release still is")
+    func tornIntentIsNotCalledInAPool() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        let intent = try await RecoveryTests.sequence(of: JournalEntry.Kind.intent.rawValue, "commissionDevice")
+        let journal = try RunJournal(directory: scratch.path)
+        let clock = VirtualClock()
+        let hub = try SimulatedHub(home: Homes.basic(), clock: clock)
+        let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 15))
+        let writer = try JournalWriter(
+            creating: journal.path(of: Self.runID),
+            hook: { boundary in boundary.position == .before && boundary.sequence == intent ? .tear : .proceed })
+        let run = try RunJournal.submit(
+            workflow, inputs: Self.inputs, resolved: try workflow.resolveInputs(Self.inputs), to: pool, structureID: Homes.structureID,
+            runID: Self.runID, answers: [:], observer: nil, writer: writer)
+        let result = try #require(await pool.result(of: run))
+        #expect(result.outcome == .cancelled, "\(String(describing: result.error))")
+        let calls = await hub.calls(structure: Homes.structureID).map { "\($0.operation)" }
+        #expect(!calls.contains("commissionDevice"), "\(calls)")
+        #expect(calls.last == "cancelCommissioning", "\(calls)")
+        #expect(try await hub.activeSession(structure: Homes.structureID) == nil)
+    }
+
     @Test("a secret answered while a pool's run waits is journaled as a digest; the journal ends with the run")
     func secretAnswerIsDigested() async throws {
         let scratch = try Scratch()
