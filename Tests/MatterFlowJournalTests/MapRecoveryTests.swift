@@ -9,7 +9,8 @@ import Testing
 /// A journaled commission-bridge run that stops inside its map state, which reads the bridge's devices up to four
 /// at once: recovery settles each running element's in-doubt call like any call, a resumed run continues the
 /// elements that were running (each from its own checkpoints) and never reads again a device whose element had
-/// ended, and a cancelled recovery takes the cancel path.
+/// ended, and a cancelled recovery takes the cancel path; the same whether recovery awaits the run or puts it into a
+/// pool.
 @Suite("recovery inside a map state")
 struct MapRecoveryTests {
     static let runID = "run-0000000b41d6"
@@ -57,11 +58,22 @@ struct MapRecoveryTests {
             return record.sequence
         }
 
-        func recover(resume: Bool) async throws -> RecoveryReport {
+        /// Recovers the run, awaited (`recover(on:)`) or put into a pool (`recover(into:)`, then awaited there), and
+        /// returns what recovery did once the run has ended.
+        func recover(resume: Bool, intoPool: Bool) async throws -> RunRecovery {
             let clock = VirtualClock()
             let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: state, startingFrom: MapRecoveryTests.home()), clock: clock)
-            return try await RunJournal(directory: journal).recover(
-                on: hub, options: RecoveryOptions(resume: resume, inputs: resume ? MapRecoveryTests.inputs : [:], clock: clock))
+            let options = RecoveryOptions(resume: resume, inputs: resume ? MapRecoveryTests.inputs : [:], clock: clock)
+            guard intoPool else { return try #require(try await RunJournal(directory: journal).recover(on: hub, options: options).runs.first) }
+            let pool = RunPool(hub: hub, clock: clock)
+            let settled = Mutex<RunRecovery?>(nil)
+            let report = try await RunJournal(directory: journal).recover(into: pool, options: options) { run in
+                settled.withLock { $0 = run }
+            }
+            let handedOver = try #require(report.runs.first)
+            #expect(handedOver.action == .continuing, "\(handedOver.notes)")
+            _ = await pool.result(of: try #require(handedOver.pooled))
+            return try #require(settled.withLock { $0 })
         }
     }
 
@@ -101,16 +113,15 @@ struct MapRecoveryTests {
         #expect(progress.last?.results.count == 3)
     }
 
-    @Test("a resumed run continues the running elements and never reads again a device whose element had ended")
-    func resumeWithElementsInFlight() async throws {
+    @Test("a resumed run continues the running elements and never reads again a device whose element had ended", arguments: [false, true])
+    func resumeWithElementsInFlight(intoPool: Bool) async throws {
         let run = try await Journaled()
         defer { run.scratch.remove() }
         _ = try run.cut { _, record in Self.progress(record).map { $0.results.count == 1 && !$0.running.isEmpty } ?? false }
         let before = try run.records()
         let ended = try #require(before.compactMap(Self.progress).last?.results.first)
         let endedDevice = try #require(ended["item"])
-        let report = try await run.recover(resume: true)
-        let recovered = try #require(report.runs.first)
+        let recovered = try await run.recover(resume: true, intoPool: intoPool)
         #expect(recovered.status == .succeeded, "\(recovered.notes)")
         let records = try run.records()
         let devices = Self.reads(records).map { $0.payload["arguments"]?["deviceID"] }
@@ -121,16 +132,15 @@ struct MapRecoveryTests {
         #expect(results.allSatisfy { $0["status"] == "succeeded" })
     }
 
-    @Test("a run stopped right after completing the commissioning resumes into its map and reads every device")
-    func resumeAfterCompletionRunsTheMap() async throws {
+    @Test("a run stopped right after completing the commissioning resumes into its map and reads every device", arguments: [false, true])
+    func resumeAfterCompletionRunsTheMap(intoPool: Bool) async throws {
         let run = try await Journaled()
         defer { run.scratch.remove() }
         _ = try run.cut { _, record in
             record.type == JournalEntry.Kind.outcome.rawValue && record.string("operation") == "completeCommissioning"
         }
         #expect(Self.reads(try run.records()).isEmpty)
-        let report = try await run.recover(resume: true)
-        let recovered = try #require(report.runs.first)
+        let recovered = try await run.recover(resume: true, intoPool: intoPool)
         #expect(recovered.status == .succeeded, "\(recovered.notes)")
         let records = try run.records()
         #expect(Self.readOutcomes(records).count == 3, "each device is read once the run resumes")
@@ -139,8 +149,8 @@ struct MapRecoveryTests {
         #expect(results.map { $0["index"] } == [.int(0), .int(1), .int(2)])
     }
 
-    @Test("each running element's in-doubt read is settled, then a resumed run reads again under the element's next key")
-    func inDoubtElementCallsAreSettled() async throws {
+    @Test("each running element's in-doubt read is settled, then a resumed run reads again under the element's next key", arguments: [false, true])
+    func inDoubtElementCallsAreSettled(intoPool: Bool) async throws {
         let run = try await Journaled()
         defer { run.scratch.remove() }
         // Cut as the first read answers: every element is in flight, and the others' reads are in doubt.
@@ -149,8 +159,7 @@ struct MapRecoveryTests {
         let answered = Set(Self.readOutcomes(cut).compactMap { $0.string("key") })
         let inDoubt = Self.reads(cut).compactMap { $0.string("key") }.filter { !answered.contains($0) }
         #expect(inDoubt.count == 2, "\(inDoubt)")
-        let report = try await run.recover(resume: true)
-        let recovered = try #require(report.runs.first)
+        let recovered = try await run.recover(resume: true, intoPool: intoPool)
         #expect(recovered.status == .succeeded, "\(recovered.notes)")
         let records = try run.records()
         let settled = records.filter { $0.type == JournalEntry.Kind.resolution.rawValue }.compactMap { $0.string("key") }
@@ -162,14 +171,13 @@ struct MapRecoveryTests {
         #expect(finished.payload["output"]?["devices"]?.arrayValue?.count == 3)
     }
 
-    @Test("recovering without resume cancels every running element, then takes the run's cancel path; the completed session stays completed")
-    func cancelWithElementsInFlight() async throws {
+    @Test("recovering without resume cancels every running element, then takes the run's cancel path; the completed session stays completed", arguments: [false, true])
+    func cancelWithElementsInFlight(intoPool: Bool) async throws {
         let run = try await Journaled()
         defer { run.scratch.remove() }
         _ = try run.cut { _, record in Self.progress(record).map { $0.results.count == 1 && !$0.running.isEmpty } ?? false }
         let readsBefore = Self.reads(try run.records()).count
-        let report = try await run.recover(resume: false)
-        let recovered = try #require(report.runs.first)
+        let recovered = try await run.recover(resume: false, intoPool: intoPool)
         #expect(recovered.status == .cancelled, "\(recovered.notes)")
         let records = try run.records()
         #expect(Self.reads(records).count == readsBefore, "nothing is read again on the cancel path")
