@@ -33,6 +33,12 @@ struct PoolState: ~Copyable {
     /// What runs resumed with an ending (``RunPool/Ending``) do once they have ended, before their results are
     /// handed out; kept apart from the entries, as ``recordings`` are.
     var endings: [Int: RunPool.Ending] = [:]
+    /// The pool has an observer of every run's events.
+    let observed: Bool
+
+    init(observed: Bool) {
+        self.observed = observed
+    }
 
     /// Feeds an input to a run (or element), then handles its actions until it waits or ends, and does the same
     /// for every input those actions give its elements or its map.
@@ -126,7 +132,7 @@ struct PoolState: ~Copyable {
         if let recording = recordings[number] {
             if case .runFinished = event.kind { effects.finishes.append((recording, event)) } else { recording.record(event) }
         }
-        effects.reports.append((event, entry.observer))
+        if observed || entry.observer != nil { effects.reports.append((event, entry.observer)) }
     }
 
     /// The answer given in advance to `question`, checked against it; one that does not fit is reported as rejected
