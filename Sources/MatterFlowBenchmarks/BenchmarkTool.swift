@@ -2,7 +2,7 @@ import Foundation
 import MatterFlowJSON
 
 /// `matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]`, or
-/// `matterflow-bench --waiting-runs [N]`, or `matterflow-bench --worker-baseline none|journal RUNS CONCURRENCY [DIR]`.
+/// `matterflow-bench --waiting-runs [N]`, or `matterflow-bench --recovered-runs [N]`, or `matterflow-bench --worker-baseline none|journal RUNS CONCURRENCY [DIR]`.
 public enum BenchmarkTool {
     public static let usage = """
         USAGE: swift run -c release matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]
@@ -14,6 +14,11 @@ public enum BenchmarkTool {
           --waiting-runs [N] instead: N runs (default 1000000) waiting at once in a RunPool, a third each for a hub
                              event, an answer and a delay; prints the memory per waiting run and the time to wake
                              them all (exit 1 if any run did not wait or ends wrong)
+          --recovered-runs [N]
+                             instead: N journaled runs (default 5000) waiting for an event when their process dies,
+                             recovered into a new RunPool; prints the memory per recovered waiting run and the times
+                             to recover and to wake them (exit 1 if any run was not handed over or ends wrong; the
+                             process holds two journal files per run open)
           --worker-baseline none|journal RUNS CONCURRENCY [DIR]
                              instead: the runs of a fleet worker without the store (Tests/Postgres/fleet-bench.sh):
                              RUNS commission-device runs, CONCURRENCY at a time, not durable or journaled to DIR;
@@ -59,6 +64,24 @@ public enum BenchmarkTool {
                 }
                 do {
                     let report = try await WaitingRunsBenchmark(runs: runs).run()
+                    standardOutput(report.text + "\n")
+                    return report.passed ? 0 : 1
+                } catch {
+                    standardError("Error: \(error)\n")
+                    return 1
+                }
+            case "--recovered-runs":
+                var runs = 5_000
+                if index + 1 < arguments.count, let number = Int(arguments[index + 1]) {
+                    guard number > 0 else {
+                        standardError("Error: --recovered-runs takes a positive count\n" + usage + "\n")
+                        return 64
+                    }
+                    runs = number
+                    index += 1
+                }
+                do {
+                    let report = try await RecoveredRunsBenchmark(runs: runs).run()
                     standardOutput(report.text + "\n")
                     return report.passed ? 0 : 1
                 } catch {
