@@ -52,38 +52,28 @@ public enum BenchmarkTool {
                     return 64
                 }
                 scale = number
-            case "--waiting-runs":
-                var runs = 1_000_000
+            case "--waiting-runs", "--recovered-runs":
+                let flag = arguments[index]
+                var runs = flag == "--waiting-runs" ? 1_000_000 : 5_000
                 if index + 1 < arguments.count, let number = Int(arguments[index + 1]) {
                     guard number > 0 else {
-                        standardError("Error: --waiting-runs takes a positive count\n" + usage + "\n")
+                        standardError("Error: \(flag) takes a positive count\n" + usage + "\n")
                         return 64
                     }
                     runs = number
                     index += 1
                 }
                 do {
-                    let report = try await WaitingRunsBenchmark(runs: runs).run()
-                    standardOutput(report.text + "\n")
-                    return report.passed ? 0 : 1
-                } catch {
-                    standardError("Error: \(error)\n")
-                    return 1
-                }
-            case "--recovered-runs":
-                var runs = 5_000
-                if index + 1 < arguments.count, let number = Int(arguments[index + 1]) {
-                    guard number > 0 else {
-                        standardError("Error: --recovered-runs takes a positive count\n" + usage + "\n")
-                        return 64
+                    let (text, passed): (String, Bool)
+                    if flag == "--waiting-runs" {
+                        let report = try await WaitingRunsBenchmark(runs: runs).run()
+                        (text, passed) = (report.text, report.passed)
+                    } else {
+                        let report = try await RecoveredRunsBenchmark(runs: runs).run()
+                        (text, passed) = (report.text, report.passed)
                     }
-                    runs = number
-                    index += 1
-                }
-                do {
-                    let report = try await RecoveredRunsBenchmark(runs: runs).run()
-                    standardOutput(report.text + "\n")
-                    return report.passed ? 0 : 1
+                    standardOutput(text + "\n")
+                    return passed ? 0 : 1
                 } catch {
                     standardError("Error: \(error)\n")
                     return 1
