@@ -65,7 +65,7 @@ extension RunRecoverer {
                 var handedOut = result
                 do throws(RecoveryDeferral) {
                     if writer.failure != nil {
-                        throw RecoveryDeferral(message: "the journal could not be written while the run was continued; its cancel path was taken, recover again")
+                        throw RecoveryDeferral.journalFailedWhileContinued
                     }
                     let recoverer = try RunRecoverer(rereading: writer, hub: hub, options: options)
                     handedOut.error = try await recoverer.conclude(&recovery, result: result, ending: ending)

@@ -4,6 +4,10 @@ import MatterFlowJSON
 /// Why a recovery could not finish; recorded as `recoveryDeferred`, and the run is left for a later recovery.
 struct RecoveryDeferral: Error {
     var message: String
+
+    /// The journal failed while recovery continued the run through its workflow.
+    static let journalFailedWhileContinued = RecoveryDeferral(
+        message: "the journal could not be written while the run was continued; its cancel path was taken, recover again")
 }
 
 /// Recovers one interrupted run whose journal this process has locked (see ``RunJournal/recover(on:options:)``).
@@ -182,7 +186,7 @@ struct RunRecoverer {
         let result = await handle.result(workingOn: options.clock)
         options.interrupt?.finished()
         if journalFailed.isSet {
-            throw RecoveryDeferral(message: "the journal could not be written while the run was continued; its cancel path was taken, recover again")
+            throw RecoveryDeferral.journalFailedWhileContinued
         }
         return result
     }
