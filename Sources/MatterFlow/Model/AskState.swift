@@ -63,18 +63,35 @@ extension Workflow {
     /// by which an answer may be given in advance (``RunOptions/answers``, `--answer NAME=VALUE`).
     public var questionNames: Set<String> {
         var names = Set<String>()
-        var seen = Set<String>()
-        var pending = [self]
-        while let workflow = pending.popLast() {
-            guard seen.insert(workflow.file).inserted else { continue }
-            for state in workflow.statesInOrder {
-                if case .ask(let ask) = state.kind {
-                    names.insert(ask.question)
-                    names.insert(state.name)
-                }
-            }
-            pending.append(contentsOf: workflow.subworkflows.values)
+        forEachAsk { state, _, ask in
+            names.insert(ask.question)
+            names.insert(state)
         }
         return names
+    }
+
+    /// The ask states of the workflow and its sub-workflows, a sub-workflow's qualified by its name (`rooms/pick`):
+    /// this workflow's first, in the order its file declares them, then each sub-workflow's.
+    public var askStates: [String] {
+        var states: [String] = []
+        forEachAsk { _, qualified, _ in states.append(qualified) }
+        return states
+    }
+
+    /// Calls `body` with each ask state's name, its name qualified by sub-workflow, and its ask: this workflow's
+    /// first, then each sub-workflow's (each file once).
+    private func forEachAsk(_ body: (_ state: String, _ qualified: String, AskState) -> Void) {
+        var seen = Set<String>()
+        var pending: [(workflow: Workflow, prefix: String)] = [(self, "")]
+        while !pending.isEmpty {
+            let (workflow, prefix) = pending.removeFirst()
+            guard seen.insert(workflow.file).inserted else { continue }
+            for state in workflow.statesInOrder {
+                if case .ask(let ask) = state.kind { body(state.name, prefix + state.name, ask) }
+            }
+            for child in workflow.subworkflows.values.sorted(by: { $0.name < $1.name }) {
+                pending.append((child, prefix + child.name + "/"))
+            }
+        }
     }
 }

@@ -45,6 +45,12 @@ struct SubmitCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
+        let asks = workflow.askStates
+        if !asks.isEmpty {
+            err.line(
+                "warning: \(workflow.name) asks questions (\(asks.joined(separator: ", "))); a fleet's workers have nobody to answer "
+                    + "them, so each waits for its timeout and the run takes that state's onTimeout path")
+        }
         let secretNames = workflow.inputs.filter { $0.secret && inputs[$0.name] != nil }.map(\.name)
         if !secretNames.isEmpty && arguments.value("secrets") == nil {
             throw UsageError(

@@ -404,6 +404,22 @@ struct PostgresStoreTests {
         let listed = await matterflow(["runs", "--store", directory.path])
         #expect(listed.code == 0)
     }
+
+    @Test("submit warns that a fleet's workers have nobody to answer the workflow's questions")
+    func submitWarnsOfQuestions() async throws {
+        let down = "host=/nonexistent-socket-dir dbname=x connect_timeout=2"
+        let secrets = try TemporaryDirectory()
+        defer { secrets.remove() }
+        let asking = await matterflow([
+            "submit", Repository.workflow("commission-device-interactive"), "--store", down, "--secrets", secrets.path,
+            "--input", "onboardingPayload=" + Payloads.specQR,
+        ])
+        #expect(asking.stderr.contains("warning: commission-device-interactive asks questions (room, name); a fleet's workers have nobody to answer them"), "\(asking.stderr)")
+        #expect(asking.code == 2)
+        let quiet = await matterflow(["submit", Repository.workflow("cancel"), "--store", down])
+        #expect(!quiet.stderr.contains("warning"), "\(quiet.stderr)")
+        #expect(quiet.code == 2)
+    }
 }
 
 /// The runs whose records the committer refused, collected from concurrent tasks.
