@@ -13,6 +13,8 @@ public struct ClaimedRun: Sendable {
     public var takeover: Bool
     /// How many times a worker claimed the run, this claim included.
     public var claims: Int
+    /// Answers to the run's questions given at submit.
+    public var answers: [String: JSONValue] = [:]
 }
 
 extension PostgresRunStore {
@@ -37,7 +39,7 @@ extension PostgresRunStore {
                 WHERE r.run_id IN (
                     SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
                     ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text
             ), queued AS (
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
@@ -45,7 +47,7 @@ extension PostgresRunStore {
                     SELECT run_id FROM matterflow_runs WHERE status = 'queued'
                     ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
                     FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text
             )
             SELECT * FROM expired UNION ALL SELECT * FROM queued
             """, [workerID, String(leaseSeconds), String(limit)], doing: "claiming runs")
@@ -56,7 +58,16 @@ extension PostgresRunStore {
         ClaimedRun(
             runID: row[0] ?? "", workflowFile: row[1] ?? "", structureID: row[2] ?? "",
             inputs: row[3].flatMap { try? JSONDocument.parse($0, file: "<store>").value.objectValue } ?? [:],
-            secretInputs: Self.textArray(row[4]), takeover: takeover, claims: row[5].flatMap { Int($0) } ?? 1)
+            secretInputs: Self.textArray(row[4]), takeover: takeover, claims: row[5].flatMap { Int($0) } ?? 1,
+            answers: Self.answers(row.count > 7 ? row[7] : nil))
+    }
+
+    /// The answers column's JSON object, by name.
+    private static func answers(_ text: String?) -> [String: JSONValue] {
+        guard let object = text.flatMap({ try? JSONDocument.parse($0, file: "<store>").value.objectValue }) else { return [:] }
+        var answers: [String: JSONValue] = [:]
+        for member in object.members { answers[member.key] = member.value }
+        return answers
     }
 
     /// Extends the leases of the runs the worker is running; returns those still leased to it (a run missing here

@@ -151,8 +151,11 @@ public final class PostgresRunStore: RunStore {
 
     /// Queues a run of a workflow and returns its ID. Secret inputs are not stored: their values are replaced by
     /// `"<redacted>"` and their names listed, so a worker knows to take them from its secrets directory.
+    /// - Parameter answers: Answers to the run's questions given in advance, by question or ask state name, as
+    ///   `RunOptions.answers` takes them (a fleet's workers have nobody to ask). They are stored: never pass the
+    ///   answer to a secret question.
     public func submit(
-        _ workflow: Workflow, inputs: JSONObject, structureID: StructureID, runID: String
+        _ workflow: Workflow, inputs: JSONObject, structureID: StructureID, runID: String, answers: [String: JSONValue] = [:]
     ) throws(StoreError) -> String {
         var stored = inputs
         var secrets: [String] = []
@@ -164,13 +167,16 @@ public final class PostgresRunStore: RunStore {
         try execute(
             """
             WITH queued AS (
-                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, status)
-                VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], 'queued')
+                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, status)
+                VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, 'queued')
                 RETURNING run_id
             )
             SELECT pg_notify('matterflow_queue', run_id) FROM queued
             """,
-            [runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets)],
+            [
+                runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets),
+                JSONWriter.compact(.object(JSONObject(answers.sorted { $0.key < $1.key }.map { JSONObject.Member(key: $0.key, value: $0.value) }))),
+            ],
             doing: "queueing run \(runID)")
         return runID
     }

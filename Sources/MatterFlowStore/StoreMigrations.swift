@@ -122,6 +122,11 @@ public enum StoreMigrations {
                 END
                 $$;
                 """),
+        // Answers to a run's questions given at submit (`matterflow submit --answer`), as `matterflow run --answer`
+        // gives them: a fleet's workers have nobody to ask. Never a secret question's answer.
+        Migration(
+            version: 5, name: "answers given in advance",
+            sql: "ALTER TABLE matterflow_runs ADD COLUMN answers jsonb NOT NULL DEFAULT '{}'::jsonb;"),
     ]
 }
 

@@ -343,6 +343,7 @@ public final class StoreWorker: Sendable {
         if stopping { pause.request() }
         var runOptions = RunOptions(structureID: claimed.structureID, clock: options.clock, runID: runID)
         runOptions.pause = pause
+        runOptions.answers = claimed.answers
         let handle: RunHandle
         do {
             handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink)
@@ -377,7 +378,7 @@ public final class StoreWorker: Sendable {
         }
         let recovery = await SinkJournal.recover(
             runID: claimed.runID, records: records, sink: sink, on: hub,
-            options: RecoveryOptions(resume: options.resume || handedBack, inputs: secrets, engine: engine, clock: options.clock))
+            options: recoveryOptions(resume: options.resume || handedBack, inputs: secrets, answers: claimed.answers))
         let status: String
         switch recovery.status {
         case .succeeded, .failed, .cancelled: status = recovery.status.rawValue
@@ -389,6 +390,12 @@ public final class StoreWorker: Sendable {
             claimed.runID, status: status, output: recovery.finished?.output.flatMap { $0.isNull ? nil : $0 },
             error: recovery.finished?.errorJSON, recovered: true, notes: recovery.notes,
             structure: claimed.structureID, claims: claimed.claims, keepSession: status == "succeeded")
+    }
+
+    private func recoveryOptions(resume: Bool, inputs: JSONObject, answers: [String: JSONValue]) -> RecoveryOptions {
+        var recovery = RecoveryOptions(resume: resume, inputs: inputs, engine: engine, clock: options.clock)
+        recovery.answers = answers
+        return recovery
     }
 
     /// Waits until every record of the run is committed (its `runFinished` among them), so that no final status is

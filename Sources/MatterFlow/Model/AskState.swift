@@ -70,11 +70,25 @@ extension Workflow {
         return names
     }
 
-    /// The ask states of the workflow and its sub-workflows, a sub-workflow's qualified by its name (`rooms/pick`):
-    /// this workflow's first, in the order its file declares them, then each sub-workflow's.
-    public var askStates: [String] {
+    /// The names by which a secret question may be answered in advance: its question name and its ask state's.
+    public var secretQuestionNames: Set<String> {
+        var names = Set<String>()
+        forEachAsk { state, _, ask in
+            guard ask.secret else { return }
+            names.insert(ask.question)
+            names.insert(state)
+        }
+        return names
+    }
+
+    /// The ask states of the workflow and its sub-workflows that none of `answered` (question or ask state names)
+    /// answers, a sub-workflow's qualified by its name (`rooms/pick`): this workflow's first, in the order its file
+    /// declares them, then each sub-workflow's.
+    public func askStates(unansweredBy answered: Set<String> = []) -> [String] {
         var states: [String] = []
-        forEachAsk { _, qualified, _ in states.append(qualified) }
+        forEachAsk { state, qualified, ask in
+            if !answered.contains(state) && !answered.contains(ask.question) { states.append(qualified) }
+        }
         return states
     }
 

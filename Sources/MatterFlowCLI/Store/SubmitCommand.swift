@@ -17,11 +17,16 @@ struct SubmitCommand {
             .init(name: "structure", valueName: "<id>", help: "The structure to commission into (default: the built-in home's)."),
             .init(name: "secrets", valueName: "<dir>", help: "Where the run's secret inputs wait for its worker (the store never keeps them)."),
             .init(name: "run-id", valueName: "<id>", help: "The run's ID (default: run- and 12 random hex digits)."),
+            RunQuestions.option,
         ],
         discussion: """
             The workflow and inputs are checked first, as `run` checks them. Secret inputs (the onboarding payload)
             are never stored: they are written to <dir>/<run>.secrets (mode 0600) for the worker, which reads them
             from its own --secrets directory and removes the file when the run ends. See docs/store.md.
+
+            A fleet's workers have nobody to ask: --answer NAME=VALUE answers a question in advance (stored with the
+            run, so never a secret question's answer), and a question left without one waits for its timeout and
+            takes its onTimeout path, which submit warns of.
 
             Exit status: 0 (the run ID on stdout), 2 invalid workflow or inputs, or the store cannot be reached,
             64 usage error.
@@ -45,11 +50,24 @@ struct SubmitCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        let asks = workflow.askStates
-        if !asks.isEmpty {
+        let answers: [String: JSONValue]
+        switch try RunQuestions.parseAnswers(arguments.all("answer"), workflow: workflow, command: Self.spec.name) {
+        case .success(let given): answers = given
+        case .failure(let error):
+            MatterflowTool.report(error.diagnostics, to: err)
+            return ExitCode.invalidInput
+        }
+        if let secret = answers.keys.sorted().first(where: { workflow.secretQuestionNames.contains($0) }) {
+            throw UsageError(
+                message: "--answer \(secret) answers a secret question, and the store never keeps secrets; a fleet run cannot be "
+                    + "given it (run the workflow with `matterflow run --answer` instead)",
+                command: Self.spec.name)
+        }
+        let unanswered = workflow.askStates(unansweredBy: Set(answers.keys))
+        if !unanswered.isEmpty {
             err.line(
-                "warning: \(workflow.name) asks questions (\(asks.joined(separator: ", "))); a fleet's workers have nobody to answer "
-                    + "them, so each waits for its timeout and the run takes that state's onTimeout path")
+                "warning: \(workflow.name) asks questions no --answer answers (\(unanswered.joined(separator: ", "))); a fleet's "
+                    + "workers have nobody to answer them, so each waits for its timeout and the run takes that state's onTimeout path")
         }
         let secretNames = workflow.inputs.filter { $0.secret && inputs[$0.name] != nil }.map(\.name)
         if !secretNames.isEmpty && arguments.value("secrets") == nil {
@@ -67,7 +85,8 @@ struct SubmitCommand {
                 try SecretInbox(directory: directory).put(secrets, runID: runID)
             }
             let structure = arguments.value("structure") ?? HomeDescription.defaultHome.structure.id
-            environment.standardOutput.line(try store.submit(workflow, inputs: inputs, structureID: structure, runID: runID))
+            environment.standardOutput.line(
+                try store.submit(workflow, inputs: inputs, structureID: structure, runID: runID, answers: answers))
             return ExitCode.success
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")

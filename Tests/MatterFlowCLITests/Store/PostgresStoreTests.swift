@@ -3,6 +3,7 @@ import MatterFlow
 import MatterFlowCLI
 import MatterFlowJSON
 import MatterFlowJournal
+import MatterFlowSimulator
 @testable import MatterFlowStore
 import Synchronization
 import Testing
@@ -134,10 +135,10 @@ struct PostgresStoreTests {
             for await result in group { all.append(result) }
             return all
         }
-        #expect(results.sorted { $0.count > $1.count } == [[1, 2, 3, 4], [], [], []])
+        #expect(results.sorted { $0.count > $1.count } == [[1, 2, 3, 4, 5], [], [], []])
         let again = await matterflow(["store", "migrate", "--store", conninfo])
         #expect(again.code == 0)
-        #expect(again.stdout == "schema version 4 (already current)\n")
+        #expect(again.stdout == "schema version 5 (already current)\n")
         // Rows of records are compressed with lz4 where the server has it (migration 4), pglz elsewhere (before
         // PostgreSQL 14 a column has no compression setting at all).
         let store = try PostgresRunStore(conninfo: conninfo)
@@ -183,7 +184,7 @@ struct PostgresStoreTests {
 
         let upgrade = await matterflow(["store", "migrate", "--store", conninfo])
         #expect(upgrade.code == 0, "\(upgrade.stderr)")
-        #expect(upgrade.stdout == "schema version 4 (applied 2, 3, 4)\n")
+        #expect(upgrade.stdout == "schema version 5 (applied 2, 3, 4, 5)\n")
         let store = try PostgresRunStore(conninfo: conninfo)
         // The same members, in sequence order (jsonb had put each record's members in its own order).
         let upgraded = try store.records(of: "run-old").map(\.payload)
@@ -405,20 +406,58 @@ struct PostgresStoreTests {
         #expect(listed.code == 0)
     }
 
-    @Test("submit warns that a fleet's workers have nobody to answer the workflow's questions")
-    func submitWarnsOfQuestions() async throws {
-        let down = "host=/nonexistent-socket-dir dbname=x connect_timeout=2"
-        let secrets = try TemporaryDirectory()
-        defer { secrets.remove() }
-        let asking = await matterflow([
-            "submit", Repository.workflow("commission-device-interactive"), "--store", down, "--secrets", secrets.path,
-            "--input", "onboardingPayload=" + Payloads.specQR,
+    @Test("answers given at submit reach the fleet's worker; unanswered questions are warned of; a secret question's answer is refused")
+    func answersGivenAtSubmit() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let interactive = Repository.workflow("commission-device-interactive")
+        let payload = "onboardingPayload=" + Payloads.specQR
+
+        // Without an answer for each question, submit warns: nobody in the fleet would answer it.
+        let partly = await matterflow(["submit", interactive, "--store", conninfo, "--secrets", secrets, "--input", payload, "--answer", "room=Kitchen", "--run-id", "run-0000000a5e01"])
+        #expect(partly.code == 0)
+        #expect(partly.stderr.contains("warning: commission-device-interactive asks questions no --answer answers (name); a fleet's workers have nobody to answer them"), "\(partly.stderr)")
+        let cancel = await matterflow(["submit", Repository.workflow("cancel"), "--store", conninfo, "--run-id", "run-0000000a5e02"])
+        #expect(!cancel.stderr.contains("warning"), "\(cancel.stderr)")
+
+        // Answered in advance, the run goes through both questions on the worker.
+        let answered = await matterflow([
+            "submit", interactive, "--store", conninfo, "--secrets", secrets, "--input", payload, "--answer", "room=Kitchen",
+            "--answer", "name=Desk lamp", "--structure", "answered", "--run-id", "run-0000000a5e03",
         ])
-        #expect(asking.stderr.contains("warning: commission-device-interactive asks questions (room, name); a fleet's workers have nobody to answer them"), "\(asking.stderr)")
-        #expect(asking.code == 2)
-        let quiet = await matterflow(["submit", Repository.workflow("cancel"), "--store", down])
-        #expect(!quiet.stderr.contains("warning"), "\(quiet.stderr)")
-        #expect(quiet.code == 2)
+        #expect(answered.code == 0, "\(answered.stderr)")
+        #expect(!answered.stderr.contains("warning"), "\(answered.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // Only the answered run is left queued for the worker.
+        _ = try store.execute("DELETE FROM matterflow_runs WHERE run_id <> 'run-0000000a5e03'", doing: "test")
+        let kept = try store.execute("SELECT answers::text FROM matterflow_runs WHERE run_id = 'run-0000000a5e03'", doing: "test")
+        #expect(kept.rows.first?.first == #"{"name": "Desk lamp", "room": "Kitchen"}"#)
+        let state = directory.file("state")
+        let worker = await matterflowVirtual([
+            "worker", "--store", conninfo, "--secrets", secrets, "--state", state, "--exit-when-idle", "--worker-id", "w1",
+        ])
+        #expect(worker.stderr.contains("finished: succeeded 1"), "\(worker.stderr)")
+        let home = try #require(try HomeStateStore.loadSaved(directory: state + "/answered"))
+        let device = try #require(home.devices.first { $0.name == "Desk lamp" }, "\(home.devices.map(\.name))")
+        #expect(device.room == "Kitchen")
+
+        // A secret question's answer would be stored: refused.
+        let door = directory.file("door.json")
+        try Data(#"""
+            {"workflow": "door", "version": 1, "start": "door", "states": {
+              "door": {"type": "ask", "question": "pin", "prompt": "Code?", "answer": {"text": {"pattern": "[0-9]{6}"}}, "secret": true,
+                       "result": "code", "timeoutSeconds": 60, "next": "done", "onTimeout": "noAnswer"},
+              "done": {"type": "succeed"},
+              "noAnswer": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
+            }}
+            """#.utf8).write(to: URL(fileURLWithPath: door))
+        let secret = await matterflow(["submit", door, "--store", conninfo, "--answer", "pin=424242"])
+        #expect(secret.code == 64)
+        #expect(secret.stderr.contains("--answer pin answers a secret question, and the store never keeps secrets"), "\(secret.stderr)")
+        #expect(try store.execute("SELECT count(*) FROM matterflow_runs WHERE workflow = 'door'", doing: "test").rows.first?.first == "0")
     }
 }
 
