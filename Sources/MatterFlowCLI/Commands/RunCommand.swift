@@ -89,11 +89,7 @@ struct RunCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        let answers: [String: JSONValue]
-        switch try RunQuestions.parseAnswers(arguments.all("answer"), workflow: workflow, command: Self.spec.name) {
-        case .success(let given): answers = given
-        case .failure(let error):
-            MatterflowTool.report(error.diagnostics, to: err)
+        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err) else {
             return ExitCode.invalidInput
         }
         guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err) else {

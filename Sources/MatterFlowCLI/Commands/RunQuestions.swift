@@ -28,6 +28,19 @@ final class RunQuestions: Sendable {
     private let questions: AsyncStream<Question>
     private let queue: AsyncStream<Question>.Continuation
 
+    /// The answers of the command's `--answer NAME=VALUE` pairs; nil once a name no ask state of the workflow has
+    /// is reported to `err` (the command exits 2). A name given twice is a usage error.
+    static func answers(
+        _ arguments: ParsedArguments, workflow: Workflow, command: String, err: any TextSink
+    ) throws(UsageError) -> [String: JSONValue]? {
+        switch try parseAnswers(arguments.all("answer"), workflow: workflow, command: command) {
+        case .success(let given): return given
+        case .failure(let error):
+            MatterflowTool.report(error.diagnostics, to: err)
+            return nil
+        }
+    }
+
     /// Reads `--answer NAME=VALUE` pairs; names no ask state of the workflow has are refused (exit 2), and a name
     /// given twice is a usage error.
     static func parseAnswers(

@@ -50,11 +50,7 @@ struct SubmitCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        let answers: [String: JSONValue]
-        switch try RunQuestions.parseAnswers(arguments.all("answer"), workflow: workflow, command: Self.spec.name) {
-        case .success(let given): answers = given
-        case .failure(let error):
-            MatterflowTool.report(error.diagnostics, to: err)
+        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err) else {
             return ExitCode.invalidInput
         }
         if let secret = answers.keys.sorted().first(where: { workflow.secretQuestionNames.contains($0) }) {
