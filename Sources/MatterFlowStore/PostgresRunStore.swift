@@ -152,8 +152,8 @@ public final class PostgresRunStore: RunStore {
     /// Queues a run of a workflow and returns its ID. Secret inputs are not stored: their values are replaced by
     /// `"<redacted>"` and their names listed, so a worker knows to take them from its secrets directory.
     /// - Parameter answers: Answers to the run's questions given in advance, by question or ask state name, as
-    ///   `RunOptions.answers` takes them (a fleet's workers have nobody to ask). They are stored: never pass the
-    ///   answer to a secret question.
+    ///   `RunOptions.answers` takes them (a fleet's workers have nobody to ask). An answer to a secret question is
+    ///   stored as `"<redacted>"`: the worker takes it from its secrets directory (``SecretInbox/Kind/answers``).
     public func submit(
         _ workflow: Workflow, inputs: JSONObject, structureID: StructureID, runID: String, answers: [String: JSONValue] = [:]
     ) throws(StoreError) -> String {
@@ -162,6 +162,10 @@ public final class PostgresRunStore: RunStore {
         for declaration in workflow.inputs where declaration.secret && inputs[declaration.name] != nil {
             stored[declaration.name] = .string(RunOptions.redacted)
             secrets.append(declaration.name)
+        }
+        let secretQuestions = workflow.secretQuestionNames
+        let storedAnswers = answers.sorted { $0.key < $1.key }.map { name, value in
+            JSONObject.Member(key: name, value: secretQuestions.contains(name) ? .string(RunOptions.redacted) : value)
         }
         // One statement, one transaction: the notification is sent when, and only when, the run is queued.
         try execute(
@@ -175,7 +179,7 @@ public final class PostgresRunStore: RunStore {
             """,
             [
                 runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets),
-                JSONWriter.compact(.object(JSONObject(answers.sorted { $0.key < $1.key }.map { JSONObject.Member(key: $0.key, value: $0.value) }))),
+                JSONWriter.compact(.object(JSONObject(storedAnswers))),
             ],
             doing: "queueing run \(runID)")
         return runID

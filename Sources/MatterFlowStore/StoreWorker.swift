@@ -279,12 +279,19 @@ public final class StoreWorker: Sendable {
         let runID = claimed.runID
         let sink = PostgresJournalSink(runID: runID, committer: committer, store: store)
         var secrets: JSONObject = [:]
-        if !claimed.secretInputs.isEmpty {
+        var answers = claimed.answers
+        let secretAnswers = answers.filter { $0.value == .string(RunOptions.redacted) }.keys.sorted()
+        if !claimed.secretInputs.isEmpty || !secretAnswers.isEmpty {
             do throws(StoreError) {
                 guard let inbox = options.secrets else {
-                    throw StoreError(.secretsUnavailable, "run \(runID) has secret inputs (\(claimed.secretInputs.joined(separator: ", "))) and this worker has no --secrets directory")
+                    let what = (claimed.secretInputs.map { "input \($0)" } + secretAnswers.map { "answer \($0)" }).joined(separator: ", ")
+                    throw StoreError(.secretsUnavailable, "run \(runID) has secrets (\(what)) and this worker has no --secrets directory")
                 }
-                secrets = try inbox.take(runID: runID)
+                if !claimed.secretInputs.isEmpty { secrets = try inbox.take(runID: runID) }
+                if !secretAnswers.isEmpty {
+                    let given = try inbox.take(runID: runID, kind: .answers)
+                    for name in secretAnswers { answers[name] = given[name] }
+                }
             } catch {
                 // Without its secrets a run that has not begun cannot; one that has is settled on its cancel path.
                 options.log?("worker \(options.workerID): \(error.message)")
@@ -293,6 +300,8 @@ public final class StoreWorker: Sendable {
                     return
                 }
             }
+            // A secret answer that could not be read is not given at all, rather than as its placeholder.
+            for name in secretAnswers where answers[name] == .string(RunOptions.redacted) { answers[name] = nil }
         }
         let hub: any Hub
         do {
@@ -318,7 +327,7 @@ public final class StoreWorker: Sendable {
             }
         }
         if records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }) {
-            await settle(claimed, records: records, hub: hub, sink: sink, secrets: secrets, handedBack: !claimed.takeover)
+            await settle(claimed, records: records, hub: hub, sink: sink, secrets: secrets, answers: answers, handedBack: !claimed.takeover)
             return
         }
         if claimed.takeover {
@@ -343,7 +352,7 @@ public final class StoreWorker: Sendable {
         if stopping { pause.request() }
         var runOptions = RunOptions(structureID: claimed.structureID, clock: options.clock, runID: runID)
         runOptions.pause = pause
-        runOptions.answers = claimed.answers
+        runOptions.answers = answers
         let handle: RunHandle
         do {
             handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink)
@@ -368,7 +377,8 @@ public final class StoreWorker: Sendable {
     /// Settles a run whose worker died, from its records; or resumes one handed back at a checkpoint (its records
     /// end at a checkpoint with no call in doubt), whatever ``WorkerOptions/resume`` says.
     private func settle(
-        _ claimed: ClaimedRun, records: [JournalRecord], hub: any Hub, sink: PostgresJournalSink, secrets: JSONObject, handedBack: Bool
+        _ claimed: ClaimedRun, records: [JournalRecord], hub: any Hub, sink: PostgresJournalSink, secrets: JSONObject,
+        answers: [String: JSONValue], handedBack: Bool
     ) async {
         state.withLock { $0.summary.takenOver += 1 }
         if handedBack {
@@ -378,7 +388,7 @@ public final class StoreWorker: Sendable {
         }
         let recovery = await SinkJournal.recover(
             runID: claimed.runID, records: records, sink: sink, on: hub,
-            options: recoveryOptions(resume: options.resume || handedBack, inputs: secrets, answers: claimed.answers))
+            options: recoveryOptions(resume: options.resume || handedBack, inputs: secrets, answers: answers))
         let status: String
         switch recovery.status {
         case .succeeded, .failed, .cancelled: status = recovery.status.rawValue

@@ -24,9 +24,9 @@ struct SubmitCommand {
             are never stored: they are written to <dir>/<run>.secrets (mode 0600) for the worker, which reads them
             from its own --secrets directory and removes the file when the run ends. See docs/store.md.
 
-            A fleet's workers have nobody to ask: --answer NAME=VALUE answers a question in advance (stored with the
-            run, so never a secret question's answer), and a question left without one waits for its timeout and
-            takes its onTimeout path, which submit warns of.
+            A fleet's workers have nobody to ask: --answer NAME=VALUE answers a question in advance (a secret
+            question's answer goes to <dir>/<run>.answers, as secret inputs do), and a question left without one
+            waits for its timeout and takes its onTimeout path, which submit warns of.
 
             Exit status: 0 (the run ID on stdout), 2 invalid workflow or inputs, or the store cannot be reached,
             64 usage error.
@@ -53,12 +53,6 @@ struct SubmitCommand {
         guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err) else {
             return ExitCode.invalidInput
         }
-        if let secret = answers.keys.sorted().first(where: { workflow.secretQuestionNames.contains($0) }) {
-            throw UsageError(
-                message: "--answer \(secret) answers a secret question, and the store never keeps secrets; a fleet run cannot be "
-                    + "given it (run the workflow with `matterflow run --answer` instead)",
-                command: Self.spec.name)
-        }
         let unanswered = workflow.askStates(unansweredBy: Set(answers.keys))
         if !unanswered.isEmpty {
             err.line(
@@ -66,10 +60,12 @@ struct SubmitCommand {
                     + "workers have nobody to answer them, so each waits for its timeout and the run takes that state's onTimeout path")
         }
         let secretNames = workflow.inputs.filter { $0.secret && inputs[$0.name] != nil }.map(\.name)
-        if !secretNames.isEmpty && arguments.value("secrets") == nil {
+        let secretQuestions = workflow.secretQuestionNames
+        let secretAnswers = answers.filter { secretQuestions.contains($0.key) }
+        if arguments.value("secrets") == nil, let what = Self.secretsNamed(inputs: secretNames, answers: secretAnswers.keys.sorted()) {
             throw UsageError(
-                message: "the inputs \(secretNames.joined(separator: ", ")) are secret and the store never keeps them; "
-                    + "pass --secrets DIR (a directory the workers read with their own --secrets)",
+                message: "\(what) secret and the store never keeps them; pass --secrets DIR (a directory the workers read with "
+                    + "their own --secrets)",
                 command: Self.spec.name)
         }
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
@@ -80,6 +76,11 @@ struct SubmitCommand {
                 for name in secretNames { secrets[name] = inputs[name] }
                 try SecretInbox(directory: directory).put(secrets, runID: runID)
             }
+            if let directory = arguments.value("secrets"), !secretAnswers.isEmpty {
+                var secrets = JSONObject()
+                for (name, value) in secretAnswers.sorted(by: { $0.key < $1.key }) { secrets[name] = value }
+                try SecretInbox(directory: directory).put(secrets, runID: runID, kind: .answers)
+            }
             let structure = arguments.value("structure") ?? HomeDescription.defaultHome.structure.id
             environment.standardOutput.line(
                 try store.submit(workflow, inputs: inputs, structureID: structure, runID: runID, answers: answers))
@@ -88,6 +89,16 @@ struct SubmitCommand {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
+    }
+
+    /// What is secret among the inputs and answers given (`the inputs a, b are`, `the answer to pin is`), nil when
+    /// nothing is.
+    static func secretsNamed(inputs: [String], answers: [String]) -> String? {
+        var parts: [String] = []
+        if !inputs.isEmpty { parts.append("the input\(inputs.count == 1 ? "" : "s") \(inputs.joined(separator: ", "))") }
+        if !answers.isEmpty { parts.append("the answer\(answers.count == 1 ? "" : "s") to \(answers.joined(separator: ", "))") }
+        guard !parts.isEmpty else { return nil }
+        return parts.joined(separator: " and ") + (inputs.count + answers.count == 1 ? " is" : " are")
     }
 
     /// The path made absolute against the working directory: workers may run elsewhere.

@@ -406,7 +406,7 @@ struct PostgresStoreTests {
         #expect(listed.code == 0)
     }
 
-    @Test("answers given at submit reach the fleet's worker; unanswered questions are warned of; a secret question's answer is refused")
+    @Test("answers given at submit reach the fleet's worker; unanswered questions are warned of; a secret answer waits in the secrets directory")
     func answersGivenAtSubmit() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
@@ -444,7 +444,8 @@ struct PostgresStoreTests {
         let device = try #require(home.devices.first { $0.name == "Desk lamp" }, "\(home.devices.map(\.name))")
         #expect(device.room == "Kitchen")
 
-        // A secret question's answer would be stored: refused.
+        // A secret question's answer is never stored: it waits in the secrets directory for the worker, and the
+        // submit needs that directory.
         let door = directory.file("door.json")
         try Data(#"""
             {"workflow": "door", "version": 1, "start": "door", "states": {
@@ -454,10 +455,25 @@ struct PostgresStoreTests {
               "noAnswer": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
             }}
             """#.utf8).write(to: URL(fileURLWithPath: door))
-        let secret = await matterflow(["submit", door, "--store", conninfo, "--answer", "pin=424242"])
-        #expect(secret.code == 64)
-        #expect(secret.stderr.contains("--answer pin answers a secret question, and the store never keeps secrets"), "\(secret.stderr)")
-        #expect(try store.execute("SELECT count(*) FROM matterflow_runs WHERE workflow = 'door'", doing: "test").rows.first?.first == "0")
+        let nowhere = await matterflow(["submit", door, "--store", conninfo, "--answer", "pin=424242"])
+        #expect(nowhere.code == 64)
+        #expect(nowhere.stderr.contains("the answer to pin is secret and the store never keeps them; pass --secrets DIR"), "\(nowhere.stderr)")
+        let secret = await matterflow([
+            "submit", door, "--store", conninfo, "--secrets", secrets, "--answer", "pin=424242", "--run-id", "run-0000000a5e04",
+        ])
+        #expect(secret.code == 0, "\(secret.stderr)")
+        let doorWorker = await matterflowVirtual([
+            "worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--worker-id", "w2",
+        ])
+        #expect(doorWorker.stderr.contains("finished: succeeded 1"), "\(doorWorker.stderr)")
+        let stored = try store.execute(
+            "SELECT answers::text FROM matterflow_runs WHERE run_id = 'run-0000000a5e04'", doing: "test").rows.first?.first
+        #expect(stored == #"{"pin": "<redacted>"}"#)
+        let everything = try store.execute(
+            "SELECT string_agg(records, '') FROM matterflow_record_batches WHERE run_id = 'run-0000000a5e04'", doing: "test")
+        #expect(everything.rows.first?.first??.contains("424242") == false)
+        // The workers removed the files of the runs they finished (the first run's stays: it was never run).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets) == ["run-0000000a5e01.secrets"])
     }
 }
 
