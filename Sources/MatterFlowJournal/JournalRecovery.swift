@@ -31,7 +31,8 @@ extension RunJournal {
     /// continues through its workflow (resumed, or on its cancel path) into `pool` instead of awaiting it: what a
     /// service that holds its runs in a ``RunPool`` calls at start-up. It returns once every run is reconciled and
     /// handed over; the report lists those as ``RunRecovery/Action/continuing``, each with its run in the pool
-    /// (``RunRecovery/pooled``), to answer, cancel or await there like any other.
+    /// (``RunRecovery/pooled``), to answer, cancel or await there like any other. A run waiting for a hub event hears it
+    /// once the pool listens to its structure (``RunPool/listen(to:)``, for each ``RunRecovery/structureID``).
     ///
     /// Each such run keeps its journal file open and locked while it waits, but not its records. When it ends, the
     /// pool releases what a cancelled run still holds, writes the journal's `runFinished` and `recoveryFinished`
