@@ -15,7 +15,7 @@ struct SubmitCommand {
             .init(name: "input", valueName: "<name=value>", repeatable: true, help: "An input value, typed by the workflow's declaration."),
             .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
             .init(name: "structure", valueName: "<id>", help: "The structure to commission into (default: the built-in home's)."),
-            .init(name: "secrets", valueName: "<dir>", help: "Where the run's secret inputs wait for its worker (the store never keeps them)."),
+            .init(name: "secrets", valueName: "<dir>", help: "Where the run's secret inputs and secret answers wait for its worker (the store never keeps them)."),
             .init(name: "run-id", valueName: "<id>", help: "The run's ID (default: run- and 12 random hex digits)."),
             RunQuestions.option,
         ],
@@ -28,8 +28,8 @@ struct SubmitCommand {
             question's answer goes to <dir>/<run>.answers, as secret inputs do), and a question left without one
             waits for its timeout and takes its onTimeout path, which submit warns of.
 
-            Exit status: 0 (the run ID on stdout), 2 invalid workflow or inputs, or the store cannot be reached,
-            64 usage error.
+            Exit status: 0 (the run ID on stdout), 2 invalid workflow, inputs or answer names, or the store cannot
+            be reached, 64 usage error (also: secret inputs or secret answers without --secrets).
             """)
 
     let arguments: ParsedArguments
