@@ -116,7 +116,7 @@ let package = Package(
             name: "MatterFlowCLITests",
             dependencies: [
                 "MatterFlowCLI", "MatterFlow", "MatterFlowSimulator", "MatterPayload", "MatterFlowJournal", "MatterFlowJSON",
-                "MatterFlowHubProtocol", "ThreadTestVectors", "matterflow", "MatterFlowStore",
+                "MatterFlowHubProtocol", "ThreadTestVectors", "matterflow", "matterflow-bench", "MatterFlowStore",
             ]
         ),
     ]

@@ -2,7 +2,8 @@ import Foundation
 import MatterFlowJSON
 
 /// `matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]`, or
-/// `matterflow-bench --waiting-runs [N]`, or `matterflow-bench --recovered-runs [N]`, or `matterflow-bench --worker-baseline none|journal RUNS CONCURRENCY [DIR]`.
+/// `matterflow-bench --waiting-runs [N]`, or `matterflow-bench --recovered-runs [N]`, or
+/// `matterflow-bench --hold-waiting-runs N DIR`, or `matterflow-bench --worker-baseline none|journal RUNS CONCURRENCY [DIR]`.
 public enum BenchmarkTool {
     public static let usage = """
         USAGE: swift run -c release matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]
@@ -19,6 +20,9 @@ public enum BenchmarkTool {
                              recovered into a new RunPool; prints the memory per recovered waiting run and the times
                              to recover and to wake them (exit 1 if any run was not handed over or ends wrong; the
                              process holds two journal files per run open)
+          --hold-waiting-runs N DIR
+                             instead: N journaled runs waiting for an event in a RunPool (journal in DIR/journal),
+                             held until the process is killed: the process that dies in crash tests
           --worker-baseline none|journal RUNS CONCURRENCY [DIR]
                              instead: the runs of a fleet worker without the store (Tests/Postgres/fleet-bench.sh):
                              RUNS commission-device runs, CONCURRENCY at a time, not durable or journaled to DIR;
@@ -74,6 +78,18 @@ public enum BenchmarkTool {
                     }
                     standardOutput(text + "\n")
                     return passed ? 0 : 1
+                } catch {
+                    standardError("Error: \(error)\n")
+                    return 1
+                }
+            case "--hold-waiting-runs":
+                guard index + 2 < arguments.count, let runs = Int(arguments[index + 1]), runs > 0 else {
+                    standardError("Error: --hold-waiting-runs takes a positive count and a directory\n" + usage + "\n")
+                    return 64
+                }
+                do {
+                    try await RecoveredRunsBenchmark.hold(runs: runs, directory: arguments[index + 2], standardOutput: standardOutput)
+                    return 0
                 } catch {
                     standardError("Error: \(error)\n")
                     return 1

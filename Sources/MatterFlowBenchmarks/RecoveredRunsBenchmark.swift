@@ -113,6 +113,28 @@ public struct RecoveredRunsBenchmark: Sendable {
             recoverSeconds: WaitingRunsBenchmark.seconds(recovered), wakeSeconds: WaitingRunsBenchmark.seconds(woken), finished: finished)
     }
 
+    /// The process that dies, for crash tests of a real process (`matterflow-bench --hold-waiting-runs N DIR`): N
+    /// journaled runs of the watching workflow, all on structure `held`, wait in a pool, journaled to `DIR/journal`
+    /// (the workflow is written to `DIR/watch-key.json`); once they all wait it says so on `standardOutput`, then
+    /// holds them until the process is killed.
+    public static func hold(runs: Int, directory: String, standardOutput: (String) -> Void) async throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let file = directory + "/watch-key.json"
+        try Data(workflowText.utf8).write(to: URL(fileURLWithPath: file))
+        let workflow = try WorkflowEngine().load(path: file)
+        let pool = RunPool(hub: BenchmarkHub(), clock: ManualClock(), random: SeededRandomSource(seed: 1))
+        let journal = try RunJournal(directory: directory + "/journal")
+        for index in 0..<runs {
+            try journal.submit(workflow, to: pool, structureID: "held", runID: runID(index))
+        }
+        guard pool.waitingForEvents == runs else { throw BenchmarkError("only \(pool.waitingForEvents) of \(runs) runs waited") }
+        standardOutput("\(runs) journaled runs waiting in \(directory)/journal\n")
+        while true {
+            try await Task.sleep(for: .seconds(3600))
+            withExtendedLifetime(pool) {}
+        }
+    }
+
     static func runID(_ index: Int) -> String { "run-" + String(index, radix: 16).leftPadded(to: 12) }
 
     static func index(_ runID: String) -> Int? { Int(runID.dropFirst(4), radix: 16) }
