@@ -34,11 +34,11 @@ extension RunJournal {
     /// (``RunRecovery/pooled``), to answer, cancel or await there like any other. A run waiting for a hub event hears it
     /// once the pool listens to its structure (``RunPool/listen(to:)``, for each ``RunRecovery/structureID``).
     ///
-    /// Each such run keeps its journal file open and locked while it waits, but not its records. When it ends, the
-    /// pool releases what a cancelled run still holds, writes the journal's `runFinished` and `recoveryFinished`
-    /// records, closes the file, tells `settled` what recovery did, and only then hands out the run's result (a
-    /// cancelled run's error says why recovery cancelled it; a recovery that could not finish adds a warning and
-    /// leaves the run `needsAttention` for a later recovery).
+    /// Each such run keeps its journal file open and locked while it waits, and its `runStarted` record, not the rest.
+    /// When it ends, the pool releases what a cancelled run still holds, writes the journal's `runFinished` and
+    /// `recoveryFinished` records, closes the file, tells `settled` what recovery did, and only then hands out the
+    /// run's result (a cancelled run's error says why recovery cancelled it; a recovery that could not finish adds a
+    /// warning and leaves the run `needsAttention` for a later recovery).
     ///
     /// The runs call `pool.hub` and time out on the pool's clock; `options.clock` should be that clock. Unlike
     /// ``recover(on:options:)``, a continued run whose question has no answer in `options.answers` waits for one given

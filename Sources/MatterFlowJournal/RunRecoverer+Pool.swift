@@ -22,8 +22,7 @@ struct ContinuedRunEnding: Sendable {
 }
 
 extension RunRecoverer {
-    /// A recoverer over the journal as the writer has it now: what a continued run's end is concluded from, without
-    /// keeping the records while the run waits.
+    /// A recoverer over the journal as the writer has it now, recovery's own records and a continued run's included.
     init(rereading writer: JournalWriter, hub: any Hub, options: RecoveryOptions) throws(RecoveryDeferral) {
         let contents: JournalContents
         let entries: JournalEntries
@@ -39,19 +38,18 @@ extension RunRecoverer {
     /// Puts the run into the pool at its resume point (resumed, or on its cancel path), journaled in the same file.
     /// When it ends, the pool runs the end recovery would have awaited: a cancelled run's leftovers are released,
     /// the journal's terminal records are written, the journal is closed (its lock released), and `settled` is told.
-    /// The run holds its journal file open, not its records, while it waits.
+    /// The run holds its journal file open and its `runStarted` record, not the rest, while it waits: the end reads
+    /// the journal again only for a run that did not succeed (``releaseLeftovers(_:heldBefore:)``).
     func continueInPool(
         _ plan: ResumePlan, sessionID: String?, run: inout RunRecovery, ending: ContinuedRunEnding, handOff: PoolHandOff
     ) throws(RecoveryDeferral) {
-        let recorder = continuedRecorder(plan)
-        var point = plan.point
-        point.sessionID = sessionID
-        // Secret answers put back into the run's variables are used up; a question left without an answer waits for
-        // one given through the pool, until its timeout.
-        let answers = options.answers.filter { !plan.restoredAnswers.contains($0.key) }
+        // A question left without an answer waits for one given through the pool, until its timeout.
+        let (recorder, point, answers) = continuation(plan, sessionID: sessionID)
         let writer = self.writer
-        let hub = self.hub
-        let options = self.options
+        let start = entries.records.filter { if case .runStarted = $0.entry { true } else { false } }
+        let concluding = RunRecoverer(
+            contents: JournalContents(path: contents.path, records: [], validLength: 0, tornTail: nil, problems: []),
+            entries: JournalEntries(start), writer: writer, hub: hub, options: options)
         let recovery = run
         let pool = handOff.pool
         let settled = handOff.settled
@@ -67,8 +65,7 @@ extension RunRecoverer {
                     if writer.failure != nil {
                         throw RecoveryDeferral.journalFailedWhileContinued
                     }
-                    let recoverer = try RunRecoverer(rereading: writer, hub: hub, options: options)
-                    handedOut.error = try await recoverer.conclude(&recovery, result: result, ending: ending)
+                    handedOut.error = try await concluding.conclude(&recovery, result: result, ending: ending)
                 } catch {
                     recovery.action = .deferred
                     recovery.status = .needsAttention

@@ -5,16 +5,19 @@ import Synchronization
 extension RunRecoverer {
     /// After a cancel path (the workflow's, or none): releases what the run still holds. The session, when the
     /// hub shows it is still this run's; ePSKc keys the run activated and nothing withdrew.
+    /// Reads the journal once, as it is after the continued run, for both: the sessions it shows this run opened
+    /// (the continued run's included) and the keys it activated.
     func releaseLeftovers(_ run: inout RunRecovery, heldBefore: Bool) async throws(RecoveryDeferral) {
-        let after = try await readHub()
+        let current = try RunRecoverer(rereading: writer, hub: hub, options: options)
+        let after = try await current.readHub()
         if after.holdsSession, let session = after.session {
-            try await release(session)
+            try await current.release(session)
             run.releasedSession = true
             run.notes.append("the workflow's cancel path left session \(session.sessionID) active; recovery released it")
         } else if heldBefore {
             run.releasedSession = true
         }
-        try await withdrawEpskcKeys(&run)
+        try await current.withdrawEpskcKeys(&run, journaled: current.entries)
     }
 
     /// Releases the run's session with `cancelCommissioning`, journaled with intent and outcome.
@@ -35,8 +38,11 @@ extension RunRecoverer {
     /// Withdraws every ePSKc key the journal shows this run activated (or may have: an activation in doubt) and
     /// did not withdraw itself. A key that already ended is fine; one that cannot be withdrawn ends by itself when
     /// its duration runs out, which the report says.
-    func withdrawEpskcKeys(_ run: inout RunRecovery) async throws(RecoveryDeferral) {
-        let journaled = try RunRecoverer(rereading: writer, hub: hub, options: options).entries
+    /// - Parameter journaled: The journal's entries as they are now (recovery's own calls included); read again from
+    ///   the writer when nil.
+    func withdrawEpskcKeys(_ run: inout RunRecovery, journaled given: JournalEntries? = nil) async throws(RecoveryDeferral) {
+        let journaled: JournalEntries
+        if let given { journaled = given } else { journaled = try RunRecoverer(rereading: writer, hub: hub, options: options).entries }
         var intents: [String: IntentEntry] = [:]
         var active: [String] = []
         for record in journaled {

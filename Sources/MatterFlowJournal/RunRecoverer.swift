@@ -135,22 +135,27 @@ struct RunRecoverer {
         return error
     }
 
-    /// The recorder of a run recovery continues, journaling in the same file after the records it has.
-    func continuedRecorder(_ plan: ResumePlan) -> JournalRecorder {
-        JournalRecorder(
+    /// How a run recovery continues starts, awaited or in a pool: its recorder, journaling in the same file after
+    /// the records it has; its resume point, whose session calls are made in `sessionID` (its keys continue after its
+    /// own the journal holds, the plan's `callsBefore`); and the answers it is given (secret answers put back into the
+    /// run's variables are used up).
+    func continuation(
+        _ plan: ResumePlan, sessionID: String?
+    ) -> (recorder: JournalRecorder, point: ResumePoint, answers: [String: JSONValue]) {
+        let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: started?.secretsShown ?? false,
             hub: hub, continuing: true, secretDigests: started?.secretDigests, repeating: plan.repeatedCall)
+        var point = plan.point
+        point.sessionID = sessionID
+        return (recorder, point, options.answers.filter { !plan.restoredAnswers.contains($0.key) })
     }
 
     /// Continues the run through its workflow (resumed, or along its cancel path), journaled in the same file;
     /// its session calls are made for `sessionID` and refused in any other session.
     private func continueRun(_ plan: ResumePlan, sessionID: String?) async throws(RecoveryDeferral) -> RunResult {
-        let showSecrets = started?.secretsShown ?? false
-        let recorder = continuedRecorder(plan)
-        var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: showSecrets)
+        let (recorder, point, answers) = continuation(plan, sessionID: sessionID)
+        var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: started?.secretsShown ?? false)
         runOptions.recording = recorder
-        // Secret answers put back into the run's variables are used up.
-        let answers = options.answers.filter { !plan.restoredAnswers.contains($0.key) }
         runOptions.answers = answers
         // Recovery has nobody to ask: a question without a fitting answer cancels the run.
         let unanswered = RunCancellation()
@@ -165,10 +170,6 @@ struct RunRecoverer {
                 break
             }
         }
-        // The run's keys continue after its own the journal holds (the plan's `callsBefore`), and its session calls
-        // are made in `sessionID`.
-        var point = plan.point
-        point.sessionID = sessionID
         let handle: RunHandle
         do {
             handle = try options.engine.resume(plan.workflow, from: point, on: hub, options: runOptions)
