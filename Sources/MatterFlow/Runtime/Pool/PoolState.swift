@@ -33,12 +33,6 @@ struct PoolState: ~Copyable {
     /// What runs resumed with an ending (``RunPool/Ending``) do once they have ended, before their results are
     /// handed out; kept apart from the entries, as ``recordings`` are.
     var endings: [Int: RunPool.Ending] = [:]
-    /// The pool has an observer of every run's events.
-    let observed: Bool
-
-    init(observed: Bool) {
-        self.observed = observed
-    }
 
     /// Feeds an input to a run (or element), then handles its actions until it waits or ends, and does the same
     /// for every input those actions give its elements or its map.
@@ -77,7 +71,7 @@ struct PoolState: ~Copyable {
             for action in actions {
                 switch action {
                 case .report(let path, let kind):
-                    report(RunEvent(runID: entry.machine.configuration.runID, time: now, workflowPath: path, kind: kind), number, entry, effects: &effects)
+                    report(RunEvent(runID: entry.machine.configuration.runID, time: now, workflowPath: path, kind: kind), number, entry, pool: pool, effects: &effects)
                 case .checkpoint(let checkpoint):
                     // Recorded under the pool's lock, so in the run's order whatever thread handles its next input.
                     recordings[number]?.record(checkpoint)
@@ -104,7 +98,7 @@ struct PoolState: ~Copyable {
                         entry.waiting = .event(wait, timer: addTimer(now + wait.timeout, number))
                     }
                 case .askQuestion(let wait):
-                    if let answer = givenAnswer(to: wait.question, number, entry, now: now, effects: &effects) {
+                    if let answer = givenAnswer(to: wait.question, number, entry, now: now, pool: pool, effects: &effects) {
                         entry.waiting = .nothing
                         next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in
                             try entry.machine.answerEnded(.answered(answer))
@@ -128,17 +122,17 @@ struct PoolState: ~Copyable {
     /// Reports a run's event to its recording and its observers. Recorded under the pool's lock, so in the run's order
     /// whatever thread handles its next input; but the run's end, which a journal flushes to disk, is recorded outside
     /// it, before the run's result is handed out.
-    private func report(_ event: RunEvent, _ number: Int, _ entry: PoolEntry, effects: inout PoolEffects) {
+    private func report(_ event: RunEvent, _ number: Int, _ entry: PoolEntry, pool: RunPool, effects: inout PoolEffects) {
         if let recording = recordings[number] {
             if case .runFinished = event.kind { effects.finishes.append((recording, event)) } else { recording.record(event) }
         }
-        if observed || entry.observer != nil { effects.reports.append((event, entry.observer)) }
+        if pool.observer != nil || entry.observer != nil { effects.reports.append((event, entry.observer)) }
     }
 
     /// The answer given in advance to `question`, checked against it; one that does not fit is reported as rejected
     /// (to the observers) and dropped, and the question waits.
     private func givenAnswer(
-        to question: Question, _ number: Int, _ entry: PoolEntry, now: Duration, effects: inout PoolEffects
+        to question: Question, _ number: Int, _ entry: PoolEntry, now: Duration, pool: RunPool, effects: inout PoolEffects
     ) -> JSONValue? {
         switch question.takeGivenAnswer(from: &entry.answers) {
         case .success(let answer)?:
@@ -146,7 +140,7 @@ struct PoolState: ~Copyable {
             return answer
         case .failure(let error)?:
             let kind = RunEvent.Kind.answerRejected(state: question.state, question: question.name, reason: error.message)
-            if let event = entry.machine.driverEvent(kind, at: now) { report(event, number, entry, effects: &effects) }
+            if let event = entry.machine.driverEvent(kind, at: now) { report(event, number, entry, pool: pool, effects: &effects) }
             return nil
         case nil:
             return nil

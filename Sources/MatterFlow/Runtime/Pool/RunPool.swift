@@ -44,7 +44,7 @@ public final class RunPool: Sendable {
     public let random: any RandomSource
     let maxConcurrentWork: Int
     let observer: (@Sendable (RunEvent) -> Void)?
-    let state: Mutex<PoolState>
+    let state = Mutex(PoolState())
 
     /// - Parameters:
     ///   - maxConcurrentWork: How many hub calls and status checks run at once, over all runs.
@@ -61,7 +61,6 @@ public final class RunPool: Sendable {
         self.random = random
         self.maxConcurrentWork = max(1, maxConcurrentWork)
         self.observer = observer
-        state = Mutex(PoolState(observed: observer != nil))
     }
 
     /// Submits a run and starts it; it runs until it must wait, then waits as data.
