@@ -13,8 +13,10 @@ public struct ClaimedRun: Sendable {
     public var takeover: Bool
     /// How many times a worker claimed the run, this claim included.
     public var claims: Int
-    /// Answers to the run's questions given at submit.
+    /// Answers to the run's questions given at submit; answers to secret questions are `"<redacted>"` and named in
+    /// ``secretAnswers``.
     public var answers: [String: JSONValue] = [:]
+    public var secretAnswers: [String] = []
 }
 
 extension PostgresRunStore {
@@ -39,7 +41,7 @@ extension PostgresRunStore {
                 WHERE r.run_id IN (
                     SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
                     ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers
             ), queued AS (
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
@@ -47,7 +49,7 @@ extension PostgresRunStore {
                     SELECT run_id FROM matterflow_runs WHERE status = 'queued'
                     ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
                     FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers
             )
             SELECT * FROM expired UNION ALL SELECT * FROM queued
             """, [workerID, String(leaseSeconds), String(limit)], doing: "claiming runs")
@@ -59,7 +61,7 @@ extension PostgresRunStore {
             runID: row[0] ?? "", workflowFile: row[1] ?? "", structureID: row[2] ?? "",
             inputs: row[3].flatMap { try? JSONDocument.parse($0, file: "<store>").value.objectValue } ?? [:],
             secretInputs: Self.textArray(row[4]), takeover: takeover, claims: row[5].flatMap { Int($0) } ?? 1,
-            answers: Self.answers(row.count > 7 ? row[7] : nil))
+            answers: Self.answers(row[7]), secretAnswers: Self.textArray(row[8]))
     }
 
     /// The answers column's JSON object, by name.

@@ -153,7 +153,8 @@ public final class PostgresRunStore: RunStore {
     /// `"<redacted>"` and their names listed, so a worker knows to take them from its secrets directory.
     /// - Parameter answers: Answers to the run's questions given in advance, by question or ask state name, as
     ///   `RunOptions.answers` takes them (a fleet's workers have nobody to ask). An answer to a secret question is
-    ///   stored as `"<redacted>"`: the worker takes it from its secrets directory (``SecretInbox/Kind/answers``).
+    ///   stored as `"<redacted>"` and named in `secret_answers`: the worker takes it from its secrets directory
+    ///   (``SecretInbox/Kind/answers``).
     public func submit(
         _ workflow: Workflow, inputs: JSONObject, structureID: StructureID, runID: String, answers: [String: JSONValue] = [:]
     ) throws(StoreError) -> String {
@@ -167,19 +168,21 @@ public final class PostgresRunStore: RunStore {
         let storedAnswers = answers.sorted { $0.key < $1.key }.map { name, value in
             JSONObject.Member(key: name, value: secretQuestions.contains(name) ? .string(RunOptions.redacted) : value)
         }
+        let secretAnswers = answers.keys.filter(secretQuestions.contains).sorted()
         // One statement, one transaction: the notification is sent when, and only when, the run is queued.
         try execute(
             """
             WITH queued AS (
-                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, status)
-                VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, 'queued')
+                INSERT INTO matterflow_runs
+                    (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, secret_answers, status)
+                VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, $8::text[], 'queued')
                 RETURNING run_id
             )
             SELECT pg_notify('matterflow_queue', run_id) FROM queued
             """,
             [
                 runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets),
-                JSONWriter.compact(.object(JSONObject(storedAnswers))),
+                JSONWriter.compact(.object(JSONObject(storedAnswers))), Self.textArrayLiteral(secretAnswers),
             ],
             doing: "queueing run \(runID)")
         return runID

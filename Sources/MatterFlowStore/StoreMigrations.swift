@@ -123,10 +123,14 @@ public enum StoreMigrations {
                 $$;
                 """),
         // Answers to a run's questions given at submit (`matterflow submit --answer`), as `matterflow run --answer`
-        // gives them: a fleet's workers have nobody to ask. Never a secret question's answer.
+        // gives them: a fleet's workers have nobody to ask. A secret question's answer is `"<redacted>"` here and named
+        // in `secret_answers`, as secret inputs are; its value waits in the secrets directory.
         Migration(
             version: 5, name: "answers given in advance",
-            sql: "ALTER TABLE matterflow_runs ADD COLUMN answers jsonb NOT NULL DEFAULT '{}'::jsonb;"),
+            sql: """
+                ALTER TABLE matterflow_runs ADD COLUMN answers jsonb NOT NULL DEFAULT '{}'::jsonb,
+                    ADD COLUMN secret_answers text[] NOT NULL DEFAULT '{}';
+                """),
     ]
 }
 

@@ -280,28 +280,17 @@ public final class StoreWorker: Sendable {
         let sink = PostgresJournalSink(runID: runID, committer: committer, store: store)
         var secrets: JSONObject = [:]
         var answers = claimed.answers
-        let secretAnswers = answers.filter { $0.value == .string(RunOptions.redacted) }.keys.sorted()
-        if !claimed.secretInputs.isEmpty || !secretAnswers.isEmpty {
-            do throws(StoreError) {
-                guard let inbox = options.secrets else {
-                    let what = (claimed.secretInputs.map { "input \($0)" } + secretAnswers.map { "answer \($0)" }).joined(separator: ", ")
-                    throw StoreError(.secretsUnavailable, "run \(runID) has secrets (\(what)) and this worker has no --secrets directory")
-                }
-                if !claimed.secretInputs.isEmpty { secrets = try inbox.take(runID: runID) }
-                if !secretAnswers.isEmpty {
-                    let given = try inbox.take(runID: runID, kind: .answers)
-                    for name in secretAnswers { answers[name] = given[name] }
-                }
-            } catch {
-                // Without its secrets a run that has not begun cannot; one that has is settled on its cancel path.
-                options.log?("worker \(options.workerID): \(error.message)")
-                if !claimed.takeover {
-                    await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "secretsUnavailable", message: error.message), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
-                    return
-                }
+        do throws(StoreError) {
+            (secrets, answers) = try takeSecrets(of: claimed)
+        } catch {
+            // Without its secrets a run that has not begun cannot; one that has is settled on its cancel path, given
+            // none of its secret answers rather than their placeholders.
+            options.log?("worker \(options.workerID): \(error.message)")
+            if !claimed.takeover {
+                await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "secretsUnavailable", message: error.message), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
+                return
             }
-            // A secret answer that could not be read is not given at all, rather than as its placeholder.
-            for name in secretAnswers where answers[name] == .string(RunOptions.redacted) { answers[name] = nil }
+            for name in claimed.secretAnswers { answers[name] = nil }
         }
         let hub: any Hub
         do {
@@ -372,6 +361,23 @@ public final class StoreWorker: Sendable {
             runID, status: result.outcome.rawValue, output: result.output,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
             notes: [], structure: claimed.structureID, claims: claimed.claims, keepSession: result.outcome == .succeeded)
+    }
+
+    /// The run's secret inputs and its answers with the secret ones filled in, from the worker's secrets directory
+    /// (``SecretInbox``): the store keeps neither.
+    private func takeSecrets(of claimed: ClaimedRun) throws(StoreError) -> (inputs: JSONObject, answers: [String: JSONValue]) {
+        var answers = claimed.answers
+        guard !claimed.secretInputs.isEmpty || !claimed.secretAnswers.isEmpty else { return ([:], answers) }
+        guard let inbox = options.secrets else {
+            let what = (claimed.secretInputs.map { "input \($0)" } + claimed.secretAnswers.map { "answer \($0)" }).joined(separator: ", ")
+            throw StoreError(.secretsUnavailable, "run \(claimed.runID) has secrets (\(what)) and this worker has no --secrets directory")
+        }
+        let inputs = claimed.secretInputs.isEmpty ? [:] : try inbox.take(runID: claimed.runID)
+        if !claimed.secretAnswers.isEmpty {
+            let given = try inbox.take(runID: claimed.runID, kind: .answers)
+            for name in claimed.secretAnswers { answers[name] = given[name] }
+        }
+        return (inputs, answers)
     }
 
     /// Settles a run whose worker died, from its records; or resumes one handed back at a checkpoint (its records

@@ -61,8 +61,8 @@ struct SubmitCommand {
         }
         let secretNames = workflow.inputs.filter { $0.secret && inputs[$0.name] != nil }.map(\.name)
         let secretQuestions = workflow.secretQuestionNames
-        let secretAnswers = answers.filter { secretQuestions.contains($0.key) }
-        if arguments.value("secrets") == nil, let what = Self.secretsNamed(inputs: secretNames, answers: secretAnswers.keys.sorted()) {
+        let secretAnswerNames = answers.keys.filter(secretQuestions.contains).sorted()
+        if arguments.value("secrets") == nil, let what = Self.secretsNamed(inputs: secretNames, answers: secretAnswerNames) {
             throw UsageError(
                 message: "\(what) secret and the store never keeps them; pass --secrets DIR (a directory the workers read with "
                     + "their own --secrets)",
@@ -71,15 +71,10 @@ struct SubmitCommand {
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
         let runID = arguments.value("run-id") ?? "run-" + SystemRandomSource().hexDigits(12)
         do {
-            if let directory = arguments.value("secrets"), !secretNames.isEmpty {
-                var secrets = JSONObject()
-                for name in secretNames { secrets[name] = inputs[name] }
-                try SecretInbox(directory: directory).put(secrets, runID: runID)
-            }
-            if let directory = arguments.value("secrets"), !secretAnswers.isEmpty {
-                var secrets = JSONObject()
-                for (name, value) in secretAnswers.sorted(by: { $0.key < $1.key }) { secrets[name] = value }
-                try SecretInbox(directory: directory).put(secrets, runID: runID, kind: .answers)
+            if let directory = arguments.value("secrets") {
+                let inbox = SecretInbox(directory: directory)
+                if !secretNames.isEmpty { try inbox.put(Self.picked(secretNames) { inputs[$0] }, runID: runID) }
+                if !secretAnswerNames.isEmpty { try inbox.put(Self.picked(secretAnswerNames) { answers[$0] }, runID: runID, kind: .answers) }
             }
             let structure = arguments.value("structure") ?? HomeDescription.defaultHome.structure.id
             environment.standardOutput.line(
@@ -89,6 +84,11 @@ struct SubmitCommand {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
+    }
+
+    /// The named values, in the names' order.
+    static func picked(_ names: [String], _ value: (String) -> JSONValue?) -> JSONObject {
+        JSONObject(names.compactMap { name in value(name).map { JSONObject.Member(key: name, value: $0) } })
     }
 
     /// What is secret among the inputs and answers given (`the inputs a, b are`, `the answer to pin is`), nil when

@@ -469,6 +469,9 @@ struct PostgresStoreTests {
         let stored = try store.execute(
             "SELECT answers::text FROM matterflow_runs WHERE run_id = 'run-0000000a5e04'", doing: "test").rows.first?.first
         #expect(stored == #"{"pin": "<redacted>"}"#)
+        let named = try store.execute(
+            "SELECT secret_answers::text FROM matterflow_runs WHERE run_id = 'run-0000000a5e04'", doing: "test").rows.first?.first
+        #expect(named == "{pin}")
         let everything = try store.execute(
             "SELECT string_agg(records, '') FROM matterflow_record_batches WHERE run_id = 'run-0000000a5e04'", doing: "test")
         #expect(everything.rows.first?.first??.contains("424242") == false)
