@@ -61,18 +61,10 @@ public struct RecoveredRunsBenchmark: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matterflow-recovered-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let file = directory + "/watch-key.json"
-        try Data(Self.workflowText.utf8).write(to: URL(fileURLWithPath: file))
-        let workflow = try WorkflowEngine().load(path: file)
-
         // The process that dies: every run journaled and waiting for its event.
-        let first = RunPool(hub: BenchmarkHub(), clock: ManualClock(), random: SeededRandomSource(seed: 1))
-        let journal = try RunJournal(directory: directory + "/journal")
-        for index in 0..<runs {
-            try journal.submit(workflow, to: first, structureID: WaitingRunsBenchmark.structure(index), runID: Self.runID(index))
-        }
-        guard first.waitingForEvents == runs else { throw BenchmarkError("only \(first.waitingForEvents) of \(runs) runs waited before the crash") }
+        let first = try Self.waiting(runs: runs, in: directory, structure: WaitingRunsBenchmark.structure)
         try FileManager.default.copyItem(atPath: directory + "/journal", toPath: directory + "/after")
+        withExtendedLifetime(first) {}
 
         // The restarted process.
         let pool = RunPool(hub: BenchmarkHub(), clock: ManualClock(), random: SeededRandomSource(seed: 2))
@@ -119,20 +111,27 @@ public struct RecoveredRunsBenchmark: Sendable {
     /// holds them until the process is killed.
     public static func hold(runs: Int, directory: String, standardOutput: (String) -> Void) async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let pool = try waiting(runs: runs, in: directory) { _ in "held" }
+        standardOutput("\(runs) journaled runs waiting in \(directory)/journal\n")
+        while true {
+            try await Task.sleep(for: .seconds(3600))
+            withExtendedLifetime(pool) {}
+        }
+    }
+
+    /// A pool holding `runs` journaled runs of the watching workflow (written to `DIR/watch-key.json`, journaled to
+    /// `DIR/journal`), run `index` on `structure(index)`, every one waiting for its event.
+    static func waiting(runs: Int, in directory: String, structure: (Int) -> StructureID) throws -> RunPool {
         let file = directory + "/watch-key.json"
         try Data(workflowText.utf8).write(to: URL(fileURLWithPath: file))
         let workflow = try WorkflowEngine().load(path: file)
         let pool = RunPool(hub: BenchmarkHub(), clock: ManualClock(), random: SeededRandomSource(seed: 1))
         let journal = try RunJournal(directory: directory + "/journal")
         for index in 0..<runs {
-            try journal.submit(workflow, to: pool, structureID: "held", runID: runID(index))
+            try journal.submit(workflow, to: pool, structureID: structure(index), runID: runID(index))
         }
         guard pool.waitingForEvents == runs else { throw BenchmarkError("only \(pool.waitingForEvents) of \(runs) runs waited") }
-        standardOutput("\(runs) journaled runs waiting in \(directory)/journal\n")
-        while true {
-            try await Task.sleep(for: .seconds(3600))
-            withExtendedLifetime(pool) {}
-        }
+        return pool
     }
 
     static func runID(_ index: Int) -> String { "run-" + String(index, radix: 16).leftPadded(to: 12) }
