@@ -122,6 +122,14 @@ struct PoolRecoveryTests {
             try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: home), clock: ManualClock())
         }
 
+        /// The restarted service: its hub, a pool over it whose observer opens `latch`, and what `settled` is told.
+        func restart(seed: UInt64) throws -> (hub: SimulatedHub, pool: RunPool, latch: EventLatch, settled: Settled) {
+            let hub = try restartedHub()
+            let latch = EventLatch()
+            let pool = RunPool(hub: hub, clock: ManualClock(), random: SeededRandomSource(seed: seed), observer: latch.observe)
+            return (hub, pool, latch, Settled())
+        }
+
         func records(_ runID: String) throws -> [JournalRecord] {
             try JournalReader.read(path: try RunJournal(directory: journalDirectory).path(of: runID)).records
         }
@@ -147,10 +155,7 @@ struct PoolRecoveryTests {
     func resumedRunsWaitInThePool() async throws {
         let crash = try await Crash()
         defer { crash.scratch.remove() }
-        let latch = EventLatch()
-        let hub = try crash.restartedHub()
-        let pool = RunPool(hub: hub, clock: ManualClock(), random: SeededRandomSource(seed: 22), observer: latch.observe)
-        let settled = Settled()
+        let (hub, pool, latch, settled) = try crash.restart(seed: 22)
         let report = await (try RunJournal(directory: crash.journalDirectory)).recover(
             into: pool, options: RecoveryOptions(resume: true, inputs: Self.payload), settled: settled.add)
         let share = try Self.pooledRun(report, Self.shareID)
@@ -216,9 +221,7 @@ struct PoolRecoveryTests {
     func cancelPathsRunInThePool() async throws {
         let crash = try await Crash()
         defer { crash.scratch.remove() }
-        let hub = try crash.restartedHub()
-        let pool = RunPool(hub: hub, clock: ManualClock(), random: SeededRandomSource(seed: 23))
-        let settled = Settled()
+        let (hub, pool, _, settled) = try crash.restart(seed: 23)
         let report = await (try RunJournal(directory: crash.journalDirectory)).recover(into: pool, settled: settled.add)
         let runs = try [Self.shareID, Self.commissionID, Self.watchID].map { try Self.pooledRun(report, $0) }
         for run in runs {
@@ -246,9 +249,7 @@ struct PoolRecoveryTests {
     func failingJournalLeavesTheRunToALaterRecovery() async throws {
         let crash = try await Crash()
         defer { crash.scratch.remove() }
-        let latch = EventLatch()
-        let pool = RunPool(hub: try crash.restartedHub(), clock: ManualClock(), random: SeededRandomSource(seed: 24), observer: latch.observe)
-        let settled = Settled()
+        let (hub, pool, latch, settled) = try crash.restart(seed: 24)
         // Only the commissioning is recovered here; the first intent it writes, configureDevice's once both
         // questions are answered, is torn, as by a full disk.
         for runID in [Self.shareID, Self.watchID] {
@@ -266,6 +267,10 @@ struct PoolRecoveryTests {
         let result = try #require(await pool.result(of: commission))
         #expect(result.outcome == .cancelled, "\(String(describing: result.error))")
         #expect(result.warnings.contains { $0.contains("recovery could not finish") }, "\(result.warnings)")
+        // The call whose intent was torn was not made; the cancel path's release was.
+        let calls = await hub.calls(structure: crash.structure).map { "\($0.operation)" }
+        #expect(!calls.contains("configureDevice"), "\(calls)")
+        #expect(calls.last == "cancelCommissioning", "\(calls)")
         let told = try #require(settled.all.first { $0.runID == Self.commissionID })
         #expect(told.action == .deferred)
         #expect(told.status == .needsAttention)
