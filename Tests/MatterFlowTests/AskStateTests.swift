@@ -84,6 +84,38 @@ import Testing
         #expect(await handle.result.output == ["room": "Kitchen", "sure": false])
     }
 
+    @Test func anAnswerGivenBeforeItsQuestionIsKeptUntilAskedAndOneForTheWaitingQuestionIsTakenAtOnce() async throws {
+        let handle = try start()
+        var rejected: [String] = []
+        var deliveries: [AnswerDelivery] = []
+        for await event in handle.events {
+            switch event.kind {
+            case .questionAsked(_, let question) where question.name == "room":
+                // Before the room is answered, the confirmation is kept for its question, unchecked: a misfit is
+                // reported when the question is asked.
+                deliveries.append(try handle.give("maybe", to: "confirm"))
+                // The waiting question checks at once, and keeps waiting after a misfit.
+                do {
+                    try handle.give("Garage", to: "room")
+                    Issue.record("an answer that does not fit the waiting question is refused")
+                } catch {
+                    #expect(error.code == .invalidAnswer)
+                }
+                #expect(handle.pendingQuestion?.name == "room")
+                deliveries.append(try handle.give("Office", to: "room"))
+            case .answerRejected(_, let question, let reason):
+                rejected.append(question)
+                #expect(reason.contains("yes or no"), "\(reason)")
+                deliveries.append(try handle.give("yes", to: "sure"))
+            default:
+                break
+            }
+        }
+        #expect(deliveries == [.kept, .answered, .answered])
+        #expect(rejected == ["confirm"])
+        #expect(await handle.result.output == ["room": "Office", "sure": true])
+    }
+
     @Test func noAnswerInTimeTakesOnTimeoutOnTheRunsClock() async throws {
         let clock = ManualClock()
         let handle = try start(clock: clock)

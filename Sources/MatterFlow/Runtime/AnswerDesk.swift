@@ -6,10 +6,21 @@ import Synchronization
 ///
 /// An answer is checked against its question before the run sees it. A string that does not fit as it is reads as
 /// typed text (``Question/accept(_:)``): a choice's number or label, `yes`/`no`.
+/// What became of an answer given with ``RunHandle/give(_:to:)``.
+public enum AnswerDelivery: Sendable, Hashable {
+    /// The question waiting now took it.
+    case answered
+    /// No question of that name waits now: the answer is kept, as one given in advance, for when it is asked.
+    case kept
+}
+
 final class AnswerDesk: Sendable {
+    /// The question waiting now. It is registered when the run looks for an answer given in advance and finds none,
+    /// before its race is made: an answer that comes in between waits in `early` and decides the race once made.
     private struct Pending {
         let question: Question
-        let race: FirstResult<AnswerEnd>
+        var race: FirstResult<AnswerEnd>?
+        var early: JSONValue?
     }
 
     private struct State {
@@ -37,8 +48,42 @@ final class AnswerDesk: Sendable {
         guard let pending, pending.question.answers(to: name) else {
             throw AnswerError.notAsked(name, waiting: pending?.question)
         }
-        let checked = try pending.question.accept(value)
-        guard pending.race.offer(.answered(checked)) else { throw AnswerError.stoppedWaiting(name) }
+        try deliver(try pending.question.accept(value), to: pending.question, name: name)
+    }
+
+    /// Answers the question called `name` whether or not it waits now: the waiting question takes the answer at once;
+    /// otherwise it is kept, as an answer given in advance is, and checked when the question is asked (one that does
+    /// not fit is then reported as `answerRejected` and the question waits on).
+    /// - Throws: ``AnswerError`` `invalidAnswer` when the waiting question is `name` and the answer does not fit (the
+    ///   run keeps waiting), `noPendingQuestion` when the question stopped waiting while the answer was checked.
+    func give(_ value: JSONValue, to name: String) throws(AnswerError) -> AnswerDelivery {
+        let waiting = state.withLock { state -> Question? in
+            if let pending = state.pending, pending.question.answers(to: name) { return pending.question }
+            state.given[name] = value
+            return nil
+        }
+        guard let waiting else { return .kept }
+        try deliver(try waiting.accept(value), to: waiting, name: name)
+        return .answered
+    }
+
+    /// Hands a checked answer to the waiting `question`: to its race, or, before the race is made, to `early`.
+    private func deliver(_ checked: JSONValue, to question: Question, name: String) throws(AnswerError) {
+        let race = state.withLock { state -> FirstResult<AnswerEnd>?? in
+            guard var pending = state.pending, pending.question.name == question.name, pending.question.state == question.state
+            else { return .some(nil) }
+            guard let race = pending.race else {
+                pending.early = checked
+                state.pending = pending
+                return nil
+            }
+            return .some(race)
+        }
+        switch race {
+        case nil: return
+        case .some(nil): throw AnswerError.stoppedWaiting(name)
+        case .some(let race?): guard race.offer(.answered(checked)) else { throw AnswerError.stoppedWaiting(name) }
+        }
     }
 
     /// Waits for the answer to a question: one given in advance (checked; `rejected` is told why one does not fit),
@@ -52,7 +97,13 @@ final class AnswerDesk: Sendable {
         rejected: (String) -> Void
     ) async -> AnswerEnd {
         let question = wait.question
-        switch state.withLock({ question.takeGivenAnswer(from: &$0.given) }) {
+        let given = state.withLock { state -> Result<JSONValue, AnswerError>? in
+            let given = question.takeGivenAnswer(from: &state.given)
+            if case .success? = given { return given }
+            state.pending = Pending(question: question)
+            return given
+        }
+        switch given {
         case .success(let answer)?: return .answered(answer)
         case .failure(let error)?: rejected(error.message)
         case nil: break
@@ -65,12 +116,24 @@ final class AnswerDesk: Sendable {
         }
     }
 
-    /// Makes `race` the pending question's, raced against its timeout and the run's cancel.
+    /// Makes `race` the pending question's, raced against its timeout and the run's cancel; an answer that came
+    /// before decides it at once.
     private func wait(
         _ question: Question, race: FirstResult<AnswerEnd>, timeout: Duration, on clock: any WorkflowClock,
         signal: CancellationSignal?
     ) {
-        state.withLock { $0.pending = Pending(question: question, race: race) }
+        let early = state.withLock { state -> JSONValue? in
+            var pending = state.pending ?? Pending(question: question)
+            pending.race = race
+            defer {
+                pending.early = nil
+                state.pending = pending
+            }
+            return pending.early
+        }
+        if let early {
+            _ = race.offer(.answered(early))
+        }
         let timer = clock.scheduleTimer(after: timeout) { _ = race.offer(.timedOut) }
         race.onDecided { timer.cancel() }
         if let signal {

@@ -206,6 +206,18 @@ public struct RunHandle: Sendable {
         try desk.answer(value, to: question)
     }
 
+    /// Gives the answer to the question `question` (its question name or its ask state's name) whether or not the
+    /// run waits for it now: the waiting question takes it at once, checked as ``answer(_:to:)-(JSONValue,_)`` checks
+    /// it; otherwise it is kept, as an answer given in advance (``RunOptions/answers``) is, and used when the question
+    /// is asked (one that does not fit is then reported as `answerRejected`, and the question waits on). For answers
+    /// that may come before their question, as a fleet's do (`matterflow answer`).
+    /// - Throws: ``AnswerError`` `invalidAnswer` when the question waits now and the answer does not fit (the run
+    ///   keeps waiting), `noPendingQuestion` when it stopped waiting while the answer was checked.
+    @discardableResult
+    public func give(_ value: JSONValue, to question: String) throws(AnswerError) -> AnswerDelivery {
+        try desk.give(value, to: question)
+    }
+
     /// Answers the question the run waits for with a typed value.
     /// - Throws: ``AnswerError``, as ``answer(_:to:)-(JSONValue,_)`` does.
     public func answer(_ value: AnswerValue, to question: String) throws(AnswerError) {
