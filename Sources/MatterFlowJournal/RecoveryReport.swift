@@ -129,6 +129,11 @@ public struct RecoveryOptions: Sendable {
     /// answer again when the run still holds it: it is checked against the digest the journal keeps (another
     /// value is refused, as a secret input is) and put back into the variable the question bound.
     public var answers: [String: JSONValue] = [:]
+    /// Given each run recovery continues (``recover(on:options:)``), as it starts, so that its questions can be
+    /// answered while it runs (``RunHandle/give(_:to:)``). With it, a question without an answer here waits for one
+    /// until its timeout instead of cancelling the run, as a run in a pool does (a fleet's worker answers them:
+    /// `matterflow answer`); nil by default, as recovery has nobody to ask.
+    public var answering: (@Sendable (RunHandle) -> Void)?
 
     public init(
         resume: Bool = false, inputs: JSONObject = [:], engine: WorkflowEngine = WorkflowEngine(),

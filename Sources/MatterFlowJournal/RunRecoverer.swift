@@ -157,17 +157,19 @@ struct RunRecoverer {
         var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: started?.secretsShown ?? false)
         runOptions.recording = recorder
         runOptions.answers = answers
-        // Recovery has nobody to ask: a question without a fitting answer cancels the run.
+        // Recovery with nobody to ask: a question without a fitting answer cancels the run.
         let unanswered = RunCancellation()
         runOptions.cancellation = unanswered
-        runOptions.observer = { event in
-            switch event.kind {
-            case .questionAsked(let state, let question) where answers[question.name] == nil && answers[state] == nil:
-                unanswered.cancel()
-            case .answerRejected:
-                unanswered.cancel()
-            default:
-                break
+        if options.answering == nil {
+            runOptions.observer = { event in
+                switch event.kind {
+                case .questionAsked(let state, let question) where answers[question.name] == nil && answers[state] == nil:
+                    unanswered.cancel()
+                case .answerRejected:
+                    unanswered.cancel()
+                default:
+                    break
+                }
             }
         }
         let handle: RunHandle
@@ -176,6 +178,7 @@ struct RunRecoverer {
         } catch {
             throw RecoveryDeferral(message: "the run could not be continued from its journal: \(error.message)")
         }
+        options.answering?(handle)
         let journalFailed = JournalFailureFlag()
         recorder.onFailure {
             journalFailed.set()
