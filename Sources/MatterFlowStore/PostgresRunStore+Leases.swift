@@ -17,6 +17,9 @@ public struct ClaimedRun: Sendable {
     /// ``secretAnswers``.
     public var answers: [String: JSONValue] = [:]
     public var secretAnswers: [String] = []
+    /// The sequence number of the last answer given after submit that ``answers`` holds (0 when none): later ones
+    /// are read with ``PostgresRunStore/answers(of:after:)``.
+    public var answeredThrough: Int64 = 0
 }
 
 extension PostgresRunStore {
@@ -41,7 +44,8 @@ extension PostgresRunStore {
                 WHERE r.run_id IN (
                     SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
                     ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers,
+                    (SELECT coalesce(max(a.seq), 0) FROM matterflow_answers a WHERE a.run_id = r.run_id)
             ), queued AS (
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
@@ -49,7 +53,8 @@ extension PostgresRunStore {
                     SELECT run_id FROM matterflow_runs WHERE status = 'queued'
                     ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
                     FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers,
+                    (SELECT coalesce(max(a.seq), 0) FROM matterflow_answers a WHERE a.run_id = r.run_id)
             )
             SELECT * FROM expired UNION ALL SELECT * FROM queued
             """, [workerID, String(leaseSeconds), String(limit)], doing: "claiming runs")
@@ -61,11 +66,11 @@ extension PostgresRunStore {
             runID: row[0] ?? "", workflowFile: row[1] ?? "", structureID: row[2] ?? "",
             inputs: row[3].flatMap { try? JSONDocument.parse($0, file: "<store>").value.objectValue } ?? [:],
             secretInputs: Self.textArray(row[4]), takeover: takeover, claims: row[5].flatMap { Int($0) } ?? 1,
-            answers: Self.answers(row[7]), secretAnswers: Self.textArray(row[8]))
+            answers: Self.answers(row[7]), secretAnswers: Self.textArray(row[8]), answeredThrough: row[9].flatMap { Int64($0) } ?? 0)
     }
 
     /// The answers column's JSON object, by name.
-    private static func answers(_ text: String?) -> [String: JSONValue] {
+    static func answers(_ text: String?) -> [String: JSONValue] {
         guard let object = text.flatMap({ try? JSONDocument.parse($0, file: "<store>").value.objectValue }) else { return [:] }
         var answers: [String: JSONValue] = [:]
         for member in object.members { answers[member.key] = member.value }

@@ -4,15 +4,16 @@ import Glibc
 import Darwin
 #endif
 
-/// Listens on the store's queue channel (`LISTEN matterflow_queue`) on a connection and a thread of its own, and
-/// raises a ``WorkSignal`` for every notification: `submit` sends one in the transaction that queues a run, and a
-/// worker handing runs back sends one, so idle workers claim at once instead of polling.
+/// Listens on one of the store's channels (`LISTEN matterflow_queue`, `LISTEN matterflow_answers`) on a connection and
+/// a thread of its own, and hands what arrives to `notified`: `submit` notifies the queue in the transaction that
+/// queues a run, and a worker handing runs back does too, so idle workers claim at once instead of polling;
+/// `matterflow answer` notifies the answers channel with the run's ID.
 ///
-/// The connection is opened and listening when the initializer returns (when the server can be reached), so work
+/// The connection is opened and listening when the initializer returns (when the server can be reached), so what is
 /// announced after that is not missed. A broken connection is opened again every ``retryMilliseconds``; on
-/// reconnecting the signal is raised, since notifications sent meanwhile are lost.
+/// reconnecting `notified` is given nil, since notifications sent meanwhile are lost.
 final class QueueListener: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `conninfo`, `channel` and `signal` are immutable; `stopping` and `thread` are
+    // Safety of @unchecked Sendable: `conninfo`, `channel` and `notified` are immutable; `stopping` and `thread` are
     // only touched while `monitor` is locked; `connection` is used by the listener's thread alone once the
     // initializer has returned.
 
@@ -23,16 +24,22 @@ final class QueueListener: @unchecked Sendable {
 
     private let conninfo: String
     private let channel: String
-    private let signal: WorkSignal
+    private let notified: @Sendable ([PostgresNotification]?) -> Void
     private let monitor = Monitor()
     private var stopping = false
     private var thread: pthread_t?
     private var connection: PostgresConnection?
 
-    init(conninfo: String, channel: String, signal: WorkSignal) {
+    /// Raises `signal` for every notification, and on reconnecting.
+    convenience init(conninfo: String, channel: String, signal: WorkSignal) {
+        self.init(conninfo: conninfo, channel: channel) { _ in signal.raise() }
+    }
+
+    /// Hands each read's notifications to `notified` on the listener's thread; nil after reconnecting.
+    init(conninfo: String, channel: String, notified: @escaping @Sendable ([PostgresNotification]?) -> Void) {
         self.conninfo = conninfo
         self.channel = channel
-        self.signal = signal
+        self.notified = notified
         connection = Self.connect(conninfo, channel: channel)
         if let created = StoreThread.start({ self.loop() }) {
             monitor.lock()
@@ -66,11 +73,12 @@ final class QueueListener: @unchecked Sendable {
                 if !stopping { monitor.wait(milliseconds: Self.retryMilliseconds) }
                 monitor.unlock()
                 connection = Self.connect(conninfo, channel: channel)
-                if connection != nil { signal.raise() }
+                if connection != nil { notified(nil) }
                 continue
             }
             do {
-                if !(try open.notifications(timeoutMilliseconds: Self.waitMilliseconds)).isEmpty { signal.raise() }
+                let arrived = try open.notifications(timeoutMilliseconds: Self.waitMilliseconds)
+                if !arrived.isEmpty { notified(arrived) }
             } catch {
                 open.close()
                 connection = nil

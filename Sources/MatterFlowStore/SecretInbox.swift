@@ -37,23 +37,53 @@ public struct SecretInbox: Sendable {
 
     func path(of runID: String, _ kind: Kind = .inputs) -> String { directory + "/" + runID + "." + kind.rawValue }
 
-    /// Writes a run's secret inputs, or its answers to secret questions (readable by the owner only).
+    /// Writes a run's secret inputs, or its answers to secret questions (readable by the owner only). The file is
+    /// written beside its place and renamed into it, so a worker reading it meanwhile finds the old file or the new,
+    /// never a part.
     public func put(_ secrets: JSONObject, runID: String, kind: Kind = .inputs) throws(StoreError) {
         let target = path(of: runID, kind)
+        let temporary = target + ".\(getpid()).partial"
         let bytes = Array(JSONWriter.compact(.object(secrets)).utf8)
-        let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw StoreError(.secretsUnavailable, "cannot write \(target): \(String(cString: strerror(errno))); --secrets must name a writable directory")
         }
-        defer { close(descriptor) }
         var written = 0
+        var failure: String?
         while written < bytes.count {
             let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw StoreError(.secretsUnavailable, "cannot write \(target): \(String(cString: strerror(errno)))") }
+            guard count > 0 else {
+                failure = "cannot write \(target): \(String(cString: strerror(errno)))"
+                break
+            }
             written += count
         }
-        guard fsync(descriptor) == 0 else { throw StoreError(.secretsUnavailable, "cannot flush \(target)") }
+        if failure == nil && fsync(descriptor) != 0 { failure = "cannot flush \(target)" }
+        close(descriptor)
+        if failure == nil && rename(temporary, target) != 0 { failure = "cannot write \(target): \(String(cString: strerror(errno)))" }
+        if let failure {
+            _ = unlink(temporary)
+            throw StoreError(.secretsUnavailable, failure)
+        }
+    }
+
+    /// Adds secret values to those already waiting for a run (a name given again replaces its value): how
+    /// `matterflow answer` adds an answer to a secret question. Additions to one directory are made one at a time
+    /// (an exclusive lock on the directory), so two answers given at once both stay.
+    public func add(_ secrets: JSONObject, runID: String, kind: Kind) throws(StoreError) {
+        let lock = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard lock >= 0 else {
+            throw StoreError(.secretsUnavailable, "cannot open \(directory): \(String(cString: strerror(errno))); --secrets must name a writable directory")
+        }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw StoreError(.secretsUnavailable, "cannot lock \(directory): \(String(cString: strerror(errno)))") }
+        }
+        var merged: JSONObject = [:]
+        if access(path(of: runID, kind), F_OK) == 0 { merged = try take(runID: runID, kind: kind) }
+        for member in secrets.members { merged[member.key] = member.value }
+        try put(merged, runID: runID, kind: kind)
     }
 
     /// Reads a run's secret inputs, or its answers to secret questions.

@@ -11,6 +11,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case storeFailed
         /// No run with that ID in the store.
         case runNotFound
+        /// The run has a final status: it takes no answers.
+        case runEnded
         /// A `--store` value that names no store.
         case invalidStore
         /// A run's secret inputs are not where the worker looks for them (`--secrets DIR`).

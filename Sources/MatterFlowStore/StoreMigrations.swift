@@ -131,6 +131,22 @@ public enum StoreMigrations {
                 ALTER TABLE matterflow_runs ADD COLUMN answers jsonb NOT NULL DEFAULT '{}'::jsonb,
                     ADD COLUMN secret_answers text[] NOT NULL DEFAULT '{}';
                 """),
+        // Answers given after submit (`matterflow answer`), one row each in the order given, for the worker running
+        // the run to read past the last one it has seen (`NOTIFY matterflow_answers` with the run's ID tells it to).
+        // Each is also merged into `answers`, which a worker that claims or takes the run over later starts from.
+        Migration(
+            version: 6, name: "answers given while a run is queued or running",
+            sql: """
+                CREATE TABLE matterflow_answers (
+                    seq      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    run_id   text NOT NULL REFERENCES matterflow_runs (run_id) ON DELETE CASCADE,
+                    name     text NOT NULL,
+                    value    jsonb NOT NULL,
+                    secret   boolean NOT NULL,
+                    given_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE INDEX matterflow_answers_run ON matterflow_answers (run_id, seq);
+                """),
     ]
 }
 

@@ -86,6 +86,8 @@ public final class StoreWorker: Sendable {
     private let hubs: HubProvider
     private let committer: GroupCommitter
     private let engine: WorkflowEngine
+    /// Hands the answers given to the worker's runs after submit (`matterflow answer`) to them.
+    private let answerRelay: AnswerRelay
     private let state = Mutex(State())
     /// Wakes the idle loop: work announced, a slot freed, stop asked.
     private let wake = WorkSignal()
@@ -100,6 +102,9 @@ public final class StoreWorker: Sendable {
         self.hubs = hubs
         committer = GroupCommitter(conninfo: store.conninfo, workerID: options.workerID)
         engine = WorkflowEngine(catalog: FleetSessionGuard(committer: committer).wrapping(options.engine.catalog))
+        answerRelay = AnswerRelay(store: store, secrets: options.secrets) { [log = options.log, id = options.workerID] line in
+            log?("worker \(id): \(line)")
+        }
     }
 
     /// Asks the worker to stop: it claims nothing more, asks its runs to park at their next checkpoint
@@ -142,6 +147,8 @@ public final class StoreWorker: Sendable {
         defer { heartbeat.stop() }
         let listener = QueueListener(conninfo: store.conninfo, channel: "matterflow_queue", signal: wake)
         defer { listener.stop() }
+        answerRelay.start()
+        defer { answerRelay.stop() }
         while !state.withLock({ $0.stopping }) {
             // Runs claimed ahead start first; a claim is made only when none is left.
             let (ahead, free) = state.withLock { state -> ([ClaimedRun], Int) in
@@ -349,11 +356,15 @@ public final class StoreWorker: Sendable {
             await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
+        // A run that may ask questions hears the answers given to it since its claim, and those given while it runs.
+        let asks = !workflow.questionNames.isEmpty
+        if asks { answerRelay.attach(handle, to: runID, through: claimed.answeredThrough) }
         let result = await withTaskCancellationHandler {
             await handle.result
         } onCancel: {
             handle.cancel()
         }
+        if asks { answerRelay.detach(runID) }
         // The final status rides the committer's batches behind the run's records (its runFinished among them):
         // written in the same transaction as the last of them, or a later one, and refused with them.
         guard !Task.isCancelled else { return }
@@ -392,9 +403,13 @@ public final class StoreWorker: Sendable {
         } else {
             options.log?("worker \(options.workerID): settling run \(claimed.runID) (its worker's lease ran out)")
         }
-        let recovery = await SinkJournal.recover(
-            runID: claimed.runID, records: records, sink: sink, on: hub,
-            options: recoveryOptions(resume: options.resume || handedBack, inputs: secrets, answers: answers))
+        var recoveryOptions = recoveryOptions(resume: options.resume || handedBack, inputs: secrets, answers: answers)
+        // A resumed run's questions wait for answers given through the store, as those of a run started here do.
+        recoveryOptions.answering = { [relay = answerRelay] handle in
+            relay.attach(handle, to: claimed.runID, through: claimed.answeredThrough)
+        }
+        let recovery = await SinkJournal.recover(runID: claimed.runID, records: records, sink: sink, on: hub, options: recoveryOptions)
+        answerRelay.detach(claimed.runID)
         let status: String
         switch recovery.status {
         case .succeeded, .failed, .cancelled: status = recovery.status.rawValue

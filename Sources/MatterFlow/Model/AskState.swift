@@ -92,6 +92,36 @@ extension Workflow {
         return states
     }
 
+    /// Checks an answer given before its question is asked (a fleet run's, given with `matterflow submit --answer` or
+    /// `matterflow answer`) as far as the workflow alone can: a text or yes/no answer fully, read as a run reads
+    /// typed text (``Question/accept(_:)``); a choice not at all, as its choices are known only when it is asked.
+    /// - Returns: why the answer fits no ask state called `name` (by question or state name); nil when it fits one,
+    ///   when one is a choice, or when none is called so.
+    public func answerMisfit(_ value: JSONValue, to name: String) -> AnswerError? {
+        var misfit: AnswerError?
+        var fits = false
+        forEachAsk { state, _, ask in
+            guard !fits, ask.question == name || state == name else { return }
+            let schema: QuestionSchema
+            switch ask.answer {
+            case .choice:
+                fits = true
+                return
+            case .text(let minLength, let maxLength, let pattern): schema = .text(minLength: minLength, maxLength: maxLength, pattern: pattern)
+            case .yesNo: schema = .yesNo
+            }
+            let question = Question(
+                name: ask.question, state: state, prompt: "", schema: schema, secret: ask.secret, timeoutSeconds: ask.timeoutSeconds)
+            do throws(AnswerError) {
+                _ = try question.accept(value)
+                fits = true
+            } catch {
+                misfit = misfit ?? error
+            }
+        }
+        return fits ? nil : misfit
+    }
+
     /// Calls `body` with each ask state's name, its name qualified by sub-workflow, and its ask: this workflow's
     /// first, then each sub-workflow's (each file once).
     private func forEachAsk(_ body: (_ state: String, _ qualified: String, AskState) -> Void) {

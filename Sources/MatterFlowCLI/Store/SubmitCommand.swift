@@ -24,9 +24,10 @@ struct SubmitCommand {
             are never stored: they are written to <dir>/<run>.secrets (mode 0600) for the worker, which reads them
             from its own --secrets directory and removes the file when the run ends. See docs/store.md.
 
-            A fleet's workers have nobody to ask: --answer NAME=VALUE answers a question in advance (a secret
-            question's answer goes to <dir>/<run>.answers, as secret inputs do), and a question left without one
-            waits for its timeout and takes its onTimeout path, which submit warns of.
+            --answer NAME=VALUE answers a question in advance (a secret question's answer goes to <dir>/<run>.answers,
+            as secret inputs do); text and yes/no answers are checked now. A question left without one waits for an
+            answer given with `matterflow answer RUN` until its timeout, then takes its onTimeout path; submit
+            names those questions.
 
             Exit status: 0 (the run ID on stdout), 2 invalid workflow, inputs or answer names, or the store cannot
             be reached, 64 usage error (also: secret inputs or secret answers without --secrets).
@@ -50,14 +51,14 @@ struct SubmitCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err) else {
-            return ExitCode.invalidInput
-        }
+        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err),
+            AnswerCommand.fitAhead(answers, workflow: workflow, err: err)
+        else { return ExitCode.invalidInput }
         let unanswered = workflow.askStates(unansweredBy: Set(answers.keys))
         if !unanswered.isEmpty {
             err.line(
-                "warning: \(workflow.name) asks questions no --answer answers (\(unanswered.joined(separator: ", "))); a fleet's "
-                    + "workers have nobody to answer them, so each waits for its timeout and the run takes that state's onTimeout path")
+                "warning: \(workflow.name) asks questions no --answer answers (\(unanswered.joined(separator: ", "))); each waits "
+                    + "for `matterflow answer RUN --answer NAME=VALUE` until its timeout, then the run takes that state's onTimeout path")
         }
         let secretNames = workflow.inputs.filter { $0.secret && inputs[$0.name] != nil }.map(\.name)
         let secretQuestions = workflow.secretQuestionNames

@@ -1,0 +1,103 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowStore
+
+/// `matterflow answer RUN --store URL --answer NAME=VALUE`: answers a question of a queued or running fleet run.
+struct AnswerCommand {
+    static let spec = CommandSpec(
+        name: "answer",
+        abstract: "Answer a question of a run in a PostgreSQL run store, while it is queued or running.",
+        arguments: [("<run>", "The run ID (as printed by submit and runs).", false)],
+        options: [
+            StoreOption.option,
+            .init(
+                name: "answer", valueName: "<name=value>", repeatable: true,
+                help: "Answer the ask state (or question) NAME: a choice's value, label or number; text; yes or no."),
+            .init(name: "secrets", valueName: "<dir>", help: "Where the run's secret answers wait for its worker (as given to submit)."),
+        ],
+        discussion: """
+            The answers are kept with the run and announced to the worker running it (PostgreSQL NOTIFY on the
+            channel matterflow_answers), which hands each to the run: the question waiting now takes its answer at
+            once; an answer to a question not asked yet waits until the run asks it, as one given to submit does. A
+            worker that claims the run later, or takes it over, has the answers too. `watch` shows the run's
+            questionAsked, answered and answerRejected records.
+
+            The run's workflow file is read (at the path it was submitted with) to check the names, and the values
+            of text and yes/no questions; a choice's value is checked by the run, whose choices are known only when
+            it asks. A secret question's answer is never stored: it is added to <dir>/<run>.answers, which the
+            run's worker reads from its own --secrets directory.
+
+            Exit status: 0 answered (the run's status, queued or running, on stdout), 2 no such run, the run has
+            ended, the workflow cannot be read, an unknown question or an answer that does not fit, or the store
+            cannot be reached, 64 usage error (also: no --answer, or a secret answer without --secrets).
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() throws(UsageError) -> Int32 {
+        let err = environment.standardError
+        let location = try StoreOption.value(arguments, command: Self.spec.name)
+        let runID = arguments.positionals[0]
+        guard !arguments.all("answer").isEmpty else {
+            throw UsageError(message: "give at least one --answer NAME=VALUE", command: Self.spec.name)
+        }
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
+        let submission: (workflowFile: String, status: String)
+        do {
+            submission = try store.submission(of: runID)
+        } catch {
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        let workflow: Workflow
+        do {
+            workflow = try WorkflowEngine().load(path: submission.workflowFile)
+        } catch {
+            err.line("error: the workflow of run \(runID) (\(submission.workflowFile)) cannot be read here to check the answers:")
+            MatterflowTool.report(error.diagnostics, to: err)
+            return ExitCode.invalidInput
+        }
+        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err),
+            Self.fitAhead(answers, workflow: workflow, err: err)
+        else { return ExitCode.invalidInput }
+        let secretQuestions = workflow.secretQuestionNames
+        let secretNames = answers.keys.filter(secretQuestions.contains).sorted()
+        let directory = arguments.value("secrets")
+        if directory == nil, !secretNames.isEmpty {
+            throw UsageError(
+                message: "the answer\(secretNames.count == 1 ? "" : "s") to \(secretNames.joined(separator: ", ")) "
+                    + "\(secretNames.count == 1 ? "is" : "are") secret and the store never keeps them; pass --secrets DIR "
+                    + "(the directory the run's worker reads with its own --secrets)",
+                command: Self.spec.name)
+        }
+        do {
+            if let directory, !secretNames.isEmpty {
+                try SecretInbox(directory: directory).add(SubmitCommand.picked(secretNames) { answers[$0] }, runID: runID, kind: .answers)
+            }
+            var status = submission.status
+            for name in answers.keys.sorted() {
+                guard let value = answers[name] else { continue }
+                status = try store.answer(runID: runID, name: name, value: value, secret: secretQuestions.contains(name))
+            }
+            environment.standardOutput.line(status)
+            return ExitCode.success
+        } catch {
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+    }
+
+    /// Reports each answer that cannot fit its question, as far as the workflow tells before the question is asked
+    /// (``Workflow/answerMisfit(_:to:)``); false when one was reported.
+    static func fitAhead(_ answers: [String: JSONValue], workflow: Workflow, err: any TextSink) -> Bool {
+        let diagnostics = answers.keys.sorted().compactMap { name -> Diagnostic? in
+            guard let value = answers[name], let misfit = workflow.answerMisfit(value, to: name) else { return nil }
+            return Diagnostic(
+                severity: .error, code: "invalidAnswer", message: "--answer \(name) does not fit its question: \(misfit.message)",
+                file: "--answer")
+        }
+        MatterflowTool.report(diagnostics, to: err)
+        return diagnostics.isEmpty
+    }
+}

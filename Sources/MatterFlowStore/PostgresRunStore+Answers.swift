@@ -1,0 +1,76 @@
+import MatterFlow
+import MatterFlowJSON
+
+/// An answer given to a run after it was submitted (`matterflow answer`), as the worker running the run reads it.
+public struct GivenAnswer: Sendable, Hashable {
+    /// Its place among all answers given (``ClaimedRun/answeredThrough`` is the last a claim holds).
+    public var sequence: Int64
+    /// The question's name, or its ask state's.
+    public var name: String
+    /// The answer; `"<redacted>"` for a secret one, whose value waits in the secrets directory.
+    public var value: JSONValue
+    public var secret: Bool
+}
+
+extension PostgresRunStore {
+    /// Gives a queued or running run the answer to one of its questions, in one transaction: merged into the run's
+    /// answers (where a worker that claims the run, or takes it over, finds it), added to the answers given since
+    /// submit, and announced to the worker running it (`NOTIFY matterflow_answers` with the run's ID), which hands
+    /// it to the run: at once when the run waits for that question, otherwise when it asks it.
+    ///
+    /// A secret answer is stored as `"<redacted>"`; its value must already wait in the secrets directory the
+    /// run's worker reads (``SecretInbox/add(_:runID:kind:)``). A later answer to the same question replaces an
+    /// earlier one not yet used.
+    /// - Returns: the run's status when it was answered: `queued` or `running`.
+    /// - Throws: ``StoreError`` `runNotFound`, or `runEnded` when the run has a final status (it takes no answers).
+    @discardableResult
+    public func answer(runID: String, name: String, value: JSONValue, secret: Bool) throws(StoreError) -> String {
+        let stored = secret ? JSONValue.string(RunOptions.redacted) : value
+        // The run's row is locked (and so are the answers of one run ordered) before the answer takes its number:
+        // a worker that reads past the last number it has seen misses none.
+        let rows = try execute(
+            """
+            WITH run AS (
+                UPDATE matterflow_runs SET answers = answers || jsonb_build_object($2::text, $3::jsonb),
+                    secret_answers = CASE
+                        WHEN $4::boolean THEN array_append(array_remove(secret_answers, $2::text), $2::text)
+                        ELSE array_remove(secret_answers, $2::text) END
+                WHERE run_id = $1 AND status IN ('queued', 'running')
+                RETURNING run_id, status
+            ), given AS (
+                INSERT INTO matterflow_answers (run_id, name, value, secret)
+                SELECT run_id, $2, $3::jsonb, $4::boolean FROM run
+            )
+            SELECT run.status, pg_notify('matterflow_answers', run.run_id) FROM run
+            """, [runID, name, JSONWriter.compact(stored), secret ? "true" : "false"], doing: "answering run \(runID)")
+        if let status = rows.rows.first?.first ?? nil { return status }
+        let ended = try status(of: runID)
+        throw StoreError(
+            .runEnded,
+            "run \(runID) has ended (\(ended)) and takes no more answers; `matterflow history \(runID) --store URL` shows what it did")
+    }
+
+    /// The workflow file a run was submitted with, and its status now.
+    /// - Throws: ``StoreError`` `runNotFound`.
+    public func submission(of runID: String) throws(StoreError) -> (workflowFile: String, status: String) {
+        let rows = try execute(
+            "SELECT workflow_file, status FROM matterflow_runs WHERE run_id = $1", [runID], doing: "reading run \(runID)")
+        guard let row = rows.rows.first, let file = row[0], let status = row[1] else {
+            throw StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
+        }
+        return (file, status)
+    }
+
+    /// The answers given to a run after submit, past the one numbered `sequence`, in the order given.
+    public func answers(of runID: String, after sequence: Int64) throws(StoreError) -> [GivenAnswer] {
+        let rows = try execute(
+            "SELECT seq, name, value::text, secret FROM matterflow_answers WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq",
+            [runID, String(sequence)], doing: "reading the answers of run \(runID)")
+        return rows.rows.compactMap { row in
+            guard let number = row[0].flatMap({ Int64($0) }), let name = row[1],
+                let value = row[2].flatMap({ try? JSONDocument.parse($0, file: "<store>").value })
+            else { return nil }
+            return GivenAnswer(sequence: number, name: name, value: value, secret: row[3] == "t")
+        }
+    }
+}

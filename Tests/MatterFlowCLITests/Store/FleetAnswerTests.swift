@@ -1,0 +1,197 @@
+import Foundation
+import Synchronization
+import MatterFlow
+import MatterFlowCLI
+import MatterFlowJSON
+import MatterFlowSimulator
+import MatterFlowJournal
+@testable import MatterFlowStore
+import Testing
+
+/// `matterflow answer`: a question of a fleet run answered while the run waits on a worker, from another process.
+@Suite("Answers given to fleet runs", .serialized, .enabled(if: TestPostgres.available, "no PostgreSQL server binary (install postgresql; .ci/run does)"))
+struct FleetAnswerTests {
+    /// A room (text) and a confirmation (yes or no), each waiting 300 s: on the tests' manual clock, until answered.
+    static let desk = #"""
+        {"workflow": "desk", "version": 1, "start": "room", "states": {
+          "room": {"type": "ask", "prompt": "Which room?", "answer": {"text": {"minLength": 1}},
+                   "result": "room", "timeoutSeconds": 300, "next": "sure", "onTimeout": "late"},
+          "sure": {"type": "ask", "question": "confirm", "prompt": "Sure?", "answer": {"yesNo": {}},
+                   "result": "sure", "timeoutSeconds": 300, "next": "done", "onTimeout": "late"},
+          "done": {"type": "succeed", "output": {"room": "${vars.room}", "sure": "${vars.sure}"}},
+          "late": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
+        }}
+        """#
+
+    @Test("a waiting run takes the answer given from elsewhere, and one to a later question when it asks it; misfits, unknown names and ended runs are refused")
+    func answeredWhileWaiting() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(Self.desk, to: "desk.json")
+        let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", "run-00000000de5c"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        #expect(submitted.stderr.contains("each waits for `matterflow answer RUN --answer NAME=VALUE` until its timeout"), "\(submitted.stderr)")
+        let runID = "run-00000000de5c"
+
+        // Refused before anything is stored: what the workflow alone shows cannot fit.
+        let misfit = await matterflow(["answer", runID, "--store", conninfo, "--answer", "confirm=maybe"])
+        #expect(misfit.code == 2)
+        #expect(misfit.stderr.contains("--answer confirm does not fit its question: the answer must be yes or no"), "\(misfit.stderr)")
+        let unknown = await matterflow(["answer", runID, "--store", conninfo, "--answer", "rooom=Kitchen"])
+        #expect(unknown.code == 2)
+        #expect(unknown.stderr.contains("no ask state of desk is called \"rooom\""), "\(unknown.stderr)")
+        let nothing = await matterflow(["answer", runID, "--store", conninfo])
+        #expect(nothing.code == 64)
+        let nobody = await matterflow(["answer", "run-000000000000", "--store", conninfo, "--answer", "room=Hall"])
+        #expect(nobody.code == 2)
+        #expect(nobody.stderr.contains("error[runNotFound]"), "\(nobody.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        #expect(try store.answers(of: runID, after: 0).isEmpty)
+
+        let logged = Mutex<[String]>([])
+        let worker = StoreWorker(
+            store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) },
+            options: WorkerOptions(
+                workerID: "w1", exitWhenIdle: true, clock: ManualClock(), log: { line in logged.withLock { $0.append(line) } }))
+        let working = Task { try await worker.run(host: "test", pid: 1) }
+        let asked = try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo)
+        #expect(asked, "the run asked for the room within a minute")
+        // The room waits now; the confirmation is asked only after it. One command gives both.
+        let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Kitchen", "--answer", "confirm=yes"])
+        #expect(answered.code == 0, "\(answered.stderr)")
+        #expect(answered.stdout == "running\n")
+        // Bounded: a run that never hears its answers would wait on the manual clock for ever.
+        let finished = try Self.waitForRecord("runFinished", of: runID, conninfo: conninfo)
+        #expect(finished, "the run finished within a minute of its answers")
+        if !finished { worker.stop() }
+        let summary = try await working.value
+        let lines = logged.withLock { $0 }
+        #expect(summary.finished == ["succeeded": 1], "\(lines)")
+        #expect(lines.contains("worker w1: run \(runID): answered room"), "\(lines)")
+        #expect(lines.contains("worker w1: run \(runID): the answer to confirm waits until the run asks it"), "\(lines)")
+        let output = try store.execute("SELECT output::text FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
+        #expect(output.rows.first?.first == #"{"room": "Kitchen", "sure": true}"#)
+        #expect(try store.answers(of: runID, after: 0).map(\.name) == ["confirm", "room"])
+        let types = try store.records(of: runID).map(\.type)
+        #expect(types.filter { $0 == "answered" }.count == 2, "\(types)")
+
+        let late = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall"])
+        #expect(late.code == 2)
+        #expect(late.stderr.contains("error[runEnded]: run \(runID) has ended (succeeded)"), "\(late.stderr)")
+    }
+
+    @Test("a run waiting for an answer when its worker stops is resumed by the next worker, where it waits for the answer again and takes it")
+    func answeredAfterTakeover() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(Self.desk, to: "desk.json")
+        let runID = "run-00000000de5d"
+        let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID, "--answer", "confirm=yes"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let logged = Mutex<[String]>([])
+        func worker(_ id: String) -> StoreWorker {
+            StoreWorker(
+                store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) },
+                options: WorkerOptions(
+                    workerID: id, leaseSeconds: 2, resume: true, exitWhenIdle: true, drainSeconds: 0.2, clock: ManualClock(),
+                    log: { line in logged.withLock { $0.append(line) } }))
+        }
+        let first = worker("w1")
+        let firstWorking = Task { try await first.run(host: "test", pid: 1) }
+        #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        first.stop()
+        let firstSummary = try await firstWorking.value
+        #expect(firstSummary.handedBack == 1, "\(logged.withLock { $0 })")
+
+        // The next worker resumes the run at its question, which waits (recovery alone would cancel it).
+        let second = worker("w2")
+        let secondWorking = Task { try await second.run(host: "test", pid: 2) }
+        #expect(try Self.waitForRecord("recoveryStarted", of: runID, conninfo: conninfo))
+        #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 2))
+        let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall"])
+        #expect(answered.code == 0, "\(answered.stderr)")
+        let finished = try Self.waitForRecord("runFinished", of: runID, conninfo: conninfo)
+        #expect(finished, "the resumed run finished within a minute of its answer")
+        if !finished { second.stop() }
+        let summary = try await secondWorking.value
+        let lines = logged.withLock { $0 }
+        #expect(summary.finished == ["succeeded": 1], "\(lines)")
+        #expect(lines.contains("worker w2: run \(runID): answered room"), "\(lines)")
+        let output = try store.execute("SELECT output::text FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
+        #expect(output.rows.first?.first == #"{"room": "Hall", "sure": true}"#)
+    }
+
+    @Test("a secret answer given while the run waits is never stored: it reaches the worker through the secrets directory")
+    func secretAnswerWhileWaiting() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let workflow = try directory.write(
+            #"""
+            {"workflow": "door", "version": 1, "start": "door", "states": {
+              "door": {"type": "ask", "question": "pin", "prompt": "Code?", "answer": {"text": {"pattern": "[0-9]{6}"}}, "secret": true,
+                       "result": "code", "timeoutSeconds": 300, "next": "done", "onTimeout": "late"},
+              "done": {"type": "succeed"},
+              "late": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
+            }}
+            """#, to: "door.json")
+        let runID = "run-00000000de5e"
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+        let nowhere = await matterflow(["answer", runID, "--store", conninfo, "--answer", "pin=424242"])
+        #expect(nowhere.code == 64)
+        #expect(nowhere.stderr.contains("the answer to pin is secret and the store never keeps them; pass --secrets DIR"), "\(nowhere.stderr)")
+        // The pattern is checked before anything is written, and the refusal does not repeat the answer.
+        let short = await matterflow(["answer", runID, "--store", conninfo, "--secrets", secrets, "--answer", "pin=4242"])
+        #expect(short.code == 2)
+        #expect(!short.stderr.contains("4242"), "\(short.stderr)")
+
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let logged = Mutex<[String]>([])
+        let worker = StoreWorker(
+            store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) },
+            options: WorkerOptions(
+                workerID: "w1", secrets: SecretInbox(directory: secrets), exitWhenIdle: true, clock: ManualClock(),
+                log: { line in logged.withLock { $0.append(line) } }))
+        let working = Task { try await worker.run(host: "test", pid: 1) }
+        #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        let answered = await matterflow(["answer", runID, "--store", conninfo, "--secrets", secrets, "--answer", "pin=424242"])
+        #expect(answered.code == 0, "\(answered.stderr)")
+        let finished = try Self.waitForRecord("runFinished", of: runID, conninfo: conninfo)
+        if !finished { worker.stop() }
+        let summary = try await working.value
+        #expect(summary.finished == ["succeeded": 1], "\(logged.withLock { $0 })")
+        #expect(try store.answers(of: runID, after: 0).map(\.value) == [.string(RunOptions.redacted)])
+        let stored = try store.execute(
+            "SELECT answers::text || secret_answers::text FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
+        #expect(stored.rows.first?.first == #"{"pin": "<redacted>"}{pin}"#)
+        let records = try store.records(of: runID).map { JSONWriter.compact(.object($0.payload)) }.joined()
+        #expect(!records.contains("424242"))
+        // The worker removed the run's secrets file once the run ended.
+        #expect(!FileManager.default.fileExists(atPath: secrets + "/\(runID).answers"))
+    }
+
+    /// Waits (at most `limit`) until the run has `count` records of `type`, woken by the store's notifications.
+    static func waitForRecord(
+        _ type: String, of runID: String, conninfo: String, count: Int = 1, within limit: Duration = .seconds(60)
+    ) throws -> Bool {
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let listener = try PostgresConnection(conninfo)
+        defer {
+            PostgresRunStore.endWatching(runID, on: listener)
+            listener.close()
+        }
+        try listener.listen("matterflow_records")
+        try PostgresRunStore.beginWatching(runID, on: listener)
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if try store.records(of: runID).filter({ $0.type == type }).count >= count { return true }
+            _ = try listener.notifications(timeoutMilliseconds: 200)
+        }
+        return false
+    }
+}
