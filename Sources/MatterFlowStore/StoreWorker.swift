@@ -7,8 +7,12 @@ import Synchronization
 public struct WorkerOptions: Sendable {
     /// The worker's ID in the store (`host-pid-xxxx` by default in the CLI).
     public var workerID: String
-    /// Runs at most this many runs at once.
+    /// Runs at most this many runs at once that work: a run waiting for an answer, a delay or a hub event (its last
+    /// event began the wait) takes no slot, up to ``maxWaiting`` such runs more.
     public var concurrency: Int
+    /// How many runs beyond ``concurrency`` the worker holds at most while they wait (each a suspended task of a few
+    /// tens of KB): past it, a waiting run keeps its slot.
+    public var maxWaiting: Int
     /// How long a claim lasts without a heartbeat; another worker takes the runs over after it.
     public var leaseSeconds: Double
     /// The safety net: how often an idle worker looks for work when the store has announced none (it listens
@@ -32,13 +36,14 @@ public struct WorkerOptions: Sendable {
     public var idle: (@Sendable () -> Void)?
 
     public init(
-        workerID: String, concurrency: Int = 32, leaseSeconds: Double = 10, pollMilliseconds: Int = 5000,
+        workerID: String, concurrency: Int = 32, maxWaiting: Int = 1000, leaseSeconds: Double = 10, pollMilliseconds: Int = 5000,
         resume: Bool = false, secrets: SecretInbox? = nil, exitWhenIdle: Bool = false, drainSeconds: Double = 30,
         engine: WorkflowEngine = WorkflowEngine(), clock: any WorkflowClock = SystemClock(),
         log: (@Sendable (String) -> Void)? = nil, idle: (@Sendable () -> Void)? = nil
     ) {
         self.workerID = workerID
         self.concurrency = concurrency
+        self.maxWaiting = maxWaiting
         self.leaseSeconds = leaseSeconds
         self.pollMilliseconds = pollMilliseconds
         self.resume = resume
@@ -73,6 +78,8 @@ public final class StoreWorker: Sendable {
 
     private struct State {
         var active: [String: Task<Void, Never>] = [:]
+        /// The active runs waiting for an answer, a delay or a hub event (``RunIdleness``): they take no slot.
+        var waiting: Set<String> = []
         /// Runs claimed ahead, not started yet: started, in the order claimed, as slots free (``prefetch``).
         var claimedAhead: [ClaimedRun] = []
         /// The pause switch of each run the worker started (runs it settles or resumes after a takeover have none).
@@ -152,9 +159,10 @@ public final class StoreWorker: Sendable {
         while !state.withLock({ $0.stopping }) {
             // Runs claimed ahead start first; a claim is made only when none is left.
             let (ahead, free) = state.withLock { state -> ([ClaimedRun], Int) in
-                let starting = min(max(options.concurrency - state.active.count, 0), state.claimedAhead.count)
+                let open = openSlots(state)
+                let starting = min(open, state.claimedAhead.count)
                 defer { state.claimedAhead.removeFirst(starting) }
-                return (Array(state.claimedAhead.prefix(starting)), options.concurrency - state.active.count - starting)
+                return (Array(state.claimedAhead.prefix(starting)), open - starting)
             }
             for run in ahead { launch(run) }
             var claimed: [ClaimedRun] = []
@@ -183,6 +191,14 @@ public final class StoreWorker: Sendable {
             state.summary.transactions = written.batches
             return state.summary
         }
+    }
+
+    /// How many runs the worker may start now: a slot for each run of ``WorkerOptions/concurrency`` not working
+    /// (runs waiting for an answer, a delay or an event take none), while it holds at most
+    /// ``WorkerOptions/maxWaiting`` runs more.
+    private func openSlots(_ state: State) -> Int {
+        let working = state.active.count - state.waiting.count
+        return max(0, min(options.concurrency - working, options.concurrency + options.maxWaiting - state.active.count))
     }
 
     /// How long an idle worker waits for a signal before it looks again: the safety net, or less when a lease of
@@ -269,12 +285,15 @@ public final class StoreWorker: Sendable {
 
     private func launch(_ claimed: ClaimedRun) {
         committer.runBegan()
+        let idleness = RunIdleness()
         let task = Task { [self] in
-            await execute(claimed)
-            committer.runEnded()
+            await execute(claimed, idleness: idleness)
+            // A run that ended waiting (it ended without a last event) was counted out of the group commit then.
+            if !idleness.isIdle { committer.runEnded() }
             state.withLock { state in
                 state.active[claimed.runID] = nil
                 state.pauses[claimed.runID] = nil
+                state.waiting.remove(claimed.runID)
             }
             wake.raise()
         }
@@ -282,7 +301,7 @@ public final class StoreWorker: Sendable {
     }
 
     /// Runs or settles one claimed run and records its final status.
-    private func execute(_ claimed: ClaimedRun) async {
+    private func execute(_ claimed: ClaimedRun, idleness: RunIdleness) async {
         let runID = claimed.runID
         let sink = PostgresJournalSink(runID: runID, committer: committer, store: store)
         var secrets: JSONObject = [:]
@@ -349,6 +368,7 @@ public final class StoreWorker: Sendable {
         var runOptions = RunOptions(structureID: claimed.structureID, clock: options.clock, runID: runID)
         runOptions.pause = pause
         runOptions.answers = answers
+        runOptions.observer = { [self] event in followWaits(of: runID, idleness: idleness, event) }
         let handle: RunHandle
         do {
             handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink)
@@ -372,6 +392,17 @@ public final class StoreWorker: Sendable {
             runID, status: result.outcome.rawValue, output: result.output,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
             notes: [], structure: claimed.structureID, claims: claimed.claims, keepSession: result.outcome == .succeeded)
+    }
+
+    /// Follows a run's waits: while it waits for an answer, a delay or an event it takes no slot (the worker may
+    /// start another) and the group commit does not hold batches back for it.
+    private func followWaits(of runID: String, idleness: RunIdleness, _ event: RunEvent) {
+        guard let waits = idleness.note(event) else { return }
+        if waits { committer.runEnded() } else { committer.runBegan() }
+        state.withLock { state in
+            if waits { state.waiting.insert(runID) } else { state.waiting.remove(runID) }
+        }
+        if waits { wake.raise() }
     }
 
     /// The run's secret inputs and its answers with the secret ones filled in, from the worker's secrets directory

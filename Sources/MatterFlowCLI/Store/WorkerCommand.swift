@@ -19,7 +19,8 @@ struct WorkerCommand {
             .init(name: "home", valueName: "<file>", help: "Home description to simulate for every structure (default: the built-in home)."),
             .init(name: "state", valueName: "<dir>", help: "Keep each structure's simulated home in <dir>/<structure> (share it between workers)."),
             .init(name: "secrets", valueName: "<dir>", help: "Where the runs' secret inputs wait (as given to submit --secrets)."),
-            .init(name: "concurrency", valueName: "<n>", help: "Runs at once (default 32; 1...1000)."),
+            .init(name: "concurrency", valueName: "<n>", help: "Runs working at once (default 32; 1...1000); a run waiting for an answer, a delay or an event takes no slot."),
+            .init(name: "max-waiting", valueName: "<n>", help: "Waiting runs held beyond --concurrency (default 1000; 0...1000000)."),
             .init(name: "lease", valueName: "<seconds>", help: "Lease length: another worker takes a run over this long after the last heartbeat (default 10; 1...3600)."),
             .init(name: "resume", valueName: nil, help: "Resume taken-over runs where safe, instead of taking their cancel path."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default with the simulated home) or real."),
@@ -50,6 +51,7 @@ struct WorkerCommand {
             throw UsageError(message: "--\(first) configures the simulated home and does not apply with --hub; drop one of them", command: Self.spec.name)
         }
         let concurrency = try Self.number(arguments.value("concurrency"), name: "concurrency", default: 32, range: 1...1000)
+        let maxWaiting = try Self.number(arguments.value("max-waiting"), name: "max-waiting", default: 1000, range: 0...1_000_000)
         let lease = try Self.number(arguments.value("lease"), name: "lease", default: 10, range: 1...3600)
         let endpoint: HubEndpoint?
         do {
@@ -85,7 +87,7 @@ struct WorkerCommand {
         let worker = StoreWorker(
             store: store, hubs: hubs,
             options: WorkerOptions(
-                workerID: workerID, concurrency: concurrency, leaseSeconds: Double(lease), resume: arguments.flag("resume"),
+                workerID: workerID, concurrency: concurrency, maxWaiting: maxWaiting, leaseSeconds: Double(lease), resume: arguments.flag("resume"),
                 secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
                 clock: clock, log: { err.line($0) }))
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil

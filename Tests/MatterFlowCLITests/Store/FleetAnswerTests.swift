@@ -175,6 +175,40 @@ struct FleetAnswerTests {
         #expect(!FileManager.default.fileExists(atPath: secrets + "/\(runID).answers"))
     }
 
+    @Test("a run waiting for an answer takes no slot: a worker of concurrency 1 holds two waiting runs and finishes a third meanwhile, up to --max-waiting")
+    func waitingRunsTakeNoSlot() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(Self.desk, to: "desk.json")
+        let runs = ["run-00000000de61", "run-00000000de62", "run-00000000de63"]
+        for runID in runs {
+            #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+        }
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let logged = Mutex<[String]>([])
+        let worker = StoreWorker(
+            store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) },
+            options: WorkerOptions(
+                workerID: "w1", concurrency: 1, maxWaiting: 1, exitWhenIdle: true, clock: ManualClock(),
+                log: { line in logged.withLock { $0.append(line) } }))
+        let working = Task { try await worker.run(host: "test", pid: 1) }
+        // Two runs wait for their room at once on one slot; the third is left queued, as one more waiting run than
+        // the slot would pass --max-waiting.
+        #expect(try Self.waitForRecord("questionAsked", of: runs[0], conninfo: conninfo))
+        #expect(try Self.waitForRecord("questionAsked", of: runs[1], conninfo: conninfo))
+        #expect(try store.status(of: runs[2]) == "queued")
+        // Answering one lets the third in; all end.
+        for runID in runs {
+            let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall", "--answer", "confirm=no"])
+            #expect(answered.code == 0, "\(answered.stderr)")
+        }
+        let finished = try Self.waitForRecord("runFinished", of: runs[2], conninfo: conninfo)
+        if !finished { worker.stop() }
+        let summary = try await working.value
+        #expect(summary.finished == ["succeeded": 3], "\(logged.withLock { $0 })")
+    }
+
     /// Waits (at most `limit`) until the run has `count` records of `type`, woken by the store's notifications.
     static func waitForRecord(
         _ type: String, of runID: String, conninfo: String, count: Int = 1, within limit: Duration = .seconds(60)
