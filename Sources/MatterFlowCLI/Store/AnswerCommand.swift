@@ -1,12 +1,14 @@
 import MatterFlow
 import MatterFlowJSON
+import MatterFlowJournal
 import MatterFlowStore
 
-/// `matterflow answer RUN --store URL --answer NAME=VALUE`: answers a question of a queued or running fleet run.
+/// `matterflow answer RUN --store URL [--answer NAME=VALUE]...`: shows the questions a fleet run waits for, or answers
+/// them (and questions it has not asked yet) while it is queued or running.
 struct AnswerCommand {
     static let spec = CommandSpec(
         name: "answer",
-        abstract: "Answer a question of a run in a PostgreSQL run store, while it is queued or running.",
+        abstract: "Show the questions a run in a PostgreSQL run store waits for, or answer them while it is queued or running.",
         arguments: [("<run>", "The run ID (as printed by submit and runs).", false)],
         options: [
             StoreOption.option,
@@ -14,8 +16,12 @@ struct AnswerCommand {
                 name: "answer", valueName: "<name=value>", repeatable: true,
                 help: "Answer the ask state (or question) NAME: a choice's value, label or number; text; yes or no."),
             .init(name: "secrets", valueName: "<dir>", help: "Where the run's secret answers wait for its worker (as given to submit)."),
+            .init(name: "json", valueName: nil, help: "Without --answer: the questions waiting as a JSON array."),
         ],
         discussion: """
+            Without --answer, prints the questions the run waits for now, as its records show them: name, prompt, what
+            an answer must be, a choice's numbered choices.
+
             The answers are kept with the run and announced to the worker running it (PostgreSQL NOTIFY on the
             channel matterflow_answers), which hands each to the run: the question waiting now takes its answer at
             once; an answer to a question not asked yet waits until the run asks it, as one given to submit does. A
@@ -23,13 +29,14 @@ struct AnswerCommand {
             questionAsked, answered and answerRejected records.
 
             The run's workflow file is read (at the path it was submitted with) to check the names, and the values
-            of text and yes/no questions; a choice's value is checked by the run, whose choices are known only when
-            it asks. A secret question's answer is never stored: it is added to <dir>/<run>.answers, which the
+            of text and yes/no questions; an answer to a question the run waits for now is checked against it as
+            asked (a choice's value, label or number among its choices). A secret question's answer is never stored: it is added to <dir>/<run>.answers, which the
             run's worker reads from its own --secrets directory.
 
-            Exit status: 0 answered (the run's status, queued or running, on stdout), 2 no such run, the run has
-            ended, the workflow cannot be read, an unknown question or an answer that does not fit, or the store
-            cannot be reached, 64 usage error (also: no --answer, or a secret answer without --secrets).
+            Exit status: 0 answered (the run's status, queued or running, on stdout) or questions shown, 2 no such
+            run, the run has ended, the workflow cannot be read, an unknown question or an answer that does not fit,
+            or the store cannot be reached, 64 usage error (also: a secret answer without --secrets, --json with
+            --answer).
             """)
 
     let arguments: ParsedArguments
@@ -39,8 +46,8 @@ struct AnswerCommand {
         let err = environment.standardError
         let location = try StoreOption.value(arguments, command: Self.spec.name)
         let runID = arguments.positionals[0]
-        guard !arguments.all("answer").isEmpty else {
-            throw UsageError(message: "give at least one --answer NAME=VALUE", command: Self.spec.name)
+        if arguments.flag("json") && !arguments.all("answer").isEmpty {
+            throw UsageError(message: "--json lists the questions waiting; drop it to answer with --answer", command: Self.spec.name)
         }
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
         let submission: (workflowFile: String, status: String)
@@ -49,6 +56,17 @@ struct AnswerCommand {
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
+        }
+        let waiting: [WaitingQuestion]
+        do {
+            waiting = WaitingQuestion.waiting(in: try store.records(of: runID))
+        } catch {
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        if arguments.all("answer").isEmpty {
+            show(waiting, runID: runID, status: submission.status)
+            return ExitCode.success
         }
         let workflow: Workflow
         do {
@@ -59,7 +77,7 @@ struct AnswerCommand {
             return ExitCode.invalidInput
         }
         guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err),
-            Self.fitAhead(answers, workflow: workflow, err: err)
+            Self.fitAhead(answers, workflow: workflow, err: err), Self.fitNow(answers, waiting: waiting, err: err)
         else { return ExitCode.invalidInput }
         let secretQuestions = workflow.secretQuestionNames
         let secretNames = answers.keys.filter(secretQuestions.contains).sorted()
@@ -86,6 +104,60 @@ struct AnswerCommand {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
+    }
+
+    /// Prints the questions waiting: a line each (name, the level asking, prompt, what an answer must be), a choice's
+    /// choices numbered below it; or, with `--json`, a JSON array of them.
+    private func show(_ waiting: [WaitingQuestion], runID: String, status: String) {
+        let out = environment.standardOutput
+        if arguments.flag("json") {
+            out.line(JSONWriter.compact(.array(waiting.map(\.jsonValue))))
+            return
+        }
+        guard !waiting.isEmpty else {
+            out.line("run \(runID) (\(status)) waits for no question now")
+            return
+        }
+        out.line("run \(runID) (\(status)) waits for:")
+        for asked in waiting {
+            let question = asked.question
+            let secret = question.secret ? ", secret" : ""
+            out.line(TerminalText.escaping("  \(question.name) (\(asked.workflow)/\(question.state)\(secret)): \(question.prompt) [\(question.schema.expectation)]"))
+            if case .choice(let choices) = question.schema {
+                for (index, choice) in choices.enumerated() {
+                    out.line(TerminalText.escaping("    \(index + 1). \(choice.label)"))
+                }
+            }
+        }
+    }
+
+    /// Reports each answer that does not fit the question of its name the run waits for now, checked as the run
+    /// checks it (a choice among the choices it resolved); false when one was reported.
+    static func fitNow(_ answers: [String: JSONValue], waiting: [WaitingQuestion], err: any TextSink) -> Bool {
+        var diagnostics: [Diagnostic] = []
+        for name in answers.keys.sorted() {
+            guard let value = answers[name] else { continue }
+            let asked = waiting.map(\.question).filter { $0.name == name || $0.state == name }
+            guard !asked.isEmpty else { continue }
+            var misfit: AnswerError?
+            for question in asked {
+                do throws(AnswerError) {
+                    _ = try question.accept(value)
+                    misfit = nil
+                    break
+                } catch {
+                    misfit = misfit ?? error
+                }
+            }
+            if let misfit {
+                diagnostics.append(
+                    Diagnostic(
+                        severity: .error, code: "invalidAnswer",
+                        message: "--answer \(name) does not fit the question the run waits for: \(misfit.message)", file: "--answer"))
+            }
+        }
+        MatterflowTool.report(diagnostics, to: err)
+        return diagnostics.isEmpty
     }
 
     /// Reports each answer that cannot fit its question, as far as the workflow tells before the question is asked

@@ -11,10 +11,10 @@ import Testing
 /// `matterflow answer`: a question of a fleet run answered while the run waits on a worker, from another process.
 @Suite("Answers given to fleet runs", .serialized, .enabled(if: TestPostgres.available, "no PostgreSQL server binary (install postgresql; .ci/run does)"))
 struct FleetAnswerTests {
-    /// A room (text) and a confirmation (yes or no), each waiting 300 s: on the tests' manual clock, until answered.
+    /// A room (a choice) and a confirmation (yes or no), each waiting 300 s: on the tests' manual clock, until answered.
     static let desk = #"""
         {"workflow": "desk", "version": 1, "start": "room", "states": {
-          "room": {"type": "ask", "prompt": "Which room?", "answer": {"text": {"minLength": 1}},
+          "room": {"type": "ask", "prompt": "Which room?", "answer": {"choice": {"from": ["Kitchen", "Hall"]}},
                    "result": "room", "timeoutSeconds": 300, "next": "sure", "onTimeout": "late"},
           "sure": {"type": "ask", "question": "confirm", "prompt": "Sure?", "answer": {"yesNo": {}},
                    "result": "sure", "timeoutSeconds": 300, "next": "done", "onTimeout": "late"},
@@ -41,13 +41,16 @@ struct FleetAnswerTests {
         let unknown = await matterflow(["answer", runID, "--store", conninfo, "--answer", "rooom=Kitchen"])
         #expect(unknown.code == 2)
         #expect(unknown.stderr.contains("no ask state of desk is called \"rooom\""), "\(unknown.stderr)")
-        let nothing = await matterflow(["answer", runID, "--store", conninfo])
-        #expect(nothing.code == 64)
+        let both = await matterflow(["answer", runID, "--store", conninfo, "--json", "--answer", "room=Hall"])
+        #expect(both.code == 64)
         let nobody = await matterflow(["answer", "run-000000000000", "--store", conninfo, "--answer", "room=Hall"])
         #expect(nobody.code == 2)
         #expect(nobody.stderr.contains("error[runNotFound]"), "\(nobody.stderr)")
         let store = try PostgresRunStore(conninfo: conninfo)
         #expect(try store.answers(of: runID, after: 0).isEmpty)
+        let queued = await matterflow(["answer", runID, "--store", conninfo])
+        #expect(queued.code == 0, "\(queued.stderr)")
+        #expect(queued.stdout == "run \(runID) (queued) waits for no question now\n")
 
         let logged = Mutex<[String]>([])
         let worker = StoreWorker(
@@ -57,6 +60,17 @@ struct FleetAnswerTests {
         let working = Task { try await worker.run(host: "test", pid: 1) }
         let asked = try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo)
         #expect(asked, "the run asked for the room within a minute")
+        let shown = await matterflow(["answer", runID, "--store", conninfo])
+        #expect(shown.stdout == "run \(runID) (running) waits for:\n  room (desk/room): Which room? [one of 2 choices]\n    1. Kitchen\n    2. Hall\n")
+        let json = await matterflow(["answer", runID, "--store", conninfo, "--json"])
+        let listed = try #require(try parseJSON(json.stdout) as? [[String: Any]])
+        #expect(listed.map { $0["name"] as? String } == ["room"])
+        #expect(listed.first?["workflow"] as? String == "desk")
+        // The choices as the run resolved them check an answer to the waiting question before it is stored.
+        let garage = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Garage"])
+        #expect(garage.code == 2)
+        #expect(garage.stderr.contains("--answer room does not fit the question the run waits for: \"Garage\" is not one of the choices"), "\(garage.stderr)")
+        #expect(try store.answers(of: runID, after: 0).isEmpty)
         // The room waits now; the confirmation is asked only after it. One command gives both.
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Kitchen", "--answer", "confirm=yes"])
         #expect(answered.code == 0, "\(answered.stderr)")
