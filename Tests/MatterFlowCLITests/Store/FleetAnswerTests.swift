@@ -52,12 +52,7 @@ struct FleetAnswerTests {
         #expect(queued.code == 0, "\(queued.stderr)")
         #expect(queued.stdout == "run \(runID) (queued) waits for no question now\n")
 
-        let logged = Mutex<[String]>([])
-        let worker = StoreWorker(
-            store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) },
-            options: WorkerOptions(
-                workerID: "w1", exitWhenIdle: true, clock: ManualClock(), log: { line in logged.withLock { $0.append(line) } }))
-        let working = Task { try await worker.run(host: "test", pid: 1) }
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1"))
         let asked = try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo)
         #expect(asked, "the run asked for the room within a minute")
         let shown = await matterflow(["answer", runID, "--store", conninfo])
@@ -75,12 +70,8 @@ struct FleetAnswerTests {
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Kitchen", "--answer", "confirm=yes"])
         #expect(answered.code == 0, "\(answered.stderr)")
         #expect(answered.stdout == "running\n")
-        // Bounded: a run that never hears its answers would wait on the manual clock for ever.
-        let finished = try Self.waitForRecord("runFinished", of: runID, conninfo: conninfo)
-        #expect(finished, "the run finished within a minute of its answers")
-        if !finished { worker.stop() }
-        let summary = try await working.value
-        let lines = logged.withLock { $0 }
+        let summary = try await worker.finish(after: runID, conninfo: conninfo)
+        let lines = worker.lines
         #expect(summary.finished == ["succeeded": 1], "\(lines)")
         #expect(lines.contains("worker w1: run \(runID): answered room"), "\(lines)")
         #expect(lines.contains("worker w1: run \(runID): the answer to confirm waits until the run asks it"), "\(lines)")
@@ -105,33 +96,23 @@ struct FleetAnswerTests {
         let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID, "--answer", "confirm=yes"])
         #expect(submitted.code == 0, "\(submitted.stderr)")
         let store = try PostgresRunStore(conninfo: conninfo)
-        let logged = Mutex<[String]>([])
-        func worker(_ id: String) -> StoreWorker {
-            StoreWorker(
-                store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) },
-                options: WorkerOptions(
-                    workerID: id, leaseSeconds: 2, resume: true, exitWhenIdle: true, drainSeconds: 0.2, clock: ManualClock(),
-                    log: { line in logged.withLock { $0.append(line) } }))
-        }
-        let first = worker("w1")
-        let firstWorking = Task { try await first.run(host: "test", pid: 1) }
+        let resuming = WorkerOptions(workerID: "w1", leaseSeconds: 2, resume: true, drainSeconds: 0.2)
+        let first = TestWorker(store: store, options: resuming)
         #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
-        first.stop()
-        let firstSummary = try await firstWorking.value
-        #expect(firstSummary.handedBack == 1, "\(logged.withLock { $0 })")
+        first.worker.stop()
+        let firstSummary = try await first.summary
+        #expect(firstSummary.handedBack == 1, "\(first.lines)")
 
         // The next worker resumes the run at its question, which waits (recovery alone would cancel it).
-        let second = worker("w2")
-        let secondWorking = Task { try await second.run(host: "test", pid: 2) }
+        var next = resuming
+        next.workerID = "w2"
+        let second = TestWorker(store: store, options: next)
         #expect(try Self.waitForRecord("recoveryStarted", of: runID, conninfo: conninfo))
         #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 2))
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall"])
         #expect(answered.code == 0, "\(answered.stderr)")
-        let finished = try Self.waitForRecord("runFinished", of: runID, conninfo: conninfo)
-        #expect(finished, "the resumed run finished within a minute of its answer")
-        if !finished { second.stop() }
-        let summary = try await secondWorking.value
-        let lines = logged.withLock { $0 }
+        let summary = try await second.finish(after: runID, conninfo: conninfo)
+        let lines = second.lines
         #expect(summary.finished == ["succeeded": 1], "\(lines)")
         #expect(lines.contains("worker w2: run \(runID): answered room"), "\(lines)")
         let output = try store.execute("SELECT output::text FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
@@ -165,20 +146,12 @@ struct FleetAnswerTests {
         #expect(!short.stderr.contains("4242"), "\(short.stderr)")
 
         let store = try PostgresRunStore(conninfo: conninfo)
-        let logged = Mutex<[String]>([])
-        let worker = StoreWorker(
-            store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) },
-            options: WorkerOptions(
-                workerID: "w1", secrets: SecretInbox(directory: secrets), exitWhenIdle: true, clock: ManualClock(),
-                log: { line in logged.withLock { $0.append(line) } }))
-        let working = Task { try await worker.run(host: "test", pid: 1) }
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets)))
         #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--secrets", secrets, "--answer", "pin=424242"])
         #expect(answered.code == 0, "\(answered.stderr)")
-        let finished = try Self.waitForRecord("runFinished", of: runID, conninfo: conninfo)
-        if !finished { worker.stop() }
-        let summary = try await working.value
-        #expect(summary.finished == ["succeeded": 1], "\(logged.withLock { $0 })")
+        let summary = try await worker.finish(after: runID, conninfo: conninfo)
+        #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
         #expect(try store.answers(of: runID, after: 0).map(\.value) == [.string(RunOptions.redacted)])
         let stored = try store.execute(
             "SELECT answers::text || secret_answers::text FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
@@ -200,13 +173,7 @@ struct FleetAnswerTests {
             #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
         }
         let store = try PostgresRunStore(conninfo: conninfo)
-        let logged = Mutex<[String]>([])
-        let worker = StoreWorker(
-            store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) },
-            options: WorkerOptions(
-                workerID: "w1", concurrency: 1, maxWaiting: 1, exitWhenIdle: true, clock: ManualClock(),
-                log: { line in logged.withLock { $0.append(line) } }))
-        let working = Task { try await worker.run(host: "test", pid: 1) }
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", concurrency: 1, maxWaiting: 1))
         // Two runs wait for their room at once on one slot; the third is left queued, as one more waiting run than
         // the slot would pass --max-waiting.
         #expect(try Self.waitForRecord("questionAsked", of: runs[0], conninfo: conninfo))
@@ -217,10 +184,8 @@ struct FleetAnswerTests {
             let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall", "--answer", "confirm=no"])
             #expect(answered.code == 0, "\(answered.stderr)")
         }
-        let finished = try Self.waitForRecord("runFinished", of: runs[2], conninfo: conninfo)
-        if !finished { worker.stop() }
-        let summary = try await working.value
-        #expect(summary.finished == ["succeeded": 3], "\(logged.withLock { $0 })")
+        let summary = try await worker.finish(after: runs[2], conninfo: conninfo)
+        #expect(summary.finished == ["succeeded": 3], "\(worker.lines)")
     }
 
     /// Waits (at most `limit`) until the run has `count` records of `type`, woken by the store's notifications.
@@ -241,5 +206,44 @@ struct FleetAnswerTests {
             _ = try listener.notifications(timeoutMilliseconds: 200)
         }
         return false
+    }
+}
+
+/// A worker in-process on a manual clock (a question waits until answered), on the built-in simulated home, that
+/// exits when the store is idle; its log kept.
+final class TestWorker: Sendable {
+    private final class Log: Sendable {
+        let lines = Mutex<[String]>([])
+    }
+
+    let worker: StoreWorker
+    private let log = Log()
+    private let task: Task<WorkerSummary, any Error>
+
+    init(store: PostgresRunStore, options: WorkerOptions) {
+        var options = options
+        options.exitWhenIdle = true
+        options.clock = ManualClock()
+        let log = log
+        options.log = { line in log.lines.withLock { $0.append(line) } }
+        worker = StoreWorker(store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) }, options: options)
+        task = Task { [worker] in try await worker.run(host: "test", pid: 1) }
+    }
+
+    /// The lines it logged so far.
+    var lines: [String] { log.lines.withLock { $0 } }
+
+    /// What it did, once it has stopped.
+    var summary: WorkerSummary {
+        get async throws { try await task.value }
+    }
+
+    /// Waits (at most a minute) for the run to finish, stopping the worker if it does not (a run that never hears its
+    /// answers would wait on the manual clock for ever); then what it did.
+    func finish(after runID: String, conninfo: String) async throws -> WorkerSummary {
+        let finished = try FleetAnswerTests.waitForRecord("runFinished", of: runID, conninfo: conninfo)
+        #expect(finished, "run \(runID) finished within a minute")
+        if !finished { worker.stop() }
+        return try await summary
     }
 }
