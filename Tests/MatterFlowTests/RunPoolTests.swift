@@ -1,3 +1,4 @@
+import Foundation
 import MatterFlowJSON
 import Testing
 
@@ -164,6 +165,30 @@ import Testing
         // The run has ended: nothing waits any more.
         let late = #expect(throws: AnswerError.self) { try pool.answer(.string("lamp"), to: "deviceName", of: run) }
         #expect(late?.message.contains("the run asks nothing now") == true)
+    }
+
+    @Test func anAnswerGivenBeforeItsQuestionWaitsForItAndOneForTheWaitingQuestionIsTakenAtOnce() async throws {
+        let settling = try loadWorkflow(
+            Self.asking.replacingOccurrences(of: #""start": "name""#, with: #""start": "settle""#)
+                .replacingOccurrences(
+                    of: #""done": {"#, with: #""settle": {"type": "delay", "seconds": 30, "next": "name"}, "done": {"#))
+        let clock = ManualClock()
+        let pool = RunPool(hub: ScriptedHub(), clock: clock, random: SeededRandomSource(seed: 3))
+        let early = try pool.submit(settling, structureID: "s1")
+        let waiting = try pool.submit(try loadWorkflow(Self.asking), structureID: "s2")
+        // Still in its delay: the answer is kept, unchecked, for the question.
+        #expect(try pool.give(.string("lamp"), to: "deviceName", of: early) == .kept)
+        #expect(pool.pendingQuestion(of: early) == nil)
+        // The waiting question checks at once, and keeps waiting after a misfit.
+        let tooLong = #expect(throws: AnswerError.self) { try pool.give(.string("a name far too long"), to: "name", of: waiting) }
+        #expect(tooLong?.code == .invalidAnswer)
+        #expect(try pool.give(.string("plug"), to: "name", of: waiting) == .answered)
+        #expect(try #require(await pool.result(of: waiting)).output?["name"] == .string("plug"))
+        clock.advance(by: .seconds(30))
+        #expect(try #require(await pool.result(of: early)).output?["name"] == .string("lamp"))
+        // An ended run takes no answer, kept or not.
+        let late = #expect(throws: AnswerError.self) { try pool.give(.string("lamp"), to: "deviceName", of: early) }
+        #expect(late?.code == .noPendingQuestion)
     }
 
     @Test func answersGivenInAdvanceAreCheckedWhenAsked() async throws {

@@ -177,6 +177,35 @@ public final class RunPool: Sendable {
         guard taken else { throw AnswerError.stoppedWaiting(name) }
     }
 
+    /// Gives a run the answer to the question `name` (its question name or its ask state's) whether or not it waits
+    /// for it now, as ``RunHandle/give(_:to:)`` does: the waiting question takes it at once, checked as
+    /// ``answer(_:to:of:)-(JSONValue,_,_)`` checks it; otherwise it is kept, as an answer given in advance is, and used
+    /// when the question is asked (one that does not fit is then reported as `answerRejected`).
+    /// - Throws: ``AnswerError`` `invalidAnswer` when the question waits now and the answer does not fit,
+    ///   `noPendingQuestion` when the run has ended (or the question stopped waiting while the answer was checked).
+    @discardableResult
+    public func give(_ value: JSONValue, to name: String, of run: Run) throws(AnswerError) -> AnswerDelivery {
+        let waiting = state.withLock { state -> Question?? in
+            guard let entry = state.runs[run.number] else { return .none }
+            switch entry.waiting {
+            case .question(let question, _) where question.answers(to: name):
+                return .some(question)
+            case .recordingEnd, .finished:
+                return .none
+            case .nothing, .event, .delay, .question, .working, .elements:
+                entry.answers[name] = value
+                return .some(nil)
+            }
+        }
+        switch waiting {
+        case .none: throw AnswerError(.noPendingQuestion, question: name, "the run has ended; it takes no answers")
+        case .some(.none): return .kept
+        case .some(.some):
+            try answer(value, to: name, of: run)
+            return .answered
+        }
+    }
+
     /// Answers the question a run waits for with a typed value.
     /// - Throws: ``AnswerError``, as ``answer(_:to:of:)-(JSONValue,_,_)`` does.
     public func answer(_ value: AnswerValue, to name: String, of run: Run) throws(AnswerError) {
