@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowJSON
+import Synchronization
 import Testing
 
 /// Ask states: the question published with its choices resolved, answers checked at the caller (the run keeps
@@ -114,6 +115,38 @@ import Testing
         #expect(deliveries == [.kept, .answered, .answered])
         #expect(rejected == ["confirm"])
         #expect(await handle.result.output == ["room": "Office", "sure": true])
+    }
+
+    @Test func aRunAskedToPauseWhileItWaitsForAnAnswerIsParkedThereAndTakesTheAnswerOnlyWhenReleased() async throws {
+        var options = RunOptions(structureID: "s", clock: ManualClock())
+        let pause = RunPause()
+        options.pause = pause
+        let handle = try WorkflowEngine().start(try loadWorkflow(Self.workflow), on: Self.hub(), options: options)
+        let released = Mutex(false)
+        var answeredAfterRelease: [Bool] = []
+        for await event in handle.events {
+            switch event.kind {
+            case .questionAsked(_, let question) where question.name == "room":
+                #expect(!pause.isParked)
+                pause.request()
+                // No call can come before the wait ends: parked at once, where it waits.
+                #expect(pause.isParked)
+                // The answer ends the wait, but the run stays parked and does not take it until released.
+                try handle.answer(.choice("Office"), to: "room")
+                #expect(pause.isParked)
+                released.withLock { $0 = true }
+                pause.release()
+            case .answered:
+                answeredAfterRelease.append(released.withLock { $0 })
+            case .questionAsked:
+                try handle.answer(.yesNo(true), to: "confirm")
+            default:
+                break
+            }
+        }
+        #expect(answeredAfterRelease.first == true)
+        #expect(await handle.result.output == ["room": "Office", "sure": true])
+        #expect(!pause.isParked)
     }
 
     @Test func noAnswerInTimeTakesOnTimeoutOnTheRunsClock() async throws {

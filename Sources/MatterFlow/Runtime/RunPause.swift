@@ -6,18 +6,30 @@ import Synchronization
 /// After ``request()``, the run stops before the first attempt of its next hub call: the state making the call has
 /// been entered (its checkpoint reported), the previous call's outcome is known, and no call is in flight. There it
 /// waits, its task suspended, until ``release()`` lets it go on; so its journal ends at a checkpoint from which
-/// recovery resumes it elsewhere without repeating a call. ``parked()`` returns once it is parked. A run on its
-/// cancel path, retrying a call, waiting for an event or a delay is not parked until it reaches such a point; a
-/// run that ends first is never parked. Give each run its own switch.
+/// recovery resumes it elsewhere without repeating a call. A run waiting for an answer or a hub event is parked where
+/// it waits: it makes no call until the wait ends, and its journal ends at the question or the wait, from which
+/// recovery resumes it asking (or waiting) again; when the wait ends it stays there, the answer or event not taken,
+/// until released. ``parked()`` returns once it is parked. A run on its cancel path, retrying a call or waiting for a
+/// delay is not parked until it reaches such a point; a run that ends first is never parked. Give each run its own
+/// switch.
 public final class RunPause: Sendable {
     private struct State {
         var requested = false
         var released = false
         var isParked = false
+        /// The run waits for an answer or a hub event, where it may park.
+        var waiting = false
         /// The run's task, suspended while parked.
         var run: CheckedContinuation<Void, Never>?
         /// Callers of ``parked()``.
         var watchers: [CheckedContinuation<Void, Never>] = []
+
+        /// Marks a waiting run parked; returns the callers of ``RunPause/parked()`` to wake.
+        mutating func parkedWhileWaiting() -> [CheckedContinuation<Void, Never>] {
+            isParked = true
+            defer { watchers.removeAll() }
+            return watchers
+        }
     }
 
     private let state = Mutex(State())
@@ -26,7 +38,11 @@ public final class RunPause: Sendable {
 
     /// Asks the run to park at its next checkpoint.
     public func request() {
-        state.withLock { $0.requested = true }
+        let watchers = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.requested = true
+            return state.waiting && !state.released ? state.parkedWhileWaiting() : []
+        }
+        for watcher in watchers { watcher.resume() }
     }
 
     /// Lets a parked run go on (and a run not yet parked never park).
@@ -51,6 +67,25 @@ public final class RunPause: Sendable {
                 return false
             }
             if now { watcher.resume() }
+        }
+    }
+
+    /// Called by the run's driver as the run begins waiting for an answer or a hub event: a pause requested before
+    /// or during the wait finds it parked.
+    func waitBegan() {
+        let watchers = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.waiting = true
+            return state.requested && !state.released ? state.parkedWhileWaiting() : []
+        }
+        for watcher in watchers { watcher.resume() }
+    }
+
+    /// Called by the run's driver when that wait has ended, before it takes what ended it: with a pause requested
+    /// the run stays parked, and the driver parks it there (``parkIfRequested()``).
+    func waitEnded() {
+        state.withLock { state in
+            state.waiting = false
+            if !(state.requested && !state.released) { state.isParked = false }
         }
     }
 

@@ -86,7 +86,7 @@ struct FleetAnswerTests {
         #expect(late.stderr.contains("error[runEnded]: run \(runID) has ended (succeeded)"), "\(late.stderr)")
     }
 
-    @Test("a run waiting for an answer when its worker stops is resumed by the next worker, where it waits for the answer again and takes it")
+    @Test("a run waiting for an answer parks there when its worker stops; the next worker resumes it (without --resume), and it waits for the answer again and takes it")
     func answeredAfterTakeover() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
@@ -96,15 +96,18 @@ struct FleetAnswerTests {
         let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID, "--answer", "confirm=yes"])
         #expect(submitted.code == 0, "\(submitted.stderr)")
         let store = try PostgresRunStore(conninfo: conninfo)
-        let resuming = WorkerOptions(workerID: "w1", leaseSeconds: 2, resume: true, drainSeconds: 0.2)
-        let first = TestWorker(store: store, options: resuming)
+        // A long drain: the run is parked at once, so the worker does not wait for it.
+        let stopping = WorkerOptions(workerID: "w1", leaseSeconds: 2, drainSeconds: 120)
+        let first = TestWorker(store: store, options: stopping)
         #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
         first.worker.stop()
         let firstSummary = try await first.summary
         #expect(firstSummary.handedBack == 1, "\(first.lines)")
+        #expect(first.lines.contains("worker w1: handed back 1 run(s) at a checkpoint: \(runID)"), "\(first.lines)")
+        #expect(try store.status(of: runID) == "queued")
 
         // The next worker resumes the run at its question, which waits (recovery alone would cancel it).
-        var next = resuming
+        var next = stopping
         next.workerID = "w2"
         let second = TestWorker(store: store, options: next)
         #expect(try Self.waitForRecord("recoveryStarted", of: runID, conninfo: conninfo))
@@ -114,6 +117,7 @@ struct FleetAnswerTests {
         let summary = try await second.finish(after: runID, conninfo: conninfo)
         let lines = second.lines
         #expect(summary.finished == ["succeeded": 1], "\(lines)")
+        #expect(lines.contains("worker w2: resuming run \(runID) from its last checkpoint (handed back by its worker)"), "\(lines)")
         #expect(lines.contains("worker w2: run \(runID): answered room"), "\(lines)")
         let output = try store.execute("SELECT output::text FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
         #expect(output.rows.first?.first == #"{"room": "Hall", "sure": true}"#)

@@ -127,12 +127,14 @@ final class RunDriver {
         return feed { machine throws(RunMachineError) in try machine.delayEnded(elapsed: elapsed) }
     }
 
-    /// Waits for a hub event; feeds the wait's end.
+    /// Waits for a hub event; feeds the wait's end (after a pause the run was asked to take while it waited).
     @inline(never)
     private func waitForEvent(_ work: RunAction) async -> RunAction {
         guard case .waitForEvent(let wait) = work else { return noWait() }
+        let pause = pauseWhileWaiting()
         let outcome = await inbox.wait(
             for: wait.matches, timeout: wait.timeout, clock: options.clock, signal: wait.cancellable ? signal : nil)
+        await parkAfterWaiting(pause)
         let end: WaitEnd
         switch outcome {
         case .finished(let event): end = .event(event)
@@ -143,19 +145,36 @@ final class RunDriver {
     }
 
     /// Waits for the answer to a question (an answer given in advance that does not fit is reported); feeds the
-    /// wait's end.
+    /// wait's end (after a pause the run was asked to take while it waited).
     @inline(never)
     private func ask(_ work: RunAction) async -> RunAction {
         guard case .askQuestion(let wait) = work else { return noWait() }
+        let pause = pauseWhileWaiting()
         let end = await desk.wait(
             for: wait, clock: options.clock, timeoutClock: options.questionClock, signal: wait.cancellable ? signal : nil
         ) { reason in
             report(.answerRejected(state: wait.question.state, question: wait.question.name, reason: reason))
         }
+        await parkAfterWaiting(pause)
         if case .answered(let value) = end, wait.question.secret {
             options.recording?.secretAnswered(wait.question, value: value)
         }
         return feed { machine throws(RunMachineError) in try machine.answerEnded(end) }
+    }
+
+    /// The run's pause switch, told that the run begins a wait where it may park (``RunPause/waitBegan()``); nil on
+    /// the cancel path, where a run does not park, or without a switch.
+    private func pauseWhileWaiting() -> RunPause? {
+        guard !signal.isCancelled, let pause = options.pause else { return nil }
+        pause.waitBegan()
+        return pause
+    }
+
+    /// After such a wait: a run asked to pause meanwhile stays parked here, what ended its wait not taken yet.
+    private func parkAfterWaiting(_ pause: RunPause?) async {
+        guard let pause else { return }
+        pause.waitEnded()
+        await pause.parkIfRequested()
     }
 
     /// A wait method handed work other than its wait: the run fails.
