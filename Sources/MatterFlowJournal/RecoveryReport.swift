@@ -134,6 +134,8 @@ public struct RecoveryOptions: Sendable {
     /// until its timeout instead of cancelling the run, as a run in a pool does (a fleet's worker answers them:
     /// `matterflow answer`); nil by default, as recovery has nobody to ask.
     public var answering: (@Sendable (RunHandle) -> Void)?
+    /// Told each event of a run recovery continues (a fleet's worker follows its waits); nil for none.
+    public var observer: (@Sendable (RunEvent) -> Void)?
 
     public init(
         resume: Bool = false, inputs: JSONObject = [:], engine: WorkflowEngine = WorkflowEngine(),

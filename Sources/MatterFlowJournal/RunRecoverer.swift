@@ -160,8 +160,11 @@ struct RunRecoverer {
         // Recovery with nobody to ask: a question without a fitting answer cancels the run.
         let unanswered = RunCancellation()
         runOptions.cancellation = unanswered
+        runOptions.observer = options.observer
         if options.answering == nil {
+            let outer = options.observer
             runOptions.observer = { event in
+                outer?(event)
                 switch event.kind {
                 case .questionAsked(let state, let question) where answers[question.name] == nil && answers[state] == nil:
                     unanswered.cancel()

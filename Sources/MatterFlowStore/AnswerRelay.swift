@@ -1,3 +1,4 @@
+import Dispatch
 import MatterFlow
 import MatterFlowJSON
 import Synchronization
@@ -8,8 +9,9 @@ import Synchronization
 ///
 /// A run is attached with the number of the last answer its claim already held (``ClaimedRun/answeredThrough``);
 /// the relay then reads the answers past it, and again each time the store announces one for the run
-/// (`NOTIFY matterflow_answers`, on a connection of the relay's own). Reads for one worker are made one at a time, so
-/// each answer reaches its run once, in the order given.
+/// (`NOTIFY matterflow_answers`, on a connection of the relay's own). Reads are made one at a time on a queue of the
+/// relay's own, never on the caller's thread (a read may wait out a store outage), so each answer reaches its run
+/// once, in the order given; a read that fails is made again a second later while the run is attached.
 final class AnswerRelay: Sendable {
     private struct Attached {
         let handle: RunHandle
@@ -21,9 +23,11 @@ final class AnswerRelay: Sendable {
     private let secrets: SecretInbox?
     private let log: @Sendable (String) -> Void
     private let runs = Mutex<[String: Attached]>([:])
-    /// Held while answers are read and handed over.
-    private let delivering = Mutex<Void>(())
+    /// Where answers are read and handed over, one run at a time.
+    private let queue = DispatchQueue(label: "matterflow.answers")
     private let listener = Mutex<QueueListener?>(nil)
+    /// How long a failed read waits before it is made again.
+    static let retryMilliseconds = 1000
 
     init(store: PostgresRunStore, secrets: SecretInbox?, log: @escaping @Sendable (String) -> Void) {
         self.store = store
@@ -37,7 +41,7 @@ final class AnswerRelay: Sendable {
         let started = QueueListener(conninfo: store.conninfo, channel: "matterflow_answers") { [weak self] notifications in
             guard let self else { return }
             let runIDs = notifications.map { Set($0.map(\.payload)) } ?? Set(self.runs.withLock { Array($0.keys) })
-            for runID in runIDs.sorted() { self.deliver(to: runID) }
+            for runID in runIDs.sorted() { self.queue.async { self.deliver(to: runID) } }
         }
         listener.withLock { $0 = started }
     }
@@ -50,10 +54,10 @@ final class AnswerRelay: Sendable {
     }
 
     /// Lets answers given to the run reach it through `handle`, starting after answer number `through`, and hands
-    /// it those given since.
+    /// it those given since (on the relay's queue: this returns at once).
     func attach(_ handle: RunHandle, to runID: String, through: Int64) {
         runs.withLock { $0[runID] = Attached(handle: handle, through: through) }
-        deliver(to: runID)
+        queue.async { self.deliver(to: runID) }
     }
 
     /// The run has ended: answers given to it now are not read.
@@ -61,40 +65,40 @@ final class AnswerRelay: Sendable {
         _ = runs.withLock { $0.removeValue(forKey: runID) }
     }
 
+    /// Reads the run's answers past the last it was handed, and hands them over. Called on ``queue`` only.
     private func deliver(to runID: String) {
-        delivering.withLock { _ in
-            guard let attached = runs.withLock({ $0[runID] }) else { return }
-            let given: [GivenAnswer]
-            do throws(StoreError) {
-                given = try store.answers(of: runID, after: attached.through)
+        guard let attached = runs.withLock({ $0[runID] }) else { return }
+        let given: [GivenAnswer]
+        do throws(StoreError) {
+            given = try store.answers(of: runID, after: attached.through)
+        } catch {
+            log("run \(runID): could not read the answers given to it (\(error.message)); trying again")
+            queue.asyncAfter(deadline: .now() + .milliseconds(Self.retryMilliseconds)) { self.deliver(to: runID) }
+            return
+        }
+        guard let last = given.last else { return }
+        var secretValues: JSONObject?
+        for answer in given {
+            var value = answer.value
+            if answer.secret {
+                if secretValues == nil { secretValues = readSecrets(of: runID) }
+                guard let secret = secretValues?[answer.name] else {
+                    log("run \(runID): the answer to \(answer.name) is secret and not in this worker's --secrets directory; the question waits on")
+                    continue
+                }
+                value = secret
+            }
+            do throws(AnswerError) {
+                switch try attached.handle.give(value, to: answer.name) {
+                case .answered: log("run \(runID): answered \(answer.name)")
+                case .kept: log("run \(runID): the answer to \(answer.name) waits until the run asks it")
+                }
             } catch {
-                log("run \(runID): could not read the answers given to it (\(error.message)); they reach it when it is next announced one, or taken over")
-                return
+                log("run \(runID): the answer to \(answer.name) was not taken: \(error.message)")
             }
-            guard let last = given.last else { return }
-            var secretValues: JSONObject?
-            for answer in given {
-                var value = answer.value
-                if answer.secret {
-                    if secretValues == nil { secretValues = readSecrets(of: runID) }
-                    guard let secret = secretValues?[answer.name] else {
-                        log("run \(runID): the answer to \(answer.name) is secret and not in this worker's --secrets directory; the question waits on")
-                        continue
-                    }
-                    value = secret
-                }
-                do throws(AnswerError) {
-                    switch try attached.handle.give(value, to: answer.name) {
-                    case .answered: log("run \(runID): answered \(answer.name)")
-                    case .kept: log("run \(runID): the answer to \(answer.name) waits until the run asks it")
-                    }
-                } catch {
-                    log("run \(runID): the answer to \(answer.name) was not taken: \(error.message)")
-                }
-            }
-            runs.withLock { runs in
-                if runs[runID] != nil { runs[runID]?.through = last.sequence }
-            }
+        }
+        runs.withLock { runs in
+            if runs[runID] != nil { runs[runID]?.through = last.sequence }
         }
     }
 

@@ -20,29 +20,38 @@ extension PostgresRunStore {
     ///
     /// A secret answer is stored as `"<redacted>"`; its value must already wait in the secrets directory the
     /// run's worker reads (``SecretInbox/add(_:runID:kind:)``). A later answer to the same question replaces an
-    /// earlier one not yet used.
+    /// earlier one not yet used. `answerID` names this answer: a statement the store repeats after losing the reply
+    /// to its commit finds it given and adds nothing.
     /// - Returns: the run's status when it was answered: `queued` or `running`.
     /// - Throws: ``StoreError`` `runNotFound`, or `runEnded` when the run has a final status (it takes no answers).
     @discardableResult
-    public func answer(runID: String, name: String, value: JSONValue, secret: Bool) throws(StoreError) -> String {
+    public func answer(
+        runID: String, name: String, value: JSONValue, secret: Bool,
+        answerID: String = "answer-" + SystemRandomSource().hexDigits(16)
+    ) throws(StoreError) -> String {
         let stored = secret ? JSONValue.string(RunOptions.redacted) : value
-        // The run's row is locked (and so are the answers of one run ordered) before the answer takes its number:
-        // a worker that reads past the last number it has seen misses none.
+        // The run's row is locked before the answer takes its number, so one run's answers are numbered in the order
+        // they commit, and the row's answers and last number change together.
         let rows = try execute(
             """
             WITH run AS (
                 UPDATE matterflow_runs SET answers = answers || jsonb_build_object($2::text, $3::jsonb),
                     secret_answers = CASE
                         WHEN $4::boolean THEN array_append(array_remove(secret_answers, $2::text), $2::text)
-                        ELSE array_remove(secret_answers, $2::text) END
+                        ELSE array_remove(secret_answers, $2::text) END,
+                    answered_through = nextval('matterflow_answer_numbers')
                 WHERE run_id = $1 AND status IN ('queued', 'running')
-                RETURNING run_id, status
+                    AND NOT EXISTS (SELECT 1 FROM matterflow_answers WHERE answer_id = $5)
+                RETURNING run_id, status, answered_through
             ), given AS (
-                INSERT INTO matterflow_answers (run_id, name, value, secret)
-                SELECT run_id, $2, $3::jsonb, $4::boolean FROM run
+                INSERT INTO matterflow_answers (seq, answer_id, run_id, name, value, secret)
+                SELECT answered_through, $5, run_id, $2, $3::jsonb, $4::boolean FROM run
             )
             SELECT run.status, pg_notify('matterflow_answers', run.run_id) FROM run
-            """, [runID, name, JSONWriter.compact(stored), secret ? "true" : "false"], doing: "answering run \(runID)")
+            UNION ALL
+            SELECT r.status, NULL FROM matterflow_answers a JOIN matterflow_runs r USING (run_id)
+            WHERE a.answer_id = $5 AND NOT EXISTS (SELECT 1 FROM run)
+            """, [runID, name, JSONWriter.compact(stored), secret ? "true" : "false", answerID], doing: "answering run \(runID)")
         if let status = rows.rows.first?.first ?? nil { return status }
         let ended = try status(of: runID)
         throw StoreError(

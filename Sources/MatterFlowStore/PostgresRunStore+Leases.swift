@@ -44,8 +44,7 @@ extension PostgresRunStore {
                 WHERE r.run_id IN (
                     SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
                     ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers,
-                    (SELECT coalesce(max(a.seq), 0) FROM matterflow_answers a WHERE a.run_id = r.run_id)
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through
             ), queued AS (
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
@@ -53,8 +52,7 @@ extension PostgresRunStore {
                     SELECT run_id FROM matterflow_runs WHERE status = 'queued'
                     ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
                     FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers,
-                    (SELECT coalesce(max(a.seq), 0) FROM matterflow_answers a WHERE a.run_id = r.run_id)
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through
             )
             SELECT * FROM expired UNION ALL SELECT * FROM queued
             """, [workerID, String(leaseSeconds), String(limit)], doing: "claiming runs")

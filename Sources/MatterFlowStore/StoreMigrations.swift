@@ -131,21 +131,26 @@ public enum StoreMigrations {
                 ALTER TABLE matterflow_runs ADD COLUMN answers jsonb NOT NULL DEFAULT '{}'::jsonb,
                     ADD COLUMN secret_answers text[] NOT NULL DEFAULT '{}';
                 """),
-        // Answers given after submit (`matterflow answer`), one row each in the order given, for the worker running
-        // the run to read past the last one it has seen (`NOTIFY matterflow_answers` with the run's ID tells it to).
-        // Each is also merged into `answers`, which a worker that claims or takes the run over later starts from.
+        // Answers given after submit (`matterflow answer`), one row each, numbered in the order they commit, for the
+        // worker running the run to read past the last one it has seen (`NOTIFY matterflow_answers` with the run's ID
+        // tells it to). Each is also merged into `answers`, with its number in `answered_through`: a claim reads both
+        // from the same row version, so the number it hands the worker covers exactly the answers it holds. An
+        // answer's `answer_id` (chosen by the one giving it) makes a statement repeated after a lost reply add nothing.
         Migration(
             version: 6, name: "answers given while a run is queued or running",
             sql: """
+                CREATE SEQUENCE matterflow_answer_numbers;
                 CREATE TABLE matterflow_answers (
-                    seq      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                    run_id   text NOT NULL REFERENCES matterflow_runs (run_id) ON DELETE CASCADE,
-                    name     text NOT NULL,
-                    value    jsonb NOT NULL,
-                    secret   boolean NOT NULL,
-                    given_at timestamptz NOT NULL DEFAULT now()
+                    seq       bigint PRIMARY KEY,
+                    answer_id text NOT NULL UNIQUE,
+                    run_id    text NOT NULL REFERENCES matterflow_runs (run_id) ON DELETE CASCADE,
+                    name      text NOT NULL,
+                    value     jsonb NOT NULL,
+                    secret    boolean NOT NULL,
+                    given_at  timestamptz NOT NULL DEFAULT now()
                 );
                 CREATE INDEX matterflow_answers_run ON matterflow_answers (run_id, seq);
+                ALTER TABLE matterflow_runs ADD COLUMN answered_through bigint NOT NULL DEFAULT 0;
                 """),
     ]
 }

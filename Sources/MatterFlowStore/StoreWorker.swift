@@ -7,8 +7,9 @@ import Synchronization
 public struct WorkerOptions: Sendable {
     /// The worker's ID in the store (`host-pid-xxxx` by default in the CLI).
     public var workerID: String
-    /// Runs at most this many runs at once that work: a run waiting for an answer, a delay or a hub event (its last
-    /// event began the wait) takes no slot, up to ``maxWaiting`` such runs more.
+    /// Starts runs while fewer than this many work: a run waiting for an answer, a delay or a hub event (its last
+    /// event began the wait) takes no slot, up to ``maxWaiting`` such runs more. A waiting run that wakes works even
+    /// when every slot is taken, so for a moment more may work.
     public var concurrency: Int
     /// How many runs beyond ``concurrency`` the worker holds at most while they wait (each a suspended task of a few
     /// tens of KB): past it, a waiting run keeps its slot.
@@ -342,7 +343,9 @@ public final class StoreWorker: Sendable {
             }
         }
         if records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }) {
-            await settle(claimed, records: records, hub: hub, sink: sink, secrets: secrets, answers: answers, handedBack: !claimed.takeover)
+            await settle(
+                claimed, records: records, hub: hub, sink: sink, secrets: secrets, answers: answers, handedBack: !claimed.takeover,
+                idleness: idleness)
             return
         }
         if claimed.takeover {
@@ -426,7 +429,7 @@ public final class StoreWorker: Sendable {
     /// end at a checkpoint with no call in doubt), whatever ``WorkerOptions/resume`` says.
     private func settle(
         _ claimed: ClaimedRun, records: [JournalRecord], hub: any Hub, sink: PostgresJournalSink, secrets: JSONObject,
-        answers: [String: JSONValue], handedBack: Bool
+        answers: [String: JSONValue], handedBack: Bool, idleness: RunIdleness
     ) async {
         state.withLock { $0.summary.takenOver += 1 }
         if handedBack {
@@ -439,6 +442,7 @@ public final class StoreWorker: Sendable {
         recoveryOptions.answering = { [relay = answerRelay] handle in
             relay.attach(handle, to: claimed.runID, through: claimed.answeredThrough)
         }
+        recoveryOptions.observer = { [self] event in followWaits(of: claimed.runID, idleness: idleness, event) }
         let recovery = await SinkJournal.recover(runID: claimed.runID, records: records, sink: sink, on: hub, options: recoveryOptions)
         answerRelay.detach(claimed.runID)
         let status: String

@@ -92,6 +92,8 @@ import Testing
         for await event in handle.events {
             switch event.kind {
             case .questionAsked(_, let question) where question.name == "room":
+                // The run registers its question just after reporting it.
+                #expect(await Self.eventually { handle.pendingQuestion?.name == "room" })
                 // Before the room is answered, the confirmation is kept for its question, unchecked: a misfit is
                 // reported when the question is asked.
                 deliveries.append(try handle.give("maybe", to: "confirm"))
@@ -118,15 +120,21 @@ import Testing
     }
 
     @Test func aRunAskedToPauseWhileItWaitsForAnAnswerIsParkedThereAndTakesTheAnswerOnlyWhenReleased() async throws {
+        let released = Mutex(false)
+        // Whether the run had been released, as each answered event left the run (its observer runs on the run's
+        // thread, as the run reports).
+        let answeredReleased = Mutex<[Bool]>([])
         var options = RunOptions(structureID: "s", clock: ManualClock())
         let pause = RunPause()
         options.pause = pause
+        options.observer = { event in
+            if case .answered = event.kind { answeredReleased.withLock { $0.append(released.withLock { $0 }) } }
+        }
         let handle = try WorkflowEngine().start(try loadWorkflow(Self.workflow), on: Self.hub(), options: options)
-        let released = Mutex(false)
-        var answeredAfterRelease: [Bool] = []
         for await event in handle.events {
             switch event.kind {
             case .questionAsked(_, let question) where question.name == "room":
+                #expect(await Self.eventually { handle.pendingQuestion?.name == "room" })
                 #expect(!pause.isParked)
                 pause.request()
                 // No call can come before the wait ends: parked at once, where it waits.
@@ -136,17 +144,27 @@ import Testing
                 #expect(pause.isParked)
                 released.withLock { $0 = true }
                 pause.release()
-            case .answered:
-                answeredAfterRelease.append(released.withLock { $0 })
             case .questionAsked:
+                #expect(await Self.eventually { handle.pendingQuestion?.name == "confirm" })
                 try handle.answer(.yesNo(true), to: "confirm")
             default:
                 break
             }
         }
-        #expect(answeredAfterRelease.first == true)
+        #expect(answeredReleased.withLock { $0 } == [true, true])
         #expect(await handle.result.output == ["room": "Office", "sure": true])
         #expect(!pause.isParked)
+        #expect(throws: AnswerError.self) { try handle.give("Kitchen", to: "room") }
+    }
+
+    /// Lets the run's task go on until `condition` holds (a run registers its question just after reporting it);
+    /// false when it never did within many turns.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<100_000 {
+            if condition() { return true }
+            await Task.yield()
+        }
+        return condition()
     }
 
     @Test func noAnswerInTimeTakesOnTimeoutOnTheRunsClock() async throws {

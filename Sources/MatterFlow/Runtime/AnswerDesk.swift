@@ -1,11 +1,6 @@
 import MatterFlowJSON
 import Synchronization
 
-/// Where a run's questions meet their answers: answers given in advance, held by question name until asked, and
-/// the question waiting now.
-///
-/// An answer is checked against its question before the run sees it. A string that does not fit as it is reads as
-/// typed text (``Question/accept(_:)``): a choice's number or label, `yes`/`no`.
 /// What became of an answer given with ``RunHandle/give(_:to:)``.
 public enum AnswerDelivery: Sendable, Hashable {
     /// The question waiting now took it.
@@ -14,6 +9,11 @@ public enum AnswerDelivery: Sendable, Hashable {
     case kept
 }
 
+/// Where a run's questions meet their answers: answers given in advance, held by question name until asked, and
+/// the question waiting now.
+///
+/// An answer is checked against its question before the run sees it. A string that does not fit as it is reads as
+/// typed text (``Question/accept(_:)``): a choice's number or label, `yes`/`no`.
 final class AnswerDesk: Sendable {
     /// The question waiting now. It is registered when the run looks for an answer given in advance and finds none,
     /// before its race is made: an answer that comes in between waits in `early` and decides the race once made.
@@ -27,6 +27,8 @@ final class AnswerDesk: Sendable {
         /// Answers given in advance, by question or state name; each is used once.
         var given: [String: JSONValue]
         var pending: Pending?
+        /// The run has ended: it takes no more answers.
+        var closed = false
     }
 
     private let state: Mutex<State>
@@ -57,14 +59,21 @@ final class AnswerDesk: Sendable {
     /// - Throws: ``AnswerError`` `invalidAnswer` when the waiting question is `name` and the answer does not fit (the
     ///   run keeps waiting), `noPendingQuestion` when the question stopped waiting while the answer was checked.
     func give(_ value: JSONValue, to name: String) throws(AnswerError) -> AnswerDelivery {
-        let waiting = state.withLock { state -> Question? in
-            if let pending = state.pending, pending.question.answers(to: name) { return pending.question }
+        let waiting = state.withLock { state -> Question?? in
+            if state.closed { return .none }
+            if let pending = state.pending, pending.question.answers(to: name) { return .some(pending.question) }
             state.given[name] = value
-            return nil
+            return .some(nil)
         }
-        guard let waiting else { return .kept }
+        guard case .some(let asked) = waiting else { throw AnswerError.runEnded(name) }
+        guard let waiting = asked else { return .kept }
         try deliver(try waiting.accept(value), to: waiting, name: name)
         return .answered
+    }
+
+    /// The run has ended: answers given from now on are refused.
+    func close() {
+        state.withLock { $0.closed = true }
     }
 
     /// Hands a checked answer to the waiting `question`: to its race, or, before the race is made, to `early`.

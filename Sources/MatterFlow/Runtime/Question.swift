@@ -226,6 +226,11 @@ public struct AnswerError: Error, Sendable, CustomStringConvertible {
         return AnswerError(.noPendingQuestion, question: name, "no question \"\(name)\" is waiting for an answer\(now)")
     }
 
+    /// The run has ended: it takes no answers.
+    static func runEnded(_ name: String) -> AnswerError {
+        AnswerError(.noPendingQuestion, question: name, "the run has ended; it takes no answers")
+    }
+
     /// The question ended its wait (timed out or cancelled) while the answer to it was being checked.
     static func stoppedWaiting(_ name: String) -> AnswerError {
         AnswerError(.noPendingQuestion, question: name, "the question stopped waiting (timed out or cancelled) before the answer came")

@@ -49,6 +49,8 @@ public final class RunPause: Sendable {
     public func release() {
         let run = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.released = true
+            // A run parked while it waits is no longer held: it goes on when its wait ends.
+            if state.waiting { state.isParked = false }
             defer { state.run = nil }
             return state.run
         }
@@ -80,12 +82,13 @@ public final class RunPause: Sendable {
         for watcher in watchers { watcher.resume() }
     }
 
-    /// Called by the run's driver when that wait has ended, before it takes what ended it: with a pause requested
-    /// the run stays parked, and the driver parks it there (``parkIfRequested()``).
-    func waitEnded() {
+    /// Called by the run's driver when that wait has ended, before it takes what ended it. With a pause requested
+    /// and `parking` (the run is not on its cancel path) the run stays parked, and the driver parks it there
+    /// (``parkIfRequested()``); otherwise it goes on, no longer parked.
+    func waitEnded(parking: Bool) {
         state.withLock { state in
             state.waiting = false
-            if !(state.requested && !state.released) { state.isParked = false }
+            if !(parking && state.requested && !state.released) { state.isParked = false }
         }
     }
 

@@ -122,6 +122,7 @@ public struct WorkflowEngine: Sendable {
         let handover = ClockHandover()
         let task = options.clock.task(handingOverTo: handover) {
             let result = await execute(workflow, driver)
+            desk.close()
             continuation.finish()
             return result
         }
@@ -212,7 +213,8 @@ public struct RunHandle: Sendable {
     /// is asked (one that does not fit is then reported as `answerRejected`, and the question waits on). For answers
     /// that may come before their question, as a fleet's do (`matterflow answer`).
     /// - Throws: ``AnswerError`` `invalidAnswer` when the question waits now and the answer does not fit (the run
-    ///   keeps waiting), `noPendingQuestion` when it stopped waiting while the answer was checked.
+    ///   keeps waiting), `noPendingQuestion` when the run has ended (or the question stopped waiting while the
+    ///   answer was checked).
     @discardableResult
     public func give(_ value: JSONValue, to question: String) throws(AnswerError) -> AnswerDelivery {
         try desk.give(value, to: question)

@@ -89,9 +89,15 @@ struct AnswerCommand {
                     + "(the directory the run's worker reads with its own --secrets)",
                 command: Self.spec.name)
         }
+        // A run that has ended gets no secrets file: its worker removed its files, and nothing would remove a new one.
+        guard submission.status == "queued" || submission.status == "running" else {
+            err.line("error[runEnded]: run \(runID) has ended (\(submission.status)) and takes no more answers")
+            return ExitCode.invalidInput
+        }
+        let inbox = directory.map(SecretInbox.init(directory:))
         do {
-            if let directory, !secretNames.isEmpty {
-                try SecretInbox(directory: directory).add(SubmitCommand.picked(secretNames) { answers[$0] }, runID: runID, kind: .answers)
+            if let inbox, !secretNames.isEmpty {
+                try inbox.add(SubmitCommand.picked(secretNames) { answers[$0] }, runID: runID, kind: .answers)
             }
             var status = submission.status
             for name in answers.keys.sorted() {
@@ -101,6 +107,8 @@ struct AnswerCommand {
             environment.standardOutput.line(status)
             return ExitCode.success
         } catch {
+            // The run ended meanwhile: its worker may have removed its files already, so the secret just added goes.
+            if error.code == .runEnded, !secretNames.isEmpty { inbox?.remove(runID: runID) }
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }

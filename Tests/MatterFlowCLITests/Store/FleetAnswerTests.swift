@@ -70,7 +70,7 @@ struct FleetAnswerTests {
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Kitchen", "--answer", "confirm=yes"])
         #expect(answered.code == 0, "\(answered.stderr)")
         #expect(answered.stdout == "running\n")
-        let summary = try await worker.finish(after: runID, conninfo: conninfo)
+        let summary = try await worker.finish(after: [runID], conninfo: conninfo)
         let lines = worker.lines
         #expect(summary.finished == ["succeeded": 1], "\(lines)")
         #expect(lines.contains("worker w1: run \(runID): answered room"), "\(lines)")
@@ -114,7 +114,7 @@ struct FleetAnswerTests {
         #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 2))
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall"])
         #expect(answered.code == 0, "\(answered.stderr)")
-        let summary = try await second.finish(after: runID, conninfo: conninfo)
+        let summary = try await second.finish(after: [runID], conninfo: conninfo)
         let lines = second.lines
         #expect(summary.finished == ["succeeded": 1], "\(lines)")
         #expect(lines.contains("worker w2: resuming run \(runID) from its last checkpoint (handed back by its worker)"), "\(lines)")
@@ -154,7 +154,7 @@ struct FleetAnswerTests {
         #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--secrets", secrets, "--answer", "pin=424242"])
         #expect(answered.code == 0, "\(answered.stderr)")
-        let summary = try await worker.finish(after: runID, conninfo: conninfo)
+        let summary = try await worker.finish(after: [runID], conninfo: conninfo)
         #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
         #expect(try store.answers(of: runID, after: 0).map(\.value) == [.string(RunOptions.redacted)])
         let stored = try store.execute(
@@ -188,8 +188,14 @@ struct FleetAnswerTests {
             let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall", "--answer", "confirm=no"])
             #expect(answered.code == 0, "\(answered.stderr)")
         }
-        let summary = try await worker.finish(after: runs[2], conninfo: conninfo)
+        let summary = try await worker.finish(after: runs, conninfo: conninfo)
         #expect(summary.finished == ["succeeded": 3], "\(worker.lines)")
+        // The third run started only once an answer had been given: before, its slot was held by waiting runs.
+        let order = try store.execute(
+            """
+            SELECT (SELECT started_at FROM matterflow_runs WHERE run_id = $1) > (SELECT min(given_at) FROM matterflow_answers)
+            """, [runs[2]], doing: "test")
+        #expect(order.rows == [["t"]])
     }
 
     /// Waits (at most `limit`) until the run has `count` records of `type`, woken by the store's notifications.
@@ -242,12 +248,17 @@ final class TestWorker: Sendable {
         get async throws { try await task.value }
     }
 
-    /// Waits (at most a minute) for the run to finish, stopping the worker if it does not (a run that never hears its
-    /// answers would wait on the manual clock for ever); then what it did.
-    func finish(after runID: String, conninfo: String) async throws -> WorkerSummary {
-        let finished = try FleetAnswerTests.waitForRecord("runFinished", of: runID, conninfo: conninfo)
-        #expect(finished, "run \(runID) finished within a minute")
-        if !finished { worker.stop() }
+    /// Waits (at most a minute each) for the runs to finish, stopping the worker if one does not (a run that never
+    /// hears its answers would wait on the manual clock for ever); then what it did.
+    func finish(after runIDs: [String], conninfo: String) async throws -> WorkerSummary {
+        for runID in runIDs {
+            let finished = try FleetAnswerTests.waitForRecord("runFinished", of: runID, conninfo: conninfo)
+            #expect(finished, "run \(runID) finished within a minute")
+            if !finished {
+                worker.stop()
+                break
+            }
+        }
         return try await summary
     }
 }

@@ -170,11 +170,13 @@ final class RunDriver {
         return pause
     }
 
-    /// After such a wait: a run asked to pause meanwhile stays parked here, what ended its wait not taken yet.
+    /// After such a wait: a run asked to pause meanwhile stays parked here, what ended its wait not taken yet; a
+    /// run whose wait its cancel ended takes its cancel path instead.
     private func parkAfterWaiting(_ pause: RunPause?) async {
         guard let pause else { return }
-        pause.waitEnded()
-        await pause.parkIfRequested()
+        let parking = !signal.isCancelled
+        pause.waitEnded(parking: parking)
+        if parking { await pause.parkIfRequested() }
     }
 
     /// A wait method handed work other than its wait: the run fails.

@@ -198,7 +198,7 @@ public final class RunPool: Sendable {
             }
         }
         switch waiting {
-        case .none: throw AnswerError(.noPendingQuestion, question: name, "the run has ended; it takes no answers")
+        case .none: throw AnswerError.runEnded(name)
         case .some(.none): return .kept
         case .some(.some):
             try answer(value, to: name, of: run)
