@@ -12,11 +12,15 @@ struct RunsCommand {
             .init(name: "journal", valueName: "<dir>", help: "The journal directory (as given to run --journal)."),
             StoreOption.option,
             .init(name: "json", valueName: nil, help: "Print the runs as a JSON array."),
+            .init(name: "waiting", valueName: nil, help: "With --store: only the running runs that wait for answers, a line per question."),
         ],
         discussion: """
             Status: running (a live process holds the journal), succeeded, failed, cancelled, interrupted (the
             process died; run `matterflow recover`), notStarted (it died before the run began), needsAttention
             (a recovery could not finish), unreadable. A run settled by recovery is marked "recovered".
+
+            --waiting lists the questions running runs wait for (answer them with `matterflow answer RUN --store
+            URL --answer NAME=VALUE`): run, workflow, structure, question, prompt, when it was asked.
 
             Exit status: 0, or 2 when the directory cannot be read, 64 usage error.
             """)
@@ -26,7 +30,11 @@ struct RunsCommand {
 
     func execute() throws(UsageError) -> Int32 {
         if let store = arguments.value("store") {
+            if arguments.flag("waiting") { return StoreListing.waiting(store, json: arguments.flag("json"), environment: environment) }
             return StoreListing.runs(store, json: arguments.flag("json"), environment: environment)
+        }
+        if arguments.flag("waiting") {
+            throw UsageError(message: "--waiting reads a run store: pass --store URL (or --store DIR for a journal directory)", command: Self.spec.name)
         }
         guard let directory = arguments.value("journal") else {
             throw UsageError(message: "Missing expected option '--journal <dir>' (or '--store <url>')", command: Self.spec.name)

@@ -1,3 +1,4 @@
+import MatterFlow
 import MatterFlowJSON
 import MatterFlowJournal
 import MatterFlowStore
@@ -29,6 +30,42 @@ enum StoreListing {
                 run.startedAt.map(RunsCommand.timestamp) ?? "-", String(run.recordCount), notes.joined(separator: "; "),
             ])
         }
+        printTable(rows, to: environment.standardOutput)
+        return ExitCode.success
+    }
+
+    /// `runs --store URL --waiting`: a line per question a running run waits for.
+    static func waiting(_ location: String, json: Bool, environment: ToolEnvironment) -> Int32 {
+        let runs: [WaitingRun]
+        do {
+            runs = try openRunStore(location).waitingRuns()
+        } catch {
+            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        if json {
+            environment.standardOutput.line(JSONWriter.pretty(.array(runs.map(\.jsonValue))))
+            return ExitCode.success
+        }
+        guard !runs.isEmpty else {
+            environment.standardError.line("no running run waits for an answer")
+            return ExitCode.success
+        }
+        var rows = [["RUN", "WORKFLOW", "STRUCTURE", "QUESTION", "ASKED (UTC)", "PROMPT"]]
+        for waiting in runs {
+            for asked in waiting.questions {
+                rows.append([
+                    waiting.run.runID, waiting.run.workflow ?? "-", waiting.run.structureID ?? "-", asked.question.name,
+                    RunsCommand.timestamp(asked.askedAt), TerminalText.escaping(asked.question.prompt),
+                ])
+            }
+        }
+        printTable(rows, to: environment.standardOutput)
+        return ExitCode.success
+    }
+
+    /// Prints rows as columns two spaces apart, the last column unpadded.
+    private static func printTable(_ rows: [[String]], to out: any TextSink) {
         let widths = (0..<rows[0].count - 1).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {
             var line = ""
@@ -37,9 +74,8 @@ enum StoreListing {
                 if index < widths.count { line += String(repeating: " ", count: widths[index] - cell.count + 2) }
             }
             while line.hasSuffix(" ") { line.removeLast() }
-            environment.standardOutput.line(line)
+            out.line(line)
         }
-        return ExitCode.success
     }
 
     static func history(_ location: String, runID: String, json: Bool, environment: ToolEnvironment) -> Int32 {

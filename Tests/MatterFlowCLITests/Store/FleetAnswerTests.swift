@@ -166,7 +166,7 @@ struct FleetAnswerTests {
         #expect(!FileManager.default.fileExists(atPath: secrets + "/\(runID).answers"))
     }
 
-    @Test("a run waiting for an answer takes no slot: a worker of concurrency 1 holds two waiting runs and finishes a third meanwhile, up to --max-waiting")
+    @Test("a run waiting for an answer takes no slot: a worker of concurrency 1 holds two waiting runs, listed by runs --waiting, and the third waits for --max-waiting")
     func waitingRunsTakeNoSlot() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
@@ -183,6 +183,17 @@ struct FleetAnswerTests {
         #expect(try Self.waitForRecord("questionAsked", of: runs[0], conninfo: conninfo))
         #expect(try Self.waitForRecord("questionAsked", of: runs[1], conninfo: conninfo))
         #expect(try store.status(of: runs[2]) == "queued")
+        // What a person answering the fleet looks for: a line per question a running run waits for.
+        let waiting = await matterflow(["runs", "--store", conninfo, "--waiting"])
+        let lines = waiting.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(waiting.stdout)")
+        #expect(lines.first?.hasPrefix("RUN") == true)
+        for (line, runID) in zip(lines.dropFirst(), runs.prefix(2)) {
+            #expect(line.hasPrefix(runID) && line.contains(" desk ") && line.contains(" room ") && line.hasSuffix("Which room?"), "\(line)")
+        }
+        let waitingJSON = try #require(try parseJSON(await matterflow(["runs", "--store", conninfo, "--waiting", "--json"]).stdout) as? [[String: Any]])
+        #expect(waitingJSON.map { $0["runID"] as? String } == runs.prefix(2).map { $0 })
+        #expect(await matterflow(["runs", "--journal", directory.path, "--waiting"]).code == 64)
         // Answering one lets the third in; all end.
         for runID in runs {
             let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall", "--answer", "confirm=no"])
