@@ -60,7 +60,7 @@ public struct RunJournal: Sendable {
         let runID = try Self.checkedFileName(options.runID ?? "run-" + options.random.hexDigits(12))
         options.runID = runID
         let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
-        return try Self.start(workflow, resolved: resolved, inputs: inputs, on: hub, options: options, engine: engine, writer: writer)
+        return Self.start(workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer)
     }
 
     /// A run ID that can name a journal file in the directory.
@@ -74,9 +74,9 @@ public struct RunJournal: Sendable {
 
     /// Starts a run whose records go to `writer` (a file or a ``JournalSink``); `options.runID` is set.
     static func start(
-        _ workflow: Workflow, resolved: JSONObject, inputs: JSONObject, on hub: any Hub, options given: RunOptions,
+        _ workflow: Workflow, resolved: JSONObject, on hub: any Hub, options given: RunOptions,
         engine: WorkflowEngine, writer: JournalWriter
-    ) throws -> RunHandle {
+    ) -> RunHandle {
         var options = given
         let runID = options.runID ?? ""
         let recorder = JournalRecorder(
@@ -84,13 +84,7 @@ public struct RunJournal: Sendable {
             showSecrets: options.showSecrets, hub: hub,
             secretDigests: SecretDigests(workflow: workflow, inputs: resolved, random: options.random))
         options.recording = recorder
-        let handle: RunHandle
-        do {
-            handle = try engine.start(workflow, inputs: inputs, on: hub, options: options)
-        } catch {
-            writer.close()
-            throw error
-        }
+        let handle = engine.start(workflow, resolvedInputs: resolved, on: hub, options: options)
         recorder.onFailure { handle.cancel() }
         return handle
     }

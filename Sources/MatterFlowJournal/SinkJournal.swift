@@ -16,7 +16,7 @@ public enum SinkJournal {
         var options = options
         if options.runID == nil { options.runID = "run-" + options.random.hexDigits(12) }
         let writer = JournalWriter(sink: sink, nextSequence: 1, hook: nil)
-        return try RunJournal.start(workflow, resolved: resolved, inputs: inputs, on: hub, options: options, engine: engine, writer: writer)
+        return RunJournal.start(workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer)
     }
 
     /// Settles one interrupted run from its records, as `matterflow recover` does for a journal file: reconciles

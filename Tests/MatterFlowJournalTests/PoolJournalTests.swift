@@ -118,8 +118,8 @@ struct PoolJournalTests {
         let singleHub = try SimulatedHub(home: Homes.basic(), clock: singleClock)
         let singleSink = RefusingSink(failingOperation: "commissionDevice")
         let hold = ClockHold(singleClock)
-        let handle = try RunJournal.start(
-            workflow, resolved: resolved, inputs: Self.inputs, on: singleHub,
+        let handle = RunJournal.start(
+            workflow, resolved: resolved, on: singleHub,
             options: RunOptions(structureID: Homes.structureID, clock: singleClock, random: SeededRandomSource(seed: 14), runID: Self.runID),
             engine: WorkflowEngine(), writer: JournalWriter(sink: singleSink, nextSequence: 1, hook: nil))
         hold.release()

@@ -78,7 +78,13 @@ public struct WorkflowEngine: Sendable {
     public func start(
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions
     ) throws(DiagnosticsError) -> RunHandle {
-        let resolved = try workflow.resolveInputs(inputs)
+        start(workflow, resolvedInputs: try workflow.resolveInputs(inputs), on: hub, options: options)
+    }
+
+    /// Starts a run whose inputs the caller has resolved already (``Workflow/resolveInputs(_:)``: defaults filled in,
+    /// types checked), as ``start(_:inputs:on:options:)`` does after resolving them: for the journal, which resolves
+    /// them first to digest the secret ones.
+    package func start(_ workflow: Workflow, resolvedInputs resolved: JSONObject, on hub: any Hub, options: RunOptions) -> RunHandle {
         // The handle's stream observes every run it starts.
         let machine = RunMachine(
             place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration(options, observed: true))

@@ -37,11 +37,11 @@ public final class RunPool: Sendable {
     }
 
     /// The hub the pool's runs call.
-    public let hub: any Hub
+    package let hub: any Hub
     let catalog: OperationCatalog
     let clock: any WorkflowClock
     /// Draws the pool's run IDs and its runs' retry jitter.
-    public let random: any RandomSource
+    package let random: any RandomSource
     let maxConcurrentWork: Int
     let observer: (@Sendable (RunEvent) -> Void)?
     let state = Mutex(PoolState())
