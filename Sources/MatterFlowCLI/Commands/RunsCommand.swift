@@ -46,31 +46,17 @@ struct RunsCommand {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
-        if arguments.flag("json") {
-            environment.standardOutput.line(JSONWriter.pretty(.array(runs.map(\.jsonValue))))
-            return ExitCode.success
-        }
-        guard !runs.isEmpty else {
-            environment.standardError.line("no runs in \(directory)")
-            return ExitCode.success
-        }
-        var rows = [["RUN", "WORKFLOW", "STATUS", "STARTED (UTC)", "RECORDS", "NOTES"]]
-        for run in runs {
+        return StoreListing.show(
+            runs, json: arguments.flag("json"), jsonValue: \.jsonValue, empty: "no runs in \(directory)",
+            header: ["RUN", "WORKFLOW", "STATUS", "STARTED (UTC)", "RECORDS", "NOTES"], environment: environment
+        ) { run in
             var notes = run.notes
             if run.recovered { notes.insert("recovered", at: 0) }
-            rows.append([
+            return [[
                 run.runID, run.workflow ?? "-", run.status.rawValue, run.startedAt.map(Self.timestamp) ?? "-",
                 String(run.recordCount), notes.joined(separator: "; "),
-            ])
+            ]]
         }
-        let widths = (0..<rows[0].count - 1).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        for row in rows {
-            let padded = row.enumerated().map { index, cell in
-                index < widths.count ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell
-            }
-            environment.standardOutput.line(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
-        }
-        return ExitCode.success
     }
 
     /// A wall-clock time as `2025-01-31 12:00:00`, in UTC.

@@ -13,25 +13,18 @@ enum StoreListing {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
-        if json {
-            environment.standardOutput.line(JSONWriter.pretty(.array(runs.map(\.jsonValue))))
-            return ExitCode.success
-        }
-        guard !runs.isEmpty else {
-            environment.standardError.line("no runs in the store")
-            return ExitCode.success
-        }
-        var rows = [["RUN", "WORKFLOW", "STRUCTURE", "STATUS", "WORKER", "STARTED (UTC)", "RECORDS", "NOTES"]]
-        for run in runs {
+        return show(
+            runs, json: json, jsonValue: \.jsonValue, empty: "no runs in the store",
+            header: ["RUN", "WORKFLOW", "STRUCTURE", "STATUS", "WORKER", "STARTED (UTC)", "RECORDS", "NOTES"],
+            environment: environment
+        ) { run in
             var notes = run.notes
             if run.recovered { notes.insert("recovered", at: 0) }
-            rows.append([
+            return [[
                 run.runID, run.workflow ?? "-", run.structureID ?? "-", run.status, run.workerID ?? "-",
                 run.startedAt.map(RunsCommand.timestamp) ?? "-", String(run.recordCount), notes.joined(separator: "; "),
-            ])
+            ]]
         }
-        printTable(rows, to: environment.standardOutput)
-        return ExitCode.success
     }
 
     /// `runs --store URL --waiting`: a line per question a running run waits for.
@@ -43,24 +36,34 @@ enum StoreListing {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
-        if json {
-            environment.standardOutput.line(JSONWriter.pretty(.array(runs.map(\.jsonValue))))
-            return ExitCode.success
-        }
-        guard !runs.isEmpty else {
-            environment.standardError.line("no running run waits for an answer")
-            return ExitCode.success
-        }
-        var rows = [["RUN", "WORKFLOW", "STRUCTURE", "QUESTION", "ASKED (UTC)", "PROMPT"]]
-        for waiting in runs {
-            for asked in waiting.questions {
-                rows.append([
+        return show(
+            runs, json: json, jsonValue: \.jsonValue, empty: "no running run waits for an answer",
+            header: ["RUN", "WORKFLOW", "STRUCTURE", "QUESTION", "ASKED (UTC)", "PROMPT"], environment: environment
+        ) { waiting in
+            waiting.questions.map { asked in
+                [
                     waiting.run.runID, waiting.run.workflow ?? "-", waiting.run.structureID ?? "-", asked.question.name,
                     RunsCommand.timestamp(asked.askedAt), TerminalText.escaping(asked.question.prompt),
-                ])
+                ]
             }
         }
-        printTable(rows, to: environment.standardOutput)
+    }
+
+    /// Prints a listing as `runs` does: a JSON array with `--json`; else a table under `header`, each item giving
+    /// its rows, columns two spaces apart and the last unpadded; or `empty` on standard error when there is nothing.
+    static func show<Item>(
+        _ items: [Item], json: Bool, jsonValue: (Item) -> JSONValue, empty: String, header: [String],
+        environment: ToolEnvironment, rows: (Item) -> [[String]]
+    ) -> Int32 {
+        if json {
+            environment.standardOutput.line(JSONWriter.pretty(.array(items.map(jsonValue))))
+            return ExitCode.success
+        }
+        guard !items.isEmpty else {
+            environment.standardError.line(empty)
+            return ExitCode.success
+        }
+        printTable([header] + items.flatMap(rows), to: environment.standardOutput)
         return ExitCode.success
     }
 
