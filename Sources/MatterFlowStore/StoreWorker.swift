@@ -83,7 +83,7 @@ public final class StoreWorker: Sendable {
         var waiting: Set<String> = []
         /// Runs claimed ahead, not started yet: started, in the order claimed, as slots free (``prefetch``).
         var claimedAhead: [ClaimedRun] = []
-        /// The pause switch of each run the worker started (runs it settles or resumes after a takeover have none).
+        /// The pause switch of each run the worker started or settles (recovery parks only a run it resumes).
         var pauses: [String: RunPause] = [:]
         var summary = WorkerSummary()
         var stopping = false
@@ -443,6 +443,15 @@ public final class StoreWorker: Sendable {
             relay.attach(handle, to: claimed.runID, through: claimed.answeredThrough)
         }
         recoveryOptions.observer = { [self] event in followWaits(of: claimed.runID, idleness: idleness, event) }
+        // A run resumed on its normal path parks when the worker stops, as a run it started does, and goes back to be
+        // resumed again (a rolling restart must not turn it into a takeover).
+        let pause = RunPause()
+        let stopping = state.withLock { state -> Bool in
+            state.pauses[claimed.runID] = pause
+            return state.stopping
+        }
+        if stopping { pause.request() }
+        recoveryOptions.pause = pause
         let recovery = await SinkJournal.recover(runID: claimed.runID, records: records, sink: sink, on: hub, options: recoveryOptions)
         answerRelay.detach(claimed.runID)
         let status: String

@@ -86,7 +86,7 @@ struct FleetAnswerTests {
         #expect(late.stderr.contains("error[runEnded]: run \(runID) has ended (succeeded)"), "\(late.stderr)")
     }
 
-    @Test("a run waiting for an answer parks there when its worker stops; the next worker resumes it (without --resume), and it waits for the answer again and takes it")
+    @Test("a run waiting for an answer parks there when its worker stops, twice in a rolling restart; each next worker resumes it (without --resume), and it waits for the answer again and takes it")
     func answeredAfterTakeover() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
@@ -112,13 +112,21 @@ struct FleetAnswerTests {
         let second = TestWorker(store: store, options: next)
         #expect(try Self.waitForRecord("recoveryStarted", of: runID, conninfo: conninfo))
         #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 2))
+        #expect(second.lines.contains("worker w2: resuming run \(runID) from its last checkpoint (handed back by its worker)"), "\(second.lines)")
+        // A rolling restart: the worker that resumed it stops too, and the run, resumed by recovery, parks again.
+        second.worker.stop()
+        let secondSummary = try await second.summary
+        #expect(secondSummary.handedBack == 1, "\(second.lines)")
+        #expect(second.lines.contains("worker w2: handed back 1 run(s) at a checkpoint: \(runID)"), "\(second.lines)")
+        next.workerID = "w3"
+        let third = TestWorker(store: store, options: next)
+        #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 3))
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall"])
         #expect(answered.code == 0, "\(answered.stderr)")
-        let summary = try await second.finish(after: [runID], conninfo: conninfo)
-        let lines = second.lines
+        let summary = try await third.finish(after: [runID], conninfo: conninfo)
+        let lines = third.lines
         #expect(summary.finished == ["succeeded": 1], "\(lines)")
-        #expect(lines.contains("worker w2: resuming run \(runID) from its last checkpoint (handed back by its worker)"), "\(lines)")
-        #expect(lines.contains("worker w2: run \(runID): answered room"), "\(lines)")
+        #expect(lines.contains("worker w3: run \(runID): answered room"), "\(lines)")
         let output = try store.execute("SELECT output::text FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
         #expect(output.rows.first?.first == #"{"room": "Hall", "sure": true}"#)
     }
