@@ -136,7 +136,8 @@ public struct RecoveryOptions: Sendable {
     public var answering: (@Sendable (RunHandle) -> Void)?
     /// Told each event of a run recovery continues (a fleet's worker follows its waits); nil for none.
     public var observer: (@Sendable (RunEvent) -> Void)?
-    /// Parks a run recovery resumes on its normal path (never one on its cancel path) at its next checkpoint, or
+    /// Parks a run recovery resumes on its normal path (never one on its cancel path, nor one with a level or a map
+    /// element on its cancel path) at its next checkpoint, or
     /// where it waits for an answer or a hub event, as ``RunOptions/pause`` parks a run: a fleet's stopping worker
     /// hands such a run back to be resumed again. Recovery then waits for it until it is released.
     public var pause: RunPause?

@@ -162,7 +162,8 @@ struct RunRecoverer {
         runOptions.cancellation = unanswered
         runOptions.observer = options.observer
         // A run on its cancel path is never parked: it is handed back to be settled, not resumed.
-        if !point.cancel, point.levels.allSatisfy({ $0.cancelledIn == nil }) { runOptions.pause = options.pause }
+        let levels = point.levels + point.elements.flatMap(\.levels)
+        if !point.cancel, levels.allSatisfy({ $0.cancelledIn == nil }) { runOptions.pause = options.pause }
         if options.answering == nil {
             let outer = options.observer
             runOptions.observer = { event in

@@ -17,11 +17,12 @@ public struct WaitingRun: Sendable {
 }
 
 extension RunStore {
-    /// The running runs that wait for answers now, as their records show, oldest first: what a person answering a
-    /// fleet's runs looks for. Reads the records of every running run.
+    /// The runs that wait for answers now, as their records show, oldest first: what a person answering a fleet's
+    /// runs looks for. A queued run waits too when its records end at a question (a worker handed it back while it
+    /// waited). Reads the records of every running and queued run.
     public func waitingRuns() throws(StoreError) -> [WaitingRun] {
         var waiting: [WaitingRun] = []
-        for run in try runs() where run.status == "running" {
+        for run in try runs() where run.status == "running" || run.status == "queued" {
             let questions = WaitingQuestion.waiting(in: try records(of: run.runID))
             if !questions.isEmpty { waiting.append(WaitingRun(run: run, questions: questions)) }
         }

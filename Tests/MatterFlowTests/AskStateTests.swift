@@ -119,7 +119,8 @@ import Testing
         #expect(await handle.result.output == ["room": "Office", "sure": true])
     }
 
-    @Test func aRunAskedToPauseWhileItWaitsForAnAnswerIsParkedThereAndTakesTheAnswerOnlyWhenReleased() async throws {
+    // Bounded: a run that stayed parked would leave its events open for ever.
+    @Test(.timeLimit(.minutes(1))) func aRunAskedToPauseWhileItWaitsForAnAnswerIsParkedThereAndTakesTheAnswerOnlyWhenReleased() async throws {
         let released = Mutex(false)
         // Whether the run had been released, as each answered event left the run (its observer runs on the run's
         // thread, as the run reports).
@@ -155,6 +156,29 @@ import Testing
         #expect(await handle.result.output == ["room": "Office", "sure": true])
         #expect(!pause.isParked)
         #expect(throws: AnswerError.self) { try handle.give("Kitchen", to: "room") }
+    }
+
+    // Bounded: a run that stayed parked would leave its events open for ever.
+    @Test(.timeLimit(.minutes(1))) func aRunParkedWhileWaitingIsNoLongerParkedOnceReleasedAndTakesItsAnswer() async throws {
+        var options = RunOptions(structureID: "s", clock: ManualClock())
+        let pause = RunPause()
+        options.pause = pause
+        let handle = try WorkflowEngine().start(try loadWorkflow(Self.workflow), on: Self.hub(), options: options)
+        for await event in handle.events {
+            guard case .questionAsked(_, let question) = event.kind else { continue }
+            #expect(await Self.eventually { handle.pendingQuestion?.name == question.name })
+            if question.name == "room" {
+                pause.request()
+                #expect(pause.isParked)
+                pause.release()
+                // Released while it still waits: it is not held any more, and goes on when answered.
+                #expect(!pause.isParked)
+                try handle.answer(.choice("Kitchen"), to: "room")
+            } else {
+                try handle.answer(.yesNo(false), to: "confirm")
+            }
+        }
+        #expect(await handle.result.output == ["room": "Kitchen", "sure": false])
     }
 
     /// Lets the run's task go on until `condition` holds (a run registers its question just after reporting it);

@@ -12,15 +12,16 @@ struct RunsCommand {
             .init(name: "journal", valueName: "<dir>", help: "The journal directory (as given to run --journal)."),
             StoreOption.option,
             .init(name: "json", valueName: nil, help: "Print the runs as a JSON array."),
-            .init(name: "waiting", valueName: nil, help: "With --store: only the running runs that wait for answers, a line per question."),
+            .init(name: "waiting", valueName: nil, help: "With --store: only the runs that wait for answers, a line per question."),
         ],
         discussion: """
             Status: running (a live process holds the journal), succeeded, failed, cancelled, interrupted (the
             process died; run `matterflow recover`), notStarted (it died before the run began), needsAttention
             (a recovery could not finish), unreadable. A run settled by recovery is marked "recovered".
 
-            --waiting lists the questions running runs wait for (answer them with `matterflow answer RUN --store
-            URL --answer NAME=VALUE`): run, workflow, structure, question, prompt, when it was asked.
+            --waiting lists the questions runs wait for (answer them with `matterflow answer RUN --store URL
+            --answer NAME=VALUE`): run, workflow, structure, question, when it was asked (UTC), prompt. A queued run
+            is listed when a worker handed it back while it waited.
 
             Exit status: 0, or 2 when the directory cannot be read, 64 usage error.
             """)

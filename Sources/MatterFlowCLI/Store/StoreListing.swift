@@ -27,7 +27,7 @@ enum StoreListing {
         }
     }
 
-    /// `runs --store URL --waiting`: a line per question a running run waits for.
+    /// `runs --store URL --waiting`: a line per question a run waits for.
     static func waiting(_ location: String, json: Bool, environment: ToolEnvironment) -> Int32 {
         let runs: [WaitingRun]
         do {
@@ -37,7 +37,7 @@ enum StoreListing {
             return ExitCode.invalidInput
         }
         return show(
-            runs, json: json, jsonValue: \.jsonValue, empty: "no running run waits for an answer",
+            runs, json: json, jsonValue: \.jsonValue, empty: "no run waits for an answer",
             header: ["RUN", "WORKFLOW", "STRUCTURE", "QUESTION", "ASKED (UTC)", "PROMPT"], environment: environment
         ) { waiting in
             waiting.questions.map { asked in

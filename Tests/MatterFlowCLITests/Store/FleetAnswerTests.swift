@@ -217,6 +217,56 @@ struct FleetAnswerTests {
         #expect(order.rows == [["t"]])
     }
 
+    @Test("an answer the store is sent twice (its commit's reply lost), even while the first holds the run's row, is given once; a claim's number covers its answers")
+    func anAnswerSentAgainIsGivenOnce() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(Self.desk, to: "desk.json")
+        let runID = "run-00000000de71"
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        #expect(try store.answer(runID: runID, name: "room", value: "Hall", secret: false, answerID: "answer-1") == "queued")
+        #expect(try store.answer(runID: runID, name: "room", value: "Hall", secret: false, answerID: "answer-1") == "queued")
+        let given = try store.answers(of: runID, after: 0)
+        #expect(given.map(\.name) == ["room"])
+        let row = try store.execute("SELECT answered_through, answers::text FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
+        #expect(row.rows == [[String(given[0].sequence), #"{"room": "Hall"}"#]])
+
+        // Sent again while the first statement still holds the run's row (its reply lost, the store's retry on
+        // another connection): still one answer, and no error.
+        let first = try PostgresConnection(conninfo)
+        defer { first.close() }
+        try first.execute("BEGIN")
+        try first.execute(PostgresRunStore.answerStatement, [runID, "confirm", "true", "false", "answer-2"])
+        let repeated = Task { try store.answer(runID: runID, name: "confirm", value: true, secret: false, answerID: "answer-2") }
+        var blocked = false
+        for _ in 0..<5_000 where !blocked {
+            let waiting = try first.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")
+            blocked = waiting.rows == [["1"]]
+        }
+        #expect(blocked, "the repeated statement waits for the run's row")
+        try first.execute("COMMIT")
+        #expect(try await repeated.value == "queued")
+        let afterRepeat = try store.answers(of: runID, after: 0)
+        #expect(afterRepeat.map(\.name) == ["room", "confirm"])
+        #expect(afterRepeat.map(\.value) == ["Hall", true])
+        // An answer ID another run's answer has is refused, not taken for a repeat.
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", "run-00000000de72"]).code == 0)
+        let reused = #expect(throws: StoreError.self) {
+            try store.answer(runID: "run-00000000de72", name: "room", value: "Hall", secret: false, answerID: "answer-1")
+        }
+        #expect(reused?.message.contains("answer ID answer-1 was given to run \(runID) already") == true, "\(reused?.message ?? "")")
+        // What a claim hands the worker: the answers and the number of the last, from the same row.
+        try store.registerWorker("w1", host: "test", pid: 1)
+        let claimed = try #require(try store.claim(by: "w1", limit: 1, leaseSeconds: 10).first)
+        let through = try store.execute("SELECT answered_through FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
+        #expect(through.rows.first?.first == String(claimed.answeredThrough))
+        #expect(claimed.answeredThrough >= afterRepeat.last?.sequence ?? 0)
+        #expect(claimed.answers == ["room": "Hall", "confirm": true])
+    }
+
     /// Waits (at most `limit`) until the run has `count` records of `type`, woken by the store's notifications.
     static func waitForRecord(
         _ type: String, of runID: String, conninfo: String, count: Int = 1, within limit: Duration = .seconds(60)
