@@ -57,6 +57,10 @@ seed() {
                     --input roomName=Garage >/dev/null 2>&1 || true
                 "$matterflow" run Workflows/epskc-share.json --home Examples/border-router-home.json \
                     --journal "$work/journals" >/dev/null 2>&1 || true
+                # A run that asks: its questionAsked and answered records.
+                "$matterflow" run Workflows/commission-device-interactive.json --journal "$work/journals" \
+                    --input onboardingPayload=MT:Y.K9042C00KA0648G00 --answer room=Kitchen --answer name=Lamp \
+                    >/dev/null 2>&1 || true
             else
                 echo "note: $matterflow not built; journal seeds are the header only" >&2
             fi

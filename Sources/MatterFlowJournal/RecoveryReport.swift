@@ -134,6 +134,10 @@ public struct RecoveryOptions: Sendable {
     /// until its timeout instead of cancelling the run, as a run in a pool does (a fleet's worker answers them:
     /// `matterflow answer`); nil by default, as recovery has nobody to ask.
     public var answering: (@Sendable (RunHandle) -> Void)?
+    /// The clock the questions of a run recovery continues time out on, and whether such a question holds the run's
+    /// clock while it waits (``RunOptions/questionClock``, ``RunOptions/questionHoldsClock``).
+    public var questionClock: (any WorkflowClock)?
+    public var questionHoldsClock = true
     /// Told each event of a run recovery continues (a fleet's worker follows its waits); nil for none.
     public var observer: (@Sendable (RunEvent) -> Void)?
     /// Parks a run recovery resumes on its normal path (never one on its cancel path, nor one with a level or a map

@@ -161,6 +161,8 @@ struct RunRecoverer {
         let unanswered = RunCancellation()
         runOptions.cancellation = unanswered
         runOptions.observer = options.observer
+        runOptions.questionClock = options.questionClock
+        runOptions.questionHoldsClock = options.questionHoldsClock
         // A run on its cancel path is never parked: it is handed back to be settled, not resumed.
         let levels = point.levels + point.elements.flatMap(\.levels)
         if !point.cancel, levels.allSatisfy({ $0.cancelledIn == nil }) { runOptions.pause = options.pause }

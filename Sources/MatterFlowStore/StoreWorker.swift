@@ -31,6 +31,9 @@ public struct WorkerOptions: Sendable {
     public var engine: WorkflowEngine
     /// The clock of the runs' timeouts and retries.
     public var clock: any WorkflowClock
+    /// The clock the runs' questions time out on: people answer in real time, whatever clock the runs use. A run
+    /// waiting for an answer does not hold ``clock`` meanwhile, so the worker's other runs go on in virtual time.
+    public var questionClock: any WorkflowClock
     /// Told what the worker does, one line per event (the CLI prints them); nil for silence.
     public var log: (@Sendable (String) -> Void)?
     /// Called each time the worker found nothing to claim and starts waiting (tests).
@@ -40,6 +43,7 @@ public struct WorkerOptions: Sendable {
         workerID: String, concurrency: Int = 32, maxWaiting: Int = 1000, leaseSeconds: Double = 10, pollMilliseconds: Int = 5000,
         resume: Bool = false, secrets: SecretInbox? = nil, exitWhenIdle: Bool = false, drainSeconds: Double = 30,
         engine: WorkflowEngine = WorkflowEngine(), clock: any WorkflowClock = SystemClock(),
+        questionClock: any WorkflowClock = SystemClock(),
         log: (@Sendable (String) -> Void)? = nil, idle: (@Sendable () -> Void)? = nil
     ) {
         self.workerID = workerID
@@ -53,6 +57,7 @@ public struct WorkerOptions: Sendable {
         self.drainSeconds = drainSeconds
         self.engine = engine
         self.clock = clock
+        self.questionClock = questionClock
         self.log = log
         self.idle = idle
     }
@@ -372,6 +377,8 @@ public final class StoreWorker: Sendable {
         runOptions.pause = pause
         runOptions.answers = answers
         runOptions.observer = { [self] event in followWaits(of: runID, idleness: idleness, event) }
+        runOptions.questionClock = options.questionClock
+        runOptions.questionHoldsClock = false
         let handle: RunHandle
         do {
             handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink)
@@ -470,6 +477,8 @@ public final class StoreWorker: Sendable {
     private func recoveryOptions(resume: Bool, inputs: JSONObject, answers: [String: JSONValue]) -> RecoveryOptions {
         var recovery = RecoveryOptions(resume: resume, inputs: inputs, engine: engine, clock: options.clock)
         recovery.answers = answers
+        recovery.questionClock = options.questionClock
+        recovery.questionHoldsClock = false
         return recovery
     }
 

@@ -100,10 +100,10 @@ final class AnswerDesk: Sendable {
     ///
     /// The timeout runs on `timeoutClock`. When that is not the run's clock (a person answers on a real clock while
     /// the run is on virtual time), the run stays active on its own clock while it waits, so virtual time does not
-    /// jump past the question.
+    /// jump past the question, unless `holdingClock` is false (other runs on that clock go on meanwhile).
     func wait(
-        for wait: QuestionWait, clock: any WorkflowClock, timeoutClock: (any WorkflowClock)?, signal: CancellationSignal?,
-        rejected: (String) -> Void
+        for wait: QuestionWait, clock: any WorkflowClock, timeoutClock: (any WorkflowClock)?, holdingClock: Bool = true,
+        signal: CancellationSignal?, rejected: (String) -> Void
     ) async -> AnswerEnd {
         let question = wait.question
         let given = state.withLock { state -> Result<JSONValue, AnswerError>? in
@@ -118,8 +118,9 @@ final class AnswerDesk: Sendable {
         case nil: break
         }
         let timeout = wait.timeout
-        // With a clock of its own for the timeout, the run keeps holding its clock: it waits on no clock of the run's.
-        let runClock: (any WorkflowClock)? = timeoutClock == nil ? clock : nil
+        // With a clock of its own for the timeout, the run keeps holding its clock (it waits on no clock of the run's),
+        // unless told to let it go.
+        let runClock: (any WorkflowClock)? = timeoutClock == nil || !holdingClock ? clock : nil
         return await runClock.waitOffClock { waker in
             self.wait(question, race: FirstResult(waker), timeout: timeout, on: timeoutClock ?? clock, signal: signal)
         }

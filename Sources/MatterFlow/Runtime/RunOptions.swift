@@ -39,6 +39,10 @@ public struct RunOptions: Sendable {
     /// The clock questions' timeouts run on, when not the run's clock: a run on virtual time that a person answers
     /// gives them real seconds (and virtual time stands still while a question waits).
     public var questionClock: (any WorkflowClock)?
+    /// Whether a question timed on ``questionClock`` keeps the run's own clock from moving while it waits: true (the
+    /// default) for a run a person follows, so virtual time stands still for the question; false for runs that share
+    /// a virtual clock with others that must go on while a person answers (a fleet's worker).
+    public var questionHoldsClock = true
     /// A switch that parks the run at its next checkpoint (see ``RunPause``).
     public var pause: RunPause?
 

@@ -267,6 +267,38 @@ struct FleetAnswerTests {
         #expect(claimed.answers == ["room": "Hall", "confirm": true])
     }
 
+    @Test("a matterflow worker process on virtual time: a question waits in real time for `matterflow answer`, and the worker's clock is not held")
+    func aWorkerProcessOnVirtualTimeWaitsForTheAnswer() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(Self.desk, to: "desk.json")
+        let asking = "run-00000000de81"
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", asking]).code == 0)
+        // The default clock with the simulated home is virtual: before, the question timed out at once on it.
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let worker = try ChildProcess.launch(["worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--worker-id", "p1"])
+        defer { worker.kill() }
+        #expect(try Self.waitForRecord("questionAsked", of: asking, conninfo: conninfo))
+        // While it waits, a commissioning on the same worker goes through its simulated latencies in virtual time.
+        let commissioning = await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--structure", "other",
+             "--run-id", "run-00000000de82"] + commissionInputs())
+        #expect(commissioning.code == 0, "\(commissioning.stderr)")
+        #expect(try Self.waitForRecord("runFinished", of: "run-00000000de82", conninfo: conninfo))
+        let store = try PostgresRunStore(conninfo: conninfo)
+        #expect(try store.status(of: "run-00000000de82") == "succeeded")
+        #expect(try store.status(of: asking) == "running")
+        let answered = await matterflow(["answer", asking, "--store", conninfo, "--answer", "room=1", "--answer", "confirm=no"])
+        #expect(answered.code == 0, "\(answered.stderr)")
+        #expect(await worker.waitForExit(within: .seconds(60)), "the worker did not finish")
+        #expect(worker.status == 0, "\(worker.stderr.text)")
+        #expect(worker.stderr.text.contains("worker p1: run \(asking): answered room"), "\(worker.stderr.text)")
+        let output = try store.execute("SELECT output::text FROM matterflow_runs WHERE run_id = $1", [asking], doing: "test")
+        #expect(output.rows.first?.first == #"{"room": "Kitchen", "sure": false}"#)
+    }
+
     /// Waits (at most `limit`) until the run has `count` records of `type`, woken by the store's notifications.
     static func waitForRecord(
         _ type: String, of runID: String, conninfo: String, count: Int = 1, within limit: Duration = .seconds(60)

@@ -151,7 +151,8 @@ final class RunDriver {
         guard case .askQuestion(let wait) = work else { return noWait() }
         let pause = pauseWhileWaiting()
         let end = await desk.wait(
-            for: wait, clock: options.clock, timeoutClock: options.questionClock, signal: wait.cancellable ? signal : nil
+            for: wait, clock: options.clock, timeoutClock: options.questionClock, holdingClock: options.questionHoldsClock,
+            signal: wait.cancellable ? signal : nil
         ) { reason in
             report(.answerRejected(state: wait.question.state, question: wait.question.name, reason: reason))
         }
