@@ -68,7 +68,7 @@ extension PostgresRunStore {
     }
 
     /// The answers column's JSON object, by name.
-    static func answers(_ text: String?) -> [String: JSONValue] {
+    private static func answers(_ text: String?) -> [String: JSONValue] {
         guard let object = text.flatMap({ try? JSONDocument.parse($0, file: "<store>").value.objectValue }) else { return [:] }
         var answers: [String: JSONValue] = [:]
         for member in object.members { answers[member.key] = member.value }

@@ -367,12 +367,7 @@ public final class StoreWorker: Sendable {
         }
         var inputs = claimed.inputs
         for name in claimed.secretInputs { inputs[name] = secrets[name] }
-        let pause = RunPause()
-        let stopping = state.withLock { state -> Bool in
-            state.pauses[runID] = pause
-            return state.stopping
-        }
-        if stopping { pause.request() }
+        let pause = registerPause(of: runID)
         var runOptions = RunOptions(structureID: claimed.structureID, clock: options.clock, runID: runID)
         runOptions.pause = pause
         runOptions.answers = answers
@@ -402,6 +397,18 @@ public final class StoreWorker: Sendable {
             runID, status: result.outcome.rawValue, output: result.output,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
             notes: [], structure: claimed.structureID, claims: claimed.claims, keepSession: result.outcome == .succeeded)
+    }
+
+    /// A pause switch for the run, kept where ``stop()`` and the drain find it; already asked to park when the worker
+    /// is stopping.
+    private func registerPause(of runID: String) -> RunPause {
+        let pause = RunPause()
+        let stopping = state.withLock { state -> Bool in
+            state.pauses[runID] = pause
+            return state.stopping
+        }
+        if stopping { pause.request() }
+        return pause
     }
 
     /// Follows a run's waits: while it waits for an answer, a delay or an event it takes no slot (the worker may
@@ -452,13 +459,7 @@ public final class StoreWorker: Sendable {
         recoveryOptions.observer = { [self] event in followWaits(of: claimed.runID, idleness: idleness, event) }
         // A run resumed on its normal path parks when the worker stops, as a run it started does, and goes back to be
         // resumed again (a rolling restart must not turn it into a takeover).
-        let pause = RunPause()
-        let stopping = state.withLock { state -> Bool in
-            state.pauses[claimed.runID] = pause
-            return state.stopping
-        }
-        if stopping { pause.request() }
-        recoveryOptions.pause = pause
+        recoveryOptions.pause = registerPause(of: claimed.runID)
         let recovery = await SinkJournal.recover(runID: claimed.runID, records: records, sink: sink, on: hub, options: recoveryOptions)
         answerRelay.detach(claimed.runID)
         let status: String

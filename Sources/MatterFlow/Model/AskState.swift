@@ -98,28 +98,22 @@ extension Workflow {
     /// - Returns: why the answer fits no ask state called `name` (by question or state name); nil when it fits one,
     ///   when one is a choice, or when none is called so.
     public func answerMisfit(_ value: JSONValue, to name: String) -> AnswerError? {
-        var misfit: AnswerError?
-        var fits = false
+        var questions: [Question] = []
+        var choice = false
         forEachAsk { state, _, ask in
-            guard !fits, ask.question == name || state == name else { return }
+            guard ask.question == name || state == name else { return }
             let schema: QuestionSchema
             switch ask.answer {
             case .choice:
-                fits = true
+                choice = true
                 return
             case .text(let minLength, let maxLength, let pattern): schema = .text(minLength: minLength, maxLength: maxLength, pattern: pattern)
             case .yesNo: schema = .yesNo
             }
-            let question = Question(
-                name: ask.question, state: state, prompt: "", schema: schema, secret: ask.secret, timeoutSeconds: ask.timeoutSeconds)
-            do throws(AnswerError) {
-                _ = try question.accept(value)
-                fits = true
-            } catch {
-                misfit = misfit ?? error
-            }
+            questions.append(
+                Question(name: ask.question, state: state, prompt: "", schema: schema, secret: ask.secret, timeoutSeconds: ask.timeoutSeconds))
         }
-        return fits ? nil : misfit
+        return choice ? nil : Question.misfit(of: value, among: questions)
     }
 
     /// Calls `body` with each ask state's name, its name qualified by sub-workflow, and its ask: this workflow's

@@ -23,8 +23,23 @@ public struct Question: Sendable {
     }
 
     /// Whether `name` names this question: its question name or its ask state's name.
-    func answers(to name: String) -> Bool {
+    public func answers(to name: String) -> Bool {
         self.name == name || state == name
+    }
+
+    /// Why `value` fits none of `questions`, checked as ``accept(_:)`` checks it (the first question's reason); nil
+    /// when it fits one, or when there is none.
+    public static func misfit(of value: JSONValue, among questions: [Question]) -> AnswerError? {
+        var first: AnswerError?
+        for question in questions {
+            do throws(AnswerError) {
+                _ = try question.accept(value)
+                return nil
+            } catch {
+                first = first ?? error
+            }
+        }
+        return first
     }
 
     /// Takes the answer given in advance to this question (by its name, else by its ask state's) out of `given`,

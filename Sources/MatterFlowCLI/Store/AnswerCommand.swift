@@ -82,12 +82,8 @@ struct AnswerCommand {
         let secretQuestions = workflow.secretQuestionNames
         let secretNames = answers.keys.filter(secretQuestions.contains).sorted()
         let directory = arguments.value("secrets")
-        if directory == nil, !secretNames.isEmpty {
-            throw UsageError(
-                message: "the answer\(secretNames.count == 1 ? "" : "s") to \(secretNames.joined(separator: ", ")) "
-                    + "\(secretNames.count == 1 ? "is" : "are") secret and the store never keeps them; pass --secrets DIR "
-                    + "(the directory the run's worker reads with its own --secrets)",
-                command: Self.spec.name)
+        if directory == nil, let refused = SubmitCommand.secretsWithoutDirectory(inputs: [], answers: secretNames, command: Self.spec.name) {
+            throw refused
         }
         // A run that has ended gets no secrets file: its worker removed its files, and nothing would remove a new one.
         guard submission.status == "queued" || submission.status == "running" else {
@@ -142,40 +138,26 @@ struct AnswerCommand {
     /// Reports each answer that does not fit the question of its name the run waits for now, checked as the run
     /// checks it (a choice among the choices it resolved); false when one was reported.
     static func fitNow(_ answers: [String: JSONValue], waiting: [WaitingQuestion], err: any TextSink) -> Bool {
-        var diagnostics: [Diagnostic] = []
-        for name in answers.keys.sorted() {
-            guard let value = answers[name] else { continue }
-            let asked = waiting.map(\.question).filter { $0.name == name || $0.state == name }
-            guard !asked.isEmpty else { continue }
-            var misfit: AnswerError?
-            for question in asked {
-                do throws(AnswerError) {
-                    _ = try question.accept(value)
-                    misfit = nil
-                    break
-                } catch {
-                    misfit = misfit ?? error
-                }
-            }
-            if let misfit {
-                diagnostics.append(
-                    Diagnostic(
-                        severity: .error, code: "invalidAnswer",
-                        message: "--answer \(name) does not fit the question the run waits for: \(misfit.message)", file: "--answer"))
-            }
+        report(answers, err: err, fitting: "the question the run waits for") { name, value in
+            Question.misfit(of: value, among: waiting.map(\.question).filter { $0.answers(to: name) })
         }
-        MatterflowTool.report(diagnostics, to: err)
-        return diagnostics.isEmpty
     }
 
     /// Reports each answer that cannot fit its question, as far as the workflow tells before the question is asked
     /// (``Workflow/answerMisfit(_:to:)``); false when one was reported.
     static func fitAhead(_ answers: [String: JSONValue], workflow: Workflow, err: any TextSink) -> Bool {
+        report(answers, err: err, fitting: "its question") { name, value in workflow.answerMisfit(value, to: name) }
+    }
+
+    /// Reports an `invalidAnswer` for each answer `misfit` gives a reason for (`--answer NAME does not fit <what>:`);
+    /// false when one was reported.
+    private static func report(
+        _ answers: [String: JSONValue], err: any TextSink, fitting what: String, misfit: (String, JSONValue) -> AnswerError?
+    ) -> Bool {
         let diagnostics = answers.keys.sorted().compactMap { name -> Diagnostic? in
-            guard let value = answers[name], let misfit = workflow.answerMisfit(value, to: name) else { return nil }
+            guard let value = answers[name], let reason = misfit(name, value) else { return nil }
             return Diagnostic(
-                severity: .error, code: "invalidAnswer", message: "--answer \(name) does not fit its question: \(misfit.message)",
-                file: "--answer")
+                severity: .error, code: "invalidAnswer", message: "--answer \(name) does not fit \(what): \(reason.message)", file: "--answer")
         }
         MatterflowTool.report(diagnostics, to: err)
         return diagnostics.isEmpty

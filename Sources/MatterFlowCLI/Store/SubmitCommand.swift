@@ -63,11 +63,10 @@ struct SubmitCommand {
         let secretNames = workflow.inputs.filter { $0.secret && inputs[$0.name] != nil }.map(\.name)
         let secretQuestions = workflow.secretQuestionNames
         let secretAnswerNames = answers.keys.filter(secretQuestions.contains).sorted()
-        if arguments.value("secrets") == nil, let what = Self.secretsNamed(inputs: secretNames, answers: secretAnswerNames) {
-            throw UsageError(
-                message: "\(what) secret and the store never keeps them; pass --secrets DIR (a directory the workers read with "
-                    + "their own --secrets)",
-                command: Self.spec.name)
+        if arguments.value("secrets") == nil,
+            let refused = Self.secretsWithoutDirectory(inputs: secretNames, answers: secretAnswerNames, command: Self.spec.name)
+        {
+            throw refused
         }
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
         let runID = arguments.value("run-id") ?? "run-" + SystemRandomSource().hexDigits(12)
@@ -92,9 +91,19 @@ struct SubmitCommand {
         JSONObject(names.compactMap { name in value(name).map { JSONObject.Member(key: name, value: $0) } })
     }
 
+    /// The usage error for secret inputs or answers given without `--secrets` (`submit`, `answer`); nil when none is
+    /// secret.
+    static func secretsWithoutDirectory(inputs: [String], answers: [String], command: String) -> UsageError? {
+        guard let what = secretsNamed(inputs: inputs, answers: answers) else { return nil }
+        return UsageError(
+            message: "\(what) secret and the store never keeps them; pass --secrets DIR (a directory the workers read with "
+                + "their own --secrets)",
+            command: command)
+    }
+
     /// What is secret among the inputs and answers given (`the inputs a, b are`, `the answer to pin is`), nil when
     /// nothing is.
-    static func secretsNamed(inputs: [String], answers: [String]) -> String? {
+    private static func secretsNamed(inputs: [String], answers: [String]) -> String? {
         var parts: [String] = []
         if !inputs.isEmpty { parts.append("the input\(inputs.count == 1 ? "" : "s") \(inputs.joined(separator: ", "))") }
         if !answers.isEmpty { parts.append("the answer\(answers.count == 1 ? "" : "s") to \(answers.joined(separator: ", "))") }
