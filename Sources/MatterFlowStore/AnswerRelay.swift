@@ -12,11 +12,19 @@ import Synchronization
 /// (`NOTIFY matterflow_answers`, on a connection of the relay's own). Reads are made one at a time on a queue of the
 /// relay's own, never on the caller's thread (a read may wait out a store outage), so each answer reaches its run
 /// once, in the order given; a read that fails is made again a second later while the run is attached.
+///
+/// A secret answer's value waits in the worker's secrets directory (``SecretInbox``), which may be a copy that is
+/// brought up to date later than the store announces the answer (a synchronised volume): one not there yet is looked
+/// for again every second while the run is attached, and handed over when it appears.
 final class AnswerRelay: Sendable {
     private struct Attached {
         let handle: RunHandle
-        /// The number of the last answer handed to the run.
+        /// The number of the last answer read for the run.
         var through: Int64
+        /// Secret answers read whose values were not in the secrets directory yet, in the order given.
+        var missingSecrets: [GivenAnswer] = []
+        /// Whether a look for them again is due (one at a time).
+        var lookAgainDue = false
     }
 
     private let store: PostgresRunStore
@@ -65,7 +73,8 @@ final class AnswerRelay: Sendable {
         _ = runs.withLock { $0.removeValue(forKey: runID) }
     }
 
-    /// Reads the run's answers past the last it was handed, and hands them over. Called on ``queue`` only.
+    /// Reads the run's answers past the last read, and hands them over with the secret ones still missing. Called
+    /// on ``queue`` only.
     private func deliver(to runID: String) {
         guard let attached = runs.withLock({ $0[runID] }) else { return }
         let given: [GivenAnswer]
@@ -76,20 +85,33 @@ final class AnswerRelay: Sendable {
             queue.asyncAfter(deadline: .now() + .milliseconds(Self.retryMilliseconds)) { self.deliver(to: runID) }
             return
         }
-        guard let last = given.last else { return }
+        runs.withLock { runs in
+            if let last = given.last, runs[runID] != nil { runs[runID]?.through = last.sequence }
+        }
+        hand(attached.missingSecrets + given, to: runID, handle: attached.handle, firstSeen: attached.missingSecrets.count)
+    }
+
+    /// Hands answers to the run in order; a secret one whose value is not in the secrets directory is kept to be
+    /// looked for again (answers from `firstSeen` on are new: a missing one is logged once).
+    private func hand(_ answers: [GivenAnswer], to runID: String, handle: RunHandle, firstSeen: Int) {
+        guard !answers.isEmpty else { return }
         var secretValues: JSONObject?
-        for answer in given {
+        var missing: [GivenAnswer] = []
+        for (index, answer) in answers.enumerated() {
             var value = answer.value
             if answer.secret {
-                if secretValues == nil { secretValues = readSecrets(of: runID) }
+                if secretValues == nil { secretValues = readSecrets(of: runID, quietly: index < firstSeen) }
                 guard let secret = secretValues?[answer.name] else {
-                    log("run \(runID): the answer to \(answer.name) is secret and not in this worker's --secrets directory; the question waits on")
+                    if index >= firstSeen {
+                        log("run \(runID): the answer to \(answer.name) is secret and not in this worker's --secrets directory yet; the question waits on, and the directory is looked at again every second")
+                    }
+                    missing.append(answer)
                     continue
                 }
                 value = secret
             }
             do throws(AnswerError) {
-                switch try attached.handle.give(value, to: answer.name) {
+                switch try handle.give(value, to: answer.name) {
                 case .answered: log("run \(runID): answered \(answer.name)")
                 case .kept: log("run \(runID): the answer to \(answer.name) waits until the run asks it")
                 }
@@ -97,17 +119,37 @@ final class AnswerRelay: Sendable {
                 log("run \(runID): the answer to \(answer.name) was not taken: \(error.message)")
             }
         }
-        runs.withLock { runs in
-            if runs[runID] != nil { runs[runID]?.through = last.sequence }
+        let lookAgain = runs.withLock { runs -> Bool in
+            guard var attached = runs[runID] else { return false }
+            attached.missingSecrets = missing
+            let due = !missing.isEmpty && !attached.lookAgainDue
+            if due { attached.lookAgainDue = true }
+            runs[runID] = attached
+            return due
+        }
+        if lookAgain {
+            queue.asyncAfter(deadline: .now() + .milliseconds(Self.retryMilliseconds)) { self.lookAgain(for: runID) }
         }
     }
 
-    private func readSecrets(of runID: String) -> JSONObject {
+    /// Looks for the run's missing secret answers in the secrets directory again. Called on ``queue`` only.
+    private func lookAgain(for runID: String) {
+        let found = runs.withLock { runs -> Attached? in
+            runs[runID]?.lookAgainDue = false
+            return runs[runID]
+        }
+        guard let attached = found else { return }
+        hand(attached.missingSecrets, to: runID, handle: attached.handle, firstSeen: attached.missingSecrets.count)
+    }
+
+    /// The run's answers to secret questions in the secrets directory; none when the file is not there (said in
+    /// the log unless `quietly`).
+    private func readSecrets(of runID: String, quietly: Bool) -> JSONObject {
         guard let secrets else { return [:] }
         do throws(StoreError) {
             return try secrets.take(runID: runID, kind: .answers)
         } catch {
-            log(error.message)
+            if !quietly { log(error.message) }
             return [:]
         }
     }

@@ -174,6 +174,41 @@ struct FleetAnswerTests {
         #expect(!FileManager.default.fileExists(atPath: secrets + "/\(runID).answers"))
     }
 
+    @Test("a secret answer announced before its value reaches the worker's copy of the secrets directory is handed over once the value arrives")
+    func secretAnswerArrivingLate() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // The answering side and the worker each have a directory of their own: the worker's is a copy brought up
+        // to date later (a synchronised volume).
+        let answering = directory.file("answering")
+        let workers = directory.file("worker")
+        for path in [answering, workers] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        let workflow = try directory.write(
+            #"""
+            {"workflow": "door", "version": 1, "start": "door", "states": {
+              "door": {"type": "ask", "question": "pin", "prompt": "Code?", "answer": {"text": {"pattern": "[0-9]{6}"}}, "secret": true,
+                       "result": "code", "timeoutSeconds": 300, "next": "done", "onTimeout": "late"},
+              "done": {"type": "succeed"},
+              "late": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
+            }}
+            """#, to: "door.json")
+        let runID = "run-0000000001a7"
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: workers)))
+        #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        let answered = await matterflow(["answer", runID, "--store", conninfo, "--secrets", answering, "--answer", "pin=424242"])
+        #expect(answered.code == 0, "\(answered.stderr)")
+        let missed = await worker.waitForLine(containing: "the answer to pin is secret and not in this worker's --secrets directory yet")
+        #expect(missed, "\(worker.lines)")
+        try FileManager.default.copyItem(atPath: answering + "/\(runID).answers", toPath: workers + "/\(runID).answers")
+        let summary = try await worker.finish(after: [runID], conninfo: conninfo)
+        #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
+        #expect(worker.lines.contains("worker w1: run \(runID): answered pin"), "\(worker.lines)")
+        #expect(!worker.lines.joined().contains("424242"))
+    }
+
     @Test("a run waiting for an answer takes no slot: a worker of concurrency 1 holds two waiting runs, listed by runs --waiting, and the third waits for --max-waiting")
     func waitingRunsTakeNoSlot() async throws {
         let conninfo = try TestPostgres.database()
@@ -325,6 +360,13 @@ struct FleetAnswerTests {
 final class TestWorker: Sendable {
     private final class Log: Sendable {
         let lines = Mutex<[String]>([])
+        /// Each line as logged, for ``waitForLine(containing:within:)``.
+        let stream: AsyncStream<String>
+        let continuation: AsyncStream<String>.Continuation
+
+        init() {
+            (stream, continuation) = AsyncStream<String>.makeStream()
+        }
     }
 
     let worker: StoreWorker
@@ -336,13 +378,34 @@ final class TestWorker: Sendable {
         options.exitWhenIdle = true
         options.clock = ManualClock()
         let log = log
-        options.log = { line in log.lines.withLock { $0.append(line) } }
+        options.log = { line in
+            log.lines.withLock { $0.append(line) }
+            log.continuation.yield(line)
+        }
         worker = StoreWorker(store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) }, options: options)
         task = Task { [worker] in try await worker.run(host: "test", pid: 1) }
     }
 
     /// The lines it logged so far.
     var lines: [String] { log.lines.withLock { $0 } }
+
+    /// Waits (at most `limit`) until the worker logs a line containing `text`, or has logged one; false if it does
+    /// not. For one waiter at a time.
+    func waitForLine(containing text: String, within limit: Duration = .seconds(60)) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { [stream = log.stream] in
+                for await line in stream where line.contains(text) { return true }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let found = await group.next() ?? false
+            group.cancelAll()
+            return found
+        }
+    }
 
     /// What it did, once it has stopped.
     var summary: WorkerSummary {
