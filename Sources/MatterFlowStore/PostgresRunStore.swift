@@ -150,7 +150,9 @@ public final class PostgresRunStore: RunStore {
     // MARK: - Submitting
 
     /// Queues a run of a workflow and returns its ID. Secret inputs are not stored: their values are replaced by
-    /// `"<redacted>"` and their names listed, so a worker knows to take them from its secrets directory.
+    /// `"<redacted>"` and their names listed, so a worker knows to take them from its secrets directory. Submitting
+    /// the same run again (same ID, workflow file, structure, inputs and answers) queues nothing more and succeeds.
+    /// - Throws: ``StoreError`` `runExists` when another run has the ID.
     /// - Parameter answers: Answers to the run's questions given in advance, by question or ask state name, as
     ///   `RunOptions.answers` takes them (a fleet's workers have nobody to ask). An answer to a secret question is
     ///   stored as `"<redacted>"` and named in `secret_answers`: the worker takes it from its secrets directory
@@ -169,22 +171,33 @@ public final class PostgresRunStore: RunStore {
             JSONObject.Member(key: name, value: secretQuestions.contains(name) ? .string(RunOptions.redacted) : value)
         }
         let secretAnswers = answers.keys.filter(secretQuestions.contains).sorted()
-        // One statement, one transaction: the notification is sent when, and only when, the run is queued.
-        try execute(
+        // One statement, one transaction: the notification is sent when, and only when, the run is queued. A run
+        // with the ID already is this very submission when it has the same workflow file, structure, inputs and
+        // answers: a submit sent again (its reply lost, or the command run again) queues nothing twice.
+        let rows = try execute(
             """
             WITH queued AS (
                 INSERT INTO matterflow_runs
                     (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, secret_answers, status)
                 VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, $8::text[], 'queued')
+                ON CONFLICT (run_id) DO NOTHING
                 RETURNING run_id
+            ), notified AS (
+                SELECT pg_notify('matterflow_queue', run_id) FROM queued
             )
-            SELECT pg_notify('matterflow_queue', run_id) FROM queued
+            SELECT (SELECT count(*) FROM notified) > 0 OR EXISTS (
+                SELECT 1 FROM matterflow_runs
+                WHERE run_id = $1 AND workflow_file = $3 AND structure_id = $4 AND inputs = $5::jsonb AND answers = $7::jsonb)
             """,
             [
                 runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets),
                 JSONWriter.compact(.object(JSONObject(storedAnswers))), Self.textArrayLiteral(secretAnswers),
             ],
             doing: "queueing run \(runID)")
+        guard rows.rows.first?.first == "t" else {
+            throw StoreError(
+                .runExists, "another run \(runID) is in the store already; choose another --run-id (or leave it out for a new one)")
+        }
         return runID
     }
 

@@ -37,13 +37,71 @@ public struct SecretInbox: Sendable {
 
     func path(of runID: String, _ kind: Kind = .inputs) -> String { directory + "/" + runID + "." + kind.rawValue }
 
-    /// Writes a run's secret inputs, or its answers to secret questions (readable by the owner only). The file is
-    /// written beside its place and renamed into it, so a worker reading it meanwhile finds the old file or the new,
-    /// never a part.
+    /// Writes a run's secret inputs, or its answers to secret questions (readable by the owner only), replacing
+    /// what the run had. The file is written beside its place and renamed into it, so a worker reading it meanwhile
+    /// finds the old file or the new, never a part.
     public func put(_ secrets: JSONObject, runID: String, kind: Kind = .inputs) throws(StoreError) {
+        let bytes = Self.bytes(of: secrets)
+        try locked { () throws(StoreError) in try writeFile(bytes, to: path(of: runID, kind)) }
+    }
+
+    /// Writes the secrets of a run being submitted, unless the run has that file already: how `matterflow submit`
+    /// keeps from overwriting the secrets of another run given the same `--run-id`.
+    /// - Returns: True when the file was written now; false when it held these very values already (a submit
+    ///   tried again).
+    /// - Throws: ``StoreError`` `secretsUnavailable` when the file holds other values.
+    public func create(_ secrets: JSONObject, runID: String, kind: Kind = .inputs) throws(StoreError) -> Bool {
+        let bytes = Self.bytes(of: secrets)
         let target = path(of: runID, kind)
-        let temporary = target + ".\(getpid()).partial"
-        let bytes = Array(JSONWriter.compact(.object(secrets)).utf8)
+        return try locked { () throws(StoreError) -> Bool in
+            guard access(target, F_OK) == 0 else {
+                try writeFile(bytes, to: target)
+                return true
+            }
+            guard case .success(let existing) = FileBytes.contents(of: target, limit: 1 << 20), existing == bytes else {
+                throw StoreError(
+                    .secretsUnavailable,
+                    "\(target) holds other \(kind.what) of a run \(runID) submitted before; choose another --run-id (or leave it out for a new one)")
+            }
+            return false
+        }
+    }
+
+    /// Adds secret values to those already waiting for a run (a name given again replaces its value): how
+    /// `matterflow answer` adds an answer to a secret question. Two answers given at once both stay.
+    public func add(_ secrets: JSONObject, runID: String, kind: Kind) throws(StoreError) {
+        let target = path(of: runID, kind)
+        try locked { () throws(StoreError) in
+            var merged: JSONObject = [:]
+            if access(target, F_OK) == 0 { merged = try take(runID: runID, kind: kind) }
+            for member in secrets.members { merged[member.key] = member.value }
+            try writeFile(Self.bytes(of: merged), to: target)
+        }
+    }
+
+    private static func bytes(of secrets: JSONObject) -> [UInt8] { Array(JSONWriter.compact(.object(secrets)).utf8) }
+
+    /// Runs `body` holding an exclusive lock on the directory: the writers of one directory (submit, answer) take
+    /// turns, so each file's temporary twin has one writer at a time.
+    private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let lock = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard lock >= 0 else {
+            throw StoreError(.secretsUnavailable, "cannot open \(directory): \(String(cString: strerror(errno))); --secrets must name a writable directory")
+        }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw StoreError(.secretsUnavailable, "cannot lock \(directory): \(String(cString: strerror(errno)))") }
+        }
+        return try body()
+    }
+
+    /// Where a file is written before it is renamed into place. A writer that died there left it; the next write
+    /// of the file, or the run's end, removes it.
+    private static func temporary(of target: String) -> String { target + ".partial" }
+
+    /// Writes `bytes` to `target` through its temporary twin, flushed, then renamed. Called holding the lock.
+    private func writeFile(_ bytes: [UInt8], to target: String) throws(StoreError) {
+        let temporary = Self.temporary(of: target)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw StoreError(.secretsUnavailable, "cannot write \(target): \(String(cString: strerror(errno))); --secrets must name a writable directory")
@@ -66,24 +124,6 @@ public struct SecretInbox: Sendable {
             _ = unlink(temporary)
             throw StoreError(.secretsUnavailable, failure)
         }
-    }
-
-    /// Adds secret values to those already waiting for a run (a name given again replaces its value): how
-    /// `matterflow answer` adds an answer to a secret question. Additions to one directory are made one at a time
-    /// (an exclusive lock on the directory), so two answers given at once both stay.
-    public func add(_ secrets: JSONObject, runID: String, kind: Kind) throws(StoreError) {
-        let lock = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard lock >= 0 else {
-            throw StoreError(.secretsUnavailable, "cannot open \(directory): \(String(cString: strerror(errno))); --secrets must name a writable directory")
-        }
-        defer { close(lock) }
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw StoreError(.secretsUnavailable, "cannot lock \(directory): \(String(cString: strerror(errno)))") }
-        }
-        var merged: JSONObject = [:]
-        if access(path(of: runID, kind), F_OK) == 0 { merged = try take(runID: runID, kind: kind) }
-        for member in secrets.members { merged[member.key] = member.value }
-        try put(merged, runID: runID, kind: kind)
     }
 
     /// Reads a run's secret inputs, or its answers to secret questions.
@@ -109,9 +149,15 @@ public struct SecretInbox: Sendable {
         return object
     }
 
-    /// Removes a run's files (once the run has a final status).
+    /// Removes a run's files (once the run has a final status), with what a writer that died left of them.
     public func remove(runID: String) {
-        _ = unlink(path(of: runID, .inputs))
-        _ = unlink(path(of: runID, .answers))
+        for kind in [Kind.inputs, .answers] { discard(runID: runID, kind: kind) }
+    }
+
+    /// Removes one of a run's files (a submit the store refused), with what a writer that died left of it.
+    public func discard(runID: String, kind: Kind) {
+        let target = path(of: runID, kind)
+        _ = unlink(Self.temporary(of: target))
+        _ = unlink(target)
     }
 }

@@ -13,6 +13,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case runNotFound
         /// The run has a final status: it takes no answers.
         case runEnded
+        /// A run with that ID is in the store already (`submit --run-id`).
+        case runExists
         /// A `--store` value that names no store.
         case invalidStore
         /// A run's secret inputs are not where the worker looks for them (`--secrets DIR`).

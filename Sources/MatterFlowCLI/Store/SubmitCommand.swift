@@ -16,7 +16,7 @@ struct SubmitCommand {
             .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
             .init(name: "structure", valueName: "<id>", help: "The structure to commission into (default: the built-in home's)."),
             .init(name: "secrets", valueName: "<dir>", help: "Where the run's secret inputs and secret answers wait for its worker (the store never keeps them)."),
-            .init(name: "run-id", valueName: "<id>", help: "The run's ID (default: run- and 12 random hex digits)."),
+            .init(name: "run-id", valueName: "<id>", help: "The run's ID (default: run- and 12 random hex digits). Sending the same submission again queues nothing more."),
             RunQuestions.option,
         ],
         discussion: """
@@ -29,8 +29,12 @@ struct SubmitCommand {
             answer given with `matterflow answer RUN` until its timeout, then takes its onTimeout path; submit
             names those questions.
 
-            Exit status: 0 (the run ID on stdout), 2 invalid workflow, inputs or answer names, or the store cannot
-            be reached, 64 usage error (also: secret inputs or secret answers without --secrets).
+            With --run-id, the same submission sent again (same workflow file, structure, inputs and answers) prints
+            the ID and queues nothing more; another run's ID is refused (runExists), and its secrets are never
+            overwritten.
+
+            Exit status: 0 (the run ID on stdout), 2 invalid workflow, inputs or answer names, another run's ID, or
+            the store cannot be reached, 64 usage error (also: secret inputs or secret answers without --secrets).
             """)
 
     let arguments: ParsedArguments
@@ -70,11 +74,16 @@ struct SubmitCommand {
         }
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
         let runID = arguments.value("run-id") ?? "run-" + SystemRandomSource().hexDigits(12)
+        // The secrets are written first, so the worker that claims the run finds them; a file of another run given
+        // the same --run-id is never overwritten.
+        let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))
+        var written: [SecretInbox.Kind] = []
         do {
-            if let directory = arguments.value("secrets") {
-                let inbox = SecretInbox(directory: directory)
-                if !secretNames.isEmpty { try inbox.put(Self.picked(secretNames) { inputs[$0] }, runID: runID) }
-                if !secretAnswerNames.isEmpty { try inbox.put(Self.picked(secretAnswerNames) { answers[$0] }, runID: runID, kind: .answers) }
+            if let inbox {
+                if !secretNames.isEmpty, try inbox.create(Self.picked(secretNames) { inputs[$0] }, runID: runID) { written.append(.inputs) }
+                if !secretAnswerNames.isEmpty, try inbox.create(Self.picked(secretAnswerNames) { answers[$0] }, runID: runID, kind: .answers) {
+                    written.append(.answers)
+                }
             }
             let structure = arguments.value("structure") ?? HomeDescription.defaultHome.structure.id
             environment.standardOutput.line(
@@ -82,6 +91,16 @@ struct SubmitCommand {
             return ExitCode.success
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
+            if let inbox, !written.isEmpty {
+                if error.code == .storeUnavailable {
+                    // The run may have been queued before the store went away: its worker needs the files.
+                    err.line(
+                        "note: run \(runID) may have been queued; `matterflow runs --store URL` shows it. Its secrets stay in "
+                            + "\(inbox.directory): submit again with --run-id \(runID) once the store is back (nothing is queued twice), or remove them")
+                } else {
+                    for kind in written { inbox.discard(runID: runID, kind: kind) }
+                }
+            }
             return ExitCode.invalidInput
         }
     }

@@ -1,0 +1,91 @@
+import Foundation
+import MatterFlowCLI
+import MatterFlowJSON
+@testable import MatterFlowStore
+import Testing
+
+/// `matterflow submit --run-id`: a submission sent again queues nothing twice, and another run's ID (and its
+/// secrets) is never taken over.
+@Suite("Submitting a run once", .serialized, .enabled(if: TestPostgres.available, "no PostgreSQL server binary (install postgresql; .ci/run does)"))
+struct SubmitOnceTests {
+    @Test("the same submission sent again succeeds and queues nothing more; another run's ID is refused (runExists) and its secrets stay as they were; secrets a refused submit wrote are removed")
+    func submitWithRunID() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try PostgresStoreTests.secretsDirectory(in: directory)
+        let workflow = Repository.workflow("commission-device")
+        let runID = "run-0000000005b1"
+        let submit = ["submit", workflow, "--store", conninfo, "--secrets", secrets, "--run-id", runID, "--structure", "home-1"]
+
+        let first = await matterflow(submit + commissionInputs())
+        #expect(first.code == 0, "\(first.stderr)")
+        #expect(first.stdout == runID + "\n")
+        let file = secrets + "/\(runID).secrets"
+        let written = try Data(contentsOf: URL(fileURLWithPath: file))
+
+        // Sent again (its reply lost, or the command run again): the same run, queued once.
+        let again = await matterflow(submit + commissionInputs())
+        #expect(again.code == 0, "\(again.stderr)")
+        #expect(again.stdout == runID + "\n")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        #expect(try store.runs().map(\.runID) == [runID])
+
+        // Another submission with that ID: refused by the store, the run's secrets untouched.
+        let otherName = await matterflow(submit + commissionInputs(name: "Desk lamp"))
+        #expect(otherName.code == 2)
+        #expect(otherName.stderr.hasPrefix("error[runExists]: another run \(runID) is in the store already; choose another --run-id"), "\(otherName.stderr)")
+        // Another secret value: refused before the store is asked, and the value is not repeated.
+        let otherPayload = await matterflow(submit + commissionInputs(payload: Payloads.lampQR))
+        #expect(otherPayload.code == 2)
+        #expect(otherPayload.stderr.contains("holds other secret inputs of a run \(runID) submitted before"), "\(otherPayload.stderr)")
+        #expect(!otherPayload.stderr.contains(Payloads.lampQR))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == written)
+        #expect(try store.runs().map(\.runID) == [runID])
+
+        // A run with no secrets holds the ID: the file the refused submit wrote for it goes again.
+        let plain = "run-0000000005b2"
+        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", plain]).code == 0)
+        let refused = await matterflow(["submit", workflow, "--store", conninfo, "--secrets", secrets, "--run-id", plain] + commissionInputs())
+        #expect(refused.code == 2)
+        #expect(refused.stderr.hasPrefix("error[runExists]"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: secrets + "/\(plain).secrets"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets) == ["\(runID).secrets"])
+    }
+}
+
+/// The secrets directory's files: written whole, never a part, and nothing of a run left once it ends.
+@Suite("Secrets directory")
+struct SecretInboxTests {
+    @Test("a file a writer that died left half-written is replaced by the next write, and removed with the run's files")
+    func partialFilesDoNotStay() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let inbox = SecretInbox(directory: directory.path)
+        let runID = "run-0000000005b3"
+        let partial = directory.path + "/\(runID).secrets.partial"
+        try Data("{\"onboardingPayload\": \"MT:".utf8).write(to: URL(fileURLWithPath: partial))
+        try inbox.put(["onboardingPayload": "MT:Y.K9042C00KA0648G00"], runID: runID)
+        #expect(!FileManager.default.fileExists(atPath: partial))
+        #expect(try inbox.take(runID: runID) == ["onboardingPayload": "MT:Y.K9042C00KA0648G00"])
+
+        try Data("{\"pin\": \"42".utf8).write(to: URL(fileURLWithPath: directory.path + "/\(runID).answers.partial"))
+        try inbox.add(["pin": "424242"], runID: runID, kind: .answers)
+        try inbox.add(["code": "1111"], runID: runID, kind: .answers)
+        #expect(try inbox.take(runID: runID, kind: .answers) == ["pin": "424242", "code": "1111"])
+        try Data("{".utf8).write(to: URL(fileURLWithPath: partial))
+        inbox.remove(runID: runID)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test("create writes a run's file once: the same values again are accepted unwritten, other values refused")
+    func createOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let inbox = SecretInbox(directory: directory.path)
+        #expect(try inbox.create(["networkKey": "00112233445566778899aabbccddeeff"], runID: "run-1"))
+        #expect(try inbox.create(["networkKey": "00112233445566778899aabbccddeeff"], runID: "run-1") == false)
+        #expect(throws: StoreError.self) { try inbox.create(["networkKey": "ffeeddccbbaa99887766554433221100"], runID: "run-1") }
+        #expect(try inbox.take(runID: "run-1") == ["networkKey": "00112233445566778899aabbccddeeff"])
+    }
+}
