@@ -11,6 +11,8 @@ public protocol RunStore: Sendable {
     /// One run's journal records, in order.
     /// - Throws: ``StoreError`` `runNotFound` when the store has no such run.
     func records(of runID: String) throws(StoreError) -> [JournalRecord]
+    /// The runs that wait for answers now, oldest first (``WaitingRun``).
+    func waitingRuns() throws(StoreError) -> [WaitingRun]
 }
 
 /// One run as a store lists it.

@@ -21,11 +21,43 @@ extension RunStore {
     /// runs looks for. A queued run waits too when its records end at a question (a worker handed it back while it
     /// waited). Reads the records of every running and queued run.
     public func waitingRuns() throws(StoreError) -> [WaitingRun] {
+        try Self.waiting(among: try runs()) { run throws(StoreError) in try records(of: run.runID) }
+    }
+
+    /// Those of `runs` still open (running or queued) whose records, as `records` reads them, end waiting for answers.
+    static func waiting(
+        among runs: [StoredRun], records: (StoredRun) throws(StoreError) -> [JournalRecord]
+    ) throws(StoreError) -> [WaitingRun] {
         var waiting: [WaitingRun] = []
-        for run in try runs() where run.status == "running" || run.status == "queued" {
-            let questions = WaitingQuestion.waiting(in: try records(of: run.runID))
+        for run in runs where run.status == "running" || run.status == "queued" {
+            let questions = WaitingQuestion.waiting(in: try records(run))
             if !questions.isEmpty { waiting.append(WaitingRun(run: run, questions: questions)) }
         }
         return waiting
+    }
+}
+
+extension PostgresRunStore {
+    /// The runs that wait for answers now, oldest first, in two statements however many runs are open: the runs,
+    /// then the records of the open runs that have asked a question.
+    public func waitingRuns() throws(StoreError) -> [WaitingRun] {
+        let listed = try runs()
+        let rows = try execute(
+            """
+            SELECT b.run_id, b.records FROM matterflow_record_batches b
+            WHERE b.run_id IN (
+                SELECT r.run_id FROM matterflow_runs r
+                WHERE r.status IN ('queued', 'running') AND EXISTS (
+                    SELECT 1 FROM matterflow_record_batches q WHERE q.run_id = r.run_id AND q.records LIKE '%questionAsked%'))
+            ORDER BY b.run_id, b.first_seq
+            """, doing: "reading the records of runs that asked questions")
+        var records: [String: [JournalRecord]] = [:]
+        var last: (runID: String, sequence: Int?) = ("", nil)
+        for row in rows.rows {
+            guard let runID = row[0], let text = row[1] else { throw StoreError(.storeFailed, "a row of records in the store is empty") }
+            if runID != last.runID { last = (runID, nil) }
+            try RecordBatchRows.decode(text, runID: runID, after: 0, last: &last.sequence, into: &records[runID, default: []])
+        }
+        return try Self.waiting(among: listed) { run throws(StoreError) in records[run.runID] ?? [] }
     }
 }

@@ -237,6 +237,10 @@ struct FleetAnswerTests {
         let waitingJSON = try #require(try parseJSON(await matterflow(["runs", "--store", conninfo, "--waiting", "--json"]).stdout) as? [[String: Any]])
         #expect(waitingJSON.map { $0["runID"] as? String } == runs.prefix(2).map { $0 })
         #expect(await matterflow(["runs", "--journal", directory.path, "--waiting"]).code == 64)
+        // The store reads the records of all open runs that asked in one statement: the same as reading each run's.
+        let each = try PostgresRunStore.waiting(among: try store.runs()) { run throws(StoreError) in try store.records(of: run.runID) }
+        #expect(each.count == 2)
+        #expect(try store.waitingRuns().map(\.jsonValue) == each.map(\.jsonValue))
         // Answering one lets the third in; all end.
         for runID in runs {
             let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall", "--answer", "confirm=no"])
@@ -244,6 +248,7 @@ struct FleetAnswerTests {
         }
         let summary = try await worker.finish(after: runs, conninfo: conninfo)
         #expect(summary.finished == ["succeeded": 3], "\(worker.lines)")
+        #expect(try store.waitingRuns().isEmpty)
         // The third run started only once an answer had been given: before, its slot was held by waiting runs.
         let order = try store.execute(
             """
