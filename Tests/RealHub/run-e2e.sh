@@ -40,6 +40,10 @@ finish() {
     if [ "${SKIPPED:-0}" = 1 ]; then rm -rf "$RH_WORK"; exit 0; fi   # nothing was started
     step "tearing down"
     rh_teardown
+    if [ -n "${PG_PARENT:-}" ]; then
+        bash "$REPO/Tests/Postgres/pg-server.sh" stop "$PG_PARENT/pg" >/dev/null 2>&1
+        rm -rf "$PG_PARENT"
+    fi
     if [ "${KEEP_WORK:-0}" = 1 ] || [ "$FAILED" -gt 0 ]; then
         step "logs and state kept in $RH_WORK"
     else
@@ -267,6 +271,107 @@ elif ! "$SERVER_PY" -c 'import json,sys; sys.exit(0 if int(sys.argv[1]) in json.
     fail "manual code" "device ID '$device' is not a new node (before: $before, after: $after)"
 else
     pass "manual code: node $device"
+fi
+
+# MARK: - A fleet: runs queued in PostgreSQL, run by `matterflow worker --hub` processes against the real device
+
+# A throwaway PostgreSQL server on a Unix socket (reachable from inside the namespace), in a directory its
+# unprivileged server user can enter.
+PG_PARENT=$(mktemp -d /tmp/matterflow-realhub-pg.XXXXXX) && chmod 755 "$PG_PARENT"
+if ! bash "$REPO/Tests/Postgres/pg-server.sh" available >/dev/null 2>&1; then
+    fail "fleet" "no PostgreSQL server binary (install postgresql)"
+elif ! PG=$(bash "$REPO/Tests/Postgres/pg-server.sh" start "$PG_PARENT/pg" 2>"$RH_WORK/pg-start.txt") \
+    || ! "$MATTERFLOW" store migrate --store "$PG" >"$RH_WORK/migrate.txt" 2>&1; then
+    fail "fleet" "PostgreSQL did not start or migrate: $(tail -n 5 "$RH_WORK/pg-start.txt" "$RH_WORK/migrate.txt")"
+    PG=""
+fi
+SECRETS=$RH_WORK/secrets
+mkdir -p "$SECRETS" && chmod 700 "$SECRETS"
+pg_value() { psql "$PG" -qtAc "$1" 2>/dev/null; }
+# submit NAME ARGS...: queues commission-device for structure "home"; sets RUN_ID.
+submit_run() {
+    RUN_ID=$("$MATTERFLOW" submit "$REPO/Workflows/commission-device.json" --store "$PG" --secrets "$SECRETS" --structure home \
+        "$@" 2>"$RH_WORK/submit.txt")
+}
+# The arguments of a worker in the namespace on the bridge, named $1, with the rest of the arguments.
+worker_args() {
+    local name=$1; shift
+    WORKER=(ip netns exec "$RH_NS" "$MATTERFLOW" worker --store "$PG" --hub "$BRIDGE" --secrets "$SECRETS" --worker-id "$name" "$@")
+}
+fleet_leaks() {
+    pg_value "SELECT (SELECT count(*) FROM matterflow_record_batches WHERE records LIKE '%$QR%')
+                   + (SELECT count(*) FROM matterflow_runs WHERE inputs::text LIKE '%$QR%')"
+}
+
+if [ -n "${PG:-}" ]; then
+    begin_check "fleet: a run submitted to PostgreSQL is commissioned into the real device by matterflow worker --hub"
+    fresh_device
+    before=$(nodes)
+    submit_run --input onboardingPayload="$QR" --input deviceName="Fleet Lamp" --input roomName=Kitchen
+    worker_args fleet1 --exit-when-idle
+    timeout 150 "${WORKER[@]}" >"$RH_WORK/fleet1.log" 2>&1
+    status=$?
+    device=$(pg_value "SELECT output->'deviceIDs'->>0 FROM matterflow_runs WHERE run_id = '$RUN_ID'")
+    after=$(nodes)
+    if [ -z "$RUN_ID" ]; then
+        fail "fleet run" "submit failed: $(cat "$RH_WORK/submit.txt")"
+    elif [ "$status" -ne 0 ] || [ "$(pg_value "SELECT status FROM matterflow_runs WHERE run_id = '$RUN_ID'")" != succeeded ]; then
+        fail "fleet run" "worker exit $status, run $(pg_value "SELECT status || ' ' || coalesce(error::text, '') FROM matterflow_runs WHERE run_id = '$RUN_ID'"): $(tail -n 8 "$RH_WORK/fleet1.log")"
+    elif ! "$SERVER_PY" -c 'import json,sys; sys.exit(0 if int(sys.argv[1]) in json.loads(sys.argv[2]) and int(sys.argv[1]) not in json.loads(sys.argv[3]) else 1)' "$device" "$after" "$before"; then
+        fail "fleet run" "device ID '$device' is not a new node of the Matter Server (before: $before, after: $after)"
+    elif [ "$(result_field /dev/stdin 'r["0/40/5"]' <<<"$(server read "$device" 0/40/5)")" != '"Fleet Lamp"' ]; then
+        fail "fleet run" "the node label is not the name given"
+    elif [ "$(bridge_session)" != null ] || [ "$(pg_value 'SELECT count(*) FROM matterflow_sessions')" != 0 ]; then
+        fail "fleet run" "a session is left: bridge $(bridge_session), store $(pg_value 'SELECT count(*) FROM matterflow_sessions')"
+    elif [ "$(fleet_leaks)" != 0 ] || [ -n "$(ls -A "$SECRETS")" ]; then
+        fail "fleet run" "the onboarding payload reached the store, or the secrets file stayed: $(fleet_leaks), $(ls -A "$SECRETS")"
+    else
+        pass "fleet run: node $device, named, no session in the bridge or the store, no secret in the store"
+    fi
+
+    begin_check "fleet: a worker killed during commissioning; another settles its run after the lease, leaving no node and no session"
+    fresh_device
+    before=$(nodes)
+    submit_run --input onboardingPayload="$QR" --input deviceName="Doomed Lamp"
+    worker_args doomed --lease 3
+    "${WORKER[@]}" >"$RH_WORK/doomed.log" 2>&1 &
+    doomed=$!
+    RH_PIDS+=("$doomed")
+    # The commissioning's intent is committed before the hub is called.
+    in_call() {
+        [ "$(pg_value "SELECT count(*) FROM matterflow_record_batches WHERE run_id = '$RUN_ID' AND records LIKE '%\"intent\"%commissionDevice%'")" != 0 ] \
+            || ! kill -0 "$doomed" 2>/dev/null
+    }
+    if ! rh_wait_for 60 in_call; then
+        fail "fleet takeover" "the run never reached commissionDevice: $(tail -n 5 "$RH_WORK/doomed.log")"
+    elif ! kill -0 "$doomed" 2>/dev/null; then
+        fail "fleet takeover" "the worker ended before commissioning: $(tail -n 5 "$RH_WORK/doomed.log")"
+    else
+        bridge_pid=$(pgrep -P "$doomed" | head -n 1)
+        killed_at=$(date +%s%N)
+        kill -KILL "$doomed"
+        wait "$doomed" 2>/dev/null
+        # The bridge sees its standard input close, waits for the Matter Server's answer, records it and exits.
+        [ -n "$bridge_pid" ] && rh_wait_for 130 sh -c "! kill -0 $bridge_pid"
+        worker_args heir --lease 3 --exit-when-idle
+        timeout 150 "${WORKER[@]}" >"$RH_WORK/heir.log" 2>&1
+        status=$?
+        final=$(pg_value "SELECT status || ' ' || recovered FROM matterflow_runs WHERE run_id = '$RUN_ID'")
+        after=$(nodes)
+        if [ "$status" -ne 0 ]; then
+            fail "fleet takeover" "the second worker exited $status: $(tail -n 8 "$RH_WORK/heir.log")"
+        elif [ "$final" != "cancelled true" ]; then
+            fail "fleet takeover" "the run is '$final', not cancelled by recovery: $(tail -n 8 "$RH_WORK/heir.log")"
+        elif [ "$before" != "$after" ]; then
+            fail "fleet takeover" "a node is left: before $before, after $after"
+        elif [ "$(bridge_session)" != null ] || [ "$(pg_value 'SELECT count(*) FROM matterflow_sessions')" != 0 ]; then
+            fail "fleet takeover" "a session is left: bridge $(bridge_session), store $(pg_value 'SELECT count(*) FROM matterflow_sessions')"
+        elif [ "$(fleet_leaks)" != 0 ] || [ -n "$(ls -A "$SECRETS")" ]; then
+            fail "fleet takeover" "the onboarding payload reached the store, or the secrets file stayed"
+        else
+            pass "fleet takeover: settled on its cancel path by the second worker $(elapsed "$killed_at") s after the kill; no node, no session"
+        fi
+    fi
 fi
 
 # MARK: - Timing: commission_with_code straight to the Matter Server vs through MatterFlow, side by side
