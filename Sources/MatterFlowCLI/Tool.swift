@@ -58,7 +58,7 @@ public enum MatterflowTool {
         RunCommand.spec, ValidateCommand.spec, TestCommand.spec, OperationsCommand.spec, PayloadCommand.spec,
         PayloadCommand.generateSpec, DatasetCommand.spec, GraphCommand.spec, RunsCommand.spec, HistoryCommand.spec, RecoverCommand.spec,
         HubServeCommand.spec, HubCheckCommand.spec,
-        SubmitCommand.spec, AnswerCommand.spec, WorkerCommand.spec, WatchCommand.spec, StoreMigrateCommand.spec,
+        SubmitCommand.spec, AnswerCommand.spec, CancelCommand.spec, WorkerCommand.spec, WatchCommand.spec, StoreMigrateCommand.spec,
     ]
 
     static var overview: String {
@@ -155,6 +155,7 @@ public enum MatterflowTool {
             case HubCheckCommand.spec.name: return try await HubCheckCommand(arguments: parsed, environment: environment).execute()
             case SubmitCommand.spec.name: return try SubmitCommand(arguments: parsed, environment: environment).execute()
             case AnswerCommand.spec.name: return try AnswerCommand(arguments: parsed, environment: environment).execute()
+            case CancelCommand.spec.name: return try CancelCommand(arguments: parsed, environment: environment).execute()
             case WorkerCommand.spec.name: return try await WorkerCommand(arguments: parsed, environment: environment).execute()
             case WatchCommand.spec.name: return try WatchCommand(arguments: parsed, environment: environment).execute()
             case StoreMigrateCommand.spec.name: return try StoreMigrateCommand(arguments: parsed, environment: environment).execute()

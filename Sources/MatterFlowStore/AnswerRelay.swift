@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// A run is attached with the number of the last answer its claim already held (``ClaimedRun/answeredThrough``);
 /// the relay then reads the answers past it, and again each time the store announces one for the run
-/// (`NOTIFY matterflow_answers`, on a connection of the relay's own). Reads are made one at a time on a queue of the
+/// (`NOTIFY matterflow_answers`, heard by the worker's listener: ``announced(_:)``). Reads are made one at a time on a queue of the
 /// relay's own, never on the caller's thread (a read may wait out a store outage), so each answer reaches its run
 /// once, in the order given; a read that fails is made again a second later while the run is attached.
 ///
@@ -33,7 +33,6 @@ final class AnswerRelay: Sendable {
     private let runs = Mutex<[String: Attached]>([:])
     /// Where answers are read and handed over, one run at a time.
     private let queue = DispatchQueue(label: "matterflow.answers")
-    private let listener = Mutex<QueueListener?>(nil)
     /// How long a failed read waits before it is made again.
     static let retryMilliseconds = 1000
 
@@ -43,22 +42,11 @@ final class AnswerRelay: Sendable {
         self.log = log
     }
 
-    /// Starts listening for answers: from then on, none announced is missed (after a reconnection every attached
-    /// run's answers are read again, as announcements may have been lost meanwhile).
-    func start() {
-        let started = QueueListener(conninfo: store.conninfo, channel: "matterflow_answers") { [weak self] notifications in
-            guard let self else { return }
-            let runIDs = notifications.map { Set($0.map(\.payload)) } ?? Set(self.runs.withLock { Array($0.keys) })
-            for runID in runIDs.sorted() { self.queue.async { self.deliver(to: runID) } }
-        }
-        listener.withLock { $0 = started }
-    }
-
-    func stop() {
-        listener.withLock { listener in
-            defer { listener = nil }
-            return listener
-        }?.stop()
+    /// The store announced answers to these runs (`NOTIFY matterflow_answers`); nil after the worker's listener
+    /// reconnected, when announcements may have been lost: every attached run's answers are read again.
+    func announced(_ runIDs: Set<String>?) {
+        let reading = runIDs ?? Set(runs.withLock { Array($0.keys) })
+        for runID in reading.sorted() { queue.async { self.deliver(to: runID) } }
     }
 
     /// Lets answers given to the run reach it through `handle`, starting after answer number `through`, and hands

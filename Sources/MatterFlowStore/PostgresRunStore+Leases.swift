@@ -20,6 +20,9 @@ public struct ClaimedRun: Sendable {
     /// The sequence number of the last answer given after submit that ``answers`` holds (0 when none): later ones
     /// are read with ``PostgresRunStore/answers(of:after:)``.
     public var answeredThrough: Int64 = 0
+    /// Whether a cancel was asked for (`matterflow cancel`) before the claim: the run takes its cancel path, or ends
+    /// at once when it has not begun.
+    public var cancelRequested = false
 }
 
 extension PostgresRunStore {
@@ -44,7 +47,8 @@ extension PostgresRunStore {
                 WHERE r.run_id IN (
                     SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
                     ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
+                    r.cancel_requested_at IS NOT NULL
             ), queued AS (
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
@@ -52,7 +56,8 @@ extension PostgresRunStore {
                     SELECT run_id FROM matterflow_runs WHERE status = 'queued'
                     ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
                     FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
+                    r.cancel_requested_at IS NOT NULL
             )
             SELECT * FROM expired UNION ALL SELECT * FROM queued
             """, [workerID, String(leaseSeconds), String(limit)], doing: "claiming runs")
@@ -64,7 +69,8 @@ extension PostgresRunStore {
             runID: row[0] ?? "", workflowFile: row[1] ?? "", structureID: row[2] ?? "",
             inputs: row[3].flatMap { try? JSONDocument.parse($0, file: "<store>").value.objectValue } ?? [:],
             secretInputs: Self.textArray(row[4]), takeover: takeover, claims: row[5].flatMap { Int($0) } ?? 1,
-            answers: Self.answers(row[7]), secretAnswers: Self.textArray(row[8]), answeredThrough: row[9].flatMap { Int64($0) } ?? 0)
+            answers: Self.answers(row[7]), secretAnswers: Self.textArray(row[8]), answeredThrough: row[9].flatMap { Int64($0) } ?? 0,
+            cancelRequested: row[10] == "t")
     }
 
     /// The answers column's JSON object, by name.

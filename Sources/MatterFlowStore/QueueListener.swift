@@ -4,16 +4,17 @@ import Glibc
 import Darwin
 #endif
 
-/// Listens on one of the store's channels (`LISTEN matterflow_queue`, `LISTEN matterflow_answers`) on a connection and
-/// a thread of its own, and hands what arrives to `notified`: `submit` notifies the queue in the transaction that
-/// queues a run, and a worker handing runs back does too, so idle workers claim at once instead of polling;
-/// `matterflow answer` notifies the answers channel with the run's ID.
+/// Listens on some of the store's channels (`LISTEN matterflow_queue`, `LISTEN matterflow_answers`, ...) on a
+/// connection and a thread of its own, and hands what arrives to `notified`: `submit` notifies the queue in the
+/// transaction that queues a run, and a worker handing runs back does too, so idle workers claim at once instead of
+/// polling; `matterflow answer` notifies the answers channel with the run's ID, `matterflow cancel` the cancels
+/// channel.
 ///
 /// The connection is opened and listening when the initializer returns (when the server can be reached), so what is
 /// announced after that is not missed. A broken connection is opened again every ``retryMilliseconds``; on
 /// reconnecting `notified` is given nil, since notifications sent meanwhile are lost.
 final class QueueListener: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `conninfo`, `channel` and `notified` are immutable; `stopping` and `thread` are
+    // Safety of @unchecked Sendable: `conninfo`, `channels` and `notified` are immutable; `stopping` and `thread` are
     // only touched while `monitor` is locked; `connection` is used by the listener's thread alone once the
     // initializer has returned.
 
@@ -23,7 +24,7 @@ final class QueueListener: @unchecked Sendable {
     static let retryMilliseconds = 500
 
     private let conninfo: String
-    private let channel: String
+    private let channels: [String]
     private let notified: @Sendable ([PostgresNotification]?) -> Void
     private let monitor = Monitor()
     private var stopping = false
@@ -32,15 +33,16 @@ final class QueueListener: @unchecked Sendable {
 
     /// Raises `signal` for every notification, and on reconnecting.
     convenience init(conninfo: String, channel: String, signal: WorkSignal) {
-        self.init(conninfo: conninfo, channel: channel) { _ in signal.raise() }
+        self.init(conninfo: conninfo, channels: [channel]) { _ in signal.raise() }
     }
 
-    /// Hands each read's notifications to `notified` on the listener's thread; nil after reconnecting.
-    init(conninfo: String, channel: String, notified: @escaping @Sendable ([PostgresNotification]?) -> Void) {
+    /// Hands each read's notifications, of every channel in `channels`, to `notified` on the listener's thread; nil
+    /// after reconnecting.
+    init(conninfo: String, channels: [String], notified: @escaping @Sendable ([PostgresNotification]?) -> Void) {
         self.conninfo = conninfo
-        self.channel = channel
+        self.channels = channels
         self.notified = notified
-        connection = Self.connect(conninfo, channel: channel)
+        connection = Self.connect(conninfo, channels: channels)
         if let created = StoreThread.start({ self.loop() }) {
             monitor.lock()
             thread = created
@@ -49,10 +51,10 @@ final class QueueListener: @unchecked Sendable {
     }
 
     /// Whether the listener is connected and listening (false while the server is out of reach).
-    private static func connect(_ conninfo: String, channel: String) -> PostgresConnection? {
+    private static func connect(_ conninfo: String, channels: [String]) -> PostgresConnection? {
         guard let opened = try? PostgresConnection(conninfo) else { return nil }
         do {
-            try opened.listen(channel)
+            for channel in channels { try opened.listen(channel) }
             return opened
         } catch {
             opened.close()
@@ -72,7 +74,7 @@ final class QueueListener: @unchecked Sendable {
                 monitor.lock()
                 if !stopping { monitor.wait(milliseconds: Self.retryMilliseconds) }
                 monitor.unlock()
-                connection = Self.connect(conninfo, channel: channel)
+                connection = Self.connect(conninfo, channels: channels)
                 if connection != nil { notified(nil) }
                 continue
             }

@@ -152,6 +152,14 @@ public enum StoreMigrations {
                 CREATE INDEX matterflow_answers_run ON matterflow_answers (run_id, seq);
                 ALTER TABLE matterflow_runs ADD COLUMN answered_through bigint NOT NULL DEFAULT 0;
                 """),
+        // A cancel asked for with `matterflow cancel`: a run that had not begun ends at once; one that has keeps the
+        // time it was asked, which the worker running it is told of (`NOTIFY matterflow_cancels` with the run's ID),
+        // and a worker that claims it later (handed back, or taken over) finds in its claim.
+        Migration(
+            version: 7, name: "cancels asked for",
+            sql: """
+                ALTER TABLE matterflow_runs ADD COLUMN cancel_requested_at timestamptz;
+                """),
     ]
 }
 

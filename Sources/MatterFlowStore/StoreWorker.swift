@@ -101,6 +101,8 @@ public final class StoreWorker: Sendable {
     private let engine: WorkflowEngine
     /// Hands the answers given to the worker's runs after submit (`matterflow answer`) to them.
     private let answerRelay: AnswerRelay
+    /// Cancels the worker's runs whose cancel is asked for (`matterflow cancel`).
+    private let cancelRelay: CancelRelay
     private let state = Mutex(State())
     /// Wakes the idle loop: work announced, a slot freed, stop asked.
     private let wake = WorkSignal()
@@ -115,9 +117,9 @@ public final class StoreWorker: Sendable {
         self.hubs = hubs
         committer = GroupCommitter(conninfo: store.conninfo, workerID: options.workerID)
         engine = WorkflowEngine(catalog: FleetSessionGuard(committer: committer).wrapping(options.engine.catalog))
-        answerRelay = AnswerRelay(store: store, secrets: options.secrets) { [log = options.log, id = options.workerID] line in
-            log?("worker \(id): \(line)")
-        }
+        let log: @Sendable (String) -> Void = { [log = options.log, id = options.workerID] line in log?("worker \(id): \(line)") }
+        answerRelay = AnswerRelay(store: store, secrets: options.secrets, log: log)
+        cancelRelay = CancelRelay(store: store, log: log)
     }
 
     /// Asks the worker to stop: it claims nothing more, asks its runs to park at their next checkpoint
@@ -160,8 +162,20 @@ public final class StoreWorker: Sendable {
         defer { heartbeat.stop() }
         let listener = QueueListener(conninfo: store.conninfo, channel: "matterflow_queue", signal: wake)
         defer { listener.stop() }
-        answerRelay.start()
-        defer { answerRelay.stop() }
+        // Answers and cancels for the worker's runs, on a connection of their own: a busy queue does not delay them.
+        let runMessages = QueueListener(conninfo: store.conninfo, channels: ["matterflow_answers", "matterflow_cancels"]) {
+            [answerRelay, cancelRelay] notifications in
+            guard let notifications else {
+                answerRelay.announced(nil)
+                cancelRelay.announced(nil)
+                return
+            }
+            let answered = Set(notifications.filter { $0.channel == "matterflow_answers" }.map(\.payload))
+            let cancelled = Set(notifications.filter { $0.channel == "matterflow_cancels" }.map(\.payload))
+            if !answered.isEmpty { answerRelay.announced(answered) }
+            if !cancelled.isEmpty { cancelRelay.announced(cancelled) }
+        }
+        defer { runMessages.stop() }
         while !state.withLock({ $0.stopping }) {
             // Runs claimed ahead start first; a claim is made only when none is left.
             let (ahead, free) = state.withLock { state -> ([ClaimedRun], Int) in
@@ -179,6 +193,7 @@ public final class StoreWorker: Sendable {
                     options.log?("worker \(options.workerID): claiming failed: \(error.message); trying again")
                 }
             }
+            cancelRelay.hold(claimed.map(\.runID))
             for run in claimed.prefix(free) { launch(run) }
             state.withLock { $0.claimedAhead += claimed.dropFirst(free) }
             if claimed.isEmpty && ahead.isEmpty {
@@ -296,6 +311,7 @@ public final class StoreWorker: Sendable {
             await execute(claimed, idleness: idleness)
             // A run that ended waiting (it ended without a last event) was counted out of the group commit then.
             if !idleness.isIdle { committer.runEnded() }
+            cancelRelay.release(claimed.runID)
             state.withLock { state in
                 state.active[claimed.runID] = nil
                 state.pauses[claimed.runID] = nil
@@ -347,10 +363,20 @@ public final class StoreWorker: Sendable {
                 return
             }
         }
+        // A cancel asked for before the run started here (`matterflow cancel`): a run that has begun takes its cancel
+        // path, one that has not ends without a call.
+        let cancelAsked = claimed.cancelRequested || cancelRelay.takePending(runID)
         if records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }) {
             await settle(
                 claimed, records: records, hub: hub, sink: sink, secrets: secrets, answers: answers, handedBack: !claimed.takeover,
-                idleness: idleness)
+                cancelAsked: cancelAsked, idleness: idleness)
+            return
+        }
+        if cancelAsked {
+            options.log?("worker \(options.workerID): run \(runID) was cancelled before it began")
+            await conclude(
+                runID, status: "cancelled", output: nil, error: PostgresRunStore.cancelledBeforeItBegan, recovered: false, notes: [],
+                structure: claimed.structureID, claims: claimed.claims)
             return
         }
         if claimed.takeover {
@@ -384,6 +410,7 @@ public final class StoreWorker: Sendable {
         // A run that may ask questions hears the answers given to it since its claim, and those given while it runs.
         let asks = !workflow.questionNames.isEmpty
         if asks { answerRelay.attach(handle, to: runID, through: claimed.answeredThrough) }
+        cancelRelay.attach(handle, to: runID)
         let result = await withTaskCancellationHandler {
             await handle.result
         } onCancel: {
@@ -440,21 +467,26 @@ public final class StoreWorker: Sendable {
     }
 
     /// Settles a run whose worker died, from its records; or resumes one handed back at a checkpoint (its records
-    /// end at a checkpoint with no call in doubt), whatever ``WorkerOptions/resume`` says.
+    /// end at a checkpoint with no call in doubt), whatever ``WorkerOptions/resume`` says. A run whose cancel was
+    /// asked for takes its cancel path.
     private func settle(
         _ claimed: ClaimedRun, records: [JournalRecord], hub: any Hub, sink: PostgresJournalSink, secrets: JSONObject,
-        answers: [String: JSONValue], handedBack: Bool, idleness: RunIdleness
+        answers: [String: JSONValue], handedBack: Bool, cancelAsked: Bool, idleness: RunIdleness
     ) async {
         state.withLock { $0.summary.takenOver += 1 }
-        if handedBack {
+        if cancelAsked {
+            options.log?("worker \(options.workerID): taking the cancel path of run \(claimed.runID) (cancel asked for)")
+        } else if handedBack {
             options.log?("worker \(options.workerID): resuming run \(claimed.runID) from its last checkpoint (handed back by its worker)")
         } else {
             options.log?("worker \(options.workerID): settling run \(claimed.runID) (its worker's lease ran out)")
         }
-        var recoveryOptions = recoveryOptions(resume: options.resume || handedBack, inputs: secrets, answers: answers)
-        // A resumed run's questions wait for answers given through the store, as those of a run started here do.
-        recoveryOptions.answering = { [relay = answerRelay] handle in
-            relay.attach(handle, to: claimed.runID, through: claimed.answeredThrough)
+        var recoveryOptions = recoveryOptions(resume: !cancelAsked && (options.resume || handedBack), inputs: secrets, answers: answers)
+        // A resumed run's questions wait for answers given through the store, as those of a run started here do, and
+        // a cancel asked for while it runs reaches it.
+        recoveryOptions.answering = { [answerRelay, cancelRelay] handle in
+            answerRelay.attach(handle, to: claimed.runID, through: claimed.answeredThrough)
+            cancelRelay.attach(handle, to: claimed.runID)
         }
         recoveryOptions.observer = { [self] event in followWaits(of: claimed.runID, idleness: idleness, event) }
         // A run resumed on its normal path parks when the worker stops, as a run it started does, and goes back to be

@@ -53,7 +53,7 @@ struct FleetAnswerTests {
         #expect(queued.stdout == "run \(runID) (queued) waits for no question now\n")
 
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1"))
-        let asked = try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo)
+        let asked = try await Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo)
         #expect(asked, "the run asked for the room within a minute")
         let shown = await matterflow(["answer", runID, "--store", conninfo])
         #expect(shown.stdout == "run \(runID) (running) waits for:\n  room (desk/room): Which room? [one of 2 choices]\n    1. Kitchen\n    2. Hall\n")
@@ -99,7 +99,7 @@ struct FleetAnswerTests {
         // A long drain: the run is parked at once, so the worker does not wait for it.
         let stopping = WorkerOptions(workerID: "w1", leaseSeconds: 2, drainSeconds: 120)
         let first = TestWorker(store: store, options: stopping)
-        #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        #expect(try await Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
         first.worker.stop()
         let firstSummary = try await first.summary
         #expect(firstSummary.handedBack == 1, "\(first.lines)")
@@ -110,8 +110,8 @@ struct FleetAnswerTests {
         var next = stopping
         next.workerID = "w2"
         let second = TestWorker(store: store, options: next)
-        #expect(try Self.waitForRecord("recoveryStarted", of: runID, conninfo: conninfo))
-        #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 2))
+        #expect(try await Self.waitForRecord("recoveryStarted", of: runID, conninfo: conninfo))
+        #expect(try await Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 2))
         #expect(second.lines.contains("worker w2: resuming run \(runID) from its last checkpoint (handed back by its worker)"), "\(second.lines)")
         // A rolling restart: the worker that resumed it stops too, and the run, resumed by recovery, parks again.
         second.worker.stop()
@@ -120,7 +120,7 @@ struct FleetAnswerTests {
         #expect(second.lines.contains("worker w2: handed back 1 run(s) at a checkpoint: \(runID)"), "\(second.lines)")
         next.workerID = "w3"
         let third = TestWorker(store: store, options: next)
-        #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 3))
+        #expect(try await Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 3))
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall"])
         #expect(answered.code == 0, "\(answered.stderr)")
         let summary = try await third.finish(after: [runID], conninfo: conninfo)
@@ -159,7 +159,7 @@ struct FleetAnswerTests {
 
         let store = try PostgresRunStore(conninfo: conninfo)
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets)))
-        #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        #expect(try await Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--secrets", secrets, "--answer", "pin=424242"])
         #expect(answered.code == 0, "\(answered.stderr)")
         let summary = try await worker.finish(after: [runID], conninfo: conninfo)
@@ -197,7 +197,7 @@ struct FleetAnswerTests {
         #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
         let store = try PostgresRunStore(conninfo: conninfo)
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: workers)))
-        #expect(try Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        #expect(try await Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
         let answered = await matterflow(["answer", runID, "--store", conninfo, "--secrets", answering, "--answer", "pin=424242"])
         #expect(answered.code == 0, "\(answered.stderr)")
         let missed = await worker.waitForLine(containing: "the answer to pin is secret and not in this worker's --secrets directory yet")
@@ -223,8 +223,8 @@ struct FleetAnswerTests {
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", concurrency: 1, maxWaiting: 1))
         // Two runs wait for their room at once on one slot; the third is left queued, as one more waiting run than
         // the slot would pass --max-waiting.
-        #expect(try Self.waitForRecord("questionAsked", of: runs[0], conninfo: conninfo))
-        #expect(try Self.waitForRecord("questionAsked", of: runs[1], conninfo: conninfo))
+        #expect(try await Self.waitForRecord("questionAsked", of: runs[0], conninfo: conninfo))
+        #expect(try await Self.waitForRecord("questionAsked", of: runs[1], conninfo: conninfo))
         #expect(try store.status(of: runs[2]) == "queued")
         // What a person answering the fleet looks for: a line per question a running run waits for.
         let waiting = await matterflow(["runs", "--store", conninfo, "--waiting"])
@@ -320,13 +320,13 @@ struct FleetAnswerTests {
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
         let worker = try ChildProcess.launch(["worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--worker-id", "p1"])
         defer { worker.kill() }
-        #expect(try Self.waitForRecord("questionAsked", of: asking, conninfo: conninfo))
+        #expect(try await Self.waitForRecord("questionAsked", of: asking, conninfo: conninfo))
         // While it waits, a commissioning on the same worker goes through its simulated latencies in virtual time.
         let commissioning = await matterflow(
             ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--structure", "other",
              "--run-id", "run-00000000de82"] + commissionInputs())
         #expect(commissioning.code == 0, "\(commissioning.stderr)")
-        #expect(try Self.waitForRecord("runFinished", of: "run-00000000de82", conninfo: conninfo))
+        #expect(try await Self.waitForRecord("runFinished", of: "run-00000000de82", conninfo: conninfo))
         let store = try PostgresRunStore(conninfo: conninfo)
         #expect(try store.status(of: "run-00000000de82") == "succeeded")
         #expect(try store.status(of: asking) == "running")
@@ -339,10 +339,19 @@ struct FleetAnswerTests {
         #expect(output.rows.first?.first == #"{"room": "Kitchen", "sure": false}"#)
     }
 
-    /// Waits (at most `limit`) until the run has `count` records of `type`, woken by the store's notifications.
+    /// Waits (at most `limit`) until the run has `count` records of `type`, woken by the store's notifications. The
+    /// wait blocks a thread of its own, never one of the tasks' (in-process workers need those meanwhile).
     static func waitForRecord(
         _ type: String, of runID: String, conninfo: String, count: Int = 1, within limit: Duration = .seconds(60)
-    ) throws -> Bool {
+    ) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try blockingWaitForRecord(type, of: runID, conninfo: conninfo, count: count, within: limit) })
+            }
+        }
+    }
+
+    private static func blockingWaitForRecord(_ type: String, of runID: String, conninfo: String, count: Int, within limit: Duration) throws -> Bool {
         let store = try PostgresRunStore(conninfo: conninfo)
         let listener = try PostgresConnection(conninfo)
         defer {
@@ -378,16 +387,19 @@ final class TestWorker: Sendable {
     private let log = Log()
     private let task: Task<WorkerSummary, any Error>
 
-    init(store: PostgresRunStore, options: WorkerOptions) {
+    /// - Parameter virtualTime: Runs and hub on a virtual clock, so hub calls that take time end (on the manual
+    ///   clock they wait until the test moves it); questions wait in real time either way.
+    init(store: PostgresRunStore, options: WorkerOptions, virtualTime: Bool = false) {
         var options = options
         options.exitWhenIdle = true
-        options.clock = ManualClock()
+        let clock: any WorkflowClock = virtualTime ? VirtualClock() : ManualClock()
+        options.clock = clock
         let log = log
         options.log = { line in
             log.lines.withLock { $0.append(line) }
             log.continuation.yield(line)
         }
-        worker = StoreWorker(store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()) }, options: options)
+        worker = StoreWorker(store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: clock) }, options: options)
         task = Task { [worker] in try await worker.run(host: "test", pid: 1) }
     }
 
@@ -421,7 +433,7 @@ final class TestWorker: Sendable {
     /// hears its answers would wait on the manual clock for ever); then what it did.
     func finish(after runIDs: [String], conninfo: String) async throws -> WorkerSummary {
         for runID in runIDs {
-            let finished = try FleetAnswerTests.waitForRecord("runFinished", of: runID, conninfo: conninfo)
+            let finished = try await FleetAnswerTests.waitForRecord("runFinished", of: runID, conninfo: conninfo)
             #expect(finished, "run \(runID) finished within a minute")
             if !finished {
                 worker.stop()

@@ -1,0 +1,57 @@
+import MatterFlowStore
+
+/// `matterflow cancel RUN --store URL [--secrets DIR]`: cancels a fleet run from any machine.
+struct CancelCommand {
+    static let spec = CommandSpec(
+        name: "cancel",
+        abstract: "Cancel a run in a PostgreSQL run store: at once when it has not begun, or along its cancel path on a worker.",
+        arguments: [("<run>", "The run ID (as printed by submit and runs).", false)],
+        options: [
+            StoreOption.option,
+            .init(
+                name: "secrets", valueName: "<dir>",
+                help: "The secrets directory given to submit: the files of a run that ends at once are removed from it."),
+        ],
+        discussion: """
+            A queued run that has not begun ends at once, cancelled, without a call; `cancelled` is printed. A run
+            that has begun (running, or queued again where it waited) takes its cancel path on a worker, as a run
+            interrupted with Ctrl-C does: its calls are ended, its session released, and what its workflow's cancel
+            states undo is undone; `cancelling` is printed, and `matterflow watch RUN` follows it to its end. The
+            worker running it is told at once (PostgreSQL NOTIFY on the channel matterflow_cancels); a worker that
+            claims it later, or takes it over, takes its cancel path too. Cancelling again says the same.
+
+            No worker runs a run that ends at once, so its secrets files stay where submit wrote them unless
+            --secrets names that directory.
+
+            Exit status: 0 cancelled or cancelling (on stdout), 2 no such run, the run has ended, or the store cannot
+            be reached, 64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() throws(UsageError) -> Int32 {
+        let err = environment.standardError
+        let location = try StoreOption.value(arguments, command: Self.spec.name)
+        let runID = arguments.positionals[0]
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
+        let outcome: (request: CancelRequest, hasSecrets: Bool)
+        do {
+            outcome = try store.requestCancel(runID: runID)
+        } catch {
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        if outcome.request == .cancelled && outcome.hasSecrets {
+            if let directory = arguments.value("secrets") {
+                SecretInbox(directory: directory).remove(runID: runID)
+            } else {
+                err.line(
+                    "note: run \(runID) has secrets files in the directory submit was given (--secrets); no worker ran it, so "
+                        + "remove them: \(runID).secrets and \(runID).answers there, or cancel again with --secrets DIR")
+            }
+        }
+        environment.standardOutput.line(outcome.request.rawValue)
+        return ExitCode.success
+    }
+}

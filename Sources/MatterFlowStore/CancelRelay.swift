@@ -1,0 +1,115 @@
+import Dispatch
+import MatterFlow
+import Synchronization
+
+/// Cancels the worker's runs whose cancel is asked for while the worker holds them (`matterflow cancel`,
+/// ``PostgresRunStore/requestCancel(runID:)``): the store announces it (`NOTIFY matterflow_cancels` with the run's ID,
+/// heard by the worker's listener: ``announced(_:)``), and the run takes its cancel path (``RunHandle/cancel()``).
+///
+/// A cancel asked for before the worker claimed the run reaches it in the claim (``ClaimedRun/cancelRequested``).
+/// One announced while the worker holds the run (``hold(_:)``) but has no handle for it yet (claimed ahead, or
+/// starting) waits until the run is attached, or is taken before it starts (``takePending(_:)``). One announced a
+/// moment before the worker knows it holds the run (its claim's reply and the announcement cross) is kept for
+/// ``earlyKeptFor``.
+final class CancelRelay: Sendable {
+    private struct State {
+        /// The runs the worker holds (claimed, not ended).
+        var held: Set<String> = []
+        var handles: [String: RunHandle] = [:]
+        /// Runs held without a handle whose cancel was announced.
+        var pending: Set<String> = []
+        /// Runs not known to be held whose cancel was announced, with when.
+        var early: [String: ContinuousClock.Instant] = [:]
+    }
+
+    /// How long a cancel announced for a run the worker does not hold (yet) is kept.
+    static let earlyKeptFor: Duration = .seconds(60)
+
+    private let store: PostgresRunStore
+    private let log: @Sendable (String) -> Void
+    private let state = Mutex(State())
+    /// Where the store is asked which cancels were missed, off the listener's thread.
+    private let queue = DispatchQueue(label: "matterflow.cancels")
+
+    init(store: PostgresRunStore, log: @escaping @Sendable (String) -> Void) {
+        self.store = store
+        self.log = log
+    }
+
+    /// The worker claimed these runs: a cancel announced for one before it is attached waits for it.
+    func hold(_ runIDs: [String]) {
+        guard !runIDs.isEmpty else { return }
+        state.withLock { state in
+            state.held.formUnion(runIDs)
+            for runID in runIDs where state.early.removeValue(forKey: runID) != nil { state.pending.insert(runID) }
+        }
+    }
+
+    /// The store announced cancels of these runs; nil after the worker's listener reconnected, when announcements
+    /// may have been lost: the store is asked which of the attached runs' cancels were asked for.
+    func announced(_ runIDs: Set<String>?) {
+        guard let runIDs else {
+            queue.async { self.lookAgain() }
+            return
+        }
+        for runID in runIDs.sorted() { cancel(runID) }
+    }
+
+    /// Lets a cancel asked for now reach the run through `handle`; when one was asked for already, the run takes its
+    /// cancel path at once.
+    func attach(_ handle: RunHandle, to runID: String) {
+        let asked = state.withLock { state -> Bool in
+            let asked = state.pending.remove(runID) != nil || state.early.removeValue(forKey: runID) != nil
+            if !asked { state.handles[runID] = handle }
+            return asked
+        }
+        if asked { cancelling(handle, runID) }
+    }
+
+    /// The run has ended (or is handed back): a cancel asked for now is for whoever holds it next.
+    func release(_ runID: String) {
+        state.withLock { state in
+            state.held.remove(runID)
+            state.handles[runID] = nil
+            state.pending.remove(runID)
+        }
+    }
+
+    /// Whether a cancel of the run was announced before it started (and forgets it): the run then ends without
+    /// starting.
+    func takePending(_ runID: String) -> Bool {
+        state.withLock { state in state.pending.remove(runID) != nil || state.early.removeValue(forKey: runID) != nil }
+    }
+
+    private func cancel(_ runID: String) {
+        let handle = state.withLock { state -> RunHandle? in
+            if let handle = state.handles.removeValue(forKey: runID) { return handle }
+            if state.held.contains(runID) {
+                state.pending.insert(runID)
+            } else {
+                let now = ContinuousClock.now
+                state.early = state.early.filter { now - $0.value < Self.earlyKeptFor }
+                state.early[runID] = now
+            }
+            return nil
+        }
+        if let handle { cancelling(handle, runID) }
+    }
+
+    private func cancelling(_ handle: RunHandle, _ runID: String) {
+        log("run \(runID): cancel asked for; taking its cancel path")
+        handle.cancel()
+    }
+
+    /// Asks the store which of the runs held have had their cancel asked for, and cancels them. Called on ``queue``
+    /// only.
+    private func lookAgain() {
+        let held = state.withLock { $0.held.sorted() }
+        do throws(StoreError) {
+            for runID in try store.cancelsRequested(among: held).sorted() { cancel(runID) }
+        } catch {
+            log("could not look for cancels asked for (\(error.message)); trying again")
+            queue.asyncAfter(deadline: .now() + .milliseconds(AnswerRelay.retryMilliseconds)) { self.lookAgain() }
+        }
+    }
+}
