@@ -329,6 +329,40 @@ if [ -n "${PG:-}" ]; then
         pass "fleet run: node $device, named, no session in the bridge or the store, no secret in the store"
     fi
 
+    begin_check "fleet: matterflow cancel during commissioning; the worker takes the run's cancel path, leaving no node and no session"
+    fresh_device
+    before=$(nodes)
+    submit_run --input onboardingPayload="$QR" --input deviceName="Cancelled Lamp"
+    worker_args cancelled --exit-when-idle
+    "${WORKER[@]}" >"$RH_WORK/cancelled.log" 2>&1 &
+    cancelled=$!
+    RH_PIDS+=("$cancelled")
+    commissioning() {
+        [ "$(pg_value "SELECT count(*) FROM matterflow_record_batches WHERE run_id = '$RUN_ID' AND records LIKE '%\"intent\"%commissionDevice%'")" != 0 ] \
+            || ! kill -0 "$cancelled" 2>/dev/null
+    }
+    if ! rh_wait_for 60 commissioning || ! kill -0 "$cancelled" 2>/dev/null; then
+        fail "fleet cancel" "the run never reached commissionDevice: $(tail -n 5 "$RH_WORK/cancelled.log")"
+    else
+        asked=$("$MATTERFLOW" cancel "$RUN_ID" --store "$PG" 2>&1)
+        wait_exit "$cancelled" 150
+        final=$(pg_value "SELECT status FROM matterflow_runs WHERE run_id = '$RUN_ID'")
+        after=$(nodes)
+        if [ "$asked" != cancelling ]; then
+            fail "fleet cancel" "matterflow cancel said '$asked', not cancelling"
+        elif [ "$EXIT_STATUS" != 0 ] || [ "$final" != cancelled ]; then
+            fail "fleet cancel" "worker exit $EXIT_STATUS, run '$final': $(tail -n 8 "$RH_WORK/cancelled.log")"
+        elif ! grep -q "cancel asked for; taking its cancel path" "$RH_WORK/cancelled.log"; then
+            fail "fleet cancel" "the worker did not say it took the cancel path: $(tail -n 8 "$RH_WORK/cancelled.log")"
+        elif [ "$before" != "$after" ]; then
+            fail "fleet cancel" "a node is left: before $before, after $after"
+        elif [ "$(bridge_session)" != null ] || [ "$(pg_value 'SELECT count(*) FROM matterflow_sessions')" != 0 ]; then
+            fail "fleet cancel" "a session is left: bridge $(bridge_session), store $(pg_value 'SELECT count(*) FROM matterflow_sessions')"
+        else
+            pass "fleet cancel: cancelled during commissioning from another process; no node, no session"
+        fi
+    fi
+
     begin_check "fleet: a worker killed during commissioning; another settles its run after the lease, leaving no node and no session"
     fresh_device
     before=$(nodes)
