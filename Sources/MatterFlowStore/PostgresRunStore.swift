@@ -102,7 +102,7 @@ public final class PostgresRunStore: RunStore {
                    extract(epoch FROM coalesce(r.started_at, r.submitted_at))::float8 AS started,
                    (SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m
                     WHERE m.run_id = r.run_id) AS records,
-                   r.recovered, r.error::text, r.notes
+                   r.recovered, r.error::text, r.notes, r.cancel_requested_at IS NOT NULL
             FROM matterflow_runs r ORDER BY r.submitted_at, r.run_id
             """, doing: "listing the runs")
         return rows.rows.map { row in
@@ -110,7 +110,7 @@ public final class PostgresRunStore: RunStore {
                 runID: row[0] ?? "", workflow: row[1], structureID: row[2], status: row[3] ?? "?", workerID: row[4],
                 startedAt: row[5].flatMap(Double.init), recordCount: row[6].flatMap { Int($0) } ?? 0, recovered: row[7] == "t",
                 error: row[8].flatMap { try? JSONDocument.parse($0, file: "<store>").value },
-                notes: Self.textArray(row[9]))
+                notes: Self.textArray(row[9]), cancelRequested: row[10] == "t")
         }
     }
 

@@ -33,10 +33,13 @@ public struct StoredRun: Sendable, Hashable {
     /// The final error, for failed and cancelled runs.
     public var error: JSONValue?
     public var notes: [String]
+    /// Whether a cancel was asked for (`matterflow cancel`; PostgreSQL): a queued or running run then takes its cancel
+    /// path.
+    public var cancelRequested: Bool
 
     public init(
         runID: String, workflow: String?, structureID: String?, status: String, workerID: String? = nil,
-        startedAt: Double?, recordCount: Int, recovered: Bool, error: JSONValue?, notes: [String]
+        startedAt: Double?, recordCount: Int, recovered: Bool, error: JSONValue?, notes: [String], cancelRequested: Bool = false
     ) {
         self.runID = runID
         self.workflow = workflow
@@ -48,6 +51,7 @@ public struct StoredRun: Sendable, Hashable {
         self.recovered = recovered
         self.error = error
         self.notes = notes
+        self.cancelRequested = cancelRequested
     }
 
     /// The run as JSON (`matterflow runs --json`).
@@ -57,7 +61,7 @@ public struct StoredRun: Sendable, Hashable {
             "structureID": structureID.map(JSONValue.string) ?? .null, "status": .string(status),
             "workerID": workerID.map(JSONValue.string) ?? .null, "startedAt": startedAt.map(JSONValue.double) ?? .null,
             "records": .int(recordCount), "recovered": .bool(recovered), "error": error ?? .null,
-            "notes": .array(notes.map(JSONValue.string)),
+            "notes": .array(notes.map(JSONValue.string)), "cancelRequested": .bool(cancelRequested),
         ]
     }
 }

@@ -20,6 +20,7 @@ enum StoreListing {
         ) { run in
             var notes = run.notes
             if run.recovered { notes.insert("recovered", at: 0) }
+            if run.cancelRequested && (run.status == "queued" || run.status == "running") { notes.insert("cancel asked for", at: 0) }
             return [[
                 run.runID, run.workflow ?? "-", run.structureID ?? "-", run.status, run.workerID ?? "-",
                 run.startedAt.map(RunsCommand.timestamp) ?? "-", String(run.recordCount), notes.joined(separator: "; "),

@@ -108,6 +108,9 @@ struct FleetCancelTests {
 
         let cancelling = await matterflow(["cancel", runID, "--store", conninfo])
         #expect(cancelling.stdout == "cancelling\n", "\(cancelling.stderr)")
+        let listed = await matterflow(["runs", "--store", conninfo])
+        #expect(listed.stdout.split(separator: "\n").contains { $0.hasPrefix(runID) && $0.contains(" queued ") && $0.hasSuffix("cancel asked for") }, "\(listed.stdout)")
+        #expect(try store.runs().map(\.cancelRequested) == [true])
         let second = TestWorker(store: store, options: WorkerOptions(workerID: "w2"))
         let summary = try await second.finish(after: [runID], conninfo: conninfo)
         #expect(summary.finished == ["cancelled": 1], "\(second.lines)")
