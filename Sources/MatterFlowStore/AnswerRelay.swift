@@ -30,7 +30,8 @@ final class AnswerRelay: Sendable {
     private let store: PostgresRunStore
     private let secrets: SecretInbox?
     private let log: @Sendable (String) -> Void
-    private let runs = Mutex<[String: Attached]>([:])
+    /// The runs attached; nil once closed.
+    private let runs = Mutex<[String: Attached]?>([:])
     /// Where answers are read and handed over, one run at a time.
     private let queue = DispatchQueue(label: "matterflow.answers")
     /// How long a failed read waits before it is made again.
@@ -45,26 +46,40 @@ final class AnswerRelay: Sendable {
     /// The store announced answers to these runs (`NOTIFY matterflow_answers`); nil after the worker's listener
     /// reconnected, when announcements may have been lost: every attached run's answers are read again.
     func announced(_ runIDs: Set<String>?) {
-        let reading = runIDs ?? Set(runs.withLock { Array($0.keys) })
+        let reading = runIDs ?? runs.withLock { Set($0.map { Array($0.keys) } ?? []) }
         for runID in reading.sorted() { queue.async { self.deliver(to: runID) } }
     }
 
     /// Lets answers given to the run reach it through `handle`, starting after answer number `through`, and hands
-    /// it those given since (on the relay's queue: this returns at once).
-    func attach(_ handle: RunHandle, to runID: String, through: Int64) {
-        runs.withLock { $0[runID] = Attached(handle: handle, through: through) }
+    /// it those given since (on the relay's queue: this returns at once). `missingSecrets` names secret answers its
+    /// claim holds whose values were not in the secrets directory then: they are looked for again.
+    func attach(_ handle: RunHandle, to runID: String, through: Int64, missingSecrets: [String] = []) {
+        let missing = missingSecrets.map { GivenAnswer(sequence: 0, name: $0, value: .string(RunOptions.redacted), secret: true) }
+        guard runs.withLock({ runs -> Bool in
+            runs?[runID] = Attached(handle: handle, through: through, missingSecrets: missing)
+            return runs != nil
+        }) else { return }
+        if !missing.isEmpty {
+            log("run \(runID): the answers to \(missingSecrets.joined(separator: ", ")) are secret and not in this worker's --secrets directory yet; the directory is looked at again every second")
+        }
         queue.async { self.deliver(to: runID) }
+    }
+
+    /// Hands nothing more to any run, now or later (the worker is stopping: its runs park where they wait and go
+    /// back to the queue, and the answers wait in the store for the worker that claims them next).
+    func close() {
+        runs.withLock { $0 = nil }
     }
 
     /// The run has ended: answers given to it now are not read.
     func detach(_ runID: String) {
-        _ = runs.withLock { $0.removeValue(forKey: runID) }
+        _ = runs.withLock { $0?.removeValue(forKey: runID) }
     }
 
     /// Reads the run's answers past the last read, and hands them over with the secret ones still missing. Called
     /// on ``queue`` only.
     private func deliver(to runID: String) {
-        guard let attached = runs.withLock({ $0[runID] }) else { return }
+        guard let attached = runs.withLock({ $0?[runID] }) else { return }
         let given: [GivenAnswer]
         do throws(StoreError) {
             given = try store.answers(of: runID, after: attached.through)
@@ -74,9 +89,12 @@ final class AnswerRelay: Sendable {
             return
         }
         runs.withLock { runs in
-            if let last = given.last, runs[runID] != nil { runs[runID]?.through = last.sequence }
+            if let last = given.last, runs?[runID] != nil { runs?[runID]?.through = last.sequence }
         }
-        hand(attached.missingSecrets + given, to: runID, handle: attached.handle, firstSeen: attached.missingSecrets.count)
+        // A secret answer still missing yields to a newer answer to the same question.
+        let newer = Set(given.map(\.name))
+        let missing = attached.missingSecrets.filter { !newer.contains($0.name) }
+        hand(missing + given, to: runID, handle: attached.handle, firstSeen: missing.count)
     }
 
     /// Hands answers to the run in order; a secret one whose value is not in the secrets directory is kept to be
@@ -88,6 +106,10 @@ final class AnswerRelay: Sendable {
         for (index, answer) in answers.enumerated() {
             var value = answer.value
             if answer.secret {
+                guard secrets != nil else {
+                    log("run \(runID): the answer to \(answer.name) is secret and this worker has no --secrets directory; it cannot reach the run")
+                    continue
+                }
                 if secretValues == nil { secretValues = readSecrets(of: runID, quietly: index < firstSeen) }
                 guard let secret = secretValues?[answer.name] else {
                     if index >= firstSeen {
@@ -108,11 +130,11 @@ final class AnswerRelay: Sendable {
             }
         }
         let lookAgain = runs.withLock { runs -> Bool in
-            guard var attached = runs[runID] else { return false }
+            guard var attached = runs?[runID] else { return false }
             attached.missingSecrets = missing
             let due = !missing.isEmpty && !attached.lookAgainDue
             if due { attached.lookAgainDue = true }
-            runs[runID] = attached
+            runs?[runID] = attached
             return due
         }
         if lookAgain {
@@ -123,8 +145,8 @@ final class AnswerRelay: Sendable {
     /// Looks for the run's missing secret answers in the secrets directory again. Called on ``queue`` only.
     private func lookAgain(for runID: String) {
         let found = runs.withLock { runs -> Attached? in
-            runs[runID]?.lookAgainDue = false
-            return runs[runID]
+            runs?[runID]?.lookAgainDue = false
+            return runs?[runID]
         }
         guard let attached = found else { return }
         hand(attached.missingSecrets, to: runID, handle: attached.handle, firstSeen: attached.missingSecrets.count)

@@ -20,6 +20,7 @@ final class CancelRelay: Sendable {
         var pending: Set<String> = []
         /// Runs not known to be held whose cancel was announced, with when.
         var early: [String: ContinuousClock.Instant] = [:]
+        var closed = false
     }
 
     /// How long a cancel announced for a run the worker does not hold (yet) is kept.
@@ -40,6 +41,7 @@ final class CancelRelay: Sendable {
     func hold(_ runIDs: [String]) {
         guard !runIDs.isEmpty else { return }
         state.withLock { state in
+            guard !state.closed else { return }
             state.held.formUnion(runIDs)
             for runID in runIDs where state.early.removeValue(forKey: runID) != nil { state.pending.insert(runID) }
         }
@@ -59,11 +61,18 @@ final class CancelRelay: Sendable {
     /// cancel path at once.
     func attach(_ handle: RunHandle, to runID: String) {
         let asked = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
             let asked = state.pending.remove(runID) != nil || state.early.removeValue(forKey: runID) != nil
             if !asked { state.handles[runID] = handle }
             return asked
         }
         if asked { cancelling(handle, runID) }
+    }
+
+    /// Cancels nothing more, now or later (the worker is stopping: its runs park where they wait and go back to the
+    /// queue, and a cancel asked for meanwhile waits in the store for the worker that claims them next).
+    func close() {
+        state.withLock { $0 = State(closed: true) }
     }
 
     /// The run has ended (or is handed back): a cancel asked for now is for whoever holds it next.
@@ -83,6 +92,7 @@ final class CancelRelay: Sendable {
 
     private func cancel(_ runID: String) {
         let handle = state.withLock { state -> RunHandle? in
+            guard !state.closed else { return nil }
             if let handle = state.handles.removeValue(forKey: runID) { return handle }
             if state.held.contains(runID) {
                 state.pending.insert(runID)

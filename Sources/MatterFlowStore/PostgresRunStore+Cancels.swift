@@ -2,7 +2,8 @@ import MatterFlowJSON
 
 /// What asking for a run's cancel did (``PostgresRunStore/requestCancel(runID:)``).
 public enum CancelRequest: String, Sendable, Hashable {
-    /// The run had not begun: it ended at once, `cancelled`, without a worker (it made no call).
+    /// The run ended cancelled: at once, without a worker, when no worker had claimed it (it made no call); or
+    /// asked before, along its cancel path.
     case cancelled
     /// The run has begun: the worker running it takes its cancel path now, or the worker that claims it next does
     /// (a run handed back, or taken over). It ends `cancelled` once its cancel path is done (or with the status its
@@ -16,45 +17,50 @@ extension PostgresRunStore {
         "code": "cancelled", "message": "cancelled before it began (matterflow cancel); it made no call",
     ]
 
-    /// Asks for a run's cancel, from any machine, in one transaction. A queued run that has not begun (no records)
-    /// ends `cancelled` at once. A run that has begun keeps the request (`cancel_requested_at`): the worker running
-    /// it is told (`NOTIFY matterflow_cancels` with the run's ID) and takes the run's cancel path, which releases
-    /// its session and undoes what the workflow says; a worker that claims it later takes that path too. Asking
-    /// again changes nothing and says the same (also after the reply to the first was lost).
-    /// - Returns: What the request did, and whether the run has secret inputs or answers: the files of a run that
-    ///   ended at once stay in the secrets directory until the caller removes them (``SecretInbox/remove(runID:)``),
-    ///   since no worker ran it.
-    /// - Throws: ``StoreError`` `runNotFound`; `runEnded` when the run had a final status before it was asked.
-    public func requestCancel(runID: String) throws(StoreError) -> (request: CancelRequest, hasSecrets: Bool) {
+    /// Asks for a run's cancel, from any machine, in one transaction. A queued run no worker has claimed ends
+    /// `cancelled` at once. Any other queued or running run keeps the request (`cancel_requested_at`): the worker
+    /// running it is told (`NOTIFY matterflow_cancels` with the run's ID) and takes the run's cancel path, which
+    /// releases its session and undoes what the workflow says; a worker that claims it later takes that path too.
+    /// Asking again changes nothing and says `cancelling` while the run is open, `cancelled` once it has ended so
+    /// (also after the reply to the first was lost).
+    /// - Returns: What the request did; whether the run ended at once, now; and whether it has secret inputs or
+    ///   answers: the files of a run that ended at once stay in the secrets directory until the caller removes
+    ///   them (``SecretInbox/remove(runID:)``), since no worker ran it.
+    /// - Throws: ``StoreError`` `runNotFound`; `runEnded` when the run ended otherwise (before the request, or with
+    ///   another status).
+    public func requestCancel(runID: String) throws(StoreError) -> (request: CancelRequest, endedNow: Bool, hasSecrets: Bool) {
         let rows = try execute(Self.cancelStatement, [runID, JSONWriter.compact(Self.cancelledBeforeItBegan)], doing: "cancelling run \(runID)")
         let hasSecrets = rows.rows.first.map { $0.count > 1 && $0[1] == "t" } ?? false
         switch rows.rows.first?.first ?? nil {
-        case CancelRequest.cancelled.rawValue?: return (.cancelled, hasSecrets)
-        case CancelRequest.cancelling.rawValue?: return (.cancelling, hasSecrets)
-        case let status?:
+        case "ended"?: return (.cancelled, true, hasSecrets)
+        case "cancelled"?: return (.cancelled, false, hasSecrets)
+        case "cancelling"?: return (.cancelling, false, hasSecrets)
+        case let final?:
             throw StoreError(
-                .runEnded, "run \(runID) has ended (\(status)); `matterflow history \(runID) --store URL` shows what it did")
+                .runEnded,
+                "run \(runID) has ended (\(final.dropFirst("final:".count))); `matterflow history \(runID) --store URL` shows what it did")
         case nil:
             throw StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
         }
     }
 
     /// The statement of ``requestCancel(runID:)``: `$1` run, `$2` the error of a run ended before it began. The row
-    /// is locked first, so a claim skips it meanwhile (`SKIP LOCKED`) and one that commits first is seen.
+    /// is locked first, so a claim skips it meanwhile (`SKIP LOCKED`), and its columns are read as the last commit
+    /// before the lock left them (a claim, a hand-back).
     static let cancelStatement = """
         WITH target AS (
-            SELECT r.run_id, r.status, r.cancel_requested_at IS NOT NULL AS asked,
-                cardinality(r.secret_inputs) + cardinality(r.secret_answers) > 0 AS secrets,
-                EXISTS (SELECT 1 FROM matterflow_record_batches b WHERE b.run_id = r.run_id) AS begun
+            SELECT r.run_id, r.status, r.cancel_requested_at IS NOT NULL AS asked, r.claims = 0 AS unclaimed,
+                cardinality(r.secret_inputs) + cardinality(r.secret_answers) > 0 AS secrets
             FROM matterflow_runs r WHERE r.run_id = $1 FOR UPDATE
         ), ended AS (
             UPDATE matterflow_runs r SET status = 'cancelled', cancel_requested_at = now(), finished_at = now(),
                 error = $2::jsonb, worker_id = NULL, lease_until = NULL
-            FROM target t WHERE r.run_id = t.run_id AND t.status = 'queued' AND NOT t.begun
+            FROM target t WHERE r.run_id = t.run_id AND t.status = 'queued' AND t.unclaimed
             RETURNING r.run_id
         ), asked AS (
-            UPDATE matterflow_runs r SET cancel_requested_at = coalesce(r.cancel_requested_at, now())
-            FROM target t WHERE r.run_id = t.run_id AND (t.status = 'running' OR (t.status = 'queued' AND t.begun))
+            UPDATE matterflow_runs r SET cancel_requested_at = now()
+            FROM target t
+            WHERE r.run_id = t.run_id AND NOT t.asked AND (t.status = 'running' OR (t.status = 'queued' AND NOT t.unclaimed))
             RETURNING r.run_id
         ), announced AS (
             SELECT pg_notify('matterflow_cancels', run_id) FROM asked
@@ -62,10 +68,10 @@ extension PostgresRunStore {
             UNION ALL SELECT pg_notify('matterflow_queue', 'finished') FROM ended
         )
         SELECT CASE
-            WHEN EXISTS (SELECT 1 FROM ended) THEN 'cancelled'
-            WHEN EXISTS (SELECT 1 FROM asked) THEN 'cancelling'
+            WHEN EXISTS (SELECT 1 FROM ended) THEN 'ended'
+            WHEN t.status IN ('queued', 'running') THEN 'cancelling'
             WHEN t.status = 'cancelled' AND t.asked THEN 'cancelled'
-            ELSE t.status END, t.secrets
+            ELSE 'final:' || t.status END, t.secrets
         FROM target t, (SELECT count(*) FROM announced) AS a(n)
         """
 

@@ -149,9 +149,9 @@ public final class PostgresRunStore: RunStore {
 
     // MARK: - Submitting
 
-    /// Queues a run of a workflow and returns its ID. Secret inputs are not stored: their values are replaced by
-    /// `"<redacted>"` and their names listed, so a worker knows to take them from its secrets directory. Submitting
-    /// the same run again (same ID, workflow file, structure, inputs and answers) queues nothing more and succeeds.
+    /// Queues a run of a workflow. Secret inputs are not stored: their values are replaced by `"<redacted>"` and
+    /// their names listed, so a worker knows to take them from its secrets directory. Submitting the same run again
+    /// (same ID, workflow file, structure, inputs and answers) queues nothing more and says so.
     /// - Throws: ``StoreError`` `runExists` when another run has the ID.
     /// - Parameter answers: Answers to the run's questions given in advance, by question or ask state name, as
     ///   `RunOptions.answers` takes them (a fleet's workers have nobody to ask). An answer to a secret question is
@@ -159,7 +159,7 @@ public final class PostgresRunStore: RunStore {
     ///   (``SecretInbox/Kind/answers``).
     public func submit(
         _ workflow: Workflow, inputs: JSONObject, structureID: StructureID, runID: String, answers: [String: JSONValue] = [:]
-    ) throws(StoreError) -> String {
+    ) throws(StoreError) -> SubmittedRun {
         var stored = inputs
         var secrets: [String] = []
         for declaration in workflow.inputs where declaration.secret && inputs[declaration.name] != nil {
@@ -171,35 +171,41 @@ public final class PostgresRunStore: RunStore {
             JSONObject.Member(key: name, value: secretQuestions.contains(name) ? .string(RunOptions.redacted) : value)
         }
         let secretAnswers = answers.keys.filter(secretQuestions.contains).sorted()
-        // One statement, one transaction: the notification is sent when, and only when, the run is queued. A run
-        // with the ID already is this very submission when it has the same workflow file, structure, inputs and
-        // answers: a submit sent again (its reply lost, or the command run again) queues nothing twice.
-        let rows = try execute(
+        // One statement, one transaction: the notification is sent when, and only when, the run is queued.
+        let parameters: [String?] = [
+            runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets),
+            JSONWriter.compact(.object(JSONObject(storedAnswers))), Self.textArrayLiteral(secretAnswers),
+        ]
+        let queued = try execute(
             """
             WITH queued AS (
                 INSERT INTO matterflow_runs
-                    (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, secret_answers, status)
-                VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, $8::text[], 'queued')
+                    (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, secret_answers, status, submission)
+                VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, $8::text[], 'queued', \(Self.submissionDigest))
                 ON CONFLICT (run_id) DO NOTHING
                 RETURNING run_id
-            ), notified AS (
-                SELECT pg_notify('matterflow_queue', run_id) FROM queued
             )
-            SELECT (SELECT count(*) FROM notified) > 0 OR EXISTS (
-                SELECT 1 FROM matterflow_runs
-                WHERE run_id = $1 AND workflow_file = $3 AND structure_id = $4 AND inputs = $5::jsonb AND answers = $7::jsonb)
-            """,
-            [
-                runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets),
-                JSONWriter.compact(.object(JSONObject(storedAnswers))), Self.textArrayLiteral(secretAnswers),
-            ],
-            doing: "queueing run \(runID)")
-        guard rows.rows.first?.first == "t" else {
+            SELECT pg_notify('matterflow_queue', run_id) FROM queued
+            """, parameters, doing: "queueing run \(runID)")
+        if !queued.rows.isEmpty { return SubmittedRun(runID: runID, queuedNow: true, status: "queued") }
+        // A run with the ID already is this very submission when it was submitted with the same workflow file,
+        // structure, inputs and answers: a submit sent again (its reply lost, or the command run again) queues nothing
+        // twice. Read in a statement of its own, whose snapshot sees a row a concurrent submit committed meanwhile.
+        let existing = try execute(
+            "SELECT status, submission = \(Self.submissionDigest) FROM matterflow_runs WHERE run_id = $1",
+            parameters, doing: "queueing run \(runID)")
+        guard let row = existing.rows.first, let status = row[0], row[1] == "t" else {
             throw StoreError(
                 .runExists, "another run \(runID) is in the store already; choose another --run-id (or leave it out for a new one)")
         }
-        return runID
+        return SubmittedRun(runID: runID, queuedNow: false, status: status)
     }
+
+    /// What a submission is, as SQL over the submit statement's parameters (`$3` workflow file, `$4` structure, `$5`
+    /// inputs, `$7` answers, as `jsonb`, whose text is canonical): kept with the run, so that the same submission sent
+    /// again is known as such after answers given since changed the run's `answers`.
+    private static let submissionDigest =
+        "md5(concat_ws(chr(31), $3::text, $4::text, $5::jsonb::text, $7::jsonb::text, $2::text, $6::text[]::text, $8::text[]::text))"
 
     // MARK: - Helpers
 

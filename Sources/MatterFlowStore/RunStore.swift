@@ -15,6 +15,15 @@ public protocol RunStore: Sendable {
     func waitingRuns() throws(StoreError) -> [WaitingRun]
 }
 
+/// What ``PostgresRunStore/submit(_:inputs:structureID:runID:answers:)`` did.
+public struct SubmittedRun: Sendable, Hashable {
+    public var runID: String
+    /// False when the same submission was queued before (sent again): nothing was queued now.
+    public var queuedNow: Bool
+    /// The run's status: `queued` when queued now; for a submission sent again, its status now (it may have ended).
+    public var status: String
+}
+
 /// One run as a store lists it.
 public struct StoredRun: Sendable, Hashable {
     public var runID: String

@@ -157,7 +157,12 @@ public struct SecretInbox: Sendable {
     /// Removes one of a run's files (a submit the store refused), with what a writer that died left of it.
     public func discard(runID: String, kind: Kind) {
         let target = path(of: runID, kind)
-        _ = unlink(Self.temporary(of: target))
+        // Under the lock, so that a writer's twin is not taken from under it; without, when the lock cannot be had.
+        do throws(StoreError) {
+            try locked { () throws(StoreError) in _ = unlink(Self.temporary(of: target)) }
+        } catch {
+            _ = unlink(Self.temporary(of: target))
+        }
         _ = unlink(target)
     }
 }

@@ -154,11 +154,13 @@ public enum StoreMigrations {
                 """),
         // A cancel asked for with `matterflow cancel`: a run that had not begun ends at once; one that has keeps the
         // time it was asked, which the worker running it is told of (`NOTIFY matterflow_cancels` with the run's ID),
-        // and a worker that claims it later (handed back, or taken over) finds in its claim.
+        // and a worker that claims it later (handed back, or taken over) finds in its claim. And a digest of what
+        // was submitted, so that `submit --run-id` sent again is known as the same submission after answers given
+        // since changed `answers` (runs submitted before have none: sent again, they are refused as another's).
         Migration(
-            version: 7, name: "cancels asked for",
+            version: 7, name: "cancels asked for, submissions known again",
             sql: """
-                ALTER TABLE matterflow_runs ADD COLUMN cancel_requested_at timestamptz;
+                ALTER TABLE matterflow_runs ADD COLUMN cancel_requested_at timestamptz, ADD COLUMN submission text;
                 """),
     ]
 }

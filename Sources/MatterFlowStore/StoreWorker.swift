@@ -122,10 +122,14 @@ public final class StoreWorker: Sendable {
         cancelRelay = CancelRelay(store: store, log: log)
     }
 
-    /// Asks the worker to stop: it claims nothing more, asks its runs to park at their next checkpoint
+    /// Asks the worker to stop: it claims nothing more, hands its runs no more answers or cancels (they wait in the
+    /// store for the next worker), asks its runs to park at their next checkpoint
     /// (``RunPause``), waits up to ``WorkerOptions/drainSeconds`` for each to end or park, hands the parked ones back
     /// to the queue with their position in their records, and hands the rest back for takeover.
     public func stop() {
+        // First, so that no answer or cancel reaches a run once it has parked: it goes back to the queue as it is.
+        answerRelay.close()
+        cancelRelay.close()
         let pauses = state.withLock { state -> [RunPause] in
             state.stopping = true
             return Array(state.pauses.values)
@@ -326,18 +330,19 @@ public final class StoreWorker: Sendable {
     private func execute(_ claimed: ClaimedRun, idleness: RunIdleness) async {
         let runID = claimed.runID
         let sink = PostgresJournalSink(runID: runID, committer: committer, store: store)
+        // A cancel asked for before the run started here (`matterflow cancel`).
+        let cancelAsked = claimed.cancelRequested || cancelRelay.takePending(runID)
         var secrets: JSONObject = [:]
         var answers = claimed.answers
+        var missingAnswers: [String] = []
+        var secretsProblem: StoreError?
         do throws(StoreError) {
-            (secrets, answers) = try takeSecrets(of: claimed)
+            (secrets, answers, missingAnswers) = try takeSecrets(of: claimed)
         } catch {
             // Without its secrets a run that has not begun cannot; one that has is settled on its cancel path, given
             // none of its secret answers rather than their placeholders.
             options.log?("worker \(options.workerID): \(error.message)")
-            if !claimed.takeover {
-                await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "secretsUnavailable", message: error.message), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
-                return
-            }
+            secretsProblem = error
             for name in claimed.secretAnswers { answers[name] = nil }
         }
         let hub: any Hub
@@ -363,13 +368,19 @@ public final class StoreWorker: Sendable {
                 return
             }
         }
-        // A cancel asked for before the run started here (`matterflow cancel`): a run that has begun takes its cancel
-        // path, one that has not ends without a call.
-        let cancelAsked = claimed.cancelRequested || cancelRelay.takePending(runID)
+        // A run that has begun takes its cancel path when its cancel was asked for or its secrets are missing; one that
+        // has not ends without a call.
         if records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }) {
+            let cancelBecause = cancelAsked ? "cancel asked for" : secretsProblem.map { _ in "its secrets are not in this worker's --secrets directory" }
             await settle(
-                claimed, records: records, hub: hub, sink: sink, secrets: secrets, answers: answers, handedBack: !claimed.takeover,
-                cancelAsked: cancelAsked, idleness: idleness)
+                claimed, records: records, hub: hub, sink: sink, secrets: secrets, answers: answers, missingAnswers: missingAnswers,
+                handedBack: !claimed.takeover, cancelBecause: cancelBecause, idleness: idleness)
+            return
+        }
+        if let secretsProblem, !cancelAsked {
+            await conclude(
+                runID, status: "failed", output: nil, error: Self.errorJSON(code: "secretsUnavailable", message: secretsProblem.message),
+                recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
         if cancelAsked {
@@ -409,7 +420,7 @@ public final class StoreWorker: Sendable {
         }
         // A run that may ask questions hears the answers given to it since its claim, and those given while it runs.
         let asks = !workflow.questionNames.isEmpty
-        if asks { answerRelay.attach(handle, to: runID, through: claimed.answeredThrough) }
+        if asks { answerRelay.attach(handle, to: runID, through: claimed.answeredThrough, missingSecrets: missingAnswers) }
         cancelRelay.attach(handle, to: runID)
         let result = await withTaskCancellationHandler {
             await handle.result
@@ -450,42 +461,49 @@ public final class StoreWorker: Sendable {
     }
 
     /// The run's secret inputs and its answers with the secret ones filled in, from the worker's secrets directory
-    /// (``SecretInbox``): the store keeps neither.
-    private func takeSecrets(of claimed: ClaimedRun) throws(StoreError) -> (inputs: JSONObject, answers: [String: JSONValue]) {
+    /// (``SecretInbox``): the store keeps neither. A secret answer not there (yet: the directory may be a copy brought
+    /// up to date later) is left out and named in `missing`, for the answer relay to look for again.
+    private func takeSecrets(
+        of claimed: ClaimedRun
+    ) throws(StoreError) -> (inputs: JSONObject, answers: [String: JSONValue], missing: [String]) {
         var answers = claimed.answers
-        guard !claimed.secretInputs.isEmpty || !claimed.secretAnswers.isEmpty else { return ([:], answers) }
+        guard !claimed.secretInputs.isEmpty || !claimed.secretAnswers.isEmpty else { return ([:], answers, []) }
         guard let inbox = options.secrets else {
             let what = (claimed.secretInputs.map { "input \($0)" } + claimed.secretAnswers.map { "answer \($0)" }).joined(separator: ", ")
             throw StoreError(.secretsUnavailable, "run \(claimed.runID) has secrets (\(what)) and this worker has no --secrets directory")
         }
         let inputs = claimed.secretInputs.isEmpty ? [:] : try inbox.take(runID: claimed.runID)
+        var missing: [String] = []
         if !claimed.secretAnswers.isEmpty {
-            let given = try inbox.take(runID: claimed.runID, kind: .answers)
-            for name in claimed.secretAnswers { answers[name] = given[name] }
+            let given = (try? inbox.take(runID: claimed.runID, kind: .answers)) ?? [:]
+            for name in claimed.secretAnswers {
+                answers[name] = given[name]
+                if given[name] == nil { missing.append(name) }
+            }
         }
-        return (inputs, answers)
+        return (inputs, answers, missing)
     }
 
     /// Settles a run whose worker died, from its records; or resumes one handed back at a checkpoint (its records
-    /// end at a checkpoint with no call in doubt), whatever ``WorkerOptions/resume`` says. A run whose cancel was
-    /// asked for takes its cancel path.
+    /// end at a checkpoint with no call in doubt), whatever ``WorkerOptions/resume`` says. With `cancelBecause`, the
+    /// run takes its cancel path for that reason.
     private func settle(
         _ claimed: ClaimedRun, records: [JournalRecord], hub: any Hub, sink: PostgresJournalSink, secrets: JSONObject,
-        answers: [String: JSONValue], handedBack: Bool, cancelAsked: Bool, idleness: RunIdleness
+        answers: [String: JSONValue], missingAnswers: [String], handedBack: Bool, cancelBecause: String?, idleness: RunIdleness
     ) async {
         state.withLock { $0.summary.takenOver += 1 }
-        if cancelAsked {
-            options.log?("worker \(options.workerID): taking the cancel path of run \(claimed.runID) (cancel asked for)")
+        if let cancelBecause {
+            options.log?("worker \(options.workerID): taking the cancel path of run \(claimed.runID) (\(cancelBecause))")
         } else if handedBack {
             options.log?("worker \(options.workerID): resuming run \(claimed.runID) from its last checkpoint (handed back by its worker)")
         } else {
             options.log?("worker \(options.workerID): settling run \(claimed.runID) (its worker's lease ran out)")
         }
-        var recoveryOptions = recoveryOptions(resume: !cancelAsked && (options.resume || handedBack), inputs: secrets, answers: answers)
+        var recoveryOptions = recoveryOptions(resume: cancelBecause == nil && (options.resume || handedBack), inputs: secrets, answers: answers)
         // A resumed run's questions wait for answers given through the store, as those of a run started here do, and
         // a cancel asked for while it runs reaches it.
         recoveryOptions.answering = { [answerRelay, cancelRelay] handle in
-            answerRelay.attach(handle, to: claimed.runID, through: claimed.answeredThrough)
+            answerRelay.attach(handle, to: claimed.runID, through: claimed.answeredThrough, missingSecrets: missingAnswers)
             cancelRelay.attach(handle, to: claimed.runID)
         }
         recoveryOptions.observer = { [self] event in followWaits(of: claimed.runID, idleness: idleness, event) }
@@ -503,7 +521,7 @@ public final class StoreWorker: Sendable {
         // written in the same transaction as the last of them, or a later one, and refused with them.
         await conclude(
             claimed.runID, status: status, output: recovery.finished?.output.flatMap { $0.isNull ? nil : $0 },
-            error: recovery.finished?.errorJSON, recovered: true, notes: recovery.notes,
+            error: recovery.finished?.errorJSON, recovered: true, notes: recovery.notes + (cancelBecause.map { ["cancel path taken: \($0)"] } ?? []),
             structure: claimed.structureID, claims: claimed.claims, keepSession: status == "succeeded")
     }
 

@@ -13,12 +13,13 @@ struct CancelCommand {
                 help: "The secrets directory given to submit: the files of a run that ends at once are removed from it."),
         ],
         discussion: """
-            A queued run that has not begun ends at once, cancelled, without a call; `cancelled` is printed. A run
-            that has begun (running, or queued again where it waited) takes its cancel path on a worker, as a run
+            A queued run no worker has claimed ends at once, cancelled, without a call; `cancelled` is printed. A run
+            claimed before (running, or queued again where it waited) takes its cancel path on a worker, as a run
             interrupted with Ctrl-C does: its calls are ended, its session released, and what its workflow's cancel
             states undo is undone; `cancelling` is printed, and `matterflow watch RUN` follows it to its end. The
             worker running it is told at once (PostgreSQL NOTIFY on the channel matterflow_cancels); a worker that
-            claims it later, or takes it over, takes its cancel path too. Cancelling again says the same.
+            claims it later, or takes it over, takes its cancel path too. Cancelling again says the same (`cancelled`
+            once the run has ended so); a run that ended otherwise is refused.
 
             No worker runs a run that ends at once, so its secrets files stay where submit wrote them unless
             --secrets names that directory.
@@ -35,14 +36,14 @@ struct CancelCommand {
         let location = try StoreOption.value(arguments, command: Self.spec.name)
         let runID = arguments.positionals[0]
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
-        let outcome: (request: CancelRequest, hasSecrets: Bool)
+        let outcome: (request: CancelRequest, endedNow: Bool, hasSecrets: Bool)
         do {
             outcome = try store.requestCancel(runID: runID)
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
-        if outcome.request == .cancelled && outcome.hasSecrets {
+        if outcome.endedNow && outcome.hasSecrets {
             if let directory = arguments.value("secrets") {
                 SecretInbox(directory: directory).remove(runID: runID)
             } else {

@@ -86,8 +86,14 @@ struct SubmitCommand {
                 }
             }
             let structure = arguments.value("structure") ?? HomeDescription.defaultHome.structure.id
-            environment.standardOutput.line(
-                try store.submit(workflow, inputs: inputs, structureID: structure, runID: runID, answers: answers))
+            let submitted = try store.submit(workflow, inputs: inputs, structureID: structure, runID: runID, answers: answers)
+            if !submitted.queuedNow {
+                let open = submitted.status == "queued" || submitted.status == "running"
+                err.line("note: run \(runID) was submitted before (\(submitted.status)); nothing was queued again")
+                // Its worker removed its files when it ended: the ones written now would stay for ever.
+                if !open, let inbox { for kind in written { inbox.discard(runID: runID, kind: kind) } }
+            }
+            environment.standardOutput.line(submitted.runID)
             return ExitCode.success
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")

@@ -209,6 +209,35 @@ struct FleetAnswerTests {
         #expect(!worker.lines.joined().contains("424242"))
     }
 
+    @Test("a secret answer given to a queued run whose value is not yet in the worker's copy of the secrets directory at its claim: the run starts without it and takes it once the value arrives")
+    func secretAnswerMissingAtClaim() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let answering = directory.file("answering")
+        let workers = directory.file("worker")
+        for path in [answering, workers] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        let workflow = try directory.write(
+            #"""
+            {"workflow": "door", "version": 1, "start": "door", "states": {
+              "door": {"type": "ask", "question": "pin", "prompt": "Code?", "answer": {"text": {"pattern": "[0-9]{6}"}}, "secret": true,
+                       "result": "code", "timeoutSeconds": 300, "next": "done", "onTimeout": "late"},
+              "done": {"type": "succeed"},
+              "late": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
+            }}
+            """#, to: "door.json")
+        let runID = "run-0000000001a8"
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+        #expect(await matterflow(["answer", runID, "--store", conninfo, "--secrets", answering, "--answer", "pin=424242"]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: workers)))
+        let missed = await worker.waitForLine(containing: "the answers to pin are secret and not in this worker's --secrets directory yet")
+        #expect(missed, "\(worker.lines)")
+        try FileManager.default.copyItem(atPath: answering + "/\(runID).answers", toPath: workers + "/\(runID).answers")
+        let summary = try await worker.finish(after: [runID], conninfo: conninfo)
+        #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
+    }
+
     @Test("a run waiting for an answer takes no slot: a worker of concurrency 1 holds two waiting runs, listed by runs --waiting, and the third waits for --max-waiting")
     func waitingRunsTakeNoSlot() async throws {
         let conninfo = try TestPostgres.database()

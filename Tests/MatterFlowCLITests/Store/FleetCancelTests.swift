@@ -117,6 +117,38 @@ struct FleetCancelTests {
         #expect(second.lines.contains("worker w2: taking the cancel path of run \(runID) (cancel asked for)"), "\(second.lines)")
         // Its question was not asked again: the run was not resumed.
         #expect(try store.records(of: runID).filter { $0.type == "questionAsked" }.count == 1)
+        #expect(try store.runs().first?.notes.contains("cancel path taken: cancel asked for") == true)
+    }
+
+    @Test("a run that ended cancelled, or ended otherwise after its cancel was asked for, is refused as ended; a stopping worker hands its runs no cancel")
+    func cancelOfEndedRunsAndStoppingWorkers() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(FleetAnswerTests.desk, to: "desk.json")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        for (runID, status, asked) in [("run-0000000c0006", "cancelled", false), ("run-0000000c0007", "failed", true)] {
+            #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+            try store.execute(
+                "UPDATE matterflow_runs SET status = $2, claims = 1, cancel_requested_at = CASE WHEN $3::boolean THEN now() END WHERE run_id = $1",
+                [runID, status, asked ? "true" : "false"], doing: "test")
+            let refused = await matterflow(["cancel", runID, "--store", conninfo])
+            #expect(refused.code == 2)
+            #expect(refused.stderr.hasPrefix("error[runEnded]: run \(runID) has ended (\(status))"), "\(refused.stderr)")
+        }
+
+        let relay = CancelRelay(store: store) { _ in }
+        let run = try WorkflowEngine().start(
+            try WorkflowEngine().load(text: FleetAnswerTests.desk, baseDirectory: "/"),
+            on: try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()),
+            options: RunOptions(structureID: "maple-street", clock: ManualClock(), runID: "run-8"))
+        relay.hold(["run-8"])
+        relay.attach(run, to: "run-8")
+        relay.close()
+        relay.announced(["run-8"])
+        _ = try run.give("Hall", to: "room")
+        _ = try run.give(true, to: "confirm")
+        #expect(await run.result.outcome == .succeeded)
     }
 
     @Test("a cancel announced before the worker knows it holds the run, or before the run has a handle, is not lost; one announced while it runs cancels it at once")

@@ -54,6 +54,39 @@ struct SubmitOnceTests {
     }
 }
 
+extension SubmitOnceTests {
+    @Test("the same submission sent twice at once is queued once and both succeed; sent again after an answer changed the run's answers it is still known; sent again after the run ended, its secrets files are not left behind")
+    func submitAgainConcurrentlyAndLater() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try PostgresStoreTests.secretsDirectory(in: directory)
+        let runID = "run-0000000005b4"
+        let submit = ["submit", Repository.workflow("commission-device-interactive"), "--store", conninfo, "--secrets", secrets, "--run-id", runID,
+                      "--input", "onboardingPayload=\(Payloads.specQR)", "--answer", "name=Lamp"]
+        async let first = matterflow(submit)
+        async let second = matterflow(submit)
+        let both = await [first, second]
+        #expect(both.map(\.code) == [0, 0], "\(both.map(\.stderr))")
+        #expect(both.map(\.stdout) == [runID + "\n", runID + "\n"])
+        #expect(both.filter { $0.stderr.contains("note: run \(runID) was submitted before (queued); nothing was queued again") }.count == 1)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        #expect(try store.runs().map(\.runID) == [runID])
+
+        // An answer given since changes the run's answers, not what was submitted.
+        #expect(await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Kitchen"]).code == 0)
+        #expect(await matterflow(submit).code == 0)
+
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets)), virtualTime: true)
+        #expect(try await worker.finish(after: [runID], conninfo: conninfo).finished == ["succeeded": 1], "\(worker.lines)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty)
+        let late = await matterflow(submit)
+        #expect(late.code == 0)
+        #expect(late.stderr.contains("note: run \(runID) was submitted before (succeeded); nothing was queued again"), "\(late.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty, "a secrets file of an ended run stayed")
+    }
+}
+
 /// The secrets directory's files: written whole, never a part, and nothing of a run left once it ends.
 @Suite("Secrets directory")
 struct SecretInboxTests {
