@@ -91,10 +91,17 @@ final class AnswerRelay: Sendable {
         runs.withLock { runs in
             if let last = given.last, runs?[runID] != nil { runs?[runID]?.through = last.sequence }
         }
-        // A secret answer still missing yields to a newer answer to the same question.
-        let newer = Set(given.map(\.name))
-        let missing = attached.missingSecrets.filter { !newer.contains($0.name) }
-        hand(missing + given, to: runID, handle: attached.handle, firstSeen: missing.count)
+        // A secret answer still missing yields to a newer answer to the same question, read now or before.
+        let combined = attached.missingSecrets + given
+        let kept = Self.lastOfEachName(combined)
+        hand(kept.map { combined[$0] }, to: runID, handle: attached.handle, firstSeen: kept.filter { $0 < attached.missingSecrets.count }.count)
+    }
+
+    /// The positions of the last answer given to each name, in the order given.
+    static func lastOfEachName(_ answers: [GivenAnswer]) -> [Int] {
+        var last: [String: Int] = [:]
+        for (index, answer) in answers.enumerated() { last[answer.name] = index }
+        return answers.indices.filter { last[answers[$0].name] == $0 }
     }
 
     /// Hands answers to the run in order; a secret one whose value is not in the secrets directory is kept to be
@@ -157,7 +164,7 @@ final class AnswerRelay: Sendable {
     private func readSecrets(of runID: String, quietly: Bool) -> JSONObject {
         guard let secrets else { return [:] }
         do throws(StoreError) {
-            return try secrets.take(runID: runID, kind: .answers)
+            return try secrets.takeIfPresent(runID: runID, kind: .answers) ?? [:]
         } catch {
             if !quietly { log(error.message) }
             return [:]

@@ -60,17 +60,20 @@ final class CancelRelay: Sendable {
     /// Lets a cancel asked for now reach the run through `handle`; when one was asked for already, the run takes its
     /// cancel path at once.
     func attach(_ handle: RunHandle, to runID: String) {
-        let asked = state.withLock { state -> Bool in
-            guard !state.closed else { return false }
-            let asked = state.pending.remove(runID) != nil || state.early.removeValue(forKey: runID) != nil
-            if !asked { state.handles[runID] = handle }
-            return asked
+        state.withLock { state in
+            guard !state.closed else { return }
+            if state.pending.remove(runID) != nil || state.early.removeValue(forKey: runID) != nil {
+                cancelling(handle, runID)
+            } else {
+                state.handles[runID] = handle
+            }
         }
-        if asked { cancelling(handle, runID) }
     }
 
-    /// Cancels nothing more, now or later (the worker is stopping: its runs park where they wait and go back to the
-    /// queue, and a cancel asked for meanwhile waits in the store for the worker that claims them next).
+    /// Cancels nothing more, now or later: once it returns, no run is being cancelled by the relay (cancels are made
+    /// holding its lock). A stopping worker closes it before it tells parked runs from others: a cancel ends a run's
+    /// park, and a run handed back as parked must not take its cancel path here meanwhile. A cancel asked for later
+    /// waits in the store for the worker that claims the run next.
     func close() {
         state.withLock { $0 = State(closed: true) }
     }
@@ -91,21 +94,21 @@ final class CancelRelay: Sendable {
     }
 
     private func cancel(_ runID: String) {
-        let handle = state.withLock { state -> RunHandle? in
-            guard !state.closed else { return nil }
-            if let handle = state.handles.removeValue(forKey: runID) { return handle }
-            if state.held.contains(runID) {
+        state.withLock { state in
+            guard !state.closed else { return }
+            if let handle = state.handles.removeValue(forKey: runID) {
+                cancelling(handle, runID)
+            } else if state.held.contains(runID) {
                 state.pending.insert(runID)
             } else {
                 let now = ContinuousClock.now
                 state.early = state.early.filter { now - $0.value < Self.earlyKeptFor }
                 state.early[runID] = now
             }
-            return nil
         }
-        if let handle { cancelling(handle, runID) }
     }
 
+    /// Cancels the run: called holding the lock (``close()`` relies on it). A handle's cancel only signals the run.
     private func cancelling(_ handle: RunHandle, _ runID: String) {
         log("run \(runID): cancel asked for; taking its cancel path")
         handle.cancel()

@@ -23,17 +23,17 @@ extension PostgresRunStore {
     /// releases its session and undoes what the workflow says; a worker that claims it later takes that path too.
     /// Asking again changes nothing and says `cancelling` while the run is open, `cancelled` once it has ended so
     /// (also after the reply to the first was lost).
-    /// - Returns: What the request did; whether the run ended at once, now; and whether it has secret inputs or
-    ///   answers: the files of a run that ended at once stay in the secrets directory until the caller removes
-    ///   them (``SecretInbox/remove(runID:)``), since no worker ran it.
+    /// - Returns: What the request did; whether no worker ever ran the run (it ended at once, now or when asked
+    ///   before); and whether it has secret inputs or answers: the files of a run no worker ran stay in the secrets
+    ///   directory until the caller removes them (``SecretInbox/remove(runID:)``).
     /// - Throws: ``StoreError`` `runNotFound`; `runEnded` when the run ended otherwise (before the request, or with
     ///   another status).
-    public func requestCancel(runID: String) throws(StoreError) -> (request: CancelRequest, endedNow: Bool, hasSecrets: Bool) {
+    public func requestCancel(runID: String) throws(StoreError) -> (request: CancelRequest, noWorkerRanIt: Bool, hasSecrets: Bool) {
         let rows = try execute(Self.cancelStatement, [runID, JSONWriter.compact(Self.cancelledBeforeItBegan)], doing: "cancelling run \(runID)")
-        let hasSecrets = rows.rows.first.map { $0.count > 1 && $0[1] == "t" } ?? false
+        let hasSecrets = rows.rows.first.map { $0.count > 2 && $0[1] == "t" } ?? false
+        let unclaimed = rows.rows.first.map { $0.count > 2 && $0[2] == "t" } ?? false
         switch rows.rows.first?.first ?? nil {
-        case "ended"?: return (.cancelled, true, hasSecrets)
-        case "cancelled"?: return (.cancelled, false, hasSecrets)
+        case "cancelled"?: return (.cancelled, unclaimed, hasSecrets)
         case "cancelling"?: return (.cancelling, false, hasSecrets)
         case let final?:
             throw StoreError(
@@ -68,10 +68,10 @@ extension PostgresRunStore {
             UNION ALL SELECT pg_notify('matterflow_queue', 'finished') FROM ended
         )
         SELECT CASE
-            WHEN EXISTS (SELECT 1 FROM ended) THEN 'ended'
+            WHEN EXISTS (SELECT 1 FROM ended) THEN 'cancelled'
             WHEN t.status IN ('queued', 'running') THEN 'cancelling'
             WHEN t.status = 'cancelled' AND t.asked THEN 'cancelled'
-            ELSE 'final:' || t.status END, t.secrets
+            ELSE 'final:' || t.status END, t.secrets, t.unclaimed
         FROM target t, (SELECT count(*) FROM announced) AS a(n)
         """
 

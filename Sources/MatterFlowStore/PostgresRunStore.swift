@@ -191,9 +191,15 @@ public final class PostgresRunStore: RunStore {
         // A run with the ID already is this very submission when it was submitted with the same workflow file,
         // structure, inputs and answers: a submit sent again (its reply lost, or the command run again) queues nothing
         // twice. Read in a statement of its own, whose snapshot sees a row a concurrent submit committed meanwhile.
+        // A run submitted before submissions were kept (migration 7) is compared column by column.
         let existing = try execute(
-            "SELECT status, submission = \(Self.submissionDigest) FROM matterflow_runs WHERE run_id = $1",
-            parameters, doing: "queueing run \(runID)")
+            """
+            SELECT status, CASE WHEN submission IS NULL
+                THEN workflow_file = $3 AND structure_id = $4 AND inputs = $5::jsonb AND answers = $7::jsonb
+                     AND workflow = $2 AND secret_inputs = $6::text[] AND secret_answers = $8::text[]
+                ELSE submission = \(Self.submissionDigest) END
+            FROM matterflow_runs WHERE run_id = $1
+            """, parameters, doing: "queueing run \(runID)")
         guard let row = existing.rows.first, let status = row[0], row[1] == "t" else {
             throw StoreError(
                 .runExists, "another run \(runID) is in the store already; choose another --run-id (or leave it out for a new one)")
@@ -201,11 +207,13 @@ public final class PostgresRunStore: RunStore {
         return SubmittedRun(runID: runID, queuedNow: false, status: status)
     }
 
-    /// What a submission is, as SQL over the submit statement's parameters (`$3` workflow file, `$4` structure, `$5`
-    /// inputs, `$7` answers, as `jsonb`, whose text is canonical): kept with the run, so that the same submission sent
-    /// again is known as such after answers given since changed the run's `answers`.
-    private static let submissionDigest =
-        "md5(concat_ws(chr(31), $3::text, $4::text, $5::jsonb::text, $7::jsonb::text, $2::text, $6::text[]::text, $8::text[]::text))"
+    /// What a submission is, as SQL over the submit statement's parameters (workflow, its file, structure, inputs,
+    /// answers and the secret ones' names, in a `jsonb` array, whose text is canonical), hashed: kept with the run, so
+    /// that the same submission sent again is known as such after answers given since changed the run's `answers`.
+    private static let submissionDigest = """
+        encode(sha256(convert_to(
+            jsonb_build_array($2::text, $3::text, $4::text, $5::jsonb, $6::text[], $7::jsonb, $8::text[])::text, 'UTF8')), 'hex')
+        """
 
     // MARK: - Helpers
 

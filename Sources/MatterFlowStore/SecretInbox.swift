@@ -126,6 +126,14 @@ public struct SecretInbox: Sendable {
         }
     }
 
+    /// Reads a run's secret inputs, or its answers to secret questions, when its file is there.
+    /// - Returns: nil when the file is not there.
+    /// - Throws: ``StoreError`` `secretsUnavailable` naming the file when it cannot be read or is not a JSON object.
+    public func takeIfPresent(runID: String, kind: Kind = .inputs) throws(StoreError) -> JSONObject? {
+        guard access(path(of: runID, kind), F_OK) == 0 || errno != ENOENT else { return nil }
+        return try take(runID: runID, kind: kind)
+    }
+
     /// Reads a run's secret inputs, or its answers to secret questions.
     /// - Throws: ``StoreError`` `secretsUnavailable` naming the file when it is missing or not a JSON object.
     public func take(runID: String, kind: Kind = .inputs) throws(StoreError) -> JSONObject {

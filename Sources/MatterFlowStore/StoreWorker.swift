@@ -122,14 +122,10 @@ public final class StoreWorker: Sendable {
         cancelRelay = CancelRelay(store: store, log: log)
     }
 
-    /// Asks the worker to stop: it claims nothing more, hands its runs no more answers or cancels (they wait in the
-    /// store for the next worker), asks its runs to park at their next checkpoint
+    /// Asks the worker to stop: it claims nothing more, asks its runs to park at their next checkpoint
     /// (``RunPause``), waits up to ``WorkerOptions/drainSeconds`` for each to end or park, hands the parked ones back
     /// to the queue with their position in their records, and hands the rest back for takeover.
     public func stop() {
-        // First, so that no answer or cancel reaches a run once it has parked: it goes back to the queue as it is.
-        answerRelay.close()
-        cancelRelay.close()
         let pauses = state.withLock { state -> [RunPause] in
             state.stopping = true
             return Array(state.pauses.values)
@@ -289,6 +285,11 @@ public final class StoreWorker: Sendable {
             if settled { break }
             try? await Task.sleep(for: .milliseconds(20))
         }
+        // A cancel ends a run's park (an answer does not: the parked run does not take it): no cancel may reach a run
+        // from the moment it is counted parked, or it would take its cancel path here while the next worker resumes
+        // it. One asked for from now on waits in the store for the next worker.
+        cancelRelay.close()
+        answerRelay.close()
         let (left, pauses) = state.withLock { state -> ([String: Task<Void, Never>], [String: RunPause]) in
             defer {
                 state.active.removeAll()
@@ -475,7 +476,7 @@ public final class StoreWorker: Sendable {
         let inputs = claimed.secretInputs.isEmpty ? [:] : try inbox.take(runID: claimed.runID)
         var missing: [String] = []
         if !claimed.secretAnswers.isEmpty {
-            let given = (try? inbox.take(runID: claimed.runID, kind: .answers)) ?? [:]
+            let given = try inbox.takeIfPresent(runID: claimed.runID, kind: .answers) ?? [:]
             for name in claimed.secretAnswers {
                 answers[name] = given[name]
                 if given[name] == nil { missing.append(name) }
@@ -521,7 +522,8 @@ public final class StoreWorker: Sendable {
         // written in the same transaction as the last of them, or a later one, and refused with them.
         await conclude(
             claimed.runID, status: status, output: recovery.finished?.output.flatMap { $0.isNull ? nil : $0 },
-            error: recovery.finished?.errorJSON, recovered: true, notes: recovery.notes + (cancelBecause.map { ["cancel path taken: \($0)"] } ?? []),
+            error: recovery.finished?.errorJSON, recovered: true,
+            notes: recovery.notes + (status == "cancelled" ? cancelBecause.map { ["cancel path taken: \($0)"] } ?? [] : []),
             structure: claimed.structureID, claims: claimed.claims, keepSession: status == "succeeded")
     }
 

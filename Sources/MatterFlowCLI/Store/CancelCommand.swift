@@ -4,7 +4,7 @@ import MatterFlowStore
 struct CancelCommand {
     static let spec = CommandSpec(
         name: "cancel",
-        abstract: "Cancel a run in a PostgreSQL run store: at once when it has not begun, or along its cancel path on a worker.",
+        abstract: "Cancel a run in a PostgreSQL run store: at once when no worker has claimed it, or along its cancel path on a worker.",
         arguments: [("<run>", "The run ID (as printed by submit and runs).", false)],
         options: [
             StoreOption.option,
@@ -36,14 +36,14 @@ struct CancelCommand {
         let location = try StoreOption.value(arguments, command: Self.spec.name)
         let runID = arguments.positionals[0]
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
-        let outcome: (request: CancelRequest, endedNow: Bool, hasSecrets: Bool)
+        let outcome: (request: CancelRequest, noWorkerRanIt: Bool, hasSecrets: Bool)
         do {
             outcome = try store.requestCancel(runID: runID)
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
-        if outcome.endedNow && outcome.hasSecrets {
+        if outcome.request == .cancelled && outcome.noWorkerRanIt && outcome.hasSecrets {
             if let directory = arguments.value("secrets") {
                 SecretInbox(directory: directory).remove(runID: runID)
             } else {

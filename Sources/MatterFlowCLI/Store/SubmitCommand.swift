@@ -30,7 +30,8 @@ struct SubmitCommand {
             names those questions.
 
             With --run-id, the same submission sent again (same workflow file, structure, inputs and answers) prints
-            the ID and queues nothing more; another run's ID is refused (runExists), and its secrets are never
+            the ID, says on stderr that nothing was queued again, and queues nothing more (secrets files written for a
+            run that has ended are removed again); another run's ID is refused (runExists), and its secrets are never
             overwritten.
 
             Exit status: 0 (the run ID on stdout), 2 invalid workflow, inputs or answer names, another run's ID, or

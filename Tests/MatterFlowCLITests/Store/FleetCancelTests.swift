@@ -46,6 +46,9 @@ struct FleetCancelTests {
         #expect(noted.code == 0)
         #expect(noted.stderr.contains("note: run \(other) has secrets files in the directory submit was given"), "\(noted.stderr)")
         #expect(!noted.stderr.contains(Payloads.specQR))
+        // Cancelled again with --secrets, the files go: also when the first cancel's reply was lost.
+        #expect(await matterflow(["cancel", other, "--store", conninfo, "--secrets", secrets]).stdout == "cancelled\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty)
 
         let unknown = await matterflow(["cancel", "run-nope", "--store", conninfo])
         #expect(unknown.code == 2)
