@@ -298,6 +298,27 @@ worker_args() {
     local name=$1; shift
     WORKER=(ip netns exec "$RH_NS" "$MATTERFLOW" worker --store "$PG" --hub "$BRIDGE" --secrets "$SECRETS" --worker-id "$name" "$@")
 }
+# Starts worker NAME ARGS... in the background (log in NAME.log, PID in WORKER_PID) and waits until the run RUN_ID is
+# inside commissionDevice: its intent is committed before the hub is called. Fails when it never gets there.
+start_worker_until_commissioning() {
+    local name=$1; shift
+    worker_args "$name" "$@"
+    "${WORKER[@]}" >"$RH_WORK/$name.log" 2>&1 &
+    WORKER_PID=$!
+    RH_PIDS+=("$WORKER_PID")
+    [ -n "$RUN_ID" ] || return 1
+    commissioning() {
+        [ "$(pg_value "SELECT count(*) FROM matterflow_record_batches WHERE run_id = '$RUN_ID' AND records LIKE '%\"intent\"%commissionDevice%'")" != 0 ] \
+            || ! kill -0 "$WORKER_PID" 2>/dev/null
+    }
+    rh_wait_for 60 commissioning && kill -0 "$WORKER_PID" 2>/dev/null
+}
+# Empty when neither the bridge nor the store holds a session; otherwise what holds one.
+sessions_left() {
+    local store
+    store=$(pg_value 'SELECT count(*) FROM matterflow_sessions')
+    [ "$(bridge_session)" = null ] && [ "$store" = 0 ] || echo "bridge $(bridge_session), store $store"
+}
 fleet_leaks() {
     pg_value "SELECT (SELECT count(*) FROM matterflow_record_batches WHERE records LIKE '%$QR%')
                    + (SELECT count(*) FROM matterflow_runs WHERE inputs::text LIKE '%$QR%')"
@@ -321,8 +342,8 @@ if [ -n "${PG:-}" ]; then
         fail "fleet run" "device ID '$device' is not a new node of the Matter Server (before: $before, after: $after)"
     elif [ "$(result_field /dev/stdin 'r["0/40/5"]' <<<"$(server read "$device" 0/40/5)")" != '"Fleet Lamp"' ]; then
         fail "fleet run" "the node label is not the name given"
-    elif [ "$(bridge_session)" != null ] || [ "$(pg_value 'SELECT count(*) FROM matterflow_sessions')" != 0 ]; then
-        fail "fleet run" "a session is left: bridge $(bridge_session), store $(pg_value 'SELECT count(*) FROM matterflow_sessions')"
+    elif [ -n "$(sessions_left)" ]; then
+        fail "fleet run" "a session is left: $(sessions_left)"
     elif [ "$(fleet_leaks)" != 0 ] || [ -n "$(ls -A "$SECRETS")" ]; then
         fail "fleet run" "the onboarding payload reached the store, or the secrets file stayed: $(fleet_leaks), $(ls -A "$SECRETS")"
     else
@@ -333,19 +354,11 @@ if [ -n "${PG:-}" ]; then
     fresh_device
     before=$(nodes)
     submit_run --input onboardingPayload="$QR" --input deviceName="Cancelled Lamp"
-    worker_args cancelled --exit-when-idle
-    "${WORKER[@]}" >"$RH_WORK/cancelled.log" 2>&1 &
-    cancelled=$!
-    RH_PIDS+=("$cancelled")
-    commissioning() {
-        [ "$(pg_value "SELECT count(*) FROM matterflow_record_batches WHERE run_id = '$RUN_ID' AND records LIKE '%\"intent\"%commissionDevice%'")" != 0 ] \
-            || ! kill -0 "$cancelled" 2>/dev/null
-    }
-    if ! rh_wait_for 60 commissioning || ! kill -0 "$cancelled" 2>/dev/null; then
-        fail "fleet cancel" "the run never reached commissionDevice: $(tail -n 5 "$RH_WORK/cancelled.log")"
+    if ! start_worker_until_commissioning cancelled --exit-when-idle; then
+        fail "fleet cancel" "the run '$RUN_ID' never reached commissionDevice: $(cat "$RH_WORK/submit.txt") $(tail -n 5 "$RH_WORK/cancelled.log")"
     else
         asked=$("$MATTERFLOW" cancel "$RUN_ID" --store "$PG" 2>&1)
-        wait_exit "$cancelled" 150
+        wait_exit "$WORKER_PID" 150
         final=$(pg_value "SELECT status FROM matterflow_runs WHERE run_id = '$RUN_ID'")
         after=$(nodes)
         if [ "$asked" != cancelling ]; then
@@ -356,8 +369,8 @@ if [ -n "${PG:-}" ]; then
             fail "fleet cancel" "the worker did not say it took the cancel path: $(tail -n 8 "$RH_WORK/cancelled.log")"
         elif [ "$before" != "$after" ]; then
             fail "fleet cancel" "a node is left: before $before, after $after"
-        elif [ "$(bridge_session)" != null ] || [ "$(pg_value 'SELECT count(*) FROM matterflow_sessions')" != 0 ]; then
-            fail "fleet cancel" "a session is left: bridge $(bridge_session), store $(pg_value 'SELECT count(*) FROM matterflow_sessions')"
+        elif [ -n "$(sessions_left)" ]; then
+            fail "fleet cancel" "a session is left: $(sessions_left)"
         else
             pass "fleet cancel: cancelled during commissioning from another process; no node, no session"
         fi
@@ -367,20 +380,10 @@ if [ -n "${PG:-}" ]; then
     fresh_device
     before=$(nodes)
     submit_run --input onboardingPayload="$QR" --input deviceName="Doomed Lamp"
-    worker_args doomed --lease 3
-    "${WORKER[@]}" >"$RH_WORK/doomed.log" 2>&1 &
-    doomed=$!
-    RH_PIDS+=("$doomed")
-    # The commissioning's intent is committed before the hub is called.
-    in_call() {
-        [ "$(pg_value "SELECT count(*) FROM matterflow_record_batches WHERE run_id = '$RUN_ID' AND records LIKE '%\"intent\"%commissionDevice%'")" != 0 ] \
-            || ! kill -0 "$doomed" 2>/dev/null
-    }
-    if ! rh_wait_for 60 in_call; then
-        fail "fleet takeover" "the run never reached commissionDevice: $(tail -n 5 "$RH_WORK/doomed.log")"
-    elif ! kill -0 "$doomed" 2>/dev/null; then
-        fail "fleet takeover" "the worker ended before commissioning: $(tail -n 5 "$RH_WORK/doomed.log")"
+    if ! start_worker_until_commissioning doomed --lease 3; then
+        fail "fleet takeover" "the run '$RUN_ID' never reached commissionDevice: $(cat "$RH_WORK/submit.txt") $(tail -n 5 "$RH_WORK/doomed.log")"
     else
+        doomed=$WORKER_PID
         bridge_pid=$(pgrep -P "$doomed" | head -n 1)
         killed_at=$(date +%s%N)
         kill -KILL "$doomed"
@@ -398,8 +401,8 @@ if [ -n "${PG:-}" ]; then
             fail "fleet takeover" "the run is '$final', not cancelled by recovery: $(tail -n 8 "$RH_WORK/heir.log")"
         elif [ "$before" != "$after" ]; then
             fail "fleet takeover" "a node is left: before $before, after $after"
-        elif [ "$(bridge_session)" != null ] || [ "$(pg_value 'SELECT count(*) FROM matterflow_sessions')" != 0 ]; then
-            fail "fleet takeover" "a session is left: bridge $(bridge_session), store $(pg_value 'SELECT count(*) FROM matterflow_sessions')"
+        elif [ -n "$(sessions_left)" ]; then
+            fail "fleet takeover" "a session is left: $(sessions_left)"
         elif [ "$(fleet_leaks)" != 0 ] || [ -n "$(ls -A "$SECRETS")" ]; then
             fail "fleet takeover" "the onboarding payload reached the store, or the secrets file stayed"
         else

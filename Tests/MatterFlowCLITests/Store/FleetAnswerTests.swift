@@ -23,6 +23,25 @@ struct FleetAnswerTests {
         }}
         """#
 
+    /// A secret question (a six-digit code), waiting 300 s.
+    static let door = #"""
+        {"workflow": "door", "version": 1, "start": "door", "states": {
+          "door": {"type": "ask", "question": "pin", "prompt": "Code?", "answer": {"text": {"pattern": "[0-9]{6}"}}, "secret": true,
+                   "result": "code", "timeoutSeconds": 300, "next": "done", "onTimeout": "late"},
+          "done": {"type": "succeed"},
+          "late": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
+        }}
+        """#
+
+    /// The answering side's secrets directory and the worker's, each of its own: the worker's is a copy brought up to
+    /// date later (a synchronised volume).
+    static func secretsDirectories(in directory: TemporaryDirectory) throws -> (answering: String, worker: String) {
+        let answering = directory.file("answering")
+        let worker = directory.file("worker")
+        for path in [answering, worker] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        return (answering, worker)
+    }
+
     @Test("a waiting run takes the answer given from elsewhere, and one to a later question when it asks it; misfits, unknown names and ended runs are refused")
     func answeredWhileWaiting() async throws {
         let conninfo = try TestPostgres.database()
@@ -138,15 +157,7 @@ struct FleetAnswerTests {
         defer { directory.remove() }
         let secrets = directory.file("secrets")
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
-        let workflow = try directory.write(
-            #"""
-            {"workflow": "door", "version": 1, "start": "door", "states": {
-              "door": {"type": "ask", "question": "pin", "prompt": "Code?", "answer": {"text": {"pattern": "[0-9]{6}"}}, "secret": true,
-                       "result": "code", "timeoutSeconds": 300, "next": "done", "onTimeout": "late"},
-              "done": {"type": "succeed"},
-              "late": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
-            }}
-            """#, to: "door.json")
+        let workflow = try directory.write(Self.door, to: "door.json")
         let runID = "run-00000000de5e"
         #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
         let nowhere = await matterflow(["answer", runID, "--store", conninfo, "--answer", "pin=424242"])
@@ -179,20 +190,8 @@ struct FleetAnswerTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        // The answering side and the worker each have a directory of their own: the worker's is a copy brought up
-        // to date later (a synchronised volume).
-        let answering = directory.file("answering")
-        let workers = directory.file("worker")
-        for path in [answering, workers] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-        let workflow = try directory.write(
-            #"""
-            {"workflow": "door", "version": 1, "start": "door", "states": {
-              "door": {"type": "ask", "question": "pin", "prompt": "Code?", "answer": {"text": {"pattern": "[0-9]{6}"}}, "secret": true,
-                       "result": "code", "timeoutSeconds": 300, "next": "done", "onTimeout": "late"},
-              "done": {"type": "succeed"},
-              "late": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
-            }}
-            """#, to: "door.json")
+        let (answering, workers) = try Self.secretsDirectories(in: directory)
+        let workflow = try directory.write(Self.door, to: "door.json")
         let runID = "run-0000000001a7"
         #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
         let store = try PostgresRunStore(conninfo: conninfo)
@@ -214,18 +213,8 @@ struct FleetAnswerTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let answering = directory.file("answering")
-        let workers = directory.file("worker")
-        for path in [answering, workers] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-        let workflow = try directory.write(
-            #"""
-            {"workflow": "door", "version": 1, "start": "door", "states": {
-              "door": {"type": "ask", "question": "pin", "prompt": "Code?", "answer": {"text": {"pattern": "[0-9]{6}"}}, "secret": true,
-                       "result": "code", "timeoutSeconds": 300, "next": "done", "onTimeout": "late"},
-              "done": {"type": "succeed"},
-              "late": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
-            }}
-            """#, to: "door.json")
+        let (answering, workers) = try Self.secretsDirectories(in: directory)
+        let workflow = try directory.write(Self.door, to: "door.json")
         let runID = "run-0000000001a8"
         #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
         #expect(await matterflow(["answer", runID, "--store", conninfo, "--secrets", answering, "--answer", "pin=424242"]).code == 0)
