@@ -96,16 +96,26 @@ public final class PostgresRunStore: RunStore {
     // MARK: - Reading
 
     public func runs() throws(StoreError) -> [StoredRun] {
-        let rows = try execute(
-            """
-            SELECT r.run_id, r.workflow, r.structure_id, r.status, r.worker_id,
-                   extract(epoch FROM coalesce(r.started_at, r.submitted_at))::float8 AS started,
-                   (SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m
-                    WHERE m.run_id = r.run_id) AS records,
-                   r.recovered, r.error::text, r.notes, r.cancel_requested_at IS NOT NULL
-            FROM matterflow_runs r ORDER BY r.submitted_at, r.run_id
-            """, doing: "listing the runs")
-        return rows.rows.map { row in
+        Self.storedRuns(try execute(Self.runColumns + " ORDER BY r.submitted_at, r.run_id", doing: "listing the runs"))
+    }
+
+    /// One run as ``runs()`` lists it, looked up by its key; nil when the store has no such run.
+    public func run(_ runID: String) throws(StoreError) -> StoredRun? {
+        Self.storedRuns(try execute(Self.runColumns + " WHERE r.run_id = $1", [runID], doing: "reading run \(runID)")).first
+    }
+
+    /// What ``StoredRun`` is read from, for `storedRuns(_:)`.
+    private static let runColumns = """
+        SELECT r.run_id, r.workflow, r.structure_id, r.status, r.worker_id,
+               extract(epoch FROM coalesce(r.started_at, r.submitted_at))::float8 AS started,
+               (SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m
+                WHERE m.run_id = r.run_id) AS records,
+               r.recovered, r.error::text, r.notes, r.cancel_requested_at IS NOT NULL
+        FROM matterflow_runs r
+        """
+
+    private static func storedRuns(_ rows: PostgresRows) -> [StoredRun] {
+        rows.rows.map { row in
             StoredRun(
                 runID: row[0] ?? "", workflow: row[1], structureID: row[2], status: row[3] ?? "?", workerID: row[4],
                 startedAt: row[5].flatMap(Double.init), recordCount: row[6].flatMap { Int($0) } ?? 0, recovered: row[7] == "t",

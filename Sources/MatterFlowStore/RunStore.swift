@@ -13,6 +13,14 @@ public protocol RunStore: Sendable {
     func records(of runID: String) throws(StoreError) -> [JournalRecord]
     /// The runs that wait for answers now, oldest first (``WaitingRun``).
     func waitingRuns() throws(StoreError) -> [WaitingRun]
+    /// One run as ``runs()`` lists it; nil when the store has no such run.
+    func run(_ runID: String) throws(StoreError) -> StoredRun?
+}
+
+extension RunStore {
+    public func run(_ runID: String) throws(StoreError) -> StoredRun? {
+        try runs().first { $0.runID == runID }
+    }
 }
 
 /// What ``PostgresRunStore/submit(_:inputs:structureID:runID:answers:)`` did.

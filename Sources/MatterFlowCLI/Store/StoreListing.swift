@@ -84,11 +84,11 @@ enum StoreListing {
 
     static func history(_ location: String, runID: String, json: Bool, environment: ToolEnvironment) -> Int32 {
         let records: [JournalRecord]
-        let status: String?
+        let run: StoredRun?
         do {
             let store = try openRunStore(location)
             records = try store.records(of: runID)
-            status = try store.runs().first { $0.runID == runID }?.status
+            run = try store.run(runID)
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
@@ -96,8 +96,9 @@ enum StoreListing {
         if json {
             environment.standardOutput.line(
                 JSONWriter.pretty([
-                    "runID": .string(runID), "status": status.map(JSONValue.string) ?? .null,
-                    "records": .array(records.map { .object($0.payload) }),
+                    "runID": .string(runID), "status": run.map { .string($0.status) } ?? .null,
+                    "records": .array(records.map { .object($0.payload) }), "error": run?.error ?? .null,
+                    "notes": .array((run?.notes ?? []).map(JSONValue.string)),
                 ]))
             return ExitCode.success
         }
@@ -106,7 +107,15 @@ enum StoreListing {
             let elapsed = WatchCommand.seconds((record.wallTime ?? origin) - origin)
             environment.standardOutput.line("#\(record.sequence)  +\(elapsed)s  \(record.type)  \(HistoryCommand.details(record))")
         }
-        if let status { environment.standardOutput.line("status: \(status)") }
+        guard let run else { return ExitCode.success }
+        environment.standardOutput.line("status: \(run.status)\(run.recovered ? " (recovered)" : "")")
+        // Why a run ended without a runFinished record of its own (cancelled before it began, its secrets or
+        // workflow missing): the store keeps it with the run.
+        if !records.contains(where: { $0.type == JournalEntry.Kind.runFinished.rawValue }), let error = run.error?.objectValue {
+            let code = error["code"]?.stringValue ?? "?"
+            environment.standardOutput.line("error: \(code): \(error["message"]?.stringValue ?? JSONWriter.compact(.object(error)))")
+        }
+        for note in run.notes { environment.standardOutput.line("note: \(note)") }
         return ExitCode.success
     }
 }

@@ -31,6 +31,9 @@ struct FleetCancelTests {
         #expect(run.status == "cancelled")
         #expect(run.error?.objectValue?["code"] == "cancelled")
         #expect(try store.records(of: runID).isEmpty)
+        // history says why a run with no records ended.
+        let history = await matterflow(["history", runID, "--store", conninfo])
+        #expect(history.stdout == "status: cancelled\nerror: cancelled: cancelled before it began (matterflow cancel); it made no call\n", "\(history.stdout)")
         // Asked again (its reply lost): the same answer.
         #expect(await matterflow(["cancel", runID, "--store", conninfo]).stdout == "cancelled\n")
 
@@ -121,6 +124,10 @@ struct FleetCancelTests {
         // Its question was not asked again: the run was not resumed.
         #expect(try store.records(of: runID).filter { $0.type == "questionAsked" }.count == 1)
         #expect(try store.runs().first?.notes.contains("cancel path taken: cancel asked for") == true)
+        let history = await matterflow(["history", runID, "--store", conninfo])
+        #expect(history.stdout.hasSuffix("status: cancelled (recovered)\nnote: cancel path taken: cancel asked for\n"), "\(history.stdout)")
+        #expect(try store.run(runID)?.status == "cancelled")
+        #expect(try store.run("run-nope") == nil)
     }
 
     @Test("a run that ended cancelled, or ended otherwise after its cancel was asked for, is refused as ended; a stopping worker hands its runs no cancel")
