@@ -99,6 +99,13 @@ public final class PostgresRunStore: RunStore {
         Self.storedRuns(try execute(Self.runColumns + " ORDER BY r.submitted_at, r.run_id", doing: "listing the runs"))
     }
 
+    /// The queued and running runs as ``runs()`` lists them, oldest first (from the partial indexes on either).
+    func openRuns() throws(StoreError) -> [StoredRun] {
+        Self.storedRuns(
+            try execute(
+                Self.runColumns + " WHERE r.status IN ('queued', 'running') ORDER BY r.submitted_at, r.run_id", doing: "listing the open runs"))
+    }
+
     /// One run as ``runs()`` lists it, looked up by its key; nil when the store has no such run.
     public func run(_ runID: String) throws(StoreError) -> StoredRun? {
         Self.storedRuns(try execute(Self.runColumns + " WHERE r.run_id = $1", [runID], doing: "reading run \(runID)")).first
@@ -181,22 +188,11 @@ public final class PostgresRunStore: RunStore {
             JSONObject.Member(key: name, value: secretQuestions.contains(name) ? .string(RunOptions.redacted) : value)
         }
         let secretAnswers = answers.keys.filter(secretQuestions.contains).sorted()
-        // One statement, one transaction: the notification is sent when, and only when, the run is queued.
         let parameters: [String?] = [
             runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets),
             JSONWriter.compact(.object(JSONObject(storedAnswers))), Self.textArrayLiteral(secretAnswers),
         ]
-        let queued = try execute(
-            """
-            WITH queued AS (
-                INSERT INTO matterflow_runs
-                    (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, secret_answers, status, submission)
-                VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, $8::text[], 'queued', \(Self.submissionDigest))
-                ON CONFLICT (run_id) DO NOTHING
-                RETURNING run_id
-            )
-            SELECT pg_notify('matterflow_queue', run_id) FROM queued
-            """, parameters, doing: "queueing run \(runID)")
+        let queued = try execute(Self.queueStatement, parameters, doing: "queueing run \(runID)")
         if !queued.rows.isEmpty { return SubmittedRun(runID: runID, queuedNow: true, status: "queued") }
         // A run with the ID already is this very submission when it was submitted with the same workflow file,
         // structure, inputs and answers: a submit sent again (its reply lost, or the command run again) queues nothing
@@ -216,6 +212,20 @@ public final class PostgresRunStore: RunStore {
         }
         return SubmittedRun(runID: runID, queuedNow: false, status: status)
     }
+
+    /// The first statement of ``submit(_:inputs:structureID:runID:answers:)``: `$1` run, `$2` workflow, `$3` its
+    /// file, `$4` structure, `$5` inputs, `$6` secret inputs' names, `$7` answers, `$8` secret answers' names. One
+    /// statement, one transaction: the notification is sent when, and only when, the run is queued.
+    static let queueStatement = """
+        WITH queued AS (
+            INSERT INTO matterflow_runs
+                (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, secret_answers, status, submission)
+            VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, $8::text[], 'queued', \(submissionDigest))
+            ON CONFLICT (run_id) DO NOTHING
+            RETURNING run_id
+        )
+        SELECT pg_notify('matterflow_queue', run_id) FROM queued
+        """
 
     /// What a submission is, as SQL over the submit statement's parameters (workflow, its file, structure, inputs,
     /// answers and the secret ones' names, in a `jsonb` array, whose text is canonical), hashed: kept with the run, so

@@ -71,6 +71,12 @@ public struct StoredRun: Sendable, Hashable {
         self.cancelRequested = cancelRequested
     }
 
+    /// Whether a run with this status may still change: queued or running.
+    public static func isOpen(_ status: String) -> Bool { status == "queued" || status == "running" }
+
+    /// Whether the run may still change: queued or running.
+    public var isOpen: Bool { Self.isOpen(status) }
+
     /// The run as JSON (`matterflow runs --json`).
     public var jsonValue: JSONValue {
         [

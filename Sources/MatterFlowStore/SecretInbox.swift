@@ -159,11 +159,15 @@ public struct SecretInbox: Sendable {
 
     /// Removes a run's files (once the run has a final status), with what a writer that died left of them.
     public func remove(runID: String) {
-        for kind in [Kind.inputs, .answers] { discard(runID: runID, kind: kind) }
+        discard(runID: runID, kinds: [.inputs, .answers])
     }
 
-    /// Removes one of a run's files (a submit the store refused), with what a writer that died left of it.
-    public func discard(runID: String, kind: Kind) {
+    /// Removes some of a run's files (those a refused submit wrote), with what a writer that died left of them.
+    public func discard(runID: String, kinds: [Kind]) {
+        for kind in kinds { discard(runID: runID, kind: kind) }
+    }
+
+    private func discard(runID: String, kind: Kind) {
         let target = path(of: runID, kind)
         // Under the lock, so that a writer's twin is not taken from under it; without, when the lock cannot be had.
         do throws(StoreError) {

@@ -29,7 +29,7 @@ extension RunStore {
         among runs: [StoredRun], records: (StoredRun) throws(StoreError) -> [JournalRecord]
     ) throws(StoreError) -> [WaitingRun] {
         var waiting: [WaitingRun] = []
-        for run in runs where run.status == "running" || run.status == "queued" {
+        for run in runs where run.isOpen {
             let questions = WaitingQuestion.waiting(in: try records(run))
             if !questions.isEmpty { waiting.append(WaitingRun(run: run, questions: questions)) }
         }
@@ -38,10 +38,10 @@ extension RunStore {
 }
 
 extension PostgresRunStore {
-    /// The runs that wait for answers now, oldest first, in two statements however many runs are open: the runs,
-    /// then the records of the open runs that have asked a question.
+    /// The runs that wait for answers now, oldest first, in two statements however many runs are open: the open
+    /// runs, then the records of those that have asked a question.
     public func waitingRuns() throws(StoreError) -> [WaitingRun] {
-        let listed = try runs()
+        let listed = try openRuns()
         let rows = try execute(
             """
             SELECT b.run_id, b.records FROM matterflow_record_batches b

@@ -86,7 +86,7 @@ struct AnswerCommand {
             throw refused
         }
         // A run that has ended gets no secrets file: its worker removed its files, and nothing would remove a new one.
-        guard submission.status == "queued" || submission.status == "running" else {
+        guard StoredRun.isOpen(submission.status) else {
             err.line("error[runEnded]: run \(runID) has ended (\(submission.status)) and takes no more answers")
             return ExitCode.invalidInput
         }

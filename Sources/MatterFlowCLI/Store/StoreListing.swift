@@ -6,13 +6,7 @@ import MatterFlowStore
 /// `runs --store URL` and `history RUN --store URL`: the same listings as with --journal, from any run store.
 enum StoreListing {
     static func runs(_ location: String, json: Bool, environment: ToolEnvironment) -> Int32 {
-        let runs: [StoredRun]
-        do {
-            runs = try openRunStore(location).runs()
-        } catch {
-            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
-            return ExitCode.invalidInput
-        }
+        guard let runs = reading(location, environment, { store throws(StoreError) in try store.runs() }) else { return ExitCode.invalidInput }
         return show(
             runs, json: json, jsonValue: \.jsonValue, empty: "no runs in the store",
             header: ["RUN", "WORKFLOW", "STRUCTURE", "STATUS", "WORKER", "STARTED (UTC)", "RECORDS", "NOTES"],
@@ -20,7 +14,7 @@ enum StoreListing {
         ) { run in
             var notes = run.notes
             if run.recovered { notes.insert("recovered", at: 0) }
-            if run.cancelRequested && (run.status == "queued" || run.status == "running") { notes.insert("cancel asked for", at: 0) }
+            if run.cancelRequested && run.isOpen { notes.insert("cancel asked for", at: 0) }
             return [[
                 run.runID, run.workflow ?? "-", run.structureID ?? "-", run.status, run.workerID ?? "-",
                 run.startedAt.map(RunsCommand.timestamp) ?? "-", String(run.recordCount), notes.joined(separator: "; "),
@@ -30,11 +24,7 @@ enum StoreListing {
 
     /// `runs --store URL --waiting`: a line per question a run waits for.
     static func waiting(_ location: String, json: Bool, environment: ToolEnvironment) -> Int32 {
-        let runs: [WaitingRun]
-        do {
-            runs = try openRunStore(location).waitingRuns()
-        } catch {
-            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+        guard let runs = reading(location, environment, { store throws(StoreError) in try store.waitingRuns() }) else {
             return ExitCode.invalidInput
         }
         return show(
@@ -47,6 +37,19 @@ enum StoreListing {
                     RunsCommand.timestamp(asked.askedAt), TerminalText.escaping(asked.question.prompt),
                 ]
             }
+        }
+    }
+
+    /// What `read` gets from the run store at `location`; nil when the store cannot be opened or read, the error
+    /// printed.
+    private static func reading<Value>(
+        _ location: String, _ environment: ToolEnvironment, _ read: (any RunStore) throws(StoreError) -> Value
+    ) -> Value? {
+        do throws(StoreError) {
+            return try read(try openRunStore(location))
+        } catch {
+            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            return nil
         }
     }
 
@@ -83,16 +86,11 @@ enum StoreListing {
     }
 
     static func history(_ location: String, runID: String, json: Bool, environment: ToolEnvironment) -> Int32 {
-        let records: [JournalRecord]
-        let run: StoredRun?
-        do {
-            let store = try openRunStore(location)
-            records = try store.records(of: runID)
-            run = try store.run(runID)
-        } catch {
-            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
-            return ExitCode.invalidInput
-        }
+        guard
+            let (records, run) = reading(location, environment, { store throws(StoreError) in
+                (try store.records(of: runID), try store.run(runID))
+            })
+        else { return ExitCode.invalidInput }
         if json {
             environment.standardOutput.line(
                 JSONWriter.pretty([

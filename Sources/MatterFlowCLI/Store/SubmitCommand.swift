@@ -89,10 +89,9 @@ struct SubmitCommand {
             let structure = arguments.value("structure") ?? HomeDescription.defaultHome.structure.id
             let submitted = try store.submit(workflow, inputs: inputs, structureID: structure, runID: runID, answers: answers)
             if !submitted.queuedNow {
-                let open = submitted.status == "queued" || submitted.status == "running"
                 err.line("note: run \(runID) was submitted before (\(submitted.status)); nothing was queued again")
                 // Its worker removed its files when it ended: the ones written now would stay for ever.
-                if !open, let inbox { for kind in written { inbox.discard(runID: runID, kind: kind) } }
+                if !StoredRun.isOpen(submitted.status) { inbox?.discard(runID: runID, kinds: written) }
             }
             environment.standardOutput.line(submitted.runID)
             return ExitCode.success
@@ -105,7 +104,7 @@ struct SubmitCommand {
                         "note: run \(runID) may have been queued; `matterflow runs --store URL` shows it. Its secrets stay in "
                             + "\(inbox.directory): submit again with --run-id \(runID) once the store is back (nothing is queued twice), or remove them")
                 } else {
-                    for kind in written { inbox.discard(runID: runID, kind: kind) }
+                    inbox.discard(runID: runID, kinds: written)
                 }
             }
             return ExitCode.invalidInput

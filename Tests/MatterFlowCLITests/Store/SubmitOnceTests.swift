@@ -1,4 +1,5 @@
 import Foundation
+import MatterFlow
 import MatterFlowCLI
 import MatterFlowJSON
 @testable import MatterFlowStore
@@ -87,6 +88,28 @@ extension SubmitOnceTests {
         #expect(late.code == 0)
         #expect(late.stderr.contains("note: run \(runID) was submitted before (succeeded); nothing was queued again"), "\(late.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty, "a secrets file of an ended run stayed")
+    }
+}
+
+extension SubmitOnceTests {
+    @Test("a submit sent again while the first one's insert is not committed yet waits for it, then finds the same submission: queued once, no error")
+    func submitAgainWhileTheFirstCommits() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("prepare"))
+        let runID = "run-0000000005b5"
+        // The first submit's insert, on a connection of its own, held open (its commit's reply on its way).
+        let first = try PostgresConnection(conninfo)
+        defer { first.close() }
+        try first.execute("BEGIN")
+        try first.execute(
+            PostgresRunStore.queueStatement, [runID, workflow.name, workflow.file, "home-1", "{}", "{}", "{}", "{}"])
+        let again = Task { try store.submit(workflow, inputs: [:], structureID: "home-1", runID: runID) }
+        #expect(try TestPostgres.anotherStatementWaitsForALock(seenFrom: first), "the second submit waits for the first one's row")
+        try first.execute("COMMIT")
+        let submitted = try await again.value
+        #expect(submitted == SubmittedRun(runID: runID, queuedNow: false, status: "queued"))
+        #expect(try store.runs().map(\.runID) == [runID])
     }
 }
 

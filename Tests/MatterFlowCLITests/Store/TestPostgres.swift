@@ -143,3 +143,16 @@ extension PostgresRunStore {
         ((try? records(of: runID)) ?? []).contains { $0.type == "intent" && $0.payload["operation"]?.stringValue == operation }
     }
 }
+
+extension TestPostgres {
+    /// Whether, within 5,000 looks from `connection`, exactly one statement of its database waits for a lock: how a
+    /// test knows a statement it sent on another connection is held by a transaction `connection` keeps open.
+    static func anotherStatementWaitsForALock(seenFrom connection: PostgresConnection) throws -> Bool {
+        for _ in 0..<5_000 {
+            let waiting = try connection.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")
+            if waiting.rows == [["1"]] { return true }
+        }
+        return false
+    }
+}
