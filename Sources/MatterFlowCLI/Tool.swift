@@ -1,3 +1,4 @@
+import Foundation
 import MatterFlow
 import MatterFlowJSON
 
@@ -25,16 +26,20 @@ public struct ToolEnvironment: Sendable {
     /// Where a person types answers to a run's questions; nil when nobody is there (no terminal), so a question
     /// without an `--answer` fails fast.
     public var terminal: (any PromptTerminal)?
+    /// The wall-clock time, in seconds since the Unix epoch (what `store prune --older-than` counts back from).
+    public var now: @Sendable () -> Double
 
     public init(
         standardOutput: any TextSink = StandardStream.output, standardError: any TextSink = StandardStream.error,
-        handlesInterrupts: Bool = false, clock: (any WorkflowClock)? = nil, terminal: (any PromptTerminal)? = nil
+        handlesInterrupts: Bool = false, clock: (any WorkflowClock)? = nil, terminal: (any PromptTerminal)? = nil,
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.handlesInterrupts = handlesInterrupts
         self.clock = clock
         self.terminal = terminal
+        self.now = now
     }
 }
 
@@ -59,6 +64,7 @@ public enum MatterflowTool {
         PayloadCommand.generateSpec, DatasetCommand.spec, GraphCommand.spec, RunsCommand.spec, HistoryCommand.spec, RecoverCommand.spec,
         HubServeCommand.spec, HubCheckCommand.spec,
         SubmitCommand.spec, AnswerCommand.spec, CancelCommand.spec, WorkerCommand.spec, WatchCommand.spec, StoreMigrateCommand.spec,
+        StorePruneCommand.spec,
     ]
 
     static var overview: String {
@@ -159,6 +165,7 @@ public enum MatterflowTool {
             case WorkerCommand.spec.name: return try await WorkerCommand(arguments: parsed, environment: environment).execute()
             case WatchCommand.spec.name: return try WatchCommand(arguments: parsed, environment: environment).execute()
             case StoreMigrateCommand.spec.name: return try StoreMigrateCommand(arguments: parsed, environment: environment).execute()
+            case StorePruneCommand.spec.name: return try StorePruneCommand(arguments: parsed, environment: environment).execute()
             default: return usageError(UsageError(message: "Unknown subcommand '\(first)'", command: nil), err)
             }
         } catch {

@@ -65,6 +65,11 @@ struct JournalFile: Sendable {
         try sync()
     }
 
+    /// Removes a file's name from its directory (the caller holds its lock).
+    static func remove(_ path: String) throws(JournalError) {
+        guard unlink(path) == 0 else { throw failure(.journalUnwritable, "cannot remove \(path)") }
+    }
+
     /// Releases the lock and closes the file.
     func close() {
         flock(descriptor, LOCK_UN)

@@ -34,6 +34,9 @@ public struct JournalRunSummary: Sendable {
     public var structureID: String?
     /// When the run began, in seconds since the Unix epoch.
     public var startedAt: Double?
+    /// When its journal was last written, in seconds since the Unix epoch, for a run that has ended (succeeded,
+    /// failed, cancelled) or needs attention: the end of its run or of its last recovery.
+    public var endedAt: Double?
     public var status: JournalRunStatus
     /// Whether a recovery resolved the run.
     public var recovered: Bool
@@ -84,6 +87,10 @@ public struct JournalRunSummary: Sendable {
             status = .needsAttention
         } else {
             status = .interrupted
+        }
+        switch status {
+        case .succeeded, .failed, .cancelled, .needsAttention: endedAt = contents.records.last?.wallTime
+        case .running, .interrupted, .notStarted, .unreadable: endedAt = nil
         }
     }
 

@@ -15,6 +15,8 @@ public protocol RunStore: Sendable {
     func waitingRuns() throws(StoreError) -> [WaitingRun]
     /// One run as ``runs()`` lists it; nil when the store has no such run.
     func run(_ runID: String) throws(StoreError) -> StoredRun?
+    /// Removes the runs a ``PruneRequest`` names, with their records; or, for a dry run, lists them.
+    func prune(_ request: PruneRequest) throws(StoreError) -> PruneReport
 }
 
 extension RunStore {

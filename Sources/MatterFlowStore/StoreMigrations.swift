@@ -69,7 +69,7 @@ public enum StoreMigrations {
         // The records are written and read whole, never queried inside: the payload is the record's JSON text, which
         // the server stores without parsing it. The foreign key checked each inserted row against matterflow_runs
         // (a trigger and a lookup per record); the insert itself only takes rows of runs it finds leased to the
-        // writing worker (locking them FOR SHARE in the same statement), and the engine never deletes a run.
+        // writing worker (locking them FOR SHARE in the same statement), and a run is deleted only when it has ended (`store prune`), when nobody writes its records.
         Migration(
             version: 2, name: "records as JSON text, without a foreign key",
             sql: """

@@ -128,12 +128,12 @@ struct ToolRun: Sendable {
 /// advances it).
 /// Pass `stderr` to watch progress while the run is going.
 func matterflow(
-    _ arguments: [String], clock: ManualClock = ManualClock(), stderr err: CapturedText = CapturedText()
+    _ arguments: [String], clock: ManualClock = ManualClock(), stderr err: CapturedText = CapturedText(), now: Double? = nil
 ) async -> ToolRun {
     let out = CapturedText()
-    let code = await MatterflowTool.main(
-        arguments: arguments,
-        environment: ToolEnvironment(standardOutput: out, standardError: err, handlesInterrupts: false, clock: clock))
+    var environment = ToolEnvironment(standardOutput: out, standardError: err, handlesInterrupts: false, clock: clock)
+    if let now { environment.now = { now } }
+    let code = await MatterflowTool.main(arguments: arguments, environment: environment)
     return ToolRun(code: code, stdout: out.text, stderr: err.text)
 }
 

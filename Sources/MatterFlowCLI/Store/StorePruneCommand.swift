@@ -1,0 +1,94 @@
+import MatterFlowStore
+
+/// `matterflow store prune --store URL --older-than AGE`: removes the runs that ended long enough ago, with their
+/// records, from a PostgreSQL run store or a journal directory.
+struct StorePruneCommand {
+    static let spec = CommandSpec(
+        name: "store prune",
+        abstract: "Remove runs that ended long enough ago, with their records, from a run store or journal directory.",
+        arguments: [],
+        options: [
+            StoreOption.option,
+            .init(name: "older-than", valueName: "<age>", help: "Remove runs that ended more than this long ago: 90d, 12h, 30m or 45s (0s: every ended run)."),
+            .init(
+                name: "status", valueName: "<status>", repeatable: true,
+                help: "Only runs that ended so: succeeded, failed, cancelled or needsAttention (default: the first three)."),
+            .init(name: "secrets", valueName: "<dir>", help: "The secrets directory given to submit: files left there for the removed runs go too."),
+            .init(name: "dry-run", valueName: nil, help: "Remove nothing; list the runs that would go."),
+        ],
+        discussion: """
+            A store keeps every run and its records until they are removed: about 17 KB per commission-device run.
+            Prune removes the runs that ended (by the time of their final status, this machine's clock) before AGE
+            ago, oldest first: in PostgreSQL their rows, record batches, answers and watchers, in transactions of 500
+            runs; in a journal directory their journal files, each under its lock. It prints how many runs and
+            records went; --dry-run lists each run that would go, and removes nothing.
+
+            Never removed: queued and running runs; a run that still holds a structure's commissioning session; in a
+            journal directory, runs going on, interrupted, not started or unreadable (they need `matterflow recover`).
+            Runs that need attention go only when --status needsAttention names them: their records are what a
+            person reads to settle them. A run's ID may be used again once it is removed.
+
+            Exit status: 0, 2 when the store cannot be reached or a file cannot be removed (what went before stays
+            removed), 64 usage error.
+            """)
+
+    /// The longest --older-than: about a century.
+    static let maximumAge: Double = 36_500 * 86_400
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() throws(UsageError) -> Int32 {
+        let location = try StoreOption.value(arguments, command: Self.spec.name)
+        guard let ageText = arguments.value("older-than") else {
+            throw UsageError(message: "Missing expected option '--older-than <age>' (90d, 12h, 30m, 45s; 0s for every ended run)", command: Self.spec.name)
+        }
+        let age = try Self.age(ageText)
+        let statuses = try Self.statuses(arguments.all("status"))
+        let request = PruneRequest(statuses: statuses, endedBefore: environment.now() - age, dryRun: arguments.flag("dry-run"))
+        let report: PruneReport
+        do throws(StoreError) {
+            report = try openRunStore(location).prune(request)
+        } catch {
+            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        let out = environment.standardOutput
+        let summary = "\(report.runIDs.count) run\(report.runIDs.count == 1 ? "" : "s") (\(report.records) records) that ended before \(RunsCommand.timestamp(request.endedBefore)) UTC"
+        if request.dryRun {
+            for runID in report.runIDs { out.line(runID) }
+            out.line("would remove \(summary)")
+            return ExitCode.success
+        }
+        if let directory = arguments.value("secrets") {
+            let inbox = SecretInbox(directory: directory)
+            for runID in report.runIDs { inbox.remove(runID: runID) }
+        }
+        out.line("removed \(summary)")
+        return ExitCode.success
+    }
+
+    /// Seconds in an `--older-than` value: a whole number and one of s, m, h, d.
+    static func age(_ text: String) throws(UsageError) -> Double {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
+        guard let unit = text.last.flatMap({ units[$0] }), let count = Int(text.dropLast()), count >= 0,
+            Double(count) * unit <= maximumAge
+        else {
+            throw UsageError(
+                message: "--older-than must be a whole number of s, m, h or d (90d, 12h, 30m, 45s) up to 36500d, not '\(text)'",
+                command: spec.name)
+        }
+        return Double(count) * unit
+    }
+
+    /// The statuses `--status` names (each once or more), or the default ones.
+    static func statuses(_ named: [String]) throws(UsageError) -> Set<String> {
+        guard !named.isEmpty else { return PruneRequest.defaultStatuses }
+        for status in named where !PruneRequest.allowedStatuses.contains(status) {
+            let open = status == "queued" || status == "running" ? " (queued and running runs are never pruned)" : ""
+            throw UsageError(
+                message: "--status must be succeeded, failed, cancelled or needsAttention, not '\(status)'\(open)", command: spec.name)
+        }
+        return Set(named)
+    }
+}

@@ -1,0 +1,63 @@
+extension PostgresRunStore {
+    /// How many runs one prune statement removes: each is a transaction of its own, so a large prune holds its
+    /// row locks briefly and a failure part-way keeps what was removed before it.
+    static let pruneBatch = 500
+
+    /// Removes the runs `request` names (``PruneRequest``), with their record batches, answers and watchers, oldest
+    /// end first, a batch of runs per statement; a dry run lists them and removes nothing.
+    ///
+    /// Each statement checks every condition again on the rows it deletes: a run that changed since it was listed
+    /// (its session not released yet) stays. Running the statement twice (a commit whose answer was lost) removes
+    /// nothing more.
+    public func prune(_ request: PruneRequest) throws(StoreError) -> PruneReport {
+        let statuses = Self.textArrayLiteral(request.statuses.intersection(PruneRequest.allowedStatuses).sorted())
+        let cutoff = String(request.endedBefore)
+        let listed = try execute(
+            """
+            SELECT r.run_id,
+                   (SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m
+                    WHERE m.run_id = r.run_id)
+            FROM matterflow_runs r
+            WHERE \(Self.prunable)
+            ORDER BY r.finished_at, r.run_id
+            """, [statuses, cutoff], doing: "listing the runs to prune")
+        if request.dryRun {
+            return PruneReport(runIDs: listed.rows.compactMap { $0[0] }, records: listed.rows.reduce(0) { $0 + Self.integer($1[1]) })
+        }
+        var report = PruneReport(runIDs: [], records: 0)
+        let runIDs = listed.rows.compactMap { $0[0] }
+        for start in stride(from: 0, to: runIDs.count, by: Self.pruneBatch) {
+            let batch = Array(runIDs[start..<min(start + Self.pruneBatch, runIDs.count)])
+            let gone = try execute(
+                """
+                WITH gone AS (
+                    DELETE FROM matterflow_runs r
+                    WHERE r.run_id = ANY($3::text[]) AND \(Self.prunable)
+                    RETURNING r.run_id, r.finished_at
+                ), records AS (
+                    DELETE FROM matterflow_record_batches b WHERE b.run_id IN (SELECT run_id FROM gone)
+                    RETURNING b.last_seq - b.first_seq + 1 AS n
+                ), unwatched AS (
+                    DELETE FROM matterflow_watchers w WHERE w.run_id IN (SELECT run_id FROM gone)
+                )
+                SELECT g.run_id, (SELECT coalesce(sum(n), 0) FROM records) FROM gone g ORDER BY g.finished_at, g.run_id
+                """, [statuses, cutoff, Self.textArrayLiteral(batch)], doing: "pruning runs")
+            report.runIDs += gone.rows.compactMap { $0[0] }
+            report.records += gone.rows.first.map { Self.integer($0[1]) } ?? 0
+        }
+        return report
+    }
+
+    /// The runs a prune may remove, as a condition on `matterflow_runs r`: $1 its statuses, $2 the cutoff (seconds
+    /// since the Unix epoch). A run that still holds a structure's session stays, whatever its status: the session
+    /// row names it, and only its run can release it.
+    private static let prunable = """
+        r.status = ANY($1::text[]) AND r.status NOT IN ('queued', 'running')
+                  AND r.finished_at < to_timestamp($2::float8)
+                  AND NOT EXISTS (SELECT 1 FROM matterflow_sessions s WHERE s.run_id = r.run_id)
+        """
+
+    private static func integer(_ text: String?) -> Int {
+        text.flatMap { Int($0) } ?? 0
+    }
+}

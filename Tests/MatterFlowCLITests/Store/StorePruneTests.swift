@@ -1,0 +1,140 @@
+import Foundation
+import MatterFlowJournal
+@testable import MatterFlowStore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `matterflow store prune` in PostgreSQL: which runs go (ended long enough ago, with a status named), with what,
+/// and which never do.
+extension PostgresStoreTests {
+    /// When the old runs of the test ended, in seconds since the Unix epoch; "now" is five days later.
+    static let pruneEpoch: Double = 1_000_000
+
+    @Test("prune removes runs that ended before the cutoff with their records, answers, watchers and leftover secrets; open runs, recent runs, runs needing attention and a run holding a session stay")
+    func pruneStore() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let old = Self.pruneEpoch
+        let recent = old + 3 * 86_400
+        let now = old + 5 * 86_400
+        let runs: [(String, String, Double?)] = [
+            ("old-ok", "succeeded", old), ("old-failed", "failed", old), ("old-cancelled", "cancelled", old),
+            ("old-attention", "needsAttention", old), ("old-holding", "failed", old), ("recent", "succeeded", recent),
+            ("waiting", "queued", nil), ("going", "running", nil),
+        ]
+        for (run, status, ended) in runs {
+            try store.execute(
+                """
+                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, finished_at)
+                VALUES ($1, 'w', '/w.json', 'home-' || $1, '{}', $2, to_timestamp($3::float8))
+                """, [run, status, ended.map { String($0) }], doing: "test setup")
+        }
+        for (run, first, last) in [("old-ok", 1, 3), ("old-ok", 4, 5), ("old-failed", 1, 2), ("recent", 1, 4), ("going", 1, 1)] {
+            try store.execute(
+                "INSERT INTO matterflow_record_batches (run_id, first_seq, last_seq, records) VALUES ($1, $2::integer, $3::integer, '[]')",
+                [run, String(first), String(last)], doing: "test setup")
+        }
+        try store.execute(
+            "INSERT INTO matterflow_answers (seq, answer_id, run_id, name, value, secret) VALUES (1, 'a1', 'old-ok', 'room', '\"Kitchen\"', false)",
+            doing: "test setup")
+        try store.execute("INSERT INTO matterflow_watchers (run_id, backend_pid) VALUES ('old-ok', 1)", doing: "test setup")
+        try store.execute("INSERT INTO matterflow_sessions (structure_id, run_id) VALUES ('home-old-holding', 'old-holding')", doing: "test setup")
+        let secrets = try TemporaryDirectory()
+        defer { secrets.remove() }
+        for file in ["old-ok.secrets", "old-cancelled.answers", "recent.secrets"] { try secrets.write("{}", to: file) }
+        let remaining = { try Set(store.runs().map(\.runID)) }
+
+        let dry = await matterflow(["store", "prune", "--store", conninfo, "--older-than", "4d", "--dry-run"], now: now)
+        #expect(dry.code == 0, "\(dry.stderr)")
+        #expect(dry.stdout == "old-cancelled\nold-failed\nold-ok\nwould remove 3 runs (7 records) that ended before 1970-01-13 13:46:40 UTC\n")
+        #expect(try remaining().count == 8)
+
+        let pruned = await matterflow(["store", "prune", "--store", conninfo, "--older-than", "4d", "--secrets", secrets.path], now: now)
+        #expect(pruned.code == 0, "\(pruned.stderr)")
+        #expect(pruned.stdout == "removed 3 runs (7 records) that ended before 1970-01-13 13:46:40 UTC\n")
+        #expect(try remaining() == ["old-attention", "old-holding", "recent", "waiting", "going"])
+        let batches = try store.execute("SELECT run_id FROM matterflow_record_batches ORDER BY run_id", doing: "test")
+        #expect(batches.rows == [["going"], ["recent"]])
+        #expect(try store.execute("SELECT count(*) FROM matterflow_answers", doing: "test").rows == [["0"]])
+        #expect(try store.execute("SELECT count(*) FROM matterflow_watchers", doing: "test").rows == [["0"]])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets.path) == ["recent.secrets"])
+        #expect(throws: StoreError.self) { try store.records(of: "old-ok") }
+
+        // Again: nothing more goes. needsAttention only when named; 0s takes every ended run; a session's holder stays
+        // until its session is released.
+        #expect(await matterflow(["store", "prune", "--store", conninfo, "--older-than", "4d"], now: now).stdout.hasPrefix("removed 0 runs (0 records)"))
+        let attention = await matterflow(["store", "prune", "--store", conninfo, "--older-than", "4d", "--status", "needsAttention"], now: now)
+        #expect(attention.stdout.hasPrefix("removed 1 run (0 records)"), "\(attention.stdout)")
+        let everything = await matterflow(["store", "prune", "--store", conninfo, "--older-than", "0s"], now: now)
+        #expect(everything.stdout.hasPrefix("removed 1 run (4 records)"), "\(everything.stdout)")
+        #expect(try remaining() == ["old-holding", "waiting", "going"])
+        try store.execute("DELETE FROM matterflow_sessions", doing: "test")
+        #expect(await matterflow(["store", "prune", "--store", conninfo, "--older-than", "0s"], now: now).stdout.hasPrefix("removed 1 run (0 records)"))
+        #expect(try remaining() == ["waiting", "going"])
+    }
+}
+
+/// `matterflow store prune` in a journal directory, and its usage errors.
+@Suite("store prune")
+struct StorePruneTests {
+    @Test("a journal directory: ended runs' files go once old enough; an interrupted run and a run whose journal a process holds stay")
+    func pruneJournalDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = Repository.workflow("commission-device")
+        // Interrupted (killed while commissioning), then a run on the same home that fails (its session is held), and
+        // one on another home that succeeds.
+        let (state, journal) = try await killWhileCommissioning(workflow, in: directory)
+        let failed = await matterflowVirtual(["run", workflow, "--state", state, "--journal", journal, "--trace", "none"] + commissionInputs())
+        #expect(failed.code == 1)
+        let succeeded = await matterflowVirtual(["run", workflow, "--state", directory.file("other"), "--journal", journal, "--trace", "none"] + commissionInputs())
+        #expect(succeeded.code == 0, "\(succeeded.stderr)")
+        let listed = try RunJournal(existingDirectory: journal).runs()
+        let byStatus = Dictionary(listed.map { ($0.status, $0) }, uniquingKeysWith: { first, _ in first })
+        let interrupted = try #require(byStatus[.interrupted]).runID
+        let failedRun = try #require(byStatus[.failed]).runID
+        let succeededRun = try #require(byStatus[.succeeded])
+        let now = Date().timeIntervalSince1970 + 10 * 86_400
+        #expect(await matterflow(["store", "prune", "--store", journal, "--older-than", "11d"], now: now).stdout.hasPrefix("removed 0 runs (0 records)"))
+
+        // A process holds the succeeded run's journal (as a run going on, or recovery, does): it stays.
+        let held = open(succeededRun.path, O_RDONLY | O_CLOEXEC)
+        try #require(held >= 0)
+        try #require(flock(held, LOCK_EX) == 0)
+        let dry = await matterflow(["store", "prune", "--store", journal, "--older-than", "9d", "--dry-run"], now: now)
+        #expect(dry.stdout.hasPrefix("\(failedRun)\nwould remove 1 run ("), "\(dry.stdout)")
+        let first = await matterflow(["store", "prune", "--store", journal, "--older-than", "9d"], now: now)
+        #expect(first.stdout.hasPrefix("removed 1 run ("), "\(first.stdout)")
+        close(held)
+        let second = await matterflow(["store", "prune", "--store", journal, "--older-than", "9d"], now: now)
+        #expect(second.stdout.hasPrefix("removed 1 run (\(succeededRun.recordCount) records)"), "\(second.stdout)")
+        #expect(try RunJournal(existingDirectory: journal).runs().map(\.runID) == [interrupted])
+        let gone = await matterflow("history", failedRun, "--journal", journal)
+        #expect(gone.code == 2 && gone.stderr.contains("error[runNotFound]"), "\(gone.stderr)")
+    }
+
+    @Test("usage: --older-than is required and must be an age; --status names an ended status; a missing directory is exit 2")
+    func usage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for (arguments, message) in [
+            (["--store", directory.path], "Missing expected option '--older-than <age>'"),
+            (["--store", directory.path, "--older-than", "5"], "--older-than must be a whole number of s, m, h or d"),
+            (["--store", directory.path, "--older-than", "-1d"], "not '-1d'"),
+            (["--store", directory.path, "--older-than", "36501d"], "up to 36500d"),
+            (["--store", directory.path, "--older-than", "1d", "--status", "running"], "(queued and running runs are never pruned)"),
+            (["--store", directory.path, "--older-than", "1d", "--status", "interrupted"], "not 'interrupted'"),
+            (["--older-than", "1d"], "Missing expected option '--store <url>'"),
+        ] {
+            let run = await matterflow(["store", "prune"] + arguments)
+            #expect(run.code == 64, "\(arguments)")
+            #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+        }
+        let missing = await matterflow(["store", "prune", "--store", directory.file("nope"), "--older-than", "1d"])
+        #expect(missing.code == 2)
+        #expect(missing.stderr.contains(directory.file("nope")), "\(missing.stderr)")
+    }
+}
