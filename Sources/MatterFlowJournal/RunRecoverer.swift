@@ -131,7 +131,7 @@ struct RunRecoverer {
         if result.outcome != .succeeded {
             try await releaseLeftovers(&run, heldBefore: ending.heldSessionBefore)
         }
-        try finish(run: &run, outcome: result.outcome, error: error, output: result.output, note: nil)
+        try finish(run: &run, outcome: result.outcome, error: error, output: result.redactedOutput, note: nil)
         return error
     }
 

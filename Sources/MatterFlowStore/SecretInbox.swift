@@ -12,7 +12,9 @@ import Darwin
 /// `matterflow submit --secrets DIR` writes the secret inputs of a run to `DIR/<runID>.secrets` and its answers to
 /// secret questions to `DIR/<runID>.answers` (JSON objects, mode 0600); the worker that claims the run (or takes it
 /// over after its first worker died) reads them from its own `--secrets DIR` (the same directory, or a copy a fleet
-/// shares: a tmpfs mount, a secrets volume), and removes the files once the run has a final status.
+/// shares: a tmpfs mount, a secrets volume), and removes the files once the run has a final status. A run that ends
+/// with secrets in its output (`epskc-share`'s ePSKc) leaves its whole output in `DIR/<runID>.output` (as
+/// `{"output": ...}`), where the store keeps it redacted.
 public struct SecretInbox: Sendable {
     /// What a file of the inbox holds.
     public enum Kind: String, Sendable {
@@ -20,11 +22,14 @@ public struct SecretInbox: Sendable {
         case inputs = "secrets"
         /// Answers to secret questions, by question or ask state name.
         case answers
+        /// The output of a run that ended holding secrets (an ePSKc), whole: the store keeps it redacted.
+        case output
 
         var what: String {
             switch self {
             case .inputs: "secret inputs"
             case .answers: "answers to secret questions"
+            case .output: "output"
             }
         }
     }
@@ -157,9 +162,16 @@ public struct SecretInbox: Sendable {
         return object
     }
 
-    /// Removes a run's files (once the run has a final status), with what a writer that died left of them.
-    public func remove(runID: String) {
-        discard(runID: runID, kinds: [.inputs, .answers])
+    /// Writes the whole output of a run that holds secrets (readable by the owner only), as `{"output": ...}`.
+    public func keep(output: JSONValue, runID: String) throws(StoreError) {
+        let bytes = Self.bytes(of: ["output": output])
+        try locked { () throws(StoreError) in try writeFile(bytes, to: path(of: runID, .output)) }
+    }
+
+    /// Removes a run's secret inputs and answers (once the run has a final status), with what a writer that died
+    /// left of them; `output` too when the run is removed for good (`store prune`).
+    public func remove(runID: String, output: Bool = false) {
+        discard(runID: runID, kinds: output ? [.inputs, .answers, .output] : [.inputs, .answers])
     }
 
     /// Removes some of a run's files (those a refused submit wrote), with what a writer that died left of them.

@@ -432,10 +432,26 @@ public final class StoreWorker: Sendable {
         // The final status rides the committer's batches behind the run's records (its runFinished among them):
         // written in the same transaction as the last of them, or a later one, and refused with them.
         guard !Task.isCancelled else { return }
+        keepSecretOutput(of: result)
         await conclude(
-            runID, status: result.outcome.rawValue, output: result.output,
+            runID, status: result.outcome.rawValue, output: result.redactedOutput,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
             notes: [], structure: claimed.structureID, claims: claimed.claims, keepSession: result.outcome == .succeeded)
+    }
+
+    /// The store keeps a run's output redacted; an output holding secrets goes whole to the secrets directory, the
+    /// one place where a fleet's secrets are kept.
+    private func keepSecretOutput(of result: RunResult) {
+        guard let output = result.output, output != result.redactedOutput else { return }
+        guard let inbox = options.secrets else {
+            options.log?("worker \(options.workerID): run \(result.runID)'s output holds secrets; the store keeps it redacted, and without --secrets this worker keeps it nowhere")
+            return
+        }
+        do {
+            try inbox.keep(output: output, runID: result.runID)
+        } catch {
+            options.log?("worker \(options.workerID): run \(result.runID)'s output holds secrets and could not be kept: \(error.message); the store keeps it redacted")
+        }
     }
 
     /// A pause switch for the run, kept where ``stop()`` and the drain find it; already asked to park when the worker

@@ -11,6 +11,10 @@ public struct RunResult: Sendable {
     public var outcome: Outcome
     /// The succeed state's output.
     public var output: JSONValue?
+    /// The output with every secret value the run knew (secret inputs, secret results such as an ePSKc) replaced by
+    /// `"<redacted>"`: what is kept beyond the caller (a journal, a run store). The same as ``output`` when the run
+    /// shows its secrets; nil when the output is.
+    public var redactedOutput: JSONValue? = nil
     /// Why the run failed or was cancelled.
     public var error: FlowError?
     /// Warnings recorded by assign states (for example, a configure failure that did not fail commissioning).

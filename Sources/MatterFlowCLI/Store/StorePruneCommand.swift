@@ -62,7 +62,7 @@ struct StorePruneCommand {
         }
         if let directory = arguments.value("secrets") {
             let inbox = SecretInbox(directory: directory)
-            for runID in report.runIDs { inbox.remove(runID: runID) }
+            for runID in report.runIDs { inbox.remove(runID: runID, output: true) }
         }
         out.line("removed \(summary)")
         return ExitCode.success

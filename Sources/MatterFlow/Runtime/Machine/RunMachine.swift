@@ -355,6 +355,7 @@ struct RunMachine: Sendable {
         switch end {
         case .succeeded(let output):
             result.output = output
+            result.redactedOutput = configuration.showSecrets ? output : output.map(secrets.redacting)
         case .failed(let error):
             result.outcome = .failed
             result.error = error
