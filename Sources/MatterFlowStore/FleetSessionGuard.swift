@@ -46,7 +46,7 @@ struct FleetSessionGuard {
                     } catch {
                         // Refused or failed on the hub: no session was opened, so the fleet's lock goes too. (A call
                         // whose worker dies keeps the lock until recovery settles the run.)
-                        committer.post(.releaseSession(structure: structure, runID: runID), runID: runID)
+                        committer.post(.releaseSession(structure: structure, runID: runID, by: runID), runID: runID)
                         throw error
                     }
                 }
@@ -54,9 +54,9 @@ struct FleetSessionGuard {
                 if original.releasesSession {
                     // `released: false`: the hub had no session, so only this run's own row (if any) is stale.
                     if value["released"]?.boolValue != false {
-                        committer.post(.releaseSession(structure: structure, runID: nil), runID: runID)
+                        committer.post(.releaseSession(structure: structure, runID: nil, by: runID), runID: runID)
                     } else if let runID {
-                        committer.post(.releaseSession(structure: structure, runID: runID), runID: runID)
+                        committer.post(.releaseSession(structure: structure, runID: runID, by: runID), runID: runID)
                     }
                 }
                 return value

@@ -11,10 +11,13 @@ enum StoreCommand: Sendable {
     /// of a second run conflicts. The row of a run that ended failed or cancelled (its session was released, or
     /// lapsed on the hub), or of no run, does not block.
     case acquireSession(structure: StructureID, runID: String)
-    /// Gives the structure's session up: the run's own row, or whoever's when `runID` is nil.
-    case releaseSession(structure: StructureID, runID: String?)
+    /// Gives the structure's session up: the run's own row, or whoever's when `runID` is nil. Only while this worker
+    /// holds the lease of the run `by` that gives it up (when named): a run another worker took over gives up
+    /// nothing here, since its row now stands for the new worker's run; that worker settles it.
+    case releaseSession(structure: StructureID, runID: String?, by: String?)
     /// Records the run's final status, fenced by its lease, having first given up the session it holds (unless it
-    /// keeps it: `release` nil). In the same transaction as the run's last records, or a later one.
+    /// keeps it: `release` nil), fenced the same way. In the same transaction as the run's last records, or a later
+    /// one.
     case finish(RunConclusion, release: StructureID?)
 }
 
@@ -63,12 +66,16 @@ extension StoreCommand {
         var finishes: [JSONValue] = []
         for command in commands {
             switch command {
-            case .releaseSession(let structure, let runID):
-                releases.append(["structure": .string(structure), "run": runID.map(JSONValue.string) ?? .null])
+            case .releaseSession(let structure, let runID, let issuer):
+                releases.append([
+                    "structure": .string(structure), "run": runID.map(JSONValue.string) ?? .null, "issuer": issuer.map(JSONValue.string) ?? .null,
+                ])
             case .acquireSession(let structure, let runID):
                 if taken.insert(structure).inserted { takes.append(["structure": .string(structure), "run": .string(runID)]) }
             case .finish(let conclusion, let release):
-                if let release { releases.append(["structure": .string(release), "run": .string(conclusion.runID)]) }
+                if let release {
+                    releases.append(["structure": .string(release), "run": .string(conclusion.runID), "issuer": .string(conclusion.runID)])
+                }
                 var row: JSONObject = [
                     "run": .string(conclusion.runID), "status": .string(conclusion.status), "recovered": .bool(conclusion.recovered),
                     "notes": .array(conclusion.notes.map(JSONValue.string)), "claims": .int(conclusion.claims),
@@ -83,9 +90,11 @@ extension StoreCommand {
             try connection.execute(
                 prepared:
                 """
-                DELETE FROM matterflow_sessions s USING jsonb_to_recordset($1::jsonb) AS x(structure text, run text)
+                DELETE FROM matterflow_sessions s USING jsonb_to_recordset($1::jsonb) AS x(structure text, run text, issuer text)
                 WHERE s.structure_id = x.structure AND (x.run IS NULL OR s.run_id = x.run)
-                """, [JSONWriter.compact(.array(releases))])
+                  AND (x.issuer IS NULL OR EXISTS (
+                      SELECT 1 FROM matterflow_runs r WHERE r.run_id = x.issuer AND r.worker_id = $2))
+                """, [JSONWriter.compact(.array(releases)), workerID])
         }
         var holders: [StructureID: String] = [:]
         if !takes.isEmpty {

@@ -41,7 +41,7 @@ extension PostgresStoreTests {
         #expect(held.first { $0.structure == "home-a" }?.runID == winner)
 
         // The winner gives the session up; a loser then gets it in a later batch.
-        #expect(try await committer.perform(.releaseSession(structure: "home-a", runID: winner), runID: winner) == .released)
+        #expect(try await committer.perform(.releaseSession(structure: "home-a", runID: winner, by: winner), runID: winner) == .released)
         let loser = winner == "run-0" ? "run-1" : "run-0"
         #expect(try await committer.perform(.acquireSession(structure: "home-a", runID: loser), runID: loser) == .acquired)
     }
@@ -70,7 +70,7 @@ extension PostgresStoreTests {
         // another run holds are both told who.
         let next = try Self.performInOneBatch(
             [
-                .acquireSession(structure: "home-a", runID: "run-3"), .releaseSession(structure: "home-a", runID: "run-0"),
+                .acquireSession(structure: "home-a", runID: "run-3"), .releaseSession(structure: "home-a", runID: "run-0", by: "run-0"),
                 .acquireSession(structure: "home-a", runID: "run-4"), .acquireSession(structure: "home-6", runID: "run-1"),
                 .acquireSession(structure: "home-6", runID: "run-2"),
             ], conninfo: conninfo)
@@ -78,7 +78,7 @@ extension PostgresStoreTests {
         #expect(try store.sessions().map { "\($0.structure)=\($0.runID)" } == ["home-6=run-6", "home-7=run-7", "home-a=run-3"])
     }
 
-    @Test("final statuses and a release in one batch: each keeps output, error and notes; sessions go; a run not leased is refused; each end is announced")
+    @Test("final statuses and a release in one batch: each keeps output, error and notes; sessions go; a run not leased is refused and gives its session up neither with its end nor alone; each end is announced")
     func finalStatusesInOneBatch() throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
@@ -106,10 +106,12 @@ extension PostgresStoreTests {
         // A succeeded run keeps its session (release nil), as a workflow that ends holding it on purpose does.
         let answers = try Self.performInOneBatch(
             [
-                .finish(succeeded, release: nil), .releaseSession(structure: "home-x", runID: "run-other"),
-                .finish(failed, release: "run-failed"), .finish(theirs, release: nil),
+                .finish(succeeded, release: nil), .releaseSession(structure: "home-x", runID: "run-other", by: "run-other"),
+                .finish(failed, release: "run-failed"), .finish(theirs, release: "run-theirs"),
+                // A run another worker took over gives up nothing, even whoever's: its row is the new worker's run.
+                .releaseSession(structure: "run-theirs", runID: nil, by: "run-theirs"),
             ], conninfo: conninfo)
-        #expect(answers == [.finished(recorded: true), .released, .finished(recorded: true), .finished(recorded: false)])
+        #expect(answers == [.finished(recorded: true), .released, .finished(recorded: true), .finished(recorded: false), .released])
 
         let rows = try store.execute(
             """
