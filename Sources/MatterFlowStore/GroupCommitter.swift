@@ -252,6 +252,27 @@ public final class GroupCommitter: @unchecked Sendable {
         }
     }
 
+    /// Fences runs this worker no longer holds (their leases passed to another worker, or were handed back): from
+    /// now on their records and commands are refused, and so (``FleetSessionGuard``) are their hub calls, as for a
+    /// run whose records the store refused. Runs waiting for their records are woken with the failure.
+    func fence(_ runIDs: [String], because reason: String) {
+        monitor.lock()
+        for runID in runIDs where failures[runID] == nil { failures[runID] = StoreError(.leaseLost, reason) }
+        let fenced = Set(runIDs)
+        let woken = takeWaiters { fenced.contains($0.runID) }
+        monitor.broadcast()
+        monitor.unlock()
+        resume(woken)
+    }
+
+    /// Lets a run's records be written again: for a run this worker claims anew (to settle it after a takeover)
+    /// once nothing of its earlier task here is left.
+    func unfence(_ runID: String) {
+        monitor.lock()
+        failures[runID] = nil
+        monitor.unlock()
+    }
+
     /// Why a run's records can no longer be written (its lease passed to another worker, or the store stayed out of
     /// reach); nil while they can.
     public func failure(of runID: String) -> StoreError? {
@@ -306,7 +327,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 case .success(let written):
                     for runID in written.refused where failures[runID] == nil {
                         failures[runID] = StoreError(
-                            .storeFailed, "run \(runID) is no longer leased to this worker (\(workerID)); another worker took it over")
+                            .leaseLost, "run \(runID) is no longer leased to this worker (\(workerID)); another worker took it over")
                     }
                     answers = .success(written.answers)
                 case .failure(let error):

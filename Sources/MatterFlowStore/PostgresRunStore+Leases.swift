@@ -96,6 +96,19 @@ extension PostgresRunStore {
         return Set(rows.rows.compactMap { $0[0] })
     }
 
+    /// Of `runIDs`, those open and not leased to `workerID`: taken over by another worker, or handed back. What a
+    /// heartbeat did not renew and has not ended.
+    func heldElsewhere(_ runIDs: [String], notBy workerID: String) throws(StoreError) -> [String] {
+        guard !runIDs.isEmpty else { return [] }
+        let rows = try execute(
+            """
+            SELECT run_id FROM matterflow_runs
+            WHERE run_id = ANY($1::text[]) AND status IN ('queued', 'running') AND worker_id IS DISTINCT FROM $2
+            ORDER BY run_id
+            """, [Self.textArrayLiteral(runIDs), workerID], doing: "looking for runs taken over")
+        return rows.rows.compactMap { $0[0] }
+    }
+
     /// Gives runs back to the fleet (graceful shutdown, or a run this worker cannot run, or cannot go on with yet):
     /// no worker holds them, and their leases end `seconds` from now (at once by default), so no worker of the fleet
     /// (this one included) claims them before then; then any worker takes them over and settles them from their

@@ -19,6 +19,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidStore
         /// A run's secret inputs are not where the worker looks for them (`--secrets DIR`).
         case secretsUnavailable
+        /// The run's lease passed to another worker (or back to the fleet): this worker may no longer write it.
+        case leaseLost
     }
 
     public var code: Code

@@ -90,6 +90,9 @@ public final class StoreWorker: Sendable {
         var claimedAhead: [ClaimedRun] = []
         /// The pause switch of each run the worker started or settles (recovery parks only a run it resumes).
         var pauses: [String: RunPause] = [:]
+        /// Active runs whose lease passed to another worker (``GroupCommitter/fence(_:because:)``): their tasks still
+        /// end here, making no call and writing nothing; the run is the other worker's.
+        var fenced: Set<String> = []
         var summary = WorkerSummary()
         var stopping = false
     }
@@ -153,8 +156,12 @@ public final class StoreWorker: Sendable {
         // a busy pool must not delay the leases.
         let heartbeat = LeaseKeeper(intervalMilliseconds: Int(options.leaseSeconds * 1000 / 3)) { [self] in
             do throws(StoreError) {
-                let running = state.withLock { Array($0.active.keys) + $0.claimedAhead.map(\.runID) }
-                try store.heartbeat(options.workerID, running: running, leaseSeconds: options.leaseSeconds)
+                let running = state.withLock { state in
+                    Array(state.active.keys.filter { !state.fenced.contains($0) }) + state.claimedAhead.map(\.runID)
+                }
+                let renewed = try store.heartbeat(options.workerID, running: running, leaseSeconds: options.leaseSeconds)
+                let notRenewed = running.filter { !renewed.contains($0) }
+                if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID)) }
             } catch {
                 options.log?("worker \(options.workerID): heartbeat failed: \(error.message)")
             }
@@ -193,6 +200,7 @@ public final class StoreWorker: Sendable {
                     options.log?("worker \(options.workerID): claiming failed: \(error.message); trying again")
                 }
             }
+            claimed = claimedAgain(claimed)
             cancelRelay.hold(claimed.map(\.runID))
             for run in claimed.prefix(free) { launch(run) }
             state.withLock { $0.claimedAhead += claimed.dropFirst(free) }
@@ -234,12 +242,43 @@ public final class StoreWorker: Sendable {
         return .milliseconds(Int(max(seconds, 0.01) * 1000))
     }
 
+    /// Runs whose lease passed to another worker (or back to the fleet) while their tasks still run here: their
+    /// records, commands and hub calls are refused from now on, claimed runs not started are dropped, and the
+    /// heartbeat leaves them out. A task ends as a run that lost the store does, without reaching the hub.
+    private func leasesLost(_ runIDs: [String]) {
+        guard !runIDs.isEmpty else { return }
+        committer.fence(runIDs, because: "this worker's lease of the run passed to another worker")
+        let lost = Set(runIDs)
+        state.withLock { state in
+            state.claimedAhead.removeAll { lost.contains($0.runID) }
+            state.fenced.formUnion(lost.filter { state.active[$0] != nil })
+        }
+        options.log?("worker \(options.workerID): lost the lease of run(s) \(runIDs.joined(separator: ", ")) to another worker; they make no further call here")
+    }
+
+    /// The claimed runs to start: a run this worker is still running (its lease ran out while the store was out
+    /// of reach, and the claim renewed it) goes on where it is; one whose earlier task here still ends, fenced, is
+    /// handed back to be claimed again a lease later.
+    private func claimedAgain(_ claimed: [ClaimedRun]) -> [ClaimedRun] {
+        let (ours, waitFor) = state.withLock { state -> (Set<String>, [String]) in
+            let ahead = Set(state.claimedAhead.map(\.runID))
+            let ours = Set(claimed.map(\.runID).filter { (state.active[$0] != nil && !state.fenced.contains($0)) || ahead.contains($0) })
+            return (ours, claimed.map(\.runID).filter { state.fenced.contains($0) })
+        }
+        guard !ours.isEmpty || !waitFor.isEmpty else { return claimed }
+        if !ours.isEmpty {
+            options.log?("worker \(options.workerID): claimed its own run(s) \(ours.sorted().joined(separator: ", ")) again (their lease had run out): they go on here")
+        }
+        handBackForTakeover(waitFor, which: "whose earlier task here has not ended", after: options.leaseSeconds)
+        return claimed.filter { !ours.contains($0.runID) && !waitFor.contains($0.runID) }
+    }
+
     /// Ends this worker's leases of runs another worker must take over and settle (`which` says which runs, for
-    /// the log); when the store refuses, the leases run out instead.
-    private func handBackForTakeover(_ runIDs: [String], which: String) {
+    /// the log), at once or `seconds` from now; when the store refuses, the leases run out instead.
+    private func handBackForTakeover(_ runIDs: [String], which: String, after seconds: Double = 0) {
         guard !runIDs.isEmpty else { return }
         do {
-            try store.handBack(runIDs, by: options.workerID)
+            try store.handBack(runIDs, by: options.workerID, retryAfter: seconds)
             options.log?("worker \(options.workerID): handed back \(runIDs.count) run(s) \(which), for takeover: \(runIDs.joined(separator: ", "))")
             state.withLock { $0.summary.handedBack += runIDs.count }
         } catch {
@@ -304,12 +343,18 @@ public final class StoreWorker: Sendable {
         }
         let others = left.keys.filter { !parked.contains($0) }.sorted()
         handBack(parked, which: "at a checkpoint")
-        handBackForTakeover(others, which: "in progress")
+        // A run in progress may have a call in flight, which the next worker must not take for abandoned: its lease
+        // runs on as if this worker had died. Nothing of these runs reaches the hub from here any more.
+        committer.fence(others, because: "the worker stopped and handed the run back")
+        handBackForTakeover(others, which: "in progress", after: options.leaseSeconds)
         // A parked run stays parked (its task suspended) until the process ends: it makes no further call.
         for runID in others { left[runID]?.cancel() }
     }
 
     private func launch(_ claimed: ClaimedRun) {
+        // A run claimed anew after it was fenced here: the earlier task has ended (``claimedAgain(_:)``).
+        committer.unfence(claimed.runID)
+        state.withLock { _ = $0.fenced.remove(claimed.runID) }
         committer.runBegan()
         let idleness = RunIdleness()
         let task = Task { [self] in
@@ -321,6 +366,7 @@ public final class StoreWorker: Sendable {
                 state.active[claimed.runID] = nil
                 state.pauses[claimed.runID] = nil
                 state.waiting.remove(claimed.runID)
+                state.fenced.remove(claimed.runID)
             }
             wake.raise()
         }
@@ -581,6 +627,8 @@ public final class StoreWorker: Sendable {
             options.secrets?.remove(runID: runID)
             state.withLock { $0.summary.finished[status, default: 0] += 1 }
             options.log?("worker \(options.workerID): run \(runID) \(status)\(recovered ? " (settled after takeover)" : "")")
+        } catch where error.code == .leaseLost {
+            options.log?("worker \(options.workerID): run \(runID) was taken over by another worker; its status is theirs to record")
         } catch {
             options.log?("worker \(options.workerID): could not record the end of run \(runID) (\(error.message)); its lease will run out and another worker settles it")
         }
