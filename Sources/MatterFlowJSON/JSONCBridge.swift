@@ -102,13 +102,19 @@ enum JSONCBridge {
             var object = json_tokener_parse_ex(tokener, characters.baseAddress, Int32(length))
             var error = json_tokener_get_error(tokener)
             if error == json_tokener_continue {
-                // A complete text that ends in a bare number needs an explicit end of input.
+                // json-c took every byte and wants more: a complete text that ends in a bare number needs an
+                // explicit end of input, and a truncated one fails there. Either way the text was read to its end;
+                // the end-of-input call counts its offset from its own one-byte input, not from the text, so a
+                // truncated text is reported just after its last character that is not whitespace.
                 json_object_put(object)
                 object = json_tokener_parse_ex(tokener, "", 1)
                 error = json_tokener_get_error(tokener)
                 if error == json_tokener_continue || (error == json_tokener_success && object == nil) {
                     error = json_tokener_error_parse_eof
                 }
+                let end = error == json_tokener_success
+                    ? length : (buffer.lastIndex { !isJSONWhitespace($0) }).map { $0 + 1 } ?? 0
+                return (object, end, error)
             }
             return (object, Int(json_tokener_get_parse_end(tokener)), error)
         }

@@ -150,6 +150,28 @@ struct ValidateCommandTests {
         #expect(run.stderrLines.first?.hasPrefix("\(path):3:3: error[syntaxError]: ") == true, "\(run.stderr)")
     }
 
+    @Test("a truncated file is reported where its text ends, not at its first character")
+    func truncatedFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let whole = try String(contentsOfFile: Repository.workflow("prepare"), encoding: .utf8)
+        // Drops the closing brace and the final line break, as `head -c -2` does: the text ends with the line
+        // before, and a line break.
+        let truncated = String(whole.utf8.dropLast(2))!
+        let lines = truncated.split(separator: "\n")
+        let path = try directory.write(truncated, to: "truncated.json")
+        let run = await matterflow("validate", path)
+        #expect(run.code == 2)
+        // Just after the last character of the last line.
+        let expected = "\(path):\(lines.count):\(lines.last!.count + 1): error[syntaxError]: "
+        #expect(run.stderrLines.first?.hasPrefix(expected) == true, "\(run.stderr)")
+
+        let unclosed = try directory.write(#"{"workflow": "x"#, to: "unclosed.json")
+        let short = await matterflow("validate", unclosed)
+        #expect(short.code == 2)
+        #expect(short.stderrLines.first?.hasPrefix("\(unclosed):1:16: error[syntaxError]: ") == true, "\(short.stderr)")
+    }
+
     @Test("a path holding line breaks cannot fake a diagnostic line; --json keeps the path exactly")
     func pathWithLineBreaks() async throws {
         let directory = try TemporaryDirectory()
