@@ -11,9 +11,10 @@ struct JournalFile: Sendable {
     let path: String
     let descriptor: Int32
 
-    /// Creates a new journal file (failing if it exists) and locks it for this process.
+    /// Creates a new journal file (failing if it exists), readable and writable by its owner only (it holds salted
+    /// digests of secrets), and locks it for this process.
     static func create(_ path: String) throws(JournalError) -> JournalFile {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw failure(.journalUnwritable, "cannot create \(path)") }
         // Blocking: a recovery that happens to examine the new, empty file releases it at once.
         while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
@@ -87,12 +88,15 @@ struct JournalFile: Sendable {
         }
     }
 
-    /// Creates a directory and its parents when missing.
+    /// Creates a directory and its parents when missing. The directory itself, when created here, is open to its
+    /// owner only (mode 0700); parents get 0755, and a directory that exists already keeps its mode.
     static func createDirectory(_ path: String) throws(JournalError) {
         var partial = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/") {
+        let components = path.split(separator: "/")
+        for (index, component) in components.enumerated() {
             partial += (partial.isEmpty || partial.hasSuffix("/") ? "" : "/") + component
-            if mkdir(partial, 0o755) != 0 && errno != EEXIST {
+            let mode: mode_t = index == components.count - 1 ? 0o700 : 0o755
+            if mkdir(partial, mode) != 0 && errno != EEXIST {
                 throw failure(.journalUnwritable, "cannot create the journal directory \(partial)")
             }
         }

@@ -18,25 +18,29 @@ enum AtomicFile {
         var description: String { "\(step): \(reason)" }
     }
 
-    /// Creates a directory and its parents when missing.
+    /// Creates a directory and its parents when missing. The directory itself, when created here, is open to its
+    /// owner only (mode 0700); parents get 0755, and a directory that exists already keeps its mode.
     static func createDirectory(_ path: String) throws(WriteError) {
         var partial = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/") {
+        let components = path.split(separator: "/")
+        for (index, component) in components.enumerated() {
             partial += (partial.isEmpty || partial.hasSuffix("/") ? "" : "/") + component
-            if mkdir(partial, 0o755) != 0 && errno != EEXIST {
+            let mode: mode_t = index == components.count - 1 ? 0o700 : 0o755
+            if mkdir(partial, mode) != 0 && errno != EEXIST {
                 throw WriteError(step: "cannot create directory \(partial)", reason: lastError())
             }
         }
     }
 
-    /// Writes `text` to `path` atomically.
+    /// Writes `text` to `path` atomically, as a file readable and writable by its owner only (a home can hold a
+    /// Thread network's credentials).
     static func write(_ text: String, to path: String) throws(WriteError) {
         let directory = parent(of: path)
         let name = String(path.split(separator: "/").last ?? "file")
         var generator = SystemRandomNumberGenerator()
         let temporary = directory + "/." + name + ".\(getpid()).\(String(generator.next() & 0xFFFF_FFFF, radix: 16)).tmp"
 
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0o644)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0o600)
         guard descriptor >= 0 else { throw WriteError(step: "cannot create \(temporary)", reason: lastError()) }
         var failure: WriteError?
         let bytes = Array(text.utf8)

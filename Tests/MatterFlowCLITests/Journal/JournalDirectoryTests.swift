@@ -53,4 +53,36 @@ struct JournalDirectoryTests {
         #expect(run.code == 0, "\(run.stderr)")
         #expect(try RunJournal(existingDirectory: journal).runs().map(\.status) == [.succeeded])
     }
+
+    @Test("run --journal and --state create what they write readable by the owner only; an existing directory keeps its mode")
+    func privateModes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        func mode(_ path: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int, "\(path)") & 0o777
+        }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let journal = directory.file("new/journal")
+        let state = directory.file("new/state")
+        let run = await matterflowVirtual(
+            ["run", Repository.workflow("commission-device"), "--home", home, "--state", state, "--journal", journal, "--trace", "none"]
+                + commissionInputs())
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(try mode(journal) == 0o700)
+        let files = try FileManager.default.contentsOfDirectory(atPath: journal)
+        #expect(!files.isEmpty)
+        for file in files { #expect(try mode(journal + "/" + file) == 0o600, "\(file)") }
+        #expect(try mode(state) == 0o700)
+        #expect(try mode(state + "/home.json") == 0o600)
+
+        let existing = directory.file("shared")
+        try FileManager.default.createDirectory(atPath: existing, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let again = await matterflowVirtual(
+            ["run", Repository.workflow("commission-device"), "--journal", existing, "--trace", "none"] + commissionInputs())
+        #expect(again.code == 0, "\(again.stderr)")
+        #expect(try mode(existing) == 0o755)
+        for file in try FileManager.default.contentsOfDirectory(atPath: existing) {
+            #expect(try mode(existing + "/" + file) == 0o600, "\(file)")
+        }
+    }
 }
