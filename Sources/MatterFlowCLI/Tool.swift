@@ -116,6 +116,13 @@ public enum MatterflowTool {
             }
             let words = arguments.dropFirst().joined(separator: " ")
             guard let command = commands.first(where: { $0.name == words }) ?? commands.first(where: { $0.name == name }) else {
+                if let group = CommandGroup.named(name, among: commands) {
+                    guard arguments.count > 2 else {
+                        out.write(group.help)
+                        return ExitCode.success
+                    }
+                    return groupError("Unknown subcommand '\(words)'", group, err)
+                }
                 return usageError(UsageError(message: "Unknown subcommand '\(name)'", command: nil), err)
             }
             out.write(command.help)
@@ -131,6 +138,20 @@ public enum MatterflowTool {
             rest.removeFirst()
         }
         guard let spec = commands.first(where: { $0.name == name }) else {
+            if let group = CommandGroup.named(first, among: commands) {
+                // A group's first word alone ("hub") names no subcommand: list the group's.
+                switch rest.first {
+                case nil:
+                    return groupError("Missing subcommand after '\(first)'", group, err)
+                case "-h", "--help":
+                    out.write(group.help)
+                    return ExitCode.success
+                case let second?:
+                    let hint = SpellingSuggestion.closest(to: "\(first) \(second)", among: group.commands.map(\.name))
+                        .map { "; did you mean '\($0)'?" } ?? ""
+                    return groupError("Unknown subcommand '\(first) \(second)'\(hint)", group, err)
+                }
+            }
             let hint = SpellingSuggestion.closest(to: first, among: commands.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
             return usageError(UsageError(message: "Unknown subcommand '\(first)'\(hint)", command: nil), err)
         }
@@ -182,6 +203,12 @@ public enum MatterflowTool {
             err.line("Usage: matterflow <subcommand> [options]")
             err.line("  See 'matterflow --help' for more information.")
         }
+        return ExitCode.usage
+    }
+
+    /// Reports a usage mistake within a group of subcommands (`matterflow hub`) with the group's subcommands.
+    static func groupError(_ message: String, _ group: CommandGroup, _ err: any TextSink) -> Int32 {
+        err.write("Error: \(message)\n\n" + group.help)
         return ExitCode.usage
     }
 

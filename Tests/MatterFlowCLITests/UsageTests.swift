@@ -105,6 +105,46 @@ struct UsageTests {
         #expect(run.stderr.hasPrefix("Error: Unknown subcommand 'frobnicate'\n"))
     }
 
+    @Test(
+        "help for a group of two-word subcommands lists them with their abstracts",
+        arguments: [("hub", ["hub serve", "hub check"]), ("store", ["store migrate", "store prune"])])
+    func helpForGroup(group: String, members: [String]) async {
+        let run = await matterflow("help", group)
+        #expect(run.code == 0)
+        #expect(run.stderr == "")
+        #expect(run.stdout.contains("USAGE: matterflow \(group) <subcommand> [options]"))
+        for member in members {
+            let abstract = await matterflow(member.split(separator: " ").map(String.init) + ["--help"]).stdout
+                .split(separator: "\n").first.map { String($0.dropFirst("OVERVIEW: ".count)) } ?? ""
+            #expect(run.stdout.contains("\n  \(member) "), "lists \(member)")
+            #expect(!abstract.isEmpty && run.stdout.contains(abstract), "shows the abstract of \(member)")
+        }
+        let viaFlag = await matterflow(group, "--help")
+        #expect(viaFlag.code == 0)
+        #expect(viaFlag.stdout == run.stdout)
+    }
+
+    @Test("a group's first word alone is a usage error that lists its subcommands", arguments: ["hub", "store"])
+    func bareGroup(group: String) async {
+        let help = await matterflow("help", group)
+        let run = await matterflow(group)
+        #expect(run.code == 64)
+        #expect(run.stdout == "")
+        #expect(run.stderr == "Error: Missing subcommand after '\(group)'\n\n" + help.stdout)
+    }
+
+    @Test("an unknown subcommand of a group names the group's subcommands, not other commands")
+    func unknownGroupMember() async {
+        let run = await matterflow("hub", "serv")
+        #expect(run.code == 64)
+        #expect(run.stdout == "")
+        #expect(run.stderrLines.first == "Error: Unknown subcommand 'hub serv'; did you mean 'hub serve'?")
+        #expect(run.stderr.contains("\n  hub check "))
+        let viaHelp = await matterflow("help", "hub", "serv")
+        #expect(viaHelp.code == 64)
+        #expect(viaHelp.stderrLines.first == "Error: Unknown subcommand 'hub serv'")
+    }
+
     @Test("an unknown option: the command's usage and a hint on stderr, exit 64")
     func unknownOption() async {
         let run = await matterflow("run", Repository.workflow("cancel"), "--hme", "x.json")
