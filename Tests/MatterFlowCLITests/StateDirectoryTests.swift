@@ -47,6 +47,25 @@ struct StateDirectoryTests {
         #expect(afterThird.devices == afterSecond.devices)
     }
 
+    @Test("--home seeds an empty state directory even when the run changes nothing")
+    func seededWithoutChanges() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = Repository.root + "/Examples/border-router-home.json"
+        let state = directory.file("state")
+
+        // Reads the border router and changes nothing in the home.
+        let first = await matterflow(["run", Repository.workflow("border-router-info"), "--home", home, "--state", state, "--trace", "none"])
+        #expect(first.code == 0, "\(first.stdout)")
+        #expect(first.stderr == "")
+        let seeded = try savedHome(in: state)
+        #expect(seeded.structure.id == (try HomeDescription.load(path: home)).structure.id)
+
+        // The next run on the directory alone starts from that home, not the built-in one.
+        let second = await matterflow(["run", Repository.workflow("border-router-info"), "--state", state, "--trace", "none"])
+        #expect(second.code == 0, "\(second.stdout)")
+    }
+
     @Test("the phase workflows run one by one on the same state commission a device")
     func phaseByPhase() async throws {
         let directory = try TemporaryDirectory()

@@ -93,7 +93,7 @@ struct RecoverCommand {
             }
             answers[name] = .string(String(pair[pair.index(after: equals)...]))
         }
-        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err) else {
+        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err, seedsState: false) else {
             return ExitCode.invalidInput
         }
         // A signal makes the runs being resumed take their cancel path; the command then exits 128 + the signal.

@@ -92,7 +92,7 @@ struct RunCommand {
         guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err) else {
             return ExitCode.invalidInput
         }
-        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err) else {
+        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err, seedsState: true) else {
             return ExitCode.invalidInput
         }
         guard let structureID = opened.structure(arguments, err: err) else {

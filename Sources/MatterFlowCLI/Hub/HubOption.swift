@@ -81,14 +81,16 @@ struct CommandHub {
     /// The remote hub, which ``close()`` disconnects.
     let remote: RemoteHub?
 
-    /// Opens the hub; on failure, says why on `err` and returns nil (the command exits 2).
+    /// Opens the hub; on failure, says why on `err` and returns nil (the command exits 2). `seedsState`: see
+    /// ``SimulatedHomeOpener/seedsState``.
     static func open(
-        _ endpoint: HubEndpoint?, arguments: ParsedArguments, clock: any WorkflowClock, err: any TextSink
+        _ endpoint: HubEndpoint?, arguments: ParsedArguments, clock: any WorkflowClock, err: any TextSink, seedsState: Bool
     ) async -> CommandHub? {
         guard let endpoint else {
             do {
-                let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state"))
-                    .open(clock: clock)
+                let opened = try SimulatedHomeOpener(
+                    homePath: arguments.value("home"), stateDirectory: arguments.value("state"), seedsState: seedsState
+                ).open(clock: clock)
                 if let note = opened.note { err.line(note) }
                 return CommandHub(hub: opened.hub, simulated: (opened.hub, opened.structureID), remote: nil)
             } catch {

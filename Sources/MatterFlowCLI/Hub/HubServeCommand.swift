@@ -47,8 +47,9 @@ struct HubServeCommand {
         let hub: SimulatedHub
         let structureID: StructureID
         do {
-            let opened = try SimulatedHomeOpener(homePath: arguments.value("home"), stateDirectory: arguments.value("state"))
-                .open(clock: clock)
+            let opened = try SimulatedHomeOpener(
+                homePath: arguments.value("home"), stateDirectory: arguments.value("state"), seedsState: true
+            ).open(clock: clock)
             (hub, structureID) = (opened.hub, opened.structureID)
             if let note = opened.note { err.line(note) }
         } catch {
