@@ -25,4 +25,50 @@ import Testing
         #expect(own.code == 0)
         #expect(own.stdout.contains("penwidth=2.5"))
     }
+
+    @Test func aTornLineInTheMiddleIsAnErrorAtItsLineAndColumn() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let trace = await matterflow("run", Repository.workflow("prepare"), "--trace", "jsonl")
+        var lines = trace.stderr.split(separator: "\n").map(String.init)
+        try #require(lines.count > 6)
+        lines[5] = String(lines[5].prefix(20))
+        let file = try directory.write(lines.joined(separator: "\n") + "\n", to: "torn.jsonl")
+        let run = await matterflow("graph", Repository.workflow("prepare"), "--highlight-path", file)
+        #expect(run.code == 2)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("\(file):6:21: error[syntaxError]: "), "\(run.stderr)")
+    }
+
+    @Test func aTornLastLineIsIgnoredWithAWarning() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let trace = await matterflow("run", Repository.workflow("prepare"), "--trace", "jsonl")
+        #expect(trace.code == 0)
+        let lines = trace.stderr.split(separator: "\n").map(String.init)
+        // What a run killed while writing its next line leaves.
+        let file = try directory.write(trace.stderr + #"{"event":"stateEnt"#, to: "killed.jsonl")
+        let run = await matterflow("graph", Repository.workflow("prepare"), "--highlight-path", file)
+        let whole = await matterflow("graph", Repository.workflow("prepare"), "--highlight-path", try directory.write(trace.stderr, to: "whole.jsonl"))
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(run.stdout == whole.stdout)
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("\(file):\(lines.count + 1):19: warning[syntaxError]: the last line is not complete JSON"), "\(run.stderr)")
+    }
+
+    @Test func aMistypedTracePathIsAMissingFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for missing in [directory.file("trace-typo.jsonl"), directory.file("traces/run")] {
+            let run = await matterflow("graph", Repository.workflow("prepare"), "--highlight-path", missing)
+            #expect(run.code == 2)
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr.hasPrefix("\(missing): error[fileNotFound]: no such file"), "\(run.stderr)")
+        }
+        // Qualified states hold a slash too, and are still states.
+        let states = await matterflow(
+            "graph", Repository.workflow("commission-device"), "--expand", "--highlight-path", "prepare/prepare, request")
+        #expect(states.code == 0, "\(states.stderr)")
+    }
 }

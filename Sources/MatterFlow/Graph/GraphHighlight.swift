@@ -9,23 +9,55 @@ public struct GraphHighlight: Sendable, Hashable {
     public var workflow: String?
     /// Where the path came from (a trace file, or the option), as errors about it name it.
     public var source: String
+    /// What was skipped while reading a trace: a torn last line.
+    public var warnings: [Diagnostic]
 
-    public init(states: [String], workflow: String? = nil, source: String = "--highlight-path") {
+    public init(states: [String], workflow: String? = nil, source: String = "--highlight-path", warnings: [Diagnostic] = []) {
         self.states = states
         self.workflow = workflow
         self.source = source
+        self.warnings = warnings
     }
 
     /// The states a run entered, from its `--trace jsonl` lines, each qualified by the sub-workflow states above it.
-    /// - Throws: ``DiagnosticsError`` naming the first line that is not a JSON object.
+    ///
+    /// A last line that is the start of a JSON text but not all of it, as a run killed while writing it leaves, is
+    /// skipped with a warning (in ``warnings``); any other line that is not a JSON object is an error.
+    /// - Throws: ``DiagnosticsError`` naming the first such line, as `file:line:column`.
     public static func trace(jsonl text: String, file: String = "<trace>") throws(DiagnosticsError) -> GraphHighlight {
         var stack: [String] = []
         var states: [String] = []
         var top: String?
-        for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty else { continue }
-            let value = try JSONDocument.parse(String(trimmed), file: "\(file):\(offset + 1)").value
+        var warnings: [Diagnostic] = []
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lastLine = lines.lastIndex { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        for (offset, line) in lines.enumerated() {
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            let value: JSONValue
+            do {
+                value = try JSONDocument.parse(String(line), file: file).value
+            } catch {
+                // A torn line is the start of a JSON text: json-c reads it to its end and wants more.
+                let torn = error.diagnostics.allSatisfy {
+                    $0.code == DiagnosticCode.syntaxError && $0.location == SourceLocation(line: 1, column: line.unicodeScalars.count + 1)
+                }
+                // Locations within the line become locations within the file.
+                let located = error.diagnostics.map { diagnostic in
+                    var diagnostic = diagnostic
+                    diagnostic.location = SourceLocation(line: offset + 1, column: diagnostic.location?.column ?? 1)
+                    return diagnostic
+                }
+                guard offset == lastLine, torn else {
+                    throw DiagnosticsError(located)
+                }
+                warnings += located.map { diagnostic in
+                    var diagnostic = diagnostic
+                    diagnostic.severity = .warning
+                    diagnostic.message = "the last line is not complete JSON (\(diagnostic.message)), as a run killed while writing it leaves; it is ignored"
+                    return diagnostic
+                }
+                continue
+            }
             guard value.objectValue != nil else {
                 throw DiagnosticsError([Diagnostic(
                     severity: .error, code: DiagnosticCode.wrongType,
@@ -40,7 +72,7 @@ public struct GraphHighlight: Sendable, Hashable {
             stack = Array(stack.prefix(max(0, depth))) + [state]
             states.append(stack.joined(separator: "/"))
         }
-        return GraphHighlight(states: states, workflow: top, source: file)
+        return GraphHighlight(states: states, workflow: top, source: file, warnings: warnings)
     }
 
     /// States written as a list: separated by commas or arrows (`a, b, c`, `a -> b`), or a path as the validator

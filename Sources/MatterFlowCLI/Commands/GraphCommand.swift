@@ -77,7 +77,9 @@ struct GraphCommand {
         }
         if let value = arguments.value("highlight-path") {
             do {
-                graph = try graph.highlighting(try Self.highlight(value))
+                let highlight = try Self.highlight(value)
+                MatterflowTool.report(highlight.warnings, to: environment.standardError)
+                graph = try Self.draw(highlight, of: value, over: graph)
             } catch {
                 MatterflowTool.report(error.diagnostics, to: environment.standardError)
                 return ExitCode.invalidInput
@@ -89,14 +91,34 @@ struct GraphCommand {
 
     /// A trace file, a file holding a path, or the path itself.
     static func highlight(_ value: String) throws(DiagnosticsError) -> GraphHighlight {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: value, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return GraphHighlight.path(value)
-        }
+        guard isFile(value) else { return GraphHighlight.path(value) }
         let text = try JSONDocument.readText(path: value)
         if text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") {
             return try GraphHighlight.trace(jsonl: text, file: value)
         }
         return GraphHighlight.path(text)
+    }
+
+    /// Draws a highlight over a graph. A value that names no file but looks like a file's path (it holds a `/` or
+    /// ends in `.json` or `.jsonl`) and is not a list of the graph's states is reported as a missing file: a
+    /// mistyped trace path, not states the workflow lacks.
+    static func draw(_ highlight: GraphHighlight, of value: String, over graph: StateGraph) throws(DiagnosticsError) -> StateGraph {
+        do {
+            return try graph.highlighting(highlight)
+        } catch {
+            guard !isFile(value), value.contains("/") || value.hasSuffix(".json") || value.hasSuffix(".jsonl") else { throw error }
+            throw DiagnosticsError([
+                Diagnostic(
+                    severity: .error, code: DiagnosticCode.fileNotFound,
+                    message: "no such file, and not a list of states of workflow \"\(graph.name)\"; check the path of the `matterflow run --trace jsonl` output, or give states as a, b, c",
+                    file: value)
+            ])
+        }
+    }
+
+    /// Whether a path names an existing file that is not a directory.
+    private static func isFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
     }
 }
