@@ -8,7 +8,10 @@ struct HubCheckCommand {
         name: "hub check",
         abstract: "Check that a hub speaks the hub protocol correctly (the conformance suite).",
         arguments: [("<hub>", "\"COMMAND ARGS...\" to start, unix:PATH or tcp:HOST:PORT.", false)],
-        options: [HubOption.structureOption, CatalogOption.option],
+        options: [
+            .init(name: "structure", valueName: "<id>", help: "The structure the checks use (default: the first one the hub names)."),
+            CatalogOption.option,
+        ],
         discussion: """
             Runs the checks of docs/hub-protocol.md, section 8, against the hub: handshake, status shape, one
             session per structure, cancel with nothing open, unknown device, invalid arguments, events as
