@@ -1,5 +1,5 @@
 /// How long a run stays unclaimed after a worker handed it back because it could not read the run's records (the
-/// server failing reads). Without a delay the worker would claim the run again at once, fail again, and spin.
+/// server failing reads) or reach its structure's hub. Without a delay the worker would claim the run again at once, fail again, and spin.
 ///
 /// The delay grows with the number of times the run has been claimed, which the store counts for the whole fleet
 /// (`matterflow_runs.claims`): ``firstDelay`` at its first claim after the one that started it, twice as long at each
@@ -11,6 +11,9 @@ enum HandBackBackoff {
     static let firstDelay: Double = 0.25
     /// The longest delay, however often a run was claimed.
     static let longestDelay: Double = 8
+    /// How many claims a run that has not begun gets to find its structure's hub (about 16 s of delays)
+    /// before it fails without a call.
+    static let claimsWithoutHub = 8
 
     /// The delay for a run claimed `claims` times, this claim included.
     static func delay(afterClaims claims: Int) -> Double {

@@ -96,14 +96,14 @@ extension PostgresRunStore {
         return Set(rows.rows.compactMap { $0[0] })
     }
 
-    /// Of `runIDs`, those open and not leased to `workerID`: taken over by another worker, or handed back. What a
-    /// heartbeat did not renew and has not ended.
+    /// Of `runIDs`, those running under another worker's lease: taken over. (A run this worker handed back has no
+    /// worker, and one that ended no lease.)
     func heldElsewhere(_ runIDs: [String], notBy workerID: String) throws(StoreError) -> [String] {
         guard !runIDs.isEmpty else { return [] }
         let rows = try execute(
             """
             SELECT run_id FROM matterflow_runs
-            WHERE run_id = ANY($1::text[]) AND status IN ('queued', 'running') AND worker_id IS DISTINCT FROM $2
+            WHERE run_id = ANY($1::text[]) AND status = 'running' AND worker_id <> $2
             ORDER BY run_id
             """, [Self.textArrayLiteral(runIDs), workerID], doing: "looking for runs taken over")
         return rows.rows.compactMap { $0[0] }

@@ -141,7 +141,7 @@ public final class PostgresRunStore: RunStore {
 
     /// A run's records after sequence number `sequence`, in order: those of every row of the run's batches that
     /// ends past it (``RecordBatchRows``).
-    /// - Throws: ``StoreError`` `storeFailed` when a row is not records MatterFlow wrote, or overlaps an earlier one.
+    /// - Throws: ``StoreError`` `damagedRecords` when a row is not records MatterFlow wrote, or overlaps an earlier one.
     public func records(of runID: String, after sequence: Int) throws(StoreError) -> [JournalRecord] {
         let rows = try execute(
             "SELECT records FROM matterflow_record_batches WHERE run_id = $1 AND last_seq > $2::integer ORDER BY first_seq",
@@ -149,7 +149,7 @@ public final class PostgresRunStore: RunStore {
         var records: [JournalRecord] = []
         var last: Int?
         for row in rows.rows {
-            guard let text = row[0] else { throw StoreError(.storeFailed, "a row of records of run \(runID) in the store is empty") }
+            guard let text = row[0] else { throw StoreError(.damagedRecords, "a row of records of run \(runID) in the store is empty") }
             try RecordBatchRows.decode(text, runID: runID, after: sequence, last: &last, into: &records)
         }
         return records

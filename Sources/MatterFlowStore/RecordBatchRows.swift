@@ -53,7 +53,7 @@ struct RecordBatchRows {
     /// again after its commit's answer was lost is the same rows, which the primary key `(run_id, first_seq)` skips.
     /// A row that overlaps an earlier one (a record not past the last one read) was written by something else, and
     /// which of the two copies is the run's cannot be told: it is refused, not skipped.
-    /// - Throws: ``StoreError`` `storeFailed` when the text is not a JSON array of objects with sequence numbers, or
+    /// - Throws: ``StoreError`` `damagedRecords` when the text is not a JSON array of objects with sequence numbers, or
     ///   when its records are not past every record read before them.
     static func decode(
         _ text: String, runID: String, after: Int, last: inout Int?, into records: inout [JournalRecord]
@@ -61,21 +61,21 @@ struct RecordBatchRows {
         guard let document = try? JSONDocument.parse(text, file: "<store>"), case .array(let elements) = document.value
         else {
             throw StoreError(
-                .storeFailed,
+                .damagedRecords,
                 "a row of matterflow_record_batches of run \(runID) is not a JSON array of records; "
                     + "it was not written by MatterFlow")
         }
         for element in elements {
             guard let payload = element.objectValue else {
-                throw StoreError(.storeFailed, "a record of run \(runID) in the store is not a JSON object")
+                throw StoreError(.damagedRecords, "a record of run \(runID) in the store is not a JSON object")
             }
             let record = JournalRecord(payload: payload, offset: 0)
             guard record.sequence >= 1 else {
-                throw StoreError(.storeFailed, "a record of run \(runID) in the store has no sequence number (`seq`)")
+                throw StoreError(.damagedRecords, "a record of run \(runID) in the store has no sequence number (`seq`)")
             }
             if let last, record.sequence <= last {
                 throw StoreError(
-                    .storeFailed,
+                    .damagedRecords,
                     "the rows of matterflow_record_batches of run \(runID) overlap: record \(record.sequence) comes after "
                         + "record \(last); MatterFlow never writes a record twice, so a row was written by something else. "
                         + "Look at the run's rows (SELECT first_seq, last_seq FROM matterflow_record_batches WHERE run_id = "

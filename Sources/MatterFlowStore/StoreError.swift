@@ -21,6 +21,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case secretsUnavailable
         /// The run's lease passed to another worker (or back to the fleet): this worker may no longer write it.
         case leaseLost
+        /// A run's rows of records are not what MatterFlow writes (not records, or overlapping): reading them again
+        /// will not help, a person must look at them.
+        case damagedRecords
     }
 
     public var code: Code

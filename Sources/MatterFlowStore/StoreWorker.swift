@@ -93,6 +93,8 @@ public final class StoreWorker: Sendable {
         /// Active runs whose lease passed to another worker (``GroupCommitter/fence(_:because:)``): their tasks still
         /// end here, making no call and writing nothing; the run is the other worker's.
         var fenced: Set<String> = []
+        /// The claim count of each active run's claim here: which task of the run a heartbeat saw.
+        var claims: [String: Int] = [:]
         var summary = WorkerSummary()
         var stopping = false
     }
@@ -156,12 +158,15 @@ public final class StoreWorker: Sendable {
         // a busy pool must not delay the leases.
         let heartbeat = LeaseKeeper(intervalMilliseconds: Int(options.leaseSeconds * 1000 / 3)) { [self] in
             do throws(StoreError) {
-                let running = state.withLock { state in
-                    Array(state.active.keys.filter { !state.fenced.contains($0) }) + state.claimedAhead.map(\.runID)
+                let seen = state.withLock { state in
+                    var seen: [String: Int] = [:]
+                    for runID in state.active.keys where !state.fenced.contains(runID) { seen[runID] = state.claims[runID] }
+                    for run in state.claimedAhead { seen[run.runID] = run.claims }
+                    return seen
                 }
-                let renewed = try store.heartbeat(options.workerID, running: running, leaseSeconds: options.leaseSeconds)
-                let notRenewed = running.filter { !renewed.contains($0) }
-                if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID)) }
+                let renewed = try store.heartbeat(options.workerID, running: Array(seen.keys), leaseSeconds: options.leaseSeconds)
+                let notRenewed = seen.keys.filter { !renewed.contains($0) }
+                if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }
             } catch {
                 options.log?("worker \(options.workerID): heartbeat failed: \(error.message)")
             }
@@ -245,15 +250,20 @@ public final class StoreWorker: Sendable {
     /// Runs whose lease passed to another worker (or back to the fleet) while their tasks still run here: their
     /// records, commands and hub calls are refused from now on, claimed runs not started are dropped, and the
     /// heartbeat leaves them out. A task ends as a run that lost the store does, without reaching the hub.
-    private func leasesLost(_ runIDs: [String]) {
+    /// Only the claims the heartbeat saw (`seen`: run ID and claim count) are fenced, under the state's lock: a
+    /// run claimed here again since is left alone.
+    private func leasesLost(_ runIDs: [String], seen: [String: Int]) {
         guard !runIDs.isEmpty else { return }
-        committer.fence(runIDs, because: "this worker's lease of the run passed to another worker")
-        let lost = Set(runIDs)
-        state.withLock { state in
-            state.claimedAhead.removeAll { lost.contains($0.runID) }
-            state.fenced.formUnion(lost.filter { state.active[$0] != nil })
+        let fenced = state.withLock { state -> [String] in
+            let ahead = runIDs.filter { runID in state.claimedAhead.contains { $0.runID == runID && $0.claims == seen[runID] } }
+            state.claimedAhead.removeAll { run in ahead.contains(run.runID) }
+            let running = runIDs.filter { state.active[$0] != nil && state.claims[$0] == seen[$0] && !state.fenced.contains($0) }
+            state.fenced.formUnion(running)
+            committer.fence(ahead + running, because: "this worker's lease of the run passed to another worker")
+            return ahead + running
         }
-        options.log?("worker \(options.workerID): lost the lease of run(s) \(runIDs.joined(separator: ", ")) to another worker; they make no further call here")
+        guard !fenced.isEmpty else { return }
+        options.log?("worker \(options.workerID): lost the lease of run(s) \(fenced.sorted().joined(separator: ", ")) to another worker; they make no further call here")
     }
 
     /// The claimed runs to start: a run this worker is still running (its lease ran out while the store was out
@@ -353,8 +363,11 @@ public final class StoreWorker: Sendable {
 
     private func launch(_ claimed: ClaimedRun) {
         // A run claimed anew after it was fenced here: the earlier task has ended (``claimedAgain(_:)``).
-        committer.unfence(claimed.runID)
-        state.withLock { _ = $0.fenced.remove(claimed.runID) }
+        state.withLock { state in
+            committer.unfence(claimed.runID)
+            state.fenced.remove(claimed.runID)
+            state.claims[claimed.runID] = claimed.claims
+        }
         committer.runBegan()
         let idleness = RunIdleness()
         let task = Task { [self] in
@@ -367,6 +380,7 @@ public final class StoreWorker: Sendable {
                 state.pauses[claimed.runID] = nil
                 state.waiting.remove(claimed.runID)
                 state.fenced.remove(claimed.runID)
+                state.claims[claimed.runID] = nil
             }
             wake.raise()
         }
@@ -396,8 +410,7 @@ public final class StoreWorker: Sendable {
         do {
             hub = try await hubs(claimed.structureID)
         } catch {
-            options.log?("worker \(options.workerID): no hub for structure \(claimed.structureID) (\(error)); run \(runID) is handed back")
-            try? store.handBack([runID], by: options.workerID)
+            await noHub(for: claimed, because: error)
             return
         }
         // A run claimed before (taken over, or handed back at a checkpoint) may have begun: its records say.
@@ -408,10 +421,19 @@ public final class StoreWorker: Sendable {
         if claimed.takeover || claimed.claims > 1 {
             do throws(StoreError) {
                 records = try store.records(of: runID, after: 0)
-            } catch {
+            } catch where error.code != .damagedRecords {
                 let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
                 options.log?("worker \(options.workerID): could not read the records of run \(runID) (\(error.message)); it is handed back, to be claimed again in \(delay) s")
                 try? store.handBack([runID], by: options.workerID, retryAfter: delay)
+                return
+            } catch {
+                // Rows MatterFlow did not write, or that overlap: no claim will read them better. What the run did is
+                // unknown, so it keeps its session, and a person settles it.
+                options.log?("worker \(options.workerID): the records of run \(runID) cannot be read (\(error.message)); it needs attention")
+                await conclude(
+                    runID, status: "needsAttention", output: nil, error: Self.errorJSON(code: error.code.rawValue, message: error.message),
+                    recovered: true, notes: ["its records cannot be read: \(error.message)"], structure: claimed.structureID,
+                    claims: claimed.claims, keepSession: true)
                 return
             }
         }
@@ -483,6 +505,29 @@ public final class StoreWorker: Sendable {
             runID, status: result.outcome.rawValue, output: result.redactedOutput,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
             notes: [], structure: claimed.structureID, claims: claimed.claims, keepSession: result.outcome == .succeeded)
+    }
+
+    /// A run whose structure has no hub here (the hub unreachable, a simulated home that cannot be made): handed
+    /// back, to be claimed again after a delay growing with its claims (``HandBackBackoff``). After
+    /// ``HandBackBackoff/claimsWithoutHub`` claims, a run that has not begun fails without a call; one that has
+    /// begun is handed back again, since only its hub can settle it.
+    private func noHub(for claimed: ClaimedRun, because error: any Error) async {
+        let runID = claimed.runID
+        let problem = "no hub for structure \(claimed.structureID) (\(error))"
+        if claimed.claims >= HandBackBackoff.claimsWithoutHub,
+            let records = try? store.records(of: runID, after: 0),
+            !records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue })
+        {
+            options.log?("worker \(options.workerID): \(problem) at the run's claim \(claimed.claims); run \(runID) fails without a call")
+            await conclude(
+                runID, status: "failed", output: nil,
+                error: Self.errorJSON(code: "hubUnreachable", message: "\(problem) after \(claimed.claims) claims; the run made no call"),
+                recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
+            return
+        }
+        let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
+        options.log?("worker \(options.workerID): \(problem); run \(runID) is handed back, to be claimed again in \(delay) s")
+        try? store.handBack([runID], by: options.workerID, retryAfter: delay)
     }
 
     /// The store keeps a run's output redacted; an output holding secrets goes whole to the secrets directory, the

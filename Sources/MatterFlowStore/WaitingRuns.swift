@@ -54,7 +54,7 @@ extension PostgresRunStore {
         var records: [String: [JournalRecord]] = [:]
         var last: (runID: String, sequence: Int?) = ("", nil)
         for row in rows.rows {
-            guard let runID = row[0], let text = row[1] else { throw StoreError(.storeFailed, "a row of records in the store is empty") }
+            guard let runID = row[0], let text = row[1] else { throw StoreError(.damagedRecords, "a row of records in the store is empty") }
             if runID != last.runID { last = (runID, nil) }
             try RecordBatchRows.decode(text, runID: runID, after: 0, last: &last.sequence, into: &records[runID, default: []])
         }

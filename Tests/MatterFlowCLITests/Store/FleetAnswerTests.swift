@@ -401,7 +401,8 @@ final class TestWorker: Sendable {
 
     /// - Parameter virtualTime: Runs and hub on a virtual clock, so hub calls that take time end (on the manual
     ///   clock they wait until the test moves it); questions wait in real time either way.
-    init(store: PostgresRunStore, options: WorkerOptions, virtualTime: Bool = false) {
+    /// - Parameter hubs: Where the runs find their hubs (default: the built-in simulated home, on the worker's clock).
+    init(store: PostgresRunStore, options: WorkerOptions, virtualTime: Bool = false, hubs: StoreWorker.HubProvider? = nil) {
         var options = options
         options.exitWhenIdle = true
         let clock: any WorkflowClock = virtualTime ? VirtualClock() : ManualClock()
@@ -411,7 +412,8 @@ final class TestWorker: Sendable {
             log.lines.withLock { $0.append(line) }
             log.continuation.yield(line)
         }
-        worker = StoreWorker(store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: clock) }, options: options)
+        worker = StoreWorker(
+            store: store, hubs: hubs ?? { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: clock) }, options: options)
         task = Task { [worker] in try await worker.run(host: "test", pid: 1) }
     }
 

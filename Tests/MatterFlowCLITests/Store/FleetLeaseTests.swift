@@ -95,3 +95,57 @@ extension PostgresStoreTests {
         #expect(try store.claim(by: "w2", limit: 1, leaseSeconds: 30).isEmpty)
     }
 }
+
+/// Runs a worker cannot go on with: no hub for their structure, records it cannot read.
+extension PostgresStoreTests {
+    struct NoHub: Error, CustomStringConvertible {
+        var description: String { "the hub refused the connection" }
+    }
+
+    @Test("a run without a hub is handed back with a growing delay; at its eighth claim, not begun, it fails without a call instead of going round the fleet for ever")
+    func runWithoutAHub() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let early = "run-00000e5e0004"
+        let late = "run-00000e5e0005"
+        for runID in [early, late] {
+            #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", runID, "--structure", runID]).code == 0)
+        }
+        // The late run was claimed seven times before, by workers that found no hub either.
+        try store.execute("UPDATE matterflow_runs SET claims = 7 WHERE run_id = $1", [late], doing: "test")
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1"), hubs: { _ in throw NoHub() })
+        #expect(await worker.waitForLine(containing: "run \(late) fails without a call"), "\(worker.lines)")
+        #expect(await worker.waitForLine(containing: "run \(early) is handed back, to be claimed again in 0.25 s"), "\(worker.lines)")
+        worker.worker.stop()
+        _ = try await worker.summary
+        let failed = try #require(try store.run(late))
+        #expect(failed.status == "failed")
+        #expect(failed.error?["code"] == "hubUnreachable")
+        #expect(failed.error?["message"]?.stringValue?.contains("no hub for structure \(late) (the hub refused the connection) after 8 claims") == true)
+        #expect(try store.records(of: late).isEmpty)
+        let waiting = try store.execute("SELECT status, worker_id IS NULL FROM matterflow_runs WHERE run_id = $1", [early], doing: "test")
+        #expect(waiting.rows == [["running", "t"]])
+    }
+
+    @Test("a run whose records cannot be read (rows MatterFlow did not write) needs attention at once, keeping its session, instead of being claimed again for ever")
+    func unreadableRecords() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let runID = "run-00000e5e0006"
+        try store.execute(
+            """
+            INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, worker_id, lease_until, claims)
+            VALUES ($1, 'prepare', $2, 'home-u', '{}', 'running', 'dead', now() - interval '1 second', 1)
+            """, [runID, Repository.workflow("prepare")], doing: "test setup")
+        try store.execute(
+            "INSERT INTO matterflow_record_batches (run_id, first_seq, last_seq, records) VALUES ($1, 1, 1, 'not json')", [runID], doing: "test setup")
+        try store.execute("INSERT INTO matterflow_sessions (structure_id, run_id) VALUES ('home-u', $1)", [runID], doing: "test setup")
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1"))
+        let summary = try await worker.summary
+        #expect(summary.finished == ["needsAttention": 1], "\(worker.lines)")
+        let run = try #require(try store.run(runID))
+        #expect(run.status == "needsAttention")
+        #expect(run.notes.first?.hasPrefix("its records cannot be read") == true, "\(run.notes)")
+        #expect(try store.sessions().map(\.runID) == [runID])
+    }
+}

@@ -219,7 +219,7 @@ struct PostgresStoreTests {
         #expect(view.rows.last == ["4", "intent", "prepareCommissioning"])
     }
 
-    @Test("rows of records: one that is not a JSON array of records, or that overlaps another, is a storeFailed error naming the run")
+    @Test("rows of records: one that is not a JSON array of records, or that overlaps another, is a damagedRecords error naming the run")
     func recordRowsReadStrictly() throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
@@ -238,7 +238,7 @@ struct PostgresStoreTests {
         ] {
             try put([(1, 1, text)])
             let error = #expect(throws: StoreError.self) { _ = try store.records(of: "run-bad") }
-            #expect(error?.code == .storeFailed)
+            #expect(error?.code == .damagedRecords)
             #expect(error?.message.contains("run-bad") == true && error?.message.contains(expected) == true, "\(error?.message ?? "")")
         }
         // Rows that overlap were not both written by the run's lease holder: which copy is the run's cannot be told,
@@ -251,7 +251,7 @@ struct PostgresStoreTests {
             try put(rows)
             for after in [0, 1] {
                 let error = #expect(throws: StoreError.self) { _ = try store.records(of: "run-bad", after: after) }
-                #expect(error?.code == .storeFailed && error?.message.contains("run-bad") == true && error?.message.contains("overlap") == true, "\(error?.message ?? "")")
+                #expect(error?.code == .damagedRecords && error?.message.contains("run-bad") == true && error?.message.contains("overlap") == true, "\(error?.message ?? "")")
             }
         }
         // A reader that starts inside a row skips the records before its start, and only those.
