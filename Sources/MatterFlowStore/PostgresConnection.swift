@@ -321,18 +321,8 @@ public final class PostgresConnection: Sendable {
         "\"" + name.replacingAll("\"", with: "\"\"") + "\""
     }
 
-    /// The conninfo without a password (`password=...` or the password part of a URI).
-    static func redacting(_ conninfo: String) -> String {
-        if let scheme = conninfo.range(of: "://"), let at = conninfo[scheme.upperBound...].firstIndex(of: "@") {
-            let credentials = conninfo[scheme.upperBound..<at]
-            if let colon = credentials.firstIndex(of: ":") {
-                return String(conninfo[..<colon]) + ":<redacted>" + String(conninfo[at...])
-            }
-            return conninfo
-        }
-        return conninfo.split(separator: " ").map { $0.hasPrefix("password=") ? "password=<redacted>" : String($0) }
-            .joined(separator: " ")
-    }
+    /// The conninfo without its passwords (``ConninfoRedaction``), for messages.
+    static func redacting(_ conninfo: String) -> String { ConninfoRedaction.redacting(conninfo) }
 }
 
 extension String {
@@ -348,14 +338,5 @@ extension String {
         var text = ""
         for character in self { if character == target { text += replacement } else { text.append(character) } }
         return text
-    }
-
-    fileprivate func range(of needle: String) -> Range<String.Index>? {
-        var index = startIndex
-        while index < endIndex {
-            if self[index...].hasPrefix(needle) { return index..<self.index(index, offsetBy: needle.count) }
-            index = self.index(after: index)
-        }
-        return nil
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MatterFlowJSON
 import MatterFlowJournal
 import MatterFlowStore
@@ -37,11 +38,9 @@ struct WatchCommand {
             deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         }
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
-        let listener: PostgresConnection
+        var listener: PostgresConnection
         do {
-            listener = try PostgresConnection(location)
-            try listener.listen("matterflow_records")
-            try PostgresRunStore.beginWatching(runID, on: listener)
+            listener = try Self.listen(for: runID, at: location)
         } catch {
             err.line("error[storeUnavailable]: \(error.message)")
             return ExitCode.invalidInput
@@ -80,12 +79,36 @@ struct WatchCommand {
                     err.line("watch: run \(runID) is still \(status) after --timeout")
                     return 3
                 }
-                _ = try? listener.notifications(timeoutMilliseconds: 250)
+                do {
+                    _ = try listener.notifications(timeoutMilliseconds: 250)
+                } catch {
+                    // The listener's connection broke (the server restarted): listen on a new one; until one can be
+                    // had, look again every 250 ms.
+                    listener.close()
+                    if let again = try? Self.listen(for: runID, at: location) {
+                        listener = again
+                    } else {
+                        Thread.sleep(forTimeInterval: 0.25)
+                    }
+                }
             } catch {
                 err.line("error[\(error.code.rawValue)]: \(error.message)")
                 return ExitCode.invalidInput
             }
         }
+    }
+
+    /// A connection that hears of the run's new records (the run registered as watched).
+    static func listen(for runID: String, at location: String) throws(PostgresError) -> PostgresConnection {
+        let listener = try PostgresConnection(location)
+        do {
+            try listener.listen("matterflow_records")
+            try PostgresRunStore.beginWatching(runID, on: listener)
+        } catch {
+            listener.close()
+            throw error
+        }
+        return listener
     }
 
     /// Seconds with three decimals, without Foundation's formatter.

@@ -149,3 +149,38 @@ extension PostgresStoreTests {
         #expect(try store.sessions().map(\.runID) == [runID])
     }
 }
+
+/// `watch` across a restart of the server.
+extension PostgresStoreTests {
+    @Test("watch listens again after the server restarts: the run is watched again, and its end is printed")
+    func watchAcrossARestart() async throws {
+        let conninfo = try TestPostgres.database()
+        let runID = "run-00000e5e0007"
+        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", runID]).code == 0)
+        let watchers = "SELECT count(*) FROM matterflow_watchers WHERE run_id = '\(runID)' AND backend_pid IN (SELECT pid FROM pg_stat_activity)"
+        let watch = Task { await matterflow(["watch", runID, "--store", conninfo, "--timeout", "120"]) }
+        #expect(try await Self.eventually { try PostgresRunStore(conninfo: conninfo).execute(watchers, doing: "test").rows == [["1"]] })
+        try TestPostgres.restart()
+        #expect(try await Self.eventually { try PostgresRunStore(conninfo: conninfo).execute(watchers, doing: "test").rows == [["1"]] })
+        #expect(await matterflow(["cancel", runID, "--store", conninfo]).stdout == "cancelled\n")
+        let watched = await watch.value
+        #expect(watched.code == 1, "\(watched.stderr)")
+        #expect(watched.stdout.hasSuffix("status: cancelled\n"), "\(watched.stdout)")
+    }
+
+    /// Whether `condition` holds within 30 s, looked at every 50 ms (on a thread of its own: the store's calls block).
+    static func eventually(_ condition: @escaping @Sendable () throws -> Bool) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    let deadline = ContinuousClock.now + .seconds(30)
+                    while ContinuousClock.now < deadline {
+                        if (try? condition()) == true { return true }
+                        usleep(50_000)
+                    }
+                    return false
+                })
+            }
+        }
+    }
+}

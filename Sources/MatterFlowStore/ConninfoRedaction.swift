@@ -1,0 +1,88 @@
+/// A PostgreSQL connection string as messages and logs show it: the same text, every password replaced by
+/// `<redacted>`.
+///
+/// Both forms libpq takes are read as libpq reads them: a URI (`postgres://user:secret@host/db?password=secret`:
+/// the password of the user part and a `password` parameter of the query), and `key=value` pairs separated by
+/// spaces, where spaces may surround `=` and a value may be single-quoted with `\'` and `\\` inside.
+enum ConninfoRedaction {
+    static let placeholder = "<redacted>"
+
+    static func redacting(_ conninfo: String) -> String {
+        conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://") ? redactingURI(conninfo) : redactingPairs(conninfo)
+    }
+
+    private static func redactingURI(_ uri: String) -> String {
+        var text = Substring(uri)
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = text[..<hash]
+        }
+        var query: Substring?
+        if let mark = text.firstIndex(of: "?") {
+            query = text[text.index(after: mark)...]
+            text = text[..<mark]
+        }
+        var result = String(text)
+        if let scheme = result.firstRange(of: "://") {
+            let rest = result[scheme.upperBound...]
+            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+                result = String(result[..<rest.index(after: colon)]) + placeholder + String(result[at...])
+            }
+        }
+        if let query {
+            let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
+                guard let equals = parameter.firstIndex(of: "="), parameter[..<equals] == "password" else { return String(parameter) }
+                return "password=" + placeholder
+            }
+            result += "?" + parameters.joined(separator: "&")
+        }
+        return result + fragment
+    }
+
+    private static func redactingPairs(_ conninfo: String) -> String {
+        let characters = Array(conninfo)
+        var result = ""
+        var index = 0
+        while index < characters.count {
+            // Spaces between pairs, as written.
+            while index < characters.count, characters[index].isWhitespace {
+                result.append(characters[index])
+                index += 1
+            }
+            let keyStart = index
+            while index < characters.count, characters[index] != "=", !characters[index].isWhitespace { index += 1 }
+            let key = String(characters[keyStart..<index])
+            result += key
+            while index < characters.count, characters[index] != "=" {
+                guard characters[index].isWhitespace else { break }
+                result.append(characters[index])
+                index += 1
+            }
+            guard index < characters.count, characters[index] == "=" else { continue }
+            result.append("=")
+            index += 1
+            while index < characters.count, characters[index].isWhitespace {
+                result.append(characters[index])
+                index += 1
+            }
+            let valueStart = index
+            if index < characters.count, characters[index] == "'" {
+                index += 1
+                while index < characters.count, characters[index] != "'" {
+                    index += characters[index] == "\\" ? 2 : 1
+                }
+                index = min(index + 1, characters.count)
+            } else {
+                while index < characters.count, !characters[index].isWhitespace {
+                    index += characters[index] == "\\" ? 2 : 1
+                }
+                index = min(index, characters.count)
+            }
+            // A value without a key is not one libpq takes: what it holds cannot be told, so it is not shown.
+            result += key == "password" || key.isEmpty ? placeholder : String(characters[valueStart..<index])
+        }
+        return result
+    }
+}
