@@ -92,13 +92,30 @@ public final class PostgresConnection: Sendable {
     /// The conninfo string or `postgres://` URI the connection was opened with (for messages, without password).
     public let target: String
 
+    /// What a connection over TCP uses unless its conninfo says otherwise: a connect that gets no answer gives up
+    /// after 10 s, and a server that vanished without closing the connection (its host down, a network split, a
+    /// failover that moved its address) is noticed within about half a minute instead of the system's hours, so
+    /// commands fail over to reconnecting and listeners listen again. (A Unix socket ignores them.)
+    static let networkDefaults: [(keyword: String, value: String)] = [
+        ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"),
+        ("keepalives_count", "3"), ("tcp_user_timeout", "30000"),
+    ]
+
     /// Connects to PostgreSQL.
     /// - Parameter conninfo: A libpq connection string (`host=/tmp/pg port=5432 dbname=matterflow`) or URI
-    ///   (`postgres://user@host:5432/db?host=/socket/dir`).
+    ///   (`postgres://user@host:5432/db?host=/socket/dir`). Settings it leaves out default to ``networkDefaults``.
     /// - Throws: ``PostgresError`` `connectionFailed` with libpq's reason.
     public init(_ conninfo: String) throws(PostgresError) {
         target = Self.redacting(conninfo)
-        guard let pointer = PQconnectdb(conninfo) else {
+        // The defaults first, then the conninfo expanded in the place of `dbname`: what it sets wins.
+        let keywords = Self.networkDefaults.map(\.keyword) + ["dbname"]
+        let values = Self.networkDefaults.map(\.value) + [conninfo]
+        let connected = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in
+                PQconnectdbParams(keywordPointers + [nil], valuePointers + [nil], 1)
+            }
+        }
+        guard let pointer = connected else {
             throw PostgresError(.connectionFailed, "cannot connect to \(target): out of memory")
         }
         guard PQstatus(pointer) == CONNECTION_OK else {
@@ -122,6 +139,20 @@ public final class PostgresConnection: Sendable {
         handle.withLock { handle in
             if let pointer = handle.pointer { PQfinish(pointer) }
             handle.pointer = nil
+        }
+    }
+
+    /// The value of a connection setting in use (`PQconninfo`): the conninfo's, or libpq's default; nil when unset.
+    public func setting(_ keyword: String) -> String? {
+        handle.withLock { handle -> String? in
+            guard let pointer = handle.pointer, let options = PQconninfo(pointer) else { return nil }
+            defer { PQconninfoFree(options) }
+            var index = 0
+            while let name = options[index].keyword {
+                if String(cString: name) == keyword { return options[index].val.map { String(cString: $0) } }
+                index += 1
+            }
+            return nil
         }
     }
 

@@ -184,3 +184,22 @@ extension PostgresStoreTests {
         }
     }
 }
+
+/// Connections notice a server that vanished.
+extension PostgresStoreTests {
+    @Test("a connection gives up a connect after 10 s and notices a vanished server by TCP keepalives unless its conninfo says otherwise")
+    func networkDefaults() throws {
+        let conninfo = try TestPostgres.database()
+        let plain = try PostgresConnection(conninfo)
+        defer { plain.close() }
+        #expect(plain.setting("connect_timeout") == "10")
+        #expect(plain.setting("keepalives_idle") == "10")
+        #expect(plain.setting("tcp_user_timeout") == "30000")
+        #expect(try plain.execute("SELECT current_database()").rows.first?.first == conninfo.split(separator: "=").last.map(String.init))
+        let chosen = try PostgresConnection(conninfo + " keepalives_idle=60 connect_timeout=3")
+        defer { chosen.close() }
+        #expect(chosen.setting("keepalives_idle") == "60")
+        #expect(chosen.setting("connect_timeout") == "3")
+        #expect(chosen.setting("keepalives_count") == "3")
+    }
+}
