@@ -107,7 +107,10 @@ public struct SecretInbox: Sendable {
     /// Writes `bytes` to `target` through its temporary twin, flushed, then renamed. Called holding the lock.
     private func writeFile(_ bytes: [UInt8], to target: String) throws(StoreError) {
         let temporary = Self.temporary(of: target)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // A new file, never one left there (by a writer that died, or planted: a link would be followed, a file
+        // would keep its mode), so the secrets are readable by the owner only.
+        _ = unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw StoreError(.secretsUnavailable, "cannot write \(target): \(String(cString: strerror(errno))); --secrets must name a writable directory")
         }

@@ -137,6 +137,25 @@ struct SecretInboxTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test("a file left or planted where a secrets file is written first (readable by others, or a link elsewhere) neither lends its mode nor is followed")
+    func plantedPartialFiles() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let inbox = SecretInbox(directory: directory.path)
+        let readable = directory.path + "/run-1.secrets.partial"
+        #expect(FileManager.default.createFile(atPath: readable, contents: Data(), attributes: [.posixPermissions: 0o644]))
+        try inbox.put(["onboardingPayload": "MT:Y.K9042C00KA0648G00"], runID: "run-1")
+        let mode = try FileManager.default.attributesOfItem(atPath: directory.path + "/run-1.secrets")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let elsewhere = directory.path + "/elsewhere"
+        #expect(FileManager.default.createFile(atPath: elsewhere, contents: Data("untouched".utf8)))
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/run-2.secrets.partial", withDestinationPath: elsewhere)
+        try inbox.put(["onboardingPayload": "MT:Y.K9042C00KA0648G00"], runID: "run-2")
+        #expect(try String(contentsOfFile: elsewhere, encoding: .utf8) == "untouched")
+        #expect(try inbox.take(runID: "run-2") == ["onboardingPayload": "MT:Y.K9042C00KA0648G00"])
+    }
+
     @Test("a run's file not there reads as none; one that is not a JSON object is an error naming it")
     func takeIfPresent() throws {
         let directory = try TemporaryDirectory()
