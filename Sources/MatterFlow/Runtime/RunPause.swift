@@ -12,21 +12,34 @@ import Synchronization
 /// until released. ``parked()`` returns once it is parked. A run on its cancel path, retrying a call or waiting for a
 /// delay is not parked until it reaches such a point; a run that ends first is never parked. Give each run its own
 /// switch.
+///
+/// The branches of a concurrent map share their run's switch: the run counts as parked once a branch is parked or
+/// waits and no branch has a call in flight (a branch doing neither parks before its next call), and ``release()``
+/// lets every parked branch go on.
 public final class RunPause: Sendable {
     private struct State {
         var requested = false
         var released = false
-        var isParked = false
-        /// The run waits for an answer or a hub event, where it may park.
-        var waiting = false
-        /// The run's task, suspended while parked.
-        var run: CheckedContinuation<Void, Never>?
-        /// Callers of ``parked()``.
+        /// Branches parked at a checkpoint, or about to (a wait ended while a pause was requested).
+        var parkedAtCheckpoint = 0
+        /// Of those, the ones a wait's end counted before they reached the checkpoint.
+        var parkingAfterWait = 0
+        /// Branches waiting for an answer or a hub event, where they may park.
+        var waiting = 0
+        /// Hub calls the run's branches have in flight.
+        var callsInFlight = 0
+        /// The tasks of the parked branches, suspended.
+        var runs: [CheckedContinuation<Void, Never>] = []
+        /// Callers of ``RunPause/parked()``.
         var watchers: [CheckedContinuation<Void, Never>] = []
 
-        /// Marks a waiting run parked; returns the callers of ``RunPause/parked()`` to wake.
-        mutating func parkedWhileWaiting() -> [CheckedContinuation<Void, Never>] {
-            isParked = true
+        var isParked: Bool {
+            requested && !released && callsInFlight == 0 && (parkedAtCheckpoint > 0 || waiting > 0)
+        }
+
+        /// The callers of ``RunPause/parked()`` to wake now that the run is parked; none while it is not.
+        mutating func watchersIfParked() -> [CheckedContinuation<Void, Never>] {
+            guard isParked else { return [] }
             defer { watchers.removeAll() }
             return watchers
         }
@@ -40,21 +53,19 @@ public final class RunPause: Sendable {
     public func request() {
         let watchers = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.requested = true
-            return state.waiting && !state.released ? state.parkedWhileWaiting() : []
+            return state.watchersIfParked()
         }
         for watcher in watchers { watcher.resume() }
     }
 
-    /// Lets a parked run go on (and a run not yet parked never park).
+    /// Lets every parked branch of the run go on (and a run not yet parked never park).
     public func release() {
-        let run = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let runs = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.released = true
-            // A run parked while it waits is no longer held: it goes on when its wait ends.
-            if state.waiting { state.isParked = false }
-            defer { state.run = nil }
-            return state.run
+            defer { state.runs.removeAll() }
+            return state.runs
         }
-        run?.resume()
+        for run in runs { run.resume() }
     }
 
     /// Whether the run is parked now.
@@ -72,41 +83,66 @@ public final class RunPause: Sendable {
         }
     }
 
-    /// Called by the run's driver as the run begins waiting for an answer or a hub event: a pause requested before
+    /// Called by the run's driver as a branch begins waiting for an answer or a hub event: a pause requested before
     /// or during the wait finds it parked.
     func waitBegan() {
         let watchers = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.waiting = true
-            return state.requested && !state.released ? state.parkedWhileWaiting() : []
+            state.waiting += 1
+            return state.watchersIfParked()
         }
         for watcher in watchers { watcher.resume() }
     }
 
     /// Called by the run's driver when that wait has ended, before it takes what ended it. With a pause requested
-    /// and `parking` (the run is not on its cancel path) the run stays parked, and the driver parks it there
+    /// and `parking` (the branch is not on its cancel path) the branch stays parked, and the driver parks it there
     /// (``parkIfRequested()``); otherwise it goes on, no longer parked.
     func waitEnded(parking: Bool) {
         state.withLock { state in
-            state.waiting = false
-            if !(parking && state.requested && !state.released) { state.isParked = false }
+            state.waiting -= 1
+            if parking && state.requested && !state.released {
+                state.parkedAtCheckpoint += 1
+                state.parkingAfterWait += 1
+            }
         }
     }
 
-    /// Called by the run's driver at each checkpoint where it may park: suspends until ``release()`` when a pause
-    /// was requested. Task cancellation does not end the wait (a parked run makes no call until released).
+    /// Called by the run's driver as a branch's hub call begins, after the checkpoint where it may park.
+    func callBegan() {
+        state.withLock { $0.callsInFlight += 1 }
+    }
+
+    /// Called by the run's driver as that call has ended (its outcome known).
+    func callEnded() {
+        let watchers = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.callsInFlight -= 1
+            return state.watchersIfParked()
+        }
+        for watcher in watchers { watcher.resume() }
+    }
+
+    /// Called by the run's driver at each checkpoint where a branch may park: suspends until ``release()`` when a
+    /// pause was requested. Task cancellation does not end the wait (a parked run makes no call until released).
     func parkIfRequested() async {
-        guard state.withLock({ $0.requested && !$0.released }) else { return }
+        let parks = state.withLock { state -> Bool in
+            let counted = state.parkingAfterWait > 0
+            if counted { state.parkingAfterWait -= 1 }
+            guard state.requested && !state.released else {
+                if counted { state.parkedAtCheckpoint -= 1 }
+                return false
+            }
+            if !counted { state.parkedAtCheckpoint += 1 }
+            return true
+        }
+        guard parks else { return }
         await withCheckedContinuation { (run: CheckedContinuation<Void, Never>) in
             let (go, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
                 if state.released { return (true, []) }
-                state.run = run
-                state.isParked = true
-                defer { state.watchers.removeAll() }
-                return (false, state.watchers)
+                state.runs.append(run)
+                return (false, state.watchersIfParked())
             }
             for watcher in watchers { watcher.resume() }
             if go { run.resume() }
         }
-        state.withLock { $0.isParked = false }
+        state.withLock { $0.parkedAtCheckpoint -= 1 }
     }
 }

@@ -106,14 +106,17 @@ final class RunDriver {
         return feed { machine throws(RunMachineError) in try machine.statusChecked(outcome) }
     }
 
-    /// Makes a hub call (after a pause the run was asked to take before a state's first attempt); feeds its end.
+    /// Makes a hub call (after a pause the run was asked to take before a state's first attempt, once no call the
+    /// run abandoned is still running); feeds its end.
     @inline(never)
     private func makeCall(_ call: RunCall) async -> RunAction {
+        if !abandoned.isEmpty { await settleAbandoned() }
         if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
         // The clock is read only for the reports' durations.
         let started = options.observer == nil ? Duration.zero : options.clock.now
-        if !abandoned.isEmpty { await settleAbandoned() }
+        options.pause?.callBegan()
         let outcome = if let recording = options.recording { await recorded(call, recording) } else { await make(call) }
+        options.pause?.callEnded()
         let duration = options.observer == nil ? Duration.zero : options.clock.now - started
         // The cancel that stopped the work is fed before the work's end.
         if case .cancelled = outcome { _ = feedCancel() }
