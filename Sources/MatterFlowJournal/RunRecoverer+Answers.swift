@@ -5,7 +5,8 @@ extension RunRecoverer {
     /// Refuses to resume with a secret input that is not the one the run started with, or an answer to a secret
     /// question the run had answered that is not the answer it was given (each compared by the salted digest its
     /// `runStarted` or `answered` record keeps), before recovery writes or calls anything. A value that is not of the
-    /// input's type is left to the resume plan, which says so.
+    /// input's type is left to the resume plan, which says so. With ``RecoveryOptions/keepRunsMissingSecrets``, a
+    /// secret input the run started with and that is not given again is refused the same way.
     ///
     /// - Returns: the run's secret answers, each with the value given again that matched its digest, for the
     ///   resume plan to put back (recovering without `--resume` compares nothing and refuses nothing).
@@ -24,8 +25,14 @@ extension RunRecoverer {
             if digests.matches(name, value) == false { inputs.append(name) }
         }
         let (resumed, mismatched) = answers?.resumed(with: options.answers) ?? ([], [])
-        guard inputs.isEmpty, mismatched.isEmpty else {
+        let forgotten = options.keepRunsMissingSecrets ? digests.inputs.keys.filter { options.inputs[$0] == nil }.sorted() : []
+        guard inputs.isEmpty, mismatched.isEmpty, forgotten.isEmpty else {
             var refused: [String] = []
+            if !forgotten.isEmpty {
+                refused.append(
+                    "run \(runID) started with the secret input\(forgotten.count == 1 ? "" : "s") \(forgotten.joined(separator: ", ")), "
+                        + "not given again (\(forgotten.map { "--input \($0)=..." }.joined(separator: " ")))")
+            }
             if !inputs.isEmpty {
                 refused.append("\(inputs.map { "--input \($0)" }.joined(separator: ", ")) does not match what run \(runID) started with")
             }

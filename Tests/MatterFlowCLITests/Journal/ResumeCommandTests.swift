@@ -30,7 +30,7 @@ struct ResumeCommandTests {
         #expect(!text.contains(Payloads.specQR), "the journal holds the re-supplied secret")
     }
 
-    @Test("recover --resume without the secret input takes the cancel path and says to pass it; --input needs name=value")
+    @Test("recover --resume without the secret input leaves the run where it stopped and says to pass it; with it, the run resumes; --input needs name=value")
     func resumeNeedsTheInput() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -40,12 +40,19 @@ struct ResumeCommandTests {
         #expect(malformed.code == 64)
         #expect(malformed.stderr.contains("--input expects <name=value>"))
 
-        let recover = await matterflowVirtual(["recover", "--journal", journal, "--state", state, "--resume"])
+        // Forgotten: the commissioning is not undone for it.
+        let forgotten = await matterflowVirtual(["recover", "--journal", journal, "--state", state, "--resume"])
+        #expect(forgotten.code == 1, "\(forgotten.stderr)")
+        #expect(forgotten.stderr.contains("resume refused") && forgotten.stderr.contains("onboardingPayload"), "\(forgotten.stderr)")
+        #expect(forgotten.stderr.contains("--input"))
+        #expect(try savedHome(in: state).activeSession?.phase == .commissioning)
+
+        let recover = await matterflowVirtual(
+            ["recover", "--journal", journal, "--state", state, "--resume", "--input", "onboardingPayload=\(Payloads.specQR)"])
         #expect(recover.code == 0, "\(recover.stderr)")
-        #expect(recover.stderr.contains("recovered → cancelled"), "\(recover.stderr)")
-        #expect(recover.stderr.contains("input.onboardingPayload") && recover.stderr.contains("--input"))
+        #expect(recover.stderr.contains("recovered → succeeded"), "\(recover.stderr)")
         let home = try savedHome(in: state)
         #expect(home.activeSession == nil)
-        #expect(!home.devices.contains { $0.name == "Lamp" })
+        #expect(home.devices.contains { $0.name == "Lamp" })
     }
 }
