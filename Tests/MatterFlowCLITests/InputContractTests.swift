@@ -20,6 +20,31 @@ struct InputContractTests {
         #expect(run.stderr.contains("--input deviceName is given more than once; give each input once"), "\(run.stderr)")
     }
 
+    @Test("--input that is not NAME=VALUE is a usage error, for run, submit and recover alike")
+    func malformedPair() async {
+        for arguments in [["run", workflow], ["submit", workflow, "--store", "host=/nowhere dbname=x"], ["recover", "--journal", "/nowhere"]] {
+            let run = await matterflow(arguments + ["--input", "deviceName"])
+            #expect(run.code == 64, "\(arguments[0]): \(run.stderr)")
+            #expect(run.stderr.contains(#"--input "deviceName" must be NAME=VALUE"#) || run.stderr.contains("--input expects <name=value>"), "\(run.stderr)")
+        }
+        #expect(await matterflow(["run", workflow, "--input", "=Lamp"]).code == 64)
+    }
+
+    @Test("an integer --input is read as JSON reads it: 30.0 is 30, a whole number past 64 bits is out of range, 30.5 is no integer")
+    func integerText() async {
+        let epskc = Repository.workflow("epskc-share")
+        let home = Repository.root + "/Examples/border-router-home.json"
+        let whole = await matterflowVirtual(["run", epskc, "--home", home, "--trace", "none", "--input", "durationSeconds=30.0"])
+        #expect(whole.code == 0, "\(whole.stderr)")
+        #expect((try? whole.result()["output"] as? [String: Any])??["validDurationSeconds"] as? Int == 30, "\(whole.stdout)")
+        let huge = await matterflowVirtual(["run", epskc, "--home", home, "--trace", "none", "--input", "durationSeconds=99999999999999999999"])
+        #expect(huge.code == 2)
+        #expect(huge.stderr.contains("error[numberOutOfRange]") && huge.stderr.contains("durationSeconds"), "\(huge.stderr)")
+        let fraction = await matterflowVirtual(["run", epskc, "--home", home, "--trace", "none", "--input", "durationSeconds=30.5"])
+        #expect(fraction.code == 2)
+        #expect(fraction.stderr.contains("error[wrongType]") && fraction.stderr.contains("must be an integer"), "\(fraction.stderr)")
+    }
+
     @Test("--inputs FILE with one --input for a name in it: the command line wins")
     func fileThenOverride() async throws {
         let directory = try TemporaryDirectory()

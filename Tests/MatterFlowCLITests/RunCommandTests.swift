@@ -220,10 +220,10 @@ struct RunCommandTests {
         #expect(run.stderr.contains("\"homes\""))
     }
 
-    @Test("--input without '=' exits 2")
+    @Test("--input without '=' is a usage error (64)")
     func malformedInput() async throws {
         let run = await matterflow("run", workflow, "--input", "deviceName")
-        #expect(run.code == 2)
+        #expect(run.code == 64)
         #expect(run.stderr.contains("NAME=VALUE"))
     }
 

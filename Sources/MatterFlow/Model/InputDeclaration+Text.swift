@@ -4,6 +4,8 @@ import MatterFlowJSON
 public struct InputTextError: Error, Sendable, Hashable {
     /// What was expected, naming the input and the text.
     public var message: String
+    /// Whether the text is a number of the right kind, out of the range the type holds.
+    public var outOfRange = false
 }
 
 extension InputDeclaration {
@@ -14,11 +16,24 @@ extension InputDeclaration {
         case .string, .onboardingPayload:
             return .success(.string(text))
         case .integer:
-            guard let number = Int(text) else { return .failure(InputTextError(message: "input \"\(name)\" must be an integer, got \"\(text)\"")) }
-            return .success(.int(number))
+            if let number = Int(text) { return .success(.int(number)) }
+            // As in JSON, a whole number written with a fraction or an exponent (`30.0`, `3e1`) is an integer.
+            guard let number = Double(text), !number.isNaN, number.isInfinite || number.rounded(.towardZero) == number else {
+                return .failure(InputTextError(message: "input \"\(name)\" must be an integer, got \"\(text)\""))
+            }
+            guard number.isFinite, let whole = Int(exactly: number) else {
+                return .failure(
+                    InputTextError(
+                        message: "input \"\(name)\" must be an integer from \(Int.min) to \(Int.max), got \"\(text)\"", outOfRange: true))
+            }
+            return .success(.int(whole))
         case .number:
-            guard let number = Double(text), number.isFinite else {
+            guard let number = Double(text), !number.isNaN else {
                 return .failure(InputTextError(message: "input \"\(name)\" must be a number, got \"\(text)\""))
+            }
+            guard number.isFinite else {
+                return .failure(
+                    InputTextError(message: "input \"\(name)\" must be a number a 64-bit float holds, got \"\(text)\"", outOfRange: true))
             }
             return .success(.double(number))
         case .boolean:

@@ -64,7 +64,7 @@ struct RecoverCommand {
         let endpoint = try HubOption.endpoint(arguments, command: Self.spec.name)
         let clock = try environment.clock(
             named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
-        try RunInputParser.rejectRepeatedNames(arguments.all("input"), command: Self.spec.name)
+        try RunInputParser.checkPairs(arguments.all("input"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
         guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
@@ -78,10 +78,9 @@ struct RecoverCommand {
             return ExitCode.invalidInput
         }
         var inputs = JSONObject()
+        // Each is NAME=VALUE (``RunInputParser/checkPairs(_:command:)``).
         for pair in arguments.all("input") {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError(message: "--input expects <name=value>, got \"\(pair)\"", command: Self.spec.name)
-            }
+            guard let equals = pair.firstIndex(of: "=") else { continue }
             inputs[String(pair[..<equals])] = .string(String(pair[pair.index(after: equals)...]))
         }
         var answers: [String: JSONValue] = [:]

@@ -74,7 +74,7 @@ struct RunCommand {
         let clock = try environment.clock(
             named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
         let commissioner = try CommissionerOption.parse(arguments.all("commissioner"), command: Self.spec.name)
-        try RunInputParser.rejectRepeatedNames(arguments.all("input"), command: Self.spec.name)
+        try RunInputParser.checkPairs(arguments.all("input"), command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
         guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }

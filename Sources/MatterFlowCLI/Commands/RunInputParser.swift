@@ -5,13 +5,15 @@ import MatterFlowJSON
 struct RunInputParser {
     let workflow: Workflow
 
-    /// Rejects an input named by more than one `--input`: which of the values was meant cannot be known, so none
-    /// is picked. (`--inputs FILE` with one `--input` for a name in it stays allowed: the command line overrides
-    /// the file.)
-    static func rejectRepeatedNames(_ pairs: [String], command: String) throws(UsageError) {
+    /// Rejects an `--input` that is not `NAME=VALUE`, and an input named by more than one `--input`: which of the
+    /// values was meant cannot be known, so none is picked. (`--inputs FILE` with one `--input` for a name in it
+    /// stays allowed: the command line overrides the file.)
+    static func checkPairs(_ pairs: [String], command: String) throws(UsageError) {
         var seen = Set<Substring>()
         for pair in pairs {
-            guard let equals = pair.firstIndex(of: "=") else { continue }
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError(message: "--input \"\(pair)\" must be NAME=VALUE", command: command)
+            }
             let name = pair[..<equals]
             guard seen.insert(name).inserted else {
                 throw UsageError(
@@ -61,13 +63,8 @@ struct RunInputParser {
             inputs = object
         }
         for pair in pairs {
-            guard let equals = pair.firstIndex(of: "=") else {
-                diagnostics.append(
-                    Diagnostic(
-                        severity: .error, code: DiagnosticCode.invalidValue,
-                        message: "--input \"\(pair)\" must be NAME=VALUE", file: "--input"))
-                continue
-            }
+            // Checked before (``checkPairs(_:command:)``): a pair without a name or `=` is a usage error.
+            guard let equals = pair.firstIndex(of: "=") else { continue }
             let name = String(pair[..<equals])
             let text = String(pair[pair.index(after: equals)...])
             // Unknown inputs are kept as strings and reported later.
@@ -75,7 +72,9 @@ struct RunInputParser {
             case .success(let value): inputs[name] = value
             case .failure(let error):
                 diagnostics.append(
-                    Diagnostic(severity: .error, code: DiagnosticCode.wrongType, message: error.message, file: "--input", pointer: "/" + name))
+                    Diagnostic(
+                        severity: .error, code: error.outOfRange ? DiagnosticCode.numberOutOfRange : DiagnosticCode.wrongType,
+                        message: error.message, file: "--input", pointer: "/" + name))
             }
         }
         guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }

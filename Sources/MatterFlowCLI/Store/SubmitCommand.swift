@@ -44,7 +44,7 @@ struct SubmitCommand {
     func execute() throws(UsageError) -> Int32 {
         let err = environment.standardError
         let location = try StoreOption.value(arguments, command: Self.spec.name)
-        try RunInputParser.rejectRepeatedNames(arguments.all("input"), command: Self.spec.name)
+        try RunInputParser.checkPairs(arguments.all("input"), command: Self.spec.name)
         let engine = WorkflowEngine()
         let workflow: Workflow
         let inputs: JSONObject
