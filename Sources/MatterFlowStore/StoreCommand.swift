@@ -12,8 +12,9 @@ enum StoreCommand: Sendable {
     /// lapsed on the hub), or of no run, does not block.
     case acquireSession(structure: StructureID, runID: String)
     /// Gives the structure's session up: the run's own row, or whoever's when `runID` is nil. Only while this worker
-    /// holds the lease of the run `by` that gives it up (when named): a run another worker took over gives up
-    /// nothing here, since its row now stands for the new worker's run; that worker settles it.
+    /// holds the lease of the run `by` that gives it up (when named; its row locked `FOR SHARE`, so a takeover's
+    /// claim committing meanwhile is waited for and seen): a run another worker took over gives up nothing here,
+    /// since its row now stands for the new worker's run; that worker settles it.
     case releaseSession(structure: StructureID, runID: String?, by: String?)
     /// Records the run's final status, fenced by its lease, having first given up the session it holds (unless it
     /// keeps it: `release` nil), fenced the same way. In the same transaction as the run's last records, or a later
@@ -93,7 +94,7 @@ extension StoreCommand {
                 DELETE FROM matterflow_sessions s USING jsonb_to_recordset($1::jsonb) AS x(structure text, run text, issuer text)
                 WHERE s.structure_id = x.structure AND (x.run IS NULL OR s.run_id = x.run)
                   AND (x.issuer IS NULL OR EXISTS (
-                      SELECT 1 FROM matterflow_runs r WHERE r.run_id = x.issuer AND r.worker_id = $2))
+                      SELECT 1 FROM matterflow_runs r WHERE r.run_id = x.issuer AND r.worker_id = $2 FOR SHARE))
                 """, [JSONWriter.compact(.array(releases)), workerID])
         }
         var holders: [StructureID: String] = [:]

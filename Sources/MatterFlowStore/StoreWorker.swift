@@ -257,6 +257,7 @@ public final class StoreWorker: Sendable {
         let fenced = state.withLock { state -> [String] in
             let ahead = runIDs.filter { runID in state.claimedAhead.contains { $0.runID == runID && $0.claims == seen[runID] } }
             state.claimedAhead.removeAll { run in ahead.contains(run.runID) }
+            for runID in ahead { cancelRelay.release(runID) }
             let running = runIDs.filter { state.active[$0] != nil && state.claims[$0] == seen[$0] && !state.fenced.contains($0) }
             state.fenced.formUnion(running)
             committer.fence(ahead + running, because: "this worker's lease of the run passed to another worker")
@@ -266,16 +267,42 @@ public final class StoreWorker: Sendable {
         options.log?("worker \(options.workerID): lost the lease of run(s) \(fenced.sorted().joined(separator: ", ")) to another worker; they make no further call here")
     }
 
-    /// The claimed runs to start: a run this worker is still running (its lease ran out while the store was out
-    /// of reach, and the claim renewed it) goes on where it is; one whose earlier task here still ends, fenced, is
-    /// handed back to be claimed again a lease later.
+    /// The claimed runs to start. A run this worker holds and nobody claimed since (its lease ran out while the
+    /// store was out of reach, and this claim, the next one, renewed it) goes on where it is. A run whose task here
+    /// still ends though the run was claimed elsewhere meanwhile, or was fenced, is fenced (no further call from that
+    /// task) and handed back to be claimed again a lease later, once the task has ended.
     private func claimedAgain(_ claimed: [ClaimedRun]) -> [ClaimedRun] {
-        let (ours, waitFor) = state.withLock { state -> (Set<String>, [String]) in
-            let ahead = Set(state.claimedAhead.map(\.runID))
-            let ours = Set(claimed.map(\.runID).filter { (state.active[$0] != nil && !state.fenced.contains($0)) || ahead.contains($0) })
-            return (ours, claimed.map(\.runID).filter { state.fenced.contains($0) })
+        let (ours, waitFor, fenced) = state.withLock { state -> (Set<String>, [String], [String]) in
+            var ours = Set<String>()
+            var waitFor: [String] = []
+            var fenced: [String] = []
+            for run in claimed {
+                if let index = state.claimedAhead.firstIndex(where: { $0.runID == run.runID }) {
+                    if state.claimedAhead[index].claims + 1 == run.claims {
+                        ours.insert(run.runID)
+                        state.claimedAhead[index].claims = run.claims
+                    } else {
+                        // Claimed elsewhere meanwhile: this claim stands, the one kept ahead is stale.
+                        state.claimedAhead.remove(at: index)
+                    }
+                    continue
+                }
+                guard state.active[run.runID] != nil else { continue }
+                if !state.fenced.contains(run.runID), let held = state.claims[run.runID], held + 1 == run.claims {
+                    ours.insert(run.runID)
+                    state.claims[run.runID] = run.claims
+                } else {
+                    if state.fenced.insert(run.runID).inserted { fenced.append(run.runID) }
+                    waitFor.append(run.runID)
+                }
+            }
+            if !fenced.isEmpty { committer.fence(fenced, because: "another worker claimed the run while this worker's lease had run out") }
+            return (ours, waitFor, fenced)
         }
         guard !ours.isEmpty || !waitFor.isEmpty else { return claimed }
+        if !fenced.isEmpty {
+            options.log?("worker \(options.workerID): run(s) \(fenced.joined(separator: ", ")) were claimed elsewhere while this worker's lease had run out; they make no further call here")
+        }
         if !ours.isEmpty {
             options.log?("worker \(options.workerID): claimed its own run(s) \(ours.sorted().joined(separator: ", ")) again (their lease had run out): they go on here")
         }
@@ -362,15 +389,21 @@ public final class StoreWorker: Sendable {
     }
 
     private func launch(_ claimed: ClaimedRun) {
-        // A run claimed anew after it was fenced here: the earlier task has ended (``claimedAgain(_:)``).
+        committer.runBegan()
+        let idleness = RunIdleness()
+        // Made under the lock, with its entries: the task's own clean-up (which takes the lock) cannot come first.
         state.withLock { state in
+            // A run claimed anew after it was fenced here: the earlier task has ended (``claimedAgain(_:)``).
             committer.unfence(claimed.runID)
             state.fenced.remove(claimed.runID)
             state.claims[claimed.runID] = claimed.claims
+            state.active[claimed.runID] = task(running: claimed, idleness: idleness)
         }
-        committer.runBegan()
-        let idleness = RunIdleness()
-        let task = Task { [self] in
+    }
+
+    /// The task that runs or settles a claimed run, then lets go of it here.
+    private func task(running claimed: ClaimedRun, idleness: RunIdleness) -> Task<Void, Never> {
+        Task { [self] in
             await execute(claimed, idleness: idleness)
             // A run that ended waiting (it ended without a last event) was counted out of the group commit then.
             if !idleness.isIdle { committer.runEnded() }
@@ -381,10 +414,11 @@ public final class StoreWorker: Sendable {
                 state.waiting.remove(claimed.runID)
                 state.fenced.remove(claimed.runID)
                 state.claims[claimed.runID] = nil
+                // Nothing of the run is written from here any more: its refusal is no longer needed.
+                committer.unfence(claimed.runID)
             }
             wake.raise()
         }
-        state.withLock { $0.active[claimed.runID] = task }
     }
 
     /// Runs or settles one claimed run and records its final status.

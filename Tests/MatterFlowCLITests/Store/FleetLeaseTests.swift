@@ -39,6 +39,35 @@ extension PostgresStoreTests {
         #expect(!types.contains("recoveryStarted"), "\(types)")
     }
 
+    @Test("a run claimed elsewhere while this worker's lease had run out is not taken for its own when claimed back: its old task is fenced, and the run is settled afresh once that task ended")
+    func runClaimedElsewhereMeanwhile() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try Self.secretsDirectory(in: directory)
+        let runID = "run-00000e5e0008"
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("commission-device-interactive"), "--store", conninfo, "--secrets", secrets, "--run-id", runID,
+             "--input", "onboardingPayload=\(Payloads.specQR)"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let worker = TestWorker(
+            store: store, options: WorkerOptions(workerID: "w1", leaseSeconds: 2, secrets: SecretInbox(directory: secrets)), virtualTime: true)
+        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+
+        // Another worker claimed it meanwhile, then handed it back for takeover.
+        try store.execute(
+            "UPDATE matterflow_runs SET claims = claims + 1, worker_id = NULL, lease_until = now() - interval '1 second' WHERE run_id = $1",
+            [runID], doing: "test")
+        try store.execute("SELECT pg_notify('matterflow_queue', 'test')", doing: "test")
+        #expect(await worker.waitForLine(containing: "run(s) \(runID) were claimed elsewhere"), "\(worker.lines)")
+        _ = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Kitchen", "--answer", "name=Lamp"])
+        let summary = try await worker.finish(after: [runID], conninfo: conninfo)
+        #expect(summary.takenOver == 1, "\(worker.lines)")
+        #expect(!worker.lines.contains { $0.contains("claimed its own run(s) \(runID) again") }, "\(worker.lines)")
+        #expect(try store.run(runID)?.recovered == true)
+    }
+
     @Test("a run whose lease another worker took is fenced at the next heartbeat: no call, record or session release of it from this worker")
     func leaseLostToAnotherWorker() async throws {
         let conninfo = try TestPostgres.database()
