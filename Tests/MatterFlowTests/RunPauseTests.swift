@@ -7,22 +7,48 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func aRunIsNotParkedWhileAnyBranchHasACallInFlight() async {
         let pause = RunPause()
         pause.request()
+        // Two elements of a map: one has a call in flight.
+        pause.branchEnded()
+        pause.branchBegan()
+        pause.branchBegan()
         pause.callBegan()
         let parkedBranch = Task { await pause.parkIfRequested() }
-        // The other branch waits for an event too: still not parked while the call runs.
-        pause.waitBegan()
         #expect(!pause.isParked)
+        // The call ends; its branch goes on, neither parked nor waiting yet.
         pause.callEnded()
-        #expect(pause.isParked)
+        #expect(!pause.isParked)
+        // It waits for an event: parked once the other branch has parked too.
+        pause.waitBegan()
         await pause.parked()
+        #expect(pause.isParked)
         pause.release()
         await parkedBranch.value
         #expect(!pause.isParked)
     }
 
+    @Test(.timeLimit(.minutes(1))) func aBranchNeitherParkedNorWaitingKeepsTheRunFromBeingParked() async {
+        let pause = RunPause()
+        pause.request()
+        // The run waits for two elements of its map.
+        pause.branchEnded()
+        pause.branchBegan()
+        pause.branchBegan()
+        let parked = Task { await pause.parkIfRequested() }
+        // The other element is in a retry's delay: neither parked nor waiting.
+        await Task.yield()
+        #expect(!pause.isParked)
+        pause.waitBegan()
+        await pause.parked()
+        #expect(pause.isParked)
+        pause.release()
+        await parked.value
+    }
+
     @Test(.timeLimit(.minutes(1))) func releaseLetsEveryParkedBranchGoOn() async {
         let pause = RunPause()
         pause.request()
+        pause.branchEnded()
+        for _ in 0..<3 { pause.branchBegan() }
         let branches = (0..<3).map { _ in Task { await pause.parkIfRequested() } }
         await pause.parked()
         pause.release()

@@ -13,9 +13,9 @@ import Synchronization
 /// delay is not parked until it reaches such a point; a run that ends first is never parked. Give each run its own
 /// switch.
 ///
-/// The branches of a concurrent map share their run's switch: the run counts as parked once a branch is parked or
-/// waits and no branch has a call in flight (a branch doing neither parks before its next call), and ``release()``
-/// lets every parked branch go on.
+/// The branches of a concurrent map share their run's switch: the run counts as parked once every branch going on
+/// is parked or waits and no call is in flight (a branch retrying, in a delay or on its cancel path keeps it from
+/// being parked), and ``release()`` lets every parked branch go on.
 public final class RunPause: Sendable {
     private struct State {
         var requested = false
@@ -28,13 +28,15 @@ public final class RunPause: Sendable {
         var waiting = 0
         /// Hub calls the run's branches have in flight.
         var callsInFlight = 0
+        /// Branches going on: the run itself, or while it waits for its map's elements, each element.
+        var liveBranches = 1
         /// The tasks of the parked branches, suspended.
         var runs: [CheckedContinuation<Void, Never>] = []
         /// Callers of ``RunPause/parked()``.
         var watchers: [CheckedContinuation<Void, Never>] = []
 
         var isParked: Bool {
-            requested && !released && callsInFlight == 0 && (parkedAtCheckpoint > 0 || waiting > 0)
+            requested && !released && callsInFlight == 0 && liveBranches > 0 && parkedAtCheckpoint + waiting == liveBranches
         }
 
         /// The callers of ``RunPause/parked()`` to wake now that the run is parked; none while it is not.
@@ -104,6 +106,20 @@ public final class RunPause: Sendable {
                 state.parkingAfterWait += 1
             }
         }
+    }
+
+    /// Called by the run's driver as a branch begins: a map element starts, or the run goes on after its elements.
+    func branchBegan() {
+        state.withLock { $0.liveBranches += 1 }
+    }
+
+    /// Called by the run's driver as a branch ends: a map element ends, or the run waits for its elements.
+    func branchEnded() {
+        let watchers = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.liveBranches -= 1
+            return state.watchersIfParked()
+        }
+        for watcher in watchers { watcher.resume() }
     }
 
     /// Called by the run's driver as a branch's hub call begins, after the checkpoint where it may park.

@@ -20,6 +20,9 @@ extension RunDriver {
         // Copied out of the driver, so that the elements' tasks capture these values and not the driver, which they
         // must not share.
         let (hub, options, runID, inbox, desk) = (hub, options, runID, inbox, desk)
+        // While its elements go on, the run is not a branch of its own (``RunPause``): they are.
+        options.pause?.branchEnded()
+        defer { options.pause?.branchBegan() }
         return await withTaskGroup(of: ElementEnd.self, returning: RunAction.self) { group in
             var signals: [Int: (signal: CancellationSignal, token: Int)] = [:]
             defer {
@@ -42,7 +45,10 @@ extension RunDriver {
                                 machine: launch.resumed ?? RunMachine(element: launch, configuration: configuration, secrets: secrets),
                                 hub: hub, options: options.forElement(launch.element), runID: runID, signal: elementSignal,
                                 inbox: inbox, desk: desk)
-                            return await driver.runElement(launch)
+                            options.pause?.branchBegan()
+                            let end = await driver.runElement(launch)
+                            options.pause?.branchEnded()
+                            return end
                         }
                     case .cancelElement(let index):
                         signals[index]?.signal.cancel()
