@@ -79,6 +79,10 @@ public struct RunRecovery: Sendable {
     /// The run's `runFinished` as recovery wrote it, or found it when the run had finished (its output and error, to
     /// report without reading the journal again); nil when the run has none.
     public var finished: RunFinishedEntry?
+    /// The whole output of a run recovery continued to its end, secrets included (``finished`` has it redacted, as
+    /// the journal does): for the caller to hand over (a fleet's worker to its secrets directory); never journaled
+    /// nor in ``jsonValue``.
+    public var output: JSONValue?
 
     public var jsonValue: JSONValue {
         [

@@ -132,6 +132,7 @@ struct RunRecoverer {
             try await releaseLeftovers(&run, heldBefore: ending.heldSessionBefore)
         }
         try finish(run: &run, outcome: result.outcome, error: error, output: result.redactedOutput, note: nil)
+        run.output = result.output
         return error
     }
 

@@ -534,7 +534,7 @@ public final class StoreWorker: Sendable {
         // The final status rides the committer's batches behind the run's records (its runFinished among them):
         // written in the same transaction as the last of them, or a later one, and refused with them.
         guard !Task.isCancelled else { return }
-        keepSecretOutput(of: result)
+        if let output = result.output { keepSecretOutput(output, redacted: result.redactedOutput, of: runID) }
         await conclude(
             runID, status: result.outcome.rawValue, output: result.redactedOutput,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
@@ -566,16 +566,16 @@ public final class StoreWorker: Sendable {
 
     /// The store keeps a run's output redacted; an output holding secrets goes whole to the secrets directory, the
     /// one place where a fleet's secrets are kept.
-    private func keepSecretOutput(of result: RunResult) {
-        guard let output = result.output, output != result.redactedOutput else { return }
+    private func keepSecretOutput(_ output: JSONValue, redacted: JSONValue?, of runID: String) {
+        guard output != redacted else { return }
         guard let inbox = options.secrets else {
-            options.log?("worker \(options.workerID): run \(result.runID)'s output holds secrets; the store keeps it redacted, and without --secrets this worker keeps it nowhere")
+            options.log?("worker \(options.workerID): run \(runID)'s output holds secrets; the store keeps it redacted, and without --secrets this worker keeps it nowhere")
             return
         }
         do {
-            try inbox.keep(output: output, runID: result.runID)
+            try inbox.keep(output: output, runID: runID)
         } catch {
-            options.log?("worker \(options.workerID): run \(result.runID)'s output holds secrets and could not be kept: \(error.message); the store keeps it redacted")
+            options.log?("worker \(options.workerID): run \(runID)'s output holds secrets and could not be kept: \(error.message); the store keeps it redacted")
         }
     }
 
@@ -659,10 +659,12 @@ public final class StoreWorker: Sendable {
         case .succeeded, .failed, .cancelled: status = recovery.status.rawValue
         case .running, .interrupted, .notStarted, .needsAttention, .unreadable: status = "needsAttention"
         }
+        let stored = recovery.finished?.output.flatMap { $0.isNull ? nil : $0 }
+        if let output = recovery.output { keepSecretOutput(output, redacted: stored, of: claimed.runID) }
         // As for a run this worker ran, the final status rides the committer's batches behind recovery's records:
         // written in the same transaction as the last of them, or a later one, and refused with them.
         await conclude(
-            claimed.runID, status: status, output: recovery.finished?.output.flatMap { $0.isNull ? nil : $0 },
+            claimed.runID, status: status, output: stored,
             error: recovery.finished?.errorJSON, recovered: true,
             notes: recovery.notes + (status == "cancelled" ? cancelBecause.map { ["cancel path taken: \($0)"] } ?? [] : []),
             structure: claimed.structureID, claims: claimed.claims, keepSession: status == "succeeded")
