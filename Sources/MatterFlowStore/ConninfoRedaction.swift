@@ -1,11 +1,12 @@
-/// A PostgreSQL connection string as messages and logs show it: the same text, every password replaced by
-/// `<redacted>`.
+/// A PostgreSQL connection string as messages and logs show it: the same text, every password (`password`, and
+/// `sslpassword`, a client key's passphrase) replaced by `<redacted>`.
 ///
 /// Both forms libpq takes are read as libpq reads them: a URI (`postgres://user:secret@host/db?password=secret`:
 /// the password of the user part and a `password` parameter of the query), and `key=value` pairs separated by
 /// spaces, where spaces may surround `=` and a value may be single-quoted with `\'` and `\\` inside.
 enum ConninfoRedaction {
     static let placeholder = "<redacted>"
+    static let secretKeys: Set<String> = ["password", "sslpassword"]
 
     static func redacting(_ conninfo: String) -> String {
         conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://") ? redactingURI(conninfo) : redactingPairs(conninfo)
@@ -33,12 +34,42 @@ enum ConninfoRedaction {
         }
         if let query {
             let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
-                guard let equals = parameter.firstIndex(of: "="), parameter[..<equals] == "password" else { return String(parameter) }
-                return "password=" + placeholder
+                guard let equals = parameter.firstIndex(of: "="), secretKeys.contains(percentDecoded(parameter[..<equals])) else {
+                    return String(parameter)
+                }
+                return String(parameter[..<equals]) + "=" + placeholder
             }
             result += "?" + parameters.joined(separator: "&")
         }
         return result + fragment
+    }
+
+    /// A URI part with its `%XX` escapes decoded (as libpq decodes a query's keys); bad escapes stay as written.
+    private static func percentDecoded(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        let utf8 = Array(text.utf8)
+        var index = 0
+        while index < utf8.count {
+            if utf8[index] == UInt8(ascii: "%"), index + 2 < utf8.count,
+                let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2])
+            {
+                bytes.append(high << 4 | low)
+                index += 3
+            } else {
+                bytes.append(utf8[index])
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     private static func redactingPairs(_ conninfo: String) -> String {
@@ -81,7 +112,7 @@ enum ConninfoRedaction {
                 index = min(index, characters.count)
             }
             // A value without a key is not one libpq takes: what it holds cannot be told, so it is not shown.
-            result += key == "password" || key.isEmpty ? placeholder : String(characters[valueStart..<index])
+            result += secretKeys.contains(key) || key.isEmpty ? placeholder : String(characters[valueStart..<index])
         }
         return result
     }

@@ -101,15 +101,34 @@ public final class PostgresConnection: Sendable {
         ("keepalives_count", "3"), ("tcp_user_timeout", "30000"),
     ]
 
+    /// The ``networkDefaults`` this libpq knows, less those its environment sets (`PGCONNECT_TIMEOUT`, ...): none
+    /// when a service file may set them (`PGSERVICE`).
+    static let applicableDefaults: [(keyword: String, value: String)] = {
+        guard getenv("PGSERVICE") == nil, let options = PQconndefaults() else { return [] }
+        defer { PQconninfoFree(options) }
+        var known: [String: String?] = [:]
+        var index = 0
+        while let keyword = options[index].keyword {
+            known.updateValue(options[index].envvar.map { String(cString: $0) }, forKey: String(cString: keyword))
+            index += 1
+        }
+        return networkDefaults.filter { setting in
+            guard let envvar = known[setting.keyword] else { return false }
+            return envvar.map { getenv($0) == nil } ?? true
+        }
+    }()
+
     /// Connects to PostgreSQL.
     /// - Parameter conninfo: A libpq connection string (`host=/tmp/pg port=5432 dbname=matterflow`) or URI
-    ///   (`postgres://user@host:5432/db?host=/socket/dir`). Settings it leaves out default to ``networkDefaults``.
+    ///   (`postgres://user@host:5432/db?host=/socket/dir`). Settings it leaves out default to ``networkDefaults``,
+    ///   unless the environment sets them (``applicableDefaults``) or it names a `service`.
     /// - Throws: ``PostgresError`` `connectionFailed` with libpq's reason.
     public init(_ conninfo: String) throws(PostgresError) {
         target = Self.redacting(conninfo)
         // The defaults first, then the conninfo expanded in the place of `dbname`: what it sets wins.
-        let keywords = Self.networkDefaults.map(\.keyword) + ["dbname"]
-        let values = Self.networkDefaults.map(\.value) + [conninfo]
+        let defaults = Self.namesService(conninfo) ? [] : Self.applicableDefaults
+        let keywords = defaults.map(\.keyword) + ["dbname"]
+        let values = defaults.map(\.value) + [conninfo]
         let connected = Self.withCStrings(keywords) { keywordPointers in
             Self.withCStrings(values) { valuePointers in
                 PQconnectdbParams(keywordPointers + [nil], valuePointers + [nil], 1)
@@ -140,6 +159,18 @@ public final class PostgresConnection: Sendable {
             if let pointer = handle.pointer { PQfinish(pointer) }
             handle.pointer = nil
         }
+    }
+
+    /// Whether a conninfo names a service (`service=...`, or `?service=` in a URI), whose file may set anything.
+    static func namesService(_ conninfo: String) -> Bool {
+        guard let options = PQconninfoParse(conninfo, nil) else { return false }
+        defer { PQconninfoFree(options) }
+        var index = 0
+        while let keyword = options[index].keyword {
+            if String(cString: keyword) == "service", options[index].val != nil { return true }
+            index += 1
+        }
+        return false
     }
 
     /// The value of a connection setting in use (`PQconninfo`): the conninfo's, or libpq's default; nil when unset.

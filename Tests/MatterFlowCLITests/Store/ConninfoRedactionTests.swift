@@ -16,6 +16,8 @@ struct ConninfoRedactionTests {
             (#"password='it\'s secret' dbname=mf"#, "password=<redacted> dbname=mf"),
             (#"password=back\ slash dbname=mf"#, "password=<redacted> dbname=mf"),
             ("host=/tmp/pg port=5432 dbname=postgres", "host=/tmp/pg port=5432 dbname=postgres"),
+            ("host=db sslkey=/k sslpassword=phrase", "host=db sslkey=/k sslpassword=<redacted>"),
+            ("postgres://db/mf?pass%77ord=s3cret&sslpassword=phrase", "postgres://db/mf?pass%77ord=<redacted>&sslpassword=<redacted>"),
         ]
         for (conninfo, shown) in cases {
             #expect(PostgresConnection.redacting(conninfo) == shown, "\(conninfo)")

@@ -230,5 +230,9 @@ extension PostgresStoreTests {
         #expect(chosen.setting("keepalives_idle") == "60")
         #expect(chosen.setting("connect_timeout") == "3")
         #expect(chosen.setting("keepalives_count") == "3")
+        // A service's file may set them all: no default is added then.
+        #expect(PostgresConnection.namesService("service=fleet dbname=mf"))
+        #expect(PostgresConnection.namesService("postgresql://db/mf?service=fleet"))
+        #expect(!PostgresConnection.namesService(conninfo))
     }
 }
