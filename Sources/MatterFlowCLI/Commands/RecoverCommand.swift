@@ -33,9 +33,9 @@ struct RecoverCommand {
             cancel path (its onCancel states), releasing what it holds; a session or ePSKc key it still left
             active is released by recovery itself. With --resume the run continues from where it stopped instead,
             where that is safe: the journal knows every value the rest of the run needs (pass secret inputs again
-            with --input) and every in-doubt call was settled; a run that could resume but for a secret input or
-            answer not given again is left where it stopped (needs attention: recover again with it, or without
-            --resume to take its cancel path). Everything is journaled. Runs that had ended are
+            with --input) and every in-doubt call was settled; a run whose secret input is not given again is left
+            where it stopped (needs attention: recover again with it, or without --resume to take its cancel path).
+            Everything is journaled. Runs that had ended are
             left untouched, so recovering twice changes nothing. Progress goes to stderr; a JSON report to stdout.
 
             A resumed run that stopped while an ask state waited for its answer asks again: give the answer with
