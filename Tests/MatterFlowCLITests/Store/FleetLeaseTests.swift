@@ -8,22 +8,32 @@ import Testing
 
 /// Leases that run out under a worker still running the run, and runs handed back while a call is in flight.
 extension PostgresStoreTests {
-    @Test("a worker whose run's lease ran out while it still ran (the store out of reach) claims it again and goes on: the run is not settled as a dead worker's")
-    func ownRunClaimedAgain() async throws {
+    /// A commission-device-interactive run submitted to a new database and started by worker w1 (virtual time),
+    /// once it waits for its room, after commissioning.
+    static func runWaitingForItsRoom(
+        _ runID: String, leaseSeconds: Double, in directory: TemporaryDirectory
+    ) async throws -> (conninfo: String, store: PostgresRunStore, worker: TestWorker) {
         let conninfo = try TestPostgres.database()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let secrets = try Self.secretsDirectory(in: directory)
-        let runID = "run-00000e5e0001"
+        let secrets = try secretsDirectory(in: directory)
         let submitted = await matterflow(
             ["submit", Repository.workflow("commission-device-interactive"), "--store", conninfo, "--secrets", secrets, "--run-id", runID,
              "--input", "onboardingPayload=\(Payloads.specQR)"])
         #expect(submitted.code == 0, "\(submitted.stderr)")
         let store = try PostgresRunStore(conninfo: conninfo)
-        // A lease of an hour: no heartbeat renews it during the test.
         let worker = TestWorker(
-            store: store, options: WorkerOptions(workerID: "w1", leaseSeconds: 3600, secrets: SecretInbox(directory: secrets)), virtualTime: true)
+            store: store, options: WorkerOptions(workerID: "w1", leaseSeconds: leaseSeconds, secrets: SecretInbox(directory: secrets)),
+            virtualTime: true)
         #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        return (conninfo, store, worker)
+    }
+
+    @Test("a worker whose run's lease ran out while it still ran (the store out of reach) claims it again and goes on: the run is not settled as a dead worker's")
+    func ownRunClaimedAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let runID = "run-00000e5e0001"
+        // A lease of an hour: no heartbeat renews it during the test.
+        let (conninfo, store, worker) = try await Self.runWaitingForItsRoom(runID, leaseSeconds: 3600, in: directory)
 
         try store.execute("UPDATE matterflow_runs SET lease_until = now() - interval '1 second' WHERE run_id = $1", [runID], doing: "test")
         try store.execute("SELECT pg_notify('matterflow_queue', 'test')", doing: "test")
@@ -41,19 +51,10 @@ extension PostgresStoreTests {
 
     @Test("a run claimed elsewhere while this worker's lease had run out is not taken for its own when claimed back: its old task is fenced, and the run is settled afresh once that task ended")
     func runClaimedElsewhereMeanwhile() async throws {
-        let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let secrets = try Self.secretsDirectory(in: directory)
         let runID = "run-00000e5e0008"
-        let submitted = await matterflow(
-            ["submit", Repository.workflow("commission-device-interactive"), "--store", conninfo, "--secrets", secrets, "--run-id", runID,
-             "--input", "onboardingPayload=\(Payloads.specQR)"])
-        #expect(submitted.code == 0, "\(submitted.stderr)")
-        let store = try PostgresRunStore(conninfo: conninfo)
-        let worker = TestWorker(
-            store: store, options: WorkerOptions(workerID: "w1", leaseSeconds: 2, secrets: SecretInbox(directory: secrets)), virtualTime: true)
-        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        let (conninfo, store, worker) = try await Self.runWaitingForItsRoom(runID, leaseSeconds: 2, in: directory)
 
         // Another worker claimed it meanwhile, then handed it back for takeover.
         try store.execute(
@@ -70,19 +71,10 @@ extension PostgresStoreTests {
 
     @Test("a run whose lease another worker took is fenced at the next heartbeat: no call, record or session release of it from this worker")
     func leaseLostToAnotherWorker() async throws {
-        let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let secrets = try Self.secretsDirectory(in: directory)
         let runID = "run-00000e5e0002"
-        let submitted = await matterflow(
-            ["submit", Repository.workflow("commission-device-interactive"), "--store", conninfo, "--secrets", secrets, "--run-id", runID,
-             "--input", "onboardingPayload=\(Payloads.specQR)"])
-        #expect(submitted.code == 0, "\(submitted.stderr)")
-        let store = try PostgresRunStore(conninfo: conninfo)
-        let worker = TestWorker(
-            store: store, options: WorkerOptions(workerID: "w1", leaseSeconds: 1, secrets: SecretInbox(directory: secrets)), virtualTime: true)
-        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        let (conninfo, store, worker) = try await Self.runWaitingForItsRoom(runID, leaseSeconds: 1, in: directory)
         let recorded = try store.records(of: runID).count
 
         // Another worker took it over (its lease ran out unseen).
