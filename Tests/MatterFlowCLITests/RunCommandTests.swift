@@ -163,15 +163,37 @@ struct RunCommandTests {
         defer { directory.remove() }
         let state = directory.file("state")
         try directory.write(TestHomes.json(), to: "state/home.json")
-        let run = await matterflow(
-            ["run", workflow, "--state", state, "--trace", "none"] + commissionInputs(payload: "MT:NOT-A-CODE"))
-        #expect(run.code == 1)
-        let error = try run.resultError()
-        #expect(error["cause"] as? String == "invalidPayload")
-        #expect(!(error["message"] as? String ?? "").contains("MT:NOT-A-CODE"))
+        let first = await matterflow(["run", workflow, "--state", state, "--trace", "none"] + commissionInputs())
+        #expect(first.code == 0, "\(first.stderr)")
+        let devices = try savedHome(in: state).devices.map(\.id)
+        let again = await matterflow(["run", workflow, "--state", state, "--trace", "none"] + commissionInputs())
+        #expect(again.code == 1)
+        let error = try again.resultError()
+        #expect(error["cause"] as? String == "deviceAlreadyCommissioned")
         let saved = try savedHome(in: state)
         #expect(saved.activeSession == nil)
-        #expect(saved.devices.map(\.id) == ["device-existing"])
+        #expect(saved.devices.map(\.id) == devices)
+    }
+
+    @Test("a mistyped onboarding code is refused before the run: exit 2 naming the input, no hub call")
+    func mistypedPayloadRefusedBeforeTheRun() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = directory.file("state")
+        let home = TestHomes.json()
+        try directory.write(home, to: "state/home.json")
+        let mistyped = "MT:Y.K9042C00KA0648G0"
+        let run = await matterflow(
+            ["run", workflow, "--state", state, "--trace", "jsonl"] + commissionInputs(payload: mistyped))
+        #expect(run.code == 2)
+        #expect(run.stdout == "")
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("error[invalidValue]"))
+        #expect(run.stderr.contains("/onboardingPayload"))
+        #expect(!run.stderr.contains(mistyped))
+        #expect(!run.stderr.contains("hubCallStarted"))
+        let saved = try String(contentsOfFile: state + "/home.json", encoding: .utf8)
+        #expect(saved == home, "the hub was not touched")
     }
 
     // MARK: - Invalid inputs: exit 2, naming the input

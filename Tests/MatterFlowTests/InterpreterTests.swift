@@ -238,7 +238,7 @@ import Testing
             #expect(codes == ["missingKey", "unknownKey", "wrongType"])
             #expect(error.diagnostics.contains { $0.message.contains("did you mean \"onboardingPayload\"") })
         }
-        let resolved = try workflow.resolveInputs(["onboardingPayload": "MT:x", "deviceName": "Lamp"])
+        let resolved = try workflow.resolveInputs(["onboardingPayload": "MT:Y.K9042C00KA0648G00", "deviceName": "Lamp"])
         #expect(resolved["ecosystemName"] == "Google Home")
         #expect(resolved["roomName"] == .null)
     }
@@ -255,9 +255,25 @@ import Testing
     }
 
     @Test func anInvalidPayloadIsRejectedBeforeTheHubAndTheSessionReleased() async throws {
-        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
+        // A string input (not an onboardingPayload one) reaches commissionDevice unchecked; the engine checks it there.
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "t", "version": 1, "start": "prepare", "onCancel": "release",
+             "inputs": {"code": {"type": "string", "required": true, "secret": true}},
+             "states": {
+              "prepare": {"type": "workflow", "path": "prepare.json", "next": "request", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "request": {"type": "workflow", "path": "add-device.json", "next": "commission", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "commission": {"type": "action", "operation": "commissionDevice", "arguments": {"onboardingPayload": "${input.code}"},
+                             "next": "release", "onError": [{"errors": ["*"], "next": "remember"}]},
+              "remember": {"type": "assign", "set": {"failure": "${error}"}, "next": "releaseAfterFailure"},
+              "releaseAfterFailure": {"type": "workflow", "path": "cancel.json", "next": "failedAfterRelease", "onError": [{"errors": ["*"], "next": "failedAfterRelease"}]},
+              "failedAfterRelease": {"type": "fail", "error": "${vars.failure}"},
+              "release": {"type": "workflow", "path": "cancel.json", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"}
+            }}
+            """#)
         let hub = ScriptedHub()
-        let (result, events) = try await run(workflow, hub: hub, inputs: ["onboardingPayload": "34970112333", "deviceName": "Lamp"])
+        let (result, events) = try await run(workflow, hub: hub, inputs: ["code": "34970112333"])
         #expect(result.outcome == .failed)
         #expect(result.error?.cause == .invalidPayload)
         #expect(result.error?.code == .invalidArgument)
@@ -266,5 +282,17 @@ import Testing
         #expect(hub.count("commissionDevice") == 0, "the hub never saw the invalid payload")
         #expect(!hub.session.isActive)
         #expect(events.allSatisfy { !JSONWriter.compact($0.jsonValue).contains("34970112333") })
+    }
+
+    @Test func anInputDeclaredOnboardingPayloadRefusesAnInvalidCodeBeforeTheRun() throws {
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
+        do {
+            _ = try workflow.resolveInputs(["onboardingPayload": "34970112333", "deviceName": "Lamp"])
+            Issue.record("an invalid code was accepted")
+        } catch {
+            #expect(error.diagnostics.map(\.code) == ["invalidValue"])
+            #expect(error.diagnostics.first?.pointer == "/onboardingPayload")
+            #expect(error.diagnostics.allSatisfy { !$0.message.contains("34970112333") })
+        }
     }
 }
