@@ -23,6 +23,26 @@ struct ValidateCommandTests {
         }
     }
 
+    @Test(
+        "a home description, fixture or catalog given as a workflow is one notAWorkflow error at the file",
+        arguments: [
+            ("Examples/default-home.json", "--home"),
+            ("Workflows/fixtures/commission/no-session.fixture.json", "matterflow test"),
+            ("Examples/custom-operations/firmware.catalog.json", "--catalog"),
+        ])
+    func otherFileKinds(file: String, hint: String) async throws {
+        let path = Repository.root + "/" + file
+        for command in ["validate", "run"] {
+            let run = await matterflow(command, path)
+            #expect(run.code == 2, "\(command): \(run.stderr)")
+            #expect(run.stdout == "")
+            let errors = run.stderrLines.filter { $0.contains("error[") }
+            #expect(errors.count == 1, "\(command): \(run.stderr)")
+            #expect(errors.first?.hasPrefix("\(path):1:1: error[notAWorkflow]: this looks like ") == true, "\(run.stderr)")
+            #expect(errors.first?.contains(hint) == true, "\(run.stderr)")
+        }
+    }
+
     @Test("--json on valid files prints an empty array")
     func jsonForValidFiles() async throws {
         let run = await matterflow(["validate", "--json"] + (try Repository.shippedWorkflows()))

@@ -30,6 +30,7 @@ import Testing
         ("invalidValue", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "retry": [{"errors": ["*"], "jitter": "some"}], "next": "done"}, "#+end+"}")),
         ("numberOutOfRange", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "timeoutSeconds": -1, "next": "done"}, "#+end+"}")),
         ("unsupportedVersion", #"{"workflow": "t", "version": 2, "start": "a", "states": {"a": {"type": "succeed"}}}"#),
+        ("notAWorkflow", #"{"version": 1, "structure": {"id": "s", "name": "Home"}, "rooms": [], "devices": []}"#),
         ("missingStart", workflow(states: #"{"b": {"type": "succeed"}}"#)),
         ("undefinedState", workflow(states: #"{"a": {"type": "assign", "set": {"x": 1}, "next": "nowhere"}}"#)),
         ("unknownStateType", workflow(states: #"{"a": {"type": "sleep"}}"#)),

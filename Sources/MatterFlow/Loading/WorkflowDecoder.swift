@@ -19,6 +19,10 @@ struct WorkflowDecoder {
     func decode() -> Workflow.Definition? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
         guard let root = collector.object(collector.document.value, at: "", what: "a workflow file") else { return nil }
+        if let kind = OtherFileKind(keys: root.object.members.map(\.key)) {
+            collector.error(Code.notAWorkflow, at: "", kind.message)
+            return nil
+        }
 
         if let version = root.int("version", required: true) {
             if version > Workflow.supportedVersion {

@@ -44,6 +44,7 @@ public enum WorkflowDiagnosticCode {
     public static let unboundedDuration = "unboundedDuration"
     public static let deadlineNotMet = "deadlineNotMet"
     public static let unsafeRetry = "unsafeRetry"
+    public static let notAWorkflow = "notAWorkflow"
 
     /// Every workflow diagnostic code with what it means, for the language reference and tests.
     public static let all: [(code: String, meaning: String)] = [
@@ -57,6 +58,7 @@ public enum WorkflowDiagnosticCode {
         (DiagnosticCode.invalidValue, "a value is malformed or not allowed here"),
         (DiagnosticCode.numberOutOfRange, "a number is outside its field's documented range, or one JSON cannot hold (NaN, Infinity, beyond 64 bits or ±1.8e308)"),
         (DiagnosticCode.unsupportedVersion, "the file needs a newer MatterFlow"),
+        (notAWorkflow, "the file is a home description, fixture or operation catalog, not a workflow"),
         (missingStart, "the start state is not defined"),
         (undefinedState, "a transition names a state that does not exist"),
         (unknownStateType, "a state's type is not one the language defines"),
