@@ -208,6 +208,26 @@ struct RunCommandTests {
         #expect(run.stderr.contains("\"onboardingPayload\""))
     }
 
+    @Test("an empty required text input exits 2 naming it; an empty optional one is accepted")
+    func emptyRequiredInput() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let run = await matterflow(
+            ["run", workflow, "--home", home, "--trace", "none", "--input", "onboardingPayload=\(Payloads.specQR)",
+             "--input", "deviceName="])
+        #expect(run.code == 2)
+        #expect(run.stdout == "")
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("error[invalidValue]"))
+        #expect(run.stderr.contains("/deviceName"))
+        #expect(run.stderr.contains("is empty"))
+        let optional = await matterflow(
+            ["run", workflow, "--home", home, "--trace", "none", "--input", "onboardingPayload=\(Payloads.specQR)",
+             "--input", "deviceName=Lamp", "--input", "roomName="])
+        #expect(optional.code == 0, "\(optional.stderr)")
+    }
+
     @Test("an unknown input exits 2 naming it")
     func unknownInput() async throws {
         let run = await matterflow(["run", workflow, "--input", "colour=red"] + commissionInputs())

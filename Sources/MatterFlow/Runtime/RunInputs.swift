@@ -3,9 +3,10 @@ import MatterFlowJSON
 extension Workflow {
     /// Checks a run's inputs against the declarations and fills in defaults.
     ///
-    /// - Throws: ``DiagnosticsError`` listing every unknown input, missing required input and wrong type, and every
-    ///   secret input holding a string of 1-3 characters (`invalidValue`): a secret that short could not be redacted
-    ///   from free text without mangling it, so it is refused rather than shown.
+    /// - Throws: ``DiagnosticsError`` listing every unknown input, missing required input, wrong type and empty
+    ///   required `string` input (`invalidValue`), and every secret input holding a string of 1-3 characters
+    ///   (`invalidValue`): a secret that short could not be redacted from free text without mangling it, so it is
+    ///   refused rather than shown.
     public func resolveInputs(_ given: JSONObject, source: String = "<inputs>") throws(DiagnosticsError) -> JSONObject {
         var diagnostics: [Diagnostic] = []
         func report(_ code: String, _ name: String, _ message: String) {
@@ -29,6 +30,10 @@ extension Workflow {
                     report(
                         DiagnosticCode.wrongType, name,
                         "input \"\(name)\" must be \(inputs[index].type.rawValue), got \(value.typeName)")
+                } else if inputs[index].required, inputs[index].type == .string, value.stringValue?.isEmpty == true {
+                    report(
+                        DiagnosticCode.invalidValue, name,
+                        "required input \"\(name)\" is empty; give it a value (a required string input must not be empty)")
                 } else if inputs[index].type == .onboardingPayload, let text = value.stringValue,
                     let problem = OnboardingPayloadFacts.problem(with: text)
                 {
