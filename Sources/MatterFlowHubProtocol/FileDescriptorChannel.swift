@@ -25,15 +25,22 @@ public final class FileDescriptorChannel: LineChannel {
         var closed = false
         var writeOpen = true
         var started = false
+        var readEnded = false
     }
 
     private let kind: Kind
     private let state = Mutex(State())
     private let onEnd: @Sendable () -> Void
+    private let writesAfterEndOfInput: Bool
 
     /// A channel over `kind`'s descriptors, which it owns and closes. `onEnd` runs once reading has ended.
-    public init(_ kind: Kind, onEnd: @escaping @Sendable () -> Void = {}) {
+    ///
+    /// - Parameter writesAfterEndOfInput: when true, the end of input closes only the reading side: lines can
+    ///   still be sent until ``close()`` (a server answering the requests it received before its input ended).
+    ///   When false, the end of input closes the channel both ways.
+    public init(_ kind: Kind, writesAfterEndOfInput: Bool = false, onEnd: @escaping @Sendable () -> Void = {}) {
         self.kind = kind
+        self.writesAfterEndOfInput = writesAfterEndOfInput
         self.onEnd = onEnd
     }
 
@@ -104,6 +111,12 @@ public final class FileDescriptorChannel: LineChannel {
 
     private func finishReading() {
         state.withLock { state in
+            state.readEnded = true
+            if writesAfterEndOfInput, state.writeOpen {
+                // The writing side stays open until close(), which then releases the descriptors.
+                if case .pipes(let read, _) = kind { _ = Glibc.close(read) }
+                return
+            }
             state.closed = true
             switch kind {
             case .pipes(let read, let write):
@@ -155,9 +168,12 @@ public final class FileDescriptorChannel: LineChannel {
         state.withLock { state in
             guard state.writeOpen, !state.closed else { return }
             state.writeOpen = false
+            // Once reading has ended, nothing else will release the descriptors.
+            if state.readEnded { state.closed = true }
             switch kind {
             case .pipes(_, let write): _ = Glibc.close(write)
-            case .socket(let socket): _ = shutdown(socket, Int32(SHUT_RDWR))
+            case .socket(let socket):
+                if state.readEnded { _ = Glibc.close(socket) } else { _ = shutdown(socket, Int32(SHUT_RDWR)) }
             }
         }
     }

@@ -86,7 +86,7 @@ public final class HubListener: Sendable {
                     return
                 }
                 closeOnExec(client)
-                serve(FileDescriptorChannel(.socket(client)))
+                serve(FileDescriptorChannel(.socket(client), writesAfterEndOfInput: true))
             }
         }
         thread.start()

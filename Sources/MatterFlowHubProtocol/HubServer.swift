@@ -7,8 +7,10 @@ import Synchronization
 ///
 /// Each request runs in a task of its own (so `$/cancelRequest` can cancel it), under the request's
 /// ``HubCallContext`` when it carries one. Events of a `subscribe` are sent as `event` notifications. Malformed
-/// lines are answered with JSON-RPC errors and never end the connection; the connection ends when the client
-/// closes it, and then every call still running is cancelled and every subscription ended.
+/// lines are answered with JSON-RPC errors and never end the connection. When the client's input ends, every
+/// request received before is still answered: a call still running finishes, or is cancelled (and answered with
+/// a `runCancelled` error) once it has run for its ``drainLimit(for:)`` after the end; then every subscription is
+/// ended and the connection closed. A line that breaks the framing ends the connection at once.
 public final class HubServer: Sendable {
     /// What the server says about itself in `initialize`.
     public struct Identity: Sendable {
@@ -34,7 +36,9 @@ public final class HubServer: Sendable {
 
     private struct State {
         var initialized = false
-        var calls: [Int: Task<Void, Never>] = [:]
+        var calls: [Int: (task: Task<Void, Never>, method: String)] = [:]
+        var inputEnded = false
+        var drainTimers: [any ClockTimer] = []
         var subscriptions: [String: any HubEventSubscription] = [:]
         var nextSubscription = 1
         var ended = false
@@ -59,7 +63,7 @@ public final class HubServer: Sendable {
         channel.start { [self] event in receive(event) }
     }
 
-    /// Returns once the client has closed the connection and every call has been stopped.
+    /// Returns once the client's input has ended and every request received before has been answered.
     public func waitUntilClosed() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ended = state.withLock { state -> Bool in
@@ -77,25 +81,51 @@ public final class HubServer: Sendable {
         case .line(let line): receive(line)
         case .malformed(let reason):
             answer(.null, error: WireError.json(code: WireError.parseError, message: "\(reason); closing the connection"))
-            channel.close()
-        case .closed: end()
+            end()
+        case .closed: inputEnded()
         }
     }
 
+    /// No more requests will come: ends the connection now when no call is running, else once the last one has
+    /// been answered, cancelling each call that outlives its drain limit.
+    private func inputEnded() {
+        let running = state.withLock { state -> [(id: Int, method: String)] in
+            state.inputEnded = true
+            return state.calls.map { (id: $0.key, method: $0.value.method) }
+        }
+        guard !running.isEmpty else { return end() }
+        let clock: any WorkflowClock = channel.sharedClock ?? SystemClock()
+        for call in running {
+            let timer = clock.scheduleTimer(after: Self.drainLimit(for: call.method)) { [self] in
+                state.withLock { $0.calls[call.id]?.task }?.cancel()
+            }
+            let ended = state.withLock { state -> Bool in
+                if !state.ended { state.drainTimers.append(timer) }
+                return state.ended
+            }
+            if ended { timer.cancel() }
+        }
+    }
+
+    /// Cancels what still runs, ends every subscription and closes the connection; once.
     private func end() {
-        let (calls, subscriptions, waiters) = state.withLock { state in
+        let ending = state.withLock { state -> (calls: [Task<Void, Never>], subscriptions: [any HubEventSubscription], timers: [any ClockTimer], waiters: [CheckedContinuation<Void, Never>])? in
+            guard !state.ended else { return nil }
             state.ended = true
             defer {
                 state.calls = [:]
                 state.subscriptions = [:]
+                state.drainTimers = []
                 state.endWaiters = []
             }
-            return (Array(state.calls.values), Array(state.subscriptions.values), state.endWaiters)
+            return (state.calls.values.map(\.task), Array(state.subscriptions.values), state.drainTimers, state.endWaiters)
         }
-        calls.forEach { $0.cancel() }
-        subscriptions.forEach { $0.cancel() }
+        guard let ending else { return }
+        ending.calls.forEach { $0.cancel() }
+        ending.timers.forEach { $0.cancel() }
+        ending.subscriptions.forEach { $0.cancel() }
         channel.close()
-        waiters.forEach { $0.resume() }
+        ending.waiters.forEach { $0.resume() }
     }
 
     private func receive(_ line: String) {
@@ -127,7 +157,7 @@ public final class HubServer: Sendable {
         let params = message["params"] ?? [:]
         if id.isNull {
             if method == "$/cancelRequest", let target = params["id"]?.intValue {
-                state.withLock { $0.calls[target] }?.cancel()
+                state.withLock { $0.calls[target]?.task }?.cancel()
             }
             return
         }
@@ -174,19 +204,25 @@ public final class HubServer: Sendable {
     private func start(_ method: String, id: Int, params: JSONValue) {
         let clock = channel.sharedClock
         state.withLock { registry in
-            registry.calls[id] = clock.task { [self] in
+            let task = clock.task { [self] in
                 let outcome: Result<JSONValue, FlowError>
                 do throws(FlowError) {
                     outcome = .success(try await dispatch(method, params))
                 } catch {
                     outcome = .failure(error)
                 }
-                state.withLock { _ = $0.calls.removeValue(forKey: id) }
                 switch outcome {
                 case .success(let result): answer(.int(id), result: result)
                 case .failure(let error): answer(.int(id), error: WireError.json(error))
                 }
+                // Answered first, so that the last answer after the end of input goes out before the connection closes.
+                let last = state.withLock { state -> Bool in
+                    state.calls.removeValue(forKey: id)
+                    return state.inputEnded && state.calls.isEmpty
+                }
+                if last { end() }
             }
+            registry.calls[id] = (task: task, method: method)
         }
     }
 

@@ -244,6 +244,31 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         #expect(remote.connectionLost)
         hubEnd.close()
     }
+
+    @Test func withWritesAfterEndOfInputTheEndOfInputLeavesTheWritingSideOpenUntilClose() async throws {
+        var input: [Int32] = [0, 0]
+        var output: [Int32] = [0, 0]
+        #expect(pipe(&input) == 0)
+        #expect(pipe(&output) == 0)
+        let (ended, end) = AsyncStream<Void>.makeStream()
+        let channel = FileDescriptorChannel(
+            .pipes(read: input[0], write: output[1]), writesAfterEndOfInput: true, onEnd: { end.yield() })
+        channel.start { _ in }
+        _ = Glibc.close(input[1])
+        for await _ in ended { break }
+        // Reading has ended: the channel still sends.
+        try channel.send("answer")
+        channel.close()
+        var bytes = [UInt8](repeating: 0, count: 64)
+        var received: [UInt8] = []
+        while true {
+            let count = bytes.withUnsafeMutableBytes { read(output[0], $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            received += bytes[0..<count]
+        }
+        _ = Glibc.close(output[0])
+        #expect(String(decoding: received, as: UTF8.self) == "answer\n")
+    }
 }
 
 /// Border routers through a hub that lists only part of them.

@@ -20,7 +20,9 @@ struct HubServeCommand {
         ],
         discussion: """
             Speaks the hub protocol (docs/hub-protocol.md) for the simulated home, with every method and events.
-            Without --listen it serves one client on standard input and output and exits when its input ends;
+            Without --listen it serves one client on standard input and output and exits when its input ends,
+            once it has answered every request received (a call still running finishes, or is cancelled after
+            its operation's default timeout);
             with --listen it serves every client that connects until SIGINT or SIGTERM (then it removes a Unix
             socket's file). It prints "listening on ADDRESS" to stderr once ready. The home runs on real time.
             --home and --state work as for `matterflow run`.
@@ -62,7 +64,8 @@ struct HubServeCommand {
             // A client that goes away must not end this process with SIGPIPE.
             signal(SIGPIPE, SIG_IGN)
             let server = HubServer(
-                hub: hub, channel: FileDescriptorChannel(.pipes(read: dup(0), write: dup(1))), identity: identity)
+                hub: hub, channel: FileDescriptorChannel(.pipes(read: dup(0), write: dup(1)), writesAfterEndOfInput: true),
+                identity: identity)
             await server.waitUntilClosed()
             return ExitCode.success
         }

@@ -1,0 +1,123 @@
+import MatterFlow
+import MatterFlowHubProtocol
+import MatterFlowJSON
+import MatterFlowSimulator
+import Synchronization
+import Testing
+
+/// The server's end of a memory channel whose input a test ends by hand while answers can still be sent, as
+/// standard input ending under `hub serve` does.
+final class EndOfInputChannel: LineChannel {
+    let base: MemoryLineChannel
+    let sharedClock: (any WorkflowClock)?
+    private let receiver = Mutex<(@Sendable (LineEvent) -> Void)?>(nil)
+
+    init(_ base: MemoryLineChannel, clock: (any WorkflowClock)? = nil) {
+        self.base = base
+        sharedClock = clock
+    }
+
+    func start(_ receive: @escaping @Sendable (LineEvent) -> Void) {
+        receiver.withLock { $0 = receive }
+        base.start(receive)
+    }
+
+    func send(_ line: String) throws(LineChannelError) { try base.send(line) }
+
+    func close() { base.close() }
+
+    /// Tells the server its input has ended (no line is being delivered meanwhile).
+    func endInput() { receiver.withLock { $0 }?(.closed("end of input")) }
+}
+
+/// A hub whose `status` waits until the test releases it (or its call is cancelled).
+struct ReleasedStatusHub: ForwardingHub {
+    let base: any Hub
+    let entered: AsyncStream<Void>.Continuation
+    let release: AsyncStream<Void>
+
+    func status(structure: StructureID) async throws -> HubStatus {
+        entered.yield()
+        for await _ in release { break }
+        try Task.checkCancellation()
+        return try await base.status(structure: structure)
+    }
+}
+
+/// What the client end receives, and when the connection has closed.
+final class AnswerCollector: Sendable {
+    let channel: MemoryLineChannel
+    private let lines = Mutex<[String]>([])
+    let closed: AsyncStream<Void>
+
+    init(_ channel: MemoryLineChannel) {
+        self.channel = channel
+        let (closed, ended) = AsyncStream<Void>.makeStream()
+        self.closed = closed
+        channel.start { [self] event in
+            switch event {
+            case .line(let line): self.lines.withLock { $0.append(line) }
+            case .closed: ended.yield(); ended.finish()
+            case .malformed: break
+            }
+        }
+    }
+
+    /// The answer to request `id`, parsed.
+    func answer(_ id: Int) -> JSONValue? {
+        lines.withLock { $0 }.lazy.compactMap { try? JSONDocument.parse($0, file: "answer").value }
+            .first { $0["id"]?.intValue == id }
+    }
+}
+
+/// `HubServer` when its client's input ends: every request received before is answered, then the connection closes.
+@Suite struct ServerEndOfInputTests {
+    static let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#
+    static let status = #"{"jsonrpc":"2.0","id":2,"method":"status","params":{"structure":"maple-street"}}"#
+
+    @Test("a call still running when the input ends is finished and answered before the connection closes")
+    func runningCallIsAnswered() async throws {
+        let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock())
+        let (entered, enteredContinuation) = AsyncStream<Void>.makeStream()
+        let (release, releaseContinuation) = AsyncStream<Void>.makeStream()
+        let (clientEnd, serverEnd) = MemoryLineChannel.pair()
+        let channel = EndOfInputChannel(serverEnd)
+        let server = HubServer(
+            hub: ReleasedStatusHub(base: simulated, entered: enteredContinuation, release: release), channel: channel,
+            identity: .init(name: "t", version: "1"))
+        let client = AnswerCollector(clientEnd)
+        try clientEnd.send(Self.initialize)
+        try clientEnd.send(Self.status)
+        for await _ in entered { break }
+        channel.endInput()
+        releaseContinuation.yield()
+        await server.waitUntilClosed()
+        for await _ in client.closed { break }
+        #expect(client.answer(1)?["result"] != nil)
+        let answer = try #require(client.answer(2), "the status request received before the end was not answered")
+        #expect(answer["result"]?["online"] == true)
+    }
+
+    @Test("a call that outlives its drain limit after the input ended is answered with runCancelled")
+    func hungCallIsCancelledAtItsLimit() async throws {
+        let clock = ManualClock()
+        let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock())
+        let (entered, enteredContinuation) = AsyncStream<Void>.makeStream()
+        let (release, _) = AsyncStream<Void>.makeStream()
+        let (clientEnd, serverEnd) = MemoryLineChannel.pair()
+        let channel = EndOfInputChannel(serverEnd, clock: clock)
+        let server = HubServer(
+            hub: ReleasedStatusHub(base: simulated, entered: enteredContinuation, release: release), channel: channel,
+            identity: .init(name: "t", version: "1"))
+        let client = AnswerCollector(clientEnd)
+        try clientEnd.send(Self.initialize)
+        try clientEnd.send(Self.status)
+        for await _ in entered { break }
+        channel.endInput()
+        clock.advance(by: HubServer.drainLimit(for: "status"))
+        await server.waitUntilClosed()
+        for await _ in client.closed { break }
+        let answer = try #require(client.answer(2), "the hung status request was not answered")
+        #expect(answer["error"]?["data"]?["cause"] == "runCancelled")
+    }
+}
