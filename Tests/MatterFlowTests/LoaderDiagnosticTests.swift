@@ -107,6 +107,18 @@ import Testing
         #expect(finding.location == SourceLocation(line: 7, column: 39))
     }
 
+    @Test func aNumberNoValueCanHoldIsReportedWithTheFilesOtherFindings() throws {
+        let diagnostics = diagnose(#"""
+            {"workflow": "t", "version": 1, "start": "a", "states": {
+              "a": {"type": "action", "operation": "fetchRooms", "retry": [{"errors": ["*"], "maxRetries": 1e400}], "nxet": "done", "next": "done"},
+              "done": {"type": "succeed", "description": 5}
+            }}
+            """#)
+        #expect(diagnostics.map(\.code) == ["numberOutOfRange", "unknownKey", "wrongType"], "\(diagnostics)")
+        #expect(diagnostics.map(\.pointer) == ["/states/a/retry/0/maxRetries", "/states/a/nxet", "/states/done/description"])
+        #expect(diagnostics.allSatisfy { $0.location != nil })
+    }
+
     @Test func newerVersionHasItsOwnMessage() throws {
         let diagnostics = diagnose(#"{"workflow": "t", "version": 3, "start": "a", "states": {"a": {"type": "succeed"}}}"#)
         let finding = try #require(diagnostics.first)

@@ -55,8 +55,9 @@ public struct WorkflowLoader: Sendable {
         session.provided = files
         let workflow: Workflow?
         do {
-            let document = try JSONDocument.parse(text, file: file)
-            workflow = session.decode(document: document, directory: baseDirectory, stack: [file], text: text)
+            let (document, numberProblems) = try JSONDocument.parseKeepingNumberProblems(text, file: file)
+            workflow = session.decode(
+                document: document, directory: baseDirectory, stack: [file], text: text, numberProblems: numberProblems)
         } catch {
             session.record(file: file, error.diagnostics)
             workflow = nil
@@ -123,9 +124,10 @@ public struct WorkflowLoader: Sendable {
                 }
                 read = true
                 filesRead.append(WorkflowLoadCache.FileRead(path: path, text: text))
-                let document = try JSONDocument.parse(text, file: path)
+                let (document, numberProblems) = try JSONDocument.parseKeepingNumberProblems(text, file: path)
                 let directory = FilePaths.directory(of: path)
-                let workflow = decode(document: document, directory: directory, stack: stack + [key], text: text)
+                let workflow = decode(
+                    document: document, directory: directory, stack: stack + [key], text: text, numberProblems: numberProblems)
                 loaded[key] = .some(workflow)
                 return workflow
             } catch {
@@ -137,10 +139,21 @@ public struct WorkflowLoader: Sendable {
             }
         }
 
-        mutating func decode(document: JSONDocument, directory: String, stack: [String], text: String) -> Workflow? {
+        /// Decodes and validates a parsed file. `numberProblems` are its numbers no value can hold: such a file is
+        /// reported with them and its decoding findings together (without those about the unusable numbers
+        /// themselves, read clamped), and not validated further.
+        mutating func decode(
+            document: JSONDocument, directory: String, stack: [String], text: String, numberProblems: [Diagnostic] = []
+        ) -> Workflow? {
             let decoder = WorkflowDecoder(document: document)
             let collector = decoder.collector
-            guard var definition = decoder.decode() else {
+            let decoded = decoder.decode()
+            if !numberProblems.isEmpty {
+                let pointers = Set(numberProblems.map(\.pointer))
+                record(file: document.file, collector.diagnostics.filter { !pointers.contains($0.pointer) } + numberProblems)
+                return nil
+            }
+            guard var definition = decoded else {
                 record(file: document.file, collector.diagnostics)
                 return nil
             }
