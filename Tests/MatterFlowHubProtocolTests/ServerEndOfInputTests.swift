@@ -75,35 +75,13 @@ final class AnswerCollector: Sendable {
     static let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#
     static let status = #"{"jsonrpc":"2.0","id":2,"method":"status","params":{"structure":"maple-street"}}"#
 
-    @Test("a call still running when the input ends is finished and answered before the connection closes")
-    func runningCallIsAnswered() async throws {
+    /// A server whose status call is held until `release` yields, once that call has begun and the input ended.
+    static func statusHeldAtEndOfInput(
+        clock: ManualClock? = nil
+    ) async throws -> (server: HubServer, client: AnswerCollector, release: AsyncStream<Void>.Continuation) {
         let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock())
         let (entered, enteredContinuation) = AsyncStream<Void>.makeStream()
         let (release, releaseContinuation) = AsyncStream<Void>.makeStream()
-        let (clientEnd, serverEnd) = MemoryLineChannel.pair()
-        let channel = EndOfInputChannel(serverEnd)
-        let server = HubServer(
-            hub: ReleasedStatusHub(base: simulated, entered: enteredContinuation, release: release), channel: channel,
-            identity: .init(name: "t", version: "1"))
-        let client = AnswerCollector(clientEnd)
-        try clientEnd.send(Self.initialize)
-        try clientEnd.send(Self.status)
-        for await _ in entered { break }
-        channel.endInput()
-        releaseContinuation.yield()
-        await server.waitUntilClosed()
-        for await _ in client.closed { break }
-        #expect(client.answer(1)?["result"] != nil)
-        let answer = try #require(client.answer(2), "the status request received before the end was not answered")
-        #expect(answer["result"]?["online"] == true)
-    }
-
-    @Test("a call that outlives its drain limit after the input ended is answered with runCancelled")
-    func hungCallIsCancelledAtItsLimit() async throws {
-        let clock = ManualClock()
-        let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock())
-        let (entered, enteredContinuation) = AsyncStream<Void>.makeStream()
-        let (release, _) = AsyncStream<Void>.makeStream()
         let (clientEnd, serverEnd) = MemoryLineChannel.pair()
         let channel = EndOfInputChannel(serverEnd, clock: clock)
         let server = HubServer(
@@ -114,6 +92,24 @@ final class AnswerCollector: Sendable {
         try clientEnd.send(Self.status)
         for await _ in entered { break }
         channel.endInput()
+        return (server, client, releaseContinuation)
+    }
+
+    @Test("a call still running when the input ends is finished and answered before the connection closes")
+    func runningCallIsAnswered() async throws {
+        let (server, client, release) = try await Self.statusHeldAtEndOfInput()
+        release.yield()
+        await server.waitUntilClosed()
+        for await _ in client.closed { break }
+        #expect(client.answer(1)?["result"] != nil)
+        let answer = try #require(client.answer(2), "the status request received before the end was not answered")
+        #expect(answer["result"]?["online"] == true)
+    }
+
+    @Test("a call that outlives its drain limit after the input ended is answered with runCancelled")
+    func hungCallIsCancelledAtItsLimit() async throws {
+        let clock = ManualClock()
+        let (server, client, _) = try await Self.statusHeldAtEndOfInput(clock: clock)
         clock.advance(by: HubServer.drainLimit(for: "status"))
         await server.waitUntilClosed()
         for await _ in client.closed { break }
