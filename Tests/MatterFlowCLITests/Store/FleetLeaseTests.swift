@@ -148,7 +148,9 @@ extension PostgresStoreTests {
         #expect(waiting.rows == [["running", "t"]])
     }
 
-    @Test("a run whose records cannot be read (rows MatterFlow did not write) needs attention at once, keeping its session, instead of being claimed again for ever")
+    @Test(
+        "a run whose records cannot be read (rows MatterFlow did not write) needs attention at once, keeping its session, instead of being claimed again for ever",
+        .timeLimit(.minutes(2)))
     func unreadableRecords() async throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
