@@ -104,19 +104,26 @@ public final class PostgresConnection: Sendable {
     /// The ``networkDefaults`` this libpq knows, less those its environment sets (`PGCONNECT_TIMEOUT`, ...): none
     /// when a service file may set them (`PGSERVICE`).
     static let applicableDefaults: [(keyword: String, value: String)] = {
-        guard getenv("PGSERVICE") == nil, let options = PQconndefaults() else { return [] }
-        defer { PQconninfoFree(options) }
-        var known: [String: String?] = [:]
-        var index = 0
-        while let keyword = options[index].keyword {
-            known.updateValue(options[index].envvar.map { String(cString: $0) }, forKey: String(cString: keyword))
-            index += 1
-        }
+        guard getenv("PGSERVICE") == nil else { return [] }
+        let known = options(PQconndefaults())
         return networkDefaults.filter { setting in
-            guard let envvar = known[setting.keyword] else { return false }
-            return envvar.map { getenv($0) == nil } ?? true
+            guard let option = known.first(where: { $0.keyword == setting.keyword }) else { return false }
+            return option.envvar.map { getenv($0) == nil } ?? true
         }
     }()
+
+    /// A libpq option list (`PQconndefaults`, `PQconninfoParse`, `PQconninfo`) as Swift values, freed; empty for nil.
+    private static func options(_ list: UnsafeMutablePointer<PQconninfoOption>?) -> [(keyword: String, value: String?, envvar: String?)] {
+        guard let list else { return [] }
+        defer { PQconninfoFree(list) }
+        var options: [(keyword: String, value: String?, envvar: String?)] = []
+        var index = 0
+        while let keyword = list[index].keyword {
+            options.append((String(cString: keyword), list[index].val.map { String(cString: $0) }, list[index].envvar.map { String(cString: $0) }))
+            index += 1
+        }
+        return options
+    }
 
     /// Connects to PostgreSQL.
     /// - Parameter conninfo: A libpq connection string (`host=/tmp/pg port=5432 dbname=matterflow`) or URI
@@ -163,28 +170,13 @@ public final class PostgresConnection: Sendable {
 
     /// Whether a conninfo names a service (`service=...`, or `?service=` in a URI), whose file may set anything.
     static func namesService(_ conninfo: String) -> Bool {
-        guard let options = PQconninfoParse(conninfo, nil) else { return false }
-        defer { PQconninfoFree(options) }
-        var index = 0
-        while let keyword = options[index].keyword {
-            if String(cString: keyword) == "service", options[index].val != nil { return true }
-            index += 1
-        }
-        return false
+        options(PQconninfoParse(conninfo, nil)).contains { $0.keyword == "service" && $0.value != nil }
     }
 
     /// The value of a connection setting in use (`PQconninfo`): the conninfo's, or libpq's default; nil when unset.
     public func setting(_ keyword: String) -> String? {
-        handle.withLock { handle -> String? in
-            guard let pointer = handle.pointer, let options = PQconninfo(pointer) else { return nil }
-            defer { PQconninfoFree(options) }
-            var index = 0
-            while let name = options[index].keyword {
-                if String(cString: name) == keyword { return options[index].val.map { String(cString: $0) } }
-                index += 1
-            }
-            return nil
-        }
+        let settings = handle.withLock { handle in handle.pointer.map { Self.options(PQconninfo($0)) } ?? [] }
+        return settings.first { $0.keyword == keyword }?.value ?? nil
     }
 
     /// Whether the connection is still usable.

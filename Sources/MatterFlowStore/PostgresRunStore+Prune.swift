@@ -12,11 +12,13 @@ extension PostgresRunStore {
     public func prune(_ request: PruneRequest) throws(StoreError) -> PruneReport {
         let statuses = Self.textArrayLiteral(request.statuses.intersection(PruneRequest.allowedStatuses).sorted())
         let cutoff = String(request.endedBefore)
+        // A dry run counts each run's records here; a prune counts those its deletes return.
+        let records = request.dryRun
+            ? "(SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m WHERE m.run_id = r.run_id)"
+            : "0"
         let listed = try execute(
             """
-            SELECT r.run_id,
-                   (SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m
-                    WHERE m.run_id = r.run_id)
+            SELECT r.run_id, \(records)
             FROM matterflow_runs r
             WHERE \(Self.prunable)
             ORDER BY r.finished_at, r.run_id

@@ -4,13 +4,18 @@ import Testing
 /// A pause switch shared by the branches of a concurrent map: parked only when no branch has a call in flight, and
 /// released for every parked branch.
 @Suite struct RunPauseTests {
-    @Test(.timeLimit(.minutes(1))) func aRunIsNotParkedWhileAnyBranchHasACallInFlight() async {
+    /// The switch of a run asked to pause while it waits for `elements` elements of a map.
+    static func mapAskedToPause(elements: Int) -> RunPause {
         let pause = RunPause()
         pause.request()
-        // Two elements of a map: one has a call in flight.
         pause.branchEnded()
-        pause.branchBegan()
-        pause.branchBegan()
+        for _ in 0..<elements { pause.branchBegan() }
+        return pause
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aRunIsNotParkedWhileAnyBranchHasACallInFlight() async {
+        // Two elements of a map: one has a call in flight.
+        let pause = Self.mapAskedToPause(elements: 2)
         pause.callBegan()
         let parkedBranch = Task { await pause.parkIfRequested() }
         #expect(!pause.isParked)
@@ -27,12 +32,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func aBranchNeitherParkedNorWaitingKeepsTheRunFromBeingParked() async {
-        let pause = RunPause()
-        pause.request()
-        // The run waits for two elements of its map.
-        pause.branchEnded()
-        pause.branchBegan()
-        pause.branchBegan()
+        let pause = Self.mapAskedToPause(elements: 2)
         let parked = Task { await pause.parkIfRequested() }
         // The other element is in a retry's delay: neither parked nor waiting.
         await Task.yield()
@@ -45,10 +45,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func releaseLetsEveryParkedBranchGoOn() async {
-        let pause = RunPause()
-        pause.request()
-        pause.branchEnded()
-        for _ in 0..<3 { pause.branchBegan() }
+        let pause = Self.mapAskedToPause(elements: 3)
         let branches = (0..<3).map { _ in Task { await pause.parkIfRequested() } }
         await pause.parked()
         pause.release()
