@@ -115,9 +115,9 @@ public struct RecoveryReport: Sendable {
 public struct RecoveryOptions: Sendable {
     /// Resume runs where that is safe instead of taking their cancel path (see `docs/journal.md`).
     public var resume: Bool
-    /// With ``resume``: a run that could resume but for secret inputs or answers not given again is left where it
-    /// stopped (its recovery deferred: recover again with them) instead of taking its cancel path, which would undo
-    /// its commissioning for a value forgotten. `matterflow recover --resume` sets it, as a person is there to give
+    /// With ``resume``: a run whose secret inputs are not all given again is left where it stopped (its recovery
+    /// deferred: recover again with them) instead of taking its cancel path, which would undo its commissioning
+    /// for a value forgotten. (A secret answer not given again still takes the cancel path.) `matterflow recover --resume` sets it, as a person is there to give
     /// them; a fleet's worker, whose secrets directory is all it has, does not.
     public var keepRunsMissingSecrets = false
     /// Values for the runs' secret inputs, which the journal never keeps; needed to resume a run that still

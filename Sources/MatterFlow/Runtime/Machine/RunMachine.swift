@@ -355,7 +355,6 @@ struct RunMachine: Sendable {
         switch end {
         case .succeeded(let output):
             result.output = output
-            result.redactedOutput = configuration.showSecrets ? output : output.map(secrets.redacting)
         case .failed(let error):
             result.outcome = .failed
             result.error = error
@@ -369,6 +368,8 @@ struct RunMachine: Sendable {
             actions.append(.finish(result))
             return
         }
+        // An element's output goes to its map state; only the run's own is kept beyond the caller.
+        result.redactedOutput = configuration.showSecrets ? result.output : result.output.map(secrets.redacting)
         if !configuration.showSecrets {
             result.warnings = result.warnings.map(secrets.redacting)
             result.error = secrets.redacting(result.error)
