@@ -32,6 +32,9 @@ struct JournalFile: Sendable {
         return JournalFile(path: path, descriptor: descriptor)
     }
 
+    /// Whether something is at `path`.
+    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
     /// Whether a live process holds the journal's lock (its run is going on).
     static func isLockedByAnother(_ path: String) -> Bool {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

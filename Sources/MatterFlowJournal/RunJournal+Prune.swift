@@ -10,18 +10,29 @@ extension RunJournal {
     /// whatever `statuses` says: they still need `matterflow recover` or a person. Each file is removed while this
     /// process holds its lock, after reading it again under that lock, so a run that a recovery or another prune is
     /// working on (or changed meanwhile) is left alone.
-    /// - Parameter dryRun: Remove nothing; return what would be removed.
+    /// - Parameters:
+    ///   - dryRun: Remove nothing; return what would be removed.
+    ///   - removed: Told of each run as its file is removed.
     /// - Throws: ``JournalError`` when the directory cannot be listed, or a file cannot be removed (the files removed
     ///   before it stay removed).
-    public func prune(statuses: Set<JournalRunStatus>, endedBefore cutoff: Double, dryRun: Bool) throws(JournalError) -> [JournalRunSummary] {
+    public func prune(
+        statuses: Set<JournalRunStatus>, endedBefore cutoff: Double, dryRun: Bool, each removed: (JournalRunSummary) -> Void = { _ in }
+    ) throws(JournalError) -> [JournalRunSummary] {
         let allowed = statuses.intersection(Self.prunableStatuses)
         let candidates = try runs().filter { run in
             allowed.contains(run.status) && (run.endedAt.map { $0 < cutoff } ?? false)
         }.sorted { ($0.endedAt ?? 0, $0.path) < ($1.endedAt ?? 0, $1.path) }
         if dryRun { return candidates }
-        var removed: [JournalRunSummary] = []
+        var gone: [JournalRunSummary] = []
         for candidate in candidates {
-            guard let file = try JournalFile.openLocked(candidate.path) else { continue }
+            // Held by another process, or removed meanwhile (by another prune): left alone.
+            let opened: JournalFile?
+            do {
+                opened = try JournalFile.openLocked(candidate.path)
+            } catch where !JournalFile.exists(candidate.path) {
+                continue
+            }
+            guard let file = opened else { continue }
             defer { file.close() }
             let now: JournalRunSummary
             do {
@@ -31,9 +42,10 @@ extension RunJournal {
             }
             guard allowed.contains(now.status), let ended = now.endedAt, ended < cutoff else { continue }
             try JournalFile.remove(candidate.path)
-            removed.append(now)
+            gone.append(now)
+            removed(now)
         }
-        if !removed.isEmpty { JournalFile.syncDirectory(directory) }
-        return removed
+        if !gone.isEmpty { JournalFile.syncDirectory(directory) }
+        return gone
     }
 }

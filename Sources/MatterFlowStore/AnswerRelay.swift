@@ -89,7 +89,7 @@ final class AnswerRelay: Sendable {
             return
         }
         runs.withLock { runs in
-            if let last = given.last, runs?[runID] != nil { runs?[runID]?.through = last.sequence }
+            if let last = given.last { runs?[runID]?.through = last.sequence }
         }
         // A secret answer still missing yields to a newer answer to the same question, read now or before.
         let combined = attached.missingSecrets + given
@@ -159,8 +159,8 @@ final class AnswerRelay: Sendable {
         hand(attached.missingSecrets, to: runID, handle: attached.handle, firstSeen: attached.missingSecrets.count)
     }
 
-    /// The run's answers to secret questions in the secrets directory; none when the file is not there (said in
-    /// the log unless `quietly`).
+    /// The run's answers to secret questions in the secrets directory; none when the file is not there, or cannot
+    /// be read (said in the log unless `quietly`).
     private func readSecrets(of runID: String, quietly: Bool) -> JSONObject {
         guard let secrets else { return [:] }
         do throws(StoreError) {

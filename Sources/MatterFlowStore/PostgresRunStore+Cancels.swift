@@ -23,18 +23,19 @@ extension PostgresRunStore {
     /// releases its session and undoes what the workflow says; a worker that claims it later takes that path too.
     /// Asking again changes nothing and says `cancelling` while the run is open, `cancelled` once it has ended so
     /// (also after the reply to the first was lost).
-    /// - Returns: What the request did; whether no worker ever ran the run (it ended at once, now or when asked
-    ///   before); and whether it has secret inputs or answers: the files of a run no worker ran stay in the secrets
-    ///   directory until the caller removes them (``SecretInbox/remove(runID:)``).
+    /// - Returns: What the request did, and whether the run left secrets files no worker will remove: it ended at
+    ///   once (now, or when asked before) with secret inputs or answers, so its files stay in the secrets directory
+    ///   until the caller removes them (``SecretInbox/remove(runID:output:)``).
     /// - Throws: ``StoreError`` `runNotFound`; `runEnded` when the run ended otherwise (before the request, or with
     ///   another status).
-    public func requestCancel(runID: String) throws(StoreError) -> (request: CancelRequest, noWorkerRanIt: Bool, hasSecrets: Bool) {
+    public func requestCancel(runID: String) throws(StoreError) -> (request: CancelRequest, secretsLeft: Bool) {
         let rows = try execute(Self.cancelStatement, [runID, JSONWriter.compact(Self.cancelledBeforeItBegan)], doing: "cancelling run \(runID)")
         let hasSecrets = rows.rows.first.map { $0.count > 2 && $0[1] == "t" } ?? false
         let unclaimed = rows.rows.first.map { $0.count > 2 && $0[2] == "t" } ?? false
-        switch rows.rows.first?.first ?? nil {
-        case "cancelled"?: return (.cancelled, unclaimed, hasSecrets)
-        case "cancelling"?: return (.cancelling, false, hasSecrets)
+        let first = rows.rows.first?.first ?? nil
+        // Only a run that ended at once is unclaimed: one cancelling has been claimed.
+        if let first, let request = CancelRequest(rawValue: first) { return (request, unclaimed && hasSecrets) }
+        switch first {
         case let final?:
             throw StoreError(
                 .runEnded,

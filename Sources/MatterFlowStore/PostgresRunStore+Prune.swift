@@ -9,7 +9,7 @@ extension PostgresRunStore {
     /// Each statement checks every condition again on the rows it deletes: a run that changed since it was listed
     /// (its session not released yet) stays. Running the statement twice (a commit whose answer was lost) removes
     /// nothing more.
-    public func prune(_ request: PruneRequest) throws(StoreError) -> PruneReport {
+    public func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport {
         let statuses = Self.textArrayLiteral(request.statuses.intersection(PruneRequest.allowedStatuses).sorted())
         let cutoff = String(request.endedBefore)
         // A dry run counts each run's records here; a prune counts those its deletes return.
@@ -44,7 +44,9 @@ extension PostgresRunStore {
                 )
                 SELECT g.run_id, (SELECT coalesce(sum(n), 0) FROM records) FROM gone g ORDER BY g.finished_at, g.run_id
                 """, [statuses, cutoff, Self.textArrayLiteral(batch)], doing: "pruning runs")
-            report.runIDs += gone.rows.compactMap { $0[0] }
+            let goneIDs = gone.rows.compactMap { $0[0] }
+            removed(goneIDs)
+            report.runIDs += goneIDs
             report.records += gone.rows.first.map { Self.integer($0[1]) } ?? 0
         }
         return report
@@ -54,7 +56,7 @@ extension PostgresRunStore {
     /// since the Unix epoch). A run that still holds a structure's session stays, whatever its status: the session
     /// row names it, and only its run can release it.
     private static let prunable = """
-        r.status = ANY($1::text[]) AND r.status NOT IN ('queued', 'running')
+        r.status = ANY($1::text[])
                   AND r.finished_at < to_timestamp($2::float8)
                   AND NOT EXISTS (SELECT 1 FROM matterflow_sessions s WHERE s.run_id = r.run_id)
         """

@@ -8,7 +8,7 @@ import MatterFlowJournal
 /// `matterflow recover` or a person.
 public struct PruneRequest: Sendable, Hashable {
     /// The statuses a request may name: `succeeded`, `failed`, `cancelled` and `needsAttention`.
-    public static let allowedStatuses: Set<String> = ["succeeded", "failed", "cancelled", "needsAttention"]
+    public static let allowedStatuses = Set(RunJournal.prunableStatuses.map(\.rawValue))
     /// The statuses pruned when none is named: runs that need no one any more. `needsAttention` must be named.
     public static let defaultStatuses: Set<String> = ["succeeded", "failed", "cancelled"]
 
@@ -40,10 +40,12 @@ public struct PruneReport: Sendable, Hashable {
 }
 
 extension JournalDirectoryStore {
-    public func prune(_ request: PruneRequest) throws(StoreError) -> PruneReport {
+    public func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport {
         let statuses = Set(request.statuses.compactMap(JournalRunStatus.init(rawValue:)))
         do {
-            let pruned = try journal.prune(statuses: statuses, endedBefore: request.endedBefore, dryRun: request.dryRun)
+            let pruned = try journal.prune(statuses: statuses, endedBefore: request.endedBefore, dryRun: request.dryRun) { run in
+                removed([run.runID])
+            }
             return PruneReport(runIDs: pruned.map(\.runID), records: pruned.reduce(0) { $0 + $1.recordCount })
         } catch {
             throw StoreError(.storeUnavailable, error.message)

@@ -15,8 +15,9 @@ public protocol RunStore: Sendable {
     func waitingRuns() throws(StoreError) -> [WaitingRun]
     /// One run as ``runs()`` lists it; nil when the store has no such run.
     func run(_ runID: String) throws(StoreError) -> StoredRun?
-    /// Removes the runs a ``PruneRequest`` names, with their records; or, for a dry run, lists them.
-    func prune(_ request: PruneRequest) throws(StoreError) -> PruneReport
+    /// Removes the runs a ``PruneRequest`` names, with their records; or, for a dry run, lists them. `removed` hears
+    /// of the runs removed as each batch of them is (nothing for a dry run), so what went before a failure is known.
+    func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport
 }
 
 extension RunStore {

@@ -77,8 +77,7 @@ public struct SecretInbox: Sendable {
     public func add(_ secrets: JSONObject, runID: String, kind: Kind) throws(StoreError) {
         let target = path(of: runID, kind)
         try locked { () throws(StoreError) in
-            var merged: JSONObject = [:]
-            if access(target, F_OK) == 0 { merged = try take(runID: runID, kind: kind) }
+            var merged = try takeIfPresent(runID: runID, kind: kind) ?? [:]
             for member in secrets.members { merged[member.key] = member.value }
             try writeFile(Self.bytes(of: merged), to: target)
         }
@@ -179,17 +178,15 @@ public struct SecretInbox: Sendable {
 
     /// Removes some of a run's files (those a refused submit wrote), with what a writer that died left of them.
     public func discard(runID: String, kinds: [Kind]) {
-        for kind in kinds { discard(runID: runID, kind: kind) }
-    }
-
-    private func discard(runID: String, kind: Kind) {
-        let target = path(of: runID, kind)
-        // Under the lock, so that a writer's twin is not taken from under it; without, when the lock cannot be had.
+        let targets = kinds.map { path(of: runID, $0) }
+        // The twins under the lock, so that a writer's twin is not taken from under it; without, when the lock cannot
+        // be had.
+        let removeTwins = { for target in targets { _ = unlink(Self.temporary(of: target)) } }
         do throws(StoreError) {
-            try locked { () throws(StoreError) in _ = unlink(Self.temporary(of: target)) }
+            try locked { () throws(StoreError) in removeTwins() }
         } catch {
-            _ = unlink(Self.temporary(of: target))
+            removeTwins()
         }
-        _ = unlink(target)
+        for target in targets { _ = unlink(target) }
     }
 }

@@ -43,6 +43,11 @@ struct InputContractTests {
         let fraction = await matterflowVirtual(["run", epskc, "--home", home, "--trace", "none", "--input", "durationSeconds=30.5"])
         #expect(fraction.code == 2)
         #expect(fraction.stderr.contains("error[wrongType]") && fraction.stderr.contains("must be an integer"), "\(fraction.stderr)")
+        // Not JSON numbers, though Swift's Double(_:) reads them.
+        for text in ["0x10", "inf", "nan"] {
+            let odd = await matterflowVirtual(["run", epskc, "--home", home, "--trace", "none", "--input", "durationSeconds=\(text)"])
+            #expect(odd.code == 2 && odd.stderr.contains("error[wrongType]"), "\(text): \(odd.stderr)")
+        }
     }
 
     @Test("--inputs FILE with one --input for a name in it: the command line wins")

@@ -18,17 +18,17 @@ extension InputDeclaration {
         case .integer:
             if let number = Int(text) { return .success(.int(number)) }
             // As in JSON, a whole number written with a fraction or an exponent (`30.0`, `3e1`) is an integer.
-            guard let number = Double(text), !number.isNaN, number.isInfinite || number.rounded(.towardZero) == number else {
+            guard let number = Self.decimal(text), number.isInfinite || number.rounded(.towardZero) == number else {
                 return .failure(InputTextError(message: "input \"\(name)\" must be an integer, got \"\(text)\""))
             }
-            guard number.isFinite, let whole = Int(exactly: number) else {
+            guard let whole = Int(exactly: number) else {
                 return .failure(
                     InputTextError(
                         message: "input \"\(name)\" must be an integer from \(Int.min) to \(Int.max), got \"\(text)\"", outOfRange: true))
             }
             return .success(.int(whole))
         case .number:
-            guard let number = Double(text), !number.isNaN else {
+            guard let number = Self.decimal(text) else {
                 return .failure(InputTextError(message: "input \"\(name)\" must be a number, got \"\(text)\""))
             }
             guard number.isFinite else {
@@ -51,5 +51,12 @@ extension InputDeclaration {
                     InputTextError(message: "input \"\(name)\" must be a JSON \(type.rawValue), e.g. --input '\(name)=[\"a\"]'"))
             }
         }
+    }
+
+    /// A number written as JSON writes one (digits, a sign, a fraction, an exponent), as a float: not `inf`, `nan`
+    /// or hexadecimal, which `Double(_:)` takes too. Infinite when it is too large for one.
+    private static func decimal(_ text: String) -> Double? {
+        guard !text.isEmpty, text.unicodeScalars.allSatisfy({ "+-0123456789.eE".unicodeScalars.contains($0) }) else { return nil }
+        return Double(text)
     }
 }

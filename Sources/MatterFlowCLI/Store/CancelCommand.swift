@@ -36,14 +36,14 @@ struct CancelCommand {
         let location = try StoreOption.value(arguments, command: Self.spec.name)
         let runID = arguments.positionals[0]
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
-        let outcome: (request: CancelRequest, noWorkerRanIt: Bool, hasSecrets: Bool)
+        let outcome: (request: CancelRequest, secretsLeft: Bool)
         do {
             outcome = try store.requestCancel(runID: runID)
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
-        if outcome.request == .cancelled && outcome.noWorkerRanIt && outcome.hasSecrets {
+        if outcome.secretsLeft {
             if let directory = arguments.value("secrets") {
                 SecretInbox(directory: directory).remove(runID: runID)
             } else {

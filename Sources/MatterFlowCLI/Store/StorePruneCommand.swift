@@ -46,9 +46,13 @@ struct StorePruneCommand {
         let age = try Self.age(ageText)
         let statuses = try Self.statuses(arguments.all("status"))
         let request = PruneRequest(statuses: statuses, endedBefore: environment.now() - age, dryRun: arguments.flag("dry-run"))
+        let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))
         let report: PruneReport
         do throws(StoreError) {
-            report = try openRunStore(location).prune(request)
+            // Each batch's secrets files go once the batch is removed, so a failure later leaves none behind.
+            report = try openRunStore(location).prune(request) { removed in
+                for runID in removed { inbox?.remove(runID: runID, output: true) }
+            }
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
@@ -59,10 +63,6 @@ struct StorePruneCommand {
             for runID in report.runIDs { out.line(runID) }
             out.line("would remove \(summary)")
             return ExitCode.success
-        }
-        if let directory = arguments.value("secrets") {
-            let inbox = SecretInbox(directory: directory)
-            for runID in report.runIDs { inbox.remove(runID: runID, output: true) }
         }
         out.line("removed \(summary)")
         return ExitCode.success
@@ -85,7 +85,7 @@ struct StorePruneCommand {
     static func statuses(_ named: [String]) throws(UsageError) -> Set<String> {
         guard !named.isEmpty else { return PruneRequest.defaultStatuses }
         for status in named where !PruneRequest.allowedStatuses.contains(status) {
-            let open = status == "queued" || status == "running" ? " (queued and running runs are never pruned)" : ""
+            let open = StoredRun.isOpen(status) ? " (queued and running runs are never pruned)" : ""
             throw UsageError(
                 message: "--status must be succeeded, failed, cancelled or needsAttention, not '\(status)'\(open)", command: spec.name)
         }
