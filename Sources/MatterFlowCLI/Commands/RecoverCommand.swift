@@ -64,7 +64,8 @@ struct RecoverCommand {
         let endpoint = try HubOption.endpoint(arguments, command: Self.spec.name)
         let clock = try environment.clock(
             named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
-        try RunInputParser.checkPairs(arguments.all("input"), command: Self.spec.name)
+        let inputPairs = try NameValuePair.inputs(arguments, command: Self.spec.name)
+        let answerPairs = try NameValuePair.answers(arguments, command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
         guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
@@ -78,22 +79,9 @@ struct RecoverCommand {
             return ExitCode.invalidInput
         }
         var inputs = JSONObject()
-        // Each is NAME=VALUE (``RunInputParser/checkPairs(_:command:)``).
-        for pair in arguments.all("input") {
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            inputs[String(pair[..<equals])] = .string(String(pair[pair.index(after: equals)...]))
-        }
+        for pair in inputPairs { inputs[pair.name] = .string(pair.value) }
         var answers: [String: JSONValue] = [:]
-        for pair in arguments.all("answer") {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError(message: "--answer expects <name=value>, got \"\(pair)\"", command: Self.spec.name)
-            }
-            let name = String(pair[..<equals])
-            guard answers[name] == nil else {
-                throw UsageError(message: "--answer \(name) is given more than once; give each answer once", command: Self.spec.name)
-            }
-            answers[name] = .string(String(pair[pair.index(after: equals)...]))
-        }
+        for pair in answerPairs { answers[pair.name] = .string(pair.value) }
         guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err, seedsState: false) else {
             return ExitCode.invalidInput
         }

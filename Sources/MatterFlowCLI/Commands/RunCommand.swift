@@ -74,7 +74,7 @@ struct RunCommand {
         let clock = try environment.clock(
             named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
         let commissioner = try CommissionerOption.parse(arguments.all("commissioner"), command: Self.spec.name)
-        try RunInputParser.checkPairs(arguments.all("input"), command: Self.spec.name)
+        let pairs = try NameValuePair.inputs(arguments, command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)
         if let warning = crash?.warning { err.line(warning) }
         guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
@@ -84,7 +84,7 @@ struct RunCommand {
         let inputs: JSONObject
         do {
             workflow = try engine.load(path: path)
-            inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: arguments.all("input"))
+            inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: pairs)
         } catch {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput

@@ -5,26 +5,10 @@ import MatterFlowJSON
 struct RunInputParser {
     let workflow: Workflow
 
-    /// Rejects an `--input` that is not `NAME=VALUE`, and an input named by more than one `--input`: which of the
-    /// values was meant cannot be known, so none is picked. (`--inputs FILE` with one `--input` for a name in it
-    /// stays allowed: the command line overrides the file.)
-    static func checkPairs(_ pairs: [String], command: String) throws(UsageError) {
-        var seen = Set<Substring>()
-        for pair in pairs {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError(message: "--input \"\(pair)\" must be NAME=VALUE", command: command)
-            }
-            let name = pair[..<equals]
-            guard seen.insert(name).inserted else {
-                throw UsageError(
-                    message: "--input \(name) is given more than once; give each input once", command: command)
-            }
-        }
-    }
-
-    /// The inputs; `--input` values override those of the file. Checks them against the declarations, reporting
+    /// The inputs; `--input` values (``NameValuePair/inputs(_:command:)``) override those of the file (`--inputs FILE`
+    /// with one `--input` for a name in it is allowed: the command line wins). Checks them against the declarations, reporting
     /// problems in the inputs file at their line and column.
-    func parse(file: String?, pairs: [String]) throws(DiagnosticsError) -> JSONObject {
+    func parse(file: String?, pairs: [NameValuePair]) throws(DiagnosticsError) -> JSONObject {
         var fileDocument: JSONDocument?
         let inputs = try read(file: file, pairs: pairs, document: &fileDocument)
         do {
@@ -34,7 +18,7 @@ struct RunInputParser {
             throw DiagnosticsError(error.diagnostics.map { diagnostic in
                 var located = diagnostic
                 let name = JSONPointer.tokens(of: diagnostic.pointer).first ?? ""
-                if let locations, !pairs.contains(where: { $0.hasPrefix(name + "=") }) {
+                if let locations, !pairs.contains(where: { $0.name == name }) {
                     located.location = locations.location(of: diagnostic.pointer, preferKey: true)
                 } else if file != nil {
                     located.file = "--input"
@@ -45,7 +29,7 @@ struct RunInputParser {
         return inputs
     }
 
-    private func read(file: String?, pairs: [String], document fileDocument: inout JSONDocument?) throws(DiagnosticsError) -> JSONObject {
+    private func read(file: String?, pairs: [NameValuePair], document fileDocument: inout JSONDocument?) throws(DiagnosticsError) -> JSONObject {
         var inputs = JSONObject()
         var diagnostics: [Diagnostic] = []
         if let file {
@@ -62,11 +46,7 @@ struct RunInputParser {
             }
             inputs = object
         }
-        for pair in pairs {
-            // Checked before (``checkPairs(_:command:)``): a pair without a name or `=` is a usage error.
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            let name = String(pair[..<equals])
-            let text = String(pair[pair.index(after: equals)...])
+        for (name, text) in pairs.map({ ($0.name, $0.value) }) {
             // Unknown inputs are kept as strings and reported later.
             switch workflow.input(named: name)?.value(fromText: text) ?? .success(.string(text)) {
             case .success(let value): inputs[name] = value

@@ -48,14 +48,8 @@ final class RunQuestions: Sendable {
     ) throws(UsageError) -> Result<[String: JSONValue], DiagnosticsError> {
         var answers: [String: JSONValue] = [:]
         let known = workflow.questionNames
-        for pair in pairs {
-            guard let equals = pair.firstIndex(of: "=") else {
-                throw UsageError(message: "--answer \"\(pair)\" must be NAME=VALUE", command: command)
-            }
-            let name = String(pair[..<equals])
-            guard answers[name] == nil else {
-                throw UsageError(message: "--answer \(name) is given more than once; give each answer once", command: command)
-            }
+        for pair in try NameValuePair.split(pairs, option: "answer", noun: "answer", command: command) {
+            let name = pair.name
             guard known.contains(name) else {
                 let listed = known.isEmpty ? "the workflow asks no questions" : "its questions: \(known.sorted().joined(separator: ", "))"
                 return .failure(DiagnosticsError([Diagnostic(
@@ -63,7 +57,7 @@ final class RunQuestions: Sendable {
                     message: "no ask state of \(workflow.name) is called \"\(name)\" (\(listed))\(SpellingSuggestion.hint(for: name, among: Array(known)))",
                     file: "--answer")]))
             }
-            answers[name] = .string(String(pair[pair.index(after: equals)...]))
+            answers[name] = .string(pair.value)
         }
         return .success(answers)
     }

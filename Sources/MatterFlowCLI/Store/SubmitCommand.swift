@@ -44,13 +44,13 @@ struct SubmitCommand {
     func execute() throws(UsageError) -> Int32 {
         let err = environment.standardError
         let location = try StoreOption.value(arguments, command: Self.spec.name)
-        try RunInputParser.checkPairs(arguments.all("input"), command: Self.spec.name)
+        let pairs = try NameValuePair.inputs(arguments, command: Self.spec.name)
         let engine = WorkflowEngine()
         let workflow: Workflow
         let inputs: JSONObject
         do {
             workflow = try engine.load(path: Self.absolute(arguments.positionals[0]))
-            inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: arguments.all("input"))
+            inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: pairs)
             _ = try workflow.resolveInputs(inputs)
         } catch {
             MatterflowTool.report(error.diagnostics, to: err)
