@@ -55,6 +55,14 @@ import Testing
         #expect(run.stdout == whole.stdout)
         #expect(run.stderrLines.count == 1, "\(run.stderr)")
         #expect(run.stderr.hasPrefix("\(file):\(lines.count + 1):19: warning[syntaxError]: the last line is not complete JSON"), "\(run.stderr)")
+        // Cut just after a space inside a string, or with a carriage return left: torn all the same.
+        for tail in [#"{"event":"warning","message":"device not "#, "{\"event\":\"stateEnt\r"] {
+            let cut = try directory.write(trace.stderr + tail, to: "cut.jsonl")
+            let drawn = await matterflow("graph", Repository.workflow("prepare"), "--highlight-path", cut)
+            #expect(drawn.code == 0, "\(tail): \(drawn.stderr)")
+            #expect(drawn.stdout == whole.stdout)
+            #expect(drawn.stderr.contains("warning[syntaxError]: the last line is not complete JSON"), "\(drawn.stderr)")
+        }
     }
 
     @Test func aMistypedTracePathIsAMissingFile() async throws {

@@ -30,16 +30,18 @@ public struct GraphHighlight: Sendable, Hashable {
         var top: String?
         var warnings: [Diagnostic] = []
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let lastLine = lines.lastIndex { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        // Each line without the JSON whitespace that ends it: where a torn line's text stops.
+        let ends = lines.map { line in line.unicodeScalars.count - line.unicodeScalars.reversed().prefix { " \t\r".unicodeScalars.contains($0) }.count }
+        let lastLine = ends.lastIndex { $0 > 0 }
         for (offset, line) in lines.enumerated() {
-            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            guard ends[offset] > 0 else { continue }
             let value: JSONValue
             do {
                 value = try JSONDocument.parse(String(line), file: file).value
             } catch {
                 // A torn line is the start of a JSON text: json-c reads it to its end and wants more.
                 let torn = error.diagnostics.allSatisfy {
-                    $0.code == DiagnosticCode.syntaxError && $0.location == SourceLocation(line: 1, column: line.unicodeScalars.count + 1)
+                    $0.code == DiagnosticCode.syntaxError && $0.location == SourceLocation(line: 1, column: ends[offset] + 1)
                 }
                 // Locations within the line become locations within the file.
                 let located = error.diagnostics.map { diagnostic in
