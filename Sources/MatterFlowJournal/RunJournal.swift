@@ -120,16 +120,22 @@ public struct RunJournal: Sendable {
     /// Every run in the directory with its status, oldest first. Files that are not journals are listed with
     /// their problem.
     public func runs() throws(JournalError) -> [JournalRunSummary] {
-        var summaries: [JournalRunSummary] = []
-        for file in try journalPaths() {
-            let running = JournalFile.isLockedByAnother(file)
-            do {
-                summaries.append(JournalRunSummary(try JournalReader.read(path: file), running: running))
-            } catch {
-                summaries.append(JournalRunSummary(unreadable: file, error: error))
-            }
+        try journalPaths().map(Self.summary(of:)).sorted { ($0.startedAt ?? .infinity, $0.path) < ($1.startedAt ?? .infinity, $1.path) }
+    }
+
+    /// One run as ``runs()`` lists it, read from its journal alone; nil when the directory has no journal for it.
+    public func run(_ runID: String) -> JournalRunSummary? {
+        let file = path(of: runID)
+        return JournalFile.exists(file) ? Self.summary(of: file) : nil
+    }
+
+    private static func summary(of file: String) -> JournalRunSummary {
+        let running = JournalFile.isLockedByAnother(file)
+        do {
+            return JournalRunSummary(try JournalReader.read(path: file), running: running)
+        } catch {
+            return JournalRunSummary(unreadable: file, error: error)
         }
-        return summaries.sorted { ($0.startedAt ?? .infinity, $0.path) < ($1.startedAt ?? .infinity, $1.path) }
     }
 }
 

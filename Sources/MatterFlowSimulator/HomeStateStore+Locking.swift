@@ -26,14 +26,10 @@ extension HomeStateStore {
     /// Saves the starting home (``home``) when the directory holds no saved home yet, so that the next process
     /// opening the directory starts from it even when this one changes nothing. A home another process saved
     /// meanwhile is kept.
-    /// - Returns: Whether this call wrote the file.
     /// - Throws: ``FlowError`` `hubFailure` when the directory cannot be locked or the file cannot be read or written.
-    @discardableResult
-    public func seed() throws(FlowError) -> Bool {
-        try withLock { () throws(FlowError) -> Bool in
-            guard try loadCurrent() == nil else { return false }
-            try save(home)
-            return true
+    public func seed() throws(FlowError) {
+        try withLock { () throws(FlowError) in
+            if try loadCurrent() == nil { try save(home) }
         }
     }
 }

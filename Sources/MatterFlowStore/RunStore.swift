@@ -20,11 +20,6 @@ public protocol RunStore: Sendable {
     func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport
 }
 
-extension RunStore {
-    public func run(_ runID: String) throws(StoreError) -> StoredRun? {
-        try runs().first { $0.runID == runID }
-    }
-}
 
 /// What ``PostgresRunStore/submit(_:inputs:structureID:runID:answers:)`` did.
 public struct SubmittedRun: Sendable, Hashable {
@@ -109,15 +104,22 @@ public struct JournalDirectoryStore: RunStore {
 
     public func runs() throws(StoreError) -> [StoredRun] {
         do {
-            return try journal.runs().map { summary in
-                StoredRun(
-                    runID: summary.runID, workflow: summary.workflow, structureID: summary.structureID,
-                    status: summary.status.rawValue, startedAt: summary.startedAt, recordCount: summary.recordCount,
-                    recovered: summary.recovered, error: summary.error, notes: summary.notes)
-            }
+            return try journal.runs().map(Self.storedRun)
         } catch {
             throw StoreError(.storeUnavailable, error.message)
         }
+    }
+
+    /// One run, read from its own journal (not by listing the directory).
+    public func run(_ runID: String) throws(StoreError) -> StoredRun? {
+        journal.run(runID).map(Self.storedRun)
+    }
+
+    private static func storedRun(_ summary: JournalRunSummary) -> StoredRun {
+        StoredRun(
+            runID: summary.runID, workflow: summary.workflow, structureID: summary.structureID,
+            status: summary.status.rawValue, startedAt: summary.startedAt, recordCount: summary.recordCount,
+            recovered: summary.recovered, error: summary.error, notes: summary.notes)
     }
 
     public func records(of runID: String) throws(StoreError) -> [JournalRecord] {

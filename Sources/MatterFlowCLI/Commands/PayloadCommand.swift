@@ -20,6 +20,9 @@ struct PayloadCommand {
             See 'matterflow payload generate --help' to make codes for test devices.
             """)
 
+    /// The `--discovery` names `payload generate` takes, for its help and its errors.
+    static let discoveryNames = DiscoveryCapabilities.named.map(\.name).joined(separator: ", ")
+
     static let generateSpec = CommandSpec(
         name: "payload generate",
         abstract: "Make the QR code and manual pairing code for a device's fields.",
@@ -30,7 +33,7 @@ struct PayloadCommand {
             .init(name: "discriminator", valueName: "<n>", help: "12-bit discriminator, 0...4095."),
             .init(name: "passcode", valueName: "<n>", help: "Setup passcode, 1...99999998, not a trivial value."),
             .init(name: "flow", valueName: "<flow>", help: "standard (default), user-intent or custom."),
-            .init(name: "discovery", valueName: "<list>", help: "Comma-separated, any of: \(DiscoveryCapabilities.named.map(\.name).joined(separator: ", ")) (default ble)."),
+            .init(name: "discovery", valueName: "<list>", help: "Comma-separated, any of: \(Self.discoveryNames) (default ble)."),
             .init(name: "json", valueName: nil, help: "Print {\"qrCode\", \"manualCode\"} as JSON."),
         ],
         discussion: "Exit status: 0 on success, 2 when a field breaks a rule (named on stderr).")
@@ -113,7 +116,7 @@ struct PayloadCommand {
         let discoveryList = arguments.value("discovery") ?? "ble"
         guard let discovery = DiscoveryCapabilities(list: discoveryList) else {
             throw UsageError(
-                message: "'--discovery' must list some of \(DiscoveryCapabilities.named.map(\.name).joined(separator: ", ")) (comma-separated), not '\(discoveryList)'",
+                message: "'--discovery' must list some of \(Self.discoveryNames) (comma-separated), not '\(discoveryList)'",
                 command: Self.generateSpec.name)
         }
         let payload = OnboardingPayload(

@@ -97,6 +97,10 @@ struct StorePruneTests {
         let interrupted = try #require(byStatus[.interrupted]).runID
         let failedRun = try #require(byStatus[.failed]).runID
         let succeededRun = try #require(byStatus[.succeeded])
+        // history reads one run of the directory by its journal alone.
+        let history = await matterflow(["history", succeededRun.runID, "--store", journal])
+        #expect(history.code == 0 && history.stdout.contains("status: succeeded"), "\(history.stdout)\(history.stderr)")
+        #expect(await matterflow(["history", "run-000000000bad", "--store", journal]).stderr.contains("error[runNotFound]"))
         let now = Date().timeIntervalSince1970 + 10 * 86_400
         #expect(await matterflow(["store", "prune", "--store", journal, "--older-than", "11d"], now: now).stdout.hasPrefix("removed 0 runs (0 records)"))
 
