@@ -13,8 +13,14 @@ public struct RunResult: Sendable {
     public var output: JSONValue?
     /// The output with every secret value the run knew (secret inputs, secret results such as an ePSKc) replaced by
     /// `"<redacted>"`: what is kept beyond the caller (a journal, a run store). The same as ``output`` when the run
-    /// shows its secrets; nil when the output is.
-    public var redactedOutput: JSONValue? = nil
+    /// shows its secrets; nil when the output is. Worked out when asked for, so a run whose output nobody keeps
+    /// does not pay for finding its secrets' encoded forms.
+    public var redactedOutput: JSONValue? {
+        guard let output else { return nil }
+        return redaction.map { $0.redacting(output) } ?? output
+    }
+    /// The secrets ``redactedOutput`` removes: the run's, unless it shows them.
+    var redaction: SecretValues? = nil
     /// Why the run failed or was cancelled.
     public var error: FlowError?
     /// Warnings recorded by assign states (for example, a configure failure that did not fail commissioning).

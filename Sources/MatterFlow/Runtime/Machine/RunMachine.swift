@@ -369,8 +369,8 @@ struct RunMachine: Sendable {
             return
         }
         // An element's output goes to its map state; only the run's own is kept beyond the caller.
-        result.redactedOutput = configuration.showSecrets ? result.output : result.output.map(secrets.redacting)
         if !configuration.showSecrets {
+            result.redaction = secrets
             result.warnings = result.warnings.map(secrets.redacting)
             result.error = secrets.redacting(result.error)
         }
