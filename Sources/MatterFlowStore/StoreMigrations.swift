@@ -162,6 +162,14 @@ public enum StoreMigrations {
             sql: """
                 ALTER TABLE matterflow_runs ADD COLUMN cancel_requested_at timestamptz, ADD COLUMN submission text;
                 """),
+        // The claim that leased a run: a worker whose claim's reply was lost (the connection broke after the commit)
+        // asks for the runs of that claim again with its next claim, instead of leaving them leased to it unseen
+        // until their lease runs out.
+        Migration(
+            version: 8, name: "claim tokens",
+            sql: """
+                ALTER TABLE matterflow_runs ADD COLUMN claim_token text;
+                """),
     ]
 }
 

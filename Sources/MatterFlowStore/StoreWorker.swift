@@ -188,6 +188,7 @@ public final class StoreWorker: Sendable {
             if !cancelled.isEmpty { cancelRelay.announced(cancelled) }
         }
         defer { runMessages.stop() }
+        var tokens = ClaimTokens(random: SystemRandomSource())
         while !state.withLock({ $0.stopping }) {
             // Runs claimed ahead start first; a claim is made only when none is left.
             let (ahead, free) = state.withLock { state -> ([ClaimedRun], Int) in
@@ -199,9 +200,15 @@ public final class StoreWorker: Sendable {
             for run in ahead { launch(run) }
             var claimed: [ClaimedRun] = []
             if free > 0 {
+                let token = tokens.next()
                 do {
-                    claimed = try store.claim(by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds)
+                    claimed = try store.claim(
+                        by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds, token: token,
+                        unanswered: tokens.unanswered)
+                    tokens.answered()
                 } catch {
+                    // It may have claimed runs all the same: the next claim asks for them.
+                    tokens.unanswered(token)
                     options.log?("worker \(options.workerID): claiming failed: \(error.message); trying again")
                 }
             }

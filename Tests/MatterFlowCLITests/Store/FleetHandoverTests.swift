@@ -200,6 +200,45 @@ extension PostgresStoreTests {
         #expect(try admin.execute("SELECT stopping::text FROM matterflow_workers WHERE worker_id = 'blind'").rows.first?[0] == "true")
     }
 
+    @Test("the runs of a claim whose reply was lost come back with the claimer's next claim that names its token, to that worker only, and not once their lease ran out")
+    func lostClaimReply() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        for (index, run) in ["run-a", "run-b", "run-c", "run-d"].enumerated() {
+            try store.execute(
+                """
+                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, submitted_at)
+                VALUES ($1, 'w', '/w.json', $2, '{}', 'queued', now() - make_interval(secs => 10 - $3::integer))
+                """, [run, "home-\(run)", String(index)], doing: "test setup")
+        }
+        // The reply of this claim is lost: the worker never learns of run-a and run-b.
+        _ = try store.claim(by: "w1", limit: 2, leaseSeconds: 60, token: "lost-1")
+        // Another worker naming the token gets nothing of w1's; a claim of w1's without it gets only new runs.
+        let other = try store.claim(by: "w2", limit: 1, leaseSeconds: 60, token: "other-1", unanswered: ["lost-1"])
+        #expect(other.map(\.runID) == ["run-c"])
+        #expect(try store.claim(by: "w1", limit: 0, leaseSeconds: 60, token: "plain").isEmpty)
+        // w1's next claim names the lost token: both runs come back, beyond its limit, as runs to look at before
+        // starting (they may have been takeovers), their claim count unchanged.
+        let again = try store.claim(by: "w1", limit: 1, leaseSeconds: 60, token: "next-1", unanswered: ["lost-1"])
+        let byRun = Dictionary(uniqueKeysWithValues: again.map { ($0.runID, $0) })
+        #expect(byRun.keys.sorted() == ["run-a", "run-b", "run-d"])
+        #expect(byRun.mapValues(\.takeover) == ["run-a": true, "run-b": true, "run-d": false])
+        #expect(again.allSatisfy { $0.claims == 1 })
+        // Returned once: the token is spent, the runs now carry the answered claim's.
+        #expect(try store.claim(by: "w1", limit: 0, leaseSeconds: 60, token: "next-2", unanswered: ["lost-1"]).isEmpty)
+        // A lost claim's run whose lease ran out meanwhile is a takeover like any other, not returned as lost.
+        try store.execute(
+            "INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status) VALUES ('run-e', 'w', '/w.json', 'home-e', '{}', 'queued')",
+            doing: "test setup")
+        #expect(try store.claim(by: "w1", limit: 1, leaseSeconds: 60, token: "lost-2").map(\.runID) == ["run-e"])
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() - interval '1 second' WHERE run_id = 'run-e'", doing: "test")
+        let taken = try store.claim(by: "w2", limit: 1, leaseSeconds: 60, token: "other-2")
+        #expect(taken.map(\.runID) == ["run-e"])
+        #expect(taken.first?.takeover == true)
+        #expect(try store.claim(by: "w1", limit: 0, leaseSeconds: 60, token: "next-3", unanswered: ["lost-2"]).isEmpty)
+        #expect(taken.first?.claims == 2)
+    }
+
     @Test("a run handed back for unreadable records is claimed by no worker, its own included, until its delay has passed")
     func unreadableHandBackWaits() throws {
         let conninfo = try TestPostgres.database()
