@@ -28,10 +28,21 @@ final class AbandonedCalls: Sendable {
     }
 
     private let entries = Mutex<[Entry]>([])
+    /// The run's pause switch, which counts a kept call as in flight until the hub ends it: a run is not parked
+    /// while a call it abandoned still runs, wherever it waits meanwhile.
+    private let pause: RunPause?
+
+    init(pause: RunPause? = nil) {
+        self.pause = pause
+    }
 
     /// Keeps a call whose race was decided against it and whose work has not ended after the grace period.
     func keep(_ race: Race, label: String) {
         entries.withLock { $0.append(Entry(race: race, label: label)) }
+        if let pause {
+            pause.callBegan()
+            race.afterWorkEnds { _ in pause.callEnded() }
+        }
     }
 
     /// Whether any abandoned call is kept (cheap: read before every hub call).

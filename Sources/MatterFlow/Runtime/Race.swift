@@ -46,7 +46,7 @@ final class Race: Sendable {
         var windDownWaiter: CheckedContinuation<Void, Never>?
         var windDownTimer: (any ClockTimer)?
         /// Told of the work's value once the work ends (see ``afterWorkEnds(_:)``).
-        var afterEnd: (@Sendable (Value?) -> Void)?
+        var afterEnd: [@Sendable (Value?) -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -108,10 +108,11 @@ final class Race: Sendable {
     var value: Value? { state.withLock { $0.value } }
 
     /// Calls `handler` with the work's value (nil when it failed) once the work has ended: at once when it already
-    /// has, else when it does. For a race the run has stopped waiting for, so what the hub still did is known.
+    /// has, else when it does (each handler given, in order). For a race the run has stopped waiting for, so what the
+    /// hub still did is known.
     func afterWorkEnds(_ handler: @escaping @Sendable (Value?) -> Void) {
         let ended = state.withLock { state -> (Bool, Value?) in
-            if !state.workEnded { state.afterEnd = handler }
+            if !state.workEnded { state.afterEnd.append(handler) }
             return (state.workEnded, state.value)
         }
         if ended.0 { handler(ended.1) }
@@ -161,14 +162,14 @@ final class Race: Sendable {
         // tuple of optionals is built and copied out on every call).
         var armed: Armed?
         var windDownWaiter: CheckedContinuation<Void, Never>?
-        var told: (@Sendable (Value?) -> Void)?
+        var told: [@Sendable (Value?) -> Void] = []
         var kept: Value?
         state.withLock { state in
             state.workEnded = true
             if value != nil { state.value = value.take() }
             windDownWaiter = state.windDownWaiter.take()
-            if state.afterEnd != nil {
-                told = state.afterEnd.take()
+            if !state.afterEnd.isEmpty {
+                swap(&told, &state.afterEnd)
                 kept = state.value
             }
             if state.decision == nil {
@@ -176,7 +177,7 @@ final class Race: Sendable {
                 armed = state.armed.take()
             }
         }
-        told?(kept)
+        for handler in told { handler(kept) }
         if let armed { stop(armed) }
         if let windDownWaiter {
             clock.beginActivity()

@@ -13,6 +13,9 @@ import Synchronization
 /// delay is not parked until it reaches such a point; a run that ends first is never parked. Give each run its own
 /// switch.
 ///
+/// A call the run abandoned (its timeout or cancel decided its race) that the hub still runs counts as in flight
+/// until the hub ends it: a run waiting for an answer or event meanwhile is parked only then.
+///
 /// The branches of a concurrent map share their run's switch: the run counts as parked once every branch going on
 /// is parked or waits and no call is in flight (a branch retrying, in a delay or on its cancel path keeps it from
 /// being parked), and ``release()`` lets every parked branch go on.

@@ -25,7 +25,7 @@ final class RunDriver {
     /// Answers given in advance and the question waiting for one.
     let desk: AnswerDesk
     /// Hub calls abandoned while still running, which the run's next hub call waits for.
-    let abandoned = AbandonedCalls()
+    let abandoned: AbandonedCalls
     /// The run, as data.
     ///
     /// Its accesses are not checked for exclusivity at run time: every one is made on the one task that drives it
@@ -45,6 +45,7 @@ final class RunDriver {
         self.machine = machine
         self.hub = hub
         self.options = options
+        abandoned = AbandonedCalls(pause: options.pause)
         self.runID = runID
         self.signal = signal
         self.inbox = inbox
