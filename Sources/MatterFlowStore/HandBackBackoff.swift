@@ -11,9 +11,9 @@ enum HandBackBackoff {
     static let firstDelay: Double = 0.25
     /// The longest delay, however often a run was claimed.
     static let longestDelay: Double = 8
-    /// How many claims a run that has not begun gets to find its structure's hub (about 16 s of delays)
-    /// before it fails without a call.
-    static let claimsWithoutHub = 8
+    /// How many times a run that has not begun may find no hub for its structure (about 16 s of delays) before it
+    /// fails without a call. The store counts them apart from the run's claims (`matterflow_runs.hub_failures`).
+    static let hubFailuresBeforeFailing = 8
 
     /// The delay for a run claimed `claims` times, this claim included.
     static func delay(afterClaims claims: Int) -> Double {
@@ -23,5 +23,11 @@ enum HandBackBackoff {
             if delay >= longestDelay { return longestDelay }
         }
         return delay
+    }
+
+    /// The delay after a run's `failures`-th failure to find its structure's hub: ``firstDelay`` after the first,
+    /// twice as long after each further one, at most ``longestDelay``.
+    static func delay(afterFailures failures: Int) -> Double {
+        delay(afterClaims: failures + 1)
     }
 }

@@ -23,6 +23,8 @@ public struct ClaimedRun: Sendable {
     /// Whether a cancel was asked for (`matterflow cancel`) before the claim: the run takes its cancel path, or ends
     /// at once when it has not begun.
     public var cancelRequested = false
+    /// How many times a worker found no hub for the run's structure before this claim.
+    public var hubFailures = 0
 }
 
 extension PostgresRunStore {
@@ -54,7 +56,7 @@ extension PostgresRunStore {
                 WHERE r.worker_id = $1 AND r.status = 'running' AND r.lease_until >= now()
                     AND r.claim_token = ANY($5::text[])
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL
+                    r.cancel_requested_at IS NOT NULL, r.hub_failures
             ), expired AS (
                 UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1, claim_token = $4,
                     lease_until = now() + make_interval(secs => $2::float8)
@@ -62,7 +64,7 @@ extension PostgresRunStore {
                     SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
                     ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL
+                    r.cancel_requested_at IS NOT NULL, r.hub_failures
             ), queued AS (
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
@@ -71,7 +73,7 @@ extension PostgresRunStore {
                     ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
                     FOR UPDATE SKIP LOCKED)
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL
+                    r.cancel_requested_at IS NOT NULL, r.hub_failures
             )
             SELECT * FROM lost UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM queued
             """, [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered)], doing: "claiming runs")
@@ -84,7 +86,7 @@ extension PostgresRunStore {
             inputs: row[3].flatMap { try? JSONDocument.parse($0, file: "<store>").value.objectValue } ?? [:],
             secretInputs: Self.textArray(row[4]), takeover: takeover, claims: row[5].flatMap { Int($0) } ?? 1,
             answers: Self.answers(row[7]), secretAnswers: Self.textArray(row[8]), answeredThrough: row[9].flatMap { Int64($0) } ?? 0,
-            cancelRequested: row[10] == "t")
+            cancelRequested: row[10] == "t", hubFailures: row[11].flatMap { Int($0) } ?? 0)
     }
 
     /// The answers column's JSON object, by name.
@@ -136,6 +138,18 @@ extension PostgresRunStore {
             UPDATE matterflow_runs SET worker_id = NULL, lease_until = now() + make_interval(secs => $3::float8)
             WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
             """, [Self.textArrayLiteral(runIDs), workerID, String(after)], doing: "handing runs back")
+        try execute("SELECT pg_notify('matterflow_queue', 'handback')", doing: "announcing handed-back runs")
+    }
+
+    /// Hands back a run whose structure's hub the worker could not reach, counting the failure
+    /// (`matterflow_runs.hub_failures`), to be claimed again `seconds` from now.
+    public func handBack(withoutHub runID: String, by workerID: String, retryAfter seconds: Double) throws(StoreError) {
+        try execute(
+            """
+            UPDATE matterflow_runs SET worker_id = NULL, lease_until = now() + make_interval(secs => $3::float8),
+                hub_failures = hub_failures + 1
+            WHERE run_id = $1 AND worker_id = $2 AND status = 'running'
+            """, [runID, workerID, String(seconds)], doing: "handing a run back")
         try execute("SELECT pg_notify('matterflow_queue', 'handback')", doing: "announcing handed-back runs")
     }
 

@@ -170,6 +170,13 @@ public enum StoreMigrations {
             sql: """
                 ALTER TABLE matterflow_runs ADD COLUMN claim_token text;
                 """),
+        // How many times a worker found no hub for the run's structure: a run that has not begun fails after a few,
+        // counted apart from its claims, which grow for other reasons too (hand-backs at a worker's stop, takeovers).
+        Migration(
+            version: 9, name: "hub failures",
+            sql: """
+                ALTER TABLE matterflow_runs ADD COLUMN hub_failures integer NOT NULL DEFAULT 0;
+                """),
     ]
 }
 

@@ -555,20 +555,21 @@ public final class StoreWorker: Sendable {
     private func noHub(for claimed: ClaimedRun, because error: any Error) async {
         let runID = claimed.runID
         let problem = "no hub for structure \(claimed.structureID) (\(error))"
-        if claimed.claims >= HandBackBackoff.claimsWithoutHub,
+        let failures = claimed.hubFailures + 1
+        if failures >= HandBackBackoff.hubFailuresBeforeFailing,
             let records = try? store.records(of: runID, after: 0),
             !records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue })
         {
-            options.log?("worker \(options.workerID): \(problem) at the run's claim \(claimed.claims); run \(runID) fails without a call")
+            options.log?("worker \(options.workerID): \(problem), the run's failure \(failures) to find one; run \(runID) fails without a call")
             await conclude(
                 runID, status: "failed", output: nil,
-                error: Self.errorJSON(code: "hubUnreachable", message: "\(problem) after \(claimed.claims) claims; the run made no call"),
+                error: Self.errorJSON(code: "hubUnreachable", message: "\(problem), \(failures) times; the run made no call"),
                 recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
-        let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
+        let delay = HandBackBackoff.delay(afterFailures: failures)
         options.log?("worker \(options.workerID): \(problem); run \(runID) is handed back, to be claimed again in \(delay) s")
-        try? store.handBack([runID], by: options.workerID, retryAfter: delay)
+        try? store.handBack(withoutHub: runID, by: options.workerID, retryAfter: delay)
     }
 
     /// The store keeps a run's output redacted; an output holding secrets goes whole to the secrets directory, the

@@ -10,5 +10,6 @@ struct HandBackBackoffTests {
         // A first claim never reads records; were it to, it waits the first delay.
         #expect(HandBackBackoff.delay(afterClaims: 1) == HandBackBackoff.firstDelay)
         #expect(HandBackBackoff.delay(afterClaims: 10_000) == HandBackBackoff.longestDelay)
+        #expect((1...8).map(HandBackBackoff.delay(afterFailures:)) == [0.25, 0.5, 1, 2, 4, 8, 8, 8])
     }
 }
