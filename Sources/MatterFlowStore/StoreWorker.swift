@@ -38,6 +38,9 @@ public struct WorkerOptions: Sendable {
     public var log: (@Sendable (String) -> Void)?
     /// Called each time the worker found nothing to claim and starts waiting (tests).
     public var idle: (@Sendable () -> Void)?
+    /// Whether the answer to the worker's n-th claim (1, 2, ...) is dropped after the store has committed it, as when
+    /// the connection breaks then (tests of a lost reply).
+    var dropsClaimReply: (@Sendable (Int) -> Bool)? = nil
 
     public init(
         workerID: String, concurrency: Int = 32, maxWaiting: Int = 1000, leaseSeconds: Double = 10, pollMilliseconds: Int = 5000,
@@ -189,6 +192,7 @@ public final class StoreWorker: Sendable {
         }
         defer { runMessages.stop() }
         var tokens = ClaimTokens(random: SystemRandomSource())
+        var claims = 0
         while !state.withLock({ $0.stopping }) {
             // Runs claimed ahead start first; a claim is made only when none is left.
             let (ahead, free) = state.withLock { state -> ([ClaimedRun], Int) in
@@ -201,10 +205,15 @@ public final class StoreWorker: Sendable {
             var claimed: [ClaimedRun] = []
             if free > 0 {
                 let token = tokens.next()
-                do {
+                claims += 1
+                do throws(StoreError) {
                     claimed = try store.claim(
                         by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds, token: token,
                         unanswered: tokens.unanswered)
+                    if options.dropsClaimReply?(claims) == true {
+                        claimed = []
+                        throw StoreError(.storeUnavailable, "the answer to claim \(claims) was lost (dropped for a test)")
+                    }
                     tokens.answered()
                 } catch {
                     // It may have claimed runs all the same: the next claim asks for them.

@@ -123,6 +123,23 @@ extension PostgresStoreTests {
         var description: String { "the hub refused the connection" }
     }
 
+    @Test("a worker whose claim's answer was lost runs the runs that claim leased at its next claim, long before their lease runs out")
+    func claimAnswerLost() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let runID = "run-00000e5e0009"
+        #expect(await matterflow(["submit", Repository.workflow("rooms"), "--store", conninfo, "--run-id", runID]).code == 0)
+        // A lease of an hour: without the lost claim's token, the run would wait that long for a takeover.
+        var options = WorkerOptions(workerID: "w1", leaseSeconds: 3600, pollMilliseconds: 100)
+        options.dropsClaimReply = { $0 == 1 }
+        let worker = TestWorker(store: store, options: options, virtualTime: true)
+        let summary = try await worker.finish(after: [runID], conninfo: conninfo)
+        #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
+        #expect(worker.lines.contains { $0.contains("claiming failed: the answer to claim 1 was lost") }, "\(worker.lines)")
+        #expect(try store.run(runID)?.status == "succeeded")
+        #expect(try store.records(of: runID).filter { $0.type == "runStarted" }.count == 1)
+    }
+
     @Test("a run without a hub is handed back with a growing delay; at its eighth failure to find one, not begun, it fails without a call instead of going round the fleet for ever; claims for other reasons do not count")
     func runWithoutAHub() async throws {
         let conninfo = try TestPostgres.database()
