@@ -43,9 +43,9 @@ extension PostgresRunStore {
     ///
     /// Each claim is marked with `token`, which the caller makes new for every call. A call that threw may still
     /// have claimed runs (the reply lost after the commit): passing its token in `unanswered` on a later call
-    /// returns those runs too, still leased to `workerID` and not claimed since, beyond `limit` and as takeovers
-    /// (a lost claim may have been a takeover; a run that had not begun is started). A token nobody passes again
-    /// costs nothing: its runs' leases run out, and they are taken over as any other.
+    /// returns those runs too, still leased to `workerID` and not claimed since, beyond `limit`, each as that claim
+    /// took it (from the queue, or a takeover). A token nobody passes again costs nothing: its runs' leases run out,
+    /// and they are taken over as any other.
     public func claim(
         by workerID: String, limit: Int, leaseSeconds: Double, token: String = "", unanswered: [String] = []
     ) throws(StoreError) -> [ClaimedRun] {
@@ -55,10 +55,10 @@ extension PostgresRunStore {
                 UPDATE matterflow_runs r SET claim_token = $4, lease_until = now() + make_interval(secs => $2::float8)
                 WHERE r.worker_id = $1 AND r.status = 'running' AND r.lease_until >= now()
                     AND r.claim_token = ANY($5::text[])
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
+                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, coalesce(r.claim_takeover, true) AS takeover, r.answers::text, r.secret_answers, r.answered_through,
                     r.cancel_requested_at IS NOT NULL, r.hub_failures
             ), expired AS (
-                UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1, claim_token = $4,
+                UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = true,
                     lease_until = now() + make_interval(secs => $2::float8)
                 WHERE r.run_id IN (
                     SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
@@ -66,7 +66,7 @@ extension PostgresRunStore {
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
                     r.cancel_requested_at IS NOT NULL, r.hub_failures
             ), queued AS (
-                UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4,
+                UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = false,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
                 WHERE r.run_id IN (
                     SELECT run_id FROM matterflow_runs WHERE status = 'queued'

@@ -162,13 +162,14 @@ public enum StoreMigrations {
             sql: """
                 ALTER TABLE matterflow_runs ADD COLUMN cancel_requested_at timestamptz, ADD COLUMN submission text;
                 """),
-        // The claim that leased a run: a worker whose claim's reply was lost (the connection broke after the commit)
-        // asks for the runs of that claim again with its next claim, instead of leaving them leased to it unseen
-        // until their lease runs out.
+        // The claim that leased a run, and whether it took the run over (a run whose lease had run out) rather than
+        // from the queue: a worker whose claim's reply was lost (the connection broke after the commit) asks for the
+        // runs of that claim again with its next claim, and gets each as that claim took it, instead of leaving them
+        // leased to it unseen until their lease runs out.
         Migration(
             version: 8, name: "claim tokens",
             sql: """
-                ALTER TABLE matterflow_runs ADD COLUMN claim_token text;
+                ALTER TABLE matterflow_runs ADD COLUMN claim_token text, ADD COLUMN claim_takeover boolean;
                 """),
         // How many times a worker found no hub for the run's structure: a run that has not begun fails after a few,
         // counted apart from its claims, which grow for other reasons too (hand-backs at a worker's stop, takeovers).

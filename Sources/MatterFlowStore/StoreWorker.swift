@@ -550,17 +550,18 @@ public final class StoreWorker: Sendable {
         // The final status rides the committer's batches behind the run's records (its runFinished among them):
         // written in the same transaction as the last of them, or a later one, and refused with them.
         guard !Task.isCancelled else { return }
-        if let output = result.output { keepSecretOutput(output, redacted: result.redactedOutput, of: runID) }
+        let redacted = result.redactedOutput
+        if let output = result.output { keepSecretOutput(output, redacted: redacted, of: runID) }
         await conclude(
-            runID, status: result.outcome.rawValue, output: result.redactedOutput,
+            runID, status: result.outcome.rawValue, output: redacted,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
             notes: [], structure: claimed.structureID, claims: claimed.claims, keepSession: result.outcome == .succeeded)
     }
 
     /// A run whose structure has no hub here (the hub unreachable, a simulated home that cannot be made): handed
-    /// back, to be claimed again after a delay growing with its claims (``HandBackBackoff``). After
-    /// ``HandBackBackoff/claimsWithoutHub`` claims, a run that has not begun fails without a call; one that has
-    /// begun is handed back again, since only its hub can settle it.
+    /// back, its failure counted in the store, to be claimed again after a delay growing with its failures
+    /// (``HandBackBackoff``). At its ``HandBackBackoff/hubFailuresBeforeFailing``th failure, a run that has not begun
+    /// fails without a call; one that has begun is handed back again, since only its hub can settle it.
     private func noHub(for claimed: ClaimedRun, because error: any Error) async {
         let runID = claimed.runID
         let problem = "no hub for structure \(claimed.structureID) (\(error))"

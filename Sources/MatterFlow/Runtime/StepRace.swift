@@ -90,22 +90,24 @@ struct StepRace {
         case .failed(let error):
             return .failed(error)
         case .timedOut:
-            await windDown(race, label: label)
+            await race.windDown(atMost: Self.gracePeriod)
             watchLateResult(race)
+            keepIfRunning(race, label: label)
             return .timedOut
         case .cancelled:
-            await windDown(race, label: label)
+            await race.windDown(atMost: Self.gracePeriod)
             let late = race.value
             // A result the outcome carries is not late; any other the work may still produce is.
             if late == nil { watchLateResult(race) }
+            keepIfRunning(race, label: label)
             return .cancelled(late: late.flatMap { value($0) })
         }
     }
 
-    /// Waits for a losing race's work to wind down, at most the grace period; a hub call still running then is
-    /// kept as abandoned.
-    private func windDown(_ race: Race, label: String?) async {
-        await race.windDown(atMost: Self.gracePeriod)
+    /// Keeps a losing race's hub call (`label` names it; nil for other work) as abandoned when it still runs after
+    /// its grace period. Done after its late result is watched: the race tells its handlers in order, so the result
+    /// is recorded before the run's pause counts the call as ended.
+    private func keepIfRunning(_ race: Race, label: String?) {
         if let label, let abandoned, !race.workHasEnded {
             abandoned.keep(race, label: state.isEmpty ? label : "\(label) in state \(state)")
         }

@@ -217,12 +217,13 @@ extension PostgresStoreTests {
         let other = try store.claim(by: "w2", limit: 1, leaseSeconds: 60, token: "other-1", unanswered: ["lost-1"])
         #expect(other.map(\.runID) == ["run-c"])
         #expect(try store.claim(by: "w1", limit: 0, leaseSeconds: 60, token: "plain").isEmpty)
-        // w1's next claim names the lost token: both runs come back, beyond its limit, as runs to look at before
-        // starting (they may have been takeovers), their claim count unchanged.
+        // w1's next claim names the lost token: both runs come back, beyond its limit, as the lost claim took them
+        // (from the queue: not takeovers, so a run put back in the queue at a checkpoint is resumed, not settled),
+        // their claim count unchanged.
         let again = try store.claim(by: "w1", limit: 1, leaseSeconds: 60, token: "next-1", unanswered: ["lost-1"])
         let byRun = Dictionary(uniqueKeysWithValues: again.map { ($0.runID, $0) })
         #expect(byRun.keys.sorted() == ["run-a", "run-b", "run-d"])
-        #expect(byRun.mapValues(\.takeover) == ["run-a": true, "run-b": true, "run-d": false])
+        #expect(byRun.mapValues(\.takeover) == ["run-a": false, "run-b": false, "run-d": false])
         #expect(again.allSatisfy { $0.claims == 1 })
         // Returned once: the token is spent, the runs now carry the answered claim's.
         #expect(try store.claim(by: "w1", limit: 0, leaseSeconds: 60, token: "next-2", unanswered: ["lost-1"]).isEmpty)
@@ -236,6 +237,19 @@ extension PostgresStoreTests {
         #expect(taken.map(\.runID) == ["run-e"])
         #expect(taken.first?.takeover == true)
         #expect(try store.claim(by: "w1", limit: 0, leaseSeconds: 60, token: "next-3", unanswered: ["lost-2"]).isEmpty)
+        // A lost takeover comes back as a takeover. When the answer to that claim is lost as well and the run's lease
+        // runs out, the claim naming its token takes it over afresh: one row, its claims counted again.
+        try TestPostgres.insertRunning([("run-f", "home-f", "dead")], into: store)
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() - interval '1 second' WHERE run_id = 'run-f'", doing: "test")
+        #expect(try store.claim(by: "w1", limit: 1, leaseSeconds: 60, token: "lost-3").map(\.runID) == ["run-f"])
+        let lostTakeover = try store.claim(by: "w1", limit: 0, leaseSeconds: 60, token: "next-4", unanswered: ["lost-3"])
+        #expect(lostTakeover.map(\.runID) == ["run-f"])
+        #expect(lostTakeover.first?.takeover == true)
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() - interval '1 second' WHERE run_id = 'run-f'", doing: "test")
+        let expiredToo = try store.claim(by: "w1", limit: 1, leaseSeconds: 60, token: "next-5", unanswered: ["next-4"])
+        #expect(expiredToo.map(\.runID) == ["run-f"])
+        #expect(expiredToo.first?.takeover == true)
+        #expect(expiredToo.first?.claims == 2)
         #expect(taken.first?.claims == 2)
     }
 
