@@ -1,5 +1,5 @@
 extension RunJournal {
-    /// The statuses ``prune(statuses:endedBefore:dryRun:)`` may remove: runs that ended, and runs that need
+    /// The statuses ``prune(statuses:endedBefore:dryRun:each:)`` may remove: runs that ended, and runs that need
     /// attention (only when named: their journal is what `matterflow recover` and a person need).
     public static let prunableStatuses: Set<JournalRunStatus> = [.succeeded, .failed, .cancelled, .needsAttention]
 
@@ -16,7 +16,7 @@ extension RunJournal {
     /// - Throws: ``JournalError`` when the directory cannot be listed, or a file cannot be removed (the files removed
     ///   before it stay removed).
     public func prune(
-        statuses: Set<JournalRunStatus>, endedBefore cutoff: Double, dryRun: Bool, each removed: (JournalRunSummary) -> Void = { _ in }
+        statuses: Set<JournalRunStatus>, endedBefore cutoff: Double, dryRun: Bool, each removed: (JournalRunSummary) -> Void
     ) throws(JournalError) -> [JournalRunSummary] {
         let allowed = statuses.intersection(Self.prunableStatuses)
         let candidates = try runs().filter { run in

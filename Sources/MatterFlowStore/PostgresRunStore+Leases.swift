@@ -128,28 +128,20 @@ extension PostgresRunStore {
     /// Gives runs back to the fleet (graceful shutdown, or a run this worker cannot run, or cannot go on with yet):
     /// no worker holds them, and their leases end `seconds` from now (at once by default), so no worker of the fleet
     /// (this one included) claims them before then; then any worker takes them over and settles them from their
-    /// records. Idle workers are told.
-    public func handBack(_ runIDs: [String], by workerID: String, retryAfter seconds: Double = 0) throws(StoreError) {
+    /// records. Idle workers are told. With `hubFailure`, the worker could not reach the runs' hub, which each run
+    /// counts (`matterflow_runs.hub_failures`).
+    public func handBack(
+        _ runIDs: [String], by workerID: String, retryAfter seconds: Double = 0, hubFailure: Bool = false
+    ) throws(StoreError) {
         guard !runIDs.isEmpty else { return }
         // A lease that ends "now" could still look current to a claim in the same instant: at once is a second ago.
         let after = seconds > 0 ? seconds : -1
         try execute(
             """
-            UPDATE matterflow_runs SET worker_id = NULL, lease_until = now() + make_interval(secs => $3::float8)
-            WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
-            """, [Self.textArrayLiteral(runIDs), workerID, String(after)], doing: "handing runs back")
-        try execute("SELECT pg_notify('matterflow_queue', 'handback')", doing: "announcing handed-back runs")
-    }
-
-    /// Hands back a run whose structure's hub the worker could not reach, counting the failure
-    /// (`matterflow_runs.hub_failures`), to be claimed again `seconds` from now.
-    public func handBack(withoutHub runID: String, by workerID: String, retryAfter seconds: Double) throws(StoreError) {
-        try execute(
-            """
             UPDATE matterflow_runs SET worker_id = NULL, lease_until = now() + make_interval(secs => $3::float8),
-                hub_failures = hub_failures + 1
-            WHERE run_id = $1 AND worker_id = $2 AND status = 'running'
-            """, [runID, workerID, String(seconds)], doing: "handing a run back")
+                hub_failures = hub_failures + $4::integer
+            WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
+            """, [Self.textArrayLiteral(runIDs), workerID, String(after), hubFailure ? "1" : "0"], doing: "handing runs back")
         try execute("SELECT pg_notify('matterflow_queue', 'handback')", doing: "announcing handed-back runs")
     }
 

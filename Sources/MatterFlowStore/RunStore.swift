@@ -20,7 +20,6 @@ public protocol RunStore: Sendable {
     func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport
 }
 
-
 /// What ``PostgresRunStore/submit(_:inputs:structureID:runID:answers:)`` did.
 public struct SubmittedRun: Sendable, Hashable {
     public var runID: String

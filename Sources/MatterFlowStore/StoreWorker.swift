@@ -579,7 +579,7 @@ public final class StoreWorker: Sendable {
         }
         let delay = HandBackBackoff.delay(afterFailures: failures)
         options.log?("worker \(options.workerID): \(problem); run \(runID) is handed back, to be claimed again in \(delay) s")
-        try? store.handBack(withoutHub: runID, by: options.workerID, retryAfter: delay)
+        try? store.handBack([runID], by: options.workerID, retryAfter: delay, hubFailure: true)
     }
 
     /// The store keeps a run's output redacted; an output holding secrets goes whole to the secrets directory, the

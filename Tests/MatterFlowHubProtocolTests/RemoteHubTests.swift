@@ -245,7 +245,7 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         hubEnd.close()
     }
 
-    @Test func withWritesAfterEndOfInputTheEndOfInputLeavesTheWritingSideOpenUntilClose() async throws {
+    @Test(.timeLimit(.minutes(1))) func withWritesAfterEndOfInputTheEndOfInputLeavesTheWritingSideOpenUntilClose() async throws {
         var input: [Int32] = [0, 0]
         var output: [Int32] = [0, 0]
         #expect(pipe(&input) == 0)

@@ -95,7 +95,7 @@ final class AnswerCollector: Sendable {
         return (server, client, releaseContinuation)
     }
 
-    @Test("a call still running when the input ends is finished and answered before the connection closes")
+    @Test("a call still running when the input ends is finished and answered before the connection closes", .timeLimit(.minutes(1)))
     func runningCallIsAnswered() async throws {
         let (server, client, release) = try await Self.statusHeldAtEndOfInput()
         release.yield()
@@ -106,10 +106,12 @@ final class AnswerCollector: Sendable {
         #expect(answer["result"]?["online"] == true)
     }
 
-    @Test("a call that outlives its drain limit after the input ended is answered with runCancelled")
+    @Test("a call that outlives its drain limit after the input ended is answered with runCancelled", .timeLimit(.minutes(1)))
     func hungCallIsCancelledAtItsLimit() async throws {
         let clock = ManualClock()
         let (server, client, _) = try await Self.statusHeldAtEndOfInput(clock: clock)
+        // Not cancelled when the input ended: at its drain limit.
+        #expect(clock.nextDeadline == HubServer.drainLimit(for: "status"))
         clock.advance(by: HubServer.drainLimit(for: "status"))
         await server.waitUntilClosed()
         for await _ in client.closed { break }

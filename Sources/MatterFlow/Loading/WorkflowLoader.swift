@@ -143,7 +143,7 @@ public struct WorkflowLoader: Sendable {
         /// reported with them and its decoding findings together (without those about the unusable numbers
         /// themselves, read clamped), and not validated further.
         mutating func decode(
-            document: JSONDocument, directory: String, stack: [String], text: String, numberProblems: [Diagnostic] = []
+            document: JSONDocument, directory: String, stack: [String], text: String, numberProblems: [Diagnostic]
         ) -> Workflow? {
             let decoder = WorkflowDecoder(document: document)
             let collector = decoder.collector

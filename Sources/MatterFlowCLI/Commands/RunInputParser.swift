@@ -46,15 +46,15 @@ struct RunInputParser {
             }
             inputs = object
         }
-        for (name, text) in pairs.map({ ($0.name, $0.value) }) {
+        for pair in pairs {
             // Unknown inputs are kept as strings and reported later.
-            switch workflow.input(named: name)?.value(fromText: text) ?? .success(.string(text)) {
-            case .success(let value): inputs[name] = value
+            switch workflow.input(named: pair.name)?.value(fromText: pair.value) ?? .success(.string(pair.value)) {
+            case .success(let value): inputs[pair.name] = value
             case .failure(let error):
                 diagnostics.append(
                     Diagnostic(
                         severity: .error, code: error.outOfRange ? DiagnosticCode.numberOutOfRange : DiagnosticCode.wrongType,
-                        message: error.message, file: "--input", pointer: "/" + name))
+                        message: error.message, file: "--input", pointer: "/" + pair.name))
             }
         }
         guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }

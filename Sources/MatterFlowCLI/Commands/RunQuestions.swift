@@ -48,7 +48,7 @@ final class RunQuestions: Sendable {
     ) throws(UsageError) -> Result<[String: JSONValue], DiagnosticsError> {
         var answers: [String: JSONValue] = [:]
         let known = workflow.questionNames
-        for pair in try NameValuePair.split(pairs, option: "answer", noun: "answer", command: command) {
+        for pair in try NameValuePair.split(pairs, option: "answer", command: command) {
             let name = pair.name
             guard known.contains(name) else {
                 let listed = known.isEmpty ? "the workflow asks no questions" : "its questions: \(known.sorted().joined(separator: ", "))"

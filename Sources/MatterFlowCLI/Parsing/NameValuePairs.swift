@@ -5,7 +5,7 @@ struct NameValuePair: Sendable, Hashable {
 
     /// Splits each value; one without a name or `=` is a usage error, and so is a name given twice: which of its
     /// values was meant cannot be known, so none is picked.
-    static func split(_ values: [String], option: String, noun: String, command: String) throws(UsageError) -> [NameValuePair] {
+    static func split(_ values: [String], option: String, command: String) throws(UsageError) -> [NameValuePair] {
         var pairs: [NameValuePair] = []
         var seen = Set<String>()
         for text in values {
@@ -14,7 +14,7 @@ struct NameValuePair: Sendable, Hashable {
             }
             let name = String(text[..<equals])
             guard seen.insert(name).inserted else {
-                throw UsageError(message: "--\(option) \(name) is given more than once; give each \(noun) once", command: command)
+                throw UsageError(message: "--\(option) \(name) is given more than once; give each \(option) once", command: command)
             }
             pairs.append(NameValuePair(name: name, value: String(text[text.index(after: equals)...])))
         }
@@ -23,11 +23,11 @@ struct NameValuePair: Sendable, Hashable {
 
     /// The `--input` pairs of a command.
     static func inputs(_ arguments: ParsedArguments, command: String) throws(UsageError) -> [NameValuePair] {
-        try split(arguments.all("input"), option: "input", noun: "input", command: command)
+        try split(arguments.all("input"), option: "input", command: command)
     }
 
     /// The `--answer` pairs of a command.
     static func answers(_ arguments: ParsedArguments, command: String) throws(UsageError) -> [NameValuePair] {
-        try split(arguments.all("answer"), option: "answer", noun: "answer", command: command)
+        try split(arguments.all("answer"), option: "answer", command: command)
     }
 }
