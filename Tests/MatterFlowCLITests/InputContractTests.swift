@@ -48,6 +48,15 @@ struct InputContractTests {
             let odd = await matterflowVirtual(["run", epskc, "--home", home, "--trace", "none", "--input", "durationSeconds=\(text)"])
             #expect(odd.code == 2 && odd.stderr.contains("error[wrongType]"), "\(text): \(odd.stderr)")
         }
+        // Decimal spellings JSON does not allow: refused, naming the JSON spelling.
+        for (text, spelling) in [("+30", "30"), ("030", "30"), ("30.", "30"), (".3e2", "0.3e2")] {
+            let odd = await matterflowVirtual(["run", epskc, "--home", home, "--trace", "none", "--input", "durationSeconds=\(text)"])
+            #expect(odd.code == 2, "\(text): \(odd.stderr)")
+            #expect(
+                odd.stderr.contains(
+                    #"error[wrongType]: /durationSeconds: input "durationSeconds" must be an integer written as JSON writes one, got "\#(text)"; write "\#(spelling)""#),
+                "\(text): \(odd.stderr)")
+        }
     }
 
     @Test("--inputs FILE with one --input for a name in it: the command line wins")

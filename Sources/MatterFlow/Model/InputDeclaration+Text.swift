@@ -16,9 +16,10 @@ extension InputDeclaration {
         case .string, .onboardingPayload:
             return .success(.string(text))
         case .integer:
+            if let problem = notJSONNumber(text, kind: "an integer") { return .failure(problem) }
             if let number = Int(text) { return .success(.int(number)) }
             // As in JSON, a whole number written with a fraction or an exponent (`30.0`, `3e1`) is an integer.
-            guard let number = Self.decimal(text), number.isInfinite || number.rounded(.towardZero) == number else {
+            guard let number = Double(text), number.isInfinite || number.rounded(.towardZero) == number else {
                 return .failure(InputTextError(message: "input \"\(name)\" must be an integer, got \"\(text)\""))
             }
             guard let whole = Int(exactly: number) else {
@@ -28,7 +29,9 @@ extension InputDeclaration {
             }
             return .success(.int(whole))
         case .number:
-            guard let number = Self.decimal(text) else {
+            if let problem = notJSONNumber(text, kind: "a number") { return .failure(problem) }
+            // A JSON number always reads as a Double: infinite when it is too large for one.
+            guard let number = Double(text) else {
                 return .failure(InputTextError(message: "input \"\(name)\" must be a number, got \"\(text)\""))
             }
             guard number.isFinite else {
@@ -53,10 +56,15 @@ extension InputDeclaration {
         }
     }
 
-    /// A number written as JSON writes one (digits, a sign, a fraction, an exponent), as a float: not `inf`, `nan`
-    /// or hexadecimal, which `Double(_:)` takes too. Infinite when it is too large for one.
-    private static func decimal(_ text: String) -> Double? {
-        guard !text.isEmpty, text.unicodeScalars.allSatisfy({ "+-0123456789.eE".unicodeScalars.contains($0) }) else { return nil }
-        return Double(text)
+    /// Why `text` is not a number as JSON writes one (an optional `-`, digits without a leading zero, an optional
+    /// fraction and exponent: `0`, `-1`, `1.5`, `1e3`), or nil when it is one. `Double(_:)` reads more (`+1`, `.5`,
+    /// `1.`, `01`, `inf`, hexadecimal); a number in such a spelling is answered with its JSON spelling.
+    private func notJSONNumber(_ text: String, kind: String) -> InputTextError? {
+        guard !JSONNumberText.isNumber(text) else { return nil }
+        guard let spelling = JSONNumberText.spelling(of: text) else {
+            return InputTextError(message: "input \"\(name)\" must be \(kind), got \"\(text)\"")
+        }
+        return InputTextError(
+            message: "input \"\(name)\" must be \(kind) written as JSON writes one, got \"\(text)\"; write \"\(spelling)\"")
     }
 }

@@ -1,0 +1,67 @@
+import MatterFlow
+import MatterFlowJSON
+import Testing
+
+/// `--input NAME=VALUE` read as a number or integer input: the text must be a number as JSON writes one.
+@Suite struct InputTextTests {
+    static let number = InputDeclaration(name: "level", type: .number, required: true)
+    static let integer = InputDeclaration(name: "count", type: .integer, required: true)
+
+    @Test("numbers as JSON writes them are read as numbers", arguments: [
+        ("0", 0.0), ("-1", -1), ("1.5", 1.5), ("1e3", 1000), ("-0.25E-2", -0.0025), ("-0", 0), ("1E+2", 100),
+    ])
+    func jsonNumbersAreRead(text: String, value: Double) throws {
+        let read = try Self.number.value(fromText: text).get()
+        #expect(read == .double(value), "\(text)")
+    }
+
+    @Test("integers as JSON writes them are read as integers", arguments: [
+        ("0", 0), ("-1", -1), ("1e3", 1000), ("30.0", 30), ("-0", 0),
+    ])
+    func jsonIntegersAreRead(text: String, value: Int) throws {
+        let read = try Self.integer.value(fromText: text).get()
+        #expect(read == .int(value), "\(text)")
+    }
+
+    @Test("spellings JSON does not allow are refused, saying how JSON writes the number", arguments: [
+        ("+1", "1"), (".5", "0.5"), ("1.", "1"), ("01", "1"), ("-.5", "-0.5"), ("+1.e3", "1e3"), ("00.50", "0.50"),
+    ])
+    func otherSpellingsAreRefused(text: String, spelling: String) {
+        for declaration in [Self.number, Self.integer] {
+            guard case .failure(let error) = declaration.value(fromText: text) else {
+                Issue.record("\(declaration.type) input read \"\(text)\"")
+                continue
+            }
+            let kind = declaration.type == .number ? "a number" : "an integer"
+            #expect(
+                error.message
+                    == "input \"\(declaration.name)\" must be \(kind) written as JSON writes one, got \"\(text)\"; write \"\(spelling)\"")
+            #expect(!error.outOfRange)
+        }
+    }
+
+    @Test("text that is no decimal number is refused without a spelling to write", arguments: [
+        "", "-", "1e", "1e+", "--1", "1.2.3", "0x10", "inf", "nan", "1_000", " 1", "1 ", "e3",
+    ])
+    func nonNumbersAreRefused(text: String) {
+        guard case .failure(let error) = Self.number.value(fromText: text) else {
+            Issue.record("read \"\(text)\"")
+            return
+        }
+        #expect(error.message == "input \"level\" must be a number, got \"\(text)\"")
+    }
+
+    @Test("a JSON number beyond a 64-bit float or integer is out of range, not mistyped")
+    func outOfRange() throws {
+        guard case .failure(let float) = Self.number.value(fromText: "1e999") else {
+            Issue.record("1e999 read")
+            return
+        }
+        #expect(float.outOfRange)
+        guard case .failure(let integer) = Self.integer.value(fromText: "99999999999999999999") else {
+            Issue.record("99999999999999999999 read")
+            return
+        }
+        #expect(integer.outOfRange)
+    }
+}
