@@ -25,9 +25,10 @@ final class FixtureDecoder {
         directory = URL(fileURLWithPath: document.file).deletingLastPathComponent().path
     }
 
-    /// Every finding, ordered by file and position (the fixture's own first).
-    var diagnostics: [Diagnostic] {
-        collector.diagnostics.sortedByLocation() + otherFiles
+    /// Every finding, ordered by file and position (the fixture's own first); the fixture's numbers no value can
+    /// hold (`numberProblems`) in place of what was found of the values read for them.
+    func diagnostics(numberProblems: [Diagnostic]) -> [Diagnostic] {
+        collector.diagnostics.replacingFindings(at: numberProblems).sortedByLocation() + otherFiles
     }
 
     func decode() -> Fixture? {

@@ -31,8 +31,8 @@ public struct FixtureLoader: Sendable {
     /// Loads one fixture file.
     public func load(path: String) -> Outcome {
         do {
-            let document = try JSONDocument.load(path: path)
-            return decode(document)
+            let (document, numberProblems) = try JSONDocument.loadKeepingNumberProblems(path: path)
+            return decode(document, numberProblems: numberProblems)
         } catch {
             return Outcome(file: path, fixture: nil, diagnostics: error.diagnostics)
         }
@@ -41,16 +41,21 @@ public struct FixtureLoader: Sendable {
     /// Loads a fixture from JSON text; relative paths in it resolve from the directory of `file`.
     public func load(text: String, file: String) -> Outcome {
         do {
-            return decode(try JSONDocument.parse(text, file: file))
+            let (document, numberProblems) = try JSONDocument.parseKeepingNumberProblems(text, file: file)
+            return decode(document, numberProblems: numberProblems)
         } catch {
             return Outcome(file: file, fixture: nil, diagnostics: error.diagnostics)
         }
     }
 
-    private func decode(_ document: JSONDocument) -> Outcome {
+    /// Decodes a parsed fixture. Its numbers no value can hold (`numberProblems`) are reported with its other
+    /// findings, and make it unusable.
+    private func decode(_ document: JSONDocument, numberProblems: [Diagnostic]) -> Outcome {
         let decoder = FixtureDecoder(document: document, catalog: catalog, workflows: workflows)
         let fixture = decoder.decode()
-        return Outcome(file: document.file, fixture: fixture, diagnostics: decoder.diagnostics)
+        return Outcome(
+            file: document.file, fixture: numberProblems.isEmpty ? fixture : nil,
+            diagnostics: decoder.diagnostics(numberProblems: numberProblems))
     }
 
     /// The fixture files named by paths: a file as it is, a directory searched recursively for files ending in

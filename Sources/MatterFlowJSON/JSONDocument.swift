@@ -77,6 +77,15 @@ public struct JSONDocument: Sendable {
         return try parse(text, file: path)
     }
 
+    /// Reads and parses a file like ``load(path:)``, but returns the document even when it holds numbers no Swift
+    /// number can, with their diagnostics, as ``parseKeepingNumberProblems(_:file:)`` does: for a decoder that
+    /// reports them with the file's other findings (`replacingFindings(at:)` on its diagnostics).
+    public static func loadKeepingNumberProblems(
+        path: String
+    ) throws(DiagnosticsError) -> (document: JSONDocument, numberProblems: [Diagnostic]) {
+        try parseKeepingNumberProblems(try readText(path: path), file: path)
+    }
+
     /// Reads a UTF-8 text file, reporting a missing or unreadable file as a diagnostic. A leading byte order mark
     /// is not part of the text.
     public static func readText(path: String) throws(DiagnosticsError) -> String {

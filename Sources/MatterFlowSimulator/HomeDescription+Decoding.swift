@@ -41,13 +41,28 @@ extension HomeDescription {
     }
 
     /// Parses and decodes JSON text; `file` names it in diagnostics.
+    /// - Throws: every finding, when any is an error; a number JSON cannot hold (`NaN`, an integer beyond 64 bits)
+    ///   is reported with the file's other findings.
     public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> HomeDescription {
-        try HomeDescription(document: try JSONDocument.parse(text, file: file))
+        let (document, numberProblems) = try JSONDocument.parseKeepingNumberProblems(text, file: file)
+        return try decode(document, numberProblems: numberProblems)
     }
 
     /// Reads, parses and decodes a home description file.
+    /// - Throws: as ``parse(_:file:)``, or the file's `fileNotFound` or `unreadableFile`.
     public static func load(path: String) throws(DiagnosticsError) -> HomeDescription {
-        try HomeDescription(document: try JSONDocument.load(path: path))
+        let (document, numberProblems) = try JSONDocument.loadKeepingNumberProblems(path: path)
+        return try decode(document, numberProblems: numberProblems)
+    }
+
+    /// The home of a document, whose numbers no value can hold (`numberProblems`) are reported with its other
+    /// findings.
+    private static func decode(_ document: JSONDocument, numberProblems: [Diagnostic]) throws(DiagnosticsError) -> HomeDescription {
+        let (home, diagnostics) = decode(document)
+        guard let home, numberProblems.isEmpty else {
+            throw DiagnosticsError(diagnostics.replacingFindings(at: numberProblems))
+        }
+        return home
     }
 }
 

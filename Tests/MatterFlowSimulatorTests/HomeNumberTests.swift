@@ -40,6 +40,31 @@ struct HomeNumberTests {
         #expect(finding.message.contains(fragment), "\(finding.message)")
     }
 
+    @Test("numbers no value can hold are reported with the file's other findings, each at its place")
+    func unholdableNumbersAreReportedWithTheOtherFindings() throws {
+        let text = """
+            {"version": 1, "structure": {"id": "home", "name": "Home"},
+             "devices": [{"id": "d", "name": "D", "vendorID": 1e400, "productID": 99999999999999999999, "colour": 1},
+                         {"id": "e", "name": "E", "vendorID": 70000, "productID": 1}]}
+            """
+        do {
+            _ = try HomeDescription.parse(text, file: "home.json")
+            Issue.record("accepted a home with numbers no value can hold")
+        } catch {
+            let found = error.diagnostics
+            #expect(found.map(\.code) == ["numberOutOfRange", "numberOutOfRange", "unknownKey", "numberOutOfRange"], "\(found)")
+            #expect(
+                found.map(\.pointer) == ["/devices/0/vendorID", "/devices/0/productID", "/devices/0/colour", "/devices/1/vendorID"])
+            #expect(found.map(\.location) == [
+                SourceLocation(line: 2, column: 51), SourceLocation(line: 2, column: 71), SourceLocation(line: 2, column: 93),
+                SourceLocation(line: 3, column: 51),
+            ])
+            #expect(found.allSatisfy { $0.file == "home.json" })
+            #expect(found[0].message.contains("beyond the largest number a file may hold"), "\(found[0].message)")
+            #expect(found[1].message.contains("outside the range of a 64-bit integer"), "\(found[1].message)")
+        }
+    }
+
     @Test("a commissioner time of 1e300 is reported, not run")
     func commissionerTime() throws {
         let found = findings(#"""

@@ -54,6 +54,44 @@ struct OperationDeclarationsTests {
         #expect(trace.contains("<redacted>"))
     }
 
+    @Test func numbersNoValueCanHoldAreReportedWithTheFilesOtherFindings() throws {
+        let text = """
+            {
+              "catalog": "numbers", "version": 1,
+              "operations": {
+                "a": { "summary": "a", "defaultTimeoutSeconds": 1e400, "effect": "read" },
+                "b": { "summary": "b", "defaultTimeoutSeconds": NaN, "effect": "read" },
+                "c": { "sumary": "c", "defaultTimeoutSeconds": 1e9, "effect": "read" }
+              }
+            }
+            """
+        let directory = try WorkflowDirectory("number-catalog", files: ["numbers.catalog.json": text])
+        defer { directory.remove() }
+        let path = directory.path + "/numbers.catalog.json"
+        var reports: [[Diagnostic]] = []
+        do {
+            _ = try OperationDeclarations.parse(text, file: path)
+            Issue.record("parse accepted a catalog with numbers no value can hold")
+        } catch {
+            reports.append(error.diagnostics)
+        }
+        do {
+            _ = try OperationCatalog(loading: [path])
+            Issue.record("loading accepted a catalog with numbers no value can hold")
+        } catch {
+            reports.append(error.diagnostics)
+        }
+        for found in reports {
+            #expect(found.map(\.code) == ["numberOutOfRange", "numberOutOfRange", "missingKey", "unknownKey", "numberOutOfRange"], "\(found)")
+            #expect(
+                found.map(\.pointer) == [
+                    "/operations/a/defaultTimeoutSeconds", "/operations/b/defaultTimeoutSeconds", "/operations/c", "/operations/c/sumary",
+                    "/operations/c/defaultTimeoutSeconds",
+                ], "\(found)")
+            #expect(found.allSatisfy { $0.file == path && $0.location != nil }, "\(found)")
+        }
+    }
+
     @Test func aResultOfAnotherShapeFailsTheCall() async throws {
         let engine = try Self.engine()
         let workflow = try Self.workflow(engine, operation: "answerWrongShape", arguments: "{}")

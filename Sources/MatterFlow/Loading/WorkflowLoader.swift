@@ -149,8 +149,7 @@ public struct WorkflowLoader: Sendable {
             let collector = decoder.collector
             let decoded = decoder.decode()
             if !numberProblems.isEmpty {
-                let pointers = Set(numberProblems.map(\.pointer))
-                record(file: document.file, collector.diagnostics.filter { !pointers.contains($0.pointer) } + numberProblems)
+                record(file: document.file, collector.diagnostics.replacingFindings(at: numberProblems))
                 return nil
             }
             guard var definition = decoded else {

@@ -64,39 +64,50 @@ public struct OperationDeclarations: Sendable {
     /// Reads a catalog file.
     /// - Throws: every finding about the file (with line and column), when it has an error.
     public static func load(path: String) throws(DiagnosticsError) -> OperationDeclarations {
-        let document = try JSONDocument.load(path: path)
-        return try decode(document)
+        let (document, numberProblems) = try JSONDocument.loadKeepingNumberProblems(path: path)
+        return try decode(document, numberProblems: numberProblems)
     }
 
     /// Reads a catalog from JSON text, reported as `file`.
     public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> OperationDeclarations {
-        try decode(try JSONDocument.parse(text, file: file))
+        let (document, numberProblems) = try JSONDocument.parseKeepingNumberProblems(text, file: file)
+        return try decode(document, numberProblems: numberProblems)
     }
 
     /// A catalog file as ``OperationCatalog/init(loading:)`` reads it: its declarations when it has no error;
-    /// otherwise its findings, with what decoded of its operations and guards so the guards can still be checked.
+    /// otherwise its findings, with what decoded of its operations and guards so the guards can still be checked
+    /// (unless it holds a number no value can hold).
     static func read(
         path: String
     ) -> (declarations: OperationDeclarations?, findings: [Diagnostic], unchecked: CatalogDecoder?) {
         do {
-            return decoding(try JSONDocument.load(path: path))
+            let (document, numberProblems) = try JSONDocument.loadKeepingNumberProblems(path: path)
+            return decoding(document, numberProblems: numberProblems)
         } catch {
             return (nil, error.diagnostics, nil)
         }
     }
 
-    private static func decode(_ document: JSONDocument) throws(DiagnosticsError) -> OperationDeclarations {
-        let decoded = decoding(document)
+    private static func decode(
+        _ document: JSONDocument, numberProblems: [Diagnostic]
+    ) throws(DiagnosticsError) -> OperationDeclarations {
+        let decoded = decoding(document, numberProblems: numberProblems)
         guard let declarations = decoded.declarations else { throw DiagnosticsError(decoded.findings) }
         return declarations
     }
 
-    /// A document's declarations when it has no error; otherwise its findings in file order, and its decoder.
+    /// A document's declarations when it has no error; otherwise its findings in file order, and its decoder. A
+    /// document holding numbers no value can hold (`numberProblems`) has them among its findings, and no decoder to
+    /// check further: what was read of those numbers is another value.
     private static func decoding(
-        _ document: JSONDocument
+        _ document: JSONDocument, numberProblems: [Diagnostic]
     ) -> (declarations: OperationDeclarations?, findings: [Diagnostic], unchecked: CatalogDecoder?) {
         let decoder = CatalogDecoder(document: document)
-        guard let declarations = decoder.decode(), !decoder.collector.hasErrors else {
+        let declarations = decoder.decode()
+        guard numberProblems.isEmpty else {
+            return (nil, decoder.collector.diagnostics.replacingFindings(at: numberProblems), nil)
+        }
+        guard let declarations, !decoder.collector.hasErrors else {
             return (nil, decoder.collector.diagnostics.sortedByLocation(), decoder)
         }
         return (declarations, [], nil)
