@@ -5,12 +5,24 @@ extension HubServer {
     /// longest default timeout of the standard operations that call the method (a client would have given up by
     /// then), or the longest of all for a method no standard operation calls (a custom one).
     public static func drainLimit(for method: String) -> Duration {
-        let catalog = OperationCatalog.standard
-        let timeouts = catalog.names.compactMap { name -> Double? in
-            guard HubMethod.methods(forOperation: name).contains(method) else { return nil }
-            return catalog[name]?.defaultTimeoutSeconds
-        }
-        let seconds = timeouts.max() ?? catalog.names.compactMap { catalog[$0]?.defaultTimeoutSeconds }.max() ?? 120
-        return .milliseconds(Int64((seconds * 1000).rounded()))
+        DrainLimits.byMethod[method] ?? DrainLimits.longest
     }
+}
+
+/// The drain limits of the standard catalog's operations, worked out once.
+private enum DrainLimits {
+    /// For each method a standard operation calls, the longest default timeout of the operations that call it.
+    static let byMethod: [String: Duration] = {
+        var limits: [String: Duration] = [:]
+        for operation in OperationCatalog.standard.operations {
+            let limit = Duration.milliseconds(Int64((operation.defaultTimeoutSeconds * 1000).rounded()))
+            for method in HubMethod.methods(forOperation: operation.name) {
+                limits[method] = max(limits[method, default: .zero], limit)
+            }
+        }
+        return limits
+    }()
+
+    /// The longest default timeout of the standard operations, for a method none of them calls.
+    static let longest: Duration = byMethod.values.reduce(.zero, max)
 }

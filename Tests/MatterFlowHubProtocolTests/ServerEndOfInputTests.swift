@@ -106,6 +106,17 @@ final class AnswerCollector: Sendable {
         #expect(answer["result"]?["online"] == true)
     }
 
+    @Test("a method's drain limit is the default timeout of the standard operation calling it; any other method's, the longest of them")
+    func drainLimits() {
+        #expect(HubServer.drainLimit(for: "status") == .seconds(10))
+        #expect(HubServer.drainLimit(for: "joinThreadNetwork") == .seconds(60))
+        #expect(HubServer.drainLimit(for: "commissionDevice") == .seconds(120))
+        // Methods no standard operation calls: the protocol's own, and a custom operation's.
+        for method in ["activeSession", "subscribe", "firmwareUpdate"] {
+            #expect(HubServer.drainLimit(for: method) == .seconds(120), "\(method)")
+        }
+    }
+
     @Test("a call that outlives its drain limit after the input ended is answered with runCancelled", .timeLimit(.minutes(1)))
     func hungCallIsCancelledAtItsLimit() async throws {
         let clock = ManualClock()
