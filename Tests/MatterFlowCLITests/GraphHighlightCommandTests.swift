@@ -55,13 +55,17 @@ import Testing
         #expect(run.stdout == whole.stdout)
         #expect(run.stderrLines.count == 1, "\(run.stderr)")
         #expect(run.stderr.hasPrefix("\(file):\(lines.count + 1):19: warning[syntaxError]: the last line is not complete JSON"), "\(run.stderr)")
-        // Cut just after a space inside a string, or with a carriage return left: torn all the same.
-        for tail in [#"{"event":"warning","message":"device not "#, "{\"event\":\"stateEnt\r"] {
+        // Cut just after a space inside a string, or with a carriage return left: torn all the same, where the text
+        // stops (the trailing space or carriage return not counted).
+        for (tail, column) in [(#"{"event":"warning","message":"device not "#, 41), ("{\"event\":\"stateEnt\r", 19)] {
             let cut = try directory.write(trace.stderr + tail, to: "cut.jsonl")
             let drawn = await matterflow("graph", Repository.workflow("prepare"), "--highlight-path", cut)
             #expect(drawn.code == 0, "\(tail): \(drawn.stderr)")
             #expect(drawn.stdout == whole.stdout)
-            #expect(drawn.stderr.contains("warning[syntaxError]: the last line is not complete JSON"), "\(drawn.stderr)")
+            #expect(drawn.stderrLines.count == 1, "\(drawn.stderr)")
+            #expect(
+                drawn.stderr.hasPrefix("\(cut):\(lines.count + 1):\(column): warning[syntaxError]: the last line is not complete JSON"),
+                "\(drawn.stderr)")
         }
     }
 
