@@ -51,12 +51,17 @@ public struct DiscoveryCapabilities: OptionSet, Sendable, Hashable, CustomString
         return result
     }
 
-    /// The capability with command-line name `name` (`softap`, `ble`, `on-network`, `wifi-paf`, `nfc`, `thread`;
-    /// case-insensitive, `_` accepted for `-`), or `nil`.
+    /// Other command-line names of some capabilities, each with the name in ``named`` it stands for: the names
+    /// without their dash (as a payload's JSON facts write them, `onNetwork`, `wifiPAF`), `soft-ap`, and `ip`.
+    public static let aliases: [(alias: String, name: String)] = [
+        ("soft-ap", "softap"), ("onnetwork", "on-network"), ("ip", "on-network"), ("wifipaf", "wifi-paf"),
+    ]
+
+    /// The capability with command-line name `name` (`softap`, `ble`, `on-network`, `wifi-paf`, `nfc`, `thread`, or
+    /// one of ``aliases``; case-insensitive, `_` accepted for `-`), or `nil`.
     public init?(name: String) {
         let normalized = String(name.lowercased().map { $0 == "_" ? "-" : $0 })
-        let aliases = ["onnetwork": "on-network", "ip": "on-network", "wifipaf": "wifi-paf", "soft-ap": "softap"]
-        let canonical = aliases[normalized] ?? normalized
+        let canonical = Self.aliases.first { $0.alias == normalized }?.name ?? normalized
         guard let entry = Self.named.first(where: { $0.name == canonical }) else { return nil }
         self = entry.capability
     }

@@ -139,6 +139,39 @@ import Testing
         #expect(payload["discoveryCapabilities"] == 6)
     }
 
+    /// The QR code `payload generate` makes for the example device with `--discovery` set to `list`.
+    func qrCode(discovery list: String) async throws -> String {
+        let result = await matterflow(
+            "payload", "generate", "--vendor-id", "0xFFF1", "--product-id", "0x8000", "--discriminator", "3840",
+            "--passcode", "20202021", "--discovery", list, "--json")
+        #expect(result.code == 0, "\(list): \(result.stderr)")
+        return try #require(try JSONDocument.parse(result.stdout, file: "out").value["qrCode"]?.stringValue)
+    }
+
+    @Test("every other spelling --discovery takes is in its help, and makes the code its name makes")
+    func discoveryAliasesAreDocumentedAndWork() async throws {
+        let help = await matterflow("payload", "generate", "--help")
+        #expect(help.code == 0)
+        #expect(
+            help.stdout.contains(
+                """
+                --discovery names are case-insensitive, and _ may stand for -; the other spellings it takes:
+                soft-ap (softap), onnetwork (on-network), ip (on-network), wifipaf (wifi-paf).
+                """),
+            "\(help.stdout)")
+        for (alias, name) in DiscoveryCapabilities.aliases {
+            #expect(help.stdout.contains("\(alias) (\(name))"), "\(alias)")
+            #expect(try await qrCode(discovery: alias) == (try await qrCode(discovery: name)), "\(alias)")
+        }
+        // Case and _ for -, as the help says; the JSON facts' spellings among them.
+        for (spelling, name) in [
+            ("softAP", "softap"), ("soft_ap", "softap"), ("BLE", "ble"), ("on_network", "on-network"), ("onNetwork", "on-network"),
+            ("wifiPAF", "wifi-paf"), ("wifi_paf", "wifi-paf"), ("NFC", "nfc"), ("Thread", "thread"),
+        ] {
+            #expect(try await qrCode(discovery: spelling) == (try await qrCode(discovery: name)), "\(spelling)")
+        }
+    }
+
     @Test func generateRefusesFieldsThatBreakARule() async {
         let trivial = await matterflow(
             "payload", "generate", "--vendor-id", "1", "--product-id", "1", "--discriminator", "1", "--passcode", "12345678")

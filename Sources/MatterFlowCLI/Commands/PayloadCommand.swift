@@ -23,6 +23,9 @@ struct PayloadCommand {
     /// The `--discovery` names `payload generate` takes, for its help and its errors.
     static let discoveryNames = DiscoveryCapabilities.named.map(\.name).joined(separator: ", ")
 
+    /// The other spellings `--discovery` takes, for its help: `soft-ap (softap), ip (on-network), ...`.
+    static let discoveryAliases = DiscoveryCapabilities.aliases.map { "\($0.alias) (\($0.name))" }.joined(separator: ", ")
+
     static let generateSpec = CommandSpec(
         name: "payload generate",
         abstract: "Make the QR code and manual pairing code for a device's fields.",
@@ -36,7 +39,11 @@ struct PayloadCommand {
             .init(name: "discovery", valueName: "<list>", help: "Comma-separated, any of: \(Self.discoveryNames) (default ble)."),
             .init(name: "json", valueName: nil, help: "Print {\"qrCode\", \"manualCode\"} as JSON."),
         ],
-        discussion: "Exit status: 0 on success, 2 when a field breaks a rule (named on stderr).")
+        discussion: """
+            --discovery names are case-insensitive, and _ may stand for -; the other spellings it takes:
+            \(Self.discoveryAliases).
+            Exit status: 0 on success, 2 when a field breaks a rule (named on stderr).
+            """)
 
     let arguments: ParsedArguments
     let environment: ToolEnvironment
