@@ -66,14 +66,15 @@ public struct DiscoveryCapabilities: OptionSet, Sendable, Hashable, CustomString
         self = entry.capability
     }
 
-    /// The capabilities in a comma-separated list such as `ble,softap,on-network` (spaces around names allowed).
+    /// The capabilities in a comma-separated list such as `ble,softap,on-network` (spaces around names allowed,
+    /// not within them).
     ///
     /// - Returns: `nil` if any name is unknown or the list is empty.
     public init?(list: String) {
         var result: DiscoveryCapabilities = []
         let names = list.split(separator: ",", omittingEmptySubsequences: false)
         for name in names {
-            let trimmed = String(name.filter { !$0.isWhitespace })
+            let trimmed = String(name.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
             guard let capability = DiscoveryCapabilities(name: trimmed) else { return nil }
             result.insert(capability)
         }

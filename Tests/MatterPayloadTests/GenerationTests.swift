@@ -78,6 +78,10 @@ struct GenerationTests {
         #expect(CommissioningFlow(rawValue: 3).name == "reserved(3)")
         #expect(DiscoveryCapabilities(list: "ble,softap,on-network") == [.ble, .softAP, .onNetwork])
         #expect(DiscoveryCapabilities(list: " ble , thread ") == [.ble, .thread])
+        #expect(DiscoveryCapabilities(list: "\tble,\non-network ") == [.ble, .onNetwork])
+        // Spaces around a name, not within it.
+        #expect(DiscoveryCapabilities(list: "b le") == nil)
+        #expect(DiscoveryCapabilities(list: "ble,on- network") == nil)
         #expect(DiscoveryCapabilities(list: "ble,carrier-pigeon") == nil)
         #expect(DiscoveryCapabilities(list: "ble,") == nil)
         #expect(DiscoveryCapabilities(rawValue: 0x47).names == ["softap", "ble", "on-network", "bit6"])
