@@ -22,7 +22,14 @@ enum JournalEntryCodec {
             if let digests = started.secretDigests {
                 var inputs = JSONObject()
                 for name in digests.inputs.keys.sorted() { inputs[name] = digests.inputs[name].map(JSONValue.string) }
-                fields["secretDigests"] = ["salt": .string(digests.salt), "rounds": .int(SecretDigests.rounds), "inputs": .object(inputs)]
+                switch digests.scheme {
+                case .keyed(let keyID):
+                    fields["secretDigests"] = [
+                        "salt": .string(digests.salt), "scheme": .string(Self.keyedScheme), "key": .string(keyID), "inputs": .object(inputs),
+                    ]
+                case .stretched:
+                    fields["secretDigests"] = ["salt": .string(digests.salt), "rounds": .int(SecretDigests.rounds), "inputs": .object(inputs)]
+                }
             }
             return fields
         case .checkpoint(let checkpoint):
@@ -272,13 +279,25 @@ enum JournalEntryCodec {
             state: try error.optionalString("state"))
     }
 
+    /// The `scheme` of keyed digests (``SecretDigests/Scheme/keyed(keyID:)``); stretched ones have `rounds` instead.
+    static let keyedScheme = "hmac-sha256"
+
     private static func digests(_ fields: JournalFields) throws(JournalError) -> SecretDigests? {
         guard try fields.optionalValue("secretDigests") != nil else { return nil }
         let object = try fields.nested("secretDigests")
-        _ = try object.int("rounds", in: SecretDigests.rounds...SecretDigests.rounds)
+        let scheme: SecretDigests.Scheme
+        if let name = try object.optionalString("scheme") {
+            guard name == keyedScheme else {
+                throw object.failure("scheme", "\"\(keyedScheme)\"", got: "got \(JournalFields.shown(name))")
+            }
+            scheme = .keyed(keyID: try object.string("key"))
+        } else {
+            _ = try object.int("rounds", in: SecretDigests.rounds...SecretDigests.rounds)
+            scheme = .stretched
+        }
         let inputs = try object.nested("inputs")
         var digests: [String: String] = [:]
         for member in inputs.object.members { digests[member.key] = try inputs.string(member.key) }
-        return SecretDigests(salt: try object.string("salt"), inputs: digests)
+        return SecretDigests(salt: try object.string("salt"), scheme: scheme, inputs: digests)
     }
 }

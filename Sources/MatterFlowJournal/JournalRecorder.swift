@@ -140,10 +140,10 @@ final class JournalRecorder: RunRecording {
     private static let membersNotInDetails: Set<String> = ["event", "runID", "time", "workflow", "state", "type"]
 
     /// Keeps a salted digest of a secret answer for its `answered` record, so that `recover --resume --answer` can
-    /// check an answer given again; nothing when the run shows secrets (the record holds the answer itself).
+    /// check an answer given again; nothing when the run shows secrets (the record holds the answer itself), or when
+    /// a resumed run's keyed digests cannot be made without their key (``SecretDigests/unavailability``).
     func secretAnswered(_ question: Question, value: JSONValue) {
-        guard !showSecrets, let salt = secretDigests?.salt else { return }
-        let digest = SecretDigests.digest(value, salt: salt)
+        guard !showSecrets, let digest = secretDigests?.digest(value) else { return }
         state.withLock { $0.answerDigest = digest }
     }
 

@@ -23,21 +23,23 @@ extension RunJournal {
         // Inputs that do not fit stop the run before its journal file exists.
         let resolved = try workflow.resolveInputs(inputs)
         let runID = runID ?? "run-" + pool.random.hexDigits(12)
+        let key = try digestKey(for: workflow, inputs: resolved)
         let writer = try JournalWriter(creating: path(of: Self.checkedFileName(runID)), hook: nil)
         return try Self.submit(
             workflow, inputs: inputs, resolved: resolved, to: pool, structureID: structureID, runID: runID, answers: answers,
-            observer: observer, writer: writer)
+            observer: observer, writer: writer, digestKey: key)
     }
 
     /// Submits a pool's run whose records go to `writer` (a file or a ``JournalSink``); `resolved` are its inputs
-    /// with defaults filled in.
+    /// with defaults filled in, and `digestKey` digests its secrets (stretched without one).
     static func submit(
         _ workflow: Workflow, inputs: JSONObject, resolved: JSONObject, to pool: RunPool, structureID: StructureID, runID: String,
-        answers: [String: JSONValue], observer: (@Sendable (RunEvent) -> Void)?, writer: JournalWriter
+        answers: [String: JSONValue], observer: (@Sendable (RunEvent) -> Void)?, writer: JournalWriter,
+        digestKey: SecretDigestKey?
     ) throws -> RunPool.Run {
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: structureID, showSecrets: false, hub: pool.hub,
-            secretDigests: SecretDigests(workflow: workflow, inputs: resolved, random: pool.random))
+            secretDigests: SecretDigests(workflow: workflow, inputs: resolved, random: pool.random, key: digestKey))
         let run: RunPool.Run
         do {
             run = try pool.submit(

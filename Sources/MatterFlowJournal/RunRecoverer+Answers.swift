@@ -4,16 +4,22 @@ import MatterFlowJSON
 extension RunRecoverer {
     /// Refuses to resume with a secret input that is not the one the run started with, or an answer to a secret
     /// question the run had answered that is not the answer it was given (each compared by the salted digest its
-    /// `runStarted` or `answered` record keeps), before recovery writes or calls anything. A value that is not of the
+    /// `runStarted` or `answered` record keeps), before recovery writes or calls anything; a run whose keyed digests
+    /// cannot be checked without their key (``RecoveryOptions/digestKey``) is refused as a whole. A value that is not of the
     /// input's type is left to the resume plan, which says so. With ``RecoveryOptions/keepRunsMissingSecrets``, a
     /// secret input the run started with and that is not given again is refused the same way.
     ///
     /// - Returns: the run's secret answers, each with the value given again that matched its digest, for the
     ///   resume plan to put back (recovering without `--resume` compares nothing and refuses nothing).
     func checkResumedSecrets() throws(RecoveryDeferral) -> [SecretAnswers.Resumed] {
-        guard let started, let digests = started.secretDigests else { return [] }
-        let answers = SecretAnswers(entries: entries, started: started)
+        guard let started, let digests = secretDigests else { return [] }
+        let answers = SecretAnswers(entries: entries, digests: digests)
         guard options.resume else { return answers?.resumed(with: [:]).resumed ?? [] }
+        if let unavailability = digests.unavailability, !digests.inputs.isEmpty || answers != nil {
+            throw RecoveryDeferral(
+                message: "resume refused: run \(runID)'s secrets cannot be checked: \(unavailability); nothing was changed. "
+                    + "Recover where the key is, or without --resume to take the run's cancel path")
+        }
         let workflow = try? options.engine.load(path: started.file)
         var inputs: [String] = []
         for name in options.inputs.keys.sorted() {

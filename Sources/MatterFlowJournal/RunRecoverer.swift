@@ -22,6 +22,8 @@ struct RunRecoverer {
     var handOff: PoolHandOff?
 
     var started: RunStartedEntry? { entries.started?.entry }
+    /// The run's secret digests, with the key recovery was given to make and check keyed ones.
+    var secretDigests: SecretDigests? { started?.secretDigests?.withKey(options.digestKey) }
     /// The run's ID: from `runStarted`, or the file's name when that record is damaged.
     var runID: String { started?.runID ?? JournalRunSummary.runID(fromPath: contents.path) }
     /// The run's structure: from `runStarted`, or the run's hub calls when that record is damaged.
@@ -145,7 +147,7 @@ struct RunRecoverer {
     ) -> (recorder: JournalRecorder, point: ResumePoint, answers: [String: JSONValue]) {
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: started?.secretsShown ?? false,
-            hub: hub, continuing: true, secretDigests: started?.secretDigests, repeating: plan.repeatedCall)
+            hub: hub, continuing: true, secretDigests: secretDigests, repeating: plan.repeatedCall)
         var point = plan.point
         point.sessionID = sessionID
         return (recorder, point, options.answers.filter { !plan.restoredAnswers.contains($0.key) })

@@ -35,8 +35,8 @@ struct SecretAnswers {
 
     /// Reads the journal's secret answers; nil when it has none with a digest (journals written before answers were
     /// digested, runs that showed secrets).
-    init?(entries: JournalEntries, started: RunStartedEntry) {
-        guard let digests = started.secretDigests else { return nil }
+    init?(entries: JournalEntries, digests: SecretDigests?) {
+        guard let digests else { return nil }
         var last: [String: Given] = [:]
         var asked: [String: JSONValue] = [:]
         var order: [String] = []

@@ -1,40 +1,92 @@
 import MatterFlow
 import MatterFlowJSON
 
-/// A salted, stretched SHA-256 digest of each secret input a run started with, kept in its `runStarted` record
-/// (`secretDigests`), so that `--resume` can tell whether a secret given again is the one the run used, while the
-/// journal never keeps the secret itself. The same salt digests each secret answer, kept in its `answered` record
-/// (`digest`).
+/// A salted digest of each secret input a run started with, kept in its `runStarted` record (`secretDigests`), so
+/// that `--resume` can tell whether a secret given again is the one the run used, while the journal never keeps the
+/// secret itself. The same salt digests each secret answer, kept in its `answered` record (`digest`).
 ///
-/// Each digest is SHA-256 over the run's random salt and the value's compact JSON, hashed again with the salt
-/// ``rounds`` times: a setup passcode has few enough values that a single hash would be cheap to search.
+/// A run journaled with a ``SecretDigestKey`` (every run of a journal directory, and every fleet run of a worker
+/// with a secrets directory) keeps keyed digests: the HMAC-SHA256, with the key, of the run's random salt and the
+/// value's compact JSON. A setup passcode has few enough values (about 2^27) that any digest made without a secret
+/// could be searched by whoever reads the records; a keyed one cannot be without the key file. Runs journaled with
+/// no key (a ``JournalSink`` given none), and journals written before keys, keep the stretched digest: SHA-256 over
+/// the salt and the value's JSON, hashed again with the salt ``rounds`` times. Both are read and checked.
 struct SecretDigests: Sendable, Hashable {
-    /// How many times each digest is hashed.
+    /// How a run's digests were made.
+    enum Scheme: Sendable, Hashable {
+        /// HMAC-SHA256 with the key whose ``SecretDigestKey/id`` this is.
+        case keyed(keyID: String)
+        /// Salted SHA-256 hashed ``SecretDigests/rounds`` times, with no key.
+        case stretched
+    }
+
+    /// How many times a stretched digest is hashed.
     static let rounds = 1_000
 
     /// 32 random hex digits, drawn per run.
     var salt: String
+    var scheme: Scheme
     /// Digest by input name.
     var inputs: [String: String]
+    /// The key of a keyed scheme, when this process has it (``withKey(_:)``); never written to a record, and not
+    /// part of equality.
+    var key: SecretDigestKey?
 
-    /// The digests of the workflow's secret inputs present in `inputs`, and a salt for its secret answers; nil when
-    /// it has neither secret inputs given nor a secret question (in it or a sub-workflow).
-    init?(workflow: Workflow, inputs: JSONObject, random: any RandomSource) {
+    /// The digests of the workflow's secret inputs present in `inputs` (keyed with `key` when given, else
+    /// stretched), and a salt for its secret answers; nil when it has neither secret inputs given nor a secret
+    /// question (in it or a sub-workflow).
+    init?(workflow: Workflow, inputs: JSONObject, random: any RandomSource, key: SecretDigestKey?) {
+        guard Self.needed(workflow: workflow, inputs: inputs) else { return nil }
+        salt = random.hexDigits(32)
+        scheme = key.map { .keyed(keyID: $0.id) } ?? .stretched
+        self.key = key
         var digests: [String: String] = [:]
-        let salt = random.hexDigits(32)
         for declaration in workflow.inputs where declaration.secret {
             guard let value = inputs[declaration.name], !value.isNull else { continue }
-            digests[declaration.name] = Self.digest(value, salt: salt)
+            digests[declaration.name] = Self.stretchedOrKeyed(value, salt: salt, key: key)
         }
-        guard !digests.isEmpty || Self.asksSecretQuestions(workflow) else { return nil }
-        self.salt = salt
         self.inputs = digests
     }
 
     /// Digests as a `runStarted` record keeps them (``JournalEntryCodec`` reads and writes them).
-    init(salt: String, inputs: [String: String]) {
+    init(salt: String, scheme: Scheme = .stretched, inputs: [String: String]) {
         self.salt = salt
+        self.scheme = scheme
         self.inputs = inputs
+    }
+
+    /// Whether a run with these inputs keeps digests: it was given a secret input, or its workflow (or a
+    /// sub-workflow) asks a secret question.
+    static func needed(workflow: Workflow, inputs: JSONObject) -> Bool {
+        workflow.inputs.contains { $0.secret && inputs[$0.name].map { !$0.isNull } == true } || asksSecretQuestions(workflow)
+    }
+
+    /// These digests with `key` to make and check keyed ones.
+    func withKey(_ key: SecretDigestKey?) -> SecretDigests {
+        var copy = self
+        copy.key = key
+        return copy
+    }
+
+    /// Why this process cannot make or check the run's digests (a keyed scheme without its key); nil when it can.
+    var unavailability: String? {
+        guard case .keyed(let keyID) = scheme else { return nil }
+        guard let key else {
+            return "its secrets were digested with the key \(keyID) (\(SecretDigestKey.fileName)), and no key is at hand here"
+        }
+        guard key.id == keyID else {
+            return "its secrets were digested with the key \(keyID), not with this \(SecretDigestKey.fileName) (\(key.id)); "
+                + "use the directory the run was journaled with"
+        }
+        return nil
+    }
+
+    /// The digest of `value` for this run, as its records keep them; nil when ``unavailability`` says why not.
+    func digest(_ value: JSONValue) -> String? {
+        switch scheme {
+        case .stretched: return Self.digest(value, salt: salt)
+        case .keyed: return unavailability == nil ? Self.stretchedOrKeyed(value, salt: salt, key: key) : nil
+        }
     }
 
     /// Whether `value` is the value the digest of input `name` was made from; nil when there is no such digest.
@@ -42,9 +94,26 @@ struct SecretDigests: Sendable, Hashable {
         inputs[name].map { matches(value, digest: $0) }
     }
 
-    /// Whether `value` is the value `digest` was made from with this run's salt (a secret input's or answer's).
+    /// Whether `value` is the value `digest` was made from with this run's salt (a secret input's or answer's);
+    /// false when the digest cannot be made here (``unavailability``).
     func matches(_ value: JSONValue, digest: String) -> Bool {
-        Self.digest(value, salt: salt) == digest
+        self.digest(value) == digest
+    }
+
+    static func == (lhs: SecretDigests, rhs: SecretDigests) -> Bool {
+        lhs.salt == rhs.salt && lhs.scheme == rhs.scheme && lhs.inputs == rhs.inputs
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(salt)
+        hasher.combine(scheme)
+        hasher.combine(inputs)
+    }
+
+    /// The keyed digest when there is a key, else the stretched one.
+    private static func stretchedOrKeyed(_ value: JSONValue, salt: String, key: SecretDigestKey?) -> String {
+        guard let key else { return digest(value, salt: salt) }
+        return key.authenticationCode(of: Array((salt + ":" + JSONWriter.compact(value)).utf8))
     }
 
     /// Whether the workflow or one of its sub-workflows has a secret ask state.
@@ -61,7 +130,7 @@ struct SecretDigests: Sendable, Hashable {
         return false
     }
 
-    /// The digest of `value`: `sha256(salt ":" json)`, then ``rounds`` - 1 times `sha256(salt digest)`, each digest
+    /// The stretched digest of `value`: `sha256(salt ":" json)`, then ``rounds`` - 1 times `sha256(salt digest)`, each digest
     /// as its 64 lowercase hex digits. The rounds hash one byte buffer in place (the salt, then the last digest's
     /// digits, which each round overwrites), so a run's start pays for the hashing and allocates nothing per round.
     static func digest(_ value: JSONValue, salt: String) -> String {

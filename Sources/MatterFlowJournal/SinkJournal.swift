@@ -6,17 +6,22 @@ import MatterFlowJSON
 /// ``RunJournal``, for run stores that keep records elsewhere (PostgreSQL).
 public enum SinkJournal {
     /// Starts a journaled run whose records go to `sink`: like ``RunJournal/start(_:inputs:on:options:engine:testHook:)``.
-    /// - Parameter options: `runID` must be set (the sink belongs to that run).
+    /// - Parameters:
+    ///   - options: `runID` must be set (the sink belongs to that run).
+    ///   - digestKey: The key the run's secret digests are made with, which must also be given to recover it
+    ///     (``RecoveryOptions/digestKey``); without one they are stretched digests, which whoever reads the records
+    ///     can search (see ``SecretDigestKey``).
     /// - Throws: `DiagnosticsError` for inputs that do not match the workflow.
     public static func start(
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
-        engine: WorkflowEngine = WorkflowEngine(), sink: any JournalSink
+        engine: WorkflowEngine = WorkflowEngine(), sink: any JournalSink, digestKey: SecretDigestKey? = nil
     ) throws -> RunHandle {
         let resolved = try workflow.resolveInputs(inputs)
         var options = options
         if options.runID == nil { options.runID = "run-" + options.random.hexDigits(12) }
         let writer = JournalWriter(sink: sink, nextSequence: 1, hook: nil)
-        return RunJournal.start(workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer)
+        return RunJournal.start(
+            workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, digestKey: digestKey)
     }
 
     /// Settles one interrupted run from its records, as `matterflow recover` does for a journal file: reconciles

@@ -111,6 +111,10 @@ public final class StoreWorker: Sendable {
     private let answerRelay: AnswerRelay
     /// Cancels the worker's runs whose cancel is asked for (`matterflow cancel`).
     private let cancelRelay: CancelRelay
+    /// The key of the runs' secret digests: the secrets directory's (made there on first use), which every worker
+    /// of the fleet reads; none without a secrets directory, whose runs have no secrets to digest. A key that cannot
+    /// be read or made stops ``run(host:pid:)`` before it claims anything.
+    private let digestKey: Result<SecretDigestKey?, JournalError>
     private let state = Mutex(State())
     /// Wakes the idle loop: work announced, a slot freed, stop asked.
     private let wake = WorkSignal()
@@ -128,6 +132,16 @@ public final class StoreWorker: Sendable {
         let log: @Sendable (String) -> Void = { [log = options.log, id = options.workerID] line in log?("worker \(id): \(line)") }
         answerRelay = AnswerRelay(store: store, secrets: options.secrets, log: log)
         cancelRelay = CancelRelay(store: store, log: log)
+        do throws(JournalError) {
+            digestKey = .success(try options.secrets.map { inbox throws(JournalError) in try SecretDigestKey.loadOrCreate(inDirectory: inbox.directory) })
+        } catch {
+            digestKey = .failure(error)
+        }
+    }
+
+    /// The key of the runs' secret digests (see ``digestKey``).
+    private var key: SecretDigestKey? {
+        if case .success(let key) = digestKey { key } else { nil }
     }
 
     /// Asks the worker to stop: it claims nothing more, asks its runs to park at their next checkpoint
@@ -151,6 +165,9 @@ public final class StoreWorker: Sendable {
     /// It leaves the caller's actor (`@concurrent`): the store's commands block their thread for a round trip.
     @concurrent public func run(host: String, pid: Int) async throws(StoreError) -> WorkerSummary {
         do throws(StoreError) {
+            if case .failure(let error) = digestKey {
+                throw StoreError(.secretsUnavailable, "the secrets directory's digest key: \(error.message)")
+            }
             try store.registerWorker(options.workerID, host: host, pid: pid)
         } catch {
             committer.shutdown()
@@ -532,7 +549,7 @@ public final class StoreWorker: Sendable {
         runOptions.questionHoldsClock = false
         let handle: RunHandle
         do {
-            handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink)
+            handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink, digestKey: key)
         } catch {
             await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
@@ -691,6 +708,7 @@ public final class StoreWorker: Sendable {
     private func recoveryOptions(resume: Bool, inputs: JSONObject, answers: [String: JSONValue]) -> RecoveryOptions {
         var recovery = RecoveryOptions(resume: resume, inputs: inputs, engine: engine, clock: options.clock)
         recovery.answers = answers
+        recovery.digestKey = key
         recovery.questionClock = options.questionClock
         recovery.questionHoldsClock = false
         return recovery

@@ -80,6 +80,13 @@ struct JournalEntryCodecTests {
             let details: JSONObject = name == .transitionTaken ? ["from": "a", "to": "b", "edge": "next"] : ["guard": "permission", "passed": true]
             entries.append(.event(JournalEventEntry(name: name, workflow: "commission-device", state: state, clockTime: 2.5, details: details)))
         }
+        entries.append(
+            .runStarted(
+                RunStartedEntry(
+                    runID: "run-3", workflow: "commission-device", version: 3, file: "/w/commission-device.json",
+                    contentHash: "ab12", structureID: "home", inputs: ["onboardingPayload": .string(RunOptions.redacted)],
+                    secretsShown: false, pid: 4242, format: JournalFrame.formatVersion,
+                    secretDigests: SecretDigests(salt: "00ff", scheme: .keyed(keyID: "0123456789abcdef"), inputs: ["onboardingPayload": "digest"]))))
         return entries
     }()
 

@@ -31,6 +31,8 @@ struct PoolJournalTests {
         _ workflow: Workflow, inputs: JSONObject, home: HomeDescription, seed: UInt64, in scratch: Scratch
     ) async throws -> (alone: RunResult, pooled: RunResult, aloneJournal: String, pooledJournal: String, journal: RunJournal, hub: SimulatedHub) {
         let single = try RunJournal(directory: scratch.file("single"))
+        // Both directories get the same secret digest key, so their journals can be the same byte for byte.
+        _ = try SecretDigestKey.loadOrCreate(inDirectory: single.directory, random: SeededRandomSource(seed: seed))
         let singleClock = VirtualClock()
         let hold = ClockHold(singleClock)
         let alone = try await single.run(
@@ -39,6 +41,7 @@ struct PoolJournalTests {
         hold.release()
 
         let journal = try RunJournal(directory: scratch.file("pooled"))
+        _ = try SecretDigestKey.loadOrCreate(inDirectory: journal.directory, random: SeededRandomSource(seed: seed))
         let poolClock = VirtualClock()
         let hub = try SimulatedHub(home: home, clock: poolClock)
         let pool = RunPool(hub: hub, clock: poolClock, random: SeededRandomSource(seed: seed))
@@ -121,7 +124,7 @@ struct PoolJournalTests {
         let handle = RunJournal.start(
             workflow, resolved: resolved, on: singleHub,
             options: RunOptions(structureID: Homes.structureID, clock: singleClock, random: SeededRandomSource(seed: 14), runID: Self.runID),
-            engine: WorkflowEngine(), writer: JournalWriter(sink: singleSink, nextSequence: 1, hook: nil))
+            engine: WorkflowEngine(), writer: JournalWriter(sink: singleSink, nextSequence: 1, hook: nil), digestKey: nil)
         hold.release()
         let alone = await handle.result
 
@@ -131,7 +134,7 @@ struct PoolJournalTests {
         let sink = RefusingSink(failingOperation: "commissionDevice")
         let run = try RunJournal.submit(
             workflow, inputs: Self.inputs, resolved: resolved, to: pool, structureID: Homes.structureID, runID: Self.runID,
-            answers: [:], observer: nil, writer: JournalWriter(sink: sink, nextSequence: 1, hook: nil))
+            answers: [:], observer: nil, writer: JournalWriter(sink: sink, nextSequence: 1, hook: nil), digestKey: nil)
         let inPool = try #require(await pool.result(of: run))
 
         #expect(inPool.outcome == .cancelled, "\(String(describing: inPool.error))")
@@ -160,7 +163,7 @@ struct PoolJournalTests {
             hook: { boundary in boundary.position == .before && boundary.sequence == intent ? .tear : .proceed })
         let run = try RunJournal.submit(
             workflow, inputs: Self.inputs, resolved: try workflow.resolveInputs(Self.inputs), to: pool, structureID: Homes.structureID,
-            runID: Self.runID, answers: [:], observer: nil, writer: writer)
+            runID: Self.runID, answers: [:], observer: nil, writer: writer, digestKey: nil)
         let result = try #require(await pool.result(of: run))
         #expect(result.outcome == .cancelled, "\(String(describing: result.error))")
         let calls = await hub.calls(structure: Homes.structureID).map { "\($0.operation)" }

@@ -45,6 +45,7 @@ struct ResumeSecretAnswerTests {
         let scratch: Scratch
         var stateDirectory: String { scratch.file("state") }
         var journalPath: String { (try? RunJournal(directory: scratch.file("journal")).path(of: Self.runID)) ?? "" }
+        var journalDirectory: String { scratch.file("journal") }
         static let runID = "run-00000000a5e7"
 
         init(
@@ -112,14 +113,15 @@ struct ResumeSecretAnswerTests {
         #expect(!text.contains(Self.pin))
         let entries = try JournalReader.read(path: crashed.journalPath).entries()
         let started = try #require(entries.started?.entry)
-        let salt = try #require(started.secretDigests?.salt)
+        let key = try #require(try SecretDigestKey.load(fromDirectory: crashed.journalDirectory))
+        let digests = try #require(started.secretDigests?.withKey(key))
         let answered = entries.compactMap { record -> JournalEventEntry? in
             guard case .event(let event) = record.entry, event.name == .answered else { return nil }
             return event
         }
         #expect(answered.count == 1)
         #expect(answered.first?.details["value"]?.stringValue == RunOptions.redacted)
-        #expect(answered.first?.details["digest"]?.stringValue == SecretDigests.digest(.string(Self.pin), salt: salt))
+        #expect(answered.first?.details["digest"]?.stringValue == digests.digest(.string(Self.pin)))
         #expect(try crashed.sessionActive(), "the crash left the session held")
     }
 

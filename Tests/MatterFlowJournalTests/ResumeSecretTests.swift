@@ -12,19 +12,51 @@ struct ResumeSecretTests {
     /// The specification's example manual pairing code: a valid payload of another device.
     static let otherPayload = "34970112332"
 
-    @Test("runStarted keeps a salted digest of each secret input, never the value")
+    @Test("runStarted keeps a salted digest of each secret input keyed with the directory's key, never the value")
     func digestInRunStarted() async throws {
         let scenario = try await CrashScenario(position: .after, sequence: 10_000)
         defer { scenario.scratch.remove() }
-        let contents = try JournalReader.read(path: try scenario.journal().path(of: scenario.runID))
+        let journal = try scenario.journal()
+        let contents = try JournalReader.read(path: journal.path(of: scenario.runID))
         let started = try #require(try contents.entries().started?.entry)
-        let digests = try #require(started.secretDigests)
-        #expect(digests.salt.count == 32)
-        #expect(Array(digests.inputs.keys) == ["onboardingPayload"])
+        let key = try #require(try SecretDigestKey.load(fromDirectory: journal.directory))
+        let recorded = try #require(started.secretDigests)
+        #expect(recorded.scheme == .keyed(keyID: key.id))
+        #expect(recorded.salt.count == 32)
+        #expect(Array(recorded.inputs.keys) == ["onboardingPayload"])
+        // Without the key (someone who reads the journal alone), a digest cannot be made to test a value with.
+        #expect(recorded.unavailability?.contains(key.id) == true)
+        #expect(recorded.matches("onboardingPayload", .string(Payloads.specQR)) == false)
+        #expect(recorded.withKey(SecretDigestKey.generate()).matches("onboardingPayload", .string(Payloads.specQR)) == false)
+        #expect(recorded.inputs["onboardingPayload"] != SecretDigests.digest(.string(Payloads.specQR), salt: recorded.salt))
+        let digests = recorded.withKey(key)
         #expect(digests.matches("onboardingPayload", .string(Payloads.specQR)) == true)
         #expect(digests.matches("onboardingPayload", .string(Self.otherPayload)) == false)
         #expect(digests.inputs["onboardingPayload"] != ContentHash.sha256(Payloads.specQR))
         #expect(started.inputs["onboardingPayload"]?.stringValue == RunOptions.redacted)
+    }
+
+    @Test("without the directory's digest key nothing is resumed with secrets, and recovery says why; with it back, it resumes")
+    func keyMissingRefusesResume() async throws {
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
+        let scenario = try await CrashScenario(position: .after, sequence: outcome)
+        defer { scenario.scratch.remove() }
+        let keyPath = try scenario.journal().directory + "/" + SecretDigestKey.fileName
+        let keyFile = try Data(contentsOf: URL(fileURLWithPath: keyPath))
+        try FileManager.default.removeItem(atPath: keyPath)
+        let homeBefore = try scenario.bytes().home
+
+        let refused = try #require(try await scenario.recover(resume: true, inputs: WorkflowRecoveryTests.payload).runs.first)
+        #expect(refused.action == .deferred)
+        #expect(!refused.resumed)
+        let reason = refused.notes.joined(separator: "; ")
+        #expect(reason.contains("cannot be checked") && reason.contains(SecretDigestKey.fileName), "\(reason)")
+        #expect(try scenario.bytes().home == homeBefore, "the hub was touched")
+
+        try keyFile.write(to: URL(fileURLWithPath: keyPath))
+        let resumed = try #require(try await scenario.recover(resume: true, inputs: WorkflowRecoveryTests.payload).runs.first)
+        #expect(resumed.resumed)
+        #expect(resumed.status == .succeeded, "\(resumed.notes)")
     }
 
     @Test("another payload is refused before recovery changes anything; the run's own then resumes it")

@@ -18,7 +18,7 @@ struct WorkerCommand {
             HubOption.option,
             .init(name: "home", valueName: "<file>", help: "Home description to simulate for every structure (default: the built-in home)."),
             .init(name: "state", valueName: "<dir>", help: "Keep each structure's simulated home in <dir>/<structure> (share it between workers)."),
-            .init(name: "secrets", valueName: "<dir>", help: "Where the runs' secret inputs wait (as given to submit --secrets), and where an output holding secrets is kept (<run>.output)."),
+            .init(name: "secrets", valueName: "<dir>", help: "Where the runs' secret inputs wait (as given to submit --secrets), where an output holding secrets is kept (<run>.output), and the key of the runs' secret digests (digest.key, made when missing)."),
             .init(name: "concurrency", valueName: "<n>", help: "Runs working at once (default 32; 1...1000); a run waiting for an answer, a delay or an event takes no slot."),
             .init(name: "max-waiting", valueName: "<n>", help: "Waiting runs held beyond --concurrency (default 1000; 0...1000000)."),
             .init(name: "lease", valueName: "<seconds>", help: "Lease length: another worker takes a run over this long after the last heartbeat (default 10; 1...3600)."),

@@ -25,7 +25,7 @@ struct FleetCancelTests {
         let cancelled = await matterflow(["cancel", runID, "--store", conninfo, "--secrets", secrets])
         #expect(cancelled.code == 0, "\(cancelled.stderr)")
         #expect(cancelled.stdout == "cancelled\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty)
+        #expect(try PostgresStoreTests.runFiles(in: secrets).isEmpty)
         let store = try PostgresRunStore(conninfo: conninfo)
         let run = try #require(try store.runs().first { $0.runID == runID })
         #expect(run.status == "cancelled")
@@ -51,7 +51,7 @@ struct FleetCancelTests {
         #expect(!noted.stderr.contains(Payloads.specQR))
         // Cancelled again with --secrets, the files go: also when the first cancel's reply was lost.
         #expect(await matterflow(["cancel", other, "--store", conninfo, "--secrets", secrets]).stdout == "cancelled\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty)
+        #expect(try PostgresStoreTests.runFiles(in: secrets).isEmpty)
 
         let unknown = await matterflow(["cancel", "run-nope", "--store", conninfo])
         #expect(unknown.code == 2)
@@ -93,7 +93,7 @@ struct FleetCancelTests {
         let undone = try store.records(of: runID).filter { $0.type == "outcome" && $0.payload["operation"] == "cancelCommissioning" }
         #expect(undone.map { $0.payload["succeeded"] } == [true])
         #expect(try store.sessions().isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty)
+        #expect(try PostgresStoreTests.runFiles(in: secrets).isEmpty)
         #expect(await matterflow(["cancel", runID, "--store", conninfo]).stdout == "cancelled\n")
     }
 

@@ -23,6 +23,11 @@ extension PostgresStoreTests {
             """#, to: "home.json")
     }
 
+    /// The files of runs in a secrets directory: all but the key of the runs' secret digests, which stays.
+    static func runFiles(in secrets: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: secrets).filter { $0 != SecretDigestKey.fileName }.sorted()
+    }
+
     /// The directory of the secrets workers read (`--secrets`), made in `directory`.
     static func secretsDirectory(in directory: TemporaryDirectory) throws -> String {
         let secrets = directory.file("secrets")

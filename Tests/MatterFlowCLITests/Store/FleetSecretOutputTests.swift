@@ -41,6 +41,6 @@ extension PostgresStoreTests {
 
         let pruned = await matterflow(["store", "prune", "--store", conninfo, "--older-than", "0s", "--secrets", secrets])
         #expect(pruned.stdout.hasPrefix("removed 1 run"), "\(pruned.stdout)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty)
+        #expect(try PostgresStoreTests.runFiles(in: secrets).isEmpty)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import MatterFlow
 import MatterFlowCLI
 import MatterFlowJSON
-import MatterFlowJournal
+@testable import MatterFlowJournal
 import MatterFlowSimulator
 @testable import MatterFlowStore
 import Synchronization
@@ -353,7 +353,18 @@ struct PostgresStoreTests {
             """, [Payloads.specQR], doing: "test")
         #expect(leaked.rows.first?.first == "0", "the onboarding payload reached the store")
         #expect(try store.sessions().isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty, "secrets files were not removed")
+        // What stays in the secrets directory is the key of the runs' secret digests: the store keeps digests made
+        // with it, which cannot be searched for the payload without it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets) == [SecretDigestKey.fileName], "secrets files were not removed")
+        let key = try #require(try SecretDigestKey.load(fromDirectory: secrets))
+        let started = try #require(try store.records(of: runIDs[0]).first { $0.type == "runStarted" })
+        let digests = try #require(started.payload["secretDigests"])
+        #expect(digests["scheme"] == "hmac-sha256" && digests["key"]?.stringValue == key.id && digests["rounds"] == nil, "\(digests)")
+        let salt = try #require(digests["salt"]?.stringValue)
+        let stretched = SecretDigests.digest(.string(Payloads.specQR), salt: salt)
+        #expect(digests["inputs"]?["onboardingPayload"]?.stringValue
+            == SecretDigests(salt: salt, scheme: .keyed(keyID: key.id), inputs: [:]).withKey(key).digest(.string(Payloads.specQR)))
+        #expect(digests["inputs"]?["onboardingPayload"]?.stringValue != stretched)
 
         let unknown = await matterflow(["history", "run-nope", "--store", conninfo])
         #expect(unknown.code == 2)
@@ -476,7 +487,7 @@ struct PostgresStoreTests {
             "SELECT string_agg(records, '') FROM matterflow_record_batches WHERE run_id = 'run-0000000a5e04'", doing: "test")
         #expect(everything.rows.first?.first??.contains("424242") == false)
         // The workers removed the files of the runs they finished (the first run's stays: it was never run).
-        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets) == ["run-0000000a5e01.secrets"])
+        #expect(try PostgresStoreTests.runFiles(in: secrets) == ["run-0000000a5e01.secrets"])
     }
 }
 

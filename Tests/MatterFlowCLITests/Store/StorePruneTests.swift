@@ -60,7 +60,7 @@ extension PostgresStoreTests {
         #expect(batches.rows == [["going"], ["recent"]])
         #expect(try store.execute("SELECT count(*) FROM matterflow_answers", doing: "test").rows == [["0"]])
         #expect(try store.execute("SELECT count(*) FROM matterflow_watchers", doing: "test").rows == [["0"]])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets.path) == ["recent.secrets"])
+        #expect(try PostgresStoreTests.runFiles(in: secrets.path) == ["recent.secrets"])
         #expect(throws: StoreError.self) { try store.records(of: "old-ok") }
 
         // Again: nothing more goes. needsAttention only when named; 0s takes every ended run; a session's holder stays

@@ -54,7 +54,7 @@ struct SubmitOnceTests {
         #expect(refused.code == 2)
         #expect(refused.stderr.hasPrefix("error[runExists]"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: secrets + "/\(plain).secrets"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets) == ["\(runID).secrets"])
+        #expect(try PostgresStoreTests.runFiles(in: secrets) == ["\(runID).secrets"])
     }
 }
 
@@ -83,11 +83,11 @@ extension SubmitOnceTests {
 
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets)), virtualTime: true)
         #expect(try await worker.finish(after: [runID], conninfo: conninfo).finished == ["succeeded": 1], "\(worker.lines)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty)
+        #expect(try PostgresStoreTests.runFiles(in: secrets).isEmpty)
         let late = await matterflow(submit)
         #expect(late.code == 0)
         #expect(late.stderr.contains("note: run \(runID) was submitted before (succeeded); nothing was queued again"), "\(late.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: secrets).isEmpty, "a secrets file of an ended run stayed")
+        #expect(try PostgresStoreTests.runFiles(in: secrets).isEmpty, "a secrets file of an ended run stayed")
     }
 }
 

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import MatterFlow
+import MatterFlowJSON
+import ThreadDataset
+
+/// The key of the secret digests a journal keeps (``SecretDigests``): 32 random bytes in a file of their own,
+/// `digest.key` (64 hex digits, mode 0600), never in a journal or the run store.
+///
+/// A digest made with the key is an HMAC-SHA256, so someone who reads journal records (a journal file, the run
+/// store's tables, a backup, `history --json`) cannot search the few values a setup passcode can take without the
+/// key file too. A journal directory keeps its key beside its journal files; a fleet keeps it in its secrets
+/// directory (`--secrets`), the one place where its secrets are kept, which every worker reads.
+public struct SecretDigestKey: Sendable, Hashable {
+    /// The key file's name, in its directory.
+    public static let fileName = "digest.key"
+
+    /// The key's 32 bytes.
+    let bytes: [UInt8]
+    /// 16 hex digits naming the key, kept with each keyed digest so recovery can tell a key that is not the one
+    /// the digests were made with: the first digits of the key's own HMAC of a fixed label, which tell nothing of
+    /// the key.
+    public let id: String
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        id = String(Self.hex(Self.authenticationCode(key: bytes, message: Array("matterflow digest key".utf8))).prefix(16))
+    }
+
+    /// A new key drawn from `random`.
+    public static func generate(random: any RandomSource = SystemRandomSource()) -> SecretDigestKey {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        for _ in 0..<4 {
+            let word = random.next()
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return SecretDigestKey(bytes: bytes)
+    }
+
+    /// The key in `directory`'s key file; nil when the directory has none.
+    /// - Throws: ``JournalError`` `journalUnreadable` when the file cannot be read or is not 64 hex digits.
+    public static func load(fromDirectory directory: String) throws(JournalError) -> SecretDigestKey? {
+        let path = directory + "/" + fileName
+        switch FileBytes.contents(of: path, limit: 1_024) {
+        case .failure(.cannotOpen(let code)) where code == ENOENT:
+            return nil
+        case .failure(let failure):
+            throw JournalError(.journalUnreadable, "cannot read the secret digest key \(path): \(failure)")
+        case .success(let contents):
+            var text = contents
+            if text.last == UInt8(ascii: "\n") { text.removeLast() }
+            guard let bytes = Self.bytes(fromHex: text), bytes.count == 32 else {
+                throw JournalError(
+                    .journalUnreadable,
+                    "the secret digest key \(path) is not 64 hex digits; put back the file this directory had (the "
+                        + "digests its runs keep were made with it), or remove it: a new key is made for new runs, and "
+                        + "the secrets of runs digested with the old one can then not be checked when they are resumed")
+            }
+            return SecretDigestKey(bytes: bytes)
+        }
+    }
+
+    /// The key in `directory`'s key file, created (mode 0600) with a new key when there is none. Processes that
+    /// create it at once agree on one key: each writes its own file and links it into place, and the ones that find
+    /// a key there already read that one.
+    /// - Throws: ``JournalError`` `journalUnwritable` when the file cannot be created, `journalUnreadable` as
+    ///   ``load(fromDirectory:)``.
+    public static func loadOrCreate(
+        inDirectory directory: String, random: any RandomSource = SystemRandomSource()
+    ) throws(JournalError) -> SecretDigestKey {
+        if let key = try load(fromDirectory: directory) { return key }
+        let key = generate(random: random)
+        let temporary = directory + "/." + fileName + "." + random.hexDigits(12)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw JournalError(.journalUnwritable, "cannot create the secret digest key in \(directory): \(String(cString: strerror(errno)))")
+        }
+        defer { unlink(temporary) }
+        let text = Array((hex(key.bytes) + "\n").utf8)
+        let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == text.count, synced else {
+            throw JournalError(.journalUnwritable, "cannot write the secret digest key in \(directory): \(String(cString: strerror(errno)))")
+        }
+        if link(temporary, directory + "/" + fileName) != 0 {
+            guard errno == EEXIST, let existing = try load(fromDirectory: directory) else {
+                throw JournalError(.journalUnwritable, "cannot create the secret digest key in \(directory): \(String(cString: strerror(errno)))")
+            }
+            return existing
+        }
+        return key
+    }
+
+    /// The HMAC-SHA256 of `message` with this key, as 64 lowercase hex digits.
+    func authenticationCode(of message: [UInt8]) -> String {
+        Self.hex(Self.authenticationCode(key: bytes, message: message))
+    }
+
+    /// HMAC-SHA256 (RFC 2104) of `message` with `key` (a key longer than SHA-256's 64-byte block is hashed first).
+    static func authenticationCode(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        let block = 64
+        let short = key.count > block ? SHA256.digest(key) : key
+        let padded = short + [UInt8](repeating: 0, count: block - short.count)
+        let inner = SHA256.digest(padded.map { $0 ^ 0x36 } + message)
+        return SHA256.digest(padded.map { $0 ^ 0x5c } + inner)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func bytes(fromHex text: [UInt8]) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        func nibble(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count / 2)
+        var index = 0
+        while index < text.count {
+            guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+}
