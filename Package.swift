@@ -56,8 +56,8 @@ let package = Package(
         .target(name: "MatterFlow", dependencies: ["MatterFlowJSON", "MatterPayload", "ThreadDataset"]),
         .target(name: "MatterFlowSimulator", dependencies: ["MatterFlow", "MatterFlowJSON", "MatterPayload", "ThreadDataset"]),
         .target(name: "MatterFlowFixtures", dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]),
-        .target(name: "MatterFlowJournal", dependencies: ["MatterFlow", "MatterFlowJSON"]),
-        .target(name: "MatterFlowHubProtocol", dependencies: ["MatterFlow", "MatterFlowJSON"]),
+        .target(name: "MatterFlowJournal", dependencies: ["MatterFlow", "MatterFlowJSON", "ThreadDataset"]),
+        .target(name: "MatterFlowHubProtocol", dependencies: ["MatterFlow", "MatterFlowJSON", "ThreadDataset"]),
         // The run store shared by a fleet of workers (PostgreSQL through libpq, or a journal directory).
         .target(name: "MatterFlowStore", dependencies: ["MatterFlow", "MatterFlowJournal", "MatterFlowJSON", "CLibPQ"]),
 

@@ -1,5 +1,6 @@
 import MatterFlow
 import MatterFlowJSON
+import ThreadDataset
 
 /// The wire form of the `Hub` protocol's values (docs/hub-protocol.md, section 3), both ways.
 enum HubWire {
@@ -181,38 +182,12 @@ enum HubWire {
     // MARK: Datasets and events
 
     static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        Hex.encode(bytes)
     }
 
-    /// Lowercase (or uppercase) hex of even length; nil otherwise.
+    /// Hex of even length, upper- or lower-case, white space around it ignored; nil otherwise.
     static func bytes(hex: String) -> [UInt8]? {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        try? Hex.decode(hex)
     }
 
     static func json(_ event: HubEvent) -> JSONValue {

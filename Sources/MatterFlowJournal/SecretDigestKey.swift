@@ -51,9 +51,7 @@ public struct SecretDigestKey: Sendable, Hashable {
         case .failure(let failure):
             throw JournalError(.journalUnreadable, "cannot read the secret digest key \(path): \(failure)")
         case .success(let contents):
-            var text = contents
-            if text.last == UInt8(ascii: "\n") { text.removeLast() }
-            guard let bytes = Self.bytes(fromHex: text), bytes.count == 32 else {
+            guard let bytes = try? Hex.decode(String(decoding: contents, as: UTF8.self)), bytes.count == 32 else {
                 throw JournalError(
                     .journalUnreadable,
                     "the secret digest key \(path) is not 64 hex digits; put back the file this directory had (the "
@@ -111,34 +109,6 @@ public struct SecretDigestKey: Sendable, Hashable {
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    private static func bytes(fromHex text: [UInt8]) -> [UInt8]? {
-        guard text.count % 2 == 0 else { return nil }
-        func nibble(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count / 2)
-        var index = 0
-        while index < text.count {
-            guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
+        Hex.encode(bytes)
     }
 }

@@ -1,13 +1,14 @@
-/// Hex text to bytes and back, without Foundation.
+/// Hex text to bytes and back, without Foundation: for datasets, and for the other bytes MatterFlow writes as hex
+/// (the hub protocol's datasets, the secret digest key).
 ///
 /// Decoding accepts upper- and lower-case digits and ignores ASCII white space before and after the digits
 /// (as pasted from a terminal), but nothing inside them. Encoding always produces lower case.
-enum Hex {
+public enum Hex {
     /// The lowercase digits, indexed by nibble.
     private static let digits: [Character] = Array("0123456789abcdef")
 
     /// Encodes bytes as lowercase hex with two digits per byte.
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var text = ""
         for byte in bytes {
             text.append(digits[Int(byte >> 4)])
@@ -31,7 +32,7 @@ enum Hex {
     /// - Returns: The decoded bytes.
     /// - Throws: ``ThreadDatasetError`` with code `invalidHexCharacter` (offset = character index in `text`),
     ///   `oddHexLength`, or `datasetTooLong` when more than `maxBytes` bytes would result.
-    static func decode(_ text: String, maxBytes: Int? = nil) throws(ThreadDatasetError) -> [UInt8] {
+    public static func decode(_ text: String, maxBytes: Int? = nil) throws(ThreadDatasetError) -> [UInt8] {
         let scalars = Array(text.unicodeScalars)
         var start = 0
         var end = scalars.count
