@@ -13,7 +13,9 @@
 # account exists, else `nobody`. Every wait is bounded; a server that does not come up is killed and reported.
 # The server uses fsync=off: its data is thrown away after the tests. With PG_DURABLE=1 in the environment (the
 # fleet benchmark) it writes as a production server does instead: fsync=on and full_page_writes=on, so that a
-# commit waits for its WAL to reach the disk.
+# commit waits for its WAL to reach the disk. With PG_LISTEN=ADDRESS and PG_CLIENTS=CIDR (the vanished-server
+# test, inside a network namespace it made) it also listens on TCP at ADDRESS, port 5432, and trusts clients from
+# CIDR.
 set -euo pipefail
 
 command="${1:-}"
@@ -62,7 +64,7 @@ wait_ready() {
 start_server() {
     local durability=(-c fsync=off -c full_page_writes=off)
     [ "${PG_DURABLE:-0}" = 1 ] && durability=(-c fsync=on -c full_page_writes=on)
-    local server=("$bin/postgres" -D "$dir/data" -k "$dir" -p 5432 -c listen_addresses= "${durability[@]}"
+    local server=("$bin/postgres" -D "$dir/data" -k "$dir" -p 5432 -c listen_addresses="${PG_LISTEN:-}" "${durability[@]}"
         -c synchronous_commit=on -c max_connections=200 -c shared_buffers=32MB)
     # Started directly (not through a function), so the background job is the server itself.
     if [ "$(id -u)" -eq 0 ]; then
@@ -117,6 +119,9 @@ case "$command" in
                 }
                 as_server_user "$bin/initdb" -D "$dir/data" -A trust -U matterflow --no-sync -E UTF8 >"$dir/initdb.log" 2>&1 \
                     || { cat "$dir/initdb.log" >&2; exit 1; }
+                if [ -n "${PG_CLIENTS:-}" ]; then
+                    echo "host all all $PG_CLIENTS trust" | as_server_user tee -a "$dir/data/pg_hba.conf" >/dev/null
+                fi
                 start_server
                 owner="${3:-}"
                 if [ -n "$owner" ]; then
