@@ -13,11 +13,18 @@ import Testing
         return pause
     }
 
+    /// Returns once `count` branches are suspended at their checkpoint, so that what a test checks next is checked
+    /// with them there.
+    static func untilAtCheckpoint(_ pause: RunPause, _ count: Int) async {
+        while pause.branchesAtCheckpoint < count { await Task.yield() }
+    }
+
     @Test(.timeLimit(.minutes(1))) func aRunIsNotParkedWhileAnyBranchHasACallInFlight() async {
         // Two elements of a map: one has a call in flight.
         let pause = Self.mapAskedToPause(elements: 2)
         pause.callBegan()
         let parkedBranch = Task { await pause.parkIfRequested() }
+        await Self.untilAtCheckpoint(pause, 1)
         #expect(!pause.isParked)
         // The call ends; its branch goes on, neither parked nor waiting yet.
         pause.callEnded()
@@ -35,7 +42,7 @@ import Testing
         let pause = Self.mapAskedToPause(elements: 2)
         let parked = Task { await pause.parkIfRequested() }
         // The other element is in a retry's delay: neither parked nor waiting.
-        await Task.yield()
+        await Self.untilAtCheckpoint(pause, 1)
         #expect(!pause.isParked)
         pause.waitBegan()
         await pause.parked()

@@ -76,6 +76,9 @@ public final class RunPause: Sendable {
     /// Whether the run is parked now.
     public var isParked: Bool { state.withLock { $0.isParked } }
 
+    /// How many branches are suspended at a checkpoint now.
+    var branchesAtCheckpoint: Int { state.withLock { $0.runs.count } }
+
     /// Returns once the run is parked (at once when it is).
     public func parked() async {
         await withCheckedContinuation { (watcher: CheckedContinuation<Void, Never>) in
