@@ -55,8 +55,14 @@ extension RunJournal {
     private func recoverAll(on hub: any Hub, options given: RecoveryOptions, handOff: PoolHandOff? = nil) async -> RecoveryReport {
         var options = given
         // The directory's own key checks its runs' keyed digests; a run that needs it when it cannot be read is
-        // refused resumption, saying so.
-        if options.digestKey == nil { options.digestKey = try? SecretDigestKey.load(fromDirectory: directory) }
+        // refused resumption, saying why.
+        if options.digestKey == nil {
+            do throws(JournalError) {
+                options.digestKey = try SecretDigestKey.load(fromDirectory: directory)
+            } catch {
+                options.digestKeyProblem = error.message
+            }
+        }
         var report = RecoveryReport(runs: [])
         let paths: [String]
         do {

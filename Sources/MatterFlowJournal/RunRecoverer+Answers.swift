@@ -16,8 +16,9 @@ extension RunRecoverer {
         let answers = SecretAnswers(entries: entries, digests: digests)
         guard options.resume else { return answers?.resumed(with: [:]).resumed ?? [] }
         if let unavailability = digests.unavailability, !digests.inputs.isEmpty || answers != nil {
+            let reason = digests.key == nil ? options.digestKeyProblem ?? unavailability : unavailability
             throw RecoveryDeferral(
-                message: "resume refused: run \(runID)'s secrets cannot be checked: \(unavailability); nothing was changed. "
+                message: "resume refused: run \(runID)'s secrets cannot be checked: \(reason); nothing was changed. "
                     + "Recover where the key is, or without --resume to take the run's cancel path")
         }
         let workflow = try? options.engine.load(path: started.file)

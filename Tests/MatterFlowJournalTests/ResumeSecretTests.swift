@@ -53,6 +53,14 @@ struct ResumeSecretTests {
         #expect(reason.contains("cannot be checked") && reason.contains(SecretDigestKey.fileName), "\(reason)")
         #expect(try scenario.bytes().home == homeBefore, "the hub was touched")
 
+        // A key file that cannot be read: the refusal says what is wrong with it, not that there is none.
+        try Data("not a key".utf8).write(to: URL(fileURLWithPath: keyPath))
+        let damaged = try #require(try await scenario.recover(resume: true, inputs: WorkflowRecoveryTests.payload).runs.first)
+        #expect(damaged.action == .deferred)
+        let damage = damaged.notes.joined(separator: "; ")
+        #expect(damage.contains(keyPath) && damage.contains("not 64 hex digits"), "\(damage)")
+        #expect(try scenario.bytes().home == homeBefore, "the hub was touched")
+
         try keyFile.write(to: URL(fileURLWithPath: keyPath))
         let resumed = try #require(try await scenario.recover(resume: true, inputs: WorkflowRecoveryTests.payload).runs.first)
         #expect(resumed.resumed)
