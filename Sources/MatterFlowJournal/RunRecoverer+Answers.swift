@@ -15,7 +15,9 @@ extension RunRecoverer {
         guard let started, let digests = secretDigests else { return [] }
         let answers = SecretAnswers(entries: entries, digests: digests)
         guard options.resume else { return answers?.resumed(with: [:]).resumed ?? [] }
-        if let unavailability = digests.unavailability, !digests.inputs.isEmpty || answers != nil {
+        // Refused even with no secret to check yet: a secret answer the resumed run took would be journaled with
+        // no digest, and the run could then never be resumed with it after another stop.
+        if let unavailability = digests.unavailability {
             let reason = digests.key == nil ? options.digestKeyProblem ?? unavailability : unavailability
             throw RecoveryDeferral(
                 message: "resume refused: run \(runID)'s secrets cannot be checked: \(reason); nothing was changed. "

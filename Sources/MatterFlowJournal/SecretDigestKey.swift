@@ -14,11 +14,11 @@ import ThreadDataset
 /// store's tables, a backup, `history --json`) cannot search the few values a setup passcode can take without the
 /// key file too. A journal directory keeps its key beside its journal files; a fleet keeps it in its secrets
 /// directory (`--secrets`), the one place where its secrets are kept, which every worker reads.
-public struct SecretDigestKey: Sendable, Hashable {
+public struct SecretDigestKey: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The key file's name, in its directory.
     public static let fileName = "digest.key"
 
-    /// The key's 32 bytes.
+    /// The key's 32 bytes; never printed (``description`` and the mirror show the ID alone).
     let bytes: [UInt8]
     /// 16 hex digits naming the key, kept with each keyed digest so recovery can tell a key that is not the one
     /// the digests were made with: the first digits of the key's own HMAC of a fixed label, which tell nothing of
@@ -29,6 +29,10 @@ public struct SecretDigestKey: Sendable, Hashable {
         self.bytes = bytes
         id = String(Self.hex(Self.authenticationCode(key: bytes, message: Array("matterflow digest key".utf8))).prefix(16))
     }
+
+    public var description: String { "SecretDigestKey(\(id))" }
+
+    public var customMirror: Mirror { Mirror(self, children: ["id": id]) }
 
     /// A new key drawn from `random`.
     public static func generate(random: any RandomSource = SystemRandomSource()) -> SecretDigestKey {
@@ -45,13 +49,16 @@ public struct SecretDigestKey: Sendable, Hashable {
     /// - Throws: ``JournalError`` `journalUnreadable` when the file cannot be read or is not 64 hex digits.
     public static func load(fromDirectory directory: String) throws(JournalError) -> SecretDigestKey? {
         let path = directory + "/" + fileName
-        switch FileBytes.contents(of: path, limit: 1_024) {
+        let read = FileBytes.contents(of: path, limit: 1_024)
+        switch read {
         case .failure(.cannotOpen(let code)) where code == ENOENT:
             return nil
-        case .failure(let failure):
-            throw JournalError(.journalUnreadable, "cannot read the secret digest key \(path): \(failure)")
-        case .success(let contents):
-            guard let bytes = try? Hex.decode(String(decoding: contents, as: UTF8.self)), bytes.count == 32 else {
+        case .failure(.cannotOpen(let code)), .failure(.cannotRead(let code)):
+            throw JournalError(.journalUnreadable, "cannot read the secret digest key \(path): \(String(cString: strerror(code)))")
+        case .failure(.tooLarge), .success:
+            guard case .success(let contents) = read, let bytes = try? Hex.decode(String(decoding: contents, as: UTF8.self)),
+                bytes.count == 32
+            else {
                 throw JournalError(
                     .journalUnreadable,
                     "the secret digest key \(path) is not 64 hex digits; put back the file this directory had (the "
@@ -91,6 +98,8 @@ public struct SecretDigestKey: Sendable, Hashable {
             }
             return existing
         }
+        // The new name must survive a crash: digests made with the key may be durable elsewhere (a fleet's store).
+        JournalFile.syncDirectory(directory)
         return key
     }
 

@@ -9,12 +9,12 @@ public enum SinkJournal {
     /// - Parameters:
     ///   - options: `runID` must be set (the sink belongs to that run).
     ///   - digestKey: The key the run's secret digests are made with, which must also be given to recover it
-    ///     (``RecoveryOptions/digestKey``); without one they are stretched digests, which whoever reads the records
-    ///     can search (see ``SecretDigestKey``).
+    ///     (``RecoveryOptions/digestKey``); nil keeps stretched digests, which whoever reads the records can search
+    ///     (see ``SecretDigestKey``), so pass nil only for runs whose records stay as private as their secrets.
     /// - Throws: `DiagnosticsError` for inputs that do not match the workflow.
     public static func start(
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
-        engine: WorkflowEngine = WorkflowEngine(), sink: any JournalSink, digestKey: SecretDigestKey? = nil
+        engine: WorkflowEngine = WorkflowEngine(), sink: any JournalSink, digestKey: SecretDigestKey?
     ) throws -> RunHandle {
         let resolved = try workflow.resolveInputs(inputs)
         var options = options

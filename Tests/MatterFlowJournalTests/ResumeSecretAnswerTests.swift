@@ -125,6 +125,21 @@ struct ResumeSecretAnswerTests {
         #expect(try crashed.sessionActive(), "the crash left the session held")
     }
 
+    @Test("without the digest key, a run whose secret question is not answered yet is not resumed: its answer could not be digested")
+    func keyMissingRefusesAnUnansweredSecretQuestion() async throws {
+        let crashed = try await Crashed()
+        defer { crashed.scratch.remove() }
+        let asked = try #require(try JournalReader.read(path: crashed.journalPath).records.first { $0.type == "questionAsked" })
+        try cut(crashed.journalPath, after: asked.sequence - 1)
+        try FileManager.default.removeItem(atPath: crashed.journalDirectory + "/" + SecretDigestKey.fileName)
+        let run = try await crashed.recover(answers: ["pin": .string(Self.pin)])
+        #expect(run.action == .deferred)
+        #expect(!run.resumed)
+        let reason = run.notes.joined(separator: "; ")
+        #expect(reason.contains("cannot be checked") && reason.contains(SecretDigestKey.fileName), "\(reason)")
+        #expect(!(try crashed.journalText()).contains(Self.pin))
+    }
+
     @Test("resumed with the answer given again, the run continues with it and succeeds; nothing shows it")
     func resumedWithTheAnswer() async throws {
         let crashed = try await Crashed()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL server for the tests: a private data directory and a Unix socket inside DIR, no TCP.
+# A throwaway PostgreSQL server for the tests: a private data directory and a Unix socket inside DIR (TCP only
+# with PG_LISTEN, below).
 #
 #   bash Tests/Postgres/pg-server.sh start DIR [OWNER_PID]
 #                                                  initdb + start; prints the libpq conninfo on stdout. With
