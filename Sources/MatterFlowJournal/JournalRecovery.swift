@@ -59,6 +59,9 @@ extension RunJournal {
         if options.digestKey == nil {
             do throws(JournalError) {
                 options.digestKey = try SecretDigestKey.load(fromDirectory: directory)
+                if options.digestKey == nil {
+                    options.digestKeyProblem = "its secrets were digested with a key, and there is no \(SecretDigestKey.fileName) in \(directory)"
+                }
             } catch {
                 options.digestKeyProblem = error.message
             }

@@ -159,8 +159,8 @@ public struct RecoveryOptions: Sendable {
     /// this is nil; a ``SinkJournal`` has none but this (a fleet's worker passes its secrets directory's key). A run
     /// whose keyed digests cannot be checked is not resumed with secrets: `--resume` refuses it, saying why.
     public var digestKey: SecretDigestKey?
-    /// Why the journal directory's key file could not be read, when it could not: the refusal of a run whose secrets
-    /// it would check says so.
+    /// Why the journal directory's key is not at hand (no key file, or one that cannot be read): the refusal of a
+    /// run whose secrets it would check says so.
     var digestKeyProblem: String?
 
     public init(

@@ -50,7 +50,8 @@ struct ResumeSecretTests {
         #expect(refused.action == .deferred)
         #expect(!refused.resumed)
         let reason = refused.notes.joined(separator: "; ")
-        #expect(reason.contains("cannot be checked") && reason.contains(SecretDigestKey.fileName), "\(reason)")
+        let directory = try scenario.journal().directory
+        #expect(reason.contains("cannot be checked") && reason.contains("no \(SecretDigestKey.fileName) in \(directory)"), "\(reason)")
         #expect(try scenario.bytes().home == homeBefore, "the hub was touched")
 
         // A key file that cannot be read: the refusal says what is wrong with it, not that there is none.
