@@ -23,23 +23,23 @@ extension RunJournal {
         // Inputs that do not fit stop the run before its journal file exists.
         let resolved = try workflow.resolveInputs(inputs)
         let runID = runID ?? "run-" + pool.random.hexDigits(12)
-        let key = try digestKey(for: workflow, inputs: resolved)
+        let digests = try secretDigests(for: workflow, inputs: resolved, random: pool.random)
         let writer = try JournalWriter(creating: path(of: Self.checkedFileName(runID)), hook: nil)
         return try Self.submit(
             workflow, inputs: inputs, resolved: resolved, to: pool, structureID: structureID, runID: runID, answers: answers,
-            observer: observer, writer: writer, digestKey: key)
+            observer: observer, writer: writer, secretDigests: digests)
     }
 
     /// Submits a pool's run whose records go to `writer` (a file or a ``JournalSink``); `resolved` are its inputs
-    /// with defaults filled in, and `digestKey` digests its secrets (stretched without one).
+    /// with defaults filled in, and `secretDigests` its secrets' digests.
     static func submit(
         _ workflow: Workflow, inputs: JSONObject, resolved: JSONObject, to pool: RunPool, structureID: StructureID, runID: String,
         answers: [String: JSONValue], observer: (@Sendable (RunEvent) -> Void)?, writer: JournalWriter,
-        digestKey: SecretDigestKey?
+        secretDigests: SecretDigests?
     ) throws -> RunPool.Run {
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: structureID, showSecrets: false, hub: pool.hub,
-            secretDigests: SecretDigests(workflow: workflow, inputs: resolved, random: pool.random, key: digestKey))
+            secretDigests: secretDigests)
         let run: RunPool.Run
         do {
             run = try pool.submit(

@@ -59,17 +59,18 @@ public struct RunJournal: Sendable {
         var options = options
         let runID = try Self.checkedFileName(options.runID ?? "run-" + options.random.hexDigits(12))
         options.runID = runID
-        let key = try digestKey(for: workflow, inputs: resolved)
+        let digests = try secretDigests(for: workflow, inputs: resolved, random: options.random)
         let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
-        return Self.start(workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, digestKey: key)
+        return Self.start(workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, secretDigests: digests)
     }
 
-    /// The directory's secret digest key (``SecretDigestKey``, made on first use) when a run of `workflow` with
-    /// these inputs keeps secret digests; nil when it keeps none.
+    /// The secret digests of a run of `workflow` with these inputs (``SecretDigests/forRun(workflow:inputs:random:key:)``),
+    /// keyed with the directory's key, made on first use; nil when the run keeps none.
     /// - Throws: ``JournalError`` when the key file cannot be created or read.
-    func digestKey(for workflow: Workflow, inputs: JSONObject) throws(JournalError) -> SecretDigestKey? {
-        guard SecretDigests.needed(workflow: workflow, inputs: inputs) else { return nil }
-        return try SecretDigestKey.loadOrCreate(inDirectory: directory)
+    func secretDigests(for workflow: Workflow, inputs: JSONObject, random: any RandomSource) throws(JournalError) -> SecretDigests? {
+        try SecretDigests.forRun(workflow: workflow, inputs: inputs, random: random) { () throws(JournalError) in
+            try SecretDigestKey.loadOrCreate(inDirectory: directory)
+        }
     }
 
     /// A run ID that can name a journal file in the directory.
@@ -81,18 +82,18 @@ public struct RunJournal: Sendable {
         return runID
     }
 
-    /// Starts a run whose records go to `writer` (a file or a ``JournalSink``), its secrets digested with
-    /// `digestKey` (stretched without one); `options.runID` is set.
+    /// Starts a run whose records go to `writer` (a file or a ``JournalSink``), with its secrets' digests;
+    /// `options.runID` is set.
     static func start(
         _ workflow: Workflow, resolved: JSONObject, on hub: any Hub, options given: RunOptions,
-        engine: WorkflowEngine, writer: JournalWriter, digestKey: SecretDigestKey?
+        engine: WorkflowEngine, writer: JournalWriter, secretDigests: SecretDigests?
     ) -> RunHandle {
         var options = given
         let runID = options.runID ?? ""
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: options.structureID,
             showSecrets: options.showSecrets, hub: hub,
-            secretDigests: SecretDigests(workflow: workflow, inputs: resolved, random: options.random, key: digestKey))
+            secretDigests: secretDigests)
         options.recording = recorder
         let handle = engine.start(workflow, resolvedInputs: resolved, on: hub, options: options)
         recorder.onFailure { handle.cancel() }

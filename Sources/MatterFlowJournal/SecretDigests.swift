@@ -32,20 +32,23 @@ struct SecretDigests: Sendable, Hashable {
     /// part of equality.
     var key: SecretDigestKey?
 
-    /// The digests of the workflow's secret inputs present in `inputs` (keyed with `key` when given, else
-    /// stretched), and a salt for its secret answers; nil when it has neither secret inputs given nor a secret
-    /// question (in it or a sub-workflow).
-    init?(workflow: Workflow, inputs: JSONObject, random: any RandomSource, key: SecretDigestKey?) {
-        guard Self.needed(workflow: workflow, inputs: inputs) else { return nil }
-        salt = random.hexDigits(32)
-        scheme = key.map { .keyed(keyID: $0.id) } ?? .stretched
-        self.key = key
-        var digests: [String: String] = [:]
-        for declaration in workflow.inputs where declaration.secret {
-            guard let value = inputs[declaration.name], !value.isNull else { continue }
-            digests[declaration.name] = Self.stretchedOrKeyed(value, salt: salt, key: key)
+    /// The digests of a run's secret inputs present in `inputs` (keyed with the key `key` gives, or stretched when
+    /// it gives none), and a salt for its secret answers; nil when the run has neither secret inputs given nor a
+    /// secret question (in its workflow or a sub-workflow). `key` is asked only when the run keeps digests, so a
+    /// journal directory makes its key file with its first run that needs one.
+    static func forRun(
+        workflow: Workflow, inputs: JSONObject, random: any RandomSource, key: () throws(JournalError) -> SecretDigestKey?
+    ) throws(JournalError) -> SecretDigests? {
+        let secret = workflow.inputs.filter { $0.secret && inputs[$0.name].map { !$0.isNull } == true }
+        guard !secret.isEmpty || asksSecretQuestions(workflow) else { return nil }
+        let key = try key()
+        var digests = SecretDigests(salt: random.hexDigits(32), scheme: key.map { .keyed(keyID: $0.id) } ?? .stretched, inputs: [:])
+        digests.key = key
+        for declaration in secret {
+            // The key is this run's own, so every digest can be made.
+            digests.inputs[declaration.name] = inputs[declaration.name].flatMap(digests.digest)
         }
-        self.inputs = digests
+        return digests
     }
 
     /// Digests as a `runStarted` record keeps them (``JournalEntryCodec`` reads and writes them).
@@ -53,12 +56,6 @@ struct SecretDigests: Sendable, Hashable {
         self.salt = salt
         self.scheme = scheme
         self.inputs = inputs
-    }
-
-    /// Whether a run with these inputs keeps digests: it was given a secret input, or its workflow (or a
-    /// sub-workflow) asks a secret question.
-    static func needed(workflow: Workflow, inputs: JSONObject) -> Bool {
-        workflow.inputs.contains { $0.secret && inputs[$0.name].map { !$0.isNull } == true } || asksSecretQuestions(workflow)
     }
 
     /// These digests with `key` to make and check keyed ones.
@@ -84,8 +81,11 @@ struct SecretDigests: Sendable, Hashable {
     /// The digest of `value` for this run, as its records keep them; nil when ``unavailability`` says why not.
     func digest(_ value: JSONValue) -> String? {
         switch scheme {
-        case .stretched: return Self.digest(value, salt: salt)
-        case .keyed: return unavailability == nil ? Self.stretchedOrKeyed(value, salt: salt, key: key) : nil
+        case .stretched:
+            return Self.digest(value, salt: salt)
+        case .keyed:
+            guard unavailability == nil, let key else { return nil }
+            return key.authenticationCode(of: Array((salt + ":" + JSONWriter.compact(value)).utf8))
         }
     }
 
@@ -108,12 +108,6 @@ struct SecretDigests: Sendable, Hashable {
         hasher.combine(salt)
         hasher.combine(scheme)
         hasher.combine(inputs)
-    }
-
-    /// The keyed digest when there is a key, else the stretched one.
-    private static func stretchedOrKeyed(_ value: JSONValue, salt: String, key: SecretDigestKey?) -> String {
-        guard let key else { return digest(value, salt: salt) }
-        return key.authenticationCode(of: Array((salt + ":" + JSONWriter.compact(value)).utf8))
     }
 
     /// Whether the workflow or one of its sub-workflows has a secret ask state.

@@ -20,8 +20,9 @@ public enum SinkJournal {
         var options = options
         if options.runID == nil { options.runID = "run-" + options.random.hexDigits(12) }
         let writer = JournalWriter(sink: sink, nextSequence: 1, hook: nil)
+        let digests = try SecretDigests.forRun(workflow: workflow, inputs: resolved, random: options.random) { digestKey }
         return RunJournal.start(
-            workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, digestKey: digestKey)
+            workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, secretDigests: digests)
     }
 
     /// Settles one interrupted run from its records, as `matterflow recover` does for a journal file: reconciles

@@ -124,7 +124,8 @@ struct PoolJournalTests {
         let handle = RunJournal.start(
             workflow, resolved: resolved, on: singleHub,
             options: RunOptions(structureID: Homes.structureID, clock: singleClock, random: SeededRandomSource(seed: 14), runID: Self.runID),
-            engine: WorkflowEngine(), writer: JournalWriter(sink: singleSink, nextSequence: 1, hook: nil), digestKey: nil)
+            engine: WorkflowEngine(), writer: JournalWriter(sink: singleSink, nextSequence: 1, hook: nil),
+            secretDigests: try SecretDigests.forRun(workflow: workflow, inputs: resolved, random: SeededRandomSource(seed: 14)) { nil })
         hold.release()
         let alone = await handle.result
 
@@ -134,7 +135,8 @@ struct PoolJournalTests {
         let sink = RefusingSink(failingOperation: "commissionDevice")
         let run = try RunJournal.submit(
             workflow, inputs: Self.inputs, resolved: resolved, to: pool, structureID: Homes.structureID, runID: Self.runID,
-            answers: [:], observer: nil, writer: JournalWriter(sink: sink, nextSequence: 1, hook: nil), digestKey: nil)
+            answers: [:], observer: nil, writer: JournalWriter(sink: sink, nextSequence: 1, hook: nil),
+            secretDigests: try SecretDigests.forRun(workflow: workflow, inputs: resolved, random: SeededRandomSource(seed: 14)) { nil })
         let inPool = try #require(await pool.result(of: run))
 
         #expect(inPool.outcome == .cancelled, "\(String(describing: inPool.error))")
@@ -163,7 +165,8 @@ struct PoolJournalTests {
             hook: { boundary in boundary.position == .before && boundary.sequence == intent ? .tear : .proceed })
         let run = try RunJournal.submit(
             workflow, inputs: Self.inputs, resolved: try workflow.resolveInputs(Self.inputs), to: pool, structureID: Homes.structureID,
-            runID: Self.runID, answers: [:], observer: nil, writer: writer, digestKey: nil)
+            runID: Self.runID, answers: [:], observer: nil, writer: writer,
+            secretDigests: try SecretDigests.forRun(workflow: workflow, inputs: Self.inputs, random: SeededRandomSource(seed: 15)) { nil })
         let result = try #require(await pool.result(of: run))
         #expect(result.outcome == .cancelled, "\(String(describing: result.error))")
         let calls = await hub.calls(structure: Homes.structureID).map { "\($0.operation)" }
