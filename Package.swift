@@ -106,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MatterFlowJournalTests",
-            dependencies: ["MatterFlowJournal", "MatterFlow", "MatterFlowSimulator", "MatterFlowJSON"]
+            dependencies: ["MatterFlowJournal", "MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "ThreadDataset"]
         ),
         .testTarget(
             name: "MatterFlowHubProtocolTests",

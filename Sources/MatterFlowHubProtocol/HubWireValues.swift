@@ -181,10 +181,6 @@ enum HubWire {
 
     // MARK: Datasets and events
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        Hex.encode(bytes)
-    }
-
     /// Hex of even length, upper- or lower-case, white space around it ignored; nil otherwise.
     static func bytes(hex: String) -> [UInt8]? {
         try? Hex.decode(hex)

@@ -1,5 +1,6 @@
 import MatterFlow
 import MatterFlowJSON
+import ThreadDataset
 
 /// The ``Hub`` requirements, each one call of the method of the same name (docs/hub-protocol.md, section 3).
 extension RemoteHub {
@@ -117,7 +118,7 @@ extension RemoteHub {
                 "joinThreadNetwork",
                 [
                     "structure": .string(structure), "deviceID": .string(deviceID),
-                    "operationalDataset": .string(HubWire.hex(operationalDataset)),
+                    "operationalDataset": .string(Hex.encode(operationalDataset)),
                 ]))
     }
 

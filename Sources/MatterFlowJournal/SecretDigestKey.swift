@@ -27,7 +27,7 @@ public struct SecretDigestKey: Sendable, Hashable, CustomStringConvertible, Cust
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
-        id = String(Self.hex(Self.authenticationCode(key: bytes, message: Array("matterflow digest key".utf8))).prefix(16))
+        id = String(Hex.encode(Self.authenticationCode(key: bytes, message: Array("matterflow digest key".utf8))).prefix(16))
     }
 
     public var description: String { "SecretDigestKey(\(id))" }
@@ -85,7 +85,7 @@ public struct SecretDigestKey: Sendable, Hashable, CustomStringConvertible, Cust
             throw JournalError(.journalUnwritable, "cannot create the secret digest key in \(directory): \(String(cString: strerror(errno)))")
         }
         defer { unlink(temporary) }
-        let text = Array((hex(key.bytes) + "\n").utf8)
+        let text = Array((Hex.encode(key.bytes) + "\n").utf8)
         let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         let synced = fsync(descriptor) == 0
         close(descriptor)
@@ -105,7 +105,7 @@ public struct SecretDigestKey: Sendable, Hashable, CustomStringConvertible, Cust
 
     /// The HMAC-SHA256 of `message` with this key, as 64 lowercase hex digits.
     func authenticationCode(of message: [UInt8]) -> String {
-        Self.hex(Self.authenticationCode(key: bytes, message: message))
+        Hex.encode(Self.authenticationCode(key: bytes, message: message))
     }
 
     /// HMAC-SHA256 (RFC 2104) of `message` with `key` (a key longer than SHA-256's 64-byte block is hashed first).
@@ -115,9 +115,5 @@ public struct SecretDigestKey: Sendable, Hashable, CustomStringConvertible, Cust
         let padded = short + [UInt8](repeating: 0, count: block - short.count)
         let inner = SHA256.digest(padded.map { $0 ^ 0x36 } + message)
         return SHA256.digest(padded.map { $0 ^ 0x5c } + inner)
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        Hex.encode(bytes)
     }
 }

@@ -3,6 +3,7 @@ import MatterFlow
 @testable import MatterFlowJournal
 import MatterFlowJSON
 import Testing
+import ThreadDataset
 
 /// The key secret digests are made with: HMAC-SHA256 as RFC 4231 gives it, a key file of its own that concurrent
 /// processes agree on, and the two digest schemes a `runStarted` record may hold.
@@ -17,7 +18,7 @@ struct SecretDigestKeyTests {
              "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"),
         ])
     func rfc4231(key: [UInt8], message: String, expected: String) {
-        #expect(SecretDigestKey.hex(SecretDigestKey.authenticationCode(key: key, message: Array(message.utf8))) == expected)
+        #expect(Hex.encode(SecretDigestKey.authenticationCode(key: key, message: Array(message.utf8))) == expected)
     }
 
     @Test("the key file is made once, 64 hex digits readable by its owner alone, and read back as the same key")

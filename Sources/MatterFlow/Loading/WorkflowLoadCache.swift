@@ -65,8 +65,8 @@ final class WorkflowLoadCache: Sendable {
     private static func isUnchanged(_ file: FileRead) -> Bool {
         guard case .success(let bytes) = FileBytes.contents(of: file.path) else { return false }
         var text = file.text
-        // `memcmp`, not `elementsEqual`: that compares byte by byte, and made a reload of a composed workflow
-        // (about 14 KB in 8 files) cost 60% more.
+        // Compared with `memcmp`: every reload compares each file of the tree (about 14 KB in 8 files for
+        // commission-device), and a byte-by-byte loop made that most of a reload's time.
         return text.withUTF8 { stored in
             bytes.count == stored.count
                 && bytes.withUnsafeBytes { current in stored.isEmpty || memcmp(current.baseAddress!, stored.baseAddress!, stored.count) == 0 }
