@@ -30,9 +30,9 @@ import Darwin
 /// run another worker took over are refused, and the run's writes fail from then on.
 public final class GroupCommitter: @unchecked Sendable {
     // Safety of @unchecked Sendable: every stored property is either immutable (`let`) or touched only while
-    // `monitor` is locked (`pending`, `commands`, `committed`, `nextTicket`, `lastTicket`, `waiters`, `failures`,
-    // `syncRequested`, `activeRuns`, `gathering`, `stopping`, `stopped`, `thread`, the counts); the pthread mutex and condition are
-    // themselves safe to use from any thread.
+    // `monitor` is locked (`pending`, `commands`, `committed`, `nextTicket`, `lastTicket`, `waiters`, `waitsOfRun`,
+    // `failures`, `syncRequested`, `activeRuns`, `gathering`, `stopping`, `stopped`, `committerWaits`, `thread`, the
+    // counts); the pthread mutex and condition are themselves safe to use from any thread.
 
     private struct Pending {
         var ticket: UInt64
@@ -77,6 +77,8 @@ public final class GroupCommitter: @unchecked Sendable {
     private var lastTicket: [String: UInt64] = [:]
     private var waiters: [Waiter] = []
     private var commands: [PendingCommand] = []
+    /// For each run waiting for the next batch, how many of `waiters` and of the awaited `commands` are its.
+    private var waitsOfRun: [String: Int] = [:]
     private var failures: [String: StoreError] = [:]
     private var syncRequested = false
     /// The worker's runs in progress (``runBegan()``), each of which will soon wait for a batch.
@@ -85,6 +87,8 @@ public final class GroupCommitter: @unchecked Sendable {
     private var gathering = true
     private var stopping = false
     private var stopped = false
+    /// What the committer's thread waits for now; nil while it works, or once it has been woken.
+    private var committerWaits: CommitterWait?
     private var thread: pthread_t?
     /// Batches and records written, for benchmarks and tests.
     private var batchCount = 0
@@ -121,12 +125,8 @@ public final class GroupCommitter: @unchecked Sendable {
         nextTicket += 1
         pending.append(Pending(ticket: nextTicket, runID: runID, record: record))
         lastTicket[runID] = nextTicket
-        if sync {
-            syncRequested = true
-            monitor.broadcast()
-        } else if pending.count == 1 {
-            monitor.broadcast()
-        }
+        if sync { syncRequested = true }
+        wakeCommitter()
     }
 
     /// Waits until every record of the run appended so far has committed, suspending the calling task (not its
@@ -153,8 +153,9 @@ public final class GroupCommitter: @unchecked Sendable {
                 return
             }
             waiters.append(Waiter(ticket: ticket, runID: runID, continuation: continuation))
+            waitsOfRun[runID, default: 0] += 1
             syncRequested = true
-            monitor.broadcast()
+            wakeCommitter()
             monitor.unlock()
         }
         try outcome.get()
@@ -178,8 +179,9 @@ public final class GroupCommitter: @unchecked Sendable {
                 return
             }
             commands.append(PendingCommand(command: command, runID: runID, continuation: continuation))
+            if let runID { waitsOfRun[runID, default: 0] += 1 }
             syncRequested = true
-            monitor.broadcast()
+            wakeCommitter()
             monitor.unlock()
         }
         return try outcome.get()
@@ -193,7 +195,7 @@ public final class GroupCommitter: @unchecked Sendable {
         defer { monitor.unlock() }
         guard !stopped, refusal(of: command, runID: runID) == nil else { return }
         commands.append(PendingCommand(command: command, runID: runID, continuation: nil))
-        if commands.count == 1 && pending.isEmpty { monitor.broadcast() }
+        wakeCommitter()
     }
 
     /// Counts a run of the worker as in progress until ``runEnded()``: a batch that runs wait for is held back (at
@@ -209,7 +211,7 @@ public final class GroupCommitter: @unchecked Sendable {
     public func stopGathering() {
         monitor.lock()
         gathering = false
-        monitor.broadcast()
+        wakeCommitter()
         monitor.unlock()
     }
 
@@ -217,31 +219,54 @@ public final class GroupCommitter: @unchecked Sendable {
     public func runEnded() {
         monitor.lock()
         activeRuns -= 1
-        monitor.broadcast()
+        wakeCommitter()
         monitor.unlock()
     }
 
     /// Whether every run in progress waits for the next batch (its records flushed, or a command answered), so
     /// holding the batch back for more would only delay it. Called with `monitor` locked.
     private var everyRunWaits: Bool {
-        !gathering || activeRuns <= 0 || waitingRuns.count >= activeRuns
-    }
-
-    /// The runs waiting for the next batch. Called with `monitor` locked.
-    private var waitingRuns: Set<String> {
-        var waiting = Set<String>()
-        for waiter in waiters { waiting.insert(waiter.runID) }
-        for command in commands where command.continuation != nil {
-            if let runID = command.runID { waiting.insert(runID) }
-        }
-        return waiting
+        !gathering || activeRuns <= 0 || waitsOfRun.count >= activeRuns
     }
 
     /// How many runs wait for the next batch, for tests.
     var waitingRunCount: Int {
         monitor.lock()
         defer { monitor.unlock() }
-        return waitingRuns.count
+        return waitsOfRun.count
+    }
+
+    /// Counts off one of the things `runID` waits for in the next batch, taken from `waiters` or `commands`. Called
+    /// with `monitor` locked.
+    private func endWait(of runID: String) {
+        guard let count = waitsOfRun[runID] else { return }
+        waitsOfRun[runID] = count > 1 ? count - 1 : nil
+    }
+
+    /// What the committer's thread waits for, while it waits.
+    private enum CommitterWait {
+        /// Anything to write: a record, a command, a run waiting, or the stop.
+        case work
+        /// A run waiting (or the stop), for at most ``idleFlush``, with records already pending.
+        case sync
+        /// Every run in progress waiting for the batch (``everyRunWaits``), or the stop, for at most the gather limit.
+        case everyRun
+    }
+
+    /// Wakes the committer's thread once what it waits for has come, and only then: the runs' threads change the
+    /// state far more often than the committer has a reason to look at it, and every needless wake-up costs both
+    /// sides a context switch. Called with `monitor` locked after every change the committer may wait for.
+    private func wakeCommitter() {
+        let ready: Bool
+        switch committerWaits {
+        case nil: return
+        case .work: ready = syncRequested || !pending.isEmpty || !commands.isEmpty || stopping
+        case .sync: ready = syncRequested || stopping
+        case .everyRun: ready = stopping || everyRunWaits
+        }
+        guard ready else { return }
+        committerWaits = nil
+        monitor.signal()
     }
 
     /// Why a command must not be performed: its run's records can no longer be written. Called with `monitor` locked.
@@ -260,7 +285,6 @@ public final class GroupCommitter: @unchecked Sendable {
         for runID in runIDs where failures[runID] == nil { failures[runID] = StoreError(.leaseLost, reason) }
         let fenced = Set(runIDs)
         let woken = takeWaiters { fenced.contains($0.runID) }
-        monitor.broadcast()
         monitor.unlock()
         resume(woken)
     }
@@ -286,7 +310,7 @@ public final class GroupCommitter: @unchecked Sendable {
         monitor.lock()
         stopping = true
         syncRequested = true
-        monitor.broadcast()
+        wakeCommitter()
         monitor.unlock()
         if let thread { pthread_join(thread, nil) }
         thread = nil
@@ -305,12 +329,21 @@ public final class GroupCommitter: @unchecked Sendable {
         var connection: PostgresConnection?
         while true {
             monitor.lock()
-            while !syncRequested && pending.isEmpty && commands.isEmpty && !stopping { monitor.wait() }
-            if !syncRequested && !stopping { monitor.wait(milliseconds: Self.idleFlush) }
+            while !syncRequested && pending.isEmpty && commands.isEmpty && !stopping {
+                committerWaits = .work
+                monitor.wait()
+            }
+            if !syncRequested && !stopping {
+                committerWaits = .sync
+                monitor.wait(milliseconds: Self.idleFlush)
+            }
             if syncRequested && !stopping && !everyRunWaits {
                 let deadline = Monitor.deadline(microseconds: gatherMicroseconds)
-                while !stopping && !everyRunWaits && monitor.wait(until: deadline) {}
+                repeat {
+                    committerWaits = .everyRun
+                } while monitor.wait(until: deadline) && !stopping && !everyRunWaits
             }
+            committerWaits = nil
             let batch = pending
             pending.removeAll(keepingCapacity: true)
             let (carried, refused) = takeCommands()
@@ -339,7 +372,6 @@ public final class GroupCommitter: @unchecked Sendable {
                 recordCount += batch.count
                 lastTicket = lastTicket.filter { $0.value > committed }
                 let woken = takeWaiters { $0.ticket <= committed || failures[$0.runID] != nil }
-                monitor.broadcast()
                 monitor.unlock()
                 resume(woken)
                 for (index, command) in carried.enumerated() {
@@ -351,7 +383,6 @@ public final class GroupCommitter: @unchecked Sendable {
                 if pending.isEmpty && commands.isEmpty {
                     stopped = true
                     let left = takeWaiters { _ in true }
-                    monitor.broadcast()
                     monitor.unlock()
                     resume(left)
                     connection?.close()
@@ -370,6 +401,7 @@ public final class GroupCommitter: @unchecked Sendable {
         var refused: [(PendingCommand, StoreError)] = []
         carried.reserveCapacity(commands.count)
         for command in commands {
+            if command.continuation != nil, let runID = command.runID { endWait(of: runID) }
             if let failure = refusal(of: command.command, runID: command.runID) {
                 refused.append((command, failure))
             } else {
@@ -389,6 +421,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 staying.append(waiter)
                 continue
             }
+            endWait(of: waiter.runID)
             if let failure = failures[waiter.runID] {
                 woken.append((waiter, .failure(failure)))
             } else if waiter.ticket <= committed {
@@ -472,61 +505,5 @@ public final class GroupCommitter: @unchecked Sendable {
             """,
             binary: [rows.runIDs.bytes, rows.firstSequences.bytes, rows.lastSequences.bytes, rows.records.bytes, Array(workerID.utf8)])
         return Set(written.rows.compactMap { $0[0] })
-    }
-}
-
-/// A pthread mutex with a condition: what the committer's thread and the runs' threads wait on.
-final class Monitor: @unchecked Sendable {
-    // Safety of @unchecked Sendable: the pointers are allocated once, never reassigned, and point to pthread
-    // objects made for use from many threads.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        condition = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        // Timed waits count on the monotonic clock, so a step of the wall clock (NTP, a resumed VM) neither holds a
-        // batch back nor lets it go early.
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        condition.deallocate()
-    }
-
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-    func wait() { pthread_cond_wait(condition, mutex) }
-    func broadcast() { pthread_cond_broadcast(condition) }
-
-    /// Waits at most `milliseconds` (or until a broadcast).
-    func wait(milliseconds: Int) {
-        _ = wait(until: Self.deadline(microseconds: milliseconds * 1000))
-    }
-
-    /// Waits until a broadcast or `deadline` (``deadline(microseconds:)``); false once the deadline has passed.
-    func wait(until deadline: timespec) -> Bool {
-        var until = deadline
-        return pthread_cond_timedwait(condition, mutex, &until) != ETIMEDOUT
-    }
-
-    /// The time `microseconds` from now, for ``wait(until:)``.
-    static func deadline(microseconds: Int) -> timespec {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        var nanoseconds = Int(now.tv_nsec) + microseconds * 1000
-        var until = now
-        until.tv_sec += nanoseconds / 1_000_000_000
-        nanoseconds %= 1_000_000_000
-        until.tv_nsec = nanoseconds
-        return until
     }
 }
