@@ -47,4 +47,36 @@ struct SecretRedactionTests {
         #expect(secrets.redacting("room 42 has 420 lamps") == "room 42 has 420 lamps")
         #expect(secrets.redacting(["code": "42", "other": "1422"]) == ["code": .string(RunOptions.redacted), "other": "1422"])
     }
+
+    @Test("an ASCII secret (a setup payload) is found in ASCII and other text, in each form, and nothing else changes")
+    func asciiSecret() {
+        let payload = "MT:Y.K9042C00KA0648G00"
+        let secrets = secrets(.string(payload))
+        for form in [payload, SecretValues.percentEncoded(payload, uppercase: true), SecretValues.unicodeEscaped(payload, uppercase: false)] {
+            #expect(secrets.redacting("scan \(form) now") == "scan \(RunOptions.redacted) now", "\(form)")
+            #expect(secrets.redacting("é \(form)") == "é \(RunOptions.redacted)", "\(form) after non-ASCII text")
+        }
+        // A secret spelled with a character canonically equal to its own (the Kelvin sign for K) is the secret.
+        let kelvin = self.secrets(.string("K9042-code"))
+        #expect(kelvin.redacting("code \u{212A}9042-code") == "code \(RunOptions.redacted)")
+        // Text holding the secret's first character, or most of the secret, is not the secret.
+        #expect(secrets.redacting("MT:Y.K9042C00KA0648G0") == "MT:Y.K9042C00KA0648G0")
+        #expect(secrets.redacting("Matter lamp") == "Matter lamp")
+        let value: JSONValue = ["payload": .string(payload), "name": "Lamp", "rooms": ["Kitchen", .string("x\(payload)")]]
+        #expect(secrets.redacting(value) == [
+            "payload": .string(RunOptions.redacted), "name": "Lamp", "rooms": ["Kitchen", .string("x\(RunOptions.redacted)")],
+        ])
+        #expect(secrets.redacting(["name": "Lamp", "n": 3]) == ["name": "Lamp", "n": 3])
+    }
+
+    @Test("secrets added after a redaction are found by the next one, short and long")
+    func secretsAddedLater() {
+        let secrets = secrets(.string("first-secret"))
+        #expect(secrets.redacting("a first-secret") == "a \(RunOptions.redacted)")
+        #expect(secrets.redacting("42") == "42")
+        secrets.add(.string("42"))
+        secrets.add(.string("second-secret"))
+        #expect(secrets.redacting("42") == RunOptions.redacted)
+        #expect(secrets.redacting("b second-secret, a first-secret") == "b \(RunOptions.redacted), a \(RunOptions.redacted)")
+    }
 }

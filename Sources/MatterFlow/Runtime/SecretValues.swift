@@ -33,21 +33,64 @@ final class SecretValues: Sendable {
         }
     }
 
-    private struct Known {
+    /// What redaction searches for, made once per change of the secrets and shared by every redaction after it.
+    private final class Matcher: Sendable {
         /// Every encoded form of every secret at least ``minimumLength`` long, longest first.
-        var forms: [Form] = []
+        let forms: [Form]
         /// Every secret string, whatever its length, for whole-string matches.
+        let whole: Set<String>
+        /// Whether every form and every secret is ASCII: then ASCII text can hold a secret only byte for byte, and
+        /// the quick checks below answer for it.
+        let allASCII: Bool
+        /// The UTF-8 lengths of the secrets, for the whole-string check of ASCII text.
+        let wholeLengths: [Int]
+        /// The first bytes of the forms: ASCII text holding none of them holds no form.
+        let firstBytes: [Bool]
+
+        init(forms: [Form], whole: Set<String>) {
+            self.forms = forms
+            self.whole = whole
+            allASCII = forms.allSatisfy(\.isASCII) && whole.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
+            wholeLengths = Array(Set(whole.map(\.utf8.count)))
+            var firstBytes = [Bool](repeating: false, count: 256)
+            for form in forms { if let first = form.bytes.first { firstBytes[Int(first)] = true } }
+            self.firstBytes = firstBytes
+        }
+
+        /// Whether `text` may hold a secret: false only when it surely holds none.
+        func mayHold(_ text: String) -> Bool {
+            guard allASCII else { return true }
+            var length = 0
+            var nonASCII = false
+            var candidate = false
+            for byte in text.utf8 {
+                length += 1
+                if byte >= 0x80 { nonASCII = true } else if firstBytes[Int(byte)] { candidate = true }
+            }
+            return nonASCII || candidate || wholeLengths.contains(length)
+        }
+    }
+
+    private struct Known {
+        /// The search for the secrets added so far, except those still ``pending``.
+        var matcher = Matcher(forms: [], whole: [])
+        /// Every secret string, whatever its length.
         var whole: Set<String> = []
-        /// Secrets whose encoded forms are not in ``forms`` yet: they are worked out on the first redaction, so a
+        /// Secrets whose encoded forms are not in ``matcher`` yet: they are worked out on the first redaction, so a
         /// run that never shows anything never pays for them.
         var pending: [String] = []
+        /// Whether ``whole`` holds secrets ``matcher`` does not.
+        var changed = false
 
-        mutating func expandPending() {
-            guard !pending.isEmpty else { return }
-            var all = Set(forms.map(\.text))
+        mutating func currentMatcher() -> Matcher {
+            guard changed else { return matcher }
+            var all = Set(matcher.forms.map(\.text))
             for secret in pending { all.formUnion(SecretValues.encodedForms(of: secret)) }
             pending = []
-            forms = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }.map(Form.init)
+            changed = false
+            matcher = Matcher(
+                forms: all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }.map(Form.init), whole: whole)
+            return matcher
         }
     }
 
@@ -58,8 +101,9 @@ final class SecretValues: Sendable {
         switch value {
         case .string(let text) where !text.isEmpty:
             known.withLock { known in
-                guard known.whole.insert(text).inserted, text.count >= Self.minimumLength else { return }
-                known.pending.append(text)
+                guard known.whole.insert(text).inserted else { return }
+                known.changed = true
+                if text.count >= Self.minimumLength { known.pending.append(text) }
             }
         case .array(let elements):
             elements.forEach(add)
@@ -72,25 +116,31 @@ final class SecretValues: Sendable {
 
     /// The text with every secret replaced by ``RunOptions/redacted``.
     func redacting(_ text: String) -> String {
-        let known = known.withLock { known in
-            known.expandPending()
-            return known
-        }
-        guard !known.whole.isEmpty else { return text }
+        Self.redacting(text, with: known.withLock { $0.currentMatcher() }) ?? text
+    }
+
+    /// `text` with every secret replaced, or nil when it holds none.
+    private static func redacting(_ text: String, with known: Matcher) -> String? {
+        guard !known.whole.isEmpty, known.mayHold(text) else { return nil }
         if known.whole.contains(text) { return RunOptions.redacted }
         var result = text
+        var changed = false
         var ascii = text.utf8.allSatisfy { $0 < 0x80 }
         for form in known.forms {
             if ascii && form.isASCII {
                 // ASCII in ASCII: a byte match is a character match (or, inside a CR LF pair, one more), so the
                 // bytes are searched directly rather than through the grapheme-aware generic search.
-                if let replaced = Self.replacing(asciiForm: form.bytes, in: result) { result = replaced }
+                if let replaced = Self.replacing(asciiForm: form.bytes, in: result) {
+                    result = replaced
+                    changed = true
+                }
             } else if result.contains(form.text) {
                 result = result.split(separator: form.text, omittingEmptySubsequences: false).joined(separator: RunOptions.redacted)
                 ascii = result.utf8.allSatisfy { $0 < 0x80 }
+                changed = true
             }
         }
-        return result
+        return changed ? result : nil
     }
 
     /// `text` (ASCII) with every non-overlapping occurrence of `form`, from the left, replaced by
@@ -179,12 +229,31 @@ final class SecretValues: Sendable {
     }
 
     func redacting(_ value: JSONValue) -> JSONValue {
+        Self.redacting(value, with: known.withLock { $0.currentMatcher() }) ?? value
+    }
+
+    /// `value` with every secret replaced in its strings, or nil when none holds one: a value with nothing to hide
+    /// is passed on as it is, not copied.
+    private static func redacting(_ value: JSONValue, with known: Matcher) -> JSONValue? {
         switch value {
-        case .string(let text): return .string(redacting(text))
-        case .array(let elements): return .array(elements.map(redacting))
+        case .string(let text): return redacting(text, with: known).map(JSONValue.string)
+        case .array(let elements):
+            var redacted: [JSONValue]?
+            for (index, element) in elements.enumerated() {
+                guard let replaced = redacting(element, with: known) else { continue }
+                if redacted == nil { redacted = elements }
+                redacted?[index] = replaced
+            }
+            return redacted.map(JSONValue.array)
         case .object(let object):
-            return .object(JSONObject(object.members.map { JSONObject.Member(key: $0.key, value: redacting($0.value)) }))
-        case .null, .bool, .int, .double: return value
+            var redacted: [JSONObject.Member]?
+            for (index, member) in object.members.enumerated() {
+                guard let replaced = redacting(member.value, with: known) else { continue }
+                if redacted == nil { redacted = object.members }
+                redacted?[index].value = replaced
+            }
+            return redacted.map { .object(JSONObject($0)) }
+        case .null, .bool, .int, .double: return nil
         }
     }
 
