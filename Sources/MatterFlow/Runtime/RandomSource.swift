@@ -4,6 +4,10 @@ import Synchronization
 public protocol RandomSource: Sendable {
     /// The next random word.
     func next() -> UInt64
+
+    /// `count` random lowercase hexadecimal digits. The default draws one word per digit, so a seeded source's
+    /// digits stay what they always were; a source may draw fewer words.
+    func hexDigits(_ count: Int) -> String
 }
 
 extension RandomSource {
@@ -22,7 +26,7 @@ extension RandomSource {
         Double(next() >> 11) / Double(UInt64(1) << 53)
     }
 
-    /// `count` random lowercase hexadecimal digits.
+    /// `count` random lowercase hexadecimal digits, one word drawn per digit.
     public func hexDigits(_ count: Int) -> String {
         let digits = Array("0123456789abcdef")
         return String((0..<count).map { _ in digits[Int(uniform(below: 16))] })
@@ -55,5 +59,21 @@ public struct SystemRandomSource: RandomSource {
     public func next() -> UInt64 {
         var generator = SystemRandomNumberGenerator()
         return generator.next()
+    }
+
+    /// `count` random lowercase hexadecimal digits, sixteen from each word: each word costs the kernel a call, and a
+    /// run's digest salt alone has 32 digits.
+    public func hexDigits(_ count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        var digits: [UInt8] = []
+        digits.reserveCapacity(count)
+        var word: UInt64 = 0
+        for index in 0..<max(count, 0) {
+            if index % 16 == 0 { word = generator.next() }
+            let nibble = UInt8(truncatingIfNeeded: word & 0xF)
+            digits.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+            word >>= 4
+        }
+        return String(decoding: digits, as: UTF8.self)
     }
 }
