@@ -39,12 +39,12 @@ final class Monitor: @unchecked Sendable {
     /// Wakes one thread waiting on the condition: for a condition only one thread ever waits on.
     func signal() { pthread_cond_signal(condition) }
 
-    /// Waits at most `milliseconds` (or until a broadcast).
+    /// Waits at most `milliseconds` (or until signalled).
     func wait(milliseconds: Int) {
         _ = wait(until: Self.deadline(microseconds: milliseconds * 1000))
     }
 
-    /// Waits until a broadcast or `deadline` (``deadline(microseconds:)``); false once the deadline has passed.
+    /// Waits until signalled or `deadline` (``deadline(microseconds:)``); false once the deadline has passed.
     func wait(until deadline: timespec) -> Bool {
         var until = deadline
         return pthread_cond_timedwait(condition, mutex, &until) != ETIMEDOUT

@@ -61,13 +61,11 @@ final class SecretValues: Sendable {
         func mayHold(_ text: String) -> Bool {
             guard allASCII else { return true }
             var length = 0
-            var nonASCII = false
-            var candidate = false
             for byte in text.utf8 {
+                if byte >= 0x80 || firstBytes[Int(byte)] { return true }
                 length += 1
-                if byte >= 0x80 { nonASCII = true } else if firstBytes[Int(byte)] { candidate = true }
             }
-            return nonASCII || candidate || wholeLengths.contains(length)
+            return wholeLengths.contains(length)
         }
     }
 
