@@ -20,6 +20,12 @@ public enum FileBytes {
 
     /// The bytes of the file at `path`, at most `limit` of them.
     public static func contents(of path: String, limit: Int = .max) -> Result<[UInt8], Failure> {
+        stampedContents(of: path, limit: limit).map(\.bytes)
+    }
+
+    /// The bytes of the file at `path`, at most `limit` of them, with its stamp taken before they were read: a
+    /// change made while or after they were read gives the file another stamp.
+    public static func stampedContents(of path: String, limit: Int = .max) -> Result<(bytes: [UInt8], stamp: FileStamp), Failure> {
         // A C path ends at its first NUL: a path holding one names no file (as Foundation answers).
         guard !path.utf8.contains(0) else { return .failure(.cannotOpen(errno: ENOENT)) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -44,6 +50,53 @@ public enum FileBytes {
             guard filled <= limit else { return .failure(.tooLarge(limit: limit)) }
         }
         bytes.removeSubrange(filled...)
-        return .success(bytes)
+        return .success((bytes, FileStamp(info)))
     }
+
+    /// The stamp of the file at `path` now (following symbolic links, as reading does); nil when it has none to
+    /// give (missing, unreadable directory).
+    public static func stamp(of path: String) -> FileStamp? {
+        guard !path.utf8.contains(0) else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileStamp(info)
+    }
+}
+
+/// What `stat` tells of a file that changes whenever its bytes change: which file it is (device and inode), its
+/// size, and the times of its last modification and last change, to the nanosecond. Writing a file, renaming
+/// another over it or changing its times all give it another stamp, except a change made within the same tick of
+/// the file system's clock as the stamp: ``latestTime`` lets a caller tell a stamp too recent to vouch for the bytes.
+public struct FileStamp: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: Timestamp
+    var changed: Timestamp
+
+    /// A time of the file system, in seconds and nanoseconds since 1970.
+    public struct Timestamp: Equatable, Comparable, Sendable {
+        public var seconds: Int
+        public var nanoseconds: Int
+
+        public init(seconds: Int, nanoseconds: Int) {
+            self.seconds = seconds
+            self.nanoseconds = nanoseconds
+        }
+
+        public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+            (lhs.seconds, lhs.nanoseconds) < (rhs.seconds, rhs.nanoseconds)
+        }
+    }
+
+    init(_ info: stat) {
+        device = UInt64(truncatingIfNeeded: info.st_dev)
+        inode = UInt64(truncatingIfNeeded: info.st_ino)
+        size = Int64(info.st_size)
+        modified = Timestamp(seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec))
+        changed = Timestamp(seconds: Int(info.st_ctim.tv_sec), nanoseconds: Int(info.st_ctim.tv_nsec))
+    }
+
+    /// The later of the modification and change times.
+    public var latestTime: Timestamp { max(modified, changed) }
 }

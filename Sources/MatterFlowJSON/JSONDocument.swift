@@ -89,10 +89,16 @@ public struct JSONDocument: Sendable {
     /// Reads a UTF-8 text file, reporting a missing or unreadable file as a diagnostic. A leading byte order mark
     /// is not part of the text.
     public static func readText(path: String) throws(DiagnosticsError) -> String {
+        try readStampedText(path: path).text
+    }
+
+    /// The text of a UTF-8 file (see ``readText(path:)``), with the file's stamp taken before it was read.
+    public static func readStampedText(path: String) throws(DiagnosticsError) -> (text: String, stamp: FileStamp) {
         // A readable file is the usual case: read it first, and find out what is wrong only when that fails.
         let bytes: [UInt8]
-        switch FileBytes.contents(of: path) {
-        case .success(let read): bytes = read
+        let stamp: FileStamp
+        switch FileBytes.stampedContents(of: path) {
+        case .success(let read): (bytes, stamp) = read
         case .failure(let failure): throw unreadable(path: path, failure)
         }
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -104,7 +110,7 @@ public struct JSONDocument: Sendable {
                     message: "the file is not valid UTF-8 text; save it as UTF-8", file: path)
             ])
         }
-        return text
+        return (text, stamp)
     }
 
     /// Why a file cannot be read, from the system's own answer: it is missing, a symbolic link loop, a directory,

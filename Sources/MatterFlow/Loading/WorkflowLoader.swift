@@ -116,14 +116,15 @@ public struct WorkflowLoader: Sendable {
             var read = false
             do {
                 let text: String
+                var stamp: FileStamp?
                 do {
-                    if let given = provided[key] { text = given } else { text = try JSONDocument.readText(path: path) }
+                    if let given = provided[key] { text = given } else { (text, stamp) = try JSONDocument.readStampedText(path: path) }
                 } catch where !reportingMissing && error.diagnostics.first?.code == DiagnosticCode.fileNotFound {
                     readEveryFile = false
                     return nil
                 }
                 read = true
-                filesRead.append(WorkflowLoadCache.FileRead(path: path, text: text))
+                filesRead.append(WorkflowLoadCache.FileRead(path: path, text: text, stamp: stamp))
                 let (document, numberProblems) = try JSONDocument.parseKeepingNumberProblems(text, file: path)
                 let directory = FilePaths.directory(of: path)
                 let workflow = decode(
