@@ -490,7 +490,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 FROM unnest($1::text[], $2::int4[], $3::int4[], $4::text[]) AS b(run_id, first_seq, last_seq, records)
             ), leased AS (
                 SELECT run_id FROM matterflow_runs
-                WHERE run_id IN (SELECT run_id FROM batch) AND worker_id = $5
+                WHERE run_id = ANY ($1::text[]) AND worker_id = $5
                 FOR SHARE
             ), inserted AS (
                 INSERT INTO matterflow_record_batches (run_id, first_seq, last_seq, records)
