@@ -30,38 +30,43 @@ import Testing
         cache.outcome(path: path, loader: WorkflowLoader()).diagnostics.map(\.code)
     }
 
+    /// A parent and its child workflow, the child's modification time far in the past (so that writing it again
+    /// changes that time, whatever the clock's tick), loaded once by a cache whose stamps all vouch.
+    struct LoadedTree {
+        let directory: Directory
+        let cache = WorkflowLoadCache(now: LoadCacheStampTests.later)
+        var parent: String { directory.path + "/parent.json" }
+        var child: String { directory.path + "/child.json" }
+
+        init() throws {
+            directory = try Directory()
+            try directory.write("parent.json", LoadCacheTests.parent)
+            try directory.write("child.json", LoadCacheTests.child(next: "b"))
+            try FileManager.default.setAttributes([.modificationDate: LoadCacheStampTests.past], ofItemAtPath: child)
+            #expect(load().isEmpty)
+        }
+
+        func load() -> [String] { LoadCacheStampTests.load(cache, parent) }
+    }
+
     @Test("a sub-workflow written again in place, the same size, its stamp vouching until then, is loaded again")
     func rewrittenInPlace() throws {
-        let directory = try Directory()
-        try directory.write("parent.json", LoadCacheTests.parent)
-        try directory.write("child.json", LoadCacheTests.child(next: "b"))
-        let child = directory.path + "/child.json"
-        // Its modification time far in the past: the rewrite below changes it, whatever the clock's tick.
-        try FileManager.default.setAttributes([.modificationDate: Self.past], ofItemAtPath: child)
-        let cache = WorkflowLoadCache(now: Self.later)
-        let parent = directory.path + "/parent.json"
-        #expect(Self.load(cache, parent).isEmpty)
-        #expect(Self.load(cache, parent).isEmpty)
-        try Self.overwrite(child, LoadCacheTests.child(next: "c"))
-        #expect(Self.load(cache, parent).contains("undefinedState"))
-        try Self.overwrite(child, LoadCacheTests.child(next: "b"))
-        #expect(Self.load(cache, parent).isEmpty)
+        let tree = try LoadedTree()
+        #expect(tree.load().isEmpty)
+        try Self.overwrite(tree.child, LoadCacheTests.child(next: "c"))
+        #expect(tree.load().contains("undefinedState"))
+        try Self.overwrite(tree.child, LoadCacheTests.child(next: "b"))
+        #expect(tree.load().isEmpty)
     }
 
     @Test("another file renamed over the sub-workflow, with the same size and times, is loaded again")
     func replacedByRename() throws {
-        let directory = try Directory()
-        try directory.write("parent.json", LoadCacheTests.parent)
-        try directory.write("child.json", LoadCacheTests.child(next: "b"))
-        let child = directory.path + "/child.json"
-        try FileManager.default.setAttributes([.modificationDate: Self.past], ofItemAtPath: child)
-        let cache = WorkflowLoadCache(now: Self.later)
-        let parent = directory.path + "/parent.json"
-        #expect(Self.load(cache, parent).isEmpty)
-        try directory.write("next.json", LoadCacheTests.child(next: "c"))
-        try FileManager.default.setAttributes([.modificationDate: Self.past], ofItemAtPath: directory.path + "/next.json")
-        #expect(rename(directory.path + "/next.json", child) == 0)
-        #expect(Self.load(cache, parent).contains("undefinedState"))
+        let tree = try LoadedTree()
+        let next = tree.directory.path + "/next.json"
+        try tree.directory.write("next.json", LoadCacheTests.child(next: "c"))
+        try FileManager.default.setAttributes([.modificationDate: Self.past], ofItemAtPath: next)
+        #expect(rename(next, tree.child) == 0)
+        #expect(tree.load().contains("undefinedState"))
     }
 
     @Test("a stamp vouches only when the file's times were settled when it was taken")
