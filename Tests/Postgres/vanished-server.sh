@@ -28,6 +28,11 @@ command -v ip >/dev/null 2>&1 || skip "no ip command (iproute2)"
 command -v psql >/dev/null 2>&1 || skip "no psql (Debian package postgresql-client)"
 bash Tests/Postgres/pg-server.sh available >/dev/null 2>&1 || skip "no PostgreSQL server binary"
 
+# Namespaces an earlier invocation left when it was killed with SIGKILL (its trap never ran): named after its PID,
+# which no longer runs. Their processes died with it (the server's watchdog, the worker's --pdeathsig).
+for stale in $(ip netns list 2>/dev/null | sed -n 's/^\(mfv\([0-9][0-9]*\)-[sw]\)\( .*\)\{0,1\}$/\1 \2/p' | tr ' ' ':'); do
+    kill -0 "${stale#*:}" 2>/dev/null || ip netns delete "${stale%%:*}" 2>/dev/null || true
+done
 tag="mfv$$"
 ns_server="$tag-s"
 ns_worker="$tag-w"
