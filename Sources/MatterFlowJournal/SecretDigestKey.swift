@@ -103,6 +103,21 @@ public struct SecretDigestKey: Sendable, Hashable, CustomStringConvertible, Cust
         return key
     }
 
+    /// Why the key file in `directory` is not the owner's alone, as a warning to act on: nil when it is (mode 0600 or
+    /// narrower) or when there is none. Whoever can read the key and the journals can search the digests for the
+    /// secrets, as if they had no key; whoever can write it can make new runs' digests with a key of their own.
+    public static func exposure(inDirectory directory: String) -> String? {
+        let path = directory + "/" + fileName
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 != 0 else { return nil }
+        let octal = String(mode, radix: 8)
+        return "the secret digest key \(path) can be read or written by others than its owner (mode "
+            + "\(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)); whoever reads it and the journals can "
+            + "search their digests for the secrets: chmod 600 \(path)"
+    }
+
     /// The HMAC-SHA256 of `message` with this key, as 64 lowercase hex digits.
     func authenticationCode(of message: [UInt8]) -> String {
         Hex.encode(Self.authenticationCode(key: bytes, message: message))

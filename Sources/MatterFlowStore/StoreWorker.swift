@@ -168,6 +168,9 @@ public final class StoreWorker: Sendable {
             if case .failure(let error) = digestKey {
                 throw StoreError(.secretsUnavailable, "the secrets directory's digest key: \(error.message)")
             }
+            if let exposure = options.secrets.flatMap({ SecretDigestKey.exposure(inDirectory: $0.directory) }) {
+                options.log?("warning: \(exposure)")
+            }
             try store.registerWorker(options.workerID, host: host, pid: pid)
         } catch {
             committer.shutdown()

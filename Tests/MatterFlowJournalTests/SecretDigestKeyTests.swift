@@ -39,6 +39,26 @@ struct SecretDigestKeyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == [SecretDigestKey.fileName])
     }
 
+    @Test("a key file others can read or write is named with its mode and what to do; the owner's alone is not")
+    func exposure() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        #expect(SecretDigestKey.exposure(inDirectory: scratch.path) == nil)
+        _ = try SecretDigestKey.loadOrCreate(inDirectory: scratch.path)
+        #expect(SecretDigestKey.exposure(inDirectory: scratch.path) == nil)
+        let path = scratch.file(SecretDigestKey.fileName)
+        for (mode, shown) in [(0o640, "0640"), (0o604, "0604"), (0o620, "0620"), (0o400, nil)] as [(Int, String?)] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+            let warning = SecretDigestKey.exposure(inDirectory: scratch.path)
+            if let shown {
+                #expect(warning?.contains("\(path) can be read or written by others than its owner (mode \(shown))") == true, "\(warning ?? "nil")")
+                #expect(warning?.hasSuffix("chmod 600 \(path)") == true)
+            } else {
+                #expect(warning == nil)
+            }
+        }
+    }
+
     @Test("processes that make the key at once all get the one that ends up in the file")
     func concurrentCreation() async throws {
         let scratch = try Scratch()

@@ -78,6 +78,7 @@ struct RecoverCommand {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
+        if let exposure = SecretDigestKey.exposure(inDirectory: directory) { err.line("warning: \(exposure)") }
         var inputs = JSONObject()
         for pair in inputPairs { inputs[pair.name] = .string(pair.value) }
         var answers: [String: JSONValue] = [:]

@@ -128,6 +128,7 @@ struct RunCommand {
             if let directory = arguments.value("journal") {
                 handle = try RunJournal(directory: directory).start(
                     workflow, inputs: inputs, on: hub, options: options, engine: engine, testHook: crash?.hook)
+                if let exposure = SecretDigestKey.exposure(inDirectory: directory) { err.line("warning: \(exposure)") }
             } else {
                 handle = try engine.start(workflow, inputs: inputs, on: hub, options: options)
             }

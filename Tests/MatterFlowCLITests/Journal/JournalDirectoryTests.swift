@@ -54,6 +54,23 @@ struct JournalDirectoryTests {
         #expect(try RunJournal(existingDirectory: journal).runs().map(\.status) == [.succeeded])
     }
 
+    @Test("run and recover warn of a digest key others can read, and say what to do; not of the owner's own")
+    func exposedDigestKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        let arguments = ["run", Repository.workflow("commission-device"), "--journal", journal, "--trace", "none"] + commissionInputs()
+        let first = await matterflowVirtual(arguments)
+        #expect(first.code == 0, "\(first.stderr)")
+        #expect(!first.stderr.contains("warning:"), "\(first.stderr)")
+        let key = journal + "/" + SecretDigestKey.fileName
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key)
+        for run in [await matterflowVirtual(arguments), await matterflowVirtual(["recover", "--journal", journal])] {
+            #expect(run.code == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("warning: the secret digest key \(key) can be read or written by others than its owner (mode 0644)"), "\(run.stderr)")
+        }
+    }
+
     @Test("run --journal and --state create what they write readable by the owner only; an existing directory keeps its mode")
     func privateModes() async throws {
         let directory = try TemporaryDirectory()

@@ -331,6 +331,7 @@ struct PostgresStoreTests {
             ["worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--concurrency", "4", "--worker-id", "w1"])
         #expect(worker.code == 0, "\(worker.stderr)")
         #expect(worker.stderr.contains("finished: succeeded 12"), "\(worker.stderr)")
+        #expect(!worker.stderr.contains("warning:"), "\(worker.stderr)")
 
         let listed = await matterflow(["runs", "--store", conninfo, "--json"])
         let runs = try #require(try parseJSON(listed.stdout) as? [[String: Any]])
@@ -360,6 +361,12 @@ struct PostgresStoreTests {
         let started = try #require(try store.records(of: runIDs[0]).first { $0.type == "runStarted" })
         let digests = try #require(started.payload["secretDigests"])
         #expect(digests["scheme"] == "hmac-sha256" && digests["key"]?.stringValue == key.id && digests["rounds"] == nil, "\(digests)")
+        // A key others can read is named by the next worker that starts, with what to do.
+        let keyPath = secrets + "/" + SecretDigestKey.fileName
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: keyPath)
+        let idle = await matterflowVirtual(["worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--worker-id", "w2"])
+        #expect(idle.code == 0, "\(idle.stderr)")
+        #expect(idle.stderr.contains("warning: the secret digest key \(keyPath) can be read or written by others than its owner (mode 0640)"), "\(idle.stderr)")
         let salt = try #require(digests["salt"]?.stringValue)
         let stretched = SecretDigests.digest(.string(Payloads.specQR), salt: salt)
         #expect(digests["inputs"]?["onboardingPayload"]?.stringValue
