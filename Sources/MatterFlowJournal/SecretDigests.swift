@@ -40,7 +40,7 @@ struct SecretDigests: Sendable, Hashable {
         workflow: Workflow, inputs: JSONObject, random: any RandomSource, key: () throws(JournalError) -> SecretDigestKey?
     ) throws(JournalError) -> SecretDigests? {
         let secret = workflow.inputs.filter { $0.secret && inputs[$0.name].map { !$0.isNull } == true }
-        guard !secret.isEmpty || asksSecretQuestions(workflow) else { return nil }
+        guard !secret.isEmpty || workflow.hasAsk(where: \.secret) else { return nil }
         let key = try key()
         var digests = SecretDigests(salt: random.hexDigits(32), scheme: key.map { .keyed(keyID: $0.id) } ?? .stretched, inputs: [:])
         digests.key = key
@@ -108,20 +108,6 @@ struct SecretDigests: Sendable, Hashable {
         hasher.combine(salt)
         hasher.combine(scheme)
         hasher.combine(inputs)
-    }
-
-    /// Whether the workflow or one of its sub-workflows has a secret ask state.
-    static func asksSecretQuestions(_ workflow: Workflow) -> Bool {
-        var seen = Set<String>()
-        var pending = [workflow]
-        while let workflow = pending.popLast() {
-            guard seen.insert(workflow.file).inserted else { continue }
-            for state in workflow.states.values {
-                if case .ask(let ask) = state.kind, ask.secret { return true }
-            }
-            pending.append(contentsOf: workflow.subworkflows.values)
-        }
-        return false
     }
 
     /// The stretched digest of `value`: `sha256(salt ":" json)`, then ``rounds`` - 1 times `sha256(salt digest)`, each digest

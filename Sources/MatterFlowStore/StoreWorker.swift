@@ -558,7 +558,7 @@ public final class StoreWorker: Sendable {
             return
         }
         // A run that may ask questions hears the answers given to it since its claim, and those given while it runs.
-        let asks = !workflow.questionNames.isEmpty
+        let asks = workflow.hasAsk { _ in true }
         if asks { answerRelay.attach(handle, to: runID, through: claimed.answeredThrough, missingSecrets: missingAnswers) }
         cancelRelay.attach(handle, to: runID)
         let result = await withTaskCancellationHandler {

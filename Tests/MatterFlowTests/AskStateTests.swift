@@ -316,6 +316,26 @@ import Testing
         #expect(done.worstSeconds < 160)
     }
 
+    @Test("hasAsk finds a matching ask state, in a sub-workflow too, and is false when none matches")
+    func hasAsk() throws {
+        let workflow = try loadWorkflow(Self.workflow)
+        #expect(workflow.hasAsk { _ in true })
+        #expect(workflow.hasAsk { $0.question == "confirm" })
+        #expect(!workflow.hasAsk(where: \.secret))
+        #expect(!(try loadWorkflow(#"{"workflow": "w", "version": 1, "start": "done", "states": {"done": {"type": "succeed"}}}"#)).hasAsk { _ in true })
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-has-ask-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try #"{"workflow": "child", "version": 1, "start": "code", "states": {"code": {"type": "ask", "prompt": "Code?", "answer": {"text": {}}, "secret": true, "result": "code", "timeoutSeconds": 60, "next": "done", "onTimeout": "done"}, "done": {"type": "succeed"}}}"#
+            .write(toFile: directory + "/child.json", atomically: true, encoding: .utf8)
+        try #"{"workflow": "parent", "version": 1, "start": "run", "states": {"run": {"type": "workflow", "path": "child.json", "next": "done"}, "done": {"type": "succeed"}}}"#
+            .write(toFile: directory + "/parent.json", atomically: true, encoding: .utf8)
+        let parent = try WorkflowEngine().load(path: directory + "/parent.json")
+        #expect(parent.hasAsk(where: \.secret))
+        #expect(!parent.hasAsk { $0.question == "other" })
+    }
+
     @Test func theRunMachineTableHasTheAnswerPhase() throws {
         let table = try #require(MachineGraph.machine(named: "run")).table
         #expect(table.states.contains("waitingAnswer"))

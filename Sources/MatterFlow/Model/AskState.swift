@@ -70,6 +70,21 @@ extension Workflow {
         return names
     }
 
+    /// Whether the workflow or one of its sub-workflows has an ask state that `matches`: it stops at the first, so
+    /// a run's start can ask it cheaply (whether to hear answers, whether to keep a secret answer's digest).
+    public func hasAsk(where matches: (AskState) -> Bool) -> Bool {
+        var seen = Set<String>()
+        var pending = [self]
+        while let workflow = pending.popLast() {
+            guard seen.insert(workflow.file).inserted else { continue }
+            for state in workflow.states.values {
+                if case .ask(let ask) = state.kind, matches(ask) { return true }
+            }
+            pending.append(contentsOf: workflow.subworkflows.values)
+        }
+        return false
+    }
+
     /// The names by which a secret question may be answered in advance: its question name and its ask state's.
     public var secretQuestionNames: Set<String> {
         var names = Set<String>()
