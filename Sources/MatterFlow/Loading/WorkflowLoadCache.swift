@@ -61,13 +61,20 @@ final class WorkflowLoadCache: Sendable {
     /// The outcome of loading `path`: an earlier one when no file it read has changed, else a fresh load.
     func outcome(path: String, loader: WorkflowLoader) -> WorkflowLoader.Outcome {
         let key = Key(path: path, directory: path.hasPrefix("/") ? "" : FileManager.default.currentDirectoryPath)
-        if let entry = state.withLock({ $0.entries[key] }), let files = unchanged(entry.files) {
-            if let files { state.withLock { $0.entries[key]?.files = files } }
-            return entry.outcome
+        if let entry = state.withLock({ $0.entries[key] }) {
+            switch check(entry.files) {
+            case .vouched:
+                return entry.outcome
+            case .readAgain(let files):
+                state.withLock { $0.entries[key]?.files = files }
+                return entry.outcome
+            case .changed:
+                break
+            }
         }
         let (outcome, files) = loader.loadRecordingFiles(path: path)
         guard let files else { return outcome }
-        let entry = Entry(outcome: outcome, files: files.map { settled($0, stamp: $0.stamp) })
+        let entry = Entry(outcome: outcome, files: files.map(settled))
         state.withLock { state in
             if state.entries.updateValue(entry, forKey: key) == nil {
                 state.order.append(key)
@@ -79,27 +86,35 @@ final class WorkflowLoadCache: Sendable {
         return outcome
     }
 
-    /// Whether every file still holds exactly the bytes it held when it was read: nil when one does not, else the
-    /// files again, with new stamps (`.some(files)`) when a file's bytes had to be read to tell, or `.some(nil)`
-    /// when every stamp vouched for them.
-    private func unchanged(_ files: [FileRead]) -> [FileRead]?? {
+    /// What a look at the files an outcome was loaded from found.
+    private enum Check {
+        /// Every file's stamp vouched for its bytes: nothing was read.
+        case vouched
+        /// Some files had to be read, and held the same bytes: the files with the stamps taken then.
+        case readAgain([FileRead])
+        /// A file changed, or could not be read.
+        case changed
+    }
+
+    /// Whether every file still holds exactly the bytes it held when it was read.
+    private func check(_ files: [FileRead]) -> Check {
         var restamped: [FileRead]?
         for (index, file) in files.enumerated() {
             if let stamp = file.stamp, FileBytes.stamp(of: file.path) == stamp { continue }
             guard case .success(let (bytes, stamp)) = FileBytes.stampedContents(of: file.path), Self.same(bytes, file.text) else {
-                return nil
+                return .changed
             }
             if restamped == nil { restamped = files }
-            restamped?[index] = settled(file, stamp: stamp)
+            restamped?[index] = settled(FileRead(path: file.path, text: file.text, stamp: stamp))
         }
-        return .some(restamped)
+        return restamped.map(Check.readAgain) ?? .vouched
     }
 
-    /// `file` with `stamp` when it vouches for the file's bytes; else with none, so that its bytes are compared
-    /// each time.
-    private func settled(_ file: FileRead, stamp: FileStamp?) -> FileRead {
+    /// `file`, keeping its stamp only when that vouches for the file's bytes, so that otherwise its bytes are
+    /// compared each time.
+    private func settled(_ file: FileRead) -> FileRead {
         var file = file
-        file.stamp = stamp.flatMap { vouches(for: $0) ? $0 : nil }
+        file.stamp = file.stamp.flatMap { vouches(for: $0) ? $0 : nil }
         return file
     }
 

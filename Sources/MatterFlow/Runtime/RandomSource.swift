@@ -28,10 +28,12 @@ extension RandomSource {
 
     /// `count` random lowercase hexadecimal digits, one word drawn per digit.
     public func hexDigits(_ count: Int) -> String {
-        let digits = Array("0123456789abcdef")
-        return String((0..<count).map { _ in digits[Int(uniform(below: 16))] })
+        String(decoding: (0..<max(count, 0)).map { _ in lowercaseHexDigits[Int(uniform(below: 16))] }, as: UTF8.self)
     }
 }
+
+/// The sixteen digits ``RandomSource/hexDigits(_:)`` draws from, as UTF-8.
+private let lowercaseHexDigits = Array("0123456789abcdef".utf8)
 
 /// A repeatable generator (SplitMix64): the same seed gives the same sequence on every machine.
 public final class SeededRandomSource: RandomSource {
@@ -70,8 +72,7 @@ public struct SystemRandomSource: RandomSource {
         var word: UInt64 = 0
         for index in 0..<max(count, 0) {
             if index % 16 == 0 { word = generator.next() }
-            let nibble = UInt8(truncatingIfNeeded: word & 0xF)
-            digits.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+            digits.append(lowercaseHexDigits[Int(word & 0xF)])
             word >>= 4
         }
         return String(decoding: digits, as: UTF8.self)

@@ -77,15 +77,13 @@ final class SecretValues: Sendable {
         /// Secrets whose encoded forms are not in ``matcher`` yet: they are worked out on the first redaction, so a
         /// run that never shows anything never pays for them.
         var pending: [String] = []
-        /// Whether ``whole`` holds secrets ``matcher`` does not.
-        var changed = false
 
+        /// The search for every secret added so far, made again only when ``whole`` has grown since the last one.
         mutating func currentMatcher() -> Matcher {
-            guard changed else { return matcher }
+            guard whole.count != matcher.whole.count else { return matcher }
             var all = Set(matcher.forms.map(\.text))
             for secret in pending { all.formUnion(SecretValues.encodedForms(of: secret)) }
             pending = []
-            changed = false
             matcher = Matcher(
                 forms: all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }.map(Form.init), whole: whole)
             return matcher
@@ -99,9 +97,8 @@ final class SecretValues: Sendable {
         switch value {
         case .string(let text) where !text.isEmpty:
             known.withLock { known in
-                guard known.whole.insert(text).inserted else { return }
-                known.changed = true
-                if text.count >= Self.minimumLength { known.pending.append(text) }
+                guard known.whole.insert(text).inserted, text.count >= Self.minimumLength else { return }
+                known.pending.append(text)
             }
         case .array(let elements):
             elements.forEach(add)
