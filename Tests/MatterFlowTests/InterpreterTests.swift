@@ -254,6 +254,65 @@ import Testing
         #expect(trace.contains(RunOptions.redacted))
     }
 
+    /// A sub-workflow whose secret input the parent fills from a value it does not hold secret (here a literal),
+    /// then fails quoting it: run as a state's child, and as a map's elements one and two at a time.
+    @Test(
+        "a value a sub-workflow declares secret is redacted wherever the run shows it",
+        arguments: [#""type": "workflow", "path": "child.json", "inputs": {"code": "hunter2-secret"}"#,
+                    #""type": "map", "items": ["a"], "as": "i", "maxItems": 1, "concurrency": 1, "path": "child.json", "inputs": {"code": "hunter2-secret"}"#,
+                    #""type": "map", "items": ["a", "b"], "as": "i", "maxItems": 2, "concurrency": 2, "path": "child.json", "inputs": {"code": "hunter2-secret"}"#])
+    func aSubWorkflowsSecretInputIsRedacted(call: String) async throws {
+        let child = #"""
+            {"workflow": "child", "version": 1, "start": "quote",
+             "inputs": {"code": {"type": "string", "required": true, "secret": true}},
+             "states": {"quote": {"type": "fail", "code": "aborted", "message": "the code was ${input.code}"}}}
+            """#
+        let parent = #"""
+            {"workflow": "parent", "version": 1, "start": "child",
+             "states": {"child": {\#(call), "next": "done"}, "done": {"type": "succeed"}}}
+            """#
+        let directory = try WorkflowDirectory("child-secret", files: ["child.json": child, "parent.json": parent])
+        defer { directory.remove() }
+        let workflow = try engine.load(path: directory.path + "/parent.json")
+        let (result, events) = try await run(workflow, hub: ScriptedHub())
+        #expect(result.outcome == .failed)
+        let error = try #require(result.error)
+        #expect(error.message.contains("the code was \(RunOptions.redacted)"), "\(error.message)")
+        #expect(!error.message.contains("hunter2"))
+        let trace = events.map { JSONWriter.compact($0.jsonValue) + $0.text }.joined()
+        #expect(!trace.contains("hunter2"))
+        #expect(trace.contains("the code was \(RunOptions.redacted)"))
+    }
+
+    @Test func aSubWorkflowsSecretInputIsRedactedInAResumedRun() async throws {
+        let child = #"""
+            {"workflow": "child", "version": 1, "start": "quote",
+             "inputs": {"code": {"type": "string", "required": true, "secret": true}},
+             "states": {"quote": {"type": "fail", "code": "aborted", "message": "the code was ${input.code}"}}}
+            """#
+        let parent = #"""
+            {"workflow": "parent", "version": 1, "start": "child",
+             "states": {"child": {"type": "workflow", "path": "child.json", "inputs": {"code": "hunter2-secret"}, "next": "done"},
+                        "done": {"type": "succeed"}}}
+            """#
+        let directory = try WorkflowDirectory("child-secret-resumed", files: ["child.json": child, "parent.json": parent])
+        defer { directory.remove() }
+        let workflow = try engine.load(path: directory.path + "/parent.json")
+        // The journal kept the child's level without its secret input; the parent's template gives it back.
+        let point = ResumePoint(
+            levels: [
+                RunCheckpoint(workflowPath: ["parent"], state: "child", inputs: [:], variables: [:]),
+                RunCheckpoint(workflowPath: ["parent", "child"], state: "quote", inputs: [:], variables: [:]),
+            ], cancel: false)
+        let handle = try engine.resume(workflow, from: point, on: ScriptedHub(), options: RunOptions(structureID: "s", clock: ManualClock(), runID: "r"))
+        var trace = ""
+        for await event in handle.events { trace += JSONWriter.compact(event.jsonValue) + event.text }
+        let result = await handle.result
+        #expect(result.error?.message == "the code was \(RunOptions.redacted)")
+        #expect(!trace.contains("hunter2"))
+        #expect(trace.contains("the code was \(RunOptions.redacted)"))
+    }
+
     @Test func anInvalidPayloadIsRejectedBeforeTheHubAndTheSessionReleased() async throws {
         // A string input (not an onboardingPayload one) reaches commissionDevice unchecked; the engine checks it there.
         let workflow = try loadWorkflow(#"""

@@ -2,7 +2,8 @@ import MatterFlowJSON
 
 extension RunMachine {
     /// A sub-workflow state's child place, with its inputs evaluated in the parent level's scope and checked
-    /// against the child's declarations.
+    /// against the child's declarations. The values of the child's secret inputs join the run's secrets: the parent
+    /// may pass a value it does not hold secret (a literal, a result field), which the child's declaration makes one.
     func childInputs(_ state: PlannedState, of level: Level) -> Result<(LevelPlace, JSONObject), FlowError> {
         guard let workflow = state.child, let child = level.place.child(of: state) else {
             return .failure(FlowError(.engineMisconfigured, "sub-workflow \(state.childPath) was not loaded"))
@@ -16,7 +17,9 @@ extension RunMachine {
             return .failure(error)
         }
         do {
-            return .success((child, try workflow.resolveInputs(given, source: state.childPath)))
+            let inputs = try workflow.resolveInputs(given, source: state.childPath)
+            for name in child.model.secretInputs { inputs[name].map(secrets.add) }
+            return .success((child, inputs))
         } catch {
             let message = error.diagnostics.map(\.message).joined(separator: "; ")
             return .failure(FlowError(.invalidArgumentValue, "inputs of \(state.childPath): \(message)"))

@@ -16,10 +16,9 @@ extension RunMachine {
         place: LevelPlace, resumingAt point: ResumePoint, configuration: Configuration, secrets: SecretValues = SecretValues(),
         element: ElementLaunch? = nil
     ) throws(FlowError) {
-        guard let first = point.levels.first else {
+        guard !point.levels.isEmpty else {
             throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
         }
-        for name in place.model.secretInputs { first.inputs[name].map(secrets.add) }
         point.secretValues.forEach(secrets.add)
         var restored: [ParentLevel] = []
         var place = place
@@ -37,6 +36,8 @@ extension RunMachine {
                 }
             }
             let model = place.model
+            // A level's secret inputs are the run's secrets, whoever filled them in (``childInputs(_:of:)``).
+            for name in model.secretInputs { inputs[name].map(secrets.add) }
             guard let number = model.number(of: checkpoint.state) else {
                 throw FlowError(
                     .invalidArgumentValue,
