@@ -40,11 +40,12 @@ import Testing
          }}
         """#
 
-    /// A directory holding the cancellable body and a parent mapping it.
-    static func cancellableTree(items: String, concurrency: Int, tolerate: Int = 0) throws -> String {
+    /// A parent mapping the cancellable body, loaded from a directory that is removed once they are loaded.
+    static func cancellableTree(items: String, concurrency: Int, tolerate: Int = 0) throws -> Workflow {
         let parent = workflow(items: items, concurrency: concurrency, tolerate: tolerate, body: "read-or-note.json")
         let directory = try WorkflowDirectory("concurrent", files: ["read-or-note.json": cancellableBody, "parent.json": parent])
-        return directory.path + "/parent.json"
+        defer { directory.remove() }
+        return try WorkflowEngine().load(path: directory.path + "/parent.json")
     }
 
     /// A map over two items, both at once, of the body at `path`, failing on any error.
@@ -120,7 +121,7 @@ import Testing
         let hub = ScriptedHub()
         hub.script(device: "d-1", .failAfter(.seconds(1), clock, FlowError(.deviceNotFound, "no such device")))
         for device in ["d-0", "d-2", "d-3", "d-4"] { hub.script(device: device, .sleep(.seconds(8), clock)) }
-        let workflow = try WorkflowEngine().load(path: try Self.cancellableTree(items: #"["d-0", "d-1", "d-2", "d-3", "d-4"]"#, concurrency: 3))
+        let workflow = try Self.cancellableTree(items: #"["d-0", "d-1", "d-2", "d-3", "d-4"]"#, concurrency: 3)
         let result = try await Self.run(workflow, hub: hub, clock: clock)
         #expect(result.outcome == .failed)
         #expect(result.error?.cause == .mapElementsFailed, "\(String(describing: result.error))")
@@ -157,7 +158,7 @@ import Testing
         let clock = VirtualClock()
         let hub = ScriptedHub()
         for index in 0..<4 { hub.script(device: "d-\(index)", .sleep(.seconds(8), clock)) }
-        let workflow = try WorkflowEngine().load(path: try Self.cancellableTree(items: #"["d-0", "d-1", "d-2", "d-3"]"#, concurrency: 2))
+        let workflow = try Self.cancellableTree(items: #"["d-0", "d-1", "d-2", "d-3"]"#, concurrency: 2)
         let cancellation = RunCancellation()
         let started = EventCounter()
         var options = RunOptions(structureID: "s", clock: clock) { event in

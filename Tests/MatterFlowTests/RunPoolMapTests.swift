@@ -57,8 +57,7 @@ import Testing
     }
 
     @Test func aFailureBeyondToleranceCancelsRunningElementsAndTheirCancelPathsRun() async throws {
-        let workflow = try WorkflowEngine().load(
-            path: try ConcurrentMapTests.cancellableTree(items: #"["d-0", "d-1", "d-2", "d-3", "d-4"]"#, concurrency: 3))
+        let workflow = try ConcurrentMapTests.cancellableTree(items: #"["d-0", "d-1", "d-2", "d-3", "d-4"]"#, concurrency: 3)
         let (pooled, single, hub, clock) = try await Self.bothWays(workflow) { clock in
             let hub = ScriptedHub()
             hub.script(device: "d-1", .failAfter(.seconds(1), clock, FlowError(.deviceNotFound, "no such device")))
@@ -88,8 +87,7 @@ import Testing
     }
 
     @Test func aRunCancelReachesEveryRunningElementAndTheMapTakesItsCancelPath() async throws {
-        let workflow = try WorkflowEngine().load(
-            path: try ConcurrentMapTests.cancellableTree(items: #"["d-0", "d-1", "d-2", "d-3"]"#, concurrency: 2))
+        let workflow = try ConcurrentMapTests.cancellableTree(items: #"["d-0", "d-1", "d-2", "d-3"]"#, concurrency: 2)
         let clock = VirtualClock()
         let hub = ScriptedHub()
         for index in 0..<4 { hub.script(device: "d-\(index)", .sleep(.seconds(8), clock)) }
@@ -129,6 +127,7 @@ import Testing
             }}
             """#
         let directory = try WorkflowDirectory("pool-abandoned", files: ["slow-read.json": body, "parent.json": parent])
+        defer { directory.remove() }
         let workflow = try WorkflowEngine().load(path: directory.path + "/parent.json")
         let hub = ScriptedHub()
         let gate = ScriptedHub.Gate()
