@@ -160,6 +160,37 @@ import Testing
         }
     }
 
+    @Test func aLateResultsSecretFieldsAreRedactedFromTheCancelPathsCheckpoints() throws {
+        // activateEpskc still succeeds at the hub while the run is cancelled: the cancel path gets its result (to
+        // stop the mode), and its key must stay out of the checkpoints the journal keeps.
+        let workflow = try WorkflowEngine().load(
+            text: #"""
+                {"workflow": "share", "version": 1, "start": "activate", "onCancel": "stop",
+                 "states": {
+                  "activate": {"type": "action", "operation": "activateEpskc", "arguments": {"deviceID": "br-1"},
+                               "result": "activation", "next": "done"},
+                  "done": {"type": "succeed"},
+                  "stop": {"type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "stopped"}
+                 }}
+                """#, baseDirectory: Repository.workflowsDirectory)
+        var machine = RunMachine(
+            place: workflow.model.topPlace(catalog: .standard), inputs: [:],
+            configuration: .init(runID: "run-1", structureID: "s", recordsCheckpoints: true, random: SeededRandomSource(seed: 3)))
+        _ = try machine.start()
+        #expect(Self.lines(try machine.proceed()).last == "call activateEpskc key run-1/1")
+        #expect(Self.lines(machine.cancelRequested()) == ["interruptWork"])
+        let late: JSONValue = ["status": "success", "epskc": "052183946712", "durationSeconds": 120]
+        let actions = try machine.callEnded(.cancelled(late: late))
+        let checkpoints = actions.compactMap { action -> RunCheckpoint? in
+            if case .checkpoint(let checkpoint) = action { checkpoint } else { nil }
+        }
+        #expect(checkpoints.map(\.state) == ["stop"])
+        let kept = checkpoints.map { JSONWriter.compact($0.jsonValue) }.joined()
+        #expect(kept.contains(#""durationSeconds":120"#), "the late result is bound for the cancel path")
+        #expect(!kept.contains("052183946712"), "\(kept)")
+        #expect(machine.top.scope.vars["activation"]?["epskc"] == "052183946712", "the cancel path itself can read it")
+    }
+
     @Test func aRunResumesAtAJournaledPosition() throws {
         let waiting = RunCheckpoint(workflowPath: [place.model.name], state: "wait", inputs: [:], variables: ["session": ["sessionID": "s-7"]])
         var resumed = try RunMachine(

@@ -104,8 +104,7 @@ extension RunMachine {
         let error: FlowError?
         switch outcome {
         case .finished(let value):
-            for field in call.operation.secretResultFields { value[field].map(secrets.add) }
-            noteSession(call, value)
+            noteResult(call, value)
             error = nil
             ended = .finished(value)
         case .failed(let failure):
@@ -118,7 +117,7 @@ extension RunMachine {
             error = timedOut
             ended = .failed(timedOut)
         case .cancelled(let late):
-            if let late { noteSession(call, late) }
+            if let late { noteResult(call, late) }
             error = late == nil ? FlowError(.runCancelled, "cancelled while waiting for \(call.operation.name)") : nil
             ended = .cancelled(late: late)
         }
@@ -133,9 +132,10 @@ extension RunMachine {
         return attemptEnded(progress, ended)
     }
 
-    /// Notes the session a call opened (its result, or its late result when the run was cancelled while it ran:
-    /// the cancel path then releases that session, inside it).
-    private mutating func noteSession(_ call: RunCall, _ value: JSONValue) {
+    /// A call's result, on time or late: its secret fields join the run's secrets (a late result is bound too, for
+    /// the cancel path to read), and the session it opened is noted.
+    private mutating func noteResult(_ call: RunCall, _ value: JSONValue) {
+        for field in call.operation.secretResultFields { value[field].map(secrets.add) }
         guard call.operation.acquiresSession, let opened = value["sessionID"]?.stringValue else { return }
         sessionID = opened
     }
