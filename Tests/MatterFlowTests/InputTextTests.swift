@@ -65,3 +65,23 @@ import Testing
         #expect(integer.outOfRange)
     }
 }
+
+/// A secret input's text is never quoted back, whatever is wrong with it.
+@Suite struct SecretInputTextTests {
+    @Test(
+        "a refused secret input names the input and the rule but never the text",
+        arguments: [
+            (InputDeclaration.InputType.integer, "020202021"), (.integer, "2020.5"), (.integer, "99999999999999999999"), (.integer, "pin-20202021"),
+            (.number, "+20202021"), (.number, "1e999"), (.number, "pin-20202021"), (.boolean, "yes-20202021"),
+        ])
+    func refusedSecretTextIsNotShown(type: InputDeclaration.InputType, text: String) {
+        let pin = InputDeclaration(name: "pin", type: type, required: true, secret: true)
+        guard case .failure(let error) = pin.value(fromText: text) else {
+            Issue.record("read \(text)")
+            return
+        }
+        #expect(error.message.hasPrefix("input \"pin\" must be "))
+        #expect(error.message.contains("(the input is secret)"))
+        #expect(!error.message.contains("20202021") && !error.message.contains("2020.5"), "\(error.message)")
+    }
+}

@@ -20,30 +20,30 @@ extension InputDeclaration {
             if let number = Int(text) { return .success(.int(number)) }
             // As in JSON, a whole number written with a fraction or an exponent (`30.0`, `3e1`) is an integer.
             guard let number = Double(text), number.isInfinite || number.rounded(.towardZero) == number else {
-                return .failure(InputTextError(message: "input \"\(name)\" must be an integer, got \"\(text)\""))
+                return .failure(InputTextError(message: "input \"\(name)\" must be an integer, got \(shown(text))"))
             }
             guard let whole = Int(exactly: number) else {
                 return .failure(
                     InputTextError(
-                        message: "input \"\(name)\" must be an integer from \(Int.min) to \(Int.max), got \"\(text)\"", outOfRange: true))
+                        message: "input \"\(name)\" must be an integer from \(Int.min) to \(Int.max), got \(shown(text))", outOfRange: true))
             }
             return .success(.int(whole))
         case .number:
             if let problem = notJSONNumber(text, kind: "a number") { return .failure(problem) }
             // A JSON number always reads as a Double: infinite when it is too large for one.
             guard let number = Double(text) else {
-                return .failure(InputTextError(message: "input \"\(name)\" must be a number, got \"\(text)\""))
+                return .failure(InputTextError(message: "input \"\(name)\" must be a number, got \(shown(text))"))
             }
             guard number.isFinite else {
                 return .failure(
-                    InputTextError(message: "input \"\(name)\" must be a number a 64-bit float holds, got \"\(text)\"", outOfRange: true))
+                    InputTextError(message: "input \"\(name)\" must be a number a 64-bit float holds, got \(shown(text))", outOfRange: true))
             }
             return .success(.double(number))
         case .boolean:
             switch text {
             case "true": return .success(.bool(true))
             case "false": return .success(.bool(false))
-            default: return .failure(InputTextError(message: "input \"\(name)\" must be true or false, got \"\(text)\""))
+            default: return .failure(InputTextError(message: "input \"\(name)\" must be true or false, got \(shown(text))"))
             }
         case .array, .object, .any:
             do {
@@ -62,9 +62,18 @@ extension InputDeclaration {
     private func notJSONNumber(_ text: String, kind: String) -> InputTextError? {
         guard !JSONNumberText.isNumber(text) else { return nil }
         guard let spelling = JSONNumberText.spelling(of: text) else {
-            return InputTextError(message: "input \"\(name)\" must be \(kind), got \"\(text)\"")
+            return InputTextError(message: "input \"\(name)\" must be \(kind), got \(shown(text))")
+        }
+        guard !secret else {
+            return InputTextError(
+                message: "input \"\(name)\" must be \(kind) written as JSON writes one (no sign but a leading -, no leading zeros, digits on both sides of a point), got \(shown(text))")
         }
         return InputTextError(
             message: "input \"\(name)\" must be \(kind) written as JSON writes one, got \"\(text)\"; write \"\(spelling)\"")
+    }
+
+    /// The text as a message quotes it; a secret input's is never shown.
+    private func shown(_ text: String) -> String {
+        secret ? "a value not shown here (the input is secret)" : "\"\(text)\""
     }
 }
