@@ -220,11 +220,10 @@ final class JournalRecorder: RunRecording {
             key: call.context.idempotencyKey, operation: call.operation.name, result: shown(value, of: call), devices: nil)))
     }
 
-    /// A call's result as the journal keeps it: secret fields redacted unless the run shows secrets.
+    /// A call's result as the journal keeps it: secrets redacted (``PreparedCall/shownResult(_:)``) unless the run
+    /// shows secrets.
     private func shown(_ value: JSONValue, of call: PreparedCall) -> JSONValue {
-        guard !showSecrets, var object = value.objectValue else { return value }
-        for field in call.operation.secretResultFields where object[field] != nil { object[field] = .string(RunOptions.redacted) }
-        return .object(object)
+        showSecrets ? value : call.shownResult(value)
     }
 
     /// Why a session call of a continued run must not be made: the hub shows an active session that is not this

@@ -54,4 +54,48 @@ struct RunRecordingTests {
         #expect(late.first?.operation == "activateEpskc")
         #expect(late.first?.result["epskc"]?.stringValue == RunOptions.redacted)
     }
+
+    @Test("a secret value inside another argument or in a result the hub echoes is redacted from intents and outcomes")
+    func secretsAreRedactedByValueFromCallRecords() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try #"""
+            {"workflow": "echo", "version": 1, "start": "prepare", "onCancel": "release",
+             "inputs": {"onboardingPayload": {"type": "onboardingPayload", "required": true},
+                        "token": {"type": "string", "required": true, "secret": true}},
+             "states": {
+              "prepare": {"type": "workflow", "path": "\#(Repository.workflow("prepare"))", "next": "request", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "request": {"type": "workflow", "path": "\#(Repository.workflow("add-device"))", "next": "commission", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "commission": {"type": "action", "operation": "commissionDevice", "result": "commissioned", "next": "release",
+                             "arguments": {"onboardingPayload": "${input.onboardingPayload}", "commissioningID": "cid-${input.token}"},
+                             "onError": [{"errors": ["*"], "next": "remember"}]},
+              "remember": {"type": "assign", "set": {"failure": "${error}"}, "next": "releaseAfterFailure"},
+              "releaseAfterFailure": {"type": "workflow", "path": "\#(Repository.workflow("cancel"))", "next": "failedAfterRelease", "onError": [{"errors": ["*"], "next": "failedAfterRelease"}]},
+              "failedAfterRelease": {"type": "fail", "error": "${vars.failure}"},
+              "release": {"type": "workflow", "path": "\#(Repository.workflow("cancel"))", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"}
+             }}
+            """#.write(toFile: scratch.file("echo.json"), atomically: true, encoding: .utf8)
+        let workflow = try WorkflowEngine().load(path: scratch.file("echo.json"))
+        let journal = try RunJournal(directory: scratch.file("journal"))
+        let clock = VirtualClock()
+        let hub = try SimulatedHub(home: Homes.basic(), clock: clock)
+        let hold = ClockHold(clock)
+        let result = try await journal.run(
+            workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "token": "tok-5bd1e0c3"], on: hub,
+            options: RunOptions(structureID: Homes.structureID, clock: clock, runID: "run-echo"))
+        hold.release()
+        #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
+        let entries = try journal.read(runID: "run-echo").entries()
+        let intent = try #require(entries.intents.map(\.intent).first { $0.operation == "commissionDevice" })
+        #expect(intent.arguments["commissioningID"] == .string("cid-\(RunOptions.redacted)"))
+        let outcome = try #require(entries.outcomes.first { $0.operation == "commissionDevice" })
+        #expect(outcome.value?["commissioningID"] == .string("cid-\(RunOptions.redacted)"), "the hub's echo of the argument")
+        let files = try FileManager.default.contentsOfDirectory(atPath: scratch.file("journal"))
+        for file in files {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: scratch.file("journal/" + file)))
+            #expect(!String(decoding: bytes, as: UTF8.self).contains("5bd1e0c3"), "\(file)")
+        }
+    }
 }

@@ -52,7 +52,7 @@ extension RunRecording {
     ) async -> RaceOutcome<JSONValue> {
         let prepared = PreparedCall(
             workflowPath: call.path, state: call.state, attempt: call.attempt, operation: call.operation.operation,
-            shownArguments: call.shownArguments, context: context, guardName: call.guardName)
+            shownArguments: call.shownArguments, context: context, guardName: call.guardName, redaction: call.redaction)
         let outcome: RaceOutcome<JSONValue>
         switch await callStarting(prepared) {
         case .success(let value)?: outcome = .finished(value)
@@ -85,11 +85,23 @@ public struct PreparedCall: Sendable {
     public let context: HubCallContext
     /// The custom guard the call checks, when it is a guard's read rather than the state's own call.
     public let guardName: String?
+    /// The run's secrets, which ``shownResult(_:)`` redacts; nil for a call built outside a run.
+    let redaction: SecretValues?
 
     public init(
         workflowPath: [String], state: String, attempt: Int, operation: OperationDescriptor, shownArguments: JSONObject,
         context: HubCallContext, guardName: String? = nil
     ) {
+        self.init(
+            workflowPath: workflowPath, state: state, attempt: attempt, operation: operation, shownArguments: shownArguments,
+            context: context, guardName: guardName, redaction: nil)
+    }
+
+    init(
+        workflowPath: [String], state: String, attempt: Int, operation: OperationDescriptor, shownArguments: JSONObject,
+        context: HubCallContext, guardName: String?, redaction: SecretValues?
+    ) {
+        self.redaction = redaction
         self.guardName = guardName
         self.workflowPath = workflowPath
         self.state = state
@@ -97,5 +109,17 @@ public struct PreparedCall: Sendable {
         self.operation = operation
         self.shownArguments = shownArguments
         self.context = context
+    }
+
+    /// A result of this call as a record keeps it when the run does not show secrets: the operation's secret
+    /// result fields redacted whole, and every secret value the run holds wherever the result carries it (a hub
+    /// that echoes an argument, a custom operation's field not declared secret).
+    public func shownResult(_ value: JSONValue) -> JSONValue {
+        var shown = value
+        if var object = value.objectValue {
+            for field in operation.secretResultFields where object[field] != nil { object[field] = .string(RunOptions.redacted) }
+            shown = .object(object)
+        }
+        return redaction?.redacting(shown) ?? shown
     }
 }

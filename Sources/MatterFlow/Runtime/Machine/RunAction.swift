@@ -86,12 +86,16 @@ final class RunCall: Sendable {
     let cancellable: Bool
     /// The custom guard whose check the call is; nil for a state's own call.
     let guardName: String?
+    /// The run's secrets, which the call's result is redacted of for the recording; nil when the run shows secrets.
+    let redaction: SecretValues?
 
     init(
         operation: PlannedCall, arguments: JSONObject, timeout: Duration, context: HubCallContext, state: String,
-        path: [String], attempt: Int, shownArguments: JSONObject, cancellable: Bool, guardName: String? = nil
+        path: [String], attempt: Int, shownArguments: JSONObject, cancellable: Bool, guardName: String? = nil,
+        redaction: SecretValues? = nil
     ) {
         self.guardName = guardName
+        self.redaction = redaction
         self.operation = operation
         self.arguments = arguments
         self.timeout = timeout

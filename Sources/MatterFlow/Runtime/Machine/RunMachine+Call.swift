@@ -35,14 +35,15 @@ extension RunMachine {
         return given
     }
 
-    /// Arguments as reports show them: secret arguments redacted unless the run shows secrets.
+    /// Arguments as reports and the recording show them, unless the run shows secrets: secret arguments redacted
+    /// whole, and every secret value the run holds wherever another argument carries it.
     private func shown(_ arguments: JSONObject, of call: PlannedCall) -> JSONObject {
         guard !configuration.showSecrets else { return arguments }
         var shown = arguments
         for name in call.secretArguments where shown[name] != nil {
             shown[name] = .string(RunOptions.redacted)
         }
-        return shown
+        return secrets.redacting(.object(shown)).objectValue ?? shown
     }
 
     /// The idempotency key a call gets when its state passes none: the run's ID (drawn from the run's random source
@@ -97,6 +98,6 @@ extension RunMachine {
             RunCall(
                 operation: call, arguments: arguments, timeout: call.timeout, context: context,
                 state: planned.name, path: top.path, attempt: attempt, shownArguments: shownArguments,
-                cancellable: !top.onCancelPath, guardName: guardName))
+                cancellable: !top.onCancelPath, guardName: guardName, redaction: configuration.showSecrets ? nil : secrets))
     }
 }
