@@ -284,6 +284,30 @@ import Testing
         #expect(trace.contains("the code was \(RunOptions.redacted)"))
     }
 
+    @Test func aSecretIntegerInputIsRedactedFromReportsCheckpointsAndTheResult() async throws {
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "pin", "version": 1, "start": "keep",
+             "inputs": {"pin": {"type": "integer", "required": true, "secret": true}},
+             "states": {
+              "keep": {"type": "assign", "set": {"copy": "${input.pin}"}, "next": "quote"},
+              "quote": {"type": "fail", "code": "aborted", "message": "pin ${input.pin} refused"}
+             }}
+            """#)
+        let checkpoints = MutexBox<[RunCheckpoint]>([])
+        var options = RunOptions(structureID: "s", clock: ManualClock(), runID: "r")
+        options.checkpoints = { checkpoint in checkpoints.mutate { $0.append(checkpoint) } }
+        let handle = try engine.start(workflow, inputs: ["pin": 20202021], on: ScriptedHub(), options: options)
+        var trace = ""
+        for await event in handle.events { trace += JSONWriter.compact(event.jsonValue) + event.text }
+        let result = await handle.result
+        #expect(result.error?.message == "pin \(RunOptions.redacted) refused")
+        let kept = checkpoints.value.map { JSONWriter.compact($0.jsonValue) }.joined()
+        #expect(checkpoints.value.last?.variables["copy"] == .string(RunOptions.redacted))
+        #expect(!kept.contains("20202021") && !trace.contains("20202021"), "\(kept)\n\(trace)")
+        // A secret number as short as a short secret string is refused before the run, for the same reason.
+        #expect(throws: DiagnosticsError.self) { try workflow.resolveInputs(["pin": 123]) }
+    }
+
     @Test func aSubWorkflowsSecretInputIsRedactedInAResumedRun() async throws {
         let child = #"""
             {"workflow": "child", "version": 1, "start": "quote",

@@ -119,6 +119,20 @@ import Testing
         #expect(diagnostics.allSatisfy { $0.location != nil })
     }
 
+    @Test func aSecretBooleanInputIsRefusedWhereItIsDeclared() throws {
+        let diagnostics = diagnose(#"""
+            {"workflow": "t", "version": 1, "start": "a",
+             "inputs": {"optIn": {"type": "boolean", "secret": true}, "pin": {"type": "integer", "secret": true}},
+             "states": {"a": {"type": "succeed"}}}
+            """#)
+        let finding = try #require(diagnostics.first { $0.severity == .error })
+        #expect(diagnostics.filter { $0.severity == .error }.count == 1, "a secret integer is fine: \(diagnostics)")
+        #expect(finding.code == "invalidValue")
+        #expect(finding.pointer == "/inputs/optIn/secret")
+        #expect(finding.location == SourceLocation(line: 2, column: 52))
+        #expect(finding.message.contains("drop \"secret\", or make the input a string"))
+    }
+
     @Test func newerVersionHasItsOwnMessage() throws {
         let diagnostics = diagnose(#"{"workflow": "t", "version": 3, "start": "a", "states": {"a": {"type": "succeed"}}}"#)
         let finding = try #require(diagnostics.first)

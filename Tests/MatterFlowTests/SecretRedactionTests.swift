@@ -79,4 +79,25 @@ struct SecretRedactionTests {
         #expect(secrets.redacting("42") == RunOptions.redacted)
         #expect(secrets.redacting("b second-secret, a first-secret") == "b \(RunOptions.redacted), a \(RunOptions.redacted)")
     }
+
+    @Test("a secret number is redacted as an equal JSON number and as its text in strings; other numbers stay")
+    func secretNumbers() {
+        let secrets = secrets(.int(20202021), .double(2.75e6), .int(42))
+        let value: JSONValue = [
+            "pin": .int(20202021), "asFloat": .double(20202021), "other": .int(20202022), "rate": .double(2.75e6),
+            "said": "the PIN is 20202021", "small": .int(42), "roomNumber": "room 42",
+            "list": [.int(7), .int(20202021)], "flag": true,
+        ]
+        #expect(secrets.redacting(value) == [
+            "pin": .string(RunOptions.redacted), "asFloat": .string(RunOptions.redacted), "other": .int(20202022),
+            "rate": .string(RunOptions.redacted), "said": .string("the PIN is \(RunOptions.redacted)"),
+            "small": .string(RunOptions.redacted), "roomNumber": "room 42", "list": [.int(7), .string(RunOptions.redacted)], "flag": true,
+        ])
+        // Found after a string secret was already matched, and by a redaction made before it was added.
+        let later = self.secrets(.string("first-secret"))
+        #expect(later.redacting(.int(5551234)) == .int(5551234))
+        later.add(.int(5551234))
+        #expect(later.redacting(.int(5551234)) == .string(RunOptions.redacted))
+        #expect(later.redacting("call 5551234") == "call \(RunOptions.redacted)")
+    }
 }

@@ -90,6 +90,12 @@ struct WorkflowDecoder {
             }
             // An onboarding payload holds the setup passcode: it is secret whatever the file says.
             let secret = (input.bool("secret") ?? false) || type == .onboardingPayload
+            if secret, type == .boolean {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: input.pointer("secret"),
+                    "a boolean input cannot be kept secret: true and false appear in every report, so redaction could not hide "
+                        + "which one \"\(member.key)\" holds; drop \"secret\", or make the input a string")
+            }
             let description = input.string("description")
             input.finish()
             inputs.append(

@@ -4,7 +4,7 @@ extension Workflow {
     /// Checks a run's inputs against the declarations and fills in defaults.
     ///
     /// - Throws: ``DiagnosticsError`` listing every unknown input, missing required input, wrong type and empty
-    ///   required `string` input (`invalidValue`), and every secret input holding a string of 1-3 characters
+    ///   required `string` input (`invalidValue`), and every secret input holding a string or number of 1-3 characters
     ///   (`invalidValue`): a secret that short could not be redacted from free text without mangling it, so it is
     ///   refused rather than shown.
     public func resolveInputs(_ given: JSONObject, source: String = "<inputs>") throws(DiagnosticsError) -> JSONObject {
@@ -59,7 +59,7 @@ extension Workflow {
                 diagnostics.append(
                     Diagnostic(
                         severity: .error, code: DiagnosticCode.invalidValue,
-                        message: "secret input \"\(declaration.name)\" holds a string of 1-\(SecretValues.minimumLength - 1) "
+                        message: "secret input \"\(declaration.name)\" holds a string or number of 1-\(SecretValues.minimumLength - 1) "
                             + "characters\(pointer == base ? "" : " at \(pointer)"); a secret that short cannot be told "
                             + "apart from other text, so it could not be kept out of traces, journals and messages: use at "
                             + "least \(SecretValues.minimumLength) characters",
@@ -71,16 +71,18 @@ extension Workflow {
     }
 
     /// The JSON pointers of the strings inside `value` that are not empty but shorter than
-    /// ``SecretValues/minimumLength``.
+    /// ``SecretValues/minimumLength``, and of the numbers JSON writes that short.
     static func shortStrings(in value: JSONValue, at pointer: String) -> [String] {
         switch value {
         case .string(let text):
             return (1..<SecretValues.minimumLength).contains(text.count) ? [pointer] : []
+        case .int, .double:
+            return JSONWriter.compact(value).count < SecretValues.minimumLength ? [pointer] : []
         case .array(let elements):
             return elements.indices.flatMap { shortStrings(in: elements[$0], at: JSONPointer.appending(String($0), to: pointer)) }
         case .object(let object):
             return object.members.flatMap { shortStrings(in: $0.value, at: JSONPointer.appending($0.key, to: pointer)) }
-        case .null, .bool, .int, .double:
+        case .null, .bool:
             return []
         }
     }

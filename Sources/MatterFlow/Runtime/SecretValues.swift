@@ -13,6 +13,9 @@ import Synchronization
 /// A secret of at least ``minimumLength`` characters is redacted wherever it occurs inside a string. A shorter one is
 /// too likely to occur by chance in unrelated text, so it is redacted only where a string is exactly the secret;
 /// secret inputs that short are refused before the run starts (``Workflow/resolveInputs(_:source:)``).
+///
+/// A secret number (a PIN declared `integer`) is a secret twice: as the text JSON writes it, found in strings like
+/// any other, and as a number, so that a JSON number equal to it is replaced by ``RunOptions/redacted`` too.
 final class SecretValues: Sendable {
     /// Shorter strings are too likely to occur by chance to be redacted inside other text.
     static let minimumLength = 4
@@ -47,9 +50,15 @@ final class SecretValues: Sendable {
         /// The first bytes of the forms: ASCII text holding none of them holds no form.
         let firstBytes: [Bool]
 
-        init(forms: [Form], whole: Set<String>) {
+        /// The secret numbers, as integers and as floats (an integral one in both where it fits).
+        let integers: Set<Int>
+        let floats: Set<Double>
+
+        init(forms: [Form], whole: Set<String>, integers: Set<Int> = [], floats: Set<Double> = []) {
             self.forms = forms
             self.whole = whole
+            self.integers = integers
+            self.floats = floats
             allASCII = forms.allSatisfy(\.isASCII) && whole.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
             wholeLengths = Array(Set(whole.map(\.utf8.count)))
             var firstBytes = [Bool](repeating: false, count: 256)
@@ -77,34 +86,54 @@ final class SecretValues: Sendable {
         /// Secrets whose encoded forms are not in ``matcher`` yet: they are worked out on the first redaction, so a
         /// run that never shows anything never pays for them.
         var pending: [String] = []
+        /// Every secret number.
+        var integers: Set<Int> = []
+        var floats: Set<Double> = []
 
-        /// The search for every secret added so far, made again only when ``whole`` has grown since the last one.
+        /// Records a secret string (a number's as JSON writes it).
+        mutating func add(_ text: String) {
+            guard whole.insert(text).inserted, text.count >= SecretValues.minimumLength else { return }
+            pending.append(text)
+        }
+
+        /// The search for every secret added so far, made again only when the secrets have grown since the last one.
         mutating func currentMatcher() -> Matcher {
-            guard whole.count != matcher.whole.count else { return matcher }
+            guard whole.count != matcher.whole.count || integers.count != matcher.integers.count || floats.count != matcher.floats.count
+            else { return matcher }
             var all = Set(matcher.forms.map(\.text))
             for secret in pending { all.formUnion(SecretValues.encodedForms(of: secret)) }
             pending = []
             matcher = Matcher(
-                forms: all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }.map(Form.init), whole: whole)
+                forms: all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }.map(Form.init), whole: whole,
+                integers: integers, floats: floats)
             return matcher
         }
     }
 
     private let known = Mutex(Known())
 
-    /// Records every string inside a value.
+    /// Records every string and number inside a value. A boolean is no secret anyone could keep: it is not recorded.
     func add(_ value: JSONValue) {
         switch value {
         case .string(let text) where !text.isEmpty:
+            known.withLock { $0.add(text) }
+        case .int(let number):
             known.withLock { known in
-                guard known.whole.insert(text).inserted, text.count >= Self.minimumLength else { return }
-                known.pending.append(text)
+                known.add(String(number))
+                known.integers.insert(number)
+                if let float = Double(exactly: number) { known.floats.insert(float) }
+            }
+        case .double(let number) where number.isFinite:
+            known.withLock { known in
+                known.add(JSONWriter.compact(.double(number)))
+                known.floats.insert(number)
+                if let integer = Int(exactly: number) { known.integers.insert(integer) }
             }
         case .array(let elements):
             elements.forEach(add)
         case .object(let object):
             object.members.forEach { add($0.value) }
-        case .null, .bool, .int, .double, .string:
+        case .null, .bool, .double, .string:
             break
         }
     }
@@ -248,7 +277,9 @@ final class SecretValues: Sendable {
                 redacted?[index].value = replaced
             }
             return redacted.map { .object(JSONObject($0)) }
-        case .null, .bool, .int, .double: return nil
+        case .int(let number): return known.integers.contains(number) ? .string(RunOptions.redacted) : nil
+        case .double(let number): return known.floats.contains(number) ? .string(RunOptions.redacted) : nil
+        case .null, .bool: return nil
         }
     }
 
