@@ -90,7 +90,18 @@ enum LineQuote {
         if payload { output += "<redacted>" }
         flush()
         characters = Array(output)
-        if characters.count > limit { return String(characters.prefix(limit)) + "…" }
-        return output
+        guard characters.count > limit else { return output }
+        // A word cut in two could be the start of a secret that redaction by value would no longer recognise: the
+        // quote ends before it.
+        var end = limit
+        if !isBoundary(characters[limit]) {
+            while end > 0, !isBoundary(characters[end - 1]) { end -= 1 }
+        }
+        return String(characters[..<end]) + "…"
+    }
+
+    /// Whether a character separates words of a line: white space or JSON's punctuation.
+    private static func isBoundary(_ character: Character) -> Bool {
+        character.isWhitespace || "\"{}[],:".contains(character)
     }
 }

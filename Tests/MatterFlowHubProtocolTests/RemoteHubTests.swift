@@ -183,6 +183,18 @@ import Testing
         }
         #expect(masked.contains("onboardingPayload"))
     }
+
+    @Test("a quote cut short never ends inside a word, which could be the start of a secret")
+    func quotesAreCutBetweenWords() throws {
+        let line = #"{"error":"bad","name":"hunter2-not-hex-secret","more":"x"}"#
+        let cut = try #require(line.range(of: "hunter2")).lowerBound
+        let limit = line.distance(from: line.startIndex, to: cut) + 4
+        let masked = LineQuote.masked(line, limit: limit)
+        #expect(masked == #"{"error":"bad","name":"…"#)
+        #expect(LineQuote.masked(line, limit: 5) == #"{"…"#)
+        #expect(LineQuote.masked("a-very-long-word-without-any-break", limit: 10) == "…")
+        #expect(LineQuote.masked(line, limit: 200) == line, "a line within the limit is quoted whole")
+    }
 }
 
 /// The ``FlowError`` a call throws, or nil when it does not throw.
