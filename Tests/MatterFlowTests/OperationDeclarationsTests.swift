@@ -54,6 +54,58 @@ struct OperationDeclarationsTests {
         #expect(trace.contains("<redacted>"))
     }
 
+    @Test func aSecretFieldOfADeclaredEventIsRedactedWhereverTheRunShowsIt() async throws {
+        let catalog = try OperationCatalog.standard.adding(
+            try OperationDeclarations.parse(
+                """
+                {"catalog": "issuer", "version": 1, "events": {"credentialIssued": {
+                  "summary": "a hub issued a device credential", "valueField": "outcome", "values": ["issued", "refused"],
+                  "fields": {"outcome": {"type": "string"}, "credential": {"type": "string", "secret": true}}}}}
+                """, file: "issuer.catalog.json"))
+        #expect(catalog.event(named: "credentialIssued")?.secretFields == ["credential"])
+        let engine = WorkflowEngine(catalog: catalog)
+        let workflow = try engine.load(
+            text: """
+                {"workflow": "issue", "version": 1, "start": "wait", "states": {
+                  "wait": {"type": "wait", "event": "credentialIssued", "timeoutSeconds": 60, "result": "issued",
+                           "on": {"issued": "keep"}, "otherwise": "keep", "onTimeout": "keep"},
+                  "keep": {"type": "assign", "set": {"copy": "${vars.issued.credential}"}, "next": "quote"},
+                  "quote": {"type": "fail", "code": "aborted", "message": "issued ${vars.copy}"}}}
+                """, baseDirectory: "/")
+        let hub = ScriptedHub()
+        let checkpoints = Mutex<[RunCheckpoint]>([])
+        var options = RunOptions(structureID: "s", clock: ManualClock(), runID: "r")
+        options.checkpoints = { checkpoint in checkpoints.withLock { $0.append(checkpoint) } }
+        let handle = try engine.start(workflow, on: hub, options: options)
+        var trace = ""
+        for await event in handle.events {
+            trace += JSONWriter.compact(event.jsonValue)
+            if case .waitStarted = event.kind { hub.emit("credentialIssued", value: "issued", fields: ["outcome": "issued", "credential": "cred-7f3a9c"]) }
+        }
+        let result = await handle.result
+        #expect(result.error?.message == "issued \(RunOptions.redacted)")
+        let kept = checkpoints.withLock { $0 }.map { JSONWriter.compact($0.jsonValue) }.joined()
+        #expect(trace.contains(#""event":"eventReceived""#), "\(trace)")
+        #expect(!trace.contains("cred-7f3a9c") && !kept.contains("cred-7f3a9c"), "\(trace)\n\(kept)")
+    }
+
+    @Test func anEventsValueFieldCannotBeSecret() throws {
+        do {
+            _ = try OperationDeclarations.parse(
+                """
+                {"catalog": "issuer", "version": 1, "events": {"credentialIssued": {
+                  "summary": "a hub issued a device credential", "valueField": "outcome", "values": ["issued"],
+                  "fields": {"outcome": {"type": "string", "secret": true}}}}}
+                """, file: "issuer.catalog.json")
+            Issue.record("a secret value field was accepted")
+        } catch {
+            let finding = try #require(error.diagnostics.first)
+            #expect(finding.code == "invalidValue")
+            #expect(finding.pointer == "/events/credentialIssued/fields/outcome/secret")
+            #expect(finding.message.contains("cannot be secret"))
+        }
+    }
+
     @Test func numbersNoValueCanHoldAreReportedWithTheFilesOtherFindings() throws {
         let text = """
             {

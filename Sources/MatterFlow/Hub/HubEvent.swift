@@ -42,8 +42,14 @@ public struct EventDescriptor: Sendable {
     public var values: [String]
     /// The payload's shape (what `${vars.<result>.field}` may read, and what `match` may compare).
     public var payload: ValueShape
+    /// Payload fields holding secrets (a credential a hub hands over in an event): redacted wherever they appear, as
+    /// secret result fields are.
+    public var secretFields: Set<String>
 
-    public init(name: String, summary: String, valueField: String, values: [String], payload: ValueShape) {
+    public init(
+        name: String, summary: String, valueField: String, values: [String], payload: ValueShape, secretFields: Set<String> = []
+    ) {
+        self.secretFields = secretFields
         self.name = name
         self.summary = summary
         self.valueField = valueField
@@ -62,6 +68,7 @@ public struct EventDescriptor: Sendable {
         [
             "name": .string(name), "summary": .string(summary), "valueField": .string(valueField),
             "values": .array(values.map(JSONValue.string)), "payload": payload.jsonValue,
+            "secretFields": .array(secretFields.sorted().map(JSONValue.string)),
         ]
     }
 }

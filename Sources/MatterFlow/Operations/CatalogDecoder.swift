@@ -268,12 +268,21 @@ final class CatalogDecoder {
             collector.error(DiagnosticCode.invalidValue, at: reader.pointer("values"), "\"values\" needs at least one value")
         }
         var fields: [ValueShape.Field] = []
+        var secretFields = Set<String>()
         if let fieldsReader = reader.object("fields", required: true) {
             for member in fieldsReader.object.members {
                 fieldsReader.allow(member.key)
                 guard let fieldReader = collector.object(member.value, at: fieldsReader.pointer(member.key), what: "field \"\(member.key)\"") else { continue }
                 let shape = fieldReader.value("type", required: true).flatMap { self.decodeShape($0, at: fieldReader.pointer("type"), depth: 0) }
                 let description = fieldReader.string("description") ?? ""
+                if fieldReader.bool("secret") == true {
+                    if member.key == valueField {
+                        collector.error(
+                            DiagnosticCode.invalidValue, at: fieldReader.pointer("secret"),
+                            "the value field \"\(member.key)\" cannot be secret: its values are listed in \"values\" and wait states branch on them; keep the secret in another field")
+                    }
+                    secretFields.insert(member.key)
+                }
                 fieldReader.finish()
                 if let shape { fields.append(.init(member.key, shape, description)) }
             }
@@ -285,7 +294,8 @@ final class CatalogDecoder {
         }
         reader.finish()
         guard nameValid, let summary, let valueField, let values, !values.isEmpty else { return nil }
-        return EventDescriptor(name: name, summary: summary, valueField: valueField, values: values, payload: .object(fields))
+        return EventDescriptor(
+            name: name, summary: summary, valueField: valueField, values: values, payload: .object(fields), secretFields: secretFields)
     }
 
     // MARK: - Shapes and enumerations

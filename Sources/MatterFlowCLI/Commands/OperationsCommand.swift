@@ -50,6 +50,7 @@ struct OperationsCommand {
             out.line("event \(event.name) — \(event.summary)")
             out.line("  \(event.valueField): \(event.values.joined(separator: ", "))")
             out.line("  payload: \(event.payload)")
+            if !event.secretFields.isEmpty { out.line("  secret: " + event.secretFields.sorted().joined(separator: ", ")) }
             out.line("")
         }
         for declared in catalog.guards {

@@ -126,6 +126,7 @@ extension RunMachine {
         let timeout = wait.otherwise == nil ? otherwise : otherwise + 1
         switch end {
         case .event(let event):
+            for field in top.model.catalog.event(named: event.name)?.secretFields ?? [] { event.fields[field].map(secrets.add) }
             report(top.path, .eventReceived(state: top.current, event: event.name, value: event.value, fields: event.fields))
             if let result = wait.result { top.scope.bind(result, .object(event.fields)) }
             if let branch = wait.branches.firstIndex(where: { $0.value == event.value }) { return transition(first + branch) }
