@@ -254,14 +254,9 @@ import Testing
         #expect(trace.contains(RunOptions.redacted))
     }
 
-    /// A sub-workflow whose secret input the parent fills from a value it does not hold secret (here a literal),
-    /// then fails quoting it: run as a state's child, and as a map's elements one and two at a time.
-    @Test(
-        "a value a sub-workflow declares secret is redacted wherever the run shows it",
-        arguments: [#""type": "workflow", "path": "child.json", "inputs": {"code": "hunter2-secret"}"#,
-                    #""type": "map", "items": ["a"], "as": "i", "maxItems": 1, "concurrency": 1, "path": "child.json", "inputs": {"code": "hunter2-secret"}"#,
-                    #""type": "map", "items": ["a", "b"], "as": "i", "maxItems": 2, "concurrency": 2, "path": "child.json", "inputs": {"code": "hunter2-secret"}"#])
-    func aSubWorkflowsSecretInputIsRedacted(call: String) async throws {
+    /// A directory with `child.json`, whose secret input `code` its only state quotes in the error it fails with,
+    /// and `parent.json`, whose state `child` runs it as `call` says (its members but `next`).
+    static func childQuotingItsSecret(parentCalling call: String) throws -> WorkflowDirectory {
         let child = #"""
             {"workflow": "child", "version": 1, "start": "quote",
              "inputs": {"code": {"type": "string", "required": true, "secret": true}},
@@ -271,7 +266,18 @@ import Testing
             {"workflow": "parent", "version": 1, "start": "child",
              "states": {"child": {\#(call), "next": "done"}, "done": {"type": "succeed"}}}
             """#
-        let directory = try WorkflowDirectory("child-secret", files: ["child.json": child, "parent.json": parent])
+        return try WorkflowDirectory("child-secret", files: ["child.json": child, "parent.json": parent])
+    }
+
+    /// A sub-workflow whose secret input the parent fills from a value it does not hold secret (here a literal),
+    /// then fails quoting it: run as a state's child, and as a map's elements one and two at a time.
+    @Test(
+        "a value a sub-workflow declares secret is redacted wherever the run shows it",
+        arguments: [#""type": "workflow", "path": "child.json", "inputs": {"code": "hunter2-secret"}"#,
+                    #""type": "map", "items": ["a"], "as": "i", "maxItems": 1, "concurrency": 1, "path": "child.json", "inputs": {"code": "hunter2-secret"}"#,
+                    #""type": "map", "items": ["a", "b"], "as": "i", "maxItems": 2, "concurrency": 2, "path": "child.json", "inputs": {"code": "hunter2-secret"}"#])
+    func aSubWorkflowsSecretInputIsRedacted(call: String) async throws {
+        let directory = try Self.childQuotingItsSecret(parentCalling: call)
         defer { directory.remove() }
         let workflow = try engine.load(path: directory.path + "/parent.json")
         let (result, events) = try await run(workflow, hub: ScriptedHub())
@@ -309,17 +315,8 @@ import Testing
     }
 
     @Test func aSubWorkflowsSecretInputIsRedactedInAResumedRun() async throws {
-        let child = #"""
-            {"workflow": "child", "version": 1, "start": "quote",
-             "inputs": {"code": {"type": "string", "required": true, "secret": true}},
-             "states": {"quote": {"type": "fail", "code": "aborted", "message": "the code was ${input.code}"}}}
-            """#
-        let parent = #"""
-            {"workflow": "parent", "version": 1, "start": "child",
-             "states": {"child": {"type": "workflow", "path": "child.json", "inputs": {"code": "hunter2-secret"}, "next": "done"},
-                        "done": {"type": "succeed"}}}
-            """#
-        let directory = try WorkflowDirectory("child-secret-resumed", files: ["child.json": child, "parent.json": parent])
+        let directory = try Self.childQuotingItsSecret(
+            parentCalling: #""type": "workflow", "path": "child.json", "inputs": {"code": "hunter2-secret"}"#)
         defer { directory.remove() }
         let workflow = try engine.load(path: directory.path + "/parent.json")
         // The journal kept the child's level without its secret input; the parent's template gives it back.
