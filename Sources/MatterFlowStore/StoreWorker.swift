@@ -705,7 +705,23 @@ public final class StoreWorker: Sendable {
             claimed.runID, status: status, output: stored,
             error: recovery.finished?.errorJSON, recovered: true,
             notes: recovery.notes + (status == "cancelled" ? cancelBecause.map { ["cancel path taken: \($0)"] } ?? [] : []),
-            structure: claimed.structureID, claims: claimed.claims, keepSession: status == "succeeded")
+            structure: claimed.structureID, claims: claimed.claims,
+            keepSession: status == "succeeded" ? await Self.keepsSession(of: claimed.runID, on: hub, structure: claimed.structureID) : false)
+    }
+
+    /// Whether a settled run that ended `succeeded` keeps the structure's fleet session row: only while the hub shows
+    /// a session of the run still active (as a `prepare.json` run's, handed on to the runs that continue in it). A
+    /// run whose in-doubt release the hub had carried out (`completeCommissioning` applied before its worker died,
+    /// the row's release never written) gives the row up; kept, it would refuse every later prepare of the structure
+    /// across the fleet for good. A hub that cannot say whose session is active is taken to hold the run's.
+    static func keepsSession(of runID: String, on hub: any Hub, structure: StructureID) async -> Bool {
+        guard let recoverable = hub as? any RecoverableHub else { return true }
+        do {
+            guard let session = try await recoverable.activeSession(structure: structure) else { return false }
+            return session.owner.map { $0 == runID } ?? true
+        } catch {
+            return true
+        }
     }
 
     private func recoveryOptions(resume: Bool, inputs: JSONObject, answers: [String: JSONValue]) -> RecoveryOptions {
