@@ -220,6 +220,8 @@ final class ConformanceRun {
         let first = await client.call("prepareCommissioning", ["structure": target], within: limit)
         guard result(first.reply)?["sessionID"]?.stringValue != nil else {
             fail(name, sent: first.sent, got: first.reply, wanted: "result {\"sessionID\": string} for the first prepare")
+            // The hub may have opened a session all the same (an answer late or malformed): the check leaves none.
+            _ = await client.call("cancelCommissioning", ["structure": target], within: limit)
             return
         }
         let status = await client.call("status", ["structure": target], within: limit)
@@ -265,6 +267,8 @@ final class ConformanceRun {
                 "activateEpskc", ["structure": target, "deviceID": .string(deviceID), "requestedDurationSeconds": .null], within: limit)
             if result(activate.reply) == nil {
                 fail(name, sent: activate.sent, got: activate.reply, wanted: "an ePSKc key, so that deactivating it causes an event")
+                // A key the hub activated all the same (its answer late or malformed) does not stay active.
+                _ = await client.call("deactivateEpskc", ["structure": target, "deviceID": .string(deviceID)], within: limit)
             } else {
                 let deactivate = await client.call("deactivateEpskc", ["structure": target, "deviceID": .string(deviceID)], within: limit)
                 let event = await client.notification(within: limit) { message in

@@ -31,7 +31,10 @@ import Testing
 
     @Test func aHubThatOpensASecondSessionFailsTheSessionCheck() async throws {
         let home = HomeDescription.defaultHome
-        let broken = SecondPrepareSucceeds(inner: try SimulatedHub(home: home, clock: SystemClock()))
+        let broken = MisbehavingPrepare(inner: try SimulatedHub(home: home, clock: SystemClock())) { inner, structure in
+            if try await inner.status(structure: structure).activeSession { return "second-session" }
+            return try await inner.prepareCommissioning(structure: structure)
+        }
         let checks = await HubConformance().run(
             on: Self.serve(broken, operations: HubMethod.commissioning.filter { $0 != "activeSession" }, events: false, structure: home.structure.id))
         let failed = checks.filter { $0.verdict == .failed }
@@ -42,17 +45,30 @@ import Testing
         #expect(detail.contains(#"wanted: an error with data {"code": "failedPrecondition", "cause": "sessionBusy"}"#))
         #expect(checks.contains { $0.verdict == .skipped && $0.name.contains("events") })
     }
+
+    @Test func aPrepareThatFailsAfterOpeningASessionLeavesNoSessionOpen() async throws {
+        let home = HomeDescription.defaultHome
+        let simulated = try SimulatedHub(home: home, clock: SystemClock())
+        let broken = MisbehavingPrepare(inner: simulated) { inner, structure in
+            _ = try await inner.prepareCommissioning(structure: structure)
+            throw FlowError(.hubFailure, "the answer was lost")
+        }
+        let checks = await HubConformance().run(
+            on: Self.serve(broken, operations: HubMethod.commissioning.filter { $0 != "activeSession" }, events: false, structure: home.structure.id))
+        #expect(checks.contains { $0.verdict == .failed && $0.name.hasPrefix("one session per structure") })
+        #expect(try await simulated.snapshot(structure: home.structure.id).activeSession == nil, "the check released what the hub opened")
+    }
 }
 
-/// A hub that breaks the one-session rule: a prepare while a session is open succeeds.
-struct SecondPrepareSucceeds: Hub {
+/// The simulator with a prepare of the test's own, breaking the contract as the test needs.
+struct MisbehavingPrepare: Hub {
     let inner: SimulatedHub
+    let prepare: @Sendable (SimulatedHub, StructureID) async throws -> String
 
     func status(structure: StructureID) async throws -> HubStatus { try await inner.status(structure: structure) }
 
     func prepareCommissioning(structure: StructureID) async throws -> String {
-        if try await inner.status(structure: structure).activeSession { return "second-session" }
-        return try await inner.prepareCommissioning(structure: structure)
+        try await prepare(inner, structure)
     }
 
     func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest {
