@@ -692,6 +692,17 @@ public final class StoreWorker: Sendable {
         recoveryOptions.pause = registerPause(of: claimed.runID)
         let recovery = await SinkJournal.recover(runID: claimed.runID, records: records, sink: sink, on: hub, options: recoveryOptions)
         answerRelay.detach(claimed.runID)
+        if recovery.action == .deferred {
+            // Recovery could not finish (the hub unreadable for a moment, a record not written): it is tried again,
+            // by this worker or another, after a delay that grows with the run's claims. The run keeps its session
+            // row and its secrets meanwhile; recorded needsAttention, no worker would look at it again, and the
+            // session and any ePSKc key it left would only lapse on the hub.
+            let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
+            _ = await durable(claimed.runID)
+            options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(recovery.notes.last ?? "recovery deferred")); it is handed back, to be settled again in \(delay) s")
+            try? store.handBack([claimed.runID], by: options.workerID, retryAfter: delay)
+            return
+        }
         let status: String
         switch recovery.status {
         case .succeeded, .failed, .cancelled: status = recovery.status.rawValue

@@ -118,6 +118,40 @@ extension PostgresStoreTests {
         #expect(row.rows == [["running", "t", "t"]], "\(worker.lines)")
         #expect(try store.claim(by: "w2", limit: 1, leaseSeconds: 30).isEmpty)
     }
+
+    @Test("a takeover whose recovery cannot read the hub hands the run back to be settled again, not needsAttention for good")
+    func deferredRecoveryIsTriedAgain() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try Self.secretsDirectory(in: directory)
+        let runID = "run-00000e5e0004"
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--run-id", runID] + commissionInputs())
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // The run stays in commissionDevice (a second on the built-in home, which the manual clock never reaches), and
+        // its stopping worker hands it back for takeover a lease later.
+        let first = TestWorker(
+            store: store, options: WorkerOptions(workerID: "w1", leaseSeconds: 1, secrets: SecretInbox(directory: secrets), drainSeconds: 0.2))
+        #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo, count: 3))
+        first.worker.stop()
+        #expect(try await first.summary.handedBack == 1, "\(first.lines)")
+        // The rescuer's hub does not know the run's structure: recovery cannot read what the call did.
+        var home = HomeDescription.defaultHome
+        home.structure.id = "elsewhere"
+        let elsewhere = home
+        let rescuer = TestWorker(
+            store: store, options: WorkerOptions(workerID: "w2", leaseSeconds: 1, secrets: SecretInbox(directory: secrets)),
+            hubs: { _ in try SimulatedHub(home: elsewhere, clock: ManualClock()) })
+        #expect(await rescuer.waitForLine(containing: "could not settle run \(runID)"), "\(rescuer.lines)")
+        rescuer.worker.stop()
+        _ = try await rescuer.summary
+        let row = try store.execute(
+            "SELECT status, worker_id IS NULL, lease_until > now() FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
+        #expect(row.rows == [["running", "t", "t"]], "handed back for another takeover: \(rescuer.lines)")
+        #expect(try store.sessions().map(\.runID) == [runID], "the run keeps its structure's session row")
+    }
 }
 
 /// Runs a worker cannot go on with: no hub for their structure, records it cannot read.
