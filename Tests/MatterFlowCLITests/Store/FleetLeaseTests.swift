@@ -94,28 +94,38 @@ extension PostgresStoreTests {
         #expect(row.rows == [["running", "w2"]])
     }
 
+    /// A commission-device run submitted as `runID`, left by its stopping worker (`w1`, whose lease is
+    /// `leaseSeconds`) in commissionDevice, which on the manual clock (a second on the built-in home) never ends: the
+    /// worker hands it back for takeover a lease later. The store, and the secrets directory a rescuer needs.
+    private func runStoppedInCommission(
+        _ runID: String, leaseSeconds: Double, conninfo: String, directory: TemporaryDirectory
+    ) async throws -> (store: PostgresRunStore, secrets: String) {
+        let secrets = try Self.secretsDirectory(in: directory)
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--run-id", runID] + commissionInputs())
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let worker = TestWorker(
+            store: store,
+            options: WorkerOptions(workerID: "w1", leaseSeconds: leaseSeconds, secrets: SecretInbox(directory: secrets), drainSeconds: 0.2))
+        // commissionDevice is the run's third call.
+        #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo, count: 3))
+        worker.worker.stop()
+        #expect(try await worker.summary.handedBack == 1, "\(worker.lines)")
+        return (store, secrets)
+    }
+
     @Test("a stopping worker hands a run with a call in flight back a lease later, not at once: the call is not taken for abandoned")
     func inFlightRunHandedBackALeaseLater() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let secrets = try Self.secretsDirectory(in: directory)
         let runID = "run-00000e5e0003"
-        let submitted = await matterflow(
-            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--run-id", runID] + commissionInputs())
-        #expect(submitted.code == 0, "\(submitted.stderr)")
-        let store = try PostgresRunStore(conninfo: conninfo)
-        // On the manual clock commissionDevice (a second on the built-in home) never ends: the run stays in that call,
-        // its third.
-        let worker = TestWorker(
-            store: store, options: WorkerOptions(workerID: "w1", leaseSeconds: 30, secrets: SecretInbox(directory: secrets), drainSeconds: 0.2))
-        #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo, count: 3))
-        worker.worker.stop()
-        #expect(try await worker.summary.handedBack == 1, "\(worker.lines)")
+        let (store, _) = try await runStoppedInCommission(runID, leaseSeconds: 30, conninfo: conninfo, directory: directory)
         let row = try store.execute(
             "SELECT status, worker_id IS NULL, lease_until > now() + interval '20 seconds' FROM matterflow_runs WHERE run_id = $1",
             [runID], doing: "test")
-        #expect(row.rows == [["running", "t", "t"]], "\(worker.lines)")
+        #expect(row.rows == [["running", "t", "t"]])
         #expect(try store.claim(by: "w2", limit: 1, leaseSeconds: 30).isEmpty)
     }
 
@@ -124,19 +134,8 @@ extension PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let secrets = try Self.secretsDirectory(in: directory)
         let runID = "run-00000e5e0004"
-        let submitted = await matterflow(
-            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--run-id", runID] + commissionInputs())
-        #expect(submitted.code == 0, "\(submitted.stderr)")
-        let store = try PostgresRunStore(conninfo: conninfo)
-        // The run stays in commissionDevice (a second on the built-in home, which the manual clock never reaches), and
-        // its stopping worker hands it back for takeover a lease later.
-        let first = TestWorker(
-            store: store, options: WorkerOptions(workerID: "w1", leaseSeconds: 1, secrets: SecretInbox(directory: secrets), drainSeconds: 0.2))
-        #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo, count: 3))
-        first.worker.stop()
-        #expect(try await first.summary.handedBack == 1, "\(first.lines)")
+        let (store, secrets) = try await runStoppedInCommission(runID, leaseSeconds: 1, conninfo: conninfo, directory: directory)
         // The rescuer's hub does not know the run's structure: recovery cannot read what the call did.
         var home = HomeDescription.defaultHome
         home.structure.id = "elsewhere"
