@@ -570,6 +570,14 @@ public final class StoreWorker: Sendable {
         // The final status rides the committer's batches behind the run's records (its runFinished among them):
         // written in the same transaction as the last of them, or a later one, and refused with them.
         guard !Task.isCancelled else { return }
+        if result.outcome != .succeeded, let connected = hub as? any ConnectedHub, connected.connectionLost {
+            // The hub's connection went while the run ran: its journal stopped at the call in doubt (a lost
+            // connection is a crash to it), so the run's records, not its result, say what it did. It goes back for
+            // takeover a lease later, to be settled once a connection is back.
+            _ = await durable(runID)
+            handBackForTakeover([runID], which: "whose hub connection was lost", after: options.leaseSeconds)
+            return
+        }
         let redacted = result.redactedOutput
         if let output = result.output { keepSecretOutput(output, redacted: redacted, of: runID) }
         await conclude(

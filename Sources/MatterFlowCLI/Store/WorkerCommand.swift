@@ -63,12 +63,15 @@ struct WorkerCommand {
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
 
         let hubs: StoreWorker.HubProvider
-        var remote: RemoteHub?
+        var remote: ReconnectingHub?
         if let endpoint {
             guard let connected = await HubOption.connect(endpoint, err: err) else { return ExitCode.invalidInput }
-            remote = connected
-            let hub = connected.hub
-            hubs = { _ in hub }
+            // A hub that restarts is connected to again at the next run that needs it.
+            let reconnecting = ReconnectingHub(first: connected) {
+                try await RemoteHub.connect(to: endpoint, options: RemoteHub.Options(clientVersion: MatterflowTool.version))
+            }
+            remote = reconnecting
+            hubs = { _ in try await reconnecting.hub() }
         } else {
             let initial: HomeDescription
             do {
