@@ -3,12 +3,14 @@ import MatterFlow
 /// The hub of a long-lived client (a fleet worker given `--hub`): one connection, made again when it was lost (the
 /// hub restarted, the connection was reset, or it was closed for silence), so the client outlives its hub's restarts.
 ///
-/// A connection that cannot be made now throws, which a worker takes as "no hub for this structure" and hands the run
-/// back to be claimed again later. A run whose calls failed because the connection went is settled from its records
-/// once a connection is back (``ConnectedHub/connectionLost`` tells its worker so).
+/// Runs that ask for the hub while a new connection is being made wait for that one: however many ask at once, one
+/// connection replaces the lost one. A connection that cannot be made now throws, which a worker takes as "no hub
+/// for this structure" and hands the run back to be claimed again later; the next run that asks tries again.
 public actor ReconnectingHub {
     private let connect: @Sendable () async throws -> RemoteHub
     private var current: RemoteHub
+    /// The connection being made to replace a lost one, which every run asking meanwhile waits for.
+    private var replacing: Task<RemoteHub, any Error>?
     /// How many connections were made, the first included.
     public private(set) var connections = 1
 
@@ -20,11 +22,28 @@ public actor ReconnectingHub {
         self.connect = connect
     }
 
-    /// The hub to give a run: the current connection's, or a new connection's when the current one is lost.
+    /// The hub to give a run: the current connection's, or, when it is lost, a new connection's.
     public func hub() async throws -> any Hub {
-        if current.connectionLost {
+        guard current.connectionLost else { return current.hub }
+        let task: Task<RemoteHub, any Error>
+        if let replacing {
+            task = replacing
+        } else {
+            task = Task { [connect] in try await connect() }
+            replacing = task
+        }
+        let connected: RemoteHub
+        do {
+            connected = try await task.value
+        } catch {
+            if replacing == task { replacing = nil }
+            throw error
+        }
+        // The first run to resume puts the new connection in place; the others find it there.
+        if replacing == task {
+            replacing = nil
             let lost = current
-            current = try await connect()
+            current = connected
             connections += 1
             await lost.close()
         }

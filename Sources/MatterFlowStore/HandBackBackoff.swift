@@ -14,6 +14,10 @@ enum HandBackBackoff {
     /// How many times a run that has not begun may find no hub for its structure (about 16 s of delays) before it
     /// fails without a call. The store counts them apart from the run's claims (`matterflow_runs.hub_failures`).
     static let hubFailuresBeforeFailing = 8
+    /// How many claims of a run a takeover's recovery may fail to finish in (about half a minute of delays) before the
+    /// run is recorded `needsAttention`: a moment's failure is outlived, a lasting one (a workflow file changed, a
+    /// digest key missing) is left to a person.
+    static let claimsBeforeRecoveryGivesUp = 8
 
     /// The delay for a run claimed `claims` times, this claim included.
     static func delay(afterClaims claims: Int) -> Double {

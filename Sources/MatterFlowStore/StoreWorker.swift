@@ -570,12 +570,11 @@ public final class StoreWorker: Sendable {
         // The final status rides the committer's batches behind the run's records (its runFinished among them):
         // written in the same transaction as the last of them, or a later one, and refused with them.
         guard !Task.isCancelled else { return }
-        if result.outcome != .succeeded, let connected = hub as? any ConnectedHub, connected.connectionLost {
-            // The hub's connection went while the run ran: its journal stopped at the call in doubt (a lost
-            // connection is a crash to it), so the run's records, not its result, say what it did. It goes back for
-            // takeover a lease later, to be settled once a connection is back.
-            _ = await durable(runID)
-            handBackForTakeover([runID], which: "whose hub connection was lost", after: options.leaseSeconds)
+        if let connected = hub as? any ConnectedHub, connected.connectionLost, await !journalEnded(runID) {
+            // The hub's connection went during one of the run's calls: its journal stopped at that call, in doubt (a
+            // lost connection is a crash to it), so the run's records, not its result, say what it did. It goes back
+            // for takeover a lease later, to be settled once a connection is back.
+            handBackForTakeover([runID], which: "whose hub connection was lost during a call", after: options.leaseSeconds)
             return
         }
         let redacted = result.redactedOutput
@@ -700,11 +699,12 @@ public final class StoreWorker: Sendable {
         recoveryOptions.pause = registerPause(of: claimed.runID)
         let recovery = await SinkJournal.recover(runID: claimed.runID, records: records, sink: sink, on: hub, options: recoveryOptions)
         answerRelay.detach(claimed.runID)
-        if recovery.action == .deferred {
+        if recovery.action == .deferred, claimed.claims < HandBackBackoff.claimsBeforeRecoveryGivesUp {
             // Recovery could not finish (the hub unreadable for a moment, a record not written): it is tried again,
-            // by this worker or another, after a delay that grows with the run's claims. The run keeps its session
-            // row and its secrets meanwhile; recorded needsAttention, no worker would look at it again, and the
-            // session and any ePSKc key it left would only lapse on the hub.
+            // by this worker or another, after a delay that grows with the run's claims, up to
+            // ``HandBackBackoff/claimsBeforeRecoveryGivesUp`` claims. The run keeps its session row and its secrets
+            // meanwhile; recorded needsAttention at once, no worker would look at it again, and the session and any
+            // ePSKc key it left would only lapse on the hub.
             let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
             _ = await durable(claimed.runID)
             options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(recovery.notes.last ?? "recovery deferred")); it is handed back, to be settled again in \(delay) s")
@@ -750,6 +750,13 @@ public final class StoreWorker: Sendable {
         recovery.questionClock = options.questionClock
         recovery.questionHoldsClock = false
         return recovery
+    }
+
+    /// Whether the run's journal ended with its `runFinished` record, every record committed; false when it stopped
+    /// earlier (at a call in doubt) or cannot be read now.
+    private func journalEnded(_ runID: String) async -> Bool {
+        guard await durable(runID), let records = try? store.records(of: runID, after: 0) else { return false }
+        return records.contains { $0.type == JournalEntry.Kind.runFinished.rawValue }
     }
 
     /// Waits until every record of the run is committed (its `runFinished` among them), so that no final status is

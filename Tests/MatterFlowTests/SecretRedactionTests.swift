@@ -80,7 +80,7 @@ struct SecretRedactionTests {
         #expect(secrets.redacting("b second-secret, a first-secret") == "b \(RunOptions.redacted), a \(RunOptions.redacted)")
     }
 
-    @Test("a secret number is redacted as an equal JSON number and as its text in strings; other numbers stay")
+    @Test("a secret number is redacted as an equal JSON number and as its text in strings; other numbers, and short ones, stay")
     func secretNumbers() {
         let secrets = secrets(.int(20202021), .double(2.75e6), .int(42))
         let value: JSONValue = [
@@ -91,7 +91,7 @@ struct SecretRedactionTests {
         #expect(secrets.redacting(value) == [
             "pin": .string(RunOptions.redacted), "asFloat": .string(RunOptions.redacted), "other": .int(20202022),
             "rate": .string(RunOptions.redacted), "said": .string("the PIN is \(RunOptions.redacted)"),
-            "small": .string(RunOptions.redacted), "roomNumber": "room 42", "list": [.int(7), .string(RunOptions.redacted)], "flag": true,
+            "small": .int(42), "roomNumber": "room 42", "list": [.int(7), .string(RunOptions.redacted)], "flag": true,
         ])
         // Found after a string secret was already matched, and by a redaction made before it was added.
         let later = self.secrets(.string("first-secret"))
@@ -99,5 +99,17 @@ struct SecretRedactionTests {
         later.add(.int(5551234))
         #expect(later.redacting(.int(5551234)) == .string(RunOptions.redacted))
         #expect(later.redacting("call 5551234") == "call \(RunOptions.redacted)")
+    }
+
+    @Test("a call's result as records keep it: its secret fields, and other fields quoting them, redacted")
+    func aResultsOwnSecretsAreRedactedInItsOtherFields() throws {
+        let operation = try #require(OperationCatalog.standard["activateEpskc"])
+        let call = PreparedCall(
+            workflowPath: ["w"], state: "share", attempt: 1, operation: operation, shownArguments: [:],
+            context: HubCallContext(runID: "r", idempotencyKey: "r/1"), guardName: nil, redaction: SecretValues())
+        let shown = call.shownResult(["status": "key 052183946712 is active", "epskc": "052183946712", "validDurationSeconds": 120])
+        #expect(shown == [
+            "status": .string("key \(RunOptions.redacted) is active"), "epskc": .string(RunOptions.redacted), "validDurationSeconds": 120,
+        ])
     }
 }

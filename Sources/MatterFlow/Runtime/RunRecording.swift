@@ -117,6 +117,9 @@ public struct PreparedCall: Sendable {
     public func shownResult(_ value: JSONValue) -> JSONValue {
         var shown = value
         if var object = value.objectValue {
+            // The result's own secrets are the run's too (the run adds them as it takes the result, after this):
+            // another field quoting one is redacted.
+            for field in operation.secretResultFields { object[field].map { redaction?.add($0) } }
             for field in operation.secretResultFields where object[field] != nil { object[field] = .string(RunOptions.redacted) }
             shown = .object(object)
         }

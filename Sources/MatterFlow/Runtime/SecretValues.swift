@@ -15,7 +15,9 @@ import Synchronization
 /// secret inputs that short are refused before the run starts (``Workflow/resolveInputs(_:source:)``).
 ///
 /// A secret number (a PIN declared `integer`) is a secret twice: as the text JSON writes it, found in strings like
-/// any other, and as a number, so that a JSON number equal to it is replaced by ``RunOptions/redacted`` too.
+/// any other, and as a number, so that a JSON number equal to it is replaced by ``RunOptions/redacted`` too. One that
+/// JSON writes in fewer than ``minimumLength`` characters (`0`, `42`) is not followed at all: every such number would
+/// be hidden wherever it occurs.
 final class SecretValues: Sendable {
     /// Shorter strings are too likely to occur by chance to be redacted inside other text.
     static let minimumLength = 4
@@ -117,13 +119,13 @@ final class SecretValues: Sendable {
         switch value {
         case .string(let text) where !text.isEmpty:
             known.withLock { $0.add(text) }
-        case .int(let number):
+        case .int(let number) where String(number).count >= Self.minimumLength:
             known.withLock { known in
                 known.add(String(number))
                 known.integers.insert(number)
                 if let float = Double(exactly: number) { known.floats.insert(float) }
             }
-        case .double(let number) where number.isFinite:
+        case .double(let number) where number.isFinite && JSONWriter.compact(value).count >= Self.minimumLength:
             known.withLock { known in
                 known.add(JSONWriter.compact(.double(number)))
                 known.floats.insert(number)
@@ -133,7 +135,7 @@ final class SecretValues: Sendable {
             elements.forEach(add)
         case .object(let object):
             object.members.forEach { add($0.value) }
-        case .null, .bool, .double, .string:
+        case .null, .bool, .int, .double, .string:
             break
         }
     }

@@ -129,13 +129,18 @@ extension PostgresStoreTests {
         #expect(try store.claim(by: "w2", limit: 1, leaseSeconds: 30).isEmpty)
     }
 
-    @Test("a takeover whose recovery cannot read the hub hands the run back to be settled again, not needsAttention for good")
-    func deferredRecoveryIsTriedAgain() async throws {
+    @Test(
+        "a takeover whose recovery cannot read the hub hands the run back to be settled again; at its eighth claim it is needsAttention",
+        arguments: [false, true])
+    func deferredRecoveryIsTriedAgain(atLastClaim: Bool) async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let runID = "run-00000e5e0004"
         let (store, secrets) = try await runStoppedInCommission(runID, leaseSeconds: 1, conninfo: conninfo, directory: directory)
+        if atLastClaim {
+            try store.execute("UPDATE matterflow_runs SET claims = 7 WHERE run_id = $1", [runID], doing: "test setup")
+        }
         // The rescuer's hub does not know the run's structure: recovery cannot read what the call did.
         var home = HomeDescription.defaultHome
         home.structure.id = "elsewhere"
@@ -143,6 +148,14 @@ extension PostgresStoreTests {
         let rescuer = TestWorker(
             store: store, options: WorkerOptions(workerID: "w2", leaseSeconds: 1, secrets: SecretInbox(directory: secrets)),
             hubs: { _ in try SimulatedHub(home: elsewhere, clock: ManualClock()) })
+        if atLastClaim {
+            let settled = await poll(timeout: .seconds(60), every: .milliseconds(20)) { (try? store.status(of: runID)) == "needsAttention" }
+            rescuer.worker.stop()
+            _ = try await rescuer.summary
+            #expect(settled, "\(rescuer.lines)")
+            #expect(try store.sessions().isEmpty)
+            return
+        }
         #expect(await rescuer.waitForLine(containing: "could not settle run \(runID)"), "\(rescuer.lines)")
         rescuer.worker.stop()
         _ = try await rescuer.summary
