@@ -8,29 +8,6 @@ import Testing
 
 /// A worker whose hub is reached over a connection (`worker --hub`) outlives the connection's loss.
 extension PostgresStoreTests {
-    /// The built-in home served in-process; each connection to it a channel pair, the server ends kept so a test can
-    /// drop one.
-    final class ServedHome: Sendable {
-        let hub: SimulatedHub
-        private let servers = Mutex<[MemoryLineChannel]>([])
-
-        init() throws {
-            hub = try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock())
-        }
-
-        func connect() async throws -> RemoteHub {
-            let (client, server) = MemoryLineChannel.pair()
-            _ = HubServer(hub: hub, channel: server, identity: .init(name: "served", version: "1"))
-            servers.withLock { $0.append(server) }
-            let remote = RemoteHub(channel: client)
-            try await remote.initialize()
-            return remote
-        }
-
-        /// Drops the connection made `index`-th (from 0), as a hub that restarts does.
-        func drop(_ index: Int) { servers.withLock { $0[index] }.close() }
-    }
-
     @Test("a run whose hub connection is lost mid-call goes back for takeover and is settled over a new connection, not failed")
     func lostHubConnectionIsSettledAfterReconnecting() async throws {
         let conninfo = try TestPostgres.database()
@@ -61,5 +38,52 @@ extension PostgresStoreTests {
         #expect(await reconnecting.connections == 2)
         #expect(try await home.hub.activeSession(structure: HomeDescription.defaultHome.structure.id) == nil, "the session was released")
         #expect(try store.sessions().isEmpty)
+    }
+}
+
+/// The built-in home served in-process; each connection to it a channel pair, the server ends kept so a test can
+/// drop one.
+final class ServedHome: Sendable {
+    let hub: SimulatedHub
+    private let servers = Mutex<[MemoryLineChannel]>([])
+
+    init() throws {
+        hub = try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock())
+    }
+
+    /// How many connections were made to it.
+    var connectionCount: Int { servers.withLock { $0.count } }
+
+    func connect() async throws -> RemoteHub {
+        let (client, server) = MemoryLineChannel.pair()
+        _ = HubServer(hub: hub, channel: server, identity: .init(name: "served", version: "1"))
+        servers.withLock { $0.append(server) }
+        let remote = RemoteHub(channel: client)
+        try await remote.initialize()
+        return remote
+    }
+
+    /// Drops the connection made `index`-th (from 0), as a hub that restarts does.
+    func drop(_ index: Int) { servers.withLock { $0[index] }.close() }
+}
+
+/// A client's hub connection made again once lost: one new connection however many runs ask at once.
+@Suite struct ReconnectingHubTests {
+    @Test func manyRunsAskingAfterTheConnectionIsLostShareOneNewConnection() async throws {
+        let home = try ServedHome()
+        let reconnecting = ReconnectingHub(first: try await home.connect()) {
+            // Making a connection takes a while, in which the other runs ask too.
+            for _ in 0..<100 { await Task.yield() }
+            return try await home.connect()
+        }
+        let structure = HomeDescription.defaultHome.structure.id
+        #expect(try await reconnecting.hub().status(structure: structure).online)
+        home.drop(0)
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 { group.addTask { try await reconnecting.hub().status(structure: structure).online } }
+            for try await online in group { #expect(online) }
+        }
+        #expect(await reconnecting.connections == 2)
+        #expect(home.connectionCount == 2, "one connection replaced the lost one")
     }
 }
