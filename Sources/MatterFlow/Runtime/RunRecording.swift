@@ -119,8 +119,11 @@ public struct PreparedCall: Sendable {
         if var object = value.objectValue {
             // The result's own secrets are the run's too (the run adds them as it takes the result, after this):
             // another field quoting one is redacted.
-            for field in operation.secretResultFields { object[field].map { redaction?.add($0) } }
-            for field in operation.secretResultFields where object[field] != nil { object[field] = .string(RunOptions.redacted) }
+            for field in operation.secretResultFields {
+                guard let secret = object[field] else { continue }
+                redaction?.add(secret)
+                object[field] = .string(RunOptions.redacted)
+            }
             shown = .object(object)
         }
         return redaction?.redacting(shown) ?? shown
