@@ -148,7 +148,7 @@ import Testing
                 actions = try machine.callEnded(.finished(["vendorName": "V", "productName": "P", "softwareVersion": 1]))
             case .finish: return #expect(keys == ["run-1/each/read[0]", "run-1/each/read[1]"])
             case .report, .checkpoint, .checkStatus, .delay, .waitForEvent, .askQuestion, .interruptWork, .startElement, .cancelElement,
-                .awaitElements:
+                .awaitElements, .settleLateSessions:
                 Issue.record("unexpected work \(work)")
                 return
             }

@@ -60,6 +60,7 @@ import Testing
             case .startElement(let launch): "startElement \(launch.element)"
             case .cancelElement(let index): "cancelElement \(index)"
             case .awaitElements: "awaitElements"
+            case .settleLateSessions(let holding): "settleLateSessions holding \(holding ?? "none")"
             case .finish(let result): "finish \(result.outcome.rawValue) \(result.visitedStates.joined(separator: ","))"
             }
         }
@@ -121,6 +122,49 @@ import Testing
         #expect(throws: RunMachineError.self) { try run.start() }
         #expect(throws: RunMachineError.self) { try run.waitEnded(.timedOut) }
         #expect(Self.lines(try run.statusChecked(.finished(Self.passing))).last == "call fetchRooms key run-1/1")
+    }
+
+    /// A prepare that timed out may still open a session on the hub: the run's end first hands over the settling of
+    /// such sessions, naming the session the run holds itself (then none other can be active, and none is released).
+    @Test func anUnansweredPrepareMakesTheRunSettleLateSessionsBeforeItEnds() throws {
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "t", "version": 1, "start": "first", "onCancel": "stop", "states": {
+              "first": {"type": "action", "operation": "prepareCommissioning", "timeoutSeconds": 5, "next": "done",
+                        "onError": [{"errors": ["*"], "next": "second"}]},
+              "second": {"type": "action", "operation": "prepareCommissioning", "next": "done",
+                         "onError": [{"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "code": "unavailable", "message": "no session"},
+              "stop": {"type": "action", "operation": "cancelCommissioning", "next": "cancelled",
+                       "onError": [{"errors": ["*"], "next": "cancelled"}]},
+              "cancelled": {"type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "cancelled"}
+            }}
+            """#)
+        func run(second: RaceOutcome<JSONValue>) throws -> ([String], RunMachine) {
+            var run = RunMachine(
+                place: workflow.model.topPlace(catalog: .standard), inputs: [:],
+                configuration: .init(runID: "run-1", structureID: "s", reportsEvents: false, random: SeededRandomSource(seed: 3)))
+            _ = try run.start()
+            _ = try run.proceed()
+            _ = try run.callEnded(.timedOut)
+            _ = try run.proceed()
+            _ = try run.callEnded(second)
+            let ending = Self.lines(try run.proceed())
+            #expect(run.phaseName == "ending")
+            return (ending, run)
+        }
+        #expect(try run(second: .finished(["sessionID": "session-2"])).0 == ["settleLateSessions holding session-2"])
+        var (ending, run) = try run(second: .failed(Self.unreachable))
+        #expect(ending == ["settleLateSessions holding none"])
+        #expect(throws: RunMachineError.self) { try run.callEnded(.finished([:])) }
+        #expect(run.cancelRequested().isEmpty, "a cancel while the run ends changes nothing")
+        let late = LateSession(sessionID: "session-1", call: "prepareCommissioning in state first", release: .failed("hub offline"))
+        let end = try run.lateSessionsSettled([late])
+        #expect(Self.lines(end) == ["finish failed first,second,failed"])
+        if case .finish(let result)? = end.work {
+            #expect(result.warnings == [late.message])
+            #expect(late.message.hasSuffix("releasing it before the run ended failed (hub offline), so the structure stays busy until the hub's session lease ends it (300 s by default) or someone cancels it"))
+        }
     }
 
     @Test func aCancelIsAnInput() throws {

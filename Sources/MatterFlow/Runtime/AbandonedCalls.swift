@@ -28,6 +28,8 @@ final class AbandonedCalls: Sendable {
     }
 
     private let entries = Mutex<[Entry]>([])
+    /// Sessions the hub opened for calls the run had stopped waiting for (``LateSession``): session ID and call.
+    private let lateSessions = Mutex<[(sessionID: String, call: String)]>([])
     /// The run's pause switch, which counts a kept call as in flight until the hub ends it: a run is not parked
     /// while a call it abandoned still runs, wherever it waits meanwhile.
     private let pause: RunPause?
@@ -47,6 +49,22 @@ final class AbandonedCalls: Sendable {
 
     /// Whether any abandoned call is kept (cheap: read before every hub call).
     var isEmpty: Bool { entries.withLock { $0.isEmpty } }
+
+    /// Notes a session the hub opened for a session-opening call after the run stopped waiting for it.
+    func noteLateSession(_ sessionID: String, call: String) {
+        lateSessions.withLock { $0.append((sessionID, call)) }
+    }
+
+    /// The sessions noted so far, each once, in the order first noted (the run has not released them yet); forgets
+    /// them.
+    func takeLateSessions() -> [(sessionID: String, call: String)] {
+        let noted = lateSessions.withLock { noted in
+            defer { noted = [] }
+            return noted
+        }
+        var seen = Set<String>()
+        return noted.filter { seen.insert($0.sessionID).inserted }
+    }
 
     /// Waits until every kept call has ended or used up its limit, in the order they were abandoned, and forgets
     /// them; `report` hears of each wait and of each call given up.

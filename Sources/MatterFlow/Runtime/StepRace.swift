@@ -34,7 +34,9 @@ struct StepRace {
     /// The state whose work this race runs, as reports about an abandoned call name it.
     var state = ""
     /// Told of a hub call's result when the call succeeds after the run stopped waiting for it (its timeout, or
-    /// a cancel whose grace period it outlived), so that what the hub did is still recorded.
+    /// a cancel whose grace period it outlived), so that what the hub did is still recorded. A session-opening
+    /// call's late session is also noted in ``abandoned`` (``AbandonedCalls/noteLateSession(_:call:)``), for the
+    /// run to release before it ends.
     var onLateResult: (@Sendable (JSONValue) -> Void)? = nil
 
     /// How long a losing hub call may take to wind down before the run moves on without it.
@@ -52,7 +54,7 @@ struct StepRace {
     ) async -> RaceOutcome<JSONValue> {
         await run(
             Race(clock: clock, call: call, hub: hub, structure: structure, arguments: arguments), timeout: timeout,
-            label: call.name
+            label: call.name, opensSession: call.acquiresSession
         ) {
             if case .json(let value) = $0 { value } else { nil }
         }
@@ -66,9 +68,11 @@ struct StepRace {
     }
 
     /// Races `work`; `value` takes its value back out of the race. A hub call (`label` names it; nil for other
-    /// work) still running after its grace period is kept in ``abandoned``.
+    /// work) still running after its grace period is kept in ``abandoned``; `opensSession`: the call opens the
+    /// commissioning session.
     private func run<Value: Sendable>(
-        _ race: Race, timeout: Duration?, label: String? = nil, _ value: (consuming Race.Value) -> Value?
+        _ race: Race, timeout: Duration?, label: String? = nil, opensSession: Bool = false,
+        _ value: (consuming Race.Value) -> Value?
     ) async -> RaceOutcome<Value> {
         // Counted by hand, ended by the race's task (see ``Race``).
         clock.beginActivity()
@@ -91,14 +95,14 @@ struct StepRace {
             return .failed(error)
         case .timedOut:
             await race.windDown(atMost: Self.gracePeriod)
-            watchLateResult(race)
+            watchLateResult(race, label: label, opensSession: opensSession)
             keepIfRunning(race, label: label)
             return .timedOut
         case .cancelled:
             await race.windDown(atMost: Self.gracePeriod)
             let late = race.value
             // A result the outcome carries is not late; any other the work may still produce is.
-            if late == nil { watchLateResult(race) }
+            if late == nil { watchLateResult(race, label: label, opensSession: opensSession) }
             keepIfRunning(race, label: label)
             return .cancelled(late: late.flatMap { value($0) })
         }
@@ -109,15 +113,26 @@ struct StepRace {
     /// is recorded before the run's pause counts the call as ended.
     private func keepIfRunning(_ race: Race, label: String?) {
         if let label, let abandoned, !race.workHasEnded {
-            abandoned.keep(race, label: state.isEmpty ? label : "\(label) in state \(state)")
+            abandoned.keep(race, label: naming(label))
         }
     }
 
-    /// Hands a lost call's result, whenever the call ends with one, to ``onLateResult``.
-    private func watchLateResult(_ race: Race) {
-        guard let onLateResult else { return }
+    /// A hub call as reports about it name it: `fetchRooms in state rooms`.
+    private func naming(_ label: String) -> String {
+        state.isEmpty ? label : "\(label) in state \(state)"
+    }
+
+    /// Hands a lost call's result, whenever the call ends with one, to ``onLateResult``; notes the session a
+    /// session-opening call opened in ``abandoned``.
+    private func watchLateResult(_ race: Race, label: String?, opensSession: Bool) {
+        let onLateResult = self.onLateResult
+        let sessions = opensSession ? abandoned : nil
+        guard onLateResult != nil || sessions != nil else { return }
+        let call = naming(label ?? "")
         race.afterWorkEnds { value in
-            if case .json(let result)? = value { onLateResult(result) }
+            guard case .json(let result)? = value else { return }
+            onLateResult?(result)
+            if let sessions, let opened = result["sessionID"]?.stringValue { sessions.noteLateSession(opened, call: call) }
         }
     }
 

@@ -41,6 +41,10 @@ enum RunAction: Sendable {
     case cancelElement(Int)
     /// The map state waits for its running elements: feed the next one's end to ``RunMachine/elementEnded(_:)``.
     case awaitElements
+    /// The run reaches its end after a session-opening call ended unanswered: wait for the run's abandoned calls,
+    /// release each session the hub opened late for one of them unless the run holds a session (`holding`: then
+    /// no other can be active), and feed ``RunMachine/lateSessionsSettled(_:)``.
+    indirect case settleLateSessions(holding: String?)
     /// The run has ended with this result (its `runFinished` report comes just before).
     indirect case finish(RunResult)
 
@@ -48,7 +52,7 @@ enum RunAction: Sendable {
     var isWork: Bool {
         switch self {
         case .report, .checkpoint, .interruptWork, .startElement, .cancelElement: false
-        case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .finish: true
+        case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .settleLateSessions, .finish: true
         }
     }
 }

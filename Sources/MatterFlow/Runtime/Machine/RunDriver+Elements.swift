@@ -53,7 +53,7 @@ extension RunDriver {
                     case .cancelElement(let index):
                         signals[index]?.signal.cancel()
                     case .report, .checkpoint, .interruptWork, .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion,
-                        .awaitElements, .finish:
+                        .awaitElements, .settleLateSessions, .finish:
                         break
                     }
                 }

@@ -71,6 +71,8 @@ final class RunDriver {
                 work = await ask(work)
             case .awaitElements:
                 work = await runElements()
+            case .settleLateSessions(let holding):
+                work = await settleLateSessions(holding: holding)
             case .proceed, .report, .checkpoint, .interruptWork, .startElement, .cancelElement:
                 // ``feed(_:)`` proceeds with each state entered itself, and returns only work to await.
                 work = feed { machine throws(RunMachineError) in
@@ -244,7 +246,7 @@ final class RunDriver {
             case .startElement, .cancelElement:
                 // For the map's element runner (``runElements()``).
                 orders.append(action)
-            case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .finish:
+            case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .settleLateSessions, .finish:
                 // Work is never a note: it is the actions' `work`.
                 break
             }
@@ -291,6 +293,19 @@ final class RunDriver {
         return await HubCallContext.$current.withValue(HubCallContext.current ?? call.context) {
             await race.call(call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: call.timeout)
         }
+    }
+
+    /// Settles, at the run's end, what its unanswered session-opening calls did (``RunMachine/Phase/ending(_:)``):
+    /// waits for the calls the hub still runs (bounded, as before a call), then releases each session the hub
+    /// opened late, unless the run holds a session (`holding`), and feeds what the releases did.
+    @inline(never)
+    private func settleLateSessions(holding: String?) async -> RunAction {
+        if !abandoned.isEmpty { await settleAbandoned() }
+        options.pause?.callBegan()
+        let settled = await abandoned.releaseLateSessions(
+            holding: holding, hub: hub, structure: options.structureID, clock: options.clock, runID: runID)
+        options.pause?.callEnded()
+        return feed { machine throws(RunMachineError) in try machine.lateSessionsSettled(settled) }
     }
 
     /// Waits, before a hub call, for the run's abandoned calls to end (see ``AbandonedCalls``); each wait, and

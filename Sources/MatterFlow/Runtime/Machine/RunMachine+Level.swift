@@ -79,6 +79,10 @@ extension RunMachine {
         indirect case delaying(DelayState)
         /// A map state that runs elements at once waits for its running elements, each a machine of its own.
         indirect case mapping(ElementRuns)
+        /// The run has reached its end, and a session-opening call of it ended unanswered: the driver waits for
+        /// such calls the hub still runs, and releases a session the hub opened late that the run does not hold,
+        /// before the run ends this way.
+        indirect case ending(LevelEnd)
         /// The run has ended.
         case finished
     }

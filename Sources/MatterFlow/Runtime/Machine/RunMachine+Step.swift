@@ -108,16 +108,18 @@ extension RunMachine {
             error = nil
             ended = .finished(value)
         case .failed(let failure):
+            if call.operation.operation.releaseAttemptSuffices { holdsSession = false }
             error = failure
             ended = .failed(failure)
         case .timedOut:
+            noteUnanswered(call)
             let timedOut = FlowError(
                 .actionTimedOut,
                 "\(call.operation.name) did not finish within \(call.operation.timeoutSeconds) s; raise \"timeoutSeconds\" on the state if the hub is slow")
             error = timedOut
             ended = .failed(timedOut)
         case .cancelled(let late):
-            if let late { noteResult(call, late) }
+            if let late { noteResult(call, late) } else { noteUnanswered(call) }
             error = late == nil ? FlowError(.runCancelled, "cancelled while waiting for \(call.operation.name)") : nil
             ended = .cancelled(late: late)
         }
@@ -136,8 +138,18 @@ extension RunMachine {
     /// the cancel path to read), and the session it opened is noted.
     private mutating func noteResult(_ call: RunCall, _ value: JSONValue) {
         for field in call.operation.secretResultFields { value[field].map(secrets.add) }
+        if call.operation.operation.releasesSession { holdsSession = false }
         guard call.operation.acquiresSession, let opened = value["sessionID"]?.stringValue else { return }
         sessionID = opened
+        holdsSession = true
+    }
+
+    /// A call that ended without an answer the run took (its timeout, or a cancel it did not answer within its grace
+    /// period): a session-opening one may still open a session on the hub, which the run settles before it ends
+    /// (``Phase/ending(_:)``). A release that timed out ends the hold when its attempt suffices, as a failed one does.
+    private mutating func noteUnanswered(_ call: RunCall) {
+        if call.operation.acquiresSession { unansweredAcquires += 1 }
+        if call.operation.operation.releaseAttemptSuffices { holdsSession = false }
     }
 
     /// An attempt ended: retry after a delay when a retrier allows, or the step ends.

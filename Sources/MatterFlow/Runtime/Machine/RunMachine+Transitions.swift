@@ -38,7 +38,7 @@ extension RunMachine {
 
     /// The phases the table lists: each waiting phase on the main path and on a cancel path.
     enum SpecimenPhase: CaseIterable {
-        case notStarted, entered, checkingGuard, calling, retryDelay, waitingEvent, waitingAnswer, delaying, mapping, finished
+        case notStarted, entered, checkingGuard, calling, retryDelay, waitingEvent, waitingAnswer, delaying, mapping, ending, finished
         case enteredOnCancelPath, checkingGuardOnCancelPath, callingOnCancelPath, retryDelayOnCancelPath
         case waitingEventOnCancelPath, waitingAnswerOnCancelPath, delayingOnCancelPath, mappingOnCancelPath
 
@@ -54,6 +54,7 @@ extension RunMachine {
             case .waitingAnswer: "waitingAnswer"
             case .delaying: "delaying"
             case .mapping: "mapping"
+            case .ending: "ending"
             case .finished: "finished"
             case .enteredOnCancelPath: "entered (cancel path)"
             case .checkingGuardOnCancelPath: "checkingGuard (cancel path)"
@@ -87,6 +88,7 @@ extension RunMachine {
         case .startElement: "startElement"
         case .cancelElement: "cancelElement"
         case .awaitElements: "awaitElements"
+        case .settleLateSessions: "settleLateSessions"
         case .finish: "finish"
         }
     }
@@ -142,6 +144,13 @@ extension RunMachine {
             return [Variant { machine throws(RunMachineError) in machine.cancelRequested() }]
         case .warning:
             return [Variant { machine throws(RunMachineError) in try machine.warning("the hub has not ended a call") }]
+        case .lateSessionsSettled:
+            return [
+                Variant(condition: "none opened") { machine throws(RunMachineError) in try machine.lateSessionsSettled([]) },
+                Variant(condition: "released") { machine throws(RunMachineError) in
+                    try machine.lateSessionsSettled([LateSession(sessionID: "session-1", call: "prepareCommissioning", release: .released)])
+                },
+            ]
         }
     }
 
@@ -212,6 +221,34 @@ extension RunMachine {
         }
         """
 
+    /// The specimen of the `ending` phase: a prepare whose timeout routes to a fail state, so that the run reaches its
+    /// end with a session-opening call unanswered.
+    static let endingSpecimenText = """
+        {
+          "workflow": "run-machine-ending-specimen", "version": 1, "start": "prepare", "onCancel": "abandon",
+          "states": {
+            "prepare": {
+              "type": "action", "operation": "prepareCommissioning", "result": "session", "next": "release",
+              "onError": [{ "errors": ["*"], "next": "failed" }]
+            },
+            "release": {
+              "type": "action", "operation": "cancelCommissioning", "next": "done", "onError": [{ "errors": ["*"], "next": "done" }]
+            },
+            "abandon": {
+              "type": "action", "operation": "cancelCommissioning", "next": "cancelled",
+              "onError": [{ "errors": ["*"], "next": "cancelled" }]
+            },
+            "done": { "type": "succeed" },
+            "failed": { "type": "fail", "code": "unavailable", "message": "prepare did not answer" },
+            "cancelled": { "type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "cancelled" }
+          }
+        }
+        """
+
+    private static let endingSpecimenPlace: LevelPlace? = WorkflowLoader(catalog: .standard)
+        .load(text: endingSpecimenText, file: "/<run machine ending specimen>", baseDirectory: "/").workflow
+        .map { $0.model.topPlace(catalog: .standard) }
+
     /// The specimen workflow, with its maps' body; nil if it does not load.
     static let specimenWorkflow: Workflow? = WorkflowLoader(catalog: .standard)
         .load(text: specimenText, file: "/<run machine specimen>", baseDirectory: "/", files: ["/element.json": specimenElementText])
@@ -222,7 +259,7 @@ extension RunMachine {
     /// A machine on the specimen workflow in a phase, reached from its start through inputs alone; nil if the
     /// specimen does not load (the table then refuses every input of the phase).
     static func specimen(_ phase: SpecimenPhase) -> RunMachine? {
-        guard let place = specimenPlace else { return nil }
+        guard let place = phase == .ending ? endingSpecimenPlace : specimenPlace else { return nil }
         var machine = RunMachine(
             place: place, inputs: [:],
             configuration: Configuration(runID: "run-specimen", structureID: "specimen", reportsEvents: false, random: SeededRandomSource(seed: 1)))
@@ -237,6 +274,7 @@ extension RunMachine {
         let event: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.waitEnded(.event(keyUsed)) }
         let answer: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.answerEnded(.answered("yes")) }
         let elapse: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.delayEnded(elapsed: true) }
+        let timeout: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in try machine.callEnded(.timedOut) }
         let cancel: (inout RunMachine) throws(RunMachineError) -> RunActions = { machine throws(RunMachineError) in machine.cancelRequested() }
         let element: (Int) -> (inout RunMachine) throws(RunMachineError) -> RunActions = { index in
             { machine throws(RunMachineError) in try machine.elementEnded(ElementEnd(index: index, end: .succeeded(nil), visited: [], warnings: [])) }
@@ -251,6 +289,7 @@ extension RunMachine {
         case .waitingAnswer: script = [start, proceed, pass, succeed, proceed, event, proceed]
         case .delaying: script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed]
         case .mapping: script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed, elapse, proceed]
+        case .ending: script = [start, proceed, timeout, proceed]
         case .finished:
             script = [start, proceed, pass, succeed, proceed, event, proceed, answer, proceed, elapse, proceed, element(0), element(1), proceed]
         case .enteredOnCancelPath: script = [start, cancel]

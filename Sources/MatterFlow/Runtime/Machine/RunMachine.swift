@@ -4,7 +4,7 @@ import MatterFlowJSON
 /// recorded for its result. It performs no I/O and never waits.
 ///
 /// Each input (``start()``, ``proceed()``, ``statusChecked(_:)``, ``callEnded(_:duration:)``, ``delayEnded(elapsed:)``,
-/// ``waitEnded(_:)``, ``answerEnded(_:)``, ``elementEnded(_:)``, ``cancelRequested()``, ``warning(_:)``) moves the machine and returns the actions its driver
+/// ``waitEnded(_:)``, ``answerEnded(_:)``, ``elementEnded(_:)``, ``cancelRequested()``, ``warning(_:)``, ``lateSessionsSettled(_:)``) moves the machine and returns the actions its driver
 /// performs, in order (see ``RunAction``): reports, checkpoints, then at most one piece of work whose end is the
 /// next input. An input the current phase cannot take throws ``RunMachineError`` and changes nothing.
 ///
@@ -15,6 +15,7 @@ struct RunMachine: Sendable {
     /// The inputs, by name (as errors and the transition table name them).
     enum Input: String, Sendable, CaseIterable {
         case start, proceed, statusChecked, callEnded, delayEnded, waitEnded, answerEnded, elementEnded, cancelRequested, warning
+        case lateSessionsSettled
     }
 
     /// What a run is configured with, beyond its workflow and inputs.
@@ -52,6 +53,12 @@ struct RunMachine: Sendable {
     var visited: [String] = []
     /// The session the run's last successful prepare opened (its calls inside the session expect it).
     var sessionID: String?
+    /// Whether the run holds ``sessionID``: its last session call that took effect opened it rather than releasing
+    /// it (a failed release whose attempt suffices ends the hold, as the verifier counts it).
+    var holdsSession = false
+    /// Session-opening calls that ended without an answer the run took (timed out, or stopped by a cancel): the hub
+    /// may still open a session for one, which the run settles before it ends (``Phase/ending(_:)``).
+    var unansweredAcquires = 0
     /// How many hub calls the run has prepared (an element machine: the element has).
     var callCount = 0
     /// For the machine of one element of a concurrent map state: the element (`<qualified map state>[<index>]`),
@@ -92,6 +99,7 @@ struct RunMachine: Sendable {
         let base: String
         switch phase {
         case .notStarted: return "notStarted"
+        case .ending: return "ending"
         case .finished: return "finished"
         case .entered: base = "entered"
         case .checkingGuard: base = "checkingGuard"
@@ -231,7 +239,7 @@ struct RunMachine: Sendable {
         guard !isCancelRequested else { return RunActions() }
         noteCancel()
         switch phase {
-        case .notStarted, .finished:
+        case .notStarted, .ending, .finished:
             break
         case .entered(let state):
             if !top.onCancelPath, !state.isTerminal { drive(.move(.cancel)) }
@@ -253,14 +261,31 @@ struct RunMachine: Sendable {
     }
 
     /// The driver reports a warning about the state's hub work (an abandoned call it waits for before the next
-    /// one): it is reported and kept for the result.
+    /// one, or before the run ends): it is reported and kept for the result.
     mutating func warning(_ message: String) throws(RunMachineError) -> RunActions {
         switch phase {
-        case .checkingGuard, .calling: break
+        case .checkingGuard, .calling, .ending: break
         case .notStarted, .entered, .retryDelay, .waitingEvent, .waitingAnswer, .delaying, .mapping, .finished: throw refuse(.warning)
         }
         warnings.append(message)
         report(top.path, .warning(state: top.current, message: message))
+        return takeActions()
+    }
+
+    /// The run's end waited for its unanswered session-opening calls, and the driver released each session the hub
+    /// opened late that the run does not hold (``RunAction/settleLateSessions(holding:)``): each is a warning, and
+    /// the run ends.
+    mutating func lateSessionsSettled(_ sessions: [LateSession]) throws(RunMachineError) -> RunActions {
+        let left = leavePhase()
+        guard case .ending(let end) = left else {
+            phase = left
+            throw refuse(.lateSessionsSettled)
+        }
+        for session in sessions {
+            warnings.append(session.message)
+            report(top.path, .warning(state: top.current, message: session.message))
+        }
+        finish(end)
         return takeActions()
     }
 
@@ -347,8 +372,15 @@ struct RunMachine: Sendable {
         }
     }
 
-    /// Ends the run with its result.
+    /// Ends the run with its result; first, when a session-opening call ended unanswered, the driver settles what
+    /// it did on the hub (``Phase/ending(_:)``).
     private mutating func finish(_ end: LevelEnd) {
+        if unansweredAcquires > 0 {
+            unansweredAcquires = 0
+            phase = .ending(end)
+            actions.append(.settleLateSessions(holding: holdsSession ? sessionID : nil))
+            return
+        }
         var result = RunResult(
             runID: configuration.runID, workflow: workflowName, outcome: .succeeded, output: nil, error: nil,
             warnings: warnings, visitedStates: visited)

@@ -5,6 +5,9 @@ struct PoolJob: Sendable {
     enum Work: Sendable {
         case status(GuardCheck)
         case call(RunCall)
+        /// The run's end: wait for its abandoned calls and release the sessions the hub opened late
+        /// (``RunAction/settleLateSessions(holding:)``); the run's ID names the releases' calls.
+        case settleLateSessions(holding: String?, runID: String)
     }
 
     let number: Int
@@ -31,6 +34,8 @@ enum PoolInput: Sendable {
     case cancel
     /// Something the run reports as a warning (an abandoned call it waited for or gave up).
     case warning(String)
+    /// The sessions the hub opened late, as the run's end released them.
+    case lateSessionsSettled([LateSession])
 
     /// Feeds the input to a machine; a stopped piece of work is preceded by the cancel that stopped it.
     func apply(to machine: inout RunMachine) throws(RunMachineError) -> RunActions {
@@ -55,6 +60,8 @@ enum PoolInput: Sendable {
             return machine.cancelRequested()
         case .warning(let message):
             return try machine.warning(message)
+        case .lateSessionsSettled(let sessions):
+            return try machine.lateSessionsSettled(sessions)
         }
     }
 }

@@ -114,6 +114,10 @@ struct PoolState: ~Copyable {
                     if let element = entry.elements[index] { cancel(element, effects: &effects) }
                 case .awaitElements:
                     entry.waiting = .elements
+                case .settleLateSessions(let holding):
+                    enqueue(
+                        .settleLateSessions(holding: holding, runID: entry.machine.configuration.runID), number, entry, limits: pool,
+                        effects: &effects)
                 }
             }
         }

@@ -393,6 +393,10 @@ public final class RunPool: Sendable {
             }
             let duration = job.timed ? clock.now - started : Duration.zero
             workEnded(job.number, .callEnded(outcome, duration: duration))
+        case .settleLateSessions(let holding, let runID):
+            let settled = await job.abandoned.releaseLateSessions(
+                holding: holding, hub: hub, structure: job.structure, clock: clock, runID: runID)
+            workEnded(job.number, .lateSessionsSettled(settled))
         }
     }
 

@@ -1,0 +1,120 @@
+import MatterFlow
+import MatterFlowJSON
+import Synchronization
+import Testing
+
+/// A session-opening call that times out (or that a cancel stops) but that the hub still serves: the workflow never
+/// sees the session, so the run releases it itself before it ends, naming it, unless the run holds one of its own.
+@Suite struct LateSessionTests {
+    let engine = WorkflowEngine()
+
+    /// The shipped `prepare.json`, whose prepare routes every error, its timeout too, to a fail state.
+    static func prepareWorkflow() throws -> Workflow {
+        try WorkflowEngine().load(path: Repository.workflow("prepare.json"))
+    }
+
+    /// Moves the clock through prepare's 30 s timeout; `thenOpen` opens the hub's gate during the 5 s grace period
+    /// that follows (the call ends late but in time for its race), otherwise the grace period passes too and the
+    /// call is kept as abandoned, still running on the hub.
+    static func passPrepareTimeout(_ clock: ManualClock, gate: ScriptedHub.Gate, openDuringGrace: Bool) async {
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(30))
+        await clock.waitForSleepers(1)
+        if openDuringGrace {
+            gate.open()
+        } else {
+            clock.advance(by: .seconds(5))
+        }
+    }
+
+    static let released = "the hub opened commissioning session \"session-1\" for prepareCommissioning in state prepare after "
+        + "the run had stopped waiting for it; the run released it (cancelCommissioning) before ending"
+
+    @Test func aPrepareThatAnswersAfterItsTimeoutIsReleasedBeforeTheRunEnds() async throws {
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        hub.script("prepareCommissioning", [.afterGate(gate)])
+        let clock = ManualClock()
+        let handle = try engine.start(
+            try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        var warnings: [String] = []
+        for await event in handle.events {
+            switch event.kind {
+            case .hubCallStarted(_, "prepareCommissioning", _, _):
+                await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
+            case .warning(_, let message):
+                warnings.append(message)
+            default:
+                break
+            }
+        }
+        let result = await handle.result
+        #expect(result.outcome == .failed)
+        #expect(result.error?.cause == .actionTimedOut, "the run's error is still its timeout")
+        #expect(hub.calls.filter { $0 != "status" } == ["prepareCommissioning", "cancelCommissioning"])
+        #expect(hub.contexts.last??.expectedSessionID == "session-1", "the release names the late session")
+        #expect(!hub.session.isActive, "the structure is free again")
+        #expect(result.warnings == [Self.released])
+        #expect(warnings == [Self.released], "the warning is reported before the run's end")
+    }
+
+    @Test func theRunWaitsForAPrepareTheHubStillRunsAfterItsGracePeriodThenReleasesIt() async throws {
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        hub.script("prepareCommissioning", [.afterGate(gate)])
+        let clock = ManualClock()
+        let handle = try engine.start(
+            try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        for await event in handle.events {
+            switch event.kind {
+            case .hubCallStarted(_, "prepareCommissioning", _, _):
+                await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: false)
+            case .warning(_, let message) where message.contains("has not ended prepareCommissioning in state prepare"):
+                #expect(hub.calls.filter { $0 != "status" } == ["prepareCommissioning"], "nothing is released before the call ends")
+                gate.open()
+            default:
+                break
+            }
+        }
+        let result = await handle.result
+        #expect(hub.calls.filter { $0 != "status" } == ["prepareCommissioning", "cancelCommissioning"])
+        #expect(hub.overlapping == [])
+        #expect(!hub.session.isActive)
+        #expect(result.warnings.count == 2)
+        #expect(result.warnings.last == Self.released)
+    }
+
+    @Test func aPrepareThatEndsWithoutASessionLeavesNothingToRelease() async throws {
+        let hub = ScriptedHub()
+        hub.script("prepareCommissioning", [.hang])
+        let clock = ManualClock()
+        let handle = try engine.start(
+            try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        for await event in handle.events {
+            if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind {
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(30))
+            }
+        }
+        let result = await handle.result
+        #expect(result.error?.cause == .actionTimedOut)
+        #expect(!hub.calls.contains("cancelCommissioning"))
+        #expect(result.warnings.isEmpty)
+    }
+
+    @Test func aPoolsRunReleasesALateSessionToo() async throws {
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        hub.script("prepareCommissioning", [.afterGate(gate)])
+        let clock = ManualClock()
+        let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 2))
+        let run = try pool.submit(try Self.prepareWorkflow(), structureID: "s")
+        await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
+        let result = try #require(await pool.result(of: run))
+        #expect(result.error?.cause == .actionTimedOut)
+        #expect(hub.calls.filter { $0 != "status" } == ["prepareCommissioning", "cancelCommissioning"])
+        #expect(hub.contexts.last??.expectedSessionID == "session-1")
+        #expect(!hub.session.isActive)
+        #expect(result.warnings == [Self.released])
+    }
+}
