@@ -2,6 +2,7 @@ import MatterFlow
 import MatterFlowHubProtocol
 import MatterFlowJSON
 import MatterFlowSimulator
+import Synchronization
 import Testing
 
 /// The conformance suite (`matterflow hub check`): the simulator behind ``HubServer`` passes it, and a hub that
@@ -58,6 +59,39 @@ import Testing
         #expect(checks.contains { $0.verdict == .failed && $0.name.hasPrefix("one session per structure") })
         #expect(try await simulated.snapshot(structure: home.structure.id).activeSession == nil, "the check released what the hub opened")
     }
+
+    @Test func anActivationThatFailsAfterActivatingLeavesNoKeyActive() async throws {
+        let home = try HomeDescription.load(path: Repository.examples + "/border-router-home.json")
+        let simulated = try SimulatedHub(home: home, clock: SystemClock())
+        let broken = LostEpskcAnswer(base: simulated)
+        let checks = await HubConformance().run(on: Self.serve(broken, structure: home.structure.id))
+        #expect(checks.contains { $0.verdict == .failed && $0.name.contains("event notification") })
+        let activated = broken.activated.value
+        #expect(!activated.isEmpty, "the check activated a key on a border router")
+        for deviceID in activated {
+            // A key left active would make this fail with epskcAlreadyActive.
+            _ = try await simulated.activateEpskc(structure: home.structure.id, deviceID: deviceID, requestedDurationSeconds: nil)
+        }
+    }
+}
+
+/// A hub whose `activateEpskc` activates the key and then loses the answer.
+struct LostEpskcAnswer: ForwardingHub {
+    let base: any Hub
+    let activated = LockedList()
+
+    func activateEpskc(structure: StructureID, deviceID: String, requestedDurationSeconds: Int?) async throws -> EpskcActivation {
+        _ = try await base.activateEpskc(structure: structure, deviceID: deviceID, requestedDurationSeconds: requestedDurationSeconds)
+        activated.append(deviceID)
+        throw FlowError(.hubFailure, "the answer was lost")
+    }
+}
+
+/// Device IDs, appended from any task.
+final class LockedList: Sendable {
+    private let list = Mutex<[String]>([])
+    var value: [String] { list.withLock { $0 } }
+    func append(_ item: String) { list.withLock { $0.append(item) } }
 }
 
 /// The simulator with a prepare of the test's own, breaking the contract as the test needs.
