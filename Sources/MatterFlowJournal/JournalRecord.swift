@@ -22,3 +22,13 @@ public struct JournalRecord: Sendable, Hashable {
     /// When the record was written, in seconds since the Unix epoch; nil when the payload does not say.
     public var wallTime: Double? { payload["wallTime"]?.doubleValue }
 }
+
+extension JournalRecord {
+    /// Whether the record is the intent of a call that releases the structure's commissioning session
+    /// (`cancelCommissioning`, `completeCommissioning`): the run asked its hub to end the session.
+    public var isSessionReleaseIntent: Bool {
+        guard type == JournalEntry.Kind.intent.rawValue, case .intent(let intent)? = try? JournalEntryCodec.decode(self, path: "").entry
+        else { return false }
+        return intent.releasesSession
+    }
+}

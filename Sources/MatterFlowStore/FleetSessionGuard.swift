@@ -1,5 +1,6 @@
 import MatterFlow
 import MatterFlowJSON
+import Synchronization
 
 /// One active commissioning session per structure across the whole fleet, whatever hub each worker uses.
 ///
@@ -15,6 +16,9 @@ import MatterFlowJSON
 /// worker took the run over), no further call of the run reaches the hub, whatever the run does next.
 struct FleetSessionGuard {
     let committer: GroupCommitter
+    /// Runs whose release call failed: the hub may have released the session all the same (its answer lost), so
+    /// whoever's row stands for that session is looked at again when the run ends (``StoreWorker``).
+    let unconfirmed: UnconfirmedReleases
 
     func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
         let operations = catalog.operations.map { original -> OperationDescriptor in
@@ -50,7 +54,13 @@ struct FleetSessionGuard {
                         throw error
                     }
                 }
-                let value = try await original.call(hub: hub, structure: structure, arguments: arguments)
+                let value: JSONValue
+                do {
+                    value = try await original.call(hub: hub, structure: structure, arguments: arguments)
+                } catch {
+                    if original.releasesSession, let runID { unconfirmed.insert(runID) }
+                    throw error
+                }
                 if original.releasesSession {
                     // `released: false`: the hub had no session, so only this run's own row (if any) is stale.
                     if value["released"]?.boolValue != false {
@@ -66,5 +76,20 @@ struct FleetSessionGuard {
         var wrapped = catalog
         for operation in operations { wrapped.add(operation) }
         return wrapped
+    }
+}
+
+/// The runs of a worker whose release call (`cancelCommissioning`, `completeCommissioning`) failed, so that the hub
+/// may have released the structure's session without the fleet's row being given up.
+final class UnconfirmedReleases: Sendable {
+    private let runs = Mutex<Set<String>>([])
+
+    func insert(_ runID: String) {
+        runs.withLock { _ = $0.insert(runID) }
+    }
+
+    /// Whether the run made such a call; forgets it.
+    func take(_ runID: String) -> Bool {
+        runs.withLock { $0.remove(runID) != nil }
     }
 }

@@ -167,6 +167,16 @@ extension PostgresRunStore {
 
     // MARK: - One commissioning session per structure, fleet-wide
 
+    /// The run holding the structure's fleet session row, with the run's status (nil when the run is not in the
+    /// store); nil when no run holds it.
+    public func sessionHolder(of structure: StructureID) throws(StoreError) -> (runID: String, status: String?)? {
+        let rows = try execute(
+            "SELECT s.run_id, r.status FROM matterflow_sessions s LEFT JOIN matterflow_runs r ON r.run_id = s.run_id WHERE s.structure_id = $1",
+            [structure], doing: "reading the session row of structure \(structure)")
+        guard let row = rows.rows.first, let runID = row[0] else { return nil }
+        return (runID, row[1])
+    }
+
     /// The structures whose session a run holds, with the run.
     public func sessions() throws(StoreError) -> [(structure: StructureID, runID: String)] {
         let rows = try execute("SELECT structure_id, run_id FROM matterflow_sessions ORDER BY structure_id", doing: "listing sessions")

@@ -118,6 +118,8 @@ public final class StoreWorker: Sendable {
     private let state = Mutex(State())
     /// Wakes the idle loop: work announced, a slot freed, stop asked.
     private let wake = WorkSignal()
+    /// Runs whose release call failed (``FleetSessionGuard``), looked at again as they end.
+    private let unconfirmedReleases = UnconfirmedReleases()
     /// How many queued runs a claim takes beyond the free slots, kept leased and started as slots free: a run ends
     /// (and a slot frees) at a time, so without it every run would cost a claim statement of its own.
     private var prefetch: Int { options.concurrency / 2 }
@@ -128,7 +130,8 @@ public final class StoreWorker: Sendable {
         self.options = options
         self.hubs = hubs
         committer = GroupCommitter(conninfo: store.conninfo, workerID: options.workerID)
-        engine = WorkflowEngine(catalog: FleetSessionGuard(committer: committer).wrapping(options.engine.catalog))
+        engine = WorkflowEngine(
+            catalog: FleetSessionGuard(committer: committer, unconfirmed: unconfirmedReleases).wrapping(options.engine.catalog))
         let log: @Sendable (String) -> Void = { [log = options.log, id = options.workerID] line in log?("worker \(id): \(line)") }
         answerRelay = AnswerRelay(store: store, secrets: options.secrets, log: log)
         cancelRelay = CancelRelay(store: store, log: log)
@@ -579,6 +582,7 @@ public final class StoreWorker: Sendable {
         }
         let redacted = result.redactedOutput
         if let output = result.output { keepSecretOutput(output, redacted: redacted, of: runID) }
+        if unconfirmedReleases.take(runID) { await releaseRowEndedOnHub(by: runID, structure: claimed.structureID, hub: hub) }
         await conclude(
             runID, status: result.outcome.rawValue, output: redacted,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
@@ -718,6 +722,9 @@ public final class StoreWorker: Sendable {
         }
         let stored = recovery.finished?.output.flatMap { $0.isNull ? nil : $0 }
         if let output = recovery.output { keepSecretOutput(output, redacted: stored, of: claimed.runID) }
+        if records.contains(where: \.isSessionReleaseIntent) {
+            await releaseRowEndedOnHub(by: claimed.runID, structure: claimed.structureID, hub: hub)
+        }
         // As for a run this worker ran, the final status rides the committer's batches behind recovery's records:
         // written in the same transaction as the last of them, or a later one, and refused with them.
         await conclude(
@@ -740,6 +747,31 @@ public final class StoreWorker: Sendable {
             return session.owner.map { $0 == runID } ?? true
         } catch {
             return true
+        }
+    }
+
+    /// Gives up the structure's fleet row held by another run when this run's release may have ended that run's
+    /// session on the hub without the row going too: the release's answer was lost, or this run's worker died (or
+    /// lost the store) between the hub's release and the row's. That is the case of a `cancel.json` run releasing the
+    /// session a `prepare.json` run left open, which ended `succeeded` holding the row: kept, the row would refuse
+    /// every later prepare of the structure across the fleet. The row goes only when its run ended `succeeded` (a
+    /// running one gives it up itself as it ends; one that failed or was cancelled blocks nothing) and this run's hub
+    /// shows no session of that run active (``keepsSession(of:on:structure:)``: a hub that cannot say keeps it), and
+    /// only while this worker holds this run's lease.
+    private func releaseRowEndedOnHub(by runID: String, structure: StructureID, hub: any Hub) async {
+        guard let holder = try? store.sessionHolder(of: structure), holder.runID != runID, holder.status == "succeeded" else {
+            return
+        }
+        guard await !Self.keepsSession(of: holder.runID, on: hub, structure: structure) else { return }
+        do throws(StoreError) {
+            _ = try await committer.perform(.releaseSession(structure: structure, runID: holder.runID, by: runID), runID: runID)
+            options.log?(
+                "worker \(options.workerID): run \(runID) released the session run \(holder.runID) had left open on structure "
+                    + "\(structure) without the fleet's row going too; the row is given up, as the hub shows no such session")
+        } catch {
+            options.log?(
+                "worker \(options.workerID): could not give up the row of run \(holder.runID) on structure \(structure) "
+                    + "(\(error.message)); the hub shows no such session, so cancel it with a cancel.json run")
         }
     }
 
