@@ -722,7 +722,7 @@ public final class StoreWorker: Sendable {
         }
         let stored = recovery.finished?.output.flatMap { $0.isNull ? nil : $0 }
         if let output = recovery.output { keepSecretOutput(output, redacted: stored, of: claimed.runID) }
-        if records.contains(where: \.isSessionReleaseIntent) {
+        if unconfirmedReleases.take(claimed.runID) || records.contains(where: \.isSessionReleaseIntent) {
             await releaseRowEndedOnHub(by: claimed.runID, structure: claimed.structureID, hub: hub)
         }
         // As for a run this worker ran, the final status rides the committer's batches behind recovery's records:

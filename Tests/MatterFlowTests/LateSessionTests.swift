@@ -30,25 +30,37 @@ import Testing
     static let released = "the hub opened commissioning session \"session-1\" for prepareCommissioning in state prepare after "
         + "the run had stopped waiting for it; the run released it (cancelCommissioning) before ending"
 
-    @Test func aPrepareThatAnswersAfterItsTimeoutIsReleasedBeforeTheRunEnds() async throws {
-        let hub = ScriptedHub()
-        let gate = ScriptedHub.Gate()
+    /// Runs `prepare.json` on a hub whose prepare answers when `gate` opens; `onPrepare` runs when the prepare
+    /// starts, `onWarning` on each warning. Returns the result and the warnings as they were reported.
+    func runPrepare(
+        on hub: ScriptedHub, gate: ScriptedHub.Gate, clock: ManualClock, onPrepare: () async -> Void,
+        onWarning: (String) -> Void = { _ in }
+    ) async throws -> (RunResult, [String]) {
         hub.script("prepareCommissioning", [.afterGate(gate)])
-        let clock = ManualClock()
         let handle = try engine.start(
             try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
         var warnings: [String] = []
         for await event in handle.events {
             switch event.kind {
             case .hubCallStarted(_, "prepareCommissioning", _, _):
-                await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
+                await onPrepare()
             case .warning(_, let message):
                 warnings.append(message)
+                onWarning(message)
             default:
                 break
             }
         }
-        let result = await handle.result
+        return (await handle.result, warnings)
+    }
+
+    @Test func aPrepareThatAnswersAfterItsTimeoutIsReleasedBeforeTheRunEnds() async throws {
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        let clock = ManualClock()
+        let (result, warnings) = try await runPrepare(on: hub, gate: gate, clock: clock) {
+            await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
+        }
         #expect(result.outcome == .failed)
         #expect(result.error?.cause == .actionTimedOut, "the run's error is still its timeout")
         #expect(hub.calls.filter { $0 != "status" } == ["prepareCommissioning", "cancelCommissioning"])
@@ -61,22 +73,14 @@ import Testing
     @Test func theRunWaitsForAPrepareTheHubStillRunsAfterItsGracePeriodThenReleasesIt() async throws {
         let hub = ScriptedHub()
         let gate = ScriptedHub.Gate()
-        hub.script("prepareCommissioning", [.afterGate(gate)])
         let clock = ManualClock()
-        let handle = try engine.start(
-            try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
-        for await event in handle.events {
-            switch event.kind {
-            case .hubCallStarted(_, "prepareCommissioning", _, _):
-                await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: false)
-            case .warning(_, let message) where message.contains("has not ended prepareCommissioning in state prepare"):
-                #expect(hub.calls.filter { $0 != "status" } == ["prepareCommissioning"], "nothing is released before the call ends")
-                gate.open()
-            default:
-                break
-            }
+        let (result, _) = try await runPrepare(on: hub, gate: gate, clock: clock) {
+            await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: false)
+        } onWarning: { message in
+            guard message.contains("has not ended prepareCommissioning in state prepare") else { return }
+            #expect(hub.calls.filter { $0 != "status" } == ["prepareCommissioning"], "nothing is released before the call ends")
+            gate.open()
         }
-        let result = await handle.result
         #expect(hub.calls.filter { $0 != "status" } == ["prepareCommissioning", "cancelCommissioning"])
         #expect(hub.overlapping == [])
         #expect(!hub.session.isActive)
