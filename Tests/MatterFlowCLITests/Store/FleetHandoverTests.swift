@@ -309,6 +309,43 @@ extension PostgresStoreTests {
         #expect(saved.activeSession == nil)
     }
 
+    @Test("worker --hub: a hub process that restarts is connected to again, and the runs after it are made on it")
+    func workerReconnectsToARestartedHub() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let socket = directory.file("hub.sock")
+        let hubState = directory.file("hub-state")
+        let serve = ["hub", "serve", "--listen", "unix:\(socket)", "--state", hubState]
+        let server = try ChildProcess.launch(serve)
+        defer { server.kill() }
+        try #require(await server.stderr.waitForLine { $0 == "listening on unix:\(socket)" }, "\(server.stderr.text)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let worker = try ChildProcess.launch(["worker", "--store", conninfo, "--hub", "unix:\(socket)", "--worker-id", "steady"])
+        defer { worker.kill() }
+        let prepared = "run-00000ec0e001"
+        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", prepared]).code == 0)
+        #expect(try await Self.eventually { try store.status(of: prepared) == "succeeded" }, "\(worker.stderr.text)")
+
+        server.signal(SIGTERM)
+        try #require(await server.waitForExit(within: .seconds(20)), "the hub server did not stop")
+        let restarted = try ChildProcess.launch(serve)
+        defer { restarted.kill() }
+        try #require(await restarted.stderr.waitForLine { $0 == "listening on unix:\(socket)" }, "\(restarted.stderr.text)")
+        // The session prepare.json left open is in the hub's saved state; the cancel releases it over a new connection.
+        let cancelling = "run-00000ec0e002"
+        #expect(await matterflow(["submit", Repository.workflow("cancel"), "--store", conninfo, "--run-id", cancelling]).code == 0)
+        #expect(try await Self.eventually { try store.status(of: cancelling) != "queued" && store.status(of: cancelling) != "running" })
+        #expect(try store.status(of: cancelling) == "succeeded", "\(worker.stderr.text)")
+        worker.signal(SIGTERM)
+        try #require(await worker.waitForExit(within: .seconds(30)), "the worker did not stop")
+        #expect(worker.status == 0, "\(worker.stderr.text)")
+        restarted.signal(SIGTERM)
+        try #require(await restarted.waitForExit(within: .seconds(20)), "the hub server did not stop")
+        #expect(try HomeStateStore.loadSaved(directory: hubState)?.activeSession == nil, "the session was released on the restarted hub")
+        #expect(try store.sessions().isEmpty)
+    }
+
     @Test("watch RUN --store on a run still queued: streams its records as they are written, ends when it finishes")
     func watchLiveRun() async throws {
         let conninfo = try TestPostgres.database()
