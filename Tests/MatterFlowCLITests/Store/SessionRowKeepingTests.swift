@@ -1,5 +1,6 @@
 import MatterFlow
 import MatterFlowSimulator
+import Synchronization
 import Testing
 
 @testable import MatterFlowStore
@@ -24,5 +25,61 @@ import Testing
         #expect(await !StoreWorker.keepsSession(of: "run-a", on: hub, structure: "kept"), "released on the hub")
         // A hub that cannot read the structure's session back (here: it does not know the structure) keeps the row.
         #expect(await StoreWorker.keepsSession(of: "run-a", on: hub, structure: "elsewhere"))
+    }
+}
+
+/// The same rule at a real takeover: a `prepare.json` run whose worker died while the hub opened its session is
+/// resumed to `succeeded` and keeps its row, as the session stays open for the runs that continue in it.
+extension PostgresStoreTests {
+    @Test("a prepare settled by takeover to succeeded keeps the structure's row while the hub shows its session")
+    func resumedPrepareKeepsItsRow() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let hub = try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock())
+        let runID = "run-00000c0ee131"
+        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", runID]).code == 0)
+        let held = HeldPrepareAnswer(simulated: hub)
+        let doomed = TestWorker(store: store, options: WorkerOptions(workerID: "doomed"), hubs: { _ in held })
+        #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo))
+        #expect(try await Self.eventually { held.opened })
+        // The worker dies here: its lease is gone, as after a SIGKILL once the lease ran out.
+        try store.execute(
+            "UPDATE matterflow_runs SET worker_id = 'dead', lease_until = now() - interval '1 second' WHERE run_id = $1", [runID],
+            doing: "test setup")
+        let rescuer = TestWorker(store: store, options: WorkerOptions(workerID: "rescuer", resume: true), hubs: { _ in hub })
+        _ = try await rescuer.finish(after: [runID], conninfo: conninfo)
+        let run = try #require(try store.run(runID))
+        #expect(run.status == "succeeded", "\(run.notes) \(rescuer.lines)")
+        #expect(run.recovered)
+        #expect(try await hub.activeSession(structure: HomeDescription.defaultHome.structure.id)?.owner == runID)
+        #expect(try store.sessions().map(\.runID) == [runID], "the session is open on the hub: the run keeps its row")
+        held.answer()
+        doomed.worker.stop()
+        _ = try await doomed.summary
+    }
+}
+
+/// Carries out `prepareCommissioning` at once, and answers only when the test says.
+final class HeldPrepareAnswer: SimulatedFront {
+    let simulated: SimulatedHub
+    private let gate = AsyncStream<Void>.makeStream()
+    private let done = Mutex(false)
+
+    init(simulated: SimulatedHub) { self.simulated = simulated }
+
+    /// Whether the hub has opened the session.
+    var opened: Bool { done.withLock { $0 } }
+
+    /// Lets the held answer go.
+    func answer() {
+        gate.continuation.yield()
+        gate.continuation.finish()
+    }
+
+    func prepareCommissioning(structure: StructureID) async throws -> String {
+        let session = try await simulated.prepareCommissioning(structure: structure)
+        done.withLock { $0 = true }
+        for await _ in gate.stream { break }
+        return session
     }
 }
