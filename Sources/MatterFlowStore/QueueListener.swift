@@ -47,6 +47,10 @@ final class QueueListener: @unchecked Sendable {
             monitor.lock()
             thread = created
             monitor.unlock()
+        } else {
+            // No thread reads the connection: closed, it holds no server slot (the worker polls instead).
+            connection?.close()
+            connection = nil
         }
     }
 
