@@ -7,7 +7,8 @@ import Synchronization
 /// Wraps the operation catalog: before an operation that opens a session (`prepareCommissioning`) reaches the hub,
 /// the run takes the structure's row in `matterflow_sessions` (the structure is its primary key, so a second run
 /// conflicts and gets `sessionBusy`, on any worker); when the call fails, the row is given back. An operation that
-/// releases the session (`cancelCommissioning`, `completeCommissioning`) gives the row back once it succeeded.
+/// releases the session (`cancelCommissioning`, `completeCommissioning`) gives the row back once it succeeded; one
+/// the hub does not confirm is noted in ``unconfirmed``, for the run's end to look at the structure's row again.
 /// The run is known from ``HubCallContext`` (the journal sets it for every call). The lock is taken and given
 /// back through the worker's ``GroupCommitter``, in its next batch: the run's task waits suspended, holding no thread,
 /// for a take; a release is handed over without waiting (it is written before the run's final status).
@@ -54,20 +55,21 @@ struct FleetSessionGuard {
                         throw error
                     }
                 }
-                let value: JSONValue
-                do {
-                    value = try await original.call(hub: hub, structure: structure, arguments: arguments)
-                } catch {
-                    if original.releasesSession, let runID { unconfirmed.insert(runID) }
-                    throw error
+                guard original.releasesSession else {
+                    return try await original.call(hub: hub, structure: structure, arguments: arguments)
                 }
-                if original.releasesSession {
-                    // `released: false`: the hub had no session, so only this run's own row (if any) is stale.
-                    if value["released"]?.boolValue != false {
-                        committer.post(.releaseSession(structure: structure, runID: nil, by: runID), runID: runID)
-                    } else if let runID {
-                        committer.post(.releaseSession(structure: structure, runID: runID, by: runID), runID: runID)
-                    }
+                // Until the hub answers that it released a session, the release is unconfirmed: its answer may be lost,
+                // or come after the run stopped waiting (when this task may be the only one left to see it).
+                if let runID { unconfirmed.insert(runID) }
+                let value = try await original.call(hub: hub, structure: structure, arguments: arguments)
+                if value["released"]?.boolValue != false {
+                    if let runID { unconfirmed.remove(runID) }
+                    committer.post(.releaseSession(structure: structure, runID: nil, by: runID), runID: runID)
+                } else if let runID {
+                    // `released: false`: the hub held no session, so only this run's own row (if any) is stale here.
+                    // Another run's row may stand for a session that lapsed on the hub: left unconfirmed, the run's
+                    // end looks at it (``StoreWorker``).
+                    committer.post(.releaseSession(structure: structure, runID: runID, by: runID), runID: runID)
                 }
                 return value
             }
@@ -79,13 +81,19 @@ struct FleetSessionGuard {
     }
 }
 
-/// The runs of a worker whose release call (`cancelCommissioning`, `completeCommissioning`) failed, so that the hub
-/// may have released the structure's session without the fleet's row being given up.
+/// The runs of a worker with a release call (`cancelCommissioning`, `completeCommissioning`) the hub has not
+/// confirmed: it failed, is still running, or found no session; the structure's session may have ended on the hub
+/// without the fleet's row being given up.
 final class UnconfirmedReleases: Sendable {
     private let runs = Mutex<Set<String>>([])
 
     func insert(_ runID: String) {
         runs.withLock { _ = $0.insert(runID) }
+    }
+
+    /// The hub confirmed the run's release.
+    func remove(_ runID: String) {
+        runs.withLock { _ = $0.remove(runID) }
     }
 
     /// Whether the run made such a call; forgets it.

@@ -751,17 +751,23 @@ public final class StoreWorker: Sendable {
     }
 
     /// Gives up the structure's fleet row held by another run when this run's release may have ended that run's
-    /// session on the hub without the row going too: the release's answer was lost, or this run's worker died (or
-    /// lost the store) between the hub's release and the row's. That is the case of a `cancel.json` run releasing the
+    /// session on the hub without the row going too, or found it already ended: the release's answer was lost or
+    /// came too late, the hub held no session (that run's lapsed), or this run's worker died (or lost the store)
+    /// between the hub's release and the row's. That is the case of a `cancel.json` run releasing the
     /// session a `prepare.json` run left open, which ended `succeeded` holding the row: kept, the row would refuse
     /// every later prepare of the structure across the fleet. The row goes only when its run ended `succeeded` (a
     /// running one gives it up itself as it ends; one that failed or was cancelled blocks nothing) and this run's hub
     /// shows no session of that run active (``keepsSession(of:on:structure:)``: a hub that cannot say keeps it), and
     /// only while this worker holds this run's lease.
     private func releaseRowEndedOnHub(by runID: String, structure: StructureID, hub: any Hub) async {
-        guard let holder = try? store.sessionHolder(of: structure), holder.runID != runID, holder.status == "succeeded" else {
+        let found: (runID: String, status: String?)?
+        do throws(StoreError) {
+            found = try store.sessionHolder(of: structure)
+        } catch {
+            options.log?("worker \(options.workerID): could not read who holds the session row of structure \(structure) (\(error.message)); it is left as it is")
             return
         }
+        guard let holder = found, holder.runID != runID, holder.status == "succeeded" else { return }
         guard await !Self.keepsSession(of: holder.runID, on: hub, structure: structure) else { return }
         do throws(StoreError) {
             _ = try await committer.perform(.releaseSession(structure: structure, runID: holder.runID, by: runID), runID: runID)
@@ -771,7 +777,8 @@ public final class StoreWorker: Sendable {
         } catch {
             options.log?(
                 "worker \(options.workerID): could not give up the row of run \(holder.runID) on structure \(structure) "
-                    + "(\(error.message)); the hub shows no such session, so cancel it with a cancel.json run")
+                    + "(\(error.message)), though the hub shows no such session; the next run that releases a session of the "
+                    + "structure, or settles one, looks at it again")
         }
     }
 

@@ -121,4 +121,83 @@ import Testing
         #expect(!hub.session.isActive)
         #expect(result.warnings == [Self.released])
     }
+
+    @Test func theReleaseIsTheCatalogsOwnSoAServicesWrappingOfItApplies() async throws {
+        let releases = MutexBox(0)
+        var catalog = OperationCatalog.standard
+        let original = try #require(catalog["cancelCommissioning"])
+        catalog.add(
+            original.invoking { hub, structure, arguments in
+                releases.mutate { $0 += 1 }
+                return try await original.call(hub: hub, structure: structure, arguments: arguments)
+            })
+        let engine = WorkflowEngine(catalog: catalog)
+        let workflow = try engine.load(path: Repository.workflow("prepare.json"))
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        hub.script("prepareCommissioning", [.afterGate(gate)])
+        let clock = ManualClock()
+        let handle = try engine.start(workflow, on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        for await event in handle.events {
+            if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind {
+                await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
+            }
+        }
+        let result = await handle.result
+        #expect(releases.value == 1, "the late release went through the run's catalog")
+        #expect(result.warnings == [Self.released])
+    }
+
+    @Test func aPrepareACancelStoppedThatTheHubServesAfterItsGracePeriodIsReleasedBeforeTheRunEnds() async throws {
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        hub.script("prepareCommissioning", [.afterGate(gate)])
+        let clock = ManualClock()
+        let handle = try engine.start(
+            try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        for await event in handle.events {
+            switch event.kind {
+            case .hubCallStarted(_, "prepareCommissioning", _, _):
+                handle.cancel()
+                // The call's 5 s grace period passes; the hub still runs it after.
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(5))
+            case .warning(_, let message) where message.contains("has not ended prepareCommissioning"):
+                #expect(message.hasSuffix("before the run ends"), "\(message)")
+                gate.open()
+            default:
+                break
+            }
+        }
+        let result = await handle.result
+        #expect(result.outcome == .cancelled)
+        #expect(hub.calls.filter { $0 != "status" } == ["prepareCommissioning", "cancelCommissioning"])
+        #expect(!hub.session.isActive)
+        #expect(result.warnings.last == Self.released)
+    }
+
+    @Test func aSessionTheHubNoLongerHoldsIsNotReleasedAgain() async throws {
+        let scripted = ScriptedHub()
+        let hub = NoActiveSession(base: scripted)
+        let gate = ScriptedHub.Gate()
+        scripted.script("prepareCommissioning", [.afterGate(gate)])
+        let clock = ManualClock()
+        let handle = try engine.start(
+            try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        for await event in handle.events {
+            if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind {
+                await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
+            }
+        }
+        let result = await handle.result
+        #expect(!scripted.calls.contains("cancelCommissioning"), "the hub shows no such session: nothing is called")
+        #expect(result.warnings.first?.hasSuffix("the hub had already ended it when the run was to release it before ending") == true)
+    }
+}
+
+/// A hub that tells recovery no session is active, whatever its base holds.
+struct NoActiveSession: ForwardingHub, RecoverableHub {
+    let base: any Hub
+
+    func activeSession(structure: StructureID) async throws -> HubSessionInfo? { nil }
 }

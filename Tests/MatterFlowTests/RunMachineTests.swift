@@ -60,7 +60,9 @@ import Testing
             case .startElement(let launch): "startElement \(launch.element)"
             case .cancelElement(let index): "cancelElement \(index)"
             case .awaitElements: "awaitElements"
-            case .settleLateSessions(let holding): "settleLateSessions holding \(holding ?? "none")"
+            case .settleLateSessions(let settlement):
+                "settleLateSessions holding \(settlement.holding ?? "none") own \(settlement.own ?? "none")"
+                    + (settlement.release == nil ? " no release" : "")
             case .finish(let result): "finish \(result.outcome.rawValue) \(result.visitedStates.joined(separator: ","))"
             }
         }
@@ -153,9 +155,9 @@ import Testing
             #expect(run.phaseName == "ending")
             return (ending, run)
         }
-        #expect(try run(second: .finished(["sessionID": "session-2"])).0 == ["settleLateSessions holding session-2"])
+        #expect(try run(second: .finished(["sessionID": "session-2"])).0 == ["settleLateSessions holding session-2 own session-2"])
         var (ending, run) = try run(second: .failed(Self.unreachable))
-        #expect(ending == ["settleLateSessions holding none"])
+        #expect(ending == ["settleLateSessions holding none own none"])
         #expect(throws: RunMachineError.self) { try run.callEnded(.finished([:])) }
         #expect(run.cancelRequested().isEmpty, "a cancel while the run ends changes nothing")
         let late = LateSession(sessionID: "session-1", call: "prepareCommissioning in state first", release: .failed("hub offline"))

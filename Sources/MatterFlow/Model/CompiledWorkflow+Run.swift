@@ -196,6 +196,10 @@ final class PlannedCall: Sendable {
     let acquiresSession: Bool
     /// The operation works inside the commissioning session (``OperationDescriptor/usesSession``).
     let usesSession: Bool
+    /// The operation releases the commissioning session (``OperationDescriptor/releasesSession``).
+    let releasesSession: Bool
+    /// A failed release still ends the run's hold (``OperationDescriptor/releaseAttemptSuffices``).
+    let releaseAttemptSuffices: Bool
 
     convenience init(_ operation: OperationDescriptor, action: ActionState) {
         self.init(operation, arguments: action.arguments, timeoutSeconds: action.timeoutSeconds ?? operation.defaultTimeoutSeconds)
@@ -212,6 +216,8 @@ final class PlannedCall: Sendable {
         argumentWarnings = operation.argumentWarnings
         acquiresSession = operation.acquiresSession
         usesSession = operation.usesSession
+        releasesSession = operation.releasesSession
+        releaseAttemptSuffices = operation.releaseAttemptSuffices
         invoke = operation.invoke
         argumentShapes = operation.arguments
     }

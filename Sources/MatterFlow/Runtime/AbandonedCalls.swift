@@ -55,6 +55,9 @@ final class AbandonedCalls: Sendable {
         lateSessions.withLock { $0.append((sessionID, call)) }
     }
 
+    /// Whether a late session is noted.
+    var hasLateSessions: Bool { lateSessions.withLock { !$0.isEmpty } }
+
     /// The sessions noted so far, each once, in the order first noted (the run has not released them yet); forgets
     /// them.
     func takeLateSessions() -> [(sessionID: String, call: String)] {

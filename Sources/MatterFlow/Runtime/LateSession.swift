@@ -31,7 +31,7 @@ struct LateSession: Sendable, Equatable {
         case .released:
             return opened + "; the run released it (cancelCommissioning) before ending"
         case .alreadyEnded:
-            return opened + "; it had already ended when the run released it (cancelCommissioning) before ending"
+            return opened + "; the hub had already ended it when the run was to release it before ending"
         case .failed(let message):
             return opened + "; releasing it before the run ended failed (\(message)), so the structure stays busy until "
                 + "the hub's session lease ends it (\(Int(SessionLease.defaultDuration.secondsValue)) s by default) or "
@@ -41,36 +41,52 @@ struct LateSession: Sendable, Equatable {
 }
 
 extension AbandonedCalls {
-    /// Releases each session noted late (``noteLateSession(_:call:)``), unless the run holds a session (`holding`):
-    /// then the hub, with one session per structure, holds no other. Each release is `cancelCommissioning` in that
-    /// session (its context names it), not raced against a cancel, with the operation's timeout.
+    /// Whether nothing is kept and no late session noted: a run's end then has nothing to settle.
+    var isSettled: Bool { isEmpty && !hasLateSessions }
+
+    /// Releases each session noted late (``noteLateSession(_:call:)``) as `settlement` says: none while the run holds
+    /// a session (then the hub, with one session per structure, holds no other), and not the run's own last one
+    /// (its workflow settled it). Each release is the run's catalog's `cancelCommissioning` in that session (its
+    /// context names it), not raced against a cancel, with the operation's timeout; a hub that can tell its active
+    /// session (``RecoverableHub``) is asked first, and a session it no longer holds is not released again.
     func releaseLateSessions(
-        holding: String?, hub: any Hub, structure: StructureID, clock: any WorkflowClock, runID: String
+        _ settlement: LateSettlement, hub: any Hub, structure: StructureID, clock: any WorkflowClock, runID: String
     ) async -> [LateSession] {
         let opened = takeLateSessions()
-        guard holding == nil else { return [] }
+        guard settlement.holding == nil, let release = settlement.release else { return [] }
         var settled: [LateSession] = []
-        for (sessionID, call) in opened {
-            var context = HubCallContext.current ?? HubCallContext(runID: runID, idempotencyKey: "\(runID)/late-release/\(sessionID)")
-            context.expectedSessionID = sessionID
-            let release = Self.lateRelease
-            let outcome = await HubCallContext.$current.withValue(context) {
-                await StepRace(clock: clock, signal: nil).call(release, hub: hub, structure: structure, arguments: [:], timeout: release.timeout)
-            }
+        for (sessionID, call) in opened where sessionID != settlement.own {
             let done: LateSession.Release
-            switch outcome {
-            case .finished(let value): done = value["released"]?.boolValue == true ? .released : .alreadyEnded
-            case .failed(let error): done = .failed(error.message)
-            case .timedOut: done = .failed("the hub did not answer within \(Int(release.timeoutSeconds)) s")
-            case .cancelled: done = .failed("the release was cancelled")
+            if await Self.hubHolds(sessionID, hub: hub, structure: structure) {
+                var context = HubCallContext.current ?? HubCallContext(runID: runID, idempotencyKey: "")
+                context.idempotencyKey = "\(context.runID)/late-release/\(sessionID)"
+                context.expectedSessionID = sessionID
+                context.element = settlement.element
+                let outcome = await HubCallContext.$current.withValue(context) {
+                    await StepRace(clock: clock, signal: nil).call(release, hub: hub, structure: structure, arguments: [:], timeout: release.timeout)
+                }
+                switch outcome {
+                case .finished(let value): done = value["released"]?.boolValue == true ? .released : .alreadyEnded
+                case .failed(let error): done = .failed(error.message)
+                case .timedOut: done = .failed("the hub did not answer within \(Int(release.timeoutSeconds)) s")
+                case .cancelled: done = .failed("the release was cancelled")
+                }
+            } else {
+                done = .alreadyEnded
             }
             settled.append(LateSession(sessionID: sessionID, call: call, release: done))
         }
         return settled
     }
 
-    /// The call that releases a session opened late.
-    private static let lateRelease = PlannedCall(
-        CommissioningOperations.cancelCommissioning, arguments: [],
-        timeoutSeconds: CommissioningOperations.cancelCommissioning.defaultTimeoutSeconds)
+    /// Whether the hub's active session is `sessionID`: false only when a hub that can tell its active session
+    /// (``RecoverableHub``) shows another one or none.
+    private static func hubHolds(_ sessionID: String, hub: any Hub, structure: StructureID) async -> Bool {
+        guard let recoverable = hub as? any RecoverableHub else { return true }
+        do {
+            return try await recoverable.activeSession(structure: structure)?.sessionID == sessionID
+        } catch {
+            return true
+        }
+    }
 }

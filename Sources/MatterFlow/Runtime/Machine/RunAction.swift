@@ -42,9 +42,9 @@ enum RunAction: Sendable {
     /// The map state waits for its running elements: feed the next one's end to ``RunMachine/elementEnded(_:)``.
     case awaitElements
     /// The run reaches its end after a session-opening call ended unanswered: wait for the run's abandoned calls,
-    /// release each session the hub opened late for one of them unless the run holds a session (`holding`: then
-    /// no other can be active), and feed ``RunMachine/lateSessionsSettled(_:)``.
-    indirect case settleLateSessions(holding: String?)
+    /// release each session the hub opened late for one of them as the settlement says, and feed
+    /// ``RunMachine/lateSessionsSettled(_:)``.
+    indirect case settleLateSessions(LateSettlement)
     /// The run has ended with this result (its `runFinished` report comes just before).
     indirect case finish(RunResult)
 
@@ -55,6 +55,21 @@ enum RunAction: Sendable {
         case .proceed, .checkStatus, .call, .delay, .waitForEvent, .askQuestion, .awaitElements, .settleLateSessions, .finish: true
         }
     }
+}
+
+/// What a run's end knows about the sessions its unanswered session-opening calls may have opened late.
+struct LateSettlement: Sendable {
+    /// The session the run holds: then the hub, with one session per structure, holds no other, and nothing is
+    /// released.
+    var holding: String?
+    /// The session the run's last prepare opened, held or not: a late session equal to it was the run's own, which
+    /// its workflow settled.
+    var own: String?
+    /// The element of a concurrent map state whose machine ends (its calls' contexts name it); nil for a run.
+    var element: String?
+    /// The release (`cancelCommissioning`) from the run's catalog, so that a service's wrapping of it applies (the
+    /// fleet's lease fence and session rows); nil when the catalog has none, and nothing is released.
+    var release: PlannedCall?
 }
 
 /// A guard's status check to make.

@@ -71,8 +71,8 @@ final class RunDriver {
                 work = await ask(work)
             case .awaitElements:
                 work = await runElements()
-            case .settleLateSessions(let holding):
-                work = await settleLateSessions(holding: holding)
+            case .settleLateSessions:
+                work = await settleLateSessions(work)
             case .proceed, .report, .checkpoint, .interruptWork, .startElement, .cancelElement:
                 // ``feed(_:)`` proceeds with each state entered itself, and returns only work to await.
                 work = feed { machine throws(RunMachineError) in
@@ -296,14 +296,16 @@ final class RunDriver {
     }
 
     /// Settles, at the run's end, what its unanswered session-opening calls did (``RunMachine/Phase/ending(_:)``):
-    /// waits for the calls the hub still runs (bounded, as before a call), then releases each session the hub
-    /// opened late, unless the run holds a session (`holding`), and feeds what the releases did.
+    /// waits for the calls the hub still runs (bounded, as before a call, each wait a warning), then releases each
+    /// session the hub opened late as the settlement says, and feeds what the releases did.
     @inline(never)
-    private func settleLateSessions(holding: String?) async -> RunAction {
-        if !abandoned.isEmpty { await settleAbandoned() }
+    private func settleLateSessions(_ work: RunAction) async -> RunAction {
+        guard case .settleLateSessions(let settlement) = work else { return noWait() }
+        if abandoned.isSettled { return feed { machine throws(RunMachineError) in try machine.lateSessionsSettled([]) } }
+        if !abandoned.isEmpty { await settleAbandoned(atEnd: true) }
         options.pause?.callBegan()
         let settled = await abandoned.releaseLateSessions(
-            holding: holding, hub: hub, structure: options.structureID, clock: options.clock, runID: runID)
+            settlement, hub: hub, structure: options.structureID, clock: options.clock, runID: runID)
         options.pause?.callEnded()
         return feed { machine throws(RunMachineError) in try machine.lateSessionsSettled(settled) }
     }
@@ -312,19 +314,24 @@ final class RunDriver {
     /// each call given up, is a warning, reported as it happens so that a trace shows why the run is waiting.
     /// Called only when a call is kept: a call of an async method, even one that returns at once, allocates its
     /// frame.
-    private func settleAbandoned() async {
+    private func settleAbandoned(atEnd: Bool = false) async {
         await abandoned.settle { report in
             // A warning only reports: it orders no element.
-            if let actions = try? machine.warning(Self.message(report)) { _ = perform(actions) }
+            if let actions = try? machine.warning(Self.message(report, atEnd: atEnd)) { _ = perform(actions) }
         }
     }
 
-    /// The warning about an abandoned call the run waits for or gives up.
-    static func message(_ report: AbandonedCalls.Report) -> String {
+    /// The warning about an abandoned call the run waits for or gives up, before its next hub call or (`atEnd`)
+    /// before it ends.
+    static func message(_ report: AbandonedCalls.Report, atEnd: Bool = false) -> String {
         switch report {
         case .waiting(let call):
             "the hub has not ended \(call), abandoned \(Int(StepRace.gracePeriod.secondsValue)) s ago; "
-                + "waiting up to \(Int(AbandonedCalls.limit.secondsValue)) s for it before calling the hub again"
+                + "waiting up to \(Int(AbandonedCalls.limit.secondsValue)) s for it before "
+                + (atEnd ? "the run ends" : "calling the hub again")
+        case .givenUp(let call) where atEnd:
+            "the hub still runs \(call) after \(Int(AbandonedCalls.limit.secondsValue)) s more; the run ends without it, "
+                + "and a commissioning session it opens now is left to the hub's session lease: check the hub's cancellation"
         case .givenUp(let call):
             "the hub still runs \(call) after \(Int(AbandonedCalls.limit.secondsValue)) s more; the run calls the hub "
                 + "again while it runs, so the Hub contract (one call at a time per run) is not kept: check the hub's cancellation"

@@ -102,6 +102,7 @@ extension RunMachine {
             state: model.start ?? 0, elementTag: launch.elementTag)
         phase = .notStarted(.element)
         sessionID = launch.sessionID
+        holdsSession = launch.sessionID != nil
         element = launch.element
     }
 

@@ -108,7 +108,7 @@ extension RunMachine {
             error = nil
             ended = .finished(value)
         case .failed(let failure):
-            if call.operation.operation.releaseAttemptSuffices { holdsSession = false }
+            if call.operation.releaseAttemptSuffices { holdsSession = false }
             error = failure
             ended = .failed(failure)
         case .timedOut:
@@ -138,7 +138,7 @@ extension RunMachine {
     /// the cancel path to read), and the session it opened is noted.
     private mutating func noteResult(_ call: RunCall, _ value: JSONValue) {
         for field in call.operation.secretResultFields { value[field].map(secrets.add) }
-        if call.operation.operation.releasesSession { holdsSession = false }
+        if call.operation.releasesSession { holdsSession = false }
         guard call.operation.acquiresSession, let opened = value["sessionID"]?.stringValue else { return }
         sessionID = opened
         holdsSession = true
@@ -148,8 +148,8 @@ extension RunMachine {
     /// period): a session-opening one may still open a session on the hub, which the run settles before it ends
     /// (``Phase/ending(_:)``). A release that timed out ends the hold when its attempt suffices, as a failed one does.
     private mutating func noteUnanswered(_ call: RunCall) {
-        if call.operation.acquiresSession { unansweredAcquires += 1 }
-        if call.operation.operation.releaseAttemptSuffices { holdsSession = false }
+        if call.operation.acquiresSession { mayHaveLateSession = true }
+        if call.operation.releaseAttemptSuffices { holdsSession = false }
     }
 
     /// An attempt ended: retry after a delay when a retrier allows, or the step ends.

@@ -56,9 +56,9 @@ struct RunMachine: Sendable {
     /// Whether the run holds ``sessionID``: its last session call that took effect opened it rather than releasing
     /// it (a failed release whose attempt suffices ends the hold, as the verifier counts it).
     var holdsSession = false
-    /// Session-opening calls that ended without an answer the run took (timed out, or stopped by a cancel): the hub
-    /// may still open a session for one, which the run settles before it ends (``Phase/ending(_:)``).
-    var unansweredAcquires = 0
+    /// A session-opening call ended without an answer the run took (timed out, or stopped by a cancel): the hub may
+    /// still open a session for it, which the run settles before it ends (``Phase/ending(_:)``).
+    var mayHaveLateSession = false
     /// How many hub calls the run has prepared (an element machine: the element has).
     var callCount = 0
     /// For the machine of one element of a concurrent map state: the element (`<qualified map state>[<index>]`),
@@ -273,8 +273,7 @@ struct RunMachine: Sendable {
     }
 
     /// The run's end waited for its unanswered session-opening calls, and the driver released each session the hub
-    /// opened late that the run does not hold (``RunAction/settleLateSessions(holding:)``): each is a warning, and
-    /// the run ends.
+    /// opened late (``RunAction/settleLateSessions(_:)``): each is a warning, and the run ends.
     mutating func lateSessionsSettled(_ sessions: [LateSession]) throws(RunMachineError) -> RunActions {
         let left = leavePhase()
         guard case .ending(let end) = left else {
@@ -375,10 +374,16 @@ struct RunMachine: Sendable {
     /// Ends the run with its result; first, when a session-opening call ended unanswered, the driver settles what
     /// it did on the hub (``Phase/ending(_:)``).
     private mutating func finish(_ end: LevelEnd) {
-        if unansweredAcquires > 0 {
-            unansweredAcquires = 0
+        if mayHaveLateSession {
+            mayHaveLateSession = false
             phase = .ending(end)
-            actions.append(.settleLateSessions(holding: holdsSession ? sessionID : nil))
+            actions.append(
+                .settleLateSessions(
+                    LateSettlement(
+                        holding: holdsSession ? sessionID : nil, own: sessionID, element: element,
+                        release: top.model.catalog["cancelCommissioning"].map {
+                            PlannedCall($0, arguments: [], timeoutSeconds: $0.defaultTimeoutSeconds)
+                        })))
             return
         }
         var result = RunResult(

@@ -6,8 +6,8 @@ struct PoolJob: Sendable {
         case status(GuardCheck)
         case call(RunCall)
         /// The run's end: wait for its abandoned calls and release the sessions the hub opened late
-        /// (``RunAction/settleLateSessions(holding:)``); the run's ID names the releases' calls.
-        case settleLateSessions(holding: String?, runID: String)
+        /// (``RunAction/settleLateSessions(_:)``); the run's ID names the releases' calls.
+        indirect case settleLateSessions(LateSettlement, runID: String)
     }
 
     let number: Int

@@ -114,10 +114,16 @@ struct PoolState: ~Copyable {
                     if let element = entry.elements[index] { cancel(element, effects: &effects) }
                 case .awaitElements:
                     entry.waiting = .elements
-                case .settleLateSessions(let holding):
-                    enqueue(
-                        .settleLateSessions(holding: holding, runID: entry.machine.configuration.runID), number, entry, limits: pool,
-                        effects: &effects)
+                case .settleLateSessions(let settlement):
+                    if entry.abandoned?.isSettled ?? true {
+                        next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in
+                            try entry.machine.lateSessionsSettled([])
+                        }
+                    } else {
+                        enqueue(
+                            .settleLateSessions(settlement, runID: entry.machine.configuration.runID), number, entry, limits: pool,
+                            effects: &effects)
+                    }
                 }
             }
         }

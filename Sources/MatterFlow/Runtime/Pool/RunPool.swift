@@ -362,7 +362,8 @@ public final class RunPool: Sendable {
         // The Hub contract: never two calls for one run at once, so first the run's abandoned calls end (bounded);
         // each wait and each call given up is a warning, reported as it happens.
         if !job.abandoned.isEmpty {
-            await job.abandoned.settle { report in feed(job.number, .warning(RunDriver.message(report))) }
+            let atEnd = if case .settleLateSessions = job.work { true } else { false }
+            await job.abandoned.settle { report in feed(job.number, .warning(RunDriver.message(report, atEnd: atEnd))) }
         }
         switch job.work {
         case .status(let check):
@@ -393,9 +394,9 @@ public final class RunPool: Sendable {
             }
             let duration = job.timed ? clock.now - started : Duration.zero
             workEnded(job.number, .callEnded(outcome, duration: duration))
-        case .settleLateSessions(let holding, let runID):
+        case .settleLateSessions(let settlement, let runID):
             let settled = await job.abandoned.releaseLateSessions(
-                holding: holding, hub: hub, structure: job.structure, clock: clock, runID: runID)
+                settlement, hub: hub, structure: job.structure, clock: clock, runID: runID)
             workEnded(job.number, .lateSessionsSettled(settled))
         }
     }
