@@ -74,10 +74,8 @@ extension Workflow {
     /// ``SecretValues/minimumLength``, and of the numbers JSON writes that short.
     static func shortStrings(in value: JSONValue, at pointer: String) -> [String] {
         switch value {
-        case .string(let text):
-            return (1..<SecretValues.minimumLength).contains(text.count) ? [pointer] : []
-        case .int, .double:
-            return JSONWriter.compact(value).count < SecretValues.minimumLength ? [pointer] : []
+        case .string, .int, .double:
+            return SecretValues.isTooShort(value) ? [pointer] : []
         case .array(let elements):
             return elements.indices.flatMap { shortStrings(in: elements[$0], at: JSONPointer.appending(String($0), to: pointer)) }
         case .object(let object):

@@ -114,18 +114,28 @@ final class SecretValues: Sendable {
 
     private let known = Mutex(Known())
 
+    /// Whether a string or number is too short to be told apart from unrelated text: 1 to ``minimumLength`` − 1
+    /// characters, a number as JSON writes it. An empty string, a boolean, null and a container are not.
+    static func isTooShort(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text): (1..<minimumLength).contains(text.count)
+        case .int, .double: JSONWriter.compact(value).count < minimumLength
+        case .null, .bool, .array, .object: false
+        }
+    }
+
     /// Records every string and number inside a value. A boolean is no secret anyone could keep: it is not recorded.
     func add(_ value: JSONValue) {
         switch value {
         case .string(let text) where !text.isEmpty:
             known.withLock { $0.add(text) }
-        case .int(let number) where String(number).count >= Self.minimumLength:
+        case .int(let number) where !Self.isTooShort(value):
             known.withLock { known in
                 known.add(String(number))
                 known.integers.insert(number)
                 if let float = Double(exactly: number) { known.floats.insert(float) }
             }
-        case .double(let number) where number.isFinite && JSONWriter.compact(value).count >= Self.minimumLength:
+        case .double(let number) where number.isFinite && !Self.isTooShort(value):
             known.withLock { known in
                 known.add(JSONWriter.compact(.double(number)))
                 known.floats.insert(number)
