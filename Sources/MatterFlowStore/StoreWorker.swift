@@ -711,8 +711,13 @@ public final class StoreWorker: Sendable {
             // ePSKc key it left would only lapse on the hub.
             let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
             _ = await durable(claimed.runID)
-            options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(recovery.notes.last ?? "recovery deferred")); it is handed back, to be settled again in \(delay) s")
-            try? store.handBack([claimed.runID], by: options.workerID, retryAfter: delay)
+            let reason = recovery.notes.last ?? "recovery deferred"
+            do {
+                try store.handBack([claimed.runID], by: options.workerID, retryAfter: delay)
+                options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)); it is handed back, to be settled again in \(delay) s")
+            } catch {
+                options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)), nor hand it back (\(error.message)); its lease runs out instead")
+            }
             return
         }
         let status: String

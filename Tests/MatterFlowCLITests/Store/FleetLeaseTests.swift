@@ -138,9 +138,9 @@ extension PostgresStoreTests {
         defer { directory.remove() }
         let runID = "run-00000e5e0004"
         let (store, secrets) = try await runStoppedInCommission(runID, leaseSeconds: 1, conninfo: conninfo, directory: directory)
-        if atLastClaim {
-            try store.execute("UPDATE matterflow_runs SET claims = 7 WHERE run_id = $1", [runID], doing: "test setup")
-        }
+        // Before the eighth claim, the sixth: handed back for 4 s (0.25 s doubled at each claim after the second), long
+        // enough for the lease to be read as pending however slowly this machine stops the rescuer.
+        try store.execute("UPDATE matterflow_runs SET claims = $2 WHERE run_id = $1", [runID, atLastClaim ? "7" : "5"], doing: "test setup")
         // The rescuer's hub does not know the run's structure: recovery cannot read what the call did.
         var home = HomeDescription.defaultHome
         home.structure.id = "elsewhere"
@@ -157,6 +157,7 @@ extension PostgresStoreTests {
             return
         }
         #expect(await rescuer.waitForLine(containing: "could not settle run \(runID)"), "\(rescuer.lines)")
+        #expect(rescuer.lines.contains { $0.hasSuffix("it is handed back, to be settled again in 4.0 s") }, "\(rescuer.lines)")
         rescuer.worker.stop()
         _ = try await rescuer.summary
         let row = try store.execute(
