@@ -21,21 +21,27 @@ public struct HubConformance: Sendable {
 
     /// How long any one answer may take, in real time.
     public var answerLimit: Duration
+    /// How long the answer to a cancelled call may take, in real time: 5 s by the protocol.
+    public var cancellationLimit: Duration
     /// The structure to test; nil: the first the handshake names.
     public var structure: StructureID?
 
     /// Custom operations (declared in operation catalog files) the hub may list besides the protocol's methods.
     public var customOperations: Set<String>
 
-    public init(structure: StructureID? = nil, answerLimit: Duration = .seconds(10), customOperations: Set<String> = []) {
+    public init(
+        structure: StructureID? = nil, answerLimit: Duration = .seconds(10), cancellationLimit: Duration = .seconds(5),
+        customOperations: Set<String> = []
+    ) {
         self.structure = structure
         self.answerLimit = answerLimit
+        self.cancellationLimit = cancellationLimit
         self.customOperations = customOperations
     }
 
     /// Runs every check over `channel` (a fresh connection: the suite sends the handshake itself).
     public func run(on channel: any LineChannel) async -> [Check] {
-        let run = ConformanceRun(client: RawHubClient(channel: channel), limit: answerLimit)
+        let run = ConformanceRun(client: RawHubClient(channel: channel), limit: answerLimit, cancellationLimit: cancellationLimit)
         run.customOperations = customOperations
         await run.checkAll(structure: structure)
         channel.close()
@@ -47,13 +53,15 @@ public struct HubConformance: Sendable {
 final class ConformanceRun {
     let client: RawHubClient
     let limit: Duration
+    let cancellationLimit: Duration
     private(set) var checks: [HubConformance.Check] = []
     /// Names the handshake may list besides the protocol's methods.
     var customOperations: Set<String> = []
 
-    init(client: RawHubClient, limit: Duration) {
+    init(client: RawHubClient, limit: Duration, cancellationLimit: Duration) {
         self.client = client
         self.limit = limit
+        self.cancellationLimit = cancellationLimit
     }
 
     private func pass(_ name: String) { checks.append(.init(name: name, verdict: .passed, detail: "")) }
@@ -193,13 +201,14 @@ final class ConformanceRun {
         let (id, line) = client.requestLine("status", ["structure": target])
         client.send(line)
         client.send(JSONWriter.compact(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]]))
-        let cancelled = await client.response(to: id, within: .seconds(5))
+        let cancelled = await client.response(to: id, within: cancellationLimit)
         let cancelledData = errorData(cancelled)
+        let cancellationCheck = "a cancelled call is answered (runCancelled or its result) within \(cancellationLimit.components.seconds) s"
         if result(cancelled) != nil || cancelledData.cause == "runCancelled" {
-            pass("a cancelled call is answered (runCancelled or its result) within 5 s")
+            pass(cancellationCheck)
         } else {
             fail(
-                "a cancelled call is answered (runCancelled or its result) within 5 s", sent: line, got: cancelled,
+                cancellationCheck, sent: line, got: cancelled,
                 wanted: "its result, or an error with data.cause \"runCancelled\"")
         }
 

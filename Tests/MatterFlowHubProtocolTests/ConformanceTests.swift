@@ -16,10 +16,13 @@ import Testing
         return clientEnd
     }
 
+    /// The suite with limits for a loaded machine: the hub under test shares the test process's threads.
+    static let conformance = HubConformance(answerLimit: .seconds(60), cancellationLimit: .seconds(60))
+
     @Test func theSimulatorPassesEveryCheckIncludingEvents() async throws {
         let home = try HomeDescription.load(path: Repository.examples + "/border-router-home.json")
         let simulated = try SimulatedHub(home: home, clock: SystemClock())
-        let checks = await HubConformance().run(on: Self.serve(simulated, structure: home.structure.id))
+        let checks = await Self.conformance.run(on: Self.serve(simulated, structure: home.structure.id))
         // The simulator lists every method, so the check of an unlisted one has nothing to test.
         for check in checks where check.verdict != .passed && !check.name.contains("not in operations") {
             Issue.record("\(check.verdict): \(check.name)\n\(check.detail)")
@@ -36,7 +39,7 @@ import Testing
             if try await inner.status(structure: structure).activeSession { return "second-session" }
             return try await inner.prepareCommissioning(structure: structure)
         }
-        let checks = await HubConformance().run(
+        let checks = await Self.conformance.run(
             on: Self.serve(broken, operations: HubMethod.commissioning.filter { $0 != "activeSession" }, events: false, structure: home.structure.id))
         let failed = checks.filter { $0.verdict == .failed }
         #expect(failed.map(\.name) == ["one session per structure: a second prepareCommissioning fails with sessionBusy"])
@@ -54,7 +57,7 @@ import Testing
             _ = try await inner.prepareCommissioning(structure: structure)
             throw FlowError(.hubFailure, "the answer was lost")
         }
-        let checks = await HubConformance().run(
+        let checks = await Self.conformance.run(
             on: Self.serve(broken, operations: HubMethod.commissioning.filter { $0 != "activeSession" }, events: false, structure: home.structure.id))
         #expect(checks.contains { $0.verdict == .failed && $0.name.hasPrefix("one session per structure") })
         #expect(try await simulated.snapshot(structure: home.structure.id).activeSession == nil, "the check released what the hub opened")
@@ -64,7 +67,7 @@ import Testing
         let home = try HomeDescription.load(path: Repository.examples + "/border-router-home.json")
         let simulated = try SimulatedHub(home: home, clock: SystemClock())
         let broken = LostEpskcAnswer(base: simulated)
-        let checks = await HubConformance().run(on: Self.serve(broken, structure: home.structure.id))
+        let checks = await Self.conformance.run(on: Self.serve(broken, structure: home.structure.id))
         #expect(checks.contains { $0.verdict == .failed && $0.name.contains("event notification") })
         let activated = broken.activated.value
         #expect(!activated.isEmpty, "the check activated a key on a border router")

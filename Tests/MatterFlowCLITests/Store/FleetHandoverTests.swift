@@ -351,8 +351,8 @@ extension PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        // Commissioning takes 3 s of real time: the run is in progress long enough to see the watch still going.
-        let home = try Self.slowHome(in: directory, latencies: ["commissionDevice": 3])
+        // Commissioning takes 6 s of real time: the run is in progress long enough to see the watch still going.
+        let home = try Self.slowHome(in: directory, latencies: ["commissionDevice": 6])
         let secrets = try Self.secretsDirectory(in: directory)
         let runID = try #require(try await submitCommissions(1, conninfo: conninfo, secrets: secrets, prefix: "watched").first)
         let store = try PostgresRunStore(conninfo: conninfo)
@@ -369,7 +369,7 @@ extension PostgresStoreTests {
              "--worker-id", "watched"])
         defer { worker.kill() }
         // Whether the watch had ended is read from a thread of its own the moment the call's intent is stored: on a
-        // busy machine the test's own task could see the intent only after the 3 s call.
+        // busy machine the test's own task could see the intent only after the 6 s call.
         let endedAtCall = Mutex<Bool?>(nil)
         let begun = await act(within: .seconds(60), every: .milliseconds(5)) {
             store.hasIntent(of: "commissionDevice", run: runID)

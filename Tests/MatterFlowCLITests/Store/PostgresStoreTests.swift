@@ -64,10 +64,16 @@ struct PostgresStoreTests {
                 try committer.append(encoded(payload: ["seq": .int(sequence), "type": "checkpoint"]), runID: run, sync: true)
             }
             for run in ["run-watched", "run-unwatched"] { try await committer.flush(runID: run) }
-            // Committed by now: a notification sent is on its way; one not sent never comes.
+            // Committed by now: a notification sent is on its way, ahead of a marker sent after it; one not sent never
+            // comes. Read until the marker, for up to a minute on a loaded machine.
+            try store.execute("SELECT pg_notify('matterflow_records', 'marker-\(sequence)')", doing: "test")
             var announced: [String] = []
-            for _ in 0..<8 { announced += try listener.notifications(timeoutMilliseconds: 50).map(\.payload) }
-            return announced
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !announced.contains("marker-\(sequence)"), ContinuousClock.now < deadline {
+                announced += try listener.notifications(timeoutMilliseconds: 100).map(\.payload)
+            }
+            #expect(announced.last == "marker-\(sequence)")
+            return announced.filter { !$0.hasPrefix("marker-") }
         }
         #expect(try await commit(1) == ["run-watched"])
         PostgresRunStore.endWatching("run-watched", on: listener)

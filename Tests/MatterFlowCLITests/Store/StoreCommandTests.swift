@@ -135,7 +135,8 @@ extension PostgresStoreTests {
         #expect(try store.execute("SELECT run_id FROM matterflow_watchers", doing: "test").rows.map { $0[0] } == ["run-theirs"])
 
         var announced: Set<String> = []
-        for _ in 0..<20 where !announced.isSuperset(of: ["run-ok", "run-failed"]) {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !announced.isSuperset(of: ["run-ok", "run-failed"]), ContinuousClock.now < deadline {
             announced.formUnion(try listener.notifications(timeoutMilliseconds: 100).map(\.payload))
         }
         #expect(announced.isSuperset(of: ["run-ok", "run-failed"]), "\(announced)")

@@ -105,7 +105,7 @@ extension SubmitOnceTests {
         try first.execute(
             PostgresRunStore.queueStatement, [runID, workflow.name, workflow.file, "home-1", "{}", "{}", "{}", "{}"])
         let again = Task { try store.submit(workflow, inputs: [:], structureID: "home-1", runID: runID) }
-        #expect(try TestPostgres.anotherStatementWaitsForALock(seenFrom: first), "the second submit waits for the first one's row")
+        #expect(await TestPostgres.anotherStatementWaitsForALock(seenFrom: first), "the second submit waits for the first one's row")
         try first.execute("COMMIT")
         let submitted = try await again.value
         #expect(submitted == SubmittedRun(runID: runID, queuedNow: false, status: "queued"))

@@ -145,14 +145,15 @@ extension PostgresRunStore {
 }
 
 extension TestPostgres {
-    /// Whether, within 5,000 looks from `connection`, exactly one statement of its database waits for a lock: how a
-    /// test knows a statement it sent on another connection is held by a transaction `connection` keeps open.
-    static func anotherStatementWaitsForALock(seenFrom connection: PostgresConnection) throws -> Bool {
-        for _ in 0..<5_000 {
-            let waiting = try connection.execute(
+    /// Whether, within a minute of looking from `connection`, exactly one statement of its database waits for a lock:
+    /// how a test knows a statement it sent on another connection is held by a transaction `connection` keeps open.
+    static func anotherStatementWaitsForALock(seenFrom connection: PostgresConnection) async -> Bool {
+        // Looked for from a thread of its own, for up to a minute: the statement it waits for runs on the cooperative
+        // pool, which parallel tests' synchronous work can keep busy for a while.
+        await act(within: .seconds(60), every: .milliseconds(2), when: {
+            let waiting = try? connection.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")
-            if waiting.rows == [["1"]] { return true }
-        }
-        return false
+            return waiting?.rows == [["1"]]
+        }, {}) != nil
     }
 }
