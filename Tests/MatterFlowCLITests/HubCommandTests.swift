@@ -51,13 +51,24 @@ struct HubCommandTests {
 
     @Test func hubCheckPassesOnHubServe() async throws {
         let home = Repository.root + "/Examples/border-router-home.json"
-        let run = await matterflow(["hub", "check", try Self.serveCommand("--home", home)])
+        let run = await matterflow(["hub", "check", "--answer-limit", "60", try Self.serveCommand("--home", home)])
         #expect(run.code == 0, "\(run.stdout)\n\(run.stderr)")
         #expect(!run.stdout.contains("FAIL"))
         // Only the unlisted-method check is skipped: the simulator lists every method.
         #expect(run.stdout.components(separatedBy: "SKIP").count == 2, "\(run.stdout)")
         #expect(run.stdout.contains("PASS an event caused while subscribed arrives as an event notification"))
         #expect(run.stdout.hasSuffix(" passed, 0 failed (1 skipped)\n"), "\(run.stdout)")
+        // The limit given holds for the cancellation check too, and its line says which limit it was held to.
+        #expect(run.stdout.contains("PASS a cancelled call is answered (runCancelled or its result) within 60 s\n"), "\(run.stdout)")
+    }
+
+    @Test func hubCheckRefusesAnAnswerLimitOutOfRange() async throws {
+        for limit in ["0", "601", "1.5", "ten"] {
+            let run = await matterflow(["hub", "check", "unix:/nonexistent.sock", "--answer-limit", limit])
+            #expect(run.code == 64, "\(run.stderr)")
+            #expect(run.stderr.contains("--answer-limit must be a whole number from 1 to 600, not '\(limit)'"), "\(run.stderr)")
+            #expect(run.stdout.isEmpty)
+        }
     }
 
     @Test(
@@ -65,7 +76,7 @@ struct HubCommandTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
     func minimalPythonHub() async throws {
         let hub = "python3 " + Repository.root + "/Examples/hubs/minimal-python/hub.py"
-        let check = await matterflow(["hub", "check", hub])
+        let check = await matterflow(["hub", "check", hub, "--answer-limit", "60"])
         #expect(check.code == 0, "\(check.stdout)")
         #expect(check.stdout.hasSuffix("12 passed, 0 failed (1 skipped)\n"), "\(check.stdout)")
         let run = await matterflow(["run", Repository.workflow("commission-device"), "--hub", hub, "--trace", "none"] + commissionInputs())
@@ -80,7 +91,7 @@ struct HubCommandTests {
         try #require(ready, "hub serve did not start listening: \(server.stderr.text)")
         let address = try #require(server.stderr.text.split(separator: "\n").first?.dropFirst("listening on ".count))
         #expect(!address.hasSuffix(":0"), "the chosen port is printed")
-        let check = await matterflow(["hub", "check", String(address)])
+        let check = await matterflow(["hub", "check", String(address), "--answer-limit", "60"])
         #expect(check.code == 0, "\(check.stdout)")
         server.signal(SIGINT)
         try #require(await server.waitForExit(), "hub serve did not exit on SIGINT")
@@ -95,7 +106,7 @@ struct HubCommandTests {
         defer { server.kill() }
         let ready = await server.stderr.waitForLine { $0 == "listening on unix:\(socket)" }
         try #require(ready, "hub serve did not start listening: \(server.stderr.text)")
-        let check = await matterflow(["hub", "check", "unix:\(socket)"])
+        let check = await matterflow(["hub", "check", "unix:\(socket)", "--answer-limit", "60"])
         #expect(check.code == 0, "\(check.stdout)")
         // A second client is served as well.
         let run = await matterflow(["run", Repository.workflow("prepare"), "--hub", "unix:\(socket)", "--trace", "none"])

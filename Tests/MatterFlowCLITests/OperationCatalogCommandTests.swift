@@ -292,9 +292,9 @@ struct OperationCatalogCommandTests {
                 "warning[unsupportedByHub]: /states/startUpdate/guards/1: hub plain-hub does not support readBatteryLevel, which guard deviceCharged of state 'startUpdate' reads"),
             "\(validated.stderr)")
 
-        let check = await matterflow(["hub", "check", "unix:\(socket)"])
+        let check = await matterflow(["hub", "check", "unix:\(socket)", "--answer-limit", "60"])
         #expect(check.stdout.contains("unknown methods listed: readFirmwareStatus, readBatteryLevel, startFirmwareUpdate"), "\(check.stdout)")
-        let checkWithCatalog = await matterflow(["hub", "check", "unix:\(socket)", "--catalog", Self.catalog])
+        let checkWithCatalog = await matterflow(["hub", "check", "unix:\(socket)", "--catalog", Self.catalog, "--answer-limit", "60"])
         #expect(checkWithCatalog.stdout.contains("PASS initialize answers protocol version 1"), "\(checkWithCatalog.stdout)")
     }
 }

@@ -10,6 +10,9 @@ struct HubCheckCommand {
         arguments: [("<hub>", "\"COMMAND ARGS...\" to start, unix:PATH or tcp:HOST:PORT.", false)],
         options: [
             .init(name: "structure", valueName: "<id>", help: "The structure the checks use (default: the first one the hub names)."),
+            .init(
+                name: "answer-limit", valueName: "<seconds>",
+                help: "How long each answer may take, a cancelled call's too (default: 10, and 5 for a cancelled call; 1...600)."),
             CatalogOption.option,
         ],
         discussion: """
@@ -19,7 +22,8 @@ struct HubCheckCommand {
             was sent, what came back and what the contract wanted), then "N passed, N failed". The suite opens
             one session and cancels it again; it tests the structure given with --structure, else the first
             one the hub names in its handshake. With --catalog, the hub may also list the custom operations the
-            catalog files declare.
+            catalog files declare. A hub behind a slow link can be given longer with --answer-limit; the
+            cancellation check then allows as long, and its line says so.
 
             Exit status: 0 when every check passed, 1 when one failed, 2 when the hub cannot be started or
             reached, 64 usage error.
@@ -37,6 +41,9 @@ struct HubCheckCommand {
         } catch {
             throw UsageError(message: error.message.replacingOccurrences(of: "--hub", with: "<hub>"), command: Self.spec.name)
         }
+        let answerLimit = try arguments.value("answer-limit").map { _ throws(UsageError) in
+            Duration.seconds(try arguments.wholeNumber("answer-limit", default: 10, range: 1...600, command: Self.spec.name))
+        }
         guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
         let custom = Set(catalog.names).subtracting(OperationCatalog.standard.names)
         let connection: HubConnection
@@ -46,8 +53,12 @@ struct HubCheckCommand {
             err.line("error[\(error.cause.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
-        let checks = await HubConformance(structure: arguments.value("structure"), customOperations: custom)
-            .run(on: connection.channel)
+        var conformance = HubConformance(structure: arguments.value("structure"), customOperations: custom)
+        if let answerLimit {
+            conformance.answerLimit = answerLimit
+            conformance.cancellationLimit = answerLimit
+        }
+        let checks = await conformance.run(on: connection.channel)
         await connection.close()
         for check in checks {
             switch check.verdict {

@@ -50,9 +50,9 @@ struct WorkerCommand {
         if arguments.value("hub") != nil, let first = ["home", "state"].first(where: { arguments.value($0) != nil }) {
             throw UsageError(message: "--\(first) configures the simulated home and does not apply with --hub; drop one of them", command: Self.spec.name)
         }
-        let concurrency = try Self.number(arguments.value("concurrency"), name: "concurrency", default: 32, range: 1...1000)
-        let maxWaiting = try Self.number(arguments.value("max-waiting"), name: "max-waiting", default: 1000, range: 0...1_000_000)
-        let lease = try Self.number(arguments.value("lease"), name: "lease", default: 10, range: 1...3600)
+        let concurrency = try arguments.wholeNumber("concurrency", default: 32, range: 1...1000, command: Self.spec.name)
+        let maxWaiting = try arguments.wholeNumber("max-waiting", default: 1000, range: 0...1_000_000, command: Self.spec.name)
+        let lease = try arguments.wholeNumber("lease", default: 10, range: 1...3600, command: Self.spec.name)
         let endpoint: HubEndpoint?
         do {
             endpoint = try arguments.value("hub").map { spec throws(HubEndpoint.ParseError) in try HubEndpoint(parsing: spec) }
@@ -111,14 +111,6 @@ struct WorkerCommand {
         // SIGTERM is the ordinary way to stop a worker: once its runs are handed back, that is a success.
         if let code = signals?.exitCode, code != 128 + SIGTERM { return code }
         return ExitCode.success
-    }
-
-    static func number(_ text: String?, name: String, default value: Int, range: ClosedRange<Int>) throws(UsageError) -> Int {
-        guard let text else { return value }
-        guard let number = Int(text), range.contains(number) else {
-            throw UsageError(message: "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'", command: spec.name)
-        }
-        return number
     }
 }
 
