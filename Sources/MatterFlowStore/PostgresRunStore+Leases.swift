@@ -128,21 +128,27 @@ extension PostgresRunStore {
     /// Gives runs back to the fleet (graceful shutdown, or a run this worker cannot run, or cannot go on with yet):
     /// no worker holds them, and their leases end `seconds` from now (at once by default), so no worker of the fleet
     /// (this one included) claims them before then; then any worker takes them over and settles them from their
-    /// records. Idle workers are told. With `hubFailure`, the worker could not reach the runs' hub, which each run
-    /// counts (`matterflow_runs.hub_failures`).
+    /// records. Idle workers are told, in the same statement. With `hubFailure`, the worker could not reach the runs'
+    /// hub, which each run counts (`matterflow_runs.hub_failures`). Returns the runs handed back: those this worker
+    /// still held, running.
+    @discardableResult
     public func handBack(
         _ runIDs: [String], by workerID: String, retryAfter seconds: Double = 0, hubFailure: Bool = false
-    ) throws(StoreError) {
-        guard !runIDs.isEmpty else { return }
+    ) throws(StoreError) -> [String] {
+        guard !runIDs.isEmpty else { return [] }
         // A lease that ends "now" could still look current to a claim in the same instant: at once is a second ago.
         let after = seconds > 0 ? seconds : -1
-        try execute(
+        let handed = try execute(
             """
-            UPDATE matterflow_runs SET worker_id = NULL, lease_until = now() + make_interval(secs => $3::float8),
-                hub_failures = hub_failures + $4::integer
-            WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
+            WITH handed AS (
+                UPDATE matterflow_runs SET worker_id = NULL, lease_until = now() + make_interval(secs => $3::float8),
+                    hub_failures = hub_failures + $4::integer
+                WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
+                RETURNING run_id
+            )
+            SELECT run_id, pg_notify('matterflow_queue', 'handback') FROM handed ORDER BY run_id
             """, [Self.textArrayLiteral(runIDs), workerID, String(after), hubFailure ? "1" : "0"], doing: "handing runs back")
-        try execute("SELECT pg_notify('matterflow_queue', 'handback')", doing: "announcing handed-back runs")
+        return handed.rows.compactMap { $0.first ?? nil }
     }
 
     /// Marks a worker as stopping in `matterflow_workers` (graceful shutdown has begun: it claims nothing more).

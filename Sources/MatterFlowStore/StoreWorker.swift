@@ -497,7 +497,7 @@ public final class StoreWorker: Sendable {
             } catch where error.code != .damagedRecords {
                 let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
                 options.log?("worker \(options.workerID): could not read the records of run \(runID) (\(error.message)); it is handed back, to be claimed again in \(delay) s")
-                try? store.handBack([runID], by: options.workerID, retryAfter: delay)
+                _ = try? store.handBack([runID], by: options.workerID, retryAfter: delay)
                 return
             } catch {
                 // Rows MatterFlow did not write, or that overlap: no claim will read them better. What the run did is
@@ -610,7 +610,7 @@ public final class StoreWorker: Sendable {
         }
         let delay = HandBackBackoff.delay(afterFailures: failures)
         options.log?("worker \(options.workerID): \(problem); run \(runID) is handed back, to be claimed again in \(delay) s")
-        try? store.handBack([runID], by: options.workerID, retryAfter: delay, hubFailure: true)
+        _ = try? store.handBack([runID], by: options.workerID, retryAfter: delay, hubFailure: true)
     }
 
     /// The store keeps a run's output redacted; an output holding secrets goes whole to the secrets directory, the
@@ -713,8 +713,11 @@ public final class StoreWorker: Sendable {
             _ = await durable(claimed.runID)
             let reason = recovery.notes.last ?? "recovery deferred"
             do {
-                try store.handBack([claimed.runID], by: options.workerID, retryAfter: delay)
-                options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)); it is handed back, to be settled again in \(delay) s")
+                if try store.handBack([claimed.runID], by: options.workerID, retryAfter: delay).isEmpty {
+                    options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)); its lease is no longer this worker's, so the worker that holds it settles it")
+                } else {
+                    options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)); it is handed back, to be settled again in \(delay) s")
+                }
             } catch {
                 options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)), nor hand it back (\(error.message)); its lease runs out instead")
             }
