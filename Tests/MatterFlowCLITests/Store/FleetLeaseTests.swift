@@ -4,6 +4,7 @@ import MatterFlowJSON
 import MatterFlowJournal
 import MatterFlowSimulator
 @testable import MatterFlowStore
+import Synchronization
 import Testing
 
 /// Leases that run out under a worker still running the run, and runs handed back while a call is in flight.
@@ -123,7 +124,7 @@ extension PostgresStoreTests {
         let runID = "run-00000e5e0003"
         let (store, _) = try await runStoppedInCommission(runID, leaseSeconds: 30, conninfo: conninfo, directory: directory)
         let row = try store.execute(
-            "SELECT status, worker_id IS NULL, lease_until > now() + interval '5 seconds' FROM matterflow_runs WHERE run_id = $1",
+            "SELECT status, worker_id IS NULL, lease_until > now() + interval '20 seconds' FROM matterflow_runs WHERE run_id = $1",
             [runID], doing: "test")
         #expect(row.rows == [["running", "t", "t"]])
         #expect(try store.claim(by: "w2", limit: 1, leaseSeconds: 30).isEmpty)
@@ -156,19 +157,24 @@ extension PostgresStoreTests {
             #expect(try store.sessions().isEmpty)
             return
         }
-        // Stopped from the looking thread the moment it hands the run back, before its 4 s delay ends.
-        let handedBack = try await Self.eventually { [rescuer] in
-            guard rescuer.lines.contains(where: { $0.contains("could not settle run \(runID)") }) else { return false }
+        // Stopped, and the run's row read, from a thread of its own the moment the rescuer hands the run back: the
+        // lease it leaves ends 4 s later, and the test's own task may resume only after that on a loaded machine.
+        let readAtHandBack = Mutex<[[String?]]>([])
+        let handedBack = await act(within: .seconds(60), every: .milliseconds(5)) {
+            rescuer.lines.contains { $0.contains("could not settle run \(runID)") }
+        } _: {
             rescuer.worker.stop()
-            return true
+            let row = try? store.execute(
+                "SELECT status, worker_id IS NULL, lease_until > now(), claims FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
+            readAtHandBack.withLock { $0 = row?.rows ?? [] }
         }
-        #expect(handedBack, "\(rescuer.lines)")
+        #expect(handedBack != nil, "\(rescuer.lines)")
         #expect(rescuer.lines.contains { $0.hasSuffix("it is handed back, to be settled again in 4.0 s") }, "\(rescuer.lines)")
-        rescuer.worker.stop()
         _ = try await rescuer.summary
+        #expect(readAtHandBack.withLock { $0 } == [["running", "t", "t", "6"]], "handed back for another takeover: \(rescuer.lines)")
         let row = try store.execute(
-            "SELECT status, worker_id IS NULL, lease_until > now() FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
-        #expect(row.rows == [["running", "t", "t"]], "handed back for another takeover: \(rescuer.lines)")
+            "SELECT status, worker_id IS NULL, claims FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
+        #expect(row.rows == [["running", "t", "6"]], "not claimed again before the rescuer stopped")
         #expect(try store.sessions().map(\.runID) == [runID], "the run keeps its structure's session row")
     }
 }
@@ -218,15 +224,15 @@ extension PostgresStoreTests {
             "run \(late) fails without a call", "run \(early) is handed back, to be claimed again in 0.25 s",
             "run \(handedAround) is handed back, to be claimed again in 0.25 s",
         ]
-        // Stopped from the looking thread the moment the lines are there: the runs' back-off goes on in real time, and
-        // an eighth failure of the other two would fail them too.
-        let seen = try await Self.eventually { [worker] in
+        // Stopped from a thread of its own the moment the lines are there: the runs' back-off goes on in real time,
+        // and an eighth failure of the other two would fail them too.
+        let seen = await act(within: .seconds(60), every: .milliseconds(5)) {
             let lines = worker.lines
-            guard expected.allSatisfy({ text in lines.contains { $0.contains(text) } }) else { return false }
+            return expected.allSatisfy { text in lines.contains { $0.contains(text) } }
+        } _: {
             worker.worker.stop()
-            return true
         }
-        #expect(seen, "\(worker.lines)")
+        #expect(seen != nil, "\(worker.lines)")
         worker.worker.stop()
         _ = try await worker.summary
         let failed = try #require(try store.run(late))
