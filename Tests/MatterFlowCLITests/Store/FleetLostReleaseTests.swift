@@ -89,6 +89,8 @@ extension PostgresStoreTests {
         try left.store.execute(
             "UPDATE matterflow_runs SET worker_id = 'dead', lease_until = now() - interval '1 second' WHERE run_id = $1",
             [left.cancelling], doing: "test setup")
+        // Nor does it claim anything more, as a dead worker would not: its run, whose lease ran out, is the rescuer's.
+        doomed.worker.stop()
         let rescuer = try await left.cancel(through: left.hub, workerID: "rescuer")
         #expect(try left.store.run(left.cancelling)?.recovered == true, "\(rescuer.lines)")
         #expect(try left.store.sessions().isEmpty, "\(rescuer.lines)")

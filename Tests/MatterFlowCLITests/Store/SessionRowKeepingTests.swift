@@ -46,6 +46,8 @@ extension PostgresStoreTests {
         try store.execute(
             "UPDATE matterflow_runs SET worker_id = 'dead', lease_until = now() - interval '1 second' WHERE run_id = $1", [runID],
             doing: "test setup")
+        // Nor does it claim anything more, as a dead worker would not: its run, whose lease ran out, is the rescuer's.
+        doomed.worker.stop()
         let rescuer = TestWorker(store: store, options: WorkerOptions(workerID: "rescuer", resume: true), hubs: { _ in hub })
         _ = try await rescuer.finish(after: [runID], conninfo: conninfo)
         let run = try #require(try store.run(runID))
