@@ -350,13 +350,15 @@ public final class StoreWorker: Sendable {
     }
 
     /// Ends this worker's leases of runs another worker must take over and settle (`which` says which runs, for
-    /// the log), at once or `seconds` from now; when the store refuses, the leases run out instead.
+    /// the log), at once or `seconds` from now; when the store refuses, the leases run out instead. A run whose lease
+    /// is no longer this worker's is its holder's: it is neither handed back nor counted.
     private func handBackForTakeover(_ runIDs: [String], which: String, after seconds: Double = 0) {
         guard !runIDs.isEmpty else { return }
         do {
-            try store.handBack(runIDs, by: options.workerID, retryAfter: seconds)
-            options.log?("worker \(options.workerID): handed back \(runIDs.count) run(s) \(which), for takeover: \(runIDs.joined(separator: ", "))")
-            state.withLock { $0.summary.handedBack += runIDs.count }
+            let handed = try store.handBack(runIDs, by: options.workerID, retryAfter: seconds)
+            guard !handed.isEmpty else { return }
+            options.log?("worker \(options.workerID): handed back \(handed.count) run(s) \(which), for takeover: \(handed.joined(separator: ", "))")
+            state.withLock { $0.summary.handedBack += handed.count }
         } catch {
             options.log?("worker \(options.workerID): could not hand runs back (\(error.message)); their leases run out instead")
         }
