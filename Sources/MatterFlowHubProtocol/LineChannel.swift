@@ -50,8 +50,14 @@ extension LineChannel {
 
 /// Quoting a peer's line in an error message without leaking a secret.
 enum LineQuote {
+    /// The most of a line the quote reads.
+    static let readLimit = 4096
+
     /// At most `limit` characters of `line`, with every run of 8 or more hex digits and every `MT:` payload
     /// replaced by `<redacted>` (onboarding payloads, manual codes, ePSKc keys, datasets and keys all match).
+    ///
+    /// A quote cut short ends between words and never inside a `"..."` string: a secret (a passphrase with spaces,
+    /// say) is then shown whole, where redaction by value recognises it, or not at all, never its first part.
     static func masked(_ line: String, limit: Int = 80) -> String {
         var output = ""
         var run = ""
@@ -60,10 +66,11 @@ enum LineQuote {
             output += run.count >= 8 ? "<redacted>" : run
             run = ""
         }
-        var characters = Array(line.prefix(4096))
+        let read = Array(line.prefix(readLimit))
+        let readAll = line.dropFirst(readLimit).isEmpty
         var index = 0
-        while index < characters.count {
-            let character = characters[index]
+        while index < read.count {
+            let character = read[index]
             if payload {
                 if character == "\"" || character == " " || character == "," || character == "}" {
                     payload = false
@@ -73,7 +80,7 @@ enum LineQuote {
                     continue
                 }
             }
-            if character == "M", index + 2 < characters.count, characters[index + 1] == "T", characters[index + 2] == ":" {
+            if character == "M", index + 2 < read.count, read[index + 1] == "T", read[index + 2] == ":" {
                 flush()
                 payload = true
                 index += 3
@@ -89,15 +96,31 @@ enum LineQuote {
         }
         if payload { output += "<redacted>" }
         flush()
-        characters = Array(output)
-        guard characters.count > limit else { return output }
-        // A word cut in two could be the start of a secret that redaction by value would no longer recognise: the
-        // quote ends before it.
+        let characters = Array(output)
+        guard characters.count > limit || !readAll else { return output }
+        return String(characters[..<cut(characters, at: min(limit, characters.count))]) + "…"
+    }
+
+    /// Where a quote of `characters` cut at `limit` ends: before the word the limit falls in (or the last word,
+    /// when the line itself was cut) and before the opening quote of a string it falls in.
+    private static func cut(_ characters: [Character], at limit: Int) -> Int {
         var end = limit
-        if !isBoundary(characters[limit]) {
+        if end == characters.count || !isBoundary(characters[end]) {
             while end > 0, !isBoundary(characters[end - 1]) { end -= 1 }
         }
-        return String(characters[..<end]) + "…"
+        var opening: Int?
+        var escaped = false
+        for index in 0..<end {
+            let character = characters[index]
+            if escaped {
+                escaped = false
+            } else if character == "\\", opening != nil {
+                escaped = true
+            } else if character == "\"" {
+                opening = opening == nil ? index : nil
+            }
+        }
+        return opening ?? end
     }
 
     /// Whether a character separates words of a line: white space or JSON's punctuation.

@@ -184,16 +184,27 @@ import Testing
         #expect(masked.contains("onboardingPayload"))
     }
 
-    @Test("a quote cut short never ends inside a word, which could be the start of a secret")
+    @Test("a quote cut short never ends inside a word or a string, either of which could be the start of a secret")
     func quotesAreCutBetweenWords() throws {
         let line = #"{"error":"bad","name":"hunter2-not-hex-secret","more":"x"}"#
         let cut = try #require(line.range(of: "hunter2")).lowerBound
         let limit = line.distance(from: line.startIndex, to: cut) + 4
-        let masked = LineQuote.masked(line, limit: limit)
-        #expect(masked == #"{"error":"bad","name":"…"#)
-        #expect(LineQuote.masked(line, limit: 5) == #"{"…"#)
+        #expect(LineQuote.masked(line, limit: limit) == #"{"error":"bad","name":…"#)
+        #expect(LineQuote.masked(line, limit: 5) == #"{…"#)
         #expect(LineQuote.masked("a-very-long-word-without-any-break", limit: 10) == "…")
         #expect(LineQuote.masked(line, limit: 200) == line, "a line within the limit is quoted whole")
+        // A passphrase with spaces and punctuation: the cut falls between its words, but not inside its string.
+        let passphrase = #"{"error":"refused","data":{"passphrase":"correct horse, battery: staple"}}"#
+        for limit in 30..<(passphrase.count - 3) {
+            let quoted = LineQuote.masked(passphrase, limit: limit)
+            #expect(!quoted.contains("correct") || quoted.contains("correct horse, battery: staple"), "\(limit): \(quoted)")
+        }
+        #expect(LineQuote.masked(#"{"a":"x \" y","b":"zz"}"#, limit: 14) == #"{"a":"x \" y",…"#, "an escaped quote does not end a string")
+        // A line longer than what the quote reads is cut before its last word, which the reading cut in two.
+        let long = String(repeating: "word ", count: 1000) + "secret-beyond"
+        let quotedLong = LineQuote.masked(long, limit: 10_000)
+        #expect(quotedLong.hasSuffix("word …"), "\(quotedLong.suffix(20))")
+        #expect(LineQuote.masked(String(repeating: "w ", count: 2048), limit: 10_000).hasSuffix("w "), "a line of exactly what is read is whole")
     }
 }
 
