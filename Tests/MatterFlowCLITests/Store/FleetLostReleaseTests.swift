@@ -133,16 +133,13 @@ struct RefusedRelease: SimulatedFront {
     }
 }
 
-/// Carries out `cancelCommissioning` at once, and answers only when the test says.
-final class HeldReleaseAnswer: SimulatedFront {
-    let simulated: SimulatedHub
+/// A hub call carried out at once whose answer is held until the test lets it go.
+final class HeldAnswer: Sendable {
     private let gate = AsyncStream<Void>.makeStream()
     private let done = Mutex(false)
 
-    init(simulated: SimulatedHub) { self.simulated = simulated }
-
-    /// Whether the hub has released the session.
-    var released: Bool { done.withLock { $0 } }
+    /// Whether the call has been carried out.
+    var carriedOut: Bool { done.withLock { $0 } }
 
     /// Lets the held answer go.
     func answer() {
@@ -150,10 +147,29 @@ final class HeldReleaseAnswer: SimulatedFront {
         gate.continuation.finish()
     }
 
-    func cancelCommissioning(structure: StructureID) async throws -> Bool {
-        let released = try await simulated.cancelCommissioning(structure: structure)
+    /// Carries out `call`, then holds its answer until ``answer()``.
+    func hold<Value: Sendable>(_ call: () async throws -> Value) async throws -> Value {
+        let value = try await call()
         done.withLock { $0 = true }
         for await _ in gate.stream { break }
-        return released
+        return value
+    }
+}
+
+/// Carries out `cancelCommissioning` at once, and answers only when the test says.
+final class HeldReleaseAnswer: SimulatedFront {
+    let simulated: SimulatedHub
+    let held = HeldAnswer()
+
+    init(simulated: SimulatedHub) { self.simulated = simulated }
+
+    /// Whether the hub has released the session.
+    var released: Bool { held.carriedOut }
+
+    /// Lets the held answer go.
+    func answer() { held.answer() }
+
+    func cancelCommissioning(structure: StructureID) async throws -> Bool {
+        try await held.hold { try await simulated.cancelCommissioning(structure: structure) }
     }
 }

@@ -64,24 +64,17 @@ extension PostgresStoreTests {
 /// Carries out `prepareCommissioning` at once, and answers only when the test says.
 final class HeldPrepareAnswer: SimulatedFront {
     let simulated: SimulatedHub
-    private let gate = AsyncStream<Void>.makeStream()
-    private let done = Mutex(false)
+    let held = HeldAnswer()
 
     init(simulated: SimulatedHub) { self.simulated = simulated }
 
     /// Whether the hub has opened the session.
-    var opened: Bool { done.withLock { $0 } }
+    var opened: Bool { held.carriedOut }
 
     /// Lets the held answer go.
-    func answer() {
-        gate.continuation.yield()
-        gate.continuation.finish()
-    }
+    func answer() { held.answer() }
 
     func prepareCommissioning(structure: StructureID) async throws -> String {
-        let session = try await simulated.prepareCommissioning(structure: structure)
-        done.withLock { $0 = true }
-        for await _ in gate.stream { break }
-        return session
+        try await held.hold { try await simulated.prepareCommissioning(structure: structure) }
     }
 }
