@@ -42,6 +42,8 @@ final class Race: Sendable {
         /// The work's result when it succeeded, even after losing the race.
         var value: Value?
         var workEnded = false
+        /// The work has ended and every handler given before then has been told (see ``workHasEnded``).
+        var endTold = false
         var armed: Armed?
         var windDownWaiter: CheckedContinuation<Void, Never>?
         var windDownTimer: (any ClockTimer)?
@@ -118,8 +120,9 @@ final class Race: Sendable {
         if ended.0 { handler(ended.1) }
     }
 
-    /// Whether the work has ended (returned or thrown), whoever won the race.
-    var workHasEnded: Bool { state.withLock { $0.workEnded } }
+    /// Whether the work has ended (returned or thrown), whoever won the race, and what it did has been told to the
+    /// handlers given before then (``afterWorkEnds(_:)``): a late session one of them notes is noted by now.
+    var workHasEnded: Bool { state.withLock { $0.endTold } }
 
     /// Arms the race once the work has suspended: its task, the timeout timer and the cancellation signal are
     /// what decide it now. Whatever arrives after the decision is stopped at once.
@@ -167,8 +170,10 @@ final class Race: Sendable {
         state.withLock { state in
             state.workEnded = true
             if value != nil { state.value = value.take() }
-            windDownWaiter = state.windDownWaiter.take()
-            if !state.afterEnd.isEmpty {
+            if state.afterEnd.isEmpty {
+                state.endTold = true
+                windDownWaiter = state.windDownWaiter.take()
+            } else {
                 swap(&told, &state.afterEnd)
                 kept = state.value
             }
@@ -177,7 +182,14 @@ final class Race: Sendable {
                 armed = state.armed.take()
             }
         }
-        for handler in told { handler(kept) }
+        if !told.isEmpty {
+            for handler in told { handler(kept) }
+            // Only now is the end told: one waiting to wind down from here on sees what the handlers did.
+            windDownWaiter = state.withLock { state in
+                state.endTold = true
+                return state.windDownWaiter.take()
+            }
+        }
         if let armed { stop(armed) }
         if let windDownWaiter {
             clock.beginActivity()
@@ -231,7 +243,7 @@ final class Race: Sendable {
         let clock = self.clock
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waiting = state.withLock { state -> Bool in
-                if state.workEnded { return false }
+                if state.endTold { return false }
                 state.windDownWaiter = continuation
                 return true
             }
