@@ -21,6 +21,23 @@ struct FleetSessionGuard {
     /// whoever's row stands for that session is looked at again when the run ends (``StoreWorker``).
     let unconfirmed: UnconfirmedReleases
 
+    /// Throws unless this worker still holds the run's lease. A release of a session the hub opened late has no
+    /// intent whose commit the lease fences, as the run's other calls have: without this, a worker that lost the run
+    /// to a takeover (the store out of its reach, say) could end the session the new worker resumed the run in.
+    private func confirmLease(of runID: String, before operation: String) async throws(FlowError) {
+        let answer: StoreCommandAnswer
+        do throws(StoreError) {
+            answer = try await committer.perform(.confirmLease(runID: runID), runID: runID)
+        } catch {
+            throw FlowError(.hubUnreachable, "\(operation) was not called: the run store could not confirm that this worker still holds run \(runID) (\(error.message))")
+        }
+        guard answer == .leaseHeld(true) else {
+            throw FlowError(
+                .hubUnreachable,
+                "\(operation) was not called: run \(runID) is no longer this worker's; the worker that holds it settles its session")
+        }
+    }
+
     func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
         let operations = catalog.operations.map { original -> OperationDescriptor in
             original.invoking { [committer] hub, structure, arguments in
@@ -57,6 +74,9 @@ struct FleetSessionGuard {
                 }
                 guard original.releasesSession else {
                     return try await original.call(hub: hub, structure: structure, arguments: arguments)
+                }
+                if let context = HubCallContext.current, context.releasesLateSession {
+                    try await confirmLease(of: context.runID, before: original.name)
                 }
                 // Until the hub answers that it released a session, the release is unconfirmed: its answer may be lost,
                 // or come after the run stopped waiting (when this task may be the only one left to see it).

@@ -273,7 +273,7 @@ public final class GroupCommitter: @unchecked Sendable {
     private func refusal(of command: StoreCommand, runID: String?) -> StoreError? {
         switch command {
         case .releaseSession: return nil
-        case .acquireSession, .finish: return runID.flatMap { failures[$0] }
+        case .acquireSession, .finish, .confirmLease: return runID.flatMap { failures[$0] }
         }
     }
 

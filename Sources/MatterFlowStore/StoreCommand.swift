@@ -20,6 +20,10 @@ enum StoreCommand: Sendable {
     /// keeps it: `release` nil), fenced the same way. In the same transaction as the run's last records, or a later
     /// one.
     case finish(RunConclusion, release: StructureID?)
+    /// Whether this worker still holds the run's lease (the run `running`, leased to it), its row locked `FOR SHARE`
+    /// so a takeover's claim committing meanwhile is waited for and seen: how a hub call the run journals no intent
+    /// for (the release of a session the hub opened late) is fenced as the run's other calls are by their intents.
+    case confirmLease(runID: String)
 }
 
 /// A run's final status as the worker records it.
@@ -46,14 +50,16 @@ enum StoreCommandAnswer: Sendable, Hashable {
     /// Whether the status is recorded as this worker's: written now, or in a transaction of this worker whose
     /// commit's answer was lost (false: the run is leased to another worker, or another ended it).
     case finished(recorded: Bool)
+    /// Whether this worker holds the run's lease.
+    case leaseHeld(Bool)
 }
 
 extension StoreCommand {
-    /// Performs a batch's commands inside the transaction open on `connection`, in at most four statements whatever
-    /// their number: one `DELETE` for the session releases (those of finishing runs included), one `INSERT` for the
-    /// session takes and, when some were refused, one `SELECT` of who holds those structures, and one `UPDATE` for
-    /// the final statuses that also sends the notifications of the runs' ends. Returns one answer per command, in
-    /// order.
+    /// Performs a batch's commands inside the transaction open on `connection`, in at most five statements whatever
+    /// their number: one `SELECT` of the leases to confirm, one `DELETE` for the session releases (those of finishing
+    /// runs included), one `INSERT` for the session takes and, when some were refused, one `SELECT` of who holds those
+    /// structures, and one `UPDATE` for the final statuses that also sends the notifications of the runs' ends.
+    /// Returns one answer per command, in order.
     ///
     /// Of several takes of one structure (runs racing for it) only the first is inserted, as one statement cannot
     /// claim a row twice; the others are answered ``StoreCommandAnswer/busy(holder:)`` with whoever holds the
@@ -65,8 +71,11 @@ extension StoreCommand {
         var takes: [JSONValue] = []
         var taken: Set<StructureID> = []
         var finishes: [JSONValue] = []
+        var leases: [String] = []
         for command in commands {
             switch command {
+            case .confirmLease(let runID):
+                leases.append(runID)
             case .releaseSession(let structure, let runID, let issuer):
                 releases.append([
                     "structure": .string(structure), "run": runID.map(JSONValue.string) ?? .null, "issuer": issuer.map(JSONValue.string) ?? .null,
@@ -86,6 +95,16 @@ extension StoreCommand {
                 if let error = conclusion.error { row["error"] = error }
                 finishes.append(.object(row))
             }
+        }
+        var held: Set<String> = []
+        if !leases.isEmpty {
+            let rows = try connection.execute(
+                prepared:
+                """
+                SELECT run_id FROM matterflow_runs WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
+                FOR SHARE
+                """, [PostgresRunStore.textArrayLiteral(leases), workerID])
+            held = Set(rows.rows.compactMap { $0[0] })
         }
         if !releases.isEmpty {
             try connection.execute(
@@ -165,6 +184,7 @@ extension StoreCommand {
                 let holder = holders[structure] ?? "another run"
                 return holder == runID ? .acquired : .busy(holder: holder)
             case .finish(let conclusion, _): return .finished(recorded: recorded.contains(conclusion.runID))
+            case .confirmLease(let runID): return .leaseHeld(held.contains(runID))
             }
         }
     }

@@ -39,4 +39,16 @@ public struct HubCallContext: Sendable, Hashable {
 
     /// The context of the call being served on this task, if any.
     @TaskLocal public static var current: HubCallContext?
+
+    /// The key of a run's release of a session the hub opened for it late (after the run stopped waiting for the
+    /// call that opened it): `<runID>/late-release/<sessionID>`. The run journals no intent for that release.
+    public static func lateReleaseKey(runID: String, sessionID: String) -> String {
+        "\(runID)/late-release/\(sessionID)"
+    }
+
+    /// Whether this is the context of a run's release of a session the hub opened for it late
+    /// (``lateReleaseKey(runID:sessionID:)``).
+    public var releasesLateSession: Bool {
+        expectedSessionID.map { idempotencyKey == Self.lateReleaseKey(runID: runID, sessionID: $0) } ?? false
+    }
 }

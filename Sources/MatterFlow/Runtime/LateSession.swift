@@ -59,7 +59,7 @@ extension AbandonedCalls {
             let done: LateSession.Release
             if await Self.hubHolds(sessionID, hub: hub, structure: structure) {
                 var context = HubCallContext.current ?? HubCallContext(runID: runID, idempotencyKey: "")
-                context.idempotencyKey = "\(context.runID)/late-release/\(sessionID)"
+                context.idempotencyKey = HubCallContext.lateReleaseKey(runID: context.runID, sessionID: sessionID)
                 context.expectedSessionID = sessionID
                 context.element = settlement.element
                 let outcome = await HubCallContext.$current.withValue(context) {

@@ -2,6 +2,7 @@ import Foundation
 import MatterFlow
 import MatterFlowJSON
 import MatterFlowJournal
+import MatterFlowSimulator
 @testable import MatterFlowStore
 import Testing
 
@@ -198,5 +199,48 @@ extension PostgresStoreTests {
         #expect(try store.records(of: "run-theirs").isEmpty)
         let row = try store.execute("SELECT status, worker_id FROM matterflow_runs", doing: "reading the run")
         #expect(row.rows.first == ["running", "someone-else"])
+    }
+}
+
+/// A release of a session the hub opened late has no intent whose commit the lease fences: the fleet's catalog asks
+/// the store first.
+extension PostgresStoreTests {
+    @Test("a late session's release reaches the hub only while this worker holds the run's lease")
+    func lateReleaseIsFencedByTheLease() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-kept", "home-kept", "me"), ("run-taken", "home-taken", "other")], into: store)
+        let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
+        defer { committer.shutdown() }
+        let catalog = FleetSessionGuard(committer: committer, unconfirmed: UnconfirmedReleases()).wrapping(.standard)
+        let release = try #require(catalog["cancelCommissioning"])
+        for (runID, held) in [("run-kept", true), ("run-taken", false)] {
+            var home = HomeDescription.defaultHome
+            home.structure.id = "home-\(runID.dropFirst(4))"
+            let hub = try SimulatedHub(home: home, clock: ManualClock())
+            let session = try await HubCallContext.$current.withValue(HubCallContext(runID: runID, idempotencyKey: "\(runID)/1")) {
+                try await hub.prepareCommissioning(structure: home.structure.id)
+            }
+            let context = HubCallContext(
+                runID: runID, idempotencyKey: HubCallContext.lateReleaseKey(runID: runID, sessionID: session), expectedSessionID: session)
+            #expect(context.releasesLateSession)
+            let outcome: Result<JSONValue, any Error> = await HubCallContext.$current.withValue(context) {
+                do {
+                    return .success(try await release.call(hub: hub, structure: home.structure.id, arguments: [:]))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            let active = try await hub.activeSession(structure: home.structure.id)
+            if held {
+                #expect(try outcome.get()["released"] == true)
+                #expect(active == nil, "released on the hub while the lease is this worker's")
+            } else {
+                #expect(throws: FlowError.self) { try outcome.get() }
+                #expect(active?.sessionID == session, "not released: the run is another worker's")
+            }
+        }
+        // An ordinary release (its intent's commit fenced it) does not ask.
+        #expect(!HubCallContext(runID: "r", idempotencyKey: "r/4", expectedSessionID: "s").releasesLateSession)
     }
 }
