@@ -195,6 +195,60 @@ import Testing
     }
 }
 
+extension LateSessionTests {
+    @Test(arguments: [false, true])
+    func aSessionTheHubCannotAnswerForIsNotReleasedBlind(hangs: Bool) async throws {
+        do {
+            let scripted = ScriptedHub()
+            let hub = UnanswerableActiveSession(base: scripted, hangs: hangs)
+            let clock = ManualClock()
+            // Once the question is asked, it waits out the release's own timeout (cancelCommissioning's) and is given up.
+            let giveUp = Task {
+                for await _ in hub.asked.stream where hangs {
+                    await clock.waitForSleepers(1)
+                    clock.advance(by: .seconds(30))
+                }
+            }
+            defer { giveUp.cancel() }
+            let gate = ScriptedHub.Gate()
+            scripted.script("prepareCommissioning", [.afterGate(gate)])
+            let handle = try engine.start(
+                try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+            for await event in handle.events {
+                if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind {
+                    await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
+                }
+            }
+            let result = await handle.result
+            #expect(!scripted.calls.contains("cancelCommissioning"), "released blind: \(scripted.calls)")
+            #expect(scripted.session.isActive, "left to the hub's session lease")
+            let reason = hangs ? "no answer within 30 s" : "the hub is not reachable"
+            #expect(
+                result.warnings.first?.contains("the hub could not say whether it still holds it (\(reason)), and it is not released blind") == true,
+                "\(result.warnings)")
+        }
+    }
+}
+
+/// A hub whose answer about the active session fails, or never comes.
+struct UnanswerableActiveSession: ForwardingHub, RecoverableHub {
+    let base: any Hub
+    let hangs: Bool
+    /// Told each time the hub is asked.
+    let asked = AsyncStream<Void>.makeStream()
+
+    func activeSession(structure: StructureID) async throws -> HubSessionInfo? {
+        asked.continuation.yield()
+        if hangs {
+            // Never answers: waits until its task is cancelled.
+            let (never, continuation) = AsyncStream<Void>.makeStream()
+            for await _ in never {}
+            continuation.finish()
+        }
+        throw FlowError(.hubUnreachable, "the hub is not reachable")
+    }
+}
+
 /// A hub that tells recovery no session is active, whatever its base holds.
 struct NoActiveSession: ForwardingHub, RecoverableHub {
     let base: any Hub

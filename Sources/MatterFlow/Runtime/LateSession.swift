@@ -48,7 +48,9 @@ extension AbandonedCalls {
     /// a session (then the hub, with one session per structure, holds no other), and not the run's own last one
     /// (its workflow settled it). Each release is the run's catalog's `cancelCommissioning` in that session (its
     /// context names it), not raced against a cancel, with the operation's timeout; a hub that can tell its active
-    /// session (``RecoverableHub``) is asked first, and a session it no longer holds is not released again.
+    /// session (``RecoverableHub``) is asked first, within that timeout too: a session it no longer holds is not
+    /// released again, and one it cannot answer for is not released blind (another client may hold the structure
+    /// by now).
     func releaseLateSessions(
         _ settlement: LateSettlement, hub: any Hub, structure: StructureID, clock: any WorkflowClock, runID: String
     ) async -> [LateSession] {
@@ -57,7 +59,12 @@ extension AbandonedCalls {
         var settled: [LateSession] = []
         for (sessionID, call) in opened where sessionID != settlement.own {
             let done: LateSession.Release
-            if await Self.hubHolds(sessionID, hub: hub, structure: structure) {
+            switch await Self.holding(sessionID, hub: hub, structure: structure, clock: clock, timeout: release.timeout) {
+            case .no:
+                done = .alreadyEnded
+            case .unknown(let why):
+                done = .failed("the hub could not say whether it still holds it (\(why)), and it is not released blind")
+            case .yes:
                 var context = HubCallContext.current ?? HubCallContext(runID: runID, idempotencyKey: "")
                 context.idempotencyKey = HubCallContext.lateReleaseKey(runID: context.runID, sessionID: sessionID)
                 context.expectedSessionID = sessionID
@@ -71,22 +78,36 @@ extension AbandonedCalls {
                 case .timedOut: done = .failed("the hub did not answer within \(Int(release.timeoutSeconds)) s")
                 case .cancelled: done = .failed("the release was cancelled")
                 }
-            } else {
-                done = .alreadyEnded
             }
             settled.append(LateSession(sessionID: sessionID, call: call, release: done))
         }
         return settled
     }
 
-    /// Whether the hub's active session is `sessionID`: false only when a hub that can tell its active session
-    /// (``RecoverableHub``) shows another one or none.
-    private static func hubHolds(_ sessionID: String, hub: any Hub, structure: StructureID) async -> Bool {
-        guard let recoverable = hub as? any RecoverableHub else { return true }
-        do {
-            return try await recoverable.activeSession(structure: structure)?.sessionID == sessionID
-        } catch {
-            return true
+    /// What the hub says of the late session.
+    private enum Holding {
+        /// It holds it, or cannot tell its active session (it is no ``RecoverableHub``): the release names the
+        /// session, so a hub that enforces ``HubCallContext/expectedSessionID`` releases no other.
+        case yes
+        /// It shows another session or none.
+        case no
+        /// Its answer failed or did not come in time: a session of another client could be active by now.
+        case unknown(String)
+    }
+
+    /// Whether the hub's active session is `sessionID`, asked with `timeout` on the clock.
+    private static func holding(
+        _ sessionID: String, hub: any Hub, structure: StructureID, clock: any WorkflowClock, timeout: Duration
+    ) async -> Holding {
+        guard let recoverable = hub as? any RecoverableHub else { return .yes }
+        let answer = await StepRace(clock: clock, signal: nil).work(timeout: timeout) {
+            try await recoverable.activeSession(structure: structure)?.sessionID
+        }
+        switch answer {
+        case .finished(let active): return active == sessionID ? .yes : .no
+        case .failed(let error): return .unknown(error.message)
+        case .timedOut: return .unknown("no answer within \(Int(timeout.secondsValue)) s")
+        case .cancelled: return .unknown("the question was cancelled")
         }
     }
 }

@@ -136,6 +136,13 @@ struct StepRace {
         }
     }
 
+    /// Races other hub work (a read the run's end makes, say) against `timeout` on the clock.
+    func work<Value: Sendable>(timeout: Duration, _ work: @escaping @Sendable () async throws -> Value) async -> RaceOutcome<Value> {
+        await run(Race(clock: clock) { try await work() }, timeout: timeout) { value in
+            if case .other(let other) = value { other as? Value } else { nil }
+        }
+    }
+
     /// Sleeps on the clock, unless the run is cancelled first.
     func delay(_ duration: Duration) async -> Bool {
         let clock = self.clock
