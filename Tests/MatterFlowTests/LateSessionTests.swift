@@ -54,6 +54,24 @@ import Testing
         return (await handle.result, warnings)
     }
 
+    /// Runs `workflow` (`prepare.json` by default) with `engine` on `hub`, in front of `scripted`, whose prepare
+    /// answers during the grace period after its timeout, having opened a session: a late session for the run's end.
+    func runWithLateSession(
+        on hub: any Hub, scripted: ScriptedHub, clock: ManualClock, engine: WorkflowEngine? = nil, workflow: Workflow? = nil
+    ) async throws -> RunResult {
+        let gate = ScriptedHub.Gate()
+        scripted.script("prepareCommissioning", [.afterGate(gate)])
+        let handle = try (engine ?? self.engine).start(
+            try workflow ?? Self.prepareWorkflow(), on: hub,
+            options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        for await event in handle.events {
+            if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind {
+                await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
+            }
+        }
+        return await handle.result
+    }
+
     @Test func aPrepareThatAnswersAfterItsTimeoutIsReleasedBeforeTheRunEnds() async throws {
         let hub = ScriptedHub()
         let gate = ScriptedHub.Gate()
@@ -134,16 +152,7 @@ import Testing
         let engine = WorkflowEngine(catalog: catalog)
         let workflow = try engine.load(path: Repository.workflow("prepare.json"))
         let hub = ScriptedHub()
-        let gate = ScriptedHub.Gate()
-        hub.script("prepareCommissioning", [.afterGate(gate)])
-        let clock = ManualClock()
-        let handle = try engine.start(workflow, on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
-        for await event in handle.events {
-            if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind {
-                await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
-            }
-        }
-        let result = await handle.result
+        let result = try await runWithLateSession(on: hub, scripted: hub, clock: ManualClock(), engine: engine, workflow: workflow)
         #expect(releases.value == 1, "the late release went through the run's catalog")
         #expect(result.warnings == [Self.released])
     }
@@ -178,18 +187,7 @@ import Testing
 
     @Test func aSessionTheHubNoLongerHoldsIsNotReleasedAgain() async throws {
         let scripted = ScriptedHub()
-        let hub = NoActiveSession(base: scripted)
-        let gate = ScriptedHub.Gate()
-        scripted.script("prepareCommissioning", [.afterGate(gate)])
-        let clock = ManualClock()
-        let handle = try engine.start(
-            try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
-        for await event in handle.events {
-            if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind {
-                await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
-            }
-        }
-        let result = await handle.result
+        let result = try await runWithLateSession(on: NoActiveSession(base: scripted), scripted: scripted, clock: ManualClock())
         #expect(!scripted.calls.contains("cancelCommissioning"), "the hub shows no such session: nothing is called")
         #expect(result.warnings.first?.hasSuffix("the hub had already ended it when the run was to release it before ending") == true)
     }
@@ -198,35 +196,24 @@ import Testing
 extension LateSessionTests {
     @Test(arguments: [false, true])
     func aSessionTheHubCannotAnswerForIsNotReleasedBlind(hangs: Bool) async throws {
-        do {
-            let scripted = ScriptedHub()
-            let hub = UnanswerableActiveSession(base: scripted, hangs: hangs)
-            let clock = ManualClock()
-            // Once the question is asked, it waits out the release's own timeout (cancelCommissioning's) and is given up.
-            let giveUp = Task {
-                for await _ in hub.asked.stream where hangs {
-                    await clock.waitForSleepers(1)
-                    clock.advance(by: .seconds(30))
-                }
+        let scripted = ScriptedHub()
+        let hub = UnanswerableActiveSession(base: scripted, hangs: hangs)
+        let clock = ManualClock()
+        // Once the question is asked, it waits out the release's own timeout (cancelCommissioning's) and is given up.
+        let giveUp = Task {
+            for await _ in hub.asked.stream where hangs {
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(30))
             }
-            defer { giveUp.cancel() }
-            let gate = ScriptedHub.Gate()
-            scripted.script("prepareCommissioning", [.afterGate(gate)])
-            let handle = try engine.start(
-                try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
-            for await event in handle.events {
-                if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind {
-                    await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
-                }
-            }
-            let result = await handle.result
-            #expect(!scripted.calls.contains("cancelCommissioning"), "released blind: \(scripted.calls)")
-            #expect(scripted.session.isActive, "left to the hub's session lease")
-            let reason = hangs ? "no answer within 30 s" : "the hub is not reachable"
-            #expect(
-                result.warnings.first?.contains("the hub could not say whether it still holds it (\(reason)), and it is not released blind") == true,
-                "\(result.warnings)")
         }
+        defer { giveUp.cancel() }
+        let result = try await runWithLateSession(on: hub, scripted: scripted, clock: clock)
+        #expect(!scripted.calls.contains("cancelCommissioning"), "released blind: \(scripted.calls)")
+        #expect(scripted.session.isActive, "left to the hub's session lease")
+        let reason = hangs ? "no answer within 30 s" : "the hub is not reachable"
+        #expect(
+            result.warnings.first?.contains("the hub could not say whether it still holds it (\(reason)), and it is not released blind") == true,
+            "\(result.warnings)")
     }
 }
 
