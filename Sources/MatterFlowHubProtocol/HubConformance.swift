@@ -71,17 +71,11 @@ final class ConformanceRun {
     /// Records a failed check; `waited` is how long the check waited for `got` (the answer limit unless it says).
     private func fail(_ name: String, sent: String, got: RawHubClient.Received?, wanted: String, waited: Duration? = nil) {
         let reply = got.map { LineQuote.masked($0.line, limit: 300) }
-            ?? "nothing within \(Self.seconds(waited ?? limit)) s" + (client.closedReason.map { " (\($0))" } ?? "")
+            ?? "nothing within \((waited ?? limit).secondsText) s" + (client.closedReason.map { " (\($0))" } ?? "")
         checks.append(
             .init(
                 name: name, verdict: .failed,
                 detail: "sent: \(LineQuote.masked(sent, limit: 300))\n      got: \(reply)\n      wanted: \(wanted)"))
-    }
-
-    /// A limit as its lines name it: whole seconds as a whole number, else with its fraction.
-    static func seconds(_ limit: Duration) -> String {
-        let seconds = limit.secondsValue
-        return seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds)
     }
 
     /// The `data.cause` and `data.code` of an error answer.
@@ -210,7 +204,7 @@ final class ConformanceRun {
         client.send(JSONWriter.compact(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]]))
         let cancelled = await client.response(to: id, within: cancellationLimit)
         let cancelledData = errorData(cancelled)
-        let cancellationCheck = "a cancelled call is answered (runCancelled or its result) within \(Self.seconds(cancellationLimit)) s"
+        let cancellationCheck = "a cancelled call is answered (runCancelled or its result) within \(cancellationLimit.secondsText) s"
         if result(cancelled) != nil || cancelledData.cause == "runCancelled" {
             pass(cancellationCheck)
         } else {

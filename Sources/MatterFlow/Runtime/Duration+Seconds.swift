@@ -1,8 +1,15 @@
+import MatterFlowJSON
+
 extension Duration {
     /// The duration in seconds, as the fractional number JSON output, journals and reports use.
     public var secondsValue: Double {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+
+    /// The seconds as a message names them: `5` for a whole number, `0.25` otherwise (as JSON writes the number).
+    public var secondsText: String {
+        JSONWriter.compact(.double(secondsValue))
     }
 
     /// A duration from seconds as written in workflow and home files, to the millisecond.

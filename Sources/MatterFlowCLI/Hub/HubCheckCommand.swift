@@ -41,9 +41,7 @@ struct HubCheckCommand {
         } catch {
             throw UsageError(message: error.message.replacingOccurrences(of: "--hub", with: "<hub>"), command: Self.spec.name)
         }
-        let answerLimit = try arguments.value("answer-limit").map { _ throws(UsageError) in
-            Duration.seconds(try arguments.wholeNumber("answer-limit", default: 10, range: 1...600, command: Self.spec.name))
-        }
+        let answerLimit = try arguments.wholeNumber("answer-limit", range: 1...600, command: Self.spec.name)
         guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
         let custom = Set(catalog.names).subtracting(OperationCatalog.standard.names)
         let connection: HubConnection
@@ -55,8 +53,8 @@ struct HubCheckCommand {
         }
         var conformance = HubConformance(structure: arguments.value("structure"), customOperations: custom)
         if let answerLimit {
-            conformance.answerLimit = answerLimit
-            conformance.cancellationLimit = answerLimit
+            conformance.answerLimit = .seconds(answerLimit)
+            conformance.cancellationLimit = .seconds(answerLimit)
         }
         let checks = await conformance.run(on: connection.channel)
         await connection.close()

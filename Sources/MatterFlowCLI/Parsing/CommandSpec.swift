@@ -71,14 +71,19 @@ struct ParsedArguments: Sendable {
     func all(_ name: String) -> [String] { values[name] ?? [] }
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
-    /// The whole number given with `--name`, `value` when the option is absent; a usage error of `command` naming
-    /// the range when the text is not a whole number within it.
-    func wholeNumber(_ name: String, default value: Int, range: ClosedRange<Int>, command: String) throws(UsageError) -> Int {
-        guard let text = self.value(name) else { return value }
+    /// The whole number given with `--name`, nil when the option is absent; a usage error of `command` naming the
+    /// range when the text is not a whole number within it.
+    func wholeNumber(_ name: String, range: ClosedRange<Int>, command: String) throws(UsageError) -> Int? {
+        guard let text = self.value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError(message: "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'", command: command)
         }
         return number
+    }
+
+    /// The whole number given with `--name`, `value` when the option is absent (see ``wholeNumber(_:range:command:)``).
+    func wholeNumber(_ name: String, default value: Int, range: ClosedRange<Int>, command: String) throws(UsageError) -> Int {
+        try wholeNumber(name, range: range, command: command) ?? value
     }
 }
 
