@@ -41,10 +41,11 @@ extension RunRecoverer {
     /// The run holds its journal file open and its `runStarted` record, not the rest, while it waits: the end reads
     /// the journal again only for a run that did not succeed (``releaseLeftovers(_:heldBefore:)``).
     func continueInPool(
-        _ plan: ResumePlan, sessionID: String?, run: inout RunRecovery, ending: ContinuedRunEnding, handOff: PoolHandOff
+        _ plan: ResumePlan, sessionID: String?, holdsSession: Bool, run: inout RunRecovery, ending: ContinuedRunEnding,
+        handOff: PoolHandOff
     ) throws(RecoveryDeferral) {
         // A question left without an answer waits for one given through the pool, until its timeout.
-        let (recorder, point, answers) = continuation(plan, sessionID: sessionID)
+        let (recorder, point, answers) = continuation(plan, sessionID: sessionID, holdsSession: holdsSession)
         let writer = self.writer
         let start = entries.records.filter { if case .runStarted = $0.entry { true } else { false } }
         let concluding = RunRecoverer(

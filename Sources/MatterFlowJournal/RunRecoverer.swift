@@ -106,10 +106,10 @@ struct RunRecoverer {
                 resumed: resume, interruptedIn: interruptedIn, completedDevices: completedDevices,
                 heldSessionBefore: reconciler.holdsSession)
             if let handOff {
-                try continueInPool(plan, sessionID: runSession, run: &run, ending: ending, handOff: handOff)
+                try continueInPool(plan, sessionID: runSession, holdsSession: reconciler.holdsSession, run: &run, ending: ending, handOff: handOff)
                 return
             }
-            let result = try await continueRun(plan, sessionID: runSession)
+            let result = try await continueRun(plan, sessionID: runSession, holdsSession: reconciler.holdsSession)
             if resume, options.interrupt?.isInterrupted == true {
                 run.notes.append("a signal interrupted the resumed run, so it took its cancel path")
             }
@@ -143,20 +143,21 @@ struct RunRecoverer {
     /// own the journal holds, the plan's `callsBefore`); and the answers it is given (secret answers put back into the
     /// run's variables are used up).
     func continuation(
-        _ plan: ResumePlan, sessionID: String?
+        _ plan: ResumePlan, sessionID: String?, holdsSession: Bool
     ) -> (recorder: JournalRecorder, point: ResumePoint, answers: [String: JSONValue]) {
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: plan.workflow, structureID: structure, showSecrets: started?.secretsShown ?? false,
             hub: hub, continuing: true, secretDigests: secretDigests, repeating: plan.repeatedCall)
         var point = plan.point
         point.sessionID = sessionID
+        point.holdsSession = holdsSession
         return (recorder, point, options.answers.filter { !plan.restoredAnswers.contains($0.key) })
     }
 
     /// Continues the run through its workflow (resumed, or along its cancel path), journaled in the same file;
     /// its session calls are made for `sessionID` and refused in any other session.
-    private func continueRun(_ plan: ResumePlan, sessionID: String?) async throws(RecoveryDeferral) -> RunResult {
-        let (recorder, point, answers) = continuation(plan, sessionID: sessionID)
+    private func continueRun(_ plan: ResumePlan, sessionID: String?, holdsSession: Bool) async throws(RecoveryDeferral) -> RunResult {
+        let (recorder, point, answers) = continuation(plan, sessionID: sessionID, holdsSession: holdsSession)
         var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: started?.secretsShown ?? false)
         runOptions.recording = recorder
         runOptions.answers = answers

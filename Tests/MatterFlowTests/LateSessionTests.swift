@@ -56,14 +56,18 @@ import Testing
 
     /// Runs `workflow` (`prepare.json` by default) with `engine` on `hub`, in front of `scripted`, whose prepare
     /// answers during the grace period after its timeout, having opened a session: a late session for the run's end.
+    /// With `point`, the run is resumed there instead of started.
     func runWithLateSession(
-        on hub: any Hub, scripted: ScriptedHub, clock: ManualClock, engine: WorkflowEngine? = nil, workflow: Workflow? = nil
+        on hub: any Hub, scripted: ScriptedHub, clock: ManualClock, engine: WorkflowEngine? = nil, workflow: Workflow? = nil,
+        resumingAt point: ResumePoint? = nil
     ) async throws -> RunResult {
         let gate = ScriptedHub.Gate()
         scripted.script("prepareCommissioning", [.afterGate(gate)])
-        let handle = try (engine ?? self.engine).start(
-            try workflow ?? Self.prepareWorkflow(), on: hub,
-            options: RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7)))
+        let engine = engine ?? self.engine
+        let workflow = try workflow ?? Self.prepareWorkflow()
+        let options = RunOptions(structureID: "s", clock: clock, random: SeededRandomSource(seed: 7))
+        let handle = try point.map { point throws(FlowError) in try engine.resume(workflow, from: point, on: hub, options: options) }
+            ?? engine.start(workflow, on: hub, options: options)
         for await event in handle.events {
             if case .hubCallStarted(_, "prepareCommissioning", _, _) = event.kind {
                 await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
@@ -183,6 +187,26 @@ import Testing
         #expect(hub.calls.filter { $0 != "status" } == ["prepareCommissioning", "cancelCommissioning"])
         #expect(!hub.session.isActive)
         #expect(result.warnings.last == Self.released)
+    }
+
+    /// A resumed run that opened a session before it stopped but no longer holds it (its workflow completed it)
+    /// releases a session its hub opens late, as a fresh run does; one still holding its session keeps the hold.
+    @Test(arguments: [false, true])
+    func aResumedRunReleasesALateSessionUnlessItHoldsItsOwn(holding: Bool) async throws {
+        let scripted = ScriptedHub()
+        let prepare = RunCheckpoint(workflowPath: ["prepare"], state: "prepare", inputs: [:], variables: [:])
+        let point = ResumePoint(levels: [prepare], cancel: false, callsBefore: 4, sessionID: "session-0", holdsSession: holding)
+        let result = try await runWithLateSession(on: scripted, scripted: scripted, clock: ManualClock(), resumingAt: point)
+        #expect(result.error?.cause == .actionTimedOut)
+        if holding {
+            #expect(!scripted.calls.contains("cancelCommissioning"), "the run holds a session of its own: \(scripted.calls)")
+            #expect(result.warnings.isEmpty, "\(result.warnings)")
+        } else {
+            #expect(scripted.calls.filter { $0 != "status" } == ["prepareCommissioning", "cancelCommissioning"])
+            #expect(scripted.contexts.last??.expectedSessionID == "session-1", "the release names the late session")
+            #expect(!scripted.session.isActive, "the structure is free again")
+            #expect(result.warnings == [Self.released])
+        }
     }
 
     @Test func aSessionTheHubNoLongerHoldsIsNotReleasedAgain() async throws {

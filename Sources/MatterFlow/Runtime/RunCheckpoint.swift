@@ -107,8 +107,12 @@ public struct ResumePoint: Sendable {
     /// (``HubCallContext/idempotencyKey`` `<runID>/<n>`), so no key is given twice.
     public var callsBefore: Int
     /// The commissioning session the run had opened, which its continued session calls are made in
-    /// (``HubCallContext/expectedSessionID``); nil when it holds none.
+    /// (``HubCallContext/expectedSessionID``); nil when it opened none.
     public var sessionID: String?
+    /// Whether the run still holds ``sessionID``: false when the session ended before the run stopped (its workflow
+    /// completed or cancelled it) or lapsed on the hub since. A run that does not hold it releases a session its
+    /// hub opens late (a prepare answered after its timeout) before it ends; one that holds it keeps its own.
+    public var holdsSession: Bool
     /// When the innermost level is in a map state that runs elements at once: where each element that had started
     /// its body stood. The innermost checkpoint's ``MapCheckpoint/running`` lists the elements running; one listed
     /// there without a point here had entered no state yet, and starts its body afresh.
@@ -120,15 +124,18 @@ public struct ResumePoint: Sendable {
     ///
     /// A level's checkpoint may lack inputs (secret values the journal never kept): a sub-workflow level gets them
     /// again from its parent's restored scope where the parent's templates can still produce them; a reference to
-    /// one that stays missing fails the state with `unresolvedReference`.
+    /// one that stays missing fails the state with `unresolvedReference`. Without `holdsSession`, the run holds
+    /// `sessionID` when one is given.
     public init(
-        levels: [RunCheckpoint], completedStep: JSONValue? = nil, cancel: Bool, callsBefore: Int = 0, sessionID: String? = nil
+        levels: [RunCheckpoint], completedStep: JSONValue? = nil, cancel: Bool, callsBefore: Int = 0, sessionID: String? = nil,
+        holdsSession: Bool? = nil
     ) {
         self.levels = levels
         self.completedStep = completedStep
         self.cancel = cancel
         self.callsBefore = callsBefore
         self.sessionID = sessionID
+        self.holdsSession = holdsSession ?? (sessionID != nil)
     }
 }
 

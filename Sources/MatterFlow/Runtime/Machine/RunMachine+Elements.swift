@@ -15,8 +15,10 @@ struct ElementLaunch: Sendable {
     let shielded: Bool
     /// The element as its calls' contexts name it: the map state's qualified name and its tag (`readEach[2]`).
     let element: String
-    /// The commissioning session the run holds, if any.
+    /// The commissioning session the run opened, if any: the element's session calls are made in it.
     let sessionID: String?
+    /// Whether the run holds ``sessionID`` as the element starts.
+    let holdsSession: Bool
     /// For an element a resumed run continues: its machine, restored from its own checkpoints.
     var resumed: RunMachine? = nil
 }
@@ -102,7 +104,7 @@ extension RunMachine {
             state: model.start ?? 0, elementTag: launch.elementTag)
         phase = .notStarted(.element)
         sessionID = launch.sessionID
-        holdsSession = launch.sessionID != nil
+        holdsSession = launch.holdsSession
         element = launch.element
     }
 
@@ -158,7 +160,7 @@ extension RunMachine {
         let tag = top.elementTag + "[\(index)]"
         return ElementLaunch(
             index: index, place: body, inputs: inputs, elementTag: tag, shielded: top.onCancelPath, element: top.qualifiedCurrent + tag,
-            sessionID: sessionID)
+            sessionID: sessionID, holdsSession: holdsSession)
     }
 
     /// A running element of the concurrent map state ended: its result is recorded, the elements still running are

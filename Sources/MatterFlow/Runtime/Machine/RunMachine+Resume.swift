@@ -61,7 +61,7 @@ extension RunMachine {
                 isCancelRequested = point.cancel
                 callCount = point.callsBefore
                 sessionID = point.sessionID
-                holdsSession = point.sessionID != nil
+                holdsSession = point.holdsSession
                 self.element = element?.element
                 if let iteration = state.map, iteration.isConcurrent, checkpoint.map != nil {
                     resumedElements = try restoredElements(state, iteration, checkpoint, point: point)

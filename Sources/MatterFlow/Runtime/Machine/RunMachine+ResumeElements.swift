@@ -63,7 +63,7 @@ extension RunMachine {
                 place: child,
                 resumingAt: ResumePoint(
                     levels: resumed.levels, completedStep: resumed.completedStep, cancel: point.cancel, callsBefore: resumed.callsBefore,
-                    sessionID: point.sessionID),
+                    sessionID: point.sessionID, holdsSession: point.holdsSession),
                 configuration: configuration, secrets: secrets, element: launch)
             launches.append(launch)
         }
