@@ -588,7 +588,8 @@ public final class StoreWorker: Sendable {
         await conclude(
             runID, status: result.outcome.rawValue, output: redacted,
             error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
-            notes: [], structure: claimed.structureID, claims: claimed.claims, keepSession: result.outcome == .succeeded)
+            notes: [], structure: claimed.structureID, claims: claimed.claims,
+            keepSession: result.outcome == .succeeded && result.holdsSession)
     }
 
     /// A run whose structure has no hub here (the hub unreachable, a simulated home that cannot be made): handed

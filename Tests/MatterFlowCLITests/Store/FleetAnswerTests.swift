@@ -402,10 +402,14 @@ final class TestWorker: Sendable {
     /// - Parameter virtualTime: Runs and hub on a virtual clock, so hub calls that take time end (on the manual
     ///   clock they wait until the test moves it); questions wait in real time either way.
     /// - Parameter hubs: Where the runs find their hubs (default: the built-in simulated home, on the worker's clock).
-    init(store: PostgresRunStore, options: WorkerOptions, virtualTime: Bool = false, hubs: StoreWorker.HubProvider? = nil) {
+    /// - Parameter clock: The runs' clock, for a test that moves it itself (then `virtualTime` does not apply).
+    init(
+        store: PostgresRunStore, options: WorkerOptions, virtualTime: Bool = false, hubs: StoreWorker.HubProvider? = nil,
+        clock: (any WorkflowClock)? = nil
+    ) {
         var options = options
         options.exitWhenIdle = true
-        let clock: any WorkflowClock = virtualTime ? VirtualClock() : ManualClock()
+        let clock: any WorkflowClock = clock ?? (virtualTime ? VirtualClock() : ManualClock())
         options.clock = clock
         let log = log
         options.log = { line in

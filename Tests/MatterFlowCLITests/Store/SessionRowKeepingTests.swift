@@ -61,12 +61,69 @@ extension PostgresStoreTests {
     }
 }
 
+/// A run that ends `succeeded` without holding a session keeps no row: the row taken before its prepare reached the
+/// hub goes when the prepare timed out and the session the hub opened late was released by the run's end.
+extension PostgresStoreTests {
+    static let giveUpWorkflow = #"""
+        {"workflow": "try-prepare", "version": 1, "start": "prepare", "onCancel": "release", "states": {
+          "prepare": {"type": "action", "operation": "prepareCommissioning", "timeoutSeconds": 1, "result": "session",
+                      "next": "prepared", "onError": [{"errors": ["*"], "next": "gaveUp"}]},
+          "prepared": {"type": "succeed", "output": {"sessionID": "${vars.session.sessionID}"}},
+          "gaveUp": {"type": "succeed", "output": {"prepared": false}},
+          "release": {"type": "action", "operation": "cancelCommissioning", "next": "cancelled",
+                      "onError": [{"errors": ["*"], "next": "cancelled"}]},
+          "cancelled": {"type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "cancelled"}
+        }}
+        """#
+
+    /// When the hub cannot say who holds the structure's session, the run leaves its late session to the hub's lease
+    /// rather than release it blind; its row goes all the same, or it would refuse every later prepare of the
+    /// structure across the fleet long after the hub's lease freed it.
+    @Test(
+        "a run that succeeds after its prepare timed out keeps no row, its late session released or left to the hub",
+        arguments: [true, false])
+    func succeededWithoutASessionKeepsNoRow(hubTellsWhoHolds: Bool) async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(Self.giveUpWorkflow, to: "try-prepare.json")
+        let hub = try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock())
+        let runID = "run-00000da7e11a"
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+        // The hub opens the session at once but answers only once the run's 1 s timeout cancels the call.
+        let held = HeldPrepareAnswer(simulated: hub, tellsWhoHolds: hubTellsWhoHolds)
+        let clock = ManualClock()
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "solo"), hubs: { _ in held }, clock: clock)
+        #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo))
+        #expect(try await Self.eventually { held.opened })
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        _ = try await worker.finish(after: [runID], conninfo: conninfo)
+        let run = try #require(try store.run(runID))
+        #expect(run.status == "succeeded", "\(run.notes) \(worker.lines)")
+        let active = try await hub.activeSession(structure: HomeDescription.defaultHome.structure.id)
+        #expect((active == nil) == hubTellsWhoHolds, "released only when the hub could say it still held it")
+        #expect(try store.sessions().isEmpty, "the run holds no session: its row goes (\(worker.lines))")
+    }
+}
+
 /// Carries out `prepareCommissioning` at once, and answers only when the test says.
 final class HeldPrepareAnswer: SimulatedFront {
     let simulated: SimulatedHub
     let held = HeldAnswer()
+    /// False: asked who holds the structure's session, the hub fails (`hubUnreachable`).
+    let tellsWhoHolds: Bool
 
-    init(simulated: SimulatedHub) { self.simulated = simulated }
+    init(simulated: SimulatedHub, tellsWhoHolds: Bool = true) {
+        self.simulated = simulated
+        self.tellsWhoHolds = tellsWhoHolds
+    }
+
+    func activeSession(structure: StructureID) async throws -> HubSessionInfo? {
+        guard tellsWhoHolds else { throw FlowError(.hubUnreachable, "the hub is not reachable") }
+        return try await simulated.activeSession(structure: structure)
+    }
 
     /// Whether the hub has opened the session.
     var opened: Bool { held.carriedOut }

@@ -266,7 +266,7 @@ final class RunDriver {
         RunResult(
             runID: runID, workflow: machine.workflowName, outcome: .failed,
             output: nil, error: FlowError(.engineMisconfigured, error.description), warnings: machine.warnings,
-            visitedStates: machine.visited)
+            visitedStates: machine.visited, holdsSession: machine.holdsSession)
     }
 
     // MARK: - Hub calls

@@ -388,7 +388,7 @@ struct RunMachine: Sendable {
         }
         var result = RunResult(
             runID: configuration.runID, workflow: workflowName, outcome: .succeeded, output: nil, error: nil,
-            warnings: warnings, visitedStates: visited)
+            warnings: warnings, visitedStates: visited, holdsSession: holdsSession)
         switch end {
         case .succeeded(let output):
             result.output = output

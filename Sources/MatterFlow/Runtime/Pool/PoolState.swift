@@ -170,7 +170,7 @@ struct PoolState: ~Copyable {
                 RunResult(
                     runID: machine.configuration.runID, workflow: machine.workflowName, outcome: .failed, output: nil,
                     error: FlowError(.engineMisconfigured, error.description), warnings: machine.warnings,
-                    visitedStates: machine.visited),
+                    visitedStates: machine.visited, holdsSession: machine.holdsSession),
                 effects: &effects)
             return RunActions()
         }
