@@ -83,6 +83,9 @@ public struct RunRecovery: Sendable {
     /// the journal does): for the caller to hand over (a fleet's worker to its secrets directory); never journaled
     /// nor in ``jsonValue``.
     public var output: JSONValue?
+    /// For a run recovery continued to its end through its workflow: whether it ended holding its commissioning
+    /// session (``RunResult/holdsSession``); nil for any other run.
+    public var holdsSession: Bool?
 
     public var jsonValue: JSONValue {
         [

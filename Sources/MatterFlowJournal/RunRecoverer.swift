@@ -135,6 +135,7 @@ struct RunRecoverer {
         }
         try finish(run: &run, outcome: result.outcome, error: error, output: result.redactedOutput, note: nil)
         run.output = result.output
+        run.holdsSession = result.holdsSession
         return error
     }
 

@@ -112,7 +112,12 @@ public struct ResumePoint: Sendable {
     /// Whether the run still holds ``sessionID``: false when the session ended before the run stopped (its workflow
     /// completed or cancelled it) or lapsed on the hub since. A run that does not hold it releases a session its
     /// hub opens late (a prepare answered after its timeout) before it ends; one that holds it keeps its own.
-    public var holdsSession: Bool
+    /// Unless set, it is whether ``sessionID`` is set.
+    public var holdsSession: Bool {
+        get { heldSession ?? (sessionID != nil) }
+        set { heldSession = newValue }
+    }
+    private var heldSession: Bool?
     /// When the innermost level is in a map state that runs elements at once: where each element that had started
     /// its body stood. The innermost checkpoint's ``MapCheckpoint/running`` lists the elements running; one listed
     /// there without a point here had entered no state yet, and starts its body afresh.
@@ -135,7 +140,7 @@ public struct ResumePoint: Sendable {
         self.cancel = cancel
         self.callsBefore = callsBefore
         self.sessionID = sessionID
-        self.holdsSession = holdsSession ?? (sessionID != nil)
+        heldSession = holdsSession
     }
 }
 

@@ -28,9 +28,10 @@ public struct RunResult: Sendable {
     /// Every state entered, qualified by sub-workflow state (`commission/commissionDevice`), in order.
     public var visitedStates: [String]
     /// The run ended holding the structure's commissioning session: it opened it and did not release it, as
-    /// `prepare.json` does on purpose for later runs to continue in. False once the run's last session call that
-    /// took effect released it, and for a session the hub opened after the run stopped waiting (which the run
-    /// releases itself, or leaves to the hub's lease).
+    /// `prepare.json` does on purpose for later runs to continue in. False once a release ended the hold (one that
+    /// took effect, or a failed or timed-out `cancelCommissioning`, whose attempt suffices as the verifier counts
+    /// it), and for a session the hub opened after the run stopped waiting (which the run releases itself, or leaves
+    /// to the hub's lease).
     public var holdsSession = false
 
     /// The result object the CLI prints: `{"workflow", "outcome", "output", "error", "warnings", "runID"}`.

@@ -76,9 +76,10 @@ extension PostgresStoreTests {
         }}
         """#
 
-    /// When the hub cannot say who holds the structure's session, the run leaves its late session to the hub's lease
-    /// rather than release it blind; its row goes all the same, or it would refuse every later prepare of the
-    /// structure across the fleet long after the hub's lease freed it.
+    /// With a hub that says who holds the structure's session, the run's late release gives the row up (the fleet
+    /// wraps `cancelCommissioning`). With one that cannot, the run leaves its late session to the hub's lease rather
+    /// than release it blind, and the row goes as the run ends holding nothing; kept, it would refuse every later
+    /// prepare of the structure across the fleet long after the hub's lease freed it.
     @Test(
         "a run that succeeds after its prepare timed out keeps no row, its late session released or left to the hub",
         arguments: [true, false])
