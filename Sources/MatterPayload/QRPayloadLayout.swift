@@ -99,31 +99,36 @@ struct BitWriter {
     }
 }
 
-/// Reads bit fields least-significant bit first from a little-endian byte string.
+/// Reads bit fields least-significant bit first from a little-endian byte string of at most 16 bytes (the fixed
+/// part is 11), held as two 64-bit words so that each field is a shift and a mask.
 struct BitReader {
-    let bytes: ArraySlice<UInt8>
+    /// Bits 0-63 and 64-127 of the string; bits past its end are 0.
+    private let low: UInt64
+    private let high: UInt64
     private var bitOffset = 0
 
     init(bytes: ArraySlice<UInt8>) {
-        self.bytes = bytes
+        precondition(bytes.count <= 16, "a bit reader holds at most 16 bytes")
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        for (offset, byte) in bytes.enumerated() {
+            if offset < 8 {
+                low |= UInt64(byte) << UInt64(8 * offset)
+            } else {
+                high |= UInt64(byte) << UInt64(8 * (offset - 8))
+            }
+        }
+        self.low = low
+        self.high = high
     }
 
     /// The next `bits` bits (at most 64); bits past the end of the buffer read as 0.
     mutating func read(bits: Int) -> UInt64 {
-        var value: UInt64 = 0
-        var done = 0
-        // Whole runs of bits that share a byte are taken at once.
-        while done < bits {
-            let position = bitOffset + done
-            let index = bytes.startIndex + position / 8
-            guard index < bytes.endIndex else { break }
-            let shift = position % 8
-            let count = min(8 - shift, bits - done)
-            let run = (UInt64(bytes[index]) >> UInt64(shift)) & ((1 << UInt64(count)) - 1)
-            value |= run << UInt64(done)
-            done += count
-        }
+        let first = bitOffset
         bitOffset += bits
-        return value
+        // Shifts by 64 or more give 0, so a field past the end, or wholly in one word, needs no special case.
+        let value =
+            first >= 64 ? high >> UInt64(first - 64) : (low >> UInt64(first)) | (high << UInt64(64 - first))
+        return bits >= 64 ? value : value & ((1 << UInt64(bits)) - 1)
     }
 }

@@ -101,6 +101,35 @@ struct PayloadFactsTests {
         #expect(!invalid.stderr.contains(broken) && !invalid.stderr.contains("20202021"))
     }
 
+    /// A default is checked as a given code is: at load, naming its place, so a sub-workflow handed the run's payload
+    /// never gets one nobody checked.
+    @Test func aPayloadDefaultIsCheckedWhenTheWorkflowLoads() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let broken = "MT:Y.K9042C00KA0648G01"
+        _ = try directory.write(
+            #"{"workflow": "inner", "version": 1, "inputs": {"code": {"type": "onboardingPayload", "required": true}},"#
+                + #" "start": "done", "states": {"done": {"type": "succeed", "output": {"vendor": "${input.code.vendorID}"}}}}"#,
+            to: "inner.json")
+        let outer = try directory.write(
+            #"{"workflow": "outer", "version": 1, "inputs": {"code": {"type": "onboardingPayload", "default": "\#(broken)"}},"#
+                + #" "start": "facts", "states": {"facts": {"type": "workflow", "path": "inner.json", "inputs": {"code": "${input.code}"},"#
+                + #" "next": "done"}, "done": {"type": "succeed"}}}"#,
+            to: "outer.json")
+        let run = await matterflow(["run", outer, "--trace", "none"])
+        #expect(run.code == 2)
+        #expect(
+            run.stderr.contains("outer.json:1:") && run.stderr.contains("/inputs/code/default")
+                && run.stderr.contains("the default of input \"code\" is not a valid QR code"),
+            "\(run.stderr)")
+        #expect(!run.stderr.contains(broken))
+        // A valid default is used, and its facts read in the sub-workflow.
+        let good = try directory.write(
+            try String(contentsOfFile: outer, encoding: .utf8).replacingOccurrences(of: broken, with: Self.customFlowQR), to: "good.json")
+        let ran = await matterflow(["run", good, "--trace", "none"])
+        #expect(ran.code == 0, "\(ran.stderr)")
+    }
+
     @Test func theExampleRefusesCustomFlowDevicesAndNotesTestVendors() async throws {
         let run = await matterflow(["test", Self.example + "/fixtures"])
         #expect(run.code == 0, "\(run.stdout)\n\(run.stderr)")

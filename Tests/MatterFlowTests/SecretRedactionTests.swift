@@ -113,3 +113,27 @@ struct SecretRedactionTests {
         ])
     }
 }
+
+extension SecretRedactionTests {
+    @Test("a secret input holding short values is refused once per value, each named by its JSON pointer")
+    func shortValuesInsideASecretInput() throws {
+        let workflow = try WorkflowEngine().load(
+            text: #"""
+                {"workflow": "keys", "version": 1, "start": "done",
+                 "inputs": {"keys": {"type": "object", "secret": true}, "pin": {"type": "string", "secret": true}},
+                 "states": {"done": {"type": "succeed"}}}
+                """#, baseDirectory: "/")
+        let given: JSONObject = ["keys": ["long": "long enough", "list": ["abcd", "x1", 12]], "pin": "417"]
+        #expect(throws: DiagnosticsError.self) { try workflow.resolveInputs(given) }
+        do {
+            _ = try workflow.resolveInputs(given)
+        } catch {
+            #expect(error.diagnostics.map(\.pointer) == ["/keys/list/1", "/keys/list/2", "/pin"])
+            #expect(error.diagnostics[0].message.contains("secret input \"keys\" holds a string or number of 1-3 characters at /keys/list/1"))
+            #expect(error.diagnostics[2].message.contains("secret input \"pin\" holds a string or number of 1-3 characters;"))
+            #expect(!error.diagnostics.contains { $0.message.contains("417") || $0.message.contains("x1") })
+        }
+        let long: JSONObject = ["keys": ["list": ["abcd", 12345]], "pin": "4170"]
+        #expect(try workflow.resolveInputs(long)["pin"] == "4170")
+    }
+}

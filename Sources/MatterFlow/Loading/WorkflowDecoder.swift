@@ -82,6 +82,13 @@ struct WorkflowDecoder {
                 collector.error(
                     DiagnosticCode.wrongType, at: input.pointer("default"),
                     "the default of input \"\(member.key)\" must be \(type.rawValue), found \(defaultValue.typeName)")
+            } else if type == .onboardingPayload, let text = defaultValue?.stringValue,
+                let problem = OnboardingPayloadFacts.problem(with: text)
+            {
+                // Checked at load too, where the file and the default's place can be named.
+                collector.error(
+                    DiagnosticCode.invalidValue, at: input.pointer("default"),
+                    "the default of input \"\(member.key)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); fix it or drop it")
             }
             if required, defaultValue != nil {
                 collector.warning(

@@ -8,6 +8,12 @@ extension Workflow {
     ///   (`invalidValue`): a secret that short could not be redacted from free text without mangling it, so it is
     ///   refused rather than shown.
     public func resolveInputs(_ given: JSONObject, source: String = "<inputs>") throws(DiagnosticsError) -> JSONObject {
+        try resolveInputs(given, source: source, checkedPayloads: [])
+    }
+
+    /// ``resolveInputs(_:source:)``, taking the codes in `checkedPayloads` as valid onboarding payloads without
+    /// decoding them again (a run's own inputs, when a sub-workflow is given one of them).
+    func resolveInputs(_ given: JSONObject, source: String, checkedPayloads: [String]) throws(DiagnosticsError) -> JSONObject {
         var diagnostics: [Diagnostic] = []
         func report(_ code: String, _ name: String, _ message: String) {
             diagnostics.append(
@@ -34,7 +40,7 @@ extension Workflow {
                     report(
                         DiagnosticCode.invalidValue, name,
                         "required input \"\(name)\" is empty; give it a value (a required string input must not be empty)")
-                } else if inputs[index].type == .onboardingPayload, let text = value.stringValue,
+                } else if inputs[index].type == .onboardingPayload, let text = value.stringValue, !checkedPayloads.contains(text),
                     let problem = OnboardingPayloadFacts.problem(with: text)
                 {
                     report(
@@ -43,6 +49,14 @@ extension Workflow {
                 }
                 resolved[name] = value
             } else if let defaultValue = inputs[index].defaultValue {
+                // A loaded workflow's payload default was checked as it loaded; one built in code is checked here.
+                if inputs[index].type == .onboardingPayload, let text = defaultValue.stringValue, !checkedPayloads.contains(text),
+                    let problem = OnboardingPayloadFacts.problem(with: text)
+                {
+                    report(
+                        DiagnosticCode.invalidValue, name,
+                        "the default of input \"\(name)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); pass --input \(name)=CODE, or fix the workflow's default")
+                }
                 resolved[name] = defaultValue
             } else if inputs[index].required {
                 report(
@@ -52,15 +66,16 @@ extension Workflow {
                 resolved[name] = .null
             }
         }
-        for declaration in inputs where declaration.secret {
-            guard let value = resolved[declaration.name] else { continue }
-            let base = JSONPointer.appending(declaration.name, to: "")
+        for index in inputs.indices where inputs[index].secret {
+            let name = inputs[index].name
+            guard let value = resolved[name] else { continue }
+            let base = { JSONPointer.appending(name, to: "") }
             for pointer in Self.shortStrings(in: value, at: base) {
                 diagnostics.append(
                     Diagnostic(
                         severity: .error, code: DiagnosticCode.invalidValue,
-                        message: "secret input \"\(declaration.name)\" holds a string or number of 1-\(SecretValues.minimumLength - 1) "
-                            + "characters\(pointer == base ? "" : " at \(pointer)"); a secret that short cannot be told "
+                        message: "secret input \"\(name)\" holds a string or number of 1-\(SecretValues.minimumLength - 1) "
+                            + "characters\(pointer == base() ? "" : " at \(pointer)"); a secret that short cannot be told "
                             + "apart from other text, so it could not be kept out of traces, journals and messages: use at "
                             + "least \(SecretValues.minimumLength) characters",
                         file: source, pointer: pointer))
@@ -71,15 +86,20 @@ extension Workflow {
     }
 
     /// The JSON pointers of the strings inside `value` that are not empty but shorter than
-    /// ``SecretValues/minimumLength``, and of the numbers JSON writes that short.
-    static func shortStrings(in value: JSONValue, at pointer: String) -> [String] {
+    /// ``SecretValues/minimumLength``, and of the numbers JSON writes that short; `pointer` gives `value`'s own,
+    /// built only when one is found.
+    static func shortStrings(in value: JSONValue, at pointer: () -> String) -> [String] {
         switch value {
         case .string, .int, .double:
-            return SecretValues.isTooShort(value) ? [pointer] : []
+            return SecretValues.isTooShort(value) ? [pointer()] : []
         case .array(let elements):
-            return elements.indices.flatMap { shortStrings(in: elements[$0], at: JSONPointer.appending(String($0), to: pointer)) }
+            return elements.indices.flatMap { index in
+                shortStrings(in: elements[index]) { JSONPointer.appending(String(index), to: pointer()) }
+            }
         case .object(let object):
-            return object.members.flatMap { shortStrings(in: $0.value, at: JSONPointer.appending($0.key, to: pointer)) }
+            return object.members.flatMap { member in
+                shortStrings(in: member.value) { JSONPointer.appending(member.key, to: pointer()) }
+            }
         case .null, .bool:
             return []
         }

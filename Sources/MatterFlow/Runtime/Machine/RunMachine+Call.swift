@@ -17,7 +17,7 @@ extension RunMachine {
             return .failure(error)
         }
         do {
-            let inputs = try workflow.resolveInputs(given, source: state.childPath)
+            let inputs = try workflow.resolveInputs(given, source: state.childPath, checkedPayloads: checkedPayloads)
             for name in child.model.secretInputs { inputs[name].map(secrets.add) }
             return .success((child, inputs))
         } catch {

@@ -79,9 +79,7 @@ extension RunMachine {
             element.scope = Self.elementScope(top.scope, map.iteration, map.items[map.index])
             switch childInputs(progress.state, of: element) {
             case .success(let (child, inputs)):
-                return push(
-                    child, inputs: inputs, elementTag: top.elementTag + "[\(map.index)]",
-                    waiting: ParentLevel(level: top, step: progress, map: map))
+                return push(child, inputs: inputs, elementTag: top.elementTag + "[\(map.index)]", step: progress, map: map)
             case .failure(let error):
                 // The body cannot start for this element: the element fails, as if its body had.
                 if let end = record(.failed(error), in: &map, state: progress.state) { return attemptEnded(progress, end) }

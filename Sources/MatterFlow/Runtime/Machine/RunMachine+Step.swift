@@ -34,23 +34,27 @@ extension RunMachine {
         if progress.state.repeating != nil { checkpointIteration(progress) }
         switch childInputs(progress.state, of: top) {
         case .success(let (child, inputs)):
-            return push(child, inputs: inputs, elementTag: top.elementTag, waiting: ParentLevel(level: top, step: progress))
+            return push(child, inputs: inputs, elementTag: top.elementTag, step: progress)
         case .failure(let error):
             return attemptEnded(progress, .failed(error))
         }
     }
 
-    /// Pushes a child level below the innermost one, which then waits for it as `waiting`, and enters the child's
-    /// start state. A level on a cancel path runs its children shielded.
-    mutating func push(_ child: LevelPlace, inputs: JSONObject, elementTag: String, waiting: ParentLevel) -> Continuation {
+    /// Pushes a child level below the innermost one, which then waits for it in `step` (of a map state: for the
+    /// element of `map` being run), and enters the child's start state. A level on a cancel path runs its children
+    /// shielded.
+    mutating func push(
+        _ child: LevelPlace, inputs: JSONObject, elementTag: String, step: StepProgress, map: MapProgress? = nil
+    ) -> Continuation {
         guard let start = child.model.start else {
-            return attemptEnded(waiting.step, .failed(missingState(child.model.startName)))
+            return attemptEnded(step, .failed(missingState(child.model.startName)))
         }
-        let level = Level(
+        var level = Level(
             place: child, shielded: top.onCancelPath, scope: Scope(inputs: inputs, run: Self.runInfo(child.model, configuration)),
             state: start, elementTag: elementTag)
-        parents.append(waiting)
-        top = level
+        // Swapped rather than copied, so that the waiting level is moved to the parents, not retained again.
+        swap(&top, &level)
+        parents.append(ParentLevel(level: level, step: step, map: map))
         return .enterCurrent
     }
 
