@@ -79,6 +79,8 @@ struct RunRecoverer {
         let planned = started.map { ResumePlanner(entries: entries, started: $0, resolutions: resolutions, options: options, answers: answers).plan() }
         if options.resume, let devices = completedDevices, !continuesSafely(planned, lostSession: lostSession) {
             run.resumed = true
+            // Completing the commissioning released the session; the hub says whether the run holds another.
+            run.holdsSession = reconciler.holdsSession
             try finish(
                 run: &run, outcome: .succeeded, error: nil, output: ["deviceIDs": .array(devices.map(JSONValue.string))],
                 note: "resumed: commissioning had been completed (devices \(devices.joined(separator: ", "))), so the run succeeded")

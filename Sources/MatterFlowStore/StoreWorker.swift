@@ -743,12 +743,12 @@ public final class StoreWorker: Sendable {
             error: recovery.finished?.errorJSON, recovered: true,
             notes: recovery.notes + (status == "cancelled" ? cancelBecause.map { ["cancel path taken: \($0)"] } ?? [] : []),
             structure: claimed.structureID, claims: claimed.claims,
+            // A run recovery carried to its end says itself whether it holds its session; the hub is asked too.
             keepSession: status == "succeeded" && recovery.holdsSession != false
                 ? await Self.keepsSession(of: claimed.runID, on: hub, structure: claimed.structureID) : false)
     }
 
-    /// Whether a settled run that ended `succeeded` (and, when recovery continued it through its workflow, ended
-    /// holding its session) keeps the structure's fleet session row: only while the hub shows
+    /// Whether a settled run that ended `succeeded` keeps the structure's fleet session row: only while the hub shows
     /// a session of the run still active (as a `prepare.json` run's, handed on to the runs that continue in it). A
     /// run whose in-doubt release the hub had carried out (`completeCommissioning` applied before its worker died,
     /// the row's release never written) gives the row up; kept, it would refuse every later prepare of the structure

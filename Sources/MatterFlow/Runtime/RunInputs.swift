@@ -4,9 +4,10 @@ extension Workflow {
     /// Checks a run's inputs against the declarations and fills in defaults.
     ///
     /// - Throws: ``DiagnosticsError`` listing every unknown input, missing required input, wrong type and empty
-    ///   required `string` input (`invalidValue`), and every secret input holding a string or number of 1-3 characters
-    ///   (`invalidValue`): a secret that short could not be redacted from free text without mangling it, so it is
-    ///   refused rather than shown.
+    ///   required `string` input (`invalidValue`), every `onboardingPayload` input (given, or its default) that is not
+    ///   a valid code (`invalidValue`, never quoting it), and every secret input holding a string or number of 1-3
+    ///   characters (`invalidValue`): a secret that short could not be redacted from free text without mangling it,
+    ///   so it is refused rather than shown.
     public func resolveInputs(_ given: JSONObject, source: String = "<inputs>") throws(DiagnosticsError) -> JSONObject {
         try resolveInputs(given, source: source, checkedPayloads: [])
     }
@@ -55,7 +56,7 @@ extension Workflow {
                 {
                     report(
                         DiagnosticCode.invalidValue, name,
-                        "the default of input \"\(name)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); pass --input \(name)=CODE, or fix the workflow's default")
+                        "the default of input \"\(name)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); give the input a valid code, or fix the workflow's default")
                 }
                 resolved[name] = defaultValue
             } else if inputs[index].required {

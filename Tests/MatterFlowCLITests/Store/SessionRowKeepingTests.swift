@@ -109,20 +109,85 @@ extension PostgresStoreTests {
     }
 }
 
+extension PostgresStoreTests {
+    /// A takeover that resumes such a run, whose prepare times out again and whose hub then cannot say who holds the
+    /// session that prepare opened late: the continued run ends `succeeded` holding nothing, so the row goes, even
+    /// though the hub cannot be asked about it at the end.
+    @Test("a run a takeover continues to succeeded without a session gives the structure's row up")
+    func takeoverContinuedWithoutASessionKeepsNoRow() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(Self.giveUpWorkflow, to: "try-prepare.json")
+        let hub = try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock())
+        let runID = "run-00000da7e11b"
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+        // The first worker's prepare never reaches the hub; the worker dies while it waits.
+        let stalled = StalledPrepare(simulated: hub)
+        let doomed = TestWorker(store: store, options: WorkerOptions(workerID: "doomed"), hubs: { _ in stalled })
+        #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo))
+        try store.execute(
+            "UPDATE matterflow_runs SET worker_id = 'dead', lease_until = now() - interval '1 second' WHERE run_id = $1", [runID],
+            doing: "test setup")
+        doomed.worker.stop()
+        // The rescuer's hub answers recovery's question, then no more: the late session is left to its lease.
+        let held = HeldPrepareAnswer(simulated: hub, tellsWhoHolds: false, answersFirst: 1)
+        let clock = ManualClock()
+        let rescuer = TestWorker(
+            store: store, options: WorkerOptions(workerID: "rescuer", resume: true), hubs: { _ in held }, clock: clock)
+        #expect(try await Self.eventually { held.opened })
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        _ = try await rescuer.finish(after: [runID], conninfo: conninfo)
+        let run = try #require(try store.run(runID))
+        #expect(run.status == "succeeded", "\(run.notes) \(rescuer.lines)")
+        #expect(run.recovered)
+        #expect(try await hub.activeSession(structure: HomeDescription.defaultHome.structure.id) != nil, "left to the hub's lease")
+        #expect(try store.sessions().isEmpty, "the continued run holds no session: its row goes (\(rescuer.lines))")
+        stalled.fail()
+        _ = try await doomed.summary
+    }
+}
+
+/// A prepare that never reaches the hub: it waits until ``fail()`` (or its task is cancelled), then fails.
+final class StalledPrepare: SimulatedFront {
+    let simulated: SimulatedHub
+    private let gate = AsyncStream<Void>.makeStream()
+
+    init(simulated: SimulatedHub) { self.simulated = simulated }
+
+    /// Ends the waiting prepare, with a failure.
+    func fail() { gate.continuation.finish() }
+
+    func prepareCommissioning(structure: StructureID) async throws -> String {
+        for await _ in gate.stream {}
+        throw FlowError(.hubUnreachable, "the hub is not reachable")
+    }
+}
+
 /// Carries out `prepareCommissioning` at once, and answers only when the test says.
 final class HeldPrepareAnswer: SimulatedFront {
     let simulated: SimulatedHub
     let held = HeldAnswer()
-    /// False: asked who holds the structure's session, the hub fails (`hubUnreachable`).
+    /// False: asked who holds the structure's session, the hub fails (`hubUnreachable`), after its first
+    /// ``answersFirst`` answers.
     let tellsWhoHolds: Bool
+    let answersFirst: Int
+    private let asked = Mutex(0)
 
-    init(simulated: SimulatedHub, tellsWhoHolds: Bool = true) {
+    init(simulated: SimulatedHub, tellsWhoHolds: Bool = true, answersFirst: Int = 0) {
         self.simulated = simulated
         self.tellsWhoHolds = tellsWhoHolds
+        self.answersFirst = answersFirst
     }
 
     func activeSession(structure: StructureID) async throws -> HubSessionInfo? {
-        guard tellsWhoHolds else { throw FlowError(.hubUnreachable, "the hub is not reachable") }
+        let count = asked.withLock { count in
+            count += 1
+            return count
+        }
+        guard tellsWhoHolds || count <= answersFirst else { throw FlowError(.hubUnreachable, "the hub is not reachable") }
         return try await simulated.activeSession(structure: structure)
     }
 

@@ -53,8 +53,8 @@ struct RunMachine: Sendable {
     var visited: [String] = []
     /// The session the run's last successful prepare opened (its calls inside the session expect it).
     var sessionID: String?
-    /// The onboarding payloads among the run's inputs, found valid when they were resolved (a given one) or when the
-    /// workflow was loaded (a default): a sub-workflow given one of them does not decode it again.
+    /// The onboarding payloads among the run's inputs, found valid when they were resolved (a default also when its
+    /// workflow loaded): a sub-workflow given one of them does not decode it again.
     var checkedPayloads: [String] = []
     /// Whether the run holds ``sessionID``: its last session call that took effect opened it rather than releasing
     /// it (a failed release whose attempt suffices ends the hold, as the verifier counts it).
