@@ -84,23 +84,15 @@ extension PostgresStoreTests {
         "a run that succeeds after its prepare timed out keeps no row, its late session released or left to the hub",
         arguments: [true, false])
     func succeededWithoutASessionKeepsNoRow(hubTellsWhoHolds: Bool) async throws {
-        let conninfo = try TestPostgres.database()
-        let store = try PostgresRunStore(conninfo: conninfo)
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let workflow = try directory.write(Self.giveUpWorkflow, to: "try-prepare.json")
-        let hub = try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock())
-        let runID = "run-00000da7e11a"
-        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
-        // The hub opens the session at once but answers only once the run's 1 s timeout cancels the call.
+        let submitted = try await GiveUpRun(runID: "run-00000da7e11a")
+        defer { submitted.directory.remove() }
+        let (store, hub, runID) = (submitted.store, submitted.hub, submitted.runID)
         let held = HeldPrepareAnswer(simulated: hub, tellsWhoHolds: hubTellsWhoHolds)
         let clock = ManualClock()
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "solo"), hubs: { _ in held }, clock: clock)
-        #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo))
-        #expect(try await Self.eventually { held.opened })
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(1))
-        _ = try await worker.finish(after: [runID], conninfo: conninfo)
+        #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: submitted.conninfo))
+        try await submitted.timeOut(held, on: clock)
+        _ = try await worker.finish(after: [runID], conninfo: submitted.conninfo)
         let run = try #require(try store.run(runID))
         #expect(run.status == "succeeded", "\(run.notes) \(worker.lines)")
         let active = try await hub.activeSession(structure: HomeDescription.defaultHome.structure.id)
@@ -115,14 +107,9 @@ extension PostgresStoreTests {
     /// though the hub cannot be asked about it at the end.
     @Test("a run a takeover continues to succeeded without a session gives the structure's row up")
     func takeoverContinuedWithoutASessionKeepsNoRow() async throws {
-        let conninfo = try TestPostgres.database()
-        let store = try PostgresRunStore(conninfo: conninfo)
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let workflow = try directory.write(Self.giveUpWorkflow, to: "try-prepare.json")
-        let hub = try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock())
-        let runID = "run-00000da7e11b"
-        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+        let submitted = try await GiveUpRun(runID: "run-00000da7e11b")
+        defer { submitted.directory.remove() }
+        let (store, hub, runID, conninfo) = (submitted.store, submitted.hub, submitted.runID, submitted.conninfo)
         // The first worker's prepare never reaches the hub; the worker dies while it waits.
         let stalled = StalledPrepare(simulated: hub)
         let doomed = TestWorker(store: store, options: WorkerOptions(workerID: "doomed"), hubs: { _ in stalled })
@@ -136,9 +123,7 @@ extension PostgresStoreTests {
         let clock = ManualClock()
         let rescuer = TestWorker(
             store: store, options: WorkerOptions(workerID: "rescuer", resume: true), hubs: { _ in held }, clock: clock)
-        #expect(try await Self.eventually { held.opened })
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(1))
+        try await submitted.timeOut(held, on: clock)
         _ = try await rescuer.finish(after: [runID], conninfo: conninfo)
         let run = try #require(try store.run(runID))
         #expect(run.status == "succeeded", "\(run.notes) \(rescuer.lines)")
@@ -147,6 +132,34 @@ extension PostgresStoreTests {
         #expect(try store.sessions().isEmpty, "the continued run holds no session: its row goes (\(rescuer.lines))")
         stalled.fail()
         _ = try await doomed.summary
+    }
+}
+
+/// `PostgresStoreTests.giveUpWorkflow` submitted to a store of its own, for a simulated home.
+struct GiveUpRun {
+    let conninfo: String
+    let store: PostgresRunStore
+    /// Holds the workflow file; the test removes it.
+    let directory: TemporaryDirectory
+    let hub: SimulatedHub
+    let runID: String
+
+    init(runID: String) async throws {
+        conninfo = try TestPostgres.database()
+        store = try PostgresRunStore(conninfo: conninfo)
+        hub = try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock())
+        directory = try TemporaryDirectory()
+        self.runID = runID
+        let workflow = try directory.write(PostgresStoreTests.giveUpWorkflow, to: "try-prepare.json")
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+    }
+
+    /// Once `held` has opened the session, moves the run's `clock` through the prepare's 1 s timeout: the hub's
+    /// answer then comes late, when the timeout cancels the call.
+    func timeOut(_ held: HeldPrepareAnswer, on clock: ManualClock) async throws {
+        #expect(try await PostgresStoreTests.eventually { held.opened })
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
     }
 }
 
