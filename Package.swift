@@ -88,12 +88,14 @@ let package = Package(
         // MARK: - Tests
         // Published Thread datasets, shared by every test target that needs one.
         .target(name: "ThreadTestVectors", path: "Tests/ThreadTestVectors"),
+        // The gate tests open to let held hub calls go on, shared by the test targets that hold calls.
+        .target(name: "TestGates", path: "Tests/TestGates"),
         .testTarget(name: "MatterFlowJSONTests", dependencies: ["MatterFlowJSON"]),
         .testTarget(name: "MatterPayloadTests", dependencies: ["MatterPayload"]),
         .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset", "ThreadTestVectors"]),
         .testTarget(
             name: "MatterFlowTests",
-            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload", "ThreadDataset", "ThreadTestVectors", "MatterFlowBenchmarks"]
+            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload", "ThreadDataset", "ThreadTestVectors", "MatterFlowBenchmarks", "TestGates"]
         ),
         .testTarget(name: "MatterFlowBenchmarksTests", dependencies: ["MatterFlowBenchmarks", "MatterFlowJSON"]),
         .testTarget(
@@ -106,7 +108,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MatterFlowJournalTests",
-            dependencies: ["MatterFlowJournal", "MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "ThreadDataset"]
+            dependencies: ["MatterFlowJournal", "MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "ThreadDataset", "TestGates"]
         ),
         .testTarget(
             name: "MatterFlowHubProtocolTests",

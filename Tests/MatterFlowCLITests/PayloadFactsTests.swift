@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlow
+import MatterFlowJSON
 import Testing
 
 /// Inputs of type `onboardingPayload`: their non-secret facts are readable in conditions and templates before
@@ -128,6 +129,17 @@ struct PayloadFactsTests {
             try String(contentsOfFile: outer, encoding: .utf8).replacingOccurrences(of: broken, with: Self.customFlowQR), to: "good.json")
         let ran = await matterflow(["run", good, "--trace", "none"])
         #expect(ran.code == 0, "\(ran.stderr)")
+        // A workflow built in code skips the loader: its run checks the default instead.
+        let built = try WorkflowEngine().load(path: good).with { $0.inputs[0].defaultValue = .string(broken) }
+        #expect(throws: DiagnosticsError.self) { try built.resolveInputs([:]) }
+        do {
+            _ = try built.resolveInputs([:])
+        } catch {
+            #expect(error.diagnostics.map(\.pointer) == ["/code"])
+            #expect(error.diagnostics.first?.message.contains("the default of input \"code\" is not a valid QR code") == true)
+            #expect(!error.diagnostics.contains { $0.message.contains(broken) })
+        }
+        #expect(try built.resolveInputs(["code": .string(Self.customFlowQR)])["code"] == .string(Self.customFlowQR))
     }
 
     @Test func theExampleRefusesCustomFlowDevicesAndNotesTestVendors() async throws {

@@ -4,6 +4,7 @@ import MatterFlow
 @testable import MatterFlowJournal
 import MatterFlowJSON
 import MatterFlowSimulator
+import TestGates
 import Testing
 
 /// A resumed run holds the session its journal shows only while the hub still holds it for the run: one whose
@@ -43,11 +44,11 @@ struct LateSessionRecoveryTests {
             stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: Homes.basic()), clock: clock)
         let hub = LatePrepareHub(base: simulated, late: late)
         let run = Task { try await body(hub, clock) }
-        await hub.held.wait()
+        await hub.arrived.wait()
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(1))
         await clock.waitForSleepers(1)
-        hub.held.open()
+        hub.released.open()
         return try await run.value
     }
 
@@ -86,11 +87,12 @@ struct LateSessionRecoveryTests {
     }
 }
 
-/// A hub whose `prepareCommissioning` number `late` waits for ``held`` to open, cancelled or not (the others answer
-/// at once); it tells who holds a session as its base does.
+/// A hub whose `prepareCommissioning` number `late` opens ``arrived``, then waits for ``released`` to open,
+/// cancelled or not (the others answer at once); it tells who holds a session as its base does.
 final class LatePrepareHub: ForwardingHub, RecoverableHub {
     let base: any Hub
-    let held = Latch()
+    let arrived = Gate()
+    let released = Gate()
     private let late: Int
     private let prepares = Mutex(0)
 
@@ -104,60 +106,14 @@ final class LatePrepareHub: ForwardingHub, RecoverableHub {
             count += 1
             return count
         }
-        if count == late { await held.holdUntilOpen() }
+        if count == late {
+            arrived.open()
+            await released.wait()
+        }
         return try await base.prepareCommissioning(structure: structure)
     }
 
     func activeSession(structure: StructureID) async throws -> HubSessionInfo? {
         try await (base as? any RecoverableHub)?.activeSession(structure: structure)
-    }
-}
-
-/// A latch a caller is held at, ignoring cancellation, until it opens; ``wait()`` returns once someone is held.
-final class Latch: Sendable {
-    private struct State {
-        var holding: CheckedContinuation<Void, Never>?
-        var watching: CheckedContinuation<Void, Never>?
-        var opened = false
-        var arrived = false
-    }
-
-    private let state = Mutex(State())
-
-    /// Holds the caller until ``open()``.
-    func holdUntilOpen() async {
-        await withCheckedContinuation { continuation in
-            let watcher = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                state.arrived = true
-                if state.opened {
-                    continuation.resume()
-                } else {
-                    state.holding = continuation
-                }
-                defer { state.watching = nil }
-                return state.watching
-            }
-            watcher?.resume()
-        }
-    }
-
-    /// Returns once a caller is held (or has been).
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let arrived = state.withLock { state in
-                if !state.arrived { state.watching = continuation }
-                return state.arrived
-            }
-            if arrived { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let holder = state.withLock { state in
-            state.opened = true
-            defer { state.holding = nil }
-            return state.holding
-        }
-        holder?.resume()
     }
 }

@@ -1,6 +1,7 @@
 import MatterFlow
 import MatterFlowJSON
 import Synchronization
+import TestGates
 import Testing
 
 /// A hub call the run abandoned but the hub keeps running: the run's next hub call waits for it (bounded), so the

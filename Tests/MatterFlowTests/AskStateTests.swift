@@ -2,6 +2,7 @@ import Foundation
 import MatterFlow
 import MatterFlowJSON
 import Synchronization
+import TestGates
 import Testing
 
 /// Ask states: the question published with its choices resolved, answers checked at the caller (the run keeps

@@ -1,5 +1,6 @@
 import MatterFlow
 import MatterFlowJSON
+import TestGates
 import Testing
 
 /// Cancellation, sub-workflows and the commissioning flow's failure semantics.

@@ -1,6 +1,7 @@
 import MatterFlow
 import MatterFlowJSON
 import Synchronization
+import TestGates
 import Testing
 
 /// A session-opening call that times out (or that a cancel stops) but that the hub still serves: the workflow never

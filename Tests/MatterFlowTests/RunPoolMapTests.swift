@@ -1,5 +1,6 @@
 import MatterFlowJSON
 import MatterFlowSimulator
+import TestGates
 import Testing
 
 @testable import MatterFlow

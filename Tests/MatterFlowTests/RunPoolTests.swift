@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlowJSON
+import TestGates
 import Testing
 
 @testable import MatterFlow

@@ -75,7 +75,7 @@ extension AbandonedCalls {
                 switch outcome {
                 case .finished(let value): done = value["released"]?.boolValue == true ? .released : .alreadyEnded
                 case .failed(let error): done = .failed(error.message)
-                case .timedOut: done = .failed("the hub did not answer within \(Int(release.timeoutSeconds)) s")
+                case .timedOut: done = .failed("the hub did not answer within \(release.timeout.secondsText) s")
                 case .cancelled: done = .failed("the release was cancelled")
                 }
             }
@@ -106,7 +106,7 @@ extension AbandonedCalls {
         switch answer {
         case .finished(let active): return active == sessionID ? .yes : .no
         case .failed(let error): return .unknown(error.message)
-        case .timedOut: return .unknown("no answer within \(Int(timeout.secondsValue)) s")
+        case .timedOut: return .unknown("no answer within \(timeout.secondsText) s")
         case .cancelled: return .unknown("the question was cancelled")
         }
     }

@@ -20,6 +20,11 @@ extension Workflow {
             diagnostics.append(
                 Diagnostic(severity: .error, code: code, message: message, file: source, pointer: JSONPointer.appending(name, to: "")))
         }
+        // Why a payload input's value is not a valid code; nil when it is, or is one of `checkedPayloads`.
+        func payloadProblem(_ index: Int, _ value: JSONValue) -> String? {
+            guard inputs[index].type == .onboardingPayload, let text = value.stringValue, !checkedPayloads.contains(text) else { return nil }
+            return OnboardingPayloadFacts.problem(with: text)
+        }
         var resolved = JSONObject()
         resolved.reserveCapacity(inputs.count)
         // Declarations are read in place: copying each one would retain every member of it.
@@ -41,9 +46,7 @@ extension Workflow {
                     report(
                         DiagnosticCode.invalidValue, name,
                         "required input \"\(name)\" is empty; give it a value (a required string input must not be empty)")
-                } else if inputs[index].type == .onboardingPayload, let text = value.stringValue, !checkedPayloads.contains(text),
-                    let problem = OnboardingPayloadFacts.problem(with: text)
-                {
+                } else if let problem = payloadProblem(index, value) {
                     report(
                         DiagnosticCode.invalidValue, name,
                         "input \"\(name)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); check the code on the device's label")
@@ -51,9 +54,7 @@ extension Workflow {
                 resolved[name] = value
             } else if let defaultValue = inputs[index].defaultValue {
                 // A loaded workflow's payload default was checked as it loaded; one built in code is checked here.
-                if inputs[index].type == .onboardingPayload, let text = defaultValue.stringValue, !checkedPayloads.contains(text),
-                    let problem = OnboardingPayloadFacts.problem(with: text)
-                {
+                if let problem = payloadProblem(index, defaultValue) {
                     report(
                         DiagnosticCode.invalidValue, name,
                         "the default of input \"\(name)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); give the input a valid code, or fix the workflow's default")

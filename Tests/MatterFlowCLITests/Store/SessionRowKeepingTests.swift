@@ -87,7 +87,7 @@ extension PostgresStoreTests {
         let submitted = try await GiveUpRun(runID: "run-00000da7e11a")
         defer { submitted.directory.remove() }
         let (store, hub, runID) = (submitted.store, submitted.hub, submitted.runID)
-        let held = HeldPrepareAnswer(simulated: hub, tellsWhoHolds: hubTellsWhoHolds)
+        let held = HeldPrepareAnswer(simulated: hub, answersWhoHolds: hubTellsWhoHolds ? .max : 0)
         let clock = ManualClock()
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "solo"), hubs: { _ in held }, clock: clock)
         #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: submitted.conninfo))
@@ -119,7 +119,7 @@ extension PostgresStoreTests {
             doing: "test setup")
         doomed.worker.stop()
         // The rescuer's hub answers recovery's question, then no more: the late session is left to its lease.
-        let held = HeldPrepareAnswer(simulated: hub, tellsWhoHolds: false, answersFirst: 1)
+        let held = HeldPrepareAnswer(simulated: hub, answersWhoHolds: 1)
         let clock = ManualClock()
         let rescuer = TestWorker(
             store: store, options: WorkerOptions(workerID: "rescuer", resume: true), hubs: { _ in held }, clock: clock)
@@ -183,16 +183,13 @@ final class StalledPrepare: SimulatedFront {
 final class HeldPrepareAnswer: SimulatedFront {
     let simulated: SimulatedHub
     let held = HeldAnswer()
-    /// False: asked who holds the structure's session, the hub fails (`hubUnreachable`), after its first
-    /// ``answersFirst`` answers.
-    let tellsWhoHolds: Bool
-    let answersFirst: Int
+    /// How many times the hub says who holds the structure's session; asked again, it fails (`hubUnreachable`).
+    let answersWhoHolds: Int
     private let asked = Mutex(0)
 
-    init(simulated: SimulatedHub, tellsWhoHolds: Bool = true, answersFirst: Int = 0) {
+    init(simulated: SimulatedHub, answersWhoHolds: Int = .max) {
         self.simulated = simulated
-        self.tellsWhoHolds = tellsWhoHolds
-        self.answersFirst = answersFirst
+        self.answersWhoHolds = answersWhoHolds
     }
 
     func activeSession(structure: StructureID) async throws -> HubSessionInfo? {
@@ -200,7 +197,7 @@ final class HeldPrepareAnswer: SimulatedFront {
             count += 1
             return count
         }
-        guard tellsWhoHolds || count <= answersFirst else { throw FlowError(.hubUnreachable, "the hub is not reachable") }
+        guard count <= answersWhoHolds else { throw FlowError(.hubUnreachable, "the hub is not reachable") }
         return try await simulated.activeSession(structure: structure)
     }
 

@@ -1,6 +1,7 @@
 import MatterFlow
 import MatterFlowJSON
 import Synchronization
+import TestGates
 
 /// A hub whose answers tests script per operation and attempt, recording every call.
 final class ScriptedHub: Hub {
@@ -18,28 +19,7 @@ final class ScriptedHub: Hub {
     }
 
     /// A one-shot gate a test opens to let a held call finish.
-    final class Gate: Sendable {
-        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-        func open() {
-            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                state.open = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            waiters.forEach { $0.resume() }
-        }
-
-        func wait() async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let isOpen = state.withLock { state -> Bool in
-                    if !state.open { state.waiters.append(continuation) }
-                    return state.open
-                }
-                if isOpen { continuation.resume() }
-            }
-        }
-    }
+    typealias Gate = TestGates.Gate
 
     private struct State {
         var scripts: [String: [Answer]] = [:]
