@@ -192,6 +192,17 @@ public struct RunFinishedEntry: Sendable, Hashable {
     public var output: JSONValue?
     /// Whether recovery wrote it.
     public var recovered: Bool
+    /// Whether the run ended holding its commissioning session (``RunResult/holdsSession``); nil in a record written
+    /// by an engine that did not record it, when only the hub can tell.
+    public var holdsSession: Bool?
+
+    public init(outcome: RunResult.Outcome, error: FlowError?, output: JSONValue?, recovered: Bool, holdsSession: Bool?) {
+        self.outcome = outcome
+        self.error = error
+        self.output = output
+        self.recovered = recovered
+        self.holdsSession = holdsSession
+    }
 
     /// The error as the record keeps it (`code`, `cause`, `message`, `state`); nil when the run has none.
     public var errorJSON: JSONValue? { error.map { JournalEntryCodec.json($0) } }

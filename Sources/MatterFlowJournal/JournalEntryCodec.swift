@@ -79,6 +79,7 @@ enum JournalEntryCodec {
             return fields
         case .runFinished(let finished):
             var fields: JSONObject = ["outcome": .string(finished.outcome.rawValue), "error": json(finished.error)]
+            if let holdsSession = finished.holdsSession { fields["holdsSession"] = .bool(holdsSession) }
             if finished.recovered {
                 fields["output"] = finished.output ?? .null
                 fields["recovered"] = true
@@ -194,7 +195,7 @@ enum JournalEntryCodec {
                 RunFinishedEntry(
                     outcome: try fields.enumeration("outcome", RunResult.Outcome.self, ["succeeded", "failed", "cancelled"]),
                     error: try error(fields, "error"), output: try fields.optionalValue("output"),
-                    recovered: try fields.optionalBool("recovered") ?? false))
+                    recovered: try fields.optionalBool("recovered") ?? false, holdsSession: try fields.optionalBool("holdsSession")))
         case .recoveryStarted:
             return .recoveryStarted(
                 RecoveryStartedEntry(

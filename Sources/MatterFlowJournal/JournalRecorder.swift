@@ -116,10 +116,10 @@ final class JournalRecorder: RunRecording {
             write(.outcome(OutcomeEntry(
                 key: key, workflow: path, state: stateName, operation: operation, attempt: attempt,
                 durationSeconds: duration.secondsValue, result: result, devices: error == nil ? kept?.devices : nil)))
-        case .runFinished(let outcome, let error) where continuing:
+        case .runFinished(let outcome, let error, _) where continuing:
             state.withLock { $0.finished = (outcome, error) }
-        case .runFinished(let outcome, let error):
-            write(.runFinished(RunFinishedEntry(outcome: outcome, error: error, output: nil, recovered: false)))
+        case .runFinished(let outcome, let error, let holdsSession):
+            write(.runFinished(RunFinishedEntry(outcome: outcome, error: error, output: nil, recovered: false, holdsSession: holdsSession)))
             state.withLock { $0.ended = true }
             writer.close()
         case .stateEntered, .guardChecked, .retryScheduled, .transition, .warning, .waitStarted, .eventReceived,

@@ -83,8 +83,9 @@ public struct RunRecovery: Sendable {
     /// the journal does): for the caller to hand over (a fleet's worker to its secrets directory); never journaled
     /// nor in ``jsonValue``.
     public var output: JSONValue?
-    /// For a run recovery continued to its end through its workflow, or found to have completed its commissioning:
-    /// whether it ended holding its commissioning session (``RunResult/holdsSession``); nil for any other run.
+    /// Whether the run ended holding its commissioning session (``RunResult/holdsSession``): for a run recovery
+    /// ended, and for one it found finished whose terminal record says (``RunFinishedEntry/holdsSession``); nil for
+    /// any other run.
     public var holdsSession: Bool?
 
     public var jsonValue: JSONValue {

@@ -42,6 +42,7 @@ extension RunRecoverer {
             run.action = .alreadyFinished
             run.status = JournalRunStatus(finished.outcome)
             run.finished = finished
+            run.holdsSession = finished.holdsSession
             // A recovery killed while writing its last record left a torn tail: cut it, as for any run.
             if let torn = contents.tornTail {
                 do {

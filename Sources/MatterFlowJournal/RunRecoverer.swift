@@ -135,9 +135,9 @@ struct RunRecoverer {
         if result.outcome != .succeeded {
             try await releaseLeftovers(&run, heldBefore: ending.heldSessionBefore)
         }
+        run.holdsSession = result.holdsSession
         try finish(run: &run, outcome: result.outcome, error: error, output: result.redactedOutput, note: nil)
         run.output = result.output
-        run.holdsSession = result.holdsSession
         return error
     }
 
@@ -225,6 +225,7 @@ struct RunRecoverer {
         message += run.releasedSession ? " and released its commissioning session" : "; the run held no session"
         if let devices = completedDevices { message += "; commissioning had been completed (devices \(devices.joined(separator: ", ")))" }
         let error = FlowError(code: .cancelled, cause: .runCancelled, message: message, state: interruptedIn)
+        run.holdsSession = false
         try finish(run: &run, outcome: .cancelled, error: error, output: nil, note: nil)
     }
 
@@ -347,7 +348,7 @@ struct RunRecoverer {
         if let note { run.notes.append(note) }
         let finished = RecoveryFinishedEntry(
             outcome: outcome, resumed: run.resumed, releasedSession: run.releasedSession, resolutions: run.resolutions.count)
-        let entry = RunFinishedEntry(outcome: outcome, error: error, output: output, recovered: true)
+        let entry = RunFinishedEntry(outcome: outcome, error: error, output: output, recovered: true, holdsSession: run.holdsSession)
         try journal { () throws(JournalError) in
             try writer.append(.runFinished(entry))
             try writer.append(.recoveryFinished(finished))

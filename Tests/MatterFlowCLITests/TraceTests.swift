@@ -36,6 +36,7 @@ struct TraceTests {
         #expect(names.first == "runStarted")
         #expect(names.last == "runFinished")
         #expect(events.last?["outcome"] as? String == "succeeded")
+        #expect(events.last?["holdsSession"] == nil, "completing the commissioning released the session")
         // Every event belongs to the same run as the result.
         let runID = try run.result()["runID"] as? String
         #expect(events.allSatisfy { $0["runID"] as? String == runID })
@@ -52,6 +53,18 @@ struct TraceTests {
         // The payload is secret: not in the trace, in neither form.
         #expect(!run.stderr.contains(Payloads.specQR))
         #expect(!run.stderr.contains("Y.K9042C00KA0648G00"))
+    }
+
+    @Test("jsonl: a run that ends holding its commissioning session says so in runFinished")
+    func jsonlHoldsSession() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let run = await matterflow(["run", Repository.workflow("prepare"), "--home", home, "--trace", "jsonl"])
+        #expect(run.code == 0, "\(run.stderr)")
+        let last = try #require(try Self.events(run.stderr).last)
+        #expect(last["event"] as? String == "runFinished")
+        #expect(last["holdsSession"] as? Bool == true)
     }
 
     @Test("jsonl with --show-secrets shows the onboarding payload")

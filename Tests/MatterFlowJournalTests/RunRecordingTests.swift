@@ -42,7 +42,7 @@ struct RunRecordingTests {
             workflowPath: ["w"], state: "share", attempt: 1, operation: operation, shownArguments: [:],
             context: HubCallContext(runID: "run-late", idempotencyKey: "run-late/3"))
         recorder.lateResult(call, value: ["epskc": "123456789", "expiresInSeconds": 600])
-        recorder.record(RunEvent(runID: "run-late", time: .zero, workflowPath: ["w"], kind: .runFinished(outcome: .failed, error: nil)))
+        recorder.record(RunEvent(runID: "run-late", time: .zero, workflowPath: ["w"], kind: .runFinished(outcome: .failed, error: nil, holdsSession: false)))
         recorder.lateResult(call, value: ["epskc": "987654321", "expiresInSeconds": 600])
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(!text.contains("123456789") && !text.contains("987654321"), "the key never reaches the journal")

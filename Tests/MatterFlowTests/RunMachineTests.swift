@@ -47,7 +47,7 @@ import Testing
                 case .answered(_, let question, let value): "answered \(question) \(JSONWriter.compact(value))"
                 case .answerRejected(_, let question, _): "answerRejected \(question)"
                 case .cancelRequested(let state): "cancelRequested \(state)"
-                case .runFinished(let outcome, _): "runFinished \(outcome.rawValue)"
+                case .runFinished(let outcome, _, _): "runFinished \(outcome.rawValue)"
                 }
             case .checkpoint(let checkpoint): "checkpoint \(checkpoint.state)"
             case .proceed: "proceed"

@@ -23,7 +23,8 @@ public struct RunEvent: Sendable {
         /// An answer given in advance did not fit the question; the run waits for another.
         case answerRejected(state: String, question: String, reason: String)
         case cancelRequested(state: String)
-        case runFinished(outcome: RunResult.Outcome, error: FlowError?)
+        /// The run ended; `holdsSession` is ``RunResult/holdsSession``.
+        case runFinished(outcome: RunResult.Outcome, error: FlowError?, holdsSession: Bool)
     }
 
     public var runID: String
@@ -125,9 +126,10 @@ public struct RunEvent: Sendable {
             object["reason"] = .string(reason)
         case .cancelRequested(let state):
             object["state"] = .string(state)
-        case .runFinished(let outcome, let failure):
+        case .runFinished(let outcome, let failure, let holdsSession):
             object["outcome"] = .string(outcome.rawValue)
             object["error"] = error(failure)
+            if holdsSession { object["holdsSession"] = true }
         }
         return .object(object)
     }
@@ -175,7 +177,7 @@ public struct RunEvent: Sendable {
             return "\(indent)  ✗ answer to \(question) refused: \(reason)"
         case .cancelRequested(let state):
             return "\(indent)  ✋ cancel requested in \(state)"
-        case .runFinished(let outcome, let failure):
+        case .runFinished(let outcome, let failure, _):
             return "■ \(outcome.rawValue)" + (failure.map { ": \($0) (in \($0.state ?? "?"))" } ?? "")
         }
     }

@@ -319,8 +319,8 @@ final class SecretValues: Sendable {
             return .retryScheduled(state: state, attempt: attempt, delaySeconds: delay, error: redacting(error) ?? error)
         case .warning(let state, let message):
             return .warning(state: state, message: redacting(message))
-        case .runFinished(let outcome, let error):
-            return .runFinished(outcome: outcome, error: redacting(error))
+        case .runFinished(let outcome, let error, let holdsSession):
+            return .runFinished(outcome: outcome, error: redacting(error), holdsSession: holdsSession)
         case .questionAsked(let state, var question):
             question.prompt = redacting(question.prompt)
             if case .choice(let choices) = question.schema {

@@ -135,6 +135,39 @@ extension PostgresStoreTests {
     }
 }
 
+extension PostgresStoreTests {
+    /// A worker that dies after its run's last records were committed but before its final status was: the takeover
+    /// finds the run finished, and its terminal record says whether it held its session. A run that ended holding
+    /// nothing gives its row up even when the hub cannot say who holds the structure's session.
+    @Test("a takeover of a run that had finished without a session gives its row up, whatever the hub can say")
+    func takeoverOfAFinishedRunKeepsNoRowItDidNotHold() async throws {
+        let submitted = try await GiveUpRun(runID: "run-00000da7e11c")
+        defer { submitted.directory.remove() }
+        let (store, hub, runID, conninfo) = (submitted.store, submitted.hub, submitted.runID, submitted.conninfo)
+        let structure = HomeDescription.defaultHome.structure.id
+        let late = HeldPrepareAnswer(simulated: hub, answersWhoHolds: 0)
+        let clock = ManualClock()
+        let first = TestWorker(store: store, options: WorkerOptions(workerID: "first"), hubs: { _ in late }, clock: clock)
+        #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo))
+        try await submitted.timeOut(late, on: clock)
+        _ = try await first.finish(after: [runID], conninfo: conninfo)
+        #expect(try store.run(runID)?.status == "succeeded", "\(first.lines)")
+        // As if the worker had died between the commit of its run's records and that of its final status.
+        try store.execute(
+            "UPDATE matterflow_runs SET status = 'running', worker_id = 'dead', lease_until = now() - interval '1 second' WHERE run_id = $1",
+            [runID], doing: "test setup")
+        try store.execute(
+            "INSERT INTO matterflow_sessions (structure_id, run_id) VALUES ($1, $2)", [structure, runID], doing: "test setup")
+        let rescuer = TestWorker(
+            store: store, options: WorkerOptions(workerID: "rescuer"), hubs: { _ in HeldPrepareAnswer(simulated: hub, answersWhoHolds: 0) })
+        _ = try await rescuer.finish(after: [runID], conninfo: conninfo)
+        let run = try #require(try store.run(runID))
+        #expect(run.status == "succeeded", "\(run.notes) \(rescuer.lines)")
+        #expect(try await hub.activeSession(structure: structure) != nil, "the late session is left to the hub's lease")
+        #expect(try store.sessions().isEmpty, "the run's last record says it held no session: its row goes (\(rescuer.lines))")
+    }
+}
+
 /// `PostgresStoreTests.giveUpWorkflow` submitted to a store of its own, for a simulated home.
 struct GiveUpRun {
     let conninfo: String

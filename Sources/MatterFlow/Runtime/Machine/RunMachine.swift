@@ -415,7 +415,7 @@ struct RunMachine: Sendable {
             result.warnings = result.warnings.map(secrets.redacting)
             result.error = secrets.redacting(result.error)
         }
-        report(top.path, .runFinished(outcome: result.outcome, error: result.error))
+        report(top.path, .runFinished(outcome: result.outcome, error: result.error, holdsSession: result.holdsSession))
         phase = .finished
         actions.append(.finish(result))
     }
