@@ -195,6 +195,8 @@ final class PlannedCall: Sendable {
     let secretResultFields: Set<String>
     /// The operation's warnings about a call's arguments.
     let argumentWarnings: (@Sendable (JSONObject) -> [String])?
+    /// The arguments that are onboarding payloads (``OperationDescriptor/Argument/onboardingPayload``).
+    let payloadArguments: [String]
     /// The operation opens the commissioning session (``OperationDescriptor/acquiresSession``).
     let acquiresSession: Bool
     /// The operation works inside the commissioning session (``OperationDescriptor/usesSession``).
@@ -217,6 +219,7 @@ final class PlannedCall: Sendable {
         secretArguments = operation.arguments.filter(\.secret).map(\.name)
         secretResultFields = operation.secretResultFields
         argumentWarnings = operation.argumentWarnings
+        payloadArguments = operation.arguments.filter(\.onboardingPayload).map(\.name)
         acquiresSession = operation.acquiresSession
         usesSession = operation.usesSession
         releasesSession = operation.releasesSession

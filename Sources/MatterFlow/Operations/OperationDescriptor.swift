@@ -11,13 +11,21 @@ public struct OperationDescriptor: Sendable {
         public var required: Bool
         /// Never shown in progress lines, traces or journals unless the user asks for secrets.
         public var secret: Bool
+        /// The argument is an onboarding payload (a QR code or manual pairing code): a call whose code is not a
+        /// valid one fails with `invalidPayload` before the hub sees it, and a run warns about what a valid one
+        /// holds that this version does not define. A run decodes each code once, however many calls take it.
+        public var onboardingPayload: Bool
         public var summary: String
 
-        public init(_ name: String, _ shape: ValueShape, required: Bool, secret: Bool = false, _ summary: String) {
+        public init(
+            _ name: String, _ shape: ValueShape, required: Bool, secret: Bool = false, onboardingPayload: Bool = false,
+            _ summary: String
+        ) {
             self.name = name
             self.shape = shape
             self.required = required
             self.secret = secret
+            self.onboardingPayload = onboardingPayload
             self.summary = summary
         }
     }
@@ -123,18 +131,30 @@ public struct OperationDescriptor: Sendable {
     /// The argument names that are secret.
     public var secretArguments: Set<String> { Set(arguments.filter(\.secret).map(\.name)) }
 
-    /// Runs the operation after checking the arguments' shapes.
+    /// Runs the operation after checking its arguments: their shapes, and each onboarding payload's code.
     public func call(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
         try check(arguments)
         return try await invoke(hub, structure, arguments)
     }
 
-    /// Checks the arguments' shapes: a required argument must be there and not null, and each must fit its shape.
+    /// Checks the arguments: a required argument must be there and not null, each must fit its shape, and each
+    /// onboarding payload must be a valid code.
     func check(_ arguments: JSONObject) throws(FlowError) {
         try Self.check(arguments, against: self.arguments, operation: name)
+        for argument in self.arguments where argument.onboardingPayload {
+            guard let text = arguments[argument.name]?.stringValue, case .invalid(let problem) = PayloadCheck(text) else { continue }
+            throw Self.invalidPayload(problem)
+        }
     }
 
-    /// Checks arguments against an operation's declarations (without copying the descriptor to reach them).
+    /// The error of a call whose onboarding payload is not a valid code (`problem` says why, never quoting it).
+    static func invalidPayload(_ problem: String) -> FlowError {
+        FlowError(
+            .invalidPayload,
+            "the onboarding payload is not a valid QR code or manual pairing code (\(problem)); check the code on the device's label")
+    }
+
+    /// Checks arguments' shapes against an operation's declarations (without copying the descriptor to reach them).
     static func check(_ arguments: JSONObject, against declared: [Argument], operation name: String) throws(FlowError) {
         for argument in declared {
             guard let value = arguments[argument.name], !value.isNull else {

@@ -9,21 +9,22 @@ extension Workflow {
     ///   characters (`invalidValue`): a secret that short could not be redacted from free text without mangling it,
     ///   so it is refused rather than shown.
     public func resolveInputs(_ given: JSONObject, source: String = "<inputs>") throws(DiagnosticsError) -> JSONObject {
-        try resolveInputs(given, source: source, checkedPayloads: [])
+        var payloads = PayloadChecks()
+        return try resolveInputs(given, source: source, payloads: &payloads)
     }
 
-    /// ``resolveInputs(_:source:)``, taking the codes in `checkedPayloads` as valid onboarding payloads without
-    /// decoding them again (a run's own inputs, when a sub-workflow is given one of them).
-    func resolveInputs(_ given: JSONObject, source: String, checkedPayloads: [String]) throws(DiagnosticsError) -> JSONObject {
+    /// ``resolveInputs(_:source:)``, each onboarding payload checked through the run's `payloads`: a code the run
+    /// has checked already is not decoded again, and one checked here is not decoded again by the run.
+    func resolveInputs(_ given: JSONObject, source: String, payloads: inout PayloadChecks) throws(DiagnosticsError) -> JSONObject {
         var diagnostics: [Diagnostic] = []
         func report(_ code: String, _ name: String, _ message: String) {
             diagnostics.append(
                 Diagnostic(severity: .error, code: code, message: message, file: source, pointer: JSONPointer.appending(name, to: "")))
         }
-        // Why a payload input's value is not a valid code; nil when it is, or is one of `checkedPayloads`.
+        // Why a payload input's value is not a valid code; nil when it is.
         func payloadProblem(_ index: Int, _ value: JSONValue) -> String? {
-            guard inputs[index].type == .onboardingPayload, let text = value.stringValue, !checkedPayloads.contains(text) else { return nil }
-            return OnboardingPayloadFacts.problem(with: text)
+            guard inputs[index].type == .onboardingPayload, let text = value.stringValue else { return nil }
+            return payloads.problem(with: text)
         }
         var resolved = JSONObject()
         resolved.reserveCapacity(inputs.count)

@@ -48,11 +48,14 @@ struct StepRace {
     /// Work a race runs; its value travels type-erased.
     typealias Work = @Sendable () async throws -> any Sendable
 
-    /// Races an operation's call, its arguments checked first (as ``OperationDescriptor/call(hub:structure:arguments:)``).
+    /// Races an operation's call, its arguments' shapes checked first; a call the run refused (`refusal`: its
+    /// onboarding payload is not a valid code) fails at once, as it would have failed before reaching the hub.
     func call(
-        _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, timeout: Duration
+        _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, timeout: Duration,
+        refusal: FlowError? = nil
     ) async -> RaceOutcome<JSONValue> {
-        await run(
+        if let refusal { return .failed(refusal) }
+        return await run(
             Race(clock: clock, call: call, hub: hub, structure: structure, arguments: arguments), timeout: timeout,
             label: call.name, opensSession: call.acquiresSession
         ) {

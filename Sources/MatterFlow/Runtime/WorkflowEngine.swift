@@ -60,9 +60,8 @@ public struct WorkflowEngine: Sendable {
     @concurrent public func run(
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions
     ) async throws(DiagnosticsError) -> RunResult {
-        let resolved = try workflow.resolveInputs(inputs)
         let signal = options.cancellation?.signal ?? CancellationSignal()
-        let driver = makeDriver(workflow, inputs: resolved, hub: hub, options: options, signal: signal)
+        let driver = try makeDriver(workflow, inputs: inputs, hub: hub, options: options, signal: signal)
         // ``WorkflowClock/working(_:)-(()async throws(E)->T)``, written out: the run's frame holds no closure.
         options.clock.beginActivity()
         defer { options.clock.endActivity() }
@@ -78,16 +77,26 @@ public struct WorkflowEngine: Sendable {
     public func start(
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions
     ) throws(DiagnosticsError) -> RunHandle {
-        start(workflow, resolvedInputs: try workflow.resolveInputs(inputs), on: hub, options: options)
+        var payloads = PayloadChecks()
+        let resolved = try workflow.resolveInputs(inputs, source: "<inputs>", payloads: &payloads)
+        return start(workflow, resolvedInputs: resolved, payloads: payloads, on: hub, options: options)
     }
 
     /// Starts a run whose inputs the caller has resolved already (``Workflow/resolveInputs(_:)``: defaults filled in,
     /// types checked), as ``start(_:inputs:on:options:)`` does after resolving them: for the journal, which resolves
     /// them first to digest the secret ones.
     package func start(_ workflow: Workflow, resolvedInputs resolved: JSONObject, on hub: any Hub, options: RunOptions) -> RunHandle {
+        start(workflow, resolvedInputs: resolved, payloads: nil, on: hub, options: options)
+    }
+
+    /// ``start(_:resolvedInputs:on:options:)`` with the onboarding payloads checked as the inputs were resolved.
+    private func start(
+        _ workflow: Workflow, resolvedInputs resolved: JSONObject, payloads: PayloadChecks?, on hub: any Hub, options: RunOptions
+    ) -> RunHandle {
         // The handle's stream observes every run it starts.
         let machine = RunMachine(
-            place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration(options, observed: true))
+            place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration(options, observed: true),
+            payloads: payloads)
         return launch(workflow, machine: machine, on: hub, options: options, signal: options.cancellation?.signal ?? CancellationSignal())
     }
 
@@ -144,22 +153,20 @@ public struct WorkflowEngine: Sendable {
             random: options.random, wallClock: WallClock.reading(options.clock, origin: options.wallClockOrigin))
     }
 
-    private func makeMachine(_ workflow: Workflow, inputs: JSONObject, options: RunOptions) -> RunMachine {
-        RunMachine(
-            place: workflow.model.topPlace(catalog: catalog), inputs: inputs,
-            configuration: configuration(options, observed: options.observer != nil))
-    }
-
-    /// The driver of a run from the workflow's start, with its machine. Never inlined: the machine is built here,
-    /// on the thread's stack, so that the async frame of ``run(_:inputs:on:options:)``, which a run holds until it
-    /// ends, has no room for it (928 bytes with it, 432 without).
+    /// The driver of a run from the workflow's start, its inputs resolved (``Workflow/resolveInputs(_:source:)``)
+    /// and its machine built. Never inlined: the machine is built here, on the thread's stack, so that the async
+    /// frame of ``run(_:inputs:on:options:)``, which a run holds until it ends, has no room for it (928 bytes with
+    /// it, 432 without).
     @inline(never)
     private func makeDriver(
         _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal
-    ) -> RunDriver {
-        makeDriver(
-            makeMachine(workflow, inputs: inputs, options: options), hub: hub, options: options, signal: signal,
-            desk: AnswerDesk(answers: options.answers))
+    ) throws(DiagnosticsError) -> RunDriver {
+        var payloads = PayloadChecks()
+        let resolved = try workflow.resolveInputs(inputs, source: "<inputs>", payloads: &payloads)
+        let machine = RunMachine(
+            place: workflow.model.topPlace(catalog: catalog), inputs: resolved,
+            configuration: configuration(options, observed: options.observer != nil), payloads: payloads)
+        return makeDriver(machine, hub: hub, options: options, signal: signal, desk: AnswerDesk(answers: options.answers))
     }
 
     /// The driver of a run, which owns its machine from here on.

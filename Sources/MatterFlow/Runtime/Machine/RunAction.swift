@@ -107,14 +107,22 @@ final class RunCall: Sendable {
     let guardName: String?
     /// The run's secrets, which the call's result is redacted of for the recording; nil when the run shows secrets.
     let redaction: SecretValues?
+    /// Why the call fails before the hub sees it (an onboarding payload argument that is not a valid code); nil when
+    /// it is made.
+    let refusal: FlowError?
+    /// What the run warns about in the arguments of the state's first attempt (``OperationDescriptor/argumentWarnings``,
+    /// and what a valid onboarding payload holds that this version does not define); empty on later attempts.
+    let warnings: [String]
 
     init(
         operation: PlannedCall, arguments: JSONObject, timeout: Duration, context: HubCallContext, state: String,
         path: [String], attempt: Int, shownArguments: JSONObject, cancellable: Bool, guardName: String? = nil,
-        redaction: SecretValues? = nil
+        redaction: SecretValues? = nil, refusal: FlowError? = nil, warnings: [String] = []
     ) {
         self.guardName = guardName
         self.redaction = redaction
+        self.refusal = refusal
+        self.warnings = warnings
         self.operation = operation
         self.arguments = arguments
         self.timeout = timeout

@@ -4,7 +4,7 @@ extension RunMachine {
     /// A sub-workflow state's child place, with its inputs evaluated in the parent level's scope and checked
     /// against the child's declarations. The values of the child's secret inputs join the run's secrets: the parent
     /// may pass a value it does not hold secret (a literal, a result field), which the child's declaration makes one.
-    func childInputs(_ state: PlannedState, of level: Level) -> Result<(LevelPlace, JSONObject), FlowError> {
+    mutating func childInputs(_ state: PlannedState, of level: Level) -> Result<(LevelPlace, JSONObject), FlowError> {
         guard let workflow = state.child, let child = level.place.child(of: state) else {
             return .failure(FlowError(.engineMisconfigured, "sub-workflow \(state.childPath) was not loaded"))
         }
@@ -17,7 +17,7 @@ extension RunMachine {
             return .failure(error)
         }
         do {
-            let inputs = try workflow.resolveInputs(given, source: state.childPath, checkedPayloads: checkedPayloads)
+            let inputs = try workflow.resolveInputs(given, source: state.childPath, payloads: &payloads)
             for name in child.model.secretInputs { inputs[name].map(secrets.add) }
             return .success((child, inputs))
         } catch {
@@ -85,6 +85,16 @@ extension RunMachine {
         if let key = call.operation.idempotencyKey, arguments[key] == nil {
             arguments[key] = .string(generatedKey(for: planned))
         }
+        var refusal: FlowError?
+        var warnings: [String] = []
+        for name in call.payloadArguments {
+            guard let text = arguments[name]?.stringValue else { continue }
+            switch payloads.warnings(for: text) {
+            case .valid(let found): if attempt == 1 { warnings += found ?? [] }
+            case .invalid(let problem): refusal = refusal ?? OperationDescriptor.invalidPayload(problem)
+            }
+        }
+        if attempt == 1, let warn = call.argumentWarnings { warnings += warn(arguments) }
         // Reports and the recording show the arguments; a run with neither (reportsEvents covers both) shows none.
         let shownArguments = configuration.reportsEvents ? shown(arguments, of: call) : JSONObject()
         if configuration.reportsEvents {
@@ -98,6 +108,7 @@ extension RunMachine {
             RunCall(
                 operation: call, arguments: arguments, timeout: call.timeout, context: context,
                 state: planned.name, path: top.path, attempt: attempt, shownArguments: shownArguments,
-                cancellable: !top.onCancelPath, guardName: guardName, redaction: configuration.showSecrets ? nil : secrets))
+                cancellable: !top.onCancelPath, guardName: guardName, redaction: configuration.showSecrets ? nil : secrets,
+                refusal: refusal, warnings: warnings))
     }
 }

@@ -19,6 +19,8 @@ struct ElementLaunch: Sendable {
     let sessionID: String?
     /// Whether the run holds ``sessionID`` as the element starts.
     let holdsSession: Bool
+    /// The onboarding payloads the run has checked, which the element does not decode again.
+    var payloads = PayloadChecks()
     /// For an element a resumed run continues: its machine, restored from its own checkpoints.
     var resumed: RunMachine? = nil
 }
@@ -105,6 +107,7 @@ extension RunMachine {
         phase = .notStarted(.element)
         sessionID = launch.sessionID
         holdsSession = launch.holdsSession
+        payloads = launch.payloads
         element = launch.element
     }
 
@@ -143,7 +146,7 @@ extension RunMachine {
 
     /// The launch of element `index` of the innermost level's concurrent map state `state`: its body's inputs
     /// evaluated with the element bound; the element's failure when they cannot be, or the body has no start state.
-    func launch(index: Int, of state: PlannedState, _ iteration: MapIteration, items: [JSONValue]) -> Result<ElementLaunch, FlowError> {
+    mutating func launch(index: Int, of state: PlannedState, _ iteration: MapIteration, items: [JSONValue]) -> Result<ElementLaunch, FlowError> {
         var level = top
         level.scope = Self.elementScope(top.scope, iteration, items[index])
         switch childInputs(state, of: level) {
@@ -160,7 +163,7 @@ extension RunMachine {
         let tag = top.elementTag + "[\(index)]"
         return ElementLaunch(
             index: index, place: body, inputs: inputs, elementTag: tag, shielded: top.onCancelPath, element: top.qualifiedCurrent + tag,
-            sessionID: sessionID, holdsSession: holdsSession)
+            sessionID: sessionID, holdsSession: holdsSession, payloads: payloads)
     }
 
     /// A running element of the concurrent map state ended: its result is recorded, the elements still running are

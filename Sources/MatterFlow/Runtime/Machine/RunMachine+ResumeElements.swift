@@ -20,7 +20,7 @@ extension RunMachine {
     /// had entered no state.
     /// - Throws: ``FlowError`` `invalidArgumentValue` when the checkpoint does not fit the map's items, or an element's
     ///   checkpoints do not fit its body.
-    func restoredElements(
+    mutating func restoredElements(
         _ state: PlannedState, _ iteration: MapIteration, _ checkpoint: RunCheckpoint, point: ResumePoint
     ) throws(FlowError) -> ResumedElements {
         let qualified = top.qualifiedCurrent

@@ -17,11 +17,9 @@ extension RunMachine {
         if state.isSubworkflow { return state.map == nil ? descend(progress) : beginMap(progress) }
         switch prepareCall(state, attempt: progress.attempt) {
         case .success(let call):
-            if progress.attempt == 1, let warn = call.operation.argumentWarnings {
-                for text in warn(call.arguments) {
-                    warnings.append(text)
-                    report(top.path, .warning(state: state.name, message: text))
-                }
+            for text in call.warnings {
+                warnings.append(text)
+                report(top.path, .warning(state: state.name, message: text))
             }
             return handOver(.calling(progress, call), .call(call))
         case .failure(let error):

@@ -383,7 +383,9 @@ public final class RunPool: Sendable {
                     var race = StepRace(clock: self.clock, signal: signal, abandoned: job.abandoned, state: call.state)
                     race.onLateResult = lateResult
                     return await HubCallContext.$current.withValue(call.context) {
-                        await race.call(call.operation, hub: self.hub, structure: job.structure, arguments: call.arguments, timeout: call.timeout)
+                        await race.call(
+                            call.operation, hub: self.hub, structure: job.structure, arguments: call.arguments,
+                            timeout: call.timeout, refusal: call.refusal)
                     }
                 }
                 if let recording = job.recording {
