@@ -114,9 +114,7 @@ extension PostgresStoreTests {
         let stalled = StalledPrepare(simulated: hub)
         let doomed = TestWorker(store: store, options: WorkerOptions(workerID: "doomed"), hubs: { _ in stalled })
         #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo))
-        try store.execute(
-            "UPDATE matterflow_runs SET worker_id = 'dead', lease_until = now() - interval '1 second' WHERE run_id = $1", [runID],
-            doing: "test setup")
+        try submitted.leaveToADeadWorker()
         doomed.worker.stop()
         // The rescuer's hub answers recovery's question, then no more: the late session is left to its lease.
         let held = HeldPrepareAnswer(simulated: hub, answersWhoHolds: 1)
@@ -153,9 +151,7 @@ extension PostgresStoreTests {
         _ = try await first.finish(after: [runID], conninfo: conninfo)
         #expect(try store.run(runID)?.status == "succeeded", "\(first.lines)")
         // As if the worker had died between the commit of its run's records and that of its final status.
-        try store.execute(
-            "UPDATE matterflow_runs SET status = 'running', worker_id = 'dead', lease_until = now() - interval '1 second' WHERE run_id = $1",
-            [runID], doing: "test setup")
+        try submitted.leaveToADeadWorker()
         try store.execute(
             "INSERT INTO matterflow_sessions (structure_id, run_id) VALUES ($1, $2)", [structure, runID], doing: "test setup")
         let rescuer = TestWorker(
@@ -185,6 +181,13 @@ struct GiveUpRun {
         self.runID = runID
         let workflow = try directory.write(PostgresStoreTests.giveUpWorkflow, to: "try-prepare.json")
         #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+    }
+
+    /// Leaves the run as a worker that died leaves it: `running`, leased to a worker that is gone, its lease run out.
+    func leaveToADeadWorker() throws {
+        try store.execute(
+            "UPDATE matterflow_runs SET status = 'running', worker_id = 'dead', lease_until = now() - interval '1 second' WHERE run_id = $1",
+            [runID], doing: "test setup")
     }
 
     /// Once `held` has opened the session, moves the run's `clock` through the prepare's 1 s timeout: the hub's
