@@ -137,3 +137,31 @@ extension SecretRedactionTests {
         #expect(try workflow.resolveInputs(long)["pin"] == "4170")
     }
 }
+
+extension SecretRedactionTests {
+    @Test("a secret input passed in an argument that is not secret is redacted from the call's report, unless shown")
+    func secretInAnotherArgumentOfAReportedCall() async throws {
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "read", "version": 1, "start": "read",
+             "inputs": {"token": {"type": "string", "required": true, "secret": true}},
+             "states": {
+               "read": {"type": "action", "operation": "readBasicInformation", "arguments": {"deviceID": "device ${input.token}"},
+                        "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+               "done": {"type": "succeed"},
+               "failed": {"type": "fail", "error": "${error}"}
+             }}
+            """#)
+        for showSecrets in [false, true] {
+            let log = EventLog()
+            _ = try await WorkflowEngine().run(
+                workflow, inputs: ["token": .string(Self.secret)], on: ScriptedHub(),
+                options: RunOptions(structureID: "s", clock: ManualClock(), showSecrets: showSecrets, observer: log.observer))
+            let arguments = log.all.compactMap { event -> JSONObject? in
+                if case .hubCallStarted(_, _, _, let arguments) = event.kind { return arguments }
+                return nil
+            }
+            let shown = showSecrets ? "device " + Self.secret : "device " + RunOptions.redacted
+            #expect(arguments == [["deviceID": .string(shown)]])
+        }
+    }
+}

@@ -98,7 +98,7 @@ extension RunMachine {
         // Reports and the recording show the arguments; a run with neither (reportsEvents covers both) shows none.
         let shownArguments = configuration.reportsEvents ? shown(arguments, of: call) : JSONObject()
         if configuration.reportsEvents {
-            report(top.path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shownArguments))
+            reportShown(top.path, .hubCallStarted(state: planned.name, operation: call.name, attempt: attempt, arguments: shownArguments))
         }
         callCount += 1
         let key = element.map { "\(configuration.runID)/\($0)/\(callCount)" } ?? "\(configuration.runID)/\(callCount)"

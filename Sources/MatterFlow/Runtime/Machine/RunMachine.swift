@@ -313,6 +313,13 @@ struct RunMachine: Sendable {
         actions.append(.report(path: path, shown(kind)))
     }
 
+    /// Reports an event whose texts are already as observers get them (a call's arguments as ``RunCall/shownArguments``
+    /// shows them), without redacting them again.
+    mutating func reportShown(_ path: [String], _ kind: RunEvent.Kind) {
+        guard configuration.reportsEvents else { return }
+        actions.append(.report(path: path, kind))
+    }
+
     /// An event a driver reports of its own about the innermost level (a warning about an abandoned call, an answer
     /// given in advance that does not fit), shown as the machine's reports are; nil when the run reports no events.
     func driverEvent(_ kind: RunEvent.Kind, at time: Duration) -> RunEvent? {
