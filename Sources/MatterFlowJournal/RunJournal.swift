@@ -55,11 +55,11 @@ public struct RunJournal: Sendable {
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
         engine: WorkflowEngine = WorkflowEngine(), testHook: JournalTestHook? = nil
     ) throws -> RunHandle {
-        let resolved = try workflow.resolveInputs(inputs)
+        let resolved = try workflow.resolveRunInputs(inputs)
         var options = options
         let runID = try Self.checkedFileName(options.runID ?? "run-" + options.random.hexDigits(12))
         options.runID = runID
-        let digests = try secretDigests(for: workflow, inputs: resolved, random: options.random)
+        let digests = try secretDigests(for: workflow, inputs: resolved.values, random: options.random)
         let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
         return Self.start(workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, secretDigests: digests)
     }
@@ -85,7 +85,7 @@ public struct RunJournal: Sendable {
     /// Starts a run whose records go to `writer` (a file or a ``JournalSink``), with its secrets' digests;
     /// `options.runID` is set.
     static func start(
-        _ workflow: Workflow, resolved: JSONObject, on hub: any Hub, options given: RunOptions,
+        _ workflow: Workflow, resolved: ResolvedInputs, on hub: any Hub, options given: RunOptions,
         engine: WorkflowEngine, writer: JournalWriter, secretDigests: SecretDigests?
     ) -> RunHandle {
         var options = given

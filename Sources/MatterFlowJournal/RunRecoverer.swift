@@ -135,7 +135,8 @@ struct RunRecoverer {
         if result.outcome != .succeeded {
             try await releaseLeftovers(&run, heldBefore: ending.heldSessionBefore)
         }
-        run.holdsSession = result.holdsSession
+        // A run that did not succeed holds nothing once recovery has released what it left.
+        run.holdsSession = result.outcome == .succeeded && result.holdsSession
         try finish(run: &run, outcome: result.outcome, error: error, output: result.redactedOutput, note: nil)
         run.output = result.output
         return error

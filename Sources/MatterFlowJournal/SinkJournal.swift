@@ -16,11 +16,11 @@ public enum SinkJournal {
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
         engine: WorkflowEngine = WorkflowEngine(), sink: any JournalSink, digestKey: SecretDigestKey?
     ) throws -> RunHandle {
-        let resolved = try workflow.resolveInputs(inputs)
+        let resolved = try workflow.resolveRunInputs(inputs)
         var options = options
         if options.runID == nil { options.runID = "run-" + options.random.hexDigits(12) }
         let writer = JournalWriter(sink: sink, nextSequence: 1, hook: nil)
-        let digests = try SecretDigests.forRun(workflow: workflow, inputs: resolved, random: options.random) { digestKey }
+        let digests = try SecretDigests.forRun(workflow: workflow, inputs: resolved.values, random: options.random) { digestKey }
         return RunJournal.start(
             workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, secretDigests: digests)
     }

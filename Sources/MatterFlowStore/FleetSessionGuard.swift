@@ -38,6 +38,8 @@ struct FleetSessionGuard {
         }
     }
 
+    /// The catalog with each operation wrapped. A wrapper is handed arguments already checked (by the run, or by
+    /// ``OperationDescriptor/call(hub:structure:arguments:)``) and performs the operation without checking them again.
     func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
         let operations = catalog.operations.map { original -> OperationDescriptor in
             original.invoking { [committer] hub, structure, arguments in
@@ -48,7 +50,7 @@ struct FleetSessionGuard {
                         "\(original.name) was not called: this worker can no longer record run \(runID) (\(lost.message))")
                 }
                 guard original.acquiresSession || original.releasesSession else {
-                    return try await original.call(hub: hub, structure: structure, arguments: arguments)
+                    return try await original.perform(hub: hub, structure: structure, arguments: arguments)
                 }
                 if original.acquiresSession, let runID {
                     let answer: StoreCommandAnswer
@@ -64,7 +66,7 @@ struct FleetSessionGuard {
                                 + "wait for it to end, or settle it if its worker died")
                     }
                     do {
-                        return try await original.call(hub: hub, structure: structure, arguments: arguments)
+                        return try await original.perform(hub: hub, structure: structure, arguments: arguments)
                     } catch {
                         // Refused or failed on the hub: no session was opened, so the fleet's lock goes too. (A call
                         // whose worker dies keeps the lock until recovery settles the run.)
@@ -73,7 +75,7 @@ struct FleetSessionGuard {
                     }
                 }
                 guard original.releasesSession else {
-                    return try await original.call(hub: hub, structure: structure, arguments: arguments)
+                    return try await original.perform(hub: hub, structure: structure, arguments: arguments)
                 }
                 if let context = HubCallContext.current, context.releasesLateSession {
                     try await confirmLease(of: context.runID, before: original.name)
@@ -81,7 +83,7 @@ struct FleetSessionGuard {
                 // Until the hub answers that it released a session, the release is unconfirmed: its answer may be lost,
                 // or come after the run stopped waiting (when this task may be the only one left to see it).
                 if let runID { unconfirmed.insert(runID) }
-                let value = try await original.call(hub: hub, structure: structure, arguments: arguments)
+                let value = try await original.perform(hub: hub, structure: structure, arguments: arguments)
                 if value["released"]?.boolValue != false {
                     if let runID { unconfirmed.remove(runID) }
                     committer.post(.releaseSession(structure: structure, runID: nil, by: runID), runID: runID)

@@ -115,7 +115,7 @@ struct PoolJournalTests {
     @Test("a pool's run whose journal stops taking records is cancelled as a single run is, calling the hub no more")
     func aFailingJournalCancelsThePooledRun() async throws {
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
-        let resolved = try workflow.resolveInputs(Self.inputs)
+        let resolved = try workflow.resolveRunInputs(Self.inputs)
 
         let singleClock = VirtualClock()
         let singleHub = try SimulatedHub(home: Homes.basic(), clock: singleClock)
@@ -125,7 +125,7 @@ struct PoolJournalTests {
             workflow, resolved: resolved, on: singleHub,
             options: RunOptions(structureID: Homes.structureID, clock: singleClock, random: SeededRandomSource(seed: 14), runID: Self.runID),
             engine: WorkflowEngine(), writer: JournalWriter(sink: singleSink, nextSequence: 1, hook: nil),
-            secretDigests: try SecretDigests.forRun(workflow: workflow, inputs: resolved, random: SeededRandomSource(seed: 14)) { nil })
+            secretDigests: try SecretDigests.forRun(workflow: workflow, inputs: resolved.values, random: SeededRandomSource(seed: 14)) { nil })
         hold.release()
         let alone = await handle.result
 
@@ -134,9 +134,9 @@ struct PoolJournalTests {
         let pool = RunPool(hub: poolHub, clock: poolClock, random: SeededRandomSource(seed: 14))
         let sink = RefusingSink(failingOperation: "commissionDevice")
         let run = try RunJournal.submit(
-            workflow, inputs: Self.inputs, resolved: resolved, to: pool, structureID: Homes.structureID, runID: Self.runID,
+            workflow, inputs: Self.inputs, resolved: resolved.values, to: pool, structureID: Homes.structureID, runID: Self.runID,
             answers: [:], observer: nil, writer: JournalWriter(sink: sink, nextSequence: 1, hook: nil),
-            secretDigests: try SecretDigests.forRun(workflow: workflow, inputs: resolved, random: SeededRandomSource(seed: 14)) { nil })
+            secretDigests: try SecretDigests.forRun(workflow: workflow, inputs: resolved.values, random: SeededRandomSource(seed: 14)) { nil })
         let inPool = try #require(await pool.result(of: run))
 
         #expect(inPool.outcome == .cancelled, "\(String(describing: inPool.error))")

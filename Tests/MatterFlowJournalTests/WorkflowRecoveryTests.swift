@@ -41,6 +41,7 @@ struct WorkflowRecoveryTests {
         #expect(calls.first?.key == "\(scenario.runID)/4")
         let finished = try #require(records.last { $0.type == JournalEntry.Kind.runFinished.rawValue })
         #expect(finished.payload["recovered"]?.boolValue == true)
+        #expect(finished.payload["holdsSession"]?.boolValue == false, "the cancel path released the session")
         #expect(finished.payload["error"]?["message"]?.stringValue?.contains("recovery took the workflow's cancel path") == true)
         #expect(records.last?.type == JournalEntry.Kind.recoveryFinished.rawValue)
 
@@ -70,6 +71,7 @@ struct WorkflowRecoveryTests {
         #expect(records.filter { $0.type == JournalEntry.Kind.intent.rawValue && $0.string("operation") == "commissionDevice" }.count == 1)
         let finished = try #require(records.last { $0.type == JournalEntry.Kind.runFinished.rawValue })
         #expect(finished.string("outcome") == "succeeded")
+        #expect(finished.payload["holdsSession"]?.boolValue == false, "completing the commissioning released the session")
         #expect(finished.payload["output"]?["deviceIDs"] == [.string(device)])
         // The re-supplied secret is kept out of the journal like the original.
         let text = String(decoding: try JournalFile.readAll(try scenario.journal().path(of: scenario.runID)), as: UTF8.self)

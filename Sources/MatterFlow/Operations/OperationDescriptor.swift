@@ -13,7 +13,7 @@ public struct OperationDescriptor: Sendable {
         public var secret: Bool
         /// The argument is an onboarding payload (a QR code or manual pairing code): a call whose code is not a
         /// valid one fails with `invalidPayload` before the hub sees it, and a run warns about what a valid one
-        /// holds that this version does not define. A run decodes each code once, however many calls take it.
+        /// holds that this version does not define. A run does not decode a code again that it has checked.
         public var onboardingPayload: Bool
         public var summary: String
 
@@ -75,8 +75,9 @@ public struct OperationDescriptor: Sendable {
     /// The argument by which the hub recognises a repeated call as the same one (an idempotency key), so a
     /// non-idempotent operation may be retried when the state declares it in `repeatSafety`.
     public var idempotencyKey: String?
-    /// What the run should warn about in a call's evaluated arguments, before the hub sees them (an onboarding
-    /// payload with discovery bits this version does not define). The texts never hold a secret argument's value.
+    /// What the run should warn about in a call's evaluated arguments, before the hub sees them, on a state's first
+    /// attempt. The texts never hold a secret argument's value. (An ``Argument/onboardingPayload`` argument's own
+    /// warnings need none: the engine reports them.)
     public var argumentWarnings: (@Sendable (JSONObject) -> [String])?
     private(set) var invoke: Invocation
 
@@ -135,6 +136,12 @@ public struct OperationDescriptor: Sendable {
     public func call(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
         try check(arguments)
         return try await invoke(hub, structure, arguments)
+    }
+
+    /// Runs the operation on arguments already checked (``call(hub:structure:arguments:)`` checks them; a run checks
+    /// a call's before it races it): for a wrapper of the operation (``invoking(_:)``), which is handed checked ones.
+    package func perform(hub: any Hub, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
+        try await invoke(hub, structure, arguments)
     }
 
     /// Checks the arguments: a required argument must be there and not null, each must fit its shape, and each

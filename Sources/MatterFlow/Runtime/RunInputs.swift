@@ -13,6 +13,14 @@ extension Workflow {
         return try resolveInputs(given, source: source, payloads: &payloads)
     }
 
+    /// ``resolveInputs(_:source:)`` for a run about to start, keeping what was found of its onboarding payloads for the
+    /// run (``WorkflowEngine/start(_:resolvedInputs:on:options:)``), which then does not decode them again.
+    package func resolveRunInputs(_ given: JSONObject) throws(DiagnosticsError) -> ResolvedInputs {
+        var payloads = PayloadChecks()
+        let values = try resolveInputs(given, source: "<inputs>", payloads: &payloads)
+        return ResolvedInputs(values: values, payloads: payloads)
+    }
+
     /// ``resolveInputs(_:source:)``, each onboarding payload checked through the run's `payloads`: a code the run
     /// has checked already is not decoded again, and one checked here is not decoded again by the run.
     func resolveInputs(_ given: JSONObject, source: String, payloads: inout PayloadChecks) throws(DiagnosticsError) -> JSONObject {
@@ -116,4 +124,11 @@ extension Workflow {
         }
         return copy
     }
+}
+
+/// A run's inputs, resolved (``Workflow/resolveInputs(_:source:)``), with the onboarding payloads checked on the way.
+package struct ResolvedInputs: Sendable {
+    /// The inputs, defaults filled in.
+    package let values: JSONObject
+    let payloads: PayloadChecks
 }

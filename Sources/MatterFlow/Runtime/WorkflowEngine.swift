@@ -77,26 +77,17 @@ public struct WorkflowEngine: Sendable {
     public func start(
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions
     ) throws(DiagnosticsError) -> RunHandle {
-        var payloads = PayloadChecks()
-        let resolved = try workflow.resolveInputs(inputs, source: "<inputs>", payloads: &payloads)
-        return start(workflow, resolvedInputs: resolved, payloads: payloads, on: hub, options: options)
+        start(workflow, resolvedInputs: try workflow.resolveRunInputs(inputs), on: hub, options: options)
     }
 
-    /// Starts a run whose inputs the caller has resolved already (``Workflow/resolveInputs(_:)``: defaults filled in,
-    /// types checked), as ``start(_:inputs:on:options:)`` does after resolving them: for the journal, which resolves
-    /// them first to digest the secret ones.
-    package func start(_ workflow: Workflow, resolvedInputs resolved: JSONObject, on hub: any Hub, options: RunOptions) -> RunHandle {
-        start(workflow, resolvedInputs: resolved, payloads: nil, on: hub, options: options)
-    }
-
-    /// ``start(_:resolvedInputs:on:options:)`` with the onboarding payloads checked as the inputs were resolved.
-    private func start(
-        _ workflow: Workflow, resolvedInputs resolved: JSONObject, payloads: PayloadChecks?, on hub: any Hub, options: RunOptions
-    ) -> RunHandle {
+    /// Starts a run whose inputs the caller has resolved already (``Workflow/resolveRunInputs(_:)``: defaults filled
+    /// in, types checked), as ``start(_:inputs:on:options:)`` does after resolving them: for the journal, which
+    /// resolves them first to digest the secret ones.
+    package func start(_ workflow: Workflow, resolvedInputs resolved: ResolvedInputs, on hub: any Hub, options: RunOptions) -> RunHandle {
         // The handle's stream observes every run it starts.
         let machine = RunMachine(
-            place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration(options, observed: true),
-            payloads: payloads)
+            place: workflow.model.topPlace(catalog: catalog), inputs: resolved.values, configuration: configuration(options, observed: true),
+            payloads: resolved.payloads)
         return launch(workflow, machine: machine, on: hub, options: options, signal: options.cancellation?.signal ?? CancellationSignal())
     }
 
@@ -161,11 +152,10 @@ public struct WorkflowEngine: Sendable {
     private func makeDriver(
         _ workflow: Workflow, inputs: JSONObject, hub: any Hub, options: RunOptions, signal: CancellationSignal
     ) throws(DiagnosticsError) -> RunDriver {
-        var payloads = PayloadChecks()
-        let resolved = try workflow.resolveInputs(inputs, source: "<inputs>", payloads: &payloads)
+        let resolved = try workflow.resolveRunInputs(inputs)
         let machine = RunMachine(
-            place: workflow.model.topPlace(catalog: catalog), inputs: resolved,
-            configuration: configuration(options, observed: options.observer != nil), payloads: payloads)
+            place: workflow.model.topPlace(catalog: catalog), inputs: resolved.values,
+            configuration: configuration(options, observed: options.observer != nil), payloads: resolved.payloads)
         return makeDriver(machine, hub: hub, options: options, signal: signal, desk: AnswerDesk(answers: options.answers))
     }
 

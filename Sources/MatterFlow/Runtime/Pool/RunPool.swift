@@ -81,11 +81,13 @@ public final class RunPool: Sendable {
         answers: [String: JSONValue] = [:], observer runObserver: (@Sendable (RunEvent) -> Void)? = nil,
         recording: (any RunRecording)? = nil
     ) throws(DiagnosticsError) -> Run {
-        let resolved = try workflow.resolveInputs(inputs)
+        let resolved = try workflow.resolveRunInputs(inputs)
         let configuration = configuration(
             runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, showSecrets: false,
             observed: runObserver != nil, recording: recording)
-        let machine = RunMachine(place: workflow.model.topPlace(catalog: catalog), inputs: resolved, configuration: configuration)
+        let machine = RunMachine(
+            place: workflow.model.topPlace(catalog: catalog), inputs: resolved.values, configuration: configuration,
+            payloads: resolved.payloads)
         return start(
             machine, of: workflow, structureID: structureID, answers: answers, observer: runObserver, recording: recording, ending: nil)
     }
