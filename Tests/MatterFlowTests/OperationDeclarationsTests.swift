@@ -106,6 +106,53 @@ struct OperationDeclarationsTests {
         }
     }
 
+    /// A catalog whose `pairBridgeDevice` takes an onboarding payload, as `commissionDevice` does.
+    static let payloadCatalog = """
+        {"catalog": "bridges", "version": 1, "operations": {"pairBridgeDevice": {
+          "summary": "pairs a device behind a bridge by its code",
+          "arguments": {"code": {"type": "string", "required": true, "onboardingPayload": true}},
+          "result": {"code": {"type": "string"}}, "defaultTimeoutSeconds": 5, "effect": "idempotentWrite"}}}
+        """
+
+    @Test("an argument declared onboardingPayload is secret, checked before the hub sees it, and must be a string")
+    func aDeclaredPayloadArgumentIsCheckedByTheEngine() async throws {
+        let declarations = try OperationDeclarations.parse(Self.payloadCatalog, file: "bridges.catalog.json")
+        let engine = WorkflowEngine(catalog: try OperationCatalog.standard.adding(declarations))
+        let argument = try #require(engine.catalog["pairBridgeDevice"]?.arguments.first)
+        #expect(argument.onboardingPayload)
+        #expect(argument.secret, "a code holds the setup passcode")
+        for (code, valid) in [("34970112332", true), ("34970112333", false)] {
+            let workflow = try Self.workflow(engine, operation: "pairBridgeDevice", arguments: #"{ "code": "\#(code)" }"#)
+            let hub = RecordingEchoHub()
+            let events = Mutex<[String]>([])
+            let result = try await engine.run(
+                workflow, on: hub, options: RunOptions(structureID: "home", observer: { event in
+                    events.withLock { $0.append(JSONWriter.compact(event.jsonValue)) }
+                }))
+            let trace = events.withLock { $0 }.joined(separator: "\n")
+            #expect(!trace.contains(code), "never shown: \(trace)")
+            if valid {
+                #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
+                #expect(result.output == ["code": .string(code)], "the hub got the code itself")
+            } else {
+                #expect(result.outcome == .failed)
+                #expect(result.error?.cause == .invalidPayload)
+                #expect(hub.performed.withLock { $0 }.isEmpty, "refused before the hub")
+            }
+        }
+        do {
+            _ = try OperationDeclarations.parse(
+                Self.payloadCatalog.replacingOccurrences(of: #"{"type": "string", "required": true, "onboardingPayload": true}"#,
+                    with: #"{"type": "integer", "onboardingPayload": true}"#),
+                file: "bridges.catalog.json")
+            Issue.record("a payload argument that is not a string was accepted")
+        } catch {
+            let finding = try #require(error.diagnostics.first)
+            #expect(finding.code == "invalidValue")
+            #expect(finding.pointer == "/operations/pairBridgeDevice/arguments/code/onboardingPayload")
+        }
+    }
+
     @Test func numbersNoValueCanHoldAreReportedWithTheFilesOtherFindings() throws {
         let text = """
             {
@@ -375,5 +422,16 @@ struct EchoHub: ForwardingHub {
         case "answerWrongShape": "not an object"
         default: try await inner.perform(operation: operation, structure: structure, arguments: arguments)
         }
+    }
+}
+
+/// Answers every custom operation with its arguments, and records which it performed.
+final class RecordingEchoHub: ForwardingHub {
+    let base: any Hub = ScriptedHub()
+    let performed = Mutex<[String]>([])
+
+    func perform(operation: String, structure: StructureID, arguments: JSONObject) async throws -> JSONValue {
+        performed.withLock { $0.append(operation) }
+        return .object(arguments)
     }
 }

@@ -233,10 +233,17 @@ final class CatalogDecoder {
         let shape = reader.value("type", required: true).flatMap { self.decodeShape($0, at: reader.pointer("type"), depth: 0) }
         let required = reader.bool("required") ?? false
         let secret = reader.bool("secret") ?? false
+        let onboardingPayload = reader.bool("onboardingPayload") ?? false
         let description = reader.string("description") ?? ""
         reader.finish()
         guard let shape else { return nil }
-        return .init(name, shape, required: required, secret: secret, description)
+        if onboardingPayload, shape != .string {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("onboardingPayload"),
+                "argument \"\(name)\" holds an onboarding payload, a QR code or manual pairing code, so its \"type\" must be \"string\", not \(shape)")
+            return nil
+        }
+        return .init(name, shape, required: required, secret: secret, onboardingPayload: onboardingPayload, description)
     }
 
     private func decodeRequirements(_ reader: ObjectReader) -> [OrderRequirement]? {

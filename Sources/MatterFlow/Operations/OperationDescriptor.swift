@@ -11,9 +11,10 @@ public struct OperationDescriptor: Sendable {
         public var required: Bool
         /// Never shown in progress lines, traces or journals unless the user asks for secrets.
         public var secret: Bool
-        /// The argument is an onboarding payload (a QR code or manual pairing code): a call whose code is not a
-        /// valid one fails with `invalidPayload` before the hub sees it, and a run warns about what a valid one
-        /// holds that this version does not define. A run does not decode a code again that it has checked.
+        /// The argument is an onboarding payload (a QR code or manual pairing code), and so always secret (it holds
+        /// the setup passcode): a call whose code is not a valid one fails with `invalidPayload` before the hub sees
+        /// it, and a run warns about what a valid one holds that this version does not define. A run does not decode
+        /// a code again that it has checked.
         public var onboardingPayload: Bool
         public var summary: String
 
@@ -24,7 +25,7 @@ public struct OperationDescriptor: Sendable {
             self.name = name
             self.shape = shape
             self.required = required
-            self.secret = secret
+            self.secret = secret || onboardingPayload
             self.onboardingPayload = onboardingPayload
             self.summary = summary
         }
@@ -186,7 +187,8 @@ public struct OperationDescriptor: Sendable {
         object["arguments"] = .array(arguments.map { argument in
             .object(JSONObject([
                 "name": .string(argument.name), "type": argument.shape.jsonValue, "required": .bool(argument.required),
-                "secret": .bool(argument.secret), "summary": .string(argument.summary),
+                "secret": .bool(argument.secret), "onboardingPayload": .bool(argument.onboardingPayload),
+                "summary": .string(argument.summary),
             ]))
         })
         object["result"] = result.jsonValue

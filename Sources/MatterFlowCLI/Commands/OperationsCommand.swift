@@ -33,7 +33,10 @@ struct OperationsCommand {
             } else {
                 out.line("  arguments:")
                 for argument in operation.arguments {
-                    let flags = [argument.required ? "required" : "optional", argument.secret ? "secret" : nil].compactMap { $0 }
+                    let flags = [
+                        argument.required ? "required" : "optional", argument.secret ? "secret" : nil,
+                        argument.onboardingPayload ? "onboarding payload" : nil,
+                    ].compactMap { $0 }
                     out.line("    \(argument.name): \(argument.shape) (\(flags.joined(separator: ", "))) — \(argument.summary)")
                 }
             }
