@@ -158,6 +158,7 @@ struct SchemaTests {
         (#""errors": ["deviceNotFound"]"#, #""errors": ["device not found"]"#),
         (#""defaultTimeoutSeconds": 10"#, #""defaultTimeoutSeconds": 100000"#),
         (#""summary": "reads""#, #""summary": "reads", "sesion": "uses""#),
+        (#""type": "string", "required": true"#, #""type": "integer", "required": true, "onboardingPayload": true"#),
     ])
     func theCatalogSchemaRefusesWhatTheLoaderRefuses(original: String, mistake: String) throws {
         let base = """

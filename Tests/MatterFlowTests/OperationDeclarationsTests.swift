@@ -121,6 +121,7 @@ struct OperationDeclarationsTests {
         let argument = try #require(engine.catalog["pairBridgeDevice"]?.arguments.first)
         #expect(argument.onboardingPayload)
         #expect(argument.secret, "a code holds the setup passcode")
+        #expect(engine.catalog["pairBridgeDevice"]?.errors.contains(.invalidPayload) == true, "routes and fixtures can name it")
         for (code, valid) in [("34970112332", true), ("34970112333", false)] {
             let workflow = try Self.workflow(engine, operation: "pairBridgeDevice", arguments: #"{ "code": "\#(code)" }"#)
             let hub = RecordingEchoHub()

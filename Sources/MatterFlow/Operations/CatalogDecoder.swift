@@ -237,13 +237,13 @@ final class CatalogDecoder {
         let description = reader.string("description") ?? ""
         reader.finish()
         guard let shape else { return nil }
+        // Reported, and the argument kept without the flag, so that nothing else reports it missing.
         if onboardingPayload, shape != .string {
             collector.error(
                 DiagnosticCode.invalidValue, at: reader.pointer("onboardingPayload"),
-                "argument \"\(name)\" holds an onboarding payload, a QR code or manual pairing code, so its \"type\" must be \"string\", not \(shape)")
-            return nil
+                "argument \"\(name)\" holds an onboarding payload, a QR code or manual pairing code, so its \"type\" must be \"string\", not \"\(shape)\"")
         }
-        return .init(name, shape, required: required, secret: secret, onboardingPayload: onboardingPayload, description)
+        return .init(name, shape, required: required, secret: secret, onboardingPayload: onboardingPayload && shape == .string, description)
     }
 
     private func decodeRequirements(_ reader: ObjectReader) -> [OrderRequirement]? {

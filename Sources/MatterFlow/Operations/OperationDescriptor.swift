@@ -13,8 +13,8 @@ public struct OperationDescriptor: Sendable {
         public var secret: Bool
         /// The argument is an onboarding payload (a QR code or manual pairing code), and so always secret (it holds
         /// the setup passcode): a call whose code is not a valid one fails with `invalidPayload` before the hub sees
-        /// it, and a run warns about what a valid one holds that this version does not define. A run does not decode
-        /// a code again that it has checked.
+        /// it (the operation's ``OperationDescriptor/errors`` include it), and a run warns about what a valid one
+        /// holds that this version does not define. A run does not decode a code again that it has checked.
         public var onboardingPayload: Bool
         public var summary: String
 
@@ -93,7 +93,8 @@ public struct OperationDescriptor: Sendable {
         self.summary = summary
         self.arguments = arguments
         self.result = result
-        self.errors = errors
+        // The engine refuses an invalid code of a payload argument: the operation may end so, declared or not.
+        self.errors = errors + (arguments.contains(where: \.onboardingPayload) && !errors.contains(.invalidPayload) ? [.invalidPayload] : [])
         self.declaredCauses = declaredCauses
         self.defaultTimeoutSeconds = defaultTimeoutSeconds
         self.effect = effect
