@@ -18,8 +18,6 @@ final class JournalRecorder: RunRecording {
         var onFailure: (@Sendable () -> Void)?
         /// The journal has failed: ``onFailure(_:)``'s handler was told, or is told as soon as it is given.
         var failed = false
-        /// How the run ended, when recovery continues it (recovery writes the terminal record itself).
-        var finished: (outcome: RunResult.Outcome, error: FlowError?)?
         /// The hub's connection was lost during a call: the journal stops there, as if the process had crashed.
         var abandoned = false
         /// The run's terminal record is written: nothing more is.
@@ -68,9 +66,6 @@ final class JournalRecorder: RunRecording {
         state = Mutex(initial)
     }
 
-    /// How a continued run ended (see ``continuing``).
-    var finished: (outcome: RunResult.Outcome, error: FlowError?)? { state.withLock { $0.finished } }
-
     /// What to do when the journal cannot be written any more (the journaled run cancels itself, so that it
     /// releases what it holds rather than carrying on unrecorded).
     /// A journal that failed before the handler was given (a pool's run starts before its handle exists) tells it
@@ -116,8 +111,9 @@ final class JournalRecorder: RunRecording {
             write(.outcome(OutcomeEntry(
                 key: key, workflow: path, state: stateName, operation: operation, attempt: attempt,
                 durationSeconds: duration.secondsValue, result: result, devices: error == nil ? kept?.devices : nil)))
-        case .runFinished(let outcome, let error, _) where continuing:
-            state.withLock { $0.finished = (outcome, error) }
+        case .runFinished where continuing:
+            // Recovery writes the terminal record of a run it continues itself, with what it adds to it.
+            break
         case .runFinished(let outcome, let error, let holdsSession):
             write(.runFinished(RunFinishedEntry(outcome: outcome, error: error, output: nil, recovered: false, holdsSession: holdsSession)))
             state.withLock { $0.ended = true }

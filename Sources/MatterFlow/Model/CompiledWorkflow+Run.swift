@@ -14,8 +14,6 @@ final class RunModel: Sendable {
     let name: String
     /// The names of the secret inputs.
     let secretInputs: [String]
-    /// The names of the inputs declared `onboardingPayload`.
-    let payloadInputs: [String]
     /// The states by number, as in the compiled model (document order, where runs mostly move forward).
     let states: [PlannedState]
     /// The compiled model's edges: the transitions of state `n` start at `states[n].firstEdge`.
@@ -33,7 +31,6 @@ final class RunModel: Sendable {
         let definition = model.definition
         name = definition.name
         secretInputs = definition.inputs.filter(\.secret).map(\.name)
-        payloadInputs = definition.inputs.filter { $0.type == .onboardingPayload }.map(\.name)
         states = model.states.indices.map { number in
             let edges = model.leaving[number]
             let last = edges.last.flatMap { model.edges[$0].kind.isCancel ? $0 : nil }

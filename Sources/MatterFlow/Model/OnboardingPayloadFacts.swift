@@ -49,12 +49,7 @@ public enum OnboardingPayloadFacts {
 
     /// Why a text is not a usable onboarding payload, without quoting it (it holds the passcode); nil when it is one.
     static func problem(with text: String) -> String? {
-        do {
-            _ = try OnboardingPayload.decode(text)
-            return nil
-        } catch {
-            return error.errors.map(\.description).joined(separator: "; ")
-        }
+        PayloadCheck(text).problem
     }
 
     private static func flowName(_ flow: CommissioningFlow) -> String {

@@ -151,8 +151,9 @@ public struct OperationDescriptor: Sendable {
     func check(_ arguments: JSONObject) throws(FlowError) {
         try Self.check(arguments, against: self.arguments, operation: name)
         for argument in self.arguments where argument.onboardingPayload {
-            guard let text = arguments[argument.name]?.stringValue, case .invalid(let problem) = PayloadCheck(text) else { continue }
-            throw Self.invalidPayload(problem)
+            if let text = arguments[argument.name]?.stringValue, let problem = PayloadCheck(text).problem {
+                throw Self.invalidPayload(problem)
+            }
         }
     }
 

@@ -32,7 +32,7 @@ extension Workflow {
         // Why a payload input's value is not a valid code; nil when it is.
         func payloadProblem(_ index: Int, _ value: JSONValue) -> String? {
             guard inputs[index].type == .onboardingPayload, let text = value.stringValue else { return nil }
-            return payloads.problem(with: text)
+            return payloads.check(text).problem
         }
         var resolved = JSONObject()
         resolved.reserveCapacity(inputs.count)

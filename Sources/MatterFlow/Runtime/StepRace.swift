@@ -48,14 +48,18 @@ struct StepRace {
     /// Work a race runs; its value travels type-erased.
     typealias Work = @Sendable () async throws -> any Sendable
 
-    /// Races an operation's call, its arguments' shapes checked first; a call the run refused (`refusal`: its
-    /// onboarding payload is not a valid code) fails at once, as it would have failed before reaching the hub.
+    /// Races a run's call: its operation with its arguments and timeout. A call the run refused (``RunCall/refusal``:
+    /// its onboarding payload is not a valid code) fails at once, as it would have failed before reaching the hub.
+    func call(_ call: RunCall, hub: any Hub, structure: StructureID) async -> RaceOutcome<JSONValue> {
+        if let refusal = call.refusal { return .failed(refusal) }
+        return await self.call(call.operation, hub: hub, structure: structure, arguments: call.arguments, timeout: call.timeout)
+    }
+
+    /// Races an operation's call, its arguments' shapes checked first.
     func call(
-        _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, timeout: Duration,
-        refusal: FlowError? = nil
+        _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, timeout: Duration
     ) async -> RaceOutcome<JSONValue> {
-        if let refusal { return .failed(refusal) }
-        return await run(
+        await run(
             Race(clock: clock, call: call, hub: hub, structure: structure, arguments: arguments), timeout: timeout,
             label: call.name, opensSession: call.acquiresSession
         ) {

@@ -291,9 +291,7 @@ final class RunDriver {
         race.onLateResult = lateResult
         // The race's task inherits the context, so the hub sees it while it serves the call.
         return await HubCallContext.$current.withValue(HubCallContext.current ?? call.context) {
-            await race.call(
-                call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: call.timeout,
-                refusal: call.refusal)
+            await race.call(call, hub: hub, structure: options.structureID)
         }
     }
 

@@ -85,16 +85,18 @@ extension RunMachine {
         if let key = call.operation.idempotencyKey, arguments[key] == nil {
             arguments[key] = .string(generatedKey(for: planned))
         }
+        // A state's warnings are its own call's, on its first attempt (a custom guard's read warns of nothing).
+        let warns = attempt == 1 && guardName == nil
         var refusal: FlowError?
         var warnings: [String] = []
         for name in call.payloadArguments {
             guard let text = arguments[name]?.stringValue else { continue }
-            switch payloads.warnings(for: text) {
-            case .valid(let found): if attempt == 1 { warnings += found ?? [] }
+            switch payloads.check(text) {
+            case .valid(let found): if warns { warnings += found }
             case .invalid(let problem): refusal = refusal ?? OperationDescriptor.invalidPayload(problem)
             }
         }
-        if attempt == 1, let warn = call.argumentWarnings { warnings += warn(arguments) }
+        if warns, let warn = call.argumentWarnings { warnings += warn(arguments) }
         // Reports and the recording show the arguments; a run with neither (reportsEvents covers both) shows none.
         let shownArguments = configuration.reportsEvents ? shown(arguments, of: call) : JSONObject()
         if configuration.reportsEvents {

@@ -53,8 +53,8 @@ struct RunMachine: Sendable {
     var visited: [String] = []
     /// The session the run's last successful prepare opened (its calls inside the session expect it).
     var sessionID: String?
-    /// The onboarding payloads the run has checked (its inputs', found valid when they were resolved): a sub-workflow
-    /// input or a call argument given one of them does not decode it again.
+    /// The onboarding payloads the run has checked (its inputs', when they were resolved): a sub-workflow input or a
+    /// call argument given one of them does not decode it again.
     var payloads = PayloadChecks()
     /// Whether the run holds ``sessionID``: its last session call that took effect opened it rather than releasing
     /// it (a failed release whose attempt suffices ends the hold, as the verifier counts it).
@@ -79,11 +79,10 @@ struct RunMachine: Sendable {
     /// A run from the workflow's start state, with inputs already resolved (``Workflow/resolveInputs(_:source:)``).
     ///
     /// A workflow whose start state is not defined (one built in code and not validated) fails at ``start()``.
-    /// - Parameter payloads: The payloads checked as the inputs were resolved; nil: the inputs' payloads, taken as
-    ///   valid.
+    /// - Parameter payloads: The payloads checked as the inputs were resolved (``Workflow/resolveRunInputs(_:)``).
     init(
         place: LevelPlace, inputs: JSONObject, configuration: Configuration, secrets: SecretValues = SecretValues(),
-        payloads: PayloadChecks? = nil
+        payloads: PayloadChecks = PayloadChecks()
     ) {
         self.configuration = configuration
         self.secrets = secrets
@@ -94,7 +93,7 @@ struct RunMachine: Sendable {
             place: place, shielded: false, scope: Scope(inputs: inputs, run: Self.runInfo(model, configuration)),
             state: model.start ?? 0)
         phase = .notStarted(.fresh)
-        self.payloads = payloads ?? PayloadChecks(valid: model.payloadInputs.compactMap { inputs[$0]?.stringValue })
+        self.payloads = payloads
         visited.reserveCapacity(32)
     }
 

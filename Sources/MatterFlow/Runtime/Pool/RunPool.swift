@@ -385,9 +385,7 @@ public final class RunPool: Sendable {
                     var race = StepRace(clock: self.clock, signal: signal, abandoned: job.abandoned, state: call.state)
                     race.onLateResult = lateResult
                     return await HubCallContext.$current.withValue(call.context) {
-                        await race.call(
-                            call.operation, hub: self.hub, structure: job.structure, arguments: call.arguments,
-                            timeout: call.timeout, refusal: call.refusal)
+                        await race.call(call, hub: self.hub, structure: job.structure)
                     }
                 }
                 if let recording = job.recording {
