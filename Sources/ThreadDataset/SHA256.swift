@@ -102,7 +102,6 @@ public enum SHA256 {
         var h4: UInt32 = 0x510e_527f, h5: UInt32 = 0x9b05_688c, h6: UInt32 = 0x1f83_d9ab, h7: UInt32 = 0x5be0_cd19
 
         /// Folds the `blocks` 64-byte blocks at `start` into the hash.
-        @inline(__always)
         mutating func compress(
             _ start: UnsafeRawPointer, blocks: Int, compression: Compression, schedule: UnsafeMutableBufferPointer<UInt32>,
             constants: UnsafeBufferPointer<UInt32>
@@ -122,7 +121,6 @@ public enum SHA256 {
         }
 
         /// Folds the 64-byte block at `block` into the hash.
-        @inline(__always)
         private mutating func compress(
             _ block: UnsafeRawPointer, schedule: UnsafeMutableBufferPointer<UInt32>, constants: UnsafeBufferPointer<UInt32>
         ) {
@@ -165,7 +163,6 @@ public enum SHA256 {
 
         /// One round of FIPS 180-4's compression, given the round's constant plus schedule word: `d` becomes the
         /// next `e` and `h` the next `a`; the caller names the variables one place further round for the next round.
-        @inline(__always)
         private static func round(
             _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32, _ e: UInt32, _ f: UInt32, _ g: UInt32,
             _ h: inout UInt32, _ constantAndWord: UInt32
@@ -195,7 +192,6 @@ public enum SHA256 {
 
 extension UInt32 {
     /// The bits rotated right by `count` (1...31).
-    @inline(__always)
     fileprivate func rotatedRight(_ count: UInt32) -> UInt32 {
         (self &>> count) | (self &<< (32 &- count))
     }

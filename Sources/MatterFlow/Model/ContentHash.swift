@@ -49,7 +49,6 @@ public enum ContentHash {
     }
 
     /// The lowercase hex digit of a nibble, in ASCII.
-    @inline(__always)
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? 0x30 &+ nibble : 0x57 &+ nibble
     }
@@ -59,9 +58,8 @@ public enum ContentHash {
 /// starts): a load that only validates, or whose workflow never runs journaled, does not hash its files.
 ///
 /// The hash is that of the workflow's text followed, for each sub-workflow in the order of its path, by a line
-/// `path=hash` with the sub-workflow's own hash: exactly what the loader used to compute on every load. The
-/// texts are those the load read (the load cache keeps them too), so a file changed since gives the same hash
-/// as before, as a hash computed at load time did.
+/// `path=hash` with the sub-workflow's own hash. The texts are those the load read (the load cache keeps them
+/// too), so the hash is the loaded workflow's even when a file has changed on disk since the load.
 final class ContentHashSource: Sendable {
     private enum Content: Sendable {
         case fixed(String)

@@ -88,7 +88,9 @@ final class RunDriver {
     // room for every value it copies, held across an await or not, so inlined they would all add up in the frame
     // every waiting run holds, where apart only the one in flight has a frame. For the same reason a wait's payload
     // (stored out of line in the action) is taken out by the method that awaits it, and the run's result by a
-    // synchronous method: copied out in `run()`, each would take room in its frame.
+    // synchronous method: copied out in `run()`, each would take room in its frame. With every `@inline(never)` of
+    // the driver removed, `matterflow-bench --filter concurrent.10000` (10,000 runs in flight, release build, 7
+    // alternated rounds) peaked at 266–282 MB (median 278) against 254–277 (median 257): about 2 KB more per run.
 
     /// The result of the run's end; a run whose last work is not its end fails.
     @inline(never)
