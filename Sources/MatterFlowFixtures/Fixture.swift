@@ -192,8 +192,7 @@ enum FixtureFormat {
     }
 
     static func seconds(_ value: Double) -> String {
-        let rounded = (value * 1000).rounded() / 1000
-        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int(rounded)) : String(rounded)
+        NumberRange.format((value * 1000).rounded() / 1000)
     }
 
     /// Attempt numbers of a fault or an event trigger: calls are counted from 1.

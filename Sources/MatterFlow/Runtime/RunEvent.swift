@@ -203,7 +203,6 @@ public struct RunEvent: Sendable {
     }
 
     private static func format(_ value: Double) -> String {
-        let rounded = (value * 10).rounded() / 10
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+        NumberRange.format((value * 10).rounded() / 10)
     }
 }

@@ -102,10 +102,9 @@ public struct TimeBudget: Sendable {
     public static func format(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "unbounded" }
         let rounded = (seconds * 1000).rounded() / 1000
-        // Beyond what an Int holds exactly (nested retries multiply), in Swift's exponent form: `1e+27 s`.
-        guard rounded < 1e15 else { return "\(rounded) s" }
-        let text = rounded == rounded.rounded() ? "\(Int(rounded)) s" : "\(rounded) s"
-        guard rounded >= 120 else { return text }
+        // Beyond 2^53 (nested retries multiply) in Swift's exponent form, `1e+27 s`, and without minutes.
+        let text = NumberRange.format(rounded) + " s"
+        guard rounded >= 120, rounded <= Double(NumberRange.largestExactInteger) else { return text }
         let whole = Int(rounded.rounded(.down))
         return text + " (\(whole / 60) min \(whole % 60) s)"
     }

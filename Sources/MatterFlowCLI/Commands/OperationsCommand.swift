@@ -75,6 +75,6 @@ struct OperationsCommand {
     }
 
     private static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        NumberRange.format(seconds)
     }
 }

@@ -147,7 +147,6 @@ enum TestReportText {
     }
 
     private static func percent(_ ratio: Double) -> String {
-        let value = (ratio * 1000).rounded() / 10
-        return (value == value.rounded() ? String(Int(value)) : String(value)) + "%"
+        NumberRange.format((ratio * 1000).rounded() / 10) + "%"
     }
 }
