@@ -69,9 +69,8 @@ extension AbandonedCalls {
                 context.idempotencyKey = HubCallContext.lateReleaseKey(runID: context.runID, sessionID: sessionID)
                 context.expectedSessionID = sessionID
                 context.element = settlement.element
-                let outcome = await HubCallContext.$current.withValue(context) {
-                    await StepRace(clock: clock, signal: nil).call(release, hub: hub, structure: structure, arguments: [:], timeout: release.timeout)
-                }
+                let outcome = await StepRace(clock: clock, signal: nil).call(
+                    release, hub: hub, structure: structure, arguments: [:], timeout: release.timeout, context: context)
                 switch outcome {
                 case .finished(let value): done = value["released"]?.boolValue == true ? .released : .alreadyEnded
                 case .failed(let error): done = .failed(error.message)

@@ -60,12 +60,16 @@ final class Race: Sendable {
     private let structure: StructureID
     private let arguments: JSONObject
     private let work: StepRace.Work?
+    /// The context bound while the hub serves the call, in the work's task; nil: the task's own (inherited).
+    private let context: HubCallContext?
 
-    /// A race of `work`, or else of an operation's call, or else of the hub's status check.
+    /// A race of `work`, or else of an operation's call (served with `context` bound, when given), or else of the
+    /// hub's status check.
     init(
         clock: any WorkflowClock, call: PlannedCall? = nil, hub: (any Hub)? = nil, structure: StructureID = "",
-        arguments: JSONObject = [:], work: StepRace.Work? = nil
+        arguments: JSONObject = [:], work: StepRace.Work? = nil, context: HubCallContext? = nil
     ) {
+        self.context = context
         self.clock = clock
         self.call = call
         self.hub = hub
@@ -83,7 +87,12 @@ final class Race: Sendable {
                 value = .other(try await work!())
             } else if call != nil {
                 try OperationDescriptor.check(arguments, against: call!.argumentShapes, operation: call!.name)
-                value = .json(try await call!.invoke(hub!, structure, arguments))
+                if let context {
+                    value = .json(
+                        try await HubCallContext.$current.withValue(context) { try await call!.invoke(hub!, structure, arguments) })
+                } else {
+                    value = .json(try await call!.invoke(hub!, structure, arguments))
+                }
             } else {
                 value = .status(try await hub!.status(structure: structure))
             }

@@ -285,16 +285,15 @@ final class RunDriver {
         }
     }
 
-    /// Makes a call in its race, with the call's context unless an outer layer set one. Never inlined: the race's
-    /// awaits would take room in the frames of ``makeCall(_:)`` and ``recorded(_:_:)``, which make it in two places.
+    /// Makes a call in its race, with the call's context unless an outer layer set one (which the race's task then
+    /// inherits). Never inlined: the race's awaits would take room in the frames of ``makeCall(_:)`` and
+    /// ``recorded(_:_:)``, which make it in two places.
     @inline(never)
     private func make(_ call: RunCall, lateResult: (@Sendable (JSONValue) -> Void)? = nil) async -> RaceOutcome<JSONValue> {
         var race = race(cancellable: call.cancellable, state: call.state)
         race.onLateResult = lateResult
-        // The race's task inherits the context, so the hub sees it while it serves the call.
-        return await HubCallContext.$current.withValue(HubCallContext.current ?? call.context) {
-            await race.call(call, hub: hub, structure: options.structureID)
-        }
+        let context = HubCallContext.current == nil ? call.context : nil
+        return await race.call(call, context: context, hub: hub, structure: options.structureID)
     }
 
     /// Settles, at the run's end, what its unanswered session-opening calls did (``RunMachine/Phase/ending(_:)``):

@@ -384,9 +384,7 @@ public final class RunPool: Sendable {
                 let make = { (lateResult: (@Sendable (JSONValue) -> Void)?) async -> RaceOutcome<JSONValue> in
                     var race = StepRace(clock: self.clock, signal: signal, abandoned: job.abandoned, state: call.state)
                     race.onLateResult = lateResult
-                    return await HubCallContext.$current.withValue(call.context) {
-                        await race.call(call, hub: self.hub, structure: job.structure)
-                    }
+                    return await race.call(call, context: call.context, hub: self.hub, structure: job.structure)
                 }
                 if let recording = job.recording {
                     outcome = await recording.recorded(call, context: call.context) { lateResult in await make(lateResult) }
