@@ -48,6 +48,17 @@ extension WorkflowClock {
         }
     }
 
+    /// Starts a task that works in the simulated world from now until it ends, detached from the calling task: it
+    /// takes none of its task-locals (a hub call's ``HubCallContext``) or its priority. For work started on behalf of
+    /// someone other than the caller, such as a pool's run woken by an event another run's hub call published.
+    func detachedTask(_ body: sending @escaping () async -> Void) {
+        beginActivity()
+        Task.detached {
+            defer { endActivity() }
+            await body()
+        }
+    }
+
     /// Suspends the calling task, which does not hold virtual time meanwhile, until the waker handed to `start` wakes
     /// it (from another task, a timer's action, a callback; or at once, from `start` itself).
     public func waitOffClock<T>(_ start: (ClockWaker<T>) -> Void) async -> T {

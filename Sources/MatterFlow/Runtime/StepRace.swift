@@ -65,7 +65,7 @@ struct StepRace {
     /// core, 6 alternated rounds: 1.99–2.06 µs per call bound here, 2.04–2.14 bound around).
     func call(
         _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, timeout: Duration,
-        context: HubCallContext? = nil
+        context: HubCallContext?
     ) async -> RaceOutcome<JSONValue> {
         await run(
             Race(clock: clock, call: call, hub: hub, structure: structure, arguments: arguments, context: context),

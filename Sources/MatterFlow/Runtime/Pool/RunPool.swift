@@ -321,7 +321,7 @@ public final class RunPool: Sendable {
                 return endings
             }
             for (number, result, ending) in endings {
-                clock.task {
+                clock.detachedTask {
                     let handedOut = await ending(result)
                     self.handle { state, next in state.ended(number, handedOut, effects: &next) }
                 }
@@ -335,7 +335,7 @@ public final class RunPool: Sendable {
         // The work in flight races each signal; its end is fed as cancelled.
         for signal in effects.cancels { signal.cancel() }
         for job in effects.jobs { start(job) }
-        for settle in effects.settles { clock.task { await self.settle(settle) } }
+        for settle in effects.settles { clock.detachedTask { await self.settle(settle) } }
     }
 
     /// Waits for an ended element's abandoned calls (each wait a warning, reported and kept in the element's end),
@@ -355,9 +355,11 @@ public final class RunPool: Sendable {
         feed(settle.parent, .elementEnded(ElementEnd(index: end.index, end: end.end, visited: end.visited, warnings: warnings)))
     }
 
-    /// Starts a piece of hub work as a task, working on the clock until its end is fed.
+    /// Starts a piece of hub work as a task, working on the clock until its end is fed. Detached: whatever task
+    /// starts it (a submit, an event delivered from inside another run's hub call, a timer) lends it nothing, so the
+    /// hub serves the job with its own run's context, and a guard's status check with none.
     private func start(_ job: PoolJob) {
-        clock.task { await self.run(job) }
+        clock.detachedTask { await self.run(job) }
     }
 
     private func run(_ job: PoolJob) async {
