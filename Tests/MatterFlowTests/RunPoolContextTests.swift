@@ -32,6 +32,35 @@ import Testing
         }}
         """#
 
+    static let waitThenRead = #"""
+        {"workflow": "w", "version": 1, "start": "wait", "states": {
+          "wait": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 60, "result": "ended",
+                   "on": {"keyUsed": "rooms"}, "otherwise": "rooms", "onTimeout": "timedOut"},
+          "rooms": {"type": "action", "operation": "fetchRooms", "guards": ["hubReachable"], "next": "done"},
+          "done": {"type": "succeed"},
+          "timedOut": {"type": "fail", "code": "deadlineExceeded", "message": "no event"}
+        }}
+        """#
+
+    @Test func workWokenByAnEventDeliveredInsideAnotherCallIsServedWithTheRunsOwnContext() async throws {
+        let workflow = try loadWorkflow(Self.waitThenRead)
+        let hub = ContextNotingHub(base: ScriptedHub())
+        let pool = RunPool(hub: hub, random: SeededRandomSource(seed: 4))
+        let run = try pool.submit(workflow, structureID: "s", runID: "woken")
+        #expect(pool.waitingForEvents == 1)
+        // As a hub publishes an event from inside a call it serves for another run.
+        let foreign = HubCallContext(runID: "other-run", idempotencyKey: "other-run/9", element: "readEach[0]")
+        HubCallContext.$current.withValue(foreign) {
+            pool.deliver(HubEvent(name: "epskcModeDeactivated", structureID: "s", value: "keyUsed", fields: [:], time: .zero))
+        }
+        let result = try #require(await pool.result(of: run))
+        #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
+        let seen = hub.seen.withLock { $0 }
+        #expect(seen.map(\.call) == ["status", "fetchRooms"])
+        #expect(seen.first?.context == nil)
+        #expect(seen.last?.context?.runID == "woken")
+    }
+
     @Test func workStartedInsideAnotherCallIsServedWithTheRunsOwnContext() async throws {
         let workflow = try loadWorkflow(Self.guardedRead)
         let hub = ContextNotingHub(base: ScriptedHub())

@@ -89,5 +89,8 @@ import Testing
         #expect(TimeBudget.format(1e27) == "1e+27 s")
         #expect(TimeBudget.format(9.3e18) == "9.3e+18 s")
         #expect(TimeBudget.format(837) == "837 s (13 min 57 s)")
+        // Whole numbers up to 2^53 are written out, with minutes; beyond it, in Swift's exponent form without them.
+        #expect(TimeBudget.format(2e15) == "2000000000000000 s (33333333333333 min 20 s)")
+        #expect(TimeBudget.format(0x1p53 + 2) == "9.007199254740994e+15 s")
     }
 }

@@ -59,7 +59,9 @@ public enum ContentHash {
 ///
 /// The hash is that of the workflow's text followed, for each sub-workflow in the order of its path, by a line
 /// `path=hash` with the sub-workflow's own hash. The texts are those the load read (the load cache keeps them
-/// too), so the hash is the loaded workflow's even when a file has changed on disk since the load.
+/// too), so the hash is the loaded workflow's even when a file has changed on disk since the load. Journals keep the
+/// hash and recovery refuses to resume a run whose workflow hashes differently, so the recipe must not change:
+/// `ContentHashTests` pins it.
 final class ContentHashSource: Sendable {
     private enum Content: Sendable {
         case fixed(String)

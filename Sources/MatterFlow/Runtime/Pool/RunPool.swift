@@ -20,6 +20,10 @@ import Synchronization
 /// A run's questions wait for ``answer(_:to:of:)-(JSONValue,_,_)`` (or answers given in advance at ``submit(_:inputs:structureID:runID:answers:)``)
 /// until their timeout, as a single run's do.
 ///
+/// The pool's hub work is served with its runs' own ``HubCallContext`` (and a guard's status check with none), whatever
+/// task submits a run or delivers an event: unlike ``WorkflowEngine/run(_:inputs:on:options:)``, a pool does not take
+/// a context bound around it.
+///
 /// On a ``VirtualClock`` the pool counts as working while it handles an input, so virtual time passes only while
 /// every run waits. Unlike ``WorkflowEngine/run(_:inputs:on:options:)``, a pool does not subscribe to the hub's
 /// events for each run (one subscription per run would cost more than the run): ``listen(to:)`` subscribes once for
