@@ -145,6 +145,27 @@ import Testing
         #expect(result.warnings == [Self.released])
     }
 
+    @Test func aPoolsLateReleaseIsKeyedByItsOwnRunWhateverTaskStartedIt() async throws {
+        let hub = ScriptedHub()
+        let gate = ScriptedHub.Gate()
+        hub.script("prepareCommissioning", [.afterGate(gate)])
+        let clock = ManualClock()
+        let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 2))
+        // Submitted, and its timeout's clock moved, from inside another run's call.
+        let foreign = HubCallContext(runID: "other-run", idempotencyKey: "other-run/3")
+        let run = try HubCallContext.$current.withValue(foreign) {
+            try pool.submit(try Self.prepareWorkflow(), structureID: "s", runID: "pooled")
+        }
+        await HubCallContext.$current.withValue(foreign) {
+            await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
+        }
+        let result = try #require(await pool.result(of: run))
+        #expect(result.warnings == [Self.released])
+        let release = try #require(hub.contexts.last ?? nil)
+        #expect(release.runID == "pooled")
+        #expect(release.idempotencyKey == HubCallContext.lateReleaseKey(runID: "pooled", sessionID: "session-1"))
+    }
+
     @Test func theReleaseIsTheCatalogsOwnSoAServicesWrappingOfItApplies() async throws {
         let releases = MutexBox(0)
         var catalog = OperationCatalog.standard
