@@ -129,12 +129,17 @@ import Testing
         #expect(result.warnings.isEmpty)
     }
 
-    @Test func aPoolsRunReleasesALateSessionToo() async throws {
+    /// A pool on a manual clock whose hub's prepare answers when the gate opens.
+    static func poolWithGatedPrepare() -> (pool: RunPool, hub: ScriptedHub, gate: ScriptedHub.Gate, clock: ManualClock) {
         let hub = ScriptedHub()
         let gate = ScriptedHub.Gate()
         hub.script("prepareCommissioning", [.afterGate(gate)])
         let clock = ManualClock()
-        let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 2))
+        return (RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 2)), hub, gate, clock)
+    }
+
+    @Test func aPoolsRunReleasesALateSessionToo() async throws {
+        let (pool, hub, gate, clock) = Self.poolWithGatedPrepare()
         let run = try pool.submit(try Self.prepareWorkflow(), structureID: "s")
         await Self.passPrepareTimeout(clock, gate: gate, openDuringGrace: true)
         let result = try #require(await pool.result(of: run))
@@ -146,11 +151,7 @@ import Testing
     }
 
     @Test func aPoolsLateReleaseIsKeyedByItsOwnRunWhateverTaskStartedIt() async throws {
-        let hub = ScriptedHub()
-        let gate = ScriptedHub.Gate()
-        hub.script("prepareCommissioning", [.afterGate(gate)])
-        let clock = ManualClock()
-        let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 2))
+        let (pool, hub, gate, clock) = Self.poolWithGatedPrepare()
         // Submitted, and its timeout's clock moved, from inside another run's call.
         let foreign = HubCallContext(runID: "other-run", idempotencyKey: "other-run/3")
         let run = try HubCallContext.$current.withValue(foreign) {

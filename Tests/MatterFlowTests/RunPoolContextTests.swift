@@ -53,12 +53,7 @@ import Testing
         HubCallContext.$current.withValue(foreign) {
             pool.deliver(HubEvent(name: "epskcModeDeactivated", structureID: "s", value: "keyUsed", fields: [:], time: .zero))
         }
-        let result = try #require(await pool.result(of: run))
-        #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
-        let seen = hub.seen.withLock { $0 }
-        #expect(seen.map(\.call) == ["status", "fetchRooms"])
-        #expect(seen.first?.context == nil)
-        #expect(seen.last?.context?.runID == "woken")
+        try await Self.expectOwnContexts(pool, run, hub, runID: "woken")
     }
 
     @Test func workStartedInsideAnotherCallIsServedWithTheRunsOwnContext() async throws {
@@ -70,13 +65,17 @@ import Testing
         let run = try HubCallContext.$current.withValue(foreign) {
             try pool.submit(workflow, structureID: "s", runID: "pooled")
         }
+        try await Self.expectOwnContexts(pool, run, hub, runID: "pooled")
+    }
+
+    /// The run succeeded, its guard's status check served with no context, as in any run, and its call with its own.
+    static func expectOwnContexts(_ pool: RunPool, _ run: RunPool.Run, _ hub: ContextNotingHub, runID: String) async throws {
         let result = try #require(await pool.result(of: run))
         #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
         let seen = hub.seen.withLock { $0 }
         #expect(seen.map(\.call) == ["status", "fetchRooms"])
-        // A guard's status check is served with no context, as in any run; the call with the run's own.
         #expect(seen.first?.context == nil)
-        #expect(seen.last?.context?.runID == "pooled")
+        #expect(seen.last?.context?.runID == runID)
         #expect(seen.last?.context?.element == nil)
     }
 }
