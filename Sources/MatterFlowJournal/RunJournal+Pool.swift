@@ -21,33 +21,29 @@ extension RunJournal {
         answers: [String: JSONValue] = [:], observer: (@Sendable (RunEvent) -> Void)? = nil
     ) throws -> RunPool.Run {
         // Inputs that do not fit stop the run before its journal file exists.
-        let resolved = try workflow.resolveInputs(inputs)
+        let resolved = try workflow.resolveRunInputs(inputs)
         let runID = runID ?? "run-" + pool.random.hexDigits(12)
-        let digests = try secretDigests(for: workflow, inputs: resolved, random: pool.random)
+        let digests = try secretDigests(for: workflow, inputs: resolved.values, random: pool.random)
         let writer = try JournalWriter(creating: path(of: Self.checkedFileName(runID)), hook: nil)
-        return try Self.submit(
-            workflow, inputs: inputs, resolved: resolved, to: pool, structureID: structureID, runID: runID, answers: answers,
-            observer: observer, writer: writer, secretDigests: digests)
+        return Self.submit(
+            workflow, resolved: resolved, to: pool, structureID: structureID, runID: runID, answers: answers, observer: observer,
+            writer: writer, secretDigests: digests)
     }
 
-    /// Submits a pool's run whose records go to `writer` (a file or a ``JournalSink``); `resolved` are its inputs
-    /// with defaults filled in, and `secretDigests` its secrets' digests.
+    /// Submits a pool's run whose records go to `writer` (a file or a ``JournalSink``); `resolved` are its inputs as
+    /// ``Workflow/resolveRunInputs(_:)`` resolved them (the pool does not resolve them again), and `secretDigests` its
+    /// secrets' digests.
     static func submit(
-        _ workflow: Workflow, inputs: JSONObject, resolved: JSONObject, to pool: RunPool, structureID: StructureID, runID: String,
+        _ workflow: Workflow, resolved: ResolvedInputs, to pool: RunPool, structureID: StructureID, runID: String,
         answers: [String: JSONValue], observer: (@Sendable (RunEvent) -> Void)?, writer: JournalWriter,
         secretDigests: SecretDigests?
-    ) throws -> RunPool.Run {
+    ) -> RunPool.Run {
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: structureID, showSecrets: false, hub: pool.hub,
             secretDigests: secretDigests)
-        let run: RunPool.Run
-        do {
-            run = try pool.submit(
-                workflow, inputs: inputs, structureID: structureID, runID: runID, answers: answers, observer: observer, recording: recorder)
-        } catch {
-            writer.close()
-            throw error
-        }
+        let run = pool.submit(
+            workflow, resolvedInputs: resolved, structureID: structureID, runID: runID, answers: answers, observer: observer,
+            recording: recorder)
         recorder.onFailure { pool.cancel(run) }
         return run
     }

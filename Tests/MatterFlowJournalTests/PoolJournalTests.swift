@@ -133,8 +133,8 @@ struct PoolJournalTests {
         let poolHub = try SimulatedHub(home: Homes.basic(), clock: poolClock)
         let pool = RunPool(hub: poolHub, clock: poolClock, random: SeededRandomSource(seed: 14))
         let sink = RefusingSink(failingOperation: "commissionDevice")
-        let run = try RunJournal.submit(
-            workflow, inputs: Self.inputs, resolved: resolved.values, to: pool, structureID: Homes.structureID, runID: Self.runID,
+        let run = RunJournal.submit(
+            workflow, resolved: resolved, to: pool, structureID: Homes.structureID, runID: Self.runID,
             answers: [:], observer: nil, writer: JournalWriter(sink: sink, nextSequence: 1, hook: nil),
             secretDigests: try SecretDigests.forRun(workflow: workflow, inputs: resolved.values, random: SeededRandomSource(seed: 14)) { nil })
         let inPool = try #require(await pool.result(of: run))
@@ -163,8 +163,8 @@ struct PoolJournalTests {
         let writer = try JournalWriter(
             creating: journal.path(of: Self.runID),
             hook: { boundary in boundary.position == .before && boundary.sequence == intent ? .tear : .proceed })
-        let run = try RunJournal.submit(
-            workflow, inputs: Self.inputs, resolved: try workflow.resolveInputs(Self.inputs), to: pool, structureID: Homes.structureID,
+        let run = RunJournal.submit(
+            workflow, resolved: try workflow.resolveRunInputs(Self.inputs), to: pool, structureID: Homes.structureID,
             runID: Self.runID, answers: [:], observer: nil, writer: writer,
             secretDigests: try SecretDigests.forRun(workflow: workflow, inputs: Self.inputs, random: SeededRandomSource(seed: 15)) { nil })
         let result = try #require(await pool.result(of: run))

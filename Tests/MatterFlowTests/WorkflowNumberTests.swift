@@ -92,5 +92,7 @@ import Testing
         // Whole numbers up to 2^53 are written out, with minutes; beyond it, in Swift's exponent form without them.
         #expect(TimeBudget.format(2e15) == "2000000000000000 s (33333333333333 min 20 s)")
         #expect(TimeBudget.format(0x1p53 + 2) == "9.007199254740994e+15 s")
+        // A finite budget is never written as infinite, however large.
+        #expect(TimeBudget.format(1e306) == "1e+306 s")
     }
 }

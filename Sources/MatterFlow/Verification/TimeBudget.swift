@@ -101,7 +101,8 @@ public struct TimeBudget: Sendable {
     /// Seconds as `837 s` or `12.5 s`, with minutes for long ones: `837 s (13 min 57 s)`.
     public static func format(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "unbounded" }
-        let rounded = (seconds * 1000).rounded() / 1000
+        // To the millisecond; from 10^15 s on a double holds no milliseconds, and multiplying could overflow.
+        let rounded = seconds.magnitude < 1e15 ? (seconds * 1000).rounded() / 1000 : seconds
         // Beyond 2^53 (nested retries multiply) in Swift's exponent form, `1e+27 s`, and without minutes.
         let text = NumberRange.format(rounded) + " s"
         guard rounded >= 120, rounded <= Double(NumberRange.largestExactInteger) else { return text }

@@ -85,7 +85,19 @@ public final class RunPool: Sendable {
         answers: [String: JSONValue] = [:], observer runObserver: (@Sendable (RunEvent) -> Void)? = nil,
         recording: (any RunRecording)? = nil
     ) throws(DiagnosticsError) -> Run {
-        let resolved = try workflow.resolveRunInputs(inputs)
+        submit(
+            workflow, resolvedInputs: try workflow.resolveRunInputs(inputs), structureID: structureID, runID: runID,
+            answers: answers, observer: runObserver, recording: recording)
+    }
+
+    /// Submits a run whose inputs the caller has resolved already (``Workflow/resolveRunInputs(_:)``), as
+    /// ``submit(_:inputs:structureID:runID:answers:observer:recording:)`` does after resolving them: for the journal,
+    /// which resolves them first to digest the secret ones.
+    @discardableResult
+    package func submit(
+        _ workflow: Workflow, resolvedInputs resolved: ResolvedInputs, structureID: StructureID, runID: String?,
+        answers: [String: JSONValue], observer runObserver: (@Sendable (RunEvent) -> Void)?, recording: (any RunRecording)?
+    ) -> Run {
         let configuration = configuration(
             runID: runID ?? "run-" + random.hexDigits(12), structureID: structureID, showSecrets: false,
             observed: runObserver != nil, recording: recording)
