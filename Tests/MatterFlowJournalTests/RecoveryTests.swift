@@ -257,7 +257,9 @@ struct RecoveryTests {
         let handle = try journal.start(
             workflow, inputs: ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp"], on: hub,
             options: RunOptions(structureID: Homes.structureID, clock: clock, runID: "run-0000000a11fe"))
-        await clock.waitForSleepers()
+        // The commissioning call in flight: its timeout's timer and the hub's latency. One sleeper alone may be the
+        // timer of an earlier call that has not ended yet, while the run still writes its journal.
+        await clock.waitForSleepers(2)
         let path = journal.path(of: "run-0000000a11fe")
         let before = try JournalFile.readAll(path)
         let report = await journal.recover(on: hub)
