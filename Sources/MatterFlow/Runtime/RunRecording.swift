@@ -3,8 +3,8 @@ import MatterFlowJSON
 /// What a run's driver tells a recorder, such as a write-ahead journal, as it performs the run machine's actions:
 /// every report and checkpoint, and around every hub call the call as the hub will see it and how it ended.
 ///
-/// The driver calls it on the run's task, in the run's order (an element of a concurrent map state: on the element's
-/// task, through ``recording(forElement:)``): ``callStarting(_:)`` before the hub sees the call
+/// The driver calls it on the task driving the run at the time, one call at a time and in the run's order (an
+/// element of a concurrent map state: on the element's, through ``recording(forElement:)``): ``callStarting(_:)`` before the hub sees the call
 /// (so a record made there is on disk first), ``callEnded(_:value:)`` once the call's race is decided and before
 /// the run takes the outcome (its `hubCallFinished` report follows). The run's idempotency keys and the session its
 /// calls are made in are the machine's: a recorder reads them from ``PreparedCall/context`` and keeps no count of
@@ -50,23 +50,27 @@ extension RunRecording {
         _ call: RunCall, context: HubCallContext,
         make: (_ lateResult: @escaping @Sendable (JSONValue) -> Void) async -> RaceOutcome<JSONValue>
     ) async -> RaceOutcome<JSONValue> {
-        let prepared = PreparedCall(
-            workflowPath: call.path, state: call.state, attempt: call.attempt, operation: call.operation.operation,
-            shownArguments: call.shownArguments, context: context, guardName: call.guardName, redaction: call.redaction)
+        let prepared = PreparedCall(call, context: context)
         let outcome: RaceOutcome<JSONValue>
         switch await callStarting(prepared) {
         case .success(let value)?: outcome = .finished(value)
         case .failure(let error)?: outcome = .failed(error)
         case nil: outcome = await make { value in self.lateResult(prepared, value: value) }
         }
-        let value: JSONValue?
-        switch outcome {
-        case .finished(let result): value = result
-        case .cancelled(let late): value = late
-        case .failed, .timedOut: value = nil
-        }
-        await callEnded(prepared, value: value)
+        await callEnded(prepared, value: outcome.value)
         return outcome
+    }
+}
+
+extension RaceOutcome {
+    /// The value a recording is told a call ended with (``RunRecording/callEnded(_:value:)``): its result when it
+    /// finished, or when the run was cancelled while it ran and it still succeeded; else nil.
+    var value: Value? {
+        switch self {
+        case .finished(let result): result
+        case .cancelled(let late): late
+        case .failed, .timedOut: nil
+        }
     }
 }
 
@@ -95,6 +99,13 @@ public struct PreparedCall: Sendable {
         self.init(
             workflowPath: workflowPath, state: state, attempt: attempt, operation: operation, shownArguments: shownArguments,
             context: context, guardName: guardName, redaction: nil)
+    }
+
+    /// A run's call as the hub sees it with `context`.
+    init(_ call: RunCall, context: HubCallContext) {
+        self.init(
+            workflowPath: call.path, state: call.state, attempt: call.attempt, operation: call.operation.operation,
+            shownArguments: call.shownArguments, context: context, guardName: call.guardName, redaction: call.redaction)
     }
 
     init(

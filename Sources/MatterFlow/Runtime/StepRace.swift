@@ -108,19 +108,42 @@ struct StepRace {
             return .finished(finished)
         case .failed(let error):
             return .failed(error)
-        case .timedOut:
-            await race.windDown(atMost: Self.gracePeriod)
+        case .timedOut, .cancelled:
+            return await lost(race, decision, label: label, opensSession: opensSession, value)
+        }
+    }
+
+    /// Ends a call made on the run's own task (``CallSegment``) that `decision` (its timeout or the run's cancel) went
+    /// against, as a race the work lost ends: its end, which `end` waits for, is raced against the grace period, and
+    /// a call still running after that is kept in ``abandoned``. `label` names the call; `opensSession`: the call opens
+    /// the commissioning session.
+    func lost<Value: Sendable>(
+        _ decision: Race.Decision, awaiting end: @escaping @Sendable () async throws -> Race.Value, label: String,
+        opensSession: Bool, _ value: (consuming Race.Value) -> Value?
+    ) async -> RaceOutcome<Value> {
+        let race = Race(clock: clock, awaiting: end)
+        race.offer(decision)
+        clock.beginActivity()
+        Task.immediate { await race.perform() }
+        return await lost(race, decision, label: label, opensSession: opensSession, value)
+    }
+
+    /// The outcome of a race decided against its work (`decision`: its timeout or the run's cancel), once the work
+    /// has wound down or used up its grace period.
+    private func lost<Value: Sendable>(
+        _ race: Race, _ decision: Race.Decision, label: String?, opensSession: Bool, _ value: (consuming Race.Value) -> Value?
+    ) async -> RaceOutcome<Value> {
+        await race.windDown(atMost: Self.gracePeriod)
+        if case .timedOut = decision {
             watchLateResult(race, label: label, opensSession: opensSession)
             keepIfRunning(race, label: label)
             return .timedOut
-        case .cancelled:
-            await race.windDown(atMost: Self.gracePeriod)
-            let late = race.value
-            // A result the outcome carries is not late; any other the work may still produce is.
-            if late == nil { watchLateResult(race, label: label, opensSession: opensSession) }
-            keepIfRunning(race, label: label)
-            return .cancelled(late: late.flatMap { value($0) })
         }
+        let late = race.value
+        // A result the outcome carries is not late; any other the work may still produce is.
+        if late == nil { watchLateResult(race, label: label, opensSession: opensSession) }
+        keepIfRunning(race, label: label)
+        return .cancelled(late: late.flatMap { value($0) })
     }
 
     /// Keeps a losing race's hub call (`label` names it; nil for other work) as abandoned when it still runs after

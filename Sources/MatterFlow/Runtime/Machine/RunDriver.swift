@@ -3,18 +3,20 @@ import MatterFlowJSON
 /// Performs a ``RunMachine``'s actions against the hub, the clock and the hub's events, and feeds their ends back
 /// as inputs, until the run ends.
 ///
-/// Each piece of hub work runs in a ``StepRace``: against its timeout, and against the run's cancel unless the
-/// run is on a cancel path. A call abandoned at its timeout or cancel and still running after its grace period is
+/// Each piece of hub work runs against its timeout, and against the run's cancel unless the run is on a cancel
+/// path: made inline on the run's ``CallSegment`` task until that task first suspends (RunDriver+Segment.swift,
+/// RunDriver+Calls.swift), in a ``StepRace`` of its own after that. A call abandoned at its timeout or cancel and still running after its grace period is
 /// kept in ``AbandonedCalls``; the run's next hub call waits for it first (bounded), and each wait is a warning.
 /// The run's cancel signal is the one way a cancel reaches the machine: the driver feeds it as an input before
 /// the next input whenever the signal has fired, so a cancel from the run's own observer (on entering a state)
 /// takes effect before that state does any work. A map state that runs elements at once has each element driven
 /// by a driver of its own (RunDriver+Elements.swift).
 ///
-/// The driver owns the machine, and belongs to the one task that drives it. Everything a run holds while it waits
-/// is here, on the heap: the task's suspended frames hold a reference to the driver and the piece of work in
-/// flight. Each input is fed by a synchronous method (``feed(_:)``), each kind of work is awaited by an async method
-/// of its own that awaits only that work, and the loop in ``run()`` awaits only those.
+/// The driver owns the machine, and belongs to one task at a time: the segment's, then the one that called
+/// ``run()``. Everything a run holds while it waits is here, on the heap: the task's suspended frames hold a
+/// reference to the driver and the piece of work in flight. Each input is fed by a synchronous method
+/// (``feed(_:)``), each kind of work is awaited by an async method of its own that awaits only that work, and the
+/// loop in ``drive(_:segment:)`` awaits only those.
 final class RunDriver {
     let hub: any Hub
     let options: RunOptions
@@ -28,15 +30,20 @@ final class RunDriver {
     let abandoned: AbandonedCalls
     /// The run, as data.
     ///
-    /// Its accesses are not checked for exclusivity at run time: every one is made on the one task that drives it
-    /// (the driver is not `Sendable`; a concurrent map's element tasks get copies of what they need, not the
-    /// driver), no access spans a suspension, and none calls anything that reaches the driver while it lasts (the
+    /// Its accesses are not checked for exclusivity at run time: every one is made on the one task that drives the
+    /// run at the time (the driver is handed from task to task only as RunDriver+Segment.swift says; a concurrent
+    /// map's element tasks get copies of what they need, not the driver), no access spans a suspension, and none calls anything that reaches the driver while it lasts (the
     /// machine performs no I/O; reports reach the observer in ``perform(_:)``, after the input's access has ended).
     /// The check cost about 5% of the CPU time of `matterflow-bench --filter transition.overhead`, which feeds one
     /// input per state.
     @exclusivity(unchecked) private(set) var machine: RunMachine
     /// Elements a concurrent map state starts or cancels, from the actions that handed over the map's work.
     var orders: [RunAction] = []
+    /// The hub call a ``CallSegment`` makes on its own task, while it makes one: what finishing it needs, should the
+    /// segment lose the run in it.
+    var inFlight: InlineCall?
+    /// The run's result, once it has ended, until ``run()`` returns it.
+    var ended: RunResult?
 
     init(
         machine: consuming RunMachine, hub: any Hub, options: RunOptions, runID: String, signal: CancellationSignal,
@@ -52,17 +59,25 @@ final class RunDriver {
         self.desk = desk
     }
 
-    /// Drives the machine from its start to its end.
-    func run() async -> RunResult {
-        var work = feed { machine throws(RunMachineError) in try machine.start() }
+    /// Performs work, and the inputs its ends feed, until the run ends (true; its result kept by ``end(with:)``). On
+    /// a ``CallSegment``'s task, only hub calls and status checks, made inline, until the task has suspended once;
+    /// then the segment hands its next work over (``CallSegment/handsOver(_:)``) and this returns false, as it does
+    /// when the segment lost the run in a call. Without a segment, each hub call is raced on a task of its own.
+    @inline(never)
+    func drive(_ first: RunAction, segment: CallSegment?) async -> Bool {
+        var work = first
         while true {
+            if let segment, segment.handsOver(work) { return false }
             switch work {
             case .finish:
-                return result(of: work)
+                end(with: work)
+                return true
             case .checkStatus(let check):
-                work = await checkStatus(check)
+                guard let next = await checkStatus(check, segment: segment) else { return false }
+                work = next
             case .call(let call):
-                work = await makeCall(call)
+                guard let next = await makeCall(call, segment: segment) else { return false }
+                work = next
             case .delay(let duration, let cancellable):
                 work = await delay(duration, cancellable: cancellable)
             case .waitForEvent:
@@ -84,48 +99,20 @@ final class RunDriver {
 
     // MARK: - Work
 
-    // Each kind of work is awaited in a method of its own, never inlined into `run()`: an async method's frame has
-    // room for every value it copies, held across an await or not, so inlined they would all add up in the frame
-    // every waiting run holds, where apart only the one in flight has a frame. For the same reason a wait's payload
-    // (stored out of line in the action) is taken out by the method that awaits it, and the run's result by a
-    // synchronous method: copied out in `run()`, each would take room in its frame. With every `@inline(never)` of
-    // the driver removed, `matterflow-bench --filter concurrent.10000` (10,000 runs in flight, release build, 7
+    // Each kind of work is awaited in a method of its own, never inlined into `drive(_:segment:)`: an async method's
+    // frame has room for every value it copies, held across an await or not, so inlined they would all add up in
+    // the frame every waiting run holds, where apart only the one in flight has a frame. For the same reason a
+    // wait's payload (stored out of line in the action) is taken out by the method that awaits it, and the run's
+    // result kept by a synchronous method: copied out in `drive`, each would take room in its frame. The same holds
+    // for the methods of RunDriver+Segment.swift and RunDriver+Calls.swift. With every `@inline(never)` of the driver
+    // removed, `matterflow-bench --filter concurrent.10000` (10,000 runs in flight, release build, 7
     // alternated rounds) peaked at 266–282 MB (median 278) against 254–277 (median 257): about 2 KB more per run.
 
-    /// The result of the run's end; a run whose last work is not its end fails.
+    /// Keeps the result of the run's end for ``run()`` to return; a run whose last work is not its end fails.
     @inline(never)
-    private func result(of end: RunAction) -> RunResult {
-        guard case .finish(let result) = end else {
-            return failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without a result"))
-        }
-        return result
-    }
-
-    /// Checks the hub's status for a guard; feeds the check's end.
-    @inline(never)
-    private func checkStatus(_ check: GuardCheck) async -> RunAction {
-        if !abandoned.isEmpty { await settleAbandoned() }
-        let outcome = await race(cancellable: check.cancellable, state: check.state).status(hub: hub, structure: options.structureID)
-        // The cancel that stopped the work is fed before the work's end.
-        if case .cancelled = outcome { _ = feedCancel() }
-        return feed { machine throws(RunMachineError) in try machine.statusChecked(outcome) }
-    }
-
-    /// Makes a hub call (after a pause the run was asked to take before a state's first attempt, once no call the
-    /// run abandoned is still running); feeds its end.
-    @inline(never)
-    private func makeCall(_ call: RunCall) async -> RunAction {
-        if !abandoned.isEmpty { await settleAbandoned() }
-        if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
-        // The clock is read only for the reports' durations.
-        let started = options.observer == nil ? Duration.zero : options.clock.now
-        options.pause?.callBegan()
-        let outcome = if let recording = options.recording { await recorded(call, recording) } else { await make(call) }
-        options.pause?.callEnded()
-        let duration = options.observer == nil ? Duration.zero : options.clock.now - started
-        // The cancel that stopped the work is fed before the work's end.
-        if case .cancelled = outcome { _ = feedCancel() }
-        return feed { machine throws(RunMachineError) in try machine.callEnded(outcome, duration: duration) }
+    func end(with end: RunAction) {
+        guard case .finish(let result) = end else { return endRefused("an end without a result") }
+        ended = result
     }
 
     /// Waits before a retry, or for a delay state; feeds the delay's end.
@@ -274,26 +261,8 @@ final class RunDriver {
     // MARK: - Hub calls
 
     /// The race a piece of hub work runs in: cancellable unless the run is on a cancel path.
-    private func race(cancellable: Bool, state: String = "") -> StepRace {
+    func race(cancellable: Bool, state: String = "") -> StepRace {
         StepRace(clock: options.clock, signal: cancellable ? signal : nil, abandoned: abandoned, state: state)
-    }
-
-    /// Makes a call, told to the run's recording first (which may refuse it) and after its race is decided.
-    private func recorded(_ call: RunCall, _ recording: any RunRecording) async -> RaceOutcome<JSONValue> {
-        await recording.recorded(call, context: HubCallContext.current ?? call.context) { lateResult in
-            await make(call, lateResult: lateResult)
-        }
-    }
-
-    /// Makes a call in its race, with the call's context unless an outer layer set one (which the race's task then
-    /// inherits). Never inlined: the race's awaits would take room in the frames of ``makeCall(_:)`` and
-    /// ``recorded(_:_:)``, which make it in two places.
-    @inline(never)
-    private func make(_ call: RunCall, lateResult: (@Sendable (JSONValue) -> Void)? = nil) async -> RaceOutcome<JSONValue> {
-        var race = race(cancellable: call.cancellable, state: call.state)
-        race.onLateResult = lateResult
-        let context = HubCallContext.current == nil ? call.context : nil
-        return await race.call(call, context: context, hub: hub, structure: options.structureID)
     }
 
     /// Settles, at the run's end, what its unanswered session-opening calls did (``RunMachine/Phase/ending(_:)``):
@@ -315,7 +284,7 @@ final class RunDriver {
     /// each call given up, is a warning, reported as it happens so that a trace shows why the run is waiting.
     /// Called only when a call is kept: a call of an async method, even one that returns at once, allocates its
     /// frame.
-    private func settleAbandoned(atEnd: Bool = false) async {
+    func settleAbandoned(atEnd: Bool = false) async {
         await abandoned.settle { report in
             // A warning only reports: it orders no element.
             if let actions = try? machine.warning(Self.message(report, atEnd: atEnd)) { _ = perform(actions) }
