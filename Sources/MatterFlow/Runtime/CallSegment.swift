@@ -204,30 +204,26 @@ final class CallSegment: Sendable {
     /// The work the segment handed over.
     func takeWork() -> RunAction? { state.withLock { $0.work.take() } }
 
-
     /// Waits until the segment ends or loses the run.
     @inline(never)
     func next() async -> End {
-        await withCheckedContinuation { (continuation: CheckedContinuation<End, Never>) in
-            let ready = state.withLock { state -> End? in
-                if let end = state.end { return end }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready {
-                continuation.resume(returning: ready)
-            } else {
-                clock.endActivity()
-            }
-        }
+        await waitOffClock(take: { $0.end }, keep: { $0.waiter = $1 })
     }
 
     /// The end of the call the segment lost the run in, once the hub lets it go.
     func lostCallEnd() async -> Result<Race.Value, FlowError> {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Race.Value, FlowError>, Never>) in
-            let ready = state.withLock { state -> Result<Race.Value, FlowError>? in
-                if let end = state.lostEnd.take() { return end }
-                state.lostEndWaiter = continuation
+        await waitOffClock(take: { $0.lostEnd.take() }, keep: { $0.lostEndWaiter = $1 })
+    }
+
+    /// Waits, off the clock, for what `take` finds in the state; `keep` stores the waiting continuation meanwhile, for
+    /// whoever provides it to resume (counting the waiter on the clock again first).
+    private func waitOffClock<Value>(
+        take: (inout State) -> Value?, keep: (inout State, CheckedContinuation<Value, Never>) -> Void
+    ) async -> Value {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
+            let ready = state.withLock { state -> Value? in
+                if let value = take(&state) { return value }
+                keep(&state, continuation)
                 return nil
             }
             if let ready {
