@@ -95,11 +95,7 @@ final class Race: Sendable {
 
     /// Makes `call` with `arguments`, their shapes checked first, served with `context` bound as
     /// ``HubCallContext/current`` (nil: the task's own).
-    ///
-    /// Always inlined: as a function of its own, its frame took a task-allocator slab of its own in every call in
-    /// flight (`matterflow-bench --filter concurrent.10000`, live bytes at the peak measured with an allocation
-    /// tracer: about 1 KB more per run).
-    @inline(__always)
+
     static func invoke(
         _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, context: HubCallContext?
     ) async throws -> JSONValue {
