@@ -42,7 +42,7 @@ struct OperationsCommand {
             }
             out.line("  result: \(operation.result)")
             out.line("  errors: " + operation.possibleCauses.map { "\(operation.code(of: $0)?.rawValue ?? "unknown")/\($0.rawValue)" }.joined(separator: ", "))
-            out.line("  default timeout: \(Self.format(operation.defaultTimeoutSeconds)) s; effect: \(operation.effect.rawValue)")
+            out.line("  default timeout: \(NumberRange.format(operation.defaultTimeoutSeconds)) s; effect: \(operation.effect.rawValue)")
             if !operation.requires.isEmpty {
                 out.line("  requires: " + operation.requires.map(\.description).joined(separator: "; "))
             }
@@ -65,16 +65,12 @@ struct OperationsCommand {
             case .operation(let name, let arguments, _):
                 reads = "\(name)(\(arguments.map { "\($0.name): \($0.value.summary)" }.joined(separator: ", ")))"
             }
-            out.line("  reads: \(reads) (timeout \(Self.format(catalog.timeoutSeconds(of: declared))) s)")
+            out.line("  reads: \(reads) (timeout \(NumberRange.format(catalog.timeoutSeconds(of: declared))) s)")
             out.line("  passes when: \(declared.check.condition.summary)")
             out.line("  otherwise: \(failure.code.rawValue)/\(failure.cause.rawValue): \(declared.message)")
             out.line("  errors: " + catalog.possibleCauses(of: declared).map { "\(catalog.code(ofCause: $0.rawValue)?.rawValue ?? "unknown")/\($0.rawValue)" }.joined(separator: ", "))
             out.line("")
         }
         return ExitCode.success
-    }
-
-    private static func format(_ seconds: Double) -> String {
-        NumberRange.format(seconds)
     }
 }

@@ -45,8 +45,8 @@ final class ScriptedHub: Hub {
         var contexts: [HubCallContext?] = []
         /// The device of every `readBasicInformation` call, in order.
         var readDevices: [String] = []
-        /// The task that served every call, in order.
-        var servingTasks: [Int] = []
+        /// The name of the task that served every call (nil: unnamed), in order.
+        var servingTasks: [String?] = []
     }
 
     private let state = Mutex(State())
@@ -82,15 +82,15 @@ final class ScriptedHub: Hub {
     var sameElementOverlaps: [String] { state.withLock { $0.sameElementOverlaps } }
     /// The context of every call, in order.
     var contexts: [HubCallContext?] { state.withLock { $0.contexts } }
-    /// The task that served every call (its hash), in order.
-    var servingTasks: [Int] { state.withLock { $0.servingTasks } }
+    /// The name of the task that served every call (nil: unnamed), in order.
+    var servingTasks: [String?] { state.withLock { $0.servingTasks } }
     /// The device of every `readBasicInformation` call, in order.
     var readDevices: [String] { state.withLock { $0.readDevices } }
 
     private func answer(_ operation: String, device: String? = nil) async throws {
         let context = HubCallContext.current
         let element = (context?.runID ?? "") + "|" + (context?.element ?? "")
-        let task = withUnsafeCurrentTask { $0?.hashValue ?? 0 }
+        let task = Task.name
         let next = state.withLock { state -> Answer in
             state.calls.append(operation)
             state.servingTasks.append(task)

@@ -45,7 +45,7 @@ extension RunDriver {
         let clock = options.clock
         let handoff = Handoff(driver: self, work: first)
         clock.beginActivity()
-        let task = Task.immediate {
+        let task = Task.immediate(name: Self.segmentName(runID)) {
             if await handoff.driver.drive(handoff.work, segment: segment) { segment.finish() }
             clock.endActivity()
         }
@@ -63,6 +63,10 @@ extension RunDriver {
     func endRefused(_ input: String) {
         ended = failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: input))
     }
+
+    /// The name of a run's segment task, `matterflow run <run ID>`, as debuggers and ``Task/name`` show it: one name per
+    /// run, not per call, so that a hub can tell the run's own task from a call's race.
+    static func segmentName(_ runID: String) -> String { "matterflow run " + runID }
 
     /// The driver and the work it starts from, handed to the task of a ``CallSegment``.
     ///
