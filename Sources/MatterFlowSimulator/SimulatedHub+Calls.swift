@@ -60,10 +60,18 @@ extension SimulatedHub {
 
     /// Waits the structure's simulated latency for an operation, if any (cancellable).
     func simulateLatency(_ operation: SimulatedOperation, _ structure: StructureID) async throws {
-        guard let latency = structures[structure]?.home.simulation.latency(of: operation), latency > .zero else {
-            return
-        }
+        guard let latency = simulatedLatency(of: operation, structure) else { return }
         try await clock.sleep(for: latency)
+    }
+
+    /// The structure's simulated latency for an operation; nil when it has none.
+    ///
+    /// Never inlined: the lookup copies the structure's state, which inlined took room in the frame of
+    /// ``simulateLatency(_:_:)``, held by every call in flight while it sleeps.
+    @inline(never)
+    private func simulatedLatency(of operation: SimulatedOperation, _ structure: StructureID) -> Duration? {
+        guard let latency = structures[structure]?.home.simulation.latency(of: operation), latency > .zero else { return nil }
+        return latency
     }
 
     /// The structure's current state (re-read from a shared state directory, its lease checked), or `missing`

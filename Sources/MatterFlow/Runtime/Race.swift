@@ -21,9 +21,12 @@ final class Race: Sendable {
     }
 
     /// How the race was decided, without the work's value (kept in `State.value`).
+    ///
+    /// The error is boxed (`indirect`): inline, its size would be in every race's state and in the frames that
+    /// hold a decision while a call is in flight, for a case that is rare.
     enum Decision: Sendable {
         case finished
-        case failed(FlowError)
+        indirect case failed(FlowError)
         case timedOut
         case cancelled
     }
@@ -65,8 +68,12 @@ final class Race: Sendable {
     /// Work whose value is already a race's: the end of a call made elsewhere (``init(clock:awaiting:)``).
     private let forwarded: (@Sendable () async throws -> Value)?
 
+    // The initialisers are never inlined: the state they build took room in the frame of each async method that
+    // starts a race, which every call in flight holds.
+
     /// A race of `work`, or else of an operation's call (served with `context` bound, when given), or else of the
     /// hub's status check.
+    @inline(never)
     init(
         clock: any WorkflowClock, call: PlannedCall? = nil, hub: (any Hub)? = nil, structure: StructureID = "",
         arguments: JSONObject = [:], work: StepRace.Work? = nil, context: HubCallContext? = nil
@@ -82,6 +89,7 @@ final class Race: Sendable {
     }
 
     /// A race of a hub call made on another task (``CallSegment``), which `end` waits for.
+    @inline(never)
     init(clock: any WorkflowClock, awaiting end: @escaping @Sendable () async throws -> Value) {
         self.clock = clock
         forwarded = end
@@ -99,30 +107,64 @@ final class Race: Sendable {
     static func invoke(
         _ call: PlannedCall, hub: any Hub, structure: StructureID, arguments: JSONObject, context: HubCallContext?
     ) async throws -> JSONValue {
-        try OperationDescriptor.check(arguments, against: call.argumentShapes, operation: call.name)
+        try checkArguments(arguments, of: call)
         guard let context else { return try await call.invoke(hub, structure, arguments) }
         return try await HubCallContext.$current.withValue(context) { try await call.invoke(hub, structure, arguments) }
+    }
+
+    /// Checks a call's arguments against their declared shapes. Throws untyped and is never inlined: a typed
+    /// ``FlowError`` thrown into an async method takes its size in that method's frame.
+    @inline(never)
+    private static func checkArguments(_ arguments: JSONObject, of call: PlannedCall) throws {
+        try OperationDescriptor.check(arguments, against: call.argumentShapes, operation: call.name)
     }
 
     /// Runs the work, as the body of its task, and reports its end.
     func perform() async {
         do {
-            let value: Value
-            // The fields are read in place (`!` rather than `if let`, which would copy the hub's existential).
-            if work != nil {
-                value = .other(try await work!())
-            } else if call != nil {
-                value = .json(try await Self.invoke(call!, hub: hub!, structure: structure, arguments: arguments, context: context))
-            } else if forwarded != nil {
-                value = try await forwarded!()
-            } else {
-                value = .status(try await hub!.status(structure: structure))
-            }
-            workEnded(.finished, value: value)
+            workEnded(.finished, value: try await workValue())
         } catch {
-            workEnded(.failed(FlowError.from(error)), value: nil)
+            workFailed(error)
         }
         clock.endActivity()
+    }
+
+    /// Runs the work and returns its value.
+    ///
+    /// Each kind of work is awaited in a method of its own, never inlined here: an async method's frame has room for
+    /// the values of every branch, so inlined they would all add up in the frame every call in flight holds.
+    @inline(never)
+    private func workValue() async throws -> Value {
+        // The fields are read in place (`!` rather than `if let`, which would copy the hub's existential).
+        if work != nil { return try await otherValue() }
+        if call != nil { return try await callValue() }
+        if forwarded != nil { return try await forwarded!() }
+        return try await statusValue()
+    }
+
+    /// Runs other work.
+    @inline(never)
+    private func otherValue() async throws -> Value {
+        .other(try await work!())
+    }
+
+    /// Makes the operation's call.
+    @inline(never)
+    private func callValue() async throws -> Value {
+        .json(try await Self.invoke(call!, hub: hub!, structure: structure, arguments: arguments, context: context))
+    }
+
+    /// Checks the hub's status.
+    @inline(never)
+    private func statusValue() async throws -> Value {
+        .status(try await hub!.status(structure: structure))
+    }
+
+    /// Reports the work's failure. Never inlined: the error's conversion took room in the frame of ``perform()``,
+    /// which every call in flight holds.
+    @inline(never)
+    private func workFailed(_ error: any Error) {
+        workEnded(.failed(FlowError.from(error)), value: nil)
     }
 
     /// The decision and, when the work won, its value, if the race is already decided.
@@ -189,6 +231,7 @@ final class Race: Sendable {
     }
 
     /// The work has ended: offer its result and wake a task waiting for it to wind down.
+    @inline(never)
     private func workEnded(_ decision: Decision, value: consuming Value?) {
         // Moved into the state, not copied.
         var value = value

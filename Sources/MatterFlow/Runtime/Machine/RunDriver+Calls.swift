@@ -43,19 +43,34 @@ extension RunDriver {
     @inline(never)
     func makeCall(_ call: RunCall, segment: CallSegment?) async -> RunAction? {
         if !abandoned.isEmpty { await settleAbandoned() }
-        if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
-        // The clock is read only for the reports' durations.
-        let started = options.observer == nil ? Duration.zero : options.clock.now
-        options.pause?.callBegan()
-        if let recording = options.recording { return await recordedCall(call, recording, started: started, segment: segment) }
-        guard let outcome = await make(call, prepared: nil, started: started, segment: segment) else { return nil }
+        if call.attempt == 1, let pause = pauseBeforeCall() { await pause.parkIfRequested() }
+        let started = callStarting()
+        if options.recording != nil { return await recordedCall(call, started: started, segment: segment) }
+        guard let outcome = await make(call, onLateResult: nil, started: started, segment: segment) else { return nil }
         return called(call, started: started, outcome: outcome)
+    }
+
+    // What `makeCall(_:segment:)` does besides awaiting is in synchronous methods of its own: inlined, their values
+    // took room in its frame, which every run with a call in flight holds.
+
+    /// The pause switch a state's first attempt parks at, if one was asked for and the run is not cancelled.
+    @inline(never)
+    private func pauseBeforeCall() -> RunPause? {
+        signal.isCancelled ? nil : options.pause
+    }
+
+    /// Tells the pause switch a call begins; the time it begins (read only for the reports' durations).
+    @inline(never)
+    private func callStarting() -> Duration {
+        options.pause?.callBegan()
+        return options.observer == nil ? Duration.zero : options.clock.now
     }
 
     /// Makes a call told to the run's recording: ``RunRecording/callStarting(_:)`` first (which may refuse it, giving
     /// the outcome to use instead), ``RunRecording/callEnded(_:value:)`` once the call's race is decided.
     @inline(never)
-    private func recordedCall(_ call: RunCall, _ recording: any RunRecording, started: Duration, segment: CallSegment?) async -> RunAction? {
+    private func recordedCall(_ call: RunCall, started: Duration, segment: CallSegment?) async -> RunAction? {
+        guard let recording = options.recording else { return nil }
         let prepared = PreparedCall(call, context: HubCallContext.current ?? call.context)
         let outcome: RaceOutcome<JSONValue>
         switch await recording.callStarting(prepared) {
@@ -64,7 +79,9 @@ extension RunDriver {
         case .failure(let error)?:
             outcome = .failed(error)
         case nil:
-            guard let made = await make(call, prepared: prepared, started: started, segment: segment) else { return nil }
+            guard let made = await make(call, onLateResult: lateResult(of: prepared), started: started, segment: segment) else {
+                return nil
+            }
             outcome = made
         }
         await recording.callEnded(prepared, value: outcome.value)
@@ -81,26 +98,55 @@ extension RunDriver {
         return feed { machine throws(RunMachineError) in try machine.callEnded(outcome, duration: duration) }
     }
 
-    /// Makes a call: on the segment's task while the segment has not suspended, else in its race; with the call's
-    /// context unless an outer layer set one (which the call's task then inherits). Nil when the segment lost the run
-    /// in the call.
+    /// Makes a call: on the segment's task while the segment has not suspended, else in its race (`onLateResult` told
+    /// of a result the race no longer waits for); with the call's context unless an outer layer set one (which the
+    /// call's task then inherits). Nil when the segment lost the run in the call. (Given the handler, not the
+    /// ``PreparedCall``: an optional struct argument takes its size in the frame of each caller on the way.)
     @inline(never)
-    private func make(_ call: RunCall, prepared: PreparedCall?, started: Duration, segment: CallSegment?) async -> RaceOutcome<JSONValue>? {
-        if let refusal = call.refusal { return .failed(refusal) }
-        let context = HubCallContext.current == nil ? call.context : nil
-        if let segment, beginInline(call, started: started, segment) {
-            return await inlineCall(call, context: context, segment: segment)
+    private func make(
+        _ call: RunCall, onLateResult: (@Sendable (JSONValue) -> Void)?, started: Duration, segment: CallSegment?
+    ) async -> RaceOutcome<JSONValue>? {
+        switch route(call, started: started, segment) {
+        case .refused(let outcome): return outcome
+        case .inline(let segment): return await inlineCall(call, segment: segment)
+        case .raced: return await raced(call, onLateResult: onLateResult)
         }
-        return await raced(call, context: context, prepared: prepared)
+    }
+
+    /// How a call is made.
+    private enum CallRoute {
+        /// The run refused the call (``RunCall/refusal``): it fails as it would have failed at the hub.
+        case refused(RaceOutcome<JSONValue>)
+        /// On the segment's task, the call begun.
+        case inline(CallSegment)
+        /// In a race of its own.
+        case raced
+    }
+
+    /// How `call` is made, begun on the segment's task if it is made there. Synchronous and never inlined: the
+    /// refusal it reads, inlined, took room in the frame of ``make(_:onLateResult:started:segment:)``.
+    @inline(never)
+    private func route(_ call: RunCall, started: Duration, _ segment: CallSegment?) -> CallRoute {
+        if let refusal = call.refusal { return .refused(.failed(refusal)) }
+        if let segment, beginInline(call, started: started, segment) { return .inline(segment) }
+        return .raced
+    }
+
+    /// The context a call is served with: its own, unless an outer layer bound one (which the call's task then
+    /// inherits).
+    @inline(never)
+    private static func context(of call: RunCall) -> HubCallContext? {
+        HubCallContext.current == nil ? call.context : nil
     }
 
     /// Makes a call in its race, on a task of its own.
     @inline(never)
-    private func raced(_ call: RunCall, context: HubCallContext?, prepared: PreparedCall?) async -> RaceOutcome<JSONValue> {
+    private func raced(_ call: RunCall, onLateResult: (@Sendable (JSONValue) -> Void)?) async -> RaceOutcome<JSONValue> {
         var race = race(cancellable: call.cancellable, state: call.state)
-        race.onLateResult = lateResult(of: prepared)
+        race.onLateResult = onLateResult
         return await race.call(
-            call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: call.timeout, context: context)
+            call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, timeout: call.timeout,
+            context: Self.context(of: call))
     }
 
     /// Begins a hub call on the segment's task, if the segment has not suspended yet; keeps what finishing it needs
@@ -129,9 +175,10 @@ extension RunDriver {
 
     /// Makes a call on the segment's task. Nil when the segment lost the run in it.
     @inline(never)
-    private func inlineCall(_ call: RunCall, context: HubCallContext?, segment: CallSegment) async -> RaceOutcome<JSONValue>? {
+    private func inlineCall(_ call: RunCall, segment: CallSegment) async -> RaceOutcome<JSONValue>? {
         do {
-            let value = try await Race.invoke(call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, context: context)
+            let value = try await Race.invoke(
+                call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, context: Self.context(of: call))
             return inlineEnded(.success(.json(value)), segment) { if case .json(let value) = $0 { value } else { nil } }
         } catch {
             return inlineEnded(.failure(FlowError.from(error)), segment) { if case .json(let value) = $0 { value } else { nil } }

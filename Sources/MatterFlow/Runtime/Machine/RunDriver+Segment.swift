@@ -55,13 +55,16 @@ extension RunDriver {
     /// The run's result, kept by ``end(with:)``.
     @inline(never)
     private func takeResult() -> RunResult {
-        ended.take() ?? failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without a result"))
+        guard case .finish(let result)? = ended.take() else {
+            return failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: "an end without a result"))
+        }
+        return result
     }
 
     /// Ends the run as failed: the driver could not go on with it (`input` says why).
     @inline(never)
     func endRefused(_ input: String) {
-        ended = failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: input))
+        ended = .finish(failure(RunMachineError(code: .impossibleInput, phase: machine.phaseName, input: input)))
     }
 
     /// The name of a run's segment task, `matterflow run <run ID>`, as debuggers and ``Task/name`` show it: one name per

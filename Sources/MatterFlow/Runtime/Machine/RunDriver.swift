@@ -42,8 +42,10 @@ final class RunDriver {
     /// The hub call a ``CallSegment`` makes on its own task, while it makes one: what finishing it needs, should the
     /// segment lose the run in it.
     var inFlight: InlineCall?
-    /// The run's result, once it has ended, until ``run()`` returns it.
-    var ended: RunResult?
+    /// The run's end (``RunAction/finish(_:)``, its result boxed), once it has ended, until ``run()`` returns the
+    /// result. Kept as the action, not the result: a result kept inline would add its size to every driver for the
+    /// whole run.
+    var ended: RunAction?
 
     init(
         machine: consuming RunMachine, hub: any Hub, options: RunOptions, runID: String, signal: CancellationSignal,
@@ -111,8 +113,8 @@ final class RunDriver {
     /// Keeps the result of the run's end for ``run()`` to return; a run whose last work is not its end fails.
     @inline(never)
     func end(with end: RunAction) {
-        guard case .finish(let result) = end else { return endRefused("an end without a result") }
-        ended = result
+        guard case .finish = end else { return endRefused("an end without a result") }
+        ended = end
     }
 
     /// Waits before a retry, or for a delay state; feeds the delay's end.
@@ -284,6 +286,7 @@ final class RunDriver {
     /// each call given up, is a warning, reported as it happens so that a trace shows why the run is waiting.
     /// Called only when a call is kept: a call of an async method, even one that returns at once, allocates its
     /// frame.
+    @inline(never)
     func settleAbandoned(atEnd: Bool = false) async {
         await abandoned.settle { report in
             // A warning only reports: it orders no element.
