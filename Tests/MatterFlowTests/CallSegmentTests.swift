@@ -93,6 +93,10 @@ import Testing
     }
 
     // MARK: - The segment's protocol
+    //
+    // The segment's waits resume only when the protocol provides what they wait for; each is bounded (`bounded`), so
+    // a broken protocol fails these tests at once rather than holding the suite (the time limit cannot end a wait
+    // that ignores cancellation).
 
     /// A segment's task, for the protocol's tests: one that does nothing (cancelling it, as a decision does, is harmless).
     static func idleTask() -> Task<Void, Never> { Task {} }
@@ -123,9 +127,9 @@ import Testing
         #expect(segment.beginCall(timeout: .seconds(5), cancellable: true))
         #expect(segment.suspended(task: Self.idleTask(), signal: CancellationSignal()) == nil)
         clock.advance(by: .seconds(5))
-        #expect(await segment.next() == .timedOut)
+        #expect(await bounded({ await segment.next() }) == .timedOut)
         #expect(!segment.endCall(.success(.json("late"))), "the segment must leave the run alone")
-        guard case .success(.json(let value)) = await segment.lostCallEnd() else {
+        guard case .success(.json(let value))? = await bounded({ await segment.lostCallEnd() }) else {
             Issue.record("the lost call's end did not reach the taker")
             return
         }
@@ -138,7 +142,7 @@ import Testing
         #expect(segment.beginCall(timeout: .seconds(5), cancellable: true))
         #expect(segment.suspended(task: Self.idleTask(), signal: signal) == nil)
         signal.cancel()
-        #expect(await segment.next() == .cancelled)
+        #expect(await bounded({ await segment.next() }) == .cancelled)
 
         let shielded = CallSegment(clock: ManualClock())
         #expect(shielded.beginCall(timeout: .seconds(5), cancellable: false))
@@ -150,7 +154,7 @@ import Testing
         let segment = CallSegment(clock: ManualClock())
         #expect(!segment.handsOver(.checkStatus(GuardCheck(state: "a", cancellable: true))), "before: done inline")
         #expect(segment.handsOver(.delay(.seconds(1), cancellable: true)), "a wait is never the segment's")
-        #expect(await segment.next() == .handedOver)
+        #expect(await bounded({ await segment.next() }) == .handedOver)
         guard case .delay(let duration, _)? = segment.takeWork() else {
             Issue.record("the handed-over work is not the delay")
             return
@@ -166,7 +170,7 @@ import Testing
         let segment = CallSegment(clock: ManualClock())
         #expect(segment.beginCall(timeout: .seconds(5), cancellable: true))
         #expect(segment.suspended(task: Self.idleTask(), signal: signal) == nil)
-        #expect(await segment.next() == .cancelled)
+        #expect(await bounded({ await segment.next() }) == .cancelled)
         #expect(!segment.endCall(.failure(FlowError(.runCancelled, "stopped"))))
     }
 }
