@@ -44,18 +44,21 @@ extension RunRecording {
 extension RunRecording {
     /// Makes `call` told to this recording: ``callStarting(_:)`` first (which may refuse the call, giving the outcome
     /// to use instead), then ``callEnded(_:value:)`` once the call's race is decided. `make` makes the call, handing a
-    /// result that arrives after the race to ``lateResult(_:value:)`` through the closure it is given. `context` is
-    /// the context the hub sees.
+    /// result that arrives after the race to ``lateResult(_:value:)`` through the closure it is given; it returns nil
+    /// when another task took the call over (a run's ``CallSegment`` lost in it), which then tells the call's end
+    /// itself, and so does this. `context` is the context the hub sees.
     func recorded(
         _ call: RunCall, context: HubCallContext,
-        make: (_ lateResult: @escaping @Sendable (JSONValue) -> Void) async -> RaceOutcome<JSONValue>
-    ) async -> RaceOutcome<JSONValue> {
+        make: (_ lateResult: @escaping @Sendable (JSONValue) -> Void) async -> RaceOutcome<JSONValue>?
+    ) async -> RaceOutcome<JSONValue>? {
         let prepared = PreparedCall(call, context: context)
         let outcome: RaceOutcome<JSONValue>
         switch await callStarting(prepared) {
         case .success(let value)?: outcome = .finished(value)
         case .failure(let error)?: outcome = .failed(error)
-        case nil: outcome = await make { value in self.lateResult(prepared, value: value) }
+        case nil:
+            guard let made = await make({ value in self.lateResult(prepared, value: value) }) else { return nil }
+            outcome = made
         }
         await callEnded(prepared, value: outcome.value)
         return outcome

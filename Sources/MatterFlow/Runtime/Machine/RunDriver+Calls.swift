@@ -66,25 +66,15 @@ extension RunDriver {
         return options.observer == nil ? Duration.zero : options.clock.now
     }
 
-    /// Makes a call told to the run's recording: ``RunRecording/callStarting(_:)`` first (which may refuse it, giving
-    /// the outcome to use instead), ``RunRecording/callEnded(_:value:)`` once the call's race is decided.
+    /// Makes a call told to the run's recording (``RunRecording/recorded(_:context:make:)``). Nil when the segment lost
+    /// the run in the call: the task that took it over tells the recording the call's end.
     @inline(never)
     private func recordedCall(_ call: RunCall, started: Duration, segment: CallSegment?) async -> RunAction? {
         guard let recording = options.recording else { return nil }
-        let prepared = PreparedCall(call, context: HubCallContext.current ?? call.context)
-        let outcome: RaceOutcome<JSONValue>
-        switch await recording.callStarting(prepared) {
-        case .success(let value)?:
-            outcome = .finished(value)
-        case .failure(let error)?:
-            outcome = .failed(error)
-        case nil:
-            guard let made = await make(call, onLateResult: lateResult(of: prepared), started: started, segment: segment) else {
-                return nil
-            }
-            outcome = made
+        let outcome = await recording.recorded(call, context: HubCallContext.current ?? call.context) { lateResult in
+            await make(call, onLateResult: lateResult, started: started, segment: segment)
         }
-        await recording.callEnded(prepared, value: outcome.value)
+        guard let outcome else { return nil }
         return called(call, started: started, outcome: outcome)
     }
 
