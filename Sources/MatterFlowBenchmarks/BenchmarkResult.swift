@@ -50,7 +50,7 @@ public enum Sampler {
         for _ in 0..<repetitions {
             let start = clock.now
             try await body()
-            samples.append(seconds(clock.now - start))
+            samples.append((clock.now - start).secondsValue)
         }
         return samples
     }
@@ -62,7 +62,7 @@ public enum Sampler {
         return try (0..<repetitions).map { _ in
             let start = clock.now
             try body()
-            return seconds(clock.now - start)
+            return (clock.now - start).secondsValue
         }
     }
 
@@ -72,10 +72,6 @@ public enum Sampler {
         let sorted = samples.sorted()
         let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
         return sorted[min(max(rank, 0), sorted.count - 1)]
-    }
-
-    public static func seconds(_ duration: Duration) -> Double {
-        duration.secondsValue
     }
 }
 

@@ -101,7 +101,7 @@ extension BenchmarkSuite {
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             precondition(succeeded == runs, "every concurrent run must succeed")
-            wallTimes.append(Sampler.seconds(ContinuousClock.now - start))
+            wallTimes.append((ContinuousClock.now - start).secondsValue)
             peak = max(peak, ProcessMemory.peakResidentBytes)
         }
         let median = Sampler.percentile(wallTimes, 0.5)

@@ -102,7 +102,7 @@ public struct RecoveredRunsBenchmark: Sendable {
         }
         return Report(
             runs: runs, handedOver: pooled.count, waiting: waiting, residentBytes: max(0, after - before),
-            recoverSeconds: WaitingRunsBenchmark.seconds(recovered), wakeSeconds: WaitingRunsBenchmark.seconds(woken), finished: finished)
+            recoverSeconds: recovered.secondsValue, wakeSeconds: woken.secondsValue, finished: finished)
     }
 
     /// The process that dies, for crash tests of a real process (`matterflow-bench --hold-waiting-runs N DIR`): N

@@ -152,7 +152,7 @@ public struct WaitingRunsBenchmark: Sendable {
             if result.outcome != expected || (expected == .succeeded && result.output?["device"] != .string(Self.device(index))) { mismatched += 1 }
         }
         return Report(
-            runs: runs, residentBytes: max(0, after - before), submitSeconds: Self.seconds(submitted), wakeSeconds: Self.seconds(woken),
+            runs: runs, residentBytes: max(0, after - before), submitSeconds: submitted.secondsValue, wakeSeconds: woken.secondsValue,
             waited: waited, outcomes: outcomes, mismatched: mismatched)
     }
 
@@ -164,10 +164,6 @@ public struct WaitingRunsBenchmark: Sendable {
     static func device(_ index: Int) -> String { "router-\(index)" }
 
     static func structure(_ index: Int) -> StructureID { "s\(index)" }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 
     /// The process's resident memory, from `/proc/self/statm` (0 where it cannot be read).
     static func residentBytes() -> Int {

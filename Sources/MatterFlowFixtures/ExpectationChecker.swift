@@ -26,7 +26,7 @@ struct ExpectationChecker {
         found += warningMismatches()
         if let hub = expect.hub { found += HubComparison(expect: hub, observation: observation).mismatches() }
         if let seconds = expect.elapsedSeconds {
-            let elapsed = FixtureFormat.secondsValue(observation.elapsed)
+            let elapsed = observation.elapsed.secondsValue
             if abs(elapsed - seconds) > 0.0005 {
                 found.append(
                     FixtureMismatch(

@@ -183,12 +183,7 @@ public enum FixtureAction: Sendable, Hashable, CustomStringConvertible {
 enum FixtureFormat {
     /// Seconds with at most three decimals: `5`, `0.25`.
     static func seconds(_ duration: Duration) -> String {
-        seconds(secondsValue(duration))
-    }
-
-    /// A duration in seconds.
-    static func secondsValue(_ duration: Duration) -> Double {
-        duration.secondsValue
+        seconds(duration.secondsValue)
     }
 
     static func seconds(_ value: Double) -> String {

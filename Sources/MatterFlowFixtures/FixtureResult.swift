@@ -33,7 +33,7 @@ public struct FixtureResult: Sendable {
             object["error"] = observation.result.jsonValue["error"] ?? .null
             object["output"] = observation.result.output ?? .null
             object["path"] = .array(observation.result.visitedStates.map(JSONValue.string))
-            object["elapsedSeconds"] = .double(FixtureFormat.secondsValue(observation.elapsed))
+            object["elapsedSeconds"] = .double(observation.elapsed.secondsValue)
         }
         return .object(object)
     }

@@ -61,7 +61,7 @@ public struct RunEvent: Sendable {
         var object = JSONObject()
         object["event"] = .string(name)
         object["runID"] = .string(runID)
-        object["time"] = .double(Self.seconds(time))
+        object["time"] = .double(time.secondsValue)
         object["workflow"] = .string(workflowPath.joined(separator: "/"))
         func error(_ error: FlowError?) -> JSONValue {
             error.map(Scope.json) ?? .null
@@ -86,7 +86,7 @@ public struct RunEvent: Sendable {
             object["state"] = .string(state)
             object["operation"] = .string(operation)
             object["attempt"] = .int(attempt)
-            object["durationSeconds"] = .double(Self.seconds(duration))
+            object["durationSeconds"] = .double(duration.secondsValue)
             object["succeeded"] = .bool(failure == nil)
             if failure != nil { object["error"] = error(failure) }
         case .retryScheduled(let state, let attempt, let delay, let failure):
@@ -194,12 +194,8 @@ public struct RunEvent: Sendable {
         return true
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        duration.secondsValue
-    }
-
     private static func milliseconds(_ duration: Duration) -> String {
-        "\(format(seconds(duration) * 1000)) ms"
+        "\(format(duration.secondsValue * 1000)) ms"
     }
 
     private static func format(_ value: Double) -> String {

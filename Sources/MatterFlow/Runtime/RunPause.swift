@@ -144,7 +144,6 @@ public final class RunPause: Sendable {
 
     /// Called by the run's driver at each checkpoint where a branch may park: suspends until ``release()`` when a
     /// pause was requested. Task cancellation does not end the wait (a parked run makes no call until released).
-    @inline(never)
     func parkIfRequested() async {
         let parks = state.withLock { state -> Bool in
             let counted = state.parkingAfterWait > 0

@@ -43,27 +43,13 @@ extension RunDriver {
     @inline(never)
     func makeCall(_ call: RunCall, segment: CallSegment?) async -> RunAction? {
         if !abandoned.isEmpty { await settleAbandoned() }
-        if call.attempt == 1, let pause = pauseBeforeCall() { await pause.parkIfRequested() }
-        let started = callStarting()
+        if call.attempt == 1, !signal.isCancelled, let pause = options.pause { await pause.parkIfRequested() }
+        // The clock is read only for the reports' durations.
+        let started = options.observer == nil ? Duration.zero : options.clock.now
+        options.pause?.callBegan()
         if options.recording != nil { return await recordedCall(call, started: started, segment: segment) }
         guard let outcome = await make(call, onLateResult: nil, started: started, segment: segment) else { return nil }
         return called(call, started: started, outcome: outcome)
-    }
-
-    // What `makeCall(_:segment:)` does besides awaiting is in synchronous methods of its own: inlined, their values
-    // took room in its frame, which every run with a call in flight holds.
-
-    /// The pause switch a state's first attempt parks at, if one was asked for and the run is not cancelled.
-    @inline(never)
-    private func pauseBeforeCall() -> RunPause? {
-        signal.isCancelled ? nil : options.pause
-    }
-
-    /// Tells the pause switch a call begins; the time it begins (read only for the reports' durations).
-    @inline(never)
-    private func callStarting() -> Duration {
-        options.pause?.callBegan()
-        return options.observer == nil ? Duration.zero : options.clock.now
     }
 
     /// Makes a call told to the run's recording (``RunRecording/recorded(_:context:make:)``). Nil when the segment lost
@@ -114,7 +100,8 @@ extension RunDriver {
     }
 
     /// How `call` is made, begun on the segment's task if it is made there. Synchronous and never inlined: the
-    /// refusal it reads, inlined, took room in the frame of ``make(_:onLateResult:started:segment:)``.
+    /// refusal it reads, inlined, took room in the frame of ``make(_:onLateResult:started:segment:)``, which every
+    /// call in flight holds (48 bytes, 176 inlined).
     @inline(never)
     private func route(_ call: RunCall, started: Duration, _ segment: CallSegment?) -> CallRoute {
         if let refusal = call.refusal { return .refused(.failed(refusal)) }
@@ -124,7 +111,6 @@ extension RunDriver {
 
     /// The context a call is served with: its own, unless an outer layer bound one (which the call's task then
     /// inherits).
-    @inline(never)
     private static func context(of call: RunCall) -> HubCallContext? {
         HubCallContext.current == nil ? call.context : nil
     }

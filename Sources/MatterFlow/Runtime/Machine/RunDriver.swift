@@ -286,7 +286,6 @@ final class RunDriver {
     /// each call given up, is a warning, reported as it happens so that a trace shows why the run is waiting.
     /// Called only when a call is kept: a call of an async method, even one that returns at once, allocates its
     /// frame.
-    @inline(never)
     func settleAbandoned(atEnd: Bool = false) async {
         await abandoned.settle { report in
             // A warning only reports: it orders no element.
