@@ -95,8 +95,8 @@ import Testing
     // MARK: - The segment's protocol
     //
     // The segment's waits resume only when the protocol provides what they wait for; each is bounded (`bounded`), so
-    // a broken protocol fails these tests at once rather than holding the suite (the time limit cannot end a wait
-    // that ignores cancellation).
+    // a broken protocol fails these tests after its limit (30 s) rather than holding the suite (the time limit cannot
+    // end a wait that ignores cancellation).
 
     /// A segment's task, for the protocol's tests: one that does nothing (cancelling it, as a decision does, is harmless).
     static func idleTask() -> Task<Void, Never> { Task {} }

@@ -3,7 +3,8 @@ import Synchronization
 /// `wait`'s value, or nil when it has not come within `limit` of real time.
 ///
 /// For tests of waits that never end when the code under test is broken (a continuation nobody resumes ignores
-/// cancellation, so a suite's time limit cannot end it): the test then fails at once instead of holding the run.
+/// cancellation, so a suite's time limit cannot end it): the test then fails once `limit` has passed instead of
+/// holding the run.
 /// `wait` runs on a task of its own, left suspended if it never ends. When the value comes in time the timer is
 /// cancelled, so a passing test does not wait for it.
 public func bounded<Value: Sendable>(

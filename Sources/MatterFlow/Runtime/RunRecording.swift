@@ -45,8 +45,8 @@ extension RunRecording {
     /// Makes `call` told to this recording: ``callStarting(_:)`` first (which may refuse the call, giving the outcome
     /// to use instead), then ``callEnded(_:value:)`` once the call's race is decided. `make` makes the call, handing a
     /// result that arrives after the race to ``lateResult(_:value:)`` through the closure it is given; it returns nil
-    /// when another task took the call over (a run's ``CallSegment`` lost in it), which then tells the call's end
-    /// itself, and so does this. `context` is the context the hub sees.
+    /// when another task took the call over (a run's ``CallSegment`` lost in it); this then returns nil and tells no
+    /// end, which the task that took the call over tells. `context` is the context the hub sees.
     func recorded(
         _ call: RunCall, context: HubCallContext,
         make: (_ lateResult: @escaping @Sendable (JSONValue) -> Void) async -> RaceOutcome<JSONValue>?
