@@ -46,6 +46,8 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        // glibc's allocator statistics, for the benchmarks' live-heap figures.
+        .systemLibrary(name: "CMallocStats"),
 
         // MARK: - Core libraries
         .target(name: "MatterFlowJSON", dependencies: ["CJSONC"]),
@@ -74,7 +76,10 @@ let package = Package(
         // MARK: - Benchmarks (release builds: swift run -c release matterflow-bench)
         .target(
             name: "MatterFlowBenchmarks",
-            dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterFlowJournal", "MatterPayload", "ThreadDataset"]
+            dependencies: [
+                "MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterFlowJournal", "MatterPayload", "ThreadDataset",
+                "CMallocStats",
+            ]
         ),
         .executableTarget(name: "matterflow-bench", dependencies: ["MatterFlowBenchmarks"]),
 

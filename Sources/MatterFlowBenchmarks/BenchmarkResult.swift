@@ -1,3 +1,4 @@
+import CMallocStats
 import Foundation
 import MatterFlow
 
@@ -81,6 +82,9 @@ public enum ProcessMemory {
     public static var residentBytes: Double { field("VmRSS:") }
     /// Peak resident set size so far, in bytes.
     public static var peakResidentBytes: Double { field("VmHWM:") }
+    /// Bytes the allocator has handed out and not had back, in all its arenas: the live heap, without the memory freed
+    /// but kept that the resident set also counts.
+    public static var heapBytesInUse: Double { Double(matterflow_heap_bytes_in_use()) }
 
     private static func field(_ name: String) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return .nan }
