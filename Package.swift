@@ -95,7 +95,7 @@ let package = Package(
         .target(name: "ThreadTestVectors", path: "Tests/ThreadTestVectors"),
         // The gate tests open to let held hub calls go on, shared by the test targets that hold calls.
         .target(name: "TestGates", path: "Tests/TestGates"),
-        .testTarget(name: "MatterFlowJSONTests", dependencies: ["MatterFlowJSON"]),
+        .testTarget(name: "MatterFlowJSONTests", dependencies: ["MatterFlowJSON", "TestGates"]),
         .testTarget(name: "MatterPayloadTests", dependencies: ["MatterPayload"]),
         .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset", "ThreadTestVectors"]),
         .testTarget(

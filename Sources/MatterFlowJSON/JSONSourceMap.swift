@@ -213,6 +213,8 @@ public struct JSONSourceMap: Sendable {
                         skipWhitespace()
                         continue
                     }
+                    let start = offset
+                    defer { skipUnreadByte(after: start) }
                     let keyLocation = location
                     let key = scanString()
                     path.append(.key(key))
@@ -241,6 +243,8 @@ public struct JSONSourceMap: Sendable {
                         skipWhitespace()
                         continue
                     }
+                    let start = offset
+                    defer { skipUnreadByte(after: start) }
                     path.append(.index(index))
                     scanValue()
                     path.removeLast()
@@ -266,6 +270,13 @@ public struct JSONSourceMap: Sendable {
                     numbers.append(NumberToken(pointer: pointer, text: token, location: startLocation))
                 }
             }
+        }
+
+        /// Steps over one byte when a member or element read from `start` consumed nothing: a byte this scanner does
+        /// not read where json-c found a value (a closing bracket of the other kind, say). Every turn of a container's
+        /// loop then consumes at least one byte, so any text ends the scan.
+        mutating func skipUnreadByte(after start: Int) {
+            if offset == start { advance() }
         }
 
         /// Reads a string token at the current position and returns its decoded text.
