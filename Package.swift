@@ -96,7 +96,7 @@ let package = Package(
         // The gate tests open to let held hub calls go on, shared by the test targets that hold calls.
         .target(name: "TestGates", path: "Tests/TestGates"),
         .testTarget(name: "MatterFlowJSONTests", dependencies: ["MatterFlowJSON", "TestGates"]),
-        .testTarget(name: "MatterPayloadTests", dependencies: ["MatterPayload"]),
+        .testTarget(name: "MatterPayloadTests", dependencies: ["MatterPayload", "TestGates"]),
         .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset", "ThreadTestVectors"]),
         .testTarget(
             name: "MatterFlowTests",

@@ -28,12 +28,19 @@ enum JSONCBridge {
     /// integers beyond 64 bits to `Int64.min` or `Int64.max` (see ``JSONDocument`` for how they are reported).
     static func parse(_ text: String, unusualNumbers: inout Bool) throws(SyntaxFailure) -> JSONValue {
         var text = text
-        if let value = text.withUTF8({ parseSplit($0, unusualNumbers: &unusualNumbers) }) {
-            if let offset = text.withUTF8(singleQuotedKey) { throw Self.singleQuotes(at: offset) }
-            return value
-        }
-        var bytes = text
-        return try bytes.withUTF8 { parseWhole(bytes: $0, unusualNumbers: &unusualNumbers) }.get()
+        return try text.withUTF8 { bytes -> Result<JSONValue, SyntaxFailure> in
+            let parsed = parseSplit(bytes, unusualNumbers: &unusualNumbers).map { .success($0) }
+                ?? parseWhole(bytes: bytes, unusualNumbers: &unusualNumbers)
+            return strictly(parsed, bytes)
+        }.get()
+    }
+
+    /// `parsed`, or the refusal of what json-c accepted in `bytes` that is not JSON (see ``JSONStrictness``).
+    private static func strictly(
+        _ parsed: Result<JSONValue, SyntaxFailure>, _ bytes: UnsafeBufferPointer<UInt8>
+    ) -> Result<JSONValue, SyntaxFailure> {
+        guard case .success = parsed, let violation = JSONStrictness.firstViolation(in: bytes) else { return parsed }
+        return .failure(violation)
     }
 
     /// Parses a large text a member of its largest object at a time, each piece by json-c (see
@@ -83,14 +90,14 @@ enum JSONCBridge {
         return .object(root)
     }
 
-    /// Parses a complete JSON text in strict mode, whole.
+    /// Parses a complete JSON text in strict mode, whole (never split).
     static func parseWhole(_ text: String) throws(SyntaxFailure) -> JSONValue {
         var text = text
         var unusualNumbers = false
-        return try text.withUTF8 { parseWhole(bytes: $0, unusualNumbers: &unusualNumbers) }.get()
+        return try text.withUTF8 { strictly(parseWhole(bytes: $0, unusualNumbers: &unusualNumbers), $0) }.get()
     }
 
-    /// Parses complete JSON text in strict mode, whole.
+    /// Parses complete JSON text in strict mode, whole, as json-c reads it (without ``JSONStrictness``'s checks).
     private static func parseWhole(
         bytes buffer: UnsafeBufferPointer<UInt8>, unusualNumbers: inout Bool
     ) -> Result<JSONValue, SyntaxFailure> {
@@ -132,38 +139,7 @@ enum JSONCBridge {
         if let extra = buffer[end..<length].firstIndex(where: { !isJSONWhitespace($0) }) {
             return .failure(SyntaxFailure(byteOffset: extra, reason: "unexpected content after the end of the JSON value"))
         }
-        if let offset = singleQuotedKey(buffer) { return .failure(singleQuotes(at: offset)) }
         return .success(convert(root, unusualNumbers: &unusualNumbers))
-    }
-
-    /// json-c's strict mode still accepts an object's key in single quotes (`{'name': 1}`), which JSON does not: the
-    /// offset of the first single quote outside a double-quoted string, if any. In a text json-c accepted only such a
-    /// key puts one there. A text without a single quote at all, the usual case, is passed by one `memchr`.
-    static func singleQuotedKey(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let base = bytes.baseAddress, memchr(base, Int32(UInt8(ascii: "'")), bytes.count) != nil else { return nil }
-        var inString = false
-        var offset = 0
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            if inString {
-                if byte == UInt8(ascii: "\\") {
-                    offset += 2
-                    continue
-                }
-                if byte == UInt8(ascii: "\"") { inString = false }
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-            } else if byte == UInt8(ascii: "'") {
-                return offset
-            }
-            offset += 1
-        }
-        return nil
-    }
-
-    /// The refusal of a key in single quotes at `offset`.
-    private static func singleQuotes(at offset: Int) -> SyntaxFailure {
-        SyntaxFailure(byteOffset: offset, reason: "a key in single quotes (JSON needs double quotes around every key)")
     }
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {

@@ -1,4 +1,5 @@
 import MatterPayload
+import TestGates
 import Testing
 
 @Suite("Round trips and robustness (seeded)")

@@ -1,4 +1,5 @@
 import MatterPayload
+import TestGates
 import Testing
 
 /// A manual code whose passcode bits are all zero (the check digit makes it parse).

@@ -1,0 +1,81 @@
+import TestGates
+import Testing
+
+@testable import MatterFlowJSON
+
+/// What json-c's strict mode accepts that JSON does not is refused, where it stands; JSON itself is still read.
+@Suite struct StrictJSONTests {
+    /// The one diagnostic `text` is refused with; nil (an issue recorded) when it is accepted.
+    static func refusal(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Diagnostic? {
+        do {
+            _ = try JSONDocument.parse(text, file: "w.json")
+            Issue.record("accepted: \(text.prefix(60))", sourceLocation: sourceLocation)
+            return nil
+        } catch {
+            #expect(error.diagnostics.count == 1, sourceLocation: sourceLocation)
+            #expect(error.diagnostics.first?.code == DiagnosticCode.syntaxError, sourceLocation: sourceLocation)
+            return error.diagnostics.first
+        }
+    }
+
+    @Test func rawControlCharactersInStringsAreRefusedWithTheEscapeToWrite() {
+        let tab = Self.refusal("{\n  \"description\": \"two\tcolumns\"\n}")
+        #expect(tab?.location == SourceLocation(line: 2, column: 22))
+        #expect(tab?.message.contains("a tab; write it as \\t") == true)
+
+        let lineBreak = Self.refusal("{\"a\": \"first\nsecond\"}")
+        #expect(lineBreak?.location == SourceLocation(line: 1, column: 13))
+        #expect(lineBreak?.message.contains("write it as \\n") == true)
+
+        let other = Self.refusal("{\"a\": [\"ok\", \"bell\u{07}\"]}")
+        #expect(other?.message.contains("U+0007; write it as \\u0007") == true)
+        #expect(Self.refusal("{\"k\u{1F}\": 1}")?.message.contains("U+001F") == true)
+    }
+
+    @Test func numbersJSONDoesNotAllowAreRefused() {
+        let leadingZero = Self.refusal(#"{"a": 1, "b": -01}"#)
+        #expect(leadingZero?.location == SourceLocation(line: 1, column: 15))
+        #expect(leadingZero?.message.contains("leading zero") == true)
+        let bareFraction = Self.refusal(#"{"retry": {"backoff": 2.}}"#)
+        #expect(bareFraction?.location == SourceLocation(line: 1, column: 23))
+        #expect(bareFraction?.message.contains("no digit after its decimal point") == true)
+        #expect(Self.refusal(#"[1.e5]"#)?.message.contains("decimal point") == true)
+    }
+
+    @Test func aKeyThatJSONCWouldCutShortIsRefused() {
+        // json-c keeps keys as C strings: these two would both become "a", one value silently lost.
+        let refusal = Self.refusal(#"{"a\u0000b": 1, "a\u0000c": 2}"#)
+        #expect(refusal?.location == SourceLocation(line: 1, column: 2))
+        #expect(refusal?.message.contains("\\u0000") == true)
+    }
+
+    @Test func everyJSONFormIsStillRead() throws {
+        let text = #"{"n": [0, -0, 0.5, -0.5e+07, 10, 1e05, 1E-05, 2.50E3], "s": "tab\tnul\u0000 quote' \\u0000", "a\\u0000": 1}"#
+        let value = try JSONDocument.parse(text, file: "w.json").value
+        #expect(value["n"]?.arrayValue?.count == 8)
+        #expect(value["n"]?.arrayValue?[6] == .double(1e-5))
+        #expect(value["s"] == .string("tab\tnul\u{0} quote' \\u0000"))
+        #expect(value["a\\u0000"] == 1)
+    }
+
+    @Test func aLargeTextReadInPiecesIsCheckedWhole() {
+        // Past `JSONCBridge.splitMembers`, json-c reads the text a member at a time; the check still covers it.
+        let text = SplitParseTests.text(400, member: { $0 == 321 ? "\"s321\": \"a\tb\"" : #""s\#($0)": \#($0)"# })
+        let refusal = Self.refusal(text)
+        #expect(refusal?.message.contains("a tab") == true)
+        let offset = text.utf8.firstIndex(of: 0x09).map { text.utf8.distance(from: text.utf8.startIndex, to: $0) }
+        #expect(refusal?.location == offset.map { SourceLocation.of(byteOffset: $0, in: text.utf8) })
+    }
+
+    @Test func theCheckReadsAnyBytesToTheirEnd() {
+        // The check runs on texts json-c accepted, but must never trap on what it is given: seeded random bytes
+        // drawn from JSON's punctuation, digits and controls.
+        var generator = SeededGenerator(seed: 0x5EED)
+        let alphabet = Array(#"{}[]:,"\'-.0123456789eEu+ "#.utf8) + [0x00, 0x09, 0x0A, 0x1F]
+        for length in 0..<400 {
+            let bytes = (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+            let failure = bytes.withUnsafeBufferPointer { JSONStrictness.firstViolation(in: $0) }
+            if let failure { #expect((0..<max(length, 1)).contains(failure.byteOffset)) }
+        }
+    }
+}
