@@ -93,7 +93,7 @@ let package = Package(
         // MARK: - Tests
         // Published Thread datasets, shared by every test target that needs one.
         .target(name: "ThreadTestVectors", path: "Tests/ThreadTestVectors"),
-        // The gate tests open to let held hub calls go on, shared by the test targets that hold calls.
+        // Test support shared by test targets: gates that hold hub calls, bounded waits, a seeded generator.
         .target(name: "TestGates", path: "Tests/TestGates"),
         .testTarget(name: "MatterFlowJSONTests", dependencies: ["MatterFlowJSON", "TestGates"]),
         .testTarget(name: "MatterPayloadTests", dependencies: ["MatterPayload", "TestGates"]),
@@ -123,7 +123,7 @@ let package = Package(
             name: "MatterFlowCLITests",
             dependencies: [
                 "MatterFlowCLI", "MatterFlow", "MatterFlowSimulator", "MatterPayload", "MatterFlowJournal", "MatterFlowJSON",
-                "MatterFlowHubProtocol", "ThreadTestVectors", "matterflow", "matterflow-bench", "MatterFlowStore",
+                "MatterFlowHubProtocol", "ThreadTestVectors", "matterflow", "matterflow-bench", "MatterFlowStore", "TestGates",
             ]
         ),
     ]

@@ -289,19 +289,24 @@ public final class PostgresConnection: Sendable {
     }
 
     /// Waits up to `timeoutMilliseconds` for notifications on the channels this connection listens on, and
-    /// returns those that arrived (possibly none). Blocks the calling thread while it waits.
+    /// returns those that arrived (possibly none). Blocks the calling thread while it waits, or until
+    /// `wakeDescriptor` (a file descriptor, such as a pipe's reading end) becomes readable: the way another thread
+    /// ends the wait at once. The descriptor is only polled, never read.
     /// - Throws: ``PostgresError`` `connectionLost` when the connection broke.
-    public func notifications(timeoutMilliseconds: Int32) throws(PostgresError) -> [PostgresNotification] {
+    public func notifications(
+        timeoutMilliseconds: Int32, wakeDescriptor: Int32? = nil
+    ) throws(PostgresError) -> [PostgresNotification] {
         let socket = handle.withLock { handle in handle.pointer.map { PQsocket($0) } ?? -1 }
         guard socket >= 0 else { throw PostgresError(.connectionLost, "the connection to \(target) is closed") }
         var pending = drain()
         if case .success(let ready) = pending, ready.isEmpty {
-            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let polled = poll(&descriptor, 1, timeoutMilliseconds)
+            var descriptors = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
+            if let wakeDescriptor { descriptors.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)) }
+            let polled = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds)
             if polled < 0 && errno != EINTR {
                 throw PostgresError(.connectionLost, "cannot wait on the connection to \(target): \(String(cString: strerror(errno)))")
             }
-            if polled > 0 { pending = drain() }
+            if polled > 0 && descriptors[0].revents != 0 { pending = drain() }
         }
         return try pending.get()
     }

@@ -14,11 +14,14 @@ import Darwin
 /// announced after that is not missed. A broken connection is opened again every ``retryMilliseconds``; on
 /// reconnecting `notified` is given nil, since notifications sent meanwhile are lost.
 final class QueueListener: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `conninfo`, `channels` and `notified` are immutable; `stopping` and `thread` are
-    // only touched while `monitor` is locked; `connection` is used by the listener's thread alone once the
-    // initializer has returned.
+    // Safety of @unchecked Sendable: `conninfo`, `channels`, `notified` and `wake` are immutable (the pipe's
+    // descriptors are written by `stop()` and polled by the thread, both thread-safe system calls); `stopping` and
+    // `thread` are only touched while `monitor` is locked; `connection` is used by the listener's thread alone once
+    // the initializer has returned.
 
-    /// How long the thread waits on the socket before it looks whether it should stop.
+    /// How long the thread waits on the socket, by default, before it looks again whether it should stop.
+    /// ``stop()`` ends the wait at once, through a pipe the thread polls beside the socket; this bounds it should the
+    /// pipe be missing (no descriptor left to open one).
     static let waitMilliseconds: Int32 = 200
     /// How often a broken connection is opened again.
     static let retryMilliseconds = 500
@@ -26,10 +29,14 @@ final class QueueListener: @unchecked Sendable {
     private let conninfo: String
     private let channels: [String]
     private let notified: @Sendable ([PostgresNotification]?) -> Void
+    private let waitMilliseconds: Int32
     private let monitor = Monitor()
     private var stopping = false
     private var thread: pthread_t?
     private var connection: PostgresConnection?
+    /// A pipe whose reading end the thread polls beside the connection's socket; ``stop()`` writes to it. Nil when
+    /// it could not be opened.
+    private let wake: (read: Int32, write: Int32)?
 
     /// Raises `signal` for every notification, and on reconnecting.
     convenience init(conninfo: String, channel: String, signal: WorkSignal) {
@@ -37,11 +44,16 @@ final class QueueListener: @unchecked Sendable {
     }
 
     /// Hands each read's notifications, of every channel in `channels`, to `notified` on the listener's thread; nil
-    /// after reconnecting.
-    init(conninfo: String, channels: [String], notified: @escaping @Sendable ([PostgresNotification]?) -> Void) {
+    /// after reconnecting. The thread waits on the socket `waitMilliseconds` at a time.
+    init(
+        conninfo: String, channels: [String], waitMilliseconds: Int32 = QueueListener.waitMilliseconds,
+        notified: @escaping @Sendable ([PostgresNotification]?) -> Void
+    ) {
         self.conninfo = conninfo
         self.channels = channels
+        self.waitMilliseconds = waitMilliseconds
         self.notified = notified
+        wake = Self.openWakePipe()
         connection = Self.connect(conninfo, channels: channels)
         if let created = StoreThread.start({ self.loop() }) {
             monitor.lock()
@@ -52,6 +64,14 @@ final class QueueListener: @unchecked Sendable {
             connection?.close()
             connection = nil
         }
+    }
+
+    /// A pipe marked close-on-exec, so that processes the worker starts (hubs) do not hold it.
+    private static func openWakePipe() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, fcntl(end, F_GETFD) | FD_CLOEXEC) }
+        return (ends[0], ends[1])
     }
 
     /// Whether the listener is connected and listening (false while the server is out of reach).
@@ -83,7 +103,7 @@ final class QueueListener: @unchecked Sendable {
                 continue
             }
             do {
-                let arrived = try open.notifications(timeoutMilliseconds: Self.waitMilliseconds)
+                let arrived = try open.notifications(timeoutMilliseconds: waitMilliseconds, wakeDescriptor: wake?.read)
                 if !arrived.isEmpty { notified(arrived) }
             } catch {
                 open.close()
@@ -94,7 +114,7 @@ final class QueueListener: @unchecked Sendable {
         connection = nil
     }
 
-    /// Stops the thread and waits for it (at most one socket wait, ``waitMilliseconds``).
+    /// Stops the thread and waits for it: it wakes at once, from a socket wait or a reconnection's pause.
     func stop() {
         monitor.lock()
         stopping = true
@@ -102,6 +122,17 @@ final class QueueListener: @unchecked Sendable {
         let running = thread
         thread = nil
         monitor.unlock()
+        if let wake {
+            var byte: UInt8 = 1
+            _ = write(wake.write, &byte, 1)
+        }
         if let running { pthread_join(running, nil) }
+    }
+
+    deinit {
+        if let wake {
+            close(wake.read)
+            close(wake.write)
+        }
     }
 }

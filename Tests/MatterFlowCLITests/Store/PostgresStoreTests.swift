@@ -6,6 +6,7 @@ import MatterFlowJSON
 import MatterFlowSimulator
 @testable import MatterFlowStore
 import Synchronization
+import TestGates
 import Testing
 
 /// The PostgreSQL run store against a throwaway server: connection, migrations, group commit, fencing, and the
@@ -46,6 +47,29 @@ struct PostgresStoreTests {
         for _ in 0..<20 where received.isEmpty { received = try listener.notifications(timeoutMilliseconds: 250) }
         #expect(received.map(\.channel) == ["matterflow_records"])
         #expect(received.map(\.payload) == ["run-1"])
+    }
+
+    @Test("a listener hands notifications to its thread's handler, and stops at once however long its socket wait")
+    func listenerStopsAtOnce() async throws {
+        let conninfo = try TestPostgres.database()
+        let received = Mutex<[String]>([])
+        // An hour per socket wait: only the stop's wake-up can end the thread in time.
+        let listener = QueueListener(conninfo: conninfo, channels: ["matterflow_queue"], waitMilliseconds: 3_600_000) {
+            notifications in received.withLock { $0 += (notifications ?? []).map(\.payload) }
+        }
+        let sender = try PostgresConnection(conninfo)
+        defer { sender.close() }
+        try sender.execute("SELECT pg_notify('matterflow_queue', $1)", ["run-1"])
+        let arrived = await bounded {
+            while received.withLock({ $0.isEmpty }) { await Task.yield() }
+            return received.withLock { $0 }
+        }
+        #expect(arrived == ["run-1"])
+        let stopped = await bounded { () -> Bool in
+            listener.stop()
+            return true
+        }
+        #expect(stopped == true, "stop() waited for the socket wait to end")
     }
 
     @Test("a run's batches of records are announced on matterflow_records while a watcher watches it, and only then")
