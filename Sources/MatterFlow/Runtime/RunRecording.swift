@@ -4,9 +4,9 @@ import MatterFlowJSON
 /// every report and checkpoint, and around every hub call the call as the hub will see it and how it ended.
 ///
 /// The driver calls it on the task driving the run at the time, one call at a time and in the run's order (an
-/// element of a concurrent map state: on the element's, through ``recording(forElement:)``): ``callStarting(_:)`` before the hub sees the call
-/// (so a record made there is on disk first), ``callEnded(_:value:)`` once the call's race is decided and before
-/// the run takes the outcome (its `hubCallFinished` report follows). The run's idempotency keys and the session its
+/// element of a concurrent map state: on the element's, through ``recording(forElement:)``): ``callStarting(_:)``
+/// before the hub sees the call (so a record made there is on disk first), ``callEnded(_:value:)`` once the call's
+/// race is decided and before the run takes the outcome (its `hubCallFinished` report follows). The run's idempotency keys and the session its
 /// calls are made in are the machine's: a recorder reads them from ``PreparedCall/context`` and keeps no count of
 /// its own.
 public protocol RunRecording: Sendable {

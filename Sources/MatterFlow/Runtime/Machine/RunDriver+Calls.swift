@@ -57,7 +57,7 @@ extension RunDriver {
     @inline(never)
     private func recordedCall(_ call: RunCall, started: Duration, segment: CallSegment?) async -> RunAction? {
         guard let recording = options.recording else { return nil }
-        let outcome = await recording.recorded(call, context: HubCallContext.current ?? call.context) { lateResult in
+        let outcome = await recording.recorded(call, context: Self.servedContext(of: call)) { lateResult in
             await make(call, onLateResult: lateResult, started: started, segment: segment)
         }
         guard let outcome else { return nil }
@@ -109,10 +109,15 @@ extension RunDriver {
         return .raced
     }
 
-    /// The context a call is served with: its own, unless an outer layer bound one (which the call's task then
-    /// inherits).
+    /// The context to bind for a call: its own, unless an outer layer bound one (which the call's task then
+    /// inherits); nil then.
     private static func context(of call: RunCall) -> HubCallContext? {
         HubCallContext.current == nil ? call.context : nil
+    }
+
+    /// The context the hub sees for a call: the one an outer layer bound, else the call's own.
+    private static func servedContext(of call: RunCall) -> HubCallContext {
+        HubCallContext.current ?? call.context
     }
 
     /// Makes a call in its race, on a task of its own.
@@ -203,7 +208,7 @@ extension RunDriver {
         let end: @Sendable () async throws -> Race.Value = { try await segment.lostCallEnd().get() }
         switch inFlight.take() {
         case .call(let call, let started)?:
-            let prepared = options.recording.map { _ in PreparedCall(call, context: HubCallContext.current ?? call.context) }
+            let prepared = options.recording.map { _ in PreparedCall(call, context: Self.servedContext(of: call)) }
             var race = race(cancellable: call.cancellable, state: call.state)
             race.onLateResult = lateResult(of: prepared)
             let outcome: RaceOutcome<JSONValue> = await race.lost(
