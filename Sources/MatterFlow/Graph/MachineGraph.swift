@@ -3,9 +3,20 @@ public enum MachineGraph {
     /// A machine the CLI can draw: `matterflow graph --machine NAME`.
     public struct Machine: Sendable {
         public var name: String
-        public var table: StateMachineDescription
         /// States drawn as holding something (an open session, an active key).
         public var activeStates: Set<String>
+        private let derivedTable: @Sendable () -> StateMachineDescription
+
+        /// The machine's transition table, derived from its code the first time it is asked for (the run machine's
+        /// by driving specimen workflows through it): naming the machines, as every `matterflow` command's usage
+        /// text does, derives none.
+        public var table: StateMachineDescription { derivedTable() }
+
+        init(name: String, table: @escaping @Sendable @autoclosure () -> StateMachineDescription, activeStates: Set<String>) {
+            self.name = name
+            self.activeStates = activeStates
+            derivedTable = table
+        }
     }
 
     /// Every machine with a transition table, by CLI name.
