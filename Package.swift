@@ -41,11 +41,8 @@ let package = Package(
             pkgConfig: "json-c",
             providers: [.apt(["libjson-c-dev"])]
         ),
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // libpq's header only: the library is opened when a store is first used (MatterFlowStore/LibPQ.swift).
+        .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
         // glibc's allocator statistics, for the benchmarks' live-heap figures.
         .systemLibrary(name: "CMallocStats"),
 

@@ -74,7 +74,8 @@ public struct PostgresNotification: Sendable, Hashable {
     public var payload: String
 }
 
-/// One connection to PostgreSQL through libpq: the only file of MatterFlow that calls libpq.
+/// One connection to PostgreSQL through libpq: the only file of MatterFlow that calls libpq (its functions opened
+/// by ``LibPQ`` the first time a connection is made).
 ///
 /// Every command is sent with its values as parameters (`$1`, `$2`, ...), never spliced into the SQL text, and
 /// its result is converted to Swift values before the call returns. Calls are serialized by a lock, so one
@@ -89,6 +90,7 @@ public final class PostgresConnection: Sendable {
     }
 
     private let handle: Mutex<Handle>
+    private let pq: LibPQ
     /// The conninfo string or `postgres://` URI the connection was opened with (for messages, without password).
     public let target: String
 
@@ -104,8 +106,8 @@ public final class PostgresConnection: Sendable {
     /// The ``networkDefaults`` this libpq knows, less those its environment sets (`PGCONNECT_TIMEOUT`, ...): none
     /// when a service file may set them (`PGSERVICE`).
     static let applicableDefaults: [(keyword: String, value: String)] = {
-        guard getenv("PGSERVICE") == nil else { return [] }
-        let known = options(PQconndefaults())
+        guard getenv("PGSERVICE") == nil, case .success(let pq) = LibPQ.loaded else { return [] }
+        let known = options(pq.conndefaults(), pq)
         return networkDefaults.filter { setting in
             guard let option = known.first(where: { $0.keyword == setting.keyword }) else { return false }
             return option.envvar.map { getenv($0) == nil } ?? true
@@ -113,9 +115,9 @@ public final class PostgresConnection: Sendable {
     }()
 
     /// A libpq option list (`PQconndefaults`, `PQconninfoParse`, `PQconninfo`) as Swift values, freed; empty for nil.
-    private static func options(_ list: UnsafeMutablePointer<PQconninfoOption>?) -> [(keyword: String, value: String?, envvar: String?)] {
+    private static func options(_ list: UnsafeMutablePointer<PQconninfoOption>?, _ pq: LibPQ) -> [(keyword: String, value: String?, envvar: String?)] {
         guard let list else { return [] }
-        defer { PQconninfoFree(list) }
+        defer { pq.conninfoFree(list) }
         var options: [(keyword: String, value: String?, envvar: String?)] = []
         var index = 0
         while let keyword = list[index].keyword {
@@ -129,8 +131,10 @@ public final class PostgresConnection: Sendable {
     /// - Parameter conninfo: A libpq connection string (`host=/tmp/pg port=5432 dbname=matterflow`) or URI
     ///   (`postgres://user@host:5432/db?host=/socket/dir`). Settings it leaves out default to ``networkDefaults``,
     ///   unless the environment sets them (``applicableDefaults``) or it names a `service`.
-    /// - Throws: ``PostgresError`` `connectionFailed` with libpq's reason.
+    /// - Throws: ``PostgresError`` `connectionFailed` with libpq's reason, or when libpq cannot be opened.
     public init(_ conninfo: String) throws(PostgresError) {
+        let pq = try LibPQ.loaded.get()
+        self.pq = pq
         target = Self.redacting(conninfo)
         // The defaults first, then the conninfo expanded in the place of `dbname`: what it sets wins.
         let defaults = Self.namesService(conninfo) ? [] : Self.applicableDefaults
@@ -138,24 +142,24 @@ public final class PostgresConnection: Sendable {
         let values = defaults.map(\.value) + [conninfo]
         let connected = Self.withCStrings(keywords) { keywordPointers in
             Self.withCStrings(values) { valuePointers in
-                PQconnectdbParams(keywordPointers + [nil], valuePointers + [nil], 1)
+                pq.connectdbParams(keywordPointers + [nil], valuePointers + [nil], 1)
             }
         }
         guard let pointer = connected else {
             throw PostgresError(.connectionFailed, "cannot connect to \(target): out of memory")
         }
-        guard PQstatus(pointer) == CONNECTION_OK else {
-            let reason = Self.message(of: pointer)
-            PQfinish(pointer)
+        guard pq.status(pointer) == CONNECTION_OK else {
+            let reason = Self.message(of: pointer, pq)
+            pq.finish(pointer)
             throw PostgresError(.connectionFailed, "cannot connect to \(target): \(reason)")
         }
-        PQsetNoticeReceiver(pointer, { _, _ in }, nil)
+        _ = pq.setNoticeReceiver(pointer, { _, _ in }, nil)
         handle = Mutex(Handle(pointer: pointer))
     }
 
     deinit {
         handle.withLock { handle in
-            if let pointer = handle.pointer { PQfinish(pointer) }
+            if let pointer = handle.pointer { pq.finish(pointer) }
             handle.pointer = nil
         }
     }
@@ -163,25 +167,26 @@ public final class PostgresConnection: Sendable {
     /// Closes the connection; later commands fail with `connectionLost`.
     public func close() {
         handle.withLock { handle in
-            if let pointer = handle.pointer { PQfinish(pointer) }
+            if let pointer = handle.pointer { pq.finish(pointer) }
             handle.pointer = nil
         }
     }
 
     /// Whether a conninfo names a service (`service=...`, or `?service=` in a URI), whose file may set anything.
     static func namesService(_ conninfo: String) -> Bool {
-        options(PQconninfoParse(conninfo, nil)).contains { $0.keyword == "service" && $0.value != nil }
+        guard case .success(let pq) = LibPQ.loaded else { return false }
+        return options(pq.conninfoParse(conninfo, nil), pq).contains { $0.keyword == "service" && $0.value != nil }
     }
 
     /// The value of a connection setting in use (`PQconninfo`): the conninfo's, or libpq's default; nil when unset.
     public func setting(_ keyword: String) -> String? {
-        let settings = handle.withLock { handle in handle.pointer.map { Self.options(PQconninfo($0)) } ?? [] }
+        let settings = handle.withLock { handle in handle.pointer.map { Self.options(pq.conninfo($0), pq) } ?? [] }
         return settings.first { $0.keyword == keyword }?.value ?? nil
     }
 
     /// Whether the connection is still usable.
     public var isOpen: Bool {
-        handle.withLock { handle in handle.pointer.map { PQstatus($0) == CONNECTION_OK } ?? false }
+        handle.withLock { handle in handle.pointer.map { pq.status($0) == CONNECTION_OK } ?? false }
     }
 
     /// Runs one SQL command with its parameters (text values; nil is NULL) and returns its rows.
@@ -197,13 +202,13 @@ public final class PostgresConnection: Sendable {
             }
             let result: OpaquePointer?
             if parameters.isEmpty {
-                result = PQexec(pointer, sql)
+                result = pq.exec(pointer, sql)
             } else {
                 result = Self.withCStrings(parameters) { values in
-                    PQexecParams(pointer, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+                    pq.execParams(pointer, sql, Int32(parameters.count), nil, values, nil, nil, 0)
                 }
             }
-            return Self.convert(result, connection: pointer, target: target)
+            return Self.convert(result, connection: pointer, target: target, pq)
         }
         return try outcome.get()
     }
@@ -213,9 +218,10 @@ public final class PostgresConnection: Sendable {
     /// every batch and claim; one statement only.
     @discardableResult
     public func execute(prepared sql: String, _ parameters: [String?]) throws(PostgresError) -> PostgresRows {
-        try executePrepared(sql, parameterCount: parameters.count) { pointer, name in
+        let pq = pq
+        return try executePrepared(sql, parameterCount: parameters.count) { pointer, name in
             .success(Self.withCStrings(parameters) { values in
-                PQexecPrepared(pointer, name, Int32(parameters.count), values, nil, nil, 0)
+                pq.execPrepared(pointer, name, Int32(parameters.count), values, nil, nil, 0)
             })
         }
     }
@@ -226,7 +232,7 @@ public final class PostgresConnection: Sendable {
     /// the server then takes as they are instead of parsing their text.
     @discardableResult
     public func execute(prepared sql: String, binary parameters: [[UInt8]]) throws(PostgresError) -> PostgresRows {
-        let target = target
+        let (target, pq) = (target, pq)
         return try executePrepared(sql, parameterCount: parameters.count) { pointer, name in
             var lengths: [Int32] = []
             for parameter in parameters {
@@ -245,7 +251,7 @@ public final class PostgresConnection: Sendable {
             }
             defer { for pointer in storage { pointer.deallocate() } }
             let values: [UnsafePointer<CChar>?] = storage.map { UnsafePointer($0) }
-            return .success(PQexecPrepared(pointer, name, Int32(parameters.count), values, lengths, formats, 0))
+            return .success(pq.execPrepared(pointer, name, Int32(parameters.count), values, lengths, formats, 0))
         }
     }
 
@@ -259,12 +265,12 @@ public final class PostgresConnection: Sendable {
                 return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
             }
             let name: String
-            switch Self.prepare(sql, parameterCount: parameterCount, on: &handle, pointer: pointer, target: target) {
+            switch Self.prepare(sql, parameterCount: parameterCount, on: &handle, pointer: pointer, target: target, pq) {
             case .success(let prepared): name = prepared
             case .failure(let error): return .failure(error)
             }
             switch run(pointer, name) {
-            case .success(let result): return Self.convert(result, connection: pointer, target: target)
+            case .success(let result): return Self.convert(result, connection: pointer, target: target, pq)
             case .failure(let error): return .failure(error)
             }
         }
@@ -273,11 +279,11 @@ public final class PostgresConnection: Sendable {
 
     /// The name of `sql` prepared on this connection, preparing it the first time.
     private static func prepare(
-        _ sql: String, parameterCount: Int, on handle: inout Handle, pointer: OpaquePointer, target: String
+        _ sql: String, parameterCount: Int, on handle: inout Handle, pointer: OpaquePointer, target: String, _ pq: LibPQ
     ) -> Result<String, PostgresError> {
         if let known = handle.prepared[sql] { return .success(known) }
         let name = "matterflow_\(handle.prepared.count + 1)"
-        let prepared = convert(PQprepare(pointer, name, sql, Int32(parameterCount), nil), connection: pointer, target: target)
+        let prepared = convert(pq.prepare(pointer, name, sql, Int32(parameterCount), nil), connection: pointer, target: target, pq)
         if case .failure(let error) = prepared { return .failure(error) }
         handle.prepared[sql] = name
         return .success(name)
@@ -296,7 +302,7 @@ public final class PostgresConnection: Sendable {
     public func notifications(
         timeoutMilliseconds: Int32, wakeDescriptor: Int32? = nil
     ) throws(PostgresError) -> [PostgresNotification] {
-        let socket = handle.withLock { handle in handle.pointer.map { PQsocket($0) } ?? -1 }
+        let socket = handle.withLock { handle in handle.pointer.map { pq.socket($0) } ?? -1 }
         guard socket >= 0 else { throw PostgresError(.connectionLost, "the connection to \(target) is closed") }
         var pending = drain()
         if case .success(let ready) = pending, ready.isEmpty {
@@ -317,55 +323,62 @@ public final class PostgresConnection: Sendable {
             guard let pointer = handle.pointer else {
                 return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
             }
-            guard PQconsumeInput(pointer) == 1 else {
-                return .failure(PostgresError(.connectionLost, "the connection to \(target) broke: \(Self.message(of: pointer))"))
+            guard pq.consumeInput(pointer) == 1 else {
+                return .failure(PostgresError(.connectionLost, "the connection to \(target) broke: \(Self.message(of: pointer, pq))"))
             }
             var received: [PostgresNotification] = []
-            while let notify = PQnotifies(pointer) {
+            while let notify = pq.notifies(pointer) {
                 received.append(
                     PostgresNotification(
                         channel: String(cString: notify.pointee.relname), payload: String(cString: notify.pointee.extra)))
-                PQfreemem(notify)
+                pq.freemem(notify)
             }
             return .success(received)
         }
     }
 
     /// Converts a libpq result to Swift values and frees it.
-    private static func convert(_ result: OpaquePointer?, connection: OpaquePointer, target: String) -> Result<PostgresRows, PostgresError> {
+    private static func convert(
+        _ result: OpaquePointer?, connection: OpaquePointer, target: String, _ pq: LibPQ
+    ) -> Result<PostgresRows, PostgresError> {
         guard let result else {
-            let lost = PQstatus(connection) != CONNECTION_OK
-            return .failure(PostgresError(lost ? .connectionLost : .commandFailed, "\(target): \(message(of: connection))"))
+            let lost = pq.status(connection) != CONNECTION_OK
+            return .failure(PostgresError(lost ? .connectionLost : .commandFailed, "\(target): \(message(of: connection, pq))"))
         }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
+        defer { pq.clear(result) }
+        switch pq.resultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            let columnCount = Int(PQnfields(result))
-            let rowCount = Int(PQntuples(result))
+            let columnCount = Int(pq.nfields(result))
+            let rowCount = Int(pq.ntuples(result))
             var rows = PostgresRows(
-                columns: (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }, rows: [],
-                affected: Int(String(cString: PQcmdTuples(result))) ?? 0)
+                columns: (0..<columnCount).map { text(pq.fname(result, Int32($0))) ?? "" }, rows: [],
+                affected: text(pq.cmdTuples(result)).flatMap { Int($0) } ?? 0)
             rows.rows.reserveCapacity(rowCount)
             for row in 0..<Int32(rowCount) {
                 rows.rows.append(
                     (0..<Int32(columnCount)).map { column in
-                        PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                        pq.getisnull(result, row, column) == 1 ? nil : text(pq.getvalue(result, row, column)) ?? ""
                     })
             }
             return .success(rows)
         default:
-            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
-            let lost = PQstatus(connection) != CONNECTION_OK
-            let text = primary ?? message(of: connection)
+            let state = text(pq.resultErrorField(result, Int32(UInt8(ascii: "C"))))
+            let primary = text(pq.resultErrorField(result, Int32(UInt8(ascii: "M"))))
+            let lost = pq.status(connection) != CONNECTION_OK
+            let text = primary ?? message(of: connection, pq)
             return .failure(PostgresError(lost ? .connectionLost : .commandFailed, sqlState: state, text))
         }
     }
 
-    private static func message(of connection: OpaquePointer) -> String {
-        guard let text = PQerrorMessage(connection) else { return "unknown error" }
-        let message = String(cString: text).trimmingWhitespace()
+    private static func message(of connection: OpaquePointer, _ pq: LibPQ) -> String {
+        guard let text = text(pq.errorMessage(connection)) else { return "unknown error" }
+        let message = text.trimmingWhitespace()
         return message.isEmpty ? "unknown error" : message
+    }
+
+    /// A C string libpq returned, as Swift text; nil for a null pointer.
+    private static func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+        pointer.map { String(cString: $0) }
     }
 
     /// Runs `body` with the values as NUL-terminated C strings (nil stays a null pointer).

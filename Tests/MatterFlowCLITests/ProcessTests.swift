@@ -32,6 +32,31 @@ struct ProcessTests {
         #expect(usage.stderr.text.hasPrefix("Error: Unknown subcommand 'frobnicate'\nUsage: "))
     }
 
+    @Test("a command without a store runs without libpq: the library is not even mapped into the process")
+    func noLibPQWithoutAStore() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(
+            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+        let child = try ChildProcess.launch(
+            ["run", Repository.workflow("commission-device"), "--home", home, "--state", directory.file("state"),
+             "--trace", "jsonl", "--clock", "real"] + commissionInputs())
+        defer { child.kill() }
+        // Mid-run, long after the dynamic loader mapped every library the executable needs.
+        let pid = child.process.processIdentifier
+        let maps = Mutex<String?>(nil)
+        let stderr = child.stderr
+        let read = await act(when: { stderr.hasLine(startsCommissionDevice) }) {
+            // Read to its end: String(contentsOfFile:) stops at the first page of a file /proc reports as empty.
+            let bytes = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps")).readToEnd()
+            maps.withLock { $0 = bytes.map { String(decoding: $0, as: UTF8.self) } }
+        }
+        try #require(read != nil, "commissionDevice never started; stderr so far:\n\(child.stderr.text)")
+        let mapped = try #require(maps.withLock { $0 }, "/proc/\(pid)/maps could not be read")
+        #expect(mapped.contains("libswiftCore"), "the maps read are not the process's")
+        #expect(!mapped.contains("libpq"), "libpq is mapped into a process that uses no store")
+    }
+
     @Test("the README's run: commission-device on the built-in home prints the device IDs", arguments: ["virtual", "real"])
     func defaultHome(clock: String) async throws {
         let child = try ChildProcess.launch(
