@@ -121,8 +121,7 @@ struct HubCommandTests {
     func interruptTakesTheCancelPathThroughTheHub() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let home = try directory.write(
-            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+        let home = try directory.write(TestHomes.slowCommissioning(), to: "slow-home.json")
         let state = directory.file("state")
         // Every child the suite starts leads a process group of its own, as a terminal's foreground job: SIGINT goes
         // to the whole group.

@@ -36,8 +36,7 @@ struct ProcessTests {
     func noLibPQWithoutAStore() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let home = try directory.write(
-            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+        let home = try directory.write(TestHomes.slowCommissioning(), to: "slow-home.json")
         let child = try ChildProcess.launch(
             ["run", Repository.workflow("commission-device"), "--home", home, "--state", directory.file("state"),
              "--trace", "jsonl", "--clock", "real"] + commissionInputs())
@@ -74,8 +73,7 @@ struct ProcessTests {
     func interruptWhileCommissioning() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let home = try directory.write(
-            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+        let home = try directory.write(TestHomes.slowCommissioning(), to: "slow-home.json")
         let state = directory.file("state")
         let child = try ChildProcess.launch(
             ["run", Repository.workflow("commission-device"), "--home", home, "--state", state, "--trace", "jsonl", "--clock", "real"]

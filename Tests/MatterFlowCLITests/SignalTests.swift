@@ -26,8 +26,7 @@ struct SignalTests {
     func signalWhileCommissioning(_ signal: Case) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let home = try directory.write(
-            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+        let home = try directory.write(TestHomes.slowCommissioning(), to: "slow-home.json")
         let state = directory.file("state")
         let journal = directory.file("journal")
         let child = try ChildProcess.launch(

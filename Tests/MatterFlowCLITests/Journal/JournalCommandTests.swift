@@ -120,8 +120,7 @@ struct JournalCommandTests {
         defer { directory.remove() }
         // The first run to prepare holds the session for 8 s of commissioning: time enough for the other process to
         // start and prepare too, however loaded the machine.
-        let home = try directory.write(
-            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 8 } }"#), to: "home.json")
+        let home = try directory.write(TestHomes.slowCommissioning(seconds: 8), to: "home.json")
         let state = directory.file("state")
         let runs = try [Payloads.specQR, Payloads.lampQR].map { payload in
             try JournalChild.launch(

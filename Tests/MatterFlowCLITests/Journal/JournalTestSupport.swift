@@ -68,8 +68,7 @@ func matterflowVirtual(_ arguments: [String]) async -> ToolRun {
 
 /// A run killed with SIGKILL while the hub commissions the device (30 s of simulated latency, real time).
 func killWhileCommissioning(_ workflow: String, in directory: TemporaryDirectory) async throws -> (state: String, journal: String) {
-    let home = try directory.write(
-        TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30 } }"#), to: "slow-home.json")
+    let home = try directory.write(TestHomes.slowCommissioning(), to: "slow-home.json")
     let state = directory.file("state")
     let journal = directory.file("journal")
     let child = try JournalChild.launch(

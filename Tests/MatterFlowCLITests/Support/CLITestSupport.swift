@@ -95,6 +95,12 @@ enum TestHomes {
         return "{\n  " + members.joined(separator: ",\n  ") + "\n}\n"
     }
 
+    /// A home whose hub takes `seconds` of real time to commission a device: a process run on it (`--clock real`)
+    /// can be watched, signalled or killed while commissioning.
+    static func slowCommissioning(seconds: Int = 30) -> String {
+        json(extra: #""simulation": { "latencySeconds": { "commissionDevice": \#(seconds) } }"#)
+    }
+
     /// A session some other client left active (phase `requested`).
     static let foreignSession =
         #"{ "phase": "requested", "id": "session-foreign", "topology": { "ecosystemName": "Other App", "homes": ["Test Home"] } }"#
