@@ -120,7 +120,10 @@ enum JSONCBridge {
                 json_object_put(object)
                 object = json_tokener_parse_ex(tokener, "", 1)
                 error = json_tokener_get_error(tokener)
-                if error == json_tokener_continue || (error == json_tokener_success && object == nil) {
+                // json-c gives no object for the literal `null`, and none for a text of whitespace alone.
+                if error == json_tokener_continue
+                    || (error == json_tokener_success && object == nil && !buffer.contains { !isJSONWhitespace($0) })
+                {
                     error = json_tokener_error_parse_eof
                 }
                 let end = error == json_tokener_success

@@ -2,7 +2,7 @@
 ///
 /// json-c 0.16 in strict mode takes an object's key in single quotes (`{'a': 1}`), raw control characters inside a
 /// string (a tab or a line break typed between the quotes), a number with a leading zero after its minus sign
-/// (`-01`) and a number whose decimal point has no digit after it (`1.`, `1.e5`). It also keeps an object's keys as
+/// (`-01`), one whose decimal point has no digit after it (`1.`, `1.e5`) or, after a minus sign, before it (`-.5`). It also keeps an object's keys as
 /// C strings, so a key holding the escape `\u0000` is cut short there and two different keys can become one. Every
 /// other JSON tool refuses such a text or reads it otherwise, so MatterFlow refuses it too, where it stands.
 enum JSONStrictness {
@@ -56,7 +56,14 @@ enum JSONStrictness {
         _ bytes: UnsafeBufferPointer<UInt8>, from offset: inout Int
     ) -> JSONCBridge.SyntaxFailure? {
         let start = offset
-        if bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        if bytes[offset] == UInt8(ascii: "-") {
+            offset += 1
+            // `-Infinity` is left to the number checks after parsing, which name it; `-.5` is refused here.
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+                return JSONCBridge.SyntaxFailure(
+                    byteOffset: start, reason: "a number with no digit before its decimal point; write a 0 before it (-0.5)")
+            }
+        }
         if offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "0"), isDigit(bytes[offset + 1]) {
             return JSONCBridge.SyntaxFailure(
                 byteOffset: start,

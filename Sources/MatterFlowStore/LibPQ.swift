@@ -80,6 +80,7 @@ struct LibPQ: Sendable {
         do {
             return .success(try LibPQ(library, fileName: fileName))
         } catch {
+            dlclose(library)
             return .failure(error)
         }
     }

@@ -97,7 +97,9 @@ final class QueueListener: @unchecked Sendable {
             guard let open = connection else {
                 monitor.lock()
                 if !stopping { monitor.wait(milliseconds: Self.retryMilliseconds) }
+                let stopped = stopping
                 monitor.unlock()
+                if stopped { break }
                 connection = Self.connect(conninfo, channels: channels)
                 if connection != nil { notified(nil) }
                 continue

@@ -40,6 +40,16 @@ import Testing
         #expect(bareFraction?.location == SourceLocation(line: 1, column: 23))
         #expect(bareFraction?.message.contains("no digit after its decimal point") == true)
         #expect(Self.refusal(#"[1.e5]"#)?.message.contains("decimal point") == true)
+        let bareInteger = Self.refusal(#"{"x": -.5}"#)
+        #expect(bareInteger?.location == SourceLocation(line: 1, column: 7))
+        #expect(bareInteger?.message.contains("no digit before its decimal point") == true)
+    }
+
+    @Test func theLiteralNullIsAWholeTextAndWhitespaceIsNot() throws {
+        #expect(try JSONDocument.parse("null", file: "w.json").value == .null)
+        #expect(try JSONDocument.parse(" null\n", file: "w.json").value == .null)
+        #expect(Self.refusal(" \n\t")?.message.contains("end of data") == true)
+        #expect(Self.refusal("nul")?.code == DiagnosticCode.syntaxError)
     }
 
     @Test func aKeyThatJSONCWouldCutShortIsRefused() {

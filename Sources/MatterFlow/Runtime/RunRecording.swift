@@ -6,9 +6,9 @@ import MatterFlowJSON
 /// The driver calls it on the task driving the run at the time, one call at a time and in the run's order (an
 /// element of a concurrent map state: on the element's, through ``recording(forElement:)``): ``callStarting(_:)``
 /// before the hub sees the call (so a record made there is on disk first), ``callEnded(_:value:)`` once the call's
-/// race is decided and before the run takes the outcome (its `hubCallFinished` report follows). The run's idempotency keys and the session its
-/// calls are made in are the machine's: a recorder reads them from ``PreparedCall/context`` and keeps no count of
-/// its own.
+/// race is decided and before the run takes the outcome (its `hubCallFinished` report follows). The run's
+/// idempotency keys and the session its calls are made in are the machine's: a recorder reads them from
+/// ``PreparedCall/context`` and keeps no count of its own.
 public protocol RunRecording: Sendable {
     /// An event the run reports, as its observer gets it.
     func record(_ event: RunEvent)
