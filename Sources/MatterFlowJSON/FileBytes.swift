@@ -34,13 +34,19 @@ public enum FileBytes {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return .failure(.cannotRead(errno: errno)) }
         guard Int(info.st_size) <= limit else { return .failure(.tooLarge(limit: limit)) }
-        var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
+        // Room for the size fstat gave and one byte more, so that a file of that size is read in one call and its
+        // end seen in the next; doubled whenever a file turns out longer (or reports no size, as devices do).
+        var capacity = max(Int(info.st_size), 0) + 1
+        guard var storage = malloc(capacity) else { return .failure(.cannotRead(errno: ENOMEM)) }
+        defer { free(storage) }
         var filled = 0
         while true {
-            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4_096))) }
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
+            if filled == capacity {
+                let grown = capacity > Int.max / 2 ? Int.max : max(2 * capacity, 4_096)
+                guard let moved = realloc(storage, grown) else { return .failure(.cannotRead(errno: ENOMEM)) }
+                (storage, capacity) = (moved, grown)
             }
+            let count = read(descriptor, storage + filled, capacity - filled)
             if count < 0 {
                 if errno == EINTR { continue }
                 return .failure(.cannotRead(errno: errno))
@@ -49,7 +55,7 @@ public enum FileBytes {
             filled += count
             guard filled <= limit else { return .failure(.tooLarge(limit: limit)) }
         }
-        bytes.removeSubrange(filled...)
+        let bytes = [UInt8](UnsafeBufferPointer(start: storage.bindMemory(to: UInt8.self, capacity: filled), count: filled))
         return .success((bytes, FileStamp(info)))
     }
 

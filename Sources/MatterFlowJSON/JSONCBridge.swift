@@ -73,8 +73,9 @@ enum JSONCBridge {
             piece.append(contentsOf: bytes[range])
             piece.append(UInt8(ascii: "}"))
             json_tokener_reset(tokener)
+            guard let pieceLength = Int32(exactly: piece.count) else { return nil }
             let object: OpaquePointer? = piece.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { json_tokener_parse_ex(tokener, $0.baseAddress, Int32(buffer.count)) }
+                buffer.withMemoryRebound(to: CChar.self) { json_tokener_parse_ex(tokener, $0.baseAddress, pieceLength) }
             }
             defer { json_object_put(object) }
             guard let object, json_tokener_get_error(tokener) == json_tokener_success,
@@ -107,10 +108,15 @@ enum JSONCBridge {
         defer { json_tokener_free(tokener) }
         json_tokener_set_flags(tokener, JSON_TOKENER_STRICT)
 
-        // The text's own UTF-8 bytes, in place: json-c takes a length, so no terminated copy is needed.
+        // The text's own UTF-8 bytes, in place: json-c takes a length, so no terminated copy is needed. The length
+        // is a C int.
         let length = buffer.count
+        guard let cLength = Int32(exactly: length) else {
+            return .failure(
+                SyntaxFailure(byteOffset: Int(Int32.max), reason: "a text of more than 2 GiB, more than the JSON parser takes"))
+        }
         let (root, parseEnd, error) = buffer.withMemoryRebound(to: CChar.self) { characters -> (OpaquePointer?, Int, json_tokener_error) in
-            var object = json_tokener_parse_ex(tokener, characters.baseAddress, Int32(length))
+            var object = json_tokener_parse_ex(tokener, characters.baseAddress, cLength)
             var error = json_tokener_get_error(tokener)
             if error == json_tokener_continue {
                 // json-c took every byte and wants more: a complete text that ends in a bare number needs an

@@ -92,12 +92,16 @@ public struct JSONDocument: Sendable {
         try readStampedText(path: path).text
     }
 
+    /// The most bytes a JSON file may hold: far more than any workflow, home or fixture needs (a generated workflow
+    /// of 10,000 states is about 1 MiB), and a bound on what reading a file that never ends (`/dev/zero`) takes.
+    public static let maximumFileBytes = 64 << 20
+
     /// The text of a UTF-8 file (see ``readText(path:)``), with the file's stamp taken before it was read.
     public static func readStampedText(path: String) throws(DiagnosticsError) -> (text: String, stamp: FileStamp) {
         // A readable file is the usual case: read it first, and find out what is wrong only when that fails.
         let bytes: [UInt8]
         let stamp: FileStamp
-        switch FileBytes.stampedContents(of: path) {
+        switch FileBytes.stampedContents(of: path, limit: maximumFileBytes) {
         case .success(let read): (bytes, stamp) = read
         case .failure(let failure): throw unreadable(path: path, failure)
         }
@@ -123,7 +127,12 @@ public struct JSONDocument: Sendable {
         switch failure {
         case .cannotOpen(let openError): reason = openError
         case .cannotRead(let readError) where readError == EISDIR: reason = EISDIR
-        case .cannotRead, .tooLarge:
+        case .tooLarge(let limit):
+            return finding(
+                DiagnosticCode.unreadableFile,
+                "the file holds more than \(limit >> 20) MiB, more than MatterFlow reads as one JSON document; name a "
+                    + "regular JSON file (a device such as /dev/zero never ends), or split the document")
+        case .cannotRead:
             return finding(DiagnosticCode.unreadableFile, "the file cannot be read; check it is a regular file")
         }
         switch reason {

@@ -18,6 +18,13 @@ import Testing
         FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) }
     }
 
+    @Test func aFileThatNeverEndsIsRefusedAfterTheLimit() throws {
+        // /dev/zero reports no size and never ends: reading stops at the limit instead of filling the memory.
+        let error = #expect(throws: DiagnosticsError.self) { try JSONDocument.readText(path: "/dev/zero") }
+        #expect(error?.diagnostics.first?.code == DiagnosticCode.unreadableFile)
+        #expect(error?.diagnostics.first?.message.contains("more than 64 MiB") == true)
+    }
+
     @Test func textsReadAsFoundationReadsThem() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
