@@ -94,7 +94,7 @@ let package = Package(
         .target(name: "TestGates", path: "Tests/TestGates"),
         .testTarget(name: "MatterFlowJSONTests", dependencies: ["MatterFlowJSON", "TestGates"]),
         .testTarget(name: "MatterPayloadTests", dependencies: ["MatterPayload", "TestGates"]),
-        .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset", "ThreadTestVectors"]),
+        .testTarget(name: "ThreadDatasetTests", dependencies: ["ThreadDataset", "ThreadTestVectors", "TestGates"]),
         .testTarget(
             name: "MatterFlowTests",
             dependencies: ["MatterFlow", "MatterFlowSimulator", "MatterFlowJSON", "MatterPayload", "ThreadDataset", "ThreadTestVectors", "MatterFlowBenchmarks", "TestGates"]

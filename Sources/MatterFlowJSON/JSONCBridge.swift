@@ -1,5 +1,4 @@
 import CJSONC
-import Glibc
 
 /// The only place MatterFlow calls json-c.
 ///

@@ -1,3 +1,4 @@
+import TestGates
 import Testing
 import ThreadTestVectors
 

@@ -5,6 +5,7 @@ import MatterFlowJournal
 import MatterFlowSimulator
 @testable import MatterFlowStore
 import MatterPayload
+import TestGates
 import Testing
 
 /// `matterflow worker` processes sharing a queue in PostgreSQL, killed with SIGKILL and with the server restarted
@@ -194,18 +195,13 @@ extension PostgresStoreTests {
     }
 }
 
-/// SplitMix64: the test's seeded random moments.
+/// The test's seeded random moments: a number in a range, from ``SeededGenerator``'s words.
 struct SeededRandom {
-    var state: UInt64
+    var generator: SeededGenerator
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
     mutating func next(in range: ClosedRange<Int>) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        value ^= value >> 31
-        return range.lowerBound + Int(value % UInt64(range.count))
+        range.lowerBound + Int(generator.next() % UInt64(range.count))
     }
 }

@@ -6,7 +6,6 @@ import MatterFlowJSON
 import MatterFlowSimulator
 @testable import MatterFlowStore
 import Synchronization
-import TestGates
 import Testing
 
 /// The PostgreSQL run store against a throwaway server: connection, migrations, group commit, fencing, and the
@@ -60,16 +59,17 @@ struct PostgresStoreTests {
         let sender = try PostgresConnection(conninfo)
         defer { sender.close() }
         try sender.execute("SELECT pg_notify('matterflow_queue', $1)", ["run-1"])
-        let arrived = await bounded {
-            while received.withLock({ $0.isEmpty }) { await Task.yield() }
-            return received.withLock { $0 }
-        }
-        #expect(arrived == ["run-1"])
-        let stopped = await bounded { () -> Bool in
+        // Waited for on threads of their own (`act`): a broken listener fails the test after 30 s without holding,
+        // or spinning on, a thread of the suite's pool.
+        let arrived = await act(within: .seconds(30), when: { !received.withLock { $0.isEmpty } }) {}
+        #expect(arrived != nil && received.withLock { $0 } == ["run-1"])
+        let stopped = Mutex(false)
+        Thread.detachNewThread {
             listener.stop()
-            return true
+            stopped.withLock { $0 = true }
         }
-        #expect(stopped == true, "stop() waited for the socket wait to end")
+        let ended = await act(within: .seconds(30), when: { stopped.withLock { $0 } }) {}
+        #expect(ended != nil, "stop() waited for the socket wait to end")
     }
 
     @Test("a run's batches of records are announced on matterflow_records while a watcher watches it, and only then")
