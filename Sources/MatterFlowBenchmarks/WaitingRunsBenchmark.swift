@@ -165,11 +165,9 @@ public struct WaitingRunsBenchmark: Sendable {
 
     static func structure(_ index: Int) -> StructureID { "s\(index)" }
 
-    /// The process's resident memory, from `/proc/self/statm` (0 where it cannot be read).
+    /// The process's resident memory in bytes (``ProcessMemory/residentBytes``; 0 where it cannot be read).
     static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        let bytes = ProcessMemory.residentBytes
+        return bytes.isFinite ? Int(bytes) : 0
     }
 }

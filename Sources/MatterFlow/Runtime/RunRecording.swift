@@ -53,15 +53,35 @@ extension RunRecording {
     ) async -> RaceOutcome<JSONValue>? {
         let prepared = PreparedCall(call, context: context)
         let outcome: RaceOutcome<JSONValue>
-        switch await callStarting(prepared) {
-        case .success(let value)?: outcome = .finished(value)
-        case .failure(let error)?: outcome = .failed(error)
-        case nil:
+        if let refused = await refusal(of: prepared) {
+            outcome = refused
+        } else {
             guard let made = await make({ value in self.lateResult(prepared, value: value) }) else { return nil }
             outcome = made
         }
         await callEnded(prepared, value: outcome.value)
         return outcome
+    }
+
+    /// ``recorded(_:context:make:)`` for a call no other task takes over (a ``RunPool``'s): it always ends here.
+    func recorded(
+        _ call: RunCall, context: HubCallContext,
+        make: (_ lateResult: @escaping @Sendable (JSONValue) -> Void) async -> RaceOutcome<JSONValue>
+    ) async -> RaceOutcome<JSONValue> {
+        let prepared = PreparedCall(call, context: context)
+        let outcome: RaceOutcome<JSONValue> =
+            if let refused = await refusal(of: prepared) { refused } else { await make { value in self.lateResult(prepared, value: value) } }
+        await callEnded(prepared, value: outcome.value)
+        return outcome
+    }
+
+    /// The outcome ``callStarting(_:)`` gives instead of the call, if it refuses it.
+    private func refusal(of prepared: PreparedCall) async -> RaceOutcome<JSONValue>? {
+        switch await callStarting(prepared) {
+        case .success(let value)?: .finished(value)
+        case .failure(let error)?: .failed(error)
+        case nil: nil
+        }
     }
 }
 

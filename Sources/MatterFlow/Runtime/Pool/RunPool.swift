@@ -405,9 +405,7 @@ public final class RunPool: Sendable {
                     return await race.call(call, context: call.context, hub: self.hub, structure: job.structure)
                 }
                 if let recording = job.recording {
-                    // A pool's call is never taken over by another task, so the recording always gives its outcome.
                     outcome = await recording.recorded(call, context: call.context) { lateResult in await make(lateResult) }
-                        ?? .failed(Self.callTakenOver)
                 } else {
                     outcome = await make(nil)
                 }
@@ -420,10 +418,6 @@ public final class RunPool: Sendable {
             workEnded(job.number, .lateSessionsSettled(settled))
         }
     }
-
-    /// What a call ends with should its recording say another task took it over, which never happens to a pool's
-    /// call: the run fails, named, rather than waiting.
-    private static let callTakenOver = FlowError(.engineMisconfigured, "a pool's hub call was taken over by another task")
 
     /// A piece of hub work ended: the next queued one starts, and the run takes the end as its input.
     private func workEnded(_ number: Int, _ input: PoolInput) {
