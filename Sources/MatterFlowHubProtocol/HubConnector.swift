@@ -8,14 +8,23 @@ import MatterFlow
 #endif
 
 extension RemoteHub {
-    /// Connects to the hub at `endpoint` (starting it, for a command) and performs the handshake.
-    /// - Throws: ``FlowError`` `hubUnreachable` when the hub cannot be started or reached, or the handshake's error.
+    /// Connects to the hub at `endpoint` (starting it, for a command) and performs the handshake. Cancelling the
+    /// task ends the wait for the handshake at once: the connection is closed and a started hub stopped.
+    /// - Throws: ``FlowError`` `hubUnreachable` when the hub cannot be started or reached, `runCancelled` when the
+    ///   task was cancelled, or the handshake's error.
     public static func connect(to endpoint: HubEndpoint, options: Options = Options()) async throws(FlowError) -> RemoteHub {
         let connection = try HubConnection.open(endpoint)
         let remote = RemoteHub(channel: connection.channel, options: options) { await connection.stopProcess() }
-        do {
-            try await remote.initialize()
-        } catch {
+        let handshake: Result<Handshake, FlowError> = await withTaskCancellationHandler {
+            do throws(FlowError) {
+                return .success(try await remote.initialize())
+            } catch {
+                return .failure(error)
+            }
+        } onCancel: {
+            remote.fail(FlowError(.runCancelled, "the handshake was interrupted"))
+        }
+        if case .failure(let error) = handshake {
             await remote.close()
             throw FlowError(
                 code: error.code, cause: error.cause, message: "hub \(endpoint) did not complete the handshake: \(error.message)")
@@ -102,13 +111,17 @@ final class ChildProcess: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         posix_spawnattr_setpgroup(&attributes, 0)
-        // The child starts with default handling of the signals this process may ignore or catch.
+        // The child starts with default handling of the signals this process may ignore or catch, and with no signal
+        // blocked: the spawning thread may be one of the concurrency pool's, which block signals.
         var defaults = sigset_t()
         sigemptyset(&defaults)
         for number in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
         var pid: pid_t = 0
         let arguments = words.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
@@ -133,15 +146,17 @@ final class ChildProcess: Sendable {
     }
 
     /// Waits up to 2 s for the child to exit after its input was closed, then sends SIGTERM and waits up to 2 s
-    /// more, then SIGKILL.
+    /// more, then SIGKILL. The waits are as long in a cancelled task (a run or handshake that was interrupted).
     func stop() async {
-        for signal in [nil, SIGTERM, SIGKILL] as [Int32?] {
-            if let signal { kill(pid, signal) }
-            for _ in 0..<200 {
-                if exited() { return }
-                try? await Task.sleep(for: .milliseconds(10))
+        await Task {
+            for signal in [nil, SIGTERM, SIGKILL] as [Int32?] {
+                if let signal { kill(pid, signal) }
+                for _ in 0..<200 {
+                    if exited() { return }
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
             }
-        }
+        }.value
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowSimulator
+import Synchronization
 import Testing
 
 /// `--hub`, `matterflow hub serve` and `matterflow hub check`: the CLI in front of a hub behind the hub protocol.
@@ -138,6 +139,38 @@ struct HubCommandTests {
         let result = try #require(try parseJSON(child.stdout.text) as? [String: Any])
         #expect(result["outcome"] as? String == "cancelled")
         #expect(try savedHome(in: state).activeSession == nil, "the hub was still there to release the session")
+    }
+
+    @Test(
+        "a signal while the hub's handshake is awaited stops the hub and exits 128 + the signal",
+        arguments: [("run", SIGINT), ("run", SIGTERM), ("validate", SIGTERM)])
+    func signalDuringHandshakeStopsTheHub(command: String, signal: Int32) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let pidFile = directory.file("hub.pid")
+        // A hub that never answers `initialize` and takes no notice of its input closing.
+        let hub = "/bin/sh -c 'echo $$ > \(pidFile); exec sleep 60'"
+        let child = try ChildProcess.launch([command, Repository.workflow("prepare"), "--hub", hub])
+        let group = child.process.processIdentifier
+        defer { if child.process.isRunning { kill(-group, SIGKILL) } }
+        let hubPID = Mutex<pid_t?>(nil)
+        let started = await act(when: {
+            guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            else { return false }
+            hubPID.withLock { $0 = pid }
+            return true
+        }) {
+            // As Ctrl-C does, to the terminal's foreground group: MatterFlow's; the hub leads a group of its own.
+            _ = kill(-group, signal)
+        }
+        try #require(started != nil, "the hub never started: \(child.stderr.text)")
+        let pid = try #require(hubPID.withLock { $0 })
+        defer { kill(pid, SIGKILL) }
+        try #require(await child.waitForExit(), "matterflow did not exit after signal \(signal)")
+        #expect(child.status == 128 + signal, "\(child.stderr.text)")
+        #expect(child.stderr.text.contains("did not complete the handshake"), "\(child.stderr.text)")
+        // Stopped (its input closed, then SIGTERM 2 s later) and reaped before MatterFlow exited.
+        #expect(kill(pid, 0) != 0 && errno == ESRCH, "the hub (PID \(pid)) outlived the command")
     }
 
     /// A proxy in front of a hub command that passes requests through and dies once the hub has served

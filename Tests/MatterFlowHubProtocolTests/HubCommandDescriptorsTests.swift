@@ -1,6 +1,6 @@
 import Foundation
 import MatterFlow
-import MatterFlowHubProtocol
+@testable import MatterFlowHubProtocol
 import Testing
 
 #if canImport(Glibc)
@@ -32,5 +32,41 @@ struct HubCommandDescriptorsTests {
         let descriptors = Set(try String(contentsOfFile: listing, encoding: .utf8).split(separator: "\n").map(String.init))
         #expect(descriptors.isSuperset(of: ["0", "1", "2"]))
         #expect(descriptors.isSubset(of: ["0", "1", "2", "3"]), "the hub inherited \(descriptors.sorted())")
+    }
+
+    /// A process may start MatterFlow with signals blocked (a supervisor, a shell's job control), and a thread of
+    /// an embedding service may block them: a hub started from there must not inherit that, or SIGTERM (the stop
+    /// MatterFlow sends a hub that outlives its input) and Ctrl-C in its own terminal would not reach it.
+    @Test("a hub command starts with no signal blocked or ignored, whatever the thread that starts it blocks")
+    func startsWithNoSignalBlocked() async throws {
+        // grep reads its own status (a shell would not do: dash unblocks every signal as it starts).
+        let child = try Self.spawnWithSignalsBlocked(["grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status"])
+        close(child.input)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while case let count = read(child.output, &buffer, buffer.count), count > 0 { bytes += buffer[0..<count] }
+        close(child.output)
+        await child.stop()
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines.contains("SigBlk:\t0000000000000000"), "\(lines)")
+        // SIGHUP, SIGINT, SIGPIPE and SIGTERM (bits 1, 2, 13 and 15) are not ignored either.
+        let ignored = lines.first { $0.hasPrefix("SigIgn:") }.flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) }
+        let mask: UInt64 = (1 << 0) | (1 << 1) | (1 << 12) | (1 << 14)
+        #expect(ignored.map { $0 & mask } == 0, "\(lines)")
+    }
+
+    /// Spawns `words` from this thread with every signal blocked on it (and SIGINT ignored), as a thread of a
+    /// service might be; restores both after.
+    private static func spawnWithSignalsBlocked(_ words: [String]) throws -> ChildProcess {
+        var all = sigset_t()
+        sigfillset(&all)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_SETMASK, &all, &previous)
+        let handler = signal(SIGINT, SIG_IGN)
+        defer {
+            signal(SIGINT, handler)
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        return try ChildProcess.spawn(words)
     }
 }

@@ -66,8 +66,12 @@ struct GraphCommand {
                 MatterflowTool.report(outcome.diagnostics, to: environment.standardError)
                 return ExitCode.invalidInput
             }
-            guard try await HubOption.reportUnsupported(workflow, arguments, command: Self.spec.name, err: environment.standardError, catalog: catalog)
-            else { return ExitCode.invalidInput }
+            if let code = try await HubOption.reportUnsupported(
+                workflow, arguments, command: Self.spec.name, err: environment.standardError, catalog: catalog,
+                handlesInterrupts: environment.handlesInterrupts)
+            {
+                return code
+            }
             do {
                 graph = try WorkflowGraph.build(workflow, expand: arguments.flag("expand"))
             } catch {

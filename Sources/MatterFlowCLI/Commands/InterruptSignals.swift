@@ -63,6 +63,13 @@ final class InterruptSignals: Sendable {
         }
     }
 
+    /// Stops routing and gives the signals their default action back: for a command that goes on after the work the
+    /// signals were routed for.
+    func restoreDefaults() {
+        stop()
+        for signo in Self.handled { signal(signo, SIG_DFL) }
+    }
+
     private func received(_ signo: Int32) {
         let (handles, cancels) = state.withLock { state -> ([RunHandle], [@Sendable () -> Void]) in
             guard state.signal == nil else { return ([], []) }

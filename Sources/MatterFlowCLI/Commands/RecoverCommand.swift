@@ -83,11 +83,14 @@ struct RecoverCommand {
         for pair in inputPairs { inputs[pair.name] = .string(pair.value) }
         var answers: [String: JSONValue] = [:]
         for pair in answerPairs { answers[pair.name] = .string(pair.value) }
-        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err, seedsState: false) else {
-            return ExitCode.invalidInput
-        }
-        // A signal makes the runs being resumed take their cancel path; the command then exits 128 + the signal.
+        // A signal stops the hub's handshake, or makes the runs being resumed take their cancel path; the command then
+        // exits 128 + the signal.
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
+        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err, seedsState: false, signals: signals)
+        else {
+            signals?.stop()
+            return signals?.exitCode ?? ExitCode.invalidInput
+        }
         let interrupt = RecoveryInterrupt()
         signals?.calls { interrupt.interrupt() }
         var options = RecoveryOptions(

@@ -92,10 +92,16 @@ struct RunCommand {
         guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err) else {
             return ExitCode.invalidInput
         }
-        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err, seedsState: true) else {
-            return ExitCode.invalidInput
+        // SIGINT, SIGTERM and SIGHUP are routed from before the hub starts, so a signal at any moment stops the hub's
+        // handshake, or takes the run's cancel path.
+        let signals = environment.handlesInterrupts ? InterruptSignals() : nil
+        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err, seedsState: true, signals: signals)
+        else {
+            signals?.stop()
+            return signals?.exitCode ?? ExitCode.invalidInput
         }
         guard let structureID = opened.structure(arguments, err: err) else {
+            signals?.stop()
             await opened.close()
             return ExitCode.invalidInput
         }
@@ -121,8 +127,6 @@ struct RunCommand {
         options.answers = answers
         // A person answers in real seconds; virtual time stands still while they do.
         if questions.isInteractive, clock is VirtualClock { options.questionClock = SystemClock() }
-        // SIGINT, SIGTERM and SIGHUP are routed before the run starts, so a signal at any moment takes the cancel path.
-        let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         let handle: RunHandle
         do {
             if let directory = arguments.value("journal") {

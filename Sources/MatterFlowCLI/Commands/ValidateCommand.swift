@@ -28,11 +28,13 @@ struct ValidateCommand {
 
     func execute() async throws(UsageError) -> Int32 {
         guard let catalog = CatalogOption.catalog(arguments, err: environment.standardError) else { return ExitCode.invalidInput }
-        var handshake: RemoteHub.Handshake?
-        if let endpoint = try HubOption.endpoint(arguments, command: Self.spec.name) {
-            guard let remote = await HubOption.connect(endpoint, err: environment.standardError) else { return ExitCode.invalidInput }
-            handshake = remote.handshake
-            await remote.close()
+        let handshake: RemoteHub.Handshake?
+        switch await HubOption.handshake(
+            try HubOption.endpoint(arguments, command: Self.spec.name), err: environment.standardError,
+            handlesInterrupts: environment.handlesInterrupts)
+        {
+        case .exit(let code): return code
+        case .read(let read): handshake = read
         }
         let loader = WorkflowLoader(catalog: catalog)
         var all: [Diagnostic] = []

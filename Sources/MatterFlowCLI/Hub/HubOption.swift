@@ -38,14 +38,46 @@ enum HubOption {
         }
     }
 
-    /// Connects to the hub; on failure, says why on `err` and returns nil (the command exits 2).
-    static func connect(_ endpoint: HubEndpoint, err: any TextSink) async -> RemoteHub? {
-        do {
-            return try await RemoteHub.connect(to: endpoint, options: RemoteHub.Options(clientVersion: MatterflowTool.version))
-        } catch {
+    /// Connects to the hub; on failure, says why on `err` and returns nil (the command exits 2, or 128 + the signal
+    /// when one of `signals` interrupted the handshake: the connection is then closed and a started hub stopped).
+    static func connect(_ endpoint: HubEndpoint, err: any TextSink, signals: InterruptSignals? = nil) async -> RemoteHub? {
+        let connecting = Task { () async -> Result<RemoteHub, FlowError> in
+            do throws(FlowError) {
+                return .success(try await RemoteHub.connect(to: endpoint, options: RemoteHub.Options(clientVersion: MatterflowTool.version)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        signals?.calls { connecting.cancel() }
+        switch await connecting.value {
+        case .success(let remote):
+            return remote
+        case .failure(let error):
             err.line("error[\(error.cause.rawValue)]: \(error.message)")
             return nil
         }
+    }
+
+    /// What a command that only reads the hub's handshake goes on with.
+    enum HandshakeRead {
+        /// The handshake, nil without `--hub`.
+        case read(RemoteHub.Handshake?)
+        /// The command ends with this code: 2 when the hub cannot be reached (having said why), 128 + the signal
+        /// when one interrupted the handshake.
+        case exit(Int32)
+    }
+
+    /// The handshake of the hub at `endpoint`, for a command that only reads it; a signal during the handshake stops
+    /// the hub and the command.
+    static func handshake(_ endpoint: HubEndpoint?, err: any TextSink, handlesInterrupts: Bool) async -> HandshakeRead {
+        guard let endpoint else { return .read(nil) }
+        let signals = handlesInterrupts ? InterruptSignals() : nil
+        let remote = await connect(endpoint, err: err, signals: signals)
+        await remote?.close()
+        signals?.restoreDefaults()
+        if let interrupted = signals?.exitCode { return .exit(interrupted) }
+        guard let remote else { return .exit(ExitCode.invalidInput) }
+        return .read(remote.handshake)
     }
 
     /// The structure to use: `--structure`, else the first the hub names; nil (with a message) when neither.
@@ -58,18 +90,18 @@ enum HubOption {
     }
 
     /// With `--hub`: reads the hub's handshake and reports, as warnings on `err`, the states of `workflow` that need
-    /// a method the hub lacks. Returns false (after saying why) when the hub cannot be reached.
+    /// a method the hub lacks. Returns the code to exit with when the command cannot go on (``HandshakeRead/exit(_:)``).
     static func reportUnsupported(
         _ workflow: Workflow, _ arguments: ParsedArguments, command: String, err: any TextSink,
-        catalog: OperationCatalog = .standard
-    ) async throws(UsageError) -> Bool {
-        guard let endpoint = try endpoint(arguments, command: command) else { return true }
-        guard let remote = await connect(endpoint, err: err) else { return false }
-        await remote.close()
-        if let handshake = remote.handshake {
-            MatterflowTool.report(HubSupportCheck.findings(workflow, handshake: handshake, catalog: catalog), to: err)
+        catalog: OperationCatalog = .standard, handlesInterrupts: Bool
+    ) async throws(UsageError) -> Int32? {
+        switch await handshake(try endpoint(arguments, command: command), err: err, handlesInterrupts: handlesInterrupts) {
+        case .exit(let code):
+            return code
+        case .read(let handshake):
+            if let handshake { MatterflowTool.report(HubSupportCheck.findings(workflow, handshake: handshake, catalog: catalog), to: err) }
+            return nil
         }
-        return true
     }
 }
 
@@ -81,10 +113,11 @@ struct CommandHub {
     /// The remote hub, which ``close()`` disconnects.
     let remote: RemoteHub?
 
-    /// Opens the hub; on failure, says why on `err` and returns nil (the command exits 2). `seedsState`: see
-    /// ``SimulatedHomeOpener/seedsState``.
+    /// Opens the hub; on failure, says why on `err` and returns nil (the command exits 2, or 128 + the signal when
+    /// one of `signals` interrupted a remote hub's handshake). `seedsState`: see ``SimulatedHomeOpener/seedsState``.
     static func open(
-        _ endpoint: HubEndpoint?, arguments: ParsedArguments, clock: any WorkflowClock, err: any TextSink, seedsState: Bool
+        _ endpoint: HubEndpoint?, arguments: ParsedArguments, clock: any WorkflowClock, err: any TextSink, seedsState: Bool,
+        signals: InterruptSignals?
     ) async -> CommandHub? {
         guard let endpoint else {
             do {
@@ -98,7 +131,7 @@ struct CommandHub {
                 return nil
             }
         }
-        guard let connected = await HubOption.connect(endpoint, err: err) else { return nil }
+        guard let connected = await HubOption.connect(endpoint, err: err, signals: signals) else { return nil }
         return CommandHub(hub: connected.hub, simulated: nil, remote: connected)
     }
 

@@ -62,10 +62,15 @@ struct WorkerCommand {
         let clock = try environment.clock(named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
 
+        // From before the hub starts: a signal stops its handshake, or the worker (which then hands its runs back).
+        let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         let hubs: StoreWorker.HubProvider
         var remote: ReconnectingHub?
         if let endpoint {
-            guard let connected = await HubOption.connect(endpoint, err: err) else { return ExitCode.invalidInput }
+            guard let connected = await HubOption.connect(endpoint, err: err, signals: signals) else {
+                signals?.stop()
+                return signals?.exitCode ?? ExitCode.invalidInput
+            }
             // A hub that restarts is connected to again at the next run that needs it.
             let reconnecting = ReconnectingHub(first: connected) {
                 try await RemoteHub.connect(to: endpoint, options: RemoteHub.Options(clientVersion: MatterflowTool.version))
@@ -78,6 +83,7 @@ struct WorkerCommand {
                 initial = try arguments.value("home").map { path throws(DiagnosticsError) in try HomeDescription.load(path: path) }
                     ?? HomeDescription.defaultHome
             } catch {
+                signals?.stop()
                 MatterflowTool.report(error.diagnostics, to: err)
                 return ExitCode.invalidInput
             }
@@ -93,7 +99,6 @@ struct WorkerCommand {
                 workerID: workerID, concurrency: concurrency, maxWaiting: maxWaiting, leaseSeconds: Double(lease), resume: arguments.flag("resume"),
                 secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
                 clock: clock, log: { err.line($0) }))
-        let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         signals?.calls { worker.stop() }
         let summary: WorkerSummary
         do {
