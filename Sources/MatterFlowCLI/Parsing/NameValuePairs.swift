@@ -10,7 +10,7 @@ struct NameValuePair: Sendable, Hashable {
         var seen = Set<String>()
         for text in values {
             guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-                throw UsageError(message: "--\(option) \"\(text)\" must be NAME=VALUE", command: command)
+                throw UsageError(message: missingName(text, option: option), command: command)
             }
             let name = String(text[..<equals])
             guard seen.insert(name).inserted else {
@@ -19,6 +19,15 @@ struct NameValuePair: Sendable, Hashable {
             pairs.append(NameValuePair(name: name, value: String(text[text.index(after: equals)...])))
         }
         return pairs
+    }
+
+    /// Why a value without `NAME=` is refused. It is quoted only when it could be a name alone: anything else may be
+    /// the value, and a value may be a secret (an onboarding payload, a passcode).
+    private static func missingName(_ text: String, option: String) -> String {
+        let couldBeName = text.first.map { $0.isASCII && ($0.isLetter || $0 == "_") } == true
+            && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+        if couldBeName { return "--\(option) \"\(text)\" must be NAME=VALUE" }
+        return "--\(option) must be NAME=VALUE; one of them has no NAME= (it is not shown: it may be a secret)"
     }
 
     /// The `--input` pairs of a command.
