@@ -241,6 +241,12 @@ import Testing
         let resolved = try workflow.resolveInputs(["onboardingPayload": "MT:Y.K9042C00KA0648G00", "deviceName": "Lamp"])
         #expect(resolved["ecosystemName"] == "Google Home")
         #expect(resolved["roomName"] == .null)
+        // An input given as null counts as not given: the default applies, and a required one is missing.
+        let nulls = try workflow.resolveInputs(["onboardingPayload": "MT:Y.K9042C00KA0648G00", "deviceName": "Lamp", "ecosystemName": .null])
+        #expect(nulls["ecosystemName"] == "Google Home")
+        #expect(throws: DiagnosticsError.self) {
+            _ = try workflow.resolveInputs(["onboardingPayload": "MT:Y.K9042C00KA0648G00", "deviceName": .null])
+        }
     }
 
     @Test("secrets are redacted in events", arguments: ["MT:Y.K9042C00KA0648G00", "34970112332", "3497-011-2332"])
