@@ -102,6 +102,21 @@ struct PayloadFactsTests {
         #expect(!invalid.stderr.contains(broken) && !invalid.stderr.contains("20202021"))
     }
 
+    @Test("a QR code joining two devices' payloads is refused before any hub call: commissionDevice takes one device")
+    func aJoinedQRCodeIsRefusedBeforeTheRun() async throws {
+        let joined = "MT:Y.K9042C00KA0648G00*634J0KGB00AJVH7SR00"
+        let run = await matterflow(
+            ["run", Repository.workflow("commission-device"), "--input", "onboardingPayload=\(joined)", "--input", "deviceName=Lamp", "--trace", "jsonl"])
+        #expect(run.code == 2, "\(run.stderr)")
+        #expect(
+            run.stderr.contains("error[invalidValue]: /onboardingPayload: input \"onboardingPayload\" is not a valid QR code")
+                && run.stderr.contains("holds 2 devices' payloads; commission one device at a time"),
+            "\(run.stderr)")
+        #expect(!run.stderr.contains("runStarted"), "a run started: \(run.stderr)")
+        #expect(!run.stderr.contains("634J0KGB00AJVH7SR00") && !run.stderr.contains("Y.K9042C00KA0648G00"))
+        #expect(OnboardingPayloadFacts.facts(of: joined) == nil)
+    }
+
     /// A default is checked as a given code is: at load, naming its place, so a sub-workflow handed the run's payload
     /// never gets one nobody checked.
     @Test func aPayloadDefaultIsCheckedWhenTheWorkflowLoads() async throws {

@@ -72,15 +72,17 @@ import Testing
         }
     }
 
-    @Test("a direct call with a code that is not valid fails with invalidPayload before the hub sees it")
-    func directCallChecksTheCode() async throws {
+    @Test(
+        "a direct call with a code that is not valid, or that joins two devices' codes, fails with invalidPayload before the hub sees it",
+        arguments: ["34970112333", "MT:Y.K9042C00KA0648G00*634J0KGB00AJVH7SR00"])
+    func directCallChecksTheCode(code: String) async throws {
         let hub = ScriptedHub()
         let descriptor = try #require(OperationCatalog.standard["commissionDevice"])
         let error = await #expect(throws: FlowError.self) {
-            _ = try await descriptor.call(hub: hub, structure: "s", arguments: ["onboardingPayload": "34970112333"])
+            _ = try await descriptor.call(hub: hub, structure: "s", arguments: ["onboardingPayload": .string(code)])
         }
         #expect(error?.cause == .invalidPayload)
-        #expect(error?.message.contains("34970112333") == false)
+        #expect(error?.message.contains(code) == false)
         #expect(!hub.calls.contains("commissionDevice"), "refused before the hub: \(hub.calls)")
     }
 }

@@ -22,9 +22,10 @@ public enum OnboardingPayloadFacts {
         .init("shortDiscriminator", .integer, "the upper 4 bits of the discriminator (0...15)"),
     ])
 
-    /// The facts of the first payload a code holds, or nil when the text is not a valid QR or manual pairing code.
+    /// The facts of the payload a code holds, or nil when the text is not a valid QR or manual pairing code for one
+    /// device.
     public static func facts(of text: String) -> JSONObject? {
-        guard let payload = try? OnboardingPayload.decode(text).first else { return nil }
+        guard let payloads = try? OnboardingPayload.decode(text), payloads.count == 1, let payload = payloads.first else { return nil }
         var facts = JSONObject()
         facts["kind"] = .string(payload.kind.rawValue)
         facts["version"] = .int(Int(payload.version))

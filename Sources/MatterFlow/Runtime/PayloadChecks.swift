@@ -1,17 +1,22 @@
 import MatterPayload
 
-/// What the engine found of an onboarding payload's text: a valid code, with what it holds that this version does
-/// not define, or why it is not one.
+/// What the engine found of an onboarding payload's text: a valid code for one device, with what it holds that this
+/// version does not define, or why it is not one.
 enum PayloadCheck: Sendable {
     /// A valid code, and its warnings as a run reports them.
     case valid(warnings: [String])
     /// Not a valid code: every rule it breaks, without quoting it (it holds the setup passcode).
     case invalid(problem: String)
 
-    /// Decodes `text` once, for its validity and its warnings.
+    /// Decodes `text` once, for its validity and its warnings. A QR code joining several devices' payloads (`*`) is
+    /// refused: `commissionDevice` commissions one device.
     init(_ text: String) {
         do {
             let payloads = try OnboardingPayload.decode(text)
+            guard payloads.count == 1 else {
+                self = .invalid(problem: "the QR code holds \(payloads.count) devices' payloads; commission one device at a time with its own code")
+                return
+            }
             self = .valid(
                 warnings: payloads.flatMap { payload in
                     payload.warnings().map { "onboarding payload: \($0.code.rawValue): \($0.message)" }
