@@ -181,6 +181,17 @@ struct BorderRouterWorkflowTests {
         #expect(calls.first?["succeeded"] as? Bool == false)
     }
 
+    @Test("a dataset with several problems fails naming each, as `matterflow dataset` does")
+    func joinNetworkNamesEveryProblem() async throws {
+        let broken = Self.dataset5938.replacingOccurrences(of: "000300000f", with: "000300001b")
+            .replacingOccurrences(of: "01025938", with: "010159")
+        let (run, _) = await Self.run(["run", Self.workflow("join-network"), "--home", Self.fullHome, "--input", "operationalDataset=\(broken)"])
+        #expect(run.code == 1)
+        let message = try #require(try run.resultError()["message"] as? String)
+        #expect(message.contains("found 27") && message.contains("PAN ID (type 1) at offset 78: expected 2 bytes, found 1 byte"), "\(message)")
+        #expect(!message.contains(Self.networkKey))
+    }
+
     @Test func leaveThenJoinAcrossRunsWithSavedState() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

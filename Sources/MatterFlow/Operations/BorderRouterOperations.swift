@@ -222,11 +222,11 @@ enum BorderRouterOperations {
     /// Parses and checks an active Operational Dataset before it reaches the hub; the message names every problem
     /// and never the network key or PSKc.
     static func validatedDataset(_ hex: String) throws(FlowError) -> [UInt8] {
-        let dataset: OperationalDataset
-        do {
-            dataset = try OperationalDataset(hex: hex)
-        } catch {
-            throw FlowError(.invalidDataset, "the Operational Dataset is malformed: \(error.message)")
+        // Every problem at once, as `matterflow dataset` lists them, not only the first.
+        let diagnosis = OperationalDataset.diagnose(hex: hex)
+        guard let dataset = diagnosis.dataset else {
+            throw FlowError(
+                .invalidDataset, "the Operational Dataset is malformed: \(diagnosis.parseErrors.map(\.message).joined(separator: "; "))")
         }
         try ThreadNetworkRecord.requireJoinable(dataset)
         return dataset.encode()
