@@ -25,7 +25,7 @@ struct HistoryCommand {
     let environment: ToolEnvironment
 
     func execute() throws(UsageError) -> Int32 {
-        if let store = arguments.value("store") {
+        if let store = try StoreOption.readingEither(arguments, command: Self.spec.name) {
             return StoreListing.history(store, runID: arguments.positionals[0], json: arguments.flag("json"), environment: environment)
         }
         guard let directory = arguments.value("journal") else {

@@ -30,7 +30,7 @@ struct RunsCommand {
     let environment: ToolEnvironment
 
     func execute() throws(UsageError) -> Int32 {
-        if let store = arguments.value("store") {
+        if let store = try StoreOption.readingEither(arguments, command: Self.spec.name) {
             if arguments.flag("waiting") { return StoreListing.waiting(store, json: arguments.flag("json"), environment: environment) }
             return StoreListing.runs(store, json: arguments.flag("json"), environment: environment)
         }

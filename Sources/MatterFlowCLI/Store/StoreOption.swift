@@ -15,6 +15,16 @@ enum StoreOption {
         return value
     }
 
+    /// The store of a command that reads runs from `--store` or from `--journal`: nil for the journal. Both at once
+    /// is a usage error, since which was meant cannot be known.
+    static func readingEither(_ arguments: ParsedArguments, command: String) throws(UsageError) -> String? {
+        guard let store = arguments.value("store") else { return nil }
+        if arguments.value("journal") != nil {
+            throw UsageError(message: "--store and --journal both name where the runs are; give one of them", command: command)
+        }
+        return store
+    }
+
     /// The PostgreSQL store `--store` names; nil (with the reason on `err`) when it cannot be opened. A journal
     /// directory is refused: the command needs the fleet's store.
     static func postgres(_ location: String, command: String, err: any TextSink) throws(UsageError) -> PostgresRunStore? {

@@ -65,6 +65,12 @@ struct JournalCommandTests {
         #expect(empty.stderr == "no runs in \(directory.path)\n")
         let nothing = await matterflowVirtual(["recover", "--journal", directory.path])
         #expect(nothing.code == 0)
+        // Two places to read runs from: which was meant cannot be known.
+        for arguments in [["runs"], ["history", "run-x"]] {
+            let both = await matterflow(arguments + ["--journal", directory.path, "--store", directory.path])
+            #expect(both.code == 64, "\(both.stderr)")
+            #expect(both.stderr.contains("--store and --journal both name where the runs are; give one of them"), "\(both.stderr)")
+        }
     }
 
     @Test("the crash hook is refused without MATTERFLOW_TEST_HOOKS=1, and a malformed boundary is a usage error")
