@@ -76,8 +76,8 @@ public struct RunJournal: Sendable {
     /// A run ID that can name a journal file in the directory.
     /// - Throws: ``JournalError`` `journalUnwritable` for one that cannot.
     static func checkedFileName(_ runID: String) throws(JournalError) -> String {
-        guard !runID.isEmpty, !runID.contains("/"), !runID.hasPrefix(".") else {
-            throw JournalError(.journalUnwritable, "run ID \"\(runID)\" cannot name a journal file; use letters, digits and dashes")
+        if let problem = RunIDRule.problem(with: runID) {
+            throw JournalError(.journalUnwritable, "the run ID cannot name a journal file: \(problem)")
         }
         return runID
     }

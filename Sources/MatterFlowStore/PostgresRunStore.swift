@@ -177,6 +177,7 @@ public final class PostgresRunStore: RunStore {
     public func submit(
         _ workflow: Workflow, inputs: JSONObject, structureID: StructureID, runID: String, answers: [String: JSONValue] = [:]
     ) throws(StoreError) -> SubmittedRun {
+        if let problem = RunIDRule.problem(with: runID) { throw StoreError(.invalidRunID, problem) }
         var stored = inputs
         var secrets: [String] = []
         for declaration in workflow.inputs where declaration.secret && inputs[declaration.name] != nil {

@@ -1,3 +1,4 @@
+import MatterFlow
 import MatterFlowJSON
 
 #if canImport(Glibc)
@@ -40,14 +41,26 @@ public struct SecretInbox: Sendable {
         self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
     }
 
-    func path(of runID: String, _ kind: Kind = .inputs) -> String { directory + "/" + runID + "." + kind.rawValue }
+    /// The file of a run's `kind`; nil for a run ID that cannot name a file (``RunIDRule``), which has none.
+    func path(of runID: String, _ kind: Kind = .inputs) -> String? {
+        RunIDRule.problem(with: runID) == nil ? directory + "/" + runID + "." + kind.rawValue : nil
+    }
+
+    /// ``path(of:_:)``, or the error for a run ID that cannot name a file.
+    private func requiredPath(of runID: String, _ kind: Kind) throws(StoreError) -> String {
+        guard let path = path(of: runID, kind) else {
+            throw StoreError(.secretsUnavailable, "run \(runID.debugDescription) has no \(kind.what) file: \(RunIDRule.problem(with: runID) ?? "")")
+        }
+        return path
+    }
 
     /// Writes a run's secret inputs, or its answers to secret questions (readable by the owner only), replacing
     /// what the run had. The file is written beside its place and renamed into it, so a worker reading it meanwhile
     /// finds the old file or the new, never a part.
     public func put(_ secrets: JSONObject, runID: String, kind: Kind = .inputs) throws(StoreError) {
         let bytes = Self.bytes(of: secrets)
-        try locked { () throws(StoreError) in try writeFile(bytes, to: path(of: runID, kind)) }
+        let target = try requiredPath(of: runID, kind)
+        try locked { () throws(StoreError) in try writeFile(bytes, to: target) }
     }
 
     /// Writes the secrets of a run being submitted, unless the run has that file already: how `matterflow submit`
@@ -57,7 +70,7 @@ public struct SecretInbox: Sendable {
     /// - Throws: ``StoreError`` `secretsUnavailable` when the file holds other values.
     public func create(_ secrets: JSONObject, runID: String, kind: Kind = .inputs) throws(StoreError) -> Bool {
         let bytes = Self.bytes(of: secrets)
-        let target = path(of: runID, kind)
+        let target = try requiredPath(of: runID, kind)
         return try locked { () throws(StoreError) -> Bool in
             guard access(target, F_OK) == 0 else {
                 try writeFile(bytes, to: target)
@@ -75,7 +88,7 @@ public struct SecretInbox: Sendable {
     /// Adds secret values to those already waiting for a run (a name given again replaces its value): how
     /// `matterflow answer` adds an answer to a secret question. Two answers given at once both stay.
     public func add(_ secrets: JSONObject, runID: String, kind: Kind) throws(StoreError) {
-        let target = path(of: runID, kind)
+        let target = try requiredPath(of: runID, kind)
         try locked { () throws(StoreError) in
             var merged = try takeIfPresent(runID: runID, kind: kind) ?? [:]
             for member in secrets.members { merged[member.key] = member.value }
@@ -137,14 +150,14 @@ public struct SecretInbox: Sendable {
     /// - Returns: nil when the file is not there.
     /// - Throws: ``StoreError`` `secretsUnavailable` naming the file when it cannot be read or is not a JSON object.
     public func takeIfPresent(runID: String, kind: Kind = .inputs) throws(StoreError) -> JSONObject? {
-        guard access(path(of: runID, kind), F_OK) == 0 || errno != ENOENT else { return nil }
+        guard access(try requiredPath(of: runID, kind), F_OK) == 0 || errno != ENOENT else { return nil }
         return try take(runID: runID, kind: kind)
     }
 
     /// Reads a run's secret inputs, or its answers to secret questions.
     /// - Throws: ``StoreError`` `secretsUnavailable` naming the file when it is missing or not a JSON object.
     public func take(runID: String, kind: Kind = .inputs) throws(StoreError) -> JSONObject {
-        let source = path(of: runID, kind)
+        let source = try requiredPath(of: runID, kind)
         let bytes: [UInt8]
         switch FileBytes.contents(of: source, limit: 1 << 20) {
         case .success(let read): bytes = read
@@ -167,7 +180,8 @@ public struct SecretInbox: Sendable {
     /// Writes the whole output of a run that holds secrets (readable by the owner only), as `{"output": ...}`.
     public func keep(output: JSONValue, runID: String) throws(StoreError) {
         let bytes = Self.bytes(of: ["output": output])
-        try locked { () throws(StoreError) in try writeFile(bytes, to: path(of: runID, .output)) }
+        let target = try requiredPath(of: runID, .output)
+        try locked { () throws(StoreError) in try writeFile(bytes, to: target) }
     }
 
     /// Removes a run's secret inputs and answers (once the run has a final status), with what a writer that died
@@ -178,7 +192,7 @@ public struct SecretInbox: Sendable {
 
     /// Removes some of a run's files (those a refused submit wrote), with what a writer that died left of them.
     public func discard(runID: String, kinds: [Kind]) {
-        let targets = kinds.map { path(of: runID, $0) }
+        let targets = kinds.compactMap { path(of: runID, $0) }
         // The twins under the lock, so that a writer's twin is not taken from under it; without, when the lock cannot
         // be had.
         let removeTwins = { for target in targets { _ = unlink(Self.temporary(of: target)) } }

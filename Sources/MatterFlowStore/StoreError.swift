@@ -15,6 +15,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case runEnded
         /// A run with that ID is in the store already (`submit --run-id`).
         case runExists
+        /// A run ID that cannot be a run's (``RunIDRule``): it would name files outside the secrets directory.
+        case invalidRunID
         /// A `--store` value that names no store.
         case invalidStore
         /// A run's secret inputs are not where the worker looks for them (`--secrets DIR`).

@@ -16,7 +16,7 @@ struct SubmitCommand {
             .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
             .init(name: "structure", valueName: "<id>", help: "The structure to commission into (default: the built-in home's)."),
             .init(name: "secrets", valueName: "<dir>", help: "Where the run's secret inputs and secret answers wait for its worker (the store never keeps them)."),
-            .init(name: "run-id", valueName: "<id>", help: "The run's ID (default: run- and 12 random hex digits). Sending the same submission again queues nothing more."),
+            .init(name: "run-id", valueName: "<id>", help: "The run's ID: letters, digits, '-', '_', '.' (default: run- and 12 random hex digits). Sending the same submission again queues nothing more."),
             RunQuestions.option,
         ],
         discussion: """
@@ -73,8 +73,9 @@ struct SubmitCommand {
         {
             throw refused
         }
-        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
         let runID = arguments.value("run-id") ?? "run-" + SystemRandomSource().hexDigits(12)
+        if let problem = RunIDRule.problem(with: runID) { throw UsageError(message: "--run-id: \(problem)", command: Self.spec.name) }
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
         // The secrets are written first, so the worker that claims the run finds them; a file of another run given
         // the same --run-id is never overwritten.
         let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))

@@ -156,6 +156,39 @@ struct SecretInboxTests {
         #expect(try inbox.take(runID: "run-2") == ["onboardingPayload": "MT:Y.K9042C00KA0648G00"])
     }
 
+    @Test("a run ID that could name a file outside the directory has no files: none is read, written or removed")
+    func runIDsThatLeaveTheDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let inboxPath = directory.path + "/inbox"
+        try FileManager.default.createDirectory(atPath: inboxPath, withIntermediateDirectories: false)
+        let inbox = SecretInbox(directory: inboxPath)
+        for kind in ["secrets", "answers", "output"] {
+            try Data("{\"precious\": true}".utf8).write(to: URL(fileURLWithPath: directory.path + "/victim.\(kind)"))
+        }
+        for runID in ["../victim", "", ".victim", "a/../../victim"] {
+            #expect(throws: StoreError.self) { try inbox.take(runID: runID) }
+            #expect(throws: StoreError.self) { try inbox.takeIfPresent(runID: runID, kind: .answers) }
+            #expect(throws: StoreError.self) { try inbox.put(["onboardingPayload": "MT:Y.K9042C00KA0648G00"], runID: runID) }
+            #expect(throws: StoreError.self) { try inbox.keep(output: ["epskc": "123456789"], runID: runID) }
+            inbox.remove(runID: runID, output: true)
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(left == ["inbox", "victim.answers", "victim.output", "victim.secrets"])
+        for kind in ["secrets", "answers", "output"] {
+            #expect(try String(contentsOfFile: directory.path + "/victim.\(kind)", encoding: .utf8) == "{\"precious\": true}")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inboxPath).isEmpty)
+
+        // submit refuses such an ID before it writes anything (or reaches the store).
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", "host=/nowhere dbname=x", "--secrets", inboxPath,
+             "--run-id", "../escaped"] + commissionInputs())
+        #expect(submitted.code == 64, "\(submitted.stderr)")
+        #expect(submitted.stderr.contains("--run-id: a run ID holds only ASCII letters, digits"), "\(submitted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/escaped.secrets"))
+    }
+
     @Test("a run's file not there reads as none; one that is not a JSON object is an error naming it")
     func takeIfPresent() throws {
         let directory = try TemporaryDirectory()
