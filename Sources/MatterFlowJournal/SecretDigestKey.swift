@@ -118,6 +118,12 @@ public struct SecretDigestKey: Sendable, Hashable, CustomStringConvertible, Cust
             + "search their digests for the secrets: chmod 600 \(path)"
     }
 
+    /// A keyed digest of secret values (64 hex digits), to tell whether two sets of them are the same without keeping
+    /// them: the HMAC of `secrets` written as compact JSON, in its members' order.
+    public func digest(of secrets: JSONValue) -> String {
+        authenticationCode(of: Array(JSONWriter.compact(secrets).utf8))
+    }
+
     /// The HMAC-SHA256 of `message` with this key, as 64 lowercase hex digits.
     func authenticationCode(of message: [UInt8]) -> String {
         Hex.encode(Self.authenticationCode(key: bytes, message: message))

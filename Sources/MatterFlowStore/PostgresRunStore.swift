@@ -169,13 +169,19 @@ public final class PostgresRunStore: RunStore {
     /// Queues a run of a workflow. Secret inputs are not stored: their values are replaced by `"<redacted>"` and
     /// their names listed, so a worker knows to take them from its secrets directory. Submitting the same run again
     /// (same ID, workflow file, structure, inputs and answers) queues nothing more and says so.
-    /// - Throws: ``StoreError`` `runExists` when another run has the ID.
+    /// - Throws: ``StoreError`` `runExists` when another run has the ID, `invalidRunID` for an ID that cannot name
+    ///   the run's files (``RunIDRule``).
+    /// - Parameter secretsDigest: A keyed digest of the secret inputs' and answers' values
+    ///   (``SecretDigestKey/digest(of:)``), kept in the submission: a submission sent again with other secret values
+    ///   (another device's onboarding payload) is then another submission, refused with `runExists`. Without it, two
+    ///   submissions that differ only in secret values are the same.
     /// - Parameter answers: Answers to the run's questions given in advance, by question or ask state name, as
     ///   `RunOptions.answers` takes them (a fleet's workers have nobody to ask). An answer to a secret question is
     ///   stored as `"<redacted>"` and named in `secret_answers`: the worker takes it from its secrets directory
     ///   (``SecretInbox/Kind/answers``).
     public func submit(
-        _ workflow: Workflow, inputs: JSONObject, structureID: StructureID, runID: String, answers: [String: JSONValue] = [:]
+        _ workflow: Workflow, inputs: JSONObject, structureID: StructureID, runID: String, answers: [String: JSONValue] = [:],
+        secretsDigest: String? = nil
     ) throws(StoreError) -> SubmittedRun {
         if let problem = RunIDRule.problem(with: runID) { throw StoreError(.invalidRunID, problem) }
         var stored = inputs
@@ -191,7 +197,7 @@ public final class PostgresRunStore: RunStore {
         let secretAnswers = answers.keys.filter(secretQuestions.contains).sorted()
         let parameters: [String?] = [
             runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets),
-            JSONWriter.compact(.object(JSONObject(storedAnswers))), Self.textArrayLiteral(secretAnswers),
+            JSONWriter.compact(.object(JSONObject(storedAnswers))), Self.textArrayLiteral(secretAnswers), secretsDigest,
         ]
         let queued = try execute(Self.queueStatement, parameters, doing: "queueing run \(runID)")
         if !queued.rows.isEmpty { return SubmittedRun(runID: runID, queuedNow: true, status: "queued") }
@@ -214,8 +220,9 @@ public final class PostgresRunStore: RunStore {
         return SubmittedRun(runID: runID, queuedNow: false, status: status)
     }
 
-    /// The first statement of ``submit(_:inputs:structureID:runID:answers:)``: `$1` run, `$2` workflow, `$3` its
-    /// file, `$4` structure, `$5` inputs, `$6` secret inputs' names, `$7` answers, `$8` secret answers' names. One
+    /// The first statement of ``submit(_:inputs:structureID:runID:answers:secretsDigest:)``: `$1` run, `$2` workflow,
+    /// `$3` its file, `$4` structure, `$5` inputs, `$6` secret inputs' names, `$7` answers, `$8` secret answers' names,
+    /// `$9` the secret values' keyed digest. One
     /// statement, one transaction: the notification is sent when, and only when, the run is queued.
     static let queueStatement = """
         WITH queued AS (
@@ -229,11 +236,14 @@ public final class PostgresRunStore: RunStore {
         """
 
     /// What a submission is, as SQL over the submit statement's parameters (workflow, its file, structure, inputs,
-    /// answers and the secret ones' names, in a `jsonb` array, whose text is canonical), hashed: kept with the run, so
-    /// that the same submission sent again is known as such after answers given since changed the run's `answers`.
+    /// answers and the secret ones' names, and the secret values' keyed digest when there is one, in a `jsonb` array,
+    /// whose text is canonical), hashed: kept with the run, so that the same submission sent again is known as such
+    /// after answers given since changed the run's `answers`. (Without a digest, the array is the one runs submitted
+    /// before digests were kept have theirs of.)
     private static let submissionDigest = """
-        encode(sha256(convert_to(
-            jsonb_build_array($2::text, $3::text, $4::text, $5::jsonb, $6::text[], $7::jsonb, $8::text[])::text, 'UTF8')), 'hex')
+        encode(sha256(convert_to((
+            jsonb_build_array($2::text, $3::text, $4::text, $5::jsonb, $6::text[], $7::jsonb, $8::text[])
+            || CASE WHEN $9::text IS NULL THEN '[]'::jsonb ELSE jsonb_build_array($9::text) END)::text, 'UTF8')), 'hex')
         """
 
     // MARK: - Helpers

@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowJSON
+import MatterFlowJournal
 import MatterFlowSimulator
 import MatterFlowStore
 
@@ -79,6 +80,18 @@ struct SubmitCommand {
         // The secrets are written first, so the worker that claims the run finds them; a file of another run given
         // the same --run-id is never overwritten.
         let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))
+        // The secret values are part of the submission, as a digest with the fleet's key: a submission sent again
+        // with another device's payload is another submission.
+        let secrets: JSONValue = ["inputs": .object(Self.picked(secretNames) { inputs[$0] }), "answers": .object(Self.picked(secretAnswerNames) { answers[$0] })]
+        var secretsDigest: String?
+        if let inbox, !secretNames.isEmpty || !secretAnswerNames.isEmpty {
+            do throws(JournalError) {
+                secretsDigest = try SecretDigestKey.loadOrCreate(inDirectory: inbox.directory).digest(of: secrets)
+            } catch {
+                err.line("error[\(error.code.rawValue)]: \(error.message)")
+                return ExitCode.invalidInput
+            }
+        }
         var written: [SecretInbox.Kind] = []
         do {
             if let inbox {
@@ -88,7 +101,8 @@ struct SubmitCommand {
                 }
             }
             let structure = arguments.value("structure") ?? HomeDescription.defaultHome.structure.id
-            let submitted = try store.submit(workflow, inputs: inputs, structureID: structure, runID: runID, answers: answers)
+            let submitted = try store.submit(
+                workflow, inputs: inputs, structureID: structure, runID: runID, answers: answers, secretsDigest: secretsDigest)
             if !submitted.queuedNow {
                 err.line("note: run \(runID) was submitted before (\(submitted.status)); nothing was queued again")
                 // Its worker removed its files when it ended: the ones written now would stay for ever.

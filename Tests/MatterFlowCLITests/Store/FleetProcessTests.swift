@@ -30,8 +30,8 @@ extension PostgresStoreTests {
     }
 
     /// The directory of the secrets workers read (`--secrets`), made in `directory`.
-    static func secretsDirectory(in directory: TemporaryDirectory) throws -> String {
-        let secrets = directory.file("secrets")
+    static func secretsDirectory(in directory: TemporaryDirectory, named name: String = "secrets") throws -> String {
+        let secrets = directory.file(name)
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
         return secrets
     }

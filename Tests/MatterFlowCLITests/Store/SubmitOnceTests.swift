@@ -55,6 +55,24 @@ struct SubmitOnceTests {
         #expect(refused.stderr.hasPrefix("error[runExists]"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: secrets + "/\(plain).secrets"))
         #expect(try PostgresStoreTests.runFiles(in: secrets) == ["\(runID).secrets"])
+
+        // Another device's payload through a secrets directory that holds no file of the run (another copy, or the
+        // run ended and its files went): the store tells the submissions apart by the secrets' keyed digest.
+        let keyed = "run-0000000005b6"
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--secrets", secrets, "--run-id", keyed, "--structure", "home-1"] + commissionInputs()).code == 0)
+        let elsewhere = try PostgresStoreTests.secretsDirectory(in: directory, named: "elsewhere")
+        try FileManager.default.copyItem(atPath: secrets + "/digest.key", toPath: elsewhere + "/digest.key")
+        let otherDevice = await matterflow(
+            ["submit", workflow, "--store", conninfo, "--secrets", elsewhere, "--run-id", keyed, "--structure", "home-1"]
+                + commissionInputs(payload: Payloads.lampQR))
+        #expect(otherDevice.code == 2, "\(otherDevice.stderr)")
+        #expect(otherDevice.stderr.hasPrefix("error[runExists]"), "\(otherDevice.stderr)")
+        #expect(try PostgresStoreTests.runFiles(in: elsewhere).isEmpty, "the refused submit's file is removed")
+        // The same device's payload through that copy is the same submission.
+        let sameDevice = await matterflow(
+            ["submit", workflow, "--store", conninfo, "--secrets", elsewhere, "--run-id", keyed, "--structure", "home-1"] + commissionInputs())
+        #expect(sameDevice.code == 0, "\(sameDevice.stderr)")
+        #expect(try store.runs().map(\.runID).sorted() == [runID, plain, keyed])
     }
 }
 
@@ -103,7 +121,7 @@ extension SubmitOnceTests {
         defer { first.close() }
         try first.execute("BEGIN")
         try first.execute(
-            PostgresRunStore.queueStatement, [runID, workflow.name, workflow.file, "home-1", "{}", "{}", "{}", "{}"])
+            PostgresRunStore.queueStatement, [runID, workflow.name, workflow.file, "home-1", "{}", "{}", "{}", "{}", nil])
         let again = Task { try store.submit(workflow, inputs: [:], structureID: "home-1", runID: runID) }
         #expect(await TestPostgres.anotherStatementWaitsForALock(seenFrom: first), "the second submit waits for the first one's row")
         try first.execute("COMMIT")
