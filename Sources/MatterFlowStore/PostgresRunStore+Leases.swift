@@ -39,7 +39,8 @@ extension PostgresRunStore {
 
     /// Claims up to `limit` runs in one statement: first runs whose lease ran out (to settle), then queued runs
     /// for the slots left, oldest first; both skip rows other workers are claiming (`FOR UPDATE SKIP LOCKED`), so
-    /// each run goes to exactly one worker.
+    /// each run goes to exactly one worker. They are returned in that order (runs claimed again first), each kind by
+    /// the time it was submitted: the order a worker starts them in.
     ///
     /// Each claim is marked with `token`, which the caller makes new for every call. A call that threw may still
     /// have claimed runs (the reply lost after the commit): passing its token in `unanswered` on a later call
@@ -56,7 +57,7 @@ extension PostgresRunStore {
                 WHERE r.worker_id = $1 AND r.status = 'running' AND r.lease_until >= now()
                     AND r.claim_token = ANY($5::text[])
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, coalesce(r.claim_takeover, true) AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL, r.hub_failures
+                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 0 AS kind, r.submitted_at
             ), expired AS (
                 UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = true,
                     lease_until = now() + make_interval(secs => $2::float8)
@@ -64,7 +65,7 @@ extension PostgresRunStore {
                     SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
                     ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL, r.hub_failures
+                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at
             ), queued AS (
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = false,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
@@ -73,9 +74,10 @@ extension PostgresRunStore {
                     ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
                     FOR UPDATE SKIP LOCKED)
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL, r.hub_failures
+                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 2 AS kind, r.submitted_at
             )
-            SELECT * FROM lost UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM queued
+            SELECT * FROM (SELECT * FROM lost UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM queued) AS claimed
+            ORDER BY kind, submitted_at, run_id
             """, [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered)], doing: "claiming runs")
         return rows.rows.map { row in Self.claimedRun(row, takeover: row[6] == "t") }
     }

@@ -389,3 +389,26 @@ extension PostgresStoreTests {
         #expect(lines.last { $0.contains("\"type\"") }?.contains("\"runFinished\"") == true, "\(lines.suffix(3))")
     }
 }
+
+extension PostgresStoreTests {
+    @Test("a claim returns runs to settle first, then queued runs oldest first: the order a worker starts them in")
+    func claimOrder() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let queued = (1...8).map { "run-q\($0)" }
+        for (index, run) in queued.enumerated() {
+            try store.execute(
+                """
+                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, submitted_at)
+                VALUES ($1, 'w', '/w.json', $2, '{}', 'queued', now() - make_interval(secs => 100 - $3::integer))
+                """, [run, "home-\(run)", String(index)], doing: "test setup")
+        }
+        // The oldest runs' rows written again (an answer, say): their newest versions now lie after the others'.
+        try store.execute("UPDATE matterflow_runs SET answers = '{\"room\": \"Kitchen\"}' WHERE run_id IN ('run-q1', 'run-q2', 'run-q3')", doing: "test setup")
+        try TestPostgres.insertRunning([("run-dead", "home-dead", "gone")], into: store)
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() - interval '1 minute' WHERE run_id = 'run-dead'", doing: "test setup")
+        let claimed = try store.claim(by: "w1", limit: 6, leaseSeconds: 60)
+        #expect(claimed.map(\.runID) == ["run-dead"] + queued.prefix(5), "\(claimed.map(\.runID))")
+        #expect(claimed.map(\.takeover) == [true] + Array(repeating: false, count: 5))
+    }
+}
