@@ -11,7 +11,7 @@ import Synchronization
 /// recovery resumes it asking (or waiting) again; when the wait ends it stays there, the answer or event not taken,
 /// until released. ``parked()`` returns once it is parked. A run on its cancel path, retrying a call or waiting for a
 /// delay is not parked until it reaches such a point; a run that ends first is never parked. Give each run its own
-/// switch.
+/// switch. A run holding a secret a hub call returned (``holdsSecretNoJournalKeeps()``) never parks.
 ///
 /// A call the run abandoned (its timeout or cancel decided its race) that the hub still runs counts as in flight
 /// until the hub ends it: a run waiting for an answer or event meanwhile is parked only then.
@@ -71,6 +71,13 @@ public final class RunPause: Sendable {
             return state.runs
         }
         for run in runs { run.resume() }
+    }
+
+    /// Called by the run's driver once the run holds a secret a hub call returned (an ePSKc): no journal keeps it,
+    /// so the run could not be resumed elsewhere. From then on it never parks, as after ``release()``: a worker that
+    /// stops lets it run on to its end, and hands it back for takeover only if it outlasts the worker's drain.
+    func holdsSecretNoJournalKeeps() {
+        release()
     }
 
     /// Whether the run is parked now.

@@ -412,3 +412,34 @@ extension PostgresStoreTests {
         #expect(claimed.map(\.takeover) == [true] + Array(repeating: false, count: 5))
     }
 }
+
+extension PostgresStoreTests {
+    /// An ePSKc share waits for the key to be used holding the key, which no journal keeps: handed back at its wait,
+    /// the next worker could only cancel it. A stopping worker lets it run on instead.
+    @Test("a stopping worker does not hand back a run holding a secret a hub call returned: the ePSKc share runs on to its end")
+    func stoppingWorkerKeepsAnEpskcShare() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try Self.secretsDirectory(in: directory)
+        let runID = "run-0000000005c1"
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("epskc-share"), "--store", conninfo, "--run-id", runID, "--structure", "birch-lane",
+             "--input", "durationSeconds=60"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let clock = ManualClock()
+        let hub = try SimulatedHub(home: HomeDescription.load(path: Repository.root + "/Examples/border-router-home.json"), clock: clock)
+        let worker = TestWorker(
+            store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets), drainSeconds: 120),
+            hubs: { _ in hub }, clock: clock)
+        #expect(try await FleetAnswerTests.waitForRecord("waitStarted", of: runID, conninfo: conninfo))
+        worker.worker.stop()
+        // The key's 60 s run out on the hub's clock: the share ends (expired), and the worker records it.
+        clock.advance(by: .seconds(61))
+        let summary = try await worker.summary
+        #expect(summary.handedBack == 0, "\(worker.lines)")
+        #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
+        #expect(try store.status(of: runID) == "succeeded")
+    }
+}

@@ -68,6 +68,9 @@ extension RunDriver {
     @inline(never)
     private func called(_ call: RunCall, started: Duration, outcome: RaceOutcome<JSONValue>) -> RunAction {
         options.pause?.callEnded()
+        if let pause = options.pause, let value = outcome.value, call.operation.secretResultFields.contains(where: { value[$0] != nil }) {
+            pause.holdsSecretNoJournalKeeps()
+        }
         let duration = options.observer == nil ? Duration.zero : options.clock.now - started
         // The cancel that stopped the work is fed before the work's end.
         if case .cancelled = outcome { _ = feedCancel() }
