@@ -40,7 +40,8 @@ extension PostgresRunStore {
     /// Claims up to `limit` runs in one statement: first runs whose lease ran out (to settle), then queued runs
     /// for the slots left, oldest first; both skip rows other workers are claiming (`FOR UPDATE SKIP LOCKED`), so
     /// each run goes to exactly one worker. They are returned in that order (runs claimed again first), each kind by
-    /// the time it was submitted: the order a worker starts them in.
+    /// the time it was submitted: the order a worker starts them in. A worker without a secrets directory
+    /// (`takesSecrets` false) claims no queued run with secret inputs or answers: it could not run one.
     ///
     /// Each claim is marked with `token`, which the caller makes new for every call. A call that threw may still
     /// have claimed runs (the reply lost after the commit): passing its token in `unanswered` on a later call
@@ -48,7 +49,7 @@ extension PostgresRunStore {
     /// took it (from the queue, or a takeover). A token nobody passes again costs nothing: its runs' leases run out,
     /// and they are taken over as any other.
     public func claim(
-        by workerID: String, limit: Int, leaseSeconds: Double, token: String = "", unanswered: [String] = []
+        by workerID: String, limit: Int, leaseSeconds: Double, token: String = "", unanswered: [String] = [], takesSecrets: Bool = true
     ) throws(StoreError) -> [ClaimedRun] {
         let rows = try execute(
             """
@@ -70,7 +71,7 @@ extension PostgresRunStore {
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = false,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
                 WHERE r.run_id IN (
-                    SELECT run_id FROM matterflow_runs WHERE status = 'queued'
+                    SELECT run_id FROM matterflow_runs WHERE status = 'queued' AND \(Self.claimable("$6"))
                     ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
                     FOR UPDATE SKIP LOCKED)
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
@@ -78,8 +79,15 @@ extension PostgresRunStore {
             )
             SELECT * FROM (SELECT * FROM lost UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM queued) AS claimed
             ORDER BY kind, submitted_at, run_id
-            """, [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered)], doing: "claiming runs")
+            """, [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered), takesSecrets ? "t" : "f"],
+            doing: "claiming runs")
         return rows.rows.map { row in Self.claimedRun(row, takeover: row[6] == "t") }
+    }
+
+    /// SQL: whether a queued run is one a worker may claim, `parameter` (a boolean) saying whether it takes runs
+    /// with secrets.
+    static func claimable(_ parameter: String) -> String {
+        "(\(parameter)::boolean OR (secret_inputs = '{}' AND secret_answers = '{}'))"
     }
 
     private static func claimedRun(_ row: [String?], takeover: Bool) -> ClaimedRun {

@@ -180,6 +180,10 @@ public final class StoreWorker: Sendable {
             throw error
         }
         options.log?("worker \(options.workerID): claiming runs from \(store.name)")
+        if options.secrets == nil {
+            options.log?(
+                "worker \(options.workerID): no --secrets directory: queued runs with secret inputs or answers are left to workers that have one")
+        }
         // Heartbeats run on a thread of their own: the store's commands block their thread for a round trip, and
         // a busy pool must not delay the leases.
         let heartbeat = LeaseKeeper(intervalMilliseconds: Int(options.leaseSeconds * 1000 / 3)) { [self] in
@@ -232,7 +236,7 @@ public final class StoreWorker: Sendable {
                 do throws(StoreError) {
                     claimed = try store.claim(
                         by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds, token: token,
-                        unanswered: tokens.unanswered)
+                        unanswered: tokens.unanswered, takesSecrets: options.secrets != nil)
                     if options.dropsClaimReply?(claims) == true {
                         claimed = []
                         throw StoreError(.storeUnavailable, "the answer to claim \(claims) was lost (dropped for a test)")
@@ -249,7 +253,9 @@ public final class StoreWorker: Sendable {
             for run in claimed.prefix(free) { launch(run) }
             state.withLock { $0.claimedAhead += claimed.dropFirst(free) }
             if claimed.isEmpty && ahead.isEmpty {
-                if options.exitWhenIdle, state.withLock({ $0.active.isEmpty }), (try? store.isIdle()) == true { break }
+                if options.exitWhenIdle, state.withLock({ $0.active.isEmpty }), (try? store.isIdle(takesSecrets: options.secrets != nil)) == true {
+                    break
+                }
                 options.idle?()
                 await wake.wait(atMost: nextLook(free: free))
             } else {
@@ -854,14 +860,15 @@ public final class StoreWorker: Sendable {
 }
 
 extension PostgresRunStore {
-    /// Whether no run is queued or running (a worker with ``WorkerOptions/exitWhenIdle`` then stops).
-    public func isIdle() throws(StoreError) -> Bool {
+    /// Whether no run is queued or running (a worker with ``WorkerOptions/exitWhenIdle`` then stops); without
+    /// `takesSecrets`, queued runs with secret inputs or answers do not count (such a worker claims none).
+    public func isIdle(takesSecrets: Bool = true) throws(StoreError) -> Bool {
         // Two lookups in the indexes of queued and running runs, not a count over the whole table.
         let rows = try execute(
             """
-            SELECT NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'queued')
+            SELECT NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'queued' AND \(Self.claimable("$1")))
                AND NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'running')
-            """, doing: "looking for open runs")
+            """, [takesSecrets ? "t" : "f"], doing: "looking for open runs")
         return rows.rows.first?.first == "t"
     }
 

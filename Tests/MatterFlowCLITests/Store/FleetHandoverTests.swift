@@ -443,3 +443,33 @@ extension PostgresStoreTests {
         #expect(try store.status(of: runID) == "succeeded")
     }
 }
+
+extension PostgresStoreTests {
+    @Test("a worker without a secrets directory leaves runs with secrets queued (and exits idle past them); one with it runs them")
+    func secretRunsWaitForAWorkerWithSecrets() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try Self.secretsDirectory(in: directory)
+        let secretRun = "run-0000000005c2"
+        let plainRun = "run-0000000005c3"
+        #expect(
+            await matterflow(
+                ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--run-id", secretRun,
+                 "--structure", HomeDescription.defaultHome.structure.id] + commissionInputs()).code == 0)
+        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", plainRun, "--structure", "home-p"]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let plain = TestWorker(store: store, options: WorkerOptions(workerID: "w-plain"), virtualTime: true)
+        let first = try await plain.summary
+        #expect(first.finished.values.reduce(0, +) == 1, "\(plain.lines)")
+        #expect(try store.status(of: plainRun) != "queued")
+        #expect(try store.status(of: secretRun) == "queued", "\(plain.lines)")
+        #expect(plain.lines.contains { $0.contains("no --secrets directory: queued runs with secret inputs or answers are left") })
+        #expect(FileManager.default.fileExists(atPath: secrets + "/\(secretRun).secrets"))
+
+        let keyed = TestWorker(store: store, options: WorkerOptions(workerID: "w-secrets", secrets: SecretInbox(directory: secrets)), virtualTime: true)
+        let summary = try await keyed.finish(after: [secretRun], conninfo: conninfo)
+        #expect(summary.finished == ["succeeded": 1], "\(keyed.lines)")
+        #expect(try Self.runFiles(in: secrets).isEmpty)
+    }
+}
