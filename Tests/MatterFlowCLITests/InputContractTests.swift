@@ -30,6 +30,19 @@ struct InputContractTests {
         #expect(await matterflow(["run", workflow, "--input", "=Lamp"]).code == 64)
     }
 
+    @Test("an empty --structure or --worker-id names nothing: a usage error, before the store or hub is reached")
+    func emptyIdentifiers() async {
+        for arguments in [
+            ["submit", workflow, "--store", "host=/nowhere dbname=x", "--structure", ""],
+            ["worker", "--store", "host=/nowhere dbname=x", "--worker-id", ""],
+            ["run", workflow, "--hub", "/nowhere/hub", "--structure", ""],
+        ] {
+            let run = await matterflow(arguments)
+            #expect(run.code == 64, "\(arguments[0]): \(run.stderr)")
+            #expect(run.stderr.contains("cannot be empty"), "\(run.stderr)")
+        }
+    }
+
     @Test("a malformed --input or --answer that may hold a secret is refused without quoting it")
     func malformedPairHidesItsValue() async {
         for (option, text) in [

@@ -19,6 +19,7 @@ enum HubOption {
     /// The endpoint of `--hub`, if given; refuses options that only the simulated home takes, and `--structure`
     /// without `--hub`.
     static func endpoint(_ arguments: ParsedArguments, command: String) throws(UsageError) -> HubEndpoint? {
+        _ = try arguments.nonEmptyValue("structure", command: command)
         guard let spec = arguments.value("hub") else {
             if arguments.value("structure") != nil {
                 throw UsageError(message: "--structure applies only with --hub (the simulated home has one structure)", command: command)

@@ -71,6 +71,14 @@ struct ParsedArguments: Sendable {
     func all(_ name: String) -> [String] { values[name] ?? [] }
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
+    /// The text given with `--name`, nil when the option is absent; a usage error of `command` when it is empty (an
+    /// ID that names nothing).
+    func nonEmptyValue(_ name: String, command: String) throws(UsageError) -> String? {
+        guard let text = value(name) else { return nil }
+        guard !text.isEmpty else { throw UsageError(message: "--\(name) cannot be empty", command: command) }
+        return text
+    }
+
     /// The whole number given with `--name`, nil when the option is absent; a usage error of `command` naming the
     /// range when the text is not a whole number within it.
     func wholeNumber(_ name: String, range: ClosedRange<Int>, command: String) throws(UsageError) -> Int? {

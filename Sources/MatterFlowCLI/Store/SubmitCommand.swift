@@ -46,6 +46,9 @@ struct SubmitCommand {
         let err = environment.standardError
         let location = try StoreOption.value(arguments, command: Self.spec.name)
         let pairs = try NameValuePair.inputs(arguments, command: Self.spec.name)
+        let structure = try arguments.nonEmptyValue("structure", command: Self.spec.name) ?? HomeDescription.defaultHome.structure.id
+        let runID = arguments.value("run-id") ?? "run-" + SystemRandomSource().hexDigits(12)
+        if let problem = RunIDRule.problem(with: runID) { throw UsageError(message: "--run-id: \(problem)", command: Self.spec.name) }
         let engine = WorkflowEngine()
         let workflow: Workflow
         let inputs: JSONObject
@@ -74,8 +77,6 @@ struct SubmitCommand {
         {
             throw refused
         }
-        let runID = arguments.value("run-id") ?? "run-" + SystemRandomSource().hexDigits(12)
-        if let problem = RunIDRule.problem(with: runID) { throw UsageError(message: "--run-id: \(problem)", command: Self.spec.name) }
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
         // The secrets are written first, so the worker that claims the run finds them; a file of another run given
         // the same --run-id is never overwritten.
@@ -100,7 +101,6 @@ struct SubmitCommand {
                     written.append(.answers)
                 }
             }
-            let structure = arguments.value("structure") ?? HomeDescription.defaultHome.structure.id
             let submitted = try store.submit(
                 workflow, inputs: inputs, structureID: structure, runID: runID, answers: answers, secretsDigest: secretsDigest)
             if !submitted.queuedNow {

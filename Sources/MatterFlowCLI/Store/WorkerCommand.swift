@@ -53,6 +53,7 @@ struct WorkerCommand {
         let concurrency = try arguments.wholeNumber("concurrency", default: 32, range: 1...1000, command: Self.spec.name)
         let maxWaiting = try arguments.wholeNumber("max-waiting", default: 1000, range: 0...1_000_000, command: Self.spec.name)
         let lease = try arguments.wholeNumber("lease", default: 10, range: 1...3600, command: Self.spec.name)
+        let chosenID = try arguments.nonEmptyValue("worker-id", command: Self.spec.name)
         let endpoint: HubEndpoint?
         do {
             endpoint = try arguments.value("hub").map { spec throws(HubEndpoint.ParseError) in try HubEndpoint(parsing: spec) }
@@ -92,7 +93,7 @@ struct WorkerCommand {
 
         let pid = Int(getpid())
         let host = ProcessInfo.processInfo.hostName
-        let workerID = arguments.value("worker-id") ?? "\(host)-\(pid)-\(SystemRandomSource().hexDigits(4))"
+        let workerID = chosenID ?? "\(host)-\(pid)-\(SystemRandomSource().hexDigits(4))"
         let worker = StoreWorker(
             store: store, hubs: hubs,
             options: WorkerOptions(
