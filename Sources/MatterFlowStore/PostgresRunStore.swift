@@ -164,6 +164,17 @@ public final class PostgresRunStore: RunStore {
         return status
     }
 
+    /// A run's output as the store keeps it (secrets redacted); nil while it has none (not ended, or it did not
+    /// succeed, or its workflow gives none).
+    /// - Throws: ``StoreError`` `runNotFound` when there is no such run.
+    public func output(of runID: String) throws(StoreError) -> JSONValue? {
+        let rows = try execute("SELECT output::text FROM matterflow_runs WHERE run_id = $1", [runID], doing: "reading run \(runID)")
+        guard let row = rows.rows.first else {
+            throw StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
+        }
+        return row.first.flatMap { $0 }.flatMap { try? JSONDocument.parse($0, file: "<store>").value }
+    }
+
     // MARK: - Submitting
 
     /// Queues a run of a workflow. Secret inputs are not stored: their values are replaced by `"<redacted>"` and

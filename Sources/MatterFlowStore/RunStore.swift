@@ -15,6 +15,9 @@ public protocol RunStore: Sendable {
     func waitingRuns() throws(StoreError) -> [WaitingRun]
     /// One run as ``runs()`` lists it; nil when the store has no such run.
     func run(_ runID: String) throws(StoreError) -> StoredRun?
+    /// A run's output as the store keeps it (secrets redacted); nil when it keeps none.
+    /// - Throws: ``StoreError`` `runNotFound` when the store has no such run.
+    func output(of runID: String) throws(StoreError) -> JSONValue?
     /// Removes the runs a ``PruneRequest`` names, with their records; or, for a dry run, lists them. `removed` hears
     /// of the runs removed as each batch of them is (nothing for a dry run), so what went before a failure is known.
     func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport
@@ -127,6 +130,13 @@ public struct JournalDirectoryStore: RunStore {
         } catch {
             throw StoreError(error.code == .runNotFound ? .runNotFound : .storeUnavailable, error.message)
         }
+    }
+
+    /// The output a recovery recorded with the run's end; a journal keeps none of a run that ended by itself (the
+    /// command that ran it printed it).
+    public func output(of runID: String) throws(StoreError) -> JSONValue? {
+        let finished = try records(of: runID).last { $0.type == JournalEntry.Kind.runFinished.rawValue }
+        return finished?.payload["output"].flatMap { $0.isNull ? nil : $0 }
     }
 }
 

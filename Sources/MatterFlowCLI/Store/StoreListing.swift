@@ -87,15 +87,16 @@ enum StoreListing {
 
     static func history(_ location: String, runID: String, json: Bool, environment: ToolEnvironment) -> Int32 {
         guard
-            let (records, run) = reading(location, environment, { store throws(StoreError) in
-                (try store.records(of: runID), try store.run(runID))
+            let (records, run, output) = reading(location, environment, { store throws(StoreError) in
+                let run = try store.run(runID)
+                return (try store.records(of: runID), run, run == nil ? nil : try store.output(of: runID))
             })
         else { return ExitCode.invalidInput }
         if json {
             environment.standardOutput.line(
                 JSONWriter.pretty([
                     "runID": .string(runID), "status": run.map { .string($0.status) } ?? .null,
-                    "records": .array(records.map { .object($0.payload) }), "error": run?.error ?? .null,
+                    "records": .array(records.map { .object($0.payload) }), "output": output ?? .null, "error": run?.error ?? .null,
                     "notes": .array((run?.notes ?? []).map(JSONValue.string)),
                 ]))
             return ExitCode.success
@@ -107,6 +108,7 @@ enum StoreListing {
         }
         guard let run else { return ExitCode.success }
         environment.standardOutput.line("status: \(run.status)\(run.recovered ? " (recovered)" : "")")
+        if let output { environment.standardOutput.line("output: " + TerminalText.escaping(JSONWriter.compact(output))) }
         // Why a run ended without a runFinished record of its own (cancelled before it began, its secrets or
         // workflow missing): the store keeps it with the run.
         if !records.contains(where: { $0.type == JournalEntry.Kind.runFinished.rawValue }), let error = run.error?.objectValue {

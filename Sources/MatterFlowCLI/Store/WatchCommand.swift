@@ -67,7 +67,10 @@ struct WatchCommand {
                 }
                 switch status {
                 case "succeeded":
-                    if !arguments.flag("json") { out.line("status: succeeded") }
+                    if !arguments.flag("json") {
+                        out.line("status: succeeded")
+                        if let output = try store.output(of: runID) { out.line("output: " + TerminalText.escaping(JSONWriter.compact(output))) }
+                    }
                     return ExitCode.success
                 case "failed", "cancelled", "needsAttention":
                     if !arguments.flag("json") { out.line("status: \(status)") }

@@ -368,13 +368,19 @@ struct PostgresStoreTests {
         #expect(Set(runs.compactMap { $0["runID"] as? String }) == Set(runIDs))
         #expect(runs.allSatisfy { $0["status"] as? String == "succeeded" })
 
+        // What the run made (its devices) is read back from any machine.
         let history = await matterflow(["history", runIDs[0], "--store", conninfo])
         #expect(history.code == 0)
         #expect(history.stdout.contains("runStarted"))
-        #expect(history.stdout.hasSuffix("status: succeeded\n"))
+        let outputLine = try #require(history.stdout.split(separator: "\n").last, "\(history.stdout)")
+        #expect(outputLine.hasPrefix("output: {\"name\":\"Lamp 0\"") && outputLine.contains("\"deviceIDs\":[\"device-"), "\(history.stdout)")
+        #expect(history.stdout.contains("status: succeeded\noutput: "), "\(history.stdout)")
+        let historyJSON = try #require(try parseJSON(await matterflow(["history", runIDs[0], "--store", conninfo, "--json"]).stdout) as? [String: Any])
+        #expect(((historyJSON["output"] as? [String: Any])?["deviceIDs"] as? [String])?.count == 1, "\(historyJSON)")
         let watch = await matterflow(["watch", runIDs[1], "--store", conninfo])
         #expect(watch.code == 0)
         #expect(watch.stdout.contains("runFinished"))
+        #expect(watch.stdout.contains("status: succeeded\noutput: {\"name\":\"Lamp 1\""), "\(watch.stdout)")
 
         let store = try PostgresRunStore(conninfo: conninfo)
         let leaked = try store.execute(
