@@ -23,7 +23,8 @@ public final class PostgresRunStore: RunStore {
     private let connection: Mutex<PostgresConnection?>
 
     /// Connects, and checks that the schema is current.
-    /// - Throws: ``StoreError`` `storeUnavailable`, or `schemaOutdated` (run `matterflow store migrate`).
+    /// - Throws: ``StoreError`` `storeUnavailable`, `schemaOutdated` (run `matterflow store migrate`), or
+    ///   `schemaNewer` (a newer MatterFlow migrated the store: this one might write what that one does not expect).
     public init(conninfo: String, requireSchema: Bool = true) throws(StoreError) {
         self.conninfo = conninfo
         let opened: PostgresConnection
@@ -42,6 +43,7 @@ public final class PostgresRunStore: RunStore {
                     "the store \(opened.target) has schema version \(version), this MatterFlow needs \(latest); "
                         + "run `matterflow store migrate --store URL` first")
             }
+            guard version <= latest else { throw StoreMigrator.newer(version, than: latest, target: opened.target) }
         }
     }
 

@@ -5,6 +5,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case storeUnavailable
         /// The store's schema is missing or older than this MatterFlow: run `matterflow store migrate`.
         case schemaOutdated
+        /// The store's schema is newer than this MatterFlow knows: a newer MatterFlow migrated it; run that one.
+        case schemaNewer
         /// A migration failed; nothing of it was kept.
         case migrationFailed
         /// A command the store sent failed (the message has the server's SQLSTATE).

@@ -202,7 +202,8 @@ public struct StoreMigrator: Sendable {
     /// - Throws: ``StoreError`` `storeUnavailable` or `migrationFailed` (nothing of a failed migration stays).
     public func migrate(_ migrations: [StoreMigrations.Migration] = StoreMigrations.all) throws(StoreError) -> Report {
         var applied: [Int] = []
-        do {
+        let version: Int
+        do throws(PostgresError) {
             try connection.execute("BEGIN")
             try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [String(StoreMigrations.lockKey)])
             try connection.execute(
@@ -222,12 +223,24 @@ public struct StoreMigrator: Sendable {
                     [String(migration.version), migration.name])
                 applied.append(migration.version)
             }
+            version = (present.union(applied)).max() ?? 0
             try connection.execute("COMMIT")
-            return Report(applied: applied, version: (present.union(applied)).max() ?? 0)
         } catch {
             _ = try? connection.execute("ROLLBACK")
             throw StoreError.from(error, doing: "migrating the store's schema", code: .migrationFailed)
         }
+        // A schema past this MatterFlow's newest migration had nothing to apply (every version is present).
+        let latest = migrations.map(\.version).max() ?? 0
+        guard version <= latest else { throw Self.newer(version, than: latest, target: connection.target) }
+        return Report(applied: applied, version: version)
+    }
+
+    /// The error for a store whose schema version is past the newest migration this MatterFlow has.
+    static func newer(_ version: Int, than latest: Int, target: String) -> StoreError {
+        StoreError(
+            .schemaNewer,
+            "the store \(target) has schema version \(version), newer than this MatterFlow knows (\(latest)); a newer MatterFlow "
+                + "migrated it: run that version (this one might write what the newer schema does not expect)")
     }
 
     /// The schema's version: 0 for a database the store never touched.

@@ -186,6 +186,15 @@ struct PostgresStoreTests {
             #expect(compression.rows == [[server.first?.last == "t" ? "l" : ""]])
         }
         _ = try PostgresRunStore(conninfo: conninfo)
+
+        // A newer MatterFlow migrated the store further: this one says so, and neither migrates nor uses it.
+        try store.execute("INSERT INTO matterflow_migrations (version, name) VALUES (99, 'from a newer MatterFlow')", doing: "test")
+        let newer = await matterflow(["store", "migrate", "--store", conninfo])
+        #expect(newer.code == 2)
+        #expect(newer.stderr.contains("error[schemaNewer]: the store") && newer.stderr.contains("has schema version 99, newer than this MatterFlow knows (9)"), "\(newer.stderr)")
+        let listed = await matterflow(["runs", "--store", conninfo])
+        #expect(listed.code == 2)
+        #expect(listed.stderr.contains("error[schemaNewer]"), "\(listed.stderr)")
     }
 
     @Test("store migrate upgrades a version-1 store: its records read back the same, a run's batch of records is one row")
