@@ -3,7 +3,8 @@
 # with PG_LISTEN, below).
 #
 #   bash Tests/Postgres/pg-server.sh start DIR [OWNER_PID]
-#                                                  initdb + start; prints the libpq conninfo on stdout. With
+#                                                  initdb (unless DIR holds a server's data already, stopped) +
+#                                                  start; prints the libpq conninfo on stdout. With
 #                                                  OWNER_PID, a watchdog stops the server once that process is gone
 #                                                  (even killed with SIGKILL, when its own clean-up cannot run).
 #   bash Tests/Postgres/pg-server.sh stop DIR      stops the server by the PID in its postmaster.pid
@@ -118,10 +119,16 @@ case "$command" in
                     echo "pg-server: user $server_user cannot reach $dir; every directory above it must be searchable (chmod 755)" >&2
                     exit 1
                 }
-                as_server_user "$bin/initdb" -D "$dir/data" -A trust -U matterflow --no-sync -E UTF8 >"$dir/initdb.log" 2>&1 \
-                    || { cat "$dir/initdb.log" >&2; exit 1; }
-                if [ -n "${PG_CLIENTS:-}" ]; then
-                    echo "host all all $PG_CLIENTS trust" | as_server_user tee -a "$dir/data/pg_hba.conf" >/dev/null
+                if [ -n "$(server_pid)" ] && kill -0 "$(server_pid)" 2>/dev/null; then
+                    echo "pg-server: a server is running in $dir already (PID $(server_pid)); stop it first" >&2
+                    exit 1
+                fi
+                if [ ! -f "$dir/data/PG_VERSION" ]; then
+                    as_server_user "$bin/initdb" -D "$dir/data" -A trust -U matterflow --no-sync -E UTF8 >"$dir/initdb.log" 2>&1 \
+                        || { cat "$dir/initdb.log" >&2; exit 1; }
+                    if [ -n "${PG_CLIENTS:-}" ]; then
+                        echo "host all all $PG_CLIENTS trust" | as_server_user tee -a "$dir/data/pg_hba.conf" >/dev/null
+                    fi
                 fi
                 start_server
                 owner="${3:-}"

@@ -49,7 +49,7 @@ struct CancelCommand {
             } else {
                 err.line(
                     "note: run \(runID) has secrets files in the directory submit was given (--secrets); no worker ran it, so "
-                        + "remove them: \(runID).secrets and \(runID).answers there, or cancel again with --secrets DIR")
+                        + "remove them: \(runID).secrets and \(runID).answers there (whichever it has), or cancel again with --secrets DIR")
             }
         }
         environment.standardOutput.line(outcome.request.rawValue)
