@@ -10,7 +10,13 @@ enum JSONCBridge {
         var byteOffset: Int
         /// json-c's description of what it expected.
         var reason: String
+        /// What to do about it.
+        var advice = "fix the syntax at this position"
     }
+
+    /// How deep a value may sit in a text, the text's own object or array being level 1 and a value inside it level
+    /// 2: json-c's default depth, which bounds its stack and ours.
+    static let maximumDepth = Int(JSON_TOKENER_DEFAULT_DEPTH)
 
     /// Texts whose largest object has at least this many members are parsed a member at a time (see
     /// ``JSONMemberSplit``).
@@ -140,6 +146,12 @@ enum JSONCBridge {
         defer { json_object_put(root) }
 
         guard error == json_tokener_success else {
+            if error == json_tokener_error_depth {
+                return .failure(
+                    SyntaxFailure(
+                        byteOffset: min(parseEnd, length), reason: "a value nested more than \(maximumDepth) levels deep",
+                        advice: "MatterFlow reads values at most \(maximumDepth) levels deep (the file's own object is level 1): flatten the value"))
+            }
             let reason = String(cString: json_tokener_error_desc(error))
             return .failure(SyntaxFailure(byteOffset: min(parseEnd, length), reason: reason))
         }

@@ -40,7 +40,7 @@ public struct JSONDocument: Sendable {
             throw DiagnosticsError([
                 Diagnostic(
                     severity: .error, code: DiagnosticCode.syntaxError,
-                    message: "invalid JSON: \(error.reason); fix the syntax at this position",
+                    message: "invalid JSON: \(error.reason); \(error.advice)",
                     file: file, location: location)
             ])
         }

@@ -18,6 +18,20 @@ import Testing
         }
     }
 
+    @Test("a value 32 levels deep is read; one 33 levels deep is refused, saying so, where it begins")
+    func nestingDepth() throws {
+        /// An object holding arrays inside each other, the number 1 at level `level`.
+        func nested(_ level: Int) -> String {
+            "{\"a\": " + String(repeating: "[", count: level - 2) + "1" + String(repeating: "]", count: level - 2) + "}"
+        }
+        _ = try JSONDocument.parse(nested(32), file: "w.json")
+        _ = try JSONDocument.parse("{\"a\": " + String(repeating: "[", count: 31) + String(repeating: "]", count: 31) + "}", file: "w.json")
+        let deep = Self.refusal(nested(33))
+        #expect(deep?.message.contains("a value nested more than 32 levels deep") == true, "\(String(describing: deep))")
+        #expect(deep?.message.contains("flatten the value") == true)
+        #expect(deep?.location == SourceLocation(line: 1, column: 38), "\(String(describing: deep?.location))")
+    }
+
     @Test func rawControlCharactersInStringsAreRefusedWithTheEscapeToWrite() {
         let tab = Self.refusal("{\n  \"description\": \"two\tcolumns\"\n}")
         #expect(tab?.location == SourceLocation(line: 2, column: 22))
