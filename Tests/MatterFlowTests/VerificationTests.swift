@@ -30,6 +30,20 @@ import Testing
         }}
         """#
 
+    @Test("a cancel arriving just after the state's call opened the session names that state as where it was opened")
+    func aCancelInTheOpeningStateNamesIt() throws {
+        let flow = #"""
+            {"workflow": "leak", "version": 1, "start": "p",
+             "states": {
+               "p": {"type": "action", "operation": "prepareCommissioning", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+               "done": {"type": "succeed"},
+               "failed": {"type": "fail", "code": "internal", "message": "x"}
+             }}
+            """#
+        let leak = try #require(diagnose(flow).first { $0.code == "sessionLeak" && $0.message.contains("when cancelled in \"p\"") })
+        #expect(leak.message.hasPrefix("the commissioning session opened in \"p\" can still be open"), "\(leak.message)")
+    }
+
     @Test func anErrorRoutePastTheReleaseLeaksTheSessionWithItsPath() throws {
         let diagnostics = diagnose(Self.leakingFlow)
         #expect(diagnostics.map(\.code) == ["sessionLeak"], "\(diagnostics)")

@@ -82,9 +82,11 @@ struct SessionCheck {
 
     /// The state on the path where the session was last opened.
     private func acquirer(on point: SessionExplorer.Point) -> String {
-        var found = "?"
-        var held = false
         let path = explorer.path(to: point)
+        // Where the path goes from not holding it to holding it, the state it leaves; when the path holds it only at
+        // its end (a cancel arriving just after the state's call opened it), the state it ends in.
+        var found = path.last?.name ?? "?"
+        var held = false
         for (position, element) in path.enumerated() {
             if element.held, !held, position > 0 { found = path[position - 1].name }
             held = element.held
