@@ -142,6 +142,14 @@ struct BorderRouterWorkflowTests {
         #expect(run.stderr.contains("--commissioner '\(value)'"))
     }
 
+    @Test("--commissioner never with other steps contradicts itself: a usage error, not the last one silently")
+    func neverWithOtherSteps() async {
+        let (run, _) = await Self.run(
+            ["run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--commissioner", "never", "--commissioner", "useKey"])
+        #expect(run.code == ExitCode.usage)
+        #expect(run.stderr.contains("--commissioner never says no commissioner connects; it cannot be given with other steps (useKey)"), "\(run.stderr)")
+    }
+
     // MARK: - Networks
 
     @Test func joinNetworkMigratesTheRouterWithItsThreadDevices() async throws {

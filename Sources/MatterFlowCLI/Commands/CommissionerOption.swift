@@ -19,6 +19,11 @@ enum CommissionerOption {
     /// The script the values describe, or nil when the option was not given.
     static func parse(_ values: [String], command: String) throws(UsageError) -> [HomeDescription.CommissionerStep]? {
         guard !values.isEmpty else { return nil }
+        if values.contains("never"), values.count > 1 {
+            throw UsageError(
+                message: "--commissioner never says no commissioner connects; it cannot be given with other steps (\(values.filter { $0 != "never" }.joined(separator: ", ")))",
+                command: command)
+        }
         var steps: [HomeDescription.CommissionerStep] = []
         for value in values where value != "never" {
             steps.append(try step(value, command: command))
