@@ -96,9 +96,24 @@ extension OnboardingPayload {
 
     /// The warnings for the payload encoded as `kind`: discovery-capability bits 6 and 7 set in a QR code
     /// (`unknownDiscoveryCapabilities`). A newer Matter revision may define them, so they must not stop an older
-    /// commissioner: the payload is accepted, the defined bits are used and the others ignored.
+    /// commissioner: the payload is accepted, the defined bits are used and the others ignored. And optional data
+    /// that is not one well-formed TLV structure (`malformedExtensionData`): kept as found, but a controller that
+    /// parses it (the Matter SDK's does) may refuse the code.
     public func warnings(as kind: PayloadKind) -> [PayloadError] {
-        guard kind == .qr, let capabilities = discoveryCapabilities else { return [] }
+        guard kind == .qr else { return [] }
+        var warnings: [PayloadError] = []
+        if let issue = extensionData?.decodingIssue {
+            warnings.append(
+                PayloadError(
+                    code: .malformedExtensionData,
+                    message: "the optional data after the fixed part is not one well-formed TLV structure (\(issue)); "
+                        + "kept as found, but a Matter controller that parses it may refuse this code"))
+        }
+        return warnings + capabilityWarnings()
+    }
+
+    private func capabilityWarnings() -> [PayloadError] {
+        guard let capabilities = discoveryCapabilities else { return [] }
         let unknown = capabilities.unknownBits
         guard !unknown.isEmpty else { return [] }
         let bits = (0..<8).filter { unknown.rawValue & (1 << $0) != 0 }.map(String.init)

@@ -121,6 +121,10 @@ extension PayloadError {
         /// Discovery-capability bits the specification does not define (bits 6 and 7) are set. A warning, not an error:
         /// see ``OnboardingPayload/warnings()``.
         public static let unknownDiscoveryCapabilities = Code(rawValue: "unknownDiscoveryCapabilities")
+        /// The optional data after a QR payload's fixed part is not one well-formed TLV structure. A warning, not an
+        /// error (the bytes are kept as found; see ``OnboardingPayload/warnings()``), but a Matter controller that
+        /// parses them may refuse the code.
+        public static let malformedExtensionData = Code(rawValue: "malformedExtensionData")
         /// A QR payload has only the 4-bit short discriminator.
         public static let shortDiscriminatorInQRCode = Code(rawValue: "shortDiscriminatorInQRCode")
         /// The discriminator does not fit 12 bits (long) or 4 bits (short).
@@ -139,7 +143,7 @@ extension PayloadError {
             .checkDigitMismatch, .unsupportedManualCodeVersion, .manualCodeLengthMismatch, .manualChunkOutOfRange,
             .vendorIDOutOfRange, .productIDOutOfRange, .unsupportedVersion, .passcodeOutOfRange, .trivialPasscode,
             .nonZeroPadding, .reservedCommissioningFlow, .missingDiscoveryCapabilities,
-            .unknownDiscoveryCapabilities, .shortDiscriminatorInQRCode, .discriminatorOutOfRange, .invalidVendorID,
+            .unknownDiscoveryCapabilities, .malformedExtensionData, .shortDiscriminatorInQRCode, .discriminatorOutOfRange, .invalidVendorID,
             .productIDZeroWithVendor, .missingVendorOrProductID,
         ]
     }

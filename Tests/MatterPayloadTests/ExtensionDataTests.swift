@@ -150,3 +150,19 @@ struct ExtensionDataTests {
         }
     }
 }
+
+extension ExtensionDataTests {
+    @Test("optional data that is not one TLV structure decodes with a malformedExtensionData warning, never the passcode", arguments: ["FF", "1524000A", "152C000A313218FF"])
+    func malformedDataWarns(hex: String) throws {
+        var fields = OnboardingPayload(vendorID: 0xFFF1, productID: 0x8000, discriminator: 3840, passcode: 20_202_021)
+        fields.extensionData = PayloadExtensionData(rawBytes: bytes(hex: hex))
+        let code = try fields.qrCode()
+        let decoded = try #require(try OnboardingPayload.decode(code).first)
+        let warnings = decoded.warnings()
+        #expect(warnings.map(\.code) == [.malformedExtensionData], "\(warnings)")
+        #expect(warnings.allSatisfy { !$0.message.contains("20202021") })
+        // Well-formed data warns of nothing.
+        fields.extensionData = PayloadExtensionData(serialNumber: .text("SN-1"))
+        #expect(try OnboardingPayload.decode(try fields.qrCode()).first?.warnings() == [])
+    }
+}
