@@ -35,11 +35,17 @@ public struct DatasetIssue: Hashable, Sendable, CustomStringConvertible {
         public static let channelMaskWithoutUsableChannel = Code("channelMaskWithoutUsableChannel")
         /// The Delay Timer is longer than OpenThread's 72-hour maximum. Severity: warning.
         public static let delayTimerAboveMaximum = Code("delayTimerAboveMaximum")
+        /// The PAN ID is 0xFFFF, IEEE 802.15.4's broadcast PAN ID, which no network can use as its own.
+        /// Severity: warning.
+        public static let broadcastPANID = Code("broadcastPANID")
+        /// The Mesh-Local Prefix is not a unique local prefix (fd00::/8), the kind Thread makes for a network.
+        /// Severity: warning.
+        public static let meshLocalPrefixNotUniqueLocal = Code("meshLocalPrefixNotUniqueLocal")
 
         /// Every code, in declaration order.
         public static let all: [Code] = [
             .missingTLV, .datasetTooLong, .invalidTimestamp, .keyRotationBelowMinimum, .channelMaskOutsideBand,
-            .channelMaskWithoutUsableChannel, .delayTimerAboveMaximum,
+            .channelMaskWithoutUsableChannel, .delayTimerAboveMaximum, .broadcastPANID, .meshLocalPrefixNotUniqueLocal,
         ]
     }
 

@@ -7,7 +7,8 @@ extension OperationalDataset {
     /// Parsing already guarantees each TLV is well formed. Validation checks what only the whole dataset can
     /// tell: which required TLVs are missing, whether the encoding fits in 254 bytes, and values a Thread stack
     /// would refuse (an invalid timestamp) or adjust (a rotation time below 2 hours, mask bits outside 11 to 26,
-    /// a Delay Timer above 72 hours).
+    /// a Delay Timer above 72 hours), or that no network should have (the broadcast PAN ID, a Mesh-Local Prefix
+    /// that is not fd00::/8).
     ///
     /// - Parameter requirement: What the dataset must contain; ``DatasetRequirement/active`` (the default)
     ///   is what joining a network needs.
@@ -63,6 +64,24 @@ extension OperationalDataset {
                 tlvType: .delayTimer,
                 message: "\(DatasetTLVType.delayTimer): expected at most \(Self.maxDelayTimer) ms (72 hours), "
                     + "found \(delayTimer) ms"
+            ))
+        }
+        if panID == 0xFFFF {
+            issues.append(DatasetIssue(
+                code: .broadcastPANID,
+                severity: .warning,
+                tlvType: .panID,
+                message: "\(DatasetTLVType.panID): 0xFFFF is IEEE 802.15.4's broadcast PAN ID, which no network can use as "
+                    + "its own; expected 0x0000 to 0xFFFE"
+            ))
+        }
+        if let meshLocalPrefix, meshLocalPrefix.bytes.first != 0xFD {
+            issues.append(DatasetIssue(
+                code: .meshLocalPrefixNotUniqueLocal,
+                severity: .warning,
+                tlvType: .meshLocalPrefix,
+                message: "\(DatasetTLVType.meshLocalPrefix): expected a unique local prefix (fd00::/8), as Thread makes "
+                    + "for a network, found \(meshLocalPrefix)"
             ))
         }
         return DatasetValidation(requirement: requirement, issues: issues)

@@ -75,6 +75,8 @@ struct ValidationTests {
             $0.channelMask = try ChannelMask(entries: [ChannelMask.Entry(page: 2, maskBytes: [0xFF, 0xC0])])
         }),
         (.delayTimerAboveMaximum, .warning, { $0.delayTimer = OperationalDataset.maxDelayTimer + 1 }),
+        (.broadcastPANID, .warning, { $0.panID = 0xFFFF }),
+        (.meshLocalPrefixNotUniqueLocal, .warning, { $0.meshLocalPrefix = try MeshLocalPrefix(hex: "20010db800000000") }),
     ]
 
     @Test("Each issue code is reported with its severity")
@@ -98,6 +100,8 @@ struct ValidationTests {
         dataset.securityPolicy = try SecurityPolicy(rotationHours: 2, flagBytes: [0xF7, 0xF8])
         dataset.delayTimer = OperationalDataset.maxDelayTimer
         dataset.channelMask = try ChannelMask(page0Channels: [11])
+        dataset.panID = 0xFFFE
+        dataset.meshLocalPrefix = try MeshLocalPrefix(hex: "fd00000000000000")
         // 106 bytes + 6 for the Delay Timer + 142 for this TLV = 254.
         try dataset.setUnknownTLV(DatasetTLV(type: DatasetTLVType(200), value: [UInt8](repeating: 0, count: 140)))
         #expect(dataset.encodedLength == 254)

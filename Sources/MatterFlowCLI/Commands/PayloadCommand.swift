@@ -31,10 +31,10 @@ struct PayloadCommand {
         abstract: "Make the QR code and manual pairing code for a device's fields.",
         arguments: [],
         options: [
-            .init(name: "vendor-id", valueName: "<id>", help: "Vendor ID (decimal or 0x hex)."),
-            .init(name: "product-id", valueName: "<id>", help: "Product ID (decimal or 0x hex)."),
-            .init(name: "discriminator", valueName: "<n>", help: "12-bit discriminator, 0...4095."),
-            .init(name: "passcode", valueName: "<n>", help: "Setup passcode, 1...99999998, not a trivial value."),
+            .init(name: "vendor-id", valueName: "<id>", required: true, help: "Vendor ID (decimal or 0x hex)."),
+            .init(name: "product-id", valueName: "<id>", required: true, help: "Product ID (decimal or 0x hex)."),
+            .init(name: "discriminator", valueName: "<n>", required: true, help: "12-bit discriminator, 0...4095."),
+            .init(name: "passcode", valueName: "<n>", required: true, help: "Setup passcode, 1...99999998, not a trivial value."),
             .init(name: "flow", valueName: "<flow>", help: "standard (default), user-intent or custom."),
             .init(name: "discovery", valueName: "<list>", help: "Comma-separated, any of: \(Self.discoveryNames) (default ble)."),
             .init(name: "json", valueName: nil, help: "Print {\"qrCode\", \"manualCode\"} as JSON."),
@@ -100,7 +100,8 @@ struct PayloadCommand {
     }
 
     func generate() throws(UsageError) -> Int32 {
-        func number(_ name: String, max: UInt64) throws(UsageError) -> UInt64 {
+        /// The option's whole number; `range` is what the message names (the payload's own rules check the rest).
+        func number(_ name: String, max: UInt64, range: String) throws(UsageError) -> UInt64 {
             guard let text = arguments.value(name) else {
                 throw UsageError(message: "Missing '--\(name)'", command: Self.generateSpec.name)
             }
@@ -108,14 +109,14 @@ struct PayloadCommand {
             guard let value, value <= max else {
                 // The passcode is a secret: the message does not repeat it.
                 let shown = name == "passcode" ? "" : ", not '\(text)'"
-                throw UsageError(message: "'--\(name)' must be a whole number up to \(max)\(shown)", command: Self.generateSpec.name)
+                throw UsageError(message: "'--\(name)' must be a whole number, \(range)\(shown)", command: Self.generateSpec.name)
             }
             return value
         }
-        let vendor = try number("vendor-id", max: UInt64(UInt16.max))
-        let product = try number("product-id", max: UInt64(UInt16.max))
-        let discriminator = try number("discriminator", max: UInt64(UInt16.max))
-        let passcode = try number("passcode", max: UInt64(UInt32.max))
+        let vendor = try number("vendor-id", max: UInt64(UInt16.max), range: "0 to 0xFFFF")
+        let product = try number("product-id", max: UInt64(UInt16.max), range: "0 to 0xFFFF")
+        let discriminator = try number("discriminator", max: UInt64(UInt16.max), range: "0 to 4095")
+        let passcode = try number("passcode", max: UInt64(UInt32.max), range: "1 to 99999998")
         let flowName = arguments.value("flow") ?? "standard"
         guard let flow = CommissioningFlow(name: flowName) else {
             throw UsageError(message: "'--flow' must be standard, user-intent or custom, not '\(flowName)'", command: Self.generateSpec.name)

@@ -8,6 +8,8 @@ struct CommandSpec: Sendable {
         /// Placeholder for the value; nil for a flag.
         var valueName: String?
         var repeatable = false
+        /// The command cannot go without it: the usage shows it outside brackets.
+        var required = false
         var help: String
     }
 
@@ -27,7 +29,7 @@ struct CommandSpec: Sendable {
         for argument in arguments { parts.append(argument.repeatable ? "\(argument.name) ..." : argument.name) }
         for option in options {
             let text = option.valueName.map { "--\(option.name) \($0)" } ?? "--\(option.name)"
-            parts.append("[\(text)]" + (option.repeatable ? " ..." : ""))
+            parts.append((option.required ? text : "[\(text)]") + (option.repeatable ? " ..." : ""))
         }
         return parts.joined(separator: " ")
     }
