@@ -174,30 +174,49 @@ struct BorderRouterWorkflowTests {
         #expect(output["message"] as? String == "already joined OpenThread-5938; nothing changed")
     }
 
-    @Test func joinNetworkWithoutTheNetworkKeyFailsNamingIt() async throws {
+    @Test("join-network's dataset input is checked before the run: one without its Network Key is refused naming it, exit 2")
+    func joinNetworkWithoutTheNetworkKeyIsRefused() async throws {
         let noKey = Self.dataset5938.replacingOccurrences(of: "0510" + Self.networkKey, with: "")
         let (run, _) = await Self.run([
             "run", Self.workflow("join-network"), "--home", Self.fullHome, "--input", "operationalDataset=\(noKey)", "--trace", "jsonl",
         ])
-        #expect(run.code == 1)
-        let error = try run.resultError()
-        #expect(error["code"] as? String == "invalidArgument")
-        #expect(error["cause"] as? String == "invalidDataset")
-        #expect((error["message"] as? String)?.contains("Network Key (type 5) is missing") == true)
-        // Checked before the hub saw it.
-        let calls = try TraceTests.events(run.stderr).filter { $0["event"] as? String == "hubCallFinished" && $0["operation"] as? String == "joinThreadNetwork" }
-        #expect(calls.first?["succeeded"] as? Bool == false)
+        #expect(run.code == 2)
+        #expect(run.stdout.isEmpty, "no run started")
+        #expect(
+            run.stderr.contains("error[invalidValue]: /operationalDataset: input \"operationalDataset\" is not a dataset a border router can join")
+                && run.stderr.contains("Network Key (type 5) is missing"), "\(run.stderr)")
+        #expect(!run.stderr.contains("runStarted"))
+        #expect(!run.stderr.contains(Self.pskc))
     }
 
-    @Test("a dataset with several problems fails naming each, as `matterflow dataset` does")
+    @Test("a dataset with several problems is refused naming each, as `matterflow dataset` does")
     func joinNetworkNamesEveryProblem() async throws {
         let broken = Self.dataset5938.replacingOccurrences(of: "000300000f", with: "000300001b")
             .replacingOccurrences(of: "01025938", with: "010159")
         let (run, _) = await Self.run(["run", Self.workflow("join-network"), "--home", Self.fullHome, "--input", "operationalDataset=\(broken)"])
-        #expect(run.code == 1)
-        let message = try #require(try run.resultError()["message"] as? String)
-        #expect(message.contains("found 27") && message.contains("PAN ID (type 1) at offset 78: expected 2 bytes, found 1 byte"), "\(message)")
-        #expect(!message.contains(Self.networkKey))
+        #expect(run.code == 2)
+        #expect(
+            run.stderr.contains("found 27") && run.stderr.contains("PAN ID (type 1) at offset 78: expected 2 bytes, found 1 byte"), "\(run.stderr)")
+        #expect(!run.stderr.contains(Self.networkKey))
+    }
+
+    @Test("a dataset given as a plain string is still checked by joinThreadNetwork before the hub sees it")
+    func plainStringDatasetIsCheckedAtTheCall() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text = try String(contentsOfFile: Self.workflow("join-network"), encoding: .utf8)
+            .replacingOccurrences(of: #""type": "operationalDataset""#, with: #""type": "string""#)
+            .replacingOccurrences(of: #""path": "find-border-router.json""#, with: #""path": "\#(Repository.root)/Workflows/find-border-router.json""#)
+        let workflow = try directory.write(text, to: "join-plain.json")
+        let noKey = Self.dataset5938.replacingOccurrences(of: "0510" + Self.networkKey, with: "")
+        let (run, _) = await Self.run(["run", workflow, "--home", Self.fullHome, "--input", "operationalDataset=\(noKey)", "--trace", "jsonl"])
+        #expect(run.code == 1, "\(run.stderr)")
+        let error = try run.resultError()
+        #expect(error["code"] as? String == "invalidArgument")
+        #expect(error["cause"] as? String == "invalidDataset")
+        #expect((error["message"] as? String)?.contains("Network Key (type 5) is missing") == true)
+        let calls = try TraceTests.events(run.stderr).filter { $0["event"] as? String == "hubCallFinished" && $0["operation"] as? String == "joinThreadNetwork" }
+        #expect(calls.first?["succeeded"] as? Bool == false)
     }
 
     @Test func leaveThenJoinAcrossRunsWithSavedState() async throws {

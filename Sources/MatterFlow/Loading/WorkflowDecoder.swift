@@ -89,14 +89,20 @@ struct WorkflowDecoder {
                 collector.error(
                     DiagnosticCode.invalidValue, at: input.pointer("default"),
                     "the default of input \"\(member.key)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); fix it or drop it")
+            } else if type == .operationalDataset, let text = defaultValue?.stringValue,
+                let problem = BorderRouterOperations.datasetProblem(text)
+            {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: input.pointer("default"),
+                    "the default of input \"\(member.key)\" is not a dataset a border router can join (\(problem)); fix it or drop it")
             }
             if required, defaultValue != nil {
                 collector.warning(
                     DiagnosticCode.invalidValue, at: input.pointer("default"),
                     "input \"\(member.key)\" is required, so its default is never used; drop one of them")
             }
-            // An onboarding payload holds the setup passcode: it is secret whatever the file says.
-            let secret = (input.bool("secret") ?? false) || type == .onboardingPayload
+            // An onboarding payload holds the setup passcode, a dataset the Network Key: secret whatever the file says.
+            let secret = (input.bool("secret") ?? false) || type == .onboardingPayload || type == .operationalDataset
             if secret, type == .boolean {
                 collector.error(
                     DiagnosticCode.invalidValue, at: input.pointer("secret"),

@@ -13,7 +13,7 @@ extension InputDeclaration {
     /// numbers and booleans parsed, arrays and objects as JSON (an `any` input falls back to the text).
     public func value(fromText text: String) -> Result<JSONValue, InputTextError> {
         switch type {
-        case .string, .onboardingPayload:
+        case .string, .onboardingPayload, .operationalDataset:
             return .success(.string(text))
         case .integer:
             if let problem = notJSONNumber(text, kind: "an integer") { return .failure(problem) }

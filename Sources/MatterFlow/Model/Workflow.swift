@@ -101,11 +101,14 @@ public struct InputDeclaration: Sendable, Hashable {
         /// A QR code or manual pairing code (a string, always secret), whose non-secret facts templates and
         /// conditions may read (``OnboardingPayloadFacts``).
         case onboardingPayload
+        /// A Thread Active Operational Dataset as hex TLVs (a string, always secret: it holds the Network Key and
+        /// PSKc), complete and well formed: one a border router can join.
+        case operationalDataset
 
         /// The matching value shape.
         public var shape: ValueShape {
             switch self {
-            case .string, .onboardingPayload: .string
+            case .string, .onboardingPayload, .operationalDataset: .string
             case .integer: .integer
             case .number: .number
             case .boolean: .boolean
@@ -118,7 +121,7 @@ public struct InputDeclaration: Sendable, Hashable {
         public func admits(_ value: JSONValue) -> Bool {
             switch self {
             case .object: value.objectValue != nil
-            case .string, .integer, .number, .boolean, .array, .any, .onboardingPayload: shape.admits(value)
+            case .string, .integer, .number, .boolean, .array, .any, .onboardingPayload, .operationalDataset: shape.admits(value)
             }
         }
 
@@ -127,7 +130,7 @@ public struct InputDeclaration: Sendable, Hashable {
             switch self {
             case .object: .any
             case .onboardingPayload: OnboardingPayloadFacts.shape
-            case .string, .integer, .number, .boolean, .array, .any: shape
+            case .string, .integer, .number, .boolean, .array, .any, .operationalDataset: shape
             }
         }
     }

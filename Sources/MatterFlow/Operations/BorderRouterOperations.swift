@@ -231,4 +231,15 @@ enum BorderRouterOperations {
         try ThreadNetworkRecord.requireJoinable(dataset)
         return dataset.encode()
     }
+
+    /// Why hex text is not an Active Operational Dataset a border router can join (every problem, never the Network
+    /// Key or PSKc); nil when it is one.
+    static func datasetProblem(_ hex: String) -> String? {
+        do throws(FlowError) {
+            _ = try validatedDataset(hex)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
 }

@@ -59,6 +59,12 @@ extension Workflow {
                     report(
                         DiagnosticCode.invalidValue, name,
                         "input \"\(name)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); check the code on the device's label")
+                } else if inputs[index].type == .operationalDataset, let text = value.stringValue,
+                    let problem = BorderRouterOperations.datasetProblem(text)
+                {
+                    report(
+                        DiagnosticCode.invalidValue, name,
+                        "input \"\(name)\" is not a dataset a border router can join (\(problem)); give the whole Active Operational Dataset as hex (`ot-ctl dataset active -x`)")
                 }
                 resolved[name] = value
             } else if let defaultValue = inputs[index].defaultValue {
