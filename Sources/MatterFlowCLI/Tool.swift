@@ -92,7 +92,16 @@ public enum MatterflowTool {
     ///
     /// It leaves the caller's actor (`@concurrent`), so the tool's work never holds up the main actor that a
     /// `main.swift` calls it from.
+    /// Output that could not be written (a full disk, a reader that went away) is said on standard error, and a
+    /// command that would have exited 0 exits 1: what it printed is lost.
     @concurrent public static func main(arguments: [String], environment given: ToolEnvironment = ToolEnvironment()) async -> Int32 {
+        let code = await execute(arguments: arguments, environment: given)
+        guard let failure = given.standardOutput.writeFailure else { return code }
+        given.standardError.line("error: the output could not be written to standard output (\(failure)); it is lost")
+        return code == ExitCode.success ? ExitCode.failure : code
+    }
+
+    private static func execute(arguments: [String], environment given: ToolEnvironment) async -> Int32 {
         var environment = given
         environment.standardOutput = TerminalSafeSink(base: given.standardOutput)
         environment.standardError = TerminalSafeSink(base: given.standardError)

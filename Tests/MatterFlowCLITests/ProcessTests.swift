@@ -110,6 +110,26 @@ struct ProcessTests {
     }
 }
 
+extension ProcessTests {
+    @Test("output that cannot be written (a full disk) is said on stderr and exits 1, without a crash")
+    func unwritableOutput() async throws {
+        let executable = try #require(Executable.path)
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"), "no /dev/full")
+        let errors = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["test", Repository.root + "/Workflows/fixtures/prepare"]
+        process.standardOutput = full
+        process.standardError = errors
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit, "\(stderr)")
+        #expect(process.terminationStatus == 1, "\(stderr)")
+        #expect(stderr == "error: the output could not be written to standard output (No space left on device); it is lost\n", "\(stderr)")
+    }
+}
+
 // MARK: - Running the executable
 
 /// The built `matterflow` executable: next to the test bundle, or else under a `.build` directory of the package.
