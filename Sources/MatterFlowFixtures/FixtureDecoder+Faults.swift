@@ -19,7 +19,7 @@ extension FixtureDecoder {
             }
             let operation = name.flatMap { self.operation($0, at: reader.pointer("operation")) }
             let attempts = decodeAttempts(reader)
-            let onlyElement = reader.nonEmptyString("element")
+            let onlyElement = reader.nonEmptyString("element").flatMap { mapElement($0, at: reader.pointer("element")) }
             let effects = ["fail", "hang", "delaySeconds"].filter { reader.has($0) }
             var fault: FaultRule.Fault?
             if effects.count != 1 {
@@ -38,6 +38,36 @@ extension FixtureDecoder {
             }
         }
         return (rules, custom)
+    }
+
+    /// An element of a map state that runs elements at once, as the hub sees it (`readDevices[1]`: the map state's
+    /// qualified name, then an index per map level); nil (reported) when the text is not one, so that a fault meant
+    /// for an element never silently applies to none.
+    func mapElement(_ text: String, at pointer: String) -> String? {
+        let open = text.firstIndex(of: "[") ?? text.endIndex
+        let name = String(text[..<open])
+        var indices = text[open...]
+        var count = 0
+        while let close = indices.firstIndex(of: "]"), indices.first == "[",
+            let index = Int(indices[indices.index(after: indices.startIndex)..<close]), index >= 0,
+            indices[indices.index(after: indices.startIndex)..<close].allSatisfy(\.isASCII)
+        {
+            count += 1
+            indices = indices[indices.index(after: close)...]
+        }
+        guard !name.isEmpty, count > 0, indices.isEmpty else {
+            collector.error(
+                DiagnosticCode.invalidValue, at: pointer,
+                "\"\(text)\" names no element; write the map state's qualified name and the element's index, as the hub sees it (\"readDevices[1]\")")
+            return nil
+        }
+        guard let workflow, !workflow.isConcurrentMapState(name) else { return text }
+        collector.error(
+            FixtureDiagnosticCode.unknownState, at: pointer,
+            workflow.hasQualifiedState(name)
+                ? "\"\(name)\" is not a map state that runs elements at once (concurrency above 1): only such a state's elements are named in calls"
+                : "workflow \(workflow.name) has no map state \"\(name)\"\(SpellingSuggestion.hint(for: name, among: workflow.qualifiedStateCandidates(for: name))); name it qualified by sub-workflow states, as in visitedStates")
+        return nil
     }
 
     /// The descriptor of an operation the fixture's catalog declares beyond the standard one, if `name` is one.

@@ -5,15 +5,27 @@ extension Workflow {
     /// `visitedStates`): each name but the last is a sub-workflow state of the level above. Found by walking the
     /// names, so a tree with exponentially many qualified states answers as fast as a small one.
     func hasQualifiedState(_ qualified: String) -> Bool {
+        qualifiedState(qualified) != nil
+    }
+
+    /// The state a qualified name names, found by walking the names; nil when no run can visit one by that name.
+    private func qualifiedState(_ qualified: String) -> WorkflowState? {
         let names = qualified.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         var workflow = self
         for (position, name) in names.enumerated() {
-            guard let state = workflow.states[name] else { return false }
-            if position == names.count - 1 { return true }
-            guard case .workflow(let step) = state.kind, let child = workflow.subworkflows[step.path] else { return false }
+            guard let state = workflow.states[name] else { return nil }
+            if position == names.count - 1 { return state }
+            guard case .workflow(let step) = state.kind, let child = workflow.subworkflows[step.path] else { return nil }
             workflow = child
         }
-        return false
+        return nil
+    }
+
+    /// Whether a qualified name names a map state that runs elements at once: the only states whose calls carry an
+    /// element name (``HubCallContext/element``).
+    func isConcurrentMapState(_ qualified: String) -> Bool {
+        guard let state = qualifiedState(qualified), case .workflow(let step) = state.kind else { return false }
+        return step.map?.isConcurrent == true
     }
 
     /// Qualified names a mistyped one may have meant: at the first level where the name stops matching, each of

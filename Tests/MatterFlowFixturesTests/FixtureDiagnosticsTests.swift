@@ -19,6 +19,32 @@ import Testing
             ])
     }
 
+    @Test("a fault's element must name an element of a map state that runs elements at once, or the fault would hit nothing")
+    func faultElementsAreChecked() {
+        let bridge = #"""
+            {
+              "fixture": "inline",
+              "version": 1,
+              "workflow": "../../commission-bridge.json",
+              "inputs": { "onboardingPayload": "MT:O6PS0C1K01HWUR1VJ00" },
+              "home": "../homes/bridge.json",
+              "faults": [
+                { "operation": "readBasicInformation", "element": "readDevice[1]", "fail": { "cause": "hubUnreachable" } },
+                { "operation": "readBasicInformation", "element": "garbage", "fail": { "cause": "hubUnreachable" } },
+                { "operation": "readBasicInformation", "element": "readDevices[-1]", "fail": { "cause": "hubUnreachable" } },
+                { "operation": "readBasicInformation", "element": "readDevices[1]", "fail": { "cause": "hubUnreachable" } }
+              ],
+              "expect": { "outcome": "succeeded" }
+            }
+            """#
+        let findings = InlineFixture.findings(bridge)
+        #expect(findings.count == 3, "\(findings)")
+        #expect(findings.first?.contains("/faults/0/element: workflow commission-bridge has no map state \"readDevice\"; did you mean \"readDevices\"?") == true, "\(findings)")
+        #expect(findings.dropFirst().allSatisfy { $0.contains("names no element; write the map state's qualified name and the element's index") }, "\(findings)")
+        let noMap = InlineFixture.commissionDevice(#""faults": [{ "operation": "commissionDevice", "element": "commission[0]", "fail": { "cause": "hubUnreachable" } }]"#)
+        #expect(InlineFixture.findings(noMap).contains { $0.contains("/faults/0/element: \"commission\" is not a map state that runs elements at once") }, "\(InlineFixture.findings(noMap))")
+    }
+
     @Test func wrongTypesAndMissingKeys() {
         let text = """
             {
