@@ -73,6 +73,21 @@ extension FixtureDecoder {
         return (calls, custom)
     }
 
+    /// Why no number of calls meets a call expectation's bounds; nil when some number does.
+    static func impossibility(of expectation: Expectations.CallExpectation) -> String? {
+        let least = max(expectation.atLeast ?? 0, (expectation.succeeded ?? 0) + (expectation.failed ?? 0))
+        let most = expectation.atMost ?? Int.max
+        if least > most { return "at least \(least) and at most \(most)" }
+        // Every call either succeeded or failed: given both, they are all the calls there are.
+        let known = expectation.succeeded.flatMap { succeeded in expectation.failed.map { succeeded + $0 } }
+        if let known, let atLeast = expectation.atLeast, atLeast > known { return "\(known) that succeeded or failed, but at least \(atLeast)" }
+        guard let count = expectation.count else { return nil }
+        if count < least { return "\(count) in all, but at least \(least)" }
+        if count > most { return "\(count) in all, but at most \(most)" }
+        if let known, count != known { return "\(count) in all, but \(known) that succeeded or failed" }
+        return nil
+    }
+
     /// One operation's call expectation: a count, or an object of bounds; nil (reported) when it is neither.
     private func decodeCallExpectation(_ reader: ObjectReader, _ key: String, at pointer: String)
         -> Expectations.CallExpectation?
@@ -88,9 +103,14 @@ extension FixtureDecoder {
                 counts.int(name, in: NumberLimits.count)
             }
             defer { counts.finish() }
-            return Expectations.CallExpectation(
+            let expectation = Expectations.CallExpectation(
                 count: count("count"), atLeast: count("atLeast"), atMost: count("atMost"),
                 succeeded: count("succeeded"), failed: count("failed"))
+            if let problem = Self.impossibility(of: expectation) {
+                collector.error(DiagnosticCode.invalidValue, at: pointer, "no run can make these \(key) calls: \(problem); fix the bounds")
+                return nil
+            }
+            return expectation
         case let other?:
             collector.error(
                 other.intValue == nil ? DiagnosticCode.wrongType : DiagnosticCode.invalidValue, at: pointer,

@@ -45,6 +45,21 @@ import Testing
         #expect(InlineFixture.findings(noMap).contains { $0.contains("/faults/0/element: \"commission\" is not a map state that runs elements at once") }, "\(InlineFixture.findings(noMap))")
     }
 
+    @Test("call bounds no run can meet are refused at load, naming why")
+    func impossibleCallBounds() {
+        for (bounds, why) in [
+            (#"{ "count": 1, "atLeast": 5, "atMost": 2 }"#, "at least 5 and at most 2"),
+            (#"{ "count": 3, "succeeded": 2, "failed": 2 }"#, "3 in all, but at least 4"),
+            (#"{ "count": 5, "succeeded": 2, "failed": 2 }"#, "5 in all, but 4 that succeeded or failed"),
+            (#"{ "atLeast": 3, "succeeded": 1, "failed": 0 }"#, "1 that succeeded or failed, but at least 3"),
+        ] {
+            let text = InlineFixture.commissionDevice(expect: #"{ "outcome": "succeeded", "calls": { "commissionDevice": \#(bounds) } }"#)
+            let findings = InlineFixture.findings(text)
+            #expect(findings.count == 1 && findings[0].contains("error[invalidValue]: /expect/calls/commissionDevice: no run can make these commissionDevice calls: \(why)"), "\(findings)")
+        }
+        #expect(InlineFixture.findings(InlineFixture.commissionDevice(expect: #"{ "outcome": "succeeded", "calls": { "commissionDevice": { "count": 1, "atLeast": 1, "succeeded": 1 } } }"#)).isEmpty)
+    }
+
     @Test func wrongTypesAndMissingKeys() {
         let text = """
             {
