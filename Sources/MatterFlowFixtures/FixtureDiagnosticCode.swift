@@ -19,12 +19,14 @@ public enum FixtureDiagnosticCode {
     public static let invalidErrorCode = "invalidErrorCode"
     /// Warning: a fault raises a cause the operation does not declare, so a real hub would not raise it there.
     public static let undeclaredCause = "undeclaredCause"
+    /// Warning: two fixtures of one `matterflow test` have the same name, so their results cannot be told apart.
+    public static let duplicateFixtureName = "duplicateFixtureName"
 
     /// Every code a fixture file can produce, shared ones included.
     public static let all: [String] = [
         DiagnosticCode.syntaxError, DiagnosticCode.fileNotFound, DiagnosticCode.unreadableFile,
         DiagnosticCode.duplicateKey, DiagnosticCode.unknownKey, DiagnosticCode.missingKey, DiagnosticCode.wrongType,
         DiagnosticCode.invalidValue, DiagnosticCode.numberOutOfRange, DiagnosticCode.unsupportedVersion, notAFixture, invalidWorkflow, invalidHome,
-        unknownOperation, unknownState, unknownAction, invalidErrorCode, undeclaredCause,
+        unknownOperation, unknownState, unknownAction, invalidErrorCode, undeclaredCause, duplicateFixtureName,
     ]
 }

@@ -80,10 +80,16 @@ public struct FixtureLoader: Sendable {
                 continue
             }
             let base = path.hasSuffix("/") ? String(path.dropLast()) : path
+            // Regular files only: a named pipe or a device with a fixture's name would be read until it ends, which
+            // it may never do (one named on the command line is read as asked).
             let found = (manager.enumerator(atPath: path)?.allObjects as? [String] ?? [])
                 .filter { $0.hasSuffix(Self.fileSuffix) }
                 .sorted()
                 .map { base + "/" + $0 }
+                .filter { file in
+                    let target = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
+                    return (try? manager.attributesOfItem(atPath: target)[.type] as? FileAttributeType) == .typeRegular
+                }
             if found.isEmpty {
                 diagnostics.append(
                     Diagnostic(

@@ -91,6 +91,24 @@ struct TestCommandTests {
         #expect(run.stdout == "INVALID  \(bad)\nPASS  rooms listed\n1 passed, 1 failed\n")
     }
 
+    @Test("an invalid fixture is reported whatever --filter says; --json lists it; two fixtures of one name are warned of")
+    func invalidFixturesAreNeverFilteredOut() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write(Self.roomsFixture(name: "smoke: rooms", expect: #"{ "outcome": "succeeded" }"#), to: "good.fixture.json")
+        try directory.write(Self.roomsFixture(name: "smoke: rooms", expect: #"{ "outcome": "succeeded" }"#), to: "twin.fixture.json")
+        let bad = try directory.write(
+            Self.roomsFixture(name: "smoke: broken", expect: #"{ "outcome": "succeeded", "warnigns": [] }"#), to: "bad.fixture.json")
+        let run = await matterflow(["test", directory.path, "--filter", "smoke"])
+        #expect(run.code == 2, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("INVALID  \(bad)\n"), "\(run.stdout)")
+        #expect(run.stderr.contains("error[unknownKey]: /expect/warnigns"), "\(run.stderr)")
+        #expect(run.stderr.contains("warning[duplicateFixtureName]: /fixture: fixture \"smoke: rooms\" has the name of"), "\(run.stderr)")
+        let json = try #require(try parseJSON(await matterflow(["test", directory.path, "--json"]).stdout) as? [String: Any])
+        #expect(json["invalid"] as? [String] == [bad], "\(json)")
+        #expect(json["failed"] as? Int == 1)
+    }
+
     @Test func aMissingPathExitsTwo() async {
         let run = await matterflow(["test", "/nonexistent/fixtures"])
         #expect(run.code == 2)

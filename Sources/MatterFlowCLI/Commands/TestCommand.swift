@@ -63,13 +63,24 @@ struct TestCommand {
         var diagnostics = missing
         var invalidFiles = missing.compactMap(\.file)
         var fixtures: [Fixture] = []
+        var named: [String: String] = [:]
         for file in files {
             let outcome = loader.load(path: file)
             if let fixture = outcome.fixture {
                 guard selected(fixture.name, file) else { continue }
                 fixtures.append(fixture)
                 diagnostics += outcome.diagnostics
-            } else if selected(file) {
+                if let first = named[fixture.name] {
+                    diagnostics.append(
+                        Diagnostic(
+                            severity: .warning, code: FixtureDiagnosticCode.duplicateFixtureName,
+                            message: "fixture \"\(fixture.name)\" has the name of \(Self.display(first)) too; give each fixture its own name, so that their results can be told apart",
+                            file: file, pointer: "/fixture"))
+                } else {
+                    named[fixture.name] = file
+                }
+            } else {
+                // Whatever its name, an invalid fixture is reported: --filter cannot tell whether it was meant.
                 diagnostics += outcome.diagnostics
                 invalidFiles.append(file)
             }
@@ -81,6 +92,7 @@ struct TestCommand {
         if arguments.flag("json") {
             var report = JSONObject()
             report["results"] = .array(results.map(\.jsonValue))
+            report["invalid"] = .array(invalidFiles.map { .string(Self.display($0)) })
             report["diagnostics"] = .array(diagnostics.map(\.jsonValue))
             if let coverage { report["coverage"] = coverage.jsonValue }
             report["passed"] = .int(passed)
