@@ -63,6 +63,20 @@ struct HubCommandTests {
         #expect(run.stdout.contains("PASS a cancelled call is answered (runCancelled or its result) within 60 s\n"), "\(run.stdout)")
     }
 
+    @Test("hub check takes the hub as run does, --hub SPEC, too; once")
+    func hubCheckTakesHubAsAnOption() async throws {
+        let serve = try Self.serveCommand("--home", Repository.root + "/Examples/border-router-home.json")
+        let run = await matterflow(["hub", "check", "--answer-limit", "60", "--hub", serve])
+        #expect(run.code == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stdout.hasSuffix(" passed, 0 failed (1 skipped)\n"), "\(run.stdout)")
+        let twice = await matterflow(["hub", "check", serve, "--hub", serve])
+        #expect(twice.code == 64)
+        #expect(twice.stderr.contains("give the hub once: as <hub> or as --hub, not both"), "\(twice.stderr)")
+        let none = await matterflow(["hub", "check"])
+        #expect(none.code == 64)
+        #expect(none.stderr.contains("Missing expected argument '<hub>' (or --hub <spec>)"), "\(none.stderr)")
+    }
+
     @Test func hubCheckRefusesAnAnswerLimitOutOfRange() async throws {
         for limit in ["0", "601", "1.5", "ten"] {
             let run = await matterflow(["hub", "check", "unix:/nonexistent.sock", "--answer-limit", limit])

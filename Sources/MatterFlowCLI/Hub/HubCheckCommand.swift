@@ -7,8 +7,9 @@ struct HubCheckCommand {
     static let spec = CommandSpec(
         name: "hub check",
         abstract: "Check that a hub speaks the hub protocol correctly (the conformance suite).",
-        arguments: [("<hub>", "\"COMMAND ARGS...\" to start, unix:PATH or tcp:HOST:PORT.", false)],
+        arguments: [("[<hub>]", "\"COMMAND ARGS...\" to start, unix:PATH or tcp:HOST:PORT (or give it as --hub, as run takes it).", false)],
         options: [
+            .init(name: "hub", valueName: "<spec>", help: "The hub, written as run's --hub takes it (instead of <hub>)."),
             .init(name: "structure", valueName: "<id>", help: "The structure the checks use (default: the first one the hub names)."),
             .init(
                 name: "answer-limit", valueName: "<seconds>",
@@ -35,9 +36,15 @@ struct HubCheckCommand {
     func execute() async throws(UsageError) -> Int32 {
         let out = environment.standardOutput
         let err = environment.standardError
+        let given = arguments.positionals + (arguments.value("hub").map { [$0] } ?? [])
+        guard given.count == 1 else {
+            throw UsageError(
+                message: given.isEmpty ? "Missing expected argument '<hub>' (or --hub <spec>)" : "give the hub once: as <hub> or as --hub, not both",
+                command: Self.spec.name)
+        }
         let endpoint: HubEndpoint
         do {
-            endpoint = try HubEndpoint(parsing: arguments.positionals[0])
+            endpoint = try HubEndpoint(parsing: given[0])
         } catch {
             throw UsageError(message: error.message.replacingOccurrences(of: "--hub", with: "<hub>"), command: Self.spec.name)
         }
