@@ -27,15 +27,18 @@ public final class RemoteHub: ConnectedHub {
         public var silenceLimit: Duration?
         /// Real time a cancelled call waits for the hub's answer before it is given up as in doubt.
         public var cancelGrace: Duration
+        /// Real time the hub may take to answer `initialize` (it does no work for a run there); nil: ``silenceLimit``.
+        public var handshakeLimit: Duration?
 
         public init(
             clientName: String = "matterflow", clientVersion: String = "0.1.0", silenceLimit: Duration? = .seconds(120),
-            cancelGrace: Duration = .seconds(5)
+            cancelGrace: Duration = .seconds(5), handshakeLimit: Duration? = .seconds(30)
         ) {
             self.clientName = clientName
             self.clientVersion = clientVersion
             self.silenceLimit = silenceLimit
             self.cancelGrace = cancelGrace
+            self.handshakeLimit = handshakeLimit
         }
     }
 
@@ -123,7 +126,7 @@ public final class RemoteHub: ConnectedHub {
             "protocolVersion": .int(HubMethod.protocolVersion),
             "client": ["name": .string(options.clientName), "version": .string(options.clientVersion)],
         ]
-        let result = try await call("initialize", params, checkSupport: false)
+        let result = try await call("initialize", params, checkSupport: false, silenceLimit: options.handshakeLimit ?? options.silenceLimit)
         let reader = try WireReader(result, subject: "the hub's answer to initialize", cause: .hubFailure)
         let version = try reader.int("protocolVersion", in: 0...Int(Int32.max))
         guard version == HubMethod.protocolVersion else {
@@ -147,6 +150,13 @@ public final class RemoteHub: ConnectedHub {
 
     /// Calls `method` with `params` (plus the call context, when there is one) and returns its result object.
     func call(_ method: String, _ params: JSONObject, checkSupport: Bool = true) async throws(FlowError) -> JSONValue {
+        try await call(method, params, checkSupport: checkSupport, silenceLimit: options.silenceLimit)
+    }
+
+    /// ``call(_:_:checkSupport:)`` with its own limit on the hub's silence.
+    private func call(
+        _ method: String, _ params: JSONObject, checkSupport: Bool, silenceLimit: Duration?
+    ) async throws(FlowError) -> JSONValue {
         if checkSupport {
             let handshake = state.withLock { $0.handshake }
             if let handshake, !handshake.operations.contains(method) {
@@ -166,7 +176,7 @@ public final class RemoteHub: ConnectedHub {
             "jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params),
         ])
         let reply = await withTaskCancellationHandler {
-            await send(line, id: id, method: method, subscriber: nil)
+            await send(line, id: id, method: method, subscriber: nil, silenceLimit: silenceLimit)
         } onCancel: {
             cancel(id)
         }
@@ -174,7 +184,9 @@ public final class RemoteHub: ConnectedHub {
     }
 
     /// Sends a request and waits for its answer, with the subscriber to register when it is a `subscribe`.
-    private func send(_ line: String, id: Int, method: String, subscriber: (@Sendable (HubEvent) -> Void)?) async -> Reply {
+    private func send(
+        _ line: String, id: Int, method: String, subscriber: (@Sendable (HubEvent) -> Void)?, silenceLimit: Duration?
+    ) async -> Reply {
         let clock = channel.sharedClock
         // On a shared clock the line (and then the hub's work) carries this task's activity until the answer.
         let reply = await clock.waitOffClock { (waker: ClockWaker<Reply>) in
@@ -196,7 +208,7 @@ public final class RemoteHub: ConnectedHub {
                 resolve(id, .failure(FlowError(.hubUnreachable, "could not send \(method) to the hub: \(error)")))
                 return
             }
-            if let limit = options.silenceLimit {
+            if let limit = silenceLimit {
                 watch(id, after: limit) { [weak self] in
                     // A hub that stops answering is treated as gone: its later answers could not be trusted.
                     self?.fail(FlowError(.hubUnreachable, "the hub sent no answer within \(Self.seconds(limit))"))
@@ -388,7 +400,7 @@ public final class RemoteHub: ConnectedHub {
             params["context"] = context.wireValue
         }
         let line = JSONWriter.compact(["jsonrpc": "2.0", "id": .int(id), "method": "subscribe", "params": .object(params)])
-        let reply = await send(line, id: id, method: "subscribe", subscriber: handler)
+        let reply = await send(line, id: id, method: "subscribe", subscriber: handler, silenceLimit: options.silenceLimit)
         guard case .success(let result) = reply, let name = result["subscription"]?.stringValue else { return NoEvents() }
         return RemoteSubscription(remote: self, name: name)
     }

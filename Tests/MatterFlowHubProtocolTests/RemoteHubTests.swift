@@ -59,6 +59,20 @@ import Testing
         #expect(!(remote.hub is any RecoverableHub), "activeSession was not listed")
     }
 
+    @Test("a hub that never answers the handshake is given up after the handshake's limit, not the calls' silence limit")
+    func aSilentHandshakeEndsAtItsOwnLimit() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { _, _ in }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: .seconds(600), handshakeLimit: .milliseconds(100)))
+        let started = ContinuousClock.now
+        let caught = await flowError { _ = try await remote.initialize() }
+        #expect(ContinuousClock.now - started < .seconds(60), "the handshake waited for the calls' limit")
+        #expect(caught?.cause == .hubUnreachable)
+        #expect(caught?.message.contains("the hub sent no answer within") == true, "\(String(describing: caught))")
+        #expect(peer.received.count == 1)
+        #expect(RemoteHub.Options().handshakeLimit == .seconds(30))
+    }
+
     @Test func aHubThatClosesMidCallIsUnreachableAndTheCallInDoubt() async throws {
         let (clientEnd, hubEnd) = MemoryLineChannel.pair()
         _ = ScriptedPeer(channel: hubEnd) { message, peer in
