@@ -44,6 +44,7 @@ public struct HubConformance: Sendable {
         let run = ConformanceRun(client: RawHubClient(channel: channel), limit: answerLimit, cancellationLimit: cancellationLimit)
         run.customOperations = customOperations
         await run.checkAll(structure: structure)
+        run.checkLines()
         channel.close()
         return run.checks
     }
@@ -85,6 +86,21 @@ final class ConformanceRun {
     }
 
     private func result(_ reply: RawHubClient.Received?) -> JSONObject? { reply?.message?["result"]?.objectValue }
+
+    /// 11. Everything the hub wrote to its output was a JSON object: MatterFlow ends the connection at any other line
+    /// (a log line, a banner), so a hub that logs must log to standard error.
+    func checkLines() {
+        let name = "every line the hub sends is a JSON object (logs go to standard error)"
+        if let stray = client.received.first(where: { $0.message == nil }) {
+            checks.append(
+                .init(
+                    name: name, verdict: .failed,
+                    detail: "got: \(LineQuote.masked(stray.line, limit: 300))\n      wanted: JSON-RPC messages only on standard output; "
+                        + "matterflow run ends the connection at such a line (write logs to standard error)"))
+        } else {
+            pass(name)
+        }
+    }
 
     func checkAll(structure: StructureID?) async {
         // 0. Requests before the handshake are refused.

@@ -33,6 +33,20 @@ import Testing
         #expect(try await simulated.snapshot(structure: home.structure.id).activeSession == nil)
     }
 
+    @Test("a hub that writes a line that is not JSON (a banner, a log line) fails the suite, the line quoted")
+    func aBannerOnTheOutputFails() async throws {
+        let home = HomeDescription.defaultHome
+        let (clientEnd, serverEnd) = MemoryLineChannel.pair()
+        try serverEnd.send("my-hub starting up...")
+        _ = HubServer(
+            hub: try SimulatedHub(home: home, clock: SystemClock()), channel: serverEnd,
+            identity: .init(name: "under-test", version: "1", operations: nil, events: false, structures: [home.structure.id]))
+        let checks = await Self.conformance.run(on: clientEnd)
+        let failed = checks.filter { $0.verdict == .failed }
+        #expect(failed.map(\.name) == ["every line the hub sends is a JSON object (logs go to standard error)"], "\(checks)")
+        #expect(failed.first?.detail.contains("got: my-hub starting up...") == true, "\(String(describing: failed.first?.detail))")
+    }
+
     @Test func aHubThatOpensASecondSessionFailsTheSessionCheck() async throws {
         let home = HomeDescription.defaultHome
         let broken = MisbehavingPrepare(inner: try SimulatedHub(home: home, clock: SystemClock())) { inner, structure in
