@@ -110,7 +110,13 @@ extension RunMachine {
             error = nil
             ended = .finished(value)
         case .failed(let failure):
-            if call.operation.releaseAttemptSuffices { holdsSession = false }
+            if call.operation.releaseAttemptSuffices {
+                // Unless the hub says there is no session to release, it may have kept the one the run held.
+                if holdsSession, failure.cause != .noActiveSession, failure.cause != .sessionExpired {
+                    unconfirmedRelease = (sessionID, "\(call.operation.name) failed: \(failure.message)")
+                }
+                holdsSession = false
+            }
             error = failure
             ended = .failed(failure)
         case .timedOut:
@@ -140,7 +146,10 @@ extension RunMachine {
     /// the cancel path to read), and the session it opened is noted.
     private mutating func noteResult(_ call: RunCall, _ value: JSONValue) {
         for field in call.operation.secretResultFields { value[field].map(secrets.add) }
-        if call.operation.releasesSession { holdsSession = false }
+        if call.operation.releasesSession {
+            holdsSession = false
+            unconfirmedRelease = nil
+        }
         guard call.operation.acquiresSession, let opened = value["sessionID"]?.stringValue else { return }
         sessionID = opened
         holdsSession = true
@@ -151,7 +160,10 @@ extension RunMachine {
     /// (``Phase/ending(_:)``). A release that timed out ends the hold when its attempt suffices, as a failed one does.
     private mutating func noteUnanswered(_ call: RunCall) {
         if call.operation.acquiresSession { mayHaveLateSession = true }
-        if call.operation.releaseAttemptSuffices { holdsSession = false }
+        if call.operation.releaseAttemptSuffices {
+            if holdsSession { unconfirmedRelease = (sessionID, "\(call.operation.name) was not answered") }
+            holdsSession = false
+        }
     }
 
     /// An attempt ended: retry after a delay when a retrier allows, or the step ends.

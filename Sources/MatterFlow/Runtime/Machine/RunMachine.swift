@@ -59,6 +59,10 @@ struct RunMachine: Sendable {
     /// Whether the run holds ``sessionID``: its last session call that took effect opened it rather than releasing
     /// it (a failed release whose attempt suffices ends the hold, as the verifier counts it).
     var holdsSession = false
+    /// A release of the session the run held that ended the hold without the hub confirming it (it failed, or went
+    /// unanswered): the session it released, and why the release is in doubt, for the warning the run ends with.
+    /// Nil once a release took effect.
+    var unconfirmedRelease: (session: String?, reason: String)?
     /// A session-opening call ended without an answer the run took (timed out, or stopped by a cancel): the hub may
     /// still open a session for it, which the run settles before it ends (``Phase/ending(_:)``).
     var mayHaveLateSession = false
@@ -400,6 +404,13 @@ struct RunMachine: Sendable {
                             PlannedCall($0, arguments: [], timeoutSeconds: $0.defaultTimeoutSeconds)
                         })))
             return
+        }
+        if let unconfirmed = unconfirmedRelease {
+            unconfirmedRelease = nil
+            warnings.append(
+                "the commissioning session\(unconfirmed.session.map { " \($0)" } ?? "") may still be open on the hub: its release was "
+                    + "not confirmed (\(unconfirmed.reason)); if the hub shows it active, release it (Workflows/cancel.json on the "
+                    + "structure, or `matterflow recover` for a journaled run)")
         }
         var result = RunResult(
             runID: configuration.runID, workflow: workflowName, outcome: .succeeded, output: nil, error: nil,
