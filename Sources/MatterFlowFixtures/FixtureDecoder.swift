@@ -193,7 +193,8 @@ final class FixtureDecoder {
         let hint = SpellingSuggestion.hint(for: name, among: names)
         collector.error(
             FixtureDiagnosticCode.unknownOperation, at: pointer,
-            "unknown operation \"\(name)\"\(hint)" + (hint.isEmpty ? "; `matterflow operations` lists them" : ""))
+            "unknown operation \"\(name)\"\(hint)"
+                + (hint.isEmpty ? "; `matterflow operations` lists them (a custom operation needs its catalog: --catalog FILE)" : ""))
         return nil
     }
 

@@ -109,6 +109,13 @@ struct TestCommandTests {
         #expect(json["failed"] as? Int == 1)
     }
 
+    @Test("fixtures of custom operations run without their catalog say to pass it")
+    func aForgottenCatalogIsNamed() async {
+        let run = await matterflow(["test", Repository.root + "/Examples/custom-operations/fixtures"])
+        #expect(run.code == 2)
+        #expect(run.stderr.contains("a custom operation needs its catalog: --catalog FILE"), "\(run.stderr)")
+    }
+
     @Test func aMissingPathExitsTwo() async {
         let run = await matterflow(["test", "/nonexistent/fixtures"])
         #expect(run.code == 2)

@@ -53,7 +53,7 @@ struct WorkflowValidator {
                 guard let operation = catalog[action.operation] else {
                     collector.error(
                         Code.unknownOperation, at: state.pointer + "/operation",
-                        "unknown operation \"\(action.operation)\" (`matterflow operations` lists them)\(SpellingSuggestion.hint(for: action.operation, among: catalog.names))")
+                        "unknown operation \"\(action.operation)\" (`matterflow operations` lists them; a custom operation needs its catalog: --catalog FILE)\(SpellingSuggestion.hint(for: action.operation, among: catalog.names))")
                     continue
                 }
                 acquires = acquires || operation.acquiresSession
