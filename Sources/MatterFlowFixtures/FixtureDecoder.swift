@@ -71,8 +71,9 @@ final class FixtureDecoder {
         let events = decodeEvents(root.array("events") ?? [], at: root.pointer("events"))
         let answers = root.object("answers").map { decodeAnswers($0, workflow: workflow) } ?? [:]
         let expectations = root.object("expect", required: true).map(decodeExpectations)
-        // `$schema` names the file's JSON Schema for editors (docs/fixture.schema.json); the runner ignores it.
-        root.allow("$schema")
+        // `$schema` names the file's JSON Schema for editors (docs/fixture.schema.json); the runner checks only that
+        // it is a string.
+        _ = root.string("$schema")
         root.finish()
         guard let name, let workflow, let runnable, let workflowPath, let home, let expectations, !collector.hasErrors
         else { return nil }

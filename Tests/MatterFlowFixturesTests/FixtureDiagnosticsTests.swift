@@ -60,6 +60,17 @@ import Testing
         #expect(InlineFixture.findings(InlineFixture.commissionDevice(expect: #"{ "outcome": "succeeded", "calls": { "commissionDevice": { "count": 1, "atLeast": 1, "succeeded": 1 } } }"#)).isEmpty)
     }
 
+    @Test("$schema, which editors read, must be a string in fixtures and workflows alike")
+    func schemaMustBeAString() {
+        let text = InlineFixture.commissionDevice(#""$schema": 5"#)
+        #expect(InlineFixture.findings(text).contains { $0.contains(#"error[wrongType]: /$schema: "$schema" must be a string, found integer"#) }, "\(InlineFixture.findings(text))")
+        let outcome = WorkflowLoader().load(
+            text: #"{"$schema": [], "workflow": "w", "version": 1, "start": "a", "states": {"a": {"type": "succeed"}}}"#,
+            file: "w.json", baseDirectory: "/")
+        let schema = outcome.diagnostics.filter { $0.pointer == "/$schema" }
+        #expect(schema.map(\.code) == ["wrongType"], "\(outcome.diagnostics)")
+    }
+
     @Test func wrongTypesAndMissingKeys() {
         let text = """
             {

@@ -54,8 +54,9 @@ struct WorkflowDecoder {
                 }
             }
         }
-        // `$schema` names the file's JSON Schema for editors (docs/workflow.schema.json); the engine ignores it.
-        root.allow("$schema")
+        // `$schema` names the file's JSON Schema for editors (docs/workflow.schema.json); the engine checks only that
+        // it is a string.
+        _ = root.string("$schema")
         root.finish()
         guard let name, let start else { return nil }
         return Workflow.Definition(

@@ -46,7 +46,8 @@ final class CatalogDecoder {
         }
         let name = root.nonEmptyString("catalog", required: true)
         _ = root.string("description")
-        root.allow("$schema")
+        // `$schema` names the file's JSON Schema for editors; it is checked only for being a string.
+        _ = root.string("$schema")
         for (cause, name) in declarations("causes", of: root, decodeCause) { causes[name] = cause }
         let operations = declarations("operations", of: root) { name, value, pointer in
             declaredOperationNames.insert(name)
