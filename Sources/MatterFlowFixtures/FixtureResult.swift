@@ -32,6 +32,7 @@ public struct FixtureResult: Sendable {
             object["outcome"] = .string(observation.result.outcome.rawValue)
             object["error"] = observation.result.jsonValue["error"] ?? .null
             object["output"] = observation.result.output ?? .null
+            object["warnings"] = .array(observation.result.warnings.map(JSONValue.string))
             object["path"] = .array(observation.result.visitedStates.map(JSONValue.string))
             object["elapsedSeconds"] = .double(observation.elapsed.secondsValue)
         }

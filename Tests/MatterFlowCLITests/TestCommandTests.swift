@@ -162,6 +162,9 @@ struct TestCommandTests {
         #expect(report["passed"] as? Int == 2)
         #expect(report["failed"] as? Int == 0)
         #expect((report["results"] as? [[String: Any]])?.map { $0["passed"] as? Bool } == [true, true])
+        // The run's own warnings, as the fixture's warnings expectation reads them (the offline hub's: one).
+        let warnings = (report["results"] as? [[String: Any]])?.map { ($0["warnings"] as? [String])?.count }
+        #expect(warnings == [1, 0], "\(String(describing: report["results"]))")
         let coverage = try #require(report["coverage"] as? [[String: Any]])
         let rooms = try #require(coverage.first { $0["workflow"] as? String == "rooms" })
         #expect(rooms["complete"] as? Bool == true)
