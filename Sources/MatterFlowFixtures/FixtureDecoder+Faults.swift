@@ -48,9 +48,10 @@ extension FixtureDecoder {
         let name = String(text[..<open])
         var indices = text[open...]
         var count = 0
+        // Indices as the hub sees them: decimal digits, no sign, no leading zero.
         while let close = indices.firstIndex(of: "]"), indices.first == "[",
-            let index = Int(indices[indices.index(after: indices.startIndex)..<close]), index >= 0,
-            indices[indices.index(after: indices.startIndex)..<close].allSatisfy(\.isASCII)
+            case let digits = indices[indices.index(after: indices.startIndex)..<close],
+            !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), digits == "0" || digits.first != "0"
         {
             count += 1
             indices = indices[indices.index(after: close)...]

@@ -113,11 +113,12 @@ final class ChildProcess: Sendable {
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         posix_spawnattr_setpgroup(&attributes, 0)
-        // The child starts with default handling of the signals this process may ignore or catch, and with no signal
-        // blocked: the spawning thread may be one of the concurrency pool's, which block signals.
+        // The child starts with every signal's default action (whatever this process ignores or catches, or inherited
+        // ignored) and with none blocked (the spawning thread may block them, as a service's threads may).
         var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var unblocked = sigset_t()
         sigemptyset(&unblocked)

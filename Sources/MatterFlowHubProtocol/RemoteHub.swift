@@ -27,7 +27,8 @@ public final class RemoteHub: ConnectedHub {
         public var silenceLimit: Duration?
         /// Real time a cancelled call waits for the hub's answer before it is given up as in doubt.
         public var cancelGrace: Duration
-        /// Real time the hub may take to answer `initialize` (it does no work for a run there); nil: ``silenceLimit``.
+        /// Real time the hub may take to answer `initialize` (it does no work for a run there), whatever
+        /// ``silenceLimit`` is; nil: no limit either.
         public var handshakeLimit: Duration?
 
         public init(
@@ -126,7 +127,7 @@ public final class RemoteHub: ConnectedHub {
             "protocolVersion": .int(HubMethod.protocolVersion),
             "client": ["name": .string(options.clientName), "version": .string(options.clientVersion)],
         ]
-        let result = try await call("initialize", params, checkSupport: false, silenceLimit: options.handshakeLimit ?? options.silenceLimit)
+        let result = try await call("initialize", params, checkSupport: false, silenceLimit: options.handshakeLimit)
         let reader = try WireReader(result, subject: "the hub's answer to initialize", cause: .hubFailure)
         let version = try reader.int("protocolVersion", in: 0...Int(Int32.max))
         guard version == HubMethod.protocolVersion else {

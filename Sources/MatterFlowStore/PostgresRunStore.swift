@@ -217,13 +217,14 @@ public final class PostgresRunStore: RunStore {
         // A run with the ID already is this very submission when it was submitted with the same workflow file,
         // structure, inputs and answers: a submit sent again (its reply lost, or the command run again) queues nothing
         // twice. Read in a statement of its own, whose snapshot sees a row a concurrent submit committed meanwhile.
-        // A run submitted before submissions were kept (migration 7) is compared column by column.
+        // A run submitted before submissions were kept (migration 7) is compared column by column, and one submitted
+        // before they included the secrets' digest by the digest without it (its secrets cannot be compared).
         let existing = try execute(
             """
             SELECT status, CASE WHEN submission IS NULL
                 THEN workflow_file = $3 AND structure_id = $4 AND inputs = $5::jsonb AND answers = $7::jsonb
                      AND workflow = $2 AND secret_inputs = $6::text[] AND secret_answers = $8::text[]
-                ELSE submission = \(Self.submissionDigest) END
+                ELSE submission IN (\(Self.submissionDigest), \(Self.submissionDigestWithoutSecrets)) END
             FROM matterflow_runs WHERE run_id = $1
             """, parameters, doing: "queueing run \(runID)")
         guard let row = existing.rows.first, let status = row[0], row[1] == "t" else {
@@ -257,6 +258,13 @@ public final class PostgresRunStore: RunStore {
         encode(sha256(convert_to((
             jsonb_build_array($2::text, $3::text, $4::text, $5::jsonb, $6::text[], $7::jsonb, $8::text[])
             || CASE WHEN $9::text IS NULL THEN '[]'::jsonb ELSE jsonb_build_array($9::text) END)::text, 'UTF8')), 'hex')
+        """
+
+    /// ``submissionDigest`` as runs with secrets had it before it included their digest: a run queued then, sent
+    /// again, is still known (a stored digest of this form is never one of a run queued since with a secrets digest).
+    private static let submissionDigestWithoutSecrets = """
+        encode(sha256(convert_to(
+            jsonb_build_array($2::text, $3::text, $4::text, $5::jsonb, $6::text[], $7::jsonb, $8::text[])::text, 'UTF8')), 'hex')
         """
 
     // MARK: - Helpers

@@ -15,18 +15,18 @@ final class InterruptSignals: Sendable {
 
     /// The first signal received, and the run to cancel.
     private let state = Mutex<(signal: Int32?, handles: [RunHandle], cancels: [@Sendable () -> Void])>((nil, [], []))
-    /// The dispatch sources; only created, resumed and cancelled under the lock.
-    private let sources = Mutex<[any DispatchSourceSignal]>([])
+    /// The dispatch sources, and each signal's disposition before routing began; only changed under the lock.
+    private let sources = Mutex<(sources: [any DispatchSourceSignal], previous: [(Int32, sighandler_t?)])>(([], []))
 
     /// Starts routing the handled signals (ignored by the default action from now on).
     init() {
-        sources.withLock { sources in
+        sources.withLock { routing in
             for signo in Self.handled {
-                signal(signo, SIG_IGN)
+                routing.previous.append((signo, signal(signo, SIG_IGN)))
                 let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
                 source.setEventHandler { [weak self] in self?.received(signo) }
                 source.resume()
-                sources.append(source)
+                routing.sources.append(source)
             }
         }
     }
@@ -57,17 +57,18 @@ final class InterruptSignals: Sendable {
 
     /// Stops routing. The signals stay ignored: the command is about to exit with the code they call for.
     func stop() {
-        sources.withLock { sources in
-            for source in sources { source.cancel() }
-            sources.removeAll()
+        sources.withLock { routing in
+            for source in routing.sources { source.cancel() }
+            routing.sources.removeAll()
         }
     }
 
-    /// Stops routing and gives the signals their default action back: for a command that goes on after the work the
-    /// signals were routed for.
-    func restoreDefaults() {
+    /// Stops routing and gives the signals back the dispositions they had before (their default action, or ignored
+    /// as under `nohup`): for a command that goes on after the work the signals were routed for.
+    func restoreDispositions() {
         stop()
-        for signo in Self.handled { signal(signo, SIG_DFL) }
+        let previous = sources.withLock { routing in routing.previous }
+        for (signo, handler) in previous { signal(signo, handler) }
     }
 
     private func received(_ signo: Int32) {

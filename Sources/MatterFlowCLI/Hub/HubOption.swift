@@ -75,7 +75,7 @@ enum HubOption {
         let signals = handlesInterrupts ? InterruptSignals() : nil
         let remote = await connect(endpoint, err: err, signals: signals)
         await remote?.close()
-        signals?.restoreDefaults()
+        signals?.restoreDispositions()
         if let interrupted = signals?.exitCode { return .exit(interrupted) }
         guard let remote else { return .exit(ExitCode.invalidInput) }
         return .read(remote.handshake)

@@ -21,13 +21,10 @@ struct NameValuePair: Sendable, Hashable {
         return pairs
     }
 
-    /// Why a value without `NAME=` is refused. It is quoted only when it could be a name alone: anything else may be
-    /// the value, and a value may be a secret (an onboarding payload, a passcode).
+    /// Why a value without `NAME=` is refused, without quoting it: it may be the value alone, and a value may be a
+    /// secret (an onboarding payload, a passcode, a password).
     private static func missingName(_ text: String, option: String) -> String {
-        let couldBeName = text.first.map { $0.isASCII && ($0.isLetter || $0 == "_") } == true
-            && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
-        if couldBeName { return "--\(option) \"\(text)\" must be NAME=VALUE" }
-        return "--\(option) must be NAME=VALUE; one of them has no NAME= (it is not shown: it may be a secret)"
+        "--\(option) must be NAME=VALUE; one of them has no NAME= (it is not shown: it may be a secret)"
     }
 
     /// The `--input` pairs of a command.

@@ -17,7 +17,7 @@ struct SubmitCommand {
             .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
             .init(name: "structure", valueName: "<id>", help: "The structure to commission into (default: the built-in home's)."),
             .init(name: "secrets", valueName: "<dir>", help: "Where the run's secret inputs and secret answers wait for its worker (the store never keeps them)."),
-            .init(name: "run-id", valueName: "<id>", help: "The run's ID: letters, digits, '-', '_', '.' (default: run- and 12 random hex digits). Sending the same submission again queues nothing more."),
+            .init(name: "run-id", valueName: "<id>", help: "The run's ID: no '/', no control characters, not first '.' (default: run- and 12 random hex digits). Sending the same submission again queues nothing more."),
             RunQuestions.option,
         ],
         discussion: """

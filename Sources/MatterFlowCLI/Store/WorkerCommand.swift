@@ -23,6 +23,7 @@ struct WorkerCommand {
             .init(name: "max-waiting", valueName: "<n>", help: "Waiting runs held beyond --concurrency (default 1000; 0...1000000)."),
             .init(name: "lease", valueName: "<seconds>", help: "Lease length: another worker takes a run over this long after the last heartbeat (default 10; 1...3600)."),
             .init(name: "resume", valueName: nil, help: "Resume taken-over runs where safe, instead of taking their cancel path."),
+            .init(name: "drain", valueName: "<seconds>", help: "On SIGTERM or SIGINT, how long runs may take to end or park (default 30; 1...3600)."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default with the simulated home) or real."),
             .init(name: "exit-when-idle", valueName: nil, help: "Stop once no run is queued or running in the store."),
             .init(name: "worker-id", valueName: "<id>", help: "The worker's ID in the store (default: HOST-PID-XXXX)."),
@@ -36,8 +37,10 @@ struct WorkerCommand {
             With the simulated home, workers on one machine share a structure's home through --state DIR.
 
             SIGTERM or SIGINT: stop claiming, let each run in progress end or park at its next checkpoint (before
-            its next hub call; at most 30 s), hand the parked runs back to the queue (another worker resumes them
-            from that checkpoint) and the others back for takeover, then exit 0 (SIGTERM) or 130 (SIGINT). Exit
+            its next hub call; at most --drain seconds, 30 by default), hand the parked runs back to the queue
+            (another worker resumes them from that checkpoint) and the others back for takeover, then exit 0
+            (SIGTERM) or 130 (SIGINT). A run holding a secret a hub call returned (an ePSKc share) does not park:
+            another worker could only cancel it, so it runs on until it ends or the drain does. Exit
             status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached, 64 usage error.
             """)
 
@@ -54,6 +57,7 @@ struct WorkerCommand {
         let maxWaiting = try arguments.wholeNumber("max-waiting", default: 1000, range: 0...1_000_000, command: Self.spec.name)
         let lease = try arguments.wholeNumber("lease", default: 10, range: 1...3600, command: Self.spec.name)
         let chosenID = try arguments.nonEmptyValue("worker-id", command: Self.spec.name)
+        let drain = try arguments.wholeNumber("drain", default: 30, range: 1...3600, command: Self.spec.name)
         let endpoint: HubEndpoint?
         do {
             endpoint = try arguments.value("hub").map { spec throws(HubEndpoint.ParseError) in try HubEndpoint(parsing: spec) }
@@ -70,7 +74,9 @@ struct WorkerCommand {
         if let endpoint {
             guard let connected = await HubOption.connect(endpoint, err: err, signals: signals) else {
                 signals?.stop()
-                return signals?.exitCode ?? ExitCode.invalidInput
+                // SIGTERM stops a worker with success, before its hub answered as after (see the end).
+                if let code = signals?.exitCode { return code == 128 + SIGTERM ? ExitCode.success : code }
+                return ExitCode.invalidInput
             }
             // A hub that restarts is connected to again at the next run that needs it.
             let reconnecting = ReconnectingHub(first: connected) {
@@ -99,7 +105,7 @@ struct WorkerCommand {
             options: WorkerOptions(
                 workerID: workerID, concurrency: concurrency, maxWaiting: maxWaiting, leaseSeconds: Double(lease), resume: arguments.flag("resume"),
                 secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
-                clock: clock, log: { err.line($0) }))
+                drainSeconds: Double(drain), clock: clock, log: { err.line($0) }))
         signals?.calls { worker.stop() }
         let summary: WorkerSummary
         do {
