@@ -170,11 +170,17 @@ struct OperationCatalogCommandTests {
         }
     }
 
-    @Test func twoCatalogsDeclaringOneNameAreRefused() async throws {
-        let run = await matterflow(["validate", Self.workflow, "--catalog", Self.catalog, "--catalog", Self.catalog])
+    @Test("two catalog files declaring one name are refused; one file named twice is read once")
+    func twoCatalogsDeclaringOneNameAreRefused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let copy = try directory.write(try String(contentsOfFile: Self.catalog, encoding: .utf8), to: "firmware.catalog.json")
+        let run = await matterflow(["validate", Self.workflow, "--catalog", Self.catalog, "--catalog", copy])
         #expect(run.code == 2)
         #expect(run.stderr.contains("firmware.catalog.json:11:5: error[nameClash]: /operations/readFirmwareStatus"), "\(run.stderr)")
         #expect(run.stderr.contains("firmware.catalog.json:79:5: error[nameClash]: /guards/deviceCharged: guard \"deviceCharged\" is already in the catalog"), "\(run.stderr)")
+        let twice = await matterflow(["validate", Self.workflow, "--catalog", Self.catalog, "--catalog", Self.catalog])
+        #expect(twice.code == 0, "\(twice.stderr)")
     }
 
     @Test func everyMistakeInACatalogIsReportedWithItsPlace() async throws {

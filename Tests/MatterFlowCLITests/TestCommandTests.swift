@@ -109,11 +109,25 @@ struct TestCommandTests {
         #expect(json["failed"] as? Int == 1)
     }
 
-    @Test("fixtures of custom operations run without their catalog say to pass it")
+    @Test("fixtures of custom operations run without their catalog say to pass it; a workflow's findings come once")
     func aForgottenCatalogIsNamed() async {
         let run = await matterflow(["test", Repository.root + "/Examples/custom-operations/fixtures"])
         #expect(run.code == 2)
         #expect(run.stderr.contains("a custom operation needs its catalog: --catalog FILE"), "\(run.stderr)")
+        let lines = run.stderr.split(separator: "\n")
+        #expect(Set(lines).count == lines.count, "a finding repeated: \(run.stderr)")
+    }
+
+    @Test("a catalog named twice is read once; one that cannot be read is reported in --json too")
+    func catalogsTwiceAndMissing() async throws {
+        let catalog = Repository.root + "/Examples/custom-operations/firmware.catalog.json"
+        let fixtures = Repository.root + "/Examples/custom-operations/fixtures"
+        let twice = await matterflow(["test", fixtures, "--catalog", catalog, "--catalog", catalog])
+        #expect(twice.code == 0, "\(twice.stderr)")
+        let missing = await matterflow(["test", fixtures, "--catalog", "/nonexistent/catalog.json", "--json"])
+        #expect(missing.code == 2)
+        let report = try #require(try parseJSON(missing.stdout) as? [String: Any], "\(missing.stdout)")
+        #expect((report["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "fileNotFound", "\(report)")
     }
 
     @Test func aMissingPathExitsTwo() async {

@@ -52,7 +52,22 @@ struct TestCommand {
         if arguments.value("hub") != nil {
             return MatterflowTool.usageError(UsageError(message: Self.hubRefusal, command: Self.spec.name), err)
         }
-        guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
+        let catalog: OperationCatalog
+        switch CatalogOption.load(arguments) {
+        case .success(let loaded):
+            catalog = loaded
+        case .failure(let error):
+            // A CI reading --json gets the findings as JSON too.
+            if arguments.flag("json") {
+                out.line(
+                    JSONWriter.pretty([
+                        "results": [], "invalid": [], "diagnostics": .array(error.diagnostics.map(\.jsonValue)), "passed": 0, "failed": 0,
+                    ]))
+            } else {
+                MatterflowTool.report(error.diagnostics, to: err)
+            }
+            return ExitCode.invalidInput
+        }
         let loader = FixtureLoader(catalog: catalog)
         let filter = arguments.value("filter")
         func selected(_ texts: String...) -> Bool {
@@ -85,6 +100,9 @@ struct TestCommand {
                 invalidFiles.append(file)
             }
         }
+        // A workflow's own findings come with every fixture that runs it: each is reported once.
+        var reported = Set<String>()
+        diagnostics = diagnostics.filter { reported.insert($0.description).inserted }
         let results = await FixtureRunner(engine: WorkflowEngine(catalog: catalog)).run(fixtures)
         let coverage = arguments.flag("coverage") ? CoverageReport(results: results) : nil
         let passed = results.filter(\.passed).count
