@@ -41,9 +41,7 @@ public struct PayloadIdentity: Sendable, Hashable {
                 "the onboarding payload is not a valid Matter QR code or manual pairing code: \(detail)\(extra); check the code printed on the device")
         }
         guard payloads.count == 1, let payload = payloads.first else {
-            throw FlowError(
-                .invalidPayload,
-                "the QR code holds \(payloads.count) devices' payloads; commission one device at a time with its own code")
+            throw FlowError(.invalidPayload, PayloadCheck.severalDevices(payloads.count))
         }
         self.init(payload)
     }

@@ -77,7 +77,7 @@ extension PostgresRunStore {
         let rows = try execute(
             "SELECT workflow_file, status FROM matterflow_runs WHERE run_id = $1", [runID], doing: "reading run \(runID)")
         guard let row = rows.rows.first, let file = row[0], let status = row[1] else {
-            throw StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
+            throw StoreError.runNotFound(runID)
         }
         return (file, status)
     }

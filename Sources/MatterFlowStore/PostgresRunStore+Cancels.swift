@@ -41,7 +41,7 @@ extension PostgresRunStore {
                 .runEnded,
                 "run \(runID) has ended (\(final.dropFirst("final:".count))); `matterflow history \(runID) --store URL` shows what it did")
         case nil:
-            throw StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
+            throw StoreError.runNotFound(runID)
         }
     }
 

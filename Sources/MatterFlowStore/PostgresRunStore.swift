@@ -136,7 +136,7 @@ public final class PostgresRunStore: RunStore {
     public func records(of runID: String) throws(StoreError) -> [JournalRecord] {
         let exists = try execute("SELECT 1 FROM matterflow_runs WHERE run_id = $1", [runID], doing: "reading run \(runID)")
         guard !exists.rows.isEmpty else {
-            throw StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
+            throw StoreError.runNotFound(runID)
         }
         return try records(of: runID, after: 0)
     }
@@ -161,7 +161,7 @@ public final class PostgresRunStore: RunStore {
     public func status(of runID: String) throws(StoreError) -> String {
         let rows = try execute("SELECT status FROM matterflow_runs WHERE run_id = $1", [runID], doing: "reading run \(runID)")
         guard let status = rows.rows.first?.first ?? nil else {
-            throw StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
+            throw StoreError.runNotFound(runID)
         }
         return status
     }
@@ -172,7 +172,7 @@ public final class PostgresRunStore: RunStore {
     public func output(of runID: String) throws(StoreError) -> JSONValue? {
         let rows = try execute("SELECT output::text FROM matterflow_runs WHERE run_id = $1", [runID], doing: "reading run \(runID)")
         guard let row = rows.rows.first else {
-            throw StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
+            throw StoreError.runNotFound(runID)
         }
         return row.first.flatMap { $0 }.flatMap { try? JSONDocument.parse($0, file: "<store>").value }
     }

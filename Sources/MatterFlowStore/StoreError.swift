@@ -40,6 +40,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(code.rawValue): \(message)" }
 
+    /// The store has no run `runID`.
+    static func runNotFound(_ runID: String) -> StoreError {
+        StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
+    }
+
     /// A PostgreSQL failure while doing something, as a store error.
     static func from(_ error: PostgresError, doing what: String, code: Code = .storeFailed) -> StoreError {
         switch error.code {

@@ -2,7 +2,7 @@ import MatterPayload
 
 /// What the engine found of an onboarding payload's text: a valid code for one device, with what it holds that this
 /// version does not define, or why it is not one.
-enum PayloadCheck: Sendable {
+package enum PayloadCheck: Sendable {
     /// A valid code, and its warnings as a run reports them.
     case valid(warnings: [String])
     /// Not a valid code: every rule it breaks, without quoting it (it holds the setup passcode).
@@ -14,7 +14,7 @@ enum PayloadCheck: Sendable {
         do {
             let payloads = try OnboardingPayload.decode(text)
             guard payloads.count == 1 else {
-                self = .invalid(problem: "the QR code holds \(payloads.count) devices' payloads; commission one device at a time with its own code")
+                self = .invalid(problem: Self.severalDevices(payloads.count))
                 return
             }
             self = .valid(
@@ -24,6 +24,12 @@ enum PayloadCheck: Sendable {
         } catch {
             self = .invalid(problem: error.errors.map(\.description).joined(separator: "; "))
         }
+    }
+
+    /// Why a QR code joining `count` devices' payloads is not one a commissioning takes (the engine's check and the
+    /// simulated hub's say it alike).
+    package static func severalDevices(_ count: Int) -> String {
+        "the QR code holds \(count) devices' payloads; commission one device at a time with its own code"
     }
 
     /// Why the code is not valid; nil when it is.

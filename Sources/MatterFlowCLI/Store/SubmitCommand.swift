@@ -83,11 +83,12 @@ struct SubmitCommand {
         let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))
         // The secret values are part of the submission, as a digest with the fleet's key: a submission sent again
         // with another device's payload is another submission.
-        let secrets: JSONValue = ["inputs": .object(Self.picked(secretNames) { inputs[$0] }), "answers": .object(Self.picked(secretAnswerNames) { answers[$0] })]
+        let secretInputs = Self.picked(secretNames) { inputs[$0] }
+        let secretAnswers = Self.picked(secretAnswerNames) { answers[$0] }
         var secretsDigest: String?
         if let inbox, !secretNames.isEmpty || !secretAnswerNames.isEmpty {
             do throws(JournalError) {
-                secretsDigest = try SecretDigestKey.loadOrCreate(inDirectory: inbox.directory).digest(of: secrets)
+                secretsDigest = try SecretDigestKey.loadOrCreate(inDirectory: inbox.directory).digest(of: ["inputs": .object(secretInputs), "answers": .object(secretAnswers)])
             } catch {
                 err.line("error[\(error.code.rawValue)]: \(error.message)")
                 return ExitCode.invalidInput
@@ -96,8 +97,8 @@ struct SubmitCommand {
         var written: [SecretInbox.Kind] = []
         do {
             if let inbox {
-                if !secretNames.isEmpty, try inbox.create(Self.picked(secretNames) { inputs[$0] }, runID: runID) { written.append(.inputs) }
-                if !secretAnswerNames.isEmpty, try inbox.create(Self.picked(secretAnswerNames) { answers[$0] }, runID: runID, kind: .answers) {
+                if !secretNames.isEmpty, try inbox.create(secretInputs, runID: runID) { written.append(.inputs) }
+                if !secretAnswerNames.isEmpty, try inbox.create(secretAnswers, runID: runID, kind: .answers) {
                     written.append(.answers)
                 }
             }
