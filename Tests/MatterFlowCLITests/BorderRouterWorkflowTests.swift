@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowCLI
+import MatterFlowJSON
 import MatterFlowSimulator
 import MatterPayload
 import Testing
@@ -187,6 +188,40 @@ struct BorderRouterWorkflowTests {
                 && run.stderr.contains("Network Key (type 5) is missing"), "\(run.stderr)")
         #expect(!run.stderr.contains("runStarted"))
         #expect(!run.stderr.contains(Self.pskc))
+    }
+
+    @Test("a dataset default is checked at load, and in a workflow built in code, when the run resolves its inputs")
+    func aDatasetDefaultIsChecked() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let noKey = Self.dataset5938.replacingOccurrences(of: "0510" + Self.networkKey, with: "")
+        let text = try String(contentsOfFile: Self.workflow("join-network"), encoding: .utf8)
+            .replacingOccurrences(of: #""path": "find-border-router.json""#, with: #""path": "\#(Repository.root)/Workflows/find-border-router.json""#)
+            .replacingOccurrences(of: #""required": true"#, with: #""default": "\#(noKey)""#)
+        let workflow = try directory.write(text, to: "join-default.json")
+        let (run, _) = await Self.run(["run", workflow, "--home", Self.fullHome])
+        #expect(run.code == 2)
+        #expect(
+            run.stderr.contains("/inputs/operationalDataset/default")
+                && run.stderr.contains("the default of input \"operationalDataset\" is not a dataset a border router can join")
+                && run.stderr.contains("Network Key (type 5) is missing"), "\(run.stderr)")
+        #expect(!run.stderr.contains(Self.pskc))
+        let built = try WorkflowEngine().load(path: Self.workflow("join-network")).with {
+            $0.inputs[0].defaultValue = .string(noKey)
+            $0.inputs[0].required = false
+        }
+        do {
+            _ = try built.resolveInputs([:])
+            Issue.record("a dataset default without its Network Key was taken")
+        } catch {
+            #expect(error.diagnostics.map(\.pointer) == ["/operationalDataset"])
+            #expect(
+                error.diagnostics.first?.message.contains(
+                    "the default of input \"operationalDataset\" is not a dataset a border router can join (") == true)
+            #expect(!error.diagnostics.contains { $0.message.contains(Self.pskc) })
+        }
+        #expect(
+            try built.resolveInputs(["operationalDataset": .string(Self.dataset5938)])["operationalDataset"] == .string(Self.dataset5938))
     }
 
     @Test("a dataset with several problems is refused naming each, as `matterflow dataset` does")

@@ -83,19 +83,11 @@ struct WorkflowDecoder {
                 collector.error(
                     DiagnosticCode.wrongType, at: input.pointer("default"),
                     "the default of input \"\(member.key)\" must be \(type.rawValue), found \(defaultValue.typeName)")
-            } else if type == .onboardingPayload, let text = defaultValue?.stringValue,
-                let problem = OnboardingPayloadFacts.problem(with: text)
-            {
+            } else if let defaultValue, let problem = type?.contentProblem(of: defaultValue) {
                 // Checked at load too, where the file and the default's place can be named.
                 collector.error(
                     DiagnosticCode.invalidValue, at: input.pointer("default"),
-                    "the default of input \"\(member.key)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); fix it or drop it")
-            } else if type == .operationalDataset, let text = defaultValue?.stringValue,
-                let problem = BorderRouterOperations.datasetProblem(text)
-            {
-                collector.error(
-                    DiagnosticCode.invalidValue, at: input.pointer("default"),
-                    "the default of input \"\(member.key)\" is not a dataset a border router can join (\(problem)); fix it or drop it")
+                    "the default of input \"\(member.key)\" is not \(problem.expected) (\(problem.problem)); fix it or drop it")
             }
             if required, defaultValue != nil {
                 collector.warning(

@@ -29,10 +29,9 @@ extension Workflow {
             diagnostics.append(
                 Diagnostic(severity: .error, code: code, message: message, file: source, pointer: JSONPointer.appending(name, to: "")))
         }
-        // Why a payload input's value is not a valid code; nil when it is.
-        func payloadProblem(_ index: Int, _ value: JSONValue) -> String? {
-            guard inputs[index].type == .onboardingPayload, let text = value.stringValue else { return nil }
-            return payloads.check(text).problem
+        // Why an input's value is not a usable value of its type; nil when it is.
+        func contentProblem(_ index: Int, _ value: JSONValue) -> InputContentProblem? {
+            inputs[index].type.contentProblem(of: value) { payloads.check($0).problem }
         }
         var resolved = JSONObject()
         resolved.reserveCapacity(inputs.count)
@@ -55,24 +54,18 @@ extension Workflow {
                     report(
                         DiagnosticCode.invalidValue, name,
                         "required input \"\(name)\" is empty; give it a value (a required string input must not be empty)")
-                } else if let problem = payloadProblem(index, value) {
+                } else if let problem = contentProblem(index, value) {
                     report(
                         DiagnosticCode.invalidValue, name,
-                        "input \"\(name)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); check the code on the device's label")
-                } else if inputs[index].type == .operationalDataset, let text = value.stringValue,
-                    let problem = BorderRouterOperations.datasetProblem(text)
-                {
-                    report(
-                        DiagnosticCode.invalidValue, name,
-                        "input \"\(name)\" is not a dataset a border router can join (\(problem)); give the whole Active Operational Dataset as hex (`ot-ctl dataset active -x`)")
+                        "input \"\(name)\" is not \(problem.expected) (\(problem.problem)); \(problem.remedy)")
                 }
                 resolved[name] = value
             } else if let defaultValue = inputs[index].defaultValue {
-                // A loaded workflow's payload default was checked as it loaded; one built in code is checked here.
-                if let problem = payloadProblem(index, defaultValue) {
+                // A loaded workflow's default was checked as it loaded; one built in code is checked here.
+                if let problem = contentProblem(index, defaultValue) {
                     report(
                         DiagnosticCode.invalidValue, name,
-                        "the default of input \"\(name)\" is not a valid QR code (MT:...) or manual pairing code (\(problem)); give the input a valid code, or fix the workflow's default")
+                        "the default of input \"\(name)\" is not \(problem.expected) (\(problem.problem)); give the input a valid value, or fix the workflow's default")
                 }
                 resolved[name] = defaultValue
             } else if inputs[index].required {

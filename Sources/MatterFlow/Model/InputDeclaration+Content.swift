@@ -1,0 +1,39 @@
+import MatterFlowJSON
+
+/// Why a value of the right JSON type still cannot be an input's value: an onboarding payload that is no valid code,
+/// or a dataset no border router can join.
+struct InputContentProblem: Sendable, Hashable {
+    /// What the value must be ("a valid QR code (MT:...) or manual pairing code").
+    let expected: String
+    /// What is wrong with this value.
+    let problem: String
+    /// What a user giving the value for a run should do.
+    let remedy: String
+}
+
+extension InputDeclaration.InputType {
+    /// Why `value`, already of this type's JSON shape, is not a usable value of the type; nil when it is. Only
+    /// onboarding payloads and datasets have content rules. `payloadProblem` checks a code (a run passes its own,
+    /// which keeps what it found).
+    func contentProblem(
+        of value: JSONValue, payloadProblem: (String) -> String? = OnboardingPayloadFacts.problem(with:)
+    ) -> InputContentProblem? {
+        guard let text = value.stringValue else { return nil }
+        switch self {
+        case .onboardingPayload:
+            return payloadProblem(text).map {
+                InputContentProblem(
+                    expected: "a valid QR code (MT:...) or manual pairing code", problem: $0,
+                    remedy: "check the code on the device's label")
+            }
+        case .operationalDataset:
+            return BorderRouterOperations.datasetProblem(text).map {
+                InputContentProblem(
+                    expected: "a dataset a border router can join", problem: $0,
+                    remedy: "give the whole Active Operational Dataset as hex (`ot-ctl dataset active -x`)")
+            }
+        case .string, .integer, .number, .boolean, .array, .object, .any:
+            return nil
+        }
+    }
+}
