@@ -47,7 +47,7 @@ struct ExpectationChecker {
                         actual: "the simulator refused it: \(refusal)"))
             }
         }
-        return found
+        return FixtureMismatch.located(found, in: fixture.sourceMap)
     }
 
     /// `failed: unavailable (hubOffline) in commission/commission`.

@@ -41,6 +41,9 @@ public struct Fixture: Sendable {
     public var customOperations: [CustomOperationRule]
     /// What the run must produce.
     public var expectations: FixtureExpectations
+    /// The fixture file's text, so that a mismatch can name where its expectation was written; empty for a
+    /// fixture built in code.
+    public var sourceMap = JSONSourceMap()
 
     /// A fixture; ``FixtureLoader`` builds these from files.
     public init(

@@ -82,6 +82,7 @@ final class FixtureDecoder {
             runnableWorkflow: runnable, workflowFile: resolve(workflowPath), inputs: inputs, home: home, seed: seed,
             faults: faults, events: events, customOperations: customOperations, expectations: expectations)
         fixture.answers = answers
+        fixture.sourceMap = collector.document.sourceMap
         return fixture
     }
 

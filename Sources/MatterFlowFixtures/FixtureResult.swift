@@ -50,6 +50,12 @@ public struct FixtureMismatch: Sendable, Hashable, CustomStringConvertible {
     public var actual: String
     /// Further lines (for a path: both sequences and where they part).
     public var details: [String]
+    /// Where in the fixture file the expectation was written, as a JSON pointer (`/expect/outcome`); nil for a
+    /// fixture built in code. A part of an expectation not written as such (a member the run lacks) names the
+    /// nearest part that was.
+    public var pointer: String?
+    /// The line and column of ``pointer`` in the fixture file.
+    public var location: SourceLocation?
 
     /// A mismatch.
     public init(subject: String, expected: String, actual: String, details: [String] = []) {
@@ -66,9 +72,15 @@ public struct FixtureMismatch: Sendable, Hashable, CustomStringConvertible {
 
     /// The mismatch as JSON.
     public var jsonValue: JSONValue {
-        [
+        var object: JSONObject = [
             "subject": .string(subject), "expected": .string(expected), "actual": .string(actual),
             "details": .array(details.map(JSONValue.string)),
         ]
+        if let pointer { object["pointer"] = .string(pointer) }
+        if let location {
+            object["line"] = .int(location.line)
+            object["column"] = .int(location.column)
+        }
+        return .object(object)
     }
 }

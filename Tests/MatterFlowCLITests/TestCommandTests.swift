@@ -66,10 +66,10 @@ struct TestCommandTests {
             run.stdout == """
                 FAIL  rooms listed
                       \(file)
-                      path: expected #2 noRooms, got #2 fetchedRooms
+                      \(file):6:47: path: expected #2 noRooms, got #2 fetchedRooms
                         expected (3): fetch → noRooms → emptyRooms
                         actual (2):   fetch → fetchedRooms
-                      output.rooms: expected ["Kitchen"], got ["Kitchen","Hall"]
+                      \(file):6:104: output.rooms: expected ["Kitchen"], got ["Kitchen","Hall"]
                 0 passed, 1 failed
 
                 """)
@@ -200,6 +200,10 @@ struct TestCommandTests {
         let mismatch = try #require((result["mismatches"] as? [[String: Any]])?.first)
         #expect(mismatch["subject"] as? String == "outcome")
         #expect(mismatch["expected"] as? String == "failed")
+        // Where the expectation was written: "expect" is on line 6, its "outcome" value at column 26.
+        #expect(mismatch["pointer"] as? String == "/expect/outcome")
+        #expect(mismatch["line"] as? Int == 6)
+        #expect(mismatch["column"] as? Int == 26)
         #expect(report["failed"] as? Int == 1)
     }
 

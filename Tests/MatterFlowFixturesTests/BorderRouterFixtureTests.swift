@@ -70,6 +70,7 @@ import Testing
                   "events": [{ "after": "activateEpskc", "action": "commissionerConnects", "deviceID": "device-nest-hub", "key": "wrong" }]
                 """))
         #expect(result.subjects == ["events[0]"])
+        #expect(result.mismatches.first?.pointer == "/events/0")
         #expect(result.mismatches.first?.actual.contains("epskcNotActive") == true)
     }
 

@@ -45,6 +45,16 @@ import Testing
                 "output.room", "output.roomsOffered", "warnings", "hub.activeSession", "hub.online", "hub.newDevices",
                 "elapsedSeconds",
             ])
+        // Each names where its expectation was written.
+        #expect(
+            result.mismatches.map(\.pointer) == [
+                "/expect/outcome", "/expect/error", "/expect/path", "/expect/pathIncludes", "/expect/pathExcludes",
+                "/expect/calls/commissionDevice", "/expect/calls/cancelCommissioning", "/expect/output/room",
+                "/expect/output/roomsOffered", "/expect/warnings", "/expect/hub/activeSession", "/expect/hub/online",
+                "/expect/hub/newDevices", "/expect/elapsedSeconds",
+            ])
+        #expect(result.mismatches.allSatisfy { $0.location != nil })
+        #expect(result.mismatches.first?.location?.column == 14, "the value of \"outcome\"")
         let path = try #require(result.mismatches.first { $0.subject == "path" })
         #expect(path.expected == "#3 prepare/failed")
         #expect(path.actual == "#3 prepare/prepared")

@@ -149,8 +149,10 @@ enum TestReportText {
         out.line("FAIL  \(result.fixture.name)")
         out.line("      \(TestCommand.display(result.fixture.file))")
         for mismatch in result.mismatches {
-            for line in mismatch.description.split(separator: "\n", omittingEmptySubsequences: false) {
-                out.line("      " + line)
+            // Where the expectation was written comes first, as a compiler names a line, for editors to jump to.
+            let place = mismatch.location.map { "\(TestCommand.display(result.fixture.file)):\($0): " } ?? ""
+            for (number, line) in mismatch.description.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                out.line("      " + (number == 0 ? place : "") + line)
             }
         }
     }
