@@ -71,6 +71,7 @@ extension RunJournal {
         do {
             paths = try journalPaths()
         } catch {
+            report.problem = "cannot list the journal directory: \(error.message)"
             return report
         }
         for path in paths {

@@ -103,15 +103,30 @@ public struct RunRecovery: Sendable {
 public struct RecoveryReport: Sendable {
     /// One entry per journal in the directory, oldest run first.
     public var runs: [RunRecovery]
+    /// Why the directory could not be listed (removed, unmounted, not readable); nil when it was. A report with a
+    /// problem has no runs, though the directory may hold some: it needs attention.
+    public var problem: String?
 
-    /// Whether some run could not be settled (deferred or unreadable) and needs another recovery or a person.
-    public var needsAttention: Bool { runs.contains { $0.action == .deferred || $0.action == .unreadable } }
+    /// A report of these runs.
+    public init(runs: [RunRecovery], problem: String? = nil) {
+        self.runs = runs
+        self.problem = problem
+    }
+
+    /// Whether the directory could not be listed, or some run could not be settled (deferred or unreadable): it
+    /// needs another recovery or a person.
+    public var needsAttention: Bool {
+        problem != nil || runs.contains { $0.action == .deferred || $0.action == .unreadable }
+    }
 
     /// The runs this pass recovered.
     public var recovered: [RunRecovery] { runs.filter { $0.action == .recovered } }
 
+    /// The report as JSON, as `matterflow recover` prints it.
     public var jsonValue: JSONValue {
-        ["runs": .array(runs.map(\.jsonValue)), "needsAttention": .bool(needsAttention)]
+        var object: JSONObject = ["runs": .array(runs.map(\.jsonValue)), "needsAttention": .bool(needsAttention)]
+        if let problem { object["problem"] = .string(problem) }
+        return .object(object)
     }
 }
 

@@ -226,6 +226,20 @@ struct RecoveryTests {
         Issue.record("no boundary right after prepare's intent")
     }
 
+    @Test("a directory that cannot be listed is a problem that needs attention, not a report of nothing to do")
+    func unlistableDirectory() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let journal = try RunJournal(directory: scratch.file("journal"))
+        try FileManager.default.removeItem(atPath: scratch.file("journal"))
+        let report = await journal.recover(on: try SimulatedHub(home: Homes.basic(), clock: VirtualClock()))
+        #expect(report.runs.isEmpty)
+        #expect(report.needsAttention)
+        #expect(report.problem?.hasPrefix("cannot list the journal directory: ") == true)
+        #expect(report.problem?.contains(scratch.file("journal")) == true, "\(report.problem ?? "")")
+        #expect(report.jsonValue["problem"] == report.problem.map(JSONValue.string))
+    }
+
     @Test("a torn last record is cut off and recorded before recovery writes")
     func tornTail() async throws {
         let scenario = try await CrashScenario(position: .after, sequence: 20)

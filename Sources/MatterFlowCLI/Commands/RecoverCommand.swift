@@ -101,6 +101,7 @@ struct RecoverCommand {
         let report = await journal.recover(on: opened.hub, options: options)
         signals?.stop()
         await opened.close()
+        if let problem = report.problem { err.line("error: \(problem)") }
         for run in report.runs { err.line(Self.line(run)) }
         environment.standardOutput.line(JSONWriter.pretty(report.jsonValue))
         if let interrupted = signals?.exitCode { return interrupted }
