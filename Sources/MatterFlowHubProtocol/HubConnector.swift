@@ -89,6 +89,9 @@ final class ChildProcess: Sendable {
 
     /// Spawns `words` (the first found on `PATH` unless it holds a slash) with pipes for standard input and output.
     static func spawn(_ words: [String]) throws(FlowError) -> ChildProcess {
+        guard let program = words.first, !program.isEmpty else {
+            throw FlowError(.hubUnreachable, "could not start the hub command: it is empty; give the program to start, then its arguments")
+        }
         // Close-on-exec from their creation, so that no other child started meanwhile inherits them; the child gets
         // the two ends dup'ed onto its standard input and output, its standard error, and nothing else.
         guard let toChild = SpawnExtensions.closeOnExecPipe() else {
@@ -126,13 +129,13 @@ final class ChildProcess: Sendable {
         var pid: pid_t = 0
         let arguments = words.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
-        let status = posix_spawnp(&pid, words[0], &actions, &attributes, arguments, environ)
+        let status = posix_spawnp(&pid, program, &actions, &attributes, arguments, environ)
         Glibc.close(toChild.read)
         Glibc.close(fromChild.write)
         guard status == 0 else {
             Glibc.close(toChild.write)
             Glibc.close(fromChild.read)
-            throw FlowError(.hubUnreachable, "could not start the hub command \(words[0]): \(String(cString: strerror(status)))")
+            throw FlowError(.hubUnreachable, "could not start the hub command \(program): \(String(cString: strerror(status)))")
         }
         return ChildProcess(pid: pid, input: toChild.write, output: fromChild.read)
     }

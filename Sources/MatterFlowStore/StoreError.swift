@@ -21,6 +21,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidRunID
         /// A `--store` value that names no store.
         case invalidStore
+        /// A worker's options out of their range (``WorkerOptions/problem``).
+        case invalidOptions
         /// A run's secret inputs are not where the worker looks for them (`--secrets DIR`).
         case secretsUnavailable
         /// The run's lease passed to another worker (or back to the fleet): this worker may no longer write it.

@@ -163,11 +163,13 @@ public final class StoreWorker: Sendable {
     public var commitStatistics: (batches: Int, records: Int) { committer.statistics }
 
     /// Works until ``stop()`` (or, with ``WorkerOptions/exitWhenIdle``, until the store has nothing left to do).
-    /// - Throws: ``StoreError`` when the store cannot be reached at start.
+    /// - Throws: ``StoreError`` when the store cannot be reached at start, `invalidOptions` when an option is out of
+    ///   its range (``WorkerOptions/problem``).
     ///
     /// It leaves the caller's actor (`@concurrent`): the store's commands block their thread for a round trip.
     @concurrent public func run(host: String, pid: Int) async throws(StoreError) -> WorkerSummary {
         do throws(StoreError) {
+            if let problem = options.problem { throw StoreError(.invalidOptions, problem) }
             if case .failure(let error) = digestKey {
                 throw StoreError(.secretsUnavailable, "the secrets directory's digest key: \(error.message)")
             }

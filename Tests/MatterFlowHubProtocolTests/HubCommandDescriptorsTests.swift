@@ -34,6 +34,19 @@ struct HubCommandDescriptorsTests {
         #expect(descriptors.isSubset(of: ["0", "1", "2", "3"]), "the hub inherited \(descriptors.sorted())")
     }
 
+    @Test("an empty hub command built in code is refused with an error, not a trap")
+    func anEmptyCommandIsRefused() async throws {
+        for words in [[], [""]] {
+            do {
+                _ = try await RemoteHub.connect(to: .command(words))
+                Issue.record("an empty hub command connected")
+            } catch {
+                #expect(error.code == .unavailable)
+                #expect(error.message.contains("the hub command: it is empty"), "\(error.message)")
+            }
+        }
+    }
+
     /// A process may start MatterFlow with signals blocked (a supervisor, a shell's job control), and a thread of
     /// an embedding service may block them: a hub started from there must not inherit that, or SIGTERM (the stop
     /// MatterFlow sends a hub that outlives its input) and Ctrl-C in its own terminal would not reach it.

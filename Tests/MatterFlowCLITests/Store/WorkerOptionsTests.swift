@@ -1,0 +1,48 @@
+import Foundation
+import MatterFlow
+import MatterFlowSimulator
+@testable import MatterFlowStore
+import Testing
+
+/// A service builds `WorkerOptions` in code, from its own configuration: a value no worker can run with must be
+/// refused by name, not trap (a NaN lease) or leave the worker idle for ever (no concurrency).
+@Suite("worker options")
+struct WorkerOptionsTests {
+    @Test("options in range have no problem; each out of range is named with its value and range")
+    func ranges() {
+        #expect(WorkerOptions(workerID: "w").problem == nil)
+        #expect(WorkerOptions(workerID: "w", concurrency: 1, maxWaiting: 0, leaseSeconds: 0.01, pollMilliseconds: 1, drainSeconds: 0).problem == nil)
+        let cases: [(WorkerOptions, String)] = [
+            (WorkerOptions(workerID: ""), "WorkerOptions.workerID is empty"),
+            (WorkerOptions(workerID: "w", concurrency: 0), "WorkerOptions.concurrency is 0; it must be from 1 to 1000000"),
+            (WorkerOptions(workerID: "w", maxWaiting: -1), "WorkerOptions.maxWaiting is -1"),
+            (WorkerOptions(workerID: "w", leaseSeconds: .nan), "WorkerOptions.leaseSeconds is nan"),
+            (WorkerOptions(workerID: "w", leaseSeconds: .infinity), "WorkerOptions.leaseSeconds is inf"),
+            (WorkerOptions(workerID: "w", leaseSeconds: 0), "WorkerOptions.leaseSeconds is 0.0; it must be from 0.01 to 86400.0"),
+            (WorkerOptions(workerID: "w", pollMilliseconds: 0), "WorkerOptions.pollMilliseconds is 0"),
+            (WorkerOptions(workerID: "w", drainSeconds: -1), "WorkerOptions.drainSeconds is -1.0"),
+            (WorkerOptions(workerID: "w", drainSeconds: 1e300), "WorkerOptions.drainSeconds is 1e+300"),
+        ]
+        for (options, message) in cases {
+            #expect(options.problem?.hasPrefix(message) == true, "\(options.problem ?? "no problem") for \(message)")
+        }
+    }
+}
+
+extension PostgresStoreTests {
+    @Test("a worker with options out of range does not start: invalidOptions, and nothing registered in the store")
+    func aWorkerWithOptionsOutOfRangeDoesNotStart() async throws {
+        let store = try PostgresRunStore(conninfo: try TestPostgres.database())
+        let worker = StoreWorker(
+            store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock()) },
+            options: WorkerOptions(workerID: "w1", leaseSeconds: .nan))
+        do {
+            _ = try await worker.run(host: "test", pid: 1)
+            Issue.record("a worker with a NaN lease started")
+        } catch {
+            #expect(error.code == .invalidOptions)
+            #expect(error.message.contains("WorkerOptions.leaseSeconds is nan"))
+        }
+        #expect(try store.execute("SELECT count(*) FROM matterflow_workers", doing: "counting workers").rows == [["0"]])
+    }
+}
