@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlowJSON
+import Synchronization
 import TestGates
 import Testing
 
@@ -46,6 +47,40 @@ import Testing
         // Results are handed out once; the pool then holds nothing.
         #expect(pool.runCount == 0)
         #expect(await pool.result(of: runs[0]) == nil)
+    }
+
+    @Test("callers waiting for one run's result at once all get it; a cancelled caller gets nil and the run goes on")
+    func severalCallersWaitForOneResult() async throws {
+        let workflow = try loadWorkflow(Self.waiting)
+        let pool = RunPool(hub: ScriptedHub(), random: SeededRandomSource(seed: 2))
+        let run = try pool.submit(workflow, structureID: "s1")
+        func waiters() -> Int { pool.state.withLock { $0.runs[run.number]?.resultWaiters.count ?? -1 } }
+        func waitForWaiters(_ count: Int) async {
+            for _ in 0..<100_000 where waiters() != count { await Task.yield() }
+        }
+        let first = Task { await pool.result(of: run) }
+        let second = Task { await pool.result(of: run) }
+        let cancelled = Task { await pool.result(of: run) }
+        await waitForWaiters(3)
+        try #require(waiters() == 3)
+        cancelled.cancel()
+        #expect(await cancelled.value == nil)
+        #expect(waiters() == 2, "the cancelled caller no longer waits")
+        #expect(pool.waitingForEvents == 1, "the run goes on")
+        pool.deliver(Self.event(1, "keyUsed"))
+        #expect(await first.value?.outcome == .succeeded)
+        #expect(await second.value?.output?["device"] == .string("router-1"))
+        #expect(pool.runCount == 0)
+        #expect(await pool.result(of: run) == nil, "a run whose result was taken is no longer held")
+        // A caller already cancelled when it asks gets nil at once, without waiting; the run goes on.
+        let other = try pool.submit(workflow, structureID: "s2")
+        let late = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await pool.result(of: other)
+        }
+        #expect(await late.value == nil)
+        pool.deliver(Self.event(2, "expired"))
+        #expect(await pool.result(of: other)?.outcome == .failed)
     }
 
     @Test func aCancelledWaitingRunTakesItsCancelPath() async throws {

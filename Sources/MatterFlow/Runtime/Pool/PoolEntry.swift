@@ -19,7 +19,8 @@ final class PoolEntry {
     var inbox: [HubEvent] = []
     /// Answers given in advance, by question or ask state name; each is used once.
     var answers: [String: JSONValue]
-    var resultWaiter: CheckedContinuation<RunResult?, Never>?
+    /// The callers of ``RunPool/result(of:)`` waiting for the run to end, each with the number it was given.
+    var resultWaiters: [(id: Int, continuation: CheckedContinuation<RunResult?, Never>)] = []
     /// The run's hub calls still running after the run stopped waiting for them; made at its first hub work.
     var abandoned: AbandonedCalls?
 

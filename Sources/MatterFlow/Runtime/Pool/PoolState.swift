@@ -4,6 +4,8 @@ import MatterFlowJSON
 struct PoolState: ~Copyable {
     var runs: [Int: PoolEntry] = [:]
     var nextNumber = 0
+    /// The number the next caller waiting for a result gets, so that its cancellation finds it.
+    var nextResultWaiter = 0
     /// The runs whose workflows wait for events, by structure.
     var listeners: [StructureID: [Int]] = [:]
     /// Every run's timeouts and retry delays, by deadline.
@@ -196,10 +198,10 @@ struct PoolState: ~Copyable {
     /// A run's result is ready: handed to the caller waiting for it, or kept until one asks.
     mutating func ended(_ number: Int, _ result: RunResult, effects: inout PoolEffects) {
         guard let entry = runs[number] else { return }
-        if let waiter = entry.resultWaiter {
-            entry.resultWaiter = nil
+        if !entry.resultWaiters.isEmpty {
             forget(number)
-            effects.results.append((waiter, result))
+            for waiter in entry.resultWaiters { effects.results.append((waiter.continuation, result)) }
+            entry.resultWaiters = []
         } else {
             entry.waiting = .finished(result)
             entry.inbox = []

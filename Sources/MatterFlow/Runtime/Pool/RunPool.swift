@@ -238,19 +238,37 @@ public final class RunPool: Sendable {
         }
     }
 
-    /// The run's result, once it has ended; the pool then forgets the run.
+    /// The run's result, once it has ended; the pool then forgets the run. Callers waiting at the same time all get
+    /// it; one asking after that gets nil. Nil too when the waiting task is cancelled: the run goes on, and its
+    /// result can be asked for again.
     public func result(of run: Run) async -> RunResult? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<RunResult?, Never>) in
-            let ready = state.withLock { state -> RunResult?? in
-                guard let entry = state.runs[run.number] else { return .some(nil) }
-                if case .finished(let result) = entry.waiting {
-                    state.forget(run.number)
-                    return .some(result)
+        let id = state.withLock { state in
+            state.nextResultWaiter += 1
+            return state.nextResultWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<RunResult?, Never>) in
+                let ready = state.withLock { state -> RunResult?? in
+                    guard let entry = state.runs[run.number] else { return .some(nil) }
+                    if case .finished(let result) = entry.waiting {
+                        state.forget(run.number)
+                        return .some(result)
+                    }
+                    // Cancelled before it could wait: the handler found no waiter to end.
+                    if Task.isCancelled { return .some(nil) }
+                    entry.resultWaiters.append((id, continuation))
+                    return nil
                 }
-                entry.resultWaiter = continuation
-                return nil
+                if let ready { continuation.resume(returning: ready) }
             }
-            if let ready { continuation.resume(returning: ready) }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<RunResult?, Never>? in
+                guard let entry = state.runs[run.number], let index = entry.resultWaiters.firstIndex(where: { $0.id == id }) else {
+                    return nil
+                }
+                return entry.resultWaiters.remove(at: index).continuation
+            }
+            waiter?.resume(returning: nil)
         }
     }
 
