@@ -305,15 +305,17 @@ public final class GroupCommitter: @unchecked Sendable {
         return failures[runID]
     }
 
-    /// Writes what is pending, then stops the thread (waiting for it).
+    /// Writes what is pending, then stops the thread (waiting for it). Only the first of several calls joins the
+    /// thread; the others return at once.
     public func shutdown() {
         monitor.lock()
         stopping = true
         syncRequested = true
         wakeCommitter()
-        monitor.unlock()
-        if let thread { pthread_join(thread, nil) }
+        let running = thread
         thread = nil
+        monitor.unlock()
+        if let running { pthread_join(running, nil) }
     }
 
     /// Batches and records written so far.

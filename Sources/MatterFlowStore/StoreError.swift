@@ -23,6 +23,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidStore
         /// A worker's options out of their range (``WorkerOptions/problem``).
         case invalidOptions
+        /// ``StoreWorker/run(host:pid:)`` was called on a worker that runs, or ran, already: a worker runs once.
+        case workerUsed
         /// A run's secret inputs are not where the worker looks for them (`--secrets DIR`).
         case secretsUnavailable
         /// The run's lease passed to another worker (or back to the fleet): this worker may no longer write it.

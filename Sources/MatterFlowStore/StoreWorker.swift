@@ -100,6 +100,8 @@ public final class StoreWorker: Sendable {
         var claims: [String: Int] = [:]
         var summary = WorkerSummary()
         var stopping = false
+        /// ``run(host:pid:)`` began and got past its start: the worker cannot run again.
+        var started = false
     }
 
     public let store: PostgresRunStore
@@ -142,6 +144,11 @@ public final class StoreWorker: Sendable {
         }
     }
 
+    deinit {
+        // A worker that never ran (or whose start failed) still has its committer's thread.
+        committer.shutdown()
+    }
+
     /// The key of the runs' secret digests (see ``digestKey``).
     private var key: SecretDigestKey? {
         if case .success(let key) = digestKey { key } else { nil }
@@ -163,11 +170,19 @@ public final class StoreWorker: Sendable {
     public var commitStatistics: (batches: Int, records: Int) { committer.statistics }
 
     /// Works until ``stop()`` (or, with ``WorkerOptions/exitWhenIdle``, until the store has nothing left to do).
-    /// - Throws: ``StoreError`` when the store cannot be reached at start, `invalidOptions` when an option is out of
-    ///   its range (``WorkerOptions/problem``).
+    /// - Throws: ``StoreError`` when the store cannot be reached at start (the worker may be run again),
+    ///   `invalidOptions` when an option is out of its range (``WorkerOptions/problem``), `workerUsed` when the
+    ///   worker runs or ran already.
     ///
     /// It leaves the caller's actor (`@concurrent`): the store's commands block their thread for a round trip.
     @concurrent public func run(host: String, pid: Int) async throws(StoreError) -> WorkerSummary {
+        let fresh = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard fresh else {
+            throw StoreError(.workerUsed, "worker \(options.workerID) runs or ran already; a StoreWorker runs once: make a new one")
+        }
         do throws(StoreError) {
             if let problem = options.problem { throw StoreError(.invalidOptions, problem) }
             if case .failure(let error) = digestKey {
@@ -178,7 +193,8 @@ public final class StoreWorker: Sendable {
             }
             try store.registerWorker(options.workerID, host: host, pid: pid)
         } catch {
-            committer.shutdown()
+            // Nothing was claimed: the worker may be run again (once the store is back), its committer kept for it.
+            state.withLock { $0.started = false }
             throw error
         }
         options.log?("worker \(options.workerID): claiming runs from \(store.name)")

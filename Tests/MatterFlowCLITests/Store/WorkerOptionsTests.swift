@@ -45,4 +45,27 @@ extension PostgresStoreTests {
         }
         #expect(try store.execute("SELECT count(*) FROM matterflow_workers", doing: "counting workers").rows == [["0"]])
     }
+
+    @Test("a worker whose start failed (its registration refused) runs once the store is back; a worker that ran does not run again")
+    func aWorkerRunsOnce() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        let worker = StoreWorker(
+            store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock()) },
+            options: WorkerOptions(workerID: "w1", exitWhenIdle: true))
+        try connection.execute("ALTER TABLE matterflow_workers RENAME TO matterflow_workers_away")
+        await #expect(throws: StoreError.self) { _ = try await worker.run(host: "test", pid: 1) }
+        try connection.execute("ALTER TABLE matterflow_workers_away RENAME TO matterflow_workers")
+        let summary = try await worker.run(host: "test", pid: 1)
+        #expect(summary.finished.isEmpty)
+        #expect(try connection.execute("SELECT worker_id FROM matterflow_workers").rows == [["w1"]])
+        do {
+            _ = try await worker.run(host: "test", pid: 1)
+            Issue.record("a worker ran twice")
+        } catch {
+            #expect(error.code == .workerUsed)
+        }
+    }
 }
