@@ -11,13 +11,15 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object(JSONObject)
 
-    /// The name of this value's JSON type, as used in error messages ("string", "object", ...).
+    /// The name of this value's JSON type, as used in error messages ("string", "object", ...; "integer beyond 64 bits" for
+    /// a whole number no 64-bit integer holds).
     public var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
         case .int: "integer"
-        case .double: "number"
+        // A whole number too large for a 64-bit integer is named so: "must be integer, got number" would puzzle.
+        case .double(let value): value.isFinite && value.rounded() == value && Int(exactly: value) == nil ? "integer beyond 64 bits" : "number"
         case .string: "string"
         case .array: "array"
         case .object: "object"

@@ -88,6 +88,30 @@ struct InputContractTests {
         }
     }
 
+    @Test("a whole number past 64 bits is no integer anywhere: in an --inputs file, or reaching an integer argument from a number input")
+    func integersPast64Bits() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let epskc = Repository.workflow("epskc-share")
+        let home = Repository.root + "/Examples/border-router-home.json"
+        let inputs = try directory.write(#"{"durationSeconds": 1e19}"#, to: "inputs.json")
+        let filed = await matterflowVirtual(["run", epskc, "--home", home, "--trace", "none", "--inputs", inputs])
+        #expect(filed.code == 2)
+        #expect(filed.stderr.contains(#"input "durationSeconds" must be integer, got integer beyond 64 bits"#), "\(filed.stderr)")
+        // A number input may hold 1e19; the operation's integer argument may not, and says so rather than drop it.
+        let text = try String(contentsOfFile: epskc, encoding: .utf8)
+            .replacingOccurrences(of: #""durationSeconds": { "type": "integer""#, with: #""durationSeconds": { "type": "number""#)
+            .replacingOccurrences(of: #""path": "find-border-router.json""#, with: #""path": "\#(Repository.root)/Workflows/find-border-router.json""#)
+        let numbered = try directory.write(text, to: "epskc-number.json")
+        for value in ["1e19", "-1e19", "1e300"] {
+            let run = await matterflowVirtual(["run", numbered, "--home", home, "--trace", "none", "--input", "durationSeconds=\(value)"])
+            #expect(run.code == 1, "\(value): \(run.stderr)")
+            let error = try run.resultError()
+            #expect(error["cause"] as? String == "invalidArgumentValue", "\(value): \(error)")
+            #expect((error["message"] as? String)?.contains("got integer beyond 64 bits") == true, "\(value): \(error)")
+        }
+    }
+
     @Test("--inputs FILE with one --input for a name in it: the command line wins")
     func fileThenOverride() async throws {
         let directory = try TemporaryDirectory()

@@ -41,7 +41,8 @@ public indirect enum ValueShape: Sendable, Hashable, CustomStringConvertible {
         case (.any, _), (.string, .string), (.integer, .int), (.boolean, .bool), (.number, .int), (.number, .double):
             return true
         case (.integer, .double(let number)):
-            return number.rounded() == number
+            // A whole number a 64-bit integer holds (as JSON writes 30 as 30.0 at times); 1e19 is none.
+            return Int(exactly: number) != nil
         case (.array(let element), .array(let values)):
             return values.allSatisfy(element.admits)
         case (.object(let fields), .object(let object)):
