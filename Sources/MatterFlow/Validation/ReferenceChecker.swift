@@ -29,8 +29,13 @@ struct ReferenceChecker {
                 // state's `until` reads its own result, bound by the body's run just before.
                 let extra = place == .inputs
                     ? Self.mapIteration(of: state)?.elementName : place == .until ? Self.repeatResult(of: state) : nil
+                // An assign state's warning is evaluated after its `set`, so it reads what the state binds.
+                let setHere: [String] =
+                    if place == .assignWarning, case .assign(let assign) = state.kind { assign.assignments.map(\.name) } else { [] }
                 for reference in template.references {
-                    check(reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn, element: extra)
+                    check(
+                        reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn, element: extra,
+                        boundHere: setHere)
                 }
             }
         }
@@ -39,7 +44,7 @@ struct ReferenceChecker {
     /// `pointer` is spelled out only for a finding.
     private func check(
         _ reference: Reference, at pointer: () -> String, shapes: [String: ValueShape], must: BindingFlow.Bound,
-        may: BindingFlow.Bound, element: String?
+        may: BindingFlow.Bound, element: String?, boundHere: [String] = []
     ) {
         let head = reference.head
         if reference.root == .vars, let head, head == element {
@@ -64,11 +69,13 @@ struct ReferenceChecker {
                     "${\(reference)} reads variable \"\(head ?? "")\", which no state binds\(SpellingSuggestion.hint(for: head ?? "", among: shapes.keys)); bind it with \"result\" or an assign state")
                 return
             }
-            if !may.contains(head) {
+            // A variable the state itself has just bound is bound on every path.
+            let boundJustBefore = boundHere.contains(head)
+            if !boundJustBefore, !may.contains(head) {
                 collector.error(
                     Code.undefinedVariable, at: pointer(),
                     "${\(reference)} is read before any state on the way here binds \"\(head)\"")
-            } else if !must.contains(head) {
+            } else if !boundJustBefore, !must.contains(head) {
                 collector.warning(
                     Code.possiblyUnboundVariable, at: pointer(),
                     "\"\(head)\" is not bound on every path to this state (for example, after an error); a run taking such a path fails with unresolvedReference")
@@ -238,6 +245,8 @@ struct ReferenceChecker {
         case inputs
         /// A repeat state's `until` condition.
         case until
+        /// An assign state's `warning`, evaluated after its `set`.
+        case assignWarning
         case other
     }
 
@@ -288,7 +297,7 @@ struct ReferenceChecker {
             for (index, branch) in choice.branches.enumerated() { conditionTemplates(branch.condition, branch: index) }
         case .assign(let assign):
             named(assign.assignments, "/set")
-            if let warning = assign.warning { body({ base + "/warning" }, warning, false, .other) }
+            if let warning = assign.warning { body({ base + "/warning" }, warning, false, .assignWarning) }
         case .wait(let wait): named(wait.match, "/match")
         case .ask(let ask):
             body({ base + "/prompt" }, ask.prompt, false, .other)
