@@ -133,6 +133,26 @@ import Testing
         #expect(finding.message.contains("drop \"secret\", or make the input a string"))
     }
 
+    @Test("an assign state's warning reads what its own set binds (it is evaluated after set), and nothing unbound")
+    func anAssignWarningReadsItsOwnSet() throws {
+        let reads = diagnose(Self.workflow(states: #"{"a": {"type": "assign", "set": {"old": 1}, "warning": "old=${vars.old}", "next": "done"}, "#+Self.end+"}"))
+        #expect(reads.isEmpty, "\(reads)")
+        let unbound = diagnose(Self.workflow(states: #"{"a": {"type": "assign", "set": {"old": 1}, "warning": "${vars.other}", "next": "b"}, "b": {"type": "assign", "set": {"other": 2}, "next": "done"}, "#+Self.end+"}"))
+        #expect(unbound.map(\.code) == ["undefinedVariable"], "\(unbound)")
+        #expect(unbound.first?.pointer == "/states/a/warning")
+    }
+
+    @Test("a secret input's default too short to be redacted is refused where it is written, not blamed on --input at run time")
+    func aShortSecretDefaultIsRefusedAtLoad() throws {
+        let diagnostics = diagnose(Self.workflow(
+            states: #"{"a": {"type": "succeed"}}"#,
+            inputs: #"{"pin": {"type": "string", "secret": true, "default": "ab"}, "code": {"type": "integer", "secret": true, "default": 7}, "fine": {"type": "string", "secret": true, "default": "abcd"}}"#))
+        #expect(diagnostics.map(\.code) == ["invalidValue", "invalidValue"], "\(diagnostics)")
+        #expect(diagnostics.map(\.pointer) == ["/inputs/pin/default", "/inputs/code/default"])
+        #expect(diagnostics.first?.message.contains("the default of secret input \"pin\" has 1-3 characters") == true, "\(diagnostics)")
+        #expect(!diagnostics.contains { $0.message.contains("\"ab\"") })
+    }
+
     @Test func newerVersionHasItsOwnMessage() throws {
         let diagnostics = diagnose(#"{"workflow": "t", "version": 3, "start": "a", "states": {"a": {"type": "succeed"}}}"#)
         let finding = try #require(diagnostics.first)

@@ -96,6 +96,16 @@ struct WorkflowDecoder {
             }
             // An onboarding payload holds the setup passcode, a dataset the Network Key: secret whatever the file says.
             let secret = (input.bool("secret") ?? false) || type == .onboardingPayload || type == .operationalDataset
+            if secret, let defaultValue {
+                // Refused here, where it is written: at run time the default would be blamed on the run's inputs.
+                for pointer in Workflow.shortStrings(in: defaultValue, at: { input.pointer("default") }) {
+                    collector.error(
+                        DiagnosticCode.invalidValue, at: pointer,
+                        "the default of secret input \"\(member.key)\" has 1-\(SecretValues.minimumLength - 1) characters\(pointer == input.pointer("default") ? "" : " at \(pointer)"); "
+                            + "a secret that short cannot be told apart from other text, so it could not be kept out of traces, journals "
+                            + "and messages: use at least \(SecretValues.minimumLength) characters, or drop the default")
+                }
+            }
             if secret, type == .boolean {
                 collector.error(
                     DiagnosticCode.invalidValue, at: input.pointer("secret"),
