@@ -39,6 +39,23 @@ import Testing
     static let offline = FlowError(.hubOffline, "offline")
     static let unreachable = FlowError(.hubUnreachable, "unreachable")
 
+    @Test("a computed cause that is null or empty is the default; another value is its JSON text; a computed code that is no string is malformedError")
+    func computedCauseAndCode() async throws {
+        let text = #"""
+            {"workflow": "t", "version": 1, "inputs": {"cause": {"type": "any"}, "code": {"type": "any", "default": "internal"}},
+             "start": "f", "states": {"f": {"type": "fail", "code": "${input.code}", "cause": "${input.cause}", "message": "m"}}}
+            """#
+        let workflow = try loadWorkflow(text)
+        for (given, expected) in [(JSONValue.int(5), "5"), (.null, "workflowFailed"), (.string(""), "workflowFailed"), (.string("custom"), "custom")] {
+            let (result, _) = try await run(workflow, hub: ScriptedHub(), inputs: ["cause": given])
+            #expect(result.error?.code == .internal)
+            #expect(result.error?.cause.rawValue == expected, "\(given)")
+        }
+        let (result, _) = try await run(workflow, hub: ScriptedHub(), inputs: ["cause": "c", "code": 7])
+        #expect(result.error?.cause == .malformedError)
+        #expect(result.error?.message == "the fail state's code evaluated to integer, not a canonical code's name")
+    }
+
     @Test func retryDelaysFollowIntervalTimesRateToTheCap() async throws {
         let workflow = try loadWorkflow(Self.action(#"""
             "retry": [{"errors": ["hubOffline"], "maxRetries": 4, "intervalSeconds": 1, "backoffRate": 2, "maxDelaySeconds": 5}],

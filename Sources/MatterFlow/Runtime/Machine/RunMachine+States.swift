@@ -193,14 +193,23 @@ extension RunMachine {
                     code: code, cause: ErrorCause(rawValue: object["cause"]?.stringValue ?? ErrorCause.workflowFailed.rawValue),
                     message: object["message"]?.stringValue ?? "", state: object["state"]?.stringValue ?? state)
             case .new(let codeTemplate, let causeTemplate, let messageTemplate):
-                let codeText = try scope.evaluate(codeTemplate).stringValue ?? ""
+                let codeValue = try scope.evaluate(codeTemplate)
+                guard let codeText = codeValue.stringValue else {
+                    return FlowError(
+                        code: .internal, cause: .malformedError,
+                        message: "the fail state's code evaluated to \(codeValue.typeName), not a canonical code's name", state: state)
+                }
                 guard let code = ErrorCode(rawValue: codeText) else {
                     return FlowError(code: .internal, cause: .malformedError, message: "the fail state's code \"\(codeText)\" is not a canonical code", state: state)
                 }
-                let cause = try causeTemplate.map { template throws(FlowError) in try scope.evaluate(template).stringValue ?? "" }
+                // A cause that evaluates to null or "" is no cause: the default. Another value is routed by its JSON text.
+                let cause = try causeTemplate.map { template throws(FlowError) in
+                    let value = try scope.evaluate(template)
+                    return value.stringValue ?? (value.isNull ? "" : JSONWriter.compact(value))
+                }
                 let message = try scope.evaluate(messageTemplate)
                 return FlowError(
-                    code: code, cause: ErrorCause(rawValue: cause ?? ErrorCause.workflowFailed.rawValue),
+                    code: code, cause: ErrorCause(rawValue: cause.flatMap { $0.isEmpty ? nil : $0 } ?? ErrorCause.workflowFailed.rawValue),
                     message: message.stringValue ?? JSONWriter.compact(message), state: state)
             }
         } catch {
