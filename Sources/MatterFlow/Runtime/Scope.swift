@@ -168,7 +168,8 @@ struct Scope: Sendable {
         }
     }
 
-    /// JSON equality: numbers by value (1 equals 1.0), arrays element by element, objects by members in any order.
+    /// JSON equality: numbers by value, exactly (1 equals 1.0; 2^53 + 1 is not 2^53), arrays element by element,
+    /// objects by members in any order.
     static func equal(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.array(let left), .array(let right)):
@@ -177,8 +178,29 @@ struct Scope: Sendable {
             return left.count == right.count
                 && left.members.allSatisfy { member in right[member.key].map { equal(member.value, $0) } ?? false }
         default:
-            if let left = lhs.doubleValue, let right = rhs.doubleValue { return left == right }
+            if let order = numericOrder(lhs, rhs) { return order == 0 }
             return lhs == rhs
+        }
+    }
+
+    /// The order of two numbers (-1, 0 or 1), exact whatever their kinds; nil unless both are numbers.
+    static func numericOrder(_ lhs: JSONValue, _ rhs: JSONValue) -> Int? {
+        func order<T: Comparable>(_ left: T, _ right: T) -> Int { left < right ? -1 : (left > right ? 1 : 0) }
+        // An integer against a double: whole parts as integers (a double beyond 64 bits is beyond every integer),
+        // then the double's fraction.
+        func mixed(_ left: Int, _ right: Double) -> Int {
+            if right >= 0x1p63 { return -1 }
+            if right < -0x1p63 { return 1 }
+            let whole = right.rounded(.down)
+            let wholeOrder = order(left, Int(whole))
+            return wholeOrder != 0 ? wholeOrder : (right > whole ? -1 : 0)
+        }
+        switch (lhs, rhs) {
+        case (.int(let left), .int(let right)): return order(left, right)
+        case (.double(let left), .double(let right)): return order(left, right)
+        case (.int(let left), .double(let right)): return mixed(left, right)
+        case (.double(let left), .int(let right)): return -mixed(right, left)
+        default: return nil
         }
     }
 
@@ -188,8 +210,8 @@ struct Scope: Sendable {
         case .notEquals: return !equal(lhs, rhs)
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             let order: Int
-            if let left = lhs.doubleValue, let right = rhs.doubleValue {
-                order = left < right ? -1 : (left > right ? 1 : 0)
+            if let numeric = numericOrder(lhs, rhs) {
+                order = numeric
             } else if let left = lhs.stringValue, let right = rhs.stringValue {
                 order = left < right ? -1 : (left > right ? 1 : 0)
             } else {
