@@ -12,6 +12,21 @@ import Testing
         #expect(run.stderr.contains(#"error[highlightMismatch]: "comission" is not a state of workflow "commission-device"; did you mean "commission"?"#), "\(run.stderr)")
     }
 
+    @Test("a file given by mistake (a key, a dataset) is not quoted back: the error names the file only")
+    func aFileThatIsNoPathIsNotQuoted() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = "261a5d1a0e9c3b7f44a2d8e1b6c05f9a7d3e2c1b0a9f8e7d6c5b4a3928171605"
+        let file = try directory.write(key + "\n", to: "digest.key")
+        let run = await matterflow("graph", Repository.workflow("commission-device"), "--highlight-path", file)
+        #expect(run.code == 2)
+        #expect(!run.stderr.contains(key.prefix(8)), "\(run.stderr)")
+        #expect(run.stderr.contains(file) && run.stderr.contains("is neither a `--trace jsonl` file nor a list of states"), "\(run.stderr)")
+        // A list of states in a file still works, one per line too.
+        let states = try directory.write("prepare -> request\ncommission\n", to: "path.txt")
+        #expect(await matterflow("graph", Repository.workflow("commission-device"), "--highlight-path", states).code == 0)
+    }
+
     @Test func anotherWorkflowsTraceExitsTwo() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -11,6 +11,9 @@ public struct GraphHighlight: Sendable, Hashable {
     public var source: String
     /// What was skipped while reading a trace: a torn last line.
     public var warnings: [Diagnostic]
+    /// Whether errors may quote the states that do not fit: not for a list read from a file, which may be any
+    /// file (a key, a dataset) given by mistake.
+    public var quotesStates = true
 
     public init(states: [String], workflow: String? = nil, source: String = "--highlight-path", warnings: [Diagnostic] = []) {
         self.states = states
@@ -77,9 +80,19 @@ public struct GraphHighlight: Sendable, Hashable {
         return GraphHighlight(states: states, workflow: top, source: file, warnings: warnings)
     }
 
-    /// States written as a list: separated by commas or arrows (`a, b, c`, `a -> b`), or a path as the validator
-    /// prints it (`a -[next]-> b -[onError[0] *]-> c`).
-    public static func path(_ text: String) -> GraphHighlight {
+    /// States written as a list: separated by commas, arrows or lines (`a, b, c`, `a -> b`), or a path as the validator
+    /// prints it (`a -[next]-> b -[onError[0] *]-> c`). A list read from `file` is named by it in errors, which do not
+    /// quote its text.
+    public static func path(_ text: String, file: String? = nil) -> GraphHighlight {
+        var highlight = path(text)
+        if let file {
+            highlight.source = file
+            highlight.quotesStates = false
+        }
+        return highlight
+    }
+
+    private static func path(_ text: String) -> GraphHighlight {
         var normalized = ""
         var rest = Substring(text)
         while let open = rest.range(of: "-[") {
@@ -91,7 +104,8 @@ public struct GraphHighlight: Sendable, Hashable {
             rest = rest[close.upperBound...]
         }
         normalized += rest
-        let states = normalized.replacingOccurrences(of: "->", with: ",").split(separator: ",")
+        // Lines separate states too: a file may list one per line, and ends with a newline.
+        let states = normalized.replacingOccurrences(of: "->", with: ",").split(whereSeparator: { $0 == "," || $0.isNewline })
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && $0 != "(end)" }
         return GraphHighlight(states: states)
@@ -141,10 +155,15 @@ extension StateGraph {
             if sequence.last != resolved { sequence.append(resolved) }
         }
         if let first = unknown.first {
-            let shown = unknown.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (unknown.count > 5 ? " and \(unknown.count - 5) more" : "")
             let topLevel = nodes.map(\.id).filter { !$0.contains("/") }
+            let remedy = "give this workflow's own states (\(topLevel.prefix(8).joined(separator: ", "))\(topLevel.count > 8 ? ", ..." : "")), or the trace or path of a run of it"
+            guard highlight.quotesStates else {
+                throw highlight.mismatch(
+                    "the file is neither a `--trace jsonl` file nor a list of states of workflow \"\(name)\" (\(unknown.count) of its \(highlight.states.count) entries are no state; what it holds is not shown); \(remedy)")
+            }
+            let shown = unknown.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (unknown.count > 5 ? " and \(unknown.count - 5) more" : "")
             throw highlight.mismatch(
-                "\(shown) \(unknown.count == 1 ? "is not a state" : "are not states") of workflow \"\(name)\"\(SpellingSuggestion.hint(for: first, among: nodes.map(\.id))); give this workflow's own states (\(topLevel.prefix(8).joined(separator: ", "))\(topLevel.count > 8 ? ", ..." : "")), or the trace or path of a run of it")
+                "\(shown) \(unknown.count == 1 ? "is not a state" : "are not states") of workflow \"\(name)\"\(SpellingSuggestion.hint(for: first, among: nodes.map(\.id))); \(remedy)")
         }
         let visited = Set(sequence)
         let pairs = Set(zip(sequence, sequence.dropFirst()).map { "\($0)\u{1}\($1)" })

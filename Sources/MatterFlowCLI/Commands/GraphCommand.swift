@@ -100,7 +100,7 @@ struct GraphCommand {
         if text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") {
             return try GraphHighlight.trace(jsonl: text, file: value)
         }
-        return GraphHighlight.path(text)
+        return GraphHighlight.path(text, file: value)
     }
 
     /// Draws a highlight over a graph. A value that names no file but looks like a file's path (it holds a `/` or
