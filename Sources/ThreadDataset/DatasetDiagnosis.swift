@@ -28,6 +28,10 @@ public struct DatasetDiagnosis: Hashable, Sendable {
 extension OperationalDataset {
     /// Parses TLV bytes and validates the result, collecting every problem instead of stopping at the first.
     ///
+    /// Two limits keep a diagnosis from showing what it must not: the walk stops at a TLV whose length is off for
+    /// its type (later "headers" could be bytes of the Network Key), and after 16 problems (bytes that are no
+    /// dataset at all).
+    ///
     /// - Parameters:
     ///   - bytes: The TLVs.
     ///   - requirement: What a complete dataset must contain; ``DatasetRequirement/active`` by default.

@@ -45,6 +45,9 @@ extension OperationalDataset {
     ///   - bytes: The TLVs.
     ///   - stopAtFirstError: Whether to return as soon as one problem is found.
     /// - Returns: The dataset decoded so far, and the problems in the order found.
+    /// The most problems one parse lists.
+    static let maxListedErrors = 16
+
     static func parse(
         _ bytes: [UInt8],
         stopAtFirstError: Bool
@@ -109,11 +112,29 @@ extension OperationalDataset {
                 do throws(ThreadDatasetError) {
                     try dataset.decodeField(type, value, offset: offset)
                     dataset.tlvOrder.append(type)
+                } catch where error.code == .invalidLength {
+                    // A length that is off for its type may be the wrong one, and then what follows is read out of
+                    // step: the "headers" of later TLVs could be bytes of a value such as the Network Key, and
+                    // errors about them would show those bytes. The walk stops here.
+                    errors.append(
+                        ThreadDatasetError(
+                            code: error.code, tlvType: error.tlvType, offset: error.offset,
+                            message: error.message + "; the TLVs after it are not read, as their framing depends on this length"))
+                    break
                 } catch {
                     errors.append(error)
                 }
             }
             if stopAtFirstError, !errors.isEmpty { break }
+            // Bytes that are no dataset at all (a long run of zeros) would list a problem per two bytes.
+            if errors.count >= maxListedErrors {
+                let last = errors.removeLast()
+                errors.append(
+                    ThreadDatasetError(
+                        code: last.code, tlvType: last.tlvType, offset: last.offset,
+                        message: last.message + "; further problems are not listed (\(maxListedErrors) found before offset \(valueStart + length))"))
+                break
+            }
             offset = valueStart + length
         }
         return (dataset, errors)

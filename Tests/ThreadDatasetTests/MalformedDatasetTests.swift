@@ -182,6 +182,27 @@ struct MalformedDatasetTests {
         #expect(diagnosis.parseErrors.map(\.code) == [.channelOutOfRange, .extendedLength])
     }
 
+    @Test("A secret TLV whose length is off stops the walk: no byte of the Network Key or PSKc shows as a later TLV's type or length")
+    func aWrongSecretLengthStopsTheWalk() {
+        let key = PublishedVectors.openThread5938NetworkKey
+        let hexText = PublishedVectors.openThread5938.replacing("0510" + key.prefix(4), with: "0508" + key.prefix(4))
+        let diagnosis = OperationalDataset.diagnose(hex: hexText)
+        #expect(diagnosis.parseErrors.map(\.code) == [.invalidLength])
+        #expect(diagnosis.parseErrors.first?.message.hasSuffix("the TLVs after it are not read, as their framing depends on this length") == true)
+        // Bytes 9 and 10 of the key are 0x78 and 0xd9: neither may appear as a type or a length.
+        let text = diagnosis.parseErrors.map(\.message).joined(separator: " ")
+        #expect(!text.contains("120") && !text.contains("217"), "\(text)")
+    }
+
+    @Test("Bytes that are no dataset list at most 16 problems, saying more are not listed")
+    func noiseListsAFewProblems() {
+        #expect(OperationalDataset.diagnose(hex: String(repeating: "00", count: 60_000)).parseErrors.count == 2)
+        let diagnosis = OperationalDataset.diagnose(hex: String(repeating: "0e080000000000010000", count: 6_000))
+        #expect(diagnosis.parseErrors.count == 16)
+        #expect(diagnosis.parseErrors.first?.code == .datasetTooLong)
+        #expect(diagnosis.parseErrors.last?.message.contains("further problems are not listed") == true)
+    }
+
     @Test("A diagnosis of an over-long dataset still walks its TLVs")
     func diagnosisOfLongDataset() {
         let hexText = "bdfc" + String(repeating: "00", count: 252) + "000300001b"
