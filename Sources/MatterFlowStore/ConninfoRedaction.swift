@@ -1,3 +1,5 @@
+import Foundation
+
 /// A PostgreSQL connection string as messages and logs show it: the same text, every password (`password`, and
 /// `sslpassword`, a client key's passphrase) replaced by `<redacted>`.
 ///
@@ -9,10 +11,48 @@ enum ConninfoRedaction {
     static let secretKeys: Set<String> = ["password", "sslpassword"]
 
     static func redacting(_ conninfo: String) -> String {
-        conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://") ? redactingURI(conninfo) : redactingPairs(conninfo)
+        redaction(of: conninfo).text
     }
 
-    private static func redactingURI(_ uri: String) -> String {
+    /// A message about `conninfo` (libpq's, which may quote the string or a part of it) with the string shown
+    /// redacted and each of its passwords, as written or decoded, replaced by `<redacted>`. A password of fewer
+    /// than 3 characters is left: replacing it would garble the message, and no redaction can hide it.
+    static func scrubbing(_ message: String, about conninfo: String) -> String {
+        let redaction = redaction(of: conninfo)
+        var scrubbed = conninfo.isEmpty ? message : message.replacingOccurrences(of: conninfo, with: redaction.text)
+        let forms = Set(redaction.secrets.flatMap { [$0, percentDecoded(Substring($0)), unquoted($0)] })
+        for secret in forms.sorted(by: { $0.count > $1.count }) where secret.count >= 3 {
+            scrubbed = scrubbed.replacingOccurrences(of: secret, with: placeholder)
+        }
+        return scrubbed
+    }
+
+    /// A single-quoted pair value without its quotes and escapes; other text as it is.
+    private static func unquoted(_ value: String) -> String {
+        guard value.count >= 2, value.hasPrefix("'"), value.hasSuffix("'") else { return value }
+        var result = ""
+        var escaped = false
+        for character in value.dropFirst().dropLast() {
+            if !escaped, character == "\\" {
+                escaped = true
+                continue
+            }
+            escaped = false
+            result.append(character)
+        }
+        return result
+    }
+
+    /// The redacted text, and the passwords it hid as written.
+    private static func redaction(of conninfo: String) -> (text: String, secrets: [String]) {
+        var secrets: [String] = []
+        let text =
+            conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://")
+            ? redactingURI(conninfo, hiding: &secrets) : redactingPairs(conninfo, hiding: &secrets)
+        return (text, secrets)
+    }
+
+    private static func redactingURI(_ uri: String, hiding secrets: inout [String]) -> String {
         var text = Substring(uri)
         var fragment = ""
         if let hash = text.firstIndex(of: "#") {
@@ -29,15 +69,19 @@ enum ConninfoRedaction {
             let rest = result[scheme.upperBound...]
             let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
             if let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+                secrets.append(String(rest[rest.index(after: colon)..<at]))
                 result = String(result[..<rest.index(after: colon)]) + placeholder + String(result[at...])
             }
         }
         if let query {
-            let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
+            var parameters: [String] = []
+            for parameter in query.split(separator: "&", omittingEmptySubsequences: false) {
                 guard let equals = parameter.firstIndex(of: "="), secretKeys.contains(percentDecoded(parameter[..<equals])) else {
-                    return String(parameter)
+                    parameters.append(String(parameter))
+                    continue
                 }
-                return String(parameter[..<equals]) + "=" + placeholder
+                secrets.append(String(parameter[parameter.index(after: equals)...]))
+                parameters.append(String(parameter[..<equals]) + "=" + placeholder)
             }
             result += "?" + parameters.joined(separator: "&")
         }
@@ -72,7 +116,7 @@ enum ConninfoRedaction {
         }
     }
 
-    private static func redactingPairs(_ conninfo: String) -> String {
+    private static func redactingPairs(_ conninfo: String, hiding secrets: inout [String]) -> String {
         let characters = Array(conninfo)
         var result = ""
         var index = 0
@@ -112,7 +156,13 @@ enum ConninfoRedaction {
                 index = min(index, characters.count)
             }
             // A value without a key is not one libpq takes: what it holds cannot be told, so it is not shown.
-            result += secretKeys.contains(key) || key.isEmpty ? placeholder : String(characters[valueStart..<index])
+            let value = String(characters[valueStart..<index])
+            if secretKeys.contains(key) || key.isEmpty {
+                secrets.append(value)
+                result += placeholder
+            } else {
+                result += value
+            }
         }
         return result
     }

@@ -149,7 +149,8 @@ public final class PostgresConnection: Sendable {
             throw PostgresError(.connectionFailed, "cannot connect to \(target): out of memory")
         }
         guard pq.status(pointer) == CONNECTION_OK else {
-            let reason = Self.message(of: pointer, pq)
+            // libpq may quote the string, or the part of it it could not read, password included.
+            let reason = ConninfoRedaction.scrubbing(Self.message(of: pointer, pq), about: conninfo)
             pq.finish(pointer)
             throw PostgresError(.connectionFailed, "cannot connect to \(target): \(reason)")
         }

@@ -30,4 +30,29 @@ struct ConninfoRedactionTests {
             #expect(!PostgresConnection.redacting(text + " password=hunter2").contains("hunter2"), "\(text)")
         }
     }
+
+    @Test("libpq's own message about a string it cannot read never shows its password, as written or decoded")
+    func libpqMessagesAreScrubbed() throws {
+        try #require((try? LibPQ.loaded.get()) != nil, "libpq cannot be opened here")
+        for conninfo in [
+            "postgres://u:S3cretPW@[::1:5432/db", "postgresql://u:S3cret%zzPW@h/db", "postgresql://u:S3cr%65tPW@[h/db",
+            "host=/nowhere password='S3cret PW' port=notaport",
+        ] {
+            do {
+                _ = try PostgresConnection(conninfo)
+                Issue.record("connected with \(conninfo)")
+            } catch {
+                #expect(!error.message.contains("S3cret") && !error.message.contains("S3cr%65t"), "\(error.message)")
+                #expect(error.message.hasPrefix("cannot connect to "), "\(error.message)")
+            }
+        }
+    }
+
+    @Test("scrubbing replaces the whole string with its redacted form, and each password form in what is left")
+    func scrubbing() {
+        let conninfo = "postgres://u:p%41ss@h/db"
+        #expect(
+            ConninfoRedaction.scrubbing(#"bad URI "postgres://u:p%41ss@h/db": token p%41ss, decoded pAss"#, about: conninfo)
+                == #"bad URI "postgres://u:<redacted>@h/db": token <redacted>, decoded <redacted>"#)
+    }
 }
