@@ -21,10 +21,23 @@ struct JournalFile: Sendable {
         return JournalFile(path: path, descriptor: descriptor)
     }
 
-    /// Opens an existing journal and takes its lock without waiting; nil when another process holds it.
+    /// Opens an existing journal and takes its lock without waiting; nil when another process holds it. Only a
+    /// regular file in its own right: recovery writes to what it opens, so a symbolic link (which could lead out
+    /// of the directory) or a device is refused.
     static func openLocked(_ path: String) throws(JournalError) -> JournalFile? {
-        let descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure(.journalUnreadable, "cannot open \(path)") }
+        let descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ELOOP {
+                throw JournalError(
+                    .journalUnreadable, "\(path) is a symbolic link; a journal is a regular file of the directory, and recovery writes to it, so it does not follow links")
+            }
+            throw failure(.journalUnreadable, "cannot open \(path)")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            _ = systemClose(descriptor)
+            throw JournalError(.journalUnreadable, "\(path) is not a regular file; a journal is one, written by `matterflow run --journal`")
+        }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             _ = systemClose(descriptor)
             return nil

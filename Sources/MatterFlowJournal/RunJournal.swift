@@ -121,6 +121,10 @@ public struct RunJournal: Sendable {
     /// Reads one run's journal.
     /// - Throws: ``JournalError`` `runNotFound` when the directory has no journal for the run.
     public func read(runID: String) throws(JournalError) -> JournalContents {
+        // An ID that cannot be a run's names no journal of this directory (`../elsewhere` would name one outside).
+        if let problem = RunIDRule.problem(with: runID) {
+            throw JournalError(.runNotFound, "no journal for run \"\(runID)\" in \(directory): that is no run ID (\(problem)); `matterflow runs --journal \(directory)` lists the runs")
+        }
         do {
             return try JournalReader.read(path: path(of: runID))
         } catch where error.code == .runNotFound {
@@ -136,6 +140,7 @@ public struct RunJournal: Sendable {
 
     /// One run as ``runs()`` lists it, read from its journal alone; nil when the directory has no journal for it.
     public func run(_ runID: String) -> JournalRunSummary? {
+        guard RunIDRule.problem(with: runID) == nil else { return nil }
         let file = path(of: runID)
         return JournalFile.exists(file) ? Self.summary(of: file) : nil
     }

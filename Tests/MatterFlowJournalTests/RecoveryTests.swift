@@ -240,6 +240,23 @@ struct RecoveryTests {
         #expect(report.jsonValue["problem"] == report.problem.map(JSONValue.string))
     }
 
+    @Test("recovery does not write through a symbolic link in the directory; reading a run by an ID that is no run's finds nothing")
+    func symbolicLinksAreNotFollowed() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let journal = try RunJournal(directory: scratch.file("journal"))
+        try FileManager.default.createDirectory(atPath: scratch.file("victim"), withIntermediateDirectories: true)
+        let victim = scratch.file("victim/run-x.journal")
+        try Data("not a journal, and not to be touched\n".utf8).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.createSymbolicLink(atPath: journal.path(of: "run-x"), withDestinationPath: victim)
+        let report = await journal.recover(on: try SimulatedHub(home: Homes.basic(), clock: VirtualClock()))
+        #expect(report.runs.map(\.action) == [.unreadable])
+        #expect(report.runs.first?.notes.contains { $0.contains("is a symbolic link") } == true, "\(report.runs.first?.notes ?? [])")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "not a journal, and not to be touched\n")
+        #expect(throws: JournalError.self) { try journal.read(runID: "../victim/run-x") }
+        #expect(journal.run("../victim/run-x") == nil)
+    }
+
     @Test("a torn last record is cut off and recorded before recovery writes")
     func tornTail() async throws {
         let scenario = try await CrashScenario(position: .after, sequence: 20)
