@@ -152,6 +152,8 @@ struct RunCommand {
         Task { await questions.serve(handle) }
         let result = await handle.result
         questions.finish()
+        // A run ended (a signal) while a secret answer was being typed: echo comes back.
+        environment.terminal?.restore()
         signals?.stop()
         await opened.close()
         environment.standardOutput.line(JSONWriter.pretty(result.jsonValue))

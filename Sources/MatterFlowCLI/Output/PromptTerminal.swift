@@ -6,10 +6,23 @@ import Synchronization
 public protocol PromptTerminal: Sendable {
     /// The next line typed, without its line break; nil at end of input (Ctrl-D).
     func readLine() async -> String?
+    /// The next line typed, not shown as it is typed (the answer to a secret question), as ``readLine()`` reads it.
+    func readSecretLine() async -> String?
+    /// Puts the terminal back as it was, should a secret read still hide what is typed (the run ended during it).
+    func restore()
+}
+
+extension PromptTerminal {
+    /// A terminal that shows nothing as it is typed reads a secret line as any other.
+    public func readSecretLine() async -> String? { await readLine() }
+    public func restore() {}
 }
 
 /// Standard input, read on a thread of its own so a person taking their time blocks no task.
 public struct StandardInputTerminal: PromptTerminal {
+    /// The terminal's settings while a secret read has echo off; nil otherwise.
+    private let hidden = SavedTerminalSettings()
+
     public init() {}
 
     /// Standard input when both it and standard error are terminals (a person is there to answer); nil otherwise.
@@ -22,6 +35,44 @@ public struct StandardInputTerminal: PromptTerminal {
             let reader = Thread { continuation.resume(returning: Swift.readLine(strippingNewline: true)) }
             reader.start()
         }
+    }
+
+    /// Turns echo off for the line (the Enter key still moves to the next line), as `getpass` does.
+    public func readSecretLine() async -> String? {
+        hidden.hideEcho()
+        defer { hidden.restore() }
+        return await readLine()
+    }
+
+    public func restore() { hidden.restore() }
+}
+
+/// The settings of standard input's terminal kept while echo is off, so that they can be put back whoever ends
+/// the read: the read itself, or the command when a run ends (a signal) while the person is typing.
+final class SavedTerminalSettings: Sendable {
+    private let saved = Mutex<termios?>(nil)
+    private let descriptor: Int32
+
+    init(descriptor: Int32 = STDIN_FILENO) {
+        self.descriptor = descriptor
+    }
+
+    func hideEcho() {
+        var settings = termios()
+        guard tcgetattr(descriptor, &settings) == 0 else { return }
+        var quiet = settings
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        quiet.c_lflag |= tcflag_t(ECHONL)
+        saved.withLock { $0 = $0 ?? settings }
+        _ = tcsetattr(descriptor, TCSANOW, &quiet)
+    }
+
+    func restore() {
+        guard var settings = saved.withLock({ state -> termios? in
+            defer { state = nil }
+            return state
+        }) else { return }
+        _ = tcsetattr(descriptor, TCSANOW, &settings)
     }
 }
 

@@ -1,0 +1,80 @@
+import Foundation
+import MatterFlow
+@testable import MatterFlowCLI
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A secret question asked on a terminal: what is typed is not shown, and the terminal is put back after.
+@Suite("secret answers typed at a terminal")
+struct SecretPromptTests {
+    /// A terminal that types given lines and records how each was read.
+    final class RecordingTerminal: PromptTerminal {
+        let reads = Mutex<[String]>([])
+        let lines: Mutex<[String]>
+        init(lines: [String]) { self.lines = Mutex(lines) }
+        private func next() -> String? { lines.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
+        func readLine() async -> String? {
+            reads.withLock { $0.append("plain") }
+            return next()
+        }
+        func readSecretLine() async -> String? {
+            reads.withLock { $0.append("secret") }
+            return next()
+        }
+        func restore() { reads.withLock { $0.append("restore") } }
+    }
+
+    @Test("a secret question is read with echo off and says so; a plain one is read as typed; the terminal is restored as the run ends")
+    func secretQuestionsHideTyping() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(
+            #"""
+            {"workflow": "pin", "version": 1, "start": "name", "states": {
+              "name": {"type": "ask", "prompt": "Name?", "answer": {"text": {}}, "result": "name", "timeoutSeconds": 60, "next": "pin", "onTimeout": "done"},
+              "pin": {"type": "ask", "prompt": "PIN?", "secret": true, "answer": {"text": {"minLength": 8}}, "result": "pin", "timeoutSeconds": 60, "next": "done", "onTimeout": "done"},
+              "done": {"type": "succeed", "output": {"name": "${vars.name}"}}}}
+            """#, to: "pin.json")
+        let terminal = RecordingTerminal(lines: ["Lamp", "short", "20202021"])
+        let err = CapturedText()
+        let code = await MatterflowTool.main(
+            arguments: ["run", workflow, "--trace", "none"],
+            environment: ToolEnvironment(standardOutput: CapturedText(), standardError: err, clock: ManualClock(), terminal: terminal))
+        #expect(code == 0, "\(err.text)")
+        #expect(terminal.reads.withLock { $0 } == ["plain", "secret", "secret", "restore"])
+        #expect(err.text.contains("? PIN?\n(typing is hidden) > "), "\(err.text)")
+        #expect(!err.text.contains("20202021"))
+    }
+
+    @Test("echo goes off for a secret read (Enter still shows) and comes back as it was")
+    func echoOffAndBack() throws {
+        var primary: Int32 = -1
+        var secondary: Int32 = -1
+        try #require(openpty(&primary, &secondary, nil, nil, nil) == 0)
+        defer {
+            close(primary)
+            close(secondary)
+        }
+        func flags() -> tcflag_t {
+            var settings = termios()
+            tcgetattr(secondary, &settings)
+            return settings.c_lflag
+        }
+        let before = flags()
+        #expect(before & tcflag_t(ECHO) != 0)
+        let saved = SavedTerminalSettings(descriptor: secondary)
+        saved.hideEcho()
+        #expect(flags() & tcflag_t(ECHO) == 0)
+        #expect(flags() & tcflag_t(ECHONL) != 0)
+        saved.restore()
+        #expect(flags() == before)
+        saved.restore()
+        #expect(flags() == before, "a second restore changes nothing")
+    }
+}
