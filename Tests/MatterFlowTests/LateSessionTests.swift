@@ -264,6 +264,75 @@ extension LateSessionTests {
     }
 }
 
+/// A hub whose prepare opens the session, then answers in a form the run cannot read (`hubFailure`, in doubt), and
+/// which tells its active session with the run that opened it as owner (or another owner, or cannot tell at all).
+final class UnreadablePrepareHub: ForwardingHub, RecoverableHub {
+    let base: any Hub
+    let scripted: ScriptedHub
+    let ownerOverride: String?
+    let recoverable: Bool
+    private let owner = Mutex<String?>(nil)
+
+    init(_ scripted: ScriptedHub, ownerOverride: String? = nil, recoverable: Bool = true) {
+        self.base = scripted
+        self.scripted = scripted
+        self.ownerOverride = ownerOverride
+        self.recoverable = recoverable
+    }
+
+    func prepareCommissioning(structure: StructureID) async throws -> String {
+        _ = try await scripted.prepareCommissioning(structure: structure)
+        owner.withLock { $0 = ownerOverride ?? HubCallContext.current?.runID }
+        throw FlowError(.hubFailure, "the hub's answer to prepareCommissioning: member \"sessionID\" must be a string; got integer")
+    }
+
+    func activeSession(structure: StructureID) async throws -> HubSessionInfo? {
+        guard recoverable else { throw FlowError(.hubFailure, "the hub does not offer activeSession") }
+        let active = try await scripted.status(structure: structure).activeSession
+        return active ? HubSessionInfo(sessionID: "session-1", phase: .prepared, owner: owner.withLock { $0 }, pendingDeviceIDs: []) : nil
+    }
+}
+
+extension LateSessionTests {
+    func runUnreadablePrepare(_ hub: UnreadablePrepareHub) async throws -> RunResult {
+        let handle = try engine.start(
+            try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: ManualClock(), random: SeededRandomSource(seed: 7)))
+        for await _ in handle.events {}
+        return await handle.result
+    }
+
+    @Test("a prepare the hub served but answered unreadably: the session the hub holds for the run is released before it ends")
+    func anUnreadablePrepareAnswerIsReleased() async throws {
+        let scripted = ScriptedHub()
+        let result = try await runUnreadablePrepare(UnreadablePrepareHub(scripted))
+        #expect(result.outcome == .failed)
+        #expect(result.error?.cause == .hubFailure)
+        #expect(scripted.count("cancelCommissioning") == 1)
+        #expect(try await scripted.status(structure: "s").activeSession == false)
+        #expect(
+            result.warnings == [
+                "the hub holds commissioning session \"session-1\" for this run, opened by prepareCommissioning in state prepare, "
+                    + "whose answer the run could not read; the run released it (cancelCommissioning) before ending"
+            ])
+    }
+
+    @Test("another client's session is left alone; a hub that cannot be asked gets a warning saying what to do")
+    func anUnreadablePrepareAnswerOfAnotherOwnerOrUnaskableHub() async throws {
+        let other = ScriptedHub()
+        let foreign = try await runUnreadablePrepare(UnreadablePrepareHub(other, ownerOverride: "run-someone-else"))
+        #expect(other.count("cancelCommissioning") == 0)
+        #expect(foreign.warnings.isEmpty, "\(foreign.warnings)")
+        let unaskable = ScriptedHub()
+        let blind = try await runUnreadablePrepare(UnreadablePrepareHub(unaskable, recoverable: false))
+        #expect(unaskable.count("cancelCommissioning") == 0)
+        #expect(blind.warnings.count == 1)
+        #expect(
+            blind.warnings.first?.hasPrefix(
+                "the run could not read the answer to prepareCommissioning in state prepare, so the hub may hold a commissioning session opened for it, and it could not find out (asking the hub for its active session failed: the hub does not offer activeSession)") == true,
+            "\(blind.warnings)")
+    }
+}
+
 /// A hub whose answer about the active session fails, or never comes.
 struct UnanswerableActiveSession: ForwardingHub, RecoverableHub {
     let base: any Hub

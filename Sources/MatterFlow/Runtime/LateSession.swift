@@ -18,15 +18,34 @@ struct LateSession: Sendable, Equatable {
         case failed(String)
     }
 
+    /// How the run learnt of the session.
+    enum Origin: Sendable, Equatable {
+        /// The call's answer came after the run had stopped waiting for it.
+        case lateAnswer
+        /// The call ended without an answer the run could read, and the hub reports the session as the run's.
+        case unreadAnswer
+    }
+
     /// The session the call's late result named.
     var sessionID: String
     /// The call, as reports name it (`prepareCommissioning in state prepare`).
     var call: String
     var release: Release
+    var origin = Origin.lateAnswer
 
     /// The warning the run reports and keeps in its result.
     var message: String {
-        let opened = "the hub opened commissioning session \"\(sessionID)\" for \(call) after the run had stopped waiting for it"
+        if sessionID.isEmpty, case .failed(let why) = release {
+            return "the run could not read the answer to \(call), so the hub may hold a commissioning session opened for it, "
+                + "and it could not find out (\(why)); if the hub shows one active, release it (Workflows/cancel.json on "
+                + "the structure, or `matterflow recover` for a journaled run)"
+        }
+        let opened =
+            switch origin {
+            case .lateAnswer: "the hub opened commissioning session \"\(sessionID)\" for \(call) after the run had stopped waiting for it"
+            case .unreadAnswer:
+                "the hub holds commissioning session \"\(sessionID)\" for this run, opened by \(call), whose answer the run could not read"
+            }
         switch release {
         case .released:
             return opened + "; the run released it (cancelCommissioning) before ending"
@@ -54,10 +73,20 @@ extension AbandonedCalls {
     func releaseLateSessions(
         _ settlement: LateSettlement, hub: any Hub, structure: StructureID, clock: any WorkflowClock, runID: String
     ) async -> [LateSession] {
-        let opened = takeLateSessions()
+        var opened = takeLateSessions().map { (sessionID: $0.sessionID, call: $0.call, origin: LateSession.Origin.lateAnswer) }
         guard settlement.holding == nil, let release = settlement.release else { return [] }
         var settled: [LateSession] = []
-        for (sessionID, call) in opened where sessionID != settlement.own {
+        if let call = settlement.unreadOpen, opened.isEmpty {
+            switch await Self.sessionOwned(byRun: runID, hub: hub, structure: structure, clock: clock, timeout: release.timeout) {
+            case .owned(let sessionID):
+                if !opened.contains(where: { $0.sessionID == sessionID }) { opened.append((sessionID, call, .unreadAnswer)) }
+            case .none:
+                break
+            case .unknown(let why):
+                settled.append(LateSession(sessionID: "", call: call, release: .failed(why), origin: .unreadAnswer))
+            }
+        }
+        for (sessionID, call, origin) in opened where sessionID != settlement.own {
             let done: LateSession.Release
             switch await Self.holding(sessionID, hub: hub, structure: structure, clock: clock, timeout: release.timeout) {
             case .no:
@@ -78,9 +107,40 @@ extension AbandonedCalls {
                 case .cancelled: done = .failed("the release was cancelled")
                 }
             }
-            settled.append(LateSession(sessionID: sessionID, call: call, release: done))
+            settled.append(LateSession(sessionID: sessionID, call: call, release: done, origin: origin))
         }
         return settled
+    }
+
+    /// What the hub says of a session of the run whose opening answer the run could not read.
+    private enum Owned {
+        /// The hub's active session is the run's (its owner is the run's ID).
+        case owned(String)
+        /// Another client's session, or none, is active; or the hub cannot say whose it is, and the run leaves it.
+        case none
+        /// The hub could not be asked: why.
+        case unknown(String)
+    }
+
+    /// Whether the hub's active session on `structure` is one `runID` opened, asked with `timeout` on the clock. A
+    /// hub that cannot tell its active session (no ``RecoverableHub``) cannot be asked.
+    private static func sessionOwned(
+        byRun runID: String, hub: any Hub, structure: StructureID, clock: any WorkflowClock, timeout: Duration
+    ) async -> Owned {
+        guard let recoverable = hub as? any RecoverableHub else {
+            return .unknown("the hub cannot tell its active session (it offers no activeSession)")
+        }
+        let answer = await StepRace(clock: clock, signal: nil).work(timeout: timeout) {
+            try await recoverable.activeSession(structure: structure)
+        }
+        switch answer {
+        case .finished(let active):
+            guard let active, active.owner == runID else { return .none }
+            return .owned(active.sessionID)
+        case .failed(let error): return .unknown("asking the hub for its active session failed: \(error.message)")
+        case .timedOut: return .unknown("the hub did not say within \(timeout.secondsText) s which session is active")
+        case .cancelled: return .unknown("the question was cancelled")
+        }
     }
 
     /// What the hub says of the late session.

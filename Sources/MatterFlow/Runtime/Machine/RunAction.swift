@@ -70,6 +70,10 @@ struct LateSettlement: Sendable {
     /// The release (`cancelCommissioning`) from the run's catalog, so that a service's wrapping of it applies (the
     /// fleet's lease fence and session rows); nil when the catalog has none, and nothing is released.
     var release: PlannedCall?
+    /// The last session-opening call that failed with `hubFailure` (the hub answered, but not in a form the run
+    /// reads, or broke the protocol), as reports name it: a session the hub holds with this run as its owner, and
+    /// no late answer named, was opened by it.
+    var unreadOpen: String? = nil
 }
 
 /// A guard's status check to make.

@@ -273,7 +273,9 @@ final class RunDriver {
     @inline(never)
     private func settleLateSessions(_ work: RunAction) async -> RunAction {
         guard case .settleLateSessions(let settlement) = work else { return noWait() }
-        if abandoned.isSettled { return feed { machine throws(RunMachineError) in try machine.lateSessionsSettled([]) } }
+        if abandoned.isSettled, settlement.unreadOpen == nil {
+            return feed { machine throws(RunMachineError) in try machine.lateSessionsSettled([]) }
+        }
         if !abandoned.isEmpty { await settleAbandoned(atEnd: true) }
         options.pause?.callBegan()
         let settled = await abandoned.releaseLateSessions(

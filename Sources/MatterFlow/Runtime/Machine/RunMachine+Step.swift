@@ -110,6 +110,12 @@ extension RunMachine {
             error = nil
             ended = .finished(value)
         case .failed(let failure):
+            if call.operation.acquiresSession, failure.cause == .hubFailure {
+                // The hub may have opened the session and answered in a form the run could not read. (A call that
+                // timed out is settled by its late answer, which the run's end waits for.)
+                mayHaveLateSession = true
+                unreadOpen = "\(call.operation.name) in state \(progress.state.name)"
+            }
             if call.operation.releaseAttemptSuffices {
                 // Unless the hub says there is no session to release, it may have kept the one the run held.
                 if holdsSession, failure.cause != .noActiveSession, failure.cause != .sessionExpired {

@@ -66,6 +66,8 @@ struct RunMachine: Sendable {
     /// A session-opening call ended without an answer the run took (timed out, or stopped by a cancel): the hub may
     /// still open a session for it, which the run settles before it ends (``Phase/ending(_:)``).
     var mayHaveLateSession = false
+    /// The last session-opening call that failed with `hubFailure` (``LateSettlement/unreadOpen``).
+    var unreadOpen: String?
     /// How many hub calls the run has prepared (an element machine: the element has).
     var callCount = 0
     /// For the machine of one element of a concurrent map state: the element (`<qualified map state>[<index>]`),
@@ -402,7 +404,8 @@ struct RunMachine: Sendable {
                         holding: holdsSession ? sessionID : nil, own: sessionID, element: element,
                         release: top.model.catalog["cancelCommissioning"].map {
                             PlannedCall($0, arguments: [], timeoutSeconds: $0.defaultTimeoutSeconds)
-                        })))
+                        }, unreadOpen: unreadOpen)))
+            unreadOpen = nil
             return
         }
         if let unconfirmed = unconfirmedRelease {

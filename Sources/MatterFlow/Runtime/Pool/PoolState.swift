@@ -117,7 +117,7 @@ struct PoolState: ~Copyable {
                 case .awaitElements:
                     entry.waiting = .elements
                 case .settleLateSessions(let settlement):
-                    if entry.abandoned?.isSettled ?? true {
+                    if settlement.unreadOpen == nil, entry.abandoned?.isSettled ?? true {
                         next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in
                             try entry.machine.lateSessionsSettled([])
                         }
