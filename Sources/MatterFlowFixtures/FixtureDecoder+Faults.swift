@@ -20,13 +20,13 @@ extension FixtureDecoder {
             let operation = name.flatMap { self.operation($0, at: reader.pointer("operation")) }
             let attempts = decodeAttempts(reader)
             let onlyElement = reader.nonEmptyString("element").flatMap { mapElement($0, at: reader.pointer("element")) }
-            let effects = ["fail", "hang", "delaySeconds"].filter { reader.has($0) }
+            let effects = ["fail", "hang", "delaySeconds", "failAfterActing"].filter { reader.has($0) }
             var fault: FaultRule.Fault?
             if effects.count != 1 {
                 collector.error(
                     effects.isEmpty ? DiagnosticCode.missingKey : DiagnosticCode.invalidValue, at: elementPointer,
                     effects.isEmpty
-                        ? "a fault needs one of \"fail\" (an error), \"hang\" (true) or \"delaySeconds\" (a number)"
+                        ? "a fault needs one of \"fail\" (an error), \"hang\" (true), \"delaySeconds\" (a number) or \"failAfterActing\" (an error)"
                         : "a fault has one effect; found \(effects.map { "\"\($0)\"" }.joined(separator: " and ")) (write two faults to delay then fail)"
                 )
             } else if let operation {
@@ -178,6 +178,11 @@ extension FixtureDecoder {
         case "delaySeconds":
             guard let seconds = reader.number("delaySeconds", in: NumberLimits.duration) else { return nil }
             return .delay(FixtureFormat.duration(seconds: seconds))
+        case "failAfterActing":
+            guard let error = reader.object("failAfterActing").flatMap({ decodeError($0, operation: operation.descriptor) }) else {
+                return nil
+            }
+            return .failAfterActing(error)
         default:
             guard let error = reader.object("fail").flatMap({ decodeError($0, operation: operation.descriptor) }) else {
                 return nil

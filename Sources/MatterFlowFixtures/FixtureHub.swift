@@ -170,3 +170,11 @@ struct FixtureHub: Hub {
         }
     }
 }
+
+/// The simulated hub tells its active session, as a real hub offering `activeSession` does: a run that could not
+/// read a prepare's answer asks it before it ends. A read, not a call: no fixture event applies to it.
+extension FixtureHub: RecoverableHub {
+    func activeSession(structure: StructureID) async throws -> HubSessionInfo? {
+        try await inner.activeSession(structure: structure)
+    }
+}

@@ -1,7 +1,7 @@
 import MatterFlow
 
 /// One scripted misbehaviour of the simulated hub: for an operation and a range of attempts, fail with an error,
-/// hang until cancelled, or answer late.
+/// hang until cancelled, answer late, or act and then fail.
 ///
 /// Attempts are numbered from 1 per structure and operation, counting every call since the hub was created or its
 /// history was reset (``SimulatedHub/resetCallHistory(structure:)``), whether or not earlier calls failed.
@@ -18,6 +18,9 @@ public struct FaultRule: Sendable, Hashable {
         case hang
         /// The call answers this much later (on the hub's clock), then behaves normally.
         case delay(Duration)
+        /// The call does its work, then throws this error, as when the hub's answer is lost or cannot be read: the
+        /// hub has acted and the run cannot know it (a session opened, a key activated, a device commissioned).
+        case failAfterActing(FlowError)
     }
 
     /// The operation whose calls the rule affects.

@@ -32,6 +32,7 @@ extension SimulatedHub {
                 try await simulateLatency(operation, structure)
             }
             let result = try await work(faults)
+            for case .failAfterActing(let error) in faults { throw error }
             record(.succeeded)
             return result
         } catch {
@@ -41,7 +42,8 @@ extension SimulatedHub {
         }
     }
 
-    /// Applies scripted faults in order: delays wait, a failure throws, a hang waits until cancelled.
+    /// Applies scripted faults in order: delays wait, a failure throws, a hang waits until cancelled (a failure after
+    /// acting comes after the work).
     func inject(_ faults: [FaultRule.Fault]) async throws {
         for fault in faults {
             switch fault {
@@ -54,6 +56,9 @@ extension SimulatedHub {
                     try Task.checkCancellation()
                     try await clock.sleep(for: .seconds(365 * 86_400))
                 }
+            case .failAfterActing:
+                // Thrown once the work is done (``perform(_:_:faultsInside:_:)``).
+                continue
             }
         }
     }

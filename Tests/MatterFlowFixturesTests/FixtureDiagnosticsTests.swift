@@ -134,7 +134,7 @@ import Testing
             InlineFixture.findings(text) == [
                 #"8:46: error[invalidValue]: /faults/0/attempts: "attempts" must be an attempt number from 1 (2 or "2"), a range ("1-2") or a range without end ("3-")"#,
                 #"9:5: error[invalidValue]: /faults/1: a fault has one effect; found "hang" and "delaySeconds" (write two faults to delay then fail)"#,
-                #"10:5: error[missingKey]: /faults/2: a fault needs one of "fail" (an error), "hang" (true) or "delaySeconds" (a number)"#,
+                #"10:5: error[missingKey]: /faults/2: a fault needs one of "fail" (an error), "hang" (true), "delaySeconds" (a number) or "failAfterActing" (an error)"#,
                 #"11:42: error[invalidValue]: /faults/3/hang: "hang" can only be true; remove the fault instead"#,
                 #"14:13: error[invalidValue]: /events/0/at: "at" must be a positive number of seconds; to start in a condition, describe it in the home"#,
                 #"15:5: error[invalidValue]: /events/1: an event has one trigger; found "at" and "after""#,
