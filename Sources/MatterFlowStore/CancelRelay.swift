@@ -78,6 +78,15 @@ final class CancelRelay: Sendable {
         state.withLock { $0 = State(closed: true) }
     }
 
+    /// Cancels these runs now, for a reason of the worker's own (a stopping worker's runs that no other worker could
+    /// resume): each takes its cancel path here and records its end, as a run whose cancel was asked for does.
+    func cancelHere(_ runIDs: some Sequence<String>) {
+        state.withLock { state in
+            guard !state.closed else { return }
+            for runID in runIDs { state.handles.removeValue(forKey: runID)?.cancel() }
+        }
+    }
+
     /// The run has ended (or is handed back): a cancel asked for now is for whoever holds it next.
     func release(_ runID: String) {
         state.withLock { state in

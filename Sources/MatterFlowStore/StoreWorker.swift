@@ -426,6 +426,7 @@ public final class StoreWorker: Sendable {
             if settled { break }
             try? await Task.sleep(for: .milliseconds(20))
         }
+        await cancelUnresumableRuns()
         // A cancel ends a run's park (an answer does not: the parked run does not take it): no cancel may reach a run
         // from the moment it is counted parked, or it would take its cancel path here while the next worker resumes
         // it. One asked for from now on waits in the store for the next worker.
@@ -451,6 +452,24 @@ public final class StoreWorker: Sendable {
         handBackForTakeover(others, which: "in progress", after: options.leaseSeconds)
         // A parked run stays parked (its task suspended) until the process ends: it makes no further call.
         for runID in others { left[runID]?.cancel() }
+    }
+
+    /// Runs still going at the end of the drain that hold a secret a hub call returned (an ePSKc share's key) could
+    /// only be cancelled by the next worker, the key active meanwhile: they take their cancel path here (withdrawing
+    /// the key), as `matterflow run` does on SIGTERM, within the drain time once more, their leases kept by the
+    /// heartbeat. One still going then is handed back with the others.
+    private func cancelUnresumableRuns() async {
+        let unresumable = state.withLock { state in
+            state.active.filter { state.pauses[$0.key]?.holdsSecretNoOtherProcessCouldResume == true }
+        }
+        guard !unresumable.isEmpty else { return }
+        options.log?(
+            "worker \(options.workerID): cancelling \(unresumable.count) run\(unresumable.count == 1 ? "" : "s") holding a secret no other worker could resume (\(unresumable.keys.sorted().joined(separator: ", "))): their cancel path runs here")
+        cancelRelay.cancelHere(unresumable.keys)
+        let deadline = ContinuousClock.now + .milliseconds(Int(options.drainSeconds * 1000))
+        while ContinuousClock.now < deadline, state.withLock({ state in unresumable.keys.contains { state.active[$0] != nil } }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     private func launch(_ claimed: ClaimedRun) {

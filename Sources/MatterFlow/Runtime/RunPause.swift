@@ -77,8 +77,15 @@ public final class RunPause: Sendable {
     /// so the run could not be resumed elsewhere. From then on it never parks, as after ``release()``: a worker that
     /// stops lets it run on to its end, and hands it back for takeover only if it outlasts the worker's drain.
     func holdsSecretNoJournalKeeps() {
+        holdsUnresumableSecret.store(true, ordering: .relaxed)
         release()
     }
+
+    private let holdsUnresumableSecret = Atomic(false)
+
+    /// Whether the run holds a secret a hub call returned, which no journal keeps (``holdsSecretNoJournalKeeps()``):
+    /// no other process could resume it, only cancel it.
+    public var holdsSecretNoOtherProcessCouldResume: Bool { holdsUnresumableSecret.load(ordering: .relaxed) }
 
     /// Whether the run is parked now.
     public var isParked: Bool { state.withLock { $0.isParked } }

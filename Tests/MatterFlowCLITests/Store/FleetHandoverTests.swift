@@ -445,6 +445,34 @@ extension PostgresStoreTests {
 }
 
 extension PostgresStoreTests {
+    /// The share outlasts the drain: handed back, the next worker could only cancel it, the key active until then.
+    @Test("a run holding a secret that outlasts the drain takes its cancel path on the stopping worker: the key is withdrawn before it exits")
+    func stoppingWorkerCancelsAnEpskcShareThatOutlastsTheDrain() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try Self.secretsDirectory(in: directory)
+        let runID = "run-0000000005c4"
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("epskc-share"), "--store", conninfo, "--run-id", runID, "--structure", "birch-lane",
+             "--input", "durationSeconds=60"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let clock = ManualClock()
+        let hub = try SimulatedHub(home: HomeDescription.load(path: Repository.root + "/Examples/border-router-home.json"), clock: clock)
+        let worker = TestWorker(
+            store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets), drainSeconds: 0.2),
+            hubs: { _ in hub }, clock: clock)
+        #expect(try await FleetAnswerTests.waitForRecord("waitStarted", of: runID, conninfo: conninfo))
+        worker.worker.stop()
+        let summary = try await worker.summary
+        #expect(summary.handedBack == 0, "\(worker.lines)")
+        #expect(summary.finished == ["cancelled": 1], "\(worker.lines)")
+        #expect(try store.status(of: runID) == "cancelled")
+        #expect(worker.lines.contains { $0.contains("cancelling 1 run holding a secret no other worker could resume (\(runID))") })
+        #expect(await hub.callRecords.contains { $0.operation == .deactivateEpskc && $0.outcome == .succeeded }, "the key was withdrawn")
+    }
+
     @Test("a worker without a secrets directory leaves runs with secrets queued (and exits idle past them); one with it runs them")
     func secretRunsWaitForAWorkerWithSecrets() async throws {
         let conninfo = try TestPostgres.database()
