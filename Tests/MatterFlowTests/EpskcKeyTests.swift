@@ -94,6 +94,10 @@ import Testing
         #expect(String(reflecting: key) == "EpskcKey(<redacted>)")
         let activation = EpskcActivation(status: "success", epskc: key.revealedDigits, validDurationSeconds: 120)
         #expect(!"\(activation)".contains("307318421"))
+        var dumped = ""
+        dump(activation, to: &dumped)
+        #expect(!dumped.contains("307318421") && dumped.contains("<redacted>"), "\(dumped)")
+        #expect(!String(reflecting: activation).contains("307318421"))
         #expect(key.matches("307318421"))
         #expect(!key.matches("307318420"))
         #expect(!key.matches("30731842"))

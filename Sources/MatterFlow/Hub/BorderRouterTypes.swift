@@ -83,7 +83,7 @@ public struct ThreadCapabilities: Sendable, Hashable {
 }
 
 /// The response to activating ePSKc mode. Its description never shows the key.
-public struct EpskcActivation: Sendable, Hashable, CustomStringConvertible {
+public struct EpskcActivation: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// `success` when a key was issued.
     public var status: String
     /// The one-time key (9 digits). Secret.
@@ -100,6 +100,11 @@ public struct EpskcActivation: Sendable, Hashable, CustomStringConvertible {
     /// The status and duration; the key is shown as `<redacted>`.
     public var description: String {
         "EpskcActivation(status: \(status), epskc: \(RunOptions.redacted), validDurationSeconds: \(validDurationSeconds))"
+    }
+
+    /// What `dump` and debuggers show: the key as `<redacted>`, as ``description`` does.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["status": status, "epskc": RunOptions.redacted, "validDurationSeconds": validDurationSeconds])
     }
 }
 
