@@ -90,6 +90,10 @@ import ThreadTestVectors
         #expect(throws: FlowError.self) {
             try ThreadNetworkRecord(publicDataset: record.publicDataset, networkKeySHA256: "abc")
         }
+        // Full-width digits are digits to Character.isHexDigit, not to a digest.
+        let fullWidth = "\u{FF10}" + record.networkKeySHA256.dropFirst()
+        #expect(throws: FlowError.self) { try ThreadNetworkRecord(publicDataset: record.publicDataset, networkKeySHA256: fullWidth) }
+        #expect(try ThreadNetworkRecord(publicDataset: record.publicDataset, networkKeySHA256: record.networkKeySHA256.uppercased()) == record)
     }
 
     @Test("a Network Key's digest is its SHA-256")

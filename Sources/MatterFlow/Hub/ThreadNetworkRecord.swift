@@ -41,7 +41,8 @@ public struct ThreadNetworkRecord: Sendable, Hashable {
                 "the stored Thread network is incomplete: \(missing.map(\.message).joined(separator: "; "))")
         }
         let digest = networkKeySHA256.lowercased()
-        guard digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
+        // ASCII hex only: Character.isHexDigit also takes full-width digits, which no digest of a key would match.
+        guard digest.utf8.count == 64, digest.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
             throw FlowError(.invalidDataset, "a Network Key digest is 64 hex digits (SHA-256)")
         }
         guard let info = stripped.networkInfo else {

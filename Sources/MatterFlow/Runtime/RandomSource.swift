@@ -12,6 +12,7 @@ public protocol RandomSource: Sendable {
 
 extension RandomSource {
     /// A uniformly random value in `0..<upperBound`, without modulo bias.
+    /// - Precondition: `upperBound > 0`: an empty range has no value to draw (as for `UInt64.random(in:)`).
     public func uniform(below upperBound: UInt64) -> UInt64 {
         precondition(upperBound > 0, "uniform(below:) needs a positive bound")
         let limit = UInt64.max - (UInt64.max % upperBound + 1) % upperBound
