@@ -253,7 +253,7 @@ struct HubStaticCheckTests {
         let run = await matterflow(["validate", epskc, "--hub", Self.minimalHub])
         #expect(run.code == 0, "warnings only: \(run.stderr)")
         #expect(run.stderr.contains(
-            "\(epskc):62:20: warning[unsupportedByHub]: /states/activate/operation: hub minimal-python does not support activateEpskc, which operation activateEpskc of state 'activate' calls"),
+            "\(epskc):68:20: warning[unsupportedByHub]: /states/activate/operation: hub minimal-python does not support activateEpskc, which operation activateEpskc of state 'activate' calls"),
             "\(run.stderr)")
         #expect(run.stderr.contains("/states/waitForEnd/event: hub minimal-python sends no events"))
         // The commissioning flow needs nothing the minimal hub lacks.

@@ -153,6 +153,17 @@ import Testing
         #expect(!diagnostics.contains { $0.message.contains("\"ab\"") })
     }
 
+    @Test("a name no ${...} could read is refused where it is bound: an input, a result, a set key")
+    func unreadableNamesAreRefused() throws {
+        let diagnostics = diagnose(Self.workflow(
+            states: #"{"a": {"type": "assign", "set": {"a.b": 1, "ok-name_2": 2}, "next": "b"}, "b": {"type": "action", "operation": "fetchRooms", "result": "r[0]", "next": "done"}, "#+Self.end+"}",
+            inputs: #"{"my input": {"type": "string"}}"#))
+        #expect(diagnostics.map(\.code) == ["invalidValue", "invalidValue", "invalidValue"], "\(diagnostics)")
+        #expect(Set(diagnostics.map(\.pointer)) == ["/inputs/my input", "/states/a/set/a.b", "/states/b/result"])
+        #expect(diagnostics.contains { $0.message == #"variable "a.b" could never be read: in ${...} a name consists of letters, digits, `_` and `-` ("a.b" would be read as a path); rename it, e.g. "a_b""# })
+        #expect(diagnose(Self.workflow(states: #"{"a": {"type": "assign", "set": {"Größe": 1, "x-1": 2}, "next": "done"}, "#+Self.end+"}")).isEmpty)
+    }
+
     @Test func newerVersionHasItsOwnMessage() throws {
         let diagnostics = diagnose(#"{"workflow": "t", "version": 3, "start": "a", "states": {"a": {"type": "succeed"}}}"#)
         let finding = try #require(diagnostics.first)

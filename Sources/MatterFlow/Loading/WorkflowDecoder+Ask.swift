@@ -11,6 +11,7 @@ extension WorkflowDecoder {
         let answer = reader.object("answer", required: true).flatMap(decodeAnswerSchema)
         let secret = reader.bool("secret") ?? false
         let result = reader.string("result")
+        if let result { checkReadable(result, at: reader.pointer("result"), what: "variable") }
         // A timeout out of range is reported; the state is kept with the longest one, so that nothing is reported
         // about it missing.
         let timeout = reader.number("timeoutSeconds", in: NumberLimits.duration, required: true)

@@ -7,9 +7,7 @@ extension WorkflowDecoder {
         let inputs = templates(reader.object("inputs"))
         let items = reader.value("items", required: true).map { template($0, reader.pointer("items")) }
         let elementName = reader.string("as", required: true)
-        if let elementName, elementName.isEmpty {
-            collector.error(DiagnosticCode.invalidValue, at: reader.pointer("as"), "\"as\" names the element's variable and cannot be empty")
-        }
+        if let elementName { checkReadable(elementName, at: reader.pointer("as"), what: "element variable") }
         let maxItems = reader.int("maxItems", in: MapIteration.itemLimit, required: true)
         let concurrency = reader.int("concurrency", in: MapIteration.itemLimit) ?? 1
         let tolerateFailures = reader.int("tolerateFailures", in: MapIteration.failureLimit) ?? 0

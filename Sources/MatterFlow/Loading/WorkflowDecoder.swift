@@ -68,6 +68,7 @@ struct WorkflowDecoder {
         var inputs: [InputDeclaration] = []
         for member in reader.object.members {
             reader.allow(member.key)
+            checkReadable(member.key, at: reader.pointer(member.key), what: "input")
             guard let input = collector.object(member.value, at: reader.pointer(member.key), what: "input \"\(member.key)\"")
             else { continue }
             let typeName = input.string("type", required: true)
@@ -174,6 +175,17 @@ struct WorkflowDecoder {
         return result
     }
 
+    /// Reports `name`, which an input declares or a state binds (`what`: "input", "variable"), when no `${...}`
+    /// could read it.
+    func checkReadable(_ name: String, at pointer: @autoclosure () -> String, what: String) {
+        guard !Reference.isName(name) else { return }
+        let suggestion = String(name.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
+        collector.error(
+            DiagnosticCode.invalidValue, at: pointer(),
+            "\(what) \"\(name)\" could never be read: in ${...} a name consists of letters, digits, `_` and `-`"
+                + (name.isEmpty ? "; give it one" : " (\"\(name)\" would be read as a path); rename it, e.g. \"\(suggestion)\""))
+    }
+
     func templates(_ reader: ObjectReader?) -> [(name: String, value: Template)] {
         guard let reader else { return [] }
         return reader.object.members.map { member in
@@ -188,6 +200,7 @@ struct WorkflowDecoder {
         // Any name is a guard here: a built-in one, or a custom one the validator looks up in the catalog.
         let guards = (guardsAndRetry ? reader.stringArray("guards") ?? [] : []).map(Guard.init(named:))
         let result = reader.string("result")
+        if let result { checkReadable(result, at: reader.pointer("result"), what: "variable") }
         let retry = (guardsAndRetry ? reader.array("retry") ?? [] : []).enumerated().compactMap { index, value in
             decodeRetrier(value, JSONPointer.appending(index, to: reader.pointer("retry")))
         }
@@ -271,7 +284,9 @@ struct WorkflowDecoder {
     }
 
     private func decodeAssign(_ reader: ObjectReader) -> AssignState? {
-        let assignments = templates(reader.object("set"))
+        let set = reader.object("set")
+        let assignments = templates(set)
+        if let set { for assignment in assignments { checkReadable(assignment.name, at: set.pointer(assignment.name), what: "variable") } }
         let warning = reader.value("warning").map { template($0, reader.pointer("warning")) }
         if assignments.isEmpty, warning == nil {
             collector.error(DiagnosticCode.missingKey, at: reader.pointer, "an assign state needs \"set\", \"warning\" or both")
@@ -288,6 +303,7 @@ struct WorkflowDecoder {
         let timeout = reader.number("timeoutSeconds", in: NumberLimits.duration, required: true)
             ?? (reader.has("timeoutSeconds") ? NumberLimits.longestSeconds : nil)
         let result = reader.string("result")
+        if let result { checkReadable(result, at: reader.pointer("result"), what: "variable") }
         var branches: [(value: String, next: String)] = []
         if let on = reader.object("on", required: true) {
             for member in on.object.members {

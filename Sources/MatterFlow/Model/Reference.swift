@@ -94,6 +94,12 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Reference {
+    /// Whether `name` can be read as an input or variable name in `${...}`: not empty, and only letters, digits, `_`
+    /// and `-` (`a.b` or `r[0]` would be read as a path).
+    public static func isName(_ name: String) -> Bool {
+        !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
+    }
+
     /// The common case, read straight from the bytes: ASCII names joined by single dots (`vars.device.id`), a
     /// root and, unless it is `error` or `run`, at least one member. Anything else (spaces, indexes, other
     /// characters, empty names, an unknown root) is nil, for ``parse(_:)`` to read or reject as it always has.
