@@ -68,6 +68,25 @@ import Testing
             """#)
     }
 
+    @Test("names with line breaks stay in their comment or label, and a state named __start is not the start point")
+    func hostileNamesStayInPlace() throws {
+        let text = #"""
+            {"workflow": "nl\nclick s1 call alert(1)", "version": 1, "start": "__start", "states": {
+              "__start": {"type": "assign", "set": {"x": 1}, "next": "a\r\nb"},
+              "a\r\nb": {"type": "succeed"}}}
+            """#
+        let graph = try WorkflowGraph.build(try loadWorkflow(text))
+        let mermaid = graph.mermaid.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(mermaid.first == "%% nl click s1 call alert(1)")
+        #expect(mermaid.dropFirst().first == "flowchart TD")
+        #expect(!mermaid.contains { $0.hasPrefix("click") })
+        #expect(!graph.mermaid.contains("\r"))
+        let dot = graph.dot
+        #expect(dot.contains(#""__start_" [shape=point"#), "\(dot)")
+        #expect(dot.contains(#""__start_" -> "__start";"#), "\(dot)")
+        #expect(!dot.contains(#""__start" -> "__start""#), "no false edge: \(dot)")
+    }
+
     @Test func outputIsStableAcrossLoads() throws {
         let first = try WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)
         let second = try WorkflowGraph.build(try WorkflowEngine().load(path: Repository.workflow("commission-device.json")), expand: true)

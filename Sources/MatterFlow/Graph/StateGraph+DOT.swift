@@ -7,8 +7,12 @@ extension StateGraph {
         lines.append("  node [fontname=\"Helvetica\", fontsize=11];")
         lines.append("  edge [fontname=\"Helvetica\", fontsize=9];")
         if !starts.isEmpty {
-            lines.append("  \"__start\" [shape=point, width=0.15, label=\"\"];")
-            for start in starts { lines.append("  \"__start\" -> \(Self.quoted(start));") }
+            // The start point's ID is one no node has: a state may be named "__start".
+            var startID = "__start"
+            let nodeIDs = Set(nodes.map(\.id))
+            while nodeIDs.contains(startID) { startID += "_" }
+            lines.append("  \(Self.quoted(startID)) [shape=point, width=0.15, label=\"\"];")
+            for start in starts { lines.append("  \(Self.quoted(startID)) -> \(Self.quoted(start));") }
         }
         let clustered = Set(allClusters.flatMap(\.nodeIDs))
         for node in nodes where !clustered.contains(node.id) { lines.append("  " + Self.dotNode(node)) }

@@ -6,7 +6,8 @@ extension StateGraph {
         for (position, node) in nodes.enumerated() { ids[node.id] = "s\(position + 1)" }
         var clusterIDs: [String: String] = [:]
         for (position, cluster) in allClusters.enumerated() { clusterIDs[cluster.id] = "c\(position + 1)" }
-        var lines = ["%% \(name)", "flowchart TD"]
+        // A comment runs to the end of its line: a name's line breaks would end it, the rest read as Mermaid.
+        var lines = ["%% \(String(name.map { $0.isNewline ? " " : $0 }))", "flowchart TD"]
         var edgeCount = 0
         var highlightedEdges: [Int] = []
         var errorEdges: [Int] = []
@@ -88,7 +89,8 @@ extension StateGraph {
             case "\"": escaped += "#quot;"
             case "<": escaped += "#lt;"
             case ">": escaped += "#gt;"
-            case "\n": escaped += "<br/>"
+            // "\r\n" is one Character, and "\r" a line break to Mermaid too.
+            case _ where character.isNewline: escaped += "<br/>"
             default: escaped.append(character)
             }
         }
