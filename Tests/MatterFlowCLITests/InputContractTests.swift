@@ -112,6 +112,23 @@ struct InputContractTests {
         }
     }
 
+    @Test("a sub-workflow's missing input points at the parent state's inputs, not at --input")
+    func subworkflowInputAdvice() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write(
+            #"{"workflow": "child", "version": 1, "inputs": {"name": {"type": "string", "required": true}}, "start": "done", "states": {"done": {"type": "succeed"}}}"#,
+            to: "child.json")
+        let parent = try directory.write(
+            #"{"workflow": "parent", "version": 1, "inputs": {"n": {"type": "string"}}, "start": "c", "states": {"c": {"type": "workflow", "path": "child.json", "inputs": {"name": "${input.n}"}, "next": "done"}, "done": {"type": "succeed"}}}"#,
+            to: "parent.json")
+        let run = await matterflow(["run", parent, "--trace", "none"])
+        #expect(run.code == 1, "\(run.stderr)")
+        let message = try run.resultError()["message"] as? String ?? ""
+        #expect(message.contains(#"required input "name" is missing (or null); give it in the "inputs" of state c"#), "\(message)")
+        #expect(!message.contains("--input"))
+    }
+
     @Test("--inputs FILE with one --input for a name in it: the command line wins")
     func fileThenOverride() async throws {
         let directory = try TemporaryDirectory()

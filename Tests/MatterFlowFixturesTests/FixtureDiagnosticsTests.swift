@@ -163,7 +163,7 @@ import Testing
             """
         #expect(
             InlineFixture.findings(text) == [
-                #"3:13: error[missingKey]: /inputs: required input "onboardingPayload" is missing (or null); pass --input onboardingPayload=VALUE"#,
+                #"3:13: error[missingKey]: /inputs: required input "onboardingPayload" is missing (or null); give it with the run's inputs (--input onboardingPayload=VALUE on the command line)"#,
                 #"3:29: error[wrongType]: /inputs/deviceName: input "deviceName" must be string, got integer"#,
                 #"3:32: error[unknownKey]: /inputs/room: workflow commission-device has no input "room" (inputs: onboardingPayload, deviceName, roomName, ecosystemName)"#,
             ])

@@ -23,7 +23,10 @@ extension Workflow {
 
     /// ``resolveInputs(_:source:)``, each onboarding payload checked through the run's `payloads`: a code the run
     /// has checked already is not decoded again, and one checked here is not decoded again by the run.
-    func resolveInputs(_ given: JSONObject, source: String, payloads: inout PayloadChecks) throws(DiagnosticsError) -> JSONObject {
+    /// `parentState`: the state of a parent workflow whose `inputs` give these (the remedies then point there).
+    func resolveInputs(
+        _ given: JSONObject, source: String, payloads: inout PayloadChecks, parentState: String? = nil
+    ) throws(DiagnosticsError) -> JSONObject {
         var diagnostics: [Diagnostic] = []
         func report(_ code: String, _ name: String, _ message: String) {
             diagnostics.append(
@@ -71,7 +74,9 @@ extension Workflow {
             } else if inputs[index].required {
                 report(
                     DiagnosticCode.missingKey, name,
-                    "required input \"\(name)\" is missing (or null); pass --input \(name)=VALUE")
+                    "required input \"\(name)\" is missing (or null); "
+                        + (parentState.map { "give it in the \"inputs\" of state \($0), with a value that is not null" }
+                            ?? "give it with the run's inputs (--input \(name)=VALUE on the command line)"))
             } else {
                 resolved[name] = .null
             }

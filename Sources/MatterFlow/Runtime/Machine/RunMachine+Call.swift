@@ -17,7 +17,7 @@ extension RunMachine {
             return .failure(error)
         }
         do {
-            let inputs = try workflow.resolveInputs(given, source: state.childPath, payloads: &payloads)
+            let inputs = try workflow.resolveInputs(given, source: state.childPath, payloads: &payloads, parentState: state.name)
             for name in child.model.secretInputs { inputs[name].map(secrets.add) }
             return .success((child, inputs))
         } catch {
