@@ -13,7 +13,7 @@ struct BudgetCheck {
         if let loop = graph.loop, let first = loop.first, let state = workflow.states[first] {
             collector.error(
                 Code.unboundedDuration, at: state.pointer, atKey: true,
-                "a run can loop \(loop.joined(separator: " -> ")) any number of times, so nothing bounds how long it takes; to try a step again, give it a retry entry (which has a maxRetries) instead; to poll until something holds, use a repeat state (its maxIterations bounds it); to run steps for each element of a list, a map state (its maxItems bounds it); or leave the loop by a wait's timeout into a terminal state")
+                "a run can loop \(loop.joined(separator: " -> ")) any number of times, so nothing bounds how long it takes; to try a step again, give it a retry entry (which has a maxRetries) instead; to poll until something holds, use a repeat state (its maxIterations bounds it); to run steps for each element of a list, a map state (its maxItems bounds it); to wait for one of several events, one wait state with a branch per event (a wait that loops back on itself waits for ever while events keep coming)")
             return
         }
         guard let deadline = workflow.contract.deadlineSeconds else { return }
