@@ -153,7 +153,9 @@ enum JSONCBridge {
                         advice: "MatterFlow reads values at most \(maximumDepth) levels deep (the file's own object is level 1): flatten the value"))
             }
             let reason = String(cString: json_tokener_error_desc(error))
-            return .failure(SyntaxFailure(byteOffset: min(parseEnd, length), reason: reason))
+            var failure = SyntaxFailure(byteOffset: min(parseEnd, length), reason: reason)
+            if let advice = JSONSyntaxAdvice.advice(at: failure.byteOffset, in: buffer) { failure.advice = advice }
+            return .failure(failure)
         }
         let end = min(parseEnd, length)
         if let extra = buffer[end..<length].firstIndex(where: { !isJSONWhitespace($0) }) {

@@ -18,6 +18,25 @@ import Testing
         }
     }
 
+    @Test("the mistakes of hand-written JSON say what to write instead: a trailing comma, a comment, a bare key, a leading zero")
+    func handWrittenMistakes() {
+        let cases: [(String, String, Int)] = [
+            (#"{"a": 1,}"#, "remove the comma before this }", 9),
+            ("[1, 2,\n]", "remove the comma before this ]", 1),
+            ("{\"a\": 1 // note\n}", "JSON has no comments; remove it", 9),
+            ("{\"a\": 1 /* note */}", "JSON has no comments; remove it", 9),
+            (#"{a: 1}"#, #"a key needs double quotes around it ("name": ...)"#, 2),
+            (#"{"a": 01}"#, "JSON numbers have no leading zero", 9),
+        ]
+        for (text, advice, column) in cases {
+            let refused = Self.refusal(text)
+            #expect(refused?.message.contains(advice) == true, "\(text): \(String(describing: refused))")
+            #expect(refused?.location?.column == column, "\(text): \(String(describing: refused?.location))")
+        }
+        // Anything else keeps the general advice.
+        #expect(Self.refusal(#"{"a" 1}"#)?.message.hasSuffix("fix the syntax at this position") == true)
+    }
+
     @Test("a value 32 levels deep is read; one 33 levels deep is refused, saying so, where it begins")
     func nestingDepth() throws {
         /// An object holding arrays inside each other, the number 1 at level `level`.

@@ -1,0 +1,49 @@
+/// What to write instead, for the mistakes people make most in JSON they write by hand: a comma before `}` or `]`, a
+/// comment, a key without quotes, a number with a leading zero. Read from the bytes around where the parser stopped;
+/// nil when none of them is there.
+enum JSONSyntaxAdvice {
+    static func advice(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard offset >= 0, offset <= bytes.count else { return nil }
+        let here = offset < bytes.count ? bytes[offset] : nil
+        let before = previousSignificant(bytes, before: offset)
+        if here == UInt8(ascii: "/"), offset + 1 < bytes.count, bytes[offset + 1] == UInt8(ascii: "/") || bytes[offset + 1] == UInt8(ascii: "*") {
+            return "JSON has no comments; remove it"
+        }
+        if here == UInt8(ascii: "}") || here == UInt8(ascii: "]"), let before, bytes[before] == UInt8(ascii: ",") {
+            return "JSON allows no comma after the last member or element; remove the comma before this \(here == UInt8(ascii: "}") ? "}" : "]")"
+        }
+        if let here, isLetter(here) || here == UInt8(ascii: "_"), let before,
+            bytes[before] == UInt8(ascii: "{") || bytes[before] == UInt8(ascii: ",")
+        {
+            return "a key needs double quotes around it (\"name\": ...)"
+        }
+        if let number = numberBefore(offset, in: bytes) { return number }
+        return nil
+    }
+
+    /// The advice for a number with a leading zero that ends where the parser stopped (`01`, `-007`).
+    private static func numberBefore(_ offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var start = min(offset, bytes.count)
+        while start > 0, isDigit(bytes[start - 1]) { start -= 1 }
+        guard start < min(offset, bytes.count), bytes[start] == UInt8(ascii: "0"), start + 1 < bytes.count, isDigit(bytes[start + 1])
+        else { return nil }
+        return "JSON numbers have no leading zero; write the number without it"
+    }
+
+    private static func previousSignificant(_ bytes: UnsafeBufferPointer<UInt8>, before offset: Int) -> Int? {
+        var index = min(offset, bytes.count) - 1
+        while index >= 0 {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index -= 1
+            default: return index
+            }
+        }
+        return nil
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+    }
+}
