@@ -247,4 +247,23 @@ struct InputContractTests {
         let missing = await matterflow("validate", directory.file("nothere/x.json"))
         #expect(missing.stderr.contains("error[fileNotFound]"), "\(missing.stderr)")
     }
+
+    @Test("a sub-workflow path that is a directory or empty is one error at the path, saying what to name")
+    func subworkflowPathThatIsNoFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.file("sub"), withIntermediateDirectories: true)
+        for (path, message) in [
+            ("sub", #"error[undefinedWorkflowFile]: /states/c/path: "sub" is a directory ("#),
+            ("", #"error[invalidValue]: /states/c/path: "path" is empty; name the sub-workflow's JSON file"#),
+        ] {
+            let file = try directory.write(
+                #"{"workflow": "t", "version": 1, "start": "c", "states": {"c": {"type": "workflow", "path": "\#(path)", "next": "d"}, "d": {"type": "succeed"}}}"#,
+                to: "t.json")
+            let run = await matterflow("validate", file)
+            #expect(run.code == 2)
+            #expect(run.stderr.contains(message), "\(run.stderr)")
+            #expect(run.stderr.hasSuffix("1 error, 0 warnings\n"), "one error, at the path: \(run.stderr)")
+        }
+    }
 }

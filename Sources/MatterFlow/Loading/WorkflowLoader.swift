@@ -169,6 +169,18 @@ public struct WorkflowLoader: Sendable {
                     ? subworkflow.path : FilePaths.appending(subworkflow.path, to: directory)
                 let childKey = FilePaths.standardized(childPath)
                 let pointer = state.pointer + "/path"
+                if subworkflow.path.isEmpty {
+                    collector.error(
+                        DiagnosticCode.invalidValue, at: pointer, "\"path\" is empty; name the sub-workflow's JSON file, relative to this file")
+                    continue
+                }
+                // Only a path not ending in .json is looked at first: the rest are files nearly always.
+                if !subworkflow.path.hasSuffix(".json"), FilePaths.isDirectory(childPath) {
+                    collector.error(
+                        WorkflowDiagnosticCode.undefinedWorkflowFile, at: pointer,
+                        "\"\(subworkflow.path)\" is a directory (\(childPath)), not a workflow file; name the JSON file in it")
+                    continue
+                }
                 if stack.contains(childKey) {
                     collector.error(
                         WorkflowDiagnosticCode.workflowCycle, at: pointer,
@@ -229,6 +241,12 @@ public struct WorkflowLoader: Sendable {
 /// segments and without a trailing slash, whose standard form is itself and whose directory is what precedes
 /// its last slash; anything else (relative paths, `~`, dots, doubled slashes) is left to `URL`.
 enum FilePaths {
+    /// Whether something at `path` is a directory (following links).
+    static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
     /// The path as `URL(fileURLWithPath:).standardizedFileURL.path` gives it.
     static func standardized(_ path: String) -> String {
         isPlain(path) ? path : URL(fileURLWithPath: path).standardizedFileURL.path
