@@ -66,6 +66,15 @@ import Testing
         #expect(result.warnings.first?.contains("element 1 (d-2) of map state each failed: no such device") == true, "\(result.warnings)")
     }
 
+    @Test("an element whose inputs do not fit fails at the map state, one at a time or several at once", arguments: ["", #""concurrency": 2,"#])
+    func anElementWhoseInputsDoNotFitFailsAtTheMapState(extra: String) async throws {
+        let result = try await Self.run(Self.workflow(items: #"["d-1", 5]"#, tolerate: 1, extra: extra), hub: ScriptedHub())
+        #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
+        let failed = try #require(result.output?["elements"]?.arrayValue?[1])
+        #expect(failed["error"]?["cause"] == "invalidArgumentValue")
+        #expect(failed["error"]?["state"] == "each")
+    }
+
     @Test func stopAtFirstFailureStartsNoFurtherElementAndIsRoutable() async throws {
         let hub = ScriptedHub()
         hub.script("readBasicInformation", [.succeed, .fail(FlowError(.deviceNotFound, "no such device"))])

@@ -129,8 +129,8 @@ extension RunMachine {
                 runs.running.append(index)
                 actions.append(.startElement(launch))
             case .failure(let failure):
-                // The body cannot start for this element: the element fails, as if its body had.
-                record(index, .failed(failure), in: &runs)
+                // The body cannot start for this element: the element fails, as if its body had, at the map state.
+                record(index, .failed(located(failure, top.qualifiedCurrent)), in: &runs)
             }
         }
         if changed, configuration.recordsCheckpoints {

@@ -81,8 +81,10 @@ extension RunMachine {
             case .success(let (child, inputs)):
                 return push(child, inputs: inputs, elementTag: top.elementTag + "[\(map.index)]", step: progress, map: map)
             case .failure(let error):
-                // The body cannot start for this element: the element fails, as if its body had.
-                if let end = record(.failed(error), in: &map, state: progress.state) { return attemptEnded(progress, end) }
+                // The body cannot start for this element: the element fails, as if its body had, at the map state.
+                if let end = record(.failed(located(error, top.qualifiedCurrent)), in: &map, state: progress.state) {
+                    return attemptEnded(progress, end)
+                }
             }
         }
         return attemptEnded(progress, .finished(map.results.value))
