@@ -142,6 +142,20 @@ import Testing
         #expect(unbound.first?.pointer == "/states/a/warning")
     }
 
+    @Test("a reference inside an object or array value is reported where it is written, not at the value holding it")
+    func nestedReferencesAreLocatedExactly() throws {
+        let diagnostics = diagnose(#"""
+            {"workflow": "t", "version": 1, "start": "a", "states": {
+              "a": {"type": "assign", "set": {"z": ["${vars.q2}", {"x": "${vars.q3}"}]}, "next": "b"},
+              "b": {"type": "succeed", "output": {
+                "fine": 1,
+                "nested": {"deeper": "${vars.nothing}"}}}}}
+            """#)
+        #expect(Set(diagnostics.map(\.pointer)) == ["/states/a/set/z/0", "/states/a/set/z/1/x", "/states/b/output/nested/deeper"], "\(diagnostics)")
+        let deeper = try #require(diagnostics.first { $0.pointer == "/states/b/output/nested/deeper" })
+        #expect(deeper.location == SourceLocation(line: 5, column: 26))
+    }
+
     @Test("a secret input's default too short to be redacted is refused where it is written, not blamed on --input at run time")
     func aShortSecretDefaultIsRefusedAtLoad() throws {
         let diagnostics = diagnose(Self.workflow(

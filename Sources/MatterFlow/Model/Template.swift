@@ -170,6 +170,25 @@ public indirect enum Template: Sendable {
         }
     }
 
+    /// Calls `body` with every reference in the template, in order, and where the value holding it sits in the
+    /// template: the indices and keys of the arrays and objects around it (none for the template's own value).
+    func forEachReference(inside path: [String] = [], _ body: (Reference, [String]) -> Void) {
+        switch self {
+        case .literal: return
+        case .reference(let reference): body(reference, path)
+        case .interpolation(let parts):
+            for case .reference(let reference) in parts { body(reference, path) }
+        case .array(let elements):
+            for index in elements.indices where elements[index].hasReferences {
+                elements[index].forEachReference(inside: path + [String(index)], body)
+            }
+        case .object(let members):
+            for member in members where member.value.hasReferences {
+                member.value.forEachReference(inside: path + [member.key], body)
+            }
+        }
+    }
+
     /// Every reference in the template, in order.
     public var references: [Reference] {
         switch self {

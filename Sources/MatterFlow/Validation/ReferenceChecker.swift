@@ -32,10 +32,11 @@ struct ReferenceChecker {
                 // An assign state's warning is evaluated after its `set`, so it reads what the state binds.
                 let setHere: [String] =
                     if place == .assignWarning, case .assign(let assign) = state.kind { assign.assignments.map(\.name) } else { [] }
-                for reference in template.references {
+                // Each reference is reported where it is written, inside an object or array value too.
+                template.forEachReference { reference, inside in
                     check(
-                        reference, at: pointer, shapes: shapes, must: tolerant ? mayIn : mustIn, may: mayIn, element: extra,
-                        boundHere: setHere)
+                        reference, at: { inside.reduce(pointer()) { JSONPointer.appending($1, to: $0) } }, shapes: shapes,
+                        must: tolerant ? mayIn : mustIn, may: mayIn, element: extra, boundHere: setHere)
                 }
             }
         }
