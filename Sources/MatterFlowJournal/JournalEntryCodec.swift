@@ -118,11 +118,7 @@ enum JournalEntryCodec {
 
     /// A run error as records keep it.
     static func json(_ error: FlowError?) -> JSONValue {
-        guard let error else { return .null }
-        return [
-            "code": .string(error.code.rawValue), "cause": .string(error.cause.rawValue),
-            "message": .string(error.message), "state": error.state.map(JSONValue.string) ?? .null,
-        ]
+        error?.jsonValue ?? .null
     }
 
     private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }

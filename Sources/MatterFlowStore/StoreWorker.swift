@@ -549,7 +549,7 @@ public final class StoreWorker: Sendable {
                 // unknown, so it keeps its session, and a person settles it.
                 options.log?("worker \(options.workerID): the records of run \(runID) cannot be read (\(error.message)); it needs attention")
                 await conclude(
-                    runID, status: "needsAttention", output: nil, error: Self.errorJSON(code: error.code.rawValue, message: error.message),
+                    runID, status: "needsAttention", output: nil, error: Self.errorJSON(.dataLoss, cause: error.code.rawValue, message: error.message),
                     recovered: true, notes: ["its records cannot be read: \(error.message)"], structure: claimed.structureID,
                     claims: claimed.claims, keepSession: true)
                 return
@@ -566,7 +566,7 @@ public final class StoreWorker: Sendable {
         }
         if let secretsProblem, !cancelAsked {
             await conclude(
-                runID, status: "failed", output: nil, error: Self.errorJSON(code: "secretsUnavailable", message: secretsProblem.message),
+                runID, status: "failed", output: nil, error: Self.errorJSON(.failedPrecondition, cause: "secretsUnavailable", message: secretsProblem.message),
                 recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
@@ -586,7 +586,7 @@ public final class StoreWorker: Sendable {
             workflow = try engine.load(path: claimed.workflowFile)
         } catch {
             let message = error.diagnostics.first?.description ?? "invalid workflow"
-            await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidWorkflow", message: message), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
+            await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(.failedPrecondition, cause: "invalidWorkflow", message: message), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
         var inputs = claimed.inputs
@@ -602,7 +602,7 @@ public final class StoreWorker: Sendable {
         do {
             handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink, digestKey: key)
         } catch {
-            await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(code: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
+            await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(.invalidArgument, cause: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
         // A run that may ask questions hears the answers given to it since its claim, and those given while it runs.
@@ -630,7 +630,7 @@ public final class StoreWorker: Sendable {
         if unconfirmedReleases.take(runID) { await releaseRowEndedOnHub(by: runID, structure: claimed.structureID, hub: hub) }
         await conclude(
             runID, status: result.outcome.rawValue, output: redacted,
-            error: result.error.map { Self.errorJSON(code: $0.cause.rawValue, message: $0.message) }, recovered: false,
+            error: result.error?.jsonValue, recovered: false,
             notes: [], structure: claimed.structureID, claims: claimed.claims,
             keepSession: result.outcome == .succeeded && result.holdsSession)
     }
@@ -650,7 +650,7 @@ public final class StoreWorker: Sendable {
             options.log?("worker \(options.workerID): \(problem), the run's failure \(failures) to find one; run \(runID) fails without a call")
             await conclude(
                 runID, status: "failed", output: nil,
-                error: Self.errorJSON(code: "hubUnreachable", message: "\(problem), \(failures) times; the run made no call"),
+                error: Self.errorJSON(.unavailable, cause: "hubUnreachable", message: "\(problem), \(failures) times; the run made no call"),
                 recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
@@ -891,8 +891,9 @@ public final class StoreWorker: Sendable {
         }
     }
 
-    static func errorJSON(code: String, message: String) -> JSONValue {
-        ["code": .string(code), "message": .string(message)]
+    /// An error of the worker's own (a run it could not start or read), in the shape of a run's error.
+    static func errorJSON(_ code: ErrorCode, cause: String, message: String) -> JSONValue {
+        FlowError(code: code, cause: ErrorCause(rawValue: cause), message: message).jsonValue
     }
 }
 

@@ -74,7 +74,7 @@ struct PayloadFactsTests {
             let file = try Self.workflow(output: #"{ "p": "${input.code.\#(member)}" }"#, in: directory)
             let run = await matterflow(["validate", file])
             #expect(run.code == 2)
-            #expect(run.stderr.contains("error[unknownField]: /states/done/output: ${input.code.\(member)} reads into object {kind,"), "\(run.stderr)")
+            #expect(run.stderr.contains("error[unknownField]: /states/done/output/p: ${input.code.\(member)} reads into object {kind,"), "\(run.stderr)")
         }
         // An input of type any holding the same code gives no way round it: only declared payload inputs have facts.
         let untyped = try directory.write(

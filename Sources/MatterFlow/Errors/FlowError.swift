@@ -1,3 +1,4 @@
+import MatterFlowJSON
 /// An error as workflows see it: a canonical code, a specific cause, a message a person can act on, and the
 /// state it came from.
 public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -33,5 +34,18 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
             return FlowError(.runCancelled, "the operation was cancelled")
         }
         return FlowError(.hubFailure, "the hub failed: \(error)")
+    }
+}
+
+extension FlowError {
+    /// The error as run results, journals and stores show it: `{"code", "cause", "message", "state"}` (`state` null
+    /// when it arose in no state).
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["code"] = .string(code.rawValue)
+        object["cause"] = .string(cause.rawValue)
+        object["message"] = .string(message)
+        object["state"] = state.map(JSONValue.string) ?? .null
+        return .object(object)
     }
 }

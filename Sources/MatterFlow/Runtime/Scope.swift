@@ -89,12 +89,7 @@ struct Scope: Sendable {
 
     /// An error as the value `${error}` reads.
     static func json(_ error: FlowError) -> JSONValue {
-        var object = JSONObject()
-        object["code"] = .string(error.code.rawValue)
-        object["cause"] = .string(error.cause.rawValue)
-        object["message"] = .string(error.message)
-        object["state"] = error.state.map(JSONValue.string) ?? .null
-        return .object(object)
+        error.jsonValue
     }
 
     /// Evaluates a template; a reference that does not resolve fails with `unresolvedReference`.

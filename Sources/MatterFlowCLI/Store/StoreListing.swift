@@ -112,7 +112,8 @@ enum StoreListing {
         // Why a run ended without a runFinished record of its own (cancelled before it began, its secrets or
         // workflow missing): the store keeps it with the run.
         if !records.contains(where: { $0.type == JournalEntry.Kind.runFinished.rawValue }), let error = run.error?.objectValue {
-            let code = error["code"]?.stringValue ?? "?"
+            // The cause says most (`secretsUnavailable`); errors stored by earlier versions have only a code.
+            let code = error["cause"]?.stringValue ?? error["code"]?.stringValue ?? "?"
             environment.standardOutput.line("error: \(code): \(error["message"]?.stringValue ?? JSONWriter.compact(.object(error)))")
         }
         for note in run.notes { environment.standardOutput.line("note: \(note)") }

@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlow
+import MatterFlowJSON
 import MatterFlowSimulator
 @testable import MatterFlowStore
 import Testing
@@ -67,5 +68,32 @@ extension PostgresStoreTests {
         } catch {
             #expect(error.code == .workerUsed)
         }
+    }
+}
+
+extension PostgresStoreTests {
+    @Test("a run's error in the store has one shape, {code, cause, message, state}: a failed run's, and a worker's own (its workflow gone)")
+    func storedErrorsHaveOneShape() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let gone = try directory.write(try String(contentsOfFile: Repository.workflow("cancel"), encoding: .utf8), to: "gone.json")
+        #expect(await matterflow(["submit", gone, "--store", conninfo, "--run-id", "run-gone", "--structure", "home-a"]).code == 0)
+        try FileManager.default.removeItem(atPath: gone)
+        let failing = try directory.write(
+            #"{"workflow": "f", "version": 1, "start": "f", "states": {"f": {"type": "fail", "code": "aborted", "cause": "custom", "message": "m"}}}"#,
+            to: "failing.json")
+        #expect(await matterflow(["submit", failing, "--store", conninfo, "--run-id", "run-failing", "--structure", "home-b"]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", exitWhenIdle: true), virtualTime: true)
+        _ = try await worker.summary
+        let lost = try #require(try store.run("run-gone")?.error?.objectValue)
+        #expect(lost["code"] == "failedPrecondition")
+        #expect(lost["cause"] == "invalidWorkflow")
+        #expect(lost["state"] == .null)
+        #expect(lost["message"]?.stringValue?.isEmpty == false)
+        let failed = try #require(try store.run("run-failing")?.error?.objectValue)
+        #expect(failed.keys.sorted() == ["cause", "code", "message", "state"])
+        #expect(failed["code"] == "aborted" && failed["cause"] == "custom" && failed["message"] == "m" && failed["state"] == "f")
     }
 }
