@@ -16,6 +16,19 @@ struct SecretRedactionTests {
         return secrets
     }
 
+    @Test("an onboarding payload's other spellings are secret too: a manual code without dashes, the passcode it carries")
+    func onboardingPayloadForms() {
+        // The Matter specification's example: manual code 3497-011-2332 holds passcode 20202021.
+        let manual = secrets(.string("3497-011-2332"))
+        #expect(manual.redacting("bad code 34970112332 (passcode 20202021)") == "bad code \(RunOptions.redacted) (passcode \(RunOptions.redacted))")
+        #expect(manual.redacting(JSONValue.int(20202021)) == .string(RunOptions.redacted))
+        let qr = secrets(.string("MT:Y.K9042C00KA0648G00"))
+        #expect(qr.redacting("pin 20202021") == "pin \(RunOptions.redacted)")
+        // Text that is no code is not decoded, and brings no other form.
+        #expect(SecretValues.onboardingPayloadForms(of: "3497-011-2333").isEmpty, "an invalid check digit")
+        #expect(SecretValues.onboardingPayloadForms(of: "hunter22").isEmpty)
+    }
+
     @Test("the secret is found as it is, JSON-escaped (nested), with \\/ and \\u escapes, and percent-encoded")
     func everyEncoding() {
         let secrets = secrets(.string(Self.secret))

@@ -1,3 +1,4 @@
+import MatterPayload
 import MatterFlowJSON
 import Synchronization
 
@@ -129,6 +130,7 @@ final class SecretValues: Sendable {
         switch value {
         case .string(let text) where !text.isEmpty:
             known.withLock { $0.add(text) }
+            Self.onboardingPayloadForms(of: text).forEach(add)
         case .int(let number) where !Self.isTooShort(value):
             known.withLock { known in
                 known.add(String(number))
@@ -148,6 +150,22 @@ final class SecretValues: Sendable {
         case .null, .bool, .int, .double, .string:
             break
         }
+    }
+
+    /// The other spellings of what an onboarding payload keeps secret, when `text` is one: a manual code without its
+    /// separators (`3497-011-2332` is also `34970112332`), and the setup passcode it carries, as digits (also padded
+    /// to 8) and as a number. None for other text, which is not decoded.
+    static func onboardingPayloadForms(of text: String) -> [JSONValue] {
+        let digits = text.filter { $0 != "-" && $0 != " " }
+        guard text.hasPrefix("MT:") || ((digits.count == 11 || digits.count == 21) && digits.allSatisfy({ $0.isASCII && $0.isNumber })),
+            let payloads = try? OnboardingPayload.decode(text)
+        else { return [] }
+        var forms: [JSONValue] = digits != text && !text.hasPrefix("MT:") ? [.string(digits)] : []
+        for payload in payloads {
+            let passcode = String(payload.passcode)
+            forms += [.string(passcode), .string(String(repeating: "0", count: max(0, 8 - passcode.count)) + passcode), .int(Int(payload.passcode))]
+        }
+        return forms
     }
 
     /// The text with every secret replaced by ``RunOptions/redacted``.
