@@ -45,6 +45,11 @@ public struct RunOptions: Sendable {
     public var questionHoldsClock = true
     /// A switch that parks the run at its next checkpoint (see ``RunPause``).
     public var pause: RunPause?
+    /// How many of the run's events ``RunHandle/events`` keeps for a reader who has not taken them yet: nil (the
+    /// default) keeps every one; `n` keeps the newest `n`, dropping older ones a slow reader has not taken; 0 keeps
+    /// none (a caller that only awaits the result: the run then builds no events for the handle at all). The
+    /// ``observer`` is told of every event whatever this says.
+    public var eventBufferLimit: Int?
 
     public init(
         structureID: StructureID, clock: any WorkflowClock = SystemClock(),

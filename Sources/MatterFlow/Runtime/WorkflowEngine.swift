@@ -84,10 +84,10 @@ public struct WorkflowEngine: Sendable {
     /// in, types checked), as ``start(_:inputs:on:options:)`` does after resolving them: for the journal, which
     /// resolves them first to digest the secret ones.
     package func start(_ workflow: Workflow, resolvedInputs resolved: ResolvedInputs, on hub: any Hub, options: RunOptions) -> RunHandle {
-        // The handle's stream observes every run it starts.
+        // The handle's stream observes every run it starts, unless it keeps no event.
         let machine = RunMachine(
-            place: workflow.model.topPlace(catalog: catalog), inputs: resolved.values, configuration: configuration(options, observed: true),
-            payloads: resolved.payloads)
+            place: workflow.model.topPlace(catalog: catalog), inputs: resolved.values,
+            configuration: configuration(options, observed: Self.handleObserves(options)), payloads: resolved.payloads)
         return launch(workflow, machine: machine, on: hub, options: options, signal: options.cancellation?.signal ?? CancellationSignal())
     }
 
@@ -107,7 +107,8 @@ public struct WorkflowEngine: Sendable {
         if point.cancel { signal.cancel() }
         // Built here, so that a point the plan cannot take is refused before anything runs.
         let machine = try RunMachine(
-            place: workflow.model.topPlace(catalog: catalog), resumingAt: point, configuration: configuration(options, observed: true))
+            place: workflow.model.topPlace(catalog: catalog), resumingAt: point,
+            configuration: configuration(options, observed: Self.handleObserves(options)))
         return launch(workflow, machine: machine, on: hub, options: options, signal: signal)
     }
 
@@ -115,12 +116,16 @@ public struct WorkflowEngine: Sendable {
     private func launch(
         _ workflow: Workflow, machine: RunMachine, on hub: any Hub, options: RunOptions, signal: CancellationSignal
     ) -> RunHandle {
-        let (events, continuation) = AsyncStream<RunEvent>.makeStream(bufferingPolicy: .unbounded)
+        let buffering: AsyncStream<RunEvent>.Continuation.BufferingPolicy =
+            options.eventBufferLimit.map { .bufferingNewest(max(0, $0)) } ?? .unbounded
+        let (events, continuation) = AsyncStream<RunEvent>.makeStream(bufferingPolicy: buffering)
         var observed = options
         let outer = options.observer
-        observed.observer = { event in
-            outer?(event)
-            continuation.yield(event)
+        if Self.handleObserves(options) {
+            observed.observer = { event in
+                outer?(event)
+                continuation.yield(event)
+            }
         }
         let runOptions = observed
         let desk = AnswerDesk(answers: options.answers)
@@ -133,6 +138,12 @@ public struct WorkflowEngine: Sendable {
             return result
         }
         return RunHandle(events: events, task: task, signal: signal, desk: desk, handover: handover)
+    }
+
+    /// Whether the handle's stream takes the run's events (``RunOptions/eventBufferLimit`` is not 0), or the
+    /// observer wants them.
+    private static func handleObserves(_ options: RunOptions) -> Bool {
+        options.eventBufferLimit.map { $0 > 0 } ?? true || options.observer != nil
     }
 
     /// What a run's machine is configured with.
@@ -179,7 +190,8 @@ public struct WorkflowEngine: Sendable {
 
 /// A run in progress: its events, a way to cancel it, and its result.
 public struct RunHandle: Sendable {
-    /// Every event of the run, in order; the sequence ends when the run does.
+    /// The run's events, in order, as many as ``RunOptions/eventBufferLimit`` keeps for a reader (every one by
+    /// default); the sequence ends when the run does. One reader takes them.
     public let events: AsyncStream<RunEvent>
     private let task: Task<RunResult, Never>
     private let signal: CancellationSignal
