@@ -35,6 +35,10 @@ public final class FileDescriptorChannel: LineChannel {
 
     /// A channel over `kind`'s descriptors, which it owns and closes. `onEnd` runs once reading has ended.
     ///
+    /// Writes to a pipe whose reader has gone raise SIGPIPE, which ends the process unless it ignores the signal:
+    /// ignore it (`signal(SIGPIPE, SIG_IGN)`, as ``RemoteHub/connect(to:options:)`` does for a hub command) before
+    /// building a channel over pipes. Sockets never raise it.
+    ///
     /// - Parameter writesAfterEndOfInput: when true, the end of input closes only the reading side: lines can
     ///   still be sent until ``close()`` (a server answering the requests it received before its input ended).
     ///   When false, the end of input closes the channel both ways.

@@ -12,6 +12,10 @@ extension RemoteHub {
     /// task ends the wait for the handshake at once: the connection is closed and a started hub stopped.
     /// - Throws: ``FlowError`` `hubUnreachable` when the hub cannot be started or reached, `runCancelled` when the
     ///   task was cancelled, or the handshake's error.
+    ///
+    /// For a command, it sets SIGPIPE to be ignored in the whole process (a hub that exits must fail the next write
+    /// with EPIPE, not end the service); a service that relies on SIGPIPE elsewhere should know. Connecting blocks
+    /// its thread for the system's `connect` (a loopback address or a local socket answers at once).
     public static func connect(to endpoint: HubEndpoint, options: Options = Options()) async throws(FlowError) -> RemoteHub {
         let connection = try HubConnection.open(endpoint)
         let remote = RemoteHub(channel: connection.channel, options: options) { await connection.stopProcess() }
