@@ -1,3 +1,4 @@
+import Foundation
 import MatterFlow
 import MatterFlowJSON
 import MatterFlowJournal
@@ -183,7 +184,12 @@ public final class PostgresRunStore: RunStore {
     /// their names listed, so a worker knows to take them from its secrets directory. Submitting the same run again
     /// (same ID, workflow file, structure, inputs and answers) queues nothing more and says so.
     /// - Throws: ``StoreError`` `runExists` when another run has the ID, `invalidRunID` for an ID that cannot name
-    ///   the run's files (``RunIDRule``).
+    ///   the run's files (``RunIDRule``), `invalidSubmission` when workers could not run it: the workflow was not
+    ///   loaded from a file by its absolute path (workers load it again from there), or the inputs do not resolve
+    ///   (``MatterFlow/Workflow/resolveInputs(_:source:)``).
+    ///
+    /// A run with secret inputs or answers needs their values where workers look for them before one claims it:
+    /// write them first with ``SecretInbox/create(_:runID:kind:)`` (as `matterflow submit --secrets DIR` does).
     /// - Parameter secretsDigest: A keyed digest of the secret inputs' and answers' values
     ///   (``SecretDigestKey/digest(of:)``), kept in the submission: a submission sent again with other secret values
     ///   (another device's onboarding payload) is then another submission, refused with `runExists`. Without it, two
@@ -197,6 +203,7 @@ public final class PostgresRunStore: RunStore {
         secretsDigest: String? = nil
     ) throws(StoreError) -> SubmittedRun {
         if let problem = RunIDRule.problem(with: runID) { throw StoreError(.invalidRunID, problem) }
+        if let problem = Self.submissionProblem(workflow, inputs: inputs) { throw StoreError(.invalidSubmission, problem) }
         var stored = inputs
         var secrets: [String] = []
         for declaration in workflow.inputs where declaration.secret && inputs[declaration.name] != nil {
@@ -232,6 +239,23 @@ public final class PostgresRunStore: RunStore {
                 .runExists, "another run \(runID) is in the store already; choose another --run-id (or leave it out for a new one)")
         }
         return SubmittedRun(runID: runID, queuedNow: false, status: status)
+    }
+
+    /// Why workers could not run a submission of `workflow` with `inputs`; nil when they could.
+    static func submissionProblem(_ workflow: Workflow, inputs: JSONObject) -> String? {
+        guard workflow.file.hasPrefix("/") else {
+            return "workflow \(workflow.name) was not loaded from a file by its absolute path (\(workflow.file)); workers load it again from there: load it with WorkflowEngine.load(path:) and an absolute path"
+        }
+        guard FileManager.default.isReadableFile(atPath: workflow.file) else {
+            return "workflow file \(workflow.file) cannot be read here; workers load it from that path"
+        }
+        do {
+            _ = try workflow.resolveInputs(inputs)
+            return nil
+        } catch {
+            let problems = error.diagnostics.map(\.message).joined(separator: "; ")
+            return "the inputs do not fit workflow \(workflow.name): \(problems)"
+        }
     }
 
     /// The first statement of ``submit(_:inputs:structureID:runID:answers:secretsDigest:)``: `$1` run, `$2` workflow,

@@ -25,6 +25,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidOptions
         /// ``StoreWorker/run(host:pid:)`` was called on a worker that runs, or ran, already: a worker runs once.
         case workerUsed
+        /// A submission no worker could run: its workflow not loaded from a file every worker can read by its
+        /// absolute path, or its inputs not what the workflow declares.
+        case invalidSubmission
         /// A run's secret inputs are not where the worker looks for them (`--secrets DIR`).
         case secretsUnavailable
         /// The run's lease passed to another worker (or back to the fleet): this worker may no longer write it.

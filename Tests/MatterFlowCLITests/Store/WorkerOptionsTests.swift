@@ -97,3 +97,28 @@ extension PostgresStoreTests {
         #expect(failed["code"] == "aborted" && failed["cause"] == "custom" && failed["message"] == "m" && failed["state"] == "f")
     }
 }
+
+extension PostgresStoreTests {
+    @Test("the library's submit refuses what no worker could run: a workflow not loaded from an absolute path, inputs that do not fit")
+    func submitRefusesWhatNoWorkerCouldRun() throws {
+        let store = try PostgresRunStore(conninfo: try TestPostgres.database())
+        let fromText = try WorkflowEngine().load(
+            text: #"{"workflow": "t", "version": 1, "start": "done", "states": {"done": {"type": "succeed"}}}"#, baseDirectory: "/")
+        let commission = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        for (workflow, inputs, part) in [
+            (fromText, JSONObject(), "was not loaded from a file by its absolute path"),
+            (commission, ["deviceName": "Lamp"], "the inputs do not fit workflow commission-device: required input \"onboardingPayload\" is missing"),
+            (commission, ["onboardingPayload": "MT:notacode", "deviceName": "Lamp"], "is not a valid QR code"),
+        ] as [(Workflow, JSONObject, String)] {
+            do {
+                _ = try store.submit(workflow, inputs: inputs, structureID: "home-1", runID: "run-refused")
+                Issue.record("submitted: \(part)")
+            } catch {
+                #expect(error.code == .invalidSubmission)
+                #expect(error.message.contains(part), "\(error.message)")
+                #expect(!error.message.contains("MT:notacode"))
+            }
+        }
+        #expect(try store.runs().isEmpty)
+    }
+}
