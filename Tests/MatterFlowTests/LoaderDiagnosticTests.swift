@@ -178,6 +178,26 @@ import Testing
         #expect(diagnose(Self.workflow(states: #"{"a": {"type": "assign", "set": {"Größe": 1, "x-1": 2}, "next": "done"}, "#+Self.end+"}")).isEmpty)
     }
 
+    @Test("a workflow changed in code is validated as a file is: a next to nowhere, an unknown operation")
+    func aWorkflowBuiltInCodeCanBeValidated() throws {
+        let engine = WorkflowEngine()
+        let loaded = try engine.load(path: Repository.workflow("commission-device.json"))
+        #expect(engine.validate(loaded).filter { $0.severity == .error }.isEmpty)
+        var changed = try loadWorkflow(Self.workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done"}, "#+Self.end+"}"))
+        #expect(engine.validate(changed).filter { $0.severity == .error }.isEmpty, "as loading found it")
+        changed = changed.with { $0.states["a"] = $0.states["a"].map { state in
+            var state = state
+            if case .action(var action) = state.kind {
+                action.operation = "fetchRoom"
+                action.step.next = "nowhere"
+                state.kind = .action(action)
+            }
+            return state
+        } }
+        let codes = Set(engine.validate(changed).map(\.code))
+        #expect(codes.isSuperset(of: ["unknownOperation", "undefinedState"]), "\(codes)")
+    }
+
     @Test func newerVersionHasItsOwnMessage() throws {
         let diagnostics = diagnose(#"{"workflow": "t", "version": 3, "start": "a", "states": {"a": {"type": "succeed"}}}"#)
         let finding = try #require(diagnostics.first)

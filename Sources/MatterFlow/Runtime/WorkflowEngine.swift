@@ -50,6 +50,27 @@ public struct WorkflowEngine: Sendable {
         loadCache.outcome(path: path, loader: WorkflowLoader(catalog: catalog)).diagnostics
     }
 
+    /// Validates a workflow built or changed in code (``Workflow/init(_:)``, ``Workflow/with(_:)``) as loading
+    /// validates a file: references, routes, operations and their arguments against this engine's catalog, and the
+    /// proofs (a session released on every path, bounded duration). Its sub-workflows are validated first, each once.
+    /// Diagnostics name JSON pointers; having no text, they have no line and column.
+    public func validate(_ workflow: Workflow) -> [Diagnostic] {
+        let verification = VerificationContext(catalog: catalog)
+        var diagnostics: [Diagnostic] = []
+        var seen = Set<String>()
+        func validate(_ workflow: Workflow, isTopLevel: Bool) {
+            for child in workflow.subworkflows.sorted(by: { $0.key < $1.key }).map(\.value) where seen.insert(child.file).inserted {
+                validate(child, isTopLevel: false)
+            }
+            let collector = DiagnosticCollector(document: JSONDocument(file: workflow.file, value: .null))
+            WorkflowValidator(workflow: workflow, catalog: catalog, collector: collector, verification: verification, isTopLevel: isTopLevel)
+                .validate()
+            diagnostics += collector.diagnostics
+        }
+        validate(workflow, isTopLevel: true)
+        return diagnostics
+    }
+
     /// Runs a workflow to its end. Cancelling the calling task (or ``RunOptions/cancellation``) cancels the run:
     /// it takes its cancel path, which runs to completion (shielded from further cancellation), and the result's
     /// outcome is `cancelled`.
