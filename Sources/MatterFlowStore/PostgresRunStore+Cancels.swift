@@ -1,3 +1,4 @@
+import MatterFlow
 import MatterFlowJSON
 
 /// What asking for a run's cancel did (``PostgresRunStore/requestCancel(runID:)``).
@@ -13,9 +14,9 @@ public enum CancelRequest: String, Sendable, Hashable {
 
 extension PostgresRunStore {
     /// The error a run ended before its worker ran it has, as a cancelled run's error reads.
-    static let cancelledBeforeItBegan: JSONValue = [
-        "code": "cancelled", "message": "cancelled before it began (matterflow cancel); it made no call",
-    ]
+    static let cancelledBeforeItBegan: JSONValue = FlowError(
+        code: .cancelled, cause: .runCancelled, message: "cancelled before it began (matterflow cancel); it made no call"
+    ).jsonValue
 
     /// Asks for a run's cancel, from any machine, in one transaction. A queued run no worker has claimed ends
     /// `cancelled` at once. Any other queued or running run keeps the request (`cancel_requested_at`): the worker

@@ -36,17 +36,22 @@ extension OperationalDataset {
         try self.init(tlvs: Hex.decode(hex, maxBytes: Self.maxLength))
     }
 
+    /// The most problems one parse lists.
+    static let maxListedErrors = 16
+
     /// Walks the TLVs, decoding each one and recording problems.
     ///
-    /// Framing problems (a truncated or extended TLV) end the walk, since nothing after them can be located.
-    /// Problems inside one TLV are recorded and the walk goes on, so that a diagnosis can list them all.
+    /// Framing problems (a truncated or extended TLV) end the walk, since nothing after them can be located. So
+    /// does a value that does not fit its own length (a wrong length for its type, a Channel Mask whose entries do
+    /// not fill it): the length byte may be the wrong one, and what follows would be read out of step, bytes of a
+    /// value such as the Network Key taken for headers. Other problems inside one TLV are recorded and the walk goes
+    /// on, so that a diagnosis can list them, up to ``maxListedErrors``. Errors about a header that may be out of
+    /// step name neither the type byte of a type no dataset has nor the length byte.
     ///
     /// - Parameters:
     ///   - bytes: The TLVs.
     ///   - stopAtFirstError: Whether to return as soon as one problem is found.
     /// - Returns: The dataset decoded so far, and the problems in the order found.
-    /// The most problems one parse lists.
-    static let maxListedErrors = 16
 
     static func parse(
         _ bytes: [UInt8],
@@ -62,8 +67,11 @@ extension OperationalDataset {
         var offset = 0
         while offset < bytes.count {
             let type = DatasetTLVType(bytes[offset])
-            // Only an error message needs the subject, so it is not formatted for every TLV.
-            var subject: String { ThreadDatasetError.subject(type, at: offset) }
+            // Only an error message needs the subject, so it is not formatted for every TLV. A header read out of
+            // step may be secret bytes: a type no dataset has is not named by its number.
+            var subject: String {
+                type.isDatasetType ? ThreadDatasetError.subject(type, at: offset) : "A TLV of a type no dataset has, at offset \(offset)"
+            }
             guard offset + 1 < bytes.count else {
                 errors.append(ThreadDatasetError(
                     code: .truncatedHeader,
@@ -92,8 +100,8 @@ extension OperationalDataset {
                     code: .truncatedValue,
                     tlvType: type,
                     offset: offset,
-                    message: "\(subject): expected \(byteCount(length)) of value as its length byte says, "
-                        + "found \(available) before the end of the dataset"
+                    message: "\(subject): its length byte says more bytes than the \(byteCount(available)) left before the end "
+                        + "of the dataset"
                 ))
                 break
             }
@@ -112,7 +120,7 @@ extension OperationalDataset {
                 do throws(ThreadDatasetError) {
                     try dataset.decodeField(type, value, offset: offset)
                     dataset.tlvOrder.append(type)
-                } catch where error.code == .invalidLength {
+                } catch where [.invalidLength, .truncatedChannelMaskEntry, .invalidChannelMaskEntryLength].contains(error.code) {
                     // A length that is off for its type may be the wrong one, and then what follows is read out of
                     // step: the "headers" of later TLVs could be bytes of a value such as the Network Key, and
                     // errors about them would show those bytes. The walk stops here.

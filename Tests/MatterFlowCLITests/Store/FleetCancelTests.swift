@@ -30,10 +30,12 @@ struct FleetCancelTests {
         let run = try #require(try store.runs().first { $0.runID == runID })
         #expect(run.status == "cancelled")
         #expect(run.error?.objectValue?["code"] == "cancelled")
+        #expect(run.error?.objectValue?["cause"] == "runCancelled")
+        #expect(run.error?.objectValue?["state"] == .null, "the shape of every stored error")
         #expect(try store.records(of: runID).isEmpty)
         // history says why a run with no records ended.
         let history = await matterflow(["history", runID, "--store", conninfo])
-        #expect(history.stdout == "status: cancelled\nerror: cancelled: cancelled before it began (matterflow cancel); it made no call\n", "\(history.stdout)")
+        #expect(history.stdout == "status: cancelled\nerror: runCancelled: cancelled before it began (matterflow cancel); it made no call\n", "\(history.stdout)")
         // Asked again (its reply lost): the same answer.
         #expect(await matterflow(["cancel", runID, "--store", conninfo]).stdout == "cancelled\n")
 

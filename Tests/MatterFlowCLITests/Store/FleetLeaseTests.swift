@@ -237,7 +237,8 @@ extension PostgresStoreTests {
         _ = try await worker.summary
         let failed = try #require(try store.run(late))
         #expect(failed.status == "failed")
-        #expect(failed.error?["code"] == "hubUnreachable")
+        #expect(failed.error?["code"] == "unavailable")
+        #expect(failed.error?["cause"] == "hubUnreachable")
         #expect(failed.error?["message"]?.stringValue?.contains("no hub for structure \(late) (the hub refused the connection), 8 times") == true)
         #expect(try store.records(of: late).isEmpty)
         // Both go on waiting for a hub, each failure counted (the worker may have claimed them again before it stopped).

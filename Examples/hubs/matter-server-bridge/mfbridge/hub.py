@@ -213,6 +213,17 @@ class MatterServerHub:
         if not params.looks_like_onboarding_payload(payload):
             raise HubError("invalidPayload", "the onboarding payload is neither a QR code payload (MT:...) nor an "
                            "11- or 21-digit manual pairing code; check the code on the device or its packaging")
+        # commissioningID is the call's idempotency key: a retry of a commissioning running here waits for it, and
+        # one of a commissioning that succeeded answers as it did.
+        with self.store.transaction() as state:
+            session = self._structure(state, "commissionDevice", call)["session"] or {}
+            repeat = session.get("commissioningID") == commissioning_id or session.get("lastCommissioningID") == commissioning_id
+            structure_id = self._structure(state, "commissionDevice", call)["id"]
+        if repeat and session.get("phase") == "commissioning" and structure_id in self.inflight:
+            await asyncio.shield(self.inflight[structure_id])
+            return {}
+        if repeat and session.get("phase") == "commissioned":
+            return {}
         with self.store.transaction() as state:
             self._require(self._structure(state, "commissionDevice", call), "commission", ("requested",), call)
         await self._reach()
@@ -263,6 +274,7 @@ class MatterServerHub:
                 if session is not None and session["sessionID"] == session_id and session["phase"] == "commissioning":
                     session.update(phase="commissioned" if node_id else "requested", commissioning=None,
                                    commissioningID=None, lastActivity=self.clock(),
+                                   lastCommissioningID=session["commissioningID"] if node_id else None,
                                    pendingDeviceIDs=[node_id] if node_id else [])
                 elif node_id:
                     stray = node_id  # the session ended meanwhile: the node belongs to nobody
@@ -371,8 +383,19 @@ class MatterServerHub:
             except (ServerError, ServerUnreachable) as error:
                 raise HubError("hubUnreachable", f"cannot list the Matter Server's nodes ({scrub(error)}); cancel "
                                "again once it answers") from None
+            # Only nodes no structure of this bridge holds, or has pending: another structure's device, commissioned
+            # meanwhile, is not this session's. Nodes another controller of the Matter Server added cannot be told
+            # apart: with more than one candidate, nothing is removed blind.
             before = set(session["commissioning"]["nodesBefore"])
-            pending = [str(node) for node in now if node not in before]
+            state = self.store.read()
+            known = {str(device["deviceID"]) for other in state["structures"] for device in other["devices"]}
+            known |= {str(node) for other in state["structures"] if other["session"] and other["id"] != structure_id
+                      for node in other["session"].get("pendingDeviceIDs", [])}
+            pending = [str(node) for node in now if node not in before and str(node) not in known]
+            if len(pending) > 1:
+                raise HubError("hubFailure", f"the commissioning of this session was interrupted, and nodes "
+                               f"{', '.join(pending)} appeared on the Matter Server since it began: which one it added "
+                               "cannot be told; remove it in the Matter Server, then cancel again")
         await self._remove_nodes(pending)
 
         def release(structure):
@@ -383,13 +406,18 @@ class MatterServerHub:
         await self._transaction_on("cancelCommissioning", call, release)
         return {"released": True}
 
+    #: The longest cancelCommissioning waits for a running commissioning: within MatterFlow's 30 s for the call. A
+    #: commissioning that ends later finds its session gone and removes the node it added itself.
+    CANCEL_WAIT_SECONDS = 20.0
+
     async def _await_commissioning(self, structure_id: str, session: dict) -> dict:
         """Waits (bounded) for a running commissioning to record its outcome; returns the session as it is then."""
+        limit = min(self.commission_timeout, self.CANCEL_WAIT_SECONDS)
         task = self.inflight.get(structure_id)
         if task is not None:
-            await asyncio.wait([task], timeout=self.commission_timeout)
+            await asyncio.wait([task], timeout=limit)
         else:
-            deadline = self.clock() + self.commission_timeout
+            deadline = self.clock() + limit
             while (_pid_alive(session["commissioning"].get("process")) and session["commissioning"]["process"]
                    != os.getpid() and self.clock() < deadline):
                 await asyncio.sleep(0.2)

@@ -61,7 +61,8 @@ class Connection:
             await asyncio.gather(*self.answering, return_exceptions=True)
 
     async def send(self, message: dict) -> None:
-        self.write_line(json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n")
+        # ASCII: a lone surrogate echoed from a request (valid in JSON's \\u escapes) cannot be encoded as UTF-8.
+        self.write_line(json.dumps(message, separators=(",", ":"), ensure_ascii=True).encode("ascii") + b"\n")
 
     async def handle_line(self, line: bytes) -> None:
         text = line.rstrip(b"\r\n")
@@ -106,7 +107,9 @@ class Connection:
 
     def handle_notification(self, method: str, params: dict) -> None:
         if method == "$/cancelRequest":
-            target = self.running.get(params.get("id"))
+            # Only a request id can name a call: an id of another type (a list, an object) names none.
+            request_id = params.get("id")
+            target = self.running.get(request_id) if isinstance(request_id, (int, str)) else None
             if target is not None:
                 target.cancel()
         # Other notifications (including unknown `$/` ones) need no answer and are ignored.
