@@ -28,6 +28,7 @@ struct SecretPromptTests {
             return next()
         }
         func restore() { reads.withLock { $0.append("restore") } }
+        var hidesSecretInput: Bool { true }
     }
 
     @Test("a secret question is read with echo off and says so; a plain one is read as typed; the terminal is restored as the run ends")
@@ -76,5 +77,29 @@ struct SecretPromptTests {
         #expect(flags() == before)
         saved.restore()
         #expect(flags() == before, "a second restore changes nothing")
+        // Once closed (the command ends), a secret read that starts late hides nothing.
+        saved.close()
+        saved.hideEcho()
+        #expect(flags() == before)
+    }
+
+    @Test("a terminal that cannot hide what is typed does not claim to")
+    func aTerminalThatCannotHideSaysNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(
+            #"""
+            {"workflow": "pin", "version": 1, "start": "pin", "states": {
+              "pin": {"type": "ask", "prompt": "PIN?", "secret": true, "answer": {"text": {"minLength": 8}}, "result": "pin", "timeoutSeconds": 60, "next": "done", "onTimeout": "done"},
+              "done": {"type": "succeed"}}}
+            """#, to: "pin.json")
+        let err = CapturedText()
+        let code = await MatterflowTool.main(
+            arguments: ["run", workflow, "--trace", "none"],
+            environment: ToolEnvironment(
+                standardOutput: CapturedText(), standardError: err, clock: ManualClock(), terminal: ScriptedTerminal(lines: ["20202021"])))
+        #expect(code == 0, "\(err.text)")
+        #expect(err.text.contains("? PIN?\n> "), "\(err.text)")
+        #expect(!err.text.contains("hidden"))
     }
 }

@@ -132,7 +132,7 @@ final class RunQuestions: Sendable {
             for (index, choice) in choices.enumerated() { err.line(TerminalText.escaping("  \(index + 1)) \(choice.label)")) }
         }
         while true {
-            err.write((question.secret ? "(typing is hidden) " : "") + TerminalText.escaping(Self.hint(question.schema)) + " ")
+            err.write((question.secret && terminal.hidesSecretInput ? "(typing is hidden) " : "") + TerminalText.escaping(Self.hint(question.schema)) + " ")
             guard let line = await (question.secret ? terminal.readSecretLine() : terminal.readLine()) else {
                 err.line("")
                 err.line("end of input: cancelling the run")

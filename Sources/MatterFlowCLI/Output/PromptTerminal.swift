@@ -6,15 +6,20 @@ import Synchronization
 public protocol PromptTerminal: Sendable {
     /// The next line typed, without its line break; nil at end of input (Ctrl-D).
     func readLine() async -> String?
-    /// The next line typed, not shown as it is typed (the answer to a secret question), as ``readLine()`` reads it.
+    /// The next line typed, not shown as it is typed (the answer to a secret question) when ``hidesSecretInput``,
+    /// as ``readLine()`` reads it.
     func readSecretLine() async -> String?
-    /// Puts the terminal back as it was, should a secret read still hide what is typed (the run ended during it).
+    /// Whether ``readSecretLine()`` keeps what is typed off the screen: the prompt says so only then.
+    var hidesSecretInput: Bool { get }
+    /// Puts the terminal back as it was, should a secret read still hide what is typed (the run ended during it),
+    /// and hides nothing any more: a read that starts later shows what is typed.
     func restore()
 }
 
 extension PromptTerminal {
-    /// A terminal that shows nothing as it is typed reads a secret line as any other.
+    /// A terminal that cannot hide what is typed reads a secret line as any other.
     public func readSecretLine() async -> String? { await readLine() }
+    public var hidesSecretInput: Bool { false }
     public func restore() {}
 }
 
@@ -44,35 +49,56 @@ public struct StandardInputTerminal: PromptTerminal {
         return await readLine()
     }
 
-    public func restore() { hidden.restore() }
+    public var hidesSecretInput: Bool { true }
+
+    public func restore() { hidden.close() }
 }
 
 /// The settings of standard input's terminal kept while echo is off, so that they can be put back whoever ends
 /// the read: the read itself, or the command when a run ends (a signal) while the person is typing.
 final class SavedTerminalSettings: Sendable {
-    private let saved = Mutex<termios?>(nil)
+    private struct State {
+        /// The settings while echo is off.
+        var saved: termios?
+        /// ``close()`` was called: echo stays on.
+        var closed = false
+    }
+
+    private let state = Mutex(State())
     private let descriptor: Int32
 
     init(descriptor: Int32 = STDIN_FILENO) {
         self.descriptor = descriptor
     }
 
+    /// Turns echo off, unless ``close()`` was called. Under the lock, so that a ``close()`` cannot come between
+    /// the settings read and echo turned off.
     func hideEcho() {
-        var settings = termios()
-        guard tcgetattr(descriptor, &settings) == 0 else { return }
-        var quiet = settings
-        quiet.c_lflag &= ~tcflag_t(ECHO)
-        quiet.c_lflag |= tcflag_t(ECHONL)
-        saved.withLock { $0 = $0 ?? settings }
-        _ = tcsetattr(descriptor, TCSANOW, &quiet)
+        state.withLock { state in
+            guard !state.closed else { return }
+            var settings = termios()
+            guard tcgetattr(descriptor, &settings) == 0 else { return }
+            var quiet = settings
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            quiet.c_lflag |= tcflag_t(ECHONL)
+            state.saved = state.saved ?? settings
+            _ = tcsetattr(descriptor, TCSANOW, &quiet)
+        }
     }
 
+    /// Puts back the settings echo was turned off from, if it is off.
     func restore() {
-        guard var settings = saved.withLock({ state -> termios? in
-            defer { state = nil }
-            return state
-        }) else { return }
-        _ = tcsetattr(descriptor, TCSANOW, &settings)
+        state.withLock { state in
+            guard var settings = state.saved else { return }
+            state.saved = nil
+            _ = tcsetattr(descriptor, TCSANOW, &settings)
+        }
+    }
+
+    /// Puts the settings back, and keeps echo on from now on (the command is ending).
+    func close() {
+        state.withLock { $0.closed = true }
+        restore()
     }
 }
 
