@@ -12,8 +12,9 @@ enum JSONSyntaxAdvice {
         if here == UInt8(ascii: "}") || here == UInt8(ascii: "]"), let before, bytes[before] == UInt8(ascii: ",") {
             return "JSON allows no comma after the last member or element; remove the comma before this \(here == UInt8(ascii: "}") ? "}" : "]")"
         }
+        // A bare word where a key goes, and followed by a colon (in an array, a bare word is no key).
         if let here, isLetter(here) || here == UInt8(ascii: "_"), let before,
-            bytes[before] == UInt8(ascii: "{") || bytes[before] == UInt8(ascii: ",")
+            bytes[before] == UInt8(ascii: "{") || bytes[before] == UInt8(ascii: ","), colonFollowsWord(at: offset, in: bytes)
         {
             return "a key needs double quotes around it (\"name\": ...)"
         }
@@ -21,13 +22,29 @@ enum JSONSyntaxAdvice {
         return nil
     }
 
-    /// The advice for a number with a leading zero that ends where the parser stopped (`01`, `-007`).
+    /// The advice for a number with a leading zero that ends where the parser stopped (`01`, `-007`): digits that
+    /// start a value, not those of a fraction or an exponent (`1.02`, `1e05`).
     private static func numberBefore(_ offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var start = min(offset, bytes.count)
         while start > 0, isDigit(bytes[start - 1]) { start -= 1 }
         guard start < min(offset, bytes.count), bytes[start] == UInt8(ascii: "0"), start + 1 < bytes.count, isDigit(bytes[start + 1])
         else { return nil }
+        var sign = start
+        if sign > 0, bytes[sign - 1] == UInt8(ascii: "-") { sign -= 1 }
+        if let previous = previousSignificant(bytes, before: sign) {
+            guard [UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: ",")].contains(bytes[previous]) else { return nil }
+        }
         return "JSON numbers have no leading zero; write the number without it"
+    }
+
+    /// Whether the word starting at `offset` is followed, past spaces, by a colon.
+    private static func colonFollowsWord(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = offset
+        while index < bytes.count, isLetter(bytes[index]) || isDigit(bytes[index]) || bytes[index] == UInt8(ascii: "_") || bytes[index] == UInt8(ascii: "-") {
+            index += 1
+        }
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        return index < bytes.count && bytes[index] == UInt8(ascii: ":")
     }
 
     private static func previousSignificant(_ bytes: UnsafeBufferPointer<UInt8>, before offset: Int) -> Int? {

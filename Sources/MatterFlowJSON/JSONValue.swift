@@ -11,19 +11,26 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object(JSONObject)
 
-    /// The name of this value's JSON type, as used in error messages ("string", "object", ...; "integer beyond 64 bits" for
-    /// a whole number no 64-bit integer holds).
+    /// The name of this value's JSON type, as used in error messages ("string", "object", ...).
     public var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
         case .int: "integer"
-        // A whole number too large for a 64-bit integer is named so: "must be integer, got number" would puzzle.
-        case .double(let value): value.isFinite && value.rounded() == value && Int(exactly: value) == nil ? "integer beyond 64 bits" : "number"
+        case .double: "number"
         case .string: "string"
         case .array: "array"
         case .object: "object"
         }
+    }
+
+    /// ``typeName``, for a message that expected an integer: a whole number too large for a 64-bit integer is
+    /// "integer beyond 64 bits" ("must be integer, got number" would puzzle).
+    public var typeNameWhereIntegerExpected: String {
+        if case .double(let value) = self, value.isFinite, value.rounded() == value, Int(exactly: value) == nil {
+            return "integer beyond 64 bits"
+        }
+        return typeName
     }
 
     /// The string, when this is a string.

@@ -33,8 +33,10 @@ import Testing
             #expect(refused?.message.contains(advice) == true, "\(text): \(String(describing: refused))")
             #expect(refused?.location?.column == column, "\(text): \(String(describing: refused?.location))")
         }
-        // Anything else keeps the general advice.
+        // Anything else keeps the general advice: a bare word in an array is no key, digits after a point no number.
         #expect(Self.refusal(#"{"a" 1}"#)?.message.hasSuffix("fix the syntax at this position") == true)
+        #expect(Self.refusal(#"{"errors": ["hubFailure", timeout]}"#)?.message.contains("double quotes") == false)
+        #expect(Self.refusal(#"{"version": 1.02.1}"#)?.message.contains("leading zero") == false)
     }
 
     @Test("a value 32 levels deep is read; one 33 levels deep is refused, saying so, where it begins")

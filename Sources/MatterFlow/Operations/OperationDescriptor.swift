@@ -176,7 +176,7 @@ public struct OperationDescriptor: Sendable {
             guard argument.shape.admits(value) else {
                 throw FlowError(
                     .invalidArgumentValue,
-                    "\(name) argument \"\(argument.name)\" must be \(argument.shape), got \(value.typeName)")
+                    "\(name) argument \"\(argument.name)\" must be \(argument.shape), got \(argument.shape == .integer ? value.typeNameWhereIntegerExpected : value.typeName)")
             }
         }
     }

@@ -52,7 +52,7 @@ extension Workflow {
                 if !inputs[index].type.admits(value) {
                     report(
                         DiagnosticCode.wrongType, name,
-                        "input \"\(name)\" must be \(inputs[index].type.rawValue), got \(value.typeName)")
+                        "input \"\(name)\" must be \(inputs[index].type.rawValue), got \(inputs[index].type == .integer ? value.typeNameWhereIntegerExpected : value.typeName)")
                 } else if inputs[index].required, inputs[index].type == .string, value.stringValue?.isEmpty == true {
                     report(
                         DiagnosticCode.invalidValue, name,

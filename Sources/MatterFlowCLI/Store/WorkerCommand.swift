@@ -23,7 +23,7 @@ struct WorkerCommand {
             .init(name: "max-waiting", valueName: "<n>", help: "Waiting runs held beyond --concurrency (default 1000; 0...1000000)."),
             .init(name: "lease", valueName: "<seconds>", help: "Lease length: another worker takes a run over this long after the last heartbeat (default 10; 1...3600)."),
             .init(name: "resume", valueName: nil, help: "Resume taken-over runs where safe, instead of taking their cancel path."),
-            .init(name: "drain", valueName: "<seconds>", help: "On SIGTERM or SIGINT, how long runs may take to end or park (default 30; 1...3600)."),
+            .init(name: "drain", valueName: "<seconds>", help: "On SIGTERM or SIGINT, how long runs may take to end or park (default 30; 1...3600); as long again for a run holding a secret to take its cancel path."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default with the simulated home) or real."),
             .init(name: "exit-when-idle", valueName: nil, help: "Stop once no run is queued or running in the store."),
             .init(name: "worker-id", valueName: "<id>", help: "The worker's ID in the store (default: HOST-PID-XXXX)."),
@@ -40,7 +40,8 @@ struct WorkerCommand {
             its next hub call; at most --drain seconds, 30 by default), hand the parked runs back to the queue
             (another worker resumes them from that checkpoint) and the others back for takeover, then exit 0
             (SIGTERM) or 130 (SIGINT). A run holding a secret a hub call returned (an ePSKc share) does not park:
-            another worker could only cancel it, so it runs on until it ends or the drain does. Exit
+            another worker could only cancel it, so it runs on until it ends or the drain does, then takes its
+            cancel path here (withdrawing the key) within --drain seconds more. Exit
             status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached, 64 usage error.
             """)
 
