@@ -293,8 +293,24 @@ final class UnreadablePrepareHub: ForwardingHub, RecoverableHub {
     }
 }
 
+/// The same prepare on a hub that cannot tell its active session at all (no ``RecoverableHub``).
+struct UnreadablePrepareOnPlainHub: ForwardingHub {
+    let base: any Hub
+    let scripted: ScriptedHub
+
+    init(_ scripted: ScriptedHub) {
+        self.base = scripted
+        self.scripted = scripted
+    }
+
+    func prepareCommissioning(structure: StructureID) async throws -> String {
+        _ = try await scripted.prepareCommissioning(structure: structure)
+        throw FlowError(.hubFailure, "the hub's answer to prepareCommissioning could not be read")
+    }
+}
+
 extension LateSessionTests {
-    func runUnreadablePrepare(_ hub: UnreadablePrepareHub) async throws -> RunResult {
+    func runUnreadablePrepare(_ hub: any Hub) async throws -> RunResult {
         let handle = try engine.start(
             try Self.prepareWorkflow(), on: hub, options: RunOptions(structureID: "s", clock: ManualClock(), random: SeededRandomSource(seed: 7)))
         for await _ in handle.events {}
@@ -330,6 +346,12 @@ extension LateSessionTests {
             blind.warnings.first?.hasPrefix(
                 "the run could not read the answer to prepareCommissioning in state prepare, so the hub may hold a commissioning session opened for it, and it could not find out (asking the hub for its active session failed: the hub does not offer activeSession)") == true,
             "\(blind.warnings)")
+        let plain = ScriptedHub()
+        let unasked = try await runUnreadablePrepare(UnreadablePrepareOnPlainHub(plain))
+        #expect(plain.count("cancelCommissioning") == 0)
+        #expect(
+            unasked.warnings.first?.contains("it could not find out (the hub cannot tell its active session (it offers no activeSession))") == true,
+            "\(unasked.warnings)")
     }
 }
 

@@ -1,7 +1,9 @@
 import MatterFlowJSON
 
-/// A commissioning session the hub opened for a call after the run had stopped waiting for it (the call timed out,
-/// or a cancel stopped it before it answered), and what the run's release of it did as the run ended.
+/// A commissioning session the hub opened for a call whose answer the run did not take: one that came after the
+/// run had stopped waiting for it (the call timed out, or a cancel stopped it before it answered), or one the run
+/// could not read (`hubFailure`: the hub then reports the session as the run's); and what the run's release of it
+/// did as the run ended.
 ///
 /// The workflow cannot see such a session: the call's state had already failed or taken its cancel path without
 /// the result. So the run releases it itself before it ends, unless the run holds a session of its own (then the
@@ -63,51 +65,59 @@ extension AbandonedCalls {
     /// Whether nothing is kept and no late session noted: a run's end then has nothing to settle.
     var isSettled: Bool { isEmpty && !hasLateSessions }
 
+    /// Whether a run's end has nothing to settle for `settlement`: nothing kept, no late session noted, and no
+    /// session-opening call whose answer it could not read.
+    func hasNothingToSettle(for settlement: LateSettlement) -> Bool {
+        isSettled && settlement.unreadOpen == nil
+    }
+
     /// Releases each session noted late (``noteLateSession(_:call:)``) as `settlement` says: none while the run holds
     /// a session (then the hub, with one session per structure, holds no other), and not the run's own last one
     /// (its workflow settled it). Each release is the run's catalog's `cancelCommissioning` in that session (its
     /// context names it), not raced against a cancel, with the operation's timeout; a hub that can tell its active
     /// session (``RecoverableHub``) is asked first, within that timeout too: a session it no longer holds is not
     /// released again, and one it cannot answer for is not released blind (another client may hold the structure
-    /// by now).
+    /// by now). When no late answer came for a session-opening call whose answer the run could not read
+    /// (``LateSettlement/unreadOpen``), that question is whether the hub's active session is the run's: if so, it is
+    /// released.
     func releaseLateSessions(
         _ settlement: LateSettlement, hub: any Hub, structure: StructureID, clock: any WorkflowClock, runID: String
     ) async -> [LateSession] {
-        var opened = takeLateSessions().map { (sessionID: $0.sessionID, call: $0.call, origin: LateSession.Origin.lateAnswer) }
+        let opened = takeLateSessions()
         guard settlement.holding == nil, let release = settlement.release else { return [] }
+        func released(_ sessionID: String) async -> LateSession.Release {
+            var context = HubCallContext.current ?? HubCallContext(runID: runID, idempotencyKey: "")
+            context.idempotencyKey = HubCallContext.lateReleaseKey(runID: context.runID, sessionID: sessionID)
+            context.expectedSessionID = sessionID
+            context.element = settlement.element
+            let outcome = await StepRace(clock: clock, signal: nil).call(
+                release, hub: hub, structure: structure, arguments: [:], timeout: release.timeout, context: context)
+            switch outcome {
+            case .finished(let value): return value["released"]?.boolValue == true ? .released : .alreadyEnded
+            case .failed(let error): return .failed(error.message)
+            case .timedOut: return .failed("the hub did not answer within \(release.timeout.secondsText) s")
+            case .cancelled: return .failed("the release was cancelled")
+            }
+        }
         var settled: [LateSession] = []
         if let call = settlement.unreadOpen, opened.isEmpty {
             switch await Self.sessionOwned(byRun: runID, hub: hub, structure: structure, clock: clock, timeout: release.timeout) {
-            case .owned(let sessionID):
-                if !opened.contains(where: { $0.sessionID == sessionID }) { opened.append((sessionID, call, .unreadAnswer)) }
-            case .none:
+            case .owned(let sessionID) where sessionID != settlement.own:
+                settled.append(LateSession(sessionID: sessionID, call: call, release: await released(sessionID), origin: .unreadAnswer))
+            case .owned, .none:
                 break
             case .unknown(let why):
                 settled.append(LateSession(sessionID: "", call: call, release: .failed(why), origin: .unreadAnswer))
             }
         }
-        for (sessionID, call, origin) in opened where sessionID != settlement.own {
+        for (sessionID, call) in opened where sessionID != settlement.own {
             let done: LateSession.Release
             switch await Self.holding(sessionID, hub: hub, structure: structure, clock: clock, timeout: release.timeout) {
-            case .no:
-                done = .alreadyEnded
-            case .unknown(let why):
-                done = .failed("the hub could not say whether it still holds it (\(why)), and it is not released blind")
-            case .yes:
-                var context = HubCallContext.current ?? HubCallContext(runID: runID, idempotencyKey: "")
-                context.idempotencyKey = HubCallContext.lateReleaseKey(runID: context.runID, sessionID: sessionID)
-                context.expectedSessionID = sessionID
-                context.element = settlement.element
-                let outcome = await StepRace(clock: clock, signal: nil).call(
-                    release, hub: hub, structure: structure, arguments: [:], timeout: release.timeout, context: context)
-                switch outcome {
-                case .finished(let value): done = value["released"]?.boolValue == true ? .released : .alreadyEnded
-                case .failed(let error): done = .failed(error.message)
-                case .timedOut: done = .failed("the hub did not answer within \(release.timeout.secondsText) s")
-                case .cancelled: done = .failed("the release was cancelled")
-                }
+            case .no: done = .alreadyEnded
+            case .unknown(let why): done = .failed("the hub could not say whether it still holds it (\(why)), and it is not released blind")
+            case .yes: done = await released(sessionID)
             }
-            settled.append(LateSession(sessionID: sessionID, call: call, release: done, origin: origin))
+            settled.append(LateSession(sessionID: sessionID, call: call, release: done))
         }
         return settled
     }

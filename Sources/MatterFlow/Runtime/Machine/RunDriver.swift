@@ -273,7 +273,7 @@ final class RunDriver {
     @inline(never)
     private func settleLateSessions(_ work: RunAction) async -> RunAction {
         guard case .settleLateSessions(let settlement) = work else { return noWait() }
-        if abandoned.isSettled, settlement.unreadOpen == nil {
+        if abandoned.hasNothingToSettle(for: settlement) {
             return feed { machine throws(RunMachineError) in try machine.lateSessionsSettled([]) }
         }
         if !abandoned.isEmpty { await settleAbandoned(atEnd: true) }

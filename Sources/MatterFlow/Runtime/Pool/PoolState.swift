@@ -117,7 +117,7 @@ struct PoolState: ~Copyable {
                 case .awaitElements:
                     entry.waiting = .elements
                 case .settleLateSessions(let settlement):
-                    if settlement.unreadOpen == nil, entry.abandoned?.isSettled ?? true {
+                    if entry.abandoned.map({ $0.hasNothingToSettle(for: settlement) }) ?? (settlement.unreadOpen == nil) {
                         next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in
                             try entry.machine.lateSessionsSettled([])
                         }
