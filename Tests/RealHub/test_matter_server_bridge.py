@@ -65,6 +65,8 @@ class ScriptedMatterServer:
         except LookupError as error:
             code, details = error.args
             await ws.send_json({"message_id": data["message_id"], "error_code": code, "details": details})
+        except ConnectionError:
+            pass  # the bridge went away (a test killed it): there is nobody to answer
 
     async def command(self, name, args):
         if name == "get_nodes":
@@ -246,6 +248,51 @@ class BridgeTests(unittest.IsolatedAsyncioTestCase):
                          {"released": True})
         self.assertEqual(self.server.nodes, {})
         self.assertIsNone((await second.call("activeSession", {"structure": "home"}))["result"]["session"])
+
+    async def test_a_commissioning_id_sent_again_is_the_same_commissioning(self):
+        self.server.release_commission.clear()
+        bridge = await self.bridge()
+        await self.open_request(bridge)
+        params = {"structure": "home", "onboardingPayload": QR, "commissioningID": "c1"}
+        first = bridge.request("commissionDevice", params)
+        await asyncio.wait_for(self.server.commission_started.wait(), CALL_LIMIT)
+        again = bridge.request("commissionDevice", params)  # a retry while the first still runs: it waits for it
+        self.server.release_commission.set()
+        self.assertEqual((await bridge.response(first))["result"], {})
+        self.assertEqual((await bridge.response(again))["result"], {})
+        self.assertEqual((await bridge.call("commissionDevice", params))["result"], {}, "and once it has succeeded")
+        self.assertEqual(list(self.server.nodes), [1], "one node, not three")
+        other = await bridge.call("commissionDevice", dict(params, commissioningID="c2"))
+        self.assertEqual(other["error"]["data"]["cause"], "sessionOutOfOrder")
+
+    async def test_an_interrupted_commissioning_with_two_new_nodes_removes_neither(self):
+        self.server.release_commission.clear()
+        first = await self.bridge()
+        await self.open_request(first, run_id="run-killed")
+        first.request("commissionDevice", {"structure": "home", "onboardingPayload": QR, "commissioningID": "c1"})
+        await asyncio.wait_for(self.server.commission_started.wait(), CALL_LIMIT)
+        first.kill()
+        await first.process.wait()
+        self.server.nodes[50] = {"0/40/5": ""}  # another controller of the same Matter Server adds a node meanwhile
+        self.server.release_commission.set()
+        async with asyncio.timeout(CALL_LIMIT):
+            while 1 not in self.server.nodes:
+                await asyncio.sleep(0.01)
+        second = await self.bridge()
+        refused = await second.call("cancelCommissioning", {"structure": "home"})
+        self.assertEqual(refused["error"]["data"]["cause"], "hubFailure")
+        self.assertIn("nodes 1, 50 appeared", refused["error"]["data"]["message"])
+        self.assertEqual(sorted(self.server.nodes), [1, 50], "neither removed blind")
+
+    async def test_hostile_requests_do_not_stop_the_bridge(self):
+        bridge = await self.bridge()
+        # A cancel naming a request by a list, and a value with a lone surrogate to echo back.
+        bridge.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": [1]}})
+        self.assertIn("result", await bridge.call("prepareCommissioning", {"structure": "home"}))
+        echoed = await bridge.call("createAddDeviceRequest", {
+            "structure": "home", "topology": {"ecosystemName": "Google \ud800 Home", "homes": []}})
+        self.assertEqual(echoed["result"]["topology"]["ecosystemName"], "Google \ud800 Home")
+        self.assertIn("result", await bridge.call("status", {"structure": "home"}))
 
     async def test_one_session_per_structure_across_processes(self):
         first = await self.bridge()
