@@ -198,6 +198,37 @@ import Testing
         #expect(codes.isSuperset(of: ["unknownOperation", "undefinedState"]), "\(codes)")
     }
 
+    @Test("a literal argument or child input the call would refuse is refused where it is written, never quoted")
+    func literalsTheRunWouldRefuse() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-literals-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func write(_ text: String, to name: String) throws -> String {
+            try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+            return directory + "/" + name
+        }
+        _ = try write(
+            #"""
+            {"workflow": "child", "version": 1, "inputs": {"name": {"type": "string", "required": true},
+              "code": {"type": "onboardingPayload"}, "pin": {"type": "string", "secret": true}},
+             "start": "done", "states": {"done": {"type": "succeed"}}}
+            """#, to: "child.json")
+        let parent = try write(
+            #"""
+            {"workflow": "parent", "version": 1, "start": "c", "onCancel": "stop", "states": {
+              "c": {"type": "workflow", "path": "child.json", "inputs": {"name": "", "code": "MT:notvalid1", "pin": "ab"}, "next": "p"},
+              "p": {"type": "action", "operation": "prepareCommissioning", "next": "cd", "onError": [{"errors": ["*"], "next": "stop"}]},
+              "cd": {"type": "action", "operation": "commissionDevice", "arguments": {"onboardingPayload": "MT:notvalid2", "commissioningID": "${run.id}"}, "next": "stop", "onError": [{"errors": ["*"], "next": "stop"}]},
+              "stop": {"type": "action", "operation": "cancelCommissioning", "next": "done", "onError": [{"errors": ["*"], "next": "done"}]},
+              "done": {"type": "succeed"}}}
+            """#, to: "parent.json")
+        let diagnostics = WorkflowEngine().validate(path: parent).filter { $0.code == "invalidValue" }
+        #expect(
+            Set(diagnostics.map(\.pointer)) == ["/states/c/inputs/name", "/states/c/inputs/code", "/states/c/inputs/pin", "/states/cd/arguments/onboardingPayload"],
+            "\(diagnostics)")
+        #expect(!diagnostics.contains { $0.message.contains("MT:notvalid") || $0.message.contains("\"ab\"") })
+    }
+
     @Test func newerVersionHasItsOwnMessage() throws {
         let diagnostics = diagnose(#"{"workflow": "t", "version": 3, "start": "a", "states": {"a": {"type": "succeed"}}}"#)
         let finding = try #require(diagnostics.first)

@@ -5,9 +5,12 @@ extension DiagnosticCollector {
     /// (`missingArgument`), no other is (`unexpectedArgument`, with a spelling hint), and each literal has the declared
     /// type (`argumentType`). `pointer` is the object holding the given arguments; `callee` names the callee in
     /// messages (`operation readBattery`, `workflow child.json`).
+    ///
+    /// `literalProblem` says why a literal of the right type still cannot be the value (an onboarding payload that is
+    /// no valid code, an empty required string): an `invalidValue` where it is written, as the call would fail with it.
     func checkArguments(
         given: [(name: String, value: Template)], declared: [(name: String, shape: ValueShape, required: Bool)],
-        at pointer: String, callee: String
+        at pointer: String, callee: String, literalProblem: (_ name: String, _ literal: JSONValue) -> String? = { _, _ in nil }
     ) {
         typealias Code = WorkflowDiagnosticCode
         let givenNames = Set(given.map(\.name))
@@ -26,6 +29,8 @@ extension DiagnosticCollector {
                 error(
                     Code.argumentType, at: JSONPointer.appending(name, to: pointer),
                     "\"\(name)\" must be \(shape), found \(literal.typeName)")
+            } else if let literal = value.literalValue, !literal.isNull, let problem = literalProblem(name, literal) {
+                error(DiagnosticCode.invalidValue, at: JSONPointer.appending(name, to: pointer), "\"\(name)\" \(problem)")
             }
         }
     }

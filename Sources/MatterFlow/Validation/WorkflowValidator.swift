@@ -59,7 +59,14 @@ struct WorkflowValidator {
                 acquires = acquires || operation.acquiresSession
                 collector.checkArguments(
                     given: action.arguments, declared: operation.arguments.map { ($0.name, $0.shape, $0.required) },
-                    at: state.pointer + "/arguments", callee: "operation \(operation.name)")
+                    at: state.pointer + "/arguments", callee: "operation \(operation.name)"
+                ) { name, literal in
+                    // A literal code is refused here, as the call would refuse it; never quoted.
+                    guard operation.arguments.first(where: { $0.name == name })?.onboardingPayload == true,
+                        let problem = literal.stringValue.flatMap(OnboardingPayloadFacts.problem(with:))
+                    else { return nil }
+                    return "is not a valid QR code (MT:...) or manual pairing code (\(problem)); give the code on the device's label, or an input"
+                }
             case .workflow(let subworkflow):
                 checkRoutes(subworkflow.step, state: state)
                 checkGuards(subworkflow.step, state: state)
@@ -68,7 +75,21 @@ struct WorkflowValidator {
                 collector.checkArguments(
                     given: subworkflow.inputs,
                     declared: child.inputs.map { ($0.name, $0.type.shape, $0.required) },
-                    at: state.pointer + "/inputs", callee: "workflow \(subworkflow.path)")
+                    at: state.pointer + "/inputs", callee: "workflow \(subworkflow.path)"
+                ) { name, literal in
+                    // What the child's run would refuse of these inputs (``Workflow/resolveInputs(_:source:)``).
+                    guard let input = child.inputs.first(where: { $0.name == name }) else { return nil }
+                    if input.required, input.type == .string, literal.stringValue?.isEmpty == true {
+                        return "is empty, and input \"\(name)\" of \(subworkflow.path) is a required string"
+                    }
+                    if let problem = input.type.contentProblem(of: literal) {
+                        return "is not \(problem.expected) (\(problem.problem))"
+                    }
+                    if input.secret, !Workflow.shortStrings(in: literal, at: { "" }).isEmpty {
+                        return "is a secret of 1-\(SecretValues.minimumLength - 1) characters, too short to be kept out of traces and journals"
+                    }
+                    return nil
+                }
             case .fail(let fail):
                 checkCauseMatchesCode(fail, state: state)
             case .wait(let wait):
