@@ -122,12 +122,21 @@ struct OperationDeclarationsTests {
         #expect(argument.onboardingPayload)
         #expect(argument.secret, "a code holds the setup passcode")
         #expect(engine.catalog["pairBridgeDevice"]?.errors.contains(.invalidPayload) == true, "routes and fixtures can name it")
+        // A literal that is no code is refused as the workflow loads, where it is written, never quoted.
+        do {
+            _ = try Self.workflow(engine, operation: "pairBridgeDevice", arguments: #"{ "code": "34970112333" }"#)
+            Issue.record("a literal invalid code loaded")
+        } catch let error as DiagnosticsError {
+            #expect(error.diagnostics.map(\.pointer) == ["/states/call/arguments/code"])
+            #expect(!error.diagnostics.contains { $0.message.contains("34970112333") })
+        }
+        // One that arrives at run time (here through the structure's ID) is checked before the hub sees it.
         for (code, valid) in [("34970112332", true), ("34970112333", false)] {
-            let workflow = try Self.workflow(engine, operation: "pairBridgeDevice", arguments: #"{ "code": "\#(code)" }"#)
+            let workflow = try Self.workflow(engine, operation: "pairBridgeDevice", arguments: #"{ "code": "${run.structureID}" }"#)
             let hub = RecordingEchoHub()
             let events = Mutex<[String]>([])
             let result = try await engine.run(
-                workflow, on: hub, options: RunOptions(structureID: "home", observer: { event in
+                workflow, on: hub, options: RunOptions(structureID: code, observer: { event in
                     events.withLock { $0.append(JSONWriter.compact(event.jsonValue)) }
                 }))
             let trace = events.withLock { $0 }.joined(separator: "\n")

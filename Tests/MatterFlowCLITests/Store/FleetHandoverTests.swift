@@ -414,15 +414,13 @@ extension PostgresStoreTests {
 }
 
 extension PostgresStoreTests {
-    /// An ePSKc share waits for the key to be used holding the key, which no journal keeps: handed back at its wait,
-    /// the next worker could only cancel it. A stopping worker lets it run on instead.
-    @Test("a stopping worker does not hand back a run holding a secret a hub call returned: the ePSKc share runs on to its end")
-    func stoppingWorkerKeepsAnEpskcShare() async throws {
+    /// An ePSKc share of 60 s submitted as `runID` and running on worker w1 (stopping after `drainSeconds`), once it
+    /// waits for its key to be used, holding the key.
+    static func epskcShareWaitingForItsKey(
+        _ runID: String, drainSeconds: Double, in directory: TemporaryDirectory
+    ) async throws -> (store: PostgresRunStore, hub: SimulatedHub, clock: ManualClock, worker: TestWorker) {
         let conninfo = try TestPostgres.database()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let secrets = try Self.secretsDirectory(in: directory)
-        let runID = "run-0000000005c1"
         let submitted = await matterflow(
             ["submit", Repository.workflow("epskc-share"), "--store", conninfo, "--run-id", runID, "--structure", "birch-lane",
              "--input", "durationSeconds=60"])
@@ -431,9 +429,20 @@ extension PostgresStoreTests {
         let clock = ManualClock()
         let hub = try SimulatedHub(home: HomeDescription.load(path: Repository.root + "/Examples/border-router-home.json"), clock: clock)
         let worker = TestWorker(
-            store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets), drainSeconds: 120),
+            store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets), drainSeconds: drainSeconds),
             hubs: { _ in hub }, clock: clock)
         #expect(try await FleetAnswerTests.waitForRecord("waitStarted", of: runID, conninfo: conninfo))
+        return (store, hub, clock, worker)
+    }
+
+    /// An ePSKc share waits for the key to be used holding the key, which no journal keeps: handed back at its wait,
+    /// the next worker could only cancel it. A stopping worker lets it run on instead.
+    @Test("a stopping worker does not hand back a run holding a secret a hub call returned: the ePSKc share runs on to its end")
+    func stoppingWorkerKeepsAnEpskcShare() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let runID = "run-0000000005c1"
+        let (store, _, clock, worker) = try await Self.epskcShareWaitingForItsKey(runID, drainSeconds: 120, in: directory)
         worker.worker.stop()
         // The key's 60 s run out on the hub's clock: the share ends (expired), and the worker records it.
         clock.advance(by: .seconds(61))
@@ -442,28 +451,14 @@ extension PostgresStoreTests {
         #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
         #expect(try store.status(of: runID) == "succeeded")
     }
-}
 
-extension PostgresStoreTests {
     /// The share outlasts the drain: handed back, the next worker could only cancel it, the key active until then.
     @Test("a run holding a secret that outlasts the drain takes its cancel path on the stopping worker: the key is withdrawn before it exits")
     func stoppingWorkerCancelsAnEpskcShareThatOutlastsTheDrain() async throws {
-        let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let secrets = try Self.secretsDirectory(in: directory)
         let runID = "run-0000000005c4"
-        let submitted = await matterflow(
-            ["submit", Repository.workflow("epskc-share"), "--store", conninfo, "--run-id", runID, "--structure", "birch-lane",
-             "--input", "durationSeconds=60"])
-        #expect(submitted.code == 0, "\(submitted.stderr)")
-        let store = try PostgresRunStore(conninfo: conninfo)
-        let clock = ManualClock()
-        let hub = try SimulatedHub(home: HomeDescription.load(path: Repository.root + "/Examples/border-router-home.json"), clock: clock)
-        let worker = TestWorker(
-            store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets), drainSeconds: 0.2),
-            hubs: { _ in hub }, clock: clock)
-        #expect(try await FleetAnswerTests.waitForRecord("waitStarted", of: runID, conninfo: conninfo))
+        let (store, hub, _, worker) = try await Self.epskcShareWaitingForItsKey(runID, drainSeconds: 0.2, in: directory)
         worker.worker.stop()
         let summary = try await worker.summary
         #expect(summary.handedBack == 0, "\(worker.lines)")
