@@ -284,6 +284,20 @@ class BridgeTests(unittest.IsolatedAsyncioTestCase):
         self.assertIn("nodes 1, 50 appeared", refused["error"]["data"]["message"])
         self.assertEqual(sorted(self.server.nodes), [1, 50], "neither removed blind")
 
+    async def test_an_expired_session_is_kept_expired_and_its_node_removed_even_when_the_call_fails(self):
+        bridge = await self.bridge()
+        await self.open_request(bridge)
+        await bridge.call("commissionDevice", {"structure": "home", "onboardingPayload": QR, "commissioningID": "c1"})
+        self.assertEqual(list(self.server.nodes), [1])
+        # The session has been idle since the epoch: its lease ran out long ago.
+        state = json.loads(self.state.read_text())
+        state["structures"][0]["session"]["lastActivity"] = 0
+        self.state.write_text(json.dumps(state))
+        refused = await bridge.call("configureDevice", {"structure": "home", "name": "Lamp"})
+        self.assertEqual(refused["error"]["data"]["cause"], "sessionExpired")
+        self.assertEqual(self.server.nodes, {}, "the expired session's node is removed though the call failed")
+        self.assertEqual((self.session()["phase"], self.session()["pendingDeviceIDs"]), ("expired", []))
+
     async def test_hostile_requests_do_not_stop_the_bridge(self):
         bridge = await self.bridge()
         # A cancel naming a request by a list, and a value with a lone surrogate to echo back.

@@ -90,8 +90,11 @@ class MatterServerHub:
                        f"{known}); pass one of those, or add it to the bridge's state file")
 
     def _expire_if_idle(self, structure: dict) -> list[str]:
-        """Ends a session idle longer than its lease; returns the node IDs it had added (to remove)."""
+        """Ends a session idle longer than its lease; returns the node IDs it had added (to remove). An expired
+        session keeps them until they are removed, so a removal that failed is tried again at the next call."""
         session = structure["session"]
+        if session is not None and session["phase"] == "expired":
+            return list(session.get("pendingDeviceIDs", []))
         if session is None or session["phase"] not in PHASES or session["phase"] == "commissioning":
             return []
         if self.clock() - session["lastActivity"] <= self.lease_seconds:
@@ -99,7 +102,7 @@ class MatterServerHub:
         pending = list(session["pendingDeviceIDs"])
         structure["session"] = {"sessionID": session["sessionID"], "phase": "expired",
                                 "expiredPhase": session["phase"], "lastActivity": session["lastActivity"],
-                                "pendingDeviceIDs": []}
+                                "pendingDeviceIDs": pending}
         return pending
 
     async def _remove_nodes(self, node_ids) -> None:
@@ -115,15 +118,25 @@ class MatterServerHub:
                                "the Matter Server answers") from None
 
     async def _transaction_on(self, method: str, call: dict, action):
-        """Runs `action(structure, session)` on the named structure under the state lock, expiring an idle session
-        first (and removing its nodes afterwards)."""
+        """Runs `action(structure)` on the named structure under the state lock. An idle session is expired first,
+        in a transaction of its own (kept even when the action then fails, with `sessionExpired`), and its nodes
+        removed; a removal that fails is logged and tried again at the next call, and does not fail this one."""
         with self.store.transaction() as state:
             structure = self._structure(state, method, call)
             expired = self._expire_if_idle(structure)
-            result = action(structure)
+            expired_session = structure["session"]["sessionID"] if expired else None
         if expired:
-            await self._remove_nodes(expired)
-        return result
+            try:
+                await self._remove_nodes(expired)
+            except HubError as error:
+                log(f"the nodes of expired session {expired_session} stay for now: {scrub(error)}")
+            else:
+                with self.store.transaction() as state:
+                    session = self._structure(state, method, call)["session"]
+                    if session is not None and session["sessionID"] == expired_session and session["phase"] == "expired":
+                        session["pendingDeviceIDs"] = []
+        with self.store.transaction() as state:
+            return action(self._structure(state, method, call))
 
     @staticmethod
     def _require(structure: dict, event: str, allowed: tuple, call: dict) -> dict:
