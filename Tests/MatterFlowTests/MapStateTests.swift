@@ -109,8 +109,14 @@ import Testing
     }
 
     @Test func moreItemsThanMaxItemsFailBeforeAnyElementRuns() async throws {
+        // Written out, the list is refused as the workflow loads; given at run time, the run fails before any element.
+        #expect(diagnose(Self.workflow(items: #"["a", "b", "c"]"#, maxItems: 2)).map(\.code) == ["numberOutOfRange"])
+        #expect(diagnose(Self.workflow(items: #""not a list""#)).map(\.code) == ["invalidValue"])
+        #expect(diagnose(Self.workflow(items: #"{"a": 1}"#)).map(\.code) == ["invalidValue"])
         let hub = ScriptedHub()
-        let result = try await Self.run(Self.workflow(items: #"["a", "b", "c"]"#, maxItems: 2), hub: hub)
+        let text = Self.workflow(items: #""${input.devices}""#, maxItems: 2).replacingOccurrences(
+            of: #""start": "each""#, with: #""inputs": {"devices": {"type": "array"}}, "start": "each""#)
+        let result = try await Self.run(text, hub: hub, inputs: ["devices": ["a", "b", "c"]])
         #expect(result.outcome == .failed)
         #expect(result.error?.cause == .mapTooManyItems)
         #expect(result.error?.code == .outOfRange)

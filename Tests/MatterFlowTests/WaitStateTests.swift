@@ -124,6 +124,10 @@ import Testing
         #expect(missing.contains { $0.code == "unhandledEventValue" && $0.message.contains("\"cancelled\"") })
         let field = diagnose(Self.workflow().replacingOccurrences(of: #""match": {"deviceID""#, with: #""match": {"device""#))
         #expect(field.contains { $0.code == "unknownField" })
+        // A literal that can never equal the field would only let the wait time out.
+        let neverEqual = diagnose(Self.workflow().replacingOccurrences(of: #""match": {"deviceID": "${input.device}"}"#, with: #""match": {"deviceID": 5}"#))
+        #expect(neverEqual.map(\.code) == ["invalidValue"], "\(neverEqual)")
+        #expect(neverEqual.first?.pointer == "/states/wait/match/deviceID")
         let noTimeout = diagnose(Self.workflow().replacingOccurrences(of: #""timeoutSeconds": 30,"#, with: ""))
         #expect(noTimeout.contains { $0.code == "missingKey" && $0.message.contains("timeoutSeconds") })
         let payloadField = diagnose(Self.workflow().replacingOccurrences(of: "${vars.ended.reason}", with: "${vars.ended.why}"))

@@ -11,6 +11,25 @@ extension WorkflowDecoder {
         let maxItems = reader.int("maxItems", in: MapIteration.itemLimit, required: true)
         let concurrency = reader.int("concurrency", in: MapIteration.itemLimit) ?? 1
         let tolerateFailures = reader.int("tolerateFailures", in: MapIteration.failureLimit) ?? 0
+        // Items written out (not a reference) are known now: no list, or too many, would fail every run.
+        func written(count: Int) {
+            guard let maxItems, count > maxItems else { return }
+            collector.error(
+                DiagnosticCode.numberOutOfRange, at: reader.pointer("items"),
+                "\"items\" lists \(count) items, more than \"maxItems\" (\(maxItems)); raise \"maxItems\" or list fewer")
+        }
+        func notAList() {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("items"),
+                "\"items\" must be a list, or a reference to one such as \"${vars.completion.deviceIDs}\"")
+        }
+        switch items {
+        case .literal(let value)?:
+            if let list = value.arrayValue { written(count: list.count) } else { notAList() }
+        case .array(let elements)?: written(count: elements.count)
+        case .object?, .interpolation?: notAList()
+        case .reference?, nil: break
+        }
         if let maxItems {
             if concurrency > maxItems {
                 collector.error(

@@ -131,10 +131,19 @@ struct WorkflowValidator {
                 Code.unhandledEventValue, at: state.pointer + "/on",
                 "no transition for \(event.valueField) \(missing.map { "\"\($0)\"" }.joined(separator: ", ")); add them under \"on\" or give \"otherwise\"")
         }
-        for (name, _) in wait.match where !event.fieldNames.contains(name) {
-            collector.error(
-                Code.unknownField, at: state.pointer + "/match/" + name,
-                "\(event.name) has no field \"\(name)\" to match (fields: \(event.fieldNames.joined(separator: ", ")))")
+        for (name, value) in wait.match {
+            guard let shape = event.fieldNames.contains(name) ? event.payload.member(name) : nil else {
+                collector.error(
+                    Code.unknownField, at: JSONPointer.appending(name, to: state.pointer + "/match"),
+                    "\(event.name) has no field \"\(name)\" to match (fields: \(event.fieldNames.joined(separator: ", ")))")
+                continue
+            }
+            // A literal of another type can never be equal to the field: the wait would only time out.
+            if let literal = value.literalValue, !literal.isNull, !shape.admits(literal) {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: JSONPointer.appending(name, to: state.pointer + "/match"),
+                    "\(event.name)'s field \"\(name)\" is \(shape), so a \(literal.typeName) can never match it; give a \(shape)")
+            }
         }
     }
 
