@@ -27,12 +27,22 @@ public struct RunEvent: Sendable {
         case runFinished(outcome: RunResult.Outcome, error: FlowError?, holdsSession: Bool)
     }
 
+    /// The run the event is of.
     public var runID: String
     /// Time on the run's clock.
     public var time: Duration
     /// The workflow names from the top-level run down to the one the event is about.
     public var workflowPath: [String]
+    /// What happened.
     public var kind: Kind
+
+    /// An event, as a service's own tests may need one (a run reports its own).
+    public init(runID: String, time: Duration, workflowPath: [String], kind: Kind) {
+        self.runID = runID
+        self.time = time
+        self.workflowPath = workflowPath
+        self.kind = kind
+    }
 
     /// The event's name in `--trace jsonl` output.
     public var name: String {

@@ -2,11 +2,14 @@ import MatterFlowJSON
 
 /// How a run ended.
 public struct RunResult: Sendable {
+    /// How the run ended: at a succeed state, at a fail state or an error no route took, or on its cancel path.
     public enum Outcome: String, Sendable, Hashable {
         case succeeded, failed, cancelled
     }
 
+    /// The run's ID (``RunOptions/runID``, or the one the engine made).
     public var runID: String
+    /// The name of the workflow that ran.
     public var workflow: String
     public var outcome: Outcome
     /// The succeed state's output.
@@ -33,6 +36,21 @@ public struct RunResult: Sendable {
     /// it), and for a session the hub opened after the run stopped waiting (which the run releases itself, or leaves
     /// to the hub's lease).
     public var holdsSession = false
+
+    /// A result, as a service's own tests may need one (a run builds its own).
+    public init(
+        runID: String, workflow: String, outcome: Outcome, output: JSONValue? = nil, error: FlowError? = nil,
+        warnings: [String] = [], visitedStates: [String] = [], holdsSession: Bool = false
+    ) {
+        self.runID = runID
+        self.workflow = workflow
+        self.outcome = outcome
+        self.output = output
+        self.error = error
+        self.warnings = warnings
+        self.visitedStates = visitedStates
+        self.holdsSession = holdsSession
+    }
 
     /// The result object the CLI prints: `{"workflow", "outcome", "output", "error", "warnings", "runID"}`.
     public var jsonValue: JSONValue {

@@ -38,6 +38,8 @@ public final class RunPool: Sendable {
     /// A run submitted to the pool.
     public struct Run: Sendable, Hashable {
         let number: Int
+        /// The run's ID, as its events and result carry it.
+        public let runID: String
     }
 
     /// The hub the pool's runs call.
@@ -127,7 +129,7 @@ public final class RunPool: Sendable {
         let listens = workflow.waitsForEvents
         let run = state.withLock { state -> Run in
             state.nextNumber += 1
-            let run = Run(number: state.nextNumber)
+            let run = Run(number: state.nextNumber, runID: machine.configuration.runID)
             state.runs[run.number] = PoolEntry(
                 machine: machine, structure: structureID, listens: listens, answers: answers, observer: runObserver)
             if let recording { state.recordings[run.number] = recording }
