@@ -120,7 +120,7 @@ fresh_device() {
 # matterflow run NAME ARGS...: in the namespace, trace to NAME.trace, result to NAME.json; sets RUN_STATUS.
 run_workflow() {
     local name=$1; shift
-    rh_in_ns timeout 120 "$MATTERFLOW" run "$REPO/Workflows/commission-device.json" --hub "$BRIDGE" \
+    rh_in_ns timeout -k 10 120 "$MATTERFLOW" run "$REPO/Workflows/commission-device.json" --hub "$BRIDGE" \
         --trace jsonl --journal "$RH_WORK/journal" "$@" >"$RH_WORK/$name.json" 2>"$RH_WORK/$name.trace"
     RUN_STATUS=$?
 }
@@ -155,7 +155,7 @@ secrets_leaked() { grep -l -F -e "$QR" -e "$WRONG_QR" -e "$MANUAL" -e 20202021 -
 # MARK: - Checks
 
 begin_check "matterflow hub check passes against the bridge"
-if rh_in_ns timeout 120 "$MATTERFLOW" hub check "$BRIDGE" >"$RH_WORK/hub-check.txt" 2>&1; then
+if rh_in_ns timeout -k 10 120 "$MATTERFLOW" hub check "$BRIDGE" >"$RH_WORK/hub-check.txt" 2>&1; then
     pass "hub check"
 else
     fail "hub check" "$(tail -n 15 "$RH_WORK/hub-check.txt")"
@@ -244,11 +244,15 @@ else
     wait "$RUN_PID" 2>/dev/null
     # The bridge sees its standard input close, waits for the Matter Server's answer, records it and exits.
     [ -n "$bridge_pid" ] && RH_PIDS+=("$bridge_pid") && rh_wait_for 130 sh -c "! kill -0 $bridge_pid"
-    rh_in_ns timeout 150 "$MATTERFLOW" recover --journal "$RH_WORK/journal-killed" --hub "$BRIDGE" \
+    # The node the killed run's commissioning added, for recover to remove (none would prove nothing).
+    left=$(nodes)
+    rh_in_ns timeout -k 10 150 "$MATTERFLOW" recover --journal "$RH_WORK/journal-killed" --hub "$BRIDGE" \
         >"$RH_WORK/recover.txt" 2>&1
     status=$?
     after=$(nodes)
-    if [ "$status" -ne 0 ]; then
+    if [ "$left" = "$before" ]; then
+        fail "kill and recover" "the killed run's commissioning added no node, so recover had nothing to remove: $(bridge_session)"
+    elif [ "$status" -ne 0 ]; then
         fail "kill and recover" "recover exited $status: $(tail -n 10 "$RH_WORK/recover.txt")"
     elif [ "$before" != "$after" ]; then
         fail "kill and recover" "a node is left: before $before, after $after"
@@ -335,7 +339,7 @@ if [ -n "${PG:-}" ]; then
     before=$(nodes)
     submit_run --input onboardingPayload="$QR" --input deviceName="Fleet Lamp" --input roomName=Kitchen
     worker_args fleet1 --exit-when-idle
-    timeout 150 "${WORKER[@]}" >"$RH_WORK/fleet1.log" 2>&1
+    timeout -k 10 150 "${WORKER[@]}" >"$RH_WORK/fleet1.log" 2>&1
     status=$?
     device=$(pg_value "SELECT output->'deviceIDs'->>0 FROM matterflow_runs WHERE run_id = '$RUN_ID'")
     after=$(nodes)
@@ -394,13 +398,16 @@ if [ -n "${PG:-}" ]; then
         kill -KILL "$doomed"
         wait "$doomed" 2>/dev/null
         # The bridge sees its standard input close, waits for the Matter Server's answer, records it and exits.
-        [ -n "$bridge_pid" ] && rh_wait_for 130 sh -c "! kill -0 $bridge_pid"
+        [ -n "$bridge_pid" ] && RH_PIDS+=("$bridge_pid") && rh_wait_for 130 sh -c "! kill -0 $bridge_pid"
+        left=$(nodes)
         worker_args heir --lease 3 --exit-when-idle
-        timeout 150 "${WORKER[@]}" >"$RH_WORK/heir.log" 2>&1
+        timeout -k 10 150 "${WORKER[@]}" >"$RH_WORK/heir.log" 2>&1
         status=$?
         final=$(pg_value "SELECT status || ' ' || recovered FROM matterflow_runs WHERE run_id = '$RUN_ID'")
         after=$(nodes)
-        if [ "$status" -ne 0 ]; then
+        if [ "$left" = "$before" ]; then
+            fail "fleet takeover" "the killed worker's commissioning added no node, so the takeover had nothing to remove"
+        elif [ "$status" -ne 0 ]; then
             fail "fleet takeover" "the second worker exited $status: $(tail -n 8 "$RH_WORK/heir.log")"
         elif [ "$final" != "cancelled true" ]; then
             fail "fleet takeover" "the run is '$final', not cancelled by recovery: $(tail -n 8 "$RH_WORK/heir.log")"
