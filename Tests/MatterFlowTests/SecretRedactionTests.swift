@@ -25,8 +25,8 @@ struct SecretRedactionTests {
         let qr = secrets(.string("MT:Y.K9042C00KA0648G00"))
         #expect(qr.redacting("pin 20202021") == "pin \(RunOptions.redacted)")
         // Text that is no code is not decoded, and brings no other form.
-        #expect(SecretValues.onboardingPayloadForms(of: "3497-011-2333").isEmpty, "an invalid check digit")
-        #expect(SecretValues.onboardingPayloadForms(of: "hunter22").isEmpty)
+        #expect(SecretValues.onboardingPayloadForms(of: "3497-011-2333").texts.isEmpty, "an invalid check digit")
+        #expect(SecretValues.onboardingPayloadForms(of: "hunter22").texts.isEmpty)
     }
 
     @Test("the secret is found as it is, JSON-escaped (nested), with \\/ and \\u escapes, and percent-encoded")

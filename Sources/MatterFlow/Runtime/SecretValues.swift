@@ -104,7 +104,17 @@ final class SecretValues: Sendable {
             guard whole.count != matcher.whole.count || integers.count != matcher.integers.count || floats.count != matcher.floats.count
             else { return matcher }
             var all = Set(matcher.forms.map(\.text))
-            for secret in pending { all.formUnion(SecretValues.encodedForms(of: secret)) }
+            for secret in pending {
+                all.formUnion(SecretValues.encodedForms(of: secret))
+                // An onboarding payload's other spellings: decoded here, once per code, and only if the run shows
+                // something.
+                let payload = SecretValues.onboardingPayloadForms(of: secret)
+                for text in payload.texts where whole.insert(text).inserted { all.formUnion(SecretValues.encodedForms(of: text)) }
+                for number in payload.passcodes {
+                    integers.insert(number)
+                    floats.insert(Double(number))
+                }
+            }
             pending = []
             matcher = Matcher(
                 forms: all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }.map(Form.init), whole: whole,
@@ -130,7 +140,6 @@ final class SecretValues: Sendable {
         switch value {
         case .string(let text) where !text.isEmpty:
             known.withLock { $0.add(text) }
-            Self.onboardingPayloadForms(of: text).forEach(add)
         case .int(let number) where !Self.isTooShort(value):
             known.withLock { known in
                 known.add(String(number))
@@ -155,17 +164,17 @@ final class SecretValues: Sendable {
     /// The other spellings of what an onboarding payload keeps secret, when `text` is one: a manual code without its
     /// separators (`3497-011-2332` is also `34970112332`), and the setup passcode it carries, as digits (also padded
     /// to 8) and as a number. None for other text, which is not decoded.
-    static func onboardingPayloadForms(of text: String) -> [JSONValue] {
+    static func onboardingPayloadForms(of text: String) -> (texts: [String], passcodes: [Int]) {
         let digits = text.filter { $0 != "-" && $0 != " " }
         guard text.hasPrefix("MT:") || ((digits.count == 11 || digits.count == 21) && digits.allSatisfy({ $0.isASCII && $0.isNumber })),
             let payloads = try? OnboardingPayload.decode(text)
-        else { return [] }
-        var forms: [JSONValue] = digits != text && !text.hasPrefix("MT:") ? [.string(digits)] : []
+        else { return ([], []) }
+        var texts = digits != text && !text.hasPrefix("MT:") ? [digits] : []
         for payload in payloads {
             let passcode = String(payload.passcode)
-            forms += [.string(passcode), .string(String(repeating: "0", count: max(0, 8 - passcode.count)) + passcode), .int(Int(payload.passcode))]
+            texts += [passcode, String(repeating: "0", count: max(0, 8 - passcode.count)) + passcode]
         }
-        return forms
+        return (texts, payloads.map { Int($0.passcode) })
     }
 
     /// The text with every secret replaced by ``RunOptions/redacted``.
