@@ -37,3 +37,19 @@ extension InputDeclaration.InputType {
         }
     }
 }
+
+extension InputDeclaration {
+    /// Why `value`, already of the input's JSON type, cannot be its value: an empty required string, or content its
+    /// type refuses (``InputDeclaration/InputType/contentProblem(of:payloadProblem:)``); nil when it can. What a
+    /// run's inputs are resolved with, and what the validator checks a literal against.
+    func valueProblem(
+        _ value: JSONValue, payloadProblem: (String) -> String? = OnboardingPayloadFacts.problem(with:)
+    ) -> InputContentProblem? {
+        if required, type == .string, value.stringValue?.isEmpty == true {
+            return InputContentProblem(
+                expected: "a non-empty string", problem: "it is empty", remedy: "a required string input must have a value")
+        }
+        return type.contentProblem(of: value, payloadProblem: payloadProblem)
+    }
+}
+

@@ -32,9 +32,9 @@ extension Workflow {
             diagnostics.append(
                 Diagnostic(severity: .error, code: code, message: message, file: source, pointer: JSONPointer.appending(name, to: "")))
         }
-        // Why an input's value is not a usable value of its type; nil when it is.
-        func contentProblem(_ index: Int, _ value: JSONValue) -> InputContentProblem? {
-            inputs[index].type.contentProblem(of: value) { payloads.check($0).problem }
+        // Why an input's value is not a usable value of it; nil when it is. Codes are checked through the run's cache.
+        func valueProblem(_ index: Int, _ value: JSONValue) -> InputContentProblem? {
+            inputs[index].valueProblem(value) { payloads.check($0).problem }
         }
         var resolved = JSONObject()
         resolved.reserveCapacity(inputs.count)
@@ -53,11 +53,7 @@ extension Workflow {
                     report(
                         DiagnosticCode.wrongType, name,
                         "input \"\(name)\" must be \(inputs[index].type.rawValue), got \(inputs[index].type == .integer ? value.typeNameWhereIntegerExpected : value.typeName)")
-                } else if inputs[index].required, inputs[index].type == .string, value.stringValue?.isEmpty == true {
-                    report(
-                        DiagnosticCode.invalidValue, name,
-                        "required input \"\(name)\" is empty; give it a value (a required string input must not be empty)")
-                } else if let problem = contentProblem(index, value) {
+                } else if let problem = valueProblem(index, value) {
                     report(
                         DiagnosticCode.invalidValue, name,
                         "input \"\(name)\" is not \(problem.expected) (\(problem.problem)); \(problem.remedy)")
@@ -65,7 +61,7 @@ extension Workflow {
                 resolved[name] = value
             } else if let defaultValue = inputs[index].defaultValue {
                 // A loaded workflow's default was checked as it loaded; one built in code is checked here.
-                if let problem = contentProblem(index, defaultValue) {
+                if let problem = valueProblem(index, defaultValue) {
                     report(
                         DiagnosticCode.invalidValue, name,
                         "the default of input \"\(name)\" is not \(problem.expected) (\(problem.problem)); give the input a valid value, or fix the workflow's default")

@@ -79,11 +79,8 @@ struct WorkflowValidator {
                 ) { name, literal in
                     // What the child's run would refuse of these inputs (``Workflow/resolveInputs(_:source:)``).
                     guard let input = child.inputs.first(where: { $0.name == name }) else { return nil }
-                    if input.required, input.type == .string, literal.stringValue?.isEmpty == true {
-                        return "is empty, and input \"\(name)\" of \(subworkflow.path) is a required string"
-                    }
-                    if let problem = input.type.contentProblem(of: literal) {
-                        return "is not \(problem.expected) (\(problem.problem))"
+                    if let problem = input.valueProblem(literal) {
+                        return "is not \(problem.expected) (\(problem.problem)); \(problem.remedy)"
                     }
                     if input.secret, !Workflow.shortStrings(in: literal, at: { "" }).isEmpty {
                         return "is a secret of 1-\(SecretValues.minimumLength - 1) characters, too short to be kept out of traces and journals"
