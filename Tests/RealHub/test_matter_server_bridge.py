@@ -30,6 +30,9 @@ class ScriptedMatterServer:
         self.nodes: dict[int, dict] = {}
         self.next_node = 1
         self.fail_commission_with: int | None = None
+        self.fail_after_joining_with: int | None = None  # the node is added, then this error answered
+        self.write_status = 0  # the Interaction Model status a device answers a write with
+        self.answer_pings = True
         self.release_commission = asyncio.Event()
         self.release_commission.set()
         self.commission_started = asyncio.Event()
@@ -50,10 +53,12 @@ class ScriptedMatterServer:
         await self.runner.cleanup()
 
     async def websocket(self, request):
-        ws = web.WebSocketResponse()
+        ws = web.WebSocketResponse(autoping=self.answer_pings)
         await ws.prepare(request)
         await ws.send_json({"fabric_id": 1, "schema_version": 11, "thread_credentials_set": False})
         async for message in ws:
+            if message.type != web.WSMsgType.TEXT:
+                continue  # a ping, when the test answers them itself (that is, not at all)
             data = json.loads(message.data)
             asyncio.create_task(self.answer(ws, data))
         return ws
@@ -80,6 +85,8 @@ class ScriptedMatterServer:
             self.next_node += 1
             self.nodes[node_id] = {"0/40/1": "CircuitMatter", "0/40/2": 65524, "0/40/3": "Light", "0/40/4": 4660,
                                    "0/40/5": "", "0/40/9": 1}
+            if self.fail_after_joining_with is not None:
+                raise LookupError(self.fail_after_joining_with, f"Interview of node {node_id} failed.")
             return {"node_id": node_id}
         if name in ("remove_node", "read_attribute", "write_attribute") and args["node_id"] not in self.nodes:
             raise LookupError(5, f"Node {args['node_id']} does not exist")
@@ -89,8 +96,10 @@ class ScriptedMatterServer:
         if name == "read_attribute":
             return {path: self.nodes[args["node_id"]][path] for path in args["attribute_path"]}
         if name == "write_attribute":
-            self.nodes[args["node_id"]][args["attribute_path"]] = args["value"]
-            return [{"Status": 0}]
+            path = dict(zip(("EndpointId", "ClusterId", "AttributeId"), map(int, args["attribute_path"].split("/"))))
+            if self.write_status == 0:
+                self.nodes[args["node_id"]][args["attribute_path"]] = args["value"]
+            return [{"Path": path, "Status": self.write_status}]
         raise LookupError(9, f"unknown command {name}")
 
 
@@ -212,6 +221,56 @@ class BridgeTests(unittest.IsolatedAsyncioTestCase):
                          {"released": True})
         self.assertEqual(self.server.nodes, {})
         self.assertIsNone(self.session())
+
+    async def test_a_device_that_joined_then_failed_its_interview_is_removed_by_cancel(self):
+        self.server.fail_after_joining_with = 2
+        bridge = await self.bridge()
+        await self.open_request(bridge)
+        answer = await bridge.call("commissionDevice", {"structure": "home", "onboardingPayload": QR,
+                                                        "commissioningID": "c1"})
+        self.assertEqual(answer["error"]["data"]["cause"], "commissioningFailed")
+        self.assertIn("cancel the session (it removes the node)", answer["error"]["data"]["message"])
+        self.assertEqual(list(self.server.nodes), [1], "the Matter Server kept the node")
+        self.assertEqual(self.session()["phase"], "commissioning", "kept as an interrupted commissioning")
+        self.assertEqual((await bridge.call("cancelCommissioning", {"structure": "home"}))["result"],
+                         {"released": True})
+        self.assertEqual(self.server.nodes, {}, "the node it added is removed")
+        self.assertIsNone(self.session())
+
+    async def test_a_name_the_device_refuses_fails_configure_and_is_not_recorded(self):
+        bridge = await self.bridge()
+        await self.open_request(bridge)
+        await bridge.call("commissionDevice", {"structure": "home", "onboardingPayload": QR, "commissioningID": "c1"})
+        for status, cause, said in ((0x87, "invalidArgumentValue", "CONSTRAINT_ERROR, status 0x87"),
+                                    (0x88, "notSupported", "UNSUPPORTED_WRITE, status 0x88"),
+                                    (0x9C, "deviceUnreachable", "BUSY 0x9C")):
+            self.server.write_status = status
+            refused = await bridge.call("configureDevice", {"structure": "home", "name": "Lamp"})
+            self.assertEqual(refused["error"]["data"]["cause"], cause)
+            self.assertIn(said, refused["error"]["data"]["message"])
+            self.assertEqual(self.session()["phase"], "commissioned", "a refused name does not configure")
+            self.assertEqual(self.server.nodes[1]["0/40/5"], "")
+        self.server.write_status = 0
+        self.assertEqual((await bridge.call("configureDevice", {"structure": "home", "name": "Lamp"}))["result"], {})
+        self.assertEqual(self.server.nodes[1]["0/40/5"], "Lamp")
+
+    async def test_a_server_that_stops_answering_pings_fails_the_waiting_call_and_is_reconnected(self):
+        self.server.answer_pings = False
+        self.server.release_commission.clear()
+        bridge = await self.bridge("--server-heartbeat", "0.5")
+        await self.open_request(bridge)
+        answer = await bridge.call("commissionDevice", {"structure": "home", "onboardingPayload": QR,
+                                                        "commissioningID": "c1"})
+        self.assertEqual(answer["error"]["data"]["cause"], "hubUnreachable", "failed long before the 120 s timeout")
+        self.assertIn("closed before it answered", answer["error"]["data"]["message"])
+        self.server.answer_pings = True
+        self.server.release_commission.set()
+        async with asyncio.timeout(CALL_LIMIT):
+            while 1 not in self.server.nodes:
+                await asyncio.sleep(0.01)
+        self.assertEqual((await bridge.call("cancelCommissioning", {"structure": "home"}))["result"],
+                         {"released": True}, "a new connection lists the nodes and removes the one added")
+        self.assertEqual(self.server.nodes, {})
 
     async def test_a_cancelled_commissioning_is_answered_at_once_and_cancel_removes_its_node(self):
         self.server.release_commission.clear()

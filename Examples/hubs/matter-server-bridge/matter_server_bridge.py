@@ -47,8 +47,11 @@ def parse_arguments(argv):
                         help="a session idle this long ends, and its new nodes are removed (default: %(default)s)")
     parser.add_argument("--commission-timeout", type=float, default=120.0,
                         help="the longest a commissioning may take (default: %(default)s)")
+    parser.add_argument("--server-heartbeat", type=float, default=30.0,
+                        help="ping the Matter Server this often; a connection that misses a pong for half of it is "
+                        "dropped, failing the calls waiting on it, and opened again (default: %(default)s)")
     args = parser.parse_args(argv)
-    for name in ("lease_seconds", "commission_timeout"):
+    for name in ("lease_seconds", "commission_timeout", "server_heartbeat"):
         value = getattr(args, name)
         if not (0 < value <= 86400):
             parser.error(f"--{name.replace('_', '-')} must be more than 0 and at most 86400 seconds, got {value:g}")
@@ -93,7 +96,7 @@ def main(argv=None) -> int:
     except StateFileError as error:
         rpc.log(str(error))
         return 2
-    hub = MatterServerHub(MatterServer(args.server), store, args.lease_seconds, args.commission_timeout)
+    hub = MatterServerHub(MatterServer(args.server, heartbeat=args.server_heartbeat), store, args.lease_seconds, args.commission_timeout)
     asyncio.run(serve(hub))
     return 0
 

@@ -28,6 +28,38 @@ BASIC_INFORMATION = {"vendorName": "0/40/1", "vendorID": "0/40/2", "productName"
                      "softwareVersion": "0/40/9"}
 NODE_LABEL = "0/40/5"
 NODE_LABEL_MAX_BYTES = 32
+#: The Matter Server's errors that come after the device joined the fabric (its interview or resolution failed).
+JOINED_THEN_FAILED = (INTERVIEW_FAILED, NODE_NOT_RESOLVING, NODE_NOT_EXISTS)
+
+#: Interaction Model statuses a device may answer a write with (Matter Core spec, 8.10), by what the caller can do.
+_NAME_REFUSED = {0x87: "CONSTRAINT_ERROR"}
+_NAME_UNSUPPORTED = {0x7E: "UNSUPPORTED_ACCESS", 0x86: "UNSUPPORTED_ATTRIBUTE", 0x88: "UNSUPPORTED_WRITE",
+                     0x8F: "UNSUPPORTED_ENDPOINT", 0xC3: "UNSUPPORTED_CLUSTER"}
+_TRY_AGAIN = {0x94: "TIMEOUT", 0x9C: "BUSY", 0x9A: "NEEDS_TIMED_INTERACTION"}
+
+
+def _write_refusal(written, node_id: str) -> HubError | None:
+    """The error for a write the device answered with a status other than SUCCESS, or None.
+
+    write_attribute answers a list of attribute statuses ({"Path": ..., "Status": n}); the Matter Server reports a
+    device's refusal there, not as an error.
+    """
+    if not isinstance(written, list):
+        return None
+    for status in written:
+        code = status.get("Status") if isinstance(status, dict) else None
+        if not isinstance(code, int) or code == 0:
+            continue
+        if code in _NAME_REFUSED:
+            return HubError("invalidArgumentValue", f"node {node_id} refused the name ({_NAME_REFUSED[code]}, status "
+                            f"0x{code:02X}); pick a shorter or plainer name")
+        if code in _NAME_UNSUPPORTED:
+            return HubError("notSupported", f"node {node_id} does not let its name (Basic Information NodeLabel) be "
+                            f"written ({_NAME_UNSUPPORTED[code]}, status 0x{code:02X}); cancel, and name it in its maker's "
+                            "app instead")
+        said = _TRY_AGAIN.get(code, "status")
+        return HubError("deviceUnreachable", f"node {node_id} did not take the name ({said} 0x{code:02X}); try again")
+    return None
 
 
 def _pid_alive(pid) -> bool:
@@ -274,6 +306,9 @@ class MatterServerHub:
         except ServerError as error:
             log(f"commission_with_code failed in {time.perf_counter() - started:.3f} s: error {error.code}")
             failure = self._commission_error(error)
+            # These come after the device joined the fabric: the Matter Server may keep the node. The session
+            # stays as an interrupted commissioning, so that cancelCommissioning finds and removes it.
+            in_doubt = error.code in JOINED_THEN_FAILED
         except ServerUnreachable as error:
             failure, in_doubt = HubError("hubUnreachable", f"{error}; whether the device joined is not known: "
                                          "cancel the session to remove it if it did"), True
@@ -304,15 +339,17 @@ class MatterServerHub:
                             f"(the Matter Server said: {said}). Check that the code belongs to this device (a wrong "
                             "setup passcode fails this way), and that the device is powered, in commissioning mode and "
                             "on the Matter Server's network, then try again")
-        if error.code == NODE_NOT_RESOLVING:
-            return HubError("deviceUnreachable", f"the device could not be found on the network ({said}); bring it "
-                            "closer, check it is in commissioning mode, then try again")
+        if error.code in (NODE_NOT_RESOLVING, NODE_NOT_EXISTS):
+            return HubError("deviceUnreachable", f"the device joined but could not be found on the network afterwards "
+                            f"({said}); cancel the session (it removes the node), check the device's network, then "
+                            "try again")
         if error.code == INVALID_ARGUMENTS:
             return HubError("invalidPayload", f"the Matter Server refused the onboarding payload ({said}); check the "
                             "code on the device or its packaging")
         if error.code == INTERVIEW_FAILED:
             return HubError("commissioningFailed", f"the device joined but the Matter Server could not read its "
-                            f"description ({said}); reset the device and try again")
+                            f"description ({said}); cancel the session (it removes the node), reset the device and "
+                            "try again")
         return HubError("commissioningFailed", f"the Matter Server could not commission the device (error "
                         f"{error.code}: {said}); try again")
 
@@ -339,13 +376,15 @@ class MatterServerHub:
         session_id, node_ids = await self._transaction_on("configureDevice", call, check)
         for node_id in node_ids:
             try:
-                await self.server.command("write_attribute", {"node_id": int(node_id), "attribute_path": NODE_LABEL,
-                                                              "value": name})
+                written = await self.server.command("write_attribute", {"node_id": int(node_id),
+                                                                        "attribute_path": NODE_LABEL, "value": name})
             except ServerError as error:
                 raise HubError("deviceUnreachable", f"could not write the name to node {node_id} "
                                f"({scrub(error)}); try again") from None
             except ServerUnreachable as error:
                 raise HubError("hubUnreachable", str(error)) from None
+            if (refusal := _write_refusal(written, node_id)) is not None:
+                raise refusal
 
         def record(structure):
             session = self._require(structure, "configure", ("commissioned", "configured"), call)

@@ -28,9 +28,13 @@ class ServerError(Exception):
 
 
 class MatterServer:
-    def __init__(self, url: str, connect_timeout: float = 5.0):
+    def __init__(self, url: str, connect_timeout: float = 5.0, heartbeat: float = 30.0):
         self.url = url
         self.connect_timeout = connect_timeout
+        # A ping every `heartbeat` seconds; a connection with no pong within half of that is closed, which fails
+        # the commands waiting on it at once (ServerUnreachable) instead of at their timeouts, and the next
+        # command connects again.
+        self.heartbeat = heartbeat
         self.info: dict | None = None
         self._session: aiohttp.ClientSession | None = None
         self._ws = None
@@ -48,7 +52,8 @@ class MatterServer:
                 self._session = aiohttp.ClientSession()
             try:
                 async with asyncio.timeout(self.connect_timeout):
-                    self._ws = await self._session.ws_connect(self.url, max_msg_size=64 << 20)
+                    self._ws = await self._session.ws_connect(self.url, max_msg_size=64 << 20,
+                                                             heartbeat=self.heartbeat)
                     self.info = await self._ws.receive_json()
             except (aiohttp.ClientError, OSError, TimeoutError, ValueError, TypeError) as error:
                 self._ws = None
