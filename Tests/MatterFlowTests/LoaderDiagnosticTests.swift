@@ -178,6 +178,23 @@ import Testing
         #expect(diagnose(Self.workflow(states: #"{"a": {"type": "assign", "set": {"Größe": 1, "x-1": 2}, "next": "done"}, "#+Self.end+"}")).isEmpty)
     }
 
+    @Test("a state or workflow name that is empty or holds '/' is refused: it could name two places in a run")
+    func levelNamesCannotHoldTheSeparator() throws {
+        // With "a/b" beside a sub-workflow state "a" whose child has a state "b", traces, graphs and idempotency
+        // keys would name two states alike; a workflow named "x/y" would not resume from its checkpoints.
+        let diagnostics = diagnose(#"""
+            {"workflow": "x/y", "version": 1, "start": "a", "states": {
+              "a": {"type": "assign", "set": {"x": 1}, "next": "a/b"}, "a/b": {"type": "assign", "set": {"y": 2}, "next": ""},
+              "": {"type": "succeed"}}}
+            """#)
+        #expect(diagnostics.map(\.code) == ["invalidValue", "invalidValue", "invalidValue"], "\(diagnostics)")
+        #expect(diagnostics.map(\.pointer) == ["/workflow", "/states/a~1b", "/states/"])
+        #expect(diagnostics[0].message.contains(#"the workflow's name "x/y" holds '/'"#), "\(diagnostics)")
+        #expect(diagnostics[1].message.hasSuffix(#"rename it, e.g. "a_b""#), "\(diagnostics)")
+        #expect(diagnostics[2].message == "state name is empty; give it one")
+        #expect(diagnostics[1].location == SourceLocation(line: 2, column: 67), "the state's object")
+    }
+
     @Test("a workflow changed in code is validated as a file is: a next to nowhere, an unknown operation")
     func aWorkflowBuiltInCodeCanBeValidated() throws {
         let engine = WorkflowEngine()

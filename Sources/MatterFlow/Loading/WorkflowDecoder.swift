@@ -36,6 +36,7 @@ struct WorkflowDecoder {
             }
         }
         let name = root.string("workflow", required: true)
+        if let name { checkLevelName(name, at: root.pointer("workflow"), what: "the workflow's name") }
         let description = root.string("description")
         let start = root.string("start", required: true)
         let onCancel = root.string("onCancel")
@@ -124,6 +125,7 @@ struct WorkflowDecoder {
     }
 
     private func decodeState(name: String, value: JSONValue, pointer: String) -> WorkflowState? {
+        checkLevelName(name, at: pointer, what: "state name")
         guard let reader = collector.object(value, at: pointer, what: "state \"\(name)\"") else { return nil }
         let typeName = reader.string("type", required: true)
         let description = reader.string("description")
@@ -177,6 +179,20 @@ struct WorkflowDecoder {
 
     /// Reports `name`, which an input declares or a state binds (`what`: "input", "variable"), when no `${...}`
     /// could read it.
+    /// A state's or workflow's name is one level of the `/`-joined names that traces, journals, checkpoints,
+    /// graphs and hub idempotency keys use for a place in a run (`commission/rememberFailure`): it cannot be
+    /// empty or hold `/`, or one such name could mean two places.
+    func checkLevelName(_ name: String, at pointer: @autoclosure () -> String, what: String) {
+        if name.isEmpty {
+            collector.error(DiagnosticCode.invalidValue, at: pointer(), "\(what) is empty; give it one")
+        } else if name.utf8.contains(UInt8(ascii: "/")) {
+            let suggestion = String(name.map { $0 == "/" ? "_" : $0 })
+            collector.error(
+                DiagnosticCode.invalidValue, at: pointer(),
+                "\(what) \"\(name)\" holds '/', which separates the levels of a place in a run (as in commission/rememberFailure, in traces, journals and graphs), so it could name two places; rename it, e.g. \"\(suggestion)\"")
+        }
+    }
+
     func checkReadable(_ name: String, at pointer: @autoclosure () -> String, what: String) {
         guard !Reference.isName(name) else { return }
         let suggestion = String(name.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
