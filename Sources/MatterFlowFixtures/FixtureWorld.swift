@@ -16,8 +16,11 @@ final class FixtureWorld: Sendable {
         var customCallCounts: [String: Int] = [:]
         /// Indices of the events that have happened.
         var fired: Set<Int> = []
-        /// Hub actions of `entering` events (by event index), applied before the hub's next call.
+        /// Hub actions of `entering` events (by event index), not yet taken by ``applying``.
         var pending: [Int] = []
+        /// The task applying the hub actions of `entering` events, each task after the one before it; a hub call
+        /// waits for it, so the call sees every action of the states entered before it.
+        var applying: Task<Void, Never>?
         /// Why events that happened could not do what they say (a commissioner refused, ...), by index.
         var refusals: [Int: String] = [:]
         /// The last ePSKc key issued to each border router in this run.
@@ -115,28 +118,29 @@ final class FixtureWorld: Sendable {
 
     // MARK: - Triggers
 
-    /// Called by the hub before each call: applies hub actions queued by `entering` events. Returns the call's
-    /// attempt number for its operation.
+    /// Called by the hub before each call, once the hub actions of `entering` events have been applied. Returns
+    /// the call's attempt number for its operation.
     func beforeCall(_ operation: SimulatedOperation) async -> Int {
-        let (attempt, pending) = state.withLock { state -> (Int, [Int]) in
+        await enteringActionsApplied()
+        return state.withLock { state -> Int in
             state.callCounts[operation, default: 0] += 1
-            defer { state.pending = [] }
-            return (state.callCounts[operation, default: 0], state.pending)
+            return state.callCounts[operation, default: 0]
         }
-        for index in pending { await apply(index) }
-        return attempt
     }
 
-    /// Counts a call of a custom operation and returns its attempt number (from 1), after applying the hub actions
-    /// queued by `entering` events, as for every call.
+    /// Counts a call of a custom operation and returns its attempt number (from 1), once the hub actions of
+    /// `entering` events have been applied, as for every call.
     func beforeCustomCall(_ operation: String) async -> Int {
-        let (attempt, pending) = state.withLock { state -> (Int, [Int]) in
+        await enteringActionsApplied()
+        return state.withLock { state -> Int in
             state.customCallCounts[operation, default: 0] += 1
-            defer { state.pending = [] }
-            return (state.customCallCounts[operation, default: 0], state.pending)
+            return state.customCallCounts[operation, default: 0]
         }
-        for index in pending { await apply(index) }
-        return attempt
+    }
+
+    /// Waits until the hub actions of the states entered so far have been applied.
+    private func enteringActionsApplied() async {
+        await state.withLock { $0.applying }?.value
     }
 
     /// Called by the hub when a call of a custom operation ends, before the engine sees its answer: runs the
@@ -159,30 +163,48 @@ final class FixtureWorld: Sendable {
     }
 
     /// Called synchronously as the run enters a state (from its observer): returns whether the run must be
-    /// cancelled now. Whether hub events reach the run changes at once; hub actions are queued for the hub's next
-    /// call.
+    /// cancelled now. Whether hub events reach the run changes at once; hub actions start at once, as work of the
+    /// simulated world (no virtual time passes until they are done), and the hub's next call waits for them.
     func entering(_ qualifiedState: String) -> Bool {
         var cancel = false
+        var actions: [Int] = []
         for index in take({ $0 == .entering(qualifiedState) }) {
             switch events[index].action {
             case .cancelRun:
                 cancel = true
             case .setHubEventsDelivered(let delivered):
                 state.withLock { $0.deliversHubEvents = delivered }
-            default:
-                state.withLock { $0.pending.append(index) }
+            case .setHubOnline, .setHubReachable, .setPermissionGranted, .commissionerConnects,
+                .commissionerPetitionAccepted, .commissionerLeaves, .commissionerUsesKey, .epskcActivatedElsewhere,
+                .epskcDeactivatedElsewhere, .removeRoom:
+                actions.append(index)
+            }
+        }
+        if !actions.isEmpty {
+            state.withLock { state in
+                state.pending += actions
+                let earlier = state.applying
+                state.applying = clock.task { [self] in
+                    await earlier?.value
+                    await applyPending()
+                }
             }
         }
         return cancel
     }
 
-    /// Applies hub actions still queued when the run ended, so the final home reflects them.
-    func flushPending() async {
+    /// Applies the hub actions of `entering` events not applied yet, in the order their states were entered.
+    private func applyPending() async {
         let pending = state.withLock { state -> [Int] in
             defer { state.pending = [] }
             return state.pending
         }
         for index in pending { await apply(index) }
+    }
+
+    /// Waits for the hub actions of `entering` events to be applied, so the final home reflects them.
+    func flushPending() async {
+        await enteringActionsApplied()
     }
 
     /// Marks the events whose trigger matches as happened (once each) and returns their indices, in file order.

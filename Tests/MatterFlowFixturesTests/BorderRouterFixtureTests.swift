@@ -82,6 +82,26 @@ import Testing
         #expect(result.passed, "\(result.mismatches)")
     }
 
+    @Test("a hub action on entering a state that calls no hub happens while the run is in that state")
+    func anEnteringActionHappensDuringAWait() async throws {
+        // waitForEnd only waits for the hub's event: the commissioner comes while it waits, and the run sees it.
+        let used = try await run(
+            Self.epskcShare(
+                expect: #"{ "outcome": "succeeded", "output": { "reason": "keyUsed" }, "elapsedSeconds": 0 }"#,
+                #""events": [{ "entering": "waitForEnd", "action": "commissionerUsesKey", "deviceID": "device-nest-hub" }]"#))
+        #expect(used.passed, "\(used.mismatches)")
+        // The hub goes offline while the run waits, so a deactivation from elsewhere is refused and the key expires.
+        let offline = try await run(
+            Self.epskcShare(
+                expect: #"{ "outcome": "succeeded", "output": { "reason": "expired" } }"#,
+                """
+                "events": [{ "entering": "waitForEnd", "action": "hubOffline" },
+                    { "at": 30, "action": "epskcDeactivatedElsewhere", "deviceID": "device-nest-hub" }]
+                """))
+        #expect(offline.subjects == ["events[1]"], "\(offline.mismatches)")
+        #expect(offline.mismatches.first?.actual.contains("hubOffline") == true)
+    }
+
     @Test func networkExpectationsReportWhatDiffers() async throws {
         let text = """
             {
