@@ -77,7 +77,8 @@ public struct CoverageReport: Sendable {
     /// Per workflow file, sorted by path.
     public private(set) var workflows: [WorkflowCoverage] = []
 
-    /// Coverage of the runs of some fixture results (results without a run add their workflows, uncovered).
+    /// Coverage of the runs of some fixture results: only a passing fixture's run covers anything, since a path
+    /// whose expectations failed is not verified (the other results add their workflows, uncovered).
     public init(results: [FixtureResult]) {
         var byFile: [String: WorkflowCoverage] = [:]
         func register(_ workflow: Workflow) {
@@ -89,7 +90,7 @@ public struct CoverageReport: Sendable {
         }
         for result in results {
             register(result.fixture.workflow)
-            guard let observation = result.observation else { continue }
+            guard result.passed, let observation = result.observation else { continue }
             var stack = WorkflowStack(root: result.fixture.runnableWorkflow)
             for event in observation.events {
                 guard let workflow = stack.locate(event) else { continue }

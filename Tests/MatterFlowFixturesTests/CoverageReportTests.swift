@@ -12,13 +12,21 @@ import Testing
         return CoverageReport(results: results)
     }
 
-    static func prepare(_ members: String = "") -> String {
+    static func prepare(_ members: String = "", outcome: String = "succeeded") -> String {
         """
         {
           "fixture": "prepare", "version": 1, "workflow": "../../prepare.json", "home": "../homes/ready.json",\(members.isEmpty ? "" : "\n  " + members + ",")
-          "expect": { "outcome": "succeeded" }
+          "expect": { "outcome": "\(outcome)" }
         }
         """
+    }
+
+    @Test("a failing fixture covers nothing: the path it took was not verified")
+    func aFailingFixtureCoversNothing() async throws {
+        let report = try await coverage(of: [Self.prepare(outcome: "failed")])
+        let prepare = try #require(report.coverage(ofFile: Repository.workflows + "/prepare.json"))
+        #expect(prepare.coveredStates.isEmpty)
+        #expect(prepare.coveredTransitions.isEmpty)
     }
 
     @Test func aSuccessfulRunCoversOnlyItsPath() async throws {
@@ -67,9 +75,9 @@ import Testing
 
     @Test func eachErrorRouteAndCancelEdgeCountsApart() async throws {
         let report = try await coverage(of: [
-            Self.prepare(#""home": "../homes/busy.json""#).replacingOccurrences(
+            Self.prepare(#""home": "../homes/busy.json""#, outcome: "failed").replacingOccurrences(
                 of: #""home": "../homes/ready.json","#, with: ""),
-            Self.prepare(#""events": [{ "after": "prepareCommissioning", "action": "cancelRun" }]"#),
+            Self.prepare(#""events": [{ "after": "prepareCommissioning", "action": "cancelRun" }]"#, outcome: "cancelled"),
         ])
         let prepare = try #require(report.coverage(ofFile: Repository.workflows + "/prepare.json"))
         #expect(
