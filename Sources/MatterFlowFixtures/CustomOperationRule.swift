@@ -34,14 +34,15 @@ public struct CustomOperationRule: Sendable, Hashable {
         self.effect = effect
     }
 
-    /// The effects that apply to call number `attempt` of `operation`, in order, up to the first that ends it.
-    static func effects(_ rules: [CustomOperationRule], operation: String, attempt: Int) -> [Effect] {
-        var effects: [Effect] = []
-        for rule in rules where rule.operation == operation && rule.attempts.contains(attempt) {
-            effects.append(rule.effect)
+    /// The indices of the rules that apply to call number `attempt` of `operation`, in order, up to the first that
+    /// ends it.
+    static func applying(_ rules: [CustomOperationRule], operation: String, attempt: Int) -> [Int] {
+        var applying: [Int] = []
+        for (index, rule) in rules.enumerated() where rule.operation == operation && rule.attempts.contains(attempt) {
+            applying.append(index)
             if case .delay = rule.effect { continue }
             break
         }
-        return effects
+        return applying
     }
 }

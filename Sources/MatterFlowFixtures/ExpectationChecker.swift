@@ -34,19 +34,7 @@ struct ExpectationChecker {
                         actual: FixtureFormat.seconds(elapsed)))
             }
         }
-        for (index, event) in fixture.events.enumerated() {
-            if !observation.firedEvents.contains(index) {
-                found.append(
-                    FixtureMismatch(
-                        subject: "events[\(index)]", expected: "\(event.action) \(event.trigger)",
-                        actual: "it never happened (the run ended at \(FixtureFormat.seconds(observation.elapsed)) s)"))
-            } else if let refusal = observation.refusedEvents[index] {
-                found.append(
-                    FixtureMismatch(
-                        subject: "events[\(index)]", expected: "\(event.action) \(event.trigger)",
-                        actual: "the simulator refused it: \(refusal)"))
-            }
-        }
+        found += scenarioMismatches()
         return FixtureMismatch.located(found, in: fixture.sourceMap)
     }
 

@@ -39,6 +39,11 @@ public struct Fixture: Sendable {
     public var answers: [String: FixtureAnswer] = [:]
     /// What calls of custom operations (declared by a catalog file) answer.
     public var customOperations: [CustomOperationRule]
+    /// Where each rule of ``faults`` is in the file's `faults` array (custom operations' rules share it); empty
+    /// for a fixture built in code, whose rules are reported by their place in ``faults``.
+    public var faultPositions: [Int] = []
+    /// Where each rule of ``customOperations`` is in the file's `faults` array; empty for a fixture built in code.
+    public var customOperationPositions: [Int] = []
     /// What the run must produce.
     public var expectations: FixtureExpectations
     /// The fixture file's text, so that a mismatch can name where its expectation was written; empty for a
@@ -206,6 +211,9 @@ enum FixtureFormat {
 public enum FixtureAnswer: Sendable, Hashable {
     /// This answer, given in advance (checked when the question is asked, as `--answer` is).
     case answer(JSONValue)
+    /// This answer, given in advance, which the question must refuse (`answerRejected`); the question then waits
+    /// for another, and times out.
+    case rejectedAnswer(JSONValue)
     /// No answer: the question times out.
     case noAnswer
     /// The run is cancelled while the question waits.

@@ -5,16 +5,24 @@ import MatterFlowSimulator
 
 /// Decoding of `faults` (scripted hub misbehaviour) and `events` (what happens during the run).
 extension FixtureDecoder {
-    func decodeFaults(_ elements: [JSONValue], at pointer: String) -> ([FaultRule], [CustomOperationRule]) {
+    /// The rules of `faults`, for the standard operations and for custom ones, each with its place in the array.
+    func decodeFaults(_ elements: [JSONValue], at pointer: String)
+        -> (rules: [FaultRule], positions: [Int], custom: [CustomOperationRule], customPositions: [Int])
+    {
         var rules: [FaultRule] = []
+        var positions: [Int] = []
         var custom: [CustomOperationRule] = []
+        var customPositions: [Int] = []
         for (index, element) in elements.enumerated() {
             let elementPointer = JSONPointer.appending(index, to: pointer)
             guard let reader = collector.object(element, at: elementPointer, what: "a fault") else { continue }
             _ = reader.string("description")
             let name = reader.nonEmptyString("operation", required: true)
             if let name, let descriptor = customOperation(name) {
-                if let rule = decodeCustomRule(reader, descriptor, at: elementPointer) { custom.append(rule) }
+                if let rule = decodeCustomRule(reader, descriptor, at: elementPointer) {
+                    custom.append(rule)
+                    customPositions.append(index)
+                }
                 continue
             }
             let operation = name.flatMap { self.operation($0, at: reader.pointer("operation")) }
@@ -35,9 +43,10 @@ extension FixtureDecoder {
             reader.finish()
             if let operation, let attempts, let fault {
                 rules.append(FaultRule(operation, attempts: attempts, element: onlyElement, fault))
+                positions.append(index)
             }
         }
-        return (rules, custom)
+        return (rules, positions, custom, customPositions)
     }
 
     /// An element of a map state that runs elements at once, as the hub sees it (`readDevices[1]`: the map state's

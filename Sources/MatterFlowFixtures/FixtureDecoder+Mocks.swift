@@ -6,6 +6,7 @@ extension FixtureDecoder {
     /// Reads the mocks and puts their stand-ins in place in `workflow`.
     func decodeMocks(_ elements: [JSONValue], at pointer: String, into workflow: inout Workflow?) -> [FixtureMock] {
         var mocks: [FixtureMock] = []
+        var positions: [Int] = []  // each mock's index in the file's array
         for (index, element) in elements.enumerated() {
             let elementPointer = JSONPointer.appending(index, to: pointer)
             guard let reader = collector.object(element, at: elementPointer, what: "a mock") else { continue }
@@ -26,6 +27,14 @@ extension FixtureDecoder {
             }
             reader.finish()
             guard let stateName, let effect, let current = workflow else { continue }
+            if let earlier = mocks.firstIndex(where: { $0.state == stateName || stateName.hasPrefix($0.state + "/") }) {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("state"),
+                    mocks[earlier].state == stateName
+                        ? "state \"\(stateName)\" is mocked already (mocks[\(positions[earlier])]); keep one mock per state"
+                        : "state \"\(stateName)\" is inside \"\(mocks[earlier].state)\", which mocks[\(positions[earlier])] replaces as a whole; drop one of the two")
+                continue
+            }
             let path = stateName.split(separator: "/").map(String.init)
             guard let child = current.child(at: path[...]) else {
                 collector.error(
@@ -40,6 +49,7 @@ extension FixtureDecoder {
                 let standIn = try mock.standIn(for: child, label: label, engine: WorkflowEngine(catalog: catalog))
                 workflow = current.replacingChild(at: path[...], with: standIn)
                 mocks.append(mock)
+                positions.append(index)
             } catch {
                 collector.error(
                     DiagnosticCode.invalidValue, at: elementPointer,

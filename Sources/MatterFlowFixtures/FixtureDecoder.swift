@@ -67,7 +67,7 @@ final class FixtureDecoder {
         let home = decodeHome(root)
         self.home = home
         let seed = root.int("seed").map { UInt64(bitPattern: Int64($0)) } ?? 0
-        let (faults, customOperations) = decodeFaults(root.array("faults") ?? [], at: root.pointer("faults"))
+        let faults = decodeFaults(root.array("faults") ?? [], at: root.pointer("faults"))
         let events = decodeEvents(root.array("events") ?? [], at: root.pointer("events"))
         let answers = root.object("answers").map { decodeAnswers($0, workflow: workflow) } ?? [:]
         let expectations = root.object("expect", required: true).map(decodeExpectations)
@@ -80,7 +80,9 @@ final class FixtureDecoder {
         var fixture = Fixture(
             name: name, description: description, file: collector.document.file, workflow: workflow, mocks: mocks,
             runnableWorkflow: runnable, workflowFile: resolve(workflowPath), inputs: inputs, home: home, seed: seed,
-            faults: faults, events: events, customOperations: customOperations, expectations: expectations)
+            faults: faults.rules, events: events, customOperations: faults.custom, expectations: expectations)
+        fixture.faultPositions = faults.positions
+        fixture.customOperationPositions = faults.customPositions
         fixture.answers = answers
         fixture.sourceMap = collector.document.sourceMap
         return fixture

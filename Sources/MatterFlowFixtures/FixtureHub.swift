@@ -143,8 +143,10 @@ struct FixtureHub: Hub {
     private func answer(_ operation: String, attempt: Int, structure: StructureID, arguments: JSONObject) async throws
         -> JSONValue
     {
-        for effect in CustomOperationRule.effects(customRules, operation: operation, attempt: attempt) {
-            switch effect {
+        let applying = CustomOperationRule.applying(customRules, operation: operation, attempt: attempt)
+        world.noteCustomRulesApplied(applying)
+        for index in applying {
+            switch customRules[index].effect {
             case .delay(let duration):
                 if duration > .zero { try await world.clock.sleep(for: duration) }
             case .result(let value):

@@ -21,8 +21,8 @@ extension FixtureMismatch {
         }
     }
 
-    /// The JSON pointer tokens a subject names in a fixture file: `events[2]` is `/events/2`; every other subject
-    /// lies under `expect` (`hub.borderRouters[br-1].epskc` is `/expect/hub/borderRouters/br-1/epskc`, which the
+    /// The JSON pointer tokens a subject names in a fixture file: `events[2]` is `/events/2` (as are subjects of
+    /// `faults`, `mocks` and `answers`); every other subject lies under `expect` (`hub.borderRouters[br-1].epskc` is `/expect/hub/borderRouters/br-1/epskc`, which the
     /// caller shortens to the nearest part the file has).
     static func expectationTokens(of subject: String) -> [String] {
         var tokens: [String] = []
@@ -43,6 +43,6 @@ extension FixtureMismatch {
             }
         }
         if !current.isEmpty { tokens.append(current) }
-        return tokens.first == "events" ? tokens : ["expect"] + tokens
+        return ["events", "faults", "mocks", "answers"].contains(tokens.first) ? tokens : ["expect"] + tokens
     }
 }

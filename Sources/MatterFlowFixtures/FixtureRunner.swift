@@ -110,7 +110,10 @@ public struct FixtureRunner: Sendable {
             })
         options.cancellation = cancellation
         for (name, answer) in fixture.answers {
-            if case .answer(let value) = answer { options.answers[name] = value }
+            switch answer {
+            case .answer(let value), .rejectedAnswer(let value): options.answers[name] = value
+            case .noAnswer, .cancel: break
+            }
         }
         let scheduler = Self.schedule(world, clock: clock)
         // Virtual time is held from before the run's task is created until the engine accounts for it (at
@@ -154,7 +157,9 @@ public struct FixtureRunner: Sendable {
         return RunObservation(
             result: result, events: events, calls: await hub.calls(structure: structure), initialHome: fixture.home,
             finalHome: finalHome, elapsed: finished?.time ?? clock.now, firedEvents: world.firedEvents,
-            refusedEvents: world.refusals, epskcPhases: phases)
+            refusedEvents: world.refusals, epskcPhases: phases,
+            appliedFaults: await hub.appliedFaultRules(structure: structure),
+            appliedCustomOperationRules: world.appliedCustomRules)
     }
 
     /// Starts the task that runs the `at` events at their times (in file order for equal times).

@@ -23,6 +23,8 @@ final class FixtureWorld: Sendable {
         var applying: Task<Void, Never>?
         /// Why events that happened could not do what they say (a commissioner refused, ...), by index.
         var refusals: [Int: String] = [:]
+        /// Indices of the custom operation rules some call applied.
+        var appliedCustomRules: Set<Int> = []
         /// The last ePSKc key issued to each border router in this run.
         var issuedKeys: [String: String] = [:]
         /// Whether the hub's events reach the run.
@@ -53,6 +55,15 @@ final class FixtureWorld: Sendable {
 
     /// Whether the hub's events reach the run (``FixtureAction/setHubEventsDelivered(_:)``).
     var deliversHubEvents: Bool { state.withLock { $0.deliversHubEvents } }
+
+    /// Indices of the custom operation rules some call applied.
+    var appliedCustomRules: Set<Int> { state.withLock { $0.appliedCustomRules } }
+
+    /// Remembers that a call applied these custom operation rules.
+    func noteCustomRulesApplied(_ indices: [Int]) {
+        guard !indices.isEmpty else { return }
+        state.withLock { $0.appliedCustomRules.formUnion(indices) }
+    }
 
     /// Remembers the key a border router issued, for commissioner actions.
     func recordIssuedKey(_ key: String, deviceID: String) {

@@ -21,13 +21,20 @@ public struct RunObservation: Sendable {
     public var refusedEvents: [Int: String]
     /// Each border router's ePSKc state after the run, by device ID.
     public var epskcPhases: [String: EpskcSession.Phase]
+    /// Indices (in the fixture's `faults`) of the fault rules some call applied; nil when not observed.
+    public var appliedFaults: Set<Int>?
+    /// Indices (in the fixture's `customOperations`) of the rules some call applied; nil when not observed.
+    public var appliedCustomOperationRules: Set<Int>?
 
     /// An observation; ``FixtureRunner/observe(_:)`` makes these.
     public init(
         result: RunResult, events: [RunEvent], calls: [HubCallRecord], initialHome: HomeDescription,
         finalHome: HomeDescription, elapsed: Duration, firedEvents: Set<Int>, refusedEvents: [Int: String] = [:],
-        epskcPhases: [String: EpskcSession.Phase] = [:]
+        epskcPhases: [String: EpskcSession.Phase] = [:], appliedFaults: Set<Int>? = nil,
+        appliedCustomOperationRules: Set<Int>? = nil
     ) {
+        self.appliedFaults = appliedFaults
+        self.appliedCustomOperationRules = appliedCustomOperationRules
         self.refusedEvents = refusedEvents
         self.epskcPhases = epskcPhases
         self.result = result

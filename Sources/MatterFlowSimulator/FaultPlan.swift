@@ -87,13 +87,22 @@ public struct FaultPlan: Sendable, Hashable {
     public func faults(
         for operation: SimulatedOperation, attempt: Int, element: String? = nil, elementAttempt: Int = 0
     ) -> [FaultRule.Fault] {
-        var faults: [FaultRule.Fault] = []
-        for rule in rules where rule.applies(to: operation, attempt: attempt, element: element, elementAttempt: elementAttempt) {
-            faults.append(rule.fault)
+        applyingRules(for: operation, attempt: attempt, element: element, elementAttempt: elementAttempt).map { rules[$0].fault }
+    }
+
+    /// The indices (in ``rules``) of the rules that apply to a call, in order, up to and including the first that
+    /// ends it: a rule after that one matches the call but is not applied.
+    public func applyingRules(
+        for operation: SimulatedOperation, attempt: Int, element: String? = nil, elementAttempt: Int = 0
+    ) -> [Int] {
+        var applying: [Int] = []
+        for (index, rule) in rules.enumerated()
+        where rule.applies(to: operation, attempt: attempt, element: element, elementAttempt: elementAttempt) {
+            applying.append(index)
             if case .delay = rule.fault { continue }
             break
         }
-        return faults
+        return applying
     }
 
     /// Whether the plan scripts nothing.

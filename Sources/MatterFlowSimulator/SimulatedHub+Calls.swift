@@ -18,7 +18,10 @@ extension SimulatedHub {
             elementAttempt = (elementAttempts[structure]?[operation.rawValue + " " + element] ?? 0) + 1
             elementAttempts[structure, default: [:]][operation.rawValue + " " + element] = elementAttempt
         }
-        let faults = faultPlans[structure]?.faults(for: operation, attempt: attempt, element: element, elementAttempt: elementAttempt) ?? []
+        let plan = faultPlans[structure]
+        let applying = plan?.applyingRules(for: operation, attempt: attempt, element: element, elementAttempt: elementAttempt) ?? []
+        if !applying.isEmpty { appliedFaultRules[structure, default: []].formUnion(applying) }
+        let faults = applying.compactMap { plan?.rules[$0].fault }
         let startedAt = clock.now
         func record(_ outcome: HubCallRecord.Outcome) {
             records.append(

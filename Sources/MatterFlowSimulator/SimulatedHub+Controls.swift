@@ -44,11 +44,18 @@ extension SimulatedHub {
     /// Replaces the fault plan of a structure (an empty plan removes every fault). Attempt numbers keep counting.
     public func setFaultPlan(_ plan: FaultPlan, structure: StructureID) {
         faultPlans[structure] = plan.isEmpty ? nil : plan
+        appliedFaultRules[structure] = nil
     }
 
     /// Adds one rule to a structure's fault plan.
     public func addFault(_ rule: FaultRule, structure: StructureID) {
         faultPlans[structure, default: FaultPlan()].rules.append(rule)
+    }
+
+    /// The indices (in the structure's fault plan) of the rules some call applied since the plan was set: a rule
+    /// missing here never changed a call.
+    public func appliedFaultRules(structure: StructureID) -> Set<Int> {
+        appliedFaultRules[structure] ?? []
     }
 
     /// The fault plan of a structure.

@@ -20,6 +20,8 @@ public actor SimulatedHub: Hub {
     let clock: any WorkflowClock
     let stateStore: HomeStateStore?
     var faultPlans: [StructureID: FaultPlan] = [:]
+    /// The indices of the rules of each structure's fault plan that some call applied.
+    var appliedFaultRules: [StructureID: Set<Int>] = [:]
     var attempts: [StructureID: [SimulatedOperation: Int]] = [:]
     /// Calls so far per structure, operation and element of a concurrent map state (``HubCallContext/element``),
     /// for fault rules that name an element.

@@ -167,8 +167,9 @@ import Testing
         #expect(fixture.mocks.map(\.state) == ["rooms", "releaseAfterFailure"])
         let result = await FixtureRunner().run(fixture)
         #expect(
-            result.subjects == ["pathIncludes"],
-            "the success path never releases, so releaseAfterFailure/mocked is not visited")
+            result.subjects == ["pathIncludes", "mocks[1]"],
+            "the success path never releases, so releaseAfterFailure/mocked is not visited, and its mock is unused")
+        #expect(result.mismatches.last?.pointer == "/mocks/1")
         #expect(result.observation?.result.output?["roomsOffered"] == ["Attic"])
         // The real rooms.json was not run, so it is not covered by this fixture; the mock is not a workflow of its own.
         let coverage = CoverageReport(results: [result])
