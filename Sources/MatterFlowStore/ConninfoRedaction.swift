@@ -52,40 +52,45 @@ enum ConninfoRedaction {
         return (text, secrets)
     }
 
+    /// libpq ends a URI's user part at its first `@` or `/` and reads the password after its first `:`; `#` is no
+    /// delimiter to it. A password holding an unescaped `/` is not one libpq takes, yet it is what the person meant
+    /// to be secret: so the user part shown runs to the last `@`, and the password hidden is everything between
+    /// the first `:` and that `@`. A query starts at the first `?` after the user part.
     private static func redactingURI(_ uri: String, hiding secrets: inout [String]) -> String {
-        var text = Substring(uri)
-        var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = String(text[hash...])
-            text = text[..<hash]
-        }
-        var query: Substring?
-        if let mark = text.firstIndex(of: "?") {
-            query = text[text.index(after: mark)...]
-            text = text[..<mark]
-        }
-        var result = String(text)
-        if let scheme = result.firstRange(of: "://") {
-            let rest = result[scheme.upperBound...]
-            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-            if let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
-                secrets.append(String(rest[rest.index(after: colon)..<at]))
-                result = String(result[..<rest.index(after: colon)]) + placeholder + String(result[at...])
+        guard let scheme = uri.firstRange(of: "://") else { return uri }
+        var result = String(uri[..<scheme.upperBound])
+        var rest = uri[scheme.upperBound...]
+        if let at = rest.lastIndex(of: "@") {
+            let user = rest[..<at]
+            if let colon = user.firstIndex(of: ":") {
+                let password = String(user[user.index(after: colon)...])
+                secrets.append(password)
+                // Each piece around a character libpq would stop at, as libpq's message may quote one.
+                secrets += password.split(whereSeparator: { "/?#:@&=".contains($0) }).map(String.init)
+                result += user[...colon] + placeholder
+            } else {
+                result += user
             }
+            result += "@"
+            rest = rest[rest.index(after: at)...]
         }
-        if let query {
-            var parameters: [String] = []
-            for parameter in query.split(separator: "&", omittingEmptySubsequences: false) {
-                guard let equals = parameter.firstIndex(of: "="), secretKeys.contains(percentDecoded(parameter[..<equals])) else {
-                    parameters.append(String(parameter))
-                    continue
-                }
-                secrets.append(String(parameter[parameter.index(after: equals)...]))
-                parameters.append(String(parameter[..<equals]) + "=" + placeholder)
+        guard let mark = rest.firstIndex(of: "?") else { return result + rest }
+        result += rest[...mark]
+        var parameters: [String] = []
+        for parameter in rest[rest.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false) {
+            guard let equals = parameter.firstIndex(of: "="), isSecretKey(percentDecoded(parameter[..<equals])) else {
+                parameters.append(String(parameter))
+                continue
             }
-            result += "?" + parameters.joined(separator: "&")
+            secrets.append(String(parameter[parameter.index(after: equals)...]))
+            parameters.append(String(parameter[..<equals]) + "=" + placeholder)
         }
-        return result + fragment
+        return result + parameters.joined(separator: "&")
+    }
+
+    /// Whether a key names a password, in any case: libpq refuses `PASSWORD=`, but its value was meant as one.
+    private static func isSecretKey(_ key: String) -> Bool {
+        secretKeys.contains(key.lowercased())
     }
 
     /// A URI part with its `%XX` escapes decoded (as libpq decodes a query's keys); bad escapes stay as written.
@@ -143,11 +148,14 @@ enum ConninfoRedaction {
                 index += 1
             }
             let valueStart = index
+            var unterminated = false
             if index < characters.count, characters[index] == "'" {
                 index += 1
                 while index < characters.count, characters[index] != "'" {
                     index += characters[index] == "\\" ? 2 : 1
                 }
+                // A quote never closed swallows the rest of the string, other pairs' text included.
+                unterminated = index >= characters.count
                 index = min(index + 1, characters.count)
             } else {
                 while index < characters.count, !characters[index].isWhitespace {
@@ -157,7 +165,7 @@ enum ConninfoRedaction {
             }
             // A value without a key is not one libpq takes: what it holds cannot be told, so it is not shown.
             let value = String(characters[valueStart..<index])
-            if secretKeys.contains(key) || key.isEmpty {
+            if isSecretKey(key) || key.isEmpty || unterminated {
                 secrets.append(value)
                 result += placeholder
             } else {

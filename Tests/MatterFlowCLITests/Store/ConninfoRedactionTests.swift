@@ -9,7 +9,14 @@ struct ConninfoRedactionTests {
         let cases: [(String, String)] = [
             ("postgres://mf:s3cret@db.example/mf", "postgres://mf:<redacted>@db.example/mf"),
             ("postgresql://db/mf?user=mf&password=s3cret&sslmode=require", "postgresql://db/mf?user=mf&password=<redacted>&sslmode=require"),
-            ("postgres://mf:a%40b@db/mf?password=x#frag", "postgres://mf:<redacted>@db/mf?password=<redacted>#frag"),
+            ("postgres://mf:a%40b@db/mf?password=x#frag", "postgres://mf:<redacted>@db/mf?password=<redacted>"),
+            // libpq reads '#' and '?' as part of the password; a '/' it cannot take, but it was meant as one.
+            ("postgresql://mf:Hash#Pass1@%2Ftmp%2Fpg/mf", "postgresql://mf:<redacted>@%2Ftmp%2Fpg/mf"),
+            ("postgres://mf:Que?ry1@db/mf?sslmode=require", "postgres://mf:<redacted>@db/mf?sslmode=require"),
+            ("postgres://mf:Leak/Me123@db/mf", "postgres://mf:<redacted>@db/mf"),
+            ("host=db PASSWORD=LeakMe12345 Password=Other9", "host=db PASSWORD=<redacted> Password=<redacted>"),
+            ("host='unterminated password=SuperSecret123", "host=<redacted>"),
+            ("postgres://db/mf?PassWord=s3cret", "postgres://db/mf?PassWord=<redacted>"),
             ("postgres://mf@db/mf", "postgres://mf@db/mf"),
             ("host=/run/pg dbname=mf password=s3cret", "host=/run/pg dbname=mf password=<redacted>"),
             ("host=db password = 'two words' user=mf", "host=db password = <redacted> user=mf"),
@@ -36,7 +43,8 @@ struct ConninfoRedactionTests {
         try #require((try? LibPQ.loaded.get()) != nil, "libpq cannot be opened here")
         for conninfo in [
             "postgres://u:S3cretPW@[::1:5432/db", "postgresql://u:S3cret%zzPW@h/db", "postgresql://u:S3cr%65tPW@[h/db",
-            "host=/nowhere password='S3cret PW' port=notaport",
+            "host=/nowhere password='S3cret PW' port=notaport", "postgres://u:S3cret/PW@nohost:notaport/db",
+            "postgres://u:S3cretPW@h:99999/db", "host=/nowhere PASSWORD=S3cretPW", "host='/nowhere password=S3cretPW",
         ] {
             do {
                 _ = try PostgresConnection(conninfo)
