@@ -12,9 +12,9 @@ import Synchronization
 /// ```
 ///
 /// Calls the hub did not list in its handshake fail with `notSupported` without being sent. A cancelled call (the
-/// engine cancels on timeout and on run cancel) sends `$/cancelRequest` and waits a short grace for the hub's answer.
-/// A hub that exits, closes the connection, or stays silent past ``Options/silenceLimit`` while a call is open fails
-/// the call with `unavailable` / `hubUnreachable`; a hub that breaks the protocol fails it with `hubFailure` naming
+/// engine cancels on timeout and on run cancel) sends `$/cancelRequest` and waits ``Options/cancelGrace`` for the
+/// hub's answer. A hub that exits, closes the connection, or leaves a call unanswered past its silence limit
+/// (``silenceLimit(for:)``) fails the call with `unavailable` / `hubUnreachable`; a hub that breaks the protocol fails it with `hubFailure` naming
 /// the offending line (secrets masked). Use ``hub`` as the engine's hub: it is a ``RecoverableHub`` when the hub
 /// lists `activeSession`.
 public final class RemoteHub: ConnectedHub {
@@ -23,9 +23,13 @@ public final class RemoteHub: ConnectedHub {
         /// The name and version sent in `initialize`.
         public var clientName: String
         public var clientVersion: String
-        /// Real time a call may wait without the hub answering it before it fails as `hubUnreachable`; nil: no limit.
+        /// Real time a call may wait without the hub answering it before it fails as `hubUnreachable` and the
+        /// connection is closed; nil: no limit. A run's call whose timeout (``HubCallContext/timeout``) is longer
+        /// gets that timeout plus ``runWindow`` instead, so that the run's timeout fires first.
         public var silenceLimit: Duration?
-        /// Real time a cancelled call waits for the hub's answer before it is given up as in doubt.
+        /// Real time a cancelled call waits for the hub's answer before it is given up as in doubt (its late answer
+        /// is then dropped). Longer than the engine's own wait for a cancelled call (5 s, then up to 30 s before the
+        /// run's next call), so the engine sees the hub's real answer whenever the hub sends it within that wait.
         public var cancelGrace: Duration
         /// Real time the hub may take to answer `initialize` (it does no work for a run there), whatever
         /// ``silenceLimit`` is; nil: no limit either.
@@ -33,7 +37,7 @@ public final class RemoteHub: ConnectedHub {
 
         public init(
             clientName: String = "matterflow", clientVersion: String = "0.1.0", silenceLimit: Duration? = .seconds(120),
-            cancelGrace: Duration = .seconds(5), handshakeLimit: Duration? = .seconds(30)
+            cancelGrace: Duration = .seconds(40), handshakeLimit: Duration? = .seconds(30)
         ) {
             self.clientName = clientName
             self.clientVersion = clientVersion
@@ -149,9 +153,20 @@ public final class RemoteHub: ConnectedHub {
 
     // MARK: - Calls
 
+    /// What a run's call is given beyond its own timeout before the silence limit ends it: the engine's wait for
+    /// a cancelled call (5 s, then up to 30 s), and time for the cancel path's next call to be sent.
+    public static let runWindow: Duration = .seconds(60)
+
     /// Calls `method` with `params` (plus the call context, when there is one) and returns its result object.
     func call(_ method: String, _ params: JSONObject, checkSupport: Bool = true) async throws(FlowError) -> JSONValue {
-        try await call(method, params, checkSupport: checkSupport, silenceLimit: options.silenceLimit)
+        try await call(method, params, checkSupport: checkSupport, silenceLimit: silenceLimit(for: HubCallContext.current))
+    }
+
+    /// The silence limit of a call made with `context`: ``Options/silenceLimit``, or the run's timeout for the
+    /// call plus ``runWindow`` when that is longer.
+    func silenceLimit(for context: HubCallContext?) -> Duration? {
+        guard let silence = options.silenceLimit, let timeout = context?.timeout else { return options.silenceLimit }
+        return max(silence, timeout + Self.runWindow)
     }
 
     /// ``call(_:_:checkSupport:)`` with its own limit on the hub's silence.

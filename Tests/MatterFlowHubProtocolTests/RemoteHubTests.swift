@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
     import Glibc
 #endif
-import MatterFlow
+@testable import MatterFlow
 @testable import MatterFlowHubProtocol
 import MatterFlowJSON
 import MatterFlowSimulator
@@ -323,5 +323,46 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         #expect(missing?.cause == .deviceNotFound)
         let workflow = try WorkflowEngine().load(path: Repository.workflows + "/border-router-info.json")
         #expect(HubSupportCheck.findings(workflow, handshake: try #require(wired.remote.handshake)).isEmpty)
+    }
+}
+
+/// The real-time bounds of the client leave the run's own timeout, cancel and wait for a cancelled call to act first.
+@Suite struct RemoteHubBoundsTests {
+    @Test("a run's call is cut off for silence only after its own timeout, the engine's wait and time to cancel")
+    func aRunsCallOutlastsItsTimeoutBeforeTheSilenceLimit() {
+        let (clientEnd, _) = MemoryLineChannel.pair()
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: .seconds(120)))
+        #expect(remote.silenceLimit(for: nil) == .seconds(120), "a call outside a run")
+        let short = HubCallContext(runID: "r", idempotencyKey: "r/1", timeout: .seconds(30))
+        #expect(remote.silenceLimit(for: short) == .seconds(120))
+        // commissionDevice's default timeout equals the silence limit: the connection must outlive the cancel.
+        let commission = HubCallContext(runID: "r", idempotencyKey: "r/2", timeout: .seconds(120))
+        #expect(remote.silenceLimit(for: commission) == .seconds(180))
+        let long = HubCallContext(runID: "r", idempotencyKey: "r/3", timeout: .seconds(200))
+        #expect(remote.silenceLimit(for: long) == .seconds(260))
+        let unlimited = RemoteHub(channel: MemoryLineChannel.pair().0, options: .init(silenceLimit: nil))
+        #expect(unlimited.silenceLimit(for: long) == nil)
+    }
+
+    @Test("a cancelled call waits for the hub longer than the engine waits for it, so the engine sees a late answer")
+    func theCancelGraceOutlastsTheEnginesWait() {
+        #expect(RemoteHub.Options().cancelGrace > StepRace.gracePeriod + AbandonedCalls.limit)
+        #expect(RemoteHub.runWindow > StepRace.gracePeriod + AbandonedCalls.limit)
+    }
+
+    @Test("a run sets its call's timeout in the context its hub sees")
+    func theRunsCallCarriesItsTimeout() async throws {
+        let home = HomeDescription.defaultHome
+        let seen = LockedList()
+        let hub = MisbehavingPrepare(inner: try SimulatedHub(home: home, clock: SystemClock())) { inner, structure in
+            seen.append("\(HubCallContext.current?.timeout.map { "\($0)" } ?? "none")")
+            return try await inner.prepareCommissioning(structure: structure)
+        }
+        let workflow = try WorkflowEngine().load(
+            text: #"{"workflow": "t", "version": 1, "start": "prepare", "onCancel": "release", "states": {"prepare": {"type": "action", "operation": "prepareCommissioning", "timeoutSeconds": 42, "next": "release"}, "release": {"type": "action", "operation": "cancelCommissioning", "next": "done"}, "done": {"type": "succeed"}}}"#,
+            baseDirectory: "/")
+        let result = try await WorkflowEngine().run(workflow, on: hub, options: RunOptions(structureID: home.structure.id))
+        #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
+        #expect(seen.value == ["42.0 seconds"])
     }
 }

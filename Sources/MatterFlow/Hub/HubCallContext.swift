@@ -29,12 +29,20 @@ public struct HubCallContext: Sendable, Hashable {
     /// one-at-a-time map `outer`: a concurrent map's body runs no concurrent map); nil for the run's other calls. Calls with
     /// different elements may overlap; calls with the same run and element never do.
     public var element: String?
+    /// How long the run waits for the call before it cancels it (the state's `timeoutSeconds`, on the run's
+    /// clock); nil when not known. A hub client that bounds a call by real time keeps its bound above this, so
+    /// the run's own timeout, its cancel and the run's wait for the call to end all come first.
+    public var timeout: Duration?
 
-    public init(runID: String, idempotencyKey: String, expectedSessionID: String? = nil, element: String? = nil) {
+    public init(
+        runID: String, idempotencyKey: String, expectedSessionID: String? = nil, element: String? = nil,
+        timeout: Duration? = nil
+    ) {
         self.runID = runID
         self.idempotencyKey = idempotencyKey
         self.expectedSessionID = expectedSessionID
         self.element = element
+        self.timeout = timeout
     }
 
     /// The context of the call being served on this task, if any.

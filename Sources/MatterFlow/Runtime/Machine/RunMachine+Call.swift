@@ -105,7 +105,8 @@ extension RunMachine {
         callCount += 1
         let key = element.map { "\(configuration.runID)/\($0)/\(callCount)" } ?? "\(configuration.runID)/\(callCount)"
         let context = HubCallContext(
-            runID: configuration.runID, idempotencyKey: key, expectedSessionID: call.usesSession ? sessionID : nil, element: element)
+            runID: configuration.runID, idempotencyKey: key, expectedSessionID: call.usesSession ? sessionID : nil, element: element,
+            timeout: call.timeout)
         return .success(
             RunCall(
                 operation: call, arguments: arguments, timeout: call.timeout, context: context,
