@@ -29,6 +29,17 @@ struct SecretRedactionTests {
         #expect(SecretValues.onboardingPayloadForms(of: "hunter22").texts.isEmpty)
     }
 
+    @Test("a dataset's Network Key and PSKc are secret on their own too, in either case, as a hub may quote one")
+    func datasetForms() {
+        let dataset = "0e080000000000010000000300001635060004001fffe00208d196fa2040e973b60708fdbbc310c48f3a3905109929154dbc363218bcd22f907caf5c15030f4f70656e5468726561642d646532620102de2b041015b2c16f7ba92ed4bc7b1ee054f1553f0c0402a0f7f8"
+        let secrets = secrets(.string(dataset))
+        #expect(
+            secrets.redacting("key 9929154dbc363218bcd22f907caf5c15 refused; PSKc 15B2C16F7BA92ED4BC7B1EE054F1553F, channel 22")
+                == "key \(RunOptions.redacted) refused; PSKc \(RunOptions.redacted), channel 22")
+        #expect(SecretValues.datasetForms(of: "not a dataset at all").isEmpty)
+        #expect(SecretValues.datasetForms(of: "0e08000000000001").isEmpty, "a dataset without the secret TLVs")
+    }
+
     @Test("the secret is found as it is, JSON-escaped (nested), with \\/ and \\u escapes, and percent-encoded")
     func everyEncoding() {
         let secrets = secrets(.string(Self.secret))

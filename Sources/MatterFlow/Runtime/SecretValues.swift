@@ -1,6 +1,7 @@
 import MatterPayload
 import MatterFlowJSON
 import Synchronization
+import ThreadDataset
 
 /// The secret values of one run (secret inputs and arguments, secret result fields), and their removal from what
 /// the run shows.
@@ -114,6 +115,9 @@ final class SecretValues: Sendable {
                     integers.insert(number)
                     floats.insert(Double(number))
                 }
+                for text in SecretValues.datasetForms(of: secret) where whole.insert(text).inserted {
+                    all.formUnion(SecretValues.encodedForms(of: text))
+                }
             }
             pending = []
             matcher = Matcher(
@@ -175,6 +179,20 @@ final class SecretValues: Sendable {
             texts += [passcode, String(repeating: "0", count: max(0, 8 - passcode.count)) + passcode]
         }
         return (texts, payloads.map { Int($0.passcode) })
+    }
+
+    /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc as hex, in lower and
+    /// upper case (a hub or its error may quote either TLV's value alone). None for other text, which is not decoded.
+    static func datasetForms(of text: String) -> [String] {
+        guard text.utf8.count >= 8,
+            text.utf8.allSatisfy({ byte in
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) || byte == 0x20 || (0x09...0x0D).contains(byte)
+            }),
+            let dataset = try? OperationalDataset(hex: text)
+        else { return [] }
+        let secrets = [dataset.networkKey?.revealedHex, dataset.pskc?.revealedHex].compactMap { $0 }
+        return secrets.flatMap { [$0.lowercased(), $0.uppercased()] }
     }
 
     /// The text with every secret replaced by ``RunOptions/redacted``.
