@@ -133,7 +133,19 @@ extension RunMachine {
             error = timedOut
             ended = .failed(timedOut)
         case .cancelled(let late):
-            if let late { noteResult(call, late) } else { noteUnanswered(call) }
+            if let late {
+                noteResult(call, late)
+                if call.operation.releasesSession, !call.operation.releaseAttemptSuffices {
+                    // The call ended the session by completing it (completeCommissioning committed the devices): no
+                    // cancel path can undo that, so the run says what stands.
+                    let text =
+                        "\(call.operation.name) in state \(progress.state.name) finished on the hub just as the run was cancelled: what it did stands, and the session ended with it (its result: \(JSONWriter.compact(late)))"
+                    warnings.append(text)
+                    report(top.path, .warning(state: progress.state.name, message: text))
+                }
+            } else {
+                noteUnanswered(call)
+            }
             error = late == nil ? FlowError(.runCancelled, "cancelled while waiting for \(call.operation.name)") : nil
             ended = .cancelled(late: late)
         }
