@@ -565,9 +565,11 @@ public final class StoreWorker: Sendable {
             return
         }
         if let secretsProblem, !cancelAsked {
-            await conclude(
-                runID, status: "failed", output: nil, error: Self.errorJSON(.failedPrecondition, cause: "secretsUnavailable", message: secretsProblem.message),
-                recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
+            // Another worker's --secrets directory may hold them (this one's may be the wrong one, or not mounted
+            // yet): the run goes back, and fails only once it has come back as often as a run without a hub does.
+            await cannotStart(
+                claimed, problem: "its secrets are unavailable here (\(secretsProblem.message))",
+                failure: (.failedPrecondition, "secretsUnavailable", secretsProblem.message))
             return
         }
         if cancelAsked {
@@ -640,17 +642,27 @@ public final class StoreWorker: Sendable {
     /// (``HandBackBackoff``). At its ``HandBackBackoff/hubFailuresBeforeFailing``th failure, a run that has not begun
     /// fails without a call; one that has begun is handed back again, since only its hub can settle it.
     private func noHub(for claimed: ClaimedRun, because error: any Error) async {
-        let runID = claimed.runID
         let problem = "no hub for structure \(claimed.structureID) (\(error))"
+        await cannotStart(claimed, problem: problem, failure: (.unavailable, "hubUnreachable", problem))
+    }
+
+    /// A run this worker cannot start or settle (no hub for its structure, its secrets not here): handed back, the
+    /// failure counted in the store, to be claimed again (by any worker) after a delay growing with its failures
+    /// (``HandBackBackoff``). At its ``HandBackBackoff/hubFailuresBeforeFailing``th failure, a run that has not
+    /// begun fails without a call, with `failure`; one that has begun is handed back again.
+    private func cannotStart(
+        _ claimed: ClaimedRun, problem: String, failure: (code: ErrorCode, cause: String, message: String)
+    ) async {
+        let runID = claimed.runID
         let failures = claimed.hubFailures + 1
         if failures >= HandBackBackoff.hubFailuresBeforeFailing,
             let records = try? store.records(of: runID, after: 0),
             !records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue })
         {
-            options.log?("worker \(options.workerID): \(problem), the run's failure \(failures) to find one; run \(runID) fails without a call")
+            options.log?("worker \(options.workerID): \(problem), failure \(failures) of the run; run \(runID) fails without a call")
             await conclude(
                 runID, status: "failed", output: nil,
-                error: Self.errorJSON(.unavailable, cause: "hubUnreachable", message: "\(problem), \(failures) times; the run made no call"),
+                error: Self.errorJSON(failure.code, cause: failure.cause, message: "\(failure.message), \(failures) times; the run made no call"),
                 recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }

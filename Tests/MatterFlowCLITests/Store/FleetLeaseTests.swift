@@ -248,6 +248,61 @@ extension PostgresStoreTests {
         #expect(waiting.rows == [[early, "running", "t", "t"], [handedAround, "running", "t", "t"]])
     }
 
+    @Test("a worker's --state that is a file stops it at start, before it claims a run; a missing directory is made")
+    func stateDirectoryCheckedAtStart() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.write("not a directory", to: "state")
+        #expect(await matterflow(["submit", Repository.workflow("rooms"), "--store", conninfo, "--run-id", "run-00000e5e5a7e"]).code == 0)
+        let refused = await matterflow(["worker", "--store", conninfo, "--state", file, "--exit-when-idle"])
+        #expect(refused.code == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--state \(file): is not a directory"), "\(refused.stderr)")
+        #expect(try PostgresRunStore(conninfo: conninfo).run("run-00000e5e5a7e")?.status == "queued", "no run was claimed")
+        let made = directory.file("homes/shared")
+        let worker = await matterflow(["worker", "--store", conninfo, "--state", made, "--exit-when-idle"])
+        #expect(worker.code == 0, "\(worker.stderr)")
+        let homes = try FileManager.default.contentsOfDirectory(atPath: made)
+        #expect(homes.count == 1, "the run's structure's home is kept there: \(homes)")
+    }
+
+    @Test("a run whose secrets are not in a worker's --secrets directory goes back for a worker that has them, and fails only at its eighth such claim", .timeLimit(.minutes(2)))
+    func runWhoseSecretsAreElsewhere() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (submitting, elsewhere) = try FleetAnswerTests.secretsDirectories(in: directory)
+        let (runID, late) = ("run-00000e5ec001", "run-00000e5ec002")
+        for id in [runID, late] {
+            let submitted = await matterflow([
+                "submit", Repository.workflow("commission-device"), "--store", conninfo, "--run-id", id,
+                "--secrets", submitting, "--input", "onboardingPayload=MT:Y.K9042C00KA0648G00", "--input", "deviceName=Lamp",
+            ])
+            #expect(submitted.code == 0, "\(submitted.stderr)")
+        }
+        try store.execute("UPDATE matterflow_runs SET claims = 7, hub_failures = 7 WHERE run_id = $1", [late], doing: "test")
+        let misplaced = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: elsewhere)))
+        let seen = await act(within: .seconds(60), every: .milliseconds(5)) {
+            let lines = misplaced.lines
+            return lines.contains { $0.contains("run \(runID) is handed back, to be claimed again in 0.25 s") }
+                && lines.contains { $0.contains("run \(late) fails without a call") }
+        } _: {
+            misplaced.worker.stop()
+        }
+        #expect(seen != nil, "\(misplaced.lines)")
+        _ = try await misplaced.summary
+        #expect(misplaced.lines.contains { $0.contains("its secrets are unavailable here") }, "\(misplaced.lines)")
+        let failed = try #require(try store.run(late))
+        #expect(failed.status == "failed")
+        #expect(failed.error?["cause"] == "secretsUnavailable")
+        #expect(failed.error?["message"]?.stringValue?.contains("8 times; the run made no call") == true, "\(String(describing: failed.error))")
+        // A worker with the submitter's directory runs the other.
+        let holding = TestWorker(store: store, options: WorkerOptions(workerID: "w2", secrets: SecretInbox(directory: submitting)), virtualTime: true)
+        let summary = try await holding.finish(after: [runID], conninfo: conninfo)
+        #expect(summary.finished == ["succeeded": 1], "\(holding.lines)")
+    }
+
     @Test(
         "a run whose records cannot be read (rows MatterFlow did not write) needs attention at once, keeping its session, instead of being claimed again for ever",
         .timeLimit(.minutes(2)))
