@@ -95,6 +95,11 @@ struct WorkerCommand {
                 MatterflowTool.report(error.diagnostics, to: err)
                 return ExitCode.invalidInput
             }
+            if let state = arguments.value("state"), let problem = SimulatedHomes.stateDirectoryProblem(state) {
+                signals?.stop()
+                err.line("error[invalidValue]: --state \(state): \(problem)")
+                return ExitCode.invalidInput
+            }
             hubs = SimulatedHomes(initial: initial, stateDirectory: arguments.value("state"), clock: clock).hub(for:)
         }
 
@@ -139,6 +144,24 @@ final class SimulatedHomes: Sendable {
         self.initial = initial
         self.stateDirectory = stateDirectory
         self.clock = clock
+    }
+
+    /// Why `path` cannot hold the structures' homes, or nil: it is a directory this process can write in, or one
+    /// it could make. Checked when a worker starts, so that a wrong path stops it there rather than failing every
+    /// run it claims.
+    static func stateDirectoryProblem(_ path: String) -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { return "is not a directory; name a directory for the simulated homes (it is made if missing)" }
+            guard FileManager.default.isWritableFile(atPath: path) else { return "cannot be written in by this user; pick another directory or fix its permissions" }
+            return nil
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            return nil
+        } catch {
+            return "does not exist and cannot be made (\(error.localizedDescription)); pick a directory this user can write in"
+        }
     }
 
     @Sendable func hub(for structure: StructureID) async throws -> any Hub {
