@@ -3,8 +3,11 @@ import MatterFlowJSON
 /// One valid record of a journal as its frame holds it: sequence number, type and the raw payload
 /// (documented in `docs/journal.md`). Readers use its typed form, ``JournalContents/entries()``.
 public struct JournalRecord: Sendable, Hashable {
-    /// The record's sequence number, from 1 (0 when the payload has none).
+    /// The record's sequence number, from 1 (0 when the payload has none, or one past ``maximumSequence``).
     public var sequence: Int
+    /// The largest sequence number a record may carry: far beyond any run's records, and far enough below the
+    /// integers' limit that the next number can always be counted.
+    public static let maximumSequence = 1 << 48
     /// The record's `type` member (``JournalEntry/Kind`` or an event name); empty when the payload has none.
     public var type: String
     /// The whole payload, including `seq`, `type` and `wallTime`, as written.
@@ -15,7 +18,7 @@ public struct JournalRecord: Sendable, Hashable {
     public init(payload: JSONObject, offset: Int) {
         self.payload = payload
         self.offset = offset
-        sequence = payload["seq"]?.intValue ?? 0
+        sequence = payload["seq"]?.intValue.flatMap { (1...Self.maximumSequence).contains($0) ? $0 : nil } ?? 0
         type = payload["type"]?.stringValue ?? ""
     }
 

@@ -101,6 +101,20 @@ struct JournalFormatTests {
         #expect(contents.records.count == records.count - 1)
     }
 
+    @Test("a sequence number past the largest a record may carry is damage, and the next number is still counted")
+    func hugeSequenceNumbers() throws {
+        let header = Array("MATTERFLOW-JOURNAL 1\n".utf8)
+        for huge in [Int.max, Int.max - 1, JournalRecord.maximumSequence + 1, -1] {
+            let bytes = header + JournalFrame.encode(["seq": .int(huge), "type": "stateEntered", "wallTime": 1])
+                + JournalFrame.encode(["seq": 2, "type": "stateEntered", "wallTime": 1])
+            let contents = try JournalReader.decode(bytes, path: "huge")
+            #expect(contents.records.map(\.sequence) == [0, 2], "\(huge)")
+            #expect(contents.problems.first?.contains("has sequence number 0, expected 1") == true, "\(contents.problems)")
+            let last = try JournalReader.decode(header + JournalFrame.encode(["seq": .int(huge), "type": "stateEntered"]), path: "last")
+            #expect((last.records.last?.sequence ?? 0) + 1 == 1, "a writer continuing the journal can count on")
+        }
+    }
+
     @Test("a file that is not a journal is refused with notAJournal; a torn header is an empty journal")
     func header() throws {
         let refused = #expect(throws: JournalError.self) { try JournalReader.decode(Array("{\"json\": true}\n".utf8), path: "x") }
