@@ -16,6 +16,8 @@ public enum FileBytes {
         case cannotRead(errno: Int32)
         /// The file holds more than the limit asked for.
         case tooLarge(limit: Int)
+        /// The path names a device or a socket, not a file: a device such as `/dev/zero` never ends.
+        case notAFile
     }
 
     /// The bytes of the file at `path`, at most `limit` of them.
@@ -28,11 +30,22 @@ public enum FileBytes {
     public static func stampedContents(of path: String, limit: Int = .max) -> Result<(bytes: [UInt8], stamp: FileStamp), Failure> {
         // A C path ends at its first NUL: a path holding one names no file (as Foundation answers).
         guard !path.utf8.contains(0) else { return .failure(.cannotOpen(errno: ENOENT)) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Opened without waiting, as a FIFO with no writer would keep `open` waiting for ever (and a signal with it).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return .failure(.cannotOpen(errno: errno)) }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return .failure(.cannotRead(errno: errno)) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFIFO:
+            // A pipe (`<(command)`) is read to its writer's end; one with no writer ends at once.
+            let flags = fcntl(descriptor, F_GETFL)
+            guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else { return .failure(.cannotRead(errno: errno)) }
+        case S_IFDIR:
+            return .failure(.cannotRead(errno: EISDIR))
+        default:
+            return .failure(.notAFile)
+        }
         guard Int(info.st_size) <= limit else { return .failure(.tooLarge(limit: limit)) }
         // Room for the size fstat gave and one byte more, so that a file of that size is read in one call and its
         // end seen in the next; doubled whenever a file turns out longer (or reports no size, as devices do).

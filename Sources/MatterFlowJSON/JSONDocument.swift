@@ -134,6 +134,8 @@ public struct JSONDocument: Sendable {
                     + "regular JSON file (a device such as /dev/zero never ends), or split the document")
         case .cannotRead:
             return finding(DiagnosticCode.unreadableFile, "the file cannot be read; check it is a regular file")
+        case .notAFile:
+            return finding(DiagnosticCode.unreadableFile, "this is a device or a socket, not a file; name a JSON file")
         }
         switch reason {
         case ENOENT, ENOTDIR:

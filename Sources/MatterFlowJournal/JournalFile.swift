@@ -50,7 +50,8 @@ struct JournalFile: Sendable {
 
     /// Whether a live process holds the journal's lock (its run is going on).
     static func isLockedByAnother(_ path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Without waiting: a FIFO left in the directory would hold `open` for ever.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return false }
         defer { _ = systemClose(descriptor) }
         if flock(descriptor, LOCK_SH | LOCK_NB) != 0 { return errno == EWOULDBLOCK }
@@ -101,6 +102,8 @@ struct JournalFile: Sendable {
             throw failure(reason == ENOENT ? .runNotFound : .journalUnreadable, "cannot open \(path)")
         case .failure(.cannotRead), .failure(.tooLarge):
             throw failure(.journalUnreadable, "cannot read \(path)")
+        case .failure(.notAFile):
+            throw JournalError(.journalUnreadable, "\(path) is a device or a socket, not a journal file; remove it from the journal directory")
         }
     }
 

@@ -55,6 +55,8 @@ public struct SecretDigestKey: Sendable, Hashable, CustomStringConvertible, Cust
             return nil
         case .failure(.cannotOpen(let code)), .failure(.cannotRead(let code)):
             throw JournalError(.journalUnreadable, "cannot read the secret digest key \(path): \(String(cString: strerror(code)))")
+        case .failure(.notAFile):
+            throw JournalError(.journalUnreadable, "the secret digest key \(path) is a device or a socket, not a file")
         case .failure(.tooLarge), .success:
             guard case .success(let contents) = read, let bytes = try? Hex.decode(String(decoding: contents, as: UTF8.self)),
                 bytes.count == 32

@@ -166,8 +166,8 @@ public struct SecretInbox: Sendable {
                 .secretsUnavailable,
                 "the \(kind.what) of run \(runID) are not in \(source) (\(String(cString: strerror(reason)))); the store never keeps "
                     + "secrets: give the worker the --secrets directory that `matterflow submit --secrets` wrote")
-        case .failure(.cannotRead):
-            throw StoreError(.secretsUnavailable, "cannot read \(source)")
+        case .failure(.cannotRead), .failure(.notAFile):
+            throw StoreError(.secretsUnavailable, "cannot read \(source) as a file")
         case .failure(.tooLarge):
             throw StoreError(.secretsUnavailable, "\(source) is larger than 1 MiB; it is not a secrets file")
         }

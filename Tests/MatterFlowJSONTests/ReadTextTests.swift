@@ -18,11 +18,28 @@ import Testing
         FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) }
     }
 
-    @Test func aFileThatNeverEndsIsRefusedAfterTheLimit() throws {
-        // /dev/zero reports no size and never ends: reading stops at the limit instead of filling the memory.
+    @Test("a device never ends: it is refused before it is read, whatever the limit")
+    func aDeviceIsRefused() throws {
         let error = #expect(throws: DiagnosticsError.self) { try JSONDocument.readText(path: "/dev/zero") }
         #expect(error?.diagnostics.first?.code == DiagnosticCode.unreadableFile)
-        #expect(error?.diagnostics.first?.message.contains("more than 64 MiB") == true)
+        #expect(error?.diagnostics.first?.message == "this is a device or a socket, not a file; name a JSON file")
+        #expect(FileBytes.contents(of: "/dev/zero") == .failure(.notAFile), "without a limit too (journals)")
+    }
+
+    @Test("a FIFO without a writer reads as empty at once instead of blocking; one with a writer is read to its end")
+    func aFIFOIsReadWithoutWaitingForAWriter() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/pipe.json"
+        #expect(mkfifo(path, 0o600) == 0)
+        #expect(FileBytes.contents(of: path) == .success([]))
+        // A pipe as `<(command)` gives one, /dev/fd/N, whose writer is there.
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        _ = Array(#"{"a": 1}"#.utf8).withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+        close(ends[1])
+        #expect(try JSONDocument.readText(path: "/dev/fd/\(ends[0])") == #"{"a": 1}"#)
     }
 
     @Test func textsReadAsFoundationReadsThem() throws {
