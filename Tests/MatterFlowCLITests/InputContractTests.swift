@@ -45,6 +45,18 @@ struct InputContractTests {
         #expect(drain.code == 64 && drain.stderr.contains("--drain must be a whole number from 1 to 3600"), "\(drain.stderr)")
     }
 
+    @Test("an empty path option names no file: a usage error, before anything is written (`--journal ''` wrote into /)")
+    func emptyPaths() async {
+        for arguments in [
+            ["run", workflow, "--journal", ""], ["run", workflow, "--state", ""], ["run", workflow, "--home", ""],
+            ["runs", "--journal", ""], ["recover", "--journal", ""], ["worker", "--store", "host=/nowhere dbname=x", "--secrets", ""],
+        ] {
+            let run = await matterflow(arguments)
+            #expect(run.code == 64, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("cannot be empty; name a"), "\(run.stderr)")
+        }
+    }
+
     @Test("a malformed --input or --answer that may hold a secret is refused without quoting it")
     func malformedPairHidesItsValue() async {
         for (option, text) in [

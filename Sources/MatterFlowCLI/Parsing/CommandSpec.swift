@@ -20,6 +20,9 @@ struct CommandSpec: Sendable {
     var options: [Option]
     var discussion: String?
 
+    /// The placeholders of options whose value is a path.
+    static let pathPlaceholders: Set<String> = ["<dir>", "<file>"]
+
     func option(named name: String) -> Option? {
         options.first { $0.name == name }
     }
@@ -147,6 +150,10 @@ extension CommandSpec {
             }
             if !option.repeatable, parsed.values[optionName] != nil {
                 throw UsageError(message: "Option '--\(optionName)' given more than once", command: name)
+            }
+            // An empty path names no file: `--journal ''` would write into `/`, `--state ''` into the current directory.
+            if value.isEmpty, let kind = option.valueName, Self.pathPlaceholders.contains(kind) {
+                throw UsageError(message: "--\(optionName) cannot be empty; name a \(kind == "<dir>" ? "directory" : "file")", command: name)
             }
             parsed.values[optionName, default: []].append(value)
         }
