@@ -16,11 +16,26 @@ import Testing
     }
 
     @Test("integers as JSON writes them are read as integers", arguments: [
-        ("0", 0), ("-1", -1), ("1e3", 1000), ("30.0", 30), ("-0", 0),
+        ("0", 0), ("-1", -1), ("1e3", 1000), ("30.0", 30), ("-0", 0), ("1.5e1", 15), ("0.0e99999999", 0),
+        // Exactly, never through a Double, which would round these.
+        ("9007199254740993.0", 9_007_199_254_740_993), ("-9223372036854775808", Int.min), ("9223372036854775807", Int.max),
+        ("92233720368547758.07e2", Int.max), ("12345678901234567890e-1", 1_234_567_890_123_456_789),
     ])
     func jsonIntegersAreRead(text: String, value: Int) throws {
         let read = try Self.integer.value(fromText: text).get()
         #expect(read == .int(value), "\(text)")
+    }
+
+    @Test("a whole number out of Int's range, or a number with a fraction, is no integer, however close a Double would round it", arguments: [
+        ("-9223372036854775809", true), ("9223372036854775808", true), ("1e19", true), ("1e99999999", true),
+        ("123456789012345678.9", false), ("9007199254740993.5", false), ("1e-1", false), ("1e-99999999", false),
+    ])
+    func wholeNumbersAreExact(text: String, outOfRange: Bool) {
+        guard case .failure(let error) = Self.integer.value(fromText: text) else {
+            Issue.record("read \"\(text)\" as \(Self.integer.value(fromText: text))")
+            return
+        }
+        #expect(error.outOfRange == outOfRange, "\(text): \(error.message)")
     }
 
     @Test("spellings JSON does not allow are refused, saying how JSON writes the number", arguments: [

@@ -17,17 +17,17 @@ extension InputDeclaration {
             return .success(.string(text))
         case .integer:
             if let problem = notJSONNumber(text, kind: "an integer") { return .failure(problem) }
-            if let number = Int(text) { return .success(.int(number)) }
             // As in JSON, a whole number written with a fraction or an exponent (`30.0`, `3e1`) is an integer.
-            guard let number = Double(text), number.isInfinite || number.rounded(.towardZero) == number else {
+            switch JSONNumberText.wholeNumber(text) {
+            case .integer(let whole):
+                return .success(.int(whole))
+            case .fraction:
                 return .failure(InputTextError(message: "input \"\(name)\" must be an integer, got \(shown(text))"))
-            }
-            guard let whole = Int(exactly: number) else {
+            case .outOfRange:
                 return .failure(
                     InputTextError(
                         message: "input \"\(name)\" must be an integer from \(Int.min) to \(Int.max), got \(shown(text))", outOfRange: true))
             }
-            return .success(.int(whole))
         case .number:
             if let problem = notJSONNumber(text, kind: "a number") { return .failure(problem) }
             // A JSON number always reads as a Double: infinite when it is too large for one.

@@ -54,4 +54,46 @@ enum JSONNumberText {
         let spelled = sign + (whole.isEmpty ? "0" : whole) + (fraction.isEmpty ? "" : "." + fraction) + exponent
         return isNumber(spelled) ? spelled : nil
     }
+
+    /// What a JSON number's text is as a whole number, worked out on its digits, never through a `Double` (which
+    /// would round `9007199254740993.0` and take `-9223372036854775809` for the smallest `Int`).
+    enum WholeNumber: Equatable {
+        case integer(Int)
+        /// The number has a fraction (`1.5`, `1e-1`).
+        case fraction
+        /// A whole number out of `Int`'s range.
+        case outOfRange
+    }
+
+    /// `text`, a number as JSON writes one (``isNumber(_:)``), as a whole number.
+    static func wholeNumber(_ text: String) -> WholeNumber {
+        var rest = Substring(text)
+        let negative = rest.first == "-"
+        if negative { rest = rest.dropFirst() }
+        let exponentStart = rest.firstIndex { $0 == "e" || $0 == "E" } ?? rest.endIndex
+        let mantissa = rest[..<exponentStart]
+        var exponent = 0
+        if exponentStart < rest.endIndex {
+            let written = rest[rest.index(after: exponentStart)...]
+            let digits = written.drop { $0 == "+" || $0 == "-" }.drop { $0 == "0" }
+            // An exponent of more than 6 digits puts any number but 0 out of range, or makes it a fraction.
+            exponent = digits.count > 6 ? 1_000_000 : Int(digits) ?? 0
+            if written.first == "-" { exponent = -exponent }
+        }
+        let point = mantissa.firstIndex(of: ".")
+        let fraction = point.map { mantissa[mantissa.index(after: $0)...] } ?? ""
+        var digits = String(mantissa[..<(point ?? mantissa.endIndex)]) + fraction
+        exponent -= fraction.count
+        // Trailing zeros move into the exponent, leading ones go: `120.0` is 12 × 10^1.
+        while digits.count > 1, digits.last == "0" {
+            digits.removeLast()
+            exponent += 1
+        }
+        digits = String(digits.drop { $0 == "0" })
+        if digits.isEmpty { return .integer(0) }
+        if exponent < 0 { return .fraction }
+        guard digits.count + exponent <= 19 else { return .outOfRange }
+        let spelled = (negative ? "-" : "") + digits + String(repeating: "0", count: exponent)
+        return Int(spelled).map(WholeNumber.integer) ?? .outOfRange
+    }
 }
