@@ -60,7 +60,7 @@ public struct JSONDocument: Sendable {
                 message = "\(shown) is not a number JSON allows; write a finite number"
             } else if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
                 guard Int64(text) == nil else { return nil }
-                message = "\(shown) is outside the range of a 64-bit integer (\(Int64.min)...\(Int64.max)); write a smaller number"
+                message = "\(shown) is outside the range of a 64-bit integer (\(Int64.min)...\(Int64.max)); write a number within it"
             } else {
                 guard let number = Double(text), !number.isFinite else { return nil }
                 message = "\(shown) is beyond the largest number a file may hold (±1.8e308); write a smaller number"

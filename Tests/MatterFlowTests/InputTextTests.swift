@@ -100,3 +100,41 @@ import Testing
         #expect(!error.message.contains("20202021") && !error.message.contains("2020.5"), "\(error.message)")
     }
 }
+
+/// JSON given as `--input` text is held to the rules of a JSON file.
+@Suite struct InputJSONTextTests {
+    @Test("a key repeated within one object is refused, as in a file, not resolved to the last")
+    func duplicateKeysAreRefused() {
+        for type in [InputDeclaration.InputType.object, .any, .array] {
+            let input = InputDeclaration(name: "o", type: type, required: true)
+            guard case .failure(let error) = input.value(fromText: #"[{"a": 1, "a": 2}]"#) else {
+                Issue.record("\(type) took repeated keys")
+                continue
+            }
+            #expect(error.message == #"input "o" repeats key "a" (at 1:11, first at 1:3) within one object; give each key once"#, "\(error.message)")
+        }
+        let secret = InputDeclaration(name: "o", type: .object, required: true, secret: true)
+        guard case .failure(let error) = secret.value(fromText: #"{"hunter": 1, "hunter": 2}"#) else {
+            Issue.record("took repeated keys")
+            return
+        }
+        #expect(error.message == #"input "o" repeats a key within one object; give each key once"#)
+    }
+
+    @Test("JSON that is not read says why, with an example of the declared type; a secret's reason is not shown")
+    func unreadableJSONSaysWhy() {
+        let object = InputDeclaration(name: "o", type: .object, required: true)
+        guard case .failure(let error) = object.value(fromText: #"{"a": 1e400}"#) else {
+            Issue.record("took 1e400")
+            return
+        }
+        #expect(error.message.contains("1e400 is beyond the largest number a file may hold"), "\(error.message)")
+        #expect(error.message.hasSuffix(#"e.g. --input 'o={"key": "value"}'"#), "\(error.message)")
+        let secret = InputDeclaration(name: "o", type: .array, required: true, secret: true)
+        guard case .failure(let hidden) = secret.value(fromText: #"[12345678901234567890123]"#) else {
+            Issue.record("took an out-of-range number")
+            return
+        }
+        #expect(hidden.message == #"input "o" must be a JSON array, e.g. --input 'o=["a"]'"#)
+    }
+}

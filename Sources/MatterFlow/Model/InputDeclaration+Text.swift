@@ -46,13 +46,23 @@ extension InputDeclaration {
             default: return .failure(InputTextError(message: "input \"\(name)\" must be true or false, got \(shown(text))"))
             }
         case .array, .object, .any:
+            let document: JSONDocument
             do {
-                return .success(try JSONDocument.parse(text, file: "--input \(name)").value)
+                document = try JSONDocument.parse(text, file: "--input \(name)")
             } catch {
                 if type == .any { return .success(.string(text)) }
+                // The parser's reason may quote the text: not for a secret.
+                let reason = secret ? "" : error.diagnostics.first.map { ": \($0.message)" } ?? ""
+                let example = type == .array ? #"["a"]"# : #"{"key": "value"}"#
                 return .failure(
-                    InputTextError(message: "input \"\(name)\" must be a JSON \(type.rawValue), e.g. --input '\(name)=[\"a\"]'"))
+                    InputTextError(message: "input \"\(name)\" must be a JSON \(type.rawValue)\(reason), e.g. --input '\(name)=\(example)'"))
             }
+            // As in a file: json-c keeps the last of two equal keys, which would silently drop the first.
+            if let duplicate = document.sourceMap.duplicateKeys.first {
+                let which = secret ? "a key" : "key \"\(duplicate.key)\" (at \(duplicate.repeated), first at \(duplicate.first))"
+                return .failure(InputTextError(message: "input \"\(name)\" repeats \(which) within one object; give each key once"))
+            }
+            return .success(document.value)
         }
     }
 
