@@ -62,8 +62,18 @@ public final class GroupCommitter: @unchecked Sendable {
     /// after this long. A commit costs the server more than the rows it carries, so fewer, fuller batches cost
     /// less for the same runs.
     public static let gatherLimit: Int = 4000
-    /// How long the committer keeps trying to reach the server before it fails the waiting records.
+    /// How long a stopping committer keeps trying to reach the server before it fails the waiting records.
     public static let reconnectLimit: Duration = .seconds(30)
+    /// How long a running committer keeps trying to reach the server before it fails the waiting records: an
+    /// outage this long (a server restarted after a crash, a failover) holds the worker's runs where they are, and
+    /// they go on once the server is back, while the leases fence out any other worker that took one of them.
+    public static let outageLimit: Duration = .seconds(600)
+
+    /// How long a batch is written again after a failure, from the first: ``outageLimit`` while the worker runs,
+    /// ``reconnectLimit`` once it stops (its drain is bounded).
+    static func retryLimit(stopping: Bool) -> Duration {
+        stopping ? reconnectLimit : outageLimit
+    }
 
     private let conninfo: String
     private let workerID: String
@@ -101,11 +111,21 @@ public final class GroupCommitter: @unchecked Sendable {
         self.conninfo = conninfo
         self.workerID = workerID
         self.gatherMicroseconds = gatherMicroseconds
+        // The thread may already run when these are set: under the lock, as everywhere else.
+        monitor.lock()
+        defer { monitor.unlock() }
         if let created = StoreThread.start({ self.loop() }) {
             thread = created
         } else {
             stopped = true
         }
+    }
+
+    /// Whether ``shutdown()`` was asked for.
+    private var isStopping: Bool {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return stopping
     }
 
     /// Keeps one record of a run, to be written with the next batch; never waits. A side-effect record (`sync`)
@@ -448,7 +468,7 @@ public final class GroupCommitter: @unchecked Sendable {
     ) -> Result<(refused: Set<String>, answers: [StoreCommandAnswer]), StoreError> {
         let rows = RecordBatchRows(batch.map(\.runID), batch.map(\.record))
         let runIDs = Set(rows.runs)
-        let deadline = ContinuousClock.now + Self.reconnectLimit
+        let start = ContinuousClock.now
         var delay = 10
         while true {
             do {
@@ -469,7 +489,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 if !error.isTransient {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }
-                if ContinuousClock.now >= deadline {
+                if ContinuousClock.now - start >= Self.retryLimit(stopping: isStopping) {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }
                 usleep(UInt32(delay * 1000))

@@ -23,3 +23,13 @@ struct ClaimTokensTests {
         #expect(tokens.unanswered == Array(thrown.suffix(ClaimTokens.limit)))
     }
 }
+
+@Suite("the committer's retries")
+struct CommitterRetryTests {
+    @Test("a running worker's records wait out a store outage of minutes; a stopping worker's drain stays bounded")
+    func retryLimits() {
+        #expect(GroupCommitter.retryLimit(stopping: false) == .seconds(600))
+        #expect(GroupCommitter.retryLimit(stopping: true) == GroupCommitter.reconnectLimit)
+        #expect(GroupCommitter.reconnectLimit == .seconds(30))
+    }
+}
