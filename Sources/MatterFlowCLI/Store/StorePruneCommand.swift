@@ -62,9 +62,14 @@ struct StorePruneCommand {
         if request.dryRun {
             for runID in report.runIDs { out.line(runID) }
             out.line("would remove \(summary)")
-            return ExitCode.success
+        } else {
+            out.line("removed \(summary)")
         }
-        out.line("removed \(summary)")
+        // Once a run's row is gone, nothing leads to the files it left in the secrets directory.
+        if inbox == nil, !report.runIDs.isEmpty, PostgresRunStore.isPostgres(location) {
+            environment.standardError.line(
+                "note: without --secrets, files these runs left in the secrets directory given to submit (their secret inputs, answers and outputs, in clear) \(request.dryRun ? "would stay" : "stay"); run again with --secrets DIR to remove them, or remove run-ID.* there by hand")
+        }
         return ExitCode.success
     }
 
