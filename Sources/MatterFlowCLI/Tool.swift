@@ -9,6 +9,8 @@ public enum ExitCode {
     public static let failure: Int32 = 1
     /// An invalid workflow, home, inputs or other input file.
     public static let invalidInput: Int32 = 2
+    /// `watch --timeout`: the run had not ended when the time was up (neither a success nor a failure yet).
+    public static let stillRunning: Int32 = 3
     /// The command line itself is wrong.
     public static let usage: Int32 = 64
     /// Interrupted by SIGINT (after the cancel path ran); SIGTERM and SIGHUP give 128 + their numbers, 143 and 129.

@@ -33,7 +33,7 @@ struct WatchCommand {
         var deadline: ContinuousClock.Instant?
         if let text = arguments.value("timeout") {
             guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
-                throw UsageError(message: "--timeout must be a number of seconds from 0 to 86400, not '\(text)'", command: Self.spec.name)
+                throw UsageError(message: "--timeout must be a number of seconds more than 0 and at most 86400, not '\(text)'", command: Self.spec.name)
             }
             deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         }
@@ -75,12 +75,16 @@ struct WatchCommand {
                 case "failed", "cancelled", "needsAttention":
                     if !arguments.flag("json") { out.line("status: \(status)") }
                     return ExitCode.failure
-                default:
+                case "queued", "running":
                     break
+                default:
+                    // Written by a newer MatterFlow: waiting for a status this one knows could be for ever.
+                    err.line("error[unknownStatus]: run \(runID) has status \"\(status)\", which this matterflow does not know; upgrade it to read this run")
+                    return ExitCode.invalidInput
                 }
                 if let deadline, ContinuousClock.now >= deadline {
                     err.line("watch: run \(runID) is still \(status) after --timeout")
-                    return 3
+                    return ExitCode.stillRunning
                 }
                 do {
                     _ = try listener.notifications(timeoutMilliseconds: 250)

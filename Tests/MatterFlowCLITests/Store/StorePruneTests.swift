@@ -80,6 +80,29 @@ extension PostgresStoreTests {
     }
 }
 
+extension PostgresStoreTests {
+    @Test("watch stops at a status it does not know instead of waiting for ever; --timeout 0 is a usage error; a timeout passed exits 3")
+    func watchEnds() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // As a newer MatterFlow's schema might allow.
+        try store.execute("ALTER TABLE matterflow_runs DROP CONSTRAINT matterflow_runs_status_check", doing: "test setup")
+        for (run, status) in [("later", "paused"), ("open", "queued")] {
+            try store.execute(
+                "INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status) VALUES ($1, 'w', '/w.json', 'home', '{}', $2)",
+                [run, status], doing: "test setup")
+        }
+        let unknown = await matterflow(["watch", "later", "--store", conninfo])
+        #expect(unknown.code == 2, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains(#"run later has status "paused", which this matterflow does not know"#), "\(unknown.stderr)")
+        let zero = await matterflow(["watch", "open", "--store", conninfo, "--timeout", "0"])
+        #expect(zero.code == 64 && zero.stderr.contains("more than 0 and at most 86400"), "\(zero.stderr)")
+        let waited = await matterflow(["watch", "open", "--store", conninfo, "--timeout", "0.05"])
+        #expect(waited.code == 3, "\(waited.stderr)")
+        #expect(waited.stderr.contains("run open is still queued after --timeout"))
+    }
+}
+
 /// `matterflow store prune` in a journal directory, and its usage errors.
 @Suite("store prune")
 struct StorePruneTests {
