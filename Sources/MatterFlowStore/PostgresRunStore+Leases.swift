@@ -25,6 +25,9 @@ public struct ClaimedRun: Sendable {
     public var cancelRequested = false
     /// How many times a worker found no hub for the run's structure before this claim.
     public var hubFailures = 0
+    /// What of the run's row cannot be read (its inputs or answers are not the JSON MatterFlow wrote), or nil: such
+    /// a run is never run on what could be read of it.
+    public var damage: String?
 }
 
 extension PostgresRunStore {
@@ -91,20 +94,26 @@ extension PostgresRunStore {
     }
 
     private static func claimedRun(_ row: [String?], takeover: Bool) -> ClaimedRun {
-        ClaimedRun(
-            runID: row[0] ?? "", workflowFile: row[1] ?? "", structureID: row[2] ?? "",
-            inputs: row[3].flatMap { try? JSONDocument.parse($0, file: "<store>").value.objectValue } ?? [:],
+        let inputs = row[3].map(Self.object)
+        let answers = row[7].map(Self.object)
+        var damage: [String] = []
+        if inputs == .some(nil) { damage.append("its inputs") }
+        if answers == .some(nil) { damage.append("its answers") }
+        var claimed = ClaimedRun(
+            runID: row[0] ?? "", workflowFile: row[1] ?? "", structureID: row[2] ?? "", inputs: (inputs ?? nil) ?? [:],
             secretInputs: Self.textArray(row[4]), takeover: takeover, claims: row[5].flatMap { Int($0) } ?? 1,
-            answers: Self.answers(row[7]), secretAnswers: Self.textArray(row[8]), answeredThrough: row[9].flatMap { Int64($0) } ?? 0,
+            secretAnswers: Self.textArray(row[8]), answeredThrough: row[9].flatMap { Int64($0) } ?? 0,
             cancelRequested: row[10] == "t", hubFailures: row[11].flatMap { Int($0) } ?? 0)
+        for member in ((answers ?? nil) ?? [:]).members { claimed.answers[member.key] = member.value }
+        if !damage.isEmpty {
+            claimed.damage = "\(damage.joined(separator: " and ")) in matterflow_runs \(damage.count == 1 ? "is" : "are") not a JSON object MatterFlow can read"
+        }
+        return claimed
     }
 
-    /// The answers column's JSON object, by name.
-    private static func answers(_ text: String?) -> [String: JSONValue] {
-        guard let object = text.flatMap({ try? JSONDocument.parse($0, file: "<store>").value.objectValue }) else { return [:] }
-        var answers: [String: JSONValue] = [:]
-        for member in object.members { answers[member.key] = member.value }
-        return answers
+    /// A column's JSON object; nil when the text is not one.
+    private static func object(_ text: String) -> JSONObject? {
+        try? JSONDocument.parse(text, file: "<store>").value.objectValue
     }
 
     /// Extends the leases of the runs the worker is running; returns those still leased to it (a run missing here

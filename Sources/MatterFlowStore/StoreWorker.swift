@@ -508,6 +508,16 @@ public final class StoreWorker: Sendable {
     /// Runs or settles one claimed run and records its final status.
     private func execute(_ claimed: ClaimedRun, idleness: RunIdleness) async {
         let runID = claimed.runID
+        if let damage = claimed.damage {
+            // Run on the defaults of what could not be read, it would do what nobody asked: a person looks.
+            options.log?("worker \(options.workerID): run \(runID): \(damage); it needs attention")
+            await conclude(
+                runID, status: "needsAttention", output: nil,
+                error: Self.errorJSON(.dataLoss, cause: "damagedRecords", message: "run \(runID): \(damage); it was not run"),
+                recovered: false, notes: ["\(damage); it was not run"], structure: claimed.structureID, claims: claimed.claims,
+                keepSession: true)
+            return
+        }
         let sink = PostgresJournalSink(runID: runID, committer: committer, store: store)
         // A cancel asked for before the run started here (`matterflow cancel`).
         let cancelAsked = claimed.cancelRequested || cancelRelay.takePending(runID)

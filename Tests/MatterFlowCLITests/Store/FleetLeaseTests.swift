@@ -248,6 +248,27 @@ extension PostgresStoreTests {
         #expect(waiting.rows == [[early, "running", "t", "t"], [handedAround, "running", "t", "t"]])
     }
 
+    @Test("a queued run whose inputs or answers in the store cannot be read needs attention instead of running on defaults")
+    func damagedRowsAreNotRun() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        for (run, inputs, answers) in [("run-00000da0a001", #"{"deviceName": 1e400}"#, "{}"), ("run-00000da0a002", "{}", "[1]")] {
+            try store.execute(
+                """
+                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, answers, status)
+                VALUES ($1, 'rooms', $2, $1, $3::jsonb, $4::jsonb, 'queued')
+                """, [run, Repository.workflow("rooms"), inputs, answers], doing: "test setup")
+        }
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1"), virtualTime: true)
+        let summary = try await worker.summary
+        #expect(summary.finished == ["needsAttention": 2], "\(worker.lines)")
+        let inputs = try #require(try store.run("run-00000da0a001"))
+        #expect(inputs.error?["message"]?.stringValue?.contains("its inputs in matterflow_runs is not a JSON object MatterFlow can read") == true, "\(String(describing: inputs.error))")
+        let answers = try #require(try store.run("run-00000da0a002"))
+        #expect(answers.error?["message"]?.stringValue?.contains("its answers in matterflow_runs") == true, "\(String(describing: answers.error))")
+        #expect(try store.records(of: "run-00000da0a001").isEmpty, "nothing ran")
+    }
+
     @Test("a worker's --state that is a file stops it at start, before it claims a run; a missing directory is made")
     func stateDirectoryCheckedAtStart() async throws {
         let conninfo = try TestPostgres.database()
