@@ -1,3 +1,4 @@
+import Foundation
 import MatterFlowJSON
 import MatterFlowJournal
 
@@ -144,7 +145,20 @@ public struct JournalDirectoryStore: RunStore {
 /// (`host=... dbname=...`) is PostgreSQL; `file:DIR` or a plain path is a journal directory.
 public func openRunStore(_ location: String) throws(StoreError) -> any RunStore {
     if PostgresRunStore.isPostgres(location) { return try PostgresRunStore(conninfo: location) }
+    // A URI of another scheme, or a PostgreSQL one mistyped, is not a directory anyone meant.
+    if location.contains("://") || location.hasPrefix("postgres") {
+        throw StoreError(
+            .invalidStore,
+            "'\(PostgresConnection.redacting(location))' is neither a PostgreSQL URI (postgres://USER@HOST/DB or postgresql://...) or conninfo (\"host=/run/pg dbname=mf\") nor a journal directory")
+    }
     let directory = location.hasPrefix("file:") ? String(location.dropFirst(5)) : location
     guard !directory.isEmpty else { throw StoreError(.invalidStore, "--store is empty; give postgres://... or a journal directory") }
+    // The directory pg-server.sh and PostgreSQL name as host= holds the server's socket, and no journal.
+    if let socket = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.first(where: { $0.hasPrefix(".s.PGSQL.") }) {
+        let port = socket.dropFirst(".s.PGSQL.".count)
+        throw StoreError(
+            .invalidStore,
+            "\(directory) is PostgreSQL's socket directory, not a journal directory; to read the store there, give --store 'host=\(directory) port=\(port) dbname=DB'")
+    }
     return try JournalDirectoryStore(directory: directory)
 }

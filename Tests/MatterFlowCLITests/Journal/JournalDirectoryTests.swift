@@ -43,6 +43,26 @@ struct JournalDirectoryTests {
         #expect(await matterflowVirtual(["recover", "--journal", empty]).code == 0)
     }
 
+    @Test("--store that names PostgreSQL's socket directory, or a URI of another scheme, is refused, not read as an empty journal directory")
+    func storeThatIsNoJournalDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // What pg-server.sh prints as host=: the server's socket in it (a file stands in for it here).
+        let sockets = directory.file("pg")
+        try FileManager.default.createDirectory(atPath: sockets, withIntermediateDirectories: true)
+        _ = try directory.write("", to: "pg/.s.PGSQL.5432")
+        for command in [["runs"], ["store", "prune", "--older-than", "0s"]] {
+            let refused = await matterflowVirtual(command + ["--store", sockets])
+            #expect(refused.code == 2, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.contains("is PostgreSQL's socket directory, not a journal directory; to read the store there, give --store 'host=\(sockets) port=5432 dbname=DB'"), "\(refused.stderr)")
+        }
+        for location in ["mysql://db/runs", "postgres:/mf", "postgresql:/mf"] {
+            let refused = await matterflowVirtual(["runs", "--store", location])
+            #expect(refused.code == 2, "\(location): \(refused.stderr)")
+            #expect(refused.stderr.contains("is neither a PostgreSQL URI"), "\(refused.stderr)")
+        }
+    }
+
     @Test("run --journal still creates its directory: it is the writer")
     func runCreatesIt() async throws {
         let directory = try TemporaryDirectory()
