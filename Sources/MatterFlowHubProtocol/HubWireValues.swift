@@ -83,9 +83,13 @@ enum HubWire {
 
     static func network(_ reader: WireReader?) throws(FlowError) -> ThreadNetworkSummary? {
         guard let reader else { return nil }
+        let extendedPANID = try reader.string("extendedPANID")
+        guard extendedPANID.utf8.count == 16, extendedPANID.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            throw reader.failure("extendedPANID", "16 lowercase hex digits", .string(extendedPANID))
+        }
         return ThreadNetworkSummary(
             networkName: try reader.string("networkName"), panID: try reader.int("panID", in: uint16),
-            extendedPANID: try reader.string("extendedPANID"), channel: try reader.int("channel", in: 0...255))
+            extendedPANID: extendedPANID, channel: try reader.int("channel", in: Int(ThreadChannel.supportedChannels.lowerBound)...Int(ThreadChannel.supportedChannels.upperBound)))
     }
 
     static func json(_ router: BorderRouterDescription) -> JSONValue {

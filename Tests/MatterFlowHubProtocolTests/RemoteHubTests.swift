@@ -366,3 +366,31 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         #expect(seen.value == ["42.0 seconds"])
     }
 }
+
+/// A hub's Thread network summary is held to the ranges the protocol documents.
+@Suite struct HubNetworkValueTests {
+    static func read(_ network: JSONValue) -> Result<ThreadNetworkSummary?, FlowError> {
+        Result { () throws(FlowError) in
+            try HubWire.network(try WireReader(network, subject: "the hub's result for borderRouters", cause: .hubFailure))
+        }
+    }
+
+    @Test("a channel outside 11...26 or an extended PAN ID that is not 16 lowercase hex digits is the hub's failure")
+    func outOfRangeNetworksAreRefused() throws {
+        let good: JSONObject = ["networkName": "OpenThread", "panID": 0x5938, "extendedPANID": "39758ec8144b07fb", "channel": 15]
+        #expect(try Self.read(.object(good)).get()?.channel == 15)
+        for (key, value, wanted) in [
+            ("channel", JSONValue.int(99), "an integer in 11...26"), ("channel", .int(10), "an integer in 11...26"),
+            ("extendedPANID", "39758EC8144B07FB", "16 lowercase hex digits"), ("extendedPANID", "39758ec8", "16 lowercase hex digits"),
+        ] {
+            var network = good
+            network[key] = value
+            guard case .failure(let error) = Self.read(.object(network)) else {
+                Issue.record("\(key) \(value) was taken")
+                continue
+            }
+            #expect(error.cause == .hubFailure)
+            #expect(error.message.contains("member \"\(key)\" must be \(wanted)"), "\(error.message)")
+        }
+    }
+}
