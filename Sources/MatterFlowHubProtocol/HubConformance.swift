@@ -45,6 +45,7 @@ public struct HubConformance: Sendable {
         run.customOperations = customOperations
         await run.checkAll(structure: structure)
         run.checkLines()
+        run.checkResponses()
         channel.close()
         return run.checks
     }
@@ -71,8 +72,16 @@ final class ConformanceRun {
 
     /// Records a failed check; `waited` is how long the check waited for `got` (the answer limit unless it says).
     private func fail(_ name: String, sent: String, got: RawHubClient.Received?, wanted: String, waited: Duration? = nil) {
+        // No answer with the request's id: the hub's last line, when it is not an answer to another request, is
+        // most likely the one it meant (a wrong id, a line that is not JSON).
+        let stray = client.received.last.flatMap { last -> String? in
+            guard let message = last.message else { return last.line }
+            guard message["method"] == nil, let id = message["id"]?.intValue else { return message["method"] == nil ? last.line : nil }
+            return client.sentIDs.contains(id) ? nil : last.line
+        }
         let reply = got.map { LineQuote.masked($0.line, limit: 300) }
             ?? "nothing within \((waited ?? limit).secondsText) s" + (client.closedReason.map { " (\($0))" } ?? "")
+                + (stray.map { "; the hub's last line was \(LineQuote.masked($0, limit: 200))" } ?? "")
         checks.append(
             .init(
                 name: name, verdict: .failed,
@@ -99,6 +108,48 @@ final class ConformanceRun {
                         + "matterflow run ends the connection at such a line (write logs to standard error)"))
         } else {
             pass(name)
+        }
+    }
+
+    /// 12. The hub answered each request once, with its id, and sent no request of its own: MatterFlow ends the
+    /// connection at a response to an id it never sent or already had answered, and version 1 has no hub requests.
+    func checkResponses() {
+        let name = "the hub answers each request once, with its id, and sends no request of its own"
+        var answered = Set<Int>()
+        for item in client.received {
+            guard let message = item.message else { continue }
+            let problem: String?
+            if message["method"] != nil {
+                problem = message["id"] == nil ? nil : "a request from the hub; in version 1 the hub sends only responses and notifications"
+            } else if let id = message["id"]?.intValue {
+                problem = !client.sentIDs.contains(id)
+                    ? "a response to id \(id), which was never sent"
+                    : answered.insert(id).inserted ? nil : "a second response to id \(id)"
+            } else {
+                problem = "a response without an integer id"
+            }
+            if let problem {
+                checks.append(
+                    .init(
+                        name: name, verdict: .failed,
+                        detail: "got: \(LineQuote.masked(item.line, limit: 300))\n      wanted: one response per request; this is \(problem) (matterflow run ends the connection there)"))
+                return
+            }
+        }
+        pass(name)
+    }
+
+    /// A check that a method's result has the shape MatterFlow reads, with the same reader `matterflow run` uses.
+    private func checkShape(_ name: String, _ call: (sent: String, reply: RawHubClient.Received?), _ read: (WireReader) throws(FlowError) -> Void) {
+        guard let value = call.reply?.message?["result"] else {
+            fail(name, sent: call.sent, got: call.reply, wanted: "a result")
+            return
+        }
+        do throws(FlowError) {
+            try read(try WireReader(value, subject: "the result", cause: .hubFailure))
+            pass(name)
+        } catch {
+            fail(name, sent: call.sent, got: call.reply, wanted: "a result MatterFlow can read: \(error.message)")
         }
     }
 
@@ -148,6 +199,31 @@ final class ConformanceRun {
             fail(
                 "status has online, reachable, permissionGranted and activeSession as booleans", sent: status.sent, got: status.reply,
                 wanted: "result with four booleans")
+        }
+
+        // 2b. Results of the other reading methods the hub lists, read as `matterflow run` reads them.
+        if operations.contains("activeSession") {
+            let session = await client.call("activeSession", ["structure": target], within: limit)
+            checkShape("activeSession's result has the shape MatterFlow reads", session) { reader throws(FlowError) in
+                _ = try reader.optionalObject("session").map { session throws(FlowError) in try HubWire.session(session) }
+            }
+        }
+        if operations.contains("borderRouters") {
+            let routers = await client.call("borderRouters", ["structure": target], within: limit)
+            checkShape("borderRouters' result has the shape MatterFlow reads", routers) { reader throws(FlowError) in
+                for router in try reader.objects("borderRouters") { _ = try HubWire.borderRouter(router) }
+            }
+            let first = result(routers.reply)?["borderRouters"]?.arrayValue?.first?["deviceID"]?.stringValue
+            if operations.contains("threadCapabilities"), let first {
+                let capabilities = await client.call("threadCapabilities", ["structure": target, "deviceID": .string(first)], within: limit)
+                if errorData(capabilities.reply).cause == "notSupported" {
+                    pass("threadCapabilities' result has the shape MatterFlow reads")
+                } else {
+                    checkShape("threadCapabilities' result has the shape MatterFlow reads", capabilities) { reader throws(FlowError) in
+                        _ = try HubWire.capabilities(reader)
+                    }
+                }
+            }
         }
 
         // 3. A method the hub did not list.
@@ -291,6 +367,9 @@ final class ConformanceRun {
         if let deviceID = router?["deviceID"]?.stringValue {
             let activate = await client.call(
                 "activateEpskc", ["structure": target, "deviceID": .string(deviceID), "requestedDurationSeconds": .null], within: limit)
+            checkShape("activateEpskc's result has the shape MatterFlow reads", activate) { reader throws(FlowError) in
+                _ = try HubWire.activation(reader)
+            }
             if result(activate.reply) == nil {
                 fail(name, sent: activate.sent, got: activate.reply, wanted: "an ePSKc key, so that deactivating it causes an event")
                 // A key the hub activated all the same (its answer late or malformed) does not stay active.

@@ -55,6 +55,9 @@ final class RawHubClient: Sendable {
     /// Everything received so far.
     var received: [Received] { state.withLock { $0.received } }
 
+    /// The ids of the requests sent so far (allocated by ``requestLine(_:_:)``).
+    var sentIDs: Range<Int> { 1..<state.withLock { $0.nextID } }
+
     func nextID() -> Int {
         state.withLock { state in
             defer { state.nextID += 1 }

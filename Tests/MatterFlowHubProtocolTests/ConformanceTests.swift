@@ -148,3 +148,62 @@ struct MisbehavingPrepare: Hub {
         try await inner.basicInformation(structure: structure, deviceID: deviceID)
     }
 }
+
+/// Hubs that answer what was not asked, or in shapes MatterFlow cannot read: `hub check` names the line.
+@Suite struct StrayAnswerConformanceTests {
+    static let quick = HubConformance(structure: "home", answerLimit: .milliseconds(300), cancellationLimit: .milliseconds(300))
+
+    @Test("an answer with an id never sent fails its own check, and the check that waited names the line")
+    func anAnswerWithAnotherIDIsNamed() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message, operations: ["status"]) { return }
+            guard let id = message["id"]?.intValue else { return }
+            peer.send(["jsonrpc": "2.0", "id": .int(id + 1000), "result": ["online": true]])
+        }
+        let checks = await Self.quick.run(on: clientEnd)
+        let stray = try #require(checks.first { $0.name.hasPrefix("the hub answers each request once") })
+        #expect(stray.verdict == .failed)
+        #expect(stray.detail.contains("a response to id 1001, which was never sent"), "\(stray.detail)")
+        let waited = try #require(checks.first { $0.verdict == .failed && $0.name.hasPrefix("a request before initialize") })
+        #expect(waited.detail.contains(#"the hub's last line was {"jsonrpc":"2.0","id":1001"#), "\(waited.detail)")
+    }
+
+    @Test("an answer sent twice fails the check that each request is answered once")
+    func aSecondAnswerIsNamed() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message, operations: ["status"]) { return }
+            guard let id = message["id"] else { return }
+            let answer: JSONValue = ["jsonrpc": "2.0", "id": id, "result": ["online": true, "reachable": true, "permissionGranted": true, "activeSession": false]]
+            peer.send(answer)
+            peer.send(answer)
+        }
+        let checks = await Self.quick.run(on: clientEnd)
+        let once = try #require(checks.first { $0.name.hasPrefix("the hub answers each request once") })
+        #expect(once.verdict == .failed)
+        #expect(once.detail.contains("a second response to id 1"), "\(once.detail)")
+    }
+
+    @Test("a result MatterFlow cannot read fails a shape check naming the member")
+    func wrongShapesAreNamed() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message, operations: ["status", "activeSession", "borderRouters"]) { return }
+            guard let id = message["id"] else { return }
+            let result: JSONValue = switch message["method"]?.stringValue {
+            case "activeSession": ["session": ["sessionID": 5]]
+            case "borderRouters": ["borderRouters": [["deviceID": "br"]]]
+            default: ["online": true, "reachable": true, "permissionGranted": true, "activeSession": false]
+            }
+            peer.send(["jsonrpc": "2.0", "id": id, "result": result])
+        }
+        let checks = await Self.quick.run(on: clientEnd)
+        let session = try #require(checks.first { $0.name == "activeSession's result has the shape MatterFlow reads" })
+        #expect(session.verdict == .failed)
+        #expect(session.detail.contains(#"member "session.sessionID" must be a string; got integer"#), "\(session.detail)")
+        let routers = try #require(checks.first { $0.name == "borderRouters' result has the shape MatterFlow reads" })
+        #expect(routers.verdict == .failed)
+        #expect(routers.detail.contains("wanted: a result MatterFlow can read: the result: member"), "\(routers.detail)")
+    }
+}
