@@ -116,6 +116,9 @@ extension RunMachine {
                 mayHaveLateSession = true
                 unreadOpen = "\(call.operation.name) in state \(progress.state.name)"
             }
+            if failure.cause == .hubFailure || failure.cause == .hubUnreachable {
+                warnIfCompletionInDoubt(call, progress, because: "its answer could not be read (\(failure.cause.rawValue))")
+            }
             if call.operation.releaseAttemptSuffices {
                 // Unless the hub says there is no session to release, it may have kept the one the run held.
                 if holdsSession, failure.cause != .noActiveSession, failure.cause != .sessionExpired {
@@ -127,6 +130,7 @@ extension RunMachine {
             ended = .failed(failure)
         case .timedOut:
             noteUnanswered(call)
+            warnIfCompletionInDoubt(call, progress, because: "it was not answered within \(call.operation.timeoutSeconds) s")
             let timedOut = FlowError(
                 .actionTimedOut,
                 "\(call.operation.name) did not finish within \(call.operation.timeoutSeconds) s; raise \"timeoutSeconds\" on the state if the hub is slow")
@@ -158,6 +162,16 @@ extension RunMachine {
                     error: error))
         }
         return attemptEnded(progress, ended)
+    }
+
+    /// A call that ends the session by completing it (`completeCommissioning`) and whose outcome is unknown: the
+    /// hub may have committed the devices, which no cancel path undoes, so the run says where to look.
+    private mutating func warnIfCompletionInDoubt(_ call: RunCall, _ progress: StepProgress, because reason: String) {
+        guard call.operation.releasesSession, !call.operation.releaseAttemptSuffices else { return }
+        let text =
+            "\(call.operation.name) in state \(progress.state.name) may have completed on the hub, as \(reason): its devices may be in the structure already; check the structure's devices before commissioning again"
+        warnings.append(text)
+        report(top.path, .warning(state: progress.state.name, message: text))
     }
 
     /// A call's result, on time or late: its secret fields join the run's secrets (a late result is bound too, for
