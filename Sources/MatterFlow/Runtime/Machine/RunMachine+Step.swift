@@ -116,7 +116,9 @@ extension RunMachine {
                 mayHaveLateSession = true
                 unreadOpen = "\(call.operation.name) in state \(progress.state.name)"
             }
-            if failure.cause == .hubFailure || failure.cause == .hubUnreachable {
+            if failure.cause == .hubFailure {
+                // The hub answered, so it acted, in a form the run could not read. (A hub out of reach refused the
+                // call before acting; a connection lost during it leaves the run's journal in doubt, for recovery.)
                 warnIfCompletionInDoubt(call, progress, because: "its answer could not be read (\(failure.cause.rawValue))")
             }
             if call.operation.releaseAttemptSuffices {
