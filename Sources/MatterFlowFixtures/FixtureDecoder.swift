@@ -137,9 +137,14 @@ final class FixtureDecoder {
                 let missing = diagnostic.code == DiagnosticCode.missingKey
                 let pointer =
                     missing ? (value == nil ? "" : root.pointer("inputs")) : root.pointer("inputs") + diagnostic.pointer
-                collector.error(
-                    diagnostic.code, at: pointer, atKey: diagnostic.code == DiagnosticCode.unknownKey,
-                    diagnostic.message)
+                // The engine's advice names the command line's --input; a fixture gives its inputs in the file.
+                let name = JSONPointer.tokens(of: diagnostic.pointer).first ?? ""
+                let message =
+                    missing
+                    ? "required input \"\(name)\" is missing (or null); give it in the fixture's \"inputs\""
+                        + (value == nil ? " (add \"inputs\": {\"\(name)\": ...} to the fixture)" : "")
+                    : diagnostic.message
+                collector.error(diagnostic.code, at: pointer, atKey: diagnostic.code == DiagnosticCode.unknownKey, message)
             }
             return given
         }

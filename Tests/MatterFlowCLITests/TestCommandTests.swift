@@ -103,7 +103,7 @@ struct TestCommandTests {
         #expect(run.code == 2, "\(run.stderr)")
         #expect(run.stdout.hasPrefix("INVALID  \(bad)\n"), "\(run.stdout)")
         #expect(run.stderr.contains("error[unknownKey]: /expect/warnigns"), "\(run.stderr)")
-        #expect(run.stderr.contains("warning[duplicateFixtureName]: /fixture: fixture \"smoke: rooms\" has the name of"), "\(run.stderr)")
+        #expect(run.stderr.contains("twin.fixture.json:2:14: warning[duplicateFixtureName]: /fixture: fixture \"smoke: rooms\" has the name of"), "\(run.stderr)")
         let json = try #require(try parseJSON(await matterflow(["test", directory.path, "--json"]).stdout) as? [String: Any])
         #expect(json["invalid"] as? [String] == [bad], "\(json)")
         #expect(json["failed"] as? Int == 1)

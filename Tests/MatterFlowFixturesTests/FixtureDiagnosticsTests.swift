@@ -163,9 +163,25 @@ import Testing
             """
         #expect(
             InlineFixture.findings(text) == [
-                #"3:13: error[missingKey]: /inputs: required input "onboardingPayload" is missing (or null); give it with the run's inputs (--input onboardingPayload=VALUE on the command line)"#,
+                #"3:13: error[missingKey]: /inputs: required input "onboardingPayload" is missing (or null); give it in the fixture's "inputs""#,
                 #"3:29: error[wrongType]: /inputs/deviceName: input "deviceName" must be string, got integer"#,
                 #"3:32: error[unknownKey]: /inputs/room: workflow commission-device has no input "room" (inputs: onboardingPayload, deviceName, roomName, ecosystemName)"#,
+            ])
+    }
+
+    @Test("a fixture without inputs is told to add them, not to use the command line's --input")
+    func missingInputsAreAskedForInTheFixture() {
+        let text = """
+            {
+              "fixture": "inputs", "version": 1, "workflow": "../../rooms.json",
+              "expect": { "outcome": "succeeded" }
+            }
+            """
+        #expect(InlineFixture.findings(text).isEmpty, "rooms.json needs no input")
+        let needing = text.replacingOccurrences(of: "../../rooms.json", with: "../../read-device.json")
+        #expect(
+            InlineFixture.findings(needing) == [
+                #"1:1: error[missingKey]: required input "deviceID" is missing (or null); give it in the fixture's "inputs" (add "inputs": {"deviceID": ...} to the fixture)"#
             ])
     }
 

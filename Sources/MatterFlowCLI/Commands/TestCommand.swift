@@ -90,7 +90,7 @@ struct TestCommand {
                         Diagnostic(
                             severity: .warning, code: FixtureDiagnosticCode.duplicateFixtureName,
                             message: "fixture \"\(fixture.name)\" has the name of \(Self.display(first)) too; give each fixture its own name, so that their results can be told apart",
-                            file: file, pointer: "/fixture"))
+                            file: file, pointer: "/fixture", location: fixture.sourceMap.locations().location(of: "/fixture")))
                 } else {
                     named[fixture.name] = file
                 }
