@@ -17,6 +17,8 @@ final class FixtureDecoder {
     var workflow: Workflow?
     /// The home's rooms, to check the rooms named in expectations.
     private(set) var home: HomeDescription?
+    /// The states the fixture's mocks replace, once read: the states inside them do not run.
+    private(set) var mockedStates: [String] = []
 
     init(document: JSONDocument, catalog: OperationCatalog, workflows: WorkflowFileCache) {
         collector = DiagnosticCollector(document: document)
@@ -62,6 +64,7 @@ final class FixtureDecoder {
         self.workflow = workflow
         var runnable = workflow
         let mocks = decodeMocks(root.array("mocks") ?? [], at: root.pointer("mocks"), into: &runnable)
+        mockedStates = mocks.map(\.state)
         self.workflow = runnable
         let inputs = decodeInputs(root, workflow: workflow)
         let home = decodeHome(root)
@@ -211,6 +214,12 @@ final class FixtureDecoder {
     func state(_ name: String, at pointer: String) -> String? {
         guard let workflow else { return nil }
         if workflow.hasQualifiedState(name) { return name }
+        if let mocked = mockedStates.first(where: { name.hasPrefix($0 + "/") }), name != mocked + "/" + FixtureMock.stateName {
+            collector.error(
+                FixtureDiagnosticCode.unknownState, at: pointer,
+                "state \"\(name)\" is inside \"\(mocked)\", which a mock of this fixture replaces: the run enters \"\(mocked)/\(FixtureMock.stateName)\" instead, so its states never run; name that one, or drop the mock")
+            return nil
+        }
         let hint = SpellingSuggestion.hint(for: name, among: workflow.qualifiedStateCandidates(for: name))
         collector.error(
             FixtureDiagnosticCode.unknownState, at: pointer,

@@ -76,6 +76,16 @@ import Testing
         #expect(inTime.passed, "\(inTime.mismatches)")
     }
 
+    @Test("a state inside a mocked one is named as such, not as a state the workflow lacks")
+    func aStateInsideAMockIsExplained() {
+        let findings = InlineFixture.findings(
+            InlineFixture.commissionDevice(
+                expect: #"{ "outcome": "succeeded", "pathExcludes": ["rooms/fetch"], "pathIncludes": ["rooms/mocked"] }"#,
+                #""mocks": [{ "state": "rooms", "output": { "rooms": [] } }]"#))
+        #expect(findings.count == 1, "\(findings)")
+        #expect(findings.first?.contains(#"/expect/pathExcludes/0: state "rooms/fetch" is inside "rooms", which a mock of this fixture replaces"#) == true, "\(findings)")
+    }
+
     @Test("a state mocked twice, or inside a mocked state, is refused at load")
     func overlappingMocksAreRefused() {
         let findings = InlineFixture.findings(
