@@ -78,3 +78,12 @@ import Testing
         #expect(error.diagnostics.first?.message.hasPrefix(#"this is a trace of workflow "prepare", but the graph draws "commission-device""#) == true)
     }
 }
+
+@Suite struct DurationGraphNumberingTests {
+    @Test("each way a run can end is numbered by its place among the kinds, so no two kinds share an end's number")
+    func endKindsAreNumberedByTheirPlace() {
+        for (position, kind) in DurationGraph.kinds.enumerated() {
+            #expect(DurationGraph.index(of: kind) == position, "\(kind)")
+        }
+    }
+}

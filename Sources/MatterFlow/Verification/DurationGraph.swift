@@ -8,7 +8,7 @@ struct DurationGraph {
     /// A point or an end, by number (see ``point(_:cancelled:)`` and ``end(_:kind:cancelled:)``).
     typealias Target = Int
 
-    private static let kinds: [TimeBudget.End.Kind] = [.succeed, .fail, .unroutedError, .cancelled]
+    static let kinds = TimeBudget.End.Kind.allCases
     /// The number of states.
     private let stateCount: Int
     /// Ends are numbered after the points as edges first name them, so a workflow has rows only for the few
@@ -61,7 +61,17 @@ struct DurationGraph {
 
     /// An end as one number; one more state stands for where a run without a cancel path ends when cancelled.
     private func endKey(_ state: Int?, kind: TimeBudget.End.Kind, cancelled: Bool) -> Int {
-        ((state ?? stateCount) * Self.kinds.count + Self.kinds.firstIndex(of: kind)!) * 2 + (cancelled ? 1 : 0)
+        ((state ?? stateCount) * Self.kinds.count + Self.index(of: kind)) * 2 + (cancelled ? 1 : 0)
+    }
+
+    /// Where `kind` is in ``kinds``, checked by the compiler for every kind.
+    static func index(of kind: TimeBudget.End.Kind) -> Int {
+        switch kind {
+        case .succeed: 0
+        case .fail: 1
+        case .unroutedError: 2
+        case .cancelled: 3
+        }
     }
 
     /// What a target is: a point (its state) or an end.

@@ -232,7 +232,7 @@ final class ErrorFlow {
             case .workflow(let subworkflow) where subworkflow.step.result == name: return PossibleErrorTable.anyError
             case .wait(let wait) where wait.result == name: return PossibleErrorTable.anyError
             case .ask(let ask) where ask.result == name: return PossibleErrorTable.anyError
-            default: break
+            case .action, .workflow, .wait, .ask, .choice, .delay, .succeed, .fail: break
             }
         }
         return errors.isEmpty ? PossibleErrorTable.anyError : errors

@@ -153,7 +153,7 @@ extension SessionExplorer {
             case .workflow(let subworkflow):
                 guard let child = workflow.subworkflows[subworkflow.path], let id = ids[child.file] else { break }
                 children[number] = id
-            default:
+            case .succeed, .action, .assign, .wait, .ask, .delay, .fail:
                 break
             }
         }
@@ -169,7 +169,7 @@ extension SessionExplorer {
                 {
                     support[result] = operation
                 }
-            default:
+            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
                 break
             }
         }

@@ -13,7 +13,7 @@ import MatterFlowJSON
 public struct TimeBudget: Sendable {
     /// One way a run can end, with the longest time it can take to get there.
     public struct End: Sendable, Hashable {
-        public enum Kind: String, Sendable, Hashable {
+        public enum Kind: String, Sendable, Hashable, CaseIterable {
             /// A succeed state.
             case succeed
             /// A fail state.

@@ -334,7 +334,8 @@ public final class RunPool: Sendable {
                     state.feed(number, .delayEnded, now: now, limits: self, effects: &effects)
                 case .question(_, let timer) where timer == top.id:
                     state.feed(number, .answerEnded(.timedOut), now: now, limits: self, effects: &effects)
-                default:
+                case .event, .delay, .question, .nothing, .working, .elements, .recordingEnd, .finished:
+                    // A timer the run no longer waits on (it moved on first).
                     break
                 }
             }
