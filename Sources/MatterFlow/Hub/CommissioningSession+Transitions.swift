@@ -4,10 +4,11 @@ extension CommissioningSession {
         case prepare, request, beginCommissioning, finishCommissioning, failCommissioning, configure, complete, cancel,
             expire
 
-        /// Applies the event; returns what the move reports (`nothing to release` for a cancel with no session).
+        /// Applies the event with sample arguments (for the transition table, not for a real session); returns what
+        /// the move reports (`nothing to release` for a cancel with no session).
         /// - Throws: ``FlowError`` when the session refuses the event in its state.
         @discardableResult
-        public func apply(to session: inout CommissioningSession) throws(FlowError) -> String? {
+        func apply(to session: inout CommissioningSession) throws(FlowError) -> String? {
             switch self {
             case .prepare: try session.prepare(sessionID: "session-2")
             case .request: try session.request(topology: CommissioningSession.sampleTopology)
@@ -26,7 +27,7 @@ extension CommissioningSession {
     static let sampleTopology = Topology(ecosystemName: "Google Home", homes: ["Home"])
 
     /// A session in a phase, reached from a new one through events only.
-    public static func sample(_ phase: Phase) -> CommissioningSession {
+    static func sample(_ phase: Phase) -> CommissioningSession {
         let path: [Event] = switch phase {
         case .idle: []
         case .prepared: [.prepare]
