@@ -12,6 +12,10 @@ import Testing
     }
 
     func matterflow(_ arguments: String...) async -> Outcome {
+        await matterflow(arguments)
+    }
+
+    func matterflow(_ arguments: [String]) async -> Outcome {
         let out = CapturedText()
         let err = CapturedText()
         let code = await MatterflowTool.main(
@@ -67,10 +71,31 @@ import Testing
         let result = await matterflow(
             "payload", "generate", "--vendor-id", "1", "--product-id", "1", "--discriminator", "1", "--passcode", "2020x2021")
         #expect(result.code == 64)
-        #expect(result.stderr.contains("'--passcode' must be a whole number, 1 to 99999998\n"), "\(result.stderr)")
+        #expect(result.stderr.contains("'--passcode' must be a whole number written in decimal digits (1 to 99999998)\n"), "\(result.stderr)")
         #expect(!result.stderr.contains("2020x2021"))
         // The options generate cannot go without are shown as such.
         #expect(result.stderr.contains("Usage: matterflow payload generate --vendor-id <id> --product-id <id> --discriminator <n> --passcode <n> [--flow <flow>]"), "\(result.stderr)")
+    }
+
+    @Test("a field that is no whole number is a usage error; a number past its field's range breaks a rule (2), whichever field")
+    func generateFieldsAreCheckedAlike() async {
+        let fields = ["--vendor-id": "0xFFF1", "--product-id": "0x8000", "--discriminator": "3840", "--passcode": "20202021"]
+        func generate(_ name: String, _ value: String) async -> (code: Int32, stderr: String) {
+            var given = fields
+            given[name] = value
+            let result = await matterflow(["payload", "generate"] + given.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] })
+            return (result.code, result.stderr)
+        }
+        for (name, value) in [("--vendor-id", "65536"), ("--vendor-id", "0x10000"), ("--discriminator", "4096"), ("--passcode", "99999999"), ("--passcode", "134217728")] {
+            let result = await generate(name, value)
+            #expect(result.code == 2, "\(name) \(value): \(result.stderr)")
+            #expect(result.stderr.contains("error[fieldOutOfRange]: \(name) must be"), "\(result.stderr)")
+            #expect(!result.stderr.contains("134217728"), "the passcode is not repeated")
+        }
+        for (name, value) in [("--discriminator", "-1"), ("--discriminator", "+1"), ("--discriminator", "0x10"), ("--passcode", "-20202021"), ("--vendor-id", "0x")] {
+            let result = await generate(name, value)
+            #expect(result.code == 64, "\(name) \(value): \(result.stderr)")
+        }
     }
 
     @Test func discoveryBitsSixAndSevenAreIgnoredWithAWarning() async throws {

@@ -42,7 +42,8 @@ struct PayloadCommand {
         discussion: """
             --discovery names are case-insensitive, and _ may stand for -; the other spellings it takes:
             \(Self.discoveryAliases).
-            Exit status: 0 on success, 2 when a field breaks a rule (named on stderr).
+            Exit status: 0 on success, 2 when a field breaks a rule (named on stderr: a number past its field's range, a
+            trivial passcode), 64 when a field is no whole number.
             """)
 
     let arguments: ParsedArguments
@@ -100,23 +101,36 @@ struct PayloadCommand {
     }
 
     func generate() throws(UsageError) -> Int32 {
-        /// The option's whole number; `range` is what the message names (the payload's own rules check the rest).
-        func number(_ name: String, max: UInt64, range: String) throws(UsageError) -> UInt64 {
+        /// The option's whole number: decimal digits, or `0x` and hex digits where `hex`; text that is no such
+        /// number is a usage error, a number past `max` a field that breaks its rule (reported, exit 2).
+        func number(_ name: String, max: UInt64, range: String, hex: Bool = false) throws(UsageError) -> UInt64? {
             guard let text = arguments.value(name) else {
                 throw UsageError(message: "Missing '--\(name)'", command: Self.generateSpec.name)
             }
-            let value = text.lowercased().hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
-            guard let value, value <= max else {
-                // The passcode is a secret: the message does not repeat it.
-                let shown = name == "passcode" ? "" : ", not '\(text)'"
-                throw UsageError(message: "'--\(name)' must be a whole number, \(range)\(shown)", command: Self.generateSpec.name)
+            // The passcode is a secret: messages do not repeat it.
+            let shown = name == "passcode" ? "" : ", not '\(text)'"
+            let isHex = hex && text.lowercased().hasPrefix("0x")
+            let digits = isHex ? text.dropFirst(2) : Substring(text)
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && (isHex ? $0.isHexDigit : $0.isNumber) }) else {
+                throw UsageError(
+                    message: "'--\(name)' must be a whole number written in \(hex ? "decimal or 0x hex" : "decimal digits") (\(range))\(shown)",
+                    command: Self.generateSpec.name)
+            }
+            guard let value = UInt64(digits, radix: isHex ? 16 : 10), value <= max else {
+                environment.standardError.line("error[fieldOutOfRange]: --\(name) must be \(range)\(shown)")
+                return nil
             }
             return value
         }
-        let vendor = try number("vendor-id", max: UInt64(UInt16.max), range: "0 to 0xFFFF")
-        let product = try number("product-id", max: UInt64(UInt16.max), range: "0 to 0xFFFF")
-        let discriminator = try number("discriminator", max: UInt64(UInt16.max), range: "0 to 4095")
-        let passcode = try number("passcode", max: UInt64(UInt32.max), range: "1 to 99999998")
+        let fields = (
+            try number("vendor-id", max: UInt64(UInt16.max), range: "0 to 0xFFFF", hex: true),
+            try number("product-id", max: UInt64(UInt16.max), range: "0 to 0xFFFF", hex: true),
+            try number("discriminator", max: 4095, range: "0 to 4095"),
+            try number("passcode", max: 99_999_998, range: "1 to 99999998")
+        )
+        guard let vendor = fields.0, let product = fields.1, let discriminator = fields.2, let passcode = fields.3 else {
+            return ExitCode.invalidInput
+        }
         let flowName = arguments.value("flow") ?? "standard"
         guard let flow = CommissioningFlow(name: flowName) else {
             throw UsageError(message: "'--flow' must be standard, user-intent or custom, not '\(flowName)'", command: Self.generateSpec.name)
@@ -128,12 +142,8 @@ struct PayloadCommand {
                 command: Self.generateSpec.name)
         }
         let payload = OnboardingPayload(
-            vendorID: UInt16(vendor), productID: UInt16(product), discriminator: UInt16(truncatingIfNeeded: discriminator),
+            vendorID: UInt16(vendor), productID: UInt16(product), discriminator: UInt16(discriminator),
             passcode: UInt32(passcode), commissioningFlow: flow, discoveryCapabilities: discovery)
-        if discriminator > 4095 {
-            environment.standardError.line("error[discriminatorOutOfRange]: the discriminator must be 0...4095, not \(discriminator)")
-            return ExitCode.invalidInput
-        }
         do {
             let qr = try payload.qrCode()
             let manual = try payload.manualCode(grouped: true)
