@@ -36,12 +36,17 @@ public struct JSONDocument: Sendable {
         do {
             value = try JSONCBridge.parse(text, unusualNumbers: &unusualNumbers)
         } catch {
-            let location = SourceLocation.of(byteOffset: error.byteOffset, in: text.utf8)
+            // json-c stops at a NUL byte as at the end of the text: say what it is, and what usually puts it there.
+            let nul = text.utf8.firstIndex(of: 0).map { text.utf8.distance(from: text.utf8.startIndex, to: $0) }
+            let offset = nul.map { min($0, error.byteOffset) } ?? error.byteOffset
+            let message =
+                nul.map { $0 <= error.byteOffset } == true
+                ? "invalid JSON: a NUL byte, which JSON text never holds; a file saved as UTF-16 has one in every other byte: save it as UTF-8"
+                : "invalid JSON: \(error.reason); \(error.advice)"
             throw DiagnosticsError([
                 Diagnostic(
-                    severity: .error, code: DiagnosticCode.syntaxError,
-                    message: "invalid JSON: \(error.reason); \(error.advice)",
-                    file: file, location: location)
+                    severity: .error, code: DiagnosticCode.syntaxError, message: message, file: file,
+                    location: SourceLocation.of(byteOffset: offset, in: text.utf8))
             ])
         }
         let sourceMap = JSONSourceMap(scanning: text, parsed: value)

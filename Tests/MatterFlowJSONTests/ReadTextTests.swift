@@ -98,3 +98,17 @@ import Testing
         }
     }
 }
+
+@Suite struct NULByteTests {
+    @Test("a NUL byte in the text is named, with what usually puts it there, at its own place")
+    func aNULByteIsNamed() {
+        for (text, column) in [("{\"a\":\u{0} 1}", 6), ("{\u{0}\"\u{0}a\u{0}\"\u{0}:\u{0}1\u{0}}\u{0}", 2)] {
+            let error = #expect(throws: DiagnosticsError.self) { try JSONDocument.parse(text, file: "f.json") }
+            let diagnostic = error?.diagnostics.first
+            #expect(diagnostic?.message.hasPrefix("invalid JSON: a NUL byte, which JSON text never holds") == true, "\(String(describing: diagnostic))")
+            #expect(diagnostic?.location == SourceLocation(line: 1, column: column))
+        }
+        let other = #expect(throws: DiagnosticsError.self) { try JSONDocument.parse("{\"a\": 1,}", file: "f.json") }
+        #expect(other?.diagnostics.first?.message.contains("NUL") == false)
+    }
+}

@@ -193,6 +193,9 @@ import Testing
         #expect(diagnostics[1].message.hasSuffix(#"rename it, e.g. "a_b""#), "\(diagnostics)")
         #expect(diagnostics[2].message == "state name is empty; give it one")
         #expect(diagnostics[1].location == SourceLocation(line: 2, column: 67), "the state's object")
+        let control = diagnose(#"{"workflow": "read\u0000device", "version": 1, "start": "a\tb", "states": {"a\tb": {"type": "succeed"}}}"#)
+        #expect(control.map(\.pointer) == ["/workflow", "/states/a\tb"], "\(control)")
+        #expect(control.allSatisfy { $0.message.contains("holds a control character") })
     }
 
     @Test("a workflow changed in code is validated as a file is: a next to nowhere, an unknown operation")

@@ -185,6 +185,10 @@ struct WorkflowDecoder {
     func checkLevelName(_ name: String, at pointer: @autoclosure () -> String, what: String) {
         if name.isEmpty {
             collector.error(DiagnosticCode.invalidValue, at: pointer(), "\(what) is empty; give it one")
+        } else if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            collector.error(
+                DiagnosticCode.invalidValue, at: pointer(),
+                "\(what) holds a control character (a NUL, a tab, a newline, ...), which traces, graphs and terminals cannot show as written; rename it")
         } else if name.utf8.contains(UInt8(ascii: "/")) {
             let suggestion = String(name.map { $0 == "/" ? "_" : $0 })
             collector.error(
