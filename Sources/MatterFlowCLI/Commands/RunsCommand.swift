@@ -6,33 +6,38 @@ import MatterFlowJournal
 struct RunsCommand {
     static let spec = CommandSpec(
         name: "runs",
-        abstract: "List the runs in a journal directory with their status.",
+        abstract: "List the runs in a journal directory or run store with their status.",
         arguments: [],
         options: [
             .init(name: "journal", valueName: "<dir>", help: "The journal directory (as given to run --journal)."),
             StoreOption.option,
             .init(name: "json", valueName: nil, help: "Print the runs as a JSON array."),
             .init(name: "waiting", valueName: nil, help: "With --store: only the runs that wait for answers, a line per question."),
+            .init(name: "status", valueName: "<status>", repeatable: true, help: "Only runs with this status (repeatable)."),
         ],
         discussion: """
             Status: running (a live process holds the journal), succeeded, failed, cancelled, interrupted (the
             process died; run `matterflow recover`), notStarted (it died before the run began), needsAttention
-            (a recovery could not finish), unreadable. A run settled by recovery is marked "recovered".
+            (a recovery could not finish), unreadable; in a PostgreSQL store, queued and running (a worker holds
+            it), succeeded, failed, cancelled, needsAttention. A run settled by recovery is marked "recovered"; a
+            run that ended with an error shows its cause and message in NOTES.
 
             --waiting lists the questions runs wait for (answer them with `matterflow answer RUN --store URL
             --answer NAME=VALUE`): run, workflow, structure, question, when it was asked (UTC), prompt. A queued run
             is listed when a worker handed it back while it waited.
 
-            Exit status: 0, or 2 when the directory cannot be read, 64 usage error.
+            Exit status: 0, or 2 when the directory or store cannot be read, 64 usage error.
             """)
 
     let arguments: ParsedArguments
     let environment: ToolEnvironment
 
     func execute() throws(UsageError) -> Int32 {
+        let statuses = Set(arguments.all("status"))
         if let store = try StoreOption.readingEither(arguments, command: Self.spec.name) {
             if arguments.flag("waiting") { return StoreListing.waiting(store, json: arguments.flag("json"), environment: environment) }
-            return StoreListing.runs(store, json: arguments.flag("json"), environment: environment)
+            try Self.checkStatuses(statuses, known: ["queued", "running", "succeeded", "failed", "cancelled", "needsAttention"])
+            return StoreListing.runs(store, statuses: statuses, json: arguments.flag("json"), environment: environment)
         }
         if arguments.flag("waiting") {
             throw UsageError(message: "--waiting reads a run store: pass --store URL (or --store DIR for a journal directory)", command: Self.spec.name)
@@ -40,9 +45,10 @@ struct RunsCommand {
         guard let directory = arguments.value("journal") else {
             throw UsageError(message: "Missing expected option '--journal <dir>' (or '--store <url>')", command: Self.spec.name)
         }
+        try Self.checkStatuses(statuses, known: JournalRunStatus.allCases.map(\.rawValue))
         let runs: [JournalRunSummary]
         do {
-            runs = try RunJournal(existingDirectory: directory).runs()
+            runs = try RunJournal(existingDirectory: directory).runs().filter { statuses.isEmpty || statuses.contains($0.status.rawValue) }
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
@@ -52,11 +58,19 @@ struct RunsCommand {
             header: ["RUN", "WORKFLOW", "STATUS", "STARTED (UTC)", "RECORDS", "NOTES"], environment: environment
         ) { run in
             var notes = run.notes
+            if let error = StoreListing.errorNote(run.error) { notes.insert(error, at: 0) }
             if run.recovered { notes.insert("recovered", at: 0) }
             return [[
                 run.runID, run.workflow ?? "-", run.status.rawValue, run.startedAt.map(Self.timestamp) ?? "-",
                 String(run.recordCount), notes.joined(separator: "; "),
             ]]
+        }
+    }
+
+    /// Refuses a `--status` no run can have here.
+    static func checkStatuses(_ statuses: Set<String>, known: [String]) throws(UsageError) {
+        if let unknown = statuses.subtracting(known).sorted().first {
+            throw UsageError(message: "--status \(unknown) is no run status here; use one of \(known.joined(separator: ", "))", command: spec.name)
         }
     }
 

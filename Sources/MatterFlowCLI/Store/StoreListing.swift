@@ -5,14 +5,16 @@ import MatterFlowStore
 
 /// `runs --store URL` and `history RUN --store URL`: the same listings as with --journal, from any run store.
 enum StoreListing {
-    static func runs(_ location: String, json: Bool, environment: ToolEnvironment) -> Int32 {
-        guard let runs = reading(location, environment, { store throws(StoreError) in try store.runs() }) else { return ExitCode.invalidInput }
+    static func runs(_ location: String, statuses: Set<String> = [], json: Bool, environment: ToolEnvironment) -> Int32 {
+        guard var runs = reading(location, environment, { store throws(StoreError) in try store.runs() }) else { return ExitCode.invalidInput }
+        if !statuses.isEmpty { runs = runs.filter { statuses.contains($0.status) } }
         return show(
-            runs, json: json, jsonValue: \.jsonValue, empty: "no runs in the store",
+            runs, json: json, jsonValue: \.jsonValue, empty: statuses.isEmpty ? "no runs in the store" : "no runs with that status in the store",
             header: ["RUN", "WORKFLOW", "STRUCTURE", "STATUS", "WORKER", "STARTED (UTC)", "RECORDS", "NOTES"],
             environment: environment
         ) { run in
             var notes = run.notes
+            if !run.isOpen, let error = errorNote(run.error) { notes.insert(error, at: 0) }
             if run.recovered { notes.insert("recovered", at: 0) }
             if run.cancelRequested && run.isOpen { notes.insert("cancel asked for", at: 0) }
             return [[
@@ -20,6 +22,14 @@ enum StoreListing {
                 run.startedAt.map(RunsCommand.timestamp) ?? "-", String(run.recordCount), notes.joined(separator: "; "),
             ]]
         }
+    }
+
+    /// Why a run ended, for the NOTES column: the error's cause (it says most) and its message, shortened.
+    static func errorNote(_ error: JSONValue?) -> String? {
+        guard let error = error?.objectValue else { return nil }
+        let message = TerminalText.escaping(error["message"]?.stringValue ?? "")
+        let cause = error["cause"]?.stringValue ?? error["code"]?.stringValue ?? "?"
+        return cause + (message.isEmpty ? "" : ": " + (message.count > 100 ? message.prefix(99) + "…" : message))
     }
 
     /// `runs --store URL --waiting`: a line per question a run waits for.

@@ -63,6 +63,23 @@ struct JournalDirectoryTests {
         }
     }
 
+    @Test("runs --status lists only runs with that status, each ended one with its error's cause and message")
+    func runsByStatus() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        let busy = Repository.root + "/Workflows/fixtures/homes/busy.json"
+        #expect(await matterflowVirtual(["run", Repository.workflow("prepare"), "--journal", journal, "--home", busy]).code == 1)
+        #expect(await matterflowVirtual(["run", Repository.workflow("rooms"), "--journal", journal]).code == 0)
+        let failed = await matterflowVirtual(["runs", "--journal", journal, "--status", "failed"])
+        #expect(failed.code == 0, "\(failed.stderr)")
+        let lines = failed.stdout.split(separator: "\n")
+        #expect(lines.count == 2 && lines[1].contains(" prepare ") && lines[1].contains(" failed "), "\(failed.stdout)")
+        #expect(lines.last?.contains("sessionBusy: ") == true, "the cause and message: \(failed.stdout)")
+        let unknown = await matterflowVirtual(["runs", "--journal", journal, "--status", "queued"])
+        #expect(unknown.code == 64 && unknown.stderr.contains("--status queued is no run status here"), "\(unknown.stderr)")
+    }
+
     @Test("run --journal still creates its directory: it is the writer")
     func runCreatesIt() async throws {
         let directory = try TemporaryDirectory()
