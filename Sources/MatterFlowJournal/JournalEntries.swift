@@ -87,16 +87,8 @@ public struct JournalEntries: Sendable, RandomAccessCollection {
     /// results), in order, with the devices each created.
     func results(of operation: String) -> [(result: JSONValue?, devices: [String])] {
         records.compactMap { record in
-            switch record.entry {
-            case .outcome(let outcome) where outcome.operation == operation:
-                return (outcome.value, outcome.devices ?? [])
-            case .lateResult(let late) where late.operation == operation:
-                return (late.result, late.devices ?? [])
-            case .resolution(let entry) where entry.resolution.operation == operation:
-                return (entry.resolution.result, entry.resolution.devices)
-            default:
-                return nil
-            }
+            guard let call = record.entry.callResult, call.operation == operation else { return nil }
+            return (call.result, call.devices)
         }
     }
 }

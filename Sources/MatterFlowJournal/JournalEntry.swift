@@ -257,3 +257,48 @@ public struct RecoveryFinishedEntry: Sendable, Hashable {
     /// How many in-doubt calls recovery reconciled.
     public var resolutions: Int
 }
+
+/// What a record says a call did: the one place that knows which records carry a call's result (its outcome, a
+/// result that came after the run stopped waiting, recovery's resolution of a call in doubt), so that readers of
+/// results, sessions and devices cannot miss one.
+struct JournaledCallResult {
+    enum Source {
+        /// The run's own outcome record: `tookEffect` when the call succeeded.
+        case outcome
+        /// A result that came late: the call took effect.
+        case lateResult
+        /// Recovery's resolution: `tookEffect` when it found the call applied.
+        case resolution
+    }
+
+    var source: Source
+    var key: String
+    var operation: String
+    /// The call's result, when it answered one (a failed outcome has none).
+    var result: JSONValue?
+    var devices: [String]
+    var tookEffect: Bool
+}
+
+extension JournalEntry {
+    /// The call result the record carries, or nil for a record that carries none.
+    var callResult: JournaledCallResult? {
+        switch self {
+        case .outcome(let outcome):
+            JournaledCallResult(
+                source: .outcome, key: outcome.key, operation: outcome.operation, result: outcome.value,
+                devices: outcome.devices ?? [], tookEffect: outcome.succeeded)
+        case .lateResult(let late):
+            JournaledCallResult(
+                source: .lateResult, key: late.key, operation: late.operation, result: late.result, devices: late.devices ?? [],
+                tookEffect: true)
+        case .resolution(let entry):
+            JournaledCallResult(
+                source: .resolution, key: entry.resolution.key, operation: entry.resolution.operation,
+                result: entry.resolution.result, devices: entry.resolution.devices, tookEffect: entry.resolution.verdict == .applied)
+        case .runStarted, .checkpoint, .intent, .runFinished, .event, .recoveryStarted, .tornTailDiscarded, .recoveryDeferred,
+            .recoveryFinished:
+            nil
+        }
+    }
+}

@@ -255,15 +255,8 @@ struct RunRecoverer {
     private var journaledSessionIDs: [String] {
         let intents = intentsByKey
         return entries.compactMap { record -> String? in
-            let value: JSONValue?
-            switch record.entry {
-            case .outcome(let outcome) where intents[outcome.key]?.acquiresSession == true: value = outcome.value
-            case .lateResult(let late) where intents[late.key]?.acquiresSession == true: value = late.result
-            case .resolution(let entry) where intents[entry.resolution.key]?.acquiresSession == true:
-                value = entry.resolution.result
-            default: value = nil
-            }
-            return value?["sessionID"]?.stringValue
+            guard let call = record.entry.callResult, intents[call.key]?.acquiresSession == true else { return nil }
+            return call.result?["sessionID"]?.stringValue
         }
     }
 
@@ -281,17 +274,10 @@ struct RunRecoverer {
         let intents = intentsByKey
         var effective: [String] = []
         for record in entries {
-            switch record.entry {
-            case .outcome(let outcome):
-                let attemptSuffices = intents[outcome.key]?.releaseAttemptSuffices == true
-                if outcome.succeeded || attemptSuffices { effective.append(outcome.key) }
-            case .lateResult(let late):
-                effective.append(late.key)
-            case .resolution(let entry) where entry.resolution.verdict == .applied:
-                effective.append(entry.resolution.key)
-            default:
-                continue
-            }
+            guard let call = record.entry.callResult else { continue }
+            // The run's own failed release ends the hold when its attempt suffices.
+            let attemptSuffices = call.source == .outcome && intents[call.key]?.releaseAttemptSuffices == true
+            if call.tookEffect || attemptSuffices { effective.append(call.key) }
         }
         effective += resolutions.filter { $0.verdict == .applied }.map(\.key)
         var held = false
