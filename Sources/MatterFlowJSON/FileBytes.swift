@@ -37,7 +37,10 @@ public enum FileBytes {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return .failure(.cannotRead(errno: errno)) }
         switch info.st_mode & S_IFMT {
-        case S_IFREG, S_IFIFO:
+        case S_IFREG:
+            // O_NONBLOCK changes nothing for a regular file's reads.
+            break
+        case S_IFIFO:
             // A pipe (`<(command)`) is read to its writer's end; one with no writer ends at once.
             let flags = fcntl(descriptor, F_GETFL)
             guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else { return .failure(.cannotRead(errno: errno)) }
