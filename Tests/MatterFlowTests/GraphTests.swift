@@ -70,12 +70,27 @@ import Testing
 
     @Test("names with line breaks stay in their comment or label, and a state named __start is not the start point")
     func hostileNamesStayInPlace() throws {
+        // A file cannot name them so (control characters are refused at load); a workflow built in code can.
         let text = #"""
-            {"workflow": "nl\nclick s1 call alert(1)", "version": 1, "start": "__start", "states": {
-              "__start": {"type": "assign", "set": {"x": 1}, "next": "a\r\nb"},
-              "a\r\nb": {"type": "succeed"}}}
+            {"workflow": "nl", "version": 1, "start": "__start", "states": {
+              "__start": {"type": "assign", "set": {"x": 1}, "next": "ab"},
+              "ab": {"type": "succeed"}}}
             """#
-        let graph = try WorkflowGraph.build(try loadWorkflow(text))
+        let hostile = "a\r\nb"
+        let workflow = try loadWorkflow(text).with { definition in
+            definition.name = "nl\nclick s1 call alert(1)"
+            guard var end = definition.states.removeValue(forKey: "ab"), var start = definition.states["__start"],
+                case .assign(var assign) = start.kind
+            else { return }
+            end.name = hostile
+            definition.states[hostile] = end
+            assign.next = hostile
+            start.kind = .assign(assign)
+            definition.states["__start"] = start
+            definition.stateOrder = ["__start", hostile]
+        }
+        #expect(workflow.states[hostile] != nil)
+        let graph = try WorkflowGraph.build(workflow)
         let mermaid = graph.mermaid.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(mermaid.first == "%% nl click s1 call alert(1)")
         #expect(mermaid.dropFirst().first == "flowchart TD")
