@@ -67,6 +67,8 @@ extension RunMachine {
                     resumedElements = try restoredElements(state, iteration, checkpoint, point: point)
                 }
                 resumedIteration = state.repeating == nil ? nil : checkpoint.repeatIteration
+                // Only the question the run was waiting on: not one its cancel path asks, nor a later state's.
+                if !point.cancel, case .ask = state.state.kind { resumedQuestionWaited = point.questionWaited }
                 return
             }
             guard state.isSubworkflow, let child = place.child(of: state) else {
