@@ -25,6 +25,9 @@ public struct ClaimedRun: Sendable {
     public var cancelRequested = false
     /// How many times a worker found no hub for the run's structure before this claim.
     public var hubFailures = 0
+    /// The content hash of the workflow tree as submit validated it (``Workflow/contentHash``); nil for a run
+    /// submitted before the store kept it.
+    public var workflowHash: String?
     /// What of the run's row cannot be read (its inputs or answers are not the JSON MatterFlow wrote), or nil: such
     /// a run is never run on what could be read of it.
     public var damage: String?
@@ -61,7 +64,7 @@ extension PostgresRunStore {
                 WHERE r.worker_id = $1 AND r.status = 'running' AND r.lease_until >= now()
                     AND r.claim_token = ANY($5::text[])
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, coalesce(r.claim_takeover, true) AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 0 AS kind, r.submitted_at
+                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 0 AS kind, r.submitted_at, r.workflow_hash
             ), expired AS (
                 UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = true,
                     lease_until = now() + make_interval(secs => $2::float8)
@@ -69,7 +72,7 @@ extension PostgresRunStore {
                     SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
                     ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at
+                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at, r.workflow_hash
             ), queued AS (
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = false,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
@@ -78,7 +81,7 @@ extension PostgresRunStore {
                     ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
                     FOR UPDATE SKIP LOCKED)
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 2 AS kind, r.submitted_at
+                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 2 AS kind, r.submitted_at, r.workflow_hash
             )
             SELECT * FROM (SELECT * FROM lost UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM queued) AS claimed
             ORDER BY kind, submitted_at, run_id
@@ -105,6 +108,7 @@ extension PostgresRunStore {
             secretAnswers: Self.textArray(row[8]), answeredThrough: row[9].flatMap { Int64($0) } ?? 0,
             cancelRequested: row[10] == "t", hubFailures: row[11].flatMap { Int($0) } ?? 0)
         for member in ((answers ?? nil) ?? [:]).members { claimed.answers[member.key] = member.value }
+        claimed.workflowHash = row.count > 14 ? row[14] : nil
         if !damage.isEmpty {
             claimed.damage = "\(damage.joined(separator: " and ")) in matterflow_runs \(damage.count == 1 ? "is" : "are") not a JSON object MatterFlow can read"
         }

@@ -219,7 +219,9 @@ public final class PostgresRunStore: RunStore {
             runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets),
             JSONWriter.compact(.object(JSONObject(storedAnswers))), Self.textArrayLiteral(secretAnswers), secretsDigest,
         ]
-        let queued = try execute(Self.queueStatement, parameters, doing: "queueing run \(runID)")
+        // A workflow built in code has no files to hash: its run is not checked.
+        let hash = workflow.contentHash.isEmpty ? nil : workflow.contentHash
+        let queued = try execute(Self.queueStatement, parameters + [hash], doing: "queueing run \(runID)")
         if !queued.rows.isEmpty { return SubmittedRun(runID: runID, queuedNow: true, status: "queued") }
         // A run with the ID already is this very submission when it was submitted with the same workflow file,
         // structure, inputs and answers: a submit sent again (its reply lost, or the command run again) queues nothing
@@ -260,13 +262,14 @@ public final class PostgresRunStore: RunStore {
 
     /// The first statement of ``submit(_:inputs:structureID:runID:answers:secretsDigest:)``: `$1` run, `$2` workflow,
     /// `$3` its file, `$4` structure, `$5` inputs, `$6` secret inputs' names, `$7` answers, `$8` secret answers' names,
-    /// `$9` the secret values' keyed digest. One
+    /// `$9` the secret values' keyed digest, `$10` the workflow tree's content hash. One
     /// statement, one transaction: the notification is sent when, and only when, the run is queued.
     static let queueStatement = """
         WITH queued AS (
             INSERT INTO matterflow_runs
-                (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, secret_answers, status, submission)
-            VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, $8::text[], 'queued', \(submissionDigest))
+                (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, secret_answers, status, submission,
+                 workflow_hash)
+            VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, $8::text[], 'queued', \(submissionDigest), $10)
             ON CONFLICT (run_id) DO NOTHING
             RETURNING run_id
         )

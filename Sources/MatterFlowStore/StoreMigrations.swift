@@ -178,6 +178,13 @@ public enum StoreMigrations {
             sql: """
                 ALTER TABLE matterflow_runs ADD COLUMN hub_failures integer NOT NULL DEFAULT 0;
                 """),
+        // The content hash of the workflow tree submit validated: a worker runs a queued run only on those files, and
+        // refuses it when they changed since (null for runs submitted before: not checked).
+        Migration(
+            version: 10, name: "the workflow as submitted",
+            sql: """
+                ALTER TABLE matterflow_runs ADD COLUMN workflow_hash text;
+                """),
     ]
 }
 

@@ -601,6 +601,15 @@ public final class StoreWorker: Sendable {
             await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(.failedPrecondition, cause: "invalidWorkflow", message: message), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
+        if let submitted = claimed.workflowHash, submitted != workflow.contentHash {
+            // Its states, inputs and checks may not be what submit validated: the run is not started on them.
+            let message = "the workflow file \(claimed.workflowFile) (or one of its sub-workflows) changed since run \(runID) was submitted; submit the run again to run the files as they are now"
+            options.log?("worker \(options.workerID): \(message)")
+            await conclude(
+                runID, status: "failed", output: nil, error: Self.errorJSON(.failedPrecondition, cause: "workflowChanged", message: message),
+                recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
+            return
+        }
         var inputs = claimed.inputs
         for name in claimed.secretInputs { inputs[name] = secrets[name] }
         let pause = registerPause(of: runID)

@@ -248,6 +248,37 @@ extension PostgresStoreTests {
         #expect(waiting.rows == [[early, "running", "t", "t"], [handedAround, "running", "t", "t"]])
     }
 
+    @Test("a queued run whose workflow files changed since submit is refused, not run on what submit never validated")
+    func aChangedWorkflowIsNotRun() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let original = try String(contentsOfFile: Repository.workflow("rooms"), encoding: .utf8)
+        let workflow = try directory.write(original, to: "rooms.json")
+        for run in ["run-00000c4a0001", "run-00000c4a0002"] {
+            #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", run, "--structure", run]).code == 0)
+        }
+        // Edited after the first submit: the second is submitted again below, on the new text.
+        try directory.write(original.replacingOccurrences(of: "Fetch the structure's rooms", with: "Fetch the rooms"), to: "rooms.json")
+        try store.execute("DELETE FROM matterflow_runs WHERE run_id = 'run-00000c4a0002'", doing: "test setup")
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", "run-00000c4a0002", "--structure", "run-00000c4a0002"]).code == 0)
+        let worker = TestWorker(
+            store: store, options: WorkerOptions(workerID: "w1"), virtualTime: true,
+            hubs: { structure in
+                var home = HomeDescription.defaultHome
+                home.structure.id = structure
+                return try SimulatedHub(home: home, clock: SystemClock())
+            })
+        let summary = try await worker.summary
+        #expect(summary.finished == ["failed": 1, "succeeded": 1], "\(worker.lines)")
+        let changed = try #require(try store.run("run-00000c4a0001"))
+        #expect(changed.error?["cause"] == "workflowChanged")
+        #expect(changed.error?["message"]?.stringValue?.contains("changed since run run-00000c4a0001 was submitted; submit the run again") == true)
+        #expect(try store.records(of: "run-00000c4a0001").isEmpty, "nothing ran")
+        #expect(try store.run("run-00000c4a0002")?.status == "succeeded", "submitted on the files as they are")
+    }
+
     @Test("a queued run whose inputs or answers in the store cannot be read needs attention instead of running on defaults")
     func damagedRowsAreNotRun() async throws {
         let conninfo = try TestPostgres.database()
