@@ -95,7 +95,7 @@ public final class FileDescriptorChannel: LineChannel {
                 lineNumber += 1
                 if pending.last == UInt8(ascii: "\r") { pending.removeLast() }
                 guard pending.count <= LineChannelLimits.maximumLineBytes else {
-                    receive(.malformed("line \(lineNumber) is \(pending.count) bytes, longer than the 1 MiB limit"))
+                    receive(.malformed("line \(lineNumber) is \(pending.count) bytes, longer than the 1 MiB limit: \(Self.start(of: pending))"))
                     return "the hub broke the protocol's framing"
                 }
                 guard let line = String(validating: pending, as: UTF8.self) else {
@@ -107,7 +107,7 @@ public final class FileDescriptorChannel: LineChannel {
             }
             pending.append(contentsOf: buffer[start..<count])
             if pending.count > LineChannelLimits.maximumLineBytes {
-                receive(.malformed("line \(lineNumber + 1) is longer than the 1 MiB limit (no newline in its first 1 MiB)"))
+                receive(.malformed("line \(lineNumber + 1) is longer than the 1 MiB limit (no newline in its first 1 MiB): \(Self.start(of: pending))"))
                 return "the hub broke the protocol's framing"
             }
         }
@@ -180,5 +180,12 @@ public final class FileDescriptorChannel: LineChannel {
                 if state.readEnded { _ = Glibc.close(socket) } else { _ = shutdown(socket, Int32(SHUT_RDWR)) }
             }
         }
+    }
+}
+
+extension FileDescriptorChannel {
+    /// The start of an overlong line, as messages quote a line: its first characters, secrets masked.
+    static func start(of bytes: [UInt8]) -> String {
+        LineQuote.masked(String(decoding: bytes.prefix(200), as: UTF8.self))
     }
 }

@@ -277,7 +277,8 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         let failure = await flowError { try await remote.initialize() }
         #expect(failure?.cause == .hubFailure, "\(String(describing: failure))")
         #expect(failure?.message.contains("longer than the 1 MiB limit") == true, "\(String(describing: failure))")
-        #expect(failure?.message.contains("777777777") == false)
+        #expect(failure?.message.contains(#"{"jsonrpc":"2.0","id":1,"result":""#) == true, "the line's start is quoted: \(String(describing: failure))")
+        #expect(failure?.message.contains("777777777") == false, "masked")
         #expect(remote.connectionLost)
         hubEnd.close()
     }
