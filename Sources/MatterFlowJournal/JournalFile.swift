@@ -96,6 +96,11 @@ struct JournalFile: Sendable {
 
     /// Reads a whole file.
     static func readAll(_ path: String) throws(JournalError) -> [UInt8] {
+        // Only a regular file is a journal: a FIFO left in the directory would read as an empty one.
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFIFO {
+            throw JournalError(.journalUnreadable, "\(path) is a FIFO, not a journal file; remove it from the journal directory")
+        }
         switch FileBytes.contents(of: path) {
         case .success(let bytes): return bytes
         case .failure(.cannotOpen(let reason)):

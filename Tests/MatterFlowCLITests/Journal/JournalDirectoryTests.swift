@@ -80,6 +80,20 @@ struct JournalDirectoryTests {
         #expect(unknown.code == 64 && unknown.stderr.contains("--status queued is no run status here"), "\(unknown.stderr)")
     }
 
+    @Test("a FIFO or a device where a journal is expected is listed as unreadable, saying what it is, never waited on")
+    func aFIFOOrDeviceIsNoJournal() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
+        #expect(mkfifo(journal + "/run-00000000f1f0.journal", 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: journal + "/run-0000000000de.journal", withDestinationPath: "/dev/zero")
+        let listed = await matterflowVirtual(["runs", "--journal", journal])
+        #expect(listed.code == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("run-00000000f1f0.journal is a FIFO, not a journal file"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("run-0000000000de.journal is a device or a socket, not a journal file"), "\(listed.stdout)")
+    }
+
     @Test("run --journal still creates its directory: it is the writer")
     func runCreatesIt() async throws {
         let directory = try TemporaryDirectory()
