@@ -88,6 +88,17 @@ final class ConformanceRun {
                 detail: "sent: \(LineQuote.masked(sent, limit: 300))\n      got: \(reply)\n      wanted: \(wanted)"))
     }
 
+    /// Whether the hub has closed the connection (it exited, or broke the framing): then one failure says so, and
+    /// the checks after it are not run, instead of each reporting the same silence.
+    private func stoppedBecauseClosed() -> Bool {
+        guard let reason = client.closedReason else { return false }
+        checks.append(
+            .init(
+                name: "the hub keeps the connection open while checks run", verdict: .failed,
+                detail: "got: \(reason), after \(checks.count) check\(checks.count == 1 ? "" : "s")\n      wanted: the connection open until the client closes it (a hub that exits or breaks the framing ends every run's calls); the checks after this one were not run"))
+        return true
+    }
+
     /// The `data.cause` and `data.code` of an error answer.
     private func errorData(_ reply: RawHubClient.Received?) -> (code: String?, cause: String?, rpc: Int?) {
         let error = reply?.message?["error"]
@@ -201,6 +212,7 @@ final class ConformanceRun {
                 wanted: "result with four booleans")
         }
 
+        if stoppedBecauseClosed() { return }
         // 2b. Results of the other reading methods the hub lists, read as `matterflow run` reads them.
         if operations.contains("activeSession") {
             let session = await client.call("activeSession", ["structure": target], within: limit)
@@ -226,6 +238,7 @@ final class ConformanceRun {
             }
         }
 
+        if stoppedBecauseClosed() { return }
         // 3. A method the hub did not list.
         if let missing = HubMethod.all.first(where: { !operations.contains($0) }) {
             let call = await client.call(missing, ["structure": target], within: limit)
@@ -240,6 +253,7 @@ final class ConformanceRun {
             skip("a method not in operations is answered with -32601", "the hub lists every method")
         }
 
+        if stoppedBecauseClosed() { return }
         // 4. Cancel with nothing open.
         let idle = await client.call("cancelCommissioning", ["structure": target], within: limit)
         if result(idle.reply)?["released"]?.boolValue == false {
@@ -250,9 +264,11 @@ final class ConformanceRun {
                 wanted: "result {\"released\": false} (is a session left open on \(structure)?)")
         }
 
+        if stoppedBecauseClosed() { return }
         // 5. One session per structure.
         await checkSession(target)
 
+        if stoppedBecauseClosed() { return }
         // 6. Unknown device.
         let unknownDevice = await client.call(
             "basicInformation", ["structure": target, "deviceID": "hub-check-no-such-device"], within: limit)
@@ -265,6 +281,7 @@ final class ConformanceRun {
                 got: unknownDevice.reply, wanted: "an error with data {\"code\": \"notFound\", \"cause\": \"deviceNotFound\"}")
         }
 
+        if stoppedBecauseClosed() { return }
         // 7. Invalid arguments.
         let noStructure = await client.call("status", [:], within: limit)
         if errorData(noStructure.reply).code == "invalidArgument" {
@@ -283,6 +300,7 @@ final class ConformanceRun {
                 wanted: "an error with data.code \"invalidArgument\" (JSON-RPC -32602)")
         }
 
+        if stoppedBecauseClosed() { return }
         // 8. Events.
         if events {
             await checkEvents(target, operations: operations)
@@ -290,6 +308,7 @@ final class ConformanceRun {
             skip("events arrive as notifications", "the hub's handshake says events: false")
         }
 
+        if stoppedBecauseClosed() { return }
         // 9. Cancellation.
         let (id, line) = client.requestLine("status", ["structure": target])
         client.send(line)
@@ -305,6 +324,7 @@ final class ConformanceRun {
                 wanted: "its result, or an error with data.cause \"runCancelled\"", waited: cancellationLimit)
         }
 
+        if stoppedBecauseClosed() { return }
         // 10. Extensions are ignored.
         client.send(JSONWriter.compact(["jsonrpc": "2.0", "method": "$/hubCheckUnknown", "params": [:]]))
         let extended = await client.call("status", ["structure": target, "hubCheckFutureMember": 1], within: limit)

@@ -185,6 +185,25 @@ struct MisbehavingPrepare: Hub {
         #expect(once.detail.contains("a second response to id 1"), "\(once.detail)")
     }
 
+    @Test("a hub that closes the connection fails once, saying so, instead of every later check reporting silence")
+    func aClosedConnectionIsReportedOnce() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message, operations: ["status"]) { return }
+            guard let id = message["id"] else { return }
+            if message["method"]?.stringValue == "cancelCommissioning" {
+                hubEnd.close()
+                return
+            }
+            peer.send(["jsonrpc": "2.0", "id": id, "result": ["online": true, "reachable": true, "permissionGranted": true, "activeSession": false]])
+        }
+        let checks = await Self.quick.run(on: clientEnd)
+        let closed = checks.filter { $0.name == "the hub keeps the connection open while checks run" }
+        #expect(closed.count == 1, "\(checks.map(\.name))")
+        #expect(closed.first?.detail.contains("the checks after this one were not run") == true)
+        #expect(!checks.contains { $0.name.hasPrefix("one session per structure") }, "not run after the close")
+    }
+
     @Test("a result MatterFlow cannot read fails a shape check naming the member")
     func wrongShapesAreNamed() async throws {
         let (clientEnd, hubEnd) = MemoryLineChannel.pair()
