@@ -18,6 +18,7 @@ struct ExpectationChecker {
         found += errorMismatches()
         found += PathComparison.mismatches(expect: expect, visited: result.visitedStates)
         found += callMismatches()
+        found += callOrderMismatches()
         if let output = expect.output {
             found += JSONSubset.differences(expected: output, actual: result.output ?? .null, at: "output").map {
                 FixtureMismatch(subject: $0.path, expected: $0.expected, actual: $0.actual)
@@ -36,6 +37,28 @@ struct ExpectationChecker {
         }
         found += scenarioMismatches()
         return FixtureMismatch.located(found, in: fixture.sourceMap)
+    }
+
+    /// The run's calls, by operation, in the order it made them, against `callsInOrder`.
+    private func callOrderMismatches() -> [FixtureMismatch] {
+        guard let order = expect.callsInOrder else { return [] }
+        let made = observation.events.compactMap { event -> String? in
+            if case .hubCallStarted(_, let operation, _, _) = event.kind { operation } else { nil }
+        }
+        var position = made.startIndex
+        for (number, operation) in order.enumerated() {
+            guard let match = made[position...].firstIndex(of: operation) else {
+                let after = number == 0 ? "" : " after \(order[number - 1])"
+                return [
+                    FixtureMismatch(
+                        subject: "callsInOrder", expected: "a call of \(operation)\(after)",
+                        actual: "none\(after.isEmpty ? "" : " there")",
+                        details: ["expected in order: " + order.joined(separator: " → "), "actual: " + made.joined(separator: " → ")])
+                ]
+            }
+            position = made.index(after: match)
+        }
+        return []
     }
 
     /// `failed: unavailable (hubOffline) in commission/commission`.

@@ -35,6 +35,14 @@ extension FixtureDecoder {
         expect.pathIncludes = states(reader, "pathIncludes")
         expect.pathExcludes = states(reader, "pathExcludes")
         if let calls = reader.object("calls") { (expect.calls, expect.customCalls) = decodeCalls(calls) }
+        if let names = reader.stringArray("callsInOrder") {
+            let pointer = reader.pointer("callsInOrder")
+            expect.callsInOrder = names.enumerated().compactMap { index, name in
+                // A custom operation its catalog declares, or a standard one (reported when it is neither).
+                if OperationCatalog.standard[name] == nil, catalog[name] != nil { return name }
+                return operation(name, at: JSONPointer.appending(index, to: pointer))?.rawValue
+            }
+        }
         expect.output = reader.value("output")
         expect.warnings = reader.stringArray("warnings")
         expect.hub = reader.object("hub").map(decodeHubExpectation)

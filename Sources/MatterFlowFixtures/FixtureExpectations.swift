@@ -229,6 +229,9 @@ public struct FixtureExpectations: Sendable, Hashable {
     public var calls: [SimulatedOperation: CallExpectation]
     /// Calls of custom operations (declared by a catalog file), by name, counted from the run's events.
     public var customCalls: [String: CallExpectation] = [:]
+    /// Operations the run called in this order (each call as the run made it, by operation name), with any other
+    /// calls between them.
+    public var callsInOrder: [String]?
     /// The output: objects match when every member given matches; arrays and scalars must be equal.
     public var output: JSONValue?
     /// Exactly this many warnings, each containing the text at its position.

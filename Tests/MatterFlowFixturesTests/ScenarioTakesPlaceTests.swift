@@ -76,6 +76,25 @@ import Testing
         #expect(inTime.passed, "\(inTime.mismatches)")
     }
 
+    @Test("callsInOrder checks the run's calls by operation, in order, with others between; an unknown operation is refused")
+    func callsInOrder() async throws {
+        let failing = #""faults": [{ "operation": "commissionDevice", "fail": { "cause": "commissioningFailed" } }]"#
+        let inOrder = try await run(
+            InlineFixture.commissionDevice(
+                expect: #"{ "outcome": "failed", "callsInOrder": ["prepareCommissioning", "commissionDevice", "cancelCommissioning"] }"#,
+                failing))
+        #expect(inOrder.passed, "\(inOrder.mismatches)")
+        let reversed = try await run(
+            InlineFixture.commissionDevice(
+                expect: #"{ "outcome": "failed", "callsInOrder": ["cancelCommissioning", "commissionDevice"] }"#, failing))
+        #expect(reversed.subjects == ["callsInOrder"], "\(reversed.mismatches)")
+        #expect(reversed.mismatches.first?.expected == "a call of commissionDevice after cancelCommissioning")
+        #expect(reversed.mismatches.first?.pointer == "/expect/callsInOrder")
+        let findings = InlineFixture.findings(
+            InlineFixture.commissionDevice(expect: #"{ "outcome": "succeeded", "callsInOrder": ["comissionDevice"] }"#))
+        #expect(findings.first?.contains(#"/expect/callsInOrder/0: unknown operation "comissionDevice"; did you mean"#) == true, "\(findings)")
+    }
+
     @Test("a state inside a mocked one is named as such, not as a state the workflow lacks")
     func aStateInsideAMockIsExplained() {
         let findings = InlineFixture.findings(
