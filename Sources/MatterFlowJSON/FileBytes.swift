@@ -16,18 +16,22 @@ public enum FileBytes {
         case cannotRead(errno: Int32)
         /// The file holds more than the limit asked for.
         case tooLarge(limit: Int)
-        /// The path names a device or a socket, not a file: a device such as `/dev/zero` never ends.
+        /// The path names a device or a socket (or a pipe, where only a regular file will do), not a file: a device
+        /// such as `/dev/zero` never ends.
         case notAFile
     }
 
-    /// The bytes of the file at `path`, at most `limit` of them.
-    public static func contents(of path: String, limit: Int = .max) -> Result<[UInt8], Failure> {
-        stampedContents(of: path, limit: limit).map(\.bytes)
+    /// The bytes of the file at `path`, at most `limit` of them; with `regularOnly`, a pipe is ``Failure/notAFile``
+    /// too (a journal is never one).
+    public static func contents(of path: String, limit: Int = .max, regularOnly: Bool = false) -> Result<[UInt8], Failure> {
+        stampedContents(of: path, limit: limit, regularOnly: regularOnly).map(\.bytes)
     }
 
     /// The bytes of the file at `path`, at most `limit` of them, with its stamp taken before they were read: a
     /// change made while or after they were read gives the file another stamp.
-    public static func stampedContents(of path: String, limit: Int = .max) -> Result<(bytes: [UInt8], stamp: FileStamp), Failure> {
+    public static func stampedContents(
+        of path: String, limit: Int = .max, regularOnly: Bool = false
+    ) -> Result<(bytes: [UInt8], stamp: FileStamp), Failure> {
         // A C path ends at its first NUL: a path holding one names no file (as Foundation answers).
         guard !path.utf8.contains(0) else { return .failure(.cannotOpen(errno: ENOENT)) }
         // Opened without waiting, as a FIFO with no writer would keep `open` waiting for ever (and a signal with it).
@@ -40,7 +44,7 @@ public enum FileBytes {
         case S_IFREG:
             // O_NONBLOCK changes nothing for a regular file's reads.
             break
-        case S_IFIFO:
+        case S_IFIFO where !regularOnly:
             // A pipe (`<(command)`) is read to its writer's end; one with no writer ends at once.
             let flags = fcntl(descriptor, F_GETFL)
             guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else { return .failure(.cannotRead(errno: errno)) }

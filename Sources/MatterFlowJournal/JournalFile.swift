@@ -97,18 +97,14 @@ struct JournalFile: Sendable {
     /// Reads a whole file.
     static func readAll(_ path: String) throws(JournalError) -> [UInt8] {
         // Only a regular file is a journal: a FIFO left in the directory would read as an empty one.
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFIFO {
-            throw JournalError(.journalUnreadable, "\(path) is a FIFO, not a journal file; remove it from the journal directory")
-        }
-        switch FileBytes.contents(of: path) {
+        switch FileBytes.contents(of: path, regularOnly: true) {
         case .success(let bytes): return bytes
         case .failure(.cannotOpen(let reason)):
             throw failure(reason == ENOENT ? .runNotFound : .journalUnreadable, "cannot open \(path)")
         case .failure(.cannotRead), .failure(.tooLarge):
             throw failure(.journalUnreadable, "cannot read \(path)")
         case .failure(.notAFile):
-            throw JournalError(.journalUnreadable, "\(path) is a device or a socket, not a journal file; remove it from the journal directory")
+            throw JournalError(.journalUnreadable, "\(path) is a FIFO, device or socket, not a journal file; remove it from the journal directory")
         }
     }
 

@@ -108,7 +108,7 @@ extension PostgresRunStore {
             secretAnswers: Self.textArray(row[8]), answeredThrough: row[9].flatMap { Int64($0) } ?? 0,
             cancelRequested: row[10] == "t", hubFailures: row[11].flatMap { Int($0) } ?? 0)
         for member in ((answers ?? nil) ?? [:]).members { claimed.answers[member.key] = member.value }
-        claimed.workflowHash = row.count > 14 ? row[14] : nil
+        claimed.workflowHash = row[14]
         if !damage.isEmpty {
             claimed.damage = "\(damage.joined(separator: " and ")) in matterflow_runs \(damage.count == 1 ? "is" : "are") not a JSON object MatterFlow can read"
         }

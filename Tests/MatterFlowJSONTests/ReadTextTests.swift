@@ -33,6 +33,7 @@ import Testing
         let path = directory + "/pipe.json"
         #expect(mkfifo(path, 0o600) == 0)
         #expect(FileBytes.contents(of: path) == .success([]))
+        #expect(FileBytes.contents(of: path, regularOnly: true) == .failure(.notAFile), "where only a file will do")
         // A pipe as `<(command)` gives one, /dev/fd/N, whose writer is there.
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)

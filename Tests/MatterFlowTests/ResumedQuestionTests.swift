@@ -13,9 +13,9 @@ import Testing
         """#
 
     /// When the resumed run gave up on its question, on its virtual clock.
-    func timedOut(afterWaiting waited: Duration?, cancel: Bool = false) async throws -> (seconds: Double, late: Bool) {
+    func timedOut(afterWaiting waited: Duration?) async throws -> (seconds: Double, late: Bool) {
         let workflow = try WorkflowEngine().load(text: Self.text, baseDirectory: "/")
-        var point = ResumePoint(levels: [RunCheckpoint(workflowPath: ["door"], state: "name", inputs: [:], variables: [:])], cancel: cancel)
+        var point = ResumePoint(levels: [RunCheckpoint(workflowPath: ["door"], state: "name", inputs: [:], variables: [:])], cancel: false)
         point.questionWaited = waited
         let handle = try WorkflowEngine().resume(
             workflow, from: point, on: ScriptedHub(), options: RunOptions(structureID: "s", clock: VirtualClock(), runID: "r"))

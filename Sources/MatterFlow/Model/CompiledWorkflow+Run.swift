@@ -202,6 +202,9 @@ final class PlannedCall: Sendable {
     let releasesSession: Bool
     /// A failed release still ends the run's hold (``OperationDescriptor/releaseAttemptSuffices``).
     let releaseAttemptSuffices: Bool
+    /// The operation ends the session by completing it (`completeCommissioning`: the devices are committed), which
+    /// no cancel path undoes; a release whose attempt suffices (`cancelCommissioning`) does not.
+    var completesSession: Bool { releasesSession && !releaseAttemptSuffices }
 
     convenience init(_ operation: OperationDescriptor, action: ActionState) {
         self.init(operation, arguments: action.arguments, timeoutSeconds: action.timeoutSeconds ?? operation.defaultTimeoutSeconds)

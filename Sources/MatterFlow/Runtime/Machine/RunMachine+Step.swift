@@ -17,10 +17,7 @@ extension RunMachine {
         if state.isSubworkflow { return state.map == nil ? descend(progress) : beginMap(progress) }
         switch prepareCall(state, attempt: progress.attempt) {
         case .success(let call):
-            for text in call.warnings {
-                warnings.append(text)
-                report(top.path, .warning(state: state.name, message: text))
-            }
+            for text in call.warnings { warn(text, in: state.name) }
             return handOver(.calling(progress, call), .call(call))
         case .failure(let error):
             return attemptEnded(progress, .failed(error))
@@ -141,13 +138,11 @@ extension RunMachine {
         case .cancelled(let late):
             if let late {
                 noteResult(call, late)
-                if call.operation.releasesSession, !call.operation.releaseAttemptSuffices {
-                    // The call ended the session by completing it (completeCommissioning committed the devices): no
-                    // cancel path can undo that, so the run says what stands.
-                    let text =
-                        "\(call.operation.name) in state \(progress.state.name) finished on the hub just as the run was cancelled: what it did stands, and the session ended with it (its result: \(JSONWriter.compact(late)))"
-                    warnings.append(text)
-                    report(top.path, .warning(state: progress.state.name, message: text))
+                if call.operation.completesSession {
+                    // No cancel path can undo it, so the run says what stands.
+                    warn(
+                        "\(call.operation.name) in state \(progress.state.name) finished on the hub just as the run was cancelled: what it did stands, and the session ended with it (its result: \(JSONWriter.compact(late)))",
+                        in: progress.state.name)
                 }
             } else {
                 noteUnanswered(call)
@@ -169,11 +164,16 @@ extension RunMachine {
     /// A call that ends the session by completing it (`completeCommissioning`) and whose outcome is unknown: the
     /// hub may have committed the devices, which no cancel path undoes, so the run says where to look.
     private mutating func warnIfCompletionInDoubt(_ call: RunCall, _ progress: StepProgress, because reason: String) {
-        guard call.operation.releasesSession, !call.operation.releaseAttemptSuffices else { return }
-        let text =
-            "\(call.operation.name) in state \(progress.state.name) may have completed on the hub, as \(reason): its devices may be in the structure already; check the structure's devices before commissioning again"
+        guard call.operation.completesSession else { return }
+        warn(
+            "\(call.operation.name) in state \(progress.state.name) may have completed on the hub, as \(reason): its devices may be in the structure already; check the structure's devices before commissioning again",
+            in: progress.state.name)
+    }
+
+    /// Keeps a warning for the run's result and reports it from `state` of the current level.
+    private mutating func warn(_ text: String, in state: String) {
         warnings.append(text)
-        report(top.path, .warning(state: progress.state.name, message: text))
+        report(top.path, .warning(state: state, message: text))
     }
 
     /// A call's result, on time or late: its secret fields join the run's secrets (a late result is bound too, for
