@@ -139,7 +139,7 @@ public struct FixtureRunner: Sendable {
         defer { world.thaw() }
         scheduler.cancel()
         await scheduler.value
-        await world.flushPending()
+        await world.enteringActionsApplied()
         let result: RunResult
         switch outcome {
         case .success(let value): result = value

@@ -16,8 +16,6 @@ final class FixtureWorld: Sendable {
         var customCallCounts: [String: Int] = [:]
         /// Indices of the events that have happened.
         var fired: Set<Int> = []
-        /// Hub actions of `entering` events (by event index), not yet taken by ``applying``.
-        var pending: [Int] = []
         /// The task applying the hub actions of `entering` events, each task after the one before it; a hub call
         /// waits for it, so the call sees every action of the states entered before it.
         var applying: Task<Void, Never>?
@@ -149,8 +147,9 @@ final class FixtureWorld: Sendable {
         }
     }
 
-    /// Waits until the hub actions of the states entered so far have been applied.
-    private func enteringActionsApplied() async {
+    /// Waits until the hub actions of the states entered so far have been applied (before a call, and before the
+    /// final home is read).
+    func enteringActionsApplied() async {
         await state.withLock { $0.applying }?.value
     }
 
@@ -193,30 +192,16 @@ final class FixtureWorld: Sendable {
         }
         if !actions.isEmpty {
             state.withLock { state in
-                state.pending += actions
                 let earlier = state.applying
-                state.applying = clock.task { [self] in
+                state.applying = clock.task { [self, actions] in
                     await earlier?.value
-                    await applyPending()
+                    for index in actions { await apply(index) }
                 }
             }
         }
         return cancel
     }
 
-    /// Applies the hub actions of `entering` events not applied yet, in the order their states were entered.
-    private func applyPending() async {
-        let pending = state.withLock { state -> [Int] in
-            defer { state.pending = [] }
-            return state.pending
-        }
-        for index in pending { await apply(index) }
-    }
-
-    /// Waits for the hub actions of `entering` events to be applied, so the final home reflects them.
-    func flushPending() async {
-        await enteringActionsApplied()
-    }
 
     /// Marks the events whose trigger matches as happened (once each) and returns their indices, in file order.
     private func take(_ matches: (FixtureEvent.Trigger) -> Bool) -> [Int] {

@@ -184,11 +184,7 @@ final class SecretValues: Sendable {
     /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc as hex, in lower and
     /// upper case (a hub or its error may quote either TLV's value alone). None for other text, which is not decoded.
     static func datasetForms(of text: String) -> [String] {
-        guard text.utf8.count >= 8,
-            text.utf8.allSatisfy({ byte in
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) || byte == 0x20 || (0x09...0x0D).contains(byte)
-            }),
+        guard text.utf8.count >= 8, text.allSatisfy({ $0.isHexDigit || $0.isWhitespace }),
             let dataset = try? OperationalDataset(hex: text)
         else { return [] }
         let secrets = [dataset.networkKey?.revealedHex, dataset.pskc?.revealedHex].compactMap { $0 }
