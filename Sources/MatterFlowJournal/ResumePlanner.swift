@@ -32,24 +32,25 @@ struct ResumePlanner {
     /// The run's secret answers, each with the value given again that matched its digest, if one was.
     var answers: [SecretAnswers.Resumed] = []
 
-    /// How long the question of the ask state `level` stands at had been waiting, by wall time, when the journal
-    /// ends: from the first of the `questionAsked` records for it at the journal's end (a run handed from worker to
-    /// worker asks it again each time, with recovery's records between) to `now`. Nil when the journal does not end
-    /// waiting for that question (an answer, a transition or any other record came after it).
-    static func questionWaited(in records: [JournalEntryRecord], at level: RunCheckpoint, now: Double) -> Duration? {
+    /// How long the state `level` stands at had been waiting, by wall time, when the journal ends: from the first
+    /// of the records that started its wait at the journal's end (`questionAsked`, `waitStarted`, `delayStarted`: a
+    /// run handed from worker to worker starts it again each time, with recovery's records between) to `now`. Nil
+    /// when the journal does not end waiting in that state (an answer, an event, a transition or any other record
+    /// came after it).
+    static func waited(in records: [JournalEntryRecord], at level: RunCheckpoint, now: Double) -> Duration? {
         let workflow = level.workflowPath.joined(separator: "/")
         var first: Double?
         scan: for record in records.reversed() {
             switch record.entry {
             case .event(let event):
                 switch event.name {
-                case .questionAsked where event.workflow == workflow && event.state == level.state:
+                case .questionAsked, .waitStarted, .delayStarted:
+                    guard event.workflow == workflow, event.state == level.state else { break scan }
                     first = record.wallTime
                 case .stateEntered, .answerRejected:
                     // The state entered again on resume; an answer that did not fit leaves the question waiting.
                     continue
-                case .questionAsked, .guardChecked, .retryScheduled, .transitionTaken, .warning, .waitStarted, .eventReceived,
-                    .answered, .delayStarted, .cancelRequested:
+                case .guardChecked, .retryScheduled, .transitionTaken, .warning, .eventReceived, .answered, .cancelRequested:
                     break scan
                 }
             case .checkpoint, .recoveryStarted, .recoveryFinished, .recoveryDeferred, .tornTailDiscarded, .resolution:
@@ -120,7 +121,7 @@ struct ResumePlanner {
         var plan = ResumePlan(workflow: workflow, point: ResumePoint(levels: levels, cancel: true), notes: notes + answers.notes)
         // The run's keys continue after its own calls', not after its elements'.
         plan.point.callsBefore = callers.run.callsBefore
-        plan.point.questionWaited = Self.questionWaited(in: entries.records, at: levels[levels.count - 1], now: JournalFile.wallTime())
+        plan.point.waited = Self.waited(in: entries.records, at: levels[levels.count - 1], now: JournalFile.wallTime())
         plan.point.secretValues = answers.values
         plan.restoredAnswers = answers.names
         var reasons: [String] = unusable

@@ -125,10 +125,11 @@ public struct ResumePoint: Sendable {
     /// Values the continued run treats as secrets, beyond its secret inputs: secret answers given again, which the
     /// levels' variables hold (redacted wherever the run shows them, as when they were first given).
     public var secretValues: [JSONValue] = []
-    /// How long the question the innermost ask state had asked was already waiting when the run stopped (over all
-    /// its earlier lives, by wall time): the continued run asks it again for what is left of its timeout, so that
-    /// a run handed from worker to worker still times out. Nil: the question was not waiting, or for as long.
-    public var questionWaited: Duration?
+    /// How long the innermost state had been waiting when the run stopped (over all its earlier lives, by wall
+    /// time): an ask state's question, a wait state's event, a delay state's fixed delay. The continued run waits
+    /// only what is left of the timeout or delay, so that a run handed from worker to worker still times out. Nil:
+    /// the state was not waiting. A delay until a moment ignores it (the moment is the same in every life).
+    public var waited: Duration?
 
     ///
     /// A level's checkpoint may lack inputs (secret values the journal never kept): a sub-workflow level gets them

@@ -44,12 +44,7 @@ extension RunMachine {
             return .move(.end(.failed(located(error, top.qualifiedCurrent))))
         }
         report(top.path, .questionAsked(state: top.current, question: question))
-        var timeout: Duration = .seconds(rounding: ask.timeoutSeconds)
-        if let waited = resumedQuestionWaited {
-            // Asked again after a hand-back: what is left of the timeout since the question was first asked.
-            resumedQuestionWaited = nil
-            timeout = max(.zero, timeout - waited)
-        }
+        let timeout = remainingOfResumedWait(.seconds(rounding: ask.timeoutSeconds))
         let wait = QuestionWait(question: question, timeout: timeout, cancellable: !top.onCancelPath)
         return handOver(.waitingAnswer(ask, question), .askQuestion(wait))
     }

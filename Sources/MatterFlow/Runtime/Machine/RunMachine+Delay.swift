@@ -10,8 +10,10 @@ extension RunMachine {
         let seconds: Double
         switch delay.length {
         case .seconds(let fixed):
-            seconds = fixed
+            seconds = remainingOfResumedWait(.seconds(rounding: fixed)).secondsValue
         case .until(let template, let maxSeconds):
+            // A moment is waited for by the clock, however long the run had waited before.
+            resumedWaited = nil
             switch waitUntil(template, maxSeconds: maxSeconds) {
             case .success(let left): seconds = left
             case .failure(let error): return .move(delayFailed(delay, error))

@@ -67,8 +67,8 @@ extension RunMachine {
                     resumedElements = try restoredElements(state, iteration, checkpoint, point: point)
                 }
                 resumedIteration = state.repeating == nil ? nil : checkpoint.repeatIteration
-                // Only the question the run was waiting on: not one its cancel path asks, nor a later state's.
-                if !point.cancel, case .ask = state.state.kind { resumedQuestionWaited = point.questionWaited }
+                // Only the wait the run stood in: not one its cancel path makes, nor a later state's.
+                if !point.cancel { resumedWaited = Self.waits(state.state.kind) ? point.waited : nil }
                 return
             }
             guard state.isSubworkflow, let child = place.child(of: state) else {
@@ -173,5 +173,22 @@ extension RunMachine {
             throw FlowError(.invalidArgumentValue, "map state \(qualified) had started \(started) elements, but its items now have \(items.count)")
         }
         return items
+    }
+
+    /// Whether a state of this kind waits with a time limit a resumed run carries over: a question, an event wait,
+    /// a delay.
+    static func waits(_ kind: WorkflowState.Kind) -> Bool {
+        switch kind {
+        case .wait, .ask, .delay: true
+        case .action, .workflow, .choice, .assign, .succeed, .fail: false
+        }
+    }
+
+    /// A wait's length (a timeout, a fixed delay), less what a resumed run had waited in that state before it was
+    /// handed back; the carried-over time is used once.
+    mutating func remainingOfResumedWait(_ length: Duration) -> Duration {
+        guard let waited = resumedWaited else { return length }
+        resumedWaited = nil
+        return max(.zero, length - waited)
     }
 }

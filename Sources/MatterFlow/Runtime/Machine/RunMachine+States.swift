@@ -114,7 +114,8 @@ extension RunMachine {
         }
         report(top.path, .waitStarted(state: top.current, event: wait.event, timeoutSeconds: wait.timeoutSeconds))
         let request = EventWait(
-            event: wait.event, fields: fields, timeout: .seconds(rounding: wait.timeoutSeconds), cancellable: !top.onCancelPath)
+            event: wait.event, fields: fields, timeout: remainingOfResumedWait(.seconds(rounding: wait.timeoutSeconds)),
+            cancellable: !top.onCancelPath)
         return handOver(.waitingEvent(wait), .waitForEvent(request))
     }
 

@@ -79,9 +79,9 @@ struct RunMachine: Sendable {
     /// A resumed run whose innermost state is a repeat state: the iteration its body was starting, for the state's
     /// first attempt (then cleared).
     var resumedIteration: Int?
-    /// A resumed run whose innermost ask state's question had been waiting: for how long, taken off its timeout
-    /// when it is asked again (then cleared).
-    var resumedQuestionWaited: Duration?
+    /// A resumed run whose innermost state had been waiting (a question, an event or a fixed delay): for how long,
+    /// taken off its timeout or its delay when it waits again (then cleared).
+    var resumedWaited: Duration?
     /// Actions of the input being handled.
     var actions = RunActions()
 
