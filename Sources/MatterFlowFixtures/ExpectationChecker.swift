@@ -7,6 +7,8 @@ struct ExpectationChecker {
     let fixture: Fixture
     let observation: RunObservation
 
+    typealias Expectations = FixtureExpectations
+
     private var expect: FixtureExpectations { fixture.expectations }
     private var result: RunResult { observation.result }
 
@@ -117,9 +119,50 @@ struct ExpectationChecker {
             if let atMost = expected.atMost { check("at most \(atMost)", calls.count <= atMost) }
             if let number = expected.succeeded { check("\(number) succeeded", succeeded == number) }
             if let number = expected.failed { check("\(number) failed", calls.count - succeeded == number) }
+            found += argumentMismatches(operation.rawValue, expected.arguments)
         }
         found += customCallMismatches()
         return found
+    }
+
+    /// The arguments of an operation's calls, from the run's `hubCallStarted` events, against `arguments`.
+    private func argumentMismatches(_ operation: String, _ expected: Expectations.ArgumentsExpectation?) -> [FixtureMismatch] {
+        guard let expected else { return [] }
+        let made = observation.events.compactMap { event -> JSONObject? in
+            if case .hubCallStarted(_, let name, _, let arguments) = event.kind, name == operation { arguments } else { nil }
+        }
+        let subject = "calls.\(operation).arguments"
+        let shown = made.enumerated().map { "call \($0.offset + 1): " + JSONWriter.compact(.object($0.element)) }
+        func differences(_ wanted: JSONObject, _ arguments: JSONObject, at path: String) -> [FixtureMismatch] {
+            JSONSubset.differences(expected: .object(wanted), actual: .object(arguments), at: path).map {
+                FixtureMismatch(subject: $0.path, expected: $0.expected, actual: $0.actual, details: shown)
+            }
+        }
+        switch expected {
+        case .every(let wanted):
+            guard !made.isEmpty else {
+                return [FixtureMismatch(subject: subject, expected: "calls with \(JSONWriter.compact(.object(wanted)))", actual: "no call")]
+            }
+            // A difference is reported once per member, with the first call that had it.
+            var found: [FixtureMismatch] = []
+            var reported: Set<String> = []
+            for (index, arguments) in made.enumerated() {
+                for mismatch in differences(wanted, arguments, at: subject) where reported.insert(mismatch.subject).inserted {
+                    var numbered = mismatch
+                    numbered.actual += " (call \(index + 1))"
+                    found.append(numbered)
+                }
+            }
+            return found
+        case .each(let calls):
+            guard calls.count == made.count else {
+                return [
+                    FixtureMismatch(
+                        subject: subject, expected: "\(calls.count) call\(calls.count == 1 ? "" : "s")", actual: "\(made.count)", details: shown)
+                ]
+            }
+            return zip(calls, made).enumerated().flatMap { index, pair in differences(pair.0, pair.1, at: subject + "[\(index)]") }
+        }
     }
 
     /// Calls of custom operations, counted from the run's `hubCallFinished` events (the simulated home records
@@ -143,6 +186,7 @@ struct ExpectationChecker {
             if let atMost = expected.atMost { check("at most \(atMost)", outcomes.count <= atMost) }
             if let number = expected.succeeded { check("\(number) succeeded", succeeded == number) }
             if let number = expected.failed { check("\(number) failed", outcomes.count - succeeded == number) }
+            found += argumentMismatches(operation, expected.arguments)
         }
         return found
     }

@@ -83,6 +83,14 @@ extension FixtureDecoder {
 
     /// Why no number of calls meets a call expectation's bounds; nil when some number does.
     static func impossibility(of expectation: Expectations.CallExpectation) -> String? {
+        if case .each(let calls) = expectation.arguments {
+            // One entry per call: the entries are a count of their own.
+            if let count = expectation.count, count != calls.count { return "\(count) in all, but arguments for \(calls.count)" }
+            var counted = expectation
+            counted.count = calls.count
+            counted.arguments = nil
+            return impossibility(of: counted)
+        }
         let least = max(expectation.atLeast ?? 0, (expectation.succeeded ?? 0) + (expectation.failed ?? 0))
         let most = expectation.atMost ?? Int.max
         if least > most { return "at least \(least) and at most \(most)" }
@@ -113,7 +121,8 @@ extension FixtureDecoder {
             defer { counts.finish() }
             let expectation = Expectations.CallExpectation(
                 count: count("count"), atLeast: count("atLeast"), atMost: count("atMost"),
-                succeeded: count("succeeded"), failed: count("failed"))
+                succeeded: count("succeeded"), failed: count("failed"),
+                arguments: counts.value("arguments").flatMap { decodeArguments($0, at: counts.pointer("arguments")) })
             if let problem = Self.impossibility(of: expectation) {
                 collector.error(DiagnosticCode.invalidValue, at: pointer, "no run can make these \(key) calls: \(problem); fix the bounds")
                 return nil
@@ -122,10 +131,37 @@ extension FixtureDecoder {
         case let other?:
             collector.error(
                 other.intValue == nil ? DiagnosticCode.wrongType : DiagnosticCode.invalidValue, at: pointer,
-                "a call expectation is a count (0 or more) or an object with count, atLeast, atMost, succeeded, failed; found \(other.typeName)"
+                "a call expectation is a count (0 or more) or an object with count, atLeast, atMost, succeeded, failed, arguments; found \(other.typeName)"
             )
             return nil
         case nil:
+            return nil
+        }
+    }
+
+    /// `"arguments"`: an object (every call's) or an array of objects (each call's, in order); nil (reported) when it
+    /// is neither.
+    private func decodeArguments(_ value: JSONValue, at pointer: String) -> Expectations.ArgumentsExpectation? {
+        switch value {
+        case .object(let every):
+            return .every(every)
+        case .array(let calls):
+            var each: [JSONObject] = []
+            for (index, call) in calls.enumerated() {
+                guard case .object(let arguments) = call else {
+                    collector.error(
+                        DiagnosticCode.wrongType, at: JSONPointer.appending(index, to: pointer),
+                        "each entry of \"arguments\" is the arguments of one call, an object; found \(call.typeName)")
+                    return nil
+                }
+                each.append(arguments)
+            }
+            return .each(each)
+        default:
+            collector.error(
+                DiagnosticCode.wrongType, at: pointer,
+                "\"arguments\" is an object (what every call was made with) or an array of objects (each call's, in order); found \(value.typeName)"
+            )
             return nil
         }
     }

@@ -30,7 +30,16 @@ public struct FixtureExpectations: Sendable, Hashable {
         }
     }
 
-    /// How many calls an operation must have had (each given bound must hold).
+    /// What an operation's calls were made with: their arguments as the run passed them to the hub (a secret value
+    /// as `"<redacted>"`), each matched as `output` is (an object's members not given are not checked).
+    public enum ArgumentsExpectation: Sendable, Hashable {
+        /// Every call had these arguments, and there was at least one.
+        case every(JSONObject)
+        /// The calls, in the order the run made them: exactly one per entry, each with that entry's arguments.
+        case each([JSONObject])
+    }
+
+    /// How many calls an operation must have had (each given bound must hold), and with what arguments.
     public struct CallExpectation: Sendable, Hashable {
         /// Exactly this many calls.
         public var count: Int?
@@ -42,11 +51,15 @@ public struct FixtureExpectations: Sendable, Hashable {
         public var succeeded: Int?
         /// Exactly this many calls that failed (a timed-out or abandoned call counts as failed).
         public var failed: Int?
+        /// The calls' arguments.
+        public var arguments: ArgumentsExpectation?
 
         /// An expectation; members left nil are not checked.
         public init(
-            count: Int? = nil, atLeast: Int? = nil, atMost: Int? = nil, succeeded: Int? = nil, failed: Int? = nil
+            count: Int? = nil, atLeast: Int? = nil, atMost: Int? = nil, succeeded: Int? = nil, failed: Int? = nil,
+            arguments: ArgumentsExpectation? = nil
         ) {
+            self.arguments = arguments
             self.count = count
             self.atLeast = atLeast
             self.atMost = atMost
