@@ -11,7 +11,15 @@ extension FixtureDecoder {
 
     func decodeExpectations(_ reader: ObjectReader) -> Expectations {
         var expect = Expectations()
-        if let outcome = reader.string("outcome", required: true) {
+        expect.inputRefused = reader.object("inputRefused").map(decodeInputRefusal)
+        if expect.inputRefused != nil {
+            for key in reader.object.keys.sorted() where key != "inputRefused" {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer(key),
+                    "no run starts when the inputs are refused, so \"\(key)\" cannot be checked; remove it (or \"inputRefused\")")
+            }
+        }
+        if let outcome = reader.string("outcome", required: expect.inputRefused == nil) {
             expect.outcome = RunResult.Outcome(rawValue: outcome)
             if expect.outcome == nil {
                 collector.error(
@@ -49,6 +57,23 @@ extension FixtureDecoder {
         if let seconds = reader.number("elapsedSeconds", in: NumberLimits.elapsed) { expect.elapsedSeconds = seconds }
         reader.finish()
         return expect
+    }
+
+    /// `{"input", "code", "messageContains"}`; an input the workflow does not declare is reported.
+    private func decodeInputRefusal(_ reader: ObjectReader) -> Expectations.InputRefusal {
+        var refusal = Expectations.InputRefusal()
+        refusal.input = reader.nonEmptyString("input")
+        if let input = refusal.input, let workflow, workflow.input(named: input) == nil {
+            let declared = workflow.inputs.map(\.name)
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("input"),
+                "the workflow has no input \"\(input)\"; "
+                    + (declared.isEmpty ? "it declares none" : "it declares " + declared.map { "\"\($0)\"" }.joined(separator: ", ")))
+        }
+        refusal.code = reader.nonEmptyString("code")
+        refusal.messageContains = reader.string("messageContains")
+        reader.finish()
+        return refusal
     }
 
     private func decodeErrorExpectation(_ reader: ObjectReader) -> Expectations.ErrorExpectation {

@@ -66,7 +66,9 @@ final class FixtureDecoder {
         let mocks = decodeMocks(root.array("mocks") ?? [], at: root.pointer("mocks"), into: &runnable)
         mockedStates = mocks.map(\.state)
         self.workflow = runnable
-        let inputs = decodeInputs(root, workflow: workflow)
+        // A fixture that expects its inputs refused keeps the workflow's findings about them, as what it checks.
+        let refusalExpected = if case .object(let expect)? = root.object["expect"], expect["inputRefused"] != nil { true } else { false }
+        let inputs = decodeInputs(root, workflow: workflow, refusalExpected: refusalExpected)
         let home = decodeHome(root)
         self.home = home
         let seed = root.int("seed").map { UInt64(bitPattern: Int64($0)) } ?? 0
@@ -74,6 +76,13 @@ final class FixtureDecoder {
         let events = decodeEvents(root.array("events") ?? [], at: root.pointer("events"))
         let answers = root.object("answers").map { decodeAnswers($0, workflow: workflow) } ?? [:]
         let expectations = root.object("expect", required: true).map(decodeExpectations)
+        if refusalExpected {
+            for key in ["mocks", "faults", "events", "answers"] where root.object[key] != nil {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: root.pointer(key),
+                    "no run starts when the inputs are refused (\"expect\" has \"inputRefused\"), so \"\(key)\" would never apply; remove it")
+            }
+        }
         // `$schema` names the file's JSON Schema for editors (docs/fixture.schema.json); the runner checks only that
         // it is a string.
         _ = root.string("$schema")
@@ -120,7 +129,9 @@ final class FixtureDecoder {
         return workflow
     }
 
-    private func decodeInputs(_ root: ObjectReader, workflow: Workflow?) -> JSONObject {
+    /// The inputs as the workflow resolves them; what it finds wrong with them is an error of the fixture, unless
+    /// the fixture expects them refused (the runner then checks what was found).
+    private func decodeInputs(_ root: ObjectReader, workflow: Workflow?, refusalExpected: Bool) -> JSONObject {
         let value = root.value("inputs")
         var given = JSONObject()
         if let value {
@@ -136,6 +147,7 @@ final class FixtureDecoder {
         do {
             return try workflow.resolveInputs(given, source: collector.document.file)
         } catch {
+            if refusalExpected { return given }
             for diagnostic in error.diagnostics {
                 let missing = diagnostic.code == DiagnosticCode.missingKey
                 let pointer =

@@ -30,6 +30,24 @@ public struct FixtureExpectations: Sendable, Hashable {
         }
     }
 
+    /// Inputs the workflow must refuse before any run starts (a malformed onboarding payload, a dataset without its
+    /// network key): some input's problem matches every member given.
+    public struct InputRefusal: Sendable, Hashable {
+        /// The refused input's name.
+        public var input: String?
+        /// The problem's diagnostic code (`invalidValue`, `missingKey`, `wrongType`, ...).
+        public var code: String?
+        /// Text the problem's message must contain.
+        public var messageContains: String?
+
+        /// An expectation; members left nil are not checked.
+        public init(input: String? = nil, code: String? = nil, messageContains: String? = nil) {
+            self.input = input
+            self.code = code
+            self.messageContains = messageContains
+        }
+    }
+
     /// What an operation's calls were made with: their arguments as the run passed them to the hub (a secret value
     /// as `"<redacted>"`), each matched as `output` is (an object's members not given are not checked).
     public enum ArgumentsExpectation: Sendable, Hashable {
@@ -230,6 +248,8 @@ public struct FixtureExpectations: Sendable, Hashable {
 
     /// `succeeded`, `failed` or `cancelled`.
     public var outcome: RunResult.Outcome?
+    /// The fixture's inputs are refused, so no run starts; nothing else is expected then.
+    public var inputRefused: InputRefusal?
     /// `.some(nil)`: the run must end without an error.
     public var error: ErrorExpectation??
     /// The exact sequence of visited states (qualified, as in `RunResult.visitedStates`).

@@ -17,8 +17,8 @@ public struct FixtureResult: Sendable {
         self.mismatches = mismatches
     }
 
-    /// Whether every expectation was met.
-    public var passed: Bool { mismatches.isEmpty && observation != nil }
+    /// Whether every expectation was met (a run took place, unless the inputs were expected refused).
+    public var passed: Bool { mismatches.isEmpty && (observation != nil || fixture.expectations.inputRefused != nil) }
 
     /// The result as JSON, for `matterflow test --json`.
     public var jsonValue: JSONValue {

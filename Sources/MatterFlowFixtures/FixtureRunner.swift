@@ -49,6 +49,9 @@ public struct FixtureRunner: Sendable {
 
     /// Runs one fixture and checks its expectations.
     public func run(_ fixture: Fixture) async -> FixtureResult {
+        if let refusal = fixture.expectations.inputRefused {
+            return FixtureResult(fixture: fixture, observation: nil, mismatches: InputRefusalCheck.mismatches(fixture, refusal))
+        }
         do {
             let observation = try await observe(fixture)
             return FixtureResult(
