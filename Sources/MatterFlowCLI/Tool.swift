@@ -65,8 +65,8 @@ public enum MatterflowTool {
         RunCommand.spec, ValidateCommand.spec, TestCommand.spec, OperationsCommand.spec, PayloadCommand.spec,
         PayloadCommand.generateSpec, DatasetCommand.spec, GraphCommand.spec, RunsCommand.spec, HistoryCommand.spec, RecoverCommand.spec,
         HubServeCommand.spec, HubCheckCommand.spec,
-        SubmitCommand.spec, AnswerCommand.spec, CancelCommand.spec, WorkerCommand.spec, WatchCommand.spec, StoreMigrateCommand.spec,
-        StorePruneCommand.spec,
+        SubmitCommand.spec, AnswerCommand.spec, CancelCommand.spec, WorkerCommand.spec, WorkersCommand.spec, WatchCommand.spec,
+        StoreMigrateCommand.spec, StorePruneCommand.spec,
     ]
 
     static var overview: String {
@@ -195,6 +195,7 @@ public enum MatterflowTool {
             case AnswerCommand.spec.name: return try AnswerCommand(arguments: parsed, environment: environment).execute()
             case CancelCommand.spec.name: return try CancelCommand(arguments: parsed, environment: environment).execute()
             case WorkerCommand.spec.name: return try await WorkerCommand(arguments: parsed, environment: environment).execute()
+            case WorkersCommand.spec.name: return try WorkersCommand(arguments: parsed, environment: environment).execute()
             case WatchCommand.spec.name: return try WatchCommand(arguments: parsed, environment: environment).execute()
             case StoreMigrateCommand.spec.name: return try StoreMigrateCommand(arguments: parsed, environment: environment).execute()
             case StorePruneCommand.spec.name: return try StorePruneCommand(arguments: parsed, environment: environment).execute()

@@ -98,8 +98,17 @@ public final class PostgresRunStore: RunStore {
 
     // MARK: - Reading
 
-    public func runs() throws(StoreError) -> [StoredRun] {
-        Self.storedRuns(try execute(Self.runColumns + " ORDER BY r.submitted_at, r.run_id", doing: "listing the runs"))
+    public func runs(_ filter: RunFilter) throws(StoreError) -> [StoredRun] {
+        // The newest runs that pass, then oldest first; LIMIT NULL is no limit.
+        let sql = """
+            SELECT * FROM (\(Self.runColumns)
+                WHERE (cardinality($1::text[]) = 0 OR r.status = ANY($1::text[]))
+                  AND ($2::float8 IS NULL OR coalesce(r.started_at, r.submitted_at) >= to_timestamp($2::float8))
+                ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint) AS kept
+            ORDER BY submitted_at, run_id
+            """
+        let parameters = [Self.textArrayLiteral(filter.statuses.sorted()), filter.since.map { String($0) }, filter.limit.map { String(max(0, $0)) }]
+        return Self.storedRuns(try execute(sql, parameters, doing: "listing the runs"))
     }
 
     /// The queued and running runs as ``runs()`` lists them, oldest first (from the partial indexes on either).
@@ -120,17 +129,21 @@ public final class PostgresRunStore: RunStore {
                extract(epoch FROM coalesce(r.started_at, r.submitted_at))::float8 AS started,
                (SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m
                 WHERE m.run_id = r.run_id) AS records,
-               r.recovered, r.error::text, r.notes, r.cancel_requested_at IS NOT NULL
+               r.recovered, r.error::text, r.notes, r.cancel_requested_at IS NOT NULL, r.finished_by,
+               r.status = 'running' AND r.lease_until < now(), r.submitted_at
         FROM matterflow_runs r
         """
 
     private static func storedRuns(_ rows: PostgresRows) -> [StoredRun] {
         rows.rows.map { row in
-            StoredRun(
+            var run = StoredRun(
                 runID: row[0] ?? "", workflow: row[1], structureID: row[2], status: row[3] ?? "?", workerID: row[4],
                 startedAt: row[5].flatMap(Double.init), recordCount: row[6].flatMap { Int($0) } ?? 0, recovered: row[7] == "t",
                 error: row[8].flatMap { try? JSONDocument.parse($0, file: "<store>").value },
                 notes: Self.textArray(row[9]), cancelRequested: row[10] == "t")
+            run.finishedBy = row[11]
+            run.leaseExpired = row[12] == "t"
+            return run
         }
     }
 

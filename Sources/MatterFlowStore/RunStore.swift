@@ -7,8 +7,8 @@ import MatterFlowJournal
 public protocol RunStore: Sendable {
     /// What the store is, for messages (`journal directory /var/lib/mf`, `postgres host=/tmp/pg ...`).
     var name: String { get }
-    /// Every run with its status, oldest first.
-    func runs() throws(StoreError) -> [StoredRun]
+    /// The runs the filter keeps, with their status, oldest first.
+    func runs(_ filter: RunFilter) throws(StoreError) -> [StoredRun]
     /// One run's journal records, in order.
     /// - Throws: ``StoreError`` `runNotFound` when the store has no such run.
     func records(of runID: String) throws(StoreError) -> [JournalRecord]
@@ -22,6 +22,38 @@ public protocol RunStore: Sendable {
     /// Removes the runs a ``PruneRequest`` names, with their records; or, for a dry run, lists them. `removed` hears
     /// of the runs removed as each batch of them is (nothing for a dry run), so what went before a failure is known.
     func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport
+}
+
+extension RunStore {
+    /// Every run with its status, oldest first.
+    public func runs() throws(StoreError) -> [StoredRun] { try runs(RunFilter()) }
+}
+
+/// Which runs a listing shows (`matterflow runs --status --since --limit`).
+public struct RunFilter: Sendable, Hashable {
+    /// Only runs with one of these statuses; empty: any.
+    public var statuses: Set<String>
+    /// Only runs that started (or, not started yet, were submitted) at or after this moment, in seconds since the
+    /// Unix epoch.
+    public var since: Double?
+    /// Only the newest this many of the others (still listed oldest first).
+    public var limit: Int?
+
+    /// A filter; members left empty or nil keep every run.
+    public init(statuses: Set<String> = [], since: Double? = nil, limit: Int? = nil) {
+        self.statuses = statuses
+        self.since = since
+        self.limit = limit
+    }
+
+    /// The runs of an oldest-first list that the filter keeps, for stores that read every run anyway.
+    public func apply<Run>(to runs: [Run], status: (Run) -> String, startedAt: (Run) -> Double?) -> [Run] {
+        let kept = runs.filter { run in
+            (statuses.isEmpty || statuses.contains(status(run))) && (since.map { since in (startedAt(run) ?? -.infinity) >= since } ?? true)
+        }
+        guard let limit else { return kept }
+        return Array(kept.suffix(max(0, limit)))
+    }
 }
 
 /// What ``PostgresRunStore/submit(_:inputs:structureID:runID:answers:)`` did.
@@ -54,6 +86,11 @@ public struct StoredRun: Sendable, Hashable {
     /// Whether a cancel was asked for (`matterflow cancel`; PostgreSQL): a queued or running run then takes its cancel
     /// path.
     public var cancelRequested: Bool
+    /// The worker that ended the run (PostgreSQL, from migration 11; nil for a run cancelled while queued).
+    public var finishedBy: String?
+    /// Whether the run is running under a lease that has run out (PostgreSQL): its worker stopped heartbeating, and
+    /// another worker takes it over at its next look.
+    public var leaseExpired = false
 
     public init(
         runID: String, workflow: String?, structureID: String?, status: String, workerID: String? = nil,
@@ -86,6 +123,7 @@ public struct StoredRun: Sendable, Hashable {
             "workerID": workerID.map(JSONValue.string) ?? .null, "startedAt": startedAt.map(JSONValue.double) ?? .null,
             "records": .int(recordCount), "recovered": .bool(recovered), "error": error ?? .null,
             "notes": .array(notes.map(JSONValue.string)), "cancelRequested": .bool(cancelRequested),
+            "finishedBy": finishedBy.map(JSONValue.string) ?? .null, "leaseExpired": .bool(leaseExpired),
         ]
     }
 }
@@ -105,9 +143,9 @@ public struct JournalDirectoryStore: RunStore {
 
     public var name: String { "journal directory \(journal.directory)" }
 
-    public func runs() throws(StoreError) -> [StoredRun] {
+    public func runs(_ filter: RunFilter) throws(StoreError) -> [StoredRun] {
         do {
-            return try journal.runs().map(Self.storedRun)
+            return filter.apply(to: try journal.runs().map(Self.storedRun), status: \.status, startedAt: \.startedAt)
         } catch {
             throw StoreError(.storeUnavailable, error.message)
         }

@@ -151,7 +151,7 @@ extension StoreCommand {
                 """
                 WITH done AS (
                     UPDATE matterflow_runs r SET status = f.status, output = f.output, error = f.error, recovered = f.recovered,
-                        notes = f.notes, finished_at = now(), worker_id = NULL, lease_until = NULL
+                        notes = f.notes, finished_at = now(), finished_by = r.worker_id, worker_id = NULL, lease_until = NULL
                     FROM jsonb_to_recordset($1::jsonb)
                         AS f(run text, status text, output jsonb, error jsonb, recovered boolean, notes text[])
                     WHERE r.run_id = f.run AND r.worker_id = $2 AND r.status = 'running'

@@ -185,6 +185,14 @@ public enum StoreMigrations {
             sql: """
                 ALTER TABLE matterflow_runs ADD COLUMN workflow_hash text;
                 """),
+        // What `matterflow workers` tells: each worker's lease length (how long a silent one is given before it counts
+        // as gone) and when it stopped cleanly; and the worker that ended each run, after it let go of the lease.
+        Migration(
+            version: 11, name: "worker lifecycle, the worker that ended a run",
+            sql: """
+                ALTER TABLE matterflow_workers ADD COLUMN lease_seconds float8, ADD COLUMN stopped_at timestamptz;
+                ALTER TABLE matterflow_runs ADD COLUMN finished_by text;
+                """),
     ]
 }
 

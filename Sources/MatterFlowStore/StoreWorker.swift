@@ -16,6 +16,8 @@ public struct WorkerOptions: Sendable {
     public var maxWaiting: Int
     /// How long a claim lasts without a heartbeat; another worker takes the runs over after it.
     public var leaseSeconds: Double
+    /// The lease length a worker has unless told otherwise.
+    public static let defaultLeaseSeconds: Double = 10
     /// The safety net: how often an idle worker looks for work when the store has announced none (it listens
     /// for `NOTIFY matterflow_queue`, and wakes when the earliest lease of another worker's run runs out).
     public var pollMilliseconds: Int
@@ -43,7 +45,7 @@ public struct WorkerOptions: Sendable {
     var dropsClaimReply: (@Sendable (Int) -> Bool)? = nil
 
     public init(
-        workerID: String, concurrency: Int = 32, maxWaiting: Int = 1000, leaseSeconds: Double = 10, pollMilliseconds: Int = 5000,
+        workerID: String, concurrency: Int = 32, maxWaiting: Int = 1000, leaseSeconds: Double = defaultLeaseSeconds, pollMilliseconds: Int = 5000,
         resume: Bool = false, secrets: SecretInbox? = nil, exitWhenIdle: Bool = false, drainSeconds: Double = 30,
         engine: WorkflowEngine = WorkflowEngine(), clock: any WorkflowClock = SystemClock(),
         questionClock: any WorkflowClock = SystemClock(),
@@ -191,7 +193,7 @@ public final class StoreWorker: Sendable {
             if let exposure = options.secrets.flatMap({ SecretDigestKey.exposure(inDirectory: $0.directory) }) {
                 options.log?("warning: \(exposure)")
             }
-            try store.registerWorker(options.workerID, host: host, pid: pid)
+            try store.registerWorker(options.workerID, host: host, pid: pid, leaseSeconds: options.leaseSeconds)
         } catch {
             // Nothing was claimed: the worker may be run again (once the store is back), its committer kept for it.
             state.withLock { $0.started = false }
@@ -282,6 +284,11 @@ public final class StoreWorker: Sendable {
         }
         await drain()
         committer.shutdown()
+        do throws(StoreError) {
+            try store.markStopped(options.workerID)
+        } catch {
+            options.log?("worker \(options.workerID): could not mark itself stopped (\(error.message)); `matterflow workers` shows it silent once its lease has passed")
+        }
         let written = committer.statistics
         return state.withLock { state in
             state.summary.records = written.records

@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlowJSON
 import MatterFlowJournal
+import MatterFlowStore
 
 /// `matterflow runs --journal DIR`: the journaled runs with their status.
 struct RunsCommand {
@@ -14,6 +15,8 @@ struct RunsCommand {
             .init(name: "json", valueName: nil, help: "Print the runs as a JSON array."),
             .init(name: "waiting", valueName: nil, help: "With --store: only the runs that wait for answers, a line per question."),
             .init(name: "status", valueName: "<status>", repeatable: true, help: "Only runs with this status (repeatable)."),
+            .init(name: "since", valueName: "<time>", help: "Only runs started since: a time back from now (2h, 30m, 7d) or an ISO-8601 timestamp."),
+            .init(name: "limit", valueName: "<n>", help: "Only the newest n runs of those listed (1...1000000)."),
         ],
         discussion: """
             Status: running (a live process holds the journal), succeeded, failed, cancelled, interrupted (the
@@ -21,6 +24,9 @@ struct RunsCommand {
             (a recovery could not finish), unreadable; in a PostgreSQL store, queued and running (a worker holds
             it), succeeded, failed, cancelled, needsAttention. A run settled by recovery is marked "recovered"; a
             run that ended with an error shows its cause and message in NOTES.
+
+            --status, --since and --limit combine: the newest --limit runs of those with a --status that started
+            since --since (a queued run counts from when it was submitted), listed oldest first.
 
             --waiting lists the questions runs wait for (answer them with `matterflow answer RUN --store URL
             --answer NAME=VALUE`): run, workflow, structure, question, when it was asked (UTC), prompt. A queued run
@@ -34,10 +40,20 @@ struct RunsCommand {
 
     func execute() throws(UsageError) -> Int32 {
         let statuses = Set(arguments.all("status"))
+        var filter = RunFilter(statuses: statuses)
+        filter.since = try arguments.value("since").map { text throws(UsageError) in
+            try AgeOption.moment(text, option: "since", command: Self.spec.name, now: environment.now())
+        }
+        filter.limit = try arguments.wholeNumber("limit", range: 1...1_000_000, command: Self.spec.name)
         if let store = try StoreOption.readingEither(arguments, command: Self.spec.name) {
-            if arguments.flag("waiting") { return StoreListing.waiting(store, json: arguments.flag("json"), environment: environment) }
+            if arguments.flag("waiting") {
+                if let narrowing = ["status", "since", "limit"].first(where: { arguments.value($0) != nil }) {
+                    throw UsageError(message: "--\(narrowing) narrows the runs listed, not the questions --waiting lists; drop one of them", command: Self.spec.name)
+                }
+                return StoreListing.waiting(store, json: arguments.flag("json"), environment: environment)
+            }
             try Self.checkStatuses(statuses, known: ["queued", "running", "succeeded", "failed", "cancelled", "needsAttention"])
-            return StoreListing.runs(store, statuses: statuses, json: arguments.flag("json"), environment: environment)
+            return StoreListing.runs(store, filter: filter, json: arguments.flag("json"), environment: environment)
         }
         if arguments.flag("waiting") {
             throw UsageError(message: "--waiting reads a run store: pass --store URL (or --store DIR for a journal directory)", command: Self.spec.name)
@@ -48,7 +64,7 @@ struct RunsCommand {
         try Self.checkStatuses(statuses, known: JournalRunStatus.allCases.map(\.rawValue))
         let runs: [JournalRunSummary]
         do {
-            runs = try RunJournal(existingDirectory: directory).runs().filter { statuses.isEmpty || statuses.contains($0.status.rawValue) }
+            runs = filter.apply(to: try RunJournal(existingDirectory: directory).runs(), status: \.status.rawValue, startedAt: \.startedAt)
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput

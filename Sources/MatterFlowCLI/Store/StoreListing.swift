@@ -5,11 +5,10 @@ import MatterFlowStore
 
 /// `runs --store URL` and `history RUN --store URL`: the same listings as with --journal, from any run store.
 enum StoreListing {
-    static func runs(_ location: String, statuses: Set<String> = [], json: Bool, environment: ToolEnvironment) -> Int32 {
-        guard var runs = reading(location, environment, { store throws(StoreError) in try store.runs() }) else { return ExitCode.invalidInput }
-        if !statuses.isEmpty { runs = runs.filter { statuses.contains($0.status) } }
+    static func runs(_ location: String, filter: RunFilter = RunFilter(), json: Bool, environment: ToolEnvironment) -> Int32 {
+        guard let runs = reading(location, environment, { store throws(StoreError) in try store.runs(filter) }) else { return ExitCode.invalidInput }
         return show(
-            runs, json: json, jsonValue: \.jsonValue, empty: statuses.isEmpty ? "no runs in the store" : "no runs with that status in the store",
+            runs, json: json, jsonValue: \.jsonValue, empty: filter == RunFilter() ? "no runs in the store" : "no runs in the store match",
             header: ["RUN", "WORKFLOW", "STRUCTURE", "STATUS", "WORKER", "STARTED (UTC)", "RECORDS", "NOTES"],
             environment: environment
         ) { run in
@@ -17,8 +16,9 @@ enum StoreListing {
             if !run.isOpen, let error = errorNote(run.error) { notes.insert(error, at: 0) }
             if run.recovered { notes.insert("recovered", at: 0) }
             if run.cancelRequested && run.isOpen { notes.insert("cancel asked for", at: 0) }
+            if run.leaseExpired { notes.insert("lease expired: another worker takes it over", at: 0) }
             return [[
-                run.runID, run.workflow ?? "-", run.structureID ?? "-", run.status, run.workerID ?? "-",
+                run.runID, run.workflow ?? "-", run.structureID ?? "-", run.status, run.workerID ?? run.finishedBy ?? "-",
                 run.startedAt.map(RunsCommand.timestamp) ?? "-", String(run.recordCount), notes.joined(separator: "; "),
             ]]
         }

@@ -32,9 +32,6 @@ struct StorePruneCommand {
             removed), 64 usage error.
             """)
 
-    /// The longest --older-than: about a century.
-    static let maximumAge: Double = 36_500 * 86_400
-
     let arguments: ParsedArguments
     let environment: ToolEnvironment
 
@@ -43,7 +40,7 @@ struct StorePruneCommand {
         guard let ageText = arguments.value("older-than") else {
             throw UsageError(message: "Missing expected option '--older-than <age>' (90d, 12h, 30m, 45s; 0s for every ended run)", command: Self.spec.name)
         }
-        let age = try Self.age(ageText)
+        let age = try AgeOption.seconds(ageText, option: "older-than", command: Self.spec.name)
         let statuses = try Self.statuses(arguments.all("status"))
         let request = PruneRequest(statuses: statuses, endedBefore: environment.now() - age, dryRun: arguments.flag("dry-run"))
         let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))
@@ -71,19 +68,6 @@ struct StorePruneCommand {
                 "note: without --secrets, files these runs left in the secrets directory given to submit (their secret inputs, answers and outputs, in clear) \(request.dryRun ? "would stay" : "stay"); run again with --secrets DIR to remove them, or remove run-ID.* there by hand")
         }
         return ExitCode.success
-    }
-
-    /// Seconds in an `--older-than` value: a whole number and one of s, m, h, d.
-    static func age(_ text: String) throws(UsageError) -> Double {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
-        guard let unit = text.last.flatMap({ units[$0] }), let count = Int(text.dropLast()), count >= 0,
-            Double(count) * unit <= maximumAge
-        else {
-            throw UsageError(
-                message: "--older-than must be a whole number of s, m, h or d (90d, 12h, 30m, 45s) up to 36500d, not '\(text)'",
-                command: spec.name)
-        }
-        return Double(count) * unit
     }
 
     /// The statuses `--status` names (each once or more), or the default ones.

@@ -56,7 +56,7 @@ struct WorkerCommand {
         }
         let concurrency = try arguments.wholeNumber("concurrency", default: 32, range: 1...1000, command: Self.spec.name)
         let maxWaiting = try arguments.wholeNumber("max-waiting", default: 1000, range: 0...1_000_000, command: Self.spec.name)
-        let lease = try arguments.wholeNumber("lease", default: 10, range: 1...3600, command: Self.spec.name)
+        let lease = try arguments.wholeNumber("lease", default: Int(WorkerOptions.defaultLeaseSeconds), range: 1...3600, command: Self.spec.name)
         let chosenID = try arguments.nonEmptyValue("worker-id", command: Self.spec.name)
         let drain = try arguments.wholeNumber("drain", default: 30, range: 1...3600, command: Self.spec.name)
         let endpoint: HubEndpoint?

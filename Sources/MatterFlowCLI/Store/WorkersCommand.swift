@@ -1,0 +1,68 @@
+import MatterFlowJSON
+import MatterFlowStore
+
+/// `matterflow workers --store URL`: the fleet's workers, whether each still heartbeats, and the runs it holds.
+struct WorkersCommand {
+    static let spec = CommandSpec(
+        name: "workers",
+        abstract: "List the workers of a PostgreSQL run store: alive, stopping, stopped or silent, and the runs each holds.",
+        arguments: [],
+        options: [
+            StoreOption.option,
+            .init(name: "all", valueName: nil, help: "Also list workers that stopped cleanly."),
+            .init(name: "json", valueName: nil, help: "Print the workers as a JSON array."),
+        ],
+        discussion: """
+            STATE: running (it heartbeats and claims runs), stopping (it drains after SIGTERM or SIGINT and claims
+            nothing more), stopped (it drained and exited; listed with --all), silent (no heartbeat for longer than
+            its lease: it died, hangs, or lost the store). HEARTBEAT is how long ago the last one was, by the store's
+            clock. RUNS counts the runs it holds under a current lease; NOTES counts those whose lease ran out, which
+            another worker takes over at its next look (`matterflow runs --store URL` marks them). A silent worker
+            that holds no run needs nothing done; its row stays until the worker ID is used again.
+
+            Exit status: 0, or 2 when the store cannot be read, 64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() throws(UsageError) -> Int32 {
+        let location = try StoreOption.value(arguments, command: Self.spec.name)
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: environment.standardError) else {
+            return ExitCode.invalidInput
+        }
+        let workers: [StoredWorker]
+        do {
+            workers = try store.workers(includingStopped: arguments.flag("all"))
+        } catch {
+            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        return StoreListing.show(
+            workers, json: arguments.flag("json"), jsonValue: \.jsonValue,
+            empty: arguments.flag("all") ? "no worker has registered in the store" : "no worker is registered but stopped ones (--all lists them)",
+            header: ["WORKER", "HOST", "PID", "STATE", "HEARTBEAT", "STARTED (UTC)", "RUNS", "NOTES"], environment: environment
+        ) { worker in
+            var notes: [String] = []
+            if worker.expiredRuns > 0 {
+                notes.append("\(worker.expiredRuns) run\(worker.expiredRuns == 1 ? "" : "s") with an expired lease, to be taken over")
+            }
+            if worker.leaseSeconds == nil { notes.append("registered before migration 11: lease assumed \(Int(WorkerOptions.defaultLeaseSeconds)) s") }
+            return [[
+                worker.workerID, worker.host, String(worker.pid), worker.state.rawValue, Self.age(worker.heartbeatAge),
+                RunsCommand.timestamp(worker.startedAt), String(worker.leasedRuns), notes.joined(separator: "; "),
+            ]]
+        }
+    }
+
+    /// `4 s ago`, `12 min ago`, `3 h ago`, `2 d ago`.
+    static func age(_ seconds: Double) -> String {
+        let whole = Int(max(0, seconds).rounded(.down))
+        switch whole {
+        case ..<120: return "\(whole) s ago"
+        case ..<7200: return "\(whole / 60) min ago"
+        case ..<172_800: return "\(whole / 3600) h ago"
+        default: return "\(whole / 86400) d ago"
+        }
+    }
+}

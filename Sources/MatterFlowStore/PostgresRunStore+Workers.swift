@@ -1,0 +1,77 @@
+import MatterFlowJSON
+
+/// A worker of the fleet as `matterflow workers` lists it: who it is, whether it still heartbeats, and the runs
+/// it holds.
+public struct StoredWorker: Sendable, Hashable {
+    /// Where the worker is in its life, as the store sees it.
+    public enum State: String, Sendable, Hashable {
+        /// It heartbeats, and claims runs.
+        case running
+        /// It heartbeats, and is draining (SIGTERM or SIGINT): it claims nothing more.
+        case stopping
+        /// It drained and exited.
+        case stopped
+        /// It has not heartbeaten for longer than its lease: it died, hangs, or lost the store. Its runs' leases run
+        /// out, and other workers take them over.
+        case silent
+    }
+
+    public var workerID: String
+    public var host: String
+    public var pid: Int
+    /// When it registered, in seconds since the Unix epoch.
+    public var startedAt: Double
+    /// Seconds since its last heartbeat, by the store's clock.
+    public var heartbeatAge: Double
+    /// Its lease length; nil for a worker registered before migration 11 (then 10 s, the default, is assumed).
+    public var leaseSeconds: Double?
+    public var state: State
+    /// Runs it holds under a current lease.
+    public var leasedRuns: Int
+    /// Runs it holds whose lease has run out: another worker takes them over at its next look.
+    public var expiredRuns: Int
+
+    /// The worker as JSON (`matterflow workers --json`).
+    public var jsonValue: JSONValue {
+        [
+            "workerID": .string(workerID), "host": .string(host), "pid": .int(pid), "startedAt": .double(startedAt),
+            "heartbeatAge": .double(heartbeatAge), "leaseSeconds": leaseSeconds.map(JSONValue.double) ?? .null,
+            "state": .string(state.rawValue), "leasedRuns": .int(leasedRuns), "expiredRuns": .int(expiredRuns),
+        ]
+    }
+
+    /// The state a worker's row says: stopped when it said so; else silent once it has missed heartbeats for
+    /// longer than its lease (it heartbeats three times per lease); else stopping or running, by its flag.
+    static func state(stoppedCleanly: Bool, stopping: Bool, heartbeatAge: Double, leaseSeconds: Double?) -> State {
+        if stoppedCleanly { return .stopped }
+        if heartbeatAge > (leaseSeconds ?? WorkerOptions.defaultLeaseSeconds) { return .silent }
+        return stopping ? .stopping : .running
+    }
+}
+
+extension PostgresRunStore {
+    /// The fleet's workers, oldest first; stopped ones only with `includingStopped`.
+    public func workers(includingStopped: Bool = false) throws(StoreError) -> [StoredWorker] {
+        let rows = try execute(
+            """
+            SELECT w.worker_id, w.host, w.pid, extract(epoch FROM w.started_at)::float8,
+                   extract(epoch FROM now() - w.heartbeat_at)::float8, w.lease_seconds, w.stopped_at IS NOT NULL, w.stopping,
+                   (SELECT count(*) FROM matterflow_runs r
+                    WHERE r.worker_id = w.worker_id AND r.status = 'running' AND r.lease_until >= now()),
+                   (SELECT count(*) FROM matterflow_runs r
+                    WHERE r.worker_id = w.worker_id AND r.status = 'running' AND r.lease_until < now())
+            FROM matterflow_workers w
+            WHERE $1::boolean OR w.stopped_at IS NULL
+            ORDER BY w.started_at, w.worker_id
+            """, [includingStopped ? "true" : "false"], doing: "listing the workers")
+        return rows.rows.map { row in
+            let age = row[4].flatMap(Double.init) ?? 0
+            let lease = row[5].flatMap(Double.init)
+            return StoredWorker(
+                workerID: row[0] ?? "", host: row[1] ?? "", pid: row[2].flatMap { Int($0) } ?? 0,
+                startedAt: row[3].flatMap(Double.init) ?? 0, heartbeatAge: age, leaseSeconds: lease,
+                state: StoredWorker.state(stoppedCleanly: row[6] == "t", stopping: row[7] == "t", heartbeatAge: age, leaseSeconds: lease),
+                leasedRuns: row[8].flatMap { Int($0) } ?? 0, expiredRuns: row[9].flatMap { Int($0) } ?? 0)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+@testable import MatterFlowCLI
+import MatterFlowJSON
+@testable import MatterFlowStore
+import Testing
+
+/// What an operator sees of a fleet: `workers` (alive, stopping, stopped, silent, and the runs each holds), the worker
+/// that ended a run, runs whose lease expired, and `runs --since --limit`.
+@Suite(.serialized) struct FleetOperatorViewTests {
+    @Test("workers: a worker that ran is stopped (listed with --all) and named as the one that ended its runs")
+    func stoppedWorkerAndFinishedBy() async throws {
+        let conninfo = try TestPostgres.database()
+        let submitted = await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s1"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let worker = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-ops", "--lease", "20"])
+        #expect(worker.code == 0, "\(worker.stderr)")
+
+        let live = await matterflow(["workers", "--store", conninfo])
+        #expect(live.code == 0)
+        #expect(live.stderr == "no worker is registered but stopped ones (--all lists them)\n", "\(live.stderr)")
+        let all = await matterflow(["workers", "--store", conninfo, "--all", "--json"])
+        let listed = try #require(try JSONDocument.parse(all.stdout, file: "<out>").value.arrayValue)
+        #expect(listed.count == 1)
+        #expect(listed.first?["workerID"] == "w-ops")
+        #expect(listed.first?["state"] == "stopped")
+        #expect(listed.first?["leaseSeconds"]?.doubleValue == 20)
+        #expect(listed.first?["pid"]?.intValue == Int(getpid()), "the in-process worker's process")
+
+        let runs = await matterflow(["runs", "--store", conninfo])
+        let row = try #require(runs.stdout.split(separator: "\n").dropFirst().first)
+        #expect(row.contains(" succeeded ") && row.contains(" w-ops "), "the worker that ended the run: \(runs.stdout)")
+        let json = await matterflow(["runs", "--store", conninfo, "--json"])
+        #expect(try JSONDocument.parse(json.stdout, file: "<out>").value.arrayValue?.first?["finishedBy"] == "w-ops")
+    }
+
+    @Test("workers: running, stopping and silent by heartbeat and flag; a silent worker's expired leases are counted and marked in runs")
+    func liveStoppingAndSilent() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try store.registerWorker("w-live", host: "host-a", pid: 11, leaseSeconds: 10)
+        try store.registerWorker("w-draining", host: "host-b", pid: 12, leaseSeconds: 10)
+        try store.markStopping("w-draining")
+        try store.registerWorker("w-dead", host: "host-c", pid: 13, leaseSeconds: 10)
+        try TestPostgres.insertRunning([("run-held", "s1", "w-live"), ("run-orphan", "s2", "w-dead"), ("run-orphan-2", "s3", "w-dead")], into: store)
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() + interval '10 seconds' WHERE run_id = 'run-held'", doing: "test")
+        // The dead worker last heartbeat 3 minutes ago; its leases ran out long since.
+        try store.execute("UPDATE matterflow_workers SET heartbeat_at = now() - interval '3 minutes' WHERE worker_id = 'w-dead'", doing: "test")
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() - interval '170 seconds' WHERE worker_id = 'w-dead'", doing: "test")
+
+        let workers = try store.workers()
+        #expect(workers.map(\.workerID) == ["w-live", "w-draining", "w-dead"])
+        #expect(workers.map(\.state) == [.running, .stopping, .silent])
+        #expect(workers.map(\.leasedRuns) == [1, 0, 0])
+        #expect(workers.map(\.expiredRuns) == [0, 0, 2])
+        #expect(workers[2].heartbeatAge >= 179 && workers[2].heartbeatAge < 240)
+
+        let table = await matterflow(["workers", "--store", conninfo])
+        #expect(table.code == 0)
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("WORKER") == true)
+        let dead = try #require(lines.first { $0.hasPrefix("w-dead") })
+        #expect(dead.contains("silent") && dead.contains("3 min ago") && dead.contains("2 runs with an expired lease, to be taken over"), "\(dead)")
+        let runs = await matterflow(["runs", "--store", conninfo])
+        let orphan = try #require(runs.stdout.split(separator: "\n").first { $0.hasPrefix("run-orphan ") })
+        #expect(orphan.contains("lease expired: another worker takes it over"), "\(orphan)")
+        #expect(runs.stdout.split(separator: "\n").first { $0.hasPrefix("run-held ") }?.contains("lease expired") == false)
+
+        // A worker registered again under the same ID starts afresh, on its new host.
+        try store.registerWorker("w-dead", host: "host-d", pid: 14, leaseSeconds: 5)
+        let again = try #require(try store.workers().first { $0.workerID == "w-dead" })
+        #expect(again.state == .running && again.host == "host-d" && again.pid == 14 && again.leaseSeconds == 5)
+        #expect(await matterflow(["workers", "--store", "/tmp"]).code == 64, "a journal directory has no workers")
+    }
+
+    @Test("runs --since and --limit: the newest runs started since, oldest first, from the store and from a journal directory")
+    func sinceAndLimit() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // Five queued runs, submitted an hour apart, the last at 2026-12-05 12:00 UTC.
+        let noon = 1_796_472_000.0
+        for index in 1...5 {
+            #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", "run-00000000000\(index)"]).code == 0)
+            try store.execute(
+                "UPDATE matterflow_runs SET submitted_at = to_timestamp($1::float8) WHERE run_id = $2",
+                [String(noon - Double(5 - index) * 3600), "run-00000000000\(index)"], doing: "test")
+        }
+        func listed(_ options: [String], now: Double = noon + 60) async -> [String] {
+            let run = await matterflow(["runs", "--store", conninfo, "--json"] + options, now: now)
+            return (try? JSONDocument.parse(run.stdout, file: "<out>").value.arrayValue)?.compactMap { $0["runID"]?.stringValue } ?? ["exit \(run.code): \(run.stderr)"]
+        }
+        #expect(await listed(["--limit", "2"]) == ["run-000000000004", "run-000000000005"])
+        #expect(await listed(["--since", "2026-12-05T10:00:00Z"]) == ["run-000000000003", "run-000000000004", "run-000000000005"])
+        #expect(await listed(["--since", "90m"]) == ["run-000000000004", "run-000000000005"], "back from now: 10:31")
+        #expect(await listed(["--since", "3h", "--limit", "1", "--status", "queued"]) == ["run-000000000005"])
+        #expect(await listed(["--status", "succeeded"]) == [])
+
+        for bad in [["--limit", "0"], ["--limit", "x"], ["--since", "yesterday"], ["--since", "+5m"], ["--waiting", "--limit", "3"]] {
+            let refused = await matterflow(["runs", "--store", conninfo] + bad)
+            #expect(refused.code == 64, "\(bad): \(refused.stderr)")
+        }
+
+        // A journal directory's runs are filtered the same way.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        for _ in 0..<3 {
+            #expect(await matterflow(["run", Repository.workflow("prepare"), "--journal", journal]).code == 0)
+        }
+        let all = await matterflow(["runs", "--journal", journal, "--json"])
+        let ids = try #require(try JSONDocument.parse(all.stdout, file: "<out>").value.arrayValue).compactMap { $0["runID"]?.stringValue }
+        #expect(ids.count == 3)
+        let newest = await matterflow(["runs", "--journal", journal, "--json", "--limit", "1"])
+        #expect(try JSONDocument.parse(newest.stdout, file: "<out>").value.arrayValue?.compactMap { $0["runID"]?.stringValue } == [ids[2]])
+        let future = await matterflow(["runs", "--journal", journal, "--since", "2099-01-01T00:00:00Z"])
+        #expect(future.code == 0 && future.stdout.isEmpty)
+    }
+
+    @Test("spans and moments on the command line")
+    func ages() throws {
+        #expect(try AgeOption.seconds("90d", option: "older-than", command: "x") == 90 * 86_400)
+        #expect(try AgeOption.seconds("0s", option: "older-than", command: "x") == 0)
+        for bad in ["", "d", "-1d", "+1d", "1.5h", "36501d", "1w", "١h"] {
+            #expect(throws: UsageError.self, "\(bad)") { try AgeOption.seconds(bad, option: "older-than", command: "x") }
+        }
+        #expect(try AgeOption.moment("2h", option: "since", command: "x", now: 10_000) == 2_800)
+        #expect(try AgeOption.moment("1970-01-01T01:00:00Z", option: "since", command: "x", now: 0) == 3_600)
+        let error = #expect(throws: UsageError.self) { try AgeOption.moment("2026-13-01T00:00:00Z", option: "since", command: "x", now: 0) }
+        #expect(error?.message.contains("--since must be a time back from now") == true)
+    }
+}
