@@ -24,7 +24,12 @@ extension PostgresRunStore {
             ORDER BY r.finished_at, r.run_id
             """, [statuses, cutoff], doing: "listing the runs to prune")
         if request.dryRun {
-            return PruneReport(runIDs: listed.rows.compactMap { $0[0] }, records: listed.rows.reduce(0) { $0 + Self.integer($1[1]) })
+            let workers = try execute(
+                "SELECT w.worker_id FROM matterflow_workers w WHERE \(Self.gone) ORDER BY w.heartbeat_at, w.worker_id", [cutoff],
+                doing: "listing the workers to prune")
+            return PruneReport(
+                runIDs: listed.rows.compactMap { $0[0] }, records: listed.rows.reduce(0) { $0 + Self.integer($1[1]) },
+                workers: workers.rows.compactMap { $0[0] })
         }
         var report = PruneReport(runIDs: [], records: 0)
         let runIDs = listed.rows.compactMap { $0[0] }
@@ -49,8 +54,23 @@ extension PostgresRunStore {
             report.runIDs += goneIDs
             report.records += gone.rows.first.map { Self.integer($0[1]) } ?? 0
         }
+        let workers = try execute(
+            """
+            WITH gone AS (DELETE FROM matterflow_workers w WHERE \(Self.gone) RETURNING w.worker_id, w.heartbeat_at)
+            SELECT worker_id FROM gone ORDER BY heartbeat_at, worker_id
+            """, [cutoff], doing: "pruning workers")
+        report.workers = workers.rows.compactMap { $0[0] }
         return report
     }
+
+    /// The workers a prune removes, as a condition on `matterflow_workers w`: $1 the cutoff. Only one that has
+    /// stopped, or has been silent for longer than its lease (a live one heartbeats three times per lease), whose
+    /// last heartbeat is older than the cutoff, and that holds no run.
+    private static let gone = """
+        w.heartbeat_at < to_timestamp($1::float8)
+                  AND (w.stopped_at IS NOT NULL OR w.heartbeat_at < now() - make_interval(secs => coalesce(w.lease_seconds, \(WorkerOptions.defaultLeaseSeconds))))
+                  AND NOT EXISTS (SELECT 1 FROM matterflow_runs r WHERE r.worker_id = w.worker_id)
+        """
 
     /// The runs a prune may remove, as a condition on `matterflow_runs r`: $1 its statuses, $2 the cutoff (seconds
     /// since the Unix epoch). A run that still holds a structure's session stays, whatever its status: the session

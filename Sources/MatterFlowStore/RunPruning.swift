@@ -32,10 +32,14 @@ public struct PruneReport: Sendable, Hashable {
     public var runIDs: [String]
     /// Their journal records, in all.
     public var records: Int
+    /// The workers whose rows went too (PostgreSQL): stopped, or silent for longer than their lease, not heard from
+    /// since the cutoff, and holding no run.
+    public var workers: [String]
 
-    public init(runIDs: [String], records: Int) {
+    public init(runIDs: [String], records: Int, workers: [String] = []) {
         self.runIDs = runIDs
         self.records = records
+        self.workers = workers
     }
 }
 

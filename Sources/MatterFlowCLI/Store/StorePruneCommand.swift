@@ -28,6 +28,9 @@ struct StorePruneCommand {
             Runs that need attention go only when --status needsAttention names them: their records are what a
             person reads to settle them. A run's ID may be used again once it is removed.
 
+            In PostgreSQL, the rows of workers not heard from since before AGE ago go too, when the worker stopped or
+            has been silent for longer than its lease and holds no run (`matterflow workers` lists them).
+
             Exit status: 0, 2 when the store cannot be reached or a file cannot be removed (what went before stays
             removed), 64 usage error.
             """)
@@ -56,11 +59,14 @@ struct StorePruneCommand {
         }
         let out = environment.standardOutput
         let summary = "\(report.runIDs.count) run\(report.runIDs.count == 1 ? "" : "s") (\(report.records) records) that ended before \(RunsCommand.timestamp(request.endedBefore)) UTC"
+        let workers = "\(report.workers.count) worker\(report.workers.count == 1 ? "" : "s") gone since before then (stopped, or silent for longer than their lease) and holding no run"
         if request.dryRun {
             for runID in report.runIDs { out.line(runID) }
             out.line("would remove \(summary)")
+            if !report.workers.isEmpty { out.line("would remove \(workers): \(report.workers.joined(separator: ", "))") }
         } else {
             out.line("removed \(summary)")
+            if !report.workers.isEmpty { out.line("removed \(workers): \(report.workers.joined(separator: ", "))") }
         }
         // Once a run's row is gone, nothing leads to the files it left in the secrets directory.
         if inbox == nil, !report.runIDs.isEmpty, PostgresRunStore.isPostgres(location) {

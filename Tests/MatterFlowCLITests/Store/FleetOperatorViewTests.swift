@@ -72,6 +72,38 @@ import Testing
         #expect(await matterflow(["workers", "--store", "/tmp"]).code == 64, "a journal directory has no workers")
     }
 
+    @Test("store prune removes the rows of workers long gone (stopped, or silent past their lease) that hold no run, and no other")
+    func pruneWorkers() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        for worker in ["w-stopped-old", "w-silent-old", "w-silent-holding", "w-stopped-recent", "w-live", "w-slow-lease"] {
+            try store.registerWorker(worker, host: "h", pid: 1, leaseSeconds: worker == "w-slow-lease" ? 7200 : 10)
+        }
+        try store.markStopped("w-stopped-old")
+        try store.markStopped("w-stopped-recent")
+        try TestPostgres.insertRunning([("run-held", "s1", "w-silent-holding")], into: store)
+        try store.execute(
+            """
+            UPDATE matterflow_workers SET heartbeat_at = now() - interval '2 days'
+            WHERE worker_id IN ('w-stopped-old', 'w-silent-old', 'w-silent-holding')
+            """, doing: "test")
+        try store.execute("UPDATE matterflow_workers SET heartbeat_at = now() - interval '10 minutes' WHERE worker_id = 'w-stopped-recent'", doing: "test")
+        // Not heard from for 90 minutes, but its lease is 2 hours: not silent yet.
+        try store.execute("UPDATE matterflow_workers SET heartbeat_at = now() - interval '90 minutes' WHERE worker_id = 'w-slow-lease'", doing: "test")
+
+        let gone = "2 workers gone since before then (stopped, or silent for longer than their lease) and holding no run: w-silent-old, w-stopped-old\n"
+        let dry = await matterflow(["store", "prune", "--store", conninfo, "--older-than", "1h", "--dry-run"])
+        #expect(dry.code == 0, "\(dry.stderr)")
+        #expect(dry.stdout.hasSuffix("would remove " + gone), "\(dry.stdout)")
+        #expect(try store.workers(includingStopped: true).count == 6)
+        let pruned = await matterflow(["store", "prune", "--store", conninfo, "--older-than", "1h"])
+        #expect(pruned.code == 0, "\(pruned.stderr)")
+        #expect(pruned.stdout.hasSuffix("removed " + gone), "\(pruned.stdout)")
+        #expect(try store.workers(includingStopped: true).map(\.workerID).sorted() == ["w-live", "w-silent-holding", "w-slow-lease", "w-stopped-recent"])
+        let again = await matterflow(["store", "prune", "--store", conninfo, "--older-than", "1h"])
+        #expect(!again.stdout.contains("worker"), "nothing more goes: \(again.stdout)")
+    }
+
     @Test("runs --since and --limit: the newest runs started since, oldest first, from the store and from a journal directory")
     func sinceAndLimit() async throws {
         let conninfo = try TestPostgres.database()
