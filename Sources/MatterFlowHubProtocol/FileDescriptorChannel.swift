@@ -32,6 +32,7 @@ public final class FileDescriptorChannel: LineChannel {
     private let state = Mutex(State())
     private let onEnd: @Sendable () -> Void
     private let writesAfterEndOfInput: Bool
+    private let endOfInput: @Sendable () -> String
 
     /// A channel over `kind`'s descriptors, which it owns and closes. `onEnd` runs once reading has ended.
     ///
@@ -42,7 +43,14 @@ public final class FileDescriptorChannel: LineChannel {
     /// - Parameter writesAfterEndOfInput: when true, the end of input closes only the reading side: lines can
     ///   still be sent until ``close()`` (a server answering the requests it received before its input ended).
     ///   When false, the end of input closes the channel both ways.
-    public init(_ kind: Kind, writesAfterEndOfInput: Bool = false, onEnd: @escaping @Sendable () -> Void = {}) {
+    public convenience init(_ kind: Kind, writesAfterEndOfInput: Bool = false, onEnd: @escaping @Sendable () -> Void = {}) {
+        self.init(kind, writesAfterEndOfInput: writesAfterEndOfInput, endOfInput: { "the hub closed the connection" }, onEnd: onEnd)
+    }
+
+    /// A channel as above whose end of input is explained by `endOfInput` (called on the reading thread, which it may
+    /// block briefly): a child process's exit status, say.
+    init(_ kind: Kind, writesAfterEndOfInput: Bool, endOfInput: @escaping @Sendable () -> String, onEnd: @escaping @Sendable () -> Void) {
+        self.endOfInput = endOfInput
         self.kind = kind
         self.writesAfterEndOfInput = writesAfterEndOfInput
         self.onEnd = onEnd
@@ -69,15 +77,15 @@ public final class FileDescriptorChannel: LineChannel {
         }) else { return }
         let descriptor = readDescriptor
         let thread = Thread { [self] in
-            let reason = Self.readLines(from: descriptor, receive)
+            let reason = Self.readLines(from: descriptor, receive) ?? endOfInput()
             receive(.closed(reason))
             finishReading()
         }
         thread.start()
     }
 
-    /// Reads until end of input or a framing failure; returns why reading ended.
-    private static func readLines(from descriptor: Int32, _ receive: @Sendable (LineEvent) -> Void) -> String {
+    /// Reads until end of input or a framing failure; returns why reading ended, nil at the end of input.
+    private static func readLines(from descriptor: Int32, _ receive: @Sendable (LineEvent) -> Void) -> String? {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         var lineNumber = 0
@@ -87,7 +95,7 @@ public final class FileDescriptorChannel: LineChannel {
                 if errno == EINTR { continue }
                 return "reading from the hub failed: \(String(cString: strerror(errno)))"
             }
-            if count == 0 { return "the hub closed the connection" }
+            if count == 0 { return nil }
             var start = 0
             for index in 0..<count where buffer[index] == UInt8(ascii: "\n") {
                 pending.append(contentsOf: buffer[start..<index])

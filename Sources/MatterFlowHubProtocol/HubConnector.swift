@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlow
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -73,7 +74,10 @@ public struct HubConnection: Sendable {
         // A child that exits makes writes to its pipe fail with EPIPE; SIGPIPE would end this process instead.
         signal(SIGPIPE, SIG_IGN)
         let child = try ChildProcess.spawn(words)
-        return (FileDescriptorChannel(.pipes(read: child.output, write: child.input)), child)
+        let channel = FileDescriptorChannel(
+            .pipes(read: child.output, write: child.input), writesAfterEndOfInput: false,
+            endOfInput: { child.exitDescription(within: .milliseconds(500)) ?? "the hub closed its standard output" }, onEnd: {})
+        return (channel, child)
     }
 }
 
@@ -84,6 +88,9 @@ final class ChildProcess: Sendable {
     /// This process's ends of the child's standard input and output.
     let input: Int32
     let output: Int32
+    /// The child's wait status once it has been reaped. Reaping and signalling happen under this lock, so no signal
+    /// is sent to a reaped child's ID (which another process may have by then).
+    private let reaped = Mutex<Int32?>(nil)
 
     private init(pid: pid_t, input: Int32, output: Int32) {
         self.pid = pid
@@ -148,9 +155,40 @@ final class ChildProcess: Sendable {
 
     /// Reaps the child if it has exited; true once it has.
     private func exited() -> Bool {
-        var status: Int32 = 0
-        let result = waitpid(pid, &status, WNOHANG)
-        return result == pid || (result < 0 && errno == ECHILD)
+        reaped.withLock { reaped in
+            if reaped != nil { return true }
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid { reaped = status }
+            return result == pid || (result < 0 && errno == ECHILD)
+        }
+    }
+
+    /// Sends `signal` to the child unless it has been reaped.
+    private func send(_ signal: Int32) {
+        reaped.withLock { reaped in
+            if reaped == nil { kill(pid, signal) }
+        }
+    }
+
+    /// How the child ended (`the hub exited with status 3`, `the hub was killed by signal 11 (Segmentation fault)`),
+    /// waiting up to `limit` for it to end; nil when it is still running then.
+    func exitDescription(within limit: Duration) -> String? {
+        let deadline = ContinuousClock.now + limit
+        while !exited() {
+            guard ContinuousClock.now < deadline else { return nil }
+            usleep(5_000)
+        }
+        guard let status = reaped.withLock({ $0 }) else { return "the hub exited" }
+        return Self.describe(waitStatus: status)
+    }
+
+    /// A wait status in words (the layout of `WIFEXITED` and `WTERMSIG`, which Swift does not import).
+    static func describe(waitStatus status: Int32) -> String {
+        let signal = status & 0x7f
+        if signal == 0 { return "the hub exited with status \((status >> 8) & 0xff)" }
+        let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
+        return "the hub was killed by signal \(signal) (\(name))"
     }
 
     /// Waits up to 2 s for the child to exit after its input was closed, then sends SIGTERM and waits up to 2 s
@@ -158,7 +196,7 @@ final class ChildProcess: Sendable {
     func stop() async {
         await Task {
             for signal in [nil, SIGTERM, SIGKILL] as [Int32?] {
-                if let signal { kill(pid, signal) }
+                if let signal { send(signal) }
                 for _ in 0..<200 {
                     if exited() { return }
                     try? await Task.sleep(for: .milliseconds(10))
