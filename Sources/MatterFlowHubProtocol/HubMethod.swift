@@ -1,19 +1,18 @@
+import MatterFlow
+
 /// The methods of the hub protocol, version 1: the `Hub` protocol's requirement names.
 public enum HubMethod {
     /// The protocol version this library speaks.
     public static let protocolVersion = 1
 
-    public static let commissioning = [
-        "status", "prepareCommissioning", "createAddDeviceRequest", "commissionDevice", "fetchRooms", "configureDevice",
-        "completeCommissioning", "cancelCommissioning", "basicInformation", "activeSession",
-    ]
+    /// The commissioning methods (``HubProtocolNames/commissioning``).
+    public static let commissioning = HubProtocolNames.commissioning
 
-    public static let borderRouters = [
-        "borderRouters", "borderRouter", "threadCapabilities", "activateEpskc", "deactivateEpskc", "joinThreadNetwork",
-        "leaveThreadNetwork", "threadNetworkSettings", "setInternetAccess",
-    ]
+    /// The border-router methods (``HubProtocolNames/borderRouters``).
+    public static let borderRouters = HubProtocolNames.borderRouters
 
-    public static let events = ["subscribe", "unsubscribe"]
+    /// The event subscription methods (``HubProtocolNames/events``).
+    public static let events = HubProtocolNames.events
 
     /// Every method a hub may list in `initialize`'s `operations`.
     public static let all = commissioning + borderRouters + events

@@ -117,13 +117,7 @@ public struct OperationDeclarations: Sendable {
     /// methods (a declared operation travels as a method of its own name).
     public static let reservedNames: Set<String> = Set(OperationCatalog.standard.names)
         .union(OperationCatalog.standard.events.map(\.name))
-        .union([
-            "initialize", "event", "status", "prepareCommissioning", "createAddDeviceRequest", "commissionDevice",
-            "fetchRooms", "configureDevice", "completeCommissioning", "cancelCommissioning", "basicInformation",
-            "activeSession", "borderRouters", "borderRouter", "threadCapabilities", "activateEpskc", "deactivateEpskc",
-            "joinThreadNetwork", "leaveThreadNetwork", "threadNetworkSettings", "setInternetAccess", "subscribe",
-            "unsubscribe",
-        ])
+        .union(HubProtocolNames.messages + HubProtocolNames.commissioning + HubProtocolNames.borderRouters + HubProtocolNames.events)
 }
 
 /// Diagnostic codes of catalog files, besides the shared ones (``DiagnosticCode``).
