@@ -1,0 +1,182 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowJournal
+import Synchronization
+
+/// Settling a run another worker left (or resuming one handed back), and recording how each run ended.
+extension StoreWorker {
+    /// Settles a run whose worker died, from its records; or resumes one handed back at a checkpoint (its records
+    /// end at a checkpoint with no call in doubt), whatever ``WorkerOptions/resume`` says. With `cancelBecause`, the
+    /// run takes its cancel path for that reason.
+    func settle(
+        _ claimed: ClaimedRun, records: [JournalRecord], hub: any Hub, sink: PostgresJournalSink, secrets: JSONObject,
+        answers: [String: JSONValue], missingAnswers: [String], handedBack: Bool, cancelBecause: String?, idleness: RunIdleness
+    ) async {
+        state.withLock { $0.summary.takenOver += 1 }
+        if let cancelBecause {
+            options.log?("worker \(options.workerID): taking the cancel path of run \(claimed.runID) (\(cancelBecause))")
+        } else if handedBack {
+            options.log?("worker \(options.workerID): resuming run \(claimed.runID) from its last checkpoint (handed back by its worker)")
+        } else {
+            options.log?("worker \(options.workerID): settling run \(claimed.runID) (its worker's lease ran out)")
+        }
+        var recoveryOptions = recoveryOptions(resume: cancelBecause == nil && (options.resume || handedBack), inputs: secrets, answers: answers)
+        // A resumed run's questions wait for answers given through the store, as those of a run started here do, and
+        // a cancel asked for while it runs reaches it.
+        recoveryOptions.answering = { [answerRelay, cancelRelay] handle in
+            answerRelay.attach(handle, to: claimed.runID, through: claimed.answeredThrough, missingSecrets: missingAnswers)
+            cancelRelay.attach(handle, to: claimed.runID)
+        }
+        recoveryOptions.observer = { [self] event in followWaits(of: claimed.runID, idleness: idleness, event) }
+        // A run resumed on its normal path parks when the worker stops, as a run it started does, and goes back to be
+        // resumed again (a rolling restart must not turn it into a takeover).
+        recoveryOptions.pause = registerPause(of: claimed.runID)
+        let recovery = await SinkJournal.recover(runID: claimed.runID, records: records, sink: sink, on: hub, options: recoveryOptions)
+        answerRelay.detach(claimed.runID)
+        if recovery.action == .deferred, claimed.claims < HandBackBackoff.claimsBeforeRecoveryGivesUp {
+            // Recovery could not finish (the hub unreadable for a moment, a record not written): it is tried again,
+            // by this worker or another, after a delay that grows with the run's claims, up to
+            // ``HandBackBackoff/claimsBeforeRecoveryGivesUp`` claims. The run keeps its session row and its secrets
+            // meanwhile; recorded needsAttention at once, no worker would look at it again, and the session and any
+            // ePSKc key it left would only lapse on the hub.
+            let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
+            _ = await durable(claimed.runID)
+            let reason = recovery.notes.last ?? "recovery deferred"
+            do {
+                if try store.handBack([claimed.runID], by: options.workerID, retryAfter: delay).isEmpty {
+                    options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)); its lease is no longer this worker's, so the worker that holds it settles it")
+                } else {
+                    options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)); it is handed back, to be settled again in \(delay) s")
+                }
+            } catch {
+                options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)), nor hand it back (\(error.message)); its lease runs out instead")
+            }
+            return
+        }
+        let status: String
+        switch recovery.status {
+        case .succeeded, .failed, .cancelled: status = recovery.status.rawValue
+        case .running, .interrupted, .notStarted, .needsAttention, .unreadable: status = "needsAttention"
+        }
+        let stored = recovery.finished?.output.flatMap { $0.isNull ? nil : $0 }
+        if let output = recovery.output { keepSecretOutput(output, redacted: stored, of: claimed.runID) }
+        if unconfirmedReleases.take(claimed.runID) || records.contains(where: \.isSessionReleaseIntent) {
+            await releaseRowEndedOnHub(by: claimed.runID, structure: claimed.structureID, hub: hub)
+        }
+        // As for a run this worker ran, the final status rides the committer's batches behind recovery's records:
+        // written in the same transaction as the last of them, or a later one, and refused with them.
+        await conclude(
+            claimed.runID, status: status, output: stored,
+            error: recovery.finished?.errorJSON, recovered: true,
+            notes: recovery.notes + (status == "cancelled" ? cancelBecause.map { ["cancel path taken: \($0)"] } ?? [] : []),
+            structure: claimed.structureID, claims: claimed.claims,
+            // A run recovery carried to its end says itself whether it holds its session; the hub is asked too.
+            keepSession: status == "succeeded" && recovery.holdsSession != false
+                ? await Self.keepsSession(of: claimed.runID, on: hub, structure: claimed.structureID) : false)
+    }
+
+    /// Whether a settled run that ended `succeeded` keeps the structure's fleet session row: only while the hub shows
+    /// a session of the run still active (as a `prepare.json` run's, handed on to the runs that continue in it). A
+    /// run whose in-doubt release the hub had carried out (`completeCommissioning` applied before its worker died,
+    /// the row's release never written) gives the row up; kept, it would refuse every later prepare of the structure
+    /// across the fleet for good. A hub that cannot say whose session is active is taken to hold the run's.
+    static func keepsSession(of runID: String, on hub: any Hub, structure: StructureID) async -> Bool {
+        guard let recoverable = hub as? any RecoverableHub else { return true }
+        do {
+            guard let session = try await recoverable.activeSession(structure: structure) else { return false }
+            return session.owner.map { $0 == runID } ?? true
+        } catch {
+            return true
+        }
+    }
+
+    /// Gives up the structure's fleet row held by another run when this run's release may have ended that run's
+    /// session on the hub without the row going too, or found it already ended: the release's answer was lost or
+    /// came too late, the hub held no session (that run's lapsed), or this run's worker died (or lost the store)
+    /// between the hub's release and the row's. That is the case of a `cancel.json` run releasing the
+    /// session a `prepare.json` run left open, which ended `succeeded` holding the row: kept, the row would refuse
+    /// every later prepare of the structure across the fleet. The row goes only when its run ended `succeeded` (a
+    /// running one gives it up itself as it ends; one that failed or was cancelled blocks nothing) and this run's hub
+    /// shows no session of that run active (``keepsSession(of:on:structure:)``: a hub that cannot say keeps it), and
+    /// only while this worker holds this run's lease.
+    func releaseRowEndedOnHub(by runID: String, structure: StructureID, hub: any Hub) async {
+        let found: (runID: String, status: String?)?
+        do throws(StoreError) {
+            found = try store.sessionHolder(of: structure)
+        } catch {
+            options.log?("worker \(options.workerID): could not read who holds the session row of structure \(structure) (\(error.message)); it is left as it is")
+            return
+        }
+        guard let holder = found, holder.runID != runID, holder.status == "succeeded" else { return }
+        guard await !Self.keepsSession(of: holder.runID, on: hub, structure: structure) else { return }
+        do throws(StoreError) {
+            _ = try await committer.perform(.releaseSession(structure: structure, runID: holder.runID, by: runID), runID: runID)
+            options.log?(
+                "worker \(options.workerID): run \(runID) released the session run \(holder.runID) had left open on structure "
+                    + "\(structure) without the fleet's row going too; the row is given up, as the hub shows no such session")
+        } catch {
+            options.log?(
+                "worker \(options.workerID): could not give up the row of run \(holder.runID) on structure \(structure) "
+                    + "(\(error.message)), though the hub shows no such session; the next run that releases a session of the "
+                    + "structure, or settles one, looks at it again")
+        }
+    }
+
+    func recoveryOptions(resume: Bool, inputs: JSONObject, answers: [String: JSONValue]) -> RecoveryOptions {
+        var recovery = RecoveryOptions(resume: resume, inputs: inputs, engine: engine, clock: options.clock)
+        recovery.answers = answers
+        recovery.digestKey = key
+        recovery.questionClock = options.questionClock
+        recovery.questionHoldsClock = false
+        return recovery
+    }
+
+    /// Whether the run's journal ended with its `runFinished` record, every record committed; false when it stopped
+    /// earlier (at a call in doubt) or cannot be read now.
+    func journalEnded(_ runID: String) async -> Bool {
+        guard await durable(runID), let records = try? store.records(of: runID, after: 0) else { return false }
+        return records.contains { $0.type == JournalEntry.Kind.runFinished.rawValue }
+    }
+
+    /// Waits until every record of the run is committed (its `runFinished` among them), so that no final status is
+    /// recorded for a run whose records are not all in the store. False when they cannot be: the run's lease then
+    /// runs out and another worker settles it.
+    func durable(_ runID: String) async -> Bool {
+        do {
+            try await committer.flush(runID: runID)
+            return true
+        } catch {
+            options.log?("worker \(options.workerID): the records of run \(runID) could not be written (\(error.message)); its lease will run out and another worker settles it")
+            return false
+        }
+    }
+
+    /// Records a final status (fenced by the lease) and lets go of what the run held in the store, in the
+    /// committer's next transaction.
+    func conclude(
+        _ runID: String, status: String, output: JSONValue?, error: JSONValue?, recovered: Bool, notes: [String],
+        structure: StructureID, claims: Int, keepSession: Bool = false
+    ) async {
+        do throws(StoreError) {
+            let conclusion = RunConclusion(
+                runID: runID, status: status, output: output, error: error, recovered: recovered, notes: notes, claims: claims)
+            let answer = try await committer.perform(.finish(conclusion, release: keepSession ? nil : structure), runID: runID)
+            guard answer == .finished(recorded: true) else {
+                options.log?("worker \(options.workerID): run \(runID) was taken over by another worker; its status is theirs to record")
+                return
+            }
+            options.secrets?.remove(runID: runID)
+            state.withLock { $0.summary.finished[status, default: 0] += 1 }
+            options.log?("worker \(options.workerID): run \(runID) \(status)\(recovered ? " (settled after takeover)" : "")")
+        } catch where error.code == .leaseLost {
+            options.log?("worker \(options.workerID): run \(runID) was taken over by another worker; its status is theirs to record")
+        } catch {
+            options.log?("worker \(options.workerID): could not record the end of run \(runID) (\(error.message)); its lease will run out and another worker settles it")
+        }
+    }
+
+    /// An error of the worker's own (a run it could not start or read), in the shape of a run's error.
+    static func errorJSON(_ code: ErrorCode, cause: String, message: String) -> JSONValue {
+        FlowError(code: code, cause: ErrorCause(rawValue: cause), message: message).jsonValue
+    }
+}

@@ -1,0 +1,82 @@
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowJournal
+import Synchronization
+
+/// How a worker runs.
+public struct WorkerOptions: Sendable {
+    /// The worker's ID in the store (`host-pid-xxxx` by default in the CLI).
+    public var workerID: String
+    /// Starts runs while fewer than this many work: a run waiting for an answer, a delay or a hub event (its last
+    /// event began the wait) takes no slot, up to ``maxWaiting`` such runs more. A waiting run that wakes works even
+    /// when every slot is taken, so for a moment more may work.
+    public var concurrency: Int
+    /// How many runs beyond ``concurrency`` the worker holds at most while they wait (each a suspended task of a few
+    /// tens of KB): past it, a waiting run keeps its slot.
+    public var maxWaiting: Int
+    /// How long a claim lasts without a heartbeat; another worker takes the runs over after it.
+    public var leaseSeconds: Double
+    /// The lease length a worker has unless told otherwise.
+    public static let defaultLeaseSeconds: Double = 10
+    /// The safety net: how often an idle worker looks for work when the store has announced none (it listens
+    /// for `NOTIFY matterflow_queue`, and wakes when the earliest lease of another worker's run runs out).
+    public var pollMilliseconds: Int
+    /// Resume taken-over runs where that is safe (`matterflow recover --resume`), instead of taking their cancel path.
+    public var resume: Bool
+    /// Where the runs' secret inputs wait (``SecretInbox``); nil when the runs have none.
+    public var secrets: SecretInbox?
+    /// Stop once the store has no queued and no running run left (tests and batch jobs).
+    public var exitWhenIdle: Bool
+    /// How long graceful shutdown waits for running runs before it hands them back.
+    public var drainSeconds: Double
+    /// Loads workflows; its catalog is the one runs use (wrapped for the fleet's session lock).
+    public var engine: WorkflowEngine
+    /// The clock of the runs' timeouts and retries.
+    public var clock: any WorkflowClock
+    /// The clock the runs' questions time out on: people answer in real time, whatever clock the runs use. A run
+    /// waiting for an answer does not hold ``clock`` meanwhile, so the worker's other runs go on in virtual time.
+    public var questionClock: any WorkflowClock
+    /// Told what the worker does, one line per event (the CLI prints them); nil for silence.
+    public var log: (@Sendable (String) -> Void)?
+    /// Called each time the worker found nothing to claim and starts waiting (tests).
+    public var idle: (@Sendable () -> Void)?
+    /// Whether the answer to the worker's n-th claim (1, 2, ...) is dropped after the store has committed it, as when
+    /// the connection breaks then (tests of a lost reply).
+    var dropsClaimReply: (@Sendable (Int) -> Bool)? = nil
+
+    public init(
+        workerID: String, concurrency: Int = 32, maxWaiting: Int = 1000, leaseSeconds: Double = defaultLeaseSeconds, pollMilliseconds: Int = 5000,
+        resume: Bool = false, secrets: SecretInbox? = nil, exitWhenIdle: Bool = false, drainSeconds: Double = 30,
+        engine: WorkflowEngine = WorkflowEngine(), clock: any WorkflowClock = SystemClock(),
+        questionClock: any WorkflowClock = SystemClock(),
+        log: (@Sendable (String) -> Void)? = nil, idle: (@Sendable () -> Void)? = nil
+    ) {
+        self.workerID = workerID
+        self.concurrency = concurrency
+        self.maxWaiting = maxWaiting
+        self.leaseSeconds = leaseSeconds
+        self.pollMilliseconds = pollMilliseconds
+        self.resume = resume
+        self.secrets = secrets
+        self.exitWhenIdle = exitWhenIdle
+        self.drainSeconds = drainSeconds
+        self.engine = engine
+        self.clock = clock
+        self.questionClock = questionClock
+        self.log = log
+        self.idle = idle
+    }
+}
+
+/// What a worker did before it stopped.
+public struct WorkerSummary: Sendable, Hashable {
+    /// Runs it started and finished, by final status.
+    public var finished: [String: Int] = [:]
+    /// Runs whose worker died that it settled (recovery) or started afresh (they had not begun).
+    public var takenOver: Int = 0
+    /// Runs it handed back at shutdown.
+    public var handedBack: Int = 0
+    /// Journal records it wrote, and the transactions (group commits) that carried them.
+    public var records: Int = 0
+    public var transactions: Int = 0
+}
