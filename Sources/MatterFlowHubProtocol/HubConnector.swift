@@ -15,10 +15,11 @@ extension RemoteHub {
     ///   task was cancelled, or the handshake's error.
     ///
     /// For a command, it sets SIGPIPE to be ignored in the whole process (a hub that exits must fail the next write
-    /// with EPIPE, not end the service); a service that relies on SIGPIPE elsewhere should know. Connecting blocks
-    /// its thread for the system's `connect` (a loopback address or a local socket answers at once).
+    /// with EPIPE, not end the service); a service that relies on SIGPIPE elsewhere should know. Starting the command
+    /// or connecting (at most ``Options/connectLimit`` for TCP) happens on a thread of its own, never on one of the
+    /// tasks' threads.
     public static func connect(to endpoint: HubEndpoint, options: Options = Options()) async throws(FlowError) -> RemoteHub {
-        let connection = try HubConnection.open(endpoint)
+        let connection = try await HubConnection.opening(endpoint, connectLimit: options.connectLimit)
         let remote = RemoteHub(channel: connection.channel, options: options) { await connection.stopProcess() }
         let handshake: Result<Handshake, FlowError> = await withTaskCancellationHandler {
             do throws(FlowError) {
@@ -44,9 +45,10 @@ public struct HubConnection: Sendable {
     public let channel: any LineChannel
     private let child: ChildProcess?
 
-    /// Starts the command, or connects to the socket, of `endpoint`.
+    /// Starts the command, or connects to the socket, of `endpoint`, blocking the calling thread meanwhile (a TCP
+    /// connection that is not accepted is given up after `connectLimit`).
     /// - Throws: ``FlowError`` `hubUnreachable` when the hub cannot be started or reached.
-    public static func open(_ endpoint: HubEndpoint) throws(FlowError) -> HubConnection {
+    public static func open(_ endpoint: HubEndpoint, connectLimit: Duration = .seconds(10)) throws(FlowError) -> HubConnection {
         switch endpoint {
         case .command(let words):
             let (channel, child) = try startChild(words)
@@ -54,8 +56,20 @@ public struct HubConnection: Sendable {
         case .unix(let path):
             return HubConnection(channel: try SocketConnector.connect(unix: path), child: nil)
         case .tcp(let host, let port):
-            return HubConnection(channel: try SocketConnector.connect(host: host, port: port), child: nil)
+            return HubConnection(channel: try SocketConnector.connect(host: host, port: port, limit: connectLimit), child: nil)
         }
+    }
+
+    /// ``open(_:connectLimit:)`` on a thread of its own: the caller's task waits without holding one of the tasks'
+    /// threads, which a slow name lookup or connection would otherwise stall.
+    public static func opening(_ endpoint: HubEndpoint, connectLimit: Duration = .seconds(10)) async throws(FlowError) -> HubConnection {
+        let result: Result<HubConnection, FlowError> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(returning: Result { () throws(FlowError) in try open(endpoint, connectLimit: connectLimit) })
+            }
+            thread.start()
+        }
+        return try result.get()
     }
 
     /// Closes the channel and stops a child process: end of input first, SIGTERM if it is still running 2 s later.
@@ -247,7 +261,8 @@ enum SocketConnector {
         return FileDescriptorChannel(.socket(descriptor))
     }
 
-    static func connect(host: String, port: Int) throws(FlowError) -> FileDescriptorChannel {
+    /// Connects to `host`:`port`, trying each address the name resolves to, each for at most `limit`.
+    static func connect(host: String, port: Int, limit: Duration) throws(FlowError) -> FileDescriptorChannel {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_family = AF_UNSPEC
@@ -263,11 +278,12 @@ enum SocketConnector {
             let descriptor = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
             if descriptor >= 0 {
                 closeOnExec(descriptor)
-                if Glibc.connect(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 {
+                if let failure = Self.connect(descriptor, to: info.pointee.ai_addr, length: info.pointee.ai_addrlen, limit: limit) {
+                    reason = failure
+                    Glibc.close(descriptor)
+                } else {
                     return FileDescriptorChannel(.socket(descriptor))
                 }
-                reason = Self.lastError
-                Glibc.close(descriptor)
             }
             entry = info.pointee.ai_next
         }
@@ -275,4 +291,30 @@ enum SocketConnector {
     }
 
     static var lastError: String { String(cString: strerror(errno)) }
+
+    /// Connects a blocking socket, waiting at most `limit` for the peer to accept; nil once connected, else why not.
+    private static func connect(_ descriptor: Int32, to address: UnsafePointer<sockaddr>, length: socklen_t, limit: Duration) -> String? {
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+        defer { _ = fcntl(descriptor, F_SETFL, flags) }
+        if Glibc.connect(descriptor, address, length) == 0 { return nil }
+        guard errno == EINPROGRESS else { return lastError }
+        let deadline = ContinuousClock.now + limit
+        var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return "the connection was not accepted within \(limit.secondsText) s" }
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&poller, 1, milliseconds)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return lastError
+            }
+            if ready == 0 { continue }
+            var error: Int32 = 0
+            var size = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &size) == 0 else { return lastError }
+            return error == 0 ? nil : String(cString: strerror(error))
+        }
+    }
 }

@@ -34,11 +34,14 @@ public final class RemoteHub: ConnectedHub {
         /// Real time the hub may take to answer `initialize` (it does no work for a run there), whatever
         /// ``silenceLimit`` is; nil: no limit either.
         public var handshakeLimit: Duration?
+        /// Real time a TCP hub may take to accept the connection, for each address its name resolves to.
+        public var connectLimit: Duration
 
         public init(
             clientName: String = "matterflow", clientVersion: String = "0.1.0", silenceLimit: Duration? = .seconds(120),
-            cancelGrace: Duration = .seconds(40), handshakeLimit: Duration? = .seconds(30)
+            cancelGrace: Duration = .seconds(40), handshakeLimit: Duration? = .seconds(30), connectLimit: Duration = .seconds(10)
         ) {
+            self.connectLimit = connectLimit
             self.clientName = clientName
             self.clientVersion = clientVersion
             self.silenceLimit = silenceLimit

@@ -53,7 +53,7 @@ struct HubCheckCommand {
         let custom = Set(catalog.names).subtracting(OperationCatalog.standard.names)
         let connection: HubConnection
         do {
-            connection = try HubConnection.open(endpoint)
+            connection = try await HubConnection.opening(endpoint)
         } catch {
             err.line("error[\(error.cause.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
