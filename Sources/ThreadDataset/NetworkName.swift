@@ -106,10 +106,9 @@ public struct NetworkName: Hashable, Sendable, CustomStringConvertible {
             )
         }
         if let bad = firstInvalidUTF8Index(bytes) {
-            throw invalidName(at: bad) { place in
-                "expected valid UTF-8, found an invalid sequence starting with byte 0x"
-                    + Hex.padded(bytes[bad], width: 2) + " at \(place) (value \(Hex.encode(bytes)))"
-            }
+            // No byte of the value is shown: a name read out of step with the framing holds bytes of the TLVs after
+            // it, the Network Key's among them.
+            throw invalidName(at: bad) { place in "expected valid UTF-8, found an invalid sequence at \(place)" }
         }
         if let nul = bytes.firstIndex(of: 0) {
             throw invalidName(at: nul) { place in "expected no NUL characters, found one at \(place)" }

@@ -120,10 +120,13 @@ extension OperationalDataset {
                 do throws(ThreadDatasetError) {
                     try dataset.decodeField(type, value, offset: offset)
                     dataset.tlvOrder.append(type)
-                } catch where [.invalidLength, .truncatedChannelMaskEntry, .invalidChannelMaskEntryLength].contains(error.code) {
+                } catch where [.invalidLength, .truncatedChannelMaskEntry, .invalidChannelMaskEntryLength, .invalidNetworkName]
+                    .contains(error.code)
+                {
                     // A length that is off for its type may be the wrong one, and then what follows is read out of
                     // step: the "headers" of later TLVs could be bytes of a value such as the Network Key, and
-                    // errors about them would show those bytes. The walk stops here.
+                    // errors about them would show those bytes. A name that is no UTF-8, or holds a NUL, is most
+                    // often such a length too (it reaches into the next TLVs). The walk stops here.
                     errors.append(
                         ThreadDatasetError(
                             code: error.code, tlvType: error.tlvType, offset: error.offset,

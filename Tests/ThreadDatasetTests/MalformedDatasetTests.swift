@@ -169,11 +169,12 @@ struct MalformedDatasetTests {
 
     @Test("A diagnosis lists every problem inside TLVs, not only the first")
     func diagnosisCollectsAll() {
-        // Channel 27, then a name with invalid UTF-8, then a duplicate channel, then a valid PAN ID.
-        let hexText = "000300001b" + "0302c0af" + "000300000f" + "01021234"
+        // Channel 27, then wake-up channel 27, then a duplicate channel, then a valid PAN ID. (A name that is no
+        // UTF-8 would stop the walk: see aNameSwallowingTheKey.)
+        let hexText = "000300001b" + "4a0300001b" + "000300000f" + "01021234"
         let diagnosis = OperationalDataset.diagnose(hex: hexText)
-        #expect(diagnosis.parseErrors.map(\.code) == [.channelOutOfRange, .invalidNetworkName, .duplicateTLV])
-        #expect(diagnosis.parseErrors.map(\.offset) == [0, 7, 9])
+        #expect(diagnosis.parseErrors.map(\.code) == [.channelOutOfRange, .channelOutOfRange, .duplicateTLV])
+        #expect(diagnosis.parseErrors.map(\.offset) == [0, 5, 10])
         #expect(diagnosis.validation == nil)
         #expect(!diagnosis.isComplete)
         #expect(diagnosis.messages.count == 3)
@@ -195,6 +196,23 @@ struct MalformedDatasetTests {
         // Bytes 9 and 10 of the key are 0x78 and 0xd9: neither may appear as a type or a length.
         let text = diagnosis.parseErrors.map(\.message).joined(separator: " ")
         #expect(!text.contains("120") && !text.contains("217"), "\(text)")
+    }
+
+    @Test("A Network Name whose length reaches into the Network Key shows no byte of the key, and stops the walk")
+    func aNameSwallowingTheKey() {
+        let key = PublishedVectors.openThread5938NetworkKey
+        // The name TLV moved just before the key and given 16 bytes: "Open", the key's header, and 10 key bytes.
+        let withoutNameAndKey = PublishedVectors.openThread5938
+            .replacing("0510" + key, with: "").replacing("030f4f70656e5468726561642d35393338", with: "")
+        let hexText = withoutNameAndKey + "03104f70656e" + "0510" + key
+        let diagnosis = OperationalDataset.diagnose(hex: hexText)
+        #expect(diagnosis.parseErrors.first?.code == .invalidNetworkName, "\(diagnosis.parseErrors)")
+        #expect(diagnosis.parseErrors.first?.message.hasSuffix("the TLVs after it are not read, as their framing depends on this length") == true)
+        let text = diagnosis.messages.joined(separator: " ").lowercased()
+        for start in stride(from: 0, to: key.count - 4, by: 2) {
+            let piece = String(key.dropFirst(start).prefix(6))
+            #expect(!text.contains(piece), "key bytes \(piece) show: \(text)")
+        }
     }
 
     @Test("An unknown TLV that swallows the Network Key's header leaves no byte of the key in the errors")
