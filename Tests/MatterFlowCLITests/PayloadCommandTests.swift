@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func decodesTheExampleQRCode() async throws {
-        let result = await matterflow("payload", "MT:Y.K9042C00KA0648G00", "--json")
+        let result = await matterflow("payload", "MT:Y.K9042C00KA0648G00", "--json", "--reveal-secrets")
         #expect(result.code == 0)
         let payloads = try decodedArray(result.stdout)
         #expect(payloads.count == 1)
@@ -43,9 +43,22 @@ import Testing
         #expect(payload["discoveryCapabilities"] == 2)
     }
 
+    @Test("the setup passcode is shown only with --reveal-secrets, in text and JSON")
+    func thePasscodeIsHiddenUnlessRevealed() async throws {
+        let text = await matterflow("payload", "MT:Y.K9042C00KA0648G00")
+        #expect(text.code == 0)
+        #expect(!text.stdout.contains("20202021"), "\(text.stdout)")
+        #expect(text.stdout.contains("passcode: [redacted] (--reveal-secrets shows it)"))
+        let json = await matterflow("payload", "34970112332", "--json")
+        #expect(!json.stdout.contains("20202021"))
+        #expect(try decodedArray(json.stdout).first?["passcode"] == "redacted")
+        let revealed = await matterflow("payload", "34970112332", "--reveal-secrets")
+        #expect(revealed.stdout.contains("passcode: 20202021"), "\(revealed.stdout)")
+    }
+
     @Test func decodesTheExampleManualCodeWithoutVendorOrLongDiscriminator() async throws {
         for code in ["34970112332", "3497-011-2332", "3497 011 2332"] {
-            let result = await matterflow("payload", code, "--json")
+            let result = await matterflow("payload", code, "--json", "--reveal-secrets")
             #expect(result.code == 0, "\(code): \(result.stderr)")
             let payload = try #require(try decodedArray(result.stdout).first)
             #expect(payload["kind"] == "manual")
@@ -107,7 +120,7 @@ import Testing
         #expect(result.stderr.contains("warning[unknownDiscoveryCapabilities]"))
         #expect(result.stderr.contains("bits 6, 7"))
         let payload = try #require(try decodedArray(result.stdout).first)
-        #expect(payload["passcode"] == 20202021)
+        #expect(payload["passcode"] == "redacted")
         let warnings = try #require(payload["warnings"]?.arrayValue, "--json carries the warnings, not only stderr")
         #expect(warnings.count == 1)
         let warning = try #require(warnings.first)

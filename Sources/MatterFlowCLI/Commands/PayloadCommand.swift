@@ -10,13 +10,15 @@ struct PayloadCommand {
         options: [
             .init(
                 name: "json", valueName: nil,
-                help: "Print a JSON array of the decoded payloads, each with a \"warnings\" array of {code, message}.")
+                help: "Print a JSON array of the decoded payloads, each with a \"warnings\" array of {code, message}."),
+            .init(name: "reveal-secrets", valueName: nil, help: "Show the setup passcode (hidden by default)."),
         ],
         discussion: """
             Exit status: 0 when the code is valid, 2 when it is not (the broken rule is named on stderr).
             Discovery-capability bits a newer Matter revision defines (6, 7) are ignored with a warning on stderr
             (warning[unknownDiscoveryCapabilities]); with --json, each payload's "warnings" array holds it too.
-            The output shows the setup passcode: you asked for this code to be decoded.
+            The setup passcode is shown as [redacted] ("redacted" in JSON) unless --reveal-secrets is given, as
+            `matterflow dataset` hides the Network Key: what a terminal shows may be seen or logged.
             See 'matterflow payload generate --help' to make codes for test devices.
             """)
 
@@ -64,32 +66,35 @@ struct PayloadCommand {
                 environment.standardError.line("warning[\(warning.code.rawValue)]: \(item)\(warning.message)")
             }
         }
+        let reveal = arguments.flag("reveal-secrets")
         if arguments.flag("json") {
-            environment.standardOutput.line(JSONWriter.pretty(.array(payloads.map { Self.json($0) })))
+            environment.standardOutput.line(JSONWriter.pretty(.array(payloads.map { Self.json($0, revealingPasscode: reveal) })))
             return ExitCode.success
         }
         for (index, payload) in payloads.enumerated() {
             if payloads.count > 1 { environment.standardOutput.line("payload \(index + 1) of \(payloads.count):") }
-            for (key, value) in payload.jsonFields() {
+            for (key, value) in payload.jsonFields(redactingPasscode: !reveal) {
                 environment.standardOutput.line("  \(key): \(value)")
             }
+            if !reveal { environment.standardOutput.line("  passcode: [redacted] (--reveal-secrets shows it)") }
         }
         return ExitCode.success
     }
 
-    /// One payload for `payload --json`: the members of ``OnboardingPayload/jsonFields(redactingPasscode:)``, then
-    /// `warnings`, an array (empty when there is nothing to say) of `{"code", "message"}` objects from
+    /// One payload for `payload --json`: the members of ``OnboardingPayload/jsonFields(redactingPasscode:)`` (the
+    /// passcode as `"redacted"` unless revealed), then `warnings`, an array (empty when there is nothing to say) of `{"code", "message"}` objects from
     /// ``OnboardingPayload/warnings()``. A warning names only what the payload holds that this tool ignores (such as
     /// discovery-capability bits 6-7), never the passcode.
-    static func json(_ payload: OnboardingPayload) -> JSONValue {
+    static func json(_ payload: OnboardingPayload, revealingPasscode: Bool) -> JSONValue {
         var object = JSONObject()
-        for (key, value) in payload.jsonFields() {
+        for (key, value) in payload.jsonFields(redactingPasscode: !revealingPasscode) {
             if let number = value.intValue {
                 object[key] = .int(number)
             } else {
                 object[key] = value.stringValue.map(JSONValue.string) ?? .null
             }
         }
+        if !revealingPasscode { object["passcode"] = "redacted" }
         object["warnings"] = .array(
             payload.warnings().map { warning in
                 var item = JSONObject()
