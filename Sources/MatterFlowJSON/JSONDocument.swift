@@ -9,9 +9,12 @@ import Foundation
 public struct JSONDocument: Sendable {
     /// The file path or a label such as `<inputs>`, used in every diagnostic about this document.
     public var file: String
+    /// The parsed value.
     public var value: JSONValue
+    /// Where each value and key stands in the text, and which keys were repeated in one object.
     public var sourceMap: JSONSourceMap
 
+    /// A document of `value` named `file`; with the default empty source map, its findings carry no positions.
     public init(file: String, value: JSONValue, sourceMap: JSONSourceMap = JSONSourceMap()) {
         self.file = file
         self.value = value
@@ -175,16 +178,26 @@ public struct JSONDocument: Sendable {
 
 /// Stable diagnostic codes shared by every file MatterFlow reads.
 public enum DiagnosticCode {
+    /// The file is not valid JSON, or not UTF-8 text.
     public static let syntaxError = "syntaxError"
+    /// A named file does not exist.
     public static let fileNotFound = "fileNotFound"
+    /// A named path is not a file that can be read: a directory, a device or socket, a symbolic link loop, or a file
+    /// that cannot be read or is larger than ``JSONDocument/maximumFileBytes``.
     public static let unreadableFile = "unreadableFile"
+    /// A key appears twice in one object (json-c would silently keep the last).
     public static let duplicateKey = "duplicateKey"
+    /// A key the file's format does not define in that place (often a typo).
     public static let unknownKey = "unknownKey"
+    /// A required key is absent.
     public static let missingKey = "missingKey"
+    /// A value has the wrong JSON type.
     public static let wrongType = "wrongType"
+    /// A value is malformed or not allowed in that place.
     public static let invalidValue = "invalidValue"
     /// A number outside the range its field allows, or one JSON cannot hold (NaN, Infinity, an integer beyond
     /// 64 bits, a number beyond ±1.8e308).
     public static let numberOutOfRange = "numberOutOfRange"
+    /// The file is written for a newer version of its format than this MatterFlow reads.
     public static let unsupportedVersion = "unsupportedVersion"
 }

@@ -3,12 +3,19 @@
 /// Every JSON text MatterFlow reads (workflows, homes, inputs) is converted to this type as soon as it is
 /// parsed, so no C pointer ever leaves the bridge file.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// An integer: in a parsed text, a number written without a fraction or exponent.
     case int(Int)
+    /// Any other number: in a parsed text, one written with a fraction or exponent, or `NaN` or `Infinity`.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array, its elements in order.
     case array([JSONValue])
+    /// An object, its members in document order.
     case object(JSONObject)
 
     /// The name of this value's JSON type, as used in error messages ("string", "object", ...).
@@ -93,9 +100,12 @@ public enum JSONValue: Sendable, Hashable {
 public struct JSONObject: Sendable, Hashable {
     /// One member of an object.
     public struct Member: Sendable, Hashable {
+        /// The member's key.
         public var key: String
+        /// The member's value.
         public var value: JSONValue
 
+        /// A member with this key and value.
         public init(key: String, value: JSONValue) {
             self.key = key
             self.value = value
@@ -202,10 +212,12 @@ public struct JSONObject: Sendable, Hashable {
         index = positions
     }
 
+    /// Whether both objects have the same members in the same order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.members == rhs.members
     }
 
+    /// Hashes the members in order, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(members)
     }
@@ -214,18 +226,28 @@ public struct JSONObject: Sendable, Hashable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral, ExpressibleByFloatLiteral
 {
+    /// A `.string` value from a string literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An `.int` value from an integer literal.
     public init(integerLiteral value: Int) { self = .int(value) }
+    /// A `.double` value from a floating-point literal.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A `.bool` value from a boolean literal.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An `.array` value from an array literal.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// `.null`, from `nil`.
     public init(nilLiteral: ()) { self = .null }
+    /// An `.object` value from a dictionary literal, members in order; a repeated key keeps its first position and
+    /// its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(pairs: elements))
     }
 }
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
+    /// An object from a dictionary literal, members in order; a repeated key keeps its first position and its last
+    /// value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(pairs: elements)
     }

@@ -1,7 +1,9 @@
 /// Reads the members of one JSON object with typed accessors, reporting wrong types, missing keys and,
 /// when finished, every key that nothing asked for (typo protection).
 public final class ObjectReader {
+    /// The object read.
     public let object: JSONObject
+    /// Where the reader's findings are reported.
     public let collector: DiagnosticCollector
     /// The keys asked for or allowed.
     private var known: [String] = []
@@ -12,6 +14,7 @@ public final class ObjectReader {
     private let key: String?
     private var spelledPointer: String?
 
+    /// A reader of `object`, which stands at `pointer` in its document, reporting to `collector`.
     public init(object: JSONObject, pointer: String, collector: DiagnosticCollector) {
         self.object = object
         parentPointer = pointer
@@ -74,26 +77,38 @@ public final class ObjectReader {
         return result
     }
 
+    /// A string member, or nil; a value of another type is reported as `wrongType`, an absent required key as
+    /// `missingKey`.
     public func string(_ key: String, required: Bool = false) -> String? {
         typed(key, required: required, expected: "a string") { $0.stringValue }
     }
 
+    /// A boolean member, or nil; a value of another type is reported as `wrongType`, an absent required key as
+    /// `missingKey`.
     public func bool(_ key: String, required: Bool = false) -> Bool? {
         typed(key, required: required, expected: "a boolean") { $0.boolValue }
     }
 
+    /// An integer member (a number with no fractional part counts), or nil; a value of another type is reported as
+    /// `wrongType`, an absent required key as `missingKey`.
     public func int(_ key: String, required: Bool = false) -> Int? {
         typed(key, required: required, expected: "an integer") { $0.intValue }
     }
 
+    /// A number member (an integer counts), or nil; a value of another type is reported as `wrongType`, an absent
+    /// required key as `missingKey`.
     public func number(_ key: String, required: Bool = false) -> Double? {
         typed(key, required: required, expected: "a number") { $0.doubleValue }
     }
 
+    /// An array member, or nil; a value of another type is reported as `wrongType`, an absent required key as
+    /// `missingKey`.
     public func array(_ key: String, required: Bool = false) -> [JSONValue]? {
         typed(key, required: required, expected: "an array") { $0.arrayValue }
     }
 
+    /// The strings of an array member, or nil when it is absent or not an array (reported as by
+    /// ``array(_:required:)``); each element that is not a string is reported as `wrongType` and left out.
     public func stringArray(_ key: String, required: Bool = false) -> [String]? {
         guard let elements = array(key, required: required) else { return nil }
         var strings: [String] = []

@@ -32,6 +32,7 @@ public enum JournalEntry: Sendable, Hashable {
 
     /// The record types other than the run's events, as the `type` member names them.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// One case per ``JournalEntry`` case except ``JournalEntry/event(_:)``, with the same name.
         case runStarted, checkpoint, intent, outcome, lateResult, runFinished, recoveryStarted, tornTailDiscarded,
             resolution, recoveryDeferred, recoveryFinished
     }
@@ -81,23 +82,29 @@ public struct JournalEntryRecord: Sendable, Hashable {
     public var sequence: Int
     /// When the record was written, in seconds since the Unix epoch.
     public var wallTime: Double
+    /// What the record says.
     public var entry: JournalEntry
 }
 
 /// `runStarted`: what the run is, so recovery can load it again.
 public struct RunStartedEntry: Sendable, Hashable {
+    /// The run's ID.
     public var runID: String
     /// The workflow's name.
     public var workflow: String
+    /// The workflow's version.
     public var version: Int
     /// The workflow file's absolute path.
     public var file: String
     /// SHA-256 of the workflow file and its sub-workflows' hashes.
     public var contentHash: String
+    /// The structure the run works on.
     public var structureID: StructureID
     /// The run's inputs, defaults filled in, secrets ``RunOptions/redacted`` unless shown.
     public var inputs: JSONObject
+    /// Whether the run shows secrets (``RunOptions/showSecrets``), so that its records hold them unredacted.
     public var secretsShown: Bool
+    /// The process ID of the process that ran the run.
     public var pid: Int
     /// The journal format version the run wrote.
     public var format: Int
@@ -113,15 +120,21 @@ public struct IntentEntry: Sendable, Hashable {
     public var key: String
     /// The workflow path (`commission-device/commission`), or `recovery` for recovery's own calls.
     public var workflow: String
+    /// The state that makes the call.
     public var state: String
+    /// The operation called.
     public var operation: String
+    /// The structure the call is made on.
     public var structureID: StructureID
+    /// The state's attempt the call belongs to, from 1 (recovery's own calls are attempt 1).
     public var attempt: Int
     /// The call's arguments, secrets redacted unless shown.
     public var arguments: JSONObject
     /// The operation's effect; nil when the catalog did not know the operation.
     public var effect: OperationDescriptor.Effect?
+    /// Whether the operation opens the commissioning session (``OperationDescriptor/acquiresSession``).
     public var acquiresSession: Bool
+    /// Whether the operation releases the commissioning session (``OperationDescriptor/releasesSession``).
     public var releasesSession: Bool
     /// The operation's order rules (``OperationDescriptor/requires``); nil in journals written before they were kept.
     public var requires: [OrderRequirement]?
@@ -138,6 +151,7 @@ public struct IntentEntry: Sendable, Hashable {
 
     /// An operation's idempotency argument and the value a call gave it.
     public struct IdempotencyKey: Sendable, Hashable {
+        /// The name of the argument.
         public var argument: String
         /// Null when the call did not give the argument.
         public var value: JSONValue
@@ -152,10 +166,15 @@ public struct IntentEntry: Sendable, Hashable {
 
 /// `outcome`: how a hub call ended.
 public struct OutcomeEntry: Sendable, Hashable {
+    /// The key of the call's intent.
     public var key: String
+    /// The workflow path, as in the call's intent.
     public var workflow: String
+    /// The state, as in the call's intent.
     public var state: String
+    /// The operation called.
     public var operation: String
+    /// The attempt, as in the call's intent.
     public var attempt: Int
     /// How long the call took on the run's clock; nil for recovery's own calls, which do not record it.
     public var durationSeconds: Double?
@@ -164,6 +183,7 @@ public struct OutcomeEntry: Sendable, Hashable {
     /// The devices a `commissionDevice` created (pending until completion); nil when not recorded.
     public var devices: [String]?
 
+    /// Whether the call succeeded.
     public var succeeded: Bool {
         if case .success = result { return true }
         return false
@@ -178,15 +198,21 @@ public struct OutcomeEntry: Sendable, Hashable {
 
 /// `lateResult`: the result of a call abandoned (timed out or cancelled) after its outcome was recorded.
 public struct LateResultEntry: Sendable, Hashable {
+    /// The key of the abandoned call's intent.
     public var key: String
+    /// The operation called.
     public var operation: String
+    /// The call's result, secret fields redacted unless the run shows secrets.
     public var result: JSONValue
+    /// The devices the call created; nil when not recorded.
     public var devices: [String]?
 }
 
 /// `runFinished`: the run's terminal record.
 public struct RunFinishedEntry: Sendable, Hashable {
+    /// How the run ended.
     public var outcome: RunResult.Outcome
+    /// The run's error; nil when it has none.
     public var error: FlowError?
     /// The run's output, when recovery continued it and it succeeded.
     public var output: JSONValue?
@@ -196,6 +222,7 @@ public struct RunFinishedEntry: Sendable, Hashable {
     /// by an engine that did not record it, when only the hub can tell.
     public var holdsSession: Bool?
 
+    /// A terminal record with these members.
     public init(outcome: RunResult.Outcome, error: FlowError?, output: JSONValue?, recovered: Bool, holdsSession: Bool?) {
         self.outcome = outcome
         self.error = error
@@ -212,10 +239,12 @@ public struct RunFinishedEntry: Sendable, Hashable {
 public struct JournalEventEntry: Sendable, Hashable {
     /// The journaled events, by the run event's name.
     public enum Name: String, Sendable, Hashable, CaseIterable {
+        /// The run events the journal records, each named as its record's `type`.
         case stateEntered, guardChecked, retryScheduled, transitionTaken, warning, waitStarted, eventReceived,
             questionAsked, answered, answerRejected, delayStarted, cancelRequested
     }
 
+    /// Which event it is.
     public var name: Name
     /// The workflow path of the level the event happened in.
     public var workflow: String
@@ -231,10 +260,13 @@ public struct JournalEventEntry: Sendable, Hashable {
 public struct RecoveryStartedEntry: Sendable, Hashable {
     /// How the recovery settles the run.
     public enum Mode: String, Sendable, Hashable {
+        /// `cancel` takes the run's cancel path; `resume` (`--resume`) continues the run where that is safe.
         case cancel, resume
     }
 
+    /// Whether recovery was asked to take the run's cancel path or to resume it.
     public var mode: Mode
+    /// The process ID of the recovering process.
     public var pid: Int
     /// The sequence number of the run's last record before recovery.
     public var lastSequence: Int
@@ -244,15 +276,21 @@ public struct RecoveryStartedEntry: Sendable, Hashable {
 
 /// `resolution`: recovery's verdict on one in-doubt call, with the intent's place.
 public struct ResolutionEntry: Sendable, Hashable {
+    /// Recovery's verdict on the call, with what it read from the hub.
     public var resolution: Resolution
+    /// The workflow path of the call's intent.
     public var workflow: String
+    /// The state of the call's intent.
     public var state: String
 }
 
 /// `recoveryFinished`.
 public struct RecoveryFinishedEntry: Sendable, Hashable {
+    /// How the run ended.
     public var outcome: RunResult.Outcome
+    /// Whether the run was continued (resumed) instead of taking its cancel path.
     public var resumed: Bool
+    /// Whether recovery released a commissioning session the run held.
     public var releasedSession: Bool
     /// How many in-doubt calls recovery reconciled.
     public var resolutions: Int

@@ -3,10 +3,13 @@
 /// Each known cause belongs to exactly one canonical code (``ErrorCause/code``); the table is the documented
 /// mapping. Hubs may raise causes of their own: they are routed by name like any other.
 public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    /// The cause's name, by which workflows route and retry errors.
     public let rawValue: String
 
+    /// The cause with this name, known to this engine or not.
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// The cause's name (``rawValue``).
     public var description: String { rawValue }
 
     /// The canonical code of a known cause, or nil for a cause this engine does not know.
@@ -25,41 +28,78 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
 
     private static func known(_ name: String) -> ErrorCause { ErrorCause(rawValue: name) }
 
+    /// The user has not granted this app access to the structure; code ``ErrorCode/permissionDenied``.
     public static let permissionNotGranted = known("permissionNotGranted")
+    /// The structure's hub is offline; code ``ErrorCode/unavailable``.
     public static let hubOffline = known("hubOffline")
+    /// The hub is online but cannot be reached from here; code ``ErrorCode/unavailable``.
     public static let hubUnreachable = known("hubUnreachable")
+    /// Another commissioning session is active on the structure; code ``ErrorCode/failedPrecondition``.
     public static let sessionBusy = known("sessionBusy")
+    /// The operation needs a commissioning session and none is active; code ``ErrorCode/failedPrecondition``.
     public static let noActiveSession = known("noActiveSession")
+    /// The commissioning session is in a state that does not allow the operation; code
+    /// ``ErrorCode/failedPrecondition``.
     public static let sessionOutOfOrder = known("sessionOutOfOrder")
+    /// The commissioning session's lease ran out without activity, so the hub ended it; code
+    /// ``ErrorCode/failedPrecondition``.
     public static let sessionExpired = known("sessionExpired")
+    /// The structure is not known to the hub; code ``ErrorCode/notFound``.
     public static let structureNotFound = known("structureNotFound")
+    /// The device is not in the structure; code ``ErrorCode/notFound``.
     public static let deviceNotFound = known("deviceNotFound")
+    /// The room is not in the structure; code ``ErrorCode/notFound``.
     public static let roomNotFound = known("roomNotFound")
+    /// The device is already commissioned in this structure; code ``ErrorCode/alreadyExists``.
     public static let deviceAlreadyCommissioned = known("deviceAlreadyCommissioned")
+    /// The device could not be commissioned; code ``ErrorCode/internal``.
     public static let commissioningFailed = known("commissioningFailed")
+    /// The device did not answer during commissioning; code ``ErrorCode/unavailable``.
     public static let deviceUnreachable = known("deviceUnreachable")
+    /// The onboarding payload is not a valid QR or manual pairing code; code ``ErrorCode/invalidArgument``.
     public static let invalidPayload = known("invalidPayload")
+    /// An argument has the wrong type or an invalid value; code ``ErrorCode/invalidArgument``.
     public static let invalidArgumentValue = known("invalidArgumentValue")
+    /// A `${...}` reference had no value when the state ran; code ``ErrorCode/invalidArgument``.
     public static let unresolvedReference = known("unresolvedReference")
+    /// The hub did not answer within the action's timeout; code ``ErrorCode/deadlineExceeded``.
     public static let actionTimedOut = known("actionTimedOut")
+    /// The run was cancelled; code ``ErrorCode/cancelled``.
     public static let runCancelled = known("runCancelled")
+    /// The hub raised an error MatterFlow does not recognise; code ``ErrorCode/internal``.
     public static let hubFailure = known("hubFailure")
     /// The engine was asked to run what it cannot: an operation not in its catalog, a state that does not exist,
     /// a sub-workflow that was not loaded. Only a workflow that skipped validation gets there, and trying again
     /// cannot help, so retriers never retry it (see ``isRetryable``).
     public static let engineMisconfigured = known("engineMisconfigured")
+    /// A fault injected by a test plan; code ``ErrorCode/unknown``.
     public static let injectedFault = known("injectedFault")
+    /// A fail state ended the workflow without naming a cause; its table code is ``ErrorCode/unknown``, but the error
+    /// keeps the code the fail state gives.
     public static let workflowFailed = known("workflowFailed")
+    /// A fail state's error value or computed code was not a valid error; code ``ErrorCode/internal``.
     public static let malformedError = known("malformedError")
+    /// The device or hub lacks the trait, attribute or command; code ``ErrorCode/unimplemented``.
     public static let notSupported = known("notSupported")
+    /// The device is not a border router; code ``ErrorCode/invalidArgument``.
     public static let notBorderRouter = known("notBorderRouter")
+    /// An ePSKc key is already active on the border router; code ``ErrorCode/failedPrecondition``.
     public static let epskcAlreadyActive = known("epskcAlreadyActive")
+    /// No ePSKc key is active on the border router; code ``ErrorCode/failedPrecondition``.
     public static let epskcNotActive = known("epskcNotActive")
+    /// The border router's ePSKc session is in a state that does not allow the event; code
+    /// ``ErrorCode/failedPrecondition``.
     public static let epskcOutOfOrder = known("epskcOutOfOrder")
+    /// The Thread Operational Dataset is malformed or incomplete; code ``ErrorCode/invalidArgument``.
     public static let invalidDataset = known("invalidDataset")
+    /// A map state's items are not a list; code ``ErrorCode/invalidArgument``.
     public static let mapItemsNotList = known("mapItemsNotList")
+    /// A map state's list has more elements than its `maxItems`; code ``ErrorCode/outOfRange``.
     public static let mapTooManyItems = known("mapTooManyItems")
+    /// More elements of a map state failed than its `tolerateFailures` allows; code ``ErrorCode/aborted``.
     public static let mapElementsFailed = known("mapElementsFailed")
+    /// A repeat state ran its body `maxIterations` times without its `until` condition holding; code
+    /// ``ErrorCode/resourceExhausted``.
     public static let repeatExhausted = known("repeatExhausted")
 
     /// The documented mapping from cause to canonical code.

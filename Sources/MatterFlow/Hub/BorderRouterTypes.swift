@@ -8,12 +8,16 @@ public enum InternetAccessOption: String, Sendable, Hashable, CaseIterable {
 
 /// What identifies a Thread network.
 public struct ThreadNetworkSummary: Sendable, Hashable {
+    /// The network's name.
     public var networkName: String
+    /// The PAN ID, 0...65535.
     public var panID: Int
     /// Lowercase hex, 16 digits.
     public var extendedPANID: String
+    /// The radio channel, 11...26.
     public var channel: Int
 
+    /// A summary of a network with these values.
     public init(networkName: String, panID: Int, extendedPANID: String, channel: Int) {
         self.networkName = networkName
         self.panID = panID
@@ -26,10 +30,14 @@ public struct ThreadNetworkSummary: Sendable, Hashable {
 public struct TraitSupport: Sendable, Hashable {
     /// The trait, for example `ThreadNetworkManagement`.
     public var name: String
+    /// The attributes of the trait the device supports, by name.
     public var attributes: [String]
+    /// The commands of the trait the device supports, by name.
     public var commands: [String]
+    /// The events of the trait the device supports, by name.
     public var events: [String]
 
+    /// Support for the members listed; a list left out is empty.
     public init(name: String, attributes: [String] = [], commands: [String] = [], events: [String] = []) {
         self.name = name
         self.attributes = attributes
@@ -40,15 +48,20 @@ public struct TraitSupport: Sendable, Hashable {
 
 /// A border router as the hub describes it.
 public struct BorderRouterDescription: Sendable, Hashable {
+    /// The border router's device ID.
     public var deviceID: String
+    /// The border router's name.
     public var name: String
+    /// The device type: ``borderRouterDeviceType`` for a border router.
     public var deviceType: String
+    /// What the device's Basic Information reports.
     public var basicInformation: BasicInformation
     /// Supported traits; a trait that is absent is not supported at all.
     public var traits: [TraitSupport]
     /// The Thread network it is on, if any.
     public var network: ThreadNetworkSummary?
 
+    /// A description of a border router; its device type is ``borderRouterDeviceType`` unless given.
     public init(
         deviceID: String, name: String, deviceType: String = borderRouterDeviceType, basicInformation: BasicInformation,
         traits: [TraitSupport], network: ThreadNetworkSummary?
@@ -73,9 +86,12 @@ public struct BorderRouterDescription: Sendable, Hashable {
 
 /// The `ThreadNetworkCapabilities` trait's attributes; nil where the device does not report one.
 public struct ThreadCapabilities: Sendable, Hashable {
+    /// Whether the border router offers ePSKc; nil when it does not report it.
     public var epskcSupported: Bool?
+    /// The internet access the border router reports it can give; nil when it does not report it.
     public var internetAccessOption: InternetAccessOption?
 
+    /// Capabilities with these attribute values.
     public init(epskcSupported: Bool?, internetAccessOption: InternetAccessOption?) {
         self.epskcSupported = epskcSupported
         self.internetAccessOption = internetAccessOption
@@ -91,6 +107,7 @@ public struct EpskcActivation: Sendable, Hashable, CustomStringConvertible, Cust
     /// How long the key is valid, as the border router granted it.
     public var validDurationSeconds: Int
 
+    /// An activation response with these members.
     public init(status: String, epskc: String, validDurationSeconds: Int) {
         self.status = status
         self.epskc = epskc
@@ -131,6 +148,7 @@ public struct NetworkOperationResult: Sendable, Hashable {
     /// Thread devices that moved with a migrating border router.
     public var migratedDevices: [String]
 
+    /// An outcome with these members; no devices migrated unless given.
     public init(status: NetworkOperationStatus, network: ThreadNetworkSummary?, migratedDevices: [String] = []) {
         self.status = status
         self.network = network
@@ -140,11 +158,15 @@ public struct NetworkOperationResult: Sendable, Hashable {
 
 /// The structure-level `ThreadNetworkSettings` trait.
 public struct ThreadNetworkSettings: Sendable, Hashable {
+    /// The structure's internet-access policy.
     public var internetAccessOption: InternetAccessOption
+    /// The ID of the structure's default Thread network (the simulated hub gives an Extended PAN ID); nil when it has
+    /// none.
     public var defaultThreadNetworkID: String?
     /// Border routers the option applies to (those that support it).
     public var appliedTo: [String]
 
+    /// Settings with these members; the option applies to no border router unless given.
     public init(internetAccessOption: InternetAccessOption, defaultThreadNetworkID: String?, appliedTo: [String] = []) {
         self.internetAccessOption = internetAccessOption
         self.defaultThreadNetworkID = defaultThreadNetworkID

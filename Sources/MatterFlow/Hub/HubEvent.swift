@@ -4,6 +4,7 @@ import MatterFlowJSON
 public struct HubEvent: Sendable, Hashable {
     /// The event's name, as in ``EventDescriptor/name`` (for example `epskcModeDeactivated`).
     public var name: String
+    /// The structure the event was reported for.
     public var structureID: StructureID
     /// The value wait states branch on (for `epskcModeDeactivated`, the reason: `keyUsed`, `expired`, `cancelled`).
     public var value: String
@@ -12,6 +13,7 @@ public struct HubEvent: Sendable, Hashable {
     /// When it happened, on the hub's clock.
     public var time: Duration
 
+    /// An event with these members.
     public init(name: String, structureID: StructureID, value: String, fields: JSONObject, time: Duration) {
         self.name = name
         self.structureID = structureID
@@ -23,18 +25,23 @@ public struct HubEvent: Sendable, Hashable {
 
 /// A subscription to a hub's events; events stop arriving once it is cancelled.
 public protocol HubEventSubscription: Sendable {
+    /// Stops the delivery of the subscription's events.
     func cancel()
 }
 
 /// A subscription that delivers nothing, for hubs that report no events.
 public struct NoEvents: HubEventSubscription {
+    /// A subscription that delivers nothing.
     public init() {}
+    /// Does nothing: there is nothing to stop.
     public func cancel() {}
 }
 
 /// An event a hub may report, with the values wait states can branch on.
 public struct EventDescriptor: Sendable {
+    /// The event's name, as wait states give it in `event`.
     public var name: String
+    /// One line for `matterflow operations`.
     public var summary: String
     /// The payload field holding the value wait states branch on.
     public var valueField: String
@@ -46,6 +53,7 @@ public struct EventDescriptor: Sendable {
     /// secret result fields are.
     public var secretFields: Set<String>
 
+    /// A descriptor with these members; no payload field is secret unless given.
     public init(
         name: String, summary: String, valueField: String, values: [String], payload: ValueShape, secretFields: Set<String> = []
     ) {

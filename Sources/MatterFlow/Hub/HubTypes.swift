@@ -8,6 +8,7 @@ public struct Topology: Sendable, Hashable {
     /// Display names of the homes offered. None: no home picker; one: picked automatically; more: a picker.
     public var homes: [String]
 
+    /// A topology with these members.
     public init(ecosystemName: String, homes: [String]) {
         self.ecosystemName = ecosystemName
         self.homes = homes
@@ -16,9 +17,12 @@ public struct Topology: Sendable, Hashable {
 
 /// A created add-device request, ready to commission a device.
 public struct AddDeviceRequest: Sendable, Hashable {
+    /// The request's ID, as the hub issued it.
     public var requestID: String
+    /// The request's topology, as the hub answered it.
     public var topology: Topology
 
+    /// A request with these members.
     public init(requestID: String, topology: Topology) {
         self.requestID = requestID
         self.topology = topology
@@ -27,9 +31,12 @@ public struct AddDeviceRequest: Sendable, Hashable {
 
 /// A room of a structure.
 public struct Room: Sendable, Hashable {
+    /// The room's ID.
     public var id: String
+    /// The room's name, by which workflows choose it.
     public var name: String
 
+    /// A room with this ID and name.
     public init(id: String, name: String) {
         self.id = id
         self.name = name
@@ -47,6 +54,7 @@ public struct HubStatus: Sendable, Hashable {
     /// A commissioning session is active on the structure.
     public var activeSession: Bool
 
+    /// A status with these values.
     public init(online: Bool, reachable: Bool, permissionGranted: Bool, activeSession: Bool) {
         self.online = online
         self.reachable = reachable
@@ -57,12 +65,18 @@ public struct HubStatus: Sendable, Hashable {
 
 /// A device's Matter Basic Information.
 public struct BasicInformation: Sendable, Hashable {
+    /// The vendor's name.
     public var vendorName: String
+    /// The Matter vendor ID.
     public var vendorID: Int
+    /// The Matter product ID.
     public var productID: Int
+    /// The product's name.
     public var productName: String
+    /// The software version number.
     public var softwareVersion: Int
 
+    /// Basic Information with these values.
     public init(vendorName: String, vendorID: Int, productID: Int, productName: String, softwareVersion: Int) {
         self.vendorName = vendorName
         self.vendorID = vendorID

@@ -4,18 +4,27 @@
 /// that led to the current state: `code`, `cause`, `message`, `state`), and `run` (`id`, `workflow`,
 /// `structureID`). Paths continue with `.member` or `[index]`; arrays also have `.count`.
 public struct Reference: Sendable, Hashable, CustomStringConvertible {
+    /// What a reference starts from.
     public enum Root: String, Sendable, Hashable, CaseIterable {
+        /// `input`: the run's inputs; `vars`: the variables; `error`: the error that led to the current state; `run`:
+        /// the run's `id`, `workflow` and `structureID`.
         case input, vars, error, run
     }
 
+    /// One step of a path after the root.
     public enum Segment: Sendable, Hashable {
+        /// `.name`: a member of an object, or `count` of an array.
         case member(String)
+        /// `[i]`: an element of an array.
         case index(Int)
     }
 
+    /// What the reference starts from.
     public var root: Root
+    /// The steps after the root, in order.
     public var path: [Segment]
 
+    /// A reference from its parts.
     public init(root: Root, path: [Segment]) {
         self.root = root
         self.path = path
@@ -41,6 +50,7 @@ public struct Reference: Sendable, Hashable, CustomStringConvertible {
 
     /// Why a reference could not be parsed.
     public struct ParseError: Error, Sendable {
+        /// What is wrong with the text, for a diagnostic.
         public var message: String
     }
 

@@ -39,8 +39,11 @@ public struct Workflow: Sendable {
         return Workflow(definition)
     }
 
+    /// The workflow's name (`workflow`), as results, events and `${run.workflow}` show it.
     public var name: String { model.definition.name }
+    /// The language version the workflow is written in (`version`).
     public var version: Int { model.definition.version }
+    /// What the workflow does, for people (`description`); the engine does not use it.
     public var description: String? { model.definition.description }
     /// Declared inputs, in document order.
     public var inputs: [InputDeclaration] { model.definition.inputs }
@@ -97,6 +100,8 @@ public struct Workflow: Sendable {
 public struct InputDeclaration: Sendable, Hashable {
     /// The types an input may declare.
     public enum InputType: String, Sendable, Hashable, CaseIterable {
+        /// A value of that JSON type (`integer` also admits a whole number written with a fraction, as `3.0`); `any`
+        /// admits every value.
         case string, integer, number, boolean, array, object, any
         /// A QR code or manual pairing code (a string, always secret), whose non-secret facts templates and
         /// conditions may read (``OnboardingPayloadFacts``).
@@ -135,7 +140,9 @@ public struct InputDeclaration: Sendable, Hashable {
         }
     }
 
+    /// The input's name, as `${input.NAME}` reads it.
     public var name: String
+    /// The type a value must have.
     public var type: InputType
     /// A run must supply it (it has no default).
     public var required: Bool
@@ -143,8 +150,10 @@ public struct InputDeclaration: Sendable, Hashable {
     public var defaultValue: JSONValue?
     /// Redacted in progress lines, traces and journals unless secrets are shown explicitly.
     public var secret: Bool
+    /// What the input is, for people (`description`).
     public var description: String?
 
+    /// A declaration with these members.
     public init(
         name: String, type: InputType, required: Bool, defaultValue: JSONValue? = nil, secret: Bool = false,
         description: String? = nil

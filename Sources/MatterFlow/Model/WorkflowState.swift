@@ -54,7 +54,9 @@ public struct WorkflowState: Sendable {
         public static let typeNames = ["action", "workflow", "map", "repeat", "choice", "assign", "wait", "ask", "delay", "succeed", "fail"]
     }
 
+    /// The state's name, its key under `states`.
     public var name: String
+    /// What the state does, with the members of its type.
     public var kind: Kind
     /// A sentence for people reading traces and graphs.
     public var description: String?
@@ -63,6 +65,7 @@ public struct WorkflowState: Sendable {
     /// Stands in for a state too broken to decode; its transitions are unknown.
     var isPlaceholder = false
 
+    /// A state whose pointer is spelled from its name (`/states/<name>`, escaped).
     public init(name: String, kind: Kind, description: String? = nil) {
         self.name = name
         self.kind = kind
@@ -90,6 +93,7 @@ public struct WorkflowState: Sendable {
 /// A precondition checked before each attempt of a state's work: one of MatterFlow's own, or one an operation
 /// catalog declares (``GuardDescriptor``), named by the catalog.
 public enum Guard: Sendable, Hashable, CustomStringConvertible {
+    /// One of MatterFlow's own guards.
     case builtIn(BuiltInGuard)
     /// A guard an operation catalog declares, by its name; the run looks it up in its catalog.
     case custom(String)
@@ -107,6 +111,7 @@ public enum Guard: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The guard's ``name``.
     public var description: String { name }
 
     /// The user has granted access to the structure.
@@ -129,13 +134,18 @@ public enum BuiltInGuard: String, Sendable, Hashable, CaseIterable {
 
 /// What action and sub-workflow states share: guards, retries, result binding and transitions.
 public struct StepBehavior: Sendable {
+    /// Preconditions checked, in order, before each attempt.
     public var guards: [Guard]
     /// The variable the result is bound to on success.
     public var result: String?
+    /// Retriers, checked in order when an attempt fails.
     public var retry: [Retrier]
+    /// The state after success.
     public var next: String
+    /// Error routes, checked in order for an error no retrier retries.
     public var onError: [ErrorRoute]
 
+    /// Step behaviour with these members.
     public init(guards: [Guard], result: String?, retry: [Retrier], next: String, onError: [ErrorRoute]) {
         self.guards = guards
         self.result = result
@@ -147,11 +157,13 @@ public struct StepBehavior: Sendable {
 
 /// Invoke a hub operation.
 public struct ActionState: Sendable {
+    /// The name of the catalog operation the state invokes.
     public var operation: String
     /// Argument templates by name, in document order.
     public var arguments: [(name: String, value: Template)]
     /// Overrides the operation's default timeout.
     public var timeoutSeconds: Double?
+    /// Guards, retries, result binding and transitions.
     public var step: StepBehavior
     /// How a repeat of a non-idempotent operation is made safe, so the state may retry it.
     public var repeatSafety: RepeatSafety? = nil
@@ -161,7 +173,9 @@ public struct ActionState: Sendable {
 public struct SubworkflowState: Sendable {
     /// The path as written, relative to the file that names it.
     public var path: String
+    /// Input templates for the child workflow by name, in document order.
     public var inputs: [(name: String, value: Template)]
+    /// Guards, retries, result binding and transitions.
     public var step: StepBehavior
     /// Set for a `map` state: the sub-workflow runs once per element of a list (see ``MapIteration``).
     public var map: MapIteration? = nil
@@ -172,20 +186,27 @@ public struct SubworkflowState: Sendable {
 
 /// Branch on values: the first branch whose condition holds wins, else the default.
 public struct ChoiceState: Sendable {
+    /// One entry of `choices`: a condition and the state it leads to.
     public struct Branch: Sendable {
+        /// The entry's `if`.
         public var condition: Condition
+        /// The state when this is the first branch whose condition holds.
         public var next: String
     }
 
+    /// The `choices`, checked in order.
     public var branches: [Branch]
+    /// The state when no condition holds (`default`).
     public var defaultNext: String
 }
 
 /// Set variables, optionally record a warning, then continue.
 public struct AssignState: Sendable {
+    /// Variable templates by name (`set`), in document order; all are evaluated before any is assigned.
     public var assignments: [(name: String, value: Template)]
     /// A warning added to the run's result (for example, "configure failed").
     public var warning: Template?
+    /// The next state.
     public var next: String
 }
 
@@ -209,11 +230,13 @@ public struct WaitState: Sendable {
 
 /// End the run successfully.
 public struct SucceedState: Sendable {
+    /// The template of the run's output; nil when the state has none (the output is then `null`).
     public var output: Template?
 }
 
 /// End the run with an error: either re-raise a caught error or raise a new one.
 public struct FailState: Sendable {
+    /// The two forms of a fail state.
     public enum Raise: Sendable {
         /// Re-raise an error value, typically `${error}`.
         case rethrow(Template)
@@ -221,6 +244,7 @@ public struct FailState: Sendable {
         case new(code: Template, cause: Template?, message: Template)
     }
 
+    /// The error the state raises.
     public var raise: Raise
 }
 
@@ -230,13 +254,17 @@ public struct Retrier: Sendable, Hashable {
     public var errors: [String]
     /// How many retries (not attempts) this retrier allows; 0 means "never retry these".
     public var maxRetries: Int
+    /// The delay before the first retry.
     public var intervalSeconds: Double
+    /// The factor each further delay is multiplied by.
     public var backoffRate: Double
     /// Caps each delay.
     public var maxDelaySeconds: Double?
     /// Full jitter: each delay is drawn uniformly from 0 up to the computed delay.
     public var jitter: Bool
 
+    /// A retrier for `errors`, with the language's defaults: 3 retries, 1 s before the first, rate 2, no
+    /// `maxDelaySeconds`, no jitter.
     public init(
         errors: [String], maxRetries: Int = 3, intervalSeconds: Double = 1, backoffRate: Double = 2,
         maxDelaySeconds: Double? = nil, jitter: Bool = false
@@ -265,9 +293,12 @@ public struct Retrier: Sendable, Hashable {
 
 /// An ordered error route: the first whose names match the error decides the next state.
 public struct ErrorRoute: Sendable, Hashable {
+    /// Canonical codes, causes, or `*` (any error).
     public var errors: [String]
+    /// The state for a matching error.
     public var next: String
 
+    /// A route sending the named errors to `next`.
     public init(errors: [String], next: String) {
         self.errors = errors
         self.next = next

@@ -6,8 +6,11 @@ import MatterFlowJSON
 public struct OperationDescriptor: Sendable {
     /// An argument of an operation.
     public struct Argument: Sendable, Hashable {
+        /// The argument's name.
         public var name: String
+        /// The type a value must have.
         public var shape: ValueShape
+        /// Whether a call must give the argument, and not as `null`.
         public var required: Bool
         /// Never shown in progress lines, traces or journals unless the user asks for secrets.
         public var secret: Bool
@@ -16,8 +19,10 @@ public struct OperationDescriptor: Sendable {
         /// it (the operation's ``OperationDescriptor/errors`` include it), and a run warns about what a valid one
         /// holds that this version does not define. A run does not decode a code again that it has checked.
         public var onboardingPayload: Bool
+        /// What the argument is, for `matterflow operations`.
         public var summary: String
 
+        /// An argument; an onboarding payload is always secret.
         public init(
             _ name: String, _ shape: ValueShape, required: Bool, secret: Bool = false, onboardingPayload: Bool = false,
             _ summary: String
@@ -33,6 +38,8 @@ public struct OperationDescriptor: Sendable {
 
     /// How a call changes the hub, for retry-safety checks.
     public enum Effect: String, Sendable, Hashable, CaseIterable {
+        /// `read` changes nothing; a repeat of an `idempotentWrite` changes nothing more; a repeat of a
+        /// `nonIdempotentWrite` could do its work twice.
         case read, idempotentWrite, nonIdempotentWrite
     }
 
@@ -42,9 +49,13 @@ public struct OperationDescriptor: Sendable {
     /// package): the hub method it calls decides where the work runs, and no hop is spent getting there.
     public typealias Invocation = @Sendable (any Hub, StructureID, JSONObject) async throws -> JSONValue
 
+    /// The operation's name, as action states give it in `operation`.
     public var name: String
+    /// One line for `matterflow operations`.
     public var summary: String
+    /// The arguments the operation takes.
     public var arguments: [Argument]
+    /// The shape of the operation's result.
     public var result: ValueShape
     /// Causes the operation itself may raise. Every operation may also time out, be cancelled, or fail inside
     /// the hub (``OperationDescriptor/engineCauses``).
@@ -54,6 +65,7 @@ public struct OperationDescriptor: Sendable {
     public var declaredCauses: [DeclaredCause]
     /// How long a call may take before it fails with `deadlineExceeded` / `actionTimedOut`, unless the state says.
     public var defaultTimeoutSeconds: Double
+    /// How a call changes the hub.
     public var effect: Effect
     /// Opens the structure's commissioning session.
     public var acquiresSession: Bool
@@ -82,6 +94,8 @@ public struct OperationDescriptor: Sendable {
     public var argumentWarnings: (@Sendable (JSONObject) -> [String])?
     private(set) var invoke: Invocation
 
+    /// An operation. Without `requires`, its order rules are the standard ones for its name
+    /// (``OrderRequirement/standard``); an onboarding-payload argument adds `invalidPayload` to its errors.
     public init(
         name: String, summary: String, arguments: [Argument], result: ValueShape, errors: [ErrorCause],
         defaultTimeoutSeconds: Double, effect: Effect, acquiresSession: Bool = false, releasesSession: Bool = false,

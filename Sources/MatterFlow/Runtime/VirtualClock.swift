@@ -30,8 +30,10 @@ public final class VirtualClock: WorkflowClock {
 
     private let state = Mutex(State())
 
+    /// A clock at zero, with no task working and no sleepers.
     public init() {}
 
+    /// Virtual time elapsed since the clock was made.
     public var now: Duration { state.withLock { $0.now } }
 
     /// How many tracked tasks are working right now (for tests of the accounting).
@@ -40,10 +42,13 @@ public final class VirtualClock: WorkflowClock {
     /// How many tasks and timers are waiting on this clock.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// Counts one more task as working.
     public func beginActivity() {
         state.withLock { $0.active += 1 }
     }
 
+    /// Counts one task fewer as working; when none is left, moves time to the earliest deadline and wakes what is
+    /// due then.
     public func endActivity() {
         settle(state.withLock { state -> [Sleeper] in
             state.active -= 1
@@ -58,6 +63,8 @@ public final class VirtualClock: WorkflowClock {
         }
     }
 
+    /// Suspends until virtual time reaches `duration` from now, the task counting as not working meanwhile; returns
+    /// at once for a duration of zero or less, and throws `CancellationError` when the task is cancelled.
     public func sleep(for duration: Duration) async throws {
         guard duration > .zero else {
             try Task.checkCancellation()
@@ -88,6 +95,8 @@ public final class VirtualClock: WorkflowClock {
         }
     }
 
+    /// Queues `action` to run when virtual time reaches `duration` from now (a negative duration counts as zero);
+    /// cancelling the timer removes it.
     public func scheduleTimer(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> any ClockTimer {
         let id = nextID()
         state.withLock { state in

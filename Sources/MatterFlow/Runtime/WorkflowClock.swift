@@ -31,9 +31,13 @@ public protocol ClockTimer: Sendable {
 }
 
 extension WorkflowClock {
+    /// Does nothing, for clocks that do not count the tasks at work.
     public func beginActivity() {}
+    /// Does nothing, for clocks that do not count the tasks at work.
     public func endActivity() {}
 
+    /// Starts a task that sleeps for `duration` on this clock, then calls `action`; cancelling the timer cancels the
+    /// task.
     public func scheduleTimer(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> any ClockTimer {
         TaskTimer(task: task {
             if (try? await sleep(for: duration)) != nil { action() }
@@ -59,10 +63,13 @@ struct QueuedTimer: ClockTimer {
 public struct SystemClock: WorkflowClock {
     private let origin = ContinuousClock.now
 
+    /// A clock whose origin is the moment it is made.
     public init() {}
 
+    /// Real time elapsed since the clock was made.
     public var now: Duration { ContinuousClock.now - origin }
 
+    /// Sleeps for `duration` of real time; throws `CancellationError` when the task is cancelled.
     public func sleep(for duration: Duration) async throws {
         try await Task.sleep(for: duration)
     }
@@ -94,8 +101,10 @@ public final class ManualClock: WorkflowClock {
 
     private let state = Mutex(State())
 
+    /// A clock at zero, with no sleepers.
     public init() {}
 
+    /// The time the clock has been advanced to, from zero.
     public var now: Duration { state.withLock { $0.now } }
 
     /// How many tasks (and timers) are sleeping on this clock.
@@ -125,6 +134,8 @@ public final class ManualClock: WorkflowClock {
         }
     }
 
+    /// Suspends until an advance reaches `duration` from now; returns at once for a duration of zero or less, and
+    /// throws `CancellationError` when the task is cancelled.
     public func sleep(for duration: Duration) async throws {
         let id = nextID()
         try await withTaskCancellationHandler {
@@ -142,6 +153,7 @@ public final class ManualClock: WorkflowClock {
         }
     }
 
+    /// Queues `action` to run when an advance reaches `duration` from now; the timer counts as a sleeper until then.
     public func scheduleTimer(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> any ClockTimer {
         let id = nextID()
         add(.action(action), after: duration, id: id).forEach { $0.resume() }
