@@ -38,7 +38,8 @@ struct HubConnectLimitTests {
         let waited = ContinuousClock.now - started
         #expect(error?.cause == .hubUnreachable)
         #expect(error?.message.contains("the connection was not accepted within 0.3 s") == true, "\(error?.message ?? "")")
-        #expect(waited >= .milliseconds(300) && waited < .seconds(5), "\(waited)")
+        // Given up, not held for the kernel's two minutes of SYN retries (a loaded machine may resume the task late).
+        #expect(waited >= .milliseconds(300) && waited < .seconds(60), "\(waited)")
     }
 
     @Test("a port nobody listens on is refused at once")

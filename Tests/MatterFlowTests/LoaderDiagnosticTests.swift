@@ -68,6 +68,7 @@ import Testing
         ("unhandledError", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done"}, "#+end+"}")),
         ("unboundedDuration", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["*"], "next": "b"}]}, "b": {"type": "assign", "warning": "again", "next": "a"}, "#+end+"}")),
         ("deadlineNotMet", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "#+end+"}", extra: #""deadlineSeconds": 5,"#)),
+        ("secretInputNotDeclared", workflow(states: #"{"a": {"type": "action", "operation": "commissionDevice", "arguments": {"onboardingPayload": "${input.code}"}, "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "#+end+"}", inputs: #"{"code": {"type": "string", "required": true}}"#)),
         ("unsafeRetry", workflow(states: #"{"a": {"type": "action", "operation": "commissionDevice", "arguments": {"onboardingPayload": "MT:Y.K9042C00KA0648G00"}, "retry": [{"errors": ["deadlineExceeded"]}], "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "#+end+"}")),
     ]
 

@@ -110,7 +110,7 @@ import Testing
     @Test func aCallWithoutItsSupportCheckIsStillReported() {
         let findings = Self.sameFindings(#"""
             {"workflow": "join", "version": 1, "start": "join",
-             "inputs": {"deviceID": {"type": "string", "required": true}, "dataset": {"type": "string", "required": true}},
+             "inputs": {"deviceID": {"type": "string", "required": true}, "dataset": {"type": "string", "required": true, "secret": true}},
              "states": {
                "join": {"type": "action", "operation": "joinThreadNetwork",
                         "arguments": {"deviceID": "${input.deviceID}", "operationalDataset": "${input.dataset}"},

@@ -93,6 +93,9 @@ public enum WorkflowDiagnosticCode {
     public static let unsafeRetry = "unsafeRetry"
     /// The file is a home description, fixture or operation catalog, not a workflow.
     public static let notAWorkflow = "notAWorkflow"
+    /// An input not declared secret is passed to a secret argument or sub-workflow input, so its value would show
+    /// in the run's start, checkpoints and traces.
+    public static let secretInputNotDeclared = "secretInputNotDeclared"
 
     /// Every workflow diagnostic code with what it means, for the language reference and tests.
     public static let all: [(code: String, meaning: String)] = [
@@ -149,5 +152,6 @@ public enum WorkflowDiagnosticCode {
         (unboundedDuration, "a path can loop, so no bound on the run's duration exists"),
         (deadlineNotMet, "a path can take longer than the workflow's deadlineSeconds"),
         (unsafeRetry, "a non-idempotent operation is retried after an error that leaves its outcome in doubt"),
+        (secretInputNotDeclared, "an input not declared secret is passed to a secret argument or sub-workflow input"),
     ]
 }

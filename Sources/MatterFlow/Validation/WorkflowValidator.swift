@@ -57,6 +57,9 @@ struct WorkflowValidator {
                     continue
                 }
                 acquires = acquires || operation.acquiresSession
+                for (name, template) in action.arguments where operation.secretArguments.contains(name) {
+                    checkSecretFlow(template, into: "argument \"\(name)\" of operation \(operation.name)", at: JSONPointer.appending(name, to: state.pointer + "/arguments"))
+                }
                 collector.checkArguments(
                     given: action.arguments, declared: operation.arguments.map { ($0.name, $0.shape, $0.required) },
                     at: state.pointer + "/arguments", callee: "operation \(operation.name)"
@@ -72,6 +75,9 @@ struct WorkflowValidator {
                 checkGuards(subworkflow.step, state: state)
                 guard let child = workflow.subworkflows[subworkflow.path] else { continue }
                 acquires = acquires || verification.opensSession(child)
+                for (name, template) in subworkflow.inputs where child.input(named: name)?.secret == true {
+                    checkSecretFlow(template, into: "input \"\(name)\" of workflow \(subworkflow.path)", at: JSONPointer.appending(name, to: state.pointer + "/inputs"))
+                }
                 collector.checkArguments(
                     given: subworkflow.inputs,
                     declared: child.inputs.map { ($0.name, $0.type.shape, $0.required) },
@@ -105,6 +111,18 @@ struct WorkflowValidator {
             collector.warning(
                 Code.missingCancelPath, at: "",
                 "this workflow opens a commissioning session but declares no \"onCancel\" state; a cancelled run would leave the session active")
+        }
+    }
+
+    /// A secret parameter (an operation's secret argument, a sub-workflow's secret input) must not be given an input
+    /// of this workflow that is not secret: the call redacts the value, but the run's start, its checkpoints and its
+    /// traces show the inputs as they are declared.
+    private func checkSecretFlow(_ template: Template, into parameter: String, at pointer: String) {
+        for reference in template.references where reference.root == .input {
+            guard let name = reference.head, let input = workflow.input(named: name), !input.secret else { continue }
+            collector.error(
+                Code.secretInputNotDeclared, at: pointer,
+                "\(parameter) is secret, but input \"\(name)\" given to it is not: its value would show in the run's start, checkpoints and traces; declare the input \"secret\": true (or type onboardingPayload or operationalDataset)")
         }
     }
 
