@@ -34,18 +34,24 @@ extension SimulatedHub {
         structure: StructureID, deviceID: String, operationalDataset: [UInt8]
     ) async throws -> NetworkOperationResult {
         try await perform(.joinThreadNetwork, structure) { _ in
-            try self.mutate(structure, else: self.deviceMissing(structure, deviceID)) { state throws(FlowError) in
+            let result = try self.mutate(structure, else: self.deviceMissing(structure, deviceID)) { state throws(FlowError) in
                 try state.joinNetwork(deviceID: deviceID, dataset: operationalDataset)
             }
+            // A router that moves to another network resets its Thread stack: an ePSKc key of the old network ends.
+            if result.status == .migrated { self.withdrawKey(structure, deviceID) }
+            return result
         }
     }
 
     /// Leaves the network and forgets its dataset; `notOnNetwork` (and no change) when on none.
     public func leaveThreadNetwork(structure: StructureID, deviceID: String) async throws -> NetworkOperationResult {
         try await perform(.leaveThreadNetwork, structure) { _ in
-            try self.mutate(structure, else: self.deviceMissing(structure, deviceID)) { state throws(FlowError) in
+            let result = try self.mutate(structure, else: self.deviceMissing(structure, deviceID)) { state throws(FlowError) in
                 try state.leaveNetwork(deviceID: deviceID)
             }
+            // Leaving resets the router's Thread stack: an ePSKc key of the network ends with it.
+            if result.status == .left { self.withdrawKey(structure, deviceID) }
+            return result
         }
     }
 

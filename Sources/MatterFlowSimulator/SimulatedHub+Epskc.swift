@@ -15,6 +15,13 @@ extension SimulatedHub {
         try await perform(.activateEpskc, structure) { _ in
             let (router, device) = try self.epskcTarget(
                 structure, deviceID, command: BorderRouterTraits.activateEpskcMode)
+            guard router.network != nil || !router.offersEpskc else {
+                // ePSKc lets a commissioner reach the network the router is on: with none, there is nothing to share.
+                // (A router without ePSKc is refused as such, below.)
+                throw FlowError(
+                    .notOnThreadNetwork,
+                    "border router \(device.name) (\(deviceID)) is on no Thread network, so it has no credentials to share; join it to one first (join-network)")
+            }
             var entry = self.epskcEntry(structure, router)
             let key = EpskcKey.generate(using: self.epskc.random)
             let active: EpskcSession.ActiveKey
@@ -70,6 +77,15 @@ extension SimulatedHub {
     func isActiveKey(_ structure: StructureID, _ deviceID: String, _ activation: Int) -> Bool {
         guard let entry = epskc.routers[structure]?[deviceID] else { return false }
         return entry.activation == activation && entry.session.isActive
+    }
+
+    /// Ends a border router's active ePSKc key, if it has one (`cancelled`, detail `deactivated`), as its Thread stack
+    /// resets when it leaves or changes networks.
+    func withdrawKey(_ structure: StructureID, _ deviceID: String) {
+        guard var entry = epskc.routers[structure]?[deviceID], entry.session.isActive,
+            let deactivation = try? entry.session.deactivate()
+        else { return }
+        endKey(&entry, structure, deviceID, deactivation)
     }
 
     /// Ends a key: stops its tasks, stores the session and tells subscribers.

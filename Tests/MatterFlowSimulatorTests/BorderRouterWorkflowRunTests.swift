@@ -40,7 +40,7 @@ import Testing
         _ text: String, script: [HomeDescription.CommissionerStep]
     ) async throws -> (RunResult, [RunEvent], SimulatedHub) {
         let clock = VirtualClock()
-        var router = HomeDescription.BorderRouter(deviceID: BorderRouterHomes.routerID)
+        var router = (try BorderRouterHomes.routerOnNetwork())
         router.commissioner = script
         let hub = try SimulatedHub(home: BorderRouterHomes.home(router), clock: clock)
         let workflow = try WorkflowEngine().load(text: text, baseDirectory: "/")
@@ -79,7 +79,7 @@ import Testing
         let text = try String(contentsOfFile: Self.workflowPath("epskc-share"), encoding: .utf8)
         let shareDirectory = URL(fileURLWithPath: Self.workflowPath("epskc-share")).deletingLastPathComponent().path
         let clock = VirtualClock()
-        var router = HomeDescription.BorderRouter(deviceID: BorderRouterHomes.routerID)
+        var router = (try BorderRouterHomes.routerOnNetwork())
         router.commissioner = [.init(atSeconds: 30, action: .useKey)]
         let hub = try SimulatedHub(home: BorderRouterHomes.home(router), clock: clock)
         let workflow = try WorkflowEngine().load(text: text, baseDirectory: shareDirectory)
@@ -94,7 +94,7 @@ import Testing
 
     @Test func aCancelledShareWithdrawsTheKeyItActivated() async throws {
         let clock = VirtualClock()
-        let hub = try SimulatedHub(home: BorderRouterHomes.home(), clock: clock)
+        let hub = try SimulatedHub(home: BorderRouterHomes.home(try BorderRouterHomes.routerOnNetwork()), clock: clock)
         let workflow = try WorkflowEngine().load(path: Self.workflowPath("epskc-share"))
         // Hold virtual time still, so the key cannot expire while the test reacts to the wait starting.
         let hold = ClockHold(clock)
@@ -115,7 +115,7 @@ import Testing
 
     @Test func epskcStopStopsAnActiveKeyAndConfirmsIt() async throws {
         let clock = VirtualClock()
-        let hub = try SimulatedHub(home: BorderRouterHomes.home(), clock: clock)
+        let hub = try SimulatedHub(home: BorderRouterHomes.home(try BorderRouterHomes.routerOnNetwork()), clock: clock)
         let hold = ClockHold(clock)
         _ = try await hub.activateEpskc(structure: structure, deviceID: router, requestedDurationSeconds: 600)
         let workflow = try WorkflowEngine().load(path: Self.workflowPath("epskc-stop"))
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func findBorderRouterPicksTheNamedOneOrTheFirstAndSaysWhy() async throws {
-        var home = BorderRouterHomes.home()
+        var home = BorderRouterHomes.home(try BorderRouterHomes.routerOnNetwork())
         home.thread.borderRouters.append(HomeDescription.BorderRouter(deviceID: BorderRouterHomes.sensorID))
         let hub = try SimulatedHub(home: home, clock: VirtualClock())
         let workflow = try WorkflowEngine().load(path: Self.workflowPath("find-border-router"))

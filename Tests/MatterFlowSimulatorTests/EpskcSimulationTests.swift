@@ -15,7 +15,7 @@ import Testing
         commissioner: [Step] = [], clock: any WorkflowClock = VirtualClock(),
         router: HomeDescription.BorderRouter? = nil
     ) throws -> SimulatedHub {
-        var entry = router ?? HomeDescription.BorderRouter(deviceID: BorderRouterHomes.routerID)
+        var entry = try router ?? BorderRouterHomes.routerOnNetwork()
         entry.commissioner = commissioner
         return try SimulatedHub(home: BorderRouterHomes.home(entry), clock: clock)
     }
@@ -43,6 +43,43 @@ import Testing
             try await other.activateEpskc(structure: structure, deviceID: router, requestedDurationSeconds: 601)
         }
         #expect(await other.epskcPhase(structure: structure, deviceID: router) == .stopped)
+    }
+
+    @Test("a router on no Thread network has nothing to share: activation is refused")
+    func noNetworkNoKey() async throws {
+        let hub = try hub(router: HomeDescription.BorderRouter(deviceID: BorderRouterHomes.routerID))
+        let refused = await expectFailure(.notOnThreadNetwork) {
+            try await hub.activateEpskc(structure: structure, deviceID: router, requestedDurationSeconds: 60)
+        }
+        #expect(refused?.code == .failedPrecondition)
+        #expect(refused?.message.contains("join it to one first") == true)
+        #expect(await hub.epskcPhase(structure: structure, deviceID: router) == .stopped)
+    }
+
+    @Test("leaving the network, or migrating to another, ends the active key: cancelled")
+    func leavingOrMigratingEndsTheKey() async throws {
+        for migrate in [false, true] {
+            let hub = try hub(clock: ManualClock())
+            var events = await hub.epskcModeDeactivatedEvents(structure: structure).makeAsyncIterator()
+            _ = try await hub.activateEpskc(structure: structure, deviceID: router, requestedDurationSeconds: 600)
+            if migrate {
+                let moved = try await hub.joinThreadNetwork(
+                    structure: structure, deviceID: router, operationalDataset: try BorderRouterHomes.bytes(BorderRouterHomes.networkDe2b))
+                #expect(moved.status == .migrated)
+            } else {
+                #expect(try await hub.leaveThreadNetwork(structure: structure, deviceID: router).status == .left)
+            }
+            let event = try #require(await events.next())
+            #expect(event.reason == .cancelled, "migrate: \(migrate)")
+            #expect(await hub.epskcPhase(structure: structure, deviceID: router) == .stopped)
+        }
+        // Joining the network it is on changes nothing: the key stays.
+        let hub = try hub(clock: ManualClock())
+        _ = try await hub.activateEpskc(structure: structure, deviceID: router, requestedDurationSeconds: 600)
+        let same = try await hub.joinThreadNetwork(
+            structure: structure, deviceID: router, operationalDataset: try BorderRouterHomes.bytes(BorderRouterHomes.network5938))
+        #expect(same.status == .alreadyJoined)
+        #expect(await hub.epskcPhase(structure: structure, deviceID: router) == .started)
     }
 
     @Test func theKeyExpiresExactlyAtItsDurationOnTheHubsClock() async throws {
@@ -192,7 +229,7 @@ import Testing
         #expect(!saved.contains(BorderRouterHomes.network5938Key))
         #expect(!saved.contains(BorderRouterHomes.network5938PSKc))
         // A hub opened from the saved state sees the border router with no active key.
-        let reopened = try SimulatedHub(stateStore: try HomeStateStore(directory: directory, startingFrom: BorderRouterHomes.home()))
+        let reopened = try SimulatedHub(stateStore: try HomeStateStore(directory: directory, startingFrom: BorderRouterHomes.home(try BorderRouterHomes.routerOnNetwork())))
         #expect(await reopened.epskcPhase(structure: structure, deviceID: router) == .stopped)
     }
 

@@ -112,7 +112,10 @@ enum BorderRouterOperations {
             .init("status", .string, "success"), .init("epskc", .string, "the one-time key (secret)"),
             .init("validDurationSeconds", .integer, "how long the key is valid"),
         ]),
-        errors: [.deviceNotFound, .notBorderRouter, .notSupported, .epskcAlreadyActive, .invalidArgumentValue, .hubOffline, .hubUnreachable],
+        errors: [
+            .deviceNotFound, .notBorderRouter, .notSupported, .epskcAlreadyActive, .notOnThreadNetwork, .invalidArgumentValue, .hubOffline,
+            .hubUnreachable,
+        ],
         defaultTimeoutSeconds: 10, effect: .nonIdempotentWrite, secretResultFields: ["epskc"]
     ) { hub, structure, arguments in
         let activation = try await hub.activateEpskc(
