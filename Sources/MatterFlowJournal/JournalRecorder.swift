@@ -177,9 +177,11 @@ final class JournalRecorder: RunRecording {
                 .hubUnreachable, "\(operation.name) was not called: its intent could not be made durable (\(error.message))"))
         }
         // The call whose intent found the journal failing is not made either (the run is cancelled meanwhile), unless
-        // it releases the session: a cancel path's release goes through, unrecorded, rather than leave the session
-        // held. The cancel path's later calls are made, unrecorded, for the same reason.
-        if failedHere, !operation.releasesSession {
+        // it only releases the session: a cancel path's release goes through, unrecorded, rather than leave the
+        // session held. A call that also does work (completeCommissioning commits the devices) is not made: its
+        // effect would stand with no record of it. The cancel path's later calls are made, unrecorded, for the same
+        // reason.
+        if failedHere, !(operation.releasesSession && operation.releaseAttemptSuffices) {
             return .failure(FlowError(
                 .hubUnreachable, "\(operation.name) was not called: its intent could not be written to the journal \(writer.path)"))
         }
