@@ -17,10 +17,13 @@ struct Reconciler {
     /// Devices the journal shows this run commissioned (pending until completion).
     let journaledDevices: [String]
 
-    /// Whether the active session is this run's.
+    /// Whether the active session is this run's: by its owner when the hub names one (a session ID can repeat: a
+    /// home whose state was reset issues the same IDs again, and another run may hold one now), else by an ID the
+    /// journal shows this run opened.
     var holdsSession: Bool {
         guard let session else { return false }
-        return session.owner == runID || journaledSessions.contains(session.sessionID)
+        if let owner = session.owner { return owner == runID }
+        return journaledSessions.contains(session.sessionID)
     }
 
     /// The structure's session in words, for resolutions and notes.
