@@ -16,6 +16,8 @@ struct Reconciler {
     let journaledSessions: Set<String>
     /// Devices the journal shows this run commissioned (pending until completion).
     let journaledDevices: [String]
+    /// Why the hub cannot answer now (offline, or unreachable from here); nil when it can.
+    var unavailable: String? = nil
 
     /// Whether the active session is this run's: by its owner when the hub names one (a session ID can repeat: a
     /// home whose state was reset issues the same IDs again, and another run may hold one now), else by an ID the

@@ -51,9 +51,14 @@ struct RunRecoverer {
         // Read the hub: the structure's session, and whose it is.
         let reconciler = try await readHub()
         var resolutions: [Resolution] = []
-        for intent in inDoubtIntents {
-            let resolution = await reconciler.reconcile(intent)
-            resolutions.append(resolution)
+        for intent in inDoubtIntents { resolutions.append(await reconciler.reconcile(intent)) }
+        // A call left in doubt because the hub cannot be asked now is settled by a later recovery, not taken for
+        // undone: the run is left as it is (needs attention), its calls still in doubt, rather than closed on a guess.
+        if let reason = reconciler.unavailable, let unsettled = resolutions.first(where: { $0.verdict == .unknown }) {
+            throw RecoveryDeferral(
+                message: "\(unsettled.operation) (\(unsettled.key)) is in doubt and \(reason), so recovery cannot tell what it did; recover again once the hub answers")
+        }
+        for (intent, resolution) in zip(inDoubtIntents, resolutions) {
             let entry = ResolutionEntry(resolution: resolution, workflow: intent.workflow, state: intent.state)
             try journal { () throws(JournalError) in try writer.append(.resolution(entry)) }
         }
@@ -84,6 +89,16 @@ struct RunRecoverer {
             try finish(
                 run: &run, outcome: .succeeded, error: nil, output: ["deviceIDs": .array(devices.map(JSONValue.string))],
                 note: "resumed: commissioning had been completed (devices \(devices.joined(separator: ", "))), so the run succeeded")
+            return
+        }
+        // Without resuming, a completed commissioning is not cancelled either: no cancel path can take the devices
+        // back out of the structure, so the run ended as it succeeded (unless it holds a session again, which its
+        // cancel path releases).
+        if !options.resume, let devices = completedDevices, !reconciler.holdsSession {
+            try finish(
+                run: &run, outcome: .succeeded, error: nil, output: ["deviceIDs": .array(devices.map(JSONValue.string))],
+                note: "commissioning had been completed (devices \(devices.joined(separator: ", "))), which no cancel path undoes, "
+                    + "so the run succeeded; the states after the completion were not run (recover with --resume runs them)")
             return
         }
 
@@ -325,7 +340,8 @@ struct RunRecoverer {
         }
         return Reconciler(
             hub: hub, structure: structure, runID: runID, session: session, knowsOwners: hub is any RecoverableHub,
-            sessionActive: status.activeSession, journaledSessions: journaledSessions, journaledDevices: journaledDevices)
+            sessionActive: status.activeSession, journaledSessions: journaledSessions, journaledDevices: journaledDevices,
+            unavailable: !status.online ? "the hub is offline" : !status.reachable ? "the hub cannot be reached" : nil)
     }
 
     /// Ends the journal: the run's terminal record, then the recovery's.

@@ -173,7 +173,7 @@ struct RecoveryTests {
         #expect(found)
     }
 
-    @Test("an in-doubt completion that took effect: cancelled without --resume, succeeded with it")
+    @Test("an in-doubt completion that took effect: succeeded, with or without --resume (no cancel path undoes it)")
     func inDoubtCompletion() async throws {
         let outcome = try await Self.sequence(of: JournalEntry.Kind.outcome.rawValue, "completeCommissioning")
         for resume in [false, true] {
@@ -190,7 +190,7 @@ struct RecoveryTests {
                 #expect(resolution.verdict == .applied)
                 #expect(resolution.devices.count == 1)
                 #expect(run.releasedSession == false)
-                #expect(run.status == (resume ? .succeeded : .cancelled))
+                #expect(run.status == .succeeded, "\(run.notes)")
                 #expect(run.resumed == resume)
                 #expect(try scenario.savedHome()?.devices.map(\.id).contains(resolution.devices[0]) == true)
                 found = true
@@ -319,5 +319,29 @@ struct RecoveryTests {
         #expect(settled.runs.first?.action == .recovered)
         #expect(try scenario.savedHome()?.activeSession == nil)
         #expect(try scenario.journal().runs().first?.status == .cancelled)
+    }
+
+    @Test("a completion in doubt while the hub cannot be reached is left for later, not closed as cancelled")
+    func anInDoubtCompletionWaitsForTheHub() async throws {
+        // The hub completed the commissioning; the process died before the outcome was written.
+        let outcome = try await Self.sequence(of: JournalEntry.Kind.outcome.rawValue, "completeCommissioning")
+        let scenario = try await CrashScenario(position: .before, sequence: outcome)
+        defer { scenario.scratch.remove() }
+        let unreachable = try scenario.hub()
+        try await unreachable.setReachable(false, structure: Homes.structureID)
+        let report = try await scenario.journal().recover(on: unreachable)
+        #expect(report.runs.first?.action == .deferred, "\(report.runs.first?.notes ?? [])")
+        #expect(report.runs.first?.notes.last?.contains("completeCommissioning") == true)
+        #expect(report.runs.first?.notes.last?.contains("the hub cannot be reached") == true)
+        #expect(try scenario.journal().runs().first?.status == .needsAttention)
+
+        // Once the hub answers, the completion is found applied: the run succeeded, with its device.
+        let back = try scenario.hub()
+        try await back.setReachable(true, structure: Homes.structureID)
+        let settled = try await scenario.journal().recover(on: back)
+        #expect(settled.runs.first?.action == .recovered, "\(settled.runs.first?.notes ?? []) \(String(describing: settled.runs.first?.status))")
+        #expect(settled.runs.first?.status == .succeeded, "\(settled.runs.first?.notes ?? [])")
+        #expect(try scenario.journal().runs().first?.status == .succeeded)
+        #expect(try scenario.savedHome()?.devices.contains { $0.name == "Lamp" } == true)
     }
 }
