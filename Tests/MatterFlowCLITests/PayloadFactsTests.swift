@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowJSON
+import MatterPayload
 import Testing
 
 /// Inputs of type `onboardingPayload`: their non-secret facts are readable in conditions and templates before
@@ -65,6 +66,17 @@ struct PayloadFactsTests {
         #expect(output["discriminator"] is NSNull)
         #expect(output["short"] as? Int == 15)
         #expect(output["discovery"] is NSNull)
+    }
+
+    @Test("a 21-digit manual code's flow is nonStandard: it does not say user intent or custom; the QR code does")
+    func aLongManualCodeSaysOnlyNonStandard() throws {
+        let device = OnboardingPayload(
+            vendorID: 0xFFF1, productID: 0x8000, discriminator: 3840, passcode: 20_202_021, commissioningFlow: .userIntent)
+        let manual = try device.manualCode()
+        #expect(manual.count == 21)
+        #expect(OnboardingPayloadFacts.facts(of: manual)?["commissioningFlow"] == "nonStandard")
+        #expect(OnboardingPayloadFacts.facts(of: try device.qrCode())?["commissioningFlow"] == "userIntent")
+        #expect(OnboardingPayloadFacts.facts(of: "34970112332")?["commissioningFlow"] == "standard")
     }
 
     @Test func thePasscodeCannotBeRead() async throws {

@@ -14,7 +14,9 @@ public enum OnboardingPayloadFacts {
         .init("version", .integer, "the payload format version (0)"),
         .init("vendorID", .integer, "the vendor ID (0: unspecified); null for an 11-digit manual code"),
         .init("productID", .integer, "the product ID (0: unspecified); null for an 11-digit manual code"),
-        .init("commissioningFlow", .string, "\"standard\", \"userIntent\", \"custom\", or \"reserved\" (an undefined value)"),
+        .init(
+            "commissioningFlow", .string,
+            "\"standard\", \"userIntent\", \"custom\", \"reserved\" (an undefined value), or \"nonStandard\" (a 21-digit manual code: user intent or custom, the code does not say which)"),
         .init(
             "discoveryCapabilities", .array(.string),
             "the transports the device is discoverable on (softAP, ble, onNetwork, wifiPAF, nfc, thread); null for a manual code"),
@@ -33,7 +35,9 @@ public enum OnboardingPayloadFacts {
         let product = payload.kind == .qr ? payload.productID ?? 0 : payload.productID
         facts["vendorID"] = vendor.map { .int(Int($0)) } ?? .null
         facts["productID"] = product.map { .int(Int($0)) } ?? .null
-        facts["commissioningFlow"] = .string(flowName(payload.commissioningFlow))
+        // A 21-digit manual code says only that the flow is not the standard one: generators write it for a custom
+        // flow (connectedhomeip) or for any non-standard one (the Python generator, and `payload generate`).
+        facts["commissioningFlow"] = .string(payload.kind == .manual && payload.vendorID != nil ? "nonStandard" : flowName(payload.commissioningFlow))
         facts["discoveryCapabilities"] =
             payload.discoveryCapabilities.map { capabilities in
                 .array(capabilityNames.filter { capabilities.contains($0.capability) }.map { .string($0.name) })
