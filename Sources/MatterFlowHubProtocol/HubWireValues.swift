@@ -147,10 +147,23 @@ enum HubWire {
         ]
     }
 
+    /// An activation: status `success`, a key of 9 digits (never quoted: it is secret) granted for 1 to the 600 s a
+    /// request may ask for. Another status is the router refusing in its own words (as Google's API reports a
+    /// failure): no key is active, and the call fails with `failedPrecondition` / `epskcNotActivated`.
     static func activation(_ reader: WireReader) throws(FlowError) -> EpskcActivation {
-        EpskcActivation(
-            status: try reader.string("status"), epskc: try reader.string("epskc"),
-            validDurationSeconds: try reader.int("validDurationSeconds", in: 0...86_400))
+        let status = try reader.string("status")
+        guard status == "success" else {
+            throw FlowError(
+                .epskcNotActivated,
+                "the border router answered the activation with status \"\(LineQuote.masked(status, limit: 60))\": no key was activated")
+        }
+        let epskc = try reader.string("epskc")
+        guard epskc.utf8.count == 9, epskc.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            throw FlowError(
+                reader.cause,
+                "\(reader.subject): member \"epskc\" must be the key's 9 digits; got \(epskc.utf8.count) characters, not 9 digits (the key is not shown)")
+        }
+        return EpskcActivation(status: status, epskc: epskc, validDurationSeconds: try reader.int("validDurationSeconds", in: 1...600))
     }
 
     static func json(_ result: NetworkOperationResult) -> JSONValue {

@@ -395,3 +395,36 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         }
     }
 }
+
+/// A hub's answer to activateEpskc: a key of 9 digits granted for at most 600 s, or a status that says the router
+/// refused; the key is never quoted.
+@Suite struct HubActivationValueTests {
+    static func read(_ activation: JSONObject) -> Result<EpskcActivation, FlowError> {
+        Result { () throws(FlowError) in
+            try HubWire.activation(try WireReader(.object(activation), subject: "the hub's result for activateEpskc", cause: .hubFailure))
+        }
+    }
+
+    @Test("success with a 9-digit key and 1...600 s is taken; another status is the router's refusal, not a key")
+    func statusesAndKeys() throws {
+        let good: JSONObject = ["status": "success", "epskc": "307318421", "validDurationSeconds": 120]
+        #expect(try Self.read(good).get().epskc == "307318421")
+        var refused = good
+        refused["status"] = "busy"
+        refused["epskc"] = ""
+        guard case .failure(let refusal) = Self.read(refused) else { Issue.record("a refusal was taken for a key"); return }
+        #expect(refusal.cause == .epskcNotActivated)
+        #expect(refusal.code == .failedPrecondition)
+        #expect(refusal.message.contains(#"status "busy""#))
+        for (key, value) in [("epskc", JSONValue.string("12345")), ("epskc", "12345678a"), ("validDurationSeconds", 900), ("validDurationSeconds", 0)] {
+            var answer = good
+            answer[key] = value
+            guard case .failure(let error) = Self.read(answer) else {
+                Issue.record("\(key) \(value) was taken")
+                continue
+            }
+            #expect(error.cause == .hubFailure, "\(key)")
+            #expect(!error.message.contains("12345"), "the key is never quoted: \(error.message)")
+        }
+    }
+}

@@ -93,6 +93,9 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     /// The border router is on no Thread network, so it has no credentials to share; code
     /// ``ErrorCode/failedPrecondition``.
     public static let notOnThreadNetwork = known("notOnThreadNetwork")
+    /// The border router answered an activation with a status other than success: no ePSKc key is active; code
+    /// ``ErrorCode/failedPrecondition``.
+    public static let epskcNotActivated = known("epskcNotActivated")
     /// The Thread Operational Dataset is malformed or incomplete; code ``ErrorCode/invalidArgument``.
     public static let invalidDataset = known("invalidDataset")
     /// A map state's items are not a list; code ``ErrorCode/invalidArgument``.
@@ -136,6 +139,7 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
         (.epskcNotActive, .failedPrecondition, "no ePSKc key is active on the border router"),
         (.epskcOutOfOrder, .failedPrecondition, "the border router's ePSKc session is in a state that does not allow the event"),
         (.notOnThreadNetwork, .failedPrecondition, "the border router is on no Thread network, so it has no credentials to share"),
+        (.epskcNotActivated, .failedPrecondition, "the border router answered the activation with a status other than success: no key is active"),
         (.invalidDataset, .invalidArgument, "the Thread Operational Dataset is malformed or incomplete"),
         (.mapItemsNotList, .invalidArgument, "a map state's items are not a list"),
         (.mapTooManyItems, .outOfRange, "a map state's list has more elements than its maxItems"),

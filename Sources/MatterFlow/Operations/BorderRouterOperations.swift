@@ -113,8 +113,8 @@ enum BorderRouterOperations {
             .init("validDurationSeconds", .integer, "how long the key is valid"),
         ]),
         errors: [
-            .deviceNotFound, .notBorderRouter, .notSupported, .epskcAlreadyActive, .notOnThreadNetwork, .invalidArgumentValue, .hubOffline,
-            .hubUnreachable,
+            .deviceNotFound, .notBorderRouter, .notSupported, .epskcAlreadyActive, .notOnThreadNetwork, .epskcNotActivated,
+            .invalidArgumentValue, .hubOffline, .hubUnreachable,
         ],
         defaultTimeoutSeconds: 10, effect: .nonIdempotentWrite, secretResultFields: ["epskc"]
     ) { hub, structure, arguments in
