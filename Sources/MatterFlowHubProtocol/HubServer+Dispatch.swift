@@ -79,7 +79,8 @@ extension HubServer {
             let deviceID = try reader.string("deviceID")
             guard let dataset = HubWire.bytes(hex: try reader.string("operationalDataset")) else {
                 throw FlowError(
-                    .invalidArgumentValue, "params of joinThreadNetwork: member \"operationalDataset\" must be hex digits of even length")
+                    .invalidArgumentValue,
+                    "params of joinThreadNetwork: member \"operationalDataset\" must be hex digits only (0-9, a-f), two per byte, without a 0x prefix")
             }
             return HubWire.json(
                 try await hub.joinThreadNetwork(structure: structure, deviceID: deviceID, operationalDataset: dataset))

@@ -39,6 +39,15 @@ public enum Hex {
         while start < end, isSpace(scalars[start]) { start += 1 }
         while end > start, isSpace(scalars[end - 1]) { end -= 1 }
 
+        // A prefix other tools print (`0x`, chip-tool's `hex:`) is named as such: its letters are no hex digits.
+        let text = String(String.UnicodeScalarView(scalars[start..<end]))
+        for prefix in ["0x", "0X", "hex:"] where text.hasPrefix(prefix) {
+            throw ThreadDatasetError(
+                code: .invalidHexCharacter,
+                offset: start + (prefix == "hex:" ? 0 : 1),
+                message: "the hex text starts with \"\(prefix)\", which is not a hex digit; remove it: write the dataset as pairs of digits 0-9 and a-f only"
+            )
+        }
         var nibbles: [UInt8] = []
         nibbles.reserveCapacity(end - start)
         for index in start..<end {

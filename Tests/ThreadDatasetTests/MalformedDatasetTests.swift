@@ -35,6 +35,8 @@ struct MalformedDatasetTests {
         // Hex text.
         reject("not hex", "killevippen", .invalidHexCharacter, nil, at: 0),
         reject("space inside", "0e08 00", .invalidHexCharacter, nil, at: 4),
+        reject("0x prefix", "0x0e08", .invalidHexCharacter, nil, at: 1),
+        reject("chip-tool's hex: prefix", "hex:0e08", .invalidHexCharacter, nil, at: 0),
         reject("odd digit count", "0e0", .oddHexLength, nil, at: 3),
         reject("255 bytes", String(repeating: "00", count: 255), .datasetTooLong, nil, at: 254),
         // Framing.
@@ -196,6 +198,14 @@ struct MalformedDatasetTests {
         // Bytes 9 and 10 of the key are 0x78 and 0xd9: neither may appear as a type or a length.
         let text = diagnosis.parseErrors.map(\.message).joined(separator: " ")
         #expect(!text.contains("120") && !text.contains("217"), "\(text)")
+    }
+
+    @Test("A prefix other tools print is named, with what to do")
+    func aPrefixIsNamed() {
+        for (text, prefix) in [("0x0e08", "0x"), (" hex:0e08", "hex:")] {
+            let message = OperationalDataset.diagnose(hex: text).parseErrors.first?.message ?? ""
+            #expect(message.contains("starts with \"\(prefix)\", which is not a hex digit; remove it"), "\(message)")
+        }
     }
 
     @Test("A Network Name whose length reaches into the Network Key shows no byte of the key, and stops the walk")
