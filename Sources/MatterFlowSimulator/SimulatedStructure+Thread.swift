@@ -134,7 +134,8 @@ extension SimulatedStructure {
         }
         try requireReachable()
         let result = settings(option)
-        guard !result.appliedTo.isEmpty else {
+        // Turning internet access off is always possible: it asks nothing of a router.
+        guard option == .none || !result.appliedTo.isEmpty else {
             let offered = home.thread.borderRouters.map { router in
                 "\(router.deviceID): \(router.capabilities.internetAccessOption?.rawValue ?? "not reported")"
             }

@@ -193,16 +193,17 @@ enum BorderRouterOperations {
     static let setInternetAccess = OperationDescriptor(
         name: "setInternetAccess",
         summary: "Sets the structure's internet access option for the border routers that support it.",
-        arguments: [.init("option", .string, required: true, "unspecified, none, all, nat64Only or dhcpv6PdOnly")],
+        arguments: [.init("option", .string, required: true, "none, all, nat64Only or dhcpv6PdOnly (unspecified is only read)")],
         result: settingsShape,
         errors: [.permissionNotGranted, .notSupported, .invalidArgumentValue, .structureNotFound, .hubOffline, .hubUnreachable],
         defaultTimeoutSeconds: 10, effect: .idempotentWrite
     ) { hub, structure, arguments in
         let text = arguments["option"]?.stringValue ?? ""
-        guard let option = InternetAccessOption(rawValue: text) else {
-            throw FlowError(
-                .invalidArgumentValue,
-                "\"\(text)\" is not an internet access option; use \(InternetAccessOption.allCases.map(\.rawValue).joined(separator: ", "))")
+        let settable = InternetAccessOption.allCases.filter { $0 != .unspecified }
+        guard let option = InternetAccessOption(rawValue: text), option != .unspecified else {
+            let why = text == InternetAccessOption.unspecified.rawValue
+                ? "unspecified is what a structure reads before any policy is set, not a policy to set" : "\"\(text)\" is not an internet access option"
+            throw FlowError(.invalidArgumentValue, "\(why); use \(settable.map(\.rawValue).joined(separator: ", "))")
         }
         return json(try await hub.setInternetAccess(structure: structure, option: option))
     }
