@@ -139,6 +139,19 @@ public struct RunJournal: Sendable {
     }
 
     /// One run as ``runs()`` lists it, read from its journal alone; nil when the directory has no journal for it.
+    /// What to tell a person when a run's journal does not end as the run did (a write failed: a full disk, a
+    /// directory made read-only): the journal then reads as interrupted, and `recover` settles it. Nil when the
+    /// journal records the run's end.
+    public func unrecordedEnd(of runID: String, outcome: RunResult.Outcome) -> String? {
+        guard let summary = run(runID) else {
+            return "the journal \(path(of: runID)) is gone, so nothing records this \(outcome.rawValue) run; its effects on the hub stand"
+        }
+        guard summary.status.rawValue != outcome.rawValue else { return nil }
+        return "the journal \(path(of: runID)) could not record the run to its end (it reads \(summary.status.rawValue), the run "
+            + "\(outcome.rawValue)): a write failed (a full disk, a read-only directory); once it can be written, run "
+            + "`matterflow recover --journal \(directory)` (with the run's --state or --hub) to settle it"
+    }
+
     public func run(_ runID: String) -> JournalRunSummary? {
         guard RunIDRule.problem(with: runID) == nil else { return nil }
         let file = path(of: runID)

@@ -344,4 +344,16 @@ struct RecoveryTests {
         #expect(try scenario.journal().runs().first?.status == .succeeded)
         #expect(try scenario.savedHome()?.devices.contains { $0.name == "Lamp" } == true)
     }
+
+    @Test("a run whose journal could not record its end is told so, with the recover command; one that could is not")
+    func anUnrecordedEndIsReported() async throws {
+        let scenario = try await CrashScenario(position: .after, sequence: 20)
+        defer { scenario.scratch.remove() }
+        let warning = try #require(try scenario.journal().unrecordedEnd(of: scenario.runID, outcome: .succeeded))
+        #expect(warning.contains("it reads interrupted, the run succeeded"), "\(warning)")
+        #expect(warning.contains("matterflow recover --journal \(scenario.journalDirectory)"))
+        _ = try await scenario.recover()
+        #expect(try scenario.journal().unrecordedEnd(of: scenario.runID, outcome: .cancelled) == nil, "recovered: it ends as cancelled")
+        #expect(try scenario.journal().unrecordedEnd(of: "run-00000000beef", outcome: .failed)?.contains("is gone") == true)
+    }
 }

@@ -157,6 +157,11 @@ struct RunCommand {
         signals?.stop()
         await opened.close()
         environment.standardOutput.line(JSONWriter.pretty(result.jsonValue))
+        if let directory = arguments.value("journal"), let journal = try? RunJournal(existingDirectory: directory),
+            let warning = journal.unrecordedEnd(of: result.runID, outcome: result.outcome)
+        {
+            err.line("warning: \(warning)")
+        }
         if let interrupted = signals?.exitCode { return interrupted }
         if let missing = questions.missingAnswer {
             err.line(TerminalText.escaping("error[missingAnswer]: \(missing)"))
