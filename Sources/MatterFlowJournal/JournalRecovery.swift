@@ -106,6 +106,16 @@ extension RunJournal {
             return run
         }
         run.notes = contents.problems
+        // A journal is its run's file: a copy under another name (a backup put back beside the original) would be
+        // recovered as a second run, and its calls made twice.
+        if let started = contents.records.first(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }),
+            let named = started.payload["runID"]?.stringValue, named != run.runID
+        {
+            run.notes.append(
+                "\(path) holds the journal of run \(named), not of run \(run.runID) its name says: it was copied or renamed; "
+                    + "recovery leaves it alone (move it away, or name it \(named).journal if it is that run's only journal)")
+            return run
+        }
         let writer = JournalWriter(continuing: file, nextSequence: (contents.records.last?.sequence ?? 0) + 1, hook: options.testHook)
         await RunRecoverer.settle(&run, contents: contents, writer: writer, hub: hub, options: options, handOff: handOff)
         handedOver = run.action == .continuing

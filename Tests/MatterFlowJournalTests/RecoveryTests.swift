@@ -356,4 +356,24 @@ struct RecoveryTests {
         #expect(try scenario.journal().unrecordedEnd(of: scenario.runID, outcome: .cancelled) == nil, "recovered: it ends as cancelled")
         #expect(try scenario.journal().unrecordedEnd(of: "run-00000000beef", outcome: .failed)?.contains("is gone") == true)
     }
+
+    @Test("a copy of a run's journal under another name is left alone: the run is recovered once")
+    func aCopiedJournalIsNotRecoveredAsASecondRun() async throws {
+        let scenario = try await CrashScenario(position: .after, sequence: 20)
+        defer { scenario.scratch.remove() }
+        let original = try scenario.journal().path(of: scenario.runID)
+        let copy = scenario.journalDirectory + "/run-0000000c0de2.journal"
+        try FileManager.default.copyItem(atPath: original, toPath: copy)
+        let copiedBytes = try JournalFile.readAll(copy)
+        let report = try await scenario.recover(resume: true, inputs: ["onboardingPayload": .string(Payloads.specQR)])
+        let copied = try #require(report.runs.first { $0.path == copy })
+        #expect(copied.action == .unreadable)
+        #expect(copied.notes.last?.contains("holds the journal of run \(scenario.runID)") == true, "\(copied.notes)")
+        #expect(report.runs.first { $0.path == original }?.action == .recovered)
+        let commissions = try JournalReader.read(path: original).records.filter {
+            $0.type == JournalEntry.Kind.intent.rawValue && $0.string("operation") == "prepareCommissioning"
+        }
+        #expect(commissions.count == 1, "the run's calls were not made twice")
+        #expect(try JournalFile.readAll(copy) == copiedBytes, "the copy is left as it was")
+    }
 }
