@@ -112,7 +112,8 @@ struct InputContractTests {
         #expect(filed.stderr.contains(#"input "durationSeconds" must be integer, got integer beyond 64 bits"#), "\(filed.stderr)")
         // A number input may hold 1e19; the operation's integer argument may not, and says so rather than drop it.
         let text = try String(contentsOfFile: epskc, encoding: .utf8)
-            .replacingOccurrences(of: #""durationSeconds": { "type": "integer""#, with: #""durationSeconds": { "type": "number""#)
+            .replacingOccurrences(
+                of: #""durationSeconds": { "type": "integer", "minimum": 0, "maximum": 600"#, with: #""durationSeconds": { "type": "number""#)
             .replacingOccurrences(of: #""path": "find-border-router.json""#, with: #""path": "\#(Repository.root)/Workflows/find-border-router.json""#)
         let numbered = try directory.write(text, to: "epskc-number.json")
         for value in ["1e19", "-1e19", "1e300"] {

@@ -52,7 +52,7 @@ import Testing
 
     @Test("a refused answer fails the fixture, unless it is written as rejectedAnswer")
     func aRefusedAnswerIsAMismatchUnlessExpected() async throws {
-        let timedOut = #"{ "outcome": "failed", "error": { "cause": "actionTimedOut" } }"#
+        let timedOut = #"{ "outcome": "failed", "error": { "cause": "questionUnanswered" } }"#
         let refused = try await run(Self.interactive(answers: #"{ "room": { "answer": "Garage" } }"#, expect: timedOut))
         #expect(refused.subjects == ["answers[room]"], "\(refused.mismatches)")
         #expect(refused.mismatches.first?.actual.hasPrefix("the question refused it:") == true)

@@ -65,6 +65,50 @@ struct WorkflowDecoder {
             onCancel: onCancel, states: states, file: collector.document.file, contract: contract)
     }
 
+    /// `minimum` and `maximum` (numbers and integers), and `enum` (a non-empty list of values of the input's type);
+    /// a default must meet them.
+    private func decodeConstraints(_ input: ObjectReader, into declaration: inout InputDeclaration) {
+        let numeric = declaration.type == .integer || declaration.type == .number
+        for key in ["minimum", "maximum"] where input.object[key] != nil {
+            guard numeric else {
+                input.allow(key)
+                collector.error(
+                    DiagnosticCode.invalidValue, at: input.pointer(key),
+                    "\"\(key)\" applies to integer and number inputs; input \"\(declaration.name)\" is \(declaration.type.rawValue)")
+                continue
+            }
+            let bound = input.number(key, in: NumberRange(-1e15...1e15))
+            if key == "minimum" { declaration.minimum = bound } else { declaration.maximum = bound }
+        }
+        if let minimum = declaration.minimum, let maximum = declaration.maximum, minimum > maximum {
+            collector.error(
+                DiagnosticCode.invalidValue, at: input.pointer("minimum"),
+                "input \"\(declaration.name)\" has minimum \(InputDeclaration.numberText(minimum)) above its maximum \(InputDeclaration.numberText(maximum)); no value could be given")
+            return
+        }
+        if let list = input.value("enum") {
+            guard case .array(let values) = list, !values.isEmpty else {
+                collector.error(
+                    DiagnosticCode.wrongType, at: input.pointer("enum"),
+                    "\"enum\" must be a non-empty list of the values input \"\(declaration.name)\" may take, found \(list.typeName)")
+                return
+            }
+            for (index, value) in values.enumerated() where !declaration.type.admits(value) {
+                collector.error(
+                    DiagnosticCode.wrongType, at: JSONPointer.appending(index, to: input.pointer("enum")),
+                    "each value of \"enum\" must be \(declaration.type.rawValue), as input \"\(declaration.name)\" is; found \(value.typeName)")
+            }
+            declaration.allowedValues = values
+        }
+        if let value = declaration.defaultValue, !value.isNull, declaration.type.admits(value), declaration.minimum != nil || declaration.maximum != nil
+            || declaration.allowedValues != nil, let problem = declaration.valueProblem(value)
+        {
+            collector.error(
+                DiagnosticCode.invalidValue, at: input.pointer("default"),
+                "the default of input \"\(declaration.name)\" is not \(problem.expected) (\(problem.problem)); fix it or drop it")
+        }
+    }
+
     private func decodeInputs(_ reader: ObjectReader) -> [InputDeclaration] {
         var inputs: [InputDeclaration] = []
         for member in reader.object.members {
@@ -115,11 +159,12 @@ struct WorkflowDecoder {
                         + "which one \"\(member.key)\" holds; drop \"secret\", or make the input a string")
             }
             let description = input.string("description")
+            var declaration = InputDeclaration(
+                name: member.key, type: type ?? .any, required: required, defaultValue: defaultValue, secret: secret,
+                description: description)
+            decodeConstraints(input, into: &declaration)
             input.finish()
-            inputs.append(
-                InputDeclaration(
-                    name: member.key, type: type ?? .any, required: required, defaultValue: defaultValue, secret: secret,
-                    description: description))
+            inputs.append(declaration)
         }
         return inputs
     }

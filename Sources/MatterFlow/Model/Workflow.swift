@@ -152,12 +152,21 @@ public struct InputDeclaration: Sendable, Hashable {
     public var secret: Bool
     /// What the input is, for people (`description`).
     public var description: String?
+    /// The values it may take (`enum`), each of its type; nil: any of its type.
+    public var allowedValues: [JSONValue]?
+    /// The least value of a number or integer input (`minimum`).
+    public var minimum: Double?
+    /// The greatest value of a number or integer input (`maximum`).
+    public var maximum: Double?
 
     /// A declaration with these members.
     public init(
         name: String, type: InputType, required: Bool, defaultValue: JSONValue? = nil, secret: Bool = false,
-        description: String? = nil
+        description: String? = nil, allowedValues: [JSONValue]? = nil, minimum: Double? = nil, maximum: Double? = nil
     ) {
+        self.allowedValues = allowedValues
+        self.minimum = minimum
+        self.maximum = maximum
         self.name = name
         self.type = type
         self.required = required

@@ -1,0 +1,68 @@
+import MatterFlow
+import MatterFlowJSON
+import Testing
+
+/// Inputs may declare `minimum`, `maximum` (numbers) and `enum` (values): a value outside them is refused before
+/// the run starts, naming the input; a default must meet them; the declarations are checked where they are written.
+@Suite struct InputConstraintTests {
+    static let text = #"""
+        {"workflow": "c", "version": 1,
+         "inputs": {"seconds": {"type": "integer", "minimum": 0, "maximum": 600, "default": 120},
+                    "option": {"type": "string", "enum": ["none", "all"]},
+                    "code": {"type": "string", "secret": true, "enum": ["first-secret-value", "second-secret-value"]}},
+         "start": "a", "states": {"a": {"type": "succeed", "output": {"seconds": "${input.seconds}", "option": "${input.option}"}}}}
+        """#
+
+    func problems(_ inputs: JSONObject) throws -> [String] {
+        let workflow = try WorkflowEngine().load(text: Self.text, baseDirectory: "/")
+        do {
+            _ = try workflow.resolveInputs(inputs, source: "--input")
+            return []
+        } catch {
+            return error.diagnostics.map(\.message)
+        }
+    }
+
+    @Test("values within the bounds and among the allowed ones are taken; others are refused naming the input")
+    func boundsAndAllowedValues() throws {
+        #expect(try problems(["seconds": 600, "option": "all"]) == [])
+        #expect(try problems(["seconds": 0]) == [])
+        #expect(try problems(["seconds": 601]).first?.contains("input \"seconds\" is not a number in 0...600 (601 is outside it)") == true)
+        #expect(try problems(["seconds": -1]).first?.contains("0...600") == true)
+        #expect(try problems(["option": "some"]).first?.contains(#"is not one of "none", "all" ("some" is none of them)"#) == true)
+        let secret = try problems(["code": "third-secret-value"])
+        #expect(secret.first?.contains("is none of them") == true, "\(secret)")
+        #expect(secret.first?.contains("third-secret-value") == false, "a secret value is never quoted")
+    }
+
+    @Test("the declarations are checked where they are written")
+    func declarationsAreChecked() {
+        let found = diagnose(#"""
+            {"workflow": "c", "version": 1,
+             "inputs": {"d": {"type": "string", "minimum": 0}, "e": {"type": "integer", "minimum": 5, "maximum": 1},
+                        "f": {"type": "integer", "enum": ["x"]}, "g": {"type": "integer", "maximum": 10, "default": 11},
+                        "h": {"type": "string", "enum": []}},
+             "start": "a", "states": {"a": {"type": "succeed"}}}
+            """#).map { "\($0.pointer): \($0.message)" }
+        #expect(found.count == 5, "\(found)")
+        #expect(found.contains { $0.hasPrefix("/inputs/d/minimum: \"minimum\" applies to integer and number inputs") })
+        #expect(found.contains { $0.hasPrefix("/inputs/e/minimum: input \"e\" has minimum 5 above its maximum 1") })
+        #expect(found.contains { $0.hasPrefix("/inputs/f/enum/0: each value of \"enum\" must be integer") })
+        #expect(found.contains { $0.hasPrefix("/inputs/g/default: the default of input \"g\" is not a number in ...10") })
+        #expect(found.contains { $0.hasPrefix("/inputs/h/enum: \"enum\" must be a non-empty list") })
+    }
+
+    @Test("setInternetAccess refuses unspecified, the value a structure reads before any policy is set")
+    func unspecifiedIsNotAPolicy() async throws {
+        let operation = try #require(OperationCatalog.standard["setInternetAccess"])
+        await #expect(throws: FlowError.self) {
+            _ = try await operation.call(hub: ScriptedHub(), structure: "s", arguments: ["option": "unspecified"])
+        }
+        do {
+            _ = try await operation.call(hub: ScriptedHub(), structure: "s", arguments: ["option": "unspecified"])
+        } catch let error as FlowError {
+            #expect(error.cause == .invalidArgumentValue)
+            #expect(error.message.contains("not a policy to set"))
+        }
+    }
+}
