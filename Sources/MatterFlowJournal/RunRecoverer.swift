@@ -319,10 +319,15 @@ struct RunRecoverer {
         if let applied = resolutions.last(where: { $0.operation == "completeCommissioning" && $0.verdict == .applied }) {
             return applied.devices.sorted()
         }
-        guard let last = entries.outcomes.last, last.operation == "completeCommissioning", let result = last.value else {
-            return nil
+        // The last completion, when no commissioning session was opened after it: the calls after it (a bridge's
+        // reads of its devices) do not undo it.
+        for outcome in entries.outcomes.reversed() {
+            if outcome.operation == "completeCommissioning" {
+                return outcome.value?["deviceIDs"]?.arrayValue?.compactMap(\.stringValue).sorted()
+            }
+            if outcome.operation == "prepareCommissioning" { return nil }
         }
-        return result["deviceIDs"]?.arrayValue?.compactMap(\.stringValue).sorted()
+        return nil
     }
 
     // MARK: - Acting

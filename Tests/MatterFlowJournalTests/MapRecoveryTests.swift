@@ -71,7 +71,8 @@ struct MapRecoveryTests {
                 settled.withLock { $0 = run }
             }
             let handedOver = try #require(report.runs.first)
-            #expect(handedOver.action == .continuing, "\(handedOver.notes)")
+            // A run recovery settles at once (a completed commissioning, not resumed) never enters the pool.
+            guard handedOver.action == .continuing else { return handedOver }
             _ = await pool.result(of: try #require(handedOver.pooled))
             return try #require(settled.withLock { $0 })
         }
@@ -171,7 +172,7 @@ struct MapRecoveryTests {
         #expect(finished.payload["output"]?["devices"]?.arrayValue?.count == 3)
     }
 
-    @Test("recovering without resume cancels every running element, then takes the run's cancel path; the completed session stays completed", arguments: [false, true])
+    @Test("recovering without resume runs nothing more: the commissioning had completed, so the run succeeded with its devices", arguments: [false, true])
     func cancelWithElementsInFlight(intoPool: Bool) async throws {
         let run = try await Journaled()
         defer { run.scratch.remove() }
@@ -181,9 +182,10 @@ struct MapRecoveryTests {
         }
         let readsBefore = Self.reads(try run.records()).count
         let recovered = try await run.recover(resume: false, intoPool: intoPool)
-        #expect(recovered.status == .cancelled, "\(recovered.notes)")
+        #expect(recovered.status == .succeeded, "\(recovered.notes)")
+        #expect(recovered.notes.contains { $0.contains("the states after the completion were not run") }, "\(recovered.notes)")
         let records = try run.records()
-        #expect(Self.reads(records).count == readsBefore, "nothing is read again on the cancel path")
+        #expect(Self.reads(records).count == readsBefore, "nothing is read again")
         let home = try #require(try HomeStateStore.loadSaved(directory: run.state))
         #expect(home.activeSession == nil)
         #expect(home.devices.count == 3, "the bridge and its two devices stay commissioned")
