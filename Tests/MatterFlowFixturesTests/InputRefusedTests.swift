@@ -4,14 +4,7 @@ import Testing
 /// `expect.inputRefused`: a fixture can check that the workflow refuses its inputs before any run starts.
 @Suite struct InputRefusedTests {
     static func fixture(payload: String, expect: String, _ members: String = "") -> String {
-        """
-        {
-          "fixture": "refused", "version": 1, "workflow": "../../commission-device.json",
-          "inputs": { "onboardingPayload": "\(payload)", "deviceName": "Lamp" },
-          "home": "../homes/ready.json",\(members.isEmpty ? "" : "\n  " + members + ",")
-          "expect": \(expect)
-        }
-        """
+        InlineFixture.commissionDevice(expect: expect, members, payload: payload)
     }
 
     func run(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> FixtureResult {

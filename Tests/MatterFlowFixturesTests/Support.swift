@@ -54,13 +54,15 @@ enum InlineFixture {
     }
 
     /// A commission-device fixture with the shared ready home; `members` are spliced into the top-level object.
-    static func commissionDevice(expect: String = #"{ "outcome": "succeeded" }"#, _ members: String = "") -> String {
+    static func commissionDevice(
+        expect: String = #"{ "outcome": "succeeded" }"#, _ members: String = "", payload: String = "MT:Y.K9042C00KA0648G00"
+    ) -> String {
         """
         {
           "fixture": "inline",
           "version": 1,
           "workflow": "../../commission-device.json",
-          "inputs": { "onboardingPayload": "MT:Y.K9042C00KA0648G00", "deviceName": "Lamp", "roomName": "Kitchen" },
+          "inputs": { "onboardingPayload": "\(payload)", "deviceName": "Lamp", "roomName": "Kitchen" },
           "home": "../homes/ready.json",\(members.isEmpty ? "" : "\n  " + members + ",")
           "expect": \(expect)
         }

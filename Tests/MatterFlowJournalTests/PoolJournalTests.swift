@@ -150,40 +150,16 @@ struct PoolJournalTests {
         #expect(!sink.types.contains("runFinished"))
     }
 
-    @Test("completeCommissioning whose intent the journal file cannot write is not made (it commits devices); the release still is")
-    func aCompletionWithoutItsIntentIsNotMade() async throws {
+    /// A call whose intent the journal file could not write (the disk filled as it was written: the record is torn)
+    /// is not made; the cancel path's release still is. So for completeCommissioning too, which releases the session
+    /// but also commits the devices: made without its intent, it would stand with no record of it.
+    @Test("in a pool, a call whose intent the journal file could not write is not made; the release still is",
+          arguments: ["commissionDevice", "completeCommissioning"])
+    func tornIntentIsNotCalledInAPool(_ operation: String) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
-        let intent = try await RecoveryTests.sequence(of: JournalEntry.Kind.intent.rawValue, "completeCommissioning")
-        let journal = try RunJournal(directory: scratch.path)
-        let clock = VirtualClock()
-        let hub = try SimulatedHub(home: Homes.basic(), clock: clock)
-        let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 16))
-        // The disk fills as the intent is written: the record is torn.
-        let writer = try JournalWriter(
-            creating: journal.path(of: Self.runID),
-            hook: { boundary in boundary.position == .before && boundary.sequence == intent ? .tear : .proceed })
-        let run = RunJournal.submit(
-            workflow, resolved: try workflow.resolveRunInputs(Self.inputs), to: pool, structureID: Homes.structureID,
-            runID: Self.runID, answers: [:], observer: nil, writer: writer,
-            secretDigests: try SecretDigests.forRun(workflow: workflow, inputs: Self.inputs, random: SeededRandomSource(seed: 16)) { nil })
-        let result = try #require(await pool.result(of: run))
-        #expect(result.outcome == .cancelled, "\(String(describing: result.error))")
-        let calls = await hub.calls(structure: Homes.structureID).map { "\($0.operation)" }
-        #expect(!calls.contains("completeCommissioning"), "\(calls)")
-        #expect(calls.last == "cancelCommissioning", "the release still goes through: \(calls)")
-        let home = try await hub.snapshot(structure: Homes.structureID)
-        #expect(home.activeSession == nil)
-        #expect(home.devices.count == Homes.basic().devices.count, "no device was committed without a record")
-    }
-
-    @Test("in a pool too, a call whose intent the journal file could not write is not made; the release still is")
-    func tornIntentIsNotCalledInAPool() async throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
-        let intent = try await RecoveryTests.sequence(of: JournalEntry.Kind.intent.rawValue, "commissionDevice")
+        let intent = try await RecoveryTests.sequence(of: JournalEntry.Kind.intent.rawValue, operation)
         let journal = try RunJournal(directory: scratch.path)
         let clock = VirtualClock()
         let hub = try SimulatedHub(home: Homes.basic(), clock: clock)
@@ -198,9 +174,11 @@ struct PoolJournalTests {
         let result = try #require(await pool.result(of: run))
         #expect(result.outcome == .cancelled, "\(String(describing: result.error))")
         let calls = await hub.calls(structure: Homes.structureID).map { "\($0.operation)" }
-        #expect(!calls.contains("commissionDevice"), "\(calls)")
-        #expect(calls.last == "cancelCommissioning", "\(calls)")
-        #expect(try await hub.activeSession(structure: Homes.structureID) == nil)
+        #expect(!calls.contains(operation), "\(calls)")
+        #expect(calls.last == "cancelCommissioning", "the release still goes through: \(calls)")
+        let home = try await hub.snapshot(structure: Homes.structureID)
+        #expect(home.activeSession == nil)
+        #expect(home.devices.count == Homes.basic().devices.count, "no device was committed without a record")
     }
 
     @Test("a secret answered while a pool's run waits is journaled as a digest; the journal ends with the run")
