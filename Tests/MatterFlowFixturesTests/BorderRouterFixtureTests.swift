@@ -18,12 +18,8 @@ import Testing
         """
     }
 
-    func run(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> FixtureResult {
-        await FixtureRunner().run(try InlineFixture.valid(text, sourceLocation: sourceLocation))
-    }
-
     @Test func theIssuedKeyIsUsedAndTheModeEnds() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             Self.epskcShare(
                 expect:
                     #"{ "outcome": "succeeded", "output": { "reason": "keyUsed" }, "hub": { "borderRouters": [{ "deviceID": "device-nest-hub", "epskc": "stopped" }] } }"#,
@@ -34,7 +30,7 @@ import Testing
 
     @Test func aConnectedCommissionerIsVisibleInTheFinalState() async throws {
         // The run is cancelled while the commissioner is connected; the cancel path withdraws the key.
-        let result = try await run(
+        let result = try await InlineFixture.run(
             Self.epskcShare(
                 expect:
                     #"{ "outcome": "cancelled", "hub": { "borderRouters": [{ "deviceID": "device-nest-hub", "epskc": "stopped" }] } }"#,
@@ -50,7 +46,7 @@ import Testing
 
     @Test func theFinalStateIsTheOneTheRunLeft() async throws {
         // Another app's key is active when the run fails at once; its 120 s expiry must not have happened yet.
-        let result = try await run(
+        let result = try await InlineFixture.run(
             Self.epskcShare(
                 expect:
                     #"{ "outcome": "failed", "error": { "cause": "epskcAlreadyActive" }, "hub": { "borderRouters": [{ "deviceID": "device-nest-hub", "epskc": "started" }] } }"#,
@@ -62,7 +58,7 @@ import Testing
 
     @Test func aCommissionerTurnedAwayFailsTheFixture() async throws {
         // No key was issued when the commissioner comes: the event happens, but the simulator refuses it.
-        let result = try await run(
+        let result = try await InlineFixture.run(
             Self.epskcShare(
                 expect: #"{ "outcome": "failed" }"#,
                 """
@@ -75,7 +71,7 @@ import Testing
     }
 
     @Test func lostEventsMakeTheWaitTimeOut() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             Self.epskcShare(
                 expect: #"{ "outcome": "failed", "error": { "state": "timedOut" }, "elapsedSeconds": 660 }"#,
                 #""events": [{ "entering": "waitForEnd", "action": "hubEventsLost" }]"#))
@@ -85,13 +81,13 @@ import Testing
     @Test("a hub action on entering a state that calls no hub happens while the run is in that state")
     func anEnteringActionHappensDuringAWait() async throws {
         // waitForEnd only waits for the hub's event: the commissioner comes while it waits, and the run sees it.
-        let used = try await run(
+        let used = try await InlineFixture.run(
             Self.epskcShare(
                 expect: #"{ "outcome": "succeeded", "output": { "reason": "keyUsed" }, "elapsedSeconds": 0 }"#,
                 #""events": [{ "entering": "waitForEnd", "action": "commissionerUsesKey", "deviceID": "device-nest-hub" }]"#))
         #expect(used.passed, "\(used.mismatches)")
         // The hub goes offline while the run waits, so a deactivation from elsewhere is refused and the key expires.
-        let offline = try await run(
+        let offline = try await InlineFixture.run(
             Self.epskcShare(
                 expect: #"{ "outcome": "succeeded", "output": { "reason": "expired" } }"#,
                 """
@@ -115,7 +111,7 @@ import Testing
               }
             }
             """
-        let result = try await run(text)
+        let result = try await InlineFixture.run(text)
         #expect(
             result.subjects == [
                 "hub.internetAccessOption", "hub.borderRouters[device-nest-hub].epskc",

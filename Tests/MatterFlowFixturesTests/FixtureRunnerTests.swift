@@ -7,12 +7,8 @@ import Testing
 
 /// What the runner does with faults, events, mocks and expectations, on virtual time.
 @Suite struct FixtureRunnerTests {
-    func run(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> FixtureResult {
-        await FixtureRunner().run(try InlineFixture.valid(text, sourceLocation: sourceLocation))
-    }
-
     @Test func aPassingFixtureHasNoMismatches() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect:
                     #"{ "outcome": "succeeded", "output": { "room": "Kitchen" }, "hub": { "activeSession": null } }"#))
@@ -21,7 +17,7 @@ import Testing
     }
 
     @Test func everyKindOfExpectationReportsWhatDiffered() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect: """
                     {
@@ -65,7 +61,7 @@ import Testing
     }
 
     @Test func anEmptyExpectedPathIsAMismatchNotACrash() async throws {
-        let result = try await run(InlineFixture.commissionDevice(expect: #"{ "outcome": "succeeded", "path": [] }"#))
+        let result = try await InlineFixture.run(InlineFixture.commissionDevice(expect: #"{ "outcome": "succeeded", "path": [] }"#))
         #expect(!result.passed)
         let path = try #require(result.mismatches.first { $0.subject == "path" })
         #expect(path.expected == "no state at all")
@@ -73,7 +69,7 @@ import Testing
     }
 
     @Test func faultsFailTheGivenAttemptsThenLetCallsSucceed() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect:
                     #"{ "outcome": "succeeded", "calls": { "commissionDevice": { "count": 2, "failed": 1 } }, "elapsedSeconds": 3 }"#,
@@ -86,7 +82,7 @@ import Testing
     }
 
     @Test func anEventAfterAnOperationHappensBeforeTheNextCall() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect:
                     #"{ "outcome": "failed", "error": { "cause": "hubOffline", "state": "commission/commission" }, "hub": { "online": false } }"#,
@@ -96,7 +92,7 @@ import Testing
 
     @Test func anAttemptNumberPicksWhichCallTheEventFollows() async throws {
         // readHubStatus #3 is the third guard check: the noActiveSession guard of prepare's first attempt.
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect: #"{ "outcome": "failed", "error": { "cause": "permissionNotGranted" } }"#,
                 """
@@ -108,7 +104,7 @@ import Testing
     }
 
     @Test func timedEventsHappenOnTheVirtualClock() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect:
                     #"{ "outcome": "cancelled", "error": { "state": "commission/commission" }, "elapsedSeconds": 30 }"#,
@@ -120,7 +116,7 @@ import Testing
     }
 
     @Test func enteringAStateCancelsBeforeItDoesAnyWork() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect:
                     #"{ "outcome": "cancelled", "error": { "state": "commission/commission" }, "calls": { "commissionDevice": 0 } }"#,
@@ -129,7 +125,7 @@ import Testing
     }
 
     @Test func hubActionsOfAnEnteringEventApplyBeforeTheNextCall() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect:
                     #"{ "outcome": "succeeded", "output": { "roomsOffered": [] }, "warnings": ["hubUnreachable"] }"#,
@@ -139,7 +135,7 @@ import Testing
     }
 
     @Test func anEventThatNeverHappensFailsTheFixture() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 #""events": [{ "at": 500, "action": "hubOffline" }, { "after": "readBasicInformation", "action": "cancelRun" }]"#
             ))
@@ -149,7 +145,7 @@ import Testing
     }
 
     @Test func aHangEndsAtTheActionsTimeout() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect: #"{ "outcome": "failed", "error": { "cause": "actionTimedOut" }, "elapsedSeconds": 120 }"#,
                 #""faults": [{ "operation": "commissionDevice", "attempts": "1-", "hang": true }]"#))
@@ -192,8 +188,8 @@ import Testing
             "faults": [{ "operation": "commissionDevice", "attempts": "1-2", "fail": { "cause": "deviceUnreachable" } }],
               "events": [{ "at": 4, "action": "hubUnreachable" }, { "at": 8, "action": "hubReachable" }]
             """)
-        let first = try await run(text)
-        let second = try await run(text)
+        let first = try await InlineFixture.run(text)
+        let second = try await InlineFixture.run(text)
         #expect(first.observation?.events.map(\.jsonValue) == second.observation?.events.map(\.jsonValue))
         #expect(first.observation?.result.runID == second.observation?.result.runID)
     }

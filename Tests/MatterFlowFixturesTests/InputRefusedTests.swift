@@ -7,25 +7,21 @@ import Testing
         InlineFixture.commissionDevice(expect: expect, members, payload: payload)
     }
 
-    func run(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> FixtureResult {
-        await FixtureRunner().run(try InlineFixture.valid(text, sourceLocation: sourceLocation))
-    }
-
     @Test("a refusal that matches passes without a run; one that does not is a mismatch at inputRefused")
     func checked() async throws {
-        let mistyped = try await run(
+        let mistyped = try await InlineFixture.run(
             Self.fixture(
                 payload: "34970112331",
                 expect: #"{ "inputRefused": { "input": "onboardingPayload", "code": "invalidValue", "messageContains": "check digit" } }"#))
         #expect(mistyped.passed, "\(mistyped.mismatches)")
         #expect(mistyped.observation == nil, "no run started")
-        let accepted = try await run(Self.fixture(payload: "34970112332", expect: #"{ "inputRefused": { "input": "onboardingPayload" } }"#))
+        let accepted = try await InlineFixture.run(Self.fixture(payload: "34970112332", expect: #"{ "inputRefused": { "input": "onboardingPayload" } }"#))
         #expect(!accepted.passed)
         #expect(accepted.mismatches.map { "\($0.subject): \($0.expected) / \($0.actual)" } == [
             #"inputRefused: input "onboardingPayload" refused / the inputs accepted"#
         ])
         #expect(accepted.mismatches.first?.pointer == "/expect/inputRefused")
-        let otherReason = try await run(
+        let otherReason = try await InlineFixture.run(
             Self.fixture(payload: "34970112331", expect: #"{ "inputRefused": { "messageContains": "padding bits" } }"#))
         #expect(otherReason.mismatches.first?.actual == "the inputs refused for other reasons")
         #expect(otherReason.mismatches.first?.details.first?.hasPrefix("onboardingPayload: invalidValue: input \"onboardingPayload\" is not a valid") == true,

@@ -15,13 +15,9 @@ import Testing
         """
     }
 
-    func run(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> FixtureResult {
-        await FixtureRunner().run(try InlineFixture.valid(text, sourceLocation: sourceLocation))
-    }
-
     @Test("a fault that changes no call fails the fixture, at its place in faults")
     func aFaultThatNeverAppliesIsAMismatch() async throws {
-        let result = try await run(
+        let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 """
                 "faults": [{ "operation": "commissionDevice", "attempts": 5, "fail": { "cause": "commissioningFailed" } },
@@ -43,7 +39,7 @@ import Testing
     @Test("an answer to a question never asked fails the fixture")
     func anAnswerNeverAskedIsAMismatch() async throws {
         // With no rooms in the home, only the name is asked.
-        let result = try await run(
+        let result = try await InlineFixture.run(
             Self.interactive(answers: #"{ "room": { "answer": "Hall" }, "name": { "answer": "Lamp" } }"#, home: "no-rooms"))
         #expect(result.subjects == ["answers[room]"], "\(result.mismatches)")
         #expect(result.mismatches.first?.actual.hasPrefix("it never was") == true)
@@ -53,12 +49,12 @@ import Testing
     @Test("a refused answer fails the fixture, unless it is written as rejectedAnswer")
     func aRefusedAnswerIsAMismatchUnlessExpected() async throws {
         let timedOut = #"{ "outcome": "failed", "error": { "cause": "questionUnanswered" } }"#
-        let refused = try await run(Self.interactive(answers: #"{ "room": { "answer": "Garage" } }"#, expect: timedOut))
+        let refused = try await InlineFixture.run(Self.interactive(answers: #"{ "room": { "answer": "Garage" } }"#, expect: timedOut))
         #expect(refused.subjects == ["answers[room]"], "\(refused.mismatches)")
         #expect(refused.mismatches.first?.actual.hasPrefix("the question refused it:") == true)
-        let expected = try await run(Self.interactive(answers: #"{ "room": { "rejectedAnswer": "Garage" } }"#, expect: timedOut))
+        let expected = try await InlineFixture.run(Self.interactive(answers: #"{ "room": { "rejectedAnswer": "Garage" } }"#, expect: timedOut))
         #expect(expected.passed, "\(expected.subjects)")
-        let taken = try await run(
+        let taken = try await InlineFixture.run(
             Self.interactive(answers: #"{ "room": { "rejectedAnswer": "Hall" }, "name": { "answer": "Lamp" } }"#))
         #expect(taken.subjects == ["answers[room]"], "\(taken.mismatches)")
         #expect(taken.mismatches.first?.actual == "the question took it")
@@ -66,11 +62,11 @@ import Testing
 
     @Test("a cancel that comes too late to change the run fails the fixture")
     func aCancelWithNoEffectIsAMismatch() async throws {
-        let late = try await run(
+        let late = try await InlineFixture.run(
             InlineFixture.commissionDevice(#""events": [{ "entering": "done", "action": "cancelRun" }]"#))
         #expect(late.subjects == ["events[0]"], "\(late.mismatches)")
         #expect(late.mismatches.first?.actual.hasPrefix("it changed nothing: the run ended succeeded") == true)
-        let inTime = try await run(
+        let inTime = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect: #"{ "outcome": "cancelled" }"#, #""events": [{ "entering": "configure", "action": "cancelRun" }]"#))
         #expect(inTime.passed, "\(inTime.mismatches)")
@@ -79,12 +75,12 @@ import Testing
     @Test("callsInOrder checks the run's calls by operation, in order, with others between; an unknown operation is refused")
     func callsInOrder() async throws {
         let failing = #""faults": [{ "operation": "commissionDevice", "fail": { "cause": "commissioningFailed" } }]"#
-        let inOrder = try await run(
+        let inOrder = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect: #"{ "outcome": "failed", "callsInOrder": ["prepareCommissioning", "commissionDevice", "cancelCommissioning"] }"#,
                 failing))
         #expect(inOrder.passed, "\(inOrder.mismatches)")
-        let reversed = try await run(
+        let reversed = try await InlineFixture.run(
             InlineFixture.commissionDevice(
                 expect: #"{ "outcome": "failed", "callsInOrder": ["cancelCommissioning", "commissionDevice"] }"#, failing))
         #expect(reversed.subjects == ["callsInOrder"], "\(reversed.mismatches)")

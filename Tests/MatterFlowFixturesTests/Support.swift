@@ -48,6 +48,11 @@ enum InlineFixture {
             sourceLocation: sourceLocation)
     }
 
+    /// Loads a fixture that must be valid, and runs it.
+    static func run(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> FixtureResult {
+        await FixtureRunner().run(try valid(text, sourceLocation: sourceLocation))
+    }
+
     /// Renders the diagnostics as `line:col: severity[code]: /pointer: message`, without the file name.
     static func findings(_ text: String) -> [String] {
         load(text).diagnostics.map { $0.description.replacingOccurrences(of: file + ":", with: "") }
