@@ -110,6 +110,9 @@ public struct RunStartedEntry: Sendable, Hashable {
     public var format: Int
     /// Salted digests of the secret inputs; nil when the run had none (or an older MatterFlow wrote the journal).
     var secretDigests: SecretDigests?
+    /// The directory the simulated home the run acted on is kept in (`matterflow run --state`), as an absolute
+    /// path; nil for any other hub. Recovery settles the run only against that home.
+    public var homeDirectory: String?
 }
 
 /// `intent`: a hub call about to be made, with every fact of its operation that recovery reasons with.

@@ -19,6 +19,7 @@ enum JournalEntryCodec {
                 "structureID": .string(started.structureID), "inputs": .object(started.inputs),
                 "secretsShown": .bool(started.secretsShown), "pid": .int(started.pid), "format": .int(started.format),
             ]
+            if let home = started.homeDirectory { fields["homeDirectory"] = .string(home) }
             if let digests = started.secretDigests {
                 var inputs = JSONObject()
                 for name in digests.inputs.keys.sorted() { inputs[name] = digests.inputs[name].map(JSONValue.string) }
@@ -155,7 +156,7 @@ enum JournalEntryCodec {
                     contentHash: try fields.string("contentHash"), structureID: try fields.string("structureID"),
                     inputs: try fields.object("inputs"), secretsShown: try fields.bool("secretsShown"),
                     pid: try fields.int("pid", in: 0...Int.max), format: try fields.int("format", in: 1...Int.max),
-                    secretDigests: try digests(fields)))
+                    secretDigests: try digests(fields), homeDirectory: try fields.optionalString("homeDirectory")))
         case .checkpoint:
             return .checkpoint(
                 RunCheckpoint(

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -178,6 +179,12 @@ struct JournalFile: Sendable {
         let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
         return directory == "/" ? "/" + relative : directory + "/" + relative
+    }
+
+    /// A directory's path made absolute and plain (no `.`, `..`, trailing `/` or symbolic links), so two spellings of
+    /// one directory compare equal.
+    static func directoryPath(_ path: String) -> String {
+        URL(fileURLWithPath: absolute(path)).resolvingSymlinksInPath().standardizedFileURL.path
     }
 
     private static func failure(_ code: JournalError.Code, _ what: String) -> JournalError {

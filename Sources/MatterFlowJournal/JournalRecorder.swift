@@ -43,6 +43,8 @@ final class JournalRecorder: RunRecording {
     /// Digests of the run's secret inputs, for `runStarted` (so a resume can check a secret given again); their
     /// salt also digests the run's secret answers.
     let secretDigests: SecretDigests?
+    /// The simulated home's state directory the run acts on, recorded in `runStarted` (``RunStartedEntry/homeDirectory``).
+    let homeDirectory: String?
     private let state: Mutex<State>
 
     /// - Parameters:
@@ -51,8 +53,9 @@ final class JournalRecorder: RunRecording {
     ///   - repeating: An in-doubt call the resumed run makes again as its first call (``ResumePlan/repeatedCall``).
     init(
         writer: JournalWriter, runID: String, workflow: Workflow, structureID: StructureID, showSecrets: Bool, hub: any Hub,
-        continuing: Bool = false, secretDigests: SecretDigests? = nil, repeating: IntentEntry? = nil
+        continuing: Bool = false, secretDigests: SecretDigests? = nil, repeating: IntentEntry? = nil, homeDirectory: String? = nil
     ) {
+        self.homeDirectory = homeDirectory
         self.secretDigests = secretDigests
         self.writer = writer
         self.runID = runID
@@ -98,7 +101,8 @@ final class JournalRecorder: RunRecording {
             write(.runStarted(RunStartedEntry(
                 runID: runID, workflow: workflow.name, version: workflow.version, file: JournalFile.absolute(workflow.file),
                 contentHash: workflow.contentHash, structureID: structureID, inputs: inputs, secretsShown: showSecrets,
-                pid: JournalFile.processID, format: JournalFrame.formatVersion, secretDigests: secretDigests)))
+                pid: JournalFile.processID, format: JournalFrame.formatVersion, secretDigests: secretDigests,
+                homeDirectory: homeDirectory)))
         case .hubCallStarted:
             break
         case .hubCallFinished(let stateName, let operation, let attempt, let duration, let error):

@@ -178,6 +178,10 @@ public struct RecoveryOptions: Sendable {
     /// this is nil; a ``SinkJournal`` has none but this (a fleet's worker passes its secrets directory's key). A run
     /// whose keyed digests cannot be checked is not resumed with secrets: `--resume` refuses it, saying why.
     public var digestKey: SecretDigestKey?
+    /// The directory of the simulated home this recovery acts on (`matterflow recover --state`), nil for any other
+    /// hub: a run whose `runStarted` names another (``RunStartedEntry/homeDirectory``) is not settled here, as its
+    /// session and devices are in that home; recovery defers it, saying which directory to give.
+    public var homeDirectory: String?
     /// Why the journal directory's key is not at hand (no key file, or one that cannot be read): the refusal of a
     /// run whose secrets it would check says so.
     var digestKeyProblem: String?

@@ -17,6 +17,9 @@ public struct RunJournal: Sendable {
 
     /// The journal directory.
     public let directory: String
+    /// The directory the simulated home of the runs started here is kept in (`matterflow run --state`): recorded in
+    /// each run's `runStarted`, so that recovery settles the run only against that home. Nil for any other hub.
+    public var homeDirectory: String?
 
     /// Opens a journal directory, creating it when missing.
     /// - Throws: ``JournalError`` `journalUnwritable` when it cannot be created.
@@ -61,7 +64,9 @@ public struct RunJournal: Sendable {
         options.runID = runID
         let digests = try secretDigests(for: workflow, inputs: resolved.values, random: options.random)
         let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
-        return Self.start(workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, secretDigests: digests)
+        return Self.start(
+            workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, secretDigests: digests,
+            homeDirectory: homeDirectory.map(JournalFile.directoryPath))
     }
 
     /// The secret digests of a run of `workflow` with these inputs (``SecretDigests/forRun(workflow:inputs:random:key:)``),
@@ -86,14 +91,14 @@ public struct RunJournal: Sendable {
     /// `options.runID` is set.
     static func start(
         _ workflow: Workflow, resolved: ResolvedInputs, on hub: any Hub, options given: RunOptions,
-        engine: WorkflowEngine, writer: JournalWriter, secretDigests: SecretDigests?
+        engine: WorkflowEngine, writer: JournalWriter, secretDigests: SecretDigests?, homeDirectory: String? = nil
     ) -> RunHandle {
         var options = given
         let runID = options.runID ?? ""
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: options.structureID,
             showSecrets: options.showSecrets, hub: hub,
-            secretDigests: secretDigests)
+            secretDigests: secretDigests, homeDirectory: homeDirectory)
         options.recording = recorder
         let handle = engine.start(workflow, resolvedInputs: resolved, on: hub, options: options)
         recorder.onFailure { handle.cancel() }

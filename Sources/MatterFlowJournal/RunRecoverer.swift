@@ -30,6 +30,12 @@ struct RunRecoverer {
     var structure: StructureID { started?.structureID ?? entries.intents.first?.intent.structureID ?? "" }
 
     func recover(into run: inout RunRecovery) async throws(RecoveryDeferral) {
+        if let recorded = started?.homeDirectory, recorded != options.homeDirectory.map(JournalFile.directoryPath) {
+            throw RecoveryDeferral(
+                message: "the run acted on the simulated home kept in \(recorded), and this recovery acts on "
+                    + (options.homeDirectory.map { "the one in \(JournalFile.directoryPath($0))" } ?? "another hub")
+                    + ": its session and devices are not there; recover with --state \(recorded)")
+        }
         let answers = try checkResumedSecrets()
         if let torn = contents.tornTail {
             try journal { () throws(JournalError) in

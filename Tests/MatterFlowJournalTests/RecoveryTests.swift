@@ -23,7 +23,8 @@ struct CrashScenario {
     ///   crash can come on its cancel path.
     init(
         position: JournalBoundary.Position, sequence: Int, home: HomeDescription = Homes.basic(),
-        workflowPath: String = Repository.workflow("commission-device"), cancelOnEntering: String? = nil
+        workflowPath: String = Repository.workflow("commission-device"), cancelOnEntering: String? = nil,
+        recordsHome: Bool = false
     ) async throws {
         scratch = try Scratch()
         runID = Self.runID
@@ -39,7 +40,8 @@ struct CrashScenario {
         }
         let clock = VirtualClock()
         let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: home), clock: clock)
-        let journal = try RunJournal(directory: scratch.file("journal"))
+        var journal = try RunJournal(directory: scratch.file("journal"))
+        if recordsHome { journal.homeDirectory = stateDirectory }
         let workflow = try WorkflowEngine().load(path: workflowPath)
         let started = Mutex<RunHandle?>(nil)
         var observer: (@Sendable (RunEvent) -> Void)?
@@ -375,5 +377,29 @@ struct RecoveryTests {
         }
         #expect(commissions.count == 1, "the run's calls were not made twice")
         #expect(try JournalFile.readAll(copy) == copiedBytes, "the copy is left as it was")
+    }
+
+    @Test("a run journaled against a simulated home's directory is settled only against that home")
+    func onlyAgainstItsOwnHome() async throws {
+        let scenario = try await CrashScenario(position: .after, sequence: 20, recordsHome: true)
+        defer { scenario.scratch.remove() }
+        let started = try #require(try JournalReader.read(path: scenario.journal().path(of: scenario.runID)).records.first)
+        #expect(started.payload["homeDirectory"]?.stringValue == JournalFile.directoryPath(scenario.stateDirectory))
+        for given in [nil, scenario.scratch.file("elsewhere")] as [String?] {
+            var options = RecoveryOptions(clock: VirtualClock())
+            options.homeDirectory = given
+            let hub = try SimulatedHub(home: Homes.basic(), clock: VirtualClock())
+            let report = await (try scenario.journal()).recover(on: hub, options: options)
+            #expect(report.runs.first?.action == .deferred, "\(String(describing: given))")
+            #expect(report.runs.first?.notes.last?.contains("recover with --state \(JournalFile.directoryPath(scenario.stateDirectory))") == true,
+                    "\(report.runs.first?.notes ?? [])")
+        }
+        #expect(try scenario.savedHome()?.activeSession != nil, "nothing was released in another home")
+        // The right directory, spelt another way, settles it.
+        var options = RecoveryOptions(clock: VirtualClock())
+        options.homeDirectory = scenario.stateDirectory + "/"
+        let report = await (try scenario.journal()).recover(on: try scenario.hub(), options: options)
+        #expect(report.runs.first?.action == .recovered, "\(report.runs.first?.notes ?? [])")
+        #expect(try scenario.savedHome()?.activeSession == nil)
     }
 }

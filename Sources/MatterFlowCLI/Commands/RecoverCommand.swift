@@ -98,6 +98,8 @@ struct RecoverCommand {
             testHook: crash?.hook, interrupt: interrupt)
         options.answers = answers
         options.keepRunsMissingSecrets = true
+        // The simulated home this recovery acts on: a run journaled against another is left for the right one.
+        options.homeDirectory = endpoint == nil ? arguments.value("state") : nil
         let report = await journal.recover(on: opened.hub, options: options)
         signals?.stop()
         await opened.close()

@@ -130,7 +130,10 @@ struct RunCommand {
         let handle: RunHandle
         do {
             if let directory = arguments.value("journal") {
-                handle = try RunJournal(directory: directory).start(
+                var journal = try RunJournal(directory: directory)
+                // Recovery settles the run only against the simulated home it acts on.
+                journal.homeDirectory = endpoint == nil ? arguments.value("state") : nil
+                handle = try journal.start(
                     workflow, inputs: inputs, on: hub, options: options, engine: engine, testHook: crash?.hook)
                 if let exposure = SecretDigestKey.exposure(inDirectory: directory) { err.line("warning: \(exposure)") }
             } else {
