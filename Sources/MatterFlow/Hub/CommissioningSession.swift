@@ -125,7 +125,7 @@ public struct CommissioningSession: Sendable, Hashable {
         case .prepared, .requested, .commissioning, .commissioned, .configured:
             throw FlowError(
                 .sessionBusy,
-                "another commissioning session (\(self.sessionID ?? "?")) is \(phase.rawValue) on this structure; cancel it or wait for it to finish")
+                "another commissioning session (\(self.sessionID ?? "?")) is \(phase.rawValue) on this structure: let the run that holds it finish, recover that run if it was interrupted, release it with cancel.json, or wait for its lease to end")
         }
     }
 

@@ -91,7 +91,7 @@ extension RunMachine {
             return nil
         case .noActiveSession:
             return status.activeSession
-                ? FlowError(.sessionBusy, "another commissioning session is active on this structure; cancel it or wait for it to finish") : nil
+                ? FlowError(.sessionBusy, "another commissioning session is active on this structure: let the run that holds it finish, recover that run if it was interrupted, release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)") : nil
         }
     }
 
