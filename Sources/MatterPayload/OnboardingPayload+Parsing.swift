@@ -169,6 +169,13 @@ private struct TrimmedInput {
         if end - start >= prefix.count, zip(start..., prefix).allSatisfy({ text.ascii(at: $0) == $1 }) {
             return .qr
         }
+        // The prefix in another case ("mt:", "Mt:"): the code was retyped, not copied.
+        if end - start >= prefix.count, zip(start..., prefix).allSatisfy({ (text.ascii(at: $0) ?? 0) | 0x20 == $1 | 0x20 }) {
+            throw PayloadError(
+                code: .unrecognizedFormat,
+                message: "a QR code starts with \"MT:\" in capitals, and its other letters are case-sensitive too (base-38); copy the code as printed",
+                position: start)
+        }
         // Starting with a digit is enough to call it a manual code, so that a stray letter in one is reported
         // as a bad character of a manual code, at its index.
         let body = start..<end

@@ -37,6 +37,7 @@ struct ParseErrorSecrecyTests {
         overflow.replaceSubrange(0..<5, with: Array("....."))
         return [
             (.unrecognizedFormat, "AT:" + qrBody),
+            (.unrecognizedFormat, "mt:" + qrBody),
             (.unrecognizedFormat, "x" + manualDigits),
             (.emptyQRPayload, "MT:" + qrBody + "*"),
             (.invalidBase38Character, "MT:" + qrBody.lowercased()),
@@ -104,6 +105,22 @@ struct ParseErrorSecrecyTests {
                 #expect(!body.contains(value) || Int(value) == body.count || value.count <= 2, "\(code) shows \(value)")
             }
             #expect(error.position != nil, "\(code) should name a position")
+        }
+    }
+}
+
+@Suite("retyped codes")
+struct RetypedCodeTests {
+    @Test("a QR code whose prefix lost its capitals is told to keep them, not that its first letter is no digit")
+    func lowercasePrefix() {
+        for text in ["mt:Y.K9042C00KA0648G00", "Mt:Y.K9042C00KA0648G00", " mT:Y.K9042C00KA0648G00"] {
+            do {
+                _ = try OnboardingPayload.decode(text)
+                Issue.record("\(text) was taken")
+            } catch {
+                #expect(error.errors.first?.code == .unrecognizedFormat)
+                #expect(error.errors.first?.message.hasPrefix("a QR code starts with \"MT:\" in capitals") == true, "\(error.errors)")
+            }
         }
     }
 }
