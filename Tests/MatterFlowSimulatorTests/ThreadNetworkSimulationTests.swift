@@ -48,6 +48,21 @@ import ThreadDataset
         #expect(error?.message.contains("lacks the ThreadNetworkCapabilities trait") == true)
     }
 
+    @Test("joining the same network with a newer dataset keeps the router there and takes the dataset's other fields")
+    func aNewerDatasetOfTheSameNetworkIsKept() async throws {
+        let (hub, _) = try TestHomes.hub(BorderRouterHomes.home(try BorderRouterHomes.routerOnNetwork()))
+        // The same Extended PAN ID, channel and Network Key; a later timestamp and another name.
+        let renamed = BorderRouterHomes.network5938
+            .replacingOccurrences(of: "0e080000000000010000", with: "0e080000000000020000")
+            .replacingOccurrences(of: "030f4f70656e5468726561642d35393338", with: "0307" + "4e65774e616d65")
+        let result = try await hub.joinThreadNetwork(structure: structure, deviceID: router, operationalDataset: try BorderRouterHomes.bytes(renamed))
+        #expect(result.status == .alreadyJoined)
+        #expect(result.network?.networkName == "NewName")
+        let after = try await hub.snapshot(structure: structure)
+        #expect(after.thread.borderRouters.first?.network?.summary.networkName == "NewName")
+        #expect(after.thread.borderRouters.first?.threadDevices == [BorderRouterHomes.lockID], "the devices stay attached")
+    }
+
     @Test func joiningTheSameNetworkChangesNothingAndAnotherMigratesTheAttachedDevices() async throws {
         let (hub, _) = try TestHomes.hub(BorderRouterHomes.home(try BorderRouterHomes.routerOnNetwork()))
         let before = try await hub.snapshot(structure: structure)

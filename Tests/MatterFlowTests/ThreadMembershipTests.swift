@@ -24,16 +24,20 @@ import ThreadTestVectors
             networkName: "OpenThread-5938", panID: 0x5938, extendedPANID: "39758ec8144b07fb", channel: 15))
     }
 
-    @Test func theSameNetworkIsAlreadyJoinedAndNothingChanges() throws {
+    @Test("the same network is already joined; its newer dataset's other fields are kept, as OpenThread rewrites them")
+    func theSameNetworkIsAlreadyJoined() throws {
         var membership = ThreadMembership()
         _ = try membership.join(Self.dataset(Self.network5938))
         let before = membership
+        #expect(try membership.join(Self.dataset(Self.network5938)) == .alreadyJoined)
+        #expect(membership == before, "the same dataset changes nothing")
         // A newer timestamp and another PAN ID do not make another network: Extended PAN ID, key and channel do.
         var same = try Self.dataset(Self.network5938)
         same.activeTimestamp = try ThreadTimestamp(seconds: 9)
         same.panID = 0x1234
         #expect(try membership.join(same) == .alreadyJoined)
-        #expect(membership == before)
+        #expect(membership.network?.summary.panID == 0x1234)
+        #expect(membership.phase == before.phase)
     }
 
     @Test func anotherNetworkIsAMigration() throws {

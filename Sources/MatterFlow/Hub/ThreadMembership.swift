@@ -58,8 +58,9 @@ public struct ThreadMembership: Sendable, Hashable {
     }
 
     /// Joins the network of a dataset, or migrates to it.
-    /// - Returns: `joined` from detached, `alreadyJoined` when on that network (nothing changes), `migrated` when on
-    ///   another one.
+    /// - Returns: `joined` from detached, `alreadyJoined` when on that network (same Extended PAN ID, channel and Network
+    ///   Key: the router stays, and keeps this dataset's other fields, as OpenThread rewrites the active TLVs),
+    ///   `migrated` when on another one.
     /// - Throws: `invalidDataset` when the dataset is not a complete active dataset; the state is unchanged.
     public mutating func join(_ dataset: OperationalDataset) throws(FlowError) -> NetworkOperationStatus {
         let record = try ThreadNetworkRecord(dataset: dataset)
@@ -68,7 +69,10 @@ public struct ThreadMembership: Sendable, Hashable {
             state = .attached(record)
             return .joined
         case .attached(let current):
-            if current.isSameNetwork(as: dataset) { return .alreadyJoined }
+            if current.isSameNetwork(as: dataset) {
+                state = .attached(record)
+                return .alreadyJoined
+            }
             state = .attached(record)
             return .migrated
         }
