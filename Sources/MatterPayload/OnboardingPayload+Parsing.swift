@@ -73,7 +73,16 @@ extension OnboardingPayload {
         try? TrimmedInput(text).kind()
     }
 
+    /// The most characters a QR code symbol holds in its alphanumeric mode (version 40, error correction L).
+    static let maximumQRCodeLength = 4_296
+
     private static func parseQR(_ input: TrimmedInput) throws(PayloadError) -> [OnboardingPayload] {
+        guard input.end - input.start <= maximumQRCodeLength else {
+            throw PayloadError(
+                code: .qrCodeTooLong,
+                message: "the QR code text has \(input.end - input.start) characters, more than any QR code holds (\(maximumQRCodeLength)); copy the code as printed",
+                position: input.start + maximumQRCodeLength)
+        }
         let bodyStart = input.start + QRPayloadLayout.prefix.utf8.count
         let separator = UInt8(ascii: QRPayloadLayout.separator)
         let isJoined = (bodyStart..<input.end).contains { input.text.ascii(at: $0) == separator }

@@ -84,6 +84,8 @@ extension PayloadError {
         public static let base38ChunkOverflow = Code(rawValue: "base38ChunkOverflow")
         /// The decoded QR payload is shorter than the 11-byte fixed part.
         public static let qrPayloadTooShort = Code(rawValue: "qrPayloadTooShort")
+        /// The QR code text is longer than any QR code symbol holds (4,296 characters in its alphanumeric mode).
+        public static let qrCodeTooLong = Code(rawValue: "qrCodeTooLong")
 
         // MARK: Manual pairing codes
 
@@ -139,7 +141,7 @@ extension PayloadError {
         /// Every code this module produces, in declaration order.
         public static let all: [Code] = [
             .emptyInput, .unrecognizedFormat, .emptyQRPayload, .invalidBase38Character, .invalidBase38Length,
-            .base38ChunkOverflow, .qrPayloadTooShort, .invalidManualCodeCharacter, .invalidManualCodeLength,
+            .base38ChunkOverflow, .qrPayloadTooShort, .qrCodeTooLong, .invalidManualCodeCharacter, .invalidManualCodeLength,
             .checkDigitMismatch, .unsupportedManualCodeVersion, .manualCodeLengthMismatch, .manualChunkOutOfRange,
             .vendorIDOutOfRange, .productIDOutOfRange, .unsupportedVersion, .passcodeOutOfRange, .trivialPasscode,
             .nonZeroPadding, .reservedCommissioningFlow, .missingDiscoveryCapabilities,

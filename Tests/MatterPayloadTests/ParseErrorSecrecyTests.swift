@@ -45,6 +45,7 @@ struct ParseErrorSecrecyTests {
             (.invalidBase38Length, "MT:" + qrBody + "AB"),
             (.base38ChunkOverflow, "MT:" + String(overflow)),
             (.qrPayloadTooShort, "MT:" + String(qr.prefix(10))),
+            (.qrCodeTooLong, "MT:" + String(repeating: qrBody + "*", count: 250) + qrBody),
             (.invalidManualCodeCharacter, String(manual.prefix(8)) + "O" + String(manual.dropFirst(9))),
             (.invalidManualCodeLength, String(manual.dropLast())),
             (.checkDigitMismatch, wrongCheck),
@@ -73,7 +74,7 @@ struct ParseErrorSecrecyTests {
     func everyParseErrorIsCovered() {
         let parseCodes: Set<PayloadError.Code> = [
             .unrecognizedFormat, .emptyQRPayload, .invalidBase38Character, .invalidBase38Length, .base38ChunkOverflow,
-            .qrPayloadTooShort, .invalidManualCodeCharacter, .invalidManualCodeLength, .checkDigitMismatch,
+            .qrPayloadTooShort, .qrCodeTooLong, .invalidManualCodeCharacter, .invalidManualCodeLength, .checkDigitMismatch,
             .unsupportedManualCodeVersion, .manualCodeLengthMismatch, .manualChunkOutOfRange, .vendorIDOutOfRange,
             .productIDOutOfRange,
         ]

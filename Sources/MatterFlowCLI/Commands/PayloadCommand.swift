@@ -57,7 +57,11 @@ struct PayloadCommand {
         do {
             payloads = try OnboardingPayload.decode(code)
         } catch {
-            for problem in error.errors { environment.standardError.line("error[\(problem.code.rawValue)]: \(problem.message)") }
+            for problem in error.errors {
+                // A code joining several payloads says which one broke the rule.
+                let item = problem.payloadIndex.map { "payload \($0 + 1): " } ?? ""
+                environment.standardError.line("error[\(problem.code.rawValue)]: \(item)\(problem.message)")
+            }
             return ExitCode.invalidInput
         }
         for (index, payload) in payloads.enumerated() {
