@@ -32,6 +32,13 @@ struct JournalFile: Sendable {
                 throw JournalError(
                     .journalUnreadable, "\(path) is a symbolic link; a journal is a regular file of the directory, and recovery writes to it, so it does not follow links")
             }
+            if errno == EROFS || errno == EACCES || errno == EPERM {
+                // Recovery appends to the journal: one it may read but not write is left as it is, for later.
+                let reason = String(cString: strerror(errno))
+                throw JournalError(
+                    .journalUnwritable,
+                    "cannot open \(path) for writing (\(reason)): recovery appends to a journal, so nothing was changed; make it writable, then recover again")
+            }
             throw failure(.journalUnreadable, "cannot open \(path)")
         }
         var info = stat()
