@@ -103,6 +103,12 @@ extension RunJournal {
             contents = try JournalReader.read(path: path)
         } catch {
             run.notes.append(error.message)
+            if error.code == .notAJournal {
+                // A run's journal whose first line was damaged: what it held is not known here.
+                run.notes.append(
+                    "if it is a run's journal with a damaged first line, put back the line \"MATTERFLOW-JOURNAL 1\" and recover "
+                        + "again; until then a commissioning session it held lapses with the hub's lease, or cancel.json releases it")
+            }
             return run
         }
         run.notes = contents.problems

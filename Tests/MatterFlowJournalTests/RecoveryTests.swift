@@ -402,4 +402,22 @@ struct RecoveryTests {
         #expect(report.runs.first?.action == .recovered, "\(report.runs.first?.notes ?? [])")
         #expect(try scenario.savedHome()?.activeSession == nil)
     }
+
+    @Test("a journal whose first line is damaged is left alone, saying how to mend it and what becomes of its session")
+    func aDamagedHeaderIsExplained() async throws {
+        let scenario = try await CrashScenario(position: .after, sequence: 20)
+        defer { scenario.scratch.remove() }
+        let path = try scenario.journal().path(of: scenario.runID)
+        var bytes = try JournalFile.readAll(path)
+        bytes.replaceSubrange(0..<20, with: Array("MATTERFLOW-JOURNAL 2".utf8))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let report = try await scenario.recover()
+        let run = try #require(report.runs.first)
+        #expect(run.action == .unreadable)
+        #expect(run.notes.last?.contains(#"put back the line "MATTERFLOW-JOURNAL 1" and recover again"#) == true, "\(run.notes)")
+        // Put back, the journal recovers.
+        bytes.replaceSubrange(0..<20, with: Array("MATTERFLOW-JOURNAL 1".utf8))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try await scenario.recover().runs.first?.action == .recovered)
+    }
 }
