@@ -109,7 +109,27 @@ extension OnboardingPayload {
                     message: "the optional data after the fixed part is not one well-formed TLV structure (\(issue)); "
                         + "kept as found, but a Matter controller that parses it may refuse this code"))
         }
-        return warnings + capabilityWarnings()
+        return warnings + extensionRangeWarnings() + capabilityWarnings()
+    }
+
+    /// The optional data's common fields against the ranges the specification gives them (the Spake2p iteration
+    /// bounds, the salt's length, at least one device).
+    private func extensionRangeWarnings() -> [PayloadError] {
+        guard let data = extensionData else { return [] }
+        var problems: [String] = []
+        if let iterations = data.pbkdfIterations, !(1_000...100_000).contains(iterations) {
+            problems.append("PBKDF iterations \(iterations), outside 1000...100000")
+        }
+        if let salt = data.pbkdfSalt, !(16...32).contains(salt.count) {
+            problems.append("a PBKDF salt of \(salt.count) bytes, not 16...32")
+        }
+        if data.numberOfDevices == 0 { problems.append("0 devices, not 1...255") }
+        guard !problems.isEmpty else { return [] }
+        return [
+            PayloadError(
+                code: .extensionDataOutOfRange,
+                message: "the optional data holds \(problems.joined(separator: ", ")); kept as found, but a Matter controller may refuse this code")
+        ]
     }
 
     private func capabilityWarnings() -> [PayloadError] {

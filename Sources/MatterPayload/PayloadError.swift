@@ -127,6 +127,9 @@ extension PayloadError {
         /// error (the bytes are kept as found; see ``OnboardingPayload/warnings()``), but a Matter controller that
         /// parses them may refuse the code.
         public static let malformedExtensionData = Code(rawValue: "malformedExtensionData")
+        /// A common field of the optional data holds a value the specification does not allow: PBKDF iterations outside
+        /// 1000...100000, a PBKDF salt not of 16...32 bytes, or 0 devices. A warning, as ``malformedExtensionData`` is.
+        public static let extensionDataOutOfRange = Code(rawValue: "extensionDataOutOfRange")
         /// A QR payload has only the 4-bit short discriminator.
         public static let shortDiscriminatorInQRCode = Code(rawValue: "shortDiscriminatorInQRCode")
         /// The discriminator does not fit 12 bits (long) or 4 bits (short).
@@ -145,7 +148,7 @@ extension PayloadError {
             .checkDigitMismatch, .unsupportedManualCodeVersion, .manualCodeLengthMismatch, .manualChunkOutOfRange,
             .vendorIDOutOfRange, .productIDOutOfRange, .unsupportedVersion, .passcodeOutOfRange, .trivialPasscode,
             .nonZeroPadding, .reservedCommissioningFlow, .missingDiscoveryCapabilities,
-            .unknownDiscoveryCapabilities, .malformedExtensionData, .shortDiscriminatorInQRCode, .discriminatorOutOfRange, .invalidVendorID,
+            .unknownDiscoveryCapabilities, .malformedExtensionData, .extensionDataOutOfRange, .shortDiscriminatorInQRCode, .discriminatorOutOfRange, .invalidVendorID,
             .productIDZeroWithVendor, .missingVendorOrProductID,
         ]
     }

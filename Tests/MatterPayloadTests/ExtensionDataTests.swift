@@ -165,4 +165,17 @@ extension ExtensionDataTests {
         fields.extensionData = PayloadExtensionData(serialNumber: .text("SN-1"))
         #expect(try OnboardingPayload.decode(try fields.qrCode()).first?.warnings() == [])
     }
+
+    @Test("common fields outside the specification's ranges warn, naming each; values inside do not")
+    func outOfRangeFieldsWarn() throws {
+        var fields = OnboardingPayload(vendorID: 0xFFF1, productID: 0x8000, discriminator: 3840, passcode: 20_202_021)
+        fields.extensionData = PayloadExtensionData(pbkdfIterations: 1, pbkdfSalt: [1], numberOfDevices: 0)
+        let decoded = try #require(try OnboardingPayload.decode(try fields.qrCode()).first)
+        let warning = try #require(decoded.warnings().first { $0.code == .extensionDataOutOfRange })
+        #expect(warning.message.contains("PBKDF iterations 1, outside 1000...100000"))
+        #expect(warning.message.contains("a PBKDF salt of 1 bytes, not 16...32"))
+        #expect(warning.message.contains("0 devices, not 1...255"))
+        fields.extensionData = PayloadExtensionData(pbkdfIterations: 1_000, pbkdfSalt: Array(repeating: 7, count: 16), numberOfDevices: 1)
+        #expect(try OnboardingPayload.decode(try fields.qrCode()).first?.warnings() == [])
+    }
 }
