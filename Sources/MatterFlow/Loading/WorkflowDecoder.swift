@@ -83,7 +83,7 @@ struct WorkflowDecoder {
         if let minimum = declaration.minimum, let maximum = declaration.maximum, minimum > maximum {
             collector.error(
                 DiagnosticCode.invalidValue, at: input.pointer("minimum"),
-                "input \"\(declaration.name)\" has minimum \(InputDeclaration.numberText(minimum)) above its maximum \(InputDeclaration.numberText(maximum)); no value could be given")
+                "input \"\(declaration.name)\" has minimum \(NumberRange.format(minimum)) above its maximum \(NumberRange.format(maximum)); no value could be given")
             return
         }
         if let list = input.value("enum") {
@@ -100,9 +100,7 @@ struct WorkflowDecoder {
             }
             declaration.allowedValues = values
         }
-        if let value = declaration.defaultValue, !value.isNull, declaration.type.admits(value), declaration.minimum != nil || declaration.maximum != nil
-            || declaration.allowedValues != nil, let problem = declaration.valueProblem(value)
-        {
+        if let value = declaration.defaultValue, !value.isNull, declaration.type.admits(value), let problem = declaration.constraintProblem(value) {
             collector.error(
                 DiagnosticCode.invalidValue, at: input.pointer("default"),
                 "the default of input \"\(declaration.name)\" is not \(problem.expected) (\(problem.problem)); fix it or drop it")

@@ -49,30 +49,24 @@ extension InputDeclaration {
             return InputContentProblem(
                 expected: "a non-empty string", problem: "it is empty", remedy: "a required string input must have a value")
         }
+        return constraintProblem(value) ?? type.contentProblem(of: value, payloadProblem: payloadProblem)
+    }
+
+    /// Why `value` is outside the input's declared `minimum`/`maximum`, or not among its `enum`; nil when it is not.
+    func constraintProblem(_ value: JSONValue) -> InputContentProblem? {
         if let number = value.doubleValue, minimum.map({ number < $0 }) == true || maximum.map({ number > $0 }) == true {
-            let range = "\(minimum.map(Self.numberText) ?? "")...\(maximum.map(Self.numberText) ?? "")"
+            let range = "\(minimum.map(NumberRange.format) ?? "")...\(maximum.map(NumberRange.format) ?? "")"
             return InputContentProblem(
                 expected: "a number in \(range)", problem: secret ? "it is outside that range" : "\(JSONWriter.compact(value)) is outside it",
                 remedy: "give a value in \(range)")
         }
-        if let allowed = allowedValues, !allowed.contains(where: { Self.sameValue($0, value) }) {
+        if let allowed = allowedValues, !allowed.contains(where: { Scope.equal($0, value) }) {
             let list = allowed.map(JSONWriter.compact).joined(separator: ", ")
             return InputContentProblem(
                 expected: "one of \(list)", problem: secret ? "it is none of them" : "\(JSONWriter.compact(value)) is none of them",
                 remedy: "give one of \(list)")
         }
-        return type.contentProblem(of: value, payloadProblem: payloadProblem)
-    }
-
-    /// `600`, `0.5`: a bound as written.
-    static func numberText(_ number: Double) -> String {
-        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
-    }
-
-    /// Whether two values are the same input value (numbers by value: 600 and 600.0 are one).
-    static func sameValue(_ left: JSONValue, _ right: JSONValue) -> Bool {
-        if let a = left.doubleValue, let b = right.doubleValue { return a == b }
-        return left == right
+        return nil
     }
 }
 
