@@ -36,7 +36,7 @@ extension RunMachine {
 
     /// Renders the question and hands the wait to the driver; a prompt or choice list that does not evaluate ends
     /// the level.
-    mutating func startAsk(_ ask: AskState) -> Continuation {
+    mutating func startAsk(_ ask: AskState, waited: Duration?) -> Continuation {
         let question: Question
         do throws(FlowError) {
             question = try Self.question(of: ask, state: top.current, scope: top.scope)
@@ -44,7 +44,7 @@ extension RunMachine {
             return .move(.end(.failed(located(error, top.qualifiedCurrent))))
         }
         report(top.path, .questionAsked(state: top.current, question: question))
-        let timeout = remainingOfResumedWait(.seconds(rounding: ask.timeoutSeconds))
+        let timeout = Self.remaining(.seconds(rounding: ask.timeoutSeconds), after: waited)
         let wait = QuestionWait(question: question, timeout: timeout, cancellable: !top.onCancelPath)
         return handOver(.waitingAnswer(ask, question), .askQuestion(wait))
     }

@@ -6,14 +6,13 @@ extension RunMachine {
     // beyond `maxSeconds` is an `invalidArgumentValue` error, routed by the state's `onError`.
 
     /// Hands the delay to the driver, or routes the error of a moment that cannot be waited for.
-    mutating func startDelay(_ delay: DelayState) -> Continuation {
+    mutating func startDelay(_ delay: DelayState, waited: Duration?) -> Continuation {
         let seconds: Double
         switch delay.length {
         case .seconds(let fixed):
-            seconds = remainingOfResumedWait(.seconds(rounding: fixed)).secondsValue
+            seconds = Self.remaining(.seconds(rounding: fixed), after: waited).secondsValue
         case .until(let template, let maxSeconds):
             // A moment is waited for by the clock, however long the run had waited before.
-            resumedWaited = nil
             switch waitUntil(template, maxSeconds: maxSeconds) {
             case .success(let left): seconds = left
             case .failure(let error): return .move(delayFailed(delay, error))

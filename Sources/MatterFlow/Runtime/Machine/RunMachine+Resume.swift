@@ -185,10 +185,8 @@ extension RunMachine {
     }
 
     /// A wait's length (a timeout, a fixed delay), less what a resumed run had waited in that state before it was
-    /// handed back; the carried-over time is used once.
-    mutating func remainingOfResumedWait(_ length: Duration) -> Duration {
-        guard let waited = resumedWaited else { return length }
-        resumedWaited = nil
-        return max(.zero, length - waited)
+    /// handed back (`waited`, nil when it had not).
+    static func remaining(_ length: Duration, after waited: Duration?) -> Duration {
+        waited.map { max(.zero, length - $0) } ?? length
     }
 }

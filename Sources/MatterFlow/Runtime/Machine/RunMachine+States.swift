@@ -5,6 +5,10 @@ extension RunMachine {
 
     /// The entered state's work: a move decided at once, or work handed to the driver.
     mutating func work(of state: PlannedState) -> Continuation {
+        // What a resumed run had waited applies to the first state it works (the one it stood in), and to no later
+        // one: not to its cancel path, nor to a state an error leads to.
+        let waited = resumedWaited
+        resumedWaited = nil
         if !top.onCancelPath, isCancelRequested, !state.isTerminal {
             // A cancel that arrived between states takes effect before the state does any work (a resumed repeat
             // state's iteration is then not needed).
@@ -16,9 +20,9 @@ extension RunMachine {
         case .fail(let fail): return .move(.end(.failed(raise(fail, scope: top.scope, state: top.qualifiedCurrent))))
         case .choice(let choice): return .move(choose(choice, state))
         case .assign(let assign): return .move(self.assign(assign, state))
-        case .wait(let wait): return startWait(wait)
-        case .ask(let ask): return startAsk(ask)
-        case .delay(let delay): return startDelay(delay)
+        case .wait(let wait): return startWait(wait, waited: waited)
+        case .ask(let ask): return startAsk(ask, waited: waited)
+        case .delay(let delay): return startDelay(delay, waited: waited)
         case .action, .workflow: return beginAttempt(firstProgress(state))
         }
     }
@@ -105,7 +109,7 @@ extension RunMachine {
 
     /// A wait state's match is evaluated and reported, and the wait handed to the driver; a match that does not
     /// evaluate ends the level.
-    mutating func startWait(_ wait: WaitState) -> Continuation {
+    mutating func startWait(_ wait: WaitState, waited: Duration?) -> Continuation {
         var fields: [(name: String, value: JSONValue)] = []
         do throws(FlowError) {
             for (name, template) in wait.match { fields.append((name, try top.scope.evaluate(template))) }
@@ -114,7 +118,7 @@ extension RunMachine {
         }
         report(top.path, .waitStarted(state: top.current, event: wait.event, timeoutSeconds: wait.timeoutSeconds))
         let request = EventWait(
-            event: wait.event, fields: fields, timeout: remainingOfResumedWait(.seconds(rounding: wait.timeoutSeconds)),
+            event: wait.event, fields: fields, timeout: Self.remaining(.seconds(rounding: wait.timeoutSeconds), after: waited),
             cancellable: !top.onCancelPath)
         return handOver(.waitingEvent(wait), .waitForEvent(request))
     }

@@ -80,7 +80,7 @@ struct RunMachine: Sendable {
     /// first attempt (then cleared).
     var resumedIteration: Int?
     /// A resumed run whose innermost state had been waiting (a question, an event or a fixed delay): for how long,
-    /// taken off its timeout or its delay when it waits again (then cleared).
+    /// taken off its timeout or its delay when it waits again; cleared by the first state worked.
     var resumedWaited: Duration?
     /// Actions of the input being handled.
     var actions = RunActions()
