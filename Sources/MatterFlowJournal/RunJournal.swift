@@ -143,7 +143,6 @@ public struct RunJournal: Sendable {
         try journalPaths().map(Self.summary(of:)).sorted { ($0.startedAt ?? .infinity, $0.path) < ($1.startedAt ?? .infinity, $1.path) }
     }
 
-    /// One run as ``runs()`` lists it, read from its journal alone; nil when the directory has no journal for it.
     /// What to tell a person when a run's journal does not end as the run did (a write failed: a full disk, a
     /// directory made read-only): the journal then reads as interrupted, and `recover` settles it. Nil when the
     /// journal records the run's end.
@@ -157,6 +156,7 @@ public struct RunJournal: Sendable {
             + "`matterflow recover --journal \(directory)` (with the run's --state or --hub) to settle it"
     }
 
+    /// One run as ``runs()`` lists it, read from its journal alone; nil when the directory has no journal for it.
     public func run(_ runID: String) -> JournalRunSummary? {
         guard RunIDRule.problem(with: runID) == nil else { return nil }
         let file = path(of: runID)

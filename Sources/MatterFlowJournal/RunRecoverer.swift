@@ -30,10 +30,11 @@ struct RunRecoverer {
     var structure: StructureID { started?.structureID ?? entries.intents.first?.intent.structureID ?? "" }
 
     func recover(into run: inout RunRecovery) async throws(RecoveryDeferral) {
-        if let recorded = started?.homeDirectory, recorded != options.homeDirectory.map(JournalFile.directoryPath) {
+        let home = options.homeDirectory.map(JournalFile.directoryPath)
+        if let recorded = started?.homeDirectory, recorded != home {
             throw RecoveryDeferral(
                 message: "the run acted on the simulated home kept in \(recorded), and this recovery acts on "
-                    + (options.homeDirectory.map { "the one in \(JournalFile.directoryPath($0))" } ?? "another hub")
+                    + (home.map { "the one in \($0)" } ?? "another hub")
                     + ": its session and devices are not there; recover with --state \(recorded)")
         }
         let answers = try checkResumedSecrets()

@@ -36,18 +36,18 @@ public struct ClaimedRun: Sendable {
 extension PostgresRunStore {
     /// Records a worker (`matterflow_workers`), so `runs` and `workers` can tell whose leases are whose; a worker
     /// ID used again (a restarted worker) starts afresh, on its new host and process.
-    public func registerWorker(_ workerID: String, host: String, pid: Int, leaseSeconds: Double? = nil) throws(StoreError) {
+    public func registerWorker(_ workerID: String, host: String, pid: Int, leaseSeconds: Double) throws(StoreError) {
         try execute(
             """
             INSERT INTO matterflow_workers (worker_id, host, pid, lease_seconds) VALUES ($1, $2, $3::integer, $4::float8)
             ON CONFLICT (worker_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, lease_seconds = EXCLUDED.lease_seconds,
                 started_at = now(), heartbeat_at = now(), stopping = false, stopped_at = NULL
-            """, [workerID, host, String(pid), leaseSeconds.map { String($0) }], doing: "registering worker \(workerID)")
+            """, [workerID, host, String(pid), String(leaseSeconds)], doing: "registering worker \(workerID)")
     }
 
     /// Marks a worker as stopped in `matterflow_workers`: it drained and exits, holding no lease.
     public func markStopped(_ workerID: String) throws(StoreError) {
-        try execute("UPDATE matterflow_workers SET stopping = true, stopped_at = now() WHERE worker_id = $1", [workerID], doing: "marking worker stopped")
+        try execute("UPDATE matterflow_workers SET stopped_at = now() WHERE worker_id = $1", [workerID], doing: "marking worker stopped")
     }
 
     /// Claims up to `limit` runs in one statement: first runs whose lease ran out (to settle), then queued runs

@@ -18,7 +18,8 @@ struct WorkersCommand {
             its lease: it died, hangs, or lost the store). HEARTBEAT is how long ago the last one was, by the store's
             clock. RUNS counts the runs it holds under a current lease; NOTES counts those whose lease ran out, which
             another worker takes over at its next look (`matterflow runs --store URL` marks them). A silent worker
-            that holds no run needs nothing done; its row stays until the worker ID is used again.
+            that holds no run needs nothing done; `matterflow store prune --older-than AGE` removes its row once its
+            last heartbeat is older than AGE, as it does a stopped worker's.
 
             Exit status: 0, or 2 when the store cannot be read, 64 usage error.
             """)

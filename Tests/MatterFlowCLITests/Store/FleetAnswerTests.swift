@@ -311,7 +311,7 @@ struct FleetAnswerTests {
         }
         #expect(reused?.message.contains("answer ID answer-1 was given to run \(runID) already") == true, "\(reused?.message ?? "")")
         // What a claim hands the worker: the answers and the number of the last, from the same row.
-        try store.registerWorker("w1", host: "test", pid: 1)
+        try store.registerWorker("w1", host: "test", pid: 1, leaseSeconds: 10)
         let claimed = try #require(try store.claim(by: "w1", limit: 1, leaseSeconds: 10).first)
         let through = try store.execute("SELECT answered_through FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
         #expect(through.rows.first?.first == String(claimed.answeredThrough))
