@@ -39,19 +39,19 @@ public enum Hex {
         while start < end, isSpace(scalars[start]) { start += 1 }
         while end > start, isSpace(scalars[end - 1]) { end -= 1 }
 
-        // A prefix other tools print (`0x`, chip-tool's `hex:`) is named as such: its letters are no hex digits.
-        let text = String(String.UnicodeScalarView(scalars[start..<end]))
-        for prefix in ["0x", "0X", "hex:"] where text.hasPrefix(prefix) {
-            throw ThreadDatasetError(
-                code: .invalidHexCharacter,
-                offset: start + (prefix == "hex:" ? 0 : 1),
-                message: "the hex text starts with \"\(prefix)\", which is not a hex digit; remove it: write the dataset as pairs of digits 0-9 and a-f only"
-            )
-        }
         var nibbles: [UInt8] = []
         nibbles.reserveCapacity(end - start)
         for index in start..<end {
             guard let nibble = nibbleValue(scalars[index]) else {
+                // A prefix other tools print (`0x`, chip-tool's `hex:`) is named as such: its letters are no hex digits.
+                let text = String(String.UnicodeScalarView(scalars[start..<end]))
+                if index <= start + 1, let prefix = ["0x", "0X", "hex:"].first(where: { text.hasPrefix($0) }) {
+                    throw ThreadDatasetError(
+                        code: .invalidHexCharacter,
+                        offset: index,
+                        message: "the hex text starts with \"\(prefix)\", which is not a hex digit; remove it: write the dataset as pairs of digits 0-9 and a-f only"
+                    )
+                }
                 throw ThreadDatasetError(
                     code: .invalidHexCharacter,
                     offset: index,
@@ -81,6 +81,12 @@ public enum Hex {
             index += 2
         }
         return bytes
+    }
+
+    /// Whether `text` holds only what ``decode(_:maxBytes:)`` reads: ASCII hex digits and the spaces around them. A
+    /// quick test before decoding text that is most often no hex at all.
+    public static func holdsOnlyHexCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { nibbleValue($0) != nil || isSpace($0) }
     }
 
     private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {

@@ -39,12 +39,12 @@ import Testing
     func declarationsAreChecked() {
         let found = diagnose(#"""
             {"workflow": "c", "version": 1,
-             "inputs": {"d": {"type": "string", "minimum": 0}, "e": {"type": "integer", "minimum": 5, "maximum": 1},
+             "inputs": {"d": {"type": "string", "minimum": 0}, "e": {"type": "integer", "minimum": 5, "maximum": 1, "enum": [1]},
                         "f": {"type": "integer", "enum": ["x"]}, "g": {"type": "integer", "maximum": 10, "default": 11},
                         "h": {"type": "string", "enum": []}},
              "start": "a", "states": {"a": {"type": "succeed"}}}
             """#).map { "\($0.pointer): \($0.message)" }
-        #expect(found.count == 5, "\(found)")
+        #expect(found.count == 5, "one finding each, no spurious unknown key: \(found)")
         #expect(found.contains { $0.hasPrefix("/inputs/d/minimum: \"minimum\" applies to integer and number inputs") })
         #expect(found.contains { $0.hasPrefix("/inputs/e/minimum: input \"e\" has minimum 5 above its maximum 1") })
         #expect(found.contains { $0.hasPrefix("/inputs/f/enum/0: each value of \"enum\" must be integer") })

@@ -64,18 +64,13 @@ public struct ThreadMembership: Sendable, Hashable {
     /// - Throws: `invalidDataset` when the dataset is not a complete active dataset; the state is unchanged.
     public mutating func join(_ dataset: OperationalDataset) throws(FlowError) -> NetworkOperationStatus {
         let record = try ThreadNetworkRecord(dataset: dataset)
+        let status: NetworkOperationStatus
         switch state {
-        case .detached:
-            state = .attached(record)
-            return .joined
-        case .attached(let current):
-            if current.isSameNetwork(as: dataset) {
-                state = .attached(record)
-                return .alreadyJoined
-            }
-            state = .attached(record)
-            return .migrated
+        case .detached: status = .joined
+        case .attached(let current): status = current.isSameNetwork(as: dataset) ? .alreadyJoined : .migrated
         }
+        state = .attached(record)
+        return status
     }
 
     /// Leaves the network and forgets its dataset.

@@ -80,11 +80,12 @@ struct WorkflowDecoder {
             let bound = input.number(key, in: NumberRange(-1e15...1e15))
             if key == "minimum" { declaration.minimum = bound } else { declaration.maximum = bound }
         }
+        var emptyRange = false
         if let minimum = declaration.minimum, let maximum = declaration.maximum, minimum > maximum {
+            emptyRange = true
             collector.error(
                 DiagnosticCode.invalidValue, at: input.pointer("minimum"),
                 "input \"\(declaration.name)\" has minimum \(NumberRange.format(minimum)) above its maximum \(NumberRange.format(maximum)); no value could be given")
-            return
         }
         if let list = input.value("enum") {
             guard case .array(let values) = list, !values.isEmpty else {
@@ -100,7 +101,9 @@ struct WorkflowDecoder {
             }
             declaration.allowedValues = values
         }
-        if let value = declaration.defaultValue, !value.isNull, declaration.type.admits(value), let problem = declaration.constraintProblem(value) {
+        if !emptyRange, let value = declaration.defaultValue, !value.isNull, declaration.type.admits(value),
+            let problem = declaration.constraintProblem(value)
+        {
             collector.error(
                 DiagnosticCode.invalidValue, at: input.pointer("default"),
                 "the default of input \"\(declaration.name)\" is not \(problem.expected) (\(problem.problem)); fix it or drop it")

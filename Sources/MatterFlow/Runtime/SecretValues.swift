@@ -184,7 +184,7 @@ final class SecretValues: Sendable {
     /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc as hex, in lower and
     /// upper case (a hub or its error may quote either TLV's value alone). None for other text, which is not decoded.
     static func datasetForms(of text: String) -> [String] {
-        guard text.utf8.count >= 8, text.allSatisfy({ $0.isHexDigit || $0.isWhitespace }),
+        guard text.utf8.count >= 8, Hex.holdsOnlyHexCharacters(text),
             let dataset = try? OperationalDataset(hex: text)
         else { return [] }
         let secrets = [dataset.networkKey?.revealedHex, dataset.pskc?.revealedHex].compactMap { $0 }

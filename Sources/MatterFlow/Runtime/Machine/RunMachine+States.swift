@@ -97,9 +97,7 @@ extension RunMachine {
             for (name, value) in values { top.scope.bind(name, value) }
             if let warning = assign.warning {
                 let message = try top.scope.evaluate(warning)
-                let text = message.stringValue ?? JSONWriter.compact(message)
-                warnings.append(text)
-                report(top.path, .warning(state: top.current, message: text))
+                warn(message.stringValue ?? JSONWriter.compact(message), in: top.current)
             }
             return transition(state.firstEdge)
         } catch {

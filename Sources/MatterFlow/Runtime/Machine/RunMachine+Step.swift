@@ -171,7 +171,7 @@ extension RunMachine {
     }
 
     /// Keeps a warning for the run's result and reports it from `state` of the current level.
-    private mutating func warn(_ text: String, in state: String) {
+    mutating func warn(_ text: String, in state: String) {
         warnings.append(text)
         report(top.path, .warning(state: state, message: text))
     }

@@ -284,8 +284,7 @@ struct RunMachine: Sendable {
         case .checkingGuard, .calling, .ending: break
         case .notStarted, .entered, .retryDelay, .waitingEvent, .waitingAnswer, .delaying, .mapping, .finished: throw refuse(.warning)
         }
-        warnings.append(message)
-        report(top.path, .warning(state: top.current, message: message))
+        warn(message, in: top.current)
         return takeActions()
     }
 
