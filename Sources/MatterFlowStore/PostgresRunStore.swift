@@ -99,16 +99,18 @@ public final class PostgresRunStore: RunStore {
     // MARK: - Reading
 
     public func runs(_ filter: RunFilter) throws(StoreError) -> [StoredRun] {
-        // The newest runs that pass, then oldest first; LIMIT NULL is no limit.
-        let sql = """
-            SELECT * FROM (\(Self.runColumns)
-                WHERE (cardinality($1::text[]) = 0 OR r.status = ANY($1::text[]))
-                  AND ($2::float8 IS NULL OR coalesce(r.started_at, r.submitted_at) >= to_timestamp($2::float8))
-                ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint) AS kept
-            ORDER BY submitted_at, run_id
+        let kept = """
+            \(Self.runColumns)
+            WHERE (cardinality($1::text[]) = 0 OR r.status = ANY($1::text[]))
+              AND ($2::float8 IS NULL OR coalesce(r.started_at, r.submitted_at) >= to_timestamp($2::float8))
             """
-        let parameters = [Self.textArrayLiteral(filter.statuses.sorted()), filter.since.map { String($0) }, filter.limit.map { String(max(0, $0)) }]
-        return Self.storedRuns(try execute(sql, parameters, doing: "listing the runs"))
+        let parameters = [Self.textArrayLiteral(filter.statuses.sorted()), filter.since.map { String($0) }]
+        guard let limit = filter.limit else {
+            return Self.storedRuns(try execute(kept + " ORDER BY r.submitted_at, r.run_id", parameters, doing: "listing the runs"))
+        }
+        // The newest runs that pass, then oldest first.
+        let newest = "SELECT * FROM (\(kept) ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint) AS kept ORDER BY submitted_at, run_id"
+        return Self.storedRuns(try execute(newest, parameters + [String(max(0, limit))], doing: "listing the runs"))
     }
 
     /// The queued and running runs as ``runs()`` lists them, oldest first (from the partial indexes on either).
