@@ -47,7 +47,7 @@ extension FixtureDecoder {
             let pointer = reader.pointer("callsInOrder")
             expect.callsInOrder = names.enumerated().compactMap { index, name in
                 // A custom operation its catalog declares, or a standard one (reported when it is neither).
-                if OperationCatalog.standard[name] == nil, catalog[name] != nil { return name }
+                if isCustomOperation(name) { return name }
                 return operation(name, at: JSONPointer.appending(index, to: pointer))?.rawValue
             }
         }
@@ -96,7 +96,7 @@ extension FixtureDecoder {
         for key in reader.object.keys {
             reader.allow(key)
             let pointer = reader.pointer(key)
-            if OperationCatalog.standard[key] == nil, catalog[key] != nil {
+            if isCustomOperation(key) {
                 if let expectation = decodeCallExpectation(reader, key, at: pointer) { custom[key] = expectation }
                 continue
             }
@@ -104,6 +104,11 @@ extension FixtureDecoder {
             if let expectation = decodeCallExpectation(reader, key, at: pointer) { calls[operation] = expectation }
         }
         return (calls, custom)
+    }
+
+    /// Whether `name` is an operation a catalog file declares (the simulated home implements only standard ones).
+    private func isCustomOperation(_ name: String) -> Bool {
+        OperationCatalog.standard[name] == nil && catalog[name] != nil
     }
 
     /// Why no number of calls meets a call expectation's bounds; nil when some number does.
