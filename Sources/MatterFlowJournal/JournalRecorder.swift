@@ -234,8 +234,7 @@ final class JournalRecorder: RunRecording {
         guard let recoverable = hub as? any RecoverableHub,
             let active = try? await recoverable.activeSession(structure: structure)
         else { return nil }
-        // An owner the hub names decides (session IDs can repeat); without one, the session ID the run expects.
-        if let owner = active.owner { if owner == runID { return nil } } else if active.sessionID == expected { return nil }
+        if active.belongs(to: runID, openedIDs: expected.map { [$0] } ?? []) { return nil }
         let mine = expected.map { "session \"\($0)\" of run \(runID) is no longer active" } ?? "run \(runID) holds no session"
         return FlowError(
             .noActiveSession,

@@ -19,13 +19,10 @@ struct Reconciler {
     /// Why the hub cannot answer now (offline, or unreachable from here); nil when it can.
     var unavailable: String? = nil
 
-    /// Whether the active session is this run's: by its owner when the hub names one (a session ID can repeat: a
-    /// home whose state was reset issues the same IDs again, and another run may hold one now), else by an ID the
-    /// journal shows this run opened.
+    /// Whether the active session is this run's (``HubSessionInfo/belongs(to:openedIDs:)``, with the IDs the journal
+    /// shows this run opened).
     var holdsSession: Bool {
-        guard let session else { return false }
-        if let owner = session.owner { return owner == runID }
-        return journaledSessions.contains(session.sessionID)
+        session?.belongs(to: runID, openedIDs: journaledSessions) ?? false
     }
 
     /// The structure's session in words, for resolutions and notes.

@@ -84,7 +84,7 @@ extension StoreWorker {
         guard let recoverable = hub as? any RecoverableHub else { return true }
         do {
             guard let session = try await recoverable.activeSession(structure: structure) else { return false }
-            return session.owner.map { $0 == runID } ?? true
+            return session.owner == nil || session.belongs(to: runID)
         } catch {
             return true
         }

@@ -33,4 +33,12 @@ public struct HubSessionInfo: Sendable, Hashable {
         self.commissioningID = commissioningID
         self.deviceName = deviceName
     }
+
+    /// Whether this session is run `runID`'s. The owner the hub names decides, as a session ID can repeat (a home
+    /// whose state was reset issues the same IDs again, and another run may hold one now); only for a hub that names
+    /// no owner does a session ID the run is known to have opened (`openedIDs`) say so. Without either: not the run's.
+    public func belongs(to runID: String, openedIDs: some Collection<String> = [String]()) -> Bool {
+        if let owner { return owner == runID }
+        return openedIDs.contains(sessionID)
+    }
 }
