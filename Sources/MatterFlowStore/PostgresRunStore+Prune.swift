@@ -64,11 +64,11 @@ extension PostgresRunStore {
     }
 
     /// The workers a prune removes, as a condition on `matterflow_workers w`: $1 the cutoff. Only one that has
-    /// stopped, or has been silent for longer than its lease (a live one heartbeats three times per lease), whose
-    /// last heartbeat is older than the cutoff, and that holds no run.
+    /// stopped, or is silent (``StoredWorker/silentCondition``), whose last heartbeat is older than the cutoff, and
+    /// that holds no run.
     private static let gone = """
         w.heartbeat_at < to_timestamp($1::float8)
-                  AND (w.stopped_at IS NOT NULL OR w.heartbeat_at < now() - make_interval(secs => coalesce(w.lease_seconds, \(WorkerOptions.defaultLeaseSeconds))))
+                  AND (w.stopped_at IS NOT NULL OR \(StoredWorker.silentCondition))
                   AND NOT EXISTS (SELECT 1 FROM matterflow_runs r WHERE r.worker_id = w.worker_id)
         """
 

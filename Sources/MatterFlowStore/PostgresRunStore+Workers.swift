@@ -41,12 +41,18 @@ public struct StoredWorker: Sendable, Hashable {
     }
 
     /// The state a worker's row says: stopped when it said so; else silent once it has missed heartbeats for
-    /// longer than its lease (it heartbeats three times per lease); else stopping or running, by its flag.
-    static func state(stoppedCleanly: Bool, stopping: Bool, heartbeatAge: Double, leaseSeconds: Double?) -> State {
+    /// longer than its lease (``silentCondition``); else stopping or running, by its flag.
+    static func state(stoppedCleanly: Bool, stopping: Bool, silent: Bool) -> State {
         if stoppedCleanly { return .stopped }
-        if heartbeatAge > (leaseSeconds ?? WorkerOptions.defaultLeaseSeconds) { return .silent }
+        if silent { return .silent }
         return stopping ? .stopping : .running
     }
+
+    /// A worker row `w` (`matterflow_workers`) has not heartbeaten for longer than its lease, as an SQL condition: a
+    /// live worker heartbeats three times per lease; a row from before migration 11 (no lease) is given the default.
+    /// `matterflow workers` and `store prune` both decide "silent" by it.
+    static let silentCondition =
+        "w.heartbeat_at < now() - make_interval(secs => coalesce(w.lease_seconds, \(WorkerOptions.defaultLeaseSeconds)))"
 }
 
 extension PostgresRunStore {
@@ -56,6 +62,7 @@ extension PostgresRunStore {
             """
             SELECT w.worker_id, w.host, w.pid, extract(epoch FROM w.started_at)::float8,
                    extract(epoch FROM now() - w.heartbeat_at)::float8, w.lease_seconds, w.stopped_at IS NOT NULL, w.stopping,
+                   \(StoredWorker.silentCondition),
                    (SELECT count(*) FROM matterflow_runs r
                     WHERE r.worker_id = w.worker_id AND r.status = 'running' AND r.lease_until >= now()),
                    (SELECT count(*) FROM matterflow_runs r
@@ -70,8 +77,8 @@ extension PostgresRunStore {
             return StoredWorker(
                 workerID: row[0] ?? "", host: row[1] ?? "", pid: row[2].flatMap { Int($0) } ?? 0,
                 startedAt: row[3].flatMap(Double.init) ?? 0, heartbeatAge: age, leaseSeconds: lease,
-                state: StoredWorker.state(stoppedCleanly: row[6] == "t", stopping: row[7] == "t", heartbeatAge: age, leaseSeconds: lease),
-                leasedRuns: row[8].flatMap { Int($0) } ?? 0, expiredRuns: row[9].flatMap { Int($0) } ?? 0)
+                state: StoredWorker.state(stoppedCleanly: row[6] == "t", stopping: row[7] == "t", silent: row[8] == "t"),
+                leasedRuns: row[9].flatMap { Int($0) } ?? 0, expiredRuns: row[10].flatMap { Int($0) } ?? 0)
         }
     }
 }
