@@ -66,12 +66,12 @@ final class ConformanceRun {
         self.cancellationLimit = cancellationLimit
     }
 
-    private func pass(_ name: String) { checks.append(.init(name: name, verdict: .passed, detail: "")) }
+    func pass(_ name: String) { checks.append(.init(name: name, verdict: .passed, detail: "")) }
 
-    private func skip(_ name: String, _ why: String) { checks.append(.init(name: name, verdict: .skipped, detail: why)) }
+    func skip(_ name: String, _ why: String) { checks.append(.init(name: name, verdict: .skipped, detail: why)) }
 
     /// Records a failed check; `waited` is how long the check waited for `got` (the answer limit unless it says).
-    private func fail(_ name: String, sent: String, got: RawHubClient.Received?, wanted: String, waited: Duration? = nil) {
+    func fail(_ name: String, sent: String, got: RawHubClient.Received?, wanted: String, waited: Duration? = nil) {
         // No answer with the request's id: the hub's last line, when it is not an answer to another request, is
         // most likely the one it meant (a wrong id, a line that is not JSON).
         let stray = client.received.last.flatMap { last -> String? in
@@ -100,12 +100,12 @@ final class ConformanceRun {
     }
 
     /// The `data.cause` and `data.code` of an error answer.
-    private func errorData(_ reply: RawHubClient.Received?) -> (code: String?, cause: String?, rpc: Int?) {
+    func errorData(_ reply: RawHubClient.Received?) -> (code: String?, cause: String?, rpc: Int?) {
         let error = reply?.message?["error"]
         return (error?["data"]?["code"]?.stringValue, error?["data"]?["cause"]?.stringValue, error?["code"]?.intValue)
     }
 
-    private func result(_ reply: RawHubClient.Received?) -> JSONObject? { reply?.message?["result"]?.objectValue }
+    func result(_ reply: RawHubClient.Received?) -> JSONObject? { reply?.message?["result"]?.objectValue }
 
     /// 11. Everything the hub wrote to its output was a JSON object: MatterFlow ends the connection at any other line
     /// (a log line, a banner), so a hub that logs must log to standard error.
@@ -151,7 +151,7 @@ final class ConformanceRun {
     }
 
     /// A check that a method's result has the shape MatterFlow reads, with the same reader `matterflow run` uses.
-    private func checkShape(_ name: String, _ call: (sent: String, reply: RawHubClient.Received?), _ read: (WireReader) throws(FlowError) -> Void) {
+    func checkShape(_ name: String, _ call: (sent: String, reply: RawHubClient.Received?), _ read: (WireReader) throws(FlowError) -> Void) {
         guard let value = call.reply?.message?["result"] else {
             fail(name, sent: call.sent, got: call.reply, wanted: "a result")
             return
@@ -200,225 +200,10 @@ final class ConformanceRun {
                 wanted: "\"structures\" in the handshake, or --structure ID")
             return
         }
-        let target: JSONValue = .string(structure)
-
-        // 2. Status shape.
-        let status = await client.call("status", ["structure": target], within: limit)
-        if let value = result(status.reply), ["online", "reachable", "permissionGranted", "activeSession"].allSatisfy({ value[$0]?.boolValue != nil }) {
-            pass("status has online, reachable, permissionGranted and activeSession as booleans")
-        } else {
-            fail(
-                "status has online, reachable, permissionGranted and activeSession as booleans", sent: status.sent, got: status.reply,
-                wanted: "result with four booleans")
-        }
-
-        if stoppedBecauseClosed() { return }
-        // 2b. Results of the other reading methods the hub lists, read as `matterflow run` reads them.
-        if operations.contains("activeSession") {
-            let session = await client.call("activeSession", ["structure": target], within: limit)
-            checkShape("activeSession's result has the shape MatterFlow reads", session) { reader throws(FlowError) in
-                _ = try reader.optionalObject("session").map { session throws(FlowError) in try HubWire.session(session) }
-            }
-        }
-        if operations.contains("borderRouters") {
-            let routers = await client.call("borderRouters", ["structure": target], within: limit)
-            checkShape("borderRouters' result has the shape MatterFlow reads", routers) { reader throws(FlowError) in
-                for router in try reader.objects("borderRouters") { _ = try HubWire.borderRouter(router) }
-            }
-            let first = result(routers.reply)?["borderRouters"]?.arrayValue?.first?["deviceID"]?.stringValue
-            if operations.contains("threadCapabilities"), let first {
-                let capabilities = await client.call("threadCapabilities", ["structure": target, "deviceID": .string(first)], within: limit)
-                if errorData(capabilities.reply).cause == "notSupported" {
-                    pass("threadCapabilities' result has the shape MatterFlow reads")
-                } else {
-                    checkShape("threadCapabilities' result has the shape MatterFlow reads", capabilities) { reader throws(FlowError) in
-                        _ = try HubWire.capabilities(reader)
-                    }
-                }
-            }
-        }
-
-        if stoppedBecauseClosed() { return }
-        // 3. A method the hub did not list.
-        if let missing = HubMethod.all.first(where: { !operations.contains($0) }) {
-            let call = await client.call(missing, ["structure": target], within: limit)
-            if errorData(call.reply).rpc == WireError.methodNotFound {
-                pass("a method not in operations (\(missing)) is answered with -32601")
-            } else {
-                fail(
-                    "a method not in operations (\(missing)) is answered with -32601", sent: call.sent, got: call.reply,
-                    wanted: "an error with code -32601")
-            }
-        } else {
-            skip("a method not in operations is answered with -32601", "the hub lists every method")
-        }
-
-        if stoppedBecauseClosed() { return }
-        // 4. Cancel with nothing open.
-        let idle = await client.call("cancelCommissioning", ["structure": target], within: limit)
-        if result(idle.reply)?["released"]?.boolValue == false {
-            pass("cancelCommissioning with no session open returns released: false")
-        } else {
-            fail(
-                "cancelCommissioning with no session open returns released: false", sent: idle.sent, got: idle.reply,
-                wanted: "result {\"released\": false} (is a session left open on \(structure)?)")
-        }
-
-        if stoppedBecauseClosed() { return }
-        // 5. One session per structure.
-        await checkSession(target)
-
-        if stoppedBecauseClosed() { return }
-        // 6. Unknown device.
-        let unknownDevice = await client.call(
-            "basicInformation", ["structure": target, "deviceID": "hub-check-no-such-device"], within: limit)
-        let unknownData = errorData(unknownDevice.reply)
-        if unknownData.code == "notFound", unknownData.cause == "deviceNotFound" {
-            pass("basicInformation of an unknown device fails with notFound / deviceNotFound")
-        } else {
-            fail(
-                "basicInformation of an unknown device fails with notFound / deviceNotFound", sent: unknownDevice.sent,
-                got: unknownDevice.reply, wanted: "an error with data {\"code\": \"notFound\", \"cause\": \"deviceNotFound\"}")
-        }
-
-        if stoppedBecauseClosed() { return }
-        // 7. Invalid arguments.
-        let noStructure = await client.call("status", [:], within: limit)
-        if errorData(noStructure.reply).code == "invalidArgument" {
-            pass("a call without structure fails with invalidArgument")
-        } else {
-            fail(
-                "a call without structure fails with invalidArgument", sent: noStructure.sent, got: noStructure.reply,
-                wanted: "an error with data.code \"invalidArgument\" (JSON-RPC -32602)")
-        }
-        let badName = await client.call("configureDevice", ["structure": target, "name": 42, "roomName": .null], within: limit)
-        if errorData(badName.reply).code == "invalidArgument" {
-            pass("configureDevice with a number for name fails with invalidArgument")
-        } else {
-            fail(
-                "configureDevice with a number for name fails with invalidArgument", sent: badName.sent, got: badName.reply,
-                wanted: "an error with data.code \"invalidArgument\" (JSON-RPC -32602)")
-        }
-
-        if stoppedBecauseClosed() { return }
-        // 8. Events.
-        if events {
-            await checkEvents(target, operations: operations)
-        } else {
-            skip("events arrive as notifications", "the hub's handshake says events: false")
-        }
-
-        if stoppedBecauseClosed() { return }
-        // 9. Cancellation.
-        let (id, line) = client.requestLine("status", ["structure": target])
-        client.send(line)
-        client.send(JSONWriter.compact(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]]))
-        let cancelled = await client.response(to: id, within: cancellationLimit)
-        let cancelledData = errorData(cancelled)
-        let cancellationCheck = "a cancelled call is answered (runCancelled or its result) within \(cancellationLimit.secondsText) s"
-        if result(cancelled) != nil || cancelledData.cause == "runCancelled" {
-            pass(cancellationCheck)
-        } else {
-            fail(
-                cancellationCheck, sent: line, got: cancelled,
-                wanted: "its result, or an error with data.cause \"runCancelled\"", waited: cancellationLimit)
-        }
-
-        if stoppedBecauseClosed() { return }
-        // 10. Extensions are ignored.
-        client.send(JSONWriter.compact(["jsonrpc": "2.0", "method": "$/hubCheckUnknown", "params": [:]]))
-        let extended = await client.call("status", ["structure": target, "hubCheckFutureMember": 1], within: limit)
-        if result(extended.reply)?["online"]?.boolValue != nil {
-            pass("unknown params members and unknown $/ notifications are ignored")
-        } else {
-            fail(
-                "unknown params members and unknown $/ notifications are ignored", sent: extended.sent, got: extended.reply,
-                wanted: "status's usual result")
-        }
-    }
-
-    private func checkSession(_ target: JSONValue) async {
-        let name = "one session per structure: a second prepareCommissioning fails with sessionBusy"
-        let first = await client.call("prepareCommissioning", ["structure": target], within: limit)
-        guard result(first.reply)?["sessionID"]?.stringValue != nil else {
-            fail(name, sent: first.sent, got: first.reply, wanted: "result {\"sessionID\": string} for the first prepare")
-            // The hub may have opened a session all the same (an answer late or malformed): the check leaves none.
-            _ = await client.call("cancelCommissioning", ["structure": target], within: limit)
-            return
-        }
-        let status = await client.call("status", ["structure": target], within: limit)
-        let active = result(status.reply)?["activeSession"]?.boolValue == true
-        let second = await client.call("prepareCommissioning", ["structure": target], within: limit)
-        let data = errorData(second.reply)
-        if !active {
-            fail(name, sent: status.sent, got: status.reply, wanted: "activeSession: true while a session is open")
-        } else if data.code == "failedPrecondition", data.cause == "sessionBusy" {
-            pass(name)
-        } else {
-            fail(
-                name, sent: second.sent, got: second.reply,
-                wanted: "an error with data {\"code\": \"failedPrecondition\", \"cause\": \"sessionBusy\"}")
-        }
-        let release = await client.call("cancelCommissioning", ["structure": target], within: limit)
-        if result(release.reply)?["released"]?.boolValue == true {
-            pass("cancelCommissioning releases an open session (released: true)")
-        } else {
-            fail(
-                "cancelCommissioning releases an open session (released: true)", sent: release.sent, got: release.reply,
-                wanted: "result {\"released\": true}")
-        }
-    }
-
-    private func checkEvents(_ target: JSONValue, operations: [String]) async {
-        let subscribe = await client.call("subscribe", ["structure": target], within: limit)
-        guard let subscription = result(subscribe.reply)?["subscription"]?.stringValue else {
-            fail("subscribe returns a subscription", sent: subscribe.sent, got: subscribe.reply, wanted: "result {\"subscription\": string}")
-            return
-        }
-        pass("subscribe returns a subscription")
-        let name = "an event caused while subscribed arrives as an event notification"
-        let capable = ["borderRouters", "activateEpskc", "deactivateEpskc"].allSatisfy(operations.contains)
-        let routers = capable ? await client.call("borderRouters", ["structure": target], within: limit) : nil
-        let router = result(routers?.reply)?["borderRouters"]?.arrayValue?.first { router in
-            router["traits"]?.arrayValue?.contains { trait in
-                trait["commands"]?.arrayValue?.contains { $0.stringValue?.lowercased().contains("epskc") == true } == true
-            } == true
-        }
-        if let deviceID = router?["deviceID"]?.stringValue {
-            let activate = await client.call(
-                "activateEpskc", ["structure": target, "deviceID": .string(deviceID), "requestedDurationSeconds": .null], within: limit)
-            checkShape("activateEpskc's result has the shape MatterFlow reads", activate) { reader throws(FlowError) in
-                _ = try HubWire.activation(reader)
-            }
-            if result(activate.reply) == nil {
-                fail(name, sent: activate.sent, got: activate.reply, wanted: "an ePSKc key, so that deactivating it causes an event")
-                // A key the hub activated all the same (its answer late or malformed) does not stay active.
-                _ = await client.call("deactivateEpskc", ["structure": target, "deviceID": .string(deviceID)], within: limit)
-            } else {
-                let deactivate = await client.call("deactivateEpskc", ["structure": target, "deviceID": .string(deviceID)], within: limit)
-                let event = await client.notification(within: limit) { message in
-                    message["method"]?.stringValue == "event" && message["params"]?["subscription"]?.stringValue == subscription
-                        && message["params"]?["event"]?["name"]?.stringValue == "epskcModeDeactivated"
-                }
-                let shaped = event?.message?["params"]?["event"].map { event in
-                    event["value"]?.stringValue != nil && event["fields"]?.objectValue != nil && event["time"]?.doubleValue != nil
-                } ?? false
-                if shaped {
-                    pass(name)
-                } else {
-                    fail(
-                        name, sent: deactivate.sent, got: event ?? deactivate.reply,
-                        wanted: "an \"event\" notification for \(subscription) named epskcModeDeactivated with value, fields and time")
-                }
-            }
-        } else {
-            skip(name, "no border router with ePSKc to cause an event with (borderRouters, activateEpskc, deactivateEpskc)")
-        }
-        let unsubscribe = await client.call("unsubscribe", ["subscription": .string(subscription), "structure": target], within: limit)
-        if result(unsubscribe.reply) != nil {
-            pass("unsubscribe answers {}")
-        } else {
-            fail("unsubscribe answers {}", sent: unsubscribe.sent, got: unsubscribe.reply, wanted: "result {}")
+        let hub = HubUnderCheck(target: .string(structure), structure: structure, operations: operations, events: events)
+        for step in Self.steps {
+            await step(self)(hub)
+            if stoppedBecauseClosed() { return }
         }
     }
 }
