@@ -270,6 +270,28 @@ import Testing
         }
     }
 
+    /// A run handed over after 50 s in its 60 s wait waits 10 s more there; but when a cancel arrives before that
+    /// state does any work, the waits of its cancel path are not shortened by it: each waits its whole timeout.
+    @Test func aResumedRunsWaitedTimeIsNotSpentOnItsCancelPath() throws {
+        let waiting = RunCheckpoint(workflowPath: [place.model.name], state: "wait", inputs: [:], variables: [:])
+        var point = ResumePoint(levels: [waiting], cancel: false)
+        point.waited = .seconds(50)
+        let configuration = RunMachine.Configuration(runID: "run-1", structureID: "s", random: SeededRandomSource(seed: 3))
+
+        var waitingOn = try RunMachine(place: place, resumingAt: point, configuration: configuration)
+        _ = try waitingOn.start()
+        #expect(Self.lines(try waitingOn.proceed()).last == "waitForEvent epskcModeDeactivated 10.0 seconds")
+
+        var cancelled = try RunMachine(place: place, resumingAt: point, configuration: configuration)
+        #expect(Self.lines(cancelled.cancelRequested()).isEmpty, "noted before the run starts")
+        _ = try cancelled.start()
+        #expect(Self.lines(try cancelled.proceed()).contains("transition wait → release"))
+        #expect(Self.lines(try cancelled.proceed()) == ["checkStatus release shielded"])
+        _ = try cancelled.statusChecked(.finished(Self.passing))
+        #expect(Self.lines(try cancelled.callEnded(.finished(["rooms": []]))).suffix(2) == ["stateEntered settle", "proceed"])
+        #expect(Self.lines(try cancelled.proceed()).last == "waitForEvent epskcModeDeactivated 60.0 seconds shielded")
+    }
+
     @Test func theTransitionTableListsEveryPhaseAndInput() {
         let table = RunMachine.transitionTable
         for phase in RunMachine.SpecimenPhase.allCases {
