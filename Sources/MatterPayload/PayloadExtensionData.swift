@@ -166,3 +166,26 @@ public struct PayloadExtensionData: Sendable, Hashable, CustomStringConvertible 
         return "{\(body)}\(issue)"
     }
 }
+
+extension PayloadExtensionData {
+    /// The optional data as ordered JSON members, for `matterflow payload`: `serialNumber` (text, or a number),
+    /// `pbkdfIterations`, `pbkdfSalt` (hex), `numberOfDevices`, `commissioningTimeout` (seconds), each when
+    /// present; `vendorFields`, the number of vendor members (tags 0x80-0xFF), when there are any; and
+    /// `decodingIssue` when the bytes are not one well-formed structure (the members read before it are listed).
+    public var jsonFields: [(key: String, value: PayloadJSONValue)] {
+        var fields: [(key: String, value: PayloadJSONValue)] = []
+        switch serialNumber {
+        case .text(let text): fields.append(("serialNumber", .string(text)))
+        case .number(let number): fields.append(("serialNumber", .integer(Int(number))))
+        case nil: break
+        }
+        if let pbkdfIterations { fields.append(("pbkdfIterations", .integer(Int(pbkdfIterations)))) }
+        if let pbkdfSalt { fields.append(("pbkdfSalt", .string(pbkdfSalt.map { hex($0, digits: 2) }.joined()))) }
+        if let numberOfDevices { fields.append(("numberOfDevices", .integer(Int(numberOfDevices)))) }
+        if let commissioningTimeout { fields.append(("commissioningTimeout", .integer(Int(commissioningTimeout)))) }
+        let vendor = vendorElements.count
+        if vendor > 0 { fields.append(("vendorFields", .integer(vendor))) }
+        if let decodingIssue { fields.append(("decodingIssue", .string(decodingIssue))) }
+        return fields
+    }
+}

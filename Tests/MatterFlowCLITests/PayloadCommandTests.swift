@@ -43,6 +43,33 @@ import Testing
         #expect(payload["discoveryCapabilities"] == 2)
     }
 
+    @Test("a QR code's optional data is shown: serial number, PBKDF parameters, vendor fields, in text and JSON")
+    func optionalDataIsShown() async throws {
+        // rs-matter's code with a serial number and two vendor fields.
+        let vendor = "MT:-24J0AFN00KA064IJ3P0IXZB0DK5N1K8SQ1RYCU1UXH34YY0V3KY.O3DKN440F710Q940"
+        let text = await matterflow("payload", vendor)
+        #expect(text.code == 0)
+        #expect(text.stdout.contains("  optional data:\n    serialNumber: \"1234567890\"\n    vendorFields: 2\n"), "\(text.stdout)")
+        let json = try #require(try decodedArray(await matterflow("payload", vendor, "--json").stdout).first)
+        #expect(json["optionalData"] == ["serialNumber": "1234567890", "vendorFields": 2])
+
+        let parameters = try OnboardingPayload(
+            vendorID: 0xFFF1, productID: 0x8000, discriminator: 3840, passcode: 20_202_021,
+            extensionData: PayloadExtensionData(
+                serialNumber: .number(42), pbkdfIterations: 2000, pbkdfSalt: Array(repeating: 0xAB, count: 16),
+                numberOfDevices: 3, commissioningTimeout: 600)
+        ).qrCode()
+        let shown = try #require(try decodedArray(await matterflow("payload", parameters, "--json").stdout).first)
+        #expect(shown["optionalData"] == [
+            "serialNumber": 42, "pbkdfIterations": 2000, "pbkdfSalt": .string(String(repeating: "AB", count: 16)),
+            "numberOfDevices": 3, "commissioningTimeout": 600,
+        ])
+        #expect(shown["passcode"] == "redacted")
+
+        let plain = try #require(try decodedArray(await matterflow("payload", "MT:Y.K9042C00KA0648G00", "--json").stdout).first)
+        #expect(plain["optionalData"] == nil, "a code without optional data has no member for it")
+    }
+
     @Test("the setup passcode is shown only with --reveal-secrets, in text and JSON")
     func thePasscodeIsHiddenUnlessRevealed() async throws {
         let text = await matterflow("payload", "MT:Y.K9042C00KA0648G00")

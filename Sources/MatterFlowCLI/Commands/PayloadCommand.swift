@@ -19,6 +19,8 @@ struct PayloadCommand {
             (warning[unknownDiscoveryCapabilities]); with --json, each payload's "warnings" array holds it too.
             The setup passcode is shown as [redacted] ("redacted" in JSON) unless --reveal-secrets is given, as
             `matterflow dataset` hides the Network Key: what a terminal shows may be seen or logged.
+            A QR code's optional data (serial number, PBKDF iterations and salt, number of devices, commissioning
+            timeout, how many vendor fields) is listed under "optional data" ("optionalData" in JSON).
             See 'matterflow payload generate --help' to make codes for test devices.
             """)
 
@@ -81,24 +83,28 @@ struct PayloadCommand {
                 environment.standardOutput.line("  \(key): \(value)")
             }
             if !reveal { environment.standardOutput.line("  passcode: [redacted] (--reveal-secrets shows it)") }
+            if let optional = payload.extensionData {
+                environment.standardOutput.line("  optional data:")
+                for (key, value) in optional.jsonFields { environment.standardOutput.line("    \(key): \(value)") }
+            }
         }
         return ExitCode.success
     }
 
     /// One payload for `payload --json`: the members of ``OnboardingPayload/jsonFields(redactingPasscode:)`` (the
-    /// passcode as `"redacted"` unless revealed), then `warnings`, an array (empty when there is nothing to say) of `{"code", "message"}` objects from
+    /// passcode as `"redacted"` unless revealed), `optionalData` when a QR code carries optional data
+    /// (``PayloadExtensionData/jsonFields``: serial number, PBKDF parameters, ...), then `warnings`, an array (empty when there is nothing to say) of `{"code", "message"}` objects from
     /// ``OnboardingPayload/warnings()``. A warning names only what the payload holds that this tool ignores (such as
     /// discovery-capability bits 6-7), never the passcode.
     static func json(_ payload: OnboardingPayload, revealingPasscode: Bool) -> JSONValue {
         var object = JSONObject()
-        for (key, value) in payload.jsonFields(redactingPasscode: !revealingPasscode) {
-            if let number = value.intValue {
-                object[key] = .int(number)
-            } else {
-                object[key] = value.stringValue.map(JSONValue.string) ?? .null
-            }
-        }
+        for (key, value) in payload.jsonFields(redactingPasscode: !revealingPasscode) { object[key] = Self.json(value) }
         if !revealingPasscode { object["passcode"] = "redacted" }
+        if let optional = payload.extensionData {
+            var fields = JSONObject()
+            for (key, value) in optional.jsonFields { fields[key] = Self.json(value) }
+            object["optionalData"] = .object(fields)
+        }
         object["warnings"] = .array(
             payload.warnings().map { warning in
                 var item = JSONObject()
@@ -107,6 +113,13 @@ struct PayloadCommand {
                 return .object(item)
             })
         return .object(object)
+    }
+
+    private static func json(_ value: PayloadJSONValue) -> JSONValue {
+        switch value {
+        case .integer(let number): .int(number)
+        case .string(let text): .string(text)
+        }
     }
 
     func generate() throws(UsageError) -> Int32 {
