@@ -79,9 +79,10 @@ final class ConformanceRun {
             guard message["method"] == nil, let id = message["id"]?.intValue else { return message["method"] == nil ? last.line : nil }
             return client.sentIDs.contains(id) ? nil : last.line
         }
+        // A hub that closed the connection did not make the check wait its limit: say how it ended instead.
+        let silence = client.closedReason.map { "nothing: \($0)" } ?? "nothing within \((waited ?? limit).secondsText) s"
         let reply = got.map { LineQuote.masked($0.line, limit: 300) }
-            ?? "nothing within \((waited ?? limit).secondsText) s" + (client.closedReason.map { " (\($0))" } ?? "")
-                + (stray.map { "; the hub's last line was \(LineQuote.masked($0, limit: 200))" } ?? "")
+            ?? silence + (stray.map { "; the hub's last line was \(LineQuote.masked($0, limit: 200))" } ?? "")
         checks.append(
             .init(
                 name: name, verdict: .failed,
@@ -174,6 +175,7 @@ final class ConformanceRun {
                 "a request before initialize is refused with -32002", sent: early.sent, got: early.reply,
                 wanted: "an error with code -32002 (not initialized)")
         }
+        if stoppedBecauseClosed() { return }
 
         // 1. Handshake.
         let hello = await client.call(

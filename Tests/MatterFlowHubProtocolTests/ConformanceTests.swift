@@ -204,6 +204,19 @@ struct MisbehavingPrepare: Hub {
         #expect(!checks.contains { $0.name.hasPrefix("one session per structure") }, "not run after the close")
     }
 
+    @Test("a hub that closes the connection at once fails the first check, saying so rather than that it waited, and no check after it runs")
+    func aHubThatClosesAtOnceStopsTheChecks() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        hubEnd.close()
+        let checks = await Self.quick.run(on: clientEnd)
+        #expect(checks.map(\.verdict) == [.failed, .failed, .passed, .passed], "\(checks.map(\.name))")
+        #expect(checks.first?.name == "a request before initialize is refused with -32002")
+        #expect(checks.first?.detail.contains("got: nothing: ") == true, "\(checks.first?.detail ?? "")")
+        #expect(checks.first?.detail.contains("within") == false, "the check did not wait its limit")
+        #expect(checks[1].name == "the hub keeps the connection open while checks run")
+        #expect(!checks.contains { $0.name.hasPrefix("initialize") }, "not run after the close")
+    }
+
     @Test("a result MatterFlow cannot read fails a shape check naming the member")
     func wrongShapesAreNamed() async throws {
         let (clientEnd, hubEnd) = MemoryLineChannel.pair()

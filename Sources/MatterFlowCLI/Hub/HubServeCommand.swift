@@ -27,7 +27,7 @@ struct HubServeCommand {
             socket's file). It prints "listening on ADDRESS" to stderr once ready. The home runs on real time.
             --home and --state work as for `matterflow run`.
 
-            Exit status: 0 when the client closed the connection or the server was stopped, 2 invalid home or
+            Exit status: 0 when the client closed the connection or on SIGTERM, 130 on SIGINT, 2 invalid home or
             an address it cannot listen on, 64 usage error.
             """)
 
