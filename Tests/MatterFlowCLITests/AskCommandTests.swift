@@ -66,6 +66,12 @@ struct AskCommandTests {
         #expect(unknown.stdout.isEmpty, "nothing ran")
         let twice = await run(["--answer", "room=Kitchen", "--answer", "room=Hall"], home: home)
         #expect(twice.code == 64)
+        // An answer no run could take (an empty name where one of 1 to 64 characters is asked) is refused before the
+        // run acts on the hub, as submit refuses it: no device is commissioned only to be cancelled again.
+        let empty = await run(["--answer", "room=Kitchen", "--answer", "name="], home: home)
+        #expect(empty.code == 2)
+        #expect(empty.stderr.contains("error[invalidAnswer]: --answer name does not fit its question: the answer must have at least 1 character, it has 0"), "\(empty.stderr)")
+        #expect(empty.stdout.isEmpty && !empty.stderr.contains("commissionDevice"), "nothing ran: \(empty.stderr)")
     }
 
     @Test("on a terminal: numbered choices, a wrong answer asked again with the reason, the choice taken")
@@ -77,7 +83,7 @@ struct AskCommandTests {
         #expect(run.stderr.contains("? Which room is the new device in?"))
         #expect(run.stderr.contains("  1) Kitchen\n  2) Hall"))
         #expect(run.stderr.contains("\"7\" is not one of the choices"))
-        #expect(run.stderr.contains("at least 1 characters"))
+        #expect(run.stderr.contains("at least 1 character, it has 0"))
         let output = try #require(try run.result()["output"] as? [String: Any])
         #expect(output["room"] as? String == "Hall")
         #expect(output["name"] as? String == "Reading Lamp")

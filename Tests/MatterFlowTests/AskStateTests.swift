@@ -280,6 +280,9 @@ import Testing
                 Issue.record("text off the pattern is refused")
             } catch {
                 #expect(!error.message.contains("12ab"), "a refusal never repeats a secret answer")
+                #expect(
+                    error.message.hasSuffix("it must be text of 4 to 8 characters matching the pattern [0-9]+"),
+                    "it names the rule the answer broke (the pattern is the workflow's, not a secret): \(error.message)")
             }
             try handle.answer(.text("482913"), to: "code")
         }

@@ -58,8 +58,8 @@ public struct Question: Sendable {
         do {
             return try schema.check(answer, question: name)
         } catch where secret {
-            // The reason never repeats a secret answer.
-            throw AnswerError(error.code, question: name, "the answer does not fit the question (\(schema.expectation))")
+            // The reason never repeats a secret answer, nor tells its length; it names the rule the answer must keep.
+            throw AnswerError(error.code, question: name, "the answer (secret, not shown) does not fit the question: it must be \(schema.expectation)")
         }
     }
 
@@ -146,10 +146,10 @@ public enum QuestionSchema: Sendable {
             }
             let length = text.count
             if length < minLength {
-                throw AnswerError(.invalidAnswer, question: question, "the answer must have at least \(minLength) characters, it has \(length)")
+                throw AnswerError(.invalidAnswer, question: question, "the answer must have at least \(Self.characters(minLength)), it has \(length)")
             }
             if length > maxLength {
-                throw AnswerError(.invalidAnswer, question: question, "the answer must have at most \(maxLength) characters, it has \(length)")
+                throw AnswerError(.invalidAnswer, question: question, "the answer must have at most \(Self.characters(maxLength)), it has \(length)")
             }
             if let pattern, !pattern.matches(text) {
                 throw AnswerError(.invalidAnswer, question: question, "the answer must match the pattern \(pattern)")
@@ -163,11 +163,17 @@ public enum QuestionSchema: Sendable {
         }
     }
 
-    /// What an answer must be, in a few words.
+    /// `1 character`, `2 characters`.
+    private static func characters(_ count: Int) -> String {
+        count == 1 ? "1 character" : "\(count) characters"
+    }
+
+    /// What an answer must be, in a few words (a text's pattern included: it is part of the workflow, never secret).
     public var expectation: String {
         switch self {
         case .choice(let choices): "one of \(choices.count) choices"
-        case .text(let minLength, let maxLength, _): "text of \(minLength) to \(maxLength) characters"
+        case .text(let minLength, let maxLength, let pattern):
+            "text of \(minLength) to \(maxLength) characters" + (pattern.map { " matching the pattern \($0)" } ?? "")
         case .yesNo: "yes or no"
         }
     }

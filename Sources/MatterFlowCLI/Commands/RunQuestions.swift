@@ -28,13 +28,14 @@ final class RunQuestions: Sendable {
     private let questions: AsyncStream<Question>
     private let queue: AsyncStream<Question>.Continuation
 
-    /// The answers of the command's `--answer NAME=VALUE` pairs; nil once a name no ask state of the workflow has
-    /// is reported to `err` (the command exits 2). A name given twice is a usage error.
+    /// The answers of the command's `--answer NAME=VALUE` pairs; nil once a name no ask state of the workflow has,
+    /// or an answer that cannot fit its question whatever the run does (``AnswerCommand/fitAhead(_:workflow:err:)``),
+    /// is reported to `err` (the command exits 2): before the run acts on a hub. A name given twice is a usage error.
     static func answers(
         _ arguments: ParsedArguments, workflow: Workflow, command: String, err: any TextSink
     ) throws(UsageError) -> [String: JSONValue]? {
         switch try parseAnswers(arguments.all("answer"), workflow: workflow, command: command) {
-        case .success(let given): return given
+        case .success(let given): return AnswerCommand.fitAhead(given, workflow: workflow, err: err) ? given : nil
         case .failure(let error):
             MatterflowTool.report(error.diagnostics, to: err)
             return nil

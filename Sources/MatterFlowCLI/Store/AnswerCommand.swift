@@ -77,7 +77,7 @@ struct AnswerCommand {
             return ExitCode.invalidInput
         }
         guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err),
-            Self.fitAhead(answers, workflow: workflow, err: err), Self.fitNow(answers, waiting: waiting, err: err)
+            Self.fitNow(answers, waiting: waiting, err: err)
         else { return ExitCode.invalidInput }
         let secretQuestions = workflow.secretQuestionNames
         let secretNames = answers.keys.filter(secretQuestions.contains).sorted()

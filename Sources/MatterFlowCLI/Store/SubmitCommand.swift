@@ -60,8 +60,7 @@ struct SubmitCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err),
-            AnswerCommand.fitAhead(answers, workflow: workflow, err: err)
+        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err)
         else { return ExitCode.invalidInput }
         let unanswered = workflow.askStates(unansweredBy: Set(answers.keys))
         if !unanswered.isEmpty {
