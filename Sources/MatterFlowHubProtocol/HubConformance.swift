@@ -39,6 +39,12 @@ public struct HubConformance: Sendable {
         self.customOperations = customOperations
     }
 
+    /// The check a hub that closed the connection fails (after the check it closed in); no check after it runs but
+    /// for the two on what the hub had sent.
+    public static let connectionKeptCheck = "the hub keeps the connection open while checks run"
+    /// The handshake's check: a hub that closed the connection before passing it never ran as a hub.
+    public static let handshakeCheck = "initialize answers protocol version 1, a hub name, operations and events"
+
     /// Runs every check over `channel` (a fresh connection: the suite sends the handshake itself).
     public func run(on channel: any LineChannel) async -> [Check] {
         let run = ConformanceRun(client: RawHubClient(channel: channel), limit: answerLimit, cancellationLimit: cancellationLimit)
@@ -95,8 +101,8 @@ final class ConformanceRun {
         guard let reason = client.closedReason else { return false }
         checks.append(
             .init(
-                name: "the hub keeps the connection open while checks run", verdict: .failed,
-                detail: "got: \(reason), after \(checks.count) check\(checks.count == 1 ? "" : "s")\n      wanted: the connection open until the client closes it (a hub that exits or breaks the framing ends every run's calls); the checks after this one were not run"))
+                name: HubConformance.connectionKeptCheck, verdict: .failed,
+                detail: "got: \(reason), after \(checks.count) check\(checks.count == 1 ? "" : "s")\n      wanted: the connection open until the client closes it (a hub that exits or breaks the framing ends every run's calls); the checks after this one were not run, but for the two on what the hub had sent"))
         return true
     }
 
@@ -187,14 +193,15 @@ final class ConformanceRun {
             handshake["events"]?.boolValue != nil, handshake["operations"]?.arrayValue != nil, unknown.isEmpty
         else {
             fail(
-                "initialize answers protocol version 1, a hub name, operations and events", sent: hello.sent, got: hello.reply,
+                HubConformance.handshakeCheck, sent: hello.sent, got: hello.reply,
                 wanted: "result {\"protocolVersion\": 1, \"hub\": {\"name\", \"version\"}, \"operations\": [known methods], \"events\": bool}"
                     + (unknown.isEmpty
                         ? ""
                         : "; unknown methods listed: \(unknown.joined(separator: ", ")) (custom operations need --catalog)"))
+            _ = stoppedBecauseClosed()
             return
         }
-        pass("initialize answers protocol version 1, a hub name, operations and events")
+        pass(HubConformance.handshakeCheck)
         let events = handshake["events"]?.boolValue ?? false
         guard let structure = structure ?? handshake["structures"]?.arrayValue?.first?.stringValue else {
             fail(

@@ -103,10 +103,11 @@ final class RawHubClient: Sendable {
         }
     }
 
-    /// Sends a request and waits for its response.
+    /// Sends a request and waits for its response. A request that cannot be sent (the hub's end is gone) waits,
+    /// within the same limit, for the connection's end to be told, so that ``closedReason`` says how the hub ended.
     func call(_ method: String, _ params: JSONValue, within limit: Duration) async -> (sent: String, reply: Received?) {
         let (id, line) = requestLine(method, params)
-        guard send(line) else { return (line, nil) }
+        send(line)
         return (line, await response(to: id, within: limit))
     }
 

@@ -77,6 +77,15 @@ struct HubCommandTests {
         #expect(none.stderr.contains("Missing expected argument '<hub>' (or --hub <spec>)"), "\(none.stderr)")
     }
 
+    @Test("a hub command that exits before its handshake never ran as a hub: exit 2, saying how it ended, as run --hub does")
+    func hubCheckOfACommandThatExitsAtOnce() async throws {
+        let run = await matterflow(["hub", "check", "/bin/sh -c 'exit 3'"])
+        #expect(run.code == 2, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stderr.contains("error[hubUnreachable]: /bin/sh -c 'exit 3' closed the connection before completing the handshake (the hub exited with status 3)"), "\(run.stderr)")
+        #expect(run.stdout.contains("got: nothing: the hub exited with status 3\n"), "not 'nothing within 10 s': \(run.stdout)")
+        #expect(!run.stdout.contains("FAIL initialize"), "no check runs after the close: \(run.stdout)")
+    }
+
     @Test func hubCheckRefusesAnAnswerLimitOutOfRange() async throws {
         for limit in ["0", "601", "1.5", "ten"] {
             let run = await matterflow(["hub", "check", "unix:/nonexistent.sock", "--answer-limit", limit])

@@ -76,6 +76,19 @@ struct HubCheckCommand {
         let failed = checks.filter { $0.verdict == .failed }.count
         let skipped = checks.filter { $0.verdict == .skipped }.count
         out.line("\(passed) passed, \(failed) failed" + (skipped > 0 ? " (\(skipped) skipped)" : ""))
+        // A hub that closed the connection before its handshake passed never ran as a hub: the command could not
+        // start one (as `run --hub` tells), rather than a hub that failed its checks.
+        if let closed = checks.first(where: { $0.name == HubConformance.connectionKeptCheck }),
+            !checks.contains(where: { $0.name == HubConformance.handshakeCheck && $0.verdict == .passed })
+        {
+            // The check's detail begins "got: REASON, after N checks".
+            let got = closed.detail.split(separator: "\n").first.map(String.init) ?? ""
+            let reason = got.replacingOccurrences(of: "got: ", with: "").components(separatedBy: ", after ").first ?? got
+            err.line(
+                "error[hubUnreachable]: \(given[0]) closed the connection before completing the handshake (\(reason)); "
+                    + "check that it starts a hub that speaks docs/hub-protocol.md")
+            return ExitCode.invalidInput
+        }
         return failed == 0 ? ExitCode.success : ExitCode.failure
     }
 }
