@@ -1,14 +1,25 @@
 import Foundation
 
 /// A PostgreSQL connection string as messages and logs show it: the same text, every password (`password`, and
-/// `sslpassword`, a client key's passphrase) replaced by `<redacted>`.
+/// `sslpassword`, a client key's passphrase) replaced by `<redacted>`, and so the value of every setting that is
+/// not one of libpq's known, non-secret ones (``shownKeys``): a misspelt `passwd=` holds a password all the same.
 ///
 /// Both forms libpq takes are read as libpq reads them: a URI (`postgres://user:secret@host/db?password=secret`:
 /// the password of the user part and a `password` parameter of the query), and `key=value` pairs separated by
 /// spaces, where spaces may surround `=` and a value may be single-quoted with `\'` and `\\` inside.
 enum ConninfoRedaction {
     static let placeholder = "<redacted>"
-    static let secretKeys: Set<String> = ["password", "sslpassword"]
+
+    /// The settings whose values are shown: libpq's connection settings but its secrets (`password`,
+    /// `sslpassword`). A setting a newer libpq adds is hidden until it is listed here.
+    static let shownKeys: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "passfile", "channel_binding", "connect_timeout",
+        "client_encoding", "options", "application_name", "fallback_application_name", "keepalives", "keepalives_idle",
+        "keepalives_interval", "keepalives_count", "tcp_user_timeout", "replication", "gssencmode", "sslmode",
+        "requiressl", "sslcompression", "sslcert", "sslkey", "sslrootcert", "sslcrl", "sslcrldir", "sslsni",
+        "requirepeer", "ssl_min_protocol_version", "ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation",
+        "service", "target_session_attrs", "load_balance_hosts", "sslcertmode", "sslnegotiation", "require_auth",
+    ]
 
     static func redacting(_ conninfo: String) -> String {
         redaction(of: conninfo).text
@@ -88,9 +99,10 @@ enum ConninfoRedaction {
         return result + parameters.joined(separator: "&")
     }
 
-    /// Whether a key names a password, in any case: libpq refuses `PASSWORD=`, but its value was meant as one.
+    /// Whether a key's value is hidden: a password's, or any setting's that is not a known, non-secret one (libpq
+    /// refuses `PASSWORD=` or `passwd=`, but the value was meant as a password).
     private static func isSecretKey(_ key: String) -> Bool {
-        secretKeys.contains(key.lowercased())
+        !shownKeys.contains(key)
     }
 
     /// A URI part with its `%XX` escapes decoded (as libpq decodes a query's keys); bad escapes stay as written.

@@ -1,4 +1,6 @@
 import CLibPQ
+import Foundation
+import MatterFlowJSON
 import Synchronization
 
 #if canImport(Glibc)
@@ -17,6 +19,9 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         case connectionLost
         /// The server refused a command (the SQLSTATE says why).
         case commandFailed
+        /// The connection string is not one libpq can read (an unknown setting, a bad number, a broken URI): no
+        /// server was asked, and asking again cannot help.
+        case malformedConninfo
     }
 
     public var code: Code
@@ -43,6 +48,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     public var isTransient: Bool {
         switch code {
         case .connectionFailed, .connectionLost: return true
+        case .malformedConninfo: return false
         case .commandFailed:
             // A failure without an SQLSTATE comes from libpq itself, not the server: the connection went away
             // while the command was under way.
@@ -136,6 +142,9 @@ public final class PostgresConnection: Sendable {
         let pq = try LibPQ.loaded.get()
         self.pq = pq
         target = Self.redacting(conninfo)
+        if let problem = Self.parseProblem(conninfo, pq) {
+            throw PostgresError(.malformedConninfo, problem)
+        }
         // The defaults first, then the conninfo expanded in the place of `dbname`: what it sets wins.
         let defaults = Self.namesService(conninfo) ? [] : Self.applicableDefaults
         let keywords = defaults.map(\.keyword) + ["dbname"]
@@ -152,6 +161,10 @@ public final class PostgresConnection: Sendable {
             // libpq may quote the string, or the part of it it could not read, password included.
             let reason = ConninfoRedaction.scrubbing(Self.message(of: pointer, pq), about: conninfo)
             pq.finish(pointer)
+            // A setting's value libpq checks only as it connects (`port=abc`, `sslmode=maybe`) is the string's fault.
+            if reason.hasPrefix("invalid ") {
+                throw PostgresError(.malformedConninfo, "a setting PostgreSQL's client cannot take: \(reason)")
+            }
             throw PostgresError(.connectionFailed, "cannot connect to \(target): \(reason)")
         }
         _ = pq.setNoticeReceiver(pointer, { _, _ in }, nil)
@@ -171,6 +184,26 @@ public final class PostgresConnection: Sendable {
             if let pointer = handle.pointer { pq.finish(pointer) }
             handle.pointer = nil
         }
+    }
+
+    /// Why libpq cannot read `conninfo` (`PQconninfoParse`), in words that never show a value of it; nil when it can.
+    private static func parseProblem(_ conninfo: String, _ pq: LibPQ) -> String? {
+        var reason: UnsafeMutablePointer<CChar>?
+        let parsed = pq.conninfoParse(conninfo, &reason)
+        guard parsed == nil else {
+            pq.conninfoFree(parsed)
+            return nil
+        }
+        defer { pq.freemem(reason) }
+        let said = reason.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "it cannot be read"
+        var problem = "not a PostgreSQL connection string libpq can read: \(ConninfoRedaction.scrubbing(said, about: conninfo))"
+        if let option = said.firstMatch(of: /invalid (?:connection option|URI query parameter):? ?"([^"]*)"/)?.1,
+            case let known = options(pq.conndefaults(), pq).map(\.keyword),
+            let near = SpellingSuggestion.closest(to: String(option), among: known)
+        {
+            problem += " (did you mean \"\(near)\"?)"
+        }
+        return problem + "; the values it holds are not shown"
     }
 
     /// Whether a conninfo names a service (`service=...`, or `?service=` in a URI), whose file may set anything.

@@ -53,10 +53,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A PostgreSQL failure while doing something, as a store error.
-    static func from(_ error: PostgresError, doing what: String, code: Code = .storeFailed) -> StoreError {
+    public static func from(_ error: PostgresError, doing what: String, code: Code = .storeFailed) -> StoreError {
         switch error.code {
         case .connectionFailed, .connectionLost:
             return StoreError(.storeUnavailable, "\(what): \(error.message); check that PostgreSQL is running and --store names it")
+        case .malformedConninfo:
+            return StoreError(.invalidStore, "--store: \(error.message)")
         case .commandFailed:
             if error.sqlState == "42P01" {
                 return StoreError(.schemaOutdated, "\(what): \(error.message); run `matterflow store migrate --store URL` first")

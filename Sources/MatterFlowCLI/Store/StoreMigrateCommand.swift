@@ -29,7 +29,7 @@ struct StoreMigrateCommand {
             do throws(PostgresError) {
                 connection = try PostgresConnection(location)
             } catch {
-                throw StoreError(.storeUnavailable, error.message)
+                throw StoreError.from(error, doing: "connecting to the store")
             }
             defer { connection.close() }
             let report = try StoreMigrator(connection: connection).migrate()

@@ -31,6 +31,30 @@ struct ConninfoRedactionTests {
         }
     }
 
+    @Test("a setting libpq does not know (a misspelt password key) has its value hidden; a malformed string is the string's fault, never retried")
+    func unknownSettingsAreHidden() throws {
+        #expect(PostgresConnection.redacting("host=db passwd=hunter22 pwd=hunter33 user=mf") == "host=db passwd=<redacted> pwd=<redacted> user=mf")
+        #expect(PostgresConnection.redacting("postgres://mf@db/mf?passwrd=hunter22&sslmode=require") == "postgres://mf@db/mf?passwrd=<redacted>&sslmode=require")
+        try #require((try? LibPQ.loaded.get()) != nil, "libpq cannot be opened here")
+        for (conninfo, hint) in [
+            ("host=127.0.0.1 port=1 passwd=hunter22", #"invalid connection option "passwd" (did you mean "password"?)"#),
+            ("postgres://u@127.0.0.1:1/db?passwrd=hunter22", #"invalid URI query parameter: "passwrd" (did you mean "password"?)"#),
+            ("postgres://u@127.0.0.1:abc/db", #"invalid integer value "abc" for connection option "port""#),
+        ] {
+            do {
+                _ = try PostgresConnection(conninfo)
+                Issue.record("connected with \(conninfo)")
+            } catch {
+                #expect(error.code == .malformedConninfo, "\(error)")
+                #expect(!error.isTransient, "a worker does not retry it")
+                #expect(error.message.contains(hint), "\(error.message)")
+                #expect(!error.message.contains("hunter22"), "\(error.message)")
+                let store = StoreError.from(error, doing: "connecting")
+                #expect(store.code == .invalidStore && !store.message.contains("check that PostgreSQL is running"), "\(store)")
+            }
+        }
+    }
+
     @Test("text that is not a connection string comes back without a password, and without a trap")
     func oddText() {
         for text in ["", "=", "password", "password=", "password='unterminated", "a=b=c", "  ", "\\", "'"] {
@@ -51,7 +75,7 @@ struct ConninfoRedactionTests {
                 Issue.record("connected with \(conninfo)")
             } catch {
                 #expect(!error.message.contains("S3cret") && !error.message.contains("S3cr%65t"), "\(error.message)")
-                #expect(error.message.hasPrefix("cannot connect to "), "\(error.message)")
+                #expect(error.code == .malformedConninfo || error.message.hasPrefix("cannot connect to "), "\(error.message)")
             }
         }
     }
