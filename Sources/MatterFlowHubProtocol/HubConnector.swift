@@ -178,11 +178,12 @@ final class ChildProcess: Sendable {
         }
     }
 
-    /// Sends `signal` to the child unless it has been reaped.
-    private func send(_ signal: Int32) {
-        reaped.withLock { reaped in
-            if reaped == nil { kill(pid, signal) }
-        }
+    /// Sends `signal` to the hub's process group (the child was started as its leader): the hub and whatever it
+    /// started, a wrapper script's own child included. False when no process of the group is left. The group's ID
+    /// stays the child's PID, which the system gives no new process while the group has members.
+    @discardableResult
+    private func signalGroup(_ signal: Int32) -> Bool {
+        kill(-pid, signal) == 0
     }
 
     /// How the child ended (`the hub exited with status 3`, `the hub was killed by signal 11 (Segmentation fault)`),
@@ -205,18 +206,30 @@ final class ChildProcess: Sendable {
         return "the hub was killed by signal \(signal) (\(name))"
     }
 
-    /// Waits up to 2 s for the child to exit after its input was closed, then sends SIGTERM and waits up to 2 s
-    /// more, then SIGKILL. The waits are as long in a cancelled task (a run or handshake that was interrupted).
+    /// Waits up to 2 s for the child to exit after its input was closed, then sends SIGTERM to its process group and
+    /// waits up to 2 s more, then SIGKILL. What the hub started and left running when it ended (a wrapper's child,
+    /// which would keep the hub's output and this process's standard error open) is stopped the same way. The waits
+    /// are as long in a cancelled task (a run or handshake that was interrupted).
     func stop() async {
         await Task {
             for signal in [nil, SIGTERM, SIGKILL] as [Int32?] {
-                if let signal { send(signal) }
-                for _ in 0..<200 {
-                    if exited() { return }
-                    try? await Task.sleep(for: .milliseconds(10))
-                }
+                if let signal { signalGroup(signal) }
+                if await waited(until: exited) { break }
+            }
+            for signal in [SIGTERM, SIGKILL] {
+                guard signalGroup(signal) else { return }
+                if await waited(until: { !self.signalGroup(0) }) { return }
             }
         }.value
+    }
+
+    /// Whether `done` held within 2 s, looking every 10 ms.
+    private func waited(until done: () -> Bool) async -> Bool {
+        for _ in 0..<200 {
+            if done() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return done()
     }
 }
 

@@ -32,6 +32,27 @@ struct HubCommandTests {
         #expect(!run.stderr.contains(Payloads.specQR))
     }
 
+    @Test("what a hub command started and left running (a wrapper's background child) is stopped with the hub")
+    func aHubsProcessGroupIsStoppedWithIt() async throws {
+        let marker = String(Int.random(in: 100_000...999_999))
+        let hub = "sh -c 'sleep \(marker) & exec \(try Self.serveCommand())'"
+        let run = await matterflow(["run", Repository.workflow("rooms"), "--trace", "none", "--hub", hub])
+        #expect(run.code == 0, "\(run.stderr)")
+        let left = Self.processes(withArguments: ["sleep", marker])
+        #expect(left.isEmpty, "still running: \(left)")
+        for pid in left { kill(pid, SIGKILL) }
+    }
+
+    /// The PIDs of processes whose command line is exactly `arguments`.
+    static func processes(withArguments arguments: [String]) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            let words = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return words == arguments ? pid : nil
+        }
+    }
+
     @Test func simulatorOptionsAreUsageErrorsWithHub() async throws {
         for option in [["--home", "h.json"], ["--state", "dir"], ["--commissioner", "never"]] {
             let run = await matterflow(["run", Repository.workflow("prepare"), "--hub", "some-hub"] + option)
