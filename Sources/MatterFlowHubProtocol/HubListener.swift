@@ -75,21 +75,44 @@ public final class HubListener: Sendable {
         }
     }
 
-    /// Accepts connections on a thread of its own until ``stop()``, handing each to `serve`.
-    public func accept(_ serve: @escaping @Sendable (FileDescriptorChannel) -> Void) {
+    /// Accepts connections on a thread of its own until ``stop()``, handing each to `serve`. A failure that passes
+    /// (out of descriptors or memory, a connection aborted before it was taken, a network error `accept` reports
+    /// for the connection) does not stop it: it tries again, after a pause when resources ran out, so that clients
+    /// are served again once some are freed. `onTrouble` is told of such a failure once until a connection is
+    /// accepted again.
+    public func accept(
+        onTrouble: @escaping @Sendable (String) -> Void = { _ in }, _ serve: @escaping @Sendable (FileDescriptorChannel) -> Void
+    ) {
         let descriptor = self.descriptor
         let thread = Thread { [self] in
+            var troubled = false
             while !stopped.withLock({ $0 }) {
                 let client = Glibc.accept(descriptor, nil, nil)
                 if client < 0 {
-                    if errno == EINTR { continue }
-                    return
+                    let failure = errno
+                    guard Self.passes(failure), !stopped.withLock({ $0 }) else { return }
+                    if !troubled { onTrouble("accepting a connection failed (\(String(cString: strerror(failure)))); trying again") }
+                    troubled = true
+                    if Self.outOfResources(failure) { usleep(100_000) }
+                    continue
                 }
+                troubled = false
                 closeOnExec(client)
                 serve(FileDescriptorChannel(.socket(client), writesAfterEndOfInput: true))
             }
         }
         thread.start()
+    }
+
+    /// Whether an `accept` failure passes: all but those of a listening socket that is gone (`EBADF`, `EINVAL`,
+    /// `ENOTSOCK`, `EOPNOTSUPP`: ``stop()`` closed it) or a fault.
+    static func passes(_ failure: Int32) -> Bool {
+        ![EBADF, EINVAL, ENOTSOCK, EOPNOTSUPP, EFAULT].contains(failure)
+    }
+
+    /// Whether an `accept` failure is the process or system running out of descriptors or memory.
+    static func outOfResources(_ failure: Int32) -> Bool {
+        [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(failure)
     }
 
     /// Stops accepting and removes a Unix socket's file.

@@ -306,7 +306,9 @@ public final class RemoteHub: ConnectedHub {
             call.watchdog?.cancel()
             var message = failure
             if failure.cause == .hubUnreachable {
-                message.message = "\(failure.message), during \(call.method); the call's outcome is unknown"
+                // The handshake acts on nothing: only a hub call can have taken effect unseen.
+                let outcome = call.method == "initialize" ? "" : "; the call's outcome is unknown"
+                message.message = "\(failure.message), during \(call.method)\(outcome)"
             }
             call.waker.wake(.failure(message))
         }

@@ -162,6 +162,49 @@ struct HubCommandTests {
         #expect(!FileManager.default.fileExists(atPath: socket), "the socket file was removed")
     }
 
+    @Test("hub serve --listen goes on serving after it ran out of descriptors: a client is served once some are freed")
+    func hubServeSurvivesRunningOutOfDescriptors() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let socket = directory.file("hub.sock")
+        let executable = try #require(Executable.path, "the matterflow executable was not found")
+        let server = try ChildProcess.launch(
+            ["-c", "ulimit -n 24 && exec '\(executable)' hub serve --listen 'unix:\(socket)'"], program: "/bin/sh")
+        defer { server.kill() }
+        try #require(await server.stderr.waitForLine { $0 == "listening on unix:\(socket)" }, "not listening: \(server.stderr.text)")
+        // More clients than the server has descriptors for: it accepts until it has none left, and says so.
+        var clients = (0..<40).compactMap { _ in Self.connect(toUnixSocket: socket) }
+        defer { clients.forEach { _ = close($0) } }
+        let ranOut = await server.stderr.waitForLine(within: .seconds(20)) { $0.hasPrefix("warning: accepting a connection failed") }
+        try #require(ranOut, "the server never ran out: \(clients.count) clients, \(server.stderr.text)")
+        clients.forEach { _ = close($0) }
+        clients = []
+        // A process of its own, on real time: a server that no longer accepts fails its handshake after 30 s.
+        let run = try await ChildProcess.run(["run", Repository.workflow("prepare"), "--hub", "unix:\(socket)", "--trace", "none"])
+        #expect(run.status == 0, "a client after the shortage is served: \(run.stderr)")
+    }
+
+    /// A connection to the Unix socket at `path` that does not wait for the server to accept it; nil when it
+    /// cannot be made (the server's backlog is full).
+    static func connect(toUnixSocket path: String) -> Int32? {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (index, byte) in path.utf8.prefix(bytes.count - 1).enumerated() { bytes[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
     @Test("Ctrl-C reaches the run, not its hub: the cancel path releases the session through the hub, exit 130")
     func interruptTakesTheCancelPathThroughTheHub() async throws {
         let directory = try TemporaryDirectory()

@@ -78,7 +78,7 @@ struct HubServeCommand {
         }
         signal(SIGPIPE, SIG_IGN)
         // Each server keeps itself alive through its channel until the client disconnects.
-        listener.accept { channel in _ = HubServer(hub: hub, channel: channel, identity: identity) }
+        listener.accept(onTrouble: { err.line("warning: \($0)") }) { channel in _ = HubServer(hub: hub, channel: channel, identity: identity) }
         err.line("listening on \(listener.address)")
         let received = await Self.waitForStopSignal()
         listener.stop()
