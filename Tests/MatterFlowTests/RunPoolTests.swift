@@ -250,6 +250,31 @@ import Testing
         #expect(result.visitedStates == ["name", "noAnswer"])
     }
 
+    @Test("a cancel interrupts the hub call in flight, the one the run makes when the cancel is fed (not one read before)")
+    func aCancelInterruptsTheCallInFlight() async throws {
+        let workflow = try loadWorkflow(AbandonedCallTests.workflow)
+        let hub = ScriptedHub()
+        hub.script("fetchRooms", [.hang])
+        let clock = ManualClock()
+        let pool = RunPool(hub: hub, clock: clock, random: SeededRandomSource(seed: 4))
+        let run = try pool.submit(workflow, structureID: "s1")
+        for _ in 0..<100_000 where hub.calls.isEmpty { await Task.yield() }
+        try #require(hub.calls == ["fetchRooms"])
+        pool.cancel(run)
+        // Bounded: were the call not interrupted, it would end only at its 5 s timeout, which this moves the clock past.
+        let timedOut = Mutex(false)
+        let limit = Task {
+            guard (try? await Task.sleep(for: .seconds(30))) != nil else { return }
+            timedOut.withLock { $0 = true }
+            clock.advance(by: .seconds(10))
+        }
+        let result = try #require(await pool.result(of: run))
+        limit.cancel()
+        #expect(!timedOut.withLock { $0 }, "the call ended only at its timeout")
+        #expect(result.outcome == .cancelled)
+        #expect(result.visitedStates == ["rooms"])
+    }
+
     @Test func aCancelledQuestionTakesTheCancelPath() async throws {
         let workflow = try loadWorkflow(Self.asking)
         let pool = RunPool(hub: ScriptedHub(), clock: ManualClock(), random: SeededRandomSource(seed: 3))

@@ -78,8 +78,9 @@ struct PoolState: ~Copyable {
                     // Recorded under the pool's lock, so in the run's order whatever thread handles its next input.
                     recordings[number]?.record(checkpoint)
                 case .interruptWork:
-                    // A cancel fires the work's signal itself.
-                    break
+                    // The work in flight now, under the same lock as the cancel (not work that ended meanwhile),
+                    // races this signal; its end is fed as cancelled.
+                    if case .working(let signal) = entry.waiting { effects.cancels.append(signal) }
                 case .proceed:
                     entry.waiting = .nothing
                     next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in try entry.machine.proceed() }

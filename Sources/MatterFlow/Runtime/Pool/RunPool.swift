@@ -167,13 +167,7 @@ public final class RunPool: Sendable {
     /// Cancels a run: a waiting run takes its cancel path at once; one whose hub work is in flight (or queued) stops
     /// it first. Cancelling a run that has ended does nothing.
     public func cancel(_ run: Run) {
-        let signal = state.withLock { state -> CancellationSignal? in
-            guard case .working(let signal)? = state.runs[run.number]?.waiting else { return nil }
-            return signal
-        }
         feed(run.number, .cancel)
-        // The work in flight races this signal; its end is fed as cancelled.
-        signal?.cancel()
     }
 
     /// Answers the question a run waits for, named by its question name or its ask state's name. A string that does
