@@ -114,7 +114,7 @@ extension StoreCommand {
                 WHERE s.structure_id = x.structure AND (x.run IS NULL OR s.run_id = x.run)
                   AND (x.issuer IS NULL OR EXISTS (
                       SELECT 1 FROM matterflow_runs r WHERE r.run_id = x.issuer AND r.worker_id = $2 FOR SHARE))
-                """, [JSONWriter.compact(.array(releases)), workerID])
+                """, [JSONWriter.compact(JSONValue.array(releases).storableAsJSONB), workerID])
         }
         var holders: [StructureID: String] = [:]
         if !takes.isEmpty {
@@ -129,7 +129,7 @@ extension StoreCommand {
                     SELECT 1 FROM matterflow_runs r WHERE r.run_id = s.run_id AND r.status IN ('failed', 'cancelled'))
                    OR NOT EXISTS (SELECT 1 FROM matterflow_runs r WHERE r.run_id = s.run_id)
                 RETURNING structure_id, run_id
-                """, [JSONWriter.compact(.array(takes))])
+                """, [JSONWriter.compact(JSONValue.array(takes).storableAsJSONB)])
             for row in taken.rows { if let structure = row[0], let run = row[1] { holders[structure] = run } }
             let refused = takes.compactMap { $0["structure"]?.stringValue }.filter { holders[$0] == nil }
             if !refused.isEmpty {
@@ -174,7 +174,7 @@ extension StoreCommand {
                 )
                 SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n)
                 LEFT JOIN (SELECT run_id FROM done UNION SELECT run_id FROM earlier) AS d ON true
-                """, [JSONWriter.compact(.array(finishes)), workerID])
+                """, [JSONWriter.compact(JSONValue.array(finishes).storableAsJSONB), workerID])
             recorded = Set(done.rows.compactMap { $0[0] })
         }
         return commands.map { command in

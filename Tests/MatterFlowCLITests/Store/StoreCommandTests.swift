@@ -143,6 +143,25 @@ extension PostgresStoreTests {
         #expect(announced.isSuperset(of: ["run-ok", "run-failed"]), "\(announced)")
     }
 
+    @Test("a hub's text holding U+0000 (which jsonb refuses) does not fail the batch: it is kept with U+FFFD, and the batch's other runs end too")
+    func nulInAFinalStatus() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-nul", "home-n", "me"), ("run-next", "home-x", "me")], into: store)
+        let nul = RunConclusion(
+            runID: "run-nul", status: "failed", output: ["name\u{0}": "lamp\u{0}1"],
+            error: ["code": "unavailable", "message": "the hub said \u{0}"], recovered: false, notes: ["note \u{0}"], claims: 0)
+        let next = RunConclusion(runID: "run-next", status: "succeeded", output: ["deviceIDs": ["d"]], error: nil, recovered: false, notes: [], claims: 0)
+        let answers = try Self.performInOneBatch([.finish(nul, release: "home-n"), .finish(next, release: nil)], conninfo: conninfo)
+        #expect(answers == [.finished(recorded: true), .finished(recorded: true)])
+        let rows = try store.execute(
+            "SELECT run_id, status, output->>'name\u{FFFD}', error->>'message', notes[1] FROM matterflow_runs ORDER BY run_id", doing: "reading")
+        #expect(rows.rows.map { $0.map { $0 ?? "-" } } == [
+            ["run-next", "succeeded", "-", "-", "-"],
+            ["run-nul", "failed", "lamp\u{FFFD}1", "the hub said \u{FFFD}", "note \u{FFFD}"],
+        ])
+    }
+
     @Test("a final status written again after its commit's answer was lost is found recorded; one another worker recorded is not")
     func finalStatusWrittenAgain() throws {
         let conninfo = try TestPostgres.database()
