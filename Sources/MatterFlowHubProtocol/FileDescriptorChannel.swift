@@ -1,4 +1,5 @@
 import Foundation
+import MatterFlow
 import Synchronization
 
 #if canImport(Glibc)
@@ -22,17 +23,29 @@ public final class FileDescriptorChannel: LineChannel {
     }
 
     private struct State {
-        var closed = false
+        /// Lines may be sent.
         var writeOpen = true
+        /// The write descriptor (a pipe's) or the socket has been closed.
+        var released = false
         var started = false
         var readEnded = false
+        /// Sends under way: a descriptor is closed only once none uses it (a number could be reused meanwhile).
+        var writers = 0
     }
+
+    /// How long a line may wait, by default, for the peer to take it: a peer that reads none of its input for that
+    /// long is stuck, and the send fails rather than hold its thread for good.
+    public static let defaultWriteLimit: Duration = .seconds(30)
 
     private let kind: Kind
     private let state = Mutex(State())
+    /// Held while a line is written, so that lines sent at once never interleave; never with `state` held.
+    private let writing = Mutex(())
     private let onEnd: @Sendable () -> Void
     private let writesAfterEndOfInput: Bool
     private let endOfInput: @Sendable () -> String
+    /// How long a line may wait for the peer to take it (``defaultWriteLimit``).
+    let writeLimit: Duration
 
     /// A channel over `kind`'s descriptors, which it owns and closes. `onEnd` runs once reading has ended.
     ///
@@ -49,8 +62,12 @@ public final class FileDescriptorChannel: LineChannel {
 
     /// A channel as above whose end of input is explained by `endOfInput` (called on the reading thread, which it may
     /// block briefly): a child process's exit status, say.
-    init(_ kind: Kind, writesAfterEndOfInput: Bool, endOfInput: @escaping @Sendable () -> String, onEnd: @escaping @Sendable () -> Void) {
+    init(
+        _ kind: Kind, writesAfterEndOfInput: Bool, endOfInput: @escaping @Sendable () -> String,
+        writeLimit: Duration = FileDescriptorChannel.defaultWriteLimit, onEnd: @escaping @Sendable () -> Void
+    ) {
         self.endOfInput = endOfInput
+        self.writeLimit = writeLimit
         self.kind = kind
         self.writesAfterEndOfInput = writesAfterEndOfInput
         self.onEnd = onEnd
@@ -124,46 +141,88 @@ public final class FileDescriptorChannel: LineChannel {
     private func finishReading() {
         state.withLock { state in
             state.readEnded = true
-            if writesAfterEndOfInput, state.writeOpen {
-                // The writing side stays open until close(), which then releases the descriptors.
-                if case .pipes(let read, _) = kind { _ = Glibc.close(read) }
-                return
-            }
-            state.closed = true
-            switch kind {
-            case .pipes(let read, let write):
-                if state.writeOpen { _ = Glibc.close(write) }
-                _ = Glibc.close(read)
-            case .socket(let socket):
-                _ = Glibc.close(socket)
-            }
-            state.writeOpen = false
+            if case .pipes(let read, _) = kind { _ = Glibc.close(read) }
+            // Unless lines may still be sent until close() (a server answering what it received), the end of input
+            // ends the writing side too.
+            if !writesAfterEndOfInput { state.writeOpen = false }
+            release(&state)
         }
         onEnd()
     }
 
+    /// Closes the write descriptor (or the socket) once nothing may be sent any more, no send uses it, and, for a
+    /// socket, reading has ended; until reading has ended, a socket that may not be written is shut down both ways.
+    private func release(_ state: inout State) {
+        guard !state.writeOpen, !state.released else { return }
+        switch kind {
+        case .pipes(_, let write):
+            guard state.writers == 0 else { return }
+            _ = Glibc.close(write)
+            state.released = true
+        case .socket(let socket):
+            guard state.readEnded, state.writers == 0 else {
+                _ = shutdown(socket, Int32(SHUT_RDWR))
+                return
+            }
+            _ = Glibc.close(socket)
+            state.released = true
+        }
+    }
+
+    /// Sends one line. A peer that takes none of it for the write limit (``defaultWriteLimit``) fails the send, and the channel is closed:
+    /// the send never holds its thread for longer, nor a lock that ``close()`` needs.
     public func send(_ line: String) throws(LineChannelError) {
         var bytes = Array(line.utf8)
         guard bytes.count <= LineChannelLimits.maximumLineBytes else {
             throw LineChannelError("a line of \(bytes.count) bytes is longer than the protocol's 1 MiB limit")
         }
         bytes.append(UInt8(ascii: "\n"))
-        let failure = state.withLock { state -> String? in
-            guard !state.closed, state.writeOpen else { return "the connection is closed" }
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { raw in
-                    Self.write(writeDescriptor, raw.baseAddress! + offset, raw.count - offset, socket: isSocket)
-                }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return "writing to the hub failed: \(String(cString: strerror(errno)))"
-                }
-                offset += written
-            }
-            return nil
+        guard state.withLock({ state -> Bool in
+            guard state.writeOpen else { return false }
+            state.writers += 1
+            return true
+        }) else { throw LineChannelError("the connection is closed") }
+        let failure = writing.withLock { _ in write(bytes) }
+        state.withLock { state in
+            state.writers -= 1
+            // A line written in part leaves the framing broken: nothing more can be sent.
+            if failure != nil { state.writeOpen = false }
+            release(&state)
         }
         if let failure { throw LineChannelError(failure) }
+    }
+
+    /// Writes `bytes` whole, waiting (in slices, so that a close is seen) for the peer to make room; the reason it
+    /// could not, or nil.
+    private func write(_ bytes: [UInt8]) -> String? {
+        let deadline = ContinuousClock.now + writeLimit
+        var offset = 0
+        while offset < bytes.count {
+            guard state.withLock({ $0.writeOpen }) else { return "the connection is closed" }
+            var request = pollfd(fd: writeDescriptor, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&request, 1, 100)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return "writing to the hub failed: \(String(cString: strerror(errno)))"
+            }
+            if ready == 0 {
+                guard ContinuousClock.now < deadline else {
+                    return "the hub has taken none of its input for \(writeLimit.secondsText) s"
+                }
+                continue
+            }
+            // A pipe that polls writable takes PIPE_BUF bytes without blocking; a socket is written without waiting.
+            let count = isSocket ? bytes.count - offset : min(bytes.count - offset, Int(PIPE_BUF))
+            let written = bytes.withUnsafeBytes { raw in
+                Self.write(writeDescriptor, raw.baseAddress! + offset, count, socket: isSocket)
+            }
+            if written < 0 {
+                if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                return "writing to the hub failed: \(String(cString: strerror(errno)))"
+            }
+            offset += written
+        }
+        return nil
     }
 
     private var isSocket: Bool {
@@ -173,20 +232,15 @@ public final class FileDescriptorChannel: LineChannel {
 
     private static func write(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int, socket: Bool) -> Int {
         // Sockets never raise SIGPIPE; pipes to a child rely on the process ignoring it (``HubConnection``).
-        socket ? Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL)) : Glibc.write(descriptor, bytes, count)
+        socket ? Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) : Glibc.write(descriptor, bytes, count)
     }
 
+    /// Ends the writing side (the peer sees end of input) and, once reading has ended, releases the descriptors. It
+    /// never waits for a send under way: that send stops within 100 ms and releases the descriptor it used.
     public func close() {
         state.withLock { state in
-            guard state.writeOpen, !state.closed else { return }
             state.writeOpen = false
-            // Once reading has ended, nothing else will release the descriptors.
-            if state.readEnded { state.closed = true }
-            switch kind {
-            case .pipes(_, let write): _ = Glibc.close(write)
-            case .socket(let socket):
-                if state.readEnded { _ = Glibc.close(socket) } else { _ = shutdown(socket, Int32(SHUT_RDWR)) }
-            }
+            release(&state)
         }
     }
 }

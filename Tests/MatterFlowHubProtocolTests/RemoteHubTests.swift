@@ -307,6 +307,68 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         _ = Glibc.close(output[0])
         #expect(String(decoding: received, as: UTF8.self) == "answer\n")
     }
+
+    /// Lines sent on a thread of its own until one fails; the failure.
+    static func sendUntilFailure(_ channel: FileDescriptorChannel) async -> String {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            Thread {
+                let line = String(repeating: "x", count: 4000)
+                while true {
+                    do throws(LineChannelError) {
+                        try channel.send(line)
+                    } catch {
+                        continuation.resume(returning: error.message)
+                        return
+                    }
+                }
+            }.start()
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aPeerThatReadsNothingFailsTheSendAfterTheLimitInsteadOfHoldingItsThread(socket: Bool) async throws {
+        var descriptors: [Int32] = [0, 0]
+        if socket {
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        } else {
+            #expect(pipe(&descriptors) == 0)
+            descriptors = [descriptors[1], descriptors[0]]
+        }
+        var unused: [Int32] = [0, 0]
+        #expect(pipe(&unused) == 0)
+        defer { [descriptors[1], unused[1]].forEach { _ = Glibc.close($0) } }
+        let kind: FileDescriptorChannel.Kind = socket ? .socket(descriptors[0]) : .pipes(read: unused[0], write: descriptors[0])
+        let channel = FileDescriptorChannel(kind, writesAfterEndOfInput: false, endOfInput: { "ended" }, writeLimit: .milliseconds(300), onEnd: {})
+        let failure = await Self.sendUntilFailure(channel)
+        #expect(failure == "the hub has taken none of its input for 0.3 s", "\(failure)")
+        #expect(throws: LineChannelError.self, "nothing more is sent once a line was cut short") { try channel.send("more") }
+        channel.close()
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func closeDoesNotWaitForASendTheStuckPeerHolds(socket: Bool) async throws {
+        var descriptors: [Int32] = [0, 0]
+        if socket {
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        } else {
+            #expect(pipe(&descriptors) == 0)
+            descriptors = [descriptors[1], descriptors[0]]
+        }
+        var unused: [Int32] = [0, 0]
+        #expect(pipe(&unused) == 0)
+        defer { [descriptors[1], unused[1]].forEach { _ = Glibc.close($0) } }
+        let kind: FileDescriptorChannel.Kind = socket ? .socket(descriptors[0]) : .pipes(read: unused[0], write: descriptors[0])
+        let channel = FileDescriptorChannel(kind, writesAfterEndOfInput: false, endOfInput: { "ended" }, onEnd: {})
+        let sending = Task { await Self.sendUntilFailure(channel) }
+        // Once the peer's buffer is full, the send waits (up to 30 s): close ends it at once.
+        try await Task.sleep(for: .milliseconds(300))
+        let before = ContinuousClock.now
+        channel.close()
+        #expect(ContinuousClock.now - before < .milliseconds(50), "close waited for the send")
+        let failure = await sending.value
+        #expect(ContinuousClock.now - before < .seconds(5), "the send ended with the close")
+        #expect(failure.contains("closed") || failure.contains("writing to the hub failed"), "\(failure)")
+    }
 }
 
 /// Border routers through a hub that lists only part of them.
