@@ -13,6 +13,8 @@ public actor ReconnectingHub {
     private var replacing: Task<RemoteHub, any Error>?
     /// How many connections were made, the first included.
     public private(set) var connections = 1
+    /// ``close()`` was called: no connection is made any more, and one that was being made is closed as it comes.
+    private var closed = false
 
     /// - Parameters:
     ///   - first: The connection made already (its handshake done).
@@ -23,7 +25,9 @@ public actor ReconnectingHub {
     }
 
     /// The hub to give a run: the current connection's, or, when it is lost, a new connection's.
+    /// - Throws: ``FlowError`` `hubUnreachable` after ``close()``, or when no new connection can be made now.
     public func hub() async throws -> any Hub {
+        guard !closed else { throw FlowError(.hubUnreachable, "the hub's connection was closed (the client is stopping)") }
         guard current.connectionLost else { return current.hub }
         let task: Task<RemoteHub, any Error>
         if let replacing {
@@ -39,6 +43,12 @@ public actor ReconnectingHub {
             if replacing == task { replacing = nil }
             throw error
         }
+        // A connection made while the client closed goes too: nothing else would close it.
+        if closed {
+            if replacing == task { replacing = nil }
+            await connected.close()
+            throw FlowError(.hubUnreachable, "the hub's connection was closed (the client is stopping)")
+        }
         // The first run to resume puts the new connection in place; the others find it there.
         if replacing == task {
             replacing = nil
@@ -50,8 +60,9 @@ public actor ReconnectingHub {
         return current.hub
     }
 
-    /// Closes the current connection.
+    /// Closes the current connection, and one being made when it comes; later calls of ``hub()`` throw.
     public func close() async {
+        closed = true
         await current.close()
     }
 }

@@ -86,4 +86,29 @@ final class ServedHome: Sendable {
         #expect(await reconnecting.connections == 2)
         #expect(home.connectionCount == 2, "one connection replaced the lost one")
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aConnectionMadeWhileTheClientClosesIsClosedTooAndNoneIsMadeAfter() async throws {
+        let home = try ServedHome()
+        let (release, released) = AsyncStream<Void>.makeStream()
+        let entered = Mutex(false)
+        let made = Mutex<RemoteHub?>(nil)
+        let reconnecting = ReconnectingHub(first: try await home.connect()) {
+            entered.withLock { $0 = true }
+            for await _ in release { break }
+            let remote = try await home.connect()
+            made.withLock { $0 = remote }
+            return remote
+        }
+        home.drop(0)
+        let asking = Task { try await reconnecting.hub() }
+        while !entered.withLock({ $0 }) { await Task.yield() }
+        await reconnecting.close()
+        released.yield()
+        await #expect(throws: FlowError.self, "the run asking is told the client stops") { try await asking.value }
+        let connection = try #require(made.withLock { $0 })
+        #expect(connection.connectionLost, "the connection made meanwhile was closed")
+        await #expect(throws: FlowError.self) { try await reconnecting.hub() }
+        #expect(home.connectionCount == 2, "none made after the close")
+    }
 }
