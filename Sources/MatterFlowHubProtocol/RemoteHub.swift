@@ -72,6 +72,11 @@ public final class RemoteHub: ConnectedHub {
         var subscriber: (@Sendable (HubEvent) -> Void)?
         /// The real-time limit on the wait, stopped once the call is answered.
         var watchdog: Task<Void, Never>?
+        /// The request's line has been written: a `$/cancelRequest` may follow it.
+        var sent = false
+        /// The call was cancelled while its line was being written: the sender asks the hub to cancel it once written
+        /// (a cancel sent first would name an id the hub does not know yet, and be dropped).
+        var cancelWhenSent = false
     }
 
     private struct State {
@@ -227,6 +232,11 @@ public final class RemoteHub: ConnectedHub {
                 resolve(id, .failure(FlowError(.hubUnreachable, "could not send \(method) to the hub: \(error)")))
                 return
             }
+            let cancelled = state.withLock { state -> Bool in
+                state.pending[id]?.sent = true
+                return state.pending[id]?.cancelWhenSent ?? false
+            }
+            if cancelled { requestCancel(id, method: method) }
             if let limit = silenceLimit {
                 watch(id, after: limit) { [weak self] in
                     // A hub that stops answering is treated as gone: its later answers could not be trusted.
@@ -238,14 +248,26 @@ public final class RemoteHub: ConnectedHub {
         return reply
     }
 
-    /// Sends `$/cancelRequest` for a call (or keeps it from being sent) and bounds the wait for its answer.
+    /// Sends `$/cancelRequest` for a call (or keeps it from being sent, or has its sender send it once the call's
+    /// line is written) and bounds the wait for its answer.
     private func cancel(_ id: Int) {
         let method = state.withLock { state -> String? in
-            if let pending = state.pending[id] { return pending.method }
+            if let pending = state.pending[id] {
+                guard pending.sent else {
+                    state.pending[id]?.cancelWhenSent = true
+                    return nil
+                }
+                return pending.method
+            }
             if !state.abandoned.contains(id) { state.cancelledBeforeSend.insert(id) }
             return nil
         }
         guard let method else { return }
+        requestCancel(id, method: method)
+    }
+
+    /// Sends `$/cancelRequest` for a call whose line was written, and bounds the wait for its answer.
+    private func requestCancel(_ id: Int, method: String) {
         let line = JSONWriter.compact(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]])
         try? channel.send(line)
         watch(id, after: options.cancelGrace) { [weak self, options] in

@@ -490,3 +490,57 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         }
     }
 }
+
+/// A channel whose sends of a chosen method's request wait for a signal, over an in-memory pair: what the peer
+/// receives, in order, shows what was written first.
+final class HeldSendChannel: LineChannel {
+    let inner: MemoryLineChannel
+    let heldMethod: String
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+
+    init(_ inner: MemoryLineChannel, holding method: String) {
+        self.inner = inner
+        heldMethod = method
+    }
+
+    func start(_ receive: @escaping @Sendable (LineEvent) -> Void) { inner.start(receive) }
+
+    func send(_ line: String) throws(LineChannelError) {
+        if line.contains("\"method\":\"\(heldMethod)\"") {
+            entered.signal()
+            release.wait()
+        }
+        try inner.send(line)
+    }
+
+    func close() { inner.close() }
+}
+
+@Suite struct CancelOrderTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aCancelWhileTheRequestIsBeingWrittenFollowsIt() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
+            _ = peer.answerInitialize(message)
+        }
+        let channel = HeldSendChannel(clientEnd, holding: "fetchRooms")
+        let remote = RemoteHub(channel: channel, options: .init(silenceLimit: nil, cancelGrace: .milliseconds(200)))
+        try await remote.initialize()
+        let call = Task { try await remote.fetchRooms(structure: "home") }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                channel.entered.wait()
+                done.resume()
+            }.start()
+        }
+        // The call's line is being written: its cancel must not overtake it.
+        call.cancel()
+        channel.release.signal()
+        _ = await flowError { _ = try await call.value }
+        let methods = peer.received.compactMap { line in
+            (try? JSONDocument.parse(line, file: "line"))?.value["method"]?.stringValue
+        }
+        #expect(methods == ["initialize", "fetchRooms", "$/cancelRequest"], "\(methods)")
+    }
+}
