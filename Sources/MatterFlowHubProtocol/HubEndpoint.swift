@@ -14,6 +14,7 @@ public enum HubEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// - Parameter listening: parsing an address to listen on, where port 0 lets the system choose one.
     public init(parsing spec: String, listening: Bool = false) throws(ParseError) {
+        if let problem = Self.urlProblem(spec) { throw ParseError(message: problem) }
         if spec.hasPrefix("unix:") {
             let path = String(spec.dropFirst(5))
             guard !path.isEmpty else { throw ParseError(message: "--hub unix:PATH needs a socket path after 'unix:'") }
@@ -40,6 +41,22 @@ public enum HubEndpoint: Sendable, Hashable, CustomStringConvertible {
             throw ParseError(message: "--hub needs a command to start, unix:PATH or tcp:HOST:PORT")
         }
         self = .command(words)
+    }
+
+    /// What to write instead of a URL (`tcp://HOST:PORT`, `unix:///PATH`, `ws://...`), which is none of the three
+    /// forms; nil for anything else.
+    static func urlProblem(_ spec: String) -> String? {
+        guard let scheme = spec.firstRange(of: "://"), !spec[..<scheme.lowerBound].contains(" ") else { return nil }
+        let name = spec[..<scheme.lowerBound].lowercased()
+        let rest = spec[scheme.upperBound...]
+        switch name {
+        case "tcp": return "--hub \(spec) is a URL; write tcp:HOST:PORT without \"//\", as in tcp:\(rest)"
+        case "unix": return "--hub \(spec) is a URL; write unix:PATH without \"//\", as in unix:\(rest.hasPrefix("/") ? "" : "/")\(rest)"
+        default:
+            return "--hub \(spec) is a URL, which a hub is not reached by: give a command that starts a hub speaking "
+                + "docs/hub-protocol.md on its standard input and output, unix:PATH or tcp:HOST:PORT (to reach the Open Home "
+                + "Foundation Matter Server's ws:// address, start the bridge in Examples/hubs/matter-server-bridge)"
+        }
     }
 
     /// Splits a command line on spaces, honouring single and double quotes.

@@ -64,6 +64,23 @@ struct HubCommandTests {
         #expect(structure.stderr.contains("--structure applies only with --hub"))
     }
 
+    @Test("a URL given as --hub is a usage error saying what to write instead, not a program or host name")
+    func aURLIsNotAHub() async throws {
+        let cases = [
+            ("tcp://127.0.0.1:7000", "write tcp:HOST:PORT without \"//\", as in tcp:127.0.0.1:7000"),
+            ("unix:///run/hub.sock", "write unix:PATH without \"//\", as in unix:/run/hub.sock"),
+            ("ws://localhost:5580/ws", "start the bridge in Examples/hubs/matter-server-bridge"),
+        ]
+        for (hub, advice) in cases {
+            let run = await matterflow(["run", Repository.workflow("prepare"), "--hub", hub])
+            #expect(run.code == 64, "\(hub): \(run.stderr)")
+            #expect(run.stderr.contains("--hub \(hub) is a URL") && run.stderr.contains(advice), "\(run.stderr)")
+        }
+        // A command whose arguments hold a URL is a command.
+        let command = await matterflow(["run", Repository.workflow("prepare"), "--hub", "/nonexistent/bridge --server ws://localhost:5580/ws"])
+        #expect(command.code == 2, "\(command.stderr)")
+    }
+
     @Test func aHubThatCannotBeStartedExitsTwoAndSaysWhy() async throws {
         let run = await matterflow(["run", Repository.workflow("prepare"), "--hub", "/nonexistent/hub-binary --flag"])
         #expect(run.code == 2)
