@@ -42,6 +42,8 @@ public struct HubConformance: Sendable {
     /// The check a hub that closed the connection fails (after the check it closed in); no check after it runs but
     /// for the two on what the hub had sent.
     public static let connectionKeptCheck = "the hub keeps the connection open while checks run"
+    /// The check that the structure given to test is one the hub names; failed, the command was given the wrong one.
+    public static let structureCheck = "the structure to test is one the hub names"
     /// The handshake's check: a hub that closed the connection before passing it never ran as a hub.
     public static let handshakeCheck = "initialize answers protocol version 1, a hub name, operations and events"
 
@@ -207,6 +209,14 @@ final class ConformanceRun {
             fail(
                 "a structure to test", sent: hello.sent, got: hello.reply,
                 wanted: "\"structures\" in the handshake, or --structure ID")
+            return
+        }
+        let named = handshake["structures"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard named.isEmpty || named.contains(structure) else {
+            // A structure the hub does not serve would fail every later check for the person's mistake, not the hub's.
+            fail(
+                HubConformance.structureCheck, sent: hello.sent, got: hello.reply,
+                wanted: "--structure naming one of the hub's structures: \(named.joined(separator: ", "))")
             return
         }
         let hub = HubUnderCheck(target: .string(structure), structure: structure, operations: operations, events: events)

@@ -81,6 +81,19 @@ struct HubCommandTests {
         #expect(command.code == 2, "\(command.stderr)")
     }
 
+    @Test("--structure naming none of the hub's structures stops run and hub check before anything acts (exit 2), naming the hub's")
+    func aStructureTheHubDoesNotNameIsRefused() async throws {
+        let serve = try Self.serveCommand()
+        let run = await matterflow(["run", Repository.workflow("rooms"), "--hub", serve, "--structure", "maple-stret", "--trace", "none"])
+        #expect(run.code == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("error[unknownStructure]: --structure maple-stret: hub matterflow-simulator has no such structure (structures: maple-street); did you mean \"maple-street\"?"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty, "no run: \(run.stdout)")
+        let check = await matterflow(["hub", "check", serve, "--structure", "nope"])
+        #expect(check.code == 2, "\(check.stdout)")
+        #expect(check.stderr.contains("error[unknownStructure]: --structure nope is not one of the hub's structures: maple-street"), "\(check.stderr)")
+        #expect(!check.stdout.contains("FAIL status"), "the hub's checks are not run against a structure it lacks: \(check.stdout)")
+    }
+
     @Test func aHubThatCannotBeStartedExitsTwoAndSaysWhy() async throws {
         let run = await matterflow(["run", Repository.workflow("prepare"), "--hub", "/nonexistent/hub-binary --flag"])
         #expect(run.code == 2)

@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlow
+import MatterFlowJSON
 import MatterFlowHubProtocol
 
 /// `matterflow hub check SPEC`: the hub protocol's conformance suite, run against a hub.
@@ -76,6 +77,14 @@ struct HubCheckCommand {
         let failed = checks.filter { $0.verdict == .failed }.count
         let skipped = checks.filter { $0.verdict == .skipped }.count
         out.line("\(passed) passed, \(failed) failed" + (skipped > 0 ? " (\(skipped) skipped)" : ""))
+        if let wrong = checks.first(where: { $0.name == HubConformance.structureCheck && $0.verdict == .failed }) {
+            let named = wrong.detail.components(separatedBy: "structures: ").last ?? ""
+            let given = arguments.value("structure") ?? ""
+            err.line(
+                "error[unknownStructure]: --structure \(given) is not one of the hub's structures: \(named)"
+                    + SpellingSuggestion.hint(for: given, among: named.components(separatedBy: ", ")))
+            return ExitCode.invalidInput
+        }
         // A hub that closed the connection before its handshake passed never ran as a hub: the command could not
         // start one (as `run --hub` tells), rather than a hub that failed its checks.
         if let closed = checks.first(where: { $0.name == HubConformance.connectionKeptCheck }),

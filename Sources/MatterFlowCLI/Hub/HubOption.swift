@@ -81,9 +81,19 @@ enum HubOption {
         return .read(remote.handshake)
     }
 
-    /// The structure to use: `--structure`, else the first the hub names; nil (with a message) when neither.
+    /// The structure to use: `--structure`, else the first the hub names; nil (with a message) when neither, or
+    /// when `--structure` names one the hub's handshake does not list (a hub that lists none is taken at its word).
     static func structure(_ arguments: ParsedArguments, remote: RemoteHub, err: any TextSink) -> StructureID? {
-        if let structure = arguments.value("structure") { return structure }
+        let named = remote.handshake?.structures ?? []
+        if let structure = arguments.value("structure") {
+            guard named.isEmpty || named.contains(structure) else {
+                err.line(
+                    "error[unknownStructure]: --structure \(structure): hub \(remote.handshake?.hubName ?? "") has no such structure "
+                        + "(structures: \(named.joined(separator: ", ")))\(SpellingSuggestion.hint(for: structure, among: named))")
+                return nil
+            }
+            return structure
+        }
         if let first = remote.handshake?.structures.first { return first }
         err.line(
             "error[missingStructure]: hub \(remote.handshake?.hubName ?? "") names no structure in its handshake; pass --structure ID")
