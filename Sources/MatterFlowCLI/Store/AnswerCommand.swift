@@ -11,7 +11,7 @@ struct AnswerCommand {
         abstract: "Show the questions a run in a PostgreSQL run store waits for, or answer them while it is queued or running.",
         arguments: [("<run>", "The run ID (as printed by submit and runs).", false)],
         options: [
-            StoreOption.option,
+            StoreOption.postgresOption,
             .init(
                 name: "answer", valueName: "<name=value>", repeatable: true,
                 help: "Answer the ask state (or question) NAME: a choice's value, label or number; text; yes or no."),

@@ -7,7 +7,7 @@ struct CancelCommand {
         abstract: "Cancel a run in a PostgreSQL run store: at once when no worker has claimed it, or along its cancel path on a worker.",
         arguments: [("<run>", "The run ID (as printed by submit and runs).", false)],
         options: [
-            StoreOption.option,
+            StoreOption.postgresOption,
             .init(
                 name: "secrets", valueName: "<dir>",
                 help: "The secrets directory given to submit: the files of a run that ends at once are removed from it."),
@@ -35,7 +35,9 @@ struct CancelCommand {
         let err = environment.standardError
         let location = try StoreOption.value(arguments, command: Self.spec.name)
         let runID = arguments.positionals[0]
-        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err),
+            SecretsDirectoryOption.isValid(arguments, err: err)
+        else { return ExitCode.invalidInput }
         let outcome: (request: CancelRequest, secretsLeft: Bool)
         do {
             outcome = try store.requestCancel(runID: runID)

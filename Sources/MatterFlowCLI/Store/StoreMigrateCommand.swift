@@ -6,7 +6,7 @@ struct StoreMigrateCommand {
         name: "store migrate",
         abstract: "Create or upgrade the run store's tables in PostgreSQL.",
         arguments: [],
-        options: [StoreOption.option],
+        options: [StoreOption.postgresOption],
         discussion: """
             Applies the migrations the database lacks, in order, each recorded in matterflow_migrations, under an
             advisory lock: safe to run again, and from several machines at once. Prints the schema version.

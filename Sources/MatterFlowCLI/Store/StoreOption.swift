@@ -7,6 +7,11 @@ enum StoreOption {
         name: "store", valueName: "<url>",
         help: "The run store: postgres://USER@HOST/DB, a libpq conninfo (\"host=/run/pg dbname=mf\"), or a journal directory.")
 
+    /// `--store` on the commands that need PostgreSQL (a fleet's queue, answers, workers, watchers).
+    static let postgresOption = CommandSpec.Option(
+        name: "store", valueName: "<url>",
+        help: "The run store: postgres://USER@HOST/DB or a libpq conninfo (\"host=/run/pg dbname=mf\").")
+
     /// The `--store` value, required.
     static func value(_ arguments: ParsedArguments, command: String) throws(UsageError) -> String {
         guard let value = arguments.value("store"), !value.isEmpty else {

@@ -12,7 +12,7 @@ struct SubmitCommand {
         abstract: "Queue a run in a PostgreSQL run store for the workers; print its run ID.",
         arguments: [("<workflow>", "The workflow file to run (workers load it from this absolute path).", false)],
         options: [
-            StoreOption.option,
+            StoreOption.postgresOption,
             .init(name: "input", valueName: "<name=value>", repeatable: true, help: "An input value, typed by the workflow's declaration."),
             .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
             .init(name: "structure", valueName: "<id>", help: "The structure to commission into (default: the built-in home's)."),

@@ -10,7 +10,7 @@ struct WatchCommand {
         abstract: "Stream a run's journal records from a PostgreSQL run store as they are written.",
         arguments: [("<run>", "The run ID (as printed by submit and runs).", false)],
         options: [
-            StoreOption.option,
+            StoreOption.postgresOption,
             .init(name: "json", valueName: nil, help: "One JSON record per line."),
             .init(name: "timeout", valueName: "<seconds>", help: "Give up after this long (default: wait until the run ends)."),
         ],

@@ -14,7 +14,7 @@ struct WorkerCommand {
         abstract: "Run queued runs from a PostgreSQL run store, sharing the work with other workers.",
         arguments: [],
         options: [
-            StoreOption.option,
+            StoreOption.postgresOption,
             HubOption.option,
             .init(name: "home", valueName: "<file>", help: "Home description to simulate for every structure (default: the built-in home)."),
             .init(name: "state", valueName: "<dir>", help: "Keep each structure's simulated home in <dir>/<structure> (share it between workers)."),

@@ -8,7 +8,7 @@ struct WorkersCommand {
         abstract: "List the workers of a PostgreSQL run store: alive, stopping, stopped or silent, and the runs each holds.",
         arguments: [],
         options: [
-            StoreOption.option,
+            StoreOption.postgresOption,
             .init(name: "all", valueName: nil, help: "Also list workers that stopped cleanly."),
             .init(name: "json", valueName: nil, help: "Print the workers as a JSON array."),
         ],

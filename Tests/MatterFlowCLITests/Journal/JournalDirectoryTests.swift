@@ -63,6 +63,19 @@ struct JournalDirectoryTests {
         }
     }
 
+    @Test("store prune --secrets naming no directory is refused before anything is removed: the runs' secrets files would stay")
+    func pruneWithAMissingSecretsDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        #expect(await matterflowVirtual(["run", Repository.workflow("rooms"), "--journal", journal]).code == 0)
+        let refused = await matterflowVirtual(["store", "prune", "--store", journal, "--older-than", "0s", "--secrets", directory.file("nope")])
+        #expect(refused.code == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("error[secretsUnavailable]: --secrets \(directory.file("nope")) is no directory"), "\(refused.stderr)")
+        let listed = await matterflowVirtual(["runs", "--journal", journal])
+        #expect(listed.stdout.contains("succeeded"), "the run was not removed: \(listed.stdout)")
+    }
+
     @Test("runs --status lists only runs with that status, each ended one with its error's cause and message")
     func runsByStatus() async throws {
         let directory = try TemporaryDirectory()
