@@ -30,6 +30,14 @@ import Testing
         #expect(try problems(["seconds": 601]).first?.contains("input \"seconds\" is not a number in 0...600 (601 is outside it)") == true)
         #expect(try problems(["seconds": -1]).first?.contains("0...600") == true)
         #expect(try problems(["option": "some"]).first?.contains(#"is not one of "none", "all" ("some" is none of them)"#) == true)
+        // A number too large for any integer, typed on the command line, is told the declared range, not the type's.
+        let workflow = try WorkflowEngine().load(text: Self.text, baseDirectory: "/")
+        let huge = try #require(workflow.inputs.first { $0.name == "seconds" }).value(fromText: "99999999999999999999")
+        guard case .failure(let error) = huge else {
+            Issue.record("a number past any integer was taken")
+            return
+        }
+        #expect(error.message == #"input "seconds" must be an integer in 0...600, got "99999999999999999999"; give a value in 0...600"#, "\(error.message)")
         let secret = try problems(["code": "third-secret-value"])
         #expect(secret.first?.contains("is none of them") == true, "\(secret)")
         #expect(secret.first?.contains("third-secret-value") == false, "a secret value is never quoted")

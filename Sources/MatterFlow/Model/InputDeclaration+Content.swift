@@ -52,10 +52,17 @@ extension InputDeclaration {
         return constraintProblem(value) ?? type.contentProblem(of: value, payloadProblem: payloadProblem)
     }
 
+    /// The declared `minimum`/`maximum` as `0...600` (`...600`, `0...` with one of them); nil without either.
+    var declaredRange: String? {
+        guard minimum != nil || maximum != nil else { return nil }
+        return "\(minimum.map(NumberRange.format) ?? "")...\(maximum.map(NumberRange.format) ?? "")"
+    }
+
     /// Why `value` is outside the input's declared `minimum`/`maximum`, or not among its `enum`; nil when it is not.
     func constraintProblem(_ value: JSONValue) -> InputContentProblem? {
-        if let number = value.doubleValue, minimum.map({ number < $0 }) == true || maximum.map({ number > $0 }) == true {
-            let range = "\(minimum.map(NumberRange.format) ?? "")...\(maximum.map(NumberRange.format) ?? "")"
+        if let number = value.doubleValue, minimum.map({ number < $0 }) == true || maximum.map({ number > $0 }) == true,
+            let range = declaredRange
+        {
             return InputContentProblem(
                 expected: "a number in \(range)", problem: secret ? "it is outside that range" : "\(JSONWriter.compact(value)) is outside it",
                 remedy: "give a value in \(range)")

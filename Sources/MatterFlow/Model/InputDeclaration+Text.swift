@@ -24,9 +24,11 @@ extension InputDeclaration {
             case .fraction:
                 return .failure(InputTextError(message: "input \"\(name)\" must be an integer, got \(shown(text))"))
             case .outOfRange:
+                // The range the workflow declares is what the person must keep to; the type's own only without one.
+                let range = declaredRange.map { "in \($0)" } ?? "from \(Int.min) to \(Int.max)"
+                let remedy = declaredRange.map { "; give a value in \($0)" } ?? ""
                 return .failure(
-                    InputTextError(
-                        message: "input \"\(name)\" must be an integer from \(Int.min) to \(Int.max), got \(shown(text))", outOfRange: true))
+                    InputTextError(message: "input \"\(name)\" must be an integer \(range), got \(shown(text))\(remedy)", outOfRange: true))
             }
         case .number:
             if let problem = notJSONNumber(text, kind: "a number") { return .failure(problem) }
