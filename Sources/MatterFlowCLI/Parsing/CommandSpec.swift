@@ -164,7 +164,10 @@ extension CommandSpec {
             throw UsageError(message: "Missing expected argument '\(self.arguments[parsed.positionals.count].name)'", command: name)
         }
         if !(self.arguments.last?.repeatable ?? false), parsed.positionals.count > self.arguments.count {
-            throw UsageError(message: "Unexpected argument '\(parsed.positionals[self.arguments.count])'", command: name)
+            // Most often a value with spaces the shell split (a manual pairing code as printed): say how to keep it whole.
+            let split = parsed.positionals[(self.arguments.count - 1)...].joined(separator: " ")
+            let hint = self.arguments.isEmpty ? "" : "; a value with spaces is one argument only when quoted: \"\(split)\""
+            throw UsageError(message: "Unexpected argument '\(parsed.positionals[self.arguments.count])'\(hint)", command: name)
         }
         return parsed
     }
