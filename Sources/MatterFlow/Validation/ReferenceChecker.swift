@@ -145,7 +145,9 @@ struct ReferenceChecker {
             case .action(let action):
                 if let result = action.step.result { bind(result, catalog[action.operation]?.result ?? .any) }
             case .workflow(let subworkflow):
-                if let result = subworkflow.step.result { bind(result, subworkflow.map == nil ? .any : Self.mapResult) }
+                if let result = subworkflow.step.result {
+                    bind(result, subworkflow.map == nil ? Self.outputShape(of: workflow.subworkflows[subworkflow.path]) : Self.mapResult)
+                }
                 if let map = subworkflow.map { bind(map.elementName, .any) }
             case .assign(let assign):
                 for (name, value) in assign.assignments { bind(name, value.literalValue.map(Self.shape(of:)) ?? .any) }
@@ -158,6 +160,29 @@ struct ReferenceChecker {
             }
         }
         return shapes
+    }
+
+    /// The shape of a sub-workflow's output, as its parent reads it: an object with the members any of its succeed
+    /// states' outputs writes (so a member none of them has is a mistake the validator names), when every one of
+    /// them writes an object; `any` otherwise (an output held in a variable, or none), and for a child not loaded.
+    static func outputShape(of child: Workflow?) -> ValueShape {
+        guard let child else { return .any }
+        var fields: [ValueShape.Field] = []
+        var found = false
+        for state in child.model.states {
+            guard case .succeed(let succeed) = state.kind else { continue }
+            let keys: [String]
+            switch succeed.output {
+            case .literal(.object(let object))?: keys = object.members.map(\.key)
+            case .object(let members)?: keys = members.map(\.key)
+            default: return .any
+            }
+            found = true
+            for key in keys where !fields.contains(where: { $0.name == key }) {
+                fields.append(.init(key, .any, "a member of \(child.name)'s output"))
+            }
+        }
+        return found ? .object(fields) : .any
     }
 
     /// What a map state binds to its result.
