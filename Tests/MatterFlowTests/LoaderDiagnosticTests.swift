@@ -42,6 +42,7 @@ import Testing
         ("invalidReference", workflow(states: #"{"a": {"type": "succeed", "output": "${inputs.x}"}}"#)),
         ("undefinedInput", workflow(states: #"{"a": {"type": "succeed", "output": "${input.missing}"}}"#)),
         ("undefinedVariable", workflow(states: #"{"a": {"type": "succeed", "output": "${vars.nothing}"}}"#)),
+        ("typeMismatch", workflow(states: #"{"a": {"type": "action", "operation": "readHubStatus", "result": "s", "next": "c", "onError": [{"errors": ["*"], "next": "done"}]}, "c": {"type": "choice", "choices": [{"if": {"equals": ["${vars.s.online}", "true"]}, "next": "done"}], "default": "done"}, "done": {"type": "succeed"}}"#)),
         ("possiblyUnboundVariable", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "result": "r", "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "done": {"type": "succeed", "output": "${vars.r.roomNames}"}}"#)),
         ("unknownField", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "result": "r", "next": "done"}, "done": {"type": "succeed", "output": "${vars.r.roomz}"}}"#)),
         ("errorOutsideHandler", workflow(states: #"{"a": {"type": "succeed", "output": "${error.code}"}}"#)),

@@ -28,6 +28,8 @@ public enum WorkflowDiagnosticCode {
     public static let possiblyUnboundVariable = "possiblyUnboundVariable"
     /// A reference reads a field the value cannot have.
     public static let unknownField = "unknownField"
+    /// A comparison sets a value of a known type against a literal of another, so it never holds (a warning).
+    public static let typeMismatch = "typeMismatch"
     /// `${error}` is read in a state no error or cancel edge leads to.
     public static let errorOutsideHandler = "errorOutsideHandler"
     /// A workflow state names a file that does not exist.
@@ -123,6 +125,7 @@ public enum WorkflowDiagnosticCode {
         (undefinedVariable, "a reference names a variable no state binds"),
         (possiblyUnboundVariable, "a variable may be unbound on some path to the state (warning)"),
         (unknownField, "a reference reads a field the value cannot have"),
+        (typeMismatch, "a comparison sets a value of a known type against a literal of another, so it never holds (warning)"),
         (errorOutsideHandler, "${error} is read in a state no error or cancel edge leads to"),
         (undefinedWorkflowFile, "a workflow state names a file that does not exist"),
         (workflowCycle, "workflow files include each other in a cycle"),
