@@ -109,7 +109,7 @@ struct InputContractTests {
         let inputs = try directory.write(#"{"durationSeconds": 1e19}"#, to: "inputs.json")
         let filed = await matterflowVirtual(["run", epskc, "--home", home, "--trace", "none", "--inputs", inputs])
         #expect(filed.code == 2)
-        #expect(filed.stderr.contains(#"input "durationSeconds" must be integer, got integer beyond 64 bits"#), "\(filed.stderr)")
+        #expect(filed.stderr.contains(#"input "durationSeconds" must be an integer, got integer beyond 64 bits"#), "\(filed.stderr)")
         // A number input may hold 1e19; the operation's integer argument may not, and says so rather than drop it.
         let text = try String(contentsOfFile: epskc, encoding: .utf8)
             .replacingOccurrences(

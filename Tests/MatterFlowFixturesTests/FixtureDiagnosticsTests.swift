@@ -164,7 +164,7 @@ import Testing
         #expect(
             InlineFixture.findings(text) == [
                 #"3:13: error[missingKey]: /inputs: required input "onboardingPayload" is missing (or null); give it in the fixture's "inputs""#,
-                #"3:29: error[wrongType]: /inputs/deviceName: input "deviceName" must be string, got integer"#,
+                #"3:29: error[wrongType]: /inputs/deviceName: input "deviceName" must be a string, got integer; write it in quotes"#,
                 #"3:32: error[unknownKey]: /inputs/room: workflow commission-device has no input "room" (inputs: onboardingPayload, deviceName, roomName, ecosystemName)"#,
             ])
     }

@@ -43,6 +43,21 @@ import Testing
         #expect(secret.first?.contains("third-secret-value") == false, "a secret value is never quoted")
     }
 
+    @Test("a manual code written as a JSON number is one error, saying what the input holds and to quote it")
+    func aPayloadGivenAsANumber() throws {
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
+        for number: JSONValue in [34_970_112_332, 5] {
+            do {
+                _ = try workflow.resolveInputs(["onboardingPayload": number, "deviceName": "Lamp"], source: "inputs.json")
+                Issue.record("a number was taken as an onboarding payload")
+            } catch {
+                #expect(error.diagnostics.map(\.message) == [
+                    #"input "onboardingPayload" must be a string holding a QR code (MT:...) or a manual pairing code, got integer; write the code in quotes, as a string"#,
+                ])
+            }
+        }
+    }
+
     @Test("the declarations are checked where they are written")
     func declarationsAreChecked() {
         let found = diagnose(#"""

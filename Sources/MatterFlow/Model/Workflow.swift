@@ -130,6 +130,21 @@ public struct InputDeclaration: Sendable, Hashable {
             }
         }
 
+        /// A value of this type in words, for messages: `an integer`, `a string holding a QR code ...`.
+        public var inWords: String {
+            switch self {
+            case .string: "a string"
+            case .integer: "an integer"
+            case .number: "a number"
+            case .boolean: "true or false"
+            case .array: "an array"
+            case .object: "an object"
+            case .any: "any value"
+            case .onboardingPayload: "a string holding a QR code (MT:...) or a manual pairing code"
+            case .operationalDataset: "a string holding an Operational Dataset in hex"
+            }
+        }
+
         /// What `${input.NAME.member...}` may read: an onboarding payload's facts, anything of an object.
         public var readableShape: ValueShape {
             switch self {

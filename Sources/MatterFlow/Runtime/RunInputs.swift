@@ -52,7 +52,8 @@ extension Workflow {
                 if !inputs[index].type.admits(value) {
                     report(
                         DiagnosticCode.wrongType, name,
-                        "input \"\(name)\" must be \(inputs[index].type.rawValue), got \(inputs[index].type == .integer ? value.typeNameWhereIntegerExpected : value.typeName)")
+                        "input \"\(name)\" must be \(inputs[index].type.inWords), got \(inputs[index].type == .integer ? value.typeNameWhereIntegerExpected : value.typeName)"
+                            + Self.quoting(value, for: inputs[index].type))
                 } else if let problem = valueProblem(index, value) {
                     report(
                         DiagnosticCode.invalidValue, name,
@@ -79,7 +80,8 @@ extension Workflow {
         }
         for index in inputs.indices where inputs[index].secret {
             let name = inputs[index].name
-            guard let value = resolved[name] else { continue }
+            // A value of the wrong type was reported as such: its length is beside the point.
+            guard let value = resolved[name], inputs[index].type.admits(value) else { continue }
             let base = { JSONPointer.appending(name, to: "") }
             for pointer in Self.shortStrings(in: value, at: base) {
                 diagnostics.append(
@@ -94,6 +96,13 @@ extension Workflow {
         }
         guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
         return resolved
+    }
+
+    /// `; write it in quotes: "34970112332"` for a number given where a string type is declared (a manual pairing
+    /// code written as a JSON number, most often); empty otherwise. A secret's value is not repeated.
+    static func quoting(_ value: JSONValue, for type: InputDeclaration.InputType) -> String {
+        guard type.shape == .string, value.intValue != nil || value.doubleValue != nil else { return "" }
+        return type == .string ? "; write it in quotes" : "; write the code in quotes, as a string"
     }
 
     /// The JSON pointers of the strings inside `value` that are not empty but shorter than
