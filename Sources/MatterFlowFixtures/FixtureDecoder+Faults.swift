@@ -161,7 +161,12 @@ extension FixtureDecoder {
         }
         guard let first = Int(parts[0]), first >= 1 else { return invalid() }
         let last = parts.count == 1 ? first : parts[1].isEmpty ? nil : Int(parts[1])
-        guard parts.count == 1 || parts[1].isEmpty || (last.map { $0 >= first } ?? false) else { return invalid() }
+        if parts.count == 2, let last, last < first {
+            collector.error(
+                DiagnosticCode.invalidValue, at: pointer, "\"attempts\": \"\(text)\" runs backwards; write \"\(last)-\(first)\"")
+            return nil
+        }
+        guard parts.count == 1 || parts[1].isEmpty || last != nil else { return invalid() }
         for bound in [first, last].compactMap({ $0 }) {
             if let problem = FixtureFormat.attemptRange.problem(with: bound) {
                 collector.error(DiagnosticCode.numberOutOfRange, at: pointer, "attempt \(problem)")
@@ -231,7 +236,8 @@ extension FixtureDecoder {
                 DiagnosticCode.missingKey, at: reader.pointer,
                 causeName == nil
                     ? "an injected error needs \"code\", \"cause\" or both"
-                    : "cause \"\(causeName ?? "")\" is not a known cause, so \"code\" is needed too")
+                    : "cause \"\(causeName ?? "")\" is not a known cause\(SpellingSuggestion.hint(for: causeName ?? "", among: catalog.causeNames)); "
+                        + "a cause of your own needs \"code\" too")
             return nil
         }
         let resolvedCause = cause ?? .injectedFault

@@ -114,7 +114,9 @@ final class FixtureDecoder {
         guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue else {
             collector.error(
                 DiagnosticCode.fileNotFound, at: pointer,
-                "workflow file \"\(path)\" does not exist (resolved to \(resolved))\(Self.siblingHint(resolved)); paths are relative to this fixture"
+                isDirectory.boolValue
+                    ? "\"\(path)\" is a directory (\(resolved)), not a workflow file; name the JSON file in it"
+                    : "workflow file \"\(path)\" does not exist (resolved to \(resolved))\(Self.siblingHint(resolved)); paths are relative to this fixture"
             )
             return nil
         }

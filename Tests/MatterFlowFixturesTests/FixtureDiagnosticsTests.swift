@@ -132,7 +132,7 @@ import Testing
             """)
         #expect(
             InlineFixture.findings(text) == [
-                #"8:46: error[invalidValue]: /faults/0/attempts: "attempts" must be an attempt number from 1 (2 or "2"), a range ("1-2") or a range without end ("3-")"#,
+                #"8:46: error[invalidValue]: /faults/0/attempts: "attempts": "3-1" runs backwards; write "1-3""#,
                 #"9:5: error[invalidValue]: /faults/1: a fault has one effect; found "hang" and "delaySeconds" (write two faults to delay then fail)"#,
                 #"10:5: error[missingKey]: /faults/2: a fault needs one of "fail" (an error), "hang" (true), "delaySeconds" (a number) or "failAfterActing" (an error)"#,
                 #"11:42: error[invalidValue]: /faults/3/hang: "hang" can only be true; remove the fault instead"#,
@@ -140,6 +140,13 @@ import Testing
                 #"15:5: error[invalidValue]: /events/1: an event has one trigger; found "at" and "after""#,
                 #"16:39: error[invalidValue]: /events/2/attempt: "attempt" only goes with "after""#,
             ])
+    }
+
+    @Test("a misspelt cause is told the one meant, not only to add a code")
+    func aMisspeltCauseHasAHint() {
+        let text = InlineFixture.commissionDevice(#""faults": [{ "operation": "commissionDevice", "fail": { "cause": "deviceUnreachabl" } }]"#)
+        let error = InlineFixture.findings(text).first { $0.contains("error[missingKey]") }
+        #expect(error?.hasSuffix(#"cause "deviceUnreachabl" is not a known cause; did you mean "deviceUnreachable"?; a cause of your own needs "code" too"#) == true, "\(String(describing: error))")
     }
 
     @Test func aCauseTheOperationCannotRaiseIsAWarning() throws {
@@ -228,6 +235,15 @@ import Testing
         #expect(
             findings.last?.hasPrefix(
                 #"2:88: error[fileNotFound]: /home: home file "../homes/nope.json" does not exist"#) == true)
+    }
+
+    @Test("a workflow path naming a directory says so, not that it does not exist")
+    func aWorkflowPathNamingADirectory() {
+        let text = #"{ "fixture": "dir", "version": 1, "workflow": "..", "expect": { "outcome": "succeeded" } }"#
+        let findings = InlineFixture.findings(text)
+        #expect(findings.count == 1, "\(findings)")
+        #expect(findings.first?.contains(#"error[fileNotFound]: /workflow: ".." is a directory ("#) == true, "\(findings)")
+        #expect(findings.first?.hasSuffix("not a workflow file; name the JSON file in it") == true, "\(findings)")
     }
 
     @Test func aWorkflowFileIsNotAFixture() {

@@ -42,4 +42,9 @@ extension OperationCatalog {
 
     /// Whether `name` is a cause the engine or this catalog's declarations know.
     public func knowsCause(_ name: String) -> Bool { code(ofCause: name) != nil }
+
+    /// Every cause the engine or this catalog's declarations know, for suggestions.
+    public var causeNames: [String] {
+        ErrorCause.table.map(\.cause.rawValue) + operations.flatMap { $0.declaredCauses.map(\.cause.rawValue) }
+    }
 }
