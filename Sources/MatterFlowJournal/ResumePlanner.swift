@@ -117,6 +117,12 @@ struct ResumePlanner {
         for name in supplied.keys.sorted() {
             notes.append("--input \(name) was not needed (the run's journal keeps that input, or the workflow has none of that name) and was ignored")
         }
+        let questions = workflow.questionNames
+        for name in options.answers.keys.sorted() where !questions.contains(name) {
+            notes.append(
+                "--answer \(name) names no question of \(workflow.name) and was ignored"
+                    + SpellingSuggestion.hint(for: name, among: questions))
+        }
 
         var plan = ResumePlan(workflow: workflow, point: ResumePoint(levels: levels, cancel: true), notes: notes + answers.notes)
         // The run's keys continue after its own calls', not after its elements'.

@@ -25,18 +25,24 @@ extension RunRecoverer {
         }
         let workflow = try? options.engine.load(path: started.file)
         var inputs: [String] = []
+        var invalid: [String] = []
         for name in options.inputs.keys.sorted() {
             guard var value = options.inputs[name] else { continue }
             if let text = value.stringValue, let declaration = workflow?.input(named: name) {
                 guard case .success(let typed) = declaration.value(fromText: text) else { continue }
                 value = typed
+                // A value no run could take is a typo to fix, not another run's value.
+                if let problem = declaration.problem(with: value) {
+                    invalid.append("--input \(name) \(problem)")
+                    continue
+                }
             }
             if digests.matches(name, value) == false { inputs.append(name) }
         }
         let (resumed, mismatched) = answers?.resumed(with: options.answers) ?? ([], [])
         let forgotten = options.keepRunsMissingSecrets ? digests.inputs.keys.filter { options.inputs[$0] == nil }.sorted() : []
-        guard inputs.isEmpty, mismatched.isEmpty, forgotten.isEmpty else {
-            var refused: [String] = []
+        guard inputs.isEmpty, invalid.isEmpty, mismatched.isEmpty, forgotten.isEmpty else {
+            var refused: [String] = invalid
             if !forgotten.isEmpty {
                 refused.append(
                     "run \(runID) started with the secret input\(forgotten.count == 1 ? "" : "s") \(forgotten.joined(separator: ", ")), "

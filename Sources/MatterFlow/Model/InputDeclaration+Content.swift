@@ -58,6 +58,14 @@ extension InputDeclaration {
         return "\(minimum.map(NumberRange.format) ?? "")...\(maximum.map(NumberRange.format) ?? "")"
     }
 
+    /// Why `value` cannot be this input's value, in words (`is not a valid QR code ... (its checksum ...)`; a secret's
+    /// value is never quoted); nil when it can. Of the wrong JSON type, content its type refuses, or outside the
+    /// declared range or values.
+    public func problem(with value: JSONValue) -> String? {
+        guard type.admits(value) else { return "must be \(type.inWords), not \(value.typeName)" }
+        return valueProblem(value).map { "is not \($0.expected) (\($0.problem)); \($0.remedy)" }
+    }
+
     /// Why `value` is outside the input's declared `minimum`/`maximum`, or not among its `enum`; nil when it is not.
     func constraintProblem(_ value: JSONValue) -> InputContentProblem? {
         if let number = value.doubleValue, minimum.map({ number < $0 }) == true || maximum.map({ number > $0 }) == true,

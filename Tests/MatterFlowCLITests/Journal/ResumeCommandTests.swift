@@ -47,8 +47,18 @@ struct ResumeCommandTests {
         #expect(forgotten.stderr.contains("--input"))
         #expect(try savedHome(in: state).activeSession?.phase == .commissioning)
 
+        // A code mistyped is told as such (not as another run's value), and nothing is changed for it.
+        let typo = String(Payloads.specQR.dropLast())
+        let mistyped = await matterflowVirtual(["recover", "--journal", journal, "--state", state, "--resume", "--input", "onboardingPayload=\(typo)"])
+        #expect(mistyped.code == 1, "\(mistyped.stderr)")
+        #expect(mistyped.stderr.contains("resume refused: --input onboardingPayload is not a valid QR code (MT:...) or manual pairing code ("), "\(mistyped.stderr)")
+        #expect(!mistyped.stderr.contains("does not match") && !mistyped.stderr.contains(typo), "\(mistyped.stderr)")
+        #expect(try savedHome(in: state).activeSession?.phase == .commissioning)
+
+        // An answer no question of the workflow takes is said to be ignored.
         let recover = await matterflowVirtual(
-            ["recover", "--journal", journal, "--state", state, "--resume", "--input", "onboardingPayload=\(Payloads.specQR)"])
+            ["recover", "--journal", journal, "--state", state, "--resume", "--input", "onboardingPayload=\(Payloads.specQR)", "--answer", "nmae=Lamp"])
+        #expect(recover.stderr.contains("--answer nmae names no question of commission-device and was ignored"), "\(recover.stderr)")
         #expect(recover.code == 0, "\(recover.stderr)")
         #expect(recover.stderr.contains("recovered → succeeded"), "\(recover.stderr)")
         let home = try savedHome(in: state)
