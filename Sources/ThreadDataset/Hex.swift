@@ -55,7 +55,7 @@ public enum Hex {
                 throw ThreadDatasetError(
                     code: .invalidHexCharacter,
                     offset: index,
-                    message: "character \(index) of the hex text is \(describe(scalars[index])), not a hex digit; "
+                    message: "character \(index + 1) of the hex text is \(describe(scalars[index])), not a hex digit; "
                         + "write the dataset as pairs of digits 0-9 and a-f with nothing between them"
                 )
             }

@@ -21,6 +21,24 @@ struct DatasetCommandTests {
         #expect(run.stdout.split(separator: "\n").map(String.init) == listing + ["Complete: yes"])
     }
 
+    @Test("what ot-ctl prints is taken as it is (its Done line after the hex); nothing, or a file's name, is one error saying what to pass")
+    func pastedAndMistakenArguments() async throws {
+        let pasted = await matterflow("dataset", PublishedVectors.openThread5938 + "\r\nDone")
+        #expect(pasted.code == 0, "\(pasted.stderr)")
+        #expect(pasted.stdout.hasSuffix("Complete: yes\n"))
+        let empty = await matterflow("dataset", "")
+        #expect(empty.code == 2)
+        #expect(empty.stderr == "error[emptyDataset]: the dataset is empty; pass it as hex, as `ot-ctl dataset active -x` prints it\n")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.write(PublishedVectors.openThread5938, to: "dataset.hex")
+        let named = await matterflow("dataset", file)
+        #expect(named.code == 2)
+        #expect(named.stderr.contains("\(file) is a file: pass its contents, as in matterflow dataset \"$(cat \(file))\""), "\(named.stderr)")
+        let typed = await matterflow("dataset", "x" + PublishedVectors.openThread5938)
+        #expect(typed.stderr.contains("character 1 of the hex text is 'x'"), "positions count from 1: \(typed.stderr)")
+    }
+
     @Test func secretsAreRedactedUnlessRevealed() async {
         let run = await matterflow("dataset", PublishedVectors.openThread5938)
         #expect(run.code == 0)

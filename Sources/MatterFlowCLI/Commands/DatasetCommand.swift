@@ -1,3 +1,4 @@
+import Foundation
 import MatterFlowJSON
 import ThreadDataset
 
@@ -33,7 +34,12 @@ struct DatasetCommand {
     func execute() -> Int32 {
         let out = environment.standardOutput
         let err = environment.standardError
-        let diagnosis = OperationalDataset.diagnose(hex: arguments.positionals[0])
+        let given = Self.withoutCommandStatus(arguments.positionals[0])
+        if let problem = Self.notHex(given) {
+            err.line("error[\(problem.code)]: \(problem.message)")
+            return ExitCode.invalidInput
+        }
+        let diagnosis = OperationalDataset.diagnose(hex: given)
         let reveal = arguments.flag("reveal-secrets")
         for error in diagnosis.parseErrors { err.line("error[\(error.code.rawValue)]: \(error.message)") }
         for issue in diagnosis.validation?.issues ?? [] {
@@ -52,6 +58,26 @@ struct DatasetCommand {
             }
         }
         return diagnosis.isComplete ? ExitCode.success : ExitCode.invalidInput
+    }
+
+    /// The text without the `Done` line `ot-ctl` prints after the hex (`"$(ot-ctl dataset active -x)"` holds it).
+    static func withoutCommandStatus(_ text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.hasSuffix("Done"), let lineBreak = trimmed.dropLast(4).lastIndex(where: { $0.isNewline }),
+            trimmed[trimmed.index(after: lineBreak)...].trimmingCharacters(in: .whitespaces) == "Done"
+        else { return text }
+        return String(trimmed[..<lineBreak])
+    }
+
+    /// Why the argument is no dataset to decode at all (nothing, an unset variable's, or the name of a file), with
+    /// its code; nil otherwise.
+    static func notHex(_ text: String) -> (code: String, message: String)? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return ("emptyDataset", "the dataset is empty; pass it as hex, as `ot-ctl dataset active -x` prints it") }
+        if FileManager.default.fileExists(atPath: trimmed), !Hex.holdsOnlyHexCharacters(trimmed) {
+            return ("invalidHexCharacter", "\(trimmed) is a file: pass its contents, as in matterflow dataset \"$(cat \(trimmed))\"")
+        }
+        return nil
     }
 
     /// The dataset's fields as the documented JSON object.
