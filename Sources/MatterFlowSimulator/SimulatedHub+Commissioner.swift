@@ -10,6 +10,11 @@ extension SimulatedHub {
         epskc.scriptOverrides[structure] = steps
     }
 
+    /// Whether the structure has a border router offering ePSKc, whose commissioner a script could act as.
+    public func offersEpskc(structure: StructureID) -> Bool {
+        structures[structure]?.home.thread.borderRouters.contains(where: \.offersEpskc) ?? false
+    }
+
     /// Where new ePSKc keys' digits come from (by default the system's secure generator); tests pass a seeded one.
     public func setEpskcRandomSource(_ random: any RandomSource) {
         epskc.random = random

@@ -96,6 +96,13 @@ struct BorderRouterWorkflowTests {
         #expect(!run.stderr.contains(key))
     }
 
+    @Test("--commissioner against a home with no border router offering ePSKc says it has no effect")
+    func aCommissionerWithNoRouterIsNamed() async throws {
+        let (run, _) = await Self.run(["run", Self.workflow("rooms"), "--trace", "none", "--commissioner", "useKey"])
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("warning: --commissioner has no effect: the home has no border router offering ePSKc"), "\(run.stderr)")
+    }
+
     @Test func epskcShareGrantsTheRequestedDuration() async throws {
         let (run, _) = await Self.run([
             "run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--input", "durationSeconds=45",

@@ -108,6 +108,9 @@ struct RunCommand {
         let hub = opened.hub
         if let commissioner, let simulated = opened.simulated?.hub {
             await simulated.setCommissionerScript(commissioner, structure: structureID)
+            if await !simulated.offersEpskc(structure: structureID) {
+                err.line("warning: --commissioner has no effect: the home has no border router offering ePSKc (see thread.borderRouters in docs/home-format.md)")
+            }
         }
 
         let showSecrets = arguments.flag("show-secrets")
