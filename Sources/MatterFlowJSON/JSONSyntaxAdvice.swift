@@ -19,6 +19,23 @@ enum JSONSyntaxAdvice {
             return "a key needs double quotes around it (\"name\": ...)"
         }
         if let number = numberBefore(offset, in: bytes) { return number }
+        return pastedCharacter(at: offset, in: bytes)
+    }
+
+    /// The advice for characters that text pasted from a document or a chat brings and an editor hardly shows: a
+    /// single quote, a typographic quote, a no-break space, a byte order mark inside the file.
+    private static func pastedCharacter(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        func starts(_ sequence: [UInt8]) -> Bool {
+            offset + sequence.count <= bytes.count && sequence.indices.allSatisfy { bytes[offset + $0] == sequence[$0] }
+        }
+        if starts([UInt8(ascii: "'")]) { return "JSON strings and keys take double quotes (\"), not single ones (')" }
+        for (sequence, name) in [
+            ([0xE2, 0x80, 0x9C], "“"), ([0xE2, 0x80, 0x9D], "”"), ([0xE2, 0x80, 0x98], "‘"), ([0xE2, 0x80, 0x99], "’"),
+        ] as [([UInt8], String)] where starts(sequence) {
+            return "\(name) is a typographic quote, where JSON needs a plain double quote (\"); replace the curly quotes (a word processor or chat app puts them in)"
+        }
+        if starts([0xC2, 0xA0]) { return "a no-break space (U+00A0), which JSON does not take as white space; replace it with an ordinary space" }
+        if starts([0xEF, 0xBB, 0xBF]) { return "a byte order mark (U+FEFF) inside the file; remove it" }
         return nil
     }
 

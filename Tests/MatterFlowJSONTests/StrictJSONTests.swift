@@ -27,6 +27,10 @@ import Testing
             ("{\"a\": 1 /* note */}", "JSON has no comments; remove it", 9),
             (#"{a: 1}"#, #"a key needs double quotes around it ("name": ...)"#, 2),
             (#"{"a": 01}"#, "JSON numbers have no leading zero", 9),
+            // What a paste from a document or chat brings.
+            ("{\u{201C}a\u{201D}: 1}", "“ is a typographic quote, where JSON needs a plain double quote", 2),
+            ("{\"a\":\u{00A0}1}", "a no-break space (U+00A0), which JSON does not take as white space", 6),
+            ("{\"a\": 'b'}", "JSON strings and keys take double quotes (\"), not single ones (')", 7),
         ]
         for (text, advice, column) in cases {
             let refused = Self.refusal(text)
