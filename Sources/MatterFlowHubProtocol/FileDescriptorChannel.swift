@@ -169,8 +169,8 @@ public final class FileDescriptorChannel: LineChannel {
         }
     }
 
-    /// Sends one line. A peer that takes none of it for the write limit (``defaultWriteLimit``) fails the send, and the channel is closed:
-    /// the send never holds its thread for longer, nor a lock that ``close()`` needs.
+    /// Sends one line. A peer that takes nothing of it for the write limit (``defaultWriteLimit``) fails the send,
+    /// and nothing more is sent; a send never holds a lock that ``close()`` needs.
     public func send(_ line: String) throws(LineChannelError) {
         var bytes = Array(line.utf8)
         guard bytes.count <= LineChannelLimits.maximumLineBytes else {
@@ -185,9 +185,12 @@ public final class FileDescriptorChannel: LineChannel {
         let failure = writing.withLock { _ in write(bytes) }
         state.withLock { state in
             state.writers -= 1
-            // A line written in part leaves the framing broken: nothing more can be sent.
+            // A close that came meanwhile left the descriptor to this send to release.
+            if !state.writeOpen { release(&state) }
+            // A line written in part leaves the framing broken: nothing more can be sent. The descriptors stay
+            // until close(), so that the failure is the sender's to tell (a socket shut down now would end reading
+            // first, and the peer's end would be told instead).
             if failure != nil { state.writeOpen = false }
-            release(&state)
         }
         if let failure { throw LineChannelError(failure) }
     }
@@ -195,7 +198,9 @@ public final class FileDescriptorChannel: LineChannel {
     /// Writes `bytes` whole, waiting (in slices, so that a close is seen) for the peer to make room; the reason it
     /// could not, or nil.
     private func write(_ bytes: [UInt8]) -> String? {
-        let deadline = ContinuousClock.now + writeLimit
+        // The limit runs from the last byte the peer took: a hub that reads slowly is waited for, one that reads
+        // nothing is not.
+        var deadline = ContinuousClock.now + writeLimit
         var offset = 0
         while offset < bytes.count {
             guard state.withLock({ $0.writeOpen }) else { return "the connection is closed" }
@@ -221,6 +226,7 @@ public final class FileDescriptorChannel: LineChannel {
                 return "writing to the hub failed: \(String(cString: strerror(errno)))"
             }
             offset += written
+            if written > 0 { deadline = ContinuousClock.now + writeLimit }
         }
         return nil
     }

@@ -102,9 +102,16 @@ final class ChildProcess: Sendable {
     /// This process's ends of the child's standard input and output.
     let input: Int32
     let output: Int32
-    /// The child's wait status once it has been reaped. Reaping and signalling happen under this lock, so no signal
-    /// is sent to a reaped child's ID (which another process may have by then).
-    private let reaped = Mutex<Int32?>(nil)
+    private struct State {
+        /// How the child ended, once seen. Seen without reaping it: until it is reaped, its ID (its process group's
+        /// too) is no other process's, so what it left running in its group can still be signalled safely.
+        var ended: String?
+        /// The child has been reaped: its ID may be another process's by now, so nothing is sent to it or its group.
+        var reaped = false
+    }
+
+    /// Seeing the end, reaping and signalling happen under this lock.
+    private let state = Mutex(State())
 
     private init(pid: pid_t, input: Int32, output: Int32) {
         self.pid = pid
@@ -167,59 +174,87 @@ final class ChildProcess: Sendable {
 
     private static var lastError: String { String(cString: strerror(errno)) }
 
-    /// Reaps the child if it has exited; true once it has.
-    private func exited() -> Bool {
-        reaped.withLock { reaped in
-            if reaped != nil { return true }
-            var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid { reaped = status }
-            return result == pid || (result < 0 && errno == ECHILD)
+    /// Whether the child has ended; seen, not reaped (``stop()`` reaps it).
+    private func ended() -> Bool {
+        state.withLock { state in
+            if state.ended != nil || state.reaped { return true }
+            var info = siginfo_t()
+            guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid == pid else {
+                return false
+            }
+            state.ended = Self.describe(code: info.si_code, status: info._sifields._sigchld.si_status)
+            return true
         }
     }
 
     /// Sends `signal` to the hub's process group (the child was started as its leader): the hub and whatever it
-    /// started, a wrapper script's own child included. False when no process of the group is left. The group's ID
-    /// stays the child's PID, which the system gives no new process while the group has members.
-    @discardableResult
-    private func signalGroup(_ signal: Int32) -> Bool {
-        kill(-pid, signal) == 0
+    /// started, a wrapper script's own child included. Never once the child has been reaped.
+    private func signalGroup(_ signal: Int32) {
+        state.withLock { state in
+            if !state.reaped { _ = kill(-pid, signal) }
+        }
+    }
+
+    /// Whether a process of the hub's group other than the hub itself still runs (zombies aside): read from
+    /// `/proc`, as a signal with no effect (`kill(-group, 0)`) cannot tell the ended hub, still a member until reaped,
+    /// from others.
+    private func othersRunInGroup() -> Bool {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.contains { entry in
+            guard let other = pid_t(entry), other != pid,
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            // After the command's name: state, parent, process group.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, let group = pid_t(fields[2]) else { return false }
+            return group == pid && fields[0] != "Z" && fields[0] != "X"
+        }
+    }
+
+    /// Reaps the ended child, once.
+    private func reap() {
+        state.withLock { state in
+            guard !state.reaped else { return }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { state.reaped = true }
+        }
     }
 
     /// How the child ended (`the hub exited with status 3`, `the hub was killed by signal 11 (Segmentation fault)`),
     /// waiting up to `limit` for it to end; nil when it is still running then.
     func exitDescription(within limit: Duration) -> String? {
         let deadline = ContinuousClock.now + limit
-        while !exited() {
+        while !ended() {
             guard ContinuousClock.now < deadline else { return nil }
             usleep(5_000)
         }
-        guard let status = reaped.withLock({ $0 }) else { return "the hub exited" }
-        return Self.describe(waitStatus: status)
+        return state.withLock { $0.ended } ?? "the hub exited"
     }
 
-    /// A wait status in words (the layout of `WIFEXITED` and `WTERMSIG`, which Swift does not import).
-    static func describe(waitStatus status: Int32) -> String {
-        let signal = status & 0x7f
-        if signal == 0 { return "the hub exited with status \((status >> 8) & 0xff)" }
-        let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
-        return "the hub was killed by signal \(signal) (\(name))"
+    /// An end as `waitid` reports it in words.
+    static func describe(code: Int32, status: Int32) -> String {
+        guard code == CLD_KILLED || code == CLD_DUMPED else { return "the hub exited with status \(status)" }
+        let name = strsignal(status).map { String(cString: $0) } ?? "signal \(status)"
+        return "the hub was killed by signal \(status) (\(name))"
     }
 
     /// Waits up to 2 s for the child to exit after its input was closed, then sends SIGTERM to its process group and
     /// waits up to 2 s more, then SIGKILL. What the hub started and left running when it ended (a wrapper's child,
-    /// which would keep the hub's output and this process's standard error open) is stopped the same way. The waits
-    /// are as long in a cancelled task (a run or handshake that was interrupted).
+    /// which would keep the hub's output and this process's standard error open) is stopped the same way while the
+    /// ended hub is not yet reaped, so that the group's ID is still its own; then the hub is reaped. The waits are
+    /// as long in a cancelled task (a run or handshake that was interrupted).
     func stop() async {
         await Task {
             for signal in [nil, SIGTERM, SIGKILL] as [Int32?] {
                 if let signal { signalGroup(signal) }
-                if await waited(until: exited) { break }
+                if await waited(until: ended) { break }
             }
-            for signal in [SIGTERM, SIGKILL] {
-                guard signalGroup(signal) else { return }
-                if await waited(until: { !self.signalGroup(0) }) { return }
+            for signal in [SIGTERM, SIGKILL] where othersRunInGroup() {
+                signalGroup(signal)
+                if await waited(until: { !self.othersRunInGroup() }) { break }
             }
+            reap()
         }.value
     }
 

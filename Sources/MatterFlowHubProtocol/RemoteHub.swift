@@ -229,14 +229,14 @@ public final class RemoteHub: ConnectedHub {
             do {
                 try channel.send(line)
             } catch {
+                // A line the hub would not take (or took in part) leaves nothing more to send on this connection: it
+                // is lost for every call, so that a client that connects again (a worker) does.
                 resolve(id, .failure(FlowError(.hubUnreachable, "could not send \(method) to the hub: \(error)")))
+                fail(FlowError(.hubUnreachable, "the connection to the hub was lost: could not send \(method): \(error)"))
+                channel.close()
                 return
             }
-            let cancelled = state.withLock { state -> Bool in
-                state.pending[id]?.sent = true
-                return state.pending[id]?.cancelWhenSent ?? false
-            }
-            if cancelled { requestCancel(id, method: method) }
+            // The silence watchdog first: a cancel from here on replaces it with its own grace.
             if let limit = silenceLimit {
                 watch(id, after: limit) { [weak self] in
                     // A hub that stops answering is treated as gone: its later answers could not be trusted.
@@ -244,6 +244,11 @@ public final class RemoteHub: ConnectedHub {
                     self?.channel.close()
                 }
             }
+            let cancelled = state.withLock { state -> Bool in
+                state.pending[id]?.sent = true
+                return state.pending[id]?.cancelWhenSent ?? false
+            }
+            if cancelled { requestCancel(id, method: method) }
         }
         return reply
     }

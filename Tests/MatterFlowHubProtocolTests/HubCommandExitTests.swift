@@ -32,9 +32,10 @@ struct HubCommandExitTests {
         #expect(try await closedReason("exec 1>&-; read line") == "the hub closed its standard output")
     }
 
-    @Test("the wait status's layout")
-    func waitStatuses() {
-        #expect(ChildProcess.describe(waitStatus: 0x0100) == "the hub exited with status 1")
-        #expect(ChildProcess.describe(waitStatus: 9) == "the hub was killed by signal 9 (Killed)")
+    @Test("an end as waitid reports it")
+    func ends() {
+        #expect(ChildProcess.describe(code: Int32(CLD_EXITED), status: 1) == "the hub exited with status 1")
+        #expect(ChildProcess.describe(code: Int32(CLD_KILLED), status: 9) == "the hub was killed by signal 9 (Killed)")
+        #expect(ChildProcess.describe(code: Int32(CLD_DUMPED), status: 11) == "the hub was killed by signal 11 (Segmentation fault)")
     }
 }

@@ -364,7 +364,7 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         try await Task.sleep(for: .milliseconds(300))
         let before = ContinuousClock.now
         channel.close()
-        #expect(ContinuousClock.now - before < .milliseconds(50), "close waited for the send")
+        #expect(ContinuousClock.now - before < .seconds(1), "close waited for the send")
         let failure = await sending.value
         #expect(ContinuousClock.now - before < .seconds(5), "the send ended with the close")
         #expect(failure.contains("closed") || failure.contains("writing to the hub failed"), "\(failure)")
@@ -519,28 +519,54 @@ final class HeldSendChannel: LineChannel {
 
 @Suite struct CancelOrderTests {
     @Test(.timeLimit(.minutes(1)))
-    func aCancelWhileTheRequestIsBeingWrittenFollowsIt() async throws {
+    func aCancelWhileTheRequestIsBeingWrittenFollowsItAndKeepsItsGrace() async throws {
         let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        // The hub answers the handshake and ignores everything else, the cancel included.
         let peer = ScriptedPeer(channel: hubEnd) { message, peer in
             _ = peer.answerInitialize(message)
         }
         let channel = HeldSendChannel(clientEnd, holding: "fetchRooms")
-        let remote = RemoteHub(channel: channel, options: .init(silenceLimit: nil, cancelGrace: .milliseconds(200)))
+        let remote = RemoteHub(channel: channel, options: .init(silenceLimit: .seconds(30), cancelGrace: .milliseconds(200)))
         try await remote.initialize()
         let call = Task { try await remote.fetchRooms(structure: "home") }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread {
-                channel.entered.wait()
-                done.resume()
-            }.start()
-        }
-        // The call's line is being written: its cancel must not overtake it.
-        call.cancel()
-        channel.release.signal()
-        _ = await flowError { _ = try await call.value }
+        // Cancelled while its line is being written (on a thread of its own: no task waits blocked here).
+        Thread {
+            channel.entered.wait()
+            call.cancel()
+            channel.release.signal()
+        }.start()
+        let started = ContinuousClock.now
+        let failure = await flowError { _ = try await call.value }
+        #expect(ContinuousClock.now - started < .seconds(20), "the cancelled call waited the silence limit, not its grace")
+        #expect(failure?.message.contains("did not answer the cancelled fetchRooms") == true, "\(String(describing: failure))")
+        #expect(!remote.connectionLost, "an unanswered cancel gives up the call, not the connection")
         let methods = peer.received.compactMap { line in
             (try? JSONDocument.parse(line, file: "line"))?.value["method"]?.stringValue
         }
         #expect(methods == ["initialize", "fetchRooms", "$/cancelRequest"], "\(methods)")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLineTheHubWillNotTakeLosesTheConnectionForEveryCall() async throws {
+        var descriptors: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        let channel = FileDescriptorChannel(
+            .socket(descriptors[0]), writesAfterEndOfInput: false, endOfInput: { "ended" }, writeLimit: .milliseconds(300), onEnd: {})
+        let remote = RemoteHub(channel: channel, options: .init(silenceLimit: nil))
+        // The hub answers the handshake, then reads nothing more.
+        let hubDescriptor = descriptors[1]
+        defer { _ = Glibc.close(hubDescriptor) }
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = buffer.withUnsafeMutableBytes { read(hubDescriptor, $0.baseAddress, $0.count) }
+            let answer = Array(#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"hub":{"name":"stuck","version":"1"},"operations":["status"],"events":false}}"#.utf8) + [10]
+            _ = answer.withUnsafeBytes { write(hubDescriptor, $0.baseAddress, $0.count) }
+        }.start()
+        try await remote.initialize()
+        let big = String(repeating: "s", count: 900_000)
+        let failure = await flowError { _ = try await remote.status(structure: big) }
+        #expect(failure?.cause == .hubUnreachable, "\(String(describing: failure))")
+        #expect(failure?.message.contains("the hub has taken none of its input for 0.3 s") == true, "\(String(describing: failure))")
+        #expect(remote.connectionLost, "a client that connects again (a worker) sees the connection is lost")
     }
 }
