@@ -33,6 +33,25 @@ import Testing
         #expect(nested.first?.message.contains("so this always holds") == true, "\(nested)")
     }
 
+    @Test("an ask choice without value binds the element as it is: a number list's answer is a number, an object list's anything")
+    func askChoicesBindTheElement() {
+        func workflow(_ from: String, _ condition: String) -> String {
+            #"""
+            {"workflow": "ask", "version": 1, "start": "pick", "states": {
+               "pick": {"type": "ask", "prompt": "Which?", "answer": {"choice": \#(from)}, "result": "n",
+                        "timeoutSeconds": 60, "next": "check", "onTimeout": "off"},
+               "check": {"type": "choice", "choices": [{"if": \#(condition), "next": "ok"}], "default": "off"},
+               "ok": {"type": "succeed"},
+               "off": {"type": "fail", "code": "unavailable", "message": "no"}}}
+            """#
+        }
+        let numbers = diagnose(workflow(#"{"from": [1, 2, 3]}"#, #"{"equals": ["${vars.n}", 2]}"#))
+        #expect(numbers.filter { $0.code == "typeMismatch" || $0.severity == .error } == [], "\(numbers)")
+        #expect(diagnose(workflow(#"{"from": [1, 2, 3]}"#, #"{"equals": ["${vars.n}", "2"]}"#)).contains { $0.code == "typeMismatch" })
+        let objects = diagnose(workflow(#"{"from": [{"id": 1, "name": "a"}], "label": "name"}"#, #"{"equals": ["${vars.n.id}", 1]}"#))
+        #expect(objects.filter { $0.code == "typeMismatch" || $0.severity == .error } == [], "\(objects)")
+    }
+
     @Test("same types, null, and values of unknown type are left alone")
     func noFalseAlarms() {
         for condition in [

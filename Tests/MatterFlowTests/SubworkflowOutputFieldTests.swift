@@ -36,6 +36,22 @@ import Testing
         }
     }
 
+    @Test("a repeat's until reads the body's output by the same rule")
+    func aRepeatsUntilIsChecked() throws {
+        let directory = try WorkflowDirectory("outputs-repeat", files: ["child.json": Self.child])
+        defer { directory.remove() }
+        func parent(_ field: String) -> String {
+            #"""
+            {"workflow": "poll", "version": 1, "start": "poll", "states": {
+               "poll": {"type": "repeat", "path": "child.json", "result": "r", "until": {"exists": "${vars.r.\#(field)}"},
+                        "maxIterations": 3, "next": "end"},
+               "end": {"type": "succeed"}}}
+            """#
+        }
+        #expect(directory.diagnose(parent("deviceID")).map(\.code).contains("unknownField"))
+        #expect(directory.diagnose(parent("deviceIDs")).filter { $0.severity == .error } == [])
+    }
+
     @Test("a child whose output is no written object (a variable, or none) may have any member")
     func anOutputOfUnknownShapeIsAny() throws {
         let held = #"""

@@ -39,12 +39,16 @@ public enum AnswerSchema: Sendable {
         if case .choice(let from, _, _) = self { from } else { nil }
     }
 
-    /// The shape of the value an answer binds.
+    /// The shape of the value an answer binds. A choice without `value` binds the chosen element as it is: of the
+    /// literal list's one scalar type when all its elements share it, else anything.
     var shape: ValueShape {
         switch self {
-        case .choice(_, _, let value): value == nil ? .string : .any
-        case .text: .string
-        case .yesNo: .boolean
+        case .choice(.literal(.array(let elements)), _, nil):
+            let shapes = Set(elements.map(ValueShape.scalar(of:)))
+            return shapes.count == 1 ? shapes.first ?? .any : .any
+        case .choice: return .any
+        case .text: return .string
+        case .yesNo: return .boolean
         }
     }
 

@@ -23,6 +23,18 @@ public indirect enum ValueShape: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A literal value's shape: its scalar type; anything for `null`, a list or an object (whose members a literal
+    /// does not fix for the values bound later).
+    public static func scalar(of value: JSONValue) -> ValueShape {
+        switch value {
+        case .string: .string
+        case .int: .integer
+        case .double: .number
+        case .bool: .boolean
+        case .null, .array, .object: .any
+        }
+    }
+
     public var description: String {
         switch self {
         case .string: "string"

@@ -93,10 +93,12 @@ extension ReferenceChecker {
     /// `; write true without quotes` when the literal is a string that reads as a value of the shape.
     private static func rewrite(_ literal: JSONValue, as shape: ValueShape) -> String {
         guard case .string(let text) = literal else { return "" }
+        let reads: Bool
         switch shape {
-        case .boolean where text == "true" || text == "false": return "; write \(text) without quotes"
-        case .integer, .number: return Double(text) != nil ? "; write \(text) without quotes" : ""
-        default: return ""
+        case .boolean: reads = text == "true" || text == "false"
+        case .integer, .number: reads = (try? JSONDocument.parse(text, file: "text"))?.value.doubleValue != nil
+        case .string, .array, .object, .any: reads = false
         }
+        return reads ? "; write \(text) without quotes" : ""
     }
 }

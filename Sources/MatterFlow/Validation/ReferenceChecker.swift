@@ -28,8 +28,10 @@ struct ReferenceChecker {
                 guard template.hasReferences else { return }
                 // A map state's body inputs also read the element's variable, bound for them alone; a repeat
                 // state's `until` reads its own result, bound by the body's run just before.
-                let extra = place == .inputs
-                    ? Self.mapIteration(of: state)?.elementName : place == .until ? Self.repeatResult(of: state) : nil
+                let extra: (name: String, shape: ValueShape)? =
+                    place == .inputs
+                    ? Self.mapIteration(of: state).map { ($0.elementName, .any) }
+                    : place == .until ? Self.repeatResult(of: state).map { ($0, repeatOutputShape(of: state)) } : nil
                 // An assign state's warning is evaluated after its `set`, so it reads what the state binds.
                 let setHere: [String] =
                     if place == .assignWarning, case .assign(let assign) = state.kind { assign.assignments.map(\.name) } else { [] }
@@ -46,12 +48,12 @@ struct ReferenceChecker {
     /// `pointer` is spelled out only for a finding.
     private func check(
         _ reference: Reference, at pointer: () -> String, shapes: [String: ValueShape], must: BindingFlow.Bound,
-        may: BindingFlow.Bound, element: String?, boundHere: [String] = []
+        may: BindingFlow.Bound, element: (name: String, shape: ValueShape)?, boundHere: [String] = []
     ) {
         let head = reference.head
-        if reference.root == .vars, let head, head == element {
+        if reference.root == .vars, let head, let element, head == element.name {
             // A map element (any value of the list), or a repeat's result (the body's output).
-            checkPath(reference, from: .any, at: pointer)
+            checkPath(reference, from: element.shape, at: pointer)
             return
         }
         switch reference.root {
@@ -151,7 +153,7 @@ struct ReferenceChecker {
                 }
                 if let map = subworkflow.map { bind(map.elementName, .any) }
             case .assign(let assign):
-                for (name, value) in assign.assignments { bind(name, value.literalValue.map(Self.shape(of:)) ?? .any) }
+                for (name, value) in assign.assignments { bind(name, value.literalValue.map(ValueShape.scalar(of:)) ?? .any) }
             case .wait(let wait):
                 if let result = wait.result { bind(result, catalog.event(named: wait.event)?.payload ?? .any) }
             case .ask(let ask):
@@ -176,7 +178,7 @@ struct ReferenceChecker {
             switch succeed.output {
             case .literal(.object(let object))?: keys = object.members.map(\.key)
             case .object(let members)?: keys = members.map(\.key)
-            default: return .any
+            case .literal?, .reference?, .interpolation?, .array?, nil: return .any
             }
             found = true
             for key in keys where !fields.contains(where: { $0.name == key }) {
@@ -196,6 +198,12 @@ struct ReferenceChecker {
         .init("succeeded", .integer, "how many elements succeeded"), .init("failed", .integer, "how many elements failed"),
     ])
 
+    /// The shape of a repeat state's body output (``outputShape(of:)``).
+    private func repeatOutputShape(of state: WorkflowState) -> ValueShape {
+        guard case .workflow(let subworkflow) = state.kind else { return .any }
+        return Self.outputShape(of: workflow.subworkflows[subworkflow.path])
+    }
+
     /// A repeat state's result variable; nil for other states.
     static func repeatResult(of state: WorkflowState) -> String? {
         if case .workflow(let subworkflow) = state.kind, subworkflow.repeating != nil { return subworkflow.step.result }
@@ -206,16 +214,6 @@ struct ReferenceChecker {
     static func mapIteration(of state: WorkflowState) -> MapIteration? {
         if case .workflow(let subworkflow) = state.kind { return subworkflow.map }
         return nil
-    }
-
-    private static func shape(of value: JSONValue) -> ValueShape {
-        switch value {
-        case .string: .string
-        case .int: .integer
-        case .double: .number
-        case .bool: .boolean
-        case .array, .object, .null: .any
-        }
     }
 
     /// What an edge binds, each variable passed to `bind`: on every path it is taken (`mayOnly` false), or on some
