@@ -105,9 +105,10 @@ public final class HubListener: Sendable {
     }
 
     /// Whether an `accept` failure passes: all but those of a listening socket that is gone (`EBADF`, `EINVAL`,
-    /// `ENOTSOCK`, `EOPNOTSUPP`: ``stop()`` closed it) or a fault.
+    /// `ENOTSOCK`: ``stop()`` closed it) or a fault. (`EOPNOTSUPP` passes: on a stream socket it is a pending
+    /// network error of the connection, which Linux says to retry.)
     static func passes(_ failure: Int32) -> Bool {
-        ![EBADF, EINVAL, ENOTSOCK, EOPNOTSUPP, EFAULT].contains(failure)
+        ![EBADF, EINVAL, ENOTSOCK, EFAULT].contains(failure)
     }
 
     /// Whether an `accept` failure is the process or system running out of descriptors or memory.

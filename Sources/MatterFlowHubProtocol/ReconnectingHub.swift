@@ -43,10 +43,12 @@ public actor ReconnectingHub {
             if replacing == task { replacing = nil }
             throw error
         }
-        // A connection made while the client closed goes too: nothing else would close it.
+        // A connection made while the client closed goes too (``close()`` closes it when no run waits for it).
         if closed {
-            if replacing == task { replacing = nil }
-            await connected.close()
+            if replacing == task {
+                replacing = nil
+                await connected.close()
+            }
             throw FlowError(.hubUnreachable, "the hub's connection was closed (the client is stopping)")
         }
         // The first run to resume puts the new connection in place; the others find it there.
@@ -60,9 +62,15 @@ public actor ReconnectingHub {
         return current.hub
     }
 
-    /// Closes the current connection, and one being made when it comes; later calls of ``hub()`` throw.
+    /// Closes the current connection, and one being made (its making is cancelled; one made all the same is closed);
+    /// later calls of ``hub()`` throw.
     public func close() async {
         closed = true
         await current.close()
+        if let making = replacing {
+            replacing = nil
+            making.cancel()
+            if let made = try? await making.value { await made.close() }
+        }
     }
 }
