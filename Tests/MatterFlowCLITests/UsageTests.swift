@@ -162,8 +162,8 @@ struct UsageTests {
         arguments: [
             (["run"], "Error: Missing expected argument '<workflow>'"),
             (["validate"], "Error: Missing expected argument '<file>'"),
-            (["run", "a.json", "b.json"], "Error: Unexpected argument 'b.json'; a value with spaces is one argument only when quoted: \"a.json b.json\""),
-            (["payload", "3497", "011", "2332"], "Error: Unexpected argument '011'; a value with spaces is one argument only when quoted: \"3497 011 2332\""),
+            (["run", "a.json", "b.json"], "Error: Unexpected argument 'b.json'; if 'a.json b.json' is one value, quote it"),
+            (["payload", "3497", "011", "2332"], "Error: Unexpected argument '011'; if '3497 011 2332' is one value, quote it"),
             (["run", "a.json", "--home"], "Error: Missing value for '--home <file>'"),
             (["run", "a.json", "--show-secrets=yes"], "Error: Option '--show-secrets' takes no value"),
             (["run", "a.json", "--home", "x", "--home=y"], "Error: Option '--home' given more than once"),

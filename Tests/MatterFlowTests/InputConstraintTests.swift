@@ -8,7 +8,7 @@ import Testing
     static let text = #"""
         {"workflow": "c", "version": 1,
          "inputs": {"seconds": {"type": "integer", "minimum": 0, "maximum": 600, "default": 120},
-                    "option": {"type": "string", "enum": ["none", "all"]},
+                    "option": {"type": "string", "enum": ["none", "all"]}, "count": {"type": "integer", "minimum": 1},
                     "code": {"type": "string", "secret": true, "enum": ["first-secret-value", "second-secret-value"]}},
          "start": "a", "states": {"a": {"type": "succeed", "output": {"seconds": "${input.seconds}", "option": "${input.option}"}}}}
         """#
@@ -38,6 +38,12 @@ import Testing
             return
         }
         #expect(error.message == #"input "seconds" must be an integer in 0...600, got "99999999999999999999"; give a value in 0...600"#, "\(error.message)")
+        // With one bound declared, the other is the type's own: the number is refused for being past it.
+        if case .failure(let above) = try #require(workflow.inputs.first { $0.name == "count" }).value(fromText: "99999999999999999999") {
+            #expect(above.message.hasSuffix("give a value in 1...\(Int.max)"), "\(above.message)")
+        } else {
+            Issue.record("a number past any integer was taken")
+        }
         let secret = try problems(["code": "third-secret-value"])
         #expect(secret.first?.contains("is none of them") == true, "\(secret)")
         #expect(secret.first?.contains("third-secret-value") == false, "a secret value is never quoted")

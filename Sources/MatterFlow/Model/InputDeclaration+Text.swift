@@ -25,8 +25,11 @@ extension InputDeclaration {
                 return .failure(InputTextError(message: "input \"\(name)\" must be an integer, got \(shown(text))"))
             case .outOfRange:
                 // The range the workflow declares is what the person must keep to; the type's own only without one.
-                let range = declaredRange.map { "in \($0)" } ?? "from \(Int.min) to \(Int.max)"
-                let remedy = declaredRange.map { "; give a value in \($0)" } ?? ""
+                // The declared bounds, each missing one the type's own: a huge number within `0...` is still refused.
+                let lowest = minimum.map(NumberRange.format) ?? String(Int.min)
+                let highest = maximum.map(NumberRange.format) ?? String(Int.max)
+                let range = declaredRange == nil ? "from \(Int.min) to \(Int.max)" : "in \(lowest)...\(highest)"
+                let remedy = declaredRange == nil ? "" : "; give a value in \(lowest)...\(highest)"
                 return .failure(
                     InputTextError(message: "input \"\(name)\" must be an integer \(range), got \(shown(text))\(remedy)", outOfRange: true))
             }

@@ -165,8 +165,8 @@ extension CommandSpec {
         }
         if !(self.arguments.last?.repeatable ?? false), parsed.positionals.count > self.arguments.count {
             // Most often a value with spaces the shell split (a manual pairing code as printed): say how to keep it whole.
-            let hint = self.arguments.isEmpty
-                ? "" : "; a value with spaces is one argument only when quoted: \"\(parsed.positionals[(self.arguments.count - 1)...].joined(separator: " "))\""
+            let joined = self.arguments.isEmpty ? "" : parsed.positionals[(self.arguments.count - 1)...].joined(separator: " ")
+            let hint = joined.isEmpty ? "" : "; if '\(joined)' is one value, quote it"
             throw UsageError(message: "Unexpected argument '\(parsed.positionals[self.arguments.count])'\(hint)", command: name)
         }
         return parsed
