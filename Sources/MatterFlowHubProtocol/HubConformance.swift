@@ -47,15 +47,34 @@ public struct HubConformance: Sendable {
     /// The handshake's check: a hub that closed the connection before passing it never ran as a hub.
     public static let handshakeCheck = "initialize answers protocol version 1, a hub name, operations and events"
 
+    /// What a run of the suite found, beyond its checks: what a command needs to tell a mistake of its own (a hub
+    /// command that is no hub, a structure the hub lacks) from the hub's.
+    public struct Report: Sendable {
+        public var checks: [Check]
+        /// How the hub ended the connection before its handshake passed; nil when it did not.
+        public var endedBeforeHandshake: String?
+        /// The structures the handshake names, when the structure to test is none of them; nil otherwise.
+        public var structuresWhenUnknown: [String]?
+        /// The hub's name from its handshake, when one passed.
+        public var hubName: String?
+    }
+
     /// Runs every check over `channel` (a fresh connection: the suite sends the handshake itself).
     public func run(on channel: any LineChannel) async -> [Check] {
+        await report(on: channel).checks
+    }
+
+    /// Runs every check over `channel`, as ``run(on:)``, and says what it learnt of the hub.
+    public func report(on channel: any LineChannel) async -> Report {
         let run = ConformanceRun(client: RawHubClient(channel: channel), limit: answerLimit, cancellationLimit: cancellationLimit)
         run.customOperations = customOperations
         await run.checkAll(structure: structure)
         run.checkLines()
         run.checkResponses()
         channel.close()
-        return run.checks
+        return Report(
+            checks: run.checks, endedBeforeHandshake: run.handshakePassed ? nil : run.client.closedReason,
+            structuresWhenUnknown: run.structuresWhenUnknown, hubName: run.hubName)
     }
 }
 
@@ -67,6 +86,12 @@ final class ConformanceRun {
     private(set) var checks: [HubConformance.Check] = []
     /// Names the handshake may list besides the protocol's methods.
     var customOperations: Set<String> = []
+    /// Whether the handshake's check passed.
+    private(set) var handshakePassed = false
+    /// The hub's name, from its handshake.
+    private(set) var hubName: String?
+    /// The structures the handshake names, when the structure to test is none of them.
+    private(set) var structuresWhenUnknown: [String]?
 
     init(client: RawHubClient, limit: Duration, cancellationLimit: Duration) {
         self.client = client
@@ -204,6 +229,8 @@ final class ConformanceRun {
             return
         }
         pass(HubConformance.handshakeCheck)
+        handshakePassed = true
+        hubName = handshake["hub"]?["name"]?.stringValue
         let events = handshake["events"]?.boolValue ?? false
         guard let structure = structure ?? handshake["structures"]?.arrayValue?.first?.stringValue else {
             fail(
@@ -213,6 +240,7 @@ final class ConformanceRun {
         }
         let named = handshake["structures"]?.arrayValue?.compactMap(\.stringValue) ?? []
         guard named.isEmpty || named.contains(structure) else {
+            structuresWhenUnknown = named
             // A structure the hub does not serve would fail every later check for the person's mistake, not the hub's.
             fail(
                 HubConformance.structureCheck, sent: hello.sent, got: hello.reply,

@@ -90,7 +90,7 @@ struct HubCommandTests {
         #expect(run.stdout.isEmpty, "no run: \(run.stdout)")
         let check = await matterflow(["hub", "check", serve, "--structure", "nope"])
         #expect(check.code == 2, "\(check.stdout)")
-        #expect(check.stderr.contains("error[unknownStructure]: --structure nope is not one of the hub's structures: maple-street"), "\(check.stderr)")
+        #expect(check.stderr.contains("error[unknownStructure]: --structure nope: hub matterflow-simulator has no such structure (structures: maple-street)"), "\(check.stderr)")
         #expect(!check.stdout.contains("FAIL status"), "the hub's checks are not run against a structure it lacks: \(check.stdout)")
     }
 

@@ -29,13 +29,13 @@ final class RunQuestions: Sendable {
     private let queue: AsyncStream<Question>.Continuation
 
     /// The answers of the command's `--answer NAME=VALUE` pairs; nil once a name no ask state of the workflow has,
-    /// or an answer that cannot fit its question whatever the run does (``AnswerCommand/fitAhead(_:workflow:err:)``),
+    /// or an answer that cannot fit its question whatever the run does (``fitAhead(_:workflow:err:)``),
     /// is reported to `err` (the command exits 2): before the run acts on a hub. A name given twice is a usage error.
     static func answers(
         _ arguments: ParsedArguments, workflow: Workflow, command: String, err: any TextSink
     ) throws(UsageError) -> [String: JSONValue]? {
         switch try parseAnswers(arguments.all("answer"), workflow: workflow, command: command) {
-        case .success(let given): return AnswerCommand.fitAhead(given, workflow: workflow, err: err) ? given : nil
+        case .success(let given): return fitAhead(given, workflow: workflow, err: err) ? given : nil
         case .failure(let error):
             MatterflowTool.report(error.diagnostics, to: err)
             return nil
@@ -61,6 +61,26 @@ final class RunQuestions: Sendable {
             answers[name] = .string(pair.value)
         }
         return .success(answers)
+    }
+
+    /// Reports each answer that cannot fit its question, as far as the workflow tells before the question is asked
+    /// (``Workflow/answerMisfit(_:to:)``); false when one was reported.
+    static func fitAhead(_ answers: [String: JSONValue], workflow: Workflow, err: any TextSink) -> Bool {
+        report(answers, err: err, fitting: "its question") { name, value in workflow.answerMisfit(value, to: name) }
+    }
+
+    /// Reports an `invalidAnswer` for each answer `misfit` gives a reason for (`--answer NAME does not fit <what>:`);
+    /// false when one was reported.
+    static func report(
+        _ answers: [String: JSONValue], err: any TextSink, fitting what: String, misfit: (String, JSONValue) -> AnswerError?
+    ) -> Bool {
+        let diagnostics = answers.keys.sorted().compactMap { name -> Diagnostic? in
+            guard let value = answers[name], let reason = misfit(name, value) else { return nil }
+            return Diagnostic(
+                severity: .error, code: "invalidAnswer", message: "--answer \(name) does not fit \(what): \(reason.message)", file: "--answer")
+        }
+        MatterflowTool.report(diagnostics, to: err)
+        return diagnostics.isEmpty
     }
 
     init(answers: [String: JSONValue], terminal: (any PromptTerminal)?, err: any TextSink, cancellation: RunCancellation) {

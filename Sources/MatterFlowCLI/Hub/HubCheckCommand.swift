@@ -64,8 +64,9 @@ struct HubCheckCommand {
             conformance.answerLimit = .seconds(answerLimit)
             conformance.cancellationLimit = .seconds(answerLimit)
         }
-        let checks = await conformance.run(on: connection.channel)
+        let report = await conformance.report(on: connection.channel)
         await connection.close()
+        let checks = report.checks
         for check in checks {
             switch check.verdict {
             case .passed: out.line("PASS \(check.name)")
@@ -77,22 +78,13 @@ struct HubCheckCommand {
         let failed = checks.filter { $0.verdict == .failed }.count
         let skipped = checks.filter { $0.verdict == .skipped }.count
         out.line("\(passed) passed, \(failed) failed" + (skipped > 0 ? " (\(skipped) skipped)" : ""))
-        if let wrong = checks.first(where: { $0.name == HubConformance.structureCheck && $0.verdict == .failed }) {
-            let named = wrong.detail.components(separatedBy: "structures: ").last ?? ""
-            let given = arguments.value("structure") ?? ""
-            err.line(
-                "error[unknownStructure]: --structure \(given) is not one of the hub's structures: \(named)"
-                    + SpellingSuggestion.hint(for: given, among: named.components(separatedBy: ", ")))
+        if let structures = report.structuresWhenUnknown {
+            err.line(HubOption.unknownStructure(arguments.value("structure") ?? "", hub: report.hubName ?? "", structures: structures))
             return ExitCode.invalidInput
         }
         // A hub that closed the connection before its handshake passed never ran as a hub: the command could not
         // start one (as `run --hub` tells), rather than a hub that failed its checks.
-        if let closed = checks.first(where: { $0.name == HubConformance.connectionKeptCheck }),
-            !checks.contains(where: { $0.name == HubConformance.handshakeCheck && $0.verdict == .passed })
-        {
-            // The check's detail begins "got: REASON, after N checks".
-            let got = closed.detail.split(separator: "\n").first.map(String.init) ?? ""
-            let reason = got.replacingOccurrences(of: "got: ", with: "").components(separatedBy: ", after ").first ?? got
+        if let reason = report.endedBeforeHandshake {
             err.line(
                 "error[hubUnreachable]: \(given[0]) closed the connection before completing the handshake (\(reason)); "
                     + "check that it starts a hub that speaks docs/hub-protocol.md")

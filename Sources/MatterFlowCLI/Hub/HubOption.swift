@@ -87,9 +87,7 @@ enum HubOption {
         let named = remote.handshake?.structures ?? []
         if let structure = arguments.value("structure") {
             guard named.isEmpty || named.contains(structure) else {
-                err.line(
-                    "error[unknownStructure]: --structure \(structure): hub \(remote.handshake?.hubName ?? "") has no such structure "
-                        + "(structures: \(named.joined(separator: ", ")))\(SpellingSuggestion.hint(for: structure, among: named))")
+                err.line(unknownStructure(structure, hub: remote.handshake?.hubName ?? "", structures: named))
                 return nil
             }
             return structure
@@ -98,6 +96,12 @@ enum HubOption {
         err.line(
             "error[missingStructure]: hub \(remote.handshake?.hubName ?? "") names no structure in its handshake; pass --structure ID")
         return nil
+    }
+
+    /// The error of a `--structure` the hub's handshake does not name, as `run` and `hub check` print it.
+    static func unknownStructure(_ structure: String, hub: String, structures: [String]) -> String {
+        "error[unknownStructure]: --structure \(structure): hub \(hub) has no such structure (structures: "
+            + "\(structures.joined(separator: ", ")))\(SpellingSuggestion.hint(for: structure, among: structures))"
     }
 
     /// With `--hub`: reads the hub's handshake and reports, as warnings on `err`, the states of `workflow` that need

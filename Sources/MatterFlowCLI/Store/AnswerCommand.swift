@@ -138,28 +138,8 @@ struct AnswerCommand {
     /// Reports each answer that does not fit the question of its name the run waits for now, checked as the run
     /// checks it (a choice among the choices it resolved); false when one was reported.
     static func fitNow(_ answers: [String: JSONValue], waiting: [WaitingQuestion], err: any TextSink) -> Bool {
-        report(answers, err: err, fitting: "the question the run waits for") { name, value in
+        RunQuestions.report(answers, err: err, fitting: "the question the run waits for") { name, value in
             Question.misfit(of: value, among: waiting.map(\.question).filter { $0.answers(to: name) })
         }
-    }
-
-    /// Reports each answer that cannot fit its question, as far as the workflow tells before the question is asked
-    /// (``Workflow/answerMisfit(_:to:)``); false when one was reported.
-    static func fitAhead(_ answers: [String: JSONValue], workflow: Workflow, err: any TextSink) -> Bool {
-        report(answers, err: err, fitting: "its question") { name, value in workflow.answerMisfit(value, to: name) }
-    }
-
-    /// Reports an `invalidAnswer` for each answer `misfit` gives a reason for (`--answer NAME does not fit <what>:`);
-    /// false when one was reported.
-    private static func report(
-        _ answers: [String: JSONValue], err: any TextSink, fitting what: String, misfit: (String, JSONValue) -> AnswerError?
-    ) -> Bool {
-        let diagnostics = answers.keys.sorted().compactMap { name -> Diagnostic? in
-            guard let value = answers[name], let reason = misfit(name, value) else { return nil }
-            return Diagnostic(
-                severity: .error, code: "invalidAnswer", message: "--answer \(name) does not fit \(what): \(reason.message)", file: "--answer")
-        }
-        MatterflowTool.report(diagnostics, to: err)
-        return diagnostics.isEmpty
     }
 }
