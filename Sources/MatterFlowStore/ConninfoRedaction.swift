@@ -93,7 +93,8 @@ enum ConninfoRedaction {
                 parameters.append(String(parameter))
                 continue
             }
-            secrets.append(String(parameter[parameter.index(after: equals)...]))
+            let key = percentDecoded(parameter[..<equals])
+            if scrubsEverywhere(key) { secrets.append(String(parameter[parameter.index(after: equals)...])) }
             parameters.append(String(parameter[..<equals]) + "=" + placeholder)
         }
         return result + parameters.joined(separator: "&")
@@ -103,6 +104,15 @@ enum ConninfoRedaction {
     /// refuses `PASSWORD=` or `passwd=`, but the value was meant as a password).
     private static func isSecretKey(_ key: String) -> Bool {
         !shownKeys.contains(key)
+    }
+
+    /// Whether a hidden value is also taken out of every message about the string (libpq's may quote it): a
+    /// password's, and one of a key that looks meant as one (`passwd`, `PASSWORD`, `pwd`). Other unknown settings'
+    /// values (`ssl=true`) are only hidden where the string is shown, as taking "true" out of every message would
+    /// garble them.
+    private static func scrubsEverywhere(_ key: String) -> Bool {
+        let lowered = key.lowercased()
+        return ["pass", "pwd", "secret", "key"].contains { lowered.contains($0) } && !shownKeys.contains(key)
     }
 
     /// A URI part with its `%XX` escapes decoded (as libpq decodes a query's keys); bad escapes stay as written.
@@ -178,7 +188,7 @@ enum ConninfoRedaction {
             // A value without a key is not one libpq takes: what it holds cannot be told, so it is not shown.
             let value = String(characters[valueStart..<index])
             if isSecretKey(key) || key.isEmpty || unterminated {
-                secrets.append(value)
+                if scrubsEverywhere(key) || key.isEmpty || unterminated { secrets.append(value) }
                 result += placeholder
             } else {
                 result += value

@@ -162,6 +162,8 @@ public final class PostgresConnection: Sendable {
             let reason = ConninfoRedaction.scrubbing(Self.message(of: pointer, pq), about: conninfo)
             pq.finish(pointer)
             // A setting's value libpq checks only as it connects (`port=abc`, `sslmode=maybe`) is the string's fault.
+            // libpq words it so in English; a libpq built to translate its messages, under another language, is
+            // told apart no more, and the failure then reads as one to connect (retried, and named as such).
             if reason.hasPrefix("invalid ") {
                 throw PostgresError(.malformedConninfo, "a setting PostgreSQL's client cannot take: \(reason)")
             }
@@ -203,7 +205,7 @@ public final class PostgresConnection: Sendable {
         {
             problem += " (did you mean \"\(near)\"?)"
         }
-        return problem + "; the values it holds are not shown"
+        return problem + "; the string is not shown"
     }
 
     /// Whether a conninfo names a service (`service=...`, or `?service=` in a URI), whose file may set anything.

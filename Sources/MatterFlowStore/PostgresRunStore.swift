@@ -24,7 +24,8 @@ public final class PostgresRunStore: RunStore {
     private let connection: Mutex<PostgresConnection?>
 
     /// Connects, and checks that the schema is current.
-    /// - Throws: ``StoreError`` `storeUnavailable`, `schemaOutdated` (run `matterflow store migrate`), or
+    /// - Throws: ``StoreError`` `invalidStore` (a connection string libpq cannot read), `storeUnavailable`,
+    ///   `schemaOutdated` (run `matterflow store migrate`), or
     ///   `schemaNewer` (a newer MatterFlow migrated the store: this one might write what that one does not expect).
     public init(conninfo: String, requireSchema: Bool = true) throws(StoreError) {
         self.conninfo = conninfo

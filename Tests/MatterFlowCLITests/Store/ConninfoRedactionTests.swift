@@ -35,6 +35,8 @@ struct ConninfoRedactionTests {
     func unknownSettingsAreHidden() throws {
         #expect(PostgresConnection.redacting("host=db passwd=hunter22 pwd=hunter33 user=mf") == "host=db passwd=<redacted> pwd=<redacted> user=mf")
         #expect(PostgresConnection.redacting("postgres://mf@db/mf?passwrd=hunter22&sslmode=require") == "postgres://mf@db/mf?passwrd=<redacted>&sslmode=require")
+        // Hidden where the string is shown; taken out of every message only when it looks meant as a password.
+        #expect(ConninfoRedaction.scrubbing("ssl is true, passwd was hunter22", about: "host=db ssl=true passwd=hunter22") == "ssl is true, passwd was <redacted>")
         try #require((try? LibPQ.loaded.get()) != nil, "libpq cannot be opened here")
         for (conninfo, hint) in [
             ("host=127.0.0.1 port=1 passwd=hunter22", #"invalid connection option "passwd" (did you mean "password"?)"#),
