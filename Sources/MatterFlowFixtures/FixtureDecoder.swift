@@ -43,6 +43,14 @@ final class FixtureDecoder {
             )
             return nil
         }
+        // A home description: its structure, and no fixture or workflow member.
+        if root.object["fixture"] == nil, root.object["workflow"] == nil, root.object["structure"]?.objectValue != nil {
+            collector.error(
+                FixtureDiagnosticCode.notAFixture, at: "",
+                "this is a home description, not a fixture; name it from a fixture's \"home\" member, or pass it to "
+                    + "matterflow run with --home (see docs/fixtures.md)")
+            return nil
+        }
         let version = root.int("version", required: true)
         if let version, version > Fixture.currentVersion {
             collector.error(

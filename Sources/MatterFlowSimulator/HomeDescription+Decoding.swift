@@ -12,13 +12,15 @@ public enum HomeDiagnosticCode {
     public static let unknownRoom = "unknownRoom"
     /// The active session names a device the home does not have.
     public static let unknownDevice = "unknownDevice"
+    /// A workflow or a fixture was given where a home description belongs.
+    public static let notAHome = "notAHome"
 
     /// Every code a home description can produce, shared ones included.
     public static let all: [String] = [
         DiagnosticCode.syntaxError, DiagnosticCode.fileNotFound, DiagnosticCode.unreadableFile,
         DiagnosticCode.duplicateKey, DiagnosticCode.unknownKey, DiagnosticCode.missingKey, DiagnosticCode.wrongType,
         DiagnosticCode.invalidValue, DiagnosticCode.numberOutOfRange, DiagnosticCode.unsupportedVersion, duplicateID,
-        duplicateName, unknownRoom, unknownDevice,
+        duplicateName, unknownRoom, unknownDevice, notAHome,
     ]
 }
 
@@ -78,6 +80,15 @@ final class HomeDecoder {
     func decode() -> HomeDescription? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
         guard let root = collector.object(collector.document.value, at: "", what: "a home description") else {
+            return nil
+        }
+        // Another kind of MatterFlow file given as a home is said so once, not as a list of unknown keys.
+        let keys = Set(root.object.members.map(\.key))
+        if keys.contains("states") || keys.contains("fixture") {
+            let kind = keys.contains("fixture")
+                ? "a fixture, not a home description; run it with matterflow test (see docs/fixtures.md)"
+                : "a workflow, not a home description; give it as the workflow to run (see docs/home-format.md for a home)"
+            collector.error(HomeDiagnosticCode.notAHome, at: "", "this looks like \(kind)")
             return nil
         }
         let version = root.int("version", required: true)

@@ -252,6 +252,13 @@ import Testing
         #expect(outcome.diagnostics.map(\.code) == [FixtureDiagnosticCode.notAFixture])
     }
 
+    @Test func aHomeDescriptionIsNotAFixture() {
+        let outcome = FixtureLoader().load(path: Repository.root + "/Examples/default-home.json")
+        #expect(outcome.fixture == nil)
+        #expect(outcome.diagnostics.map(\.code) == [FixtureDiagnosticCode.notAFixture])
+        #expect(outcome.diagnostics.first?.message.contains("this is a home description, not a fixture") == true)
+    }
+
     @Test func newerVersionsAreReportedAlone() {
         let text = #"{ "fixture": "future", "version": 2, "workflow": 7, "expect": {}, "someday": true }"#
         #expect(

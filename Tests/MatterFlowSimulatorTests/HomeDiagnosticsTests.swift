@@ -80,6 +80,10 @@ struct HomeDiagnosticsTests {
             home(#""devices": ["#, #"  {"id": "d1", "name": "Lamp", "vendorID": 70000, "productID": 1}"#, "]"),
             DiagnosticCode.numberOutOfRange, line: 5, column: 46, mentioning: "0...65535", pointer: "/devices/0/vendorID"),
         HomeMistake(
+            "a workflow given as a home is said to be one, alone",
+            #"{"workflow": "rooms", "version": 1, "start": "a", "states": {"a": {"type": "succeed"}}}"#,
+            HomeDiagnosticCode.notAHome, line: 1, column: 1, mentioning: "this looks like a workflow, not a home description"),
+        HomeMistake(
             "unsupported version is reported alone", home(version: 2, #""somethingNew": true"#),
             DiagnosticCode.unsupportedVersion, line: 2, column: 14,
             mentioning: "newer than this MatterFlow supports"),
