@@ -62,7 +62,14 @@ struct HistoryCommand {
             return ExitCode.success
         }
         let origin = contents.records.first?.wallTime ?? 0
+        var expected: Int?
         for record in contents.records {
+            // Records a damaged stretch took are marked where they were, so that a reader of the first lines sees the gap.
+            if let expected, record.sequence > expected {
+                let missing = expected == record.sequence - 1 ? "#\(expected)" : "#\(expected)-#\(record.sequence - 1)"
+                environment.standardOutput.line("\(missing)  (missing: damaged, see below)")
+            }
+            expected = record.sequence + 1
             let offset = ((record.wallTime ?? origin) - origin)
             let elapsed = String(format: "+%.3fs", offset)
             environment.standardOutput.line("#\(record.sequence)  \(elapsed)  \(record.type)  \(Self.details(record))")
@@ -71,7 +78,10 @@ struct HistoryCommand {
             environment.standardOutput.line(
                 "(torn last record ignored: \(torn.length) bytes at byte \(torn.offset): \(torn.reason))")
         }
-        for problem in problems { environment.standardOutput.line("(damaged: \(problem))") }
+        for problem in problems {
+            environment.standardOutput.line("(damaged: \(problem))")
+            environment.standardError.line("warning: the journal of \(runID) is damaged: \(problem)")
+        }
         if let status {
             environment.standardOutput.line("status: \(status.status.rawValue)\(status.recovered ? " (recovered)" : "")")
         }

@@ -48,4 +48,35 @@ struct MalformedJournalTests {
         #expect(recover.code == 1, "\(recover.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "recover changed a journal it could not read")
     }
+
+    @Test("history marks a record lost to damage where it was, and tells the damage on stderr too")
+    func aLostRecordIsMarkedInPlace() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let records: [JSONObject] = (1...3).map { seq in
+            seq == 1
+                ? ["seq": 1, "type": "runStarted", "wallTime": 1_796_004_580.25, "runID": "run-0000000bad02", "workflow": "prepare",
+                   "version": 1, "file": "/nowhere/prepare.json", "contentHash": "00", "structureID": "home", "inputs": [:],
+                   "secretsShown": false, "pid": 1, "format": 1]
+                : ["seq": .int(seq), "type": "stateEntered", "wallTime": 1_796_004_581.0, "state": .string("s\(seq)")]
+        }
+        var bytes = Array(JournalFrame.header.utf8)
+        var middle = 0..<0
+        for (index, record) in records.enumerated() {
+            let frame = JournalFrame.encode(record)
+            if index == 1 { middle = bytes.count..<(bytes.count + frame.count) }
+            bytes += frame
+        }
+        // A byte of the second record's payload flipped: its checksum no longer holds.
+        bytes[middle.upperBound - 4] ^= 0x20
+        try FileManager.default.createDirectory(atPath: directory.file("journal"), withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: directory.file("journal/run-0000000bad02.journal")))
+
+        let history = await matterflow("history", "run-0000000bad02", "--journal", directory.file("journal"))
+        let lines = history.stdout.split(separator: "\n").map(String.init)
+        let first = try #require(lines.firstIndex { $0.hasPrefix("#1 ") }, "\(history.stdout)")
+        #expect(lines[first + 1] == "#2  (missing: damaged, see below)", "\(history.stdout)")
+        #expect(lines[first + 2].hasPrefix("#3 "), "\(history.stdout)")
+        #expect(history.stderr.contains("warning: the journal of run-0000000bad02 is damaged: "), "\(history.stderr)")
+    }
 }
