@@ -98,14 +98,21 @@ public final class DiagnosticCollector {
 /// Suggests the closest of some candidates to a misspelled name.
 public enum SpellingSuggestion {
     /// The nearest candidate within a small edit distance, if any.
+    /// A word cut short (`failedPrecon`) of one candidate alone is taken for it too.
     public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
         let limit = max(2, word.count / 3)
         var best: (String, Int)?
+        var extending: [String] = []
+        let lowered = word.lowercased()
         for candidate in candidates {
-            let distance = editDistance(word.lowercased(), candidate.lowercased())
+            let other = candidate.lowercased()
+            let distance = editDistance(lowered, other)
             if distance <= limit, distance < (best?.1 ?? .max) { best = (candidate, distance) }
+            if lowered.count >= 4, other.count > lowered.count, other.hasPrefix(lowered), !extending.contains(candidate) {
+                extending.append(candidate)
+            }
         }
-        return best?.0
+        return best?.0 ?? (extending.count == 1 ? extending.first : nil)
     }
 
     /// `; did you mean "x"?` or an empty string.

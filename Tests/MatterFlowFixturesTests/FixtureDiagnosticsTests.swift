@@ -172,7 +172,7 @@ import Testing
             InlineFixture.findings(text) == [
                 #"3:13: error[missingKey]: /inputs: required input "onboardingPayload" is missing (or null); give it in the fixture's "inputs""#,
                 #"3:29: error[wrongType]: /inputs/deviceName: input "deviceName" must be a string, got integer; write it in quotes"#,
-                #"3:32: error[unknownKey]: /inputs/room: workflow commission-device has no input "room" (inputs: onboardingPayload, deviceName, roomName, ecosystemName)"#,
+                #"3:32: error[unknownKey]: /inputs/room: workflow commission-device has no input "room"; did you mean "roomName"? (inputs: onboardingPayload, deviceName, roomName, ecosystemName)"#,
             ])
     }
 

@@ -328,6 +328,14 @@ struct OperationDeclarationsTests {
         #expect(codeName.map(\.code) == ["nameClash"])
         let badCode = findings(#"{"catalog": "c", "version": 1, "causes": {"jam": {"code": "jammed", "meaning": "m"}}}"#)
         #expect(badCode.map(\.pointer) == ["/causes/jam/code"])
+        // A cause whose code is wrong is that one mistake: an operation naming it is not told to declare it again,
+        // and a code cut short is told the one meant.
+        let cutShort = findings(#"""
+            {"catalog": "c", "version": 1, "causes": {"jam": {"code": "failedPrecon", "meaning": "m"}},
+             "operations": {"op": {"summary": "s", "errors": ["jam"], "defaultTimeoutSeconds": 1, "effect": "read"}}}
+            """#)
+        #expect(cutShort.map(\.pointer) == ["/causes/jam/code"], "\(cutShort.map(\.description))")
+        #expect(cutShort.first?.message.contains("did you mean \"failedPrecondition\"?") == true, "\(cutShort.map(\.description))")
         let missing = findings(#"{"catalog": "c", "version": 1, "causes": {"jam": {"code": "aborted", "extra": 1}}}"#)
         #expect(Set(missing.map(\.pointer)) == ["/causes/jam", "/causes/jam/extra"], "\(missing.map(\.description))")
     }

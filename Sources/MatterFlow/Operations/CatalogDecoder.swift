@@ -7,6 +7,9 @@ final class CatalogDecoder {
     private var locations: [String: (pointer: String, location: SourceLocation?)] = [:]
     /// The file's declared causes, by name, which its operations' `errors` may name.
     private(set) var causes: [String: DeclaredCause] = [:]
+    /// Causes the file declares whose declaration has an error (reported there): naming one elsewhere is no second
+    /// mistake.
+    private var brokenCauses: Set<String> = []
     /// The operations that decoded, also when another part of the file has an error.
     private(set) var decodedOperations: [OperationDescriptor] = []
     /// The names of every operation the file declares, also those that did not decode.
@@ -127,7 +130,10 @@ final class CatalogDecoder {
                     "\"\(codeName)\" is not a canonical error code\(SpellingSuggestion.hint(for: codeName, among: codes)) (codes: \(codes.joined(separator: ", ")))")
             }
         }
-        guard nameValid, let code, let meaning else { return nil }
+        guard nameValid, let code, let meaning else {
+            if nameValid { brokenCauses.insert(name) }
+            return nil
+        }
         return DeclaredCause(ErrorCause(rawValue: name), code: code, meaning: meaning)
     }
 
@@ -137,6 +143,7 @@ final class CatalogDecoder {
         let cause = ErrorCause(rawValue: name)
         if cause.code != nil { return (cause, nil) }
         if let declared = causes[name] { return (declared.cause, declared) }
+        if brokenCauses.contains(name) { return nil }
         let known = ErrorCause.table.map(\.cause.rawValue) + causes.keys.sorted()
         collector.error(
             DiagnosticCode.invalidValue, at: pointer,
