@@ -163,6 +163,11 @@ public enum MatterflowTool {
                     return groupError("Unknown subcommand '\(first) \(second)'\(hint)", group, err)
                 }
             }
+            // An option before any command is one of the tool's own (`--help`, `--version`), misspelt.
+            if first.hasPrefix("-") {
+                let hint = SpellingSuggestion.closest(to: first, among: ["--help", "--version"]).map { "; did you mean '\($0)'?" } ?? ""
+                return usageError(UsageError(message: "Unknown option '\(first)'\(hint)", command: nil), err)
+            }
             let hint = SpellingSuggestion.closest(to: first, among: commands.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
             return usageError(UsageError(message: "Unknown subcommand '\(first)'\(hint)", command: nil), err)
         }

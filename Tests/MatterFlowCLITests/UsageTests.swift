@@ -97,6 +97,13 @@ struct UsageTests {
         #expect(run.stderr.contains("See 'matterflow --help'"))
     }
 
+    @Test("a misspelt option of the tool itself is an unknown option with its hint, not a subcommand")
+    func misspelledToolOption() async {
+        let run = await matterflow("--versio")
+        #expect(run.code == 64)
+        #expect(run.stderr.hasPrefix("Error: Unknown option '--versio'; did you mean '--version'?\nUsage: "), "\(run.stderr)")
+    }
+
     @Test("help for an unknown subcommand is a usage error")
     func helpForUnknownSubcommand() async {
         let run = await matterflow("help", "frobnicate")

@@ -63,14 +63,18 @@ struct RunsCommand {
         }
         try Self.checkStatuses(statuses, known: JournalRunStatus.allCases.map(\.rawValue))
         let runs: [JournalRunSummary]
+        let total: Int
         do {
-            runs = filter.apply(to: try RunJournal(existingDirectory: directory).runs(), status: \.status.rawValue, startedAt: \.startedAt)
+            let all = try RunJournal(existingDirectory: directory).runs()
+            total = all.count
+            runs = filter.apply(to: all, status: \.status.rawValue, startedAt: \.startedAt)
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
         return StoreListing.show(
-            runs, json: arguments.flag("json"), jsonValue: \.jsonValue, empty: "no runs in \(directory)",
+            runs, json: arguments.flag("json"), jsonValue: \.jsonValue,
+            empty: total == 0 ? "no runs in \(directory)" : "no runs in \(directory) match (\(total) run\(total == 1 ? "" : "s") in all)",
             header: ["RUN", "WORKFLOW", "STATUS", "STARTED (UTC)", "RECORDS", "NOTES"], environment: environment
         ) { run in
             var notes = run.notes

@@ -91,6 +91,8 @@ struct JournalDirectoryTests {
         #expect(lines.last?.contains("sessionBusy: ") == true, "the cause and message: \(failed.stdout)")
         let unknown = await matterflowVirtual(["runs", "--journal", journal, "--status", "queued"])
         #expect(unknown.code == 64 && unknown.stderr.contains("--status queued is no run status here"), "\(unknown.stderr)")
+        let none = await matterflowVirtual(["runs", "--journal", journal, "--status", "cancelled"])
+        #expect(none.stderr == "no runs in \(journal) match (2 runs in all)\n", "\(none.stderr)")
     }
 
     @Test("a FIFO or a device where a journal is expected is listed as unreadable, saying what it is, never waited on")
