@@ -62,4 +62,17 @@ import Testing
             #expect(mismatches(condition).isEmpty, "\(condition)")
         }
     }
+
+    @Test("a fail state's cause a letter from a known one is a warning with the one meant; a cause of the workflow's own is not")
+    func aMisspeltFailCause() {
+        func found(_ cause: String) -> [Diagnostic] {
+            diagnose(#"""
+                {"workflow": "f", "version": 1, "start": "end", "states": {
+                   "end": {"type": "fail", "code": "cancelled", "cause": "\#(cause)", "message": "stopped"}}}
+                """#).filter { $0.code == "unknownErrorName" }
+        }
+        #expect(found("runCanceled").first?.message.contains("did you mean \"runCancelled\"?") == true, "\(found("runCanceled"))")
+        #expect(found("userStoppedTheShare").isEmpty)
+        #expect(found("runCancelled").isEmpty)
+    }
 }

@@ -164,6 +164,16 @@ struct WorkflowValidator {
 
     /// A fail state naming a known cause with another code would be routed inconsistently by code and by cause.
     private func checkCauseMatchesCode(_ fail: FailState, state: WorkflowState) {
+        // A cause of the workflow's own is allowed; one a letter or two from a known cause is a typo that routes and
+        // fixtures naming the known one would miss.
+        if case .new(_, let causeTemplate?, _) = fail.raise, let cause = causeTemplate.literalValue?.stringValue,
+            !catalog.knowsCause(cause),
+            let near = SpellingSuggestion.closest(to: cause, among: ErrorCause.table.map(\.cause.rawValue) + catalog.declaredCauseNames)
+        {
+            collector.warning(
+                Code.unknownErrorName, at: state.pointer + "/cause",
+                "\"\(cause)\" is no cause MatterFlow knows; did you mean \"\(near)\"? (a cause of the workflow's own is fine when meant)")
+        }
         guard case .new(let codeTemplate, let causeTemplate?, _) = fail.raise,
             let code = codeTemplate.literalValue?.stringValue, let cause = causeTemplate.literalValue?.stringValue,
             let expected = catalog.code(ofCause: cause), expected.rawValue != code
