@@ -31,6 +31,8 @@ public final class FileDescriptorChannel: LineChannel {
         var readEnded = false
         /// Sends under way: a descriptor is closed only once none uses it (a number could be reused meanwhile).
         var writers = 0
+        /// ``close()`` was called: the descriptors are released once no send uses them.
+        var closing = false
     }
 
     /// How long a line may wait, by default, for the peer to take it: a peer that reads none of its input for that
@@ -186,7 +188,7 @@ public final class FileDescriptorChannel: LineChannel {
         state.withLock { state in
             state.writers -= 1
             // A close that came meanwhile left the descriptor to this send to release.
-            if !state.writeOpen { release(&state) }
+            if state.closing { release(&state) }
             // A line written in part leaves the framing broken: nothing more can be sent. The descriptors stay
             // until close(), so that the failure is the sender's to tell (a socket shut down now would end reading
             // first, and the peer's end would be told instead).
@@ -246,6 +248,7 @@ public final class FileDescriptorChannel: LineChannel {
     public func close() {
         state.withLock { state in
             state.writeOpen = false
+            state.closing = true
             release(&state)
         }
     }

@@ -179,9 +179,14 @@ final class ChildProcess: Sendable {
         state.withLock { state in
             if state.ended != nil || state.reaped { return true }
             var info = siginfo_t()
-            guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid == pid else {
-                return false
+            let seen = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if seen < 0, errno == ECHILD {
+                // Reaped by the system (this process ignores SIGCHLD): its ID is free, so nothing is sent to it.
+                state.reaped = true
+                state.ended = "the hub exited"
+                return true
             }
+            guard seen == 0, info._sifields._sigchld.si_pid == pid else { return false }
             state.ended = Self.describe(code: info.si_code, status: info._sifields._sigchld.si_status)
             return true
         }
@@ -217,7 +222,8 @@ final class ChildProcess: Sendable {
         state.withLock { state in
             guard !state.reaped else { return }
             var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { state.reaped = true }
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid || (result < 0 && errno == ECHILD) { state.reaped = true }
         }
     }
 
@@ -252,17 +258,19 @@ final class ChildProcess: Sendable {
             }
             for signal in [SIGTERM, SIGKILL] where othersRunInGroup() {
                 signalGroup(signal)
-                if await waited(until: { !self.othersRunInGroup() }) { break }
+                // A look through /proc each 50 ms: it reads every process's status.
+                if await waited(until: { !self.othersRunInGroup() }, every: .milliseconds(50)) { break }
             }
             reap()
         }.value
     }
 
-    /// Whether `done` held within 2 s, looking every 10 ms.
-    private func waited(until done: () -> Bool) async -> Bool {
-        for _ in 0..<200 {
+    /// Whether `done` held within 2 s, looking every `every`.
+    private func waited(until done: () -> Bool, every interval: Duration = .milliseconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline {
             if done() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await Task.sleep(for: interval)
         }
         return done()
     }

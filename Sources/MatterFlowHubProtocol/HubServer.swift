@@ -227,11 +227,21 @@ public final class HubServer: Sendable {
     }
 
     func answer(_ id: JSONValue, result: JSONValue) {
-        try? channel.send(JSONWriter.compact(["jsonrpc": "2.0", "id": id, "result": result]))
+        send(["jsonrpc": "2.0", "id": id, "result": result])
     }
 
     func answer(_ id: JSONValue, error: JSONValue) {
-        try? channel.send(JSONWriter.compact(["jsonrpc": "2.0", "id": id, "error": error]))
+        send(["jsonrpc": "2.0", "id": id, "error": error])
+    }
+
+    /// Sends a line to the client; a client that will not take it (it stopped reading, or left) ends the session:
+    /// nothing more could reach it.
+    private func send(_ message: JSONValue) {
+        do {
+            try channel.send(JSONWriter.compact(message))
+        } catch {
+            end()
+        }
     }
 
     // MARK: - Events
@@ -241,12 +251,11 @@ public final class HubServer: Sendable {
             defer { state.nextSubscription += 1 }
             return "sub-\(state.nextSubscription)"
         }
-        let channel = self.channel
-        let subscription = await hub.subscribe(structure: structure) { event in
+        let subscription = await hub.subscribe(structure: structure) { [weak self] event in
             let params: JSONValue = [
                 "subscription": .string(name), "structure": .string(event.structureID), "event": HubWire.json(event),
             ]
-            try? channel.send(JSONWriter.compact(["jsonrpc": "2.0", "method": "event", "params": params]))
+            self?.send(["jsonrpc": "2.0", "method": "event", "params": params])
         }
         let ended = state.withLock { state -> Bool in
             if !state.ended { state.subscriptions[name] = subscription }

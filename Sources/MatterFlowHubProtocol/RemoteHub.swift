@@ -199,6 +199,12 @@ public final class RemoteHub: ConnectedHub {
         let line = JSONWriter.compact([
             "jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params),
         ])
+        // A request the protocol cannot carry is this call's mistake, not the connection's: it is never sent.
+        guard line.utf8.count <= LineChannelLimits.maximumLineBytes else {
+            throw FlowError(
+                .invalidArgumentValue,
+                "the \(method) request is \(line.utf8.count) bytes, more than the hub protocol's 1 MiB line; it was not sent")
+        }
         let reply = await withTaskCancellationHandler {
             await send(line, id: id, method: method, subscriber: nil, silenceLimit: silenceLimit)
         } onCancel: {
@@ -226,23 +232,21 @@ public final class RemoteHub: ConnectedHub {
                 waker.wake(.failure(refusal))
                 return
             }
-            do {
-                try channel.send(line)
-            } catch {
-                // A line the hub would not take (or took in part) leaves nothing more to send on this connection: it
-                // is lost for every call, so that a client that connects again (a worker) does.
-                resolve(id, .failure(FlowError(.hubUnreachable, "could not send \(method) to the hub: \(error)")))
-                fail(FlowError(.hubUnreachable, "the connection to the hub was lost: could not send \(method): \(error)"))
-                channel.close()
-                return
-            }
-            // The silence watchdog first: a cancel from here on replaces it with its own grace.
+            // The silence watchdog before the line is written, so that it bounds a hub slow to take it too (its
+            // close ends the write); a cancel once the line is written replaces it with its own grace.
             if let limit = silenceLimit {
                 watch(id, after: limit) { [weak self] in
                     // A hub that stops answering is treated as gone: its later answers could not be trusted.
                     self?.fail(FlowError(.hubUnreachable, "the hub sent no answer within \(Self.seconds(limit))"))
                     self?.channel.close()
                 }
+            }
+            do {
+                try channel.send(line)
+            } catch {
+                resolve(id, .failure(FlowError(.hubUnreachable, "could not send \(method) to the hub: \(error)")))
+                lose(because: "could not send \(method): \(error)")
+                return
             }
             let cancelled = state.withLock { state -> Bool in
                 state.pending[id]?.sent = true
@@ -271,10 +275,27 @@ public final class RemoteHub: ConnectedHub {
         requestCancel(id, method: method)
     }
 
+    /// The connection after a line the hub would not take (or took in part): nothing more can be sent on it, so it is
+    /// lost for every call, and closed, so that a client that connects again (a worker) does.
+    private func lose(because reason: String) {
+        fail(FlowError(.hubUnreachable, "the connection to the hub was lost: \(reason)"))
+        channel.close()
+    }
+
+    /// Sends a line no call waits an answer to (a cancel request, an unsubscribe, an answer to the hub); one the hub
+    /// will not take loses the connection as a call's would.
+    private func sendOrLose(_ line: String, what: String) {
+        do {
+            try channel.send(line)
+        } catch {
+            lose(because: "could not send \(what): \(error)")
+        }
+    }
+
     /// Sends `$/cancelRequest` for a call whose line was written, and bounds the wait for its answer.
     private func requestCancel(_ id: Int, method: String) {
         let line = JSONWriter.compact(["jsonrpc": "2.0", "method": "$/cancelRequest", "params": ["id": .int(id)]])
-        try? channel.send(line)
+        sendOrLose(line, what: "the cancellation of \(method)")
         watch(id, after: options.cancelGrace) { [weak self, options] in
             self?.resolve(
                 id,
@@ -378,7 +399,7 @@ public final class RemoteHub: ConnectedHub {
                 let answer: JSONValue = [
                     "jsonrpc": "2.0", "id": id, "error": WireError.json(code: WireError.methodNotFound, message: "clients serve no methods"),
                 ]
-                try? channel.send(JSONWriter.compact(answer))
+                sendOrLose(JSONWriter.compact(answer), what: "an answer to the hub's request")
                 return
             }
             if method == "event" { deliverEvent(message["params"], quoted: quoted) }
@@ -465,7 +486,7 @@ public final class RemoteHub: ConnectedHub {
         let line = JSONWriter.compact([
             "jsonrpc": "2.0", "id": .int(id), "method": "unsubscribe", "params": ["subscription": .string(name)],
         ])
-        try? channel.send(line)
+        sendOrLose(line, what: "unsubscribe")
     }
 }
 

@@ -31,8 +31,9 @@ extension RunRecoverer {
             if let text = value.stringValue, let declaration = workflow?.input(named: name) {
                 guard case .success(let typed) = declaration.value(fromText: text) else { continue }
                 value = typed
-                // A value no run could take is a typo to fix, not another run's value.
-                if let problem = declaration.problem(with: value) {
+                // A secret value no run could take is a typo to fix, not another run's value (a value the journal
+                // keeps is not taken from --input at all).
+                if digests.inputs[name] != nil, let problem = declaration.problem(with: value) {
                     invalid.append("--input \(name) \(problem)")
                     continue
                 }

@@ -43,6 +43,22 @@ struct HubCommandTests {
         for pid in left { kill(pid, SIGKILL) }
     }
 
+    @Test(
+        "a process that ignores SIGCHLD (the system reaps its hub) still sees the hub end at once, and signals nothing after",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func aHubReapedByTheSystem() async throws {
+        let executable = try #require(Executable.path, "the matterflow executable was not found")
+        let started = ContinuousClock.now
+        // Started ignoring SIGCHLD, as a service that sets it hands on to what it executes.
+        let script = "import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])"
+        let run = try await ChildProcess.run(
+            ["-c", script, executable, "run", Repository.workflow("rooms"), "--trace", "none", "--hub", "\(executable) hub serve"],
+            program: "/usr/bin/python3")
+        #expect(run.status == 0, "\(run.stderr)")
+        // Its stop waited 2 s at each of three steps for an end it could not see.
+        #expect(ContinuousClock.now - started < .seconds(5), "the hub's end was not seen")
+    }
+
     /// The PIDs of processes whose command line is exactly `arguments`.
     static func processes(withArguments arguments: [String]) -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -295,9 +295,9 @@ final class ChildProcess {
     /// Runs to the end (or the time limit) and returns the exit status (128 + signal when killed by a signal).
     /// `label` (or else the crash boundary in `environment`) is named if the child does not exit.
     static func run(
-        _ arguments: [String], environment: [String: String] = [:], label: String? = nil
+        _ arguments: [String], environment: [String: String] = [:], label: String? = nil, program: String? = nil
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let child = try launch(arguments, environment: environment)
+        let child = try launch(arguments, environment: environment, program: program)
         defer { child.kill() }
         if await !child.waitForExit() {
             let boundary = (label ?? environment["MATTERFLOW_CRASH_AT"].map { "MATTERFLOW_CRASH_AT=\($0)" }).map { " (\($0))" } ?? ""

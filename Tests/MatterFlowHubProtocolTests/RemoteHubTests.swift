@@ -570,3 +570,42 @@ final class HeldSendChannel: LineChannel {
         #expect(remote.connectionLost, "a client that connects again (a worker) sees the connection is lost")
     }
 }
+
+/// What a client does with what it cannot send, and what a conformance run tells of a hub that did not end.
+@Suite struct UnsendableTests {
+    @Test func aRequestTooLongForTheProtocolFailsAloneAndIsNeverSent() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message, operations: ["status"]) { return }
+            guard let id = message["id"] else { return }
+            peer.send(["jsonrpc": "2.0", "id": id, "result": ["online": true, "reachable": true, "permissionGranted": true, "activeSession": false]])
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        let failure = await flowError { _ = try await remote.status(structure: String(repeating: "s", count: 1_100_000)) }
+        #expect(failure?.cause == .invalidArgumentValue, "\(String(describing: failure))")
+        #expect(failure?.message.contains("more than the hub protocol's 1 MiB line; it was not sent") == true)
+        #expect(!remote.connectionLost)
+        #expect(try await remote.status(structure: "home").online, "the connection serves the next call")
+        #expect(peer.received.count == 2, "only initialize and the next status were sent")
+    }
+
+    @Test("a hub that answers the handshake wrongly and stays is a failed check, never a hub that closed the connection")
+    func aWrongHandshakeIsNotAClose() async throws {
+        for _ in 0..<20 {
+            var descriptors: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+            let hubEnd = FileDescriptorChannel(.socket(descriptors[1]), writesAfterEndOfInput: true)
+            hubEnd.start { event in
+                guard case .line(let line) = event, let message = try? JSONDocument.parse(line, file: "l").value.objectValue,
+                    let id = message["id"]
+                else { return }
+                try? hubEnd.send(JSONWriter.compact(["jsonrpc": "2.0", "id": id, "result": ["protocolVersion": 2]]))
+            }
+            let report = await HubConformance(answerLimit: .seconds(5)).report(on: FileDescriptorChannel(.socket(descriptors[0])))
+            hubEnd.close()
+            #expect(report.endedBeforeHandshake == nil, "\(report.checks.map(\.name))")
+            #expect(report.checks.contains { $0.name == HubConformance.handshakeCheck && $0.verdict == .failed })
+        }
+    }
+}
