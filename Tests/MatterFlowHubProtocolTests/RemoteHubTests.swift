@@ -325,20 +325,28 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
-    func aPeerThatReadsNothingFailsTheSendAfterTheLimitInsteadOfHoldingItsThread(socket: Bool) async throws {
+    /// A channel over a socket pair or pipes whose peer reads nothing; the peer's descriptors, to close at the end.
+    static func channelToAPeerThatReadsNothing(
+        socket: Bool, writeLimit: Duration = FileDescriptorChannel.defaultWriteLimit
+    ) -> (FileDescriptorChannel, [Int32]) {
         var descriptors: [Int32] = [0, 0]
+        var unused: [Int32] = [0, 0]
+        _ = pipe(&unused)
         if socket {
-            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+            _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors)
         } else {
-            #expect(pipe(&descriptors) == 0)
+            _ = pipe(&descriptors)
             descriptors = [descriptors[1], descriptors[0]]
         }
-        var unused: [Int32] = [0, 0]
-        #expect(pipe(&unused) == 0)
-        defer { [descriptors[1], unused[1]].forEach { _ = Glibc.close($0) } }
         let kind: FileDescriptorChannel.Kind = socket ? .socket(descriptors[0]) : .pipes(read: unused[0], write: descriptors[0])
-        let channel = FileDescriptorChannel(kind, writesAfterEndOfInput: false, endOfInput: { "ended" }, writeLimit: .milliseconds(300), onEnd: {})
+        let channel = FileDescriptorChannel(kind, writesAfterEndOfInput: false, endOfInput: { "ended" }, writeLimit: writeLimit, onEnd: {})
+        return (channel, [descriptors[1], unused[1]])
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aPeerThatReadsNothingFailsTheSendAfterTheLimitInsteadOfHoldingItsThread(socket: Bool) async throws {
+        let (channel, peer) = Self.channelToAPeerThatReadsNothing(socket: socket, writeLimit: .milliseconds(300))
+        defer { peer.forEach { _ = Glibc.close($0) } }
         let failure = await Self.sendUntilFailure(channel)
         #expect(failure == "the hub has taken none of its input for 0.3 s", "\(failure)")
         #expect(throws: LineChannelError.self, "nothing more is sent once a line was cut short") { try channel.send("more") }
@@ -347,18 +355,8 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
 
     @Test(.timeLimit(.minutes(1)), arguments: [false, true])
     func closeDoesNotWaitForASendTheStuckPeerHolds(socket: Bool) async throws {
-        var descriptors: [Int32] = [0, 0]
-        if socket {
-            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
-        } else {
-            #expect(pipe(&descriptors) == 0)
-            descriptors = [descriptors[1], descriptors[0]]
-        }
-        var unused: [Int32] = [0, 0]
-        #expect(pipe(&unused) == 0)
-        defer { [descriptors[1], unused[1]].forEach { _ = Glibc.close($0) } }
-        let kind: FileDescriptorChannel.Kind = socket ? .socket(descriptors[0]) : .pipes(read: unused[0], write: descriptors[0])
-        let channel = FileDescriptorChannel(kind, writesAfterEndOfInput: false, endOfInput: { "ended" }, onEnd: {})
+        let (channel, peer) = Self.channelToAPeerThatReadsNothing(socket: socket)
+        defer { peer.forEach { _ = Glibc.close($0) } }
         let sending = Task { await Self.sendUntilFailure(channel) }
         // Once the peer's buffer is full, the send waits (up to 30 s): close ends it at once.
         try await Task.sleep(for: .milliseconds(300))
