@@ -19,6 +19,17 @@ final class EventInbox: Sendable {
 
     private let state = Mutex(State())
 
+    /// The most events a run keeps that no wait has taken: past it the oldest go, so that a hub's stream of events
+    /// the run never waits for (another device's, say) cannot grow a run that waits long (for an answer) without
+    /// bound.
+    static let keptLimit = 1_000
+
+    /// Keeps `event` among those not yet taken, the oldest dropped past ``keptLimit``.
+    static func keep(_ event: HubEvent, in events: inout [HubEvent]) {
+        if events.count >= keptLimit { events.removeFirst(events.count - keptLimit + 1) }
+        events.append(event)
+    }
+
     /// Called by the hub's subscription, from the task that caused the event.
     func deliver(_ event: HubEvent) {
         // A waiter taken here may lose its race to the timeout or the cancel before it gets the event: the event
@@ -29,7 +40,7 @@ final class EventInbox: Sendable {
                     state.waiter = nil
                     return waiter
                 }
-                state.events.append(event)
+                Self.keep(event, in: &state.events)
                 return nil
             }
             guard let waiter, !waiter.deliver(event) else { return }

@@ -149,7 +149,7 @@ public final class RunPool: Sendable {
             for number in state.listeners[event.structureID] ?? [] {
                 guard let entry = state.runs[number] else { continue }
                 guard case .event(let wait, let timer) = entry.waiting, wait.matches(event) else {
-                    entry.inbox.append(event)
+                    EventInbox.keep(event, in: &entry.inbox)
                     continue
                 }
                 state.timerOwners[timer] = nil
