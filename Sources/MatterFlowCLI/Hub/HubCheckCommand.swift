@@ -28,7 +28,7 @@ struct HubCheckCommand {
             cancellation check then allows as long, and its line says so.
 
             Exit status: 0 when every check passed, 1 when one failed, 2 when the hub cannot be started or
-            reached, 64 usage error.
+            reached (or ends before its handshake), or --structure names none of its structures, 64 usage error.
             """)
 
     let arguments: ParsedArguments
