@@ -234,14 +234,19 @@ public final class HubServer: Sendable {
         send(["jsonrpc": "2.0", "id": id, "error": error])
     }
 
-    /// Sends a line to the client; a client that will not take it (it stopped reading, or left) ends the session:
-    /// nothing more could reach it.
+    /// Sends a line to the client. One it will not take is lost: a client that left, or stopped reading, gets
+    /// nothing more, while the calls it made run to their end (their effects are kept, docs/hub-protocol.md section
+    /// 9). An answer too long for the protocol is answered with an error instead.
     private func send(_ message: JSONValue) {
-        do {
-            try channel.send(JSONWriter.compact(message))
-        } catch {
-            end()
+        let line = JSONWriter.compact(message)
+        guard line.utf8.count <= LineChannelLimits.maximumLineBytes else {
+            if let id = message["id"] {
+                answer(id, error: WireError.json(FlowError(
+                    .hubFailure, "the answer is \(line.utf8.count) bytes, more than the hub protocol's 1 MiB line")))
+            }
+            return
         }
+        try? channel.send(line)
     }
 
     // MARK: - Events

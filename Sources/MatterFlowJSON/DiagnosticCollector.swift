@@ -98,9 +98,10 @@ public final class DiagnosticCollector {
 /// Suggests the closest of some candidates to a misspelled name.
 public enum SpellingSuggestion {
     /// The nearest candidate within a small edit distance, if any.
-    /// A word cut short (`failedPrecon`) of one candidate alone is taken for it too.
-    public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
-        let limit = max(2, word.count / 3)
+    /// A word cut short (`failedPrecon`) of one candidate alone is taken for it too, unless `strict`: then only a
+    /// candidate one or two edits away (a typo, not another word).
+    public static func closest(to word: String, among candidates: some Sequence<String>, strict: Bool = false) -> String? {
+        let limit = strict ? 2 : max(2, word.count / 3)
         var best: (String, Int)?
         var extending: [String] = []
         let lowered = word.lowercased()
@@ -112,7 +113,7 @@ public enum SpellingSuggestion {
                 extending.append(candidate)
             }
         }
-        return best?.0 ?? (extending.count == 1 ? extending.first : nil)
+        return best?.0 ?? (extending.count == 1 && !strict ? extending.first : nil)
     }
 
     /// `; did you mean "x"?` or an empty string.

@@ -331,11 +331,11 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
     ) -> (FileDescriptorChannel, [Int32]) {
         var descriptors: [Int32] = [0, 0]
         var unused: [Int32] = [0, 0]
-        _ = pipe(&unused)
+        #expect(pipe(&unused) == 0)
         if socket {
-            _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors)
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
         } else {
-            _ = pipe(&descriptors)
+            #expect(pipe(&descriptors) == 0)
             descriptors = [descriptors[1], descriptors[0]]
         }
         let kind: FileDescriptorChannel.Kind = socket ? .socket(descriptors[0]) : .pipes(read: unused[0], write: descriptors[0])

@@ -73,6 +73,8 @@ import Testing
         }
         #expect(found("runCanceled").first?.message.contains("did you mean \"runCancelled\"?") == true, "\(found("runCanceled"))")
         #expect(found("userStoppedTheShare").isEmpty)
+        #expect(found("userCancelled").isEmpty, "a word of its own, not a typo of runCancelled")
+        #expect(found("deviceNotCommissioned").isEmpty)
         #expect(found("runCancelled").isEmpty)
     }
 }

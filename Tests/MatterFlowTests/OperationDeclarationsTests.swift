@@ -336,6 +336,11 @@ struct OperationDeclarationsTests {
             """#)
         #expect(cutShort.map(\.pointer) == ["/causes/jam/code"], "\(cutShort.map(\.description))")
         #expect(cutShort.first?.message.contains("did you mean \"failedPrecondition\"?") == true, "\(cutShort.map(\.description))")
+        let notAnObject = findings(#"""
+            {"catalog": "c", "version": 1, "causes": {"jam": "failedPrecondition"},
+             "operations": {"op": {"summary": "s", "errors": ["jam"], "defaultTimeoutSeconds": 1, "effect": "read"}}}
+            """#)
+        #expect(notAnObject.map(\.pointer) == ["/causes/jam"], "\(notAnObject.map(\.description))")
         let missing = findings(#"{"catalog": "c", "version": 1, "causes": {"jam": {"code": "aborted", "extra": 1}}}"#)
         #expect(Set(missing.map(\.pointer)) == ["/causes/jam", "/causes/jam/extra"], "\(missing.map(\.description))")
     }

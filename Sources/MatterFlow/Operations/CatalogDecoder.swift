@@ -109,6 +109,13 @@ final class CatalogDecoder {
 
     /// `"NAME": {"code": CODE, "meaning": TEXT}`: a cause the file's operations may raise, with its canonical code.
     private func decodeCause(_ name: String, _ value: JSONValue, at pointer: String) -> DeclaredCause? {
+        // A declaration with an error (reported here) still declares the name.
+        let declared = decodeCauseBody(name, value, at: pointer)
+        if declared == nil { brokenCauses.insert(name) }
+        return declared
+    }
+
+    private func decodeCauseBody(_ name: String, _ value: JSONValue, at pointer: String) -> DeclaredCause? {
         var nameValid = checkName(name, kind: "cause", at: pointer)
         if nameValid, ErrorCause(rawValue: name).code != nil || ErrorCode(rawValue: name) != nil {
             collector.error(
@@ -130,10 +137,7 @@ final class CatalogDecoder {
                     "\"\(codeName)\" is not a canonical error code\(SpellingSuggestion.hint(for: codeName, among: codes)) (codes: \(codes.joined(separator: ", ")))")
             }
         }
-        guard nameValid, let code, let meaning else {
-            if nameValid { brokenCauses.insert(name) }
-            return nil
-        }
+        guard nameValid, let code, let meaning else { return nil }
         return DeclaredCause(ErrorCause(rawValue: name), code: code, meaning: meaning)
     }
 

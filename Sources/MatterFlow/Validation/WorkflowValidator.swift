@@ -168,7 +168,8 @@ struct WorkflowValidator {
         // fixtures naming the known one would miss.
         if case .new(_, let causeTemplate?, _) = fail.raise, let cause = causeTemplate.literalValue?.stringValue,
             !catalog.knowsCause(cause),
-            let near = SpellingSuggestion.closest(to: cause, among: ErrorCause.table.map(\.cause.rawValue) + catalog.declaredCauseNames)
+            let near = SpellingSuggestion.closest(
+                to: cause, among: ErrorCause.table.map(\.cause.rawValue) + catalog.declaredCauseNames, strict: true)
         {
             collector.warning(
                 Code.unknownErrorName, at: state.pointer + "/cause",

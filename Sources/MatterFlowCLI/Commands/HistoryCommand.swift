@@ -62,7 +62,7 @@ struct HistoryCommand {
             return ExitCode.success
         }
         let origin = contents.records.first?.wallTime ?? 0
-        var expected: Int?
+        var expected: Int? = 1
         for record in contents.records {
             // Records a damaged stretch took are marked where they were, so that a reader of the first lines sees the gap.
             if let expected, record.sequence > expected {

@@ -68,6 +68,7 @@ struct MalformedJournalTests {
             bytes += frame
         }
         // A byte of the second record's payload flipped: its checksum no longer holds.
+        let intact = bytes
         bytes[middle.upperBound - 4] ^= 0x20
         try FileManager.default.createDirectory(atPath: directory.file("journal"), withIntermediateDirectories: true)
         try Data(bytes).write(to: URL(fileURLWithPath: directory.file("journal/run-0000000bad02.journal")))
@@ -78,5 +79,12 @@ struct MalformedJournalTests {
         #expect(lines[first + 1] == "#2  (missing: damaged, see below)", "\(history.stdout)")
         #expect(lines[first + 2].hasPrefix("#3 "), "\(history.stdout)")
         #expect(history.stderr.contains("warning: the journal of run-0000000bad02 is damaged: "), "\(history.stderr)")
+
+        // The first record lost is marked too.
+        var firstLost = intact
+        firstLost[Array(JournalFrame.header.utf8).count + 20] ^= 0x20
+        try Data(firstLost).write(to: URL(fileURLWithPath: directory.file("journal/run-0000000bad02.journal")))
+        let headless = await matterflow("history", "run-0000000bad02", "--journal", directory.file("journal"))
+        #expect(headless.stdout.hasPrefix("#1  (missing: damaged, see below)\n"), "\(headless.stdout)")
     }
 }
