@@ -48,15 +48,22 @@ struct HubCommandTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
     func aHubReapedByTheSystem() async throws {
         let executable = try #require(Executable.path, "the matterflow executable was not found")
-        let started = ContinuousClock.now
-        // Started ignoring SIGCHLD, as a service that sets it hands on to what it executes.
-        let script = "import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])"
-        let run = try await ChildProcess.run(
-            ["-c", script, executable, "run", Repository.workflow("rooms"), "--trace", "none", "--hub", "\(executable) hub serve"],
-            program: "/usr/bin/python3")
-        #expect(run.status == 0, "\(run.stderr)")
-        // Its stop waited 2 s at each of three steps for an end it could not see.
-        #expect(ContinuousClock.now - started < .seconds(5), "the hub's end was not seen")
+        /// How long the run takes when started with SIGCHLD at `disposition` (as a service hands it on to what it
+        /// executes).
+        func duration(_ disposition: String) async throws -> Duration {
+            let script = "import os, signal, sys; signal.signal(signal.SIGCHLD, signal.\(disposition)); os.execv(sys.argv[1], sys.argv[1:])"
+            let started = ContinuousClock.now
+            let run = try await ChildProcess.run(
+                ["-c", script, executable, "run", Repository.workflow("rooms"), "--trace", "none", "--hub", "\(executable) hub serve"],
+                program: "/usr/bin/python3")
+            #expect(run.status == 0, "\(run.stderr)")
+            return ContinuousClock.now - started
+        }
+        let usual = try await duration("SIG_DFL")
+        let ignoring = try await duration("SIG_IGN")
+        // A stop that cannot see the hub's end waits 2 s at each of its three steps: 6 s more than the usual run, on
+        // a machine however loaded.
+        #expect(ignoring < usual + .seconds(4), "the hub's end was not seen: \(ignoring) against \(usual)")
     }
 
     /// The PIDs of processes whose command line is exactly `arguments`.
