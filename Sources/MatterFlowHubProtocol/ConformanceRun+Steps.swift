@@ -35,13 +35,11 @@ extension ConformanceRun {
     func checkStatus(_ hub: HubUnderCheck) async {
         let target = hub.target
         let status = await client.call("status", ["structure": target], within: limit)
-        if let value = result(status.reply), ["online", "reachable", "permissionGranted", "activeSession"].allSatisfy({ value[$0]?.boolValue != nil }) {
-            pass("status has online, reachable, permissionGranted and activeSession as booleans")
-        } else {
-            fail(
-                "status has online, reachable, permissionGranted and activeSession as booleans", sent: status.sent, got: status.reply,
-                wanted: "result with four booleans")
-        }
+        let value = result(status.reply)
+        check(
+            "status has online, reachable, permissionGranted and activeSession as booleans",
+            ["online", "reachable", "permissionGranted", "activeSession"].allSatisfy { value?[$0]?.boolValue != nil }, status,
+            wanted: "result with four booleans")
     }
 
     /// 2b. The other reading methods the hub lists answer what `matterflow run` reads.
@@ -79,13 +77,10 @@ extension ConformanceRun {
         let operations = hub.operations
         if let missing = HubMethod.all.first(where: { !operations.contains($0) }) {
             let call = await client.call(missing, ["structure": target], within: limit)
-            if errorData(call.reply).rpc == WireError.methodNotFound {
-                pass("a method not in operations (\(missing)) is answered with -32601")
-            } else {
-                fail(
-                    "a method not in operations (\(missing)) is answered with -32601", sent: call.sent, got: call.reply,
-                    wanted: "an error with code -32601")
-            }
+            check(
+                "a method not in operations (\(missing)) is answered with -32601",
+                errorData(call.reply).rpc == WireError.methodNotFound, call,
+                wanted: "an error with code -32601")
         } else {
             skip("a method not in operations is answered with -32601", "the hub lists every method")
         }
@@ -96,13 +91,10 @@ extension ConformanceRun {
         let target = hub.target
         let structure = hub.structure
         let idle = await client.call("cancelCommissioning", ["structure": target], within: limit)
-        if result(idle.reply)?["released"]?.boolValue == false {
-            pass("cancelCommissioning with no session open returns released: false")
-        } else {
-            fail(
-                "cancelCommissioning with no session open returns released: false", sent: idle.sent, got: idle.reply,
-                wanted: "result {\"released\": false} (is a session left open on \(structure)?)")
-        }
+        check(
+            "cancelCommissioning with no session open returns released: false",
+            result(idle.reply)?["released"]?.boolValue == false, idle,
+            wanted: "result {\"released\": false} (is a session left open on \(structure)?)")
     }
 
     /// 6. An unknown device is `notFound` / `deviceNotFound`.
@@ -111,34 +103,25 @@ extension ConformanceRun {
         let unknownDevice = await client.call(
             "basicInformation", ["structure": target, "deviceID": "hub-check-no-such-device"], within: limit)
         let unknownData = errorData(unknownDevice.reply)
-        if unknownData.code == "notFound", unknownData.cause == "deviceNotFound" {
-            pass("basicInformation of an unknown device fails with notFound / deviceNotFound")
-        } else {
-            fail(
-                "basicInformation of an unknown device fails with notFound / deviceNotFound", sent: unknownDevice.sent,
-                got: unknownDevice.reply, wanted: "an error with data {\"code\": \"notFound\", \"cause\": \"deviceNotFound\"}")
-        }
+        check(
+            "basicInformation of an unknown device fails with notFound / deviceNotFound",
+            unknownData.code == "notFound" && unknownData.cause == "deviceNotFound", unknownDevice,
+            wanted: "an error with data {\"code\": \"notFound\", \"cause\": \"deviceNotFound\"}")
     }
 
     /// 7. Invalid arguments are `invalidArgument`.
     func checkInvalidArguments(_ hub: HubUnderCheck) async {
         let target = hub.target
         let noStructure = await client.call("status", [:], within: limit)
-        if errorData(noStructure.reply).code == "invalidArgument" {
-            pass("a call without structure fails with invalidArgument")
-        } else {
-            fail(
-                "a call without structure fails with invalidArgument", sent: noStructure.sent, got: noStructure.reply,
-                wanted: "an error with data.code \"invalidArgument\" (JSON-RPC -32602)")
-        }
+        check(
+            "a call without structure fails with invalidArgument",
+            errorData(noStructure.reply).code == "invalidArgument", noStructure,
+            wanted: "an error with data.code \"invalidArgument\" (JSON-RPC -32602)")
         let badName = await client.call("configureDevice", ["structure": target, "name": 42, "roomName": .null], within: limit)
-        if errorData(badName.reply).code == "invalidArgument" {
-            pass("configureDevice with a number for name fails with invalidArgument")
-        } else {
-            fail(
-                "configureDevice with a number for name fails with invalidArgument", sent: badName.sent, got: badName.reply,
-                wanted: "an error with data.code \"invalidArgument\" (JSON-RPC -32602)")
-        }
+        check(
+            "configureDevice with a number for name fails with invalidArgument",
+            errorData(badName.reply).code == "invalidArgument", badName,
+            wanted: "an error with data.code \"invalidArgument\" (JSON-RPC -32602)")
     }
 
     /// 8. Events arrive as notifications (when the hub has them).
@@ -173,13 +156,9 @@ extension ConformanceRun {
         let target = hub.target
         client.send(JSONWriter.compact(["jsonrpc": "2.0", "method": "$/hubCheckUnknown", "params": [:]]))
         let extended = await client.call("status", ["structure": target, "hubCheckFutureMember": 1], within: limit)
-        if result(extended.reply)?["online"]?.boolValue != nil {
-            pass("unknown params members and unknown $/ notifications are ignored")
-        } else {
-            fail(
-                "unknown params members and unknown $/ notifications are ignored", sent: extended.sent, got: extended.reply,
-                wanted: "status's usual result")
-        }
+        check(
+            "unknown params members and unknown $/ notifications are ignored", result(extended.reply)?["online"]?.boolValue != nil,
+            extended, wanted: "status's usual result")
     }
 
     /// 5. One session per structure: a second prepare is `sessionBusy`, and a cancel releases the first.
@@ -207,13 +186,10 @@ extension ConformanceRun {
                 wanted: "an error with data {\"code\": \"failedPrecondition\", \"cause\": \"sessionBusy\"}")
         }
         let release = await client.call("cancelCommissioning", ["structure": target], within: limit)
-        if result(release.reply)?["released"]?.boolValue == true {
-            pass("cancelCommissioning releases an open session (released: true)")
-        } else {
-            fail(
-                "cancelCommissioning releases an open session (released: true)", sent: release.sent, got: release.reply,
-                wanted: "result {\"released\": true}")
-        }
+        check(
+            "cancelCommissioning releases an open session (released: true)",
+            result(release.reply)?["released"]?.boolValue == true, release,
+            wanted: "result {\"released\": true}")
     }
 
     /// Subscribes, causes an event (an ePSKc key activated and deactivated) where a router allows, and unsubscribes.
@@ -265,10 +241,8 @@ extension ConformanceRun {
             skip(name, "no border router with ePSKc to cause an event with (borderRouters, activateEpskc, deactivateEpskc)")
         }
         let unsubscribe = await client.call("unsubscribe", ["subscription": .string(subscription), "structure": target], within: limit)
-        if result(unsubscribe.reply) != nil {
-            pass("unsubscribe answers {}")
-        } else {
-            fail("unsubscribe answers {}", sent: unsubscribe.sent, got: unsubscribe.reply, wanted: "result {}")
-        }
+        check(
+            "unsubscribe answers {}", result(unsubscribe.reply) != nil, unsubscribe,
+            wanted: "result {}")
     }
 }

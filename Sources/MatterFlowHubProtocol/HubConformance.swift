@@ -103,6 +103,11 @@ final class ConformanceRun {
 
     func pass(_ name: String) { checks.append(.init(name: name, verdict: .passed, detail: "")) }
 
+    /// Passes the check `name` when `holds`, else fails it with what `call` sent and got and what was `wanted`.
+    func check(_ name: String, _ holds: Bool, _ call: (sent: String, reply: RawHubClient.Received?), wanted: String) {
+        if holds { pass(name) } else { fail(name, sent: call.sent, got: call.reply, wanted: wanted) }
+    }
+
     func skip(_ name: String, _ why: String) { checks.append(.init(name: name, verdict: .skipped, detail: why)) }
 
     /// Records a failed check; `waited` is how long the check waited for `got` (the answer limit unless it says).
@@ -203,13 +208,10 @@ final class ConformanceRun {
     func checkAll(structure: StructureID?) async {
         // 0. Requests before the handshake are refused.
         let early = await client.call("status", ["structure": "any"], within: limit)
-        if errorData(early.reply).rpc == WireError.notInitialized {
-            pass("a request before initialize is refused with -32002")
-        } else {
-            fail(
-                "a request before initialize is refused with -32002", sent: early.sent, got: early.reply,
-                wanted: "an error with code -32002 (not initialized)")
-        }
+        check(
+            "a request before initialize is refused with -32002",
+            errorData(early.reply).rpc == WireError.notInitialized, early,
+            wanted: "an error with code -32002 (not initialized)")
         if stoppedBecauseClosed() { return }
 
         // 1. Handshake.

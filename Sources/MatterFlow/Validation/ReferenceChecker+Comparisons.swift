@@ -32,7 +32,7 @@ extension ReferenceChecker {
                 return (reference, shape, literal)
             }.first
             guard let (reference, shape, literal) = found, let kind = Self.scalarKind(of: shape),
-                let other = Self.scalarKind(of: literal), kind != other
+                let other = Self.scalarKind(of: ValueShape.scalar(of: literal)), kind != other
             else { return }
             let outcome = comparison == .notEquals ? "always holds" : "never holds"
             collector.warning(
@@ -54,39 +54,24 @@ extension ReferenceChecker {
     /// The shape a reference reads, when the validator knows it: a variable's or an input's, followed along the path.
     private func shape(of reference: Reference, shapes: [String: ValueShape]) -> ValueShape? {
         guard let head = reference.head else { return nil }
-        var current: ValueShape
+        let current: ValueShape
         switch reference.root {
         case .vars: guard let shape = shapes[head] else { return nil }; current = shape
         case .input: guard let input = workflow.input(named: head) else { return nil }; current = input.type.readableShape
         case .error: current = reference.path.count == 1 ? .string : .any
         case .run: current = .string
         }
-        for segment in reference.path.dropFirst() {
-            switch segment {
-            case .member(let name): guard let next = current.member(name) else { return nil }; current = next
-            case .index: guard let next = current.element else { return nil }; current = next
-            }
-        }
-        return current
+        return Self.follow(reference, from: current).shape
     }
 
-    /// `a string`, `a number`, `a boolean` for a scalar shape; nil for others.
+    /// `a string`, `a number`, `a boolean` for a scalar shape (a literal's: ``ValueShape/scalar(of:)``); nil for
+    /// others, `null`, lists and objects among them.
     private static func scalarKind(of shape: ValueShape) -> String? {
         switch shape {
         case .string: "a string"
         case .integer, .number: "a number"
         case .boolean: "a boolean"
         case .array, .object, .any: nil
-        }
-    }
-
-    /// The same, for a scalar literal; nil for `null`, arrays and objects.
-    private static func scalarKind(of value: JSONValue) -> String? {
-        switch value {
-        case .string: "a string"
-        case .int, .double: "a number"
-        case .bool: "a boolean"
-        case .null, .array, .object: nil
         }
     }
 

@@ -117,6 +117,21 @@ struct ReferenceChecker {
     /// Why a reference's path past its head cannot exist in a value of `shape` (a member its object lacks, with a
     /// spelling hint and the fields it has, or a part of a scalar); nil when every step can exist.
     static func pathProblem(_ reference: Reference, from shape: ValueShape) -> String? {
+        let walked = follow(reference, from: shape)
+        guard let stuck = walked.stuck else { return nil }
+        var hint = ""
+        if case .object(let fields) = stuck.at, case .member(let name) = stuck.segment {
+            hint = SpellingSuggestion.hint(for: name, among: fields.map(\.name))
+                + " (fields: \(fields.map(\.name).joined(separator: ", ")))"
+        }
+        return "${\(reference)} reads into \(stuck.at), which has no such part\(hint)"
+    }
+
+    /// The shape a reference's path past its head reads in a value of `shape`; or, for a step no value of the shape
+    /// has, the shape it stopped at and the step.
+    static func follow(
+        _ reference: Reference, from shape: ValueShape
+    ) -> (shape: ValueShape?, stuck: (at: ValueShape, segment: Reference.Segment)?) {
         var current = shape
         for segment in reference.path.dropFirst() {
             let next: ValueShape?
@@ -124,17 +139,10 @@ struct ReferenceChecker {
             case .member(let name): next = current.member(name)
             case .index: next = current.element
             }
-            guard let next else {
-                var hint = ""
-                if case .object(let fields) = current, case .member(let name) = segment {
-                    hint = SpellingSuggestion.hint(for: name, among: fields.map(\.name))
-                        + " (fields: \(fields.map(\.name).joined(separator: ", ")))"
-                }
-                return "${\(reference)} reads into \(current), which has no such part\(hint)"
-            }
+            guard let next else { return (nil, (current, segment)) }
             current = next
         }
-        return nil
+        return (current, nil)
     }
 
     /// The shape each variable may hold (`any` when states bind it differently).
