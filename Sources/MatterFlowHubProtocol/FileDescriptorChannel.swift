@@ -10,9 +10,11 @@ import Synchronization
 
 /// A ``LineChannel`` over file descriptors: a child process's pipes or a connected stream socket.
 ///
-/// A thread of its own reads (blocking reads never occupy Swift's cooperative threads); lines longer than
-/// ``LineChannelLimits/maximumLineBytes`` or not valid UTF-8 end the channel with ``LineEvent/malformed(_:)``, so a
-/// peer can never make it buffer without bound.
+/// A thread of its own reads, and a queue of its own writes what the peer cannot take at once, so blocking reads and
+/// writes never occupy Swift's cooperative threads: ``send(_:)`` never waits for the peer. A peer that takes none of
+/// the queued input for the write limit (``defaultWriteLimit``) ends the channel with ``LineEvent/closed(_:)`` saying
+/// so. Lines longer than ``LineChannelLimits/maximumLineBytes`` or not valid UTF-8 end the channel with
+/// ``LineEvent/malformed(_:)``, so a peer can never make it buffer without bound.
 public final class FileDescriptorChannel: LineChannel {
     /// What the descriptors are, which decides how closing works.
     public enum Kind: Sendable {
@@ -29,24 +31,42 @@ public final class FileDescriptorChannel: LineChannel {
         var released = false
         var started = false
         var readEnded = false
-        /// Sends under way: a descriptor is closed only once none uses it (a number could be reused meanwhile).
-        var writers = 0
-        /// ``close()`` was called: the descriptors are released once no send uses them.
-        var closing = false
+        /// A write is under way (a sender's or the queue's): lines sent meanwhile are queued behind it, and the
+        /// descriptor is closed only once it ends (a number could be reused meanwhile).
+        var writing = false
+        /// What the peer has not taken yet, in order, and its size.
+        var queued: [ArraySlice<UInt8>] = []
+        var queuedBytes = 0
+        /// Why writing failed, once it has: later sends fail with it.
+        var failure: String?
+        /// Waiting for the queue to be written (``waitUntilSent()``).
+        var sentWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// How long a line may wait, by default, for the peer to take it: a peer that reads none of its input for that
-    /// long is stuck, and the send fails rather than hold its thread for good.
+    /// What delivers events: the reading thread, and the writing queue when writing fails.
+    private struct Delivery {
+        var receive: (@Sendable (LineEvent) -> Void)?
+        /// ``LineEvent/closed(_:)`` has been delivered (or is kept for ``start(_:)``): nothing more is.
+        var ended = false
+        /// A writing failure that came before ``start(_:)``.
+        var pendingEnd: String?
+    }
+
+    /// How long the queue may wait, by default, for the peer to take any of it: a peer that reads none of its input
+    /// for that long is stuck, and the channel ends.
     public static let defaultWriteLimit: Duration = .seconds(30)
+    /// The most bytes that may wait for the peer: a send beyond them fails.
+    public static let queueLimit = 8 * LineChannelLimits.maximumLineBytes
 
     private let kind: Kind
     private let state = Mutex(State())
-    /// Held while a line is written, so that lines sent at once never interleave; never with `state` held.
-    private let writing = Mutex(())
+    private let delivery = Mutex(Delivery())
+    /// Writes what a sender could not write at once, in order, off Swift's cooperative threads.
+    private let writer = DispatchQueue(label: "matterflow.line-channel.writer")
     private let onEnd: @Sendable () -> Void
     private let writesAfterEndOfInput: Bool
     private let endOfInput: @Sendable () -> String
-    /// How long a line may wait for the peer to take it (``defaultWriteLimit``).
+    /// How long the queue may wait for the peer to take any of it (``defaultWriteLimit``).
     let writeLimit: Duration
 
     /// A channel over `kind`'s descriptors, which it owns and closes. `onEnd` runs once reading has ended.
@@ -89,22 +109,44 @@ public final class FileDescriptorChannel: LineChannel {
         }
     }
 
+    private var isSocket: Bool {
+        if case .socket = kind { return true }
+        return false
+    }
+
     public func start(_ receive: @escaping @Sendable (LineEvent) -> Void) {
         guard state.withLock({ state -> Bool in
             defer { state.started = true }
             return !state.started
         }) else { return }
+        delivery.withLock { delivery in
+            delivery.receive = receive
+            if let reason = delivery.pendingEnd { receive(.closed(reason)) }
+        }
         let descriptor = readDescriptor
         let thread = Thread { [self] in
-            let reason = Self.readLines(from: descriptor, receive) ?? endOfInput()
-            receive(.closed(reason))
+            let reason = Self.readLines(from: descriptor) { deliver($0) } ?? endOfInput()
+            deliver(.closed(reason))
             finishReading()
         }
         thread.start()
     }
 
+    /// Hands `event` to the receiver, one at a time, unless the channel's end was delivered already.
+    private func deliver(_ event: LineEvent) {
+        delivery.withLock { delivery in
+            guard !delivery.ended else { return }
+            guard let receive = delivery.receive else {
+                if case .closed(let reason) = event { (delivery.ended, delivery.pendingEnd) = (true, reason) }
+                return
+            }
+            if case .closed = event { delivery.ended = true }
+            receive(event)
+        }
+    }
+
     /// Reads until end of input or a framing failure; returns why reading ended, nil at the end of input.
-    private static func readLines(from descriptor: Int32, _ receive: @Sendable (LineEvent) -> Void) -> String? {
+    private static func readLines(from descriptor: Int32, _ receive: (LineEvent) -> Void) -> String? {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         var lineNumber = 0
@@ -152,17 +194,19 @@ public final class FileDescriptorChannel: LineChannel {
         onEnd()
     }
 
-    /// Closes the write descriptor (or the socket) once nothing may be sent any more, no send uses it, and, for a
-    /// socket, reading has ended; until reading has ended, a socket that may not be written is shut down both ways.
+    /// Closes the write descriptor (or the socket) once nothing may be sent any more, nothing waits to be written,
+    /// and, for a socket, reading has ended; until reading has ended, such a socket is shut down both ways.
     private func release(_ state: inout State) {
-        guard !state.writeOpen, !state.released else { return }
+        guard !state.writeOpen, !state.released, !state.writing else { return }
+        let waiters = state.sentWaiters
+        state.sentWaiters = []
+        waiters.forEach { $0.resume() }
         switch kind {
         case .pipes(_, let write):
-            guard state.writers == 0 else { return }
             _ = Glibc.close(write)
             state.released = true
         case .socket(let socket):
-            guard state.readEnded, state.writers == 0 else {
+            guard state.readEnded else {
                 _ = shutdown(socket, Int32(SHUT_RDWR))
                 return
             }
@@ -171,71 +215,113 @@ public final class FileDescriptorChannel: LineChannel {
         }
     }
 
-    /// Sends one line. A peer that takes nothing of it for the write limit (``defaultWriteLimit``) fails the send,
-    /// and nothing more is sent; a send never holds a lock that ``close()`` needs.
+    /// Sends one line: written at once when the peer has room, else queued (in order) for the channel's writing queue.
+    /// It never waits for the peer: a peer that takes none of the queue for the write limit ends the channel with
+    /// ``LineEvent/closed(_:)``. Fails when the channel is closed or failed, or more than ``queueLimit`` bytes wait.
     public func send(_ line: String) throws(LineChannelError) {
         var bytes = Array(line.utf8)
         guard bytes.count <= LineChannelLimits.maximumLineBytes else {
             throw LineChannelError("a line of \(bytes.count) bytes is longer than the protocol's 1 MiB limit")
         }
         bytes.append(UInt8(ascii: "\n"))
-        guard state.withLock({ state -> Bool in
-            guard state.writeOpen else { return false }
-            state.writers += 1
-            return true
-        }) else { throw LineChannelError("the connection is closed") }
-        let failure = writing.withLock { _ in write(bytes) }
-        state.withLock { state in
-            state.writers -= 1
-            // A close that came meanwhile left the descriptor to this send to release.
-            if state.closing { release(&state) }
-            // A line written in part leaves the framing broken: nothing more can be sent. The descriptors stay
-            // until close(), so that the failure is the sender's to tell (a socket shut down now would end reading
-            // first, and the peer's end would be told instead).
-            if failure != nil { state.writeOpen = false }
+        let writesNow = try state.withLock { state throws(LineChannelError) -> Bool in
+            guard state.writeOpen else { throw LineChannelError(state.failure ?? "the connection is closed") }
+            guard state.writing else {
+                state.writing = true
+                return true
+            }
+            guard state.queuedBytes + bytes.count <= Self.queueLimit else {
+                throw LineChannelError(
+                    "the hub has not taken the \(state.queuedBytes) bytes already waiting for it (at most \(Self.queueLimit) may wait)")
+            }
+            state.queued.append(bytes[...])
+            state.queuedBytes += bytes.count
+            return false
         }
-        if let failure { throw LineChannelError(failure) }
+        guard writesNow else { return }
+        switch write(bytes[...], waiting: false) {
+        case .written:
+            // Lines queued meanwhile are the writing queue's to write; with none, the next sender writes at once.
+            let more = state.withLock { state -> Bool in
+                guard state.queued.isEmpty else { return true }
+                state.writing = false
+                release(&state)
+                return false
+            }
+            if more { writer.async { [self] in writeQueue() } }
+        case .blocked(let rest):
+            state.withLock { state in
+                state.queued.insert(rest, at: 0)
+                state.queuedBytes += rest.count
+            }
+            writer.async { [self] in writeQueue() }
+        case .failed(let reason):
+            fail(reason)
+            throw LineChannelError(reason)
+        }
     }
 
-    /// Writes `bytes` whole, waiting (in slices, so that a close is seen) for the peer to make room; the reason it
-    /// could not, or nil.
-    private func write(_ bytes: [UInt8]) -> String? {
+    /// Writes the queue, waiting for the peer, until it is empty; then lets the next sender write at once again.
+    private func writeQueue() {
+        while true {
+            let next = state.withLock { state -> ArraySlice<UInt8>? in
+                guard state.failure == nil, !state.queued.isEmpty else {
+                    state.writing = false
+                    state.queued = []
+                    state.queuedBytes = 0
+                    release(&state)
+                    return nil
+                }
+                state.queuedBytes -= state.queued[0].count
+                return state.queued.removeFirst()
+            }
+            guard let next else { return }
+            if case .failed(let reason) = write(next, waiting: true) { return fail(reason) }
+        }
+    }
+
+    /// What writing a line came to.
+    private enum WriteOutcome {
+        case written
+        /// The peer had no room for this rest of it (when not waiting).
+        case blocked(ArraySlice<UInt8>)
+        case failed(String)
+    }
+
+    /// Writes `bytes` whole; when `waiting`, waits for the peer to make room, up to the write limit from the last
+    /// byte it took; when not, hands back what the peer had no room for.
+    private func write(_ bytes: ArraySlice<UInt8>, waiting: Bool) -> WriteOutcome {
         // The limit runs from the last byte the peer took: a hub that reads slowly is waited for, one that reads
         // nothing is not.
         var deadline = ContinuousClock.now + writeLimit
-        var offset = 0
-        while offset < bytes.count {
-            guard state.withLock({ $0.writeOpen }) else { return "the connection is closed" }
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
             var request = pollfd(fd: writeDescriptor, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&request, 1, 100)
+            let ready = poll(&request, 1, waiting ? 100 : 0)
             if ready < 0 {
                 if errno == EINTR { continue }
-                return "writing to the hub failed: \(String(cString: strerror(errno)))"
+                return .failed("writing to the hub failed: \(String(cString: strerror(errno)))")
             }
             if ready == 0 {
+                guard waiting else { return .blocked(bytes[offset...]) }
                 guard ContinuousClock.now < deadline else {
-                    return "the hub has taken none of its input for \(writeLimit.secondsText) s"
+                    return .failed("the hub has taken none of its input for \(writeLimit.secondsText) s")
                 }
                 continue
             }
             // A pipe that polls writable takes PIPE_BUF bytes without blocking; a socket is written without waiting.
-            let count = isSocket ? bytes.count - offset : min(bytes.count - offset, Int(PIPE_BUF))
+            let count = isSocket ? bytes.endIndex - offset : min(bytes.endIndex - offset, Int(PIPE_BUF))
             let written = bytes.withUnsafeBytes { raw in
-                Self.write(writeDescriptor, raw.baseAddress! + offset, count, socket: isSocket)
+                Self.write(writeDescriptor, raw.baseAddress! + (offset - bytes.startIndex), count, socket: isSocket)
             }
             if written < 0 {
                 if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
-                return "writing to the hub failed: \(String(cString: strerror(errno)))"
+                return .failed("writing to the hub failed: \(String(cString: strerror(errno)))")
             }
             offset += written
             if written > 0 { deadline = ContinuousClock.now + writeLimit }
         }
-        return nil
-    }
-
-    private var isSocket: Bool {
-        if case .socket = kind { return true }
-        return false
+        return .written
     }
 
     private static func write(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int, socket: Bool) -> Int {
@@ -243,13 +329,47 @@ public final class FileDescriptorChannel: LineChannel {
         socket ? Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) : Glibc.write(descriptor, bytes, count)
     }
 
-    /// Ends the writing side (the peer sees end of input) and, once reading has ended, releases the descriptors. It
-    /// never waits for a send under way: that send stops within 100 ms and releases the descriptor it used.
+    /// Ends the channel after a line could not be written (a line written in part leaves the framing broken):
+    /// nothing more is sent, the receiver is told why, and the descriptors are released.
+    private func fail(_ reason: String) {
+        let first = state.withLock { state -> Bool in
+            guard state.failure == nil else { return false }
+            state.failure = reason
+            state.writeOpen = false
+            state.writing = false
+            state.queued = []
+            state.queuedBytes = 0
+            return true
+        }
+        guard first else { return }
+        // Told on the writing queue: a sender that failed may hold the receiver's turn (a server answering from its
+        // receiver), which the delivery waits for.
+        writer.async { [self] in
+            deliver(.closed("a line could not be sent: \(reason)"))
+            state.withLock { release(&$0) }
+        }
+    }
+
+    /// Ends the writing side once what was sent has been written (the peer then sees end of input) and, once
+    /// reading has ended, releases the descriptors. It never waits: lines still queued are written by the channel's
+    /// queue, up to the write limit.
     public func close() {
         state.withLock { state in
             state.writeOpen = false
-            state.closing = true
             release(&state)
+        }
+    }
+
+    /// Returns once the writing side is closed and every line sent before has been written (or writing failed);
+    /// call it after ``close()`` before the process exits, so that its last lines reach the peer.
+    public func waitUntilSent() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                guard state.writeOpen || state.writing else { return true }
+                state.sentWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
         }
     }
 }

@@ -63,7 +63,8 @@ public final class HubServer: Sendable {
         channel.start { [self] event in receive(event) }
     }
 
-    /// Returns once the client's input has ended and every request received before has been answered.
+    /// Returns once the client's input has ended, every request received before has been answered, and the answers
+    /// have been written (or the client stopped taking them).
     public func waitUntilClosed() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ended = state.withLock { state -> Bool in
@@ -72,6 +73,7 @@ public final class HubServer: Sendable {
             }
             if ended { continuation.resume() }
         }
+        await channel.waitUntilSent()
     }
 
     // MARK: - Receiving

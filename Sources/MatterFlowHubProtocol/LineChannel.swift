@@ -38,14 +38,20 @@ public protocol LineChannel: Sendable {
     func start(_ receive: @escaping @Sendable (LineEvent) -> Void)
     /// Sends one line (a newline is added). Safe from any task or thread.
     func send(_ line: String) throws(LineChannelError)
-    /// Closes the channel; the peer sees its end. Pending and later sends fail.
+    /// Closes the channel; the peer sees its end once the lines already sent have been written. Later sends fail.
     func close()
+    /// Returns once every line sent has been written (or can no longer be) and the channel is closed: what a process
+    /// waits for after ``close()`` before it exits, so that its last lines reach the peer.
+    func waitUntilSent() async
     /// The virtual clock both ends share, for in-process channels; nil for real transports.
     var sharedClock: (any WorkflowClock)? { get }
 }
 
 extension LineChannel {
     public var sharedClock: (any WorkflowClock)? { nil }
+
+    /// Channels that write every line before ``send(_:)`` returns have nothing to wait for.
+    public func waitUntilSent() async {}
 }
 
 /// Quoting a peer's line in an error message without leaking a secret.

@@ -308,23 +308,6 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         #expect(String(decoding: received, as: UTF8.self) == "answer\n")
     }
 
-    /// Lines sent on a thread of its own until one fails; the failure.
-    static func sendUntilFailure(_ channel: FileDescriptorChannel) async -> String {
-        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            Thread {
-                let line = String(repeating: "x", count: 4000)
-                while true {
-                    do throws(LineChannelError) {
-                        try channel.send(line)
-                    } catch {
-                        continuation.resume(returning: error.message)
-                        return
-                    }
-                }
-            }.start()
-        }
-    }
-
     /// A channel over a socket pair or pipes whose peer reads nothing; the peer's descriptors, to close at the end.
     static func channelToAPeerThatReadsNothing(
         socket: Bool, writeLimit: Duration = FileDescriptorChannel.defaultWriteLimit
@@ -343,29 +326,95 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         return (channel, [descriptors[1], unused[1]])
     }
 
+    /// The events a channel delivers, as a stream.
+    static func events(of channel: FileDescriptorChannel) -> AsyncStream<LineEvent> {
+        let (events, sink) = AsyncStream<LineEvent>.makeStream()
+        channel.start { event in
+            sink.yield(event)
+            if case .closed = event { sink.finish() }
+        }
+        return events
+    }
+
+    /// Reads `descriptor` to its end.
+    static func readAll(_ descriptor: Int32) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 65536)
+        var received: [UInt8] = []
+        while true {
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { return received }
+            received += bytes[0..<count]
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)), arguments: [false, true])
-    func aPeerThatReadsNothingFailsTheSendAfterTheLimitInsteadOfHoldingItsThread(socket: Bool) async throws {
+    func aSendNeverWaitsForAPeerThatReadsNothingWhichEndsTheChannelAfterTheLimit(socket: Bool) async throws {
         let (channel, peer) = Self.channelToAPeerThatReadsNothing(socket: socket, writeLimit: .milliseconds(300))
         defer { peer.forEach { _ = Glibc.close($0) } }
-        let failure = await Self.sendUntilFailure(channel)
-        #expect(failure == "the hub has taken none of its input for 0.3 s", "\(failure)")
-        #expect(throws: LineChannelError.self, "nothing more is sent once a line was cut short") { try channel.send("more") }
+        let events = Self.events(of: channel)
+        // Far more than the peer's buffer takes: every send returns at once (a blocked writer would hold its task's
+        // thread until the limit, and then fail).
+        let line = String(repeating: "x", count: 100_000)
+        for _ in 0..<40 { try channel.send(line) }
+        var ending: String?
+        for await event in events {
+            if case .closed(let reason) = event { ending = reason }
+        }
+        #expect(ending == "a line could not be sent: the hub has taken none of its input for 0.3 s")
+        #expect(throws: LineChannelError("the hub has taken none of its input for 0.3 s"), "nothing more is sent") {
+            try channel.send("more")
+        }
+        await channel.waitUntilSent()
+        channel.close()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func sendsBeyondTheQueueLimitFailAtOnce() async throws {
+        let (channel, peer) = Self.channelToAPeerThatReadsNothing(socket: true)
+        let line = String(repeating: "y", count: LineChannelLimits.maximumLineBytes)
+        var refusal: LineChannelError?
+        for _ in 0..<(FileDescriptorChannel.queueLimit / line.utf8.count + 2) {
+            do throws(LineChannelError) {
+                try channel.send(line)
+            } catch {
+                refusal = error
+                break
+            }
+        }
+        #expect(refusal?.message.hasPrefix("the hub has not taken the ") == true, "\(String(describing: refusal))")
+        #expect(refusal?.message.hasSuffix("(at most 8388608 may wait)") == true, "\(String(describing: refusal))")
+        // The peer goes away: the queue fails at once instead of after the 30 s limit.
+        peer.forEach { _ = Glibc.close($0) }
+        await channel.waitUntilSent()
         channel.close()
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: [false, true])
-    func closeDoesNotWaitForASendTheStuckPeerHolds(socket: Bool) async throws {
-        let (channel, peer) = Self.channelToAPeerThatReadsNothing(socket: socket)
-        defer { peer.forEach { _ = Glibc.close($0) } }
-        let sending = Task { await Self.sendUntilFailure(channel) }
-        // Once the peer's buffer is full, the send waits (up to 30 s): close ends it at once.
-        try await Task.sleep(for: .milliseconds(300))
-        let before = ContinuousClock.now
+    func closeLetsTheLinesAlreadySentReachAPeerThatReadsLate(socket: Bool) async throws {
+        var descriptors: [Int32] = [0, 0]
+        var unused: [Int32] = [0, 0]
+        #expect(pipe(&unused) == 0)
+        if socket {
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        } else {
+            #expect(pipe(&descriptors) == 0)
+            descriptors = [descriptors[1], descriptors[0]]
+        }
+        let kind: FileDescriptorChannel.Kind = socket ? .socket(descriptors[0]) : .pipes(read: unused[0], write: descriptors[0])
+        let channel = FileDescriptorChannel(kind, writesAfterEndOfInput: true)
+        channel.start { _ in }
+        let lines = (0..<30).map { "\($0):" + String(repeating: "z", count: 20_000) }
+        for line in lines { try channel.send(line) }
+        // The peer has read nothing yet: most lines are queued when the channel is closed.
         channel.close()
-        #expect(ContinuousClock.now - before < .seconds(1), "close waited for the send")
-        let failure = await sending.value
-        #expect(ContinuousClock.now - before < .seconds(5), "the send ended with the close")
-        #expect(failure.contains("closed") || failure.contains("writing to the hub failed"), "\(failure)")
+        _ = Glibc.close(unused[1])
+        let peerEnd = descriptors[1]
+        let received = await withCheckedContinuation { (continuation: CheckedContinuation<[UInt8], Never>) in
+            Thread { continuation.resume(returning: Self.readAll(peerEnd)) }.start()
+        }
+        await channel.waitUntilSent()
+        _ = Glibc.close(peerEnd)
+        #expect(String(decoding: received, as: UTF8.self) == lines.map { $0 + "\n" }.joined(), "every line, in order, then the end")
     }
 }
 
