@@ -469,9 +469,21 @@ public final class RemoteHub: ConnectedHub {
             params["context"] = context.wireValue
         }
         let line = JSONWriter.compact(["jsonrpc": "2.0", "id": .int(id), "method": "subscribe", "params": .object(params)])
-        let reply = await send(line, id: id, method: "subscribe", subscriber: handler, silenceLimit: options.silenceLimit)
-        guard case .success(let result) = reply, let name = result["subscription"]?.stringValue else { return NoEvents() }
-        return RemoteSubscription(remote: self, name: name)
+        // A run cancelled while it waits for the answer cancels the call, as any other call's.
+        let reply = await withTaskCancellationHandler {
+            await send(line, id: id, method: "subscribe", subscriber: handler, silenceLimit: options.silenceLimit)
+        } onCancel: {
+            cancel(id)
+        }
+        switch reply {
+        case .success(let result):
+            guard let name = result["subscription"]?.stringValue else {
+                return FailedSubscription("the hub's answer to subscribe names no subscription")
+            }
+            return RemoteSubscription(remote: self, name: name)
+        case .failure(let error):
+            return FailedSubscription("the hub did not subscribe: \(error.message) [\(error.cause.rawValue)]")
+        }
     }
 
     /// Stops delivering a subscription's events and tells the hub, without waiting for its answer.

@@ -66,14 +66,14 @@ final class ScriptedPeer: Sendable {
 
     func sendRaw(_ line: String) { try? channel.send(line) }
 
-    /// Answers `initialize` listing `operations`.
-    func answerInitialize(_ message: JSONObject, operations: [String] = HubMethod.all) -> Bool {
+    /// Answers `initialize` listing `operations` (and events when `events`).
+    func answerInitialize(_ message: JSONObject, operations: [String] = HubMethod.all, events: Bool = false) -> Bool {
         guard message["method"]?.stringValue == "initialize", let id = message["id"] else { return false }
         send([
             "jsonrpc": "2.0", "id": id,
             "result": [
                 "protocolVersion": 1, "hub": ["name": "scripted", "version": "1"],
-                "operations": .array(operations.map(JSONValue.string)), "events": false,
+                "operations": .array(operations.map(JSONValue.string)), "events": .bool(events),
             ],
         ])
         return true

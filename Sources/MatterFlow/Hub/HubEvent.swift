@@ -27,6 +27,24 @@ public struct HubEvent: Sendable, Hashable {
 public protocol HubEventSubscription: Sendable {
     /// Stops the delivery of the subscription's events.
     func cancel()
+    /// Why the hub delivers no events for this subscription, when it refused or failed it (nil by default): a run
+    /// then warns at its first wait for an event, which can only time out.
+    var failure: String? { get }
+}
+
+extension HubEventSubscription {
+    public var failure: String? { nil }
+}
+
+/// A subscription the hub refused or failed: it delivers nothing, and says why.
+public struct FailedSubscription: HubEventSubscription {
+    public let failure: String?
+
+    /// A subscription that failed for `reason` (a sentence naming the hub's error).
+    public init(_ reason: String) { failure = reason }
+
+    /// Does nothing: there is nothing to stop.
+    public func cancel() {}
 }
 
 /// A subscription that delivers nothing, for hubs that report no events.

@@ -15,6 +15,8 @@ final class EventInbox: Sendable {
     private struct State {
         var events: [HubEvent] = []
         var waiter: Waiter?
+        /// Why no events reach the run (its subscription failed), until a wait has warned of it.
+        var subscriptionFailure: String?
     }
 
     private let state = Mutex(State())
@@ -28,6 +30,16 @@ final class EventInbox: Sendable {
     static func keep(_ event: HubEvent, in events: inout [HubEvent]) {
         if events.count >= keptLimit { events.removeFirst(events.count - keptLimit + 1) }
         events.append(event)
+    }
+
+    /// The run's subscription failed: no events will come.
+    func subscriptionFailed(_ reason: String) {
+        state.withLock { $0.subscriptionFailure = reason }
+    }
+
+    /// Why no events reach the run, the first time it is asked (a run warns once).
+    func takeSubscriptionFailure() -> String? {
+        state.withLock { $0.subscriptionFailure.take() }
     }
 
     /// Called by the hub's subscription, from the task that caused the event.

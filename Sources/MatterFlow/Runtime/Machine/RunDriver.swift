@@ -128,6 +128,11 @@ final class RunDriver {
     @inline(never)
     private func waitForEvent(_ work: RunAction) async -> RunAction {
         guard case .waitForEvent(let wait) = work else { return noWait() }
+        if let failure = inbox.takeSubscriptionFailure(),
+            let actions = try? machine.warning("no hub events reach this run (\(failure)): waits for \(wait.event) can only time out")
+        {
+            _ = perform(actions)
+        }
         let pause = pauseWhileWaiting()
         let outcome = await inbox.wait(
             for: wait.matches, timeout: wait.timeout, clock: options.clock, signal: wait.cancellable ? signal : nil)

@@ -278,11 +278,12 @@ struct RunMachine: Sendable {
     }
 
     /// The driver reports a warning about the state's hub work (an abandoned call it waits for before the next
-    /// one, or before the run ends): it is reported and kept for the result.
+    /// one, or before the run ends; a wait for an event no subscription delivers): it is reported and kept for the
+    /// result.
     mutating func warning(_ message: String) throws(RunMachineError) -> RunActions {
         switch phase {
-        case .checkingGuard, .calling, .ending: break
-        case .notStarted, .entered, .retryDelay, .waitingEvent, .waitingAnswer, .delaying, .mapping, .finished: throw refuse(.warning)
+        case .checkingGuard, .calling, .ending, .waitingEvent: break
+        case .notStarted, .entered, .retryDelay, .waitingAnswer, .delaying, .mapping, .finished: throw refuse(.warning)
         }
         warn(message, in: top.current)
         return takeActions()

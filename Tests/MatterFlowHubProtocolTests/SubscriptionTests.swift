@@ -1,0 +1,80 @@
+import MatterFlow
+@testable import MatterFlowHubProtocol
+import MatterFlowJSON
+import Testing
+
+/// What a run does when the hub will not subscribe it to its events, or has not answered yet when it is cancelled.
+@Suite struct SubscriptionTests {
+    /// One wait for an event; its timeout fails the run.
+    static let workflow = #"""
+        {"workflow": "t", "version": 1, "start": "wait", "states": {
+          "wait": {"type": "wait", "event": "commissioningSessionExpired", "timeoutSeconds": 5, "result": "e",
+                   "on": {"leaseExpired": "got"}, "onTimeout": "none"},
+          "got": {"type": "succeed"},
+          "none": {"type": "fail", "code": "deadlineExceeded", "message": "no event came"}
+        }}
+        """#
+
+    /// A client of a scripted hub that lists events and answers `subscribe` with `answer` (nil: never).
+    static func remote(answeringSubscribe answer: (@Sendable (JSONValue) -> JSONValue)?) async throws -> (RemoteHub, ScriptedPeer) {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message, events: true) { return }
+            guard message["method"]?.stringValue == "subscribe", let id = message["id"], let answer else { return }
+            peer.send(answer(id))
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        return (remote, peer)
+    }
+
+    @Test func aSubscriptionTheHubRefusesIsAWarningAtTheRunsFirstWaitNotASilentTimeout() async throws {
+        let (remote, _) = try await Self.remote { id in
+            ["jsonrpc": "2.0", "id": id, "error": WireError.json(FlowError(.hubFailure, "events are switched off"))]
+        }
+        let subscription = await remote.subscribe(structure: "s") { _ in }
+        #expect(subscription.failure == "the hub did not subscribe: events are switched off [hubFailure]")
+        let clock = ManualClock()
+        let workflow = try WorkflowEngine().load(text: Self.workflow, baseDirectory: "/")
+        let handle = try WorkflowEngine().start(workflow, inputs: [:], on: remote, options: RunOptions(structureID: "s", clock: clock))
+        var kinds: [String] = []
+        for await event in handle.events {
+            switch event.kind {
+            case .warning(let state, let message): kinds.append("warning \(state): \(message)")
+            case .waitStarted(let state, _, _):
+                kinds.append("waitStarted \(state)")
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(5))
+            default: continue
+            }
+        }
+        let result = await handle.result
+        let warning =
+            "no hub events reach this run (the hub did not subscribe: events are switched off [hubFailure]): waits for commissioningSessionExpired can only time out"
+        #expect(kinds == ["waitStarted wait", "warning wait: \(warning)"])
+        #expect(result.warnings == [warning])
+        #expect(result.error?.code == .deadlineExceeded)
+        await remote.close()
+    }
+
+    @Test func anAnswerWithoutASubscriptionNameIsAFailedSubscription() async throws {
+        let (remote, _) = try await Self.remote { id in ["jsonrpc": "2.0", "id": id, "result": [:]] }
+        let subscription = await remote.subscribe(structure: "s") { _ in }
+        #expect(subscription.failure == "the hub's answer to subscribe names no subscription")
+        await remote.close()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aRunCancelledBeforeTheHubAnswersSubscribeEndsAtOnceAndCancelsTheCall() async throws {
+        let (remote, peer) = try await Self.remote(answeringSubscribe: nil)
+        let workflow = try WorkflowEngine().load(text: Self.workflow, baseDirectory: "/")
+        let handle = try WorkflowEngine().start(
+            workflow, inputs: [:], on: remote, options: RunOptions(structureID: "s", clock: ManualClock()))
+        while !peer.received.contains(where: { $0.contains(#""method":"subscribe""#) }) { await Task.yield() }
+        handle.cancel()
+        let result = await handle.result
+        #expect(result.outcome == .cancelled, "\(String(describing: result.error))")
+        #expect(peer.received.last?.contains(#""method":"$/cancelRequest""#) == true, "\(peer.received)")
+        await remote.close()
+    }
+}
