@@ -36,19 +36,8 @@ final class FixtureDecoder {
     func decode() -> Fixture? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
         guard let root = collector.object(collector.document.value, at: "", what: "a fixture") else { return nil }
-        if root.object["fixture"] == nil, root.object["states"] != nil, root.object["start"] != nil {
-            collector.error(
-                FixtureDiagnosticCode.notAFixture, at: "",
-                "this is a workflow file, not a fixture; name it from a fixture's \"workflow\" member (see docs/fixtures.md)"
-            )
-            return nil
-        }
-        // A home description: its structure, and no fixture or workflow member.
-        if root.object["fixture"] == nil, root.object["workflow"] == nil, root.object["structure"]?.objectValue != nil {
-            collector.error(
-                FixtureDiagnosticCode.notAFixture, at: "",
-                "this is a home description, not a fixture; name it from a fixture's \"home\" member, or pass it to "
-                    + "matterflow run with --home (see docs/fixtures.md)")
+        if let misplaced = FileKind(of: root.object)?.misplaced(as: .fixture) {
+            collector.error(FixtureDiagnosticCode.notAFixture, at: "", misplaced)
             return nil
         }
         let version = root.int("version", required: true)

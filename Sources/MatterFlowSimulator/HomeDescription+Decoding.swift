@@ -83,12 +83,8 @@ final class HomeDecoder {
             return nil
         }
         // Another kind of MatterFlow file given as a home is said so once, not as a list of unknown keys.
-        let keys = Set(root.object.members.map(\.key))
-        if keys.contains("states") || keys.contains("fixture") {
-            let kind = keys.contains("fixture")
-                ? "a fixture, not a home description; run it with matterflow test (see docs/fixtures.md)"
-                : "a workflow, not a home description; give it as the workflow to run (see docs/home-format.md for a home)"
-            collector.error(HomeDiagnosticCode.notAHome, at: "", "this looks like \(kind)")
+        if let misplaced = FileKind(of: root.object)?.misplaced(as: .home) {
+            collector.error(HomeDiagnosticCode.notAHome, at: "", misplaced)
             return nil
         }
         let version = root.int("version", required: true)

@@ -256,7 +256,7 @@ import Testing
         let outcome = FixtureLoader().load(path: Repository.root + "/Examples/default-home.json")
         #expect(outcome.fixture == nil)
         #expect(outcome.diagnostics.map(\.code) == [FixtureDiagnosticCode.notAFixture])
-        #expect(outcome.diagnostics.first?.message.contains("this is a home description, not a fixture") == true)
+        #expect(outcome.diagnostics.first?.message.contains("this looks like a home description, not a fixture") == true)
     }
 
     @Test func newerVersionsAreReportedAlone() {

@@ -19,8 +19,8 @@ struct WorkflowDecoder {
     func decode() -> Workflow.Definition? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
         guard let root = collector.object(collector.document.value, at: "", what: "a workflow file") else { return nil }
-        if let kind = OtherFileKind(keys: root.object.members.map(\.key)) {
-            collector.error(Code.notAWorkflow, at: "", kind.message)
+        if let misplaced = FileKind(of: root.object)?.misplaced(as: .workflow) {
+            collector.error(Code.notAWorkflow, at: "", misplaced)
             return nil
         }
 

@@ -31,10 +31,8 @@ final class CatalogDecoder {
     func decode() -> OperationDeclarations? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
         guard let root = collector.object(collector.document.value, at: "", what: "an operation catalog") else { return nil }
-        if root.object["catalog"] == nil, root.object["states"] != nil || root.object["fixture"] != nil {
-            collector.error(
-                CatalogDiagnosticCode.notACatalog, at: "",
-                "this is a workflow or fixture file, not an operation catalog (see docs/operation-catalog.md)")
+        if let misplaced = FileKind(of: root.object)?.misplaced(as: .catalog) {
+            collector.error(CatalogDiagnosticCode.notACatalog, at: "", misplaced)
             return nil
         }
         if let version = root.int("version", required: true) {
