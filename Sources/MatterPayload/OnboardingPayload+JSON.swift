@@ -53,7 +53,8 @@ extension OnboardingPayload {
     /// - `version`: integer;
     /// - `vendorID`, `productID`: integers, absent when the code does not carry them (11-digit manual codes; a QR
     ///   code always carries them, 0 when unspecified);
-    /// - `commissioningFlow`: 0 standard, 1 user intent, 2 custom;
+    /// - `commissioningFlow`: 0 standard, 1 user intent, 2 custom; a 21-digit manual code, which says only that the
+    ///   flow is not standard, reads as 2, as the Matter SDK's parser reads it;
     /// - `discoveryCapabilities`: integer bitmask, QR only;
     /// - `discriminator`: the 12-bit value, QR only;
     /// - `shortDiscriminator`: the 4-bit value, both kinds;

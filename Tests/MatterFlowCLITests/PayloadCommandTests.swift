@@ -27,6 +27,24 @@ import Testing
         try #require(try JSONDocument.parse(text, file: "stdout").value.arrayValue)
     }
 
+    @Test("a 21-digit manual code's flow is said to be not standard, not shown as custom alone")
+    func aLongManualCodesFlowIsNotStandard() async throws {
+        for flow in ["user-intent", "custom"] {
+            let generated = await matterflow(
+                "payload", "generate", "--vendor-id", "65521", "--product-id", "32769", "--discriminator", "3840",
+                "--passcode", "20202021", "--flow", flow, "--json")
+            let manual = try #require(try JSONDocument.parse(generated.stdout, file: "stdout").value["manualCode"]?.stringValue)
+            let decoded = await matterflow("payload", manual)
+            #expect(decoded.code == 0)
+            #expect(
+                decoded.stdout.contains(
+                    "  commissioningFlow: 2 (not standard: a 21-digit manual code does not say whether it is 1, user intent, or 2, custom)\n"),
+                "\(decoded.stdout)")
+        }
+        let short = await matterflow("payload", "34970112332")
+        #expect(short.stdout.contains("  commissioningFlow: 0\n"), "\(short.stdout)")
+    }
+
     @Test func decodesTheExampleQRCode() async throws {
         let result = await matterflow("payload", "MT:Y.K9042C00KA0648G00", "--json", "--reveal-secrets")
         #expect(result.code == 0)

@@ -80,7 +80,7 @@ struct PayloadCommand {
         for (index, payload) in payloads.enumerated() {
             if payloads.count > 1 { environment.standardOutput.line("payload \(index + 1) of \(payloads.count):") }
             for (key, value) in payload.jsonFields(redactingPasscode: !reveal) {
-                environment.standardOutput.line("  \(key): \(value)")
+                environment.standardOutput.line("  \(key): \(value)\(Self.note(key, of: payload))")
             }
             if !reveal { environment.standardOutput.line("  passcode: [redacted] (--reveal-secrets shows it)") }
             if let optional = payload.extensionData {
@@ -89,6 +89,13 @@ struct PayloadCommand {
             }
         }
         return ExitCode.success
+    }
+
+    /// What a field's value does not say by itself: a 21-digit manual code's flow is 2 (as the Matter SDK's parser
+    /// reads it) for user intent and custom alike.
+    static func note(_ key: String, of payload: OnboardingPayload) -> String {
+        guard key == "commissioningFlow", payload.kind == .manual, payload.vendorID != nil else { return "" }
+        return " (not standard: a 21-digit manual code does not say whether it is 1, user intent, or 2, custom)"
     }
 
     /// One payload for `payload --json`: the members of ``OnboardingPayload/jsonFields(redactingPasscode:)`` (the
