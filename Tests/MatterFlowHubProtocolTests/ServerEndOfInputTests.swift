@@ -130,3 +130,87 @@ final class AnswerCollector: Sendable {
         #expect(answer["error"]?["data"]?["cause"] == "runCancelled")
     }
 }
+
+/// A hub whose `status` and `fetchRooms` each wait until the test releases that call.
+struct TwoHeldCallsHub: ForwardingHub {
+    let base: any Hub
+    let entered: AsyncStream<String>.Continuation
+    let statusRelease: AsyncStream<Void>
+    let roomsRelease: AsyncStream<Void>
+
+    func status(structure: StructureID) async throws -> HubStatus {
+        entered.yield("status")
+        for await _ in statusRelease { break }
+        return try await base.status(structure: structure)
+    }
+
+    func fetchRooms(structure: StructureID) async throws -> [Room] {
+        entered.yield("fetchRooms")
+        for await _ in roomsRelease { break }
+        return try await base.fetchRooms(structure: structure)
+    }
+}
+
+/// A client that leaves with two calls open: both run to their end and are answered in turn, and the connection
+/// closes only after the last.
+@Suite struct DepartedClientTests {
+    @Test(.timeLimit(.minutes(1)))
+    func bothCallsOfAClientThatLeftRunToTheirEndBeforeTheConnectionCloses() async throws {
+        let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock())
+        let (entered, enteredContinuation) = AsyncStream<String>.makeStream()
+        let (statusRelease, releaseStatus) = AsyncStream<Void>.makeStream()
+        let (roomsRelease, releaseRooms) = AsyncStream<Void>.makeStream()
+        let (clientEnd, serverEnd) = MemoryLineChannel.pair()
+        let channel = EndOfInputChannel(serverEnd)
+        let server = HubServer(
+            hub: TwoHeldCallsHub(base: simulated, entered: enteredContinuation, statusRelease: statusRelease, roomsRelease: roomsRelease),
+            channel: channel, identity: .init(name: "t", version: "1"))
+        let client = AnswerCollector(clientEnd)
+        try clientEnd.send(ServerEndOfInputTests.initialize)
+        try clientEnd.send(ServerEndOfInputTests.status)
+        try clientEnd.send(#"{"jsonrpc":"2.0","id":3,"method":"fetchRooms","params":{"structure":"maple-street"}}"#)
+        var started: Set<String> = []
+        for await call in entered {
+            started.insert(call)
+            if started.count == 2 { break }
+        }
+        channel.endInput()
+        releaseStatus.yield()
+        while client.answer(2) == nil { await Task.yield() }
+        #expect(client.answer(3) == nil, "the second call is still running")
+        releaseRooms.yield()
+        await server.waitUntilClosed()
+        for await _ in client.closed { break }
+        #expect(client.answer(2)?["result"]?["online"] == true)
+        let rooms = try #require(client.answer(3)?["result"]?["rooms"]?.arrayValue, "the second call was not answered")
+        #expect(!rooms.isEmpty)
+    }
+}
+
+/// A hub whose rooms make an answer longer than the protocol's line.
+struct OverlongRoomsHub: ForwardingHub {
+    let base: any Hub
+
+    func fetchRooms(structure: StructureID) async throws -> [Room] {
+        [Room(id: "r", name: String(repeating: "n", count: LineChannelLimits.maximumLineBytes))]
+    }
+}
+
+@Suite struct ServerAnswerLimitTests {
+    @Test func anAnswerTooLongForTheProtocolIsAnsweredWithAnErrorAndTheConnectionGoesOn() async throws {
+        let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock())
+        let (clientEnd, serverEnd) = MemoryLineChannel.pair()
+        let server = HubServer(hub: OverlongRoomsHub(base: simulated), channel: serverEnd, identity: .init(name: "t", version: "1"))
+        let client = AnswerCollector(clientEnd)
+        try clientEnd.send(ServerEndOfInputTests.initialize)
+        try clientEnd.send(#"{"jsonrpc":"2.0","id":2,"method":"fetchRooms","params":{"structure":"maple-street"}}"#)
+        try clientEnd.send(#"{"jsonrpc":"2.0","id":3,"method":"status","params":{"structure":"maple-street"}}"#)
+        while client.answer(2) == nil || client.answer(3) == nil { await Task.yield() }
+        let refused = try #require(client.answer(2)?["error"], "the overlong answer was not replaced by an error")
+        #expect(refused["data"]?["cause"] == "hubFailure")
+        #expect(refused["message"]?.stringValue?.contains("more than the hub protocol's 1 MiB line") == true, "\(refused)")
+        #expect(client.answer(3)?["result"]?["online"] == true, "the connection serves the next call")
+        clientEnd.close()
+        await server.waitUntilClosed()
+    }
+}
