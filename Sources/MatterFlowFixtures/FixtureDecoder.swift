@@ -36,7 +36,7 @@ final class FixtureDecoder {
     func decode() -> Fixture? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
         guard let root = collector.object(collector.document.value, at: "", what: "a fixture") else { return nil }
-        if let misplaced = FileKind(of: root.object)?.misplaced(as: .fixture) {
+        if let misplaced = FileKind.misplaced(root.object, as: .fixture) {
             collector.error(FixtureDiagnosticCode.notAFixture, at: "", misplaced)
             return nil
         }

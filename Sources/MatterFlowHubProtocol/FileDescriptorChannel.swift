@@ -13,7 +13,7 @@ import Synchronization
 /// A thread of its own reads, and a queue of its own writes what the peer cannot take at once, so blocking reads and
 /// writes never occupy Swift's cooperative threads: ``send(_:)`` never waits for the peer. A peer that takes none of
 /// the queued input for the write limit (``defaultWriteLimit``) ends the channel with ``LineEvent/closed(_:)`` saying
-/// so. Lines longer than ``LineChannelLimits/maximumLineBytes`` or not valid UTF-8 end the channel with
+/// so. ``close()`` ends the channel at once; ``closeAfterSending()`` first lets the peer take what was sent. Lines longer than ``LineChannelLimits/maximumLineBytes`` or not valid UTF-8 end the channel with
 /// ``LineEvent/malformed(_:)``, so a peer can never make it buffer without bound.
 public final class FileDescriptorChannel: LineChannel {
     /// What the descriptors are, which decides how closing works.
@@ -34,9 +34,14 @@ public final class FileDescriptorChannel: LineChannel {
         /// A write is under way (a sender's or the queue's): lines sent meanwhile are queued behind it, and the
         /// descriptor is closed only once it ends (a number could be reused meanwhile).
         var writing = false
-        /// What the peer has not taken yet, in order, and its size.
+        /// What the peer has not taken yet, in order from `head`, and its size.
         var queued: [ArraySlice<UInt8>] = []
+        var head = 0
         var queuedBytes = 0
+        /// ``close()`` was called: nothing queued is written any more, and a write under way stops.
+        var aborted = false
+        /// ``closeAfterSending()`` was called: the queue must be written by then.
+        var drainDeadline: ContinuousClock.Instant?
         /// Why writing failed, once it has: later sends fail with it.
         var failure: String?
         /// Waiting for the queue to be written (``waitUntilSent()``).
@@ -55,7 +60,7 @@ public final class FileDescriptorChannel: LineChannel {
     /// How long the queue may wait, by default, for the peer to take any of it: a peer that reads none of its input
     /// for that long is stuck, and the channel ends.
     public static let defaultWriteLimit: Duration = .seconds(30)
-    /// The most bytes that may wait for the peer: a send beyond them fails.
+    /// The most bytes that may wait for the peer, besides the line being written: a send beyond them fails.
     public static let queueLimit = 8 * LineChannelLimits.maximumLineBytes
 
     private let kind: Kind
@@ -198,6 +203,9 @@ public final class FileDescriptorChannel: LineChannel {
     /// and, for a socket, reading has ended; until reading has ended, such a socket is shut down both ways.
     private func release(_ state: inout State) {
         guard !state.writeOpen, !state.released, !state.writing else { return }
+        state.queued = []
+        state.head = 0
+        state.queuedBytes = 0
         let waiters = state.sentWaiters
         state.sentWaiters = []
         waiters.forEach { $0.resume() }
@@ -251,10 +259,16 @@ public final class FileDescriptorChannel: LineChannel {
             if more { writer.async { [self] in writeQueue() } }
         case .blocked(let rest):
             state.withLock { state in
-                state.queued.insert(rest, at: 0)
+                // Lines sent meanwhile were queued behind it.
+                state.queued.insert(rest, at: state.head)
                 state.queuedBytes += rest.count
             }
             writer.async { [self] in writeQueue() }
+        case .aborted:
+            state.withLock { state in
+                state.writing = false
+                release(&state)
+            }
         case .failed(let reason):
             fail(reason)
             throw LineChannelError(reason)
@@ -265,15 +279,20 @@ public final class FileDescriptorChannel: LineChannel {
     private func writeQueue() {
         while true {
             let next = state.withLock { state -> ArraySlice<UInt8>? in
-                guard state.failure == nil, !state.queued.isEmpty else {
+                guard state.failure == nil, !state.aborted, state.head < state.queued.count else {
                     state.writing = false
-                    state.queued = []
-                    state.queuedBytes = 0
                     release(&state)
+                    if state.head == state.queued.count {
+                        state.queued = []
+                        state.head = 0
+                        state.queuedBytes = 0
+                    }
                     return nil
                 }
-                state.queuedBytes -= state.queued[0].count
-                return state.queued.removeFirst()
+                let line = state.queued[state.head]
+                state.head += 1
+                state.queuedBytes -= line.count
+                return line
             }
             guard let next else { return }
             if case .failed(let reason) = write(next, waiting: true) { return fail(reason) }
@@ -285,6 +304,8 @@ public final class FileDescriptorChannel: LineChannel {
         case written
         /// The peer had no room for this rest of it (when not waiting).
         case blocked(ArraySlice<UInt8>)
+        /// ``close()`` stopped it.
+        case aborted
         case failed(String)
     }
 
@@ -296,6 +317,11 @@ public final class FileDescriptorChannel: LineChannel {
         var deadline = ContinuousClock.now + writeLimit
         var offset = bytes.startIndex
         while offset < bytes.endIndex {
+            let (aborted, drainDeadline) = state.withLock { ($0.aborted, $0.drainDeadline) }
+            if aborted { return .aborted }
+            if let drainDeadline, ContinuousClock.now >= drainDeadline {
+                return .failed("the hub did not take its last lines within \(writeLimit.secondsText) s of the close")
+            }
             var request = pollfd(fd: writeDescriptor, events: Int16(POLLOUT), revents: 0)
             let ready = poll(&request, 1, waiting ? 100 : 0)
             if ready < 0 {
@@ -316,6 +342,9 @@ public final class FileDescriptorChannel: LineChannel {
             }
             if written < 0 {
                 if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                // A hub process that stopped reading has usually exited: its end says how (its status), which may
+                // take a moment to learn, so a sender hands the line to the queue to find out.
+                if errno == EPIPE, !isSocket { return waiting ? .failed(endOfInput()) : .blocked(bytes[offset...]) }
                 return .failed("writing to the hub failed: \(String(cString: strerror(errno)))")
             }
             offset += written
@@ -338,6 +367,7 @@ public final class FileDescriptorChannel: LineChannel {
             state.writeOpen = false
             state.writing = false
             state.queued = []
+            state.head = 0
             state.queuedBytes = 0
             return true
         }
@@ -350,18 +380,30 @@ public final class FileDescriptorChannel: LineChannel {
         }
     }
 
-    /// Ends the writing side once what was sent has been written (the peer then sees end of input) and, once
-    /// reading has ended, releases the descriptors. It never waits: lines still queued are written by the channel's
-    /// queue, up to the write limit.
+    /// Ends the channel at once: lines not yet written are dropped (a write under way stops within 100 ms), the peer
+    /// sees the end of its input and, once reading has ended, the descriptors are released. It never waits.
     public func close() {
         state.withLock { state in
             state.writeOpen = false
+            state.aborted = true
             release(&state)
         }
     }
 
-    /// Returns once the writing side is closed and every line sent before has been written (or writing failed);
-    /// call it after ``close()`` before the process exits, so that its last lines reach the peer.
+    /// Ends the writing side once what was sent has been written (the peer then sees end of input), within the
+    /// write limit from now; once reading has ended too, the descriptors are released. It never waits: the channel's
+    /// queue writes what is left (``waitUntilSent()`` waits for it).
+    public func closeAfterSending() {
+        state.withLock { state in
+            state.writeOpen = false
+            if state.drainDeadline == nil { state.drainDeadline = .now + writeLimit }
+            release(&state)
+        }
+    }
+
+    /// Returns once the writing side is closed and every line sent before has been written (or writing failed or
+    /// was stopped); call it after ``closeAfterSending()`` before the process exits, so that its last lines reach the
+    /// peer.
     public func waitUntilSent() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = state.withLock { state -> Bool in

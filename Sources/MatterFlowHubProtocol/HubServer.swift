@@ -126,7 +126,8 @@ public final class HubServer: Sendable {
         ending.calls.forEach { $0.cancel() }
         ending.timers.forEach { $0.cancel() }
         ending.subscriptions.forEach { $0.cancel() }
-        channel.close()
+        // The answers already sent reach the client before the connection ends (a process then exits).
+        channel.closeAfterSending()
         ending.waiters.forEach { $0.resume() }
     }
 

@@ -38,10 +38,13 @@ public protocol LineChannel: Sendable {
     func start(_ receive: @escaping @Sendable (LineEvent) -> Void)
     /// Sends one line (a newline is added). Safe from any task or thread.
     func send(_ line: String) throws(LineChannelError)
-    /// Closes the channel; the peer sees its end once the lines already sent have been written. Later sends fail.
+    /// Closes the channel at once; the peer sees its end. Lines not yet written are dropped; later sends fail.
     func close()
+    /// Closes the channel once the lines already sent have been written (within a bounded time); the peer then sees
+    /// its end. Later sends fail.
+    func closeAfterSending()
     /// Returns once every line sent has been written (or can no longer be) and the channel is closed: what a process
-    /// waits for after ``close()`` before it exits, so that its last lines reach the peer.
+    /// waits for after ``closeAfterSending()`` before it exits, so that its last lines reach the peer.
     func waitUntilSent() async
     /// The virtual clock both ends share, for in-process channels; nil for real transports.
     var sharedClock: (any WorkflowClock)? { get }
@@ -49,6 +52,10 @@ public protocol LineChannel: Sendable {
 
 extension LineChannel {
     public var sharedClock: (any WorkflowClock)? { nil }
+
+    /// Channels that write every line before ``send(_:)`` returns close at once: a channel that wraps another
+    /// must forward this and ``waitUntilSent()``.
+    public func closeAfterSending() { close() }
 
     /// Channels that write every line before ``send(_:)`` returns have nothing to wait for.
     public func waitUntilSent() async {}

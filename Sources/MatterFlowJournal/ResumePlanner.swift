@@ -117,7 +117,8 @@ struct ResumePlanner {
         for name in supplied.keys.sorted() {
             notes.append("--input \(name) was not needed (the run's journal keeps that input, or the workflow has none of that name) and was ignored")
         }
-        let questions = workflow.questionNames
+        // The workflow's questions are walked for only when answers were given (a recovery of many runs gives none).
+        let questions = options.answers.isEmpty ? [] : workflow.questionNames
         for name in options.answers.keys.sorted() where !questions.contains(name) {
             notes.append(
                 "--answer \(name) names no question of \(workflow.name) and was ignored"

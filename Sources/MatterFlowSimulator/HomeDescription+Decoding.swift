@@ -83,7 +83,7 @@ final class HomeDecoder {
             return nil
         }
         // Another kind of MatterFlow file given as a home is said so once, not as a list of unknown keys.
-        if let misplaced = FileKind(of: root.object)?.misplaced(as: .home) {
+        if let misplaced = FileKind.misplaced(root.object, as: .home) {
             collector.error(HomeDiagnosticCode.notAHome, at: "", misplaced)
             return nil
         }

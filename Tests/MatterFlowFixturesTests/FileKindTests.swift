@@ -71,4 +71,15 @@ import Testing
         #expect(FileKind(keys: ["version"]) == nil)
         #expect(FileKind.home.misplaced(as: .home) == nil)
     }
+
+    @Test("a file with the expected kind's own key is taken as that kind, stray keys and all")
+    func aFileWithTheExpectedKindsOwnKeyIsNotMisplaced() throws {
+        let strayFixture = try #require(try JSONDocument.parse(#"{"states": {}, "fixture": "x"}"#, file: "t").value.objectValue)
+        #expect(FileKind.misplaced(strayFixture, as: .workflow) == nil)
+        #expect(FileKind.misplaced(strayFixture, as: .catalog) != nil)
+        let strayCatalog = try #require(try JSONDocument.parse(#"{"structure": {}, "catalog": "x"}"#, file: "t").value.objectValue)
+        #expect(FileKind.misplaced(strayCatalog, as: .home) == nil)
+        #expect(FileKind.misplaced(strayCatalog, as: .catalog) == nil)
+        #expect(FileKind.misplaced(strayCatalog, as: .workflow) != nil)
+    }
 }

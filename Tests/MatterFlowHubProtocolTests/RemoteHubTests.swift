@@ -308,9 +308,10 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
         #expect(String(decoding: received, as: UTF8.self) == "answer\n")
     }
 
-    /// A channel over a socket pair or pipes whose peer reads nothing; the peer's descriptors, to close at the end.
+    /// A channel over a socket pair or pipes whose peer reads nothing (until the test reads its end); the peer's
+    /// descriptors, its reading end first, to close at the end.
     static func channelToAPeerThatReadsNothing(
-        socket: Bool, writeLimit: Duration = FileDescriptorChannel.defaultWriteLimit
+        socket: Bool, writeLimit: Duration = FileDescriptorChannel.defaultWriteLimit, writesAfterEndOfInput: Bool = false
     ) -> (FileDescriptorChannel, [Int32]) {
         var descriptors: [Int32] = [0, 0]
         var unused: [Int32] = [0, 0]
@@ -322,7 +323,8 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
             descriptors = [descriptors[1], descriptors[0]]
         }
         let kind: FileDescriptorChannel.Kind = socket ? .socket(descriptors[0]) : .pipes(read: unused[0], write: descriptors[0])
-        let channel = FileDescriptorChannel(kind, writesAfterEndOfInput: false, endOfInput: { "ended" }, writeLimit: writeLimit, onEnd: {})
+        let channel = FileDescriptorChannel(
+            kind, writesAfterEndOfInput: writesAfterEndOfInput, endOfInput: { "ended" }, writeLimit: writeLimit, onEnd: {})
         return (channel, [descriptors[1], unused[1]])
     }
 
@@ -371,6 +373,7 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
     @Test(.timeLimit(.minutes(1)))
     func sendsBeyondTheQueueLimitFailAtOnce() async throws {
         let (channel, peer) = Self.channelToAPeerThatReadsNothing(socket: true)
+        channel.start { _ in }
         let line = String(repeating: "y", count: LineChannelLimits.maximumLineBytes)
         var refusal: LineChannelError?
         for _ in 0..<(FileDescriptorChannel.queueLimit / line.utf8.count + 2) {
@@ -391,30 +394,61 @@ func flowError(_ body: () async throws -> Void) async -> FlowError? {
 
     @Test(.timeLimit(.minutes(1)), arguments: [false, true])
     func closeLetsTheLinesAlreadySentReachAPeerThatReadsLate(socket: Bool) async throws {
-        var descriptors: [Int32] = [0, 0]
-        var unused: [Int32] = [0, 0]
-        #expect(pipe(&unused) == 0)
-        if socket {
-            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
-        } else {
-            #expect(pipe(&descriptors) == 0)
-            descriptors = [descriptors[1], descriptors[0]]
-        }
-        let kind: FileDescriptorChannel.Kind = socket ? .socket(descriptors[0]) : .pipes(read: unused[0], write: descriptors[0])
-        let channel = FileDescriptorChannel(kind, writesAfterEndOfInput: true)
+        let (channel, peer) = Self.channelToAPeerThatReadsNothing(socket: socket, writesAfterEndOfInput: true)
         channel.start { _ in }
         let lines = (0..<30).map { "\($0):" + String(repeating: "z", count: 20_000) }
         for line in lines { try channel.send(line) }
         // The peer has read nothing yet: most lines are queued when the channel is closed.
-        channel.close()
-        _ = Glibc.close(unused[1])
-        let peerEnd = descriptors[1]
+        channel.closeAfterSending()
+        _ = Glibc.close(peer[1])
+        let peerEnd = peer[0]
         let received = await withCheckedContinuation { (continuation: CheckedContinuation<[UInt8], Never>) in
             Thread { continuation.resume(returning: Self.readAll(peerEnd)) }.start()
         }
         await channel.waitUntilSent()
         _ = Glibc.close(peerEnd)
         #expect(String(decoding: received, as: UTF8.self) == lines.map { $0 + "\n" }.joined(), "every line, in order, then the end")
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func closeDropsWhatAPeerThatReadsNothingHasNotTakenAndEndsAtOnce(socket: Bool) async throws {
+        let (channel, peer) = Self.channelToAPeerThatReadsNothing(socket: socket)
+        defer { peer.forEach { _ = Glibc.close($0) } }
+        channel.start { _ in }
+        let line = String(repeating: "x", count: 100_000)
+        for _ in 0..<20 { try channel.send(line) }
+        let before = ContinuousClock.now
+        channel.close()
+        await channel.waitUntilSent()
+        // The queue gives up within a slice of its wait, not at the 30 s write limit.
+        #expect(ContinuousClock.now - before < .seconds(10))
+        #expect(throws: LineChannelError("the connection is closed")) { try channel.send("more") }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func closeAfterSendingGivesAPeerThatReadsSlowlyTheWriteLimitFromTheCloseNotMore() async throws {
+        let (channel, peer) = Self.channelToAPeerThatReadsNothing(socket: false, writeLimit: .milliseconds(300))
+        let events = Self.events(of: channel)
+        let line = String(repeating: "x", count: 100_000)
+        for _ in 0..<20 { try channel.send(line) }
+        // The peer takes a page every 20 ms: each write goes on, but the whole queue would take seconds.
+        let reader = peer[0]
+        let (readerEnded, end) = AsyncStream<Void>.makeStream()
+        Thread {
+            var page = [UInt8](repeating: 0, count: 4096)
+            while page.withUnsafeMutableBytes({ read(reader, $0.baseAddress, $0.count) }) > 0 { usleep(20_000) }
+            end.finish()
+        }.start()
+        channel.closeAfterSending()
+        var ending: String?
+        for await event in events {
+            if case .closed(let reason) = event { ending = reason }
+        }
+        #expect(ending == "a line could not be sent: the hub did not take its last lines within 0.3 s of the close")
+        await channel.waitUntilSent()
+        // The channel's end of the pipe is closed: the reader sees its end before its descriptor is closed.
+        for await _ in readerEnded {}
+        peer.forEach { _ = Glibc.close($0) }
     }
 }
 

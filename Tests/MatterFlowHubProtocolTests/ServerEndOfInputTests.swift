@@ -197,7 +197,7 @@ struct OverlongRoomsHub: ForwardingHub {
 }
 
 @Suite struct ServerAnswerLimitTests {
-    @Test func anAnswerTooLongForTheProtocolIsAnsweredWithAnErrorAndTheConnectionGoesOn() async throws {
+    @Test(.timeLimit(.minutes(1))) func anAnswerTooLongForTheProtocolIsAnsweredWithAnErrorAndTheConnectionGoesOn() async throws {
         let simulated = try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock())
         let (clientEnd, serverEnd) = MemoryLineChannel.pair()
         let server = HubServer(hub: OverlongRoomsHub(base: simulated), channel: serverEnd, identity: .init(name: "t", version: "1"))

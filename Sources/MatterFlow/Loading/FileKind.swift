@@ -30,9 +30,22 @@ public enum FileKind: Sendable, Hashable {
         }
     }
 
-    /// The kind of the document `object`, as ``init(keys:)`` tells it.
-    public init?(of object: JSONObject) {
-        self.init(keys: object.members.lazy.map(\.key))
+    /// The key a file of this kind must have: a file that has it is taken to be of this kind, stray keys and all.
+    var marker: String {
+        switch self {
+        case .workflow: "states"
+        case .home: "structure"
+        case .fixture: "fixture"
+        case .catalog: "catalog"
+        }
+    }
+
+    /// What to say of the document `object`, given where a file of kind `expected` belongs, when it is of another
+    /// kind; nil when it has `expected`'s own key or may be of that kind (its mistakes are then reported one by one).
+    public static func misplaced(_ object: JSONObject, as expected: FileKind) -> String? {
+        let keys = object.members.map(\.key)
+        guard !keys.contains(expected.marker), let kind = FileKind(keys: keys) else { return nil }
+        return kind.misplaced(as: expected)
     }
 
     /// What a file of this kind is called.

@@ -19,7 +19,7 @@ struct WorkflowDecoder {
     func decode() -> Workflow.Definition? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
         guard let root = collector.object(collector.document.value, at: "", what: "a workflow file") else { return nil }
-        if let misplaced = FileKind(of: root.object)?.misplaced(as: .workflow) {
+        if let misplaced = FileKind.misplaced(root.object, as: .workflow) {
             collector.error(Code.notAWorkflow, at: "", misplaced)
             return nil
         }

@@ -31,7 +31,7 @@ final class CatalogDecoder {
     func decode() -> OperationDeclarations? {
         collector.append(contentsOf: collector.document.duplicateKeyDiagnostics())
         guard let root = collector.object(collector.document.value, at: "", what: "an operation catalog") else { return nil }
-        if let misplaced = FileKind(of: root.object)?.misplaced(as: .catalog) {
+        if let misplaced = FileKind.misplaced(root.object, as: .catalog) {
             collector.error(CatalogDiagnosticCode.notACatalog, at: "", misplaced)
             return nil
         }

@@ -201,29 +201,14 @@ public struct WorkflowEngine: Sendable {
 
     /// Subscribes to the hub's events when the workflow waits for any, then drives the run to its end.
     private func execute(_ workflow: Workflow, _ driver: RunDriver) async -> RunResult {
-        let subscription = workflow.waitsForEvents ? await subscribe(driver) : nil
+        let subscription =
+            workflow.waitsForEvents
+            ? await RunSubscription.subscribe(
+                on: driver.hub, structure: driver.options.structureID, inbox: driver.inbox, signal: driver.signal,
+                clock: driver.options.clock)
+            : nil
         defer { subscription?.cancel() }
-        if let failure = subscription?.failure { driver.inbox.subscriptionFailed(failure) }
         return await driver.run()
-    }
-
-    /// The run's subscription to the hub's events; a cancel of the run while the hub has not answered cancels the
-    /// call (the run then takes its cancel path).
-    private func subscribe(_ driver: RunDriver) async -> any HubEventSubscription {
-        let (hub, structure, inbox, signal, clock) = (driver.hub, driver.options.structureID, driver.inbox, driver.signal, driver.options.clock)
-        return await clock.waitOffClock { (waker: ClockWaker<any HubEventSubscription>) in
-            let race = FirstResult(waker)
-            let subscribing = clock.task {
-                let subscription = await hub.subscribe(structure: structure) { inbox.deliver($0) }
-                // A subscription that comes after the run was cancelled is not kept.
-                if !race.offer(subscription) { subscription.cancel() }
-            }
-            let token = signal.onCancel {
-                subscribing.cancel()
-                race.offer(FailedSubscription("the run was cancelled before the hub answered subscribe"))
-            }
-            race.onDecided { signal.remove(token) }
-        }
     }
 }
 
