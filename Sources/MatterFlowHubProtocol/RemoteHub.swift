@@ -83,7 +83,8 @@ public final class RemoteHub: ConnectedHub {
         var nextID = 1
         var pending: [Int: Pending] = [:]
         /// Calls given up on (cancelled past their grace, or fire-and-forget): their late answers are dropped.
-        var abandoned: Set<Int> = []
+        /// (Their methods: a subscription the hub makes after it was given up on is ended.)
+        var abandoned: [Int: String] = [:]
         /// Calls cancelled before they were sent.
         var cancelledBeforeSend: Set<Int> = []
         var subscriptions: [String: @Sendable (HubEvent) -> Void] = [:]
@@ -268,7 +269,7 @@ public final class RemoteHub: ConnectedHub {
                 }
                 return pending.method
             }
-            if !state.abandoned.contains(id) { state.cancelledBeforeSend.insert(id) }
+            if state.abandoned[id] == nil { state.cancelledBeforeSend.insert(id) }
             return nil
         }
         guard let method else { return }
@@ -310,7 +311,10 @@ public final class RemoteHub: ConnectedHub {
     private func watch(_ id: Int, after limit: Duration, _ expire: @escaping @Sendable () -> Void) {
         let watchdog = Task { [weak self] in
             guard (try? await Task.sleep(for: limit)) != nil, let self,
-                state.withLock({ $0.pending[id] != nil ? $0.abandoned.insert(id).inserted : false })
+                state.withLock({ state in
+                    guard let method = state.pending[id]?.method else { return false }
+                    return state.abandoned.updateValue(method, forKey: id) == nil
+                })
             else { return }
             expire()
         }
@@ -412,15 +416,16 @@ public final class RemoteHub: ConnectedHub {
             }
             return violation("the hub sent a response without an integer \"id\" (\(quoted()))")
         }
-        let known = state.withLock { state -> Bool? in
-            if state.pending[id] != nil { return true }
-            if state.abandoned.remove(id) != nil { return nil }
-            return false
+        let (open, abandoned) = state.withLock { state in
+            state.pending[id] != nil ? (true, nil) : (false, state.abandoned.removeValue(forKey: id))
         }
-        switch known {
-        case nil: return
-        case false?: return violation("the hub answered request \(id), which was never sent or was already answered (\(quoted()))")
-        case true?: break
+        guard open else {
+            guard let abandoned else {
+                return violation("the hub answered request \(id), which was never sent or was already answered (\(quoted()))")
+            }
+            // A subscription made after the client gave up on it is ended: nobody would hear its events.
+            if abandoned == "subscribe", let name = message["result"]?["subscription"]?.stringValue { sendUnsubscribe(name) }
+            return
         }
         if let error = message["error"] {
             let method = state.withLock { $0.pending[id]?.method } ?? ""
@@ -488,10 +493,16 @@ public final class RemoteHub: ConnectedHub {
 
     /// Stops delivering a subscription's events and tells the hub, without waiting for its answer.
     func unsubscribe(_ name: String) {
+        guard state.withLock({ $0.subscriptions.removeValue(forKey: name) != nil }) else { return }
+        sendUnsubscribe(name)
+    }
+
+    /// Sends `unsubscribe` for the hub's subscription `name`, without waiting for its answer.
+    private func sendUnsubscribe(_ name: String) {
         let id = state.withLock { state -> Int? in
-            guard state.subscriptions.removeValue(forKey: name) != nil, state.failure == nil else { return nil }
+            guard state.failure == nil else { return nil }
             defer { state.nextID += 1 }
-            state.abandoned.insert(state.nextID)
+            state.abandoned[state.nextID] = "unsubscribe"
             return state.nextID
         }
         guard let id else { return }

@@ -122,4 +122,27 @@ import Testing
         #expect(result.visitedStates == ["wait", "cleanup", "cleaned"], "the cancel path heard the event")
         await remote.close()
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aSubscriptionTheHubMakesAfterTheClientGaveUpOnItIsEnded() async throws {
+        let subscribeID = Mutex<JSONValue?>(nil)
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message, events: true) { return }
+            if message["method"]?.stringValue == "subscribe" { subscribeID.withLock { $0 = message["id"] } }
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil, cancelGrace: .milliseconds(50)))
+        try await remote.initialize()
+        let subscribing = Task { await remote.subscribe(structure: "s") { _ in } }
+        while subscribeID.withLock({ $0 }) == nil { await Task.yield() }
+        subscribing.cancel()
+        // The hub answers neither the cancel nor, within the grace, the call: the client gives it up.
+        #expect(await subscribing.value.failure != nil)
+        peer.send(["jsonrpc": "2.0", "id": try #require(subscribeID.withLock { $0 }), "result": ["subscription": "sub-9"]])
+        while !peer.received.contains(where: { $0.contains(#""method":"unsubscribe""#) && $0.contains(#""sub-9""#) }) {
+            await Task.yield()
+        }
+        #expect(!remote.connectionLost, "a late answer to a call given up on is no protocol error")
+        await remote.close()
+    }
 }
