@@ -9,11 +9,14 @@ import MatterFlowJSON
 public struct HubConformance: Sendable {
     /// One check's outcome.
     public struct Check: Sendable, Hashable {
+        /// Whether the hub met the check, broke it, or the check did not apply (an operation the hub does not list).
         public enum Verdict: String, Sendable, Hashable {
             case passed, failed, skipped
         }
 
+        /// What the check asserts, as `hub check` prints it.
         public var name: String
+        /// How the check came out.
         public var verdict: Verdict
         /// For a failure: what was sent, what came back, what the contract wanted. For a skip: why.
         public var detail: String
@@ -29,6 +32,8 @@ public struct HubConformance: Sendable {
     /// Custom operations (declared in operation catalog files) the hub may list besides the protocol's methods.
     public var customOperations: Set<String>
 
+    /// A suite that tests `structure` (nil: the first the handshake names), giving each answer `answerLimit` and the
+    /// answer to a cancelled call `cancellationLimit`, and accepting `customOperations` in the handshake.
     public init(
         structure: StructureID? = nil, answerLimit: Duration = .seconds(10), cancellationLimit: Duration = .seconds(5),
         customOperations: Set<String> = []
@@ -50,6 +55,7 @@ public struct HubConformance: Sendable {
     /// What a run of the suite found, beyond its checks: what a command needs to tell a mistake of its own (a hub
     /// command that is no hub, a structure the hub lacks) from the hub's.
     public struct Report: Sendable {
+        /// Every check, in the order they ran.
         public var checks: [Check]
         /// How the hub ended the connection before its handshake passed; nil when it did not.
         public var endedBeforeHandshake: String?

@@ -9,6 +9,7 @@ public enum HubEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Why a `--hub` value could not be parsed.
     public struct ParseError: Error, Sendable, Hashable {
+        /// What is wrong with the value and what to write instead.
         public var message: String
     }
 

@@ -14,7 +14,9 @@ import Synchronization
 public final class HubServer: Sendable {
     /// What the server says about itself in `initialize`.
     public struct Identity: Sendable {
+        /// The hub's name in the handshake (`hub.name`).
         public var name: String
+        /// The hub's version in the handshake (`hub.version`).
         public var version: String
         /// The methods to list; nil: every method (`activeSession` only for a ``RecoverableHub``).
         public var operations: [String]?
@@ -23,6 +25,7 @@ public final class HubServer: Sendable {
         /// The structures to list in the handshake.
         public var structures: [String]
 
+        /// An identity with these members; by default every method, events, and no structures named.
         public init(
             name: String, version: String, operations: [String]? = nil, events: Bool = true, structures: [String] = []
         ) {

@@ -13,10 +13,13 @@ public enum LineEvent: Sendable {
 
 /// Why a line could not be sent.
 public struct LineChannelError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why, in words a message can quote.
     public var message: String
 
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
 
+    /// The message.
     public var description: String { message }
 }
 
@@ -51,6 +54,7 @@ public protocol LineChannel: Sendable {
 }
 
 extension LineChannel {
+    /// Real transports share no clock.
     public var sharedClock: (any WorkflowClock)? { nil }
 
     /// Channels that write every line before ``send(_:)`` returns close at once: a channel that wraps another

@@ -20,8 +20,9 @@ import Synchronization
 public final class RemoteHub: ConnectedHub {
     /// How the client behaves.
     public struct Options: Sendable {
-        /// The name and version sent in `initialize`.
+        /// The name sent in `initialize`.
         public var clientName: String
+        /// The version sent in `initialize`.
         public var clientVersion: String
         /// Real time a call may wait without the hub answering it before it fails as `hubUnreachable` and the
         /// connection is closed; nil: no limit. A run's call whose timeout (``HubCallContext/timeout``) is longer
@@ -37,6 +38,8 @@ public final class RemoteHub: ConnectedHub {
         /// Real time a TCP hub may take to accept the connection, for each address its name resolves to.
         public var connectLimit: Duration
 
+        /// Options with these limits: by default 120 s of silence, 40 s of grace for a cancelled call, 30 s for the
+        /// handshake and 10 s to connect.
         public init(
             clientName: String = "matterflow", clientVersion: String = "0.1.0", silenceLimit: Duration? = .seconds(120),
             cancelGrace: Duration = .seconds(40), handshakeLimit: Duration? = .seconds(30), connectLimit: Duration = .seconds(10)
@@ -52,8 +55,11 @@ public final class RemoteHub: ConnectedHub {
 
     /// What the hub said about itself in `initialize`.
     public struct Handshake: Sendable, Hashable {
+        /// The hub protocol version the hub speaks (1).
         public var protocolVersion: Int
+        /// The hub's name (`hub.name`).
         public var hubName: String
+        /// The hub's version (`hub.version`).
         public var hubVersion: String
         /// The methods the hub implements.
         public var operations: Set<String>
