@@ -2,12 +2,16 @@ import MatterFlowJSON
 /// An error as workflows see it: a canonical code, a specific cause, a message a person can act on, and the
 /// state it came from.
 public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The canonical code (the Home APIs' set) that `onError` entries and retriers match.
     public var code: ErrorCode
+    /// The specific cause (`sessionBusy`, `hubOffline`, ...), which entries may match more finely than the code.
     public var cause: ErrorCause
+    /// What happened and what to do, for a person.
     public var message: String
     /// The state that raised the error (qualified by sub-workflow, `parent/child`), once the engine knows it.
     public var state: String?
 
+    /// An error with this code and cause, as when a hub reports a cause under a code other than its canonical one.
     public init(code: ErrorCode, cause: ErrorCause, message: String, state: String? = nil) {
         self.code = code
         self.cause = cause
@@ -20,6 +24,7 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
         self.init(code: cause.code ?? .unknown, cause: cause, message: message)
     }
 
+    /// `code (cause): message`.
     public var description: String { "\(code.rawValue) (\(cause.rawValue)): \(message)" }
 
     /// Whether an error-route or retry name matches this error: `*`, its code, or its cause.

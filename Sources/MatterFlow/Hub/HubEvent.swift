@@ -33,11 +33,13 @@ public protocol HubEventSubscription: Sendable {
 }
 
 extension HubEventSubscription {
+    /// A subscription delivers its events unless it says otherwise.
     public var failure: String? { nil }
 }
 
 /// A subscription the hub refused or failed: it delivers nothing, and says why.
 public struct FailedSubscription: HubEventSubscription {
+    /// Why the hub delivers no events.
     public let failure: String?
 
     /// A subscription that failed for `reason` (a sentence naming the hub's error).

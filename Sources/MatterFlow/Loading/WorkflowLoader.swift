@@ -15,6 +15,7 @@ public struct WorkflowLoader: Sendable {
     /// (``VerificationContext/skipsChecksThatCannotFind``); tests turn it off to compare the findings.
     var skipsChecksThatCannotFind = true
 
+    /// A loader that checks operations against `catalog`.
     public init(catalog: OperationCatalog = .standard) {
         self.catalog = catalog
     }
@@ -26,7 +27,9 @@ public struct WorkflowLoader: Sendable {
 
     /// The result of loading: the workflow when it has no errors, and every finding (errors and warnings).
     public struct Outcome: Sendable {
+        /// The workflow; nil when a finding is an error.
         public var workflow: Workflow?
+        /// Every finding, errors and warnings, by file and position.
         public var diagnostics: [Diagnostic]
     }
 

@@ -4,8 +4,11 @@ extension Workflow {
     ///
     /// A definition is only data; a ``Workflow`` made from it is compiled once and never changes.
     public struct Definition: Sendable {
+        /// The workflow's name (`workflow`), as results, traces and journals name it.
         public var name: String
+        /// The workflow language version the file is written for (`version`).
         public var version: Int
+        /// What the workflow does, for people (`description`).
         public var description: String?
         /// Declared inputs, in document order.
         public var inputs: [InputDeclaration]

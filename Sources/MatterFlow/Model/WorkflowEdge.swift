@@ -33,8 +33,11 @@ public struct WorkflowEdge: Sendable, Hashable {
         }
     }
 
+    /// The state the edge leaves.
     public var from: String
+    /// The state the edge leads to.
     public var to: String
+    /// What takes the edge.
     public var kind: Kind
     /// JSON pointer of the member that declares the edge.
     public var pointer: String

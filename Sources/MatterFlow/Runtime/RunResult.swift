@@ -11,6 +11,7 @@ public struct RunResult: Sendable {
     public var runID: String
     /// The name of the workflow that ran.
     public var workflow: String
+    /// How the run ended.
     public var outcome: Outcome
     /// The succeed state's output.
     public var output: JSONValue?

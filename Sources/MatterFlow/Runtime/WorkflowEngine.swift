@@ -23,6 +23,8 @@ public struct WorkflowEngine: Sendable {
     /// Earlier outcomes of ``load(path:)`` and ``validate(path:)``, shared by copies of this engine.
     private var loadCache = WorkflowLoadCache()
 
+    /// An engine whose workflows may call the operations of `catalog` (the standard ones by default; a catalog
+    /// with custom operations adds to them).
     public init(catalog: OperationCatalog = .standard) {
         self.catalog = catalog
     }
