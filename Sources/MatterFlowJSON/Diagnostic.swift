@@ -5,11 +5,13 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         case error
         case warning
 
+        /// Errors sort before warnings.
         public static func < (lhs: Severity, rhs: Severity) -> Bool {
             lhs == .error && rhs == .warning
         }
     }
 
+    /// Whether the finding is an error, which makes the file unusable, or a warning.
     public var severity: Severity
     /// A stable, camel-case code (``DiagnosticCode``) that scripts and tests may rely on.
     public var code: String
@@ -22,6 +24,8 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// Line and column, when known.
     public var location: SourceLocation?
 
+    /// Creates a finding; `file` is nil for input that did not come from a file, `pointer` `""` for the whole document,
+    /// and `location` nil when the position is not known.
     public init(
         severity: Severity, code: String, message: String, file: String? = nil, pointer: String = "",
         location: SourceLocation? = nil
@@ -90,12 +94,15 @@ extension Array where Element == Diagnostic {
 
 /// A thrown wrapper for findings that stop a file from being used.
 public struct DiagnosticsError: Error, Sendable, CustomStringConvertible {
+    /// The findings the error carries, in the order they were given.
     public var diagnostics: [Diagnostic]
 
+    /// Wraps `diagnostics` to be thrown.
     public init(_ diagnostics: [Diagnostic]) {
         self.diagnostics = diagnostics
     }
 
+    /// Each finding's one-line ``Diagnostic/description``, joined by line feeds.
     public var description: String {
         diagnostics.map(\.description).joined(separator: "\n")
     }

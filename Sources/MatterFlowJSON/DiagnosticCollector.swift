@@ -1,10 +1,12 @@
 /// Collects the findings about one document while it is decoded, so every problem is reported, not only the first.
 public final class DiagnosticCollector {
+    /// The document the findings are about: its file names them, and its source map gives their line and column.
     public let document: JSONDocument
     public private(set) var diagnostics: [Diagnostic] = []
     /// Where each part of the document stands, found by scanning its text when the first finding needs it.
     private lazy var locations = document.sourceMap.locations()
 
+    /// Creates a collector for `document` that holds no findings yet.
     public init(document: JSONDocument) {
         self.document = document
     }

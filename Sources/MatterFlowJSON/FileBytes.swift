@@ -102,14 +102,18 @@ public struct FileStamp: Equatable, Sendable {
 
     /// A time of the file system, in seconds and nanoseconds since 1970.
     public struct Timestamp: Equatable, Comparable, Sendable {
+        /// Whole seconds since 1970-01-01 00:00:00 UTC.
         public var seconds: Int
+        /// Nanoseconds past ``seconds``; 0 through 999,999,999 in a time the system gives.
         public var nanoseconds: Int
 
+        /// Creates a time from whole seconds since 1970 and the nanoseconds past them, taken as they are.
         public init(seconds: Int, nanoseconds: Int) {
             self.seconds = seconds
             self.nanoseconds = nanoseconds
         }
 
+        /// Whether `lhs` is earlier than `rhs`: by seconds, then by nanoseconds.
         public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
             (lhs.seconds, lhs.nanoseconds) < (rhs.seconds, rhs.nanoseconds)
         }

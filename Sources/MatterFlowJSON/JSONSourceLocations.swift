@@ -6,6 +6,7 @@ public struct JSONSourceLocations: Sendable {
     /// Start of each member's key, by the member's JSON pointer.
     public var keyLocations: [String: SourceLocation]
 
+    /// Creates a table from positions already found; with the defaults it is empty and every lookup gives nil.
     public init(valueLocations: [String: SourceLocation] = [:], keyLocations: [String: SourceLocation] = [:]) {
         self.valueLocations = valueLocations
         self.keyLocations = keyLocations

@@ -11,6 +11,7 @@ public struct JSONSourceMap: Sendable {
     public struct DuplicateKey: Sendable, Hashable {
         /// Pointer to the member (object pointer plus the key).
         public var pointer: String
+        /// The repeated key, its escapes decoded.
         public var key: String
         /// Where the key first occurs.
         public var first: SourceLocation
@@ -101,9 +102,11 @@ public struct JSONSourceMap: Sendable {
 
     /// A number token of the text, with the pointer and position of its value.
     public struct NumberToken: Sendable, Hashable {
+        /// JSON pointer to the number's value.
         public var pointer: String
         /// The token as written: `1e999`, `NaN`, `123456789012345678901234`.
         public var text: String
+        /// Where the token starts in the text.
         public var location: SourceLocation
     }
 

@@ -2,16 +2,21 @@ import Foundation
 
 /// A 1-based line and column in a text file. Columns count characters (Unicode scalars), not bytes.
 public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The line, counted from 1.
     public var line: Int
+    /// The column, counted from 1 in Unicode scalars.
     public var column: Int
 
+    /// Creates a location from a 1-based line and column.
     public init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
 
+    /// `line:column`, such as `12:5`.
     public var description: String { "\(line):\(column)" }
 
+    /// Whether `lhs` comes before `rhs` in the text: by line, then by column.
     public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }

@@ -11,6 +11,8 @@ public struct EncodedJournalRecord: Sendable, Hashable {
     /// The payload's compact JSON text, as UTF-8 bytes.
     public var payload: [UInt8]
 
+    /// Creates a record from its parts, taken as they are: nothing checks that `payload` holds the same `seq` and
+    /// `type`.
     public init(sequence: Int, type: String, payload: [UInt8]) {
         self.sequence = sequence
         self.type = type

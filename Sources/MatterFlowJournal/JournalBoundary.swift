@@ -3,6 +3,7 @@
 ///
 /// Test harnesses pass a ``JournalTestHook`` to stop a process at a chosen boundary; production code passes none.
 public struct JournalBoundary: Sendable, Hashable, CustomStringConvertible {
+    /// Where a boundary falls relative to the record's write.
     public enum Position: String, Sendable, Hashable, CaseIterable {
         /// The record is about to be written (everything before it, including any hub call, has happened).
         case before
@@ -12,12 +13,14 @@ public struct JournalBoundary: Sendable, Hashable, CustomStringConvertible {
         case torn
     }
 
+    /// Where the boundary falls relative to the record's write: before, after, or in the middle of a torn one.
     public var position: Position
     /// The record's sequence number (1 for `runStarted`).
     public var sequence: Int
     /// The record's type.
     public var type: String
 
+    /// Creates the boundary at `position` of the record numbered `sequence`, whose type is `type`.
     public init(position: Position, sequence: Int, type: String) {
         self.position = position
         self.sequence = sequence

@@ -3,14 +3,18 @@ import MatterFlowJSON
 
 /// A journal's records, typed (``JournalContents/entries()``), with the questions readers ask of them.
 public struct JournalEntries: Sendable, RandomAccessCollection {
+    /// The typed records, in journal order.
     public let records: [JournalEntryRecord]
 
     init(_ records: [JournalEntryRecord]) {
         self.records = records
     }
 
+    /// The position of the first record: 0.
     public var startIndex: Int { records.startIndex }
+    /// One past the position of the last record: the number of records.
     public var endIndex: Int { records.endIndex }
+    /// The typed record at `position`, counted from 0 in journal order.
     public subscript(position: Int) -> JournalEntryRecord { records[position] }
 
     /// The run's `runStarted` entry and when it was written, if it was.

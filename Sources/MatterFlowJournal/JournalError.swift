@@ -17,13 +17,17 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         case malformedRecord
     }
 
+    /// What kind of problem it is: a stable code scripts may rely on.
     public var code: Code
+    /// What went wrong and what to do about it, for a person.
     public var message: String
 
+    /// Creates an error with a stable code and a message for a person.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// `code: message`, on one line.
     public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -13,11 +13,13 @@ public struct JournalContents: Sendable {
         public var reason: String
     }
 
+    /// The journal file read; for records a run store holds, the store's (sink's) name instead.
     public var path: String
     /// The valid records, in order.
     public var records: [JournalRecord]
     /// The number of bytes the header and the valid records take.
     public var validLength: Int
+    /// The torn bytes after the last valid record; nil when the file ends with a whole record (or its header).
     public var tornTail: TornTail?
     /// Damage that a crash cannot explain (a bad record followed by good ones, a gap in sequence numbers).
     public var problems: [String]

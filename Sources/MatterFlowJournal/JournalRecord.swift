@@ -15,6 +15,9 @@ public struct JournalRecord: Sendable, Hashable {
     /// Where the record starts in its file.
     public var offset: Int
 
+    /// A record of a decoded payload that starts at byte `offset` of its file (0 for records read from a run
+    /// store). ``sequence`` and ``type`` are read from the payload: 0 and empty when it has none or they are out of
+    /// range.
     public init(payload: JSONObject, offset: Int) {
         self.payload = payload
         self.offset = offset

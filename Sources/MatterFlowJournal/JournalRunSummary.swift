@@ -28,18 +28,25 @@ public enum JournalRunStatus: String, Sendable, Hashable, CaseIterable {
 
 /// One run as `matterflow runs` lists it.
 public struct JournalRunSummary: Sendable {
+    /// The journal file's path.
     public var path: String
+    /// The run's ID: the one its `runStarted` record names, or the file name without `.journal` when there is none
+    /// to read.
     public var runID: String
+    /// The workflow's name from the run's `runStarted` record; nil when the journal has no readable one.
     public var workflow: String?
+    /// The structure the run acts on, from its `runStarted` record; nil when the journal has no readable one.
     public var structureID: String?
     /// When the run began, in seconds since the Unix epoch.
     public var startedAt: Double?
     /// When its journal was last written, in seconds since the Unix epoch, for a run that has ended (succeeded,
     /// failed, cancelled) or needs attention: the end of its run or of its last recovery.
     public var endedAt: Double?
+    /// Where the run stands: running, ended, interrupted, not started, needing attention or unreadable.
     public var status: JournalRunStatus
     /// Whether a recovery resolved the run.
     public var recovered: Bool
+    /// The number of valid records in the journal; 0 for a file that cannot be read as a journal.
     public var recordCount: Int
     /// The final error, for failed and cancelled runs.
     public var error: JSONValue?

@@ -10,6 +10,7 @@ import Synchronization
 public final class RecoveryInterrupt: Sendable {
     private let state = Mutex<(interrupted: Bool, running: RunHandle?)>((false, nil))
 
+    /// Creates an interrupt that has not been triggered.
     public init() {}
 
     /// Interrupts the continued runs (idempotent).

@@ -17,7 +17,9 @@ public struct Resolution: Sendable, Hashable {
 
     /// The call's idempotency key.
     public var key: String
+    /// The catalog operation the call made, by name.
     public var operation: String
+    /// What reading the hub showed of the call: applied, not applied, unknown, or no effect.
     public var verdict: Verdict
     /// What recovery read from the hub, in words.
     public var evidence: String
@@ -26,6 +28,8 @@ public struct Resolution: Sendable, Hashable {
     /// The call's result rebuilt from the hub's state (for example the session ID of an applied prepare).
     public var result: JSONValue?
 
+    /// The resolution as JSON (`key`, `operation`, `verdict`, `evidence`, `devices`, `result`), as an entry of a
+    /// run's `resolutions` in ``RunRecovery/jsonValue``.
     public var jsonValue: JSONValue {
         [
             "key": .string(key), "operation": .string(operation), "verdict": .string(verdict.rawValue),
@@ -55,17 +59,23 @@ public struct RunRecovery: Sendable {
         case unreadable
     }
 
+    /// The run's ID: its journal's file name without `.journal`, or the ID a ``SinkJournal`` recovery was given.
     public var runID: String
+    /// The journal file recovered; for a ``SinkJournal`` recovery, the sink's name.
     public var path: String
+    /// The workflow's name from the run's `runStarted` record; nil when recovery did not read one.
     public var workflow: String?
+    /// The structure the run acts on, from its `runStarted` record; nil when recovery did not read one.
     public var structureID: String?
     /// When the run began, in seconds since the Unix epoch.
     public var startedAt: Double?
+    /// What recovery did with the journal.
     public var action: Action
     /// The run's status once recovery is done.
     public var status: JournalRunStatus
     /// The state the run was in when it stopped (qualified by sub-workflow), for interrupted runs.
     public var interruptedIn: String?
+    /// How recovery settled each of the run's in-doubt hub calls; empty when it settled none.
     public var resolutions: [Resolution] = []
     /// Whether recovery released a commissioning session the run held.
     public var releasedSession: Bool = false
@@ -73,6 +83,7 @@ public struct RunRecovery: Sendable {
     public var resumed: Bool = false
     /// Border routers whose ePSKc key, left active by the run, recovery withdrew.
     public var withdrewEpskc: [String] = []
+    /// What recovery found or could not do, in words for a person (damage, why it deferred, what is left).
     public var notes: [String] = []
     /// The run in the pool recovery put it into (action ``Action/continuing``).
     public var pooled: RunPool.Run?
@@ -88,6 +99,8 @@ public struct RunRecovery: Sendable {
     /// any other run.
     public var holdsSession: Bool?
 
+    /// The run's recovery as JSON: one entry of `runs` in ``RecoveryReport/jsonValue``, which `matterflow recover`
+    /// prints on stdout.
     public var jsonValue: JSONValue {
         [
             "runID": .string(runID), "workflow": workflow.map(JSONValue.string) ?? .null,
@@ -165,6 +178,8 @@ public struct RecoveryOptions: Sendable {
     /// The clock the questions of a run recovery continues time out on, and whether such a question holds the run's
     /// clock while it waits (``RunOptions/questionClock``, ``RunOptions/questionHoldsClock``).
     public var questionClock: (any WorkflowClock)?
+    /// Whether a question of a run recovery continues, timed on ``questionClock``, keeps the run's own clock from
+    /// moving while it waits; true by default.
     public var questionHoldsClock = true
     /// Told each event of a run recovery continues (a fleet's worker follows its waits); nil for none.
     public var observer: (@Sendable (RunEvent) -> Void)?
@@ -186,6 +201,9 @@ public struct RecoveryOptions: Sendable {
     /// run whose secrets it would check says so.
     var digestKeyProblem: String?
 
+    /// Options for a recovery; by default it resumes nothing (interrupted runs take their cancel path), has no
+    /// secret inputs, and uses a default engine and the system clock. Members without a parameter keep their
+    /// defaults.
     public init(
         resume: Bool = false, inputs: JSONObject = [:], engine: WorkflowEngine = WorkflowEngine(),
         clock: any WorkflowClock = SystemClock(), testHook: JournalTestHook? = nil, interrupt: RecoveryInterrupt? = nil

@@ -30,8 +30,10 @@ public struct SecretDigestKey: Sendable, Hashable, CustomStringConvertible, Cust
         id = String(Hex.encode(Self.authenticationCode(key: bytes, message: Array("matterflow digest key".utf8))).prefix(16))
     }
 
+    /// `SecretDigestKey(` and the key's ID: never its bytes.
     public var description: String { "SecretDigestKey(\(id))" }
 
+    /// A mirror that shows the key's ID alone, so `dump` and debuggers never show its bytes.
     public var customMirror: Mirror { Mirror(self, children: ["id": id]) }
 
     /// A new key drawn from `random`.

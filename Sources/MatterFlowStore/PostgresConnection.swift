@@ -24,17 +24,21 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         case malformedConninfo
     }
 
+    /// What kind of failure it is: a stable code scripts may rely on.
     public var code: Code
     /// The five-character SQLSTATE the server reported (`23505` unique violation, `40001` serialization failure...).
     public var sqlState: String?
+    /// What went wrong, in words: the server's or libpq's message where one was given.
     public var message: String
 
+    /// Creates a failure with its code, the server's SQLSTATE (nil when it sent none) and its message.
     public init(_ code: Code, sqlState: String? = nil, _ message: String) {
         self.code = code
         self.sqlState = sqlState
         self.message = message
     }
 
+    /// `code [SQLSTATE]: message`, the SQLSTATE left out when there is none.
     public var description: String {
         "\(code.rawValue)\(sqlState.map { " [\($0)]" } ?? ""): \(message)"
     }
@@ -76,7 +80,9 @@ public struct PostgresRows: Sendable {
 
 /// A notification received on a channel the connection listens on (`LISTEN` / `NOTIFY`).
 public struct PostgresNotification: Sendable, Hashable {
+    /// The channel the notification was sent on (`NOTIFY channel`).
     public var channel: String
+    /// The text sent with the notification; empty when it had none.
     public var payload: String
 }
 

@@ -9,6 +9,8 @@ public struct GivenAnswer: Sendable, Hashable {
     public var name: String
     /// The answer; `"<redacted>"` for a secret one, whose value waits in the secrets directory.
     public var value: JSONValue
+    /// Whether the answer is secret: ``value`` is then `"<redacted>"`, and the real one waits in the secrets
+    /// directory.
     public var secret: Bool
 }
 

@@ -3,11 +3,15 @@ import MatterFlowJSON
 
 /// A run a worker claimed: a queued run to start, or a run whose worker's lease ran out, to settle.
 public struct ClaimedRun: Sendable {
+    /// The claimed run's ID in the store.
     public var runID: String
+    /// The absolute path of the workflow file the worker loads, as submit validated it.
     public var workflowFile: String
+    /// The structure the run acts on: the worker asks its hub provider for this structure's hub.
     public var structureID: StructureID
     /// The inputs as submitted; secret ones are `"<redacted>"` and named in ``secretInputs``.
     public var inputs: JSONObject
+    /// The names of the secret inputs, whose values wait in the worker's secrets directory (``SecretInbox``).
     public var secretInputs: [String]
     /// Whether the run had been started by a worker that lost its lease (it is settled by recovery, not started).
     public var takeover: Bool
@@ -16,6 +20,8 @@ public struct ClaimedRun: Sendable {
     /// Answers to the run's questions given at submit; answers to secret questions are `"<redacted>"` and named in
     /// ``secretAnswers``.
     public var answers: [String: JSONValue] = [:]
+    /// The names of the questions whose answers in ``answers`` are secret; their values wait in the secrets
+    /// directory.
     public var secretAnswers: [String] = []
     /// The sequence number of the last answer given after submit that ``answers`` holds (0 when none): later ones
     /// are read with ``PostgresRunStore/answers(of:after:)``.

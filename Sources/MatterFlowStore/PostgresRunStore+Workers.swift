@@ -16,8 +16,11 @@ public struct StoredWorker: Sendable, Hashable {
         case silent
     }
 
+    /// The worker's ID in the store (``WorkerOptions/workerID``).
     public var workerID: String
+    /// The host the worker registered from, as it gave it.
     public var host: String
+    /// The worker's process ID on ``host``.
     public var pid: Int
     /// When it registered, in seconds since the Unix epoch.
     public var startedAt: Double
@@ -25,6 +28,7 @@ public struct StoredWorker: Sendable, Hashable {
     public var heartbeatAge: Double
     /// Its lease length; nil for a worker registered before migration 11 (then 10 s, the default, is assumed).
     public var leaseSeconds: Double?
+    /// Where the worker is in its life: running, stopping, stopped or silent.
     public var state: State
     /// Runs it holds under a current lease.
     public var leasedRuns: Int

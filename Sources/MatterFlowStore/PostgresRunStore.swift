@@ -20,6 +20,8 @@ public final class PostgresRunStore: RunStore {
     /// How long a command keeps trying to reach a restarting server.
     public static let reconnectLimit: Duration = .seconds(30)
 
+    /// The connection string or `postgres://` URI the store was opened with, as given: it may hold a password
+    /// (``name`` shows it redacted).
     public let conninfo: String
     private let connection: Mutex<PostgresConnection?>
 
@@ -54,6 +56,7 @@ public final class PostgresRunStore: RunStore {
         location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") || location.contains("=")
     }
 
+    /// `postgres` and the connection string with any password redacted, for messages.
     public var name: String { "postgres \(PostgresConnection.redacting(conninfo))" }
 
     /// Runs one command, reconnecting (bounded) when the connection broke.
@@ -99,6 +102,8 @@ public final class PostgresRunStore: RunStore {
 
     // MARK: - Reading
 
+    /// The runs the filter keeps, oldest submitted first; with a `limit`, the newest that many of them.
+    /// - Throws: ``StoreError`` when the store cannot be read.
     public func runs(_ filter: RunFilter) throws(StoreError) -> [StoredRun] {
         let kept = """
             \(Self.runColumns)
@@ -150,6 +155,9 @@ public final class PostgresRunStore: RunStore {
         }
     }
 
+    /// One run's journal records, in order.
+    /// - Throws: ``StoreError`` `runNotFound` when the store has no such run, or another code when it cannot be
+    ///   read.
     public func records(of runID: String) throws(StoreError) -> [JournalRecord] {
         let exists = try execute("SELECT 1 FROM matterflow_runs WHERE run_id = $1", [runID], doing: "reading run \(runID)")
         guard !exists.rows.isEmpty else {

@@ -19,6 +19,8 @@ public struct PruneRequest: Sendable, Hashable {
     /// Remove nothing; report what would be removed.
     public var dryRun: Bool
 
+    /// A request to remove the runs that ended with one of `statuses` (by default succeeded, failed and cancelled)
+    /// before `endedBefore`, in seconds since the Unix epoch; a dry run removes nothing.
     public init(statuses: Set<String> = Self.defaultStatuses, endedBefore: Double, dryRun: Bool = false) {
         self.statuses = statuses
         self.endedBefore = endedBefore
@@ -36,6 +38,7 @@ public struct PruneReport: Sendable, Hashable {
     /// since the cutoff, and holding no run.
     public var workers: [String]
 
+    /// A report of the runs removed, their records in all, and the workers removed (none by default).
     public init(runIDs: [String], records: Int, workers: [String] = []) {
         self.runIDs = runIDs
         self.records = records
@@ -44,6 +47,10 @@ public struct PruneReport: Sendable, Hashable {
 }
 
 extension JournalDirectoryStore {
+    /// Removes the journals of the runs `request` names (for a dry run, only lists them), telling `removed` of each
+    /// run as its file goes; a journal another process holds is left alone.
+    /// - Throws: ``StoreError`` `storeUnavailable` when the directory cannot be listed or a journal cannot be removed
+    ///   (the ones removed before stay removed).
     public func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport {
         let statuses = Set(request.statuses.compactMap(JournalRunStatus.init(rawValue:)))
         do {

@@ -58,6 +58,7 @@ public struct RunFilter: Sendable, Hashable {
 
 /// What ``PostgresRunStore/submit(_:inputs:structureID:runID:answers:)`` did.
 public struct SubmittedRun: Sendable, Hashable {
+    /// The ID of the run submitted.
     public var runID: String
     /// False when the same submission was queued before (sent again): nothing was queued now.
     public var queuedNow: Bool
@@ -67,8 +68,12 @@ public struct SubmittedRun: Sendable, Hashable {
 
 /// One run as a store lists it.
 public struct StoredRun: Sendable, Hashable {
+    /// The ID that names the run in the store (`matterflow history RUN`).
     public var runID: String
+    /// The name of the workflow the run runs; nil when the store does not know it (a journal without a readable
+    /// `runStarted` record).
     public var workflow: String?
+    /// The structure the run acts on; nil when the store does not know it.
     public var structureID: String?
     /// `queued`, `running`, `succeeded`, `failed`, `cancelled`, `needsAttention`; for a journal directory also
     /// `interrupted`, `notStarted` and `unreadable` (see `docs/journal.md`).
@@ -77,11 +82,14 @@ public struct StoredRun: Sendable, Hashable {
     public var workerID: String?
     /// When the run began, in seconds since the Unix epoch.
     public var startedAt: Double?
+    /// How many journal records the run has (in a journal directory, its valid ones).
     public var recordCount: Int
     /// Whether recovery (or a worker's takeover) settled the run.
     public var recovered: Bool
     /// The final error, for failed and cancelled runs.
     public var error: JSONValue?
+    /// Remarks on the run for a person (damage found in its journal, what recovery or a worker noted); empty when
+    /// none.
     public var notes: [String]
     /// Whether a cancel was asked for (`matterflow cancel`; PostgreSQL): a queued or running run then takes its cancel
     /// path.
@@ -92,6 +100,7 @@ public struct StoredRun: Sendable, Hashable {
     /// another worker takes it over at its next look.
     public var leaseExpired = false
 
+    /// A run as a store lists it; ``finishedBy`` starts nil and ``leaseExpired`` false.
     public init(
         runID: String, workflow: String?, structureID: String?, status: String, workerID: String? = nil,
         startedAt: Double?, recordCount: Int, recovered: Bool, error: JSONValue?, notes: [String], cancelRequested: Bool = false
@@ -130,6 +139,7 @@ public struct StoredRun: Sendable, Hashable {
 
 /// A journal directory seen as a run store (what `--journal DIR` names).
 public struct JournalDirectoryStore: RunStore {
+    /// The journal directory the store reads.
     public let journal: RunJournal
 
     /// Opens an existing journal directory, creating nothing.
@@ -141,8 +151,11 @@ public struct JournalDirectoryStore: RunStore {
         }
     }
 
+    /// `journal directory` and the directory's path, for messages.
     public var name: String { "journal directory \(journal.directory)" }
 
+    /// The runs the filter keeps, read from every journal in the directory, oldest first.
+    /// - Throws: ``StoreError`` `storeUnavailable` when the directory cannot be listed.
     public func runs(_ filter: RunFilter) throws(StoreError) -> [StoredRun] {
         do {
             return filter.apply(to: try journal.runs().map(Self.storedRun), status: \.status, startedAt: \.startedAt)
@@ -163,6 +176,9 @@ public struct JournalDirectoryStore: RunStore {
             recovered: summary.recovered, error: summary.error, notes: summary.notes)
     }
 
+    /// One run's valid journal records, in order, read from its file (a torn last record left out).
+    /// - Throws: ``StoreError`` `runNotFound` when the directory has no journal for the run, `storeUnavailable` when it
+    ///   cannot be read.
     public func records(of runID: String) throws(StoreError) -> [JournalRecord] {
         do {
             return try journal.read(runID: runID).records

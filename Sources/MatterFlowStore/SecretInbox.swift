@@ -35,8 +35,10 @@ public struct SecretInbox: Sendable {
         }
     }
 
+    /// The directory the inbox's files are in, without a trailing `/` (the root stays `/`).
     public let directory: String
 
+    /// An inbox in `directory`, a trailing `/` dropped; nothing is created or checked.
     public init(directory: String) {
         self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
     }

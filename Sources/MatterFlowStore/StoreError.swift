@@ -1,5 +1,6 @@
 /// A run store problem, with a stable code and a message that says what to do (codes in `docs/store.md`).
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Stable codes (documented in `docs/store.md`).
     public enum Code: String, Sendable, Hashable {
         /// The store cannot be reached or refused the connection.
         case storeUnavailable
@@ -37,14 +38,18 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case damagedRecords
     }
 
+    /// What kind of problem it is: a stable code scripts may rely on.
     public var code: Code
+    /// What went wrong and what to do about it, for a person.
     public var message: String
 
+    /// Creates an error with a stable code and a message for a person.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// `code: message`, on one line.
     public var description: String { "\(code.rawValue): \(message)" }
 
     /// The store has no run `runID`.

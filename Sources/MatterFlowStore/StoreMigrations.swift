@@ -6,8 +6,11 @@
 public enum StoreMigrations {
     /// One migration: its version (1, 2, ...), a name and its SQL.
     public struct Migration: Sendable {
+        /// The migration's number, from 1; migrations apply in its order, and `matterflow_migrations` records it.
         public var version: Int
+        /// What the migration changes, in a few words, as `matterflow_migrations` records it.
         public var name: String
+        /// The SQL the migration runs, one or more statements.
         public var sql: String
     }
 
@@ -206,8 +209,10 @@ public struct StoreMigrator: Sendable {
         public var version: Int
     }
 
+    /// The connection the migrator's commands run on.
     public let connection: PostgresConnection
 
+    /// A migrator that works through `connection`.
     public init(connection: PostgresConnection) {
         self.connection = connection
     }

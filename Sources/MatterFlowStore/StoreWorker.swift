@@ -7,6 +7,8 @@ import Synchronization
 /// with their records in the store, heartbeats their leases, and settles the runs of workers whose leases ran out
 /// with the same reconcile-then-cancel-or-resume logic as `matterflow recover` (see `docs/store.md`).
 public final class StoreWorker: Sendable {
+    /// Gives the hub for a structure's runs. A throw means no hub for it: the run is handed back to be claimed again
+    /// later, and one that has not begun fails `hubUnreachable` without a call after repeated failures.
     public typealias HubProvider = @Sendable (StructureID) async throws -> any Hub
 
     struct State {
@@ -28,7 +30,9 @@ public final class StoreWorker: Sendable {
         var started = false
     }
 
+    /// The store whose runs the worker claims, runs and settles.
     public let store: PostgresRunStore
+    /// How the worker runs, fixed for its life.
     public let options: WorkerOptions
     let hubs: HubProvider
     let committer: GroupCommitter

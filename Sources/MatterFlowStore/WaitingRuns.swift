@@ -3,6 +3,7 @@ import MatterFlowJournal
 
 /// A run that waits for answers, with the questions it waits for (`matterflow runs --store URL --waiting`).
 public struct WaitingRun: Sendable {
+    /// The waiting run as the store lists it.
     public var run: StoredRun
     /// The questions, in the order asked (``WaitingQuestion/waiting(in:)``).
     public var questions: [WaitingQuestion]

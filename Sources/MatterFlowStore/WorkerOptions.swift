@@ -44,6 +44,9 @@ public struct WorkerOptions: Sendable {
     /// the connection breaks then (tests of a lost reply).
     var dropsClaimReply: (@Sendable (Int) -> Bool)? = nil
 
+    /// Options for the worker `workerID`; the others default to 32 runs at a time, 1000 waiting runs more, a 10 s
+    /// lease, a 5 s poll, a 30 s drain, no resuming, no secrets directory, the system clock and no log. Nothing is
+    /// checked here: ``problem`` says whether they are in range.
     public init(
         workerID: String, concurrency: Int = 32, maxWaiting: Int = 1000, leaseSeconds: Double = defaultLeaseSeconds, pollMilliseconds: Int = 5000,
         resume: Bool = false, secrets: SecretInbox? = nil, exitWhenIdle: Bool = false, drainSeconds: Double = 30,
@@ -78,5 +81,6 @@ public struct WorkerSummary: Sendable, Hashable {
     public var handedBack: Int = 0
     /// Journal records it wrote, and the transactions (group commits) that carried them.
     public var records: Int = 0
+    /// The transactions (group commits) that carried ``records``.
     public var transactions: Int = 0
 }
