@@ -290,8 +290,14 @@ public final class FileDescriptorChannel: LineChannel {
                     return nil
                 }
                 let line = state.queued[state.head]
+                state.queued[state.head] = []
                 state.head += 1
                 state.queuedBytes -= line.count
+                // A queue that never empties (a peer that keeps just up) drops the slots it has written.
+                if state.head > 64, state.head * 2 > state.queued.count {
+                    state.queued.removeFirst(state.head)
+                    state.head = 0
+                }
                 return line
             }
             guard let next else { return }
@@ -344,7 +350,9 @@ public final class FileDescriptorChannel: LineChannel {
                 if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
                 // A hub process that stopped reading has usually exited: its end says how (its status), which may
                 // take a moment to learn, so a sender hands the line to the queue to find out.
-                if errno == EPIPE, !isSocket { return waiting ? .failed(endOfInput()) : .blocked(bytes[offset...]) }
+                if errno == EPIPE, !isSocket {
+                    return waiting ? .failed("the hub stopped reading its input (\(endOfInput()))") : .blocked(bytes[offset...])
+                }
                 return .failed("writing to the hub failed: \(String(cString: strerror(errno)))")
             }
             offset += written

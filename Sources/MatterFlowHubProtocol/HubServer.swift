@@ -10,7 +10,8 @@ import Synchronization
 /// lines are answered with JSON-RPC errors and never end the connection. When the client's input ends, every
 /// request received before is still answered: a call still running finishes, or is cancelled (and answered with
 /// a `runCancelled` error) once it has run for its ``drainLimit(for:)`` after the end; then every subscription is
-/// ended and the connection closed. A line that breaks the framing ends the connection at once.
+/// ended and the connection closed. A line that breaks the framing ends the connection once the error answer to it
+/// has been written.
 public final class HubServer: Sendable {
     /// What the server says about itself in `initialize`.
     public struct Identity: Sendable {

@@ -131,8 +131,9 @@ public final class RemoteHub: ConnectedHub {
     /// Closes the connection (a child process is told to exit, see ``HubEndpoint``); open calls fail as
     /// `hubUnreachable`.
     public func close() async {
-        channel.close()
         fail(FlowError(.hubUnreachable, "the connection to the hub was closed"))
+        // Lines already sent (a cancel, an unsubscribe) still reach a hub that reads them.
+        channel.closeAfterSending()
         await onClose()
     }
 
@@ -336,8 +337,10 @@ public final class RemoteHub: ConnectedHub {
         "\(duration.components.seconds) s"
     }
 
-    /// Answers a pending call (once); on a shared clock, its task is woken as the clock's contract asks.
-    private func resolve(_ id: Int, _ reply: Reply) {
+    /// Answers a pending call (once); on a shared clock, its task is woken as the clock's contract asks. Returns
+    /// whether the call was still waiting (a watchdog may have given it up).
+    @discardableResult
+    private func resolve(_ id: Int, _ reply: Reply) -> Bool {
         let pending = state.withLock { state -> Pending? in
             guard let pending = state.pending.removeValue(forKey: id) else { return nil }
             if case .success(let result) = reply, let subscriber = pending.subscriber,
@@ -347,9 +350,10 @@ public final class RemoteHub: ConnectedHub {
             }
             return pending
         }
-        guard let pending else { return }
+        guard let pending else { return false }
         pending.watchdog?.cancel()
         pending.waker.wake(reply)
+        return true
     }
 
     /// Fails every open call, and every later one, with `error` (the first failure wins).
@@ -422,22 +426,23 @@ public final class RemoteHub: ConnectedHub {
             }
             return violation("the hub sent a response without an integer \"id\" (\(quoted()))")
         }
-        let (open, abandoned) = state.withLock { state in
-            state.pending[id] != nil ? (true, nil) : (false, state.abandoned.removeValue(forKey: id))
+        // A call answered just as its watchdog gave it up is answered: the watchdog then finds nothing to resolve.
+        let (method, abandoned) = state.withLock { state -> (String?, String?) in
+            let abandoned = state.abandoned.removeValue(forKey: id)
+            return (state.pending[id]?.method, abandoned)
         }
-        guard open else {
+        guard let method else {
             guard let abandoned else {
                 return violation("the hub answered request \(id), which was never sent or was already answered (\(quoted()))")
             }
-            // A subscription made after the client gave up on it is ended: nobody would hear its events.
-            if abandoned == "subscribe", let name = message["result"]?["subscription"]?.stringValue { sendUnsubscribe(name) }
+            endLateSubscription(abandoned, message["result"])
             return
         }
         if let error = message["error"] {
-            let method = state.withLock { $0.pending[id]?.method } ?? ""
             resolve(id, .failure(WireError.flowError(error, method: method)))
         } else if let result = message["result"] {
-            resolve(id, .success(result))
+            // The watchdog may have resolved it between the look above and now.
+            if !resolve(id, .success(result)) { endLateSubscription(method, result) }
         } else {
             violation("the hub answered request \(id) with neither \"result\" nor \"error\" (\(quoted()))")
         }
@@ -495,6 +500,12 @@ public final class RemoteHub: ConnectedHub {
         case .failure(let error):
             return FailedSubscription("the hub did not subscribe: \(error.message) [\(error.cause.rawValue)]")
         }
+    }
+
+    /// Ends a subscription the hub made for a `subscribe` call the client gave up on: nobody would hear its events.
+    private func endLateSubscription(_ method: String, _ result: JSONValue?) {
+        guard method == "subscribe", let name = result?["subscription"]?.stringValue else { return }
+        sendUnsubscribe(name)
     }
 
     /// Stops delivering a subscription's events and tells the hub, without waiting for its answer.

@@ -1,9 +1,10 @@
 import Synchronization
 
 /// A run's subscription to its hub's events, made while the run may be cancelled. The run waits for the hub's answer
-/// unless it is cancelled first: it then goes on to its cancel path at once, and the subscription joins it when the
-/// hub answers, so that waits on the cancel path still hear events. A subscription the hub refuses or fails is told
-/// to the run's inbox, whose first wait warns of it.
+/// unless it is cancelled first: it then goes on to its cancel path at once, the call is cancelled (a hub's answer
+/// within the cancel's grace still counts), and a subscription the hub makes joins the run when it comes, so that
+/// waits on the cancel path still hear events. A subscription the hub refuses or fails is told to the run's inbox,
+/// whose first wait warns of it.
 final class RunSubscription: HubEventSubscription {
     private struct State {
         var subscription: (any HubEventSubscription)?
@@ -35,7 +36,10 @@ final class RunSubscription: HubEventSubscription {
             run.state.withLock { state in
                 if state.subscription == nil { state.call = call }
             }
-            let token = signal.onCancel { race.offer(()) }
+            let token = signal.onCancel {
+                call.cancel()
+                race.offer(())
+            }
             race.onDecided { signal.remove(token) }
         }
         return run
