@@ -29,6 +29,26 @@ import Testing
         return (remote, peer)
     }
 
+    /// The id of the `subscribe` request a scripted hub holds unanswered, once it came.
+    final class HeldSubscribe: Sendable {
+        private let request = Mutex<JSONValue?>(nil)
+        var id: JSONValue? { request.withLock { $0 } }
+        func hold(_ id: JSONValue?) { request.withLock { $0 = id } }
+    }
+
+    /// A client of a scripted hub that lists events and leaves `subscribe` for the test to answer.
+    static func remoteHoldingSubscribe(_ options: RemoteHub.Options) async throws -> (RemoteHub, ScriptedPeer, HeldSubscribe) {
+        let held = HeldSubscribe()
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message, events: true) { return }
+            if message["method"]?.stringValue == "subscribe" { held.hold(message["id"]) }
+        }
+        let remote = RemoteHub(channel: clientEnd, options: options)
+        try await remote.initialize()
+        return (remote, peer, held)
+    }
+
     @Test func aSubscriptionTheHubRefusesIsAWarningAtTheRunsFirstWaitNotASilentTimeout() async throws {
         let (remote, _) = try await Self.remote { id in
             ["jsonrpc": "2.0", "id": id, "error": WireError.json(FlowError(.hubFailure, "events are switched off"))]
@@ -82,14 +102,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func aSubscriptionAnsweredAfterTheRunsCancelStillFeedsItsCancelPath() async throws {
-        let subscribeID = Mutex<JSONValue?>(nil)
-        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
-        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
-            if peer.answerInitialize(message, events: true) { return }
-            if message["method"]?.stringValue == "subscribe" { subscribeID.withLock { $0 = message["id"] } }
-        }
-        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
-        try await remote.initialize()
+        let (remote, peer, subscribe) = try await Self.remoteHoldingSubscribe(.init(silenceLimit: nil))
         let workflow = try WorkflowEngine().load(
             text: #"""
                 {"workflow": "t", "version": 1, "start": "wait", "onCancel": "cleanup", "states": {
@@ -103,12 +116,12 @@ import Testing
                 """#, baseDirectory: "/")
         let handle = try WorkflowEngine().start(
             workflow, inputs: [:], on: remote, options: RunOptions(structureID: "s", clock: ManualClock()))
-        while subscribeID.withLock({ $0 }) == nil { await Task.yield() }
+        while subscribe.id == nil { await Task.yield() }
         handle.cancel()
         for await event in handle.events {
             guard case .waitStarted("cleanup", _, _) = event.kind else { continue }
             // The run waits on its cancel path: the hub answers the subscription now, and reports an event.
-            peer.send(["jsonrpc": "2.0", "id": try #require(subscribeID.withLock { $0 }), "result": ["subscription": "sub-1"]])
+            peer.send(["jsonrpc": "2.0", "id": try #require(subscribe.id), "result": ["subscription": "sub-1"]])
             peer.send([
                 "jsonrpc": "2.0", "method": "event",
                 "params": [
@@ -125,20 +138,14 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func aSubscriptionTheHubMakesAfterTheClientGaveUpOnItIsEnded() async throws {
-        let subscribeID = Mutex<JSONValue?>(nil)
-        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
-        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
-            if peer.answerInitialize(message, events: true) { return }
-            if message["method"]?.stringValue == "subscribe" { subscribeID.withLock { $0 = message["id"] } }
-        }
-        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil, cancelGrace: .milliseconds(50)))
-        try await remote.initialize()
+        let (remote, peer, subscribe) = try await Self.remoteHoldingSubscribe(
+            .init(silenceLimit: nil, cancelGrace: .milliseconds(50)))
         let subscribing = Task { await remote.subscribe(structure: "s") { _ in } }
-        while subscribeID.withLock({ $0 }) == nil { await Task.yield() }
+        while subscribe.id == nil { await Task.yield() }
         subscribing.cancel()
         // The hub answers neither the cancel nor, within the grace, the call: the client gives it up.
         #expect(await subscribing.value.failure != nil)
-        peer.send(["jsonrpc": "2.0", "id": try #require(subscribeID.withLock { $0 }), "result": ["subscription": "sub-9"]])
+        peer.send(["jsonrpc": "2.0", "id": try #require(subscribe.id), "result": ["subscription": "sub-9"]])
         while !peer.received.contains(where: { $0.contains(#""method":"unsubscribe""#) && $0.contains(#""sub-9""#) }) {
             await Task.yield()
         }
