@@ -37,8 +37,11 @@ public enum BenchmarkReport {
 
     /// A figure more than `tolerance` worse than its baseline.
     public struct Regression: Sendable, Equatable {
+        /// The figure's benchmark name (``BenchmarkResult/name``).
         public var name: String
+        /// The figure's median in the baseline JSON.
         public var baseline: Double
+        /// The figure's median in the results compared, in the same unit.
         public var current: Double
     }
 

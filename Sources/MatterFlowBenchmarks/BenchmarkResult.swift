@@ -8,7 +8,9 @@ public struct BenchmarkResult: Sendable {
     public var name: String
     /// The unit of ``median`` and ``p99`` (for example `µs/transition`).
     public var unit: String
+    /// The median of the measured values, in ``unit``.
     public var median: Double
+    /// The 99th percentile of the measured values, in ``unit``.
     public var p99: Double
     /// Operations per second at the median, when it is a throughput figure.
     public var perSecond: Double?
@@ -21,10 +23,14 @@ public struct BenchmarkResult: Sendable {
 
     /// A figure's target: `value` with the comparison the figure must satisfy.
     public struct Target: Sendable {
+        /// The target in words (`≤ 1 µs median`).
         public var description: String
+        /// Whether the figure met the target.
         public var met: Bool
     }
 
+    /// A result named `name` with its median and 99th percentile in `unit`; by default lower is better, with no
+    /// throughput, extra figures or target.
     public init(
         name: String, unit: String, median: Double, p99: Double, perSecond: Double? = nil, extra: [String: Double] = [:],
         lowerIsBetter: Bool = true, target: Target? = nil

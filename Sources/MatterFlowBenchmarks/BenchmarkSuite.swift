@@ -14,6 +14,8 @@ public struct BenchmarkSuite: Sendable {
     /// How much work each figure does; tests use a small scale.
     public var scale: Double
 
+    /// A suite over the workflows in `workflowsDirectory`; `matterflowExecutable` nil skips the whole-process validate
+    /// figure, and `scale` multiplies the work (1 by default).
     public init(workflowsDirectory: String, matterflowExecutable: String?, scale: Double = 1) {
         self.workflowsDirectory = workflowsDirectory
         self.matterflowExecutable = matterflowExecutable

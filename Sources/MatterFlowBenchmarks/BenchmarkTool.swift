@@ -5,6 +5,7 @@ import MatterFlowJSON
 /// `matterflow-bench --waiting-runs [N]`, or `matterflow-bench --recovered-runs [N]`, or
 /// `matterflow-bench --hold-waiting-runs N DIR`, or `matterflow-bench --worker-baseline none|journal RUNS CONCURRENCY [DIR]`.
 public enum BenchmarkTool {
+    /// The usage text: printed by `--help`, and after an error in the arguments.
     public static let usage = """
         USAGE: swift run -c release matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]
 

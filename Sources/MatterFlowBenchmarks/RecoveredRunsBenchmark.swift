@@ -14,6 +14,7 @@ import MatterFlowJournal
 public struct RecoveredRunsBenchmark: Sendable {
     /// What one measurement found.
     public struct Report: Sendable {
+        /// How many runs were journaled waiting before the process died.
         public var runs: Int
         /// Runs recovery put into the new pool.
         public var handedOver: Int
@@ -21,15 +22,19 @@ public struct RecoveredRunsBenchmark: Sendable {
         public var waiting: Int
         /// Resident memory added by recovering the runs into the new pool (all waiting), in bytes.
         public var residentBytes: Int
+        /// How long recovery took to read the journals and hand the runs over to the new pool, in seconds.
         public var recoverSeconds: Double
         /// From the first event delivered to the last run ended (its journal closed).
         public var wakeSeconds: Double
         /// Runs that ended as their event says, with their journal ending in `recoveryFinished`.
         public var finished: Int
 
+        /// Whether every run was handed over, waited for its event and ended as it says.
         public var passed: Bool { handedOver == runs && waiting == runs && finished == runs }
+        /// Resident memory per run (``residentBytes`` over ``runs``), in bytes.
         public var bytesPerRun: Double { Double(residentBytes) / Double(max(1, runs)) }
 
+        /// The report as the benchmark prints it, one figure per line.
         public var text: String {
             """
             recovered runs    \(runs) journaled runs waiting for an event when their process died; \(handedOver) put into a new pool, \(waiting) waiting there
@@ -51,12 +56,17 @@ public struct RecoveredRunsBenchmark: Sendable {
         }}
         """#
 
+    /// How many runs to journal and recover.
     public var runs: Int
 
+    /// A measurement over `runs` runs.
     public init(runs: Int) {
         self.runs = runs
     }
 
+    /// Journals the runs waiting, copies the journals as a dead process leaves them, recovers the copy into a new pool
+    /// and wakes every run with its event. Throws when a file in its temporary directory cannot be written, copied
+    /// or read, or a run cannot be journaled.
     public func run() async throws -> Report {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matterflow-recovered-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

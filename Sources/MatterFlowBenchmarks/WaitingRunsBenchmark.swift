@@ -8,9 +8,11 @@ import MatterFlowJSON
 public struct WaitingRunsBenchmark: Sendable {
     /// What one measurement found.
     public struct Report: Sendable {
+        /// How many runs were submitted.
         public var runs: Int
         /// Resident memory added by submitting the runs (all waiting), in bytes.
         public var residentBytes: Int
+        /// How long submitting the runs took, in seconds.
         public var submitSeconds: Double
         /// From the first event delivered to the last run ended.
         public var wakeSeconds: Double
@@ -26,8 +28,10 @@ public struct WaitingRunsBenchmark: Sendable {
         /// Whether every run waited and then ended as what woke it says.
         public var passed: Bool { mismatched == 0 && notWaiting == 0 }
 
+        /// Resident memory per run (``residentBytes`` over ``runs``), in bytes.
         public var bytesPerRun: Double { Double(residentBytes) / Double(max(1, runs)) }
 
+        /// The report as the benchmark prints it, one figure per line.
         public var text: String {
             let succeeded = outcomes[.succeeded, default: 0]
             let failed = outcomes[.failed, default: 0]
@@ -98,8 +102,10 @@ public struct WaitingRunsBenchmark: Sendable {
         }
     }
 
+    /// How many runs to submit.
     public var runs: Int
 
+    /// A measurement over `runs` runs.
     public init(runs: Int) {
         self.runs = runs
     }

@@ -4,6 +4,7 @@ import MatterFlowJSON
 
 /// Exit codes of the `matterflow` command.
 public enum ExitCode {
+    /// The command succeeded: for `run`, the workflow succeeded; for `test`, every fixture passed.
     public static let success: Int32 = 0
     /// The workflow failed or was cancelled; for `test`, a fixture failed.
     public static let failure: Int32 = 1
@@ -19,7 +20,9 @@ public enum ExitCode {
 
 /// What the CLI may touch beyond its arguments, injectable for in-process tests.
 public struct ToolEnvironment: Sendable {
+    /// Where the command writes its results.
     public var standardOutput: any TextSink
+    /// Where the command writes diagnostics and errors.
     public var standardError: any TextSink
     /// Route SIGINT, SIGTERM and SIGHUP to a cancel of the running workflow (the real process does; tests need not).
     public var handlesInterrupts: Bool
@@ -31,6 +34,8 @@ public struct ToolEnvironment: Sendable {
     /// The wall-clock time, in seconds since the Unix epoch (what `store prune --older-than` counts back from).
     public var now: @Sendable () -> Double
 
+    /// By default: the process's standard output and error, no interrupt handling, no injected clock (`--clock`
+    /// chooses), no terminal, and the system's wall-clock time.
     public init(
         standardOutput: any TextSink = StandardStream.output, standardError: any TextSink = StandardStream.error,
         handlesInterrupts: Bool = false, clock: (any WorkflowClock)? = nil, terminal: (any PromptTerminal)? = nil,
@@ -59,6 +64,7 @@ extension ToolEnvironment {
 
 /// The `matterflow` command: `main.swift` calls this and exits with what it returns.
 public enum MatterflowTool {
+    /// The tool's version: what `matterflow --version` prints, and the client version given to a remote hub.
     public static let version = "0.1.0"
 
     static let commands: [CommandSpec] = [

@@ -28,6 +28,7 @@ public struct CustomOperationRule: Sendable, Hashable {
     /// What happens to a matching call.
     public var effect: Effect
 
+    /// A rule for calls of `operation` whose attempt number lies in `attempts` (every attempt by default).
     public init(_ operation: String, attempts: ClosedRange<Int> = 1...Int.max, _ effect: Effect) {
         self.operation = operation
         self.attempts = attempts

@@ -189,8 +189,11 @@ public struct FixtureRunner: Sendable {
 /// every fixture unchanged. `connect` gets the fixture's hub and the run's (virtual) clock, and returns the hub the
 /// run uses and what to do once the run has ended.
 public struct FixtureHubTransport: Sendable {
+    /// Gets the fixture's hub and the run's clock; returns the hub the run uses, and what to do once the run has
+    /// ended.
     public var connect: @Sendable (_ hub: any Hub, _ clock: any WorkflowClock) async throws -> (any Hub, @Sendable () async -> Void)
 
+    /// A transport that puts the fixture's hub behind `connect`.
     public init(connect: @escaping @Sendable (any Hub, any WorkflowClock) async throws -> (any Hub, @Sendable () async -> Void)) {
         self.connect = connect
     }

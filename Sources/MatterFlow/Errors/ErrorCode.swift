@@ -3,8 +3,10 @@
 /// Codes are deliberately coarse; the specific reason travels in ``FlowError/cause``. Workflows route errors by
 /// either. The set is closed for version 1 of the workflow language: ``ErrorCode/all`` lists it.
 public struct ErrorCode: Sendable, Hashable, RawRepresentable, CustomStringConvertible, Comparable {
+    /// The code's name, as workflows write it (`unavailable`).
     public let rawValue: String
 
+    /// The code named `rawValue`; nil if it is not one of ``all``.
     public init?(rawValue: String) {
         guard Self.all.contains(where: { $0.rawValue == rawValue }) else { return nil }
         self.rawValue = rawValue
@@ -12,8 +14,10 @@ public struct ErrorCode: Sendable, Hashable, RawRepresentable, CustomStringConve
 
     private init(_ rawValue: String) { self.rawValue = rawValue }
 
+    /// The code's name.
     public var description: String { rawValue }
 
+    /// Orders codes by name.
     public static func < (lhs: ErrorCode, rhs: ErrorCode) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The caller lacks permission (for example, the user has not granted access to the structure).

@@ -4,6 +4,7 @@ import MatterFlowJSON
 /// A path to draw over a graph: the states a run entered (read from its `--trace jsonl` output) or a path the
 /// validator printed, as qualified state names (`commission/rememberFailure`) in order.
 public struct GraphHighlight: Sendable, Hashable {
+    /// The states of the path in order, as qualified names (`commission/rememberFailure`).
     public var states: [String]
     /// The top-level workflow a trace is of; nil for a path written out.
     public var workflow: String?
@@ -15,6 +16,8 @@ public struct GraphHighlight: Sendable, Hashable {
     /// file (a key, a dataset) given by mistake.
     public var quotesStates = true
 
+    /// A path through `states`; `workflow` is the workflow a trace is of (nil for a path written out), `source` names
+    /// the path in errors.
     public init(states: [String], workflow: String? = nil, source: String = "--highlight-path", warnings: [Diagnostic] = []) {
         self.states = states
         self.workflow = workflow

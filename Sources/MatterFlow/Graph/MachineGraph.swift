@@ -2,6 +2,7 @@
 public enum MachineGraph {
     /// A machine the CLI can draw: `matterflow graph --machine NAME`.
     public struct Machine: Sendable {
+        /// The name `matterflow graph --machine` takes (`commissioning-session`, `epskc`, `thread-membership`, `run`).
         public var name: String
         /// States drawn as holding something (an open session, an active key).
         public var activeStates: Set<String>

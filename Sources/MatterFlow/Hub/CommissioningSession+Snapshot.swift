@@ -1,11 +1,18 @@
 /// A plain, storable copy of a ``CommissioningSession`` for persisted hub state.
 public struct CommissioningSessionSnapshot: Sendable, Hashable {
+    /// The session's state.
     public var phase: CommissioningSession.Phase
+    /// The open or last session's identifier; nil only when `idle`.
     public var sessionID: String?
+    /// The add-device request's topology, in the `requested` to `configured` phases.
     public var topology: Topology?
+    /// The device being commissioned, in the `commissioning` phase.
     public var commissioningID: String?
+    /// Devices commissioned and not yet completed, in the `commissioned` and `configured` phases.
     public var deviceIDs: [String]
+    /// The device's chosen name, in the `configured` phase.
     public var deviceName: String?
+    /// The device's chosen room, in the `configured` phase; nil also when no room was chosen.
     public var roomName: String?
     /// Who opened the session, when the hub knows (the run ID from ``HubCallContext``); recovery uses it to tell a
     /// run's own session from another client's. Hub bookkeeping: not part of the state machine.
@@ -14,6 +21,7 @@ public struct CommissioningSessionSnapshot: Sendable, Hashable {
     /// the hub does not track it. Hub bookkeeping: not part of the state machine (see ``SessionLease``).
     public var leaseExpiresAt: Double?
 
+    /// A snapshot in `phase`; ``CommissioningSession/init(restoring:)`` throws unless it holds what that phase needs.
     public init(
         phase: CommissioningSession.Phase, sessionID: String? = nil, topology: Topology? = nil,
         commissioningID: String? = nil, deviceIDs: [String] = [], deviceName: String? = nil, roomName: String? = nil

@@ -34,6 +34,7 @@ public struct HubCallContext: Sendable, Hashable {
     /// the run's own timeout, its cancel and the run's wait for the call to end all come first.
     public var timeout: Duration?
 
+    /// The context of a call of run `runID` with `idempotencyKey`; the rest is nil unless given.
     public init(
         runID: String, idempotencyKey: String, expectedSessionID: String? = nil, element: String? = nil,
         timeout: Duration? = nil

@@ -11,7 +11,9 @@ public protocol RecoverableHub: Hub {
 
 /// An active commissioning session as its hub reports it to recovery.
 public struct HubSessionInfo: Sendable, Hashable {
+    /// The session's identifier, as `prepareCommissioning` returned it.
     public var sessionID: String
+    /// The phase the session is in (an active one).
     public var phase: CommissioningSession.Phase
     /// The run that opened it (``HubCallContext/runID``), when known.
     public var owner: String?
@@ -22,6 +24,7 @@ public struct HubSessionInfo: Sendable, Hashable {
     /// The chosen device name once `configured`.
     public var deviceName: String?
 
+    /// A session as the hub reports it; `owner` is nil when the hub does not know who opened it.
     public init(
         sessionID: String, phase: CommissioningSession.Phase, owner: String?, pendingDeviceIDs: [String],
         commissioningID: String? = nil, deviceName: String? = nil

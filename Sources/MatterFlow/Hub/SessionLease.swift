@@ -26,6 +26,7 @@ public struct SessionExpiry: Sendable, Hashable {
     /// Devices it had commissioned and not completed; the hub removes them, as for a cancel.
     public var releasedDeviceIDs: [String]
 
+    /// The expiry of session `sessionID` in `phase`, taking `releasedDeviceIDs` with it.
     public init(sessionID: String, phase: CommissioningSession.Phase, releasedDeviceIDs: [String]) {
         self.sessionID = sessionID
         self.phase = phase

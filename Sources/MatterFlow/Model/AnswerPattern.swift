@@ -51,9 +51,12 @@ public struct AnswerPattern: Sendable, Hashable, CustomStringConvertible {
         program.matches(text.unicodeScalars)
     }
 
+    /// The pattern as written (``source``).
     public var description: String { source }
 
+    /// Patterns are equal when written the same (their ``source``), not when they match the same answers.
     public static func == (lhs: AnswerPattern, rhs: AnswerPattern) -> Bool { lhs.source == rhs.source }
 
+    /// Hashes the pattern as written (``source``).
     public func hash(into hasher: inout Hasher) { hasher.combine(source) }
 }

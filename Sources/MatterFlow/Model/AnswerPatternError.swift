@@ -8,10 +8,13 @@ public struct AnswerPatternError: Error, Sendable, Hashable, CustomStringConvert
     /// What is wrong and what to write instead.
     public var message: String
 
+    /// An error at the 1-based `position` of the pattern (in Unicode scalars); `message` says what is wrong and what to
+    /// write instead.
     public init(position: Int, _ message: String) {
         self.position = position
         self.message = message
     }
 
+    /// `at character N of the pattern: message`.
     public var description: String { "at character \(position) of the pattern: \(message)" }
 }

@@ -17,6 +17,7 @@ public struct AskState: Sendable {
     public var result: String?
     /// How long to wait; required, so no path waits forever.
     public var timeoutSeconds: Double
+    /// The state after an answer arrives.
     public var next: String
     /// Where the run goes when no answer arrives in time.
     public var onTimeout: String

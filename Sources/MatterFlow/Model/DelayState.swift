@@ -13,7 +13,9 @@ public struct DelayState: Sendable {
         case until(Template, maxSeconds: Double)
     }
 
+    /// How long the delay lasts: a fixed time, or until a moment.
     public var length: Length
+    /// The state after the delay.
     public var next: String
     /// Where a moment that does not evaluate, is malformed, or lies further than `maxSeconds` ahead leads
     /// (`invalidArgument`/`invalidArgumentValue`); without a matching route the level fails with it.
@@ -30,6 +32,7 @@ public struct DelayState: Sendable {
 
 /// Why a value is not a moment.
 public struct TimestampError: Error, Sendable {
+    /// What is wrong with the value.
     public var message: String
 
     init(_ message: String) {

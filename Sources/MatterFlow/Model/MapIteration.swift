@@ -23,6 +23,8 @@ public struct MapIteration: Sendable {
     /// How many elements may fail while the map still succeeds; 0 stops at the first failure.
     public var tolerateFailures: Int
 
+    /// A map over `items`, each bound as `elementName`; the defaults run elements one after another and stop at the
+    /// first failure.
     public init(items: Template, elementName: String, maxItems: Int, concurrency: Int = 1, tolerateFailures: Int = 0) {
         self.items = items
         self.elementName = elementName

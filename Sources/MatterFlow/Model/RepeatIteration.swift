@@ -12,6 +12,8 @@ public struct RepeatIteration: Sendable {
     /// The wait between two runs of the body, on the run's clock (0 to one day).
     public var delaySeconds: Double
 
+    /// Polling that runs the body until `until` holds, at most `maxIterations` times, `delaySeconds` apart (none by
+    /// default).
     public init(until: Condition, maxIterations: Int, delaySeconds: Double = 0) {
         self.until = until
         self.maxIterations = maxIterations

@@ -19,7 +19,9 @@ public indirect enum Template: Sendable {
 
     /// A problem found while reading a template, with the JSON pointer of the string.
     public struct ParseError: Error, Sendable {
+        /// The JSON pointer of the string holding the malformed reference.
         public var pointer: String
+        /// What is wrong with the reference.
         public var message: String
     }
 

@@ -19,6 +19,8 @@ public struct WorkflowEdge: Sendable, Hashable {
         /// A wait state's timeout passed.
         case timeout
 
+        /// The edge's label in graphs and printed paths: `next`, `choice[N]`, `default`, `onError[N]` followed by
+        /// the names the route matches joined by `|`, `cancel`, `event VALUE`, `event otherwise`, `timeout`.
         public var description: String {
             switch self {
             case .next: "next"

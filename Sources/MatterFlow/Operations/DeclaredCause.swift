@@ -12,6 +12,7 @@ public struct DeclaredCause: Sendable, Hashable {
     /// What the cause means, for `matterflow operations`.
     public var meaning: String
 
+    /// Declares `cause` as belonging to `code`, with what it means for `matterflow operations`.
     public init(_ cause: ErrorCause, code: ErrorCode, meaning: String) {
         self.cause = cause
         self.code = code

@@ -44,9 +44,11 @@ public struct GuardDescriptor: Sendable {
         }
     }
 
+    /// The name steps list in their `guards`.
     public var name: String
     /// One line for `matterflow operations`.
     public var summary: String
+    /// What the guard reads and the condition that must hold over it.
     public var check: Check
     /// The cause the guard raises when its condition does not hold.
     public var cause: ErrorCause
@@ -56,6 +58,7 @@ public struct GuardDescriptor: Sendable {
     /// `causes` that the guard names).
     public var declaredCauses: [DeclaredCause]
 
+    /// A guard named `name`; `declaredCauses` declares the causes it raises that the engine does not know.
     public init(
         name: String, summary: String, check: Check, cause: ErrorCause, message: String, declaredCauses: [DeclaredCause] = []
     ) {

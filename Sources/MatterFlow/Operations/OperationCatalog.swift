@@ -25,6 +25,7 @@ public struct OperationCatalog: Sendable {
         let errorSeed = Mutex<PossibleErrorTable.Seed?>(nil)
     }
 
+    /// A catalog of `operations`, in order (a later one of the same name replaces an earlier one), and custom `events`.
     public init(_ operations: [OperationDescriptor], events: [EventDescriptor] = []) {
         self.operations = []
         self.byName = [:]

@@ -12,10 +12,12 @@ public struct OrderRequirement: Sendable, Hashable, CustomStringConvertible {
         case supportCheck
     }
 
+    /// Where one of ``operations`` must have happened: earlier in the session, or in a support check.
     public var scope: Scope
     /// Any one of these satisfies the requirement.
     public var operations: [String]
 
+    /// A requirement that one of `operations` come first, within `scope`.
     public init(_ scope: Scope, _ operations: [String]) {
         self.scope = scope
         self.operations = operations

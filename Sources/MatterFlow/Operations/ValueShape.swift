@@ -12,10 +12,14 @@ public indirect enum ValueShape: Sendable, Hashable, CustomStringConvertible {
 
     /// A named member of an object shape.
     public struct Field: Sendable, Hashable {
+        /// The member's key.
         public var name: String
+        /// The shape of the member's value.
         public var shape: ValueShape
+        /// What the member holds, in a few words (a catalog file's field `description`).
         public var summary: String
 
+        /// A member `name` of `shape`, described by `summary`.
         public init(_ name: String, _ shape: ValueShape, _ summary: String) {
             self.name = name
             self.shape = shape
@@ -35,6 +39,7 @@ public indirect enum ValueShape: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The shape in words: `string`, `array of integer`, `object {deviceIDs, name}`, `any`.
     public var description: String {
         switch self {
         case .string: "string"

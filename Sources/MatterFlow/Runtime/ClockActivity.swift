@@ -116,6 +116,7 @@ public final class ClockHandover: Sendable {
 
     private let state = Mutex(State.running)
 
+    /// A handover to pass to ``WorkflowClock/task(handingOverTo:_:)``, before the task starts.
     public init() {}
 
     /// Called by the task as it ends: its activity ends, unless a caller waits for it, to whom it passes.

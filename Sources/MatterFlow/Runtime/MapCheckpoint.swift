@@ -13,6 +13,8 @@ public struct MapCheckpoint: Sendable, Hashable {
     /// The elements running at once, in the order they started; empty for a map that runs one at a time.
     public var running: [Int]
 
+    /// Progress at element `index`, with the results of the elements that ended and the elements running (none by
+    /// default).
     public init(index: Int, results: [JSONValue], running: [Int] = []) {
         self.index = index
         self.results = results

@@ -8,11 +8,14 @@ public struct Question: Sendable {
     public var state: String
     /// The prompt, with its references filled in.
     public var prompt: String
+    /// The kind of answer expected, with a choice's list resolved.
     public var schema: QuestionSchema
     /// Whether the answer is a secret (redacted in events, journals and checkpoints).
     public var secret: Bool
+    /// How long the run waits for an answer, in seconds.
     public var timeoutSeconds: Double
 
+    /// A question named `name` that the ask state `state` asks, waiting at most `timeoutSeconds` for an answer.
     public init(name: String, state: String, prompt: String, schema: QuestionSchema, secret: Bool, timeoutSeconds: Double) {
         self.name = name
         self.state = state
@@ -113,9 +116,12 @@ public struct Question: Sendable {
 public enum QuestionSchema: Sendable {
     /// One choice: what is shown, and the value an answer gives.
     public struct Choice: Sendable {
+        /// What the person is shown for this choice.
         public var label: String
+        /// The value choosing it gives as the answer.
         public var value: JSONValue
 
+        /// A choice shown as `label` that answers `value`.
         public init(label: String, value: JSONValue) {
             self.label = label
             self.value = value
@@ -228,17 +234,21 @@ public struct AnswerError: Error, Sendable, CustomStringConvertible {
         case noPendingQuestion
     }
 
+    /// Whether the answer does not fit or no question of that name waits.
     public var code: Code
     /// The question's name.
     public var question: String
+    /// Why the answer was refused, for people; a secret answer is never repeated in it.
     public var message: String
 
+    /// A refusal of an answer to the question named `question`.
     public init(_ code: Code, question: String, _ message: String) {
         self.code = code
         self.question = question
         self.message = message
     }
 
+    /// `CODE: question "NAME": MESSAGE`.
     public var description: String { "\(code.rawValue): question \"\(question)\": \(message)" }
 
     /// No question called `name` waits; `waiting` is the one that does, if any.

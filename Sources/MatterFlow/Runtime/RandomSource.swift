@@ -40,10 +40,12 @@ private let lowercaseHexDigits = Array("0123456789abcdef".utf8)
 public final class SeededRandomSource: RandomSource {
     private let state: Mutex<UInt64>
 
+    /// A generator whose sequence `seed` fixes.
     public init(seed: UInt64) {
         state = Mutex(seed)
     }
 
+    /// The next word of the SplitMix64 sequence.
     public func next() -> UInt64 {
         state.withLock { state in
             state &+= 0x9E37_79B9_7F4A_7C15
@@ -57,8 +59,10 @@ public final class SeededRandomSource: RandomSource {
 
 /// The system's cryptographically secure generator.
 public struct SystemRandomSource: RandomSource {
+    /// The system's generator; it takes no seed.
     public init() {}
 
+    /// A word from `SystemRandomNumberGenerator`.
     public func next() -> UInt64 {
         var generator = SystemRandomNumberGenerator()
         return generator.next()

@@ -16,6 +16,7 @@
 public final class RunCancellation: Sendable {
     let signal = CancellationSignal()
 
+    /// A switch not yet cancelled.
     public init() {}
 
     /// Cancels the run.

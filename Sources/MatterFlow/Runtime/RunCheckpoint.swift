@@ -33,6 +33,8 @@ public struct RunCheckpoint: Sendable, Hashable {
     /// count and `maxIterations` bounds the whole run.
     public var repeatIteration: Int?
 
+    /// A checkpoint of the level `workflowPath` entering `state`; the defaults are those of a level off any cancel
+    /// path, outside map and repeat states, with no error set.
     public init(
         workflowPath: [String], state: String, inputs: JSONObject, variables: JSONObject, error: FlowError? = nil, cancelledIn: String? = nil,
         shielded: Bool = false, map: MapCheckpoint? = nil, element: String? = nil, repeatIteration: Int? = nil
@@ -162,6 +164,8 @@ public struct ElementPoint: Sendable {
     /// (`<runID>/<element>/<n>`).
     public var callsBefore: Int
 
+    /// Where element `index` continues from, its body's level first; the defaults are those of an element whose
+    /// state's work had not finished and that had made no hub call.
     public init(index: Int, levels: [RunCheckpoint], completedStep: JSONValue? = nil, callsBefore: Int = 0) {
         self.index = index
         self.levels = levels

@@ -51,6 +51,8 @@ public struct RunOptions: Sendable {
     /// ``observer`` is told of every event whatever this says.
     public var eventBufferLimit: Int?
 
+    /// Options for a run into `structureID`; by default on real time with the system's random source, a generated run
+    /// ID, secrets redacted and no observer.
     public init(
         structureID: StructureID, clock: any WorkflowClock = SystemClock(),
         random: any RandomSource = SystemRandomSource(), runID: String? = nil, showSecrets: Bool = false,

@@ -52,6 +52,7 @@ public final class RunPause: Sendable {
 
     private let state = Mutex(State())
 
+    /// A switch not yet requested.
     public init() {}
 
     /// Asks the run to park at its next checkpoint.

@@ -36,6 +36,7 @@ public protocol RunRecording: Sendable {
 }
 
 extension RunRecording {
+    /// Returns this recording itself: the element's calls and reports are told to the run's recording.
     public func recording(forElement element: String) -> any RunRecording { self }
     /// Keeps nothing of a secret answer.
     public func secretAnswered(_ question: Question, value: JSONValue) {}
@@ -102,9 +103,11 @@ extension RaceOutcome {
 public struct PreparedCall: Sendable {
     /// The workflow names from the run's workflow down to the level making the call.
     public let workflowPath: [String]
+    /// The state making the call.
     public let state: String
     /// The attempt's number, from 1.
     public let attempt: Int
+    /// The operation called, with every fact its descriptor declares.
     public let operation: OperationDescriptor
     /// The evaluated arguments, secret ones redacted unless the run shows secrets.
     public let shownArguments: JSONObject
@@ -115,6 +118,8 @@ public struct PreparedCall: Sendable {
     /// The run's secrets, which ``shownResult(_:)`` redacts; nil for a call built outside a run.
     let redaction: SecretValues?
 
+    /// A call built outside a run: ``shownResult(_:)`` redacts only the operation's secret result fields, knowing no
+    /// run secrets. `guardName` is nil for a state's own call.
     public init(
         workflowPath: [String], state: String, attempt: Int, operation: OperationDescriptor, shownArguments: JSONObject,
         context: HubCallContext, guardName: String? = nil

@@ -13,6 +13,7 @@ import MatterFlowJSON
 public struct TimeBudget: Sendable {
     /// One way a run can end, with the longest time it can take to get there.
     public struct End: Sendable, Hashable {
+        /// How a run reaches an end.
         public enum Kind: String, Sendable, Hashable, CaseIterable {
             /// A succeed state.
             case succeed
@@ -26,9 +27,11 @@ public struct TimeBudget: Sendable {
 
         /// The end state (or the state the error leaves, or where the cancel arrived).
         public var state: String
+        /// How the run reaches this end.
         public var kind: Kind
         /// Reached on the cancel path of a cancelled run.
         public var afterCancel: Bool
+        /// The longest a run can take to reach this end, in seconds.
         public var worstSeconds: Double
         /// The states of the longest path, from the start.
         public var path: [String]
@@ -39,6 +42,7 @@ public struct TimeBudget: Sendable {
     /// A call abandoned at its timeout or by a cancel may take this long to wind down (``StepRace``).
     public static let windDownSeconds = StepRace.gracePeriod.secondsValue
 
+    /// The workflow's name.
     public var workflow: String
     /// Every end, normal runs first, in the order of the states.
     public var ends: [End]

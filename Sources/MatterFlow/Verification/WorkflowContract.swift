@@ -19,6 +19,7 @@ public struct WorkflowContract: Sendable, Hashable {
     /// Whether a succeed state may be reached with the commissioning session still open.
     public var sessionOnSuccess: SessionOnSuccess?
 
+    /// A contract; the defaults are those of a workflow without the contract keys.
     public init(handleAllErrors: Bool = false, deadlineSeconds: Double? = nil, sessionOnSuccess: SessionOnSuccess? = nil) {
         self.handleAllErrors = handleAllErrors
         self.deadlineSeconds = deadlineSeconds
@@ -50,6 +51,7 @@ public struct RepeatSafety: Sendable, Hashable {
     /// operation must declare it (``OperationDescriptor/idempotencyKey``) and the state must pass it.
     public var idempotencyKey: String
 
+    /// Repeats made safe by passing `idempotencyKey`, the name of the operation's argument the hub recognises them by.
     public init(idempotencyKey: String) {
         self.idempotencyKey = idempotencyKey
     }

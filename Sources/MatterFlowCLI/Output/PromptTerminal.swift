@@ -19,7 +19,9 @@ public protocol PromptTerminal: Sendable {
 extension PromptTerminal {
     /// A terminal that cannot hide what is typed reads a secret line as any other.
     public func readSecretLine() async -> String? { await readLine() }
+    /// False: the default reads a secret line as any other.
     public var hidesSecretInput: Bool { false }
+    /// Does nothing: the default hides nothing.
     public func restore() {}
 }
 
@@ -28,6 +30,7 @@ public struct StandardInputTerminal: PromptTerminal {
     /// The terminal's settings while a secret read has echo off; nil otherwise.
     private let hidden = SavedTerminalSettings()
 
+    /// Standard input, whether or not a person is there (see ``ifInteractive()``).
     public init() {}
 
     /// Standard input when both it and standard error are terminals (a person is there to answer); nil otherwise.
@@ -35,6 +38,7 @@ public struct StandardInputTerminal: PromptTerminal {
         isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1 ? StandardInputTerminal() : nil
     }
 
+    /// Reads the line on a thread of its own, so the waiting task blocks no other.
     public func readLine() async -> String? {
         await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             let reader = Thread { continuation.resume(returning: Swift.readLine(strippingNewline: true)) }
@@ -49,8 +53,10 @@ public struct StandardInputTerminal: PromptTerminal {
         return await readLine()
     }
 
+    /// True: ``readSecretLine()`` turns echo off.
     public var hidesSecretInput: Bool { true }
 
+    /// Puts back the terminal's settings if a secret read has echo off, and keeps echo on for later reads.
     public func restore() { hidden.close() }
 }
 
@@ -106,10 +112,12 @@ final class SavedTerminalSettings: Sendable {
 public final class ScriptedTerminal: PromptTerminal {
     private let lines: Mutex<[String]>
 
+    /// A terminal that reads `lines`, one per read, then reports end of input.
     public init(lines: [String]) {
         self.lines = Mutex(lines)
     }
 
+    /// The next line given in advance; nil once all have been read.
     public func readLine() async -> String? {
         lines.withLock { $0.isEmpty ? nil : $0.removeFirst() }
     }

@@ -18,6 +18,7 @@ extension TextSink {
     /// Writes a line.
     public func line(_ text: String) { write(text + "\n") }
 
+    /// Nil: the default never reports a failed write.
     public var writeFailure: String? { nil }
 }
 
@@ -37,8 +38,11 @@ public final class StandardStream: TextSink {
     /// Standard error.
     public static let error = StandardStream(descriptor: 2)
 
+    /// The system's reason (`strerror`) the first failed write gave; nil while every write has succeeded.
     public var writeFailure: String? { failure.withLock { $0 } }
 
+    /// Writes all of `text`, one writer at a time so that concurrent lines do not interleave; drops it once a write
+    /// has failed.
     public func write(_ text: String) {
         // One writer at a time, so lines from concurrent tasks do not interleave.
         failure.withLock { failure in
@@ -76,8 +80,10 @@ public final class StandardStream: TextSink {
 public final class CapturedText: TextSink {
     private let buffer = Mutex("")
 
+    /// An empty buffer.
     public init() {}
 
+    /// Appends `text` to the buffer.
     public func write(_ text: String) {
         buffer.withLock { $0 += text }
     }
