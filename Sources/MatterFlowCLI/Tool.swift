@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlow
+import MatterFlowHubProtocol
 import MatterFlowJSON
 
 /// Exit codes of the `matterflow` command.
@@ -24,7 +25,8 @@ public struct ToolEnvironment: Sendable {
     public var standardOutput: any TextSink
     /// Where the command writes diagnostics and errors.
     public var standardError: any TextSink
-    /// Route SIGINT, SIGTERM and SIGHUP to a cancel of the running workflow (the real process does; tests need not).
+    /// Route SIGINT, SIGTERM and SIGHUP to a cancel of the running workflow, and, as PID 1, reap orphaned processes
+    /// (the real process does; tests need not).
     public var handlesInterrupts: Bool
     /// The clock for runs and the simulated hub; nil lets `--clock` choose (virtual time unless `--clock real`).
     public var clock: (any WorkflowClock)?
@@ -103,6 +105,8 @@ public enum MatterflowTool {
     /// Output that could not be written (a full disk, a reader that went away) is said on standard error, and a
     /// command that would have exited 0 exits 1: what it printed is lost.
     @concurrent public static func main(arguments: [String], environment given: ToolEnvironment = ToolEnvironment()) async -> Int32 {
+        // The process's own concerns: as PID 1 (a container without an init) it reaps the orphans its hubs leave.
+        if given.handlesInterrupts { OrphanReaper.startIfInit() }
         let code = await execute(arguments: arguments, environment: given)
         guard let failure = given.standardOutput.writeFailure else { return code }
         given.standardError.line("error: the output could not be written to standard output (\(failure)); it is lost")

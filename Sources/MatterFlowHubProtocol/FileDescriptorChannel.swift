@@ -348,11 +348,9 @@ public final class FileDescriptorChannel: LineChannel {
             }
             if written < 0 {
                 if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
-                // A hub process that stopped reading has usually exited: its end says how (its status), which may
-                // take a moment to learn, so a sender hands the line to the queue to find out.
-                if errno == EPIPE, !isSocket {
-                    return waiting ? .failed("the hub stopped reading its input (\(endOfInput()))") : .blocked(bytes[offset...])
-                }
+                // A hub process that stopped reading has usually exited, which the reading side tells with its status;
+                // a sender hands the line to the queue, whose failure waits for that.
+                if errno == EPIPE, !isSocket { return waiting ? .failed(Self.stoppedReading) : .blocked(bytes[offset...]) }
                 return .failed("writing to the hub failed: \(String(cString: strerror(errno)))")
             }
             offset += written
@@ -366,8 +364,12 @@ public final class FileDescriptorChannel: LineChannel {
         socket ? Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) : Glibc.write(descriptor, bytes, count)
     }
 
+    /// Why writing to a pipe failed when its reader has gone.
+    private static let stoppedReading = "the hub stopped reading its input"
+
     /// Ends the channel after a line could not be written (a line written in part leaves the framing broken):
-    /// nothing more is sent, the receiver is told why, and the descriptors are released.
+    /// nothing more is sent, the receiver is told why, and the descriptors are released. A hub process that stopped
+    /// reading its pipe has usually exited: its end, with its status, is left a second to come from the reading side.
     private func fail(_ reason: String) {
         let first = state.withLock { state -> Bool in
             guard state.failure == nil else { return false }
@@ -382,10 +384,11 @@ public final class FileDescriptorChannel: LineChannel {
         guard first else { return }
         // Told on the writing queue: a sender that failed may hold the receiver's turn (a server answering from its
         // receiver), which the delivery waits for.
-        writer.async { [self] in
+        let tell: @Sendable () -> Void = { [self] in
             deliver(.closed("a line could not be sent: \(reason)"))
             state.withLock { release(&$0) }
         }
+        if reason == Self.stoppedReading { writer.asyncAfter(deadline: .now() + 1, execute: tell) } else { writer.async(execute: tell) }
     }
 
     /// Ends the channel at once: lines not yet written are dropped (a write under way stops within 100 ms), the peer

@@ -113,6 +113,10 @@ final class ChildProcess: Sendable {
     /// Seeing the end, reaping and signalling happen under this lock.
     private let state = Mutex(State())
 
+    /// The children spawned here and not yet reaped, which ``OrphanReaper`` leaves to their ``ChildProcess``. A child is
+    /// added before the lock is let go after spawning it, so the reaper never sees it unlisted.
+    static let unreaped = Mutex<Set<pid_t>>([])
+
     private init(pid: pid_t, input: Int32, output: Int32) {
         self.pid = pid
         self.input = input
@@ -161,7 +165,11 @@ final class ChildProcess: Sendable {
         var pid: pid_t = 0
         let arguments = words.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
-        let status = posix_spawnp(&pid, program, &actions, &attributes, arguments, environ)
+        let status = unreaped.withLock { unreaped in
+            let status = posix_spawnp(&pid, program, &actions, &attributes, arguments, environ)
+            if status == 0 { unreaped.insert(pid) }
+            return status
+        }
         Glibc.close(toChild.read)
         Glibc.close(fromChild.write)
         guard status == 0 else {
@@ -183,6 +191,7 @@ final class ChildProcess: Sendable {
             if seen < 0, errno == ECHILD {
                 // Reaped by the system (this process ignores SIGCHLD): its ID is free, so nothing is sent to it.
                 state.reaped = true
+                _ = Self.unreaped.withLock { $0.remove(pid) }
                 state.ended = "the hub exited"
                 return true
             }
@@ -204,17 +213,7 @@ final class ChildProcess: Sendable {
     /// `/proc`, as a signal with no effect (`kill(-group, 0)`) cannot tell the ended hub, still a member until reaped,
     /// from others.
     private func othersRunInGroup() -> Bool {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.contains { entry in
-            guard let other = pid_t(entry), other != pid,
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return false }
-            // After the command's name: state, parent, process group.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 2, let group = pid_t(fields[2]) else { return false }
-            return group == pid && fields[0] != "Z" && fields[0] != "X"
-        }
+        ProcessEntry.all().contains { $0.pid != pid && $0.group == pid && !$0.ended }
     }
 
     /// Reaps the ended child, once.
@@ -223,7 +222,10 @@ final class ChildProcess: Sendable {
             guard !state.reaped else { return }
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
-            if result == pid || (result < 0 && errno == ECHILD) { state.reaped = true }
+            if result == pid || (result < 0 && errno == ECHILD) {
+                state.reaped = true
+                _ = Self.unreaped.withLock { $0.remove(pid) }
+            }
         }
     }
 
