@@ -313,7 +313,12 @@ struct HubCommandTests {
         try #require(started != nil, "the hub never started: \(child.stderr.text)")
         let pid = try #require(hubPID.withLock { $0 })
         defer { kill(pid, SIGKILL) }
-        try #require(await child.waitForExit(), "matterflow did not exit after signal \(signal)")
+        let exited = await child.waitForExit()
+        // What a failure needs to be told apart: matterflow still running, or the hub (holding its stderr) alive.
+        let hubState = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).map { ProcessLine.state(of: $0) } ?? "gone"
+        try #require(
+            exited,
+            "after signal \(signal): matterflow running \(child.process.isRunning), hub \(pid) \(hubState); stderr: \(child.stderr.text)")
         #expect(child.status == 128 + signal, "\(child.stderr.text)")
         #expect(child.stderr.text.contains("did not complete the handshake"), "\(child.stderr.text)")
         // Stopped (its input closed, then SIGTERM 2 s later) and reaped before MatterFlow exited.
@@ -412,5 +417,13 @@ struct HubStaticCheckTests {
         #expect(run.code == 64)
         #expect(run.stderr.contains("fixtures cannot run on --hub: each one scripts the built-in simulated home"))
         #expect(run.stderr.contains("matterflow hub check SPEC"))
+    }
+}
+
+/// The state letter of a `/proc/PID/stat` line (`R`, `S`, `Z` ...), for failure messages.
+enum ProcessLine {
+    static func state(of stat: String) -> String {
+        guard let close = stat.lastIndex(of: ")") else { return "?" }
+        return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init) ?? "?"
     }
 }
