@@ -51,6 +51,9 @@ let package = Package(
         .target(name: "MatterPayload"),
         // SHA-256's compression with the x86 SHA instructions, for ThreadDataset's SHA256 where the processor has them.
         .target(name: "CSHA256"),
+        // A signal handler that writes each handled signal to a pipe: a signal is caught from the instant it is
+        // installed, where a dispatch source's registration could let one pass.
+        .target(name: "CSignalRelay"),
         .target(name: "ThreadDataset", dependencies: ["CSHA256"]),
         .target(name: "MatterFlow", dependencies: ["MatterFlowJSON", "MatterPayload", "ThreadDataset"]),
         .target(name: "MatterFlowSimulator", dependencies: ["MatterFlow", "MatterFlowJSON", "MatterPayload", "ThreadDataset"]),
@@ -65,7 +68,7 @@ let package = Package(
             name: "MatterFlowCLI",
             dependencies: [
                 "MatterFlow", "MatterFlowSimulator", "MatterFlowFixtures", "MatterFlowJournal", "MatterFlowJSON",
-                "MatterFlowHubProtocol", "MatterPayload", "ThreadDataset", "MatterFlowStore",
+                "MatterFlowHubProtocol", "MatterPayload", "ThreadDataset", "MatterFlowStore", "CSignalRelay",
             ]
         ),
         .executableTarget(name: "matterflow", dependencies: ["MatterFlowCLI"]),
@@ -126,6 +129,6 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system && target.name != "CSHA256" {
+for target in package.targets where target.type != .system && !["CSHA256", "CSignalRelay"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings + (target.type == .test ? [] : codeSettings)
 }

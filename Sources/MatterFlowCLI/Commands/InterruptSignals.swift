@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import MatterFlow
 import Synchronization
@@ -15,20 +14,22 @@ final class InterruptSignals: Sendable {
 
     /// The first signal received, and the run to cancel.
     private let state = Mutex<(signal: Int32?, handles: [RunHandle], cancels: [@Sendable () -> Void])>((nil, [], []))
-    /// The dispatch sources, and each signal's disposition before routing began; only changed under the lock.
-    private let sources = Mutex<(sources: [any DispatchSourceSignal], previous: [(Int32, sighandler_t?)])>(([], []))
+    /// Each signal's disposition before routing began, and whether routing has stopped.
+    private let routing = Mutex<(previous: [(Int32, sigaction)], stopped: Bool)>(([], false))
 
-    /// Starts routing the handled signals (ignored by the default action from now on).
+    /// Starts routing the handled signals: from the instant this returns none takes its default action, and each is
+    /// caught (a handler of the process's ``SignalRelay`` writes it to a pipe; nothing is lost while a thread takes
+    /// it up).
     init() {
-        sources.withLock { routing in
+        routing.withLock { routing in
             for signo in Self.handled {
-                routing.previous.append((signo, signal(signo, SIG_IGN)))
-                let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
-                source.setEventHandler { [weak self] in self?.received(signo) }
-                source.resume()
-                routing.sources.append(source)
+                var previous = sigaction()
+                sigaction(signo, nil, &previous)
+                routing.previous.append((signo, previous))
             }
         }
+        SignalRelay.shared.listen(ObjectIdentifier(self)) { [weak self] signo in self?.received(signo) }
+        SignalRelay.shared.relay(Self.handled)
     }
 
     /// Cancels `handle` on the first signal (at once, if one has already come).
@@ -55,23 +56,26 @@ final class InterruptSignals: Sendable {
     /// The exit code for an interrupted command: 128 + the signal's number.
     var exitCode: Int32? { receivedSignal.map { 128 + $0 } }
 
-    /// Stops routing. The signals stay ignored: the command is about to exit with the code they call for.
+    /// Stops routing. The signals stay caught and go nowhere (ignored, in effect): the command is about to exit with
+    /// the code they call for.
     func stop() {
-        sources.withLock { routing in
-            for source in routing.sources { source.cancel() }
-            routing.sources.removeAll()
-        }
+        routing.withLock { $0.stopped = true }
+        SignalRelay.shared.stopListening(ObjectIdentifier(self))
     }
 
     /// Stops routing and gives the signals back the dispositions they had before (their default action, or ignored
     /// as under `nohup`): for a command that goes on after the work the signals were routed for.
     func restoreDispositions() {
         stop()
-        let previous = sources.withLock { routing in routing.previous }
-        for (signo, handler) in previous { signal(signo, handler) }
+        let previous = routing.withLock { routing in routing.previous }
+        for (signo, disposition) in previous {
+            var disposition = disposition
+            sigaction(signo, &disposition, nil)
+        }
     }
 
     private func received(_ signo: Int32) {
+        guard !routing.withLock({ $0.stopped }) else { return }
         let (handles, cancels) = state.withLock { state -> ([RunHandle], [@Sendable () -> Void]) in
             guard state.signal == nil else { return ([], []) }
             state.signal = signo

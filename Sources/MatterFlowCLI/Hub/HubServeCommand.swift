@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import MatterFlow
 import MatterFlowHubProtocol
@@ -79,35 +78,39 @@ struct HubServeCommand {
         signal(SIGPIPE, SIG_IGN)
         // Each server keeps itself alive through its channel until the client disconnects.
         listener.accept(onTrouble: { err.line("warning: \($0)") }) { channel in _ = HubServer(hub: hub, channel: channel, identity: identity) }
+        // Caught before the address is told: a stop sent as soon as it is read is never missed.
+        let stop = StopSignalWaiter()
         err.line("listening on \(listener.address)")
-        let received = await Self.waitForStopSignal()
+        let received = await stop.signal()
         listener.stop()
         return received == SIGINT ? ExitCode.interrupted : ExitCode.success
     }
-
-    /// Waits for SIGINT or SIGTERM and returns which one came.
-    private static func waitForStopSignal() async -> Int32 {
-        let waiter = StopSignalWaiter()
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            waiter.start(continuation)
-        }
-    }
 }
 
-/// Routes SIGINT and SIGTERM to one continuation, resumed once.
+/// Catches SIGINT and SIGTERM from its creation, and tells the first.
 private final class StopSignalWaiter: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Int32, Never>?, sources: [any DispatchSourceSignal])>((nil, []))
+    private let state = Mutex<(signal: Int32?, continuation: CheckedContinuation<Int32, Never>?)>((nil, nil))
 
-    func start(_ continuation: CheckedContinuation<Int32, Never>) {
-        state.withLock { $0.continuation = continuation }
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in
-                state.withLock { $0.continuation.take() }?.resume(returning: number)
+    init() {
+        SignalRelay.shared.listen(ObjectIdentifier(self)) { [weak self] number in
+            guard number == SIGINT || number == SIGTERM else { return }
+            self?.state.withLock { state -> CheckedContinuation<Int32, Never>? in
+                guard state.signal == nil else { return nil }
+                state.signal = number
+                return state.continuation.take()
+            }?.resume(returning: number)
+        }
+        SignalRelay.shared.relay([SIGINT, SIGTERM])
+    }
+
+    /// The first signal, once it has come.
+    func signal() async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let received = state.withLock { state -> Int32? in
+                if state.signal == nil { state.continuation = continuation }
+                return state.signal
             }
-            source.resume()
-            state.withLock { $0.sources.append(source) }
+            if let received { continuation.resume(returning: received) }
         }
     }
 }
