@@ -40,6 +40,12 @@ public enum PayloadJSONValue: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension OnboardingPayload {
+    /// Whether the code tells only that the flow is not the standard one (a 21-digit manual code): its
+    /// ``commissioningFlow`` then reads as custom, as the Matter SDK's parser reads it, for user intent and custom alike.
+    public var flowIsOnlyKnownNotStandard: Bool {
+        kind == .manual && vendorID != nil
+    }
+
     /// The JSON member names, in output order: `kind`, `version`, `vendorID`, `productID`, `commissioningFlow`,
     /// `discoveryCapabilities`, `discriminator`, `shortDiscriminator`, `passcode`.
     public static let jsonKeys = [

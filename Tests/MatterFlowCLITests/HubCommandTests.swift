@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlow
+@testable import MatterFlowHubProtocol
 import MatterFlowSimulator
 import Synchronization
 import Testing
@@ -315,7 +316,7 @@ struct HubCommandTests {
         defer { kill(pid, SIGKILL) }
         let exited = await child.waitForExit()
         // What a failure needs to be told apart: matterflow still running, or the hub (holding its stderr) alive.
-        let hubState = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).map { ProcessLine.state(of: $0) } ?? "gone"
+        let hubState = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).flatMap { ProcessEntry(pid: pid, stat: $0) }.map { "state \($0.state)" } ?? "gone"
         try #require(
             exited,
             "after signal \(signal): matterflow running \(child.process.isRunning), hub \(pid) \(hubState); stderr: \(child.stderr.text)")
@@ -420,10 +421,3 @@ struct HubStaticCheckTests {
     }
 }
 
-/// The state letter of a `/proc/PID/stat` line (`R`, `S`, `Z` ...), for failure messages.
-enum ProcessLine {
-    static func state(of stat: String) -> String {
-        guard let close = stat.lastIndex(of: ")") else { return "?" }
-        return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init) ?? "?"
-    }
-}

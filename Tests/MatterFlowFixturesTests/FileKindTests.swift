@@ -24,26 +24,24 @@ import Testing
         .workflow: "a workflow", .home: "a home description", .fixture: "a fixture", .catalog: "an operation catalog",
     ]
 
+    /// What a loader that throws its findings found: none when `load` succeeds.
+    static func diagnostics(_ load: () throws(DiagnosticsError) -> Void) -> [Diagnostic] {
+        do {
+            try load()
+            return []
+        } catch {
+            return error.diagnostics
+        }
+    }
+
     /// The one finding each loader has for `path`: its code and message.
     static func findings(loading path: String, as kind: FileKind) -> [String] {
         let diagnostics: [Diagnostic]
         switch kind {
         case .workflow: diagnostics = WorkflowLoader().load(path: path).diagnostics
-        case .home:
-            do {
-                _ = try HomeDescription.load(path: path)
-                diagnostics = []
-            } catch {
-                diagnostics = error.diagnostics
-            }
+        case .home: diagnostics = Self.diagnostics { () throws(DiagnosticsError) in _ = try HomeDescription.load(path: path) }
         case .fixture: diagnostics = FixtureLoader().load(path: path).diagnostics
-        case .catalog:
-            do {
-                _ = try OperationDeclarations.load(path: path)
-                diagnostics = []
-            } catch {
-                diagnostics = error.diagnostics
-            }
+        case .catalog: diagnostics = Self.diagnostics { () throws(DiagnosticsError) in _ = try OperationDeclarations.load(path: path) }
         }
         return diagnostics.filter { $0.severity == .error }.map { "\($0.code): \($0.message)" }
     }

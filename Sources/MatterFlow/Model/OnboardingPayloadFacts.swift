@@ -37,7 +37,7 @@ public enum OnboardingPayloadFacts {
         facts["productID"] = product.map { .int(Int($0)) } ?? .null
         // A 21-digit manual code says only that the flow is not the standard one: generators write it for a custom
         // flow (connectedhomeip) or for any non-standard one (the Python generator, and `payload generate`).
-        facts["commissioningFlow"] = .string(payload.kind == .manual && payload.vendorID != nil ? "nonStandard" : flowName(payload.commissioningFlow))
+        facts["commissioningFlow"] = .string(payload.flowIsOnlyKnownNotStandard ? "nonStandard" : flowName(payload.commissioningFlow))
         facts["discoveryCapabilities"] =
             payload.discoveryCapabilities.map { capabilities in
                 .array(capabilityNames.filter { capabilities.contains($0.capability) }.map { .string($0.name) })

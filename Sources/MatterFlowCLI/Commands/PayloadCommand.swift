@@ -94,7 +94,7 @@ struct PayloadCommand {
     /// What a field's value does not say by itself: a 21-digit manual code's flow is 2 (as the Matter SDK's parser
     /// reads it) for user intent and custom alike.
     static func note(_ key: String, of payload: OnboardingPayload) -> String {
-        guard key == "commissioningFlow", payload.kind == .manual, payload.vendorID != nil else { return "" }
+        guard key == "commissioningFlow", payload.flowIsOnlyKnownNotStandard else { return "" }
         return " (not standard: a 21-digit manual code does not say whether it is 1, user intent, or 2, custom)"
     }
 
