@@ -7,29 +7,32 @@ import Synchronization
 /// code, 128 + its number: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
 ///
 /// Routing starts before a run does, so a signal at any moment of the run is caught: one that arrives before
-/// the run's handle is known cancels the run as soon as it starts.
+/// the run's handle is known cancels the run as soon as it starts. `hub serve` routes SIGINT and SIGTERM only, and
+/// waits for the first (``firstSignal()``).
 final class InterruptSignals: Sendable {
-    /// The signals that take the cancel path.
+    /// The signals that take the cancel path by default.
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     /// The first signal received, and the run to cancel.
-    private let state = Mutex<(signal: Int32?, handles: [RunHandle], cancels: [@Sendable () -> Void])>((nil, [], []))
+    private let state = Mutex<(signal: Int32?, handles: [RunHandle], cancels: [@Sendable (Int32) -> Void])>((nil, [], []))
     /// Each signal's disposition before routing began, and whether routing has stopped.
     private let routing = Mutex<(previous: [(Int32, sigaction)], stopped: Bool)>(([], false))
 
-    /// Starts routing the handled signals: from the instant this returns none takes its default action, and each is
-    /// caught (a handler of the process's ``SignalRelay`` writes it to a pipe; nothing is lost while a thread takes
-    /// it up).
-    init() {
+    /// Starts routing `signals`: from the instant this returns none takes its default action, and each is caught (a
+    /// handler of the process's ``SignalRelay`` writes it to a pipe; nothing is lost while a thread takes it up).
+    init(_ signals: [Int32] = handled) {
         routing.withLock { routing in
-            for signo in Self.handled {
+            for signo in signals {
                 var previous = sigaction()
                 sigaction(signo, nil, &previous)
                 routing.previous.append((signo, previous))
             }
         }
-        SignalRelay.shared.listen(ObjectIdentifier(self)) { [weak self] signo in self?.received(signo) }
-        SignalRelay.shared.relay(Self.handled)
+        SignalRelay.shared.listen(ObjectIdentifier(self)) { [weak self] signo in
+            guard signals.contains(signo) else { return }
+            self?.received(signo)
+        }
+        SignalRelay.shared.relay(signals)
     }
 
     /// Cancels `handle` on the first signal (at once, if one has already come).
@@ -43,11 +46,23 @@ final class InterruptSignals: Sendable {
 
     /// Calls `cancel` on the first signal (at once, if one has already come).
     func calls(_ cancel: @escaping @Sendable () -> Void) {
-        let received = state.withLock { state -> Bool in
-            state.cancels.append(cancel)
-            return state.signal != nil
+        hears { _ in cancel() }
+    }
+
+    /// Calls `hear` with the first signal (at once, if one has already come).
+    private func hears(_ hear: @escaping @Sendable (Int32) -> Void) {
+        let received = state.withLock { state -> Int32? in
+            if state.signal == nil { state.cancels.append(hear) }
+            return state.signal
         }
-        if received { cancel() }
+        if let received { hear(received) }
+    }
+
+    /// The first signal, once it has come.
+    func firstSignal() async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            hears { continuation.resume(returning: $0) }
+        }
     }
 
     /// The first signal received, if any.
@@ -76,12 +91,12 @@ final class InterruptSignals: Sendable {
 
     private func received(_ signo: Int32) {
         guard !routing.withLock({ $0.stopped }) else { return }
-        let (handles, cancels) = state.withLock { state -> ([RunHandle], [@Sendable () -> Void]) in
+        let (handles, cancels) = state.withLock { state -> ([RunHandle], [@Sendable (Int32) -> Void]) in
             guard state.signal == nil else { return ([], []) }
             state.signal = signo
             return (state.handles, state.cancels)
         }
         for handle in handles { handle.cancel() }
-        for cancel in cancels { cancel() }
+        for cancel in cancels { cancel(signo) }
     }
 }

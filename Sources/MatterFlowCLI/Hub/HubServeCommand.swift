@@ -79,38 +79,11 @@ struct HubServeCommand {
         // Each server keeps itself alive through its channel until the client disconnects.
         listener.accept(onTrouble: { err.line("warning: \($0)") }) { channel in _ = HubServer(hub: hub, channel: channel, identity: identity) }
         // Caught before the address is told: a stop sent as soon as it is read is never missed.
-        let stop = StopSignalWaiter()
+        let stop = InterruptSignals([SIGINT, SIGTERM])
         err.line("listening on \(listener.address)")
-        let received = await stop.signal()
+        let received = await stop.firstSignal()
+        stop.stop()
         listener.stop()
         return received == SIGINT ? ExitCode.interrupted : ExitCode.success
-    }
-}
-
-/// Catches SIGINT and SIGTERM from its creation, and tells the first.
-private final class StopSignalWaiter: Sendable {
-    private let state = Mutex<(signal: Int32?, continuation: CheckedContinuation<Int32, Never>?)>((nil, nil))
-
-    init() {
-        SignalRelay.shared.listen(ObjectIdentifier(self)) { [weak self] number in
-            guard number == SIGINT || number == SIGTERM else { return }
-            self?.state.withLock { state -> CheckedContinuation<Int32, Never>? in
-                guard state.signal == nil else { return nil }
-                state.signal = number
-                return state.continuation.take()
-            }?.resume(returning: number)
-        }
-        SignalRelay.shared.relay([SIGINT, SIGTERM])
-    }
-
-    /// The first signal, once it has come.
-    func signal() async -> Int32 {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            let received = state.withLock { state -> Int32? in
-                if state.signal == nil { state.continuation = continuation }
-                return state.signal
-            }
-            if let received { continuation.resume(returning: received) }
-        }
     }
 }
