@@ -60,7 +60,9 @@ extension PostgresRunStore {
     /// for the slots left, oldest first; both skip rows other workers are claiming (`FOR UPDATE SKIP LOCKED`), so
     /// each run goes to exactly one worker. They are returned in that order (runs claimed again first), each kind by
     /// the time it was submitted: the order a worker starts them in. A worker without a secrets directory
-    /// (`takesSecrets` false) claims no queued run with secret inputs or answers: it could not run one.
+    /// (`takesSecrets` false) claims no queued run with secret inputs or answers: it could not run one. A queued run
+    /// whose workflow works in its structure's commissioning session waits while another such run of the structure
+    /// runs or was queued before it (``sessionTurn(_:)``).
     ///
     /// Each claim is marked with `token`, which the caller makes new for every call. A call that threw may still
     /// have claimed runs (the reply lost after the commit): passing its token in `unanswered` on a later call
@@ -90,7 +92,8 @@ extension PostgresRunStore {
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = false,
                     lease_until = now() + make_interval(secs => $2::float8), started_at = now()
                 WHERE r.run_id IN (
-                    SELECT run_id FROM matterflow_runs WHERE status = 'queued' AND \(Self.claimable("$6"))
+                    SELECT run_id FROM matterflow_runs queued_run WHERE status = 'queued' AND \(Self.claimable("$6"))
+                        AND \(Self.sessionTurn("queued_run"))
                     ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
                     FOR UPDATE SKIP LOCKED)
                 RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
@@ -107,6 +110,23 @@ extension PostgresRunStore {
     /// with secrets.
     static func claimable(_ parameter: String) -> String {
         "(\(parameter)::boolean OR (secret_inputs = '{}' AND secret_answers = '{}'))"
+    }
+
+    /// SQL: whether the queued run `alias` may start as far as its structure's commissioning session goes: its
+    /// workflow leaves the session alone, or no other run of the structure that works in it is running or was queued
+    /// before it. Such runs start one at a time per structure, in the order they were queued; two claims at once
+    /// cannot both start one: each takes only the oldest, which one of them locks and the other skips. A run handed
+    /// back because the worker that claimed it could not start it (its secrets or its hub elsewhere: counted in
+    /// `hub_failures`, no record written) holds no session and does not keep the others waiting.
+    static func sessionTurn(_ alias: String) -> String {
+        """
+        (\(alias).works_in_session IS FALSE OR NOT EXISTS (
+            SELECT 1 FROM matterflow_runs other
+            WHERE other.structure_id = \(alias).structure_id AND other.works_in_session IS NOT FALSE AND other.run_id <> \(alias).run_id
+                AND ((other.status = 'queued' AND (other.submitted_at, other.run_id) < (\(alias).submitted_at, \(alias).run_id))
+                    OR (other.status = 'running' AND NOT (other.worker_id IS NULL AND other.hub_failures > 0
+                        AND NOT EXISTS (SELECT 1 FROM matterflow_record_batches batch WHERE batch.run_id = other.run_id))))))
+        """
     }
 
     private static func claimedRun(_ row: [String?], takeover: Bool) -> ClaimedRun {

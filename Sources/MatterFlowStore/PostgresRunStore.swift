@@ -222,9 +222,13 @@ public final class PostgresRunStore: RunStore {
     ///   `RunOptions.answers` takes them (a fleet's workers have nobody to ask). An answer to a secret question is
     ///   stored as `"<redacted>"` and named in `secret_answers`: the worker takes it from its secrets directory
     ///   (``SecretInbox/Kind/answers``).
+    /// - Parameter worksInSession: Whether the workflow works in the structure's commissioning session; nil: as
+    ///   ``MatterFlow/Workflow/worksInSession(catalog:)`` tells with the standard catalog (give it for a workflow
+    ///   loaded with another). Workers start such runs one at a time per structure, oldest first: a second one would
+    ///   find the session taken (`sessionBusy`).
     public func submit(
         _ workflow: Workflow, inputs: JSONObject, structureID: StructureID, runID: String, answers: [String: JSONValue] = [:],
-        secretsDigest: String? = nil
+        secretsDigest: String? = nil, worksInSession: Bool? = nil
     ) throws(StoreError) -> SubmittedRun {
         if let problem = RunIDRule.problem(with: runID) { throw StoreError(.invalidRunID, problem) }
         if let problem = Self.submissionProblem(workflow, inputs: inputs) { throw StoreError(.invalidSubmission, problem) }
@@ -245,7 +249,8 @@ public final class PostgresRunStore: RunStore {
         ]
         // A workflow built in code has no files to hash: its run is not checked.
         let hash = workflow.contentHash.isEmpty ? nil : workflow.contentHash
-        let queued = try execute(Self.queueStatement, parameters + [hash], doing: "queueing run \(runID)")
+        let session = worksInSession ?? workflow.worksInSession()
+        let queued = try execute(Self.queueStatement, parameters + [hash, session ? "t" : "f"], doing: "queueing run \(runID)")
         if !queued.rows.isEmpty { return SubmittedRun(runID: runID, queuedNow: true, status: "queued") }
         // A run with the ID already is this very submission when it was submitted with the same workflow file,
         // structure, inputs and answers: a submit sent again (its reply lost, or the command run again) queues nothing
@@ -292,8 +297,8 @@ public final class PostgresRunStore: RunStore {
         WITH queued AS (
             INSERT INTO matterflow_runs
                 (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, answers, secret_answers, status, submission,
-                 workflow_hash)
-            VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, $8::text[], 'queued', \(submissionDigest), $10)
+                 workflow_hash, works_in_session)
+            VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7::jsonb, $8::text[], 'queued', \(submissionDigest), $10, $11::boolean)
             ON CONFLICT (run_id) DO NOTHING
             RETURNING run_id
         )

@@ -196,6 +196,16 @@ public enum StoreMigrations {
                 ALTER TABLE matterflow_workers ADD COLUMN lease_seconds float8, ADD COLUMN stopped_at timestamptz;
                 ALTER TABLE matterflow_runs ADD COLUMN finished_by text;
                 """),
+        // Whether a run's workflow works in its structure's commissioning session (opens, uses or releases it): the
+        // fleet runs those one at a time per structure, oldest first (null, for runs submitted before: as if it does).
+        // The index serves the claim's look for another such run of the structure, queued before or running.
+        Migration(
+            version: 12, name: "runs working in a structure's session, one at a time",
+            sql: """
+                ALTER TABLE matterflow_runs ADD COLUMN works_in_session boolean;
+                CREATE INDEX matterflow_runs_structure_open ON matterflow_runs (structure_id, submitted_at, run_id)
+                    WHERE status IN ('queued', 'running');
+                """),
     ]
 }
 

@@ -131,7 +131,7 @@ extension SubmitOnceTests {
         defer { first.close() }
         try first.execute("BEGIN")
         try first.execute(
-            PostgresRunStore.queueStatement, [runID, workflow.name, workflow.file, "home-1", "{}", "{}", "{}", "{}", nil, workflow.contentHash])
+            PostgresRunStore.queueStatement, [runID, workflow.name, workflow.file, "home-1", "{}", "{}", "{}", "{}", nil, workflow.contentHash, "t"])
         let again = Task { try store.submit(workflow, inputs: [:], structureID: "home-1", runID: runID) }
         #expect(await TestPostgres.anotherStatementWaitsForALock(seenFrom: first), "the second submit waits for the first one's row")
         try first.execute("COMMIT")

@@ -1,0 +1,71 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import MatterPayload
+@testable import MatterFlowStore
+import Testing
+
+/// Runs that work in a structure's commissioning session start one at a time per structure across the fleet.
+extension PostgresStoreTests {
+    @Test("a queued run that works in its structure's session waits while another of the structure runs or was queued before it; other runs do not wait")
+    func sessionRunsTakeTurnsPerStructure() throws {
+        let store = try PostgresRunStore(conninfo: try TestPostgres.database())
+        let engine = WorkflowEngine()
+        let prepare = try engine.load(path: Repository.workflow("prepare"))
+        let commission = try engine.load(path: Repository.workflow("commission-device"))
+        let info = try engine.load(path: Repository.workflow("border-router-info"))
+        let device: JSONObject = ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp", "roomName": "Kitchen"]
+        _ = try store.submit(prepare, inputs: [:], structureID: "s1", runID: "run-turn-1")
+        _ = try store.submit(commission, inputs: device, structureID: "s1", runID: "run-turn-2")
+        _ = try store.submit(info, inputs: [:], structureID: "s1", runID: "run-turn-3")
+        _ = try store.submit(prepare, inputs: [:], structureID: "s2", runID: "run-turn-4")
+        // A run queued before the store knew what its workflow does is taken to work in the session.
+        _ = try store.submit(info, inputs: [:], structureID: "s3", runID: "run-turn-5")
+        try store.execute("UPDATE matterflow_runs SET works_in_session = NULL WHERE run_id = 'run-turn-5'", doing: "test")
+        _ = try store.submit(prepare, inputs: [:], structureID: "s3", runID: "run-turn-6")
+
+        let first = try store.claim(by: "w1", limit: 10, leaseSeconds: 60).map(\.runID)
+        #expect(first == ["run-turn-1", "run-turn-3", "run-turn-4", "run-turn-5"])
+        #expect(try store.claim(by: "w2", limit: 10, leaseSeconds: 60).isEmpty)
+        // The structure's turn passes when its run ends, whatever worker claims next.
+        try store.execute("UPDATE matterflow_runs SET status = 'succeeded' WHERE run_id IN ('run-turn-1', 'run-turn-5')", doing: "test")
+        #expect(try store.claim(by: "w2", limit: 10, leaseSeconds: 60).map(\.runID) == ["run-turn-2", "run-turn-6"])
+    }
+
+    @Test("a batch of commissionings into one structure, queued at once for two workers: each device is commissioned in turn, in the order queued, none fails sessionBusy")
+    func oneStructureBatch() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = SecretInbox(directory: directory.file("secrets"))
+        try FileManager.default.createDirectory(atPath: secrets.directory, withIntermediateDirectories: true)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        var device = try #require(try OnboardingPayload.parse(Payloads.specQR).first)
+        let runIDs = (1...8).map { String(format: "run-batch-%02d", $0) }
+        for (index, runID) in runIDs.enumerated() {
+            // A device of its own per run: the home refuses one it already has.
+            device.discriminator = .long(UInt16(100 + index))
+            let payload = try device.qrCode()
+            try secrets.put(["onboardingPayload": .string(payload)], runID: runID)
+            _ = try store.submit(
+                workflow, inputs: ["onboardingPayload": .string(payload), "deviceName": .string("Lamp \(index)"), "roomName": "Kitchen"],
+                structureID: "line", runID: runID)
+        }
+        let state = directory.file("state")
+        let worker = ["worker", "--store", conninfo, "--state", state, "--secrets", secrets.directory, "--exit-when-idle"]
+        async let one = matterflowVirtual(worker + ["--worker-id", "w1"])
+        async let two = matterflowVirtual(worker + ["--worker-id", "w2"])
+        let (first, second) = await (one, two)
+        #expect(first.code == 0 && second.code == 0, "\(first.stderr)\n\(second.stderr)")
+
+        let runs = try store.runs().filter { runIDs.contains($0.runID) }
+        #expect(runs.count == runIDs.count)
+        for run in runs where run.status != "succeeded" {
+            Issue.record("run \(run.runID) is \(run.status): \(run.error.map { JSONWriter.compact($0) } ?? "")")
+        }
+        let started = runs.sorted { ($0.startedAt ?? 0, $0.runID) < ($1.startedAt ?? 0, $1.runID) }.map(\.runID)
+        #expect(started == runIDs)
+        #expect(try store.sessions().isEmpty)
+    }
+}
