@@ -66,17 +66,21 @@ public struct JournalEntries: Sendable, RandomAccessCollection {
     }
 
     /// Whether the last recovery record says recovery could not finish.
-    public var lastRecoveryDeferred: Bool {
+    public var lastRecoveryDeferred: Bool { lastRecoveryDeferral != nil }
+
+    /// Why the last recovery could not finish: the reason of its `recoveryDeferred` record; nil when no recovery
+    /// ran, or the last one finished.
+    public var lastRecoveryDeferral: String? {
         for record in records.reversed() {
             switch record.entry {
-            case .recoveryDeferred: return true
-            case .recoveryStarted, .recoveryFinished: return false
+            case .recoveryDeferred(let reason): return reason
+            case .recoveryStarted, .recoveryFinished: return nil
             case .runStarted, .checkpoint, .intent, .outcome, .lateResult, .runFinished, .event, .tornTailDiscarded,
                 .resolution:
                 continue
             }
         }
-        return false
+        return nil
     }
 
     /// The last `stateEntered` event: the workflow path and state the run was last in.

@@ -85,13 +85,14 @@ public struct JournalRunSummary: Sendable {
         } else if contents.startIsDamaged {
             status = .needsAttention
             notes.append(
-                recovered || entries.lastRecoveryDeferred
+                recovered || entries.lastRecoveryDeferral != nil
                     ? "the runStarted record is damaged; `matterflow history` shows what recovery found and did"
                     : "the runStarted record is damaged; run `matterflow recover`, which releases what the run provably holds and says what is left")
         } else if started == nil {
             status = .notStarted
-        } else if entries.lastRecoveryDeferred {
+        } else if let deferral = entries.lastRecoveryDeferral {
             status = .needsAttention
+            notes.append("recovery deferred: \(deferral)")
         } else {
             status = .interrupted
         }

@@ -46,6 +46,12 @@ struct ResumeCommandTests {
         #expect(forgotten.stderr.contains("resume refused") && forgotten.stderr.contains("onboardingPayload"), "\(forgotten.stderr)")
         #expect(forgotten.stderr.contains("--input"))
         #expect(try savedHome(in: state).activeSession?.phase == .commissioning)
+        // `runs` says why the run needs attention, not only that it does.
+        let listed = await matterflowVirtual(["runs", "--journal", journal, "--json"])
+        let run = try #require((try parseJSON(listed.stdout) as? [[String: Any]])?.first, "\(listed.stdout)")
+        #expect(run["status"] as? String == "needsAttention")
+        let notes = run["notes"] as? [String] ?? []
+        #expect(notes.contains { $0.hasPrefix("recovery deferred: resume refused") && $0.contains("onboardingPayload") }, "\(notes)")
 
         // A code mistyped is told as such (not as another run's value), and nothing is changed for it.
         let typo = String(Payloads.specQR.dropLast())
