@@ -144,7 +144,8 @@ public enum MatterflowTool {
                     }
                     return groupError("Unknown subcommand '\(words)'", group, err)
                 }
-                return usageError(UsageError(message: "Unknown subcommand '\(name)'", command: nil), err)
+                let hint = subcommandHint(Array(arguments.dropFirst()), among: commands)
+                return usageError(UsageError(message: "Unknown subcommand '\(name)'\(hint)", command: nil), err)
             }
             out.write(command.help)
             return ExitCode.success
@@ -178,7 +179,7 @@ public enum MatterflowTool {
                 let hint = SpellingSuggestion.closest(to: first, among: ["--help", "--version"]).map { "; did you mean '\($0)'?" } ?? ""
                 return usageError(UsageError(message: "Unknown option '\(first)'\(hint)", command: nil), err)
             }
-            let hint = SpellingSuggestion.closest(to: first, among: commands.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+            let hint = subcommandHint(arguments, among: commands)
             return usageError(UsageError(message: "Unknown subcommand '\(first)'\(hint)", command: nil), err)
         }
         let parsed: ParsedArguments
@@ -219,6 +220,18 @@ public enum MatterflowTool {
         } catch {
             return usageError(error, err)
         }
+    }
+
+    /// `; did you mean 'X'?` for words that start with no subcommand's name, when a subcommand is close to them: a
+    /// two-word one (`stor migrate`, `hbu check`) by the first two words, else a one-word one or a group (`hub`,
+    /// `store`) by the first.
+    static func subcommandHint(_ words: [String], among commands: [CommandSpec]) -> String {
+        let names = commands.map(\.name)
+        let twoWords = names.filter { $0.contains(" ") }
+        let groups = Set(twoWords.compactMap { $0.split(separator: " ").first.map(String.init) })
+        let oneWord = names.filter { !$0.contains(" ") } + groups.sorted()
+        let match = words.count >= 2 ? SpellingSuggestion.closest(to: words.prefix(2).joined(separator: " "), among: twoWords) : nil
+        return (match ?? words.first.flatMap { SpellingSuggestion.closest(to: $0, among: oneWord) }).map { "; did you mean '\($0)'?" } ?? ""
     }
 
     static func usageError(_ error: UsageError, _ err: any TextSink) -> Int32 {

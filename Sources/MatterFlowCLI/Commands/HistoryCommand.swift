@@ -9,7 +9,7 @@ struct HistoryCommand {
         abstract: "Print a journaled run's records in order.",
         arguments: [("<run>", "The run ID (as printed by run and runs).", false)],
         options: [
-            .init(name: "journal", valueName: "<dir>", help: "The journal directory."),
+            .init(name: "journal", valueName: "<dir>", alternative: "store", help: "The journal directory."),
             StoreOption.option,
             .init(name: "json", valueName: nil, help: "Print the records as one JSON object."),
         ],

@@ -64,6 +64,10 @@ struct PayloadCommand {
                 let item = problem.payloadIndex.map { "payload \($0 + 1): " } ?? ""
                 environment.standardError.line("error[\(problem.code.rawValue)]: \(item)\(problem.message)")
             }
+            // A word close to `generate` meant the other subcommand: no code is made of lowercase letters only.
+            if code.allSatisfy(\.isLowercase), SpellingSuggestion.closest(to: code, among: ["generate"]) != nil {
+                environment.standardError.line("note: to make a code, run `matterflow payload generate` (see `matterflow payload generate --help`)")
+            }
             return ExitCode.invalidInput
         }
         for (index, payload) in payloads.enumerated() {

@@ -12,7 +12,7 @@ struct RecoverCommand {
         abstract: "Recover interrupted runs: reconcile in-doubt calls, release what they hold.",
         arguments: [],
         options: [
-            .init(name: "journal", valueName: "<dir>", help: "The journal directory of the runs."),
+            .init(name: "journal", valueName: "<dir>", required: true, help: "The journal directory of the runs."),
             .init(name: "state", valueName: "<dir>", help: "The simulated home's state directory the runs used."),
             .init(name: "home", valueName: "<file>", help: "Home description (when there is no saved state)."),
             .init(name: "resume", valueName: nil, help: "Continue runs from where they stopped, where that is safe."),

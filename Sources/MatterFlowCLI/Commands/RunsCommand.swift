@@ -10,7 +10,7 @@ struct RunsCommand {
         abstract: "List the runs in a journal directory or run store with their status.",
         arguments: [],
         options: [
-            .init(name: "journal", valueName: "<dir>", help: "The journal directory (as given to run --journal)."),
+            .init(name: "journal", valueName: "<dir>", alternative: "store", help: "The journal directory (as given to run --journal)."),
             StoreOption.option,
             .init(name: "json", valueName: nil, help: "Print the runs as a JSON array."),
             .init(name: "waiting", valueName: nil, help: "With --store: only the runs that wait for answers, a line per question."),

@@ -10,6 +10,9 @@ struct CommandSpec: Sendable {
         var repeatable = false
         /// The command cannot go without it: the usage shows it outside brackets.
         var required = false
+        /// The option that may stand in for this one: the command needs one of the two, and the usage shows them
+        /// together where this one is, as `(--journal <dir> | --store <url>)`.
+        var alternative: String?
         var help: String
     }
 
@@ -30,11 +33,21 @@ struct CommandSpec: Sendable {
     var usage: String {
         var parts = ["matterflow", name]
         for argument in arguments { parts.append(argument.repeatable ? "\(argument.name) ..." : argument.name) }
-        for option in options {
-            let text = option.valueName.map { "--\(option.name) \($0)" } ?? "--\(option.name)"
+        let alternatives = Set(options.compactMap(\.alternative))
+        for option in options where !alternatives.contains(option.name) {
+            if let partner = option.alternative.flatMap(self.option(named:)) {
+                parts.append("(\(Self.synopsis(option)) | \(Self.synopsis(partner)))")
+                continue
+            }
+            let text = Self.synopsis(option)
             parts.append((option.required ? text : "[\(text)]") + (option.repeatable ? " ..." : ""))
         }
         return parts.joined(separator: " ")
+    }
+
+    /// `--name <value>`, or `--name` for a flag.
+    private static func synopsis(_ option: Option) -> String {
+        option.valueName.map { "--\(option.name) \($0)" } ?? "--\(option.name)"
     }
 
     var help: String {
@@ -45,7 +58,7 @@ struct CommandSpec: Sendable {
         }
         text += "\nOPTIONS:\n"
         for option in options {
-            text += Self.row(option.valueName.map { "--\(option.name) \($0)" } ?? "--\(option.name)", option.help)
+            text += Self.row(Self.synopsis(option), option.help)
         }
         text += Self.row("-h, --help", "Show help information.")
         if let discussion { text += "\n" + discussion + "\n" }

@@ -7,9 +7,12 @@ enum StoreOption {
         name: "store", valueName: "<url>",
         help: "The run store: postgres://USER@HOST/DB, a libpq conninfo (\"host=/run/pg dbname=mf\"), or a journal directory.")
 
+    /// `--store` on a command that needs a run store, either kind.
+    static let requiredOption = CommandSpec.Option(name: option.name, valueName: option.valueName, required: true, help: option.help)
+
     /// `--store` on the commands that need PostgreSQL (a fleet's queue, answers, workers, watchers).
     static let postgresOption = CommandSpec.Option(
-        name: "store", valueName: "<url>",
+        name: "store", valueName: "<url>", required: true,
         help: "The run store: postgres://USER@HOST/DB or a libpq conninfo (\"host=/run/pg dbname=mf\").")
 
     /// The `--store` value, required.

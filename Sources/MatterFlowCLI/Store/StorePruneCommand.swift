@@ -8,8 +8,8 @@ struct StorePruneCommand {
         abstract: "Remove runs that ended long enough ago, with their records, from a run store or journal directory.",
         arguments: [],
         options: [
-            StoreOption.option,
-            .init(name: "older-than", valueName: "<age>", help: "Remove runs that ended more than this long ago: 90d, 12h, 30m or 45s (0s: every ended run)."),
+            StoreOption.requiredOption,
+            .init(name: "older-than", valueName: "<age>", required: true, help: "Remove runs that ended more than this long ago: 90d, 12h, 30m or 45s (0s: every ended run)."),
             .init(
                 name: "status", valueName: "<status>", repeatable: true,
                 help: "Only runs that ended so: succeeded, failed, cancelled or needsAttention (default: the first three)."),

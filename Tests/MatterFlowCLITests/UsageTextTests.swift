@@ -1,0 +1,51 @@
+import MatterFlowCLI
+import Testing
+
+/// What a usage line and a mistyped command tell a person at the terminal.
+@Suite("usage lines and mistyped commands")
+struct UsageTextTests {
+    /// The usage line printed for a command run without what it needs.
+    private func usageLine(_ arguments: [String]) async -> String {
+        let run = await matterflow(arguments)
+        #expect(run.code == 64, "\(run.stderr)")
+        return run.stderr.split(separator: "\n").first { $0.hasPrefix("Usage: ") }.map(String.init) ?? run.stderr
+    }
+
+    @Test("an option a command cannot go without is shown outside brackets; two that stand in for each other, as one choice")
+    func requiredOptions() async {
+        for command in [["submit", "x.json"], ["worker"], ["store", "migrate"], ["answer", "run-1"], ["cancel", "run-1"], ["watch", "run-1"], ["workers"]] {
+            let usage = await usageLine(command)
+            #expect(usage.contains(" --store <url>") && !usage.contains("[--store"), "\(usage)")
+        }
+        let prune = await usageLine(["store", "prune"])
+        #expect(prune.contains(" --store <url> ") && prune.contains(" --older-than <age> ") && !prune.contains("[--older-than"), "\(prune)")
+        let recover = await usageLine(["recover"])
+        #expect(recover.contains("recover --journal <dir> [--state <dir>]"), "\(recover)")
+        for command in [["runs"], ["history", "run-1"]] {
+            let usage = await usageLine(command)
+            #expect(usage.contains(" (--journal <dir> | --store <url>) ") && !usage.contains("[--store"), "\(usage)")
+        }
+    }
+
+    @Test("a mistyped command is answered with the one meant: by help, in a group's name, or a subcommand's", arguments: [
+        (["help", "rnu"], "Unknown subcommand 'rnu'; did you mean 'run'?"),
+        (["stor", "migrate", "--store", "x"], "Unknown subcommand 'stor'; did you mean 'store migrate'?"),
+        (["hbu", "check"], "Unknown subcommand 'hbu'; did you mean 'hub check'?"),
+        (["stroe"], "Unknown subcommand 'stroe'; did you mean 'store'?"),
+        (["rnu", "Workflows/commission-device.json"], "Unknown subcommand 'rnu'; did you mean 'run'?"),
+    ])
+    func mistypedCommands(arguments: [String], message: String) async {
+        let run = await matterflow(arguments)
+        #expect(run.code == 64)
+        #expect(run.stderr.hasPrefix("Error: \(message)\n"), "\(run.stderr)")
+    }
+
+    @Test("payload given a word close to generate points to payload generate")
+    func payloadGenerateMistyped() async {
+        let run = await matterflow(["payload", "genrate"])
+        #expect(run.code == 2)
+        #expect(run.stderr.contains("note: to make a code, run `matterflow payload generate`"), "\(run.stderr)")
+        let code = await matterflow(["payload", "MT:Y.K9042C00KA0648G0"])
+        #expect(!code.stderr.contains("payload generate"), "\(code.stderr)")
+    }
+}
