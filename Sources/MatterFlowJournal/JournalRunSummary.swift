@@ -121,7 +121,7 @@ public struct JournalRunSummary: Sendable {
         [
             "runID": .string(runID), "workflow": workflow.map(JSONValue.string) ?? .null,
             "structureID": structureID.map(JSONValue.string) ?? .null, "startedAt": startedAt.map(JSONValue.double) ?? .null,
-            "status": .string(status.rawValue), "recovered": .bool(recovered), "records": .int(recordCount),
+            "endedAt": endedAt.map(JSONValue.double) ?? .null, "status": .string(status.rawValue), "recovered": .bool(recovered), "records": .int(recordCount),
             "error": error ?? .null, "notes": .array(notes.map(JSONValue.string)), "path": .string(path),
         ]
     }

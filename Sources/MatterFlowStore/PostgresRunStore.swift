@@ -138,7 +138,7 @@ public final class PostgresRunStore: RunStore {
                (SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m
                 WHERE m.run_id = r.run_id) AS records,
                r.recovered, r.error::text, r.notes, r.cancel_requested_at IS NOT NULL, r.finished_by,
-               r.status = 'running' AND r.lease_until < now(), r.submitted_at
+               r.status = 'running' AND r.lease_until < now(), r.submitted_at, extract(epoch FROM r.finished_at)::float8
         FROM matterflow_runs r
         """
 
@@ -151,6 +151,7 @@ public final class PostgresRunStore: RunStore {
                 notes: Self.textArray(row[9]), cancelRequested: row[10] == "t")
             run.finishedBy = row[11]
             run.leaseExpired = row[12] == "t"
+            run.endedAt = row[14].flatMap(Double.init)
             return run
         }
     }

@@ -96,11 +96,14 @@ public struct StoredRun: Sendable, Hashable {
     public var cancelRequested: Bool
     /// The worker that ended the run (PostgreSQL, from migration 11; nil for a run cancelled while queued).
     public var finishedBy: String?
+    /// When the run ended, in seconds since the Unix epoch; nil while it is open (or interrupted, in a journal
+    /// directory).
+    public var endedAt: Double?
     /// Whether the run is running under a lease that has run out (PostgreSQL): its worker stopped heartbeating, and
     /// another worker takes it over at its next look.
     public var leaseExpired = false
 
-    /// A run as a store lists it; ``finishedBy`` starts nil and ``leaseExpired`` false.
+    /// A run as a store lists it; ``finishedBy`` and ``endedAt`` start nil and ``leaseExpired`` false.
     public init(
         runID: String, workflow: String?, structureID: String?, status: String, workerID: String? = nil,
         startedAt: Double?, recordCount: Int, recovered: Bool, error: JSONValue?, notes: [String], cancelRequested: Bool = false
@@ -130,7 +133,7 @@ public struct StoredRun: Sendable, Hashable {
             "runID": .string(runID), "workflow": workflow.map(JSONValue.string) ?? .null,
             "structureID": structureID.map(JSONValue.string) ?? .null, "status": .string(status),
             "workerID": workerID.map(JSONValue.string) ?? .null, "startedAt": startedAt.map(JSONValue.double) ?? .null,
-            "records": .int(recordCount), "recovered": .bool(recovered), "error": error ?? .null,
+            "endedAt": endedAt.map(JSONValue.double) ?? .null, "records": .int(recordCount), "recovered": .bool(recovered), "error": error ?? .null,
             "notes": .array(notes.map(JSONValue.string)), "cancelRequested": .bool(cancelRequested),
             "finishedBy": finishedBy.map(JSONValue.string) ?? .null, "leaseExpired": .bool(leaseExpired),
         ]
@@ -170,10 +173,12 @@ public struct JournalDirectoryStore: RunStore {
     }
 
     private static func storedRun(_ summary: JournalRunSummary) -> StoredRun {
-        StoredRun(
+        var run = StoredRun(
             runID: summary.runID, workflow: summary.workflow, structureID: summary.structureID,
             status: summary.status.rawValue, startedAt: summary.startedAt, recordCount: summary.recordCount,
             recovered: summary.recovered, error: summary.error, notes: summary.notes)
+        run.endedAt = summary.endedAt
+        return run
     }
 
     /// One run's valid journal records, in order, read from its file (a torn last record left out).

@@ -31,6 +31,10 @@ struct JournalCommandTests {
         let listed = try #require(try parseJSON(json.stdout) as? [[String: Any]])
         #expect(listed.first?["status"] as? String == "succeeded")
         #expect(listed.first?["runID"] as? String == runID)
+        // When it ended, for a person matching runs to a batch: not before it started.
+        let started = try #require(listed.first?["startedAt"] as? Double)
+        let ended = try #require(listed.first?["endedAt"] as? Double)
+        #expect(ended >= started)
 
         let history = await matterflow("history", runID, "--journal", journal)
         #expect(history.code == 0)
@@ -97,7 +101,9 @@ struct JournalCommandTests {
         let (state, journal) = try await killWhileCommissioning(workflow, in: directory)
 
         let interrupted = await matterflow("runs", "--journal", journal, "--json")
-        #expect((try parseJSON(interrupted.stdout) as? [[String: Any]])?.first?["status"] as? String == "interrupted")
+        let interruptedRun = (try parseJSON(interrupted.stdout) as? [[String: Any]])?.first
+        #expect(interruptedRun?["status"] as? String == "interrupted")
+        #expect(interruptedRun?["endedAt"] is NSNull)
 
         let recover = try await JournalChild.run(["recover", "--journal", journal, "--state", state])
         #expect(recover.status == 0, "\(recover.stderr)")

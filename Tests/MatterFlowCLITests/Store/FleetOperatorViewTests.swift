@@ -30,7 +30,9 @@ import Testing
         let row = try #require(runs.stdout.split(separator: "\n").dropFirst().first)
         #expect(row.contains(" succeeded ") && row.contains(" w-ops "), "the worker that ended the run: \(runs.stdout)")
         let json = await matterflow(["runs", "--store", conninfo, "--json"])
-        #expect(try JSONDocument.parse(json.stdout, file: "<out>").value.arrayValue?.first?["finishedBy"] == "w-ops")
+        let endedRun = try JSONDocument.parse(json.stdout, file: "<out>").value.arrayValue?.first
+        #expect(endedRun?["finishedBy"] == "w-ops")
+        #expect((endedRun?["endedAt"]?.doubleValue ?? 0) >= (endedRun?["startedAt"]?.doubleValue ?? .infinity), "\(String(describing: endedRun))")
     }
 
     @Test("workers: running, stopping and silent by heartbeat and flag; a silent worker's expired leases are counted and marked in runs")
