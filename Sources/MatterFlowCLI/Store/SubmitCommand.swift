@@ -35,8 +35,10 @@ struct SubmitCommand {
             run that has ended are removed again); another run's ID is refused (runExists), and its secrets are never
             overwritten.
 
-            Exit status: 0 (the run ID on stdout), 2 invalid workflow, inputs or answer names, another run's ID, or
-            the store cannot be reached, 64 usage error (also: secret inputs or secret answers without --secrets).
+            Exit status: 0 (the run ID on stdout), 1 the same submission was made before and its run ended failed,
+            cancelled or needsAttention (the ID on stdout all the same), 2 invalid workflow, inputs or answer names,
+            another run's ID, or the store cannot be reached, 64 usage error (also: secret inputs or secret answers
+            without --secrets).
             """)
 
     let arguments: ParsedArguments
@@ -109,6 +111,14 @@ struct SubmitCommand {
                 if !StoredRun.isOpen(submitted.status) { inbox?.discard(runID: runID, kinds: written) }
             }
             environment.standardOutput.line(submitted.runID)
+            // A script that names runs by a key of its own (a device's serial) learns that this one will not be done
+            // unless it tries again under a new ID.
+            if !submitted.queuedNow, !StoredRun.isOpen(submitted.status), submitted.status != "succeeded" {
+                err.line(
+                    "error[runEnded]: run \(runID) ended \(submitted.status) (`matterflow history \(runID) --store URL` says why); "
+                        + "to try again, submit with another --run-id")
+                return ExitCode.failure
+            }
             return ExitCode.success
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")

@@ -120,6 +120,22 @@ extension SubmitOnceTests {
 }
 
 extension SubmitOnceTests {
+    @Test("the same submission sent again after its run ended cancelled exits 1 saying so and how to try again; the ID is printed all the same")
+    func submitAgainAfterTheRunEnded() async throws {
+        let conninfo = try TestPostgres.database()
+        let runID = "run-0000000005b6"
+        let submit = ["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", runID, "--structure", "home-1"]
+        #expect(await matterflow(submit).code == 0)
+        #expect(await matterflow(["cancel", runID, "--store", conninfo]).code == 0)
+        let again = await matterflow(submit)
+        #expect(again.code == 1, "\(again.stderr)")
+        #expect(again.stdout == runID + "\n")
+        #expect(again.stderr.contains("note: run \(runID) was submitted before (cancelled); nothing was queued again"), "\(again.stderr)")
+        #expect(again.stderr.contains("error[runEnded]: run \(runID) ended cancelled") && again.stderr.contains("submit with another --run-id"), "\(again.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        #expect(try store.runs().map(\.status) == ["cancelled"])
+    }
+
     @Test("a submit sent again while the first one's insert is not committed yet waits for it, then finds the same submission: queued once, no error")
     func submitAgainWhileTheFirstCommits() async throws {
         let conninfo = try TestPostgres.database()
