@@ -48,6 +48,10 @@ struct AskCommandTests {
         #expect(run.stderr.contains("error[missingAnswer]"))
         #expect(run.stderr.contains("--answer name=VALUE"))
         #expect(try run.result()["outcome"] as? String == "cancelled")
+        // The JSON says why, as the exit status does.
+        let because = try run.result()["cancelledBecause"] as? [String: Any]
+        #expect(because?["code"] as? String == "missingAnswer")
+        #expect((because?["message"] as? String)?.contains("--answer name=VALUE") == true, "\(String(describing: because))")
         // The cancel path released the session: nothing is left pending.
         #expect(try savedHome(in: directory.path).activeSession == nil)
     }

@@ -45,6 +45,7 @@ struct SignalTests {
 
         let result = try #require(try parseJSON(child.stdout.text) as? [String: Any], "stdout: \(child.stdout.text)")
         #expect(result["outcome"] as? String == "cancelled")
+        #expect((result["cancelledBecause"] as? [String: Any])?["signal"] as? String == signal.name, "\(result)")
         #expect(try savedHome(in: state).activeSession == nil, "the session is still held")
         let runs = try RunJournal(existingDirectory: journal).runs()
         #expect(runs.map(\.status) == [.cancelled])

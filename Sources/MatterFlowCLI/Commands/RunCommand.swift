@@ -20,7 +20,7 @@ struct RunCommand {
             .init(name: "input", valueName: "<name=value>", repeatable: true, help: "An input value, typed by the workflow's declaration."),
             .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
             .init(name: "trace", valueName: "<format>", help: "Progress on stderr: text (default), jsonl or none."),
-            .init(name: "show-secrets", valueName: nil, help: "Show secret inputs and arguments in progress and traces."),
+            .init(name: "show-secrets", valueName: nil, help: "Show secret inputs and arguments in progress and traces, and keep them in the run's journal file (--journal) for whoever reads it."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default: simulated time passes at once) or real."),
             .init(name: "journal", valueName: "<dir>", help: "Write-ahead journal directory: the run is recorded in <dir>/<run>.journal."),
             RunQuestions.option,
@@ -54,7 +54,9 @@ struct RunCommand {
             run. See docs/journal.md.
 
             Exit status: 0 succeeded, 1 failed or cancelled, 2 invalid workflow, inputs or home, 64 usage error,
-            130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP) interrupted, after the cancel path has run.
+            130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP) interrupted, after the cancel path has run. A run this
+            command cancelled (a signal, a question it could ask nobody: exit 2) says why in the result's
+            "cancelledBecause": {"code": "signal", "signal": "SIGINT"} or {"code": "missingAnswer", "message": ...}.
             """)
 
     let arguments: ParsedArguments
@@ -162,7 +164,7 @@ struct RunCommand {
         environment.terminal?.restore()
         signals?.stop()
         await opened.close()
-        environment.standardOutput.line(JSONWriter.pretty(result.jsonValue))
+        environment.standardOutput.line(JSONWriter.pretty(Self.reported(result, missingAnswer: questions.missingAnswer, signal: signals?.receivedSignal)))
         if let directory = arguments.value("journal"), let journal = try? RunJournal(existingDirectory: directory),
             let warning = journal.unrecordedEnd(of: result.runID, outcome: result.outcome)
         {
@@ -174,5 +176,30 @@ struct RunCommand {
             return ExitCode.invalidInput
         }
         return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure
+    }
+
+    /// The result as printed: for a run this command cancelled, `cancelledBecause` says why, as the exit status does
+    /// (`{"code": "signal", "signal": "SIGINT"}`, or `{"code": "missingAnswer", "message": ...}` for a question it
+    /// could put to nobody), so a script reading the JSON need not parse stderr.
+    static func reported(_ result: RunResult, missingAnswer: String?, signal: Int32?) -> JSONValue {
+        guard result.outcome == .cancelled, var object = result.jsonValue.objectValue else { return result.jsonValue }
+        if let signal {
+            object["cancelledBecause"] = ["code": "signal", "signal": .string(Self.signalName(signal))]
+        } else if let missingAnswer {
+            object["cancelledBecause"] = ["code": "missingAnswer", "message": .string(missingAnswer)]
+        } else {
+            return result.jsonValue
+        }
+        return .object(object)
+    }
+
+    /// `SIGINT`, `SIGTERM`, `SIGHUP`, or `signal N` for another.
+    private static func signalName(_ signal: Int32) -> String {
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(signal)"
+        }
     }
 }
