@@ -165,10 +165,11 @@ struct RunCommand {
         signals?.stop()
         await opened.close()
         environment.standardOutput.line(JSONWriter.pretty(Self.reported(result, missingAnswer: questions.missingAnswer, signal: signals?.receivedSignal)))
-        if let directory = arguments.value("journal"), let journal = try? RunJournal(existingDirectory: directory),
-            let warning = journal.unrecordedEnd(of: result.runID, outcome: result.outcome)
-        {
-            err.line("warning: \(warning)")
+        if let directory = arguments.value("journal"), let journal = try? RunJournal(existingDirectory: directory) {
+            if let warning = journal.unrecordedEnd(of: result.runID, outcome: result.outcome) { err.line("warning: \(warning)") }
+            if result.error?.cause == .sessionBusy, let note = Self.interruptedHolders(in: journal, structure: structureID, besides: result.runID) {
+                err.line(TerminalText.escaping("note: \(note)"))
+            }
         }
         if let interrupted = signals?.exitCode { return interrupted }
         if let missing = questions.missingAnswer {
@@ -176,6 +177,17 @@ struct RunCommand {
             return ExitCode.invalidInput
         }
         return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure
+    }
+
+    /// For a run refused the structure's session: the runs of the journal directory that were interrupted on the
+    /// structure, which may hold it, and how to settle them; nil when there are none.
+    static func interruptedHolders(in journal: RunJournal, structure: String, besides runID: String) -> String? {
+        let interrupted = ((try? journal.runs()) ?? []).filter { $0.status == .interrupted && $0.structureID == structure && $0.runID != runID }
+        guard !interrupted.isEmpty else { return nil }
+        let names = interrupted.map(\.runID).joined(separator: ", ")
+        return "\(interrupted.count == 1 ? "run" : "runs") \(names) of \(journal.directory) stopped on structure \(structure) without settling "
+            + "and may hold its session: `matterflow recover --journal \(journal.directory)` (with the --state or --hub they ran on) settles "
+            + (interrupted.count == 1 ? "it" : "them")
     }
 
     /// The result as printed: for a run this command cancelled, `cancelledBecause` says why, as the exit status does

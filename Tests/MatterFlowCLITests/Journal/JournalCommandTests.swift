@@ -105,6 +105,15 @@ struct JournalCommandTests {
         #expect(interruptedRun?["status"] as? String == "interrupted")
         #expect(interruptedRun?["endedAt"] is NSNull)
 
+        // A run started before the recovery finds the session taken, and is told which run of the journal holds it.
+        let interruptedID = try #require(interruptedRun?["runID"] as? String)
+        let structure = try #require(interruptedRun?["structureID"] as? String)
+        let refused = await matterflow(["run", workflow, "--state", state, "--journal", journal] + commissionInputs(payload: Payloads.lampQR))
+        #expect(refused.code == 1)
+        #expect(((try? refused.result())?["error"] as? [String: Any])?["cause"] as? String == "sessionBusy")
+        #expect(refused.stderr.contains("note: run \(interruptedID) of \(journal) stopped on structure \(structure) without settling"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("`matterflow recover --journal \(journal)`"), "\(refused.stderr)")
+
         let recover = try await JournalChild.run(["recover", "--journal", journal, "--state", state])
         #expect(recover.status == 0, "\(recover.stderr)")
         #expect(recover.stderr.contains("recovered → cancelled (interrupted in commission/commission)"))
@@ -123,7 +132,7 @@ struct JournalCommandTests {
         #expect(next.code == 0, "\(next.stdout)")
         let listed = await matterflow("runs", "--journal", journal, "--json")
         let statuses = ((try parseJSON(listed.stdout) as? [[String: Any]]) ?? []).compactMap { $0["status"] as? String }
-        #expect(statuses == ["cancelled", "succeeded"])
+        #expect(statuses == ["cancelled", "failed", "succeeded"])
     }
 
     @Test("two runs preparing one structure at once: exactly one succeeds, the other fails with sessionBusy")
