@@ -128,6 +128,12 @@ struct JournalFile: Sendable {
                 throw failure(.journalUnwritable, "cannot create the journal directory \(partial)")
             }
         }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+            throw JournalError(
+                .journalUnwritable,
+                "\(path) is not a directory; a journal is a directory (made when missing) with a file per run: give another path")
+        }
     }
 
     /// Checks that a journal directory exists without creating anything: `journalNotFound` when nothing is

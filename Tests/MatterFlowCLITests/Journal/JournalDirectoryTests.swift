@@ -36,6 +36,13 @@ struct JournalDirectoryTests {
         let run = await matterflowVirtual(["runs", "--journal", file])
         #expect(run.code == 2)
         #expect(run.stderr.contains("is not a directory"), "\(run.stderr)")
+        // Given to run, it is told as such before anything is read or written in it (not as a digest key in it).
+        for (workflow, inputs) in [("prepare", []), ("commission-device", commissionInputs())] {
+            let started = await matterflowVirtual(["run", Repository.workflow(workflow), "--journal", file] + inputs)
+            #expect(started.code == 2)
+            #expect(started.stderr.contains("error[journalUnwritable]: \(file) is not a directory; a journal is a directory"), "\(started.stderr)")
+        }
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "not a directory")
 
         let empty = directory.file("journal")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
