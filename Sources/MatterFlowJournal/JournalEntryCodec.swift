@@ -81,10 +81,12 @@ enum JournalEntryCodec {
         case .runFinished(let finished):
             var fields: JSONObject = ["outcome": .string(finished.outcome.rawValue), "error": json(finished.error)]
             if let holdsSession = finished.holdsSession { fields["holdsSession"] = .bool(holdsSession) }
-            if finished.recovered {
-                fields["output"] = finished.output ?? .null
-                fields["recovered"] = true
+            if let output = finished.output {
+                fields["output"] = output
+            } else if finished.recovered {
+                fields["output"] = .null
             }
+            if finished.recovered { fields["recovered"] = true }
             return fields
         case .event(let event):
             var fields: JSONObject = ["workflow": .string(event.workflow)]

@@ -93,6 +93,16 @@ final class JournalRecorder: RunRecording {
         record(event, element: "")
     }
 
+    /// Records the run's `runFinished` with its output (secrets redacted as the run redacts them). A run recovery
+    /// continues itself gets its terminal record from recovery, with what recovery adds to it.
+    func recordEnd(_ event: RunEvent, output: JSONValue?) {
+        guard case .runFinished(let outcome, let error, let holdsSession) = event.kind else { return record(event) }
+        guard !continuing else { return }
+        write(.runFinished(RunFinishedEntry(outcome: outcome, error: error, output: output, recovered: false, holdsSession: holdsSession)))
+        state.withLock { $0.ended = true }
+        writer.close()
+    }
+
     /// Records an event of the run (`element` `""`) or of one element of a concurrent map state.
     func record(_ event: RunEvent, element: String) {
         let path = event.workflowPath.joined(separator: "/")
@@ -118,10 +128,8 @@ final class JournalRecorder: RunRecording {
         case .runFinished where continuing:
             // Recovery writes the terminal record of a run it continues itself, with what it adds to it.
             break
-        case .runFinished(let outcome, let error, let holdsSession):
-            write(.runFinished(RunFinishedEntry(outcome: outcome, error: error, output: nil, recovered: false, holdsSession: holdsSession)))
-            state.withLock { $0.ended = true }
-            writer.close()
+        case .runFinished:
+            recordEnd(event, output: nil)
         case .stateEntered, .guardChecked, .retryScheduled, .transition, .warning, .waitStarted, .eventReceived,
             .questionAsked, .answered, .answerRejected, .delayStarted, .cancelRequested:
             guard let name = JournalEventEntry.Name(rawValue: event.name) else { return }

@@ -42,6 +42,9 @@ public struct JournalRunSummary: Sendable {
     /// When its journal was last written, in seconds since the Unix epoch, for a run that has ended (succeeded,
     /// failed, cancelled) or needs attention: the end of its run or of its last recovery.
     public var endedAt: Double?
+    /// The output of a run that ended, as its `runFinished` record keeps it (secrets redacted); nil when it has none
+    /// (a failed run, or one journaled before runs kept their output).
+    public var output: JSONValue?
     /// Where the run stands: running, ended, interrupted, not started, needing attention or unreadable.
     public var status: JournalRunStatus
     /// Whether a recovery resolved the run.
@@ -78,6 +81,7 @@ public struct JournalRunSummary: Sendable {
         let finished = entries.finished
         recovered = entries.recovered
         error = finished?.error.map(JournalEntryCodec.json)
+        output = finished?.output.flatMap { $0.isNull ? nil : $0 }
         if running {
             status = .running
         } else if let finished {
@@ -121,7 +125,7 @@ public struct JournalRunSummary: Sendable {
         [
             "runID": .string(runID), "workflow": workflow.map(JSONValue.string) ?? .null,
             "structureID": structureID.map(JSONValue.string) ?? .null, "startedAt": startedAt.map(JSONValue.double) ?? .null,
-            "endedAt": endedAt.map(JSONValue.double) ?? .null, "status": .string(status.rawValue), "recovered": .bool(recovered), "records": .int(recordCount),
+            "endedAt": endedAt.map(JSONValue.double) ?? .null, "status": .string(status.rawValue), "output": output ?? .null, "recovered": .bool(recovered), "records": .int(recordCount),
             "error": error ?? .null, "notes": .array(notes.map(JSONValue.string)), "path": .string(path),
         ]
     }

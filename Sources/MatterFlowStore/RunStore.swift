@@ -99,11 +99,14 @@ public struct StoredRun: Sendable, Hashable {
     /// When the run ended, in seconds since the Unix epoch; nil while it is open (or interrupted, in a journal
     /// directory).
     public var endedAt: Double?
+    /// What the run ended with (a succeeded `commission-device`'s `deviceIDs`), secrets redacted; nil while it is
+    /// open and when it has none.
+    public var output: JSONValue?
     /// Whether the run is running under a lease that has run out (PostgreSQL): its worker stopped heartbeating, and
     /// another worker takes it over at its next look.
     public var leaseExpired = false
 
-    /// A run as a store lists it; ``finishedBy`` and ``endedAt`` start nil and ``leaseExpired`` false.
+    /// A run as a store lists it; ``finishedBy``, ``endedAt`` and ``output`` start nil and ``leaseExpired`` false.
     public init(
         runID: String, workflow: String?, structureID: String?, status: String, workerID: String? = nil,
         startedAt: Double?, recordCount: Int, recovered: Bool, error: JSONValue?, notes: [String], cancelRequested: Bool = false
@@ -133,7 +136,7 @@ public struct StoredRun: Sendable, Hashable {
             "runID": .string(runID), "workflow": workflow.map(JSONValue.string) ?? .null,
             "structureID": structureID.map(JSONValue.string) ?? .null, "status": .string(status),
             "workerID": workerID.map(JSONValue.string) ?? .null, "startedAt": startedAt.map(JSONValue.double) ?? .null,
-            "endedAt": endedAt.map(JSONValue.double) ?? .null, "records": .int(recordCount), "recovered": .bool(recovered), "error": error ?? .null,
+            "endedAt": endedAt.map(JSONValue.double) ?? .null, "output": output ?? .null, "records": .int(recordCount), "recovered": .bool(recovered), "error": error ?? .null,
             "notes": .array(notes.map(JSONValue.string)), "cancelRequested": .bool(cancelRequested),
             "finishedBy": finishedBy.map(JSONValue.string) ?? .null, "leaseExpired": .bool(leaseExpired),
         ]
@@ -178,6 +181,7 @@ public struct JournalDirectoryStore: RunStore {
             status: summary.status.rawValue, startedAt: summary.startedAt, recordCount: summary.recordCount,
             recovered: summary.recovered, error: summary.error, notes: summary.notes)
         run.endedAt = summary.endedAt
+        run.output = summary.output
         return run
     }
 

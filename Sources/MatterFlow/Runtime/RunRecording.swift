@@ -33,6 +33,9 @@ public protocol RunRecording: Sendable {
     /// A secret question was accepted an answer, `value`, which the `answered` event reported next shows redacted:
     /// for a recording that keeps a digest of it, so that a resumed run can be given the answer again and check it.
     func secretAnswered(_ question: Question, value: JSONValue)
+    /// The run's `runFinished` event, with its output as it may be kept (``RunResult/redactedOutput``): told
+    /// instead of ``record(_:)`` for that event when the run's result is at hand. The default records the event.
+    func recordEnd(_ event: RunEvent, output: JSONValue?)
 }
 
 extension RunRecording {
@@ -40,6 +43,8 @@ extension RunRecording {
     public func recording(forElement element: String) -> any RunRecording { self }
     /// Keeps nothing of a secret answer.
     public func secretAnswered(_ question: Question, value: JSONValue) {}
+    /// Records the event; the output is not kept.
+    public func recordEnd(_ event: RunEvent, output: JSONValue?) { record(event) }
 }
 
 extension RunRecording {

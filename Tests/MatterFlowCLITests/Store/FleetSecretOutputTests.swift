@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlowJSON
+import MatterFlowJournal
 @testable import MatterFlowStore
 import Testing
 
@@ -35,6 +36,10 @@ extension PostgresStoreTests {
                 || coalesce((SELECT string_agg(coalesce(output::text, '') || coalesce(error::text, ''), '') FROM matterflow_runs), '')
             """, doing: "test")
         #expect(everything.rows.first?.first??.contains(key) == false)
+        // The run's end record keeps the output as the store's column does, and runs --json shows it.
+        #expect(try store.records(of: runID).last?.payload["output"]?["epskc"] == "<redacted>")
+        let listed = await matterflow(["runs", "--store", conninfo, "--json"])
+        #expect(try JSONDocument.parse(listed.stdout, file: "<out>").value.arrayValue?.first?["output"]?["epskc"] == "<redacted>", "\(listed.stdout)")
         let history = await matterflow(["history", runID, "--store", conninfo, "--json"])
         #expect(history.code == 0)
         #expect(!history.stdout.contains(key))

@@ -231,7 +231,11 @@ final class RunDriver {
             switch action {
             case .report(let path, let kind):
                 let event = RunEvent(runID: runID, time: options.clock.now, workflowPath: path, kind: kind)
-                options.recording?.record(event)
+                if case .runFinished = kind, case .finish(let result)? = actions.work {
+                    options.recording?.recordEnd(event, output: result.redactedOutput)
+                } else {
+                    options.recording?.record(event)
+                }
                 options.observer?(event)
             case .checkpoint(let checkpoint):
                 options.recording?.record(checkpoint)

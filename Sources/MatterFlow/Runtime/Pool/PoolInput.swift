@@ -73,7 +73,7 @@ struct PoolEffects {
     var results: [(CheckedContinuation<RunResult?, Never>, RunResult?)] = []
     var jobs: [PoolJob] = []
     /// Recorded runs' ends, recorded outside the lock before their results are handed out.
-    var finishes: [(recording: any RunRecording, event: RunEvent)] = []
+    var finishes: [(number: Int, recording: any RunRecording, event: RunEvent)] = []
     /// Recorded runs (and runs with an ending) that have ended, with their results: handed out once ``finishes``
     /// are recorded and the endings have run.
     var recordedEnds: [(number: Int, result: RunResult)] = []

@@ -137,7 +137,7 @@ struct PoolState: ~Copyable {
     /// it, before the run's result is handed out.
     private func report(_ event: RunEvent, _ number: Int, _ entry: PoolEntry, pool: RunPool, effects: inout PoolEffects) {
         if let recording = recordings[number] {
-            if case .runFinished = event.kind { effects.finishes.append((recording, event)) } else { recording.record(event) }
+            if case .runFinished = event.kind { effects.finishes.append((number, recording, event)) } else { recording.record(event) }
         }
         if pool.observer != nil || entry.observer != nil { effects.reports.append((event, entry.observer)) }
     }

@@ -338,7 +338,14 @@ public final class RunPool: Sendable {
 
     /// Reports events, resumes those waiting for results, and starts hub work, outside the pool's lock.
     private func perform(_ effects: PoolEffects) {
-        for (recording, event) in effects.finishes { recording.record(event) }
+        for (number, recording, event) in effects.finishes {
+            // The run's result comes with its end, in the same effects: its output is kept with the end.
+            if let ended = effects.recordedEnds.first(where: { $0.number == number }) {
+                recording.recordEnd(event, output: ended.result.redactedOutput)
+            } else {
+                recording.record(event)
+            }
+        }
         if !effects.recordedEnds.isEmpty {
             let endings = handle { state, next -> [(number: Int, result: RunResult, ending: Ending)] in
                 var endings: [(number: Int, result: RunResult, ending: Ending)] = []
