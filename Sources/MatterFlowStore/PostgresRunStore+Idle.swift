@@ -5,12 +5,15 @@ import Synchronization
 
 extension PostgresRunStore {
     /// Whether no run is queued or running (a worker with ``WorkerOptions/exitWhenIdle`` then stops); without
-    /// `takesSecrets`, queued runs with secret inputs or answers do not count (such a worker claims none).
+    /// `takesSecrets`, queued runs with secret inputs or answers do not count (such a worker claims none), nor do the
+    /// runs queued behind one of them on its structure, waiting for their turn (``sessionTurn(_:)``).
     public func isIdle(takesSecrets: Bool = true) throws(StoreError) -> Bool {
         // Two lookups in the indexes of queued and running runs, not a count over the whole table.
         let rows = try execute(
             """
-            SELECT NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'queued' AND \(Self.claimable("$1")))
+            SELECT NOT EXISTS (
+                    SELECT 1 FROM matterflow_runs queued_run WHERE status = 'queued' AND \(Self.claimable("$1"))
+                        AND \(Self.sessionTurn("queued_run")))
                AND NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'running')
             """, [takesSecrets ? "t" : "f"], doing: "looking for open runs")
         return rows.rows.first?.first == "t"

@@ -113,19 +113,22 @@ extension PostgresRunStore {
     }
 
     /// SQL: whether the queued run `alias` may start as far as its structure's commissioning session goes: its
-    /// workflow leaves the session alone, or no other run of the structure that works in it is running or was queued
-    /// before it. Such runs start one at a time per structure, in the order they were queued; two claims at once
-    /// cannot both start one: each takes only the oldest, which one of them locks and the other skips. A run handed
-    /// back because the worker that claimed it could not start it (its secrets or its hub elsewhere: counted in
-    /// `hub_failures`, no record written) holds no session and does not keep the others waiting.
+    /// workflow leaves the session alone, or no other run of the structure that works in it is running (leased,
+    /// handed back, or waiting for a takeover) or was queued before it. Such runs start one at a time per structure,
+    /// in the order they were queued: two claims at once take only the oldest, which one of them locks and the other
+    /// skips. (Runs queued by transactions that commit out of the order they began in may, in the instant between,
+    /// both start; the session's row then refuses one of them `sessionBusy`.) Two lookups in the index of the
+    /// structure's open runs, each ending at its first match.
     static func sessionTurn(_ alias: String) -> String {
         """
-        (\(alias).works_in_session IS FALSE OR NOT EXISTS (
-            SELECT 1 FROM matterflow_runs other
-            WHERE other.structure_id = \(alias).structure_id AND other.works_in_session IS NOT FALSE AND other.run_id <> \(alias).run_id
-                AND ((other.status = 'queued' AND (other.submitted_at, other.run_id) < (\(alias).submitted_at, \(alias).run_id))
-                    OR (other.status = 'running' AND NOT (other.worker_id IS NULL AND other.hub_failures > 0
-                        AND NOT EXISTS (SELECT 1 FROM matterflow_record_batches batch WHERE batch.run_id = other.run_id))))))
+        (\(alias).works_in_session IS FALSE OR (
+            NOT EXISTS (
+                SELECT 1 FROM matterflow_runs earlier
+                WHERE earlier.structure_id = \(alias).structure_id AND earlier.status = 'queued' AND earlier.works_in_session IS NOT FALSE
+                    AND (earlier.submitted_at, earlier.run_id) < (\(alias).submitted_at, \(alias).run_id))
+            AND NOT EXISTS (
+                SELECT 1 FROM matterflow_runs other
+                WHERE other.structure_id = \(alias).structure_id AND other.status = 'running' AND other.works_in_session IS NOT FALSE)))
         """
     }
 

@@ -143,8 +143,9 @@ extension StoreCommand {
         var recorded: Set<String> = []
         if !finishes.isEmpty {
             // Watchers of each run (`watch`) learn it ended. Idle workers look again (with --exit-when-idle, whether all
-            // is done) when no run is queued: a worker is idle only when it found nothing queued, and a run queued since
-            // was announced when it was, so while runs are queued the notification would wake every worker's listener
+            // is done) when no run is queued, or when a run that worked in its structure's session ended and another
+            // of the structure waits for its turn: otherwise a worker is idle only when it found nothing it may claim,
+            // and a run queued since was announced when it was, so the notification would wake every worker's listener
             // for nothing.
             let done = try connection.execute(
                 prepared:
@@ -155,7 +156,7 @@ extension StoreCommand {
                     FROM jsonb_to_recordset($1::jsonb)
                         AS f(run text, status text, output jsonb, error jsonb, recovered boolean, notes text[])
                     WHERE r.run_id = f.run AND r.worker_id = $2 AND r.status = 'running'
-                    RETURNING r.run_id
+                    RETURNING r.run_id, r.structure_id, r.works_in_session
                 ), earlier AS (
                     -- Recorded by this worker in a transaction whose commit's answer was lost: the run ended with
                     -- this status and nobody claimed it since (this statement's own update is not seen here). Each
@@ -171,6 +172,9 @@ extension StoreCommand {
                     WHERE f.run IN (SELECT run_id FROM matterflow_watchers)
                     UNION ALL SELECT pg_notify('matterflow_queue', 'finished')
                     WHERE NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'queued')
+                       OR EXISTS (
+                           SELECT 1 FROM done JOIN matterflow_runs waiting ON waiting.structure_id = done.structure_id
+                           WHERE done.works_in_session IS NOT FALSE AND waiting.status = 'queued' AND waiting.works_in_session IS NOT FALSE)
                 )
                 SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n)
                 LEFT JOIN (SELECT run_id FROM done UNION SELECT run_id FROM earlier) AS d ON true

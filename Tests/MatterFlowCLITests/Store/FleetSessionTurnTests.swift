@@ -32,6 +32,36 @@ extension PostgresStoreTests {
         #expect(try store.claim(by: "w2", limit: 10, leaseSeconds: 60).map(\.runID) == ["run-turn-2", "run-turn-6"])
     }
 
+    @Test("a run handed back unstarted (its secrets or hub elsewhere) keeps its structure's turn: the next is not claimed beside its takeover")
+    func handedBackRunKeepsItsTurn() throws {
+        let store = try PostgresRunStore(conninfo: try TestPostgres.database())
+        let prepare = try WorkflowEngine().load(path: Repository.workflow("prepare"))
+        _ = try store.submit(prepare, inputs: [:], structureID: "s1", runID: "run-turn-a")
+        _ = try store.submit(prepare, inputs: [:], structureID: "s1", runID: "run-turn-b")
+        #expect(try store.claim(by: "w1", limit: 10, leaseSeconds: 60).map(\.runID) == ["run-turn-a"])
+        #expect(try store.handBack(["run-turn-a"], by: "w1", hubFailure: true) == ["run-turn-a"])
+        let next = try store.claim(by: "w2", limit: 10, leaseSeconds: 60)
+        #expect(next.map(\.runID) == ["run-turn-a"])
+        #expect(next.first?.takeover == true)
+    }
+
+    @Test("with --exit-when-idle, a worker without --secrets is idle when all it could claim waits behind a run with secrets on its structure")
+    func idleBehindASecretRun() throws {
+        let store = try PostgresRunStore(conninfo: try TestPostgres.database())
+        let engine = WorkflowEngine()
+        let commission = try engine.load(path: Repository.workflow("commission-device"))
+        let prepare = try engine.load(path: Repository.workflow("prepare"))
+        let device: JSONObject = ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp", "roomName": "Kitchen"]
+        _ = try store.submit(commission, inputs: device, structureID: "s1", runID: "run-turn-x")
+        _ = try store.submit(prepare, inputs: [:], structureID: "s1", runID: "run-turn-y")
+        #expect(try store.isIdle(takesSecrets: false))
+        #expect(try store.claim(by: "w1", limit: 10, leaseSeconds: 60, takesSecrets: false).isEmpty)
+        #expect(try !store.isIdle(takesSecrets: true))
+        // Elsewhere, a run it can claim counts.
+        _ = try store.submit(prepare, inputs: [:], structureID: "s2", runID: "run-turn-z")
+        #expect(try !store.isIdle(takesSecrets: false))
+    }
+
     @Test("a batch of commissionings into one structure, queued at once for two workers: each device is commissioned in turn, in the order queued, none fails sessionBusy")
     func oneStructureBatch() async throws {
         let conninfo = try TestPostgres.database()
