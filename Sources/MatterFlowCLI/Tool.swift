@@ -142,7 +142,7 @@ public enum MatterflowTool {
                         out.write(group.help)
                         return ExitCode.success
                     }
-                    return groupError("Unknown subcommand '\(words)'", group, err)
+                    return groupError("Unknown subcommand '\(words)'\(subcommandHint(Array(arguments.dropFirst()), among: commands))", group, err)
                 }
                 let hint = subcommandHint(Array(arguments.dropFirst()), among: commands)
                 return usageError(UsageError(message: "Unknown subcommand '\(name)'\(hint)", command: nil), err)

@@ -31,6 +31,7 @@ struct UsageTextTests {
         (["help", "rnu"], "Unknown subcommand 'rnu'; did you mean 'run'?"),
         (["stor", "migrate", "--store", "x"], "Unknown subcommand 'stor'; did you mean 'store migrate'?"),
         (["hbu", "check"], "Unknown subcommand 'hbu'; did you mean 'hub check'?"),
+        (["help", "store", "migrat"], "Unknown subcommand 'store migrat'; did you mean 'store migrate'?"),
         (["stroe"], "Unknown subcommand 'stroe'; did you mean 'store'?"),
         (["rnu", "Workflows/commission-device.json"], "Unknown subcommand 'rnu'; did you mean 'run'?"),
     ])

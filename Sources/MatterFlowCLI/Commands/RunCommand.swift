@@ -179,10 +179,13 @@ struct RunCommand {
         return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure
     }
 
-    /// For a run refused the structure's session: the runs of the journal directory that were interrupted on the
-    /// structure, which may hold it, and how to settle them; nil when there are none.
+    /// For a run refused the structure's session: the runs of the journal directory that stopped on the structure
+    /// without settling (interrupted, or left needing attention by a recovery that could not finish), which may hold
+    /// it, and how to settle them; nil when there are none.
     static func interruptedHolders(in journal: RunJournal, structure: String, besides runID: String) -> String? {
-        let interrupted = ((try? journal.runs()) ?? []).filter { $0.status == .interrupted && $0.structureID == structure && $0.runID != runID }
+        let interrupted = ((try? journal.runs()) ?? []).filter {
+            ($0.status == .interrupted || $0.status == .needsAttention) && $0.structureID == structure && $0.runID != runID
+        }
         guard !interrupted.isEmpty else { return nil }
         let names = interrupted.map(\.runID).joined(separator: ", ")
         return "\(interrupted.count == 1 ? "run" : "runs") \(names) of \(journal.directory) stopped on structure \(structure) without settling "
