@@ -149,7 +149,7 @@ struct UsageTests {
         #expect(run.stderr.contains("\n  hub check "))
         let viaHelp = await matterflow("help", "hub", "serv")
         #expect(viaHelp.code == 64)
-        #expect(viaHelp.stderrLines.first == "Error: Unknown subcommand 'hub serv'")
+        #expect(viaHelp.stderrLines.first == "Error: Unknown subcommand 'hub serv'; did you mean 'hub serve'?")
     }
 
     @Test("an unknown option: the command's usage and a hint on stderr, exit 64")
