@@ -117,14 +117,17 @@ extension PostgresRunStore {
     /// handed back, or waiting for a takeover) or was queued before it. Such runs start one at a time per structure,
     /// in the order they were queued: two claims at once take only the oldest, which one of them locks and the other
     /// skips. (Runs queued by transactions that commit out of the order they began in may, in the instant between,
-    /// both start; the session's row then refuses one of them `sessionBusy`.) Two lookups in the index of the
-    /// structure's open runs, each ending at its first match.
+    /// both start; the session's row then refuses one of them `sessionBusy`.) The look for an earlier queued run
+    /// says "queued" as the index of the structure's open runs can serve and the queue's index cannot (`IN (...)` and
+    /// `<> 'running'`): on a table it has no statistics for yet (a queue just filled), the planner otherwise walked
+    /// the queue's index once per queued run (400 queued: 29 ms per claim, 1 ms this way).
     static func sessionTurn(_ alias: String) -> String {
         """
         (\(alias).works_in_session IS FALSE OR (
             NOT EXISTS (
                 SELECT 1 FROM matterflow_runs earlier
-                WHERE earlier.structure_id = \(alias).structure_id AND earlier.status = 'queued' AND earlier.works_in_session IS NOT FALSE
+                WHERE earlier.structure_id = \(alias).structure_id AND earlier.status IN ('queued', 'running') AND earlier.status <> 'running'
+                    AND earlier.works_in_session IS NOT FALSE
                     AND (earlier.submitted_at, earlier.run_id) < (\(alias).submitted_at, \(alias).run_id))
             AND NOT EXISTS (
                 SELECT 1 FROM matterflow_runs other

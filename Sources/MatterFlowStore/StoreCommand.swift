@@ -174,7 +174,8 @@ extension StoreCommand {
                     WHERE NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'queued')
                        OR EXISTS (
                            SELECT 1 FROM done JOIN matterflow_runs waiting ON waiting.structure_id = done.structure_id
-                           WHERE done.works_in_session IS NOT FALSE AND waiting.status = 'queued' AND waiting.works_in_session IS NOT FALSE)
+                           WHERE done.works_in_session IS NOT FALSE AND waiting.status IN ('queued', 'running') AND waiting.status <> 'running'
+                               AND waiting.works_in_session IS NOT FALSE)
                 )
                 SELECT d.run_id FROM (SELECT count(*) FROM announced) AS a(n)
                 LEFT JOIN (SELECT run_id FROM done UNION SELECT run_id FROM earlier) AS d ON true
