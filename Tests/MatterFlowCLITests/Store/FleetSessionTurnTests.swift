@@ -99,3 +99,41 @@ extension PostgresStoreTests {
         #expect(try store.sessions().isEmpty)
     }
 }
+
+extension PostgresStoreTests {
+    @Test("the end of a run that worked in its structure's session wakes idle workers when another run of the structure waits for its turn; other ends, while runs are queued, wake nobody")
+    func aFreedTurnWakesIdleWorkers() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let prepare = try WorkflowEngine().load(path: Repository.workflow("prepare"))
+        let info = try WorkflowEngine().load(path: Repository.workflow("border-router-info"))
+        _ = try store.submit(prepare, inputs: [:], structureID: "s1", runID: "run-wake-1")
+        _ = try store.submit(info, inputs: [:], structureID: "s2", runID: "run-wake-2")
+        _ = try store.submit(prepare, inputs: [:], structureID: "s1", runID: "run-wake-3")
+        _ = try store.submit(prepare, inputs: [:], structureID: "s3", runID: "run-wake-4")
+        #expect(try store.claim(by: "me", limit: 10, leaseSeconds: 60).map(\.runID) == ["run-wake-1", "run-wake-2", "run-wake-4"])
+        let listener = try PostgresConnection(conninfo)
+        defer { listener.close() }
+        try listener.listen("matterflow_queue")
+        // The notifications an end sent: those that arrive before a marker sent after its commit.
+        func finish(_ runID: String) throws -> [String] {
+            let conclusion = RunConclusion(runID: runID, status: "succeeded", output: nil, error: nil, recovered: false, notes: [], claims: 1)
+            _ = try Self.performInOneBatch([.finish(conclusion, release: nil)], conninfo: conninfo)
+            try store.execute("SELECT pg_notify('matterflow_queue', 'marker')", doing: "test")
+            var payloads: [String] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                payloads += try listener.notifications(timeoutMilliseconds: 500).filter { $0.channel == "matterflow_queue" }.map(\.payload)
+                if let marker = payloads.firstIndex(of: "marker") { return Array(payloads[..<marker]) }
+            }
+            Issue.record("the marker never came: \(payloads)")
+            return payloads
+        }
+        // run-wake-3 waits for s1's turn: ends of runs of other structures (one leaving the session alone) wake nobody.
+        #expect(try finish("run-wake-2") == [])
+        #expect(try finish("run-wake-4") == [])
+        // The end of s1's session run frees its turn for run-wake-3.
+        #expect(try finish("run-wake-1") == ["finished"])
+        #expect(try store.claim(by: "other", limit: 10, leaseSeconds: 60).map(\.runID) == ["run-wake-3"])
+    }
+}
