@@ -125,9 +125,6 @@ final class JournalRecorder: RunRecording {
             write(.outcome(OutcomeEntry(
                 key: key, workflow: path, state: stateName, operation: operation, attempt: attempt,
                 durationSeconds: duration.secondsValue, result: result, devices: error == nil ? kept?.devices : nil)))
-        case .runFinished where continuing:
-            // Recovery writes the terminal record of a run it continues itself, with what it adds to it.
-            break
         case .runFinished:
             recordEnd(event, output: nil)
         case .stateEntered, .guardChecked, .retryScheduled, .transition, .warning, .waitStarted, .eventReceived,

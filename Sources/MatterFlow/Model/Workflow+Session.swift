@@ -6,26 +6,6 @@ extension Workflow {
     /// A fleet runs such workflows one at a time per structure: a second one started while the first holds the
     /// session could only fail with `sessionBusy`.
     public func worksInSession(catalog: OperationCatalog = .standard) -> Bool {
-        var visited: Set<String> = []
-        return Self.worksInSession(self, catalog: catalog, visited: &visited)
-    }
-
-    private static func worksInSession(_ workflow: Workflow, catalog: OperationCatalog, visited: inout Set<String>) -> Bool {
-        // A file that names itself again adds no operation.
-        guard visited.insert(workflow.file).inserted else { return false }
-        for state in workflow.statesInOrder {
-            switch state.kind {
-            case .action(let action):
-                guard let operation = catalog[action.operation] else { return true }
-                if operation.acquiresSession || operation.usesSession { return true }
-            case .workflow(let subworkflow):
-                // A sub-workflow that was not loaded is not known to leave the session alone.
-                guard let child = workflow.subworkflows[subworkflow.path] else { return true }
-                if worksInSession(child, catalog: catalog, visited: &visited) { return true }
-            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
-                continue
-            }
-        }
-        return false
+        VerificationContext(catalog: catalog).firstState(in: self, where: .mayWorkInSession) != nil
     }
 }

@@ -102,6 +102,11 @@ final class VerificationContext {
         case .worksInSession:
             guard case .action(let action) = state.kind, let operation = catalog[action.operation] else { return false }
             return operation.acquiresSession || operation.usesSession
+        case .mayWorkInSession:
+            guard case .action(let action) = state.kind else { return false }
+            // An operation the catalog does not describe is not known to leave the session alone.
+            guard let operation = catalog[action.operation] else { return true }
+            return operation.acquiresSession || operation.usesSession
         case .question:
             guard case .ask = state.kind else { return false }
             return true
@@ -123,6 +128,8 @@ enum StateProbe: Hashable {
     case opensSession
     /// An action opening, working in or releasing the structure's commissioning session.
     case worksInSession
+    /// ``worksInSession``, or an action calling an operation the catalog does not describe.
+    case mayWorkInSession
     /// An ask state.
     case question
     /// A wait state (waiting for a hub event).
