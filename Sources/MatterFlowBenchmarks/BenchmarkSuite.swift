@@ -37,16 +37,33 @@ public struct BenchmarkSuite: Sendable {
 
     func count(_ base: Int) -> Int { max(1, Int(Double(base) * scale)) }
 
-    /// Runs the benchmarks whose names contain `filter` (all when nil).
+    /// Runs the benchmarks whose names contain `filter` (all when nil). A filter naming one shipped workflow's
+    /// figure (`load.shipped.cancel`) runs only that workflow's loads.
     public func run(filter: String?) async throws -> [BenchmarkResult] {
         var results: [BenchmarkResult] = []
-        for name in Self.names where filter.map({ name.contains($0) }) ?? true {
-            results.append(contentsOf: try await run(name))
+        for name in Self.names {
+            guard let filter else {
+                results.append(contentsOf: try await run(name, file: nil))
+                continue
+            }
+            if name.contains(filter) {
+                results.append(contentsOf: try await run(name, file: nil))
+            } else if name == "load.shipped", let file = Self.shippedFile(in: filter) {
+                results.append(contentsOf: try await run(name, file: file))
+            }
         }
         return results
     }
 
-    private func run(_ name: String) async throws -> [BenchmarkResult] {
+    /// The workflow file a filter such as `load.shipped.cancel` or `load.reload.epskc-share.json` names.
+    static func shippedFile(in filter: String) -> String? {
+        for prefix in ["load.shipped.", "load.reload."] where filter.hasPrefix(prefix) && filter.count > prefix.count {
+            return String(filter.dropFirst(prefix.count))
+        }
+        return nil
+    }
+
+    private func run(_ name: String, file: String?) async throws -> [BenchmarkResult] {
         switch name {
         case "transition.overhead": return [try await transitionOverhead()]
         case "action.overhead": return [try await actionOverhead()]
@@ -54,7 +71,7 @@ public struct BenchmarkSuite: Sendable {
         case "commission.allCores":
             return [try await commissionThroughput(tasks: ProcessInfo.processInfo.activeProcessorCount, name: name)]
         case "concurrent.10000": return [try await concurrentRuns()]
-        case "load.shipped": return try loadShipped()
+        case "load.shipped": return try loadShipped(only: file)
         case "load.generated": return try loadGenerated()
         case "load.nested": return try loadNested()
         case "validate.process": return try validateProcess()

@@ -10,7 +10,7 @@ public enum BenchmarkTool {
         USAGE: swift run -c release matterflow-bench [--json] [--filter NAME] [--compare BASELINE.json] [--scale X]
 
           --json             print the results as JSON (save it as a baseline)
-          --filter NAME      run only benchmarks whose name contains NAME
+          --filter NAME      run only benchmarks whose name contains NAME; load.shipped.FILE loads one shipped workflow
           --compare FILE     flag every figure more than 20% worse than in FILE (exit 1 if any)
           --scale X          multiply the amount of work (default 1; smaller is faster and noisier)
           --waiting-runs [N] instead: N runs (default 1000000) waiting at once in a RunPool, a third each for a hub

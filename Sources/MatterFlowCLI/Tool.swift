@@ -35,13 +35,19 @@ public struct ToolEnvironment: Sendable {
     public var terminal: (any PromptTerminal)?
     /// The wall-clock time, in seconds since the Unix epoch (what `store prune --older-than` counts back from).
     public var now: @Sendable () -> Double
+    /// What `--inputs -` reads: the process's standard input (``processStandardInput``), or a file in tests.
+    public var standardInputPath: String
+
+    /// The path of the process's own standard input.
+    public static let processStandardInput = "/dev/stdin"
 
     /// By default: the process's standard output and error, no interrupt handling, no injected clock (`--clock`
-    /// chooses), no terminal, and the system's wall-clock time.
+    /// chooses), no terminal, the system's wall-clock time, and the process's standard input.
     public init(
         standardOutput: any TextSink = StandardStream.output, standardError: any TextSink = StandardStream.error,
         handlesInterrupts: Bool = false, clock: (any WorkflowClock)? = nil, terminal: (any PromptTerminal)? = nil,
-        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        standardInputPath: String = ToolEnvironment.processStandardInput
     ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
@@ -49,6 +55,7 @@ public struct ToolEnvironment: Sendable {
         self.clock = clock
         self.terminal = terminal
         self.now = now
+        self.standardInputPath = standardInputPath
     }
 }
 

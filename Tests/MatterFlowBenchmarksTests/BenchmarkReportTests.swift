@@ -39,6 +39,16 @@ import Testing
         #expect(results.allSatisfy { $0.median.isFinite && $0.median > 0 })
     }
 
+    @Test func aFilterNamingOneShippedWorkflowLoadsOnlyThatWorkflow() async throws {
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        let suite = BenchmarkSuite(
+            workflowsDirectory: root.appendingPathComponent("Workflows").path, matterflowExecutable: nil, scale: 0.001)
+        let results = try await suite.run(filter: "load.shipped.cancel")
+        #expect(results.map(\.name) == ["load.shipped.cancel.json", "load.reload.cancel.json"])
+        await #expect(throws: (any Error).self) { try await suite.run(filter: "load.shipped.no-such-workflow") }
+    }
+
     @Test func usageErrorsExit64() async {
         var errors = ""
         let code = await BenchmarkTool.main(

@@ -155,6 +155,37 @@ struct InputContractTests {
         #expect((try run.result()["output"] as? [String: Any])?["name"] as? String == "Override")
     }
 
+    @Test("--inputs - reads standard input; its findings name <stdin> at their line and column, and a device that never ends is refused")
+    func inputsFromStandardInput() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        func run(standardInput: String, _ extra: [String] = []) async -> ToolRun {
+            await matterflow(
+                ["run", workflow, "--home", home, "--trace", "none", "--inputs", "-"] + extra, standardInput: standardInput)
+        }
+        let piped = try directory.write(
+            #"{"onboardingPayload": "\#(Payloads.specQR)", "deviceName": "Piped", "roomName": "Kitchen"}"#, to: "piped.json")
+        let fine = await run(standardInput: piped, ["--input", "deviceName=Override"])
+        #expect(fine.code == 0, "\(fine.stderr)")
+        #expect((try fine.result()["output"] as? [String: Any])?["name"] as? String == "Override")
+
+        let wrong = try directory.write("{\n  \"onboardingPayload\": \"\(Payloads.specQR)\",\n  \"deviceName\": 7\n}", to: "wrong.json")
+        let typed = await run(standardInput: wrong)
+        #expect(typed.code == 2)
+        #expect(typed.stderr.contains("<stdin>:3:3: error[wrongType]"), "\(typed.stderr)")
+        #expect(!typed.stderr.contains(wrong), "\(typed.stderr)")
+
+        let broken = try directory.write("{\"deviceName\": ", to: "broken.json")
+        let syntax = await run(standardInput: broken)
+        #expect(syntax.code == 2)
+        #expect(syntax.stderr.contains("<stdin>:1:"), "\(syntax.stderr)")
+
+        let device = await run(standardInput: "/dev/zero")
+        #expect(device.code == 2)
+        #expect(device.stderr.contains("<stdin>: error[unreadableFile]: standard input cannot be read as a JSON document"), "\(device.stderr)")
+    }
+
     @Test("recover rejects an input given twice too")
     func repeatedInputOnRecover() async throws {
         let directory = try TemporaryDirectory()

@@ -329,3 +329,34 @@ final class ChildProcess {
         process.send(SIGKILL)
     }
 }
+
+extension ProcessTests {
+    @Test("--inputs - reads the inputs object piped to standard input")
+    func inputsFromStandardInput() async throws {
+        let executable = try #require(Executable.path)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "run", Repository.workflow("commission-device"), "--home", home, "--trace", "none", "--inputs", "-",
+            "--input", "roomName=Kitchen",
+        ]
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(#"{"onboardingPayload": "\#(Payloads.specQR)", "deviceName": "Piped Lamp"}"#.utf8))
+        try input.fileHandleForWriting.close()
+        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        let result = try #require(try parseJSON(stdout) as? [String: Any], "\(stdout)")
+        #expect((result["output"] as? [String: Any])?["name"] as? String == "Piped Lamp", "\(stdout)")
+    }
+}

@@ -18,7 +18,7 @@ struct RunCommand {
             .init(name: "home", valueName: "<file>", help: "Home description to simulate (default: the built-in home)."),
             .init(name: "state", valueName: "<dir>", help: "Keep the simulated home in this directory between runs."),
             .init(name: "input", valueName: "<name=value>", repeatable: true, help: "An input value, typed by the workflow's declaration."),
-            .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
+            .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs; - reads it from standard input (--input overrides it)."),
             .init(name: "trace", valueName: "<format>", help: "Progress on stderr: text (default), jsonl or none."),
             .init(name: "show-secrets", valueName: nil, help: "Show secret inputs and arguments in progress and traces, and keep them in the run's journal file (--journal) for whoever reads it."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default: simulated time passes at once) or real."),
@@ -86,7 +86,7 @@ struct RunCommand {
         let inputs: JSONObject
         do {
             workflow = try engine.load(path: path)
-            inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: pairs)
+            inputs = try RunInputParser(workflow: workflow, standardInputPath: environment.standardInputPath).parse(file: arguments.value("inputs"), pairs: pairs)
         } catch {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput

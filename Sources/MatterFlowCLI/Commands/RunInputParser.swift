@@ -1,9 +1,16 @@
+import Foundation
 import MatterFlow
 import MatterFlowJSON
 
 /// Turns `--inputs FILE` and `--input NAME=VALUE` into the run's input object, typed by the declarations.
+/// `--inputs -` reads the object from standard input.
 struct RunInputParser {
     let workflow: Workflow
+    /// What `--inputs -` reads (``ToolEnvironment/standardInputPath``).
+    let standardInputPath: String
+
+    /// How findings in inputs read from standard input name their source.
+    static let standardInputName = "<stdin>"
 
     /// The inputs; `--input` values (``NameValuePair/inputs(_:command:)``) override those of the file (`--inputs FILE`
     /// with one `--input` for a name in it is allowed: the command line wins). Checks them against the declarations, reporting
@@ -12,7 +19,7 @@ struct RunInputParser {
         var fileDocument: JSONDocument?
         let inputs = try read(file: file, pairs: pairs, document: &fileDocument)
         do {
-            _ = try workflow.resolveInputs(inputs, source: file ?? "--input")
+            _ = try workflow.resolveInputs(inputs, source: file.map(Self.sourceName) ?? "--input")
         } catch {
             let locations = fileDocument?.sourceMap.locations()
             throw DiagnosticsError(error.diagnostics.map { diagnostic in
@@ -33,7 +40,7 @@ struct RunInputParser {
         var inputs = JSONObject()
         var diagnostics: [Diagnostic] = []
         if let file {
-            let document = try JSONDocument.load(path: file)
+            let document = try load(file)
             fileDocument = document
             diagnostics += document.duplicateKeyDiagnostics()
             guard case .object(let object) = document.value else {
@@ -41,7 +48,7 @@ struct RunInputParser {
                     Diagnostic(
                         severity: .error, code: DiagnosticCode.wrongType,
                         message: "an inputs file must hold a JSON object of input names to values, found \(document.value.typeName)",
-                        file: file, location: document.sourceMap.location(of: ""))
+                        file: document.file, location: document.sourceMap.location(of: ""))
                 ])
             }
             inputs = object
@@ -59,5 +66,27 @@ struct RunInputParser {
         }
         guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
         return inputs
+    }
+
+    /// The name findings give the inputs' source: the path, or `<stdin>` for `-`.
+    static func sourceName(_ file: String) -> String { file == "-" ? standardInputName : file }
+
+    /// The inputs document: the file, or standard input for `-` (a pipe or a redirected file; a terminal is refused,
+    /// as a run's questions read it).
+    private func load(_ file: String) throws(DiagnosticsError) -> JSONDocument {
+        guard file == "-" else { return try JSONDocument.load(path: file) }
+        let text: String
+        do {
+            text = try JSONDocument.readText(path: standardInputPath)
+        } catch {
+            let reason = error.diagnostics.first?.message ?? "it cannot be read"
+            let advice = isatty(STDIN_FILENO) == 1 && standardInputPath == ToolEnvironment.processStandardInput
+                ? "standard input is a terminal; pipe the inputs' JSON object in (`... | matterflow ... --inputs -`) or name a file"
+                : "standard input cannot be read as a JSON document (\(reason)); pipe the inputs in or name a file"
+            throw DiagnosticsError([
+                Diagnostic(severity: .error, code: DiagnosticCode.unreadableFile, message: advice, file: Self.standardInputName)
+            ])
+        }
+        return try JSONDocument.parse(text, file: Self.standardInputName)
     }
 }

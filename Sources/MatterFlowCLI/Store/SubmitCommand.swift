@@ -14,7 +14,7 @@ struct SubmitCommand {
         options: [
             StoreOption.postgresOption,
             .init(name: "input", valueName: "<name=value>", repeatable: true, help: "An input value, typed by the workflow's declaration."),
-            .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs (--input overrides it)."),
+            .init(name: "inputs", valueName: "<file>", help: "A JSON object of inputs; - reads it from standard input (--input overrides it)."),
             .init(name: "structure", valueName: "<id>", help: "The structure to commission into (default: the built-in home's)."),
             .init(name: "secrets", valueName: "<dir>", help: "Where the run's secret inputs and secret answers wait for its worker (the store never keeps them)."),
             .init(name: "run-id", valueName: "<id>", help: "The run's ID: no '/', no control characters, not first '.' (default: run- and 12 random hex digits). Sending the same submission again queues nothing more."),
@@ -56,7 +56,7 @@ struct SubmitCommand {
         let inputs: JSONObject
         do {
             workflow = try engine.load(path: Self.absolute(arguments.positionals[0]))
-            inputs = try RunInputParser(workflow: workflow).parse(file: arguments.value("inputs"), pairs: pairs)
+            inputs = try RunInputParser(workflow: workflow, standardInputPath: environment.standardInputPath).parse(file: arguments.value("inputs"), pairs: pairs)
             _ = try workflow.resolveInputs(inputs)
         } catch {
             MatterflowTool.report(error.diagnostics, to: err)

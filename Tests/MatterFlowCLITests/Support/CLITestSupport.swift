@@ -132,13 +132,15 @@ struct ToolRun: Sendable {
 
 /// Runs `matterflow` in-process with captured output, on a manual clock (time never passes unless the test
 /// advances it).
-/// Pass `stderr` to watch progress while the run is going.
+/// Pass `stderr` to watch progress while the run is going, and `standardInput` for the file `--inputs -` reads.
 func matterflow(
-    _ arguments: [String], clock: ManualClock = ManualClock(), stderr err: CapturedText = CapturedText(), now: Double? = nil
+    _ arguments: [String], clock: ManualClock = ManualClock(), stderr err: CapturedText = CapturedText(), now: Double? = nil,
+    standardInput: String? = nil
 ) async -> ToolRun {
     let out = CapturedText()
     var environment = ToolEnvironment(standardOutput: out, standardError: err, handlesInterrupts: false, clock: clock)
     if let now { environment.now = { now } }
+    if let standardInput { environment.standardInputPath = standardInput }
     let code = await MatterflowTool.main(arguments: arguments, environment: environment)
     return ToolRun(code: code, stdout: out.text, stderr: err.text)
 }
