@@ -231,14 +231,16 @@ public enum MatterflowTool {
 
     /// `; did you mean 'X'?` for words that start with no subcommand's name, when a subcommand is close to them: a
     /// two-word one (`stor migrate`, `hbu check`) by the first two words, else a one-word one or a group (`hub`,
-    /// `store`) by the first.
+    /// `store`) by the first; all of those equally close (`runz`: `'run' or 'runs'`).
     static func subcommandHint(_ words: [String], among commands: [CommandSpec]) -> String {
         let names = commands.map(\.name)
         let twoWords = names.filter { $0.contains(" ") }
         let groups = Set(twoWords.compactMap { $0.split(separator: " ").first.map(String.init) })
         let oneWord = names.filter { !$0.contains(" ") } + groups.sorted()
-        let match = words.count >= 2 ? SpellingSuggestion.closest(to: words.prefix(2).joined(separator: " "), among: twoWords) : nil
-        return (match ?? words.first.flatMap { SpellingSuggestion.closest(to: $0, among: oneWord) }).map { "; did you mean '\($0)'?" } ?? ""
+        var matches = words.count >= 2 ? SpellingSuggestion.closestAll(to: words.prefix(2).joined(separator: " "), among: twoWords) : []
+        if matches.isEmpty, let first = words.first { matches = SpellingSuggestion.closestAll(to: first, among: oneWord) }
+        guard !matches.isEmpty else { return "" }
+        return "; did you mean " + matches.map { "'\($0)'" }.joined(separator: " or ") + "?"
     }
 
     static func usageError(_ error: UsageError, _ err: any TextSink) -> Int32 {

@@ -103,19 +103,31 @@ public enum SpellingSuggestion {
     /// A word cut short (`failedPrecon`) of one candidate alone is taken for it too, unless `strict`: then only a
     /// candidate one or two edits away (a typo, not another word).
     public static func closest(to word: String, among candidates: some Sequence<String>, strict: Bool = false) -> String? {
+        closestAll(to: word, among: candidates, strict: strict).first
+    }
+
+    /// Every candidate as near as ``closest(to:among:strict:)``'s, in the order given: `runz` is as near `run` as
+    /// `runs`.
+    public static func closestAll(to word: String, among candidates: some Sequence<String>, strict: Bool = false) -> [String] {
         let limit = strict ? 2 : max(2, word.count / 3)
-        var best: (String, Int)?
+        var best: [String] = []
+        var bestDistance = Int.max
         var extending: [String] = []
         let lowered = word.lowercased()
         for candidate in candidates {
             let other = candidate.lowercased()
             let distance = editDistance(lowered, other)
-            if distance <= limit, distance < (best?.1 ?? .max) { best = (candidate, distance) }
+            if distance <= limit, distance <= bestDistance, !best.contains(candidate) {
+                if distance < bestDistance { best = [] }
+                best.append(candidate)
+                bestDistance = distance
+            }
             if lowered.count >= 4, other.count > lowered.count, other.hasPrefix(lowered), !extending.contains(candidate) {
                 extending.append(candidate)
             }
         }
-        return best?.0 ?? (extending.count == 1 && !strict ? extending.first : nil)
+        if !best.isEmpty { return best }
+        return extending.count == 1 && !strict ? extending : []
     }
 
     /// `; did you mean "x"?` or an empty string.
@@ -123,11 +135,14 @@ public enum SpellingSuggestion {
         closest(to: word, among: candidates).map { "; did you mean \"\($0)\"?" } ?? ""
     }
 
+    /// The fewest insertions, deletions, substitutions and swaps of two neighbours that turn one word into the other.
     static func editDistance(_ lhs: String, _ rhs: String) -> Int {
         let left = Array(lhs)
         let right = Array(rhs)
         if left.isEmpty { return right.count }
         if right.isEmpty { return left.count }
+        // Rows i - 2, i - 1 and i of the table; two neighbours swapped (`rnu` for `run`) count as one edit.
+        var beforePrevious = [Int](repeating: 0, count: right.count + 1)
         var previous = Array(0...right.count)
         var current = [Int](repeating: 0, count: right.count + 1)
         for i in 1...left.count {
@@ -135,8 +150,11 @@ public enum SpellingSuggestion {
             for j in 1...right.count {
                 let substitution = previous[j - 1] + (left[i - 1] == right[j - 1] ? 0 : 1)
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+                if i > 1, j > 1, left[i - 1] == right[j - 2], left[i - 2] == right[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[right.count]
     }

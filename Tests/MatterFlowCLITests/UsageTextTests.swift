@@ -34,6 +34,8 @@ struct UsageTextTests {
         (["help", "store", "migrat"], "Unknown subcommand 'store migrat'; did you mean 'store migrate'?"),
         (["stroe"], "Unknown subcommand 'stroe'; did you mean 'store'?"),
         (["rnu", "Workflows/commission-device.json"], "Unknown subcommand 'rnu'; did you mean 'run'?"),
+        (["help", "runz"], "Unknown subcommand 'runz'; did you mean 'run' or 'runs'?"),
+        (["runz", "--journal", "j"], "Unknown subcommand 'runz'; did you mean 'run' or 'runs'?"),
     ])
     func mistypedCommands(arguments: [String], message: String) async {
         let run = await matterflow(arguments)
