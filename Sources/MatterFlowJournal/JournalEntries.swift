@@ -83,6 +83,14 @@ public struct JournalEntries: Sendable, RandomAccessCollection {
         return nil
     }
 
+    /// The messages of the run's `warning` events, in order (secrets redacted as the run's trace shows them).
+    public var warnings: [String] {
+        records.compactMap { record in
+            guard case .event(let event) = record.entry, event.name == .warning else { return nil }
+            return event.details["message"]?.stringValue
+        }
+    }
+
     /// The last `stateEntered` event: the workflow path and state the run was last in.
     public var lastStateEntered: JournalEventEntry? {
         records.lazy.reversed().compactMap { record -> JournalEventEntry? in

@@ -53,7 +53,8 @@ public struct JournalRunSummary: Sendable {
     public var recordCount: Int
     /// The final error, for failed and cancelled runs.
     public var error: JSONValue?
-    /// A torn tail, damage or an unreadable file, in words.
+    /// A torn tail, damage or an unreadable file, in words, and the run's warnings (`warning: ...`: a succeeded
+    /// run that could not configure its device says so).
     public var notes: [String]
 
     init(_ contents: JournalContents, running: Bool) {
@@ -100,6 +101,7 @@ public struct JournalRunSummary: Sendable {
         } else {
             status = .interrupted
         }
+        notes += entries.warnings.map { "warning: \($0)" }
         switch status {
         case .succeeded, .failed, .cancelled, .needsAttention: endedAt = contents.records.last?.wallTime
         case .running, .interrupted, .notStarted, .unreadable: endedAt = nil

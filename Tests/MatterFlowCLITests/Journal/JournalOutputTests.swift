@@ -53,4 +53,28 @@ struct JournalOutputTests {
         let failedEnd = try RunJournal(existingDirectory: journal).read(runID: failedID).records.last
         #expect(failedEnd?.type == "runFinished" && failedEnd?.payload["output"] == nil)
     }
+
+    @Test("a run that succeeded with a warning (its device left unconfigured) is listed with the warning in its notes")
+    func warningsListed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        let run = await matterflowVirtual(
+            ["run", Repository.workflow("commission-device"), "--journal", journal, "--trace", "none"]
+                + commissionInputs(room: "Nowhere"))
+        #expect(run.code == 0, "\(run.stderr)")
+        let warning = try #require((try run.result()["warnings"] as? [String])?.first)
+        #expect(warning.contains("could not be configured"))
+
+        let listed = await matterflow("runs", "--journal", journal)
+        #expect(listed.stdout.contains(" succeeded ") && listed.stdout.contains("warning: \(warning)"), "\(listed.stdout)")
+        let json = try #require((try parseJSON(await matterflow("runs", "--journal", journal, "--json").stdout) as? [[String: Any]])?.first)
+        #expect(json["notes"] as? [String] == ["warning: \(warning)"], "\(json)")
+
+        let clean = await matterflowVirtual(
+            ["run", Repository.workflow("commission-device"), "--journal", directory.file("clean"), "--trace", "none"] + commissionInputs())
+        #expect(clean.code == 0, "\(clean.stderr)")
+        let cleanJSON = (try parseJSON(await matterflow("runs", "--journal", directory.file("clean"), "--json").stdout) as? [[String: Any]])?.first
+        #expect(cleanJSON?["notes"] as? [String] == [], "a run without warnings has no notes")
+    }
 }

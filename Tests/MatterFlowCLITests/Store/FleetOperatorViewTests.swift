@@ -35,6 +35,29 @@ import Testing
         #expect((endedRun?["endedAt"]?.doubleValue ?? 0) >= (endedRun?["startedAt"]?.doubleValue ?? .infinity), "\(String(describing: endedRun))")
     }
 
+    @Test("a fleet run that succeeded with a warning (its device left unconfigured) is listed with the warning in its notes")
+    func warningsListed() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--structure", "s1", "--secrets", secrets]
+                + commissionInputs(room: "Nowhere"))
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let worker = await matterflowVirtual(
+            ["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-warn", "--secrets", secrets])
+        #expect(worker.code == 0, "\(worker.stderr)")
+        let json = await matterflow(["runs", "--store", conninfo, "--json"])
+        let run = try #require(try JSONDocument.parse(json.stdout, file: "<out>").value.arrayValue?.first)
+        #expect(run["status"] == "succeeded")
+        let notes = run["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(notes.count == 1 && notes.first?.hasPrefix("warning: the device could not be configured (roomNotFound") == true, "\(notes)")
+        let table = await matterflow(["runs", "--store", conninfo])
+        #expect(table.stdout.contains("warning: the device could not be configured"), "\(table.stdout)")
+    }
+
     @Test("workers: running, stopping and silent by heartbeat and flag; a silent worker's expired leases are counted and marked in runs")
     func liveStoppingAndSilent() async throws {
         let conninfo = try TestPostgres.database()

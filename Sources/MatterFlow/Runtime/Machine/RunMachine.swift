@@ -413,10 +413,12 @@ struct RunMachine: Sendable {
         }
         if let unconfirmed = unconfirmedRelease {
             unconfirmedRelease = nil
-            warnings.append(
+            let warning =
                 "the commissioning session\(unconfirmed.session.map { " \($0)" } ?? "") may still be open on the hub: its release was "
-                    + "not confirmed (\(unconfirmed.reason)); if the hub shows it active, release it (Workflows/cancel.json on the "
-                    + "structure, or `matterflow recover` for a journaled run)")
+                + "not confirmed (\(unconfirmed.reason)); if the hub shows it active, release it (Workflows/cancel.json on the "
+                + "structure, or `matterflow recover` for a journaled run)"
+            warnings.append(warning)
+            report(top.path, .warning(state: top.current, message: warning))
         }
         var result = RunResult(
             runID: configuration.runID, workflow: workflowName, outcome: .succeeded, output: nil, error: nil,
