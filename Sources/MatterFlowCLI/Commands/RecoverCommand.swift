@@ -104,7 +104,7 @@ struct RecoverCommand {
         signals?.stop()
         await opened.close()
         if let problem = report.problem { err.line("error: \(problem)") }
-        for run in report.runs { err.line(Self.line(run)) }
+        for run in report.runs { err.line(TerminalText.escaping(Self.line(run))) }
         environment.standardOutput.line(JSONWriter.pretty(report.jsonValue))
         if let interrupted = signals?.exitCode { return interrupted }
         return report.needsAttention ? ExitCode.failure : ExitCode.success

@@ -16,6 +16,34 @@ public enum TerminalText {
         UnicodeEscaping.escaping(text) { needsEscape($0, keepingLineBreaks: keepingLineBreaks) }
     }
 
+    /// How many columns a terminal gives `text` (already escaped): two for each wide East Asian character and
+    /// each emoji shown as a picture, none for a zero-width space or joiner, one for every other character.
+    public static func columns(_ text: String) -> Int {
+        var count = 0
+        for character in text {
+            guard let first = character.unicodeScalars.first else { continue }
+            if isWide(first) || character.unicodeScalars.contains(where: { $0.properties.isEmojiPresentation || $0.value == 0xFE0F }) {
+                count += 2
+            } else if first.value == 0x200B || first.value == 0x200D || first.value == 0xFEFF {
+                continue
+            } else {
+                count += 1
+            }
+        }
+        return count
+    }
+
+    /// Whether a terminal shows `scalar` two columns wide: the East Asian Wide and Fullwidth blocks.
+    private static func isWide(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Whether the terminal would act on `scalar` rather than show it.
     static func needsEscape(_ scalar: Unicode.Scalar, keepingLineBreaks: Bool) -> Bool {
         switch scalar.value {

@@ -44,7 +44,7 @@ enum StoreListing {
             waiting.questions.map { asked in
                 [
                     waiting.run.runID, waiting.run.workflow ?? "-", waiting.run.structureID ?? "-", asked.question.name,
-                    RunsCommand.timestamp(asked.askedAt), TerminalText.escaping(asked.question.prompt),
+                    RunsCommand.timestamp(asked.askedAt), asked.question.prompt,
                 ]
             }
         }
@@ -82,13 +82,16 @@ enum StoreListing {
     }
 
     /// Prints rows as columns two spaces apart, the last column unpadded.
+    /// Every cell is escaped as a single line (a value holding a line break or tab cannot start a row of its own),
+    /// then padded by the columns it takes on a terminal.
     private static func printTable(_ rows: [[String]], to out: any TextSink) {
-        let widths = (0..<rows[0].count - 1).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        for row in rows {
+        let cells = rows.map { $0.map { TerminalText.escaping($0) } }
+        let widths = (0..<cells[0].count - 1).map { column in cells.map { TerminalText.columns($0[column]) }.max() ?? 0 }
+        for row in cells {
             var line = ""
             for (index, cell) in row.enumerated() {
                 line += cell
-                if index < widths.count { line += String(repeating: " ", count: widths[index] - cell.count + 2) }
+                if index < widths.count { line += String(repeating: " ", count: widths[index] - TerminalText.columns(cell) + 2) }
             }
             while line.hasSuffix(" ") { line.removeLast() }
             out.line(line)
@@ -124,9 +127,10 @@ enum StoreListing {
         if !records.contains(where: { $0.type == JournalEntry.Kind.runFinished.rawValue }), let error = run.error?.objectValue {
             // The cause says most (`secretsUnavailable`); errors stored by earlier versions have only a code.
             let code = error["cause"]?.stringValue ?? error["code"]?.stringValue ?? "?"
-            environment.standardOutput.line("error: \(code): \(error["message"]?.stringValue ?? JSONWriter.compact(.object(error)))")
+            let message = error["message"]?.stringValue ?? JSONWriter.compact(.object(error))
+            environment.standardOutput.line("error: \(TerminalText.escaping(code)): \(TerminalText.escaping(message))")
         }
-        for note in run.notes { environment.standardOutput.line("note: \(note)") }
+        for note in run.notes { environment.standardOutput.line("note: \(TerminalText.escaping(note))") }
         return ExitCode.success
     }
 }
