@@ -30,7 +30,7 @@ extension Question {
                 guard let compiled = try? AnswerPattern(source) else { return nil }
                 pattern = compiled
             }
-            return .text(minLength: minLength, maxLength: maxLength, pattern: pattern)
+            return .text(minLength: minLength, maxLength: maxLength, maxBytes: text["maxBytes"]?.intValue, pattern: pattern)
         }
         if answer["yesNo"] != nil { return .yesNo }
         return nil

@@ -168,6 +168,9 @@ struct SimulatedStructure: Sendable, Hashable {
         return home.rooms
     }
 
+    /// The most bytes of UTF-8 a device's name may take: a Matter NodeLabel's.
+    static let nameMaxBytes = 32
+
     mutating func configure(name deviceName: String, roomName: String?) throws(FlowError) {
         try requireReachable()
         var trial = session
@@ -175,19 +178,35 @@ struct SimulatedStructure: Sendable, Hashable {
         guard !deviceName.allSatisfy(\.isWhitespace) else {
             throw FlowError(.invalidArgumentValue, "the device name must not be empty")
         }
-        if let roomName, home.room(named: roomName) == nil {
-            let names = home.rooms.map(\.name)
-            let hint = SpellingSuggestion.hint(for: roomName, among: names)
+        // What a device's NodeLabel holds: at most 32 bytes of UTF-8, no control characters.
+        guard deviceName.utf8.count <= Self.nameMaxBytes else {
             throw FlowError(
-                .roomNotFound,
-                "\(name) has no room named \"\(roomName)\"\(hint)"
-                    + (hint.isEmpty ? " (rooms: \(names.isEmpty ? "none" : names.joined(separator: ", ")))" : ""))
+                .invalidArgumentValue,
+                "the device name takes \(deviceName.utf8.count) bytes of UTF-8; a Matter device's name (its NodeLabel) takes at most \(Self.nameMaxBytes)")
+        }
+        guard !deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw FlowError(
+                .invalidArgumentValue,
+                "the device name holds a control character (a line break, tab or escape); remove it (a line read from a file with CRLF endings keeps its CR)")
+        }
+        // The room as the home spells it: a name typed with other code points for the same text finds it.
+        var room: Room?
+        if let roomName {
+            room = home.room(named: roomName)
+            if room == nil {
+                let names = home.rooms.map(\.name)
+                let hint = SpellingSuggestion.hint(for: roomName, among: names)
+                throw FlowError(
+                    .roomNotFound,
+                    "\(name) has no room named \"\(roomName)\"\(hint)"
+                        + (hint.isEmpty ? " (rooms: \(names.isEmpty ? "none" : names.joined(separator: ", ")))" : ""))
+            }
         }
         session = trial
         let pending = session.pendingDeviceIDs
         for index in home.devices.indices where pending.contains(home.devices[index].id) {
             if home.devices[index].id == pending.first { home.devices[index].name = deviceName }
-            home.devices[index].room = roomName
+            home.devices[index].room = room?.name
         }
     }
 

@@ -61,12 +61,18 @@ struct TerminalEscapingTests {
                 + commissionInputs(name: "Lamp\r\u{7F}\u{1B}[2K", room: "Cellar"))
         #expect(run.code == 0, "\(run.stderr)")
         #expect(Self.rawControls(in: run.stdout + run.stderr).isEmpty, "\(run.stderr)")
-        // The warning about the unknown room lists the hostile room name, escaped on the progress line.
-        #expect(run.stderr.contains(#"Hall\u001b]0;owned\u0007\u009b2J"#), "\(run.stderr)")
+        // The hub refuses a name with control characters (a device could not keep it); the warning says so.
+        #expect(run.stderr.contains("control character"), "\(run.stderr)")
         let result = try run.result()
         let output = try #require(result["output"] as? [String: Any])
         #expect(output["configured"] as? Bool == false)
         #expect((output["roomsOffered"] as? [String])?.contains(room) == true)
+        // The warning about an unknown room lists the hostile room name, escaped on the progress line.
+        let unknownRoom = await matterflow(
+            ["run", Repository.workflow("commission-device"), "--home", home] + commissionInputs(name: "Lamp", room: "Cellar"))
+        #expect(unknownRoom.code == 0, "\(unknownRoom.stderr)")
+        #expect(Self.rawControls(in: unknownRoom.stdout + unknownRoom.stderr).isEmpty, "\(unknownRoom.stderr)")
+        #expect(unknownRoom.stderr.contains(#"Hall\u001b]0;owned\u0007\u009b2J"#), "\(unknownRoom.stderr)")
     }
 
     @Test("the escaping function escapes every terminal control and nothing else")
@@ -76,5 +82,34 @@ struct TerminalEscapingTests {
         #expect(TerminalText.escaping("a\nb\tc") == #"a\u000ab\u0009c"#)
         #expect(TerminalText.escaping("a\nb\tc", keepingLineBreaks: true) == "a\nb\tc")
         #expect(TerminalText.escaping("x\u{202E}y") == #"x\u202ey"#)
+    }
+
+    @Test("a table pads each column by the columns a terminal gives its text: wide characters and emoji take two")
+    func displayColumns() {
+        #expect(TerminalText.columns("Lamp") == 4)
+        #expect(TerminalText.columns("グラフ表示テスト") == 16)
+        #expect(TerminalText.columns("💡💡") == 4)
+        #expect(TerminalText.columns("Ku\u{308}che") == 5, "a combining mark joins its letter")
+        #expect(TerminalText.columns("Lampe\u{200B}") == 5)
+    }
+
+    @Test("runs prints a cause holding a line break or tab escaped in its row: a value cannot forge a row of its own")
+    func forgedRows() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(
+            #"{"workflow": "failmsg", "version": 1, "inputs": {"x": {"type": "string"}}, "start": "f", "states": {"f": {"type": "fail", "code": "internal", "cause": "${input.x}", "message": "Gerät ${input.x}"}}}"#,
+            to: "failmsg.json")
+        let journal = directory.file("journal")
+        let failed = await matterflow(
+            ["run", workflow, "--journal", journal, "--trace", "none", "--input", "x=Lampe\nrun-ffffffffffff  fake  succeeded\t\u{1B}[31m"])
+        #expect(failed.code == 1, "\(failed.stderr)")
+        let listed = await matterflow(["runs", "--journal", journal])
+        let lines = listed.stdout.split(separator: "\n")
+        #expect(lines.count == 2, "a header and one row: \(listed.stdout)")
+        #expect(!lines.contains { $0.hasPrefix("run-ffffffffffff") }, "\(listed.stdout)")
+        #expect(listed.stdout.contains(#"Lampe\u000arun-ffffffffffff  fake  succeeded\u0009\u001b[31m"#), "\(listed.stdout)")
+        let wide = await matterflow(["runs", "--journal", journal, "--json"])
+        #expect(wide.code == 0)
     }
 }

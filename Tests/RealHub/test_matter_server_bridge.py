@@ -237,6 +237,23 @@ class BridgeTests(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(self.server.nodes, {}, "the node it added is removed")
         self.assertIsNone(self.session())
 
+    async def test_a_room_typed_in_other_code_points_is_recorded_as_the_state_spells_it(self):
+        bridge = await self.bridge()
+        await self.open_request(bridge)
+        await bridge.call("commissionDevice", {"structure": "home", "onboardingPayload": QR, "commissioningID": "c1"})
+        state = json.loads(self.state.read_text())
+        state["structures"][0]["rooms"].append({"id": "room-kueche", "name": "K\u00fcche"})
+        self.state.write_text(json.dumps(state))
+        refused = await bridge.call("configureDevice", {"structure": "home", "name": "Lampe\r", "roomName": "K\u00fcche"})
+        self.assertEqual(refused["error"]["data"]["cause"], "invalidArgumentValue")
+        self.assertIn("control character", refused["error"]["data"]["message"])
+        self.assertEqual(self.server.nodes[1]["0/40/5"], "", "a refused name is not written")
+        self.assertEqual((await bridge.call("configureDevice", {
+            "structure": "home", "name": "Lampe", "roomName": "Ku\u0308che"}))["result"], {})
+        await bridge.call("completeCommissioning", {"structure": "home"})
+        devices = json.loads(self.state.read_text())["structures"][0]["devices"]
+        self.assertEqual(devices, [{"deviceID": "1", "name": "Lampe", "roomName": "K\u00fcche"}])
+
     async def test_a_name_the_device_refuses_fails_configure_and_is_not_recorded(self):
         bridge = await self.bridge()
         await self.open_request(bridge)

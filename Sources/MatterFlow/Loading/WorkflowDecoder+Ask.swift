@@ -66,7 +66,8 @@ extension WorkflowDecoder {
                             + "docs/workflow-language.md, section 4.10)")
                 }
             }
-            return .text(minLength: minLength, maxLength: maxLength, pattern: pattern)
+            let maxBytes = body.int("maxBytes", in: NumberLimits.argumentBytes)
+            return .text(minLength: minLength, maxLength: maxLength, maxBytes: maxBytes, pattern: pattern)
         default:
             return .yesNo
         }

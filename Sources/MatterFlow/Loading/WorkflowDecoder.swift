@@ -65,8 +65,8 @@ struct WorkflowDecoder {
             onCancel: onCancel, states: states, file: collector.document.file, contract: contract)
     }
 
-    /// `minimum` and `maximum` (numbers and integers), and `enum` (a non-empty list of values of the input's type);
-    /// a default must meet them.
+    /// `minimum` and `maximum` (numbers and integers), `maxBytes` (strings), and `enum` (a non-empty list of values of
+    /// the input's type); a default must meet them.
     private func decodeConstraints(_ input: ObjectReader, into declaration: inout InputDeclaration) {
         let numeric = declaration.type == .integer || declaration.type == .number
         for key in ["minimum", "maximum"] where input.object[key] != nil {
@@ -79,6 +79,16 @@ struct WorkflowDecoder {
             }
             let bound = input.number(key, in: NumberRange(-1e15...1e15))
             if key == "minimum" { declaration.minimum = bound } else { declaration.maximum = bound }
+        }
+        if input.object["maxBytes"] != nil {
+            if declaration.type == .string {
+                declaration.maxBytes = input.int("maxBytes", in: NumberLimits.argumentBytes)
+            } else {
+                input.allow("maxBytes")
+                collector.error(
+                    DiagnosticCode.invalidValue, at: input.pointer("maxBytes"),
+                    "\"maxBytes\" applies to string inputs; input \"\(declaration.name)\" is \(declaration.type.rawValue)")
+            }
         }
         var emptyRange = false
         if let minimum = declaration.minimum, let maximum = declaration.maximum, minimum > maximum {

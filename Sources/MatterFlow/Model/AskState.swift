@@ -29,9 +29,9 @@ public enum AnswerSchema: Sendable {
     /// element shown to the person (`label`) and the field given as the answer (`value`); both nil for a list of
     /// strings.
     case choice(from: Template, label: String?, value: String?)
-    /// Free text, between `minLength` and `maxLength` characters, matching `pattern` (which must match the whole
-    /// answer; see ``AnswerPattern`` for the subset) when one is given.
-    case text(minLength: Int, maxLength: Int, pattern: AnswerPattern?)
+    /// Free text, between `minLength` and `maxLength` characters and at most `maxBytes` bytes of UTF-8 when given,
+    /// matching `pattern` (which must match the whole answer; see ``AnswerPattern`` for the subset) when one is given.
+    case text(minLength: Int, maxLength: Int, maxBytes: Int?, pattern: AnswerPattern?)
     /// Yes or no (a boolean).
     case yesNo
 
@@ -127,7 +127,8 @@ extension Workflow {
             case .choice:
                 choice = true
                 return
-            case .text(let minLength, let maxLength, let pattern): schema = .text(minLength: minLength, maxLength: maxLength, pattern: pattern)
+            case .text(let minLength, let maxLength, let maxBytes, let pattern):
+                schema = .text(minLength: minLength, maxLength: maxLength, maxBytes: maxBytes, pattern: pattern)
             case .yesNo: schema = .yesNo
             }
             questions.append(

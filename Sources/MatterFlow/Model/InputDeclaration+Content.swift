@@ -66,8 +66,15 @@ extension InputDeclaration {
         return valueProblem(value).map { "is not \($0.expected) (\($0.problem)); \($0.remedy)" }
     }
 
-    /// Why `value` is outside the input's declared `minimum`/`maximum`, or not among its `enum`; nil when it is not.
+    /// Why `value` is outside the input's declared `minimum`/`maximum`, longer than its `maxBytes`, or not among its
+    /// `enum`; nil when it is not.
     func constraintProblem(_ value: JSONValue) -> InputContentProblem? {
+        if let limit = maxBytes, let text = value.stringValue, text.utf8.count > limit {
+            return InputContentProblem(
+                expected: "at most \(limit) bytes of UTF-8",
+                problem: "it takes \(text.utf8.count) bytes, in \(text.count) characters",
+                remedy: "shorten it (letters beyond ASCII take 2 to 4 bytes each)")
+        }
         if let number = value.doubleValue, minimum.map({ number < $0 }) == true || maximum.map({ number > $0 }) == true,
             let range = declaredRange
         {

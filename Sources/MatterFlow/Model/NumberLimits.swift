@@ -28,6 +28,9 @@ public enum NumberLimits {
     /// Counts of things and of calls: wrong keys, expected call counts, attempt numbers.
     public static let count = NumberRange(integers: 0...1_000_000, unit: "count")
 
+    /// `maxBytes` of a catalog's string argument: 1 byte to 1 MiB of UTF-8.
+    public static let argumentBytes = NumberRange(integers: 1...1_048_576, unit: "bytes")
+
     /// A point in time in seconds since 1970, up to the year 3000 (a persisted lease deadline).
     public static let epochSeconds = NumberRange(0...32_503_680_000, unit: "seconds since 1970")
 }

@@ -173,12 +173,16 @@ public struct InputDeclaration: Sendable, Hashable {
     public var minimum: Double?
     /// The greatest value of a number or integer input (`maximum`).
     public var maximum: Double?
+    /// The most bytes of UTF-8 a string input's value may take (`maxBytes`), as the device field it fills bounds it.
+    public var maxBytes: Int?
 
     /// A declaration with these members.
     public init(
         name: String, type: InputType, required: Bool, defaultValue: JSONValue? = nil, secret: Bool = false,
-        description: String? = nil, allowedValues: [JSONValue]? = nil, minimum: Double? = nil, maximum: Double? = nil
+        description: String? = nil, allowedValues: [JSONValue]? = nil, minimum: Double? = nil, maximum: Double? = nil,
+        maxBytes: Int? = nil
     ) {
+        self.maxBytes = maxBytes
         self.allowedValues = allowedValues
         self.minimum = minimum
         self.maximum = maximum

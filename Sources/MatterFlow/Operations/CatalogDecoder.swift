@@ -244,16 +244,24 @@ final class CatalogDecoder {
         let required = reader.bool("required") ?? false
         let secret = reader.bool("secret") ?? false
         let onboardingPayload = reader.bool("onboardingPayload") ?? false
+        let maxBytes = reader.int("maxBytes", in: NumberLimits.argumentBytes)
         let description = reader.string("description") ?? ""
         reader.finish()
         guard let shape else { return nil }
+        if maxBytes != nil, shape != .string {
+            collector.error(
+                DiagnosticCode.invalidValue, at: reader.pointer("maxBytes"),
+                "argument \"\(name)\" is not a string, so \"maxBytes\" cannot limit it; remove it, or make the \"type\" \"string\"")
+        }
         // Reported, and the argument kept without the flag, so that nothing else reports it missing.
         if onboardingPayload, shape != .string {
             collector.error(
                 DiagnosticCode.invalidValue, at: reader.pointer("onboardingPayload"),
                 "argument \"\(name)\" holds an onboarding payload, a QR code or manual pairing code, so its \"type\" must be \"string\", not \"\(shape)\"")
         }
-        return .init(name, shape, required: required, secret: secret, onboardingPayload: onboardingPayload && shape == .string, description)
+        return .init(
+            name, shape, required: required, secret: secret, onboardingPayload: onboardingPayload && shape == .string,
+            maxBytes: shape == .string ? maxBytes : nil, description)
     }
 
     private func decodeRequirements(_ reader: ObjectReader) -> [OrderRequirement]? {

@@ -193,7 +193,7 @@ enum CommissioningOperations {
         name: "configureDevice",
         summary: "Names the commissioned device and optionally places it in a room.",
         arguments: [
-            .init("name", .string, required: true, "the device's name"),
+            .init("name", .string, required: true, maxBytes: 32, "the device's name, at most 32 bytes of UTF-8 (a Matter NodeLabel)"),
             .init("room", .string, required: false, "the room's name; omitted or null: no room"),
         ],
         result: .object([.init("name", .string, "the name set"), .init("room", .string, "the room, if any")]),

@@ -19,19 +19,23 @@ public struct OperationDescriptor: Sendable {
         /// it (the operation's ``OperationDescriptor/errors`` include it), and a run warns about what a valid one
         /// holds that this version does not define. A run does not decode a code again that it has checked.
         public var onboardingPayload: Bool
+        /// For a string: the most bytes of UTF-8 its value may take (a Matter device's NodeLabel takes 32); a call
+        /// with a longer one fails with `invalidArgumentValue` before the hub sees it. Nil: no limit.
+        public var maxBytes: Int?
         /// What the argument is, for `matterflow operations`.
         public var summary: String
 
         /// An argument; an onboarding payload is always secret.
         public init(
             _ name: String, _ shape: ValueShape, required: Bool, secret: Bool = false, onboardingPayload: Bool = false,
-            _ summary: String
+            maxBytes: Int? = nil, _ summary: String
         ) {
             self.name = name
             self.shape = shape
             self.required = required
             self.secret = secret || onboardingPayload
             self.onboardingPayload = onboardingPayload
+            self.maxBytes = maxBytes
             self.summary = summary
         }
     }
@@ -192,6 +196,13 @@ public struct OperationDescriptor: Sendable {
                     .invalidArgumentValue,
                     "\(name) argument \"\(argument.name)\" must be \(argument.shape), got \(argument.shape == .integer ? value.typeNameWhereIntegerExpected : value.typeName)")
             }
+            if let limit = argument.maxBytes, let text = value.stringValue, text.utf8.count > limit {
+                // The value itself is not quoted: a secret argument may be limited too.
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "\(name) argument \"\(argument.name)\" may take at most \(limit) bytes of UTF-8 and takes \(text.utf8.count) "
+                        + "(\(text.count) characters); shorten it (letters beyond ASCII take 2 to 4 bytes each)")
+            }
         }
     }
 
@@ -204,7 +215,7 @@ public struct OperationDescriptor: Sendable {
             .object(JSONObject([
                 "name": .string(argument.name), "type": argument.shape.jsonValue, "required": .bool(argument.required),
                 "secret": .bool(argument.secret), "onboardingPayload": .bool(argument.onboardingPayload),
-                "summary": .string(argument.summary),
+                "maxBytes": argument.maxBytes.map(JSONValue.int) ?? .null, "summary": .string(argument.summary),
             ]))
         })
         object["result"] = result.jsonValue

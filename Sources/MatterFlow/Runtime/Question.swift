@@ -129,15 +129,18 @@ public enum QuestionSchema: Sendable {
     }
 
     case choice([Choice])
-    /// Free text of `minLength` to `maxLength` characters that `pattern`, when given, matches whole.
-    case text(minLength: Int, maxLength: Int, pattern: AnswerPattern?)
+    /// Free text of `minLength` to `maxLength` characters, and at most `maxBytes` bytes of UTF-8 when given, that
+    /// `pattern`, when given, matches whole.
+    case text(minLength: Int, maxLength: Int, maxBytes: Int?, pattern: AnswerPattern?)
     case yesNo
 
-    /// Checks an answer; returns the value bound (the answer itself).
+    /// Checks an answer; returns the value bound: the choice's own value for a choice (an answer spelt with other
+    /// Unicode code points for the same text, as `u` and a combining diaeresis for `ü`, binds the choice's), else the
+    /// answer itself.
     func check(_ answer: JSONValue, question: String) throws(AnswerError) -> JSONValue {
         switch self {
         case .choice(let choices):
-            guard choices.contains(where: { Scope.equal($0.value, answer) }) else {
+            guard let chosen = choices.first(where: { Scope.equal($0.value, answer) }) else {
                 let listed = choices.prefix(10).map { JSONWriter.compact($0.value) }.joined(separator: ", ")
                 throw AnswerError(
                     .invalidAnswer, question: question,
@@ -145,8 +148,8 @@ public enum QuestionSchema: Sendable {
                         ? "there is nothing to choose from"
                         : "\(JSONWriter.compact(answer)) is not one of the choices (\(listed)\(choices.count > 10 ? ", ..." : ""))")
             }
-            return answer
-        case .text(let minLength, let maxLength, let pattern):
+            return chosen.value
+        case .text(let minLength, let maxLength, let maxBytes, let pattern):
             guard case .string(let text) = answer else {
                 throw AnswerError(.invalidAnswer, question: question, "the answer must be text, not \(answer.typeName)")
             }
@@ -156,6 +159,11 @@ public enum QuestionSchema: Sendable {
             }
             if length > maxLength {
                 throw AnswerError(.invalidAnswer, question: question, "the answer must have at most \(Self.characters(maxLength)), it has \(length)")
+            }
+            if let maxBytes, text.utf8.count > maxBytes {
+                throw AnswerError(
+                    .invalidAnswer, question: question,
+                    "the answer must take at most \(maxBytes) bytes of UTF-8, it takes \(text.utf8.count) (letters beyond ASCII take 2 to 4 bytes each)")
             }
             if let pattern, !pattern.matches(text) {
                 throw AnswerError(.invalidAnswer, question: question, "the answer must match the pattern \(pattern)")
@@ -178,8 +186,9 @@ public enum QuestionSchema: Sendable {
     public var expectation: String {
         switch self {
         case .choice(let choices): "one of \(choices.count) choices"
-        case .text(let minLength, let maxLength, let pattern):
-            "text of \(minLength) to \(maxLength) characters" + (pattern.map { " matching the pattern \($0)" } ?? "")
+        case .text(let minLength, let maxLength, let maxBytes, let pattern):
+            "text of \(minLength) to \(maxLength) characters" + (maxBytes.map { " and at most \($0) bytes" } ?? "")
+                + (pattern.map { " matching the pattern \($0)" } ?? "")
         case .yesNo: "yes or no"
         }
     }
@@ -195,10 +204,11 @@ public enum QuestionSchema: Sendable {
                 entry["value"] = choice.value
                 return .object(entry)
             })
-        case .text(let minLength, let maxLength, let pattern):
+        case .text(let minLength, let maxLength, let maxBytes, let pattern):
             var text = JSONObject()
             text["minLength"] = .int(minLength)
             text["maxLength"] = .int(maxLength)
+            if let maxBytes { text["maxBytes"] = .int(maxBytes) }
             if let pattern { text["pattern"] = .string(pattern.source) }
             object["text"] = .object(text)
         case .yesNo:

@@ -8,6 +8,7 @@ import asyncio
 import os
 import secrets
 import time
+import unicodedata
 
 from . import NAME, VERSION, params
 from .errors import HubError, scrub
@@ -363,17 +364,26 @@ class MatterServerHub:
         if not name or len(name.encode("utf-8")) > NODE_LABEL_MAX_BYTES:
             raise HubError("invalidArgumentValue", f"configureDevice: the name must be 1 to {NODE_LABEL_MAX_BYTES} "
                            "bytes of UTF-8 (it is written to the device's Basic Information NodeLabel)", -32602)
+        if any(unicodedata.category(character) == "Cc" for character in name):
+            raise HubError("invalidArgumentValue", "configureDevice: the name holds a control character (a line break, "
+                           "tab or escape); remove it", -32602)
 
         def check(structure):
             session = self._require(structure, "configure", ("commissioned", "configured"), call)
-            if room_name is not None and room_name not in [room["name"] for room in structure["rooms"]]:
+            if room_name is None:
+                session["lastActivity"] = self.clock()
+                return session["sessionID"], list(session["pendingDeviceIDs"]), None
+            # The room as the state file spells it: the same text in other code points (NFD "Küche") finds it.
+            wanted = unicodedata.normalize("NFC", room_name)
+            matches = [room["name"] for room in structure["rooms"] if unicodedata.normalize("NFC", room["name"]) == wanted]
+            if not matches:
                 rooms = ", ".join(room["name"] for room in structure["rooms"]) or "none"
                 raise HubError("roomNotFound", f"room {room_name!r} is not in structure {structure['id']} (its rooms: "
                                f"{rooms}); pick one of those, or add it to the bridge's state file")
             session["lastActivity"] = self.clock()
-            return session["sessionID"], list(session["pendingDeviceIDs"])
+            return session["sessionID"], list(session["pendingDeviceIDs"]), matches[0]
 
-        session_id, node_ids = await self._transaction_on("configureDevice", call, check)
+        session_id, node_ids, room_name = await self._transaction_on("configureDevice", call, check)
         for node_id in node_ids:
             try:
                 written = await self.server.command("write_attribute", {"node_id": int(node_id),

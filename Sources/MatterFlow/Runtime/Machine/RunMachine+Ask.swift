@@ -90,8 +90,8 @@ extension RunMachine {
                 choices.append(QuestionSchema.Choice(label: shown.stringValue ?? JSONWriter.compact(shown), value: given))
             }
             schema = .choice(choices)
-        case .text(let minLength, let maxLength, let pattern):
-            schema = .text(minLength: minLength, maxLength: maxLength, pattern: pattern)
+        case .text(let minLength, let maxLength, let maxBytes, let pattern):
+            schema = .text(minLength: minLength, maxLength: maxLength, maxBytes: maxBytes, pattern: pattern)
         case .yesNo:
             schema = .yesNo
         }
