@@ -15,6 +15,9 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A record is intact (its checksum matches) but a member is missing or of the wrong type: another
         /// MatterFlow version wrote it, or it was edited. The message names the file, record, byte offset and member.
         case malformedRecord
+        /// The journal names a format newer than this MatterFlow reads (its header, or its `runStarted` record's
+        /// `format`): a newer MatterFlow wrote it, and reads and recovers it.
+        case newerFormat
     }
 
     /// What kind of problem it is: a stable code scripts may rely on.

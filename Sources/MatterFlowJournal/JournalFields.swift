@@ -37,7 +37,9 @@ struct JournalFields {
             .malformedRecord,
             "\(path): \(record) at byte \(offset)\(type): member \"\(prefix)\(key)\" must be \(wanted); \(got). The record "
                 + "was written by another MatterFlow version or changed by hand; `matterflow history` shows the records as "
-                + "they are. Settle what the run holds on the hub by hand, then move the file out of the journal directory")
+                + "they are. If a newer MatterFlow wrote it, list and recover it with that version; otherwise settle what the "
+                + "run holds on the hub by hand, then move its journal file out of the journal directory (a run store keeps "
+                + "such a run needsAttention)")
     }
 
     private func failure(_ key: String, _ wanted: String) -> JournalError {

@@ -10,8 +10,29 @@ import MatterFlowJSON
 public enum JournalFrame {
     /// The first line of every journal file (with its newline).
     public static let header = "MATTERFLOW-JOURNAL 1\n"
-    /// The format version the header names.
+    /// The format version the header names. It goes up with any change an older MatterFlow could not read right;
+    /// a reader refuses a journal of a newer format (``JournalError/Code/newerFormat``) rather than misread it.
     public static let formatVersion = 1
+
+    /// The error for a journal of a format newer than this MatterFlow reads.
+    static func newer(_ format: Int, path: String) -> JournalError {
+        JournalError(
+            .newerFormat,
+            "\(path) is a journal of format \(format), newer than this MatterFlow reads (\(formatVersion)): a newer MatterFlow "
+                + "wrote it; list, read and recover it with that version, which settles what the run holds")
+    }
+
+    /// The format a header of a newer MatterFlow names (`MATTERFLOW-JOURNAL 2`), when `bytes` start with one.
+    static func newerHeaderFormat(_ bytes: [UInt8]) -> Int? {
+        let prefix = Array("MATTERFLOW-JOURNAL ".utf8)
+        guard bytes.starts(with: prefix) else { return nil }
+        let digits = bytes.dropFirst(prefix.count).prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard !digits.isEmpty, digits.count <= 6, bytes.count > prefix.count + digits.count,
+            bytes[prefix.count + digits.count] == UInt8(ascii: "\n"),
+            let format = Int(String(decoding: digits, as: UTF8.self)), format > formatVersion
+        else { return nil }
+        return format
+    }
     /// Bytes before the payload: 8 hex digits, space, 8 hex digits, space.
     static let prefixLength = 18
 

@@ -32,8 +32,14 @@ public struct JournalContents: Sendable {
     public var startIsDamaged: Bool { !hasStart && (!records.isEmpty || !problems.isEmpty) }
 
     /// The records, typed.
-    /// - Throws: ``JournalError`` `malformedRecord` for the first record whose members do not decode, naming it.
+    /// - Throws: ``JournalError`` `newerFormat` when the run's `runStarted` record names a format newer than this
+    ///   MatterFlow reads, else `malformedRecord` for the first record whose members do not decode, naming it.
     public func entries() throws(JournalError) -> JournalEntries {
+        for record in records where record.type == JournalEntry.Kind.runStarted.rawValue {
+            if let format = record.payload["format"]?.intValue, format > JournalFrame.formatVersion {
+                throw JournalFrame.newer(format, path: path)
+            }
+        }
         var entries: [JournalEntryRecord] = []
         entries.reserveCapacity(records.count)
         for record in records { entries.append(try JournalEntryCodec.decode(record, path: path)) }
@@ -63,6 +69,7 @@ public enum JournalReader {
             return contents
         }
         guard Array(bytes.prefix(header.count)) == header else {
+            if let format = JournalFrame.newerHeaderFormat(bytes) { throw JournalFrame.newer(format, path: path) }
             throw JournalError(.notAJournal, "\(path) does not start with \"MATTERFLOW-JOURNAL 1\"; it is not a MatterFlow journal")
         }
         var offset = header.count

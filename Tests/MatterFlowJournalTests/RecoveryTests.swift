@@ -409,7 +409,14 @@ struct RecoveryTests {
         defer { scenario.scratch.remove() }
         let path = try scenario.journal().path(of: scenario.runID)
         var bytes = try JournalFile.readAll(path)
+        // A newer MatterFlow's header is no damage: the advice is that version, not to put back this one's line.
         bytes.replaceSubrange(0..<20, with: Array("MATTERFLOW-JOURNAL 2".utf8))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let newer = try #require(try await scenario.recover().runs.first)
+        #expect(newer.action == .unreadable)
+        #expect(newer.notes.contains { $0.contains("newer than this MatterFlow reads") }, "\(newer.notes)")
+        #expect(!newer.notes.contains { $0.contains("put back the line") }, "\(newer.notes)")
+        bytes.replaceSubrange(0..<20, with: Array("MATTERFLOW-JOURNAX 1".utf8))
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let report = try await scenario.recover()
         let run = try #require(report.runs.first)
