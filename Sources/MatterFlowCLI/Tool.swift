@@ -2,6 +2,8 @@ import Foundation
 import MatterFlow
 import MatterFlowHubProtocol
 import MatterFlowJSON
+import MatterFlowJournal
+import MatterFlowStore
 
 /// Exit codes of the `matterflow` command.
 public enum ExitCode {
@@ -74,7 +76,7 @@ extension ToolEnvironment {
 /// The `matterflow` command: `main.swift` calls this and exits with what it returns.
 public enum MatterflowTool {
     /// The tool's version: what `matterflow --version` prints, and the client version given to a remote hub.
-    public static let version = "0.1.0"
+    public static let version = MatterFlowVersion.current
 
     static let commands: [CommandSpec] = [
         RunCommand.spec, ValidateCommand.spec, TestCommand.spec, OperationsCommand.spec, PayloadCommand.spec,
@@ -120,6 +122,30 @@ public enum MatterflowTool {
         return code == ExitCode.success ? ExitCode.failure : code
     }
 
+    /// Runs the command line as the process received it, each argument's bytes: one that is not UTF-8 text (a
+    /// name typed in a Latin-1 terminal) is a usage error naming it, rather than read with replacement characters
+    /// that would reach the hub as the device's name.
+    @concurrent public static func main(rawArguments: [[UInt8]], environment: ToolEnvironment = ToolEnvironment()) async -> Int32 {
+        var arguments: [String] = []
+        for (index, bytes) in rawArguments.enumerated() {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                var parser = Unicode.UTF8.ForwardParser()
+                var iterator = bytes.makeIterator()
+                var offset = 0
+                while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
+                let byte = bytes[min(offset, bytes.count - 1)]
+                let shown = TerminalText.escaping(String(decoding: bytes, as: UTF8.self))
+                environment.standardError.line(
+                    "Error: argument \(index + 1) (\"\(shown)\") is not UTF-8 text: byte 0x\(String(byte, radix: 16, uppercase: true)) "
+                        + "at byte \(offset + 1) of it; run matterflow from a UTF-8 locale (LANG=C.UTF-8), or convert the text "
+                        + "(iconv -f LATIN1 -t UTF-8)")
+                return ExitCode.usage
+            }
+            arguments.append(text)
+        }
+        return await main(arguments: arguments, environment: environment)
+    }
+
     private static func execute(arguments: [String], environment given: ToolEnvironment) async -> Int32 {
         var environment = given
         environment.standardOutput = TerminalSafeSink(base: given.standardOutput)
@@ -135,7 +161,10 @@ public enum MatterflowTool {
             out.write(overview)
             return ExitCode.success
         case "--version":
-            out.line("matterflow \(version)")
+            // What this build reads and writes, for an operator running several versions side by side.
+            out.line(
+                "matterflow \(version) (store schema \(StoreMigrations.latest), journal format \(JournalFrame.formatVersion), "
+                    + "hub protocol \(HubMethod.protocolVersion))")
             return ExitCode.success
         case "help":
             guard let name = arguments.dropFirst().first else {

@@ -40,15 +40,19 @@ public struct ClaimedRun: Sendable {
 }
 
 extension PostgresRunStore {
-    /// Records a worker (`matterflow_workers`), so `runs` and `workers` can tell whose leases are whose; a worker
-    /// ID used again (a restarted worker) starts afresh, on its new host and process.
+    /// Records a worker (`matterflow_workers`), so `runs` and `workers` can tell whose leases are whose, with the
+    /// schema it was built for and its MatterFlow version; a worker ID used again (a restarted worker) starts
+    /// afresh, on its new host and process.
     public func registerWorker(_ workerID: String, host: String, pid: Int, leaseSeconds: Double) throws(StoreError) {
         try execute(
             """
-            INSERT INTO matterflow_workers (worker_id, host, pid, lease_seconds) VALUES ($1, $2, $3::integer, $4::float8)
+            INSERT INTO matterflow_workers (worker_id, host, pid, lease_seconds, schema_version, matterflow_version)
+            VALUES ($1, $2, $3::integer, $4::float8, $5::integer, $6)
             ON CONFLICT (worker_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, lease_seconds = EXCLUDED.lease_seconds,
+                schema_version = EXCLUDED.schema_version, matterflow_version = EXCLUDED.matterflow_version,
                 started_at = now(), heartbeat_at = now(), stopping = false, stopped_at = NULL
-            """, [workerID, host, String(pid), String(leaseSeconds)], doing: "registering worker \(workerID)")
+            """, [workerID, host, String(pid), String(leaseSeconds), String(StoreMigrations.latest), MatterFlowVersion.current],
+            doing: "registering worker \(workerID)")
     }
 
     /// Marks a worker as stopped in `matterflow_workers`: it drained and exits, holding no lease.
@@ -163,15 +167,24 @@ extension PostgresRunStore {
     /// was taken over: the worker must stop writing it, which the store enforces anyway). A run the worker holds but
     /// no longer runs (its final status could not be recorded) is not renewed, so its lease runs out and it is
     /// settled like any other.
+    ///
+    /// It also answers the store's schema version now: a `store migrate` while the worker runs changes it, and the
+    /// worker, built for the old one, stops claiming (``StoreWorker``).
     @discardableResult
-    public func heartbeat(_ workerID: String, running runIDs: [String], leaseSeconds: Double) throws(StoreError) -> Set<String> {
-        try execute("UPDATE matterflow_workers SET heartbeat_at = now() WHERE worker_id = $1", [workerID], doing: "heartbeat")
+    public func heartbeat(
+        _ workerID: String, running runIDs: [String], leaseSeconds: Double
+    ) throws(StoreError) -> (renewed: Set<String>, schemaVersion: Int?) {
+        let schema = try execute(
+            """
+            UPDATE matterflow_workers SET heartbeat_at = now() WHERE worker_id = $1
+            RETURNING (SELECT max(version) FROM matterflow_migrations)
+            """, [workerID], doing: "heartbeat")
         let rows = try execute(
             """
             UPDATE matterflow_runs SET lease_until = now() + make_interval(secs => $2::float8)
             WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($3::text[]) RETURNING run_id
             """, [workerID, String(leaseSeconds), Self.textArrayLiteral(runIDs)], doing: "renewing leases")
-        return Set(rows.rows.compactMap { $0[0] })
+        return (Set(rows.rows.compactMap { $0[0] }), schema.rows.first?.first.flatMap { $0.flatMap { Int($0) } })
     }
 
     /// Of `runIDs`, those running under another worker's lease: taken over. (A run this worker handed back has no

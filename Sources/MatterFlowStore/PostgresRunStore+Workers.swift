@@ -34,6 +34,10 @@ public struct StoredWorker: Sendable, Hashable {
     public var leasedRuns: Int
     /// Runs it holds whose lease has run out: another worker takes them over at its next look.
     public var expiredRuns: Int
+    /// The schema the worker was built for; nil for one registered by a MatterFlow from before migration 13.
+    public var schemaVersion: Int? = nil
+    /// The worker's MatterFlow version (``MatterFlowVersion``); nil for one from before migration 13.
+    public var matterflowVersion: String? = nil
 
     /// The worker as JSON (`matterflow workers --json`).
     public var jsonValue: JSONValue {
@@ -41,6 +45,7 @@ public struct StoredWorker: Sendable, Hashable {
             "workerID": .string(workerID), "host": .string(host), "pid": .int(pid), "startedAt": .double(startedAt),
             "heartbeatAge": .double(heartbeatAge), "leaseSeconds": leaseSeconds.map(JSONValue.double) ?? .null,
             "state": .string(state.rawValue), "leasedRuns": .int(leasedRuns), "expiredRuns": .int(expiredRuns),
+            "schemaVersion": schemaVersion.map(JSONValue.int) ?? .null, "matterflowVersion": matterflowVersion.map(JSONValue.string) ?? .null,
         ]
     }
 
@@ -70,7 +75,8 @@ extension PostgresRunStore {
                    (SELECT count(*) FROM matterflow_runs r
                     WHERE r.worker_id = w.worker_id AND r.status = 'running' AND r.lease_until >= now()),
                    (SELECT count(*) FROM matterflow_runs r
-                    WHERE r.worker_id = w.worker_id AND r.status = 'running' AND r.lease_until < now())
+                    WHERE r.worker_id = w.worker_id AND r.status = 'running' AND r.lease_until < now()),
+                   w.schema_version, w.matterflow_version
             FROM matterflow_workers w
             WHERE $1::boolean OR w.stopped_at IS NULL
             ORDER BY w.started_at, w.worker_id
@@ -82,7 +88,8 @@ extension PostgresRunStore {
                 workerID: row[0] ?? "", host: row[1] ?? "", pid: row[2].flatMap { Int($0) } ?? 0,
                 startedAt: row[3].flatMap(Double.init) ?? 0, heartbeatAge: age, leaseSeconds: lease,
                 state: StoredWorker.state(stoppedCleanly: row[6] == "t", stopping: row[7] == "t", silent: row[8] == "t"),
-                leasedRuns: row[9].flatMap { Int($0) } ?? 0, expiredRuns: row[10].flatMap { Int($0) } ?? 0)
+                leasedRuns: row[9].flatMap { Int($0) } ?? 0, expiredRuns: row[10].flatMap { Int($0) } ?? 0,
+                schemaVersion: row[11].flatMap { Int($0) }, matterflowVersion: row[12])
         }
     }
 }

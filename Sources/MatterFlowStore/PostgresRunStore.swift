@@ -40,7 +40,7 @@ public final class PostgresRunStore: RunStore {
         connection = Mutex(opened)
         if requireSchema {
             let version = try StoreMigrator(connection: opened).version()
-            let latest = StoreMigrations.all.map(\.version).max() ?? 0
+            let latest = StoreMigrations.latest
             guard version >= latest else {
                 throw StoreError(
                     .schemaOutdated,

@@ -10,6 +10,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case schemaNewer
         /// A migration failed; nothing of it was kept.
         case migrationFailed
+        /// `store migrate` held back: workers built for an older schema run against the store, and would go on
+        /// claiming after the migration without knowing what it changed.
+        case olderWorkersRunning
+        /// `store migrate` waited too long for a table another session holds: nothing was migrated.
+        case migrationBlocked
         /// A command the store sent failed (the message has the server's SQLSTATE).
         case storeFailed
         /// No run with that ID in the store.

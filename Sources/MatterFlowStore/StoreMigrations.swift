@@ -1,3 +1,5 @@
+import MatterFlowJSON
+
 /// The PostgreSQL schema of the run store, as numbered migrations (documented in `docs/store.md`).
 ///
 /// ``StoreMigrator`` applies the ones a database lacks, in order, each in its own transaction with its row in
@@ -206,7 +208,18 @@ public enum StoreMigrations {
                 CREATE INDEX matterflow_runs_structure_open ON matterflow_runs (structure_id, submitted_at, run_id)
                     WHERE status IN ('queued', 'running');
                 """),
+        // The schema each worker was built for and its MatterFlow version: `store migrate` holds back while workers
+        // built for an older schema run (they would claim on after it, not knowing what it changed), and
+        // `matterflow workers` shows which version each runs, so a rolling upgrade can be seen through.
+        Migration(
+            version: 13, name: "the schema and MatterFlow version each worker runs",
+            sql: """
+                ALTER TABLE matterflow_workers ADD COLUMN schema_version integer, ADD COLUMN matterflow_version text;
+                """),
     ]
+
+    /// The newest schema version: the one this MatterFlow needs.
+    public static let latest = all.map(\.version).max() ?? 0
 }
 
 /// Creates and upgrades the run store's schema.
@@ -227,14 +240,30 @@ public struct StoreMigrator: Sendable {
         self.connection = connection
     }
 
+    /// How long a migration waits for a table another session holds (a long transaction, a backup) before it gives
+    /// up, by default: while it waits, every worker's next statement on that table waits behind it.
+    public static let lockTimeoutSeconds = 10.0
+
     /// Applies every migration the database lacks. Safe to run any number of times, from any number of processes
     /// at once: each waits for the migration lock, then finds what the others applied.
-    /// - Throws: ``StoreError`` `storeUnavailable` or `migrationFailed` (nothing of a failed migration stays).
-    public func migrate(_ migrations: [StoreMigrations.Migration] = StoreMigrations.all) throws(StoreError) -> Report {
+    ///
+    /// With migrations to apply, it holds back while workers built for an older schema run against the store
+    /// (heartbeating, not stopped): they would go on claiming after it, by rules it may change. `whileWorkersRun`
+    /// migrates all the same; workers built for a schema that records it see the change at their next heartbeat and
+    /// stop claiming.
+    /// - Throws: ``StoreError`` `storeUnavailable`, `migrationFailed` (nothing of a failed migration stays),
+    ///   `olderWorkersRunning` (naming them), or `migrationBlocked` (a table stayed locked by another session for
+    ///   `lockTimeoutSeconds`, by default ``lockTimeoutSeconds``; nothing was migrated).
+    public func migrate(
+        _ migrations: [StoreMigrations.Migration] = StoreMigrations.all, whileWorkersRun: Bool = false,
+        lockTimeoutSeconds: Double = StoreMigrator.lockTimeoutSeconds
+    ) throws(StoreError) -> Report {
         var applied: [Int] = []
+        var olderWorkers: [String] = []
         let version: Int
         do throws(PostgresError) {
             try connection.execute("BEGIN")
+            try connection.execute("SELECT set_config('lock_timeout', $1, true)", ["\(Int(lockTimeoutSeconds * 1000))ms"])
             try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [String(StoreMigrations.lockKey)])
             try connection.execute(
                 """
@@ -246,7 +275,11 @@ public struct StoreMigrator: Sendable {
                 """)
             let rows = try connection.execute("SELECT version FROM matterflow_migrations")
             let present = Set(rows.rows.compactMap { $0[0].flatMap { Int($0) } })
-            for migration in migrations where !present.contains(migration.version) {
+            let pending = migrations.filter { !present.contains($0.version) }
+            if !pending.isEmpty, !whileWorkersRun {
+                olderWorkers = try self.olderWorkers(present: present, target: pending.map(\.version).max() ?? 0)
+            }
+            for migration in pending where olderWorkers.isEmpty {
                 try connection.execute(migration.sql)
                 try connection.execute(
                     "INSERT INTO matterflow_migrations (version, name) VALUES ($1::integer, $2)",
@@ -254,15 +287,54 @@ public struct StoreMigrator: Sendable {
                 applied.append(migration.version)
             }
             version = (present.union(applied)).max() ?? 0
-            try connection.execute("COMMIT")
+            try connection.execute(olderWorkers.isEmpty ? "COMMIT" : "ROLLBACK")
         } catch {
             _ = try? connection.execute("ROLLBACK")
+            if error.sqlState == "55P03" {
+                throw StoreError(
+                    .migrationBlocked,
+                    "migrating the store's schema waited \(NumberRange.format(lockTimeoutSeconds)) s for a table another session holds "
+                        + "(a long transaction or a backup; `SELECT pid, state, query_start, query FROM pg_stat_activity` on the "
+                        + "server shows it), and stopped: nothing was migrated, and the workers' statements no longer wait "
+                        + "behind it. Run it again once that session has ended")
+            }
             throw StoreError.from(error, doing: "migrating the store's schema", code: .migrationFailed)
+        }
+        guard olderWorkers.isEmpty else {
+            throw StoreError(
+                .olderWorkersRunning,
+                "workers built for an older schema run against the store \(connection.target): \(olderWorkers.joined(separator: ", ")); "
+                    + "they would go on claiming runs after the migration without knowing what it changes. Stop them "
+                    + "(SIGTERM hands their runs back), migrate, then start this version's workers; or pass "
+                    + "--while-workers-run to migrate now")
         }
         // A schema past this MatterFlow's newest migration had nothing to apply (every version is present).
         let latest = migrations.map(\.version).max() ?? 0
         guard version <= latest else { throw Self.newer(version, than: latest, target: connection.target) }
         return Report(applied: applied, version: version)
+    }
+
+    /// The workers heartbeating against the store (not stopped, heard from within their lease) built for a schema
+    /// older than `target`, as `ID (host, pid N, MatterFlow V for schema S)`: what the columns the store has at
+    /// `present` can tell (a worker registered before migration 13 says no schema: it is older).
+    private func olderWorkers(present: Set<Int>, target: Int) throws(PostgresError) -> [String] {
+        let exists = try connection.execute("SELECT to_regclass('matterflow_workers') IS NOT NULL")
+        guard exists.rows.first?.first == "t" else { return [] }
+        let lifecycle = present.contains(11)
+        let versions = present.contains(13)
+        let lease = lifecycle ? "coalesce(w.lease_seconds, \(WorkerOptions.defaultLeaseSeconds))" : "\(WorkerOptions.defaultLeaseSeconds)"
+        let rows = try connection.execute(
+            """
+            SELECT w.worker_id, w.host, w.pid, \(versions ? "w.schema_version, w.matterflow_version" : "NULL::integer, NULL::text")
+            FROM matterflow_workers w
+            WHERE \(lifecycle ? "w.stopped_at IS NULL" : "true") AND w.heartbeat_at >= now() - make_interval(secs => \(lease))
+              AND \(versions ? "coalesce(w.schema_version, 0)" : "0") < $1::integer
+            ORDER BY w.worker_id
+            """, [String(target)])
+        return rows.rows.map { row in
+            let built = row[3].map { "MatterFlow \(row[4] ?? "?") for schema \($0)" } ?? "a MatterFlow from before schema 13"
+            return "\(row[0] ?? "?") (\(row[1] ?? "?"), pid \(row[2] ?? "?"), \(built))"
+        }
     }
 
     /// The error for a store whose schema version is past the newest migration this MatterFlow has.

@@ -94,6 +94,24 @@ public final class StoreWorker: Sendable {
         wake.raise()
     }
 
+    /// The store was migrated to another schema while the worker ran: it stops claiming and drains, as on SIGTERM,
+    /// since what it would write may not be what the new schema means (a newer MatterFlow's claims follow rules this
+    /// one does not know). Once.
+    func schemaChanged(to version: Int) {
+        let error = StoreError(
+            .schemaNewer,
+            "the store \(store.name) was migrated to schema version \(version) while this worker ran (it was built for "
+                + "\(StoreMigrations.latest)); it stopped claiming and handed its runs back: start the MatterFlow that migrated it")
+        let first = state.withLock { state -> Bool in
+            guard state.summary.schemaChanged == nil else { return false }
+            state.summary.schemaChanged = error
+            return true
+        }
+        guard first else { return }
+        options.log?("worker \(options.workerID): \(error.message)")
+        stop()
+    }
+
     /// The group commit's batches and records so far.
     public var commitStatistics: (batches: Int, records: Int) { committer.statistics }
 
@@ -140,7 +158,8 @@ public final class StoreWorker: Sendable {
                     for run in state.claimedAhead { seen[run.runID] = run.claims }
                     return seen
                 }
-                let renewed = try store.heartbeat(options.workerID, running: Array(seen.keys), leaseSeconds: options.leaseSeconds)
+                let (renewed, schema) = try store.heartbeat(options.workerID, running: Array(seen.keys), leaseSeconds: options.leaseSeconds)
+                if let schema, schema != StoreMigrations.latest { schemaChanged(to: schema) }
                 let notRenewed = seen.keys.filter { !renewed.contains($0) }
                 if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }
             } catch {

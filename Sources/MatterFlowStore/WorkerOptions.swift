@@ -83,4 +83,7 @@ public struct WorkerSummary: Sendable, Hashable {
     public var records: Int = 0
     /// The transactions (group commits) that carried ``records``.
     public var transactions: Int = 0
+    /// Why the worker stopped by itself, when it did: the store's schema changed under it (a `store migrate` by
+    /// another MatterFlow), so it stopped claiming and handed its runs back, as on SIGTERM.
+    public var schemaChanged: StoreError?
 }

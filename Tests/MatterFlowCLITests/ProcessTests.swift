@@ -21,7 +21,7 @@ struct ProcessTests {
         defer { version.kill() }
         try #require(await version.waitForExit(), "matterflow --version did not exit")
         #expect(version.status == 0)
-        #expect(version.stdout.text == "matterflow 0.1.0\n")
+        #expect(version.stdout.text == "matterflow 0.1.0 (store schema 13, journal format 1, hub protocol 1)\n")
         #expect(version.stderr.text == "")
 
         let usage = try ChildProcess.launch(["frobnicate"])

@@ -61,7 +61,7 @@ struct UsageTests {
     func version() async {
         let run = await matterflow("--version")
         #expect(run.code == 0)
-        #expect(run.stdout == "matterflow \(MatterflowTool.version)\n")
+        #expect(run.stdout.hasPrefix("matterflow \(MatterflowTool.version) (store schema "), "\(run.stdout)")
         #expect(run.stderr == "")
     }
 

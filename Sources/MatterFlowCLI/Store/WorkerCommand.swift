@@ -126,6 +126,10 @@ struct WorkerCommand {
         await remote?.close()
         let finished = summary.finished.keys.sorted().map { "\($0) \(summary.finished[$0] ?? 0)" }.joined(separator: ", ")
         err.line("worker \(workerID): stopped; finished: \(finished.isEmpty ? "none" : finished); taken over \(summary.takenOver); handed back \(summary.handedBack); \(summary.records) records in \(summary.transactions) transactions")
+        if let changed = summary.schemaChanged {
+            err.line("error[\(changed.code.rawValue)]: \(changed.message)")
+            return ExitCode.invalidInput
+        }
         // SIGTERM is the ordinary way to stop a worker: once its runs are handed back, that is a success.
         if let code = signals?.exitCode, code != 128 + SIGTERM { return code }
         return ExitCode.success

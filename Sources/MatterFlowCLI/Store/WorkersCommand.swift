@@ -42,16 +42,20 @@ struct WorkersCommand {
         return StoreListing.show(
             workers, json: arguments.flag("json"), jsonValue: \.jsonValue,
             empty: arguments.flag("all") ? "no worker has registered in the store" : "no worker is registered but stopped ones (--all lists them)",
-            header: ["WORKER", "HOST", "PID", "STATE", "HEARTBEAT", "STARTED (UTC)", "RUNS", "NOTES"], environment: environment
+            header: ["WORKER", "HOST", "PID", "STATE", "HEARTBEAT", "STARTED (UTC)", "RUNS", "VERSION", "NOTES"], environment: environment
         ) { worker in
             var notes: [String] = []
             if worker.expiredRuns > 0 {
                 notes.append("\(worker.expiredRuns) run\(worker.expiredRuns == 1 ? "" : "s") with an expired lease, to be taken over")
             }
             if worker.leaseSeconds == nil { notes.append("registered before migration 11: lease assumed \(Int(WorkerOptions.defaultLeaseSeconds)) s") }
+            if worker.state != .stopped, let schema = worker.schemaVersion, schema != StoreMigrations.latest {
+                notes.append("built for schema \(schema), the store's is \(StoreMigrations.latest)")
+            }
             return [[
                 worker.workerID, worker.host, String(worker.pid), worker.state.rawValue, Self.age(worker.heartbeatAge),
-                RunsCommand.timestamp(worker.startedAt), String(worker.leasedRuns), notes.joined(separator: "; "),
+                RunsCommand.timestamp(worker.startedAt), String(worker.leasedRuns),
+                worker.matterflowVersion.map { "\($0)/\(worker.schemaVersion.map(String.init) ?? "?")" } ?? "-", notes.joined(separator: "; "),
             ]]
         }
     }

@@ -1,0 +1,123 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+@testable import MatterFlowStore
+import Synchronization
+import Testing
+
+/// Upgrading a fleet: `store migrate` holds back while workers built for an older schema run (they would claim on
+/// by rules the migration changes), a worker that sees the store migrated under it stops claiming and exits 2, and
+/// `workers` shows which version each runs.
+@Suite(.serialized) struct StoreUpgradeTests {
+    /// A migration after this MatterFlow's newest, as the next version would bring.
+    static let next = StoreMigrations.Migration(version: StoreMigrations.latest + 1, name: "a later migration", sql: "SELECT 1")
+
+    static func heartbeating(_ workerID: String, schema: String?, in store: PostgresRunStore) throws {
+        try store.registerWorker(workerID, host: "host-\(workerID)", pid: 7, leaseSeconds: 10)
+        try store.execute(
+            "UPDATE matterflow_workers SET schema_version = $2::integer, matterflow_version = CASE WHEN $2 IS NULL THEN NULL ELSE '0.0.9' END WHERE worker_id = $1",
+            [workerID, schema], doing: "test")
+    }
+
+    @Test("store migrate holds back while a worker built for an older schema heartbeats, naming it; stopped and silent ones, and --while-workers-run, do not hold it")
+    func olderWorkersHoldTheMigrationBack() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try Self.heartbeating("w-current", schema: String(StoreMigrations.latest), in: store)
+        try Self.heartbeating("w-before-13", schema: nil, in: store)
+        try Self.heartbeating("w-stopped", schema: nil, in: store)
+        try store.markStopped("w-stopped")
+        try Self.heartbeating("w-silent", schema: nil, in: store)
+        try store.execute("UPDATE matterflow_workers SET heartbeat_at = now() - interval '1 minute' WHERE worker_id = 'w-silent'", doing: "test")
+
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        let migrator = StoreMigrator(connection: connection)
+        do {
+            _ = try migrator.migrate(StoreMigrations.all + [Self.next])
+            Issue.record("migrated while older workers run")
+        } catch {
+            #expect(error.code == .olderWorkersRunning)
+            // Built for the schema before the next migration, as every live worker here is.
+            #expect(error.message.contains("w-before-13 (host-w-before-13, pid 7, a MatterFlow from before schema 13)"), "\(error.message)")
+            #expect(error.message.contains("w-current (host-w-current, pid 7, MatterFlow 0.0.9 for schema \(StoreMigrations.latest))"), "\(error.message)")
+            #expect(!error.message.contains("w-stopped") && !error.message.contains("w-silent"), "\(error.message)")
+            #expect(error.message.contains("--while-workers-run"))
+        }
+        #expect(try migrator.version() == StoreMigrations.latest, "nothing was migrated")
+        // Nothing to apply: nothing to hold back.
+        #expect(try migrator.migrate().applied == [])
+        let forced = try migrator.migrate(StoreMigrations.all + [Self.next], whileWorkersRun: true)
+        #expect(forced.applied == [Self.next.version])
+    }
+
+    @Test("store migrate on a store of schema 12 holds back for the workers already running (they record no schema), and migrates with --while-workers-run")
+    func fromTwelve() async throws {
+        let conninfo = try TestPostgres.database(migrated: false)
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        _ = try StoreMigrator(connection: connection).migrate(Array(StoreMigrations.all.prefix(12)))
+        try connection.execute(
+            "INSERT INTO matterflow_workers (worker_id, host, pid, lease_seconds) VALUES ('old-1', 'factory-a', 41, 10)")
+        let held = await matterflow(["store", "migrate", "--store", conninfo])
+        #expect(held.code == 2)
+        #expect(held.stderr.contains("error[olderWorkersRunning]: workers built for an older schema run against the store"), "\(held.stderr)")
+        #expect(held.stderr.contains("old-1 (factory-a, pid 41, a MatterFlow from before schema 13)"), "\(held.stderr)")
+        #expect(try StoreMigrator(connection: connection).version() == 12)
+        let forced = await matterflow(["store", "migrate", "--store", conninfo, "--while-workers-run"])
+        #expect(forced.code == 0, "\(forced.stderr)")
+        #expect(forced.stdout == "schema version \(StoreMigrations.latest) (applied 13)\n")
+    }
+
+    @Test("a worker that sees the store migrated under it stops claiming, hands its runs back and exits 2 saying so; workers shows each worker's version", .timeLimit(.minutes(1)))
+    func workerSeesTheSchemaChange() async throws {
+        let conninfo = try TestPostgres.database()
+        let worker = Task { await matterflowVirtual(["worker", "--store", conninfo, "--worker-id", "w-upgrade", "--lease", "1"]) }
+        let store = try PostgresRunStore(conninfo: conninfo)
+        var listed = ""
+        for _ in 0..<200 where !listed.contains("w-upgrade") {
+            listed = await matterflow(["workers", "--store", conninfo]).stdout
+            if !listed.contains("w-upgrade") { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let row = try #require(listed.split(separator: "\n").first { $0.hasPrefix("w-upgrade") }, "\(listed)")
+        #expect(row.hasSuffix(" \(MatterFlowVersion.current)/\(StoreMigrations.latest)"), "\(listed)")
+        let json = try JSONDocument.parse(await matterflow(["workers", "--store", conninfo, "--json"]).stdout, file: "<out>").value
+        #expect(json.arrayValue?.first?["schemaVersion"]?.intValue == StoreMigrations.latest)
+        #expect(json.arrayValue?.first?["matterflowVersion"] == .string(MatterFlowVersion.current))
+
+        try store.execute(
+            "INSERT INTO matterflow_migrations (version, name) VALUES ($1::integer, 'a later migration')", [String(Self.next.version)], doing: "test")
+        let ended = await worker.value
+        #expect(ended.code == 2, "\(ended.stderr)")
+        #expect(
+            ended.stderr.contains(
+                "error[schemaNewer]: the store postgres \(PostgresConnection.redacting(conninfo)) was migrated to schema version \(Self.next.version) while this worker ran"),
+            "\(ended.stderr)")
+        #expect(try store.workers(includingStopped: true).first?.state == .stopped)
+    }
+}
+
+extension StoreUpgradeTests {
+    @Test("a migration that waits too long for a table another session holds gives up, migrating nothing, and says what to do", .timeLimit(.minutes(1)))
+    func blockedMigration() async throws {
+        let conninfo = try TestPostgres.database(migrated: false)
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        _ = try StoreMigrator(connection: connection).migrate(Array(StoreMigrations.all.prefix(12)))
+        // A reader in a long transaction, as a backup is.
+        let reader = try PostgresConnection(conninfo)
+        defer { reader.close() }
+        try reader.execute("BEGIN")
+        try reader.execute("SELECT count(*) FROM matterflow_workers")
+        do {
+            _ = try StoreMigrator(connection: connection).migrate(lockTimeoutSeconds: 0.2)
+            Issue.record("migrated past a held lock")
+        } catch {
+            #expect(error.code == .migrationBlocked)
+            #expect(error.message.contains("waited 0.2 s for a table another session holds"), "\(error.message)")
+        }
+        #expect(try StoreMigrator(connection: connection).version() == 12, "nothing was migrated")
+        try reader.execute("COMMIT")
+        #expect(try StoreMigrator(connection: connection).migrate().applied == [13])
+    }
+}
