@@ -116,13 +116,30 @@ public struct JSONDocument: Sendable {
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
         let body = bytes.starts(with: byteOrderMark) ? bytes[byteOrderMark.count...] : bytes[...]
         guard let text = String(validating: body, as: UTF8.self) else {
-            throw DiagnosticsError([
-                Diagnostic(
-                    severity: .error, code: DiagnosticCode.syntaxError,
-                    message: "the file is not valid UTF-8 text; save it as UTF-8", file: path)
-            ])
+            throw DiagnosticsError([notUTF8(body, path: path)])
         }
         return (text, stamp)
+    }
+
+    /// Where text that is not UTF-8 goes wrong: a UTF-16 file as such, else its first byte that is no part of a
+    /// UTF-8 character, at its line and column, with the character it is in Latin-1 (what an editor saving as
+    /// Windows-1252 or Latin-1 wrote).
+    static func notUTF8(_ bytes: ArraySlice<UInt8>, path: String) -> Diagnostic {
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            return Diagnostic(
+                severity: .error, code: DiagnosticCode.syntaxError,
+                message: "the file is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8; save it as UTF-8", file: path)
+        }
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
+        let byte = bytes[bytes.startIndex + min(offset, bytes.count - 1)]
+        let latin1 = byte >= 0xA0 ? " (in Latin-1 or Windows-1252, \"\(Character(Unicode.Scalar(byte)))\")" : ""
+        return Diagnostic(
+            severity: .error, code: DiagnosticCode.syntaxError,
+            message: "the file is not valid UTF-8 text: byte 0x\(String(byte, radix: 16, uppercase: true)) is no part of a UTF-8 character\(latin1); save the file as UTF-8",
+            file: path, location: SourceLocation.of(byteOffset: offset, in: bytes))
     }
 
     /// Why a file cannot be read, from the system's own answer: it is missing, a symbolic link loop, a directory,

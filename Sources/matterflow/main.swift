@@ -1,6 +1,11 @@
 import Foundation
 import MatterFlowCLI
 
+// Each argument's bytes, as the process received them: the tool checks they are UTF-8 text.
+let rawArguments = (1..<Int(CommandLine.argc)).map { index -> [UInt8] in
+    guard let argument = CommandLine.unsafeArgv[index] else { return [] }
+    return Array(UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: strlen(argument)))
+}
 let code = await MatterflowTool.main(
-    arguments: Array(CommandLine.arguments.dropFirst()), environment: ToolEnvironment(handlesInterrupts: true, terminal: StandardInputTerminal.ifInteractive()))
+    rawArguments: rawArguments, environment: ToolEnvironment(handlesInterrupts: true, terminal: StandardInputTerminal.ifInteractive()))
 exit(code)

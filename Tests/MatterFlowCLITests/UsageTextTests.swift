@@ -52,3 +52,16 @@ struct UsageTextTests {
         #expect(!code.stderr.contains("payload generate"), "\(code.stderr)")
     }
 }
+
+extension UsageTextTests {
+    @Test("an argument that is not UTF-8 text (typed in a Latin-1 terminal) is a usage error naming it, never read with replacement characters")
+    func argumentNotUTF8() async {
+        let err = CapturedText()
+        let raw: [[UInt8]] = [Array("run".utf8), Array("w.json".utf8), Array("--input".utf8), Array("deviceName=K".utf8) + [0xFC] + Array("che".utf8)]
+        let code = await MatterflowTool.main(rawArguments: raw, environment: ToolEnvironment(standardOutput: CapturedText(), standardError: err))
+        #expect(code == 64)
+        #expect(err.text.hasPrefix("Error: argument 4 (\"deviceName=K\u{FFFD}che\") is not UTF-8 text: byte 0xFC at byte 13 of it;"), "\(err.text)")
+        let fine = await MatterflowTool.main(rawArguments: [Array("--version".utf8)], environment: ToolEnvironment(standardOutput: CapturedText(), standardError: err))
+        #expect(fine == 0)
+    }
+}

@@ -75,7 +75,34 @@ import Testing
             _ = try JSONDocument.readText(path: path)
         } catch {
             #expect(error.diagnostics.map(\.code) == [DiagnosticCode.syntaxError])
-            #expect(error.diagnostics.first?.message == "the file is not valid UTF-8 text; save it as UTF-8")
+            #expect(error.diagnostics.first?.message == "the file is not valid UTF-8 text: byte 0xFF is no part of a UTF-8 character (in Latin-1 or Windows-1252, \"ÿ\"); save the file as UTF-8")
+            #expect(error.diagnostics.first?.location == SourceLocation(line: 1, column: 2))
+        }
+    }
+
+    @Test("a file saved as Windows-1252 is located at its first byte that is no UTF-8, after the characters before it; UTF-16 is named")
+    func locatedEncodingProblems() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/latin.json"
+        // {"name": "Küche", "room": "K\xFCche"}: the first ü is UTF-8, the second Windows-1252.
+        let bytes = Array("{\n  \"name\": \"Küche\",\n  \"room\": \"K".utf8) + [0xFC] + Array("che\"\n}".utf8)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        do {
+            _ = try JSONDocument.readText(path: path)
+            Issue.record("Windows-1252 text was read")
+        } catch {
+            #expect(error.diagnostics.first?.location == SourceLocation(line: 3, column: 13), "\(error.diagnostics)")
+            #expect(error.diagnostics.first?.message.contains("byte 0xFC") == true)
+            #expect(error.diagnostics.first?.message.contains("\"ü\"") == true)
+        }
+        let utf16 = directory + "/utf16.json"
+        #expect(FileManager.default.createFile(atPath: utf16, contents: Data([0xFF, 0xFE, 0x7B, 0x00, 0x7D, 0x00])))
+        do {
+            _ = try JSONDocument.readText(path: utf16)
+            Issue.record("UTF-16 text was read")
+        } catch {
+            #expect(error.diagnostics.first?.message == "the file is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8; save it as UTF-8")
         }
     }
 
