@@ -139,7 +139,7 @@ public final class HubServer: Sendable {
         let message: JSONObject
         let numberProblems: [Diagnostic]
         do {
-            let parsed = try JSONDocument.parseKeepingNumberProblems(line, file: "request")
+            let parsed = try JSONDocument.parseKeepingNumberProblems(line, file: "request", refusingLoneSurrogates: false)
             guard let object = parsed.document.value.objectValue else {
                 return answer(.null, error: WireError.json(code: WireError.invalidRequest, message: "a message must be a JSON object"))
             }

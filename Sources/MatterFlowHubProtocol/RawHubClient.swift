@@ -29,7 +29,7 @@ final class RawHubClient: Sendable {
     private func receive(_ event: LineEvent) {
         switch event {
         case .line(let line):
-            let message = (try? JSONDocument.parse(line, file: "hub"))?.value.objectValue
+            let message = (try? JSONDocument.parse(line, file: "hub", refusingLoneSurrogates: false))?.value.objectValue
             let item = Received(line: line, message: message)
             let ready = state.withLock { state -> [CheckedContinuation<Received?, Never>] in
                 state.received.append(item)

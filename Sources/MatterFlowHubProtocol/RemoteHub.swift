@@ -397,7 +397,8 @@ public final class RemoteHub: ConnectedHub {
         let quoted = { "line \(number) from the hub, \(line.utf8.count) bytes: \(LineQuote.masked(line))" }
         let message: JSONObject
         do {
-            guard let object = try JSONDocument.parse(line, file: "hub").value.objectValue else {
+            // A lone surrogate in a hub's text reads as U+FFFD, as JSON's grammar allows it.
+            guard let object = try JSONDocument.parse(line, file: "hub", refusingLoneSurrogates: false).value.objectValue else {
                 return violation("the hub sent a message that is not a JSON object (\(quoted()))")
             }
             message = object

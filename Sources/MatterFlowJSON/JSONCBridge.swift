@@ -31,20 +31,24 @@ enum JSONCBridge {
     /// Parses a complete JSON text in strict mode, setting `unusualNumbers` when some number may not be what the
     /// text says: json-c reads `NaN`, `Infinity` and numbers beyond ±1.8e308 as non-finite doubles, and clamps
     /// integers beyond 64 bits to `Int64.min` or `Int64.max` (see ``JSONDocument`` for how they are reported).
-    static func parse(_ text: String, unusualNumbers: inout Bool) throws(SyntaxFailure) -> JSONValue {
+    /// With `refusingLoneSurrogates`, an escaped UTF-16 surrogate without its other half is refused, where json-c
+    /// would read U+FFFD.
+    static func parse(_ text: String, unusualNumbers: inout Bool, refusingLoneSurrogates: Bool = true) throws(SyntaxFailure) -> JSONValue {
         var text = text
         return try text.withUTF8 { bytes -> Result<JSONValue, SyntaxFailure> in
             let parsed = parseSplit(bytes, unusualNumbers: &unusualNumbers).map { .success($0) }
                 ?? parseWhole(bytes: bytes, unusualNumbers: &unusualNumbers)
-            return strictly(parsed, bytes)
+            return strictly(parsed, bytes, refusingLoneSurrogates: refusingLoneSurrogates)
         }.get()
     }
 
     /// `parsed`, or the refusal of what json-c accepted in `bytes` that is not JSON (see ``JSONStrictness``).
     private static func strictly(
-        _ parsed: Result<JSONValue, SyntaxFailure>, _ bytes: UnsafeBufferPointer<UInt8>
+        _ parsed: Result<JSONValue, SyntaxFailure>, _ bytes: UnsafeBufferPointer<UInt8>, refusingLoneSurrogates: Bool
     ) -> Result<JSONValue, SyntaxFailure> {
-        guard case .success = parsed, let violation = JSONStrictness.firstViolation(in: bytes) else { return parsed }
+        guard case .success = parsed,
+            let violation = JSONStrictness.firstViolation(in: bytes, refusingLoneSurrogates: refusingLoneSurrogates)
+        else { return parsed }
         return .failure(violation)
     }
 
@@ -100,7 +104,7 @@ enum JSONCBridge {
     static func parseWhole(_ text: String) throws(SyntaxFailure) -> JSONValue {
         var text = text
         var unusualNumbers = false
-        return try text.withUTF8 { strictly(parseWhole(bytes: $0, unusualNumbers: &unusualNumbers), $0) }.get()
+        return try text.withUTF8 { strictly(parseWhole(bytes: $0, unusualNumbers: &unusualNumbers), $0, refusingLoneSurrogates: true) }.get()
     }
 
     /// Parses complete JSON text in strict mode, whole, as json-c reads it (without ``JSONStrictness``'s checks).

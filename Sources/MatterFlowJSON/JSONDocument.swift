@@ -21,9 +21,11 @@ public struct JSONDocument: Sendable {
         self.sourceMap = sourceMap
     }
 
-    /// Parses JSON text; a syntax error becomes a `syntaxError` diagnostic with line and column.
-    public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> JSONDocument {
-        let (document, numberProblems) = try parseKeepingNumberProblems(text, file: file)
+    /// Parses JSON text; a syntax error becomes a `syntaxError` diagnostic with line and column. An escaped UTF-16
+    /// surrogate without its other half (`"\ud800"`) is one unless `refusingLoneSurrogates` is false: then it reads
+    /// as U+FFFD, as for a peer's messages, which JSON's grammar allows to hold one.
+    public static func parse(_ text: String, file: String, refusingLoneSurrogates: Bool = true) throws(DiagnosticsError) -> JSONDocument {
+        let (document, numberProblems) = try parseKeepingNumberProblems(text, file: file, refusingLoneSurrogates: refusingLoneSurrogates)
         if !numberProblems.isEmpty { throw DiagnosticsError(numberProblems) }
         return document
     }
@@ -32,12 +34,12 @@ public struct JSONDocument: Sendable {
     /// can (json-c's clamped or non-finite reading of them), with one `numberOutOfRange` diagnostic per such number.
     /// For readers that must answer the rest of the message, such as a request whose id is still needed.
     public static func parseKeepingNumberProblems(
-        _ text: String, file: String
+        _ text: String, file: String, refusingLoneSurrogates: Bool = true
     ) throws(DiagnosticsError) -> (document: JSONDocument, numberProblems: [Diagnostic]) {
         var unusualNumbers = false
         let value: JSONValue
         do {
-            value = try JSONCBridge.parse(text, unusualNumbers: &unusualNumbers)
+            value = try JSONCBridge.parse(text, unusualNumbers: &unusualNumbers, refusingLoneSurrogates: refusingLoneSurrogates)
         } catch {
             // json-c stops at a NUL byte as at the end of the text: say what it is, and what usually puts it there.
             let nul = text.utf8.firstIndex(of: 0).map { text.utf8.distance(from: text.utf8.startIndex, to: $0) }

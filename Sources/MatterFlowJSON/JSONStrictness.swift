@@ -10,7 +10,9 @@ enum JSONStrictness {
     ///
     /// One pass over the bytes; it trusts nothing about them (any text is read to its end without trapping), but
     /// it is meant for a text json-c accepted, where a quote always opens or closes a string.
-    static func firstViolation(in bytes: UnsafeBufferPointer<UInt8>) -> JSONCBridge.SyntaxFailure? {
+    static func firstViolation(
+        in bytes: UnsafeBufferPointer<UInt8>, refusingLoneSurrogates: Bool = true
+    ) -> JSONCBridge.SyntaxFailure? {
         let count = bytes.count
         var offset = 0
         while offset < count {
@@ -24,6 +26,14 @@ enum JSONStrictness {
                     if byte == UInt8(ascii: "\"") { break }
                     if byte == UInt8(ascii: "\\") {
                         if isNullEscape(bytes, at: offset) { holdsNull = true }
+                        if refusingLoneSurrogates, let unit = escapedUnit(bytes, at: offset), (0xD800...0xDFFF).contains(unit) {
+                            // A UTF-16 surrogate is half a character: only a high one followed by a low one is whole.
+                            guard unit <= 0xDBFF, let low = escapedUnit(bytes, at: offset + 6), (0xDC00...0xDFFF).contains(low) else {
+                                return loneSurrogate(unit, at: offset)
+                            }
+                            offset += 12
+                            continue
+                        }
                         offset += 2
                         continue
                     }
@@ -96,6 +106,34 @@ enum JSONStrictness {
     }
 
     /// Whether the escape at `offset` (a backslash) is `\u0000`.
+    /// The code unit of the `\uXXXX` escape at `offset`, when one is there.
+    private static func escapedUnit(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt16? {
+        guard offset + 5 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else { return nil }
+        var unit: UInt16 = 0
+        for index in offset + 2...offset + 5 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            unit = unit << 4 | UInt16(digit)
+        }
+        return unit
+    }
+
+    /// The refusal of an escaped surrogate without its other half, which json-c would turn into U+FFFD.
+    private static func loneSurrogate(_ unit: UInt16, at offset: Int) -> JSONCBridge.SyntaxFailure {
+        let hex = String(unit, radix: 16)
+        let half = unit <= 0xDBFF ? "a high surrogate not followed by a low one (\\udc00 to \\udfff)" : "a low surrogate without a high one before it"
+        return JSONCBridge.SyntaxFailure(
+            byteOffset: offset,
+            reason: "the escape \\u\(hex) is \(half): half of a UTF-16 pair, no character on its own; write both halves "
+                + "(\\ud83d\\udca1 for U+1F4A1) or the character itself")
+    }
+
     private static func isNullEscape(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
         guard offset + 5 < bytes.count, bytes[offset + 1] == UInt8(ascii: "u") else { return false }
         return (offset + 2...offset + 5).allSatisfy { bytes[$0] == UInt8(ascii: "0") }

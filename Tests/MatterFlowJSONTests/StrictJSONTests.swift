@@ -98,6 +98,18 @@ import Testing
         #expect(refusal?.message.contains("\\u0000") == true)
     }
 
+    @Test("an escaped surrogate without its other half is refused where it stands; a whole pair is read; a peer's message may hold one")
+    func loneSurrogates() throws {
+        let high = Self.refusal("{\n  \"name\": \"lone \\ud800 x\"\n}")
+        #expect(high?.location == SourceLocation(line: 2, column: 17))
+        #expect(high?.message.contains("the escape \\ud800 is a high surrogate not followed by a low one") == true, "\(String(describing: high))")
+        #expect(Self.refusal(#"["\udc00"]"#)?.message.contains("a low surrogate without a high one before it") == true)
+        #expect(Self.refusal(#"["\udca1\ud83d"]"#)?.location == SourceLocation(line: 1, column: 3), "a pair in the wrong order")
+        #expect(Self.refusal(#"{"\ud800": 1}"#) != nil, "in a key too")
+        #expect(try JSONDocument.parse(#"["\ud83d\udca1", "\\ud800"]"#, file: "w.json").value == ["💡", "\\ud800"])
+        #expect(try JSONDocument.parse(#"["a\ud800b"]"#, file: "hub", refusingLoneSurrogates: false).value == ["a\u{FFFD}b"])
+    }
+
     @Test func everyJSONFormIsStillRead() throws {
         let text = #"{"n": [0, -0, 0.5, -0.5e+07, 10, 1e05, 1E-05, 2.50E3], "s": "tab\tnul\u0000 quote' \\u0000", "a\\u0000": 1}"#
         let value = try JSONDocument.parse(text, file: "w.json").value
