@@ -1,4 +1,12 @@
 extension OnboardingPayload {
+    /// The code as ASCII text: characters typed in full-width forms (`３４９７`, as a Japanese or Chinese input method
+    /// types them) become the ASCII they stand for, and the rest stays as it is. Parsing reads a code so already; a
+    /// hub that parses codes itself should be given this form.
+    public static func halfWidthText(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= 0x80 }) else { return text }
+        return String(text.map(PayloadText.halfWidth))
+    }
+
     /// Decodes a QR code or a manual pairing code into its payloads, without checking the specification's rules.
     ///
     /// - A QR code starts with `MT:`; several payloads may be joined with `*` (`MT:<p1>*<p2>`), giving one element
@@ -6,8 +14,9 @@ extension OnboardingPayload {
     /// - A manual pairing code is 11 or 21 digits; dashes and spaces between digits are ignored, so label groupings
     ///   such as `3497-011-2332` and `3497 011 2332` are accepted.
     ///
-    /// Whitespace around the code is ignored. Positions in errors are 0-based character offsets into `text` as
-    /// given. Parsing never traps, whatever the input.
+    /// Whitespace around the code is ignored, and full-width forms read as their ASCII (``halfWidthText(_:)``).
+    /// Positions in errors are 0-based character offsets into `text` as given. Parsing never traps, whatever the
+    /// input.
     ///
     /// Use ``validate()`` on each result to check the rules, or ``decode(_:)`` to do both.
     ///

@@ -22,10 +22,26 @@ struct PayloadText {
         if Self.isOneByteCharacterText(bytes) {
             storage = .ascii(bytes)
             count = bytes.count
+            return
+        }
+        // Full-width forms, as a Japanese or Chinese input method types digits ("３４９７"), read as the ASCII they
+        // stand for, one character for one: a code typed so is the same code.
+        let characters = Array(text).map(Self.halfWidth)
+        if characters.allSatisfy({ $0.isASCII && $0 != "\r\n" }) {
+            storage = .ascii(characters.map { $0.asciiValue ?? 0 })
         } else {
-            let characters = Array(text)
             storage = .characters(characters)
-            count = characters.count
+        }
+        count = characters.count
+    }
+
+    /// A full-width ASCII form (U+FF01 to U+FF5E) or the ideographic space as its ASCII character; others as they are.
+    static func halfWidth(_ character: Character) -> Character {
+        guard character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first else { return character }
+        switch scalar.value {
+        case 0xFF01...0xFF5E: return Character(Unicode.Scalar(UInt8(scalar.value - 0xFEE0)))
+        case 0x3000: return " "
+        default: return character
         }
     }
 

@@ -46,6 +46,16 @@ struct CharacterOffsetTests {
         #expect(tab.message.contains("a tab at index 14"))
     }
 
+    @Test("a code typed in full-width forms (a Japanese or Chinese input method) reads as the code it stands for")
+    func fullWidth() throws {
+        #expect(try OnboardingPayload.parse("３４９７\u{FF0D}０１１\u{FF0D}２３３２") == OnboardingPayload.parse("3497-011-2332"))
+        #expect(try OnboardingPayload.parse("３４９７０１１２３３２") == OnboardingPayload.parse("34970112332"))
+        #expect(try OnboardingPayload.parse("\u{FF2D}\u{FF34}\u{FF1A}Y.K9042C00KA0648G00") == OnboardingPayload.parse(Self.qr))
+        // A wrong full-width digit is found where it stands, as an ASCII one would be.
+        let error = try #require(parseError("３４９７\u{FF0D}０１１\u{FF0D}２３３３"))
+        #expect(error.code == .checkDigitMismatch)
+    }
+
     @Test("Base38.decode counts characters, not bytes")
     func base38Offsets() throws {
         let error = try #require(throws: PayloadError.self) { try Base38.decode("\u{00E9}\u{00E9}0\r\n") }

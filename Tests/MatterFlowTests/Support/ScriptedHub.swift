@@ -33,6 +33,8 @@ final class ScriptedHub: Hub {
         var overlapping: [String] = []
         /// The `commissioningID` of every `commissionDevice` call, in order.
         var commissioningIDs: [String] = []
+        /// The onboarding payload of every `commissionDevice` call, in order.
+        var onboardingPayloads: [String] = []
         /// Answers for `readBasicInformation` by device ID, used before the operation's script.
         var deviceAnswers: [String: Answer] = [:]
         /// The most calls answering at once.
@@ -61,6 +63,8 @@ final class ScriptedHub: Hub {
     }
 
     var calls: [String] { state.withLock { $0.calls } }
+    /// The onboarding payload of every `commissionDevice` call, in order.
+    var onboardingPayloads: [String] { state.withLock { $0.onboardingPayloads } }
     var session: CommissioningSession { state.withLock { $0.session } }
 
     func count(_ operation: String) -> Int { calls.filter { $0 == operation }.count }
@@ -155,7 +159,10 @@ final class ScriptedHub: Hub {
     }
 
     func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {
-        state.withLock { $0.commissioningIDs.append(commissioningID) }
+        state.withLock {
+            $0.commissioningIDs.append(commissioningID)
+            $0.onboardingPayloads.append(onboardingPayload)
+        }
         try withSession { session throws(FlowError) in try session.beginCommissioning(commissioningID: commissioningID) }
         do {
             try await answer("commissionDevice")

@@ -1,4 +1,5 @@
 import MatterFlowJSON
+import MatterPayload
 
 extension RunMachine {
     /// A sub-workflow state's child place, with its inputs evaluated in the parent level's scope and checked
@@ -78,6 +79,14 @@ extension RunMachine {
             }
         } catch {
             return .failure(error)
+        }
+        // A code typed in full-width forms goes to the hub as the ASCII code it stands for (a hub parsing codes
+        // itself may not read full-width digits); both forms are secret.
+        for name in call.payloadArguments {
+            if let text = arguments[name]?.stringValue, case let ascii = OnboardingPayload.halfWidthText(text), ascii != text {
+                secrets.add(.string(text))
+                arguments[name] = .string(ascii)
+            }
         }
         for name in call.secretArguments {
             arguments[name].map(secrets.add)
