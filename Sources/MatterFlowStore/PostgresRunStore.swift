@@ -28,8 +28,10 @@ public final class PostgresRunStore: RunStore {
     /// Connects, and checks that the schema is current.
     /// - Throws: ``StoreError`` `invalidStore` (a connection string libpq cannot read), `storeUnavailable`,
     ///   `schemaOutdated` (run `matterflow store migrate`), or
-    ///   `schemaNewer` (a newer MatterFlow migrated the store: this one might write what that one does not expect).
-    public init(conninfo: String, requireSchema: Bool = true) throws(StoreError) {
+    ///   `schemaNewer` (a newer MatterFlow migrated the store: this one might write what that one does not expect;
+    ///   `asClient` accepts one whose newer migrations keep clients of this schema, for the commands that submit,
+    ///   answer, cancel and read runs, never for a worker).
+    public init(conninfo: String, requireSchema: Bool = true, asClient: Bool = false) throws(StoreError) {
         self.conninfo = conninfo
         let opened: PostgresConnection
         do {
@@ -47,7 +49,10 @@ public final class PostgresRunStore: RunStore {
                     "the store \(opened.target) has schema version \(version), this MatterFlow needs \(latest); "
                         + "run `matterflow store migrate --store URL` first")
             }
-            guard version <= latest else { throw StoreMigrator.newer(version, than: latest, target: opened.target) }
+            if version > latest {
+                let kept = asClient ? try StoreMigrator(connection: opened).keepsClients(of: latest) : false
+                guard kept else { throw StoreMigrator.newer(version, than: latest, target: opened.target) }
+            }
         }
     }
 

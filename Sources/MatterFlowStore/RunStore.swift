@@ -205,9 +205,10 @@ public struct JournalDirectoryStore: RunStore {
 }
 
 /// Opens the store a `--store` value names: `postgres://...` / `postgresql://...` or a libpq conninfo
-/// (`host=... dbname=...`) is PostgreSQL; `file:DIR` or a plain path is a journal directory.
-public func openRunStore(_ location: String) throws(StoreError) -> any RunStore {
-    if PostgresRunStore.isPostgres(location) { return try PostgresRunStore(conninfo: location) }
+/// (`host=... dbname=...`) is PostgreSQL; `file:DIR` or a plain path is a journal directory. `asClient`: a reader
+/// (``PostgresRunStore/init(conninfo:requireSchema:asClient:)``).
+public func openRunStore(_ location: String, asClient: Bool = false) throws(StoreError) -> any RunStore {
+    if PostgresRunStore.isPostgres(location) { return try PostgresRunStore(conninfo: location, asClient: asClient) }
     // A URI of another scheme, or a PostgreSQL one mistyped, is not a directory anyone meant.
     if location.contains("://") || location.hasPrefix("postgres") {
         throw StoreError(

@@ -14,6 +14,11 @@ public enum StoreMigrations {
         public var name: String
         /// The SQL the migration runs, one or more statements.
         public var sql: String
+        /// The oldest schema whose clients (`submit`, `answer`, `cancel`, `runs`, `history`, `watch`, `workers`) may
+        /// go on using a store this migration changed, as it records in `matterflow_migrations` (a migration that
+        /// only adds what older clients neither read nor must write); nil: only clients of its own schema on. Workers,
+        /// `store prune` and `store migrate` always need the store's own schema.
+        public var clientsFrom: Int? = nil
     }
 
     /// The advisory lock key every migration holds (`pg_advisory_xact_lock`): "MFMIGRAT" as a 64-bit number.
@@ -210,16 +215,21 @@ public enum StoreMigrations {
                 """),
         // The schema each worker was built for and its MatterFlow version: `store migrate` holds back while workers
         // built for an older schema run (they would claim on after it, not knowing what it changed), and
-        // `matterflow workers` shows which version each runs, so a rolling upgrade can be seen through.
+        // `matterflow workers` shows which version each runs, so a rolling upgrade can be seen through. And from
+        // which schema on the clients may use the store each later migration leaves (`clients_from`).
         Migration(
-            version: 13, name: "the schema and MatterFlow version each worker runs",
+            version: 13, name: "the schema and MatterFlow version each worker runs; clients each migration keeps",
             sql: """
                 ALTER TABLE matterflow_workers ADD COLUMN schema_version integer, ADD COLUMN matterflow_version text;
+                ALTER TABLE matterflow_migrations ADD COLUMN clients_from integer;
                 """),
     ]
 
     /// The newest schema version: the one this MatterFlow needs.
     public static let latest = all.map(\.version).max() ?? 0
+
+    /// The migration that added `matterflow_migrations.clients_from`.
+    static let clientsColumn = 13
 }
 
 /// Creates and upgrades the run store's schema.
@@ -281,9 +291,15 @@ public struct StoreMigrator: Sendable {
             }
             for migration in pending where olderWorkers.isEmpty {
                 try connection.execute(migration.sql)
-                try connection.execute(
-                    "INSERT INTO matterflow_migrations (version, name) VALUES ($1::integer, $2)",
-                    [String(migration.version), migration.name])
+                if migration.version >= StoreMigrations.clientsColumn {
+                    try connection.execute(
+                        "INSERT INTO matterflow_migrations (version, name, clients_from) VALUES ($1::integer, $2, $3::integer)",
+                        [String(migration.version), migration.name, migration.clientsFrom.map(String.init)])
+                } else {
+                    try connection.execute(
+                        "INSERT INTO matterflow_migrations (version, name) VALUES ($1::integer, $2)",
+                        [String(migration.version), migration.name])
+                }
                 applied.append(migration.version)
             }
             version = (present.union(applied)).max() ?? 0
@@ -343,6 +359,19 @@ public struct StoreMigrator: Sendable {
             .schemaNewer,
             "the store \(target) has schema version \(version), newer than this MatterFlow knows (\(latest)); a newer MatterFlow "
                 + "migrated it: run that version (this one might write what the newer schema does not expect)")
+    }
+
+    /// Whether a client of schema `latest` (`submit`, `runs`, ...) may use a store whose schema is newer: every
+    /// migration past `latest` says it keeps clients of `latest` (`clients_from`).
+    public func keepsClients(of latest: Int) throws(StoreError) -> Bool {
+        do {
+            let rows = try connection.execute(
+                "SELECT coalesce(max(coalesce(clients_from, version)), 0) FROM matterflow_migrations WHERE version > $1::integer",
+                [String(latest)])
+            return (rows.rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? .max) <= latest
+        } catch {
+            throw StoreError.from(error, doing: "reading which clients the store keeps", code: .storeUnavailable)
+        }
     }
 
     /// The schema's version: 0 for a database the store never touched.

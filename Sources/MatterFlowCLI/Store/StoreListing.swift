@@ -56,7 +56,7 @@ enum StoreListing {
         _ location: String, _ environment: ToolEnvironment, _ read: (any RunStore) throws(StoreError) -> Value
     ) -> Value? {
         do throws(StoreError) {
-            return try read(try openRunStore(location))
+            return try read(try openRunStore(location, asClient: true))
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return nil

@@ -35,14 +35,16 @@ enum StoreOption {
 
     /// The PostgreSQL store `--store` names; nil (with the reason on `err`) when it cannot be opened. A journal
     /// directory is refused: the command needs the fleet's store.
-    static func postgres(_ location: String, command: String, err: any TextSink) throws(UsageError) -> PostgresRunStore? {
+    /// `asClient`: the command submits, answers, cancels or reads runs, and may use a store whose newer migrations
+    /// keep its schema's clients (a worker may not).
+    static func postgres(_ location: String, command: String, err: any TextSink, asClient: Bool = true) throws(UsageError) -> PostgresRunStore? {
         guard PostgresRunStore.isPostgres(location) else {
             throw UsageError(
                 message: "`matterflow \(command)` needs a PostgreSQL store (postgres://... or a conninfo), not the journal directory '\(location)'",
                 command: command)
         }
         do {
-            return try PostgresRunStore(conninfo: location)
+            return try PostgresRunStore(conninfo: location, asClient: asClient)
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return nil

@@ -66,7 +66,7 @@ struct WorkerCommand {
             throw UsageError(message: error.message, command: Self.spec.name)
         }
         let clock = try environment.clock(named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
-        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err, asClient: false) else { return ExitCode.invalidInput }
 
         // From before the hub starts: a signal stops its handshake, or the worker (which then hands its runs back).
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil

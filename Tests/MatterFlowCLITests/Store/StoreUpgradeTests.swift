@@ -121,3 +121,32 @@ extension StoreUpgradeTests {
         #expect(try StoreMigrator(connection: connection).migrate().applied == [13])
     }
 }
+
+extension StoreUpgradeTests {
+    @Test("clients keep using a store whose newer migrations say they keep them; workers never do; a migration that says nothing refuses them")
+    func clientsAcrossAnUpgrade() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let latest = StoreMigrations.latest
+        try store.execute(
+            "INSERT INTO matterflow_migrations (version, name, clients_from) VALUES ($1::integer, 'keeps clients', $2::integer)",
+            [String(latest + 1), String(latest)], doing: "test")
+        let submitted = await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s1"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        for command in [["runs"], ["workers"], ["history", submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]] {
+            let read = await matterflow(command + ["--store", conninfo])
+            #expect(read.code == 0, "\(command): \(read.stderr)")
+        }
+        let worker = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle"])
+        #expect(worker.code == 2)
+        #expect(worker.stderr.contains("error[schemaNewer]"), "\(worker.stderr)")
+        let migrate = await matterflow(["store", "migrate", "--store", conninfo])
+        #expect(migrate.code == 2 && migrate.stderr.contains("error[schemaNewer]"), "\(migrate.stderr)")
+
+        try store.execute(
+            "INSERT INTO matterflow_migrations (version, name) VALUES ($1::integer, 'keeps no older client')", [String(latest + 2)], doing: "test")
+        let refused = await matterflow(["runs", "--store", conninfo])
+        #expect(refused.code == 2)
+        #expect(refused.stderr.contains("error[schemaNewer]"), "\(refused.stderr)")
+    }
+}
