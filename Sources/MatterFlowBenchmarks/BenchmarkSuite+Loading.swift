@@ -7,11 +7,12 @@ import ThreadDataset
 extension BenchmarkSuite {
     /// Load + validate time of each shipped workflow, in-process: the first load (a new engine each time, so
     /// every file of the tree is read, parsed and checked), and a reload by an engine that loaded it before (its
-    /// cache compares every file's bytes, then reuses the outcome). `only` keeps the files whose name starts with it.
+    /// cache compares every file's bytes, then reuses the outcome). `only` keeps the one file it names, with or
+    /// without `.json`.
     func loadShipped(only: String? = nil) throws -> [BenchmarkResult] {
         let files = try FileManager.default.contentsOfDirectory(atPath: workflowsDirectory)
-            .filter { $0.hasSuffix(".json") && only.map($0.hasPrefix) ?? true }.sorted()
-        if let only, files.isEmpty { throw BenchmarkError("no shipped workflow's name starts with \(only)") }
+            .filter { $0.hasSuffix(".json") && only.map { name in [name, name + ".json"] }?.contains($0) ?? true }.sorted()
+        if let only, files.isEmpty { throw BenchmarkError("no shipped workflow is named \(only) (Workflows/\(only).json)") }
         var results: [BenchmarkResult] = []
         for file in files {
             let path = workflowsDirectory + "/" + file

@@ -55,9 +55,10 @@ public struct BenchmarkSuite: Sendable {
         return results
     }
 
-    /// The workflow file a filter such as `load.shipped.cancel` or `load.reload.epskc-share.json` names.
+    /// The workflow file a filter such as `load.shipped.cancel` or `load.reload.epskc-share.json` names (`""` for
+    /// `load.shipped.` alone, which names none).
     static func shippedFile(in filter: String) -> String? {
-        for prefix in ["load.shipped.", "load.reload."] where filter.hasPrefix(prefix) && filter.count > prefix.count {
+        for prefix in ["load.shipped.", "load.reload."] where filter.hasPrefix(prefix) {
             return String(filter.dropFirst(prefix.count))
         }
         return nil

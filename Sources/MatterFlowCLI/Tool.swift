@@ -123,8 +123,9 @@ public enum MatterflowTool {
     }
 
     /// Runs the command line as the process received it, each argument's bytes: one that is not UTF-8 text (a
-    /// name typed in a Latin-1 terminal) is a usage error naming it, rather than read with replacement characters
-    /// that would reach the hub as the device's name.
+    /// name typed in a Latin-1 terminal) is a usage error naming it by its number, the name before its `=` and the
+    /// byte (never its value, which may be a secret), rather than read with replacement characters that would reach
+    /// the hub as the device's name.
     @concurrent public static func main(rawArguments: [[UInt8]], environment: ToolEnvironment = ToolEnvironment()) async -> Int32 {
         var arguments: [String] = []
         for (index, bytes) in rawArguments.enumerated() {
@@ -134,9 +135,12 @@ public enum MatterflowTool {
                 var offset = 0
                 while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
                 let byte = bytes[min(offset, bytes.count - 1)]
-                let shown = TerminalText.escaping(String(decoding: bytes, as: UTF8.self))
+                // The name a `NAME=VALUE` argument gives, when the bad byte is in its value: the value is not shown.
+                let equals = bytes.firstIndex(of: UInt8(ascii: "="))
+                let name = equals.flatMap { $0 < offset ? String(validating: bytes[..<$0], as: UTF8.self) : nil } ?? ""
+                let named = name.isEmpty ? "" : " (the value of \(TerminalText.escaping(name)))"
                 environment.standardError.line(
-                    "Error: argument \(index + 1) (\"\(shown)\") is not UTF-8 text: byte 0x\(String(byte, radix: 16, uppercase: true)) "
+                    "Error: argument \(index + 1)\(named) is not UTF-8 text: byte 0x\(String(byte, radix: 16, uppercase: true)) "
                         + "at byte \(offset + 1) of it; run matterflow from a UTF-8 locale (LANG=C.UTF-8), or convert the text "
                         + "(iconv -f LATIN1 -t UTF-8)")
                 return ExitCode.usage

@@ -105,7 +105,6 @@ enum JSONStrictness {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
-    /// Whether the escape at `offset` (a backslash) is `\u0000`.
     /// The code unit of the `\uXXXX` escape at `offset`, when one is there.
     private static func escapedUnit(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt16? {
         guard offset + 5 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else { return nil }
@@ -134,6 +133,7 @@ enum JSONStrictness {
                 + "(\\ud83d\\udca1 for U+1F4A1) or the character itself")
     }
 
+    /// Whether the escape at `offset` (a backslash) is `\u0000`.
     private static func isNullEscape(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
         guard offset + 5 < bytes.count, bytes[offset + 1] == UInt8(ascii: "u") else { return false }
         return (offset + 2...offset + 5).allSatisfy { bytes[$0] == UInt8(ascii: "0") }

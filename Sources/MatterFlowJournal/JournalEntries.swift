@@ -91,6 +91,13 @@ public struct JournalEntries: Sendable, RandomAccessCollection {
         }
     }
 
+    /// A run's warnings as the notes `runs` lists: `warning: MESSAGE`, each once (a state resumed after a crash may
+    /// warn again of what it warned of before).
+    public static func warningNotes(_ messages: [String]) -> [String] {
+        var seen = Set<String>()
+        return messages.filter { seen.insert($0).inserted }.map { "warning: \($0)" }
+    }
+
     /// The last `stateEntered` event: the workflow path and state the run was last in.
     public var lastStateEntered: JournalEventEntry? {
         records.lazy.reversed().compactMap { record -> JournalEventEntry? in

@@ -101,7 +101,7 @@ public struct JournalRunSummary: Sendable {
         } else {
             status = .interrupted
         }
-        notes += entries.warnings.map { "warning: \($0)" }
+        notes += JournalEntries.warningNotes(entries.warnings)
         switch status {
         case .succeeded, .failed, .cancelled, .needsAttention: endedAt = contents.records.last?.wallTime
         case .running, .interrupted, .notStarted, .unreadable: endedAt = nil

@@ -167,11 +167,14 @@ extension PostgresRunStore {
     /// was taken over: the worker must stop writing it, which the store enforces anyway). A run the worker holds but
     /// no longer runs (its final status could not be recorded) is not renewed, so its lease runs out and it is
     /// settled like any other.
-    ///
-    /// It also answers the store's schema version now: a `store migrate` while the worker runs changes it, and the
-    /// worker, built for the old one, stops claiming (``StoreWorker``).
     @discardableResult
-    public func heartbeat(
+    public func heartbeat(_ workerID: String, running runIDs: [String], leaseSeconds: Double) throws(StoreError) -> Set<String> {
+        try heartbeatReadingSchema(workerID, running: runIDs, leaseSeconds: leaseSeconds).renewed
+    }
+
+    /// As ``heartbeat(_:running:leaseSeconds:)``, also answering the store's schema version now: a `store migrate`
+    /// while the worker runs changes it, and the worker, built for the old one, stops claiming (``StoreWorker``).
+    public func heartbeatReadingSchema(
         _ workerID: String, running runIDs: [String], leaseSeconds: Double
     ) throws(StoreError) -> (renewed: Set<String>, schemaVersion: Int?) {
         let schema = try execute(

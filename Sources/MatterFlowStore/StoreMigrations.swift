@@ -268,13 +268,18 @@ public struct StoreMigrator: Sendable {
         _ migrations: [StoreMigrations.Migration] = StoreMigrations.all, whileWorkersRun: Bool = false,
         lockTimeoutSeconds: Double = StoreMigrator.lockTimeoutSeconds
     ) throws(StoreError) -> Report {
+        guard lockTimeoutSeconds.isFinite, (0.001...86_400).contains(lockTimeoutSeconds) else {
+            throw StoreError(.invalidOptions, "the migration's lock timeout must be 0.001...86400 seconds, not \(lockTimeoutSeconds)")
+        }
         var applied: [Int] = []
         var olderWorkers: [String] = []
         let version: Int
         do throws(PostgresError) {
             try connection.execute("BEGIN")
-            try connection.execute("SELECT set_config('lock_timeout', $1, true)", ["\(Int(lockTimeoutSeconds * 1000))ms"])
+            // Other migrators are waited for without limit (a long migration is theirs to finish); only the tables'
+            // locks are bounded, from here on.
             try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [String(StoreMigrations.lockKey)])
+            try connection.execute("SELECT set_config('lock_timeout', $1, true)", ["\(Int(lockTimeoutSeconds * 1000))ms"])
             try connection.execute(
                 """
                 CREATE TABLE IF NOT EXISTS matterflow_migrations (

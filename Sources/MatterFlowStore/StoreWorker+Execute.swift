@@ -185,7 +185,7 @@ extension StoreWorker {
         await conclude(
             runID, status: result.outcome.rawValue, output: redacted,
             error: result.error?.jsonValue, recovered: false,
-            notes: result.warnings.map { "warning: \($0)" }, structure: claimed.structureID, claims: claimed.claims,
+            notes: JournalEntries.warningNotes(result.warnings), structure: claimed.structureID, claims: claimed.claims,
             keepSession: result.outcome == .succeeded && result.holdsSession)
     }
 

@@ -27,7 +27,12 @@ extension StoreWorker {
             answerRelay.attach(handle, to: claimed.runID, through: claimed.answeredThrough, missingSecrets: missingAnswers)
             cancelRelay.attach(handle, to: claimed.runID)
         }
-        recoveryOptions.observer = { [self] event in followWaits(of: claimed.runID, idleness: idleness, event) }
+        // The run's warnings: those its records hold from before, and those it gives as it goes on here.
+        let warnings = Mutex(records.compactMap { $0.type == JournalEventEntry.Name.warning.rawValue ? $0.payload["message"]?.stringValue : nil })
+        recoveryOptions.observer = { [self] event in
+            if case .warning(_, let message) = event.kind { warnings.withLock { $0.append(message) } }
+            followWaits(of: claimed.runID, idleness: idleness, event)
+        }
         // A run resumed on its normal path parks when the worker stops, as a run it started does, and goes back to be
         // resumed again (a rolling restart must not turn it into a takeover).
         recoveryOptions.pause = registerPause(of: claimed.runID)
@@ -68,7 +73,8 @@ extension StoreWorker {
         await conclude(
             claimed.runID, status: status, output: stored,
             error: recovery.finished?.errorJSON, recovered: true,
-            notes: recovery.notes + (status == "cancelled" ? cancelBecause.map { ["cancel path taken: \($0)"] } ?? [] : []),
+            notes: recovery.notes + (status == "cancelled" ? cancelBecause.map { ["cancel path taken: \($0)"] } ?? [] : [])
+                + JournalEntries.warningNotes(warnings.withLock { $0 }),
             structure: claimed.structureID, claims: claimed.claims,
             // A run recovery carried to its end says itself whether it holds its session; the hub is asked too.
             keepSession: status == "succeeded" && recovery.holdsSession != false

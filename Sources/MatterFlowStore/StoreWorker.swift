@@ -158,7 +158,7 @@ public final class StoreWorker: Sendable {
                     for run in state.claimedAhead { seen[run.runID] = run.claims }
                     return seen
                 }
-                let (renewed, schema) = try store.heartbeat(options.workerID, running: Array(seen.keys), leaseSeconds: options.leaseSeconds)
+                let (renewed, schema) = try store.heartbeatReadingSchema(options.workerID, running: Array(seen.keys), leaseSeconds: options.leaseSeconds)
                 if let schema, schema != StoreMigrations.latest { schemaChanged(to: schema) }
                 let notRenewed = seen.keys.filter { !renewed.contains($0) }
                 if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }

@@ -47,6 +47,10 @@ import Testing
         let results = try await suite.run(filter: "load.shipped.cancel")
         #expect(results.map(\.name) == ["load.shipped.cancel.json", "load.reload.cancel.json"])
         await #expect(throws: (any Error).self) { try await suite.run(filter: "load.shipped.no-such-workflow") }
+        await #expect(throws: (any Error).self) { try await suite.run(filter: "load.shipped.") }
+        // A name is one workflow, not every workflow it starts.
+        let one = try await suite.run(filter: "load.shipped.commission")
+        #expect(one.map(\.name) == ["load.shipped.commission.json", "load.reload.commission.json"])
     }
 
     @Test func usageErrorsExit64() async {

@@ -183,7 +183,12 @@ struct InputContractTests {
 
         let device = await run(standardInput: "/dev/zero")
         #expect(device.code == 2)
-        #expect(device.stderr.contains("<stdin>: error[unreadableFile]: standard input cannot be read as a JSON document"), "\(device.stderr)")
+        #expect(device.stderr.contains("<stdin>: error[unreadableFile]: this is a device or a socket, not a file"), "\(device.stderr)")
+        let latin1 = directory.file("latin1.json")
+        #expect(FileManager.default.createFile(atPath: latin1, contents: Data(Array("{\"deviceName\": \"K".utf8) + [0xFC] + Array("che\"}".utf8))))
+        let encoded = await run(standardInput: latin1)
+        #expect(encoded.code == 2)
+        #expect(encoded.stderr.contains("<stdin>:1:18: error[syntaxError]: the file is not valid UTF-8 text: byte 0xFC"), "\(encoded.stderr)")
     }
 
     @Test("recover rejects an input given twice too")

@@ -109,7 +109,25 @@ struct TerminalEscapingTests {
         #expect(lines.count == 2, "a header and one row: \(listed.stdout)")
         #expect(!lines.contains { $0.hasPrefix("run-ffffffffffff") }, "\(listed.stdout)")
         #expect(listed.stdout.contains(#"Lampe\u000arun-ffffffffffff  fake  succeeded\u0009\u001b[31m"#), "\(listed.stdout)")
-        let wide = await matterflow(["runs", "--journal", journal, "--json"])
-        #expect(wide.code == 0)
+    }
+
+    @Test("runs lines its columns up on a terminal when a workflow's name is Japanese")
+    func wideColumnsLineUp() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        for name in ["グラフ表示テスト", "w"] {
+            let workflow = try directory.write(
+                #"{"workflow": "\#(name)", "version": 1, "start": "d", "states": {"d": {"type": "succeed"}}}"#, to: "\(name.count).json")
+            #expect(await matterflow(["run", workflow, "--journal", journal, "--trace", "none"]).code == 0)
+        }
+        let lines = await matterflow(["runs", "--journal", journal]).stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        // The STATUS column starts at the same terminal column on every line.
+        let starts = lines.compactMap { line -> Int? in
+            guard let range = line.range(of: line.hasPrefix("RUN") ? "STATUS" : "succeeded") else { return nil }
+            return TerminalText.columns(String(line[..<range.lowerBound]))
+        }
+        #expect(starts.count == 3 && Set(starts).count == 1, "\(lines)")
     }
 }

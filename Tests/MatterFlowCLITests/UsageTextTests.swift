@@ -60,7 +60,14 @@ extension UsageTextTests {
         let raw: [[UInt8]] = [Array("run".utf8), Array("w.json".utf8), Array("--input".utf8), Array("deviceName=K".utf8) + [0xFC] + Array("che".utf8)]
         let code = await MatterflowTool.main(rawArguments: raw, environment: ToolEnvironment(standardOutput: CapturedText(), standardError: err))
         #expect(code == 64)
-        #expect(err.text.hasPrefix("Error: argument 4 (\"deviceName=K\u{FFFD}che\") is not UTF-8 text: byte 0xFC at byte 13 of it;"), "\(err.text)")
+        #expect(err.text.hasPrefix("Error: argument 4 (the value of deviceName) is not UTF-8 text: byte 0xFC at byte 13 of it;"), "\(err.text)")
+        // A secret's value is never shown, whatever the byte.
+        let secret = CapturedText()
+        let leaked = await MatterflowTool.main(
+            rawArguments: [Array("run".utf8), Array("onboardingPayload=MT:Y.K9042C00KA0648G00".utf8) + [0xA0]],
+            environment: ToolEnvironment(standardOutput: CapturedText(), standardError: secret))
+        #expect(leaked == 64)
+        #expect(!secret.text.contains("Y.K9042C00KA0648G00") && secret.text.contains("(the value of onboardingPayload)"), "\(secret.text)")
         let fine = await MatterflowTool.main(rawArguments: [Array("--version".utf8)], environment: ToolEnvironment(standardOutput: CapturedText(), standardError: err))
         #expect(fine == 0)
     }

@@ -40,6 +40,37 @@ struct ByteLimitTests {
         #expect(findings(#"{"type": "string", "maxBytes": 4, "default": "Küche"}"#) == ["invalidValue /inputs/x/default"])
     }
 
+    @Test("validate refuses what maxBytes makes impossible: a literal device name past 32 bytes, a text answer's maxBytes below its minLength")
+    func impossibleLimits() {
+        let literal = diagnose(#"""
+            {"workflow": "w", "version": 1, "start": "c", "states": {
+              "c": {"type": "action", "operation": "configureDevice", "arguments": {"name": "寝室のシーリングライト"}, "next": "d"},
+              "d": {"type": "succeed"}}}
+            """#)
+        #expect(literal.contains { $0.pointer == "/states/c/arguments/name" && $0.message.contains("takes 33 bytes of UTF-8, more than the 32") }, "\(literal)")
+        let answer = diagnose(#"""
+            {"workflow": "w", "version": 1, "start": "a", "states": {
+              "a": {"type": "ask", "prompt": "Name?", "answer": {"text": {"minLength": 8, "maxBytes": 4}}, "result": "n",
+                    "timeoutSeconds": 60, "next": "d", "onTimeout": "d"},
+              "d": {"type": "succeed"}}}
+            """#)
+        #expect(answer.contains { $0.pointer == "/states/a/answer/text/maxBytes" && $0.code == "invalidValue" }, "\(answer)")
+    }
+
+    @Test("a secret input past its maxBytes is refused without telling its length")
+    func secretLength() throws {
+        let workflow = try loadWorkflow(
+            #"{"workflow": "w", "version": 1, "inputs": {"key": {"type": "string", "secret": true, "maxBytes": 8}}, "start": "a", "states": {"a": {"type": "succeed"}}}"#)
+        do {
+            _ = try workflow.resolveInputs(["key": "a-secret-of-22-letters"], source: "--input")
+            Issue.record("a 22-byte secret was taken")
+        } catch {
+            let message = error.diagnostics.first?.message ?? ""
+            #expect(message.contains("is not at most 8 bytes of UTF-8 (it is longer)"), "\(message)")
+            #expect(!message.contains("22"), "\(message)")
+        }
+    }
+
     @Test("a catalog's string argument with maxBytes fails a longer value with invalidArgumentValue before the hub sees it")
     func catalogArgument() async throws {
         let declarations = try OperationDeclarations.parse(

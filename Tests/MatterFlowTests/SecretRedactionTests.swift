@@ -27,6 +27,12 @@ struct SecretRedactionTests {
         // Text that is no code is not decoded, and brings no other form.
         #expect(SecretValues.onboardingPayloadForms(of: "3497-011-2333").texts.isEmpty, "an invalid check digit")
         #expect(SecretValues.onboardingPayloadForms(of: "hunter22").texts.isEmpty)
+        // A code typed in full-width digits is the ASCII code, and carries the same passcode, from the moment it is
+        // known (a run resumed past commissionDevice never prepares that call again).
+        let wide = secrets(.string("３４９７\u{FF0D}０１１\u{FF0D}２３３２"))
+        #expect(
+            wide.redacting("sent 3497-011-2332 = 34970112332 (passcode 20202021)")
+                == "sent \(RunOptions.redacted) = \(RunOptions.redacted) (passcode \(RunOptions.redacted))")
     }
 
     @Test("a dataset's Network Key and PSKc are secret on their own too, in either case, as a hub may quote one")

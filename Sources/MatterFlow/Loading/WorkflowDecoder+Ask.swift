@@ -67,6 +67,11 @@ extension WorkflowDecoder {
                 }
             }
             let maxBytes = body.int("maxBytes", in: NumberLimits.argumentBytes)
+            if let maxBytes, maxBytes < minLength {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: body.pointer("maxBytes"),
+                    "\"maxBytes\" (\(maxBytes)) is less than \"minLength\" (\(minLength)); each character takes a byte at least, so no answer could fit")
+            }
             return .text(minLength: minLength, maxLength: maxLength, maxBytes: maxBytes, pattern: pattern)
         default:
             return .yesNo

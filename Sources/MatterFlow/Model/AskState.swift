@@ -31,7 +31,7 @@ public enum AnswerSchema: Sendable {
     case choice(from: Template, label: String?, value: String?)
     /// Free text, between `minLength` and `maxLength` characters and at most `maxBytes` bytes of UTF-8 when given,
     /// matching `pattern` (which must match the whole answer; see ``AnswerPattern`` for the subset) when one is given.
-    case text(minLength: Int, maxLength: Int, maxBytes: Int?, pattern: AnswerPattern?)
+    case text(minLength: Int, maxLength: Int, maxBytes: Int? = nil, pattern: AnswerPattern?)
     /// Yes or no (a boolean).
     case yesNo
 

@@ -72,7 +72,7 @@ extension InputDeclaration {
         if let limit = maxBytes, let text = value.stringValue, text.utf8.count > limit {
             return InputContentProblem(
                 expected: "at most \(limit) bytes of UTF-8",
-                problem: "it takes \(text.utf8.count) bytes, in \(text.count) characters",
+                problem: secret ? "it is longer" : "it takes \(text.utf8.count) bytes, in \(text.count) characters",
                 remedy: "shorten it (letters beyond ASCII take 2 to 4 bytes each)")
         }
         if let number = value.doubleValue, minimum.map({ number < $0 }) == true || maximum.map({ number > $0 }) == true,

@@ -197,11 +197,12 @@ public struct OperationDescriptor: Sendable {
                     "\(name) argument \"\(argument.name)\" must be \(argument.shape), got \(argument.shape == .integer ? value.typeNameWhereIntegerExpected : value.typeName)")
             }
             if let limit = argument.maxBytes, let text = value.stringValue, text.utf8.count > limit {
-                // The value itself is not quoted: a secret argument may be limited too.
+                // The value itself is never quoted, and a secret's length is not told either.
+                let takes = argument.secret ? "takes more" : "takes \(text.utf8.count) (\(text.count) characters)"
                 throw FlowError(
                     .invalidArgumentValue,
-                    "\(name) argument \"\(argument.name)\" may take at most \(limit) bytes of UTF-8 and takes \(text.utf8.count) "
-                        + "(\(text.count) characters); shorten it (letters beyond ASCII take 2 to 4 bytes each)")
+                    "\(name) argument \"\(argument.name)\" may take at most \(limit) bytes of UTF-8 and \(takes); "
+                        + "shorten it (letters beyond ASCII take 2 to 4 bytes each)")
             }
         }
     }

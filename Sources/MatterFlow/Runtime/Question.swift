@@ -131,7 +131,7 @@ public enum QuestionSchema: Sendable {
     case choice([Choice])
     /// Free text of `minLength` to `maxLength` characters, and at most `maxBytes` bytes of UTF-8 when given, that
     /// `pattern`, when given, matches whole.
-    case text(minLength: Int, maxLength: Int, maxBytes: Int?, pattern: AnswerPattern?)
+    case text(minLength: Int, maxLength: Int, maxBytes: Int? = nil, pattern: AnswerPattern?)
     case yesNo
 
     /// Checks an answer; returns the value bound: the choice's own value for a choice (an answer spelt with other

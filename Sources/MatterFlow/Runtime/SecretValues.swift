@@ -168,12 +168,15 @@ final class SecretValues: Sendable {
     /// The other spellings of what an onboarding payload keeps secret, when `text` is one: a manual code without its
     /// separators (`3497-011-2332` is also `34970112332`), and the setup passcode it carries, as digits (also padded
     /// to 8) and as a number. None for other text, which is not decoded.
-    static func onboardingPayloadForms(of text: String) -> (texts: [String], passcodes: [Int]) {
+    static func onboardingPayloadForms(of given: String) -> (texts: [String], passcodes: [Int]) {
+        // A code typed in full-width forms is the ASCII code too (the hub is given that form).
+        let text = OnboardingPayload.halfWidthText(given)
         let digits = text.filter { $0 != "-" && $0 != " " }
         guard text.hasPrefix("MT:") || ((digits.count == 11 || digits.count == 21) && digits.allSatisfy({ $0.isASCII && $0.isNumber })),
             let payloads = try? OnboardingPayload.decode(text)
         else { return ([], []) }
-        var texts = digits != text && !text.hasPrefix("MT:") ? [digits] : []
+        var texts = text != given ? [text] : []
+        if digits != text && !text.hasPrefix("MT:") { texts.append(digits) }
         for payload in payloads {
             let passcode = String(payload.passcode)
             texts += [passcode, String(repeating: "0", count: max(0, 8 - passcode.count)) + passcode]

@@ -64,9 +64,13 @@ struct WorkflowValidator {
                     given: action.arguments, declared: operation.arguments.map { ($0.name, $0.shape, $0.required) },
                     at: state.pointer + "/arguments", callee: "operation \(operation.name)"
                 ) { name, literal in
+                    guard let argument = operation.arguments.first(where: { $0.name == name }) else { return nil }
+                    // A literal longer than the argument takes is refused here, as the call would refuse it.
+                    if let limit = argument.maxBytes, let text = literal.stringValue, text.utf8.count > limit {
+                        return "takes \(text.utf8.count) bytes of UTF-8, more than the \(limit) operation \(operation.name) takes; shorten it"
+                    }
                     // A literal code is refused here, as the call would refuse it; never quoted.
-                    guard operation.arguments.first(where: { $0.name == name })?.onboardingPayload == true,
-                        let problem = literal.stringValue.flatMap(OnboardingPayloadFacts.problem(with:))
+                    guard argument.onboardingPayload, let problem = literal.stringValue.flatMap(OnboardingPayloadFacts.problem(with:))
                     else { return nil }
                     return "is not a valid QR code (MT:...) or manual pairing code (\(problem)); give the code on the device's label, or an input"
                 }

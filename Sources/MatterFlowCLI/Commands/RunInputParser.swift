@@ -72,21 +72,26 @@ struct RunInputParser {
     static func sourceName(_ file: String) -> String { file == "-" ? standardInputName : file }
 
     /// The inputs document: the file, or standard input for `-` (a pipe or a redirected file; a terminal is refused,
-    /// as a run's questions read it).
+    /// as a run's questions read it), its findings named `<stdin>`.
     private func load(_ file: String) throws(DiagnosticsError) -> JSONDocument {
         guard file == "-" else { return try JSONDocument.load(path: file) }
-        let text: String
-        do {
-            text = try JSONDocument.readText(path: standardInputPath)
-        } catch {
-            let reason = error.diagnostics.first?.message ?? "it cannot be read"
-            let advice = isatty(STDIN_FILENO) == 1 && standardInputPath == ToolEnvironment.processStandardInput
-                ? "standard input is a terminal; pipe the inputs' JSON object in (`... | matterflow ... --inputs -`) or name a file"
-                : "standard input cannot be read as a JSON document (\(reason)); pipe the inputs in or name a file"
+        if isatty(STDIN_FILENO) == 1 && standardInputPath == ToolEnvironment.processStandardInput {
             throw DiagnosticsError([
-                Diagnostic(severity: .error, code: DiagnosticCode.unreadableFile, message: advice, file: Self.standardInputName)
+                Diagnostic(
+                    severity: .error, code: DiagnosticCode.unreadableFile,
+                    message: "standard input is a terminal; pipe the inputs' JSON object in (`... | matterflow ... --inputs -`) or name a file",
+                    file: Self.standardInputName)
             ])
         }
-        return try JSONDocument.parse(text, file: Self.standardInputName)
+        do {
+            return try JSONDocument.parse(try JSONDocument.readText(path: standardInputPath), file: Self.standardInputName)
+        } catch {
+            // What reading found (text that is not UTF-8, at its line and column; a device), as from standard input.
+            throw DiagnosticsError(error.diagnostics.map { diagnostic in
+                var named = diagnostic
+                named.file = Self.standardInputName
+                return named
+            })
+        }
     }
 }

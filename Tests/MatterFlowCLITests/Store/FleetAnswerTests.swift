@@ -463,3 +463,40 @@ final class TestWorker: Sendable {
         return try await summary
     }
 }
+
+extension FleetAnswerTests {
+    @Test("a run resumed by the next worker keeps the warnings it gave before and gives after in its notes, each once")
+    func warningsAcrossAHandBack() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(
+            #"""
+            {"workflow": "warned", "version": 1, "start": "early", "states": {
+              "early": {"type": "assign", "warning": "the early warning", "next": "room"},
+              "room": {"type": "ask", "prompt": "Which room?", "answer": {"choice": {"from": ["Kitchen", "Hall"]}},
+                       "result": "room", "timeoutSeconds": 300, "next": "late", "onTimeout": "done"},
+              "late": {"type": "assign", "warning": "the late warning", "next": "done"},
+              "done": {"type": "succeed"}
+            }}
+            """#, to: "warned.json")
+        let runID = "run-00000000a5e1"
+        #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let options = WorkerOptions(workerID: "w1", leaseSeconds: 2, drainSeconds: 120)
+        let first = TestWorker(store: store, options: options)
+        #expect(try await Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        first.worker.stop()
+        #expect(try await first.summary.handedBack == 1, "\(first.lines)")
+        var next = options
+        next.workerID = "w2"
+        let second = TestWorker(store: store, options: next)
+        #expect(try await Self.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 2))
+        #expect(await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall"]).code == 0)
+        let summary = try await second.finish(after: [runID], conninfo: conninfo)
+        #expect(summary.finished == ["succeeded": 1], "\(second.lines)")
+        let listed = try JSONDocument.parse(await matterflow(["runs", "--store", conninfo, "--json"]).stdout, file: "<out>").value
+        let notes = listed.arrayValue?.first?["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(notes.filter { $0.hasPrefix("warning: ") } == ["warning: the early warning", "warning: the late warning"], "\(notes)")
+    }
+}

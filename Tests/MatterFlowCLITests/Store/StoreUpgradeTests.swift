@@ -150,3 +150,35 @@ extension StoreUpgradeTests {
         #expect(refused.stderr.contains("error[schemaNewer]"), "\(refused.stderr)")
     }
 }
+
+extension StoreUpgradeTests {
+    @Test("a migrator waits for another one however long it takes: the lock timeout bounds the tables' locks only", .timeLimit(.minutes(1)))
+    func migratorsWaitForEachOther() async throws {
+        let conninfo = try TestPostgres.database(migrated: false)
+        let other = try PostgresConnection(conninfo)
+        defer { other.close() }
+        try other.execute("SELECT pg_advisory_lock($1::bigint)", [String(StoreMigrations.lockKey)])
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        let migrating = Task { () -> Result<StoreMigrator.Report, StoreError> in
+            do throws(StoreError) {
+                return .success(try StoreMigrator(connection: connection).migrate(lockTimeoutSeconds: 0.2))
+            } catch {
+                return .failure(error)
+            }
+        }
+        // The migrator waits for the lock; well past its lock timeout, the other one lets go.
+        var waiting = false
+        for _ in 0..<500 where !waiting {
+            let rows = try other.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+            waiting = rows.rows.first?.first == "1"
+            if !waiting { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(waiting, "the migrator never waited for the lock")
+        try await Task.sleep(for: .milliseconds(600))
+        try other.execute("SELECT pg_advisory_unlock($1::bigint)", [String(StoreMigrations.lockKey)])
+        let report = try await migrating.value.get()
+        #expect(report.applied == Array(1...StoreMigrations.latest))
+        #expect(throws: StoreError.self) { _ = try StoreMigrator(connection: other).migrate(lockTimeoutSeconds: .infinity) }
+    }
+}
