@@ -98,17 +98,42 @@ struct HubComparison {
         ]
     }
 
-    /// Backtracking matching of expected devices to distinct actual ones (lists are short).
-    private static func assign(
+    /// Whether every expected device can be matched to a different actual device: a maximum bipartite matching by
+    /// augmenting paths (Kuhn's algorithm), in time proportional to expected × pairs that match, where trying every
+    /// pairing took factorial time (a bridge of 10 alike devices and one wrong expectation: 14 s).
+    static func assign(
         _ expected: ArraySlice<FixtureExpectations.DeviceExpectation>, to actual: [HomeDescription.Device]
     ) -> Bool {
-        guard let first = expected.first else { return true }
-        for (index, device) in actual.enumerated() where first.matches(device) {
-            var rest = actual
-            rest.remove(at: index)
-            if assign(expected.dropFirst(), to: rest) { return true }
+        let candidates = expected.map { wanted in actual.indices.filter { wanted.matches(actual[$0]) } }
+        // The expected device each actual one is matched to, by index into `candidates`.
+        var matchedTo = [Int?](repeating: nil, count: actual.count)
+        for start in candidates.indices {
+            // Depth-first search for an augmenting path from expected device `start`, with an explicit stack.
+            var visited = [Bool](repeating: false, count: actual.count)
+            var stack: [(wanted: Int, next: Int)] = [(start, 0)]
+            var path: [(wanted: Int, device: Int)] = []
+            var found = false
+            while let top = stack.last, !found {
+                guard top.next < candidates[top.wanted].count else {
+                    stack.removeLast()
+                    if !path.isEmpty { path.removeLast() }
+                    continue
+                }
+                stack[stack.count - 1].next += 1
+                let device = candidates[top.wanted][top.next]
+                guard !visited[device] else { continue }
+                visited[device] = true
+                path.append((top.wanted, device))
+                if let holder = matchedTo[device] {
+                    stack.append((holder, 0))
+                } else {
+                    found = true
+                }
+            }
+            guard found else { return false }
+            for step in path { matchedTo[step.device] = step.wanted }
         }
-        return false
+        return true
     }
 
     static func describe(_ device: HomeDescription.Device) -> String {

@@ -78,15 +78,25 @@ public struct Question: Sendable {
         }
     }
 
-    /// Reads an answer typed as text (`--answer NAME=VALUE`, a terminal line): a choice by its number (1-based),
-    /// its value or its label; `yes`/`no` (also `y`, `n`, `true`, `false`); text as it is. The result is checked.
+    /// Reads an answer typed as text (`--answer NAME=VALUE`, a terminal line): a choice by its value or its label,
+    /// or by its number (1-based) when no choice is itself a number (``QuestionSchema/takesPositions``: with rooms
+    /// named `101` and `1205`, `115` is no room, not the 115th); `yes`/`no` (also `y`, `n`, `true`, `false`); text
+    /// as it is. Whitespace around it (a CR left by a CRLF file) is trimmed. The result is checked.
     public func parse(_ text: String) throws(AnswerError) -> JSONValue {
         let trimmed = text.trimmingWhitespace
         switch schema {
         case .choice(let choices):
-            if let number = Int(trimmed), choices.indices.contains(number - 1) { return choices[number - 1].value }
             if let match = choices.first(where: { $0.value.stringValue == trimmed }) ?? choices.first(where: { $0.label == trimmed }) {
                 return match.value
+            }
+            if let number = Int(trimmed) {
+                if schema.takesPositions, choices.indices.contains(number - 1) { return choices[number - 1].value }
+                if !schema.takesPositions {
+                    throw AnswerError(
+                        .invalidAnswer, question: name,
+                        "\(secret ? "the answer" : "\"\(trimmed)\"") is none of the choices, and as they are numbers themselves, a number "
+                            + "is read as one of them, never as a position; give one of them as it is written")
+                }
             }
             return try check(.string(trimmed))
         case .text:
@@ -180,6 +190,16 @@ public enum QuestionSchema: Sendable {
     /// `1 character`, `2 characters`.
     private static func characters(_ count: Int) -> String {
         count == 1 ? "1 character" : "\(count) characters"
+    }
+
+    /// Whether a typed number picks a choice by its position: only when no choice's label or value is itself a
+    /// number, which the number could mean instead.
+    public var takesPositions: Bool {
+        guard case .choice(let choices) = self else { return false }
+        return !choices.contains { choice in
+            Int(choice.label.trimmingWhitespace) != nil || choice.value.stringValue.map { Int($0.trimmingWhitespace) != nil } == true
+                || choice.value.intValue != nil
+        }
     }
 
     /// What an answer must be, in a few words (a text's pattern included: it is part of the workflow, never secret).

@@ -150,7 +150,10 @@ final class RunQuestions: Sendable {
         guard let terminal else { return }
         err.line(TerminalText.escaping("? \(question.prompt)"))
         if case .choice(let choices) = question.schema {
-            for (index, choice) in choices.enumerated() { err.line(TerminalText.escaping("  \(index + 1)) \(choice.label)")) }
+            // Choices that are numbers themselves are not numbered: a number typed is one of them.
+            for (index, choice) in choices.enumerated() {
+                err.line(TerminalText.escaping(question.schema.takesPositions ? "  \(index + 1)) \(choice.label)" : "  - \(choice.label)"))
+            }
         }
         while true {
             err.write((question.secret && terminal.hidesSecretInput ? "(typing is hidden) " : "") + TerminalText.escaping(Self.hint(question.schema)) + " ")
@@ -177,7 +180,7 @@ final class RunQuestions: Sendable {
 
     private static func hint(_ schema: QuestionSchema) -> String {
         switch schema {
-        case .choice(let choices): "[1-\(choices.count)]>"
+        case .choice(let choices): schema.takesPositions ? "[1-\(choices.count)]>" : ">"
         case .text: ">"
         case .yesNo: "[yes/no]>"
         }

@@ -158,26 +158,33 @@ extension StoreUpgradeTests {
         let other = try PostgresConnection(conninfo)
         defer { other.close() }
         try other.execute("SELECT pg_advisory_lock($1::bigint)", [String(StoreMigrations.lockKey)])
-        let connection = try PostgresConnection(conninfo)
-        defer { connection.close() }
-        let migrating = Task { () -> Result<StoreMigrator.Report, StoreError> in
-            do throws(StoreError) {
-                return .success(try StoreMigrator(connection: connection).migrate(lockTimeoutSeconds: 0.2))
+        // The migrator blocks its thread in libpq: a thread of its own, never one of the suite's pool.
+        let result = Mutex<Result<StoreMigrator.Report, any Error>?>(nil)
+        Thread.detachNewThread {
+            let outcome: Result<StoreMigrator.Report, any Error>
+            do {
+                let connection = try PostgresConnection(conninfo)
+                defer { connection.close() }
+                outcome = .success(try StoreMigrator(connection: connection).migrate(lockTimeoutSeconds: 0.2))
             } catch {
-                return .failure(error)
+                outcome = .failure(error)
             }
+            result.withLock { $0 = outcome }
         }
         // The migrator waits for the lock; well past its lock timeout, the other one lets go.
-        var waiting = false
-        for _ in 0..<500 where !waiting {
-            let rows = try other.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-            waiting = rows.rows.first?.first == "1"
-            if !waiting { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(waiting, "the migrator never waited for the lock")
-        try await Task.sleep(for: .milliseconds(600))
-        try other.execute("SELECT pg_advisory_unlock($1::bigint)", [String(StoreMigrations.lockKey)])
-        let report = try await migrating.value.get()
+        let key = String(StoreMigrations.lockKey)
+        let released = await act(within: .seconds(30), after: .milliseconds(600), when: {
+            let waiting = try? other.execute(
+                """
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """)
+            return waiting?.rows.first?.first == "1"
+        }) { _ = try? other.execute("SELECT pg_advisory_unlock($1::bigint)", [key]) }
+        #expect(released != nil, "the migrator never waited for the lock")
+        let ended = await act(within: .seconds(30), when: { result.withLock { $0 != nil } }) {}
+        #expect(ended != nil, "the migrator did not end")
+        let report = try #require(result.withLock { $0 }).get()
         #expect(report.applied == Array(1...StoreMigrations.latest))
         #expect(throws: StoreError.self) { _ = try StoreMigrator(connection: other).migrate(lockTimeoutSeconds: .infinity) }
     }
