@@ -257,12 +257,9 @@ final class HomeDecoder {
         guard let value = reader.value(key), !value.isNull else { return .some(nil) }
         guard let name = reader.string(key) else { return nil }
         guard rooms.contains(where: { $0.name == name }) else {
-            let names = rooms.map(\.name)
-            let hint = SpellingSuggestion.hint(for: name, among: names)
             collector.error(
                 HomeDiagnosticCode.unknownRoom, at: reader.pointer(key),
-                "no room named \"\(name)\"\(hint)"
-                    + (hint.isEmpty ? " (rooms: \(names.isEmpty ? "none" : names.joined(separator: ", ")))" : ""))
+                "no room named \"\(name)\"\(HomeDescription.unknownRoomAdvice(name, among: rooms))")
             return nil
         }
         return .some(name)

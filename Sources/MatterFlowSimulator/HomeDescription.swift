@@ -173,6 +173,16 @@ public struct HomeDescription: Sendable, Hashable {
         rooms.first { $0.name == name }
     }
 
+    /// What to say of a room name no room has: the one meant when one is near (`; did you mean "Kitchen"?`), else
+    /// the rooms there are, the first ten of a long list (a building's 300 units would fill a screen per mistake).
+    static func unknownRoomAdvice(_ name: String, among rooms: [Room]) -> String {
+        let names = rooms.map(\.name)
+        let hint = SpellingSuggestion.hint(for: name, among: names)
+        guard hint.isEmpty else { return hint }
+        let shown = names.prefix(10).joined(separator: ", ")
+        return " (rooms: \(names.isEmpty ? "none" : shown)\(names.count > 10 ? ", and \(names.count - 10) more" : ""))"
+    }
+
     /// The device with an identifier, if any.
     public func device(id: String) -> Device? {
         devices.first { $0.id == id }

@@ -12,6 +12,29 @@ extension HomeStateStore {
         try StateDirectoryLock.withExclusiveLock(path: directory, body)
     }
 
+    /// The text of the home saved in the directory right now, or nil when none is saved yet.
+    /// - Throws: ``FlowError`` `hubFailure` when the saved file cannot be read.
+    func currentText() throws(FlowError) -> String? {
+        do {
+            return try JSONDocument.readText(path: path)
+        } catch {
+            if error.diagnostics.count == 1, error.diagnostics[0].code == DiagnosticCode.fileNotFound { return nil }
+            let reasons = error.diagnostics.map(\.description).joined(separator: "; ")
+            throw FlowError(.hubFailure, "the simulated hub could not read its state from \(path): \(reasons)")
+        }
+    }
+
+    /// The home a saved text holds (``currentText()``).
+    /// - Throws: ``FlowError`` `hubFailure` when it cannot be decoded.
+    func home(decoding text: String) throws(FlowError) -> HomeDescription {
+        do {
+            return try HomeDescription.parse(text, file: path)
+        } catch {
+            let reasons = error.diagnostics.map(\.description).joined(separator: "; ")
+            throw FlowError(.hubFailure, "the simulated hub could not read its state from \(path): \(reasons)")
+        }
+    }
+
     /// The home saved in the directory right now, or nil when none is saved yet.
     /// - Throws: ``FlowError`` `hubFailure` when the saved file cannot be read or decoded.
     public func loadCurrent() throws(FlowError) -> HomeDescription? {

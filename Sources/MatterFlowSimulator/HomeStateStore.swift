@@ -59,12 +59,15 @@ public struct HomeStateStore: Sendable {
         }
     }
 
-    /// Writes a home atomically to the state file, creating the directory when missing.
+    /// Writes a home atomically to the state file, creating the directory when missing; returns the text written.
     /// - Throws: ``FlowError`` `hubFailure` naming the file and the system's reason.
-    public func save(_ home: HomeDescription) throws(FlowError) {
+    @discardableResult
+    public func save(_ home: HomeDescription) throws(FlowError) -> String {
+        let text = home.jsonText
         do {
             try AtomicFile.createDirectory(directory)
-            try AtomicFile.write(home.jsonText, to: path)
+            try AtomicFile.write(text, to: path)
+            return text
         } catch {
             throw FlowError(
                 .hubFailure,

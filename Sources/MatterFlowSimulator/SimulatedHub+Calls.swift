@@ -123,7 +123,7 @@ extension SimulatedHub {
     /// Saves a structure through the state store, if it is the store's.
     func persist(_ state: SimulatedStructure) throws(FlowError) {
         guard let stateStore, stateStore.structureID == state.home.structure.id else { return }
-        try stateStore.save(state.description)
+        stateText = try stateStore.save(state.description)
     }
 
     // MARK: - Errors for unknown structures

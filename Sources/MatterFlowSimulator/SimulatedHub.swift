@@ -19,6 +19,8 @@ public actor SimulatedHub: Hub {
     let order: [StructureID]
     let clock: any WorkflowClock
     let stateStore: HomeStateStore?
+    /// The state file's text as this hub last read or wrote it: the same text again needs no decoding.
+    var stateText: String?
     var faultPlans: [StructureID: FaultPlan] = [:]
     /// The indices of the rules of each structure's fault plan that some call applied.
     var appliedFaultRules: [StructureID: Set<Int>] = [:]

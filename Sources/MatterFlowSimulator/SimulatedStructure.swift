@@ -194,12 +194,8 @@ struct SimulatedStructure: Sendable, Hashable {
         if let roomName {
             room = home.room(named: roomName)
             if room == nil {
-                let names = home.rooms.map(\.name)
-                let hint = SpellingSuggestion.hint(for: roomName, among: names)
                 throw FlowError(
-                    .roomNotFound,
-                    "\(name) has no room named \"\(roomName)\"\(hint)"
-                        + (hint.isEmpty ? " (rooms: \(names.isEmpty ? "none" : names.joined(separator: ", ")))" : ""))
+                    .roomNotFound, "\(name) has no room named \"\(roomName)\"\(HomeDescription.unknownRoomAdvice(roomName, among: home.rooms))")
             }
         }
         session = trial

@@ -58,4 +58,14 @@ struct DeviceNameRulesTests {
         let room = try #require(try await hub.snapshot(structure: structure).device(id: id)?.room)
         #expect(Array(room.unicodeScalars) == Array("K\u{FC}che".unicodeScalars), "stored as typed: \(Array(room.unicodeScalars))")
     }
+
+    @Test("a room no room is named lists the first ten of a building's rooms, not all three hundred")
+    func longRoomList() async throws {
+        let rooms = (1...300).map { Room(id: "room-\($0)", name: "Apartment \($0) living room") }
+        let hub = try await commissioned(rooms: rooms)
+        let refused = await refusal(hub, name: "Lamp", room: "Garage")
+        #expect(refused?.cause == .roomNotFound)
+        #expect(refused?.message.hasSuffix("Apartment 10 living room, and 290 more)") == true, "\(String(describing: refused?.message))")
+        #expect(refused?.message.contains("Apartment 11 living room") == false)
+    }
 }

@@ -79,7 +79,7 @@ public struct Question: Sendable {
     }
 
     /// Reads an answer typed as text (`--answer NAME=VALUE`, a terminal line): a choice by its value or its label,
-    /// or by its number (1-based) when no choice is itself a number (``QuestionSchema/takesPositions``: with rooms
+    /// or by its number (1-based) when no choice's label is a number (``QuestionSchema/takesPositions``: with rooms
     /// named `101` and `1205`, `115` is no room, not the 115th); `yes`/`no` (also `y`, `n`, `true`, `false`); text
     /// as it is. Whitespace around it (a CR left by a CRLF file) is trimmed. The result is checked.
     public func parse(_ text: String) throws(AnswerError) -> JSONValue {
@@ -192,14 +192,11 @@ public enum QuestionSchema: Sendable {
         count == 1 ? "1 character" : "\(count) characters"
     }
 
-    /// Whether a typed number picks a choice by its position: only when no choice's label or value is itself a
-    /// number, which the number could mean instead.
+    /// Whether a typed number picks a choice by its position: only when no choice's label (what a person is shown)
+    /// is itself a number, which the number could mean instead. (A value typed as it is was looked for first.)
     public var takesPositions: Bool {
         guard case .choice(let choices) = self else { return false }
-        return !choices.contains { choice in
-            Int(choice.label.trimmingWhitespace) != nil || choice.value.stringValue.map { Int($0.trimmingWhitespace) != nil } == true
-                || choice.value.intValue != nil
-        }
+        return !choices.contains { Int($0.label.trimmingWhitespace) != nil }
     }
 
     /// What an answer must be, in a few words (a text's pattern included: it is part of the workflow, never secret).

@@ -37,7 +37,8 @@ struct HistoryCommand {
         do {
             let journal = try RunJournal(existingDirectory: directory)
             contents = try journal.read(runID: runID)
-            status = try journal.runs().first { $0.path == contents.path }
+            // The run's own journal only: reading every run of the directory took seconds in a large one.
+            status = journal.run(runID)
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
