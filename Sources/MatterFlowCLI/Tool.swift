@@ -130,10 +130,7 @@ public enum MatterflowTool {
         var arguments: [String] = []
         for (index, bytes) in rawArguments.enumerated() {
             guard let text = String(validating: bytes, as: UTF8.self) else {
-                var parser = Unicode.UTF8.ForwardParser()
-                var iterator = bytes.makeIterator()
-                var offset = 0
-                while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
+                let offset = JSONDocument.firstNonUTF8Byte(in: bytes)
                 let byte = bytes[min(offset, bytes.count - 1)]
                 // The name a `NAME=VALUE` argument gives, when the bad byte is in its value: the value is not shown.
                 let equals = bytes.firstIndex(of: UInt8(ascii: "="))

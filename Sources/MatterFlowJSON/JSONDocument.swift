@@ -123,6 +123,15 @@ public struct JSONDocument: Sendable {
         return (text, stamp)
     }
 
+    /// The offset of the first byte of `bytes` that is no part of a UTF-8 character (`bytes.count` when there is none).
+    public static func firstNonUTF8Byte(in bytes: some Collection<UInt8>) -> Int {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
+        return offset
+    }
+
     /// Where text that is not UTF-8 goes wrong: a UTF-16 file as such, else its first byte that is no part of a
     /// UTF-8 character, at its line and column, with the character it is in Latin-1 (what an editor saving as
     /// Windows-1252 or Latin-1 wrote).
@@ -132,10 +141,7 @@ public struct JSONDocument: Sendable {
                 severity: .error, code: DiagnosticCode.syntaxError,
                 message: "the file is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8; save it as UTF-8", file: path)
         }
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
+        let offset = firstNonUTF8Byte(in: bytes)
         let byte = bytes[bytes.startIndex + min(offset, bytes.count - 1)]
         let latin1 = byte >= 0xA0 ? " (in Latin-1 or Windows-1252, \"\(Character(Unicode.Scalar(byte)))\")" : ""
         return Diagnostic(
