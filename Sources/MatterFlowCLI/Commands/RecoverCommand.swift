@@ -104,11 +104,25 @@ struct RecoverCommand {
         signals?.stop()
         await opened.close()
         if let problem = report.problem { err.line("error: \(problem)") }
-        for run in report.runs { err.line(TerminalText.escaping(Self.line(run))) }
+        // Runs with nothing to do are listed one by one only when few: a directory of thousands of ended runs
+        // drowned the few recovery acted on.
+        let isIdle = { (run: RunRecovery) in run.action == .alreadyFinished || run.action == .notStarted }
+        let idle = report.runs.count(where: isIdle)
+        for run in report.runs where idle <= Self.idleRunsListed || !isIdle(run) {
+            err.line(TerminalText.escaping(Self.line(run)))
+        }
+        if idle > Self.idleRunsListed {
+            err.line(
+                "\(idle) runs had ended already or never started: nothing to do (the JSON report lists them; "
+                    + "`matterflow runs --journal \(directory)` shows them)")
+        }
         environment.standardOutput.line(JSONWriter.pretty(report.jsonValue))
         if let interrupted = signals?.exitCode { return interrupted }
         return report.needsAttention ? ExitCode.failure : ExitCode.success
     }
+
+    /// How many runs with nothing to do are listed one by one; more are counted in one line.
+    static let idleRunsListed = 5
 
     /// One line per run for people.
     static func line(_ run: RunRecovery) -> String {

@@ -183,3 +183,24 @@ struct JournalCommandTests {
         #expect(try savedHome(in: directory.file("state")).devices.map(\.id) == ["device-existing"])
     }
 }
+
+extension JournalCommandTests {
+    @Test("recover lists the runs it acted on, and counts in one line the many that had ended already")
+    func manyEndedRuns() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (state, journal) = try await killWhileCommissioning(Repository.workflow("commission-device"), in: directory)
+        for _ in 0..<6 {
+            let ended = await matterflowVirtual(["run", Repository.workflow("cancel"), "--state", state, "--journal", journal, "--trace", "none"])
+            #expect(ended.code == 0 || ended.code == 1, "\(ended.stderr)")
+        }
+        let recover = try await JournalChild.run(["recover", "--journal", journal, "--state", state])
+        #expect(recover.status == 0, "\(recover.stderr)")
+        let lines = recover.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("recovered → cancelled") }, "\(recover.stderr)")
+        #expect(!lines.contains { $0.contains("nothing to do") && !$0.hasPrefix("6 runs had ended already") }, "\(recover.stderr)")
+        #expect(lines.contains { $0.hasPrefix("6 runs had ended already or never started: nothing to do") }, "\(recover.stderr)")
+        let report = try #require(try parseJSON(recover.stdout) as? [String: Any])
+        #expect((report["runs"] as? [[String: Any]])?.count == 7, "the JSON report lists every run")
+    }
+}
