@@ -11,6 +11,8 @@ final class FixtureDecoder {
     private(set) var otherFiles: [Diagnostic] = []
     let catalog: OperationCatalog
     let workflows: WorkflowFileCache
+    /// Home files already decoded by this decoder's loader.
+    let homes: HomeFileCache
     /// The directory relative paths in the fixture are resolved from.
     let directory: String
     /// The workflow as the fixture runs it (mocks in place), once `workflow` and `mocks` have been read.
@@ -20,10 +22,11 @@ final class FixtureDecoder {
     /// The states the fixture's mocks replace, once read: the states inside them do not run.
     private(set) var mockedStates: [String] = []
 
-    init(document: JSONDocument, catalog: OperationCatalog, workflows: WorkflowFileCache) {
+    init(document: JSONDocument, catalog: OperationCatalog, workflows: WorkflowFileCache, homes: HomeFileCache) {
         collector = DiagnosticCollector(document: document)
         self.catalog = catalog
         self.workflows = workflows
+        self.homes = homes
         directory = URL(fileURLWithPath: document.file).deletingLastPathComponent().path
     }
 
@@ -171,7 +174,7 @@ final class FixtureDecoder {
             return HomeDescription.defaultHome
         case .string(let path)?:
             do {
-                return try HomeDescription.load(path: resolve(path))
+                return try homes.home(path: resolve(path))
             } catch {
                 let missing = error.diagnostics.contains { $0.code == DiagnosticCode.fileNotFound }
                 collector.error(

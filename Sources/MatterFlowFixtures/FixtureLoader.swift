@@ -12,6 +12,8 @@ public struct FixtureLoader: Sendable {
     public var catalog: OperationCatalog
     /// Workflows already loaded by this loader (fixtures share a few workflows).
     private let workflows = WorkflowFileCache()
+    /// Home files already decoded by this loader (fixtures share a few homes).
+    private let homes = HomeFileCache()
 
     /// A loader for workflows written against `catalog`.
     public init(catalog: OperationCatalog = .standard) {
@@ -51,7 +53,7 @@ public struct FixtureLoader: Sendable {
     /// Decodes a parsed fixture. Its numbers no value can hold (`numberProblems`) are reported with its other
     /// findings, and make it unusable.
     private func decode(_ document: JSONDocument, numberProblems: [Diagnostic]) -> Outcome {
-        let decoder = FixtureDecoder(document: document, catalog: catalog, workflows: workflows)
+        let decoder = FixtureDecoder(document: document, catalog: catalog, workflows: workflows, homes: homes)
         let fixture = decoder.decode()
         return Outcome(
             file: document.file, fixture: numberProblems.isEmpty ? fixture : nil,
