@@ -10,9 +10,9 @@ final class FixtureDecoder {
     /// Findings about other files (the workflow, a home file), reported under their own paths.
     private(set) var otherFiles: [Diagnostic] = []
     let catalog: OperationCatalog
-    let workflows: WorkflowFileCache
+    let workflows: FileOutcomeCache<WorkflowLoader.Outcome>
     /// Home files already decoded by this decoder's loader.
-    let homes: HomeFileCache
+    let homes: FileOutcomeCache<Result<HomeDescription, DiagnosticsError>>
     /// The directory relative paths in the fixture are resolved from.
     let directory: String
     /// The workflow as the fixture runs it (mocks in place), once `workflow` and `mocks` have been read.
@@ -22,7 +22,10 @@ final class FixtureDecoder {
     /// The states the fixture's mocks replace, once read: the states inside them do not run.
     private(set) var mockedStates: [String] = []
 
-    init(document: JSONDocument, catalog: OperationCatalog, workflows: WorkflowFileCache, homes: HomeFileCache) {
+    init(
+        document: JSONDocument, catalog: OperationCatalog, workflows: FileOutcomeCache<WorkflowLoader.Outcome>,
+        homes: FileOutcomeCache<Result<HomeDescription, DiagnosticsError>>
+    ) {
         collector = DiagnosticCollector(document: document)
         self.catalog = catalog
         self.workflows = workflows
@@ -120,7 +123,7 @@ final class FixtureDecoder {
             )
             return nil
         }
-        let outcome = workflows.outcome(path: resolved, catalog: catalog)
+        let outcome = workflows.outcome(path: resolved) { [catalog] in WorkflowLoader(catalog: catalog).load(path: $0) }
         guard let workflow = outcome.workflow else {
             collector.error(
                 FixtureDiagnosticCode.invalidWorkflow, at: pointer,
@@ -174,7 +177,9 @@ final class FixtureDecoder {
             return HomeDescription.defaultHome
         case .string(let path)?:
             do {
-                return try homes.home(path: resolve(path))
+                return try homes.outcome(path: resolve(path)) { path in
+                    Result { () throws(DiagnosticsError) in try HomeDescription.load(path: path) }
+                }.get()
             } catch {
                 let missing = error.diagnostics.contains { $0.code == DiagnosticCode.fileNotFound }
                 collector.error(

@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowJSON
+import MatterFlowSimulator
 
 /// Reads fixture files: finds them in directories, parses and decodes them, loads the workflows and homes they
 /// name, and reports every problem with its line and column.
@@ -11,9 +12,9 @@ public struct FixtureLoader: Sendable {
     /// The operations workflows may invoke.
     public var catalog: OperationCatalog
     /// Workflows already loaded by this loader (fixtures share a few workflows).
-    private let workflows = WorkflowFileCache()
+    private let workflows = FileOutcomeCache<WorkflowLoader.Outcome>()
     /// Home files already decoded by this loader (fixtures share a few homes).
-    private let homes = HomeFileCache()
+    private let homes = FileOutcomeCache<Result<HomeDescription, DiagnosticsError>>()
 
     /// A loader for workflows written against `catalog`.
     public init(catalog: OperationCatalog = .standard) {

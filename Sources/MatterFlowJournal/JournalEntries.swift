@@ -83,12 +83,10 @@ public struct JournalEntries: Sendable, RandomAccessCollection {
         return nil
     }
 
-    /// The messages of the run's `warning` events, in order (secrets redacted as the run's trace shows them).
-    public var warnings: [String] {
-        records.compactMap { record in
-            guard case .event(let event) = record.entry, event.name == .warning else { return nil }
-            return event.details["message"]?.stringValue
-        }
+    /// The messages of the `warning` events among `records`, in order (secrets redacted as the run's trace shows
+    /// them): read from the records as they are, which a worker taking a run over holds before any decoding.
+    public static func warnings(in records: some Sequence<JournalRecord>) -> [String] {
+        records.compactMap { $0.type == JournalEventEntry.Name.warning.rawValue ? $0.payload["message"]?.stringValue : nil }
     }
 
     /// A run's warnings as the notes `runs` lists: `warning: MESSAGE`, each once (a state resumed after a crash may

@@ -101,7 +101,7 @@ public struct JournalRunSummary: Sendable {
         } else {
             status = .interrupted
         }
-        notes += JournalEntries.warningNotes(entries.warnings)
+        notes += JournalEntries.warningNotes(JournalEntries.warnings(in: contents.records))
         switch status {
         case .succeeded, .failed, .cancelled, .needsAttention: endedAt = contents.records.last?.wallTime
         case .running, .interrupted, .notStarted, .unreadable: endedAt = nil

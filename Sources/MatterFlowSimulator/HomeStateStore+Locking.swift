@@ -19,8 +19,7 @@ extension HomeStateStore {
             return try JSONDocument.readText(path: path)
         } catch {
             if error.diagnostics.count == 1, error.diagnostics[0].code == DiagnosticCode.fileNotFound { return nil }
-            let reasons = error.diagnostics.map(\.description).joined(separator: "; ")
-            throw FlowError(.hubFailure, "the simulated hub could not read its state from \(path): \(reasons)")
+            throw unreadable(error)
         }
     }
 
@@ -30,20 +29,21 @@ extension HomeStateStore {
         do {
             return try HomeDescription.parse(text, file: path)
         } catch {
-            let reasons = error.diagnostics.map(\.description).joined(separator: "; ")
-            throw FlowError(.hubFailure, "the simulated hub could not read its state from \(path): \(reasons)")
+            throw unreadable(error)
         }
     }
 
     /// The home saved in the directory right now, or nil when none is saved yet.
     /// - Throws: ``FlowError`` `hubFailure` when the saved file cannot be read or decoded.
     public func loadCurrent() throws(FlowError) -> HomeDescription? {
-        do {
-            return try Self.loadSaved(directory: directory)
-        } catch {
-            let reasons = error.diagnostics.map(\.description).joined(separator: "; ")
-            throw FlowError(.hubFailure, "the simulated hub could not read its state from \(path): \(reasons)")
-        }
+        guard let text = try currentText() else { return nil }
+        return try home(decoding: text)
+    }
+
+    /// The hub's failure for a state file it cannot read or decode.
+    private func unreadable(_ error: DiagnosticsError) -> FlowError {
+        let reasons = error.diagnostics.map(\.description).joined(separator: "; ")
+        return FlowError(.hubFailure, "the simulated hub could not read its state from \(path): \(reasons)")
     }
 
     /// Saves the starting home (``home``) when the directory holds no saved home yet, so that the next process

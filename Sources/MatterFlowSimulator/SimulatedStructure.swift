@@ -168,9 +168,6 @@ struct SimulatedStructure: Sendable, Hashable {
         return home.rooms
     }
 
-    /// The most bytes of UTF-8 a device's name may take: a Matter NodeLabel's.
-    static let nameMaxBytes = 32
-
     mutating func configure(name deviceName: String, roomName: String?) throws(FlowError) {
         try requireReachable()
         var trial = session
@@ -179,10 +176,10 @@ struct SimulatedStructure: Sendable, Hashable {
             throw FlowError(.invalidArgumentValue, "the device name must not be empty")
         }
         // What a device's NodeLabel holds: at most 32 bytes of UTF-8, no control characters.
-        guard deviceName.utf8.count <= Self.nameMaxBytes else {
+        guard deviceName.utf8.count <= OperationCatalog.deviceNameMaxBytes else {
             throw FlowError(
                 .invalidArgumentValue,
-                "the device name takes \(deviceName.utf8.count) bytes of UTF-8; a Matter device's name (its NodeLabel) takes at most \(Self.nameMaxBytes)")
+                "the device name takes \(deviceName.utf8.count) bytes of UTF-8; a Matter device's name (its NodeLabel) takes at most \(OperationCatalog.deviceNameMaxBytes)")
         }
         guard !deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw FlowError(

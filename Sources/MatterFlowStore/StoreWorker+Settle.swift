@@ -28,7 +28,7 @@ extension StoreWorker {
             cancelRelay.attach(handle, to: claimed.runID)
         }
         // The run's warnings: those its records hold from before, and those it gives as it goes on here.
-        let warnings = Mutex(records.compactMap { $0.type == JournalEventEntry.Name.warning.rawValue ? $0.payload["message"]?.stringValue : nil })
+        let warnings = Mutex(JournalEntries.warnings(in: records))
         recoveryOptions.observer = { [self] event in
             if case .warning(_, let message) = event.kind { warnings.withLock { $0.append(message) } }
             followWaits(of: claimed.runID, idleness: idleness, event)

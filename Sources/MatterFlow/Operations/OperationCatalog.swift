@@ -7,6 +7,10 @@ import Synchronization
 /// ``OperationCatalog/standard`` holds the commissioning operations of the ``Hub`` protocol. The catalog is a
 /// value: an embedding service may build one with more operations for a hub of its own.
 public struct OperationCatalog: Sendable {
+    /// The most bytes of UTF-8 a device's name takes (`configureDevice`'s `name`): a Matter device keeps it in its
+    /// Basic Information NodeLabel.
+    public static let deviceNameMaxBytes = 32
+
     public private(set) var operations: [OperationDescriptor]
     private var byName: [String: Int]
     private var causesByName: [String: DeclaredCause] = [:]
@@ -193,7 +197,9 @@ enum CommissioningOperations {
         name: "configureDevice",
         summary: "Names the commissioned device and optionally places it in a room.",
         arguments: [
-            .init("name", .string, required: true, maxBytes: 32, "the device's name, at most 32 bytes of UTF-8 (a Matter NodeLabel)"),
+            .init(
+                "name", .string, required: true, maxBytes: OperationCatalog.deviceNameMaxBytes,
+                "the device's name, at most \(OperationCatalog.deviceNameMaxBytes) bytes of UTF-8 (a Matter NodeLabel)"),
             .init("room", .string, required: false, "the room's name; omitted or null: no room"),
         ],
         result: .object([.init("name", .string, "the name set"), .init("room", .string, "the room, if any")]),

@@ -90,13 +90,13 @@ public struct Question: Sendable {
                 return match.value
             }
             if let number = Int(trimmed) {
-                if schema.takesPositions, choices.indices.contains(number - 1) { return choices[number - 1].value }
-                if !schema.takesPositions {
+                guard schema.takesPositions else {
                     throw AnswerError(
                         .invalidAnswer, question: name,
                         "\(secret ? "the answer" : "\"\(trimmed)\"") is none of the choices, and as they are numbers themselves, a number "
                             + "is read as one of them, never as a position; give one of them as it is written")
                 }
+                if choices.indices.contains(number - 1) { return choices[number - 1].value }
             }
             return try check(.string(trimmed))
         case .text:

@@ -338,10 +338,12 @@ public final class RunPool: Sendable {
 
     /// Reports events, resumes those waiting for results, and starts hub work, outside the pool's lock.
     private func perform(_ effects: PoolEffects) {
+        // The run's result comes with its end, in the same effects: its output is kept with the end.
+        let results = effects.finishes.isEmpty
+            ? [:] : Dictionary(effects.recordedEnds.map { ($0.number, $0.result) }, uniquingKeysWith: { first, _ in first })
         for (number, recording, event) in effects.finishes {
-            // The run's result comes with its end, in the same effects: its output is kept with the end.
-            if let ended = effects.recordedEnds.first(where: { $0.number == number }) {
-                recording.recordEnd(event, output: ended.result.redactedOutput)
+            if let result = results[number] {
+                recording.recordEnd(event, output: result.redactedOutput)
             } else {
                 recording.record(event)
             }

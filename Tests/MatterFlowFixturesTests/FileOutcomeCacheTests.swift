@@ -4,7 +4,7 @@ import Testing
 
 /// A fixture loader decodes each home file once, however many fixtures name it.
 @Suite("home files shared by fixtures")
-struct HomeFileCacheTests {
+struct FileOutcomeCacheTests {
     @Test("the second fixture naming a home gets the home the first one decoded, not a second decoding of the file")
     func decodedOnce() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("home-cache-\(UUID().uuidString)").path
