@@ -11,7 +11,7 @@ enum HandBackBackoff {
     static let firstDelay: Double = 0.25
     /// The longest delay, however often a run was claimed.
     static let longestDelay: Double = 8
-    /// How many times a run that has not begun may find no hub for its structure (about 16 s of delays) before it
+    /// How many times a run that has not begun may find no hub for its structure (about 24 s of delays) before it
     /// fails without a call. The store counts them apart from the run's claims (`matterflow_runs.hub_failures`).
     static let hubFailuresBeforeFailing = 8
     /// How many claims of a run a takeover's recovery may fail to finish in (about half a minute of delays) before the

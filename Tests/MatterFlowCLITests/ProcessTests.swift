@@ -1,5 +1,9 @@
 import Foundation
+import MatterFlow
+import MatterFlowHubProtocol
+import MatterFlowJournal
 import MatterFlowSimulator
+import MatterFlowStore
 import Synchronization
 import Testing
 
@@ -21,7 +25,9 @@ struct ProcessTests {
         defer { version.kill() }
         try #require(await version.waitForExit(), "matterflow --version did not exit")
         #expect(version.status == 0)
-        #expect(version.stdout.text == "matterflow 0.1.0 (store schema 13, journal format 1, hub protocol 1)\n")
+        #expect(
+            version.stdout.text == "matterflow \(MatterFlowVersion.current) (store schema \(StoreMigrations.latest), journal format "
+                + "\(JournalFrame.formatVersion), hub protocol \(HubMethod.protocolVersion))\n")
         #expect(version.stderr.text == "")
 
         let usage = try ChildProcess.launch(["frobnicate"])

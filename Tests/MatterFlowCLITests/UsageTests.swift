@@ -1,4 +1,7 @@
 import MatterFlowCLI
+import MatterFlowHubProtocol
+import MatterFlowJournal
+import MatterFlowStore
 import Testing
 
 /// Help, version and usage errors: help on stdout with exit 0, mistakes on stderr with a hint and exit 64.
@@ -61,7 +64,9 @@ struct UsageTests {
     func version() async {
         let run = await matterflow("--version")
         #expect(run.code == 0)
-        #expect(run.stdout.hasPrefix("matterflow \(MatterflowTool.version) (store schema "), "\(run.stdout)")
+        #expect(
+            run.stdout == "matterflow \(MatterflowTool.version) (store schema \(StoreMigrations.latest), journal format "
+                + "\(JournalFrame.formatVersion), hub protocol \(HubMethod.protocolVersion))\n", "\(run.stdout)")
         #expect(run.stderr == "")
     }
 

@@ -53,7 +53,9 @@ struct CharacterOffsetTests {
         #expect(try OnboardingPayload.parse("\u{FF2D}\u{FF34}\u{FF1A}Y.K9042C00KA0648G00") == OnboardingPayload.parse(Self.qr))
         // A wrong full-width digit is found where it stands, as an ASCII one would be.
         let error = try #require(parseError("３４９７\u{FF0D}０１１\u{FF0D}２３３３"))
+        let ascii = try #require(parseError("3497-011-2333"))
         #expect(error.code == .checkDigitMismatch)
+        #expect(error.position == ascii.position && error.position != nil, "\(String(describing: error.position))")
     }
 
     @Test("Base38.decode counts characters, not bytes")

@@ -50,7 +50,7 @@ struct WorkersCommand {
             }
             if worker.leaseSeconds == nil { notes.append("registered before migration 11: lease assumed \(Int(WorkerOptions.defaultLeaseSeconds)) s") }
             if worker.state != .stopped, let schema = worker.schemaVersion, schema != StoreMigrations.latest {
-                notes.append("built for schema \(schema), the store's is \(StoreMigrations.latest)")
+                notes.append("built for schema \(schema), this MatterFlow for \(StoreMigrations.latest)")
             }
             return [[
                 worker.workerID, worker.host, String(worker.pid), worker.state.rawValue, Self.age(worker.heartbeatAge),

@@ -40,8 +40,7 @@ import Testing
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        let secrets = try PostgresStoreTests.secretsDirectory(in: directory)
         let submitted = await matterflow(
             ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--structure", "s1", "--secrets", secrets]
                 + commissionInputs(room: "Nowhere"))

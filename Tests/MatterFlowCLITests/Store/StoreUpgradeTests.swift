@@ -72,13 +72,16 @@ import Testing
     @Test("a worker that sees the store migrated under it stops claiming, hands its runs back and exits 2 saying so; workers shows each worker's version", .timeLimit(.minutes(1)))
     func workerSeesTheSchemaChange() async throws {
         let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // A run waiting for an answer, on the worker when the store is migrated.
+        let runID = "run-0000000009a1"
+        let desk = try directory.write(FleetAnswerTests.desk, to: "desk.json")
+        #expect(await matterflow(["submit", desk, "--store", conninfo, "--run-id", runID]).code == 0)
         let worker = Task { await matterflowVirtual(["worker", "--store", conninfo, "--worker-id", "w-upgrade", "--lease", "1"]) }
         let store = try PostgresRunStore(conninfo: conninfo)
-        var listed = ""
-        for _ in 0..<200 where !listed.contains("w-upgrade") {
-            listed = await matterflow(["workers", "--store", conninfo]).stdout
-            if !listed.contains("w-upgrade") { try await Task.sleep(for: .milliseconds(20)) }
-        }
+        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        let listed = await matterflow(["workers", "--store", conninfo]).stdout
         let row = try #require(listed.split(separator: "\n").first { $0.hasPrefix("w-upgrade") }, "\(listed)")
         #expect(row.hasSuffix(" \(MatterFlowVersion.current)/\(StoreMigrations.latest)"), "\(listed)")
         let json = try JSONDocument.parse(await matterflow(["workers", "--store", conninfo, "--json"]).stdout, file: "<out>").value
@@ -93,6 +96,9 @@ import Testing
             ended.stderr.contains(
                 "error[schemaNewer]: the store postgres \(PostgresConnection.redacting(conninfo)) was migrated to schema version \(Self.next.version) while this worker ran"),
             "\(ended.stderr)")
+        // Its run went back to the queue where it waited, for a worker of the new version.
+        #expect(ended.stderr.contains("handed back 1 run(s) at a checkpoint: \(runID)"), "\(ended.stderr)")
+        #expect(try store.status(of: runID) == "queued")
         #expect(try store.workers(includingStopped: true).first?.state == .stopped)
     }
 }
@@ -133,10 +139,14 @@ extension StoreUpgradeTests {
             [String(latest + 1), String(latest)], doing: "test")
         let submitted = await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s1"])
         #expect(submitted.code == 0, "\(submitted.stderr)")
-        for command in [["runs"], ["workers"], ["history", submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]] {
-            let read = await matterflow(command + ["--store", conninfo])
-            #expect(read.code == 0, "\(command): \(read.stderr)")
-        }
+        let runID = submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let runs = await matterflow(["runs", "--store", conninfo])
+        #expect(runs.code == 0, "\(runs.stderr)")
+        #expect(runs.stdout.split(separator: "\n").contains { $0.hasPrefix(runID + " ") && $0.contains(" queued ") }, "\(runs.stdout)")
+        let history = await matterflow(["history", runID, "--store", conninfo])
+        #expect(history.code == 0 && history.stdout.contains("status: queued"), "\(history.stdout)\(history.stderr)")
+        let workers = await matterflow(["workers", "--store", conninfo])
+        #expect(workers.code == 0, "\(workers.stderr)")
         let worker = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle"])
         #expect(worker.code == 2)
         #expect(worker.stderr.contains("error[schemaNewer]"), "\(worker.stderr)")
