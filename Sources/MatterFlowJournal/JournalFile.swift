@@ -8,7 +8,7 @@ import MatterFlowJSON
 
 /// The system calls journals need: create, lock, append, flush, truncate, read. Every failure names the path and
 /// the system's reason.
-struct JournalFile: Sendable {
+package struct JournalFile: Sendable {
     let path: String
     let descriptor: Int32
 
@@ -160,8 +160,8 @@ struct JournalFile: Sendable {
         _ = systemClose(descriptor)
     }
 
-    /// The names in a directory.
-    static func list(_ path: String) throws(JournalError) -> [String] {
+    /// The names in a directory, sorted, without `.` and `..`.
+    package static func list(_ path: String) throws(JournalError) -> [String] {
         guard let directory = opendir(path) else { throw failure(.journalUnreadable, "cannot list \(path)") }
         defer { closedir(directory) }
         var names: [String] = []

@@ -1,5 +1,6 @@
 import MatterFlow
 import MatterFlowJSON
+import MatterFlowJournal
 
 #if canImport(Glibc)
 import Glibc
@@ -184,6 +185,26 @@ public struct SecretInbox: Sendable {
         let bytes = Self.bytes(of: ["output": output])
         let target = try requiredPath(of: runID, .output)
         try locked { () throws(StoreError) in try writeFile(bytes, to: target) }
+    }
+
+    /// The runs whose secret inputs or answers wait in the directory, each once, sorted: what a worker's sweep looks
+    /// up in the store (``StoreWorker``). Other names are left out: a `.partial` twin, `digest.key`, a run's `.output`.
+    /// - Throws: ``StoreError`` `secretsUnavailable` when the directory cannot be listed.
+    public func runsWithWaitingSecrets() throws(StoreError) -> [String] {
+        let names: [String]
+        do throws(JournalError) {
+            names = try JournalFile.list(directory)
+        } catch {
+            throw StoreError(.secretsUnavailable, "cannot list \(directory); --secrets must name a readable directory")
+        }
+        var runIDs: Set<String> = []
+        for name in names {
+            for kind in [Kind.inputs, .answers] where name.hasSuffix("." + kind.rawValue) {
+                let runID = String(name.dropLast(kind.rawValue.utf8.count + 1))
+                if RunIDRule.problem(with: runID) == nil { runIDs.insert(runID) }
+            }
+        }
+        return runIDs.sorted()
     }
 
     /// Removes a run's secret inputs and answers (once the run has a final status), with what a writer that died

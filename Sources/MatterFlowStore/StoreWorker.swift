@@ -28,6 +28,8 @@ public final class StoreWorker: Sendable {
         var stopping = false
         /// ``run(host:pid:)`` began and got past its start: the worker cannot run again.
         var started = false
+        /// When the worker last swept its secrets directory (``sweepSecrets()``).
+        var lastSweep: ContinuousClock.Instant?
     }
 
     /// The store whose runs the worker claims, runs and settles.
@@ -148,6 +150,7 @@ public final class StoreWorker: Sendable {
             options.log?(
                 "worker \(options.workerID): no --secrets directory: queued runs with secret inputs or answers are left to workers that have one")
         }
+        sweepSecrets()
         // Heartbeats run on a thread of their own: the store's commands block their thread for a round trip, and
         // a busy pool must not delay the leases.
         let heartbeat = LeaseKeeper(intervalMilliseconds: Int(options.leaseSeconds * 1000 / 3)) { [self] in
@@ -218,6 +221,7 @@ public final class StoreWorker: Sendable {
             for run in claimed.prefix(free) { launch(run) }
             state.withLock { $0.claimedAhead += claimed.dropFirst(free) }
             if claimed.isEmpty && ahead.isEmpty {
+                sweepSecretsWhenDue()
                 if options.exitWhenIdle, state.withLock({ $0.active.isEmpty }), (try? store.isIdle(takesSecrets: options.secrets != nil)) == true {
                     break
                 }

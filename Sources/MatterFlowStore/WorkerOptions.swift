@@ -43,6 +43,9 @@ public struct WorkerOptions: Sendable {
     /// Whether the answer to the worker's n-th claim (1, 2, ...) is dropped after the store has committed it, as when
     /// the connection breaks then (tests of a lost reply).
     var dropsClaimReply: (@Sendable (Int) -> Bool)? = nil
+    /// How often, at most, a worker that finds nothing to claim sweeps its secrets directory for the files of runs
+    /// that have ended (``StoreWorker/sweepSecrets()``); it sweeps at start too.
+    var secretsSweepSeconds: Double = 60
 
     /// Options for the worker `workerID`; the others default to 32 runs at a time, 1000 waiting runs more, a 10 s
     /// lease, a 5 s poll, a 30 s drain, no resuming, no secrets directory, the system clock and no log. Nothing is

@@ -21,8 +21,9 @@ struct CancelCommand {
             claims it later, or takes it over, takes its cancel path too. Cancelling again says the same (`cancelled`
             once the run has ended so); a run that ended otherwise is refused.
 
-            No worker runs a run that ends at once, so its secrets files stay where submit wrote them unless
-            --secrets names that directory.
+            No worker runs a run that ends at once: --secrets names the directory submit wrote its secrets files
+            to, to remove them now; without it they stay until a worker with that directory sweeps it (when it
+            starts, then at most once a minute while it finds nothing to claim).
 
             Exit status: 0 cancelled or cancelling (on stdout), 2 no such run, the run has ended, or the store cannot
             be reached, 64 usage error.
@@ -51,7 +52,8 @@ struct CancelCommand {
             } else {
                 err.line(
                     "note: run \(runID) has secrets files in the directory submit was given (--secrets); no worker ran it, so "
-                        + "remove them: \(runID).secrets and \(runID).answers there (whichever it has), or cancel again with --secrets DIR")
+                        + "they stay there until a worker with that directory sweeps it (when it starts, then at most once a minute "
+                        + "while idle); to remove them now, cancel again with --secrets DIR")
             }
         }
         environment.standardOutput.line(outcome.request.rawValue)

@@ -1,0 +1,75 @@
+import Foundation
+import MatterFlow
+import MatterFlowCLI
+import MatterFlowJSON
+@testable import MatterFlowStore
+import Testing
+
+/// A worker removes the secrets files no worker removed: of runs cancelled before they began without `--secrets`,
+/// and of runs ended elsewhere while its directory is a copy; never those of runs the store does not have, nor a
+/// run's output.
+@Suite("Sweeping the secrets of ended runs", .serialized, .enabled(if: TestPostgres.available, "no PostgreSQL server binary (install postgresql; .ci/run does)"))
+struct FleetSecretsSweepTests {
+    @Test("a worker starting removes the secret inputs and answers of a run cancelled before it began without --secrets, and leaves a run the store does not have and a run's output")
+    func sweepAtStart() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try PostgresStoreTests.secretsDirectory(in: directory)
+        let cancelled = "run-0000000e0001"
+        #expect(await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--run-id", cancelled]
+                + commissionInputs()).code == 0)
+        let noted = await matterflow(["cancel", cancelled, "--store", conninfo])
+        #expect(noted.stderr.contains("note: run \(cancelled) has secrets files"), "\(noted.stderr)")
+        // An answer to a secret question given after submit, a run another store has (or a submit under way), and the
+        // output an ended run left for its owner.
+        try Data(#"{"code":"123456"}"#.utf8).write(to: URL(fileURLWithPath: secrets + "/\(cancelled).answers"))
+        let unknown = "run-0000000e0009"
+        try Data(#"{"onboardingPayload":"MT:Y.K9042C00KA0648G00"}"#.utf8).write(to: URL(fileURLWithPath: secrets + "/\(unknown).secrets"))
+        try Data(#"{"output":{"epskc":"123456789"}}"#.utf8).write(to: URL(fileURLWithPath: secrets + "/\(cancelled).output"))
+        #expect(try PostgresStoreTests.runFiles(in: secrets) == ["\(cancelled).answers", "\(cancelled).output", "\(cancelled).secrets", "\(unknown).secrets"])
+
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets)))
+        #expect(try await worker.summary.finished.isEmpty)
+        #expect(try PostgresStoreTests.runFiles(in: secrets) == ["\(cancelled).output", "\(unknown).secrets"])
+        #expect(
+            worker.lines.contains(
+                "worker w1: removed from \(secrets) the secret inputs and answers of 1 run that had ended without a worker removing them (\(cancelled))"),
+            "\(worker.lines)")
+        #expect(!worker.lines.joined().contains("MT:"))
+    }
+
+    @Test("a worker waiting for work removes the secrets a copied directory brought of a run that ended on another machine")
+    func sweepWhileIdle() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let here = try PostgresStoreTests.secretsDirectory(in: directory, named: "here")
+        let elsewhere = try PostgresStoreTests.secretsDirectory(in: directory, named: "elsewhere")
+        // Ended on another machine (before this worker started, so that it never claimed it), whose directory this
+        // one's copy brings up to date later.
+        let ended = "run-0000000e0003"
+        #expect(await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", elsewhere, "--run-id", ended,
+             "--structure", "home-elsewhere"] + commissionInputs()).code == 0)
+        #expect(await matterflow(["cancel", ended, "--store", conninfo, "--secrets", elsewhere]).stdout == "cancelled\n")
+        // A run that waits for an answer keeps the worker alive, finding nothing more to claim.
+        let desk = try directory.write(FleetAnswerTests.desk, to: "desk.json")
+        let waiting = "run-0000000e0002"
+        #expect(await matterflow(["submit", desk, "--store", conninfo, "--run-id", waiting]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        var options = WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: here))
+        options.secretsSweepSeconds = 0
+        let worker = TestWorker(store: store, options: options)
+        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: waiting, conninfo: conninfo))
+        try Data(#"{"onboardingPayload":"MT:Y.K9042C00KA0648G00"}"#.utf8).write(to: URL(fileURLWithPath: here + "/\(ended).secrets"))
+        // The worker's next sweep comes when it next finds nothing to claim: a queued run woken by NOTIFY.
+        #expect(await matterflow(["submit", desk, "--store", conninfo, "--run-id", "run-0000000e0004", "--structure", "home-2"]).code == 0)
+        #expect(await worker.waitForLine(containing: "of 1 run that had ended without a worker removing them (\(ended))"), "\(worker.lines)")
+        #expect(try PostgresStoreTests.runFiles(in: here).isEmpty)
+        worker.worker.stop()
+        #expect(try await worker.summary.handedBack == 2, "\(worker.lines)")
+    }
+}
