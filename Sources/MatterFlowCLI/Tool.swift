@@ -40,7 +40,8 @@ public struct ToolEnvironment: Sendable {
     /// What `--inputs -` reads: the process's standard input (``processStandardInput``), or a file in tests.
     public var standardInputPath: String
 
-    /// The path of the process's own standard input.
+    /// The process's own standard input: read from its descriptor, not opened by this path (a socket, which a
+    /// parent process may pass, cannot be).
     public static let processStandardInput = "/dev/stdin"
 
     /// By default: the process's standard output and error, no interrupt handling, no injected clock (`--clock`

@@ -54,9 +54,30 @@ public enum FileBytes {
             return .failure(.notAFile)
         }
         guard Int(info.st_size) <= limit else { return .failure(.tooLarge(limit: limit)) }
+        return readToEnd(descriptor, sizeHint: Int(info.st_size), limit: limit).map { ($0, FileStamp(info)) }
+    }
+
+    /// The bytes an open descriptor gives until its end, at most `limit` of them: standard input, whether a file, a
+    /// pipe or a socket (a socket cannot be opened by a path such as `/dev/stdin`, which is what a parent process that
+    /// passes a socket pair gives). A directory, a terminal or a device is refused; the descriptor stays open.
+    public static func contents(ofDescriptor descriptor: Int32, limit: Int = .max) -> Result<[UInt8], Failure> {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .failure(.cannotRead(errno: errno)) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFIFO, S_IFSOCK: break
+        case S_IFDIR: return .failure(.cannotRead(errno: EISDIR))
+        default: return .failure(.notAFile)
+        }
+        guard Int(info.st_size) <= limit else { return .failure(.tooLarge(limit: limit)) }
+        return readToEnd(descriptor, sizeHint: Int(info.st_size), limit: limit)
+    }
+
+    /// Reads `descriptor` to its end, at most `limit` bytes; a descriptor left non-blocking by whoever passed it is
+    /// waited on when it has nothing yet.
+    private static func readToEnd(_ descriptor: Int32, sizeHint: Int, limit: Int) -> Result<[UInt8], Failure> {
         // Room for the size fstat gave and one byte more, so that a file of that size is read in one call and its
         // end seen in the next; doubled whenever a file turns out longer (or reports no size, as devices do).
-        var capacity = max(Int(info.st_size), 0) + 1
+        var capacity = max(sizeHint, 0) + 1
         guard var storage = malloc(capacity) else { return .failure(.cannotRead(errno: ENOMEM)) }
         defer { free(storage) }
         var filled = 0
@@ -69,14 +90,18 @@ public enum FileBytes {
             let count = read(descriptor, storage + filled, capacity - filled)
             if count < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&ready, 1, -1)
+                    continue
+                }
                 return .failure(.cannotRead(errno: errno))
             }
             if count == 0 { break }
             filled += count
             guard filled <= limit else { return .failure(.tooLarge(limit: limit)) }
         }
-        let bytes = [UInt8](UnsafeBufferPointer(start: storage.bindMemory(to: UInt8.self, capacity: filled), count: filled))
-        return .success((bytes, FileStamp(info)))
+        return .success([UInt8](UnsafeBufferPointer(start: storage.bindMemory(to: UInt8.self, capacity: filled), count: filled)))
     }
 
     /// The stamp of the file at `path` now (following symbolic links, as reading does); nil when it has none to

@@ -115,12 +115,26 @@ public struct JSONDocument: Sendable {
         case .success(let read): (bytes, stamp) = read
         case .failure(let failure): throw unreadable(path: path, failure)
         }
+        return (try text(of: bytes, path: path), stamp)
+    }
+
+    /// The UTF-8 text an open descriptor gives until its end (standard input: a file, a pipe or a socket), its
+    /// findings named `name`. A leading byte order mark is not part of the text.
+    public static func readText(descriptor: Int32, name: String) throws(DiagnosticsError) -> String {
+        switch FileBytes.contents(ofDescriptor: descriptor, limit: maximumFileBytes) {
+        case .success(let bytes): return try text(of: bytes, path: name)
+        case .failure(let failure): throw unreadable(path: name, failure)
+        }
+    }
+
+    /// `bytes` as UTF-8 text without a leading byte order mark, or the finding that says where they are not.
+    private static func text(of bytes: [UInt8], path: String) throws(DiagnosticsError) -> String {
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
         let body = bytes.starts(with: byteOrderMark) ? bytes[byteOrderMark.count...] : bytes[...]
         guard let text = String(validating: body, as: UTF8.self) else {
             throw DiagnosticsError([notUTF8(body, path: path)])
         }
-        return (text, stamp)
+        return text
     }
 
     /// The offset of the first byte of `bytes` that is no part of a UTF-8 character (`bytes.count` when there is none).

@@ -365,4 +365,38 @@ extension ProcessTests {
         let result = try #require(try parseJSON(stdout) as? [String: Any], "\(stdout)")
         #expect((result["output"] as? [String: Any])?["name"] as? String == "Piped Lamp", "\(stdout)")
     }
+
+    @Test("--inputs - reads standard input that is a socket, as a parent passing a socket pair gives (Node.js's pipes are)")
+    func inputsFromASocket() async throws {
+        let executable = try #require(Executable.path)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        var pair: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        let (ours, theirs) = (pair[0], pair[1])
+        defer { close(ours) }
+        let output = Pipe()
+        let errors = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "run", Repository.workflow("commission-device"), "--home", home, "--trace", "none", "--inputs", "-",
+            "--input", "roomName=Kitchen",
+        ]
+        process.standardInput = FileHandle(fileDescriptor: theirs, closeOnDealloc: true)
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        close(theirs)
+        let text = Array(#"{"onboardingPayload": "\#(Payloads.specQR)", "deviceName": "Socket Lamp"}"#.utf8)
+        #expect(text.withUnsafeBytes { write(ours, $0.baseAddress, $0.count) } == text.count)
+        shutdown(ours, Int32(SHUT_WR))
+        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        let result = try #require(try parseJSON(stdout) as? [String: Any], "\(stdout)")
+        #expect((result["output"] as? [String: Any])?["name"] as? String == "Socket Lamp", "\(stdout)")
+    }
 }

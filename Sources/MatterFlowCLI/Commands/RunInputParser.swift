@@ -75,7 +75,8 @@ struct RunInputParser {
     /// as a run's questions read it), its findings named `<stdin>`.
     private func load(_ file: String) throws(DiagnosticsError) -> JSONDocument {
         guard file == "-" else { return try JSONDocument.load(path: file) }
-        if isatty(STDIN_FILENO) == 1 && standardInputPath == ToolEnvironment.processStandardInput {
+        let processInput = standardInputPath == ToolEnvironment.processStandardInput
+        if isatty(STDIN_FILENO) == 1 && processInput {
             throw DiagnosticsError([
                 Diagnostic(
                     severity: .error, code: DiagnosticCode.unreadableFile,
@@ -84,7 +85,12 @@ struct RunInputParser {
             ])
         }
         do {
-            return try JSONDocument.parse(try JSONDocument.readText(path: standardInputPath), file: Self.standardInputName)
+            // The process's own descriptor, not /dev/stdin: a socket (what a parent passing a socket pair gives)
+            // cannot be opened by a path.
+            let text = processInput
+                ? try JSONDocument.readText(descriptor: STDIN_FILENO, name: Self.standardInputName)
+                : try JSONDocument.readText(path: standardInputPath)
+            return try JSONDocument.parse(text, file: Self.standardInputName)
         } catch {
             // What reading found (text that is not UTF-8, at its line and column; a device), as from standard input.
             throw DiagnosticsError(error.diagnostics.map { diagnostic in
