@@ -118,7 +118,7 @@ extension StoreWorker {
         handBackForTakeover(unstarted.filter(\.takeover).map(\.runID), which: "claimed for takeover and not started")
         let deadline = ContinuousClock.now + .milliseconds(Int(options.drainSeconds * 1000))
         while ContinuousClock.now < deadline {
-            let settled = state.withLock { state in state.active.keys.allSatisfy { state.pauses[$0]?.isParked == true } }
+            let settled = state.withLock { state in state.hurried || state.active.keys.allSatisfy { state.pauses[$0]?.isParked == true } }
             if settled { break }
             try? await Task.sleep(for: .milliseconds(20))
         }

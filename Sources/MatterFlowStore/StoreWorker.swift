@@ -26,6 +26,8 @@ public final class StoreWorker: Sendable {
         var claims: [String: Int] = [:]
         var summary = WorkerSummary()
         var stopping = false
+        /// Asked to stop again while stopping: the drain hands the runs back without waiting for them to park.
+        var hurried = false
         /// ``run(host:pid:)`` began and got past its start: the worker cannot run again.
         var started = false
         /// When the worker last swept its secrets directory (``sweepSecrets()``).
@@ -86,14 +88,30 @@ public final class StoreWorker: Sendable {
 
     /// Asks the worker to stop: it claims nothing more, asks its runs to park at their next checkpoint
     /// (``RunPause``), waits up to ``WorkerOptions/drainSeconds`` for each to end or park, hands the parked ones back
-    /// to the queue with their position in their records, and hands the rest back for takeover.
+    /// to the queue with their position in their records, and hands the rest back for takeover. Asked again while
+    /// it waits, it waits no longer: what has parked goes back to the queue, the rest for takeover (a run taking
+    /// its cancel path to withdraw a secret still has its time).
     public func stop() {
-        let pauses = state.withLock { state -> [RunPause] in
+        let (pauses, again, working) = state.withLock { state -> ([RunPause], Bool, Int) in
+            let again = state.stopping
             state.stopping = true
-            return Array(state.pauses.values)
+            if again { state.hurried = true }
+            return (Array(state.pauses.values), again, state.active.count)
+        }
+        if again {
+            options.log?("worker \(options.workerID): asked again to stop: hands its runs back now, without waiting for them to park")
+        } else {
+            options.log?(
+                "worker \(options.workerID): stopping: claims no more runs; gives its \(working) run\(working == 1 ? "" : "s") in progress "
+                    + "up to \(Self.seconds(options.drainSeconds)) to end or park (asked again, it hands them back at once)")
         }
         for pause in pauses { pause.request() }
         wake.raise()
+    }
+
+    /// `30 s`, `1.5 s`.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// The store was migrated to another schema while the worker ran: it stops claiming and drains, as on SIGTERM,

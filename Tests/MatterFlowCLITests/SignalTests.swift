@@ -85,4 +85,32 @@ struct SignalTests {
         #expect(run["status"] as? String == "cancelled")
         #expect((run["notes"] as? [String])?.contains { $0.contains("a signal interrupted the resumed run") } == true, "\(run)")
     }
+
+    @Test("a reader of its output that goes away (`2>&1 | head -1`) does not end a run mid-call: it goes on, releases the session and exits 1, its output lost")
+    func readerGoesAway() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.slowCommissioning(seconds: 2), to: "slow-home.json")
+        let state = directory.file("state")
+        let output = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Executable.path))
+        process.arguments = ["run", Repository.workflow("commission-device"), "--home", home, "--state", state, "--clock", "real"] + commissionInputs()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // The run's first lines, then the reader goes away while the device is being commissioned.
+        #expect(!output.fileHandleForReading.availableData.isEmpty)
+        try output.fileHandleForReading.close()
+        let deadline = ContinuousClock.now + ProcessTests.limit
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(!process.isRunning, "matterflow run did not exit")
+        #expect(process.terminationReason == .exit, "SIGPIPE ended the run (signal \(process.terminationStatus))")
+        #expect(process.terminationStatus == 1)
+        let saved = try savedHome(in: state)
+        #expect(saved.activeSession == nil, "the session is still held")
+        #expect(saved.devices.map(\.name).contains("Lamp"), "the run stopped before configuring the device: \(saved.devices.map(\.name))")
+    }
 }

@@ -14,13 +14,19 @@ final class InterruptSignals: Sendable {
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     /// The first signal received, and the run to cancel.
-    private let state = Mutex<(signal: Int32?, handles: [RunHandle], cancels: [@Sendable (Int32) -> Void])>((nil, [], []))
+    private let state = Mutex<(signal: Int32?, handles: [RunHandle], cancels: [@Sendable (Int32) -> Void], again: [@Sendable (Int32) -> Void])>(
+        (nil, [], [], []))
     /// Each signal's disposition before routing began, and whether routing has stopped.
     private let routing = Mutex<(previous: [(Int32, sigaction)], stopped: Bool)>(([], false))
 
     /// Starts routing `signals`: from the instant this returns none takes its default action, and each is caught (a
     /// handler of the process's ``SignalRelay`` writes it to a pipe; nothing is lost while a thread takes it up).
+    ///
+    /// SIGPIPE is ignored from then on, in the whole process: a reader of its output that goes away (`| head`, a log
+    /// shipper restarted) must not end a run mid-call, holding its session; the writes fail instead, and the
+    /// command says at its end that its output was lost (``MatterflowTool/main(arguments:environment:)``).
     init(_ signals: [Int32] = handled) {
+        signal(SIGPIPE, SIG_IGN)
         routing.withLock { routing in
             for signo in signals {
                 var previous = sigaction()
@@ -49,8 +55,13 @@ final class InterruptSignals: Sendable {
         hears { _ in cancel() }
     }
 
+    /// Calls `hear` with each signal after the first: someone insists.
+    func hearsAgain(_ hear: @escaping @Sendable (Int32) -> Void) {
+        state.withLock { $0.again.append(hear) }
+    }
+
     /// Calls `hear` with the first signal (at once, if one has already come).
-    private func hears(_ hear: @escaping @Sendable (Int32) -> Void) {
+    func hears(_ hear: @escaping @Sendable (Int32) -> Void) {
         let received = state.withLock { state -> Int32? in
             if state.signal == nil { state.cancels.append(hear) }
             return state.signal
@@ -92,7 +103,7 @@ final class InterruptSignals: Sendable {
     private func received(_ signo: Int32) {
         guard !routing.withLock({ $0.stopped }) else { return }
         let (handles, cancels) = state.withLock { state -> ([RunHandle], [@Sendable (Int32) -> Void]) in
-            guard state.signal == nil else { return ([], []) }
+            guard state.signal == nil else { return ([], state.again) }
             state.signal = signo
             return (state.handles, state.cancels)
         }

@@ -209,7 +209,7 @@ struct RunCommand {
     }
 
     /// `SIGINT`, `SIGTERM`, `SIGHUP`, or `signal N` for another.
-    private static func signalName(_ signal: Int32) -> String {
+    static func signalName(_ signal: Int32) -> String {
         switch signal {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"

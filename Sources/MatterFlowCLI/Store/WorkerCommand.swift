@@ -36,13 +36,17 @@ struct WorkerCommand {
 
             With the simulated home, workers on one machine share a structure's home through --state DIR.
 
-            SIGTERM or SIGINT: stop claiming, let each run in progress end or park at its next checkpoint (before
-            its next hub call; at most --drain seconds, 30 by default), hand the parked runs back to the queue
-            (another worker resumes them from that checkpoint) and the others back for takeover, then exit 0
-            (SIGTERM) or 130 (SIGINT). A run holding a secret a hub call returned (an ePSKc share) does not park:
+            SIGTERM, SIGINT or SIGHUP: stop claiming, let each run in progress end or park at its next checkpoint
+            (before its next hub call; at most --drain seconds, 30 by default), hand the parked runs back to the
+            queue (another worker resumes them from that checkpoint) and the others back for takeover, then exit 0
+            (SIGTERM), 130 (SIGINT) or 129 (SIGHUP: a worker has no configuration to reload). A second such signal
+            ends the wait: the runs go back at once. SIGPIPE is ignored: a log reader that goes away does not end
+            the worker (its lines are lost). A run holding a secret a hub call returned (an ePSKc share) does not park:
             another worker could only cancel it, so it runs on until it ends or the drain does, then takes its
             cancel path here (withdrawing the key) within --drain seconds more. Exit
-            status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached, 64 usage error.
+            status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached at start, the secrets directory
+            cannot be used, the hub cannot be reached at start, or the store was migrated under the worker (each
+            said on stderr as error[CODE]), 64 usage error.
             """)
 
     let arguments: ParsedArguments
@@ -112,7 +116,14 @@ struct WorkerCommand {
                 workerID: workerID, concurrency: concurrency, maxWaiting: maxWaiting, leaseSeconds: Double(lease), resume: arguments.flag("resume"),
                 secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
                 drainSeconds: Double(drain), clock: clock, log: { err.line($0) }))
-        signals?.calls { worker.stop() }
+        signals?.hears { signo in
+            err.line("worker \(workerID): \(RunCommand.signalName(signo)) received")
+            worker.stop()
+        }
+        signals?.hearsAgain { signo in
+            err.line("worker \(workerID): \(RunCommand.signalName(signo)) received again")
+            worker.stop()
+        }
         let summary: WorkerSummary
         do {
             summary = try await worker.run(host: host, pid: pid)

@@ -57,6 +57,11 @@ extension PostgresStoreTests {
         #expect(first.status == 0, "\(first.stderr.text)")
         // The runs park once their commissioning call ends (at most 20 s), then the worker exits.
         #expect(try #require(first.exitedAt) - signalled < .seconds(28))
+        #expect(first.stderr.text.contains("worker leaving: SIGTERM received\n"), "\(first.stderr.text)")
+        #expect(
+            first.stderr.text.contains(
+                "worker leaving: stopping: claims no more runs; gives its 4 runs in progress up to 30 s to end or park (asked again, it hands them back at once)"),
+            "\(first.stderr.text)")
         #expect(first.stderr.text.contains("handed back 4 run(s) at a checkpoint"), "\(first.stderr.text)")
         #expect(first.stderr.text.contains("handed back 2 run(s) it had not started"), "\(first.stderr.text)")
         let runIDs = allRunIDs.filter(started)
@@ -100,6 +105,73 @@ extension PostgresStoreTests {
             #expect(saved.devices.count == 1, "calm-\(index) has \(saved.devices.count) devices")
         }
         #expect(try store.sessions().isEmpty)
+    }
+
+    @Test("a second SIGTERM ends the drain at once: the run in the middle of its call is handed back for takeover and the worker exits 0; another settles it")
+    func secondSignalEndsTheDrain() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Commissioning takes 60 s: without the second signal the worker would wait its whole 30 s drain.
+        let home = try Self.slowHome(in: directory, latencies: ["commissionDevice": 60])
+        let state = directory.file("state")
+        let secrets = try Self.secretsDirectory(in: directory)
+        let runID = try #require(try await submitCommissions(1, conninfo: conninfo, secrets: secrets, prefix: "hurried").first)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let first = try ChildProcess.launch(
+            ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
+             "--lease", "2", "--worker-id", "hurried"])
+        defer { first.kill() }
+        _ = try #require(await first.signal(SIGTERM, within: .seconds(60)) { store.hasIntent(of: "commissionDevice", run: runID) },
+            "the run never reached commissionDevice; worker said:\n\(first.stderr.text)")
+        let stderr = first.stderr
+        let pid = first.process.processIdentifier
+        try #require(await act(when: { stderr.text.contains("stopping: claims no more runs") }) { kill(pid, SIGTERM) } != nil,
+            "the worker never said it was stopping:\n\(first.stderr.text)")
+        let again = ContinuousClock.now
+        try #require(await first.waitForExit(within: .seconds(60)), "the worker did not exit after a second SIGTERM")
+        #expect(try #require(first.exitedAt) - again < .seconds(15), "the worker waited for its drain: \(first.stderr.text)")
+        #expect(first.status == 0, "\(first.stderr.text)")
+        #expect(first.stderr.text.contains("worker hurried: SIGTERM received again\n"), "\(first.stderr.text)")
+        #expect(first.stderr.text.contains("worker hurried: asked again to stop: hands its runs back now"), "\(first.stderr.text)")
+        #expect(first.stderr.text.contains("handed back 1 run(s) in progress"), "\(first.stderr.text)")
+
+        let second = try ChildProcess.launch(
+            ["worker", "--store", conninfo, "--home", home, "--state", state, "--secrets", secrets, "--clock", "real",
+             "--lease", "2", "--exit-when-idle", "--worker-id", "settling"])
+        defer { second.kill() }
+        try #require(await second.waitForExit(within: .seconds(120)), "the second worker did not finish: \(second.stderr.text)")
+        #expect(second.status == 0, "\(second.stderr.text)")
+        #expect(try !StoredRun.isOpen(store.status(of: runID)))
+        #expect(try store.sessions().isEmpty)
+    }
+
+    @Test("a worker whose log reader goes away (`2>&1 | head -1`) goes on: it runs what it claims and exits 0 when idle")
+    func logReaderGoesAway() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try Self.secretsDirectory(in: directory)
+        let runIDs = try await submitCommissions(2, conninfo: conninfo, secrets: secrets, prefix: "unread")
+        let log = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Executable.path))
+        process.arguments = ["worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--concurrency", "1", "--worker-id", "unread"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = log
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Its first line ("claiming runs from ..."), then the reader goes away.
+        #expect(!log.fileHandleForReading.availableData.isEmpty)
+        try log.fileHandleForReading.close()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(!process.isRunning, "the worker did not exit")
+        #expect(process.terminationReason == .exit, "SIGPIPE ended the worker (signal \(process.terminationStatus))")
+        #expect(process.terminationStatus == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        for runID in runIDs { #expect(try store.status(of: runID) == "succeeded") }
     }
 
     /// A commission-device run whose worker was SIGKILLed during its 30 s fetchRooms read: the read is in doubt and
