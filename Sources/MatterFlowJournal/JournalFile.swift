@@ -174,8 +174,8 @@ package struct JournalFile: Sendable {
         return names.sorted()
     }
 
-    /// The current wall-clock time, in seconds since the Unix epoch.
-    static func wallTime() -> Double {
+    /// The current wall-clock time of this machine, in seconds since the Unix epoch.
+    package static func wallTime() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9

@@ -23,4 +23,13 @@ public protocol JournalSink: Sendable {
     func records() throws(JournalError) -> [JournalRecord]
     /// The run will write no more records.
     func close()
+    /// The wall-clock time, in seconds since the Unix epoch, the run's records are stamped with (their `wallTime`).
+    /// This machine's clock by default; a sink that machines share may keep one clock for all of them (a fleet's
+    /// store keeps its server's), so that a wait begun on one machine is counted alike on another.
+    var wallTime: Double { get }
+}
+
+extension JournalSink {
+    /// This machine's wall-clock time.
+    public var wallTime: Double { JournalFile.wallTime() }
 }

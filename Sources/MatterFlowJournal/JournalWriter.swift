@@ -70,7 +70,7 @@ final class JournalWriter: Sendable {
                 let sequence = state.nextSequence
                 var payload: [UInt8] = []
                 payload.reserveCapacity(256)
-                JournalPayload.append(sequence: sequence, type: type, wallTime: JournalFile.wallTime(), fields: fields, to: &payload)
+                JournalPayload.append(sequence: sequence, type: type, wallTime: sink.wallTime, fields: fields, to: &payload)
                 do throws(JournalError) {
                     if hook?(JournalBoundary(position: .before, sequence: sequence, type: type)) == .tear {
                         throw JournalError(.journalUnwritable, "record \(sequence) of \(path) was refused on purpose by a test hook")

@@ -159,6 +159,10 @@ public struct RecoveryOptions: Sendable {
     public var engine: WorkflowEngine
     /// The clock the continued runs' timeouts and retries use.
     public var clock: any WorkflowClock
+    /// The wall-clock time, in seconds since the Unix epoch, a resumed run's waits are counted to from the wall
+    /// times of its records (a question asked before it stopped times out no later for having stopped): this
+    /// machine's clock by default; a fleet's worker gives its store's, which stamped the records.
+    public var wallClock: @Sendable () -> Double = { JournalFile.wallTime() }
     /// Called at every boundary of the journal writes recovery makes (crash tests); nil in production.
     public var testHook: JournalTestHook?
     /// Interrupts the runs recovery continues (a signal to the process): they take their cancel path.

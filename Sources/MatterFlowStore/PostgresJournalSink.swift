@@ -5,8 +5,12 @@ struct PostgresJournalSink: JournalSink {
     let runID: String
     let committer: GroupCommitter
     let store: PostgresRunStore
+    /// The fleet's clock, which stamps the records.
+    let clock: StoreClock
 
     var name: String { "postgres run \(runID)" }
+
+    var wallTime: Double { clock.now }
 
     func append(_ record: EncodedJournalRecord, sync: Bool) throws(JournalError) {
         do {

@@ -51,7 +51,7 @@ extension StoreWorker {
                 keepSession: true)
             return
         }
-        let sink = PostgresJournalSink(runID: runID, committer: committer, store: store)
+        let sink = PostgresJournalSink(runID: runID, committer: committer, store: store, clock: storeClock)
         // A cancel asked for before the run started here (`matterflow cancel`).
         let cancelAsked = claimed.cancelRequested || cancelRelay.takePending(runID)
         var secrets: JSONObject = [:]

@@ -134,6 +134,7 @@ extension StoreWorker {
         recovery.digestKey = key
         recovery.questionClock = options.questionClock
         recovery.questionHoldsClock = false
+        recovery.wallClock = { [storeClock] in storeClock.now }
         return recovery
     }
 

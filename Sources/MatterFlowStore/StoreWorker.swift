@@ -32,6 +32,8 @@ public final class StoreWorker: Sendable {
         var started = false
         /// When the worker last swept its secrets directory (``sweepSecrets()``).
         var lastSweep: ContinuousClock.Instant?
+        /// Whether this machine's clock was last found too far from the store's (``measureClock()``).
+        var clockSkewed = false
     }
 
     /// The store whose runs the worker claims, runs and settles.
@@ -50,6 +52,8 @@ public final class StoreWorker: Sendable {
     /// be read or made stops ``run(host:pid:)`` before it claims anything.
     let digestKey: Result<SecretDigestKey?, JournalError>
     let state = Mutex(State())
+    /// The store's clock, read through this machine's: it stamps the runs' records and counts their waits.
+    let storeClock: StoreClock
     /// Wakes the idle loop: work announced, a slot freed, stop asked.
     let wake = WorkSignal()
     /// Runs whose release call failed (``FleetSessionGuard``), looked at again as they end.
@@ -64,6 +68,7 @@ public final class StoreWorker: Sendable {
         self.options = options
         self.hubs = hubs
         committer = GroupCommitter(conninfo: store.conninfo, workerID: options.workerID)
+        storeClock = StoreClock(local: options.localWallClock)
         engine = WorkflowEngine(
             catalog: FleetSessionGuard(committer: committer, unconfirmed: unconfirmedReleases).wrapping(options.engine.catalog))
         let log: @Sendable (String) -> Void = { [log = options.log, id = options.workerID] line in log?("worker \(id): \(line)") }
@@ -164,6 +169,7 @@ public final class StoreWorker: Sendable {
             throw error
         }
         options.log?("worker \(options.workerID): claiming runs from \(store.name)")
+        measureClock()
         if options.secrets == nil {
             options.log?(
                 "worker \(options.workerID): no --secrets directory: queued runs with secret inputs or answers are left to workers that have one")
@@ -180,6 +186,7 @@ public final class StoreWorker: Sendable {
                     return seen
                 }
                 let (renewed, schema) = try store.heartbeatReadingSchema(options.workerID, running: Array(seen.keys), leaseSeconds: options.leaseSeconds)
+                measureClock()
                 if let schema, schema != StoreMigrations.latest { schemaChanged(to: schema) }
                 let notRenewed = seen.keys.filter { !renewed.contains($0) }
                 if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }

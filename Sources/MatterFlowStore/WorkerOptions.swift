@@ -46,6 +46,8 @@ public struct WorkerOptions: Sendable {
     /// How often, at most, a worker that finds nothing to claim sweeps its secrets directory for the files of runs
     /// that have ended (``StoreWorker/sweepSecrets()``); it sweeps at start too.
     var secretsSweepSeconds: Double = 60
+    /// This machine's wall-clock time (tests give a wrong one).
+    var localWallClock: @Sendable () -> Double = { JournalFile.wallTime() }
 
     /// Options for the worker `workerID`; the others default to 32 runs at a time, 1000 waiting runs more, a 10 s
     /// lease, a 5 s poll, a 30 s drain, no resuming, no secrets directory, the system clock and no log. Nothing is

@@ -1,0 +1,52 @@
+import Foundation
+import MatterFlow
+import MatterFlowCLI
+import MatterFlowJSON
+import MatterFlowJournal
+@testable import MatterFlowStore
+import Testing
+
+/// Workers count by the store's clock: one whose machine's clock is wrong stamps its records, and counts a resumed
+/// run's waits, as the others do, and says its clock is wrong.
+@Suite("The fleet's clock", .serialized, .enabled(if: TestPostgres.available, "no PostgreSQL server binary (install postgresql; .ci/run does)"))
+struct FleetClockTests {
+    @Test("a run handed back at its question is resumed by a worker whose clock is 400 s ahead: the question is asked again for what is left of its 300 s, not timed out; the worker warns")
+    func questionOnAWorkerAhead() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let desk = try directory.write(FleetAnswerTests.desk, to: "desk.json")
+        let runID = "run-0000000f0001"
+        #expect(await matterflow(["submit", desk, "--store", conninfo, "--run-id", runID]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let first = TestWorker(store: store, options: WorkerOptions(workerID: "right"))
+        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        first.worker.stop()
+        #expect(try await first.summary.handedBack == 1, "\(first.lines)")
+        #expect(!first.lines.contains { $0.contains("clock") }, "\(first.lines)")
+
+        var options = WorkerOptions(workerID: "ahead")
+        options.localWallClock = { Date().timeIntervalSince1970 + 400 }
+        let second = TestWorker(store: store, options: options)
+        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 2), "\(second.lines)")
+        second.worker.stop()
+        #expect(try await second.summary.handedBack == 1, "\(second.lines)")
+        #expect(try store.status(of: runID) == "queued")
+        #expect(
+            second.lines.contains {
+                $0.hasPrefix("worker ahead: warning: this machine's clock is 400") && $0.contains(" s ahead of the store's; the worker stamps records")
+            }, "\(second.lines)")
+        // Its records carry the store's time, not its own.
+        let now = Date().timeIntervalSince1970
+        let stamps = try store.records(of: runID).compactMap(\.wallTime)
+        #expect(!stamps.isEmpty && stamps.allSatisfy { abs($0 - now) < 60 }, "\(stamps.map { $0 - now })")
+    }
+
+    @Test("the store's clock, read through a machine's clock that is wrong, is the server's")
+    func measuredOffset() throws {
+        let store = try PostgresRunStore(conninfo: try TestPostgres.database())
+        let behind = StoreClock(local: { Date().timeIntervalSince1970 - 3_600 })
+        #expect(abs(try behind.measure(store) + 3_600) < 5)
+        #expect(abs(behind.now - Date().timeIntervalSince1970) < 5)
+    }
+}
