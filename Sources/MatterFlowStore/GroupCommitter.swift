@@ -77,6 +77,7 @@ public final class GroupCommitter: @unchecked Sendable {
 
     private let conninfo: String
     private let workerID: String
+    private let connectivity: StoreConnectivity
     /// How long a batch runs wait for is held back for the others (``gatherLimit`` unless a test says otherwise).
     private let gatherMicroseconds: Int
     private let monitor = Monitor()
@@ -107,9 +108,15 @@ public final class GroupCommitter: @unchecked Sendable {
     /// Starts the committer's thread. It connects on its first batch.
     /// - Parameter gatherMicroseconds: The longest a batch runs wait for is held back for the other runs in
     ///   progress to wait too.
-    public init(conninfo: String, workerID: String, gatherMicroseconds: Int = GroupCommitter.gatherLimit) {
+    /// - Parameter connectivity: Told when the committer's connection fails and when it works again (a worker
+    ///   passes its store's, so that its log says when the store is unreachable).
+    public init(
+        conninfo: String, workerID: String, gatherMicroseconds: Int = GroupCommitter.gatherLimit,
+        connectivity: StoreConnectivity = StoreConnectivity()
+    ) {
         self.conninfo = conninfo
         self.workerID = workerID
+        self.connectivity = connectivity
         self.gatherMicroseconds = gatherMicroseconds
         // The thread may already run when these are set: under the lock, as everywhere else.
         monitor.lock()
@@ -478,6 +485,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 let leased = try batch.isEmpty ? [] : writeRecords(rows, on: open)
                 let answers = try StoreCommand.perform(commands, workerID: workerID, on: open)
                 if !commands.isEmpty { try open.execute("COMMIT") }
+                connectivity.reached()
                 return .success((runIDs.subtracting(leased), answers))
             } catch {
                 connection?.close()
@@ -489,6 +497,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 if !error.isTransient {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }
+                connectivity.failed(error.message, doing: "writing journal records")
                 if ContinuousClock.now - start >= Self.retryLimit(stopping: isStopping) {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }

@@ -407,15 +407,21 @@ public final class PostgresConnection: Sendable {
             let state = text(pq.resultErrorField(result, Int32(UInt8(ascii: "C"))))
             let primary = text(pq.resultErrorField(result, Int32(UInt8(ascii: "M"))))
             let lost = pq.status(connection) != CONNECTION_OK
-            let text = primary ?? message(of: connection, pq)
+            let text = primary.map(Self.oneLine) ?? message(of: connection, pq)
             return .failure(PostgresError(lost ? .connectionLost : .commandFailed, sqlState: state, text))
         }
     }
 
     private static func message(of connection: OpaquePointer, _ pq: LibPQ) -> String {
         guard let text = text(pq.errorMessage(connection)) else { return "unknown error" }
-        let message = text.trimmingWhitespace()
+        let message = oneLine(text)
         return message.isEmpty ? "unknown error" : message
+    }
+
+    /// libpq's message as one line: its lines (a hint such as "Is the server running locally ...?" follows the
+    /// error on a line of its own) trimmed and joined with spaces, so that a log line is one event.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     /// A C string libpq returned, as Swift text; nil for a null pointer.

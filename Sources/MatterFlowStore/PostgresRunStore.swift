@@ -24,6 +24,8 @@ public final class PostgresRunStore: RunStore {
     /// (``name`` shows it redacted).
     public let conninfo: String
     private let connection: Mutex<PostgresConnection?>
+    /// Whether the store can be reached, as this store's commands (and a worker's group commit) find it.
+    public let connectivity = StoreConnectivity()
 
     /// Connects, and checks that the schema is current.
     /// - Throws: ``StoreError`` `invalidStore` (a connection string libpq cannot read), `storeUnavailable`,
@@ -87,10 +89,14 @@ public final class PostgresRunStore: RunStore {
             // One statement runs in a transaction of its own: after a transient failure it is rolled back whole,
             // or (a commit whose answer was lost) done; every state-changing statement here is safe to repeat.
             switch outcome {
-            case .success(let rows): return rows
+            case .success(let rows):
+                connectivity.reached()
+                return rows
             case .failure(let error) where !error.isTransient || ContinuousClock.now >= deadline:
+                if error.isTransient { connectivity.failed(error.message, doing: what) }
                 throw StoreError.from(error, doing: what)
-            case .failure:
+            case .failure(let error):
+                connectivity.failed(error.message, doing: what)
                 Self.pause(delay)
                 delay = min(delay * 2, .milliseconds(500))
             }

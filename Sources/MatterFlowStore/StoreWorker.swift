@@ -67,7 +67,7 @@ public final class StoreWorker: Sendable {
         self.store = store
         self.options = options
         self.hubs = hubs
-        committer = GroupCommitter(conninfo: store.conninfo, workerID: options.workerID)
+        committer = GroupCommitter(conninfo: store.conninfo, workerID: options.workerID, connectivity: store.connectivity)
         storeClock = StoreClock(local: options.localWallClock)
         engine = WorkflowEngine(
             catalog: FleetSessionGuard(committer: committer, unconfirmed: unconfirmedReleases).wrapping(options.engine.catalog))
@@ -169,6 +169,8 @@ public final class StoreWorker: Sendable {
             throw error
         }
         options.log?("worker \(options.workerID): claiming runs from \(store.name)")
+        let listening = store.connectivity.listen { [log = options.log, id = options.workerID] line in log?("worker \(id): \(line)") }
+        defer { store.connectivity.stopListening(listening) }
         measureClock()
         if options.secrets == nil {
             options.log?(

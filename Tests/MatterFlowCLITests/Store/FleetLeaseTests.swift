@@ -400,6 +400,35 @@ extension PostgresStoreTests {
         #expect(watched.stdout.hasSuffix("status: cancelled\n"), "\(watched.stdout)")
     }
 
+    @Test("a worker says when the store becomes unreachable and when it is reachable again, each on one line: a restart of the server is not silent")
+    func outageIsLogged() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let desk = try directory.write(FleetAnswerTests.desk, to: "desk.json")
+        let runID = "run-00000e5e0008"
+        #expect(await matterflow(["submit", desk, "--store", conninfo, "--run-id", runID]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", leaseSeconds: 2))
+        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        try TestPostgres.restart()
+        #expect(await worker.waitForLine(containing: "worker w1: the store is reachable again, after "), "\(worker.lines)")
+        let lost = worker.lines.filter { $0.hasPrefix("worker w1: the store cannot be reached (") }
+        #expect(lost.count >= 1, "\(worker.lines)")
+        #expect(lost.allSatisfy { $0.hasSuffix("; reconnecting: runs wait where they are") }, "\(lost)")
+        #expect(worker.lines.allSatisfy { !$0.contains("\n") }, "\(worker.lines)")
+        worker.worker.stop()
+        #expect(try await worker.summary.handedBack == 1, "\(worker.lines)")
+    }
+
+    @Test("libpq's messages are one line: the hint on a line of its own joins the error")
+    func libpqMessagesAreOneLine() {
+        #expect(
+            PostgresConnection.oneLine(
+                "connection to server on socket \"/tmp/x/.s.PGSQL.5432\" failed: No such file or directory\n\tIs the server running locally and accepting connections on that socket?\n")
+                == "connection to server on socket \"/tmp/x/.s.PGSQL.5432\" failed: No such file or directory Is the server running locally and accepting connections on that socket?")
+    }
+
     /// Whether `condition` holds within 30 s, looked at every 50 ms (on a thread of its own: the store's calls block).
     static func eventually(_ condition: @escaping @Sendable () throws -> Bool) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in

@@ -1,0 +1,59 @@
+import Synchronization
+
+/// Whether the store can be reached, as the commands and the group commit of one process find it: told each
+/// failure that a reconnect may outlive and each success, it says once when the store becomes unreachable and once
+/// when it is reachable again, with how long it was not, to whoever listens (a worker's log). Reconnecting is
+/// silent otherwise, so an operator would never hear of an outage shorter than the reconnect limits.
+public final class StoreConnectivity: Sendable {
+    private struct State {
+        /// When the store was first found unreachable, since it was last reached.
+        var lostAt: ContinuousClock.Instant?
+        var listeners: [Int: @Sendable (String) -> Void] = [:]
+        var nextListener = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Nobody listening, the store taken as reachable.
+    public init() {}
+
+    /// Calls `listener` with each line from now on.
+    /// - Returns: What ``stopListening(_:)`` takes.
+    public func listen(_ listener: @escaping @Sendable (String) -> Void) -> Int {
+        state.withLock { state in
+            defer { state.nextListener += 1 }
+            state.listeners[state.nextListener] = listener
+            return state.nextListener
+        }
+    }
+
+    /// Calls a listener no more.
+    public func stopListening(_ token: Int) {
+        _ = state.withLock { $0.listeners.removeValue(forKey: token) }
+    }
+
+    /// A command failed in a way a reconnect may mend (`message`, while `doing` it): said when the store was
+    /// reachable until now.
+    func failed(_ message: String, doing what: String) {
+        let listeners = state.withLock { state -> [@Sendable (String) -> Void] in
+            guard state.lostAt == nil else { return [] }
+            state.lostAt = .now
+            return Array(state.listeners.values)
+        }
+        for listener in listeners {
+            listener("the store cannot be reached (\(message), \(what)); reconnecting: runs wait where they are")
+        }
+    }
+
+    /// A command succeeded: said when the store was unreachable until now.
+    func reached() {
+        let (listeners, lost) = state.withLock { state -> ([@Sendable (String) -> Void], Duration?) in
+            guard let lostAt = state.lostAt else { return ([], nil) }
+            state.lostAt = nil
+            return (Array(state.listeners.values), .now - lostAt)
+        }
+        guard let lost else { return }
+        let seconds = (Double(lost.components.seconds) + Double(lost.components.attoseconds) / 1e18)
+        for listener in listeners { listener("the store is reachable again, after \((seconds * 10).rounded() / 10) s") }
+    }
+}
