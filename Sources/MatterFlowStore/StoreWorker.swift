@@ -93,25 +93,32 @@ public final class StoreWorker: Sendable {
 
     /// Asks the worker to stop: it claims nothing more, asks its runs to park at their next checkpoint
     /// (``RunPause``), waits up to ``WorkerOptions/drainSeconds`` for each to end or park, hands the parked ones back
-    /// to the queue with their position in their records, and hands the rest back for takeover. Asked again while
-    /// it waits, it waits no longer: what has parked goes back to the queue, the rest for takeover (a run taking
-    /// its cancel path to withdraw a secret still has its time).
+    /// to the queue with their position in their records, and hands the rest back for takeover. Asking again
+    /// changes nothing (``hurry()`` ends the wait).
     public func stop() {
-        let (pauses, again, working) = state.withLock { state -> ([RunPause], Bool, Int) in
-            let again = state.stopping
-            state.stopping = true
-            if again { state.hurried = true }
-            return (Array(state.pauses.values), again, state.active.count)
+        let (pauses, first, working) = state.withLock { state -> ([RunPause], Bool, Int) in
+            defer { state.stopping = true }
+            return (Array(state.pauses.values), !state.stopping, state.active.count)
         }
-        if again {
-            options.log?("worker \(options.workerID): asked again to stop: hands its runs back now, without waiting for them to park")
-        } else {
+        if first {
             options.log?(
                 "worker \(options.workerID): stopping: claims no more runs; gives its \(working) run\(working == 1 ? "" : "s") in progress "
-                    + "up to \(Self.seconds(options.drainSeconds)) to end or park (asked again, it hands them back at once)")
+                    + "up to \(Self.seconds(options.drainSeconds)) to end or park")
         }
         for pause in pauses { pause.request() }
         wake.raise()
+    }
+
+    /// Stops the worker as ``stop()`` does, without waiting for its runs to park: what has parked goes back to the
+    /// queue, the rest back for takeover at once (a run taking its cancel path to withdraw a secret still has its
+    /// time). What a second SIGTERM asks for.
+    public func hurry() {
+        let first = state.withLock { state in
+            defer { state.hurried = true }
+            return !state.hurried
+        }
+        if first { options.log?("worker \(options.workerID): asked again to stop: hands its runs back now, without waiting for them to park") }
+        stop()
     }
 
     /// `30 s`, `1.5 s`.

@@ -26,7 +26,7 @@ struct WorkerCommand {
             .init(name: "drain", valueName: "<seconds>", help: "On SIGTERM or SIGINT, how long runs may take to end or park (default 30; 1...3600); as long again for a run holding a secret to take its cancel path."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default with the simulated home) or real."),
             .init(name: "exit-when-idle", valueName: nil, help: "Stop once no run is queued or running in the store."),
-            .init(name: "worker-id", valueName: "<id>", help: "The worker's ID in the store (default: HOST-PID-XXXX)."),
+            .init(name: "worker-id", valueName: "<id>", help: "The worker's ID in the store (default: HOST-PID-XXXX); refused while a live worker elsewhere has it."),
         ],
         discussion: """
             Each run's journal records (intent before every hub call, outcome after) go to the store, written in
@@ -117,12 +117,12 @@ struct WorkerCommand {
                 secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
                 drainSeconds: Double(drain), clock: clock, log: { err.line($0) }))
         signals?.hears { signo in
-            err.line("worker \(workerID): \(RunCommand.signalName(signo)) received")
+            err.line("worker \(workerID): \(RunCommand.signalName(signo)) received (another one hands the runs back at once)")
             worker.stop()
         }
         signals?.hearsAgain { signo in
-            err.line("worker \(workerID): \(RunCommand.signalName(signo)) received again")
-            worker.stop()
+            err.line("worker \(workerID): \(RunCommand.signalName(signo)) received again: the runs go back without waiting")
+            worker.hurry()
         }
         let summary: WorkerSummary
         do {

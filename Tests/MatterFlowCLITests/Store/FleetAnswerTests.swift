@@ -297,7 +297,7 @@ struct FleetAnswerTests {
         defer { first.close() }
         try first.execute("BEGIN")
         try first.execute(PostgresRunStore.answerStatement, [runID, "confirm", "true", "false", "answer-2"])
-        let repeated = Task { try store.answer(runID: runID, name: "confirm", value: true, secret: false, answerID: "answer-2") }
+        let repeated = Task { try await offPool { try store.answer(runID: runID, name: "confirm", value: true, secret: false, answerID: "answer-2") } }
         #expect(await TestPostgres.anotherStatementWaitsForALock(seenFrom: first), "the repeated statement waits for the run's row")
         try first.execute("COMMIT")
         #expect(try await repeated.value == "queued")

@@ -148,7 +148,7 @@ extension SubmitOnceTests {
         try first.execute("BEGIN")
         try first.execute(
             PostgresRunStore.queueStatement, [runID, workflow.name, workflow.file, "home-1", "{}", "{}", "{}", "{}", nil, workflow.contentHash, "t"])
-        let again = Task { try store.submit(workflow, inputs: [:], structureID: "home-1", runID: runID) }
+        let again = Task { try await offPool { try store.submit(workflow, inputs: [:], structureID: "home-1", runID: runID) } }
         #expect(await TestPostgres.anotherStatementWaitsForALock(seenFrom: first), "the second submit waits for the first one's row")
         try first.execute("COMMIT")
         let submitted = try await again.value

@@ -68,3 +68,12 @@ extension ChildProcess {
         return (signalled != nil, sessionOpen.withLock { $0 })
     }
 }
+
+/// Runs `body`, which blocks its thread (a libpq call that may wait for a lock), on a thread of its own, and waits
+/// for its result without holding a thread of the pool: with two cores the pool has two, and a statement waiting
+/// for a lock that only the test's next step lets go would otherwise hold one for as long as it waits.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
