@@ -43,16 +43,52 @@ extension PostgresRunStore {
     /// Records a worker (`matterflow_workers`), so `runs` and `workers` can tell whose leases are whose, with the
     /// schema it was built for and its MatterFlow version; a worker ID used again (a restarted worker) starts
     /// afresh, on its new host and process.
-    public func registerWorker(_ workerID: String, host: String, pid: Int, leaseSeconds: Double) throws(StoreError) {
-        try execute(
+    ///
+    /// Refused while another live worker has the ID: one that has not stopped and whose heartbeat is within its
+    /// lease, on another host, or on this host with a process that still runs (`isRunning`). One whose process on
+    /// this host has gone (a worker restarted at once under a fixed ID) is replaced. The row is checked again as it
+    /// is written, so two workers starting at once under one ID cannot both have it.
+    /// - Parameter isRunning: Whether a process of this host still runs (the system's answer by default).
+    /// - Throws: ``StoreError`` `workerIDInUse`, or the store's failure.
+    public func registerWorker(
+        _ workerID: String, host: String, pid: Int, leaseSeconds: Double,
+        isRunning: (Int) -> Bool = { ProcessLiveness.isRunning($0) }
+    ) throws(StoreError) {
+        let existing = try execute(
             """
-            INSERT INTO matterflow_workers (worker_id, host, pid, lease_seconds, schema_version, matterflow_version)
+            SELECT w.host, w.pid, w.stopped_at IS NULL AND NOT (\(StoredWorker.silentCondition)) FROM matterflow_workers w
+            WHERE w.worker_id = $1
+            """, [workerID], doing: "looking up worker \(workerID)")
+        // The process of this host that had the ID and has gone, which may be replaced though its heartbeat is fresh.
+        var replaced = -1
+        if let row = existing.rows.first, row[2] == "t", let otherPid = row[1].flatMap({ Int($0) }), !(row[0] == host && otherPid == pid) {
+            guard row[0] == host, !isRunning(otherPid) else {
+                throw Self.idInUse(workerID, host: row[0] ?? "?", pid: otherPid)
+            }
+            replaced = otherPid
+        }
+        let written = try execute(
+            """
+            INSERT INTO matterflow_workers AS w (worker_id, host, pid, lease_seconds, schema_version, matterflow_version)
             VALUES ($1, $2, $3::integer, $4::float8, $5::integer, $6)
             ON CONFLICT (worker_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, lease_seconds = EXCLUDED.lease_seconds,
                 schema_version = EXCLUDED.schema_version, matterflow_version = EXCLUDED.matterflow_version,
                 started_at = now(), heartbeat_at = now(), stopping = false, stopped_at = NULL
-            """, [workerID, host, String(pid), String(leaseSeconds), String(StoreMigrations.latest), MatterFlowVersion.current],
+            WHERE w.stopped_at IS NOT NULL OR \(StoredWorker.silentCondition)
+                OR (w.host = EXCLUDED.host AND (w.pid = EXCLUDED.pid OR w.pid = $7::integer))
+            RETURNING w.host
+            """, [workerID, host, String(pid), String(leaseSeconds), String(StoreMigrations.latest), MatterFlowVersion.current, String(replaced)],
             doing: "registering worker \(workerID)")
+        guard written.rows.isEmpty else { return }
+        let now = try execute("SELECT w.host, w.pid FROM matterflow_workers w WHERE w.worker_id = $1", [workerID], doing: "looking up worker \(workerID)")
+        throw Self.idInUse(workerID, host: now.rows.first?[0] ?? "?", pid: now.rows.first?[1].flatMap { Int($0) } ?? 0)
+    }
+
+    private static func idInUse(_ workerID: String, host: String, pid: Int) -> StoreError {
+        StoreError(
+            .workerIDInUse,
+            "worker ID \(workerID) is in use by a live worker (host \(host), process \(pid)): two workers of one ID would write "
+                + "each other's runs; give this one another --worker-id (or none: HOST-PID-XXXX is unique), or stop that one first")
     }
 
     /// Marks a worker as stopped in `matterflow_workers`: it drained and exits, holding no lease.

@@ -31,6 +31,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidOptions
         /// ``StoreWorker/run(host:pid:)`` was called on a worker that runs, or ran, already: a worker runs once.
         case workerUsed
+        /// Another live worker has the worker ID (its heartbeat is within its lease): two workers of one ID would
+        /// write each other's runs, as the leases name the worker.
+        case workerIDInUse
         /// A submission no worker could run: its workflow not loaded from a file every worker can read by its
         /// absolute path, or its inputs not what the workflow declares.
         case invalidSubmission

@@ -96,6 +96,43 @@ import Testing
         #expect(await matterflow(["workers", "--store", "/tmp"]).code == 64, "a journal directory has no workers")
     }
 
+    @Test("a worker ID a live worker has is refused (another host, or a process of this host that runs); one whose process here has gone, or that stopped, is taken")
+    func workerIDInUse() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try store.registerWorker("dup", host: "host-a", pid: 21, leaseSeconds: 10)
+        func refused(_ body: () throws(StoreError) -> Void) -> StoreError? {
+            do throws(StoreError) {
+                try body()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let elsewhere = refused { () throws(StoreError) in try store.registerWorker("dup", host: "host-b", pid: 21, leaseSeconds: 10) }
+        #expect(elsewhere?.code == .workerIDInUse)
+        #expect(elsewhere?.message.hasPrefix("worker ID dup is in use by a live worker (host host-a, process 21)") == true, "\(String(describing: elsewhere))")
+        let running = refused { () throws(StoreError) in
+            try store.registerWorker("dup", host: "host-a", pid: 22, leaseSeconds: 10, isRunning: { $0 == 21 })
+        }
+        #expect(running?.code == .workerIDInUse)
+        #expect(try store.workers().map(\.pid) == [21], "the refused workers changed nothing")
+
+        // Restarted at once on its host under its fixed ID: the old process has gone.
+        try store.registerWorker("dup", host: "host-a", pid: 23, leaseSeconds: 10, isRunning: { _ in false })
+        #expect(try store.workers().map(\.pid) == [23])
+        // The same process registering again (a start retried) keeps it.
+        try store.registerWorker("dup", host: "host-a", pid: 23, leaseSeconds: 10)
+        try store.markStopped("dup")
+        try store.registerWorker("dup", host: "host-b", pid: 24, leaseSeconds: 10)
+        #expect(try store.workers().map(\.host) == ["host-b"])
+
+        // From the command line: exit 2, saying which worker has the ID.
+        let twin = await matterflow(["worker", "--store", conninfo, "--worker-id", "dup", "--exit-when-idle"])
+        #expect(twin.code == 2, "\(twin.stderr)")
+        #expect(twin.stderr.contains("error[workerIDInUse]: worker ID dup is in use by a live worker (host host-b, process 24)"), "\(twin.stderr)")
+    }
+
     @Test("store prune removes the rows of workers long gone (stopped, or silent past their lease) that hold no run, and no other")
     func pruneWorkers() async throws {
         let conninfo = try TestPostgres.database()
