@@ -291,7 +291,7 @@ struct InputContractTests {
     func otherReasons() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let run = await matterflow("validate", directory.path)
+        let run = await matterflow("run", directory.path)
         #expect(run.stderr.contains("error[unreadableFile]: this is a directory; name a JSON file"), "\(run.stderr)")
         let missing = await matterflow("validate", directory.file("nothere/x.json"))
         #expect(missing.stderr.contains("error[fileNotFound]"), "\(missing.stderr)")

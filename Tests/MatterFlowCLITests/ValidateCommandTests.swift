@@ -43,6 +43,40 @@ struct ValidateCommandTests {
         }
     }
 
+    @Test("a directory stands for its *.json files (not its subdirectories'); one without any is an error")
+    func directories() async throws {
+        let files = try Repository.shippedWorkflows()
+        let shipped = await matterflow("validate", Repository.root + "/Workflows")
+        #expect(shipped.code == 0, "\(shipped.stderr)")
+        #expect(shipped.stderrLines.last == "\(files.count) files valid", "\(shipped.stderr)")
+        let json = await matterflow("validate", "--json", Repository.root + "/Workflows/")
+        #expect(json.code == 0 && json.stdout == "[]\n", "\(json.stdout)\(json.stderr)")
+
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.file("nested.json"), withIntermediateDirectories: true)
+        let empty = await matterflow("validate", directory.path)
+        #expect(empty.code == 2)
+        #expect(
+            empty.stderr.contains("\(directory.path): error[fileNotFound]: this directory holds no workflow file (*.json)"), "\(empty.stderr)")
+    }
+
+    @Test("a sub-workflow's finding is reported once when the sub-workflow is also given, by another spelling of its path")
+    func findingOnceWhateverTheSpelling() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        _ = try directory.write(
+            #"{"workflow": "outer", "version": 1, "start": "inner", "states": {"inner": {"type": "workflow", "path": "inner.json", "next": "done"}, "done": {"type": "succeed"}}}"#,
+            to: "outer.json")
+        _ = try directory.write(
+            #"{"workflow": "inner", "version": 1, "start": "first", "states": {"first": {"type": "assign", "next": "nowhere"}}}"#,
+            to: "inner.json")
+        let run = await matterflow("validate", directory.file("outer.json"), directory.path + "/./inner.json")
+        #expect(run.code == 2)
+        let undefined = run.stderrLines.filter { $0.contains("error[undefinedState]") }
+        #expect(undefined.count == 1, "\(run.stderr)")
+    }
+
     @Test("--json on valid files prints an empty array")
     func jsonForValidFiles() async throws {
         let run = await matterflow(["validate", "--json"] + (try Repository.shippedWorkflows()))

@@ -1,3 +1,4 @@
+import Foundation
 import MatterFlow
 import MatterFlowHubProtocol
 import MatterFlowJSON
@@ -7,7 +8,7 @@ struct ValidateCommand {
     static let spec = CommandSpec(
         name: "validate",
         abstract: "Check workflow files and report every problem with its line and column.",
-        arguments: [("<file>", "Workflow files to check (sub-workflows they name are checked too).", true)],
+        arguments: [("<file>", "Workflow files to check (sub-workflows they name are checked too); a directory: its *.json files.", true)],
         options: [
             .init(name: "json", valueName: nil, help: "Print the findings as a JSON array."),
             .init(
@@ -19,6 +20,11 @@ struct ValidateCommand {
         discussion: """
             With --hub, the hub's handshake is read (docs/hub-protocol.md) and every state that needs a method the hub
             does not list is a warning (unsupportedByHub) naming the state, the operation and the method.
+
+            A directory stands for the *.json files directly in it, in name order (not those of its subdirectories:
+            `matterflow validate Workflows` checks the workflows, not the fixtures in Workflows/fixtures). A finding
+            is reported once, however the files name it (a sub-workflow also given on the command line, or a path
+            spelled two ways).
 
             Exit status: 0 when no file has errors (warnings allowed), 2 otherwise (or when the hub cannot be reached).
             """)
@@ -40,15 +46,20 @@ struct ValidateCommand {
         var all: [Diagnostic] = []
         var seen = Set<String>()
         var loaded: [TimeBudget] = []
-        for path in arguments.positionals {
+        let (paths, empty) = Self.files(arguments.positionals)
+        all += empty
+        for path in paths {
             // One load per file serves both the findings and, for files without errors, the time budget.
             let outcome = loader.load(path: path)
             var hubFindings: [Diagnostic] = []
             if let handshake, let workflow = outcome.workflow {
                 hubFindings = HubSupportCheck.findings(workflow, handshake: handshake, catalog: catalog)
             }
-            for diagnostic in outcome.diagnostics + hubFindings where seen.insert(diagnostic.description).inserted {
-                all.append(diagnostic)
+            // Keyed by the file's absolute path: a file named two ways is one file.
+            for diagnostic in outcome.diagnostics + hubFindings {
+                var keyed = diagnostic
+                keyed.file = diagnostic.file.map(Self.absolute)
+                if seen.insert(keyed.description).inserted { all.append(diagnostic) }
             }
             if arguments.flag("budget"), let workflow = outcome.workflow { loaded.append(TimeBudget(workflow: workflow, catalog: catalog)) }
         }
@@ -62,12 +73,45 @@ struct ValidateCommand {
             MatterflowTool.report(all, to: environment.standardError)
             let errors = all.filter { $0.severity == .error }.count
             let warnings = all.count - errors
-            let files = arguments.positionals.count
+            let files = paths.count
             environment.standardError.line(
                 errors == 0
                     ? "\(files) file\(files == 1 ? "" : "s") valid" + (warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "")
                     : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }
         return all.hasErrors ? ExitCode.invalidInput : ExitCode.success
+    }
+
+    /// The files the arguments name: a directory's `*.json` files (not its subdirectories'), in name order, and a
+    /// finding for a directory that has none.
+    static func files(_ arguments: [String]) -> (paths: [String], empty: [Diagnostic]) {
+        var paths: [String] = []
+        var empty: [Diagnostic] = []
+        for argument in arguments {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue else {
+                paths.append(argument)
+                continue
+            }
+            let separator = argument.hasSuffix("/") ? "" : "/"
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: argument)) ?? []).filter { name in
+                var nested: ObjCBool = false
+                return name.hasSuffix(".json") && !name.hasPrefix(".")
+                    && FileManager.default.fileExists(atPath: argument + separator + name, isDirectory: &nested) && !nested.boolValue
+            }.sorted()
+            if names.isEmpty {
+                empty.append(
+                    Diagnostic(
+                        severity: .error, code: DiagnosticCode.fileNotFound,
+                        message: "this directory holds no workflow file (*.json); name the files, or the directory that holds them", file: argument))
+            }
+            paths += names.map { argument + separator + $0 }
+        }
+        return (paths, empty)
+    }
+
+    /// `path` made absolute against the working directory, `.` and `..` resolved.
+    static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }
