@@ -127,7 +127,7 @@ final class FixtureDecoder {
         guard let workflow = outcome.workflow else {
             collector.error(
                 FixtureDiagnosticCode.invalidWorkflow, at: pointer,
-                "workflow file \"\(path)\" has errors; run `matterflow validate \(resolved)`")
+                "workflow file \"\(path)\" has errors; run `matterflow validate \(ShellWord.quoted(resolved))`")
             otherFiles += outcome.diagnostics
             return nil
         }

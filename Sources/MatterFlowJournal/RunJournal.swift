@@ -128,12 +128,12 @@ public struct RunJournal: Sendable {
     public func read(runID: String) throws(JournalError) -> JournalContents {
         // An ID that cannot be a run's names no journal of this directory (`../elsewhere` would name one outside).
         if let problem = RunIDRule.problem(with: runID) {
-            throw JournalError(.runNotFound, "no journal for run \"\(runID)\" in \(directory): that is no run ID (\(problem)); `matterflow runs --journal \(directory)` lists the runs")
+            throw JournalError(.runNotFound, "no journal for run \"\(runID)\" in \(directory): that is no run ID (\(problem)); `matterflow runs --journal \(ShellWord.quoted(directory))` lists the runs")
         }
         do {
             return try JournalReader.read(path: path(of: runID))
         } catch where error.code == .runNotFound {
-            throw JournalError(.runNotFound, "no journal for run \"\(runID)\" in \(directory); `matterflow runs --journal \(directory)` lists the runs")
+            throw JournalError(.runNotFound, "no journal for run \"\(runID)\" in \(directory); `matterflow runs --journal \(ShellWord.quoted(directory))` lists the runs")
         }
     }
 
@@ -153,7 +153,7 @@ public struct RunJournal: Sendable {
         guard summary.status.rawValue != outcome.rawValue else { return nil }
         return "the journal \(path(of: runID)) could not record the run to its end (it reads \(summary.status.rawValue), the run "
             + "\(outcome.rawValue)): a write failed (a full disk, a read-only directory); once it can be written, run "
-            + "`matterflow recover --journal \(directory)` (with the run's --state or --hub) to settle it"
+            + "`matterflow recover --journal \(ShellWord.quoted(directory))` (with the run's --state or --hub) to settle it"
     }
 
     /// One run as ``runs()`` lists it, read from its journal alone; nil when the directory has no journal for it.

@@ -24,7 +24,7 @@ extension RunRecoverer {
                 return reason + "; \(error.message)"
             }
         }
-        let history = "`matterflow history \(runID) --journal \(JournalDirectory.parent(of: contents.path))`"
+        let history = "`matterflow history \(runID) --journal \(ShellWord.quoted(JournalDirectory.parent(of: contents.path)))`"
         guard !structure.isEmpty else {
             return reason + "; none of its surviving records names its structure, so check your hub for a commissioning "
                 + "session of run \(runID) yourself (\(history) shows what survived)"

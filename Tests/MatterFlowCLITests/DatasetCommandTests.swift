@@ -34,7 +34,17 @@ struct DatasetCommandTests {
         let file = try directory.write(PublishedVectors.openThread5938, to: "dataset.hex")
         let named = await matterflow("dataset", file)
         #expect(named.code == 2)
-        #expect(named.stderr.contains("\(file) is a file: pass its contents, as in matterflow dataset \"$(cat \(file))\""), "\(named.stderr)")
+        #expect(named.stderr.contains("\(file) is a file: pass its contents on standard input, as in matterflow dataset - < \(file)"), "\(named.stderr)")
+        // `-`: the hex from standard input (here a file, as tests give it), the Network Key off the command line.
+        let piped = await matterflow(["dataset", "-"], standardInput: file)
+        #expect(piped.code == 0, "\(piped.stderr)")
+        #expect(piped.stdout.hasSuffix("Complete: yes\n"))
+        let spaced = try directory.write(PublishedVectors.openThread5938, to: "my dataset.hex")
+        let quoted = await matterflow("dataset", spaced)
+        #expect(quoted.stderr.contains("as in matterflow dataset - < '\(spaced)'"), "a path with a space is quoted: \(quoted.stderr)")
+        let nothing = await matterflow(["dataset", "-"], standardInput: directory.file("none.hex"))
+        #expect(nothing.code == 2)
+        #expect(nothing.stderr.hasPrefix("<stdin>: error[fileNotFound]"), "\(nothing.stderr)")
         let typed = await matterflow("dataset", "x" + PublishedVectors.openThread5938)
         #expect(typed.stderr.contains("character 1 of the hex text is 'x'"), "positions count from 1: \(typed.stderr)")
     }

@@ -68,3 +68,16 @@ import Testing
         #expect(String(decoding: buffer, as: UTF8.self) == "[" + JSONWriter.compact(Self.record) + #","b""#)
     }
 }
+
+@Suite("Shell words in suggested commands")
+struct ShellWordTests {
+    @Test("a plain word stays as it is; one a shell would split or expand is single-quoted, its quotes kept")
+    func quoting() {
+        #expect(ShellWord.quoted("/tmp/journal-1/x.json") == "/tmp/journal-1/x.json")
+        #expect(ShellWord.quoted("/tmp/my journal") == "'/tmp/my journal'")
+        #expect(ShellWord.quoted("it's") == #"'it'\''s'"#)
+        #expect(ShellWord.quoted("$HOME") == "'$HOME'")
+        #expect(ShellWord.quoted("") == "''")
+        #expect(ShellWord.quoted("Küche") == "'Küche'")
+    }
+}

@@ -216,7 +216,7 @@ public struct WorkflowLoader: Sendable {
                 } else {
                     collector.error(
                         WorkflowDiagnosticCode.invalidSubworkflow, at: pointer,
-                        "workflow file \"\(subworkflow.path)\" has errors; run `matterflow validate \(childPath)`")
+                        "workflow file \"\(subworkflow.path)\" has errors; run `matterflow validate \(ShellWord.quoted(childPath))`")
                 }
             }
             if let key = stack.last { heights[key] = height }

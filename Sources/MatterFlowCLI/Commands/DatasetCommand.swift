@@ -7,7 +7,9 @@ struct DatasetCommand {
     static let spec = CommandSpec(
         name: "dataset",
         abstract: "Decode and validate a Thread Operational Dataset (hex TLVs).",
-        arguments: [("<hex>", "The dataset as hex, as `ot-ctl dataset active -x` prints it.", false)],
+        arguments: [
+            ("<hex>", "The dataset as hex, as `ot-ctl dataset active -x` prints it; - reads it from standard input (it holds the Network Key: off the command line, which other users see in ps).", false)
+        ],
         options: [
             .init(name: "json", valueName: nil, help: "Print the decoded fields as one JSON object."),
             .init(name: "reveal-secrets", valueName: nil, help: "Show the Network Key and PSKc (hidden by default)."),
@@ -20,6 +22,9 @@ struct DatasetCommand {
             activeTimestamp {seconds, ticks, authoritative}, pendingTimestamp and delayTimer (when present),
             wakeupChannel (when present), securityPolicy {rotationHours, flags}, channelMask (page-0 channels),
             unknownTlvs [{type, name, value}], complete, missing. A field that is absent is null.
+
+            `ot-ctl dataset active -x | matterflow dataset -` (or `matterflow dataset - < FILE`) keeps the dataset,
+            and its Network Key, out of the process list.
 
             Exit status: 0 when the dataset is well formed and a complete Active Operational Dataset; 2 otherwise,
             with each problem on stderr. Warnings (values a Thread stack adjusts) go to stderr too.
@@ -34,7 +39,17 @@ struct DatasetCommand {
     func execute() -> Int32 {
         let out = environment.standardOutput
         let err = environment.standardError
-        let given = Self.withoutCommandStatus(arguments.positionals[0])
+        var text = arguments.positionals[0]
+        if text == "-" {
+            do {
+                text = try RunInputParser.standardInputText(
+                    environment.standardInputPath, piping: "pipe the dataset's hex in (`ot-ctl dataset active -x | matterflow dataset -`)")
+            } catch {
+                MatterflowTool.report(error.diagnostics, to: err)
+                return ExitCode.invalidInput
+            }
+        }
+        let given = Self.withoutCommandStatus(text)
         if let problem = Self.notHex(given) {
             err.line("error[\(problem.code)]: \(problem.message)")
             return ExitCode.invalidInput
@@ -75,7 +90,7 @@ struct DatasetCommand {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return ("emptyDataset", "the dataset is empty; pass it as hex, as `ot-ctl dataset active -x` prints it") }
         if FileManager.default.fileExists(atPath: trimmed), !Hex.holdsOnlyHexCharacters(trimmed) {
-            return ("invalidHexCharacter", "\(trimmed) is a file: pass its contents, as in matterflow dataset \"$(cat \(trimmed))\"")
+            return ("invalidHexCharacter", "\(trimmed) is a file: pass its contents on standard input, as in matterflow dataset - < \(ShellWord.quoted(trimmed))")
         }
         return nil
     }

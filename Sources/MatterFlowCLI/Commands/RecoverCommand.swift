@@ -114,7 +114,7 @@ struct RecoverCommand {
         if idle > Self.idleRunsListed {
             err.line(
                 "\(idle) runs had ended already or never started: nothing to do (the JSON report lists them; "
-                    + "`matterflow runs --journal \(directory)` shows them)")
+                    + "`matterflow runs --journal \(ShellWord.quoted(directory))` shows them)")
         }
         environment.standardOutput.line(JSONWriter.pretty(report.jsonValue))
         if let interrupted = signals?.exitCode { return interrupted }

@@ -189,7 +189,7 @@ struct RunCommand {
         guard !interrupted.isEmpty else { return nil }
         let names = interrupted.map(\.runID).joined(separator: ", ")
         return "\(interrupted.count == 1 ? "run" : "runs") \(names) of \(journal.directory) stopped on structure \(structure) without settling "
-            + "and may hold its session: `matterflow recover --journal \(journal.directory)` (with the --state or --hub they ran on) settles "
+            + "and may hold its session: `matterflow recover --journal \(ShellWord.quoted(journal.directory))` (with the --state or --hub they ran on) settles "
             + (interrupted.count == 1 ? "it" : "them")
     }
 

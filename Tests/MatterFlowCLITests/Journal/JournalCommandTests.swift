@@ -64,6 +64,11 @@ struct JournalCommandTests {
         let missing = await matterflow("history", "run-nope", "--journal", directory.path)
         #expect(missing.code == 2)
         #expect(missing.stderr.hasPrefix("error[runNotFound]: no journal for run \"run-nope\""))
+        // The command it suggests pastes back as one argument, however the directory is named.
+        let spaced = directory.file("my journal")
+        try FileManager.default.createDirectory(atPath: spaced, withIntermediateDirectories: true)
+        let quoted = await matterflow("history", "run-nope", "--journal", spaced)
+        #expect(quoted.stderr.contains("`matterflow runs --journal '\(spaced)'` lists the runs"), "\(quoted.stderr)")
         let empty = await matterflow("runs", "--journal", directory.path)
         #expect(empty.code == 0)
         #expect(empty.stderr == "no runs in \(directory.path)\n")
