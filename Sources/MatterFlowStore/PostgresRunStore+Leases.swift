@@ -130,7 +130,7 @@ extension PostgresRunStore {
                     r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at, r.workflow_hash
             ), queued AS (
                 UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = false,
-                    lease_until = now() + make_interval(secs => $2::float8), started_at = now()
+                    lease_until = now() + make_interval(secs => $2::float8), started_at = coalesce(r.started_at, now())
                 WHERE r.run_id IN (
                     SELECT run_id FROM matterflow_runs queued_run WHERE status = 'queued' AND \(Self.claimable("$6"))
                         AND \(Self.sessionTurn("queued_run"))

@@ -49,4 +49,25 @@ struct FleetClockTests {
         #expect(abs(try behind.measure(store) + 3_600) < 5)
         #expect(abs(behind.now - Date().timeIntervalSince1970) < 5)
     }
+
+    @Test("a run's start is its first claim: handed back and claimed again, it keeps it")
+    func startKeptAcrossClaims() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let desk = try directory.write(FleetAnswerTests.desk, to: "desk.json")
+        let runID = "run-0000000f0002"
+        #expect(await matterflow(["submit", desk, "--store", conninfo, "--run-id", runID]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let first = TestWorker(store: store, options: WorkerOptions(workerID: "w1"))
+        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        first.worker.stop()
+        _ = try await first.summary
+        let started = try #require(try store.run(runID)?.startedAt)
+        let second = TestWorker(store: store, options: WorkerOptions(workerID: "w2"))
+        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 2))
+        second.worker.stop()
+        _ = try await second.summary
+        #expect(try store.run(runID)?.startedAt == started)
+    }
 }
