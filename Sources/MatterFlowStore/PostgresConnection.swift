@@ -109,10 +109,11 @@ public final class PostgresConnection: Sendable {
     /// What a connection over TCP uses unless its conninfo says otherwise: a connect that gets no answer gives up
     /// after 10 s, and a server that vanished without closing the connection (its host down, a network split, a
     /// failover that moved its address) is noticed within about half a minute instead of the system's hours, so
-    /// commands fail over to reconnecting and listeners listen again. (A Unix socket ignores them.)
+    /// commands fail over to reconnecting and listeners listen again. (A Unix socket ignores them.) And the
+    /// connection is named `matterflow` in `pg_stat_activity` unless `application_name` (or `PGAPPNAME`) names it.
     static let networkDefaults: [(keyword: String, value: String)] = [
         ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"),
-        ("keepalives_count", "3"), ("tcp_user_timeout", "30000"),
+        ("keepalives_count", "3"), ("tcp_user_timeout", "30000"), ("fallback_application_name", "matterflow"),
     ]
 
     /// The ``networkDefaults`` this libpq knows, less those its environment sets (`PGCONNECT_TIMEOUT`, ...): none
