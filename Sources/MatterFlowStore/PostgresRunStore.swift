@@ -149,7 +149,8 @@ public final class PostgresRunStore: RunStore {
                (SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m
                 WHERE m.run_id = r.run_id) AS records,
                r.recovered, r.error::text, r.notes, r.cancel_requested_at IS NOT NULL, r.finished_by,
-               r.status = 'running' AND r.lease_until < now(), r.submitted_at, extract(epoch FROM r.finished_at)::float8, r.output::text
+               r.status = 'running' AND r.lease_until < now(), r.submitted_at, extract(epoch FROM r.finished_at)::float8, r.output::text,
+               r.hub_failures
         FROM matterflow_runs r
         """
 
@@ -164,6 +165,7 @@ public final class PostgresRunStore: RunStore {
             run.leaseExpired = row[12] == "t"
             run.endedAt = row[14].flatMap(Double.init)
             run.output = row[15].flatMap { try? JSONDocument.parse($0, file: "<store>").value }.flatMap { $0.isNull ? nil : $0 }
+            run.startFailures = row[16].flatMap { Int($0) } ?? 0
             return run
         }
     }

@@ -105,8 +105,12 @@ public struct StoredRun: Sendable, Hashable {
     /// Whether the run is running under a lease that has run out (PostgreSQL): its worker stopped heartbeating, and
     /// another worker takes it over at its next look.
     public var leaseExpired = false
+    /// How many times a worker that claimed the run could not start it (no hub for its structure, its secrets not in
+    /// the worker's directory) and handed it back (PostgreSQL: `matterflow_runs.hub_failures`).
+    public var startFailures = 0
 
-    /// A run as a store lists it; ``finishedBy``, ``endedAt`` and ``output`` start nil and ``leaseExpired`` false.
+    /// A run as a store lists it; ``finishedBy``, ``endedAt`` and ``output`` start nil, ``leaseExpired`` false and
+    /// ``startFailures`` 0.
     public init(
         runID: String, workflow: String?, structureID: String?, status: String, workerID: String? = nil,
         startedAt: Double?, recordCount: Int, recovered: Bool, error: JSONValue?, notes: [String], cancelRequested: Bool = false
@@ -139,6 +143,7 @@ public struct StoredRun: Sendable, Hashable {
             "endedAt": endedAt.map(JSONValue.double) ?? .null, "output": output ?? .null, "records": .int(recordCount), "recovered": .bool(recovered), "error": error ?? .null,
             "notes": .array(notes.map(JSONValue.string)), "cancelRequested": .bool(cancelRequested),
             "finishedBy": finishedBy.map(JSONValue.string) ?? .null, "leaseExpired": .bool(leaseExpired),
+            "startFailures": .int(startFailures),
         ]
     }
 }

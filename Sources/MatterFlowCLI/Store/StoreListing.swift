@@ -17,6 +17,12 @@ enum StoreListing {
             if run.recovered { notes.insert("recovered", at: 0) }
             if run.cancelRequested && run.isOpen { notes.insert("cancel asked for", at: 0) }
             if run.leaseExpired { notes.insert("lease expired: another worker takes it over", at: 0) }
+            if run.isOpen && run.startFailures > 0 {
+                notes.insert(
+                    "could not be started \(run.startFailures) time\(run.startFailures == 1 ? "" : "s"): no hub for its structure, or its "
+                        + "secrets not in the worker's --secrets directory (the workers' logs say which); claimed again after a back-off",
+                    at: 0)
+            }
             return [[
                 run.runID, run.workflow ?? "-", run.structureID ?? "-", run.status, run.workerID ?? run.finishedBy ?? "-",
                 run.startedAt.map(RunsCommand.timestamp) ?? "-", String(run.recordCount), notes.joined(separator: "; "),

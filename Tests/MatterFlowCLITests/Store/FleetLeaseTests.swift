@@ -246,6 +246,15 @@ extension PostgresStoreTests {
             "SELECT run_id, status, worker_id IS NULL, hub_failures BETWEEN 1 AND 7 FROM matterflow_runs WHERE run_id <> $1 ORDER BY run_id",
             [late], doing: "test")
         #expect(waiting.rows == [[early, "running", "t", "t"], [handedAround, "running", "t", "t"]])
+        // runs says why they wait; the one that failed says why it failed.
+        let listed = await matterflow(["runs", "--store", conninfo])
+        let lines = listed.stdout.split(separator: "\n").map(String.init)
+        for runID in [early, handedAround] {
+            let line = try #require(lines.first { $0.hasPrefix(runID) }, "\(listed.stdout)")
+            #expect(line.contains("could not be started ") && line.contains("no hub for its structure, or its secrets not in"), "\(line)")
+        }
+        #expect(lines.first { $0.hasPrefix(late) }?.contains("could not be started") == false, "an ended run says why it ended instead")
+        #expect(try store.run(early)?.startFailures ?? 0 >= 1)
     }
 
     @Test("a queued run whose workflow files changed since submit is refused, not run on what submit never validated")
