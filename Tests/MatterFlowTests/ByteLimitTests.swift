@@ -28,6 +28,24 @@ struct ByteLimitTests {
         _ = try workflow.resolveInputs(["onboardingPayload": payload, "deviceName": .string(Self.thirtyTwoBytes)], source: "--input")
     }
 
+    @Test("a device name holding a control character (the CR a CRLF file leaves) is refused before the run starts, saying where; a room name, bounded by nothing, is not checked")
+    func controlCharacters() throws {
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
+        let payload: JSONValue = "MT:Y.K9042C00KA0648G00"
+        for (name, position, code) in [("Lamp\r", 5, "U+000D"), ("De\u{1B}sk", 3, "U+001B"), ("Lamp\u{85}", 5, "U+0085")] {
+            do {
+                _ = try workflow.resolveInputs(["onboardingPayload": payload, "deviceName": .string(name)], source: "--input")
+                Issue.record("\(name.debugDescription) was taken")
+            } catch {
+                #expect(error.diagnostics.map(\.message) == [
+                    "input \"deviceName\" is not text without control characters, as a device keeps it (character \(position) is \(code)); "
+                        + "remove it (a line read from a file with CRLF line ends keeps its CR: strip it, as `tr -d '\\r'` does)"
+                ])
+            }
+        }
+        _ = try workflow.resolveInputs(["onboardingPayload": payload, "deviceName": "Desk Lamp", "roomName": "Kitchen\r"], source: "--input")
+    }
+
     @Test("maxBytes is for string inputs; its range is checked where it is written, and a default must meet it")
     func declarations() {
         func findings(_ input: String) -> [String] {

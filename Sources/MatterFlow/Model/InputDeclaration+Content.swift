@@ -66,14 +66,27 @@ extension InputDeclaration {
         return valueProblem(value).map { "is not \($0.expected) (\($0.problem)); \($0.remedy)" }
     }
 
-    /// Why `value` is outside the input's declared `minimum`/`maximum`, longer than its `maxBytes`, or not among its
-    /// `enum`; nil when it is not.
+    /// Why `value` is outside the input's declared `minimum`/`maximum`, longer than its `maxBytes` or holding a
+    /// control character with one, or not among its `enum`; nil when it is not.
     func constraintProblem(_ value: JSONValue) -> InputContentProblem? {
         if let limit = maxBytes, let text = value.stringValue, text.utf8.count > limit {
             return InputContentProblem(
                 expected: "at most \(limit) bytes of UTF-8",
                 problem: secret ? "it is longer" : "it takes \(text.utf8.count) bytes, in \(text.count) characters",
                 remedy: "shorten it (letters beyond ASCII take 2 to 4 bytes each)")
+        }
+        // A value a device keeps (what `maxBytes` marks) is text on one line: a device refuses a control character,
+        // which is most often the CR a file with CRLF line ends left at the end.
+        if maxBytes != nil, let text = value.stringValue,
+            let control = text.unicodeScalars.firstIndex(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        {
+            let position = text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: control) + 1
+            let hex = String(text.unicodeScalars[control].value, radix: 16, uppercase: true)
+            let code = "U+" + String(repeating: "0", count: 4 - hex.count) + hex
+            return InputContentProblem(
+                expected: "text without control characters, as a device keeps it",
+                problem: secret ? "it holds one" : "character \(position) is \(code)",
+                remedy: "remove it (a line read from a file with CRLF line ends keeps its CR: strip it, as `tr -d '\\r'` does)")
         }
         if let number = value.doubleValue, minimum.map({ number < $0 }) == true || maximum.map({ number > $0 }) == true,
             let range = declaredRange
