@@ -106,6 +106,15 @@ struct TestCommandTests {
         #expect(run.stderr.contains("twin.fixture.json:2:14: warning[duplicateFixtureName]: /fixture: fixture \"smoke: rooms\" has the name of"), "\(run.stderr)")
         let json = try #require(try parseJSON(await matterflow(["test", directory.path, "--json"]).stdout) as? [String: Any])
         #expect(json["invalid"] as? [String] == [bad], "\(json)")
+        // Named as the diagnostics name the file, so that the two join.
+        let files = (json["diagnostics"] as? [[String: Any]] ?? []).compactMap { $0["file"] as? String }
+        #expect(files.contains(bad), "\(files)")
+        // Also from the directory above it, where the text report names it relatively.
+        let child = try ChildProcess.launch(["test", directory.path, "--json"], in: (directory.path as NSString).deletingLastPathComponent)
+        defer { child.kill() }
+        try #require(await child.waitForExit(), "matterflow test did not exit")
+        let report = try #require(try parseJSON(child.stdout.text) as? [String: Any], "\(child.stdout.text)")
+        #expect(report["invalid"] as? [String] == [bad], "\(report)")
         #expect(json["failed"] as? Int == 1)
     }
 

@@ -110,7 +110,8 @@ struct TestCommand {
         if arguments.flag("json") {
             var report = JSONObject()
             report["results"] = .array(results.map(\.jsonValue))
-            report["invalid"] = .array(invalidFiles.map { .string(Self.display($0)) })
+            // As the diagnostics name them, so that a script can join the two.
+            report["invalid"] = .array(invalidFiles.map { .string($0) })
             report["diagnostics"] = .array(diagnostics.map(\.jsonValue))
             if let coverage { report["coverage"] = coverage.jsonValue }
             report["passed"] = .int(passed)
