@@ -146,6 +146,12 @@ struct ByteLimitTests {
                 } catch {
                     #expect(error.message.contains("at most 32 bytes of UTF-8, it takes 33"), "\(error.message)")
                 }
+                do {
+                    try handle.answer(.text("Lamp\r"), to: "name")
+                    Issue.record("an answer ending with a CR was taken")
+                } catch {
+                    #expect(error.message.contains("must hold no control character, as a device keeps it; character 5 is U+000D"), "\(error.message)")
+                }
                 try handle.answer(.text(Self.thirtyTwoBytes), to: "name")
             } else {
                 try handle.answer(.choice("Ku\u{308}che"), to: "room")

@@ -77,16 +77,10 @@ extension InputDeclaration {
         }
         // A value a device keeps (what `maxBytes` marks) is text on one line: a device refuses a control character,
         // which is most often the CR a file with CRLF line ends left at the end.
-        if maxBytes != nil, let text = value.stringValue,
-            let control = text.unicodeScalars.firstIndex(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
-        {
-            let position = text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: control) + 1
-            let hex = String(text.unicodeScalars[control].value, radix: 16, uppercase: true)
-            let code = "U+" + String(repeating: "0", count: 4 - hex.count) + hex
+        if maxBytes != nil, let text = value.stringValue, let control = ControlCharacter.first(in: text) {
             return InputContentProblem(
                 expected: "text without control characters, as a device keeps it",
-                problem: secret ? "it holds one" : "character \(position) is \(code)",
-                remedy: "remove it (a line read from a file with CRLF line ends keeps its CR: strip it, as `tr -d '\\r'` does)")
+                problem: secret ? "it holds one" : "character \(control.position) is \(control.code)", remedy: ControlCharacter.remedy)
         }
         if let number = value.doubleValue, minimum.map({ number < $0 }) == true || maximum.map({ number > $0 }) == true,
             let range = declaredRange

@@ -175,6 +175,12 @@ public enum QuestionSchema: Sendable {
                     .invalidAnswer, question: question,
                     "the answer must take at most \(maxBytes) bytes of UTF-8, it takes \(text.utf8.count) (letters beyond ASCII take 2 to 4 bytes each)")
             }
+            // Bounded in bytes, it is text a device keeps: on one line.
+            if maxBytes != nil, let control = ControlCharacter.first(in: text) {
+                throw AnswerError(
+                    .invalidAnswer, question: question,
+                    "the answer must hold no control character, as a device keeps it; character \(control.position) is \(control.code): \(ControlCharacter.remedy)")
+            }
             if let pattern, !pattern.matches(text) {
                 throw AnswerError(.invalidAnswer, question: question, "the answer must match the pattern \(pattern)")
             }
