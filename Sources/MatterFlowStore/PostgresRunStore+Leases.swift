@@ -44,28 +44,35 @@ extension PostgresRunStore {
     /// schema it was built for and its MatterFlow version; a worker ID used again (a restarted worker) starts
     /// afresh, on its new host and process.
     ///
-    /// Refused while another live worker has the ID: one that has not stopped and whose heartbeat is within its
-    /// lease, on another host, or on this host with a process that still runs (`isRunning`). One whose process on
-    /// this host has gone (a worker restarted at once under a fixed ID) is replaced. The row is checked again as it
-    /// is written, so two workers starting at once under one ID cannot both have it.
-    /// - Parameter isRunning: Whether a process of this host still runs (the system's answer by default).
+    /// Refused while another live worker has the ID (`workerIDInUse`): one that has not stopped and whose heartbeat
+    /// moves. A row whose last heartbeat is within its lease may be of a worker that died a moment ago (restarted
+    /// at once under a fixed ID; a container started again, whose host name and PID repeat, so that neither tells):
+    /// it is watched for half its lease, through `waiting`, and taken over when its heartbeat has not moved (a live
+    /// worker beats every third of its lease), refused when it has. A lease over a minute cannot be watched so: such
+    /// a row is refused until its lease has passed. The row is checked again as it is written, so two workers
+    /// starting at once under one ID cannot both have it.
+    /// - Parameter waiting: Waits the given time, blocking (the store's commands block their thread anyway); nil:
+    ///   sleeps.
     /// - Throws: ``StoreError`` `workerIDInUse`, or the store's failure.
     public func registerWorker(
         _ workerID: String, host: String, pid: Int, leaseSeconds: Double,
-        isRunning: (Int) -> Bool = { ProcessLiveness.isRunning($0) }
+        waiting: ((Duration) -> Void)? = nil
     ) throws(StoreError) {
-        let existing = try execute(
+        let lookup = """
+            SELECT w.host, w.pid, w.heartbeat_at::text, coalesce(w.lease_seconds, \(WorkerOptions.defaultLeaseSeconds))
+            FROM matterflow_workers w
+            WHERE w.worker_id = $1 AND w.stopped_at IS NULL AND NOT (\(StoredWorker.silentCondition))
             """
-            SELECT w.host, w.pid, w.stopped_at IS NULL AND NOT (\(StoredWorker.silentCondition)) FROM matterflow_workers w
-            WHERE w.worker_id = $1
-            """, [workerID], doing: "looking up worker \(workerID)")
-        // The process of this host that had the ID and has gone, which may be replaced though its heartbeat is fresh.
-        var replaced = -1
-        if let row = existing.rows.first, row[2] == "t", let otherPid = row[1].flatMap({ Int($0) }), !(row[0] == host && otherPid == pid) {
-            guard row[0] == host, !isRunning(otherPid) else {
-                throw Self.idInUse(workerID, host: row[0] ?? "?", pid: otherPid)
-            }
-            replaced = otherPid
+        // The heartbeat of a row that may be a dead worker's, seen not to move: the row may be taken over.
+        var stillHeartbeat: String?
+        if let row = try execute(lookup, [workerID], doing: "looking up worker \(workerID)").rows.first, let heartbeat = row[2] {
+            let otherLease = row[3].flatMap(Double.init) ?? WorkerOptions.defaultLeaseSeconds
+            let other = (host: row[0] ?? "?", pid: row[1].flatMap { Int($0) } ?? 0)
+            guard otherLease <= 60 else { throw Self.idInUse(workerID, host: other.host, pid: other.pid) }
+            (waiting ?? Self.pause)(.milliseconds(Int(otherLease * 500)))
+            let again = try execute(lookup, [workerID], doing: "looking up worker \(workerID)").rows.first
+            if let again, again[2] != heartbeat { throw Self.idInUse(workerID, host: again[0] ?? "?", pid: again[1].flatMap { Int($0) } ?? 0) }
+            stillHeartbeat = heartbeat
         }
         let written = try execute(
             """
@@ -74,10 +81,9 @@ extension PostgresRunStore {
             ON CONFLICT (worker_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, lease_seconds = EXCLUDED.lease_seconds,
                 schema_version = EXCLUDED.schema_version, matterflow_version = EXCLUDED.matterflow_version,
                 started_at = now(), heartbeat_at = now(), stopping = false, stopped_at = NULL
-            WHERE w.stopped_at IS NOT NULL OR \(StoredWorker.silentCondition)
-                OR (w.host = EXCLUDED.host AND (w.pid = EXCLUDED.pid OR w.pid = $7::integer))
+            WHERE w.stopped_at IS NOT NULL OR \(StoredWorker.silentCondition) OR w.heartbeat_at = $7::timestamptz
             RETURNING w.host
-            """, [workerID, host, String(pid), String(leaseSeconds), String(StoreMigrations.latest), MatterFlowVersion.current, String(replaced)],
+            """, [workerID, host, String(pid), String(leaseSeconds), String(StoreMigrations.latest), MatterFlowVersion.current, stillHeartbeat],
             doing: "registering worker \(workerID)")
         guard written.rows.isEmpty else { return }
         let now = try execute("SELECT w.host, w.pid FROM matterflow_workers w WHERE w.worker_id = $1", [workerID], doing: "looking up worker \(workerID)")

@@ -174,12 +174,22 @@ extension StoreWorker {
             }
             options.secrets?.remove(runID: runID)
             state.withLock { $0.summary.finished[status, default: 0] += 1 }
-            options.log?("worker \(options.workerID): run \(runID) \(status)\(recovered ? " (settled after takeover)" : "")")
+            options.log?("worker \(options.workerID): run \(runID) \(status)\(recovered ? " (settled after takeover)" : "")\(Self.why(error))")
         } catch where error.code == .leaseLost {
             options.log?("worker \(options.workerID): run \(runID) was taken over by another worker; its status is theirs to record")
         } catch {
             options.log?("worker \(options.workerID): could not record the end of run \(runID) (\(error.message)); its lease will run out and another worker settles it")
         }
+    }
+
+    /// Why a run ended so, for the worker's log line of its end: `: CAUSE: message` on one line, the message cut at 200
+    /// characters (the store keeps it whole; `runs` and `history` show it); nothing for a run without an error.
+    static func why(_ error: JSONValue?) -> String {
+        guard let error = error?.objectValue else { return "" }
+        let cause = error["cause"]?.stringValue ?? error["code"]?.stringValue ?? "?"
+        var message = (error["message"]?.stringValue ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")
+        if message.count > 200 { message = String(message.prefix(199)) + "…" }
+        return ": \(cause)" + (message.isEmpty ? "" : ": \(message)")
     }
 
     /// An error of the worker's own (a run it could not start or read), in the shape of a run's error.

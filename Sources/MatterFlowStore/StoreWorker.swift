@@ -169,7 +169,13 @@ public final class StoreWorker: Sendable {
             if let exposure = options.secrets.flatMap({ SecretDigestKey.exposure(inDirectory: $0.directory) }) {
                 options.log?("warning: \(exposure)")
             }
-            try store.registerWorker(options.workerID, host: host, pid: pid, leaseSeconds: options.leaseSeconds)
+            try store.registerWorker(options.workerID, host: host, pid: pid, leaseSeconds: options.leaseSeconds) { [options] wait in
+                options.log?(
+                    "worker \(options.workerID): a worker had this ID within its lease (one restarted, or another one running); "
+                        + "watching its heartbeat for \(Self.seconds(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)) "
+                        + "before taking the ID")
+                PostgresRunStore.pause(wait)
+            }
         } catch {
             // Nothing was claimed: the worker may be run again (once the store is back), its committer kept for it.
             state.withLock { $0.started = false }

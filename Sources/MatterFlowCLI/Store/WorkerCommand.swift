@@ -26,7 +26,7 @@ struct WorkerCommand {
             .init(name: "drain", valueName: "<seconds>", help: "On SIGTERM or SIGINT, how long runs may take to end or park (default 30; 1...3600); as long again for a run holding a secret to take its cancel path."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default with the simulated home) or real."),
             .init(name: "exit-when-idle", valueName: nil, help: "Stop once no run is queued or running in the store."),
-            .init(name: "worker-id", valueName: "<id>", help: "The worker's ID in the store (default: HOST-PID-XXXX); refused while a live worker elsewhere has it."),
+            .init(name: "worker-id", valueName: "<id>", help: "The worker's ID in the store (default: HOST-PID-XXXX); refused while a live worker has it (its heartbeat is watched for half its lease)."),
         ],
         discussion: """
             Each run's journal records (intent before every hub call, outcome after) go to the store, written in
@@ -45,8 +45,8 @@ struct WorkerCommand {
             another worker could only cancel it, so it runs on until it ends or the drain does, then takes its
             cancel path here (withdrawing the key) within --drain seconds more. Exit
             status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached at start, the secrets directory
-            cannot be used, the hub cannot be reached at start, or the store was migrated under the worker (each
-            said on stderr as error[CODE]), 64 usage error.
+            cannot be used, the hub cannot be reached at start, --worker-id is a live worker's, or the store was
+            migrated under the worker (each said on stderr as error[CODE]), 64 usage error.
             """)
 
     let arguments: ParsedArguments

@@ -255,6 +255,11 @@ extension PostgresStoreTests {
         }
         #expect(lines.first { $0.hasPrefix(late) }?.contains("could not be started") == false, "an ended run says why it ended instead")
         #expect(try store.run(early)?.startFailures ?? 0 >= 1)
+        // The worker's line of the run's end says why, on one line.
+        #expect(
+            worker.lines.contains {
+                $0.hasPrefix("worker w1: run \(late) failed: hubUnreachable: no hub for structure \(late) (the hub refused the connection), 8 times")
+            }, "\(worker.lines)")
     }
 
     @Test("a queued run whose workflow files changed since submit is refused, not run on what submit never validated")

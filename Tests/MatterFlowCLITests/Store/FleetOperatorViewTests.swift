@@ -2,6 +2,7 @@ import Foundation
 @testable import MatterFlowCLI
 import MatterFlowJSON
 @testable import MatterFlowStore
+import Synchronization
 import Testing
 
 /// What an operator sees of a fleet: `workers` (alive, stopping, stopped, silent, and the runs each holds), the worker
@@ -96,12 +97,11 @@ import Testing
         #expect(await matterflow(["workers", "--store", "/tmp"]).code == 64, "a journal directory has no workers")
     }
 
-    @Test("a worker ID a live worker has is refused (another host, or a process of this host that runs); one whose process here has gone, or that stopped, is taken")
+    @Test("a worker ID whose heartbeat moves is refused, whatever host and PID; one whose heartbeat stands still, or that stopped, is taken; a long lease is refused until it passes")
     func workerIDInUse() async throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
-        try store.registerWorker("dup", host: "host-a", pid: 21, leaseSeconds: 10)
-        func refused(_ body: () throws(StoreError) -> Void) -> StoreError? {
+        func refusal(_ body: () throws(StoreError) -> Void) -> StoreError? {
             do throws(StoreError) {
                 try body()
                 return nil
@@ -109,28 +109,45 @@ import Testing
                 return error
             }
         }
-        let elsewhere = refused { () throws(StoreError) in try store.registerWorker("dup", host: "host-b", pid: 21, leaseSeconds: 10) }
-        #expect(elsewhere?.code == .workerIDInUse)
-        #expect(elsewhere?.message.hasPrefix("worker ID dup is in use by a live worker (host host-a, process 21)") == true, "\(String(describing: elsewhere))")
-        let running = refused { () throws(StoreError) in
-            try store.registerWorker("dup", host: "host-a", pid: 22, leaseSeconds: 10, isRunning: { $0 == 21 })
+        let beat: (Duration) -> Void = { _ in
+            _ = try? store.execute("UPDATE matterflow_workers SET heartbeat_at = heartbeat_at + interval '1 millisecond' WHERE worker_id = 'dup'", doing: "test")
         }
-        #expect(running?.code == .workerIDInUse)
+        try store.registerWorker("dup", host: "host-a", pid: 21, leaseSeconds: 1)
+        // Live (its heartbeat moves while the newcomer watches): refused, on another host as in a container that
+        // repeats this one's host name and PID.
+        for (host, pid) in [("host-b", 21), ("host-a", 21), ("host-a", 22)] {
+            let refused = refusal { () throws(StoreError) in try store.registerWorker("dup", host: host, pid: pid, leaseSeconds: 1, waiting: beat) }
+            #expect(refused?.code == .workerIDInUse, "\(host) \(pid)")
+            #expect(refused?.message.hasPrefix("worker ID dup is in use by a live worker (host host-a, process 21)") == true, "\(String(describing: refused))")
+        }
         #expect(try store.workers().map(\.pid) == [21], "the refused workers changed nothing")
 
-        // Restarted at once on its host under its fixed ID: the old process has gone.
-        try store.registerWorker("dup", host: "host-a", pid: 23, leaseSeconds: 10, isRunning: { _ in false })
-        #expect(try store.workers().map(\.pid) == [23])
-        // The same process registering again (a start retried) keeps it.
-        try store.registerWorker("dup", host: "host-a", pid: 23, leaseSeconds: 10)
-        try store.markStopped("dup")
-        try store.registerWorker("dup", host: "host-b", pid: 24, leaseSeconds: 10)
+        // Dead a moment ago (its heartbeat stands still for half its lease): taken over, also by its own host and PID.
+        var watched: [Duration] = []
+        try store.registerWorker("dup", host: "host-a", pid: 21, leaseSeconds: 1) { watched.append($0) }
+        #expect(watched == [.milliseconds(500)])
+        try store.registerWorker("dup", host: "host-b", pid: 30, leaseSeconds: 1) { _ in }
         #expect(try store.workers().map(\.host) == ["host-b"])
+        // Stopped: taken at once.
+        try store.markStopped("dup")
+        try store.registerWorker("dup", host: "host-c", pid: 31, leaseSeconds: 1) { _ in Issue.record("a stopped worker's ID was watched") }
+        // A lease too long to watch: refused until it has passed.
+        try store.registerWorker("long", host: "host-a", pid: 40, leaseSeconds: 3600)
+        #expect(refusal { () throws(StoreError) in try store.registerWorker("long", host: "host-b", pid: 41, leaseSeconds: 10) { _ in } }?.code == .workerIDInUse)
 
-        // From the command line: exit 2, saying which worker has the ID.
+        // From the command line: exit 2, saying which worker has the ID, while that one heartbeats.
+        let beating = Mutex(true)
+        Thread.detachNewThread {
+            while beating.withLock({ $0 }) {
+                _ = try? store.execute("UPDATE matterflow_workers SET heartbeat_at = now() WHERE worker_id = 'dup'", doing: "test")
+                usleep(100_000)
+            }
+        }
+        defer { beating.withLock { $0 = false } }
         let twin = await matterflow(["worker", "--store", conninfo, "--worker-id", "dup", "--exit-when-idle"])
         #expect(twin.code == 2, "\(twin.stderr)")
-        #expect(twin.stderr.contains("error[workerIDInUse]: worker ID dup is in use by a live worker (host host-b, process 24)"), "\(twin.stderr)")
+        #expect(twin.stderr.contains("watching its heartbeat for 0.5 s before taking the ID"), "\(twin.stderr)")
+        #expect(twin.stderr.contains("error[workerIDInUse]: worker ID dup is in use by a live worker (host host-c, process 31)"), "\(twin.stderr)")
     }
 
     @Test("store prune removes the rows of workers long gone (stopped, or silent past their lease) that hold no run, and no other")
