@@ -18,14 +18,20 @@ final class StoreClock: Sendable {
     /// The server's wall-clock time now, in seconds since the Unix epoch, as last measured.
     var now: Double { local() + offset.withLock { $0 } }
 
+    /// The longest round trip a reading is kept from: the reading is taken as made halfway through it, so it may
+    /// be off by half of it (a reading that waited for the connection, or for a reconnect, is dropped).
+    static let longestRoundTrip = 0.25
+
     /// Reads the server's clock and keeps how far this machine's is from it (taking the reading as made halfway
     /// through the round trip).
-    /// - Returns: How many seconds this machine's clock is ahead of the server's (negative: behind).
+    /// - Returns: How many seconds this machine's clock is ahead of the server's (negative: behind); nil when the
+    ///   round trip took longer than ``longestRoundTrip``, the last reading kept.
     @discardableResult
-    func measure(_ store: PostgresRunStore) throws(StoreError) -> Double {
+    func measure(_ store: PostgresRunStore) throws(StoreError) -> Double? {
         let before = local()
         let server = try store.serverTime()
         let after = local()
+        guard after - before <= Self.longestRoundTrip else { return nil }
         let measured = server - (before + after) / 2
         offset.withLock { $0 = measured }
         return -measured
@@ -44,25 +50,28 @@ extension PostgresRunStore {
 }
 
 extension StoreWorker {
-    /// How far this machine's clock may be from the store's before the worker says so.
+    /// How far this machine's clock may be from the store's before the worker says so; it says the clocks agree
+    /// again once they are within half that.
     static let clockSkewWarning = 1.0
 
     /// Measures the store's clock again, saying once when this machine's is more than ``clockSkewWarning`` away
     /// from it, and once when it comes back.
     func measureClock() {
-        let ahead: Double
+        let measured: Double?
         do throws(StoreError) {
-            ahead = try storeClock.measure(store)
+            measured = try storeClock.measure(store)
         } catch {
             options.log?("worker \(options.workerID): could not read the store's clock (\(error.message)); records keep the last reading")
             return
         }
-        let skewed = abs(ahead) > Self.clockSkewWarning
-        let changed = state.withLock { state in
+        guard let ahead = measured else { return }
+        // Nil when nothing changed; else whether the clocks disagree now.
+        let change = state.withLock { state -> Bool? in
+            let skewed = abs(ahead) > (state.clockSkewed ? Self.clockSkewWarning / 2 : Self.clockSkewWarning)
             defer { state.clockSkewed = skewed }
-            return state.clockSkewed != skewed
+            return state.clockSkewed != skewed ? skewed : nil
         }
-        guard changed else { return }
+        guard let skewed = change else { return }
         if skewed {
             let amount = (abs(ahead) * 10).rounded() / 10
             options.log?(
