@@ -497,7 +497,7 @@ public final class GroupCommitter: @unchecked Sendable {
                 if !error.isTransient {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }
-                connectivity.failed(error.message, doing: "writing journal records")
+                if error.isOutage { connectivity.failed(error.message, doing: "writing journal records") }
                 if ContinuousClock.now - start >= Self.retryLimit(stopping: isStopping) {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }

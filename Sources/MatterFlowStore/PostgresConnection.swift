@@ -60,6 +60,18 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
             return sqlState.hasPrefix("08") || sqlState.hasPrefix("57") || sqlState == "40001" || sqlState == "40P01"
         }
     }
+
+    /// Whether the server could not be reached or went away (not a statement the server refused for a moment, such
+    /// as a serialization failure or a deadlock, which ``isTransient`` retries too): what an operator calls an outage.
+    public var isOutage: Bool {
+        switch code {
+        case .connectionFailed, .connectionLost: return true
+        case .malformedConninfo: return false
+        case .commandFailed:
+            guard let sqlState else { return true }
+            return sqlState.hasPrefix("08") || sqlState.hasPrefix("57P")
+        }
+    }
 }
 
 /// The rows a command returned, as Swift values: text columns, nil for SQL NULL.

@@ -93,10 +93,10 @@ public final class PostgresRunStore: RunStore {
                 connectivity.reached()
                 return rows
             case .failure(let error) where !error.isTransient || ContinuousClock.now >= deadline:
-                if error.isTransient { connectivity.failed(error.message, doing: what) }
+                if error.isOutage { connectivity.failed(error.message, doing: what) }
                 throw StoreError.from(error, doing: what)
             case .failure(let error):
-                connectivity.failed(error.message, doing: what)
+                if error.isOutage { connectivity.failed(error.message, doing: what) }
                 Self.pause(delay)
                 delay = min(delay * 2, .milliseconds(500))
             }

@@ -435,6 +435,19 @@ extension PostgresStoreTests {
         #expect(try await worker.summary.handedBack == 1, "\(worker.lines)")
     }
 
+    @Test("an outage is a server out of reach or gone, not a statement refused for a moment (a deadlock, a serialization failure), which is retried all the same")
+    func outagesAndMomentaryRefusals() {
+        for state in ["08006", "57P01", "57P03", nil] {
+            #expect(PostgresError(.commandFailed, sqlState: state, "x").isOutage, "\(String(describing: state))")
+        }
+        for state in ["40001", "40P01", "57014"] {
+            let error = PostgresError(.commandFailed, sqlState: state, "x")
+            #expect(error.isTransient && !error.isOutage, "\(state)")
+        }
+        #expect(PostgresError(.connectionLost, "x").isOutage)
+        #expect(!PostgresError(.commandFailed, sqlState: "23505", "x").isOutage)
+    }
+
     @Test("libpq's messages are one line: the hint on a line of its own joins the error")
     func libpqMessagesAreOneLine() {
         #expect(
