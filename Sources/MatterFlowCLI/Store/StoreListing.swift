@@ -17,7 +17,8 @@ enum StoreListing {
             if run.recovered { notes.insert("recovered", at: 0) }
             if run.cancelRequested && run.isOpen { notes.insert("cancel asked for", at: 0) }
             if run.leaseExpired { notes.insert("lease expired: another worker takes it over", at: 0) }
-            if run.isOpen && run.startFailures > 0 {
+            // Only while it waits to be claimed again: a run that started since keeps its count.
+            if run.isOpen && run.workerID == nil && run.startFailures > 0 {
                 notes.insert(
                     "could not be started \(run.startFailures) time\(run.startFailures == 1 ? "" : "s"): no hub for its structure, or its "
                         + "secrets not in the worker's --secrets directory (the workers' logs say which); claimed again after a back-off",
