@@ -9,8 +9,8 @@ extension StoreWorker {
     /// The worker that ends a run removes its files; these are the files no worker removed: of a run cancelled
     /// before any worker ran it (`matterflow cancel` without `--secrets`), of a run another machine's worker ended
     /// while this directory is a copy of the fleet's, of a run settled by a worker without this directory. The files
-    /// of runs the store does not have stay (a submit under way writes them before its run is queued; a directory
-    /// may serve more than one store), and so does a run's `.output`, which is its owner's to collect.
+    /// of runs the store does not have stay (a submit under way writes them before its run is queued), and so does a
+    /// run's `.output`, which is its owner's to collect. A directory serves one store: files are named by run ID.
     func sweepSecrets() {
         guard let inbox = options.secrets else { return }
         state.withLock { $0.lastSweep = .now }

@@ -41,6 +41,37 @@ struct FleetSecretsSweepTests {
         #expect(!worker.lines.joined().contains("MT:"))
     }
 
+    @Test("the secrets of open runs stay: one running on another worker, and one queued behind it for its structure's session")
+    func openRunsKeepTheirSecrets() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try PostgresStoreTests.secretsDirectory(in: directory)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // Running on a live worker elsewhere (its lease runs for a minute), holding the structure's turn.
+        let running = "run-0000000e0005"
+        try TestPostgres.insertRunning([(running, "home-open", "elsewhere")], into: store)
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() + interval '60 seconds' WHERE run_id = $1", [running], doing: "test")
+        try Data(#"{"onboardingPayload":"MT:Y.K9042C00KA0648G00"}"#.utf8).write(to: URL(fileURLWithPath: secrets + "/\(running).secrets"))
+        let queued = "run-0000000e0006"
+        #expect(await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--run-id", queued,
+             "--structure", "home-open"] + commissionInputs()).code == 0)
+        // And one that ended, so that the sweep is seen to have been made.
+        let ended = "run-0000000e0007"
+        #expect(await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--run-id", ended,
+             "--structure", "home-ended"] + commissionInputs()).code == 0)
+        #expect(await matterflow(["cancel", ended, "--store", conninfo]).code == 0)
+
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets)))
+        #expect(await worker.waitForLine(containing: "(\(ended))"), "\(worker.lines)")
+        worker.worker.stop()
+        _ = try await worker.summary
+        #expect(try PostgresStoreTests.runFiles(in: secrets) == ["\(running).secrets", "\(queued).secrets"])
+        #expect(try store.status(of: queued) == "queued")
+    }
+
     @Test("a worker waiting for work removes the secrets a copied directory brought of a run that ended on another machine")
     func sweepWhileIdle() async throws {
         let conninfo = try TestPostgres.database()
