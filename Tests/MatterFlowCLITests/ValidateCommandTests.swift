@@ -59,6 +59,13 @@ struct ValidateCommandTests {
         #expect(empty.code == 2)
         #expect(
             empty.stderr.contains("\(directory.path): error[fileNotFound]: this directory holds no workflow file (*.json)"), "\(empty.stderr)")
+        // Fixtures and catalogs beside a workflow are not taken for workflows.
+        try FileManager.default.copyItem(atPath: Repository.workflow("cancel"), toPath: directory.file("cancel.json"))
+        try directory.write("{}", to: "cancel.fixture.json")
+        try directory.write("{}", to: "extra.catalog.json")
+        let mixed = await matterflow("validate", directory.path)
+        #expect(mixed.code == 0, "\(mixed.stderr)")
+        #expect(mixed.stderrLines.last == "1 file valid", "\(mixed.stderr)")
     }
 
     @Test("a sub-workflow's finding is reported once when the sub-workflow is also given, by another spelling of its path")

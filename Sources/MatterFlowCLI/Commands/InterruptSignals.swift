@@ -26,8 +26,11 @@ final class InterruptSignals: Sendable {
     /// shipper restarted) must not end a run mid-call, holding its session; the writes fail instead, and the
     /// command says at its end that its output was lost (``MatterflowTool/main(arguments:environment:)``).
     init(_ signals: [Int32] = handled) {
-        signal(SIGPIPE, SIG_IGN)
         routing.withLock { routing in
+            var previous = sigaction()
+            sigaction(SIGPIPE, nil, &previous)
+            routing.previous.append((SIGPIPE, previous))
+            signal(SIGPIPE, SIG_IGN)
             for signo in signals {
                 var previous = sigaction()
                 sigaction(signo, nil, &previous)
@@ -90,7 +93,8 @@ final class InterruptSignals: Sendable {
     }
 
     /// Stops routing and gives the signals back the dispositions they had before (their default action, or ignored
-    /// as under `nohup`): for a command that goes on after the work the signals were routed for.
+    /// as under `nohup`), SIGPIPE's too: for a command that goes on after the work the signals were routed for (a
+    /// hub's handshake read, `validate --hub` prints its findings as any command does).
     func restoreDispositions() {
         stop()
         let previous = routing.withLock { routing in routing.previous }

@@ -21,8 +21,9 @@ struct ValidateCommand {
             With --hub, the hub's handshake is read (docs/hub-protocol.md) and every state that needs a method the hub
             does not list is a warning (unsupportedByHub) naming the state, the operation and the method.
 
-            A directory stands for the *.json files directly in it, in name order (not those of its subdirectories:
-            `matterflow validate Workflows` checks the workflows, not the fixtures in Workflows/fixtures). A finding
+            A directory stands for the *.json files directly in it, in name order, but for fixtures (*.fixture.json)
+            and catalogs (*.catalog.json), and not those of its subdirectories: `matterflow validate Workflows`
+            checks the workflows, not the fixtures in Workflows/fixtures. A finding
             is reported once, however the files name it (a sub-workflow also given on the command line, or a path
             spelled two ways).
 
@@ -96,7 +97,8 @@ struct ValidateCommand {
             let separator = argument.hasSuffix("/") ? "" : "/"
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: argument)) ?? []).filter { name in
                 var nested: ObjCBool = false
-                return name.hasSuffix(".json") && !name.hasPrefix(".")
+                // Fixtures and catalogs kept beside the workflows are not workflows (their names say so).
+                return name.hasSuffix(".json") && !name.hasPrefix(".") && !name.hasSuffix(".fixture.json") && !name.hasSuffix(".catalog.json")
                     && FileManager.default.fileExists(atPath: argument + separator + name, isDirectory: &nested) && !nested.boolValue
             }.sorted()
             if names.isEmpty {
