@@ -337,13 +337,28 @@ final class ChildProcess {
 }
 
 extension ProcessTests {
-    @Test("--inputs - reads the inputs object piped to standard input")
-    func inputsFromStandardInput() async throws {
+    /// What standard input is, as a parent process makes it.
+    enum InputChannel: String, CaseIterable, Sendable {
+        /// A shell's pipe.
+        case pipe
+        /// A socket pair, as Node.js's child processes get.
+        case socket
+    }
+
+    @Test("--inputs - reads the inputs object from standard input: a pipe, or a socket (which cannot be opened as /dev/stdin)", arguments: InputChannel.allCases)
+    func inputsFromStandardInput(_ channel: InputChannel) async throws {
         let executable = try #require(Executable.path)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let home = try directory.write(TestHomes.json(), to: "home.json")
-        let input = Pipe()
+        // The child's end first.
+        var ends: [Int32] = [0, 0]
+        switch channel {
+        case .pipe: try #require(pipe(&ends) == 0)
+        case .socket:
+            try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        }
+        let (theirs, ours) = (ends[0], ends[1])
         let output = Pipe()
         let errors = Pipe()
         let process = Process()
@@ -352,51 +367,25 @@ extension ProcessTests {
             "run", Repository.workflow("commission-device"), "--home", home, "--trace", "none", "--inputs", "-",
             "--input", "roomName=Kitchen",
         ]
-        process.standardInput = input
+        process.standardInput = FileHandle(fileDescriptor: theirs, closeOnDealloc: false)
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(#"{"onboardingPayload": "\#(Payloads.specQR)", "deviceName": "Piped Lamp"}"#.utf8))
-        try input.fileHandleForWriting.close()
+        do {
+            try process.run()
+        } catch {
+            close(theirs)
+            close(ours)
+            throw error
+        }
+        close(theirs)
+        let text = Array(#"{"onboardingPayload": "\#(Payloads.specQR)", "deviceName": "Piped Lamp"}"#.utf8)
+        #expect(text.withUnsafeBytes { write(ours, $0.baseAddress, $0.count) } == text.count)
+        close(ours)
         let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(stderr)")
         let result = try #require(try parseJSON(stdout) as? [String: Any], "\(stdout)")
         #expect((result["output"] as? [String: Any])?["name"] as? String == "Piped Lamp", "\(stdout)")
-    }
-
-    @Test("--inputs - reads standard input that is a socket, as a parent passing a socket pair gives (Node.js's pipes are)")
-    func inputsFromASocket() async throws {
-        let executable = try #require(Executable.path)
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let home = try directory.write(TestHomes.json(), to: "home.json")
-        var pair: [Int32] = [0, 0]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
-        let (ours, theirs) = (pair[0], pair[1])
-        defer { close(ours) }
-        let output = Pipe()
-        let errors = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
-            "run", Repository.workflow("commission-device"), "--home", home, "--trace", "none", "--inputs", "-",
-            "--input", "roomName=Kitchen",
-        ]
-        process.standardInput = FileHandle(fileDescriptor: theirs, closeOnDealloc: true)
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        close(theirs)
-        let text = Array(#"{"onboardingPayload": "\#(Payloads.specQR)", "deviceName": "Socket Lamp"}"#.utf8)
-        #expect(text.withUnsafeBytes { write(ours, $0.baseAddress, $0.count) } == text.count)
-        shutdown(ours, Int32(SHUT_WR))
-        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(stderr)")
-        let result = try #require(try parseJSON(stdout) as? [String: Any], "\(stdout)")
-        #expect((result["output"] as? [String: Any])?["name"] as? String == "Socket Lamp", "\(stdout)")
     }
 }
