@@ -16,15 +16,8 @@ struct FleetClockTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let desk = try directory.write(FleetAnswerTests.desk, to: "desk.json")
         let runID = "run-0000000f0001"
-        #expect(await matterflow(["submit", desk, "--store", conninfo, "--run-id", runID]).code == 0)
-        let store = try PostgresRunStore(conninfo: conninfo)
-        let first = TestWorker(store: store, options: WorkerOptions(workerID: "right"))
-        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
-        first.worker.stop()
-        #expect(try await first.summary.handedBack == 1, "\(first.lines)")
-        #expect(!first.lines.contains { $0.contains("clock") }, "\(first.lines)")
+        let store = try await Self.handedBackAtItsQuestion(runID, conninfo: conninfo, in: directory)
 
         var options = WorkerOptions(workerID: "ahead")
         options.localWallClock = { Date().timeIntervalSince1970 + 400 }
@@ -61,19 +54,27 @@ struct FleetClockTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let desk = try directory.write(FleetAnswerTests.desk, to: "desk.json")
         let runID = "run-0000000f0002"
-        #expect(await matterflow(["submit", desk, "--store", conninfo, "--run-id", runID]).code == 0)
-        let store = try PostgresRunStore(conninfo: conninfo)
-        let first = TestWorker(store: store, options: WorkerOptions(workerID: "w1"))
-        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
-        first.worker.stop()
-        _ = try await first.summary
+        let store = try await Self.handedBackAtItsQuestion(runID, conninfo: conninfo, in: directory)
         let started = try #require(try store.run(runID)?.startedAt)
         let second = TestWorker(store: store, options: WorkerOptions(workerID: "w2"))
         #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo, count: 2))
         second.worker.stop()
         _ = try await second.summary
         #expect(try store.run(runID)?.startedAt == started)
+    }
+
+    /// The store, with the run `runID` of the question workflow (written in `directory`, which workers load it from)
+    /// submitted, asked by a worker whose clock is right, and handed back there when that worker stopped.
+    static func handedBackAtItsQuestion(_ runID: String, conninfo: String, in directory: TemporaryDirectory) async throws -> PostgresRunStore {
+        let desk = try directory.write(FleetAnswerTests.desk, to: "desk.json")
+        #expect(await matterflow(["submit", desk, "--store", conninfo, "--run-id", runID]).code == 0)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let first = TestWorker(store: store, options: WorkerOptions(workerID: "right"))
+        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+        first.worker.stop()
+        #expect(try await first.summary.handedBack == 1, "\(first.lines)")
+        #expect(!first.lines.contains { $0.contains("clock") }, "\(first.lines)")
+        return store
     }
 }
