@@ -26,6 +26,9 @@ struct WorkerCommand {
             .init(name: "drain", valueName: "<seconds>", help: "On SIGTERM or SIGINT, how long runs may take to end or park (default 30; 1...3600); as long again for a run holding a secret to take its cancel path."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default with the simulated home) or real."),
             .init(name: "exit-when-idle", valueName: nil, help: "Stop once no run is queued or running in the store."),
+            .init(
+                name: "wait-for-store", valueName: "<seconds>",
+                help: "At start, wait up to this long for the store to be reachable and migrated, instead of exiting 2 at once (default 0; 0...86400)."),
             .init(name: "worker-id", valueName: "<id>", help: "The worker's ID in the store (default: HOST-PID-XXXX); refused while a live worker has it (its heartbeat is watched for half its lease)."),
         ],
         discussion: """
@@ -44,7 +47,8 @@ struct WorkerCommand {
             the worker (its lines are lost). A run holding a secret a hub call returned (an ePSKc share) does not park:
             another worker could only cancel it, so it runs on until it ends or the drain does, then takes its
             cancel path here (withdrawing the key) within --drain seconds more. Exit
-            status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached at start, the secrets directory
+            status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached at start (or within
+            --wait-for-store seconds, which also waits for a store not migrated yet), the secrets directory
             cannot be used, the hub cannot be reached at start, --worker-id is a live worker's, or the store was
             migrated under the worker (each said on stderr as error[CODE]), 64 usage error.
             """)
@@ -63,6 +67,7 @@ struct WorkerCommand {
         let lease = try arguments.wholeNumber("lease", default: Int(WorkerOptions.defaultLeaseSeconds), range: 1...3600, command: Self.spec.name)
         let chosenID = try arguments.nonEmptyValue("worker-id", command: Self.spec.name)
         let drain = try arguments.wholeNumber("drain", default: 30, range: 1...3600, command: Self.spec.name)
+        let storeWait = try arguments.wholeNumber("wait-for-store", default: 0, range: 0...86_400, command: Self.spec.name)
         let endpoint: HubEndpoint?
         do {
             endpoint = try arguments.value("hub").map { spec throws(HubEndpoint.ParseError) in try HubEndpoint(parsing: spec) }
@@ -70,7 +75,7 @@ struct WorkerCommand {
             throw UsageError(message: error.message, command: Self.spec.name)
         }
         let clock = try environment.clock(named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
-        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err, asClient: false) else { return ExitCode.invalidInput }
+        guard let store = try await Self.openStore(location, waitingUpTo: storeWait, err: err) else { return ExitCode.invalidInput }
 
         // From before the hub starts: a signal stops its handshake, or the worker (which then hands its runs back).
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
@@ -144,6 +149,33 @@ struct WorkerCommand {
         // SIGTERM is the ordinary way to stop a worker: once its runs are handed back, that is a success.
         if let code = signals?.exitCode, code != 128 + SIGTERM { return code }
         return ExitCode.success
+    }
+}
+
+extension WorkerCommand {
+    /// The store, opened as a worker opens it; with `seconds` above 0, tried again every second for up to that long
+    /// while it cannot be reached or is not migrated yet (a server or a migration job starting beside the worker),
+    /// said once. Nil, the reason said, when it cannot be opened.
+    static func openStore(_ location: String, waitingUpTo seconds: Int, err: any TextSink) async throws(UsageError) -> PostgresRunStore? {
+        guard PostgresRunStore.isPostgres(location) else { return try StoreOption.postgres(location, command: spec.name, err: err, asClient: false) }
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        var said = false
+        while true {
+            do {
+                let store = try PostgresRunStore(conninfo: location)
+                if said { err.line("worker: the store is reachable and migrated; starting") }
+                return store
+            } catch where (error.code == .storeUnavailable || error.code == .schemaOutdated) && ContinuousClock.now < deadline {
+                if !said {
+                    err.line("worker: \(error.message); waiting up to \(seconds) s for it (--wait-for-store)")
+                    said = true
+                }
+                try? await Task.sleep(for: .seconds(1))
+            } catch {
+                err.line("error[\(error.code.rawValue)]: \(error.message)")
+                return nil
+            }
+        }
     }
 }
 
