@@ -292,8 +292,31 @@ public enum MatterflowTool {
         return ExitCode.usage
     }
 
-    /// Prints diagnostics, one per line, compiler style.
+    /// How many findings of one code in one file are printed before the rest are counted instead.
+    static let findingsShownPerCode = 20
+
+    /// Prints diagnostics, one per line, compiler style: of each file's findings of one code and severity, the first
+    /// ``findingsShownPerCode``, then one line counting the rest (5,000 devices with the same typo were 10,000 lines
+    /// that hid every other finding). A command's `--json` lists them all.
     static func report(_ diagnostics: [Diagnostic], to sink: any TextSink) {
-        for diagnostic in diagnostics { sink.line(diagnostic.description) }
+        var shown: [String: Int] = [:]
+        var hidden: [(key: String, file: String?, severity: Diagnostic.Severity, code: String)] = []
+        var hiddenCounts: [String: Int] = [:]
+        for diagnostic in diagnostics {
+            let key = "\(diagnostic.file ?? "")\u{0}\(diagnostic.severity.rawValue)\u{0}\(diagnostic.code)"
+            shown[key, default: 0] += 1
+            guard shown[key, default: 0] > findingsShownPerCode else {
+                sink.line(diagnostic.description)
+                continue
+            }
+            if hiddenCounts[key] == nil { hidden.append((key, diagnostic.file, diagnostic.severity, diagnostic.code)) }
+            hiddenCounts[key, default: 0] += 1
+        }
+        for group in hidden {
+            let count = hiddenCounts[group.key] ?? 0
+            sink.line(
+                "\(group.file.map { $0 + ": " } ?? "")\(group.severity.rawValue)[\(group.code)]: \(count) more like the "
+                    + "\(findingsShownPerCode) above, not shown")
+        }
     }
 }

@@ -84,6 +84,22 @@ struct ValidateCommandTests {
         #expect(undefined.count == 1, "\(run.stderr)")
     }
 
+    @Test("many findings of one code in one file: the first 20 are printed, then one line counts the rest; --json has them all")
+    func repeatedFindingsAreCounted() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let states = (0..<30).map { #""s\#($0)": {"type": "assign", "next": "nowhere\#($0)"}"# }.joined(separator: ", ")
+        let file = try directory.write(
+            #"{"workflow": "w", "version": 1, "start": "s0", "states": {\#(states), "end": {"type": "succeed"}}}"#, to: "many.json")
+        let text = await matterflow("validate", file)
+        #expect(text.code == 2)
+        #expect(text.stderrLines.filter { $0.contains("error[undefinedState]") }.count == 21, "\(text.stderr)")
+        #expect(text.stderr.contains("\(file): error[undefinedState]: 10 more like the 20 above, not shown\n"), "\(text.stderr)")
+        let json = await matterflow("validate", "--json", file)
+        let findings = try #require(try parseJSON(json.stdout) as? [[String: Any]])
+        #expect(findings.filter { $0["code"] as? String == "undefinedState" }.count == 30)
+    }
+
     @Test("--json on valid files prints an empty array")
     func jsonForValidFiles() async throws {
         let run = await matterflow(["validate", "--json"] + (try Repository.shippedWorkflows()))
