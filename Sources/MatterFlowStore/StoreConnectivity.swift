@@ -1,3 +1,4 @@
+import MatterFlow
 import Synchronization
 
 /// Whether the store can be reached, as the commands and the group commit of one process find it: told each
@@ -53,7 +54,7 @@ public final class StoreConnectivity: Sendable {
             return (Array(state.listeners.values), .now - lostAt)
         }
         guard let lost else { return }
-        let seconds = (Double(lost.components.seconds) + Double(lost.components.attoseconds) / 1e18)
-        for listener in listeners { listener("the store is reachable again, after \((seconds * 10).rounded() / 10) s") }
+        let tenths = (lost.secondsValue * 10).rounded() / 10
+        for listener in listeners { listener("the store is reachable again, after \(tenths) s") }
     }
 }

@@ -103,7 +103,7 @@ public final class StoreWorker: Sendable {
         if first {
             options.log?(
                 "worker \(options.workerID): stopping: claims no more runs; gives its \(working) run\(working == 1 ? "" : "s") in progress "
-                    + "up to \(Self.seconds(options.drainSeconds)) to end or park")
+                    + "up to \(Duration.seconds(rounding: options.drainSeconds).secondsText) s to end or park")
         }
         for pause in pauses { pause.request() }
         wake.raise()
@@ -119,11 +119,6 @@ public final class StoreWorker: Sendable {
         }
         if first { options.log?("worker \(options.workerID): asked again to stop: hands its runs back now, without waiting for them to park") }
         stop()
-    }
-
-    /// `30 s`, `1.5 s`.
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// The store was migrated to another schema while the worker ran: it stops claiming and drains, as on SIGTERM,
@@ -172,7 +167,7 @@ public final class StoreWorker: Sendable {
             try store.registerWorker(options.workerID, host: host, pid: pid, leaseSeconds: options.leaseSeconds) { [options] wait in
                 options.log?(
                     "worker \(options.workerID): a worker had this ID within its lease (one restarted, or another one running); "
-                        + "watching its heartbeat for \(Self.seconds(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)) "
+                        + "watching its heartbeat for \(wait.secondsText) s "
                         + "before taking the ID")
                 PostgresRunStore.pause(wait)
             }

@@ -42,7 +42,7 @@ struct DatasetCommand {
         var text = arguments.positionals[0]
         if text == "-" {
             do {
-                text = try RunInputParser.standardInputText(
+                text = try ToolEnvironment.standardInputText(
                     environment.standardInputPath, piping: "pipe the dataset's hex in (`ot-ctl dataset active -x | matterflow dataset -`)")
             } catch {
                 MatterflowTool.report(error.diagnostics, to: err)

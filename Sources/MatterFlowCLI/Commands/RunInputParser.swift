@@ -75,34 +75,8 @@ struct RunInputParser {
     /// as a run's questions read it), its findings named `<stdin>`.
     private func load(_ file: String) throws(DiagnosticsError) -> JSONDocument {
         guard file == "-" else { return try JSONDocument.load(path: file) }
-        let text = try Self.standardInputText(
+        let text = try ToolEnvironment.standardInputText(
             standardInputPath, piping: "pipe the inputs' JSON object in (`... | matterflow ... --inputs -`) or name a file")
         return try JSONDocument.parse(text, file: Self.standardInputName)
-    }
-
-    /// What standard input holds, to its end: the process's own (`path` is ``ToolEnvironment/processStandardInput``),
-    /// read from its descriptor (a socket, which a parent passing a socket pair gives, cannot be opened by a path),
-    /// or the file tests name. A terminal is refused, saying what to pipe (`piping`); findings are named `<stdin>`.
-    static func standardInputText(_ path: String, piping: String) throws(DiagnosticsError) -> String {
-        let processInput = path == ToolEnvironment.processStandardInput
-        if isatty(STDIN_FILENO) == 1 && processInput {
-            throw DiagnosticsError([
-                Diagnostic(
-                    severity: .error, code: DiagnosticCode.unreadableFile, message: "standard input is a terminal; " + piping,
-                    file: standardInputName)
-            ])
-        }
-        do {
-            return processInput
-                ? try JSONDocument.readText(descriptor: STDIN_FILENO, name: standardInputName)
-                : try JSONDocument.readText(path: path)
-        } catch {
-            // What reading found (text that is not UTF-8, at its line and column; a device), as from standard input.
-            throw DiagnosticsError(error.diagnostics.map { diagnostic in
-                var named = diagnostic
-                named.file = standardInputName
-                return named
-            })
-        }
     }
 }

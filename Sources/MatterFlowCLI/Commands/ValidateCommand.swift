@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowHubProtocol
+import MatterFlowFixtures
 import MatterFlowJSON
 
 /// `matterflow validate FILE...`: every finding about each workflow file, like a compiler.
@@ -98,7 +99,7 @@ struct ValidateCommand {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: argument)) ?? []).filter { name in
                 var nested: ObjCBool = false
                 // Fixtures and catalogs kept beside the workflows are not workflows (their names say so).
-                return name.hasSuffix(".json") && !name.hasPrefix(".") && !name.hasSuffix(".fixture.json") && !name.hasSuffix(".catalog.json")
+                return name.hasSuffix(".json") && !name.hasPrefix(".") && !name.hasSuffix(FixtureLoader.fileSuffix) && !name.hasSuffix(".catalog.json")
                     && FileManager.default.fileExists(atPath: argument + separator + name, isDirectory: &nested) && !nested.boolValue
             }.sorted()
             if names.isEmpty {

@@ -78,36 +78,3 @@ struct FleetClockTests {
         return store
     }
 }
-
-/// `worker --wait-for-store`: a worker started beside a server, or a migration, that is not ready yet.
-@Suite("A worker waiting for its store", .serialized, .enabled(if: TestPostgres.available, "no PostgreSQL server binary (install postgresql; .ci/run does)"))
-struct WorkerStoreWaitTests {
-    @Test("--wait-for-store: a database made and migrated a second after the worker started is waited for, said once; without it, exit 2 at once; past it, exit 2")
-    func waitsForTheStore() async throws {
-        let server = try TestPostgres.server()
-        let name = "mf_late_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
-        let conninfo = server.split(separator: " ").filter { !$0.hasPrefix("dbname=") }.joined(separator: " ") + " dbname=\(name)"
-        let impatient = await matterflow(["worker", "--store", conninfo, "--exit-when-idle"])
-        #expect(impatient.code == 2 && impatient.stderr.hasPrefix("error[storeUnavailable]"), "\(impatient.stderr)")
-        let short = await matterflow(["worker", "--store", conninfo, "--exit-when-idle", "--wait-for-store", "1"])
-        #expect(short.code == 2, "\(short.stderr)")
-        #expect(short.stderr.contains("waiting up to 1 s for it (--wait-for-store)"), "\(short.stderr)")
-
-        // Made, then migrated, a little later, from a thread of its own.
-        Thread.detachNewThread {
-            usleep(1_000_000)
-            guard let admin = try? PostgresConnection(server) else { return }
-            _ = try? admin.execute("CREATE DATABASE \(name)")
-            admin.close()
-            usleep(1_500_000)
-            guard let connection = try? PostgresConnection(conninfo) else { return }
-            _ = try? StoreMigrator(connection: connection).migrate()
-            connection.close()
-        }
-        let patient = await matterflow(["worker", "--store", conninfo, "--exit-when-idle", "--wait-for-store", "60"])
-        #expect(patient.code == 0, "\(patient.stderr)")
-        #expect(patient.stderr.components(separatedBy: "(--wait-for-store)").count == 2, "said once: \(patient.stderr)")
-        #expect(patient.stderr.contains("worker: the store is reachable and migrated; starting"), "\(patient.stderr)")
-        #expect(await matterflow(["worker", "--store", conninfo, "--wait-for-store", "x"]).code == 64)
-    }
-}
