@@ -64,7 +64,7 @@ struct DatasetCommandTests {
         let object = try Self.json(run)
         #expect(Set(object.keys) == [
             "channel", "channelPage", "panId", "extPanId", "networkName", "meshLocalPrefix", "networkKey", "pskc",
-            "activeTimestamp", "securityPolicy", "channelMask", "unknownTlvs", "complete", "missing",
+            "activeTimestamp", "securityPolicy", "channelMask", "unknownTlvs", "complete", "missing", "errors", "warnings",
         ])
         #expect(object["channel"] as? Int == 15)
         #expect(object["channelPage"] as? Int == 0)
@@ -117,26 +117,38 @@ struct DatasetCommandTests {
         #expect(object["missing"] as? [String] == ["Network Key"])
         #expect(object["networkKey"] is NSNull)
         #expect(run.stderr.contains("error[missingTLV]: Network Key (type 5) is missing"))
+        let errors = try #require(object["errors"] as? [[String: Any]])
+        #expect(errors.map { $0["code"] as? String } == ["missingTLV"], "\(run.stdout)")
+        #expect((errors.first?["message"] as? String)?.contains("Network Key (type 5) is missing") == true)
         let text = await matterflow("dataset", noKey)
         #expect(text.code == 2)
         #expect(text.stdout.contains("Complete: no\nMissing: Network Key\n"))
     }
 
-    @Test("malformed datasets exit 2 with every problem on stderr", arguments: [
+    @Test("malformed datasets exit 2 with every problem on stderr, and with --json in {errors} on stdout", arguments: [
         ("FF", "truncatedHeader"), ("0001", "truncatedValue"), ("zz", "invalidHexCharacter"), ("0e08", "truncatedValue"),
         ("000300000f000300000f", "duplicateTLV"), ("030341ff42", "invalidNetworkName"),
     ])
     func malformed(_ hex: String, _ code: String) async {
         let run = await matterflow("dataset", hex, "--json")
         #expect(run.code == 2)
-        #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("error[\(code)]"), "\(run.stderr)")
+        let object = (try? Self.json(run)) ?? [:]
+        #expect(Set(object.keys) == ["errors"], "nothing decoded, so no fields: \(run.stdout)")
+        let errors = object["errors"] as? [[String: Any]] ?? []
+        #expect(errors.contains { $0["code"] as? String == code }, "\(run.stdout)")
+        #expect(errors.allSatisfy { ($0["message"] as? String).map { !$0.isEmpty } == true }, "\(run.stdout)")
+        #expect(await matterflow("dataset", hex).stdout.isEmpty, "without --json the problems are on stderr only")
     }
 
-    @Test func warningsDoNotMakeACompleteDatasetFail() async {
+    @Test func warningsDoNotMakeACompleteDatasetFail() async throws {
         let run = await matterflow("dataset", PublishedVectors.openThread8611)
         #expect(run.code == 0)
         #expect(run.stderr.contains("warning[keyRotationBelowMinimum]"))
+        let object = try Self.json(await matterflow("dataset", PublishedVectors.openThread8611, "--json"))
+        #expect((object["errors"] as? [Any])?.isEmpty == true)
+        let warnings = try #require(object["warnings"] as? [[String: Any]], "--json carries the warnings, not only stderr")
+        #expect(warnings.contains { $0["code"] as? String == "keyRotationBelowMinimum" }, "\(warnings)")
     }
 
     @Test func theHexIsRequired() async {

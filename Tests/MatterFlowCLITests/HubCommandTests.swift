@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 @testable import MatterFlowHubProtocol
+import MatterFlowJSON
 import MatterFlowSimulator
 import Synchronization
 import Testing
@@ -159,6 +160,44 @@ struct HubCommandTests {
         #expect(run.stderr.contains("error[hubUnreachable]: /bin/sh -c 'exit 3' closed the connection before completing the handshake (the hub exited with status 3)"), "\(run.stderr)")
         #expect(run.stdout.contains("got: nothing: the hub exited with status 3\n"), "not 'nothing within 10 s': \(run.stdout)")
         #expect(!run.stdout.contains("FAIL initialize"), "no check runs after the close: \(run.stdout)")
+    }
+
+    @Test("hub check --json: one object on stdout, the same verdicts as the lines, and why a hub could not be checked")
+    func hubCheckJSON() async throws {
+        let serve = try Self.serveCommand()
+        let text = await matterflow(["hub", "check", "--answer-limit", "60", serve])
+        let run = await matterflow(["hub", "check", "--answer-limit", "60", serve, "--json"])
+        #expect(run.code == 0, "\(run.stdout)\n\(run.stderr)")
+        let object = try JSONDocument.parse(run.stdout, file: "out").value
+        #expect(object["hub"] == "matterflow-simulator")
+        let checks = try #require(object["checks"]?.arrayValue)
+        let lines = text.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS ") || $0.hasPrefix("SKIP ") }
+        #expect(checks.count == lines.count, "\(text.stdout)")
+        #expect(checks.filter { $0["verdict"] == "passed" }.count == lines.filter { $0.hasPrefix("PASS ") }.count)
+        #expect(object["passed"] == .int(lines.filter { $0.hasPrefix("PASS ") }.count))
+        #expect(object["failed"] == .int(0))
+        #expect(object["errors"] == .array([]))
+        #expect(checks.contains { $0["name"] == "a request before initialize is refused with -32002" && $0["detail"] == "" })
+
+        let exited = await matterflow(["hub", "check", "/bin/sh -c 'exit 3'", "--json"])
+        #expect(exited.code == 2)
+        let ended = try JSONDocument.parse(exited.stdout, file: "out").value
+        #expect(ended["hub"] == .null)
+        #expect(ended["errors"]?.arrayValue?.first?["code"] == "hubUnreachable", "\(exited.stdout)")
+        let failed = try #require(ended["checks"]?.arrayValue?.first { $0["verdict"] == "failed" })
+        #expect(failed["detail"]?.stringValue?.contains("\ngot: nothing: the hub exited with status 3\nwanted: ") == true, "\(exited.stdout)")
+
+        let missing = await matterflow(["hub", "check", "unix:/nonexistent.sock", "--json"])
+        #expect(missing.code == 2)
+        let unreachable = try JSONDocument.parse(missing.stdout, file: "out").value
+        #expect(unreachable["checks"] == .array([]))
+        #expect(unreachable["errors"]?.arrayValue?.first?["code"] == "hubUnreachable", "\(missing.stdout)")
+
+        let elsewhere = await matterflow(["hub", "check", serve, "--structure", "nope", "--json"])
+        #expect(elsewhere.code == 2)
+        let unknown = try JSONDocument.parse(elsewhere.stdout, file: "out").value
+        #expect(unknown["errors"]?.arrayValue?.first?["code"] == "unknownStructure", "\(elsewhere.stdout)")
+        #expect(unknown["errors"]?.arrayValue?.first?["message"]?.stringValue?.hasPrefix("--structure nope: hub matterflow-simulator") == true)
     }
 
     @Test func hubCheckRefusesAnAnswerLimitOutOfRange() async throws {

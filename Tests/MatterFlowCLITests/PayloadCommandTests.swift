@@ -191,6 +191,28 @@ import Testing
         #expect(result.stderr.contains("invalidBase38Character"))
     }
 
+    @Test("with --json a refused code prints {errors} on stdout: which payload, where, never the code's characters")
+    func aRefusedCodeWithJSONSaysWhyOnStandardOutput() async throws {
+        let joined = "MT:Y.K9042C00KA0648G00*Y.K9042C00KA06!8G00"
+        let result = await matterflow("payload", joined, "--json")
+        #expect(result.code == 2, "\(result.stderr)")
+        let errors = try #require(try JSONDocument.parse(result.stdout, file: "out").value["errors"]?.arrayValue, "\(result.stdout)")
+        #expect(errors.count == 1)
+        #expect(errors.first?["code"] == "invalidBase38Character")
+        #expect(errors.first?["payload"] == .int(2))
+        #expect(errors.first?["index"] == .int(37), "counted in the whole text, as the message counts")
+        #expect(errors.first?["message"]?.stringValue?.contains("index 37") == true, "\(result.stdout)")
+        #expect(!result.stdout.contains("K9042"), "no character of the code (it encodes the passcode): \(result.stdout)")
+        // The manual code's check digit names its field.
+        let manual = await matterflow("payload", "3497-011-2333", "--json")
+        #expect(manual.code == 2)
+        let digit = try #require(try JSONDocument.parse(manual.stdout, file: "out").value["errors"]?.arrayValue?.first)
+        #expect(digit["code"] == "checkDigitMismatch")
+        #expect(digit["field"] == "checkDigit")
+        // Without --json, stdout stays empty: the reason is on stderr.
+        #expect(await matterflow("payload", "3497-011-2333").stdout.isEmpty)
+    }
+
     @Test func joinedQRCodesDecodeToSeveralPayloads() async throws {
         let generated = await matterflow(
             "payload", "generate", "--vendor-id", "0xFFF1", "--product-id", "0x8001", "--discriminator", "100", "--passcode", "20202021", "--json")

@@ -21,7 +21,9 @@ struct DatasetCommand {
             JSON keys: channel, channelPage, panId, extPanId, networkName, meshLocalPrefix, networkKey, pskc,
             activeTimestamp {seconds, ticks, authoritative}, pendingTimestamp and delayTimer (when present),
             wakeupChannel (when present), securityPolicy {rotationHours, flags}, channelMask (page-0 channels),
-            unknownTlvs [{type, name, value}], complete, missing. A field that is absent is null.
+            unknownTlvs [{type, name, value}], complete, missing, errors and warnings (each [{code, message}], as
+            stderr lists them). A field that is absent is null. Input that is no dataset at all (not hex, cut short,
+            a TLV twice) prints {"errors": [...]} alone.
 
             `ot-ctl dataset active -x | matterflow dataset -` (or `matterflow dataset - < FILE`) keeps the dataset,
             and its Network Key, out of the process list.
@@ -46,25 +48,41 @@ struct DatasetCommand {
                     environment.standardInputPath, piping: "pipe the dataset's hex in (`ot-ctl dataset active -x | matterflow dataset -`)")
             } catch {
                 MatterflowTool.report(error.diagnostics, to: err)
-                return ExitCode.invalidInput
+                var problems = ProblemList()
+                for diagnostic in error.diagnostics { problems.append(diagnostic) }
+                return refused(problems)
             }
         }
         let given = Self.withoutCommandStatus(text)
         if let problem = Self.notHex(given) {
             err.line("error[\(problem.code)]: \(problem.message)")
-            return ExitCode.invalidInput
+            var problems = ProblemList()
+            problems.append(code: problem.code, message: problem.message)
+            return refused(problems)
         }
         let diagnosis = OperationalDataset.diagnose(hex: given)
         let reveal = arguments.flag("reveal-secrets")
-        for error in diagnosis.parseErrors { err.line("error[\(error.code.rawValue)]: \(error.message)") }
+        var errors = ProblemList()
+        var warnings = ProblemList()
+        for error in diagnosis.parseErrors {
+            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            errors.append(code: error.code.rawValue, message: error.message)
+        }
         for issue in diagnosis.validation?.issues ?? [] {
             err.line("\(issue.severity.rawValue)[\(issue.code.rawValue)]: \(issue.message)")
+            switch issue.severity {
+            case .error: errors.append(code: issue.code.rawValue, message: issue.message)
+            case .warning: warnings.append(code: issue.code.rawValue, message: issue.message)
+            }
         }
         guard let dataset = diagnosis.dataset, let validation = diagnosis.validation else {
-            return ExitCode.invalidInput
+            return refused(errors)
         }
         if arguments.flag("json") {
-            out.line(JSONWriter.pretty(Self.json(dataset, validation: validation, revealingSecrets: reveal)))
+            var object = Self.json(dataset, validation: validation, revealingSecrets: reveal)
+            object["errors"] = errors.json
+            object["warnings"] = warnings.json
+            out.line(JSONWriter.pretty(.object(object)))
         } else {
             for line in dataset.summaryLines(revealingSecrets: reveal) { out.line(line) }
             out.line("Complete: " + (validation.isComplete ? "yes" : "no"))
@@ -84,6 +102,12 @@ struct DatasetCommand {
         return String(trimmed[..<lineBreak])
     }
 
+    /// Exit 2 for input that is no dataset, with `{"errors": [...]}` on stdout under `--json`.
+    private func refused(_ problems: ProblemList) -> Int32 {
+        if arguments.flag("json") { environment.standardOutput.line(JSONWriter.pretty(problems.refusal)) }
+        return ExitCode.invalidInput
+    }
+
     /// Why the argument is no dataset to decode at all (nothing, an unset variable's, or the name of a file), with
     /// its code; nil otherwise.
     static func notHex(_ text: String) -> (code: String, message: String)? {
@@ -95,8 +119,8 @@ struct DatasetCommand {
         return nil
     }
 
-    /// The dataset's fields as the documented JSON object.
-    static func json(_ dataset: OperationalDataset, validation: DatasetValidation, revealingSecrets reveal: Bool) -> JSONValue {
+    /// The dataset's fields as the documented JSON object (its errors and warnings added by the caller).
+    static func json(_ dataset: OperationalDataset, validation: DatasetValidation, revealingSecrets reveal: Bool) -> JSONObject {
         func timestamp(_ value: ThreadTimestamp?) -> JSONValue {
             guard let value else { return .null }
             return [
@@ -130,6 +154,6 @@ struct DatasetCommand {
         })
         object["complete"] = .bool(validation.isComplete)
         object["missing"] = .array(validation.missing.map { .string($0.name) })
-        return .object(object)
+        return object
     }
 }

@@ -14,7 +14,9 @@ struct PayloadCommand {
             .init(name: "reveal-secrets", valueName: nil, help: "Show the setup passcode (hidden by default)."),
         ],
         discussion: """
-            Exit status: 0 when the code is valid, 2 when it is not (the broken rule is named on stderr).
+            Exit status: 0 when the code is valid, 2 when it is not (the broken rule is named on stderr; with
+            --json, stdout holds {"errors": [{code, message}]}, each with what is known of where: "payload" (from 1,
+            when the code joins several), "index" (the character, from 0), "field", "expected", "found").
             Discovery-capability bits a newer Matter revision defines (6, 7) are ignored with a warning on stderr
             (warning[unknownDiscoveryCapabilities]); with --json, each payload's "warnings" array holds it too.
             The setup passcode is shown as [redacted] ("redacted" in JSON) unless --reveal-secrets is given, as
@@ -59,11 +61,14 @@ struct PayloadCommand {
         do {
             payloads = try OnboardingPayload.decode(code)
         } catch {
+            var problems = ProblemList()
             for problem in error.errors {
                 // A code joining several payloads says which one broke the rule.
                 let item = problem.payloadIndex.map { "payload \($0 + 1): " } ?? ""
                 environment.standardError.line("error[\(problem.code.rawValue)]: \(item)\(problem.message)")
+                problems.append(code: problem.code.rawValue, message: problem.message, extra: Self.whereJSON(problem))
             }
+            if arguments.flag("json") { environment.standardOutput.line(JSONWriter.pretty(problems.refusal)) }
             // A word close to `generate` meant the other subcommand: no code is made of lowercase letters only.
             if code.allSatisfy(\.isLowercase), SpellingSuggestion.closest(to: code, among: ["generate"]) != nil {
                 environment.standardError.line("note: to make a code, run `matterflow payload generate` (see `matterflow payload generate --help`)")
@@ -93,6 +98,19 @@ struct PayloadCommand {
             }
         }
         return ExitCode.success
+    }
+
+    /// Where a refused code's problem is, for `--json`: `payload` (which of several joined payloads, from 1),
+    /// `index` (the character, from 0, as the message counts), `field`, `expected` and `found`, each when known.
+    /// None of them holds a character of the code or the passcode, as the message holds none.
+    static func whereJSON(_ problem: PayloadError) -> JSONObject {
+        var object = JSONObject()
+        if let index = problem.payloadIndex { object["payload"] = .int(index + 1) }
+        if let position = problem.position { object["index"] = .int(position) }
+        if let field = problem.field { object["field"] = .string(field.rawValue) }
+        if let expected = problem.expected { object["expected"] = .string(expected) }
+        if let found = problem.found { object["found"] = .string(found) }
+        return object
     }
 
     /// What a field's value does not say by itself: a 21-digit manual code's flow is 2 (as the Matter SDK's parser

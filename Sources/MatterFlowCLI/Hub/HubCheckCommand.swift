@@ -16,6 +16,9 @@ struct HubCheckCommand {
                 name: "answer-limit", valueName: "<seconds>",
                 help: "How long each answer may take, a cancelled call's too (default: 10, and 5 for a cancelled call; 1...600)."),
             CatalogOption.option,
+            .init(
+                name: "json", valueName: nil,
+                help: "Print one JSON object: {hub, checks [{name, verdict, detail}], passed, failed, skipped, errors [{code, message}]}."),
         ],
         discussion: """
             Runs the checks of docs/hub-protocol.md, section 8, against the hub: handshake, status shape, one
@@ -26,6 +29,11 @@ struct HubCheckCommand {
             one the hub names in its handshake. With --catalog, the hub may also list the custom operations the
             catalog files declare. A hub behind a slow link can be given longer with --answer-limit; the
             cancellation check then allows as long, and its line says so.
+
+            With --json the lines become one JSON object on stdout, for exit statuses 0, 1 and 2 alike: "verdict"
+            is passed, failed or skipped; "detail" says why a check failed or was skipped ("" when it passed);
+            "hub" is the name from the hub's handshake (null before one passed); "errors" holds why the hub could
+            not be checked (exit 2), empty otherwise.
 
             Exit status: 0 when every check passed, 1 when one failed, 2 when the hub cannot be started or
             reached (or ends before its handshake), or --structure names none of its structures, 64 usage error.
@@ -50,14 +58,25 @@ struct HubCheckCommand {
             throw UsageError(message: error.message.replacingOccurrences(of: "--hub", with: "<hub>"), command: Self.spec.name)
         }
         let answerLimit = try arguments.wholeNumber("answer-limit", range: 1...600, command: Self.spec.name)
-        guard let catalog = CatalogOption.catalog(arguments, err: err) else { return ExitCode.invalidInput }
+        let json = arguments.flag("json")
+        var errors = ProblemList()
+        let catalog: OperationCatalog
+        switch CatalogOption.load(arguments) {
+        case .success(let loaded):
+            catalog = loaded
+        case .failure(let error):
+            MatterflowTool.report(error.diagnostics, to: err)
+            for diagnostic in error.diagnostics { errors.append(diagnostic) }
+            return refused(errors)
+        }
         let custom = Set(catalog.names).subtracting(OperationCatalog.standard.names)
         let connection: HubConnection
         do {
             connection = try await HubConnection.opening(endpoint)
         } catch {
             err.line("error[\(error.cause.rawValue)]: \(error.message)")
-            return ExitCode.invalidInput
+            errors.append(code: error.cause.rawValue, message: error.message)
+            return refused(errors)
         }
         var conformance = HubConformance(structure: arguments.value("structure"), customOperations: custom)
         if let answerLimit {
@@ -67,29 +86,57 @@ struct HubCheckCommand {
         let report = await conformance.report(on: connection.channel)
         await connection.close()
         let checks = report.checks
-        for check in checks {
-            switch check.verdict {
-            case .passed: out.line("PASS \(check.name)")
-            case .skipped: out.line("SKIP \(check.name): \(check.detail)")
-            case .failed: out.line("FAIL \(check.name)\n      \(check.detail)")
+        if !json {
+            for check in checks {
+                switch check.verdict {
+                case .passed: out.line("PASS \(check.name)")
+                case .skipped: out.line("SKIP \(check.name): \(check.detail)")
+                case .failed: out.line("FAIL \(check.name)\n      \(check.detail)")
+                }
             }
         }
-        let passed = checks.filter { $0.verdict == .passed }.count
-        let failed = checks.filter { $0.verdict == .failed }.count
-        let skipped = checks.filter { $0.verdict == .skipped }.count
-        out.line("\(passed) passed, \(failed) failed" + (skipped > 0 ? " (\(skipped) skipped)" : ""))
+        let counts = (
+            passed: checks.filter { $0.verdict == .passed }.count, failed: checks.filter { $0.verdict == .failed }.count,
+            skipped: checks.filter { $0.verdict == .skipped }.count
+        )
+        if !json { out.line("\(counts.passed) passed, \(counts.failed) failed" + (counts.skipped > 0 ? " (\(counts.skipped) skipped)" : "")) }
         if let structures = report.structuresWhenUnknown {
-            err.line(HubOption.unknownStructure(arguments.value("structure") ?? "", hub: report.hubName ?? "", structures: structures))
-            return ExitCode.invalidInput
+            let message = HubOption.unknownStructureMessage(arguments.value("structure") ?? "", hub: report.hubName ?? "", structures: structures)
+            err.line("error[unknownStructure]: " + message)
+            errors.append(code: "unknownStructure", message: message)
         }
         // A hub that closed the connection before its handshake passed never ran as a hub: the command could not
         // start one (as `run --hub` tells), rather than a hub that failed its checks.
         if let reason = report.endedBeforeHandshake {
-            err.line(
-                "error[hubUnreachable]: \(given[0]) closed the connection before completing the handshake (\(reason)); "
-                    + "check that it starts a hub that speaks docs/hub-protocol.md")
-            return ExitCode.invalidInput
+            let message = "\(given[0]) closed the connection before completing the handshake (\(reason)); "
+                + "check that it starts a hub that speaks docs/hub-protocol.md"
+            err.line("error[hubUnreachable]: " + message)
+            errors.append(code: "hubUnreachable", message: message)
         }
-        return failed == 0 ? ExitCode.success : ExitCode.failure
+        if json { out.line(JSONWriter.pretty(Self.json(hub: report.hubName, checks: checks, errors: errors))) }
+        guard errors.isEmpty else { return ExitCode.invalidInput }
+        return counts.failed == 0 ? ExitCode.success : ExitCode.failure
+    }
+
+    /// Exit 2 before any check ran, with the JSON object (no checks) on stdout under `--json`.
+    private func refused(_ errors: ProblemList) -> Int32 {
+        if arguments.flag("json") { environment.standardOutput.line(JSONWriter.pretty(Self.json(hub: nil, checks: [], errors: errors))) }
+        return ExitCode.invalidInput
+    }
+
+    /// The `--json` object: `{hub, checks [{name, verdict, detail}], passed, failed, skipped, errors}`.
+    static func json(hub: String?, checks: [HubConformance.Check], errors: ProblemList) -> JSONValue {
+        var object = JSONObject()
+        object["hub"] = hub.map(JSONValue.string) ?? .null
+        object["checks"] = .array(checks.map { check in
+            // The text form's indentation of a failure's sent/got/wanted lines is no part of the detail.
+            ["name": .string(check.name), "verdict": .string(check.verdict.rawValue),
+             "detail": .string(check.detail.replacingOccurrences(of: "\n      ", with: "\n"))]
+        })
+        for verdict in [HubConformance.Check.Verdict.passed, .failed, .skipped] {
+            object[verdict.rawValue] = .int(checks.filter { $0.verdict == verdict }.count)
+        }
+        object["errors"] = errors.json
+        return .object(object)
     }
 }

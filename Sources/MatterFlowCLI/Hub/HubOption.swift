@@ -100,7 +100,12 @@ enum HubOption {
 
     /// The error of a `--structure` the hub's handshake does not name, as `run` and `hub check` print it.
     static func unknownStructure(_ structure: String, hub: String, structures: [String]) -> String {
-        "error[unknownStructure]: --structure \(structure): hub \(hub) has no such structure (structures: "
+        "error[unknownStructure]: " + unknownStructureMessage(structure, hub: hub, structures: structures)
+    }
+
+    /// ``unknownStructure(_:hub:structures:)`` without its `error[code]: ` prefix.
+    static func unknownStructureMessage(_ structure: String, hub: String, structures: [String]) -> String {
+        "--structure \(structure): hub \(hub) has no such structure (structures: "
             + "\(structures.joined(separator: ", ")))\(SpellingSuggestion.hint(for: structure, among: structures))"
     }
 
