@@ -8,14 +8,15 @@ import Darwin
 /// writing process is killed midway.
 ///
 /// The text goes to a temporary file in the same directory, which is flushed to disk, renamed over the target,
-/// and the directory is flushed so the rename itself survives a crash.
-enum AtomicFile {
+/// and the directory is flushed so the rename itself survives a crash. The package's commands write their reports
+/// (`matterflow test --junit`) with it too.
+package enum AtomicFile {
     /// Why a write failed: the step and the system's reason.
-    struct WriteError: Error, Sendable, CustomStringConvertible {
+    package struct WriteError: Error, Sendable, CustomStringConvertible {
         var step: String
         var reason: String
 
-        var description: String { "\(step): \(reason)" }
+        package var description: String { "\(step): \(reason)" }
     }
 
     /// Creates a directory and its parents when missing. The directory itself, when created here, is open to its
@@ -32,15 +33,15 @@ enum AtomicFile {
         }
     }
 
-    /// Writes `text` to `path` atomically, as a file readable and writable by its owner only (a home can hold a
-    /// Thread network's credentials).
-    static func write(_ text: String, to path: String) throws(WriteError) {
+    /// Writes `text` to `path` atomically, as a file with `mode` (less the umask): by default readable and writable
+    /// by its owner only (a home can hold a Thread network's credentials).
+    package static func write(_ text: String, to path: String, mode: mode_t = 0o600) throws(WriteError) {
         let directory = parent(of: path)
         let name = String(path.split(separator: "/").last ?? "file")
         var generator = SystemRandomNumberGenerator()
         let temporary = directory + "/." + name + ".\(getpid()).\(String(generator.next() & 0xFFFF_FFFF, radix: 16)).tmp"
 
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0o600)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, mode)
         guard descriptor >= 0 else { throw WriteError(step: "cannot create \(temporary)", reason: lastError()) }
         var failure: WriteError?
         let bytes = Array(text.utf8)

@@ -1,5 +1,5 @@
 import Foundation
-import MatterFlowCLI
+@testable import MatterFlowCLI
 import Testing
 
 /// `matterflow test`: one line per fixture, a closing `N passed, N failed`, exit 0 / 1 / 2, `--filter`,
@@ -137,6 +137,42 @@ struct TestCommandTests {
         #expect(missing.code == 2)
         let report = try #require(try parseJSON(missing.stdout) as? [String: Any], "\(missing.stdout)")
         #expect((report["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "fileNotFound", "\(report)")
+    }
+
+    @Test("--junit writes a testcase per fixture, grouped by workflow: a failure with its mismatches, an error per invalid file, text escaped for XML")
+    func junitReportForCI() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write(Self.roomsFixture(name: "rooms <listed> & 'quoted'", expect: #"{ "outcome": "succeeded" }"#), to: "good.fixture.json")
+        try directory.write(
+            Self.roomsFixture(name: "rooms wrong", expect: #"{ "outcome": "failed" }"#), to: "wrong.fixture.json")
+        let bad = try directory.write(
+            Self.roomsFixture(name: "bad", expect: #"{ "outcome": "succeeded", "warnigns": [] }"#), to: "bad.fixture.json")
+        let report = directory.path + "/report.xml"
+        let run = await matterflow(["test", directory.path, "--junit", report])
+        #expect(run.code == 2, "the invalid file decides the status, as without --junit: \(run.stderr)")
+        #expect(run.stdout.hasSuffix("1 passed, 2 failed\n"), "the other output is unchanged: \(run.stdout)")
+        let xml = try String(contentsOfFile: report, encoding: .utf8)
+        let lines = xml.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.first == #"<?xml version="1.0" encoding="UTF-8"?>"#)
+        #expect(lines.contains(#"<testsuites name="matterflow test" tests="3" failures="1" errors="1">"#), "\(xml)")
+        #expect(lines.contains(#"<testsuite name="\#(TestCommand.display(Repository.workflow("rooms")))" tests="2" failures="1" errors="0">"#), "\(xml)")
+        let good = directory.path + "/good.fixture.json"
+        #expect(
+            lines.contains(#"<testcase name="rooms &lt;listed&gt; &amp; &apos;quoted&apos;" classname="\#(good)" file="\#(good)"/>"#), "\(xml)")
+        let failure = try #require(lines.first { $0.hasPrefix("<failure ") }, "\(xml)")
+        #expect(failure.hasPrefix(#"<failure type="mismatch" message="outcome: expected failed, got succeeded">"#), "\(failure)")
+        #expect(failure.contains("wrong.fixture.json:6:"), "the text names where the expectation was written: \(failure)")
+        #expect(lines.contains(#"<testsuite name="invalid files" tests="1" failures="0" errors="1">"#), "\(xml)")
+        let error = try #require(lines.first { $0.hasPrefix("<error ") }, "\(xml)")
+        #expect(error.hasPrefix(#"<error type="invalidFile" message="unknownKey: unknown key &quot;warnigns&quot;; did you mean &quot;warnings&quot;?">\#(bad):6:39: error[unknownKey]"#), "\(error)")
+        #expect(xml.hasSuffix("</testsuites>\n"))
+
+        #expect(JUnitReport.escaped("a\u{1B}b\u{0}\tc\nd'") == "a\\u001bb\\u0000&#9;c&#10;d&apos;", "XML 1.0 cannot hold most controls at all")
+
+        let unwritable = await matterflow(["test", good, "--junit", directory.path + "/missing/report.xml"])
+        #expect(unwritable.code == 1, "the fixture passed, but the report CI waits for is missing: \(unwritable.stderr)")
+        #expect(unwritable.stderr.contains("error: the JUnit report could not be written (cannot create "), "\(unwritable.stderr)")
     }
 
     @Test func aMissingPathExitsTwo() async {

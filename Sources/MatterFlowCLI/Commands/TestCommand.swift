@@ -2,6 +2,7 @@ import Foundation
 import MatterFlow
 import MatterFlowFixtures
 import MatterFlowJSON
+import MatterFlowSimulator
 
 /// `matterflow test FIXTURE|DIR ...`: runs fixture scenarios on the simulated home, one line per fixture, and
 /// optionally reports which states and transitions of each workflow they exercised.
@@ -18,6 +19,9 @@ struct TestCommand {
                 name: "filter", valueName: "<pattern>", help: "Run only fixtures whose name or path contains this text."
             ),
             .init(name: "coverage", valueName: nil, help: "Report the states and transitions each workflow exercised."),
+            .init(
+                name: "junit", valueName: "<file>",
+                help: "Also write the results as JUnit XML to <file>, for CI test reports (replaced whole)."),
             HubOption.option,
             CatalogOption.option,
         ],
@@ -28,6 +32,11 @@ struct TestCommand {
 
             Fixtures script the built-in simulated home, so --hub is refused with the reason: see
             `matterflow hub check` and `matterflow validate --hub` for testing a hub of your own.
+
+            --junit FILE writes one <testsuite> per workflow and one <testcase> per fixture (its classname and file
+            the fixture file), a <failure> with every mismatch for a fixture that failed, and an <error> per invalid
+            fixture or --catalog file; no times (fixtures run on virtual time). The other output is unchanged. A
+            report that cannot be written is an error on stderr, and the exit status is at least 1.
 
             Exit status: 0 when every fixture passed, 1 when one failed (or none matched --filter),
             2 when a fixture file is invalid, 64 usage error.
@@ -57,6 +66,9 @@ struct TestCommand {
         case .success(let loaded):
             catalog = loaded
         case .failure(let error):
+            let catalogFiles = Array(Set(error.diagnostics.compactMap(\.file))).sorted()
+            // Exit 2 whether or not the report could be written.
+            _ = writeJUnit(JUnitReport(results: [], invalidFiles: catalogFiles, diagnostics: error.diagnostics, display: Self.display))
             // A CI reading --json gets the findings as JSON too.
             if arguments.flag("json") {
                 out.line(
@@ -124,12 +136,27 @@ struct TestCommand {
             if let coverage { TestReportText.write(coverage, to: out) }
             out.line("\(passed) passed, \(failed) failed")
         }
+        let written = writeJUnit(JUnitReport(results: results, invalidFiles: invalidFiles, diagnostics: diagnostics, display: Self.display))
         if diagnostics.hasErrors { return ExitCode.invalidInput }
+        guard written else { return ExitCode.failure }
         if results.isEmpty && invalidFiles.isEmpty {
             err.line(filter.map { "no fixture matches --filter '\($0)'" } ?? "no fixtures to run")
             return ExitCode.failure
         }
         return failed == 0 ? ExitCode.success : ExitCode.failure
+    }
+
+    /// Writes `report` to the `--junit` file, when one is given, replacing it whole (a reader never sees half a
+    /// report); false, after saying why on stderr, when it could not be written.
+    private func writeJUnit(_ report: @autoclosure () -> JUnitReport) -> Bool {
+        guard let path = arguments.value("junit") else { return true }
+        do {
+            try AtomicFile.write(report().xml, to: path, mode: 0o644)
+            return true
+        } catch {
+            environment.standardError.line("error: the JUnit report could not be written (\(error)); check that \(path)'s directory exists and is writable")
+            return false
+        }
     }
 
     /// A path relative to the current directory when it is inside it.
