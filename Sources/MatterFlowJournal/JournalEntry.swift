@@ -113,6 +113,9 @@ public struct RunStartedEntry: Sendable, Hashable {
     /// The directory the simulated home the run acted on is kept in (`matterflow run --state`), as an absolute
     /// path; nil for any other hub. Recovery settles the run only against that home.
     public var homeDirectory: String?
+    /// The hub the run called over the hub protocol (`--hub`); nil for the simulated home. Recovery settles the run
+    /// only against that hub (``RemoteHubIdentity``).
+    public var remoteHub: RemoteHubIdentity? = nil
 }
 
 /// `intent`: a hub call about to be made, with every fact of its operation that recovery reasons with.

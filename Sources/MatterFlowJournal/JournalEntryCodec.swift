@@ -20,6 +20,10 @@ enum JournalEntryCodec {
                 "secretsShown": .bool(started.secretsShown), "pid": .int(started.pid), "format": .int(started.format),
             ]
             if let home = started.homeDirectory { fields["homeDirectory"] = .string(home) }
+            if let hub = started.remoteHub {
+                fields["hubEndpoint"] = .string(hub.endpoint)
+                if let name = hub.name { fields["hubName"] = .string(name) }
+            }
             if let digests = started.secretDigests {
                 var inputs = JSONObject()
                 for name in digests.inputs.keys.sorted() { inputs[name] = digests.inputs[name].map(JSONValue.string) }
@@ -158,7 +162,10 @@ enum JournalEntryCodec {
                     contentHash: try fields.string("contentHash"), structureID: try fields.string("structureID"),
                     inputs: try fields.object("inputs"), secretsShown: try fields.bool("secretsShown"),
                     pid: try fields.int("pid", in: 0...Int.max), format: try fields.int("format", in: 1...Int.max),
-                    secretDigests: try digests(fields), homeDirectory: try fields.optionalString("homeDirectory")))
+                    secretDigests: try digests(fields), homeDirectory: try fields.optionalString("homeDirectory"),
+                    remoteHub: try fields.optionalString("hubEndpoint").map { endpoint throws(JournalError) in
+                        RemoteHubIdentity(endpoint: endpoint, name: try fields.optionalString("hubName"))
+                    }))
         case .checkpoint:
             return .checkpoint(
                 RunCheckpoint(

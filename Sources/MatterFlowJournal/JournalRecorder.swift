@@ -45,6 +45,8 @@ final class JournalRecorder: RunRecording {
     let secretDigests: SecretDigests?
     /// The simulated home's state directory the run acts on, recorded in `runStarted` (``RunStartedEntry/homeDirectory``).
     let homeDirectory: String?
+    /// The hub the run calls over the hub protocol, recorded in `runStarted` (``RunStartedEntry/remoteHub``).
+    let remoteHub: RemoteHubIdentity?
     private let state: Mutex<State>
 
     /// - Parameters:
@@ -53,9 +55,11 @@ final class JournalRecorder: RunRecording {
     ///   - repeating: An in-doubt call the resumed run makes again as its first call (``ResumePlan/repeatedCall``).
     init(
         writer: JournalWriter, runID: String, workflow: Workflow, structureID: StructureID, showSecrets: Bool, hub: any Hub,
-        continuing: Bool = false, secretDigests: SecretDigests? = nil, repeating: IntentEntry? = nil, homeDirectory: String? = nil
+        continuing: Bool = false, secretDigests: SecretDigests? = nil, repeating: IntentEntry? = nil, homeDirectory: String? = nil,
+        remoteHub: RemoteHubIdentity? = nil
     ) {
         self.homeDirectory = homeDirectory
+        self.remoteHub = remoteHub
         self.secretDigests = secretDigests
         self.writer = writer
         self.runID = runID
@@ -112,7 +116,7 @@ final class JournalRecorder: RunRecording {
                 runID: runID, workflow: workflow.name, version: workflow.version, file: JournalFile.absolute(workflow.file),
                 contentHash: workflow.contentHash, structureID: structureID, inputs: inputs, secretsShown: showSecrets,
                 pid: JournalFile.processID, format: JournalFrame.formatVersion, secretDigests: secretDigests,
-                homeDirectory: homeDirectory)))
+                homeDirectory: homeDirectory, remoteHub: remoteHub)))
         case .hubCallStarted:
             break
         case .hubCallFinished(let stateName, let operation, let attempt, let duration, let error):

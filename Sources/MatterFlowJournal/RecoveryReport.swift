@@ -201,6 +201,11 @@ public struct RecoveryOptions: Sendable {
     /// hub: a run whose `runStarted` names another (``RunStartedEntry/homeDirectory``) is not settled here, as its
     /// session and devices are in that home; recovery defers it, saying which directory to give.
     public var homeDirectory: String?
+    /// The hub this recovery acts on, when it is one reached over the hub protocol (`matterflow recover --hub`); nil
+    /// for the simulated home. A run whose `runStarted` names a hub (``RunStartedEntry/remoteHub``) is settled only
+    /// against it: recovery defers the run, saying which `--hub` to give, when this is the simulated home or a hub
+    /// that gives another name in its handshake.
+    public var remoteHub: RemoteHubIdentity?
     /// Why the journal directory's key is not at hand (no key file, or one that cannot be read): the refusal of a
     /// run whose secrets it would check says so.
     var digestKeyProblem: String?

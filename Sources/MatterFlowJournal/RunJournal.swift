@@ -20,6 +20,10 @@ public struct RunJournal: Sendable {
     /// The directory the simulated home of the runs started here is kept in (`matterflow run --state`): recorded in
     /// each run's `runStarted`, so that recovery settles the run only against that home. Nil for any other hub.
     public var homeDirectory: String?
+    /// The hub the runs started here call over the hub protocol (`matterflow run --hub`): recorded in each run's
+    /// `runStarted`, so that recovery settles the run only against that hub (``RemoteHubIdentity``). Nil for the
+    /// simulated home.
+    public var remoteHub: RemoteHubIdentity?
 
     /// Opens a journal directory, creating it when missing.
     /// - Throws: ``JournalError`` `journalUnwritable` when it cannot be created.
@@ -66,7 +70,7 @@ public struct RunJournal: Sendable {
         let writer = try JournalWriter(creating: path(of: runID), hook: testHook)
         return Self.start(
             workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, secretDigests: digests,
-            homeDirectory: homeDirectory.map(JournalFile.directoryPath))
+            homeDirectory: homeDirectory.map(JournalFile.directoryPath), remoteHub: remoteHub)
     }
 
     /// The secret digests of a run of `workflow` with these inputs (``SecretDigests/forRun(workflow:inputs:random:key:)``),
@@ -91,14 +95,15 @@ public struct RunJournal: Sendable {
     /// `options.runID` is set.
     static func start(
         _ workflow: Workflow, resolved: ResolvedInputs, on hub: any Hub, options given: RunOptions,
-        engine: WorkflowEngine, writer: JournalWriter, secretDigests: SecretDigests?, homeDirectory: String? = nil
+        engine: WorkflowEngine, writer: JournalWriter, secretDigests: SecretDigests?, homeDirectory: String? = nil,
+        remoteHub: RemoteHubIdentity? = nil
     ) -> RunHandle {
         var options = given
         let runID = options.runID ?? ""
         let recorder = JournalRecorder(
             writer: writer, runID: runID, workflow: workflow, structureID: options.structureID,
             showSecrets: options.showSecrets, hub: hub,
-            secretDigests: secretDigests, homeDirectory: homeDirectory)
+            secretDigests: secretDigests, homeDirectory: homeDirectory, remoteHub: remoteHub)
         options.recording = recorder
         let handle = engine.start(workflow, resolvedInputs: resolved, on: hub, options: options)
         recorder.onFailure { handle.cancel() }

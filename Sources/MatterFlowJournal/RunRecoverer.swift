@@ -37,6 +37,11 @@ struct RunRecoverer {
                     + (home.map { "the one in \($0)" } ?? "another hub")
                     + ": its session and devices are not there; recover with --state \(recorded)")
         }
+        if let recorded = started?.remoteHub {
+            var note: String?
+            if let refusal = recorded.refusal(recoveringOn: options.remoteHub, note: &note) { throw RecoveryDeferral(message: refusal) }
+            if let note { run.notes.append(note) }
+        }
         let answers = try checkResumedSecrets()
         if let torn = contents.tornTail {
             try journal { () throws(JournalError) in

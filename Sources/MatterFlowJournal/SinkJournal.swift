@@ -11,10 +11,13 @@ public enum SinkJournal {
     ///   - digestKey: The key the run's secret digests are made with, which must also be given to recover it
     ///     (``RecoveryOptions/digestKey``); nil keeps stretched digests, which whoever reads the records can search
     ///     (see ``SecretDigestKey``), so pass nil only for runs whose records stay as private as their secrets.
+    ///   - remoteHub: The hub `hub` is, when it is one reached over the hub protocol, recorded so that recovery
+    ///     settles the run only against it; nil for the simulated home.
     /// - Throws: `DiagnosticsError` for inputs that do not match the workflow.
     public static func start(
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
-        engine: WorkflowEngine = WorkflowEngine(), sink: any JournalSink, digestKey: SecretDigestKey?
+        engine: WorkflowEngine = WorkflowEngine(), sink: any JournalSink, digestKey: SecretDigestKey?,
+        remoteHub: RemoteHubIdentity? = nil
     ) throws -> RunHandle {
         let resolved = try workflow.resolveRunInputs(inputs)
         var options = options
@@ -22,7 +25,8 @@ public enum SinkJournal {
         let writer = JournalWriter(sink: sink, nextSequence: 1, hook: nil)
         let digests = try SecretDigests.forRun(workflow: workflow, inputs: resolved.values, random: options.random) { digestKey }
         return RunJournal.start(
-            workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, secretDigests: digests)
+            workflow, resolved: resolved, on: hub, options: options, engine: engine, writer: writer, secretDigests: digests,
+            remoteHub: remoteHub)
     }
 
     /// Settles one interrupted run from its records, as `matterflow recover` does for a journal file: reconciles

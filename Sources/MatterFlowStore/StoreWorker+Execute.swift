@@ -154,7 +154,8 @@ extension StoreWorker {
         runOptions.questionHoldsClock = false
         let handle: RunHandle
         do {
-            handle = try SinkJournal.start(workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink, digestKey: key)
+            handle = try SinkJournal.start(
+                workflow, inputs: inputs, on: hub, options: runOptions, engine: engine, sink: sink, digestKey: key, remoteHub: options.remoteHub)
         } catch {
             await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(.invalidArgument, cause: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return

@@ -135,6 +135,7 @@ extension StoreWorker {
         recovery.questionClock = options.questionClock
         recovery.questionHoldsClock = false
         recovery.wallClock = { [storeClock] in storeClock.now }
+        recovery.remoteHub = options.remoteHub
         return recovery
     }
 

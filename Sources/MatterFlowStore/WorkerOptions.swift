@@ -36,6 +36,10 @@ public struct WorkerOptions: Sendable {
     /// The clock the runs' questions time out on: people answer in real time, whatever clock the runs use. A run
     /// waiting for an answer does not hold ``clock`` meanwhile, so the worker's other runs go on in virtual time.
     public var questionClock: any WorkflowClock
+    /// The hub the worker's runs call, when it is one reached over the hub protocol: recorded in each run it starts,
+    /// and a run another worker started on another hub (or on the simulated home) is not settled here, but handed
+    /// back for a worker on its hub (``RemoteHubIdentity``). Nil for the simulated home.
+    public var remoteHub: RemoteHubIdentity?
     /// Told what the worker does, one line per event (the CLI prints them); nil for silence.
     public var log: (@Sendable (String) -> Void)?
     /// Called each time the worker found nothing to claim and starts waiting (tests).

@@ -24,7 +24,7 @@ struct CrashScenario {
     init(
         position: JournalBoundary.Position, sequence: Int, home: HomeDescription = Homes.basic(),
         workflowPath: String = Repository.workflow("commission-device"), cancelOnEntering: String? = nil,
-        recordsHome: Bool = false
+        recordsHome: Bool = false, remoteHub: RemoteHubIdentity? = nil
     ) async throws {
         scratch = try Scratch()
         runID = Self.runID
@@ -42,6 +42,7 @@ struct CrashScenario {
         let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: stateDirectory, startingFrom: home), clock: clock)
         var journal = try RunJournal(directory: scratch.file("journal"))
         if recordsHome { journal.homeDirectory = stateDirectory }
+        journal.remoteHub = remoteHub
         let workflow = try WorkflowEngine().load(path: workflowPath)
         let started = Mutex<RunHandle?>(nil)
         var observer: (@Sendable (RunEvent) -> Void)?
@@ -400,6 +401,37 @@ struct RecoveryTests {
         options.homeDirectory = scenario.stateDirectory + "/"
         let report = await (try scenario.journal()).recover(on: try scenario.hub(), options: options)
         #expect(report.runs.first?.action == .recovered, "\(report.runs.first?.notes ?? [])")
+        #expect(try scenario.savedHome()?.activeSession == nil)
+    }
+
+    @Test("a run journaled against a hub over the hub protocol is settled only against a hub of that name, saying which --hub to give")
+    func onlyAgainstItsOwnRemoteHub() async throws {
+        let recorded = RemoteHubIdentity(endpoint: "unix:/run/hub one.sock", name: "bridge")
+        let scenario = try await CrashScenario(position: .after, sequence: 20, remoteHub: recorded)
+        defer { scenario.scratch.remove() }
+        let started = try #require(try JournalReader.read(path: scenario.journal().path(of: scenario.runID)).records.first)
+        #expect(started.payload["hubEndpoint"] == "unix:/run/hub one.sock")
+        #expect(started.payload["hubName"] == "bridge")
+        let refusals: [(RemoteHubIdentity?, String)] = [
+            (nil, "this recovery acts on the simulated home"),
+            (RemoteHubIdentity(endpoint: "unix:/run/hub one.sock", name: "matterflow-simulator"), "this recovery asks hub matterflow-simulator at unix:/run/hub one.sock"),
+        ]
+        for (given, said) in refusals {
+            var options = RecoveryOptions(clock: VirtualClock())
+            options.remoteHub = given
+            let report = await (try scenario.journal()).recover(on: try scenario.hub(), options: options)
+            let notes = report.runs.first?.notes ?? []
+            #expect(report.runs.first?.action == .deferred, "\(notes)")
+            #expect(notes.last?.contains("the run acted on hub bridge at unix:/run/hub one.sock, and \(said)") == true, "\(notes)")
+            #expect(notes.last?.hasSuffix("recover with --hub 'unix:/run/hub one.sock'") == true, "\(notes)")
+            #expect(try scenario.savedHome()?.activeSession != nil, "nothing was released on another hub")
+        }
+        // The same hub, reached at another endpoint, settles it, saying so.
+        var options = RecoveryOptions(clock: VirtualClock())
+        options.remoteHub = RemoteHubIdentity(endpoint: "tcp:10.0.0.7:5580", name: "bridge")
+        let report = await (try scenario.journal()).recover(on: try scenario.hub(), options: options)
+        #expect(report.runs.first?.action == .recovered, "\(report.runs.first?.notes ?? [])")
+        #expect(report.runs.first?.notes.contains { $0.contains("this recovery asks the hub at tcp:10.0.0.7:5580, taken for the same hub") } == true)
         #expect(try scenario.savedHome()?.activeSession == nil)
     }
 

@@ -100,6 +100,7 @@ struct RecoverCommand {
         options.keepRunsMissingSecrets = true
         // The simulated home this recovery acts on: a run journaled against another is left for the right one.
         options.homeDirectory = endpoint == nil ? arguments.value("state") : nil
+        options.remoteHub = opened.identity(arguments)
         let report = await journal.recover(on: opened.hub, options: options)
         signals?.stop()
         await opened.close()

@@ -138,6 +138,7 @@ struct RunCommand {
                 var journal = try RunJournal(directory: directory)
                 // Recovery settles the run only against the simulated home it acts on.
                 journal.homeDirectory = endpoint == nil ? arguments.value("state") : nil
+                journal.remoteHub = opened.identity(arguments)
                 handle = try journal.start(
                     workflow, inputs: inputs, on: hub, options: options, engine: engine, testHook: crash?.hook)
                 if let exposure = SecretDigestKey.exposure(inDirectory: directory) { err.line("warning: \(exposure)") }

@@ -1,6 +1,7 @@
 import MatterFlow
 import MatterFlowHubProtocol
 import MatterFlowJSON
+import MatterFlowJournal
 import MatterFlowSimulator
 
 /// `--hub SPEC` (and `--structure ID`) on the commands that talk to a hub: a hub in another process instead of
@@ -164,4 +165,11 @@ struct CommandHub {
     }
 
     func close() async { await remote?.close() }
+
+    /// The remote hub as journals record it (the `--hub` given, the handshake's name), so that recovery settles a
+    /// run only against the hub it acted on; nil for the simulated home.
+    func identity(_ arguments: ParsedArguments) -> RemoteHubIdentity? {
+        guard let remote, let endpoint = arguments.value("hub") else { return nil }
+        return RemoteHubIdentity(endpoint: endpoint, name: remote.handshake?.hubName)
+    }
 }

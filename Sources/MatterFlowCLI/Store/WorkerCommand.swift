@@ -2,6 +2,7 @@ import Foundation
 import MatterFlow
 import MatterFlowHubProtocol
 import MatterFlowJSON
+import MatterFlowJournal
 import MatterFlowSimulator
 import MatterFlowStore
 import Synchronization
@@ -81,6 +82,7 @@ struct WorkerCommand {
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         let hubs: StoreWorker.HubProvider
         var remote: ReconnectingHub?
+        var remoteIdentity: RemoteHubIdentity?
         if let endpoint {
             guard let connected = await HubOption.connect(endpoint, err: err, signals: signals) else {
                 signals?.stop()
@@ -93,6 +95,7 @@ struct WorkerCommand {
                 try await RemoteHub.connect(to: endpoint, options: RemoteHub.Options(clientVersion: MatterflowTool.version))
             }
             remote = reconnecting
+            remoteIdentity = arguments.value("hub").map { RemoteHubIdentity(endpoint: $0, name: connected.handshake?.hubName) }
             hubs = { _ in try await reconnecting.hub() }
         } else {
             let initial: HomeDescription
@@ -115,12 +118,12 @@ struct WorkerCommand {
         let pid = Int(getpid())
         let host = ProcessInfo.processInfo.hostName
         let workerID = chosenID ?? "\(host)-\(pid)-\(SystemRandomSource().hexDigits(4))"
-        let worker = StoreWorker(
-            store: store, hubs: hubs,
-            options: WorkerOptions(
-                workerID: workerID, concurrency: concurrency, maxWaiting: maxWaiting, leaseSeconds: Double(lease), resume: arguments.flag("resume"),
-                secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
-                drainSeconds: Double(drain), clock: clock, log: { err.line($0) }))
+        var workerOptions = WorkerOptions(
+            workerID: workerID, concurrency: concurrency, maxWaiting: maxWaiting, leaseSeconds: Double(lease), resume: arguments.flag("resume"),
+            secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
+            drainSeconds: Double(drain), clock: clock, log: { err.line($0) })
+        workerOptions.remoteHub = remoteIdentity
+        let worker = StoreWorker(store: store, hubs: hubs, options: workerOptions)
         signals?.hears { signo in
             err.line("worker \(workerID): \(RunCommand.signalName(signo)) received (another one hands the runs back at once)")
             worker.stop()

@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlow
+import MatterFlowJSON
 import MatterFlowJournal
 import MatterFlowSimulator
 import Testing
@@ -97,6 +98,37 @@ struct JournalCommandTests {
             arguments, environment: ["MATTERFLOW_CRASH_AT": "after:3", "MATTERFLOW_TEST_HOOKS": "1"])
         #expect(armed.status == 128 + SIGKILL)
         #expect(armed.stderr.hasPrefix("warning: MATTERFLOW_CRASH_AT=after:3"))
+    }
+
+    @Test("a run killed mid-commissioning on a --hub is not settled by a recover without that hub: it says which --hub to give")
+    func recoveryWithoutTheRunsHubIsDeferred() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let state = directory.file("state")
+        let journal = directory.file("journal")
+        let hub = try HubCommandTests.serveCommand("--home", home, "--state", state)
+        let killed = try await JournalChild.run(
+            ["run", workflow, "--hub", hub, "--journal", journal, "--trace", "none"] + commissionInputs(),
+            environment: ["MATTERFLOW_CRASH_AT": "after:20", "MATTERFLOW_TEST_HOOKS": "1"])
+        #expect(killed.status == 128 + SIGKILL, "\(killed.stderr)")
+        let runID = try #require(try RunJournal(existingDirectory: journal).runs().first?.runID)
+        let started = try #require(try JournalReader.read(path: journal + "/" + runID + ".journal").records.first)
+        #expect(started.string("hubEndpoint") == hub)
+        #expect(started.string("hubName") == "matterflow-simulator")
+        #expect(try savedHome(in: state).activeSession != nil, "the killed run holds the hub's session")
+
+        // Forgetting --hub: the built-in home has the structure too, but not the run's session.
+        let forgotten = await matterflow("recover", "--journal", journal)
+        #expect(forgotten.code == 1, "\(forgotten.stderr)")
+        #expect(forgotten.stderr.contains("\(runID): needs attention; the run acted on hub matterflow-simulator at \(hub), and this recovery acts on the simulated home"), "\(forgotten.stderr)")
+        #expect(forgotten.stderr.contains("recover with --hub \(ShellWord.quoted(hub))"), "\(forgotten.stderr)")
+        #expect(try savedHome(in: state).activeSession != nil, "still held: nothing was settled elsewhere")
+
+        let settled = await matterflow("recover", "--journal", journal, "--hub", hub)
+        #expect(settled.code == 0, "\(settled.stderr)")
+        #expect(settled.stderr.contains("\(runID): recovered → cancelled"), "\(settled.stderr)")
+        #expect(try savedHome(in: state).activeSession == nil, "released on the hub the run used")
     }
 
     @Test("kill -9 mid-commissioning: recover releases the session, and a new run on the same state succeeds")

@@ -99,16 +99,16 @@ extension PostgresStoreTests {
     /// `leaseSeconds`) in commissionDevice, which on the manual clock (a second on the built-in home) never ends: the
     /// worker hands it back for takeover a lease later. The store, and the secrets directory a rescuer needs.
     private func runStoppedInCommission(
-        _ runID: String, leaseSeconds: Double, conninfo: String, directory: TemporaryDirectory
+        _ runID: String, leaseSeconds: Double, conninfo: String, directory: TemporaryDirectory, remoteHub: RemoteHubIdentity? = nil
     ) async throws -> (store: PostgresRunStore, secrets: String) {
         let secrets = try Self.secretsDirectory(in: directory)
         let submitted = await matterflow(
             ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets, "--run-id", runID] + commissionInputs())
         #expect(submitted.code == 0, "\(submitted.stderr)")
         let store = try PostgresRunStore(conninfo: conninfo)
-        let worker = TestWorker(
-            store: store,
-            options: WorkerOptions(workerID: "w1", leaseSeconds: leaseSeconds, secrets: SecretInbox(directory: secrets), drainSeconds: 0.2))
+        var options = WorkerOptions(workerID: "w1", leaseSeconds: leaseSeconds, secrets: SecretInbox(directory: secrets), drainSeconds: 0.2)
+        options.remoteHub = remoteHub
+        let worker = TestWorker(store: store, options: options)
         // commissionDevice is the run's third call.
         #expect(try await FleetAnswerTests.waitForRecord("intent", of: runID, conninfo: conninfo, count: 3))
         worker.worker.stop()
@@ -128,6 +128,40 @@ extension PostgresStoreTests {
             [runID], doing: "test")
         #expect(row.rows == [["running", "t", "t"]])
         #expect(try store.claim(by: "w2", limit: 1, leaseSeconds: 30).isEmpty)
+    }
+
+    @Test("a run started on a --hub is not settled by a worker on the simulated home, which hands it back with the reason; a worker on a hub of that name settles it")
+    func takeoverOnlyOnTheRunsHub() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let runID = "run-00000e5e0009"
+        let (store, secrets) = try await runStoppedInCommission(
+            runID, leaseSeconds: 1, conninfo: conninfo, directory: directory,
+            remoteHub: RemoteHubIdentity(endpoint: "unix:/run/bridge.sock", name: "bridge"))
+        let started = try #require(try store.records(of: runID).first)
+        #expect(started.payload["hubEndpoint"] == "unix:/run/bridge.sock")
+
+        let simulated = TestWorker(store: store, options: WorkerOptions(workerID: "w2", leaseSeconds: 1, secrets: SecretInbox(directory: secrets)))
+        let deferred = await simulated.waitForLine(containing: "could not settle run \(runID)")
+        simulated.worker.stop()
+        _ = try await simulated.summary
+        #expect(deferred, "\(simulated.lines)")
+        #expect(
+            simulated.lines.contains {
+                $0.contains("the run acted on hub bridge at unix:/run/bridge.sock, and this recovery acts on the simulated home")
+                    && $0.contains("it is handed back")
+            }, "\(simulated.lines)")
+        #expect(try store.status(of: runID) == "running")
+        #expect(try store.sessions().map(\.runID) == [runID], "the run keeps its structure's session row")
+
+        var options = WorkerOptions(workerID: "w3", leaseSeconds: 1, secrets: SecretInbox(directory: secrets))
+        options.remoteHub = RemoteHubIdentity(endpoint: "tcp:10.0.0.7:5580", name: "bridge")
+        let sameHub = TestWorker(store: store, options: options, virtualTime: true)
+        let summary = try await sameHub.finish(after: [runID], conninfo: conninfo)
+        #expect(summary.takenOver == 1, "\(sameHub.lines)")
+        #expect(try store.status(of: runID) != "running", "\(sameHub.lines)")
+        #expect(try store.run(runID)?.notes.contains { $0.contains("taken for the same hub") } == true, "\(sameHub.lines)")
     }
 
     @Test(
