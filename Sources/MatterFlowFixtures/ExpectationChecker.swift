@@ -27,6 +27,7 @@ struct ExpectationChecker {
             }
         }
         found += warningMismatches()
+        found += shownMismatches()
         if let hub = expect.hub { found += HubComparison(expect: hub, observation: observation).mismatches() }
         if let seconds = expect.elapsedSeconds {
             let elapsed = observation.elapsed.secondsValue
@@ -203,6 +204,25 @@ struct ExpectationChecker {
                 details: expected.map { "expected one containing \(Self.quoted($0))" }
                     + actual.map { "got \(Self.quoted($0))" })
         ]
+    }
+
+    private func shownMismatches() -> [FixtureMismatch] {
+        guard let expected = expect.shown else { return [] }
+        let actual = observation.events.compactMap { event -> JSONValue? in
+            if case .shown(_, _, let revealed) = event.kind { revealed } else { nil }
+        }
+        guard expected.count == actual.count else {
+            return [
+                FixtureMismatch(
+                    subject: "shown", expected: "\(expected.count) value\(expected.count == 1 ? "" : "s") shown",
+                    actual: "\(actual.count)", details: actual.map { "shown \(JSONWriter.compact($0))" })
+            ]
+        }
+        return zip(expected, actual).enumerated().flatMap { index, pair in
+            JSONSubset.differences(expected: pair.0, actual: pair.1, at: "shown[\(index)]").map {
+                FixtureMismatch(subject: $0.path, expected: $0.expected, actual: $0.actual)
+            }
+        }
     }
 
     static func quoted(_ text: String) -> String {

@@ -53,6 +53,7 @@ extension FixtureDecoder {
         }
         expect.output = reader.value("output")
         expect.warnings = reader.stringArray("warnings")
+        expect.shown = reader.array("shown")
         expect.hub = reader.object("hub").map(decodeHubExpectation)
         if let seconds = reader.number("elapsedSeconds", in: NumberLimits.elapsed) { expect.elapsedSeconds = seconds }
         reader.finish()

@@ -269,6 +269,9 @@ public struct FixtureExpectations: Sendable, Hashable {
     public var output: JSONValue?
     /// Exactly this many warnings, each containing the text at its position.
     public var warnings: [String]?
+    /// Exactly this many values shown to the person (assign states' `show`, in order), each matching as ``output``
+    /// does, secrets included: what a person would have been shown.
+    public var shown: [JSONValue]?
     /// The simulated home after the run.
     public var hub: HubExpectation?
     /// The virtual time at which the run ended.

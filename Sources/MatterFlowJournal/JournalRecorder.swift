@@ -132,7 +132,7 @@ final class JournalRecorder: RunRecording {
         case .runFinished:
             recordEnd(event, output: nil)
         case .stateEntered, .guardChecked, .retryScheduled, .transition, .warning, .waitStarted, .eventReceived,
-            .questionAsked, .answered, .answerRejected, .delayStarted, .cancelRequested:
+            .questionAsked, .answered, .answerRejected, .delayStarted, .cancelRequested, .shown:
             guard let name = JournalEventEntry.Name(rawValue: event.name) else { return }
             var fields = event.jsonValue.objectValue ?? [:]
             if case .answered = event.kind, let digest = state.withLock({ $0.answerDigest.take() }) {

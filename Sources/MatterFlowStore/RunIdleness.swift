@@ -19,7 +19,7 @@ final class RunIdleness: Sendable {
         switch event.kind {
         case .waitStarted, .questionAsked, .delayStarted, .retryScheduled:
             waits = true
-        case .answerRejected, .warning:
+        case .answerRejected, .warning, .shown:
             // The wait goes on (a rejected answer given in advance), or the event says nothing of one.
             return nil
         case .runStarted, .stateEntered, .guardChecked, .hubCallStarted, .hubCallFinished, .transition, .eventReceived, .answered,

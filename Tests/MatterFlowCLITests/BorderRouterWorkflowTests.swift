@@ -92,8 +92,43 @@ struct BorderRouterWorkflowTests {
         let received = try TraceTests.events(run.stderr).first { $0["event"] as? String == "eventReceived" }
         #expect(received?["time"] as? Double == share.endsAt)
         _ = elapsed
-        // The key is secret everywhere but the result.
-        #expect(!run.stderr.contains(key))
+        // The person gets the key while it is valid (shown at activation, before its end), and nowhere else but the
+        // result: the trace's other lines keep it secret.
+        let events = try TraceTests.events(run.stderr)
+        let shown = try #require(events.firstIndex { $0["event"] as? String == "shown" }, "\(run.stderr)")
+        let value = events[shown]["value"] as? [String: Any]
+        #expect(value?["epskc"] as? String == key)
+        #expect(value?["validDurationSeconds"] as? Int == 120)
+        #expect(value?["deviceID"] as? String == output["deviceID"] as? String)
+        #expect(events[shown]["time"] as? Double == 0)
+        #expect(shown < (events.firstIndex { $0["event"] as? String == "eventReceived" } ?? -1))
+        #expect(run.stderr.split(separator: "\n").filter { $0.contains(key) }.count == 1, "\(run.stderr)")
+    }
+
+    @Test("epskc-share shows the key to the person as soon as it is active, whatever the trace; its journal keeps it redacted")
+    func epskcShareShowsTheKeyAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        for trace in ["text", "none"] {
+            let (run, _) = await Self.run(
+                ["run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--trace", trace, "--journal", journal, "--commissioner", "never"])
+            #expect(run.code == 0, "\(run.stderr)")
+            let output = try Self.output(run)
+            let key = try #require(output["epskc"] as? String)
+            let line = "shown: {\"deviceID\":\"\(output["deviceID"] as? String ?? "")\",\"epskc\":\"\(key)\",\"validDurationSeconds\":120}"
+            let lines = run.stderr.split(separator: "\n").map(String.init)
+            #expect(lines.contains(line), "\(trace): \(run.stderr)")
+            #expect(lines.filter { $0.contains(key) } == [line], "only the shown line: \(run.stderr)")
+            if trace == "text" {
+                // Shown before the wait for the key's end starts.
+                #expect((lines.firstIndex(of: line) ?? .max) < (lines.firstIndex { $0.contains("waiting for epskcModeDeactivated") } ?? -1))
+            }
+            let runID = try #require(try run.result()["runID"] as? String)
+            let records = try String(contentsOfFile: journal + "/" + runID + ".journal", encoding: .utf8)
+            #expect(!records.contains(key), "the journal never holds the key")
+            #expect(records.contains(#""type":"shown""#) && records.contains(#""epskc":"<redacted>""#), "\(records)")
+        }
     }
 
     @Test("--commissioner against a home with no border router offering ePSKc says it has no effect")
@@ -335,8 +370,11 @@ struct BorderRouterWorkflowTests {
             "run", Self.workflow("join-network"), "--home", Self.fullHome, "--state", state, "--input", "operationalDataset=\(Self.dataset5938)",
         ])
         let saved = try String(contentsOfFile: state + "/home.json", encoding: .utf8).lowercased()
+        // The key goes to the person in the shown event, and in no other line.
+        #expect(share.stderr.split(separator: "\n").filter { $0.contains(key) }.allSatisfy { $0.hasPrefix(#"{"event":"shown""#) })
+        let shareTrace = share.stderr.split(separator: "\n").filter { !$0.hasPrefix(#"{"event":"shown""#) }.joined(separator: "\n").lowercased()
         for secret in [key, Self.networkKey, Self.pskc, Self.dataset5938] {
-            #expect(!share.stderr.lowercased().contains(secret))
+            #expect(!shareTrace.contains(secret))
             #expect(!join.stderr.lowercased().contains(secret))
             #expect(!join.stdout.lowercased().contains(secret))
             #expect(!text.stderr.lowercased().contains(secret))

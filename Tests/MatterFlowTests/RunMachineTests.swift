@@ -46,6 +46,7 @@ import Testing
                 case .questionAsked(let state, let question): "questionAsked \(state) \(question.name)"
                 case .answered(_, let question, let value): "answered \(question) \(JSONWriter.compact(value))"
                 case .answerRejected(_, let question, _): "answerRejected \(question)"
+                case .shown(let state, let value, _): "shown \(state) \(JSONWriter.compact(value))"
                 case .cancelRequested(let state): "cancelRequested \(state)"
                 case .runFinished(let outcome, _, _): "runFinished \(outcome.rawValue)"
                 }

@@ -182,7 +182,7 @@ public enum WorkflowGraph {
             case .choice: return [state.name]
             case .assign(let assign):
                 let set = assign.assignments.isEmpty ? [] : ["set " + assign.assignments.map(\.name).joined(separator: ", ")]
-                return [state.name] + set + (assign.warning == nil ? [] : ["warning"])
+                return [state.name] + set + (assign.warning == nil ? [] : ["warning"]) + (assign.show == nil ? [] : ["show"])
             case .wait(let wait): return [state.name, "wait for " + wait.event]
             case .ask(let ask):
                 let binding = ask.result.map { ["→ " + $0] } ?? []

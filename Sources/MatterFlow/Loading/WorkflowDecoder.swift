@@ -370,11 +370,12 @@ struct WorkflowDecoder {
         let assignments = templates(set)
         if let set { for assignment in assignments { checkReadable(assignment.name, at: set.pointer(assignment.name), what: "variable") } }
         let warning = reader.value("warning").map { template($0, reader.pointer("warning")) }
-        if assignments.isEmpty, warning == nil {
-            collector.error(DiagnosticCode.missingKey, at: reader.pointer, "an assign state needs \"set\", \"warning\" or both")
+        let show = reader.value("show").map { template($0, reader.pointer("show")) }
+        if assignments.isEmpty, warning == nil, show == nil {
+            collector.error(DiagnosticCode.missingKey, at: reader.pointer, "an assign state needs \"set\", \"warning\", \"show\" or several of them")
         }
         guard let next = reader.string("next", required: true) else { return nil }
-        return AssignState(assignments: assignments, warning: warning, next: next)
+        return AssignState(assignments: assignments, warning: warning, show: show, next: next)
     }
 
     private func decodeWait(_ reader: ObjectReader) -> WaitState? {

@@ -206,6 +206,10 @@ public struct AssignState: Sendable {
     public var assignments: [(name: String, value: Template)]
     /// A warning added to the run's result (for example, "configure failed").
     public var warning: Template?
+    /// A value shown at once to whoever runs the workflow (a `shown` event; the CLI prints it): what a person must
+    /// have while the run goes on, such as a one-time key to type into a commissioner. Secrets in it are shown to
+    /// them, as in the run's output, and redacted everywhere else (records, traces' other events).
+    public var show: Template? = nil
     /// The next state.
     public var next: String
 }

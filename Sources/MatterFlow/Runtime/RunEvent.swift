@@ -22,6 +22,10 @@ public struct RunEvent: Sendable {
         case answered(state: String, question: String, value: JSONValue)
         /// An answer given in advance did not fit the question; the run waits for another.
         case answerRejected(state: String, question: String, reason: String)
+        /// An assign state's `show` value, for whoever runs the workflow. `value` is redacted as every event is;
+        /// `revealed` is the value itself, secrets included, for the person (as the run's output holds them): show it
+        /// to them, and never write it where records, logs or traces go.
+        case shown(state: String, value: JSONValue, revealed: JSONValue)
         case cancelRequested(state: String)
         /// The run ended; `holdsSession` is ``RunResult/holdsSession``.
         case runFinished(outcome: RunResult.Outcome, error: FlowError?, holdsSession: Bool)
@@ -61,12 +65,13 @@ public struct RunEvent: Sendable {
         case .questionAsked: "questionAsked"
         case .answered: "answered"
         case .answerRejected: "answerRejected"
+        case .shown: "shown"
         case .cancelRequested: "cancelRequested"
         case .runFinished: "runFinished"
         }
     }
 
-    /// The event as one JSON object (one line of `--trace jsonl`).
+    /// The event as one JSON object (one line of `--trace jsonl`); a `shown` event's `value` as redacted.
     public var jsonValue: JSONValue {
         var object = JSONObject()
         object["event"] = .string(name)
@@ -134,6 +139,9 @@ public struct RunEvent: Sendable {
             object["state"] = .string(state)
             object["question"] = .string(question)
             object["reason"] = .string(reason)
+        case .shown(let state, let value, _):
+            object["state"] = .string(state)
+            object["value"] = value
         case .cancelRequested(let state):
             object["state"] = .string(state)
         case .runFinished(let outcome, let failure, let holdsSession):
@@ -185,6 +193,8 @@ public struct RunEvent: Sendable {
             return "\(indent)  ✓ \(question): \(value.stringValue ?? JSONWriter.compact(value))"
         case .answerRejected(_, let question, let reason):
             return "\(indent)  ✗ answer to \(question) refused: \(reason)"
+        case .shown(_, let value, _):
+            return "\(indent)  » shown: \(value.stringValue ?? JSONWriter.compact(value))"
         case .cancelRequested(let state):
             return "\(indent)  ✋ cancel requested in \(state)"
         case .runFinished(let outcome, let failure, _):

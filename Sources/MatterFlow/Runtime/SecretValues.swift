@@ -375,6 +375,8 @@ final class SecretValues: Sendable {
             return .answered(state: state, question: question, value: redacting(value))
         case .answerRejected(let state, let question, let reason):
             return .answerRejected(state: state, question: question, reason: redacting(reason))
+        case .shown(let state, let value, let revealed):
+            return .shown(state: state, value: redacting(value), revealed: revealed)
         case .eventReceived(let state, let event, let value, let fields):
             return .eventReceived(
                 state: state, event: event, value: value, fields: redacting(.object(fields)).objectValue ?? fields)

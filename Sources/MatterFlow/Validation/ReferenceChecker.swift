@@ -32,9 +32,9 @@ struct ReferenceChecker {
                     place == .inputs
                     ? Self.mapIteration(of: state).map { ($0.elementName, .any) }
                     : place == .until ? Self.repeatResult(of: state).map { ($0, repeatOutputShape(of: state)) } : nil
-                // An assign state's warning is evaluated after its `set`, so it reads what the state binds.
+                // An assign state's warning and show are evaluated after its `set`, so they read what the state binds.
                 let setHere: [String] =
-                    if place == .assignWarning, case .assign(let assign) = state.kind { assign.assignments.map(\.name) } else { [] }
+                    if place == .afterSet, case .assign(let assign) = state.kind { assign.assignments.map(\.name) } else { [] }
                 // Each reference is reported where it is written, inside an object or array value too.
                 template.forEachReference { reference, inside in
                     check(
@@ -278,8 +278,8 @@ struct ReferenceChecker {
         case inputs
         /// A repeat state's `until` condition.
         case until
-        /// An assign state's `warning`, evaluated after its `set`.
-        case assignWarning
+        /// An assign state's `warning` or `show`, evaluated after its `set`.
+        case afterSet
         case other
     }
 
@@ -330,7 +330,8 @@ struct ReferenceChecker {
             for (index, branch) in choice.branches.enumerated() { conditionTemplates(branch.condition, branch: index) }
         case .assign(let assign):
             named(assign.assignments, "/set")
-            if let warning = assign.warning { body({ base + "/warning" }, warning, false, .assignWarning) }
+            if let warning = assign.warning { body({ base + "/warning" }, warning, false, .afterSet) }
+            if let show = assign.show { body({ base + "/show" }, show, false, .afterSet) }
         case .wait(let wait): named(wait.match, "/match")
         case .ask(let ask):
             body({ base + "/prompt" }, ask.prompt, false, .other)

@@ -122,6 +122,11 @@ struct RunCommand {
             structureID: structureID, clock: clock, showSecrets: showSecrets,
             observer: { event in
                 questions.observe(event)
+                // What the workflow shows the person goes to them whatever the trace, secrets included.
+                if let line = Self.shownLine(event, jsonl: trace == .jsonl) {
+                    err.line(line)
+                    return
+                }
                 switch trace {
                 case .text: if event.isShownInTextTrace { err.line(TerminalText.escaping(event.text)) }
                 case .jsonl: err.line(JSONWriter.compact(event.jsonValue))
@@ -178,6 +183,19 @@ struct RunCommand {
             return ExitCode.invalidInput
         }
         return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure
+    }
+
+    /// The line a `shown` event is printed as, for the person running the workflow: its value itself, secrets
+    /// included (`shown: VALUE`, a string as it is, anything else as compact JSON; with `--trace jsonl`, the event's
+    /// JSON object with that value); nil for other events.
+    static func shownLine(_ event: RunEvent, jsonl: Bool) -> String? {
+        guard case .shown(_, _, let revealed) = event.kind else { return nil }
+        guard !jsonl else {
+            var object = event.jsonValue.objectValue ?? JSONObject()
+            object["value"] = revealed
+            return JSONWriter.compact(.object(object))
+        }
+        return TerminalText.escaping("shown: " + (revealed.stringValue ?? JSONWriter.compact(revealed)))
     }
 
     /// For a run refused the structure's session: the runs of the journal directory that stopped on the structure

@@ -99,6 +99,10 @@ extension RunMachine {
                 let message = try top.scope.evaluate(warning)
                 warn(message.stringValue ?? JSONWriter.compact(message), in: top.current)
             }
+            if let show = assign.show {
+                let value = try top.scope.evaluate(show)
+                report(top.path, .shown(state: top.current, value: value, revealed: value))
+            }
             return transition(state.firstEdge)
         } catch {
             return .end(.failed(located(error, top.qualifiedCurrent)))
