@@ -108,7 +108,7 @@ import Testing
         hold.release()
         let result = await started.result
         #expect(result.outcome == .cancelled)
-        #expect(result.error?.message.contains("any key it activated was withdrawn") == true)
+        #expect(result.error?.message.contains("no key it activated is left active") == true)
         #expect(await hub.epskcPhase(structure: structure, deviceID: router) == .stopped)
         #expect(await hub.calls(.deactivateEpskc, structure: structure).count == 1)
     }
