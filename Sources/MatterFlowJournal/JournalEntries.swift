@@ -33,6 +33,21 @@ public struct JournalEntries: Sendable, RandomAccessCollection {
         }.first
     }
 
+    /// How the run's hub was lost, when the journal stopped because its connection broke during a call (the
+    /// `warning` record with `hubConnectionLost`): the failed call's message; nil otherwise.
+    public var hubConnectionLoss: String? {
+        records.lazy.reversed().compactMap { record -> String? in
+            guard case .event(let event) = record.entry, event.name == .warning, event.details["hubConnectionLost"] == true else { return nil }
+            return event.details["reason"]?.stringValue ?? "during a call"
+        }.first
+    }
+
+    /// Why the run stopped without its end recorded, as recovery's messages say it: its hub's connection lost, or
+    /// its process stopped.
+    var interruptionCause: String {
+        hubConnectionLoss.map { "its hub's connection was lost: \($0)" } ?? "its process stopped"
+    }
+
     /// Every intent, in order, with its sequence number.
     public var intents: [(sequence: Int, intent: IntentEntry)] {
         records.compactMap { record in

@@ -20,6 +20,8 @@ final class JournalRecorder: RunRecording {
         var failed = false
         /// The hub's connection was lost during a call: the journal stops there, as if the process had crashed.
         var abandoned = false
+        /// The record saying so is written: the one record after the call's intent.
+        var lossNoted = false
         /// The run's terminal record is written: nothing more is.
         var ended = false
         /// An in-doubt call a resumed run makes again first, whose repeat must carry the idempotency key's value
@@ -120,6 +122,7 @@ final class JournalRecorder: RunRecording {
         case .hubCallStarted:
             break
         case .hubCallFinished(let stateName, let operation, let attempt, let duration, let error):
+            if let error { noteHubLoss(operation: operation, state: stateName, path: path, error: error, time: event.time) }
             // The driver recorded the call's intent, with its key, before the call was made.
             guard let (key, kept) = state.withLock({ state -> (String, (result: JSONValue, devices: [String]?)?)? in
                 guard let key = state.currentKeys.removeValue(forKey: element) else { return nil }
@@ -264,6 +267,23 @@ final class JournalRecorder: RunRecording {
             .invalidArgumentValue,
             "\(operation) is made again after the interruption relying on its idempotency key, but \"\(key.argument)\" is not "
                 + "the value the hub saw in call \(repeated.key), so the hub could not recognise the repeat; the call was not made")
+    }
+
+    /// When the hub's connection was lost during this call, writes the one record that follows its intent: a
+    /// `warning` (with `hubConnectionLost: true` and the `reason`) saying why the journal stops there, so that
+    /// whoever reads it later (`history`, `recover`) learns that the hub, not the process, was lost.
+    private func noteHubLoss(operation: String, state stateName: String, path: String, error: FlowError, time: Duration) {
+        guard state.withLock({ state in
+            guard state.abandoned, !state.lossNoted else { return false }
+            state.lossNoted = true
+            return true
+        }) else { return }
+        let message = "the hub's connection was lost during \(operation) (\(error.message)); the journal stops here, leaving "
+            + "the call in doubt: `matterflow recover` with the run's --hub settles it once the hub answers"
+        // Best effort: a journal that cannot take it reads as interrupted all the same.
+        _ = try? writer.append(.event(JournalEventEntry(
+            name: .warning, workflow: path, state: stateName, clockTime: time.secondsValue,
+            details: ["message": .string(message), "hubConnectionLost": true, "reason": .string(error.message)])))
     }
 
     /// Writes an entry; returns whether the journal failed at this write (not at an earlier one).

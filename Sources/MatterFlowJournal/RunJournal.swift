@@ -149,16 +149,22 @@ public struct RunJournal: Sendable {
     }
 
     /// What to tell a person when a run's journal does not end as the run did (a write failed: a full disk, a
-    /// directory made read-only): the journal then reads as interrupted, and `recover` settles it. Nil when the
-    /// journal records the run's end.
+    /// directory made read-only; or the hub's connection was lost during a call, which the journal leaves in doubt):
+    /// the journal then reads as interrupted, and `recover` settles it. Nil when the journal records the run's end.
     public func unrecordedEnd(of runID: String, outcome: RunResult.Outcome) -> String? {
         guard let summary = run(runID) else {
             return "the journal \(path(of: runID)) is gone, so nothing records this \(outcome.rawValue) run; its effects on the hub stand"
         }
         guard summary.status.rawValue != outcome.rawValue else { return nil }
+        let recover = "`matterflow recover --journal \(ShellWord.quoted(directory))`"
+        if let loss = (try? JournalReader.read(path: path(of: runID)).entries())?.hubConnectionLoss {
+            return "the journal \(path(of: runID)) stops at a call during which the hub's connection was lost (\(loss)); it reads "
+                + "\(summary.status.rawValue), the run \(outcome.rawValue): once the hub answers, run \(recover) with the run's --hub "
+                + "to settle it"
+        }
         return "the journal \(path(of: runID)) could not record the run to its end (it reads \(summary.status.rawValue), the run "
             + "\(outcome.rawValue)): a write failed (a full disk, a read-only directory); once it can be written, run "
-            + "`matterflow recover --journal \(ShellWord.quoted(directory))` (with the run's --state or --hub) to settle it"
+            + "\(recover) (with the run's --state or --hub) to settle it"
     }
 
     /// One run as ``runs()`` lists it, read from its journal alone; nil when the directory has no journal for it.

@@ -19,6 +19,8 @@ struct ContinuedRunEnding: Sendable {
     let completedDevices: [String]?
     /// The hub showed the run holding the structure's session when recovery began.
     let heldSessionBefore: Bool
+    /// Why the run stopped (``JournalEntries/interruptionCause``).
+    let cause: String
 }
 
 extension RunRecoverer {

@@ -133,7 +133,7 @@ struct RunRecoverer {
             if !resume { plan.repeatedCall = nil }
             let ending = ContinuedRunEnding(
                 resumed: resume, interruptedIn: interruptedIn, completedDevices: completedDevices,
-                heldSessionBefore: reconciler.holdsSession)
+                heldSessionBefore: reconciler.holdsSession, cause: entries.interruptionCause)
             if let handOff {
                 try continueInPool(plan, sessionID: runSession, holdsSession: reconciler.holdsSession, run: &run, ending: ending, handOff: handOff)
                 return
@@ -155,7 +155,7 @@ struct RunRecoverer {
     func conclude(_ run: inout RunRecovery, result: RunResult, ending: ContinuedRunEnding) async throws(RecoveryDeferral) -> FlowError? {
         var error = result.error
         if !ending.resumed, let cancelled = error {
-            var message = "the run was interrupted in state \(ending.interruptedIn ?? "?") (its process stopped); recovery took the workflow's cancel path: \(cancelled.message)"
+            var message = "the run was interrupted in state \(ending.interruptedIn ?? "?") (\(ending.cause)); recovery took the workflow's cancel path: \(cancelled.message)"
             if let devices = ending.completedDevices { message += "; commissioning had been completed (devices \(devices.joined(separator: ", ")))" }
             error = FlowError(code: cancelled.code, cause: cancelled.cause, message: message, state: ending.interruptedIn)
         }
@@ -249,7 +249,7 @@ struct RunRecoverer {
             run.notes.append("the structure's active session is not this run's; it was left alone")
         }
         try await withdrawEpskcKeys(&run)
-        var message = "the run was interrupted in state \(interruptedIn ?? "?") (its process stopped); recovery took the cancel path"
+        var message = "the run was interrupted in state \(interruptedIn ?? "?") (\(entries.interruptionCause)); recovery took the cancel path"
         message += run.releasedSession ? " and released its commissioning session" : "; the run held no session"
         if let devices = completedDevices { message += "; commissioning had been completed (devices \(devices.joined(separator: ", ")))" }
         let error = FlowError(code: .cancelled, cause: .runCancelled, message: message, state: interruptedIn)

@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowHubProtocol
+import MatterFlowJSON
 import MatterFlowSimulator
 @testable import MatterFlowStore
 import Synchronization
@@ -35,6 +36,8 @@ extension PostgresStoreTests {
         let run = try #require(try store.runs().first { $0.runID == runID })
         #expect(run.status == "cancelled", "\(run.notes) \(second.lines)")
         #expect(run.recovered)
+        // The record set says why the run stopped: its hub, not its worker's process.
+        #expect(run.error?["message"]?.stringValue?.contains("(its hub's connection was lost: ") == true, "\(String(describing: run.error))")
         #expect(await reconnecting.connections == 2)
         #expect(try await home.hub.activeSession(structure: HomeDescription.defaultHome.structure.id) == nil, "the session was released")
         #expect(try store.sessions().isEmpty)
