@@ -11,12 +11,16 @@ struct WatchCommand {
         arguments: [("<run>", "The run ID (as printed by submit and runs).", false)],
         options: [
             StoreOption.postgresOption,
-            .init(name: "json", valueName: nil, help: "One JSON record per line."),
+            .init(name: "json", valueName: nil, help: "One JSON record per line, then the run's end as {\"type\": \"status\", ...}."),
             .init(name: "timeout", valueName: "<seconds>", help: "Give up after this long (default: wait until the run ends)."),
         ],
         discussion: """
             Prints the records written so far, then each new one as its batch commits (PostgreSQL LISTEN/NOTIFY on
-            the channel matterflow_records), in the format of `history`, until the run has a final status.
+            the channel matterflow_records), in the format of `history`, until the run has a final status; then
+            that status (with "(recovered)" when a takeover or recovery settled the run), its error, its output
+            (secrets redacted) and the notes of `runs`. With --json the last line is that end as one object:
+            {"type": "status", "runID", "status", "recovered", "error", "output", "notes"} (no "seq": it is no
+            record); a run cancelled before it began has it alone.
 
             Exit status: 0 the run succeeded, 1 it failed, was cancelled or needs attention, 2 no such run or the
             store cannot be reached, 3 --timeout passed first, 64 usage error.
@@ -67,13 +71,10 @@ struct WatchCommand {
                 }
                 switch status {
                 case "succeeded":
-                    if !arguments.flag("json") {
-                        out.line("status: succeeded")
-                        if let output = try store.output(of: runID) { out.line("output: " + TerminalText.escaping(JSONWriter.compact(output))) }
-                    }
+                    try printEnd(of: runID, in: store)
                     return ExitCode.success
                 case "failed", "cancelled", "needsAttention":
-                    if !arguments.flag("json") { out.line("status: \(status)") }
+                    try printEnd(of: runID, in: store)
                     return ExitCode.failure
                 case "queued", "running":
                     break
@@ -103,6 +104,32 @@ struct WatchCommand {
                 return ExitCode.invalidInput
             }
         }
+    }
+
+    /// Prints how the run ended: `status: S`, then `error:`, `output:` and `note:` lines when it has them; with
+    /// `--json`, one `{"type": "status", ...}` object.
+    private func printEnd(of runID: String, in store: PostgresRunStore) throws(StoreError) {
+        let out = environment.standardOutput
+        guard let run = try store.run(runID) else { return }
+        if arguments.flag("json") {
+            var object = JSONObject()
+            object["type"] = "status"
+            object["runID"] = .string(runID)
+            object["status"] = .string(run.status)
+            object["recovered"] = .bool(run.recovered)
+            object["error"] = run.error ?? .null
+            object["output"] = run.output ?? .null
+            object["notes"] = .array(run.notes.map(JSONValue.string))
+            out.line(JSONWriter.compact(.object(object)))
+            return
+        }
+        out.line("status: \(run.status)\(run.recovered ? " (recovered)" : "")")
+        if let error = run.error, let code = error["code"]?.stringValue {
+            let cause = error["cause"]?.stringValue.map { " (\($0))" } ?? ""
+            out.line(TerminalText.escaping("error: \(code)\(cause): \(error["message"]?.stringValue ?? "")"))
+        }
+        if let output = run.output { out.line("output: " + TerminalText.escaping(JSONWriter.compact(output))) }
+        for note in run.notes { out.line(TerminalText.escaping("note: \(note)")) }
     }
 
     /// A connection that hears of the run's new records (the run registered as watched).

@@ -36,6 +36,15 @@ struct FleetCancelTests {
         // history says why a run with no records ended.
         let history = await matterflow(["history", runID, "--store", conninfo])
         #expect(history.stdout == "status: cancelled\nerror: runCancelled: cancelled before it began (matterflow cancel); it made no call\n", "\(history.stdout)")
+        // watch says so too, as text and as JSON, though the run has no record to print.
+        let watched = await matterflow(["watch", runID, "--store", conninfo])
+        #expect(watched.code == 1)
+        #expect(watched.stdout.hasPrefix("status: cancelled\nerror: cancelled (runCancelled): cancelled before it began (matterflow cancel); it made no call\n"), "\(watched.stdout)")
+        let watchedJSON = await matterflow(["watch", runID, "--store", conninfo, "--json"])
+        #expect(watchedJSON.code == 1)
+        let end = try JSONDocument.parse(watchedJSON.stdout, file: "stdout").value
+        #expect(end["type"] == "status" && end["status"] == "cancelled", "\(watchedJSON.stdout)")
+        #expect(end["error"]?["cause"] == "runCancelled", "\(watchedJSON.stdout)")
         // Asked again (its reply lost): the same answer.
         #expect(await matterflow(["cancel", runID, "--store", conninfo]).stdout == "cancelled\n")
 

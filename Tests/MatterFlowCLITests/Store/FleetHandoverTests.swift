@@ -454,10 +454,14 @@ extension PostgresStoreTests {
         #expect(watch.code == 0, "\(watch.stderr)")
         let lines = watch.stdout.split(separator: "\n").map(String.init)
         let stored = try store.records(of: runID)
-        let printed = try lines.map { line in try #require(try JSONDocument.parse(line, file: "stdout").value["seq"]?.intValue) }
+        let printed = try lines.dropLast().map { line in try #require(try JSONDocument.parse(line, file: "stdout").value["seq"]?.intValue) }
         #expect(printed == stored.map(\.sequence), "watch printed each record once, in order")
         #expect(lines.contains { $0.contains("\"runStarted\"") })
-        #expect(lines.last { $0.contains("\"type\"") }?.contains("\"runFinished\"") == true, "\(lines.suffix(3))")
+        #expect(lines.dropLast().last?.contains("\"runFinished\"") == true, "\(lines.suffix(3))")
+        // Then how the run ended, as one object that is no record.
+        let end = try JSONDocument.parse(try #require(lines.last), file: "stdout").value
+        #expect(end["type"] == "status" && end["status"] == "succeeded" && end["seq"] == nil, "\(lines.suffix(2))")
+        #expect(end["output"]?["deviceIDs"]?.arrayValue?.count == 1, "\(lines.suffix(2))")
     }
 }
 
