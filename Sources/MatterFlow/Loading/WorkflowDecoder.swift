@@ -8,6 +8,7 @@ struct WorkflowDecoder {
 
     init(document: JSONDocument) {
         collector = DiagnosticCollector(document: document)
+        collector.synonyms = .workflowLanguage
     }
 
     /// A decoder reporting to another's collector (a catalog's guards read conditions and templates as workflows do).
@@ -132,7 +133,7 @@ struct WorkflowDecoder {
             if let typeName, type == nil {
                 collector.error(
                     DiagnosticCode.invalidValue, at: input.pointer("type"),
-                    "unknown input type \"\(typeName)\"; use one of \(InputDeclaration.InputType.allCases.map(\.rawValue).joined(separator: ", "))")
+                    "unknown input type \"\(typeName)\"\(SpellingSuggestion.hint(for: typeName, among: InputDeclaration.InputType.allCases.map(\.rawValue), synonyms: collector.synonyms)); use one of \(InputDeclaration.InputType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             let required = input.bool("required") ?? false
             let defaultValue = input.value("default")
@@ -204,7 +205,7 @@ struct WorkflowDecoder {
             let types = WorkflowState.Kind.typeNames
             collector.error(
                 Code.unknownStateType, at: reader.pointer("type"),
-                "unknown state type \"\(other)\"\(SpellingSuggestion.hint(for: other, among: types)) (types: \(types.joined(separator: ", ")))")
+                "unknown state type \"\(other)\"\(SpellingSuggestion.hint(for: other, among: types, synonyms: collector.synonyms)) (types: \(types.joined(separator: ", ")))")
             return Self.placeholder(name)
         }
         reader.finish()
@@ -472,7 +473,7 @@ struct WorkflowDecoder {
         default:
             collector.error(
                 Code.invalidCondition, at: operand, atKey: true,
-                "unknown condition operator \"\(member.key)\"\(SpellingSuggestion.hint(for: member.key, among: Condition.operatorNames))")
+                "unknown condition operator \"\(member.key)\"\(SpellingSuggestion.hint(for: member.key, among: Condition.operatorNames, synonyms: collector.synonyms))")
             return nil
         }
     }
