@@ -6,6 +6,10 @@ public final class DiagnosticCollector {
     /// Where each part of the document stands, found by scanning its text when the first finding needs it.
     private lazy var locations = document.sourceMap.locations()
 
+    /// The other names writers give this document's names, consulted before spelling distance by the hints of
+    /// ``ObjectReader/finish()`` and of the decoder (``SpellingSuggestion/hint(for:among:synonyms:)``).
+    public var synonyms = SpellingSynonyms.none
+
     /// Creates a collector for `document` that holds no findings yet.
     public init(document: JSONDocument) {
         self.document = document
@@ -106,6 +110,18 @@ public enum SpellingSuggestion {
         closestAll(to: word, among: candidates, strict: strict).first
     }
 
+    /// The candidate `synonyms` give for `word`, if one of its targets is among the candidates; otherwise the one
+    /// equal to it but for case, or the nearest by spelling (``closest(to:among:strict:)``).
+    public static func closest(
+        to word: String, among candidates: some Sequence<String>, synonyms: SpellingSynonyms
+    ) -> String? {
+        let candidates = Array(candidates)
+        if let entry = synonyms.entry(for: word), let target = entry.targets.first(where: candidates.contains) {
+            return target
+        }
+        return closest(to: word, among: candidates)
+    }
+
     /// Every candidate as near as ``closest(to:among:strict:)``'s, in the order given: `runz` is as near `run` as
     /// `runs`.
     public static func closestAll(to word: String, among candidates: some Sequence<String>, strict: Bool = false) -> [String] {
@@ -133,6 +149,19 @@ public enum SpellingSuggestion {
     /// `; did you mean "x"?` or an empty string.
     public static func hint(for word: String, among candidates: some Sequence<String>) -> String {
         closest(to: word, among: candidates).map { "; did you mean \"\($0)\"?" } ?? ""
+    }
+
+    /// `; did you mean "x"?` for the candidate ``closest(to:among:synonyms:)`` finds, followed by the synonym's note
+    /// when it has one to add; the note alone when no target of the word's is allowed here; or an empty string.
+    public static func hint(for word: String, among candidates: some Sequence<String>, synonyms: SpellingSynonyms) -> String {
+        let candidates = Array(candidates)
+        let entry = synonyms.entry(for: word)
+        if let entry, let target = entry.targets.first(where: candidates.contains) {
+            let note = entry.noteWithTarget ? entry.note.map { " (\($0))" } ?? "" : ""
+            return "; did you mean \"\(target)\"?\(note)"
+        }
+        if let note = entry?.note { return "; \(note)" }
+        return hint(for: word, among: candidates)
     }
 
     /// The fewest insertions, deletions, substitutions and swaps of two neighbours that turn one word into the other.

@@ -162,10 +162,11 @@ public final class ObjectReader {
         let allowed = known.count > 16 ? Set(known) : nil
         for member in object.members where !(allowed?.contains(member.key) ?? known.contains(member.key)) {
             let key = member.key
+            let synonyms = collector.synonyms
             collector.error(
                 DiagnosticCode.unknownKey, at: pointer(key), atKey: true,
-                "unknown key \"\(key)\"\(SpellingSuggestion.hint(for: key, among: known.uniqued()))"
-                    + (SpellingSuggestion.closest(to: key, among: known) == nil
+                "unknown key \"\(key)\"\(SpellingSuggestion.hint(for: key, among: known.uniqued(), synonyms: synonyms))"
+                    + (SpellingSuggestion.closest(to: key, among: known, synonyms: synonyms) == nil
                         ? " (allowed here: \(known.uniqued().joined(separator: ", ")))" : ""))
         }
     }

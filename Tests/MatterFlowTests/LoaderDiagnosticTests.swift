@@ -52,6 +52,8 @@ import Testing
         ("shadowedRetry", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "retry": [{"errors": ["unavailable"]}, {"errors": ["hubOffline"]}], "next": "done"}, "#+end+"}")),
         ("shadowedErrorRoute", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["hubOffline"], "next": "done"}, {"errors": ["hubOffline"], "next": "done"}]}, "#+end+"}")),
         ("catchAllNotLast", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["*"], "next": "done"}, {"errors": ["hubOffline"], "next": "done"}]}, "#+end+"}")),
+        ("foreignErrorName", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "retry": [{"errors": ["States.ALL"]}], "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "#+end+"}")),
+        ("pointlessRetry", workflow(states: #"{"a": {"type": "action", "operation": "commissionDevice", "arguments": {"onboardingPayload": "MT:Y.K9042C00KA0648G00"}, "retry": [{"errors": ["invalidPayload"]}], "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "#+end+"}")),
         ("unknownErrorName", workflow(states: #"{"a": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["hubOfline"], "next": "done"}]}, "#+end+"}")),
         ("invalidErrorCode", workflow(states: #"{"a": {"type": "fail", "code": "broken", "message": "m"}}"#)),
         ("invalidCondition", workflow(states: #"{"a": {"type": "choice", "choices": [{"if": {"equal": [1, 1]}, "next": "done"}], "default": "done"}, "#+end+"}")),

@@ -89,8 +89,12 @@ import Testing
         #expect(TimeBudget.format(1e27) == "1e+27 s")
         #expect(TimeBudget.format(9.3e18) == "9.3e+18 s")
         #expect(TimeBudget.format(837) == "837 s (13 min 57 s)")
-        // Whole numbers up to 2^53 are written out, with minutes; beyond it, in Swift's exponent form without them.
-        #expect(TimeBudget.format(2e15) == "2000000000000000 s (33333333333333 min 20 s)")
+        // Whole numbers up to 2^53 are written out, with minutes, and hours and days from an hour on (units that are
+        // zero left out); beyond it, in Swift's exponent form without them.
+        #expect(TimeBudget.format(2e15) == "2000000000000000 s (23148148148 d 3 h 33 min 20 s)")
+        #expect(TimeBudget.format(8641621) == "8641621 s (100 d 27 min 1 s)")
+        #expect(TimeBudget.format(3600) == "3600 s (1 h)")
+        #expect(TimeBudget.format(3599) == "3599 s (59 min 59 s)")
         #expect(TimeBudget.format(0x1p53 + 2) == "9.007199254740994e+15 s")
         // A finite budget is never written as infinite, however large.
         #expect(TimeBudget.format(1e306) == "1e+306 s")

@@ -8,6 +8,7 @@ struct WorkflowDecoder {
 
     init(document: JSONDocument) {
         collector = DiagnosticCollector(document: document)
+        collector.synonyms = .workflowLanguage
     }
 
     /// A decoder reporting to another's collector (a catalog's guards read conditions and templates as workflows do).
@@ -132,7 +133,7 @@ struct WorkflowDecoder {
             if let typeName, type == nil {
                 collector.error(
                     DiagnosticCode.invalidValue, at: input.pointer("type"),
-                    "unknown input type \"\(typeName)\"; use one of \(InputDeclaration.InputType.allCases.map(\.rawValue).joined(separator: ", "))")
+                    "unknown input type \"\(typeName)\"\(SpellingSuggestion.hint(for: typeName, among: InputDeclaration.InputType.allCases.map(\.rawValue), synonyms: collector.synonyms)); use one of \(InputDeclaration.InputType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             let required = input.bool("required") ?? false
             let defaultValue = input.value("default")
@@ -204,7 +205,7 @@ struct WorkflowDecoder {
             let types = WorkflowState.Kind.typeNames
             collector.error(
                 Code.unknownStateType, at: reader.pointer("type"),
-                "unknown state type \"\(other)\"\(SpellingSuggestion.hint(for: other, among: types)) (types: \(types.joined(separator: ", ")))")
+                "unknown state type \"\(other)\"\(SpellingSuggestion.hint(for: other, among: types, synonyms: collector.synonyms)) (types: \(types.joined(separator: ", ")))")
             return Self.placeholder(name)
         }
         reader.finish()
@@ -428,13 +429,22 @@ struct WorkflowDecoder {
             if literal.stringValue.flatMap(ErrorCode.init(rawValue:)) == nil {
                 collector.error(
                     WorkflowDiagnosticCode.invalidErrorCode, at: reader.pointer("code"),
-                    "\(JSONWriter.compact(literal)) is not a canonical error code\(SpellingSuggestion.hint(for: literal.stringValue ?? "", among: ErrorCode.all.map(\.rawValue))); use one of \(ErrorCode.all.map(\.rawValue).joined(separator: ", "))")
+                    "\(JSONWriter.compact(literal)) is not a canonical error code\(Self.codeHint(for: literal.stringValue ?? "")); use one of \(ErrorCode.all.map(\.rawValue).joined(separator: ", "))")
             }
         }
         return FailState(
             raise: .new(
                 code: codeTemplate, cause: cause.map { template($0, reader.pointer("cause")) },
                 message: template(message, reader.pointer("message"))))
+    }
+
+    /// `; did you mean "x"?` for a fail state's code that is not canonical: the code a Step Functions error name
+    /// (`States.Timeout`) stands for, or the nearest by spelling.
+    private static func codeHint(for text: String) -> String {
+        if let code = StepFunctionsErrorName.code(for: text) {
+            return "; did you mean \"\(code.rawValue)\"? (\"\(text)\" is a Step Functions error name)"
+        }
+        return SpellingSuggestion.hint(for: text, among: ErrorCode.all.map(\.rawValue))
     }
 
     func decodeCondition(_ value: JSONValue, _ pointer: String) -> Condition? {
@@ -473,7 +483,7 @@ struct WorkflowDecoder {
         default:
             collector.error(
                 Code.invalidCondition, at: operand, atKey: true,
-                "unknown condition operator \"\(member.key)\"\(SpellingSuggestion.hint(for: member.key, among: Condition.operatorNames))")
+                "unknown condition operator \"\(member.key)\"\(SpellingSuggestion.hint(for: member.key, among: Condition.operatorNames, synonyms: collector.synonyms))")
             return nil
         }
     }

@@ -52,6 +52,12 @@ public enum WorkflowDiagnosticCode {
     public static let catchAllNotLast = "catchAllNotLast"
     /// An error name that is neither a canonical code nor a known cause (a warning).
     public static let unknownErrorName = "unknownErrorName"
+    /// A retry entry or error route names a Step Functions error (`States.ALL`, `States.Timeout`, ...), which no
+    /// MatterFlow error carries, so it never matches.
+    public static let foreignErrorName = "foreignErrorName"
+    /// An action's retry entry names an error its arguments raise again on every attempt (`invalidArgument` and its
+    /// causes), so retrying only delays the failure (a warning).
+    public static let pointlessRetry = "pointlessRetry"
     /// A fail state's literal code is not a canonical error code.
     public static let invalidErrorCode = "invalidErrorCode"
     /// A choice condition is malformed: not exactly one operator, an unknown operator, wrong operand shape.
@@ -137,6 +143,8 @@ public enum WorkflowDiagnosticCode {
         (shadowedErrorRoute, "an error route can never apply: earlier routes take all its errors (warning)"),
         (catchAllNotLast, "\"*\" must stand alone in the last retry entry or error route"),
         (unknownErrorName, "an error name that is neither a canonical code nor a known cause (warning)"),
+        (foreignErrorName, "a retry entry or error route names a Step Functions error (States.ALL, States.Timeout, ...), which never matches"),
+        (pointlessRetry, "an action retries an error its arguments raise again on every attempt, such as invalidPayload (warning)"),
         (invalidErrorCode, "a fail state's code is not a canonical error code"),
         (invalidCondition, "a choice condition is malformed"),
         (missingCancelPath, "the workflow opens a commissioning session but declares no onCancel (warning)"),

@@ -196,7 +196,8 @@ final class CatalogDecoder {
         if let idempotencyKey, !arguments.contains(where: { $0.name == idempotencyKey }) {
             collector.error(
                 DiagnosticCode.invalidValue, at: reader.pointer("idempotencyKey"),
-                "\"idempotencyKey\" must name one of the operation's arguments (\(arguments.map(\.name).joined(separator: ", ")))")
+                "\"idempotencyKey\" must name one of the operation's arguments (\(arguments.map(\.name).joined(separator: ", ")))"
+                    + SpellingSuggestion.hint(for: idempotencyKey, among: arguments.map(\.name)))
         }
         if session == .acquires, !resultFields.contains(where: { $0.name == "sessionID" && $0.shape == .string }) {
             collector.error(
@@ -344,7 +345,7 @@ final class CatalogDecoder {
                 let names = ["string", "integer", "number", "boolean", "any"]
                 collector.error(
                     DiagnosticCode.invalidValue, at: pointer,
-                    "unknown type \"\(name)\"\(SpellingSuggestion.hint(for: name, among: names)); use \(names.joined(separator: ", ")), {\"array\": TYPE} or {\"object\": {FIELD: TYPE}}")
+                    "unknown type \"\(name)\"\(SpellingSuggestion.hint(for: name, among: names, synonyms: .valueTypes)); use \(names.joined(separator: ", ")), {\"array\": TYPE} or {\"object\": {FIELD: TYPE}}")
                 return nil
             }
         case .object(let object) where object.count == 1 && object["array"] != nil:

@@ -61,8 +61,8 @@ public struct OperationDescriptor: Sendable {
     public var arguments: [Argument]
     /// The shape of the operation's result.
     public var result: ValueShape
-    /// Causes the operation itself may raise. Every operation may also time out, be cancelled, or fail inside
-    /// the hub (``OperationDescriptor/engineCauses``).
+    /// Causes the operation itself may raise. Every operation may also time out, fail inside the hub or have its
+    /// arguments refused (``OperationDescriptor/engineCauses``).
     public var errors: [ErrorCause]
     /// The causes among ``errors`` that the engine does not know, declared with their codes by the service that
     /// added the operation (an operation catalog file's `causes`).
@@ -134,19 +134,21 @@ public struct OperationDescriptor: Sendable {
         return copy
     }
 
-    /// Causes any operation may end with, whatever the hub.
-    public static let engineCauses: [ErrorCause] = [.actionTimedOut, .runCancelled, .hubFailure, .unresolvedReference,
-        .invalidArgumentValue]
+    /// Causes any operation may end with, whatever the hub. Not `runCancelled`: a call abandoned because the run was
+    /// cancelled takes the cancel edge, never a retry or an error route, so it is no error a step can handle.
+    public static let engineCauses: [ErrorCause] = [.actionTimedOut, .hubFailure, .unresolvedReference, .invalidArgumentValue]
 
     /// Causes that leave a call's outcome in doubt: the hub may have acted before the call was abandoned or
     /// failed in a way the engine does not recognise. Every other cause means the call changed nothing (the hub
     /// refused or undid it, or the engine stopped it before the hub saw it), so repeating it is safe.
     public static let inDoubtCauses: [ErrorCause] = [.actionTimedOut, .hubFailure]
 
-    /// Every cause a call may end with: the operation's own and the engine's.
+    /// Every cause a call may end with: the operation's own and the engine's (those about arguments only for an
+    /// operation that takes some), as the validator's error analysis counts them.
     public var possibleCauses: [ErrorCause] {
         var seen = Set<ErrorCause>()
-        return (errors + Self.engineCauses).filter { seen.insert($0).inserted }
+        let engine = arguments.isEmpty ? Self.inDoubtCauses : Self.engineCauses
+        return (errors + engine).filter { seen.insert($0).inserted }
     }
 
     /// The argument names that are secret.

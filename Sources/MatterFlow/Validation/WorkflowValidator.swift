@@ -50,6 +50,7 @@ struct WorkflowValidator {
             case .action(let action):
                 checkRoutes(action.step, state: state)
                 checkGuards(action.step, state: state)
+                checkPointlessRetries(action.step, state: state, operation: action.operation)
                 guard let operation = catalog[action.operation] else {
                     collector.error(
                         Code.unknownOperation, at: state.pointer + "/operation",
@@ -212,6 +213,10 @@ struct WorkflowValidator {
                     "\"*\" must be alone in the last \(what); entries after it could never apply")
             }
             for name in names where name != "*" && !codes.contains(name) && !catalog.knowsCause(name) {
+                if let advice = StepFunctionsErrorName.advice(for: name) {
+                    collector.error(Code.foreignErrorName, at: entryPointer + "/errors", advice)
+                    continue
+                }
                 let known = codes.union(ErrorCause.table.map(\.cause.rawValue)).union(catalog.declaredCauseNames)
                 collector.warning(
                     Code.unknownErrorName, at: entryPointer + "/errors",

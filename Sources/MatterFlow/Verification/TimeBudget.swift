@@ -102,7 +102,8 @@ public struct TimeBudget: Sendable {
         }
     }
 
-    /// Seconds as `837 s` or `12.5 s`, with minutes for long ones: `837 s (13 min 57 s)`.
+    /// Seconds as `837 s` or `12.5 s`, with minutes for long ones, `837 s (13 min 57 s)`, and hours and days for
+    /// longer ones, leaving out units that are zero: `8641621 s (100 d 27 min 1 s)`.
     public static func format(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "unbounded" }
         // To the millisecond; from 10^15 s on a double holds no milliseconds, and multiplying could overflow.
@@ -111,7 +112,9 @@ public struct TimeBudget: Sendable {
         let text = NumberRange.format(rounded) + " s"
         guard rounded >= 120, rounded <= Double(NumberRange.largestExactInteger) else { return text }
         let whole = Int(rounded.rounded(.down))
-        return text + " (\(whole / 60) min \(whole % 60) s)"
+        guard whole >= 3600 else { return text + " (\(whole / 60) min \(whole % 60) s)" }
+        let parts = [(whole / 86400, "d"), (whole % 86400 / 3600, "h"), (whole % 3600 / 60, "min"), (whole % 60, "s")]
+        return text + " (" + parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: " ") + ")"
     }
 }
 
