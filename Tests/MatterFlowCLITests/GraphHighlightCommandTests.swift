@@ -27,6 +27,30 @@ import Testing
         #expect(await matterflow("graph", Repository.workflow("commission-device"), "--highlight-path", states).code == 0)
     }
 
+    @Test("a run's journal file and its history --json draw the same path as its --trace jsonl: what a crash leaves is enough")
+    func journalAndHistoryDrawTheTracesPath() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let run = await matterflow(
+            ["run", Repository.workflow("commission-device"), "--home", home, "--trace", "jsonl", "--journal", journal] + commissionInputs())
+        #expect(run.code == 0, "\(run.stderr)")
+        let runID = try #require(try run.result()["runID"] as? String)
+        let trace = try directory.write(run.stderr, to: "trace.jsonl")
+        let history = try directory.write(await matterflow("history", runID, "--journal", journal, "--json").stdout, to: "run.json")
+        let workflow = Repository.workflow("commission-device")
+        let fromTrace = await matterflow("graph", workflow, "--expand", "--highlight-path", trace)
+        #expect(fromTrace.code == 0, "\(fromTrace.stderr)")
+        for file in [journal + "/" + runID + ".journal", history] {
+            let drawn = await matterflow("graph", workflow, "--expand", "--highlight-path", file)
+            #expect(drawn.code == 0, "\(file): \(drawn.stderr)")
+            #expect(drawn.stdout == fromTrace.stdout, "\(file)")
+        }
+        let plain = await matterflow("graph", workflow, "--expand")
+        #expect(plain.stdout != fromTrace.stdout, "a path is drawn")
+    }
+
     @Test func anotherWorkflowsTraceExitsTwo() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

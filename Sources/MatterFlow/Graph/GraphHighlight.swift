@@ -72,15 +72,31 @@ public struct GraphHighlight: Sendable, Hashable {
                     message: "line \(offset + 1) is not a trace event (a JSON object); use `matterflow run --trace jsonl`",
                     file: file)])
             }
-            guard value["event"]?.stringValue == "stateEntered", let state = value["state"]?.stringValue,
-                let workflow = value["workflow"]?.stringValue
-            else { continue }
-            let depth = workflow.split(separator: "/").count - 1
-            if depth == 0, top == nil { top = workflow }
-            stack = Array(stack.prefix(max(0, depth))) + [state]
-            states.append(stack.joined(separator: "/"))
+            entered(value, stack: &stack, states: &states, top: &top)
         }
         return GraphHighlight(states: states, workflow: top, source: file, warnings: warnings)
+    }
+
+    /// The states a run entered, from its journal records (`stateEntered` records, as `history --json` lists them
+    /// under `records` and `watch --json` prints them), each qualified by the sub-workflow states above it.
+    public static func records(_ records: [JSONValue], file: String) -> GraphHighlight {
+        var stack: [String] = []
+        var states: [String] = []
+        var top: String?
+        for record in records { entered(record, stack: &stack, states: &states, top: &top) }
+        return GraphHighlight(states: states, workflow: top, source: file)
+    }
+
+    /// Takes a `stateEntered` trace event (`"event"`) or journal record (`"type"`) into the path; other values are
+    /// passed over.
+    private static func entered(_ value: JSONValue, stack: inout [String], states: inout [String], top: inout String?) {
+        guard (value["event"] ?? value["type"])?.stringValue == "stateEntered", let state = value["state"]?.stringValue,
+            let workflow = value["workflow"]?.stringValue
+        else { return }
+        let depth = workflow.split(separator: "/").count - 1
+        if depth == 0, top == nil { top = workflow }
+        stack = Array(stack.prefix(max(0, depth))) + [state]
+        states.append(stack.joined(separator: "/"))
     }
 
     /// States written as a list: separated by commas, arrows or lines (`a, b, c`, `a -> b`), or a path as the validator

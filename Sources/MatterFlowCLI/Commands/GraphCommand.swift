@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowJSON
+import MatterFlowJournal
 
 /// `matterflow graph WORKFLOW` and `matterflow graph --machine NAME`: a workflow, or a state machine in code, as
 /// Graphviz DOT or Mermaid on standard output, optionally with a run's trace or a validator path drawn over it.
@@ -13,8 +14,8 @@ struct GraphCommand {
             .init(name: "format", valueName: "dot|mermaid", help: "Output format (default: dot)."),
             .init(name: "expand", valueName: nil, help: "Draw sub-workflows inside their states, as clusters."),
             .init(
-                name: "highlight-path", valueName: "TRACE.jsonl|STATES",
-                help: "Draw a path over the graph: a `run --trace jsonl` file, or states (a, b, c or a path printed by validate)."),
+                name: "highlight-path", valueName: "FILE|STATES",
+                help: "Draw a run's path over the graph: its journal file, `history --json` or `watch --json` output, a `run --trace jsonl` file, or states (a, b, c or a path printed by validate)."),
             .init(
                 name: "machine", valueName: "NAME",
                 help: "Draw a state machine in code instead: \(MachineGraph.machines.map(\.name).joined(separator: ", "))."),
@@ -27,6 +28,9 @@ struct GraphCommand {
               matterflow graph Workflows/commission-device.json --format mermaid --expand
               matterflow run Workflows/commission-device.json ... --trace jsonl 2> trace.jsonl
               matterflow graph Workflows/commission-device.json --expand --highlight-path trace.jsonl
+              matterflow graph Workflows/commission-device.json --expand --highlight-path journal/run-5cbece477cfa.journal
+              matterflow history RUN --store "$PG" --json > run.json   # a fleet's run, drawn from any machine
+              matterflow graph Workflows/commission-device.json --expand --highlight-path run.json
               matterflow graph --machine commissioning-session --format mermaid
             With --hub SPEC, states that need a method the hub does not list are reported on stderr, as by validate.
             Exit status: 0 on success, 2 when the workflow or the trace cannot be read, the path names states the
@@ -93,14 +97,20 @@ struct GraphCommand {
         return ExitCode.success
     }
 
-    /// A trace file, a file holding a path, or the path itself.
+    /// A run's states from a file: a journal file (`run --journal`), `history --json` output (its `records`), JSON
+    /// lines (`--trace jsonl`, `watch --json`), or a path written out; else the path itself.
     static func highlight(_ value: String) throws(DiagnosticsError) -> GraphHighlight {
         guard isFile(value) else { return GraphHighlight.path(value) }
-        let text = try JSONDocument.readText(path: value)
-        if text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") {
-            return try GraphHighlight.trace(jsonl: text, file: value)
+        if let journal = try? JournalReader.read(path: value) {
+            return GraphHighlight.records(journal.records.map { .object($0.payload) }, file: value)
         }
-        return GraphHighlight.path(text, file: value)
+        let text = try JSONDocument.readText(path: value)
+        guard text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") else { return GraphHighlight.path(text, file: value) }
+        // One JSON document holding records is `history --json`; anything else starting with `{` is JSON lines.
+        if let document = try? JSONDocument.parse(text, file: value).value, let records = document["records"]?.arrayValue {
+            return GraphHighlight.records(records, file: value)
+        }
+        return try GraphHighlight.trace(jsonl: text, file: value)
     }
 
     /// Draws a highlight over a graph. A value that names no file but looks like a file's path (it holds a `/` or

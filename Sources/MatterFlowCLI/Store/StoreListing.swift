@@ -15,7 +15,6 @@ enum StoreListing {
             var notes = run.notes
             if !run.isOpen, let error = errorNote(run.error) { notes.insert(error, at: 0) }
             if run.recovered { notes.insert("recovered", at: 0) }
-            if run.cancelRequested && run.isOpen { notes.insert("cancel asked for", at: 0) }
             if run.leaseExpired { notes.insert("lease expired: another worker takes it over", at: 0) }
             // Only while it waits to be claimed again: a run that started since keeps its count.
             if run.isOpen && run.workerID == nil && run.startFailures > 0 {
@@ -24,6 +23,8 @@ enum StoreListing {
                         + "secrets not in the worker's --secrets directory (the workers' logs say which); claimed again after a back-off",
                     at: 0)
             }
+            // First, where a narrow column still shows it: what was asked of the run outranks why it waits.
+            if run.cancelRequested && run.isOpen { notes.insert("cancel asked for", at: 0) }
             return [[
                 run.runID, run.workflow ?? "-", run.structureID ?? "-", run.status, run.workerID ?? run.finishedBy ?? "-",
                 run.startedAt.map(RunsCommand.timestamp) ?? "-", String(run.recordCount), notes.joined(separator: "; "),

@@ -288,6 +288,10 @@ extension PostgresStoreTests {
             #expect(line.contains("could not be started ") && line.contains("no hub for its structure, or its secrets not in"), "\(line)")
         }
         #expect(lines.first { $0.hasPrefix(late) }?.contains("could not be started") == false, "an ended run says why it ended instead")
+        // A cancel asked for comes first, where a narrow column still shows it.
+        try store.execute("UPDATE matterflow_runs SET cancel_requested_at = now() WHERE run_id = $1", [early], doing: "test")
+        let asked = await matterflow(["runs", "--store", conninfo]).stdout.split(separator: "\n").first { $0.hasPrefix(early) }
+        #expect(asked?.contains("cancel asked for; could not be started ") == true, "\(asked ?? "")")
         #expect(try store.run(early)?.startFailures ?? 0 >= 1)
         // The worker's line of the run's end says why, on one line.
         #expect(
