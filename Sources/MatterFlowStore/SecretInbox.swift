@@ -16,7 +16,9 @@ import Darwin
 /// over after its first worker died) reads them from its own `--secrets DIR` (the same directory, or a copy a fleet
 /// shares: a tmpfs mount, a secrets volume), and removes the files once the run has a final status. A run that ends
 /// with secrets in its output (`epskc-share`'s ePSKc) leaves its whole output in `DIR/<runID>.output` (as
-/// `{"output": ...}`), where the store keeps it redacted.
+/// `{"output": ...}`), where the store keeps it redacted; one that shows the person a value holding secrets as it
+/// goes (an assign state's `show`: `epskc-share`'s key while it is valid) leaves each such value in
+/// `DIR/<runID>.shown` (as `{"shown": [...]}`, in order) the moment it is shown.
 public struct SecretInbox: Sendable {
     /// What a file of the inbox holds.
     public enum Kind: String, Sendable {
@@ -26,12 +28,15 @@ public struct SecretInbox: Sendable {
         case answers
         /// The output of a run that ended holding secrets (an ePSKc), whole: the store keeps it redacted.
         case output
+        /// The values holding secrets a run showed the person as it went (an ePSKc while it is valid), in order.
+        case shown
 
         var what: String {
             switch self {
             case .inputs: "secret inputs"
             case .answers: "answers to secret questions"
             case .output: "output"
+            case .shown: "values shown"
             }
         }
     }
@@ -187,6 +192,17 @@ public struct SecretInbox: Sendable {
         try locked { () throws(StoreError) in try writeFile(bytes, to: target) }
     }
 
+    /// Adds a value a run showed the person, holding secrets, to the run's `.shown` file (readable by the owner
+    /// only, `{"shown": [...]}`, replaced whole), at once: the person needs it while the run goes on.
+    public func keep(shown value: JSONValue, runID: String) throws(StoreError) {
+        let target = try requiredPath(of: runID, .shown)
+        try locked { () throws(StoreError) in
+            var shown = (try takeIfPresent(runID: runID, kind: .shown))?["shown"]?.arrayValue ?? []
+            shown.append(value)
+            try writeFile(Self.bytes(of: ["shown": .array(shown)]), to: target)
+        }
+    }
+
     /// The runs whose secret inputs or answers wait in the directory, each once, sorted: what a worker's sweep looks
     /// up in the store (``StoreWorker``). Other names are left out: a `.partial` twin, `digest.key`, a run's `.output`.
     /// - Throws: ``StoreError`` `secretsUnavailable` when the directory cannot be listed.
@@ -208,9 +224,9 @@ public struct SecretInbox: Sendable {
     }
 
     /// Removes a run's secret inputs and answers (once the run has a final status), with what a writer that died
-    /// left of them; `output` too when the run is removed for good (`store prune`).
+    /// left of them; `output` (and what the run showed) too when the run is removed for good (`store prune`).
     public func remove(runID: String, output: Bool = false) {
-        discard(runID: runID, kinds: output ? [.inputs, .answers, .output] : [.inputs, .answers])
+        discard(runID: runID, kinds: output ? [.inputs, .answers, .output, .shown] : [.inputs, .answers])
     }
 
     /// Removes some of a run's files (those a refused submit wrote), with what a writer that died left of them.

@@ -149,7 +149,10 @@ extension StoreWorker {
         var runOptions = RunOptions(structureID: claimed.structureID, clock: options.clock, runID: runID)
         runOptions.pause = pause
         runOptions.answers = answers
-        runOptions.observer = { [self] event in followWaits(of: runID, idleness: idleness, event) }
+        runOptions.observer = { [self] event in
+            keepShown(event, of: runID)
+            followWaits(of: runID, idleness: idleness, event)
+        }
         runOptions.questionClock = options.questionClock
         runOptions.questionHoldsClock = false
         let handle: RunHandle
@@ -236,6 +239,22 @@ extension StoreWorker {
             try inbox.keep(output: output, runID: runID)
         } catch {
             options.log?("worker \(options.workerID): run \(runID)'s output holds secrets and could not be kept: \(error.message); the store keeps it redacted")
+        }
+    }
+
+    /// Keeps a value the run shows the person that holds secrets (its event's `value` redacted, its `revealed` not)
+    /// in the secrets directory, where whoever serves the person reads it while the run goes on; the store has only
+    /// the redacted record.
+    func keepShown(_ event: RunEvent, of runID: String) {
+        guard case .shown(_, let value, let revealed) = event.kind, value != revealed else { return }
+        guard let inbox = options.secrets else {
+            options.log?("worker \(options.workerID): run \(runID) showed a value that holds secrets; the store keeps it redacted, and without --secrets this worker keeps it nowhere")
+            return
+        }
+        do {
+            try inbox.keep(shown: revealed, runID: runID)
+        } catch {
+            options.log?("worker \(options.workerID): run \(runID) showed a value that holds secrets, which could not be kept: \(error.message); the store keeps it redacted")
         }
     }
 

@@ -30,6 +30,7 @@ extension StoreWorker {
         // The run's warnings: those its records hold from before, and those it gives as it goes on here.
         let warnings = Mutex(JournalEntries.warnings(in: records))
         recoveryOptions.observer = { [self] event in
+            keepShown(event, of: claimed.runID)
             if case .warning(_, let message) = event.kind { warnings.withLock { $0.append(message) } }
             followWaits(of: claimed.runID, idleness: idleness, event)
         }
