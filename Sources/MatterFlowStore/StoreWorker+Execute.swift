@@ -231,15 +231,7 @@ extension StoreWorker {
     /// one place where a fleet's secrets are kept.
     func keepSecretOutput(_ output: JSONValue, redacted: JSONValue?, of runID: String) {
         guard output != redacted else { return }
-        guard let inbox = options.secrets else {
-            options.log?("worker \(options.workerID): run \(runID)'s output holds secrets; the store keeps it redacted, and without --secrets this worker keeps it nowhere")
-            return
-        }
-        do {
-            try inbox.keep(output: output, runID: runID)
-        } catch {
-            options.log?("worker \(options.workerID): run \(runID)'s output holds secrets and could not be kept: \(error.message); the store keeps it redacted")
-        }
+        keepSecret("run \(runID)'s output holds secrets") { inbox throws(StoreError) in try inbox.keep(output: output, runID: runID) }
     }
 
     /// Keeps a value the run shows the person that holds secrets (its event's `value` redacted, its `revealed` not)
@@ -247,14 +239,20 @@ extension StoreWorker {
     /// the redacted record.
     func keepShown(_ event: RunEvent, of runID: String) {
         guard case .shown(_, let value, let revealed) = event.kind, value != revealed else { return }
+        keepSecret("run \(runID) showed a value that holds secrets") { inbox throws(StoreError) in try inbox.keep(shown: revealed, runID: runID) }
+    }
+
+    /// Writes what the store keeps redacted to the secrets directory; says in the log, beginning with `what`, when it
+    /// cannot (no `--secrets`, or the write failed).
+    private func keepSecret(_ what: String, _ write: (SecretInbox) throws(StoreError) -> Void) {
         guard let inbox = options.secrets else {
-            options.log?("worker \(options.workerID): run \(runID) showed a value that holds secrets; the store keeps it redacted, and without --secrets this worker keeps it nowhere")
+            options.log?("worker \(options.workerID): \(what); the store keeps it redacted, and without --secrets this worker keeps it nowhere")
             return
         }
         do {
-            try inbox.keep(shown: revealed, runID: runID)
+            try write(inbox)
         } catch {
-            options.log?("worker \(options.workerID): run \(runID) showed a value that holds secrets, which could not be kept: \(error.message); the store keeps it redacted")
+            options.log?("worker \(options.workerID): \(what), which could not be kept: \(error.message); the store keeps it redacted")
         }
     }
 
