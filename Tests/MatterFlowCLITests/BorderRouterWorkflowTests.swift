@@ -138,6 +138,19 @@ struct BorderRouterWorkflowTests {
         #expect(run.stderr.contains("warning: --commissioner has no effect: the home has no border router offering ePSKc"), "\(run.stderr)")
     }
 
+    @Test("run --strict exits 1 for a run that succeeded with warnings, which exits 0 without it")
+    func strictRunFailsOnWarnings() async throws {
+        let arguments = ["run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--commissioner", "never", "--trace", "none"]
+        let (lenient, _) = await Self.run(arguments)
+        #expect(lenient.code == 0, "\(lenient.stderr)")
+        let (strict, _) = await Self.run(arguments + ["--strict"])
+        #expect(strict.code == 1, "\(strict.stderr)")
+        #expect(try strict.result()["outcome"] as? String == "succeeded", "the result says what happened")
+        #expect(strict.stderr.contains("error: the run succeeded with 1 warning (its result's \"warnings\"), which --strict makes a failure"), "\(strict.stderr)")
+        let (clean, _) = await Self.run(["run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--trace", "none", "--strict"])
+        #expect(clean.code == 0, "a run without warnings: \(clean.stderr)")
+    }
+
     @Test func epskcShareGrantsTheRequestedDuration() async throws {
         let (run, _) = await Self.run([
             "run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--input", "durationSeconds=45",

@@ -43,6 +43,35 @@ struct ValidateCommandTests {
         }
     }
 
+    @Test("--strict fails a check with warnings (exit 2) that passes without it; files without findings pass either way")
+    func strictFailsOnWarnings() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Retrying an invalid payload only delays the failure: a warning, not an error.
+        let file = try directory.write(
+            #"""
+            {"workflow": "w", "version": 1, "start": "commission",
+             "inputs": {"code": {"type": "onboardingPayload", "required": true}},
+             "states": {
+              "commission": {"type": "action", "operation": "commissionDevice",
+                             "arguments": {"onboardingPayload": "${input.code}", "commissioningID": "c"},
+                             "retry": [{"errors": ["invalidPayload"], "maxRetries": 2}],
+                             "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"}
+            }}
+            """#, to: "w.json")
+        let lenient = await matterflow("validate", file)
+        #expect(lenient.code == 0, "\(lenient.stderr)")
+        #expect(lenient.stderr.contains("warning["), "\(lenient.stderr)")
+        let strict = await matterflow("validate", file, "--strict")
+        #expect(strict.code == 2, "\(strict.stderr)")
+        #expect(strict.stderr.hasSuffix("--strict: warnings fail the check (exit 2)\n"), "\(strict.stderr)")
+        let strictJSON = await matterflow("validate", file, "--strict", "--json")
+        #expect(strictJSON.code == 2)
+        #expect(await matterflow("validate", Repository.workflow("rooms"), "--strict").code == 0)
+    }
+
     @Test("a directory stands for its *.json files (not its subdirectories'); one without any is an error")
     func directories() async throws {
         let files = try Repository.shippedWorkflows()

@@ -23,6 +23,7 @@ struct RunCommand {
             .init(name: "show-secrets", valueName: nil, help: "Show secret inputs and arguments in progress and traces, and keep them in the run's journal file (--journal) for whoever reads it."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default: simulated time passes at once) or real."),
             .init(name: "journal", valueName: "<dir>", help: "Write-ahead journal directory: the run is recorded in <dir>/<run>.journal."),
+            .init(name: "strict", valueName: nil, help: "Exit 1 when the run succeeded with warnings (a device commissioned but left unnamed), for scripts."),
             RunQuestions.option,
             CommissionerOption.option,
             HubOption.option,
@@ -53,7 +54,8 @@ struct RunCommand {
             (and flushed) to <dir>/<run>.journal; after a crash, `matterflow recover --journal <dir>` settles the
             run. See docs/journal.md.
 
-            Exit status: 0 succeeded, 1 failed or cancelled, 2 invalid workflow, inputs or home, 64 usage error,
+            Exit status: 0 succeeded, 1 failed or cancelled (or, with --strict, succeeded with warnings), 2 invalid
+            workflow, inputs or home, 64 usage error,
             130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP) interrupted, after the cancel path has run. A run this
             command cancelled (a signal, a question it could ask nobody: exit 2) says why in the result's
             "cancelledBecause": {"code": "signal", "signal": "SIGINT"} or {"code": "missingAnswer", "message": ...}.
@@ -182,7 +184,13 @@ struct RunCommand {
             err.line(TerminalText.escaping("error[missingAnswer]: \(missing)"))
             return ExitCode.invalidInput
         }
-        return result.outcome == .succeeded ? ExitCode.success : ExitCode.failure
+        guard result.outcome == .succeeded else { return ExitCode.failure }
+        if arguments.flag("strict"), !result.warnings.isEmpty {
+            let count = result.warnings.count
+            err.line("error: the run succeeded with \(count) warning\(count == 1 ? "" : "s") (its result's \"warnings\"), which --strict makes a failure")
+            return ExitCode.failure
+        }
+        return ExitCode.success
     }
 
     /// The line a `shown` event is printed as, for the person running the workflow: its value itself, secrets

@@ -15,6 +15,7 @@ struct ValidateCommand {
             .init(
                 name: "budget", valueName: nil,
                 help: "Also print each valid workflow's worst-case duration to each end state (with --json: {\"findings\", \"budgets\"})."),
+            .init(name: "strict", valueName: nil, help: "Exit 2 on warnings too, for CI that keeps workflows free of them."),
             HubOption.option,
             CatalogOption.option,
         ],
@@ -28,7 +29,8 @@ struct ValidateCommand {
             is reported once, however the files name it (a sub-workflow also given on the command line, or a path
             spelled two ways).
 
-            Exit status: 0 when no file has errors (warnings allowed), 2 otherwise (or when the hub cannot be reached).
+            Exit status: 0 when no file has errors (warnings allowed; with --strict, none), 2 otherwise (or when the hub
+            cannot be reached).
             """)
 
     let arguments: ParsedArguments
@@ -80,8 +82,11 @@ struct ValidateCommand {
                 errors == 0
                     ? "\(files) file\(files == 1 ? "" : "s") valid" + (warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "")
                     : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+            if arguments.flag("strict"), errors == 0, warnings > 0 {
+                environment.standardError.line("--strict: warnings fail the check (exit 2)")
+            }
         }
-        return all.hasErrors ? ExitCode.invalidInput : ExitCode.success
+        return all.hasErrors || (arguments.flag("strict") && !all.isEmpty) ? ExitCode.invalidInput : ExitCode.success
     }
 
     /// The files the arguments name: a directory's `*.json` files (not its subdirectories'), in name order, and a
