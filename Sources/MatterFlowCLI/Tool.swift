@@ -39,6 +39,9 @@ public struct ToolEnvironment: Sendable {
     public var now: @Sendable () -> Double
     /// What `--inputs -` reads: the process's standard input (``processStandardInput``), or a file in tests.
     public var standardInputPath: String
+    /// Write the text trace's symbols (▶ ● ✓ → …) in ASCII: the process's locale says its terminal takes no UTF-8
+    /// (``TerminalGlyphs/asciiOnly(environment:)``). False unless set.
+    public var asciiGlyphs = false
 
     /// The process's own standard input: read from its descriptor, not opened by this path (a socket, which a
     /// parent process may pass, cannot be).

@@ -6,6 +6,7 @@ let rawArguments = (1..<Int(CommandLine.argc)).map { index -> [UInt8] in
     guard let argument = CommandLine.unsafeArgv[index] else { return [] }
     return Array(UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: strlen(argument)))
 }
-let code = await MatterflowTool.main(
-    rawArguments: rawArguments, environment: ToolEnvironment(handlesInterrupts: true, terminal: StandardInputTerminal.ifInteractive()))
+var environment = ToolEnvironment(handlesInterrupts: true, terminal: StandardInputTerminal.ifInteractive())
+environment.asciiGlyphs = TerminalGlyphs.asciiOnly(environment: ProcessInfo.processInfo.environment)
+let code = await MatterflowTool.main(rawArguments: rawArguments, environment: environment)
 exit(code)

@@ -118,6 +118,7 @@ struct RunCommand {
         }
 
         let showSecrets = arguments.flag("show-secrets")
+        let ascii = environment.asciiGlyphs
         let cancellation = RunCancellation()
         let questions = RunQuestions(answers: answers, terminal: environment.terminal, err: err, cancellation: cancellation)
         var options = RunOptions(
@@ -130,7 +131,9 @@ struct RunCommand {
                     return
                 }
                 switch trace {
-                case .text: if event.isShownInTextTrace { err.line(TerminalText.escaping(event.text)) }
+                case .text:
+                    guard event.isShownInTextTrace else { break }
+                    err.line(TerminalText.escaping(ascii ? TerminalGlyphs.ascii(event.text) : event.text))
                 case .jsonl: err.line(JSONWriter.compact(event.jsonValue))
                 case .none: break
                 }
