@@ -42,6 +42,9 @@ public struct ToolEnvironment: Sendable {
     /// Write the text trace's symbols (▶ ● ✓ → …) in ASCII: the process's locale says its terminal takes no UTF-8
     /// (``TerminalGlyphs/asciiOnly(environment:)``). False unless set.
     public var asciiGlyphs = false
+    /// Standard error is a terminal, so a person reads it: what a workflow shows them (an assign state's `show`, such
+    /// as an ePSKc) is printed with its secrets. False unless set: a log or a file keeps no secret.
+    public var standardErrorIsTerminal = false
 
     /// The process's own standard input: read from its descriptor, not opened by this path (a socket, which a
     /// parent process may pass, cannot be).

@@ -247,7 +247,7 @@ public struct JournalEventEntry: Sendable, Hashable {
     public enum Name: String, Sendable, Hashable, CaseIterable {
         /// The run events the journal records, each named as its record's `type`.
         case stateEntered, guardChecked, retryScheduled, transitionTaken, warning, waitStarted, eventReceived,
-            questionAsked, answered, answerRejected, delayStarted, cancelRequested, shown
+            questionAsked, answered, answerRejected, delayStarted, cancelRequested
     }
 
     /// Which event it is.

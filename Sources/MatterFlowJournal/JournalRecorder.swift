@@ -134,8 +134,12 @@ final class JournalRecorder: RunRecording {
                 durationSeconds: duration.secondsValue, result: result, devices: error == nil ? kept?.devices : nil)))
         case .runFinished:
             recordEnd(event, output: nil)
+        case .shown:
+            // For the person, not the record: a journal written by this format is read by binaries that know no
+            // such record, and its value would only be kept redacted.
+            break
         case .stateEntered, .guardChecked, .retryScheduled, .transition, .warning, .waitStarted, .eventReceived,
-            .questionAsked, .answered, .answerRejected, .delayStarted, .cancelRequested, .shown:
+            .questionAsked, .answered, .answerRejected, .delayStarted, .cancelRequested:
             guard let name = JournalEventEntry.Name(rawValue: event.name) else { return }
             var fields = event.jsonValue.objectValue ?? [:]
             if case .answered = event.kind, let digest = state.withLock({ $0.answerDigest.take() }) {

@@ -50,7 +50,7 @@ struct ResumePlanner {
                 case .stateEntered, .answerRejected:
                     // The state entered again on resume; an answer that did not fit leaves the question waiting.
                     continue
-                case .guardChecked, .retryScheduled, .transitionTaken, .warning, .eventReceived, .answered, .cancelRequested, .shown:
+                case .guardChecked, .retryScheduled, .transitionTaken, .warning, .eventReceived, .answered, .cancelRequested:
                     break scan
                 }
             case .checkpoint, .recoveryStarted, .recoveryFinished, .recoveryDeferred, .tornTailDiscarded, .resolution:

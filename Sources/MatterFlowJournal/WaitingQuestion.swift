@@ -33,7 +33,7 @@ public struct WaitingQuestion: Sendable {
                     let from = event.details["from"]?.stringValue
                     waiting.removeAll { $0.workflow == event.workflow && $0.question.state == from }
                 case .stateEntered, .guardChecked, .retryScheduled, .warning, .waitStarted, .eventReceived, .answerRejected,
-                    .delayStarted, .cancelRequested, .shown:
+                    .delayStarted, .cancelRequested:
                     continue
                 }
             case .runFinished, .recoveryStarted:

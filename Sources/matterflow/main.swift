@@ -8,5 +8,6 @@ let rawArguments = (1..<Int(CommandLine.argc)).map { index -> [UInt8] in
 }
 var environment = ToolEnvironment(handlesInterrupts: true, terminal: StandardInputTerminal.ifInteractive())
 environment.asciiGlyphs = TerminalGlyphs.asciiOnly(environment: ProcessInfo.processInfo.environment)
+environment.standardErrorIsTerminal = isatty(STDERR_FILENO) == 1
 let code = await MatterflowTool.main(rawArguments: rawArguments, environment: environment)
 exit(code)

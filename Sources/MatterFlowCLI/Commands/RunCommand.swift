@@ -119,15 +119,17 @@ struct RunCommand {
 
         let showSecrets = arguments.flag("show-secrets")
         let ascii = environment.asciiGlyphs
+        let shownNote = OnceFlag()
         let cancellation = RunCancellation()
         let questions = RunQuestions(answers: answers, terminal: environment.terminal, err: err, cancellation: cancellation)
         var options = RunOptions(
             structureID: structureID, clock: clock, showSecrets: showSecrets,
             observer: { event in
                 questions.observe(event)
-                // What the workflow shows the person goes to them whatever the trace, secrets included.
-                if let line = Self.shownLine(event, jsonl: trace == .jsonl) {
-                    err.line(line)
+                // What the workflow shows the person goes to them whatever the trace; its secrets only to a terminal,
+                // or when --show-secrets asks (a log or a trace file keeps none).
+                if let lines = Self.shownLines(event, trace: trace, revealing: showSecrets || (environment.standardErrorIsTerminal && trace != .jsonl), noted: shownNote) {
+                    for line in lines { err.line(line) }
                     return
                 }
                 switch trace {
@@ -196,17 +198,36 @@ struct RunCommand {
         return ExitCode.success
     }
 
-    /// The line a `shown` event is printed as, for the person running the workflow: its value itself, secrets
-    /// included (`shown: VALUE`, a string as it is, anything else as compact JSON; with `--trace jsonl`, the event's
-    /// JSON object with that value); nil for other events.
-    static func shownLine(_ event: RunEvent, jsonl: Bool) -> String? {
-        guard case .shown(_, _, let revealed) = event.kind else { return nil }
-        guard !jsonl else {
+    /// The lines a `shown` event is printed as, for the person running the workflow (nil for other events): with
+    /// `revealing`, its value itself (`shown: VALUE`, a string as it is, anything else as compact JSON; with
+    /// `--trace jsonl`, the event's object with that value); otherwise as every event has it, secrets redacted,
+    /// with a note the first time one is hidden saying how to see it. A value without secrets is the same either way.
+    static func shownLines(_ event: RunEvent, trace: Trace, revealing: Bool, noted: OnceFlag) -> [String]? {
+        guard case .shown(_, let value, let revealed) = event.kind else { return nil }
+        let shown = revealing ? revealed : value
+        if trace == .jsonl {
             var object = event.jsonValue.objectValue ?? JSONObject()
-            object["value"] = revealed
-            return JSONWriter.compact(.object(object))
+            object["value"] = shown
+            return [JSONWriter.compact(.object(object))]
         }
-        return TerminalText.escaping("shown: " + (revealed.stringValue ?? JSONWriter.compact(revealed)))
+        var lines = [TerminalText.escaping("shown: " + (shown.stringValue ?? JSONWriter.compact(shown)))]
+        if shown != revealed, noted.setFirst() {
+            lines.append("note: what the workflow shows holds secrets, hidden because standard error is no terminal (a log keeps them); --show-secrets shows them")
+        }
+        return lines
+    }
+
+    /// A flag set once, from any thread: whether something was said already.
+    final class OnceFlag: Sendable {
+        private let set = Mutex(false)
+
+        /// Sets the flag; true the first time only.
+        func setFirst() -> Bool {
+            set.withLock { set in
+                defer { set = true }
+                return !set
+            }
+        }
     }
 
     /// For a run refused the structure's session: the runs of the journal directory that stopped on the structure
