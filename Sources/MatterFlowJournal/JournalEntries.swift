@@ -35,11 +35,18 @@ public struct JournalEntries: Sendable, RandomAccessCollection {
 
     /// How the run's hub was lost, when the journal stopped because its connection broke during a call (the
     /// `warning` record with `hubConnectionLost`): the failed call's message; nil otherwise.
+    /// Only since the last recovery began: a run a recovery continued and whose process then stopped was stopped
+    /// by that, not by the earlier loss.
     public var hubConnectionLoss: String? {
-        records.lazy.reversed().compactMap { record -> String? in
-            guard case .event(let event) = record.entry, event.name == .warning, event.details["hubConnectionLost"] == true else { return nil }
-            return event.details["reason"]?.stringValue ?? "during a call"
-        }.first
+        for record in records.reversed() {
+            switch record.entry {
+            case .recoveryStarted: return nil
+            case .event(let event) where event.name == .warning && event.details["hubConnectionLost"] == true:
+                return event.details["reason"]?.stringValue ?? "during a call"
+            default: continue
+            }
+        }
+        return nil
     }
 
     /// Why the run stopped without its end recorded, as recovery's messages say it: its hub's connection lost, or

@@ -20,7 +20,10 @@ final class JournalRecorder: RunRecording {
         var failed = false
         /// The hub's connection was lost during a call: the journal stops there, as if the process had crashed.
         var abandoned = false
-        /// The record saying so is written: the one record after the call's intent.
+        /// The key of the call during which the connection was lost, until the record saying so is written: the one
+        /// record after that call's intent.
+        var lostCall: String?
+        /// That record is written.
         var lossNoted = false
         /// The run's terminal record is written: nothing more is.
         var ended = false
@@ -122,7 +125,7 @@ final class JournalRecorder: RunRecording {
         case .hubCallStarted:
             break
         case .hubCallFinished(let stateName, let operation, let attempt, let duration, let error):
-            if let error { noteHubLoss(operation: operation, state: stateName, path: path, error: error, time: event.time) }
+            if let error { noteHubLoss(operation: operation, state: stateName, path: path, error: error, time: event.time, element: element) }
             // The driver recorded the call's intent, with its key, before the call was made.
             guard let (key, kept) = state.withLock({ state -> (String, (result: JSONValue, devices: [String]?)?)? in
                 guard let key = state.currentKeys.removeValue(forKey: element) else { return nil }
@@ -219,7 +222,12 @@ final class JournalRecorder: RunRecording {
     /// as a crash during the call would: the journal records nothing more.
     func callEnded(_ call: PreparedCall, value: JSONValue?) async {
         guard let value else {
-            if let connected = hub as? any ConnectedHub, connected.connectionLost { state.withLock { $0.abandoned = true } }
+            if let connected = hub as? any ConnectedHub, connected.connectionLost {
+                state.withLock { state in
+                    if !state.abandoned { state.lostCall = call.context.idempotencyKey }
+                    state.abandoned = true
+                }
+            }
             return
         }
         var devices: [String]?
@@ -276,14 +284,16 @@ final class JournalRecorder: RunRecording {
     /// When the hub's connection was lost during this call, writes the one record that follows its intent: a
     /// `warning` (with `hubConnectionLost: true` and the `reason`) saying why the journal stops there, so that
     /// whoever reads it later (`history`, `recover`) learns that the hub, not the process, was lost.
-    private func noteHubLoss(operation: String, state stateName: String, path: String, error: FlowError, time: Duration) {
+    /// Written for the call whose failure found the connection lost (not another element's call failing meanwhile),
+    /// with that call's error.
+    private func noteHubLoss(operation: String, state stateName: String, path: String, error: FlowError, time: Duration, element: String) {
         guard state.withLock({ state in
-            guard state.abandoned, !state.lossNoted else { return false }
+            guard state.abandoned, !state.lossNoted, let lost = state.lostCall, state.currentKeys[element] == lost else { return false }
             state.lossNoted = true
             return true
         }) else { return }
-        let message = "the hub's connection was lost during \(operation) (\(error.message)); the journal stops here, leaving "
-            + "the call in doubt: `matterflow recover` with the run's --hub settles it once the hub answers"
+        let message = "the hub's connection was lost during \(operation) (\(error.message)); the journal stops at that call, "
+            + "whose outcome only the hub can tell"
         // Best effort: a journal that cannot take it reads as interrupted all the same.
         _ = try? writer.append(.event(JournalEventEntry(
             name: .warning, workflow: path, state: stateName, clockTime: time.secondsValue,
