@@ -85,6 +85,8 @@ public struct RunRecovery: Sendable {
     public var withdrewEpskc: [String] = []
     /// What recovery found or could not do, in words for a person (damage, why it deferred, what is left).
     public var notes: [String] = []
+    /// Deferred because the run acted on another hub (or simulated home) than this recovery's.
+    public var deferredForOtherHub = false
     /// The run in the pool recovery put it into (action ``Action/continuing``).
     public var pooled: RunPool.Run?
     /// The run's `runFinished` as recovery wrote it, or found it when the run had finished (its output and error, to
@@ -206,6 +208,9 @@ public struct RecoveryOptions: Sendable {
     /// against it: recovery defers the run, saying which `--hub` to give, when this is the simulated home or a hub
     /// that gives another name in its handshake.
     public var remoteHub: RemoteHubIdentity?
+    /// A fleet's worker: a run that acted on another hub is handed on to a worker on its hub, so its deferral writes
+    /// no `recoveryDeferred` record (each worker on another hub would add one).
+    package var handsOnOtherHubsRuns = false
     /// Why the journal directory's key is not at hand (no key file, or one that cannot be read): the refusal of a
     /// run whose secrets it would check says so.
     var digestKeyProblem: String?

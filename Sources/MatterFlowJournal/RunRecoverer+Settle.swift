@@ -61,7 +61,9 @@ extension RunRecoverer {
             run.action = .deferred
             run.status = .needsAttention
             run.notes.append(error.message)
-            _ = try? writer.append(.recoveryDeferred(reason: error.message))
+            run.deferredForOtherHub = error.otherHub
+            // A fleet hands such a run on until a worker on its hub takes it: no record for each worker that cannot.
+            if !(error.otherHub && options.handsOnOtherHubsRuns) { _ = try? writer.append(.recoveryDeferred(reason: error.message)) }
         }
     }
 }

@@ -4,6 +4,8 @@ import MatterFlowJSON
 /// Why a recovery could not finish; recorded as `recoveryDeferred`, and the run is left for a later recovery.
 struct RecoveryDeferral: Error {
     var message: String
+    /// The run acted on another hub (or simulated home) than this recovery's: only one on its own hub can settle it.
+    var otherHub = false
 
     /// The journal failed while recovery continued the run through its workflow.
     static let journalFailedWhileContinued = RecoveryDeferral(
@@ -35,11 +37,14 @@ struct RunRecoverer {
             throw RecoveryDeferral(
                 message: "the run acted on the simulated home kept in \(recorded), and this recovery acts on "
                     + (home.map { "the one in \($0)" } ?? "another hub")
-                    + ": its session and devices are not there; recover with --state \(recorded)")
+                    + ": its session and devices are not there; recover with --state \(recorded)",
+                otherHub: true)
         }
         if let recorded = started?.remoteHub {
             var note: String?
-            if let refusal = recorded.refusal(recoveringOn: options.remoteHub, note: &note) { throw RecoveryDeferral(message: refusal) }
+            if let refusal = recorded.refusal(recoveringOn: options.remoteHub, note: &note) {
+                throw RecoveryDeferral(message: refusal, otherHub: true)
+            }
             if let note { run.notes.append(note) }
         }
         let answers = try checkResumedSecrets()

@@ -39,6 +39,13 @@ extension StoreWorker {
         recoveryOptions.pause = registerPause(of: claimed.runID)
         let recovery = await SinkJournal.recover(runID: claimed.runID, records: records, sink: sink, on: hub, options: recoveryOptions)
         answerRelay.detach(claimed.runID)
+        if recovery.action == .deferred, recovery.deferredForOtherHub {
+            // Only a worker on the run's hub can settle it: handed on as a run with no hub here, however long that takes.
+            await cannotStart(
+                claimed, problem: recovery.notes.last ?? "run \(claimed.runID) acted on another hub",
+                failure: (.unavailable, "hubUnreachable", "no worker on the run's hub"))
+            return
+        }
         if recovery.action == .deferred, claimed.claims < HandBackBackoff.claimsBeforeRecoveryGivesUp {
             // Recovery could not finish (the hub unreadable for a moment, a record not written): it is tried again,
             // by this worker or another, after a delay that grows with the run's claims, up to
@@ -137,6 +144,7 @@ extension StoreWorker {
         recovery.questionHoldsClock = false
         recovery.wallClock = { [storeClock] in storeClock.now }
         recovery.remoteHub = options.remoteHub
+        recovery.handsOnOtherHubsRuns = true
         return recovery
     }
 

@@ -414,7 +414,9 @@ struct RecoveryTests {
         #expect(started.payload["hubName"] == "bridge")
         let refusals: [(RemoteHubIdentity?, String)] = [
             (nil, "this recovery acts on the simulated home"),
-            (RemoteHubIdentity(endpoint: "unix:/run/hub one.sock", name: "matterflow-simulator"), "this recovery asks hub matterflow-simulator at unix:/run/hub one.sock"),
+            (RemoteHubIdentity(endpoint: "unix:/run/other.sock", name: "matterflow-simulator"), "this recovery asks hub matterflow-simulator at unix:/run/other.sock"),
+            // Reached elsewhere, with no name to tell: not taken for the same hub.
+            (RemoteHubIdentity(endpoint: "tcp:10.0.0.8:5580", name: nil), "this recovery asks the hub at tcp:10.0.0.8:5580"),
         ]
         for (given, said) in refusals {
             var options = RecoveryOptions(clock: VirtualClock())
@@ -426,6 +428,9 @@ struct RecoveryTests {
             #expect(notes.last?.hasSuffix("recover with --hub 'unix:/run/hub one.sock'") == true, "\(notes)")
             #expect(try scenario.savedHome()?.activeSession != nil, "nothing was released on another hub")
         }
+        // A hub command is recorded by its program: its arguments may hold tokens.
+        #expect(RemoteHubIdentity.given("python3 bridge.py --token s3cret", name: "bridge").endpoint == "python3 …")
+        #expect(RemoteHubIdentity.given("unix:/run/a b.sock", name: nil).endpoint == "unix:/run/a b.sock")
         // The same hub, reached at another endpoint, settles it, saying so.
         var options = RecoveryOptions(clock: VirtualClock())
         options.remoteHub = RemoteHubIdentity(endpoint: "tcp:10.0.0.7:5580", name: "bridge")

@@ -170,6 +170,6 @@ struct CommandHub {
     /// run only against the hub it acted on; nil for the simulated home.
     func identity(_ arguments: ParsedArguments) -> RemoteHubIdentity? {
         guard let remote, let endpoint = arguments.value("hub") else { return nil }
-        return RemoteHubIdentity(endpoint: endpoint, name: remote.handshake?.hubName)
+        return RemoteHubIdentity.given(endpoint, name: remote.handshake?.hubName)
     }
 }

@@ -114,15 +114,16 @@ struct JournalCommandTests {
         #expect(killed.status == 128 + SIGKILL, "\(killed.stderr)")
         let runID = try #require(try RunJournal(existingDirectory: journal).runs().first?.runID)
         let started = try #require(try JournalReader.read(path: journal + "/" + runID + ".journal").records.first)
-        #expect(started.string("hubEndpoint") == hub)
+        let program = try #require(Executable.path)
+        #expect(started.string("hubEndpoint") == program + " …", "the command's arguments are not recorded")
         #expect(started.string("hubName") == "matterflow-simulator")
         #expect(try savedHome(in: state).activeSession != nil, "the killed run holds the hub's session")
 
         // Forgetting --hub: the built-in home has the structure too, but not the run's session.
         let forgotten = await matterflow("recover", "--journal", journal)
         #expect(forgotten.code == 1, "\(forgotten.stderr)")
-        #expect(forgotten.stderr.contains("\(runID): needs attention; the run acted on hub matterflow-simulator at \(hub), and this recovery acts on the simulated home"), "\(forgotten.stderr)")
-        #expect(forgotten.stderr.contains("recover with --hub \(ShellWord.quoted(hub))"), "\(forgotten.stderr)")
+        #expect(forgotten.stderr.contains("\(runID): needs attention; the run acted on hub matterflow-simulator at \(program) …, and this recovery acts on the simulated home"), "\(forgotten.stderr)")
+        #expect(forgotten.stderr.contains("recover with the --hub the run was given (the command \(program) …)"), "\(forgotten.stderr)")
         #expect(try savedHome(in: state).activeSession != nil, "still held: nothing was settled elsewhere")
 
         let settled = await matterflow("recover", "--journal", journal, "--hub", hub)
