@@ -211,6 +211,17 @@ import Testing
         #expect(digit["field"] == "checkDigit")
         // Without --json, stdout stays empty: the reason is on stderr.
         #expect(await matterflow("payload", "3497-011-2333").stdout.isEmpty)
+        // generate too: a field past its range, a passcode the rules forbid.
+        let range = await matterflow(
+            "payload", "generate", "--vendor-id", "0xFFF1", "--product-id", "1", "--discriminator", "5000", "--passcode", "20202021", "--json")
+        #expect(range.code == 2)
+        let field = try #require(try JSONDocument.parse(range.stdout, file: "out").value["errors"]?.arrayValue?.first, "\(range.stdout)")
+        #expect(field["code"] == "fieldOutOfRange" && field["option"] == "discriminator")
+        let trivial = await matterflow(
+            "payload", "generate", "--vendor-id", "0xFFF1", "--product-id", "1", "--discriminator", "5", "--passcode", "12345678", "--json")
+        #expect(trivial.code == 2)
+        let rule = try #require(try JSONDocument.parse(trivial.stdout, file: "out").value["errors"]?.arrayValue?.first, "\(trivial.stdout)")
+        #expect(rule["field"] == "passcode", "\(trivial.stdout)")
     }
 
     @Test func joinedQRCodesDecodeToSeveralPayloads() async throws {

@@ -158,14 +158,16 @@ struct TestCommandTests {
         #expect(lines.contains(#"<testsuites name="matterflow test" tests="3" failures="1" errors="1">"#), "\(xml)")
         #expect(lines.contains(#"<testsuite name="\#(TestCommand.display(Repository.workflow("rooms")))" tests="2" failures="1" errors="0">"#), "\(xml)")
         let good = directory.path + "/good.fixture.json"
+        let shown = TestCommand.display(good)
         #expect(
-            lines.contains(#"<testcase name="rooms &lt;listed&gt; &amp; &apos;quoted&apos;" classname="\#(good)" file="\#(good)"/>"#), "\(xml)")
+            lines.contains(#"<testcase name="rooms &lt;listed&gt; &amp; &apos;quoted&apos;" classname="\#(shown)" file="\#(shown)"/>"#), "\(xml)")
         let failure = try #require(lines.first { $0.hasPrefix("<failure ") }, "\(xml)")
         #expect(failure.hasPrefix(#"<failure type="mismatch" message="outcome: expected failed, got succeeded">"#), "\(failure)")
         #expect(failure.contains("wrong.fixture.json:6:"), "the text names where the expectation was written: \(failure)")
         #expect(lines.contains(#"<testsuite name="invalid files" tests="1" failures="0" errors="1">"#), "\(xml)")
         let error = try #require(lines.first { $0.hasPrefix("<error ") }, "\(xml)")
         #expect(error.hasPrefix(#"<error type="invalidFile" message="unknownKey: unknown key &quot;warnigns&quot;; did you mean &quot;warnings&quot;?">\#(bad):6:39: error[unknownKey]"#), "\(error)")
+        #expect(xml.contains(#"<testcase name="\#(TestCommand.display(bad))""#), "an invalid file is named as the text report names it")
         #expect(xml.hasSuffix("</testsuites>\n"))
 
         #expect(JUnitReport.escaped("a\u{1B}b\u{0}\tc\nd'") == "a\\u001bb\\u0000&#9;c&#10;d&apos;", "XML 1.0 cannot hold most controls at all")

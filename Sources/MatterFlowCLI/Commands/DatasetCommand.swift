@@ -104,8 +104,7 @@ struct DatasetCommand {
 
     /// Exit 2 for input that is no dataset, with `{"errors": [...]}` on stdout under `--json`.
     private func refused(_ problems: ProblemList) -> Int32 {
-        if arguments.flag("json") { environment.standardOutput.line(JSONWriter.pretty(problems.refusal)) }
-        return ExitCode.invalidInput
+        problems.refuse(json: arguments.flag("json"), to: environment.standardOutput)
     }
 
     /// Why the argument is no dataset to decode at all (nothing, an unset variable's, or the name of a file), with

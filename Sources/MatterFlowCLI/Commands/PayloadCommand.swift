@@ -49,7 +49,8 @@ struct PayloadCommand {
             --discovery names are case-insensitive, and _ may stand for -; the other spellings it takes:
             \(Self.discoveryAliases).
             Exit status: 0 on success, 2 when a field breaks a rule (named on stderr: a number past its field's range, a
-            trivial passcode), 64 when a field is no whole number.
+            trivial passcode; with --json, stdout holds {"errors": [{code, message, ...}]}), 64 when a field is no whole
+            number.
             """)
 
     let arguments: ParsedArguments
@@ -68,12 +69,12 @@ struct PayloadCommand {
                 environment.standardError.line("error[\(problem.code.rawValue)]: \(item)\(problem.message)")
                 problems.append(code: problem.code.rawValue, message: problem.message, extra: Self.whereJSON(problem))
             }
-            if arguments.flag("json") { environment.standardOutput.line(JSONWriter.pretty(problems.refusal)) }
+            let refused = problems.refuse(json: arguments.flag("json"), to: environment.standardOutput)
             // A word close to `generate` meant the other subcommand: no code is made of lowercase letters only.
             if code.allSatisfy(\.isLowercase), SpellingSuggestion.closest(to: code, among: ["generate"]) != nil {
                 environment.standardError.line("note: to make a code, run `matterflow payload generate` (see `matterflow payload generate --help`)")
             }
-            return ExitCode.invalidInput
+            return refused
         }
         for (index, payload) in payloads.enumerated() {
             for warning in payload.warnings() {
@@ -152,6 +153,7 @@ struct PayloadCommand {
     }
 
     func generate() throws(UsageError) -> Int32 {
+        var problems = ProblemList()
         /// The option's whole number: decimal digits, or `0x` and hex digits where `hex`; text that is no such
         /// number is a usage error, a number past `max` a field that breaks its rule (reported, exit 2).
         func number(_ name: String, max: UInt64, range: String, hex: Bool = false) throws(UsageError) -> UInt64? {
@@ -169,6 +171,7 @@ struct PayloadCommand {
             }
             guard let value = UInt64(digits, radix: isHex ? 16 : 10), value <= max else {
                 environment.standardError.line("error[fieldOutOfRange]: --\(name) must be \(range)\(shown)")
+                problems.append(code: "fieldOutOfRange", message: "--\(name) must be \(range)\(shown)", extra: ["option": .string(name)])
                 return nil
             }
             return value
@@ -180,7 +183,7 @@ struct PayloadCommand {
             try number("passcode", max: 99_999_998, range: "1 to 99999998")
         )
         guard let vendor = fields.0, let product = fields.1, let discriminator = fields.2, let passcode = fields.3 else {
-            return ExitCode.invalidInput
+            return problems.refuse(json: arguments.flag("json"), to: environment.standardOutput)
         }
         let flowName = arguments.value("flow") ?? "standard"
         guard let flow = CommissioningFlow(name: flowName) else {
@@ -206,8 +209,11 @@ struct PayloadCommand {
             }
             return ExitCode.success
         } catch {
-            for problem in error.errors { environment.standardError.line("error[\(problem.code.rawValue)]: \(problem.message)") }
-            return ExitCode.invalidInput
+            for problem in error.errors {
+                environment.standardError.line("error[\(problem.code.rawValue)]: \(problem.message)")
+                problems.append(code: problem.code.rawValue, message: problem.message, extra: Self.whereJSON(problem))
+            }
+            return problems.refuse(json: arguments.flag("json"), to: environment.standardOutput)
         }
     }
 }

@@ -34,6 +34,12 @@ struct ProblemList {
     /// The problems as a JSON array.
     var json: JSONValue { .array(items) }
 
+    /// Exit 2 for input a command refuses, printing ``refusal`` on `out` when the command was given `--json`.
+    func refuse(json: Bool, to out: any TextSink) -> Int32 {
+        if json { out.line(JSONWriter.pretty(refusal)) }
+        return ExitCode.invalidInput
+    }
+
     /// `{"errors": [...]}`: what a `--json` form prints for input it refuses.
     var refusal: JSONValue {
         var object = JSONObject()
