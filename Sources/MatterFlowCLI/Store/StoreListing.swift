@@ -114,12 +114,9 @@ enum StoreListing {
             })
         else { return ExitCode.invalidInput }
         if json {
-            environment.standardOutput.line(
-                JSONWriter.pretty([
-                    "runID": .string(runID), "status": run.map { .string($0.status) } ?? .null,
-                    "records": .array(records.map { .object($0.payload) }), "output": output ?? .null, "error": run?.error ?? .null,
-                    "notes": .array((run?.notes ?? []).map(JSONValue.string)),
-                ]))
+            var object = StoredRunEnd.json(runID: runID, run: run, output: output)
+            object["records"] = .array(records.map { .object($0.payload) })
+            environment.standardOutput.line(JSONWriter.pretty(.object(object)))
             return ExitCode.success
         }
         let origin = records.first?.wallTime ?? 0
@@ -128,17 +125,8 @@ enum StoreListing {
             environment.standardOutput.line("#\(record.sequence)  +\(elapsed)s  \(record.type)  \(HistoryCommand.details(record))")
         }
         guard let run else { return ExitCode.success }
-        environment.standardOutput.line("status: \(run.status)\(run.recovered ? " (recovered)" : "")")
-        if let output { environment.standardOutput.line("output: " + TerminalText.escaping(JSONWriter.compact(output))) }
-        // Why a run ended without a runFinished record of its own (cancelled before it began, its secrets or
-        // workflow missing): the store keeps it with the run.
-        if !records.contains(where: { $0.type == JournalEntry.Kind.runFinished.rawValue }), let error = run.error?.objectValue {
-            // The cause says most (`secretsUnavailable`); errors stored by earlier versions have only a code.
-            let code = error["cause"]?.stringValue ?? error["code"]?.stringValue ?? "?"
-            let message = error["message"]?.stringValue ?? JSONWriter.compact(.object(error))
-            environment.standardOutput.line("error: \(TerminalText.escaping(code)): \(TerminalText.escaping(message))")
-        }
-        for note in run.notes { environment.standardOutput.line("note: \(TerminalText.escaping(note))") }
+        let endRecorded = records.contains { $0.type == JournalEntry.Kind.runFinished.rawValue }
+        for line in StoredRunEnd.lines(of: run, output: output, endRecorded: endRecorded) { environment.standardOutput.line(line) }
         return ExitCode.success
     }
 }

@@ -54,6 +54,7 @@ struct WatchCommand {
             listener.close()
         }
         var last = 0
+        var endRecorded = false
         var origin: Double?
         while true {
             do {
@@ -68,13 +69,14 @@ struct WatchCommand {
                         out.line("#\(record.sequence)  +\(Self.seconds(elapsed))s  \(record.type)  \(HistoryCommand.details(record))")
                     }
                     last = record.sequence
+                    if record.type == JournalEntry.Kind.runFinished.rawValue { endRecorded = true }
                 }
                 switch status {
                 case "succeeded":
-                    try printEnd(of: runID, in: store)
+                    try printEnd(of: runID, in: store, endRecorded: endRecorded)
                     return ExitCode.success
                 case "failed", "cancelled", "needsAttention":
-                    try printEnd(of: runID, in: store)
+                    try printEnd(of: runID, in: store, endRecorded: endRecorded)
                     return ExitCode.failure
                 case "queued", "running":
                     break
@@ -106,30 +108,19 @@ struct WatchCommand {
         }
     }
 
-    /// Prints how the run ended: `status: S`, then `error:`, `output:` and `note:` lines when it has them; with
-    /// `--json`, one `{"type": "status", ...}` object.
-    private func printEnd(of runID: String, in store: PostgresRunStore) throws(StoreError) {
-        let out = environment.standardOutput
+    /// Prints how the run ended, as `history --store` does after its records; with `--json`, one
+    /// `{"type": "status", ...}` object.
+    private func printEnd(of runID: String, in store: PostgresRunStore, endRecorded: Bool) throws(StoreError) {
         guard let run = try store.run(runID) else { return }
+        let output = try store.output(of: runID)
         if arguments.flag("json") {
             var object = JSONObject()
             object["type"] = "status"
-            object["runID"] = .string(runID)
-            object["status"] = .string(run.status)
-            object["recovered"] = .bool(run.recovered)
-            object["error"] = run.error ?? .null
-            object["output"] = run.output ?? .null
-            object["notes"] = .array(run.notes.map(JSONValue.string))
-            out.line(JSONWriter.compact(.object(object)))
+            for member in StoredRunEnd.json(runID: runID, run: run, output: output).members { object[member.key] = member.value }
+            environment.standardOutput.line(JSONWriter.compact(.object(object)))
             return
         }
-        out.line("status: \(run.status)\(run.recovered ? " (recovered)" : "")")
-        if let error = run.error, let code = error["code"]?.stringValue {
-            let cause = error["cause"]?.stringValue.map { " (\($0))" } ?? ""
-            out.line(TerminalText.escaping("error: \(code)\(cause): \(error["message"]?.stringValue ?? "")"))
-        }
-        if let output = run.output { out.line("output: " + TerminalText.escaping(JSONWriter.compact(output))) }
-        for note in run.notes { out.line(TerminalText.escaping("note: \(note)")) }
+        for line in StoredRunEnd.lines(of: run, output: output, endRecorded: endRecorded) { environment.standardOutput.line(line) }
     }
 
     /// A connection that hears of the run's new records (the run registered as watched).

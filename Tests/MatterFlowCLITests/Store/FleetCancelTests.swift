@@ -39,7 +39,7 @@ struct FleetCancelTests {
         // watch says so too, as text and as JSON, though the run has no record to print.
         let watched = await matterflow(["watch", runID, "--store", conninfo])
         #expect(watched.code == 1)
-        #expect(watched.stdout.hasPrefix("status: cancelled\nerror: cancelled (runCancelled): cancelled before it began (matterflow cancel); it made no call\n"), "\(watched.stdout)")
+        #expect(watched.stdout.hasPrefix("status: cancelled\nerror: runCancelled: cancelled before it began (matterflow cancel); it made no call\n"), "\(watched.stdout)")
         let watchedJSON = await matterflow(["watch", runID, "--store", conninfo, "--json"])
         #expect(watchedJSON.code == 1)
         let end = try JSONDocument.parse(watchedJSON.stdout, file: "stdout").value

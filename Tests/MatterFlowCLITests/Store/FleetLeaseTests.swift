@@ -450,7 +450,7 @@ extension PostgresStoreTests {
         #expect(await matterflow(["cancel", runID, "--store", conninfo]).stdout == "cancelled\n")
         let watched = await watch.value
         #expect(watched.code == 1, "\(watched.stderr)")
-        #expect(watched.stdout.hasSuffix("status: cancelled\nerror: cancelled (runCancelled): cancelled before it began (matterflow cancel); it made no call\n"), "\(watched.stdout)")
+        #expect(watched.stdout.hasSuffix("status: cancelled\nerror: runCancelled: cancelled before it began (matterflow cancel); it made no call\n"), "\(watched.stdout)")
     }
 
     @Test("a worker says when the store becomes unreachable and when it is reachable again, each on one line: a restart of the server is not silent")
