@@ -18,6 +18,7 @@ struct ReferenceChecker {
     func check() {
         let shapes = variableShapes()
         checkComparisons(shapes: shapes)
+        checkChoiceFields(shapes: shapes)
         let must = flow(intersect: true)
         let may = flow(intersect: false)
         for number in model.states.indices {
