@@ -310,6 +310,26 @@ import Testing
         #expect(unbound.contains { $0.code == "undefinedVariable" })
     }
 
+    @Test("a choice's label or value that the list's elements cannot have is unknownField at that member, before a run asks")
+    func aChoiceFieldTheElementsLackIsFound() {
+        func variant(_ original: String, _ replacement: String) -> [Diagnostic] {
+            diagnose(Self.workflow.replacingOccurrences(of: original, with: replacement))
+        }
+        let label = variant(#""label": "name""#, #""label": "nmae""#)
+        #expect(label.map(\.code) == ["unknownField"], "\(label)")
+        #expect(label.first?.pointer == "/states/room/answer/choice/label")
+        #expect(label.first?.message.contains("did you mean \"name\"?") == true, "\(label)")
+        let value = variant(#""value": "name""#, #""value": "ID""#)
+        #expect(value.map(\.code) == ["unknownField"] && value.first?.pointer == "/states/room/answer/choice/value", "\(value)")
+        // A list of strings has no fields to show.
+        let strings = variant(#""${vars.fetched.rooms}""#, #""${vars.fetched.roomNames}""#)
+        #expect(strings.contains { $0.code == "unknownField" && $0.pointer == "/states/room/answer/choice/label" }, "\(strings)")
+        // A literal list: the first choice without the field is named.
+        let literal = variant(#""${vars.fetched.rooms}""#, #"[{"name": "Hall"}, {"nme": "Den"}]"#)
+        #expect(literal.contains { $0.code == "unknownField" && $0.message.contains("choice 1 has no \"name\" field") }, "\(literal)")
+        #expect(variant(#""${vars.fetched.rooms}""#, #"[{"name": "Hall"}]"#).filter { $0.severity == .error } == [])
+    }
+
     @Test func theResultIsABindingAndTheTimeBoundCountsTheQuestionsTimeout() throws {
         let workflow = try loadWorkflow(Self.workflow)
         #expect(workflow.questionNames == ["room", "confirm", "sure"])

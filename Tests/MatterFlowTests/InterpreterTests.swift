@@ -56,6 +56,28 @@ import Testing
         #expect(result.error?.message == "the fail state's code evaluated to integer, not a canonical code's name")
     }
 
+    @Test("a re-raised value that is no error value is malformedError saying which member is wrong and what it should be")
+    func reRaisedValueThatIsNoError() async throws {
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "t", "version": 1, "inputs": {"failure": {"type": "any"}},
+             "start": "f", "states": {"f": {"type": "fail", "error": "${input.failure}"}}}
+            """#)
+        let cases: [(JSONValue, String)] = [
+            (["code": "timeout", "message": "m"], #"its "code" "timeout" is no canonical code; use one of permissionDenied, "#),
+            (["message": "m"], #"it has no "code"; give a canonical code ("#),
+            (["code": 5], #"its "code" is an integer, not the name of a canonical code"#),
+            (["code": "unavailable", "message": 5], #"its "message" is an integer, not a string"#),
+            ("unavailable", #"it is a string, not an object such as {"code": "unavailable", "message": "..."}"#),
+        ]
+        for (given, expected) in cases {
+            let (result, _) = try await run(workflow, hub: ScriptedHub(), inputs: ["failure": given])
+            #expect(result.error?.cause == .malformedError, "\(given)")
+            #expect(result.error?.message.hasPrefix(#"the fail state's "error" is not an error value: "# + expected) == true, "\(result.error?.message ?? "")")
+        }
+        let (raised, _) = try await run(workflow, hub: ScriptedHub(), inputs: ["failure": ["code": "unavailable", "cause": "hubOffline", "state": .null]])
+        #expect(raised.error?.code == .unavailable && raised.error?.cause == .hubOffline)
+    }
+
     @Test func retryDelaysFollowIntervalTimesRateToTheCap() async throws {
         let workflow = try loadWorkflow(Self.action(#"""
             "retry": [{"errors": ["hubOffline"], "maxRetries": 4, "intervalSeconds": 1, "backoffRate": 2, "maxDelaySeconds": 5}],

@@ -429,22 +429,13 @@ struct WorkflowDecoder {
             if literal.stringValue.flatMap(ErrorCode.init(rawValue:)) == nil {
                 collector.error(
                     WorkflowDiagnosticCode.invalidErrorCode, at: reader.pointer("code"),
-                    "\(JSONWriter.compact(literal)) is not a canonical error code\(Self.codeHint(for: literal.stringValue ?? "")); use one of \(ErrorCode.all.map(\.rawValue).joined(separator: ", "))")
+                    "\(JSONWriter.compact(literal)) is not a canonical error code\(ErrorValueProblem.codeHint(for: literal.stringValue ?? "")); use one of \(ErrorCode.all.map(\.rawValue).joined(separator: ", "))")
             }
         }
         return FailState(
             raise: .new(
                 code: codeTemplate, cause: cause.map { template($0, reader.pointer("cause")) },
                 message: template(message, reader.pointer("message"))))
-    }
-
-    /// `; did you mean "x"?` for a fail state's code that is not canonical: the code a Step Functions error name
-    /// (`States.Timeout`) stands for, or the nearest by spelling.
-    private static func codeHint(for text: String) -> String {
-        if let code = StepFunctionsErrorName.code(for: text) {
-            return "; did you mean \"\(code.rawValue)\"? (\"\(text)\" is a Step Functions error name)"
-        }
-        return SpellingSuggestion.hint(for: text, among: ErrorCode.all.map(\.rawValue))
     }
 
     func decodeCondition(_ value: JSONValue, _ pointer: String) -> Condition? {

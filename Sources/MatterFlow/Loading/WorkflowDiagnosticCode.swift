@@ -145,7 +145,7 @@ public enum WorkflowDiagnosticCode {
         (unknownErrorName, "an error name that is neither a canonical code nor a known cause (warning)"),
         (foreignErrorName, "a retry entry or error route names a Step Functions error (States.ALL, States.Timeout, ...), which never matches"),
         (pointlessRetry, "an action retries an error its arguments raise again on every attempt, such as invalidPayload (warning)"),
-        (invalidErrorCode, "a fail state's code is not a canonical error code"),
+        (invalidErrorCode, "a fail state's code is not a canonical error code, or a literal it re-raises is no error value"),
         (invalidCondition, "a choice condition is malformed"),
         (missingCancelPath, "the workflow opens a commissioning session but declares no onCancel (warning)"),
         (causeCodeMismatch, "a fail state's cause belongs to another canonical code (warning)"),

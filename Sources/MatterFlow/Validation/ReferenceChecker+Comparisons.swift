@@ -52,7 +52,7 @@ extension ReferenceChecker {
     }
 
     /// The shape a reference reads, when the validator knows it: a variable's or an input's, followed along the path.
-    private func shape(of reference: Reference, shapes: [String: ValueShape]) -> ValueShape? {
+    func shape(of reference: Reference, shapes: [String: ValueShape]) -> ValueShape? {
         guard let head = reference.head else { return nil }
         let current: ValueShape
         switch reference.root {

@@ -18,6 +18,8 @@ struct ReferenceChecker {
     func check() {
         let shapes = variableShapes()
         checkComparisons(shapes: shapes)
+        checkChoiceFields(shapes: shapes)
+        checkRaisedLiterals()
         let must = flow(intersect: true)
         let may = flow(intersect: false)
         for number in model.states.indices {
@@ -227,7 +229,7 @@ struct ReferenceChecker {
     /// What an edge binds, each variable passed to `bind`: on every path it is taken (`mayOnly` false), or on some
     /// (true). A cancelled step whose hub call still succeeded keeps its result, so a cancel edge may bind the
     /// state's result variable.
-    private static func bindings(
+    static func bindings(
         of state: WorkflowState, along kind: WorkflowEdge.Kind, mayOnly: Bool, _ bind: (String) -> Void
     ) {
         switch kind {

@@ -119,17 +119,34 @@ final class ErrorFlow {
         return errors
     }
 
-    /// The errors a sub-workflow's inputs may fail with before it starts: a reference that may not resolve
-    /// (`${vars...}`, `${error...}`: the run's inputs and `${run...}` always do), or a value that may have the
-    /// wrong type or be null for a required input. Literals are checked when loading (`argumentType`).
+    /// The errors a sub-workflow's inputs may fail with before it starts (``inputFailures(_:of:in:)``).
     static func inputErrors(
         _ given: [(name: String, value: Template)], of child: Workflow, in workflow: Workflow
     ) -> [ErrorCause] {
-        var causes = Set<ErrorCause>()
+        Set(inputFailures(given, of: child, in: workflow).map(\.cause)).sorted { $0.rawValue < $1.rawValue }
+    }
+
+    /// How a given input of a sub-workflow may fail before the child starts, and why, in words.
+    struct InputFailure: Sendable {
+        /// The input's name.
+        var input: String
+        var cause: ErrorCause
+        /// What may go wrong, after the input's name: `reads ${vars.req.requestID}, which may not resolve`.
+        var reason: String
+    }
+
+    /// The ways a sub-workflow's inputs may fail before it starts: a reference that may not resolve (`${vars...}`,
+    /// `${error...}`: the run's inputs and `${run...}` always do), or a value that may have the wrong type or be
+    /// null for a required input. Literals are checked when loading (`argumentType`).
+    static func inputFailures(
+        _ given: [(name: String, value: Template)], of child: Workflow, in workflow: Workflow
+    ) -> [InputFailure] {
+        var failures: [InputFailure] = []
         for (name, template) in given {
             guard let declared = child.input(named: name) else { continue }
-            let references = template.references
-            if references.contains(where: { $0.root == .vars || $0.root == .error }) { causes.insert(.unresolvedReference) }
+            if let reference = template.references.first(where: { $0.root == .vars || $0.root == .error }) {
+                failures.append(InputFailure(input: name, cause: .unresolvedReference, reason: "reads ${\(reference)}, which may not resolve"))
+            }
             let fits: Bool
             switch template {
             case .literal(let value):
@@ -149,9 +166,14 @@ final class ErrorFlow {
             case .reference:
                 fits = declared.type == .any && !declared.required
             }
-            if !fits { causes.insert(.invalidArgumentValue) }
+            if !fits {
+                let type = "of its declared type (\(declared.type.rawValue))"
+                failures.append(InputFailure(
+                    input: name, cause: .invalidArgumentValue,
+                    reason: declared.required ? "may be null or not \(type)" : "may not be \(type)"))
+            }
         }
-        return causes.sorted { $0.rawValue < $1.rawValue }
+        return failures
     }
 
     /// `${error}` along the edges (error routes bind what they take, cancel edges bind the cancel, other edges

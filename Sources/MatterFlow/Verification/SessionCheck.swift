@@ -36,9 +36,10 @@ struct SessionCheck {
             case .cancelled: how = stillRunning ? "when cancelled in \"\(state)\", which has no cancel path" : "after a cancel, in \"\(state)\""
             }
             let final = explorer.label(end) ?? (end.ending == .cancelled && stillRunning ? "cancel" : nil)
+            let cause = end.ending == .cancelled ? nil : inputCause(of: end)
             collector.error(
                 Code.sessionLeak, at: pointer,
-                "the commissioning session opened in \"\(acquirer(on: end.point))\" can still be open when the run ends \(how); release it on this path first (cancelCommissioning, or completeCommissioning after a commission). Path: \(explorer.pathText(to: end.point, final: final))")
+                "the commissioning session opened in \"\(acquirer(on: end.point))\" can still be open when the run ends \(how)\(cause.map { "; \($0)" } ?? ""); release it on this path first (cancelCommissioning, or completeCommissioning after a commission). Path: \(explorer.pathText(to: end.point, final: final))")
         }
     }
 

@@ -193,6 +193,11 @@ extension RunMachine {
             switch fail.raise {
             case .rethrow(let template):
                 let value = try scope.evaluate(template)
+                if let problem = ErrorValueProblem.of(value) {
+                    return FlowError(
+                        code: .internal, cause: .malformedError,
+                        message: "the fail state's \"error\" is not an error value: \(problem.description)", state: state)
+                }
                 guard let object = value.objectValue, let code = object["code"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) else {
                     return FlowError(code: .internal, cause: .malformedError, message: "the fail state's \"error\" is not an error value", state: state)
                 }
