@@ -72,6 +72,26 @@ import Testing
         #expect(result.visitedStates.filter { $0 == "poll/read" }.count == 3)
     }
 
+    @Test("the route of repeatExhausted reads the last poll's output: the validator takes it as bound there, and the run has it")
+    func theExhaustedRouteReadsTheLastPoll() async throws {
+        let exhausted = Self.parent(maxIterations: 2, delay: 1)
+            .replacingOccurrences(of: #""gaveUp": {"type": "fail", "error": "${error}"}"#, with: #""gaveUp": {"type": "succeed", "output": {"lastFound": "${vars.poll.found}"}}"#)
+        let (directory, path) = try Self.files(exhausted)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(WorkflowEngine().validate(path: path).isEmpty, "\(WorkflowEngine().validate(path: path))")
+        let hub = ScriptedHub()
+        hub.script("readBasicInformation", Array(repeating: .fail(Self.notFound), count: 10))
+        let (result, _) = try await Self.run(hub, parent: exhausted)
+        #expect(result.outcome == .succeeded, "\(String(describing: result.error))")
+        #expect(result.output == ["lastFound": false])
+        // A route that also takes other errors may come before any poll ended: there it stays unbound.
+        let mixed = exhausted.replacingOccurrences(of: #"{"errors": ["repeatExhausted"], "next": "gaveUp"}, "#, with: "")
+            .replacingOccurrences(of: #"{"errors": ["*"], "next": "failed"}"#, with: #"{"errors": ["*"], "next": "gaveUp"}"#)
+        let (mixedDirectory, mixedPath) = try Self.files(mixed)
+        defer { try? FileManager.default.removeItem(atPath: mixedDirectory) }
+        #expect(WorkflowEngine().validate(path: mixedPath).contains { $0.code == "undefinedVariable" }, "\(WorkflowEngine().validate(path: mixedPath))")
+    }
+
     @Test func usingUpTheIterationsIsARoutableErrorOfItsOwn() async throws {
         let hub = ScriptedHub()
         hub.script("readBasicInformation", Array(repeating: .fail(Self.notFound), count: 10))

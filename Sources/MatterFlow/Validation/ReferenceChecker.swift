@@ -228,12 +228,18 @@ struct ReferenceChecker {
 
     /// What an edge binds, each variable passed to `bind`: on every path it is taken (`mayOnly` false), or on some
     /// (true). A cancelled step whose hub call still succeeded keeps its result, so a cancel edge may bind the
-    /// state's result variable.
+    /// state's result variable. A repeat state's route that names only `repeatExhausted` binds its result: the body
+    /// ran `maxIterations` times, each output bound, and `until` never held (the last poll's value is what a person
+    /// is told of).
     static func bindings(
         of state: WorkflowState, along kind: WorkflowEdge.Kind, mayOnly: Bool, _ bind: (String) -> Void
     ) {
         switch kind {
-        case .error: bind(errorBinding)
+        case .error(_, let names):
+            bind(errorBinding)
+            if names == [ErrorCause.repeatExhausted.rawValue], case .workflow(let subworkflow) = state.kind, subworkflow.repeating != nil {
+                subworkflow.step.result.map(bind)
+            }
         case .cancel:
             bind(errorBinding)
             guard mayOnly else { return }
