@@ -305,9 +305,9 @@ public enum MatterflowTool {
     /// ``findingsShownPerCode``, then one line counting the rest (5,000 devices with the same typo were 10,000 lines
     /// that hid every other finding). A command's `--json` lists them all.
     static func report(_ diagnostics: [Diagnostic], to sink: any TextSink) {
+        // Findings of each file, severity and code so far; the groups past the limit, in the order they went past it.
         var shown: [String: Int] = [:]
         var hidden: [(key: String, file: String?, severity: Diagnostic.Severity, code: String)] = []
-        var hiddenCounts: [String: Int] = [:]
         for diagnostic in diagnostics {
             let key = "\(diagnostic.file ?? "")\u{0}\(diagnostic.severity.rawValue)\u{0}\(diagnostic.code)"
             shown[key, default: 0] += 1
@@ -315,11 +315,10 @@ public enum MatterflowTool {
                 sink.line(diagnostic.description)
                 continue
             }
-            if hiddenCounts[key] == nil { hidden.append((key, diagnostic.file, diagnostic.severity, diagnostic.code)) }
-            hiddenCounts[key, default: 0] += 1
+            if shown[key] == findingsShownPerCode + 1 { hidden.append((key, diagnostic.file, diagnostic.severity, diagnostic.code)) }
         }
         for group in hidden {
-            let count = hiddenCounts[group.key] ?? 0
+            let count = (shown[group.key] ?? 0) - findingsShownPerCode
             sink.line(
                 "\(group.file.map { $0 + ": " } ?? "")\(group.severity.rawValue)[\(group.code)]: \(count) more like the "
                     + "\(findingsShownPerCode) above, not shown")

@@ -132,7 +132,7 @@ final class ConformanceRun {
         checks.append(
             .init(
                 name: name, verdict: .failed,
-                detail: "sent: \(LineQuote.masked(sent, limit: 300))\n      got: \(reply)\n      wanted: \(wanted)"))
+                detail: "sent: \(LineQuote.masked(sent, limit: 300))\ngot: \(reply)\nwanted: \(wanted)"))
     }
 
     /// Whether the hub has closed the connection (it exited, or broke the framing): then one failure says so, and
@@ -142,7 +142,7 @@ final class ConformanceRun {
         checks.append(
             .init(
                 name: HubConformance.connectionKeptCheck, verdict: .failed,
-                detail: "got: \(reason), after \(checks.count) check\(checks.count == 1 ? "" : "s")\n      wanted: the connection open until the client closes it (a hub that exits or breaks the framing ends every run's calls); the checks after this one were not run, but for the two on what the hub had sent"))
+                detail: "got: \(reason), after \(checks.count) check\(checks.count == 1 ? "" : "s")\nwanted: the connection open until the client closes it (a hub that exits or breaks the framing ends every run's calls); the checks after this one were not run, but for the two on what the hub had sent"))
         return true
     }
 
@@ -162,7 +162,7 @@ final class ConformanceRun {
             checks.append(
                 .init(
                     name: name, verdict: .failed,
-                    detail: "got: \(LineQuote.masked(stray.line, limit: 300))\n      wanted: JSON-RPC messages only on standard output; "
+                    detail: "got: \(LineQuote.masked(stray.line, limit: 300))\nwanted: JSON-RPC messages only on standard output; "
                         + "matterflow run ends the connection at such a line (write logs to standard error)"))
         } else {
             pass(name)
@@ -190,7 +190,7 @@ final class ConformanceRun {
                 checks.append(
                     .init(
                         name: name, verdict: .failed,
-                        detail: "got: \(LineQuote.masked(item.line, limit: 300))\n      wanted: one response per request; this is \(problem) (matterflow run ends the connection there)"))
+                        detail: "got: \(LineQuote.masked(item.line, limit: 300))\nwanted: one response per request; this is \(problem) (matterflow run ends the connection there)"))
                 return
             }
         }

@@ -56,7 +56,7 @@ public struct SpellingSynonyms: Sendable {
 
     /// The type names JSON-minded writers use for `string`, `integer`, `number`, `boolean`, `array` and `object`.
     public static let valueTypes = SpellingSynonyms([
-        (["int", "Int", "int32", "int64", "long", "uint"], Entry(["integer"])),
+        (["int", "int32", "int64", "long", "uint"], Entry(["integer"])),
         (["float", "double", "decimal", "real"], Entry(["number"])),
         (["bool"], Entry(["boolean"])),
         (["str", "text"], Entry(["string"])),

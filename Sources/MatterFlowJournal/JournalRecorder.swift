@@ -23,8 +23,6 @@ final class JournalRecorder: RunRecording {
         /// The key of the call during which the connection was lost, until the record saying so is written: the one
         /// record after that call's intent.
         var lostCall: String?
-        /// That record is written.
-        var lossNoted = false
         /// The run's terminal record is written: nothing more is.
         var ended = false
         /// An in-doubt call a resumed run makes again first, whose repeat must carry the idempotency key's value
@@ -288,8 +286,8 @@ final class JournalRecorder: RunRecording {
     /// with that call's error.
     private func noteHubLoss(operation: String, state stateName: String, path: String, error: FlowError, time: Duration, element: String) {
         guard state.withLock({ state in
-            guard state.abandoned, !state.lossNoted, let lost = state.lostCall, state.currentKeys[element] == lost else { return false }
-            state.lossNoted = true
+            guard let lost = state.lostCall, state.currentKeys[element] == lost else { return false }
+            state.lostCall = nil
             return true
         }) else { return }
         let message = "the hub's connection was lost during \(operation) (\(error.message)); the journal stops at that call, "

@@ -22,14 +22,6 @@ public struct RemoteHubIdentity: Sendable, Hashable {
         self.name = name
     }
 
-    /// The hub given to a command as `spec` (`--hub`), as it is recorded: a command's arguments are left out.
-    public static func given(_ spec: String, name: String?) -> RemoteHubIdentity {
-        guard !spec.hasPrefix("unix:"), !spec.hasPrefix("tcp:") else { return RemoteHubIdentity(endpoint: spec, name: name) }
-        let words = spec.split(separator: " ", omittingEmptySubsequences: true)
-        guard let program = words.first else { return RemoteHubIdentity(endpoint: spec, name: name) }
-        return RemoteHubIdentity(endpoint: words.count > 1 ? program + " …" : String(program), name: name)
-    }
-
     /// `hub NAME at ENDPOINT`, or `the hub at ENDPOINT` when it gave no name.
     var described: String {
         name.map { "hub \($0) at \(endpoint)" } ?? "the hub at \(endpoint)"

@@ -49,6 +49,11 @@ import Testing
         }
         let plain = await matterflow("graph", workflow, "--expand")
         #expect(plain.stdout != fromTrace.stdout, "a path is drawn")
+        // A journal that cannot be read says why, rather than being taken for a list of states.
+        let other = try directory.write("MATTERFLOW-JOURNAL 7\n", to: "other.journal")
+        let unread = await matterflow("graph", workflow, "--highlight-path", other)
+        #expect(unread.code == 2)
+        #expect(unread.stderr.contains("\(other): error[newerFormat]: "), "\(unread.stderr)")
     }
 
     @Test func anotherWorkflowsTraceExitsTwo() async throws {

@@ -111,6 +111,9 @@ struct ValidateCommandTests {
         #expect(run.code == 2)
         let undefined = run.stderrLines.filter { $0.contains("error[undefinedState]") }
         #expect(undefined.count == 1, "\(run.stderr)")
+        // A file given twice is one file, checked and counted once.
+        let valid = try directory.write(#"{"workflow": "v", "version": 1, "start": "done", "states": {"done": {"type": "succeed"}}}"#, to: "v.json")
+        #expect(await matterflow("validate", valid, directory.path + "/./v.json").stderr == "1 file valid\n")
     }
 
     @Test("many findings of one code in one file: the first 20 are printed, then one line counts the rest; --json has them all")

@@ -11,6 +11,8 @@ struct ErrorValueProblem: Sendable, Equatable {
 
     /// The members an error value may have that must be strings when given.
     static let stringMembers = ["cause", "message", "state"]
+    /// The canonical codes, listed in the messages of a value that has none of them.
+    private static let codes = ErrorCode.all.map(\.rawValue).joined(separator: ", ")
 
     /// The first thing that makes `value` no error value; nil when it is one.
     static func of(_ value: JSONValue) -> ErrorValueProblem? {
@@ -19,7 +21,6 @@ struct ErrorValueProblem: Sendable, Equatable {
                 member: nil,
                 description: "it is \(article(value)), not an object such as {\"code\": \"unavailable\", \"message\": \"...\"}")
         }
-        let codes = ErrorCode.all.map(\.rawValue).joined(separator: ", ")
         guard let code = object["code"], !code.isNull else {
             return ErrorValueProblem(member: "code", description: "it has no \"code\"; give a canonical code (\(codes))")
         }

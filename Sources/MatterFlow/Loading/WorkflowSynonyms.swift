@@ -40,7 +40,7 @@ extension SpellingSynonyms {
         (["Catch", "catchErrors", "onFailure", "onErrors", "errorHandlers"], Entry(["onError"])),
         (["Retry", "retries", "retrier", "retryPolicy"], Entry(["retry", "maxRetries"])),
         (["ErrorEquals", "errorCodes", "codes"], Entry(["errors"])),
-        (["MaxAttempts", "attempts", "maxAttempts", "retryCount", "maxRetry"], Entry(
+        (["MaxAttempts", "attempts", "retryCount", "maxRetry"], Entry(
             ["maxRetries"], note: "it counts the retries after the first attempt", noteWithTarget: true)),
         (["interval", "delay", "IntervalSeconds", "retryIntervalSeconds"], Entry(["intervalSeconds", "seconds", "delaySeconds"])),
         (["backoff", "BackoffRate", "multiplier"], Entry(["backoffRate"])),
@@ -55,7 +55,7 @@ extension SpellingSynonyms {
         (["Condition", "cond", "when"], Entry(["if"])),
         (["Variable"], Entry(
             [], note: "a condition names its values inside its operator, as in {\"equals\": [\"${vars.NAME}\", VALUE]}")),
-        (["Items", "ItemsPath", "ItemsPointer", "itemsPath", "list"], Entry(["items"])),
+        (["Items", "ItemsPath", "ItemsPointer", "list"], Entry(["items"])),
         (["ItemSelector"], Entry(["inputs"])),
         (["ItemProcessor", "Iterator", "body"], Entry(
             ["path"], note: "a map state's body is a workflow file named by \"path\"", noteWithTarget: true)),

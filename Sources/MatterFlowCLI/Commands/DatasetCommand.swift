@@ -49,7 +49,7 @@ struct DatasetCommand {
             } catch {
                 MatterflowTool.report(error.diagnostics, to: err)
                 var problems = ProblemList()
-                for diagnostic in error.diagnostics { problems.append(diagnostic) }
+                problems.append(contentsOf: error.diagnostics)
                 return refused(problems)
             }
         }

@@ -101,10 +101,15 @@ struct GraphCommand {
     /// lines (`--trace jsonl`, `watch --json`), or a path written out; else the path itself.
     static func highlight(_ value: String) throws(DiagnosticsError) -> GraphHighlight {
         guard isFile(value) else { return GraphHighlight.path(value) }
-        if let journal = try? JournalReader.read(path: value) {
-            return GraphHighlight.records(journal.records.map { .object($0.payload) }, file: value)
-        }
         let text = try JSONDocument.readText(path: value)
+        // A journal is known by its header; one that cannot be read (damaged, a newer format) says why.
+        if text.hasPrefix(JournalFrame.header.prefix { $0 != " " }) {
+            do {
+                return GraphHighlight.records(try JournalReader.decode(Array(text.utf8), path: value).records.map { .object($0.payload) }, file: value)
+            } catch {
+                throw DiagnosticsError([Diagnostic(severity: .error, code: error.code.rawValue, message: error.message, file: value)])
+            }
+        }
         guard text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") else { return GraphHighlight.path(text, file: value) }
         // One JSON document holding records is `history --json`; anything else starting with `{` is JSON lines.
         if let document = try? JSONDocument.parse(text, file: value).value, let records = document["records"]?.arrayValue {

@@ -50,7 +50,10 @@ struct ValidateCommand {
         var all: [Diagnostic] = []
         var seen = Set<String>()
         var loaded: [TimeBudget] = []
-        let (paths, empty) = Self.files(arguments.positionals)
+        let (named, empty) = Self.files(arguments.positionals)
+        // A file named twice (`a.json ./a.json`, or in a directory also given) is one file, checked and counted once.
+        var distinct = Set<String>()
+        let paths = named.filter { distinct.insert(Self.absolute($0)).inserted }
         all += empty
         for path in paths {
             // One load per file serves both the findings and, for files without errors, the time budget.

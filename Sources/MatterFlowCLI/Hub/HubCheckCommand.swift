@@ -66,7 +66,7 @@ struct HubCheckCommand {
             catalog = loaded
         case .failure(let error):
             MatterflowTool.report(error.diagnostics, to: err)
-            for diagnostic in error.diagnostics { errors.append(diagnostic) }
+            errors.append(contentsOf: error.diagnostics)
             return refused(errors)
         }
         let custom = Set(catalog.names).subtracting(OperationCatalog.standard.names)
@@ -91,15 +91,12 @@ struct HubCheckCommand {
                 switch check.verdict {
                 case .passed: out.line("PASS \(check.name)")
                 case .skipped: out.line("SKIP \(check.name): \(check.detail)")
-                case .failed: out.line("FAIL \(check.name)\n      \(check.detail)")
+                case .failed: out.line("FAIL \(check.name)\n" + check.detail.split(separator: "\n", omittingEmptySubsequences: false).map { "      " + $0 }.joined(separator: "\n"))
                 }
             }
         }
-        let counts = (
-            passed: checks.filter { $0.verdict == .passed }.count, failed: checks.filter { $0.verdict == .failed }.count,
-            skipped: checks.filter { $0.verdict == .skipped }.count
-        )
-        if !json { out.line("\(counts.passed) passed, \(counts.failed) failed" + (counts.skipped > 0 ? " (\(counts.skipped) skipped)" : "")) }
+        let (passed, failed, skipped) = (Self.count(.passed, in: checks), Self.count(.failed, in: checks), Self.count(.skipped, in: checks))
+        if !json { out.line("\(passed) passed, \(failed) failed" + (skipped > 0 ? " (\(skipped) skipped)" : "")) }
         if let structures = report.structuresWhenUnknown {
             let message = HubOption.unknownStructureMessage(arguments.value("structure") ?? "", hub: report.hubName ?? "", structures: structures)
             err.line("error[unknownStructure]: " + message)
@@ -115,7 +112,7 @@ struct HubCheckCommand {
         }
         if json { out.line(JSONWriter.pretty(Self.json(hub: report.hubName, checks: checks, errors: errors))) }
         guard errors.isEmpty else { return ExitCode.invalidInput }
-        return counts.failed == 0 ? ExitCode.success : ExitCode.failure
+        return failed == 0 ? ExitCode.success : ExitCode.failure
     }
 
     /// Exit 2 before any check ran, with the JSON object (no checks) on stdout under `--json`.
@@ -124,18 +121,19 @@ struct HubCheckCommand {
         return ExitCode.invalidInput
     }
 
+    /// How many of `checks` came out `verdict`.
+    static func count(_ verdict: HubConformance.Check.Verdict, in checks: [HubConformance.Check]) -> Int {
+        checks.count { $0.verdict == verdict }
+    }
+
     /// The `--json` object: `{hub, checks [{name, verdict, detail}], passed, failed, skipped, errors}`.
     static func json(hub: String?, checks: [HubConformance.Check], errors: ProblemList) -> JSONValue {
         var object = JSONObject()
         object["hub"] = hub.map(JSONValue.string) ?? .null
         object["checks"] = .array(checks.map { check in
-            // The text form's indentation of a failure's sent/got/wanted lines is no part of the detail.
-            ["name": .string(check.name), "verdict": .string(check.verdict.rawValue),
-             "detail": .string(check.detail.replacingOccurrences(of: "\n      ", with: "\n"))]
+            ["name": .string(check.name), "verdict": .string(check.verdict.rawValue), "detail": .string(check.detail)]
         })
-        for verdict in [HubConformance.Check.Verdict.passed, .failed, .skipped] {
-            object[verdict.rawValue] = .int(checks.filter { $0.verdict == verdict }.count)
-        }
+        for verdict in [HubConformance.Check.Verdict.passed, .failed, .skipped] { object[verdict.rawValue] = .int(count(verdict, in: checks)) }
         object["errors"] = errors.json
         return .object(object)
     }

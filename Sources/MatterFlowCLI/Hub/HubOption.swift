@@ -99,6 +99,17 @@ enum HubOption {
         return nil
     }
 
+    /// A hub as journals and a fleet's records name it (``RemoteHubIdentity``): `unix:`/`tcp:` as given, a hub
+    /// command by its program alone (` …` when it had arguments, which may hold tokens), and its handshake's name.
+    static func identity(_ endpoint: HubEndpoint, spec: String, handshake: RemoteHub.Handshake?) -> RemoteHubIdentity {
+        switch endpoint {
+        case .command(let words):
+            RemoteHubIdentity(endpoint: (words.first ?? spec) + (words.count > 1 ? " …" : ""), name: handshake?.hubName)
+        case .unix, .tcp:
+            RemoteHubIdentity(endpoint: spec, name: handshake?.hubName)
+        }
+    }
+
     /// The error of a `--structure` the hub's handshake does not name, as `run` and `hub check` print it.
     static func unknownStructure(_ structure: String, hub: String, structures: [String]) -> String {
         "error[unknownStructure]: " + unknownStructureMessage(structure, hub: hub, structures: structures)
@@ -166,10 +177,10 @@ struct CommandHub {
 
     func close() async { await remote?.close() }
 
-    /// The remote hub as journals record it (the `--hub` given, the handshake's name), so that recovery settles a
-    /// run only against the hub it acted on; nil for the simulated home.
+    /// The remote hub as journals record it, so that recovery settles a run only against the hub it acted on; nil
+    /// for the simulated home.
     func identity(_ arguments: ParsedArguments) -> RemoteHubIdentity? {
-        guard let remote, let endpoint = arguments.value("hub") else { return nil }
-        return RemoteHubIdentity.given(endpoint, name: remote.handshake?.hubName)
+        guard let remote, let spec = arguments.value("hub"), let endpoint = try? HubEndpoint(parsing: spec) else { return nil }
+        return HubOption.identity(endpoint, spec: spec, handshake: remote.handshake)
     }
 }

@@ -29,6 +29,11 @@ struct ProblemList {
         append(code: diagnostic.code, message: diagnostic.message, extra: extra)
     }
 
+    /// Adds each of a file's findings, as ``append(_:)`` does.
+    mutating func append(contentsOf diagnostics: [Diagnostic]) {
+        for diagnostic in diagnostics { append(diagnostic) }
+    }
+
     var isEmpty: Bool { items.isEmpty }
 
     /// The problems as a JSON array.

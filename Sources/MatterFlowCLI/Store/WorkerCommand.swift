@@ -95,7 +95,7 @@ struct WorkerCommand {
                 try await RemoteHub.connect(to: endpoint, options: RemoteHub.Options(clientVersion: MatterflowTool.version))
             }
             remote = reconnecting
-            remoteIdentity = arguments.value("hub").map { RemoteHubIdentity.given($0, name: connected.handshake?.hubName) }
+            remoteIdentity = arguments.value("hub").map { HubOption.identity(endpoint, spec: $0, handshake: connected.handshake) }
             hubs = { _ in try await reconnecting.hub() }
         } else {
             let initial: HomeDescription

@@ -42,11 +42,24 @@ struct FleetClockTests {
         let behind = StoreClock(local: { Date().timeIntervalSince1970 - 3_600 })
         #expect(abs(try #require(try behind.measure(store)) + 3_600) < 5)
         #expect(abs(behind.now - Date().timeIntervalSince1970) < 5)
-        // A reading whose round trip was long (the local clock jumps 1 s across it) is dropped, the last one kept.
-        let jumps = Mutex(0.0)
-        let slow = StoreClock(local: { jumps.withLock { $0 += 1; return Date().timeIntervalSince1970 + $0 } })
+        // A reading whose round trip was long (the local clock jumps 100 s at each look during it) is dropped, the
+        // last good one kept.
+        let jumping = Mutex((on: false, total: 0.0))
+        let slow = StoreClock(local: {
+            jumping.withLock { state in
+                if state.on { state.total += 100 }
+                return Date().timeIntervalSince1970 - 3_600 + state.total
+            }
+        })
+        #expect(abs(try #require(try slow.measure(store)) + 3_600) < 5)
+        jumping.withLock { $0.on = true }
         #expect(try slow.measure(store) == nil)
-        #expect(abs(slow.now - Date().timeIntervalSince1970) > 1, "no reading kept: the local clock as it is")
+        let jumped = jumping.withLock { state in
+            state.on = false
+            return state.total
+        }
+        #expect(jumped >= 200)
+        #expect(abs(slow.now - Date().timeIntervalSince1970 - jumped) < 5, "the good reading's offset kept, not the long one's")
     }
 
     @Test("a run's start is its first claim: handed back and claimed again, it keeps it")
