@@ -22,7 +22,8 @@ struct ExpectationChecker {
         found += callMismatches()
         found += callOrderMismatches()
         if let output = expect.output {
-            found += JSONSubset.differences(expected: output, actual: result.output ?? .null, at: "output").map {
+            found += JSONSubset.differences(
+                expected: output, actual: result.output ?? .null, described: result.redactedOutput ?? .null, at: "output").map {
                 FixtureMismatch(subject: $0.path, expected: $0.expected, actual: $0.actual)
             }
         }
@@ -208,18 +209,19 @@ struct ExpectationChecker {
 
     private func shownMismatches() -> [FixtureMismatch] {
         guard let expected = expect.shown else { return [] }
-        let actual = observation.events.compactMap { event -> JSONValue? in
-            if case .shown(_, _, let revealed) = event.kind { revealed } else { nil }
+        // Matched against what the person saw; reported with its secrets redacted, as the report may go to a log.
+        let actual = observation.events.compactMap { event -> (value: JSONValue, revealed: JSONValue)? in
+            if case .shown(_, let value, let revealed) = event.kind { (value, revealed) } else { nil }
         }
         guard expected.count == actual.count else {
             return [
                 FixtureMismatch(
                     subject: "shown", expected: "\(expected.count) value\(expected.count == 1 ? "" : "s") shown",
-                    actual: "\(actual.count)", details: actual.map { "shown \(JSONWriter.compact($0))" })
+                    actual: "\(actual.count)", details: actual.map { "shown \(JSONWriter.compact($0.value))" })
             ]
         }
         return zip(expected, actual).enumerated().flatMap { index, pair in
-            JSONSubset.differences(expected: pair.0, actual: pair.1, at: "shown[\(index)]").map {
+            JSONSubset.differences(expected: pair.0, actual: pair.1.revealed, described: pair.1.value, at: "shown[\(index)]").map {
                 FixtureMismatch(subject: $0.path, expected: $0.expected, actual: $0.actual)
             }
         }

@@ -31,7 +31,7 @@ public struct FixtureResult: Sendable {
         if let observation {
             object["outcome"] = .string(observation.result.outcome.rawValue)
             object["error"] = observation.result.jsonValue["error"] ?? .null
-            object["output"] = observation.result.output ?? .null
+            object["output"] = observation.result.redactedOutput ?? .null
             object["warnings"] = .array(observation.result.warnings.map(JSONValue.string))
             object["path"] = .array(observation.result.visitedStates.map(JSONValue.string))
             object["elapsedSeconds"] = .double(observation.elapsed.secondsValue)

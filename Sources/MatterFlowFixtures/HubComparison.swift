@@ -152,23 +152,29 @@ enum JSONSubset {
         var actual: String
     }
 
-    static func differences(expected: JSONValue, actual: JSONValue?, at path: String) -> [Difference] {
+    /// The differences between `expected` and `actual`. `described` is what a difference shows of the actual value:
+    /// the same value with its secrets redacted (matching is against the real value, which a report must not hold);
+    /// nil describes `actual` itself.
+    static func differences(expected: JSONValue, actual: JSONValue?, described: JSONValue? = nil, at path: String) -> [Difference] {
         guard let actual else {
             return [Difference(path: path, expected: JSONWriter.compact(expected), actual: "no such member")]
         }
         switch (expected, actual) {
         case (.object(let wanted), .object(let got)):
             return wanted.members.flatMap { member in
-                differences(expected: member.value, actual: got[member.key], at: path + "." + member.key)
+                differences(
+                    expected: member.value, actual: got[member.key], described: described.map { $0.objectValue?[member.key] ?? $0 },
+                    at: path + "." + member.key)
             }
         case (.array(let wanted), .array(let got)) where wanted.count == got.count:
             return zip(wanted, got).enumerated().flatMap { index, pair in
-                differences(expected: pair.0, actual: pair.1, at: path + "[\(index)]")
+                let element = described.map { twin in twin.arrayValue.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? twin }
+                return differences(expected: pair.0, actual: pair.1, described: element, at: path + "[\(index)]")
             }
         default:
             if let left = expected.doubleValue, let right = actual.doubleValue, left == right { return [] }
             if expected == actual { return [] }
-            return [Difference(path: path, expected: JSONWriter.compact(expected), actual: JSONWriter.compact(actual))]
+            return [Difference(path: path, expected: JSONWriter.compact(expected), actual: JSONWriter.compact(described ?? actual))]
         }
     }
 }

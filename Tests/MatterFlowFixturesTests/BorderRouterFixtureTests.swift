@@ -135,4 +135,23 @@ import Testing
                 #"4:109: error[invalidValue]: /expect/hub/borderRouters/0/epskc: "epskc" is one of disabled, stopped, started, connected, accepted, found "on""#,
             ])
     }
+    @Test("a mismatch on output or shown is found against the key itself but reports it redacted, also in --json")
+    func mismatchesDoNotPrintTheKey() async throws {
+        let events = #""events": [{ "at": 12, "action": "commissionerUsesKey", "deviceID": "device-nest-hub" }]"#
+        let wrong = try await InlineFixture.run(
+            Self.epskcShare(
+                expect: #"{ "outcome": "succeeded", "output": { "epskc": "00000000" }, "shown": [{ "epskc": "00000000" }] }"#, events))
+        let key = try #require(wrong.observation?.result.output?["epskc"]?.stringValue)
+        #expect(!key.isEmpty && key.allSatisfy(\.isNumber))
+        #expect(wrong.subjects == ["output.epskc", "shown[0].epskc"])
+        let report = wrong.mismatches.map(\.description).joined(separator: "\n") + JSONWriter.compact(wrong.jsonValue)
+        #expect(!report.contains(key), "\(report)")
+        #expect(wrong.mismatches.allSatisfy { $0.actual == JSONWriter.compact(.string(RunOptions.redacted)) })
+
+        // The same expectations with the key the run issued are met: matching sees the real value.
+        let right = try await InlineFixture.run(
+            Self.epskcShare(
+                expect: #"{ "outcome": "succeeded", "output": { "epskc": "\#(key)" }, "shown": [{ "epskc": "\#(key)" }] }"#, events))
+        #expect(right.passed, "\(right.mismatches)")
+    }
 }
