@@ -23,6 +23,9 @@ struct RecoverCommand {
                 name: "answer", valueName: "<name=value>", repeatable: true,
                 help: "Answer a resumed run's question NAME (asked again when the run stopped while it waited), or give a secret answer again."),
             .init(name: "clock", valueName: "<kind>", help: "virtual (default) or real: the simulated home's time."),
+            .init(
+                name: "show-secrets", valueName: nil,
+                help: "Show what resumed runs show (an assign state's show) with its secrets even when standard error is no terminal."),
             HubOption.option,
             CatalogOption.option,
         ],
@@ -41,7 +44,9 @@ struct RecoverCommand {
             A resumed run that stopped while an ask state waited for its answer asks again: give the answer with
             --answer NAME=VALUE (recovery asks nobody; a question with no fitting answer takes the run's cancel
             path). Questions answered before the run stopped are not asked again; a secret answer the run still
-            holds must be given again with --answer, and is checked against the digest the journal keeps.
+            holds must be given again with --answer, and is checked against the digest the journal keeps. What a
+            resumed run shows (an assign state's show) is printed as `run RUN shown: VALUE`, with its secrets only
+            when stderr is a terminal or --show-secrets asks (the journal never keeps them either way).
 
             With --hub, the runs are settled on a hub in another process (docs/hub-protocol.md) instead of the
             simulated home; in-doubt calls are reconciled through its activeSession method, and a hub without it
@@ -98,6 +103,15 @@ struct RecoverCommand {
             testHook: crash?.hook, interrupt: interrupt)
         options.answers = answers
         options.keepRunsMissingSecrets = true
+        // What a resumed run shows goes to the person as `run` prints it: its secrets only to a terminal, or when
+        // --show-secrets asks.
+        let revealing = arguments.flag("show-secrets") || environment.standardErrorIsTerminal
+        let shownNote = RunCommand.OnceFlag()
+        options.observer = { event in
+            for line in RunCommand.shownLines(event, trace: .none, revealing: revealing, noted: shownNote, naming: true) ?? [] {
+                err.line(line)
+            }
+        }
         // The simulated home this recovery acts on: a run journaled against another is left for the right one.
         options.homeDirectory = endpoint == nil ? arguments.value("state") : nil
         options.remoteHub = opened.identity(arguments)

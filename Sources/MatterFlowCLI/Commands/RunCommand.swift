@@ -202,7 +202,8 @@ struct RunCommand {
     /// `revealing`, its value itself (`shown: VALUE`, a string as it is, anything else as compact JSON; with
     /// `--trace jsonl`, the event's object with that value); otherwise as every event has it, secrets redacted,
     /// with a note the first time one is hidden saying how to see it. A value without secrets is the same either way.
-    static func shownLines(_ event: RunEvent, trace: Trace, revealing: Bool, noted: OnceFlag) -> [String]? {
+    /// With `naming`, a text line says which run showed it (`run R shown: VALUE`), for commands continuing several.
+    static func shownLines(_ event: RunEvent, trace: Trace, revealing: Bool, noted: OnceFlag, naming: Bool = false) -> [String]? {
         guard case .shown(_, let value, let revealed) = event.kind else { return nil }
         let shown = revealing ? revealed : value
         if trace == .jsonl {
@@ -210,7 +211,8 @@ struct RunCommand {
             object["value"] = shown
             return [JSONWriter.compact(.object(object))]
         }
-        var lines = [TerminalText.escaping("shown: " + (shown.stringValue ?? JSONWriter.compact(shown)))]
+        let label = naming ? "run \(event.runID) shown: " : "shown: "
+        var lines = [TerminalText.escaping(label + (shown.stringValue ?? JSONWriter.compact(shown)))]
         if shown != revealed, noted.setFirst() {
             lines.append("note: what the workflow shows holds secrets, hidden because standard error is no terminal (a log keeps them); --show-secrets shows them")
         }

@@ -71,4 +71,56 @@ struct ResumeCommandTests {
         #expect(home.activeSession == nil)
         #expect(home.devices.contains { $0.name == "Lamp" })
     }
+    @Test("a resumed run's shown value reaches the person: redacted without a terminal, itself with --show-secrets")
+    func resumedRunShows() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(
+            #"""
+            {"workflow": "show-later", "version": 1, "start": "settle", "onCancel": "stopped",
+             "inputs": {"code": {"type": "onboardingPayload", "required": true}},
+             "states": {
+              "settle": {"type": "delay", "seconds": 5, "next": "code"},
+              "code": {"type": "assign", "show": {"payload": "${input.code}", "for": "Ada"}, "next": "done"},
+              "done": {"type": "succeed"},
+              "stopped": {"type": "fail", "code": "cancelled", "cause": "runCancelled", "message": "stopped"}
+            }}
+            """#, to: "show-later.json")
+        let input = ["--input", "code=\(Payloads.specQR)"]
+        func crashedInTheDelay(_ name: String) async throws -> (journal: String, state: String) {
+            let journal = directory.file("journal-\(name)")
+            let state = directory.file("state-\(name)")
+            let first = try await ChildProcess.run(["run", workflow, "--journal", journal, "--state", state, "--trace", "none"] + input)
+            #expect(first.status == 0, "\(first.stderr)")
+            let runID = try #require(try parseJSON(first.stdout) as? [String: Any])["runID"] as? String
+            let history = try await ChildProcess.run(["history", try #require(runID), "--journal", journal, "--json"])
+            let records = try #require((try parseJSON(history.stdout) as? [String: Any])?["records"] as? [[String: Any]])
+            let delay = try #require(records.first { $0["type"] as? String == "delayStarted" }?["seq"] as? Int)
+            try FileManager.default.removeItem(atPath: journal)
+            try? FileManager.default.removeItem(atPath: state)
+            let crashed = try await ChildProcess.run(
+                ["run", workflow, "--journal", journal, "--state", state, "--trace", "none"] + input,
+                environment: ["MATTERFLOW_TEST_HOOKS": "1", "MATTERFLOW_CRASH_AT": "after:\(delay)"])
+            #expect(crashed.status == 128 + SIGKILL)
+            #expect(!crashed.stderr.contains("shown:"), "the crashed run got to show: \(crashed.stderr)")
+            return (journal, state)
+        }
+
+        let hidden = try await crashedInTheDelay("hidden")
+        let resumed = await matterflowVirtual(["recover", "--journal", hidden.journal, "--state", hidden.state, "--resume"] + input)
+        #expect(resumed.code == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains(#"shown: {"payload":"<redacted>","for":"Ada"}"#), "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("run ") && resumed.stderr.contains("--show-secrets shows them"), "\(resumed.stderr)")
+        #expect(!resumed.stderr.contains(Payloads.specQR) && !resumed.stdout.contains(Payloads.specQR))
+
+        let shown = try await crashedInTheDelay("shown")
+        let revealed = await matterflowVirtual(
+            ["recover", "--journal", shown.journal, "--state", shown.state, "--resume", "--show-secrets"] + input)
+        #expect(revealed.code == 0, "\(revealed.stderr)")
+        #expect(revealed.stderr.contains(#"shown: {"payload":"\#(Payloads.specQR)","for":"Ada"}"#), "\(revealed.stderr)")
+        let journalText = try FileManager.default.contentsOfDirectory(atPath: shown.journal).map {
+            (try? String(contentsOfFile: shown.journal + "/" + $0, encoding: .utf8)) ?? ""
+        }.joined()
+        #expect(!journalText.contains(Payloads.specQR), "--show-secrets on recover is for the person, not the journal")
+    }
 }
