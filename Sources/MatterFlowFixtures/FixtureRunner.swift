@@ -103,12 +103,12 @@ public struct FixtureRunner: Sendable {
                 }
                 // A cancel from the observer of a state's entry takes effect before the state does any work,
                 // exactly as a cancel arriving between two states.
-                if let entered, world.entering(entered) { cancellation.cancel() }
+                if let entered, world.entering(entered) { cancellation.cancel(reason: "the fixture cancels on entering \(entered)") }
                 // A question the fixture cancels at is cancelled while it waits for its answer.
                 if case .questionAsked(let state, let question) = event.kind,
                     (fixture.answers[question.name] ?? fixture.answers[state]) == .cancel
                 {
-                    cancellation.cancel()
+                    cancellation.cancel(reason: "the fixture cancels at question \(question.name)")
                 }
             })
         options.cancellation = cancellation
@@ -134,7 +134,7 @@ public struct FixtureRunner: Sendable {
                 return .failure(error)
             }
         }
-        world.setCanceller { cancellation.cancel() }
+        world.setCanceller { cancellation.cancel(reason: "the fixture's cancelRun event") }
         let outcome = await runTask.value
         await closeTransport?()
         // Virtual time is frozen from the end of the run (or never started moving) until the home has been read.

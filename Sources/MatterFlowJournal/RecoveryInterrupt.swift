@@ -8,18 +8,19 @@ import Synchronization
 /// released and its end journaled as `cancelled`), and every run recovered afterwards takes its cancel path rather
 /// than being resumed. Recovery's own reads and releases are not interrupted: they settle what the runs hold.
 public final class RecoveryInterrupt: Sendable {
-    private let state = Mutex<(interrupted: Bool, running: RunHandle?)>((false, nil))
+    private let state = Mutex<(interrupted: Bool, reason: String?, running: RunHandle?)>((false, nil, nil))
 
     /// Creates an interrupt that has not been triggered.
     public init() {}
 
-    /// Interrupts the continued runs (idempotent).
-    public func interrupt() {
-        let running = state.withLock { state -> RunHandle? in
+    /// Interrupts the continued runs (idempotent); `reason` is what their cancellation says (the first one given).
+    public func interrupt(reason: String? = nil) {
+        let (running, why) = state.withLock { state -> (RunHandle?, String?) in
+            if !state.interrupted { state.reason = reason }
             state.interrupted = true
-            return state.running
+            return (state.running, state.reason)
         }
-        running?.cancel()
+        running?.cancel(reason: why)
     }
 
     /// Whether ``interrupt()`` was called.
@@ -27,11 +28,11 @@ public final class RecoveryInterrupt: Sendable {
 
     /// Follows a continued run until ``finished()``: cancelled at once if already interrupted.
     func follow(_ handle: RunHandle) {
-        let interrupted = state.withLock { state -> Bool in
+        let interrupted = state.withLock { state -> (Bool, String?) in
             state.running = handle
-            return state.interrupted
+            return (state.interrupted, state.reason)
         }
-        if interrupted { handle.cancel() }
+        if interrupted.0 { handle.cancel(reason: interrupted.1) }
     }
 
     /// The followed run has ended.

@@ -44,7 +44,7 @@ extension RunJournal {
         let run = pool.submit(
             workflow, resolvedInputs: resolved, structureID: structureID, runID: runID, answers: answers, observer: observer,
             recording: recorder)
-        recorder.onFailure { pool.cancel(run) }
+        recorder.onFailure { pool.cancel(run, reason: "its journal could not be written") }
         return run
     }
 }

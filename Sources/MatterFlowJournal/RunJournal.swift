@@ -106,7 +106,7 @@ public struct RunJournal: Sendable {
             secretDigests: secretDigests, homeDirectory: homeDirectory, remoteHub: remoteHub)
         options.recording = recorder
         let handle = engine.start(workflow, resolvedInputs: resolved, on: hub, options: options)
-        recorder.onFailure { handle.cancel() }
+        recorder.onFailure { handle.cancel(reason: "its journal could not be written") }
         return handle
     }
 
@@ -119,7 +119,7 @@ public struct RunJournal: Sendable {
         return await withTaskCancellationHandler {
             await handle.result
         } onCancel: {
-            handle.cancel()
+            handle.cancel(reason: "the task awaiting it was cancelled")
         }
     }
 

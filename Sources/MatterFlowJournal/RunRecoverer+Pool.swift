@@ -83,7 +83,7 @@ extension RunRecoverer {
         } catch {
             throw RecoveryDeferral(message: "the run could not be continued from its journal: \(error.message)")
         }
-        recorder.onFailure { pool.cancel(pooled) }
+        recorder.onFailure { pool.cancel(pooled, reason: "its journal could not be written") }
         run.action = .continuing
         run.status = .running
         run.pooled = pooled

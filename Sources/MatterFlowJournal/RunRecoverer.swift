@@ -212,9 +212,9 @@ struct RunRecoverer {
                 outer?(event)
                 switch event.kind {
                 case .questionAsked(let state, let question) where answers[question.name] == nil && answers[state] == nil:
-                    unanswered.cancel()
-                case .answerRejected:
-                    unanswered.cancel()
+                    unanswered.cancel(reason: "recovery has no answer to question \(question.name)")
+                case .answerRejected(_, let question, _):
+                    unanswered.cancel(reason: "recovery's answer to question \(question) does not fit")
                 default:
                     break
                 }
@@ -230,7 +230,7 @@ struct RunRecoverer {
         let journalFailed = JournalFailureFlag()
         recorder.onFailure {
             journalFailed.set()
-            handle.cancel()
+            handle.cancel(reason: "its journal could not be written")
         }
         options.interrupt?.follow(handle)
         // Recovery waits for the run, not for the clock: virtual time may pass while the run waits on it, but not

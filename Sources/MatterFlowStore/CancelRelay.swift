@@ -83,7 +83,9 @@ final class CancelRelay: Sendable {
     func cancelHere(_ runIDs: some Sequence<String>) {
         state.withLock { state in
             guard !state.closed else { return }
-            for runID in runIDs { state.handles.removeValue(forKey: runID)?.cancel() }
+            for runID in runIDs {
+                state.handles.removeValue(forKey: runID)?.cancel(reason: "the worker stopped, and no other worker could resume the run with the secret it holds")
+            }
         }
     }
 
@@ -120,7 +122,7 @@ final class CancelRelay: Sendable {
     /// Cancels the run: called holding the lock (``close()`` relies on it). A handle's cancel only signals the run.
     private func cancelling(_ handle: RunHandle, _ runID: String) {
         log("run \(runID): cancel asked for; taking its cancel path")
-        handle.cancel()
+        handle.cancel(reason: "cancel asked for through the store (matterflow cancel)")
     }
 
     /// Asks the store which of the runs held have had their cancel asked for, and cancels them. Called on ``queue``

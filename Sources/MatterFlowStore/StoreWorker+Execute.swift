@@ -170,7 +170,7 @@ extension StoreWorker {
         let result = await withTaskCancellationHandler {
             await handle.result
         } onCancel: {
-            handle.cancel()
+            handle.cancel(reason: "the worker stopped and handed the run back")
         }
         if asks { answerRelay.detach(runID) }
         // The final status rides the committer's batches behind the run's records (its runFinished among them):

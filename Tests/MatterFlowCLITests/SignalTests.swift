@@ -54,6 +54,11 @@ struct SignalTests {
             $0.type == JournalEntry.Kind.outcome.rawValue && $0.string("operation") == "cancelCommissioning"
                 && $0.payload["succeeded"]?.boolValue == true
         })
+        // Why it was cancelled is kept: in the journal, for a post-mortem, and in the result's error.
+        let reasons = records.filter { $0.type == "cancelRequested" }.map { $0.string("reason") }
+        #expect(!reasons.isEmpty && reasons.allSatisfy { $0 == "\(signal.name) received" }, "\(reasons)")
+        let message = (result["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.hasPrefix("the run was cancelled in state commission/commission (\(signal.name) received); "), "\(message)")
     }
 
     @Test("SIGTERM while recover --resume commissions again: the resumed run is cancelled and releases the session, exit 143")
@@ -84,6 +89,10 @@ struct SignalTests {
         let run = try #require((report["runs"] as? [[String: Any]])?.first)
         #expect(run["status"] as? String == "cancelled")
         #expect((run["notes"] as? [String])?.contains { $0.contains("a signal interrupted the resumed run") } == true, "\(run)")
+        let records = try JournalReader.read(path: path).records
+        let started = try #require(records.firstIndex { $0.type == JournalEntry.Kind.recoveryStarted.rawValue })
+        let reasons = records[started...].filter { $0.type == "cancelRequested" }.map { $0.string("reason") }
+        #expect(!reasons.isEmpty && reasons.allSatisfy { $0 == "recovery interrupted: SIGTERM received" }, "\(reasons)")
     }
 
     @Test("a reader of its output that goes away (`2>&1 | head -1`) does not end a run mid-call: it goes on, releases the session and exits 1, its output lost")

@@ -1,5 +1,6 @@
 import MatterFlow
 import MatterFlowJSON
+import Synchronization
 import TestGates
 import Testing
 
@@ -35,6 +36,43 @@ import Testing
             "commission/release", "commission/cancelled", "cancelIfPrepared", "cancel", "cancel/cancel", "cancel/released",
         ] || result.visitedStates.suffix(7).contains("cancel/cancel"), "\(result.visitedStates)")
         #expect(hub.count("cancelCommissioning") == 2)
+    }
+
+    @Test("a cancel's reason reaches every level's cancelRequested event and the run's error, in a run and in a pool")
+    func theCancelsReasonIsKept() async throws {
+        let hub = ScriptedHub()
+        hub.script("commissionDevice", [.hang])
+        let handle = try engine.start(
+            try commissionDevice(), inputs: Self.inputs, on: hub,
+            options: RunOptions(structureID: "s", clock: ManualClock(), random: SeededRandomSource(seed: 3)))
+        var reasons: [String?] = []
+        for await event in handle.events {
+            if case .hubCallStarted(_, "commissionDevice", _, _) = event.kind { handle.cancel(reason: "the installer left") }
+            if case .cancelRequested(_, let reason) = event.kind { reasons.append(reason) }
+            if case .cancelRequested = event.kind { #expect(event.jsonValue["reason"] == "the installer left") }
+        }
+        let result = await handle.result
+        #expect(reasons == ["the installer left", "the installer left"], "each level notices the same cancel")
+        #expect(result.error?.message.hasPrefix("the run was cancelled in state commission/commission (the installer left); ") == true, "\(String(describing: result.error))")
+
+        let waiting = try loadWorkflow(
+            #"""
+            {"workflow": "w", "version": 1, "start": "wait", "states": {
+              "wait": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 60, "result": "ended",
+                       "on": {"keyUsed": "done"}, "otherwise": "done", "onTimeout": "done"},
+              "done": {"type": "succeed"}
+            }}
+            """#)
+        let pool = RunPool(hub: ScriptedHub(), clock: ManualClock(), random: SeededRandomSource(seed: 4))
+        let noted = Mutex<[String?]>([])
+        let run = try pool.submit(waiting, structureID: "s") { event in
+            if case .cancelRequested(_, let reason) = event.kind { noted.withLock { $0.append(reason) } }
+        }
+        pool.cancel(run, reason: "cancel asked for by the operator")
+        let pooled = try #require(await pool.result(of: run))
+        #expect(pooled.outcome == .cancelled)
+        #expect(pooled.error?.message == "the run was cancelled in state wait (cancel asked for by the operator)")
+        #expect(noted.withLock { $0 } == ["cancel asked for by the operator"])
     }
 
     @Test func cancellingBeforePrepareOpenedASessionReleasesNobodysSession() async throws {

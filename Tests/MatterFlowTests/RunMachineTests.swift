@@ -47,7 +47,7 @@ import Testing
                 case .answered(_, let question, let value): "answered \(question) \(JSONWriter.compact(value))"
                 case .answerRejected(_, let question, _): "answerRejected \(question)"
                 case .shown(let state, let value, _): "shown \(state) \(JSONWriter.compact(value))"
-                case .cancelRequested(let state): "cancelRequested \(state)"
+                case .cancelRequested(let state, _): "cancelRequested \(state)"
                 case .runFinished(let outcome, _, _): "runFinished \(outcome.rawValue)"
                 }
             case .checkpoint(let checkpoint): "checkpoint \(checkpoint.state)"

@@ -7,6 +7,7 @@ import Synchronization
 final class CancellationSignal: Sendable {
     private struct State {
         var cancelled = false
+        var reason: String?
         var nextToken = 0
         var handlers: [Int: @Sendable () -> Void] = [:]
     }
@@ -20,11 +21,15 @@ final class CancellationSignal: Sendable {
 
     var isCancelled: Bool { fired.load(ordering: .acquiring) }
 
-    /// Fires the signal; later calls do nothing.
-    func cancel() {
+    /// Why the signal fired, when whoever fired it said (the first cancel's reason).
+    var reason: String? { state.withLock { $0.reason } }
+
+    /// Fires the signal, saying why if `reason` is given; later calls do nothing.
+    func cancel(reason: String? = nil) {
         let handlers = state.withLock { state -> [@Sendable () -> Void] in
             guard !state.cancelled else { return [] }
             state.cancelled = true
+            state.reason = reason
             fired.store(true, ordering: .releasing)
             defer { state.handlers = [:] }
             return Array(state.handlers.values)

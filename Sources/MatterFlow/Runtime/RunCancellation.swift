@@ -19,9 +19,10 @@ public final class RunCancellation: Sendable {
     /// A switch not yet cancelled.
     public init() {}
 
-    /// Cancels the run.
-    public func cancel() {
-        signal.cancel()
+    /// Cancels the run. `reason` says why (`SIGTERM received`, `the operator asked for it`): the run's
+    /// `cancelRequested` event and its cancellation error carry it, so its journal and result say why it ended.
+    public func cancel(reason: String? = nil) {
+        signal.cancel(reason: reason)
     }
 
     /// Whether ``cancel()`` was called.

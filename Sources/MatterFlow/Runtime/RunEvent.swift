@@ -26,7 +26,9 @@ public struct RunEvent: Sendable {
         /// `revealed` is the value itself, secrets included, for the person (as the run's output holds them): show it
         /// to them, and never write it where records, logs or traces go.
         case shown(state: String, value: JSONValue, revealed: JSONValue)
-        case cancelRequested(state: String)
+        /// The run was asked to cancel while in `state`; `reason` says why when whoever cancelled it said
+        /// (``RunHandle/cancel(reason:)``).
+        case cancelRequested(state: String, reason: String?)
         /// The run ended; `holdsSession` is ``RunResult/holdsSession``.
         case runFinished(outcome: RunResult.Outcome, error: FlowError?, holdsSession: Bool)
     }
@@ -142,8 +144,9 @@ public struct RunEvent: Sendable {
         case .shown(let state, let value, _):
             object["state"] = .string(state)
             object["value"] = value
-        case .cancelRequested(let state):
+        case .cancelRequested(let state, let reason):
             object["state"] = .string(state)
+            if let reason { object["reason"] = .string(reason) }
         case .runFinished(let outcome, let failure, let holdsSession):
             object["outcome"] = .string(outcome.rawValue)
             object["error"] = error(failure)
@@ -195,8 +198,8 @@ public struct RunEvent: Sendable {
             return "\(indent)  ✗ answer to \(question) refused: \(reason)"
         case .shown(_, let value, _):
             return "\(indent)  » shown: \(value.stringValue ?? JSONWriter.compact(value))"
-        case .cancelRequested(let state):
-            return "\(indent)  ✋ cancel requested in \(state)"
+        case .cancelRequested(let state, let reason):
+            return "\(indent)  ✋ cancel requested in \(state)" + (reason.map { ": \($0)" } ?? "")
         case .runFinished(let outcome, let failure, _):
             return "■ \(outcome.rawValue)" + (failure.map { ": \($0) (in \($0.state ?? "?"))" } ?? "")
         }

@@ -380,7 +380,9 @@ final class SecretValues: Sendable {
         case .eventReceived(let state, let event, let value, let fields):
             return .eventReceived(
                 state: state, event: event, value: value, fields: redacting(.object(fields)).objectValue ?? fields)
-        case .stateEntered, .transition, .cancelRequested, .waitStarted, .delayStarted:
+        case .cancelRequested(let state, let reason):
+            return .cancelRequested(state: state, reason: reason.map(redacting))
+        case .stateEntered, .transition, .waitStarted, .delayStarted:
             return kind
         }
     }

@@ -267,9 +267,10 @@ public struct RunHandle: Sendable {
         try desk.answer(value.jsonValue, to: question)
     }
 
-    /// Cancels the run: it takes its cancel path (releasing what it holds) and ends as `cancelled`.
-    public func cancel() {
-        signal.cancel()
+    /// Cancels the run: it takes its cancel path (releasing what it holds) and ends as `cancelled`. `reason` says
+    /// why; the run's `cancelRequested` event (and so its journal) and its cancellation error carry it.
+    public func cancel(reason: String? = nil) {
+        signal.cancel(reason: reason)
     }
 
     /// The run's result, once it has ended.

@@ -46,11 +46,11 @@ final class InterruptSignals: Sendable {
 
     /// Cancels `handle` on the first signal (at once, if one has already come).
     func cancels(_ handle: RunHandle) {
-        let received = state.withLock { state -> Bool in
+        let received = state.withLock { state -> Int32? in
             state.handles.append(handle)
-            return state.signal != nil
+            return state.signal
         }
-        if received { handle.cancel() }
+        if let received { handle.cancel(reason: Self.reason(received)) }
     }
 
     /// Calls `cancel` on the first signal (at once, if one has already come).
@@ -111,7 +111,13 @@ final class InterruptSignals: Sendable {
             state.signal = signo
             return (state.handles, state.cancels)
         }
-        for handle in handles { handle.cancel() }
+        for handle in handles { handle.cancel(reason: Self.reason(signo)) }
         for cancel in cancels { cancel(signo) }
+    }
+
+    /// Why a run this signal cancels ends: `SIGTERM received`.
+    static func reason(_ signo: Int32) -> String {
+        let names: [Int32: String] = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP"]
+        return "\(names[signo] ?? "signal \(signo)") received"
     }
 }

@@ -97,7 +97,7 @@ struct RecoverCommand {
             return signals?.exitCode ?? ExitCode.invalidInput
         }
         let interrupt = RecoveryInterrupt()
-        signals?.calls { interrupt.interrupt() }
+        signals?.hears { interrupt.interrupt(reason: "recovery interrupted: " + InterruptSignals.reason($0)) }
         var options = RecoveryOptions(
             resume: arguments.flag("resume"), inputs: inputs, engine: WorkflowEngine(catalog: catalog), clock: clock,
             testHook: crash?.hook, interrupt: interrupt)

@@ -130,7 +130,7 @@ final class RunQuestions: Sendable {
                 "state \(question.state) asks \"\(question.prompt)\" and \(why); pass --answer \(question.name)=VALUE "
                 + "(\(question.schema.expectation)), or run on a terminal to be asked"
         }
-        cancellation.cancel()
+        cancellation.cancel(reason: "no answer to question \(question.name)")
     }
 
     /// Asks the person each question the run waits on, until ``finish()``.
@@ -160,7 +160,7 @@ final class RunQuestions: Sendable {
             guard let line = await (question.secret ? terminal.readSecretLine() : terminal.readLine()) else {
                 err.line("")
                 err.line("end of input: cancelling the run")
-                handle.cancel()
+                handle.cancel(reason: "end of input while asking question \(question.name)")
                 return
             }
             do throws(AnswerError) {

@@ -36,7 +36,7 @@ extension RunDriver {
                     switch order {
                     case .startElement(let launch):
                         let elementSignal = CancellationSignal()
-                        let token = signal.onCancel { elementSignal.cancel() }
+                        let token = signal.onCancel { [signal] in elementSignal.cancel(reason: signal.reason) }
                         signals[launch.index] = (elementSignal, token)
                         let configuration = machine.configuration
                         let secrets = machine.secrets

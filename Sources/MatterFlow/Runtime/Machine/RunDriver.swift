@@ -198,6 +198,8 @@ final class RunDriver {
     /// the input's work, and its locals would take room in that method's async frame, which a waiting run holds.
     @inline(never)
     func feed(_ input: (inout RunMachine) throws(RunMachineError) -> RunActions) -> RunAction {
+        // An input that ends work the cancel stopped (a call, a wait) notes the cancel itself: it needs its reason.
+        if machine.cancelReason == nil, signal.isCancelled { machine.cancelReason = signal.reason }
         do throws(RunMachineError) {
             var work = try performed(input(&machine))
             while case .proceed = work {
@@ -221,7 +223,7 @@ final class RunDriver {
 
     /// Feeds the run's cancel; returns the work it hands over, if any.
     func feedCancel() -> RunAction? {
-        perform(machine.cancelRequested())
+        perform(machine.cancelRequested(reason: signal.reason))
     }
 
     /// Performs reports and checkpoints in order, and adds the element orders of a concurrent map state to

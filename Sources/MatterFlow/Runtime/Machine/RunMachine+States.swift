@@ -150,18 +150,19 @@ extension RunMachine {
     /// Moves a cancelled level onto its cancel path: the number of the current state's cancel edge, taken and
     /// reported; nil when it has none.
     mutating func takeCancel() -> Int? {
-        report(top.path, .cancelRequested(state: top.current))
+        report(top.path, .cancelRequested(state: top.current, reason: cancelReason))
         top.cancelledIn = top.current
         guard let edge = top.planned.cancelEdge else { return nil }
         let qualified = top.qualifiedCurrent
-        top.scope.error = FlowError(
-            code: .cancelled, cause: .runCancelled, message: "the run was cancelled in state \(qualified)", state: qualified)
+        top.scope.error = cancelError(in: qualified, path: nil)
         _ = transition(edge)
         return edge
     }
 
+    /// The error a cancelled level ends with: where the cancel arrived, why (when its canceller said), and how the
+    /// cancel path ended (`path`).
     func cancelError(in state: String, path: String?) -> FlowError {
-        var message = "the run was cancelled in state \(state)"
+        var message = "the run was cancelled in state \(state)" + (cancelReason.map { " (\($0))" } ?? "")
         if let path { message += "; \(path)" }
         return FlowError(code: .cancelled, cause: .runCancelled, message: message, state: state)
     }

@@ -47,6 +47,8 @@ struct RunMachine: Sendable {
     var phase: Phase
     /// Whether a cancel was requested; a level not on a cancel path takes its cancel path at its next chance.
     var isCancelRequested = false
+    /// Why the run was cancelled, when whoever cancelled it said.
+    var cancelReason: String?
     /// The innermost state the run was in when it was cancelled.
     var cancelledState: String?
     var warnings: [String] = []
@@ -252,9 +254,9 @@ struct RunMachine: Sendable {
     /// flight (a state just entered, a retry delay, a wait), or asks the driver to stop its hub work, whose end is
     /// then fed as cancelled. A cancel path is never interrupted; a second cancel, or one after the end, changes
     /// nothing.
-    mutating func cancelRequested() -> RunActions {
+    mutating func cancelRequested(reason: String? = nil) -> RunActions {
         guard !isCancelRequested else { return RunActions() }
-        noteCancel()
+        noteCancel(reason: reason)
         switch phase {
         case .notStarted, .ending, .finished:
             break
@@ -305,8 +307,9 @@ struct RunMachine: Sendable {
         return takeActions()
     }
 
-    mutating func noteCancel() {
+    mutating func noteCancel(reason: String? = nil) {
         isCancelRequested = true
+        if let reason { cancelReason = reason }
     }
 
     // MARK: - Reports

@@ -31,7 +31,8 @@ enum PoolInput: Sendable {
     case waitEnded(WaitEnd)
     case answerEnded(AnswerEnd)
     case elementEnded(ElementEnd)
-    case cancel
+    /// The run is cancelled, saying why when the canceller did.
+    case cancel(reason: String?)
     /// Something the run reports as a warning (an abandoned call it waited for or gave up).
     case warning(String)
     /// The sessions the hub opened late, as the run's end released them.
@@ -56,8 +57,8 @@ enum PoolInput: Sendable {
             return try machine.answerEnded(end)
         case .elementEnded(let end):
             return try machine.elementEnded(end)
-        case .cancel:
-            return machine.cancelRequested()
+        case .cancel(let reason):
+            return machine.cancelRequested(reason: reason)
         case .warning(let message):
             return try machine.warning(message)
         case .lateSessionsSettled(let sessions):

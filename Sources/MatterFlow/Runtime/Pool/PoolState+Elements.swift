@@ -21,11 +21,12 @@ extension PoolState {
     }
 
     /// Cancels an element: its machine is fed the cancel, and the hub work it has in flight is stopped (its signal
-    /// fired once the lock is released); its end is then fed as cancelled.
-    mutating func cancel(_ element: Int, effects: inout PoolEffects) {
+    /// fired once the lock is released); its end is then fed as cancelled. `reason` is the run's, when the run's
+    /// cancel is what cancels it.
+    mutating func cancel(_ element: Int, reason: String?, effects: inout PoolEffects) {
         guard let entry = runs[element] else { return }
         if case .working(let signal) = entry.waiting { effects.cancels.append(signal) }
-        inputs.append((element, .cancel))
+        inputs.append((element, .cancel(reason: reason)))
     }
 
     /// An element has ended: its end goes to the entry whose map started it, once the calls it abandoned have ended.

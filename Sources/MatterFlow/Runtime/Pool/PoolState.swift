@@ -62,9 +62,9 @@ struct PoolState: ~Copyable {
         case .finished, .recordingEnd: return
         case .nothing, .event, .delay, .question, .working, .elements: break
         }
-        if case .cancel = input {
+        if case .cancel(let reason) = input {
             // Each element's cancel is tied to its run's, as a single run's element signals are.
-            for element in entry.elements.values { cancel(element, effects: &effects) }
+            for element in entry.elements.values { cancel(element, reason: reason, effects: &effects) }
         }
         var next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in try input.apply(to: &entry.machine) }
         while !next.isEmpty {
@@ -114,7 +114,7 @@ struct PoolState: ~Copyable {
                 case .startElement(let launch):
                     startElement(launch, of: number, entry)
                 case .cancelElement(let index):
-                    if let element = entry.elements[index] { cancel(element, effects: &effects) }
+                    if let element = entry.elements[index] { cancel(element, reason: nil, effects: &effects) }
                 case .awaitElements:
                     entry.waiting = .elements
                 case .settleLateSessions(let settlement):

@@ -165,9 +165,9 @@ public final class RunPool: Sendable {
     }
 
     /// Cancels a run: a waiting run takes its cancel path at once; one whose hub work is in flight (or queued) stops
-    /// it first. Cancelling a run that has ended does nothing.
-    public func cancel(_ run: Run) {
-        feed(run.number, .cancel)
+    /// it first. Cancelling a run that has ended does nothing. `reason` says why, as ``RunHandle/cancel(reason:)``'s.
+    public func cancel(_ run: Run, reason: String? = nil) {
+        feed(run.number, .cancel(reason: reason))
     }
 
     /// Answers the question a run waits for, named by its question name or its ask state's name. A string that does
