@@ -14,7 +14,9 @@ struct HistoryCommand {
             .init(name: "json", valueName: nil, help: "Print the records as one JSON object."),
         ],
         discussion: """
-            Text: one line per record: its sequence number, seconds since the run started, type and details.
+            Text: a line saying when the first record was written (UTC), then one line per record: its sequence
+            number, seconds since then, type and details; a record written a minute or more after the one before
+            (a recovery, a takeover, a long wait) also gives its own time.
             A torn last record (the process died while writing it) is reported and not shown as a record.
             JSON: {"runID", "status", "records": [...], "tornTail": {...} or null, "problems": [...]}.
 
@@ -62,19 +64,7 @@ struct HistoryCommand {
             environment.standardOutput.line(JSONWriter.pretty(.object(object)))
             return ExitCode.success
         }
-        let origin = contents.records.first?.wallTime ?? 0
-        var expected: Int? = 1
-        for record in contents.records {
-            // Records a damaged stretch took are marked where they were, so that a reader of the first lines sees the gap.
-            if let expected, record.sequence > expected {
-                let missing = expected == record.sequence - 1 ? "#\(expected)" : "#\(expected)-#\(record.sequence - 1)"
-                environment.standardOutput.line("\(missing)  (missing: damaged, see below)")
-            }
-            expected = record.sequence + 1
-            let offset = ((record.wallTime ?? origin) - origin)
-            let elapsed = String(format: "+%.3fs", offset)
-            environment.standardOutput.line("#\(record.sequence)  \(elapsed)  \(record.type)  \(Self.details(record))")
-        }
+        for line in HistoryText.lines(contents.records) { environment.standardOutput.line(line) }
         if let torn = contents.tornTail {
             environment.standardOutput.line(
                 "(torn last record ignored: \(torn.length) bytes at byte \(torn.offset): \(torn.reason))")

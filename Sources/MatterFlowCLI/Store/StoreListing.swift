@@ -119,11 +119,7 @@ enum StoreListing {
             environment.standardOutput.line(JSONWriter.pretty(.object(object)))
             return ExitCode.success
         }
-        let origin = records.first?.wallTime ?? 0
-        for record in records {
-            let elapsed = WatchCommand.seconds((record.wallTime ?? origin) - origin)
-            environment.standardOutput.line("#\(record.sequence)  +\(elapsed)s  \(record.type)  \(HistoryCommand.details(record))")
-        }
+        for line in HistoryText.lines(records) { environment.standardOutput.line(line) }
         guard let run else { return ExitCode.success }
         let endRecorded = records.contains { $0.type == JournalEntry.Kind.runFinished.rawValue }
         for line in StoredRunEnd.lines(of: run, output: output, endRecorded: endRecorded) { environment.standardOutput.line(line) }

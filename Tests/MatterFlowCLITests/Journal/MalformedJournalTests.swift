@@ -42,6 +42,7 @@ struct MalformedJournalTests {
         let history = await matterflow("history", "run-0000000bad01", "--journal", journal)
         #expect(history.code == 0, "\(history.stderr)")
         #expect(history.stdout.contains("#2  +0.250s  intent  "), "the record is still shown as it is: \(history.stdout)")
+        #expect(history.stdout.hasPrefix("records from 2026-11-30 07:29:40 UTC (+seconds since then)\n"), "\(history.stdout)")
         #expect(history.stdout.contains(#"(damaged: "#) && history.stdout.contains(#"member "attempt""#), "\(history.stdout)")
 
         let recover = await matterflow("recover", "--journal", journal, "--state", directory.file("state"))
@@ -86,5 +87,34 @@ struct MalformedJournalTests {
         try Data(firstLost).write(to: URL(fileURLWithPath: directory.file("journal/run-0000000bad02.journal")))
         let headless = await matterflow("history", "run-0000000bad02", "--journal", directory.file("journal"))
         #expect(headless.stdout.hasPrefix("#1  (missing: damaged, see below)\n"), "\(headless.stdout)")
+    }
+
+    @Test("history dates a record written a minute or more after the one before: a recovery an hour later reads as such")
+    func pausesAreDated() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let start: JSONObject = [
+            "seq": 1, "type": "runStarted", "wallTime": 1_796_004_580.25, "runID": "run-0000000000a1", "workflow": "prepare",
+            "version": 1, "file": "/nowhere/prepare.json", "contentHash": "00", "structureID": "home", "inputs": [:],
+            "secretsShown": false, "pid": 1, "format": 1,
+        ]
+        let entered: JSONObject = [
+            "seq": 2, "type": "stateEntered", "wallTime": 1_796_004_639.25, "clockTime": 0, "workflow": "prepare", "state": "prepare",
+            "stateType": "action",
+        ]
+        let recovery: JSONObject = [
+            "seq": 3, "type": "recoveryStarted", "wallTime": 1_796_008_180.5, "mode": "cancel", "pid": 2, "lastSequence": 2,
+            "interruptedIn": "prepare",
+        ]
+        let path = directory.file("journal/run-0000000000a1.journal")
+        try FileManager.default.createDirectory(atPath: directory.file("journal"), withIntermediateDirectories: true)
+        let bytes = Array(JournalFrame.header.utf8) + JournalFrame.encode(start) + JournalFrame.encode(entered) + JournalFrame.encode(recovery)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let history = await matterflow("history", "run-0000000000a1", "--journal", directory.file("journal"))
+        let lines = history.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "records from 2026-11-30 07:29:40 UTC (+seconds since then)", "\(history.stdout)")
+        #expect(lines.contains { $0.hasPrefix("#2  +59.000s  stateEntered  ") }, "59 s after the one before: not dated")
+        #expect(lines.contains { $0.hasPrefix("#3  +3600.250s (2026-11-30 08:29:40 UTC)  recoveryStarted  ") }, "\(history.stdout)")
     }
 }
