@@ -29,7 +29,7 @@ final class AnswerRelay: Sendable {
 
     private let store: PostgresRunStore
     private let secrets: SecretInbox?
-    private let log: @Sendable (String) -> Void
+    private let log: WorkerLog
     /// The runs attached; nil once closed.
     private let runs = Mutex<[String: Attached]?>([:])
     /// Where answers are read and handed over, one run at a time.
@@ -37,7 +37,7 @@ final class AnswerRelay: Sendable {
     /// How long a failed read waits before it is made again.
     static let retryMilliseconds = 1000
 
-    init(store: PostgresRunStore, secrets: SecretInbox?, log: @escaping @Sendable (String) -> Void) {
+    init(store: PostgresRunStore, secrets: SecretInbox?, log: @escaping WorkerLog) {
         self.store = store
         self.secrets = secrets
         self.log = log
@@ -60,7 +60,7 @@ final class AnswerRelay: Sendable {
             return runs != nil
         }) else { return }
         if !missing.isEmpty {
-            log("run \(runID): the answers to \(missingSecrets.joined(separator: ", ")) are secret and not in this worker's --secrets directory yet; the directory is looked at again every second")
+            log(.warning, runID, "run \(runID): the answers to \(missingSecrets.joined(separator: ", ")) are secret and not in this worker's --secrets directory yet; the directory is looked at again every second")
         }
         queue.async { self.deliver(to: runID) }
     }
@@ -84,7 +84,7 @@ final class AnswerRelay: Sendable {
         do throws(StoreError) {
             given = try store.answers(of: runID, after: attached.through)
         } catch {
-            log("run \(runID): could not read the answers given to it (\(error.message)); trying again")
+            log(.warning, runID, "run \(runID): could not read the answers given to it (\(error.message)); trying again")
             queue.asyncAfter(deadline: .now() + .milliseconds(Self.retryMilliseconds)) { self.deliver(to: runID) }
             return
         }
@@ -114,13 +114,13 @@ final class AnswerRelay: Sendable {
             var value = answer.value
             if answer.secret {
                 guard secrets != nil else {
-                    log("run \(runID): the answer to \(answer.name) is secret and this worker has no --secrets directory; it cannot reach the run")
+                    log(.warning, runID, "run \(runID): the answer to \(answer.name) is secret and this worker has no --secrets directory; it cannot reach the run")
                     continue
                 }
                 if secretValues == nil { secretValues = readSecrets(of: runID, quietly: index < firstSeen) }
                 guard let secret = secretValues?[answer.name] else {
                     if index >= firstSeen {
-                        log("run \(runID): the answer to \(answer.name) is secret and not in this worker's --secrets directory yet; the question waits on, and the directory is looked at again every second")
+                        log(.warning, runID, "run \(runID): the answer to \(answer.name) is secret and not in this worker's --secrets directory yet; the question waits on, and the directory is looked at again every second")
                     }
                     missing.append(answer)
                     continue
@@ -129,11 +129,11 @@ final class AnswerRelay: Sendable {
             }
             do throws(AnswerError) {
                 switch try handle.give(value, to: answer.name) {
-                case .answered: log("run \(runID): answered \(answer.name)")
-                case .kept: log("run \(runID): the answer to \(answer.name) waits until the run asks it")
+                case .answered: log(.info, runID, "run \(runID): answered \(answer.name)")
+                case .kept: log(.info, runID, "run \(runID): the answer to \(answer.name) waits until the run asks it")
                 }
             } catch {
-                log("run \(runID): the answer to \(answer.name) was not taken: \(error.message)")
+                log(.warning, runID, "run \(runID): the answer to \(answer.name) was not taken: \(error.message)")
             }
         }
         let lookAgain = runs.withLock { runs -> Bool in
@@ -166,7 +166,7 @@ final class AnswerRelay: Sendable {
         do throws(StoreError) {
             return try secrets.takeIfPresent(runID: runID, kind: .answers) ?? [:]
         } catch {
-            if !quietly { log(error.message) }
+            if !quietly { log(.warning, nil, error.message) }
             return [:]
         }
     }

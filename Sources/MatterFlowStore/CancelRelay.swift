@@ -27,12 +27,12 @@ final class CancelRelay: Sendable {
     static let earlyKeptFor: Duration = .seconds(60)
 
     private let store: PostgresRunStore
-    private let log: @Sendable (String) -> Void
+    private let log: WorkerLog
     private let state = Mutex(State())
     /// Where the store is asked which cancels were missed, off the listener's thread.
     private let queue = DispatchQueue(label: "matterflow.cancels")
 
-    init(store: PostgresRunStore, log: @escaping @Sendable (String) -> Void) {
+    init(store: PostgresRunStore, log: @escaping WorkerLog) {
         self.store = store
         self.log = log
     }
@@ -121,7 +121,7 @@ final class CancelRelay: Sendable {
 
     /// Cancels the run: called holding the lock (``close()`` relies on it). A handle's cancel only signals the run.
     private func cancelling(_ handle: RunHandle, _ runID: String) {
-        log("run \(runID): cancel asked for; taking its cancel path")
+        log(.info, runID, "run \(runID): cancel asked for; taking its cancel path")
         handle.cancel(reason: "cancel asked for through the store (matterflow cancel)")
     }
 
@@ -132,7 +132,7 @@ final class CancelRelay: Sendable {
         do throws(StoreError) {
             for runID in try store.cancelsRequested(among: held).sorted() { cancel(runID) }
         } catch {
-            log("could not look for cancels asked for (\(error.message)); trying again")
+            log(.warning, nil, "could not look for cancels asked for (\(error.message)); trying again")
             queue.asyncAfter(deadline: .now() + .milliseconds(AnswerRelay.retryMilliseconds)) { self.lookAgain() }
         }
     }

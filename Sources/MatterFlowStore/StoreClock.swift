@@ -61,7 +61,7 @@ extension StoreWorker {
         do throws(StoreError) {
             measured = try storeClock.measure(store)
         } catch {
-            options.log?("worker \(options.workerID): could not read the store's clock (\(error.message)); records keep the last reading")
+            log(.warning, "could not read the store's clock (\(error.message)); records keep the last reading")
             return
         }
         guard let ahead = measured else { return }
@@ -74,11 +74,10 @@ extension StoreWorker {
         guard let skewed = change else { return }
         if skewed {
             let amount = (abs(ahead) * 10).rounded() / 10
-            options.log?(
-                "worker \(options.workerID): warning: this machine's clock is \(amount) s \(ahead > 0 ? "ahead of" : "behind") the store's; "
+            log(.warning, "this machine's clock is \(amount) s \(ahead > 0 ? "ahead of" : "behind") the store's; "
                     + "the worker stamps records and counts waits by the store's clock, but synchronise this machine's (NTP)")
         } else {
-            options.log?("worker \(options.workerID): this machine's clock agrees with the store's again")
+            log(.info, "this machine's clock agrees with the store's again")
         }
     }
 }

@@ -43,7 +43,7 @@ extension StoreWorker {
         let runID = claimed.runID
         if let damage = claimed.damage {
             // Run on the defaults of what could not be read, it would do what nobody asked: a person looks.
-            options.log?("worker \(options.workerID): run \(runID): \(damage); it needs attention")
+            log(.error, run: runID, "run \(runID): \(damage); it needs attention")
             await conclude(
                 runID, status: "needsAttention", output: nil,
                 error: Self.errorJSON(.dataLoss, cause: "damagedRecords", message: "run \(runID): \(damage); it was not run"),
@@ -63,7 +63,7 @@ extension StoreWorker {
         } catch {
             // Without its secrets a run that has not begun cannot; one that has is settled on its cancel path, given
             // none of its secret answers rather than their placeholders.
-            options.log?("worker \(options.workerID): \(error.message)")
+            log(.warning, "\(error.message)")
             secretsProblem = error
             for name in claimed.secretAnswers { answers[name] = nil }
         }
@@ -84,13 +84,13 @@ extension StoreWorker {
                 records = try store.records(of: runID, after: 0)
             } catch where error.code != .damagedRecords {
                 let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
-                options.log?("worker \(options.workerID): could not read the records of run \(runID) (\(error.message)); it is handed back, to be claimed again in \(delay) s")
+                log(.warning, run: runID, "could not read the records of run \(runID) (\(error.message)); it is handed back, to be claimed again in \(delay) s")
                 _ = try? store.handBack([runID], by: options.workerID, retryAfter: delay)
                 return
             } catch {
                 // Rows MatterFlow did not write, or that overlap: no claim will read them better. What the run did is
                 // unknown, so it keeps its session, and a person settles it.
-                options.log?("worker \(options.workerID): the records of run \(runID) cannot be read (\(error.message)); it needs attention")
+                log(.error, run: runID, "the records of run \(runID) cannot be read (\(error.message)); it needs attention")
                 await conclude(
                     runID, status: "needsAttention", output: nil, error: Self.errorJSON(.dataLoss, cause: error.code.rawValue, message: error.message),
                     recovered: true, notes: ["its records cannot be read: \(error.message)"], structure: claimed.structureID,
@@ -116,7 +116,7 @@ extension StoreWorker {
             return
         }
         if cancelAsked {
-            options.log?("worker \(options.workerID): run \(runID) was cancelled before it began")
+            log(.info, run: runID, "run \(runID) was cancelled before it began")
             await conclude(
                 runID, status: "cancelled", output: nil, error: PostgresRunStore.cancelledBeforeItBegan, recovered: false, notes: [],
                 structure: claimed.structureID, claims: claimed.claims)
@@ -124,7 +124,7 @@ extension StoreWorker {
         }
         if claimed.takeover {
             state.withLock { $0.summary.takenOver += 1 }
-            options.log?("worker \(options.workerID): run \(runID) had not begun on its first worker; starting it")
+            log(.info, run: runID, "run \(runID) had not begun on its first worker; starting it")
         }
         let workflow: Workflow
         do {
@@ -137,7 +137,7 @@ extension StoreWorker {
         if let submitted = claimed.workflowHash, submitted != workflow.contentHash {
             // Its states, inputs and checks may not be what submit validated: the run is not started on them.
             let message = "the workflow file \(claimed.workflowFile) (or one of its sub-workflows) changed since run \(runID) was submitted; submit the run again to run the files as they are now"
-            options.log?("worker \(options.workerID): \(message)")
+            log(.warning, "\(message)")
             await conclude(
                 runID, status: "failed", output: nil, error: Self.errorJSON(.failedPrecondition, cause: "workflowChanged", message: message),
                 recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
@@ -163,6 +163,7 @@ extension StoreWorker {
             await conclude(runID, status: "failed", output: nil, error: Self.errorJSON(.invalidArgument, cause: "invalidInput", message: "\(error)"), recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
             return
         }
+        log(.info, run: runID, "run \(runID) started: \(workflow.name) on structure \(claimed.structureID)")
         // A run that may ask questions hears the answers given to it since its claim, and those given while it runs.
         let asks = workflow.hasAsk { _ in true }
         if asks { answerRelay.attach(handle, to: runID, through: claimed.answeredThrough, missingSecrets: missingAnswers) }
@@ -215,7 +216,7 @@ extension StoreWorker {
             let records = try? store.records(of: runID, after: 0),
             !records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue })
         {
-            options.log?("worker \(options.workerID): \(problem), failure \(failures) of the run; run \(runID) fails without a call")
+            log(.warning, run: runID, "\(problem), failure \(failures) of the run; run \(runID) fails without a call")
             await conclude(
                 runID, status: "failed", output: nil,
                 error: Self.errorJSON(failure.code, cause: failure.cause, message: "\(failure.message), \(failures) times; the run made no call"),
@@ -223,7 +224,7 @@ extension StoreWorker {
             return
         }
         let delay = HandBackBackoff.delay(afterFailures: failures)
-        options.log?("worker \(options.workerID): \(problem); run \(runID) is handed back, to be claimed again in \(delay) s")
+        log(.warning, run: runID, "\(problem); run \(runID) is handed back, to be claimed again in \(delay) s")
         _ = try? store.handBack([runID], by: options.workerID, retryAfter: delay, hubFailure: true)
     }
 
@@ -246,13 +247,13 @@ extension StoreWorker {
     /// cannot (no `--secrets`, or the write failed).
     private func keepSecret(_ what: String, _ write: (SecretInbox) throws(StoreError) -> Void) {
         guard let inbox = options.secrets else {
-            options.log?("worker \(options.workerID): \(what); the store keeps it redacted, and without --secrets this worker keeps it nowhere")
+            log(.warning, "\(what); the store keeps it redacted, and without --secrets this worker keeps it nowhere")
             return
         }
         do {
             try write(inbox)
         } catch {
-            options.log?("worker \(options.workerID): \(what), which could not be kept: \(error.message); the store keeps it redacted")
+            log(.warning, "\(what), which could not be kept: \(error.message); the store keeps it redacted")
         }
     }
 

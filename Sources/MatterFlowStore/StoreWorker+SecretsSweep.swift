@@ -21,11 +21,10 @@ extension StoreWorker {
             guard !ended.isEmpty else { return }
             for runID in ended { inbox.remove(runID: runID) }
             let named = ended.prefix(5).joined(separator: ", ") + (ended.count > 5 ? " and \(ended.count - 5) more" : "")
-            options.log?(
-                "worker \(options.workerID): removed from \(inbox.directory) the secret inputs and answers of \(ended.count) "
+            log(.info, "removed from \(inbox.directory) the secret inputs and answers of \(ended.count) "
                     + "run\(ended.count == 1 ? "" : "s") that had ended without a worker removing them (\(named))")
         } catch {
-            options.log?("worker \(options.workerID): could not sweep \(inbox.directory) for the secrets of ended runs: \(error.message)")
+            log(.warning, "could not sweep \(inbox.directory) for the secrets of ended runs: \(error.message)")
         }
     }
 

@@ -14,11 +14,11 @@ extension StoreWorker {
     ) async {
         state.withLock { $0.summary.takenOver += 1 }
         if let cancelBecause {
-            options.log?("worker \(options.workerID): taking the cancel path of run \(claimed.runID) (\(cancelBecause))")
+            log(.info, run: claimed.runID, "taking the cancel path of run \(claimed.runID) (\(cancelBecause))")
         } else if handedBack {
-            options.log?("worker \(options.workerID): resuming run \(claimed.runID) from its last checkpoint (handed back by its worker)")
+            log(.info, run: claimed.runID, "resuming run \(claimed.runID) from its last checkpoint (handed back by its worker)")
         } else {
-            options.log?("worker \(options.workerID): settling run \(claimed.runID) (its worker's lease ran out)")
+            log(.info, run: claimed.runID, "settling run \(claimed.runID) (its worker's lease ran out)")
         }
         var recoveryOptions = recoveryOptions(resume: cancelBecause == nil && (options.resume || handedBack), inputs: secrets, answers: answers)
         // A resumed run's questions wait for answers given through the store, as those of a run started here do, and
@@ -57,12 +57,12 @@ extension StoreWorker {
             let reason = recovery.notes.last ?? "recovery deferred"
             do {
                 if try store.handBack([claimed.runID], by: options.workerID, retryAfter: delay).isEmpty {
-                    options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)); its lease is no longer this worker's, so the worker that holds it settles it")
+                    log(.warning, run: claimed.runID, "could not settle run \(claimed.runID) (\(reason)); its lease is no longer this worker's, so the worker that holds it settles it")
                 } else {
-                    options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)); it is handed back, to be settled again in \(delay) s")
+                    log(.warning, run: claimed.runID, "could not settle run \(claimed.runID) (\(reason)); it is handed back, to be settled again in \(delay) s")
                 }
             } catch {
-                options.log?("worker \(options.workerID): could not settle run \(claimed.runID) (\(reason)), nor hand it back (\(error.message)); its lease runs out instead")
+                log(.warning, run: claimed.runID, "could not settle run \(claimed.runID) (\(reason)), nor hand it back (\(error.message)); its lease runs out instead")
             }
             return
         }
@@ -118,19 +118,17 @@ extension StoreWorker {
         do throws(StoreError) {
             found = try store.sessionHolder(of: structure)
         } catch {
-            options.log?("worker \(options.workerID): could not read who holds the session row of structure \(structure) (\(error.message)); it is left as it is")
+            log(.warning, "could not read who holds the session row of structure \(structure) (\(error.message)); it is left as it is")
             return
         }
         guard let holder = found, holder.runID != runID, holder.status == "succeeded" else { return }
         guard await !Self.keepsSession(of: holder.runID, on: hub, structure: structure) else { return }
         do throws(StoreError) {
             _ = try await committer.perform(.releaseSession(structure: structure, runID: holder.runID, by: runID), runID: runID)
-            options.log?(
-                "worker \(options.workerID): run \(runID) released the session run \(holder.runID) had left open on structure "
+            log(.info, run: runID, "run \(runID) released the session run \(holder.runID) had left open on structure "
                     + "\(structure) without the fleet's row going too; the row is given up, as the hub shows no such session")
         } catch {
-            options.log?(
-                "worker \(options.workerID): could not give up the row of run \(holder.runID) on structure \(structure) "
+            log(.warning, run: holder.runID, "could not give up the row of run \(holder.runID) on structure \(structure) "
                     + "(\(error.message)), though the hub shows no such session; the next run that releases a session of the "
                     + "structure, or settles one, looks at it again")
         }
@@ -163,7 +161,7 @@ extension StoreWorker {
             try await committer.flush(runID: runID)
             return true
         } catch {
-            options.log?("worker \(options.workerID): the records of run \(runID) could not be written (\(error.message)); its lease will run out and another worker settles it")
+            log(.warning, run: runID, "the records of run \(runID) could not be written (\(error.message)); its lease will run out and another worker settles it")
             return false
         }
     }
@@ -179,16 +177,16 @@ extension StoreWorker {
                 runID: runID, status: status, output: output, error: error, recovered: recovered, notes: notes, claims: claims)
             let answer = try await committer.perform(.finish(conclusion, release: keepSession ? nil : structure), runID: runID)
             guard answer == .finished(recorded: true) else {
-                options.log?("worker \(options.workerID): run \(runID) was taken over by another worker; its status is theirs to record")
+                log(.info, run: runID, "run \(runID) was taken over by another worker; its status is theirs to record")
                 return
             }
             options.secrets?.remove(runID: runID)
             state.withLock { $0.summary.finished[status, default: 0] += 1 }
-            options.log?("worker \(options.workerID): run \(runID) \(status)\(recovered ? " (settled after takeover)" : "")\(Self.why(error))")
+            log(status == "needsAttention" ? .error : .info, run: runID, "run \(runID) \(status)\(recovered ? " (settled after takeover)" : "")\(Self.why(error))")
         } catch where error.code == .leaseLost {
-            options.log?("worker \(options.workerID): run \(runID) was taken over by another worker; its status is theirs to record")
+            log(.info, run: runID, "run \(runID) was taken over by another worker; its status is theirs to record")
         } catch {
-            options.log?("worker \(options.workerID): could not record the end of run \(runID) (\(error.message)); its lease will run out and another worker settles it")
+            log(.warning, run: runID, "could not record the end of run \(runID) (\(error.message)); its lease will run out and another worker settles it")
         }
     }
 

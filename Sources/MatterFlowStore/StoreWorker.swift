@@ -71,7 +71,9 @@ public final class StoreWorker: Sendable {
         storeClock = StoreClock(local: options.localWallClock)
         engine = WorkflowEngine(
             catalog: FleetSessionGuard(committer: committer, unconfirmed: unconfirmedReleases).wrapping(options.engine.catalog))
-        let log: @Sendable (String) -> Void = { [log = options.log, id = options.workerID] line in log?("worker \(id): \(line)") }
+        let log: WorkerLog = { [log = options.log, id = options.workerID] level, runID, message in
+            log?(WorkerLogLine(level: level, workerID: id, runID: runID, message: message))
+        }
         answerRelay = AnswerRelay(store: store, secrets: options.secrets, log: log)
         cancelRelay = CancelRelay(store: store, log: log)
         do throws(JournalError) {
@@ -101,8 +103,7 @@ public final class StoreWorker: Sendable {
             return (Array(state.pauses.values), !state.stopping, state.active.count)
         }
         if first {
-            options.log?(
-                "worker \(options.workerID): stopping: claims no more runs; gives its \(working) run\(working == 1 ? "" : "s") in progress "
+            log(.info, "stopping: claims no more runs; gives its \(working) run\(working == 1 ? "" : "s") in progress "
                     + "up to \(Duration.seconds(rounding: options.drainSeconds).secondsText) s to end or park")
         }
         for pause in pauses { pause.request() }
@@ -117,7 +118,7 @@ public final class StoreWorker: Sendable {
             defer { state.hurried = true }
             return !state.hurried
         }
-        if first { options.log?("worker \(options.workerID): asked again to stop: hands its runs back now, without waiting for them to park") }
+        if first { log(.info, "asked again to stop: hands its runs back now, without waiting for them to park") }
         stop()
     }
 
@@ -135,7 +136,7 @@ public final class StoreWorker: Sendable {
             return true
         }
         guard first else { return }
-        options.log?("worker \(options.workerID): \(error.message)")
+        log(.warning, "\(error.message)")
         stop()
     }
 
@@ -162,11 +163,10 @@ public final class StoreWorker: Sendable {
                 throw StoreError(.secretsUnavailable, "the secrets directory's digest key: \(error.message)")
             }
             if let exposure = options.secrets.flatMap({ SecretDigestKey.exposure(inDirectory: $0.directory) }) {
-                options.log?("warning: \(exposure)")
+                log(.warning, "\(exposure)")
             }
-            try store.registerWorker(options.workerID, host: host, pid: pid, leaseSeconds: options.leaseSeconds) { [options] wait in
-                options.log?(
-                    "worker \(options.workerID): a worker had this ID within its lease (one restarted, or another one running); "
+            try store.registerWorker(options.workerID, host: host, pid: pid, leaseSeconds: options.leaseSeconds) { [self] wait in
+                log(.warning, "a worker had this ID within its lease (one restarted, or another one running); "
                         + "watching its heartbeat for \(wait.secondsText) s "
                         + "before taking the ID")
                 PostgresRunStore.pause(wait)
@@ -176,13 +176,14 @@ public final class StoreWorker: Sendable {
             state.withLock { $0.started = false }
             throw error
         }
-        options.log?("worker \(options.workerID): claiming runs from \(store.name)")
-        let listening = store.connectivity.listen { [log = options.log, id = options.workerID] line in log?("worker \(id): \(line)") }
+        log(.info, "claiming runs from \(store.name)")
+        let listening = store.connectivity.listen { [log = options.log, id = options.workerID] line in
+            log?(WorkerLogLine(level: .warning, workerID: id, message: line))
+        }
         defer { store.connectivity.stopListening(listening) }
         measureClock()
         if options.secrets == nil {
-            options.log?(
-                "worker \(options.workerID): no --secrets directory: queued runs with secret inputs or answers are left to workers that have one")
+            log(.warning, "no --secrets directory: queued runs with secret inputs or answers are left to workers that have one")
         }
         sweepSecrets()
         // Heartbeats run on a thread of their own: the store's commands block their thread for a round trip, and
@@ -201,7 +202,7 @@ public final class StoreWorker: Sendable {
                 let notRenewed = seen.keys.filter { !renewed.contains($0) }
                 if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }
             } catch {
-                options.log?("worker \(options.workerID): heartbeat failed: \(error.message)")
+                log(.warning, "heartbeat failed: \(error.message)")
             }
         }
         defer { heartbeat.stop() }
@@ -248,7 +249,7 @@ public final class StoreWorker: Sendable {
                 } catch {
                     // It may have claimed runs all the same: the next claim asks for them.
                     tokens.unanswered(token)
-                    options.log?("worker \(options.workerID): claiming failed: \(error.message); trying again")
+                    log(.warning, "claiming failed: \(error.message); trying again")
                 }
             }
             claimed = claimedAgain(claimed)
@@ -271,7 +272,7 @@ public final class StoreWorker: Sendable {
         do throws(StoreError) {
             try store.markStopped(options.workerID)
         } catch {
-            options.log?("worker \(options.workerID): could not mark itself stopped (\(error.message)); `matterflow workers` shows it silent once its lease has passed")
+            log(.warning, "could not mark itself stopped (\(error.message)); `matterflow workers` shows it silent once its lease has passed")
         }
         let written = committer.statistics
         return state.withLock { state in

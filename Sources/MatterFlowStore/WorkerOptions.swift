@@ -40,8 +40,8 @@ public struct WorkerOptions: Sendable {
     /// and a run another worker started on another hub (or on the simulated home) is not settled here, but handed
     /// back for a worker on its hub (``RemoteHubIdentity``). Nil for the simulated home.
     public var remoteHub: RemoteHubIdentity?
-    /// Told what the worker does, one line per event (the CLI prints them); nil for silence.
-    public var log: (@Sendable (String) -> Void)?
+    /// Told what the worker does, one line per event (the CLI prints them as text or JSON); nil for silence.
+    public var log: (@Sendable (WorkerLogLine) -> Void)?
     /// Called each time the worker found nothing to claim and starts waiting (tests).
     public var idle: (@Sendable () -> Void)?
     /// Whether the answer to the worker's n-th claim (1, 2, ...) is dropped after the store has committed it, as when
@@ -61,7 +61,7 @@ public struct WorkerOptions: Sendable {
         resume: Bool = false, secrets: SecretInbox? = nil, exitWhenIdle: Bool = false, drainSeconds: Double = 30,
         engine: WorkflowEngine = WorkflowEngine(), clock: any WorkflowClock = SystemClock(),
         questionClock: any WorkflowClock = SystemClock(),
-        log: (@Sendable (String) -> Void)? = nil, idle: (@Sendable () -> Void)? = nil
+        log: (@Sendable (WorkerLogLine) -> Void)? = nil, idle: (@Sendable () -> Void)? = nil
     ) {
         self.workerID = workerID
         self.concurrency = concurrency

@@ -117,7 +117,6 @@ final class InterruptSignals: Sendable {
 
     /// Why a run this signal cancels ends: `SIGTERM received`.
     static func reason(_ signo: Int32) -> String {
-        let names: [Int32: String] = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP"]
-        return "\(names[signo] ?? "signal \(signo)") received"
+        "\(RunCommand.signalName(signo)) received"
     }
 }

@@ -31,6 +31,9 @@ struct WorkerCommand {
                 name: "wait-for-store", valueName: "<seconds>",
                 help: "At start, wait up to this long for the store to be reachable and migrated, instead of exiting 2 at once (default 0; 0...86400)."),
             .init(name: "worker-id", valueName: "<id>", help: "The worker's ID in the store (default: HOST-PID-XXXX); refused while a live worker has it (its heartbeat is watched for half its lease)."),
+            .init(
+                name: "log-format", valueName: "<format>",
+                help: "text (default): lines as `worker W: ...`, `warning: ` or `error: ` before what needs a look; json: one {\"time\", \"level\", \"worker\", \"run\", \"message\"} object per line, for a log collector."),
         ],
         discussion: """
             Each run's journal records (intent before every hub call, outcome after) go to the store, written in
@@ -39,6 +42,11 @@ struct WorkerCommand {
             session per structure holds across the fleet: a second run preparing the structure gets sessionBusy.
 
             With the simulated home, workers on one machine share a structure's home through --state DIR.
+
+            Its log (stderr) says when it claims, starts, ends, hands back or settles a run, one line each: as text
+            (no times: a terminal needs none, and journald or a container runtime adds its own), or with
+            --log-format json one object per line with a UTC time, a level (info, warning, error: a run that needs
+            attention), the worker and the run, its start and exit errors included.
 
             SIGTERM, SIGINT or SIGHUP: stop claiming, let each run in progress end or park at its next checkpoint
             (before its next hub call; at most --drain seconds, 30 by default), hand the parked runs back to the
@@ -69,6 +77,7 @@ struct WorkerCommand {
         let chosenID = try arguments.nonEmptyValue("worker-id", command: Self.spec.name)
         let drain = try arguments.wholeNumber("drain", default: 30, range: 1...3600, command: Self.spec.name)
         let storeWait = try arguments.wholeNumber("wait-for-store", default: 0, range: 0...86_400, command: Self.spec.name)
+        let printer = WorkerLogPrinter(format: try WorkerLogPrinter.format(arguments, command: Self.spec.name), err: err)
         let endpoint: HubEndpoint?
         do {
             endpoint = try arguments.value("hub").map { spec throws(HubEndpoint.ParseError) in try HubEndpoint(parsing: spec) }
@@ -76,7 +85,7 @@ struct WorkerCommand {
             throw UsageError(message: error.message, command: Self.spec.name)
         }
         let clock = try environment.clock(named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
-        guard let store = try await Self.openStore(location, waitingUpTo: storeWait, err: err) else { return ExitCode.invalidInput }
+        guard let store = try await Self.openStore(location, waitingUpTo: storeWait, printer: printer) else { return ExitCode.invalidInput }
 
         // From before the hub starts: a signal stops its handshake, or the worker (which then hands its runs back).
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
@@ -121,15 +130,17 @@ struct WorkerCommand {
         var workerOptions = WorkerOptions(
             workerID: workerID, concurrency: concurrency, maxWaiting: maxWaiting, leaseSeconds: Double(lease), resume: arguments.flag("resume"),
             secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
-            drainSeconds: Double(drain), clock: clock, log: { err.line($0) })
+            drainSeconds: Double(drain), clock: clock, log: { printer.print($0) })
         workerOptions.remoteHub = remoteIdentity
         let worker = StoreWorker(store: store, hubs: hubs, options: workerOptions)
         signals?.hears { signo in
-            err.line("worker \(workerID): \(RunCommand.signalName(signo)) received (another one hands the runs back at once)")
+            printer.print(
+                WorkerLogLine(level: .info, workerID: workerID, message: "\(RunCommand.signalName(signo)) received (another one hands the runs back at once)"))
             worker.stop()
         }
         signals?.hearsAgain { signo in
-            err.line("worker \(workerID): \(RunCommand.signalName(signo)) received again: the runs go back without waiting")
+            printer.print(
+                WorkerLogLine(level: .info, workerID: workerID, message: "\(RunCommand.signalName(signo)) received again: the runs go back without waiting"))
             worker.hurry()
         }
         let summary: WorkerSummary
@@ -138,15 +149,18 @@ struct WorkerCommand {
         } catch {
             signals?.stop()
             await remote?.close()
-            err.line("error[\(error.code.rawValue)]: \(error.message)")
+            printer.error(code: error.code.rawValue, error.message, workerID: workerID)
             return ExitCode.invalidInput
         }
         signals?.stop()
         await remote?.close()
         let finished = summary.finished.keys.sorted().map { "\($0) \(summary.finished[$0] ?? 0)" }.joined(separator: ", ")
-        err.line("worker \(workerID): stopped; finished: \(finished.isEmpty ? "none" : finished); taken over \(summary.takenOver); handed back \(summary.handedBack); \(summary.records) records in \(summary.transactions) transactions")
+        printer.print(
+            WorkerLogLine(
+                level: .info, workerID: workerID,
+                message: "stopped; finished: \(finished.isEmpty ? "none" : finished); taken over \(summary.takenOver); handed back \(summary.handedBack); \(summary.records) records in \(summary.transactions) transactions"))
         if let changed = summary.schemaChanged {
-            err.line("error[\(changed.code.rawValue)]: \(changed.message)")
+            printer.error(code: changed.code.rawValue, changed.message, workerID: workerID)
             return ExitCode.invalidInput
         }
         // SIGTERM is the ordinary way to stop a worker: once its runs are handed back, that is a success.
@@ -159,23 +173,26 @@ extension WorkerCommand {
     /// The store, opened as a worker opens it; with `seconds` above 0, tried again every second for up to that long
     /// while it cannot be reached or is not migrated yet (a server or a migration job starting beside the worker),
     /// said once. Nil, the reason said, when it cannot be opened.
-    static func openStore(_ location: String, waitingUpTo seconds: Int, err: any TextSink) async throws(UsageError) -> PostgresRunStore? {
-        guard PostgresRunStore.isPostgres(location) else { return try StoreOption.postgres(location, command: spec.name, err: err, asClient: false) }
+    static func openStore(_ location: String, waitingUpTo seconds: Int, printer: WorkerLogPrinter) async throws(UsageError) -> PostgresRunStore? {
+        guard PostgresRunStore.isPostgres(location) else {
+            return try StoreOption.postgres(location, command: spec.name, err: printer.err, asClient: false)
+        }
         let deadline = ContinuousClock.now + .seconds(seconds)
         var said = false
         while true {
             do {
                 let store = try PostgresRunStore(conninfo: location)
-                if said { err.line("worker: the store is reachable and migrated; starting") }
+                if said { printer.print(WorkerLogLine(level: .info, workerID: nil, message: "the store is reachable and migrated; starting")) }
                 return store
             } catch where (error.code == .storeUnavailable || error.code == .schemaOutdated) && ContinuousClock.now < deadline {
                 if !said {
-                    err.line("worker: \(error.message); waiting up to \(seconds) s for it (--wait-for-store)")
+                    printer.print(
+                        WorkerLogLine(level: .warning, workerID: nil, message: "\(error.message); waiting up to \(seconds) s for it (--wait-for-store)"))
                     said = true
                 }
                 try? await Task.sleep(for: .seconds(1))
             } catch {
-                err.line("error[\(error.code.rawValue)]: \(error.message)")
+                printer.error(code: error.code.rawValue, error.message, workerID: nil)
                 return nil
             }
         }

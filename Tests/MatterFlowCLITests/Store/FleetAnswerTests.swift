@@ -415,8 +415,8 @@ final class TestWorker: Sendable {
         options.clock = clock
         let log = log
         options.log = { line in
-            log.lines.withLock { $0.append(line) }
-            log.continuation.yield(line)
+            log.lines.withLock { $0.append(line.text) }
+            log.continuation.yield(line.text)
         }
         worker = StoreWorker(
             store: store, hubs: hubs ?? { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: clock) }, options: options)

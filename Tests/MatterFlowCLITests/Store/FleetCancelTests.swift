@@ -158,7 +158,7 @@ struct FleetCancelTests {
             #expect(refused.stderr.hasPrefix("error[runEnded]: run \(runID) has ended (\(status))"), "\(refused.stderr)")
         }
 
-        let relay = CancelRelay(store: store) { _ in }
+        let relay = CancelRelay(store: store) { _, _, _ in }
         let run = try WorkflowEngine().start(
             try WorkflowEngine().load(text: FleetAnswerTests.desk, baseDirectory: "/"),
             on: try SimulatedHub(home: HomeDescription.defaultHome, clock: ManualClock()),
@@ -175,7 +175,7 @@ struct FleetCancelTests {
     @Test("a cancel announced before the worker knows it holds the run, or before the run has a handle, is not lost; one announced while it runs cancels it at once")
     func cancelAnnouncedEarly() async throws {
         let store = try PostgresRunStore(conninfo: try TestPostgres.database())
-        let relay = CancelRelay(store: store) { _ in }
+        let relay = CancelRelay(store: store) { _, _, _ in }
         // The announcement and the claim's reply cross: the cancel waits for the claim.
         relay.announced(["run-1"])
         relay.hold(["run-1"])

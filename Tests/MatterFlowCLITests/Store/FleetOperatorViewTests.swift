@@ -36,6 +36,46 @@ import Testing
         #expect((endedRun?["endedAt"]?.doubleValue ?? 0) >= (endedRun?["startedAt"]?.doubleValue ?? .infinity), "\(String(describing: endedRun))")
     }
 
+    @Test("a worker's log says when each run starts and ends; --log-format json gives one object per line with a UTC time, a level, the worker and the run")
+    func workerLog() async throws {
+        let conninfo = try TestPostgres.database()
+        let first = await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s1"])
+        let runID = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(first.code == 0 && runID.hasPrefix("run-"), "\(first.stderr)")
+        let text = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-text"])
+        #expect(text.code == 0, "\(text.stderr)")
+        #expect(text.stderr.contains("worker w-text: run \(runID) started: prepare on structure s1\n"), "\(text.stderr)")
+        #expect(text.stderr.contains("worker w-text: run \(runID) succeeded"), "\(text.stderr)")
+
+        let second = await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s2"])
+        let secondID = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let json = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-json", "--log-format", "json"])
+        #expect(json.code == 0, "\(json.stderr)")
+        let lines = json.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count >= 4, "\(json.stderr)")
+        var ofRun: [JSONValue] = []
+        for line in lines {
+            let object = try JSONDocument.parse(line, file: "<stderr>").value
+            #expect(object.objectValue?.members.map(\.key) == ["time", "level", "worker", "run", "message"], "\(line)")
+            let time = object["time"]?.stringValue ?? ""
+            #expect(time.count == 24 && time.hasPrefix("20") && time.hasSuffix("Z") && time.contains("T"), "\(line)")
+            #expect(object["worker"] == "w-json")
+            if object["run"] == .string(secondID) { ofRun.append(object) }
+        }
+        #expect(ofRun.map { $0["message"]?.stringValue ?? "" } == ["run \(secondID) started: prepare on structure s2", "run \(secondID) succeeded"])
+        #expect(ofRun.allSatisfy { $0["level"] == "info" })
+        #expect(lines.last.map { $0.contains(#""message":"stopped; finished: succeeded 1"#) } == true, "\(json.stderr)")
+
+        let wrong = await matterflow(["worker", "--store", conninfo, "--log-format", "yaml"])
+        #expect(wrong.code == 64 && wrong.stderr.contains("--log-format must be text or json, not 'yaml'"), "\(wrong.stderr)")
+        // An error before the worker has an ID is a JSON line too.
+        let unreachable = await matterflow(["worker", "--store", "host=/nonexistent-socket-dir dbname=x", "--log-format", "json"])
+        #expect(unreachable.code == 2, "\(unreachable.stderr)")
+        let refusal = try JSONDocument.parse(unreachable.stderr.trimmingCharacters(in: .newlines), file: "<stderr>").value
+        #expect(refusal["level"] == "error" && refusal["worker"] == .null, "\(unreachable.stderr)")
+        #expect(refusal["message"]?.stringValue?.hasPrefix("error[storeUnavailable]: ") == true, "\(unreachable.stderr)")
+    }
+
     @Test("a fleet run that succeeded with a warning (its device left unconfigured) is listed with the warning in its notes")
     func warningsListed() async throws {
         let conninfo = try TestPostgres.database()
