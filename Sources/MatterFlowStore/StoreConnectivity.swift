@@ -9,7 +9,7 @@ public final class StoreConnectivity: Sendable {
     private struct State {
         /// When the store was first found unreachable, since it was last reached.
         var lostAt: ContinuousClock.Instant?
-        var listeners: [Int: @Sendable (String) -> Void] = [:]
+        var listeners: [Int: @Sendable (Bool, String) -> Void] = [:]
         var nextListener = 0
     }
 
@@ -18,9 +18,9 @@ public final class StoreConnectivity: Sendable {
     /// Nobody listening, the store taken as reachable.
     public init() {}
 
-    /// Calls `listener` with each line from now on.
+    /// Calls `listener` with each line from now on, and whether the store is reachable as of it.
     /// - Returns: What ``stopListening(_:)`` takes.
-    public func listen(_ listener: @escaping @Sendable (String) -> Void) -> Int {
+    public func listen(_ listener: @escaping @Sendable (_ reachable: Bool, _ line: String) -> Void) -> Int {
         state.withLock { state in
             defer { state.nextListener += 1 }
             state.listeners[state.nextListener] = listener
@@ -36,25 +36,25 @@ public final class StoreConnectivity: Sendable {
     /// A command failed in a way a reconnect may mend (`message`, while `doing` it): said when the store was
     /// reachable until now.
     func failed(_ message: String, doing what: String) {
-        let listeners = state.withLock { state -> [@Sendable (String) -> Void] in
+        let listeners = state.withLock { state -> [@Sendable (Bool, String) -> Void] in
             guard state.lostAt == nil else { return [] }
             state.lostAt = .now
             return Array(state.listeners.values)
         }
         for listener in listeners {
-            listener("the store cannot be reached (\(message), \(what)); reconnecting: runs wait where they are")
+            listener(false, "the store cannot be reached (\(message), \(what)); reconnecting: runs wait where they are")
         }
     }
 
     /// A command succeeded: said when the store was unreachable until now.
     func reached() {
-        let (listeners, lost) = state.withLock { state -> ([@Sendable (String) -> Void], Duration?) in
+        let (listeners, lost) = state.withLock { state -> ([@Sendable (Bool, String) -> Void], Duration?) in
             guard let lostAt = state.lostAt else { return ([], nil) }
             state.lostAt = nil
             return (Array(state.listeners.values), .now - lostAt)
         }
         guard let lost else { return }
         let tenths = (lost.secondsValue * 10).rounded() / 10
-        for listener in listeners { listener("the store is reachable again, after \(tenths) s") }
+        for listener in listeners { listener(true, "the store is reachable again, after \(tenths) s") }
     }
 }

@@ -177,8 +177,8 @@ public final class StoreWorker: Sendable {
             throw error
         }
         log(.info, "claiming runs from \(store.name)")
-        let listening = store.connectivity.listen { [log = options.log, id = options.workerID] line in
-            log?(WorkerLogLine(level: .warning, workerID: id, message: line))
+        let listening = store.connectivity.listen { [log = options.log, id = options.workerID] reachable, line in
+            log?(WorkerLogLine(level: reachable ? .info : .warning, workerID: id, message: line))
         }
         defer { store.connectivity.stopListening(listening) }
         measureClock()

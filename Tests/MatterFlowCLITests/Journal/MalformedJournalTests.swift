@@ -42,7 +42,7 @@ struct MalformedJournalTests {
         let history = await matterflow("history", "run-0000000bad01", "--journal", journal)
         #expect(history.code == 0, "\(history.stderr)")
         #expect(history.stdout.contains("#2  +0.250s  intent  "), "the record is still shown as it is: \(history.stdout)")
-        #expect(history.stdout.hasPrefix("records from 2026-11-30 07:29:40 UTC (+seconds since then)\n"), "\(history.stdout)")
+        #expect(history.stdout.hasPrefix("records from 2026-11-30 02:09:40 UTC (+seconds since then)\n"), "\(history.stdout)")
         #expect(history.stdout.contains(#"(damaged: "#) && history.stdout.contains(#"member "attempt""#), "\(history.stdout)")
 
         let recover = await matterflow("recover", "--journal", journal, "--state", directory.file("state"))
@@ -86,7 +86,7 @@ struct MalformedJournalTests {
         firstLost[Array(JournalFrame.header.utf8).count + 20] ^= 0x20
         try Data(firstLost).write(to: URL(fileURLWithPath: directory.file("journal/run-0000000bad02.journal")))
         let headless = await matterflow("history", "run-0000000bad02", "--journal", directory.file("journal"))
-        #expect(headless.stdout.hasPrefix("#1  (missing: damaged, see below)\n"), "\(headless.stdout)")
+        #expect(headless.stdout.split(separator: "\n").dropFirst().first == "#1  (missing: damaged, see below)", "\(headless.stdout)")
     }
 
     @Test("history dates a record written a minute or more after the one before: a recovery an hour later reads as such")
@@ -113,8 +113,8 @@ struct MalformedJournalTests {
 
         let history = await matterflow("history", "run-0000000000a1", "--journal", directory.file("journal"))
         let lines = history.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first == "records from 2026-11-30 07:29:40 UTC (+seconds since then)", "\(history.stdout)")
+        #expect(lines.first == "records from 2026-11-30 02:09:40 UTC (+seconds since then)", "\(history.stdout)")
         #expect(lines.contains { $0.hasPrefix("#2  +59.000s  stateEntered  ") }, "59 s after the one before: not dated")
-        #expect(lines.contains { $0.hasPrefix("#3  +3600.250s (2026-11-30 08:29:40 UTC)  recoveryStarted  ") }, "\(history.stdout)")
+        #expect(lines.contains { $0.hasPrefix("#3  +3600.250s (2026-11-30 03:09:40 UTC)  recoveryStarted  ") }, "\(history.stdout)")
     }
 }

@@ -28,7 +28,7 @@ struct FleetClockTests {
         #expect(try store.status(of: runID) == "queued")
         #expect(
             second.lines.contains {
-                $0.hasPrefix("worker ahead: warning: this machine's clock is 400") && $0.contains(" s ahead of the store's; the worker stamps records")
+                $0.hasPrefix("warning: worker ahead: this machine's clock is 400") && $0.contains(" s ahead of the store's; the worker stamps records")
             }, "\(second.lines)")
         // Its records carry the store's time, not its own.
         let now = Date().timeIntervalSince1970

@@ -466,7 +466,7 @@ extension PostgresStoreTests {
         #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
         try TestPostgres.restart()
         #expect(await worker.waitForLine(containing: "worker w1: the store is reachable again, after "), "\(worker.lines)")
-        let lost = worker.lines.filter { $0.hasPrefix("worker w1: the store cannot be reached (") }
+        let lost = worker.lines.filter { $0.hasPrefix("warning: worker w1: the store cannot be reached (") }
         #expect(lost.count >= 1, "\(worker.lines)")
         #expect(lost.allSatisfy { $0.hasSuffix("; reconnecting: runs wait where they are") }, "\(lost)")
         #expect(worker.lines.allSatisfy { !$0.contains("\n") }, "\(worker.lines)")

@@ -411,7 +411,7 @@ struct PostgresStoreTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: keyPath)
         let idle = await matterflowVirtual(["worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--worker-id", "w2"])
         #expect(idle.code == 0, "\(idle.stderr)")
-        #expect(idle.stderr.contains("warning: the secret digest key \(keyPath) can be read or written by others than its owner (mode 0640)"), "\(idle.stderr)")
+        #expect(idle.stderr.contains("warning: worker w2: the secret digest key \(keyPath) can be read or written by others than its owner (mode 0640)"), "\(idle.stderr)")
         let salt = try #require(digests["salt"]?.stringValue)
         let stretched = SecretDigests.digest(.string(Payloads.specQR), salt: salt)
         #expect(digests["inputs"]?["onboardingPayload"]?.stringValue
