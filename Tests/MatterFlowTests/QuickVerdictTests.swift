@@ -121,6 +121,20 @@ import Testing
         #expect(findings.contains { $0.code == "operationOutOfOrder" }, "\(findings)")
     }
 
+    @Test("a branch reading a member a support result lacks is reported whether or not the walk is left out")
+    func anUnknownSupportFieldIsStillReported() {
+        let findings = Self.sameFindings(#"""
+            {"workflow": "look", "version": 1, "start": "find",
+             "states": {
+               "find": {"type": "workflow", "path": "find-border-router.json", "result": "router", "next": "check",
+                        "onError": [{"errors": ["*"], "next": "failed"}]},
+               "check": {"type": "choice", "choices": [{"if": {"contains": ["${vars.router.comands}", "x"]}, "next": "done"}], "default": "done"},
+               "done": {"type": "succeed"},
+               "failed": {"type": "fail", "error": "${error}"}}}
+            """#)
+        #expect(findings.map(\.code) == ["unknownSupportField"], "\(findings)")
+    }
+
     @Test func aLoopAndAMissedDeadlineAreStillReported() {
         let loop = Self.sameFindings(#"""
             {"workflow": "loop", "version": 1, "start": "find",

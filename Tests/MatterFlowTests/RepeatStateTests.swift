@@ -92,6 +92,46 @@ import Testing
         #expect(WorkflowEngine().validate(path: mixedPath).contains { $0.code == "undefinedVariable" }, "\(WorkflowEngine().validate(path: mixedPath))")
     }
 
+    /// A body that is itself a repeat of poll-device.json, run once, whose exhaustion it passes on as its own error.
+    static let nestedBody = #"""
+        {"workflow": "poll-once", "version": 1, "start": "inner", "states": {
+          "inner": {"type": "repeat", "path": "poll-device.json", "inputs": {"deviceID": "d-1"},
+                    "until": {"equals": ["${vars.inner.found}", true]}, "maxIterations": 1, "result": "inner", "next": "done",
+                    "onError": [{"errors": ["*"], "next": "failed"}]},
+          "done": {"type": "succeed", "output": "${vars.inner}"},
+          "failed": {"type": "fail", "error": "${error}"}
+        }}
+        """#
+
+    @Test("a body that can end with repeatExhausted of its own reaches the route in its first run, before any poll ended: the result may be unbound there, and the finding says why")
+    func aBodyThatExhaustsItselfLeavesTheResultUnbound() async throws {
+        let reading = Self.parent(maxIterations: 2, delay: 1)
+            .replacingOccurrences(of: #""gaveUp": {"type": "fail", "error": "${error}"}"#, with: #""gaveUp": {"type": "succeed", "output": {"lastFound": "${vars.poll.found}"}}"#)
+            .replacingOccurrences(of: #""path": "poll-device.json", "inputs": {"deviceID": "d-1"}, "#, with: #""path": "poll-once.json", "#)
+        let (directory, path) = try Self.files(reading)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Self.nestedBody.write(toFile: directory + "/poll-once.json", atomically: true, encoding: .utf8)
+        let findings = WorkflowEngine().validate(path: path)
+        #expect(findings.map(\.code) == ["possiblyUnboundVariable"], "\(findings)")
+        let finding = try #require(findings.first)
+        #expect(finding.pointer == "/states/gaveUp/output/lastFound")
+        #expect(finding.message == #""poll" is not bound on every path to this state (the body of repeat state "poll" (poll-once.json) can itself fail with repeatExhausted, before any run of it has ended and bound "poll", and the route for repeatExhausted then leads here); a run taking such a path fails with unresolvedReference"#)
+        // The run shows it: the inner repeat gives up in the first run of the body, and the route's state cannot read the result.
+        let hub = ScriptedHub()
+        hub.script("readBasicInformation", Array(repeating: .fail(Self.notFound), count: 10))
+        let result = try await WorkflowEngine().run(
+            try WorkflowEngine().load(path: path), on: hub, options: RunOptions(structureID: "s", clock: VirtualClock()))
+        #expect(result.outcome == .failed)
+        #expect(result.error?.cause == .unresolvedReference, "\(String(describing: result.error))")
+        #expect(hub.count("readBasicInformation") == 1)
+        // A body that routes its inner repeat's exhaustion cannot end with it: the route comes only after the polls.
+        let routed = Self.nestedBody
+            .replacingOccurrences(of: #""onError": [{"errors": ["*"], "next": "failed"}]"#, with: #""onError": [{"errors": ["repeatExhausted"], "next": "notYet"}, {"errors": ["*"], "next": "failed"}]"#)
+            .replacingOccurrences(of: #""done": {"#, with: #""notYet": {"type": "succeed", "output": {"found": false}}, "done": {"#)
+        try routed.write(toFile: directory + "/poll-once.json", atomically: true, encoding: .utf8)
+        #expect(WorkflowEngine().validate(path: path).isEmpty, "\(WorkflowEngine().validate(path: path))")
+    }
+
     @Test func usingUpTheIterationsIsARoutableErrorOfItsOwn() async throws {
         let hub = ScriptedHub()
         hub.script("readBasicInformation", Array(repeating: .fail(Self.notFound), count: 10))

@@ -82,6 +82,9 @@ public enum WorkflowDiagnosticCode {
     public static let concurrentSessionUse = "concurrentSessionUse"
     /// A path calls an operation before what the hub protocol requires before it.
     public static let operationOutOfOrder = "operationOutOfOrder"
+    /// A choice branch reads a member of a support-check result (such as a border router's description) that the
+    /// result does not declare, so it is no support check (a warning).
+    public static let unknownSupportField = "unknownSupportField"
     /// The session-release and protocol-order proofs stopped at their limit of configurations before covering
     /// every path, so they prove nothing.
     public static let proofIncomplete = "proofIncomplete"
@@ -156,6 +159,7 @@ public enum WorkflowDiagnosticCode {
         (unbalancedMapBody, "a map or repeat state's body can end holding the commissioning session when it did not hold it at its start, or the reverse"),
         (concurrentSessionUse, "a map state runs elements at once (concurrency above 1) whose body works in the commissioning session, which a structure has one of"),
         (operationOutOfOrder, "a path calls an operation before what the hub protocol requires before it"),
+        (unknownSupportField, "a choice branch reads a member of a support-check result that the result does not declare, so it is no support check (warning)"),
         (proofIncomplete, "the session and protocol-order proofs stopped at their limit of configurations before covering every path"),
         (deadErrorRoute, "an error route, or a name in one, can never match an error the state can raise (warning)"),
         (deadRetry, "a retry entry, or a name in one, can never match an error the state can raise (warning)"),

@@ -43,7 +43,10 @@ extension ReferenceChecker {
             for index in incoming[current] {
                 let edge = model.edges[index]
                 var binds = false
-                Self.bindings(of: model.states[edge.from], along: edge.kind, mayOnly: true) { binds = binds || $0 == variable }
+                Self.bindings(
+                    of: model.states[edge.from], along: edge.kind, mayOnly: true,
+                    selfExhausting: selfExhausting.contains(edge.from)
+                ) { binds = binds || $0 == variable }
                 if binds {
                     setters[edge.from] = true
                 } else if !seen[edge.from] {

@@ -9,6 +9,9 @@ struct ReferenceChecker {
     let model: CompiledWorkflow
     let catalog: OperationCatalog
     let collector: DiagnosticCollector
+    /// Repeat states (by number) whose body can itself end with `repeatExhausted`
+    /// (``selfExhaustingRepeats(of:model:context:)``): their route for it does not bind their result on every path.
+    let selfExhausting: Set<Int>
 
     /// The pseudo-variable bound along error and cancel edges.
     private static let errorBinding = "${error}"
@@ -20,10 +23,14 @@ struct ReferenceChecker {
         checkComparisons(shapes: shapes)
         checkChoiceFields(shapes: shapes)
         checkRaisedLiterals()
-        let must = flow(intersect: true)
-        let may = flow(intersect: false)
+        let must = flow(intersect: true, selfExhausting: selfExhausting)
+        let may = flow(intersect: false, selfExhausting: selfExhausting)
+        // Only to say why a variable is unbound on some path: what would be bound on every path if no body ended
+        // with repeatExhausted of its own.
+        let mustIfNoBodyExhausts = selfExhausting.isEmpty ? nil : flow(intersect: true, selfExhausting: [])
         for number in model.states.indices {
             guard let mustIn = must.bound(at: number), let mayIn = may.bound(at: number) else { continue }
+            let mustOtherwise = mustIfNoBodyExhausts?.bound(at: number)
             let state = model.states[number]
             forEachTemplate(of: state) { pointer, template, tolerant, place in
                 // Most templates read no reference.
@@ -41,16 +48,19 @@ struct ReferenceChecker {
                 template.forEachReference { reference, inside in
                     check(
                         reference, at: { inside.reduce(pointer()) { JSONPointer.appending($1, to: $0) } }, shapes: shapes,
-                        must: tolerant ? mayIn : mustIn, may: mayIn, element: extra, boundHere: setHere)
+                        must: tolerant ? mayIn : mustIn, may: mayIn, element: extra, boundHere: setHere,
+                        mustIfNoBodyExhausts: mustOtherwise)
                 }
             }
         }
     }
 
-    /// `pointer` is spelled out only for a finding.
+    /// `pointer` is spelled out only for a finding; `mustIfNoBodyExhausts`, what would be bound on every path if no
+    /// repeat's body ended with repeatExhausted of its own, says why a variable is not.
     private func check(
         _ reference: Reference, at pointer: () -> String, shapes: [String: ValueShape], must: BindingFlow.Bound,
-        may: BindingFlow.Bound, element: (name: String, shape: ValueShape)?, boundHere: [String] = []
+        may: BindingFlow.Bound, element: (name: String, shape: ValueShape)?, boundHere: [String],
+        mustIfNoBodyExhausts: BindingFlow.Bound?
     ) {
         let head = reference.head
         if reference.root == .vars, let head, let element, head == element.name {
@@ -82,9 +92,12 @@ struct ReferenceChecker {
                     Code.undefinedVariable, at: pointer(),
                     "${\(reference)} is read before any state on the way here binds \"\(head)\"")
             } else if !boundJustBefore, !must.contains(head) {
+                let why =
+                    mustIfNoBodyExhausts?.contains(head) == true
+                    ? exhaustedBeforeAnyRun(head) : "(for example, after an error)"
                 collector.warning(
                     Code.possiblyUnboundVariable, at: pointer(),
-                    "\"\(head)\" is not bound on every path to this state (for example, after an error); a run taking such a path fails with unresolvedReference")
+                    "\"\(head)\" is not bound on every path to this state \(why); a run taking such a path fails with unresolvedReference")
             }
             checkPath(reference, from: shape, at: pointer)
         case .error:
@@ -230,14 +243,17 @@ struct ReferenceChecker {
     /// (true). A cancelled step whose hub call still succeeded keeps its result, so a cancel edge may bind the
     /// state's result variable. A repeat state's route that names only `repeatExhausted` binds its result: the body
     /// ran `maxIterations` times, each output bound, and `until` never held (the last poll's value is what a person
-    /// is told of).
+    /// is told of). Unless the body can itself end with `repeatExhausted` (`selfExhausting`): then the route may be
+    /// taken in the first run, before any output was bound, so it binds the result on some paths only.
     static func bindings(
-        of state: WorkflowState, along kind: WorkflowEdge.Kind, mayOnly: Bool, _ bind: (String) -> Void
+        of state: WorkflowState, along kind: WorkflowEdge.Kind, mayOnly: Bool, selfExhausting: Bool, _ bind: (String) -> Void
     ) {
         switch kind {
         case .error(_, let names):
             bind(errorBinding)
-            if names == [ErrorCause.repeatExhausted.rawValue], case .workflow(let subworkflow) = state.kind, subworkflow.repeating != nil {
+            if names == [ErrorCause.repeatExhausted.rawValue], mayOnly || !selfExhausting,
+                case .workflow(let subworkflow) = state.kind, subworkflow.repeating != nil
+            {
                 subworkflow.step.result.map(bind)
             }
         case .cancel:
@@ -262,10 +278,13 @@ struct ReferenceChecker {
         }
     }
 
-    /// Variables bound on entry to each reachable state: on every path (`intersect`) or on some path.
-    private func flow(intersect: Bool) -> BindingFlow {
+    /// Variables bound on entry to each reachable state: on every path (`intersect`) or on some path, with the
+    /// repeat states whose body can end with repeatExhausted of its own (by number).
+    private func flow(intersect: Bool, selfExhausting: Set<Int>) -> BindingFlow {
         BindingFlow(model: model, intersect: intersect) { edge, bind in
-            Self.bindings(of: model.states[edge.from], along: edge.kind, mayOnly: !intersect, bind)
+            Self.bindings(
+                of: model.states[edge.from], along: edge.kind, mayOnly: !intersect,
+                selfExhausting: selfExhausting.contains(edge.from), bind)
         }
     }
 

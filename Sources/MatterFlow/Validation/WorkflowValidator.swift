@@ -17,7 +17,10 @@ struct WorkflowValidator {
         checkTransitions(model)
         checkSteps()
         checkGraph(model)
-        ReferenceChecker(workflow: workflow, model: model, catalog: catalog, collector: collector).check()
+        ReferenceChecker(
+            workflow: workflow, model: model, catalog: catalog, collector: collector,
+            selfExhausting: ReferenceChecker.selfExhaustingRepeats(of: workflow, model: model, context: verification)
+        ).check()
         WorkflowVerifier(workflow: workflow, collector: collector, context: verification, isTopLevel: isTopLevel).verify()
     }
 

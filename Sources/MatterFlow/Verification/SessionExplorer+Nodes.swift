@@ -17,15 +17,19 @@ extension SessionExplorer {
         var children: [Int: Int] = [:]
         /// Variables some choice tests with `exists`, each with its number in ``VariableFacts``.
         let tracked: [String: Int]
-        /// Variables bound to the result of a support-check operation, with that operation.
-        let supportResults: [String: String]
-        /// The support-check operation whose result the workflow outputs, if any.
-        let supportOutput: String?
+        /// Variables bound to the result of a support-check operation, with that operation and the value's shape.
+        let supportResults: [String: SupportResult]
+        /// The support-check result the workflow outputs (whole, in part or in an object), if any.
+        let supportOutput: SupportResult?
         /// Every succeed state outputs a non-null value.
         let outputNonNull: Bool
         /// For each choice state (by number), the support-check operations each branch's condition tests the
-        /// result of: found once here instead of from the condition's references at every visit.
+        /// result of: found once here instead of from the condition's references at every visit. A branch tests a
+        /// result when it compares, or looks in, a value of it the result declares (``Condition/valueReads``).
         let supportChecks: [Int: [OperationSet]]
+        /// The members of support results that branch conditions read but the results do not declare, in state and
+        /// branch order, each once per branch.
+        let unknownSupportFields: [UnknownSupportField]
         /// For each workflow state (by number), what its guards and inputs may fail with before the child starts.
         let startErrors: [Int: ErrorSet]
         /// For each action state (by number) whose operation the catalog has, what the walk needs of the call:
@@ -39,7 +43,7 @@ extension SessionExplorer {
 
         init(
             workflow: Workflow, flow: ErrorFlow, errors: PossibleErrorTable, graph: SessionGraph, tracked: [String: Int],
-            supportResults: [String: String], supportOutput: String?, outputNonNull: Bool
+            supportResults: [String: SupportResult], supportOutput: SupportResult?, outputNonNull: Bool
         ) {
             self.workflow = workflow
             self.flow = flow
@@ -49,6 +53,7 @@ extension SessionExplorer {
             self.supportOutput = supportOutput
             self.outputNonNull = outputNonNull
             var checks: [Int: [OperationSet]] = [:]
+            var unknown: [UnknownSupportField] = []
             var before: [Int: ErrorSet] = [:]
             var calls = [Call?](repeating: nil, count: flow.model.count)
             for (number, state) in flow.model.states.enumerated() {
@@ -56,9 +61,20 @@ extension SessionExplorer {
                 case .action(let action):
                     calls[number] = errors.catalog[action.operation].map { Call($0, graph: graph) }
                 case .choice(let choice):
-                    checks[number] = choice.branches.map { branch in
-                        graph.operations(branch.condition.templates.flatMap(\.references).compactMap { reference in
-                            reference.root == .vars ? reference.head.flatMap { supportResults[$0] } : nil
+                    checks[number] = choice.branches.enumerated().map { index, branch in
+                        // A member the result lacks is reported wherever the condition reads it, `exists` too.
+                        var reported: Set<String> = []
+                        for reference in branch.condition.templates.flatMap(\.references) where reference.root == .vars {
+                            guard let result = reference.head.flatMap({ supportResults[$0] }), !result.declares(reference),
+                                reported.insert(reference.description).inserted
+                            else { continue }
+                            unknown.append(UnknownSupportField(state: number, branch: index, reference: reference, result: result))
+                        }
+                        return graph.operations(branch.condition.valueReads.compactMap { reference in
+                            guard reference.root == .vars, let result = reference.head.flatMap({ supportResults[$0] }),
+                                result.declares(reference)
+                            else { return nil }
+                            return result.operation
                         })
                     }
                 case .workflow:
@@ -69,6 +85,7 @@ extension SessionExplorer {
             }
             self.calls = calls
             supportChecks = checks
+            unknownSupportFields = unknown
             startErrors = before
         }
     }
@@ -135,7 +152,9 @@ extension SessionExplorer {
         var nonNull = true
         let flow = context.flow(workflow)
         var children: [Int: Int] = [:]
-        var support: [String: String] = [:]
+        var support: [String: SupportResult] = [:]
+        // Variables some state binds to a value that is no support result: of any shape, as far as the checks go.
+        var otherwise: Set<String> = []
         for (number, state) in flow.model.states.enumerated() {
             switch state.kind {
             case .choice(let choice):
@@ -158,31 +177,58 @@ extension SessionExplorer {
             }
         }
         // Variables holding the result of a support-check operation: bound by an action calling one, or by a
-        // sub-workflow whose output carries one (such as a child that finds a border router and outputs it).
+        // sub-workflow whose output carries one (such as a child that finds a border router and outputs it). The
+        // last binding names the operation; bindings of other shapes leave the shape unknown.
+        func bind(_ variable: String, _ result: SupportResult) {
+            support[variable] = support[variable].map { result.merged(with: $0) } ?? result
+        }
         for state in workflow.statesInOrder {
             switch state.kind {
             case .action(let action):
-                if supportOperations.contains(action.operation), let result = action.step.result { support[result] = action.operation }
-            case .workflow(let subworkflow):
-                if let child = workflow.subworkflows[subworkflow.path], let result = subworkflow.step.result,
-                    let id = ids[child.file], let operation = graph.nodes[id].supportOutput
-                {
-                    support[result] = operation
+                guard let result = action.step.result else { break }
+                if supportOperations.contains(action.operation) {
+                    bind(result, SupportResult(operation: action.operation, shape: context.catalog[action.operation]?.result ?? .any))
+                } else {
+                    otherwise.insert(result)
                 }
-            case .choice, .assign, .wait, .ask, .delay, .succeed, .fail:
+            case .workflow(let subworkflow):
+                guard let result = subworkflow.step.result else { break }
+                if let child = workflow.subworkflows[subworkflow.path], let id = ids[child.file],
+                    let output = graph.nodes[id].supportOutput
+                {
+                    // A map binds its list of results, each element's output in it.
+                    bind(result, subworkflow.map == nil ? output : SupportResult(operation: output.operation, shape: ReferenceChecker.mapResult))
+                } else {
+                    otherwise.insert(result)
+                }
+            case .assign(let assign):
+                otherwise.formUnion(assign.assignments.map(\.name))
+            case .wait(let wait):
+                if let result = wait.result { otherwise.insert(result) }
+            case .ask(let ask):
+                if let result = ask.result { otherwise.insert(result) }
+            case .choice, .delay, .succeed, .fail:
                 break
             }
         }
-        var output: String?
-        outputs: for state in workflow.statesInOrder {
-            guard case .succeed(let succeed) = state.kind, let value = succeed.output else { continue }
+        for variable in otherwise where support[variable] != nil { support[variable]?.shape = .any }
+        // The output carries the first support result a succeed state's output reads; its shape is every succeed
+        // state's output's, when they agree.
+        var output: SupportResult?
+        var outputShape: ValueShape?
+        for state in workflow.statesInOrder {
+            guard case .succeed(let succeed) = state.kind else { continue }
+            let shape = succeed.output.map { SupportResult.shape(of: $0, support: support) } ?? .any
+            outputShape = outputShape.map { $0 == shape ? $0 : .any } ?? shape
+            guard output == nil, let value = succeed.output else { continue }
             for reference in value.references where reference.root == .vars {
-                if let head = reference.head, let operation = support[head] {
-                    output = operation
-                    break outputs
+                if let head = reference.head, let result = support[head] {
+                    output = result
+                    break
                 }
             }
         }
+        output?.shape = outputShape ?? .any
         let node = Node(
             workflow: workflow, flow: flow, errors: context.errors, graph: graph, tracked: tracked, supportResults: support,
             supportOutput: output, outputNonNull: nonNull)

@@ -217,6 +217,13 @@ struct SessionExplorer {
         SessionExplorer(nodesOf: workflow, context: context, limit: limit).mayFind(from: workflow)
     }
 
+    /// The node of `workflow`, made with those of its tree unless a walk of the load already made it (nil only
+    /// if none could be).
+    static func node(of workflow: Workflow, context: VerificationContext) -> Node? {
+        let explorer = SessionExplorer(nodesOf: workflow, context: context, limit: limit)
+        return explorer.graph.nodeIDs[workflow.file].map { explorer.nodes[$0] }
+    }
+
     /// ``configurationBound(from:)`` of `workflow`'s tree, made without walking (for tests of the bound).
     static func configurationBound(in workflow: Workflow, context: VerificationContext) -> Int? {
         SessionExplorer(nodesOf: workflow, context: context, limit: limit).configurationBound(from: workflow)

@@ -31,6 +31,10 @@ struct WorkflowVerifier {
             let explorer = SessionExplorer(root: workflow, context: context)
             SessionCheck(workflow: workflow, explorer: explorer, collector: collector).check()
         }
+        // Whether or not the walk was needed: a branch reading what a support result lacks is a mistake either way.
+        if let node = SessionExplorer.node(of: workflow, context: context) {
+            SupportFieldCheck(node: node, collector: collector).check()
+        }
         // A duration analysis left out here is made when a parent's needs it.
         if !skips || BudgetCheck.mayFind(workflow) {
             BudgetCheck(workflow: workflow, graph: context.budgetGraph(workflow), collector: collector).check()
