@@ -310,6 +310,31 @@ import Testing
         #expect(unbound.contains { $0.code == "undefinedVariable" })
     }
 
+    @Test("what a choice binds has the shape of the list's elements, or of the member value names: a misread of it is found before a run asks")
+    func aChoiceBindsTheElementsShape() {
+        func variant(_ original: String, _ replacement: String) -> [Diagnostic] {
+            diagnose(Self.workflow.replacingOccurrences(of: original, with: replacement))
+        }
+        // value names the room's name, a string: it has no members.
+        let member = variant(#""room": "${vars.room}""#, #""room": "${vars.room.name}""#)
+        #expect(member.contains { $0.code == "unknownField" && $0.pointer == "/states/done/output/room" }, "\(member)")
+        // Without value the whole room is bound: its members are known, and a misspelt one is named.
+        let whole = variant(#", "value": "name"}"#, "}").filter { $0.severity == .error }
+        #expect(whole.isEmpty, "\(whole)")
+        let typo = diagnose(
+            Self.workflow.replacingOccurrences(of: #", "value": "name"}"#, with: "}")
+                .replacingOccurrences(of: #""room": "${vars.room}""#, with: #""room": "${vars.room.nmae}""#))
+        #expect(typo.contains { $0.code == "unknownField" && $0.message.contains("did you mean \"name\"?") }, "\(typo)")
+        // A literal list's value members of one type bind that type.
+        let literal = variant(#""${vars.fetched.rooms}""#, #"[{"name": "Hall", "n": 1}, {"name": "Den", "n": 2}]"#)
+            .filter { $0.severity == .error }
+        #expect(literal.isEmpty, "\(literal)")
+        let literalMember = diagnose(
+            Self.workflow.replacingOccurrences(of: #""${vars.fetched.rooms}""#, with: #"[{"name": "Hall"}, {"name": "Den"}]"#)
+                .replacingOccurrences(of: #""room": "${vars.room}""#, with: #""room": "${vars.room.name}""#))
+        #expect(literalMember.contains { $0.code == "unknownField" && $0.pointer == "/states/done/output/room" }, "\(literalMember)")
+    }
+
     @Test("a choice's label or value that the list's elements cannot have is unknownField at that member, before a run asks")
     func aChoiceFieldTheElementsLackIsFound() {
         func variant(_ original: String, _ replacement: String) -> [Diagnostic] {

@@ -188,6 +188,23 @@ import Testing
         #expect(diagnose(MapStateTests.workflow(items: "[]", extra: #""concurrency": 4,"#)).isEmpty)
     }
 
+    @Test("a map's element has the shape of the list's elements: a misspelt member of it is found before a run")
+    func theElementIsTyped() {
+        let text = #"""
+            {"workflow": "w", "version": 1, "start": "fetch", "states": {
+              "fetch": {"type": "action", "operation": "fetchRooms", "result": "fetched", "next": "each"},
+              "each": {"type": "map", "items": "${vars.fetched.rooms}", "as": "room", "maxItems": 4,
+                       "path": "read-device.json", "inputs": {"deviceID": "${vars.room.id}"}, "result": "reads", "next": "done"},
+              "done": {"type": "succeed"}
+            }}
+            """#
+        #expect(diagnose(text).filter { $0.severity == .error }.isEmpty, "\(diagnose(text))")
+        let typo = diagnose(text.replacingOccurrences(of: "${vars.room.id}", with: "${vars.room.ID}"))
+        #expect(
+            typo.contains { $0.code == "unknownField" && $0.pointer == "/states/each/inputs/deviceID" && $0.message.contains("did you mean \"id\"?") },
+            "\(typo)")
+    }
+
     @Test func aMapTakesNoRetryOrGuardsItsBodyHasThem() {
         let found = diagnose(MapStateTests.workflow(items: "[]", extra: #""retry": [{"errors": ["*"]}], "guards": ["permission"],"#))
         #expect(found.contains { $0.code == "unknownKey" && $0.pointer == "/states/each/retry" }, "\(found)")

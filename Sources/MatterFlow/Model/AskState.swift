@@ -44,8 +44,9 @@ public enum AnswerSchema: Sendable {
     /// literal list's one scalar type when all its elements share it, else anything.
     var shape: ValueShape {
         switch self {
-        case .choice(.literal(.array(let elements)), _, nil):
-            let shapes = Set(elements.map(ValueShape.scalar(of:)))
+        case .choice(.literal(.array(let elements)), _, let value):
+            let chosen = value.map { member in elements.map { $0[member] ?? .null } } ?? elements
+            let shapes = Set(chosen.map(ValueShape.scalar(of:)))
             return shapes.count == 1 ? shapes.first ?? .any : .any
         case .choice: return .any
         case .text: return .string

@@ -35,11 +35,12 @@ struct ReferenceChecker {
             forEachTemplate(of: state) { pointer, template, tolerant, place in
                 // Most templates read no reference.
                 guard template.hasReferences else { return }
-                // A map state's body inputs also read the element's variable, bound for them alone; a repeat
+                // A map state's body inputs also read the element's variable (of the list's element shape), bound
+                // for them alone; a repeat
                 // state's `until` reads its own result, bound by the body's run just before.
                 let extra: (name: String, shape: ValueShape)? =
                     place == .inputs
-                    ? Self.mapIteration(of: state).map { ($0.elementName, .any) }
+                    ? Self.mapIteration(of: state).map { ($0.elementName, elementShape(of: $0.items, shapes: shapes)) }
                     : place == .until ? Self.repeatResult(of: state).map { ($0, repeatOutputShape(of: state)) } : nil
                 // An assign state's warning and show are evaluated after its `set`, so they read what the state binds.
                 let setHere: [String] =
@@ -180,12 +181,27 @@ struct ReferenceChecker {
             case .wait(let wait):
                 if let result = wait.result { bind(result, catalog.event(named: wait.event)?.payload ?? .any) }
             case .ask(let ask):
-                if let result = ask.result { bind(result, ask.answer.shape) }
+                if let result = ask.result, ask.answer.source?.isLiteral != false { bind(result, ask.answer.shape) }
             case .choice, .delay, .succeed, .fail:
                 break
             }
         }
+        // An answer picked from a list held elsewhere takes the shape of the list's elements (or of the member a
+        // choice's `value` names), read from what the first pass knows of the list.
+        var picked: [(name: String, shape: ValueShape)] = []
+        for state in model.states {
+            if case .ask(let ask) = state.kind, let result = ask.result, case .choice(let from, _, let value) = ask.answer, !from.isLiteral {
+                picked.append((result, elementShape(of: from, member: value, shapes: shapes)))
+            }
+        }
+        for (name, shape) in picked { bind(name, shape) }
         return shapes
+    }
+
+    /// The shape of an element of the list `items` reads (or of its member `member`), when the validator knows it.
+    private func elementShape(of items: Template, member: String? = nil, shapes: [String: ValueShape]) -> ValueShape {
+        guard case .reference(let reference) = items, let element = shape(of: reference, shapes: shapes)?.element else { return .any }
+        return member.map { element.member($0) ?? .any } ?? element
     }
 
     /// The shape of a sub-workflow's output, as its parent reads it: an object with the members any of its succeed
