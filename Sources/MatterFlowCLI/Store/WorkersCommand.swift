@@ -11,6 +11,10 @@ struct WorkersCommand {
             StoreOption.postgresOption,
             .init(name: "all", valueName: nil, help: "Also list workers that stopped cleanly."),
             .init(name: "json", valueName: nil, help: "Print the workers as a JSON array."),
+            .init(
+                name: "check", valueName: nil,
+                help: "Check the fleet's health instead, for a monitoring probe: exit 1 with the problems when fewer than --min-workers run, one is built for another schema, or a dead worker's runs wait for a takeover."),
+            .init(name: "min-workers", valueName: "<n>", help: "With --check: how many workers must run (default 1; 0...10000)."),
         ],
         discussion: """
             STATE: running (it heartbeats and claims runs), stopping (it drains after SIGTERM or SIGINT and claims
@@ -21,7 +25,13 @@ struct WorkersCommand {
             that holds no run needs nothing done; `matterflow store prune --older-than AGE` removes its row once its
             last heartbeat is older than AGE, as it does a stopped worker's.
 
-            Exit status: 0, or 2 when the store cannot be read, 64 usage error.
+            --check prints `ok: N workers running, holding M runs`, or the number of problems and one `problem: ...`
+            line each (with --json, {"healthy", "running", "held", "problems"}): fewer running workers than
+            --min-workers (default 1); a running or stopping worker built for another store schema; a silent worker
+            whose runs have waited for a takeover three leases or more (no running worker takes them).
+
+            Exit status: 0 (with --check: healthy), 1 with --check when the fleet has a problem, 2 when the store
+            cannot be read, 64 usage error.
             """)
 
     let arguments: ParsedArguments
@@ -29,6 +39,14 @@ struct WorkersCommand {
 
     func execute() throws(UsageError) -> Int32 {
         let location = try StoreOption.value(arguments, command: Self.spec.name)
+        let check = arguments.flag("check")
+        if arguments.value("min-workers") != nil, !check {
+            throw UsageError(message: "--min-workers applies to --check; add --check", command: Self.spec.name)
+        }
+        if check, arguments.flag("all") {
+            throw UsageError(message: "--check looks at every worker already; drop --all", command: Self.spec.name)
+        }
+        let minimum = try arguments.wholeNumber("min-workers", default: 1, range: 0...10_000, command: Self.spec.name)
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: environment.standardError) else {
             return ExitCode.invalidInput
         }
@@ -38,6 +56,16 @@ struct WorkersCommand {
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
+        }
+        if check {
+            let health = FleetHealth(workers: workers, minimumRunning: minimum)
+            if arguments.flag("json") {
+                environment.standardOutput.line(JSONWriter.pretty(health.jsonValue))
+            } else {
+                environment.standardOutput.line(health.summary)
+                for problem in health.problems { environment.standardOutput.line(TerminalText.escaping("problem: \(problem)")) }
+            }
+            return health.problems.isEmpty ? ExitCode.success : ExitCode.failure
         }
         return StoreListing.show(
             workers, json: arguments.flag("json"), jsonValue: \.jsonValue,

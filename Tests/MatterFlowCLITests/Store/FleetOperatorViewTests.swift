@@ -130,10 +130,25 @@ import Testing
         #expect(orphan.contains("lease expired: another worker takes it over"), "\(orphan)")
         #expect(runs.stdout.split(separator: "\n").first { $0.hasPrefix("run-held ") }?.contains("lease expired") == false)
 
+        // A probe: the dead worker's runs have waited for a takeover far longer than a lease.
+        let probe = await matterflow(["workers", "--store", conninfo, "--check"])
+        #expect(probe.code == 1, "\(probe.stdout)")
+        let said = probe.stdout.split(separator: "\n").map(String.init)
+        #expect(said.first == "1 problem: 1 worker running", "\(probe.stdout)")
+        #expect(said.dropFirst().first?.hasPrefix("problem: worker w-dead on host-c went silent 3 min ago holding 2 runs no worker has taken over") == true, "\(probe.stdout)")
+        let wanting = await matterflow(["workers", "--store", conninfo, "--check", "--min-workers", "2", "--json"])
+        #expect(wanting.code == 1)
+        let report = try JSONDocument.parse(wanting.stdout, file: "<out>").value
+        #expect(report["healthy"] == false && report["running"] == 1 && report["held"] == 1, "\(wanting.stdout)")
+        #expect(report["problems"]?.arrayValue?.first?.stringValue?.hasPrefix("1 worker running, 2 wanted") == true, "\(wanting.stdout)")
+        #expect(await matterflow(["workers", "--store", conninfo, "--min-workers", "2"]).code == 64, "--min-workers needs --check")
+
         // A worker registered again under the same ID starts afresh, on its new host.
         try store.registerWorker("w-dead", host: "host-d", pid: 14, leaseSeconds: 5)
         let again = try #require(try store.workers().first { $0.workerID == "w-dead" })
         #expect(again.state == .running && again.host == "host-d" && again.pid == 14 && again.leaseSeconds == 5)
+        let healthy = await matterflow(["workers", "--store", conninfo, "--check", "--min-workers", "2"])
+        #expect(healthy.code == 0 && healthy.stdout == "ok: 2 workers running, holding 1 run\n", "\(healthy.stdout)")
         #expect(await matterflow(["workers", "--store", "/tmp"]).code == 64, "a journal directory has no workers")
     }
 
