@@ -161,7 +161,8 @@ extension ConformanceRun {
             extended, wanted: "status's usual result")
     }
 
-    /// 5. One session per structure: a second prepare is `sessionBusy`, and a cancel releases the first.
+    /// 5. One session per structure: status reads while it is open (its holder too, when sent), a second prepare is
+    /// `sessionBusy`, and a cancel releases the first.
     func checkOneSession(_ hub: HubUnderCheck) async {
         let target = hub.target
         let name = "one session per structure: a second prepareCommissioning fails with sessionBusy"
@@ -174,6 +175,10 @@ extension ConformanceRun {
         }
         let status = await client.call("status", ["structure": target], within: limit)
         let active = result(status.reply)?["activeSession"]?.boolValue == true
+        // A hub that says who holds the session says it now: a holder MatterFlow cannot read fails every guard's read.
+        checkShape("status with a session open has the shape MatterFlow reads, its holder included when sent", status) { reader throws(FlowError) in
+            _ = try HubWire.status(reader)
+        }
         let second = await client.call("prepareCommissioning", ["structure": target], within: limit)
         let data = errorData(second.reply)
         if !active {

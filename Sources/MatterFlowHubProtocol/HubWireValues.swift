@@ -9,17 +9,39 @@ enum HubWire {
 
     // MARK: Commissioning
 
+    /// The status, with `holder` only when the hub says who holds the session (a client of an earlier hub sees
+    /// none, and ignores a member it does not know).
     static func json(_ status: HubStatus) -> JSONValue {
-        [
+        var object: JSONObject = [
             "online": .bool(status.online), "reachable": .bool(status.reachable),
             "permissionGranted": .bool(status.permissionGranted), "activeSession": .bool(status.activeSession),
         ]
+        if let holder = status.holder { object["holder"] = json(holder) }
+        return .object(object)
     }
 
+    /// A status; `holder` may be missing or null (a hub that does not say, or an earlier one).
     static func status(_ reader: WireReader) throws(FlowError) -> HubStatus {
         HubStatus(
             online: try reader.bool("online"), reachable: try reader.bool("reachable"),
-            permissionGranted: try reader.bool("permissionGranted"), activeSession: try reader.bool("activeSession"))
+            permissionGranted: try reader.bool("permissionGranted"), activeSession: try reader.bool("activeSession"),
+            holder: try reader.optionalObject("holder").map { reader throws(FlowError) in try holder(reader) })
+    }
+
+    static func json(_ holder: SessionHolder) -> JSONValue {
+        [
+            "sessionID": holder.sessionID.map(JSONValue.string) ?? .null, "owner": holder.owner.map(JSONValue.string) ?? .null,
+            "commissioningID": holder.commissioningID.map(JSONValue.string) ?? .null,
+            "openedAt": holder.openedAt.map(JSONValue.double) ?? .null,
+        ]
+    }
+
+    /// A holder: each member a string (`openedAt` a time in seconds since 1970), null or missing.
+    static func holder(_ reader: WireReader) throws(FlowError) -> SessionHolder {
+        SessionHolder(
+            sessionID: try reader.optionalString("sessionID"), owner: try reader.optionalString("owner"),
+            commissioningID: try reader.optionalString("commissioningID"),
+            openedAt: try reader.optionalNumber("openedAt", in: NumberLimits.epochSeconds))
     }
 
     static func json(_ topology: Topology) -> JSONValue {

@@ -72,6 +72,14 @@ struct WireReader {
         return int
     }
 
+    func optionalNumber(_ key: String, in range: NumberRange) throws(FlowError) -> Double? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let number = value.doubleValue, range.contains(number) else {
+            throw failure(key, "a number in \(range) or null", value)
+        }
+        return number
+    }
+
     func strings(_ key: String) throws(FlowError) -> [String] {
         guard let array = object[key]?.arrayValue else { throw failure(key, "an array of strings", object[key]) }
         var strings: [String] = []

@@ -44,6 +44,7 @@ extension HomeDecoder {
         let roomName = roomName(reader, "roomName", rooms: rooms)
         let owner = reader.nonEmptyString("owner")
         let leaseExpiresAt = reader.number("leaseExpiresAt", in: NumberLimits.epochSeconds)
+        let openedAt = reader.number("openedAt", in: NumberLimits.epochSeconds)
         reader.finish()
 
         guard let phase, let id, let deviceIDs, let roomName else { return nil }
@@ -67,6 +68,7 @@ extension HomeDecoder {
             var restored = try CommissioningSession(restoring: snapshot).snapshot
             restored.owner = owner
             restored.leaseExpiresAt = leaseExpiresAt
+            restored.openedAt = openedAt
             return restored
         } catch {
             collector.error(DiagnosticCode.missingKey, at: reader.pointer, error.message)

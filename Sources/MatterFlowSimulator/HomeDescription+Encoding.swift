@@ -83,6 +83,7 @@ extension CommissioningSessionSnapshot {
         if let roomName { object["roomName"] = .string(roomName) }
         if let owner { object["owner"] = .string(owner) }
         if let leaseExpiresAt { object["leaseExpiresAt"] = .double(leaseExpiresAt) }
+        if let openedAt { object["openedAt"] = .double(openedAt) }
         return .object(object)
     }
 }

@@ -16,22 +16,25 @@ extension SimulatedStructure {
         }
         home.devices.removeAll { expiry.releasedDeviceIDs.contains($0.id) }
         sessionOwner = nil
+        sessionOpenedAt = nil
         leaseExpiresAt = nil
         leaseStartedOnLoad = false
         return expiry
     }
 
-    /// After a successful change: a new session gets its owner and a fresh lease, a changed one a renewed lease,
-    /// and a structure without an active session keeps no lease.
+    /// After a successful change: a new session gets its owner, its opening time and a fresh lease, a changed one a
+    /// renewed lease, and a structure without an active session keeps no lease.
     mutating func updateLease(after before: SimulatedStructure, now: Double, owner: String?) {
         guard session.isActive else {
             sessionOwner = nil
+            sessionOpenedAt = nil
             leaseExpiresAt = nil
             leaseStartedOnLoad = false
             return
         }
         if !before.session.isActive || before.session.sessionID != session.sessionID {
             sessionOwner = owner
+            sessionOpenedAt = now
             leaseExpiresAt = now + leaseSeconds
             leaseStartedOnLoad = false
         } else if before.session != session || leaseExpiresAt == nil {

@@ -10,6 +10,9 @@ struct SimulatedStructure: Sendable, Hashable {
     var session: CommissioningSession
     /// The run that opened the active session, when the call said (see `SimulatedStructure+Lease.swift`).
     var sessionOwner: String?
+    /// When the active session was opened, in hub time (seconds since the Unix epoch); nil for a session restored
+    /// from a home that does not say.
+    var sessionOpenedAt: Double?
     /// When the active session's lease runs out, in hub time (seconds since the Unix epoch).
     var leaseExpiresAt: Double?
     /// The lease was started when the session was loaded without one (a hand-written home): it is not saved.
@@ -22,6 +25,7 @@ struct SimulatedStructure: Sendable, Hashable {
         if let snapshot = description.activeSession {
             session = try CommissioningSession(restoring: snapshot)
             sessionOwner = snapshot.owner
+            sessionOpenedAt = snapshot.openedAt
             leaseExpiresAt = snapshot.leaseExpiresAt
         } else {
             session = CommissioningSession()
@@ -34,6 +38,7 @@ struct SimulatedStructure: Sendable, Hashable {
         if session.isActive {
             var snapshot = session.snapshot
             snapshot.owner = sessionOwner
+            snapshot.openedAt = sessionOpenedAt
             snapshot.leaseExpiresAt = leaseStartedOnLoad ? nil : leaseExpiresAt
             copy.activeSession = snapshot
         }
@@ -45,7 +50,14 @@ struct SimulatedStructure: Sendable, Hashable {
     var status: HubStatus {
         HubStatus(
             online: home.hub.online, reachable: home.hub.reachable, permissionGranted: home.permissionGranted,
-            activeSession: session.isActive)
+            activeSession: session.isActive, holder: holder)
+    }
+
+    /// Who holds the active session, as `status` and a refused `prepare` tell it; nil when none is active.
+    var holder: SessionHolder? {
+        guard session.isActive else { return nil }
+        return SessionHolder(
+            sessionID: session.sessionID, owner: sessionOwner, commissioningID: session.commissioningID, openedAt: sessionOpenedAt)
     }
 
     // MARK: - Connectivity
@@ -78,6 +90,8 @@ struct SimulatedStructure: Sendable, Hashable {
                 "the user has not granted this app access to \(name); ask them to grant it in the app, then try again")
         }
         try requireReachable()
+        // Refused here rather than by the session machine, which does not know who holds the session.
+        if let holder { throw FlowError.sessionBusy(phase: session.phase, heldBy: holder) }
         let id = issueID(prefix: "session")
         try session.prepare(sessionID: id)
         return id

@@ -60,10 +60,7 @@ struct FleetSessionGuard {
                         throw FlowError(.hubUnreachable, "the run store could not take the fleet's session lock for structure \"\(structure)\": \(error.message)")
                     }
                     if case .busy(let holder) = answer {
-                        throw FlowError(
-                            .sessionBusy,
-                            "another commissioning session is active on structure \"\(structure)\" in the fleet (run \(holder)); "
-                                + "wait for it to end, or settle it if its worker died")
+                        throw holder?.refusal(structure: structure) ?? FleetSessionHolder.unknownRefusal(structure: structure)
                     }
                     do {
                         return try await original.perform(hub: hub, structure: structure, arguments: arguments)

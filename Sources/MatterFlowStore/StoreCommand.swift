@@ -44,8 +44,8 @@ struct RunConclusion: Sendable {
 enum StoreCommandAnswer: Sendable, Hashable {
     /// The session is the run's.
     case acquired
-    /// Another run holds the structure's session.
-    case busy(holder: String)
+    /// Another run holds the structure's session: this one, unless its row went before it could be read.
+    case busy(holder: FleetSessionHolder?)
     case released
     /// Whether the status is recorded as this worker's: written now, or in a transaction of this worker whose
     /// commit's answer was lost (false: the run is leased to another worker, or another ended it).
@@ -58,7 +58,7 @@ extension StoreCommand {
     /// Performs a batch's commands inside the transaction open on `connection`, in at most five statements whatever
     /// their number: one `SELECT` of the leases to confirm, one `DELETE` for the session releases (those of finishing
     /// runs included), one `INSERT` for the session takes and, when some were refused, one `SELECT` of who holds those
-    /// structures, and one `UPDATE` for the final statuses that also sends the notifications of the runs' ends.
+    /// structures (the run, its status and worker, and since when), and one `UPDATE` for the final statuses that also sends the notifications of the runs' ends.
     /// Returns one answer per command, in order.
     ///
     /// Of several takes of one structure (runs racing for it) only the first is inserted, as one statement cannot
@@ -117,6 +117,7 @@ extension StoreCommand {
                 """, [JSONWriter.compact(JSONValue.array(releases).storableAsJSONB), workerID])
         }
         var holders: [StructureID: String] = [:]
+        var busyHolders: [StructureID: FleetSessionHolder] = [:]
         if !takes.isEmpty {
             // The row of a run that ended failed or cancelled, or of no run, does not block.
             let taken = try connection.execute(
@@ -131,13 +132,27 @@ extension StoreCommand {
                 RETURNING structure_id, run_id
                 """, [JSONWriter.compact(JSONValue.array(takes).storableAsJSONB)])
             for row in taken.rows { if let structure = row[0], let run = row[1] { holders[structure] = run } }
-            let refused = takes.compactMap { $0["structure"]?.stringValue }.filter { holders[$0] == nil }
+            // Every take its structure's row does not name is refused, a take that lost a race in this batch too: the
+            // refusal names who holds the structure, with the run's status and worker and since when.
+            let refused = Set(commands.compactMap { command -> StructureID? in
+                guard case .acquireSession(let structure, let runID) = command, holders[structure] != runID else { return nil }
+                return structure
+            })
             if !refused.isEmpty {
                 let current = try connection.execute(
-                prepared:
-                    "SELECT structure_id, run_id FROM matterflow_sessions WHERE structure_id = ANY($1::text[])",
-                    [PostgresRunStore.textArrayLiteral(refused)])
-                for row in current.rows { if let structure = row[0], let run = row[1] { holders[structure] = run } }
+                    prepared:
+                    """
+                    SELECT s.structure_id, s.run_id, r.status, coalesce(r.worker_id, r.finished_by), extract(epoch FROM s.acquired_at)::float8
+                    FROM matterflow_sessions s LEFT JOIN matterflow_runs r ON r.run_id = s.run_id
+                    WHERE s.structure_id = ANY($1::text[])
+                    """,
+                    [PostgresRunStore.textArrayLiteral(refused.sorted())])
+                for row in current.rows {
+                    guard let structure = row[0], let run = row[1] else { continue }
+                    holders[structure] = run
+                    busyHolders[structure] = FleetSessionHolder(
+                        runID: run, status: row[2], workerID: row[3], since: row[4].flatMap(Double.init))
+                }
             }
         }
         var recorded: Set<String> = []
@@ -186,8 +201,7 @@ extension StoreCommand {
             switch command {
             case .releaseSession: return .released
             case .acquireSession(let structure, let runID):
-                let holder = holders[structure] ?? "another run"
-                return holder == runID ? .acquired : .busy(holder: holder)
+                return holders[structure] == runID ? .acquired : .busy(holder: busyHolders[structure])
             case .finish(let conclusion, _): return .finished(recorded: recorded.contains(conclusion.runID))
             case .confirmLease(let runID): return .leaseHeld(held.contains(runID))
             }

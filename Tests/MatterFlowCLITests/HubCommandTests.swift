@@ -216,10 +216,22 @@ struct HubCommandTests {
         let hub = "python3 " + Repository.root + "/Examples/hubs/minimal-python/hub.py"
         let check = await matterflow(["hub", "check", hub, "--answer-limit", "60"])
         #expect(check.code == 0, "\(check.stdout)")
-        #expect(check.stdout.hasSuffix("14 passed, 0 failed (1 skipped)\n"), "\(check.stdout)")
+        #expect(check.stdout.hasSuffix("15 passed, 0 failed (1 skipped)\n"), "\(check.stdout)")
         let run = await matterflow(["run", Repository.workflow("commission-device"), "--hub", hub, "--trace", "none"] + commissionInputs())
         #expect(run.code == 0, "\(run.stderr)")
         #expect(try run.result()["outcome"] as? String == "succeeded")
+
+        // It names who holds its session, and the guard's sessionBusy says so.
+        let remote = try await RemoteHub.connect(to: try HubEndpoint(parsing: hub))
+        let context = HubCallContext(runID: "run-holder", idempotencyKey: "run-holder/1")
+        let session = try await HubCallContext.$current.withValue(context) { try await remote.prepareCommissioning(structure: "home") }
+        let holder = try await remote.status(structure: "home").holder
+        #expect(holder?.sessionID == session && holder?.owner == "run-holder" && holder?.openedAt != nil, "\(String(describing: holder))")
+        let refused = try await WorkflowEngine().run(
+            try WorkflowEngine().load(path: Repository.workflow("prepare")), inputs: [:], on: remote.hub,
+            options: RunOptions(structureID: "home", clock: SystemClock()))
+        #expect(refused.error?.message.contains("held by run run-holder (session \(session)) since ") == true, "\(String(describing: refused.error))")
+        await remote.close()
     }
 
     @Test func hubServeListensOnLoopbackTCPAndStopsOnSIGINT() async throws {

@@ -64,6 +64,42 @@ import Testing
         #expect(checks.contains { $0.verdict == .skipped && $0.name.contains("events") })
     }
 
+    @Test("a hub whose status names the holder in a shape MatterFlow cannot read fails the check that reads it, naming the member")
+    func aHolderOfTheWrongShapeFails() async throws {
+        let home = HomeDescription.defaultHome
+        // The simulator behind a relay that turns the holder of every status with a session open into a string.
+        let (clientEnd, relayEnd) = MemoryLineChannel.pair()
+        let (relayToHub, hubEnd) = MemoryLineChannel.pair()
+        _ = HubServer(
+            hub: try SimulatedHub(home: home, clock: SystemClock()), channel: hubEnd,
+            identity: .init(name: "under-test", version: "1", operations: nil, events: false, structures: [home.structure.id]))
+        relayEnd.start { event in
+            switch event {
+            case .line(let line): try? relayToHub.send(line)
+            case .malformed, .closed: relayToHub.close()
+            }
+        }
+        relayToHub.start { event in
+            switch event {
+            case .line(let line):
+                guard var message = (try? JSONDocument.parse(line, file: "line"))?.value.objectValue, var result = message["result"]?.objectValue,
+                    result["holder"] != nil
+                else {
+                    try? relayEnd.send(line)
+                    return
+                }
+                result["holder"] = "run-1"
+                message["result"] = .object(result)
+                try? relayEnd.send(JSONWriter.compact(.object(message)))
+            case .malformed, .closed: relayEnd.close()
+            }
+        }
+        let checks = await Self.conformance.run(on: clientEnd)
+        let failed = checks.filter { $0.verdict == .failed }
+        #expect(failed.map(\.name) == ["status with a session open has the shape MatterFlow reads, its holder included when sent"], "\(checks)")
+        #expect(failed.first?.detail.contains(#"member "holder" must be an object or null; got string"#) == true, "\(String(describing: failed.first?.detail))")
+    }
+
     @Test func aPrepareThatFailsAfterOpeningASessionLeavesNoSessionOpen() async throws {
         let home = HomeDescription.defaultHome
         let simulated = try SimulatedHub(home: home, clock: SystemClock())

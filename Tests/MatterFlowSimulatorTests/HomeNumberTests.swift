@@ -28,6 +28,7 @@ struct HomeNumberTests {
         (#""issuedIDs": -1"#, "/issuedIDs", "0...9007199254740992 (identifiers)"),
         (#""devices": [{"id": "d", "name": "D", "vendorID": 1e300, "productID": 1}]"#, "/devices/0/vendorID", "0...65535"),
         (#""activeSession": {"phase": "prepared", "id": "s", "leaseExpiresAt": 1e300}"#, "/activeSession/leaseExpiresAt", "(seconds since 1970)"),
+        (#""activeSession": {"phase": "prepared", "id": "s", "openedAt": -1}"#, "/activeSession/openedAt", "(seconds since 1970)"),
         (#""simulation": {"latencySeconds": {"fetchRooms": NaN}}"#, "/simulation/latencySeconds/fetchRooms", "NaN is not a number JSON allows"),
     ])
     func outOfRangeIsLocated(members: String, pointer: String, fragment: String) throws {

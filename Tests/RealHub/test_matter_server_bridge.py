@@ -387,9 +387,20 @@ class BridgeTests(unittest.IsolatedAsyncioTestCase):
     async def test_one_session_per_structure_across_processes(self):
         first = await self.bridge()
         second = await self.bridge()
-        self.assertIn("result", await first.call("prepareCommissioning", {"structure": "home"}))
+        free = await second.call("status", {"structure": "home"})
+        self.assertIsNone(free["result"]["holder"])
+        opened = await first.call("prepareCommissioning", {"structure": "home", "context": {"runID": "run-1"}})
+        session_id = opened["result"]["sessionID"]
+        # The other process tells who holds the session, and its refusal names them.
+        holder = (await second.call("status", {"structure": "home"}))["result"]["holder"]
+        self.assertEqual({key: holder[key] for key in ("sessionID", "owner", "commissioningID")},
+                         {"sessionID": session_id, "owner": "run-1", "commissioningID": None})
+        self.assertIsInstance(holder["openedAt"], float)
+        self.assertEqual(self.session()["openedAt"], holder["openedAt"])
         busy = await second.call("prepareCommissioning", {"structure": "home"})
         self.assertEqual(busy["error"]["data"]["cause"], "sessionBusy")
+        self.assertIn(f"({session_id}) is prepared on structure home, held by run run-1 since 20",
+                      busy["error"]["data"]["message"])
         out_of_order = await second.call("completeCommissioning", {"structure": "home"})
         self.assertEqual(out_of_order["error"]["data"]["cause"], "sessionOutOfOrder")
 

@@ -4,11 +4,11 @@
 Run a workflow on it:  matterflow run Workflows/commission-device.json --hub "python3 hub.py" --input ...
 Check it:              matterflow hub check "python3 hub.py"
 """
-import json, sys
+import json, sys, time
 
 OPS = ["status", "prepareCommissioning", "createAddDeviceRequest", "commissionDevice", "fetchRooms",
        "configureDevice", "completeCommissioning", "cancelCommissioning", "basicInformation"]
-home = {"session": None, "pending": [], "devices": {}, "rooms": [{"id": "room-1", "name": "Kitchen"}]}
+home = {"session": None, "holder": None, "pending": [], "devices": {}, "rooms": [{"id": "room-1", "name": "Kitchen"}]}
 
 
 class HubError(Exception):
@@ -27,7 +27,8 @@ def arg(params, name, kind=str, optional=False):
 def call(method, p):
     arg(p, "structure")
     if method == "status":
-        return {"online": True, "reachable": True, "permissionGranted": True, "activeSession": bool(home["session"])}
+        return {"online": True, "reachable": True, "permissionGranted": True, "activeSession": bool(home["session"]),
+                "holder": home["holder"] if home["session"] else None}  # who holds the session: sessionBusy names it
     if method == "cancelCommissioning":
         released, home["session"], home["pending"] = bool(home["session"]), None, []
         return {"released": released}
@@ -39,8 +40,13 @@ def call(method, p):
         return {"rooms": home["rooms"]}
     if method == "prepareCommissioning":
         if home["session"]:
-            raise HubError("failedPrecondition", "sessionBusy", "another commissioning session is active")
+            held = home["holder"]["owner"]
+            raise HubError("failedPrecondition", "sessionBusy",
+                           "another commissioning session is active" + (f", held by run {held}" if held else ""))
+        context = p.get("context") if isinstance(p.get("context"), dict) else {}
+        owner = context.get("runID") if isinstance(context.get("runID"), str) else None
         home["session"] = "session-1"
+        home["holder"] = {"sessionID": "session-1", "owner": owner, "openedAt": time.time()}
         return {"sessionID": home["session"]}
     checked = {"createAddDeviceRequest": lambda: arg(p, "topology", dict), "commissionDevice": lambda: arg(
         p, "onboardingPayload"), "configureDevice": lambda: (arg(p, "name"), arg(p, "roomName", str, True))}

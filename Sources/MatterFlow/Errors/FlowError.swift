@@ -10,6 +10,10 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// The state that raised the error (qualified by sub-workflow, `parent/child`), once the engine knows it.
     public var state: String?
+    /// Who holds the structure's commissioning session, for a `sessionBusy` whose raiser knew (see
+    /// ``sessionBusy(heldBy:)``); the message names it too. Not part of ``jsonValue``: workflows and records see the
+    /// message, so an error read back from JSON has none.
+    public var sessionHolder: SessionHolder?
 
     /// An error with this code and cause, as when a hub reports a cause under a code other than its canonical one.
     public init(code: ErrorCode, cause: ErrorCause, message: String, state: String? = nil) {

@@ -20,6 +20,9 @@ public struct CommissioningSessionSnapshot: Sendable, Hashable {
     /// When the hub's lease on the session runs out, in seconds since the Unix epoch on the hub's clock; nil when
     /// the hub does not track it. Hub bookkeeping: not part of the state machine (see ``SessionLease``).
     public var leaseExpiresAt: Double?
+    /// When the session was opened, in seconds since the Unix epoch on the hub's clock; nil when the hub does not
+    /// track it. Hub bookkeeping, told to whoever finds the structure busy (``SessionHolder/openedAt``).
+    public var openedAt: Double?
 
     /// A snapshot in `phase`; ``CommissioningSession/init(restoring:)`` throws unless it holds what that phase needs.
     public init(

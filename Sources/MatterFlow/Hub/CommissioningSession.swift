@@ -123,9 +123,7 @@ public struct CommissioningSession: Sendable, Hashable {
         case .idle, .completed, .cancelled, .expired:
             state = .prepared(sessionID: sessionID)
         case .prepared, .requested, .commissioning, .commissioned, .configured:
-            throw FlowError(
-                .sessionBusy,
-                "another commissioning session (\(self.sessionID ?? "?")) is \(phase.rawValue) on this structure: let the run that holds it finish, recover that run if it was interrupted, release it with cancel.json, or wait for its lease to end")
+            throw FlowError.sessionBusy(phase: phase, heldBy: SessionHolder(sessionID: self.sessionID, commissioningID: commissioningID))
         }
     }
 

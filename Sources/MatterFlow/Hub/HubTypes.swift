@@ -53,13 +53,17 @@ public struct HubStatus: Sendable, Hashable {
     public var permissionGranted: Bool
     /// A commissioning session is active on the structure.
     public var activeSession: Bool
+    /// Who holds the active session, as far as the hub knows (nil: it does not say, or no session is active); the
+    /// `noActiveSession` guard's `sessionBusy` names it.
+    public var holder: SessionHolder?
 
     /// A status with these values.
-    public init(online: Bool, reachable: Bool, permissionGranted: Bool, activeSession: Bool) {
+    public init(online: Bool, reachable: Bool, permissionGranted: Bool, activeSession: Bool, holder: SessionHolder? = nil) {
         self.online = online
         self.reachable = reachable
         self.permissionGranted = permissionGranted
         self.activeSession = activeSession
+        self.holder = holder
     }
 }
 

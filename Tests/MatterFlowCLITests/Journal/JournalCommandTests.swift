@@ -150,8 +150,32 @@ struct JournalCommandTests {
         let refused = await matterflow(["run", workflow, "--state", state, "--journal", journal] + commissionInputs(payload: Payloads.lampQR))
         #expect(refused.code == 1)
         #expect(((try? refused.result())?["error"] as? [String: Any])?["cause"] as? String == "sessionBusy")
-        #expect(refused.stderr.contains("note: run \(interruptedID) of \(journal) stopped on structure \(structure) without settling"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("`matterflow recover --journal \(journal)`"), "\(refused.stderr)")
+        // The hub names the run that holds it, so the note does not guess: it says how to settle that run.
+        let refusal = ((try? refused.result())?["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(refusal.contains("held by run \(interruptedID) (session "), "\(refusal)")
+        #expect(
+            refused.stderr.contains(
+                "note: run \(interruptedID) of \(journal) stopped on structure \(structure) without settling: `matterflow recover --journal \(journal)` (with the --state or --hub it ran on) settles it"),
+            "\(refused.stderr)")
+        #expect(!refused.stderr.contains("may hold its session"), "\(refused.stderr)")
+
+        // A hub that does not say who holds the session: the note names the journal's runs that may.
+        let held = try savedHome(in: state)
+        let store = try HomeStateStore(directory: state, startingFrom: held)
+        var anonymous = held
+        anonymous.activeSession?.owner = nil
+        try store.save(anonymous)
+        let unnamed = await matterflow(["run", workflow, "--state", state, "--journal", journal] + commissionInputs(payload: Payloads.lampQR))
+        #expect(unnamed.stderr.contains("note: run \(interruptedID) of \(journal) stopped on structure \(structure) without settling and may hold its session"), "\(unnamed.stderr)")
+        // The hub names another run: the journal's interrupted run does not hold the session, and no note says it may.
+        var elsewhere = held
+        elsewhere.activeSession?.owner = "run-elsewhere"
+        try store.save(elsewhere)
+        let other = await matterflow(["run", workflow, "--state", state, "--journal", journal] + commissionInputs(payload: Payloads.lampQR))
+        let otherRefusal = ((try? other.result())?["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(otherRefusal.contains("held by run run-elsewhere (session "), "\(otherRefusal)")
+        #expect(!other.stderr.contains("note:"), "\(other.stderr)")
+        try store.save(held)
 
         let recover = try await JournalChild.run(["recover", "--journal", journal, "--state", state])
         #expect(recover.status == 0, "\(recover.stderr)")
@@ -171,7 +195,7 @@ struct JournalCommandTests {
         #expect(next.code == 0, "\(next.stdout)")
         let listed = await matterflow("runs", "--journal", journal, "--json")
         let statuses = ((try parseJSON(listed.stdout) as? [[String: Any]]) ?? []).compactMap { $0["status"] as? String }
-        #expect(statuses == ["cancelled", "failed", "succeeded"])
+        #expect(statuses == ["cancelled", "failed", "failed", "failed", "succeeded"])
     }
 
     @Test("two runs preparing one structure at once: exactly one succeeds, the other fails with sessionBusy")

@@ -445,6 +445,12 @@ struct PostgresStoreTests {
         let busy = try #require(runs[second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
         #expect(busy.status == "failed")
         #expect(JSONWriter.compact(busy.error ?? .null).contains("sessionBusy"), "\(busy.error.map { JSONWriter.compact($0) } ?? "")")
+        // The refusal names the run holding the structure, the worker that ran it and since when, and, as that run
+        // ended holding the session on purpose, how to release it.
+        let holder = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let refusal = busy.error?["message"]?.stringValue ?? ""
+        #expect(refusal.contains("in the fleet, held by run \(holder) (succeeded, worker w1) since 20"), "\(refusal)")
+        #expect(refusal.hasSuffix("Z; that run ended holding it: release it with a cancel.json run of the structure"), "\(refusal)")
         #expect(runs[other.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]?.status == "succeeded")
         #expect(Set(try store.sessions().map(\.structure)) == ["shared", "elsewhere"])
 

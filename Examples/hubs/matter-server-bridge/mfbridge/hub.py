@@ -199,18 +199,27 @@ class MatterServerHub:
 
     # MARK: - Operations
 
+    @staticmethod
+    def _holder(session: dict) -> dict:
+        """Who holds an active session, as `status` tells it (the noActiveSession guard's sessionBusy names it)."""
+        return {"sessionID": session["sessionID"], "owner": session.get("owner"),
+                "commissioningID": session.get("commissioningID") if session["phase"] == "commissioning" else None,
+                "openedAt": session.get("openedAt")}
+
     async def status(self, call: dict) -> dict:
         def read(structure):
             session = structure["session"]
-            return structure["permissionGranted"], session is not None and session["phase"] in PHASES
+            active = session is not None and session["phase"] in PHASES
+            return structure["permissionGranted"], active, self._holder(session) if active else None
 
-        permission, active = await self._transaction_on("status", call, read)
+        permission, active, holder = await self._transaction_on("status", call, read)
         try:
             info = await self.server.connect()
             reachable, online = True, isinstance(info, dict) and "fabric_id" in info
         except ServerUnreachable:
             reachable = online = False
-        return {"online": online, "reachable": reachable, "permissionGranted": permission, "activeSession": active}
+        return {"online": online, "reachable": reachable, "permissionGranted": permission, "activeSession": active,
+                "holder": holder}
 
     async def prepare_commissioning(self, call: dict) -> dict:
         owner = params.context_run_id("prepareCommissioning", call)
@@ -226,12 +235,16 @@ class MatterServerHub:
                 raise HubError("permissionNotGranted", f"this app has no permission on structure {structure['id']}")
             session = structure["session"]
             if session is not None and session["phase"] in PHASES:
+                held = f", held by run {session['owner']}" if session.get("owner") else ""
+                if session.get("openedAt") is not None:
+                    held += " since " + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(session["openedAt"]))
                 raise HubError("sessionBusy", f"another commissioning session ({session['sessionID']}) is "
-                               f"{session['phase']} on structure {structure['id']}; cancel it or wait for it to "
-                               "finish")
+                               f"{session['phase']} on structure {structure['id']}{held}; cancel it or wait for it "
+                               "to finish")
             session_id = "session-" + secrets.token_hex(6)
+            now = self.clock()
             structure["session"] = {
-                "sessionID": session_id, "phase": "prepared", "owner": owner, "lastActivity": self.clock(),
+                "sessionID": session_id, "phase": "prepared", "owner": owner, "openedAt": now, "lastActivity": now,
                 "topology": None, "requestID": None, "commissioningID": None, "commissioning": None,
                 "pendingDeviceIDs": [], "deviceName": None, "roomName": None,
             }

@@ -78,6 +78,10 @@ def _validate_session(session, base, path):
     if phase not in PHASES and phase != "expired":
         raise StateFileError(f"{path}: {base}/phase: expected one of {', '.join(PHASES)}, expired")
     _expect(session.get("lastActivity"), (int, float), base + "/lastActivity", path, "a number (Unix time)")
+    if session.get("openedAt") is not None:  # absent in files of bridges before it was kept
+        _expect(session["openedAt"], (int, float), base + "/openedAt", path, "a number (Unix time) or null")
+    if session.get("owner") is not None:
+        _expect(session["owner"], str, base + "/owner", path, "a string or null")
     for j, node in enumerate(_expect(session.get("pendingDeviceIDs"), list, base + "/pendingDeviceIDs", path,
                                      "an array")):
         if not isinstance(node, str) or not node.isdigit():

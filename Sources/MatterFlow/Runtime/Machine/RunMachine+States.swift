@@ -202,9 +202,14 @@ extension RunMachine {
                 guard let object = value.objectValue, let code = object["code"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) else {
                     return FlowError(code: .internal, cause: .malformedError, message: "the fail state's \"error\" is not an error value", state: state)
                 }
-                return FlowError(
+                var raised = FlowError(
                     code: code, cause: ErrorCause(rawValue: object["cause"]?.stringValue ?? ErrorCause.workflowFailed.rawValue),
                     message: object["message"]?.stringValue ?? "", state: object["state"]?.stringValue ?? state)
+                // The caught error raised again keeps what its value does not carry: who holds the session it names.
+                if let caught = scope.error, caught.code == raised.code, caught.cause == raised.cause, caught.message == raised.message {
+                    raised.sessionHolder = caught.sessionHolder
+                }
+                return raised
             case .new(let codeTemplate, let causeTemplate, let messageTemplate):
                 let codeValue = try scope.evaluate(codeTemplate)
                 guard let codeText = codeValue.stringValue else {

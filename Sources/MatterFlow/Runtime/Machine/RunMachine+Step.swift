@@ -90,8 +90,7 @@ extension RunMachine {
             if !status.reachable { return FlowError(.hubUnreachable, "the hub is online but not reachable from here; check the local network") }
             return nil
         case .noActiveSession:
-            return status.activeSession
-                ? FlowError(.sessionBusy, "another commissioning session is active on this structure: let the run that holds it finish, recover that run if it was interrupted, release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)") : nil
+            return status.activeSession ? FlowError.sessionBusy(heldBy: status.holder) : nil
         }
     }
 
