@@ -25,6 +25,9 @@ public final class HubServer: Sendable {
         public var events: Bool
         /// The structures to list in the handshake.
         public var structures: [String]
+        /// The instance ID to give in the handshake (`hub.instance`): one kept with the hub's state, so that recovery
+        /// tells this hub from another of the same software; nil to give none.
+        public var instance: String? = nil
 
         /// An identity with these members; by default every method, events, and no structures named.
         public init(
@@ -201,7 +204,8 @@ public final class HubServer: Sendable {
             id,
             result: [
                 "protocolVersion": .int(HubMethod.protocolVersion),
-                "hub": ["name": .string(identity.name), "version": .string(identity.version)],
+                "hub": identity.instance.map { ["name": .string(identity.name), "version": .string(identity.version), "instance": .string($0)] }
+                    ?? ["name": .string(identity.name), "version": .string(identity.version)],
                 "operations": .array(operations.map(JSONValue.string)), "events": .bool(identity.events),
                 "structures": .array(identity.structures.map(JSONValue.string)),
             ])

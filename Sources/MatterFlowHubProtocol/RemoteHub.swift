@@ -61,6 +61,9 @@ public final class RemoteHub: ConnectedHub {
         public var hubName: String
         /// The hub's version (`hub.version`).
         public var hubVersion: String
+        /// What tells this hub from another of the same software (`hub.instance`): an ID it keeps with its state
+        /// across restarts; nil when it gives none.
+        public var hubInstance: String? = nil
         /// The methods the hub implements.
         public var operations: Set<String>
         /// Whether the hub sends events.
@@ -159,10 +162,20 @@ public final class RemoteHub: ConnectedHub {
         }
         let hub = try reader.object("hub")
         let operations = try reader.strings("operations")
-        let handshake = Handshake(
+        var handshake = Handshake(
             protocolVersion: version, hubName: try hub.string("name"), hubVersion: try hub.string("version"),
             operations: Set(operations), events: try reader.bool("events"),
             structures: reader.object["structures"] == nil ? [] : try reader.strings("structures"))
+        if let instance = try hub.optionalString("instance") {
+            guard (1...200).contains(instance.utf8.count), !instance.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                let failure = FlowError(
+                    .hubFailure,
+                    "the hub's answer to initialize: member \"hub.instance\" must be 1 to 200 bytes without control characters (an ID the hub keeps with its state)")
+                fail(failure)
+                throw failure
+            }
+            handshake.hubInstance = instance
+        }
         state.withLock { $0.handshake = handshake }
         return handshake
     }

@@ -23,6 +23,7 @@ enum JournalEntryCodec {
             if let hub = started.remoteHub {
                 fields["hubEndpoint"] = .string(hub.endpoint)
                 if let name = hub.name { fields["hubName"] = .string(name) }
+                if let instance = hub.instance { fields["hubInstance"] = .string(instance) }
             }
             if let digests = started.secretDigests {
                 var inputs = JSONObject()
@@ -164,7 +165,8 @@ enum JournalEntryCodec {
                     pid: try fields.int("pid", in: 0...Int.max), format: try fields.int("format", in: 1...Int.max),
                     secretDigests: try digests(fields), homeDirectory: try fields.optionalString("homeDirectory"),
                     remoteHub: try fields.optionalString("hubEndpoint").map { endpoint throws(JournalError) in
-                        RemoteHubIdentity(endpoint: endpoint, name: try fields.optionalString("hubName"))
+                        RemoteHubIdentity(
+                            endpoint: endpoint, name: try fields.optionalString("hubName"), instance: try fields.optionalString("hubInstance"))
                     }))
         case .checkpoint:
             return .checkpoint(

@@ -34,6 +34,28 @@ struct HubCommandTests {
         #expect(!run.stderr.contains(Payloads.specQR))
     }
 
+    @Test("hub serve --state keeps an instance ID beside the home, the same at every start; each run's journal records it")
+    func hubServeKeepsItsInstance() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        let state = directory.file("state")
+        let journal = directory.file("journal")
+        var recorded: [String] = []
+        for _ in 0..<2 {
+            let run = try await ChildProcess.run(
+                ["run", Repository.workflow("rooms"), "--trace", "none", "--journal", journal, "--hub",
+                 try Self.serveCommand("--home", home, "--state", state)])
+            #expect(run.status == 0, "\(run.stderr)")
+            let runID = try #require((try parseJSON(run.stdout) as? [String: Any])?["runID"] as? String)
+            let history = try await ChildProcess.run(["history", runID, "--journal", journal, "--json"])
+            let records = try #require((try parseJSON(history.stdout) as? [String: Any])?["records"] as? [[String: Any]])
+            recorded.append(try #require(records.first?["hubInstance"] as? String, "\(records.first ?? [:])"))
+        }
+        let kept = try String(contentsOfFile: state + "/instance", encoding: .utf8).trimmingCharacters(in: .newlines)
+        #expect(recorded == [kept, kept] && kept.hasPrefix("simulator-") && kept.count == 26, "\(recorded) \(kept)")
+    }
+
     @Test("what a hub command started and left running (a wrapper's background child) is stopped with the hub")
     func aHubsProcessGroupIsStoppedWithIt() async throws {
         let marker = String(Int.random(in: 100_000...999_999))

@@ -111,6 +111,30 @@ import Testing
         #expect(!error.message.contains("123456789") && !error.message.contains("Y.K9042C00KA0648G00"), "\(error.message)")
     }
 
+    @Test("the handshake's hub.instance is read when given, and one that is no usable ID fails the handshake naming it")
+    func theHubsInstanceID() async throws {
+        func handshake(_ hub: JSONValue) async -> (RemoteHub.Handshake?, FlowError?) {
+            let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+            _ = ScriptedPeer(channel: hubEnd) { message, peer in
+                guard let id = message["id"] else { return }
+                peer.send([
+                    "jsonrpc": "2.0", "id": id,
+                    "result": ["protocolVersion": 1, "hub": hub, "operations": ["status"], "events": false],
+                ])
+            }
+            let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+            do { return (try await remote.initialize(), nil) } catch { return (nil, error) }
+        }
+        #expect(await handshake(["name": "bridge", "version": "1", "instance": "fabric-7"]).0?.hubInstance == "fabric-7")
+        #expect(await handshake(["name": "bridge", "version": "1"]).0?.hubInstance == nil)
+        #expect(await handshake(["name": "bridge", "version": "1", "instance": .null]).0?.hubInstance == nil)
+        for bad: JSONValue in ["", .string(String(repeating: "x", count: 201)), "two\nlines", 7] {
+            let (made, failure) = await handshake(["name": "bridge", "version": "1", "instance": bad])
+            #expect(made == nil && failure?.cause == .hubFailure, "\(bad)")
+            #expect(failure?.message.contains("\"hub.instance\"") == true, "\(String(describing: failure))")
+        }
+    }
+
     @Test func aResultOfTheWrongShapeFailsOnlyThatCall() async throws {
         let (clientEnd, hubEnd) = MemoryLineChannel.pair()
         _ = ScriptedPeer(channel: hubEnd) { message, peer in

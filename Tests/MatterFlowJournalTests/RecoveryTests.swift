@@ -437,6 +437,36 @@ struct RecoveryTests {
         #expect(try scenario.savedHome()?.activeSession == nil)
     }
 
+    @Test("hubs that give an instance ID are told apart by it: another instance of the same software, even at the run's endpoint, is another hub; the same one moved settles the run")
+    func instanceIDsDecide() async throws {
+        let recorded = RemoteHubIdentity(endpoint: "unix:/run/hub.sock", name: "bridge", instance: "fabric-1")
+        let scenario = try await CrashScenario(position: .after, sequence: 20, remoteHub: recorded)
+        defer { scenario.scratch.remove() }
+        let started = try #require(try JournalReader.read(path: scenario.journal().path(of: scenario.runID)).records.first)
+        #expect(started.payload["hubInstance"] == "fabric-1")
+        #expect(try scenario.journal().read(runID: scenario.runID).entries().first.map { record -> RemoteHubIdentity? in
+            if case .runStarted(let run) = record.entry { run.remoteHub } else { nil }
+        } == recorded, "the journal gives the instance back")
+        // The run's endpoint and name, another instance: its hub moved and another took its place.
+        for other in [RemoteHubIdentity(endpoint: "unix:/run/hub.sock", name: "bridge", instance: "fabric-2"),
+                      RemoteHubIdentity(endpoint: "tcp:10.0.0.9:5580", name: "bridge", instance: "fabric-2")] {
+            var options = RecoveryOptions(clock: VirtualClock())
+            options.remoteHub = other
+            let report = await (try scenario.journal()).recover(on: try scenario.hub(), options: options)
+            let notes = report.runs.first?.notes ?? []
+            #expect(report.runs.first?.action == .deferred, "\(notes)")
+            #expect(notes.last?.contains("(instance fabric-1), and this recovery asks hub bridge at \(other.endpoint), instance fabric-2: another hub") == true, "\(notes)")
+            #expect(try scenario.savedHome()?.activeSession != nil, "nothing was released on another hub")
+        }
+        // The same instance reached elsewhere settles it, saying so.
+        var options = RecoveryOptions(clock: VirtualClock())
+        options.remoteHub = RemoteHubIdentity(endpoint: "tcp:10.0.0.7:5580", name: "bridge-renamed", instance: "fabric-1")
+        let report = await (try scenario.journal()).recover(on: try scenario.hub(), options: options)
+        #expect(report.runs.first?.action == .recovered, "\(report.runs.first?.notes ?? [])")
+        #expect(report.runs.first?.notes.contains { $0.contains("this recovery asks the hub at tcp:10.0.0.7:5580, the same hub (instance fabric-1)") } == true)
+        #expect(try scenario.savedHome()?.activeSession == nil)
+    }
+
     @Test("a journal whose first line is damaged is left alone, saying how to mend it and what becomes of its session")
     func aDamagedHeaderIsExplained() async throws {
         let scenario = try await CrashScenario(position: .after, sequence: 20)

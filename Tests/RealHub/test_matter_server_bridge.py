@@ -384,6 +384,21 @@ class BridgeTests(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(echoed["result"]["topology"]["ecosystemName"], "Google \ud800 Home")
         self.assertIn("result", await bridge.call("status", {"structure": "home"}))
 
+    async def test_the_instance_id_is_kept_in_the_state_file_and_given_by_every_process(self):
+        async def handshake() -> dict:
+            bridge = BridgeProcess(self.server.url, self.state)
+            self.bridges.append(bridge)
+            bridge.process = await asyncio.create_subprocess_exec(
+                sys.executable, str(BRIDGE), "--server", self.server.url, "--state", str(self.state),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                limit=4 << 20)
+            return await bridge.call("initialize", {"protocolVersion": 1, "client": {"name": "t", "version": "1"}})
+
+        first = (await handshake())["result"]["hub"]["instance"]
+        self.assertRegex(first, r"^bridge-[0-9a-f]{32}$")
+        self.assertEqual(json.loads(self.state.read_text())["instance"], first)
+        self.assertEqual((await handshake())["result"]["hub"]["instance"], first, "another process, the same bridge")
+
     async def test_one_session_per_structure_across_processes(self):
         first = await self.bridge()
         second = await self.bridge()
@@ -432,6 +447,14 @@ class BridgeTests(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(process.returncode, 2)
         self.assertIn(f"{self.state}: /structures/0/id: expected a string", stderr.decode())
         self.assertEqual(stdout, b"")
+        self.state.write_text('{"format": 1, "instance": "two\\nlines", "structures": []}')
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, str(BRIDGE), "--server", self.server.url, "--state", str(self.state),
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        async with asyncio.timeout(CALL_LIMIT):
+            _, stderr = await process.communicate()
+        self.assertEqual(process.returncode, 2)
+        self.assertIn(f"{self.state}: /instance: expected 1 to 200 bytes without control characters", stderr.decode())
 
     async def test_a_line_over_one_mebibyte_is_a_protocol_error_that_closes_the_connection(self):
         bridge = await self.bridge()

@@ -104,9 +104,10 @@ enum HubOption {
     static func identity(_ endpoint: HubEndpoint, spec: String, handshake: RemoteHub.Handshake?) -> RemoteHubIdentity {
         switch endpoint {
         case .command(let words):
-            RemoteHubIdentity(endpoint: (words.first ?? spec) + (words.count > 1 ? " …" : ""), name: handshake?.hubName)
+            RemoteHubIdentity(
+                endpoint: (words.first ?? spec) + (words.count > 1 ? " …" : ""), name: handshake?.hubName, instance: handshake?.hubInstance)
         case .unix, .tcp:
-            RemoteHubIdentity(endpoint: spec, name: handshake?.hubName)
+            RemoteHubIdentity(endpoint: spec, name: handshake?.hubName, instance: handshake?.hubInstance)
         }
     }
 

@@ -57,8 +57,17 @@ struct HubServeCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        let identity = HubServer.Identity(
+        var identity = HubServer.Identity(
             name: "matterflow-simulator", version: MatterflowTool.version, structures: [structureID])
+        // A home kept in a state directory is this hub's state: its instance ID is kept beside it.
+        if let state = arguments.value("state") {
+            do throws(AtomicFile.WriteError) {
+                identity.instance = try Self.instanceID(in: state)
+            } catch {
+                err.line("error[invalidValue]: --state \(state): the hub's instance ID cannot be kept there: \(error)")
+                return ExitCode.invalidInput
+            }
+        }
         guard let listen else {
             // A client that goes away must not end this process with SIGPIPE.
             signal(SIGPIPE, SIG_IGN)
@@ -77,7 +86,7 @@ struct HubServeCommand {
         }
         signal(SIGPIPE, SIG_IGN)
         // Each server keeps itself alive through its channel until the client disconnects.
-        listener.accept(onTrouble: { err.line("warning: \($0)") }) { channel in _ = HubServer(hub: hub, channel: channel, identity: identity) }
+        listener.accept(onTrouble: { err.line("warning: \($0)") }) { [identity] channel in _ = HubServer(hub: hub, channel: channel, identity: identity) }
         // Caught before the address is told: a stop sent as soon as it is read is never missed.
         let stop = InterruptSignals([SIGINT, SIGTERM])
         err.line("listening on \(listener.address)")
@@ -85,5 +94,19 @@ struct HubServeCommand {
         stop.stop()
         listener.stop()
         return received == SIGINT ? ExitCode.interrupted : ExitCode.success
+    }
+
+    /// The instance ID kept in `directory/instance`, made (16 random hex digits) when the file is missing.
+    static func instanceID(in directory: String) throws(AtomicFile.WriteError) -> String {
+        let path = directory + "/instance"
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            let kept = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !kept.isEmpty, kept.utf8.count <= 200, !kept.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                return kept
+            }
+        }
+        let made = "simulator-" + SystemRandomSource().hexDigits(16)
+        try AtomicFile.write(made + "\n", to: path, mode: 0o644)
+        return made
     }
 }

@@ -106,6 +106,14 @@ class MatterServerHub:
     def structure_ids(self) -> list[str]:
         return [structure["id"] for structure in self.store.read()["structures"]]
 
+    def instance(self) -> str:
+        """The ID that tells this bridge from another (the handshake's hub.instance): made once and kept in the state
+        file, so it lasts exactly as long as the sessions and devices the file holds."""
+        with self.store.transaction() as state:
+            if not isinstance(state.get("instance"), str):
+                state["instance"] = "bridge-" + secrets.token_hex(16)
+            return state["instance"]
+
     async def settle(self) -> None:
         """Waits for commissioning calls still running (their outcome is recorded in the state file)."""
         if self.inflight:

@@ -150,7 +150,7 @@ class Connection:
         self.initialized = True
         return {
             "protocolVersion": PROTOCOL_VERSION,
-            "hub": {"name": self.hub.name, "version": self.hub.version},
+            "hub": {"name": self.hub.name, "version": self.hub.version, "instance": self.hub.instance()},
             "operations": sorted(self.hub.operations()),
             "structures": self.hub.structure_ids(),
             "events": False,

@@ -45,6 +45,11 @@ def validate(state, path) -> dict:
     _expect(state, dict, "", path, "an object")
     if state.get("format") != FORMAT:
         raise StateFileError(f"{path}: /format: expected {FORMAT}; this bridge reads format {FORMAT} only")
+    if "instance" in state:
+        instance = _expect(state["instance"], str, "/instance", path, "a string")
+        if not 0 < len(instance.encode()) <= 200 or any(ord(c) < 32 or ord(c) == 127 for c in instance):
+            raise StateFileError(f"{path}: /instance: expected 1 to 200 bytes without control characters; "
+                                 "delete the member to have a new one made")
     structures = _expect(state.get("structures"), list, "/structures", path, "an array")
     seen = set()
     for i, structure in enumerate(structures):
