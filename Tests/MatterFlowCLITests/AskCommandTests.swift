@@ -51,6 +51,8 @@ struct AskCommandTests {
         // The JSON says why, as the exit status does.
         let because = try run.result()["cancelledBecause"] as? [String: Any]
         #expect(because?["code"] as? String == "missingAnswer")
+        let message = (try run.result()["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains("(no answer to question name)"), "\(message)")
         #expect((because?["message"] as? String)?.contains("--answer name=VALUE") == true, "\(String(describing: because))")
         // The cancel path released the session: nothing is left pending.
         #expect(try savedHome(in: directory.path).activeSession == nil)
@@ -63,6 +65,11 @@ struct AskCommandTests {
         let wrong = await run(["--answer", "room=Garage", "--answer", "name=Lamp"], home: home)
         #expect(wrong.code == 2)
         #expect(wrong.stderr.contains("\"Garage\" is not one of the choices"))
+        // Said as an answer that does not fit, not as one missing: in the error code and in the run's own error.
+        #expect(wrong.stderr.contains("error[invalidAnswer]: "), "\(wrong.stderr)")
+        #expect((try wrong.result()["cancelledBecause"] as? [String: Any])?["code"] as? String == "invalidAnswer")
+        let message = (try wrong.result()["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains("(the answer to question room does not fit: \"Garage\" is not one of the choices"), "\(message)")
         let unknown = await run(["--answer", "rom=Kitchen"], home: home)
         #expect(unknown.code == 2)
         #expect(unknown.stderr.contains("error[unknownQuestion]"))

@@ -58,7 +58,7 @@ struct RunCommand {
             workflow, inputs or home, 64 usage error,
             130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP) interrupted, after the cancel path has run. A run this
             command cancelled (a signal, a question it could ask nobody: exit 2) says why in the result's
-            "cancelledBecause": {"code": "signal", "signal": "SIGINT"} or {"code": "missingAnswer", "message": ...}.
+            "cancelledBecause": {"code": "signal", "signal": "SIGINT"} or {"code": "missingAnswer" or "invalidAnswer", "message": ...}.
             """)
 
     let arguments: ParsedArguments
@@ -189,7 +189,7 @@ struct RunCommand {
         }
         if let interrupted = signals?.exitCode { return interrupted }
         if let missing = questions.missingAnswer {
-            err.line(TerminalText.escaping("error[missingAnswer]: \(missing)"))
+            err.line(TerminalText.escaping("error[\(missing.code)]: \(missing.message)"))
             return ExitCode.invalidInput
         }
         guard result.outcome == .succeeded else { return ExitCode.failure }
@@ -258,13 +258,14 @@ struct RunCommand {
 
     /// The result as printed: for a run this command cancelled, `cancelledBecause` says why, as the exit status does
     /// (`{"code": "signal", "signal": "SIGINT"}`, or `{"code": "missingAnswer", "message": ...}` for a question it
-    /// could put to nobody), so a script reading the JSON need not parse stderr.
-    static func reported(_ result: RunResult, missingAnswer: String?, signal: Int32?) -> JSONValue {
+    /// could put to nobody, `invalidAnswer` when the `--answer` given does not fit), so a script reading the JSON
+    /// need not parse stderr.
+    static func reported(_ result: RunResult, missingAnswer: RunQuestions.MissingAnswer?, signal: Int32?) -> JSONValue {
         guard result.outcome == .cancelled, var object = result.jsonValue.objectValue else { return result.jsonValue }
         if let signal {
             object["cancelledBecause"] = ["code": "signal", "signal": .string(Self.signalName(signal))]
         } else if let missingAnswer {
-            object["cancelledBecause"] = ["code": "missingAnswer", "message": .string(missingAnswer)]
+            object["cancelledBecause"] = ["code": .string(missingAnswer.code), "message": .string(missingAnswer.message)]
         } else {
             return result.jsonValue
         }

@@ -16,7 +16,7 @@ final class RunQuestions: Sendable {
         /// The question asked last.
         var asked: Question?
         /// Why the run was cancelled for want of an answer.
-        var missing: String?
+        var missing: MissingAnswer?
     }
 
     /// The answers given with `--answer`, by name, as the run takes them.
@@ -95,8 +95,17 @@ final class RunQuestions: Sendable {
     /// Whether a person is asked (a terminal is there).
     var isInteractive: Bool { terminal != nil }
 
-    /// Why the run was cancelled for want of an answer; nil when it was not.
-    var missingAnswer: String? { state.withLock { $0.missing } }
+    /// Why the run was cancelled for want of a fitting answer: `missingAnswer` when none was given, `invalidAnswer`
+    /// when the one given with `--answer` does not fit.
+    struct MissingAnswer: Sendable {
+        /// `missingAnswer` or `invalidAnswer`.
+        var code: String
+        /// What the question was, what went wrong, and what to pass.
+        var message: String
+    }
+
+    /// Why the run was cancelled for want of a fitting answer; nil when it was not.
+    var missingAnswer: MissingAnswer? { state.withLock { $0.missing } }
 
     /// Follows the run's events (called from its observer): a question answered in advance is left to the run; any
     /// other goes to the person, or, without one, cancels the run.
@@ -125,12 +134,12 @@ final class RunQuestions: Sendable {
         let why =
             reason.map { "the answer given with --answer \(question.name) does not fit: \($0)" }
             ?? "no --answer gives its answer"
-        state.withLock { state in
-            state.missing =
-                "state \(question.state) asks \"\(question.prompt)\" and \(why); pass --answer \(question.name)=VALUE "
-                + "(\(question.schema.expectation)), or run on a terminal to be asked"
-        }
-        cancellation.cancel(reason: "no answer to question \(question.name)")
+        let message =
+            "state \(question.state) asks \"\(question.prompt)\" and \(why); pass --answer \(question.name)=VALUE "
+            + "(\(question.schema.expectation)), or run on a terminal to be asked"
+        state.withLock { $0.missing = MissingAnswer(code: reason == nil ? "missingAnswer" : "invalidAnswer", message: message) }
+        cancellation.cancel(
+            reason: reason.map { "the answer to question \(question.name) does not fit: \($0)" } ?? "no answer to question \(question.name)")
     }
 
     /// Asks the person each question the run waits on, until ``finish()``.
