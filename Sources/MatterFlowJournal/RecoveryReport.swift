@@ -149,11 +149,12 @@ public struct RecoveryReport: Sendable {
 public struct RecoveryOptions: Sendable {
     /// Resume runs where that is safe instead of taking their cancel path (see `docs/journal.md`).
     public var resume: Bool
-    /// With ``resume``: a run whose secret inputs are not all given again is left where it stopped (its recovery
-    /// deferred: recover again with them) instead of taking its cancel path, which would undo its commissioning
-    /// for a value forgotten. (A secret answer not given again still takes the cancel path.) `matterflow recover --resume` sets it, as a person is there to give
-    /// them; a fleet's worker, whose secrets directory is all it has, does not.
-    public var keepRunsMissingSecrets = false
+    /// With ``resume``: a run that could be resumed but for something a person can put right is left where it
+    /// stopped (its recovery deferred: recover again once it is) instead of taking its cancel path, which would undo
+    /// its commissioning: secret inputs not all given again, or a workflow file changed since the run started
+    /// (restore it). (A secret answer not given again still takes the cancel path.) `matterflow recover --resume`
+    /// sets it, as a person is there; a fleet's worker, which has nobody to ask, does not.
+    public var keepsRunsItCannotResume = false
     /// Values for the runs' secret inputs, which the journal never keeps; needed to resume a run that still
     /// uses them (`matterflow recover --input NAME=VALUE`).
     public var inputs: JSONObject

@@ -6,7 +6,7 @@ extension RunRecoverer {
     /// question the run had answered that is not the answer it was given (each compared by the salted digest its
     /// `runStarted` or `answered` record keeps), before recovery writes or calls anything; a run whose keyed digests
     /// cannot be checked without their key (``RecoveryOptions/digestKey``) is refused as a whole. A value that is not of the
-    /// input's type is left to the resume plan, which says so. With ``RecoveryOptions/keepRunsMissingSecrets``, a
+    /// input's type is left to the resume plan, which says so. With ``RecoveryOptions/keepsRunsItCannotResume``, a
     /// secret input the run started with and that is not given again is refused the same way.
     ///
     /// - Returns: the run's secret answers, each with the value given again that matched its digest, for the
@@ -41,7 +41,7 @@ extension RunRecoverer {
             if digests.matches(name, value) == false { inputs.append(name) }
         }
         let (resumed, mismatched) = answers?.resumed(with: options.answers) ?? ([], [])
-        let forgotten = options.keepRunsMissingSecrets ? digests.inputs.keys.filter { options.inputs[$0] == nil }.sorted() : []
+        let forgotten = options.keepsRunsItCannotResume ? digests.inputs.keys.filter { options.inputs[$0] == nil }.sorted() : []
         guard inputs.isEmpty, invalid.isEmpty, mismatched.isEmpty, forgotten.isEmpty else {
             var refused: [String] = invalid
             if !forgotten.isEmpty {

@@ -149,6 +149,11 @@ struct RunRecoverer {
             }
             _ = try await conclude(&run, result: result, ending: ending)
         case .failure(let unrunnable):
+            if options.resume, options.keepsRunsItCannotResume {
+                throw RecoveryDeferral(
+                    message: "resume refused: \(unrunnable.reason); the run was left where it stopped: restore the file as it "
+                        + "was when the run started and recover again with --resume, or recover without --resume to take its cancel path")
+            }
             run.notes.append("the workflow's own cancel path could not be run: \(unrunnable.reason); recovery released what the run held itself")
             try await cancelDirectly(&run, reconciler: reconciler, interruptedIn: interruptedIn, completedDevices: completedDevices)
         }

@@ -76,11 +76,14 @@ struct CrashScenario {
     }
 
     /// Recovers on a fresh hub; the runs recovery continues share the hub's virtual clock.
-    func recover(resume: Bool = false, inputs: JSONObject = [:], testHook: JournalTestHook? = nil) async throws -> RecoveryReport {
+    func recover(
+        resume: Bool = false, inputs: JSONObject = [:], testHook: JournalTestHook? = nil, keepsRunsItCannotResume: Bool = false
+    ) async throws -> RecoveryReport {
         let clock = VirtualClock()
         let hub = try hub(clock: clock)
-        return try await journal().recover(
-            on: hub, options: RecoveryOptions(resume: resume, inputs: inputs, clock: clock, testHook: testHook))
+        var options = RecoveryOptions(resume: resume, inputs: inputs, clock: clock, testHook: testHook)
+        options.keepsRunsItCannotResume = keepsRunsItCannotResume
+        return try await journal().recover(on: hub, options: options)
     }
 
     func savedHome() throws -> HomeDescription? { try HomeStateStore.loadSaved(directory: stateDirectory) }

@@ -157,6 +157,32 @@ struct WorkflowRecoveryTests {
         #expect(try scenario.savedHome()?.activeSession == nil)
     }
 
+    @Test("with a person there (recover --resume), a workflow file changed since the run leaves the run where it stopped, holding its session, until the file is restored")
+    func changedWorkflowWithAPersonThere() async throws {
+        let copy = try Scratch()
+        defer { copy.remove() }
+        for name in try FileManager.default.contentsOfDirectory(atPath: Repository.root + "/Workflows") where name.hasSuffix(".json") {
+            try FileManager.default.copyItem(atPath: Repository.root + "/Workflows/" + name, toPath: copy.file(name))
+        }
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
+        let scenario = try await CrashScenario(position: .after, sequence: outcome, workflowPath: copy.file("commission-device.json"))
+        defer { scenario.scratch.remove() }
+        let original = try String(contentsOfFile: copy.file("rooms.json"), encoding: .utf8)
+        try original.replacingOccurrences(of: "\"description\": \"", with: "\"description\": \"Edited since. ")
+            .write(toFile: copy.file("rooms.json"), atomically: true, encoding: .utf8)
+
+        let refused = try #require(try await scenario.recover(resume: true, inputs: Self.payload, keepsRunsItCannotResume: true).runs.first)
+        #expect(refused.action == .deferred, "\(refused.notes)")
+        #expect(refused.notes.last?.hasPrefix("resume refused: the workflow file ") == true, "\(refused.notes)")
+        #expect(refused.notes.last?.contains("restore the file as it was when the run started") == true)
+        #expect(try scenario.savedHome()?.activeSession != nil, "the commissioning was not undone")
+
+        try original.write(toFile: copy.file("rooms.json"), atomically: true, encoding: .utf8)
+        let resumed = try #require(try await scenario.recover(resume: true, inputs: Self.payload, keepsRunsItCannotResume: true).runs.first)
+        #expect(resumed.status == .succeeded && resumed.resumed, "\(resumed.notes)")
+        #expect(try scenario.savedHome()?.activeSession == nil)
+    }
+
     @Test("a resume point that does not fit the workflow is refused with the state it names")
     func mismatchedResumePoint() async throws {
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))

@@ -102,7 +102,7 @@ struct RecoverCommand {
             resume: arguments.flag("resume"), inputs: inputs, engine: WorkflowEngine(catalog: catalog), clock: clock,
             testHook: crash?.hook, interrupt: interrupt)
         options.answers = answers
-        options.keepRunsMissingSecrets = true
+        options.keepsRunsItCannotResume = true
         // What a resumed run shows goes to the person as `run` prints it: its secrets only to a terminal, or when
         // --show-secrets asks.
         let revealing = arguments.flag("show-secrets") || environment.standardErrorIsTerminal
