@@ -61,6 +61,31 @@ struct SignalTests {
         #expect(message.hasPrefix("the run was cancelled in state commission/commission (\(signal.name) received); "), "\(message)")
     }
 
+    @Test("a second SIGINT while the cancel path runs is answered: already cancelling, and what SIGKILL would leave to recover")
+    func secondSignalIsAnswered() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(
+            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30, "cancelCommissioning": 30 } }"#), to: "slow.json")
+        let state = directory.file("state")
+        let journal = directory.file("journal")
+        let child = try ChildProcess.launch(
+            ["run", Repository.workflow("commission-device"), "--home", home, "--state", state, "--journal", journal,
+             "--trace", "jsonl", "--clock", "real"] + commissionInputs())
+        defer { child.kill() }
+        let first = await child.signalWhileCommissioning(SIGINT, state: state)
+        try #require(first.signalled, "commissionDevice never started: \(child.stderr.text)")
+        let stderr = child.stderr
+        let second = await child.signal(SIGINT, within: ProcessTests.limit) { stderr.text.contains(#""operation":"cancelCommissioning""#) }
+        try #require(second != nil, "the cancel path never called cancelCommissioning: \(stderr.text)")
+        let answered = await child.signal(SIGKILL, within: ProcessTests.limit) { stderr.text.contains("received again") }
+        try #require(answered != nil, "the second SIGINT was not answered: \(stderr.text)")
+        #expect(
+            stderr.text.contains(
+                "SIGINT received again: already cancelling; the run ends once its cancel path has released what it holds (SIGKILL stops it at once and leaves that to `matterflow recover --journal \(ShellWord.quoted(journal))`)"),
+            "\(stderr.text)")
+    }
+
     @Test("SIGTERM while recover --resume commissions again: the resumed run is cancelled and releases the session, exit 143")
     func signalWhileResuming() async throws {
         let directory = try TemporaryDirectory()

@@ -169,6 +169,14 @@ struct RunCommand {
             return ExitCode.invalidInput
         }
         signals?.cancels(handle)
+        // A person who presses Ctrl-C again hears that the first one is being acted on, and what stopping harder costs.
+        let journalDirectory = arguments.value("journal")
+        signals?.hearsAgain { signo in
+            let recover = journalDirectory.map { "`matterflow recover --journal \(ShellWord.quoted($0))`" } ?? "`matterflow run Workflows/cancel.json` (or wait for its lease)"
+            err.line(
+                "\(Self.signalName(signo)) received again: already cancelling; the run ends once its cancel path has released what it "
+                    + "holds (SIGKILL stops it at once and leaves that to \(recover))")
+        }
         // Not awaited at the end: a prompt still waiting for a line when the run ends (a timeout) is abandoned.
         Task { await questions.serve(handle) }
         let result = await handle.result
