@@ -22,7 +22,7 @@ struct InputContractTests {
 
     @Test("--input that is not NAME=VALUE is a usage error, for run, submit and recover alike")
     func malformedPair() async {
-        for arguments in [["run", workflow], ["submit", workflow, "--store", "host=/nowhere dbname=x"], ["recover", "--journal", "/nowhere"]] {
+        for arguments in [["run", workflow], ["submit", workflow, "--store", "host=/nowhere dbname=x"], ["recover", "--journal", "/nowhere", "--resume"]] {
             let run = await matterflow(arguments + ["--input", "deviceName"])
             #expect(run.code == 64, "\(arguments[0]): \(run.stderr)")
             #expect(run.stderr.contains("--input must be NAME=VALUE; one of them has no NAME="), "\(run.stderr)")

@@ -54,7 +54,7 @@ struct RecoverCommand {
 
             Exit status: 0 when every run is settled, 1 when some need attention (recover again later), 2 invalid
             home, or a journal directory that does not exist or cannot be read (nothing is created), 64 usage
-            error. SIGINT, SIGTERM or SIGHUP make the runs being resumed take their cancel path; the command then
+            error (--input or --answer without --resume among them). SIGINT, SIGTERM or SIGHUP make the runs being resumed take their cancel path; the command then
             exits 130, 143 or 129.
             """)
 
@@ -69,6 +69,11 @@ struct RecoverCommand {
         let endpoint = try HubOption.endpoint(arguments, command: Self.spec.name)
         let clock = try environment.clock(
             named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
+        if !arguments.flag("resume"), let option = ["input", "answer"].first(where: { arguments.value($0) != nil }) {
+            throw UsageError(
+                message: "--\(option) applies to runs recover resumes: add --resume (a run taking its cancel path needs no input or answer)",
+                command: Self.spec.name)
+        }
         let inputPairs = try NameValuePair.inputs(arguments, command: Self.spec.name)
         let answerPairs = try NameValuePair.answers(arguments, command: Self.spec.name)
         let crash = try CrashHook.fromEnvironment(command: Self.spec.name)

@@ -190,7 +190,8 @@ struct RunCommand {
             if let warning = journal.unrecordedEnd(of: result.runID, outcome: result.outcome) { err.line("warning: \(warning)") }
             if result.error?.cause == .sessionBusy,
                 let note = Self.interruptedHolders(
-                    in: journal, structure: structureID, besides: result.runID, heldBy: result.error?.sessionHolder?.owner)
+                    in: journal, structure: structureID, besides: result.runID, heldBy: result.error?.sessionHolder?.owner,
+                    on: arguments.value("hub").map { "--hub \(ShellWord.quoted($0))" } ?? arguments.value("state").map { "--state \(ShellWord.quoted($0))" })
             {
                 err.line(TerminalText.escaping("note: \(note)"))
             }
@@ -248,19 +249,23 @@ struct RunCommand {
     /// it, and how to settle them; nil when there are none. When the refusal named the run holding the session
     /// (`holder`, as the hub told it), the error has said so: the note then only says how to settle that run, when it
     /// is one of them, and is nil when it is none of them (they do not hold the session).
-    static func interruptedHolders(in journal: RunJournal, structure: String, besides runID: String, heldBy holder: String?) -> String? {
+    /// `home`, the `--state DIR` or `--hub SPEC` this run used (where the session is held), completes the command.
+    static func interruptedHolders(
+        in journal: RunJournal, structure: String, besides runID: String, heldBy holder: String?, on home: String?
+    ) -> String? {
         let interrupted = ((try? journal.runs()) ?? []).filter {
             ($0.status == .interrupted || $0.status == .needsAttention) && $0.structureID == structure && $0.runID != runID
         }
-        let command = "`matterflow recover --journal \(ShellWord.quoted(journal.directory))`"
+        let command = "`matterflow recover --journal \(ShellWord.quoted(journal.directory))\(home.map { " " + $0 } ?? "")`"
         if let holder {
             guard interrupted.contains(where: { $0.runID == holder }) else { return nil }
-            return "run \(holder) of \(journal.directory) stopped on structure \(structure) without settling: \(command) (with the --state or --hub it ran on) settles it"
+            return "run \(holder) of \(journal.directory) stopped on structure \(structure) without settling: \(command)"
+                + (home == nil ? " (with the --state or --hub it ran on)" : "") + " settles it"
         }
         guard !interrupted.isEmpty else { return nil }
         let names = interrupted.map(\.runID).joined(separator: ", ")
         return "\(interrupted.count == 1 ? "run" : "runs") \(names) of \(journal.directory) stopped on structure \(structure) without settling "
-            + "and may hold its session: \(command) (with the --state or --hub they ran on) settles "
+            + "and may hold its session: \(command)" + (home == nil ? " (with the --state or --hub they ran on)" : "") + " settles "
             + (interrupted.count == 1 ? "it" : "them")
     }
 

@@ -155,7 +155,7 @@ struct JournalCommandTests {
         #expect(refusal.contains("held by run \(interruptedID) (session "), "\(refusal)")
         #expect(
             refused.stderr.contains(
-                "note: run \(interruptedID) of \(journal) stopped on structure \(structure) without settling: `matterflow recover --journal \(journal)` (with the --state or --hub it ran on) settles it"),
+                "note: run \(interruptedID) of \(journal) stopped on structure \(structure) without settling: `matterflow recover --journal \(ShellWord.quoted(journal)) --state \(ShellWord.quoted(state))` settles it"),
             "\(refused.stderr)")
         #expect(!refused.stderr.contains("may hold its session"), "\(refused.stderr)")
 

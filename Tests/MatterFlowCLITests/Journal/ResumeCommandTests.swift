@@ -36,6 +36,12 @@ struct ResumeCommandTests {
         defer { directory.remove() }
         let (state, journal) = try await killWhileCommissioning(workflow, in: directory)
 
+        // Given without --resume, an input would be ignored: the command says so before anything is done.
+        for option in ["--input", "--answer"] {
+            let ignored = await matterflowVirtual(["recover", "--journal", journal, "--state", state, option, "onboardingPayload=x"])
+            #expect(ignored.code == 64 && ignored.stderr.contains("\(option) applies to runs recover resumes: add --resume"), "\(ignored.stderr)")
+        }
+        #expect(try savedHome(in: state).activeSession?.phase == .commissioning)
         let malformed = await matterflowVirtual(["recover", "--journal", journal, "--state", state, "--resume", "--input", "payload"])
         #expect(malformed.code == 64)
         #expect(malformed.stderr.contains("--input must be NAME=VALUE; one of them has no NAME="), "\(malformed.stderr)")
