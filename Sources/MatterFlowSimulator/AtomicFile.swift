@@ -21,7 +21,7 @@ package enum AtomicFile {
 
     /// Creates a directory and its parents when missing. The directory itself, when created here, is open to its
     /// owner only (mode 0700); parents get 0755, and a directory that exists already keeps its mode.
-    static func createDirectory(_ path: String) throws(WriteError) {
+    package static func createDirectory(_ path: String) throws(WriteError) {
         var partial = path.hasPrefix("/") ? "/" : ""
         let components = path.split(separator: "/")
         for (index, component) in components.enumerated() {

@@ -106,6 +106,7 @@ struct HubServeCommand {
             }
         }
         let made = "simulator-" + SystemRandomSource().hexDigits(16)
+        try AtomicFile.createDirectory(directory)
         try AtomicFile.write(made + "\n", to: path, mode: 0o644)
         return made
     }
