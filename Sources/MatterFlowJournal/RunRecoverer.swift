@@ -55,7 +55,12 @@ struct RunRecoverer {
             }
             run.notes.append("discarded a torn last record (\(torn.length) bytes at byte \(torn.offset))")
         }
-        let interruptedIn = lastState
+        // A recovery before this one that did not finish (deferred, or stopped itself) may have entered cancel-path
+        // states: the run was interrupted where the first recovery found it.
+        let firstRecovery = entries.records.lazy.compactMap { record -> RecoveryStartedEntry? in
+            if case .recoveryStarted(let started) = record.entry { started } else { nil }
+        }.first
+        let interruptedIn = firstRecovery.map(\.interruptedIn) ?? lastState
         run.interruptedIn = interruptedIn
         try journal { () throws(JournalError) in
             try writer.append(

@@ -327,6 +327,20 @@ struct RecoveryTests {
         #expect(try scenario.journal().runs().first?.status == .cancelled)
     }
 
+    @Test("a recovery after one that stopped on its cancel path (the hub offline) names where the run itself was interrupted, not where that cancel path stopped")
+    func interruptedWhereTheRunStopped() async throws {
+        let scenario = try await CrashScenario(position: .after, sequence: 20)
+        defer { scenario.scratch.remove() }
+        let offline = try scenario.hub()
+        try await offline.setOnline(false, structure: Homes.structureID)
+        let first = try #require(await scenario.journal().recover(on: offline, options: RecoveryOptions(clock: VirtualClock())).runs.first)
+        let interrupted = try #require(first.interruptedIn)
+        #expect(first.action == .deferred, "\(first.notes)")
+
+        let second = try #require(try await scenario.recover().runs.first)
+        #expect(second.interruptedIn == interrupted, "the first recovery found the run in \(interrupted); \(second.notes)")
+    }
+
     @Test("a completion in doubt while the hub cannot be reached is left for later, not closed as cancelled")
     func anInDoubtCompletionWaitsForTheHub() async throws {
         // The hub completed the commissioning; the process died before the outcome was written.
