@@ -158,7 +158,7 @@ enum JSONCBridge {
             }
             let reason = String(cString: json_tokener_error_desc(error))
             var failure = SyntaxFailure(byteOffset: min(parseEnd, length), reason: reason)
-            if let advice = JSONSyntaxAdvice.advice(at: failure.byteOffset, in: buffer) { failure.advice = advice }
+            if let advice = JSONSyntaxAdvice.advice(at: failure.byteOffset, in: buffer, reason: reason) { failure.advice = advice }
             return .failure(failure)
         }
         let end = min(parseEnd, length)

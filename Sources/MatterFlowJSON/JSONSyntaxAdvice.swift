@@ -2,7 +2,8 @@
 /// comment, a key without quotes, a number with a leading zero. Read from the bytes around where the parser stopped;
 /// nil when none of them is there.
 enum JSONSyntaxAdvice {
-    static func advice(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    /// `reason` is the parser's: a missing separator is told apart from a missing colon by it.
+    static func advice(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>, reason: String = "") -> String? {
         guard offset >= 0, offset <= bytes.count else { return nil }
         let here = offset < bytes.count ? bytes[offset] : nil
         let before = previousSignificant(bytes, before: offset)
@@ -19,8 +20,66 @@ enum JSONSyntaxAdvice {
             return "a key needs double quotes around it (\"name\": ...)"
         }
         if let number = numberBefore(offset, in: bytes) { return number }
-        return pastedCharacter(at: offset, in: bytes)
+        if let pasted = pastedCharacter(at: offset, in: bytes) { return pasted }
+        guard let before else { return "the file is empty (or only white space); write the JSON value it should hold" }
+        if here == nil || offset > before, !bytes[(before + 1)...].contains(where: { !isWhitespace($0) }),
+            let opener = unclosed(in: bytes)
+        {
+            let (line, column) = position(of: opener, in: bytes)
+            let closing = bytes[opener] == UInt8(ascii: "{") ? "}" : "]"
+            return "the text ends before the \(closing == "}" ? "object" : "array") opened at \(line):\(column) is closed; add \(closing) (or the rest of the file, if it was cut)"
+        }
+        if reason.contains("separator ',' expected"), endsValue(bytes[before]) {
+            let (line, column) = position(of: before, in: bytes)
+            return "a comma is missing after the value that ends at \(line):\(column); add one there"
+        }
+        return nil
     }
+
+    /// Whether a value can end with this byte (`"`, a digit, `}`, `]`, or the last letter of `true`, `false`, `null`).
+    private static func endsValue(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\"") || isDigit(byte) || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
+            || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "l")
+    }
+
+    /// The offset of the innermost `{` or `[` left open at the end of the text, strings skipped; nil when none is.
+    private static func unclosed(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var open: [Int] = []
+        var index = 0
+        var inString = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if inString {
+                if byte == UInt8(ascii: "\\") { index += 1 } else if byte == UInt8(ascii: "\"") { inString = false }
+            } else {
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["): open.append(index)
+                case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = open.popLast()
+                default: break
+                }
+            }
+            index += 1
+        }
+        return open.last
+    }
+
+    /// The 1-based line and column of the byte at `offset`, the column counted in characters (UTF-8 sequences).
+    private static func position(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        for index in 0..<offset {
+            if bytes[index] == 0x0A {
+                line += 1
+                column = 1
+            } else if bytes[index] & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return (line, column)
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool { [0x20, 0x0A, 0x0D, 0x09].contains(byte) }
 
     /// The advice for characters that text pasted from a document or a chat brings and an editor hardly shows: a
     /// single quote, a typographic quote, a no-break space, a byte order mark inside the file.

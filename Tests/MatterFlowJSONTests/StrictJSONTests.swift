@@ -31,6 +31,12 @@ import Testing
             ("{\u{201C}a\u{201D}: 1}", "“ is a typographic quote, where JSON needs a plain double quote", 2),
             ("{\"a\":\u{00A0}1}", "a no-break space (U+00A0), which JSON does not take as white space", 6),
             ("{\"a\": 'b'}", "JSON strings and keys take double quotes (\"), not single ones (')", 7),
+            // Where a file is empty, cut short, or lacks a comma, the message says so and where.
+            ("", "the file is empty (or only white space)", 1),
+            ("{\n  \"a\": 1,\n  \"b\": [1, 2\n", "the text ends before the array opened at 3:8 is closed; add ]", 13),
+            ("{\n  \"a\": {\"c\": \"}\"\n", "the text ends before the object opened at 2:8 is closed; add }", 17),
+            ("{\n  \"a\": \"x\"\n  \"b\": 2\n}", "a comma is missing after the value that ends at 2:10; add one there", 3),
+            ("[1, 2 3]", "a comma is missing after the value that ends at 1:5", 7),
         ]
         for (text, advice, column) in cases {
             let refused = Self.refusal(text)
