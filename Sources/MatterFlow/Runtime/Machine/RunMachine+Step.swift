@@ -86,7 +86,7 @@ extension RunMachine {
             return status.permissionGranted
                 ? nil : FlowError(.permissionNotGranted, "the user has not granted access to this structure; ask them to grant it in the app's permission settings")
         case .hubReachable:
-            if !status.online { return FlowError(.hubOffline, "the hub is offline; check its power and network, then retry") }
+            if !status.online { return FlowError(.hubOffline, "the hub is offline; check its power and network, then try again") }
             if !status.reachable { return FlowError(.hubUnreachable, "the hub is online but not reachable from here; check the local network") }
             return nil
         case .noActiveSession:
