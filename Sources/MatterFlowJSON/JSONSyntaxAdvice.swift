@@ -21,15 +21,26 @@ enum JSONSyntaxAdvice {
         }
         if let number = numberBefore(offset, in: bytes) { return number }
         if let pasted = pastedCharacter(at: offset, in: bytes) { return pasted }
-        guard let before else { return "the file is empty (or only white space); write the JSON value it should hold" }
+        if !bytes.contains(where: { !isWhitespace($0) }) {
+            return "the file is empty (or only white space); write the JSON value it should hold"
+        }
+        guard let before else { return nil }
         if here == nil || offset > before, !bytes[(before + 1)...].contains(where: { !isWhitespace($0) }),
-            let opener = unclosed(in: bytes)
+            let opener = unclosed(in: bytes, before: bytes.count)
         {
             let (line, column) = position(of: opener, in: bytes)
             let closing = bytes[opener] == UInt8(ascii: "{") ? "}" : "]"
             return "the text ends before the \(closing == "}" ? "object" : "array") opened at \(line):\(column) is closed; add \(closing) (or the rest of the file, if it was cut)"
         }
-        if reason.contains("separator ',' expected"), endsValue(bytes[before]) {
+        // A closing bracket of the wrong kind: the one still open is named.
+        if let here, here == UInt8(ascii: "}") || here == UInt8(ascii: "]"), let opener = unclosed(in: bytes, before: offset),
+            bytes[opener] != (here == UInt8(ascii: "}") ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        {
+            let (line, column) = position(of: opener, in: bytes)
+            let open = bytes[opener] == UInt8(ascii: "{") ? "object" : "array"
+            return "this \(here == UInt8(ascii: "}") ? "}" : "]") meets the \(open) opened at \(line):\(column), which \(open == "object" ? "}" : "]") closes; close it first"
+        }
+        if reason.contains("separator ',' expected"), endsValue(bytes[before]), let here, startsValue(here) {
             let (line, column) = position(of: before, in: bytes)
             return "a comma is missing after the value that ends at \(line):\(column); add one there"
         }
@@ -42,12 +53,18 @@ enum JSONSyntaxAdvice {
             || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "l")
     }
 
-    /// The offset of the innermost `{` or `[` left open at the end of the text, strings skipped; nil when none is.
-    private static func unclosed(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// Whether a value can start with this byte.
+    private static func startsValue(_ byte: UInt8) -> Bool {
+        [UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "-"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n")]
+            .contains(byte) || isDigit(byte)
+    }
+
+    /// The offset of the innermost `{` or `[` left open before `end`, strings skipped; nil when none is.
+    private static func unclosed(in bytes: UnsafeBufferPointer<UInt8>, before end: Int) -> Int? {
         var open: [Int] = []
         var index = 0
         var inString = false
-        while index < bytes.count {
+        while index < min(end, bytes.count) {
             let byte = bytes[index]
             if inString {
                 if byte == UInt8(ascii: "\\") { index += 1 } else if byte == UInt8(ascii: "\"") { inString = false }

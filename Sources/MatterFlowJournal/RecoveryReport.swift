@@ -155,6 +155,12 @@ public struct RecoveryOptions: Sendable {
     /// (restore it). (A secret answer not given again still takes the cancel path.) `matterflow recover --resume`
     /// sets it, as a person is there; a fleet's worker, which has nobody to ask, does not.
     public var keepsRunsItCannotResume = false
+    /// The former name of ``keepsRunsItCannotResume``, which now also covers a workflow file to restore.
+    @available(*, deprecated, renamed: "keepsRunsItCannotResume")
+    public var keepRunsMissingSecrets: Bool {
+        get { keepsRunsItCannotResume }
+        set { keepsRunsItCannotResume = newValue }
+    }
     /// Values for the runs' secret inputs, which the journal never keeps; needed to resume a run that still
     /// uses them (`matterflow recover --input NAME=VALUE`).
     public var inputs: JSONObject

@@ -55,12 +55,13 @@ struct RunRecoverer {
             }
             run.notes.append("discarded a torn last record (\(torn.length) bytes at byte \(torn.offset))")
         }
-        // A recovery before this one that did not finish (deferred, or stopped itself) may have entered cancel-path
-        // states: the run was interrupted where the first recovery found it.
-        let firstRecovery = entries.records.lazy.compactMap { record -> RecoveryStartedEntry? in
+        // A recovery before this one that did not finish and took the cancel path (deferred, or stopped itself) may
+        // have entered cancel-path states: the run was interrupted where that recovery found it. After one that
+        // resumed the run, the run went on: it was interrupted where it last was.
+        let lastRecovery = entries.records.lazy.reversed().compactMap { record -> RecoveryStartedEntry? in
             if case .recoveryStarted(let started) = record.entry { started } else { nil }
         }.first
-        let interruptedIn = firstRecovery.map(\.interruptedIn) ?? lastState
+        let interruptedIn = lastRecovery.flatMap { $0.mode == .cancel ? $0.interruptedIn : nil } ?? lastState
         run.interruptedIn = interruptedIn
         try journal { () throws(JournalError) in
             try writer.append(
@@ -154,7 +155,9 @@ struct RunRecoverer {
             }
             _ = try await conclude(&run, result: result, ending: ending)
         case .failure(let unrunnable):
-            if options.resume, options.keepsRunsItCannotResume {
+            // Only a run that restoring the file would let resume: not one whose session is gone, nor one a signal
+            // interrupted (it takes its cancel path, as the command says).
+            if options.resume, options.keepsRunsItCannotResume, lostSession == nil, options.interrupt?.isInterrupted != true {
                 throw RecoveryDeferral(
                     message: "resume refused: \(unrunnable.reason); the run was left where it stopped: restore the file as it "
                         + "was when the run started and recover again with --resume, or recover without --resume to take its cancel path")

@@ -16,6 +16,12 @@ package enum AtomicFile {
         var step: String
         var reason: String
 
+        /// A failure of `step`, for `reason`.
+        package init(step: String, reason: String) {
+            self.step = step
+            self.reason = reason
+        }
+
         package var description: String { "\(step): \(reason)" }
     }
 

@@ -58,6 +58,12 @@ public final class PostgresRunStore: RunStore {
         }
     }
 
+    /// The schema version the store has been migrated to (which a client may be older than).
+    public func schemaVersion() throws(StoreError) -> Int {
+        let rows = try execute("SELECT coalesce(max(version), 0) FROM matterflow_migrations", doing: "reading the store's schema version")
+        return rows.rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+    }
+
     /// Whether a `--store` value names PostgreSQL rather than a journal directory.
     public static func isPostgres(_ location: String) -> Bool {
         location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") || location.contains("=")

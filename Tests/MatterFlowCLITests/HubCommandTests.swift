@@ -3,6 +3,7 @@ import MatterFlow
 @testable import MatterFlowHubProtocol
 import MatterFlowJSON
 import MatterFlowSimulator
+@testable import MatterFlowCLI
 import Synchronization
 import Testing
 
@@ -54,6 +55,27 @@ struct HubCommandTests {
         }
         let kept = try String(contentsOfFile: state + "/instance", encoding: .utf8).trimmingCharacters(in: .newlines)
         #expect(recorded == [kept, kept] && kept.hasPrefix("simulator-") && kept.count == 26, "\(recorded) \(kept)")
+    }
+
+    @Test("hubs starting at once on a fresh state directory agree on one instance ID; a file that holds none is an error, not replaced")
+    func instanceIDsAgree() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = directory.file("fresh/state")
+        let made = await withTaskGroup(of: String?.self, returning: [String?].self) { group in
+            for _ in 0..<8 {
+                group.addTask { try? HubServeCommand.instanceID(in: state) }
+            }
+            var ids: [String?] = []
+            for await id in group { ids.append(id) }
+            return ids
+        }
+        let kept = try String(contentsOfFile: state + "/instance", encoding: .utf8).trimmingCharacters(in: .newlines)
+        #expect(made == Array(repeating: kept, count: 8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state) == ["instance"], "no draft is left behind")
+        try "\n".write(toFile: state + "/instance", atomically: true, encoding: .utf8)
+        #expect(throws: (any Error).self) { try HubServeCommand.instanceID(in: state) }
+        #expect(try String(contentsOfFile: state + "/instance", encoding: .utf8) == "\n", "the file is left for a person to look at")
     }
 
     @Test("what a hub command started and left running (a wrapper's background child) is stopped with the hub")

@@ -37,11 +37,17 @@ import Testing
             ("{\n  \"a\": {\"c\": \"}\"\n", "the text ends before the object opened at 2:8 is closed; add }", 17),
             ("{\n  \"a\": \"x\"\n  \"b\": 2\n}", "a comma is missing after the value that ends at 2:10; add one there", 3),
             ("[1, 2 3]", "a comma is missing after the value that ends at 1:5", 7),
+            ("{\"a\": [1, 2}", "this } meets the array opened at 1:7, which ] closes; close it first", 12),
+            ("[{\"a\": 1]", "this ] meets the object opened at 1:2, which } closes; close it first", 9),
         ]
         for (text, advice, column) in cases {
             let refused = Self.refusal(text)
             #expect(refused?.message.contains(advice) == true, "\(text): \(String(describing: refused))")
             #expect(refused?.location?.column == column, "\(text): \(String(describing: refused?.location))")
+        }
+        // Text that is not empty but starts with no JSON value is not called empty.
+        for text in ["}", "   <html>", "#comment\n{}"] {
+            #expect(Self.refusal(text)?.message.contains("empty") == false, "\(text)")
         }
         // Anything else keeps the general advice: a bare word in an array is no key, digits after a point no number.
         #expect(Self.refusal(#"{"a" 1}"#)?.message.hasSuffix("fix the syntax at this position") == true)

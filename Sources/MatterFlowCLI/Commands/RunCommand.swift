@@ -191,7 +191,7 @@ struct RunCommand {
             if result.error?.cause == .sessionBusy,
                 let note = Self.interruptedHolders(
                     in: journal, structure: structureID, besides: result.runID, heldBy: result.error?.sessionHolder?.owner,
-                    on: arguments.value("hub").map { "--hub \(ShellWord.quoted($0))" } ?? arguments.value("state").map { "--state \(ShellWord.quoted($0))" })
+                    on: Self.hubOrState(arguments))
             {
                 err.line(TerminalText.escaping("note: \(note)"))
             }
@@ -249,6 +249,15 @@ struct RunCommand {
     /// it, and how to settle them; nil when there are none. When the refusal named the run holding the session
     /// (`holder`, as the hub told it), the error has said so: the note then only says how to settle that run, when it
     /// is one of them, and is nil when it is none of them (they do not hold the session).
+    /// The `--hub unix:...` / `--hub tcp:...` or `--state DIR` this run used, to complete a command shown to the person;
+    /// nil for a hub command, whose arguments may hold tokens, and for a home kept nowhere.
+    static func hubOrState(_ arguments: ParsedArguments) -> String? {
+        if let hub = arguments.value("hub") {
+            return hub.hasPrefix("unix:") || hub.hasPrefix("tcp:") ? "--hub \(ShellWord.quoted(hub))" : nil
+        }
+        return arguments.value("state").map { "--state \(ShellWord.quoted($0))" }
+    }
+
     /// `home`, the `--state DIR` or `--hub SPEC` this run used (where the session is held), completes the command.
     static func interruptedHolders(
         in journal: RunJournal, structure: String, besides runID: String, heldBy holder: String?, on home: String?

@@ -96,18 +96,34 @@ struct HubServeCommand {
         return received == SIGINT ? ExitCode.interrupted : ExitCode.success
     }
 
-    /// The instance ID kept in `directory/instance`, made (16 random hex digits) when the file is missing.
+    /// The instance ID kept in `directory/instance`, made (16 random hex digits) when the file is missing. Two hubs
+    /// starting at once on a fresh directory agree: the first to publish its file (a hard link, which fails when the
+    /// name exists) wins, and the other reads it back. A file that exists but cannot be read is an error, never a
+    /// reason to make another ID (runs recorded with the kept one would look as if they ran elsewhere).
     static func instanceID(in directory: String) throws(AtomicFile.WriteError) -> String {
         let path = directory + "/instance"
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            let kept = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !kept.isEmpty, kept.utf8.count <= 200, !kept.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                return kept
+        func kept() throws(AtomicFile.WriteError) -> String? {
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw AtomicFile.WriteError(step: "cannot read \(path)", reason: "check its permissions; it holds this hub's instance ID")
             }
+            let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !id.isEmpty, id.utf8.count <= 200, !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw AtomicFile.WriteError(
+                    step: "\(path) holds no instance ID", reason: "it must be 1 to 200 bytes on one line; remove the file to have one made")
+            }
+            return id
         }
+        if let id = try kept() { return id }
         let made = "simulator-" + SystemRandomSource().hexDigits(16)
         try AtomicFile.createDirectory(directory)
-        try AtomicFile.write(made + "\n", to: path, mode: 0o644)
-        return made
+        let draft = directory + "/.instance.\(getpid()).\(SystemRandomSource().hexDigits(8))"
+        try AtomicFile.write(made + "\n", to: draft, mode: 0o644)
+        defer { unlink(draft) }
+        if link(draft, path) == 0 { return made }
+        guard errno == EEXIST, let id = try kept() else {
+            throw AtomicFile.WriteError(step: "cannot create \(path)", reason: String(cString: strerror(errno)))
+        }
+        return id
     }
 }

@@ -11,6 +11,8 @@ struct FleetHealth {
 
     let workers: [StoredWorker]
     let minimumRunning: Int
+    /// The store's own schema version (a probe may be built for an older one).
+    let storeSchema: Int
 
     /// The workers that run.
     var running: [StoredWorker] { workers.filter { $0.state == .running } }
@@ -23,15 +25,16 @@ struct FleetHealth {
             found.append(
                 "\(count) worker\(count == 1 ? "" : "s") running, \(minimumRunning) wanted: queued runs wait; start workers (`matterflow worker --store URL ...`)")
         }
-        for worker in workers where worker.state != .stopped {
-            if let schema = worker.schemaVersion, schema != StoreMigrations.latest, worker.state != .silent {
+        for worker in workers {
+            if let schema = worker.schemaVersion, schema != storeSchema, worker.state == .running || worker.state == .stopping {
                 found.append(
-                    "worker \(worker.workerID) on \(worker.host) is built for schema \(schema), the store's is \(StoreMigrations.latest): stop it (SIGTERM) and start this version")
+                    "worker \(worker.workerID) on \(worker.host) is built for schema \(schema), the store's is \(storeSchema): stop it (SIGTERM) and start one built for the store's schema")
             }
+            // A stopped worker whose hand-back failed holds runs too, as a silent one does.
             let lease = worker.leaseSeconds ?? WorkerOptions.defaultLeaseSeconds
-            if worker.state == .silent, worker.expiredRuns > 0, worker.heartbeatAge >= lease * (1 + Self.stuckAfterLeases) {
+            if worker.state == .silent || worker.state == .stopped, worker.expiredRuns > 0, worker.heartbeatAge >= lease * (1 + Self.stuckAfterLeases) {
                 found.append(
-                    "worker \(worker.workerID) on \(worker.host) went silent \(WorkersCommand.age(worker.heartbeatAge)) holding \(worker.expiredRuns) run\(worker.expiredRuns == 1 ? "" : "s") no worker has taken over: `matterflow runs --store URL` names them; a running worker takes them at its next look")
+                    "worker \(worker.workerID) on \(worker.host) \(worker.state == .stopped ? "stopped" : "went silent") \(WorkersCommand.age(worker.heartbeatAge)) holding \(worker.expiredRuns) run\(worker.expiredRuns == 1 ? "" : "s") no worker has taken over: `matterflow runs --store URL` names them; a running worker takes them at its next look")
             }
         }
         return found

@@ -51,14 +51,16 @@ struct WorkersCommand {
             return ExitCode.invalidInput
         }
         let workers: [StoredWorker]
+        let storeSchema: Int
         do {
-            workers = try store.workers(includingStopped: arguments.flag("all"))
+            workers = try store.workers(includingStopped: arguments.flag("all") || check)
+            storeSchema = check ? try store.schemaVersion() : StoreMigrations.latest
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
         if check {
-            let health = FleetHealth(workers: workers, minimumRunning: minimum)
+            let health = FleetHealth(workers: workers, minimumRunning: minimum, storeSchema: storeSchema)
             if arguments.flag("json") {
                 environment.standardOutput.line(JSONWriter.pretty(health.jsonValue))
             } else {

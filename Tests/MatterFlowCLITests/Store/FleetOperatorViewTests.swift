@@ -149,6 +149,11 @@ import Testing
         #expect(again.state == .running && again.host == "host-d" && again.pid == 14 && again.leaseSeconds == 5)
         let healthy = await matterflow(["workers", "--store", conninfo, "--check", "--min-workers", "2"])
         #expect(healthy.code == 0 && healthy.stdout == "ok: 2 workers running, holding 1 run\n", "\(healthy.stdout)")
+        // A worker built for another schema than the store's (not the probe's) is a problem.
+        try store.execute("UPDATE matterflow_workers SET schema_version = schema_version - 1 WHERE worker_id = 'w-live'", doing: "test")
+        let skewed = await matterflow(["workers", "--store", conninfo, "--check"])
+        #expect(skewed.code == 1, "\(skewed.stdout)")
+        #expect(skewed.stdout.contains("problem: worker w-live on host-a is built for schema \(StoreMigrations.latest - 1), the store's is \(StoreMigrations.latest)"), "\(skewed.stdout)")
         #expect(await matterflow(["workers", "--store", "/tmp"]).code == 64, "a journal directory has no workers")
     }
 
