@@ -334,7 +334,7 @@ struct RunCommandTests {
         let run = await matterflow(["run", workflow, "--home", home] + commissionInputs())
         #expect(run.code == 2)
         #expect(run.stdout == "")
-        #expect(run.stderr == "\(home):\(line):3: error[unknownKey]: /hubb: unknown key \"hubb\"; did you mean \"hub\"?\n")
+        #expect(run.stderr == "\(home):\(line):3: error[unknownKey]: /hubb: unknown key \"hubb\" (did you mean \"hub\"?)\n")
     }
 
     @Test("a home file that does not exist exits 2 naming it")
