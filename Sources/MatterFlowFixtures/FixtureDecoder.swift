@@ -210,7 +210,7 @@ final class FixtureDecoder {
 
     // MARK: - Shared helpers
 
-    /// `; did you mean "commission-device.json"?` when a file next to a missing one has a similar name.
+    /// ` (did you mean "commission-device.json"?)` when a file next to a missing one has a similar name.
     static func siblingHint(_ missing: String) -> String {
         let url = URL(fileURLWithPath: missing)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []

@@ -146,22 +146,29 @@ public enum SpellingSuggestion {
         return extending.count == 1 && !strict ? extending : []
     }
 
-    /// `; did you mean "x"?` or an empty string.
+    /// ` (did you mean "x"?)` or an empty string. The question is in parentheses, so that whatever a message goes on
+    /// with (`; bind it ...`, ` (inputs: ...)`) never follows a question mark with a semicolon.
     public static func hint(for word: String, among candidates: some Sequence<String>) -> String {
-        closest(to: word, among: candidates).map { "; did you mean \"\($0)\"?" } ?? ""
+        closest(to: word, among: candidates).map { question($0) } ?? ""
     }
 
-    /// `; did you mean "x"?` for the candidate ``closest(to:among:synonyms:)`` finds, followed by the synonym's note
-    /// when it has one to add; the note alone when no target of the word's is allowed here; or an empty string.
+    /// ` (did you mean "x"?)` for the candidate ``closest(to:among:synonyms:)`` finds, the synonym's note inside the
+    /// parentheses as a sentence of its own when it has one to add (` (did you mean "action"? An action state ...)`);
+    /// `; ` and the note alone when no target of the word's is allowed here; or an empty string.
     public static func hint(for word: String, among candidates: some Sequence<String>, synonyms: SpellingSynonyms) -> String {
         let candidates = Array(candidates)
         let entry = synonyms.entry(for: word)
         if let entry, let target = entry.targets.first(where: candidates.contains) {
-            let note = entry.noteWithTarget ? entry.note.map { " (\($0))" } ?? "" : ""
-            return "; did you mean \"\(target)\"?\(note)"
+            return question(target, then: entry.noteWithTarget ? entry.note : nil)
         }
         if let note = entry?.note { return "; \(note)" }
         return hint(for: word, among: candidates)
+    }
+
+    /// ` (did you mean "x"?)`, with `then` after the question, as a sentence starting with a capital, when given.
+    public static func question(_ candidate: String, then note: String? = nil) -> String {
+        let sentence = note.map { " " + $0.prefix(1).uppercased() + $0.dropFirst() } ?? ""
+        return " (did you mean \"\(candidate)\"?\(sentence))"
     }
 
     /// The fewest insertions, deletions, substitutions and swaps of two neighbours that turn one word into the other.

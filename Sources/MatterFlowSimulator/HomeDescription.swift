@@ -173,7 +173,7 @@ public struct HomeDescription: Sendable, Hashable {
         rooms.first { $0.name == name }
     }
 
-    /// What to say of a room name no room has: the one meant when one is near (`; did you mean "Kitchen"?`), else
+    /// What to say of a room name no room has: the one meant when one is near (` (did you mean "Kitchen"?)`), else
     /// the rooms there are, the first ten of a long list (a building's 300 units would fill a screen per mistake).
     static func unknownRoomAdvice(_ name: String, among rooms: [Room]) -> String {
         let names = rooms.map(\.name)

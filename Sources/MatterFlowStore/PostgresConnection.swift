@@ -431,10 +431,24 @@ public final class PostgresConnection: Sendable {
         return message.isEmpty ? "unknown error" : message
     }
 
-    /// libpq's message as one line: its lines (a hint such as "Is the server running locally ...?" follows the
-    /// error on a line of its own) trimmed and joined with spaces, so that a log line is one event.
+    /// libpq's message as one line, so that a log line is one event: its lines (a hint such as "Is the server running
+    /// locally ...?" follows the error on a line of its own) trimmed and joined as sentences: after a line that ends
+    /// in a stop (`.`, `?`, `!`, `:`, `;`, `,`) with a space, before one that starts with a capital with `. `, and
+    /// otherwise with `; `.
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }.joined(separator: " ")
+        let lines = text.split(whereSeparator: \.isNewline).map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
+        var joined = lines.first ?? ""
+        for line in lines.dropFirst() {
+            if let last = joined.last, ".?!:;,".contains(last) {
+                joined += " "
+            } else if line.first?.isUppercase == true {
+                joined += ". "
+            } else {
+                joined += "; "
+            }
+            joined += line
+        }
+        return joined
     }
 
     /// A C string libpq returned, as Swift text; nil for a null pointer.

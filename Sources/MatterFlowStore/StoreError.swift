@@ -60,6 +60,13 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `code: message`, on one line.
     public var description: String { "\(code.rawValue): \(message)" }
 
+    /// `message; next`, or `message Next` when `message` ends in a question or a sentence (libpq's hint "Is the
+    /// server running locally ...?" ends its message): a semicolon does not follow a question mark.
+    static func sentence(_ message: String, then next: String) -> String {
+        guard let last = message.last, ".?!".contains(last) else { return "\(message); \(next)" }
+        return "\(message) \(next.prefix(1).uppercased())\(next.dropFirst())"
+    }
+
     /// The store has no run `runID`.
     static func runNotFound(_ runID: String) -> StoreError {
         StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
@@ -69,7 +76,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func from(_ error: PostgresError, doing what: String, code: Code = .storeFailed) -> StoreError {
         switch error.code {
         case .connectionFailed, .connectionLost:
-            return StoreError(.storeUnavailable, "\(what): \(error.message); check that PostgreSQL is running and --store names it")
+            return StoreError(
+                .storeUnavailable, "\(what): \(sentence(error.message, then: "check that PostgreSQL is running and --store names it"))")
         case .malformedConninfo:
             return StoreError(.invalidStore, "--store: \(error.message)")
         case .commandFailed:

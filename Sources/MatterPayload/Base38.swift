@@ -62,17 +62,21 @@ public enum Base38 {
         // Every character is checked before the length, so a bad character is reported first.
         for index in range where digitValue(text, index) == nil {
             let character = text[index]
+            // Base-38 has no lowercase letters: such a letter is most often a code retyped or passed through
+            // something that lowercased it, and the letter meant is its capital.
+            let capitals = character.isASCII && character.isLowercase
+                ? ": the letters of a QR code are all capitals, so copy the code in capitals, as printed" : ""
             throw PayloadError(
                 code: .invalidBase38Character,
-                message: "\(characterKind(character)) at index \(index) is not in the base-38 alphabet "
-                    + "0-9, A-Z, '-', '.'",
+                message: "\(characterKind(character)) at \(characterPlace(index)) is not in the base-38 alphabet "
+                    + "0-9, A-Z, '-', '.'\(capitals)",
                 position: index)
         }
         let remainder = range.count % 5
         guard remainder != 1, remainder != 3 else {
             throw PayloadError(
                 code: .invalidBase38Length,
-                message: "\(range.count) base-38 characters starting at index \(range.lowerBound) cannot encode "
+                message: "\(range.count) base-38 characters starting at \(characterPlace(range.lowerBound)) cannot encode "
                     + "whole bytes (the length must be a multiple of 5, plus 0, 2 or 4)",
                 position: range.lowerBound, found: String(range.count))
         }
@@ -91,7 +95,7 @@ public enum Base38 {
             guard value < 1 << (8 * byteCount) else {
                 throw PayloadError(
                     code: .base38ChunkOverflow,
-                    message: "the \(digitCount) base-38 characters at index \(start) encode a number too large "
+                    message: "the \(digitCount) base-38 characters at \(characterPlace(start)) encode a number too large "
                         + "for \(byteCount) byte\(byteCount == 1 ? "" : "s")",
                     position: start)
             }
@@ -115,6 +119,12 @@ public enum Base38 {
         default: return nil
         }
     }
+}
+
+/// Where the character at 0-based offset `offset` is, for a person: `character 4` for offset 3. Messages count
+/// characters from 1, as `matterflow dataset` does; ``PayloadError/position`` stays the 0-based offset.
+func characterPlace(_ offset: Int) -> String {
+    "character \(offset + 1)"
 }
 
 /// What kind of character `character` is, for a message that must not show it: a payload's characters encode

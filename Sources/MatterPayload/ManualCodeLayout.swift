@@ -53,7 +53,7 @@ enum ManualCodeLayout {
         guard expected == checkDigit.value else {
             throw PayloadError(
                 code: .checkDigitMismatch,
-                message: "the check digit at index \(checkDigit.position) does not match the digits before it "
+                message: "the check digit at \(characterPlace(checkDigit.position)) does not match the digits before it "
                     + "(Verhoeff); a digit was probably mistyped or two were swapped",
                 position: checkDigit.position, field: .checkDigit)
         }
@@ -62,7 +62,7 @@ enum ManualCodeLayout {
         guard first.value <= 7 else {
             throw PayloadError(
                 code: .unsupportedManualCodeVersion,
-                message: "the first digit (index \(first.position)) marks a manual-code version newer than 0 (it must "
+                message: "the first digit (\(characterPlace(first.position))) marks a manual-code version newer than 0 (it must "
                     + "be 0-7)",
                 position: first.position, field: .version, expected: "0-7")
         }
@@ -71,7 +71,7 @@ enum ManualCodeLayout {
         guard digits.count == expectedLength else {
             throw PayloadError(
                 code: .manualCodeLengthMismatch,
-                message: "the first digit (index \(first.position)) says the vendor and product IDs are "
+                message: "the first digit (\(characterPlace(first.position))) says the vendor and product IDs are "
                     + (isLong ? "present" : "absent") + ", which needs \(expectedLength) digits, but the code has "
                     + "\(digits.count)",
                 position: first.position, expected: String(expectedLength), found: String(digits.count))
@@ -115,7 +115,7 @@ enum ManualCodeLayout {
                 }
             throw PayloadError(
                 code: code,
-                message: "\(what) starting at index \(position) hold a number more than the maximum \(limit)",
+                message: "\(what) starting at \(characterPlace(position)) hold a number more than the maximum \(limit)",
                 position: position, field: field, expected: "0-\(limit)")
         }
         return value

@@ -15,8 +15,9 @@ extension OnboardingPayload {
     ///   such as `3497-011-2332` and `3497 011 2332` are accepted.
     ///
     /// Whitespace around the code is ignored, and full-width forms read as their ASCII (``halfWidthText(_:)``).
-    /// Positions in errors are 0-based character offsets into `text` as given. Parsing never traps, whatever the
-    /// input.
+    /// Positions in errors (``PayloadError/position``) are 0-based character offsets into `text` as given; messages
+    /// name them counting from 1 (`character 4` for offset 3). Text that would be a valid QR code with `MT:` in
+    /// front is refused as `unrecognizedFormat` saying so. Parsing never traps, whatever the input.
     ///
     /// Use ``validate()`` on each result to check the rules, or ``decode(_:)`` to do both.
     ///
@@ -27,7 +28,13 @@ extension OnboardingPayload {
         let input = TrimmedInput(text)
         switch try input.kind() {
         case .qr: return try parseQR(input)
-        case .manual: return [try parseManual(input)]
+        case .manual:
+            do throws(PayloadError) {
+                return [try parseManual(input)]
+            } catch {
+                // A QR code whose base-38 text starts with a digit, copied without its `MT:`.
+                throw input.missingPrefixError() ?? error
+            }
         }
     }
 
@@ -37,7 +44,7 @@ extension OnboardingPayload {
     public static func parseQRCode(_ text: String) throws(PayloadError) -> [OnboardingPayload] {
         let input = TrimmedInput(text)
         guard try input.kind() == .qr else {
-            throw input.formatError(expected: "a QR code starting with 'MT:'")
+            throw input.missingPrefixError() ?? input.formatError(expected: "a QR code starting with 'MT:'")
         }
         return try parseQR(input)
     }
@@ -114,14 +121,14 @@ extension OnboardingPayload {
     {
         guard !segment.isEmpty else {
             throw PayloadError(
-                code: .emptyQRPayload, message: "there is no payload text at index \(segment.lowerBound)",
+                code: .emptyQRPayload, message: "there is no payload text at \(characterPlace(segment.lowerBound))",
                 position: segment.lowerBound)
         }
         let bytes = try Base38.decode(text, segment)
         guard let payload = QRPayloadLayout.unpack(bytes) else {
             throw PayloadError(
                 code: .qrPayloadTooShort,
-                message: "the payload at index \(segment.lowerBound) decodes to \(bytes.count) bytes; a QR payload "
+                message: "the payload at \(characterPlace(segment.lowerBound)) decodes to \(bytes.count) bytes; a QR payload "
                     + "needs at least \(QRPayloadLayout.fixedByteCount) (19 base-38 characters)",
                 position: segment.lowerBound, expected: String(QRPayloadLayout.fixedByteCount),
                 found: String(bytes.count))
@@ -139,7 +146,7 @@ extension OnboardingPayload {
                 let character = input.text[index]
                 throw PayloadError(
                     code: .invalidManualCodeCharacter,
-                    message: "\(characterKind(character)) at index \(index) is not allowed in a manual pairing "
+                    message: "\(characterKind(character)) at \(characterPlace(index)) is not allowed in a manual pairing "
                         + "code (only digits, dashes and spaces)",
                     position: index)
             }
@@ -202,7 +209,19 @@ private struct TrimmedInput {
         {
             return .manual
         }
-        throw formatError(expected: "a QR code starting with 'MT:' or a manual pairing code of 11 or 21 digits")
+        throw missingPrefixError()
+            ?? formatError(expected: "a QR code starting with 'MT:' or a manual pairing code of 11 or 21 digits")
+    }
+
+    /// An `unrecognizedFormat` error saying to put `MT:` in front, when the text is a valid QR code with it; nil
+    /// otherwise. The code is not quoted with its prefix, as a suggestion would: it encodes the setup passcode.
+    func missingPrefixError() -> PayloadError? {
+        let body = String((start..<end).map { text[$0] })
+        guard (try? OnboardingPayload.decode(QRPayloadLayout.prefix + body)) != nil else { return nil }
+        return PayloadError(
+            code: .unrecognizedFormat,
+            message: "a QR code starts with 'MT:', and this text is a valid QR code without it; add 'MT:' in front",
+            position: start)
     }
 
     /// An `unrecognizedFormat` error pointing at the first character that fits neither format.
@@ -210,7 +229,7 @@ private struct TrimmedInput {
         if let offending = (start..<end).first(where: { !fitsManualCode(at: $0) }) {
             return PayloadError(
                 code: .unrecognizedFormat,
-                message: "expected \(expected); \(characterKind(text[offending])) at index \(offending) "
+                message: "expected \(expected); \(characterKind(text[offending])) at \(characterPlace(offending)) "
                     + "is not a digit, dash or space",
                 position: offending)
         }

@@ -12,7 +12,8 @@ public struct PayloadError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Code
     /// A sentence a person can act on: the rule, the place, and the expected value when there is one.
     public var message: String
-    /// The 0-based character offset in the parsed input where the problem is, when it comes from parsing.
+    /// The 0-based character offset in the parsed input where the problem is, when it comes from parsing. Messages
+    /// name the place counting from 1, as a person does (`character 4` for offset 3).
     public var position: Int?
     /// The payload field the rule is about, when there is one.
     public var field: Field?

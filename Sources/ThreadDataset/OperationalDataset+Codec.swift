@@ -46,7 +46,9 @@ extension OperationalDataset {
     /// not fill it): the length byte may be the wrong one, and what follows would be read out of step, bytes of a
     /// value such as the Network Key taken for headers. Other problems inside one TLV are recorded and the walk goes
     /// on, so that a diagnosis can list them, up to ``maxListedErrors``. Errors about a header that may be out of
-    /// step name neither the type byte of a type no dataset has nor the length byte.
+    /// step name neither the type byte of a type no dataset has nor the length byte: a value too long for the bytes
+    /// left names its length only when its type and the type of every TLV before it are dataset types (a TLV of
+    /// another type takes any length, so the walk may be out of step after one).
     ///
     /// - Parameters:
     ///   - bytes: The TLVs.
@@ -64,6 +66,8 @@ extension OperationalDataset {
             if stopAtFirstError { return (dataset, errors) }
         }
         var seenTypes = DatasetTLVTypeSet()
+        // Whether every TLV walked past has a dataset type, so each length was checked against its type.
+        var onlyDatasetTypes = true
         var offset = 0
         while offset < bytes.count {
             let type = DatasetTLVType(bytes[offset])
@@ -96,15 +100,20 @@ extension OperationalDataset {
             let valueStart = offset + 2
             let available = bytes.count - valueStart
             guard length <= available else {
+                // A header read out of step may be secret bytes: its length is named only where the walk is in step
+                // as far as it can tell.
+                let says = type.isDatasetType && onlyDatasetTypes
+                    ? "its length byte says \(byteCount(length)), and \(available == 1 ? "1 is" : "\(available) are") left"
+                    : "its length byte says more bytes than the \(byteCount(available)) left"
                 errors.append(ThreadDatasetError(
                     code: .truncatedValue,
                     tlvType: type,
                     offset: offset,
-                    message: "\(subject): its length byte says more bytes than the \(byteCount(available)) left before the end "
-                        + "of the dataset"
+                    message: "\(subject): \(says) before the end of the dataset"
                 ))
                 break
             }
+            onlyDatasetTypes = onlyDatasetTypes && type.isDatasetType
             let value = bytes[valueStart..<(valueStart + length)]
             if seenTypes.contains(type) {
                 let first = firstOffset(of: type, in: bytes)
@@ -126,11 +135,15 @@ extension OperationalDataset {
                     // A length that is off for its type may be the wrong one, and then what follows is read out of
                     // step: the "headers" of later TLVs could be bytes of a value such as the Network Key, and
                     // errors about them would show those bytes. A name that is no UTF-8, or holds a NUL, is most
-                    // often such a length too (it reaches into the next TLVs). The walk stops here.
+                    // often such a length too (it reaches into the next TLVs). The walk stops here, and says so when
+                    // bytes are left after the value.
+                    let unchecked = valueStart + length < bytes.count
+                        ? "; the TLVs after it were not checked, as they start where this length byte says and it may "
+                            + "be the wrong byte: fix this TLV first"
+                        : ""
                     errors.append(
                         ThreadDatasetError(
-                            code: error.code, tlvType: error.tlvType, offset: error.offset,
-                            message: error.message + "; the TLVs after it are not read, as their framing depends on this length"))
+                            code: error.code, tlvType: error.tlvType, offset: error.offset, message: error.message + unchecked))
                     break
                 } catch {
                     errors.append(error)

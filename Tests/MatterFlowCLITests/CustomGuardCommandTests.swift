@@ -77,7 +77,7 @@ struct CustomGuardCommandTests {
             "guards.catalog.json:8:5: error[nameClash]: /guards/permission: guard \"permission\" is built in",
             "guards.catalog.json:9:45: error[invalidValue]: /guards/wiped/operation: operation \"wipeDevice\" has effect \"idempotentWrite\"",
             "guards.catalog.json:10:47: error[invalidValue]: /guards/online/passesWhen: ${input.online}: a guard's condition reads only ${vars.status...}",
-            "error[invalidValue]: /guards/online/error/cause: \"hubOfline\" is not an error cause MatterFlow knows; did you mean \"hubOffline\"?",
+            "error[invalidValue]: /guards/online/error/cause: \"hubOfline\" is not an error cause MatterFlow knows (did you mean \"hubOffline\"?)",
             "guards.catalog.json:10:139: error[unknownKey]: /guards/online/retries",
         ] {
             #expect(run.stderr.contains(line), "missing \(line) in\n\(run.stderr)")

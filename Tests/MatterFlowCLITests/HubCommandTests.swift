@@ -155,7 +155,7 @@ struct HubCommandTests {
         let serve = try Self.serveCommand()
         let run = await matterflow(["run", Repository.workflow("rooms"), "--hub", serve, "--structure", "maple-stret", "--trace", "none"])
         #expect(run.code == 2, "\(run.stderr)")
-        #expect(run.stderr.contains("error[unknownStructure]: --structure maple-stret: hub matterflow-simulator has no such structure (structures: maple-street); did you mean \"maple-street\"?"), "\(run.stderr)")
+        #expect(run.stderr.contains("error[unknownStructure]: --structure maple-stret: hub matterflow-simulator has no such structure (structures: maple-street) (did you mean \"maple-street\"?)"), "\(run.stderr)")
         #expect(run.stdout.isEmpty, "no run: \(run.stdout)")
         let check = await matterflow(["hub", "check", serve, "--structure", "nope"])
         #expect(check.code == 2, "\(check.stdout)")

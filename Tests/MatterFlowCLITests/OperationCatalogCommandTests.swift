@@ -209,12 +209,12 @@ struct OperationCatalogCommandTests {
         let run = await matterflow(["validate", Self.workflow, "--catalog", catalog])
         #expect(run.code == 2)
         let expected = [
-            "broken.catalog.json:7:38: error[invalidValue]: /operations/readThing/arguments/id/type: unknown type \"strng\"; did you mean \"string\"?",
-            "broken.catalog.json:8:67: error[invalidValue]: /operations/readThing/result/deep/type/array/object/x: unknown type \"integr\"; did you mean \"integer\"?",
-            "broken.catalog.json:9:18: error[invalidValue]: /operations/readThing/errors/0: \"deviceNotFund\" is not an error cause MatterFlow knows; did you mean \"deviceNotFound\"?",
+            "broken.catalog.json:7:38: error[invalidValue]: /operations/readThing/arguments/id/type: unknown type \"strng\" (did you mean \"string\"?)",
+            "broken.catalog.json:8:67: error[invalidValue]: /operations/readThing/result/deep/type/array/object/x: unknown type \"integr\" (did you mean \"integer\"?)",
+            "broken.catalog.json:9:18: error[invalidValue]: /operations/readThing/errors/0: \"deviceNotFund\" is not an error cause MatterFlow knows (did you mean \"deviceNotFound\"?)",
             "broken.catalog.json:10:32: error[numberOutOfRange]: /operations/readThing/defaultTimeoutSeconds",
-            "broken.catalog.json:11:17: error[invalidValue]: /operations/readThing/effect: \"effect\" must be one of read, idempotentWrite, nonIdempotentWrite, not \"reed\"; did you mean \"read\"?",
-            "broken.catalog.json:12:7: error[unknownKey]: /operations/readThing/sesion: unknown key \"sesion\"; did you mean \"session\"?",
+            "broken.catalog.json:11:17: error[invalidValue]: /operations/readThing/effect: \"effect\" must be one of read, idempotentWrite, nonIdempotentWrite, not \"reed\" (did you mean \"read\"?)",
+            "broken.catalog.json:12:7: error[unknownKey]: /operations/readThing/sesion: unknown key \"sesion\" (did you mean \"session\"?)",
             "broken.catalog.json:13:25: error[invalidValue]: /operations/readThing/idempotencyKey",
             "broken.catalog.json:15:5: error[invalidValue]: /operations/bad name: operation name \"bad name\" must be an ASCII letter",
         ]

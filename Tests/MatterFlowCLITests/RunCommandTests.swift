@@ -208,6 +208,23 @@ struct RunCommandTests {
         #expect(run.stderr.contains("\"onboardingPayload\""))
     }
 
+    @Test("a misspelt input name exits 2 with one error, its did-you-mean, not also the required input it meant as missing")
+    func misspeltInputName() async throws {
+        let run = await matterflow("run", workflow, "--input", "onbordingPayload=MT:Y.K9042C00KA0648G00", "--input", "deviceName=Lamp")
+        #expect(run.code == 2)
+        #expect(run.stdout == "")
+        #expect(run.stderrLines.count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("error[unknownKey]"), "\(run.stderr)")
+        #expect(run.stderr.contains(#"has no input "onbordingPayload" (did you mean "onboardingPayload"?)"#), "\(run.stderr)")
+        #expect(!run.stderr.contains("missingKey"), "\(run.stderr)")
+        // A required input no hint names is still reported missing.
+        let other = await matterflow("run", workflow, "--input", "onbordingPayload=MT:Y.K9042C00KA0648G00")
+        #expect(other.code == 2)
+        #expect(other.stderr.contains("error[unknownKey]") && other.stderr.contains("error[missingKey]"), "\(other.stderr)")
+        #expect(other.stderr.contains(#"required input "deviceName" is missing"#), "\(other.stderr)")
+        #expect(!other.stderr.contains(#"required input "onboardingPayload""#), "\(other.stderr)")
+    }
+
     @Test("an empty required text input exits 2 naming it; an empty optional one is accepted")
     func emptyRequiredInput() async throws {
         let directory = try TemporaryDirectory()
@@ -334,7 +351,7 @@ struct RunCommandTests {
         let run = await matterflow(["run", workflow, "--home", home] + commissionInputs())
         #expect(run.code == 2)
         #expect(run.stdout == "")
-        #expect(run.stderr == "\(home):\(line):3: error[unknownKey]: /hubb: unknown key \"hubb\"; did you mean \"hub\"?\n")
+        #expect(run.stderr == "\(home):\(line):3: error[unknownKey]: /hubb: unknown key \"hubb\" (did you mean \"hub\"?)\n")
     }
 
     @Test("a home file that does not exist exits 2 naming it")

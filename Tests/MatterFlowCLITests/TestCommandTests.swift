@@ -86,7 +86,7 @@ struct TestCommandTests {
         #expect(run.code == 2)
         #expect(
             run.stderr
-                == "\(bad):6:39: error[unknownKey]: /expect/warnigns: unknown key \"warnigns\"; did you mean \"warnings\"?\n"
+                == "\(bad):6:39: error[unknownKey]: /expect/warnigns: unknown key \"warnigns\" (did you mean \"warnings\"?)\n"
         )
         #expect(run.stdout == "INVALID  \(bad)\nPASS  rooms listed\n1 passed, 1 failed\n")
     }
@@ -166,7 +166,7 @@ struct TestCommandTests {
         #expect(failure.contains("wrong.fixture.json:6:"), "the text names where the expectation was written: \(failure)")
         #expect(lines.contains(#"<testsuite name="invalid files" tests="1" failures="0" errors="1">"#), "\(xml)")
         let error = try #require(lines.first { $0.hasPrefix("<error ") }, "\(xml)")
-        #expect(error.hasPrefix(#"<error type="invalidFile" message="unknownKey: unknown key &quot;warnigns&quot;; did you mean &quot;warnings&quot;?">\#(bad):6:39: error[unknownKey]"#), "\(error)")
+        #expect(error.hasPrefix(#"<error type="invalidFile" message="unknownKey: unknown key &quot;warnigns&quot; (did you mean &quot;warnings&quot;?)">\#(bad):6:39: error[unknownKey]"#), "\(error)")
         #expect(xml.contains(#"<testcase name="\#(TestCommand.display(bad))""#), "an invalid file is named as the text report names it")
         #expect(xml.hasSuffix("</testsuites>\n"))
 

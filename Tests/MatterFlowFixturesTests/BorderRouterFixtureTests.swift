@@ -128,7 +128,7 @@ import Testing
         )
         #expect(
             InlineFixture.findings(text) == [
-                #"3:71: error[unknownDevice]: /events/0/deviceID: the home has no border router "device-nest-hbu"; did you mean "device-nest-hub"?"#,
+                #"3:71: error[unknownDevice]: /events/0/deviceID: the home has no border router "device-nest-hbu" (did you mean "device-nest-hub"?)"#,
                 #"3:97: error[invalidValue]: /events/0/key: "key" is "issued" or "wrong", found "stolen""#,
                 #"3:116: error[numberOutOfRange]: /events/0/count: 0 is outside 1...100 (keys); use a value in that range"#,
                 #"4:80: error[unknownDevice]: /expect/hub/borderRouters/0/deviceID: the home has no border router "device-door-lock" (border routers: device-nest-hub)"#,

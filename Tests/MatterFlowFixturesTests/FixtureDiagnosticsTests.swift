@@ -13,9 +13,9 @@ import Testing
             #""fautls": []"#)
         #expect(
             InlineFixture.findings(text) == [
-                #"7:3: error[unknownKey]: /fautls: unknown key "fautls"; did you mean "faults"?"#,
-                #"8:39: error[unknownKey]: /expect/outcomes: unknown key "outcomes"; did you mean "outcome"?"#,
-                #"8:70: error[unknownKey]: /expect/hub/activeSesion: unknown key "activeSesion"; did you mean "activeSession"?"#,
+                #"7:3: error[unknownKey]: /fautls: unknown key "fautls" (did you mean "faults"?)"#,
+                #"8:39: error[unknownKey]: /expect/outcomes: unknown key "outcomes" (did you mean "outcome"?)"#,
+                #"8:70: error[unknownKey]: /expect/hub/activeSesion: unknown key "activeSesion" (did you mean "activeSession"?)"#,
             ])
     }
 
@@ -41,7 +41,7 @@ import Testing
             """#
         let findings = InlineFixture.findings(bridge)
         #expect(findings.count == 5, "\(findings)")
-        #expect(findings.first?.contains("/faults/0/element: workflow commission-bridge has no map state \"readDevice\"; did you mean \"readDevices\"?") == true, "\(findings)")
+        #expect(findings.first?.contains("/faults/0/element: workflow commission-bridge has no map state \"readDevice\" (did you mean \"readDevices\"?)") == true, "\(findings)")
         #expect(findings.dropFirst().allSatisfy { $0.contains("names no element; write the map state's qualified name and the element's index") }, "\(findings)")
         let noMap = InlineFixture.commissionDevice(#""faults": [{ "operation": "commissionDevice", "element": "commission[0]", "fail": { "cause": "hubUnreachable" } }]"#)
         #expect(InlineFixture.findings(noMap).contains { $0.contains("/faults/0/element: \"commission\" is not a map state that runs elements at once") }, "\(InlineFixture.findings(noMap))")
@@ -104,14 +104,14 @@ import Testing
             """)
         #expect(
             InlineFixture.findings(text) == [
-                #"7:29: error[unknownOperation]: /faults/0/operation: unknown operation "comissionDevice"; did you mean "commissionDevice"?"#,
-                #"8:28: error[unknownState]: /events/0/entering: workflow commission-device has no state "rooms/fetched"; did you mean "rooms/fetch"?; name states as in visitedStates, qualified by sub-workflow states ("commission/commission")"#,
-                #"8:55: error[unknownAction]: /events/0/action: unknown action "hubOfline"; did you mean "hubOffline"?"#,
-                #"8:81: error[unknownOperation]: /events/1/after: unknown operation "fetchRoom"; did you mean "fetchRooms"?"#,
-                #"9:55: error[invalidErrorCode]: /expect/error/code: "unavaliable" is not a canonical error code; did you mean "unavailable"?"#,
-                #"9:79: error[unknownState]: /expect/error/state: workflow commission-device has no state "commision/commission"; did you mean "commission/commission"?; name states as in visitedStates, qualified by sub-workflow states ("commission/commission")"#,
-                #"10:25: error[unknownState]: /expect/path/1: workflow commission-device has no state "prepare/prepaired"; did you mean "prepare/prepared"?; name states as in visitedStates, qualified by sub-workflow states ("commission/commission")"#,
-                #"10:80: error[unknownOperation]: /expect/calls/cancelComissioning: unknown operation "cancelComissioning"; did you mean "cancelCommissioning"?"#,
+                #"7:29: error[unknownOperation]: /faults/0/operation: unknown operation "comissionDevice" (did you mean "commissionDevice"?)"#,
+                #"8:28: error[unknownState]: /events/0/entering: workflow commission-device has no state "rooms/fetched" (did you mean "rooms/fetch"?); name states as in visitedStates, qualified by sub-workflow states ("commission/commission")"#,
+                #"8:55: error[unknownAction]: /events/0/action: unknown action "hubOfline" (did you mean "hubOffline"?)"#,
+                #"8:81: error[unknownOperation]: /events/1/after: unknown operation "fetchRoom" (did you mean "fetchRooms"?)"#,
+                #"9:55: error[invalidErrorCode]: /expect/error/code: "unavaliable" is not a canonical error code (did you mean "unavailable"?)"#,
+                #"9:79: error[unknownState]: /expect/error/state: workflow commission-device has no state "commision/commission" (did you mean "commission/commission"?); name states as in visitedStates, qualified by sub-workflow states ("commission/commission")"#,
+                #"10:25: error[unknownState]: /expect/path/1: workflow commission-device has no state "prepare/prepaired" (did you mean "prepare/prepared"?); name states as in visitedStates, qualified by sub-workflow states ("commission/commission")"#,
+                #"10:80: error[unknownOperation]: /expect/calls/cancelComissioning: unknown operation "cancelComissioning" (did you mean "cancelCommissioning"?)"#,
             ])
     }
 
@@ -146,7 +146,7 @@ import Testing
     func aMisspeltCauseHasAHint() {
         let text = InlineFixture.commissionDevice(#""faults": [{ "operation": "commissionDevice", "fail": { "cause": "deviceUnreachabl" } }]"#)
         let error = InlineFixture.findings(text).first { $0.contains("error[missingKey]") }
-        #expect(error?.hasSuffix(#"cause "deviceUnreachabl" is not a known cause; did you mean "deviceUnreachable"?; a cause of your own needs "code" too"#) == true, "\(String(describing: error))")
+        #expect(error?.hasSuffix(#"cause "deviceUnreachabl" is not a known cause (did you mean "deviceUnreachable"?); a cause of your own needs "code" too"#) == true, "\(String(describing: error))")
     }
 
     @Test func aCauseTheOperationCannotRaiseIsAWarning() throws {
@@ -172,7 +172,7 @@ import Testing
             InlineFixture.findings(text) == [
                 #"3:13: error[missingKey]: /inputs: required input "onboardingPayload" is missing (or null); give it in the fixture's "inputs""#,
                 #"3:29: error[wrongType]: /inputs/deviceName: input "deviceName" must be a string, got integer; write it in quotes"#,
-                #"3:32: error[unknownKey]: /inputs/room: workflow commission-device has no input "room"; did you mean "roomName"? (inputs: onboardingPayload, deviceName, roomName, ecosystemName)"#,
+                #"3:32: error[unknownKey]: /inputs/room: workflow commission-device has no input "room" (did you mean "roomName"?) (inputs: onboardingPayload, deviceName, roomName, ecosystemName)"#,
             ])
     }
 
@@ -203,7 +203,7 @@ import Testing
         #expect(
             InlineFixture.findings(text) == [
                 #"3:87: error[wrongType]: /home/hub/online: "online" must be a boolean, found string"#,
-                #"3:96: error[unknownKey]: /home/roms: unknown key "roms"; did you mean "rooms"?"#,
+                #"3:96: error[unknownKey]: /home/roms: unknown key "roms" (did you mean "rooms"?)"#,
             ])
     }
 
@@ -212,7 +212,7 @@ import Testing
             expect: #"{ "outcome": "succeeded", "hub": { "newDevices": [{ "name": "Lamp", "room": "Kitchn" }] } }"#)
         #expect(
             InlineFixture.findings(text) == [
-                #"7:89: error[unknownRoom]: /expect/hub/newDevices/0/room: the home has no room named "Kitchn"; did you mean "Kitchen"? (rooms: Kitchen, Hall)"#
+                #"7:89: error[unknownRoom]: /expect/hub/newDevices/0/room: the home has no room named "Kitchn" (did you mean "Kitchen"?) (rooms: Kitchen, Hall)"#
             ])
     }
 
@@ -230,7 +230,7 @@ import Testing
                 #"2:49: error[fileNotFound]: /workflow: workflow file "../../comission-device.json" does not exist"#)
                 == true)
         #expect(
-            findings.first?.hasSuffix(#"; did you mean "commission-device.json"?; paths are relative to this fixture"#)
+            findings.first?.hasSuffix(#" (did you mean "commission-device.json"?); paths are relative to this fixture"#)
                 == true)
         #expect(
             findings.last?.hasPrefix(

@@ -43,7 +43,7 @@ import Testing
                 #"9:46: error[numberOutOfRange]: /faults/1/attempts: 99999999999999999999 is outside the range of a 64-bit integer (-9223372036854775808...9223372036854775807); write a number within it"#,
                 #"10:5: error[missingKey]: /faults/2: a fault needs one of "fail" (an error), "hang" (true), "delaySeconds" (a number) or "failAfterActing" (an error)"#,
                 #"10:46: error[numberOutOfRange]: /faults/2/attempts: 0 is outside 1...1000000 (attempt number); use a value in that range"#,
-                #"10:49: error[unknownKey]: /faults/2/hnag: unknown key "hnag"; did you mean "hang"?"#,
+                #"10:49: error[unknownKey]: /faults/2/hnag: unknown key "hnag" (did you mean "hang"?)"#,
             ])
     }
 

@@ -88,7 +88,7 @@ import Testing
         #expect(reversed.mismatches.first?.pointer == "/expect/callsInOrder")
         let findings = InlineFixture.findings(
             InlineFixture.commissionDevice(expect: #"{ "outcome": "succeeded", "callsInOrder": ["comissionDevice"] }"#))
-        #expect(findings.first?.contains(#"/expect/callsInOrder/0: unknown operation "comissionDevice"; did you mean"#) == true, "\(findings)")
+        #expect(findings.first?.contains(#"/expect/callsInOrder/0: unknown operation "comissionDevice" (did you mean"#) == true, "\(findings)")
     }
 
     @Test("a state inside a mocked one is named as such, not as a state the workflow lacks")

@@ -18,4 +18,21 @@ struct SpellingSuggestionTests {
         #expect(SpellingSuggestion.closestAll(to: "failedPrecon", among: ["failedPrecondition", "timeout"]) == ["failedPrecondition"])
         #expect(SpellingSuggestion.closestAll(to: "commission", among: ["commissionDevice", "commissionBridge"]).isEmpty)
     }
+
+    @Test("a hint is a question in parentheses, so that no message follows its question mark with a semicolon")
+    func hintIsParenthesized() {
+        #expect(SpellingSuggestion.hint(for: "sesion", among: ["session", "state"]) == #" (did you mean "session"?)"#)
+        #expect(SpellingSuggestion.hint(for: "frobnicate", among: ["session"]) == "")
+        let synonyms = SpellingSynonyms([
+            (["Task"], .init(["action"], note: "an action state calls one hub operation", noteWithTarget: true)),
+            (["End"], .init([], note: "point \"next\" at a succeed state")),
+        ])
+        #expect(
+            SpellingSuggestion.hint(for: "Task", among: ["action", "wait"], synonyms: synonyms)
+                == #" (did you mean "action"? An action state calls one hub operation)"#)
+        #expect(SpellingSuggestion.hint(for: "End", among: ["next"], synonyms: synonyms) == #"; point "next" at a succeed state"#)
+        // As a message goes on after it.
+        let message = "reads variable \"sesion\", which no state binds" + SpellingSuggestion.hint(for: "sesion", among: ["session"]) + "; bind it"
+        #expect(!message.contains("?;"), "\(message)")
+    }
 }

@@ -60,7 +60,7 @@ import Testing
         }
         let finding = try #require(error.diagnostics.first)
         #expect(finding.code == "highlightMismatch")
-        #expect(finding.message.hasPrefix(#""requets", "bogus" are not states of workflow "commission-device"; did you mean "request"?"#))
+        #expect(finding.message.hasPrefix(#""requets", "bogus" are not states of workflow "commission-device" (did you mean "request"?)"#))
         #expect(throws: DiagnosticsError.self) { try graph.highlighting(.path(" -> ")) }
         // A qualified state is drawn as the state that runs its level: that is not a mismatch.
         #expect(try graph.highlighting(.path("prepare/prepare, request")).nodes.filter(\.highlighted).count == 2)

@@ -49,6 +49,25 @@ import Testing
         #expect(secret.first?.contains("third-secret-value") == false, "a secret value is never quoted")
     }
 
+    @Test("a value near an allowed one is told the one it may have meant; a secret's is not")
+    func allowedValueHint() throws {
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("internet-access.json"))
+        do {
+            _ = try workflow.resolveInputs(["option": "nat64"], source: "--input")
+            Issue.record("nat64 was taken")
+        } catch {
+            #expect(
+                error.diagnostics.map(\.message) == [
+                    #"input "option" is not one of "none", "all", "nat64Only", "dhcpv6PdOnly" ("nat64" is none of them); give one of "none", "all", "nat64Only", "dhcpv6PdOnly" (did you mean "nat64Only"?)"#
+                ])
+        }
+        #expect(try problems(["option": "everything"]).first?.contains("did you mean") == false)
+        #expect(try problems(["option": "al"]).first?.hasSuffix(#"(did you mean "all"?)"#) == true)
+        let secret = try problems(["code": "first-secret-valve"])
+        #expect(secret.first?.contains("is none of them") == true, "\(secret)")
+        #expect(secret.first?.contains("did you mean") == false, "a near allowed value would give the secret away: \(secret)")
+    }
+
     @Test("a manual code written as a JSON number is one error, saying what the input holds and to quote it")
     func aPayloadGivenAsANumber() throws {
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))

@@ -46,7 +46,7 @@ import Testing
         #expect(unknown.severity == .warning)
         #expect(unknown.pointer == "/states/check/choices/0/if")
         #expect(unknown.location != nil)
-        #expect(unknown.message.hasPrefix(#"${vars.router.comands} reads "comands", which the result of readBorderRouter held in "router" does not declare; did you mean "commands"? (fields: deviceID, name, deviceType, vendorName, productName, traits, attributes, commands, events, network): a run finds no value there, and the protocol-order proof does not count this branch as a support check of readBorderRouter"#), "\(unknown.message)")
+        #expect(unknown.message.hasPrefix(#"${vars.router.comands} reads "comands", which the result of readBorderRouter held in "router" does not declare (did you mean "commands"?) (fields: deviceID, name, deviceType, vendorName, productName, traits, attributes, commands, events, network): a run finds no value there, and the protocol-order proof does not count this branch as a support check of readBorderRouter"#), "\(unknown.message)")
     }
 
     @Test("a member the router's description has nowhere, deeper down too, does not count either")

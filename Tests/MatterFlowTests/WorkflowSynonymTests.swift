@@ -108,7 +108,7 @@ struct WorkflowSynonymTests {
             Issue.record("the catalog was accepted")
         } catch {
             let messages = error.diagnostics.map(\.message)
-            #expect(messages.contains { $0.contains("unknown type \"int\"; did you mean \"integer\"?") }, "\(messages)")
+            #expect(messages.contains { $0.contains("unknown type \"int\" (did you mean \"integer\"?)") }, "\(messages)")
             #expect(messages.contains { $0.contains("idempotencyKey") && $0.contains("did you mean \"requestID\"?") }, "\(messages)")
         }
     }

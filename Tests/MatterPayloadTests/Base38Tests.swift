@@ -44,7 +44,7 @@ struct Base38Tests {
         let error = try #require(throws: PayloadError.self) { try Base38.decode(text) }
         #expect(error.code == .invalidBase38Character)
         #expect(error.position == index)
-        #expect(error.message.contains("index \(index)"))
+        #expect(error.message.contains("at character \(index + 1) "), "\(error.message)")
     }
 
     @Test("lengths of 5k+1 and 5k+3 are rejected", arguments: ["0", "000", "000000", "00000000"])

@@ -36,14 +36,14 @@ struct CharacterOffsetTests {
     func characterKindOnly() throws {
         let crlf = try #require(parseError("MT:Y.K9042C00KA0\r\n648G00"))
         #expect(crlf.found == nil)
-        #expect(crlf.message.contains("a line break at index 16"))
+        #expect(crlf.message.contains("a line break at character 17"))
         let accent = try #require(parseError("MT:Y.K9042C00KA0648G0e\u{0301}"))
         #expect(accent.found == nil)
         #expect(accent.message.contains("a non-ASCII character"))
         #expect(!accent.message.contains("e\u{0301}"))
         let tab = try #require(parseError("MT:Y.K9042C00K\tA0648G00"))
         #expect(tab.found == nil)
-        #expect(tab.message.contains("a tab at index 14"))
+        #expect(tab.message.contains("a tab at character 15"))
     }
 
     @Test("a code typed in full-width forms (a Japanese or Chinese input method) reads as the code it stands for")

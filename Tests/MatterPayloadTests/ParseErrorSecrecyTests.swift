@@ -39,6 +39,7 @@ struct ParseErrorSecrecyTests {
             (.unrecognizedFormat, "AT:" + qrBody),
             (.unrecognizedFormat, "mt:" + qrBody),
             (.unrecognizedFormat, "x" + manualDigits),
+            (.unrecognizedFormat, qrBody),
             (.emptyQRPayload, "MT:" + qrBody + "*"),
             (.invalidBase38Character, "MT:" + qrBody.lowercased()),
             (.invalidBase38Character, "MT:" + qrBody + "!"),
@@ -123,5 +124,59 @@ struct RetypedCodeTests {
                 #expect(error.errors.first?.message.hasPrefix("a QR code starts with \"MT:\" in capitals") == true, "\(error.errors)")
             }
         }
+    }
+
+    @Test("a lowercase letter in a QR code is told that QR codes are in capitals, at its place counted from 1")
+    func lowercaseLetter() throws {
+        let error = try #require(parseError("MT:y.k9042c00ka0648g00"))
+        #expect(error.code == .invalidBase38Character)
+        #expect(error.position == 3)
+        #expect(error.message.hasPrefix("a lowercase letter at character 4 is not in the base-38 alphabet"), "\(error.message)")
+        #expect(error.message.contains(": the letters of a QR code are all capitals, so copy the code in capitals"), "\(error.message)")
+        // Other characters are not told about capitals.
+        let other = try #require(parseError("MT:Y.K9042C00KA0648G0!"))
+        #expect(!other.message.contains("capitals"), "\(other.message)")
+    }
+
+    /// A valid QR code whose base-38 text (after `MT:`) starts with a digit, which reads as a manual code at first.
+    static var digitFirstQRCode: String? {
+        (1...400).lazy.compactMap { vendor in
+            try? OnboardingPayload(
+                vendorID: UInt16(vendor), productID: 1, discriminator: 3_840, passcode: 20_202_021, commissioningFlow: .standard
+            ).qrCode()
+        }.first { $0.dropFirst(3).first?.isNumber == true }
+    }
+
+    @Test("a QR code copied without its MT: is told to add it, and is not quoted (it encodes the passcode)")
+    func missingPrefix() throws {
+        let digitFirst = try #require(Self.digitFirstQRCode)
+        for code in ["MT:Y.K9042C00KA0648G00", digitFirst, "MT:M5L90MP500K64J00000*M5L90U.D010K4J00000"] {
+            let body = String(code.dropFirst(3))
+            for text in [body, "  " + body + "\n"] {
+                do {
+                    _ = try OnboardingPayload.decode(text)
+                    Issue.record("\(text) was taken")
+                } catch {
+                    let first = error.errors.first
+                    #expect(first?.code == .unrecognizedFormat, "\(text): \(error.errors)")
+                    #expect(first?.message == "a QR code starts with 'MT:', and this text is a valid QR code without it; add 'MT:' in front", "\(text)")
+                    #expect(first?.position == text.prefix { $0 == " " }.count)
+                }
+            }
+            #expect((try? OnboardingPayload.parseQRCode(body)) == nil)
+            do {
+                _ = try OnboardingPayload.parseQRCode(body)
+            } catch {
+                #expect(error.message.hasSuffix("add 'MT:' in front"), "\(error.message)")
+            }
+        }
+        // Text that would be no valid QR code with MT: either is told what it is not, as before.
+        for text in ["Y.K9042C00KA0648G0", "HELLO"] {
+            let error = try #require(parseError(text))
+            #expect(error.code == .unrecognizedFormat)
+            #expect(error.message.hasSuffix("is not a digit, dash or space"), "\(error.message)")
+        }
+        let manualLike = try #require(parseError("3497O112332"))
+        #expect(manualLike.code == .invalidManualCodeCharacter)
     }
 }

@@ -21,7 +21,7 @@ struct ParseErrorTests {
         #expect(error.message.contains("MT:"))
     }
 
-    @Test("a bad base-38 character is reported at its index in the input", arguments: [
+    @Test("a bad base-38 character is reported at its place in the input, counted from 1 in the message", arguments: [
         ("MT:YNJV7VSC00CMVH7SR0!", 21), ("MT:Y.K9042C00 KA0648G00", 13), ("MT:y.K9042C00KA0648G00", 3),
         ("MT:M5L90MP500K64J00000*M5L90U.D010K4J0000_", 41),
     ])
@@ -29,7 +29,7 @@ struct ParseErrorTests {
         let error = try #require(parseError(text))
         #expect(error.code == .invalidBase38Character)
         #expect(error.position == position)
-        #expect(error.message.contains("index \(position)"))
+        #expect(error.message.contains("at character \(position + 1) "), "\(error.message)")
     }
 
     @Test("the failing payload of a joined code is named")
@@ -84,7 +84,7 @@ struct ParseErrorTests {
         #expect(error.found == String(text.count))
     }
 
-    @Test("a wrong check digit names its index, never the digits", arguments: [
+    @Test("a wrong check digit names its place, never the digits", arguments: [
         ("34970112333", 10), ("3497-011-2333", 12), ("749701123365521327695", 20), ("34970112323", 10),
     ])
     func checkDigitMismatch(_ text: String, _ position: Int) throws {
@@ -94,7 +94,7 @@ struct ParseErrorTests {
         #expect(error.field == .checkDigit)
         #expect(error.expected == nil)
         #expect(error.found == nil)
-        #expect(error.message.contains("index \(position)"))
+        #expect(error.message.contains("at character \(position + 1) "), "\(error.message)")
     }
 
     @Test("a first digit of 8 or 9 marks a newer manual-code version", arguments: ["9497011233", "8497011233"])

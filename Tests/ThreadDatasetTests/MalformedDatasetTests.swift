@@ -113,7 +113,7 @@ struct MalformedDatasetTests {
             #expect(error.message.contains("offset \(offset)"))
         }
         #expect(
-            error.message.contains("expected") || error.message.contains("not a hex digit") || error.message.contains("its length byte says more bytes than"),
+            error.message.contains("expected") || error.message.contains("not a hex digit") || error.message.contains("its length byte says "),
             "\(error.message)")
         #expect(error.description.hasPrefix(error.code.rawValue + ": "))
     }
@@ -194,10 +194,36 @@ struct MalformedDatasetTests {
         let hexText = PublishedVectors.openThread5938.replacing("0510" + key.prefix(4), with: "0508" + key.prefix(4))
         let diagnosis = OperationalDataset.diagnose(hex: hexText)
         #expect(diagnosis.parseErrors.map(\.code) == [.invalidLength])
-        #expect(diagnosis.parseErrors.first?.message.hasSuffix("the TLVs after it are not read, as their framing depends on this length") == true)
+        #expect(diagnosis.parseErrors.first?.message.hasSuffix("the TLVs after it were not checked, as they start where this length byte says and it may be the wrong byte: fix this TLV first") == true)
         // Bytes 9 and 10 of the key are 0x78 and 0xd9: neither may appear as a type or a length.
         let text = diagnosis.parseErrors.map(\.message).joined(separator: " ")
         #expect(!text.contains("120") && !text.contains("217"), "\(text)")
+    }
+
+    @Test("A value longer than the bytes left names both counts where the walk is in step, and neither after a TLV of a type no dataset has")
+    func aTruncatedValueNamesItsLength() {
+        let cut = OperationalDataset.diagnose(hex: "0e080000").parseErrors
+        #expect(cut.map(\.code) == [.truncatedValue])
+        #expect(
+            cut.first?.message
+                == "Active Timestamp (type 14) at offset 0: its length byte says 8 bytes, and 2 are left before the end of the dataset",
+            "\(cut)")
+        let one = OperationalDataset.diagnose(hex: "000300000f" + "010400").parseErrors.first?.message ?? ""
+        #expect(one.hasSuffix("at offset 5: its length byte says 4 bytes, and 1 is left before the end of the dataset"), "\(one)")
+        // After a TLV of a type no dataset has (any length goes), the header may be bytes of a value read out of step.
+        let afterUnknown = OperationalDataset.diagnose(hex: "bd0100" + "0e080000").parseErrors.first?.message ?? ""
+        #expect(afterUnknown.hasSuffix("its length byte says more bytes than the 2 bytes left before the end of the dataset"), "\(afterUnknown)")
+        let unknown = OperationalDataset.diagnose(hex: "bd080000").parseErrors.first?.message ?? ""
+        #expect(!unknown.contains("8"), "\(unknown)")
+    }
+
+    @Test("A wrong length at the end of the dataset does not speak of TLVs after it")
+    func aWrongLengthAtTheEnd() {
+        let key = OperationalDataset.diagnose(hex: "050f" + String(repeating: "cd", count: 15)).parseErrors
+        #expect(key.map(\.code) == [.invalidLength])
+        #expect(key.first?.message == "Network Key (type 5) at offset 0: expected 16 bytes, found 15 bytes", "\(key)")
+        let followed = OperationalDataset.diagnose(hex: "050f" + String(repeating: "cd", count: 15) + "000300000f").parseErrors
+        #expect(followed.first?.message.contains("; the TLVs after it were not checked") == true, "\(followed)")
     }
 
     @Test("A prefix other tools print is named, with what to do")
@@ -217,7 +243,7 @@ struct MalformedDatasetTests {
         let hexText = withoutNameAndKey + "03104f70656e" + "0510" + key
         let diagnosis = OperationalDataset.diagnose(hex: hexText)
         #expect(diagnosis.parseErrors.first?.code == .invalidNetworkName, "\(diagnosis.parseErrors)")
-        #expect(diagnosis.parseErrors.first?.message.hasSuffix("the TLVs after it are not read, as their framing depends on this length") == true)
+        #expect(diagnosis.parseErrors.first?.message.hasSuffix("the TLVs after it were not checked, as they start where this length byte says and it may be the wrong byte: fix this TLV first") == true)
         let text = diagnosis.messages.joined(separator: " ").lowercased()
         for start in stride(from: 0, to: key.count - 4, by: 2) {
             let piece = String(key.dropFirst(start).prefix(6))

@@ -49,11 +49,11 @@ struct ErrorValueProblem: Sendable, Equatable {
         }
     }
 
-    /// `; did you mean "x"?` for a code that is not canonical: the code a Step Functions error name
-    /// (`States.Timeout`) stands for, or the nearest by spelling.
+    /// ` (did you mean "x"?)` for a code that is not canonical: the code a Step Functions error name
+    /// (`States.Timeout`) stands for, saying so, or the nearest by spelling.
     static func codeHint(for text: String) -> String {
         if let code = StepFunctionsErrorName.code(for: text) {
-            return "; did you mean \"\(code.rawValue)\"? (\"\(text)\" is a Step Functions error name)"
+            return SpellingSuggestion.question(code.rawValue, then: "\"\(text)\" is a Step Functions error name")
         }
         return SpellingSuggestion.hint(for: text, among: ErrorCode.all.map(\.rawValue))
     }

@@ -91,9 +91,12 @@ extension InputDeclaration {
         }
         if let allowed = allowedValues, !allowed.contains(where: { Scope.equal($0, value) }) {
             let list = allowed.map(JSONWriter.compact).joined(separator: ", ")
+            // The allowed text nearest a misspelt one (`nat64` for `nat64Only`); none for a secret, which a near
+            // allowed value would give away.
+            let hint = secret ? "" : value.stringValue.map { SpellingSuggestion.hint(for: $0, among: allowed.compactMap(\.stringValue)) } ?? ""
             return InputContentProblem(
                 expected: "one of \(list)", problem: secret ? "it is none of them" : "\(JSONWriter.compact(value)) is none of them",
-                remedy: "give one of \(list)")
+                remedy: "give one of \(list)\(hint)")
         }
         return nil
     }

@@ -3,7 +3,8 @@ import MatterFlowJSON
 extension Workflow {
     /// Checks a run's inputs against the declarations and fills in defaults.
     ///
-    /// - Throws: ``DiagnosticsError`` listing every unknown input, missing required input, wrong type and empty
+    /// - Throws: ``DiagnosticsError`` listing every unknown input, missing required input (but one an unknown input's
+    ///   spelling hint names: that is one mistake, reported once, as the unknown input), wrong type and empty
     ///   required `string` input (`invalidValue`), every `onboardingPayload` input (given, or its default) that is not
     ///   a valid code (`invalidValue`, never quoting it), and every secret input holding a string or number of 1-3
     ///   characters (`invalidValue`): a secret that short could not be redacted from free text without mangling it,
@@ -38,9 +39,13 @@ extension Workflow {
         }
         var resolved = JSONObject()
         resolved.reserveCapacity(inputs.count)
+        // The inputs an unknown one's hint names: a required one of them that is missing is that misspelling, which
+        // its hint already says how to write, and is not reported again.
+        var suggested: Set<String> = []
         // Declarations are read in place: copying each one would retain every member of it.
         for member in given.members where !inputs.contains(where: { $0.name == member.key }) {
             let names = inputs.map(\.name)
+            if let near = SpellingSuggestion.closest(to: member.key, among: names) { suggested.insert(near) }
             report(
                 DiagnosticCode.unknownKey, member.key,
                 "workflow \(name) has no input \"\(member.key)\"\(SpellingSuggestion.hint(for: member.key, among: names)) (inputs: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
@@ -68,7 +73,7 @@ extension Workflow {
                         "the default of input \"\(name)\" is not \(problem.expected) (\(problem.problem)); give the input a valid value, or fix the workflow's default")
                 }
                 resolved[name] = defaultValue
-            } else if inputs[index].required {
+            } else if inputs[index].required, !suggested.contains(name) {
                 report(
                     DiagnosticCode.missingKey, name,
                     "required input \"\(name)\" is missing (or null); "

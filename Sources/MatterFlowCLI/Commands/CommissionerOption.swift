@@ -57,8 +57,8 @@ enum CommissionerOption {
         }
         let names = HomeDescription.CommissionerStep.Action.allCases.map(\.rawValue)
         guard let action = HomeDescription.CommissionerStep.Action(rawValue: String(text)) else {
-            let hint = SpellingSuggestion.closest(to: String(text), among: names).map { "; did you mean '\($0)'?" } ?? ""
-            throw failure("unknown action '\(text)' (actions: \(names.joined(separator: ", ")))\(hint)")
+            let hint = SpellingSuggestion.closest(to: String(text), among: names).map { " (did you mean '\($0)'?)" } ?? ""
+            throw failure("unknown action '\(text)'\(hint) (actions: \(names.joined(separator: ", ")))")
         }
         guard count == 1 || action == .wrongKey else { throw failure("only wrongKey takes a count") }
         return HomeDescription.CommissionerStep(atSeconds: seconds, action: action, count: count)

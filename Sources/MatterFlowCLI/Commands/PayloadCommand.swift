@@ -16,7 +16,7 @@ struct PayloadCommand {
         discussion: """
             Exit status: 0 when the code is valid, 2 when it is not (the broken rule is named on stderr; with
             --json, stdout holds {"errors": [{code, message}]}, each with what is known of where: "payload" (from 1,
-            when the code joins several), "index" (the character, from 0), "field", "expected", "found").
+            when the code joins several), "index" (the character, from 0; messages count from 1), "field", "expected", "found").
             Discovery-capability bits a newer Matter revision defines (6, 7) are ignored with a warning on stderr
             (warning[unknownDiscoveryCapabilities]); with --json, each payload's "warnings" array holds it too.
             The setup passcode is shown as [redacted] ("redacted" in JSON) unless --reveal-secrets is given, as
@@ -102,7 +102,8 @@ struct PayloadCommand {
     }
 
     /// Where a refused code's problem is, for `--json`: `payload` (which of several joined payloads, from 1),
-    /// `index` (the character, from 0, as the message counts), `field`, `expected` and `found`, each when known.
+    /// `index` (the character, from 0, where the message counts from 1), `field`, `expected` and `found`, each when
+    /// known.
     /// None of them holds a character of the code or the passcode, as the message holds none.
     static func whereJSON(_ problem: PayloadError) -> JSONObject {
         var object = JSONObject()

@@ -487,14 +487,6 @@ extension PostgresStoreTests {
         #expect(!PostgresError(.commandFailed, sqlState: "23505", "x").isOutage)
     }
 
-    @Test("libpq's messages are one line: the hint on a line of its own joins the error")
-    func libpqMessagesAreOneLine() {
-        #expect(
-            PostgresConnection.oneLine(
-                "connection to server on socket \"/tmp/x/.s.PGSQL.5432\" failed: No such file or directory\n\tIs the server running locally and accepting connections on that socket?\n")
-                == "connection to server on socket \"/tmp/x/.s.PGSQL.5432\" failed: No such file or directory Is the server running locally and accepting connections on that socket?")
-    }
-
     /// Whether `condition` holds within 30 s, looked at every 50 ms (on a thread of its own: the store's calls block).
     static func eventually(_ condition: @escaping @Sendable () throws -> Bool) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in
