@@ -138,6 +138,8 @@ import Testing
         let expanded = try WorkflowGraph.build(workflow, expand: true).highlighting(.path(path))
         #expect(expanded.edges.filter(\.highlighted).map { "\($0.from)>\($0.to)" }
             == ["prepare/prepare>prepare/prepared", "prepare/prepared>request/request"])
+        // Copied with the label the finding's message puts before it, and the line's end.
+        #expect(GraphHighlight.path("Path: " + path + "\n").states == GraphHighlight.path(path).states)
     }
 
     @Test func aRunsTraceIsHighlighted() throws {
