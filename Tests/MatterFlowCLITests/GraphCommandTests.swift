@@ -91,15 +91,35 @@ struct GraphCommandTests {
         #expect(neither.code == 64)
     }
 
-    @Test("an invalid workflow is reported, not drawn")
-    func invalidWorkflow() async throws {
+    @Test("a workflow with errors is drawn, its errors on stderr and a note, exit 0")
+    func workflowWithErrorsIsDrawn() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try directory.write(#"{"workflow": "t", "version": 1, "start": "a", "states": {"a": {"type": "succeed", "ouput": 1}}}"#, to: "t.json")
+        let path = try directory.write(
+            #"{"workflow": "t", "version": 1, "start": "a", "states": {"a": {"type": "succeed", "ouput": 1}, "b": {"type": "fail", "code": "unavailable", "message": "m"}}}"#,
+            to: "t.json")
         let run = await matterflow("graph", path)
-        #expect(run.code == 2)
-        #expect(run.stdout.isEmpty)
-        #expect(run.stderr.contains("error[unknownKey]"))
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(#""a" [label="a", shape=doublecircle"#) && run.stdout.contains(#""b" [label="b"#))
+        #expect(run.stderr.contains("error[unknownKey]") && run.stderr.contains("error[unreachableState]"), "\(run.stderr)")
+        #expect(run.stderr.hasSuffix("note: drawn as written, although it has 2 errors (above); `matterflow validate` fails on them\n"))
+        let mermaid = await matterflow("graph", path, "--format", "mermaid")
+        #expect(mermaid.code == 0 && mermaid.stdout.contains("\nflowchart TD\n"))
+    }
+
+    @Test("a workflow that cannot be drawn is refused: nothing on stdout, exit 2")
+    func undrawableWorkflow() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let undecodable = try directory.write(#"{"workflow": "t", "version": 1, "start": "a", "states": {"a": {"type": "bogus"}}}"#, to: "t.json")
+        let unparsable = try directory.write(#"{"workflow": "t", "#, to: "u.json")
+        for (path, code) in [(undecodable, "unknownStateType"), (unparsable, "syntaxError"), (directory.file("missing.json"), "fileNotFound")] {
+            let run = await matterflow("graph", path)
+            #expect(run.code == 2, "\(path)")
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr.contains("error[\(code)]"), "\(run.stderr)")
+            #expect(!run.stderr.contains("note: drawn"))
+        }
     }
 
     @Test("commission-device whose cancel path skips the release fails validation with the leaking path")
@@ -123,9 +143,67 @@ struct GraphCommandTests {
         // The path, pasted as it is printed, is drawn over the picture.
         let printed = try #require(run.stderr.components(separatedBy: "Path: ").last?.components(separatedBy: "\n").first)
         let graph = await matterflow("graph", path, "--highlight-path", printed)
-        #expect(graph.code == 2, "the leaking copy does not load, so it is not drawn")
+        #expect(graph.code == 0, "the leaking copy is drawn with its path: \(graph.stderr)")
+        #expect(graph.stderr.contains("error[sessionLeak]") && graph.stderr.contains("note: drawn as written"))
+        #expect(graph.stdout.contains(##""cancelIfPrepared" -> "cancelled" [label="exists ${vars.session}", color="#d00000", fontcolor="#d00000", penwidth=2.5];"##), "\(graph.stdout)")
         let shipped = await matterflow("graph", Repository.workflow("commission-device"), "--highlight-path", printed)
         #expect(shipped.stdout.contains(##""request" -> "cancelIfPrepared" [label="cancel", style=dashed, color="#777777", fontcolor="#777777", color="#d00000", fontcolor="#d00000", penwidth=2.5];"##))
+    }
+
+    @Test("the sessionLeak path validate prints, pasted as printed, is drawn over the leaking workflow, collapsed and expanded")
+    func leakingPathFromValidateIsDrawn() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for file in try Repository.shippedWorkflows() {
+            try directory.write(try String(contentsOfFile: file, encoding: .utf8), to: URL(fileURLWithPath: file).lastPathComponent)
+        }
+        // complete.json's error route goes straight to its fail state, skipping the release (whose states go);
+        // commission-device's complete state routes its errors to "failed", which releases nothing either.
+        var complete = try String(contentsOfFile: Repository.workflow("complete"), encoding: .utf8)
+        let route = #"{ "errors": ["*"], "next": "rememberFailure" }"#
+        try #require(complete.contains(route))
+        let release = try #require(complete.range(of: #""rememberFailure": {"#))
+        let failed = try #require(complete.range(of: #""failed": {"#))
+        complete.removeSubrange(release.lowerBound..<failed.lowerBound)
+        complete = complete.replacingOccurrences(of: route, with: #"{ "errors": ["*"], "next": "failed" }"#)
+            .replacingOccurrences(of: #""error": "${vars.failure}""#, with: #""error": "${error}""#)
+        try directory.write(complete, to: "complete.json")
+        let device = try String(contentsOfFile: Repository.workflow("commission-device"), encoding: .utf8)
+        let completeState = try #require(device.range(of: #""complete": {"#))
+        let completeRoute = try #require(device.range(of: #""next": "rememberFailure""#, range: completeState.upperBound..<device.endIndex))
+        let path = try directory.write(device.replacingCharacters(in: completeRoute, with: #""next": "failed""#), to: "commission-device.json")
+        let validate = await matterflow("validate", path)
+        #expect(validate.code == 2)
+        let line = try #require(validate.stderr.split(separator: "\n").first { $0.contains("error[sessionLeak]") }, "\(validate.stderr)")
+        let printed = try #require(line.components(separatedBy: "Path: ").last)
+        #expect(printed.hasSuffix("-[next]-> complete -[start]-> complete/complete -[onError[0] *]-> complete/failed -[onError[0] *]-> failed"))
+        func highlighted(_ run: ToolRun) -> [String] {
+            run.stdout.split(separator: "\n").filter { $0.contains("penwidth=2.5") && $0.contains(" -> ") }
+                .map { $0.components(separatedBy: " [").first ?? "" }
+        }
+        let collapsed = await matterflow("graph", path, "--highlight-path", printed)
+        #expect(collapsed.code == 0, "\(collapsed.stderr)")
+        #expect(collapsed.stderr.contains("error[sessionLeak]") && collapsed.stderr.contains("note: drawn as written, although it has 1 error"))
+        #expect(highlighted(collapsed) == [
+            #"  "prepare" -> "request""#, #"  "request" -> "commission""#, #"  "commission" -> "rooms""#,
+            #"  "rooms" -> "configure""#, #"  "configure" -> "complete""#, #"  "complete" -> "failed""#,
+        ])
+        let expanded = await matterflow("graph", path, "--expand", "--highlight-path", printed)
+        #expect(expanded.code == 0, "\(expanded.stderr)")
+        #expect(highlighted(expanded).sorted() == [
+            #"  "prepare/prepare" -> "prepare/prepared""#, #"  "prepare/prepared" -> "request/request""#,
+            #"  "request/request" -> "request/created""#, #"  "request/created" -> "commission/commission""#,
+            #"  "commission/commission" -> "commission/commissioned""#, #"  "commission/commissioned" -> "rooms/fetch""#,
+            #"  "rooms/fetch" -> "rooms/fetchedRooms""#, #"  "rooms/fetchedRooms" -> "configure/configure""#,
+            #"  "configure/configure" -> "configure/configured""#, #"  "configure/configured" -> "complete/complete""#,
+            #"  "complete/complete" -> "complete/failed""#, #"  "complete/failed" -> "failed""#,
+        ].sorted())
+        // Copied with its label, or from a file holding it, the path draws the same.
+        let labelled = await matterflow("graph", path, "--expand", "--highlight-path", "Path: " + printed)
+        #expect(labelled.code == 0 && labelled.stdout == expanded.stdout, "\(labelled.stderr)")
+        let file = try directory.write(printed + "\n", to: "leak.txt")
+        let fromFile = await matterflow("graph", path, "--expand", "--highlight-path", file)
+        #expect(fromFile.code == 0 && fromFile.stdout == expanded.stdout, "\(fromFile.stderr)")
     }
 
     @Test("validate --budget prints each end's bound; with --json, findings and budgets")

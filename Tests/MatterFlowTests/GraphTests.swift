@@ -138,6 +138,8 @@ import Testing
         let expanded = try WorkflowGraph.build(workflow, expand: true).highlighting(.path(path))
         #expect(expanded.edges.filter(\.highlighted).map { "\($0.from)>\($0.to)" }
             == ["prepare/prepare>prepare/prepared", "prepare/prepared>request/request"])
+        // Copied with the label the finding's message puts before it, and the line's end.
+        #expect(GraphHighlight.path("Path: " + path + "\n").states == GraphHighlight.path(path).states)
     }
 
     @Test func aRunsTraceIsHighlighted() throws {
@@ -158,5 +160,47 @@ import Testing
             == ["prepare/prepare>prepare/failed", "prepare/failed>failed"])
         #expect(expanded.clusters.first { $0.id == "cluster_prepare" }?.highlighted == true)
         #expect(throws: DiagnosticsError.self) { try GraphHighlight.trace(jsonl: "prepare -> failed") }
+    }
+
+    @Test("a workflow with errors is drawn as written: its sub-workflow with errors inside it, nothing made up")
+    func aWorkflowWithErrorsIsDrawnAsWritten() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-drawn-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The child's error route skips a state (unreachable); the parent's start and one transition name no state.
+        let child = #"""
+            {"workflow": "child", "version": 1, "start": "work", "states": {
+              "work": {"type": "action", "operation": "fetchRooms", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "note": {"type": "assign", "set": {"x": 1}, "next": "failed"},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"}
+            }}
+            """#
+        let parent = #"""
+            {"workflow": "parent", "version": 1, "start": "begin", "states": {
+              "run": {"type": "workflow", "path": "child.json", "next": "end", "onError": [{"errors": ["*"], "next": "nowhere"}]},
+              "end": {"type": "succeed"}
+            }}
+            """#
+        try child.write(toFile: directory + "/child.json", atomically: true, encoding: .utf8)
+        try parent.write(toFile: directory + "/parent.json", atomically: true, encoding: .utf8)
+        let outcome = WorkflowLoader().load(path: directory + "/parent.json")
+        #expect(outcome.workflow == nil)
+        #expect(Set(outcome.diagnostics.map(\.code)).isSuperset(of: ["unreachableState", "invalidSubworkflow", "missingStart", "undefinedState"]))
+        let decoded = try #require(outcome.decoded, "a workflow whose states decode is drawable")
+        #expect(decoded.subworkflows["child.json"]?.name == "child", "the child with errors is drawn inside its state")
+        let graph = try WorkflowGraph.build(decoded, expand: true)
+        #expect(graph.starts.isEmpty, "no start arrow to a start that is not defined")
+        #expect(graph.nodes.map(\.id) == ["run/work", "run/note", "run/done", "run/failed", "end"])
+        #expect(graph.edges.map { "\($0.from)>\($0.to)" } == ["run/work>run/done", "run/work>run/failed", "run/note>run/failed", "run/done>end"],
+            "the route to an undefined state is not drawn")
+        let collapsed = try WorkflowGraph.build(decoded)
+        #expect(collapsed.nodes.map(\.id) == ["run", "end"])
+        // A state that does not decode leaves its transitions unknown: nothing to draw.
+        let broken = WorkflowLoader().load(
+            text: #"{"workflow": "w", "version": 1, "start": "a", "states": {"a": {"type": "bogus"}}}"#, file: "w.json",
+            baseDirectory: directory)
+        #expect(broken.decoded == nil)
+        #expect(WorkflowLoader().load(text: "{", file: "w.json", baseDirectory: directory).decoded == nil)
     }
 }

@@ -332,4 +332,58 @@ import Testing
         let undefined = try #require(diagnostics.first { $0.code == "undefinedState" })
         #expect(undefined.message.contains("did you mean \"rooms\""))
     }
+
+    @Test("a workflow that lost its onCancel line: the unreachable cancel path is asked about, not offered for removal")
+    func lostOnCancelIsAskedAbout() throws {
+        let original = try String(contentsOfFile: Repository.workflow("commission-device.json"), encoding: .utf8)
+        let line = "  \"onCancel\": \"cancelIfPrepared\",\n"
+        try #require(original.contains(line))
+        let diagnostics = diagnose(original.replacingOccurrences(of: line, with: ""), file: "commission-device.json")
+        #expect(diagnostics.map(\.code).sorted() == ["missingCancelPath", "unreachableState"], "\(diagnostics)")
+        let unreachable = try #require(diagnostics.first { $0.code == "unreachableState" })
+        #expect(unreachable.severity == .error)
+        #expect(unreachable.message.hasSuffix(#"(nor "cancel", "cancelled", only reachable through it); it looks like this workflow's cancel path, and "onCancel" is not declared: did you mean "onCancel": "cancelIfPrepared"?"#), "\(unreachable.message)")
+        #expect(!unreachable.message.contains("remove it"))
+        let missing = try #require(diagnostics.first { $0.code == "missingCancelPath" })
+        #expect(missing.severity == .warning)
+        #expect(missing.message.hasSuffix(#"state "cancelIfPrepared" looks like its cancel path, but nothing leads to it: did you mean "onCancel": "cancelIfPrepared"?"#))
+        // The findings are the ones the language reference shows.
+        let reference = try String(contentsOfFile: Repository.root + "/docs/workflow-language.md", encoding: .utf8)
+        for diagnostic in diagnostics {
+            #expect(reference.contains("  " + diagnostic.description + "\n"), "\(diagnostic.description)")
+        }
+    }
+
+    @Test("what looks like a cancel path: a name holding cancel, or a region that ends the run as cancelled; not a release alone")
+    func cancelPathLookalikes() throws {
+        let prepare = #""a": {"type": "action", "operation": "prepareCommissioning", "next": "release", "onError": [{"errors": ["*"], "next": "failed"}]}, "release": {"type": "action", "operation": "cancelCommissioning", "next": "done", "onError": [{"errors": ["*"], "next": "done"}]}, "done": {"type": "succeed"}, "failed": {"type": "fail", "error": "${error}"}"#
+        func unreachable(_ states: String, extra: String = "") throws -> String {
+            let diagnostics = diagnose(Self.workflow(states: "{" + prepare + ", " + states + "}", extra: extra))
+            return try #require(diagnostics.first { $0.code == "unreachableState" }, "\(diagnostics)").message
+        }
+        // Named so, in any case.
+        let named = try unreachable(#""onCANCELLED": {"type": "fail", "code": "unavailable", "message": "stopped"}"#)
+        #expect(named.hasSuffix(#"did you mean "onCancel": "onCANCELLED"?"#), "\(named)")
+        // Ending the run as cancelled, by cause or by code, behind a state of another name.
+        for end in [#""code": "aborted", "cause": "runCancelled""#, #""code": "cancelled""#] {
+            let ends = try unreachable(
+                #""stop": {"type": "action", "operation": "cancelCommissioning", "next": "stopped", "onError": [{"errors": ["*"], "next": "stopped"}]}, "stopped": {"type": "fail", "#
+                    + end + #", "message": "stopped"}"#)
+            #expect(ends.hasSuffix(#"did you mean "onCancel": "stop"?"#), "\(ends)")
+        }
+        // A failure path that releases the session is no cancel path.
+        let cleanup = try unreachable(
+            #""rememberFailure": {"type": "assign", "set": {"failure": "${error}"}, "next": "releaseAfterFailure"}, "releaseAfterFailure": {"type": "action", "operation": "cancelCommissioning", "next": "failedAfterRelease", "onError": [{"errors": ["*"], "next": "failedAfterRelease"}]}, "failedAfterRelease": {"type": "fail", "error": "${vars.failure}"}"#)
+        #expect(cleanup.hasSuffix("remove it or add a transition"), "\(cleanup)")
+        // Two lookalikes: each is asked about, and the warning names both.
+        let two = diagnose(Self.workflow(states: "{" + prepare + #", "cancelA": {"type": "fail", "code": "cancelled", "message": "x"}, "cancelB": {"type": "fail", "code": "cancelled", "message": "x"}}"#))
+        #expect(two.filter { $0.code == "unreachableState" }.map { $0.message.hasSuffix(#"?"#) } == [true, true], "\(two)")
+        #expect(two.first { $0.code == "missingCancelPath" }?.message.hasSuffix(
+            #"states "cancelA", "cancelB" look like its cancel path, but nothing leads to them: declare the one a cancelled run should take as "onCancel""#) == true, "\(two)")
+        // A workflow that declares its cancel path has no other to guess.
+        let declared = try unreachable(
+            #""cancelOld": {"type": "fail", "code": "cancelled", "message": "stopped"}, "cancelNew": {"type": "fail", "code": "cancelled", "message": "stopped"}"#,
+            extra: #""onCancel": "cancelNew","#)
+        #expect(declared.contains(#""cancelOld" is unreachable"#) && declared.hasSuffix("remove it or add a transition"), "\(declared)")
+    }
 }

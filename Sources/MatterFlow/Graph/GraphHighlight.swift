@@ -100,8 +100,8 @@ public struct GraphHighlight: Sendable, Hashable {
     }
 
     /// States written as a list: separated by commas, arrows or lines (`a, b, c`, `a -> b`), or a path as the validator
-    /// prints it (`a -[next]-> b -[onError[0] *]-> c`). A list read from `file` is named by it in errors, which do not
-    /// quote its text.
+    /// prints it (`a -[next]-> b -[onError[0] *]-> c`, with or without the `Path:` before it). A list read from `file`
+    /// is named by it in errors, which do not quote its text.
     public static func path(_ text: String, file: String? = nil) -> GraphHighlight {
         var highlight = path(text)
         if let file {
@@ -113,7 +113,9 @@ public struct GraphHighlight: Sendable, Hashable {
 
     private static func path(_ text: String) -> GraphHighlight {
         var normalized = ""
-        var rest = Substring(text)
+        var rest = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        // Copied with the label the validator's message puts before it.
+        if rest.hasPrefix("Path:") { rest = rest.dropFirst("Path:".count) }
         while let open = rest.range(of: "-[") {
             normalized += rest[..<open.lowerBound] + ","
             guard let close = rest[open.upperBound...].range(of: "]->") else {

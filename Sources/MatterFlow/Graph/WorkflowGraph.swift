@@ -9,6 +9,10 @@ import MatterFlowJSON
 ///
 /// An expanded picture draws a sub-workflow once per state that runs it, at every level, so a tree whose levels
 /// run the next twice has exponentially many states to draw: past ``maximumExpandedStates`` it is refused.
+///
+/// A workflow with errors (``WorkflowLoader/Outcome/decoded``) is drawn as written, with nothing made up: a
+/// transition to a state it does not define is left out, as is the start arrow when its start is not defined, and
+/// a sub-workflow whose start is not defined is drawn collapsed, as its state.
 public enum WorkflowGraph {
     /// At most this many states are drawn with `expand` (the states a collapsed picture draws are never limited).
     public static let maximumExpandedStates = 10_000
@@ -29,8 +33,9 @@ public enum WorkflowGraph {
         }
         var builder = Builder(expand: expand)
         let clusters = builder.add(workflow, prefix: "")
+        let starts = workflow.states[workflow.start] == nil ? [] : [builder.entry(workflow, prefix: "", state: workflow.start)]
         return StateGraph(
-            name: workflow.name, starts: [builder.entry(workflow, prefix: "", state: workflow.start)], nodes: builder.nodes,
+            name: workflow.name, starts: starts, nodes: builder.nodes,
             edges: builder.edges, clusters: clusters)
     }
 
@@ -40,7 +45,9 @@ public enum WorkflowGraph {
         if let known = counted[workflow.file] { return known }
         var total = 0
         for state in workflow.statesInOrder {
-            if case .workflow(let subworkflow) = state.kind, let child = workflow.subworkflows[subworkflow.path] {
+            if case .workflow(let subworkflow) = state.kind, let child = workflow.subworkflows[subworkflow.path],
+                child.states[child.start] != nil
+            {
                 total += expandedStates(child, counted: &counted)
             } else {
                 total += 1
@@ -56,10 +63,12 @@ public enum WorkflowGraph {
         var nodes: [StateGraph.Node] = []
         var edges: [StateGraph.Edge] = []
 
-        /// The child of a state that is drawn expanded.
+        /// The child of a state that is drawn expanded: not one without its start, whose entry is no state.
         func expandedChild(_ workflow: Workflow, _ state: String) -> Workflow? {
-            guard expand, case .workflow(let subworkflow)? = workflow.states[state]?.kind else { return nil }
-            return workflow.subworkflows[subworkflow.path]
+            guard expand, case .workflow(let subworkflow)? = workflow.states[state]?.kind,
+                let child = workflow.subworkflows[subworkflow.path], child.states[child.start] != nil
+            else { return nil }
+            return child
         }
 
         /// The node an edge into `state` ends at: the state, or the start of its expanded child.

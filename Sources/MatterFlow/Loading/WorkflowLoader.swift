@@ -31,6 +31,20 @@ public struct WorkflowLoader: Sendable {
         public var workflow: Workflow?
         /// Every finding, errors and warnings, by file and position.
         public var diagnostics: [Diagnostic]
+        /// The workflow as written, also when validation or verification found errors in it or in its
+        /// sub-workflows, for drawing it (`matterflow graph`): every file that could be parsed and decoded into
+        /// states is in it, each sub-workflow attached to the states that run it (a file that is missing, cannot be
+        /// decoded, or would nest into a cycle or too deep is not). Nil when the top-level file could not be read,
+        /// parsed or decoded, or has a state too broken to decode (its transitions are unknown). It is never run:
+        /// ``workflow`` is the one that passed validation.
+        public var decoded: Workflow?
+
+        /// An outcome with these members; `decoded` is `workflow` unless given.
+        init(workflow: Workflow?, diagnostics: [Diagnostic], decoded: Workflow? = nil) {
+            self.workflow = workflow
+            self.diagnostics = diagnostics
+            self.decoded = decoded ?? workflow
+        }
     }
 
     /// Loads and validates a workflow file and everything it includes.
@@ -42,8 +56,10 @@ public struct WorkflowLoader: Sendable {
     /// not be read (or did not exist), since then the outcome depends on more than the files' contents.
     func loadRecordingFiles(path: String) -> (outcome: Outcome, files: [WorkflowLoadCache.FileRead]?) {
         var session = Session(catalog: catalog, narrowsSessionEntries: narrowsSessionEntries, skipsChecks: skipsChecksThatCannotFind)
-        let workflow = session.load(path: path)
-        return (Outcome(workflow: workflow, diagnostics: session.allDiagnostics), session.readEveryFile ? session.filesRead : nil)
+        let key = FilePaths.standardized(path)
+        let workflow = session.load(path: path, key: key)
+        let outcome = Outcome(workflow: workflow, diagnostics: session.allDiagnostics, decoded: session.asWritten[key])
+        return (outcome, session.readEveryFile ? session.filesRead : nil)
     }
 
     /// Loads and validates a workflow from text; sub-workflow paths are resolved from `baseDirectory`.
@@ -65,7 +81,7 @@ public struct WorkflowLoader: Sendable {
             session.record(file: file, error.diagnostics)
             workflow = nil
         }
-        return Outcome(workflow: workflow, diagnostics: session.allDiagnostics)
+        return Outcome(workflow: workflow, diagnostics: session.allDiagnostics, decoded: session.asWritten[file])
     }
 
     /// Loads a workflow that must be valid.
@@ -81,6 +97,8 @@ public struct WorkflowLoader: Sendable {
         /// The analyses of every file of this load, so that a parent's verification reuses its children's.
         let verification: VerificationContext
         var loaded: [String: Workflow?] = [:]
+        /// For each file decoded into states (with or without errors), the workflow as written: ``Outcome/decoded``.
+        var asWritten: [String: Workflow] = [:]
         /// For each file loaded, how many levels of sub-workflows nest below it (0 for a file without any).
         var heights: [String: Int] = [:]
         var diagnosticsByFile: [(String, [Diagnostic])] = []
@@ -163,6 +181,8 @@ public struct WorkflowLoader: Sendable {
             let savedStack = self.stack
             self.stack = stack
             defer { self.stack = savedStack }
+            // Children with errors, as written, for the picture of this file (``Outcome/decoded``).
+            var decodedChildren: [String: Workflow] = [:]
             // The depth of this file's children: the top-level file is at depth 0.
             let childDepth = stack.count
             var height = 0
@@ -214,6 +234,7 @@ public struct WorkflowLoader: Sendable {
                     height = max(height, childHeight + 1)
                     definition.subworkflows[subworkflow.path] = child
                 } else {
+                    decodedChildren[subworkflow.path] = asWritten[childKey]
                     collector.error(
                         WorkflowDiagnosticCode.invalidSubworkflow, at: pointer,
                         "workflow file \"\(subworkflow.path)\" has errors; run `matterflow validate \(ShellWord.quoted(childPath))`")
@@ -230,6 +251,12 @@ public struct WorkflowLoader: Sendable {
                 isTopLevel: stack.count == 1
             ).validate()
             record(file: document.file, collector.diagnostics)
+            if let key = stack.last, !workflow.model.hasPlaceholder {
+                // Compiled again only when a child with errors is to be drawn inside it.
+                asWritten[key] = decodedChildren.isEmpty ? workflow : workflow.with { definition in
+                    definition.subworkflows.merge(decodedChildren) { own, _ in own }
+                }
+            }
             return collector.hasErrors ? nil : workflow
         }
     }

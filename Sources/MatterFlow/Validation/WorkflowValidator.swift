@@ -15,8 +15,13 @@ struct WorkflowValidator {
     func validate() {
         let model = workflow.model
         checkTransitions(model)
-        checkSteps()
-        checkGraph(model)
+        let acquires = checkSteps()
+        let cancelPaths = checkGraph(model)
+        if acquires, workflow.onCancel == nil {
+            collector.warning(
+                Code.missingCancelPath, at: "",
+                "this workflow opens a commissioning session but declares no \"onCancel\" state; a cancelled run would leave the session active\(Self.cancelPathHint(cancelPaths))")
+        }
         ReferenceChecker(
             workflow: workflow, model: model, catalog: catalog, collector: collector,
             selfExhausting: ReferenceChecker.selfExhaustingRepeats(of: workflow, model: model, context: verification)
@@ -46,7 +51,8 @@ struct WorkflowValidator {
         }
     }
 
-    private func checkSteps() {
+    /// Checks each state's step; returns whether the workflow (or a sub-workflow) opens a commissioning session.
+    private func checkSteps() -> Bool {
         var acquires = false
         for state in workflow.statesInOrder {
             switch state.kind {
@@ -115,10 +121,15 @@ struct WorkflowValidator {
                 break
             }
         }
-        if acquires, workflow.onCancel == nil {
-            collector.warning(
-                Code.missingCancelPath, at: "",
-                "this workflow opens a commissioning session but declares no \"onCancel\" state; a cancelled run would leave the session active")
+        return acquires
+    }
+
+    /// What the `missingCancelPath` warning adds about the unreachable states that look like the cancel path.
+    private static func cancelPathHint(_ names: [String]) -> String {
+        switch names.count {
+        case 0: ""
+        case 1: "; state \"\(names[0])\" looks like its cancel path, but nothing leads to it: did you mean \"onCancel\": \"\(names[0])\"?"
+        default: "; states \(names.map { "\"\($0)\"" }.joined(separator: ", ")) look like its cancel path, but nothing leads to them: declare the one a cancelled run should take as \"onCancel\""
         }
     }
 
@@ -238,9 +249,12 @@ struct WorkflowValidator {
         }
     }
 
-    private func checkGraph(_ model: CompiledWorkflow) {
+    /// Checks reachability: every state is reachable from the start, and can reach an end. Returns the names of the
+    /// unreachable states that look like the cancel path of a workflow that declares no `onCancel`
+    /// (``looksLikeCancelPath(_:region:model:)``), whose `unreachableState` asks whether `onCancel` was meant.
+    private func checkGraph(_ model: CompiledWorkflow) -> [String] {
         // A state that could not be decoded has unknown transitions: reachability would only guess.
-        guard !model.hasPlaceholder else { return }
+        guard !model.hasPlaceholder else { return [] }
         // A transition to a misspelled state is already reported; for the graph, follow it to the state the
         // spelling suggests, so one typo does not also report every state behind it as unreachable.
         var pairs: [(from: Int, to: Int)] = []
@@ -255,12 +269,13 @@ struct WorkflowValidator {
             // A state that can end only by being cancelled never ends on its own: cancel edges do not count there.
             if !edge.kind.isCancel { forward.append((edge.from, to)) }
         }
-        guard let start = model.start else { return }
+        guard let start = model.start else { return [] }
         let successors = Adjacency(count: model.count, pairs)
         let predecessors = Adjacency(count: model.count, forward.map { ($0.to, $0.from) })
         let reachable = successors.closure(from: [start])
         let terminals = model.states.indices.filter { model.states[$0].isTerminal }
         let reachesEnd = predecessors.closure(from: terminals)
+        var cancelPaths: [String] = []
         for number in model.states.indices {
             let state = model.states[number]
             if !reachable[number] {
@@ -270,16 +285,40 @@ struct WorkflowValidator {
                 let behind = successors.closure(from: [number])
                 let isCycleMember = enteredFromInside && sources.contains { behind[$0] }
                 if enteredFromInside && !isCycleMember { continue }
-                let names = behind.indices.filter { behind[$0] && !reachable[$0] && $0 != number }.map(model.name)
+                let region = behind.indices.filter { behind[$0] && !reachable[$0] }
+                let names = region.filter { $0 != number }.map(model.name)
                 let also = names.isEmpty ? "" : " (nor \(names.sorted().map { "\"\($0)\"" }.joined(separator: ", ")), only reachable through it)"
+                // Nothing at all leads to it, as to an onCancel state nobody declared: deleting it would leave
+                // the workflow without a cancel path.
+                let remedy: String
+                if workflow.onCancel == nil, sources.isEmpty, looksLikeCancelPath(number, region: region, model: model) {
+                    cancelPaths.append(state.name)
+                    remedy = "it looks like this workflow's cancel path, and \"onCancel\" is not declared: did you mean \"onCancel\": \"\(state.name)\"?"
+                } else {
+                    remedy = "remove it or add a transition"
+                }
                 collector.error(
                     Code.unreachableState, at: state.pointer, atKey: true,
-                    "state \"\(state.name)\" is unreachable: no transition from \"\(workflow.start)\" leads to it\(also); remove it or add a transition")
+                    "state \"\(state.name)\" is unreachable: no transition from \"\(workflow.start)\" leads to it\(also); \(remedy)")
             } else if !reachesEnd[number] {
                 collector.error(
                     Code.noTerminalReachable, at: state.pointer, atKey: true,
                     "no succeed or fail state can be reached from \"\(state.name)\"; a run entering it would never end")
             }
+        }
+        return cancelPaths
+    }
+
+    /// Whether an unreachable state, entering `region` (itself and the states only reachable through it), looks
+    /// like a cancel path: its name says so (it holds "cancel", in any case), or the region ends a run as
+    /// cancelled (a fail state raising code `cancelled` or cause `runCancelled`). A region that only releases the
+    /// session does not count: a failure path releases it too (`rememberFailure` in the shipped workflows).
+    private func looksLikeCancelPath(_ number: Int, region: [Int], model: CompiledWorkflow) -> Bool {
+        if model.name(number).lowercased().contains("cancel") { return true }
+        return region.contains { member in
+            guard case .fail(let fail) = model.states[member].kind, case .new(let code, let cause, _) = fail.raise else { return false }
+            return code.literalValue?.stringValue == ErrorCode.cancelled.rawValue
+                || cause?.literalValue?.stringValue == ErrorCause.runCancelled.rawValue
         }
     }
 }

@@ -32,10 +32,18 @@ struct GraphCommand {
               matterflow history RUN --store "$PG" --json > run.json   # a fleet's run, drawn from any machine
               matterflow graph Workflows/commission-device.json --expand --highlight-path run.json
               matterflow graph --machine commissioning-session --format mermaid
+              matterflow validate W.json   # error[sessionLeak]: ... Path: prepare -[start]-> prepare/prepare -[next]-> ...
+              matterflow graph W.json --expand --highlight-path 'PATH'   # that path pasted as printed, quoted
+            A workflow with errors is drawn all the same, as written, so that the path of a finding can be seen: its
+            errors and warnings go to stderr, as validate prints them, with a note that it was drawn despite them.
+            Only a workflow that cannot be drawn is refused: a file that cannot be read or parsed, or that does not
+            decode into states (an unknown state type). A transition to a state the workflow lacks is not drawn.
             With --hub SPEC, states that need a method the hub does not list are reported on stderr, as by validate.
-            Exit status: 0 on success, 2 when the workflow or the trace cannot be read, the path names states the
-            workflow lacks (or is another workflow's trace), or --expand would draw more than 10,000 states;
-            64 on usage errors.
+            Exit status: 0 when the graph was written (also for a workflow with errors: validate is the check that
+            fails on them, and a pipeline into dot gets its picture); 2 when nothing was drawn: the workflow cannot
+            be drawn, the trace cannot be read, the path names states the workflow lacks (or is another workflow's
+            trace), or --expand would draw more than 10,000 states; 64 on usage errors. Standard output holds a
+            graph exactly when the status is 0.
             """)
 
     let arguments: ParsedArguments
@@ -66,9 +74,14 @@ struct GraphCommand {
                 return ExitCode.invalidInput
             }
             let outcome = WorkflowLoader(catalog: catalog).load(path: path)
-            guard let workflow = outcome.workflow else {
-                MatterflowTool.report(outcome.diagnostics, to: environment.standardError)
-                return ExitCode.invalidInput
+            // A workflow with errors is drawn as written (the picture is how to see a finding's path); only one
+            // that cannot be read or decoded into states is refused.
+            MatterflowTool.report(outcome.diagnostics, to: environment.standardError)
+            guard let workflow = outcome.decoded else { return ExitCode.invalidInput }
+            if outcome.workflow == nil {
+                let errors = outcome.diagnostics.count { $0.severity == .error }
+                environment.standardError.line(
+                    "note: drawn as written, although it has \(errors) error\(errors == 1 ? "" : "s") (above); `matterflow validate` fails on \(errors == 1 ? "it" : "them")")
             }
             if let code = try await HubOption.reportUnsupported(
                 workflow, arguments, command: Self.spec.name, err: environment.standardError, catalog: catalog,
