@@ -55,11 +55,7 @@ public struct WorkerLogLine: Sendable, Hashable {
 
     /// A time as ISO 8601 in UTC with milliseconds.
     static func timestamp(_ seconds: Double) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+        UTCTime.text(seconds, format: "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
     }
 }
 

@@ -137,13 +137,19 @@ struct WorkflowRecoveryTests {
         #expect(unreadable == ["before:\(request)"])
     }
 
-    @Test("a workflow file changed since the run: recovery releases the session itself and says why")
-    func changedWorkflow() async throws {
+    /// A scratch directory holding a copy of every shipped workflow, to change one of them under a run.
+    static func copiedWorkflows() throws -> Scratch {
         let copy = try Scratch()
-        defer { copy.remove() }
         for name in try FileManager.default.contentsOfDirectory(atPath: Repository.root + "/Workflows") where name.hasSuffix(".json") {
             try FileManager.default.copyItem(atPath: Repository.root + "/Workflows/" + name, toPath: copy.file(name))
         }
+        return copy
+    }
+
+    @Test("a workflow file changed since the run: recovery releases the session itself and says why")
+    func changedWorkflow() async throws {
+        let copy = try Self.copiedWorkflows()
+        defer { copy.remove() }
         let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
         let scenario = try await CrashScenario(position: .after, sequence: outcome, workflowPath: copy.file("commission-device.json"))
         defer { scenario.scratch.remove() }
@@ -159,11 +165,8 @@ struct WorkflowRecoveryTests {
 
     @Test("with a person there (recover --resume), a workflow file changed since the run leaves the run where it stopped, holding its session, until the file is restored")
     func changedWorkflowWithAPersonThere() async throws {
-        let copy = try Scratch()
+        let copy = try Self.copiedWorkflows()
         defer { copy.remove() }
-        for name in try FileManager.default.contentsOfDirectory(atPath: Repository.root + "/Workflows") where name.hasSuffix(".json") {
-            try FileManager.default.copyItem(atPath: Repository.root + "/Workflows/" + name, toPath: copy.file(name))
-        }
         let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
         let scenario = try await CrashScenario(position: .after, sequence: outcome, workflowPath: copy.file("commission-device.json"))
         defer { scenario.scratch.remove() }

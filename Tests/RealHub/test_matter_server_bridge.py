@@ -438,23 +438,20 @@ class BridgeTests(unittest.IsolatedAsyncioTestCase):
                          {"released": True})
 
     async def test_a_broken_state_file_stops_the_bridge_with_its_location(self):
-        self.state.write_text('{"format": 1, "structures": [{"id": 7}]}')
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, str(BRIDGE), "--server", self.server.url, "--state", str(self.state),
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-        async with asyncio.timeout(CALL_LIMIT):
-            stdout, stderr = await process.communicate()
-        self.assertEqual(process.returncode, 2)
-        self.assertIn(f"{self.state}: /structures/0/id: expected a string", stderr.decode())
-        self.assertEqual(stdout, b"")
-        self.state.write_text('{"format": 1, "instance": "two\\nlines", "structures": []}')
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, str(BRIDGE), "--server", self.server.url, "--state", str(self.state),
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-        async with asyncio.timeout(CALL_LIMIT):
-            _, stderr = await process.communicate()
-        self.assertEqual(process.returncode, 2)
-        self.assertIn(f"{self.state}: /instance: expected 1 to 200 bytes without control characters", stderr.decode())
+        async def refused(state_text: str, message: str) -> None:
+            self.state.write_text(state_text)
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, str(BRIDGE), "--server", self.server.url, "--state", str(self.state),
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            async with asyncio.timeout(CALL_LIMIT):
+                stdout, stderr = await process.communicate()
+            self.assertEqual(process.returncode, 2)
+            self.assertIn(f"{self.state}: {message}", stderr.decode())
+            self.assertEqual(stdout, b"")
+
+        await refused('{"format": 1, "structures": [{"id": 7}]}', "/structures/0/id: expected a string")
+        await refused('{"format": 1, "instance": "two\\nlines", "structures": []}',
+                      "/instance: expected 1 to 200 bytes without control characters")
 
     async def test_a_line_over_one_mebibyte_is_a_protocol_error_that_closes_the_connection(self):
         bridge = await self.bridge()

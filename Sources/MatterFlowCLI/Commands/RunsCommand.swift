@@ -96,10 +96,6 @@ struct RunsCommand {
 
     /// A wall-clock time as `2025-01-31 12:00:00`, in UTC.
     static func timestamp(_ seconds: Double) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+        UTCTime.text(seconds, format: "yyyy-MM-dd HH:mm:ss")
     }
 }
