@@ -341,6 +341,25 @@ struct RecoveryTests {
         #expect(second.interruptedIn == interrupted, "the first recovery found the run in \(interrupted); \(second.notes)")
     }
 
+    @Test("a recovery after one that resumed the run and was cut short names where the resumed run last was")
+    func interruptedWhereTheResumedRunWas() async throws {
+        let scenario = try await CrashScenario(position: .after, sequence: 20)
+        defer { scenario.scratch.remove() }
+        let payload: JSONObject = ["onboardingPayload": .string(Payloads.specQR)]
+        // The resumed run's journal fails mid-way, as a power cut would leave it.
+        let cut: JournalTestHook = { boundary in boundary.position == .before && boundary.sequence == 32 ? .tear : .proceed }
+        let first = try #require(try await scenario.recover(resume: true, inputs: payload, testHook: cut).runs.first)
+        let records = try JournalReader.read(path: scenario.journal().path(of: scenario.runID)).records
+        let entered = try #require(records.last { $0.type == "stateEntered" })
+        let workflow = try #require(entered.payload["workflow"]?.stringValue)
+        let state = try #require(entered.payload["state"]?.stringValue)
+        let lastPlace = (workflow.split(separator: "/").dropFirst().map(String.init) + [state]).joined(separator: "/")
+        #expect(lastPlace != first.interruptedIn, "the resumed run moved on before the cut: \(lastPlace)")
+
+        let second = try #require(try await scenario.recover(resume: true, inputs: payload).runs.first)
+        #expect(second.interruptedIn == lastPlace, "\(String(describing: second.interruptedIn)) \(second.notes)")
+    }
+
     @Test("a completion in doubt while the hub cannot be reached is left for later, not closed as cancelled")
     func anInDoubtCompletionWaitsForTheHub() async throws {
         // The hub completed the commissioning; the process died before the outcome was written.
