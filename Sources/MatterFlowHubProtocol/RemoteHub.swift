@@ -64,6 +64,11 @@ public final class RemoteHub: ConnectedHub {
         /// What tells this hub from another of the same software (`hub.instance`): an ID it keeps with its state
         /// across restarts; nil when it gives none.
         public var hubInstance: String? = nil
+
+        /// Whether `text` can be a hub's instance ID: 1 to 200 bytes of UTF-8 without a control character.
+        public static func isInstanceID(_ text: String) -> Bool {
+            (1...200).contains(text.utf8.count) && ControlCharacter.first(in: text) == nil
+        }
         /// The methods the hub implements.
         public var operations: Set<String>
         /// Whether the hub sends events.
@@ -167,7 +172,7 @@ public final class RemoteHub: ConnectedHub {
             operations: Set(operations), events: try reader.bool("events"),
             structures: reader.object["structures"] == nil ? [] : try reader.strings("structures"))
         if let instance = try hub.optionalString("instance") {
-            guard (1...200).contains(instance.utf8.count), !instance.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            guard Handshake.isInstanceID(instance) else {
                 let failure = FlowError(
                     .hubFailure,
                     "the hub's answer to initialize: member \"hub.instance\" must be 1 to 200 bytes without control characters (an ID the hub keeps with its state)")

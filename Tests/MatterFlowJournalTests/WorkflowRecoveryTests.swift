@@ -137,24 +137,30 @@ struct WorkflowRecoveryTests {
         #expect(unreadable == ["before:\(request)"])
     }
 
-    /// A scratch directory holding a copy of every shipped workflow, to change one of them under a run.
-    static func copiedWorkflows() throws -> Scratch {
+    /// A run of a copy of the shipped workflows, interrupted after commissionDevice's outcome, whose rooms.json was
+    /// edited since; returns the copy, the scenario and rooms.json as the run started with it.
+    static func changedUnderTheRun() async throws -> (copy: Scratch, scenario: CrashScenario, original: String) {
         let copy = try Scratch()
-        for name in try FileManager.default.contentsOfDirectory(atPath: Repository.root + "/Workflows") where name.hasSuffix(".json") {
-            try FileManager.default.copyItem(atPath: Repository.root + "/Workflows/" + name, toPath: copy.file(name))
+        do {
+            for name in try FileManager.default.contentsOfDirectory(atPath: Repository.root + "/Workflows") where name.hasSuffix(".json") {
+                try FileManager.default.copyItem(atPath: Repository.root + "/Workflows/" + name, toPath: copy.file(name))
+            }
+            let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
+            let scenario = try await CrashScenario(position: .after, sequence: outcome, workflowPath: copy.file("commission-device.json"))
+            let original = try String(contentsOfFile: copy.file("rooms.json"), encoding: .utf8)
+            try original.replacingOccurrences(of: "\"description\": \"", with: "\"description\": \"Edited since. ")
+                .write(toFile: copy.file("rooms.json"), atomically: true, encoding: .utf8)
+            return (copy, scenario, original)
+        } catch {
+            copy.remove()
+            throw error
         }
-        return copy
     }
 
     @Test("a workflow file changed since the run: recovery releases the session itself and says why")
     func changedWorkflow() async throws {
-        let copy = try Self.copiedWorkflows()
-        defer { copy.remove() }
-        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
-        let scenario = try await CrashScenario(position: .after, sequence: outcome, workflowPath: copy.file("commission-device.json"))
-        defer { scenario.scratch.remove() }
-        let text = try String(contentsOfFile: copy.file("rooms.json"), encoding: .utf8)
-        try (text.replacingOccurrences(of: "\"description\": \"", with: "\"description\": \"Edited since. ")).write(toFile: copy.file("rooms.json"), atomically: true, encoding: .utf8)
+        let (copy, scenario, _) = try await Self.changedUnderTheRun()
+        defer { copy.remove(); scenario.scratch.remove() }
 
         let run = try #require(try await scenario.recover(resume: true, inputs: Self.payload).runs.first)
         #expect(run.status == .cancelled)
@@ -165,14 +171,8 @@ struct WorkflowRecoveryTests {
 
     @Test("with a person there (recover --resume), a workflow file changed since the run leaves the run where it stopped, holding its session, until the file is restored")
     func changedWorkflowWithAPersonThere() async throws {
-        let copy = try Self.copiedWorkflows()
-        defer { copy.remove() }
-        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
-        let scenario = try await CrashScenario(position: .after, sequence: outcome, workflowPath: copy.file("commission-device.json"))
-        defer { scenario.scratch.remove() }
-        let original = try String(contentsOfFile: copy.file("rooms.json"), encoding: .utf8)
-        try original.replacingOccurrences(of: "\"description\": \"", with: "\"description\": \"Edited since. ")
-            .write(toFile: copy.file("rooms.json"), atomically: true, encoding: .utf8)
+        let (copy, scenario, original) = try await Self.changedUnderTheRun()
+        defer { copy.remove(); scenario.scratch.remove() }
 
         let refused = try #require(try await scenario.recover(resume: true, inputs: Self.payload, keepsRunsItCannotResume: true).runs.first)
         #expect(refused.action == .deferred, "\(refused.notes)")

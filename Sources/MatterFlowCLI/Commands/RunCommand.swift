@@ -191,7 +191,7 @@ struct RunCommand {
             if result.error?.cause == .sessionBusy,
                 let note = Self.interruptedHolders(
                     in: journal, structure: structureID, besides: result.runID, heldBy: result.error?.sessionHolder?.owner,
-                    on: Self.hubOrState(arguments))
+                    on: Self.hubOrState(arguments, endpoint: endpoint))
             {
                 err.line(TerminalText.escaping("note: \(note)"))
             }
@@ -251,11 +251,12 @@ struct RunCommand {
     /// is one of them, and is nil when it is none of them (they do not hold the session).
     /// The `--hub unix:...` / `--hub tcp:...` or `--state DIR` this run used, to complete a command shown to the person;
     /// nil for a hub command, whose arguments may hold tokens, and for a home kept nowhere.
-    static func hubOrState(_ arguments: ParsedArguments) -> String? {
-        if let hub = arguments.value("hub") {
-            return hub.hasPrefix("unix:") || hub.hasPrefix("tcp:") ? "--hub \(ShellWord.quoted(hub))" : nil
+    static func hubOrState(_ arguments: ParsedArguments, endpoint: HubEndpoint?) -> String? {
+        switch endpoint {
+        case .unix?, .tcp?: arguments.value("hub").map { "--hub \(ShellWord.quoted($0))" }
+        case .command?: nil
+        case nil: arguments.value("state").map { "--state \(ShellWord.quoted($0))" }
         }
-        return arguments.value("state").map { "--state \(ShellWord.quoted($0))" }
     }
 
     /// `home`, the `--state DIR` or `--hub SPEC` this run used (where the session is held), completes the command.

@@ -108,7 +108,7 @@ struct HubServeCommand {
                 throw AtomicFile.WriteError(step: "cannot read \(path)", reason: "check its permissions; it holds this hub's instance ID")
             }
             let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !id.isEmpty, id.utf8.count <= 200, !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            guard RemoteHub.Handshake.isInstanceID(id) else {
                 throw AtomicFile.WriteError(
                     step: "\(path) holds no instance ID", reason: "it must be 1 to 200 bytes on one line; remove the file to have one made")
             }

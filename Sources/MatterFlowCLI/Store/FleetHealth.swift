@@ -17,6 +17,9 @@ struct FleetHealth {
     /// The workers that run.
     var running: [StoredWorker] { workers.filter { $0.state == .running } }
 
+    /// How many runs the running workers hold under a current lease.
+    var held: Int { running.reduce(0) { $0 + $1.leasedRuns } }
+
     /// What keeps the fleet from doing its work, one sentence each; empty when it is healthy.
     var problems: [String] {
         var found: [String] = []
@@ -42,7 +45,6 @@ struct FleetHealth {
 
     /// The one line a probe shows: `ok: ...` or the number of problems.
     var summary: String {
-        let held = running.reduce(0) { $0 + $1.leasedRuns }
         let problems = problems.count
         return problems == 0
             ? "ok: \(running.count) worker\(running.count == 1 ? "" : "s") running, holding \(held) run\(held == 1 ? "" : "s")"
@@ -53,7 +55,7 @@ struct FleetHealth {
     var jsonValue: JSONValue {
         [
             "healthy": .bool(problems.isEmpty), "running": .int(running.count),
-            "held": .int(running.reduce(0) { $0 + $1.leasedRuns }), "problems": .array(problems.map(JSONValue.string)),
+            "held": .int(held), "problems": .array(problems.map(JSONValue.string)),
         ]
     }
 }
