@@ -90,7 +90,7 @@ public enum MatterflowTool {
         PayloadCommand.generateSpec, DatasetCommand.spec, GraphCommand.spec, RunsCommand.spec, HistoryCommand.spec, RecoverCommand.spec,
         HubServeCommand.spec, HubCheckCommand.spec,
         SubmitCommand.spec, AnswerCommand.spec, CancelCommand.spec, WorkerCommand.spec, WorkersCommand.spec, WatchCommand.spec,
-        StoreMigrateCommand.spec, StorePruneCommand.spec,
+        StoreMigrateCommand.spec, StorePruneCommand.spec, StoreMetricsCommand.spec,
     ]
 
     static var overview: String {
@@ -259,6 +259,7 @@ public enum MatterflowTool {
             case WatchCommand.spec.name: return try WatchCommand(arguments: parsed, environment: environment).execute()
             case StoreMigrateCommand.spec.name: return try StoreMigrateCommand(arguments: parsed, environment: environment).execute()
             case StorePruneCommand.spec.name: return try StorePruneCommand(arguments: parsed, environment: environment).execute()
+            case StoreMetricsCommand.spec.name: return try StoreMetricsCommand(arguments: parsed, environment: environment).execute()
             default: return usageError(UsageError(message: "Unknown subcommand '\(first)'", command: nil), err)
             }
         } catch {

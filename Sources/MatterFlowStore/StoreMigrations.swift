@@ -223,6 +223,14 @@ public enum StoreMigrations {
                 ALTER TABLE matterflow_workers ADD COLUMN schema_version integer, ADD COLUMN matterflow_version text;
                 ALTER TABLE matterflow_migrations ADD COLUMN clients_from integer;
                 """),
+        // The runs that ended needing a person, found from an index: `store metrics` counts them at every scrape, and
+        // `runs --status needsAttention` lists them, however many ended runs the store keeps. Clients of schema 13
+        // neither read nor write it.
+        Migration(
+            version: 14, name: "an index of the runs that need attention",
+            sql: """
+                CREATE INDEX matterflow_runs_attention ON matterflow_runs (finished_at) WHERE status = 'needsAttention';
+                """, clientsFrom: 13),
     ]
 
     /// The newest schema version: the one this MatterFlow needs.

@@ -259,6 +259,11 @@ struct FleetAnswerTests {
         let each = try PostgresRunStore.waiting(among: try store.runs()) { run throws(StoreError) in try store.records(of: run.runID) }
         #expect(each.count == 2)
         #expect(try store.waitingRuns().map(\.jsonValue) == each.map(\.jsonValue))
+        // A monitoring system counts them, and sees how long the oldest question has waited.
+        let metrics = try store.metrics()
+        #expect(metrics.waitingForAnswer == 2 && metrics.queued == 1 && metrics.running == 2, "\(metrics)")
+        #expect(metrics.oldestQuestionAge >= 0 && metrics.oldestQuestionAge < 600, "\(metrics)")
+        #expect(metrics.prometheusText.contains("\nmatterflow_runs_waiting_for_answer 2\n"))
         // Answering one lets the third in; all end.
         for runID in runs {
             let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall", "--answer", "confirm=no"])

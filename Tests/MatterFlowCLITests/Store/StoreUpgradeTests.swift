@@ -66,7 +66,7 @@ import Testing
         #expect(try StoreMigrator(connection: connection).version() == 12)
         let forced = await matterflow(["store", "migrate", "--store", conninfo, "--while-workers-run"])
         #expect(forced.code == 0, "\(forced.stderr)")
-        #expect(forced.stdout == "schema version \(StoreMigrations.latest) (applied 13)\n")
+        #expect(forced.stdout == "schema version \(StoreMigrations.latest) (applied \((13...StoreMigrations.latest).map(String.init).joined(separator: ", ")))\n")
     }
 
     @Test("a worker that sees the store migrated under it stops claiming, hands its runs back and exits 2 saying so; workers shows each worker's version", .timeLimit(.minutes(1)))
@@ -124,7 +124,7 @@ extension StoreUpgradeTests {
         }
         #expect(try StoreMigrator(connection: connection).version() == 12, "nothing was migrated")
         try reader.execute("COMMIT")
-        #expect(try StoreMigrator(connection: connection).migrate().applied == [13])
+        #expect(try StoreMigrator(connection: connection).migrate().applied == Array(13...StoreMigrations.latest))
     }
 }
 

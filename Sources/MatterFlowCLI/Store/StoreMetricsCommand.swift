@@ -1,0 +1,67 @@
+import MatterFlowSimulator
+import MatterFlowStore
+
+/// `matterflow store metrics --store URL`: the fleet's store as Prometheus metrics, for a monitoring system.
+struct StoreMetricsCommand {
+    static let spec = CommandSpec(
+        name: "store metrics",
+        abstract: "Print a PostgreSQL run store's queue, runs needing attention and workers as Prometheus metrics.",
+        arguments: [],
+        options: [
+            StoreOption.postgresOption,
+            .init(
+                name: "output", valueName: "<file>",
+                help: "Write the metrics to this file instead, replacing it atomically (for node_exporter's textfile collector)."),
+        ],
+        discussion: """
+            Prints Prometheus's text format (0.0.4), every figure a gauge read from the store now:
+              matterflow_runs{status}                   queued, running and needsAttention runs
+              matterflow_queue_oldest_age_seconds       how long the oldest queued run has waited (0: none)
+              matterflow_runs_lease_expired             running runs whose worker's lease ran out
+              matterflow_runs_start_failures            open runs workers could not start (hub, secrets)
+              matterflow_runs_cancel_pending            open runs asked to cancel, not ended yet
+              matterflow_runs_waiting_for_answer        open runs waiting for `matterflow answer`
+              matterflow_question_oldest_age_seconds    how long the oldest unanswered question has waited
+              matterflow_sessions_held                  structures whose commissioning session a run holds
+              matterflow_workers{state}                 running, stopping, stopped, silent
+              matterflow_worker_runs_held{worker,host}  per worker not stopped; also _runs_lease_expired,
+              matterflow_worker_heartbeat_age_seconds   _info{state,version,schema}
+              matterflow_store_schema_version
+            Each status and state is written, 0 when empty. Ended runs that went as planned are not counted (the
+            count would read every run the store keeps at each scrape). Alert on needsAttention above 0, on the
+            queue's age, and on silent workers; docs/store.md, "Monitoring", has example rules.
+
+            Run it from cron or a systemd timer with --output into node_exporter's textfile directory, or from an
+            exporter that runs commands. Each scrape makes three short read-only statements.
+
+            Exit status: 0, 2 when the store cannot be read or the file cannot be written, 64 usage error.
+            """)
+
+    let arguments: ParsedArguments
+    let environment: ToolEnvironment
+
+    func execute() throws(UsageError) -> Int32 {
+        let location = try StoreOption.value(arguments, command: Self.spec.name)
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: environment.standardError) else {
+            return ExitCode.invalidInput
+        }
+        let metrics: StoreMetrics
+        do {
+            metrics = try store.metrics()
+        } catch {
+            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        guard let path = arguments.value("output") else {
+            environment.standardOutput.write(metrics.prometheusText)
+            return ExitCode.success
+        }
+        do {
+            try AtomicFile.write(metrics.prometheusText, to: path, mode: 0o644)
+            return ExitCode.success
+        } catch {
+            environment.standardError.line("error: the metrics could not be written (\(error)); check that \(path)'s directory exists and is writable")
+            return ExitCode.invalidInput
+        }
+    }
+}

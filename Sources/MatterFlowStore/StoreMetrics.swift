@@ -1,0 +1,118 @@
+import MatterFlowJournal
+
+/// What a fleet's run store holds now, for a monitoring system (`matterflow store metrics`): the open runs, how long
+/// the queue's oldest run has waited, runs that need a person, the sessions held, and each worker's state.
+///
+/// Every figure is read from an index (the queued, running and needsAttention runs each have a partial one), so a
+/// scrape costs the same however many ended runs the store keeps. Ended runs that went as planned are not counted
+/// here: how many runs end per second is the workers' to say, as they end them.
+public struct StoreMetrics: Sendable, Hashable {
+    /// The store's schema version.
+    public var schemaVersion: Int
+    /// Runs waiting to be claimed.
+    public var queued: Int
+    /// Runs a worker holds (under a current lease or one that ran out).
+    public var running: Int
+    /// Runs that ended needing a person (`needsAttention`): in doubt about a call, or a session not released.
+    public var needsAttention: Int
+    /// Seconds the oldest queued run has waited since it was submitted, by the store's clock; 0 with no queued run.
+    public var oldestQueuedAge: Double
+    /// Running runs whose lease ran out: their worker died or lost the store; another worker takes them over.
+    public var leaseExpired: Int
+    /// Open runs that workers could not start (no hub for their structure, or their secrets not in a worker's
+    /// directory), waiting to be claimed again.
+    public var startFailures: Int
+    /// Open runs that `matterflow cancel` asked to stop and that have not ended yet.
+    public var cancelsPending: Int
+    /// Structures whose commissioning session a run holds across the fleet.
+    public var sessionsHeld: Int
+    /// Open runs that wait for an answer (`matterflow runs --store URL --waiting` lists their questions).
+    public var waitingForAnswer: Int
+    /// Seconds the longest-waiting of those questions has waited, by the store's clock; 0 with none.
+    public var oldestQuestionAge: Double
+    /// The fleet's workers, stopped ones included until `store prune` removes them.
+    public var workers: [StoredWorker]
+
+    /// The metrics in Prometheus's text exposition format (version 0.0.4): `# HELP` and `# TYPE` lines, then the
+    /// samples; every state and status appears, with 0 when none is in it, so an alert on a series always has one.
+    public var prometheusText: String {
+        var text = PrometheusText()
+        text.gauge("matterflow_store_schema_version", "The schema version the run store was migrated to.", Double(schemaVersion))
+        text.family(
+            "matterflow_runs", "Runs in the store by status: open ones, and those that ended needing a person.",
+            [("queued", queued), ("running", running), ("needsAttention", needsAttention)].map { ([("status", $0.0)], Double($0.1)) })
+        text.gauge("matterflow_queue_oldest_age_seconds", "How long the oldest queued run has waited to be claimed (0: none queued).", oldestQueuedAge)
+        text.gauge(
+            "matterflow_runs_lease_expired", "Running runs whose worker's lease ran out: another worker takes them over.", Double(leaseExpired))
+        text.gauge(
+            "matterflow_runs_start_failures",
+            "Open runs workers could not start (no hub for the structure, or secrets not in the worker's directory).", Double(startFailures))
+        text.gauge("matterflow_runs_cancel_pending", "Open runs asked to cancel that have not ended yet.", Double(cancelsPending))
+        text.gauge("matterflow_sessions_held", "Structures whose commissioning session a run holds.", Double(sessionsHeld))
+        text.gauge("matterflow_runs_waiting_for_answer", "Open runs waiting for an answer (matterflow answer).", Double(waitingForAnswer))
+        text.gauge(
+            "matterflow_question_oldest_age_seconds", "How long the longest-waiting unanswered question has waited (0: none).",
+            oldestQuestionAge)
+        let states: [StoredWorker.State] = [.running, .stopping, .stopped, .silent]
+        text.family(
+            "matterflow_workers", "Workers registered in the store by state (stopped and silent ones stay until store prune).",
+            states.map { state in ([("state", state.rawValue)], Double(workers.count { $0.state == state })) })
+        let listed = workers.filter { $0.state != .stopped }
+        text.family(
+            "matterflow_worker_runs_held", "Runs each worker that has not stopped holds under a current lease.",
+            listed.map { (Self.labels(of: $0), Double($0.leasedRuns)) })
+        text.family(
+            "matterflow_worker_runs_lease_expired", "Runs each worker that has not stopped holds whose lease ran out.",
+            listed.map { (Self.labels(of: $0), Double($0.expiredRuns)) })
+        text.family(
+            "matterflow_worker_heartbeat_age_seconds", "Seconds since each worker that has not stopped last heartbeat, by the store's clock.",
+            listed.map { (Self.labels(of: $0), $0.heartbeatAge) })
+        text.family(
+            "matterflow_worker_info", "Each worker that has not stopped, with its state, MatterFlow version and the schema it was built for.",
+            listed.map { worker in
+                (Self.labels(of: worker) + [
+                    ("state", worker.state.rawValue), ("version", worker.matterflowVersion ?? ""),
+                    ("schema", worker.schemaVersion.map(String.init) ?? ""),
+                ], 1)
+            })
+        return text.text
+    }
+
+    private static func labels(of worker: StoredWorker) -> [(String, String)] {
+        [("worker", worker.workerID), ("host", worker.host)]
+    }
+}
+
+extension PostgresRunStore {
+    /// The store's metrics now, read in three statements (the counts, the workers, the runs waiting for answers).
+    /// - Throws: ``StoreError`` when the store cannot be read.
+    public func metrics() throws(StoreError) -> StoreMetrics {
+        let rows = try execute(
+            """
+            SELECT (SELECT coalesce(max(version), 0) FROM matterflow_migrations),
+                   (SELECT count(*) FROM matterflow_runs WHERE status = 'queued'),
+                   (SELECT count(*) FROM matterflow_runs WHERE status = 'running'),
+                   (SELECT count(*) FROM matterflow_runs WHERE status = 'needsAttention'),
+                   (SELECT coalesce(extract(epoch FROM now() - min(submitted_at))::float8, 0)
+                    FROM matterflow_runs WHERE status = 'queued'),
+                   (SELECT count(*) FROM matterflow_runs WHERE status = 'running' AND lease_until < now()),
+                   (SELECT count(*) FROM matterflow_runs WHERE status IN ('queued', 'running') AND hub_failures > 0),
+                   (SELECT count(*) FROM matterflow_runs WHERE status IN ('queued', 'running') AND cancel_requested_at IS NOT NULL),
+                   (SELECT count(*) FROM matterflow_sessions),
+                   extract(epoch FROM now())::float8
+            """, doing: "reading the store's metrics")
+        guard let row = rows.rows.first, row.count == 10 else {
+            throw StoreError(.storeUnavailable, "reading the store's metrics returned no row")
+        }
+        let count = { (index: Int) in row[index].flatMap { Int($0) } ?? 0 }
+        let storeNow = row[9].flatMap(Double.init) ?? 0
+        let waiting = try waitingRuns()
+        let oldestAsked = waiting.flatMap { $0.questions.map(\.askedAt) }.min()
+        return StoreMetrics(
+            schemaVersion: count(0), queued: count(1), running: count(2), needsAttention: count(3),
+            oldestQueuedAge: max(0, row[4].flatMap(Double.init) ?? 0), leaseExpired: count(5), startFailures: count(6),
+            cancelsPending: count(7), sessionsHeld: count(8), waitingForAnswer: waiting.count,
+            oldestQuestionAge: oldestAsked.map { max(0, storeNow - $0) } ?? 0,
+            workers: try workers(includingStopped: true))
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+@testable import MatterFlowCLI
+@testable import MatterFlowStore
+import Testing
+
+/// `matterflow store metrics`: what a monitoring system scrapes from a fleet's store.
+@Suite(.serialized) struct StoreMetricsTests {
+    @Test("the text format: whole numbers bare, fractions and infinities as Prometheus writes them, label values and help escaped")
+    func textFormat() {
+        #expect(PrometheusText.number(3) == "3" && PrometheusText.number(0) == "0" && PrometheusText.number(-2) == "-2")
+        #expect(PrometheusText.number(2.5) == "2.5" && PrometheusText.number(.nan) == "NaN")
+        #expect(PrometheusText.number(.infinity) == "+Inf" && PrometheusText.number(-.infinity) == "-Inf")
+        #expect(PrometheusText.escapingLabel(#"a\b"c"# + "\r\nd") == #"a\\b\"c"# + "\r\\nd")
+        #expect(PrometheusText.escapingHelp(#"say "hi"\"# + "\n") == #"say "hi"\\\n"#)
+        var text = PrometheusText()
+        text.family("m", "Help.", [([("k", "v"), ("w", "x y")], 1), ([], 0.25)])
+        text.family("empty", "Nothing.", [])
+        #expect(text.text == "# HELP m Help.\n# TYPE m gauge\nm{k=\"v\",w=\"x y\"} 1\nm 0.25\n# HELP empty Nothing.\n# TYPE empty gauge\n")
+    }
+
+    @Test("a store's queue, leases, sessions, runs needing attention and workers, each status and state written also when 0; --output replaces a file")
+    func storeFigures() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // An empty store: every family is there, at 0.
+        let empty = await matterflow(["store", "metrics", "--store", conninfo])
+        #expect(empty.code == 0, "\(empty.stderr)")
+        for sample in [
+            #"matterflow_runs{status="queued"} 0"#, #"matterflow_runs{status="needsAttention"} 0"#, "matterflow_queue_oldest_age_seconds 0",
+            #"matterflow_workers{state="silent"} 0"#, "matterflow_sessions_held 0", "matterflow_store_schema_version \(StoreMigrations.latest)",
+        ] {
+            #expect(empty.stdout.split(separator: "\n").contains { $0 == sample }, "\(sample) in \(empty.stdout)")
+        }
+
+        try store.registerWorker("w-live", host: "host-a", pid: 11, leaseSeconds: 10)
+        try store.registerWorker("w-dead", host: "host-\"b\"", pid: 12, leaseSeconds: 10)
+        try store.registerWorker("w-gone", host: "host-c", pid: 13, leaseSeconds: 10)
+        try store.markStopped("w-gone")
+        try TestPostgres.insertRunning([("run-held", "s1", "w-live"), ("run-orphan", "s2", "w-dead"), ("run-stuck", "s3", "w-live")], into: store)
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() + interval '10 seconds' WHERE run_id <> 'run-orphan'", doing: "test")
+        try store.execute("UPDATE matterflow_workers SET heartbeat_at = now() - interval '2 minutes' WHERE worker_id = 'w-dead'", doing: "test")
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() - interval '100 seconds' WHERE run_id = 'run-orphan'", doing: "test")
+        try store.execute("UPDATE matterflow_runs SET cancel_requested_at = now(), hub_failures = 2 WHERE run_id = 'run-held'", doing: "test")
+        try store.execute("INSERT INTO matterflow_sessions (structure_id, run_id) VALUES ('s1', 'run-held')", doing: "test")
+        // Queued runs, the oldest submitted five minutes ago; one ended needing attention, one succeeded (not counted).
+        for (run, status) in [("run-q1", "queued"), ("run-q2", "queued"), ("run-doubt", "needsAttention"), ("run-done", "succeeded")] {
+            try store.execute(
+                "INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status) VALUES ($1, 'w', '/w.json', 's9', '{}', $2)",
+                [run, status], doing: "test")
+        }
+        try store.execute("UPDATE matterflow_runs SET submitted_at = now() - interval '5 minutes' WHERE run_id = 'run-q1'", doing: "test")
+
+        let metrics = try store.metrics()
+        #expect(metrics.queued == 2 && metrics.running == 3 && metrics.needsAttention == 1, "\(metrics)")
+        #expect(metrics.oldestQueuedAge >= 299 && metrics.oldestQueuedAge < 400, "\(metrics.oldestQueuedAge)")
+        #expect(metrics.leaseExpired == 1 && metrics.startFailures == 1 && metrics.cancelsPending == 1 && metrics.sessionsHeld == 1, "\(metrics)")
+        #expect(metrics.waitingForAnswer == 0 && metrics.oldestQuestionAge == 0)
+
+        let printed = await matterflow(["store", "metrics", "--store", conninfo])
+        #expect(printed.code == 0, "\(printed.stderr)")
+        let lines = Set(printed.stdout.split(separator: "\n").map(String.init))
+        for sample in [
+            #"matterflow_runs{status="queued"} 2"#, #"matterflow_runs{status="running"} 3"#, #"matterflow_runs{status="needsAttention"} 1"#,
+            "matterflow_runs_lease_expired 1", "matterflow_runs_start_failures 1", "matterflow_runs_cancel_pending 1", "matterflow_sessions_held 1",
+            #"matterflow_workers{state="running"} 1"#, #"matterflow_workers{state="stopping"} 0"#, #"matterflow_workers{state="stopped"} 1"#,
+            #"matterflow_workers{state="silent"} 1"#, #"matterflow_worker_runs_held{worker="w-live",host="host-a"} 2"#,
+            #"matterflow_worker_runs_lease_expired{worker="w-dead",host="host-\"b\""} 1"#,
+        ] {
+            #expect(lines.contains(sample), "\(sample) in \(printed.stdout)")
+        }
+        #expect(!printed.stdout.contains("w-gone"), "a stopped worker is counted, not listed")
+        let info = try #require(lines.first { $0.hasPrefix(#"matterflow_worker_info{worker="w-live""#) })
+        #expect(info.contains(#"state="running""#) && info.contains(#"schema="\#(StoreMigrations.latest)""#) && info.hasSuffix("} 1"), "\(info)")
+        // Every sample line is a name, optional labels and a number; every family has its help and type.
+        for line in lines where !line.hasPrefix("#") {
+            let value = try #require(line.split(separator: " ").last)
+            #expect(Double(value) != nil, "\(line)")
+        }
+        #expect(printed.stdout.components(separatedBy: "# HELP ").count == printed.stdout.components(separatedBy: "# TYPE ").count)
+
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path + "/matterflow.prom"
+        try "stale".write(toFile: file, atomically: true, encoding: .utf8)
+        let written = await matterflow(["store", "metrics", "--store", conninfo, "--output", file])
+        #expect(written.code == 0 && written.stdout.isEmpty, "\(written.stderr)")
+        let kept = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(kept.hasPrefix("# HELP matterflow_store_schema_version") && kept.contains(#"matterflow_runs{status="queued"} 2"#), "\(kept)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o044 } == 0o044, "readable by a collector running as another user")
+        let unwritable = await matterflow(["store", "metrics", "--store", conninfo, "--output", directory.path + "/missing/m.prom"])
+        #expect(unwritable.code == 2 && unwritable.stderr.contains("the metrics could not be written"), "\(unwritable.stderr)")
+    }
+
+    @Test("metrics read a PostgreSQL store: a journal directory is a usage error; an unreachable store exits 2")
+    func refusals() async throws {
+        let journal = await matterflow(["store", "metrics", "--store", "/tmp"])
+        #expect(journal.code == 64 && journal.stderr.contains("needs a PostgreSQL store"), "\(journal.stderr)")
+        let unreachable = await matterflow(["store", "metrics", "--store", "host=/nonexistent-socket-dir dbname=x"])
+        #expect(unreachable.code == 2 && unreachable.stderr.hasPrefix("error[storeUnavailable]"), "\(unreachable.stderr)")
+        #expect(await matterflow(["store", "metrics"]).code == 64)
+    }
+}
