@@ -70,18 +70,21 @@ enum LineQuote {
     /// The most of a line the quote reads.
     static let readLimit = 4096
 
-    /// At most `limit` characters of `line`, with every run of 8 or more hex digits and every `MT:` payload
-    /// replaced by `<redacted>` (onboarding payloads, manual codes, ePSKc keys, datasets and keys all match).
+    /// At most `limit` characters of `line`, with every run of 8 or more hex digits (decimal ones counted across single
+    /// dashes or spaces between groups, as a manual code is printed) and every `MT:` payload replaced by `<redacted>`
+    /// (onboarding payloads, manual codes, ePSKc keys, datasets and keys all match).
     ///
     /// A quote cut short ends between words and never inside a `"..."` string: a secret (a passphrase with spaces,
     /// say) is then shown whole, where redaction by value recognises it, or not at all, never its first part.
     static func masked(_ line: String, limit: Int = 80) -> String {
         var output = ""
         var run = ""
+        var runIsDecimal = true
         var payload = false
         func flush() {
-            output += run.count >= 8 ? "<redacted>" : run
+            output += run.count(where: \.isHexDigit) >= 8 ? "<redacted>" : run
             run = ""
+            runIsDecimal = true
         }
         let read = Array(line.prefix(readLimit))
         let readAll = line.dropFirst(readLimit).isEmpty
@@ -104,6 +107,10 @@ enum LineQuote {
                 continue
             }
             if character.isHexDigit {
+                run.append(character)
+                runIsDecimal = runIsDecimal && character.isASCII && character.isWholeNumber
+            } else if character == "-" || character == " ", !run.isEmpty, runIsDecimal, index + 1 < read.count, read[index + 1].isASCII, read[index + 1].isWholeNumber {
+                // A manual pairing code is printed in groups of decimal digits: `1044-604-4879`, `1044 604 4879`.
                 run.append(character)
             } else {
                 flush()

@@ -223,6 +223,12 @@ import Testing
             #expect(!masked.contains(secret), "\(masked)")
         }
         #expect(masked.contains("onboardingPayload"))
+        // A manual code as printed on a label, in groups: the digits are counted across the separators.
+        for grouped in ["1044-604-4879", "1044 604 4879", "6191-5614-0465-5233-29207"] {
+            let quoted = LineQuote.masked("garbage: manual code \(grouped) rejected", limit: 500)
+            #expect(quoted == "garbage: manual code <redacted> rejected", "\(quoted)")
+        }
+        #expect(LineQuote.masked("port 12 - 34 ok", limit: 500) == "port 12 - 34 ok", "short numbers stay")
     }
 
     @Test("a quote cut short never ends inside a word or a string, either of which could be the start of a secret")

@@ -1,3 +1,4 @@
+import Foundation
 import MatterFlow
 import MatterFlowJSON
 import Testing
@@ -31,5 +32,24 @@ import Testing
             let diagnostics = diagnose(Self.workflow(input: input, state: state))
             #expect(!diagnostics.contains { $0.code == "secretInputNotDeclared" }, "\(diagnostics.map(\.description))")
         }
+    }
+
+    @Test("an input copied into variables first, through one or several assign states in any order, is refused the same way, naming the variable")
+    func throughVariables() {
+        // "stash" copies the input into label, "relabel" label into final (declared after the state that reads it).
+        let workflow = """
+            {"workflow": "t", "version": 1, "inputs": {"code": {"type": "string", "required": true}, "pin": {"type": "string", "required": true, "secret": true}},
+             "start": "stash", "onCancel": "done", "states": {
+               "relabel": {"type": "assign", "set": {"final": "${vars.label}"}, "next": "a"},
+               "a": {"type": "action", "operation": "commissionDevice", "arguments": {"onboardingPayload": "${vars.final}"}, "next": "done", "onError": [{"errors": ["*"], "next": "done"}]},
+               "stash": {"type": "assign", "set": {"label": "prefix ${input.code}", "safe": "${input.pin}"}, "next": "relabel"},
+               "done": {"type": "succeed"}}}
+            """
+        let found = diagnose(workflow).filter { $0.code == "secretInputNotDeclared" }
+        #expect(found.count == 1, "\(found.map(\.description))")
+        #expect(found.first?.message.contains(#"input "code" given to it (through variable "final") is not"#) == true, "\(found.map(\.message))")
+        // A variable set only from a secret input passes.
+        let secretOnly = workflow.replacingOccurrences(of: "${vars.final}", with: "${vars.safe}")
+        #expect(!diagnose(secretOnly).contains { $0.code == "secretInputNotDeclared" })
     }
 }

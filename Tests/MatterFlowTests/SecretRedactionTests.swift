@@ -1,5 +1,6 @@
 import Foundation
 import MatterFlowJSON
+import MatterPayload
 import Testing
 
 @testable import MatterFlow
@@ -17,13 +18,27 @@ struct SecretRedactionTests {
     }
 
     @Test("an onboarding payload's other spellings are secret too: a manual code without dashes, the passcode it carries")
-    func onboardingPayloadForms() {
+    func onboardingPayloadForms() throws {
         // The Matter specification's example: manual code 3497-011-2332 holds passcode 20202021.
         let manual = secrets(.string("3497-011-2332"))
         #expect(manual.redacting("bad code 34970112332 (passcode 20202021)") == "bad code \(RunOptions.redacted) (passcode \(RunOptions.redacted))")
         #expect(manual.redacting(JSONValue.int(20202021)) == .string(RunOptions.redacted))
         let qr = secrets(.string("MT:Y.K9042C00KA0648G00"))
         #expect(qr.redacting("pin 20202021") == "pin \(RunOptions.redacted)")
+        // Every code that commissions the same device is the secret, whichever was given: a QR code's manual code,
+        // as digits and in its printed groups, and its body without `MT:`; a manual code's grouped forms.
+        for other in ["34970112332", "3497-011-2332", "3497 011 2332", "Y.K9042C00KA0648G00"] {
+            #expect(qr.redacting("no device answered for \(other)") == "no device answered for \(RunOptions.redacted)", "\(other)")
+        }
+        let undashed = secrets(.string("34970112332"))
+        for other in ["3497-011-2332", "3497 011 2332"] {
+            #expect(undashed.redacting("code \(other)!") == "code \(RunOptions.redacted)!", "\(other)")
+        }
+        // A payload of the custom flow has a 21-digit manual code, grouped 4-4-4-4-5.
+        let custom = try #require(try OnboardingPayload.decode("MT:-24J0YXE00KA0648G00").first)
+        let long = custom.uncheckedManualCode()
+        #expect(long.count == 21)
+        #expect(secrets(.string("MT:-24J0YXE00KA0648G00")).redacting(OnboardingPayload.groupManualCode(long)) == RunOptions.redacted)
         // Text that is no code is not decoded, and brings no other form.
         #expect(SecretValues.onboardingPayloadForms(of: "3497-011-2333").texts.isEmpty, "an invalid check digit")
         #expect(SecretValues.onboardingPayloadForms(of: "hunter22").texts.isEmpty)

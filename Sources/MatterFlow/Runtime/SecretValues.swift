@@ -165,9 +165,11 @@ final class SecretValues: Sendable {
         }
     }
 
-    /// The other spellings of what an onboarding payload keeps secret, when `text` is one: a manual code without its
-    /// separators (`3497-011-2332` is also `34970112332`), and the setup passcode it carries, as digits (also padded
-    /// to 8) and as a number. None for other text, which is not decoded.
+    /// The other spellings of what an onboarding payload keeps secret, when `text` is one: every code that commissions
+    /// the same device, whichever was given (a QR code's body without `MT:`; the manual code of each payload, as
+    /// digits, in its printed groups with dashes and with spaces: `34970112332`, `3497-011-2332`, `3497 011 2332`),
+    /// and the setup passcode it carries, as digits (also padded to 8) and as a number. None for other text, which
+    /// is not decoded.
     static func onboardingPayloadForms(of given: String) -> (texts: [String], passcodes: [Int]) {
         // A code typed in full-width forms is the ASCII code too (the hub is given that form).
         let text = OnboardingPayload.halfWidthText(given)
@@ -176,12 +178,15 @@ final class SecretValues: Sendable {
             let payloads = try? OnboardingPayload.decode(text)
         else { return ([], []) }
         var texts = text != given ? [text] : []
-        if digits != text && !text.hasPrefix("MT:") { texts.append(digits) }
+        if text.hasPrefix("MT:") { texts.append(String(text.dropFirst(3))) }
         for payload in payloads {
+            let manual = payload.uncheckedManualCode()
+            let grouped = OnboardingPayload.groupManualCode(manual)
+            texts += [manual, grouped, String(grouped.map { $0 == "-" ? " " : $0 })]
             let passcode = String(payload.passcode)
             texts += [passcode, String(repeating: "0", count: max(0, 8 - passcode.count)) + passcode]
         }
-        return (texts, payloads.map { Int($0.passcode) })
+        return (texts.filter { $0 != given }, payloads.map { Int($0.passcode) })
     }
 
     /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc as hex, in lower and

@@ -54,6 +54,7 @@ struct WorkflowValidator {
     /// Checks each state's step; returns whether the workflow (or a sub-workflow) opens a commissioning session.
     private func checkSteps() -> Bool {
         var acquires = false
+        let inputsInVariables = Self.inputsFlowingIntoVariables(of: workflow)
         for state in workflow.statesInOrder {
             switch state.kind {
             case .action(let action):
@@ -68,7 +69,9 @@ struct WorkflowValidator {
                 }
                 acquires = acquires || operation.acquiresSession
                 for (name, template) in action.arguments where operation.secretArguments.contains(name) {
-                    checkSecretFlow(template, into: "argument \"\(name)\" of operation \(operation.name)", at: JSONPointer.appending(name, to: state.pointer + "/arguments"))
+                    checkSecretFlow(
+                        template, into: "argument \"\(name)\" of operation \(operation.name)", at: JSONPointer.appending(name, to: state.pointer + "/arguments"),
+                        inputsInVariables: inputsInVariables)
                 }
                 collector.checkArguments(
                     given: action.arguments, declared: operation.arguments.map { ($0.name, $0.shape, $0.required) },
@@ -90,7 +93,9 @@ struct WorkflowValidator {
                 guard let child = workflow.subworkflows[subworkflow.path] else { continue }
                 acquires = acquires || verification.opensSession(child)
                 for (name, template) in subworkflow.inputs where child.input(named: name)?.secret == true {
-                    checkSecretFlow(template, into: "input \"\(name)\" of workflow \(subworkflow.path)", at: JSONPointer.appending(name, to: state.pointer + "/inputs"))
+                    checkSecretFlow(
+                        template, into: "input \"\(name)\" of workflow \(subworkflow.path)", at: JSONPointer.appending(name, to: state.pointer + "/inputs"),
+                        inputsInVariables: inputsInVariables)
                 }
                 collector.checkArguments(
                     given: subworkflow.inputs,
@@ -130,18 +135,6 @@ struct WorkflowValidator {
         case 0: ""
         case 1: "; state \"\(names[0])\" looks like its cancel path, but nothing leads to it: did you mean \"onCancel\": \"\(names[0])\"?"
         default: "; states \(names.map { "\"\($0)\"" }.joined(separator: ", ")) look like its cancel path, but nothing leads to them: declare the one a cancelled run should take as \"onCancel\""
-        }
-    }
-
-    /// A secret parameter (an operation's secret argument, a sub-workflow's secret input) must not be given an input
-    /// of this workflow that is not secret: the call redacts the value, but the run's start, its checkpoints and its
-    /// traces show the inputs as they are declared.
-    private func checkSecretFlow(_ template: Template, into parameter: String, at pointer: String) {
-        for reference in template.references where reference.root == .input {
-            guard let name = reference.head, let input = workflow.input(named: name), !input.secret else { continue }
-            collector.error(
-                Code.secretInputNotDeclared, at: pointer,
-                "\(parameter) is secret, but input \"\(name)\" given to it is not: its value would show in the run's start, checkpoints and traces; declare the input \"secret\": true (or type onboardingPayload or operationalDataset)")
         }
     }
 
