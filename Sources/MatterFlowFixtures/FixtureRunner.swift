@@ -118,10 +118,11 @@ public struct FixtureRunner: Sendable {
             case .noAnswer, .cancel: break
             }
         }
-        let scheduler = Self.schedule(world, clock: clock)
-        // Virtual time is held from before the run's task is created until the engine accounts for it (at
-        // runStarted), so no time passes before the run has started.
+        // Virtual time is held from before the events' task and the run's task are created until the engine accounts
+        // for the run (at runStarted), so no time passes before the run has started: the events' first sleep would
+        // otherwise find the clock idle and move it to their times.
         world.holdUntilStarted()
+        let scheduler = Self.schedule(world, clock: clock)
         let engine = self.engine
         let workflow = fixture.runnableWorkflow
         let inputs = fixture.inputs
