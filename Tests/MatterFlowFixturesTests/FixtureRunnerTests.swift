@@ -16,6 +16,18 @@ import Testing
         #expect(result.observation?.result.visitedStates.last == "done")
     }
 
+    @Test("a mismatch on the hub's devices reports a device whose name holds the run's secret redacted, also in --json")
+    func hubMismatchesAreRedacted() async throws {
+        // The payload's passcode is 20202021; a device is named after it.
+        let text = InlineFixture.commissionDevice(expect: #"{ "outcome": "succeeded", "hub": { "newDevices": [{ "name": "Nope" }] } }"#)
+            .replacingOccurrences(of: #""deviceName": "Lamp""#, with: #""deviceName": "Lamp 20202021""#)
+        let result = try await InlineFixture.run(text)
+        #expect(result.subjects == ["hub.newDevices"])
+        let report = result.mismatches.map(\.description).joined(separator: "\n") + JSONWriter.compact(result.jsonValue)
+        #expect(!report.contains("20202021"), "\(report)")
+        #expect(result.mismatches.first?.details.first?.contains(#""Lamp \#(RunOptions.redacted)", in Kitchen"#) == true, "\(report)")
+    }
+
     @Test func everyKindOfExpectationReportsWhatDiffered() async throws {
         let result = try await InlineFixture.run(
             InlineFixture.commissionDevice(

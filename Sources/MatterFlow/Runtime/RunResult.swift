@@ -25,6 +25,13 @@ public struct RunResult: Sendable {
     }
     /// The secrets ``redactedOutput`` removes: the run's, unless it shows them.
     var redaction: SecretValues? = nil
+
+    /// `text` with every secret value the run knew replaced by `"<redacted>"`, as in ``redactedOutput``: for a report
+    /// that quotes what the run left behind (the devices a hub holds after it, say). `text` itself when the run shows
+    /// its secrets.
+    public func redacting(_ text: String) -> String {
+        redaction.map { $0.redacting(text) } ?? text
+    }
     /// Why the run failed or was cancelled.
     public var error: FlowError?
     /// Warnings recorded by assign states (for example, a configure failure that did not fail commissioning).
