@@ -57,10 +57,17 @@ enum ConninfoRedaction {
     /// The redacted text, and the passwords it hid as written.
     private static func redaction(of conninfo: String) -> (text: String, secrets: [String]) {
         var secrets: [String] = []
-        let text =
-            conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://")
-            ? redactingURI(conninfo, hiding: &secrets) : redactingPairs(conninfo, hiding: &secrets)
+        let text = looksLikeURI(conninfo) ? redactingURI(conninfo, hiding: &secrets) : redactingPairs(conninfo, hiding: &secrets)
         return (text, secrets)
+    }
+
+    /// Whether the text is written as a URI of any scheme, after any leading spaces: `postgres://`, and the mistyped
+    /// ones a person may give (`postgress://`, `POSTGRES://`, ` postgres://`, `pgsql://`), whose password must be
+    /// hidden from the message that refuses them all the same.
+    static func looksLikeURI(_ text: String) -> Bool {
+        let trimmed = text.drop { $0 == " " || $0 == "\t" }
+        guard let first = trimmed.first, first.isASCII, first.isLetter, let scheme = trimmed.firstRange(of: "://") else { return false }
+        return trimmed[..<scheme.lowerBound].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
     }
 
     /// libpq ends a URI's user part at its first `@` or `/` and reads the password after its first `:`; `#` is no

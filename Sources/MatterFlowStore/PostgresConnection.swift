@@ -470,6 +470,12 @@ public final class PostgresConnection: Sendable {
 
     /// The conninfo without its passwords (``ConninfoRedaction``), for messages.
     static func redacting(_ conninfo: String) -> String { ConninfoRedaction.redacting(conninfo) }
+
+    /// A `--store` value as a message may quote it: a journal directory as it is, and anything written as a URI of
+    /// any scheme (a mistyped `postgress://user:secret@host`) without its password.
+    public static func shownLocation(_ location: String) -> String {
+        ConninfoRedaction.looksLikeURI(location) ? ConninfoRedaction.redacting(location) : location
+    }
 }
 
 extension String {

@@ -34,7 +34,7 @@ struct StoreMigrateCommand {
     func execute() throws(UsageError) -> Int32 {
         let location = try StoreOption.value(arguments, command: Self.spec.name)
         guard PostgresRunStore.isPostgres(location) else {
-            throw UsageError(message: "store migrate needs a PostgreSQL store (postgres://... or a conninfo), not '\(location)'", command: Self.spec.name)
+            throw UsageError(message: "store migrate needs a PostgreSQL store (postgres://... or a conninfo), not '\(PostgresConnection.shownLocation(location))'", command: Self.spec.name)
         }
         do throws(StoreError) {
             let connection: PostgresConnection

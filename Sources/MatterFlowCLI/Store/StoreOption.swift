@@ -39,9 +39,10 @@ enum StoreOption {
     /// keep its schema's clients (a worker may not).
     static func postgres(_ location: String, command: String, err: any TextSink, asClient: Bool = true) throws(UsageError) -> PostgresRunStore? {
         guard PostgresRunStore.isPostgres(location) else {
+            let shown = PostgresConnection.shownLocation(location)
+            let what = !location.contains("://") ? "the journal directory '\(shown)'" : "'\(shown)', whose scheme is not postgres:// or postgresql:// (written in lower case, with nothing before it)"
             throw UsageError(
-                message: "`matterflow \(command)` needs a PostgreSQL store (postgres://... or a conninfo), not the journal directory '\(location)'",
-                command: command)
+                message: "`matterflow \(command)` needs a PostgreSQL store (postgres://... or a conninfo), not \(what)", command: command)
         }
         do {
             return try PostgresRunStore(conninfo: location, asClient: asClient)

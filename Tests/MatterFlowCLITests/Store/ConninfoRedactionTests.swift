@@ -64,6 +64,22 @@ struct ConninfoRedactionTests {
         }
     }
 
+    @Test("a mistyped scheme, a leading space or capitals: the refusal never shows the URI's password, from any command")
+    func mistypedURIs() async {
+        for uri in [
+            "postgress://admin:WrongPassw0rdXYZ@127.0.0.1:55439/mf", " postgres://admin:WrongPassw0rdXYZ@h/mf",
+            "POSTGRES://admin:WrongPassw0rdXYZ@h/mf", "Postgresql://admin:WrongPassw0rdXYZ@h/mf", "pgsql://admin:WrongPassw0rdXYZ@h/mf",
+        ] {
+            #expect(PostgresConnection.shownLocation(uri).contains("admin:<redacted>@"), "\(uri)")
+            for arguments in [["runs", "--store", uri], ["worker", "--store", uri], ["workers", "--store", uri], ["store", "migrate", "--store", uri]] {
+                let refused = await matterflow(arguments)
+                #expect(refused.code != 0, "\(arguments)")
+                #expect(!(refused.stdout + refused.stderr).contains("WrongPassw0rdXYZ"), "\(arguments): \(refused.stderr)")
+            }
+        }
+        #expect(PostgresConnection.shownLocation("/var/lib/matterflow/journal") == "/var/lib/matterflow/journal", "a directory is shown as it is")
+    }
+
     @Test("libpq's own message about a string it cannot read never shows its password, as written or decoded")
     func libpqMessagesAreScrubbed() throws {
         try #require((try? LibPQ.loaded.get()) != nil, "libpq cannot be opened here")
