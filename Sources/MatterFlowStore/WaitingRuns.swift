@@ -40,18 +40,13 @@ extension RunStore {
 
 extension PostgresRunStore {
     /// The runs that wait for answers now, oldest first, in two statements however many runs are open: the open
-    /// runs, then the records of those that have asked a question.
+    /// runs, then the records of those that have asked a question. Both start from the open runs (their partial
+    /// indexes) and read batches by their key, so the cost follows the open runs, not the ended ones the store keeps:
+    /// `= ANY (ARRAY(...))` and the `LATERAL ... LIMIT 1` keep the planner from scanning every batch for
+    /// `questionAsked`, as `IN (...)` with `EXISTS` let it.
     public func waitingRuns() throws(StoreError) -> [WaitingRun] {
         let listed = try openRuns()
-        let rows = try execute(
-            """
-            SELECT b.run_id, b.records FROM matterflow_record_batches b
-            WHERE b.run_id IN (
-                SELECT r.run_id FROM matterflow_runs r
-                WHERE r.status IN ('queued', 'running') AND EXISTS (
-                    SELECT 1 FROM matterflow_record_batches q WHERE q.run_id = r.run_id AND q.records LIKE '%questionAsked%'))
-            ORDER BY b.run_id, b.first_seq
-            """, doing: "reading the records of runs that asked questions")
+        let rows = try execute(Self.askedRecordsStatement, doing: "reading the records of runs that asked questions")
         var records: [String: [JournalRecord]] = [:]
         var last: (runID: String, sequence: Int?) = ("", nil)
         for row in rows.rows {
@@ -61,4 +56,16 @@ extension PostgresRunStore {
         }
         return try Self.waiting(among: listed) { run throws(StoreError) in records[run.runID] ?? [] }
     }
+
+    /// The records of the open runs that have asked a question, in order.
+    static let askedRecordsStatement = """
+        SELECT b.run_id, b.records FROM matterflow_record_batches b
+        WHERE b.run_id = ANY (ARRAY(
+            SELECT r.run_id FROM matterflow_runs r
+            CROSS JOIN LATERAL (
+                SELECT 1 FROM matterflow_record_batches q WHERE q.run_id = r.run_id AND q.records LIKE '%questionAsked%' LIMIT 1
+            ) AS asked
+            WHERE r.status IN ('queued', 'running')))
+        ORDER BY b.run_id, b.first_seq
+        """
 }

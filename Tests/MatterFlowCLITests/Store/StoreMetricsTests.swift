@@ -1,5 +1,6 @@
 import Foundation
 @testable import MatterFlowCLI
+import MatterFlowJSON
 @testable import MatterFlowStore
 import Testing
 
@@ -90,6 +91,30 @@ import Testing
         #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o044 } == 0o044, "readable by a collector running as another user")
         let unwritable = await matterflow(["store", "metrics", "--store", conninfo, "--output", directory.path + "/missing/m.prom"])
         #expect(unwritable.code == 2 && unwritable.stderr.contains("the metrics could not be written"), "\(unwritable.stderr)")
+    }
+
+    @Test("the runs waiting for answers are found from the open runs: the records of thousands of ended runs are not read")
+    func waitingReadsOnlyOpenRuns() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try store.execute(
+            """
+            INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, finished_at)
+            SELECT 'run-' || g, 'w', '/w.json', 's' || (g % 50), '{}', 'succeeded', now() FROM generate_series(1, 3000) g
+            """, doing: "test")
+        try store.execute(
+            """
+            INSERT INTO matterflow_record_batches (run_id, first_seq, last_seq, records)
+            SELECT 'run-' || g, s * 10 + 1, s * 10 + 10, '[' || repeat('{"type":"event","name":"stateEntered","state":"somewhere"},', 30) || '{}]'
+            FROM generate_series(1, 3000) g, generate_series(0, 6) s
+            """, doing: "test")
+        try TestPostgres.insertRunning([("run-open", "s1", "w1")], into: store)
+        let plan = try store.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + PostgresRunStore.askedRecordsStatement, doing: "test")
+        let text = plan.rows.first?.first.flatMap { $0 } ?? ""
+        let blocks = try #require(try JSONDocument.parse(text, file: "<plan>").value.arrayValue?.first?["Plan"])
+        let read = (blocks["Shared Hit Blocks"]?.intValue ?? 0) + (blocks["Shared Read Blocks"]?.intValue ?? 0)
+        #expect(read < 100, "the statement read \(read) blocks: \(text)")
+        #expect(try store.waitingRuns().isEmpty)
     }
 
     @Test("metrics read a PostgreSQL store: a journal directory is a usage error; an unreachable store exits 2")
