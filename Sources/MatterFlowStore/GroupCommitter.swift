@@ -76,6 +76,7 @@ public final class GroupCommitter: @unchecked Sendable {
     }
 
     private let conninfo: String
+    private let applicationName: String?
     private let workerID: String
     private let connectivity: StoreConnectivity
     /// How long a batch runs wait for is held back for the others (``gatherLimit`` unless a test says otherwise).
@@ -111,10 +112,11 @@ public final class GroupCommitter: @unchecked Sendable {
     /// - Parameter connectivity: Told when the committer's connection fails and when it works again (a worker
     ///   passes its store's, so that its log says when the store is unreachable).
     public init(
-        conninfo: String, workerID: String, gatherMicroseconds: Int = GroupCommitter.gatherLimit,
+        conninfo: String, applicationName: String? = nil, workerID: String, gatherMicroseconds: Int = GroupCommitter.gatherLimit,
         connectivity: StoreConnectivity = StoreConnectivity()
     ) {
         self.conninfo = conninfo
+        self.applicationName = applicationName
         self.workerID = workerID
         self.connectivity = connectivity
         self.gatherMicroseconds = gatherMicroseconds
@@ -479,7 +481,7 @@ public final class GroupCommitter: @unchecked Sendable {
         var delay = 10
         while true {
             do {
-                if connection == nil || connection?.isOpen == false { connection = try PostgresConnection(conninfo) }
+                if connection == nil || connection?.isOpen == false { connection = try PostgresConnection(conninfo, applicationName: applicationName) }
                 guard let open = connection else { continue }
                 if !commands.isEmpty { try open.execute("BEGIN") }
                 let leased = try batch.isEmpty ? [] : writeRecords(rows, on: open)

@@ -156,8 +156,10 @@ public final class PostgresConnection: Sendable {
     /// - Parameter conninfo: A libpq connection string (`host=/tmp/pg port=5432 dbname=matterflow`) or URI
     ///   (`postgres://user@host:5432/db?host=/socket/dir`). Settings it leaves out default to ``networkDefaults``,
     ///   unless the environment sets them (``applicableDefaults``) or it names a `service`.
+    ///   `applicationName` names the connection in `pg_stat_activity` instead of `matterflow`, unless the conninfo or
+    ///   `PGAPPNAME` names it (a worker's connections carry its ID, so a DBA can tell whose a backend is).
     /// - Throws: ``PostgresError`` `connectionFailed` with libpq's reason, or when libpq cannot be opened.
-    public init(_ conninfo: String) throws(PostgresError) {
+    public init(_ conninfo: String, applicationName: String? = nil) throws(PostgresError) {
         let pq = try LibPQ.loaded.get()
         self.pq = pq
         target = Self.redacting(conninfo)
@@ -165,7 +167,9 @@ public final class PostgresConnection: Sendable {
             throw PostgresError(.malformedConninfo, problem)
         }
         // The defaults first, then the conninfo expanded in the place of `dbname`: what it sets wins.
-        let defaults = Self.namesService(conninfo) ? [] : Self.applicableDefaults
+        let defaults = (Self.namesService(conninfo) ? [] : Self.applicableDefaults).map { setting -> (keyword: String, value: String) in
+            setting.keyword == "fallback_application_name" ? (setting.keyword, applicationName ?? setting.value) : setting
+        }
         let keywords = defaults.map(\.keyword) + ["dbname"]
         let values = defaults.map(\.value) + [conninfo]
         let connected = Self.withCStrings(keywords) { keywordPointers in

@@ -23,6 +23,9 @@ public final class PostgresRunStore: RunStore {
     /// The connection string or `postgres://` URI the store was opened with, as given: it may hold a password
     /// (``name`` shows it redacted).
     public let conninfo: String
+    /// What the store's connections are named in `pg_stat_activity` (nil: `matterflow`), unless the conninfo names
+    /// them; a worker's connections, its own included, carry its ID.
+    public let applicationName: String?
     private let connection: Mutex<PostgresConnection?>
     /// Whether the store can be reached, as this store's commands (and a worker's group commit) find it.
     public let connectivity = StoreConnectivity()
@@ -33,11 +36,12 @@ public final class PostgresRunStore: RunStore {
     ///   `schemaNewer` (a newer MatterFlow migrated the store: this one might write what that one does not expect;
     ///   `asClient` accepts one whose newer migrations keep clients of this schema, for the commands that submit,
     ///   answer, cancel and read runs, never for a worker).
-    public init(conninfo: String, requireSchema: Bool = true, asClient: Bool = false) throws(StoreError) {
+    public init(conninfo: String, requireSchema: Bool = true, asClient: Bool = false, applicationName: String? = nil) throws(StoreError) {
         self.conninfo = conninfo
+        self.applicationName = applicationName
         let opened: PostgresConnection
         do {
-            opened = try PostgresConnection(conninfo)
+            opened = try PostgresConnection(conninfo, applicationName: applicationName)
         } catch {
             throw StoreError.from(error, doing: "connecting to the store")
         }
@@ -46,9 +50,13 @@ public final class PostgresRunStore: RunStore {
             let version = try StoreMigrator(connection: opened).version()
             let latest = StoreMigrations.latest
             guard version >= latest else {
+                // No table at all may be a store in a schema the role's search_path misses: migrating would make a
+                // second, empty store.
+                let path = version == 0 ? (try? opened.execute("SHOW search_path"))?.rows.first?.first.flatMap { $0 } : nil
+                let looked = path.map { " (no MatterFlow table in its search_path, \($0): if the store is in another schema, put that schema in the search_path instead)" } ?? ""
                 throw StoreError(
                     .schemaOutdated,
-                    "the store \(opened.target) has schema version \(version), this MatterFlow needs \(latest); "
+                    "the store \(opened.target) has schema version \(version)\(looked), this MatterFlow needs \(latest); "
                         + "run `matterflow store migrate --store URL` first")
             }
             if version > latest {
@@ -80,7 +88,7 @@ public final class PostgresRunStore: RunStore {
         while true {
             let outcome = connection.withLock { held -> Result<PostgresRows, PostgresError> in
                 do throws(PostgresError) {
-                    if held == nil || held?.isOpen == false { held = try PostgresConnection(conninfo) }
+                    if held == nil || held?.isOpen == false { held = try PostgresConnection(conninfo, applicationName: applicationName) }
                     guard let open = held else { return .failure(PostgresError(.connectionLost, "no connection")) }
                     // Commands with parameters are single statements the store repeats: prepared once per connection.
                     return .success(try parameters.isEmpty ? open.execute(sql) : open.execute(prepared: sql, parameters))

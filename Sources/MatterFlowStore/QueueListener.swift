@@ -27,6 +27,7 @@ final class QueueListener: @unchecked Sendable {
     static let retryMilliseconds = 500
 
     private let conninfo: String
+    private let applicationName: String?
     private let channels: [String]
     private let notified: @Sendable ([PostgresNotification]?) -> Void
     private let waitMilliseconds: Int32
@@ -39,22 +40,23 @@ final class QueueListener: @unchecked Sendable {
     private let wake: (read: Int32, write: Int32)?
 
     /// Raises `signal` for every notification, and on reconnecting.
-    convenience init(conninfo: String, channel: String, signal: WorkSignal) {
-        self.init(conninfo: conninfo, channels: [channel]) { _ in signal.raise() }
+    convenience init(conninfo: String, applicationName: String? = nil, channel: String, signal: WorkSignal) {
+        self.init(conninfo: conninfo, applicationName: applicationName, channels: [channel]) { _ in signal.raise() }
     }
 
     /// Hands each read's notifications, of every channel in `channels`, to `notified` on the listener's thread; nil
     /// after reconnecting. The thread waits on the socket `waitMilliseconds` at a time.
     init(
-        conninfo: String, channels: [String], waitMilliseconds: Int32 = QueueListener.waitMilliseconds,
+        conninfo: String, applicationName: String? = nil, channels: [String], waitMilliseconds: Int32 = QueueListener.waitMilliseconds,
         notified: @escaping @Sendable ([PostgresNotification]?) -> Void
     ) {
         self.conninfo = conninfo
+        self.applicationName = applicationName
         self.channels = channels
         self.waitMilliseconds = waitMilliseconds
         self.notified = notified
         wake = Self.openWakePipe()
-        connection = Self.connect(conninfo, channels: channels)
+        connection = Self.connect(conninfo, applicationName: applicationName, channels: channels)
         if let created = StoreThread.start({ self.loop() }) {
             monitor.lock()
             thread = created
@@ -75,8 +77,8 @@ final class QueueListener: @unchecked Sendable {
     }
 
     /// Whether the listener is connected and listening (false while the server is out of reach).
-    private static func connect(_ conninfo: String, channels: [String]) -> PostgresConnection? {
-        guard let opened = try? PostgresConnection(conninfo) else { return nil }
+    private static func connect(_ conninfo: String, applicationName: String?, channels: [String]) -> PostgresConnection? {
+        guard let opened = try? PostgresConnection(conninfo, applicationName: applicationName) else { return nil }
         do {
             for channel in channels { try opened.listen(channel) }
             return opened
@@ -100,7 +102,7 @@ final class QueueListener: @unchecked Sendable {
                 let stopped = stopping
                 monitor.unlock()
                 if stopped { break }
-                connection = Self.connect(conninfo, channels: channels)
+                connection = Self.connect(conninfo, applicationName: applicationName, channels: channels)
                 if connection != nil { notified(nil) }
                 continue
             }

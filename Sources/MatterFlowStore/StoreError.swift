@@ -41,6 +41,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case secretsUnavailable
         /// The run's lease passed to another worker (or back to the fleet): this worker may no longer write it.
         case leaseLost
+        /// The role `--store` connects as lacks a privilege the command needs on the store's tables (SQLSTATE 42501):
+        /// `docs/store.md`, "Roles", lists the grants of the migrator, the workers and the readers.
+        case permissionDenied
         /// A run's rows of records are not what MatterFlow writes (not records, or overlapping): reading them again
         /// will not help, a person must look at them.
         case damagedRecords
@@ -83,6 +86,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .commandFailed:
             if error.sqlState == "42P01" {
                 return StoreError(.schemaOutdated, "\(what): \(error.message); run `matterflow store migrate --store URL` first")
+            }
+            if error.sqlState == "42501" {
+                return StoreError(
+                    .permissionDenied,
+                    "\(what): \(sentence(error.message, then: "the role --store connects as lacks a grant this command needs (docs/store.md, Roles, lists them)"))")
             }
             return StoreError(code, "\(what): \(error.description)")
         }

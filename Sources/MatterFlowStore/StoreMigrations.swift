@@ -279,6 +279,14 @@ public struct StoreMigrator: Sendable {
         guard lockTimeoutSeconds.isFinite, (0.001...86_400).contains(lockTimeoutSeconds) else {
             throw StoreError(.invalidOptions, "the migration's lock timeout must be 0.001...86400 seconds, not \(lockTimeoutSeconds)")
         }
+        let latest = migrations.map(\.version).max() ?? 0
+        // A store with every migration recorded needs nothing: seen without the lock and without creating anything, so
+        // that a role that may only use the tables (a worker's) can run this check as part of its start.
+        if let present = try? recordedVersions(), migrations.allSatisfy({ present.contains($0.version) }) {
+            let version = present.max() ?? 0
+            guard version <= latest else { throw Self.newer(version, than: latest, target: connection.target) }
+            return Report(applied: [], version: version)
+        }
         var applied: [Int] = []
         var olderWorkers: [String] = []
         let version: Int
@@ -338,7 +346,6 @@ public struct StoreMigrator: Sendable {
                     + "--while-workers-run to migrate now")
         }
         // A schema past this MatterFlow's newest migration had nothing to apply (every version is present).
-        let latest = migrations.map(\.version).max() ?? 0
         guard version <= latest else { throw Self.newer(version, than: latest, target: connection.target) }
         return Report(applied: applied, version: version)
     }
@@ -387,13 +394,18 @@ public struct StoreMigrator: Sendable {
         }
     }
 
+    /// The versions `matterflow_migrations` records; empty when the table does not exist.
+    private func recordedVersions() throws(PostgresError) -> Set<Int> {
+        let exists = try connection.execute("SELECT to_regclass('matterflow_migrations') IS NOT NULL")
+        guard exists.rows.first?.first == "t" else { return [] }
+        let rows = try connection.execute("SELECT version FROM matterflow_migrations")
+        return Set(rows.rows.compactMap { $0[0].flatMap { Int($0) } })
+    }
+
     /// The schema's version: 0 for a database the store never touched.
     public func version() throws(StoreError) -> Int {
         do {
-            let exists = try connection.execute("SELECT to_regclass('matterflow_migrations') IS NOT NULL")
-            guard exists.rows.first?.first == "t" else { return 0 }
-            let rows = try connection.execute("SELECT coalesce(max(version), 0) FROM matterflow_migrations")
-            return rows.rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+            return try recordedVersions().max() ?? 0
         } catch {
             throw StoreError.from(error, doing: "reading the store's schema version", code: .storeUnavailable)
         }

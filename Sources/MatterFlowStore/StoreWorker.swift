@@ -67,7 +67,8 @@ public final class StoreWorker: Sendable {
         self.store = store
         self.options = options
         self.hubs = hubs
-        committer = GroupCommitter(conninfo: store.conninfo, workerID: options.workerID, connectivity: store.connectivity)
+        committer = GroupCommitter(
+            conninfo: store.conninfo, applicationName: store.applicationName, workerID: options.workerID, connectivity: store.connectivity)
         storeClock = StoreClock(local: options.localWallClock)
         engine = WorkflowEngine(
             catalog: FleetSessionGuard(committer: committer, unconfirmed: unconfirmedReleases).wrapping(options.engine.catalog))
@@ -206,10 +207,10 @@ public final class StoreWorker: Sendable {
             }
         }
         defer { heartbeat.stop() }
-        let listener = QueueListener(conninfo: store.conninfo, channel: "matterflow_queue", signal: wake)
+        let listener = QueueListener(conninfo: store.conninfo, applicationName: store.applicationName, channel: "matterflow_queue", signal: wake)
         defer { listener.stop() }
         // Answers and cancels for the worker's runs, on a connection of their own: a busy queue does not delay them.
-        let runMessages = QueueListener(conninfo: store.conninfo, channels: ["matterflow_answers", "matterflow_cancels"]) {
+        let runMessages = QueueListener(conninfo: store.conninfo, applicationName: store.applicationName, channels: ["matterflow_answers", "matterflow_cancels"]) {
             [answerRelay, cancelRelay] notifications in
             guard let notifications else {
                 answerRelay.announced(nil)

@@ -46,7 +46,8 @@ struct WatchCommand {
         do {
             listener = try Self.listen(for: runID, at: location)
         } catch {
-            err.line("error[storeUnavailable]: \(error.message)")
+            let refused = StoreError.from(error, doing: "watching run \(runID)")
+            err.line("error[\(refused.code.rawValue)]: \(refused.message)")
             return ExitCode.invalidInput
         }
         defer {

@@ -85,7 +85,12 @@ struct WorkerCommand {
             throw UsageError(message: error.message, command: Self.spec.name)
         }
         let clock = try environment.clock(named: arguments.value("clock") ?? (endpoint == nil ? nil : "real"), command: Self.spec.name)
-        guard let store = try await Self.openStore(location, waitingUpTo: storeWait, printer: printer) else { return ExitCode.invalidInput }
+        let pid = Int(getpid())
+        let host = ProcessInfo.processInfo.hostName
+        let workerID = chosenID ?? "\(host)-\(pid)-\(SystemRandomSource().hexDigits(4))"
+        guard let store = try await Self.openStore(location, workerID: workerID, waitingUpTo: storeWait, printer: printer) else {
+            return ExitCode.invalidInput
+        }
 
         // From before the hub starts: a signal stops its handshake, or the worker (which then hands its runs back).
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
@@ -124,9 +129,6 @@ struct WorkerCommand {
             hubs = SimulatedHomes(initial: initial, stateDirectory: arguments.value("state"), clock: clock).hub(for:)
         }
 
-        let pid = Int(getpid())
-        let host = ProcessInfo.processInfo.hostName
-        let workerID = chosenID ?? "\(host)-\(pid)-\(SystemRandomSource().hexDigits(4))"
         var workerOptions = WorkerOptions(
             workerID: workerID, concurrency: concurrency, maxWaiting: maxWaiting, leaseSeconds: Double(lease), resume: arguments.flag("resume"),
             secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
@@ -170,10 +172,20 @@ struct WorkerCommand {
 }
 
 extension WorkerCommand {
+    /// What a worker's connections are named: `matterflow worker ID`, cut to the 63 bytes PostgreSQL keeps.
+    static func applicationName(_ workerID: String) -> String {
+        var name = "matterflow worker " + workerID
+        while name.utf8.count > 63 { name.removeLast() }
+        return name
+    }
+
     /// The store, opened as a worker opens it; with `seconds` above 0, tried again every second for up to that long
     /// while it cannot be reached or is not migrated yet (a server or a migration job starting beside the worker),
     /// said once. Nil, the reason said, when it cannot be opened.
-    static func openStore(_ location: String, waitingUpTo seconds: Int, printer: WorkerLogPrinter) async throws(UsageError) -> PostgresRunStore? {
+    /// Its connections are named `matterflow worker ID` in `pg_stat_activity`, unless the conninfo names them.
+    static func openStore(
+        _ location: String, workerID: String, waitingUpTo seconds: Int, printer: WorkerLogPrinter
+    ) async throws(UsageError) -> PostgresRunStore? {
         guard PostgresRunStore.isPostgres(location) else {
             return try StoreOption.postgres(location, command: spec.name, err: printer.err, asClient: false)
         }
@@ -181,7 +193,7 @@ extension WorkerCommand {
         var said = false
         while true {
             do {
-                let store = try PostgresRunStore(conninfo: location)
+                let store = try PostgresRunStore(conninfo: location, applicationName: applicationName(workerID))
                 if said { printer.print(WorkerLogLine(level: .info, workerID: nil, message: "the store is reachable and migrated; starting")) }
                 return store
             } catch where (error.code == .storeUnavailable || error.code == .schemaOutdated) && ContinuousClock.now < deadline {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import MatterFlow
-import MatterFlowCLI
+@testable import MatterFlowCLI
 import MatterFlowJSON
 import MatterFlowSimulator
 import MatterFlowJournal
@@ -237,7 +237,7 @@ struct FleetAnswerTests {
         for runID in runs {
             #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
         }
-        let store = try PostgresRunStore(conninfo: conninfo)
+        let store = try PostgresRunStore(conninfo: conninfo, applicationName: WorkerCommand.applicationName("w1"))
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", concurrency: 1, maxWaiting: 1))
         // Two runs wait for their room at once on one slot; the third is left queued, as one more waiting run than
         // the slot would pass --max-waiting.
@@ -259,6 +259,12 @@ struct FleetAnswerTests {
         let each = try PostgresRunStore.waiting(among: try store.runs()) { run throws(StoreError) in try store.records(of: run.runID) }
         #expect(each.count == 2)
         #expect(try store.waitingRuns().map(\.jsonValue) == each.map(\.jsonValue))
+        // Every connection of the worker (its store's, the committer's, the two listeners') carries its ID, so a DBA
+        // can tell whose a backend is.
+        let named = try store.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'matterflow worker w1' AND datname = current_database()",
+            doing: "test")
+        #expect(named.rows.first?.first == "4", "\(named.rows)")
         // A monitoring system counts them, and sees how long the oldest question has waited.
         let metrics = try store.metrics()
         #expect(metrics.waitingForAnswer == 2 && metrics.queued == 1 && metrics.running == 2, "\(metrics)")
