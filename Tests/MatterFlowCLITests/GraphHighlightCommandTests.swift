@@ -12,6 +12,16 @@ import Testing
         #expect(run.stderr.contains(#"error[highlightMismatch]: "comission" is not a state of workflow "commission-device" (did you mean "commission"?)"#), "\(run.stderr)")
     }
 
+    @Test("a pairing code given as the path by mistake is named, never quoted back")
+    func aPairingCodeIsNotQuoted() async {
+        for code in [Payloads.specQR, "3497-011-2332"] {
+            let run = await matterflow("graph", Repository.workflow("commission-device"), "--highlight-path", code)
+            #expect(run.code == 2)
+            #expect(run.stderr.contains("error[highlightMismatch]: (a pairing code, not shown) is not a state"), "\(run.stderr)")
+            #expect(!run.stderr.contains(code) && !run.stderr.contains("20202021"), "\(run.stderr)")
+        }
+    }
+
     @Test("a file given by mistake (a key, a dataset) is not quoted back: the error names the file only")
     func aFileThatIsNoPathIsNotQuoted() async throws {
         let directory = try TemporaryDirectory()

@@ -154,6 +154,9 @@ struct RunCommand {
                 handle = try journal.start(
                     workflow, inputs: inputs, on: hub, options: options, engine: engine, testHook: crash?.hook)
                 if let exposure = SecretDigestKey.exposure(inDirectory: directory) { err.line("warning: \(exposure)") }
+                if showSecrets {
+                    err.line("note: --show-secrets keeps this run's secrets in clear in its journal file in \(directory) until that file is removed (`matterflow store prune --store \(ShellWord.quoted(directory)) ...` once the run has ended)")
+                }
             } else {
                 handle = try engine.start(workflow, inputs: inputs, on: hub, options: options)
             }

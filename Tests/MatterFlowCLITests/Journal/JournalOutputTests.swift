@@ -26,6 +26,19 @@ struct JournalOutputTests {
         #expect(finished?.payload["output"]?["deviceIDs"]?.arrayValue?.compactMap(\.stringValue) == printed)
     }
 
+    @Test("--show-secrets with --journal says the journal keeps the secrets in clear; without it nothing is said")
+    func showSecretsIntoTheJournalIsSaid() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        let shown = await matterflowVirtual(
+            ["run", Repository.workflow("commission-device"), "--journal", journal, "--trace", "none", "--show-secrets"] + commissionInputs())
+        #expect(shown.code == 0, "\(shown.stderr)")
+        #expect(shown.stderr.contains("note: --show-secrets keeps this run's secrets in clear in its journal file in \(journal)"), "\(shown.stderr)")
+        let hidden = await matterflowVirtual(["run", Repository.workflow("commission-device"), "--journal", journal, "--trace", "none"] + commissionInputs())
+        #expect(hidden.code == 0 && !hidden.stderr.contains("--show-secrets keeps"), "\(hidden.stderr)")
+    }
+
     @Test("epskc-share's key is redacted in the journaled output; the output is kept otherwise, and a failed run keeps none")
     func secretOutputRedacted() async throws {
         let directory = try TemporaryDirectory()
