@@ -46,7 +46,7 @@ struct StorePruneCommand {
         let age = try AgeOption.seconds(ageText, option: "older-than", command: Self.spec.name)
         let statuses = try Self.statuses(arguments.all("status"))
         let request = PruneRequest(statuses: statuses, endedBefore: environment.now() - age, dryRun: arguments.flag("dry-run"))
-        guard SecretsDirectoryOption.isValid(arguments, err: environment.standardError) else { return ExitCode.invalidInput }
+        guard SecretsDirectoryOption.isValid(arguments, use: .removes, err: environment.standardError) else { return ExitCode.invalidInput }
         let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))
         let report: PruneReport
         do throws(StoreError) {

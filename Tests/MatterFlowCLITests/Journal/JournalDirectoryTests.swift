@@ -70,6 +70,21 @@ struct JournalDirectoryTests {
         }
     }
 
+    @Test("submit --secrets naming a missing directory is refused as such, with what to do, before the store is asked")
+    func submitWithAMissingSecretsDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let missing = directory.file("nope/sub")
+        let refused = await matterflowVirtual(
+            ["submit", Repository.workflow("commission-device"), "--store", "host=\(directory.path) dbname=none", "--secrets", missing]
+                + commissionInputs())
+        #expect(refused.code == 2, "\(refused.stderr)")
+        #expect(
+            refused.stderr == "error[secretsUnavailable]: --secrets \(missing) does not exist; give the directory the workers read with "
+                + "their own --secrets, or make it first, readable by their user alone (`mkdir -m 700 \(missing)`)\n")
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
     @Test("store prune --secrets naming no directory is refused before anything is removed: the runs' secrets files would stay")
     func pruneWithAMissingSecretsDirectory() async throws {
         let directory = try TemporaryDirectory()
@@ -78,7 +93,7 @@ struct JournalDirectoryTests {
         #expect(await matterflowVirtual(["run", Repository.workflow("rooms"), "--journal", journal]).code == 0)
         let refused = await matterflowVirtual(["store", "prune", "--store", journal, "--older-than", "0s", "--secrets", directory.file("nope")])
         #expect(refused.code == 2, "\(refused.stderr)")
-        #expect(refused.stderr.contains("error[secretsUnavailable]: --secrets \(directory.file("nope")) is no directory"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("error[secretsUnavailable]: --secrets \(directory.file("nope")) does not exist"), "\(refused.stderr)")
         let listed = await matterflowVirtual(["runs", "--journal", journal])
         #expect(listed.stdout.contains("succeeded"), "the run was not removed: \(listed.stdout)")
     }
