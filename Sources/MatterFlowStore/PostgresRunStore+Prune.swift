@@ -63,20 +63,6 @@ extension PostgresRunStore {
         return report
     }
 
-    /// Of `runIDs`, those the store has with a final status (not queued, not running), looked up 1,000 at a time;
-    /// a run the store does not have is not among them.
-    public func endedRuns(among runIDs: [String]) throws(StoreError) -> Set<String> {
-        var ended: Set<String> = []
-        for start in stride(from: 0, to: runIDs.count, by: 1_000) {
-            let batch = Array(runIDs[start..<min(start + 1_000, runIDs.count)])
-            let rows = try execute(
-                "SELECT run_id FROM matterflow_runs WHERE run_id = ANY($1::text[]) AND status NOT IN ('queued', 'running')",
-                [Self.textArrayLiteral(batch)], doing: "looking up runs that have ended")
-            ended.formUnion(rows.rows.compactMap { $0[0] })
-        }
-        return ended
-    }
-
     /// The workers a prune removes, as a condition on `matterflow_workers w`: $1 the cutoff. Only one that has
     /// stopped, or is silent (``StoredWorker/silentCondition``), whose last heartbeat is older than the cutoff, and
     /// that holds no run.

@@ -13,7 +13,9 @@ struct StorePruneCommand {
             .init(
                 name: "status", valueName: "<status>", repeatable: true,
                 help: "Only runs that ended so: succeeded, failed, cancelled or needsAttention (default: the first three)."),
-            .init(name: "secrets", valueName: "<dir>", help: "The secrets directory given to submit: files left there for the removed runs go too."),
+            .init(
+                name: "secrets", valueName: "<dir>",
+                help: "The secrets directory given to submit: the removed runs' files go too, and (PostgreSQL) those of runs the store no longer has."),
             .init(name: "dry-run", valueName: nil, help: "Remove nothing; list the runs that would go."),
         ],
         discussion: """
@@ -27,6 +29,11 @@ struct StorePruneCommand {
             journal directory, runs going on, interrupted, not started or unreadable (they need `matterflow recover`).
             Runs that need attention go only when --status needsAttention names them: their records are what a
             person reads to settle them. A run's ID may be used again once it is removed.
+
+            With --secrets DIR (PostgreSQL), the removed runs' files go, and so do the files of runs the store no
+            longer has (pruned before without --secrets) once untouched for 10 minutes: a submit writes its run's
+            files just before it queues the run. Without it, workers given that directory remove those files as
+            they sweep it.
 
             In PostgreSQL, the rows of workers not heard from since before AGE ago go too, when the worker stopped or
             has been silent for longer than its lease and holds no run (`matterflow workers` lists them).
@@ -49,10 +56,15 @@ struct StorePruneCommand {
         guard SecretsDirectoryOption.isValid(arguments, use: .removes, err: environment.standardError) else { return ExitCode.invalidInput }
         let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))
         let report: PruneReport
+        var swept = SecretsSweep()
         do throws(StoreError) {
+            let store = try openRunStore(location)
             // Each batch's secrets files go once the batch is removed, so a failure later leaves none behind.
-            report = try openRunStore(location).prune(request) { removed in
+            report = try store.prune(request) { removed in
                 for runID in removed { inbox?.remove(runID: runID, output: true) }
+            }
+            if let inbox, let postgres = store as? PostgresRunStore {
+                swept = try postgres.sweepSecrets(inbox, now: environment.now(), endedRuns: false, dryRun: request.dryRun)
             }
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
@@ -69,10 +81,17 @@ struct StorePruneCommand {
             out.line("removed \(summary)")
             if !report.workers.isEmpty { out.line("removed \(workers): \(report.workers.joined(separator: ", "))") }
         }
-        // Once a run's row is gone, nothing leads to the files it left in the secrets directory.
+        if let inbox, !swept.orphaned.isEmpty {
+            out.line(
+                "\(request.dryRun ? "would remove" : "removed") from \(inbox.directory) the files of \(swept.orphaned.count) "
+                    + "run\(swept.orphaned.count == 1 ? "" : "s") the store no longer has (\(SecretsSweep.naming(swept.orphaned)))")
+        }
+        // Once a run's row is gone, only a sweep of the secrets directory finds the files it left there.
         if inbox == nil, !report.runIDs.isEmpty, PostgresRunStore.isPostgres(location) {
             environment.standardError.line(
-                "note: without --secrets, files these runs left in the secrets directory given to submit (their secret inputs, answers and outputs, in clear) \(request.dryRun ? "would stay" : "stay"); run again with --secrets DIR to remove them, or remove run-ID.* there by hand")
+                "note: without --secrets, files these runs left in the secrets directory given to submit (their secret inputs, answers and "
+                    + "outputs, in clear) \(request.dryRun ? "would stay" : "stay") until a worker given that directory sweeps it (as it "
+                    + "starts, then while idle); to remove them now, \(request.dryRun ? "prune" : "prune again") with --secrets DIR")
         }
         return ExitCode.success
     }
