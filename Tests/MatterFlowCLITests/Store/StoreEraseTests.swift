@@ -3,8 +3,72 @@ import MatterFlowJournal
 @testable import MatterFlowStore
 import Testing
 
-/// The secrets files of runs the store no longer has, removed by `store prune --secrets`.
+/// Erasing a household's or a run's data from PostgreSQL (`store prune --structure`, `--run`), and the secrets files
+/// of runs the store no longer has.
 extension PostgresStoreTests {
+    @Test("prune --structure and --run erase those runs, of any age, with their records, answers and secrets files; open runs, a run needing attention and a run holding the session stay, each named with what to do, and prune exits 1")
+    func eraseStructureAndRun() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let ended = Date().timeIntervalSince1970 - 60
+        let runs: [(String, String, String, Double?)] = [
+            ("oak-ok", "oak", "succeeded", ended), ("oak-cancelled", "oak", "cancelled", ended),
+            ("oak-attention", "oak", "needsAttention", ended), ("oak-holding", "oak", "succeeded", ended),
+            ("oak-going", "oak", "running", nil), ("elm-ok", "elm", "succeeded", ended), ("elm-one", "elm", "failed", ended),
+        ]
+        for (run, structure, status, ended) in runs {
+            try store.execute(
+                """
+                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, finished_at)
+                VALUES ($1, 'w', '/w.json', $2, '{}', $3, to_timestamp($4::float8))
+                """, [run, structure, status, ended.map { String($0) }], doing: "test setup")
+        }
+        try store.execute(
+            "INSERT INTO matterflow_record_batches (run_id, first_seq, last_seq, records) VALUES ('oak-ok', 1, 3, '[]'), ('elm-one', 1, 2, '[]')",
+            doing: "test setup")
+        try store.execute(
+            "INSERT INTO matterflow_answers (seq, answer_id, run_id, name, value, secret) VALUES (1, 'a1', 'oak-ok', 'room', '\"Kitchen\"', false)",
+            doing: "test setup")
+        try store.execute("INSERT INTO matterflow_sessions (structure_id, run_id) VALUES ('oak', 'oak-holding')", doing: "test setup")
+        try store.execute(
+            "INSERT INTO matterflow_workers (worker_id, host, pid, heartbeat_at, stopped_at) VALUES ('w-old', 'h', 1, now() - interval '1 day', now() - interval '1 day')",
+            doing: "test setup")
+        let secrets = try TemporaryDirectory()
+        defer { secrets.remove() }
+        for file in ["oak-ok.secrets", "oak-ok.output", "oak-cancelled.answers", "elm-ok.secrets"] { try secrets.write("{}", to: file) }
+        let remaining = { try Set(store.runs().map(\.runID)) }
+        let named = ["--structure", "oak", "--run", "elm-one", "--run", "run-nothere"]
+
+        let dry = await matterflow(["store", "prune", "--store", conninfo, "--dry-run"] + named)
+        #expect(dry.code == 1, "\(dry.stderr)")
+        #expect(dry.stdout == "elm-one\noak-cancelled\noak-ok\nwould remove 3 runs (5 records) of structure oak, run elm-one and run run-nothere\n")
+        #expect(dry.stderr.contains("note: the store has no run run-nothere (removed before, or mistyped)"), "\(dry.stderr)")
+        #expect(dry.stderr.contains("would keep run oak-going (structure oak, running): it may still change: cancel it (`matterflow cancel oak-going --store URL`)"), "\(dry.stderr)")
+        #expect(dry.stderr.contains("would keep run oak-attention (structure oak, needsAttention): it needs attention: settle it, or add --status needsAttention"), "\(dry.stderr)")
+        #expect(dry.stderr.contains("would keep run oak-holding (structure oak, succeeded): it holds its structure's commissioning session: release it with a run of Workflows/cancel.json"), "\(dry.stderr)")
+        #expect(try remaining().count == runs.count)
+
+        let erased = await matterflow(["store", "prune", "--store", conninfo, "--secrets", secrets.path] + named)
+        #expect(erased.code == 1, "\(erased.stderr)")
+        #expect(erased.stdout == "removed 3 runs (5 records) of structure oak, run elm-one and run run-nothere\n")
+        #expect(erased.stderr.split(separator: "\n").filter { $0.hasPrefix("kept run ") }.count == 3, "\(erased.stderr)")
+        #expect(try remaining() == ["oak-attention", "oak-holding", "oak-going", "elm-ok"])
+        #expect(try store.execute("SELECT count(*) FROM matterflow_answers", doing: "test").rows == [["0"]])
+        #expect(try store.execute("SELECT run_id FROM matterflow_record_batches", doing: "test").rows.isEmpty)
+        #expect(try PostgresStoreTests.runFiles(in: secrets.path) == ["elm-ok.secrets"])
+        // An erasure is about a household, not the fleet's hosts.
+        #expect(try store.execute("SELECT worker_id FROM matterflow_workers", doing: "test").rows == [["w-old"]])
+
+        // Settled, and named: the rest of the structure goes.
+        try store.execute("DELETE FROM matterflow_sessions", doing: "test")
+        try store.execute("UPDATE matterflow_runs SET status = 'cancelled', finished_at = now() WHERE run_id = 'oak-going'", doing: "test")
+        let rest = await matterflow(["store", "prune", "--store", conninfo, "--structure", "oak", "--status", "cancelled", "--status", "succeeded", "--status", "needsAttention"])
+        #expect(rest.code == 0, "\(rest.stderr)")
+        #expect(!rest.stderr.contains("kept run"), "\(rest.stderr)")
+        #expect(rest.stdout == "removed 3 runs (0 records) of structure oak\n")
+        #expect(try remaining() == ["elm-ok"])
+    }
+
     @Test("a cancelled run pruned without --secrets leaves its files; the next prune --secrets removes them once untouched for ten minutes, and keeps a fresh file of a run not queued yet, digest.key and other names")
     func pruneRemovesSecretsOfRunsTheStoreNoLongerHas() async throws {
         let conninfo = try TestPostgres.database()
