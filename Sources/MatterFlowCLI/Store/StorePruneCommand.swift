@@ -1,3 +1,4 @@
+import MatterFlowJournal
 import MatterFlowStore
 
 /// `matterflow store prune --store URL --older-than AGE`: removes the runs that ended long enough ago, with their
@@ -52,6 +53,9 @@ struct StorePruneCommand {
 
             In PostgreSQL, the rows of workers not heard from since before AGE ago go too, when the worker stopped or
             has been silent for longer than its lease and holds no run (`matterflow workers` lists them).
+
+            A directory that holds no journal but a simulated home (home.json), a worker's homes or secrets files is
+            refused (invalidStore): nothing is removed.
 
             Exit status: 0; 1 when runs named by --run or --structure stay; 2 when the store cannot be reached, is not
             a journal directory, or a file cannot be removed (what went before stays removed); 64 usage error.
@@ -112,6 +116,9 @@ struct StorePruneCommand {
                 "note: without --secrets, files these runs left in the secrets directory given to submit (their secret inputs, answers and "
                     + "outputs, in clear) \(request.dryRun ? "would stay" : "stay") until a worker given that directory sweeps it (as it "
                     + "starts, then while idle); to remove them now, \(request.dryRun ? "prune" : "prune again") with --secrets DIR")
+        }
+        if report.runIDs.isEmpty, let journal = store as? JournalDirectoryStore, !journal.holdsJournals {
+            err.line("note: \(journal.journal.directory) holds no journal file: nothing to prune (is it the directory given to `run --journal`?)")
         }
         for runID in report.notFound { err.line("note: the store has no run \(runID) (removed before, or mistyped)") }
         for kept in report.kept { err.line(kept.advice(postgres: PostgresRunStore.isPostgres(location), dryRun: request.dryRun)) }
