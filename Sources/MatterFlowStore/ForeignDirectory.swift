@@ -17,7 +17,7 @@ enum ForeignDirectory {
                 .invalidStore,
                 "\(directory) is PostgreSQL's socket directory, not a journal directory; to read the store there, give --store 'host=\(directory) port=\(port) dbname=DB'")
         }
-        guard !names.contains(where: { $0.hasSuffix(RunJournal.fileExtension) }) else { return nil }
+        guard !holdsJournal(names) else { return nil }
         let seems: String
         var instead = "give --store the directory given to `run --journal`, or a PostgreSQL store"
         if names.contains("home.json") {
@@ -33,12 +33,15 @@ enum ForeignDirectory {
         return StoreError(
             .invalidStore, "\(directory) holds no journal file: it is \(seems), not a journal directory; nothing was read or removed: \(instead)")
     }
+
+    /// Whether a directory's names include a journal file's.
+    static func holdsJournal(_ names: [String]) -> Bool { names.contains { $0.hasSuffix(RunJournal.fileExtension) } }
 }
 
 extension JournalDirectoryStore {
     /// Whether the directory holds a journal file at all (false: a journal directory no run has written to yet, or
     /// whose runs were all removed; or a directory that is not one).
     public var holdsJournals: Bool {
-        ((try? FileManager.default.contentsOfDirectory(atPath: journal.directory)) ?? []).contains { $0.hasSuffix(RunJournal.fileExtension) }
+        ForeignDirectory.holdsJournal((try? FileManager.default.contentsOfDirectory(atPath: journal.directory)) ?? [])
     }
 }
