@@ -4,7 +4,8 @@ extension PostgresRunStore {
     static let pruneBatch = 500
 
     /// Removes the runs `request` names (``PruneRequest``), with their record batches, answers and watchers, oldest
-    /// end first, a batch of runs per statement; a dry run lists them and removes nothing.
+    /// end first, a batch of runs per statement; a dry run lists them and removes nothing. A request that names runs
+    /// or structures reports each of their runs that stays, and removes no worker's row.
     ///
     /// Each statement checks every condition again on the rows it deletes: a run that changed since it was listed
     /// (its session not released yet) stays. Running the statement twice (a commit whose answer was lost) removes
@@ -12,6 +13,7 @@ extension PostgresRunStore {
     public func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport {
         let statuses = Self.textArrayLiteral(request.statuses.intersection(PruneRequest.allowedStatuses).sorted())
         let cutoff = String(request.endedBefore)
+        let selection = [Self.textArrayLiteral(request.runIDs.sorted()), Self.textArrayLiteral(request.structureIDs.sorted())]
         // A dry run counts each run's records here; a prune counts those its deletes return.
         let records = request.dryRun
             ? "(SELECT coalesce(sum(m.last_seq - m.first_seq + 1), 0) FROM matterflow_record_batches m WHERE m.run_id = r.run_id)"
@@ -22,14 +24,15 @@ extension PostgresRunStore {
             FROM matterflow_runs r
             WHERE \(Self.prunable)
             ORDER BY r.finished_at, r.run_id
-            """, [statuses, cutoff], doing: "listing the runs to prune")
+            """, [statuses, cutoff] + selection, doing: "listing the runs to prune")
         if request.dryRun {
+            let report = PruneReport(
+                runIDs: listed.rows.compactMap { $0[0] }, records: listed.rows.reduce(0) { $0 + Self.integer($1[1]) })
+            guard !request.isSelective else { return try accounting(report, request, statuses, cutoff, selection) }
             let workers = try execute(
                 "SELECT w.worker_id FROM matterflow_workers w WHERE \(Self.gone) ORDER BY w.heartbeat_at, w.worker_id", [cutoff],
                 doing: "listing the workers to prune")
-            return PruneReport(
-                runIDs: listed.rows.compactMap { $0[0] }, records: listed.rows.reduce(0) { $0 + Self.integer($1[1]) },
-                workers: workers.rows.compactMap { $0[0] })
+            return PruneReport(runIDs: report.runIDs, records: report.records, workers: workers.rows.compactMap { $0[0] })
         }
         var report = PruneReport(runIDs: [], records: 0)
         let runIDs = listed.rows.compactMap { $0[0] }
@@ -39,7 +42,7 @@ extension PostgresRunStore {
                 """
                 WITH gone AS (
                     DELETE FROM matterflow_runs r
-                    WHERE r.run_id = ANY($3::text[]) AND \(Self.prunable)
+                    WHERE r.run_id = ANY($5::text[]) AND \(Self.prunable)
                     RETURNING r.run_id, r.finished_at
                 ), records AS (
                     DELETE FROM matterflow_record_batches b WHERE b.run_id IN (SELECT run_id FROM gone)
@@ -48,12 +51,14 @@ extension PostgresRunStore {
                     DELETE FROM matterflow_watchers w WHERE w.run_id IN (SELECT run_id FROM gone)
                 )
                 SELECT g.run_id, (SELECT coalesce(sum(n), 0) FROM records) FROM gone g ORDER BY g.finished_at, g.run_id
-                """, [statuses, cutoff, Self.textArrayLiteral(batch)], doing: "pruning runs")
+                """, [statuses, cutoff] + selection + [Self.textArrayLiteral(batch)], doing: "pruning runs")
             let goneIDs = gone.rows.compactMap { $0[0] }
             removed(goneIDs)
             report.runIDs += goneIDs
             report.records += gone.rows.first.map { Self.integer($0[1]) } ?? 0
         }
+        // An erasure leaves the workers' rows alone: they name hosts, not the household.
+        guard !request.isSelective else { return try accounting(report, request, statuses, cutoff, selection) }
         let workers = try execute(
             """
             WITH gone AS (DELETE FROM matterflow_workers w WHERE \(Self.gone) RETURNING w.worker_id, w.heartbeat_at)
@@ -63,19 +68,33 @@ extension PostgresRunStore {
         return report
     }
 
-    /// Of `runIDs`, those the store has with a final status (not queued, not running), looked up 1,000 at a time;
-    /// a run the store does not have is not among them.
-    public func endedRuns(among runIDs: [String]) throws(StoreError) -> Set<String> {
-        var ended: Set<String> = []
-        for start in stride(from: 0, to: runIDs.count, by: 1_000) {
-            let batch = Array(runIDs[start..<min(start + 1_000, runIDs.count)])
-            let rows = try execute(
-                "SELECT run_id FROM matterflow_runs WHERE run_id = ANY($1::text[]) AND status NOT IN ('queued', 'running')",
-                [Self.textArrayLiteral(batch)], doing: "looking up runs that have ended")
-            ended.formUnion(rows.rows.compactMap { $0[0] })
+    /// `report` with the runs `request` names that stay: those the store still has (for a dry run, those it would
+    /// keep), each with why.
+    private func accounting(
+        _ report: PruneReport, _ request: PruneRequest, _ statuses: String, _ cutoff: String, _ selection: [String]
+    ) throws(StoreError) -> PruneReport {
+        let rows = try execute(
+            """
+            SELECT r.run_id, r.structure_id, r.status, r.status = ANY($1::text[]),
+                   coalesce(r.finished_at < to_timestamp($2::float8), false),
+                   EXISTS (SELECT 1 FROM matterflow_sessions s WHERE s.run_id = r.run_id)
+            FROM matterflow_runs r
+            WHERE \(Self.selected)
+            """, [statuses, cutoff] + selection, doing: "listing the runs named that stay")
+        let remaining = rows.rows.compactMap { row -> KeptRun? in
+            guard let runID = row[0], let status = row[2] else { return nil }
+            return KeptRun(
+                runID: runID, structureID: row[1], status: status, statusNamed: row[3] == "t", endedBeforeCutoff: row[4] == "t",
+                holdsSession: row[5] == "t")
         }
-        return ended
+        return report.accounting(for: request, remaining: remaining)
     }
+
+    /// The runs a request selects, as a condition on `matterflow_runs r`: $3 run IDs, $4 structure IDs; both empty:
+    /// every run.
+    private static let selected = """
+        (cardinality($3::text[]) + cardinality($4::text[]) = 0 OR r.run_id = ANY($3::text[]) OR r.structure_id = ANY($4::text[]))
+        """
 
     /// The workers a prune removes, as a condition on `matterflow_workers w`: $1 the cutoff. Only one that has
     /// stopped, or is silent (``StoredWorker/silentCondition``), whose last heartbeat is older than the cutoff, and
@@ -87,10 +106,11 @@ extension PostgresRunStore {
         """
 
     /// The runs a prune may remove, as a condition on `matterflow_runs r`: $1 its statuses, $2 the cutoff (seconds
-    /// since the Unix epoch). A run that still holds a structure's session stays, whatever its status: the session
-    /// row names it, and only its run can release it.
+    /// since the Unix epoch), $3 and $4 its selection (``selected``). A run that still holds a structure's session
+    /// stays, whatever its status: the session row names it, and only its run can release it.
     private static let prunable = """
-        r.status = ANY($1::text[])
+        \(selected)
+                  AND r.status = ANY($1::text[])
                   AND r.finished_at < to_timestamp($2::float8)
                   AND NOT EXISTS (SELECT 1 FROM matterflow_sessions s WHERE s.run_id = r.run_id)
         """

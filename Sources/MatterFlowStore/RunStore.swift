@@ -222,12 +222,6 @@ public func openRunStore(_ location: String, asClient: Bool = false) throws(Stor
     }
     let directory = location.hasPrefix("file:") ? String(location.dropFirst(5)) : location
     guard !directory.isEmpty else { throw StoreError(.invalidStore, "--store is empty; give postgres://... or a journal directory") }
-    // The directory pg-server.sh and PostgreSQL name as host= holds the server's socket, and no journal.
-    if let socket = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.first(where: { $0.hasPrefix(".s.PGSQL.") }) {
-        let port = socket.dropFirst(".s.PGSQL.".count)
-        throw StoreError(
-            .invalidStore,
-            "\(directory) is PostgreSQL's socket directory, not a journal directory; to read the store there, give --store 'host=\(directory) port=\(port) dbname=DB'")
-    }
+    if let problem = ForeignDirectory.problem(with: directory) { throw problem }
     return try JournalDirectoryStore(directory: directory)
 }

@@ -21,7 +21,7 @@ import Darwin
 /// `DIR/<runID>.shown` (as `{"shown": [...]}`, in order) the moment it is shown.
 public struct SecretInbox: Sendable {
     /// What a file of the inbox holds.
-    public enum Kind: String, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         /// Secret inputs, by input name.
         case inputs = "secrets"
         /// Answers to secret questions, by question or ask state name.
@@ -74,7 +74,7 @@ public struct SecretInbox: Sendable {
     /// Writes the secrets of a run being submitted, unless the run has that file already: how `matterflow submit`
     /// keeps from overwriting the secrets of another run given the same `--run-id`.
     /// - Returns: True when the file was written now; false when it held these very values already (a submit
-    ///   tried again).
+    ///   tried again): its modification time is then made now.
     /// - Throws: ``StoreError`` `secretsUnavailable` when the file holds other values.
     public func create(_ secrets: JSONObject, runID: String, kind: Kind = .inputs) throws(StoreError) -> Bool {
         let bytes = Self.bytes(of: secrets)
@@ -89,6 +89,9 @@ public struct SecretInbox: Sendable {
                     .secretsUnavailable,
                     "\(target) holds other \(kind.what) of a run \(runID) submitted before; choose another --run-id (or leave it out for a new one)")
             }
+            // Written now as far as a sweep can tell: the run may not be in the store yet (its first submit failed),
+            // and a file untouched for long is taken for a pruned run's (``orphanAgeSeconds``).
+            _ = utimensat(AT_FDCWD, target, nil, 0)
             return false
         }
     }
@@ -108,7 +111,7 @@ public struct SecretInbox: Sendable {
 
     /// Runs `body` holding an exclusive lock on the directory: the writers of one directory (submit, answer) take
     /// turns, so each file's temporary twin has one writer at a time.
-    private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let lock = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard lock >= 0 else {
             throw StoreError(.secretsUnavailable, "cannot open \(directory): \(String(cString: strerror(errno))); --secrets must name a writable directory")
@@ -122,7 +125,7 @@ public struct SecretInbox: Sendable {
 
     /// Where a file is written before it is renamed into place. A writer that died there left it; the next write
     /// of the file, or the run's end, removes it.
-    private static func temporary(of target: String) -> String { target + ".partial" }
+    static func temporary(of target: String) -> String { target + ".partial" }
 
     /// Writes `bytes` to `target` through its temporary twin, flushed, then renamed. Called holding the lock.
     private func writeFile(_ bytes: [UInt8], to target: String) throws(StoreError) {
@@ -203,24 +206,11 @@ public struct SecretInbox: Sendable {
         }
     }
 
-    /// The runs whose secret inputs or answers wait in the directory, each once, sorted: what a worker's sweep looks
-    /// up in the store (``StoreWorker``). Other names are left out: a `.partial` twin, `digest.key`, a run's `.output`.
+    /// The runs whose secret inputs or answers wait in the directory, each once, sorted. Other names are left out:
+    /// a `.partial` twin, `digest.key`, a run's `.output`.
     /// - Throws: ``StoreError`` `secretsUnavailable` when the directory cannot be listed.
     public func runsWithWaitingSecrets() throws(StoreError) -> [String] {
-        let names: [String]
-        do throws(JournalError) {
-            names = try JournalFile.list(directory)
-        } catch {
-            throw StoreError(.secretsUnavailable, "cannot list \(directory); --secrets must name a readable directory")
-        }
-        var runIDs: Set<String> = []
-        for name in names {
-            for kind in [Kind.inputs, .answers] where name.hasSuffix("." + kind.rawValue) {
-                let runID = String(name.dropLast(kind.rawValue.utf8.count + 1))
-                if RunIDRule.problem(with: runID) == nil { runIDs.insert(runID) }
-            }
-        }
-        return runIDs.sorted()
+        try runFiles().filter { !$0.value.kinds.isDisjoint(with: [.inputs, .answers]) }.keys.sorted()
     }
 
     /// Removes a run's secret inputs and answers (once the run has a final status), with what a writer that died

@@ -2,27 +2,29 @@ import MatterFlow
 import Synchronization
 
 extension StoreWorker {
-    /// Removes from the worker's secrets directory the secret inputs and answers of runs the store has with a final
-    /// status: at start, then at most once per ``WorkerOptions/secretsSweepSeconds`` while the worker finds nothing
-    /// to claim.
+    /// Removes from the worker's secrets directory the files no worker removed
+    /// (``PostgresRunStore/sweepSecrets(_:now:endedRuns:dryRun:)``): at start, then at most once per
+    /// ``WorkerOptions/secretsSweepSeconds`` while the worker finds nothing to claim.
     ///
     /// The worker that ends a run removes its files; these are the files no worker removed: of a run cancelled
     /// before any worker ran it (`matterflow cancel` without `--secrets`), of a run another machine's worker ended
-    /// while this directory is a copy of the fleet's, of a run settled by a worker without this directory. The files
-    /// of runs the store does not have stay (a submit under way writes them before its run is queued), and so does a
-    /// run's `.output`, which is its owner's to collect. A directory serves one store: files are named by run ID.
+    /// while this directory is a copy of the fleet's, of a run settled by a worker without this directory (its secret
+    /// inputs and answers; its `.output` is its owner's to collect), and every file of a run the store no longer has
+    /// (`store prune` without `--secrets`) once untouched for ``SecretInbox/orphanAgeSeconds`` (a submit under way
+    /// writes its files before its run is queued). A directory serves one store: files are named by run ID.
     func sweepSecrets() {
         guard let inbox = options.secrets else { return }
         state.withLock { $0.lastSweep = .now }
         do throws(StoreError) {
-            let waiting = try inbox.runsWithWaitingSecrets()
-            guard !waiting.isEmpty else { return }
-            let ended = try store.endedRuns(among: waiting).sorted()
-            guard !ended.isEmpty else { return }
-            for runID in ended { inbox.remove(runID: runID) }
-            let named = ended.prefix(5).joined(separator: ", ") + (ended.count > 5 ? " and \(ended.count - 5) more" : "")
-            log(.info, "removed from \(inbox.directory) the secret inputs and answers of \(ended.count) "
-                    + "run\(ended.count == 1 ? "" : "s") that had ended without a worker removing them (\(named))")
+            let swept = try store.sweepSecrets(inbox, now: options.localWallClock())
+            if !swept.ended.isEmpty {
+                log(.info, "removed from \(inbox.directory) the secret inputs and answers of \(swept.ended.count) "
+                        + "run\(swept.ended.count == 1 ? "" : "s") that had ended without a worker removing them (\(SecretsSweep.naming(swept.ended)))")
+            }
+            if !swept.orphaned.isEmpty {
+                log(.info, "removed from \(inbox.directory) the files of \(swept.orphaned.count) run\(swept.orphaned.count == 1 ? "" : "s") "
+                        + "the store does not have (pruned, or never queued), untouched for \(Int(SecretInbox.orphanAgeSeconds / 60)) minutes (\(SecretsSweep.naming(swept.orphaned)))")
+            }
         } catch {
             log(.warning, "could not sweep \(inbox.directory) for the secrets of ended runs: \(error.message)")
         }

@@ -90,6 +90,7 @@ struct AnswerCommand {
             err.line("error[runEnded]: run \(runID) has ended (\(submission.status)) and takes no more answers")
             return ExitCode.invalidInput
         }
+        guard secretNames.isEmpty || SecretsDirectoryOption.isValid(arguments, use: .writes, err: err) else { return ExitCode.invalidInput }
         let inbox = directory.map(SecretInbox.init(directory:))
         do {
             if let inbox, !secretNames.isEmpty {

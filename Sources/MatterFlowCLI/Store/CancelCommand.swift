@@ -37,7 +37,7 @@ struct CancelCommand {
         let location = try StoreOption.value(arguments, command: Self.spec.name)
         let runID = arguments.positionals[0]
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err),
-            SecretsDirectoryOption.isValid(arguments, err: err)
+            SecretsDirectoryOption.isValid(arguments, use: .removes, err: err)
         else { return ExitCode.invalidInput }
         let outcome: (request: CancelRequest, secretsLeft: Bool)
         do {

@@ -1,20 +1,30 @@
+import MatterFlowJournal
 import MatterFlowStore
 
 /// `matterflow store prune --store URL --older-than AGE`: removes the runs that ended long enough ago, with their
-/// records, from a PostgreSQL run store or a journal directory.
+/// records, from a PostgreSQL run store or a journal directory; `--run RUN` and `--structure ID` erase one run's or
+/// one structure's runs.
 struct StorePruneCommand {
     static let spec = CommandSpec(
         name: "store prune",
-        abstract: "Remove runs that ended long enough ago, with their records, from a run store or journal directory.",
+        abstract: "Remove runs that ended long enough ago, or one run's or structure's runs, with their records, from a run store or journal directory.",
         arguments: [],
         options: [
             StoreOption.requiredOption,
-            .init(name: "older-than", valueName: "<age>", required: true, help: "Remove runs that ended more than this long ago: 90d, 12h, 30m or 45s (0s: every ended run)."),
+            .init(
+                name: "older-than", valueName: "<age>",
+                help: "Remove runs that ended more than this long ago: 90d, 12h, 30m or 45s (0s: every ended run). Required unless --run or --structure names runs (then: any age)."),
             .init(
                 name: "status", valueName: "<status>", repeatable: true,
                 help: "Only runs that ended so: succeeded, failed, cancelled or needsAttention (default: the first three)."),
-            .init(name: "secrets", valueName: "<dir>", help: "The secrets directory given to submit: files left there for the removed runs go too."),
-            .init(name: "dry-run", valueName: nil, help: "Remove nothing; list the runs that would go."),
+            .init(name: "run", valueName: "<run>", repeatable: true, help: "Only this run (erasing one run's data); with --structure, this run too."),
+            .init(
+                name: "structure", valueName: "<id>", repeatable: true,
+                help: "Only the runs of this structure (erasing one household's data); with --run, these runs too."),
+            .init(
+                name: "secrets", valueName: "<dir>",
+                help: "The secrets directory given to submit: the removed runs' files go too, and (PostgreSQL) those of runs the store no longer has."),
+            .init(name: "dry-run", valueName: nil, help: "Remove nothing; list the runs that would go, and those named that would stay."),
         ],
         discussion: """
             A store keeps every run and its records until they are removed: about 17 KB per commission-device run.
@@ -28,11 +38,27 @@ struct StorePruneCommand {
             Runs that need attention go only when --status needsAttention names them: their records are what a
             person reads to settle them. A run's ID may be used again once it is removed.
 
+            Erasing a household's or a run's data: --structure ID and --run RUN take only those runs, of any age
+            unless --older-than is given too. Each run named that stays is printed on stderr with why and what to do
+            (cancel an open run, recover an interrupted one, release a held session, name --status needsAttention),
+            and prune then exits 1: prune again once that is done. A run named that the store does not have is noted
+            (removed before, or mistyped). Run it with --dry-run first, and with --secrets DIR in a fleet. Workers'
+            rows are left alone. docs/store.md ("Erasing a household's data") lists what a run's records hold and
+            the simulated homes' files to remove too.
+
+            With --secrets DIR (PostgreSQL), the removed runs' files go, and so do the files of runs the store no
+            longer has (pruned before without --secrets) once untouched for 10 minutes: a submit writes its run's
+            files just before it queues the run. Without it, workers given that directory remove those files as
+            they sweep it.
+
             In PostgreSQL, the rows of workers not heard from since before AGE ago go too, when the worker stopped or
             has been silent for longer than its lease and holds no run (`matterflow workers` lists them).
 
-            Exit status: 0, 2 when the store cannot be reached or a file cannot be removed (what went before stays
-            removed), 64 usage error.
+            A directory that holds no journal but a simulated home (home.json), a worker's homes or secrets files is
+            refused (invalidStore): nothing is removed.
+
+            Exit status: 0; 1 when runs named by --run or --structure stay; 2 when the store cannot be reached, is not
+            a journal directory, or a file cannot be removed (what went before stays removed); 64 usage error.
             """)
 
     let arguments: ParsedArguments
@@ -40,41 +66,72 @@ struct StorePruneCommand {
 
     func execute() throws(UsageError) -> Int32 {
         let location = try StoreOption.value(arguments, command: Self.spec.name)
-        guard let ageText = arguments.value("older-than") else {
-            throw UsageError(message: "Missing expected option '--older-than <age>' (90d, 12h, 30m, 45s; 0s for every ended run)", command: Self.spec.name)
+        let runIDs = Set(arguments.all("run"))
+        let structureIDs = Set(arguments.all("structure"))
+        let ageText = arguments.value("older-than")
+        guard ageText != nil || !runIDs.isEmpty || !structureIDs.isEmpty else {
+            throw UsageError(
+                message: "Missing expected option '--older-than <age>' (90d, 12h, 30m, 45s; 0s for every ended run), or --run/--structure naming the runs to remove",
+                command: Self.spec.name)
         }
-        let age = try AgeOption.seconds(ageText, option: "older-than", command: Self.spec.name)
+        let age = try ageText.map { text throws(UsageError) in try AgeOption.seconds(text, option: "older-than", command: Self.spec.name) } ?? 0
         let statuses = try Self.statuses(arguments.all("status"))
-        let request = PruneRequest(statuses: statuses, endedBefore: environment.now() - age, dryRun: arguments.flag("dry-run"))
-        guard SecretsDirectoryOption.isValid(arguments, err: environment.standardError) else { return ExitCode.invalidInput }
+        let request = PruneRequest(
+            statuses: statuses, endedBefore: environment.now() - age, dryRun: arguments.flag("dry-run"), runIDs: runIDs,
+            structureIDs: structureIDs)
+        guard SecretsDirectoryOption.isValid(arguments, use: .removes, err: environment.standardError) else { return ExitCode.invalidInput }
         let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))
         let report: PruneReport
+        var swept = SecretsSweep()
+        let store: any RunStore
         do throws(StoreError) {
+            store = try openRunStore(location)
             // Each batch's secrets files go once the batch is removed, so a failure later leaves none behind.
-            report = try openRunStore(location).prune(request) { removed in
+            report = try store.prune(request) { removed in
                 for runID in removed { inbox?.remove(runID: runID, output: true) }
+            }
+            if let inbox, let postgres = store as? PostgresRunStore {
+                swept = try postgres.sweepSecrets(inbox, now: environment.now(), endedRuns: false, dryRun: request.dryRun)
             }
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
         let out = environment.standardOutput
-        let summary = "\(report.runIDs.count) run\(report.runIDs.count == 1 ? "" : "s") (\(report.records) records) that ended before \(RunsCommand.timestamp(request.endedBefore)) UTC"
+        let err = environment.standardError
+        let summary = "\(report.runIDs.count) run\(report.runIDs.count == 1 ? "" : "s") (\(report.records) records)\(Self.scope(of: request, age: ageText))"
         let workers = "\(report.workers.count) worker\(report.workers.count == 1 ? "" : "s") gone since before then (stopped, or silent for longer than their lease) and holding no run"
-        if request.dryRun {
-            for runID in report.runIDs { out.line(runID) }
-            out.line("would remove \(summary)")
-            if !report.workers.isEmpty { out.line("would remove \(workers): \(report.workers.joined(separator: ", "))") }
-        } else {
-            out.line("removed \(summary)")
-            if !report.workers.isEmpty { out.line("removed \(workers): \(report.workers.joined(separator: ", "))") }
+        let would = request.dryRun ? "would remove" : "removed"
+        if request.dryRun { for runID in report.runIDs { out.line(runID) } }
+        out.line("\(would) \(summary)")
+        if !report.workers.isEmpty { out.line("\(would) \(workers): \(report.workers.joined(separator: ", "))") }
+        if let inbox, !swept.orphaned.isEmpty {
+            out.line(
+                "\(would) from \(inbox.directory) the files of \(swept.orphaned.count) run\(swept.orphaned.count == 1 ? "" : "s") the store no "
+                    + "longer has (\(SecretsSweep.naming(swept.orphaned)))")
         }
-        // Once a run's row is gone, nothing leads to the files it left in the secrets directory.
+        // Once a run's row is gone, only a sweep of the secrets directory finds the files it left there.
         if inbox == nil, !report.runIDs.isEmpty, PostgresRunStore.isPostgres(location) {
-            environment.standardError.line(
-                "note: without --secrets, files these runs left in the secrets directory given to submit (their secret inputs, answers and outputs, in clear) \(request.dryRun ? "would stay" : "stay"); run again with --secrets DIR to remove them, or remove run-ID.* there by hand")
+            err.line(
+                "note: without --secrets, files these runs left in the secrets directory given to submit (their secret inputs, answers and "
+                    + "outputs, in clear) \(request.dryRun ? "would stay" : "stay") until a worker given that directory sweeps it (as it "
+                    + "starts, then while idle); to remove them now, \(request.dryRun ? "prune" : "prune again") with --secrets DIR")
         }
-        return ExitCode.success
+        if report.runIDs.isEmpty, let journal = store as? JournalDirectoryStore, !journal.holdsJournals {
+            err.line("note: \(journal.journal.directory) holds no journal file: nothing to prune (is it the directory given to `run --journal`?)")
+        }
+        for runID in report.notFound { err.line("note: the store has no run \(runID) (removed before, or mistyped)") }
+        for kept in report.kept { err.line(kept.advice(postgres: PostgresRunStore.isPostgres(location), dryRun: request.dryRun)) }
+        return report.kept.isEmpty ? ExitCode.success : ExitCode.failure
+    }
+
+    /// What the summary says of the runs a request takes: of which runs and structures, and ended before when.
+    private static func scope(of request: PruneRequest, age: String?) -> String {
+        var named = request.structureIDs.sorted().map { "structure \($0)" } + request.runIDs.sorted().map { "run \($0)" }
+        if named.count > 1 { named = [named.dropLast().joined(separator: ", ") + " and " + (named.last ?? "")] }
+        let of = named.first.map { " of \($0)" } ?? ""
+        let before = age == nil ? "" : " that ended before \(RunsCommand.timestamp(request.endedBefore)) UTC"
+        return of + before
     }
 
     /// The statuses `--status` names (each once or more), or the default ones.

@@ -78,6 +78,9 @@ struct SubmitCommand {
         {
             throw refused
         }
+        if !secretNames.isEmpty || !secretAnswerNames.isEmpty, !SecretsDirectoryOption.isValid(arguments, use: .writes, err: err) {
+            return ExitCode.invalidInput
+        }
         guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
         // The secrets are written first, so the worker that claims the run finds them; a file of another run given
         // the same --run-id is never overwritten.

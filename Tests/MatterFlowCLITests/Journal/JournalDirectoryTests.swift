@@ -70,6 +70,56 @@ struct JournalDirectoryTests {
         }
     }
 
+    @Test("--store naming a simulated home's state directory, a worker's, or a secrets directory is refused as not a journal directory; an empty directory prunes nothing and says so")
+    func storeThatIsAnotherMatterFlowDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = directory.file("state")
+        let made = await matterflowVirtual(["run", Repository.workflow("commission-device"), "--state", state] + commissionInputs())
+        #expect(made.code == 0, "\(made.stderr)")
+        let workerState = directory.file("worker-state")
+        try FileManager.default.createDirectory(atPath: workerState + "/oak", withIntermediateDirectories: true)
+        _ = try directory.write("{}", to: "worker-state/oak/home.json")
+        let secrets = directory.file("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        _ = try directory.write("{}", to: "secrets/run-0000000a0001.secrets")
+        for (location, seems) in [
+            (state, "it is a simulated home's state directory (home.json, as `run --state` keeps it), not a journal directory"),
+            (workerState, "it is a worker's state directory (a home.json per structure, as `worker --state` keeps them: oak/home.json)"),
+            (secrets, "it is a secrets directory (runs' secrets files, as `submit --secrets` writes them: run-0000000a0001.secrets)"),
+        ] {
+            let refused = await matterflowVirtual(["store", "prune", "--store", location, "--older-than", "0s"])
+            #expect(refused.code == 2, "\(location): \(refused.stdout)\(refused.stderr)")
+            #expect(refused.stderr.contains("error[invalidStore]: \(location) holds no journal file: \(seems)"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("nothing was read or removed"), "\(refused.stderr)")
+            #expect(refused.stdout.isEmpty, "\(refused.stdout)")
+        }
+        #expect(FileManager.default.fileExists(atPath: state + "/home.json"))
+        #expect(await matterflowVirtual(["runs", "--store", state]).stderr.contains("error[invalidStore]"))
+
+        let empty = directory.file("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let nothing = await matterflowVirtual(["store", "prune", "--store", empty, "--older-than", "0s"])
+        #expect(nothing.code == 0, "\(nothing.stderr)")
+        #expect(nothing.stdout.hasPrefix("removed 0 runs (0 records)"), "\(nothing.stdout)")
+        #expect(nothing.stderr == "note: \(empty) holds no journal file: nothing to prune (is it the directory given to `run --journal`?)\n")
+    }
+
+    @Test("submit --secrets naming a missing directory is refused as such, with what to do, before the store is asked")
+    func submitWithAMissingSecretsDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let missing = directory.file("nope/sub")
+        let refused = await matterflowVirtual(
+            ["submit", Repository.workflow("commission-device"), "--store", "host=\(directory.path) dbname=none", "--secrets", missing]
+                + commissionInputs())
+        #expect(refused.code == 2, "\(refused.stderr)")
+        #expect(
+            refused.stderr == "error[secretsUnavailable]: --secrets \(missing) does not exist; give the directory the workers read with "
+                + "their own --secrets, or make it first, readable by their user alone (`mkdir -m 700 \(missing)`)\n")
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
     @Test("store prune --secrets naming no directory is refused before anything is removed: the runs' secrets files would stay")
     func pruneWithAMissingSecretsDirectory() async throws {
         let directory = try TemporaryDirectory()
@@ -78,7 +128,7 @@ struct JournalDirectoryTests {
         #expect(await matterflowVirtual(["run", Repository.workflow("rooms"), "--journal", journal]).code == 0)
         let refused = await matterflowVirtual(["store", "prune", "--store", journal, "--older-than", "0s", "--secrets", directory.file("nope")])
         #expect(refused.code == 2, "\(refused.stderr)")
-        #expect(refused.stderr.contains("error[secretsUnavailable]: --secrets \(directory.file("nope")) is no directory"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("error[secretsUnavailable]: --secrets \(directory.file("nope")) does not exist"), "\(refused.stderr)")
         let listed = await matterflowVirtual(["runs", "--journal", journal])
         #expect(listed.stdout.contains("succeeded"), "the run was not removed: \(listed.stdout)")
     }

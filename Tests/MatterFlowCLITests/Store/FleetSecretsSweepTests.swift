@@ -2,15 +2,16 @@ import Foundation
 import MatterFlow
 import MatterFlowCLI
 import MatterFlowJSON
+import MatterFlowJournal
 @testable import MatterFlowStore
 import Testing
 
 /// A worker removes the secrets files no worker removed: of runs cancelled before they began without `--secrets`,
-/// and of runs ended elsewhere while its directory is a copy; never those of runs the store does not have, nor a
-/// run's output.
+/// of runs ended elsewhere while its directory is a copy, and of runs the store no longer has once untouched for ten
+/// minutes; never a fresh file of a run the store does not have yet, nor a run's output.
 @Suite("Sweeping the secrets of ended runs", .serialized, .enabled(if: TestPostgres.available, "no PostgreSQL server binary (install postgresql; .ci/run does)"))
 struct FleetSecretsSweepTests {
-    @Test("a worker starting removes the secret inputs and answers of a run cancelled before it began without --secrets, and leaves a run the store does not have and a run's output")
+    @Test("a worker starting removes the secret inputs and answers of a run cancelled before it began without --secrets, and every file of a run the store no longer has; it leaves a fresh file of a run not queued yet, a run's output, digest.key and other names")
     func sweepAtStart() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
@@ -29,14 +30,27 @@ struct FleetSecretsSweepTests {
         try Data(#"{"onboardingPayload":"MT:Y.K9042C00KA0648G00"}"#.utf8).write(to: URL(fileURLWithPath: secrets + "/\(unknown).secrets"))
         try Data(#"{"output":{"epskc":"123456789"}}"#.utf8).write(to: URL(fileURLWithPath: secrets + "/\(cancelled).output"))
         #expect(try PostgresStoreTests.runFiles(in: secrets) == ["\(cancelled).answers", "\(cancelled).output", "\(cancelled).secrets", "\(unknown).secrets"])
+        // A run pruned an hour ago without --secrets: every file it left goes, what a writer left half-written too.
+        // A file of another name stays, however old.
+        let pruned = "run-0000000e0008"
+        let hourAgo = Date(timeIntervalSinceNow: -3_600)
+        for name in ["\(pruned).secrets", "\(pruned).output", "\(pruned).shown", "\(pruned).answers.partial", "notes.txt"] {
+            try Data("{}".utf8).write(to: URL(fileURLWithPath: secrets + "/" + name))
+            try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: secrets + "/" + name)
+        }
 
         let store = try PostgresRunStore(conninfo: conninfo)
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets)))
         #expect(try await worker.summary.finished.isEmpty)
-        #expect(try PostgresStoreTests.runFiles(in: secrets) == ["\(cancelled).output", "\(unknown).secrets"])
+        #expect(try PostgresStoreTests.runFiles(in: secrets) == ["notes.txt", "\(cancelled).output", "\(unknown).secrets"])
+        #expect(FileManager.default.fileExists(atPath: secrets + "/" + SecretDigestKey.fileName))
         #expect(
             worker.lines.contains(
                 "worker w1: removed from \(secrets) the secret inputs and answers of 1 run that had ended without a worker removing them (\(cancelled))"),
+            "\(worker.lines)")
+        #expect(
+            worker.lines.contains(
+                "worker w1: removed from \(secrets) the files of 1 run the store does not have (pruned, or never queued), untouched for 10 minutes (\(pruned))"),
             "\(worker.lines)")
         #expect(!worker.lines.joined().contains("MT:"))
     }
