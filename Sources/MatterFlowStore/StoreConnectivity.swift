@@ -28,6 +28,9 @@ public final class StoreConnectivity: Sendable {
         }
     }
 
+    /// Whether the last command reached the store (true until one fails).
+    public var isReachable: Bool { state.withLock { $0.lostAt == nil } }
+
     /// Calls a listener no more.
     public func stopListening(_ token: Int) {
         _ = state.withLock { $0.listeners.removeValue(forKey: token) }

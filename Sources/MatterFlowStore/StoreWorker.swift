@@ -56,6 +56,8 @@ public final class StoreWorker: Sendable {
     let storeClock: StoreClock
     /// Wakes the idle loop: work announced, a slot freed, stop asked.
     let wake = WorkSignal()
+    /// When the worker was made, by this machine's wall clock (``WorkerMetrics/startedAt``).
+    let startedAt: Double
     /// Runs whose release call failed (``FleetSessionGuard``), looked at again as they end.
     let unconfirmedReleases = UnconfirmedReleases()
     /// How many queued runs a claim takes beyond the free slots, kept leased and started as slots free: a run ends
@@ -70,6 +72,7 @@ public final class StoreWorker: Sendable {
         committer = GroupCommitter(
             conninfo: store.conninfo, applicationName: store.applicationName, workerID: options.workerID, connectivity: store.connectivity)
         storeClock = StoreClock(local: options.localWallClock)
+        startedAt = options.localWallClock()
         engine = WorkflowEngine(
             catalog: FleetSessionGuard(committer: committer, unconfirmed: unconfirmedReleases).wrapping(options.engine.catalog))
         let log: WorkerLog = { [log = options.log, id = options.workerID] level, runID, message in
@@ -203,8 +206,10 @@ public final class StoreWorker: Sendable {
                 let notRenewed = seen.keys.filter { !renewed.contains($0) }
                 if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }
             } catch {
+                state.withLock { $0.summary.heartbeatFailures += 1 }
                 log(.warning, "heartbeat failed: \(error.message)")
             }
+            reportMetrics()
         }
         defer { heartbeat.stop() }
         let listener = QueueListener(conninfo: store.conninfo, applicationName: store.applicationName, channel: "matterflow_queue", signal: wake)
@@ -250,6 +255,7 @@ public final class StoreWorker: Sendable {
                 } catch {
                     // It may have claimed runs all the same: the next claim asks for them.
                     tokens.unanswered(token)
+                    state.withLock { $0.summary.claimFailures += 1 }
                     log(.warning, "claiming failed: \(error.message); trying again")
                 }
             }
@@ -275,12 +281,29 @@ public final class StoreWorker: Sendable {
         } catch {
             log(.warning, "could not mark itself stopped (\(error.message)); `matterflow workers` shows it silent once its lease has passed")
         }
+        reportMetrics()
         let written = committer.statistics
         return state.withLock { state in
             state.summary.records = written.records
             state.summary.transactions = written.batches
             return state.summary
         }
+    }
+
+    /// Gives ``WorkerOptions/metrics`` what the worker did and holds now.
+    func reportMetrics() {
+        guard let report = options.metrics else { return }
+        let written = committer.statistics
+        let metrics = state.withLock { state in
+            var summary = state.summary
+            summary.records = written.records
+            summary.transactions = written.batches
+            return WorkerMetrics(
+                workerID: options.workerID, startedAt: startedAt, summary: summary, active: state.active.count,
+                waiting: state.waiting.count, claimedAhead: state.claimedAhead.count, storeReachable: store.connectivity.isReachable,
+                stopping: state.stopping)
+        }
+        report(metrics)
     }
 
     /// How many runs the worker may start now: a slot for each run of ``WorkerOptions/concurrency`` not working

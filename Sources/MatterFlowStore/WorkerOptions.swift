@@ -42,6 +42,9 @@ public struct WorkerOptions: Sendable {
     public var remoteHub: RemoteHubIdentity?
     /// Told what the worker does, one line per event (the CLI prints them as text or JSON); nil for silence.
     public var log: (@Sendable (WorkerLogLine) -> Void)?
+    /// Given what the worker did and holds (``WorkerMetrics``) after every heartbeat and once more when it stops,
+    /// on the heartbeat's thread; nil for none. The CLI writes them to `--metrics-file`.
+    public var metrics: (@Sendable (WorkerMetrics) -> Void)?
     /// Called each time the worker found nothing to claim and starts waiting (tests).
     public var idle: (@Sendable () -> Void)?
     /// Whether the answer to the worker's n-th claim (1, 2, ...) is dropped after the store has committed it, as when
@@ -92,6 +95,10 @@ public struct WorkerSummary: Sendable, Hashable {
     public var records: Int = 0
     /// The transactions (group commits) that carried ``records``.
     public var transactions: Int = 0
+    /// Claims that failed (the store out of reach, a statement timeout); each was tried again.
+    public var claimFailures: Int = 0
+    /// Heartbeats that failed; a lease of them in a row and the worker's runs are taken over.
+    public var heartbeatFailures: Int = 0
     /// Why the worker stopped by itself, when it did: the store's schema changed under it (a `store migrate` by
     /// another MatterFlow), so it stopped claiming and handed its runs back, as on SIGTERM.
     public var schemaChanged: StoreError?

@@ -34,6 +34,9 @@ struct WorkerCommand {
             .init(
                 name: "log-format", valueName: "<format>",
                 help: "text (default): lines as `worker W: ...`, `warning: ` or `error: ` before what needs a look; json: one {\"time\", \"level\", \"worker\", \"run\", \"message\"} object per line, for a log collector."),
+            .init(
+                name: "metrics-file", valueName: "<file>",
+                help: "Write the worker's Prometheus metrics to this file after every heartbeat and when it stops, replaced atomically (for node_exporter's textfile collector)."),
         ],
         discussion: """
             Each run's journal records (intent before every hub call, outcome after) go to the store, written in
@@ -47,6 +50,12 @@ struct WorkerCommand {
             (no times: a terminal needs none, and journald or a container runtime adds its own), or with
             --log-format json one object per line with a UTC time, a level (info, warning, error: a run that needs
             attention), the worker and the run, its start and exit errors included.
+
+            --metrics-file FILE: the worker's counters since it started, labelled with its ID
+            (matterflow_worker_runs_finished_total{status}, _taken_over_total, _handed_back_total, _records_total,
+            _transactions_total, _claim_failures_total, _heartbeat_failures_total) and gauges (runs active, waiting,
+            claimed ahead; store reachable; stopping), rewritten every heartbeat (a third of --lease). Give each
+            worker its own file; `matterflow store metrics` gives the fleet's queue and workers.
 
             SIGTERM, SIGINT or SIGHUP: stop claiming, let each run in progress end or park at its next checkpoint
             (before its next hub call; at most --drain seconds, 30 by default), hand the parked runs back to the
@@ -134,6 +143,20 @@ struct WorkerCommand {
             secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
             drainSeconds: Double(drain), clock: clock, log: { printer.print($0) })
         workerOptions.remoteHub = remoteIdentity
+        if let path = arguments.value("metrics-file") {
+            // A failed write is said once until one succeeds again: the worker goes on either way.
+            let failing = Mutex(false)
+            workerOptions.metrics = { metrics in
+                do {
+                    try AtomicFile.write(metrics.prometheusText, to: path, mode: 0o644)
+                    failing.withLock { $0 = false }
+                } catch {
+                    guard failing.withLock({ state in defer { state = true }; return !state }) else { return }
+                    printer.print(
+                        WorkerLogLine(level: .warning, workerID: workerID, message: "--metrics-file: the metrics could not be written (\(error)); check that \(path)'s directory exists and is writable"))
+                }
+            }
+        }
         let worker = StoreWorker(store: store, hubs: hubs, options: workerOptions)
         signals?.hears { signo in
             printer.print(

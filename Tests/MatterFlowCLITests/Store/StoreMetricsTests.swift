@@ -117,6 +117,36 @@ import Testing
         #expect(try store.waitingRuns().isEmpty)
     }
 
+    @Test("worker --metrics-file: counters per final status (each written, 0 until one ends so), records and commits, rewritten as the worker goes and when it stops")
+    func workerMetricsFile() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for structure in ["s1", "s2"] {
+            #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", structure]).code == 0)
+        }
+        let file = directory.path + "/worker.prom"
+        let ran = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-m", "--metrics-file", file])
+        #expect(ran.code == 0, "\(ran.stderr)")
+        let lines = Set(try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init))
+        for sample in [
+            #"matterflow_worker_runs_finished_total{worker="w-m",status="succeeded"} 2"#,
+            #"matterflow_worker_runs_finished_total{worker="w-m",status="needsAttention"} 0"#,
+            #"matterflow_worker_claim_failures_total{worker="w-m"} 0"#, #"matterflow_worker_runs_active{worker="w-m"} 0"#,
+            #"matterflow_worker_store_reachable{worker="w-m"} 1"#, "# TYPE matterflow_worker_runs_finished_total counter",
+        ] {
+            #expect(lines.contains(sample), "\(sample) in \(lines.sorted())")
+        }
+        let records = try #require(lines.first { $0.hasPrefix("matterflow_worker_records_total{") }?.split(separator: " ").last.flatMap { Int($0) })
+        #expect(records > 0)
+        // A file that cannot be written is said once; the worker does its work all the same.
+        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s3"]).code == 0)
+        let unwritable = await matterflowVirtual(
+            ["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-n", "--metrics-file", directory.path + "/missing/w.prom"])
+        #expect(unwritable.code == 0 && unwritable.stderr.contains("succeeded"), "\(unwritable.stderr)")
+        #expect(unwritable.stderr.components(separatedBy: "--metrics-file: the metrics could not be written").count == 2, "\(unwritable.stderr)")
+    }
+
     @Test("metrics read a PostgreSQL store: a journal directory is a usage error; an unreachable store exits 2")
     func refusals() async throws {
         let journal = await matterflow(["store", "metrics", "--store", "/tmp"])
