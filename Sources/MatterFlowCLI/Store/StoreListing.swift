@@ -37,7 +37,18 @@ enum StoreListing {
         guard let error = error?.objectValue else { return nil }
         let message = TerminalText.escaping(error["message"]?.stringValue ?? "")
         let cause = error["cause"]?.stringValue ?? error["code"]?.stringValue ?? "?"
-        return cause + (message.isEmpty ? "" : ": " + (message.count > 100 ? message.prefix(99) + "…" : message))
+        return cause + (message.isEmpty ? "" : ": " + shortened(message, to: 100))
+    }
+
+    /// `text` cut to at most `limit` characters, `…` included, between words (at the last space of the part kept,
+    /// when one is in its last third); whole when it fits.
+    static func shortened(_ text: String, to limit: Int) -> String {
+        guard text.count > limit else { return text }
+        let kept = text.prefix(limit - 1)
+        guard let space = kept.lastIndex(of: " "), kept.distance(from: kept.startIndex, to: space) >= (limit * 2) / 3 else {
+            return kept + "…"
+        }
+        return kept[..<space] + " …"
     }
 
     /// `runs --store URL --waiting`: a line per question a run waits for.
