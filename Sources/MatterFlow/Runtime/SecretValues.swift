@@ -189,14 +189,38 @@ final class SecretValues: Sendable {
         return (texts.filter { $0 != given }, payloads.map { Int($0.passcode) })
     }
 
-    /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc as hex, in lower and
-    /// upper case (a hub or its error may quote either TLV's value alone). None for other text, which is not decoded.
+    /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc, each as hex in lower
+    /// and upper case, as colon-separated bytes (`a1:b2:...`, as some border routers print keys) and as base64 (a hub
+    /// or its error may quote either TLV's value alone, in any of these). None for other text, which is not decoded.
     static func datasetForms(of text: String) -> [String] {
         guard text.utf8.count >= 8, Hex.holdsOnlyHexCharacters(text),
             let dataset = try? OperationalDataset(hex: text)
         else { return [] }
         let secrets = [dataset.networkKey?.revealedHex, dataset.pskc?.revealedHex].compactMap { $0 }
-        return secrets.flatMap { [$0.lowercased(), $0.uppercased()] }
+        return secrets.flatMap { hex -> [String] in
+            let pairs = stride(from: 0, to: hex.count, by: 2).map { offset in
+                hex.dropFirst(offset).prefix(2)
+            }
+            let colons = pairs.joined(separator: ":")
+            let bytes = pairs.compactMap { UInt8($0, radix: 16) }
+            return [hex.lowercased(), hex.uppercased(), colons.lowercased(), colons.uppercased(), Self.base64(bytes)]
+        }
+    }
+
+    /// Bytes in standard base64, with padding.
+    static func base64(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var text = ""
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+            for position in 0..<4 {
+                text.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : "=")
+            }
+            index += 3
+        }
+        return text
     }
 
     /// The text with every secret replaced by ``RunOptions/redacted``.
