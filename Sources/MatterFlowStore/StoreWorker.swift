@@ -166,8 +166,8 @@ public final class StoreWorker: Sendable {
             if case .failure(let error) = digestKey {
                 throw StoreError(.secretsUnavailable, "the secrets directory's digest key: \(error.message)")
             }
-            if let exposure = options.secrets.flatMap({ SecretDigestKey.exposure(inDirectory: $0.directory) }) {
-                log(.warning, "\(exposure)")
+            for exposure in [options.secrets?.exposure, options.secrets.flatMap({ SecretDigestKey.exposure(inDirectory: $0.directory) })] {
+                if let exposure { log(.warning, exposure) }
             }
             try store.registerWorker(options.workerID, host: host, pid: pid, leaseSeconds: options.leaseSeconds) { [self] wait in
                 log(.warning, "a worker had this ID within its lease (one restarted, or another one running); "

@@ -91,6 +91,7 @@ struct SubmitCommand {
         let secretAnswers = Self.picked(secretAnswerNames) { answers[$0] }
         var secretsDigest: String?
         if let inbox, !secretNames.isEmpty || !secretAnswerNames.isEmpty {
+            if let exposure = inbox.exposure { err.line("warning: \(exposure)") }
             do throws(JournalError) {
                 secretsDigest = try SecretDigestKey.loadOrCreate(inDirectory: inbox.directory).digest(of: ["inputs": .object(secretInputs), "answers": .object(secretAnswers)])
             } catch {

@@ -38,7 +38,7 @@ struct FleetAnswerTests {
     static func secretsDirectories(in directory: TemporaryDirectory) throws -> (answering: String, worker: String) {
         let answering = directory.file("answering")
         let worker = directory.file("worker")
-        for path in [answering, worker] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        for path in [answering, worker] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) }
         return (answering, worker)
     }
 
@@ -156,7 +156,7 @@ struct FleetAnswerTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let workflow = try directory.write(Self.door, to: "door.json")
         let runID = "run-00000000de5e"
         #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
@@ -340,7 +340,7 @@ struct FleetAnswerTests {
         #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", asking]).code == 0)
         // The default clock with the simulated home is virtual: before, the question timed out at once on it.
         let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let worker = try ChildProcess.launch(["worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--worker-id", "p1"])
         defer { worker.kill() }
         #expect(try await Self.waitForRecord("questionAsked", of: asking, conninfo: conninfo))

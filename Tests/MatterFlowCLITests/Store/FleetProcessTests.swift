@@ -32,7 +32,7 @@ extension PostgresStoreTests {
     /// The directory of the secrets workers read (`--secrets`), made in `directory`.
     static func secretsDirectory(in directory: TemporaryDirectory, named name: String = "secrets") throws -> String {
         let secrets = directory.file(name)
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return secrets
     }
 
@@ -98,7 +98,7 @@ extension PostgresStoreTests {
         let home = try Self.slowHome(in: directory)
         let state = directory.file("state")
         let secrets = SecretInbox(directory: directory.file("secrets"))
-        try FileManager.default.createDirectory(atPath: secrets.directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: secrets.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let store = try PostgresRunStore(conninfo: conninfo)
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
         var device = try #require(try OnboardingPayload.parse(Payloads.specQR).first)

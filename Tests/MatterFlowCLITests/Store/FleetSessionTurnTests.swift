@@ -68,7 +68,7 @@ extension PostgresStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let secrets = SecretInbox(directory: directory.file("secrets"))
-        try FileManager.default.createDirectory(atPath: secrets.directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: secrets.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let store = try PostgresRunStore(conninfo: conninfo)
         let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
         var device = try #require(try OnboardingPayload.parse(Payloads.specQR).first)

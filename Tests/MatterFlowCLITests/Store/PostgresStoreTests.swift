@@ -481,7 +481,7 @@ struct PostgresStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let secrets = directory.file("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let interactive = Repository.workflow("commission-device-interactive")
         let payload = "onboardingPayload=" + Payloads.specQR
 
