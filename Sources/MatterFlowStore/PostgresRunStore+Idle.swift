@@ -8,12 +8,12 @@ extension PostgresRunStore {
     /// `takesSecrets`, queued runs with secret inputs or answers do not count (such a worker claims none), nor do the
     /// runs queued behind one of them on its structure, waiting for their turn (``sessionTurn(_:)``).
     public func isIdle(takesSecrets: Bool = true) throws(StoreError) -> Bool {
-        // Two lookups in the indexes of queued and running runs, not a count over the whole table.
+        // Lookups in the indexes of queued and running runs, a step per structure with open runs, not a count over the
+        // whole table nor a walk of the runs waiting for their structure's turn.
         let rows = try execute(
             """
-            SELECT NOT EXISTS (
-                    SELECT 1 FROM matterflow_runs queued_run WHERE status = 'queued' AND \(Self.claimable("$1"))
-                        AND \(Self.sessionTurn("queued_run")))
+            WITH RECURSIVE \(Self.openStructures)
+            SELECT NOT EXISTS (SELECT 1 FROM \(Self.turns("$1")) turn)
                AND NOT EXISTS (SELECT 1 FROM matterflow_runs WHERE status = 'running')
             """, [takesSecrets ? "t" : "f"], doing: "looking for open runs")
         return rows.rows.first?.first == "t"

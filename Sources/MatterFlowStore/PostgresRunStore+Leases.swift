@@ -108,7 +108,8 @@ extension PostgresRunStore {
     /// the time it was submitted: the order a worker starts them in. A worker without a secrets directory
     /// (`takesSecrets` false) claims no queued run with secret inputs or answers: it could not run one. A queued run
     /// whose workflow works in its structure's commissioning session waits while another such run of the structure
-    /// runs or was queued before it (``sessionTurn(_:)``).
+    /// runs or was queued before it (``sessionTurn(_:)``). What a claim reads follows the number of structures with
+    /// open runs, not how many runs wait for their structure's turn.
     ///
     /// Each claim is marked with `token`, which the caller makes new for every call. A call that threw may still
     /// have claimed runs (the reply lost after the commit): passing its token in `unanswered` on a later call
@@ -119,35 +120,7 @@ extension PostgresRunStore {
         by workerID: String, limit: Int, leaseSeconds: Double, token: String = "", unanswered: [String] = [], takesSecrets: Bool = true
     ) throws(StoreError) -> [ClaimedRun] {
         let rows = try execute(
-            """
-            WITH lost AS (
-                UPDATE matterflow_runs r SET claim_token = $4, lease_until = now() + make_interval(secs => $2::float8)
-                WHERE r.worker_id = $1 AND r.status = 'running' AND r.lease_until >= now()
-                    AND r.claim_token = ANY($5::text[])
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, coalesce(r.claim_takeover, true) AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 0 AS kind, r.submitted_at, r.workflow_hash
-            ), expired AS (
-                UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = true,
-                    lease_until = now() + make_interval(secs => $2::float8)
-                WHERE r.run_id IN (
-                    SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
-                    ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at, r.workflow_hash
-            ), queued AS (
-                UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = false,
-                    lease_until = now() + make_interval(secs => $2::float8), started_at = coalesce(r.started_at, now())
-                WHERE r.run_id IN (
-                    SELECT run_id FROM matterflow_runs queued_run WHERE status = 'queued' AND \(Self.claimable("$6"))
-                        AND \(Self.sessionTurn("queued_run"))
-                    ORDER BY submitted_at, run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
-                    FOR UPDATE SKIP LOCKED)
-                RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                    r.cancel_requested_at IS NOT NULL, r.hub_failures, 2 AS kind, r.submitted_at, r.workflow_hash
-            )
-            SELECT * FROM (SELECT * FROM lost UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM queued) AS claimed
-            ORDER BY kind, submitted_at, run_id
-            """, [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered), takesSecrets ? "t" : "f"],
+            Self.claimStatement, [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered), takesSecrets ? "t" : "f"],
             doing: "claiming runs")
         return rows.rows.map { row in Self.claimedRun(row, takeover: row[6] == "t") }
     }
@@ -158,26 +131,121 @@ extension PostgresRunStore {
         "(\(parameter)::boolean OR (secret_inputs = '{}' AND secret_answers = '{}'))"
     }
 
+    /// The statement of ``claim(by:limit:leaseSeconds:token:unanswered:takesSecrets:)``: `$1` the worker, `$2` the
+    /// lease in seconds, `$3` the limit, `$4` the claim's token, `$5` the tokens of claims that threw (a text array),
+    /// `$6` whether the worker takes runs with secrets.
+    ///
+    /// Queued runs are looked for in the queue's first rows, where a claim's runs nearly always are, each as the
+    /// queue's order has it (`early`). Only when those are all taken or wait for their structure's turn, and the
+    /// claim has slots left, does it look further (`later`): at the runs whose turn it is (``turns(_:)``), found
+    /// from each structure with open runs and from the index of queued runs leaving the session alone, never
+    /// walking the runs queued behind a structure's turn (docs/store.md, "What a claim costs"). Both take the
+    /// runs in the queue's order and skip those other workers are claiming, as one walk of the whole queue would.
+    static let claimStatement = """
+        WITH RECURSIVE lost AS (
+            UPDATE matterflow_runs r SET claim_token = $4, lease_until = now() + make_interval(secs => $2::float8)
+            WHERE r.worker_id = $1 AND r.status = 'running' AND r.lease_until >= now()
+                AND r.claim_token = ANY($5::text[])
+            RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, coalesce(r.claim_takeover, true) AS takeover, r.answers::text, r.secret_answers, r.answered_through,
+                r.cancel_requested_at IS NOT NULL, r.hub_failures, 0 AS kind, r.submitted_at, r.workflow_hash
+        ), expired AS (
+            UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = true,
+                lease_until = now() + make_interval(secs => $2::float8)
+            WHERE r.run_id IN (
+                SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
+                ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
+            RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
+                r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at, r.workflow_hash
+        ), front AS (
+            SELECT run_id, submitted_at FROM matterflow_runs WHERE status = 'queued'
+            ORDER BY submitted_at, run_id LIMIT greatest($3::integer * 2, 64)
+        ), early AS (
+            SELECT queued_run.run_id FROM matterflow_runs queued_run
+            WHERE queued_run.run_id IN (SELECT run_id FROM front) AND queued_run.status = 'queued' AND \(PostgresRunStore.claimable("$6"))
+                AND \(PostgresRunStore.sessionTurn("queued_run"))
+            ORDER BY queued_run.submitted_at, queued_run.run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
+            FOR UPDATE SKIP LOCKED
+        ), \(PostgresRunStore.openStructures), later AS (
+            SELECT queued_run.run_id FROM \(PostgresRunStore.turns("$6")) turn JOIN matterflow_runs queued_run ON queued_run.run_id = turn.run_id
+            WHERE queued_run.status = 'queued' AND (SELECT count(*) FROM front) = greatest($3::integer * 2, 64)
+                AND (turn.submitted_at, turn.run_id) > (SELECT submitted_at, run_id FROM front ORDER BY submitted_at DESC, run_id DESC LIMIT 1)
+            ORDER BY turn.submitted_at, turn.run_id
+            LIMIT greatest($3::integer - (SELECT count(*) FROM expired) - (SELECT count(*) FROM early), 0)
+            FOR UPDATE OF queued_run SKIP LOCKED
+        ), queued AS (
+            UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = false,
+                lease_until = now() + make_interval(secs => $2::float8), started_at = coalesce(r.started_at, now())
+            WHERE r.run_id IN (SELECT run_id FROM early UNION ALL SELECT run_id FROM later)
+            RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
+                r.cancel_requested_at IS NOT NULL, r.hub_failures, 2 AS kind, r.submitted_at, r.workflow_hash
+        )
+        SELECT * FROM (SELECT * FROM lost UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM queued) AS claimed
+        ORDER BY kind, submitted_at, run_id
+        """
+
     /// SQL: whether the queued run `alias` may start as far as its structure's commissioning session goes: its
-    /// workflow leaves the session alone, or no other run of the structure that works in it is running (leased,
-    /// handed back, or waiting for a takeover) or was queued before it. Such runs start one at a time per structure,
-    /// in the order they were queued: two claims at once take only the oldest, which one of them locks and the other
-    /// skips. (Runs queued by transactions that commit out of the order they began in may, in the instant between,
-    /// both start; the session's row then refuses one of them `sessionBusy`.) The look for an earlier queued run
-    /// says "queued" as the index of the structure's open runs can serve and the queue's index cannot (`IN (...)` and
-    /// `<> 'running'`): on a table it has no statistics for yet (a queue just filled), the planner otherwise walked
-    /// the queue's index once per queued run (400 queued: 29 ms per claim, 1 ms this way).
+    /// workflow leaves the session alone, or it is its structure's turn (``structureTurn(_:)``) and no other run of the
+    /// structure that works in the session is running (leased, handed back, or waiting for a takeover). Such runs
+    /// start one at a time per structure, in the order they were queued: two claims at once take only the oldest,
+    /// which one of them locks and the other skips. (Runs queued by transactions that commit out of the order they
+    /// began in may, in the instant between, both start; the session's row then refuses one of them `sessionBusy`.)
     static func sessionTurn(_ alias: String) -> String {
         """
         (\(alias).works_in_session IS FALSE OR (
-            NOT EXISTS (
-                SELECT 1 FROM matterflow_runs earlier
-                WHERE earlier.structure_id = \(alias).structure_id AND earlier.status IN ('queued', 'running') AND earlier.status <> 'running'
-                    AND earlier.works_in_session IS NOT FALSE
-                    AND (earlier.submitted_at, earlier.run_id) < (\(alias).submitted_at, \(alias).run_id))
-            AND NOT EXISTS (
-                SELECT 1 FROM matterflow_runs other
-                WHERE other.structure_id = \(alias).structure_id AND other.status = 'running' AND other.works_in_session IS NOT FALSE)))
+            \(alias).run_id = (SELECT turn.run_id FROM \(structureTurn("\(alias).structure_id")))
+            AND NOT \(sessionRunning("\(alias).structure_id"))))
+        """
+    }
+
+    /// SQL, a `FROM` item named `turn` of one row or none: the structure's first queued run (`run_id`, `submitted_at`,
+    /// `secret_inputs`, `secret_answers`) whose workflow works in the session, by the time it was queued: the one whose
+    /// turn it is once the structure has no such run running. A run with secrets is the structure's turn for every
+    /// worker, so that the runs behind it wait for a worker that can start it, also for workers without `--secrets`.
+    /// It is one probe of the index of the structure's open runs; the look says "queued" as that index can serve
+    /// (`IN (...)` and `<> 'running'`), and orders as it does, so the planner takes the index on a table it has no
+    /// statistics for yet (a queue just filled) as on one it has.
+    static func structureTurn(_ structure: String) -> String {
+        """
+        (SELECT head.run_id, head.submitted_at, head.secret_inputs, head.secret_answers FROM matterflow_runs head
+            WHERE head.structure_id = \(structure) AND head.status IN ('queued', 'running') AND head.status <> 'running'
+                AND head.works_in_session IS NOT FALSE
+            ORDER BY head.submitted_at, head.run_id LIMIT 1) AS turn
+        """
+    }
+
+    /// SQL: whether a run of the structure that works in the session is running.
+    private static func sessionRunning(_ structure: String) -> String {
+        """
+        EXISTS (
+            SELECT 1 FROM matterflow_runs other
+            WHERE other.structure_id = \(structure) AND other.status = 'running' AND other.works_in_session IS NOT FALSE)
+        """
+    }
+
+    /// SQL: the common table expression `open_structures`, the structures with queued or running runs, one row each
+    /// (and a last row of null), read from the index of the structures' open runs one structure at a time (a loose
+    /// index scan): a step per structure, however many runs each has queued. It needs `WITH RECURSIVE`.
+    static let openStructures = """
+        open_structures (structure_id) AS (
+            (SELECT structure_id FROM matterflow_runs WHERE status IN ('queued', 'running') ORDER BY structure_id LIMIT 1)
+            UNION ALL
+            SELECT (SELECT step.structure_id FROM matterflow_runs step
+                    WHERE step.status IN ('queued', 'running') AND step.structure_id > s.structure_id ORDER BY step.structure_id LIMIT 1)
+            FROM open_structures s WHERE s.structure_id IS NOT NULL)
+        """
+
+    /// SQL, a subquery of `run_id` and `submitted_at`: every queued run a worker may claim now (`parameter`, a
+    /// boolean, saying whether it takes runs with secrets), as ``claimable(_:)`` and ``sessionTurn(_:)`` say, found
+    /// without walking the runs that wait for their structure's turn: the queued runs leaving the session alone, from
+    /// their own index, and each structure's turn (``openStructures``, which must be in the statement), when no run
+    /// of the structure working in the session is running. Not ordered.
+    static func turns(_ parameter: String) -> String {
+        """
+        (SELECT run_id, submitted_at FROM matterflow_runs
+            WHERE status = 'queued' AND works_in_session IS FALSE AND \(claimable(parameter))
+        UNION ALL
+        SELECT turn.run_id, turn.submitted_at FROM open_structures s CROSS JOIN LATERAL \(structureTurn("s.structure_id"))
+            WHERE \(claimable(parameter)) AND NOT \(sessionRunning("s.structure_id")))
         """
     }
 

@@ -92,4 +92,10 @@ extension PostgresRunStore {
                 schemaVersion: row[11].flatMap { Int($0) }, matterflowVersion: row[12])
         }
     }
+
+    /// How many runs are queued (from the queue's index).
+    public func queuedRuns() throws(StoreError) -> Int {
+        let rows = try execute("SELECT count(*) FROM matterflow_runs WHERE status = 'queued'", doing: "counting the queued runs")
+        return rows.rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+    }
 }

@@ -27,6 +27,9 @@ public final class PostgresRunStore: RunStore {
     /// them; a worker's connections, its own included, carry its ID.
     public let applicationName: String?
     private let connection: Mutex<PostgresConnection?>
+    /// The `lock_timeout` every connection of the store sets when it opens (``boundLockWaits(seconds:)``); nil: the
+    /// server's.
+    private let lockTimeout = Mutex<String?>(nil)
     /// Whether the store can be reached, as this store's commands (and a worker's group commit) find it.
     public let connectivity = StoreConnectivity()
 
@@ -80,6 +83,15 @@ public final class PostgresRunStore: RunStore {
     /// `postgres` and the connection string with any password redacted, for messages.
     public var name: String { "postgres \(PostgresConnection.redacting(conninfo))" }
 
+    /// Bounds how long each later command waits for a lock another session holds on the tables it reads (`lock_timeout`,
+    /// also on connections opened again): a command that waited so long fails `storeLocked` at once, rather than
+    /// blocking as long as the lock is held. For a monitoring probe, which must answer.
+    public func boundLockWaits(seconds: Double) throws(StoreError) {
+        let timeout = "\(Int(seconds * 1000))ms"
+        lockTimeout.withLock { $0 = timeout }
+        try execute("SELECT set_config('lock_timeout', $1, false)", [timeout], doing: "bounding the store's lock waits")
+    }
+
     /// Runs one command, reconnecting (bounded) when the connection broke.
     @discardableResult
     func execute(_ sql: String, _ parameters: [String?] = [], doing what: String) throws(StoreError) -> PostgresRows {
@@ -88,7 +100,11 @@ public final class PostgresRunStore: RunStore {
         while true {
             let outcome = connection.withLock { held -> Result<PostgresRows, PostgresError> in
                 do throws(PostgresError) {
-                    if held == nil || held?.isOpen == false { held = try PostgresConnection(conninfo, applicationName: applicationName) }
+                    if held == nil || held?.isOpen == false {
+                        let opened = try PostgresConnection(conninfo, applicationName: applicationName)
+                        if let timeout = lockTimeout.withLock({ $0 }) { try opened.execute("SELECT set_config('lock_timeout', $1, false)", [timeout]) }
+                        held = opened
+                    }
                     guard let open = held else { return .failure(PostgresError(.connectionLost, "no connection")) }
                     // Commands with parameters are single statements the store repeats: prepared once per connection.
                     return .success(try parameters.isEmpty ? open.execute(sql) : open.execute(prepared: sql, parameters))

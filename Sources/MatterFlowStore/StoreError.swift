@@ -17,6 +17,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case migrationBlocked
         /// A command the store sent failed (the message has the server's SQLSTATE).
         case storeFailed
+        /// A command waited longer than its bound for a lock another session holds on the store's tables
+        /// (``PostgresRunStore/boundLockWaits(seconds:)``): `VACUUM FULL`, `CLUSTER`, `REINDEX`, `ALTER TABLE`, `LOCK`.
+        case storeLocked
         /// No run with that ID in the store.
         case runNotFound
         /// The run has a final status: it takes no answers.
@@ -75,6 +78,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         StoreError(.runNotFound, "no run \"\(runID)\" in the store; `matterflow runs --store URL` lists the runs")
     }
 
+    /// Why a command bounded by ``PostgresRunStore/boundLockWaits(seconds:)`` got no answer, and how to see who holds the lock.
+    public static let lockHeld =
+        "another session holds a lock on its tables (VACUUM FULL, CLUSTER, REINDEX, ALTER TABLE or LOCK); "
+        + "`SELECT a.pid, a.state, a.query_start, a.query, l.mode FROM pg_locks l JOIN pg_stat_activity a USING (pid) "
+        + "WHERE l.relation::regclass::text LIKE 'matterflow%' AND l.granted` on the server shows who"
+
     /// A PostgreSQL failure while doing something, as a store error.
     public static func from(_ error: PostgresError, doing what: String, code: Code = .storeFailed) -> StoreError {
         switch error.code {
@@ -84,6 +93,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedConninfo:
             return StoreError(.invalidStore, "--store: \(error.message)")
         case .commandFailed:
+            if error.sqlState == "55P03" {
+                return StoreError(.storeLocked, "\(what): the store did not answer: \(lockHeld)")
+            }
             if error.sqlState == "42P01" {
                 return StoreError(.schemaOutdated, "\(what): \(error.message); run `matterflow store migrate --store URL` first")
             }

@@ -231,6 +231,16 @@ public enum StoreMigrations {
             sql: """
                 CREATE INDEX matterflow_runs_attention ON matterflow_runs (finished_at) WHERE status = 'needsAttention';
                 """, clientsFrom: 13),
+        // The queued runs whose workflow leaves its structure's session alone, in queue order: a claim takes them
+        // from here, and each structure's turn from the structure's open runs, instead of walking every run queued
+        // behind a structure's turn (docs/store.md, "What a claim costs"). Clients of schema 13 and 14 neither read
+        // nor write it.
+        Migration(
+            version: 15, name: "an index of the queued runs that leave the session alone",
+            sql: """
+                CREATE INDEX matterflow_runs_queue_sessionless ON matterflow_runs (submitted_at, run_id)
+                    WHERE status = 'queued' AND works_in_session IS FALSE;
+                """, clientsFrom: 13),
     ]
 
     /// The newest schema version: the one this MatterFlow needs.

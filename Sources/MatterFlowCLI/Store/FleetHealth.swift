@@ -13,6 +13,17 @@ struct FleetHealth {
     let minimumRunning: Int
     /// The store's own schema version (a probe may be built for an older one).
     let storeSchema: Int
+    /// How many runs are queued.
+    var queued = 0
+    /// Why the store could not be read, when it could not: the only problem then.
+    var unanswered: String?
+
+    /// A fleet whose store did not answer within `seconds`: its tables locked by another session.
+    static func unanswered(within seconds: Double) -> FleetHealth {
+        FleetHealth(
+            workers: [], minimumRunning: 0, storeSchema: 0,
+            unanswered: "the store did not answer within \(NumberRange.format(seconds)) s: \(StoreError.lockHeld); the workers' heartbeats wait behind it, and their runs are taken over once it goes if it lasts longer than their lease")
+    }
 
     /// The workers that run.
     var running: [StoredWorker] { workers.filter { $0.state == .running } }
@@ -22,11 +33,13 @@ struct FleetHealth {
 
     /// What keeps the fleet from doing its work, one sentence each; empty when it is healthy.
     var problems: [String] {
+        if let unanswered { return [unanswered] }
         var found: [String] = []
         let count = running.count
         if count < minimumRunning {
+            let waiting = queued == 0 ? "no run is queued, runs submitted will wait" : "\(queued) queued run\(queued == 1 ? "" : "s") wait\(queued == 1 ? "s" : "")"
             found.append(
-                "\(count) worker\(count == 1 ? "" : "s") running, \(minimumRunning) wanted: queued runs wait; start workers (`matterflow worker --store URL ...`)")
+                "\(count) worker\(count == 1 ? "" : "s") running, \(minimumRunning) wanted: \(waiting); start workers (`matterflow worker --store URL ...`)")
         }
         for worker in workers {
             if let schema = worker.schemaVersion, schema != storeSchema, worker.state == .running || worker.state == .stopping {
@@ -46,16 +59,17 @@ struct FleetHealth {
     /// The one line a probe shows: `ok: ...` or the number of problems.
     var summary: String {
         let problems = problems.count
+        if unanswered != nil { return "1 problem: the store did not answer" }
         return problems == 0
             ? "ok: \(running.count) worker\(running.count == 1 ? "" : "s") running, holding \(held) run\(held == 1 ? "" : "s")"
             : "\(problems) problem\(problems == 1 ? "" : "s"): \(running.count) worker\(running.count == 1 ? "" : "s") running"
     }
 
-    /// `{"healthy", "running", "held", "problems": [...]}`.
+    /// `{"healthy", "running", "held", "problems": [...]}`; `running` and `held` null when the store did not answer.
     var jsonValue: JSONValue {
         [
-            "healthy": .bool(problems.isEmpty), "running": .int(running.count),
-            "held": .int(held), "problems": .array(problems.map(JSONValue.string)),
+            "healthy": .bool(problems.isEmpty), "running": unanswered == nil ? .int(running.count) : .null,
+            "held": unanswered == nil ? .int(held) : .null, "problems": .array(problems.map(JSONValue.string)),
         ]
     }
 }

@@ -28,7 +28,10 @@ struct WorkersCommand {
             --check prints `ok: N workers running, holding M runs`, or the number of problems and one `problem: ...`
             line each (with --json, {"healthy", "running", "held", "problems"}): fewer running workers than
             --min-workers (default 1); a running or stopping worker built for another store schema; a silent worker
-            whose runs have waited for a takeover three leases or more (no running worker takes them).
+            whose runs have waited for a takeover three leases or more (no running worker takes them); a store that
+            did not answer within 5 s because another session holds a lock on its tables (VACUUM FULL, CLUSTER,
+            REINDEX, ALTER TABLE, LOCK: the workers' heartbeats wait behind it too). Without --check, such a lock
+            is an error (storeLocked, exit 2).
 
             Exit status: 0 (with --check: healthy), 1 with --check when the fleet has a problem, 2 when the store
             cannot be read, 64 usage error.
@@ -52,22 +55,21 @@ struct WorkersCommand {
         }
         let workers: [StoredWorker]
         let storeSchema: Int
+        let queued: Int
         do {
+            try store.boundLockWaits(seconds: Self.lockWaitSeconds)
             workers = try store.workers(includingStopped: arguments.flag("all") || check)
             storeSchema = check ? try store.schemaVersion() : StoreMigrations.latest
+            queued = check ? try store.queuedRuns() : 0
         } catch {
+            if check, error.code == .storeLocked {
+                return report(FleetHealth.unanswered(within: Self.lockWaitSeconds))
+            }
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
         if check {
-            let health = FleetHealth(workers: workers, minimumRunning: minimum, storeSchema: storeSchema)
-            if arguments.flag("json") {
-                environment.standardOutput.line(JSONWriter.pretty(health.jsonValue))
-            } else {
-                environment.standardOutput.line(health.summary)
-                for problem in health.problems { environment.standardOutput.line(TerminalText.escaping("problem: \(problem)")) }
-            }
-            return health.problems.isEmpty ? ExitCode.success : ExitCode.failure
+            return report(FleetHealth(workers: workers, minimumRunning: minimum, storeSchema: storeSchema, queued: queued))
         }
         return StoreListing.show(
             workers, json: arguments.flag("json"), jsonValue: \.jsonValue,
@@ -88,6 +90,20 @@ struct WorkersCommand {
                 worker.matterflowVersion.map { "\($0)/\(worker.schemaVersion.map(String.init) ?? "?")" } ?? "-", notes.joined(separator: "; "),
             ]]
         }
+    }
+
+    /// How long the command waits for a lock another session holds on the store's tables before it says so.
+    static let lockWaitSeconds = 5.0
+
+    /// Prints the probe's answer; its exit status.
+    private func report(_ health: FleetHealth) -> Int32 {
+        if arguments.flag("json") {
+            environment.standardOutput.line(JSONWriter.pretty(health.jsonValue))
+        } else {
+            environment.standardOutput.line(health.summary)
+            for problem in health.problems { environment.standardOutput.line(TerminalText.escaping("problem: \(problem)")) }
+        }
+        return health.problems.isEmpty ? ExitCode.success : ExitCode.failure
     }
 
     /// `4 s ago`, `12 min ago`, `3 h ago`, `2 d ago`.

@@ -1,0 +1,118 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+@testable import MatterFlowStore
+import Testing
+
+/// What a claim reads when the queue's head waits for its structure's turn, and that the runs behind such a backlog
+/// are claimed by the same rules as at the queue's head.
+extension PostgresStoreTests {
+    @Test("a claim behind thousands of runs waiting for their structures' turns reads hundreds of rows and buffers, in a custom and a generic plan, not the backlog")
+    func claimCostFollowsStructures() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // 10 structures, each with a run working in the session running and 300 more queued behind it.
+        for structure in 0..<10 {
+            try TestPostgres.insertRunning([(run: "run-busy-\(structure)", structure: "busy-\(structure)", worker: "w-busy")], into: store)
+        }
+        try store.execute("UPDATE matterflow_runs SET works_in_session = true, lease_until = now() + interval '1 hour'", doing: "test setup")
+        try Self.queue(3000, structures: 10, named: "busy", store: store)
+
+        #expect(try store.claim(by: "w1", limit: 32, leaseSeconds: 60).isEmpty)
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        try connection.execute("ANALYZE matterflow_runs")
+        try connection.execute("PREPARE claim_cost AS \(PostgresRunStore.claimStatement)")
+        for mode in ["force_custom_plan", "force_generic_plan"] {
+            try connection.execute("BEGIN")
+            try connection.execute("SET LOCAL plan_cache_mode = \(mode)")
+            let explained = try connection.execute(
+                "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost('w1', '60', '32', 'token', '{}', 't')")
+            try connection.execute("ROLLBACK")
+            let text = try #require(explained.rows.first?.first ?? nil)
+            let plan = try JSONDocument.parse(text, file: "<explain>").value.arrayValue?.first?["Plan"]
+            let hits = try #require(plan?["Shared Hit Blocks"]?.intValue, "\(text)")
+            #expect(plan?["Actual Rows"]?.intValue == 0)
+            // Walking the 3,000 queued runs, each with a look at its structure's, handled 78,000 rows and read 3,750
+            // buffers (4,600-12,000 with wider rows; a sequential scan reads fewer buffers, but every row); this
+            // way, 800 rows and 440 buffers.
+            let rows = Self.rowsHandled(plan)
+            #expect(rows < 3000, "\(mode): a claim behind 3,000 waiting runs handled \(rows) rows:\n\(text)")
+            #expect(hits < 1500, "\(mode): a claim behind 3,000 waiting runs read \(hits) buffers:\n\(text)")
+        }
+    }
+
+    @Test("behind a queue head of runs waiting for their structure's turn, runs are claimed as at the head: each structure's first session run in queue order, sessionless runs, no run behind a secret one, the limit over all")
+    func claimBehindAWaitingHead() throws {
+        let store = try PostgresRunStore(conninfo: try TestPostgres.database())
+        try TestPostgres.insertRunning([(run: "run-busy", structure: "busy", worker: "w-busy")], into: store)
+        try store.execute("UPDATE matterflow_runs SET works_in_session = true, lease_until = now() + interval '1 hour'", doing: "test setup")
+        // The queue: one run leaving the session alone, then 200 runs waiting for busy's turn, then the runs to claim.
+        try Self.queueRun("run-q00", structure: "free", worksInSession: false, at: 0, store: store)
+        try Self.queue(200, structures: 1, named: "busy", from: 1, store: store)
+        let behind: [(run: String, structure: String, worksInSession: Bool?, secret: Bool)] = [
+            ("run-q01", "s1", true, false), ("run-q02", "s1", true, false), ("run-q03", "s1", false, false),
+            ("run-q04", "s2", true, false),
+            // Queued before the store knew what its workflow does: taken to work in the session.
+            ("run-q05", "s3", nil, false), ("run-q06", "s3", true, false),
+            // A run with secrets holds its structure's turn also for workers that cannot claim it.
+            ("run-q07", "sec", true, true), ("run-q08", "sec", true, false),
+            ("run-q09", "sec2", false, true),
+        ]
+        for (index, run) in behind.enumerated() {
+            try Self.queueRun(run.run, structure: run.structure, worksInSession: run.worksInSession, secret: run.secret, at: 1000 + index, store: store)
+        }
+        #expect(try store.isIdle(takesSecrets: false) == false)
+        #expect(try store.claim(by: "w-plain", limit: 3, leaseSeconds: 60, takesSecrets: false).map(\.runID) == ["run-q00", "run-q01", "run-q03"])
+        #expect(try store.claim(by: "w-plain", limit: 10, leaseSeconds: 60, takesSecrets: false).map(\.runID) == ["run-q04", "run-q05"])
+        #expect(try store.claim(by: "w-plain", limit: 10, leaseSeconds: 60, takesSecrets: false).isEmpty)
+        #expect(try store.claim(by: "w-secrets", limit: 10, leaseSeconds: 60).map(\.runID) == ["run-q07", "run-q09"])
+        #expect(try store.claim(by: "w-secrets", limit: 10, leaseSeconds: 60).isEmpty)
+        // A structure's turn passes when its session run ends.
+        try store.execute("UPDATE matterflow_runs SET status = 'succeeded' WHERE run_id IN ('run-q01', 'run-q07')", doing: "test")
+        #expect(try store.claim(by: "w-secrets", limit: 10, leaseSeconds: 60).map(\.runID) == ["run-q02", "run-q08"])
+    }
+
+    @Test("with --exit-when-idle, a worker without --secrets is idle when hundreds of runs wait behind a run with secrets on their structure, and not when a run it can claim is queued behind them")
+    func idleBehindALongSecretTurn() throws {
+        let store = try PostgresRunStore(conninfo: try TestPostgres.database())
+        try Self.queueRun("run-secret", structure: "line", worksInSession: true, secret: true, at: 0, store: store)
+        try Self.queue(200, structures: 1, named: "line", from: 1, store: store)
+        #expect(try store.isIdle(takesSecrets: false))
+        #expect(try store.claim(by: "w-plain", limit: 10, leaseSeconds: 60, takesSecrets: false).isEmpty)
+        #expect(try !store.isIdle(takesSecrets: true))
+        try Self.queueRun("run-elsewhere", structure: "other", worksInSession: true, at: 500, store: store)
+        #expect(try !store.isIdle(takesSecrets: false))
+        #expect(try store.claim(by: "w-plain", limit: 10, leaseSeconds: 60, takesSecrets: false).map(\.runID) == ["run-elsewhere"])
+    }
+
+    /// The rows a plan's nodes produced or removed with a filter, each times its loops, summed over the plan.
+    static func rowsHandled(_ node: JSONValue?) -> Int {
+        guard let node else { return 0 }
+        let rows = (node["Actual Rows"]?.intValue ?? 0) + (node["Rows Removed by Filter"]?.intValue ?? 0)
+        return rows * (node["Actual Loops"]?.intValue ?? 1) + (node["Plans"]?.arrayValue ?? []).map(rowsHandled).reduce(0, +)
+    }
+
+    /// Queues `count` runs working in the session on the structures `named-0`... (or `named` for one), in turn,
+    /// submitted `from` milliseconds after the start of 2026 on, one a millisecond.
+    static func queue(_ count: Int, structures: Int, named name: String, from start: Int = 1, store: PostgresRunStore) throws {
+        try store.execute(
+            """
+            INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, submitted_at, works_in_session)
+            SELECT 'run-' || $1 || '-' || lpad(g::text, 6, '0'), 'w', '/w.json',
+                CASE WHEN $2::integer = 1 THEN $1 ELSE $1 || '-' || (g % $2::integer) END,
+                '{"deviceName": "Lamp"}', 'queued', timestamptz '2026-01-01 00:00:00+00' + g * interval '1 ms', true
+            FROM generate_series($3::integer, $3::integer + $4::integer - 1) g
+            """, [name, String(structures), String(start), String(count)], doing: "test setup")
+    }
+
+    /// Queues one run, submitted `at` milliseconds after the start of 2026.
+    static func queueRun(_ runID: String, structure: String, worksInSession: Bool?, secret: Bool = false, at milliseconds: Int, store: PostgresRunStore) throws {
+        try store.execute(
+            """
+            INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, status, submitted_at, works_in_session)
+            VALUES ($1, 'w', '/w.json', $2, '{}', $3::text[], 'queued', timestamptz '2026-01-01 00:00:00+00' + $4::integer * interval '1 ms', $5::boolean)
+            """, [runID, structure, secret ? "{onboardingPayload}" : "{}", String(milliseconds), worksInSession.map { $0 ? "t" : "f" }],
+            doing: "test setup")
+    }
+}
