@@ -1,4 +1,8 @@
 extension PostgresRunStore {
+    /// How many days the store remembers the ID of a run `store prune` removed (`matterflow_pruned_runs`): a worker's
+    /// secrets sweep removes the files of such a run in its directory within that time.
+    public static let prunedRunDays = 30
+
     /// How many runs one prune statement removes: each is a transaction of its own, so a large prune holds its
     /// row locks briefly and a failure part-way keeps what was removed before it.
     static let pruneBatch = 500
@@ -49,6 +53,9 @@ extension PostgresRunStore {
                     RETURNING b.last_seq - b.first_seq + 1 AS n
                 ), unwatched AS (
                     DELETE FROM matterflow_watchers w WHERE w.run_id IN (SELECT run_id FROM gone)
+                ), remembered AS (
+                    INSERT INTO matterflow_pruned_runs (run_id) SELECT run_id FROM gone
+                    ON CONFLICT (run_id) DO UPDATE SET pruned_at = now()
                 )
                 SELECT g.run_id, (SELECT coalesce(sum(n), 0) FROM records) FROM gone g ORDER BY g.finished_at, g.run_id
                 """, [statuses, cutoff] + selection + [Self.textArrayLiteral(batch)], doing: "pruning runs")
@@ -57,6 +64,10 @@ extension PostgresRunStore {
             report.runIDs += goneIDs
             report.records += gone.rows.first.map { Self.integer($0[1]) } ?? 0
         }
+        // What the secrets sweep needs of a pruned run is its ID, for as long as a worker may take to sweep.
+        try execute(
+            "DELETE FROM matterflow_pruned_runs WHERE pruned_at < now() - make_interval(days => $1::integer)",
+            [String(Self.prunedRunDays)], doing: "forgetting runs pruned long ago")
         // An erasure leaves the workers' rows alone: they name hosts, not the household.
         guard !request.isSelective else { return try accounting(report, request, statuses, cutoff, selection) }
         let workers = try execute(

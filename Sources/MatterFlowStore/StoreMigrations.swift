@@ -241,6 +241,17 @@ public enum StoreMigrations {
                 CREATE INDEX matterflow_runs_queue_sessionless ON matterflow_runs (submitted_at, run_id)
                     WHERE status = 'queued' AND works_in_session IS FALSE;
                 """, clientsFrom: 13),
+        // The runs `store prune` removed, for a while: a secrets sweep removes the files of a run the store does not
+        // have only when the run is here, so a worker pointed at another (or an empty) database, or a directory two
+        // stores share, never takes files that are not this store's to take. Clients neither read nor write it.
+        Migration(
+            version: 16, name: "the runs prune removed, for the secrets sweep",
+            sql: """
+                CREATE TABLE matterflow_pruned_runs (
+                    run_id    text PRIMARY KEY,
+                    pruned_at timestamptz NOT NULL DEFAULT now()
+                );
+                """, clientsFrom: 13),
     ]
 
     /// The newest schema version: the one this MatterFlow needs.

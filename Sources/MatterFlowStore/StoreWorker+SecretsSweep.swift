@@ -9,7 +9,7 @@ extension StoreWorker {
     /// The worker that ends a run removes its files; these are the files no worker removed: of a run cancelled
     /// before any worker ran it (`matterflow cancel` without `--secrets`), of a run another machine's worker ended
     /// while this directory is a copy of the fleet's, of a run settled by a worker without this directory (its secret
-    /// inputs and answers; its `.output` is its owner's to collect), and every file of a run the store no longer has
+    /// inputs and answers; its `.output` is its owner's to collect), and every file of a run pruned from the store
     /// (`store prune` without `--secrets`) once untouched for ``SecretInbox/orphanAgeSeconds`` (a submit under way
     /// writes its files before its run is queued). A directory serves one store: files are named by run ID.
     func sweepSecrets() {
@@ -23,7 +23,7 @@ extension StoreWorker {
             }
             if !swept.orphaned.isEmpty {
                 log(.info, "removed from \(inbox.directory) the files of \(swept.orphaned.count) run\(swept.orphaned.count == 1 ? "" : "s") "
-                        + "the store does not have (pruned, or never queued), untouched for \(Int(SecretInbox.orphanAgeSeconds / 60)) minutes (\(SecretsSweep.naming(swept.orphaned)))")
+                        + "pruned from the store, untouched for \(Int(SecretInbox.orphanAgeSeconds / 60)) minutes (\(SecretsSweep.naming(swept.orphaned)))")
             }
         } catch {
             log(.warning, "could not sweep \(inbox.directory) for the secrets of ended runs: \(error.message)")

@@ -23,7 +23,7 @@ struct StorePruneCommand {
                 help: "Only the runs of this structure (erasing one household's data); with --run, these runs too."),
             .init(
                 name: "secrets", valueName: "<dir>",
-                help: "The secrets directory given to submit: the removed runs' files go too, and (PostgreSQL) those of runs the store no longer has."),
+                help: "The secrets directory given to submit: the removed runs' files go too, and (PostgreSQL) those of runs pruned before without it."),
             .init(name: "dry-run", valueName: nil, help: "Remove nothing; list the runs that would go, and those named that would stay."),
         ],
         discussion: """
@@ -107,8 +107,8 @@ struct StorePruneCommand {
         if !report.workers.isEmpty { out.line("\(would) \(workers): \(report.workers.joined(separator: ", "))") }
         if let inbox, !swept.orphaned.isEmpty {
             out.line(
-                "\(would) from \(inbox.directory) the files of \(swept.orphaned.count) run\(swept.orphaned.count == 1 ? "" : "s") the store no "
-                    + "longer has (\(SecretsSweep.naming(swept.orphaned)))")
+                "\(would) from \(inbox.directory) the files of \(swept.orphaned.count) run\(swept.orphaned.count == 1 ? "" : "s") pruned "
+                    + "before (\(SecretsSweep.naming(swept.orphaned)))")
         }
         // Once a run's row is gone, only a sweep of the secrets directory finds the files it left there.
         if inbox == nil, !report.runIDs.isEmpty, PostgresRunStore.isPostgres(location) {

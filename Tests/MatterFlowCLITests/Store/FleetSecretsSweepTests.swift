@@ -11,7 +11,7 @@ import Testing
 /// minutes; never a fresh file of a run the store does not have yet, nor a run's output.
 @Suite("Sweeping the secrets of ended runs", .serialized, .enabled(if: TestPostgres.available, "no PostgreSQL server binary (install postgresql; .ci/run does)"))
 struct FleetSecretsSweepTests {
-    @Test("a worker starting removes the secret inputs and answers of a run cancelled before it began without --secrets, and every file of a run the store no longer has; it leaves a fresh file of a run not queued yet, a run's output, digest.key and other names")
+    @Test("a worker starting removes the secret inputs and answers of a run cancelled before it began without --secrets, and every file of a run pruned from the store; it leaves a fresh file of a run not queued yet, an old one of a run this store never had (another store's), a run's output, digest.key and other names")
     func sweepAtStart() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
@@ -32,17 +32,20 @@ struct FleetSecretsSweepTests {
         #expect(try PostgresStoreTests.runFiles(in: secrets) == ["\(cancelled).answers", "\(cancelled).output", "\(cancelled).secrets", "\(unknown).secrets"])
         // A run pruned an hour ago without --secrets: every file it left goes, what a writer left half-written too.
         // A file of another name stays, however old.
+        // A run of another store sharing the directory (or this worker pointed at another database): as old, it stays.
         let pruned = "run-0000000e0008"
+        let foreign = "run-0000000e0007"
         let hourAgo = Date(timeIntervalSinceNow: -3_600)
-        for name in ["\(pruned).secrets", "\(pruned).output", "\(pruned).shown", "\(pruned).answers.partial", "notes.txt"] {
+        for name in ["\(pruned).secrets", "\(pruned).output", "\(pruned).shown", "\(pruned).answers.partial", "notes.txt", "\(foreign).secrets"] {
             try Data("{}".utf8).write(to: URL(fileURLWithPath: secrets + "/" + name))
             try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: secrets + "/" + name)
         }
 
         let store = try PostgresRunStore(conninfo: conninfo)
+        try store.execute("INSERT INTO matterflow_pruned_runs (run_id) VALUES ($1)", [pruned], doing: "test: as store prune leaves it")
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", secrets: SecretInbox(directory: secrets)))
         #expect(try await worker.summary.finished.isEmpty)
-        #expect(try PostgresStoreTests.runFiles(in: secrets) == ["notes.txt", "\(cancelled).output", "\(unknown).secrets"])
+        #expect(try PostgresStoreTests.runFiles(in: secrets) == ["notes.txt", "\(cancelled).output", "\(foreign).secrets", "\(unknown).secrets"])
         #expect(FileManager.default.fileExists(atPath: secrets + "/" + SecretDigestKey.fileName))
         #expect(
             worker.lines.contains(
@@ -50,7 +53,7 @@ struct FleetSecretsSweepTests {
             "\(worker.lines)")
         #expect(
             worker.lines.contains(
-                "worker w1: removed from \(secrets) the files of 1 run the store does not have (pruned, or never queued), untouched for 10 minutes (\(pruned))"),
+                "worker w1: removed from \(secrets) the files of 1 run pruned from the store, untouched for 10 minutes (\(pruned))"),
             "\(worker.lines)")
         #expect(!worker.lines.joined().contains("MT:"))
     }
