@@ -281,6 +281,8 @@ public final class StoreWorker: Sendable {
         } catch {
             log(.warning, "could not mark itself stopped (\(error.message)); `matterflow workers` shows it silent once its lease has passed")
         }
+        // The last report is the last word: no heartbeat's report may follow it.
+        heartbeat.stop()
         reportMetrics()
         let written = committer.statistics
         return state.withLock { state in

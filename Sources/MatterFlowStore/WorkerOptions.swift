@@ -42,8 +42,9 @@ public struct WorkerOptions: Sendable {
     public var remoteHub: RemoteHubIdentity?
     /// Told what the worker does, one line per event (the CLI prints them as text or JSON); nil for silence.
     public var log: (@Sendable (WorkerLogLine) -> Void)?
-    /// Given what the worker did and holds (``WorkerMetrics``) after every heartbeat and once more when it stops,
-    /// on the heartbeat's thread; nil for none. The CLI writes them to `--metrics-file`.
+    /// Given what the worker did and holds (``WorkerMetrics``) after every heartbeat, on the heartbeat's thread (keep
+    /// it quick: the leases wait for it), and a last time when it stops, after the heartbeats have; nil for none. The
+    /// CLI hands them to a writer of `--metrics-file`.
     public var metrics: (@Sendable (WorkerMetrics) -> Void)?
     /// Called each time the worker found nothing to claim and starts waiting (tests).
     public var idle: (@Sendable () -> Void)?

@@ -143,20 +143,10 @@ struct WorkerCommand {
             secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
             drainSeconds: Double(drain), clock: clock, log: { printer.print($0) })
         workerOptions.remoteHub = remoteIdentity
-        if let path = arguments.value("metrics-file") {
-            // A failed write is said once until one succeeds again: the worker goes on either way.
-            let failing = Mutex(false)
-            workerOptions.metrics = { metrics in
-                do {
-                    try AtomicFile.write(metrics.prometheusText, to: path, mode: 0o644)
-                    failing.withLock { $0 = false }
-                } catch {
-                    guard failing.withLock({ state in defer { state = true }; return !state }) else { return }
-                    printer.print(
-                        WorkerLogLine(level: .warning, workerID: workerID, message: "--metrics-file: the metrics could not be written (\(error)); check that \(path)'s directory exists and is writable"))
-                }
-            }
+        let metricsFile = arguments.value("metrics-file").map { path in
+            MetricsFileWriter(path: path) { message in printer.print(WorkerLogLine(level: .warning, workerID: workerID, message: message)) }
         }
+        if let metricsFile { workerOptions.metrics = { metricsFile.write($0) } }
         let worker = StoreWorker(store: store, hubs: hubs, options: workerOptions)
         signals?.hears { signo in
             printer.print(
@@ -169,6 +159,8 @@ struct WorkerCommand {
             worker.hurry()
         }
         let summary: WorkerSummary
+        // The file holds the worker's last word before it exits.
+        defer { metricsFile?.finish() }
         do {
             summary = try await worker.run(host: host, pid: pid)
         } catch {

@@ -238,7 +238,11 @@ struct FleetAnswerTests {
             #expect(await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID]).code == 0)
         }
         let store = try PostgresRunStore(conninfo: conninfo, applicationName: WorkerCommand.applicationName("w1"))
-        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", concurrency: 1, maxWaiting: 1))
+        // What the worker reports after each heartbeat (every second with a 3 s lease), and when it stops.
+        let (reports, reported) = AsyncStream.makeStream(of: WorkerMetrics.self)
+        var options = WorkerOptions(workerID: "w1", concurrency: 1, maxWaiting: 1, leaseSeconds: 3)
+        options.metrics = { reported.yield($0) }
+        let worker = TestWorker(store: store, options: options)
         // Two runs wait for their room at once on one slot; the third is left queued, as one more waiting run than
         // the slot would pass --max-waiting.
         #expect(try await Self.waitForRecord("questionAsked", of: runs[0], conninfo: conninfo))
@@ -270,6 +274,13 @@ struct FleetAnswerTests {
         #expect(metrics.waitingForAnswer == 2 && metrics.queued == 1 && metrics.running == 2, "\(metrics)")
         #expect(metrics.oldestQuestionAge >= 0 && metrics.oldestQuestionAge < 600, "\(metrics)")
         #expect(metrics.prometheusText.contains("\nmatterflow_runs_waiting_for_answer 2\n"))
+        // The worker's own report, from a heartbeat: two runs in its hands, both waiting, none ended yet.
+        var iterator = reports.makeAsyncIterator()
+        var beat: WorkerMetrics?
+        while let report = await iterator.next() {
+            if report.waiting == 2 { beat = report; break }
+        }
+        #expect(beat?.active == 2 && beat?.summary.finished.isEmpty == true && beat?.storeReachable == true, "\(String(describing: beat))")
         // Answering one lets the third in; all end.
         for runID in runs {
             let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall", "--answer", "confirm=no"])
@@ -278,6 +289,11 @@ struct FleetAnswerTests {
         let summary = try await worker.finish(after: runs, conninfo: conninfo)
         #expect(summary.finished == ["succeeded": 3], "\(worker.lines)")
         #expect(try store.waitingRuns().isEmpty)
+        // The last report is the worker's last word: after every heartbeat's, with nothing left in its hands.
+        reported.finish()
+        var last: WorkerMetrics?
+        while let report = await iterator.next() { last = report }
+        #expect(last?.active == 0 && last?.summary.finished == ["succeeded": 3] && (last?.summary.records ?? 0) > 0, "\(String(describing: last))")
         // The third run started only once an answer had been given: before, its slot was held by waiting runs.
         let order = try store.execute(
             """

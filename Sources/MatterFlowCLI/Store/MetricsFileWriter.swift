@@ -1,0 +1,38 @@
+import Dispatch
+import MatterFlowSimulator
+import MatterFlowStore
+import Synchronization
+
+/// Writes a worker's metrics to `--metrics-file` off the heartbeat's thread: each report is queued, in order, on a
+/// queue of its own, so a slow disk delays the file, never a lease; each write replaces the file atomically.
+final class MetricsFileWriter: Sendable {
+    private let path: String
+    private let queue = DispatchQueue(label: "matterflow.metrics-file")
+    /// Whether the last write failed: a failure is said once, until a write succeeds again.
+    private let failing = Mutex(false)
+    private let warn: @Sendable (String) -> Void
+
+    /// A writer of `path`; `warn` is told when the file cannot be written.
+    init(path: String, warn: @escaping @Sendable (String) -> Void) {
+        self.path = path
+        self.warn = warn
+    }
+
+    /// Queues `metrics` to be written after the reports before it.
+    func write(_ metrics: WorkerMetrics) {
+        queue.async { [self] in
+            do {
+                try AtomicFile.write(metrics.prometheusText, to: path, mode: 0o644)
+                failing.withLock { $0 = false }
+            } catch {
+                guard failing.withLock({ state in defer { state = true }; return !state }) else { return }
+                warn("--metrics-file: the metrics could not be written (\(error)); check that \(path)'s directory exists and is writable")
+            }
+        }
+    }
+
+    /// Waits until every report queued has been written.
+    func finish() {
+        queue.sync {}
+    }
+}
