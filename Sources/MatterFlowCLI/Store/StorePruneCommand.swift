@@ -74,10 +74,12 @@ struct StorePruneCommand {
                 message: "Missing expected option '--older-than <age>' (90d, 12h, 30m, 45s; 0s for every ended run), or --run/--structure naming the runs to remove",
                 command: Self.spec.name)
         }
-        let age = try ageText.map { text throws(UsageError) in try AgeOption.seconds(text, option: "older-than", command: Self.spec.name) } ?? 0
+        let age = try ageText.map { text throws(UsageError) in try AgeOption.seconds(text, option: "older-than", command: Self.spec.name) }
         let statuses = try Self.statuses(arguments.all("status"))
+        // Without an age, runs named go whenever they ended: no cutoff, so no clock of this machine's is compared
+        // with the store's.
         let request = PruneRequest(
-            statuses: statuses, endedBefore: environment.now() - age, dryRun: arguments.flag("dry-run"), runIDs: runIDs,
+            statuses: statuses, endedBefore: age.map { environment.now() - $0 } ?? .infinity, dryRun: arguments.flag("dry-run"), runIDs: runIDs,
             structureIDs: structureIDs)
         guard SecretsDirectoryOption.isValid(arguments, use: .removes, err: environment.standardError) else { return ExitCode.invalidInput }
         let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))
