@@ -475,10 +475,14 @@ public final class PostgresConnection: Sendable {
     /// The conninfo without its passwords (``ConninfoRedaction``), for messages.
     static func redacting(_ conninfo: String) -> String { ConninfoRedaction.redacting(conninfo) }
 
-    /// A `--store` value as a message may quote it: a journal directory as it is, and anything written as a URI of
-    /// any scheme (a mistyped `postgress://user:secret@host`) without its password.
+    /// A `--store` value as a message may quote it: a journal directory as it is, anything written as a URI of any
+    /// scheme (a mistyped `postgress://user:secret@host`) without its password, and anything else with a `user:secret@`
+    /// part (`postgres:/user:secret@host`, `postgresql:user:secret@host`) without what stands between its last `:`
+    /// and its last `@`.
     public static func shownLocation(_ location: String) -> String {
-        ConninfoRedaction.looksLikeURI(location) ? ConninfoRedaction.redacting(location) : location
+        if ConninfoRedaction.looksLikeURI(location) { return ConninfoRedaction.redacting(location) }
+        guard let at = location.lastIndex(of: "@"), let colon = location[..<at].lastIndex(of: ":") else { return location }
+        return String(location[...colon]) + ConninfoRedaction.placeholder + String(location[at...])
     }
 }
 

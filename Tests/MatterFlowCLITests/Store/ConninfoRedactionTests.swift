@@ -69,6 +69,7 @@ struct ConninfoRedactionTests {
         for uri in [
             "postgress://admin:WrongPassw0rdXYZ@127.0.0.1:55439/mf", " postgres://admin:WrongPassw0rdXYZ@h/mf",
             "POSTGRES://admin:WrongPassw0rdXYZ@h/mf", "Postgresql://admin:WrongPassw0rdXYZ@h/mf", "pgsql://admin:WrongPassw0rdXYZ@h/mf",
+            "postgres:/admin:WrongPassw0rdXYZ@h/mf", "postgresql:admin:WrongPassw0rdXYZ@h",
         ] {
             #expect(PostgresConnection.shownLocation(uri).contains("admin:<redacted>@"), "\(uri)")
             for arguments in [["runs", "--store", uri], ["worker", "--store", uri], ["workers", "--store", uri], ["store", "migrate", "--store", uri]] {
