@@ -167,8 +167,12 @@ public final class PostgresConnection: Sendable {
             throw PostgresError(.malformedConninfo, problem)
         }
         // The defaults first, then the conninfo expanded in the place of `dbname`: what it sets wins.
-        let defaults = (Self.namesService(conninfo) ? [] : Self.applicableDefaults).map { setting -> (keyword: String, value: String) in
+        var defaults = (Self.namesService(conninfo) ? [] : Self.applicableDefaults).map { setting -> (keyword: String, value: String) in
             setting.keyword == "fallback_application_name" ? (setting.keyword, applicationName ?? setting.value) : setting
+        }
+        // A service file may name the connection; the name given is the fallback all the same.
+        if let applicationName, !defaults.contains(where: { $0.keyword == "fallback_application_name" }) {
+            defaults.append(("fallback_application_name", applicationName))
         }
         let keywords = defaults.map(\.keyword) + ["dbname"]
         let values = defaults.map(\.value) + [conninfo]

@@ -4,7 +4,7 @@ import MatterFlowJSON
 /// it holds.
 public struct StoredWorker: Sendable, Hashable {
     /// Where the worker is in its life, as the store sees it.
-    public enum State: String, Sendable, Hashable {
+    public enum State: String, Sendable, Hashable, CaseIterable {
         /// It heartbeats, and claims runs.
         case running
         /// It heartbeats, and is draining (SIGTERM or SIGINT): it claims nothing more.

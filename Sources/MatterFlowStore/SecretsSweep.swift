@@ -58,6 +58,13 @@ extension PostgresRunStore {
         return statuses
     }
 
+    /// Of `runIDs`, those the store has with a final status (not queued, not running); a run the store does not have
+    /// is not among them.
+    @available(*, deprecated, message: "sweepSecrets(_:now:endedRuns:dryRun:) sweeps a secrets directory whole")
+    public func endedRuns(among runIDs: [String]) throws(StoreError) -> Set<String> {
+        Set(try statuses(of: runIDs).filter { !StoredRun.isOpen($0.value) }.keys)
+    }
+
     /// Those of `runIDs` that `store prune` removed within ``prunedRunDays`` days.
     func prunedRuns(among runIDs: [String]) throws(StoreError) -> Set<String> {
         Set(try rows(of: runIDs, "SELECT run_id FROM matterflow_pruned_runs WHERE run_id = ANY($1::text[])").compactMap { $0[0] })

@@ -53,10 +53,9 @@ public struct StoreMetrics: Sendable, Hashable {
         text.gauge(
             "matterflow_question_oldest_age_seconds", "How long the longest-waiting unanswered question has waited (0: none).",
             oldestQuestionAge)
-        let states: [StoredWorker.State] = [.running, .stopping, .stopped, .silent]
         text.family(
             "matterflow_workers", "Workers registered in the store by state (stopped and silent ones stay until store prune).",
-            states.map { state in ([("state", state.rawValue)], Double(workers.count { $0.state == state })) })
+            StoredWorker.State.allCases.map { state in ([("state", state.rawValue)], Double(workers.count { $0.state == state })) })
         let listed = workers.filter { $0.state != .stopped }
         text.family(
             "matterflow_worker_runs_held", "Runs each worker that has not stopped holds under a current lease.",
@@ -84,7 +83,8 @@ public struct StoreMetrics: Sendable, Hashable {
 }
 
 extension PostgresRunStore {
-    /// The store's metrics now, read in three statements (the counts, the workers, the runs waiting for answers).
+    /// The store's metrics now, read in four statements (the counts, the open runs and the records of those that asked
+    /// a question, the workers).
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func metrics() throws(StoreError) -> StoreMetrics {
         let rows = try execute(

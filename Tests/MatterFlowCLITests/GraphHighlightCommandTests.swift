@@ -14,7 +14,7 @@ import Testing
 
     @Test("a pairing code given as the path by mistake is named, never quoted back")
     func aPairingCodeIsNotQuoted() async {
-        for code in [Payloads.specQR, "3497-011-2332"] {
+        for code in [Payloads.specQR, "3497-011-2332", "3497-011-2333", "mt:Y.K9042C00KA0648G00"] {
             let run = await matterflow("graph", Repository.workflow("commission-device"), "--highlight-path", code)
             #expect(run.code == 2)
             #expect(run.stderr.contains("error[highlightMismatch]: (a pairing code, not shown) is not a state"), "\(run.stderr)")

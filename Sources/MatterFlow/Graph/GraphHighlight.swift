@@ -182,9 +182,10 @@ extension StateGraph {
                 throw highlight.mismatch(
                     "the file is neither a `--trace jsonl` file nor a list of states of workflow \"\(name)\" (\(unknown.count) of its \(highlight.states.count) entries are no state; what it holds is not shown); \(remedy)")
             }
-            // A pairing code given where states were meant is a secret: named, never quoted.
+            // A pairing code given where states were meant is a secret, also one digit off: named, never quoted.
             let shown = unknown.prefix(5).map { entry in
-                entry.hasPrefix("MT:") || OnboardingPayloadFacts.facts(of: entry) != nil ? "(a pairing code, not shown)" : "\"\(entry)\""
+                entry.uppercased().hasPrefix("MT:") || entry.count(where: \.isNumber) >= 8 || OnboardingPayloadFacts.facts(of: entry) != nil
+                    ? "(a pairing code, not shown)" : "\"\(entry)\""
             }.joined(separator: ", ") + (unknown.count > 5 ? " and \(unknown.count - 5) more" : "")
             throw highlight.mismatch(
                 "\(shown) \(unknown.count == 1 ? "is not a state" : "are not states") of workflow \"\(name)\"\(SpellingSuggestion.hint(for: first, among: nodes.map(\.id))); \(remedy)")

@@ -32,7 +32,7 @@ struct StoreMetricsCommand {
             queue's age, and on silent workers; docs/store.md, "Monitoring", has example rules.
 
             Run it from cron or a systemd timer with --output into node_exporter's textfile directory, or from an
-            exporter that runs commands. Each scrape makes three short read-only statements.
+            exporter that runs commands. Each scrape makes four short read-only statements.
 
             Exit status: 0, 2 when the store cannot be read or the file cannot be written, 64 usage error.
             """)
