@@ -33,29 +33,26 @@ public struct WorkerMetrics: Sendable, Hashable {
             (Self.finalStatuses + summary.finished.keys.filter { !Self.finalStatuses.contains($0) }.sorted()).map { status in
                 (worker + [("status", status)], Double(summary.finished[status] ?? 0))
             }, type: "counter")
-        text.family(
-            "matterflow_worker_runs_taken_over_total", "Runs of dead workers this worker settled or started afresh.",
-            [(worker, Double(summary.takenOver))], type: "counter")
-        text.family(
-            "matterflow_worker_runs_handed_back_total", "Runs this worker handed back to the fleet (shutdown, or runs it could not run).",
-            [(worker, Double(summary.handedBack))], type: "counter")
-        text.family(
-            "matterflow_worker_records_total", "Journal records this worker wrote to the store.", [(worker, Double(summary.records))], type: "counter")
-        text.family(
-            "matterflow_worker_transactions_total", "Group commits that carried this worker's records.",
-            [(worker, Double(summary.transactions))], type: "counter")
-        text.family(
-            "matterflow_worker_claim_failures_total", "Claims that failed (the store unreachable, a statement timeout); each is tried again.",
-            [(worker, Double(summary.claimFailures))], type: "counter")
-        text.family(
-            "matterflow_worker_heartbeat_failures_total", "Heartbeats that failed; leases run out after a lease of them.",
-            [(worker, Double(summary.heartbeatFailures))], type: "counter")
-        text.family("matterflow_worker_runs_active", "Runs this worker runs now, waiting ones included.", [(worker, Double(active))])
-        text.family("matterflow_worker_runs_waiting", "Runs waiting for an answer, a delay or a hub event.", [(worker, Double(waiting))])
-        text.family("matterflow_worker_runs_claimed_ahead", "Runs claimed and not started yet.", [(worker, Double(claimedAhead))])
-        text.family("matterflow_worker_store_reachable", "1 when the worker's last command reached the store.", [(worker, storeReachable ? 1 : 0)])
-        text.family("matterflow_worker_stopping", "1 while the worker drains and claims nothing more.", [(worker, stopping ? 1 : 0)])
-        text.family("matterflow_worker_start_time_seconds", "When the worker started, in seconds since the Unix epoch.", [(worker, startedAt)])
+        let counters: [(name: String, help: String, value: Int)] = [
+            ("runs_taken_over", "Runs of dead workers this worker settled or started afresh.", summary.takenOver),
+            ("runs_handed_back", "Runs this worker handed back to the fleet (shutdown, or runs it could not run).", summary.handedBack),
+            ("records", "Journal records this worker wrote to the store.", summary.records),
+            ("transactions", "Group commits that carried this worker's records.", summary.transactions),
+            ("claim_failures", "Claims that failed (the store unreachable, a statement timeout); each is tried again.", summary.claimFailures),
+            ("heartbeat_failures", "Heartbeats that failed; leases run out after a lease of them.", summary.heartbeatFailures),
+        ]
+        for counter in counters {
+            text.family("matterflow_worker_\(counter.name)_total", counter.help, [(worker, Double(counter.value))], type: "counter")
+        }
+        let gauges: [(name: String, help: String, value: Double)] = [
+            ("runs_active", "Runs this worker runs now, waiting ones included.", Double(active)),
+            ("runs_waiting", "Runs waiting for an answer, a delay or a hub event.", Double(waiting)),
+            ("runs_claimed_ahead", "Runs claimed and not started yet.", Double(claimedAhead)),
+            ("store_reachable", "1 when the worker's last command reached the store.", storeReachable ? 1 : 0),
+            ("stopping", "1 while the worker drains and claims nothing more.", stopping ? 1 : 0),
+            ("start_time_seconds", "When the worker started, in seconds since the Unix epoch.", startedAt),
+        ]
+        for gauge in gauges { text.family("matterflow_worker_\(gauge.name)", gauge.help, [(worker, gauge.value)]) }
         return text.text
     }
 }
