@@ -99,7 +99,7 @@ fresh() {
     db="${server/dbname=postgres/dbname=$name}"
     "$bin" store migrate --store "$db" >/dev/null
     secrets="$work/secrets-$1"
-    mkdir -p "$secrets"
+    mkdir -p -m 700 "$secrets"
     for i in $(seq 1 "$runs"); do printf '{"onboardingPayload":"%s"}' "$payload" >"$secrets/bench-$i.secrets"; done
     psql "$db" -qtAc "INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, secret_inputs, status)
         SELECT 'bench-' || i, 'commission-device', '$workflow', 'home-' || i,
@@ -176,7 +176,7 @@ db="${server/dbname=postgres/dbname=bench_takeover}"
 "$bin" store migrate --store "$db" >/dev/null
 sed 's/"commissionDevice": *[0-9.]*/"commissionDevice": 30/' Examples/default-home.json >"$work/slow-home.json"
 grep -q '"commissionDevice": 30' "$work/slow-home.json" || { echo "fleet-bench: could not slow down commissionDevice" >&2; exit 1; }
-mkdir -p "$work/secrets-t"
+mkdir -p -m 700 "$work/secrets-t"
 run="$("$bin" submit "$workflow" --store "$db" --secrets "$work/secrets-t" --structure home-t \
     --input onboardingPayload="$payload" --input deviceName=Lamp)"
 "$bin" worker --store "$db" --secrets "$work/secrets-t" --home "$work/slow-home.json" --state "$work/homes" --clock real --lease 2 2>/dev/null &
