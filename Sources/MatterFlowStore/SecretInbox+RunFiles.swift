@@ -60,15 +60,16 @@ extension SecretInbox {
     /// `cutoff` (seconds since the Unix epoch). The times are read again holding the directory's lock, which
     /// `submit` holds while it writes (or touches) a run's file before it queues the run: a run submitted meanwhile
     /// keeps its files.
-    /// - Returns: Whether the files went; false when one is newer, or the lock cannot be had.
+    /// - Returns: Whether the files went; false when one is newer, one could not be removed, or the lock cannot be had.
     func removeUntouched(runID: String, since cutoff: Double) -> Bool {
         let files = Kind.allCases.compactMap { path(of: runID, $0) }
         let paths = files + files.map(Self.temporary(of:))
         do throws(StoreError) {
             return try locked { () throws(StoreError) -> Bool in
                 guard paths.allSatisfy({ (Self.lastModified($0) ?? -.infinity) < cutoff }) else { return false }
-                for path in paths { _ = unlink(path) }
-                return true
+                var removedAll = true
+                for path in paths where unlink(path) != 0 && errno != ENOENT { removedAll = false }
+                return removedAll
             }
         } catch {
             return false

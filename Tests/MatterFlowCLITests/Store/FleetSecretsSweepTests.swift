@@ -58,6 +58,31 @@ struct FleetSecretsSweepTests {
         #expect(!worker.lines.joined().contains("MT:"))
     }
 
+    @Test("a pruned run's old file that a submit sent again has just touched stays: the run is being queued again")
+    func aResubmittedFileStays() throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try PostgresStoreTests.secretsDirectory(in: directory)
+        let inbox = SecretInbox(directory: secrets)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let runID = "run-0000000e0011"
+        let values: JSONObject = ["onboardingPayload": .string(Payloads.specQR)]
+        #expect(try inbox.create(values, runID: runID))
+        let file = secrets + "/\(runID).secrets"
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: file)
+        try store.execute("INSERT INTO matterflow_pruned_runs (run_id) VALUES ($1)", [runID], doing: "test: pruned before, its ID used again")
+        // The submit sent again finds its own values and touches the file; the sweep then leaves it.
+        #expect(try inbox.create(values, runID: runID) == false)
+        let now = Date().timeIntervalSince1970
+        #expect(try store.sweepSecrets(inbox, now: now).orphaned.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: file))
+        // Untouched again for an hour: it goes.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: file)
+        #expect(try store.sweepSecrets(inbox, now: now).orphaned == [runID])
+        #expect(!FileManager.default.fileExists(atPath: file))
+    }
+
     @Test("the secrets of open runs stay: one running on another worker, and one queued behind it for its structure's session")
     func openRunsKeepTheirSecrets() async throws {
         let conninfo = try TestPostgres.database()
