@@ -112,14 +112,9 @@ public struct SecretDigestKey: Sendable, Hashable, CustomStringConvertible, Cust
     /// secrets, as if they had no key; whoever can write it can make new runs' digests with a key of their own.
     public static func exposure(inDirectory directory: String) -> String? {
         let path = directory + "/" + fileName
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let mode = info.st_mode & 0o777
-        guard mode & 0o077 != 0 else { return nil }
-        let octal = String(mode, radix: 8)
-        return "the secret digest key \(path) can be read or written by others than its owner (mode "
-            + "\(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)); whoever reads it and the journals can "
-            + "search their digests for the secrets: chmod 600 \(path)"
+        guard let open = OpenPermissions.of(path, directory: false) else { return nil }
+        return "the secret digest key \(path) can be read or written by others than its owner (mode \(open.octal)); "
+            + "whoever reads it and the journals can search their digests for the secrets: chmod 600 \(path)"
     }
 
     /// A keyed digest of secret values (64 hex digits), to tell whether two sets of them are the same without keeping

@@ -53,14 +53,9 @@ public struct SecretInbox: Sendable {
     /// when it does not exist. Its files are the owner's alone (mode 0600), but whoever may list it sees which runs
     /// have secrets, and whoever may write it can remove them or put files of their own there.
     public var exposure: String? {
-        var info = stat()
-        guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
-        let mode = info.st_mode & 0o777
-        guard mode & 0o077 != 0 else { return nil }
-        let octal = String(mode, radix: 8)
-        return "the secrets directory \(directory) is open to others than its owner (mode "
-            + "\(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)): they can see which runs have secrets"
-            + (mode & 0o022 != 0 ? ", and remove or plant files in it" : "") + "; chmod 700 \(directory)"
+        guard let open = OpenPermissions.of(directory, directory: true) else { return nil }
+        return "the secrets directory \(directory) is open to others than its owner (mode \(open.octal)): they can see "
+            + "which runs have secrets" + (open.othersMayWrite ? ", and remove or plant files in it" : "") + "; chmod 700 \(directory)"
     }
 
     /// The file of a run's `kind`; nil for a run ID that cannot name a file (``RunIDRule``), which has none.

@@ -1,3 +1,4 @@
+import Foundation
 import MatterPayload
 import MatterFlowJSON
 import Synchronization
@@ -196,31 +197,12 @@ final class SecretValues: Sendable {
         guard text.utf8.count >= 8, Hex.holdsOnlyHexCharacters(text),
             let dataset = try? OperationalDataset(hex: text)
         else { return [] }
-        let secrets = [dataset.networkKey?.revealedHex, dataset.pskc?.revealedHex].compactMap { $0 }
-        return secrets.flatMap { hex -> [String] in
-            let pairs = stride(from: 0, to: hex.count, by: 2).map { offset in
-                hex.dropFirst(offset).prefix(2)
-            }
-            let colons = pairs.joined(separator: ":")
-            let bytes = pairs.compactMap { UInt8($0, radix: 16) }
-            return [hex.lowercased(), hex.uppercased(), colons.lowercased(), colons.uppercased(), Self.base64(bytes)]
+        let secrets = [dataset.networkKey?.revealedBytes, dataset.pskc?.revealedBytes].compactMap { $0 }
+        return secrets.flatMap { bytes -> [String] in
+            let hex = Hex.encode(bytes)
+            let colons = bytes.map { Hex.encode([$0]) }.joined(separator: ":")
+            return [hex, hex.uppercased(), colons, colons.uppercased(), Data(bytes).base64EncodedString()]
         }
-    }
-
-    /// Bytes in standard base64, with padding.
-    static func base64(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        var text = ""
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
-            for position in 0..<4 {
-                text.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : "=")
-            }
-            index += 3
-        }
-        return text
     }
 
     /// The text with every secret replaced by ``RunOptions/redacted``.

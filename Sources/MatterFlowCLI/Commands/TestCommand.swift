@@ -150,13 +150,9 @@ struct TestCommand {
     /// report); false, after saying why on stderr, when it could not be written.
     private func writeJUnit(_ report: @autoclosure () -> JUnitReport) -> Bool {
         guard let path = arguments.value("junit") else { return true }
-        do {
-            try AtomicFile.write(report().xml, to: path, mode: 0o644)
-            return true
-        } catch {
-            environment.standardError.line("error: the JUnit report could not be written (\(error)); check that \(path)'s directory exists and is writable")
-            return false
-        }
+        guard let problem = ReportFile.write(report().xml, to: path, what: "JUnit report") else { return true }
+        environment.standardError.line("error: \(problem)")
+        return false
     }
 
     /// A path relative to the current directory when it is inside it.

@@ -1,5 +1,4 @@
 import Dispatch
-import MatterFlowSimulator
 import MatterFlowStore
 import Synchronization
 
@@ -21,13 +20,12 @@ final class MetricsFileWriter: Sendable {
     /// Queues `metrics` to be written after the reports before it.
     func write(_ metrics: WorkerMetrics) {
         queue.async { [self] in
-            do {
-                try AtomicFile.write(metrics.prometheusText, to: path, mode: 0o644)
+            guard let problem = ReportFile.write(metrics.prometheusText, to: path, what: "metrics") else {
                 failing.withLock { $0 = false }
-            } catch {
-                guard failing.withLock({ state in defer { state = true }; return !state }) else { return }
-                warn("--metrics-file: the metrics could not be written (\(error)); check that \(path)'s directory exists and is writable")
+                return
             }
+            guard failing.withLock({ state in defer { state = true }; return !state }) else { return }
+            warn("--metrics-file: \(problem)")
         }
     }
 

@@ -1,4 +1,3 @@
-import MatterFlowSimulator
 import MatterFlowStore
 
 /// `matterflow store metrics --store URL`: the fleet's store as Prometheus metrics, for a monitoring system.
@@ -56,12 +55,8 @@ struct StoreMetricsCommand {
             environment.standardOutput.write(metrics.prometheusText)
             return ExitCode.success
         }
-        do {
-            try AtomicFile.write(metrics.prometheusText, to: path, mode: 0o644)
-            return ExitCode.success
-        } catch {
-            environment.standardError.line("error: the metrics could not be written (\(error)); check that \(path)'s directory exists and is writable")
-            return ExitCode.invalidInput
-        }
+        guard let problem = ReportFile.write(metrics.prometheusText, to: path, what: "metrics") else { return ExitCode.success }
+        environment.standardError.line("error: \(problem)")
+        return ExitCode.invalidInput
     }
 }

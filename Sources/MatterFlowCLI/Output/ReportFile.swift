@@ -1,0 +1,16 @@
+import MatterFlowSimulator
+
+/// A report a command writes to a file named on its command line (`test --junit`, `store metrics --output`,
+/// `worker --metrics-file`): replaced whole (a reader never sees half of it), readable by others (a CI system or a
+/// collector running as another user).
+enum ReportFile {
+    /// Writes `text` to `path`; nil when it was written, else why not and what to check, for a message about `what`.
+    static func write(_ text: String, to path: String, what: String) -> String? {
+        do {
+            try AtomicFile.write(text, to: path, mode: 0o644)
+            return nil
+        } catch {
+            return "the \(what) could not be written (\(error)); check that \(path)'s directory exists and is writable"
+        }
+    }
+}
