@@ -22,16 +22,23 @@ struct SignalTests {
 
     static let cases = [Case(name: "SIGINT", number: SIGINT), Case(name: "SIGTERM", number: SIGTERM), Case(name: "SIGHUP", number: SIGHUP)]
 
-    @Test("a signal while commissioning releases the session, journals the run cancelled and exits 128 + signal", arguments: cases)
-    func signalWhileCommissioning(_ signal: Case) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let home = try directory.write(TestHomes.slowCommissioning(), to: "slow-home.json")
+    /// `matterflow run commission-device` started in a child process on the home `homeJSON`, with a state
+    /// directory and a journal in `directory`, tracing JSON lines on the real clock.
+    static func commissioning(homeJSON: String, in directory: TemporaryDirectory) throws -> (child: ChildProcess, state: String, journal: String) {
+        let home = try directory.write(homeJSON, to: "home.json")
         let state = directory.file("state")
         let journal = directory.file("journal")
         let child = try ChildProcess.launch(
             ["run", Repository.workflow("commission-device"), "--home", home, "--state", state, "--journal", journal,
              "--trace", "jsonl", "--clock", "real"] + commissionInputs())
+        return (child, state, journal)
+    }
+
+    @Test("a signal while commissioning releases the session, journals the run cancelled and exits 128 + signal", arguments: cases)
+    func signalWhileCommissioning(_ signal: Case) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (child, state, journal) = try Self.commissioning(homeJSON: TestHomes.slowCommissioning(), in: directory)
         defer { child.kill() }
 
         let commissioning = await child.signalWhileCommissioning(signal.number, state: state)
@@ -65,13 +72,9 @@ struct SignalTests {
     func secondSignalIsAnswered() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let home = try directory.write(
-            TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30, "cancelCommissioning": 30 } }"#), to: "slow.json")
-        let state = directory.file("state")
-        let journal = directory.file("journal")
-        let child = try ChildProcess.launch(
-            ["run", Repository.workflow("commission-device"), "--home", home, "--state", state, "--journal", journal,
-             "--trace", "jsonl", "--clock", "real"] + commissionInputs())
+        let (child, state, journal) = try Self.commissioning(
+            homeJSON: TestHomes.json(extra: #""simulation": { "latencySeconds": { "commissionDevice": 30, "cancelCommissioning": 30 } }"#),
+            in: directory)
         defer { child.kill() }
         let first = await child.signalWhileCommissioning(SIGINT, state: state)
         try #require(first.signalled, "commissionDevice never started: \(child.stderr.text)")
