@@ -16,7 +16,10 @@ extension PostgresRunStore {
     /// nothing more.
     public func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport {
         let statuses = Self.textArrayLiteral(request.statuses.intersection(PruneRequest.allowedStatuses).sorted())
-        let cutoff = String(request.endedBefore)
+        // An age is measured by the server's clock, the one that wrote the runs' end times and the workers'
+        // heartbeats; it is worked out once, so every batch of the prune goes by the same cutoff.
+        let serverCutoff = try request.olderThan.map { age throws(StoreError) in try serverTime(secondsBefore: age) }
+        let cutoff = String(serverCutoff ?? request.endedBefore)
         let selection = [Self.textArrayLiteral(request.runIDs.sorted()), Self.textArrayLiteral(request.structureIDs.sorted())]
         // A dry run counts each run's records here; a prune counts those its deletes return.
         let records = request.dryRun
@@ -30,15 +33,18 @@ extension PostgresRunStore {
             ORDER BY r.finished_at, r.run_id
             """, [statuses, cutoff] + selection, doing: "listing the runs to prune")
         if request.dryRun {
-            let report = PruneReport(
+            var report = PruneReport(
                 runIDs: listed.rows.compactMap { $0[0] }, records: listed.rows.reduce(0) { $0 + Self.integer($1[1]) })
+            report.cutoff = serverCutoff
             guard !request.isSelective else { return try accounting(report, request, statuses, cutoff, selection) }
             let workers = try execute(
                 "SELECT w.worker_id FROM matterflow_workers w WHERE \(Self.gone) ORDER BY w.heartbeat_at, w.worker_id", [cutoff],
                 doing: "listing the workers to prune")
-            return PruneReport(runIDs: report.runIDs, records: report.records, workers: workers.rows.compactMap { $0[0] })
+            report.workers = workers.rows.compactMap { $0[0] }
+            return report
         }
         var report = PruneReport(runIDs: [], records: 0)
+        report.cutoff = serverCutoff
         let runIDs = listed.rows.compactMap { $0[0] }
         for start in stride(from: 0, to: runIDs.count, by: Self.pruneBatch) {
             let batch = Array(runIDs[start..<min(start + Self.pruneBatch, runIDs.count)])
@@ -77,6 +83,16 @@ extension PostgresRunStore {
             """, [cutoff], doing: "pruning workers")
         report.workers = workers.rows.compactMap { $0[0] }
         return report
+    }
+
+    /// The time `age` seconds before the server's `now()`, in seconds since the Unix epoch.
+    private func serverTime(secondsBefore age: Double) throws(StoreError) -> Double {
+        let result = try execute(
+            "SELECT (extract(epoch FROM now()) - $1::float8)::float8", [String(age)], doing: "reading the server's clock")
+        guard let text = result.rows.first?[0], let cutoff = Double(text) else {
+            throw StoreError(.storeUnavailable, "the server's clock could not be read (SELECT now() gave no time): prune again")
+        }
+        return cutoff
     }
 
     /// `report` with the runs `request` names that stay: those the store still has (for a dry run, those it would

@@ -15,8 +15,13 @@ public struct PruneRequest: Sendable, Hashable {
 
     /// Statuses of the runs to remove, each one of ``allowedStatuses``.
     public var statuses: Set<String>
-    /// Runs that ended at or after this time (seconds since the Unix epoch, this machine's clock) stay.
+    /// Runs that ended at or after this time (seconds since the Unix epoch, this machine's clock) stay; with
+    /// ``olderThan`` set, a store on another machine goes by that instead.
     public var endedBefore: Double
+    /// When set, runs that ended within this many seconds of the store's own clock stay: PostgreSQL works the cutoff
+    /// out from its `now()`, so a client whose clock is off neither removes runs too young nor keeps runs too old (the
+    /// runs' end times are the server's). A journal directory is on this machine and goes by ``endedBefore``.
+    public var olderThan: Double?
     /// Remove nothing; report what would be removed.
     public var dryRun: Bool
     /// Only these runs, and the runs of ``structureIDs``; both empty: every run. A request that names any reports
@@ -29,11 +34,12 @@ public struct PruneRequest: Sendable, Hashable {
     /// before `endedBefore`, in seconds since the Unix epoch, of every run or only of `runIDs` and the runs of
     /// `structureIDs`; a dry run removes nothing.
     public init(
-        statuses: Set<String> = Self.defaultStatuses, endedBefore: Double, dryRun: Bool = false, runIDs: Set<String> = [],
-        structureIDs: Set<String> = []
+        statuses: Set<String> = Self.defaultStatuses, endedBefore: Double, olderThan: Double? = nil, dryRun: Bool = false,
+        runIDs: Set<String> = [], structureIDs: Set<String> = []
     ) {
         self.statuses = statuses
         self.endedBefore = endedBefore
+        self.olderThan = olderThan
         self.dryRun = dryRun
         self.runIDs = runIDs
         self.structureIDs = structureIDs
@@ -61,6 +67,9 @@ public struct PruneReport: Sendable, Hashable {
     public var kept: [KeptRun]
     /// The run IDs the request named that the store does not have (removed before, or mistyped), sorted.
     public var notFound: [String]
+    /// The cutoff the store applied when it worked it out itself from ``PruneRequest/olderThan`` (PostgreSQL's
+    /// clock), in seconds since the Unix epoch; nil when it went by ``PruneRequest/endedBefore``.
+    public var cutoff: Double?
 
     /// A report of the runs removed, their records in all, the workers removed, and the runs named that stay or
     /// were not found (none by default).

@@ -28,8 +28,9 @@ struct StorePruneCommand {
         ],
         discussion: """
             A store keeps every run and its records until they are removed: about 17 KB per commission-device run.
-            Prune removes the runs that ended (by the time of their final status, this machine's clock) before AGE
-            ago, oldest first: in PostgreSQL their rows, record batches, answers and watchers, in transactions of 500
+            Prune removes the runs that ended (by the time of their final status) before AGE ago, oldest first, AGE
+            measured by the store's clock (PostgreSQL's now(), whatever this machine's says; a journal directory's,
+            this machine's): in PostgreSQL their rows, record batches, answers and watchers, in transactions of 500
             runs; in a journal directory their journal files, each under its lock. It prints how many runs and
             records went; --dry-run lists each run that would go, and removes nothing.
 
@@ -79,8 +80,8 @@ struct StorePruneCommand {
         // Without an age, runs named go whenever they ended: no cutoff, so no clock of this machine's is compared
         // with the store's.
         let request = PruneRequest(
-            statuses: statuses, endedBefore: age.map { environment.now() - $0 } ?? .infinity, dryRun: arguments.flag("dry-run"), runIDs: runIDs,
-            structureIDs: structureIDs)
+            statuses: statuses, endedBefore: age.map { environment.now() - $0 } ?? .infinity, olderThan: age,
+            dryRun: arguments.flag("dry-run"), runIDs: runIDs, structureIDs: structureIDs)
         guard SecretsDirectoryOption.isValid(arguments, use: .removes, err: environment.standardError) else { return ExitCode.invalidInput }
         let inbox = arguments.value("secrets").map(SecretInbox.init(directory:))
         let report: PruneReport
@@ -101,7 +102,9 @@ struct StorePruneCommand {
         }
         let out = environment.standardOutput
         let err = environment.standardError
-        let summary = "\(report.runIDs.count) run\(report.runIDs.count == 1 ? "" : "s") (\(report.records) records)\(Self.scope(of: request, age: ageText))"
+        let summary =
+            "\(report.runIDs.count) run\(report.runIDs.count == 1 ? "" : "s") (\(report.records) records)"
+            + Self.scope(of: request, cutoff: ageText == nil ? nil : report.cutoff ?? request.endedBefore)
         let workers = "\(report.workers.count) worker\(report.workers.count == 1 ? "" : "s") gone since before then (stopped, or silent for longer than their lease) and holding no run"
         let would = request.dryRun ? "would remove" : "removed"
         if request.dryRun { for runID in report.runIDs { out.line(runID) } }
@@ -127,12 +130,13 @@ struct StorePruneCommand {
         return report.kept.isEmpty ? ExitCode.success : ExitCode.failure
     }
 
-    /// What the summary says of the runs a request takes: of which runs and structures, and ended before when.
-    private static func scope(of request: PruneRequest, age: String?) -> String {
+    /// What the summary says of the runs a request takes: of which runs and structures, and ended before when (the
+    /// store's cutoff).
+    private static func scope(of request: PruneRequest, cutoff: Double?) -> String {
         var named = request.structureIDs.sorted().map { "structure \($0)" } + request.runIDs.sorted().map { "run \($0)" }
         if named.count > 1 { named = [named.dropLast().joined(separator: ", ") + " and " + (named.last ?? "")] }
         let of = named.first.map { " of \($0)" } ?? ""
-        let before = age == nil ? "" : " that ended before \(RunsCommand.timestamp(request.endedBefore)) UTC"
+        let before = cutoff.map { " that ended before \(RunsCommand.timestamp($0)) UTC" } ?? ""
         return of + before
     }
 
