@@ -496,7 +496,9 @@ public final class GroupCommitter: @unchecked Sendable {
                 // skipped, sessions taken again by the same run kept, releases repeated harmlessly: writing it
                 // again is safe. (A final status whose commit's answer was lost is found recorded the second time,
                 // by the claim count it carries: ``RunConclusion/claims``.)
-                if !error.isTransient {
+                // A batch the server cancelled (a statement_timeout) waited on a lock, as the statement itself is
+                // short: it is tried again within the same bound, so its runs' records are not lost to it.
+                if !error.isTransient && !error.isCancelled {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }
                 if error.isOutage { connectivity.failed(error.message, doing: "writing journal records") }

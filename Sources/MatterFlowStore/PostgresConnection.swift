@@ -46,9 +46,12 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Whether the server refused the command because of a unique constraint.
     public var isUniqueViolation: Bool { sqlState == "23505" }
 
-    /// Whether trying the command again may succeed: the connection broke, the server is shutting down or
-    /// restarting (SQLSTATE class 08 and 57), or the transaction lost a deadlock or serialization conflict
-    /// (40001, 40P01) and was rolled back whole.
+    /// Whether trying the command again may succeed: the connection broke (SQLSTATE class 08), the server is
+    /// shutting down, restarting or closed an idle session (57P01, 57P02, 57P03, 57P05), or the transaction lost a
+    /// deadlock or serialization conflict (40001, 40P01) and was rolled back whole.
+    ///
+    /// A statement the server cancelled (57014: a `statement_timeout`, or `pg_cancel_backend`) is not: sent again it
+    /// would run as long and be cancelled again, each time for the whole timeout (``isCancelled``).
     public var isTransient: Bool {
         switch code {
         case .connectionFailed, .connectionLost: return true
@@ -57,9 +60,13 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
             // A failure without an SQLSTATE comes from libpq itself, not the server: the connection went away
             // while the command was under way.
             guard let sqlState else { return true }
-            return sqlState.hasPrefix("08") || sqlState.hasPrefix("57") || sqlState == "40001" || sqlState == "40P01"
+            return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "57P05", "40001", "40P01"].contains(sqlState)
         }
     }
+
+    /// Whether the server cancelled the statement (SQLSTATE 57014): it ran longer than a `statement_timeout` set for
+    /// the role, the database or the server, or someone called `pg_cancel_backend` on it.
+    public var isCancelled: Bool { code == .commandFailed && sqlState == "57014" }
 
     /// Whether the server could not be reached or went away (not a statement the server refused for a moment, such
     /// as a serialization failure or a deadlock, which ``isTransient`` retries too): what an operator calls an outage.

@@ -479,12 +479,40 @@ extension PostgresStoreTests {
         for state in ["08006", "57P01", "57P03", nil] {
             #expect(PostgresError(.commandFailed, sqlState: state, "x").isOutage, "\(String(describing: state))")
         }
-        for state in ["40001", "40P01", "57014"] {
+        for state in ["40001", "40P01"] {
             let error = PostgresError(.commandFailed, sqlState: state, "x")
             #expect(error.isTransient && !error.isOutage, "\(state)")
         }
+        // A statement cancelled by a statement_timeout would run as long again; a dropped database stays dropped.
+        for state in ["57014", "23505"] {
+            let error = PostgresError(.commandFailed, sqlState: state, "x")
+            #expect(!error.isTransient && !error.isOutage, "\(state)")
+        }
+        #expect(!PostgresError(.commandFailed, sqlState: "57P04", "x").isTransient)
+        #expect(PostgresError(.commandFailed, sqlState: "57014", "x").isCancelled)
         #expect(PostgresError(.connectionLost, "x").isOutage)
-        #expect(!PostgresError(.commandFailed, sqlState: "23505", "x").isOutage)
+    }
+
+    @Test("a statement the server cancels for its statement_timeout is sent once, not again until the retry bound, and the error says what to change")
+    func statementTimeoutNotRetried() throws {
+        let conninfo = try TestPostgres.database()
+        let setup = try PostgresRunStore(conninfo: conninfo)
+        let database = try #require(setup.execute("SELECT current_database()", doing: "test").rows.first?[0])
+        try setup.execute("CREATE SEQUENCE attempts", doing: "test setup")
+        try setup.execute("ALTER DATABASE \"\(database)\" SET statement_timeout = '100ms'", doing: "test setup")
+        // A new connection takes the database's setting.
+        let store = try PostgresRunStore(conninfo: conninfo)
+        do {
+            try store.execute("SELECT nextval('attempts'), pg_sleep($1::float8)", ["5"], doing: "reading slowly")
+            Issue.record("the statement outlived its statement_timeout")
+        } catch {
+            #expect(error.code == .storeFailed, "\(error)")
+            #expect(error.message.hasPrefix("reading slowly: the server cancelled the statement ("), "\(error.message)")
+            #expect(error.message.contains("ALTER ROLE name SET statement_timeout = 0"), "\(error.message)")
+        }
+        try setup.execute("ALTER DATABASE \"\(database)\" RESET statement_timeout", doing: "test cleanup")
+        let attempts = try setup.execute("SELECT last_value FROM attempts", doing: "test")
+        #expect(attempts.rows == [["1"]], "each attempt takes a number, and the sequence is not rolled back")
     }
 
     /// Whether `condition` holds within 30 s, looked at every 50 ms (on a thread of its own: the store's calls block).
