@@ -20,6 +20,7 @@ struct LibPQ: Sendable {
     typealias Options = UnsafeMutablePointer<PQconninfoOption>?
 
     let connectdbParams: @convention(c) (_ keywords: Texts, _ values: Texts, _ expandDBName: Int32) -> OpaquePointer?
+    let pingParams: @convention(c) (_ keywords: Texts, _ values: Texts, _ expandDBName: Int32) -> PGPing
     let status: @convention(c) (OpaquePointer?) -> ConnStatusType
     let finish: @convention(c) (OpaquePointer?) -> Void
     let errorMessage: @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?
@@ -96,6 +97,7 @@ struct LibPQ: Sendable {
             return unsafeBitCast(address, to: Function.self)
         }
         connectdbParams = try function("PQconnectdbParams")
+        pingParams = try function("PQpingParams")
         status = try function("PQstatus")
         finish = try function("PQfinish")
         errorMessage = try function("PQerrorMessage")

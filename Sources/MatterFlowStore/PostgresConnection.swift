@@ -64,6 +64,13 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 
+    /// SQLSTATE 57P03: the server is running but accepts no connection yet (starting up, shutting down, recovering).
+    public static let cannotConnectNow = "57P03"
+
+    /// Whether the server is running but refused the connection for the moment: it is starting up, shutting down
+    /// or recovering from a crash (``cannotConnectNow``).
+    public var isServerNotReady: Bool { code == .connectionFailed && sqlState == Self.cannotConnectNow }
+
     /// Whether the server cancelled the statement (SQLSTATE 57014): it ran longer than a `statement_timeout` set for
     /// the role, the database or the server, or someone called `pg_cancel_backend` on it.
     public var isCancelled: Bool { code == .commandFailed && sqlState == "57014" }
@@ -183,6 +190,7 @@ public final class PostgresConnection: Sendable {
         }
         let keywords = defaults.map(\.keyword) + ["dbname"]
         let values = defaults.map(\.value) + [conninfo]
+        let started = ContinuousClock.now
         let connected = Self.withCStrings(keywords) { keywordPointers in
             Self.withCStrings(values) { valuePointers in
                 pq.connectdbParams(keywordPointers + [nil], valuePointers + [nil], 1)
@@ -201,7 +209,17 @@ public final class PostgresConnection: Sendable {
             if reason.hasPrefix("invalid ") {
                 throw PostgresError(.malformedConninfo, "a setting PostgreSQL's client cannot take: \(reason)")
             }
-            throw PostgresError(.connectionFailed, "cannot connect to \(target): \(reason)")
+            // A server starting up, shutting down or recovering from a crash refuses connections for a moment:
+            // PQping tells it from one that refused them for good (a password, a database that does not exist), in
+            // whatever language the server speaks, and the failure carries the SQLSTATE the server sent then. Only a
+            // refusal that came at once is asked about: a host that did not answer would keep the ping waiting as long.
+            let answered = ContinuousClock.now - started < .seconds(2)
+            let ping = !answered ? PQPING_NO_RESPONSE : Self.withCStrings(keywords) { keywordPointers in
+                Self.withCStrings(values) { valuePointers in pq.pingParams(keywordPointers + [nil], valuePointers + [nil], 1) }
+            }
+            throw PostgresError(
+                .connectionFailed, sqlState: ping == PQPING_REJECT ? PostgresError.cannotConnectNow : nil,
+                "cannot connect to \(target): \(reason)")
         }
         _ = pq.setNoticeReceiver(pointer, { _, _ in }, nil)
         handle = Mutex(Handle(pointer: pointer))

@@ -42,12 +42,7 @@ public final class PostgresRunStore: RunStore {
     public init(conninfo: String, requireSchema: Bool = true, asClient: Bool = false, applicationName: String? = nil) throws(StoreError) {
         self.conninfo = conninfo
         self.applicationName = applicationName
-        let opened: PostgresConnection
-        do {
-            opened = try PostgresConnection(conninfo, applicationName: applicationName)
-        } catch {
-            throw StoreError.from(error, doing: "connecting to the store")
-        }
+        let opened = try Self.connect(conninfo, applicationName: applicationName, waitingForStartup: Self.startupWait)
         connection = Mutex(opened)
         if requireSchema {
             let version = try StoreMigrator(connection: opened).version()
@@ -90,6 +85,32 @@ public final class PostgresRunStore: RunStore {
         let timeout = "\(Int(seconds * 1000))ms"
         lockTimeout.withLock { $0 = timeout }
         try execute("SELECT set_config('lock_timeout', $1, false)", [timeout], doing: "bounding the store's lock waits")
+    }
+
+    /// How long opening a store waits for a server that is starting up, shutting down or recovering (it refuses
+    /// connections with SQLSTATE 57P03 meanwhile): a command run just as the server restarts waits for it.
+    public static let startupWait: Duration = .seconds(30)
+
+    /// A connection to the server, tried again for up to `wait` while the server is running but not ready
+    /// (``PostgresError/isServerNotReady``), every 100 ms growing to 1 s; any other failure is thrown at once.
+    static func connect(_ conninfo: String, applicationName: String?, waitingForStartup wait: Duration) throws(StoreError) -> PostgresConnection {
+        let deadline = ContinuousClock.now + wait
+        var delay: Duration = .milliseconds(100)
+        while true {
+            do {
+                return try PostgresConnection(conninfo, applicationName: applicationName)
+            } catch where error.isServerNotReady && ContinuousClock.now < deadline {
+                pause(min(delay, deadline - ContinuousClock.now))
+                delay = min(delay * 2, .seconds(1))
+            } catch {
+                var failure = StoreError.from(error, doing: "connecting to the store")
+                if error.isServerNotReady {
+                    failure.message += " (the server refused connections for \(Int(wait.components.seconds)) s: it is starting up, shutting "
+                        + "down or recovering; its log says which)"
+                }
+                throw failure
+            }
+        }
     }
 
     /// Runs one command, reconnecting (bounded) when the connection broke.

@@ -1,0 +1,47 @@
+@testable import MatterFlowCLI
+@testable import MatterFlowStore
+import Testing
+
+/// Opening a store while its server starts up, shuts down or recovers: the command waits for it, bounded, and a
+/// server that refuses for good is not waited for.
+extension PostgresStoreTests {
+    @Test("a command run while the server is starting up waits for it: `runs` succeeds once the server accepts connections")
+    func waitsForStartingServer() async throws {
+        let conninfo = try TestPostgres.database()
+        let server = try StartingServer(rejecting: 2, forwardingTo: conninfo)
+        defer { server.stop() }
+        let listed = await matterflow(["runs", "--store", server.conninfo(conninfo)])
+        #expect(listed.code == 0, "\(listed.stderr)")
+        #expect(listed.stderr == "no runs in the store\n", "\(listed.stderr)")
+        // Two refused (each connection followed by a ping that was refused too), then one passed through.
+        #expect(server.connections >= 3, "\(server.connections)")
+    }
+
+    @Test("a server that stays in start-up is waited for only within the bound, and the error says the server refused connections meanwhile")
+    func startupWaitIsBounded() throws {
+        let conninfo = try TestPostgres.database()
+        let server = try StartingServer(rejecting: Int.max, forwardingTo: conninfo)
+        defer { server.stop() }
+        do {
+            _ = try PostgresRunStore.connect(server.conninfo(conninfo), applicationName: nil, waitingForStartup: .milliseconds(300))
+            Issue.record("connected to a server that refuses every connection")
+        } catch {
+            #expect(error.code == .storeUnavailable, "\(error)")
+            #expect(error.message.contains("the database system is starting up"), "\(error.message)")
+            #expect(error.message.hasSuffix("(the server refused connections for 0 s: it is starting up, shutting down or recovering; its log says which)"), "\(error.message)")
+        }
+        #expect(server.connections >= 4, "tried again within the bound: \(server.connections)")
+    }
+
+    @Test("a connection the server refuses for good (a database that does not exist) is not waited for")
+    func refusalIsNotWaitedFor() throws {
+        let conninfo = try TestPostgres.database()
+        let missing = conninfo.split(separator: " ").filter { !$0.hasPrefix("dbname=") }.joined(separator: " ") + " dbname=mf_no_such_database"
+        do {
+            _ = try PostgresConnection(missing)
+            Issue.record("connected to a database that does not exist")
+        } catch {
+            #expect(!error.isServerNotReady && error.sqlState == nil, "\(error)")
+        }
+    }
+}
