@@ -16,7 +16,8 @@ struct RunsCommand {
             .init(name: "waiting", valueName: nil, help: "With --store: only the runs that wait for answers, a line per question."),
             .init(name: "status", valueName: "<status>", repeatable: true, help: "Only runs with this status (repeatable)."),
             .init(name: "since", valueName: "<time>", help: "Only runs started since: a time back from now (2h, 30m, 7d) or an ISO-8601 timestamp."),
-            .init(name: "limit", valueName: "<n>", help: "Only the newest n runs of those listed (1...1000000)."),
+            .init(name: "limit", valueName: "<n>", help: "Only the newest n runs of those listed (1...1000000; default 100)."),
+            .init(name: "all", valueName: nil, help: "Every run listed, however many (instead of the newest 100)."),
         ],
         discussion: """
             Status: running (a live process holds the journal), succeeded, failed, cancelled, interrupted (the
@@ -26,7 +27,9 @@ struct RunsCommand {
             run that ended with an error shows its cause and message in NOTES.
 
             --status, --since and --limit combine: the newest --limit runs of those with a --status that started
-            since --since (a queued run counts from when it was submitted), listed oldest first.
+            since --since (a queued run counts from when it was submitted), listed oldest first. Without --limit,
+            the newest 100 are listed, and a note on stderr says when more match; --all lists every one (a store
+            keeps every run until `matterflow store prune` removes it).
 
             --waiting lists the questions runs wait for (answer them with `matterflow answer RUN --store URL
             --answer NAME=VALUE`): run, workflow, structure, question, when it was asked (UTC), prompt. A queued run
@@ -45,15 +48,19 @@ struct RunsCommand {
             try AgeOption.moment(text, option: "since", command: Self.spec.name, now: environment.now())
         }
         filter.limit = try arguments.wholeNumber("limit", range: 1...1_000_000, command: Self.spec.name)
+        if filter.limit != nil && arguments.flag("all") {
+            throw UsageError(message: "--limit and --all contradict each other: --all lists every run; drop one of them", command: Self.spec.name)
+        }
+        let listing = RunListing(filter: filter, every: arguments.flag("all"))
         if let store = try StoreOption.readingEither(arguments, command: Self.spec.name) {
             if arguments.flag("waiting") {
-                if let narrowing = ["status", "since", "limit"].first(where: { arguments.value($0) != nil }) {
+                if let narrowing = ["status", "since", "limit"].first(where: { arguments.value($0) != nil }) ?? (arguments.flag("all") ? "all" : nil) {
                     throw UsageError(message: "--\(narrowing) narrows the runs listed, not the questions --waiting lists; drop one of them", command: Self.spec.name)
                 }
                 return StoreListing.waiting(store, json: arguments.flag("json"), environment: environment)
             }
             try Self.checkStatuses(statuses, known: ["queued", "running", "succeeded", "failed", "cancelled", "needsAttention"])
-            return StoreListing.runs(store, filter: filter, json: arguments.flag("json"), environment: environment)
+            return StoreListing.runs(store, listing: listing, json: arguments.flag("json"), environment: environment)
         }
         if arguments.flag("waiting") {
             throw UsageError(message: "--waiting reads a run store: pass --store URL (or --store DIR for a journal directory)", command: Self.spec.name)
@@ -67,13 +74,14 @@ struct RunsCommand {
         do {
             let all = try RunJournal(existingDirectory: directory).runs()
             total = all.count
-            runs = filter.apply(to: all, status: \.status.rawValue, startedAt: \.startedAt)
+            runs = listing.filter.apply(to: all, status: \.status.rawValue, startedAt: \.startedAt)
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
         }
+        defer { listing.noteCut(runs.count, environment: environment) }
         return StoreListing.show(
-            runs, json: arguments.flag("json"), jsonValue: \.jsonValue,
+            listing.shown(runs), json: arguments.flag("json"), jsonValue: \.jsonValue,
             empty: total == 0 ? "no runs in \(directory)" : "no runs in \(directory) match (\(total) run\(total == 1 ? "" : "s") in all)",
             header: ["RUN", "WORKFLOW", "STATUS", "STARTED (UTC)", "RECORDS", "NOTES"], environment: environment
         ) { run in

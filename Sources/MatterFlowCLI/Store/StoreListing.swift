@@ -5,10 +5,14 @@ import MatterFlowStore
 
 /// `runs --store URL` and `history RUN --store URL`: the same listings as with --journal, from any run store.
 enum StoreListing {
-    static func runs(_ location: String, filter: RunFilter = RunFilter(), json: Bool, environment: ToolEnvironment) -> Int32 {
-        guard let runs = reading(location, environment, { store throws(StoreError) in try store.runs(filter) }) else { return ExitCode.invalidInput }
+    static func runs(_ location: String, listing: RunListing, json: Bool, environment: ToolEnvironment) -> Int32 {
+        guard let runs = reading(location, environment, { store throws(StoreError) in try store.runs(listing.filter) }) else {
+            return ExitCode.invalidInput
+        }
+        defer { listing.noteCut(runs.count, environment: environment) }
         return show(
-            runs, json: json, jsonValue: \.jsonValue, empty: filter == RunFilter() ? "no runs in the store" : "no runs in the store match",
+            listing.shown(runs), json: json, jsonValue: \.jsonValue,
+            empty: listing.asked == RunFilter() ? "no runs in the store" : "no runs in the store match",
             header: ["RUN", "WORKFLOW", "STRUCTURE", "STATUS", "WORKER", "STARTED (UTC)", "RECORDS", "NOTES"],
             environment: environment
         ) { run in

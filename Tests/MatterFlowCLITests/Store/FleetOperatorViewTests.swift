@@ -285,6 +285,43 @@ import Testing
         #expect(future.code == 0 && future.stdout.isEmpty)
     }
 
+    @Test("runs lists the newest 100 unless told otherwise, and says when more match; --all lists every one; --limit and --all together are a usage error")
+    func defaultLimit() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try store.execute(
+            """
+            INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, submitted_at)
+            SELECT 'run-' || lpad(i::text, 12, '0'), 'w', '/w.json', 'home-' || i, '{}', 'queued', now() - make_interval(secs => 1000 - i)
+            FROM generate_series(1, 103) AS i
+            """, doing: "test setup")
+        func runIDs(_ stdout: String) -> [String] {
+            (try? JSONDocument.parse(stdout, file: "<out>").value.arrayValue)?.compactMap { $0["runID"]?.stringValue } ?? []
+        }
+        let note = "note: the newest 100 runs are listed, and more match: --limit N lists the newest N, --all every one (--status and --since narrow them)\n"
+
+        let plain = await matterflow(["runs", "--store", conninfo])
+        #expect(plain.code == 0 && plain.stderr == note, "\(plain.stderr)")
+        let lines = plain.stdout.split(separator: "\n")
+        #expect(lines.count == 101, "a header and 100 runs: \(lines.count)")
+        #expect(lines.dropFirst().first?.hasPrefix("run-000000000004 ") == true && lines.last?.hasPrefix("run-000000000103 ") == true)
+
+        let json = await matterflow(["runs", "--store", conninfo, "--json"])
+        #expect(runIDs(json.stdout).count == 100 && runIDs(json.stdout).first == "run-000000000004" && json.stderr == note, "\(json.stderr)")
+        let every = await matterflow(["runs", "--store", conninfo, "--json", "--all"])
+        #expect(runIDs(every.stdout).count == 103 && every.stderr.isEmpty, "\(every.stderr)")
+        let asked = await matterflow(["runs", "--store", conninfo, "--json", "--limit", "101"])
+        #expect(runIDs(asked.stdout).count == 101 && asked.stderr.isEmpty, "a limit given is no cut to note: \(asked.stderr)")
+        try store.execute("UPDATE matterflow_runs SET status = 'failed', finished_at = now() WHERE run_id <= 'run-000000000100'", doing: "test")
+        let exactly = await matterflow(["runs", "--store", conninfo, "--json", "--status", "failed"])
+        #expect(runIDs(exactly.stdout).count == 100 && exactly.stderr.isEmpty, "exactly 100 match: nothing more to say: \(exactly.stderr)")
+
+        for bad in [["--limit", "5", "--all"], ["--waiting", "--all"]] {
+            let refused = await matterflow(["runs", "--store", conninfo] + bad)
+            #expect(refused.code == 64, "\(bad): \(refused.stderr)")
+        }
+    }
+
     @Test("spans and moments on the command line")
     func ages() throws {
         #expect(try AgeOption.seconds("90d", option: "older-than", command: "x") == 90 * 86_400)
