@@ -493,6 +493,31 @@ extension PostgresStoreTests {
         #expect(PostgresError(.connectionLost, "x").isOutage)
     }
 
+    @Test("a lease renewal is a HOT update: its row's new version stays in its page and no index of matterflow_runs gets an entry")
+    func leaseRenewalsTouchNoIndex() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let runs = (1...20).map { (run: "run-\($0)", structure: "home-\($0)", worker: "w1") }
+        try TestPostgres.insertRunning(runs, into: store)
+        for _ in 0..<20 {
+            _ = try store.heartbeatReadingSchema("w1", running: runs.map(\.run), leaseSeconds: 30)
+        }
+        _ = try store.execute("SELECT pg_stat_force_next_flush()", doing: "test")
+        // The statistics reach shared memory once the session is idle; a new session reads them.
+        let updates = Mutex((all: 0, hot: 0))
+        let flushed = try await Self.eventually {
+            let reader = try PostgresConnection(conninfo)
+            defer { reader.close() }
+            let row = try reader.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'matterflow_runs'").rows.first
+            let counts = (all: Int(row?[0] ?? "") ?? 0, hot: Int(row?[1] ?? "") ?? 0)
+            updates.withLock { $0 = counts }
+            return counts.all >= 400
+        }
+        let counts = updates.withLock { $0 }
+        #expect(flushed, "400 renewals counted: \(counts)")
+        #expect(counts.hot >= counts.all * 9 / 10, "nearly every renewal is HOT: \(counts)")
+    }
+
     @Test("a statement the server cancels for its statement_timeout is sent once, not again until the retry bound, and the error says what to change")
     func statementTimeoutNotRetried() throws {
         let conninfo = try TestPostgres.database()
