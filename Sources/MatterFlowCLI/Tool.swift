@@ -125,7 +125,7 @@ public enum MatterflowTool {
         if given.handlesInterrupts { OrphanReaper.startIfInit() }
         let code = await execute(arguments: arguments, environment: given)
         guard let failure = given.standardOutput.writeFailure else { return code }
-        given.standardError.line("error: the output could not be written to standard output (\(failure)); it is lost")
+        given.standardError.line("error[\(ReportFile.notWrittenCode)]: the output could not be written to standard output (\(failure)); it is lost")
         return code == ExitCode.success ? ExitCode.failure : code
     }
 

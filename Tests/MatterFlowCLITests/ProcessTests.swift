@@ -132,7 +132,7 @@ extension ProcessTests {
         process.waitUntilExit()
         #expect(process.terminationReason == .exit, "\(stderr)")
         #expect(process.terminationStatus == 1, "\(stderr)")
-        #expect(stderr == "error: the output could not be written to standard output (No space left on device); it is lost\n", "\(stderr)")
+        #expect(stderr == "error[outputNotWritten]: the output could not be written to standard output (No space left on device); it is lost\n", "\(stderr)")
     }
 }
 

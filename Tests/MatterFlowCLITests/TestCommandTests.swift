@@ -174,7 +174,7 @@ struct TestCommandTests {
 
         let unwritable = await matterflow(["test", good, "--junit", directory.path + "/missing/report.xml"])
         #expect(unwritable.code == 1, "the fixture passed, but the report CI waits for is missing: \(unwritable.stderr)")
-        #expect(unwritable.stderr.contains("error: the JUnit report could not be written (cannot create "), "\(unwritable.stderr)")
+        #expect(unwritable.stderr.contains("error[outputNotWritten]: the JUnit report could not be written (cannot create "), "\(unwritable.stderr)")
     }
 
     @Test func aMissingPathExitsTwo() async {

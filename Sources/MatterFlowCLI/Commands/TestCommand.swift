@@ -151,7 +151,7 @@ struct TestCommand {
     private func writeJUnit(_ report: @autoclosure () -> JUnitReport) -> Bool {
         guard let path = arguments.value("junit") else { return true }
         guard let problem = ReportFile.write(report().xml, to: path, what: "JUnit report") else { return true }
-        environment.standardError.line("error: \(problem)")
+        environment.standardError.line("error[\(ReportFile.notWrittenCode)]: \(problem)")
         return false
     }
 

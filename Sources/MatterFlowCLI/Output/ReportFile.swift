@@ -4,6 +4,10 @@ import MatterFlowSimulator
 /// `worker --metrics-file`): replaced whole (a reader never sees half of it), readable by others (a CI system or a
 /// collector running as another user).
 enum ReportFile {
+    /// The stable code of an output that could not be written: a report file (`--junit`, `--output`) or standard
+    /// output itself.
+    static let notWrittenCode = "outputNotWritten"
+
     /// Writes `text` to `path`; nil when it was written, else why not and what to check, for a message about `what`.
     static func write(_ text: String, to path: String, what: String) -> String? {
         do {

@@ -56,7 +56,7 @@ struct StoreMetricsCommand {
             return ExitCode.success
         }
         guard let problem = ReportFile.write(metrics.prometheusText, to: path, what: "metrics") else { return ExitCode.success }
-        environment.standardError.line("error: \(problem)")
+        environment.standardError.line("error[\(ReportFile.notWrittenCode)]: \(problem)")
         return ExitCode.invalidInput
     }
 }
