@@ -1,5 +1,6 @@
 @testable import MatterFlow
 import MatterFlowJSON
+import TestGates
 import Testing
 
 /// Redaction searches ASCII text byte by byte; what it finds must be what the general (grapheme-aware) search
@@ -34,5 +35,27 @@ struct RedactionSearchTests {
         #expect(secrets.redacting("xababab") == "x\(RunOptions.redacted)ab")
         #expect(secrets.redacting("xabababab") == "x\(RunOptions.redacted)\(RunOptions.redacted)")
         #expect(secrets.redacting("ababéabab") == "\(RunOptions.redacted)é\(RunOptions.redacted)")
+    }
+
+    @Test("the quick check that text holds no secret never passes over one: every spelling of a pairing code, anywhere in random text, is replaced")
+    func quickCheckMissesNothing() {
+        let secrets = SecretValues()
+        secrets.add(.string(Self.secret))
+        secrets.add(.string("ab/c\"d"))
+        // The spellings redaction follows: the code, its manual code (plain, dashed, spaced), its passcode, its JSON
+        // and percent escapes.
+        let forms = ["MT:Y.K9042C00KA0648G00", "Y.K9042C00KA0648G00", "34970112332", "3497-011-2332", "3497 011 2332", "20202021",
+            "MT%3AY.K9042C00KA0648G00", "ab\\/c\\\"d", "ab/c\\\"d"]
+        var random = SeededGenerator(seed: 7)
+        let alphabet = Array("MT:Y.K90423C1-/ ab\\\"%Ax")
+        for round in 0..<2_000 {
+            let form = forms[round % forms.count]
+            let before = String((0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            let after = String((0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            let text = before + form + after
+            #expect(!secrets.redacting(text).contains(form), "\(text)")
+        }
+        // Text that holds nothing is passed on as it is.
+        #expect(secrets.redacting("session-b960e0946ba0 at 2026-12-06") == "session-b960e0946ba0 at 2026-12-06")
     }
 }

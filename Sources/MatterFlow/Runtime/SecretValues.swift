@@ -52,8 +52,9 @@ final class SecretValues: Sendable {
         let allASCII: Bool
         /// The UTF-8 lengths of the secrets, for the whole-string check of ASCII text.
         let wholeLengths: [Int]
-        /// The first bytes of the forms: ASCII text holding none of them holds no form.
-        let firstBytes: [Bool]
+        /// The first two bytes of the forms, as `first << 8 | second`: ASCII text in which no two neighbouring
+        /// bytes are those of a form holds no form (every form has at least ``minimumLength`` bytes).
+        let leadingPairs: [Bool]
 
         /// The secret numbers, as integers and as floats (an integral one in both where it fits).
         let integers: Set<Int>
@@ -66,17 +67,20 @@ final class SecretValues: Sendable {
             self.floats = floats
             allASCII = forms.allSatisfy(\.isASCII) && whole.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
             wholeLengths = Array(Set(whole.map(\.utf8.count)))
-            var firstBytes = [Bool](repeating: false, count: 256)
-            for form in forms { if let first = form.bytes.first { firstBytes[Int(first)] = true } }
-            self.firstBytes = firstBytes
+            var leadingPairs = [Bool](repeating: false, count: 1 << 16)
+            for form in forms where form.bytes.count >= 2 { leadingPairs[Int(form.bytes[0]) << 8 | Int(form.bytes[1])] = true }
+            self.leadingPairs = leadingPairs
         }
 
         /// Whether `text` may hold a secret: false only when it surely holds none.
         func mayHold(_ text: String) -> Bool {
             guard allASCII else { return true }
             var length = 0
+            var previous = -1
             for byte in text.utf8 {
-                if byte >= 0x80 || firstBytes[Int(byte)] { return true }
+                if byte >= 0x80 { return true }
+                if previous >= 0 && leadingPairs[previous << 8 | Int(byte)] { return true }
+                previous = Int(byte)
                 length += 1
             }
             return wholeLengths.contains(length)
@@ -267,7 +271,10 @@ final class SecretValues: Sendable {
     static func encodedForms(of secret: String) -> Set<String> {
         var forms: Set<String> = [secret]
         var nested = secret
-        for _ in 0..<nestingDepth {
+        // Text JSON writes as it is (no quote, backslash, slash, control character or non-ASCII) is its own
+        // escaping at every depth.
+        let escapesNothing = secret.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "/") }
+        for _ in 0..<(escapesNothing ? 0 : nestingDepth) {
             nested = jsonEscaped(nested)
             forms.insert(nested)
             forms.insert(nested.split(separator: "/", omittingEmptySubsequences: false).joined(separator: "\\/"))
