@@ -42,6 +42,34 @@ extension PostgresStoreTests {
         }
     }
 
+    @Test("a claim on structures with thousands of runs queued at one moment and none running reads hundreds of rows, not each structure's backlog or the whole queue")
+    func claimCostWithNothingRunning() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // 3,000 runs on 10 structures, queued by one transaction: one submission time.
+        try Self.queue(3000, structures: 10, named: "line", store: store)
+        try store.execute("UPDATE matterflow_runs SET submitted_at = timestamptz '2026-01-01 00:00:00+00'", doing: "test setup")
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        try connection.execute("ANALYZE matterflow_runs")
+        try connection.execute("PREPARE claim_cost AS \(PostgresRunStore.claimStatement)")
+        for mode in ["force_custom_plan", "force_generic_plan"] {
+            try connection.execute("BEGIN")
+            try connection.execute("SET LOCAL plan_cache_mode = \(mode)")
+            let explained = try connection.execute(
+                "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost('w1', '60', '32', 'token', '{}', 't')")
+            try connection.execute("ROLLBACK")
+            let text = try #require(explained.rows.first?.first ?? nil)
+            let plan = try JSONDocument.parse(text, file: "<explain>").value.arrayValue?.first?["Plan"]
+            #expect(plan?["Actual Rows"]?.intValue == 10, "each structure's first run: \(text)")
+            // Before, each structure's look for a running run read its 300 queued ones, and the queue's head was
+            // sorted from all 3,000.
+            let rows = Self.rowsHandled(plan)
+            #expect(rows < 1500, "\(mode): a claim handled \(rows) rows:\n\(text)")
+        }
+        #expect(try store.claim(by: "w1", limit: 32, leaseSeconds: 60).count == 10)
+    }
+
     @Test("behind a queue head of runs waiting for their structure's turn, runs are claimed as at the head: each structure's first session run in queue order, sessionless runs, no run behind a secret one, the limit over all")
     func claimBehindAWaitingHead() throws {
         let store = try PostgresRunStore(conninfo: try TestPostgres.database())
