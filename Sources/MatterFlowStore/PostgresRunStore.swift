@@ -167,19 +167,25 @@ public final class PostgresRunStore: RunStore {
     /// The runs the filter keeps, oldest submitted first; with a `limit`, the newest that many of them.
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func runs(_ filter: RunFilter) throws(StoreError) -> [StoredRun] {
-        let kept = """
-            \(Self.runColumns)
-            WHERE (cardinality($1::text[]) = 0 OR r.status = ANY($1::text[]))
-              AND ($2::float8 IS NULL OR coalesce(r.started_at, r.submitted_at) >= to_timestamp($2::float8))
-            """
         let parameters = [Self.textArrayLiteral(filter.statuses.sorted()), filter.since.map { String($0) }]
         guard let limit = filter.limit else {
-            return Self.storedRuns(try execute(kept + " ORDER BY r.submitted_at, r.run_id", parameters, doing: "listing the runs"))
+            return Self.storedRuns(try execute(Self.keptRuns + " ORDER BY r.submitted_at, r.run_id", parameters, doing: "listing the runs"))
         }
-        // The newest runs that pass, then oldest first.
-        let newest = "SELECT * FROM (\(kept) ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint) AS kept ORDER BY submitted_at, run_id"
-        return Self.storedRuns(try execute(newest, parameters + [String(max(0, limit))], doing: "listing the runs"))
+        return Self.storedRuns(try execute(Self.newestRuns, parameters + [String(max(0, limit))], doing: "listing the runs"))
     }
+
+    /// The runs a filter keeps: `$1` the statuses (a text array, empty for any), `$2` the time they started since
+    /// (seconds since the Unix epoch, or null).
+    static let keptRuns = """
+        \(runColumns)
+        WHERE (cardinality($1::text[]) = 0 OR r.status = ANY($1::text[]))
+          AND ($2::float8 IS NULL OR coalesce(r.started_at, r.submitted_at) >= to_timestamp($2::float8))
+        """
+
+    /// The newest `$3` of ``keptRuns``, then oldest first: read backwards from the index of every run by submission
+    /// (migration 18), so the cost follows the runs listed, not the runs the store keeps.
+    static let newestRuns =
+        "SELECT * FROM (\(keptRuns) ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint) AS kept ORDER BY submitted_at, run_id"
 
     /// The queued and running runs as ``runs()`` lists them, oldest first (from the partial indexes on either).
     func openRuns() throws(StoreError) -> [StoredRun] {

@@ -263,17 +263,19 @@ public enum StoreMigrations {
                 DROP INDEX matterflow_runs_leases;
                 ALTER TABLE matterflow_runs SET (fillfactor = 70);
                 """, clientsFrom: 13),
-        // Two looks of every claim that read a structure's whole backlog: whether a run of the structure working in
-        // the session is running (the index of open runs holds the queued ones too, thousands on a busy structure,
-        // when none is), and the queue's head when runs were queued at the same moment (one transaction queueing
-        // many: the queue index's order stopped at the time, and the head was sorted from every queued run).
+        // Looks that read a whole backlog. Two of every claim: whether a run of the structure working in the session
+        // is running (the index of open runs holds the queued ones too, thousands on a busy structure, when none is),
+        // and the queue's head when runs were queued at the same moment (one transaction queueing many: the queue
+        // index's order stopped at the time, and the head was sorted from every queued run). And `runs`, whose newest
+        // runs were sorted from every run the store keeps.
         Migration(
-            version: 18, name: "a claim's looks that read no backlog",
+            version: 18, name: "claims and listings that read no backlog",
             sql: """
                 CREATE INDEX matterflow_runs_structure_running ON matterflow_runs (structure_id)
                     WHERE status = 'running' AND works_in_session IS NOT FALSE;
                 CREATE INDEX matterflow_runs_queue_order ON matterflow_runs (submitted_at, run_id) WHERE status = 'queued';
                 DROP INDEX matterflow_runs_queue;
+                CREATE INDEX matterflow_runs_submitted ON matterflow_runs (submitted_at, run_id);
                 """, clientsFrom: 13),
     ]
 

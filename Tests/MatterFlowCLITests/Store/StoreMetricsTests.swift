@@ -117,6 +117,31 @@ import Testing
         #expect(try store.waitingRuns().isEmpty)
     }
 
+    @Test("runs lists the newest runs from the index of every run by submission: a store of 60,000 ended runs is not read whole")
+    func newestRunsReadOnlyThose() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try store.execute(
+            """
+            INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, finished_at, submitted_at)
+            SELECT 'run-' || g, 'commission-device', '/srv/workflows/commission-device.json', 'home-' || (g % 500),
+                '{"deviceName": "Lamp", "roomName": "Kitchen"}', CASE WHEN g % 40 = 0 THEN 'failed' ELSE 'succeeded' END,
+                now() - make_interval(secs => 70000 - g), now() - make_interval(secs => 70001 - g)
+            FROM generate_series(1, 60000) g
+            """, doing: "test")
+        try store.execute("ANALYZE matterflow_runs", doing: "test")
+        let plan = try store.execute(
+            "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + PostgresRunStore.newestRuns, ["{}", nil, "101"], doing: "test")
+        let text = plan.rows.first?.first.flatMap { $0 } ?? ""
+        let blocks = try #require(try JSONDocument.parse(text, file: "<plan>").value.arrayValue?.first?["Plan"])
+        let read = (blocks["Shared Hit Blocks"]?.intValue ?? 0) + (blocks["Shared Read Blocks"]?.intValue ?? 0)
+        // The table is about 1,200 blocks; the 101 newest runs, read from the index, with a look at each one's records
+        // for their count, about 210.
+        #expect(read < 400, "the statement read \(read) blocks: \(text)")
+        #expect(try store.runs(RunFilter(limit: 3)).map(\.runID) == ["run-59998", "run-59999", "run-60000"])
+        #expect(try store.runs(RunFilter(statuses: ["failed"], limit: 2)).map(\.runID) == ["run-59960", "run-60000"])
+    }
+
     @Test("worker --metrics-file: counters per final status (each written, 0 until one ends so), records and commits, rewritten as the worker goes and when it stops")
     func workerMetricsFile() async throws {
         let conninfo = try TestPostgres.database()
