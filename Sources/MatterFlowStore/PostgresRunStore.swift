@@ -182,10 +182,18 @@ public final class PostgresRunStore: RunStore {
           AND ($2::float8 IS NULL OR coalesce(r.started_at, r.submitted_at) >= to_timestamp($2::float8))
         """
 
-    /// The newest `$3` of ``keptRuns``, then oldest first: read backwards from the index of every run by submission
-    /// (migration 18), so the cost follows the runs listed, not the runs the store keeps.
-    static let newestRuns =
-        "SELECT * FROM (\(keptRuns) ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint) AS kept ORDER BY submitted_at, run_id"
+    /// The newest `$3` of ``keptRuns``, then oldest first: the newest ended ones, read backwards from their index by
+    /// submission (migration 18), and the newest open ones (the queue's index, and the few running), so the cost
+    /// follows the runs listed and the runs open, not the runs the store keeps.
+    static let newestRuns = """
+        SELECT * FROM (
+            SELECT * FROM (
+                (\(keptRuns) AND r.status NOT IN ('queued', 'running') ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint)
+                UNION ALL
+                (\(keptRuns) AND r.status IN ('queued', 'running') ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint)
+            ) AS either ORDER BY submitted_at DESC, run_id DESC LIMIT $3::bigint
+        ) AS kept ORDER BY submitted_at, run_id
+        """
 
     /// The queued and running runs as ``runs()`` lists them, oldest first (from the partial indexes on either).
     func openRuns() throws(StoreError) -> [StoredRun] {

@@ -267,7 +267,8 @@ public enum StoreMigrations {
         // is running (the index of open runs holds the queued ones too, thousands on a busy structure, when none is),
         // and the queue's head when runs were queued at the same moment (one transaction queueing many: the queue
         // index's order stopped at the time, and the head was sorted from every queued run). And `runs`, whose newest
-        // runs were sorted from every run the store keeps.
+        // runs were sorted from every run the store keeps: the ended runs get an index by submission of their own (of
+        // every run, it would draw the claim's looks for a structure's first queued run into walking the whole queue).
         Migration(
             version: 18, name: "claims and listings that read no backlog",
             sql: """
@@ -275,7 +276,7 @@ public enum StoreMigrations {
                     WHERE status = 'running' AND works_in_session IS NOT FALSE;
                 CREATE INDEX matterflow_runs_queue_order ON matterflow_runs (submitted_at, run_id) WHERE status = 'queued';
                 DROP INDEX matterflow_runs_queue;
-                CREATE INDEX matterflow_runs_submitted ON matterflow_runs (submitted_at, run_id);
+                CREATE INDEX matterflow_runs_ended ON matterflow_runs (submitted_at, run_id) WHERE status NOT IN ('queued', 'running');
                 """, clientsFrom: 13),
     ]
 

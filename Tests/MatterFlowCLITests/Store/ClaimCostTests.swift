@@ -19,18 +19,7 @@ extension PostgresStoreTests {
         try Self.queue(3000, structures: 10, named: "busy", store: store)
 
         #expect(try store.claim(by: "w1", limit: 32, leaseSeconds: 60).isEmpty)
-        let connection = try PostgresConnection(conninfo)
-        defer { connection.close() }
-        try connection.execute("ANALYZE matterflow_runs")
-        try connection.execute("PREPARE claim_cost AS \(PostgresRunStore.claimStatement)")
-        for mode in ["force_custom_plan", "force_generic_plan"] {
-            try connection.execute("BEGIN")
-            try connection.execute("SET LOCAL plan_cache_mode = \(mode)")
-            let explained = try connection.execute(
-                "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost('w1', '60', '32', 'token', '{}', 't')")
-            try connection.execute("ROLLBACK")
-            let text = try #require(explained.rows.first?.first ?? nil)
-            let plan = try JSONDocument.parse(text, file: "<explain>").value.arrayValue?.first?["Plan"]
+        for (mode, plan, text) in try Self.explainedClaims(conninfo) {
             let hits = try #require(plan?["Shared Hit Blocks"]?.intValue, "\(text)")
             #expect(plan?["Actual Rows"]?.intValue == 0)
             // Walking the 3,000 queued runs, each with a look at its structure's, handled 78,000 rows and read 3,750
@@ -49,18 +38,7 @@ extension PostgresStoreTests {
         // 3,000 runs on 10 structures, queued by one transaction: one submission time.
         try Self.queue(3000, structures: 10, named: "line", store: store)
         try store.execute("UPDATE matterflow_runs SET submitted_at = timestamptz '2026-01-01 00:00:00+00'", doing: "test setup")
-        let connection = try PostgresConnection(conninfo)
-        defer { connection.close() }
-        try connection.execute("ANALYZE matterflow_runs")
-        try connection.execute("PREPARE claim_cost AS \(PostgresRunStore.claimStatement)")
-        for mode in ["force_custom_plan", "force_generic_plan"] {
-            try connection.execute("BEGIN")
-            try connection.execute("SET LOCAL plan_cache_mode = \(mode)")
-            let explained = try connection.execute(
-                "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost('w1', '60', '32', 'token', '{}', 't')")
-            try connection.execute("ROLLBACK")
-            let text = try #require(explained.rows.first?.first ?? nil)
-            let plan = try JSONDocument.parse(text, file: "<explain>").value.arrayValue?.first?["Plan"]
+        for (mode, plan, text) in try Self.explainedClaims(conninfo) {
             #expect(plan?["Actual Rows"]?.intValue == 10, "each structure's first run: \(text)")
             // Before, each structure's look for a running run read its 300 queued ones, and the queue's head was
             // sorted from all 3,000.
@@ -112,6 +90,24 @@ extension PostgresStoreTests {
         try Self.queueRun("run-elsewhere", structure: "other", worksInSession: true, at: 500, store: store)
         #expect(try !store.isIdle(takesSecrets: false))
         #expect(try store.claim(by: "w-plain", limit: 10, leaseSeconds: 60, takesSecrets: false).map(\.runID) == ["run-elsewhere"])
+    }
+
+    /// A claim of 32 runs by `w1`, taking runs with secrets, explained (analyzed, then rolled back) after an `ANALYZE`,
+    /// in a custom and in a generic plan: each plan-cache mode with the plan's top node and the whole plan's text.
+    static func explainedClaims(_ conninfo: String) throws -> [(mode: String, plan: JSONValue?, text: String)] {
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        try connection.execute("ANALYZE matterflow_runs")
+        try connection.execute("PREPARE claim_cost AS \(PostgresRunStore.claimStatement)")
+        return try ["force_custom_plan", "force_generic_plan"].map { mode in
+            try connection.execute("BEGIN")
+            try connection.execute("SET LOCAL plan_cache_mode = \(mode)")
+            let explained = try connection.execute(
+                "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost('w1', '60', '32', 'token', '{}', 't')")
+            try connection.execute("ROLLBACK")
+            let text = try #require(explained.rows.first?.first ?? nil)
+            return (mode, try JSONDocument.parse(text, file: "<explain>").value.arrayValue?.first?["Plan"], text)
+        }
     }
 
     /// The rows a plan's nodes produced or removed with a filter, each times its loops, summed over the plan.
