@@ -136,11 +136,16 @@ extension PostgresRunStore {
     /// `$6` whether the worker takes runs with secrets.
     ///
     /// Queued runs are looked for in the queue's first rows, where a claim's runs nearly always are, each as the
-    /// queue's order has it (`early`). Only when those are all taken or wait for their structure's turn, and the
-    /// claim has slots left, does it look further (`later`): at the runs whose turn it is (``turns(_:)``), found
-    /// from each structure with open runs and from the index of queued runs leaving the session alone, never
-    /// walking the runs queued behind a structure's turn (docs/store.md, "What a claim costs"). Both take the
-    /// runs in the queue's order and skip those other workers are claiming, as one walk of the whole queue would.
+    /// queue's order has it (`early`): the first runs of the queue's first ``queueWindow`` that are not waiting for
+    /// their structure's running session run (those cannot start now: one probe each of the structures' running
+    /// runs). Only when those are all taken or wait for their structure's turn, and the claim has slots left, does it
+    /// look further (`later`), past the last of them (past the window's last run when the window held fewer that could
+    /// start than the front takes; nowhere when the window was the whole queue): at the runs
+    /// whose turn it is (``turns(_:)``), found from each structure with open runs and from the index of queued runs
+    /// leaving the session alone, never walking the runs queued behind a structure's turn (docs/store.md, "What a
+    /// claim costs"). Both take the runs in the queue's order and skip those other workers are claiming, as one walk
+    /// of the whole queue would. The runs of the front are found by their keys (`= ANY (ARRAY(...))`): with `IN`, a
+    /// planner that expected few queued runs read every one of them.
     static let claimStatement = """
         WITH RECURSIVE lost AS (
             UPDATE matterflow_runs r SET claim_token = $4, lease_until = now() + make_interval(secs => $2::float8)
@@ -157,18 +162,28 @@ extension PostgresRunStore {
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
                 r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at, r.workflow_hash
         ), front AS (
-            SELECT run_id, submitted_at FROM matterflow_runs WHERE status = 'queued'
-            ORDER BY submitted_at, run_id LIMIT greatest($3::integer * 2, 64)
+            SELECT w.run_id, w.submitted_at FROM (
+                SELECT run_id, submitted_at, structure_id, works_in_session FROM matterflow_runs WHERE status = 'queued'
+                ORDER BY submitted_at, run_id LIMIT \(PostgresRunStore.queueWindow)) AS w
+            WHERE w.works_in_session IS FALSE OR NOT \(PostgresRunStore.sessionRunning("w.structure_id"))
+            ORDER BY w.submitted_at, w.run_id LIMIT greatest($3::integer * 2, 64)
+        ), bound AS (
+            (SELECT submitted_at, run_id FROM front WHERE (SELECT count(*) FROM front) = greatest($3::integer * 2, 64)
+                ORDER BY submitted_at DESC, run_id DESC LIMIT 1)
+            UNION ALL
+            (SELECT submitted_at, run_id FROM matterflow_runs
+                WHERE status = 'queued' AND (SELECT count(*) FROM front) < greatest($3::integer * 2, 64)
+                ORDER BY submitted_at, run_id OFFSET \(PostgresRunStore.queueWindow - 1) LIMIT 1)
         ), early AS (
             SELECT queued_run.run_id FROM matterflow_runs queued_run
-            WHERE queued_run.run_id IN (SELECT run_id FROM front) AND queued_run.status = 'queued' AND \(PostgresRunStore.claimable("$6"))
+            WHERE queued_run.run_id = ANY (ARRAY(SELECT run_id FROM front)) AND queued_run.status = 'queued' AND \(PostgresRunStore.claimable("$6"))
                 AND \(PostgresRunStore.sessionTurn("queued_run"))
             ORDER BY queued_run.submitted_at, queued_run.run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
             FOR UPDATE SKIP LOCKED
         ), \(PostgresRunStore.openStructures), later AS (
             SELECT queued_run.run_id FROM \(PostgresRunStore.turns("$6")) turn JOIN matterflow_runs queued_run ON queued_run.run_id = turn.run_id
-            WHERE queued_run.status = 'queued' AND (SELECT count(*) FROM front) = greatest($3::integer * 2, 64)
-                AND (turn.submitted_at, turn.run_id) > (SELECT submitted_at, run_id FROM front ORDER BY submitted_at DESC, run_id DESC LIMIT 1)
+            WHERE queued_run.status = 'queued' AND EXISTS (SELECT 1 FROM bound)
+                AND (turn.submitted_at, turn.run_id) > (SELECT submitted_at, run_id FROM bound)
             ORDER BY turn.submitted_at, turn.run_id
             LIMIT greatest($3::integer - (SELECT count(*) FROM expired) - (SELECT count(*) FROM early), 0)
             FOR UPDATE OF queued_run SKIP LOCKED
@@ -213,8 +228,11 @@ extension PostgresRunStore {
         """
     }
 
+    /// How many of the queue's first runs a claim looks at for its front before it looks at each structure's turn.
+    static let queueWindow = 256
+
     /// SQL: whether a run of the structure that works in the session is running.
-    private static func sessionRunning(_ structure: String) -> String {
+    static func sessionRunning(_ structure: String) -> String {
         """
         EXISTS (
             SELECT 1 FROM matterflow_runs other

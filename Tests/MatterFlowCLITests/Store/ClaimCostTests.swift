@@ -48,6 +48,28 @@ extension PostgresStoreTests {
         #expect(try store.claim(by: "w1", limit: 32, leaseSeconds: 60).count == 10)
     }
 
+    @Test("a claim whose queue head waits behind running session runs takes the runs after them from the queue's first rows, without a look at each of 2,000 structures")
+    func claimPastABlockedHead() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // The queue's head: 150 runs of 5 structures whose session runs are running (one waiting for an answer, say).
+        for structure in 0..<5 {
+            try TestPostgres.insertRunning([(run: "run-busy-\(structure)", structure: "busy-\(structure)", worker: "w-busy")], into: store)
+        }
+        try store.execute("UPDATE matterflow_runs SET works_in_session = true, lease_until = now() + interval '1 hour'", doing: "test setup")
+        try Self.queue(150, structures: 5, named: "busy", store: store)
+        // Behind it, one run on each of 2,000 other structures.
+        try Self.queue(2000, structures: 2000, named: "home", from: 1000, store: store)
+        for (mode, plan, text) in try Self.explainedClaims(conninfo) {
+            #expect(plan?["Actual Rows"]?.intValue == 32, "\(mode): \(text)")
+            // A look at each structure with open runs handled 43,000 rows.
+            let rows = Self.rowsHandled(plan)
+            #expect(rows < 2000, "\(mode): a claim handled \(rows) rows:\n\(text)")
+        }
+        let claimed = try store.claim(by: "w1", limit: 32, leaseSeconds: 60).map(\.runID)
+        #expect(claimed == (1000..<1032).map { "run-home-" + String(format: "%06d", $0) }, "the first 32 behind the head, in queue order: \(claimed)")
+    }
+
     @Test("behind a queue head of runs waiting for their structure's turn, runs are claimed as at the head: each structure's first session run in queue order, sessionless runs, no run behind a secret one, the limit over all")
     func claimBehindAWaitingHead() throws {
         let store = try PostgresRunStore(conninfo: try TestPostgres.database())
