@@ -119,23 +119,24 @@ extension PostgresRunStore {
 
     /// The runs a request selects, as a condition on `matterflow_runs r`: $3 run IDs, $4 structure IDs; both empty:
     /// every run.
-    private static let selected = """
+    static let selected = """
         (cardinality($3::text[]) + cardinality($4::text[]) = 0 OR r.run_id = ANY($3::text[]) OR r.structure_id = ANY($4::text[]))
         """
 
     /// The workers a prune removes, as a condition on `matterflow_workers w`: $1 the cutoff. Only one that has
     /// stopped, or is silent (``StoredWorker/silentCondition``), whose last heartbeat is older than the cutoff, and
-    /// that holds no run.
-    private static let gone = """
+    /// that holds no run (only a running run has a worker: looked up in the running runs' index of their workers, not
+    /// among every run the store keeps).
+    static let gone = """
         w.heartbeat_at < to_timestamp($1::float8)
                   AND (w.stopped_at IS NOT NULL OR \(StoredWorker.silentCondition))
-                  AND NOT EXISTS (SELECT 1 FROM matterflow_runs r WHERE r.worker_id = w.worker_id)
+                  AND NOT EXISTS (SELECT 1 FROM matterflow_runs r WHERE r.worker_id = w.worker_id AND r.status = 'running')
         """
 
     /// The runs a prune may remove, as a condition on `matterflow_runs r`: $1 its statuses, $2 the cutoff (seconds
     /// since the Unix epoch), $3 and $4 its selection (``selected``). A run that still holds a structure's session
     /// stays, whatever its status: the session row names it, and only its run can release it.
-    private static let prunable = """
+    static let prunable = """
         \(selected)
                   AND r.status = ANY($1::text[])
                   AND r.finished_at < to_timestamp($2::float8)

@@ -269,6 +269,7 @@ public enum StoreMigrations {
         // index's order stopped at the time, and the head was sorted from every queued run). And `runs`, whose newest
         // runs were sorted from every run the store keeps: the ended runs get an index by submission of their own (of
         // every run, it would draw the claim's looks for a structure's first queued run into walking the whole queue).
+        // And `store prune --older-than`, which read every run to find the few that ended long enough ago.
         Migration(
             version: 18, name: "claims and listings that read no backlog",
             sql: """
@@ -277,6 +278,7 @@ public enum StoreMigrations {
                 CREATE INDEX matterflow_runs_queue_order ON matterflow_runs (submitted_at, run_id) WHERE status = 'queued';
                 DROP INDEX matterflow_runs_queue;
                 CREATE INDEX matterflow_runs_ended ON matterflow_runs (submitted_at, run_id) WHERE status NOT IN ('queued', 'running');
+                CREATE INDEX matterflow_runs_finished ON matterflow_runs (finished_at) WHERE finished_at IS NOT NULL;
                 """, clientsFrom: 13),
     ]
 

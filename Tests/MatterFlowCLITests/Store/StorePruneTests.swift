@@ -1,6 +1,7 @@
 import Foundation
 @testable import MatterFlowCLI
 import MatterFlowJournal
+import MatterFlowJSON
 @testable import MatterFlowStore
 import Testing
 
@@ -89,6 +90,40 @@ extension PostgresStoreTests {
 }
 
 extension PostgresStoreTests {
+    @Test("a prune reads the runs that ended long enough ago and the workers' running runs, not every run the store keeps")
+    func pruneReadsOnlyWhatGoes() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try store.execute(
+            """
+            INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, finished_at, submitted_at, finished_by)
+            SELECT 'run-' || g, 'commission-device', '/srv/workflows/commission-device.json', 'home-' || (g % 500),
+                '{"deviceName": "Lamp", "roomName": "Kitchen"}', 'succeeded', now() - make_interval(secs => 60000 - g),
+                now() - make_interval(secs => 60001 - g), 'w-' || (g % 300)
+            FROM generate_series(1, 60000) g
+            """, doing: "test")
+        try store.execute(
+            """
+            INSERT INTO matterflow_workers (worker_id, host, pid, heartbeat_at, stopped_at)
+            SELECT 'w-' || g, 'host', g, now() - interval '200 days', now() - interval '200 days' FROM generate_series(1, 300) g
+            """, doing: "test")
+        try store.execute("ANALYZE matterflow_runs", doing: "test")
+        let cutoff = String(Date().timeIntervalSince1970 - 100 * 86_400)
+        // Nothing ended 100 days ago: the runs are read from the index of their ends, the workers' runs from the
+        // running runs' index of their workers.
+        for (condition, parameters) in [
+            ("SELECT r.run_id FROM matterflow_runs r WHERE \(PostgresRunStore.prunable)", ["{succeeded,failed,cancelled}", cutoff, "{}", "{}"]),
+            ("SELECT w.worker_id FROM matterflow_workers w WHERE \(PostgresRunStore.gone)", [cutoff]),
+        ] {
+            let plan = try store.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + condition, parameters, doing: "test")
+            let text = plan.rows.first?.first.flatMap { $0 } ?? ""
+            let blocks = try #require(try JSONDocument.parse(text, file: "<plan>").value.arrayValue?.first?["Plan"])
+            let read = (blocks["Shared Hit Blocks"]?.intValue ?? 0) + (blocks["Shared Read Blocks"]?.intValue ?? 0)
+            // The runs fill about 1,300 blocks.
+            #expect(read < 100, "the statement read \(read) blocks: \(text)")
+        }
+    }
+
     @Test("watch stops at a status it does not know instead of waiting for ever; --timeout 0 is a usage error; a timeout passed exits 3")
     func watchEnds() async throws {
         let conninfo = try TestPostgres.database()
