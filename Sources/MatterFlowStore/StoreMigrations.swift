@@ -257,10 +257,11 @@ public enum StoreMigrations {
         // lease every few seconds no longer bloats the table's indexes. Expired leases are found among the running
         // runs, from the index of their workers, as few as the workers run at once. The fill factor holds for pages
         // written from now on (`VACUUM FULL` or `pg_repack` rewrite the others, with the workers stopped: "Maintenance").
+        // An index a DBA dropped by hand is no reason to fail the migration.
         Migration(
             version: 17, name: "lease renewals that touch no index",
             sql: """
-                DROP INDEX matterflow_runs_leases;
+                DROP INDEX IF EXISTS matterflow_runs_leases;
                 ALTER TABLE matterflow_runs SET (fillfactor = 70);
                 """, clientsFrom: 13),
         // Looks that read a whole backlog. Two of every claim: whether a run of the structure working in the session
@@ -276,7 +277,7 @@ public enum StoreMigrations {
                 CREATE INDEX matterflow_runs_structure_running ON matterflow_runs (structure_id)
                     WHERE status = 'running' AND works_in_session IS NOT FALSE;
                 CREATE INDEX matterflow_runs_queue_order ON matterflow_runs (submitted_at, run_id) WHERE status = 'queued';
-                DROP INDEX matterflow_runs_queue;
+                DROP INDEX IF EXISTS matterflow_runs_queue;
                 CREATE INDEX matterflow_runs_ended ON matterflow_runs (submitted_at, run_id) WHERE status NOT IN ('queued', 'running');
                 CREATE INDEX matterflow_runs_finished ON matterflow_runs (finished_at) WHERE finished_at IS NOT NULL;
                 """, clientsFrom: 13),
