@@ -105,8 +105,10 @@ public final class PostgresRunStore: RunStore {
             } catch {
                 var failure = StoreError.from(error, doing: "connecting to the store")
                 if error.isServerNotReady {
-                    failure.message += " (the server refused connections for \(Int(wait.components.seconds)) s: it is starting up, shutting "
-                        + "down or recovering; its log says which)"
+                    let tenths = Int(wait.components.seconds) * 10 + Int(wait.components.attoseconds / 100_000_000_000_000_000)
+                    let seconds = tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
+                    failure.message += " (the server refused connections for \(seconds) s: "
+                        + "it is starting up, shutting down or recovering; its log says which)"
                 }
                 throw failure
             }

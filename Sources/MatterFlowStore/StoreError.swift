@@ -102,7 +102,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
                     "\(what): the server cancelled the statement (\(error.message)): a statement_timeout set for the role or database "
                         + "(`SHOW statement_timeout` as that role), or pg_cancel_backend; MatterFlow's statements are short unless a lock "
                         + "holds them up, so give its roles none (`ALTER ROLE name SET statement_timeout = 0`) or find what held it "
-                        + "(docs/store.md, Maintenance); it was not tried again")
+                        + "(docs/store.md, Maintenance)")
             }
             if error.sqlState == "42P01" {
                 return StoreError(.schemaOutdated, "\(what): \(error.message); run `matterflow store migrate --store URL` first")

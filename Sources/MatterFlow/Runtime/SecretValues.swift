@@ -52,9 +52,9 @@ final class SecretValues: Sendable {
         let allASCII: Bool
         /// The UTF-8 lengths of the secrets, for the whole-string check of ASCII text.
         let wholeLengths: [Int]
-        /// The first two bytes of the forms, as `first << 8 | second`: ASCII text in which no two neighbouring
-        /// bytes are those of a form holds no form (every form has at least ``minimumLength`` bytes).
-        let leadingPairs: [Bool]
+        /// The first two bytes of the ASCII forms, a bit each at `first << 7 | second`: ASCII text in which no two
+        /// neighbouring bytes are those of a form holds no form (every form has at least ``minimumLength`` bytes).
+        let leadingPairs: [UInt64]
 
         /// The secret numbers, as integers and as floats (an integral one in both where it fits).
         let integers: Set<Int>
@@ -67,8 +67,11 @@ final class SecretValues: Sendable {
             self.floats = floats
             allASCII = forms.allSatisfy(\.isASCII) && whole.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
             wholeLengths = Array(Set(whole.map(\.utf8.count)))
-            var leadingPairs = [Bool](repeating: false, count: 1 << 16)
-            for form in forms where form.bytes.count >= 2 { leadingPairs[Int(form.bytes[0]) << 8 | Int(form.bytes[1])] = true }
+            var leadingPairs = [UInt64](repeating: 0, count: (1 << 14) / 64)
+            for form in forms where form.bytes.count >= 2 && form.bytes[0] < 0x80 && form.bytes[1] < 0x80 {
+                let pair = Int(form.bytes[0]) << 7 | Int(form.bytes[1])
+                leadingPairs[pair >> 6] |= 1 << UInt64(pair & 63)
+            }
             self.leadingPairs = leadingPairs
         }
 
@@ -79,7 +82,10 @@ final class SecretValues: Sendable {
             var previous = -1
             for byte in text.utf8 {
                 if byte >= 0x80 { return true }
-                if previous >= 0 && leadingPairs[previous << 8 | Int(byte)] { return true }
+                if previous >= 0 {
+                    let pair = previous << 7 | Int(byte)
+                    if leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0 { return true }
+                }
                 previous = Int(byte)
                 length += 1
             }

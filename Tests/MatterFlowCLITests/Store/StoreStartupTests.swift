@@ -28,7 +28,7 @@ extension PostgresStoreTests {
         } catch {
             #expect(error.code == .storeUnavailable, "\(error)")
             #expect(error.message.contains("the database system is starting up"), "\(error.message)")
-            #expect(error.message.hasSuffix("(the server refused connections for 0 s: it is starting up, shutting down or recovering; its log says which)"), "\(error.message)")
+            #expect(error.message.hasSuffix("(the server refused connections for 0.3 s: it is starting up, shutting down or recovering; its log says which)"), "\(error.message)")
         }
         #expect(server.connections >= 4, "tried again within the bound: \(server.connections)")
     }
