@@ -14,6 +14,30 @@ public enum JSONWriter {
         text(of: value, indent: 2)
     }
 
+    /// The text of ``pretty(_:)`` for an array of `elements`, handed to `write` in pieces of about `pieceBytes`
+    /// bytes, each element read from the sequence only when it is written: a listing of many runs goes out without
+    /// its whole text, or (from a lazy sequence) all its values, in memory at once.
+    public static func writePrettyArray<Elements: Sequence<JSONValue>>(
+        _ elements: Elements, pieceBytes: Int = 1 << 16, to write: (String) -> Void
+    ) {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(pieceBytes + 4096)
+        var empty = true
+        for element in elements {
+            if !empty { bytes.append(UInt8(ascii: ",")) }
+            empty = false
+            appendNewline(to: &bytes, indent: 2, level: 1)
+            append(element, to: &bytes, indent: 2, level: 1)
+            if bytes.count >= pieceBytes {
+                write(String(decoding: bytes, as: UTF8.self))
+                bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        if !empty { appendNewline(to: &bytes, indent: 2, level: 0) }
+        bytes.append(UInt8(ascii: "]"))
+        write(String(decoding: bytes, as: UTF8.self))
+    }
+
     /// Appends the compact text of `value` as UTF-8 bytes to `bytes`: exactly the bytes of ``compact(_:)``'s
     /// string, written without making a string.
     public static func appendCompact(_ value: JSONValue, to bytes: inout [UInt8]) {

@@ -55,7 +55,7 @@ public struct WorkerLogLine: Sendable, Hashable {
 
     /// A time as ISO 8601 in UTC with milliseconds.
     static func timestamp(_ seconds: Double) -> String {
-        UTCTime.text(seconds, format: "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
+        UTCTime.iso8601Milliseconds(seconds)
     }
 }
 

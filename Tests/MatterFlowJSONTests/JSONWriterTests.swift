@@ -67,6 +67,20 @@ import Testing
         JSONWriter.appendCompact("b", to: &buffer)
         #expect(String(decoding: buffer, as: UTF8.self) == "[" + JSONWriter.compact(Self.record) + #","b""#)
     }
+
+    @Test("a listing written in pieces is the pretty text of the whole array, each piece ending between elements")
+    func prettyArrayInPieces() {
+        let elements: [JSONValue] = (0..<40).map { ["run": .string("r-\($0)"), "nested": Self.record, "note": "Küche \u{1F4A1}"] }
+        for arrayElements in [[], [Self.record], elements] {
+            for pieceBytes in [1, 100, 1 << 16] {
+                var pieces: [String] = []
+                JSONWriter.writePrettyArray(arrayElements, pieceBytes: pieceBytes) { pieces.append($0) }
+                #expect(pieces.joined() == JSONWriter.pretty(.array(arrayElements)))
+                #expect(pieces.count <= arrayElements.count + 1)
+                if pieceBytes == 1 { #expect(pieces.count == arrayElements.count + 1, "one piece per element, then the end") }
+            }
+        }
+    }
 }
 
 @Suite("Shell words in suggested commands")

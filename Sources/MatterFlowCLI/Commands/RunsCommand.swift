@@ -104,6 +104,6 @@ struct RunsCommand {
 
     /// A wall-clock time as `2025-01-31 12:00:00`, in UTC.
     static func timestamp(_ seconds: Double) -> String {
-        UTCTime.text(seconds, format: "yyyy-MM-dd HH:mm:ss")
+        UTCTime.dateTime(seconds)
     }
 }

@@ -19,6 +19,8 @@ public enum TerminalText {
     /// How many columns a terminal gives `text` (already escaped): two for each wide East Asian character and
     /// each emoji shown as a picture, none for a zero-width space or joiner, one for every other character.
     public static func columns(_ text: String) -> Int {
+        // Printable ASCII, what run IDs, statuses and times are: one column per byte.
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return text.utf8.count }
         var count = 0
         for character in text {
             guard let first = character.unicodeScalars.first else { continue }

@@ -93,7 +93,8 @@ enum StoreListing {
         environment: ToolEnvironment, rows: (Item) -> [[String]]
     ) -> Int32 {
         if json {
-            environment.standardOutput.line(JSONWriter.pretty(.array(items.map(jsonValue))))
+            JSONWriter.writePrettyArray(items.lazy.map(jsonValue)) { environment.standardOutput.write($0) }
+            environment.standardOutput.write("\n")
             return ExitCode.success
         }
         guard !items.isEmpty else {
