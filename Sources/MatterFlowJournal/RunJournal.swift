@@ -115,6 +115,8 @@ public struct RunJournal: Sendable {
         _ workflow: Workflow, inputs: JSONObject = [:], on hub: any Hub, options: RunOptions,
         engine: WorkflowEngine = WorkflowEngine()
     ) async throws -> RunResult {
+        var options = options
+        options.eventBufferLimit = 0  // the handle stays here and its stream is never read
         let handle = try start(workflow, inputs: inputs, on: hub, options: options, engine: engine)
         return await withTaskCancellationHandler {
             await handle.result

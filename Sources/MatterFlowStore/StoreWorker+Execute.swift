@@ -149,6 +149,9 @@ extension StoreWorker {
         var runOptions = RunOptions(structureID: claimed.structureID, clock: options.clock, runID: runID)
         runOptions.pause = pause
         runOptions.answers = answers
+        // The worker hears a run's events through its observer and never reads the handle's stream, which would
+        // otherwise keep every event of the run until it ends.
+        runOptions.eventBufferLimit = 0
         runOptions.observer = { [self] event in
             keepShown(event, of: runID)
             followWaits(of: runID, idleness: idleness, event)

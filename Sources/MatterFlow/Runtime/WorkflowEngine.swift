@@ -144,7 +144,8 @@ public struct WorkflowEngine: Sendable {
         let (events, continuation) = AsyncStream<RunEvent>.makeStream(bufferingPolicy: buffering)
         var observed = options
         let outer = options.observer
-        if Self.handleObserves(options) {
+        // With a limit of 0 nothing is kept for the handle: the observer alone hears the events.
+        if options.eventBufferLimit.map({ $0 > 0 }) ?? true {
             observed.observer = { event in
                 outer?(event)
                 continuation.yield(event)

@@ -142,6 +142,8 @@ struct RunCommand {
             })
         options.cancellation = cancellation
         options.answers = answers
+        // The trace and the questions hear the run through the observer; the handle's stream is not read.
+        options.eventBufferLimit = 0
         // A person answers in real seconds; virtual time stands still while they do.
         if questions.isInteractive, clock is VirtualClock { options.questionClock = SystemClock() }
         let handle: RunHandle
