@@ -322,6 +322,27 @@ import Testing
         }
     }
 
+    @Test("a journal directory's runs are capped alike: the newest 100, a note when more match, --all every one")
+    func journalDefaultLimit() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        for _ in 0..<102 {
+            #expect(await matterflow(["run", Repository.workflow("cancel"), "--journal", journal]).code == 0)
+        }
+        func runIDs(_ stdout: String) -> [String] {
+            (try? JSONDocument.parse(stdout, file: "<out>").value.arrayValue)?.compactMap { $0["runID"]?.stringValue } ?? []
+        }
+        let every = await matterflow(["runs", "--journal", journal, "--json", "--all"])
+        let all = runIDs(every.stdout)
+        #expect(all.count == 102 && every.stderr.isEmpty, "\(every.stderr)")
+        let plain = await matterflow(["runs", "--journal", journal, "--json"])
+        #expect(runIDs(plain.stdout) == Array(all.suffix(100)), "the newest 100, oldest first")
+        #expect(plain.stderr.hasPrefix("note: the newest 100 runs are listed, and more match"), "\(plain.stderr)")
+        let table = await matterflow(["runs", "--journal", journal])
+        #expect(table.stdout.split(separator: "\n").count == 101, "a header and 100 runs")
+    }
+
     @Test("spans and moments on the command line")
     func ages() throws {
         #expect(try AgeOption.seconds("90d", option: "older-than", command: "x") == 90 * 86_400)
