@@ -111,6 +111,8 @@ enum StoreListing {
     private static func printTable(_ rows: [[String]], to out: any TextSink) {
         let cells = rows.map { $0.map { TerminalText.escaping($0) } }
         let widths = (0..<cells[0].count - 1).map { column in cells.map { TerminalText.columns($0[column]) }.max() ?? 0 }
+        // Lines go out some 64 KB at a time: a listing of many runs is not a write per line.
+        var pending = ""
         for row in cells {
             var line = ""
             for (index, cell) in row.enumerated() {
@@ -118,8 +120,13 @@ enum StoreListing {
                 if index < widths.count { line += String(repeating: " ", count: widths[index] - TerminalText.columns(cell) + 2) }
             }
             while line.hasSuffix(" ") { line.removeLast() }
-            out.line(line)
+            pending += line + "\n"
+            if pending.utf8.count >= 1 << 16 {
+                out.write(pending)
+                pending = ""
+            }
         }
+        if !pending.isEmpty { out.write(pending) }
     }
 
     static func history(_ location: String, runID: String, json: Bool, environment: ToolEnvironment) -> Int32 {
