@@ -15,27 +15,15 @@ public enum JSONWriter {
     }
 
     /// The text of ``pretty(_:)`` for an array of `elements`, handed to `write` in pieces of about `pieceBytes`
-    /// bytes, each element read from the sequence only when it is written: a listing of many runs goes out without
-    /// its whole text, or (from a lazy sequence) all its values, in memory at once.
+    /// bytes (``PrettyArrayWriter``), each element read from the sequence only when it is written.
     public static func writePrettyArray<Elements: Sequence<JSONValue>>(
         _ elements: Elements, pieceBytes: Int = 1 << 16, to write: (String) -> Void
     ) {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        bytes.reserveCapacity(pieceBytes + 4096)
-        var empty = true
-        for element in elements {
-            if !empty { bytes.append(UInt8(ascii: ",")) }
-            empty = false
-            appendNewline(to: &bytes, indent: 2, level: 1)
-            append(element, to: &bytes, indent: 2, level: 1)
-            if bytes.count >= pieceBytes {
-                write(String(decoding: bytes, as: UTF8.self))
-                bytes.removeAll(keepingCapacity: true)
-            }
+        withoutActuallyEscaping(write) { write in
+            var writer = PrettyArrayWriter(pieceBytes: pieceBytes, write: write)
+            for element in elements { writer.append(element) }
+            writer.finish()
         }
-        if !empty { appendNewline(to: &bytes, indent: 2, level: 0) }
-        bytes.append(UInt8(ascii: "]"))
-        write(String(decoding: bytes, as: UTF8.self))
     }
 
     /// Appends the compact text of `value` as UTF-8 bytes to `bytes`: exactly the bytes of ``compact(_:)``'s
@@ -60,7 +48,7 @@ public enum JSONWriter {
     }
 
     /// Appends `value`; with an indent, each element and member goes on its own line, `indent` spaces a level.
-    private static func append(_ value: JSONValue, to bytes: inout [UInt8], indent: Int?, level: Int) {
+    fileprivate static func append(_ value: JSONValue, to bytes: inout [UInt8], indent: Int?, level: Int) {
         switch value {
         case .null: appendASCII("null", to: &bytes)
         case .bool(let flag): appendASCII(flag ? "true" : "false", to: &bytes)
@@ -100,7 +88,7 @@ public enum JSONWriter {
     }
 
     /// A line break and the indentation of `level`; nothing in compact text.
-    private static func appendNewline(to bytes: inout [UInt8], indent: Int?, level: Int) {
+    fileprivate static func appendNewline(to bytes: inout [UInt8], indent: Int?, level: Int) {
         guard let indent else { return }
         bytes.append(UInt8(ascii: "\n"))
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))
@@ -167,5 +155,42 @@ public enum JSONWriter {
 
     private static func appendASCII(_ text: StaticString, to bytes: inout [UInt8]) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+}
+
+/// Writes the text of ``JSONWriter/pretty(_:)`` for an array an element at a time, handing it on in pieces of about
+/// `pieceBytes` bytes, each ending between elements: a listing of many runs goes out without its whole text, or
+/// all its values, in memory at once.
+public struct PrettyArrayWriter {
+    private var bytes: [UInt8] = [UInt8(ascii: "[")]
+    private var empty = true
+    private let pieceBytes: Int
+    private let write: (String) -> Void
+
+    /// A writer handing its pieces to `write`.
+    public init(pieceBytes: Int = 1 << 16, write: @escaping (String) -> Void) {
+        self.pieceBytes = pieceBytes
+        self.write = write
+        bytes.reserveCapacity(pieceBytes + 4096)
+    }
+
+    /// Writes the next element.
+    public mutating func append(_ element: JSONValue) {
+        if !empty { bytes.append(UInt8(ascii: ",")) }
+        empty = false
+        JSONWriter.appendNewline(to: &bytes, indent: 2, level: 1)
+        JSONWriter.append(element, to: &bytes, indent: 2, level: 1)
+        if bytes.count >= pieceBytes {
+            write(String(decoding: bytes, as: UTF8.self))
+            bytes.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Closes the array and hands on what is left; call it once, after the last element.
+    public mutating func finish() {
+        if !empty { JSONWriter.appendNewline(to: &bytes, indent: 2, level: 0) }
+        bytes.append(UInt8(ascii: "]"))
+        write(String(decoding: bytes, as: UTF8.self))
+        bytes.removeAll()
     }
 }

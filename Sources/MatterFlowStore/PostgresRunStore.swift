@@ -176,6 +176,42 @@ public final class PostgresRunStore: RunStore {
         return Self.storedRuns(try execute(Self.newestRuns, parameters + [String(max(0, limit))], doing: "listing the runs"))
     }
 
+    /// The runs the filter keeps, oldest submitted first, read `pageSize` at a time, each page a statement of its
+    /// own that starts after the last run of the page before by submission time and run ID, which no run changes:
+    /// a run kept throughout is listed once, whatever runs start or end meanwhile, and the listing never holds a
+    /// large store's runs at once. With a `limit`, as ``runs(_:)`` (the newest that many).
+    public func forEachRun(_ filter: RunFilter, _ body: (StoredRun) -> Void) throws(StoreError) {
+        try forEachRun(filter, pageSize: 1000, body)
+    }
+
+    func forEachRun(_ filter: RunFilter, pageSize: Int, _ body: (StoredRun) -> Void) throws(StoreError) {
+        guard filter.limit == nil else {
+            for run in try runs(filter) { body(run) }
+            return
+        }
+        let kept = [Self.textArrayLiteral(filter.statuses.sorted()), filter.since.map { String($0) }]
+        var after = (submitted: "-infinity", runID: "")
+        while true {
+            let page = try execute(Self.pageOfRuns, kept + [after.submitted, after.runID, String(pageSize)], doing: "listing the runs")
+            for run in Self.storedRuns(page) { body(run) }
+            guard page.rows.count == pageSize, let last = page.rows.last, let submitted = last[13], let runID = last[0] else { return }
+            after = (submitted, runID)
+        }
+    }
+
+    /// The first `$5` of ``keptRuns`` submitted after (`$3`, a timestamp) or with the same time and a greater run ID
+    /// (`$4`), oldest first: the ended ones from their index by submission (migration 18), the open ones from the
+    /// queue's index and the few running.
+    static let pageOfRuns = """
+        SELECT * FROM (
+            (\(keptRuns) AND r.status NOT IN ('queued', 'running') AND (r.submitted_at, r.run_id) > ($3::timestamptz, $4::text)
+                ORDER BY r.submitted_at, r.run_id LIMIT $5::bigint)
+            UNION ALL
+            (\(keptRuns) AND r.status IN ('queued', 'running') AND (r.submitted_at, r.run_id) > ($3::timestamptz, $4::text)
+                ORDER BY r.submitted_at, r.run_id LIMIT $5::bigint)
+        ) AS page ORDER BY submitted_at, run_id LIMIT $5::bigint
+        """
+
     /// The runs a filter keeps: `$1` the statuses (a text array, empty for any), `$2` the time they started since
     /// (seconds since the Unix epoch, or null).
     static let keptRuns = """

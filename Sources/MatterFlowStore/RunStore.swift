@@ -9,6 +9,9 @@ public protocol RunStore: Sendable {
     var name: String { get }
     /// The runs the filter keeps, with their status, oldest first.
     func runs(_ filter: RunFilter) throws(StoreError) -> [StoredRun]
+    /// Calls `body` with each run ``runs(_:)`` returns for `filter`, in the same order, without holding them all at
+    /// once where the store can read them a part at a time: for listings of every run of a large store.
+    func forEachRun(_ filter: RunFilter, _ body: (StoredRun) -> Void) throws(StoreError)
     /// One run's journal records, in order.
     /// - Throws: ``StoreError`` `runNotFound` when the store has no such run.
     func records(of runID: String) throws(StoreError) -> [JournalRecord]
@@ -27,6 +30,11 @@ public protocol RunStore: Sendable {
 extension RunStore {
     /// Every run with its status, oldest first.
     public func runs() throws(StoreError) -> [StoredRun] { try runs(RunFilter()) }
+
+    /// Reads ``runs(_:)`` whole, then hands over its runs one by one.
+    public func forEachRun(_ filter: RunFilter, _ body: (StoredRun) -> Void) throws(StoreError) {
+        for run in try runs(filter) { body(run) }
+    }
 }
 
 /// Which runs a listing shows (`matterflow runs --status --since --limit`).

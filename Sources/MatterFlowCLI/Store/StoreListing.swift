@@ -6,6 +6,7 @@ import MatterFlowStore
 /// `runs --store URL` and `history RUN --store URL`: the same listings as with --journal, from any run store.
 enum StoreListing {
     static func runs(_ location: String, listing: RunListing, json: Bool, environment: ToolEnvironment) -> Int32 {
+        if json && listing.cap == nil && listing.asked.limit == nil { return everyRunAsJSON(location, listing.filter, environment) }
         guard let runs = reading(location, environment, { store throws(StoreError) in try store.runs(listing.filter) }) else {
             return ExitCode.invalidInput
         }
@@ -34,6 +35,18 @@ enum StoreListing {
                 run.startedAt.map(RunsCommand.timestamp) ?? "-", String(run.recordCount), notes.joined(separator: "; "),
             ]]
         }
+    }
+
+    /// `runs --all --json`: each run written as the store hands it over, so that listing every run of a large store
+    /// holds a page of them, not all. When the store fails part way, what was written is cut short (not valid JSON)
+    /// and the exit code and standard error say so.
+    private static func everyRunAsJSON(_ location: String, _ filter: RunFilter, _ environment: ToolEnvironment) -> Int32 {
+        var writer = PrettyArrayWriter { environment.standardOutput.write($0) }
+        guard reading(location, environment, { store throws(StoreError) in try store.forEachRun(filter) { writer.append($0.jsonValue) } }) != nil
+        else { return ExitCode.invalidInput }
+        writer.finish()
+        environment.standardOutput.write("\n")
+        return ExitCode.success
     }
 
     /// Why a run ended, for the NOTES column: the error's cause (it says most) and its message, shortened.
