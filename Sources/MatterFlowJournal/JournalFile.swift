@@ -166,12 +166,18 @@ package struct JournalFile: Sendable {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = entryName(entry)
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()
+    }
+
+    /// The name of a directory entry, read where it lies. The kernel's record is only as long as its name: loading
+    /// the whole `dirent` (`entry.pointee`, 280 bytes) reads past the end of a short last record, and faults when
+    /// the buffer `readdir` filled ends at the end of mapped memory.
+    static func entryName(_ entry: UnsafePointer<dirent>) -> String {
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 0
+        return String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
     }
 
     /// The current wall-clock time of this machine, in seconds since the Unix epoch.
