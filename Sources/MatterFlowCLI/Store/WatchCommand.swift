@@ -57,6 +57,7 @@ struct WatchCommand {
         var last = 0
         var endRecorded = false
         var origin: Double?
+        var pause = WatchPause()
         while true {
             do {
                 // The status first: records written before it turned final are all in the store by then.
@@ -90,16 +91,23 @@ struct WatchCommand {
                     err.line("watch: run \(runID) is still \(status) after --timeout")
                     return ExitCode.stillRunning
                 }
+                var wait = pause.milliseconds
+                if let deadline {
+                    let left = ContinuousClock.now.duration(to: deadline).components
+                    wait = max(1, min(wait, Int(left.seconds) * 1000 + Int(left.attoseconds / 1_000_000_000_000_000) + 1))
+                }
                 do {
-                    _ = try listener.notifications(timeoutMilliseconds: 250)
+                    let heard = try listener.notifications(timeoutMilliseconds: Int32(wait))
+                    pause.next(heard: heard.contains { $0.payload == runID })
                 } catch {
                     // The listener's connection broke (the server restarted): listen on a new one; until one can be
-                    // had, look again every 250 ms.
+                    // had, look again after the shortest pause.
                     listener.close()
+                    pause.next(heard: true)
                     if let again = try? Self.listen(for: runID, at: location) {
                         listener = again
                     } else {
-                        Thread.sleep(forTimeInterval: 0.25)
+                        Thread.sleep(forTimeInterval: Double(pause.milliseconds) / 1000)
                     }
                 }
             } catch {
@@ -122,6 +130,20 @@ struct WatchCommand {
             return
         }
         for line in StoredRunEnd.lines(of: run, output: output, endRecorded: endRecorded) { environment.standardOutput.line(line) }
+    }
+
+    /// How long `watch` waits for a notification before it reads the run again anyway: 250 ms after it heard of the
+    /// run, doubling each time it hears nothing, up to 5 s. The notifications say when the run has new records or
+    /// ends; the reads between them catch a batch that committed while the watch registered (not announced to it),
+    /// and a run that went away (pruned) without a word, at no more than 8 reads a second per idle watcher.
+    struct WatchPause {
+        static let shortest = 250
+        static let longest = 5000
+        private(set) var milliseconds = Self.shortest
+
+        mutating func next(heard: Bool) {
+            milliseconds = heard ? Self.shortest : min(milliseconds * 2, Self.longest)
+        }
     }
 
     /// A connection that hears of the run's new records (the run registered as watched).
