@@ -24,7 +24,7 @@ extension SimulatedHub {
         let faults = applying.compactMap { plan?.rules[$0].fault }
         let startedAt = clock.now
         func record(_ outcome: HubCallRecord.Outcome) {
-            records.append(
+            keep(
                 HubCallRecord(
                     operation: operation, structure: structure, attempt: attempt, startedAt: startedAt,
                     finishedAt: clock.now, outcome: outcome, faultInjected: !faults.isEmpty))
@@ -43,6 +43,13 @@ extension SimulatedHub {
             record(.failed(code: flowError.code, cause: flowError.cause))
             throw error
         }
+    }
+
+    /// Adds a call's record, dropping the oldest once twice ``callRecordLimit`` are kept (down to the limit, so that
+    /// dropping costs little per call).
+    func keep(_ record: HubCallRecord) {
+        records.append(record)
+        if records.count >= 2 * callRecordLimit { records.removeFirst(records.count - callRecordLimit) }
     }
 
     /// Applies scripted faults in order: delays wait, a failure throws, a hang waits until cancelled (a failure after

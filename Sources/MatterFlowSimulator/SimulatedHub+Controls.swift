@@ -63,17 +63,24 @@ extension SimulatedHub {
         faultPlans[structure] ?? FaultPlan()
     }
 
-    /// Every call the hub has answered, in the order they ended.
-    public var callRecords: [HubCallRecord] { records }
+    /// The calls the hub has answered, in the order they ended: every one, or the newest 100,000
+    /// (``setCallRecordLimit(_:)``) when it answered more.
+    public var callRecords: [HubCallRecord] { Array(records.suffix(callRecordLimit)) }
 
-    /// The calls for one structure, in the order they ended.
+    /// The calls for one structure among ``callRecords``, in the order they ended.
     public func calls(structure: StructureID) -> [HubCallRecord] {
-        records.filter { $0.structure == structure }
+        records.suffix(callRecordLimit).filter { $0.structure == structure }
     }
 
-    /// The calls of one operation for one structure, in the order they ended.
+    /// The calls of one operation for one structure among ``callRecords``, in the order they ended.
     public func calls(_ operation: SimulatedOperation, structure: StructureID) -> [HubCallRecord] {
-        records.filter { $0.structure == structure && $0.operation == operation }
+        records.suffix(callRecordLimit).filter { $0.structure == structure && $0.operation == operation }
+    }
+
+    /// Keeps the newest `limit` calls' records (at least 1) instead of 100,000. Attempt numbers count every call.
+    public func setCallRecordLimit(_ limit: Int) {
+        callRecordLimit = max(1, limit)
+        if records.count > callRecordLimit { records.removeFirst(records.count - callRecordLimit) }
     }
 
     /// How many calls of an operation a structure has had (the last attempt number).

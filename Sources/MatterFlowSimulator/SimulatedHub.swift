@@ -28,7 +28,11 @@ public actor SimulatedHub: Hub {
     /// Calls so far per structure, operation and element of a concurrent map state (``HubCallContext/element``),
     /// for fault rules that name an element.
     var elementAttempts: [StructureID: [String: Int]] = [:]
+    /// The calls answered, oldest first: at least the newest ``callRecordLimit`` (see ``keep(_:)``).
     var records: [HubCallRecord] = []
+    /// How many calls ``callRecords`` keeps: the newest this many, so that a hub serving for days (`hub serve`, a
+    /// worker's simulated homes) does not keep every call it ever answered.
+    var callRecordLimit = 100_000
     /// Calls of this hub running a commissioning attempt now, by `structure/commissioningID`.
     var attemptsInFlight: [String: Int] = [:]
     /// ePSKc sessions, their timers and simulated commissioners; memory only (see `SimulatedHub+Epskc.swift`).

@@ -1,5 +1,5 @@
 import MatterFlow
-import MatterFlowSimulator
+@testable import MatterFlowSimulator
 import Testing
 
 @Suite("Simulated hub: fault plans and the call record")
@@ -101,6 +101,19 @@ struct FaultPlanTests {
         await hub.resetCallHistory(structure: structure)
         _ = try await hub.status(structure: structure)
         #expect(await hub.faultPlan(structure: structure).isEmpty)
+    }
+
+    @Test("a hub answering for days keeps the newest calls' records, not all; attempt numbers count every call")
+    func recordsAreBounded() async throws {
+        let (hub, _) = try TestHomes.hub()
+        await hub.setCallRecordLimit(10)
+        for _ in 0..<57 { _ = try await hub.fetchRooms(structure: structure) }
+        let kept = await hub.callRecords
+        #expect(kept.map(\.attempt) == Array(48...57), "the newest 10, oldest first")
+        #expect(await hub.calls(.fetchRooms, structure: structure).map(\.attempt) == Array(48...57))
+        #expect(await hub.attemptCount(.fetchRooms, structure: structure) == 57)
+        // What is held stays under twice the limit however many calls are answered.
+        #expect(await hub.records.count < 20)
     }
 
     @Test("records never contain the onboarding payload")
