@@ -230,6 +230,7 @@ public final class StoreWorker: Sendable {
         defer { runMessages.stop() }
         var tokens = ClaimTokens(random: SystemRandomSource())
         var claims = 0
+        var failures = ClaimFailures()
         while !state.withLock({ $0.stopping }) {
             // Runs claimed ahead start first; a claim is made only when none is left.
             let (ahead, free) = state.withLock { state -> ([ClaimedRun], Int) in
@@ -252,11 +253,12 @@ public final class StoreWorker: Sendable {
                         throw StoreError(.storeUnavailable, "the answer to claim \(claims) was lost (dropped for a test)")
                     }
                     tokens.answered()
+                    if let line = failures.succeeded() { log(.info, line) }
                 } catch {
                     // It may have claimed runs all the same: the next claim asks for them.
                     tokens.unanswered(token)
                     state.withLock { $0.summary.claimFailures += 1 }
-                    log(.warning, "claiming failed: \(error.message); trying again")
+                    if let line = failures.failed(error.message) { log(.warning, line) }
                 }
             }
             claimed = claimedAgain(claimed)
@@ -269,7 +271,8 @@ public final class StoreWorker: Sendable {
                     break
                 }
                 options.idle?()
-                await wake.wait(atMost: nextLook(free: free))
+                // After failed claims the next waits, however soon other workers' leases run out.
+                await wake.wait(atMost: failures.inARow > 0 ? .milliseconds(Int(failures.wait * 1000)) : nextLook(free: free))
             } else {
                 await Task.yield()
             }

@@ -1,0 +1,43 @@
+/// A worker's claims that failed in a row (the server read-only, out of disk, refusing its role): how long the
+/// worker waits before it claims again, and which failures it says so for, so that a store in trouble is neither
+/// asked again every 20 ms by every worker of the fleet nor answered with a log line each time.
+struct ClaimFailures {
+    /// The wait after the first failure; it doubles with each further one.
+    static let firstWait = 0.25
+    /// The longest wait, however many claims failed.
+    static let longestWait = 5.0
+
+    /// The claims that failed since the last one that did not.
+    private(set) var inARow = 0
+
+    /// Counts a failed claim; returns the log line for it when it is the 1st, 2nd, 4th, 8th ... in a row (nil for the
+    /// others).
+    mutating func failed(_ message: String) -> String? {
+        inARow += 1
+        guard inARow.nonzeroBitCount == 1 else { return nil }
+        if inARow == 1 { return "claiming failed: \(message); trying again in \(Self.seconds(wait)) s" }
+        return "claiming failed \(inARow) times in a row: \(message); trying again every \(Self.seconds(wait)) s or less"
+    }
+
+    /// Counts a claim that worked; returns the line saying claims work again when some had failed.
+    mutating func succeeded() -> String? {
+        defer { inARow = 0 }
+        guard inARow > 0 else { return nil }
+        return "claiming works again after \(inARow) failed claim\(inARow == 1 ? "" : "s")"
+    }
+
+    /// How long to wait before the next claim, in seconds: 0 when the last one worked.
+    var wait: Double {
+        guard inARow > 0 else { return 0 }
+        var wait = Self.firstWait
+        for _ in 1..<inARow {
+            wait *= 2
+            if wait >= Self.longestWait { return Self.longestWait }
+        }
+        return wait
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
