@@ -318,6 +318,15 @@ extension PostgresRunStore {
         return (Set(rows.rows.compactMap { $0[0] }), schema.rows.first?.first.flatMap { $0.flatMap { Int($0) } })
     }
 
+    /// Whether `workerID` still holds the run as its claim took it: running, leased to it, and claimed no further
+    /// time since (`claims`, that claim's count).
+    func holds(_ runID: String, by workerID: String, claims: Int) throws(StoreError) -> Bool {
+        try !execute(
+            "SELECT 1 FROM matterflow_runs WHERE run_id = $1 AND status = 'running' AND worker_id = $2 AND claims = $3::integer",
+            [runID, workerID, String(claims)], doing: "looking up run \(runID)"
+        ).rows.isEmpty
+    }
+
     /// Of `runIDs`, those running under another worker's lease: taken over. (A run this worker handed back has no
     /// worker, and one that ended no lease.)
     func heldElsewhere(_ runIDs: [String], notBy workerID: String) throws(StoreError) -> [String] {

@@ -214,6 +214,12 @@ extension StoreWorker {
         _ claimed: ClaimedRun, problem: String, failure: (code: ErrorCode, cause: String, message: String)
     ) async {
         let runID = claimed.runID
+        // A run claimed ahead by a worker held up past its lease (stopped, paused, cut off) may have been taken over
+        // and finished meanwhile, its secrets removed: that is no failure of this worker's hub or secrets.
+        if (try? store.holds(runID, by: options.workerID, claims: claimed.claims)) == false {
+            log(.info, run: runID, "run \(runID) is no longer this worker's: another worker took it over while this one was held up past its lease; leaving it")
+            return
+        }
         let failures = claimed.hubFailures + 1
         if failures >= HandBackBackoff.hubFailuresBeforeFailing,
             let records = try? store.records(of: runID, after: 0),
