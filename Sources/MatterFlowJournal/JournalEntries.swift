@@ -51,8 +51,12 @@ public struct JournalEntries: Sendable, RandomAccessCollection {
 
     /// Why the run stopped without its end recorded, as recovery's messages say it: its hub's connection lost, or
     /// its process stopped.
-    var interruptionCause: String {
-        hubConnectionLoss.map { "its hub's connection was lost: \($0)" } ?? "its process stopped"
+    var interruptionCause: String { interruptionCause(otherwise: nil) }
+
+    /// As ``interruptionCause``, with `otherwise` (when given) in place of "its process stopped": what the one
+    /// recovering knows of it (a fleet's worker: the run's lease ran out).
+    func interruptionCause(otherwise: String?) -> String {
+        hubConnectionLoss.map { "its hub's connection was lost: \($0)" } ?? otherwise ?? "its process stopped"
     }
 
     /// Every intent, in order, with its sequence number.

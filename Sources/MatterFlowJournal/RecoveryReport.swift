@@ -161,6 +161,10 @@ public struct RecoveryOptions: Sendable {
         get { keepsRunsItCannotResume }
         set { keepsRunsItCannotResume = newValue }
     }
+    /// Why the runs stopped, as recovery's messages say it, when the one recovering knows better than "its process
+    /// stopped" (a fleet's worker: the run's lease ran out, or its worker handed it back); a hub connection's loss
+    /// that the journal records is said instead either way.
+    public var interruption: String?
     /// Values for the runs' secret inputs, which the journal never keeps; needed to resume a run that still
     /// uses them (`matterflow recover --input NAME=VALUE`).
     public var inputs: JSONObject

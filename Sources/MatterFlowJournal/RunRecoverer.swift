@@ -144,7 +144,7 @@ struct RunRecoverer {
             if !resume { plan.repeatedCall = nil }
             let ending = ContinuedRunEnding(
                 resumed: resume, interruptedIn: interruptedIn, completedDevices: completedDevices,
-                heldSessionBefore: reconciler.holdsSession, cause: entries.interruptionCause)
+                heldSessionBefore: reconciler.holdsSession, cause: entries.interruptionCause(otherwise: options.interruption))
             if let handOff {
                 try continueInPool(plan, sessionID: runSession, holdsSession: reconciler.holdsSession, run: &run, ending: ending, handOff: handOff)
                 return
@@ -267,7 +267,7 @@ struct RunRecoverer {
             run.notes.append("the structure's active session is not this run's; it was left alone")
         }
         try await withdrawEpskcKeys(&run)
-        var message = "the run was interrupted in state \(interruptedIn ?? "?") (\(entries.interruptionCause)); recovery took the cancel path"
+        var message = "the run was interrupted in state \(interruptedIn ?? "?") (\(entries.interruptionCause(otherwise: options.interruption))); recovery took the cancel path"
         message += run.releasedSession ? " and released its commissioning session" : "; the run held no session"
         if let devices = completedDevices { message += "; commissioning had been completed (devices \(devices.joined(separator: ", ")))" }
         let error = FlowError(code: .cancelled, cause: .runCancelled, message: message, state: interruptedIn)

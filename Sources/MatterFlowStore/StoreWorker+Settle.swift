@@ -21,6 +21,9 @@ extension StoreWorker {
             log(.info, run: claimed.runID, "settling run \(claimed.runID) (its worker's lease ran out)")
         }
         var recoveryOptions = recoveryOptions(resume: cancelBecause == nil && (options.resume || handedBack), inputs: secrets, answers: answers)
+        recoveryOptions.interruption = handedBack
+            ? "its worker handed it back"
+            : "its worker's lease ran out: the worker stopped, or could not reach the store for longer than its lease"
         // A resumed run's questions wait for answers given through the store, as those of a run started here do, and
         // a cancel asked for while it runs reaches it.
         recoveryOptions.answering = { [answerRelay, cancelRelay] handle in

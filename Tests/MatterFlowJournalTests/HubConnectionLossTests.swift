@@ -19,6 +19,9 @@ import Testing
             entry: .recoveryStarted(RecoveryStartedEntry(mode: .resume, pid: 1, lastSequence: 7, interruptedIn: "s")))
         #expect(JournalEntries([Self.loss, recovered]).hubConnectionLoss == nil)
         #expect(JournalEntries([Self.loss, recovered]).interruptionCause == "its process stopped")
+        // What the one recovering knows replaces "its process stopped", never a loss the journal records.
+        #expect(JournalEntries([Self.loss, recovered]).interruptionCause(otherwise: "its lease ran out") == "its lease ran out")
+        #expect(JournalEntries([Self.loss]).interruptionCause(otherwise: "its lease ran out") == "its hub's connection was lost: the hub exited with status 3")
         // A warning of another kind is no loss.
         let other = JournalEntryRecord(
             sequence: 9, wallTime: 0,

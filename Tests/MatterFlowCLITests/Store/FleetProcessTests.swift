@@ -81,6 +81,11 @@ extension PostgresStoreTests {
         let finished = try #require(records.last { $0.type == "runFinished" })
         #expect(run.error != nil && sameJSON(run.error, finished.payload["error"]), "\(String(describing: run.error))")
         #expect(run.error?["code"]?.stringValue == "cancelled" && run.error?["state"]?.stringValue != nil)
+        // Why, as the fleet knows it: the rescuer saw a lease run out, not a process stop.
+        #expect(
+            run.error?["message"]?.stringValue?.contains(
+                "(its worker's lease ran out: the worker stopped, or could not reach the store for longer than its lease); recovery took") == true,
+            "\(String(describing: run.error))")
         #expect(types.contains("recoveryStarted"))
         #expect(types.contains("resolution"))
         #expect(types.last == "recoveryFinished")
