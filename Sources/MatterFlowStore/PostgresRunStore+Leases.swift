@@ -117,10 +117,12 @@ extension PostgresRunStore {
     /// took it (from the queue, or a takeover). A token nobody passes again costs nothing: its runs' leases run out,
     /// and they are taken over as any other.
     public func claim(
-        by workerID: String, limit: Int, leaseSeconds: Double, token: String = "", unanswered: [String] = [], takesSecrets: Bool = true
+        by workerID: String, limit: Int, leaseSeconds: Double, token: String = "", unanswered: [String] = [], takesSecrets: Bool = true,
+        takesOver: Bool = true
     ) throws(StoreError) -> [ClaimedRun] {
         let rows = try execute(
-            Self.claimStatement, [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered), takesSecrets ? "t" : "f"],
+            Self.claimStatement,
+            [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered), takesSecrets ? "t" : "f", takesOver ? "t" : "f"],
             doing: "claiming runs")
         return rows.rows.map { row in Self.claimedRun(row, takeover: row[6] == "t") }
     }
@@ -131,9 +133,11 @@ extension PostgresRunStore {
         "(\(parameter)::boolean OR (secret_inputs = '{}' AND secret_answers = '{}'))"
     }
 
-    /// The statement of ``claim(by:limit:leaseSeconds:token:unanswered:takesSecrets:)``: `$1` the worker, `$2` the
-    /// lease in seconds, `$3` the limit, `$4` the claim's token, `$5` the tokens of claims that threw (a text array),
-    /// `$6` whether the worker takes runs with secrets.
+    /// The statement of ``claim(by:limit:leaseSeconds:token:unanswered:takesSecrets:takesOver:)``: `$1` the worker,
+    /// `$2` the lease in seconds, `$3` the limit, `$4` the claim's token, `$5` the tokens of claims that threw (a text
+    /// array), `$6` whether the worker takes runs with secrets, `$7` whether it takes over runs whose leases ran out
+    /// (``TakeoverHold``). A claim that waited more than half a lease for its locks (a table locked by hand, say)
+    /// takes none over either: the leases ran out while every worker waited, and live ones renew theirs next.
     ///
     /// Queued runs are looked for in the queue's first rows, where a claim's runs nearly always are, each as the
     /// queue's order has it (`early`): the first runs of the queue's first ``queueWindow`` that are not waiting for
@@ -158,6 +162,7 @@ extension PostgresRunStore {
                 lease_until = now() + make_interval(secs => $2::float8)
             WHERE r.run_id IN (
                 SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
+                    AND $7::boolean AND clock_timestamp() < now() + make_interval(secs => $2::float8 / 2)
                 ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
                 r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at, r.workflow_hash

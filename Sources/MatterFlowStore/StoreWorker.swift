@@ -34,6 +34,8 @@ public final class StoreWorker: Sendable {
         var lastSweep: ContinuousClock.Instant?
         /// Whether this machine's clock was last found too far from the store's (``measureClock()``).
         var clockSkewed = false
+        /// Whether claims may take over runs whose leases ran out (not for a lease after the store was in trouble).
+        var takeovers: TakeoverHold
     }
 
     /// The store whose runs the worker claims, runs and settles.
@@ -51,7 +53,7 @@ public final class StoreWorker: Sendable {
     /// of the fleet reads; none without a secrets directory, whose runs have no secrets to digest. A key that cannot
     /// be read or made stops ``run(host:pid:)`` before it claims anything.
     let digestKey: Result<SecretDigestKey?, JournalError>
-    let state = Mutex(State())
+    let state: Mutex<State>
     /// The store's clock, read through this machine's: it stamps the runs' records and counts their waits.
     let storeClock: StoreClock
     /// Wakes the idle loop: work announced, a slot freed, stop asked.
@@ -69,6 +71,7 @@ public final class StoreWorker: Sendable {
         self.store = store
         self.options = options
         self.hubs = hubs
+        state = Mutex(State(takeovers: TakeoverHold(lease: options.leaseSeconds)))
         committer = GroupCommitter(
             conninfo: store.conninfo, applicationName: store.applicationName, workerID: options.workerID, connectivity: store.connectivity)
         storeClock = StoreClock(local: options.localWallClock)
@@ -181,7 +184,8 @@ public final class StoreWorker: Sendable {
             throw error
         }
         log(.info, "claiming runs from \(store.name)")
-        let listening = store.connectivity.listen { [log = options.log, id = options.workerID] reachable, line in
+        let listening = store.connectivity.listen { [log = options.log, id = options.workerID, self] reachable, line in
+            if !reachable { self.state.withLock { $0.takeovers.troubleSeen() } }
             log?(WorkerLogLine(level: reachable ? .info : .warning, workerID: id, message: line))
         }
         defer { store.connectivity.stopListening(listening) }
@@ -206,7 +210,10 @@ public final class StoreWorker: Sendable {
                 let notRenewed = seen.keys.filter { !renewed.contains($0) }
                 if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }
             } catch {
-                state.withLock { $0.summary.heartbeatFailures += 1 }
+                state.withLock {
+                    $0.summary.heartbeatFailures += 1
+                    $0.takeovers.troubleSeen()
+                }
                 log(.warning, "heartbeat failed: \(error.message)")
             }
             reportMetrics()
@@ -244,10 +251,19 @@ public final class StoreWorker: Sendable {
             if free > 0 {
                 let token = tokens.next()
                 claims += 1
+                let (takesOver, holdStarted) = state.withLock { state in
+                    var started = false
+                    let may = state.takeovers.mayTakeOver(at: .now) { started = true }
+                    return (may, started)
+                }
+                if holdStarted {
+                    log(.info, "the store was out of reach or failing: runs whose leases ran out meanwhile are taken over only "
+                            + "after \(Duration.seconds(rounding: options.leaseSeconds).secondsText) s (a lease), so that live workers renew theirs first")
+                }
                 do throws(StoreError) {
                     claimed = try store.claim(
                         by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds, token: token,
-                        unanswered: tokens.unanswered, takesSecrets: options.secrets != nil)
+                        unanswered: tokens.unanswered, takesSecrets: options.secrets != nil, takesOver: takesOver)
                     if options.dropsClaimReply?(claims) == true {
                         claimed = []
                         throw StoreError(.storeUnavailable, "the answer to claim \(claims) was lost (dropped for a test)")
@@ -257,7 +273,10 @@ public final class StoreWorker: Sendable {
                 } catch {
                     // It may have claimed runs all the same: the next claim asks for them.
                     tokens.unanswered(token)
-                    state.withLock { $0.summary.claimFailures += 1 }
+                    state.withLock {
+                        $0.summary.claimFailures += 1
+                        $0.takeovers.troubleSeen()
+                    }
                     if let line = failures.failed(error.message) { log(.warning, line) }
                 }
             }
@@ -326,7 +345,10 @@ public final class StoreWorker: Sendable {
         let safetyNet = Double(options.pollMilliseconds) / 1000
         var seconds = safetyNet
         if free > 0, let expiry = try? store.nextLeaseExpiry(excluding: options.workerID) {
-            seconds = min(seconds, max(expiry, 0) + 0.02)
+            // While takeovers are held, a lease that ran out is looked at again when the hold ends.
+            let held = state.withLock { $0.takeovers.until }.map { ContinuousClock.now.duration(to: $0) } ?? .zero
+            let heldSeconds = Double(held.components.seconds) + Double(held.components.attoseconds) / 1e18
+            seconds = min(seconds, max(expiry, heldSeconds, 0) + 0.02)
         }
         return .milliseconds(Int(max(seconds, 0.01) * 1000))
     }

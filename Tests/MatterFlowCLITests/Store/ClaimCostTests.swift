@@ -125,7 +125,7 @@ extension PostgresStoreTests {
             try connection.execute("BEGIN")
             try connection.execute("SET LOCAL plan_cache_mode = \(mode)")
             let explained = try connection.execute(
-                "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost('w1', '60', '32', 'token', '{}', 't')")
+                "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost('w1', '60', '32', 'token', '{}', 't', 't')")
             try connection.execute("ROLLBACK")
             let text = try #require(explained.rows.first?.first ?? nil)
             return (mode, try JSONDocument.parse(text, file: "<explain>").value.arrayValue?.first?["Plan"], text)
