@@ -185,7 +185,9 @@ public final class StoreWorker: Sendable {
         }
         log(.info, "claiming runs from \(store.name)")
         let listening = store.connectivity.listen { [log = options.log, id = options.workerID, self] reachable, line in
-            if !reachable { self.state.withLock { $0.takeovers.troubleSeen() } }
+            self.state.withLock { state in
+                if reachable { state.takeovers.reachableAgain(at: .now) } else { state.takeovers.troubleSeen() }
+            }
             log?(WorkerLogLine(level: reachable ? .info : .warning, workerID: id, message: line))
         }
         defer { store.connectivity.stopListening(listening) }

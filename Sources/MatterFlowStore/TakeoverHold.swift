@@ -10,6 +10,8 @@ struct TakeoverHold {
     private var troubled = false
     /// The end of the hold in force; nil when none is.
     private(set) var until: ContinuousClock.Instant?
+    /// A hold began that no claim has said yet.
+    private var unannounced = false
 
     /// A hold of `seconds`; a lease out of range (refused before the worker runs: ``WorkerOptions/problem``) makes
     /// none.
@@ -22,13 +24,23 @@ struct TakeoverHold {
         troubled = true
     }
 
-    /// Whether a claim made at `now` may take over runs whose leases ran out; a claim after trouble starts a hold
-    /// (and says so through `started`, once per hold).
+    /// The store answered again after it could not be reached: nothing is taken over for a lease from now, however
+    /// long ago a claim last looked (a worker with every slot busy claims nothing while it waits).
+    mutating func reachableAgain(at now: ContinuousClock.Instant) {
+        troubled = false
+        hold(from: now)
+    }
+
+    /// Whether a claim made at `now` may take over runs whose leases ran out; a claim after trouble starts a hold.
+    /// `started` is called once per hold, at the first claim in it, to say so.
     mutating func mayTakeOver(at now: ContinuousClock.Instant, started: (() -> Void)? = nil) -> Bool {
         if troubled {
             troubled = false
-            if until.map({ now >= $0 }) ?? true { started?() }
-            until = now + length
+            hold(from: now)
+        }
+        if unannounced {
+            unannounced = false
+            started?()
         }
         guard let end = until else { return true }
         if now >= end {
@@ -36,5 +48,11 @@ struct TakeoverHold {
             return true
         }
         return false
+    }
+
+    /// Holds takeovers until a lease from `now`, or later when a hold in force ends later.
+    private mutating func hold(from now: ContinuousClock.Instant) {
+        if until.map({ now >= $0 }) ?? true { unannounced = true }
+        until = max(until ?? now, now + length)
     }
 }

@@ -25,6 +25,19 @@ import Testing
         answers.append(hold.mayTakeOver(at: start + .seconds(16)))
         #expect(answers == [true, false, false, false, false, true, true])
         #expect(ended && said == 1)
+
+        // The store reachable again starts a hold of a lease from then, whenever the next claim comes (a busy worker
+        // claims nothing during an outage: a hold started by its last failed claim would be over).
+        var back = TakeoverHold(lease: 4)
+        back.troubleSeen()
+        let early = back.mayTakeOver(at: start)  // a claim during the outage
+        back.reachableAgain(at: start + .seconds(30))
+        var told = 0
+        let afterOutage = [
+            back.mayTakeOver(at: start + .seconds(30.5)) { told += 1 }, back.mayTakeOver(at: start + .seconds(33.9)) { told += 1 },
+            back.mayTakeOver(at: start + .seconds(34)) { told += 1 },
+        ]
+        #expect(!early && afterOutage == [false, false, true] && told == 1)
     }
 
     /// A run of a worker whose lease ran out, in a fresh store.
