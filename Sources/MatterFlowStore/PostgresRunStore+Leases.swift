@@ -120,10 +120,15 @@ extension PostgresRunStore {
         by workerID: String, limit: Int, leaseSeconds: Double, token: String = "", unanswered: [String] = [], takesSecrets: Bool = true,
         takesOver: Bool = true
     ) throws(StoreError) -> [ClaimedRun] {
-        let rows = try execute(
-            Self.claimStatement,
-            [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered), takesSecrets ? "t" : "f", takesOver ? "t" : "f"],
-            doing: "claiming runs")
+        let parameters = [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered), takesSecrets ? "t" : "f"]
+        let rows: PostgresRows
+        do throws(StoreError) {
+            // Tried once when it may take over: tried again after the store came back (a restart), it would take over
+            // the runs of live workers whose leases ran out meanwhile and who have not renewed them yet.
+            rows = try execute(Self.claimStatement, parameters + [takesOver ? "t" : "f"], doing: "claiming runs", retrying: !takesOver)
+        } catch where takesOver && error.code == .storeUnavailable {
+            rows = try execute(Self.claimStatement, parameters + ["f"], doing: "claiming runs")
+        }
         return rows.rows.map { row in Self.claimedRun(row, takeover: row[6] == "t") }
     }
 
@@ -152,17 +157,17 @@ extension PostgresRunStore {
     /// planner that expected few queued runs read every one of them.
     static let claimStatement = """
         WITH RECURSIVE lost AS (
-            UPDATE matterflow_runs r SET claim_token = $4, lease_until = now() + make_interval(secs => $2::float8)
+            UPDATE matterflow_runs r SET claim_token = $4, lease_until = clock_timestamp() + make_interval(secs => $2::float8)
             WHERE r.worker_id = $1 AND r.status = 'running' AND r.lease_until >= now()
                 AND r.claim_token = ANY($5::text[])
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, coalesce(r.claim_takeover, true) AS takeover, r.answers::text, r.secret_answers, r.answered_through,
                 r.cancel_requested_at IS NOT NULL, r.hub_failures, 0 AS kind, r.submitted_at, r.workflow_hash
         ), expired AS (
             UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = true,
-                lease_until = now() + make_interval(secs => $2::float8)
+                lease_until = clock_timestamp() + make_interval(secs => $2::float8)
             WHERE r.run_id IN (
                 SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
-                    AND $7::boolean AND clock_timestamp() < now() + make_interval(secs => $2::float8 / 2)
+                    AND (worker_id IS NULL OR ($7::boolean AND clock_timestamp() < now() + make_interval(secs => $2::float8 / 2)))
                 ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
                 r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at, r.workflow_hash
@@ -194,7 +199,7 @@ extension PostgresRunStore {
             FOR UPDATE OF queued_run SKIP LOCKED
         ), queued AS (
             UPDATE matterflow_runs r SET status = 'running', worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = false,
-                lease_until = now() + make_interval(secs => $2::float8), started_at = coalesce(r.started_at, now())
+                lease_until = clock_timestamp() + make_interval(secs => $2::float8), started_at = coalesce(r.started_at, now())
             WHERE r.run_id IN (SELECT run_id FROM early UNION ALL SELECT run_id FROM later)
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
                 r.cancel_requested_at IS NOT NULL, r.hub_failures, 2 AS kind, r.submitted_at, r.workflow_hash
@@ -317,7 +322,7 @@ extension PostgresRunStore {
             """, [workerID], doing: "heartbeat")
         let rows = try execute(
             """
-            UPDATE matterflow_runs SET lease_until = now() + make_interval(secs => $2::float8)
+            UPDATE matterflow_runs SET lease_until = clock_timestamp() + make_interval(secs => $2::float8)
             WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($3::text[]) RETURNING run_id
             """, [workerID, String(leaseSeconds), Self.textArrayLiteral(runIDs)], doing: "renewing leases")
         return (Set(rows.rows.compactMap { $0[0] }), schema.rows.first?.first.flatMap { $0.flatMap { Int($0) } })

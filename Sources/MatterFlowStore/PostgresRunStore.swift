@@ -115,10 +115,10 @@ public final class PostgresRunStore: RunStore {
         }
     }
 
-    /// Runs one command, reconnecting (bounded) when the connection broke.
+    /// Runs one command, reconnecting (bounded) when the connection broke; with `retrying` false, tried once.
     @discardableResult
-    func execute(_ sql: String, _ parameters: [String?] = [], doing what: String) throws(StoreError) -> PostgresRows {
-        let deadline = ContinuousClock.now + Self.reconnectLimit
+    func execute(_ sql: String, _ parameters: [String?] = [], doing what: String, retrying: Bool = true) throws(StoreError) -> PostgresRows {
+        let deadline = ContinuousClock.now + (retrying ? Self.reconnectLimit : .zero)
         var delay: Duration = .milliseconds(10)
         while true {
             let outcome = connection.withLock { held -> Result<PostgresRows, PostgresError> in
@@ -190,27 +190,33 @@ public final class PostgresRunStore: RunStore {
             return
         }
         let kept = [Self.textArrayLiteral(filter.statuses.sorted()), filter.since.map { String($0) }]
-        var after = (submitted: "-infinity", runID: "")
+        var after: (submitted: String?, runID: String) = (nil, "")
         while true {
             let page = try execute(Self.pageOfRuns, kept + [after.submitted, after.runID, String(pageSize)], doing: "listing the runs")
             for run in Self.storedRuns(page) { body(run) }
-            guard page.rows.count == pageSize, let last = page.rows.last, let submitted = last[13], let runID = last[0] else { return }
+            guard page.rows.count == pageSize, let last = page.rows.last, let submitted = last[17], let runID = last[0] else { return }
             after = (submitted, runID)
         }
     }
 
-    /// The first `$5` of ``keptRuns`` submitted after (`$3`, a timestamp) or with the same time and a greater run ID
-    /// (`$4`), oldest first: the ended ones from their index by submission (migration 18), the open ones from the
-    /// queue's index and the few running.
+    /// The first `$5` of ``keptRuns`` submitted after the microsecond `$3` since the Unix epoch (null: from the
+    /// first) or at it with a greater run ID (`$4`), oldest first, each with that microsecond last, as the next
+    /// page's `$3`: a whole number, exact on every server version, where a timestamp's text could be ambiguous under
+    /// the session's DateStyle and TimeZone. The ended runs come from their index by submission (migration 18), the
+    /// open ones from the queue's index and the few running.
     static let pageOfRuns = """
-        SELECT * FROM (
-            (\(keptRuns) AND r.status NOT IN ('queued', 'running') AND (r.submitted_at, r.run_id) > ($3::timestamptz, $4::text)
+        SELECT page.*, extract(epoch FROM date_trunc('second', page.submitted_at))::bigint * 1000000
+            + extract(microseconds FROM page.submitted_at)::bigint % 1000000 FROM (
+            (\(keptRuns) AND r.status NOT IN ('queued', 'running') AND (r.submitted_at, r.run_id) > (\(pageStart), $4::text)
                 ORDER BY r.submitted_at, r.run_id LIMIT $5::bigint)
             UNION ALL
-            (\(keptRuns) AND r.status IN ('queued', 'running') AND (r.submitted_at, r.run_id) > ($3::timestamptz, $4::text)
+            (\(keptRuns) AND r.status IN ('queued', 'running') AND (r.submitted_at, r.run_id) > (\(pageStart), $4::text)
                 ORDER BY r.submitted_at, r.run_id LIMIT $5::bigint)
-        ) AS page ORDER BY submitted_at, run_id LIMIT $5::bigint
+        ) AS page ORDER BY page.submitted_at, page.run_id LIMIT $5::bigint
         """
+
+    /// SQL: the moment a page starts after, exactly: the microsecond `$3` since the epoch, or minus infinity.
+    private static let pageStart = "coalesce(timestamptz 'epoch' + $3::bigint * interval '1 microsecond', timestamptz '-infinity')"
 
     /// The runs a filter keeps: `$1` the statuses (a text array, empty for any), `$2` the time they started since
     /// (seconds since the Unix epoch, or null).

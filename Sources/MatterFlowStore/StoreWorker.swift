@@ -186,7 +186,7 @@ public final class StoreWorker: Sendable {
         log(.info, "claiming runs from \(store.name)")
         let listening = store.connectivity.listen { [log = options.log, id = options.workerID, self] reachable, line in
             self.state.withLock { state in
-                if reachable { state.takeovers.reachableAgain(at: .now) } else { state.takeovers.troubleSeen() }
+                if reachable { state.takeovers.answered(at: .now) } else { state.takeovers.troubleSeen(at: .now) }
             }
             log?(WorkerLogLine(level: reachable ? .info : .warning, workerID: id, message: line))
         }
@@ -209,12 +209,13 @@ public final class StoreWorker: Sendable {
                 let (renewed, schema) = try store.heartbeatReadingSchema(options.workerID, running: Array(seen.keys), leaseSeconds: options.leaseSeconds)
                 measureClock()
                 if let schema, schema != StoreMigrations.latest { schemaChanged(to: schema) }
+                state.withLock { $0.takeovers.answered(at: .now) }
                 let notRenewed = seen.keys.filter { !renewed.contains($0) }
                 if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }
             } catch {
                 state.withLock {
                     $0.summary.heartbeatFailures += 1
-                    $0.takeovers.troubleSeen()
+                    $0.takeovers.troubleSeen(at: .now)
                 }
                 log(.warning, "heartbeat failed: \(error.message)")
             }
@@ -271,13 +272,14 @@ public final class StoreWorker: Sendable {
                         throw StoreError(.storeUnavailable, "the answer to claim \(claims) was lost (dropped for a test)")
                     }
                     tokens.answered()
+                    state.withLock { $0.takeovers.answered(at: .now) }
                     if let line = failures.succeeded() { log(.info, line) }
                 } catch {
                     // It may have claimed runs all the same: the next claim asks for them.
                     tokens.unanswered(token)
                     state.withLock {
                         $0.summary.claimFailures += 1
-                        $0.takeovers.troubleSeen()
+                        $0.takeovers.troubleSeen(at: .now)
                     }
                     if let line = failures.failed(error.message) { log(.warning, line) }
                 }

@@ -1,13 +1,16 @@
-/// When a worker may take over runs whose leases ran out. After the store was out of reach or failing (a failover, a
-/// restart, a full disk, a read-only spell), every worker's leases may have run out at once, live workers' too: the
-/// first worker back would take over and cancel the runs of the others, which are about to renew them. So after such
-/// trouble a worker takes nothing over for one lease, long enough for every live worker's heartbeat (a third of a
-/// lease apart) to renew its own; runs of a worker that really stopped are taken over a lease later than otherwise.
+/// When a worker may take over runs whose leases ran out. After the store was out of reach or failing for a while (a
+/// failover, a restart, a full disk, a read-only spell), every worker's leases may have run out at once, live
+/// workers' too: the first worker back would take over and cancel the runs of the others, which are about to renew
+/// them. So once the store answers again after trouble that lasted half a lease or more, a worker takes nothing over
+/// for one lease, long enough for every live worker's heartbeat (a third of a lease apart) to renew its own; runs of a
+/// worker that really stopped are taken over a lease later than otherwise. Brief trouble (a statement that failed
+/// once) starts no hold, so trouble that comes and goes never keeps a dead worker's runs from being taken over; and
+/// while trouble lasts, no claim takes anything over.
 struct TakeoverHold {
     /// The length of a hold: the worker's lease.
     let length: Duration
-    /// Trouble was seen since the last claim: the next claim starts a hold.
-    private var troubled = false
+    /// When the trouble going on now began; nil when the store last answered.
+    private var troubleSince: ContinuousClock.Instant?
     /// The end of the hold in force; nil when none is.
     private(set) var until: ContinuousClock.Instant?
     /// A hold began that no claim has said yet.
@@ -20,39 +23,33 @@ struct TakeoverHold {
     }
 
     /// A claim, a heartbeat or another statement failed, or the store could not be reached.
-    mutating func troubleSeen() {
-        troubled = true
+    mutating func troubleSeen(at now: ContinuousClock.Instant) {
+        if troubleSince == nil { troubleSince = now }
     }
 
-    /// The store answered again after it could not be reached: nothing is taken over for a lease from now, however
-    /// long ago a claim last looked (a worker with every slot busy claims nothing while it waits).
-    mutating func reachableAgain(at now: ContinuousClock.Instant) {
-        troubled = false
-        hold(from: now)
+    /// The store answered (a claim or a heartbeat worked, or it is reachable again): after trouble that lasted half a
+    /// lease or more, nothing is taken over for a lease from now.
+    mutating func answered(at now: ContinuousClock.Instant) {
+        guard let since = troubleSince else { return }
+        troubleSince = nil
+        guard since.duration(to: now) * 2 >= length else { return }
+        if until.map({ now >= $0 }) ?? true { unannounced = true }
+        until = max(until ?? now, now + length)
     }
 
-    /// Whether a claim made at `now` may take over runs whose leases ran out; a claim after trouble starts a hold.
+    /// Whether a claim made at `now` may take over runs whose leases ran out: not while trouble lasts, nor in a hold.
     /// `started` is called once per hold, at the first claim in it, to say so.
     mutating func mayTakeOver(at now: ContinuousClock.Instant, started: (() -> Void)? = nil) -> Bool {
-        if troubled {
-            troubled = false
-            hold(from: now)
-        }
         if unannounced {
             unannounced = false
             started?()
         }
+        guard troubleSince == nil else { return false }
         guard let end = until else { return true }
         if now >= end {
             until = nil
             return true
         }
         return false
-    }
-
-    /// Holds takeovers until a lease from `now`, or later when a hold in force ends later.
-    private mutating func hold(from now: ContinuousClock.Instant) {
-        if until.map({ now >= $0 }) ?? true { unannounced = true }
-        until = max(until ?? now, now + length)
     }
 }

@@ -53,6 +53,25 @@ import Testing
         #expect(try Self.listed(store, RunFilter(limit: 3), pageSize: 1) == newest)
     }
 
+    @Test("pages follow each other by the exact microsecond, whatever the session's DateStyle and TimeZone")
+    func pagesWhateverTheDateStyle() throws {
+        let (store, conninfo) = try Self.store()
+        // Times a microsecond apart, and the zone abbreviation "CST", which PostgreSQL reads back as US Central.
+        try store.execute(
+            "UPDATE matterflow_runs SET submitted_at = timestamptz '2026-12-01 00:00:00.000001+00' + make_interval(secs => (substr(run_id, 5)::int % 7) / 1000000.0)",
+            doing: "test")
+        let database = try #require(try store.execute("SELECT current_database()", doing: "test").rows.first?.first ?? nil)
+        try store.execute("ALTER DATABASE \(database) SET DateStyle = 'SQL, DMY'", doing: "test")
+        try store.execute("ALTER DATABASE \(database) SET TimeZone = 'Asia/Shanghai'", doing: "test")
+        let shanghai = try PostgresRunStore(conninfo: conninfo)
+        #expect(try shanghai.execute("SHOW DateStyle", doing: "test").rows.first?.first == "SQL, DMY")
+        let whole = try shanghai.runs(RunFilter()).map(\.runID)
+        #expect(whole.count == 257)
+        for pageSize in [1, 3, 10] {
+            #expect(try Self.listed(shanghai, RunFilter(), pageSize: pageSize) == whole, "pages of \(pageSize)")
+        }
+    }
+
     @Test("runs that start and end between pages are listed once each, none missed")
     func runsChangingBetweenPagesAreListedOnce() throws {
         let (store, _) = try Self.store()
