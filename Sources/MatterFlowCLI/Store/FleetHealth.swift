@@ -22,7 +22,7 @@ struct FleetHealth {
     static func unanswered(within seconds: Double) -> FleetHealth {
         FleetHealth(
             workers: [], minimumRunning: 0, storeSchema: 0,
-            unanswered: "the store did not answer within \(NumberRange.format(seconds)) s: \(StoreError.lockHeld); the workers' heartbeats wait behind it, and their runs are taken over once it goes if it lasts longer than their lease")
+            unanswered: "the store did not answer within \(NumberRange.format(seconds)) s: \(StoreError.lockHeld); the workers' heartbeats wait behind it (a claim that waited through it takes no run over, but a worker that claims after it went may, before the others renew, if it lasted longer than their lease)")
     }
 
     /// The workers that run.
