@@ -14,18 +14,6 @@ public enum JSONWriter {
         text(of: value, indent: 2)
     }
 
-    /// The text of ``pretty(_:)`` for an array of `elements`, handed to `write` in pieces of about `pieceBytes`
-    /// bytes (``PrettyArrayWriter``), each element read from the sequence only when it is written.
-    public static func writePrettyArray<Elements: Sequence<JSONValue>>(
-        _ elements: Elements, pieceBytes: Int = 1 << 16, to write: (String) -> Void
-    ) {
-        withoutActuallyEscaping(write) { write in
-            var writer = PrettyArrayWriter(pieceBytes: pieceBytes, write: write)
-            for element in elements { writer.append(element) }
-            writer.finish()
-        }
-    }
-
     /// Appends the compact text of `value` as UTF-8 bytes to `bytes`: exactly the bytes of ``compact(_:)``'s
     /// string, written without making a string.
     public static func appendCompact(_ value: JSONValue, to bytes: inout [UInt8]) {

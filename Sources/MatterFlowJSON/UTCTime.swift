@@ -4,21 +4,29 @@
 /// locale's calendar and number formats), which a listing of many runs paid on every row.
 public enum UTCTime {
     /// The first second of year 1 and the first second of year 10000, in seconds since the Unix epoch: the range of
-    /// times written as dates (four-digit years).
+    /// times ``dateTime(_:)`` and ``iso8601Milliseconds(_:)`` write as dates.
     static let writable: Range<Double> = -62_135_596_800..<253_402_300_800
+    /// The first second of year 0 and the first second of year 10000: every time with a four-digit year.
+    static let fourDigitYears: Range<Double> = -62_167_219_200..<253_402_300_800
 
     /// `seconds` since the Unix epoch as `2025-01-31 12:00:00`, the fraction dropped (times before the epoch round
     /// down, so that 1969-12-31 23:59:59.5 stays in its second).
     public static func dateTime(_ seconds: Double) -> String {
-        guard let parts = Parts(seconds) else { return outOfRange(seconds) }
+        guard writable.contains(seconds), let parts = Parts(seconds) else { return outOfRange(seconds) }
         return parts.date + " " + parts.time
     }
 
     /// `seconds` since the Unix epoch as ISO 8601 with milliseconds, `2025-01-31T12:00:00.250Z`, the rest of the
     /// fraction dropped.
     public static func iso8601Milliseconds(_ seconds: Double) -> String {
-        guard let parts = Parts(seconds) else { return outOfRange(seconds) }
+        guard writable.contains(seconds), let parts = Parts(seconds) else { return outOfRange(seconds) }
         return parts.date + "T" + parts.time + "." + digits(parts.milliseconds, 3) + "Z"
+    }
+
+    /// `seconds` since the Unix epoch as ISO 8601 to the second, `2025-01-31T12:00:00Z`, the fraction dropped; nil for
+    /// a time outside the years 0 to 9999 (NaN included), which the caller words as it needs.
+    public static func iso8601Seconds(_ seconds: Double) -> String? {
+        Parts(seconds).map { $0.date + "T" + $0.time + "Z" }
     }
 
     /// What is written for a time no four-digit year holds (a damaged record, say): the number itself, marked, so
@@ -32,7 +40,7 @@ public enum UTCTime {
         var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, milliseconds: Int
 
         init?(_ seconds: Double) {
-            guard UTCTime.writable.contains(seconds) else { return nil }  // also false for NaN
+            guard UTCTime.fourDigitYears.contains(seconds) else { return nil }  // also false for NaN
             let wholeMilliseconds = Int((seconds * 1000).rounded(.down))
             let (wholeSeconds, milliseconds) = Self.floorDivision(wholeMilliseconds, 1000)
             let (days, secondOfDay) = Self.floorDivision(wholeSeconds, 86_400)

@@ -65,16 +65,20 @@ extension SimulatedHub {
 
     /// The calls the hub has answered, in the order they ended: every one, or the newest 100,000
     /// (``setCallRecordLimit(_:)``) when it answered more.
-    public var callRecords: [HubCallRecord] { Array(records.suffix(callRecordLimit)) }
+    public var callRecords: [HubCallRecord] { Array(keptRecords) }
+
+    /// The records ``callRecords`` shows: the newest ``callRecordLimit`` of those held (``keep(_:)`` holds up to twice
+    /// as many).
+    private var keptRecords: ArraySlice<HubCallRecord> { records.suffix(callRecordLimit) }
 
     /// The calls for one structure among ``callRecords``, in the order they ended.
     public func calls(structure: StructureID) -> [HubCallRecord] {
-        records.suffix(callRecordLimit).filter { $0.structure == structure }
+        keptRecords.filter { $0.structure == structure }
     }
 
     /// The calls of one operation for one structure among ``callRecords``, in the order they ended.
     public func calls(_ operation: SimulatedOperation, structure: StructureID) -> [HubCallRecord] {
-        records.suffix(callRecordLimit).filter { $0.structure == structure && $0.operation == operation }
+        keptRecords.filter { $0.structure == structure && $0.operation == operation }
     }
 
     /// Keeps the newest `limit` calls' records (at least 1) instead of 100,000. Attempt numbers count every call.

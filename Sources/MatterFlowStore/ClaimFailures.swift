@@ -1,3 +1,5 @@
+import MatterFlow
+
 /// A worker's claims that failed in a row (the server read-only, out of disk, refusing its role): how long the
 /// worker waits before it claims again, and which failures it says so for, so that a store in trouble is neither
 /// asked again every 20 ms by every worker of the fleet nor answered with a log line each time.
@@ -15,8 +17,8 @@ struct ClaimFailures {
     mutating func failed(_ message: String) -> String? {
         inARow += 1
         guard inARow.nonzeroBitCount == 1 else { return nil }
-        if inARow == 1 { return "claiming failed: \(message); trying again in \(Self.seconds(wait)) s" }
-        return "claiming failed \(inARow) times in a row: \(message); trying again every \(Self.seconds(wait)) s or less"
+        if inARow == 1 { return "claiming failed: \(message); trying again in \(wait.secondsText) s" }
+        return "claiming failed \(inARow) times in a row: \(message); trying again every \(wait.secondsText) s or less"
     }
 
     /// Counts a claim that worked; returns the line saying claims work again when some had failed.
@@ -26,18 +28,14 @@ struct ClaimFailures {
         return "claiming works again after \(inARow) failed claim\(inARow == 1 ? "" : "s")"
     }
 
-    /// How long to wait before the next claim, in seconds: 0 when the last one worked.
-    var wait: Double {
-        guard inARow > 0 else { return 0 }
+    /// How long to wait before the next claim: none when the last one worked.
+    var wait: Duration {
+        guard inARow > 0 else { return .zero }
         var wait = Self.firstWait
         for _ in 1..<inARow {
             wait *= 2
-            if wait >= Self.longestWait { return Self.longestWait }
+            if wait >= Self.longestWait { return .seconds(rounding: Self.longestWait) }
         }
-        return wait
-    }
-
-    private static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        return .seconds(rounding: wait)
     }
 }

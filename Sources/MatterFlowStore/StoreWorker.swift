@@ -295,7 +295,7 @@ public final class StoreWorker: Sendable {
                 }
                 options.idle?()
                 // After failed claims the next waits, however soon other workers' leases run out.
-                await wake.wait(atMost: failures.inARow > 0 ? .milliseconds(Int(failures.wait * 1000)) : nextLook(free: free))
+                await wake.wait(atMost: failures.inARow > 0 ? failures.wait : nextLook(free: free))
             } else {
                 await Task.yield()
             }
@@ -350,9 +350,8 @@ public final class StoreWorker: Sendable {
         var seconds = safetyNet
         if free > 0, let expiry = try? store.nextLeaseExpiry(excluding: options.workerID) {
             // While takeovers are held, a lease that ran out is looked at again when the hold ends.
-            let held = state.withLock { $0.takeovers.until }.map { ContinuousClock.now.duration(to: $0) } ?? .zero
-            let heldSeconds = Double(held.components.seconds) + Double(held.components.attoseconds) / 1e18
-            seconds = min(seconds, max(expiry, heldSeconds, 0) + 0.02)
+            let held = state.withLock { $0.takeovers.until }.map { ContinuousClock.now.duration(to: $0).secondsValue } ?? 0
+            seconds = min(seconds, max(expiry, held, 0) + 0.02)
         }
         return .milliseconds(Int(max(seconds, 0.01) * 1000))
     }

@@ -1,3 +1,5 @@
+import MatterFlow
+
 /// When a worker may take over runs whose leases ran out. After the store was out of reach or failing for a while (a
 /// failover, a restart, a full disk, a read-only spell), every worker's leases may have run out at once, live
 /// workers' too: the first worker back would take over and cancel the runs of the others, which are about to renew
@@ -19,7 +21,7 @@ struct TakeoverHold {
     /// A hold of `seconds`; a lease out of range (refused before the worker runs: ``WorkerOptions/problem``) makes
     /// none.
     init(lease seconds: Double) {
-        length = seconds.isFinite && seconds > 0 ? .milliseconds(Int64(min(seconds, 31_536_000) * 1000)) : .zero
+        length = .seconds(rounding: seconds)
     }
 
     /// A claim, a heartbeat or another statement failed, or the store could not be reached.

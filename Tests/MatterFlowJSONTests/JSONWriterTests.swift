@@ -74,7 +74,9 @@ import Testing
         for arrayElements in [[], [Self.record], elements] {
             for pieceBytes in [1, 100, 1 << 16] {
                 var pieces: [String] = []
-                JSONWriter.writePrettyArray(arrayElements, pieceBytes: pieceBytes) { pieces.append($0) }
+                var writer = PrettyArrayWriter(pieceBytes: pieceBytes) { pieces.append($0) }
+                for element in arrayElements { writer.append(element) }
+                writer.finish()
                 #expect(pieces.joined() == JSONWriter.pretty(.array(arrayElements)))
                 #expect(pieces.count <= arrayElements.count + 1)
                 if pieceBytes == 1 { #expect(pieces.count == arrayElements.count + 1, "one piece per element, then the end") }

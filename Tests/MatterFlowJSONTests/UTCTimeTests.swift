@@ -38,6 +38,12 @@ import Testing
             #expect(UTCTime.dateTime(seconds).hasSuffix("s since 1970 (out of range)"), "\(seconds)")
             #expect(UTCTime.iso8601Milliseconds(seconds).hasSuffix("s since 1970 (out of range)"), "\(seconds)")
         }
+        // To the second (session holders' messages): the years 0 to 9999, nil outside for the caller to word.
+        #expect(UTCTime.iso8601Seconds(-62_167_219_200) == "0000-01-01T00:00:00Z")
+        #expect(UTCTime.iso8601Seconds(253_402_300_799.9) == "9999-12-31T23:59:59Z")
+        for seconds in [-62_167_219_201, 253_402_300_800, .nan, .infinity] as [Double] {
+            #expect(UTCTime.iso8601Seconds(seconds) == nil, "\(seconds)")
+        }
     }
 
     /// Every 97th day boundary from 1582 to 2627 and the last millisecond before it, and 20,000 random times.

@@ -106,7 +106,9 @@ enum StoreListing {
         environment: ToolEnvironment, rows: (Item) -> [[String]]
     ) -> Int32 {
         if json {
-            JSONWriter.writePrettyArray(items.lazy.map(jsonValue)) { environment.standardOutput.write($0) }
+            var writer = PrettyArrayWriter { environment.standardOutput.write($0) }
+            for item in items { writer.append(jsonValue(item)) }
+            writer.finish()
             environment.standardOutput.write("\n")
             return ExitCode.success
         }

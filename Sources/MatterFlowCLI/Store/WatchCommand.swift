@@ -1,4 +1,5 @@
 import Foundation
+import MatterFlow
 import MatterFlowJSON
 import MatterFlowJournal
 import MatterFlowStore
@@ -93,8 +94,8 @@ struct WatchCommand {
                 }
                 var wait = pause.milliseconds
                 if let deadline {
-                    let left = ContinuousClock.now.duration(to: deadline).components
-                    wait = max(1, min(wait, Int(left.seconds) * 1000 + Int(left.attoseconds / 1_000_000_000_000_000) + 1))
+                    let left = (ContinuousClock.now.duration(to: deadline).secondsValue * 1000).rounded(.up)
+                    wait = max(1, min(wait, Int(left)))
                 }
                 do {
                     let heard = try listener.notifications(timeoutMilliseconds: Int32(wait))

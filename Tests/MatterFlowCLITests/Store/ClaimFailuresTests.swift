@@ -1,3 +1,4 @@
+import MatterFlow
 @testable import MatterFlowStore
 import Testing
 
@@ -7,17 +8,17 @@ import Testing
     @Test("waits 0.25 s after one failure, doubling to at most 5 s; a claim that works ends the wait and says so")
     func backOff() {
         var failures = ClaimFailures()
-        #expect(failures.wait == 0 && failures.succeeded() == nil)
+        #expect(failures.wait == .zero && failures.succeeded() == nil)
         var waits: [Double] = []
         var said: [Int] = []
         for count in 1...40 {
             if failures.failed("cannot execute SELECT in a read-only transaction") != nil { said.append(count) }
-            waits.append(failures.wait)
+            waits.append(failures.wait.secondsValue)
         }
         #expect(waits.prefix(7) == [0.25, 0.5, 1, 2, 4, 5, 5] && waits.allSatisfy { $0 <= 5 })
         #expect(said == [1, 2, 4, 8, 16, 32])
         #expect(failures.succeeded() == "claiming works again after 40 failed claims")
-        #expect(failures.wait == 0 && failures.inARow == 0 && failures.succeeded() == nil)
+        #expect(failures.wait == .zero && failures.inARow == 0 && failures.succeeded() == nil)
         // Forty failures in a row took about three minutes of waits, where a claim every 20 ms took under one second.
         #expect(waits.reduce(0, +) > 180)
     }
