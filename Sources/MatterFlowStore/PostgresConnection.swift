@@ -365,6 +365,20 @@ public final class PostgresConnection: Sendable {
         return try outcome.get()
     }
 
+    /// Prepares `sql` on this connection unless it was prepared here before, so that a later
+    /// ``execute(prepared:_:)`` of it only runs it. The server takes the locks of the tables `sql` names while it
+    /// prepares it, in a transaction of its own: a wait for them shows here, not in the statement's `now()`.
+    public func prepare(_ sql: String, parameterCount: Int) throws(PostgresError) {
+        let (target, pq) = (target, pq)
+        let outcome = handle.withLock { handle -> Result<String, PostgresError> in
+            guard let pointer = handle.pointer else {
+                return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
+            }
+            return Self.prepare(sql, parameterCount: parameterCount, on: &handle, pointer: pointer, target: target, pq)
+        }
+        _ = try outcome.get()
+    }
+
     /// The name of `sql` prepared on this connection, preparing it the first time.
     private static func prepare(
         _ sql: String, parameterCount: Int, on handle: inout Handle, pointer: OpaquePointer, target: String, _ pq: LibPQ

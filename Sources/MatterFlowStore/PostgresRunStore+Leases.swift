@@ -122,7 +122,13 @@ extension PostgresRunStore {
     ) throws(StoreError) -> [ClaimedRun] {
         let parameters = [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered), takesSecrets ? "t" : "f"]
         let rows: PostgresRows
+        var takesOver = takesOver
         do throws(StoreError) {
+            // A first PREPARE on a connection waits for the table's locks before the statement's own transaction
+            // begins, out of sight of its half-lease check: a claim prepared that slowly takes nothing over either.
+            if takesOver, try prepare(Self.claimStatement, parameterCount: parameters.count + 1, doing: "claiming runs").secondsValue >= leaseSeconds / 2 {
+                takesOver = false
+            }
             // Tried once when it may take over: tried again after the store came back (a restart), it would take over
             // the runs of live workers whose leases ran out meanwhile and who have not renewed them yet.
             rows = try execute(Self.claimStatement, parameters + [takesOver ? "t" : "f"], doing: "claiming runs", retrying: !takesOver)

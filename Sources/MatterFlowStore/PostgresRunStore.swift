@@ -118,10 +118,31 @@ public final class PostgresRunStore: RunStore {
     /// Runs one command, reconnecting (bounded) when the connection broke; with `retrying` false, tried once.
     @discardableResult
     func execute(_ sql: String, _ parameters: [String?] = [], doing what: String, retrying: Bool = true) throws(StoreError) -> PostgresRows {
+        try onConnection(doing: what, retrying: retrying) { open throws(PostgresError) in
+            // Commands with parameters are single statements the store repeats: prepared once per connection.
+            try parameters.isEmpty ? open.execute(sql) : open.execute(prepared: sql, parameters)
+        }
+    }
+
+    /// Prepares `sql` on the store's connection unless it was prepared there before (``execute(_:_:doing:retrying:)``
+    /// prepares what it runs with parameters), tried once, and returns how long that took: the first PREPARE of a
+    /// statement on a connection waits for the locks of the tables it names, which the statement's `now()` does
+    /// not show.
+    func prepare(_ sql: String, parameterCount: Int, doing what: String) throws(StoreError) -> Duration {
+        let started = ContinuousClock.now
+        try onConnection(doing: what, retrying: false) { open throws(PostgresError) in try open.prepare(sql, parameterCount: parameterCount) }
+        return ContinuousClock.now - started
+    }
+
+    /// Runs `body` on the store's connection, opening it when there is none or it broke; a transient failure is
+    /// tried again (with `retrying`) for up to ``reconnectLimit`` on a new connection.
+    private func onConnection<Value: Sendable>(
+        doing what: String, retrying: Bool, _ body: (PostgresConnection) throws(PostgresError) -> Value
+    ) throws(StoreError) -> Value {
         let deadline = ContinuousClock.now + (retrying ? Self.reconnectLimit : .zero)
         var delay: Duration = .milliseconds(10)
         while true {
-            let outcome = connection.withLock { held -> Result<PostgresRows, PostgresError> in
+            let outcome = connection.withLock { held -> Result<Value, PostgresError> in
                 do throws(PostgresError) {
                     if held == nil || held?.isOpen == false {
                         let opened = try PostgresConnection(conninfo, applicationName: applicationName)
@@ -129,8 +150,7 @@ public final class PostgresRunStore: RunStore {
                         held = opened
                     }
                     guard let open = held else { return .failure(PostgresError(.connectionLost, "no connection")) }
-                    // Commands with parameters are single statements the store repeats: prepared once per connection.
-                    return .success(try parameters.isEmpty ? open.execute(sql) : open.execute(prepared: sql, parameters))
+                    return .success(try body(open))
                 } catch {
                     if error.isTransient {
                         held?.close()
@@ -142,9 +162,9 @@ public final class PostgresRunStore: RunStore {
             // One statement runs in a transaction of its own: after a transient failure it is rolled back whole,
             // or (a commit whose answer was lost) done; every state-changing statement here is safe to repeat.
             switch outcome {
-            case .success(let rows):
+            case .success(let value):
                 connectivity.reached()
-                return rows
+                return value
             case .failure(let error) where !error.isTransient || ContinuousClock.now >= deadline:
                 if error.isOutage { connectivity.failed(error.message, doing: what) }
                 throw StoreError.from(error, doing: what)

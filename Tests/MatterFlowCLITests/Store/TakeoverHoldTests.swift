@@ -62,11 +62,15 @@ import Testing
         #expect(try store.claim(by: "w1", limit: 8, leaseSeconds: 10).map(\.runID) == ["run-00000000a0e1"])
     }
 
-    @Test("a claim that waited more than half a lease behind a table lock takes nothing over: the live worker renews first")
-    func claimAfterALongLockWait() async throws {
-        let (store, conninfo) = try Self.expiredRun()
-        // A worker's claim statement is prepared by its first claim: this one waits when it is run, not prepared.
-        #expect(try store.claim(by: "w1", limit: 8, leaseSeconds: 0.4, takesOver: false).isEmpty)
+    @Test(
+        "a claim that waited more than half a lease behind a table lock takes nothing over: the live worker renews first",
+        arguments: [false, true])
+    func claimAfterALongLockWait(onANewConnection: Bool) async throws {
+        let (existing, conninfo) = try Self.expiredRun()
+        // A worker's claim statement is prepared by its first claim, in a transaction before the claim's own: a new
+        // worker's claim waits there; one that claimed before waits when it is run.
+        let store = onANewConnection ? try PostgresRunStore(conninfo: conninfo) : existing
+        if !onANewConnection { #expect(try store.claim(by: "w1", limit: 8, leaseSeconds: 0.4, takesOver: false).isEmpty) }
         let locker = try PostgresConnection(conninfo)
         defer { locker.close() }
         try locker.execute("BEGIN")
