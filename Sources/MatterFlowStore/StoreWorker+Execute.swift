@@ -61,6 +61,7 @@ extension StoreWorker {
         do throws(StoreError) {
             (secrets, answers, missingAnswers) = try takeSecrets(of: claimed)
         } catch {
+            if takenOverMeanwhile(claimed) { return }
             // Without its secrets a run that has not begun cannot; one that has is settled on its cancel path, given
             // none of its secret answers rather than their placeholders.
             log(.warning, "\(error.message)")
@@ -214,12 +215,7 @@ extension StoreWorker {
         _ claimed: ClaimedRun, problem: String, failure: (code: ErrorCode, cause: String, message: String)
     ) async {
         let runID = claimed.runID
-        // A run claimed ahead by a worker held up past its lease (stopped, paused, cut off) may have been taken over
-        // and finished meanwhile, its secrets removed: that is no failure of this worker's hub or secrets.
-        if (try? store.holds(runID, by: options.workerID, claims: claimed.claims)) == false {
-            log(.info, run: runID, "run \(runID) is no longer this worker's: another worker took it over while this one was held up past its lease; leaving it")
-            return
-        }
+        if takenOverMeanwhile(claimed) { return }
         let failures = claimed.hubFailures + 1
         if failures >= HandBackBackoff.hubFailuresBeforeFailing,
             let records = try? store.records(of: runID, after: 0),
@@ -235,6 +231,16 @@ extension StoreWorker {
         let delay = HandBackBackoff.delay(afterFailures: failures)
         log(.warning, run: runID, "\(problem); run \(runID) is handed back, to be claimed again in \(delay) s")
         _ = try? store.handBack([runID], by: options.workerID, retryAfter: delay, hubFailure: true)
+    }
+
+    /// Whether a run this worker claimed ahead is no longer its own, said once when so: a worker held up past its
+    /// lease (stopped, paused, cut off) may find it taken over and finished meanwhile, its secrets removed, which is
+    /// no failure of this worker's hub or secrets. A store that cannot answer leaves the run to the caller.
+    func takenOverMeanwhile(_ claimed: ClaimedRun) -> Bool {
+        guard (try? store.holds(claimed.runID, by: options.workerID, claims: claimed.claims)) == false else { return false }
+        log(.info, run: claimed.runID,
+            "run \(claimed.runID) is no longer this worker's: another worker took it over while this one was held up past its lease; leaving it")
+        return true
     }
 
     /// The store keeps a run's output redacted; an output holding secrets goes whole to the secrets directory, the

@@ -39,4 +39,27 @@ import Testing
             "SELECT run_id, status, coalesce(worker_id, '-'), hub_failures FROM matterflow_runs ORDER BY run_id", doing: "test").rows
         #expect(rows.map { $0.map { $0 ?? "?" } } == [["run-0000000a0001", "succeeded", "-", "0"], ["run-0000000a0002", "running", "-", "1"]])
     }
+
+    @Test("a run with secrets taken over while its worker was held up is left with one line, not first warned about as missing its secrets")
+    func takenOverWithSecrets() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        #expect(await matterflow(["submit", Repository.workflow("rooms"), "--store", conninfo, "--run-id", "run-0000000a0003"]).code == 0)
+        var claimed = try #require(try store.claim(by: "w1", limit: 1, leaseSeconds: 3).first)
+        // Its secret input was taken from the directory by the worker that took it over and ended it.
+        claimed.secretInputs = ["setupCode"]
+        try store.execute(
+            """
+            UPDATE matterflow_runs SET status = 'succeeded', worker_id = NULL, finished_by = 'w2', claims = claims + 1,
+                finished_at = now() WHERE run_id = 'run-0000000a0003'
+            """, doing: "test")
+        let lines = Mutex<[String]>([])
+        var options = WorkerOptions(workerID: "w1")
+        options.log = { line in lines.withLock { $0.append(line.text) } }
+        let worker = StoreWorker(store: store, hubs: { _ in try SimulatedHub(home: .defaultHome) }, options: options)
+        await worker.execute(claimed, idleness: RunIdleness())
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == 1 && logged.first?.contains("run run-0000000a0003 is no longer this worker's") == true, "\(logged)")
+        #expect(try store.run("run-0000000a0003")?.status == "succeeded")
+    }
 }
