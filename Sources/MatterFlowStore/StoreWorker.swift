@@ -198,7 +198,9 @@ public final class StoreWorker: Sendable {
         sweepSecrets()
         // Heartbeats run on a thread of their own: the store's commands block their thread for a round trip, and
         // a busy pool must not delay the leases.
+        let trouble = Mutex(HeartbeatTrouble(leaseSeconds: options.leaseSeconds))
         let heartbeat = LeaseKeeper(intervalMilliseconds: Int(options.leaseSeconds * 1000 / 3)) { [self] in
+            let started = ContinuousClock.now
             do throws(StoreError) {
                 let seen = state.withLock { state in
                     var seen: [String: Int] = [:]
@@ -210,6 +212,7 @@ public final class StoreWorker: Sendable {
                 measureClock()
                 if let schema, schema != StoreMigrations.latest { schemaChanged(to: schema) }
                 state.withLock { $0.takeovers.answered(at: .now) }
+                for (level, line) in trouble.withLock({ $0.succeeded(took: .now - started) }) { log(level, line) }
                 let notRenewed = seen.keys.filter { !renewed.contains($0) }
                 if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }
             } catch {
@@ -217,7 +220,7 @@ public final class StoreWorker: Sendable {
                     $0.summary.heartbeatFailures += 1
                     $0.takeovers.troubleSeen(at: .now)
                 }
-                log(.warning, "heartbeat failed: \(error.message)")
+                if let line = trouble.withLock({ $0.failed(error.message) }) { log(.warning, line) }
             }
             reportMetrics()
         }
@@ -329,7 +332,7 @@ public final class StoreWorker: Sendable {
             return WorkerMetrics(
                 workerID: options.workerID, startedAt: startedAt, summary: summary, active: state.active.count,
                 waiting: state.waiting.count, claimedAhead: state.claimedAhead.count, storeReachable: store.connectivity.isReachable,
-                stopping: state.stopping)
+                stopping: state.stopping, reportedAt: options.localWallClock())
         }
         report(metrics)
     }

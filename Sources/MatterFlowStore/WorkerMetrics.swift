@@ -19,6 +19,9 @@ public struct WorkerMetrics: Sendable, Hashable {
     public var storeReachable: Bool
     /// Whether it drains (after SIGTERM or SIGINT): it claims nothing more.
     public var stopping: Bool
+    /// When these figures were taken, by this machine's wall clock: a file of a worker that died keeps its last
+    /// report, and this says how old it is.
+    public var reportedAt: Double
 
     /// The statuses a run ends with, each written as a series (0 until one ends so), so that a rate has a series.
     static let finalStatuses = ["succeeded", "failed", "cancelled", "needsAttention"]
@@ -51,6 +54,9 @@ public struct WorkerMetrics: Sendable, Hashable {
             ("store_reachable", "1 when the worker's last command reached the store.", storeReachable ? 1 : 0),
             ("stopping", "1 while the worker drains and claims nothing more.", stopping ? 1 : 0),
             ("start_time_seconds", "When the worker started, in seconds since the Unix epoch.", startedAt),
+            ("metrics_timestamp_seconds",
+             "When the worker took these figures (after each heartbeat, and as it stopped), in seconds since the Unix epoch: "
+                + "an old one is a worker that died or hangs.", reportedAt),
         ]
         for gauge in gauges { text.family("matterflow_worker_\(gauge.name)", gauge.help, [(worker, gauge.value)]) }
         return text.text

@@ -1,0 +1,74 @@
+import MatterFlow
+import MatterFlowSimulator
+@testable import MatterFlowStore
+import Synchronization
+import Testing
+
+/// A worker whose heartbeats fail or crawl says so in a few lines an operator can act on, not one every lease/3.
+@Suite struct HeartbeatTroubleTests {
+    @Test("failed heartbeats are said at the 1st, 2nd, 4th, 8th ... in a row, and once when they work again")
+    func failures() {
+        var trouble = HeartbeatTrouble(leaseSeconds: 10)
+        var said: [Int] = []
+        for count in 1...1100 where trouble.failed("cannot execute UPDATE in a read-only transaction") != nil { said.append(count) }
+        // An hour of a read-only store at a heartbeat every 3.3 s: 11 lines, not 1,100.
+        #expect(said == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024])
+        var fresh = HeartbeatTrouble(leaseSeconds: 10)
+        #expect(fresh.failed("disk full") == "heartbeat failed: disk full; leases run out after 10 s of failures")
+        #expect(fresh.failed("disk full") == "heartbeat failed 2 times in a row: disk full")
+        let lines = fresh.succeeded(took: .milliseconds(12))
+        #expect(lines.map(\.0) == [.info] && lines.map(\.1) == ["heartbeats work again after 2 failed heartbeats"])
+        #expect(fresh.failedInARow == 0 && fresh.succeeded(took: .milliseconds(12)).isEmpty)
+    }
+
+    @Test("a heartbeat that took half a lease or more is said once, as what it means for the leases, until one is quick again")
+    func slow() {
+        var trouble = HeartbeatTrouble(leaseSeconds: 10)
+        #expect(trouble.succeeded(took: .seconds(4.9)).isEmpty)
+        let long = trouble.succeeded(took: .milliseconds(40_060))
+        #expect(long.map(\.0) == [.warning])
+        #expect(long.first?.1.hasPrefix("a heartbeat took 40.1 s to renew this worker's leases, longer than the lease (10 s): its runs' leases ran out meanwhile") == true)
+        #expect(long.first?.1.contains("a lock holds matterflow_runs (`matterflow workers --store URL --check` names it)") == true)
+        #expect(trouble.succeeded(took: .seconds(30)).isEmpty, "said once while they stay slow")
+        let quick = trouble.succeeded(took: .milliseconds(8))
+        #expect(quick.map(\.0) == [.info] && quick.first?.1 == "heartbeats renew leases in time again (0 s)")
+        let half = trouble.succeeded(took: .seconds(6))
+        #expect(half.first?.1.contains("half the lease (10 s) or more: its runs' leases may run out before the next one") == true)
+    }
+}
+
+extension PostgresStoreTests {
+    @Test("a worker whose heartbeat waited behind a table lock longer than its lease says so, with what it means and where to look")
+    func heartbeatBehindALock() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let lines = Mutex<[String]>([])
+        let worker = StoreWorker(
+            store: store, hubs: { _ in try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock()) },
+            options: WorkerOptions(workerID: "w-slow", leaseSeconds: 0.6, log: { line in lines.withLock { $0.append(line.text) } }))
+        let running = Task { try await worker.run(host: "test", pid: 1) }
+        defer { running.cancel() }
+        let holder = try PostgresConnection(conninfo)
+        defer { holder.close() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !lines.withLock({ $0.contains { $0.contains("claiming runs from") } }) {
+            try #require(ContinuousClock.now < deadline, "the worker did not start: \(lines.withLock { $0 })")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try holder.execute("SET idle_in_transaction_session_timeout = '30s'")
+        try holder.execute("BEGIN")
+        try holder.execute("LOCK TABLE matterflow_runs, matterflow_workers IN ACCESS EXCLUSIVE MODE")
+        try await Task.sleep(for: .milliseconds(1500))
+        try holder.execute("ROLLBACK")
+        while !lines.withLock({ $0.contains { $0.contains("heartbeats renew leases in time again") } }) {
+            try #require(ContinuousClock.now < deadline, "no heartbeat came back: \(lines.withLock { $0 })")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        worker.stop()
+        _ = try await running.value
+        let said = lines.withLock { $0 }
+        let slow = said.filter { $0.contains("a heartbeat took") }
+        #expect(slow.count == 1, "\(said)")
+        #expect(slow.first?.contains("to renew this worker's leases, longer than the lease (0.6 s)") == true, "\(said)")
+    }
+}
