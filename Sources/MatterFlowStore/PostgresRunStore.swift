@@ -39,10 +39,13 @@ public final class PostgresRunStore: RunStore {
     ///   `schemaNewer` (a newer MatterFlow migrated the store: this one might write what that one does not expect;
     ///   `asClient` accepts one whose newer migrations keep clients of this schema, for the commands that submit,
     ///   answer, cancel and read runs, never for a worker).
-    public init(conninfo: String, requireSchema: Bool = true, asClient: Bool = false, applicationName: String? = nil) throws(StoreError) {
+    public init(
+        conninfo: String, requireSchema: Bool = true, asClient: Bool = false, applicationName: String? = nil,
+        startupWait: Duration = PostgresRunStore.startupWait
+    ) throws(StoreError) {
         self.conninfo = conninfo
         self.applicationName = applicationName
-        let opened = try Self.connect(conninfo, applicationName: applicationName, waitingForStartup: Self.startupWait)
+        let opened = try Self.connect(conninfo, applicationName: applicationName, waitingForStartup: startupWait)
         connection = Mutex(opened)
         if requireSchema {
             let version = try StoreMigrator(connection: opened).version()

@@ -77,6 +77,16 @@ public struct StoreMetrics: Sendable, Hashable {
         return text.text
     }
 
+    /// Whether a scrape read the store, and when (seconds since the Unix epoch), in Prometheus's text format: after
+    /// the metrics of one that did, alone for one that did not. A file for node_exporter's textfile collector
+    /// replaced by a failed scrape then holds no figures of an earlier time that could pass for current ones.
+    public static func scrapeText(succeeded: Bool, at time: Double) -> String {
+        var text = PrometheusText()
+        text.gauge("matterflow_store_scrape_success", "1 when this scrape read the store; 0 when it could not (its figures are absent).", succeeded ? 1 : 0)
+        text.gauge("matterflow_store_scrape_timestamp_seconds", "When this scrape was made, in seconds since the Unix epoch.", time)
+        return text.text
+    }
+
     private static func labels(of worker: StoredWorker) -> [(String, String)] {
         [("worker", worker.workerID), ("host", worker.host)]
     }

@@ -26,12 +26,17 @@ struct StoreMetricsCommand {
               matterflow_worker_runs_held{worker,host}  per worker not stopped; also _runs_lease_expired,
               matterflow_worker_heartbeat_age_seconds   _info{state,version,schema}
               matterflow_store_schema_version
+              matterflow_store_scrape_success           1, or 0 when the store could not be read
+              matterflow_store_scrape_timestamp_seconds when the scrape was made
             Each status and state is written, 0 when empty. Ended runs that went as planned are not counted (the
             count would read every run the store keeps at each scrape). Alert on needsAttention above 0, on the
             queue's age, and on silent workers; docs/store.md, "Monitoring", has example rules.
 
             Run it from cron or a systemd timer with --output into node_exporter's textfile directory, or from an
-            exporter that runs commands. Each scrape makes four short read-only statements.
+            exporter that runs commands. Each scrape makes four short read-only statements, and waits at most 5 s for
+            a lock another session holds on the store's tables. A scrape that cannot read the store prints nothing
+            and, with --output, replaces the file with matterflow_store_scrape_success 0 and its timestamp alone, so
+            no figure of an earlier scrape passes for a current one.
 
             Exit status: 0, 2 when the store cannot be read or the file cannot be written, 64 usage error.
             """)
@@ -41,21 +46,29 @@ struct StoreMetricsCommand {
 
     func execute() throws(UsageError) -> Int32 {
         let location = try StoreOption.value(arguments, command: Self.spec.name)
-        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: environment.standardError) else {
-            return ExitCode.invalidInput
-        }
-        let metrics: StoreMetrics
+        try StoreOption.requirePostgres(location, command: Self.spec.name)
+        let output = arguments.value("output")
+        let text: String
+        var failure: StoreError?
         do {
-            metrics = try store.metrics()
+            let store = try PostgresRunStore(
+                conninfo: location, asClient: true, applicationName: "matterflow \(Self.spec.name)", startupWait: StoreOption.probeStartupWait)
+            // A scrape answers within a bound: one waiting for a lock held for an hour (VACUUM FULL) would pile up
+            // behind it with the scrapes after it, each holding a connection.
+            try store.boundLockWaits(seconds: WorkersCommand.lockWaitSeconds)
+            text = try store.metrics().prometheusText + StoreMetrics.scrapeText(succeeded: true, at: environment.now())
         } catch {
-            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
-            return ExitCode.invalidInput
+            failure = error
+            text = StoreMetrics.scrapeText(succeeded: false, at: environment.now())
         }
-        guard let path = arguments.value("output") else {
-            environment.standardOutput.write(metrics.prometheusText)
-            return ExitCode.success
+        if let failure { environment.standardError.line("error[\(failure.code.rawValue)]: \(failure.message)") }
+        guard let path = output else {
+            if failure == nil { environment.standardOutput.write(text) }
+            return failure == nil ? ExitCode.success : ExitCode.invalidInput
         }
-        guard let problem = ReportFile.write(metrics.prometheusText, to: path, what: "metrics") else { return ExitCode.success }
+        guard let problem = ReportFile.write(text, to: path, what: "metrics") else {
+            return failure == nil ? ExitCode.success : ExitCode.invalidInput
+        }
         environment.standardError.line("error[\(ReportFile.notWrittenCode)]: \(problem)")
         return ExitCode.invalidInput
     }

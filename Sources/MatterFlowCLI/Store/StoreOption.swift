@@ -33,19 +33,35 @@ enum StoreOption {
         return store
     }
 
-    /// The PostgreSQL store `--store` names; nil (with the reason on `err`) when it cannot be opened. A journal
-    /// directory is refused: the command needs the fleet's store.
-    /// `asClient`: the command submits, answers, cancels or reads runs, and may use a store whose newer migrations
-    /// keep its schema's clients (a worker may not).
-    static func postgres(_ location: String, command: String, err: any TextSink, asClient: Bool = true) throws(UsageError) -> PostgresRunStore? {
+    /// Refuses a `--store` that is not PostgreSQL (a journal directory, another scheme) for a command that needs the
+    /// fleet's store.
+    static func requirePostgres(_ location: String, command: String) throws(UsageError) {
         guard PostgresRunStore.isPostgres(location) else {
             let shown = PostgresConnection.shownLocation(location)
             let what = !location.contains("://") ? "the journal directory '\(shown)'" : "'\(shown)', whose scheme is not postgres:// or postgresql:// (written in lower case, with nothing before it)"
             throw UsageError(
                 message: "`matterflow \(command)` needs a PostgreSQL store (postgres://... or a conninfo), not \(what)", command: command)
         }
+    }
+
+    /// How long a monitoring probe (`store metrics`, `workers`) waits for a server that is starting up or shutting
+    /// down, where other commands wait ``PostgresRunStore/startupWait``: a probe must answer within its scraper's
+    /// timeout.
+    static let probeStartupWait: Duration = .seconds(5)
+
+    /// The PostgreSQL store `--store` names; nil (with the reason on `err`) when it cannot be opened. A journal
+    /// directory is refused: the command needs the fleet's store.
+    /// `asClient`: the command submits, answers, cancels or reads runs, and may use a store whose newer migrations
+    /// keep its schema's clients (a worker may not); its connection is named `matterflow COMMAND` in
+    /// `pg_stat_activity`, unless the conninfo or `PGAPPNAME` names it. `probe`: it waits ``probeStartupWait``.
+    static func postgres(
+        _ location: String, command: String, err: any TextSink, asClient: Bool = true, probe: Bool = false
+    ) throws(UsageError) -> PostgresRunStore? {
+        try requirePostgres(location, command: command)
         do {
-            return try PostgresRunStore(conninfo: location, asClient: asClient)
+            return try PostgresRunStore(
+                conninfo: location, asClient: asClient, applicationName: asClient ? "matterflow \(command)" : nil,
+                startupWait: probe ? probeStartupWait : PostgresRunStore.startupWait)
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return nil

@@ -50,7 +50,7 @@ struct WorkersCommand {
             throw UsageError(message: "--check looks at every worker already; drop --all", command: Self.spec.name)
         }
         let minimum = try arguments.wholeNumber("min-workers", default: 1, range: 0...10_000, command: Self.spec.name)
-        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: environment.standardError) else {
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: environment.standardError, probe: true) else {
             return ExitCode.invalidInput
         }
         let workers: [StoredWorker]

@@ -23,7 +23,13 @@ struct FleetProbeTests {
         let waited = ContinuousClock.now - started
         let json = await matterflow(["workers", "--store", conninfo, "--check", "--json"])
         let listing = await matterflow(["workers", "--store", conninfo])
+        // A scrape answers too, rather than waiting with every scrape after it, each holding a connection.
+        let scrapeStarted = ContinuousClock.now
+        let scrape = await matterflow(["store", "metrics", "--store", conninfo])
+        let scrapeWaited = ContinuousClock.now - scrapeStarted
         try holder.execute("ROLLBACK")
+        #expect(scrapeWaited < .seconds(20) && scrape.code == 2, "the scrape waited \(scrapeWaited): \(scrape.stderr)")
+        #expect(scrape.stderr.hasPrefix("error[storeLocked]: reading the store's metrics: the store did not answer"), "\(scrape.stderr)")
         #expect(waited < .seconds(20), "the probe waited \(waited)")
         #expect(probe.code == 1, "\(probe.stdout)\(probe.stderr)")
         let lines = probe.stdout.split(separator: "\n").map(String.init)

@@ -87,6 +87,9 @@ import Testing
         #expect(written.code == 0 && written.stdout.isEmpty, "\(written.stderr)")
         let kept = try String(contentsOfFile: file, encoding: .utf8)
         #expect(kept.hasPrefix("# HELP matterflow_store_schema_version") && kept.contains(#"matterflow_runs{status="queued"} 2"#), "\(kept)")
+        #expect(kept.contains("\nmatterflow_store_scrape_success 1\n"), "\(kept)")
+        let stamp = kept.split(separator: "\n").first { $0.hasPrefix("matterflow_store_scrape_timestamp_seconds ") }?.split(separator: " ").last
+        #expect(stamp.flatMap { Double($0) }.map { abs($0 - Date().timeIntervalSince1970) < 600 } == true, "\(kept)")
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
         #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o044 } == 0o044, "readable by a collector running as another user")
         let unwritable = await matterflow(["store", "metrics", "--store", conninfo, "--output", directory.path + "/missing/m.prom"])
@@ -164,6 +167,9 @@ import Testing
         }
         let records = try #require(lines.first { $0.hasPrefix("matterflow_worker_records_total{") }?.split(separator: " ").last.flatMap { Int($0) })
         #expect(records > 0)
+        // The file of a worker that died keeps its last report: its time says how old it is.
+        let reported = lines.first { $0.hasPrefix(#"matterflow_worker_metrics_timestamp_seconds{worker="w-m"} "#) }?.split(separator: " ").last
+        #expect(reported.flatMap { Double($0) }.map { abs($0 - Date().timeIntervalSince1970) < 600 } == true, "\(lines.sorted())")
         // A file that cannot be written is said once; the worker does its work all the same.
         #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s3"]).code == 0)
         let unwritable = await matterflowVirtual(
@@ -178,6 +184,18 @@ import Testing
         #expect(journal.code == 64 && journal.stderr.contains("needs a PostgreSQL store"), "\(journal.stderr)")
         let unreachable = await matterflow(["store", "metrics", "--store", "host=/nonexistent-socket-dir dbname=x"])
         #expect(unreachable.code == 2 && unreachable.stderr.hasPrefix("error[storeUnavailable]"), "\(unreachable.stderr)")
+        #expect(unreachable.stdout.isEmpty)
+        // With --output, the last good scrape's figures do not stay behind to pass for current ones.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path + "/matterflow.prom"
+        try "matterflow_runs{status=\"queued\"} 0\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let failed = await matterflow(["store", "metrics", "--store", "host=/nonexistent-socket-dir dbname=x", "--output", file])
+        #expect(failed.code == 2 && failed.stderr.hasPrefix("error[storeUnavailable]"), "\(failed.stderr)")
+        let left = try String(contentsOfFile: file, encoding: .utf8)
+        let samples = left.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(samples.count == 2 && samples.first == "matterflow_store_scrape_success 0", "\(left)")
+        #expect(samples.last?.hasPrefix("matterflow_store_scrape_timestamp_seconds ") == true, "\(left)")
         #expect(await matterflow(["store", "metrics"]).code == 64)
     }
 }
