@@ -78,6 +78,12 @@ public final class GroupCommitter: @unchecked Sendable {
     private let conninfo: String
     private let applicationName: String?
     private let workerID: String
+    /// How long the server lets the committer's connection sit inside a transaction between statements
+    /// (`idle_in_transaction_session_timeout`); nil: the server's setting.
+    private let idleInTransactionLimit: Duration?
+    /// Called inside each transaction, after its commands and before its commit: a test's stand-in for a worker
+    /// held up there (stopped, its VM frozen).
+    private let beforeCommit: (@Sendable () -> Void)?
     private let connectivity: StoreConnectivity
     /// How long a batch runs wait for is held back for the others (``gatherLimit`` unless a test says otherwise).
     private let gatherMicroseconds: Int
@@ -111,13 +117,29 @@ public final class GroupCommitter: @unchecked Sendable {
     ///   progress to wait too.
     /// - Parameter connectivity: Told when the committer's connection fails and when it works again (a worker
     ///   passes its store's, so that its log says when the store is unreachable).
-    public init(
+    /// - Parameter idleInTransactionLimit: How long the server lets the committer sit inside a transaction between
+    ///   statements before it ends the connection. A worker held up there (stopped, its VM frozen) holds row locks on
+    ///   its runs, which takeovers skip (`FOR UPDATE SKIP LOCKED`): a worker passes half its lease, so that its runs
+    ///   can be taken over when their leases run out. The batch is written again on a new connection, fenced by the
+    ///   leases, once the worker goes on.
+    public convenience init(
         conninfo: String, applicationName: String? = nil, workerID: String, gatherMicroseconds: Int = GroupCommitter.gatherLimit,
-        connectivity: StoreConnectivity = StoreConnectivity()
+        connectivity: StoreConnectivity = StoreConnectivity(), idleInTransactionLimit: Duration? = nil
+    ) {
+        self.init(
+            conninfo: conninfo, applicationName: applicationName, workerID: workerID, gatherMicroseconds: gatherMicroseconds,
+            connectivity: connectivity, idleInTransactionLimit: idleInTransactionLimit, beforeCommit: nil)
+    }
+
+    init(
+        conninfo: String, applicationName: String?, workerID: String, gatherMicroseconds: Int, connectivity: StoreConnectivity,
+        idleInTransactionLimit: Duration?, beforeCommit: (@Sendable () -> Void)?
     ) {
         self.conninfo = conninfo
         self.applicationName = applicationName
         self.workerID = workerID
+        self.idleInTransactionLimit = idleInTransactionLimit
+        self.beforeCommit = beforeCommit
         self.connectivity = connectivity
         self.gatherMicroseconds = gatherMicroseconds
         // The thread may already run when these are set: under the lock, as everywhere else.
@@ -481,12 +503,15 @@ public final class GroupCommitter: @unchecked Sendable {
         var delay = 10
         while true {
             do {
-                if connection == nil || connection?.isOpen == false { connection = try PostgresConnection(conninfo, applicationName: applicationName) }
+                if connection == nil || connection?.isOpen == false { connection = try opened() }
                 guard let open = connection else { continue }
                 if !commands.isEmpty { try open.execute("BEGIN") }
                 let leased = try batch.isEmpty ? [] : writeRecords(rows, on: open)
                 let answers = try StoreCommand.perform(commands, workerID: workerID, on: open)
-                if !commands.isEmpty { try open.execute("COMMIT") }
+                if !commands.isEmpty {
+                    beforeCommit?()
+                    try open.execute("COMMIT")
+                }
                 connectivity.reached()
                 return .success((runIDs.subtracting(leased), answers))
             } catch {
@@ -509,6 +534,16 @@ public final class GroupCommitter: @unchecked Sendable {
                 delay = min(delay * 2, 500)
             }
         }
+    }
+
+    /// A new connection for the committer, with its limit on time idle inside a transaction.
+    private func opened() throws(PostgresError) -> PostgresConnection {
+        let connection = try PostgresConnection(conninfo, applicationName: applicationName)
+        if let idleInTransactionLimit {
+            let milliseconds = max(1, Int((idleInTransactionLimit.secondsValue * 1000).rounded(.up)))
+            try connection.execute("SELECT set_config('idle_in_transaction_session_timeout', $1, false)", ["\(milliseconds)ms"])
+        }
+        return connection
     }
 
     /// Inserts the batch's records (fenced by the runs' leases) and announces those of watched runs

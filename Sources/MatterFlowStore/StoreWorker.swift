@@ -73,7 +73,8 @@ public final class StoreWorker: Sendable {
         self.hubs = hubs
         state = Mutex(State(takeovers: TakeoverHold(lease: options.leaseSeconds)))
         committer = GroupCommitter(
-            conninfo: store.conninfo, applicationName: store.applicationName, workerID: options.workerID, connectivity: store.connectivity)
+            conninfo: store.conninfo, applicationName: store.applicationName, workerID: options.workerID, connectivity: store.connectivity,
+            idleInTransactionLimit: .seconds(rounding: options.leaseSeconds / 2))
         storeClock = StoreClock(local: options.localWallClock)
         startedAt = options.localWallClock()
         engine = WorkflowEngine(
