@@ -208,6 +208,8 @@ struct RunRecoverer {
     private func continueRun(_ plan: ResumePlan, sessionID: String?, holdsSession: Bool) async throws(RecoveryDeferral) -> RunResult {
         let (recorder, point, answers) = continuation(plan, sessionID: sessionID, holdsSession: holdsSession)
         var runOptions = RunOptions(structureID: structure, clock: options.clock, runID: runID, showSecrets: started?.secretsShown ?? false)
+        // A delay until a moment counts by the recovery's wall clock, as its waits do (a fleet's: the store's).
+        runOptions.wallClockOrigin = options.wallClock() - options.clock.now.secondsValue
         runOptions.recording = recorder
         runOptions.answers = answers
         // Recovery with nobody to ask: a question without a fitting answer cancels the run.

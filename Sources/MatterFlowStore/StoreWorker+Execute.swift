@@ -148,6 +148,8 @@ extension StoreWorker {
         for name in claimed.secretInputs { inputs[name] = secrets[name] }
         let pause = registerPause(of: runID)
         var runOptions = RunOptions(structureID: claimed.structureID, clock: options.clock, runID: runID)
+        // A delay until a moment counts by the store's clock, as the fleet's records and waits do.
+        runOptions.wallClockOrigin = storeClock.now - options.clock.now.secondsValue
         runOptions.pause = pause
         runOptions.answers = answers
         // The worker hears a run's events through its observer and never reads the handle's stream, which would

@@ -36,6 +36,70 @@ struct FleetClockTests {
         #expect(!stamps.isEmpty && stamps.allSatisfy { abs($0 - now) < 60 }, "\(stamps.map { $0 - now })")
     }
 
+    /// libfaketime, which shifts a process's wall clock (not its monotonic one): Debian's `faketime` package.
+    static let fakeTimeLibrary = ["/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1"]
+        .first { FileManager.default.fileExists(atPath: $0) }
+
+    @Test(
+        "a delay until a moment waits by the store's clock in a worker process whose machine's clock is an hour behind: not 3,650 s away, refused by maxSeconds",
+        .enabled(if: fakeTimeLibrary != nil, "no libfaketime (install faketime; .ci/run does)"))
+    func delayUntilInAWorkerProcessBehind() async throws {
+        let library = try #require(Self.fakeTimeLibrary)
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(Self.delayUntil, to: "delay.json")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // 30 s of the first delay, then 20 s to the moment.
+        let moment = try #require(UTCTime.iso8601Seconds(Date().timeIntervalSince1970 + 50))
+        let runID = "run-0000000f0004"
+        let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID, "--input", "when=\(moment)"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        // Started by env under the library, as faketime(1) does: the library set up in the worker's own process first
+        // leaves the Swift runtime no arguments.
+        let worker = try ChildProcess.launch(
+            [try #require(Executable.path), "worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "behind"],
+            environment: ["LD_PRELOAD": library, "FAKETIME": "-3600", "FAKETIME_DONT_FAKE_MONOTONIC": "1", "FAKETIME_NO_CACHE": "1"],
+            program: "/usr/bin/env")
+        defer { worker.kill() }
+        try #require(await worker.waitForExit(within: .seconds(60)), "the worker did not finish: \(worker.stderr.text)")
+        #expect(worker.status == 0, "\(worker.stderr.text)")
+        #expect(worker.stderr.text.contains("behind the store's"), "the worker's clock was shifted: \(worker.stderr.text)")
+        #expect(try store.output(of: runID) == "done", "the delay waited for its moment, not refused it: \(worker.stderr.text)")
+    }
+
+    /// A workflow that waits 30 s, then until the moment `when`, at most 600 s: output `done`, or the error's message.
+    static let delayUntil = #"""
+        {"workflow": "d", "version": 1, "inputs": {"when": {"type": "string", "required": true}}, "start": "settle",
+         "states": {
+          "settle": {"type": "delay", "seconds": 30, "next": "window"},
+          "window": {"type": "delay", "until": "${input.when}", "maxSeconds": 600, "next": "done",
+                     "onError": [{"errors": ["invalidArgumentValue"], "next": "refused"}]},
+          "done": {"type": "succeed", "output": "done"},
+          "refused": {"type": "succeed", "output": "${error.message}"}
+        }}
+        """#
+
+    @Test("a delay until a moment waits by the store's clock, not by the machine's clock a worker was given: 20 s on one an hour behind")
+    func delayUntilOnAWorkerBehind() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(Self.delayUntil, to: "delay.json")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // 30 s of the first delay, then 20 s to the moment.
+        let moment = try #require(UTCTime.iso8601Seconds(Date().timeIntervalSince1970 + 50))
+        let runID = "run-0000000f0003"
+        let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID, "--input", "when=\(moment)"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        var options = WorkerOptions(workerID: "behind")
+        options.localWallClock = { Date().timeIntervalSince1970 - 3_600 }
+        let worker = TestWorker(store: store, options: options, virtualTime: true)
+        let summary = try await worker.summary
+        #expect(summary.finished["succeeded"] == 1, "\(worker.lines)")
+        #expect(try store.output(of: runID) == "done", "the delay waited for its moment, not refused it: \(worker.lines)")
+    }
+
     @Test("the store's clock, read through a machine's clock that is wrong, is the server's")
     func measuredOffset() throws {
         let store = try PostgresRunStore(conninfo: try TestPostgres.database())
