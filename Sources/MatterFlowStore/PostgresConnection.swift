@@ -223,6 +223,9 @@ public final class PostgresConnection: Sendable {
         }
         _ = pq.setNoticeReceiver(pointer, { _, _ in }, nil)
         handle = Mutex(Handle(pointer: pointer))
+        // MatterFlow reads moments as seconds since the epoch in float8 text: exact whatever the role or database
+        // sets (`extra_float_digits = -10` showed every run as started hours off).
+        try execute("SET extra_float_digits = 3")
     }
 
     deinit {

@@ -59,7 +59,7 @@ extension PostgresRunStore {
         waiting: ((Duration) -> Void)? = nil
     ) throws(StoreError) {
         let lookup = """
-            SELECT w.host, w.pid, w.heartbeat_at::text, coalesce(w.lease_seconds, \(WorkerOptions.defaultLeaseSeconds))
+            SELECT w.host, w.pid, \(Self.microseconds("w.heartbeat_at")), coalesce(w.lease_seconds, \(WorkerOptions.defaultLeaseSeconds))
             FROM matterflow_workers w
             WHERE w.worker_id = $1 AND w.stopped_at IS NULL AND NOT (\(StoredWorker.silentCondition))
             """
@@ -81,7 +81,7 @@ extension PostgresRunStore {
             ON CONFLICT (worker_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, lease_seconds = EXCLUDED.lease_seconds,
                 schema_version = EXCLUDED.schema_version, matterflow_version = EXCLUDED.matterflow_version,
                 started_at = now(), heartbeat_at = now(), stopping = false, stopped_at = NULL
-            WHERE w.stopped_at IS NOT NULL OR \(StoredWorker.silentCondition) OR w.heartbeat_at = $7::timestamptz
+            WHERE w.stopped_at IS NOT NULL OR \(StoredWorker.silentCondition) OR w.heartbeat_at = \(Self.moment("$7"))
             RETURNING w.host
             """, [workerID, host, String(pid), String(leaseSeconds), String(StoreMigrations.latest), MatterFlowVersion.current, stillHeartbeat],
             doing: "registering worker \(workerID)")

@@ -228,8 +228,7 @@ public final class PostgresRunStore: RunStore {
     /// the session's DateStyle and TimeZone. The ended runs come from their index by submission (migration 18), the
     /// open ones from the queue's index and the few running.
     static let pageOfRuns = """
-        SELECT page.*, extract(epoch FROM date_trunc('second', page.submitted_at))::bigint * 1000000
-            + extract(microseconds FROM page.submitted_at)::bigint % 1000000 FROM (
+        SELECT page.*, \(microseconds("page.submitted_at")) FROM (
             (\(keptRuns) AND r.status NOT IN ('queued', 'running') AND (r.submitted_at, r.run_id) > (\(pageStart), $4::text)
                 ORDER BY r.submitted_at, r.run_id LIMIT $5::bigint)
             UNION ALL
@@ -239,7 +238,19 @@ public final class PostgresRunStore: RunStore {
         """
 
     /// SQL: the moment a page starts after, exactly: the microsecond `$3` since the epoch, or minus infinity.
-    private static let pageStart = "coalesce(timestamptz 'epoch' + $3::bigint * interval '1 microsecond', timestamptz '-infinity')"
+    private static let pageStart = "coalesce(\(moment("$3")), timestamptz '-infinity')"
+
+    /// SQL: the timestamp `column` as a whole number of microseconds since the Unix epoch, exact on every server
+    /// version, where a timestamp's text could read back as another moment under the session's DateStyle and TimeZone
+    /// (`IST` is India's or Israel's).
+    static func microseconds(_ column: String) -> String {
+        "(extract(epoch FROM date_trunc('second', \(column)))::bigint * 1000000 + extract(microseconds FROM \(column))::bigint % 1000000)"
+    }
+
+    /// SQL: the moment `parameter` (microseconds since the Unix epoch, as ``microseconds(_:)`` gives them).
+    static func moment(_ parameter: String) -> String {
+        "(timestamptz 'epoch' + \(parameter)::bigint * interval '1 microsecond')"
+    }
 
     /// The runs a filter keeps: `$1` the statuses (a text array, empty for any), `$2` the time they started since
     /// (seconds since the Unix epoch, or null).

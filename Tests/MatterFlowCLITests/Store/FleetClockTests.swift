@@ -155,3 +155,24 @@ struct FleetClockTests {
         return store
     }
 }
+
+extension FleetClockTests {
+    @Test("a worker restarted under its fixed ID takes the row of its dead self whatever the database's DateStyle and TimeZone: IST is read as Israel's, not India's")
+    func restartUnderAnyDateStyle() throws {
+        let conninfo = try TestPostgres.database()
+        let setup = try PostgresConnection(conninfo)
+        defer { setup.close() }
+        let database = try #require(try setup.execute("SELECT current_database()").rows.first?.first ?? nil)
+        try setup.execute("ALTER DATABASE \"\(database)\" SET timezone = 'Asia/Kolkata'")
+        try setup.execute("ALTER DATABASE \"\(database)\" SET datestyle = 'Postgres, MDY'")
+        // Times read back as text are now exact too, whatever a role or database sets for float output.
+        try setup.execute("ALTER DATABASE \"\(database)\" SET extra_float_digits = -10")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try store.registerWorker("fixed-1", host: "host-a", pid: 21, leaseSeconds: 1)
+        // It died a moment ago; its heartbeat stands still while the new one watches, which then takes the ID.
+        try store.registerWorker("fixed-1", host: "host-a", pid: 22, leaseSeconds: 1) { _ in }
+        #expect(try store.workers().map(\.pid) == [22])
+        let started = try #require(try store.workers().first?.startedAt)
+        #expect(abs(started - Date().timeIntervalSince1970) < 60, "started \(started - Date().timeIntervalSince1970) s from now")
+    }
+}

@@ -294,14 +294,15 @@ extension PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
         try TestPostgres.insertRunning([("run-held", "home-h", "me")], into: store)
-        let pauses = Mutex(0)
+        let pauses = Mutex((entered: 0, over: false))
         let committer = GroupCommitter(
             conninfo: conninfo, applicationName: nil, workerID: "me", gatherMicroseconds: GroupCommitter.gatherLimit,
             connectivity: StoreConnectivity(), idleInTransactionLimit: .milliseconds(300),
             beforeCommit: {
                 // The first transaction's worker is held up for 3 s, its status update done and not committed.
-                guard pauses.withLock({ count in defer { count += 1 }; return count == 0 }) else { return }
+                guard pauses.withLock({ state in defer { state.entered += 1 }; return state.entered == 0 }) else { return }
                 usleep(3_000_000)
+                pauses.withLock { $0.over = true }
             })
         defer { committer.shutdown() }
         let conclusion = RunConclusion(runID: "run-held", status: "succeeded", output: nil, error: nil, recovered: false, notes: [], claims: 0)
@@ -309,18 +310,23 @@ extension PostgresStoreTests {
         let other = try PostgresConnection(conninfo)
         defer { other.close() }
         // While the worker is held up, another worker's claim (FOR UPDATE SKIP LOCKED) finds the row free again.
+        let entering = ContinuousClock.now + .seconds(30)
+        while pauses.withLock({ $0.entered }) == 0 {
+            try #require(ContinuousClock.now < entering, "the committer never wrote the batch")
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let deadline = ContinuousClock.now + .milliseconds(2500)
         var freed = false
         while ContinuousClock.now < deadline, !freed {
             try other.execute("BEGIN")
-            let locked = try other.execute("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.state = 'idle in transaction' AND a.pid <> pg_backend_pid()")
+            let locked = try other.execute("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.state = 'idle in transaction' AND a.datname = current_database() AND a.pid <> pg_backend_pid()")
             let seen = try other.execute("SELECT run_id FROM matterflow_runs WHERE run_id = 'run-held' FOR UPDATE SKIP LOCKED").rows
             try other.execute("ROLLBACK")
             freed = seen == [["run-held"]] && locked.rows == [["0"]]
             if !freed { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(freed, "the held-up transaction kept the run's row locked")
-        #expect(pauses.withLock { $0 } == 1, "still held up when the row was free")
+        #expect(pauses.withLock { $0.entered == 1 && !$0.over }, "still held up when the row was free")
         // Once the worker goes on, the batch is written again on a new connection.
         #expect(try await finishing.value == .finished(recorded: true))
         #expect(try store.run("run-held")?.status == "succeeded")
