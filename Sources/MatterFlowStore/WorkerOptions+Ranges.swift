@@ -14,17 +14,38 @@ extension WorkerOptions {
         public static let drainSeconds = 0.0...86_400.0
     }
 
+    /// The longest worker ID, in bytes of UTF-8: it is a column of every listing and a label of every metric.
+    public static let workerIDLimit = 128
+
+    /// Why `id` cannot be a worker's ID (it is empty, longer than ``workerIDLimit`` bytes, or holds a control
+    /// character, which would break the lines of logs, listings and metrics); nil when it can.
+    public static func workerIDProblem(_ id: String) -> String? {
+        if id.isEmpty { return "is empty; give the worker an ID" }
+        if id.utf8.count > workerIDLimit { return "is \(id.utf8.count) bytes long; it must be at most \(workerIDLimit)" }
+        if let control = id.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            return "holds the control character U+\(String(control.value, radix: 16, uppercase: true).leftPadded(to: 4)); use letters, digits and punctuation"
+        }
+        return nil
+    }
+
     /// Why these options cannot run a worker (naming the option, its value and its range); nil when they can.
     public var problem: String? {
         func outside<Value: Comparable>(_ name: String, _ value: Value, _ range: ClosedRange<Value>) -> String? {
             range.contains(value) ? nil : "WorkerOptions.\(name) is \(value); it must be from \(range.lowerBound) to \(range.upperBound)"
         }
-        if workerID.isEmpty { return "WorkerOptions.workerID is empty; give the worker an ID" }
+        if let problem = Self.workerIDProblem(workerID) { return "WorkerOptions.workerID \(problem)" }
         // NaN is in no range: `contains` is false for it, so it is refused with the rest.
         return outside("concurrency", concurrency, Ranges.concurrency)
             ?? outside("maxWaiting", maxWaiting, Ranges.maxWaiting)
             ?? outside("leaseSeconds", leaseSeconds, Ranges.leaseSeconds)
             ?? outside("pollMilliseconds", pollMilliseconds, Ranges.pollMilliseconds)
             ?? outside("drainSeconds", drainSeconds, Ranges.drainSeconds)
+    }
+}
+
+extension String {
+    /// The text with `0`s before it up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

@@ -84,6 +84,9 @@ struct WorkerCommand {
         let maxWaiting = try arguments.wholeNumber("max-waiting", default: 1000, range: 0...1_000_000, command: Self.spec.name)
         let lease = try arguments.wholeNumber("lease", default: Int(WorkerOptions.defaultLeaseSeconds), range: 1...3600, command: Self.spec.name)
         let chosenID = try arguments.nonEmptyValue("worker-id", command: Self.spec.name)
+        if let chosenID, let problem = WorkerOptions.workerIDProblem(chosenID) {
+            throw UsageError(message: "--worker-id \(problem)", command: Self.spec.name)
+        }
         let drain = try arguments.wholeNumber("drain", default: 30, range: 1...3600, command: Self.spec.name)
         let storeWait = try arguments.wholeNumber("wait-for-store", default: 0, range: 0...86_400, command: Self.spec.name)
         let printer = WorkerLogPrinter(format: try WorkerLogPrinter.format(arguments, command: Self.spec.name), err: err)

@@ -15,6 +15,8 @@ struct WorkerOptionsTests {
         #expect(WorkerOptions(workerID: "w", concurrency: 1, maxWaiting: 0, leaseSeconds: 0.01, pollMilliseconds: 1, drainSeconds: 0).problem == nil)
         let cases: [(WorkerOptions, String)] = [
             (WorkerOptions(workerID: ""), "WorkerOptions.workerID is empty"),
+            (WorkerOptions(workerID: "w\n1"), "WorkerOptions.workerID holds the control character U+000A"),
+            (WorkerOptions(workerID: String(repeating: "w", count: 129)), "WorkerOptions.workerID is 129 bytes long; it must be at most 128"),
             (WorkerOptions(workerID: "w", concurrency: 0), "WorkerOptions.concurrency is 0; it must be from 1 to 1000000"),
             (WorkerOptions(workerID: "w", maxWaiting: -1), "WorkerOptions.maxWaiting is -1"),
             (WorkerOptions(workerID: "w", leaseSeconds: .nan), "WorkerOptions.leaseSeconds is nan"),
@@ -26,6 +28,16 @@ struct WorkerOptionsTests {
         ]
         for (options, message) in cases {
             #expect(options.problem?.hasPrefix(message) == true, "\(options.problem ?? "no problem") for \(message)")
+        }
+        #expect(WorkerOptions(workerID: String(repeating: "é", count: 64)).problem == nil, "128 bytes")
+    }
+
+    @Test("worker --worker-id that would break log lines, listings or metric labels is a usage error, before the store is opened")
+    func workerIDRefusedByTheCLI() async {
+        for (id, said) in [("a\nb", "holds the control character U+000A"), ("a\u{1B}[31m", "holds the control character U+001B"),
+                           (String(repeating: "x", count: 300), "is 300 bytes long; it must be at most 128")] {
+            let result = await matterflow(["worker", "--store", "host=/nonexistent dbname=x", "--worker-id", id])
+            #expect(result.code == 64 && result.stderr.contains("--worker-id \(said)"), "\(result.stderr)")
         }
     }
 }
