@@ -185,11 +185,23 @@ extension StoreWorker {
             }
             options.secrets?.remove(runID: runID)
             state.withLock { $0.summary.finished[status, default: 0] += 1 }
-            log(status == "needsAttention" ? .error : .info, run: runID, "run \(runID) \(status)\(recovered ? " (settled after takeover)" : "")\(Self.why(error))")
+            log(Self.level(ofEnd: status, recovered: recovered), run: runID, "run \(runID) \(status)\(recovered ? " (settled after takeover)" : "")\(Self.why(error))")
         } catch where error.code == .leaseLost {
             log(.info, run: runID, "run \(runID) was taken over by another worker; its status is theirs to record")
         } catch {
             log(.warning, run: runID, "could not record the end of run \(runID) (\(error.message)); its lease will run out and another worker settles it")
+        }
+    }
+
+    /// The level of the log line of a run's end, for a filter on warnings to catch what an operator looks at: a run
+    /// that needs a person is an error; a run that failed, or that was settled after its worker was lost (cancelled
+    /// on its way, or failed), a warning; a run that succeeded, or that was cancelled as asked, information.
+    static func level(ofEnd status: String, recovered: Bool) -> WorkerLogLine.Level {
+        switch status {
+        case "needsAttention": .error
+        case "succeeded": .info
+        case "cancelled": recovered ? .warning : .info
+        default: .warning
         }
     }
 

@@ -297,7 +297,7 @@ extension PostgresStoreTests {
         // The worker's line of the run's end says why, on one line.
         #expect(
             worker.lines.contains {
-                $0.hasPrefix("worker w1: run \(late) failed: hubUnreachable: no hub for structure \(late) (the hub refused the connection), 8 times")
+                $0.hasPrefix("warning: worker w1: run \(late) failed: hubUnreachable: no hub for structure \(late) (the hub refused the connection), 8 times")
             }, "\(worker.lines)")
     }
 

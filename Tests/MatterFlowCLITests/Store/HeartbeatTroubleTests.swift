@@ -72,3 +72,15 @@ extension PostgresStoreTests {
         #expect(slow.first?.contains("to renew this worker's leases, longer than the lease (0.6 s)") == true, "\(said)")
     }
 }
+
+@Suite struct RunEndLevelTests {
+    @Test("a run's end is logged at the level an operator's filter expects: needsAttention an error, a failure or a cancel after takeover a warning")
+    func levels() {
+        #expect(StoreWorker.level(ofEnd: "needsAttention", recovered: false) == .error)
+        #expect(StoreWorker.level(ofEnd: "failed", recovered: false) == .warning)
+        #expect(StoreWorker.level(ofEnd: "failed", recovered: true) == .warning)
+        #expect(StoreWorker.level(ofEnd: "cancelled", recovered: true) == .warning)
+        #expect(StoreWorker.level(ofEnd: "cancelled", recovered: false) == .info)
+        #expect(StoreWorker.level(ofEnd: "succeeded", recovered: true) == .info)
+    }
+}
