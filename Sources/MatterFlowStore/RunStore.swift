@@ -25,6 +25,10 @@ public protocol RunStore: Sendable {
     /// Removes the runs a ``PruneRequest`` names, with their records; or, for a dry run, lists them. `removed` hears
     /// of the runs removed as each batch of them is (nothing for a dry run), so what went before a failure is known.
     func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport
+    /// The store's clock now, in seconds since the Unix epoch: what a span back from now (`runs --since 2h`) counts
+    /// from, so that it agrees with the times the store keeps whatever this machine's clock says (PostgreSQL's
+    /// `now()`; a journal directory's is this machine's).
+    func currentTime() throws(StoreError) -> Double
 }
 
 extension RunStore {
@@ -172,6 +176,11 @@ public struct JournalDirectoryStore: RunStore {
 
     /// `journal directory` and the directory's path, for messages.
     public var name: String { "journal directory \(journal.directory)" }
+
+    /// This machine's clock now: the journal's times are its.
+    public func currentTime() throws(StoreError) -> Double {
+        JournalFile.wallTime()
+    }
 
     /// The runs the filter keeps, read from every journal in the directory, oldest first.
     /// - Throws: ``StoreError`` `storeUnavailable` when the directory cannot be listed.

@@ -39,6 +39,11 @@ final class StoreClock: Sendable {
 }
 
 extension PostgresRunStore {
+    /// The server's clock now (``serverTime()``).
+    public func currentTime() throws(StoreError) -> Double {
+        try serverTime()
+    }
+
     /// The server's wall-clock time, in seconds since the Unix epoch.
     func serverTime() throws(StoreError) -> Double {
         let rows = try execute("SELECT EXTRACT(EPOCH FROM clock_timestamp())", doing: "reading the server's clock")

@@ -13,11 +13,22 @@ struct RunListing {
     let asked: RunFilter
     /// The number of runs shown at most when the default applies; nil when `--limit` or `--all` was given.
     let cap: Int?
+    /// `--since` as a span back from now (`2h`), in seconds, counted back from the store's clock when the listing
+    /// reads it (``filter(now:)``); nil for a timestamp, which ``asked`` holds.
+    let sinceSpan: Double?
 
     /// The listing of `filter`'s runs, every one with `every` (`--all`).
-    init(filter: RunFilter, every: Bool) {
+    init(filter: RunFilter, every: Bool, sinceSpan: Double? = nil) {
         asked = filter
         cap = filter.limit == nil && !every ? Self.defaultLimit : nil
+        self.sinceSpan = sinceSpan
+    }
+
+    /// What a store whose clock reads `now` is asked for: ``filter``, with a span of `--since` counted back from it.
+    func filter(now: Double) -> RunFilter {
+        var filter = self.filter
+        if let sinceSpan { filter.since = now - sinceSpan }
+        return filter
     }
 
     /// What the store is asked for: with the default, one run more than are shown.

@@ -51,7 +51,9 @@ struct RunsCommand {
         if filter.limit != nil && arguments.flag("all") {
             throw UsageError(message: "--limit and --all contradict each other: --all lists every run; drop one of them", command: Self.spec.name)
         }
-        let listing = RunListing(filter: filter, every: arguments.flag("all"))
+        // A span back from now counts from the store's clock when a store is read (a timestamp is a timestamp).
+        let span = arguments.value("store") == nil ? nil : arguments.value("since").flatMap { AgeOption.span($0) }
+        let listing = RunListing(filter: filter, every: arguments.flag("all"), sinceSpan: span)
         if let store = try StoreOption.readingEither(arguments, command: Self.spec.name) {
             if arguments.flag("waiting") {
                 if let narrowing = ["status", "since", "limit"].first(where: { arguments.value($0) != nil }) ?? (arguments.flag("all") ? "all" : nil) {

@@ -20,6 +20,15 @@ enum AgeOption {
         return Double(count) * unit
     }
 
+    /// The seconds of `text` when it is a span back from now (`2h`), nil when it is a timestamp or not a moment at
+    /// all (``moment(_:option:command:now:)`` says why).
+    static func span(_ text: String) -> Double? {
+        guard text.first?.isASCIIDigit == true, text.count >= 10, case .success = Timestamp.epochSeconds(of: .string(text)) else {
+            return try? seconds(text, option: "", command: "")
+        }
+        return nil
+    }
+
     /// Seconds since the Unix epoch of a moment given to `--OPTION`: a span back from `now` (`2h`), or an ISO-8601
     /// timestamp (`2026-12-05T09:00:00Z`).
     static func moment(_ text: String, option: String, command: String, now: Double) throws(UsageError) -> Double {

@@ -6,8 +6,8 @@ import MatterFlowStore
 /// `runs --store URL` and `history RUN --store URL`: the same listings as with --journal, from any run store.
 enum StoreListing {
     static func runs(_ location: String, listing: RunListing, json: Bool, environment: ToolEnvironment) -> Int32 {
-        if json && listing.cap == nil && listing.asked.limit == nil { return everyRunAsJSON(location, listing.filter, environment) }
-        guard let runs = reading(location, environment, { store throws(StoreError) in try store.runs(listing.filter) }) else {
+        if json && listing.cap == nil && listing.asked.limit == nil { return everyRunAsJSON(location, listing, environment) }
+        guard let runs = reading(location, environment, { store throws(StoreError) in try store.runs(try Self.filter(listing, of: store)) }) else {
             return ExitCode.invalidInput
         }
         defer { listing.noteCut(runs.count, environment: environment) }
@@ -40,13 +40,22 @@ enum StoreListing {
     /// `runs --all --json`: each run written as the store hands it over, so that listing every run of a large store
     /// holds a page of them, not all. When the store fails part way, what was written is cut short (not valid JSON)
     /// and the exit code and standard error say so.
-    private static func everyRunAsJSON(_ location: String, _ filter: RunFilter, _ environment: ToolEnvironment) -> Int32 {
+    private static func everyRunAsJSON(_ location: String, _ listing: RunListing, _ environment: ToolEnvironment) -> Int32 {
         var writer = PrettyArrayWriter { environment.standardOutput.write($0) }
-        guard reading(location, environment, { store throws(StoreError) in try store.forEachRun(filter) { writer.append($0.jsonValue) } }) != nil
+        guard
+            reading(location, environment, { store throws(StoreError) in
+                try store.forEachRun(try Self.filter(listing, of: store)) { writer.append($0.jsonValue) }
+            }) != nil
         else { return ExitCode.invalidInput }
         writer.finish()
         environment.standardOutput.write("\n")
         return ExitCode.success
+    }
+
+    /// What `store` is asked for: a span of `--since` counted back from the store's clock (PostgreSQL's `now()`,
+    /// as `store prune --older-than` counts), whatever this machine's says.
+    private static func filter(_ listing: RunListing, of store: any RunStore) throws(StoreError) -> RunFilter {
+        listing.filter(now: listing.sinceSpan == nil ? 0 : try store.currentTime())
     }
 
     /// Why a run ended, for the NOTES column: the error's cause (it says most) and its message, shortened.

@@ -242,24 +242,26 @@ import Testing
         #expect(!again.stdout.contains("worker"), "nothing more goes: \(again.stdout)")
     }
 
-    @Test("runs --since and --limit: the newest runs started since, oldest first, from the store and from a journal directory")
+    @Test("runs --since and --limit: the newest runs started since, oldest first, from the store and from a journal directory; a span back from now counts from the store's clock, not this machine's")
     func sinceAndLimit() async throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
-        // Five queued runs, submitted an hour apart, the last at 2026-12-05 12:00 UTC.
-        let noon = 1_796_472_000.0
+        // Five queued runs, submitted an hour apart, the last a minute before the store's now (called noon here).
+        let noon = try store.currentTime() - 60
         for index in 1...5 {
             #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", "run-00000000000\(index)"]).code == 0)
             try store.execute(
                 "UPDATE matterflow_runs SET submitted_at = to_timestamp($1::float8) WHERE run_id = $2",
                 [String(noon - Double(5 - index) * 3600), "run-00000000000\(index)"], doing: "test")
         }
-        func listed(_ options: [String], now: Double = noon + 60) async -> [String] {
+        // This machine's clock is two hours ahead of the store's: spans count from the store's all the same.
+        func listed(_ options: [String], now: Double = noon + 60 + 7200) async -> [String] {
             let run = await matterflow(["runs", "--store", conninfo, "--json"] + options, now: now)
             return (try? JSONDocument.parse(run.stdout, file: "<out>").value.arrayValue)?.compactMap { $0["runID"]?.stringValue } ?? ["exit \(run.code): \(run.stderr)"]
         }
         #expect(await listed(["--limit", "2"]) == ["run-000000000004", "run-000000000005"])
-        #expect(await listed(["--since", "2026-12-05T10:00:00Z"]) == ["run-000000000003", "run-000000000004", "run-000000000005"])
+        let tenOClock = try #require(UTCTime.iso8601Seconds((noon - 7200).rounded(.down)))
+        #expect(await listed(["--since", tenOClock]) == ["run-000000000003", "run-000000000004", "run-000000000005"])
         #expect(await listed(["--since", "90m"]) == ["run-000000000004", "run-000000000005"], "back from now: 10:31")
         #expect(await listed(["--since", "3h", "--limit", "1", "--status", "queued"]) == ["run-000000000005"])
         #expect(await listed(["--status", "succeeded"]) == [])
