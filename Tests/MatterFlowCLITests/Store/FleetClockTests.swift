@@ -48,13 +48,8 @@ struct FleetClockTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let workflow = try directory.write(Self.delayUntil, to: "delay.json")
-        let store = try PostgresRunStore(conninfo: conninfo)
-        // 30 s of the first delay, then 20 s to the moment.
-        let moment = try #require(UTCTime.iso8601Seconds(Date().timeIntervalSince1970 + 50))
         let runID = "run-0000000f0004"
-        let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID, "--input", "when=\(moment)"])
-        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try await Self.submitDelayUntil(runID, conninfo: conninfo, in: directory)
         // Started by env under the library, as faketime(1) does: the library set up in the worker's own process first
         // leaves the Swift runtime no arguments.
         let worker = try ChildProcess.launch(
@@ -66,6 +61,16 @@ struct FleetClockTests {
         #expect(worker.status == 0, "\(worker.stderr.text)")
         #expect(worker.stderr.text.contains("behind the store's"), "the worker's clock was shifted: \(worker.stderr.text)")
         #expect(try store.output(of: runID) == "done", "the delay waited for its moment, not refused it: \(worker.stderr.text)")
+    }
+
+    /// The store, with run `runID` of ``delayUntil`` (written in `directory`) queued, its moment 50 s from now by this
+    /// machine's clock (the store's): 30 s of the first delay, then 20 s to the moment.
+    static func submitDelayUntil(_ runID: String, conninfo: String, in directory: TemporaryDirectory) async throws -> PostgresRunStore {
+        let workflow = try directory.write(delayUntil, to: "delay.json")
+        let moment = try #require(UTCTime.iso8601Seconds(Date().timeIntervalSince1970 + 50))
+        let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID, "--input", "when=\(moment)"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        return try PostgresRunStore(conninfo: conninfo)
     }
 
     /// A workflow that waits 30 s, then until the moment `when`, at most 600 s: output `done`, or the error's message.
@@ -85,13 +90,8 @@ struct FleetClockTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let workflow = try directory.write(Self.delayUntil, to: "delay.json")
-        let store = try PostgresRunStore(conninfo: conninfo)
-        // 30 s of the first delay, then 20 s to the moment.
-        let moment = try #require(UTCTime.iso8601Seconds(Date().timeIntervalSince1970 + 50))
         let runID = "run-0000000f0003"
-        let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID, "--input", "when=\(moment)"])
-        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try await Self.submitDelayUntil(runID, conninfo: conninfo, in: directory)
         var options = WorkerOptions(workerID: "behind")
         options.localWallClock = { Date().timeIntervalSince1970 - 3_600 }
         let worker = TestWorker(store: store, options: options, virtualTime: true)

@@ -18,15 +18,8 @@ import Testing
         let claimed = try store.claim(by: "w1", limit: 2, leaseSeconds: 3)
         #expect(claimed.map(\.runID) == ["run-0000000a0001", "run-0000000a0002"])
         // The first was taken over and ended by w2 while w1 was held up; the second is still w1's.
-        try store.execute(
-            """
-            UPDATE matterflow_runs SET status = 'succeeded', worker_id = NULL, finished_by = 'w2', claims = claims + 1,
-                finished_at = now() WHERE run_id = 'run-0000000a0001'
-            """, doing: "test")
         let lines = Mutex<[String]>([])
-        var options = WorkerOptions(workerID: "w1")
-        options.log = { line in lines.withLock { $0.append(line.text) } }
-        let worker = StoreWorker(store: store, hubs: { _ in try SimulatedHub(home: .defaultHome) }, options: options)
+        let worker = try Self.heldUpWorker(store: store, afterEndingElsewhere: "run-0000000a0001") { line in lines.withLock { $0.append(line.text) } }
         let failure = (code: ErrorCode.failedPrecondition, cause: "secretsUnavailable", message: "no secrets file")
         for run in claimed {
             await worker.cannotStart(run, problem: "its secrets are unavailable here (no secrets file)", failure: failure)
@@ -40,6 +33,20 @@ import Testing
         #expect(rows.map { $0.map { $0 ?? "?" } } == [["run-0000000a0001", "succeeded", "-", "0"], ["run-0000000a0002", "running", "-", "1"]])
     }
 
+    /// Worker w1, logging to `log`, once `runID` was taken over and ended by w2 while w1 was held up.
+    static func heldUpWorker(
+        store: PostgresRunStore, afterEndingElsewhere runID: String, log: @escaping @Sendable (WorkerLogLine) -> Void
+    ) throws -> StoreWorker {
+        try store.execute(
+            """
+            UPDATE matterflow_runs SET status = 'succeeded', worker_id = NULL, finished_by = 'w2', claims = claims + 1,
+                finished_at = now() WHERE run_id = $1
+            """, [runID], doing: "test")
+        var options = WorkerOptions(workerID: "w1")
+        options.log = log
+        return StoreWorker(store: store, hubs: { _ in try SimulatedHub(home: .defaultHome) }, options: options)
+    }
+
     @Test("a run with secrets taken over while its worker was held up is left with one line, not first warned about as missing its secrets")
     func takenOverWithSecrets() async throws {
         let conninfo = try TestPostgres.database()
@@ -48,15 +55,8 @@ import Testing
         var claimed = try #require(try store.claim(by: "w1", limit: 1, leaseSeconds: 3).first)
         // Its secret input was taken from the directory by the worker that took it over and ended it.
         claimed.secretInputs = ["setupCode"]
-        try store.execute(
-            """
-            UPDATE matterflow_runs SET status = 'succeeded', worker_id = NULL, finished_by = 'w2', claims = claims + 1,
-                finished_at = now() WHERE run_id = 'run-0000000a0003'
-            """, doing: "test")
         let lines = Mutex<[String]>([])
-        var options = WorkerOptions(workerID: "w1")
-        options.log = { line in lines.withLock { $0.append(line.text) } }
-        let worker = StoreWorker(store: store, hubs: { _ in try SimulatedHub(home: .defaultHome) }, options: options)
+        let worker = try Self.heldUpWorker(store: store, afterEndingElsewhere: "run-0000000a0003") { line in lines.withLock { $0.append(line.text) } }
         await worker.execute(claimed, idleness: RunIdleness())
         let logged = lines.withLock { $0 }
         #expect(logged.count == 1 && logged.first?.contains("run run-0000000a0003 is no longer this worker's") == true, "\(logged)")
