@@ -499,7 +499,7 @@ public final class GroupCommitter: @unchecked Sendable {
     ) -> Result<(refused: Set<String>, answers: [StoreCommandAnswer]), StoreError> {
         let rows = RecordBatchRows(batch.map(\.runID), batch.map(\.record))
         let runIDs = Set(rows.runs)
-        let start = ContinuousClock.now
+        var firstFailure: ContinuousClock.Instant?
         var delay = 10
         while true {
             do {
@@ -527,7 +527,10 @@ public final class GroupCommitter: @unchecked Sendable {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }
                 if error.isOutage { connectivity.failed(error.message, doing: "writing journal records") }
-                if ContinuousClock.now - start >= Self.retryLimit(stopping: isStopping) {
+                // Counted from the first failure: a worker held up inside the transaction comes back to one.
+                let failedAt = firstFailure ?? ContinuousClock.now
+                firstFailure = failedAt
+                if ContinuousClock.now - failedAt >= Self.retryLimit(stopping: isStopping) {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }
                 usleep(UInt32(delay * 1000))

@@ -172,7 +172,8 @@ public final class PostgresConnection: Sendable {
     ///   unless the environment sets them (``applicableDefaults``) or it names a `service`.
     ///   `applicationName` names the connection in `pg_stat_activity` instead of `matterflow`, unless the conninfo or
     ///   `PGAPPNAME` names it (a worker's connections carry its ID, so a DBA can tell whose a backend is).
-    /// - Throws: ``PostgresError`` `connectionFailed` with libpq's reason, or when libpq cannot be opened.
+    /// - Throws: ``PostgresError`` `connectionFailed` with libpq's reason, or when libpq cannot be opened; the
+    ///   failure of the session setting made once connected (`extra_float_digits`) as any command's.
     public init(_ conninfo: String, applicationName: String? = nil) throws(PostgresError) {
         let pq = try LibPQ.loaded.get()
         self.pq = pq

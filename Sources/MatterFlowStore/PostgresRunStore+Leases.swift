@@ -121,21 +121,24 @@ extension PostgresRunStore {
         takesOver: Bool = true
     ) throws(StoreError) -> [ClaimedRun] {
         let parameters = [workerID, String(leaseSeconds), String(limit), token, Self.textArrayLiteral(unanswered), takesSecrets ? "t" : "f"]
+        let withoutTakeovers = parameters + ["f"]
+        guard takesOver else { return try execute(Self.claimStatement, withoutTakeovers, doing: "claiming runs").rows.map(Self.claimedRun) }
         let rows: PostgresRows
-        var takesOver = takesOver
         do throws(StoreError) {
-            // A first PREPARE on a connection waits for the table's locks before the statement's own transaction
-            // begins, out of sight of its half-lease check: a claim prepared that slowly takes nothing over either.
-            if takesOver, try prepare(Self.claimStatement, parameterCount: parameters.count + 1, doing: "claiming runs").secondsValue >= leaseSeconds / 2 {
-                takesOver = false
-            }
             // Tried once when it may take over: tried again after the store came back (a restart), it would take over
-            // the runs of live workers whose leases ran out meanwhile and who have not renewed them yet.
-            rows = try execute(Self.claimStatement, parameters + [takesOver ? "t" : "f"], doing: "claiming runs", retrying: !takesOver)
-        } catch where takesOver && error.code == .storeUnavailable {
-            rows = try execute(Self.claimStatement, parameters + ["f"], doing: "claiming runs")
+            // the runs of live workers whose leases ran out meanwhile and who have not renewed them yet. A first
+            // PREPARE on a connection waits for the table's locks before the statement's own transaction begins, out
+            // of sight of its half-lease check: a claim prepared that slowly takes nothing over either.
+            rows = try onConnection(doing: "claiming runs", retrying: false) { open throws(PostgresError) in
+                let started = ContinuousClock.now
+                try open.prepare(Self.claimStatement, parameterCount: parameters.count + 1)
+                let waited = (ContinuousClock.now - started).secondsValue >= leaseSeconds / 2
+                return try open.execute(prepared: Self.claimStatement, parameters + [waited ? "f" : "t"])
+            }
+        } catch where error.code == .storeUnavailable {
+            rows = try execute(Self.claimStatement, withoutTakeovers, doing: "claiming runs")
         }
-        return rows.rows.map { row in Self.claimedRun(row, takeover: row[6] == "t") }
+        return rows.rows.map(Self.claimedRun)
     }
 
     /// SQL: whether a queued run is one a worker may claim, `parameter` (a boolean) saying whether it takes runs
@@ -221,11 +224,11 @@ extension PostgresRunStore {
     /// which one of them locks and the other skips. (Runs queued by transactions that commit out of the order they
     /// began in may, in the instant between, both start; the session's row then refuses one of them `sessionBusy`.)
     ///
-    /// The turn is looked for among the structure's runs queued no later than `alias`: the same run, found in a
-    /// bounded number of rows whatever plan the server takes. Without that bound, a plan made while the table had
-    /// no column statistics (a queue just filled, between the first autovacuum's VACUUM and its ANALYZE, a plan that
-    /// stays cached after the ANALYZE) read each structure's whole backlog for every run of the queue's front:
-    /// 1.3 s a claim with 26,000 runs queued on one structure.
+    /// The turn is looked for among the structure's runs queued no later than `alias`: the same run, found among the
+    /// queue's first rows whatever plan the server takes. A plan made while the table has no column statistics (a
+    /// queue just filled, or between the first autovacuum's VACUUM and its ANALYZE, a plan that stays cached after
+    /// the ANALYZE) reads them all: unbounded, it would read each structure's whole backlog for every run of the
+    /// queue's front.
     static func sessionTurn(_ alias: String) -> String {
         """
         (\(alias).works_in_session IS FALSE OR (
@@ -292,7 +295,9 @@ extension PostgresRunStore {
         """
     }
 
-    private static func claimedRun(_ row: [String?], takeover: Bool) -> ClaimedRun {
+    /// A claimed run from a row of ``claimStatement``.
+    private static func claimedRun(_ row: [String?]) -> ClaimedRun {
+        let takeover = row[6] == "t"
         let inputs = row[3].map(Self.object)
         let answers = row[7].map(Self.object)
         var damage: [String] = []

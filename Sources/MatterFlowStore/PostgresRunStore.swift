@@ -127,19 +127,9 @@ public final class PostgresRunStore: RunStore {
         }
     }
 
-    /// Prepares `sql` on the store's connection unless it was prepared there before (``execute(_:_:doing:retrying:)``
-    /// prepares what it runs with parameters), tried once, and returns how long that took: the first PREPARE of a
-    /// statement on a connection waits for the locks of the tables it names, which the statement's `now()` does
-    /// not show.
-    func prepare(_ sql: String, parameterCount: Int, doing what: String) throws(StoreError) -> Duration {
-        let started = ContinuousClock.now
-        try onConnection(doing: what, retrying: false) { open throws(PostgresError) in try open.prepare(sql, parameterCount: parameterCount) }
-        return ContinuousClock.now - started
-    }
-
     /// Runs `body` on the store's connection, opening it when there is none or it broke; a transient failure is
     /// tried again (with `retrying`) for up to ``reconnectLimit`` on a new connection.
-    private func onConnection<Value: Sendable>(
+    func onConnection<Value: Sendable>(
         doing what: String, retrying: Bool, _ body: (PostgresConnection) throws(PostgresError) -> Value
     ) throws(StoreError) -> Value {
         let deadline = ContinuousClock.now + (retrying ? Self.reconnectLimit : .zero)

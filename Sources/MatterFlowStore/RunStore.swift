@@ -35,6 +35,11 @@ extension RunStore {
     /// Every run with its status, oldest first.
     public func runs() throws(StoreError) -> [StoredRun] { try runs(RunFilter()) }
 
+    /// This machine's clock now: for a store whose times are this machine's (PostgreSQL's are the server's).
+    public func currentTime() throws(StoreError) -> Double {
+        JournalFile.wallTime()
+    }
+
     /// Reads ``runs(_:)`` whole, then hands over its runs one by one.
     public func forEachRun(_ filter: RunFilter, _ body: (StoredRun) -> Void) throws(StoreError) {
         for run in try runs(filter) { body(run) }
@@ -177,10 +182,6 @@ public struct JournalDirectoryStore: RunStore {
     /// `journal directory` and the directory's path, for messages.
     public var name: String { "journal directory \(journal.directory)" }
 
-    /// This machine's clock now: the journal's times are its.
-    public func currentTime() throws(StoreError) -> Double {
-        JournalFile.wallTime()
-    }
 
     /// The runs the filter keeps, read from every journal in the directory, oldest first.
     /// - Throws: ``StoreError`` `storeUnavailable` when the directory cannot be listed.

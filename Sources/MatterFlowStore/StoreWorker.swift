@@ -74,7 +74,7 @@ public final class StoreWorker: Sendable {
         state = Mutex(State(takeovers: TakeoverHold(lease: options.leaseSeconds)))
         committer = GroupCommitter(
             conninfo: store.conninfo, applicationName: store.applicationName, workerID: options.workerID, connectivity: store.connectivity,
-            idleInTransactionLimit: .seconds(rounding: options.leaseSeconds / 2))
+            idleInTransactionLimit: .seconds(rounding: max(options.leaseSeconds / 2, Self.idleInTransactionFloor)))
         storeClock = StoreClock(local: options.localWallClock)
         startedAt = options.localWallClock()
         engine = WorkflowEngine(
@@ -201,7 +201,6 @@ public final class StoreWorker: Sendable {
         // a busy pool must not delay the leases.
         let trouble = Mutex(HeartbeatTrouble(leaseSeconds: options.leaseSeconds))
         let heartbeat = LeaseKeeper(intervalMilliseconds: Int(options.leaseSeconds * 1000 / 3)) { [self] in
-            let started = ContinuousClock.now
             do throws(StoreError) {
                 let seen = state.withLock { state in
                     var seen: [String: Int] = [:]
@@ -209,11 +208,13 @@ public final class StoreWorker: Sendable {
                     for run in state.claimedAhead { seen[run.runID] = run.claims }
                     return seen
                 }
+                let started = ContinuousClock.now
                 let (renewed, schema) = try store.heartbeatReadingSchema(options.workerID, running: Array(seen.keys), leaseSeconds: options.leaseSeconds)
+                let took = ContinuousClock.now - started
+                answered(after: started)
                 measureClock()
                 if let schema, schema != StoreMigrations.latest { schemaChanged(to: schema) }
-                state.withLock { $0.takeovers.answered(at: .now) }
-                for (level, line) in trouble.withLock({ $0.succeeded(took: .now - started) }) { log(level, line) }
+                for (level, line) in trouble.withLock({ $0.succeeded(took: took) }) { log(level, line) }
                 let notRenewed = seen.keys.filter { !renewed.contains($0) }
                 if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }
             } catch {
@@ -267,6 +268,7 @@ public final class StoreWorker: Sendable {
                     log(.info, "the store was out of reach or failing: runs whose leases ran out meanwhile are taken over only "
                             + "after \(Duration.seconds(rounding: options.leaseSeconds).secondsText) s (a lease), so that live workers renew theirs first")
                 }
+                let started = ContinuousClock.now
                 do throws(StoreError) {
                     claimed = try store.claim(
                         by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds, token: token,
@@ -276,7 +278,7 @@ public final class StoreWorker: Sendable {
                         throw StoreError(.storeUnavailable, "the answer to claim \(claims) was lost (dropped for a test)")
                     }
                     tokens.answered()
-                    state.withLock { $0.takeovers.answered(at: .now) }
+                    answered(after: started)
                     if let line = failures.succeeded() { log(.info, line) }
                 } catch {
                     // It may have claimed runs all the same: the next claim asks for them.
@@ -323,6 +325,22 @@ public final class StoreWorker: Sendable {
     }
 
     /// Gives ``WorkerOptions/metrics`` what the worker did and holds now.
+    /// The shortest time the server lets the committer's connection sit idle inside a transaction, in seconds,
+    /// however short the lease: round trips to a distant server, or a throttled CPU, between a transaction's
+    /// statements must not end it.
+    static let idleInTransactionFloor = 1.0
+
+    /// Tells the takeover hold that a statement of this worker begun at `started` came back: one that took half a
+    /// lease or more (a lock, a store slow to answer) counts as trouble from its start, as a failed one does, so that
+    /// runs whose leases other workers could not renew meanwhile are not taken over at once.
+    func answered(after started: ContinuousClock.Instant) {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            if (now - started).secondsValue >= options.leaseSeconds / 2 { state.takeovers.troubleSeen(at: started) }
+            state.takeovers.answered(at: now)
+        }
+    }
+
     func reportMetrics() {
         guard let report = options.metrics else { return }
         let written = committer.statistics

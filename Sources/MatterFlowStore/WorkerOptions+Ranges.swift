@@ -17,12 +17,14 @@ extension WorkerOptions {
     /// The longest worker ID, in bytes of UTF-8: it is a column of every listing and a label of every metric.
     public static let workerIDLimit = 128
 
-    /// Why `id` cannot be a worker's ID (it is empty, longer than ``workerIDLimit`` bytes, or holds a control
-    /// character, which would break the lines of logs, listings and metrics); nil when it can.
+    /// Why `id` cannot be a worker's ID (it is empty, longer than ``workerIDLimit`` bytes, or holds a control or
+    /// format character or a line or paragraph separator, which would break or disguise the lines of logs, listings
+    /// and metrics); nil when it can.
     public static func workerIDProblem(_ id: String) -> String? {
         if id.isEmpty { return "is empty; give the worker an ID" }
         if id.utf8.count > workerIDLimit { return "is \(id.utf8.count) bytes long; it must be at most \(workerIDLimit)" }
-        if let control = id.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+        let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+        if let control = id.unicodeScalars.first(where: { invisible.contains($0.properties.generalCategory) }) {
             return "holds the control character U+\(String(control.value, radix: 16, uppercase: true).leftPadded(to: 4)); use letters, digits and punctuation"
         }
         return nil

@@ -45,8 +45,8 @@ extension PostgresStoreTests {
         try store.execute("VACUUM matterflow_runs", doing: "test setup")
         for (mode, plan, text) in try Self.explainedClaims(conninfo, analyzed: false) {
             #expect(plan?["Actual Rows"]?.intValue == 1, "the structure's first queued run: \(text)")
-            // Before, each of the front's 64 runs looked for its structure's turn among all 27,000: 2,500,000 rows and
-            // 1.4 s a claim. Now each looks among the runs queued before it.
+            // Each of the front's runs looks for its structure's turn among the runs queued before it, not among all
+            // 27,000 (2,500,000 rows and 1.4 s a claim).
             let rows = Self.rowsHandled(plan)
             #expect(rows < 200_000, "\(mode): a claim without statistics handled \(rows) rows:\n\(text)")
         }

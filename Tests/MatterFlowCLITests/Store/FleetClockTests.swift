@@ -85,7 +85,7 @@ struct FleetClockTests {
         }}
         """#
 
-    @Test("a delay until a moment waits by the store's clock, not by the machine's clock a worker was given: 20 s on one an hour behind")
+    @Test("a delay until a moment waits by the store's clock, not by WorkerOptions.localWallClock: 20 s on a worker told its machine is an hour behind")
     func delayUntilOnAWorkerBehind() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()

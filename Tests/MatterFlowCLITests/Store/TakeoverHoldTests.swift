@@ -1,6 +1,7 @@
 import Foundation
 @testable import MatterFlowCLI
 @testable import MatterFlowStore
+import Synchronization
 import Testing
 
 /// After the store was out of reach or failing, or a claim waited long behind a lock, every worker's leases may have
@@ -90,5 +91,21 @@ import Testing
         #expect(try store.run("run-00000000a0e1")?.workerID == "w-live")
         // A claim that did not wait may take it over.
         #expect(try store.claim(by: "w1", limit: 8, leaseSeconds: 0.4).map(\.runID) == ["run-00000000a0e1"])
+    }
+}
+
+extension TakeoverHoldTests {
+    @Test("a claim or heartbeat that came back after half a lease or more holds takeovers as a failed one does; a quick one does not")
+    func slowStatementHolds() throws {
+        let store = try PostgresRunStore(conninfo: try TestPostgres.database())
+        let worker = StoreWorker(
+            store: store, hubs: { _ in throw StoreError(.storeUnavailable, "no hub in this test") },
+            options: WorkerOptions(workerID: "w-slow", leaseSeconds: 10))
+        worker.answered(after: .now - .milliseconds(100))
+        #expect(worker.state.withLock { $0.takeovers.mayTakeOver(at: .now) })
+        // Six seconds behind a lock: other workers could not renew their leases meanwhile either.
+        worker.answered(after: .now - .seconds(6))
+        #expect(!worker.state.withLock { $0.takeovers.mayTakeOver(at: .now) })
+        #expect(worker.state.withLock { $0.takeovers.mayTakeOver(at: .now + .seconds(11)) })
     }
 }

@@ -16,6 +16,8 @@ struct WorkerOptionsTests {
         let cases: [(WorkerOptions, String)] = [
             (WorkerOptions(workerID: ""), "WorkerOptions.workerID is empty"),
             (WorkerOptions(workerID: "w\n1"), "WorkerOptions.workerID holds the control character U+000A"),
+            (WorkerOptions(workerID: "w\u{2028}1"), "WorkerOptions.workerID holds the control character U+2028"),
+            (WorkerOptions(workerID: "w\u{202E}1"), "WorkerOptions.workerID holds the control character U+202E"),
             (WorkerOptions(workerID: String(repeating: "w", count: 129)), "WorkerOptions.workerID is 129 bytes long; it must be at most 128"),
             (WorkerOptions(workerID: "w", concurrency: 0), "WorkerOptions.concurrency is 0; it must be from 1 to 1000000"),
             (WorkerOptions(workerID: "w", maxWaiting: -1), "WorkerOptions.maxWaiting is -1"),
