@@ -66,6 +66,15 @@ struct ByteLimitTests {
               "d": {"type": "succeed"}}}
             """#)
         #expect(literal.contains { $0.pointer == "/states/c/arguments/name" && $0.message.contains("takes 33 bytes of UTF-8, more than the 32") }, "\(literal)")
+        // A literal ePSKc duration outside what a border router grants is refused as the call would refuse it.
+        for (duration, refused) in [(601, true), (-1, true), (600, false), (0, false)] {
+            let found = diagnose(#"""
+                {"workflow": "w", "version": 1, "start": "e", "states": {
+                  "e": {"type": "action", "operation": "activateEpskc", "arguments": {"deviceID": "br-1", "requestedDurationSeconds": \#(duration)}, "next": "d"},
+                  "d": {"type": "succeed"}}}
+                """#).filter { $0.pointer == "/states/e/arguments/requestedDurationSeconds" }
+            #expect(found.contains { $0.message.contains("is \(duration); operation activateEpskc takes 0 to 600") } == refused, "\(duration): \(found)")
+        }
         let answer = diagnose(#"""
             {"workflow": "w", "version": 1, "start": "a", "states": {
               "a": {"type": "ask", "prompt": "Name?", "answer": {"text": {"minLength": 8, "maxBytes": 4}}, "result": "n",

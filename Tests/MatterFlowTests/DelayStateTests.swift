@@ -77,6 +77,14 @@ import Testing
         #expect(variant(#""seconds": 30, "#, #""seconds": 30, "until": "x", "#).contains { $0.pointer == "/states/settle" })
         #expect(variant(#""seconds": 30, "#, #""seconds": 30, "maxSeconds": 5, "#).contains { $0.pointer == "/states/settle/maxSeconds" })
         #expect(variant(#""seconds": 30, "#, #""seconds": 90000, "#).contains { $0.code == "numberOutOfRange" })
+        // A literal moment that no run could wait for is refused where it is written; a valid one, or a template, is not.
+        for literal in [#""2026-13-01T00:00:00Z""#, #""tomorrow""#, "1e300", "-5", "true"] {
+            let found = variant(#""${input.when}""#, literal)
+            #expect(found.contains { $0.code == "invalidValue" && $0.pointer == "/states/window/until" && $0.message.hasPrefix("\"until\" is not a moment") }, "\(literal): \(found)")
+        }
+        for literal in [#""2026-12-01T20:30:00Z""#, "1796472000"] {
+            #expect(variant(#""${input.when}""#, literal).filter { $0.severity == .error }.isEmpty, "\(literal)")
+        }
     }
 
     @Test func theTimeBoundCountsSecondsAndMaxSeconds() throws {

@@ -20,6 +20,10 @@ extension WorkflowDecoder {
             }
         case (false, true):
             let moment = reader.value("until").map { template($0, reader.pointer("until")) }
+            // A literal moment is checked here, as the run would check it.
+            if let literal = moment?.literalValue, case .failure(let reason) = Timestamp.epochSeconds(of: literal) {
+                collector.error(DiagnosticCode.invalidValue, at: reader.pointer("until"), "\"until\" is not a moment: \(reason.message)")
+            }
             let bound = reader.number("maxSeconds", in: NumberLimits.elapsed, required: true)
                 ?? (reader.has("maxSeconds") ? NumberLimits.longestSeconds : nil)
             length = moment.flatMap { moment in bound.map { .until(moment, maxSeconds: $0) } }

@@ -106,7 +106,9 @@ enum BorderRouterOperations {
         summary: "Activates ePSKc mode: the border router issues a one-time 9-digit key valid for the granted duration.",
         arguments: [
             deviceArgument,
-            .init("requestedDurationSeconds", .integer, required: false, "absent or 0: 120 s; at most 600"),
+            .init(
+                "requestedDurationSeconds", .integer, required: false, range: 0...EpskcSession.maxDurationSeconds,
+                "absent or 0: \(EpskcSession.defaultDurationSeconds) s; at most \(EpskcSession.maxDurationSeconds)"),
         ],
         result: .object([
             .init("status", .string, "success"), .init("epskc", .string, "the one-time key (secret)"),

@@ -22,13 +22,16 @@ public struct OperationDescriptor: Sendable {
         /// For a string: the most bytes of UTF-8 its value may take (a Matter device's NodeLabel takes 32); a call
         /// with a longer one fails with `invalidArgumentValue` before the hub sees it. Nil: no limit.
         public var maxBytes: Int?
+        /// For an integer: the values the hub takes; a literal outside them is refused by `validate`, as the call
+        /// would fail with `invalidArgumentValue`. Nil: any.
+        public var range: ClosedRange<Int>?
         /// What the argument is, for `matterflow operations`.
         public var summary: String
 
         /// An argument; an onboarding payload is always secret.
         public init(
             _ name: String, _ shape: ValueShape, required: Bool, secret: Bool = false, onboardingPayload: Bool = false,
-            maxBytes: Int? = nil, _ summary: String
+            maxBytes: Int? = nil, range: ClosedRange<Int>? = nil, _ summary: String
         ) {
             self.name = name
             self.shape = shape
@@ -36,6 +39,7 @@ public struct OperationDescriptor: Sendable {
             self.secret = secret || onboardingPayload
             self.onboardingPayload = onboardingPayload
             self.maxBytes = maxBytes
+            self.range = range
             self.summary = summary
         }
     }

@@ -82,6 +82,9 @@ struct WorkflowValidator {
                     if let limit = argument.maxBytes, let text = literal.stringValue, text.utf8.count > limit {
                         return "takes \(text.utf8.count) bytes of UTF-8, more than the \(limit) operation \(operation.name) takes; shorten it"
                     }
+                    if let range = argument.range, let number = literal.intValue, !range.contains(number) {
+                        return "is \(number); operation \(operation.name) takes \(range.lowerBound) to \(range.upperBound)"
+                    }
                     // A literal code is refused here, as the call would refuse it; never quoted.
                     guard argument.onboardingPayload, let problem = literal.stringValue.flatMap(OnboardingPayloadFacts.problem(with:))
                     else { return nil }

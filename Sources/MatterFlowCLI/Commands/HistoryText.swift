@@ -22,8 +22,9 @@ enum HistoryText {
             }
             expected = record.sequence + 1
             let written = record.wallTime ?? previous
-            var time = "+\(WatchCommand.seconds(written - (origin ?? written)))s"
-            if written - previous >= pauseDated { time += " (\(RunsCommand.timestamp(written)) UTC)" }
+            var time = WatchCommand.offset(written - (origin ?? written))
+            // A long pause, or the clock stepped back (a record stamped before the one it follows), is dated.
+            if abs(written - previous) >= pauseDated { time += " (\(RunsCommand.timestamp(written)) UTC)" }
             lines.append("#\(record.sequence)  \(time)  \(record.type)  \(HistoryCommand.details(record))")
             previous = written
         }

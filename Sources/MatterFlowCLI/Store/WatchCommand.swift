@@ -69,7 +69,7 @@ struct WatchCommand {
                         out.line(JSONWriter.compact(.object(record.payload)))
                     } else {
                         let elapsed = ((record.wallTime ?? 0) - (origin ?? 0))
-                        out.line("#\(record.sequence)  +\(Self.seconds(elapsed))s  \(record.type)  \(HistoryCommand.details(record))")
+                        out.line("#\(record.sequence)  \(Self.offset(elapsed))  \(record.type)  \(HistoryCommand.details(record))")
                     }
                     last = record.sequence
                     if record.type == JournalEntry.Kind.runFinished.rawValue { endRecorded = true }
@@ -160,10 +160,13 @@ struct WatchCommand {
         return listener
     }
 
-    /// Seconds with three decimals, without Foundation's formatter.
-    static func seconds(_ value: Double) -> String {
-        let milliseconds = Int((max(0, value) * 1000).rounded())
+    /// A record's time after the run's first, in seconds with three decimals and a sign: `+1.234s`, or `-3598.000s`
+    /// for one stamped before it (the clock stepped back); `+?s` for a stamp no clock gives (a damaged record).
+    static func offset(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 1e12 else { return "+?s" }
+        let milliseconds = Int((abs(value) * 1000).rounded())
         let fraction = String(milliseconds % 1000)
-        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        let sign = value < 0 && milliseconds > 0 ? "-" : "+"
+        return sign + "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "s"
     }
 }
