@@ -149,7 +149,7 @@ struct WatchCommand {
 
     /// A connection that hears of the run's new records (the run registered as watched).
     static func listen(for runID: String, at location: String) throws(PostgresError) -> PostgresConnection {
-        let listener = try PostgresConnection(location)
+        let listener = try PostgresConnection(location, applicationName: "matterflow \(spec.name)")
         do {
             try listener.listen("matterflow_records")
             try PostgresRunStore.beginWatching(runID, on: listener)
