@@ -9,23 +9,22 @@ struct ClaimFailures {
     /// The longest wait, however many claims failed.
     static let longestWait = 5.0
 
+    private var streak = FailureStreak()
+
     /// The claims that failed since the last one that did not.
-    private(set) var inARow = 0
+    var inARow: Int { streak.inARow }
 
     /// Counts a failed claim; returns the log line for it when it is the 1st, 2nd, 4th, 8th ... in a row (nil for the
     /// others).
     mutating func failed(_ message: String) -> String? {
-        inARow += 1
-        guard inARow.nonzeroBitCount == 1 else { return nil }
+        guard streak.failed() else { return nil }
         if inARow == 1 { return "claiming failed: \(message); trying again in \(wait.secondsText) s" }
         return "claiming failed \(inARow) times in a row: \(message); trying again every \(wait.secondsText) s or less"
     }
 
     /// Counts a claim that worked; returns the line saying claims work again when some had failed.
     mutating func succeeded() -> String? {
-        defer { inARow = 0 }
-        guard inARow > 0 else { return nil }
-        return "claiming works again after \(inARow) failed claim\(inARow == 1 ? "" : "s")"
+        streak.succeeded().map { "claiming works again after \($0) failed claim\($0 == 1 ? "" : "s")" }
     }
 
     /// How long to wait before the next claim: none when the last one worked.

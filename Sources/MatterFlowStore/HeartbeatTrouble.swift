@@ -8,8 +8,9 @@ struct HeartbeatTrouble {
     /// The worker's lease, in seconds.
     let leaseSeconds: Double
 
+    private var failures = FailureStreak()
     /// The heartbeats that failed since the last one that worked.
-    private(set) var failedInARow = 0
+    var failedInARow: Int { failures.inARow }
     /// Whether the worker said its heartbeats are slow, and has not said they are quick again.
     private(set) var saidSlow = false
 
@@ -19,8 +20,7 @@ struct HeartbeatTrouble {
 
     /// Counts a heartbeat that failed; returns the line for it when it is the 1st, 2nd, 4th, 8th ... in a row.
     mutating func failed(_ message: String) -> String? {
-        failedInARow += 1
-        guard failedInARow.nonzeroBitCount == 1 else { return nil }
+        guard failures.failed() else { return nil }
         if failedInARow == 1 { return "heartbeat failed: \(message); leases run out after \(Self.text(leaseSeconds)) s of failures" }
         return "heartbeat failed \(failedInARow) times in a row: \(message)"
     }
@@ -29,9 +29,8 @@ struct HeartbeatTrouble {
     /// heartbeats work again after failures, that this one was slow, that they are quick again.
     mutating func succeeded(took: Duration) -> [(WorkerLogLine.Level, String)] {
         var lines: [(WorkerLogLine.Level, String)] = []
-        if failedInARow > 0 {
-            lines.append((.info, "heartbeats work again after \(failedInARow) failed heartbeat\(failedInARow == 1 ? "" : "s")"))
-            failedInARow = 0
+        if let failed = failures.succeeded() {
+            lines.append((.info, "heartbeats work again after \(failed) failed heartbeat\(failed == 1 ? "" : "s")"))
         }
         let seconds = took.secondsValue
         if seconds >= leaseSeconds / 2, !saidSlow {

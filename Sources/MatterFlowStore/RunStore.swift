@@ -27,7 +27,7 @@ public protocol RunStore: Sendable {
     func prune(_ request: PruneRequest, each removed: ([String]) -> Void) throws(StoreError) -> PruneReport
     /// The store's clock now, in seconds since the Unix epoch: what a span back from now (`runs --since 2h`) counts
     /// from, so that it agrees with the times the store keeps whatever this machine's clock says (PostgreSQL's
-    /// `now()`; a journal directory's is this machine's).
+    /// clock; a journal directory's is this machine's).
     func currentTime() throws(StoreError) -> Double
 }
 
@@ -181,7 +181,6 @@ public struct JournalDirectoryStore: RunStore {
 
     /// `journal directory` and the directory's path, for messages.
     public var name: String { "journal directory \(journal.directory)" }
-
 
     /// The runs the filter keeps, read from every journal in the directory, oldest first.
     /// - Throws: ``StoreError`` `storeUnavailable` when the directory cannot be listed.

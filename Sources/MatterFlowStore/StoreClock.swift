@@ -29,7 +29,7 @@ final class StoreClock: Sendable {
     @discardableResult
     func measure(_ store: PostgresRunStore) throws(StoreError) -> Double? {
         let before = local()
-        let server = try store.serverTime()
+        let server = try store.currentTime()
         let after = local()
         guard after - before <= Self.longestRoundTrip else { return nil }
         let measured = server - (before + after) / 2
@@ -39,13 +39,9 @@ final class StoreClock: Sendable {
 }
 
 extension PostgresRunStore {
-    /// The server's clock now (``serverTime()``).
+    /// The server's wall-clock time now (`clock_timestamp()`), in seconds since the Unix epoch: what the worker's
+    /// clock is measured against, and what a span back from now (`runs --since 2h`) counts from.
     public func currentTime() throws(StoreError) -> Double {
-        try serverTime()
-    }
-
-    /// The server's wall-clock time, in seconds since the Unix epoch.
-    func serverTime() throws(StoreError) -> Double {
         let rows = try execute("SELECT EXTRACT(EPOCH FROM clock_timestamp())", doing: "reading the server's clock")
         guard let text = rows.rows.first?.first.flatMap({ $0 }), let seconds = Double(text) else {
             throw StoreError(.storeUnavailable, "the server's clock could not be read")

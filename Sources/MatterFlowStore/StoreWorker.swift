@@ -324,7 +324,6 @@ public final class StoreWorker: Sendable {
         }
     }
 
-    /// Gives ``WorkerOptions/metrics`` what the worker did and holds now.
     /// The shortest time the server lets the committer's connection sit idle inside a transaction, in seconds,
     /// however short the lease: round trips to a distant server, or a throttled CPU, between a transaction's
     /// statements must not end it.
@@ -341,6 +340,7 @@ public final class StoreWorker: Sendable {
         }
     }
 
+    /// Gives ``WorkerOptions/metrics`` what the worker did and holds now.
     func reportMetrics() {
         guard let report = options.metrics else { return }
         let written = committer.statistics

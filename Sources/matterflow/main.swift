@@ -1,8 +1,8 @@
 import Foundation
 import MatterFlowCLI
 
-// Each argument's bytes, as the process received them: the tool checks they are UTF-8 text. A process started
-// with no argv at all (argc 0, which execve allows) has none.
+// Each argument's bytes, as the process received them: the tool checks they are UTF-8 text. A runtime that saw no
+// argv at all (argc 0, as with libfaketime preloaded into this process itself) gives none.
 let rawArguments = (1..<max(1, Int(CommandLine.argc))).map { index -> [UInt8] in
     guard let argument = CommandLine.unsafeArgv[index] else { return [] }
     return Array(UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: strlen(argument)))

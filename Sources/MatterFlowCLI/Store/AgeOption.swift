@@ -23,18 +23,21 @@ enum AgeOption {
     /// The seconds of `text` when it is a span back from now (`2h`), nil when it is a timestamp or not a moment at
     /// all (``moment(_:option:command:now:)`` says why).
     static func span(_ text: String) -> Double? {
-        guard text.first?.isASCIIDigit == true, text.count >= 10, case .success = Timestamp.epochSeconds(of: .string(text)) else {
-            return try? seconds(text, option: "", command: "")
+        timestamp(text) == nil ? try? seconds(text, option: "", command: "") : nil
+    }
+
+    /// Seconds since the Unix epoch of `text` when it is an ISO-8601 timestamp; nil otherwise.
+    private static func timestamp(_ text: String) -> Double? {
+        guard text.first?.isASCIIDigit == true, text.count >= 10, case .success(let seconds) = Timestamp.epochSeconds(of: .string(text)) else {
+            return nil
         }
-        return nil
+        return seconds
     }
 
     /// Seconds since the Unix epoch of a moment given to `--OPTION`: a span back from `now` (`2h`), or an ISO-8601
     /// timestamp (`2026-12-05T09:00:00Z`).
     static func moment(_ text: String, option: String, command: String, now: Double) throws(UsageError) -> Double {
-        if text.first?.isASCIIDigit == true, text.count >= 10, case .success(let seconds) = Timestamp.epochSeconds(of: .string(text)) {
-            return seconds
-        }
+        if let seconds = timestamp(text) { return seconds }
         do throws(UsageError) {
             return now - (try seconds(text, option: option, command: command))
         } catch {

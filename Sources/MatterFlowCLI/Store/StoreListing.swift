@@ -55,7 +55,7 @@ enum StoreListing {
     /// What `store` is asked for: a span of `--since` counted back from the store's clock (PostgreSQL's `now()`,
     /// as `store prune --older-than` counts), whatever this machine's says.
     private static func filter(_ listing: RunListing, of store: any RunStore) throws(StoreError) -> RunFilter {
-        listing.filter(now: listing.sinceSpan == nil ? 0 : try store.currentTime())
+        listing.sinceSpan == nil ? listing.filter : listing.filter(now: try store.currentTime())
     }
 
     /// Why a run ended, for the NOTES column: the error's cause (it says most) and its message, shortened.

@@ -51,12 +51,7 @@ struct StoreMetricsCommand {
         let text: String
         var failure: StoreError?
         do {
-            let store = try PostgresRunStore(
-                conninfo: location, asClient: true, applicationName: "matterflow \(Self.spec.name)", startupWait: StoreOption.probeStartupWait)
-            // A scrape answers within a bound: one waiting for a lock held for an hour (VACUUM FULL) would pile up
-            // behind it with the scrapes after it, each holding a connection.
-            try store.boundLockWaits(seconds: WorkersCommand.lockWaitSeconds)
-            text = try store.metrics().prometheusText + StoreMetrics.scrapeText(succeeded: true, at: environment.now())
+            text = try StoreOption.probe(location, command: Self.spec.name).metrics().prometheusText + StoreMetrics.scrapeText(succeeded: true, at: environment.now())
         } catch {
             failure = error
             text = StoreMetrics.scrapeText(succeeded: false, at: environment.now())

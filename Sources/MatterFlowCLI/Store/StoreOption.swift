@@ -49,19 +49,32 @@ enum StoreOption {
     /// timeout.
     static let probeStartupWait: Duration = .seconds(5)
 
+    /// How long each statement of a monitoring probe waits for a lock another session holds on the store's tables
+    /// (a `VACUUM FULL`, a `LOCK TABLE`) before it fails `storeLocked`: a probe answers, and probes on a timer do not
+    /// pile up behind the lock.
+    static let probeLockWaitSeconds = 5.0
+
+    /// The PostgreSQL store at `location` opened for a monitoring probe (`store metrics`, `workers`): it waits
+    /// ``probeStartupWait`` for a server starting up, each later statement ``probeLockWaitSeconds`` for a lock, and
+    /// its connection is named `matterflow COMMAND`.
+    static func probe(_ location: String, command: String) throws(StoreError) -> PostgresRunStore {
+        let store = try PostgresRunStore(conninfo: location, asClient: true, applicationName: "matterflow \(command)", startupWait: probeStartupWait)
+        try store.boundLockWaits(seconds: probeLockWaitSeconds)
+        return store
+    }
+
     /// The PostgreSQL store `--store` names; nil (with the reason on `err`) when it cannot be opened. A journal
     /// directory is refused: the command needs the fleet's store.
     /// `asClient`: the command submits, answers, cancels or reads runs, and may use a store whose newer migrations
     /// keep its schema's clients (a worker may not); its connection is named `matterflow COMMAND` in
-    /// `pg_stat_activity`, unless the conninfo or `PGAPPNAME` names it. `probe`: it waits ``probeStartupWait``.
+    /// `pg_stat_activity`, unless the conninfo or `PGAPPNAME` names it. `probe`: opened as ``probe(_:command:)``.
     static func postgres(
         _ location: String, command: String, err: any TextSink, asClient: Bool = true, probe: Bool = false
     ) throws(UsageError) -> PostgresRunStore? {
         try requirePostgres(location, command: command)
         do {
-            return try PostgresRunStore(
-                conninfo: location, asClient: asClient, applicationName: asClient ? "matterflow \(command)" : nil,
-                startupWait: probe ? probeStartupWait : PostgresRunStore.startupWait)
+            if probe { return try Self.probe(location, command: command) }
+            return try PostgresRunStore(conninfo: location, asClient: asClient, applicationName: asClient ? "matterflow \(command)" : nil)
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return nil

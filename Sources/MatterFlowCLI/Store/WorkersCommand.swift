@@ -57,13 +57,12 @@ struct WorkersCommand {
         let storeSchema: Int
         let queued: Int
         do {
-            try store.boundLockWaits(seconds: Self.lockWaitSeconds)
             workers = try store.workers(includingStopped: arguments.flag("all") || check)
             storeSchema = check ? try store.schemaVersion() : StoreMigrations.latest
             queued = check ? try store.queuedRuns() : 0
         } catch {
             if check, error.code == .storeLocked {
-                return report(FleetHealth.unanswered(within: Self.lockWaitSeconds))
+                return report(FleetHealth.unanswered(within: StoreOption.probeLockWaitSeconds))
             }
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput
@@ -91,9 +90,6 @@ struct WorkersCommand {
             ]]
         }
     }
-
-    /// How long the command waits for a lock another session holds on the store's tables before it says so.
-    static let lockWaitSeconds = 5.0
 
     /// Prints the probe's answer; its exit status.
     private func report(_ health: FleetHealth) -> Int32 {
