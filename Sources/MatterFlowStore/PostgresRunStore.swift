@@ -14,11 +14,14 @@ import Darwin
 /// session per structure (schema and rules in `docs/store.md`).
 ///
 /// Every command goes through one connection (serialized), with its values as parameters. A command that finds
-/// the connection broken (the server restarted) opens it again and retries, for up to ``reconnectLimit``; the
+/// the connection broken (the server restarted) opens it again and retries, for up to ``retryLimit``; the
 /// commands that change state are written so that running one twice does what running it once does.
 public final class PostgresRunStore: RunStore {
-    /// How long a command keeps trying to reach a restarting server.
+    /// How long a command keeps trying to reach a restarting server, unless the store is opened with another bound.
     public static let reconnectLimit: Duration = .seconds(30)
+    /// How long each command of this store keeps trying to reach a restarting server before it throws
+    /// `storeUnavailable` (``reconnectLimit`` unless opened with another).
+    public let retryLimit: Duration
 
     /// The connection string or `postgres://` URI the store was opened with, as given: it may hold a password
     /// (``name`` shows it redacted).
@@ -39,12 +42,15 @@ public final class PostgresRunStore: RunStore {
     ///   `schemaNewer` (a newer MatterFlow migrated the store: this one might write what that one does not expect;
     ///   `asClient` accepts one whose newer migrations keep clients of this schema, for the commands that submit,
     ///   answer, cancel and read runs, never for a worker).
+    ///   `retryLimit`: how long each command keeps trying to reach a server that went away; a caller that waits out
+    ///   outages itself (`watch`) gives a short one, to say that it waits.
     public init(
         conninfo: String, requireSchema: Bool = true, asClient: Bool = false, applicationName: String? = nil,
-        startupWait: Duration = PostgresRunStore.startupWait
+        startupWait: Duration = PostgresRunStore.startupWait, retryLimit: Duration = PostgresRunStore.reconnectLimit
     ) throws(StoreError) {
         self.conninfo = conninfo
         self.applicationName = applicationName
+        self.retryLimit = retryLimit
         let opened = try Self.connect(conninfo, applicationName: applicationName, waitingForStartup: startupWait)
         connection = Mutex(opened)
         if requireSchema {
@@ -128,11 +134,11 @@ public final class PostgresRunStore: RunStore {
     }
 
     /// Runs `body` on the store's connection, opening it when there is none or it broke; a transient failure is
-    /// tried again (with `retrying`) for up to ``reconnectLimit`` on a new connection.
+    /// tried again (with `retrying`) for up to ``retryLimit`` on a new connection.
     func onConnection<Value: Sendable>(
         doing what: String, retrying: Bool, _ body: (PostgresConnection) throws(PostgresError) -> Value
     ) throws(StoreError) -> Value {
-        let deadline = ContinuousClock.now + (retrying ? Self.reconnectLimit : .zero)
+        let deadline = ContinuousClock.now + (retrying ? retryLimit : .zero)
         var delay: Duration = .milliseconds(10)
         while true {
             let outcome = connection.withLock { held -> Result<Value, PostgresError> in

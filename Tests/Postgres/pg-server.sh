@@ -7,7 +7,8 @@
 #                                                  start; prints the libpq conninfo on stdout. With
 #                                                  OWNER_PID, a watchdog stops the server once that process is gone
 #                                                  (even killed with SIGKILL, when its own clean-up cannot run).
-#   bash Tests/Postgres/pg-server.sh stop DIR      stops the server by the PID in its postmaster.pid
+#   bash Tests/Postgres/pg-server.sh stop DIR      stops the server by the PID in its postmaster.pid (fast shutdown,
+#                                                  pg_ctl's default: its clients' connections are ended)
 #   bash Tests/Postgres/pg-server.sh restart DIR   stop (immediate: like a crash) and start on the same data
 #   bash Tests/Postgres/pg-server.sh available     exit 0 when a server binary is found, 3 (and why) when not
 #
@@ -81,7 +82,8 @@ stop_server() {
     local pid
     pid="$(server_pid)"
     [ -n "$pid" ] || return 0
-    kill -"${1:-TERM}" "$pid" 2>/dev/null || true
+    # SIGINT, a fast shutdown; SIGTERM (smart) would wait for every client to leave, here until the SIGKILL below.
+    kill -"${1:-INT}" "$pid" 2>/dev/null || true
     local tries=0
     while kill -0 "$pid" 2>/dev/null; do
         tries=$((tries + 1))

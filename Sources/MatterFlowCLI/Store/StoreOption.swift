@@ -68,13 +68,16 @@ enum StoreOption {
     /// `asClient`: the command submits, answers, cancels or reads runs, and may use a store whose newer migrations
     /// keep its schema's clients (a worker may not); its connection is named `matterflow COMMAND` in
     /// `pg_stat_activity`, unless the conninfo or `PGAPPNAME` names it. `probe`: opened as ``probe(_:command:)``.
+    /// `retryLimit`: how long each of its commands tries to reach a server that went away.
     static func postgres(
-        _ location: String, command: String, err: any TextSink, asClient: Bool = true, probe: Bool = false
+        _ location: String, command: String, err: any TextSink, asClient: Bool = true, probe: Bool = false,
+        retryLimit: Duration = PostgresRunStore.reconnectLimit
     ) throws(UsageError) -> PostgresRunStore? {
         try requirePostgres(location, command: command)
         do {
             if probe { return try Self.probe(location, command: command) }
-            return try PostgresRunStore(conninfo: location, asClient: asClient, applicationName: asClient ? "matterflow \(command)" : nil)
+            return try PostgresRunStore(
+                conninfo: location, asClient: asClient, applicationName: asClient ? "matterflow \(command)" : nil, retryLimit: retryLimit)
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return nil

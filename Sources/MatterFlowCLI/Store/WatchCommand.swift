@@ -23,8 +23,11 @@ struct WatchCommand {
             {"type": "status", "runID", "status", "recovered", "error", "output", "notes"} (no "seq": it is no
             record); a run cancelled before it began has it alone.
 
+            When the store cannot be reached while the run is watched (a failover, maintenance), watch says so once
+            on standard error and waits for it, until --timeout if one is given; then it goes on where it was.
+
             Exit status: 0 the run succeeded, 1 it failed, was cancelled or needs attention, 2 no such run or the
-            store cannot be reached, 3 --timeout passed first, 64 usage error.
+            store cannot be reached at the start, 3 --timeout passed first, 64 usage error.
             """)
 
     let arguments: ParsedArguments
@@ -42,7 +45,9 @@ struct WatchCommand {
             }
             deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         }
-        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err, retryLimit: Self.retryLimit) else {
+            return ExitCode.invalidInput
+        }
         var listener: PostgresConnection
         do {
             listener = try Self.listen(for: runID, at: location)
@@ -59,10 +64,15 @@ struct WatchCommand {
         var endRecorded = false
         var origin: Double?
         var pause = WatchPause()
+        var outage: ContinuousClock.Instant?
         while true {
             do {
                 // The status first: records written before it turned final are all in the store by then.
                 let status = try store.status(of: runID)
+                if let lostAt = outage {
+                    err.line("watch: the store is reachable again, after \((ContinuousClock.now - lostAt).secondsValue.rounded()) s")
+                    outage = nil
+                }
                 for record in try store.records(of: runID, after: last) {
                     origin = origin ?? record.wallTime
                     if arguments.flag("json") {
@@ -111,12 +121,32 @@ struct WatchCommand {
                         Thread.sleep(forTimeInterval: Double(pause.milliseconds) / 1000)
                     }
                 }
+            } catch where error.code == .storeUnavailable {
+                // The server went away for longer than a restart takes (a failover, maintenance): the run goes on
+                // with the workers, which reconnect; the watch waits for the store as they do.
+                if outage == nil {
+                    outage = .now
+                    let until = deadline == nil ? "until it is back (Ctrl-C stops)" : "until it is back or --timeout passes"
+                    err.line("watch: \(error.message); waiting \(until)")
+                }
+                if let deadline, ContinuousClock.now >= deadline {
+                    err.line("watch: the store could not be reached by --timeout; run \(runID) may still be running")
+                    return ExitCode.stillRunning
+                }
+                pause.next(heard: false)
+                var wait = Duration.milliseconds(pause.milliseconds)
+                if let deadline { wait = min(wait, ContinuousClock.now.duration(to: deadline)) }
+                Thread.sleep(forTimeInterval: max(0, wait.secondsValue))
             } catch {
                 err.line("error[\(error.code.rawValue)]: \(error.message)")
                 return ExitCode.invalidInput
             }
         }
     }
+
+    /// How long each of the watch's reads tries to reach a server that went away before the watch says that it
+    /// waits for the store: longer than a restart takes, so a restart goes unremarked.
+    static let retryLimit: Duration = .seconds(3)
 
     /// Prints how the run ended, as `history --store` does after its records; with `--json`, one
     /// `{"type": "status", ...}` object.

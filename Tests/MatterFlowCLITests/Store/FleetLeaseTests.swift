@@ -453,6 +453,35 @@ extension PostgresStoreTests {
         #expect(watched.stdout.hasSuffix("status: cancelled\nerror: runCancelled: cancelled before it began (matterflow cancel); it made no call\n"), "\(watched.stdout)")
     }
 
+    @Test("watch waits for a store that stays away longer than its reads retry: it says so once, and goes on where it was when the store is back")
+    func watchWaitsOutAnOutage() async throws {
+        let conninfo = try TestPostgres.database()
+        let runID = "run-00000e5e0009"
+        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", runID]).code == 0)
+        let watchers = "SELECT count(*) FROM matterflow_watchers WHERE run_id = '\(runID)' AND backend_pid IN (SELECT pid FROM pg_stat_activity)"
+        let watch = try ChildProcess.launch(["watch", runID, "--store", conninfo, "--timeout", "300"])
+        defer { watch.kill() }
+        #expect(try await Self.eventually { try PostgresRunStore(conninfo: conninfo).execute(watchers, doing: "test").rows == [["1"]] })
+        try TestPostgres.stop()
+        var down = true
+        defer { if down { try? TestPostgres.startAgain() } }
+        // Down for as long as the watch takes to say that it waits: longer than its reads retry.
+        let waiting = await watch.stderr.waitForLine(within: .seconds(60)) {
+            $0.hasPrefix("watch: reading run \(runID)") && $0.hasSuffix("; waiting until it is back or --timeout passes")
+        }
+        #expect(waiting, "\(watch.stderr.text)")
+        try TestPostgres.startAgain()
+        down = false
+        #expect(try await Self.eventually { try PostgresRunStore(conninfo: conninfo).execute(watchers, doing: "test").rows == [["1"]] })
+        #expect(await matterflow(["cancel", runID, "--store", conninfo]).stdout == "cancelled\n")
+        try #require(await watch.waitForExit(within: .seconds(60)), "\(watch.stderr.text)")
+        #expect(watch.status == 1, "\(watch.stderr.text)")
+        let said = watch.stderr.text.split(separator: "\n").map(String.init)
+        #expect(said.filter { $0.contains("waiting until it is back") }.count == 1, "\(said)")
+        #expect(said.contains { $0.hasPrefix("watch: the store is reachable again, after ") && $0.hasSuffix(" s") }, "\(said)")
+        #expect(watch.stdout.text.hasSuffix("status: cancelled\nerror: runCancelled: cancelled before it began (matterflow cancel); it made no call\n"), "\(watch.stdout.text)")
+    }
+
     @Test("a worker says when the store becomes unreachable and when it is reachable again, each on one line: a restart of the server is not silent")
     func outageIsLogged() async throws {
         let conninfo = try TestPostgres.database()

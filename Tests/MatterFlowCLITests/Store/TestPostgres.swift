@@ -99,6 +99,20 @@ enum TestPostgres {
         try #require(result.status == 0, "pg-server.sh restart failed: \(result.output)")
     }
 
+    /// Stops the server (fast shutdown) for a test of an outage; ``startAgain()`` starts it on the same data.
+    static func stop() throws {
+        let directory = try #require(serverDirectory, "no server directory to stop")
+        let result = try shell(["stop", directory])
+        try #require(result.status == 0, "pg-server.sh stop failed: \(result.output)")
+    }
+
+    /// Starts the server ``stop()`` stopped, on the same data and socket.
+    static func startAgain() throws {
+        let directory = try #require(serverDirectory, "no server directory to start")
+        let result = try shell(["start", directory])
+        try #require(result.status == 0, "pg-server.sh start failed: \(result.output)")
+    }
+
     /// Runs the server script (its output to a file), bounded to 60 s: killed after that. It is started as the
     /// suite's other children are (``SpawnedProcess``): the server it leaves running holds none of the suite's
     /// descriptors, so no other test's child output is kept open by it.
