@@ -23,7 +23,7 @@ extension StoreWorker {
             return ahead + running
         }
         guard !fenced.isEmpty else { return }
-        log(.warning, "lost the lease of run(s) \(fenced.sorted().joined(separator: ", ")) to another worker; they make no further call here")
+        log(.warning, runs: fenced.sorted(), "lost the lease of run(s) \(fenced.sorted().joined(separator: ", ")) to another worker; they make no further call here")
     }
 
     /// The claimed runs to start. A run this worker holds and nobody claimed since (its lease ran out while the
@@ -60,10 +60,10 @@ extension StoreWorker {
         }
         guard !ours.isEmpty || !waitFor.isEmpty else { return claimed }
         if !fenced.isEmpty {
-            log(.warning, "run(s) \(fenced.joined(separator: ", ")) were claimed elsewhere while this worker's lease had run out; they make no further call here")
+            log(.warning, runs: fenced, "run(s) \(fenced.joined(separator: ", ")) were claimed elsewhere while this worker's lease had run out; they make no further call here")
         }
         if !ours.isEmpty {
-            log(.info, "claimed its own run(s) \(ours.sorted().joined(separator: ", ")) again (their lease had run out): they go on here")
+            log(.info, runs: ours.sorted(), "claimed its own run(s) \(ours.sorted().joined(separator: ", ")) again (their lease had run out): they go on here")
         }
         handBackForTakeover(waitFor, which: "whose earlier task here has not ended", after: options.leaseSeconds)
         return claimed.filter { !ours.contains($0.runID) && !waitFor.contains($0.runID) }
@@ -77,10 +77,10 @@ extension StoreWorker {
         do {
             let handed = try store.handBack(runIDs, by: options.workerID, retryAfter: seconds)
             guard !handed.isEmpty else { return }
-            log(.info, "handed back \(handed.count) run(s) \(which), for takeover: \(handed.joined(separator: ", "))")
+            log(.info, runs: handed, "handed back \(handed.count) run(s) \(which), for takeover: \(handed.joined(separator: ", "))")
             state.withLock { $0.summary.handedBack += handed.count }
         } catch {
-            log(.warning, "could not hand runs back (\(error.message)); their leases run out instead")
+            log(.warning, runs: runIDs, "could not hand runs back (\(error.message)); their leases run out instead")
         }
     }
 
@@ -90,10 +90,10 @@ extension StoreWorker {
         guard !runIDs.isEmpty else { return }
         do {
             try store.handBack(parked: runIDs, by: options.workerID)
-            log(.info, "handed back \(runIDs.count) run(s) \(which): \(runIDs.joined(separator: ", "))")
+            log(.info, runs: runIDs, "handed back \(runIDs.count) run(s) \(which): \(runIDs.joined(separator: ", "))")
             state.withLock { $0.summary.handedBack += runIDs.count }
         } catch {
-            log(.warning, "could not hand runs back (\(error.message)); their leases run out instead")
+            log(.warning, runs: runIDs, "could not hand runs back (\(error.message)); their leases run out instead")
         }
     }
 
@@ -159,7 +159,7 @@ extension StoreWorker {
             state.active.filter { state.pauses[$0.key]?.holdsSecretNoOtherProcessCouldResume == true }
         }
         guard !unresumable.isEmpty else { return }
-        log(.info, "cancelling \(unresumable.count) run\(unresumable.count == 1 ? "" : "s") holding a secret no other worker could resume (\(unresumable.keys.sorted().joined(separator: ", "))): their cancel path runs here")
+        log(.info, runs: unresumable.keys.sorted(), "cancelling \(unresumable.count) run\(unresumable.count == 1 ? "" : "s") holding a secret no other worker could resume (\(unresumable.keys.sorted().joined(separator: ", "))): their cancel path runs here")
         cancelRelay.cancelHere(unresumable.keys)
         let deadline = ContinuousClock.now + .milliseconds(Int(options.drainSeconds * 1000))
         while ContinuousClock.now < deadline, state.withLock({ state in unresumable.keys.contains { state.active[$0] != nil } }) {

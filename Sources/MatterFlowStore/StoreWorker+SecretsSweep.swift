@@ -18,11 +18,11 @@ extension StoreWorker {
         do throws(StoreError) {
             let swept = try store.sweepSecrets(inbox, now: options.localWallClock())
             if !swept.ended.isEmpty {
-                log(.info, "removed from \(inbox.directory) the secret inputs and answers of \(swept.ended.count) "
+                log(.info, runs: swept.ended, "removed from \(inbox.directory) the secret inputs and answers of \(swept.ended.count) "
                         + "run\(swept.ended.count == 1 ? "" : "s") that had ended without a worker removing them (\(SecretsSweep.naming(swept.ended)))")
             }
             if !swept.orphaned.isEmpty {
-                log(.info, "removed from \(inbox.directory) the files of \(swept.orphaned.count) run\(swept.orphaned.count == 1 ? "" : "s") "
+                log(.info, runs: swept.orphaned, "removed from \(inbox.directory) the files of \(swept.orphaned.count) run\(swept.orphaned.count == 1 ? "" : "s") "
                         + "pruned from the store, untouched for \(Int(SecretInbox.orphanAgeSeconds / 60)) minutes (\(SecretsSweep.naming(swept.orphaned)))")
             }
         } catch {

@@ -20,16 +20,23 @@ public struct WorkerLogLine: Sendable, Hashable {
     public var level: Level
     /// The worker that wrote it; nil before it has an ID (while it waits for the store at start).
     public var workerID: String?
-    /// The run it is about, when it is about one.
-    public var runID: String?
-    /// What happened, in words (it names the run too).
+    /// The run it is about, when it is about one run.
+    public var runID: String? { runIDs.count == 1 ? runIDs[0] : nil }
+    /// The runs it is about: one, several (a hand-back, lost leases), or none.
+    public var runIDs: [String]
+    /// What happened, in words (it names the runs too).
     public var message: String
 
-    /// A line.
+    /// A line about one run, or none.
     public init(level: Level, workerID: String?, runID: String? = nil, message: String) {
+        self.init(level: level, workerID: workerID, runIDs: runID.map { [$0] } ?? [], message: message)
+    }
+
+    /// A line about any number of runs.
+    public init(level: Level, workerID: String?, runIDs: [String], message: String) {
         self.level = level
         self.workerID = workerID
-        self.runID = runID
+        self.runIDs = runIDs
         self.message = message
     }
 
@@ -44,12 +51,13 @@ public struct WorkerLogLine: Sendable, Hashable {
         return "\(prefix)worker\(workerID.map { " " + $0 } ?? ""): \(message)"
     }
 
-    /// `{"time", "level", "worker", "run", "message"}`: `time` in UTC (`2026-12-06T04:50:01.250Z`, from `time`, seconds
-    /// since the Unix epoch), `worker` and `run` null when there is none.
+    /// `{"time", "level", "worker", "run", "runs", "message"}`: `time` in UTC (`2026-12-06T04:50:01.250Z`, from `time`,
+    /// seconds since the Unix epoch), `worker` null when there is none, `run` the run when the line is about one
+    /// (else null), `runs` every run it is about (a log store joins on it: a hand-back names each run it handed back).
     public func jsonValue(time: Double) -> JSONValue {
         [
             "time": .string(Self.timestamp(time)), "level": .string(level.rawValue), "worker": workerID.map(JSONValue.string) ?? .null,
-            "run": runID.map(JSONValue.string) ?? .null, "message": .string(message),
+            "run": runID.map(JSONValue.string) ?? .null, "runs": .array(runIDs.map(JSONValue.string)), "message": .string(message),
         ]
     }
 
@@ -66,5 +74,10 @@ extension StoreWorker {
     /// Writes a line of the worker's log (``WorkerOptions/log``).
     func log(_ level: WorkerLogLine.Level, run runID: String? = nil, _ message: String) {
         options.log?(WorkerLogLine(level: level, workerID: options.workerID, runID: runID, message: message))
+    }
+
+    /// Writes a line of the worker's log about several runs.
+    func log(_ level: WorkerLogLine.Level, runs runIDs: [String], _ message: String) {
+        options.log?(WorkerLogLine(level: level, workerID: options.workerID, runIDs: runIDs, message: message))
     }
 }

@@ -49,7 +49,8 @@ struct WorkerCommand {
             Its log (stderr) says when it claims, starts, ends, hands back or settles a run, one line each: as text
             (no times: a terminal needs none, and journald or a container runtime adds its own), or with
             --log-format json one object per line with a UTC time, a level (info, warning, error: a run that needs
-            attention), the worker and the run, its start and exit errors included.
+            attention), the worker, the run ("run") and every run the line is about ("runs": a hand-back names
+            several), its start and exit errors included.
 
             --metrics-file FILE: the worker's counters since it started, labelled with its ID
             (matterflow_worker_runs_finished_total{status}, _taken_over_total, _handed_back_total, _records_total,

@@ -3,7 +3,7 @@ import MatterFlowJSON
 import MatterFlowStore
 
 /// Prints a worker's lines on stderr: as text (`worker W: ...`, the default, for a terminal or a journal that adds
-/// its own times), or with `--log-format json` one object per line (`{"time", "level", "worker", "run",
+/// its own times), or with `--log-format json` one object per line (`{"time", "level", "worker", "run", "runs",
 /// "message"}`) for a log collector, the worker's own lines and its start and exit errors alike.
 struct WorkerLogPrinter: Sendable {
     /// The forms `--log-format` takes.

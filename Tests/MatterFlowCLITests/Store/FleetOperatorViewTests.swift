@@ -56,7 +56,8 @@ import Testing
         var ofRun: [JSONValue] = []
         for line in lines {
             let object = try JSONDocument.parse(line, file: "<stderr>").value
-            #expect(object.objectValue?.members.map(\.key) == ["time", "level", "worker", "run", "message"], "\(line)")
+            #expect(object.objectValue?.members.map(\.key) == ["time", "level", "worker", "run", "runs", "message"], "\(line)")
+            #expect(object["runs"] == .array(object["run"]?.stringValue.map { [.string($0)] } ?? []), "\(line)")
             let time = object["time"]?.stringValue ?? ""
             #expect(time.count == 24 && time.hasPrefix("20") && time.hasSuffix("Z") && time.contains("T"), "\(line)")
             #expect(object["worker"] == "w-json")
@@ -74,6 +75,20 @@ import Testing
         let refusal = try JSONDocument.parse(unreachable.stderr.trimmingCharacters(in: .newlines), file: "<stderr>").value
         #expect(refusal["level"] == "error" && refusal["worker"] == .null, "\(unreachable.stderr)")
         #expect(refusal["message"]?.stringValue?.hasPrefix("error[storeUnavailable]: ") == true, "\(unreachable.stderr)")
+    }
+
+    @Test("a log line about several runs (a hand-back, lost leases) names each in runs, and none in run: a log store joins on either")
+    func logLineAboutSeveralRuns() throws {
+        let handBack = WorkerLogLine(level: .info, workerID: "w1", runIDs: ["run-a", "run-b"], message: "handed back 2 run(s) at a checkpoint: run-a, run-b")
+        #expect(handBack.runID == nil)
+        let json = handBack.jsonValue(time: 0)
+        #expect(json["run"] == .null && json["runs"] == ["run-a", "run-b"], "\(JSONWriter.compact(json))")
+        #expect(json["time"] == "1970-01-01T00:00:00.000Z")
+        let one = WorkerLogLine(level: .warning, workerID: "w1", runID: "run-c", message: "run run-c failed")
+        #expect(one.jsonValue(time: 0)["run"] == "run-c" && one.jsonValue(time: 0)["runs"] == ["run-c"])
+        let none = WorkerLogLine(level: .info, workerID: nil, message: "started")
+        #expect(none.jsonValue(time: 0)["run"] == .null && none.jsonValue(time: 0)["runs"] == [])
+        #expect(handBack.text == "worker w1: handed back 2 run(s) at a checkpoint: run-a, run-b")
     }
 
     @Test("a fleet run that succeeded with a warning (its device left unconfigured) is listed with the warning in its notes")
