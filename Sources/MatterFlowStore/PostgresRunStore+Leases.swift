@@ -37,6 +37,8 @@ public struct ClaimedRun: Sendable {
     /// What of the run's row cannot be read (its inputs or answers are not the JSON MatterFlow wrote), or nil: such
     /// a run is never run on what could be read of it.
     public var damage: String?
+    /// For a takeover, the worker whose lease ran out (nil: the run was handed back for takeover, or queued).
+    public var previousWorker: String?
 }
 
 extension PostgresRunStore {
@@ -170,16 +172,17 @@ extension PostgresRunStore {
             WHERE r.worker_id = $1 AND r.status = 'running' AND r.lease_until >= now()
                 AND r.claim_token = ANY($5::text[])
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, coalesce(r.claim_takeover, true) AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                r.cancel_requested_at IS NOT NULL, r.hub_failures, 0 AS kind, r.submitted_at, r.workflow_hash
+                r.cancel_requested_at IS NOT NULL, r.hub_failures, 0 AS kind, r.submitted_at, r.workflow_hash, NULL::text AS previous_worker
         ), expired AS (
             UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = true,
                 lease_until = clock_timestamp() + make_interval(secs => $2::float8)
-            WHERE r.run_id IN (
-                SELECT run_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
+            FROM (
+                SELECT run_id, worker_id FROM matterflow_runs WHERE status = 'running' AND lease_until < now()
                     AND (worker_id IS NULL OR ($7::boolean AND clock_timestamp() < now() + make_interval(secs => $2::float8 / 2)))
-                ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED)
+                ORDER BY lease_until, run_id LIMIT $3::integer FOR UPDATE SKIP LOCKED) AS previous
+            WHERE r.run_id = previous.run_id
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at, r.workflow_hash
+                r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at, r.workflow_hash, previous.worker_id AS previous_worker
         ), front AS (
             SELECT w.run_id, w.submitted_at FROM (
                 SELECT run_id, submitted_at, structure_id, works_in_session FROM matterflow_runs WHERE status = 'queued'
@@ -211,7 +214,7 @@ extension PostgresRunStore {
                 lease_until = clock_timestamp() + make_interval(secs => $2::float8), started_at = coalesce(r.started_at, now())
             WHERE r.run_id IN (SELECT run_id FROM early UNION ALL SELECT run_id FROM later)
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
-                r.cancel_requested_at IS NOT NULL, r.hub_failures, 2 AS kind, r.submitted_at, r.workflow_hash
+                r.cancel_requested_at IS NOT NULL, r.hub_failures, 2 AS kind, r.submitted_at, r.workflow_hash, NULL::text AS previous_worker
         )
         SELECT * FROM (SELECT * FROM lost UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM queued) AS claimed
         ORDER BY kind, submitted_at, run_id
@@ -310,6 +313,7 @@ extension PostgresRunStore {
             cancelRequested: row[10] == "t", hubFailures: row[11].flatMap { Int($0) } ?? 0)
         for member in ((answers ?? nil) ?? [:]).members { claimed.answers[member.key] = member.value }
         claimed.workflowHash = row[14]
+        claimed.previousWorker = row[15]
         if !damage.isEmpty {
             claimed.damage = "\(damage.joined(separator: " and ")) in matterflow_runs \(damage.count == 1 ? "is" : "are") not a JSON object MatterFlow can read"
         }

@@ -18,7 +18,8 @@ extension StoreWorker {
         } else if handedBack {
             log(.info, run: claimed.runID, "resuming run \(claimed.runID) from its last checkpoint (handed back by its worker)")
         } else {
-            log(.info, run: claimed.runID, "settling run \(claimed.runID) (its worker's lease ran out)")
+            let whose = claimed.previousWorker.map { "worker \($0)'s" } ?? "its worker's"
+            log(.info, run: claimed.runID, "settling run \(claimed.runID) (\(whose) lease ran out)")
         }
         var recoveryOptions = recoveryOptions(resume: cancelBecause == nil && (options.resume || handedBack), inputs: secrets, answers: answers)
         recoveryOptions.interruption = handedBack

@@ -69,7 +69,8 @@ extension PostgresStoreTests {
         #expect(second.status == 0, "\(second.stderr.text)")
         // Killed just after the call began: settled before the killed worker's 30 s call would have ended.
         #expect(ContinuousClock.now - killed < .seconds(28))
-        #expect(second.stderr.text.contains("settling run \(runID)"))
+        // The line names the dead worker: the one an on-call engineer looks for next.
+        #expect(second.stderr.text.contains("settling run \(runID) (worker doomed's lease ran out)"), "\(second.stderr.text)")
 
         let run = try #require(try store.runs().first { $0.runID == runID })
         #expect(run.status == "cancelled")
