@@ -152,6 +152,14 @@ public final class StoreWorker: Sendable {
     public var commitStatistics: (batches: Int, records: Int) { committer.statistics }
 
     /// Works until ``stop()`` (or, with ``WorkerOptions/exitWhenIdle``, until the store has nothing left to do).
+    /// What the worker's start line says of it, for whoever reads a log after the fact: its MatterFlow version and
+    /// schema, lease, concurrency, and the hub it reached when not the built-in one.
+    var settings: String {
+        let hub = options.remoteHub.map { "; hub \($0.endpoint)\($0.name.map { " (\($0))" } ?? "")" } ?? ""
+        return "matterflow \(MatterFlowVersion.current), schema \(StoreMigrations.latest); lease \(JSONWriter.compact(.double(options.leaseSeconds))) s, "
+            + "\(options.concurrency) runs at once, \(options.maxWaiting) more waiting\(hub)"
+    }
+
     /// - Throws: ``StoreError`` when the store cannot be reached at start (the worker may be run again),
     ///   `invalidOptions` when an option is out of its range (``WorkerOptions/problem``), `workerUsed` when the
     ///   worker runs or ran already.
@@ -184,7 +192,7 @@ public final class StoreWorker: Sendable {
             state.withLock { $0.started = false }
             throw error
         }
-        log(.info, "claiming runs from \(store.name)")
+        log(.info, "claiming runs from \(store.name) (\(settings))")
         let listening = store.connectivity.listen { [log = options.log, id = options.workerID, self] reachable, line in
             self.state.withLock { state in
                 if reachable { state.takeovers.answered(at: .now) } else { state.takeovers.troubleSeen(at: .now) }

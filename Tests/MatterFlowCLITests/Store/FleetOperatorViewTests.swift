@@ -1,5 +1,6 @@
 import Foundation
 @testable import MatterFlowCLI
+import MatterFlow
 import MatterFlowJSON
 @testable import MatterFlowStore
 import Synchronization
@@ -45,6 +46,9 @@ import Testing
         let text = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-text"])
         #expect(text.code == 0, "\(text.stderr)")
         #expect(text.stderr.contains("worker w-text: run \(runID) started: prepare on structure s1\n"), "\(text.stderr)")
+        // The start line says what a log reader needs to know of the worker after the fact.
+        let settings = "(matterflow \(MatterFlowVersion.current), schema \(StoreMigrations.latest); lease 10 s, 32 runs at once, 1000 more waiting)\n"
+        #expect(text.stderr.hasPrefix("worker w-text: claiming runs from postgres ") && text.stderr.contains(settings), "\(text.stderr)")
         #expect(text.stderr.contains("worker w-text: run \(runID) succeeded"), "\(text.stderr)")
 
         let second = await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s2"])
