@@ -25,6 +25,11 @@ struct FleetHealth {
             unanswered: "the store did not answer within \(NumberRange.format(seconds)) s: \(StoreError.lockHeld); the workers' heartbeats wait behind it (a claim that waited through it takes no run over, but a worker that claims after it went may, before the others renew, if it lasted longer than their lease)")
     }
 
+    /// A fleet whose store cannot be read at all (unreachable, refused, not migrated): `error` says why.
+    static func unreadable(_ error: StoreError) -> FleetHealth {
+        FleetHealth(workers: [], minimumRunning: 0, storeSchema: 0, unanswered: "the store cannot be read: error[\(error.code.rawValue)]: \(error.message)")
+    }
+
     /// The workers that run.
     var running: [StoredWorker] { workers.filter { $0.state == .running } }
 

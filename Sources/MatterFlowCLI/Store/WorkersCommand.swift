@@ -26,7 +26,8 @@ struct WorkersCommand {
             last heartbeat is older than AGE, as it does a stopped worker's.
 
             --check prints `ok: N workers running, holding M runs`, or the number of problems and one `problem: ...`
-            line each (with --json, {"healthy", "running", "held", "problems"}): fewer running workers than
+            line each (with --json, {"healthy", "running", "held", "problems"}, also when the store cannot be read:
+            healthy false, running and held null, exit 2): fewer running workers than
             --min-workers (default 1); a running or stopping worker built for another store schema; a silent worker
             whose runs have waited for a takeover three leases or more (no running worker takes them); a store that
             did not answer within 5 s because another session holds a lock on its tables (VACUUM FULL, CLUSTER,
@@ -50,13 +51,12 @@ struct WorkersCommand {
             throw UsageError(message: "--check looks at every worker already; drop --all", command: Self.spec.name)
         }
         let minimum = try arguments.wholeNumber("min-workers", default: 1, range: 0...10_000, command: Self.spec.name)
-        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: environment.standardError, probe: true) else {
-            return ExitCode.invalidInput
-        }
+        try StoreOption.requirePostgres(location, command: Self.spec.name)
         let workers: [StoredWorker]
         let storeSchema: Int
         let queued: Int
         do {
+            let store = try StoreOption.probe(location, command: Self.spec.name)
             workers = try store.workers(includingStopped: arguments.flag("all") || check)
             storeSchema = check ? try store.schemaVersion() : StoreMigrations.latest
             queued = check ? try store.queuedRuns() : 0
@@ -65,6 +65,8 @@ struct WorkersCommand {
                 return report(FleetHealth.unanswered(within: StoreOption.probeLockWaitSeconds))
             }
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            // A monitoring system that parses the probe's JSON gets an answer it can read, unhealthy, as well.
+            if check, arguments.flag("json") { environment.standardOutput.line(JSONWriter.pretty(FleetHealth.unreadable(error).jsonValue)) }
             return ExitCode.invalidInput
         }
         if check {

@@ -44,6 +44,24 @@ struct FleetProbeTests {
         #expect(after.code == 0 && after.stdout == "ok: 1 worker running, holding 0 runs\n", "\(after.stdout)")
     }
 
+    @Test("workers --check --json with a store that cannot be read still answers in JSON, unhealthy, with why; exit 2 as without --json")
+    func probeOfAnUnreachableStoreInJSON() async throws {
+        let unreachable = "host=/nonexistent-socket-dir dbname=x"
+        let json = await matterflow(["workers", "--store", unreachable, "--check", "--json"])
+        #expect(json.code == 2, "\(json.stderr)")
+        #expect(json.stderr.hasPrefix("error[storeUnavailable]: "), "\(json.stderr)")
+        let report = try JSONDocument.parse(json.stdout, file: "<out>").value
+        #expect(report["healthy"] == false && report["running"] == .null && report["held"] == .null, "\(json.stdout)")
+        let problems = report["problems"]?.arrayValue ?? []
+        #expect(problems.count == 1 && problems.first?.stringValue?.hasPrefix("the store cannot be read: error[storeUnavailable]: ") == true, "\(json.stdout)")
+        // A store never migrated is unreadable as well; text output stays on stderr alone.
+        let conninfo = try TestPostgres.database(migrated: false)
+        let unmigrated = await matterflow(["workers", "--store", conninfo, "--check", "--json"])
+        #expect(unmigrated.code == 2 && (try? JSONDocument.parse(unmigrated.stdout, file: "<out>").value["healthy"]) == false, "\(unmigrated.stdout)")
+        let text = await matterflow(["workers", "--store", unreachable, "--check"])
+        #expect(text.code == 2 && text.stdout.isEmpty && text.stderr.hasPrefix("error[storeUnavailable]: "), "\(text.stdout)\(text.stderr)")
+    }
+
     @Test("workers --check without workers says whether runs are queued: none, or how many wait")
     func probeSaysWhetherRunsWait() async throws {
         let conninfo = try TestPostgres.database()
