@@ -15,7 +15,7 @@ struct RunsCommand {
             .init(name: "json", valueName: nil, help: "Print the runs as a JSON array."),
             .init(name: "waiting", valueName: nil, help: "With --store: only the runs that wait for answers, a line per question."),
             .init(name: "status", valueName: "<status>", repeatable: true, help: "Only runs with this status (repeatable)."),
-            .init(name: "since", valueName: "<time>", help: "Only runs started since: a time back from now (2h, 30m, 7d) or an ISO-8601 timestamp."),
+            .init(name: "since", valueName: "<time>", help: "Only runs started since: a time back from now (2h, 30m, 7d), an ISO-8601 timestamp, a date (UTC), or a time as runs prints it (UTC)."),
             .init(name: "limit", valueName: "<n>", help: "Only the newest n runs of those listed (1...1000000; default 100)."),
             .init(name: "all", valueName: nil, help: "Every run listed, however many (instead of the newest 100)."),
         ],

@@ -2,7 +2,7 @@ import MatterFlow
 import MatterFlowJSON
 
 /// A span of time on the command line: a whole number and one of s, m, h, d (`90d`, `12h`, `30m`, `45s`), up to a
-/// century; and a moment: such a span back from now, or an ISO-8601 timestamp.
+/// century; and a moment: such a span back from now, an ISO-8601 timestamp, a date, or a UTC time as `runs` prints it.
 enum AgeOption {
     /// The longest span: about a century.
     static let maximum: Double = 36_500 * 86_400
@@ -26,12 +26,39 @@ enum AgeOption {
         timestamp(text) == nil ? try? seconds(text, option: "", command: "") : nil
     }
 
-    /// Seconds since the Unix epoch of `text` when it is an ISO-8601 timestamp; nil otherwise.
+    /// Seconds since the Unix epoch of `text` when it is a moment in one of the forms ``iso8601(_:)`` reads; nil
+    /// otherwise.
     private static func timestamp(_ text: String) -> Double? {
-        guard text.first?.isASCIIDigit == true, text.count >= 10, case .success(let seconds) = Timestamp.epochSeconds(of: .string(text)) else {
+        guard text.first?.isASCIIDigit == true, text.count >= 10, let iso = iso8601(text),
+            case .success(let seconds) = Timestamp.epochSeconds(of: .string(iso))
+        else {
             return nil
         }
         return seconds
+    }
+
+    /// `text` as the ISO-8601 timestamp it stands for: as it is (`2026-12-05T09:00:00Z`, `...+01:00`), with a
+    /// compact offset (`+0100`), a date alone (midnight UTC), or a time as `runs` and `workers` print it
+    /// (`2026-12-05 09:00:00`, UTC, to be pasted back). A date and time with no zone in ISO form
+    /// (`2026-12-05T09:00:00`) is nil: its zone cannot be told.
+    static func iso8601(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        func isDate(_ count: Int) -> Bool {
+            count == 10 && bytes.count >= 10 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
+        }
+        if bytes.count == 10 { return isDate(10) ? text + "T00:00:00Z" : nil }
+        guard bytes.count >= 19, isDate(10) else { return nil }
+        if bytes[10] == UInt8(ascii: " ") {
+            return bytes.count == 19 ? String(text.prefix(10)) + "T" + String(text.dropFirst(11)) + "Z" : nil
+        }
+        // A compact offset, `+0100`: the colon added.
+        let tail = bytes.suffix(5)
+        if bytes.count >= 24, let sign = tail.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
+            tail.dropFirst().allSatisfy({ (48...57).contains($0) }), bytes[bytes.count - 6] != UInt8(ascii: ":")
+        {
+            return String(text.dropLast(2)) + ":" + String(text.suffix(2))
+        }
+        return text
     }
 
     /// Seconds since the Unix epoch of a moment given to `--OPTION`: a span back from `now` (`2h`), or an ISO-8601
@@ -42,7 +69,8 @@ enum AgeOption {
             return now - (try seconds(text, option: option, command: command))
         } catch {
             throw UsageError(
-                message: "--\(option) must be a time back from now (90d, 12h, 30m, 45s) or an ISO-8601 timestamp (2026-12-05T09:00:00Z), not '\(text)'",
+                message: "--\(option) must be a time back from now (90d, 12h, 30m, 45s) or a moment: an ISO-8601 timestamp (2026-12-05T09:00:00Z, "
+                    + "2026-12-05T10:00:00+01:00), a date (2026-12-05, midnight UTC) or a UTC time as runs prints it ('2026-12-05 09:00:00'), not '\(text)'",
                 command: command)
         }
     }

@@ -375,5 +375,15 @@ import Testing
         #expect(try AgeOption.moment("1970-01-01T01:00:00Z", option: "since", command: "x", now: 0) == 3_600)
         let error = #expect(throws: UsageError.self) { try AgeOption.moment("2026-13-01T00:00:00Z", option: "since", command: "x", now: 0) }
         #expect(error?.message.contains("--since must be a time back from now") == true)
+        // What runs prints (UTC) pasted back, a date alone, a compact offset: the same moments as their ISO forms.
+        let printed = RunsCommand.timestamp(1_765_000_000)
+        #expect(try AgeOption.moment(printed, option: "since", command: "x", now: 0) == 1_765_000_000, "\(printed)")
+        #expect(try AgeOption.moment("1970-01-02", option: "since", command: "x", now: 0) == 86_400)
+        #expect(try AgeOption.moment("1970-01-01T02:00:00+0100", option: "since", command: "x", now: 0) == 3_600)
+        #expect(try AgeOption.moment("1970-01-01T00:00:00-0130", option: "since", command: "x", now: 0) == 5_400)
+        // A date and time without a zone in ISO form could be any zone's: refused, never taken for UTC or local time.
+        for bad in ["1970-01-01T00:00:00", "1970-01-01 00:00", "1970-01-01 00:00:00Z", "1970-1-01", "1970-01-01T00:00:00+01", "2026-12-05 25:00:00"] {
+            #expect(throws: UsageError.self, "\(bad)") { try AgeOption.moment(bad, option: "since", command: "x", now: 0) }
+        }
     }
 }
