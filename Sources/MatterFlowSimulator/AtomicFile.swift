@@ -82,6 +82,22 @@ package enum AtomicFile {
         }
     }
 
+    /// Why ``write(_:to:mode:)`` could not write `path`, found without writing it: `path` is a directory, or no
+    /// file can be created beside it (a directory missing, or not writable). Nil when a write would get that far.
+    package static func writeProblem(_ path: String) -> WriteError? {
+        var status = stat()
+        if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+            return WriteError(step: "cannot replace \(path)", reason: "it is a directory")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let probe = parent(of: path) + "/.matterflow-probe.\(getpid()).\(String(generator.next() & 0xFFFF_FFFF, radix: 16)).tmp"
+        let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { return WriteError(step: "cannot create a file in \(parent(of: path))", reason: lastError()) }
+        close(descriptor)
+        unlink(probe)
+        return nil
+    }
+
     /// The directory part of a path (`.` for a bare name).
     static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

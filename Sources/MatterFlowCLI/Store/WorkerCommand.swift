@@ -68,7 +68,8 @@ struct WorkerCommand {
             cancel path here (withdrawing the key) within --drain seconds more. Exit
             status otherwise: 0 (--exit-when-idle), 2 the store cannot be reached at start (or within
             --wait-for-store seconds, which also waits for a store not migrated yet), the secrets directory
-            cannot be used, the hub cannot be reached at start, --worker-id is a live worker's, or the store was
+            cannot be used, the hub cannot be reached at start, --metrics-file cannot be written, --worker-id is a
+            live worker's, or the store was
             migrated under the worker (each said on stderr as error[CODE]), 64 usage error.
             """)
 
@@ -91,6 +92,11 @@ struct WorkerCommand {
         let drain = try arguments.wholeNumber("drain", default: 30, range: 1...3600, command: Self.spec.name)
         let storeWait = try arguments.wholeNumber("wait-for-store", default: 0, range: 0...86_400, command: Self.spec.name)
         let printer = WorkerLogPrinter(format: try WorkerLogPrinter.format(arguments, command: Self.spec.name), err: err)
+        // Found before the worker claims anything: a worker whose metrics never reach the file looks dead to its alerts.
+        if let path = arguments.value("metrics-file"), let problem = AtomicFile.writeProblem(path) {
+            printer.error(code: ReportFile.notWrittenCode, "--metrics-file \(path) cannot be written (\(problem)); give a file in a writable directory", workerID: chosenID)
+            return ExitCode.invalidInput
+        }
         let endpoint: HubEndpoint?
         do {
             endpoint = try arguments.value("hub").map { spec throws(HubEndpoint.ParseError) in try HubEndpoint(parsing: spec) }

@@ -2,6 +2,7 @@ import Foundation
 @testable import MatterFlowCLI
 import MatterFlowJSON
 @testable import MatterFlowStore
+import Synchronization
 import Testing
 
 /// `matterflow store metrics`: what a monitoring system scrapes from a fleet's store.
@@ -170,12 +171,40 @@ import Testing
         // The file of a worker that died keeps its last report: its time says how old it is.
         let reported = lines.first { $0.hasPrefix(#"matterflow_worker_metrics_timestamp_seconds{worker="w-m"} "#) }?.split(separator: " ").last
         #expect(reported.flatMap { Double($0) }.map { abs($0 - Date().timeIntervalSince1970) < 600 } == true, "\(lines.sorted())")
-        // A file that cannot be written is said once; the worker does its work all the same.
+        // A file that cannot be written at start is refused before the worker claims anything: a typo would leave
+        // it working with no metrics, which its alerts read as dead.
         #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s3"]).code == 0)
-        let unwritable = await matterflowVirtual(
-            ["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-n", "--metrics-file", directory.path + "/missing/w.prom"])
-        #expect(unwritable.code == 0 && unwritable.stderr.contains("succeeded"), "\(unwritable.stderr)")
-        #expect(unwritable.stderr.components(separatedBy: "--metrics-file: the metrics could not be written").count == 2, "\(unwritable.stderr)")
+        for unwritable in [directory.path + "/missing/w.prom", directory.path] {
+            let refused = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-n", "--metrics-file", unwritable])
+            #expect(refused.code == 2, "\(refused.stderr)")
+            #expect(refused.stderr.hasPrefix("error[outputNotWritten]: --metrics-file \(unwritable) cannot be written ("), "\(refused.stderr)")
+        }
+        #expect(try PostgresRunStore(conninfo: conninfo).runs(RunFilter(statuses: ["queued"])).count == 1, "nothing was claimed")
+        #expect(try PostgresRunStore(conninfo: conninfo).workers(includingStopped: true).allSatisfy { $0.workerID != "w-n" }, "it never registered")
+    }
+
+    @Test("a metrics file that stops being writable while the worker runs is said once, and again only after a write worked")
+    func metricsFileFailuresSaidOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let warnings = Mutex<[String]>([])
+        let writer = MetricsFileWriter(path: directory.path + "/later/w.prom") { line in warnings.withLock { $0.append(line) } }
+        let metrics = WorkerMetrics(
+            workerID: "w-x", startedAt: 0, summary: WorkerSummary(), active: 0, waiting: 0, claimedAhead: 0, storeReachable: true, stopping: false,
+            reportedAt: 0)
+        writer.write(metrics)
+        writer.write(metrics)
+        writer.finish()
+        #expect(warnings.withLock { $0.count } == 1, "\(warnings.withLock { $0 })")
+        #expect(warnings.withLock { $0.first?.hasPrefix("--metrics-file: the metrics could not be written") == true })
+        try FileManager.default.createDirectory(atPath: directory.path + "/later", withIntermediateDirectories: false)
+        writer.write(metrics)
+        writer.finish()
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/later/w.prom"))
+        try FileManager.default.removeItem(atPath: directory.path + "/later")
+        writer.write(metrics)
+        writer.finish()
+        #expect(warnings.withLock { $0.count } == 2, "said again after a write had worked: \(warnings.withLock { $0 })")
     }
 
     @Test("metrics read a PostgreSQL store: a journal directory is a usage error; an unreachable store exits 2")
