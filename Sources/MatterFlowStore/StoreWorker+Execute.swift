@@ -63,8 +63,7 @@ extension StoreWorker {
         } catch {
             if takenOverMeanwhile(claimed) { return }
             // Without its secrets a run that has not begun cannot; one that has is settled on its cancel path, given
-            // none of its secret answers rather than their placeholders.
-            log(.warning, "\(error.message)")
+            // none of its secret answers rather than their placeholders. Either path logs it, once, with the run.
             secretsProblem = error
             for name in claimed.secretAnswers { answers[name] = nil }
         }
@@ -102,7 +101,8 @@ extension StoreWorker {
         // A run that has begun takes its cancel path when its cancel was asked for or its secrets are missing; one that
         // has not ends without a call.
         if records.contains(where: { $0.type == JournalEntry.Kind.runStarted.rawValue }) {
-            let cancelBecause = cancelAsked ? "cancel asked for" : secretsProblem.map { _ in "its secrets are not in this worker's --secrets directory" }
+            let cancelBecause = cancelAsked
+                ? "cancel asked for" : secretsProblem.map { "its secrets are not in this worker's --secrets directory: \($0.message)" }
             await settle(
                 claimed, records: records, hub: hub, sink: sink, secrets: secrets, answers: answers, missingAnswers: missingAnswers,
                 handedBack: !claimed.takeover, cancelBecause: cancelBecause, idleness: idleness)

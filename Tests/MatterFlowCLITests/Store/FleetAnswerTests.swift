@@ -415,6 +415,8 @@ struct FleetAnswerTests {
 final class TestWorker: Sendable {
     private final class Log: Sendable {
         let lines = Mutex<[String]>([])
+        /// Each line as the worker gave it, with its level and runs.
+        let entries = Mutex<[WorkerLogLine]>([])
         /// Each line as logged, for ``waitForLine(containing:within:)``.
         let stream: AsyncStream<String>
         let continuation: AsyncStream<String>.Continuation
@@ -443,6 +445,7 @@ final class TestWorker: Sendable {
         let log = log
         options.log = { line in
             log.lines.withLock { $0.append(line.text) }
+            log.entries.withLock { $0.append(line) }
             log.continuation.yield(line.text)
         }
         worker = StoreWorker(
@@ -452,6 +455,9 @@ final class TestWorker: Sendable {
 
     /// The lines it logged so far.
     var lines: [String] { log.lines.withLock { $0 } }
+
+    /// The lines it logged so far, as the worker gave them (level, runs).
+    var entries: [WorkerLogLine] { log.entries.withLock { $0 } }
 
     /// Waits (at most `limit`) until the worker logs a line containing `text`, or has logged one; false if it does
     /// not. For one waiter at a time.

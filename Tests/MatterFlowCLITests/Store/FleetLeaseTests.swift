@@ -400,6 +400,8 @@ extension PostgresStoreTests {
         #expect(seen != nil, "\(misplaced.lines)")
         _ = try await misplaced.summary
         #expect(misplaced.lines.contains { $0.contains("its secrets are unavailable here") }, "\(misplaced.lines)")
+        // Said once per attempt, with the run: no second line without it.
+        #expect(misplaced.entries.filter { $0.message.contains("secret") && $0.runIDs.isEmpty }.isEmpty, "\(misplaced.lines)")
         let failed = try #require(try store.run(late))
         #expect(failed.status == "failed")
         #expect(failed.error?["cause"] == "secretsUnavailable")
