@@ -412,7 +412,7 @@ extension PostgresRunStore {
         try execute(
             """
             WITH queued AS (
-                UPDATE matterflow_runs SET status = 'queued', worker_id = NULL, lease_until = NULL
+                UPDATE matterflow_runs SET status = 'queued', worker_id = NULL, lease_until = NULL, queued_at = now()
                 WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
                 RETURNING run_id
             )

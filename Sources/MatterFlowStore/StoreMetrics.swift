@@ -17,6 +17,10 @@ public struct StoreMetrics: Sendable, Hashable {
     public var needsAttention: Int
     /// Seconds the oldest queued run has waited since it was submitted, by the store's clock; 0 with no queued run.
     public var oldestQueuedAge: Double
+    /// Seconds the longest-waiting queued run that a worker could start now has waited since it was last queued
+    /// (submitted, or handed back at a checkpoint), by the store's clock; 0 with none. Runs that wait for their
+    /// structure's commissioning session to be free are not counted: they cannot start, whatever the workers do.
+    public var oldestStartableAge: Double = 0
     /// Running runs whose lease ran out: their worker died or lost the store; another worker takes them over.
     public var leaseExpired: Int
     /// Open runs that workers could not start (no hub for their structure, or their secrets not in a worker's
@@ -41,7 +45,12 @@ public struct StoreMetrics: Sendable, Hashable {
         text.family(
             "matterflow_runs", "Runs in the store by status: open ones, and those that ended needing a person.",
             [("queued", queued), ("running", running), ("needsAttention", needsAttention)].map { ([("status", $0.0)], Double($0.1)) })
-        text.gauge("matterflow_queue_oldest_age_seconds", "How long the oldest queued run has waited to be claimed (0: none queued).", oldestQueuedAge)
+        text.gauge("matterflow_queue_oldest_age_seconds", "How long the oldest queued run has waited since it was submitted (0: none queued).", oldestQueuedAge)
+        text.gauge(
+            "matterflow_queue_oldest_startable_age_seconds",
+            "How long the longest-waiting queued run a worker could start now has waited since it was last queued (0: none): "
+                + "runs behind their structure's session are not counted.",
+            oldestStartableAge)
         text.gauge(
             "matterflow_runs_lease_expired", "Running runs whose worker's lease ran out: another worker takes them over.", Double(leaseExpired))
         text.gauge(
@@ -93,8 +102,8 @@ public struct StoreMetrics: Sendable, Hashable {
 }
 
 extension PostgresRunStore {
-    /// The store's metrics now, read in four statements (the counts, the open runs and the records of those that asked
-    /// a question, the workers).
+    /// The store's metrics now, read in five statements (the counts, the queued runs that can start, the open runs and
+    /// the records of those that asked a question, the workers).
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func metrics() throws(StoreError) -> StoreMetrics {
         let rows = try execute(
@@ -116,11 +125,19 @@ extension PostgresRunStore {
         }
         let count = { (index: Int) in row[index].flatMap { Int($0) } ?? 0 }
         let storeNow = row[9].flatMap(Double.init) ?? 0
+        let startable = try execute(
+            """
+            WITH RECURSIVE \(Self.openStructures)
+            SELECT coalesce(extract(epoch FROM now() - min(coalesce(q.queued_at, q.submitted_at)))::float8, 0)
+            FROM \(Self.turns("true")) AS turn JOIN matterflow_runs q ON q.run_id = turn.run_id
+            """, doing: "reading the store's metrics")
         let waiting = try waitingRuns()
         let oldestAsked = waiting.flatMap { $0.questions.map(\.askedAt) }.min()
         return StoreMetrics(
             schemaVersion: count(0), queued: count(1), running: count(2), needsAttention: count(3),
-            oldestQueuedAge: max(0, row[4].flatMap(Double.init) ?? 0), leaseExpired: count(5), startFailures: count(6),
+            oldestQueuedAge: max(0, row[4].flatMap(Double.init) ?? 0),
+            oldestStartableAge: max(0, startable.rows.first?.first.flatMap { $0.flatMap(Double.init) } ?? 0),
+            leaseExpired: count(5), startFailures: count(6),
             cancelsPending: count(7), sessionsHeld: count(8), waitingForAnswer: waiting.count,
             oldestQuestionAge: oldestAsked.map { max(0, storeNow - $0) } ?? 0,
             workers: try workers(includingStopped: true))

@@ -281,6 +281,14 @@ public enum StoreMigrations {
                 CREATE INDEX matterflow_runs_ended ON matterflow_runs (submitted_at, run_id) WHERE status NOT IN ('queued', 'running');
                 CREATE INDEX matterflow_runs_finished ON matterflow_runs (finished_at) WHERE finished_at IS NOT NULL;
                 """, clientsFrom: 13),
+        // When a run was last queued: set when a worker hands a run back at a checkpoint (NULL: when it was
+        // submitted). The queue's age counts from it, so a run handed back after ten minutes of work is not at once
+        // ten minutes old. A column without a default: no table rewrite. Clients neither read nor write it.
+        Migration(
+            version: 19, name: "when a run was last queued",
+            sql: """
+                ALTER TABLE matterflow_runs ADD COLUMN queued_at timestamptz;
+                """, clientsFrom: 13),
     ]
 
     /// The newest schema version: the one this MatterFlow needs.

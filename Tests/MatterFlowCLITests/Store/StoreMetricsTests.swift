@@ -183,6 +183,37 @@ import Testing
         #expect(try PostgresRunStore(conninfo: conninfo).workers(includingStopped: true).allSatisfy { $0.workerID != "w-n" }, "it never registered")
     }
 
+    @Test("the queue's startable age: counted from when a run was last queued (a hand-back restarts it), without the runs behind their structure's session")
+    func startableAge() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        func insert(_ run: String, structure: String, status: String, submittedAgo: Int, worker: String? = nil) throws {
+            try store.execute(
+                """
+                INSERT INTO matterflow_runs (run_id, workflow, workflow_file, structure_id, inputs, status, worker_id, works_in_session,
+                    submitted_at, lease_until)
+                VALUES ($1, 'w', '/w.json', $2, '{}', $3, $4, true, now() - make_interval(secs => $5::float8),
+                    CASE WHEN $3 = 'running' THEN now() + interval '1 hour' END)
+                """, [run, structure, status, worker, String(submittedAgo)], doing: "test setup")
+        }
+        // Behind its structure's running session run for an hour: it cannot start, however many workers run.
+        try insert("run-busy", structure: "s1", status: "running", submittedAgo: 7_200, worker: "w1")
+        try insert("run-behind", structure: "s1", status: "queued", submittedAgo: 3_600)
+        var metrics = try store.metrics()
+        #expect(metrics.oldestQueuedAge >= 3_600 && metrics.oldestStartableAge == 0, "\(metrics.oldestQueuedAge) \(metrics.oldestStartableAge)")
+        // Submitted two hours ago, worked on, handed back at a checkpoint just now: it has waited moments, not hours.
+        try insert("run-parked", structure: "s2", status: "running", submittedAgo: 7_200, worker: "w1")
+        try store.handBack(parked: ["run-parked"], by: "w1")
+        metrics = try store.metrics()
+        #expect(metrics.oldestQueuedAge >= 7_200, "\(metrics.oldestQueuedAge)")
+        #expect(metrics.oldestStartableAge < 60, "\(metrics.oldestStartableAge)")
+        // A run that could start and has waited long is what the alert is for.
+        try insert("run-stuck", structure: "s3", status: "queued", submittedAgo: 900)
+        metrics = try store.metrics()
+        #expect(metrics.oldestStartableAge >= 900 && metrics.oldestStartableAge < 1_000, "\(metrics.oldestStartableAge)")
+        #expect(metrics.prometheusText.split(separator: "\n").contains { $0.hasPrefix("matterflow_queue_oldest_startable_age_seconds 9") }, "\(metrics.prometheusText)")
+    }
+
     @Test("a metrics file that stops being writable while the worker runs is said once, and again only after a write worked")
     func metricsFileFailuresSaidOnce() throws {
         let directory = try TemporaryDirectory()
