@@ -45,6 +45,14 @@ public struct ToolEnvironment: Sendable {
     /// Standard error is a terminal, so a person reads it: what a workflow shows them (an assign state's `show`, such
     /// as an ePSKc) is printed with its secrets. False unless set: a log or a file keeps no secret.
     public var standardErrorIsTerminal = false
+    /// Standard error is the systemd journal's stream (``JournalStream``): a worker starts each log line with its
+    /// syslog priority, which journald keeps as the line's. False unless set.
+    public var standardErrorIsJournal = false
+
+    /// Whether the process's standard error is the journal stream `environment`'s `JOURNAL_STREAM` names.
+    public static func standardErrorIsJournal(environment: [String: String]) -> Bool {
+        JournalStream.matches(environment["JOURNAL_STREAM"], descriptor: STDERR_FILENO)
+    }
 
     /// The process's own standard input: read from its descriptor, not opened by this path (a socket, which a
     /// parent process may pass, cannot be).

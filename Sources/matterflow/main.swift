@@ -10,5 +10,6 @@ let rawArguments = (1..<max(1, Int(CommandLine.argc))).map { index -> [UInt8] in
 var environment = ToolEnvironment(handlesInterrupts: true, terminal: StandardInputTerminal.ifInteractive())
 environment.asciiGlyphs = TerminalGlyphs.asciiOnly(environment: ProcessInfo.processInfo.environment)
 environment.standardErrorIsTerminal = isatty(STDERR_FILENO) == 1
+environment.standardErrorIsJournal = ToolEnvironment.standardErrorIsJournal(environment: ProcessInfo.processInfo.environment)
 let code = await MatterflowTool.main(rawArguments: rawArguments, environment: environment)
 exit(code)

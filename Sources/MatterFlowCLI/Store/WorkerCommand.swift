@@ -47,7 +47,9 @@ struct WorkerCommand {
             With the simulated home, workers on one machine share a structure's home through --state DIR.
 
             Its log (stderr) says when it claims, starts, ends, hands back or settles a run, one line each: as text
-            (no times: a terminal needs none, and journald or a container runtime adds its own), or with
+            (no times: a terminal needs none, and journald or a container runtime adds its own; under systemd, with
+            standard error on the journal, each line starts with its syslog priority, <6>, <4> or <3>, which
+            journald keeps as the line's priority: journalctl -p warning shows the warnings), or with
             --log-format json one object per line with a UTC time, a level (info, warning, error: a run that needs
             attention), the worker, the run ("run") and every run the line is about ("runs": a hand-back names
             several), its start and exit errors included.
@@ -91,7 +93,8 @@ struct WorkerCommand {
         }
         let drain = try arguments.wholeNumber("drain", default: 30, range: 1...3600, command: Self.spec.name)
         let storeWait = try arguments.wholeNumber("wait-for-store", default: 0, range: 0...86_400, command: Self.spec.name)
-        let printer = WorkerLogPrinter(format: try WorkerLogPrinter.format(arguments, command: Self.spec.name), err: err)
+        let printer = WorkerLogPrinter(
+            format: try WorkerLogPrinter.format(arguments, command: Self.spec.name), err: err, priorities: environment.standardErrorIsJournal)
         // Found before the worker claims anything: a worker whose metrics never reach the file looks dead to its alerts.
         if let path = arguments.value("metrics-file"), let problem = AtomicFile.writeProblem(path) {
             printer.error(code: ReportFile.notWrittenCode, "--metrics-file \(path) cannot be written (\(problem)); give a file in a writable directory", workerID: chosenID)

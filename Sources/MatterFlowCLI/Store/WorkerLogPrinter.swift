@@ -13,14 +13,18 @@ struct WorkerLogPrinter: Sendable {
 
     let format: Format
     let err: any TextSink
+    /// Start each line with its syslog priority (`<6>` information, `<4>` warning, `<3>` error), for journald: set
+    /// when standard error is the journal's stream.
+    var priorities = false
     /// The wall time a JSON line is stamped with, in seconds since the Unix epoch.
     var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
     /// Prints a line of the worker's log.
     func print(_ line: WorkerLogLine) {
+        let prefix = priorities ? Self.priority(line.level) : ""
         switch format {
-        case .text: err.line(TerminalText.escaping(line.text))
-        case .json: err.line(JSONWriter.compact(line.jsonValue(time: now())))
+        case .text: err.line(prefix + TerminalText.escaping(line.text))
+        case .json: err.line(prefix + JSONWriter.compact(line.jsonValue(time: now())))
         }
     }
 
@@ -28,8 +32,18 @@ struct WorkerLogPrinter: Sendable {
     /// starts with `error[CODE]: ` as JSON.
     func error(code: String, _ message: String, workerID: String?) {
         switch format {
-        case .text: err.line(TerminalText.escaping("error[\(code)]: \(message)"))
+        case .text: err.line((priorities ? Self.priority(.error) : "") + TerminalText.escaping("error[\(code)]: \(message)"))
         case .json: print(WorkerLogLine(level: .error, workerID: workerID, message: "error[\(code)]: \(message)"))
+        }
+    }
+
+    /// The syslog priority prefix journald reads for a level (RFC 5424 severities: error 3, warning 4,
+    /// informational 6).
+    static func priority(_ level: WorkerLogLine.Level) -> String {
+        switch level {
+        case .info: "<6>"
+        case .warning: "<4>"
+        case .error: "<3>"
         }
     }
 

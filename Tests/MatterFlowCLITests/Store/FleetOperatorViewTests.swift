@@ -81,6 +81,38 @@ import Testing
         #expect(refusal["message"]?.stringValue?.hasPrefix("error[storeUnavailable]: ") == true, "\(unreachable.stderr)")
     }
 
+    @Test("under systemd (JOURNAL_STREAM names its stderr) each worker line starts with its syslog priority for journald; elsewhere none")
+    func journalPriorities() async throws {
+        let conninfo = try TestPostgres.database()
+        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s1"]).code == 0)
+        let program = try #require(Executable.path)
+        // As systemd does: the variable names the device and inode of the stream the process's stderr is.
+        let worker = try ChildProcess.launch(
+            ["-c", #"JOURNAL_STREAM="$(stat -L -c %d:%i /proc/self/fd/2)" exec "$0" worker --store "$1" --exit-when-idle --worker-id w-j"#,
+             program, conninfo],
+            program: "/bin/sh")
+        defer { worker.kill() }
+        try #require(await worker.waitForExit(within: .seconds(60)), "\(worker.stderr.text)")
+        #expect(worker.status == 0, "\(worker.stderr.text)")
+        let lines = worker.stderr.text.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("<6>worker w-j: claiming runs from ") == true, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("<4>warning: worker w-j: no --secrets directory") }, "\(lines)")
+        #expect(lines.allSatisfy { $0.hasPrefix("<6>") || $0.hasPrefix("<4>") || $0.hasPrefix("<3>") }, "\(lines)")
+        // The variable of another stream (stderr redirected to a file or a pipe after systemd set it) is not this one.
+        let file = try TemporaryDirectory()
+        defer { file.remove() }
+        let path = try file.write("", to: "log")
+        let handle = open(path, O_RDONLY)
+        defer { close(handle) }
+        var status = stat()
+        #expect(fstat(handle, &status) == 0)
+        #expect(JournalStream.matches("\(status.st_dev):\(status.st_ino)", descriptor: handle))
+        #expect(!JournalStream.matches("\(status.st_dev):\(status.st_ino + 1)", descriptor: handle))
+        for bad in [nil, "", "1", "a:b", "1:2:3", ":"] { #expect(!JournalStream.matches(bad, descriptor: handle), "\(String(describing: bad))") }
+        let printer = WorkerLogPrinter(format: .json, err: CapturedText(), priorities: true)
+        #expect(WorkerLogPrinter.priority(.error) == "<3>" && printer.priorities)
+    }
+
     @Test("a log line about several runs (a hand-back, lost leases) names each in runs, and none in run: a log store joins on either")
     func logLineAboutSeveralRuns() throws {
         let handBack = WorkerLogLine(level: .info, workerID: "w1", runIDs: ["run-a", "run-b"], message: "handed back 2 run(s) at a checkpoint: run-a, run-b")
