@@ -30,6 +30,10 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     public var sqlState: String?
     /// What went wrong, in words: the server's or libpq's message where one was given.
     public var message: String
+    /// For `connectionFailed`: the server answered at once and is up, and refused this connection for good (a
+    /// password or role it does not accept, a database it does not have), as opposed to a server out of reach or
+    /// starting up. Trying again later will not help until someone changes the settings or the server.
+    public var refusedByServer = false
 
     /// Creates a failure with its code, the server's SQLSTATE (nil when it sent none) and its message.
     public init(_ code: Code, sqlState: String? = nil, _ message: String) {
@@ -218,9 +222,11 @@ public final class PostgresConnection: Sendable {
             let ping = !answered ? PQPING_NO_RESPONSE : Self.withCStrings(keywords) { keywordPointers in
                 Self.withCStrings(values) { valuePointers in pq.pingParams(keywordPointers + [nil], valuePointers + [nil], 1) }
             }
-            throw PostgresError(
+            var failure = PostgresError(
                 .connectionFailed, sqlState: ping == PQPING_REJECT ? PostgresError.cannotConnectNow : nil,
                 "cannot connect to \(target): \(reason)")
+            failure.refusedByServer = ping == PQPING_OK
+            throw failure
         }
         _ = pq.setNoticeReceiver(pointer, { _, _ in }, nil)
         handle = Mutex(Handle(pointer: pointer))

@@ -70,7 +70,7 @@ struct WatchCommand {
                 // The status first: records written before it turned final are all in the store by then.
                 let status = try store.status(of: runID)
                 if let lostAt = outage {
-                    err.line("watch: the store is reachable again, after \((ContinuousClock.now - lostAt).secondsValue.rounded()) s")
+                    err.line("watch: the store is reachable again, after \(Int((ContinuousClock.now - lostAt).secondsValue.rounded())) s")
                     outage = nil
                 }
                 for record in try store.records(of: runID, after: last) {
@@ -122,6 +122,12 @@ struct WatchCommand {
                     }
                 }
             } catch where error.code == .storeUnavailable {
+                // A server that answers and refuses the watch (a password changed, the database dropped) will not
+                // let it in by waiting.
+                if let refusal = Self.refusal(at: location) {
+                    err.line("error[\(StoreError.Code.storeUnavailable.rawValue)]: \(refusal)")
+                    return ExitCode.invalidInput
+                }
                 // The server went away for longer than a restart takes (a failover, maintenance): the run goes on
                 // with the workers, which reconnect; the watch waits for the store as they do.
                 if outage == nil {
@@ -141,6 +147,17 @@ struct WatchCommand {
                 err.line("error[\(error.code.rawValue)]: \(error.message)")
                 return ExitCode.invalidInput
             }
+        }
+    }
+
+    /// Why the server at `location` refuses a new connection for good (it answered: a password or role it does not
+    /// accept, a database it does not have); nil when it accepts one, or could not be reached.
+    static func refusal(at location: String) -> String? {
+        do {
+            try PostgresConnection(location, applicationName: "matterflow \(spec.name)").close()
+            return nil
+        } catch {
+            return error.refusedByServer ? "watching: \(error.message)" : nil
         }
     }
 

@@ -457,23 +457,22 @@ extension PostgresStoreTests {
 
     @Test("watch waits for a store that stays away longer than its reads retry: it says so once, and goes on where it was when the store is back")
     func watchWaitsOutAnOutage() async throws {
-        let conninfo = try TestPostgres.database()
+        let server = try TestPostgres.PrivateServer()
+        defer { server.remove() }
+        let conninfo = server.conninfo
         let runID = "run-00000e5e0009"
         #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", runID]).code == 0)
         let watchers = "SELECT count(*) FROM matterflow_watchers WHERE run_id = '\(runID)' AND backend_pid IN (SELECT pid FROM pg_stat_activity)"
         let watch = try ChildProcess.launch(["watch", runID, "--store", conninfo, "--timeout", "300"])
         defer { watch.kill() }
         #expect(try await Self.eventually { try PostgresRunStore(conninfo: conninfo).execute(watchers, doing: "test").rows == [["1"]] })
-        try TestPostgres.stop()
-        var down = true
-        defer { if down { try? TestPostgres.startAgain() } }
+        try server.stop()
         // Down for as long as the watch takes to say that it waits: longer than its reads retry.
         let waiting = await watch.stderr.waitForLine(within: .seconds(60)) {
             $0.hasPrefix("watch: reading run \(runID)") && $0.hasSuffix("; waiting until it is back or --timeout passes")
         }
         #expect(waiting, "\(watch.stderr.text)")
-        try TestPostgres.startAgain()
-        down = false
+        try server.start()
         #expect(try await Self.eventually { try PostgresRunStore(conninfo: conninfo).execute(watchers, doing: "test").rows == [["1"]] })
         #expect(await matterflow(["cancel", runID, "--store", conninfo]).stdout == "cancelled\n")
         try #require(await watch.waitForExit(within: .seconds(60)), "\(watch.stderr.text)")
@@ -482,6 +481,26 @@ extension PostgresStoreTests {
         #expect(said.filter { $0.contains("waiting until it is back") }.count == 1, "\(said)")
         #expect(said.contains { $0.hasPrefix("watch: the store is reachable again, after ") && $0.hasSuffix(" s") }, "\(said)")
         #expect(watch.stdout.text.hasSuffix("status: cancelled\nerror: runCancelled: cancelled before it began (matterflow cancel); it made no call\n"), "\(watch.stdout.text)")
+    }
+
+    @Test("watch stops at once when the server answers and refuses it (its database dropped): waiting would not let it in")
+    func watchRefusedByTheServer() async throws {
+        let conninfo = try TestPostgres.database()
+        let runID = "run-00000e5e000a"
+        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", runID]).code == 0)
+        let watchers = "SELECT count(*) FROM matterflow_watchers WHERE run_id = '\(runID)' AND backend_pid IN (SELECT pid FROM pg_stat_activity)"
+        let watch = try ChildProcess.launch(["watch", runID, "--store", conninfo, "--timeout", "300"])
+        defer { watch.kill() }
+        #expect(try await Self.eventually { try PostgresRunStore(conninfo: conninfo).execute(watchers, doing: "test").rows == [["1"]] })
+        let admin = try PostgresConnection(try TestPostgres.server())
+        defer { admin.close() }
+        let database = try #require(conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7))
+        try admin.execute("DROP DATABASE \(database) WITH (FORCE)")
+        try #require(await watch.waitForExit(within: .seconds(60)), "\(watch.stderr.text)")
+        #expect(watch.status == 2, "\(watch.stderr.text)")
+        #expect(watch.stderr.text.contains("error[storeUnavailable]: watching: cannot connect to "), "\(watch.stderr.text)")
+        #expect(watch.stderr.text.contains("does not exist"), "\(watch.stderr.text)")
+        #expect(!watch.stderr.text.contains("waiting until it is back"), "\(watch.stderr.text)")
     }
 
     @Test("a worker says when the store becomes unreachable and when it is reachable again, each on one line: a restart of the server is not silent")

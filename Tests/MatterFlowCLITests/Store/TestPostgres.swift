@@ -99,18 +99,49 @@ enum TestPostgres {
         try #require(result.status == 0, "pg-server.sh restart failed: \(result.output)")
     }
 
-    /// Stops the server (fast shutdown) for a test of an outage; ``startAgain()`` starts it on the same data.
-    static func stop() throws {
-        let directory = try #require(serverDirectory, "no server directory to stop")
-        let result = try shell(["stop", directory])
-        try #require(result.status == 0, "pg-server.sh stop failed: \(result.output)")
-    }
+    /// A server of one test's own, for an outage longer than a restart: stopping the shared one for seconds would
+    /// fail the other suites' tests, which run meanwhile. Stopped by its PID when ``remove()`` is called, and by the
+    /// script's watchdog if this process dies first.
+    final class PrivateServer {
+        let directory: String
+        /// The conninfo of its migrated database.
+        let conninfo: String
 
-    /// Starts the server ``stop()`` stopped, on the same data and socket.
-    static func startAgain() throws {
-        let directory = try #require(serverDirectory, "no server directory to start")
-        let result = try shell(["start", directory])
-        try #require(result.status == 0, "pg-server.sh start failed: \(result.output)")
+        init() throws {
+            directory = "/tmp/matterflow-pg-private-\(getpid())-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            chmod(directory, 0o755)
+            let result = try TestPostgres.shell(["start", directory + "/pg", String(getpid())])
+            guard result.status == 0, let server = result.output.split(separator: "\n").last.map(String.init) else {
+                try? FileManager.default.removeItem(atPath: directory)
+                throw PostgresHarnessError(message: "pg-server.sh start failed (\(result.status)): \(result.output)")
+            }
+            let admin = try PostgresConnection(server)
+            defer { admin.close() }
+            try admin.execute("CREATE DATABASE mf_private")
+            conninfo = server.replacingOccurrences(of: "dbname=postgres", with: "dbname=mf_private")
+            let connection = try PostgresConnection(conninfo)
+            defer { connection.close() }
+            _ = try StoreMigrator(connection: connection).migrate()
+        }
+
+        /// Stops the server (fast shutdown: its clients' connections end).
+        func stop() throws {
+            let result = try TestPostgres.shell(["stop", directory + "/pg"])
+            try #require(result.status == 0, "pg-server.sh stop failed: \(result.output)")
+        }
+
+        /// Starts it again on the same data and socket.
+        func start() throws {
+            let result = try TestPostgres.shell(["start", directory + "/pg"])
+            try #require(result.status == 0, "pg-server.sh start failed: \(result.output)")
+        }
+
+        /// Stops it and removes its directory.
+        func remove() {
+            _ = try? TestPostgres.shell(["stop", directory + "/pg"])
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 
     /// Runs the server script (its output to a file), bounded to 60 s: killed after that. It is started as the
