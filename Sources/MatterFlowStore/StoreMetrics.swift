@@ -102,6 +102,27 @@ public struct StoreMetrics: Sendable, Hashable {
 }
 
 extension PostgresRunStore {
+    /// SQL: the seconds the longest-waiting queued run that could start now has waited since it was last queued, by
+    /// the store's clock (0: none). The runs that leave the session alone: the first by submission of those never
+    /// handed back (the queue's index, in order), and the first by `queued_at` of those handed back (their own index);
+    /// and each structure's turn, when no run of the structure works in its session (one probe per structure with
+    /// open runs, of the index of queued runs working in the session). A scrape reads a few rows per structure,
+    /// however long the queue.
+    static let oldestStartable = """
+        WITH RECURSIVE \(openStructures)
+        SELECT coalesce(extract(epoch FROM now() - least(
+            (SELECT submitted_at FROM matterflow_runs
+                WHERE status = 'queued' AND works_in_session IS FALSE AND queued_at IS NULL ORDER BY submitted_at, run_id LIMIT 1),
+            (SELECT queued_at FROM matterflow_runs
+                WHERE status = 'queued' AND queued_at IS NOT NULL AND works_in_session IS FALSE ORDER BY queued_at LIMIT 1),
+            (SELECT min(coalesce(turn.queued_at, turn.submitted_at)) FROM open_structures s CROSS JOIN LATERAL (
+                SELECT head.submitted_at, head.queued_at FROM matterflow_runs head
+                WHERE head.structure_id = s.structure_id AND head.status = 'queued' AND head.works_in_session IS NOT FALSE
+                ORDER BY head.submitted_at, head.run_id LIMIT 1) AS turn
+                WHERE NOT \(sessionRunning("s.structure_id")))
+        ))::float8, 0)
+        """
+
     /// The store's metrics now, read in five statements (the counts, the queued runs that can start, the open runs and
     /// the records of those that asked a question, the workers).
     /// - Throws: ``StoreError`` when the store cannot be read.
@@ -125,12 +146,7 @@ extension PostgresRunStore {
         }
         let count = { (index: Int) in row[index].flatMap { Int($0) } ?? 0 }
         let storeNow = row[9].flatMap(Double.init) ?? 0
-        let startable = try execute(
-            """
-            WITH RECURSIVE \(Self.openStructures)
-            SELECT coalesce(extract(epoch FROM now() - min(coalesce(q.queued_at, q.submitted_at)))::float8, 0)
-            FROM \(Self.turns("true")) AS turn JOIN matterflow_runs q ON q.run_id = turn.run_id
-            """, doing: "reading the store's metrics")
+        let startable = try execute(Self.oldestStartable, doing: "reading the store's metrics")
         let waiting = try waitingRuns()
         let oldestAsked = waiting.flatMap { $0.questions.map(\.askedAt) }.min()
         return StoreMetrics(

@@ -283,11 +283,17 @@ public enum StoreMigrations {
                 """, clientsFrom: 13),
         // When a run was last queued: set when a worker hands a run back at a checkpoint (NULL: when it was
         // submitted). The queue's age counts from it, so a run handed back after ten minutes of work is not at once
-        // ten minutes old. A column without a default: no table rewrite. Clients neither read nor write it.
+        // ten minutes old. A column without a default: no table rewrite. Two small indexes let a scrape find the
+        // longest-waiting run that could start without reading the queue: the queued runs handed back, by when; and
+        // the queued runs that work in the session, by structure (each structure's next, skipping the runs that leave
+        // the session alone). Clients neither read nor write them.
         Migration(
             version: 19, name: "when a run was last queued",
             sql: """
                 ALTER TABLE matterflow_runs ADD COLUMN queued_at timestamptz;
+                CREATE INDEX matterflow_runs_requeued ON matterflow_runs (queued_at) WHERE status = 'queued' AND queued_at IS NOT NULL;
+                CREATE INDEX matterflow_runs_session_queue ON matterflow_runs (structure_id, submitted_at, run_id)
+                    WHERE status = 'queued' AND works_in_session IS NOT FALSE;
                 """, clientsFrom: 13),
     ]
 

@@ -15,7 +15,9 @@ struct StoreMetricsCommand {
         discussion: """
             Prints Prometheus's text format (0.0.4), every figure a gauge read from the store now:
               matterflow_runs{status}                   queued, running and needsAttention runs
-              matterflow_queue_oldest_age_seconds       how long the oldest queued run has waited (0: none)
+              matterflow_queue_oldest_age_seconds       how long the oldest queued run has waited since submitted
+              matterflow_queue_oldest_startable_age_seconds  the longest wait, since last queued, of a queued run
+                                                        a worker could start now (not behind its structure's session)
               matterflow_runs_lease_expired             running runs whose worker's lease ran out
               matterflow_runs_start_failures            open runs workers could not start (hub, secrets)
               matterflow_runs_cancel_pending            open runs asked to cancel, not ended yet
@@ -30,10 +32,10 @@ struct StoreMetricsCommand {
               matterflow_store_scrape_timestamp_seconds when the scrape was made
             Each status and state is written, 0 when empty. Ended runs that went as planned are not counted (the
             count would read every run the store keeps at each scrape). Alert on needsAttention above 0, on the
-            queue's age, and on silent workers; docs/store.md, "Monitoring", has example rules.
+            startable age of the queue, and on silent workers; docs/store.md, "Monitoring", has example rules.
 
             Run it from cron or a systemd timer with --output into node_exporter's textfile directory, or from an
-            exporter that runs commands. Each scrape makes four short read-only statements, and waits at most 5 s for
+            exporter that runs commands. Each scrape makes five short read-only statements, and waits at most 5 s for
             a lock another session holds on the store's tables. A scrape that cannot read the store prints nothing
             and, with --output, replaces the file with matterflow_store_scrape_success 0 and its timestamp alone, so
             no figure of an earlier scrape passes for a current one.

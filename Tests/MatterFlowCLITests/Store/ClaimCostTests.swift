@@ -155,6 +155,35 @@ extension PostgresStoreTests {
         }
     }
 
+    @Test("a scrape's startable age of the queue reads a few rows per structure, not the queue: 20,000 runs leaving the session alone, some handed back, and backlogs behind sessions")
+    func startableAgeCost() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try Self.queue(20000, structures: 1, named: "free", store: store)
+        try store.execute("UPDATE matterflow_runs SET works_in_session = false", doing: "test setup")
+        // 200 of them handed back at a checkpoint over the last minutes; 10 structures with 300 runs behind a running one.
+        try store.execute(
+            "UPDATE matterflow_runs SET queued_at = now() - make_interval(secs => substr(run_id, 10)::float8 - 19800) WHERE run_id > 'run-free-019800'",
+            doing: "test setup")
+        for structure in 0..<10 {
+            try TestPostgres.insertRunning([(run: "run-busy-\(structure)", structure: "busy-\(structure)", worker: "w-busy")], into: store)
+        }
+        try store.execute("UPDATE matterflow_runs SET works_in_session = true, lease_until = now() + interval '1 hour' WHERE status = 'running'", doing: "test setup")
+        try Self.queue(3000, structures: 10, named: "busy", from: 100_000, store: store)
+        let connection = try PostgresConnection(conninfo)
+        defer { connection.close() }
+        try connection.execute("ANALYZE matterflow_runs")
+        let explained = try connection.execute("EXPLAIN (ANALYZE, FORMAT JSON) \(PostgresRunStore.oldestStartable)")
+        let text = try #require(explained.rows.first?.first ?? nil)
+        let plan = try JSONDocument.parse(text, file: "<explain>").value.arrayValue?.first?["Plan"]
+        let rows = Self.rowsHandled(plan)
+        #expect(rows < 2000, "the startable age handled \(rows) rows:\n\(text)")
+        // The oldest never handed back: the first submitted, at the start of 2026 (and a millisecond).
+        let expected = try #require(try store.execute("SELECT extract(epoch FROM now() - timestamptz '2026-01-01 00:00:00.001+00')::float8", doing: "test")
+            .rows.first?.first.flatMap { $0.flatMap(Double.init) })
+        #expect(abs(try store.metrics().oldestStartableAge - expected) < 60)
+    }
+
     /// The rows a plan's nodes produced or removed with a filter, each times its loops, summed over the plan.
     static func rowsHandled(_ node: JSONValue?) -> Int {
         guard let node else { return 0 }

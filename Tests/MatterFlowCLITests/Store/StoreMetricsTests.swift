@@ -207,6 +207,13 @@ import Testing
         metrics = try store.metrics()
         #expect(metrics.oldestQueuedAge >= 7_200, "\(metrics.oldestQueuedAge)")
         #expect(metrics.oldestStartableAge < 60, "\(metrics.oldestStartableAge)")
+        // One that leaves the session alone, handed back a minute and a half ago after two hours: 90 s.
+        try insert("run-free", structure: "s4", status: "running", submittedAgo: 7_200, worker: "w1")
+        try store.execute("UPDATE matterflow_runs SET works_in_session = false WHERE run_id = 'run-free'", doing: "test setup")
+        try store.handBack(parked: ["run-free"], by: "w1")
+        try store.execute("UPDATE matterflow_runs SET queued_at = now() - interval '90 s' WHERE run_id = 'run-free'", doing: "test setup")
+        metrics = try store.metrics()
+        #expect(metrics.oldestStartableAge >= 90 && metrics.oldestStartableAge < 150, "\(metrics.oldestStartableAge)")
         // A run that could start and has waited long is what the alert is for.
         try insert("run-stuck", structure: "s3", status: "queued", submittedAgo: 900)
         metrics = try store.metrics()
