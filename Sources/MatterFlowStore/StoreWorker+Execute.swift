@@ -125,7 +125,7 @@ extension StoreWorker {
         }
         if claimed.takeover {
             state.withLock { $0.summary.takenOver += 1 }
-            log(.info, run: runID, "run \(runID) had not begun on its first worker; starting it")
+            log(.info, run: runID, "run \(runID) had not begun on \(claimed.previousWorker.map { "worker \($0)" } ?? "its first worker"); starting it")
         }
         let workflow: Workflow
         do {
@@ -138,7 +138,7 @@ extension StoreWorker {
         if let submitted = claimed.workflowHash, submitted != workflow.contentHash {
             // Its states, inputs and checks may not be what submit validated: the run is not started on them.
             let message = "the workflow file \(claimed.workflowFile) (or one of its sub-workflows) changed since run \(runID) was submitted; submit the run again to run the files as they are now"
-            log(.warning, "\(message)")
+            log(.warning, run: runID, "\(message)")
             await conclude(
                 runID, status: "failed", output: nil, error: Self.errorJSON(.failedPrecondition, cause: "workflowChanged", message: message),
                 recovered: false, notes: [], structure: claimed.structureID, claims: claimed.claims)
@@ -249,7 +249,7 @@ extension StoreWorker {
     /// one place where a fleet's secrets are kept.
     func keepSecretOutput(_ output: JSONValue, redacted: JSONValue?, of runID: String) {
         guard output != redacted else { return }
-        keepSecret("run \(runID)'s output holds secrets") { inbox throws(StoreError) in try inbox.keep(output: output, runID: runID) }
+        keepSecret(runID, "run \(runID)'s output holds secrets") { inbox throws(StoreError) in try inbox.keep(output: output, runID: runID) }
     }
 
     /// Keeps a value the run shows the person that holds secrets (its event's `value` redacted, its `revealed` not)
@@ -257,20 +257,20 @@ extension StoreWorker {
     /// the redacted record.
     func keepShown(_ event: RunEvent, of runID: String) {
         guard case .shown(_, let value, let revealed) = event.kind, value != revealed else { return }
-        keepSecret("run \(runID) showed a value that holds secrets") { inbox throws(StoreError) in try inbox.keep(shown: revealed, runID: runID) }
+        keepSecret(runID, "run \(runID) showed a value that holds secrets") { inbox throws(StoreError) in try inbox.keep(shown: revealed, runID: runID) }
     }
 
     /// Writes what the store keeps redacted to the secrets directory; says in the log, beginning with `what`, when it
     /// cannot (no `--secrets`, or the write failed).
-    private func keepSecret(_ what: String, _ write: (SecretInbox) throws(StoreError) -> Void) {
+    private func keepSecret(_ runID: String, _ what: String, _ write: (SecretInbox) throws(StoreError) -> Void) {
         guard let inbox = options.secrets else {
-            log(.warning, "\(what); the store keeps it redacted, and without --secrets this worker keeps it nowhere")
+            log(.warning, run: runID, "\(what); the store keeps it redacted, and without --secrets this worker keeps it nowhere")
             return
         }
         do {
             try write(inbox)
         } catch {
-            log(.warning, "\(what), which could not be kept: \(error.message); the store keeps it redacted")
+            log(.warning, run: runID, "\(what), which could not be kept: \(error.message); the store keeps it redacted")
         }
     }
 

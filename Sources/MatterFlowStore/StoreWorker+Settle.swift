@@ -18,8 +18,8 @@ extension StoreWorker {
         } else if handedBack {
             log(.info, run: claimed.runID, "resuming run \(claimed.runID) from its last checkpoint (handed back by its worker)")
         } else {
-            let whose = claimed.previousWorker.map { "worker \($0)'s" } ?? "its worker's"
-            log(.info, run: claimed.runID, "settling run \(claimed.runID) (\(whose) lease ran out)")
+            let why = claimed.previousWorker.map { "worker \($0)'s lease ran out" } ?? "its worker handed it back for takeover, or its lease ran out"
+            log(.info, run: claimed.runID, "settling run \(claimed.runID) (\(why))")
         }
         var recoveryOptions = recoveryOptions(resume: cancelBecause == nil && (options.resume || handedBack), inputs: secrets, answers: answers)
         recoveryOptions.interruption = handedBack

@@ -151,7 +151,6 @@ public final class StoreWorker: Sendable {
     /// The group commit's batches and records so far.
     public var commitStatistics: (batches: Int, records: Int) { committer.statistics }
 
-    /// Works until ``stop()`` (or, with ``WorkerOptions/exitWhenIdle``, until the store has nothing left to do).
     /// What the worker's start line says of it, for whoever reads a log after the fact: its MatterFlow version and
     /// schema, lease, concurrency, and the hub it reached when not the built-in one.
     var settings: String {
@@ -160,6 +159,7 @@ public final class StoreWorker: Sendable {
             + "\(options.concurrency) runs at once, \(options.maxWaiting) more waiting\(hub)"
     }
 
+    /// Works until ``stop()`` (or, with ``WorkerOptions/exitWhenIdle``, until the store has nothing left to do).
     /// - Throws: ``StoreError`` when the store cannot be reached at start (the worker may be run again),
     ///   `invalidOptions` when an option is out of its range (``WorkerOptions/problem``), `workerUsed` when the
     ///   worker runs or ran already.

@@ -21,7 +21,10 @@ public struct WorkerLogLine: Sendable, Hashable {
     /// The worker that wrote it; nil before it has an ID (while it waits for the store at start).
     public var workerID: String?
     /// The run it is about, when it is about one run.
-    public var runID: String? { runIDs.count == 1 ? runIDs[0] : nil }
+    public var runID: String? {
+        get { runIDs.count == 1 ? runIDs[0] : nil }
+        set { runIDs = newValue.map { [$0] } ?? [] }
+    }
     /// The runs it is about: one, several (a hand-back, lost leases), or none.
     public var runIDs: [String]
     /// What happened, in words (it names the runs too).
