@@ -37,26 +37,25 @@ enum AgeOption {
         return seconds
     }
 
-    /// `text` as the ISO-8601 timestamp it stands for: as it is (`2026-12-05T09:00:00Z`, `...+01:00`), with a
-    /// compact offset (`+0100`), a date alone (midnight UTC), or a time as `runs` and `workers` print it
-    /// (`2026-12-05 09:00:00`, UTC, to be pasted back). A date and time with no zone in ISO form
-    /// (`2026-12-05T09:00:00`) is nil: its zone cannot be told.
+    /// `text` in the ISO-8601 form ``Timestamp`` reads: a date alone (midnight UTC) and a time as `runs` and
+    /// `workers` print it (`2026-12-05 09:00:00`, UTC, to be pasted back) rewritten, a compact offset (`+0100`) given
+    /// its colon, anything else as it is, for ``Timestamp`` to take or refuse (a date and time with no zone,
+    /// `2026-12-05T09:00:00`, is refused there: its zone cannot be told). Nil when it is no moment of those shapes.
     static func iso8601(_ text: String) -> String? {
         let bytes = Array(text.utf8)
-        func isDate(_ count: Int) -> Bool {
-            count == 10 && bytes.count >= 10 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
-        }
-        if bytes.count == 10 { return isDate(10) ? text + "T00:00:00Z" : nil }
-        guard bytes.count >= 19, isDate(10) else { return nil }
+        let isDate = bytes.count >= 10 && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
+        func piece(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+        if bytes.count == 10 { return isDate ? text + "T00:00:00Z" : nil }
+        guard bytes.count >= 19, isDate else { return nil }
         if bytes[10] == UInt8(ascii: " ") {
-            return bytes.count == 19 ? String(text.prefix(10)) + "T" + String(text.dropFirst(11)) + "Z" : nil
+            return bytes.count == 19 ? piece(0..<10) + "T" + piece(11..<19) + "Z" : nil
         }
         // A compact offset, `+0100`: the colon added.
         let tail = bytes.suffix(5)
         if bytes.count >= 24, let sign = tail.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
             tail.dropFirst().allSatisfy({ (48...57).contains($0) }), bytes[bytes.count - 6] != UInt8(ascii: ":")
         {
-            return String(text.dropLast(2)) + ":" + String(text.suffix(2))
+            return piece(0..<(bytes.count - 2)) + ":" + piece((bytes.count - 2)..<bytes.count)
         }
         return text
     }

@@ -123,6 +123,8 @@ struct FleetAnswerTests {
         let firstSummary = try await first.summary
         #expect(firstSummary.handedBack == 1, "\(first.lines)")
         #expect(first.lines.contains("worker w1: handed back 1 run(s) at a checkpoint: \(runID)"), "\(first.lines)")
+        // The line is about the run for a log store too (its runs), not only in its words.
+        #expect(first.entries.contains { $0.message.hasPrefix("handed back 1 run(s) at a checkpoint") && $0.runIDs == [runID] }, "\(first.lines)")
         #expect(try store.status(of: runID) == "queued")
 
         // The next worker resumes the run at its question, which waits (recovery alone would cancel it).
