@@ -37,10 +37,7 @@ extension PostgresRunStore {
                 runIDs: listed.rows.compactMap { $0[0] }, records: listed.rows.reduce(0) { $0 + Self.integer($1[1]) })
             report.cutoff = serverCutoff
             guard !request.isSelective else { return try accounting(report, request, statuses, cutoff, selection) }
-            let workers = try execute(
-                "SELECT w.worker_id FROM matterflow_workers w WHERE \(Self.gone) ORDER BY w.heartbeat_at, w.worker_id", [cutoff],
-                doing: "listing the workers to prune")
-            report.workers = workers.rows.compactMap { $0[0] }
+            report.workers = try workers(goneBefore: cutoff, dryRun: true)
             return report
         }
         var report = PruneReport(runIDs: [], records: 0)
@@ -76,13 +73,29 @@ extension PostgresRunStore {
             [String(Self.prunedRunDays)], doing: "forgetting runs pruned long ago")
         // An erasure leaves the workers' rows alone: they name hosts, not the household.
         guard !request.isSelective else { return try accounting(report, request, statuses, cutoff, selection) }
-        let workers = try execute(
-            """
-            WITH gone AS (DELETE FROM matterflow_workers w WHERE \(Self.gone) RETURNING w.worker_id, w.heartbeat_at)
-            SELECT worker_id FROM gone ORDER BY heartbeat_at, worker_id
-            """, [cutoff], doing: "pruning workers")
-        report.workers = workers.rows.compactMap { $0[0] }
+        report.workers = try workers(goneBefore: cutoff, dryRun: false)
         return report
+    }
+
+    /// Removes only workers' rows (``gone``): those that stopped, or have been silent for longer than their lease,
+    /// whose last heartbeat is older than `age` seconds (nil: any), and that hold no run; runs stay. A dry run lists
+    /// them and removes nothing. Returns their IDs, the longest gone first.
+    public func pruneWorkers(olderThan age: Double?, dryRun: Bool) throws(StoreError) -> [String] {
+        try workers(goneBefore: String(try serverTime(secondsBefore: age ?? 0)), dryRun: dryRun)
+    }
+
+    /// The workers ``gone`` before `cutoff` (seconds since the Unix epoch, as text), removed unless `dryRun`.
+    private func workers(goneBefore cutoff: String, dryRun: Bool) throws(StoreError) -> [String] {
+        let rows = dryRun
+            ? try execute(
+                "SELECT w.worker_id FROM matterflow_workers w WHERE \(Self.gone) ORDER BY w.heartbeat_at, w.worker_id", [cutoff],
+                doing: "listing the workers to prune")
+            : try execute(
+                """
+                WITH gone AS (DELETE FROM matterflow_workers w WHERE \(Self.gone) RETURNING w.worker_id, w.heartbeat_at)
+                SELECT worker_id FROM gone ORDER BY heartbeat_at, worker_id
+                """, [cutoff], doing: "pruning workers")
+        return rows.rows.compactMap { $0[0] }
     }
 
     /// The time `age` seconds before the server's `now()`, in seconds since the Unix epoch.

@@ -24,6 +24,9 @@ struct StorePruneCommand {
             .init(
                 name: "secrets", valueName: "<dir>",
                 help: "The secrets directory given to submit: the removed runs' files go too, and (PostgreSQL) those of runs pruned before without it."),
+            .init(
+                name: "workers", valueName: nil,
+                help: "Only workers' rows (PostgreSQL): those stopped, or silent for longer than their lease, holding no run (with --older-than: gone that long); runs stay."),
             .init(name: "dry-run", valueName: nil, help: "Remove nothing; list the runs that would go, and those named that would stay."),
         ],
         discussion: """
@@ -53,7 +56,9 @@ struct StorePruneCommand {
             they sweep it.
 
             In PostgreSQL, the rows of workers not heard from since before AGE ago go too, when the worker stopped or
-            has been silent for longer than its lease and holds no run (`matterflow workers` lists them).
+            has been silent for longer than its lease and holds no run (`matterflow workers` lists them). --workers
+            removes those rows alone, of any age unless --older-than is given, and keeps every run: after a worker
+            is retired or crashed for good, its row (and the alert on silent workers) goes without pruning runs.
 
             A directory that holds no journal but a simulated home (home.json), a worker's homes or secrets files is
             refused (invalidStore): nothing is removed.
@@ -67,6 +72,7 @@ struct StorePruneCommand {
 
     func execute() throws(UsageError) -> Int32 {
         let location = try StoreOption.value(arguments, command: Self.spec.name)
+        if arguments.flag("workers") { return try pruneWorkers(location) }
         let runIDs = Set(arguments.all("run"))
         let structureIDs = Set(arguments.all("structure"))
         let ageText = arguments.value("older-than")
@@ -128,6 +134,34 @@ struct StorePruneCommand {
         for runID in report.notFound { err.line("note: the store has no run \(runID) (removed before, or mistyped)") }
         for kept in report.kept { err.line(kept.advice(postgres: PostgresRunStore.isPostgres(location), dryRun: request.dryRun)) }
         return report.kept.isEmpty ? ExitCode.success : ExitCode.failure
+    }
+
+    /// `--workers`: removes the rows of workers gone (stopped, or silent for longer than their lease) and holding
+    /// no run, and no run.
+    private func pruneWorkers(_ location: String) throws(UsageError) -> Int32 {
+        if let other = ["run", "structure", "status", "secrets"].first(where: { !arguments.all($0).isEmpty }) {
+            throw UsageError(message: "--workers removes workers' rows and no run; drop --\(other)", command: Self.spec.name)
+        }
+        try StoreOption.requirePostgres(location, command: Self.spec.name)
+        let age = try arguments.value("older-than").map { text throws(UsageError) in
+            try AgeOption.seconds(text, option: "older-than", command: Self.spec.name)
+        }
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: environment.standardError, asClient: false) else {
+            return ExitCode.invalidInput
+        }
+        let dryRun = arguments.flag("dry-run")
+        let workers: [String]
+        do {
+            workers = try store.pruneWorkers(olderThan: age, dryRun: dryRun)
+        } catch {
+            environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
+            return ExitCode.invalidInput
+        }
+        let since = arguments.value("older-than").map { " for more than \($0)" } ?? ""
+        environment.standardOutput.line(
+            "\(dryRun ? "would remove" : "removed") \(workers.count) worker\(workers.count == 1 ? "" : "s") gone\(since) (stopped, or silent for "
+                + "longer than their lease) and holding no run\(workers.isEmpty ? "" : ": " + workers.joined(separator: ", "))")
+        return ExitCode.success
     }
 
     /// What the summary says of the runs a request takes: of which runs and structures, and ended before when (the
