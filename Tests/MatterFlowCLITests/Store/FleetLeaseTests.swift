@@ -455,17 +455,29 @@ extension PostgresStoreTests {
         #expect(watched.stdout.hasSuffix("status: cancelled\nerror: runCancelled: cancelled before it began (matterflow cancel); it made no call\n"), "\(watched.stdout)")
     }
 
+    /// A `prepare` run submitted as `runID`, and a `watch` process on it (`--timeout 300`) once the store has the run
+    /// as watched.
+    static func watchedRun(_ runID: String, conninfo: String) async throws -> ChildProcess {
+        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", runID]).code == 0)
+        let watch = try ChildProcess.launch(["watch", runID, "--store", conninfo, "--timeout", "300"])
+        #expect(try await eventually { try isWatched(runID, conninfo: conninfo) }, "\(watch.stderr.text)")
+        return watch
+    }
+
+    /// Whether a live connection watches the run.
+    static func isWatched(_ runID: String, conninfo: String) throws -> Bool {
+        let watchers = "SELECT count(*) FROM matterflow_watchers WHERE run_id = $1 AND backend_pid IN (SELECT pid FROM pg_stat_activity)"
+        return try PostgresRunStore(conninfo: conninfo).execute(watchers, [runID], doing: "test").rows == [["1"]]
+    }
+
     @Test("watch waits for a store that stays away longer than its reads retry: it says so once, and goes on where it was when the store is back")
     func watchWaitsOutAnOutage() async throws {
         let server = try TestPostgres.PrivateServer()
         defer { server.remove() }
         let conninfo = server.conninfo
         let runID = "run-00000e5e0009"
-        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", runID]).code == 0)
-        let watchers = "SELECT count(*) FROM matterflow_watchers WHERE run_id = '\(runID)' AND backend_pid IN (SELECT pid FROM pg_stat_activity)"
-        let watch = try ChildProcess.launch(["watch", runID, "--store", conninfo, "--timeout", "300"])
+        let watch = try await Self.watchedRun(runID, conninfo: conninfo)
         defer { watch.kill() }
-        #expect(try await Self.eventually { try PostgresRunStore(conninfo: conninfo).execute(watchers, doing: "test").rows == [["1"]] })
         try server.stop()
         // Down for as long as the watch takes to say that it waits: longer than its reads retry.
         let waiting = await watch.stderr.waitForLine(within: .seconds(60)) {
@@ -473,7 +485,7 @@ extension PostgresStoreTests {
         }
         #expect(waiting, "\(watch.stderr.text)")
         try server.start()
-        #expect(try await Self.eventually { try PostgresRunStore(conninfo: conninfo).execute(watchers, doing: "test").rows == [["1"]] })
+        #expect(try await Self.eventually { try Self.isWatched(runID, conninfo: conninfo) })
         #expect(await matterflow(["cancel", runID, "--store", conninfo]).stdout == "cancelled\n")
         try #require(await watch.waitForExit(within: .seconds(60)), "\(watch.stderr.text)")
         #expect(watch.status == 1, "\(watch.stderr.text)")
@@ -486,12 +498,8 @@ extension PostgresStoreTests {
     @Test("watch stops at once when the server answers and refuses it (its database dropped): waiting would not let it in")
     func watchRefusedByTheServer() async throws {
         let conninfo = try TestPostgres.database()
-        let runID = "run-00000e5e000a"
-        #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--run-id", runID]).code == 0)
-        let watchers = "SELECT count(*) FROM matterflow_watchers WHERE run_id = '\(runID)' AND backend_pid IN (SELECT pid FROM pg_stat_activity)"
-        let watch = try ChildProcess.launch(["watch", runID, "--store", conninfo, "--timeout", "300"])
+        let watch = try await Self.watchedRun("run-00000e5e000a", conninfo: conninfo)
         defer { watch.kill() }
-        #expect(try await Self.eventually { try PostgresRunStore(conninfo: conninfo).execute(watchers, doing: "test").rows == [["1"]] })
         let admin = try PostgresConnection(try TestPostgres.server())
         defer { admin.close() }
         let database = try #require(conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst(7))
