@@ -30,9 +30,9 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     public var sqlState: String?
     /// What went wrong, in words: the server's or libpq's message where one was given.
     public var message: String
-    /// For `connectionFailed`: the server answered at once and is up, and refused this connection for good (a
-    /// password or role it does not accept, a database it does not have), as opposed to a server out of reach or
-    /// starting up. Trying again later will not help until someone changes the settings or the server.
+    /// For `connectionFailed`: the server answered at once and is up, and refused this connection (a password or
+    /// role it does not accept, a database it does not have, or no connection slot free), as opposed to a server out
+    /// of reach or starting up. Retried as any failure to connect (a slot frees, a database is made), but named so.
     public var refusedByServer = false
 
     /// Creates a failure with its code, the server's SQLSTATE (nil when it sent none) and its message.
@@ -221,6 +221,11 @@ public final class PostgresConnection: Sendable {
             let answered = ContinuousClock.now - started < .seconds(2)
             let ping = !answered ? PQPING_NO_RESPONSE : Self.withCStrings(keywords) { keywordPointers in
                 Self.withCStrings(values) { valuePointers in pq.pingParams(keywordPointers + [nil], valuePointers + [nil], 1) }
+            }
+            // A failure before any server was asked (a local user with no passwd entry, no home directory for
+            // ~/.postgresql, a certificate file missing) is this machine's settings: asking again cannot help.
+            if ping == PQPING_NO_ATTEMPT {
+                throw PostgresError(.malformedConninfo, "the client could not try to connect to \(target): \(reason)")
             }
             var failure = PostgresError(
                 .connectionFailed, sqlState: ping == PQPING_REJECT ? PostgresError.cannotConnectNow : nil,

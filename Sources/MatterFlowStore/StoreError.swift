@@ -2,8 +2,12 @@
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Stable codes (documented in `docs/store.md`).
     public enum Code: String, Sendable, Hashable {
-        /// The store cannot be reached or refused the connection.
+        /// The store cannot be reached, or is starting up or shutting down.
         case storeUnavailable
+        /// The server is up and refused the connection (for as long as a command retries): a password or role it
+        /// does not accept, a database it does not have, no connection slot free. The settings `--store` (or `PG*`)
+        /// give, or the server's, must change: it is no outage.
+        case storeRefused
         /// The store's schema is missing or older than this MatterFlow: run `matterflow store migrate`.
         case schemaOutdated
         /// The store's schema is newer than this MatterFlow knows: a newer MatterFlow migrated it; run that one.
@@ -87,6 +91,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A PostgreSQL failure while doing something, as a store error.
     public static func from(_ error: PostgresError, doing what: String, code: Code = .storeFailed) -> StoreError {
         switch error.code {
+        case .connectionFailed where error.refusedByServer:
+            return StoreError(
+                .storeRefused,
+                "\(what): \(sentence(error.message, then: "the server is up and refused this connection: check the role, password and database that --store (or PGUSER, PGPASSWORD, PGDATABASE) names, and the server's connection limits"))")
         case .connectionFailed, .connectionLost:
             return StoreError(
                 .storeUnavailable, "\(what): \(sentence(error.message, then: "check that PostgreSQL is running and --store names it"))")

@@ -122,13 +122,8 @@ struct WatchCommand {
                     }
                 }
             } catch where error.code == .storeUnavailable {
-                // A server that answers and refuses the watch (a password changed, the database dropped) will not
-                // let it in by waiting.
-                if let refusal = Self.refusal(at: location) {
-                    err.line("error[\(StoreError.Code.storeUnavailable.rawValue)]: \(refusal)")
-                    return ExitCode.invalidInput
-                }
-                // The server went away for longer than a restart takes (a failover, maintenance): the run goes on
+                // (A server that answers and refuses the watch, its password changed or database dropped, is
+                // storeRefused: no outage, and the watch ends below.) The server went away for longer than a restart takes (a failover, maintenance): the run goes on
                 // with the workers, which reconnect; the watch waits for the store as they do.
                 if outage == nil {
                     outage = .now
@@ -147,17 +142,6 @@ struct WatchCommand {
                 err.line("error[\(error.code.rawValue)]: \(error.message)")
                 return ExitCode.invalidInput
             }
-        }
-    }
-
-    /// Why the server at `location` refuses a new connection for good (it answered: a password or role it does not
-    /// accept, a database it does not have); nil when it accepts one, or could not be reached.
-    static func refusal(at location: String) -> String? {
-        do {
-            try PostgresConnection(location, applicationName: "matterflow \(spec.name)").close()
-            return nil
-        } catch {
-            return error.refusedByServer ? "watching: \(error.message)" : nil
         }
     }
 

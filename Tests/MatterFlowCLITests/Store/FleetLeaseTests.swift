@@ -506,7 +506,8 @@ extension PostgresStoreTests {
         try admin.execute("DROP DATABASE \(database) WITH (FORCE)")
         try #require(await watch.waitForExit(within: .seconds(60)), "\(watch.stderr.text)")
         #expect(watch.status == 2, "\(watch.stderr.text)")
-        #expect(watch.stderr.text.contains("error[storeUnavailable]: watching: cannot connect to "), "\(watch.stderr.text)")
+        #expect(watch.stderr.text.contains("error[storeRefused]: reading run run-00000e5e000a: cannot connect to "), "\(watch.stderr.text)")
+        #expect(watch.stderr.text.contains("the server is up and refused this connection"), "\(watch.stderr.text)")
         #expect(watch.stderr.text.contains("does not exist"), "\(watch.stderr.text)")
         #expect(!watch.stderr.text.contains("waiting until it is back"), "\(watch.stderr.text)")
     }

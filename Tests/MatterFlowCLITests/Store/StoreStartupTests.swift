@@ -1,3 +1,4 @@
+import Foundation
 @testable import MatterFlowCLI
 @testable import MatterFlowStore
 import Testing
@@ -43,5 +44,22 @@ extension PostgresStoreTests {
         } catch {
             #expect(!error.isServerNotReady && error.sqlState == nil, "\(error)")
         }
+    }
+
+    @Test(
+        "a connection the client cannot even try (a process whose user has no passwd entry, as in a container run under an arbitrary UID) is the settings' fault, invalidStore, not an outage to check the server for",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv to run as a UID with no passwd entry"))
+    func clientCannotTry() async throws {
+        let conninfo = try TestPostgres.database()
+        // No user named: libpq looks the process's own user up, and there is none.
+        let anonymous = conninfo.split(separator: " ").filter { !$0.hasPrefix("user=") }.joined(separator: " ")
+        let program = try #require(Executable.path)
+        let child = try ChildProcess.launch(
+            ["--reuid", "4242000", "--regid", "4242000", "--clear-groups", program, "runs", "--store", anonymous], program: "/usr/bin/setpriv")
+        defer { child.kill() }
+        try #require(await child.waitForExit(within: .seconds(60)), "\(child.stderr.text)")
+        #expect(child.status == 2, "\(child.stderr.text)")
+        #expect(child.stderr.text.hasPrefix("error[invalidStore]: --store: the client could not try to connect to "), "\(child.stderr.text)")
+        #expect(child.stderr.text.contains("4242000") && !child.stderr.text.contains("check that PostgreSQL is running"), "\(child.stderr.text)")
     }
 }
