@@ -20,8 +20,9 @@ public final class PostgresRunStore: RunStore {
     /// How long a command keeps trying to reach a restarting server, unless the store is opened with another bound.
     public static let reconnectLimit: Duration = .seconds(30)
     /// How long each command of this store keeps trying to reach a restarting server before it throws
-    /// `storeUnavailable` (``reconnectLimit`` unless opened with another).
-    public let retryLimit: Duration
+    /// `storeUnavailable` (``reconnectLimit`` unless opened with another, or lowered by ``limitRetries(to:)``).
+    public var retryLimit: Duration { retryBound.withLock { $0 } }
+    private let retryBound: Mutex<Duration>
 
     /// The connection string or `postgres://` URI the store was opened with, as given: it may hold a password
     /// (``name`` shows it redacted).
@@ -50,7 +51,7 @@ public final class PostgresRunStore: RunStore {
     ) throws(StoreError) {
         self.conninfo = conninfo
         self.applicationName = applicationName
-        self.retryLimit = retryLimit
+        retryBound = Mutex(retryLimit)
         let opened = try Self.connect(conninfo, applicationName: applicationName, waitingForStartup: startupWait)
         connection = Mutex(opened)
         if requireSchema {
@@ -77,6 +78,13 @@ public final class PostgresRunStore: RunStore {
     public func schemaVersion() throws(StoreError) -> Int {
         let rows = try execute("SELECT coalesce(max(version), 0) FROM matterflow_migrations", doing: "reading the store's schema version")
         return rows.rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+    }
+
+    /// Lowers how long each later command keeps trying to reach the server (``retryLimit``), never raises it: a
+    /// worker that stops gives each command a few seconds, so a store out of reach does not hold its exit a
+    /// reconnect limit per command.
+    public func limitRetries(to limit: Duration) {
+        retryBound.withLock { $0 = min($0, limit) }
     }
 
     /// Whether a `--store` value names PostgreSQL rather than a journal directory.
@@ -138,7 +146,7 @@ public final class PostgresRunStore: RunStore {
     func onConnection<Value: Sendable>(
         doing what: String, retrying: Bool, _ body: (PostgresConnection) throws(PostgresError) -> Value
     ) throws(StoreError) -> Value {
-        let deadline = ContinuousClock.now + (retrying ? retryLimit : .zero)
+        let started = ContinuousClock.now
         var delay: Duration = .milliseconds(10)
         while true {
             let outcome = connection.withLock { held -> Result<Value, PostgresError> in
@@ -164,7 +172,8 @@ public final class PostgresRunStore: RunStore {
             case .success(let value):
                 connectivity.reached()
                 return value
-            case .failure(let error) where !error.isTransient || ContinuousClock.now >= deadline:
+            // The limit is read at each failure: one lowered meanwhile (a worker that began to stop) counts at once.
+            case .failure(let error) where !error.isTransient || ContinuousClock.now >= started + (retrying ? retryLimit : .zero):
                 if error.isOutage { connectivity.failed(error.message, doing: what) }
                 throw StoreError.from(error, doing: what)
             case .failure(let error):

@@ -113,10 +113,16 @@ public final class StoreWorker: Sendable {
         if first {
             log(.info, "stopping: claims no more runs; gives its \(working) run\(working == 1 ? "" : "s") in progress "
                     + "up to \(Duration.seconds(rounding: options.drainSeconds).secondsText) s to end or park")
+            // Each command from now on (heartbeats, hand-backs, marking itself stopped) tries a store out of reach
+            // for a few seconds, not a reconnect limit each: the exit stays within the drain and a margin.
+            store.limitRetries(to: Self.stoppingRetryLimit)
         }
         for pause in pauses { pause.request() }
         wake.raise()
     }
+
+    /// How long each store command of a stopping worker tries a store out of reach: longer than a server's restart.
+    static let stoppingRetryLimit: Duration = .seconds(5)
 
     /// Stops the worker as ``stop()`` does, without waiting for its runs to park: what has parked goes back to the
     /// queue, the rest back for takeover at once (a run taking its cancel path to withdraw a secret still has its

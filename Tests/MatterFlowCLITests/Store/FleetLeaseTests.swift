@@ -495,6 +495,23 @@ extension PostgresStoreTests {
         #expect(watch.stdout.text.hasSuffix("status: cancelled\nerror: runCancelled: cancelled before it began (matterflow cancel); it made no call\n"), "\(watch.stdout.text)")
     }
 
+    @Test("a worker asked to stop while its store is out of reach exits within seconds, not a reconnect limit per store command")
+    func stopWithTheStoreDown() async throws {
+        let server = try TestPostgres.PrivateServer()
+        defer { server.remove() }
+        let worker = try ChildProcess.launch(["worker", "--store", server.conninfo, "--worker-id", "w-down", "--lease", "10"])
+        defer { worker.kill() }
+        #expect(await worker.stderr.waitForLine(within: .seconds(60)) { $0.hasPrefix("worker w-down: claiming runs from ") }, "\(worker.stderr.text)")
+        try server.stop()
+        let asked = ContinuousClock.now
+        worker.signal(SIGTERM)
+        // Marking itself stopping, its heartbeats and marking itself stopped each tried the store for 30 s: 60 s and more.
+        try #require(await worker.waitForExit(within: .seconds(45)), "\(worker.stderr.text)")
+        #expect(ContinuousClock.now - asked < .seconds(25), "\(worker.stderr.text)")
+        #expect(worker.status == 0, "\(worker.stderr.text)")
+        #expect(worker.stderr.text.contains("could not mark itself stopped"), "\(worker.stderr.text)")
+    }
+
     @Test("watch stops at once when the server answers and refuses it (its database dropped): waiting would not let it in")
     func watchRefusedByTheServer() async throws {
         let conninfo = try TestPostgres.database()
