@@ -112,6 +112,15 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
                         + "holds them up, so give its roles none (`ALTER ROLE name SET statement_timeout = 0`) or find what held it "
                         + "(docs/store.md, Maintenance)")
             }
+            // A prepared statement the connection should hold (26000), or holds already (42P05): its statements
+            // went to other server connections, as a pooler in transaction or statement mode hands them out.
+            if error.sqlState == "42P05" || error.sqlState == "26000" {
+                return StoreError(
+                    code,
+                    "\(what): \(error.description); is --store a connection pooler in transaction mode? MatterFlow prepares "
+                        + "statements on its connections and listens for notifications: connect directly, or through a pool in "
+                        + "session mode (docs/store.md, Roles)")
+            }
             if error.sqlState == "42P01" {
                 return StoreError(.schemaOutdated, "\(what): \(error.message); run `matterflow store migrate --store URL` first")
             }

@@ -62,4 +62,22 @@ extension PostgresStoreTests {
         #expect(child.stderr.text.hasPrefix("error[invalidStore]: --store: the client could not try to connect to "), "\(child.stderr.text)")
         #expect(child.stderr.text.contains("4242000") && !child.stderr.text.contains("check that PostgreSQL is running"), "\(child.stderr.text)")
     }
+
+    @Test("a prepared statement a pooler in transaction mode lost or doubled (42P05, 26000) says what to do: connect directly or pool in session mode")
+    func poolerInTransactionMode() throws {
+        let connection = try PostgresConnection(try TestPostgres.database())
+        defer { connection.close() }
+        // The name the connection gives its first prepared statement, taken already: as when another client's
+        // statements reach this server connection through a pool.
+        try connection.execute("PREPARE matterflow_1 AS SELECT 1")
+        do {
+            _ = try connection.execute(prepared: "SELECT $1::integer", ["1"])
+            Issue.record("the statement was prepared under a name already taken")
+        } catch {
+            #expect(error.sqlState == "42P05", "\(error)")
+            let said = StoreError.from(error, doing: "queueing run r")
+            #expect(said.code == .storeFailed)
+            #expect(said.message.contains("a connection pooler in transaction mode?") && said.message.contains("session mode"), "\(said.message)")
+        }
+    }
 }
