@@ -42,7 +42,10 @@ enum HubOption {
 
     /// Connects to the hub; on failure, says why on `err` and returns nil (the command exits 2, or 128 + the signal
     /// when one of `signals` interrupted the handshake: the connection is then closed and a started hub stopped).
-    static func connect(_ endpoint: HubEndpoint, err: any TextSink, signals: InterruptSignals? = nil) async -> RemoteHub? {
+    /// `report`, when given, says the failure (its code and message) instead of `err`: a worker logging JSON lines.
+    static func connect(
+        _ endpoint: HubEndpoint, err: any TextSink, signals: InterruptSignals? = nil, report: (@Sendable (String, String) -> Void)? = nil
+    ) async -> RemoteHub? {
         let connecting = Task { () async -> Result<RemoteHub, FlowError> in
             do throws(FlowError) {
                 return .success(try await RemoteHub.connect(to: endpoint, options: RemoteHub.Options(clientVersion: MatterflowTool.version)))
@@ -55,7 +58,7 @@ enum HubOption {
         case .success(let remote):
             return remote
         case .failure(let error):
-            err.line("error[\(error.cause.rawValue)]: \(error.message)")
+            if let report { report(error.cause.rawValue, error.message) } else { err.line("error[\(error.cause.rawValue)]: \(error.message)") }
             return nil
         }
     }

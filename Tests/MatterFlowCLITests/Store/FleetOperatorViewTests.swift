@@ -79,6 +79,12 @@ import Testing
         let refusal = try JSONDocument.parse(unreachable.stderr.trimmingCharacters(in: .newlines), file: "<stderr>").value
         #expect(refusal["level"] == "error" && refusal["worker"] == .null, "\(unreachable.stderr)")
         #expect(refusal["message"]?.stringValue?.hasPrefix("error[storeUnavailable]: ") == true, "\(unreachable.stderr)")
+        // So is a hub that cannot be reached at start.
+        let hubless = await matterflow(["worker", "--store", conninfo, "--hub", "unix:/nonexistent-dir/hub.sock", "--log-format", "json", "--worker-id", "w-h"])
+        #expect(hubless.code == 2, "\(hubless.stderr)")
+        let hubRefusal = try JSONDocument.parse(hubless.stderr.trimmingCharacters(in: .newlines), file: "<stderr>").value
+        #expect(hubRefusal["level"] == "error" && hubRefusal["worker"] == "w-h", "\(hubless.stderr)")
+        #expect(hubRefusal["message"]?.stringValue?.hasPrefix("error[hubUnreachable]: ") == true, "\(hubless.stderr)")
     }
 
     @Test("under systemd (JOURNAL_STREAM names its stderr) each worker line starts with its syslog priority for journald; elsewhere none")
