@@ -204,6 +204,8 @@ public final class StoreWorker: Sendable {
                 if reachable { state.takeovers.answered(at: .now) } else { state.takeovers.troubleSeen(at: .now) }
             }
             log?(WorkerLogLine(level: reachable ? .info : .warning, workerID: id, message: line))
+            // At once, not after the heartbeat that is retrying: a monitoring system sees the store lost as it is.
+            self.reportMetrics()
         }
         defer { store.connectivity.stopListening(listening) }
         measureClock()

@@ -512,6 +512,30 @@ extension PostgresStoreTests {
         #expect(worker.stderr.text.contains("could not mark itself stopped"), "\(worker.stderr.text)")
     }
 
+    @Test("a worker's metrics file says the store is out of reach as soon as a command finds it so, not after a heartbeat's retries")
+    func metricsSayTheStoreLostAtOnce() async throws {
+        let server = try TestPostgres.PrivateServer()
+        defer { server.remove() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path + "/w.prom"
+        let worker = try ChildProcess.launch(
+            ["worker", "--store", server.conninfo, "--worker-id", "w-m", "--lease", "6", "--metrics-file", file])
+        defer { worker.kill() }
+        let reachable: @Sendable (String) -> Bool = { value in
+            ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").contains("matterflow_worker_store_reachable{worker=\"w-m\"} \(value)\n")
+        }
+        #expect(await worker.stderr.waitForLine(within: .seconds(60)) { $0.hasPrefix("worker w-m: claiming runs from ") }, "\(worker.stderr.text)")
+        #expect(try await Self.eventually { reachable("1") }, "\(worker.stderr.text)")
+        try server.stop()
+        let stopped = ContinuousClock.now
+        // Its next heartbeat (2 s) or look for work (5 s) finds the store gone; the heartbeat then retries for 30 s.
+        #expect(try await Self.eventually { reachable("0") }, "\(worker.stderr.text)")
+        #expect(ContinuousClock.now - stopped < .seconds(20), "\(worker.stderr.text)")
+        worker.signal(SIGTERM)
+        #expect(await worker.waitForExit(within: .seconds(45)), "\(worker.stderr.text)")
+    }
+
     @Test("watch stops at once when the server answers and refuses it (its database dropped): waiting would not let it in")
     func watchRefusedByTheServer() async throws {
         let conninfo = try TestPostgres.database()
