@@ -287,6 +287,14 @@ public final class PostgresConnection: Sendable {
         return settings.first { $0.keyword == keyword }?.value ?? nil
     }
 
+    /// Where the connection goes, as its settings in use say (whatever the conninfo left to libpq's environment and
+    /// defaults): `user@host:port/database`. Holds no password.
+    public var server: String {
+        let settings = handle.withLock { handle in handle.pointer.map { Self.options(pq.conninfo($0), pq) } ?? [] }
+        func value(_ keyword: String) -> String { settings.first { $0.keyword == keyword }?.value.flatMap { $0 } ?? "?" }
+        return "\(value("user"))@\(value("host")):\(value("port"))/\(value("dbname"))"
+    }
+
     /// Whether the connection is still usable.
     public var isOpen: Bool {
         handle.withLock { handle in handle.pointer.map { pq.status($0) == CONNECTION_OK } ?? false }

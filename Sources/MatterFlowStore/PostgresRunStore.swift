@@ -80,6 +80,12 @@ public final class PostgresRunStore: RunStore {
         return rows.rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
     }
 
+    /// Where the store's connection goes (``PostgresConnection/server``): `user@host:port/database`; nil while it has
+    /// none open.
+    public var server: String? {
+        connection.withLock { $0?.server }
+    }
+
     /// Lowers how long each later command keeps trying to reach the server (``retryLimit``), never raises it: a
     /// worker that stops gives each command a few seconds, so a store out of reach does not hold its exit a
     /// reconnect limit per command.

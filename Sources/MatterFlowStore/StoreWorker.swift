@@ -198,7 +198,7 @@ public final class StoreWorker: Sendable {
             state.withLock { $0.started = false }
             throw error
         }
-        log(.info, "claiming runs from \(store.name) (\(settings))")
+        log(.info, "claiming runs from \(store.name)\(store.server.map { " (\($0))" } ?? "") (\(settings))")
         let listening = store.connectivity.listen { [log = options.log, id = options.workerID, self] reachable, line in
             self.state.withLock { state in
                 if reachable { state.takeovers.answered(at: .now) } else { state.takeovers.troubleSeen(at: .now) }

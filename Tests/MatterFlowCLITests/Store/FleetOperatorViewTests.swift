@@ -119,6 +119,23 @@ import Testing
         #expect(WorkerLogPrinter.priority(.error) == "<3>" && printer.priorities)
     }
 
+    @Test("--store postgres:// takes every setting from libpq's environment (no password in argv), and the start line names the server it reached")
+    func storeFromTheEnvironment() async throws {
+        let conninfo = try TestPostgres.database()
+        var settings: [String: String] = [:]
+        for pair in conninfo.split(separator: " ") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { settings[parts[0]] = parts[1] }
+        }
+        let environment = ["PGHOST": settings["host"] ?? "", "PGPORT": settings["port"] ?? "", "PGUSER": settings["user"] ?? "", "PGDATABASE": settings["dbname"] ?? ""]
+        let worker = try ChildProcess.launch(["worker", "--store", "postgres://", "--exit-when-idle", "--worker-id", "w-env"], environment: environment)
+        defer { worker.kill() }
+        try #require(await worker.waitForExit(within: .seconds(60)), "\(worker.stderr.text)")
+        #expect(worker.status == 0, "\(worker.stderr.text)")
+        let server = "\(settings["user"] ?? "")@\(settings["host"] ?? ""):\(settings["port"] ?? "")/\(settings["dbname"] ?? "")"
+        #expect(worker.stderr.text.hasPrefix("worker w-env: claiming runs from postgres postgres:// (\(server)) (matterflow "), "\(worker.stderr.text)")
+    }
+
     @Test("a log line about several runs (a hand-back, lost leases) names each in runs, and none in run: a log store joins on either")
     func logLineAboutSeveralRuns() throws {
         let handBack = WorkerLogLine(level: .info, workerID: "w1", runIDs: ["run-a", "run-b"], message: "handed back 2 run(s) at a checkpoint: run-a, run-b")
