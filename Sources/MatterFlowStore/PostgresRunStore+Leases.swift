@@ -137,7 +137,7 @@ extension PostgresRunStore {
                 let waited = (ContinuousClock.now - started).secondsValue >= leaseSeconds / 2
                 return try open.execute(prepared: Self.claimStatement, parameters + [waited ? "f" : "t"])
             }
-        } catch where error.code == .storeUnavailable {
+        } catch where error.isOutOfReach {
             rows = try execute(Self.claimStatement, withoutTakeovers, doing: "claiming runs")
         }
         return rows.rows.map(Self.claimedRun)
@@ -396,7 +396,8 @@ extension PostgresRunStore {
                 RETURNING run_id
             )
             SELECT run_id, pg_notify('matterflow_queue', 'handback') FROM handed ORDER BY run_id
-            """, [Self.textArrayLiteral(runIDs), workerID, String(after), hubFailure ? "1" : "0"], doing: "handing runs back")
+            """, [Self.textArrayLiteral(runIDs), workerID, String(after), hubFailure ? "1" : "0"], doing: "handing runs back",
+            retryingFor: Self.reconnectLimit)
         return handed.rows.compactMap { $0.first ?? nil }
     }
 
@@ -417,7 +418,7 @@ extension PostgresRunStore {
                 RETURNING run_id
             )
             SELECT pg_notify('matterflow_queue', run_id) FROM queued
-            """, [Self.textArrayLiteral(runIDs), workerID], doing: "handing parked runs back")
+            """, [Self.textArrayLiteral(runIDs), workerID], doing: "handing parked runs back", retryingFor: Self.reconnectLimit)
     }
 
     // MARK: - One commissioning session per structure, fleet-wide

@@ -70,6 +70,19 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `code: message`, on one line.
     public var description: String { "\(code.rawValue): \(message)" }
 
+    /// Whether the store could not be reached or refused the connection (`storeUnavailable`, `storeRefused`): a
+    /// command may have been done before its answer was lost, and trying later may work. A pooler in front of a
+    /// server that is down refuses as a live server does, so a caller that waits out an outage waits out both.
+    public var isOutOfReach: Bool {
+        switch code {
+        case .storeUnavailable, .storeRefused: true
+        case .schemaOutdated, .schemaNewer, .migrationFailed, .olderWorkersRunning, .migrationBlocked, .storeFailed, .storeLocked,
+            .runNotFound, .runEnded, .runExists, .invalidRunID, .invalidStore, .invalidOptions, .workerUsed, .workerIDInUse,
+            .invalidSubmission, .secretsUnavailable, .leaseLost, .permissionDenied, .damagedRecords:
+            false
+        }
+    }
+
     /// `message; next`, or `message Next` when `message` ends in a question or a sentence (libpq's hint "Is the
     /// server running locally ...?" ends its message): a semicolon does not follow a question mark.
     static func sentence(_ message: String, then next: String) -> String {

@@ -127,7 +127,7 @@ struct SubmitCommand {
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             if let inbox, !written.isEmpty {
-                if error.code == .storeUnavailable {
+                if error.isOutOfReach {
                     // The run may have been queued before the store went away: its worker needs the files.
                     err.line(
                         "note: run \(runID) may have been queued; `matterflow runs --store URL` shows it. Its secrets stay in "

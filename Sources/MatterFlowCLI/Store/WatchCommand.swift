@@ -23,8 +23,9 @@ struct WatchCommand {
             {"type": "status", "runID", "status", "recovered", "error", "output", "notes"} (no "seq": it is no
             record); a run cancelled before it began has it alone.
 
-            When the store cannot be reached while the run is watched (a failover, maintenance), watch says so once
-            on standard error and waits for it, until --timeout if one is given; then it goes on where it was.
+            When the store cannot be reached or refuses the watch while the run is watched (a failover, maintenance,
+            a pooler in front of a server that is down), watch says so once on standard error, with the reason, and
+            waits for it, until --timeout if one is given; then it goes on where it was.
 
             Exit status: 0 the run succeeded, 1 it failed, was cancelled or needs attention, 2 no such run or the
             store cannot be reached at the start, 3 --timeout passed first, 64 usage error.
@@ -121,10 +122,10 @@ struct WatchCommand {
                         Thread.sleep(forTimeInterval: Double(pause.milliseconds) / 1000)
                     }
                 }
-            } catch where error.code == .storeUnavailable {
-                // (A server that answers and refuses the watch, its password changed or database dropped, is
-                // storeRefused: no outage, and the watch ends below.) The server went away for longer than a restart takes (a failover, maintenance): the run goes on
-                // with the workers, which reconnect; the watch waits for the store as they do.
+            } catch where error.isOutOfReach {
+                // The server went away, or refuses the watch, for longer than a restart takes (a failover, maintenance;
+                // a pooler in front of a server that is down refuses as a live server does): the run goes on with the
+                // workers, which reconnect, and the watch waits for the store as they do, saying why.
                 if outage == nil {
                     outage = .now
                     let until = deadline == nil ? "until it is back (Ctrl-C stops)" : "until it is back or --timeout passes"

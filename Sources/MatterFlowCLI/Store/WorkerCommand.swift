@@ -225,7 +225,7 @@ extension WorkerCommand {
                 let store = try PostgresRunStore(conninfo: location, applicationName: applicationName(workerID))
                 if said { printer.print(WorkerLogLine(level: .info, workerID: nil, message: "the store is reachable and migrated; starting")) }
                 return store
-            } catch where [.storeUnavailable, .storeRefused, .schemaOutdated].contains(error.code) && ContinuousClock.now < deadline {
+            } catch where (error.isOutOfReach || error.code == .schemaOutdated) && ContinuousClock.now < deadline {
                 if !said {
                     printer.print(
                         WorkerLogLine(level: .warning, workerID: nil, message: "\(error.message); waiting up to \(seconds) s for it (--wait-for-store)"))
