@@ -38,7 +38,8 @@ public final class PostgresRunStore: RunStore {
     public let connectivity = StoreConnectivity()
 
     /// Connects, and checks that the schema is current.
-    /// - Throws: ``StoreError`` `invalidStore` (a connection string libpq cannot read), `storeUnavailable`,
+    /// - Throws: ``StoreError`` `invalidStore` (a connection string libpq cannot read, or a connection it could not
+    ///   try), `storeUnavailable`, `storeRefused` (the server, or a pooler, answered and refused the connection),
     ///   `schemaOutdated` (run `matterflow store migrate`), or
     ///   `schemaNewer` (a newer MatterFlow migrated the store: this one might write what that one does not expect;
     ///   `asClient` accepts one whose newer migrations keep clients of this schema, for the commands that submit,
@@ -83,12 +84,13 @@ public final class PostgresRunStore: RunStore {
     /// Where the store's connection goes (``PostgresConnection/server``): `user@host:port/database`; nil while it has
     /// none open.
     public var server: String? {
-        connection.withLock { $0?.server }
+        connection.withLock { $0?.server ?? nil }
     }
 
-    /// Lowers how long each later command keeps trying to reach the server (``retryLimit``), never raises it: a
-    /// worker that stops gives each command a few seconds, so a store out of reach does not hold its exit a
-    /// reconnect limit per command.
+    /// Lowers how long each later command keeps trying to reach the server (``retryLimit``), never raises it, for
+    /// the rest of the store's life: a worker that stops gives its bookkeeping (heartbeats, marking itself stopping
+    /// and stopped) a few seconds each, so a store out of reach does not hold its exit a reconnect limit per
+    /// command; hand-backs keep the full limit.
     public func limitRetries(to limit: Duration) {
         retryBound.withLock { $0 = min($0, limit) }
     }
@@ -140,8 +142,12 @@ public final class PostgresRunStore: RunStore {
 
     /// Runs one command, reconnecting (bounded) when the connection broke; with `retrying` false, tried once.
     @discardableResult
-    func execute(_ sql: String, _ parameters: [String?] = [], doing what: String, retrying: Bool = true) throws(StoreError) -> PostgresRows {
-        try onConnection(doing: what, retrying: retrying) { open throws(PostgresError) in
+    /// `retryingFor`: how long this command tries, whatever ``retryLimit`` is now (a hand-back, which a stopping
+    /// worker gives the full reconnect limit: a run not handed back is taken over).
+    func execute(
+        _ sql: String, _ parameters: [String?] = [], doing what: String, retrying: Bool = true, retryingFor: Duration? = nil
+    ) throws(StoreError) -> PostgresRows {
+        try onConnection(doing: what, retrying: retrying, retryingFor: retryingFor) { open throws(PostgresError) in
             // Commands with parameters are single statements the store repeats: prepared once per connection.
             try parameters.isEmpty ? open.execute(sql) : open.execute(prepared: sql, parameters)
         }
@@ -150,7 +156,7 @@ public final class PostgresRunStore: RunStore {
     /// Runs `body` on the store's connection, opening it when there is none or it broke; a transient failure is
     /// tried again (with `retrying`) for up to ``retryLimit`` on a new connection.
     func onConnection<Value: Sendable>(
-        doing what: String, retrying: Bool, _ body: (PostgresConnection) throws(PostgresError) -> Value
+        doing what: String, retrying: Bool, retryingFor: Duration? = nil, _ body: (PostgresConnection) throws(PostgresError) -> Value
     ) throws(StoreError) -> Value {
         let started = ContinuousClock.now
         var delay: Duration = .milliseconds(10)
@@ -179,7 +185,7 @@ public final class PostgresRunStore: RunStore {
                 connectivity.reached()
                 return value
             // The limit is read at each failure: one lowered meanwhile (a worker that began to stop) counts at once.
-            case .failure(let error) where !error.isTransient || ContinuousClock.now >= started + (retrying ? retryLimit : .zero):
+            case .failure(let error) where !error.isTransient || ContinuousClock.now >= started + (retrying ? retryingFor ?? retryLimit : .zero):
                 if error.isOutage { connectivity.failed(error.message, doing: what) }
                 throw StoreError.from(error, doing: what)
             case .failure(let error):

@@ -104,7 +104,8 @@ public final class StoreWorker: Sendable {
     /// Asks the worker to stop: it claims nothing more, asks its runs to park at their next checkpoint
     /// (``RunPause``), waits up to ``WorkerOptions/drainSeconds`` for each to end or park, hands the parked ones back
     /// to the queue with their position in their records, and hands the rest back for takeover. Asking again
-    /// changes nothing (``hurry()`` ends the wait).
+    /// changes nothing (``hurry()`` ends the wait). It lowers the store's ``PostgresRunStore/retryLimit`` for good
+    /// (``PostgresRunStore/limitRetries(to:)``): a store given to a worker is the worker's.
     public func stop() {
         let (pauses, first, working) = state.withLock { state -> ([RunPause], Bool, Int) in
             defer { state.stopping = true }
@@ -113,8 +114,9 @@ public final class StoreWorker: Sendable {
         if first {
             log(.info, "stopping: claims no more runs; gives its \(working) run\(working == 1 ? "" : "s") in progress "
                     + "up to \(Duration.seconds(rounding: options.drainSeconds).secondsText) s to end or park")
-            // Each command from now on (heartbeats, hand-backs, marking itself stopped) tries a store out of reach
-            // for a few seconds, not a reconnect limit each: the exit stays within the drain and a margin.
+            // Its bookkeeping from now on (heartbeats, marking itself stopping and stopped) tries a store out of reach
+            // for a few seconds, not a reconnect limit each; hand-backs keep the full limit, as a run not handed back
+            // is taken over (and, without --resume, cancelled).
             store.limitRetries(to: Self.stoppingRetryLimit)
         }
         for pause in pauses { pause.request() }
