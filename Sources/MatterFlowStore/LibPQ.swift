@@ -56,6 +56,10 @@ struct LibPQ: Sendable {
     let consumeInput: @convention(c) (OpaquePointer?) -> Int32
     let notifies: @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<PGnotify>?
     let freemem: @convention(c) (UnsafeMutableRawPointer?) -> Void
+    let host: @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?
+    let port: @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?
+    let user: @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?
+    let db: @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?
 
     /// libpq, opened on first use; or why it could not be.
     static let loaded: Result<LibPQ, PostgresError> = open()
@@ -123,5 +127,9 @@ struct LibPQ: Sendable {
         consumeInput = try function("PQconsumeInput")
         notifies = try function("PQnotifies")
         freemem = try function("PQfreemem")
+        host = try function("PQhost")
+        port = try function("PQport")
+        user = try function("PQuser")
+        db = try function("PQdb")
     }
 }

@@ -222,8 +222,9 @@ public final class PostgresConnection: Sendable {
             let ping = !answered ? PQPING_NO_RESPONSE : Self.withCStrings(keywords) { keywordPointers in
                 Self.withCStrings(values) { valuePointers in pq.pingParams(keywordPointers + [nil], valuePointers + [nil], 1) }
             }
-            // A failure before any server was asked (a local user with no passwd entry, no home directory for
-            // ~/.postgresql, a certificate file missing) is this machine's settings: asking again cannot help.
+            // A failure before any server was asked (with no user named, a local user with no passwd entry) is this
+            // machine's settings: asking again cannot help. (A passwd lookup that fails for a moment, its directory
+            // service down, is taken so too.)
             if ping == PQPING_NO_ATTEMPT {
                 throw PostgresError(.malformedConninfo, "the client could not try to connect to \(target): \(reason)")
             }
@@ -287,12 +288,14 @@ public final class PostgresConnection: Sendable {
         return settings.first { $0.keyword == keyword }?.value ?? nil
     }
 
-    /// Where the connection goes, as its settings in use say (whatever the conninfo left to libpq's environment and
-    /// defaults): `user@host:port/database`. Holds no password.
-    public var server: String {
-        let settings = handle.withLock { handle in handle.pointer.map { Self.options(pq.conninfo($0), pq) } ?? [] }
-        func value(_ keyword: String) -> String { settings.first { $0.keyword == keyword }?.value.flatMap { $0 } ?? "?" }
-        return "\(value("user"))@\(value("host")):\(value("port"))/\(value("dbname"))"
+    /// Where the connection went (the host of a list it reached, whatever the conninfo left to libpq's environment
+    /// and defaults): `user@host:port/database`; nil once it is closed. Holds no password.
+    public var server: String? {
+        handle.withLock { handle -> String? in
+            guard let pointer = handle.pointer else { return nil }
+            func text(_ value: UnsafeMutablePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "?" }
+            return "\(text(pq.user(pointer)))@\(text(pq.host(pointer))):\(text(pq.port(pointer)))/\(text(pq.db(pointer)))"
+        }
     }
 
     /// Whether the connection is still usable.

@@ -43,8 +43,10 @@ public struct WorkerOptions: Sendable {
     /// Told what the worker does, one line per event (the CLI prints them as text or JSON); nil for silence.
     public var log: (@Sendable (WorkerLogLine) -> Void)?
     /// Given what the worker did and holds (``WorkerMetrics``) after every heartbeat, on the heartbeat's thread (keep
-    /// it quick: the leases wait for it), and a last time when it stops, after the heartbeats have; nil for none. The
-    /// CLI hands them to a writer of `--metrics-file`.
+    /// it quick: the leases wait for it); when a command finds the store out of reach or reachable again, on that
+    /// command's thread; and a last time when it stops, after the heartbeats have. Reports from two threads may
+    /// arrive out of the order they were taken in (``WorkerMetrics/reportedAt`` tells). Nil for none. The CLI hands
+    /// them to a writer of `--metrics-file`, which keeps the newest.
     public var metrics: (@Sendable (WorkerMetrics) -> Void)?
     /// Called each time the worker found nothing to claim and starts waiting (tests).
     public var idle: (@Sendable () -> Void)?

@@ -9,6 +9,9 @@ final class MetricsFileWriter: Sendable {
     private let queue = DispatchQueue(label: "matterflow.metrics-file")
     /// Whether the last write failed: a failure is said once, until a write succeeds again.
     private let failing = Mutex(false)
+    /// When the figures last written were taken: reports come from several threads (the heartbeat, and any command
+    /// that finds the store gone or back), so one taken earlier may be queued after a later one, and is dropped.
+    private let lastTaken = Mutex(-Double.infinity)
     private let warn: @Sendable (String) -> Void
 
     /// A writer of `path`; `warn` is told when the file cannot be written.
@@ -20,6 +23,7 @@ final class MetricsFileWriter: Sendable {
     /// Queues `metrics` to be written after the reports before it.
     func write(_ metrics: WorkerMetrics) {
         queue.async { [self] in
+            guard lastTaken.withLock({ last in defer { last = max(last, metrics.reportedAt) }; return metrics.reportedAt >= last }) else { return }
             guard let problem = ReportFile.write(metrics.prometheusText, to: path, what: "metrics") else {
                 failing.withLock { $0 = false }
                 return

@@ -7,13 +7,13 @@ import MatterFlowStore
 struct StorePruneCommand {
     static let spec = CommandSpec(
         name: "store prune",
-        abstract: "Remove runs that ended long enough ago, or one run's or structure's runs, with their records, from a run store or journal directory.",
+        abstract: "Remove runs that ended long enough ago, or one run's or structure's runs, with their records, from a run store or journal directory; or workers' rows gone.",
         arguments: [],
         options: [
             StoreOption.requiredOption,
             .init(
                 name: "older-than", valueName: "<age>",
-                help: "Remove runs that ended more than this long ago: 90d, 12h, 30m or 45s (0s: every ended run). Required unless --run or --structure names runs (then: any age)."),
+                help: "Remove runs that ended more than this long ago: 90d, 12h, 30m or 45s (0s: every ended run). Required unless --run or --structure names runs (then: any age) or --workers is given."),
             .init(
                 name: "status", valueName: "<status>", repeatable: true,
                 help: "Only runs that ended so: succeeded, failed, cancelled or needsAttention (default: the first three)."),
@@ -27,7 +27,7 @@ struct StorePruneCommand {
             .init(
                 name: "workers", valueName: nil,
                 help: "Only workers' rows (PostgreSQL): those stopped, or silent for longer than their lease, holding no run (with --older-than: gone that long); runs stay."),
-            .init(name: "dry-run", valueName: nil, help: "Remove nothing; list the runs that would go, and those named that would stay."),
+            .init(name: "dry-run", valueName: nil, help: "Remove nothing; list the runs (or with --workers, the workers) that would go, and those named that would stay."),
         ],
         discussion: """
             A store keeps every run and its records until they are removed: about 17 KB per commission-device run.

@@ -221,6 +221,24 @@ import Testing
         #expect(metrics.prometheusText.split(separator: "\n").contains { $0.hasPrefix("matterflow_queue_oldest_startable_age_seconds 9") }, "\(metrics.prometheusText)")
     }
 
+    @Test("reports queued out of the order they were taken in (two threads) leave the newest in the file")
+    func metricsFileKeepsTheNewest() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/w.prom"
+        let writer = MetricsFileWriter(path: path) { _ in }
+        func report(at time: Double, reachable: Bool) -> WorkerMetrics {
+            WorkerMetrics(
+                workerID: "w-x", startedAt: 0, summary: WorkerSummary(), active: 0, waiting: 0, claimedAhead: 0, storeReachable: reachable,
+                stopping: false, reportedAt: time)
+        }
+        writer.write(report(at: 200, reachable: true))
+        writer.write(report(at: 100, reachable: false))
+        writer.finish()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("matterflow_worker_store_reachable{worker=\"w-x\"} 1\n") && text.contains("metrics_timestamp_seconds{worker=\"w-x\"} 200\n"), "\(text)")
+    }
+
     @Test("a metrics file that stops being writable while the worker runs is said once, and again only after a write worked")
     func metricsFileFailuresSaidOnce() throws {
         let directory = try TemporaryDirectory()

@@ -128,11 +128,12 @@ extension PostgresStoreTests {
     func pruneWorkersOnly() async throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
+        // A lease of an hour: w-live stays live however slowly the test runs.
         for worker in ["w-live", "w-crashed", "w-stopped", "w-holding", "w-recent"] {
-            try store.registerWorker(worker, host: "host", pid: 1, leaseSeconds: 10)
+            try store.registerWorker(worker, host: "host", pid: 1, leaseSeconds: 3600)
         }
         try store.execute("UPDATE matterflow_workers SET heartbeat_at = now() - interval '2 days' WHERE worker_id IN ('w-crashed', 'w-holding')", doing: "test")
-        try store.execute("UPDATE matterflow_workers SET heartbeat_at = now() - interval '1 hour' WHERE worker_id = 'w-recent'", doing: "test")
+        try store.execute("UPDATE matterflow_workers SET heartbeat_at = now() - interval '2 hours' WHERE worker_id = 'w-recent'", doing: "test")
         try store.markStopped("w-stopped")
         try store.execute("UPDATE matterflow_workers SET heartbeat_at = now() - interval '3 days' WHERE worker_id = 'w-stopped'", doing: "test")
         // A silent worker that still holds a run (its lease ran out): its row names the run's worker until a takeover.

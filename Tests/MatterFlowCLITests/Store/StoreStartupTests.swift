@@ -48,7 +48,9 @@ extension PostgresStoreTests {
 
     @Test(
         "a connection the client cannot even try (a process whose user has no passwd entry, as in a container run under an arbitrary UID) is the settings' fault, invalidStore, not an outage to check the server for",
-        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv to run as a UID with no passwd entry"))
+        .enabled(
+            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && Executable.path.map(Self.othersCanRun) == true,
+            "needs root, setpriv, and a matterflow any user can run, to run as a UID with no passwd entry"))
     func clientCannotTry() async throws {
         let conninfo = try TestPostgres.database()
         // No user named: libpq looks the process's own user up, and there is none.
@@ -79,5 +81,16 @@ extension PostgresStoreTests {
             #expect(said.code == .storeFailed)
             #expect(said.message.contains("a connection pooler in transaction mode?") && said.message.contains("session mode"), "\(said.message)")
         }
+    }
+
+    /// Whether any user may run the program at `path`: it and every directory above it are open to others.
+    static func othersCanRun(_ path: String) -> Bool {
+        var current = path
+        while !current.isEmpty && current != "/" {
+            var status = stat()
+            guard stat(current, &status) == 0, status.st_mode & 0o001 != 0 else { return false }
+            current = (current as NSString).deletingLastPathComponent
+        }
+        return true
     }
 }
