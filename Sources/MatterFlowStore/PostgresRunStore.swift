@@ -20,9 +20,9 @@ public final class PostgresRunStore: RunStore {
     /// How long a command keeps trying to reach a restarting server, unless the store is opened with another bound.
     public static let reconnectLimit: Duration = .seconds(30)
     /// How long each command of this store keeps trying to reach a restarting server before it throws
-    /// `storeUnavailable` (``reconnectLimit`` unless opened with another, or lowered by ``limitRetries(to:)``).
+    /// `storeUnavailable`: ``reconnectLimit``, unless lowered by ``limitRetries(to:)``.
     public var retryLimit: Duration { retryBound.withLock { $0 } }
-    private let retryBound: Mutex<Duration>
+    private let retryBound = Mutex(PostgresRunStore.reconnectLimit)
 
     /// The connection string or `postgres://` URI the store was opened with, as given: it may hold a password
     /// (``name`` shows it redacted).
@@ -44,15 +44,12 @@ public final class PostgresRunStore: RunStore {
     ///   `schemaNewer` (a newer MatterFlow migrated the store: this one might write what that one does not expect;
     ///   `asClient` accepts one whose newer migrations keep clients of this schema, for the commands that submit,
     ///   answer, cancel and read runs, never for a worker).
-    ///   `retryLimit`: how long each command keeps trying to reach a server that went away; a caller that waits out
-    ///   outages itself (`watch`) gives a short one, to say that it waits.
     public init(
         conninfo: String, requireSchema: Bool = true, asClient: Bool = false, applicationName: String? = nil,
-        startupWait: Duration = PostgresRunStore.startupWait, retryLimit: Duration = PostgresRunStore.reconnectLimit
+        startupWait: Duration = PostgresRunStore.startupWait
     ) throws(StoreError) {
         self.conninfo = conninfo
         self.applicationName = applicationName
-        retryBound = Mutex(retryLimit)
         let opened = try Self.connect(conninfo, applicationName: applicationName, waitingForStartup: startupWait)
         connection = Mutex(opened)
         if requireSchema {
@@ -90,7 +87,8 @@ public final class PostgresRunStore: RunStore {
     /// Lowers how long each later command keeps trying to reach the server (``retryLimit``), never raises it, for
     /// the rest of the store's life: a worker that stops gives its bookkeeping (heartbeats, marking itself stopping
     /// and stopped) a few seconds each, so a store out of reach does not hold its exit a reconnect limit per
-    /// command; hand-backs keep the full limit.
+    /// command (hand-backs keep the full limit); `watch`, which waits out outages itself, gives its reads a few
+    /// seconds, to say that it waits.
     public func limitRetries(to limit: Duration) {
         retryBound.withLock { $0 = min($0, limit) }
     }

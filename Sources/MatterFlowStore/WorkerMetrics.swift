@@ -55,7 +55,8 @@ public struct WorkerMetrics: Sendable, Hashable {
             ("stopping", "1 while the worker drains and claims nothing more.", stopping ? 1 : 0),
             ("start_time_seconds", "When the worker started, in seconds since the Unix epoch.", startedAt),
             ("metrics_timestamp_seconds",
-             "When the worker took these figures (after each heartbeat, and as it stopped), in seconds since the Unix epoch: "
+             "When the worker took these figures (after each heartbeat, when the store was lost or found again, and as it stopped), "
+                + "in seconds since the Unix epoch: "
                 + "an old one is a worker that died or hangs.", reportedAt),
         ]
         for gauge in gauges { text.family("matterflow_worker_\(gauge.name)", gauge.help, [(worker, gauge.value)]) }

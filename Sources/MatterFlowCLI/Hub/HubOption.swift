@@ -40,11 +40,11 @@ enum HubOption {
         }
     }
 
-    /// Connects to the hub; on failure, says why on `err` and returns nil (the command exits 2, or 128 + the signal
-    /// when one of `signals` interrupted the handshake: the connection is then closed and a started hub stopped).
-    /// `report`, when given, says the failure (its code and message) instead of `err`: a worker logging JSON lines.
+    /// Connects to the hub; on failure, gives `report` its code and message (as `error[CODE]: MESSAGE` on stderr,
+    /// or a worker's log line) and returns nil (the command exits 2, or 128 + the signal when one of `signals`
+    /// interrupted the handshake: the connection is then closed and a started hub stopped).
     static func connect(
-        _ endpoint: HubEndpoint, err: any TextSink, signals: InterruptSignals? = nil, report: (@Sendable (String, String) -> Void)? = nil
+        _ endpoint: HubEndpoint, signals: InterruptSignals? = nil, report: @Sendable (_ code: String, _ message: String) -> Void
     ) async -> RemoteHub? {
         let connecting = Task { () async -> Result<RemoteHub, FlowError> in
             do throws(FlowError) {
@@ -58,9 +58,14 @@ enum HubOption {
         case .success(let remote):
             return remote
         case .failure(let error):
-            if let report { report(error.cause.rawValue, error.message) } else { err.line("error[\(error.cause.rawValue)]: \(error.message)") }
+            report(error.cause.rawValue, error.message)
             return nil
         }
+    }
+
+    /// A ``connect(_:signals:report:)`` reporter that prints `error[CODE]: MESSAGE` on `err`.
+    static func printing(to err: any TextSink) -> @Sendable (String, String) -> Void {
+        { code, message in err.line("error[\(code)]: \(message)") }
     }
 
     /// What a command that only reads the hub's handshake goes on with.
@@ -77,7 +82,7 @@ enum HubOption {
     static func handshake(_ endpoint: HubEndpoint?, err: any TextSink, handlesInterrupts: Bool) async -> HandshakeRead {
         guard let endpoint else { return .read(nil) }
         let signals = handlesInterrupts ? InterruptSignals() : nil
-        let remote = await connect(endpoint, err: err, signals: signals)
+        let remote = await connect(endpoint, signals: signals, report: printing(to: err))
         await remote?.close()
         signals?.restoreDispositions()
         if let interrupted = signals?.exitCode { return .exit(interrupted) }
@@ -167,7 +172,7 @@ struct CommandHub {
                 return nil
             }
         }
-        guard let connected = await HubOption.connect(endpoint, err: err, signals: signals) else { return nil }
+        guard let connected = await HubOption.connect(endpoint, signals: signals, report: HubOption.printing(to: err)) else { return nil }
         return CommandHub(hub: connected.hub, simulated: nil, remote: connected)
     }
 

@@ -29,7 +29,7 @@ enum AgeOption {
     /// Seconds since the Unix epoch of `text` when it is a moment in one of the forms ``iso8601(_:)`` reads; nil
     /// otherwise.
     private static func timestamp(_ text: String) -> Double? {
-        guard text.first?.isASCIIDigit == true, text.count >= 10, let iso = iso8601(text),
+        guard text.first?.isASCIIDigit == true, let iso = iso8601(text),
             case .success(let seconds) = Timestamp.epochSeconds(of: .string(iso))
         else {
             return nil

@@ -67,17 +67,14 @@ enum StoreOption {
     /// directory is refused: the command needs the fleet's store.
     /// `asClient`: the command submits, answers, cancels or reads runs, and may use a store whose newer migrations
     /// keep its schema's clients (a worker may not); its connection is named `matterflow COMMAND` in
-    /// `pg_stat_activity`, unless the conninfo or `PGAPPNAME` names it. `probe`: opened as ``probe(_:command:)``.
-    /// `retryLimit`: how long each of its commands tries to reach a server that went away.
+    /// `pg_stat_activity`, unless the conninfo or `PGAPPNAME` names it.
     static func postgres(
-        _ location: String, command: String, err: any TextSink, asClient: Bool = true, probe: Bool = false,
-        retryLimit: Duration = PostgresRunStore.reconnectLimit
+        _ location: String, command: String, err: any TextSink, asClient: Bool = true
     ) throws(UsageError) -> PostgresRunStore? {
         try requirePostgres(location, command: command)
         do {
-            if probe { return try Self.probe(location, command: command) }
             return try PostgresRunStore(
-                conninfo: location, asClient: asClient, applicationName: asClient ? "matterflow \(command)" : nil, retryLimit: retryLimit)
+                conninfo: location, asClient: asClient, applicationName: asClient ? "matterflow \(command)" : nil)
         } catch {
             err.line("error[\(error.code.rawValue)]: \(error.message)")
             return nil

@@ -142,7 +142,6 @@ struct StorePruneCommand {
         if let other = ["run", "structure", "status", "secrets"].first(where: { !arguments.all($0).isEmpty }) {
             throw UsageError(message: "--workers removes workers' rows and no run; drop --\(other)", command: Self.spec.name)
         }
-        try StoreOption.requirePostgres(location, command: Self.spec.name)
         let age = try arguments.value("older-than").map { text throws(UsageError) in
             try AgeOption.seconds(text, option: "older-than", command: Self.spec.name)
         }

@@ -46,9 +46,8 @@ struct WatchCommand {
             }
             deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         }
-        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err, retryLimit: Self.retryLimit) else {
-            return ExitCode.invalidInput
-        }
+        guard let store = try StoreOption.postgres(location, command: Self.spec.name, err: err) else { return ExitCode.invalidInput }
+        store.limitRetries(to: Self.retryLimit)
         var listener: PostgresConnection
         do {
             listener = try Self.listen(for: runID, at: location)

@@ -121,7 +121,7 @@ struct WorkerCommand {
         var remoteIdentity: RemoteHubIdentity?
         if let endpoint {
             let report: @Sendable (String, String) -> Void = { code, message in printer.error(code: code, message, workerID: workerID) }
-            guard let connected = await HubOption.connect(endpoint, err: err, signals: signals, report: report) else {
+            guard let connected = await HubOption.connect(endpoint, signals: signals, report: report) else {
                 signals?.stop()
                 // SIGTERM stops a worker with success, before its hub answered as after (see the end).
                 if let code = signals?.exitCode { return code == 128 + SIGTERM ? ExitCode.success : code }
