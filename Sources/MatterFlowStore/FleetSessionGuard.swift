@@ -14,28 +14,36 @@ import Synchronization
 /// for a take; a release is handed over without waiting (it is written before the run's final status).
 ///
 /// It also fences every hub call by the run's lease: once the store refused one of the run's records (another
-/// worker took the run over), no further call of the run reaches the hub, whatever the run does next.
+/// worker took the run over), no further call of the run reaches the hub, whatever the run does next; and a run whose
+/// lease this worker has not known held for half a lease (a pause, a slow heartbeat) confirms it first
+/// (``LeaseConfirmations``).
 struct FleetSessionGuard {
     let committer: GroupCommitter
+    let leases: LeaseConfirmations
+    let leaseSeconds: Double
     /// Runs whose release call failed: the hub may have released the session all the same (its answer lost), so
     /// whoever's row stands for that session is looked at again when the run ends (``StoreWorker``).
     let unconfirmed: UnconfirmedReleases
 
-    /// Throws unless this worker still holds the run's lease. A release of a session the hub opened late has no
-    /// intent whose commit the lease fences, as the run's other calls have: without this, a worker that lost the run
-    /// to a takeover (the store out of its reach, say) could end the session the new worker resumed the run in.
+    /// Throws unless this worker still holds the run's lease, which it renews. A release of a session the hub opened
+    /// late has no intent whose commit the lease fences, as the run's other calls have: without this, a worker that
+    /// lost the run to a takeover (the store out of its reach, say) could end the session the new worker resumed the
+    /// run in. A run found another worker's is fenced: nothing of it is written or called here any more.
     private func confirmLease(of runID: String, before operation: String) async throws(FlowError) {
         let answer: StoreCommandAnswer
+        let sent = leases.now()
         do throws(StoreError) {
-            answer = try await committer.perform(.confirmLease(runID: runID), runID: runID)
+            answer = try await committer.perform(.confirmLease(runID: runID, leaseSeconds: leaseSeconds), runID: runID)
         } catch {
             throw FlowError(.hubUnreachable, "\(operation) was not called: the run store could not confirm that this worker still holds run \(runID) (\(error.message))")
         }
         guard answer == .leaseHeld(true) else {
+            committer.fence([runID], because: "the run's lease passed to another worker before its \(operation) call")
             throw FlowError(
                 .hubUnreachable,
-                "\(operation) was not called: run \(runID) is no longer this worker's; the worker that holds it settles its session")
+                "\(operation) was not called: run \(runID) is no longer this worker's; the worker that holds it settles it")
         }
+        leases.confirmed([runID], sentAt: sent)
     }
 
     /// The catalog with each operation wrapped. A wrapper is handed arguments already checked (by the run, or by
@@ -48,6 +56,9 @@ struct FleetSessionGuard {
                     throw FlowError(
                         .hubUnreachable,
                         "\(original.name) was not called: this worker can no longer record run \(runID) (\(lost.message))")
+                }
+                if let runID, leases.needsConfirming(runID) {
+                    try await confirmLease(of: runID, before: original.name)
                 }
                 guard original.acquiresSession || original.releasesSession else {
                     return try await original.perform(hub: hub, structure: structure, arguments: arguments)

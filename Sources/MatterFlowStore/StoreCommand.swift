@@ -20,10 +20,12 @@ enum StoreCommand: Sendable {
     /// keeps it: `release` nil), fenced the same way. In the same transaction as the run's last records, or a later
     /// one.
     case finish(RunConclusion, release: StructureID?)
-    /// Whether this worker still holds the run's lease (the run `running`, leased to it), its row locked `FOR SHARE`
-    /// so a takeover's claim committing meanwhile is waited for and seen: how a hub call the run journals no intent
-    /// for (the release of a session the hub opened late) is fenced as the run's other calls are by their intents.
-    case confirmLease(runID: String)
+    /// Whether this worker still holds the run's lease (the run `running`, leased to it), renewing it for
+    /// `leaseSeconds` when it does (its row locked, so a takeover's claim committing meanwhile is waited for and
+    /// seen): how a hub call the run journals no intent for (the release of a session the hub opened late) is fenced
+    /// as the run's other calls are by their intents, and how a run whose worker was paused makes no call once the run
+    /// is another worker's (``LeaseConfirmations``).
+    case confirmLease(runID: String, leaseSeconds: Double)
 }
 
 /// A run's final status as the worker records it.
@@ -72,10 +74,12 @@ extension StoreCommand {
         var taken: Set<StructureID> = []
         var finishes: [JSONValue] = []
         var leases: [String] = []
+        var leaseSeconds = 0.0
         for command in commands {
             switch command {
-            case .confirmLease(let runID):
+            case .confirmLease(let runID, let seconds):
                 leases.append(runID)
+                leaseSeconds = max(leaseSeconds, seconds)
             case .releaseSession(let structure, let runID, let issuer):
                 releases.append([
                     "structure": .string(structure), "run": runID.map(JSONValue.string) ?? .null, "issuer": issuer.map(JSONValue.string) ?? .null,
@@ -101,9 +105,10 @@ extension StoreCommand {
             let rows = try connection.execute(
                 prepared:
                 """
-                SELECT run_id FROM matterflow_runs WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
-                FOR SHARE
-                """, [PostgresRunStore.textArrayLiteral(leases), workerID])
+                UPDATE matterflow_runs SET lease_until = clock_timestamp() + make_interval(secs => $3::float8)
+                WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
+                RETURNING run_id
+                """, [PostgresRunStore.textArrayLiteral(leases), workerID, String(leaseSeconds)])
             held = Set(rows.rows.compactMap { $0[0] })
         }
         if !releases.isEmpty {
@@ -203,7 +208,7 @@ extension StoreCommand {
             case .acquireSession(let structure, let runID):
                 return holders[structure] == runID ? .acquired : .busy(holder: busyHolders[structure])
             case .finish(let conclusion, _): return .finished(recorded: recorded.contains(conclusion.runID))
-            case .confirmLease(let runID): return .leaseHeld(held.contains(runID))
+            case .confirmLease(let runID, _): return .leaseHeld(held.contains(runID))
             }
         }
     }

@@ -31,6 +31,7 @@ extension StoreWorker {
                 state.waiting.remove(claimed.runID)
                 state.fenced.remove(claimed.runID)
                 state.claims[claimed.runID] = nil
+                leases.forget(claimed.runID)
                 // Nothing of the run is written from here any more: its refusal is no longer needed.
                 committer.unfence(claimed.runID)
             }

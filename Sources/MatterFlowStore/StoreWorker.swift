@@ -62,6 +62,8 @@ public final class StoreWorker: Sendable {
     let startedAt: Double
     /// Runs whose release call failed (``FleetSessionGuard``), looked at again as they end.
     let unconfirmedReleases = UnconfirmedReleases()
+    /// When the worker last knew it held each run's lease, for the calls of a run whose worker was paused.
+    let leases: LeaseConfirmations
     /// How many queued runs a claim takes beyond the free slots, kept leased and started as slots free: a run ends
     /// (and a slot frees) at a time, so without it every run would cost a claim statement of its own.
     var prefetch: Int { options.concurrency / 2 }
@@ -77,8 +79,10 @@ public final class StoreWorker: Sendable {
             idleInTransactionLimit: .seconds(rounding: max(options.leaseSeconds / 2, Self.idleInTransactionFloor)))
         storeClock = StoreClock(local: options.localWallClock)
         startedAt = options.localWallClock()
+        leases = LeaseConfirmations(leaseSeconds: options.leaseSeconds, now: options.monotonicClock)
         engine = WorkflowEngine(
-            catalog: FleetSessionGuard(committer: committer, unconfirmed: unconfirmedReleases).wrapping(options.engine.catalog))
+            catalog: FleetSessionGuard(committer: committer, leases: leases, leaseSeconds: options.leaseSeconds, unconfirmed: unconfirmedReleases)
+                .wrapping(options.engine.catalog))
         let log: WorkerLog = { [log = options.log, id = options.workerID] level, runID, message in
             log?(WorkerLogLine(level: level, workerID: id, runID: runID, message: message))
         }
@@ -227,7 +231,9 @@ public final class StoreWorker: Sendable {
                     return seen
                 }
                 let started = ContinuousClock.now
+                let sent = leases.now()
                 let (renewed, schema) = try store.heartbeatReadingSchema(options.workerID, running: Array(seen.keys), leaseSeconds: options.leaseSeconds)
+                leases.confirmed(renewed, sentAt: sent)
                 let took = ContinuousClock.now - started
                 answered(after: started)
                 measureClock()
@@ -287,10 +293,12 @@ public final class StoreWorker: Sendable {
                             + "after \(Duration.seconds(rounding: options.leaseSeconds).secondsText) s (a lease), so that live workers renew theirs first")
                 }
                 let started = ContinuousClock.now
+                let sent = leases.now()
                 do throws(StoreError) {
                     claimed = try store.claim(
                         by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds, token: token,
                         unanswered: tokens.unanswered, takesSecrets: options.secrets != nil, takesOver: takesOver)
+                    leases.confirmed(claimed.map(\.runID), sentAt: sent)
                     if options.dropsClaimReply?(claims) == true {
                         claimed = []
                         throw StoreError(.storeUnavailable, "the answer to claim \(claims) was lost (dropped for a test)")

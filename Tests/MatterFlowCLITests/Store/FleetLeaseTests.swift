@@ -95,6 +95,53 @@ extension PostgresStoreTests {
         #expect(row.rows == [["running", "w2"]])
     }
 
+    @Test("a worker paused between a call's intent and the call, while another worker took the run over, makes no call when it wakes: it confirms a lease it has not known held for half a lease, and leaves the run to its holder")
+    func pausedWorkerMakesNoCallAfterATakeover() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let runID = "run-00000e5e000a"
+        let secrets = try Self.secretsDirectory(in: directory)
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("commission-device-interactive"), "--store", conninfo, "--secrets", secrets, "--run-id", runID,
+             "--input", "onboardingPayload=\(Payloads.specQR)"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let paused = Mutex(Duration.zero)
+        // A lease of an hour: no heartbeat looks at the run during the test, as none does while the process sleeps.
+        var options = WorkerOptions(workerID: "w1", leaseSeconds: 3600, secrets: SecretInbox(directory: secrets))
+        options.monotonicClock = { .now + paused.withLock { $0 } }
+        let clock = VirtualClock()
+        let hub = CallCounting(simulated: try SimulatedHub(home: HomeDescription.defaultHome, clock: clock))
+        let worker = TestWorker(store: store, options: options, hubs: { _ in hub }, clock: clock)
+        #expect(try await FleetAnswerTests.waitForRecord("questionAsked", of: runID, conninfo: conninfo))
+
+        // The commit of configureDevice's intent hands the run to w2, as a takeover committed while w1 slept after
+        // that commit would; and w1's clock has moved on by the hour it slept.
+        try store.execute(
+            """
+            CREATE FUNCTION test_take_over() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE matterflow_runs SET worker_id = 'w2', claims = claims + 1, lease_until = now() + interval '1 hour'
+                WHERE run_id = NEW.run_id;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER test_take_over AFTER INSERT ON matterflow_record_batches FOR EACH ROW
+            WHEN (NEW.records LIKE '%configureDevice%') EXECUTE FUNCTION test_take_over();
+            """, doing: "test")
+        paused.withLock { $0 = .seconds(3600) }
+        let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Kitchen", "--answer", "name=Lamp"])
+        #expect(answered.code == 0, "\(answered.stderr)")
+        #expect(await worker.waitForLine(containing: "run \(runID) was taken over by another worker"), "\(worker.lines)")
+        worker.worker.stop()
+        let summary = try await worker.summary
+        #expect(hub.calls == ["fetchRooms"], "configureDevice never reached the hub: \(hub.calls)")
+        #expect(summary.finished.isEmpty, "\(worker.lines)")
+        let row = try store.execute("SELECT status, worker_id FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
+        #expect(row.rows == [["running", "w2"]])
+        #expect(try store.sessions().map(\.runID) == [runID], "the session is w2's to settle")
+    }
+
     /// A commission-device run submitted as `runID`, left by its stopping worker (`w1`, whose lease is
     /// `leaseSeconds`) in commissionDevice, which on the manual clock (a second on the built-in home) never ends: the
     /// worker hands it back for takeover a lease later. The store, and the secrets directory a rescuer needs.

@@ -241,7 +241,11 @@ extension PostgresStoreTests {
         try TestPostgres.insertRunning([("run-kept", "home-kept", "me"), ("run-taken", "home-taken", "other")], into: store)
         let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
         defer { committer.shutdown() }
-        let catalog = FleetSessionGuard(committer: committer, unconfirmed: UnconfirmedReleases()).wrapping(.standard)
+        // Both leases known held just now: only the late release's own look at the store can refuse.
+        let leases = LeaseConfirmations(leaseSeconds: 3600)
+        leases.confirmed(["run-kept", "run-taken"], sentAt: .now)
+        let catalog = FleetSessionGuard(committer: committer, leases: leases, leaseSeconds: 3600, unconfirmed: UnconfirmedReleases())
+            .wrapping(.standard)
         let release = try #require(catalog["cancelCommissioning"])
         for (runID, held) in [("run-kept", true), ("run-taken", false)] {
             var home = HomeDescription.defaultHome
@@ -271,6 +275,74 @@ extension PostgresStoreTests {
         }
         // An ordinary release (its intent's commit fenced it) does not ask.
         #expect(!HubCallContext(runID: "r", idempotencyKey: "r/4", expectedSessionID: "s").releasesLateSession)
+    }
+}
+
+/// A worker paused between a call's intent and the call (stopped, frozen, its VM paused) for longer than the lease
+/// may wake to a run another worker took over, before its own heartbeat has said so.
+extension PostgresStoreTests {
+    @Test("a run whose lease the worker has not known held for half a lease confirms it before a call: no call once the run is another worker's, and a run still its own is renewed and called")
+    func staleLeaseConfirmedBeforeACall() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try TestPostgres.insertRunning([("run-mine", "home-mine", "me"), ("run-gone", "home-gone", "other")], into: store)
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() - interval '1 minute'", doing: "test setup")
+        let committer = GroupCommitter(conninfo: conninfo, workerID: "me")
+        defer { committer.shutdown() }
+        let paused = Mutex(Duration.zero)
+        let leases = LeaseConfirmations(leaseSeconds: 30) { .now + paused.withLock { $0 } }
+        leases.confirmed(["run-mine", "run-gone"], sentAt: leases.now())
+        let catalog = FleetSessionGuard(committer: committer, leases: leases, leaseSeconds: 30, unconfirmed: UnconfirmedReleases())
+            .wrapping(.standard)
+        let rooms = try #require(catalog["fetchRooms"])
+        // The process slept through a lease.
+        paused.withLock { $0 = .seconds(60) }
+        for runID in ["run-mine", "run-gone"] {
+            #expect(leases.needsConfirming(runID))
+            var home = HomeDescription.defaultHome
+            home.structure.id = "home-\(runID.dropFirst(4))"
+            let hub = CallCounting(simulated: try SimulatedHub(home: home, clock: ManualClock()))
+            let outcome: Result<JSONValue, any Error> = await HubCallContext.$current.withValue(HubCallContext(runID: runID, idempotencyKey: "\(runID)/1")) {
+                do {
+                    return .success(try await rooms.call(hub: hub, structure: home.structure.id, arguments: [:]))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if runID == "run-mine" {
+                #expect(throws: Never.self) { try outcome.get() }
+                #expect(hub.calls == ["fetchRooms"])
+                #expect(!leases.needsConfirming(runID), "confirmed: the next call does not ask again")
+            } else {
+                #expect(throws: FlowError.self) { try outcome.get() }
+                #expect(hub.calls.isEmpty, "no call of a run that is another worker's")
+                #expect(committer.failure(of: runID)?.code == .leaseLost, "fenced: nothing more of it is written here")
+            }
+        }
+        let rows = try store.execute(
+            "SELECT run_id, worker_id, lease_until > now() + interval '20 seconds' FROM matterflow_runs ORDER BY run_id", doing: "reading the runs")
+        #expect(rows.rows == [["run-gone", "other", "f"], ["run-mine", "me", "t"]], "the lease still its own is renewed; the other left alone")
+    }
+}
+
+/// A simulated hub that notes which calls reach it.
+final class CallCounting: SimulatedFront {
+    let simulated: SimulatedHub
+    private let made = Mutex<[String]>([])
+
+    init(simulated: SimulatedHub) { self.simulated = simulated }
+
+    /// The calls that reached the hub, in order.
+    var calls: [String] { made.withLock { $0 } }
+
+    func fetchRooms(structure: StructureID) async throws -> [Room] {
+        made.withLock { $0.append("fetchRooms") }
+        return try await simulated.fetchRooms(structure: structure)
+    }
+
+    func configureDevice(structure: StructureID, name: String, roomName: String?) async throws {
+        made.withLock { $0.append("configureDevice") }
+        try await simulated.configureDevice(structure: structure, name: name, roomName: roomName)
     }
 }
 

@@ -1,0 +1,45 @@
+import Synchronization
+
+/// When this worker last knew it held each run's lease: the moment it sent the statement (a claim, a heartbeat, a
+/// confirmation) whose answer said so, by this machine's monotonic clock.
+///
+/// A run's call is fenced by its intent's record, which is written only while the run's row names this worker; but a
+/// worker paused after that commit (stopped, frozen, swapped out, its VM paused) for longer than the lease may find the
+/// run taken over when it wakes, and its heartbeat, paused too, has not said so yet. So before a call, a run whose
+/// lease was last known held half a lease ago or more confirms it with the store first (``StoreCommand/confirmLease(runID:leaseSeconds:)``,
+/// which also renews it), and makes no call when it is another worker's. The window left is the time between that
+/// look and the call's first byte, not the round trip of the intent's commit and whatever pause follows it.
+final class LeaseConfirmations: Sendable {
+    private let held = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// How old a confirmation may be before a call asks the store again: half the lease. Heartbeats renew every
+    /// third of a lease, so a worker that is not paused or cut off asks only when a heartbeat was slow.
+    let limit: Duration
+    /// This machine's monotonic clock (a test moves it, as a pause would).
+    let now: @Sendable () -> ContinuousClock.Instant
+
+    init(leaseSeconds: Double, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        limit = .milliseconds(Int(leaseSeconds * 500))
+        self.now = now
+    }
+
+    /// The store answered that this worker holds the leases of `runIDs`, to a statement sent at `sent`. Entries too
+    /// old to spare a confirmation go: one missing is confirmed as one too old would be.
+    func confirmed(_ runIDs: some Sequence<String>, sentAt sent: ContinuousClock.Instant) {
+        let oldest = now() - limit
+        held.withLock { held in
+            for runID in runIDs where held[runID].map({ $0 < sent }) ?? true { held[runID] = sent }
+            held = held.filter { $0.value > oldest }
+        }
+    }
+
+    /// Whether a call of the run must confirm its lease with the store first.
+    func needsConfirming(_ runID: String) -> Bool {
+        let oldest = now() - limit
+        return held.withLock { held in held[runID].map { $0 <= oldest } ?? true }
+    }
+
+    /// The run ended here: nothing of it calls any more.
+    func forget(_ runID: String) {
+        _ = held.withLock { $0.removeValue(forKey: runID) }
+    }
+}
