@@ -1,40 +1,52 @@
+import MatterFlow
 import MatterFlowJournal
 import Synchronization
 
-/// The wall clock of a fleet: PostgreSQL's, as one worker reads it through this machine's clock and how far that is
-/// from the server's. A worker stamps its runs' records with it and counts a resumed run's waits by it, so a
-/// question asked on one machine times out alike on another whose clock is wrong (the leases already count by
-/// the server's clock).
+/// The wall clock of a fleet: PostgreSQL's, as one worker reads it. A worker stamps its runs' records with it and
+/// counts a resumed run's waits by it, so a question asked on one machine times out alike on another whose clock is
+/// wrong (the leases already count by the server's clock).
+///
+/// Between readings it counts on from the last one by this machine's monotonic clock, not its wall clock: a wall
+/// clock stepped meanwhile (NTP correcting it, a person setting it) moves no record's time.
 final class StoreClock: Sendable {
     private let local: @Sendable () -> Double
-    /// Seconds to add to ``local`` to read the server's clock; 0 until measured.
-    private let offset = Mutex<Double>(0)
+    private let monotonic: @Sendable () -> ContinuousClock.Instant
+    /// The server's time at a moment of the monotonic clock; nil until measured.
+    private let reading = Mutex<(server: Double, at: ContinuousClock.Instant)?>(nil)
 
-    /// - Parameter local: This machine's wall-clock time, in seconds since the Unix epoch.
-    init(local: @escaping @Sendable () -> Double = { JournalFile.wallTime() }) {
+    /// - Parameter local: This machine's wall-clock time, in seconds since the Unix epoch: the time until the first
+    ///   reading, and what the readings say how far off it is.
+    /// - Parameter monotonic: This machine's monotonic clock, which times the round trips and counts on from a reading.
+    init(
+        local: @escaping @Sendable () -> Double = { JournalFile.wallTime() },
+        monotonic: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.local = local
+        self.monotonic = monotonic
     }
 
-    /// The server's wall-clock time now, in seconds since the Unix epoch, as last measured.
-    var now: Double { local() + offset.withLock { $0 } }
+    /// The server's wall-clock time now, in seconds since the Unix epoch: the last reading, counted on.
+    var now: Double {
+        guard let reading = reading.withLock({ $0 }) else { return local() }
+        return reading.server + (monotonic() - reading.at).secondsValue
+    }
 
     /// The longest round trip a reading is kept from: the reading is taken as made halfway through it, so it may
     /// be off by half of it (a reading that waited for the connection, or for a reconnect, is dropped).
-    static let longestRoundTrip = 0.25
+    static let longestRoundTrip: Duration = .milliseconds(250)
 
-    /// Reads the server's clock and keeps how far this machine's is from it (taking the reading as made halfway
-    /// through the round trip).
-    /// - Returns: How many seconds this machine's clock is ahead of the server's (negative: behind); nil when the
-    ///   round trip took longer than ``longestRoundTrip``, the last reading kept.
+    /// Reads the server's clock (taking the reading as made halfway through the round trip) and keeps it.
+    /// - Returns: How many seconds this machine's wall clock is ahead of the server's (negative: behind); nil when
+    ///   the round trip took longer than ``longestRoundTrip``, the last reading kept.
     @discardableResult
     func measure(_ store: PostgresRunStore) throws(StoreError) -> Double? {
-        let before = local()
+        let before = monotonic()
+        let wall = local()
         let server = try store.currentTime()
-        let after = local()
-        guard after - before <= Self.longestRoundTrip else { return nil }
-        let measured = server - (before + after) / 2
-        offset.withLock { $0 = measured }
-        return -measured
+        let trip = monotonic() - before
+        guard trip <= Self.longestRoundTrip else { return nil }
+        reading.withLock { $0 = (server, before + trip / 2) }
+        return wall + (trip / 2).secondsValue - server
     }
 }
 

@@ -77,7 +77,7 @@ public final class StoreWorker: Sendable {
         committer = GroupCommitter(
             conninfo: store.conninfo, applicationName: store.applicationName, workerID: options.workerID, connectivity: store.connectivity,
             idleInTransactionLimit: .seconds(rounding: max(options.leaseSeconds / 2, Self.idleInTransactionFloor)))
-        storeClock = StoreClock(local: options.localWallClock)
+        storeClock = StoreClock(local: options.localWallClock, monotonic: options.monotonicClock)
         startedAt = options.localWallClock()
         leases = LeaseConfirmations(leaseSeconds: options.leaseSeconds, now: options.monotonicClock)
         engine = WorkflowEngine(

@@ -58,8 +58,8 @@ public struct WorkerOptions: Sendable {
     var secretsSweepSeconds: Double = 60
     /// This machine's wall-clock time (tests give a wrong one).
     var localWallClock: @Sendable () -> Double = { JournalFile.wallTime() }
-    /// This machine's monotonic clock, as the worker's lease confirmations read it (tests move it on, as a pause of
-    /// the process would).
+    /// This machine's monotonic clock, as the worker's lease confirmations and the store's clock read it (tests move
+    /// it on, as a pause of the process would).
     var monotonicClock: @Sendable () -> ContinuousClock.Instant = { .now }
 
     /// Options for the worker `workerID`; the others default to 32 runs at a time, 1000 waiting runs more, a 10 s

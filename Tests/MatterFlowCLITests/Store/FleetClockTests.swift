@@ -106,24 +106,42 @@ struct FleetClockTests {
         let behind = StoreClock(local: { Date().timeIntervalSince1970 - 3_600 })
         #expect(abs(try #require(try behind.measure(store)) + 3_600) < 5)
         #expect(abs(behind.now - Date().timeIntervalSince1970) < 5)
-        // A reading whose round trip was long (the local clock jumps 100 s at each look during it) is dropped, the
+        // A reading whose round trip was long (the monotonic clock moves 1 s at each look during it) is dropped, the
         // last good one kept.
-        let jumping = Mutex((on: false, total: 0.0))
-        let slow = StoreClock(local: {
-            jumping.withLock { state in
-                if state.on { state.total += 100 }
-                return Date().timeIntervalSince1970 - 3_600 + state.total
+        let slowness = Mutex((on: false, total: Duration.zero))
+        let slow = StoreClock(local: { Date().timeIntervalSince1970 - 3_600 }, monotonic: {
+            slowness.withLock { state in
+                if state.on { state.total += .seconds(1) }
+                return .now + state.total
             }
         })
         #expect(abs(try #require(try slow.measure(store)) + 3_600) < 5)
-        jumping.withLock { $0.on = true }
+        slowness.withLock { $0.on = true }
         #expect(try slow.measure(store) == nil)
-        let jumped = jumping.withLock { state in
+        let slept = slowness.withLock { state in
             state.on = false
-            return state.total
+            return state.total.secondsValue
         }
-        #expect(jumped >= 200)
-        #expect(abs(slow.now - Date().timeIntervalSince1970 - jumped) < 5, "the good reading's offset kept, not the long one's")
+        #expect(abs(slow.now - Date().timeIntervalSince1970 - slept) < 5, "the good reading kept, counted on by the monotonic clock")
+    }
+
+    @Test("the store's clock counts on from its last reading by the monotonic clock: a wall clock stepped after the reading moves no time, and the next reading says how far off it is")
+    func wallClockStepped() throws {
+        let store = try PostgresRunStore(conninfo: try TestPostgres.database())
+        // The wall clock steps back an hour at its first look after the reading began, and stays so.
+        let stepped = Mutex((looks: 0, step: 0.0))
+        let clock = StoreClock(local: {
+            stepped.withLock { state in
+                state.looks += 1
+                return Date().timeIntervalSince1970 + state.step
+            }
+        })
+        let ahead = try #require(try clock.measure(store))
+        #expect(abs(ahead) < 5, "the wall clock agreed with the server's when read")
+        stepped.withLock { $0.step = -3_600 }
+        #expect(abs(clock.now - Date().timeIntervalSince1970) < 5, "a step after the reading moves nothing")
+        #expect(abs(try #require(try clock.measure(store)) + 3_600) < 5, "the next reading says how far off it is")
+        #expect(abs(clock.now - Date().timeIntervalSince1970) < 5, "and the time is still the server's")
     }
 
     @Test("a run's start is its first claim: handed back and claimed again, it keeps it")
