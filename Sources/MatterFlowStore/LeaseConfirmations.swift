@@ -1,3 +1,4 @@
+import MatterFlow
 import Synchronization
 
 /// When this worker last knew it held each run's lease: the moment it sent the statement (a claim, a heartbeat, a
@@ -18,7 +19,7 @@ final class LeaseConfirmations: Sendable {
     let now: @Sendable () -> ContinuousClock.Instant
 
     init(leaseSeconds: Double, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
-        limit = .milliseconds(Int(leaseSeconds * 500))
+        limit = .seconds(rounding: leaseSeconds / 2)
         self.now = now
     }
 
