@@ -64,7 +64,23 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
             // A failure without an SQLSTATE comes from libpq itself, not the server: the connection went away
             // while the command was under way.
             guard let sqlState else { return true }
-            return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "57P05", "40001", "40P01"].contains(sqlState)
+            return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "57P05", "40001", "40P01", Self.readOnly].contains(sqlState)
+        }
+    }
+
+    /// SQLSTATE 25006: the server refused a write (or a `LISTEN`) as read-only: a standby in recovery, which a
+    /// failover may promote in a moment, or a primary set `default_transaction_read_only` (as some fence writes
+    /// during maintenance). A new connection asks for a writable server (``PostgresConnection/networkDefaults``).
+    public static let readOnly = "25006"
+
+    /// Whether the server the connection reached, or tried, takes no writes: a command refused as read-only
+    /// (``readOnly``), or a connection libpq refused because the server said so (`target_session_attrs=read-write`:
+    /// "session is read-only", or "server is in hot standby mode").
+    public var isReadOnlyServer: Bool {
+        switch code {
+        case .commandFailed: sqlState == Self.readOnly
+        case .connectionFailed: message.contains("session is read-only") || message.contains("hot standby")
+        case .connectionLost, .malformedConninfo: false
         }
     }
 
@@ -87,7 +103,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         case .malformedConninfo: return false
         case .commandFailed:
             guard let sqlState else { return true }
-            return sqlState.hasPrefix("08") || sqlState.hasPrefix("57P")
+            return sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") || sqlState == Self.readOnly
         }
     }
 }
@@ -139,11 +155,15 @@ public final class PostgresConnection: Sendable {
     /// What a connection over TCP uses unless its conninfo says otherwise: a connect that gets no answer gives up
     /// after 10 s, and a server that vanished without closing the connection (its host down, a network split, a
     /// failover that moved its address) is noticed within about half a minute instead of the system's hours, so
-    /// commands fail over to reconnecting and listeners listen again. (A Unix socket ignores them.) And the
-    /// connection is named `matterflow` in `pg_stat_activity` unless `application_name` (or `PGAPPNAME`) names it.
+    /// commands fail over to reconnecting and listeners listen again. (A Unix socket ignores them.) The connection
+    /// is made only to a server that takes writes (`target_session_attrs=read-write`): of a conninfo naming a primary
+    /// and its standbys (`host=a,b`), the one that is primary now, and during a failover none, which is waited out as
+    /// an outage, rather than a standby that refuses every write. And the connection is named `matterflow` in
+    /// `pg_stat_activity` unless `application_name` (or `PGAPPNAME`) names it.
     static let networkDefaults: [(keyword: String, value: String)] = [
         ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"),
-        ("keepalives_count", "3"), ("tcp_user_timeout", "30000"), ("fallback_application_name", "matterflow"),
+        ("keepalives_count", "3"), ("tcp_user_timeout", "30000"), ("target_session_attrs", "read-write"),
+        ("fallback_application_name", "matterflow"),
     ]
 
     /// The ``networkDefaults`` this libpq knows, less those its environment sets (`PGCONNECT_TIMEOUT`, ...): none

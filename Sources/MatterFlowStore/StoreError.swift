@@ -101,8 +101,18 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         + "`SELECT a.pid, a.state, a.query_start, a.query, l.mode FROM pg_locks l JOIN pg_stat_activity a USING (pid) "
         + "WHERE l.relation::regclass::text LIKE 'matterflow%' AND l.granted` on the server shows who"
 
+    /// What to do about a server that takes no writes.
+    static let readOnlyServer =
+        "the server takes no writes: a standby (a failover may be under way: it is waited out as an outage), or a primary "
+        + "with default_transaction_read_only on; MatterFlow connects only to a writable server of those --store names "
+        + "(target_session_attrs=read-write, unless --store or PGTARGETSESSIONATTRS says otherwise): name the primary, or "
+        + "every host of the cluster (host=a,b)"
+
     /// A PostgreSQL failure while doing something, as a store error.
     public static func from(_ error: PostgresError, doing what: String, code: Code = .storeFailed) -> StoreError {
+        if error.isReadOnlyServer {
+            return StoreError(.storeUnavailable, "\(what): \(sentence(error.message, then: readOnlyServer))")
+        }
         switch error.code {
         case .connectionFailed where error.refusedByServer:
             return StoreError(

@@ -718,6 +718,8 @@ extension PostgresStoreTests {
         #expect(plain.setting("connect_timeout") == "10")
         #expect(plain.setting("keepalives_idle") == "10")
         #expect(plain.setting("tcp_user_timeout") == "30000")
+        // Of a cluster's hosts, the primary: a standby refuses every write.
+        #expect(plain.setting("target_session_attrs") == "read-write")
         // A database administrator sees whose connection it is.
         #expect(try plain.execute("SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()").rows == [["matterflow"]])
         #expect(try plain.execute("SELECT current_database()").rows.first?.first == conninfo.split(separator: "=").last.map(String.init))
