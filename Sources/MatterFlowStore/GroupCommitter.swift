@@ -32,7 +32,8 @@ public final class GroupCommitter: @unchecked Sendable {
     // Safety of @unchecked Sendable: every stored property is either immutable (`let`) or touched only while
     // `monitor` is locked (`pending`, `commands`, `committed`, `nextTicket`, `lastTicket`, `waiters`, `waitsOfRun`,
     // `failures`, `syncRequested`, `activeRuns`, `gathering`, `stopping`, `stopped`, `committerWaits`, `thread`, the
-    // counts); the pthread mutex and condition are themselves safe to use from any thread.
+    // counts, `committedThrough`, `losses`), or touched only by the committer's own thread (`connectedBefore`); the
+    // pthread mutex and condition are themselves safe to use from any thread.
 
     private struct Pending {
         var ticket: UInt64
@@ -111,6 +112,14 @@ public final class GroupCommitter: @unchecked Sendable {
     /// Batches and records written, for benchmarks and tests.
     private var batchCount = 0
     private var recordCount = 0
+    /// The last record of each run in progress this committer has committed: what a store reached again must hold.
+    private var committedThrough: [String: Int] = [:]
+    /// What a store reached again had lost, by run (``StoreLoss``).
+    private var losses: [String: StoreLoss] = [:]
+    /// Whether the committer's thread had a connection before the one it opens now.
+    private var connectedBefore = false
+    /// Told what a store reached again had lost.
+    private let storeLost: (@Sendable ([StoreLoss]) -> Void)?
 
     /// Starts the committer's thread. It connects on its first batch.
     /// - Parameter gatherMicroseconds: The longest a batch runs wait for is held back for the other runs in
@@ -131,10 +140,13 @@ public final class GroupCommitter: @unchecked Sendable {
             connectivity: connectivity, idleInTransactionLimit: idleInTransactionLimit, beforeCommit: nil)
     }
 
+    /// - Parameter storeLost: Told, on the committer's thread, what a store reached again after its connection broke
+    ///   had lost of the runs in progress (``StoreLoss``), before their next records are written.
     init(
         conninfo: String, applicationName: String?, workerID: String, gatherMicroseconds: Int, connectivity: StoreConnectivity,
-        idleInTransactionLimit: Duration?, beforeCommit: (@Sendable () -> Void)?
+        idleInTransactionLimit: Duration?, beforeCommit: (@Sendable () -> Void)?, storeLost: (@Sendable ([StoreLoss]) -> Void)? = nil
     ) {
+        self.storeLost = storeLost
         self.conninfo = conninfo
         self.applicationName = applicationName
         self.workerID = workerID
@@ -340,11 +352,14 @@ public final class GroupCommitter: @unchecked Sendable {
         resume(woken)
     }
 
-    /// Lets a run's records be written again: for a run this worker claims anew (to settle it after a takeover)
-    /// once nothing of its earlier task here is left.
+    /// Lets a run's records be written again, and forgets what was committed and lost of it: for a run this worker
+    /// claims anew (to settle it after a takeover) once nothing of its earlier task here is left, and for a run that
+    /// ended here.
     func unfence(_ runID: String) {
         monitor.lock()
         failures[runID] = nil
+        committedThrough[runID] = nil
+        losses[runID] = nil
         monitor.unlock()
     }
 
@@ -414,6 +429,9 @@ public final class GroupCommitter: @unchecked Sendable {
                     for runID in written.refused where failures[runID] == nil {
                         failures[runID] = StoreError(
                             .leaseLost, "run \(runID) is no longer leased to this worker (\(workerID)); another worker took it over")
+                    }
+                    for entry in batch where !written.refused.contains(entry.runID) {
+                        committedThrough[entry.runID] = max(committedThrough[entry.runID] ?? 0, entry.record.sequence)
                     }
                     answers = .success(written.answers)
                 case .failure(let error):
@@ -503,8 +521,14 @@ public final class GroupCommitter: @unchecked Sendable {
         var delay = 10
         while true {
             do {
-                if connection == nil || connection?.isOpen == false { connection = try opened() }
+                var reconnected = false
+                if connection == nil || connection?.isOpen == false {
+                    connection = try opened()
+                    reconnected = connectedBefore
+                    connectedBefore = true
+                }
                 guard let open = connection else { continue }
+                if reconnected { try lookForLosses(on: open) }
                 if !commands.isEmpty { try open.execute("BEGIN") }
                 let leased = try batch.isEmpty ? [] : writeRecords(rows, on: open)
                 let answers = try StoreCommand.perform(commands, workerID: workerID, on: open)
@@ -537,6 +561,46 @@ public final class GroupCommitter: @unchecked Sendable {
                 delay = min(delay * 2, 500)
             }
         }
+    }
+
+    /// Compares what the store reached again holds of the runs in progress with what this committer committed of
+    /// them, and says what it lost (``StoreLoss``), once per run.
+    private func lookForLosses(on connection: PostgresConnection) throws(PostgresError) {
+        monitor.lock()
+        let expected = committedThrough.filter { losses[$0.key] == nil }
+        monitor.unlock()
+        guard !expected.isEmpty else { return }
+        let runIDs = expected.keys.sorted()
+        let rows = try connection.execute(
+            """
+            SELECT k.run_id, r.run_id IS NOT NULL,
+                (SELECT max(b.last_seq) FROM matterflow_record_batches b WHERE b.run_id = k.run_id)
+            FROM unnest($1::text[]) AS k(run_id) LEFT JOIN matterflow_runs r ON r.run_id = k.run_id
+            """, [PostgresRunStore.textArrayLiteral(runIDs)])
+        var found: [StoreLoss] = []
+        for row in rows.rows {
+            guard let runID = row[0] ?? nil, let committed = expected[runID] else { continue }
+            let held = (row[2] ?? nil).flatMap { Int($0) } ?? 0
+            let runGone = row[1] != "t"
+            guard held < committed || runGone else { continue }
+            found.append(StoreLoss(runID: runID, records: min(held + 1, committed)...committed, runGone: runGone))
+        }
+        guard !found.isEmpty else { return }
+        monitor.lock()
+        for loss in found {
+            losses[loss.runID] = loss
+            // Nothing more of a run whose row is gone can be written: its task ends here, making no further call.
+            if loss.runGone, failures[loss.runID] == nil { failures[loss.runID] = StoreError(.runNotFound, loss.description) }
+        }
+        monitor.unlock()
+        storeLost?(found)
+    }
+
+    /// What a store reached again had lost of the run, if anything (``StoreLoss``).
+    func loss(of runID: String) -> StoreLoss? {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return losses[runID]
     }
 
     /// A new connection for the committer, with its limit on time idle inside a transaction.

@@ -176,9 +176,14 @@ extension StoreWorker {
         _ runID: String, status: String, output: JSONValue?, error: JSONValue?, recovered: Bool, notes: [String],
         structure: StructureID, claims: Int, keepSession: Bool = false
     ) async {
+        if let loss = committer.loss(of: runID), loss.runGone {
+            log(.error, run: runID, "run \(runID) ended \(status) here, which cannot be recorded: \(loss.description)")
+            return
+        }
         do throws(StoreError) {
+            let lost = committer.loss(of: runID).map { [$0.description] } ?? []
             let conclusion = RunConclusion(
-                runID: runID, status: status, output: output, error: error, recovered: recovered, notes: notes, claims: claims)
+                runID: runID, status: status, output: output, error: error, recovered: recovered, notes: notes + lost, claims: claims)
             let answer = try await committer.perform(.finish(conclusion, release: keepSession ? nil : structure), runID: runID)
             guard answer == .finished(recorded: true) else {
                 log(.info, run: runID, "run \(runID) was taken over by another worker; its status is theirs to record")

@@ -75,8 +75,12 @@ public final class StoreWorker: Sendable {
         self.hubs = hubs
         state = Mutex(State(takeovers: TakeoverHold(lease: options.leaseSeconds)))
         committer = GroupCommitter(
-            conninfo: store.conninfo, applicationName: store.applicationName, workerID: options.workerID, connectivity: store.connectivity,
-            idleInTransactionLimit: .seconds(rounding: max(options.leaseSeconds / 2, Self.idleInTransactionFloor)))
+            conninfo: store.conninfo, applicationName: store.applicationName, workerID: options.workerID,
+            gatherMicroseconds: GroupCommitter.gatherLimit, connectivity: store.connectivity,
+            idleInTransactionLimit: .seconds(rounding: max(options.leaseSeconds / 2, Self.idleInTransactionFloor)), beforeCommit: nil
+        ) { [log = options.log, id = options.workerID] losses in
+            for loss in losses { log?(WorkerLogLine(level: .error, workerID: id, runID: loss.runID, message: loss.description)) }
+        }
         storeClock = StoreClock(local: options.localWallClock, monotonic: options.monotonicClock)
         startedAt = options.localWallClock()
         leases = LeaseConfirmations(leaseSeconds: options.leaseSeconds, now: options.monotonicClock)

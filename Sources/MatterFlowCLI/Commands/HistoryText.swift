@@ -8,8 +8,9 @@ enum HistoryText {
     /// The shortest pause after which a record's line gives its own wall time.
     static let pauseDated = 60.0
 
-    /// The lines, with a `#N-#M  (missing: damaged, see below)` line where records are missing from the sequence.
-    static func lines(_ records: [JournalRecord]) -> [String] {
+    /// The lines, with a `#N-#M  (missing: GAP)` line where records are missing from the sequence: `gap` says why
+    /// they may be (a journal file's damage is described below its records; a store's loss in the run's notes).
+    static func lines(_ records: [JournalRecord], gap: String = "damaged, see below") -> [String] {
         let origin = records.first?.wallTime
         var lines = origin.map { ["records from \(RunsCommand.timestamp($0)) UTC (+seconds since then)"] } ?? []
         var expected = 1
@@ -18,7 +19,7 @@ enum HistoryText {
             // Records a damaged stretch took are marked where they were, so that a reader of the first lines sees the gap.
             if record.sequence > expected {
                 let missing = expected == record.sequence - 1 ? "#\(expected)" : "#\(expected)-#\(record.sequence - 1)"
-                lines.append("\(missing)  (missing: damaged, see below)")
+                lines.append("\(missing)  (missing: \(gap))")
             }
             expected = record.sequence + 1
             let written = record.wallTime ?? previous

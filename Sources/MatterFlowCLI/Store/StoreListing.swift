@@ -166,7 +166,8 @@ enum StoreListing {
             environment.standardOutput.line(JSONWriter.pretty(.object(object)))
             return ExitCode.success
         }
-        for line in HistoryText.lines(records) { environment.standardOutput.line(line) }
+        let gap = "not in the store: lost in a failover to a standby that lacked them, a restore, or deleted; the run's notes say so when its worker saw it"
+        for line in HistoryText.lines(records, gap: gap) { environment.standardOutput.line(line) }
         guard let run else { return ExitCode.success }
         let endRecorded = records.contains { $0.type == JournalEntry.Kind.runFinished.rawValue }
         for line in StoredRunEnd.lines(of: run, output: output, endRecorded: endRecorded) { environment.standardOutput.line(line) }

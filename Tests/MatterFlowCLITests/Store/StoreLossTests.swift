@@ -1,0 +1,79 @@
+import Foundation
+import MatterFlow
+import MatterFlowJSON
+import MatterFlowSimulator
+@testable import MatterFlowStore
+import Testing
+
+/// A store that, reached again after an outage, lacks what the worker had committed: a failover to a standby that
+/// lacked the last commits (asynchronous replication), or a restore.
+extension PostgresStoreTests {
+    /// Ends every connection to the test's database but the store's own: the worker reconnects, as to a server
+    /// promoted in a failover.
+    static func endWorkerConnections(_ store: PostgresRunStore) throws {
+        try store.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            doing: "test")
+    }
+
+    @Test("a worker that finds, on reconnecting, records it had committed missing from the store says so as an error, goes on with the run, and notes the gap in the run")
+    func lostRecordsAreSaid() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let runID = "run-00000000105e"
+        let (conninfo, store, worker) = try await Self.runWaitingForItsRoom(runID, leaseSeconds: 3600, in: directory)
+        let held = try store.records(of: runID).count
+        try store.execute("DELETE FROM matterflow_record_batches WHERE run_id = $1 AND first_seq > 3", [runID], doing: "test")
+        let kept = try store.records(of: runID).count
+        #expect(kept < held)
+        try Self.endWorkerConnections(store)
+
+        let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Kitchen", "--answer", "name=Lamp"])
+        #expect(answered.code == 0, "\(answered.stderr)")
+        let summary = try await worker.finish(after: [runID], conninfo: conninfo)
+        #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
+        let said = worker.entries.filter { $0.message.contains("the store lost records") }
+        #expect(said.count == 1, "\(worker.lines)")
+        #expect(said.first?.level == .error && said.first?.runIDs == [runID])
+        let stored = try #require(try store.run(runID))
+        #expect(stored.notes.contains { $0.contains("the store lost records \(kept + 1)-\(held) ") }, "\(stored.notes)")
+        let history = await matterflow(["history", runID, "--store", conninfo])
+        #expect(history.code == 0, "\(history.stderr)")
+        #expect(history.stdout.contains("#\(kept + 1)-#\(held)  (missing: not in the store"), "\(history.stdout)")
+        #expect(history.stdout.contains("the store lost records"), "the note is shown with the run's end: \(history.stdout)")
+    }
+
+    @Test("a worker that finds, on reconnecting, that the store no longer has its run says so as an error and makes no further call of it, instead of taking it for taken over")
+    func lostRunIsSaid() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(
+            #"""
+            {"workflow": "pause", "version": 1, "start": "wait", "states": {
+              "wait": {"type": "delay", "seconds": 60, "next": "rooms"},
+              "rooms": {"type": "action", "operation": "fetchRooms", "next": "done"},
+              "done": {"type": "succeed"}
+            }}
+            """#, to: "pause.json")
+        let runID = "run-00000000105f"
+        let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let clock = ManualClock()
+        let hub = CallCounting(simulated: try SimulatedHub(home: HomeDescription.defaultHome, clock: clock))
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1"), hubs: { _ in hub }, clock: clock)
+        #expect(try await FleetAnswerTests.waitForRecord("delayStarted", of: runID, conninfo: conninfo))
+        try store.execute("DELETE FROM matterflow_record_batches WHERE run_id = $1", [runID], doing: "test")
+        try store.execute("DELETE FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
+        try Self.endWorkerConnections(store)
+
+        clock.advance(by: .seconds(60))
+        #expect(await worker.waitForLine(containing: "which cannot be recorded"), "\(worker.lines)")
+        worker.worker.stop()
+        _ = try await worker.summary
+        #expect(worker.entries.contains { $0.level == .error && $0.message.contains("the store no longer has run \(runID)") }, "\(worker.lines)")
+        #expect(!worker.lines.contains { $0.contains("taken over by another worker") }, "\(worker.lines)")
+        #expect(hub.calls.isEmpty, "no call of a run the store no longer has")
+    }
+}
