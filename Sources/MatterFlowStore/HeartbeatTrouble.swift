@@ -26,8 +26,9 @@ struct HeartbeatTrouble {
     }
 
     /// Counts a heartbeat that worked after `took`; returns what to say of it, each line with its level: that
-    /// heartbeats work again after failures, that this one was slow, that they are quick again.
-    mutating func succeeded(took: Duration) -> [(WorkerLogLine.Level, String)] {
+    /// heartbeats work again after failures, that this one was slow (because the store was out of reach meanwhile,
+    /// when `storeWasLost`, as said already; else slow to answer or locked), that they are quick again.
+    mutating func succeeded(took: Duration, storeWasLost: Bool = false) -> [(WorkerLogLine.Level, String)] {
         var lines: [(WorkerLogLine.Level, String)] = []
         if let failed = failures.succeeded() {
             lines.append((.info, "heartbeats work again after \(failed) failed heartbeat\(failed == 1 ? "" : "s")"))
@@ -38,9 +39,10 @@ struct HeartbeatTrouble {
             let outcome = seconds >= leaseSeconds
                 ? "longer than the lease (\(Self.text(leaseSeconds)) s): its runs' leases ran out meanwhile, and other workers may have taken them over"
                 : "half the lease (\(Self.text(leaseSeconds)) s) or more: its runs' leases may run out before the next one"
-            lines.append((.warning,
-                "a heartbeat took \(Self.text((seconds * 10).rounded() / 10)) s to renew this worker's leases, \(outcome); the store is slow "
-                    + "to answer or a lock holds matterflow_runs (`matterflow workers --store URL --check` names it)"))
+            let why = storeWasLost
+                ? "the store was out of reach meanwhile"
+                : "the store is slow to answer or a lock holds matterflow_runs (`matterflow workers --store URL --check` names it)"
+            lines.append((.warning, "a heartbeat took \(Self.text((seconds * 10).rounded() / 10)) s to renew this worker's leases, \(outcome); \(why)"))
         } else if seconds < leaseSeconds / 2, saidSlow {
             saidSlow = false
             lines.append((.info, "heartbeats renew leases in time again (\(Self.text((seconds * 10).rounded() / 10)) s)"))

@@ -9,6 +9,8 @@ public final class StoreConnectivity: Sendable {
     private struct State {
         /// When the store was first found unreachable, since it was last reached.
         var lostAt: ContinuousClock.Instant?
+        /// When the store was last reached again after being unreachable.
+        var foundAt: ContinuousClock.Instant?
         var listeners: [Int: @Sendable (Bool, String) -> Void] = [:]
         var nextListener = 0
     }
@@ -30,6 +32,11 @@ public final class StoreConnectivity: Sendable {
 
     /// Whether the last command reached the store (true until one fails).
     public var isReachable: Bool { state.withLock { $0.lostAt == nil } }
+
+    /// Whether the store was unreachable at some moment since `instant` (a command waited out an outage then).
+    func wasLost(since instant: ContinuousClock.Instant) -> Bool {
+        state.withLock { state in state.lostAt != nil || state.foundAt.map { $0 >= instant } == true }
+    }
 
     /// Calls a listener no more.
     public func stopListening(_ token: Int) {
@@ -54,6 +61,7 @@ public final class StoreConnectivity: Sendable {
         let (listeners, lost) = state.withLock { state -> ([@Sendable (Bool, String) -> Void], Duration?) in
             guard let lostAt = state.lostAt else { return ([], nil) }
             state.lostAt = nil
+            state.foundAt = .now
             return (Array(state.listeners.values), .now - lostAt)
         }
         guard let lost else { return }

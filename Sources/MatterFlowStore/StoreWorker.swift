@@ -242,7 +242,8 @@ public final class StoreWorker: Sendable {
                 answered(after: started)
                 measureClock()
                 if let schema, schema != StoreMigrations.latest { schemaChanged(to: schema) }
-                for (level, line) in trouble.withLock({ $0.succeeded(took: took) }) { log(level, line) }
+                let lost = store.connectivity.wasLost(since: started)
+                for (level, line) in trouble.withLock({ $0.succeeded(took: took, storeWasLost: lost) }) { log(level, line) }
                 let notRenewed = seen.keys.filter { !renewed.contains($0) }
                 if !notRenewed.isEmpty { leasesLost(try store.heldElsewhere(notRenewed, notBy: options.workerID), seen: seen) }
             } catch {

@@ -35,6 +35,27 @@ import Testing
         let half = trouble.succeeded(took: .seconds(6))
         #expect(half.first?.1.contains("half the lease (10 s) or more: its runs' leases may run out before the next one") == true)
     }
+
+    @Test("a heartbeat slow because it waited out an outage (said already) blames the outage, not a lock")
+    func slowThroughAnOutage() {
+        var trouble = HeartbeatTrouble(leaseSeconds: 10)
+        let long = trouble.succeeded(took: .seconds(23.5), storeWasLost: true)
+        #expect(long.map(\.0) == [.warning])
+        #expect(long.first?.1.hasSuffix("longer than the lease (10 s): its runs' leases ran out meanwhile, and other workers may have taken them over; the store was out of reach meanwhile") == true, "\(long)")
+        #expect(long.first?.1.contains("lock") == false)
+    }
+
+    @Test("the store's connectivity tells whether it was lost at some moment since an instant: lost now, or found again since")
+    func lostSince() {
+        let connectivity = StoreConnectivity()
+        let before = ContinuousClock.now
+        #expect(!connectivity.wasLost(since: before))
+        connectivity.failed("refused", doing: "heartbeat")
+        #expect(connectivity.wasLost(since: .now))
+        connectivity.reached()
+        #expect(connectivity.wasLost(since: before), "found again after the instant")
+        #expect(!connectivity.wasLost(since: .now + .seconds(1)), "reached since")
+    }
 }
 
 extension PostgresStoreTests {
