@@ -43,30 +43,16 @@ extension PostgresStoreTests {
 
     @Test("a worker whose store turns read-only (a standby during a failover, default_transaction_read_only) waits with its runs and goes on once it takes writes: no run is given up or taken over")
     func readOnlySpellIsWaitedOut() async throws {
-        let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let workflow = try directory.write(
-            #"""
-            {"workflow": "pause", "version": 1, "start": "wait", "states": {
-              "wait": {"type": "delay", "seconds": 60, "next": "done"},
-              "done": {"type": "succeed"}
-            }}
-            """#, to: "pause.json")
         let runID = "run-0000000025e6"
-        let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID])
-        #expect(submitted.code == 0, "\(submitted.stderr)")
-        let store = try PostgresRunStore(conninfo: conninfo)
-        let clock = ManualClock()
-        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1"), clock: clock)
-        #expect(try await FleetAnswerTests.waitForRecord("delayStarted", of: runID, conninfo: conninfo))
+        let (conninfo, store, worker, clock, hub) = try await Self.runWaitingOnADelay(runID, in: directory)
 
         // New sessions of the database are read-only, and the worker's are ended: it connects again to a server that
         // takes no writes, as to a standby after its primary failed.
         let database = try #require(try store.execute("SELECT current_database()", doing: "test").rows.first?.first ?? nil)
         try store.execute("ALTER DATABASE \"\(database)\" SET default_transaction_read_only = on", doing: "test")
-        try store.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()", doing: "test")
+        try Self.endWorkerConnections(store)
         clock.advance(by: .seconds(60))
         #expect(await worker.waitForLine(containing: "session is read-only", within: .seconds(30)), "\(worker.lines)")
         try store.execute("ALTER DATABASE \"\(database)\" RESET default_transaction_read_only", doing: "test")
@@ -75,5 +61,6 @@ extension PostgresStoreTests {
         #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
         #expect(summary.takenOver == 0, "\(worker.lines)")
         #expect(worker.lines.contains { $0.contains("the store is reachable again") }, "\(worker.lines)")
+        #expect(hub.calls == ["fetchRooms"])
     }
 }

@@ -43,11 +43,13 @@ extension PostgresStoreTests {
         #expect(history.stdout.contains("the store lost records"), "the note is shown with the run's end: \(history.stdout)")
     }
 
-    @Test("a worker that finds, on reconnecting, that the store no longer has its run says so as an error and makes no further call of it, instead of taking it for taken over")
-    func lostRunIsSaid() async throws {
+    /// A run submitted to a new database and started by worker w1 on a manual clock, once it waits 60 s in a delay
+    /// after which it fetches the rooms: the run, its worker, the clock that ends the delay and the hub that counts
+    /// the calls.
+    static func runWaitingOnADelay(
+        _ runID: String, in directory: TemporaryDirectory
+    ) async throws -> (conninfo: String, store: PostgresRunStore, worker: TestWorker, clock: ManualClock, hub: CallCounting) {
         let conninfo = try TestPostgres.database()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let workflow = try directory.write(
             #"""
             {"workflow": "pause", "version": 1, "start": "wait", "states": {
@@ -56,7 +58,6 @@ extension PostgresStoreTests {
               "done": {"type": "succeed"}
             }}
             """#, to: "pause.json")
-        let runID = "run-00000000105f"
         let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID])
         #expect(submitted.code == 0, "\(submitted.stderr)")
         let store = try PostgresRunStore(conninfo: conninfo)
@@ -64,6 +65,15 @@ extension PostgresStoreTests {
         let hub = CallCounting(simulated: try SimulatedHub(home: HomeDescription.defaultHome, clock: clock))
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1"), hubs: { _ in hub }, clock: clock)
         #expect(try await FleetAnswerTests.waitForRecord("delayStarted", of: runID, conninfo: conninfo))
+        return (conninfo, store, worker, clock, hub)
+    }
+
+    @Test("a worker that finds, on reconnecting, that the store no longer has its run says so as an error and makes no further call of it, instead of taking it for taken over")
+    func lostRunIsSaid() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let runID = "run-00000000105f"
+        let (_, store, worker, clock, hub) = try await Self.runWaitingOnADelay(runID, in: directory)
         try store.execute("DELETE FROM matterflow_record_batches WHERE run_id = $1", [runID], doing: "test")
         try store.execute("DELETE FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
         try Self.endWorkerConnections(store)
