@@ -25,40 +25,64 @@ struct FleetSessionGuard {
     /// whoever's row stands for that session is looked at again when the run ends (``StoreWorker``).
     let unconfirmed: UnconfirmedReleases
 
-    /// Throws unless this worker still holds the run's lease, which it renews. A release of a session the hub opened
-    /// late has no intent whose commit the lease fences, as the run's other calls have: without this, a worker that
-    /// lost the run to a takeover (the store out of its reach, say) could end the session the new worker resumed the
-    /// run in. A run found another worker's is fenced: nothing of it is written or called here any more.
-    private func confirmLease(of runID: String, before operation: String) async throws(FlowError) {
+    /// Throws unless this worker still holds the run's lease, which it renews when `renewing`. A release of a session
+    /// the hub opened late has no intent whose commit the lease fences, as the run's other calls have: without this,
+    /// a worker that lost the run to a takeover (the store out of its reach, say) could end the session the new worker
+    /// resumed the run in; it only looks (the run's lease may be meant to run out: its end could not be recorded). A
+    /// run whose renewal finds it another worker's is fenced: nothing of it is written or called here any more.
+    private func confirmLease(of runID: String, before operation: String, renewing: Bool) async throws(FlowError) {
         let answer: StoreCommandAnswer
         let sent = leases.now()
         do throws(StoreError) {
-            answer = try await committer.perform(.confirmLease(runID: runID, leaseSeconds: leaseSeconds), runID: runID)
+            answer = try await committer.perform(.confirmLease(runID: runID, renewingFor: renewing ? leaseSeconds : nil), runID: runID)
         } catch {
             throw FlowError(.hubUnreachable, "\(operation) was not called: the run store could not confirm that this worker still holds run \(runID) (\(error.message))")
         }
         guard answer == .leaseHeld(true) else {
-            committer.fence([runID], because: "the run's lease passed to another worker before its \(operation) call")
+            if renewing { committer.fence([runID], because: "the run's lease passed to another worker before its \(operation) call") }
             throw FlowError(
                 .hubUnreachable,
                 "\(operation) was not called: run \(runID) is no longer this worker's; the worker that holds it settles it")
         }
-        leases.confirmed([runID], sentAt: sent)
+        if renewing { leases.confirmed([runID], sentAt: sent) }
     }
+
+    /// Confirms (and renews) the run's lease while this worker has not known it held for half a lease, the time of
+    /// the confirmation's own round trip included (a pause or a slow commit during it): a few times at most.
+    private func confirmUnlessFresh(_ runID: String, before operation: String) async throws(FlowError) {
+        var tries = 0
+        while leases.needsConfirming(runID) {
+            tries += 1
+            guard tries <= Self.confirmationTries else {
+                throw FlowError(
+                    .hubUnreachable,
+                    "\(operation) was not called: this worker could not confirm in time that it still holds run \(runID) (each look at the store took half a lease or more)")
+            }
+            try await confirmLease(of: runID, before: operation, renewing: true)
+        }
+        if let lost = committer.failure(of: runID) {
+            throw FlowError(.hubUnreachable, "\(operation) was not called: this worker can no longer record run \(runID) (\(lost.message))")
+        }
+    }
+
+    /// How many times a call confirms a lease that stays stale before it gives up.
+    static let confirmationTries = 3
 
     /// The catalog with each operation wrapped. A wrapper is handed arguments already checked (by the run, or by
     /// ``OperationDescriptor/call(hub:structure:arguments:)``) and performs the operation without checking them again.
     func wrapping(_ catalog: OperationCatalog) -> OperationCatalog {
         let operations = catalog.operations.map { original -> OperationDescriptor in
             original.invoking { [committer] hub, structure, arguments in
-                let runID = HubCallContext.current?.runID
+                let context = HubCallContext.current
+                let runID = context?.runID
                 if let runID, let lost = committer.failure(of: runID) {
                     throw FlowError(
                         .hubUnreachable,
                         "\(original.name) was not called: this worker can no longer record run \(runID) (\(lost.message))")
                 }
-                if let runID, leases.needsConfirming(runID) {
-                    try await confirmLease(of: runID, before: original.name)
+                // A late session's release looks at the lease below, without renewing it.
+                if let runID, context?.releasesLateSession != true {
+                    try await confirmUnlessFresh(runID, before: original.name)
                 }
                 guard original.acquiresSession || original.releasesSession else {
                     return try await original.perform(hub: hub, structure: structure, arguments: arguments)
@@ -85,8 +109,8 @@ struct FleetSessionGuard {
                 guard original.releasesSession else {
                     return try await original.perform(hub: hub, structure: structure, arguments: arguments)
                 }
-                if let context = HubCallContext.current, context.releasesLateSession {
-                    try await confirmLease(of: context.runID, before: original.name)
+                if let context, context.releasesLateSession {
+                    try await confirmLease(of: context.runID, before: original.name, renewing: false)
                 }
                 // Until the hub answers that it released a session, the release is unconfirmed: its answer may be lost,
                 // or come after the run stopped waiting (when this task may be the only one left to see it).

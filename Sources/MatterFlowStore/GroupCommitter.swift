@@ -346,6 +346,7 @@ public final class GroupCommitter: @unchecked Sendable {
     func fence(_ runIDs: [String], because reason: String) {
         monitor.lock()
         for runID in runIDs where failures[runID] == nil { failures[runID] = StoreError(.leaseLost, reason) }
+        for runID in runIDs { committedThrough[runID] = nil }
         let fenced = Set(runIDs)
         let woken = takeWaiters { fenced.contains($0.runID) }
         monitor.unlock()
@@ -430,7 +431,7 @@ public final class GroupCommitter: @unchecked Sendable {
                         failures[runID] = StoreError(
                             .leaseLost, "run \(runID) is no longer leased to this worker (\(workerID)); another worker took it over")
                     }
-                    for entry in batch where !written.refused.contains(entry.runID) {
+                    for entry in batch where !written.refused.contains(entry.runID) && failures[entry.runID] == nil {
                         committedThrough[entry.runID] = max(committedThrough[entry.runID] ?? 0, entry.record.sequence)
                     }
                     answers = .success(written.answers)
@@ -567,30 +568,32 @@ public final class GroupCommitter: @unchecked Sendable {
     /// them, and says what it lost (``StoreLoss``), once per run.
     private func lookForLosses(on connection: PostgresConnection) throws(PostgresError) {
         monitor.lock()
-        let expected = committedThrough.filter { losses[$0.key] == nil }
+        // A fenced run is another worker's, or ended: what the store holds of it is no longer this worker's to vouch for.
+        let expected = committedThrough.filter { losses[$0.key] == nil && failures[$0.key] == nil }
         monitor.unlock()
         guard !expected.isEmpty else { return }
         let runIDs = expected.keys.sorted()
+        // Batches of a run do not overlap: the last by first_seq holds its last record (one probe of the key each).
         let rows = try connection.execute(
             """
-            SELECT k.run_id, r.run_id IS NOT NULL,
-                (SELECT max(b.last_seq) FROM matterflow_record_batches b WHERE b.run_id = k.run_id)
+            SELECT k.run_id, r.run_id IS NOT NULL, r.worker_id IS NOT DISTINCT FROM $2 AND r.status = 'running',
+                (SELECT b.last_seq FROM matterflow_record_batches b WHERE b.run_id = k.run_id ORDER BY b.first_seq DESC LIMIT 1)
             FROM unnest($1::text[]) AS k(run_id) LEFT JOIN matterflow_runs r ON r.run_id = k.run_id
-            """, [PostgresRunStore.textArrayLiteral(runIDs)])
+            """, [PostgresRunStore.textArrayLiteral(runIDs), workerID])
         var found: [StoreLoss] = []
         for row in rows.rows {
             guard let runID = row[0] ?? nil, let committed = expected[runID] else { continue }
-            let held = (row[2] ?? nil).flatMap { Int($0) } ?? 0
-            let runGone = row[1] != "t"
-            guard held < committed || runGone else { continue }
-            found.append(StoreLoss(runID: runID, records: min(held + 1, committed)...committed, runGone: runGone))
+            let held = (row[3] ?? nil).flatMap { Int($0) } ?? 0
+            let kind: StoreLoss.Kind = row[1] != "t" ? .run : row[2] != "t" ? .claim : .records
+            guard held < committed || kind != .records else { continue }
+            found.append(StoreLoss(runID: runID, records: held < committed ? (held + 1)...committed : nil, kind: kind))
         }
         guard !found.isEmpty else { return }
         monitor.lock()
         for loss in found {
             losses[loss.runID] = loss
-            // Nothing more of a run whose row is gone can be written: its task ends here, making no further call.
-            if loss.runGone, failures[loss.runID] == nil { failures[loss.runID] = StoreError(.runNotFound, loss.description) }
+            // Nothing more of a run whose row or claim is gone can be written: its task ends here, making no further call.
+            if loss.kind != .records, failures[loss.runID] == nil { failures[loss.runID] = StoreError(.runNotFound, loss.description) }
         }
         monitor.unlock()
         storeLost?(found)

@@ -73,6 +73,14 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     /// during maintenance). A new connection asks for a writable server (``PostgresConnection/networkDefaults``).
     public static let readOnly = "25006"
 
+    /// Whether a host of the conninfo refused the connection for its credentials or database (a password, a role, an
+    /// `pg_hba.conf` entry, a database it does not have): a misconfiguration, not a failover, even when another host
+    /// was read-only. (libpq's English messages: a translated libpq is not recognised, and its read-only refusals are
+    /// then said as any connection failure.)
+    var refusedForCredentials: Bool {
+        ["authentication failed", "pg_hba.conf", "does not exist", "password"].contains { message.contains($0) }
+    }
+
     /// Whether the server the connection reached, or tried, takes no writes: a command refused as read-only
     /// (``readOnly``), or a connection libpq refused because the server said so (`target_session_attrs=read-write`:
     /// "session is read-only", or "server is in hot standby mode").
@@ -155,8 +163,8 @@ public final class PostgresConnection: Sendable {
     /// What a connection over TCP uses unless its conninfo says otherwise: a connect that gets no answer gives up
     /// after 10 s, and a server that vanished without closing the connection (its host down, a network split, a
     /// failover that moved its address) is noticed within about half a minute instead of the system's hours, so
-    /// commands fail over to reconnecting and listeners listen again. (A Unix socket ignores them.) The connection
-    /// is made only to a server that takes writes (`target_session_attrs=read-write`): of a conninfo naming a primary
+    /// commands fail over to reconnecting and listeners listen again (a Unix socket ignores the TCP ones). The
+    /// connection, over TCP or a socket, is made only to a server that takes writes (`target_session_attrs=read-write`): of a conninfo naming a primary
     /// and its standbys (`host=a,b`), the one that is primary now, and during a failover none, which is waited out as
     /// an outage, rather than a standby that refuses every write. And the connection is named `matterflow` in
     /// `pg_stat_activity` unless `application_name` (or `PGAPPNAME`) names it.

@@ -20,12 +20,12 @@ enum StoreCommand: Sendable {
     /// keeps it: `release` nil), fenced the same way. In the same transaction as the run's last records, or a later
     /// one.
     case finish(RunConclusion, release: StructureID?)
-    /// Whether this worker still holds the run's lease (the run `running`, leased to it), renewing it for
-    /// `leaseSeconds` when it does (its row locked, so a takeover's claim committing meanwhile is waited for and
-    /// seen): how a hub call the run journals no intent for (the release of a session the hub opened late) is fenced
-    /// as the run's other calls are by their intents, and how a run whose worker was paused makes no call once the run
-    /// is another worker's (``LeaseConfirmations``).
-    case confirmLease(runID: String, leaseSeconds: Double)
+    /// Whether this worker still holds the run's lease (the run `running`, leased to it), its row locked so a
+    /// takeover's claim committing meanwhile is waited for and seen; renewed for `renewingFor` seconds when given. How
+    /// a hub call the run journals no intent for (the release of a session the hub opened late) is fenced as the run's
+    /// other calls are by their intents, and how a run whose worker was paused makes no call once the run is another
+    /// worker's (``LeaseConfirmations``).
+    case confirmLease(runID: String, renewingFor: Double?)
 }
 
 /// A run's final status as the worker records it.
@@ -57,8 +57,8 @@ enum StoreCommandAnswer: Sendable, Hashable {
 }
 
 extension StoreCommand {
-    /// Performs a batch's commands inside the transaction open on `connection`, in at most five statements whatever
-    /// their number: one `SELECT` of the leases to confirm, one `DELETE` for the session releases (those of finishing
+    /// Performs a batch's commands inside the transaction open on `connection`, in at most six statements whatever
+    /// their number: one `SELECT` of the leases to look at, one `UPDATE` of the leases to confirm and renew, one `DELETE` for the session releases (those of finishing
     /// runs included), one `INSERT` for the session takes and, when some were refused, one `SELECT` of who holds those
     /// structures (the run, its status and worker, and since when), and one `UPDATE` for the final statuses that also sends the notifications of the runs' ends.
     /// Returns one answer per command, in order.
@@ -73,13 +73,16 @@ extension StoreCommand {
         var takes: [JSONValue] = []
         var taken: Set<StructureID> = []
         var finishes: [JSONValue] = []
-        var leases: [String] = []
+        var looks: [String] = []
+        var renewals: [String] = []
         var leaseSeconds = 0.0
         for command in commands {
             switch command {
-            case .confirmLease(let runID, let seconds):
-                leases.append(runID)
+            case .confirmLease(let runID, let seconds?):
+                renewals.append(runID)
                 leaseSeconds = max(leaseSeconds, seconds)
+            case .confirmLease(let runID, nil):
+                looks.append(runID)
             case .releaseSession(let structure, let runID, let issuer):
                 releases.append([
                     "structure": .string(structure), "run": runID.map(JSONValue.string) ?? .null, "issuer": issuer.map(JSONValue.string) ?? .null,
@@ -101,15 +104,24 @@ extension StoreCommand {
             }
         }
         var held: Set<String> = []
-        if !leases.isEmpty {
+        if !looks.isEmpty {
+            let rows = try connection.execute(
+                prepared:
+                """
+                SELECT run_id FROM matterflow_runs WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
+                FOR SHARE
+                """, [PostgresRunStore.textArrayLiteral(looks), workerID])
+            held = Set(rows.rows.compactMap { $0[0] })
+        }
+        if !renewals.isEmpty {
             let rows = try connection.execute(
                 prepared:
                 """
                 UPDATE matterflow_runs SET lease_until = clock_timestamp() + make_interval(secs => $3::float8)
                 WHERE run_id = ANY($1::text[]) AND worker_id = $2 AND status = 'running'
                 RETURNING run_id
-                """, [PostgresRunStore.textArrayLiteral(leases), workerID, String(leaseSeconds)])
-            held = Set(rows.rows.compactMap { $0[0] })
+                """, [PostgresRunStore.textArrayLiteral(renewals), workerID, String(leaseSeconds)])
+            held.formUnion(rows.rows.compactMap { $0[0] })
         }
         if !releases.isEmpty {
             try connection.execute(

@@ -103,17 +103,19 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// What to do about a server that takes no writes.
     static let readOnlyServer =
-        "the server takes no writes: a standby (a failover may be under way: it is waited out as an outage), or a primary "
-        + "with default_transaction_read_only on; MatterFlow connects only to a writable server of those --store names "
-        + "(target_session_attrs=read-write, unless --store or PGTARGETSESSIONATTRS says otherwise): name the primary, or "
-        + "every host of the cluster (host=a,b)"
+        "the server takes no writes: a standby (a failover may be under way), or a primary with default_transaction_read_only "
+        + "on; MatterFlow asks for a writable server (target_session_attrs=read-write) unless --store, PGTARGETSESSIONATTRS or "
+        + "a service file says otherwise: name the primary, or every host of the cluster (host=a,b)"
 
     /// A PostgreSQL failure while doing something, as a store error.
     public static func from(_ error: PostgresError, doing what: String, code: Code = .storeFailed) -> StoreError {
-        if error.isReadOnlyServer {
-            return StoreError(.storeUnavailable, "\(what): \(sentence(error.message, then: readOnlyServer))")
-        }
         switch error.code {
+        // A connection no host would take because none takes writes (a failover under way): an outage. A write refused
+        // on a connection made to a read-only server is the command's failure, said with what to do.
+        case .connectionFailed where error.isReadOnlyServer && !error.refusedForCredentials:
+            return StoreError(.storeUnavailable, "\(what): \(sentence(error.message, then: readOnlyServer))")
+        case .commandFailed where error.isReadOnlyServer:
+            return StoreError(code, "\(what): \(sentence(error.description, then: readOnlyServer))")
         case .connectionFailed where error.refusedByServer:
             return StoreError(
                 .storeRefused,

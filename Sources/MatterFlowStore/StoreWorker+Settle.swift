@@ -176,7 +176,7 @@ extension StoreWorker {
         _ runID: String, status: String, output: JSONValue?, error: JSONValue?, recovered: Bool, notes: [String],
         structure: StructureID, claims: Int, keepSession: Bool = false
     ) async {
-        if let loss = committer.loss(of: runID), loss.runGone {
+        if let loss = committer.loss(of: runID), loss.kind != .records {
             log(.error, run: runID, "run \(runID) ended \(status) here, which cannot be recorded: \(loss.description)")
             return
         }

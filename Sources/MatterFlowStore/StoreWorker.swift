@@ -275,6 +275,7 @@ public final class StoreWorker: Sendable {
         var tokens = ClaimTokens(random: SystemRandomSource())
         var claims = 0
         var failures = ClaimFailures()
+        var claimSent: ContinuousClock.Instant?
         while !state.withLock({ $0.stopping }) {
             // Runs claimed ahead start first; a claim is made only when none is left.
             let (ahead, free) = state.withLock { state -> ([ClaimedRun], Int) in
@@ -299,11 +300,12 @@ public final class StoreWorker: Sendable {
                 }
                 let started = ContinuousClock.now
                 let sent = leases.now()
+                claimSent = nil
                 do throws(StoreError) {
                     claimed = try store.claim(
                         by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds, token: token,
                         unanswered: tokens.unanswered, takesSecrets: options.secrets != nil, takesOver: takesOver)
-                    leases.confirmed(claimed.map(\.runID), sentAt: sent)
+                    claimSent = sent
                     if options.dropsClaimReply?(claims) == true {
                         claimed = []
                         throw StoreError(.storeUnavailable, "the answer to claim \(claims) was lost (dropped for a test)")
@@ -321,7 +323,12 @@ public final class StoreWorker: Sendable {
                     if let line = failures.failed(error.message) { log(.warning, line) }
                 }
             }
+            let claimedNow = claimed
             claimed = claimedAgain(claimed)
+            // Only once the tasks of an earlier claim of a run were fenced: the leases this claim holds.
+            if let claimSent {
+                leases.confirmed(claimedNow.map(\.runID).filter { committer.failure(of: $0) == nil }, sentAt: claimSent)
+            }
             cancelRelay.hold(claimed.map(\.runID))
             for run in claimed.prefix(free) { launch(run) }
             state.withLock { $0.claimedAhead += claimed.dropFirst(free) }

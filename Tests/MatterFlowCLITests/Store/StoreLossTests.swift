@@ -46,8 +46,9 @@ extension PostgresStoreTests {
     /// A run submitted to a new database and started by worker w1 on a manual clock, once it waits 60 s in a delay
     /// after which it fetches the rooms: the run, its worker, the clock that ends the delay and the hub that counts
     /// the calls.
+    /// - Parameter anyServer: The worker takes any server its conninfo names, read-only or not.
     static func runWaitingOnADelay(
-        _ runID: String, in directory: TemporaryDirectory
+        _ runID: String, in directory: TemporaryDirectory, anyServer: Bool = false
     ) async throws -> (conninfo: String, store: PostgresRunStore, worker: TestWorker, clock: ManualClock, hub: CallCounting) {
         let conninfo = try TestPostgres.database()
         let workflow = try directory.write(
@@ -60,7 +61,7 @@ extension PostgresStoreTests {
             """#, to: "pause.json")
         let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID])
         #expect(submitted.code == 0, "\(submitted.stderr)")
-        let store = try PostgresRunStore(conninfo: conninfo)
+        let store = try PostgresRunStore(conninfo: conninfo + (anyServer ? " target_session_attrs=any" : ""))
         let clock = ManualClock()
         let hub = CallCounting(simulated: try SimulatedHub(home: HomeDescription.defaultHome, clock: clock))
         let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1"), hubs: { _ in hub }, clock: clock)
