@@ -19,7 +19,7 @@ extension RemoteHub {
     /// or connecting (at most ``Options/connectLimit`` for TCP) happens on a thread of its own, never on one of the
     /// tasks' threads.
     public static func connect(to endpoint: HubEndpoint, options: Options = Options()) async throws(FlowError) -> RemoteHub {
-        let connection = try await HubConnection.opening(endpoint, connectLimit: options.connectLimit)
+        let connection = try await HubConnection.opening(endpoint, connectLimit: options.connectLimit, standardError: options.standardError)
         let remote = RemoteHub(channel: connection.channel, options: options) { await connection.stopProcess() }
         let handshake: Result<Handshake, FlowError> = await withTaskCancellationHandler {
             do throws(FlowError) {
@@ -47,11 +47,15 @@ public struct HubConnection: Sendable {
 
     /// Starts the command, or connects to the socket, of `endpoint`, blocking the calling thread meanwhile (a TCP
     /// connection that is not accepted is given up after `connectLimit`).
+    /// - Parameter standardError: For a command, given each line it writes on its standard error (on a thread of its
+    ///   own); nil: the command writes on this process's.
     /// - Throws: ``FlowError`` `hubUnreachable` when the hub cannot be started or reached.
-    public static func open(_ endpoint: HubEndpoint, connectLimit: Duration = .seconds(10)) throws(FlowError) -> HubConnection {
+    public static func open(
+        _ endpoint: HubEndpoint, connectLimit: Duration = .seconds(10), standardError: (@Sendable (String) -> Void)? = nil
+    ) throws(FlowError) -> HubConnection {
         switch endpoint {
         case .command(let words):
-            let (channel, child) = try startChild(words)
+            let (channel, child) = try startChild(words, standardError: standardError)
             return HubConnection(channel: channel, child: child)
         case .unix(let path):
             return HubConnection(channel: try SocketConnector.connect(unix: path), child: nil)
@@ -62,10 +66,14 @@ public struct HubConnection: Sendable {
 
     /// ``open(_:connectLimit:)`` on a thread of its own: the caller's task waits without holding one of the tasks'
     /// threads, which a slow name lookup or connection would otherwise stall.
-    public static func opening(_ endpoint: HubEndpoint, connectLimit: Duration = .seconds(10)) async throws(FlowError) -> HubConnection {
+    public static func opening(
+        _ endpoint: HubEndpoint, connectLimit: Duration = .seconds(10), standardError: (@Sendable (String) -> Void)? = nil
+    ) async throws(FlowError) -> HubConnection {
         let result: Result<HubConnection, FlowError> = await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: Result { () throws(FlowError) in try open(endpoint, connectLimit: connectLimit) })
+                continuation.resume(returning: Result { () throws(FlowError) in
+                    try open(endpoint, connectLimit: connectLimit, standardError: standardError)
+                })
             }
             thread.start()
         }
@@ -83,11 +91,13 @@ public struct HubConnection: Sendable {
     }
 
     /// Starts `words` as a child process whose standard input and output carry the protocol; its standard error is
-    /// this process's.
-    private static func startChild(_ words: [String]) throws(FlowError) -> (FileDescriptorChannel, ChildProcess) {
+    /// this process's, or handed line by line to `standardError`.
+    private static func startChild(
+        _ words: [String], standardError: (@Sendable (String) -> Void)?
+    ) throws(FlowError) -> (FileDescriptorChannel, ChildProcess) {
         // A child that exits makes writes to its pipe fail with EPIPE; SIGPIPE would end this process instead.
         signal(SIGPIPE, SIG_IGN)
-        let child = try ChildProcess.spawn(words)
+        let child = try ChildProcess.spawn(words, standardError: standardError)
         let channel = FileDescriptorChannel(
             .pipes(read: child.output, write: child.input), writesAfterEndOfInput: false,
             endOfInput: { child.exitDescription(within: .milliseconds(500)) ?? "the hub closed its standard output" }, onEnd: {})
@@ -123,13 +133,15 @@ final class ChildProcess: Sendable {
         self.output = output
     }
 
-    /// Spawns `words` (the first found on `PATH` unless it holds a slash) with pipes for standard input and output.
-    static func spawn(_ words: [String]) throws(FlowError) -> ChildProcess {
+    /// Spawns `words` (the first found on `PATH` unless it holds a slash) with pipes for standard input and output,
+    /// and for standard error when `standardError` is given (its lines are handed to it).
+    static func spawn(_ words: [String], standardError: (@Sendable (String) -> Void)? = nil) throws(FlowError) -> ChildProcess {
         guard let program = words.first, !program.isEmpty else {
             throw FlowError(.hubUnreachable, "could not start the hub command: it is empty; give the program to start, then its arguments")
         }
         // Close-on-exec from their creation, so that no other child started meanwhile inherits them; the child gets
-        // the two ends dup'ed onto its standard input and output, its standard error, and nothing else.
+        // the two ends dup'ed onto its standard input and output, its standard error (this process's, or a third
+        // pipe's), and nothing else.
         guard let toChild = SpawnExtensions.closeOnExecPipe() else {
             throw FlowError(.hubUnreachable, "could not create a pipe: \(lastError)")
         }
@@ -139,11 +151,21 @@ final class ChildProcess: Sendable {
             Glibc.close(toChild.write)
             throw FlowError(.hubUnreachable, "could not create a pipe: \(reason)")
         }
+        var errors: (read: Int32, write: Int32)?
+        if standardError != nil {
+            guard let pipe = SpawnExtensions.closeOnExecPipe() else {
+                let reason = lastError
+                for descriptor in [toChild.read, toChild.write, fromChild.read, fromChild.write] { Glibc.close(descriptor) }
+                throw FlowError(.hubUnreachable, "could not create a pipe: \(reason)")
+            }
+            errors = pipe
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild.read, 0)
         posix_spawn_file_actions_adddup2(&actions, fromChild.write, 1)
+        if let errors { posix_spawn_file_actions_adddup2(&actions, errors.write, 2) }
         // Descriptors an embedding service opened without close-on-exec (a listening socket, a database connection)
         // stay out of the hub, where the C library can close them in the child (glibc 2.34 and later).
         _ = SpawnExtensions.addCloseFrom(&actions, 3)
@@ -172,11 +194,14 @@ final class ChildProcess: Sendable {
         }
         Glibc.close(toChild.read)
         Glibc.close(fromChild.write)
+        if let errors { Glibc.close(errors.write) }
         guard status == 0 else {
             Glibc.close(toChild.write)
             Glibc.close(fromChild.read)
+            if let errors { Glibc.close(errors.read) }
             throw FlowError(.hubUnreachable, "could not start the hub command \(program): \(String(cString: strerror(status)))")
         }
+        if let errors, let standardError { ErrorLineReader.start(errors.read, standardError) }
         return ChildProcess(pid: pid, input: toChild.write, output: fromChild.read)
     }
 

@@ -37,6 +37,9 @@ public final class RemoteHub: ConnectedHub {
         public var handshakeLimit: Duration?
         /// Real time a TCP hub may take to accept the connection, for each address its name resolves to.
         public var connectLimit: Duration
+        /// For a hub started as a command: given each line the hub writes on its standard error, on a thread of its
+        /// own (a worker puts them in its log); nil: the hub writes on this process's standard error.
+        public var standardError: (@Sendable (String) -> Void)?
 
         /// Options with these limits: by default 120 s of silence, 40 s of grace for a cancelled call, 30 s for the
         /// handshake and 10 s to connect.

@@ -3,11 +3,13 @@ import MatterFlow
 /// When a worker may take over runs whose leases ran out. After the store was out of reach or failing for a while (a
 /// failover, a restart, a full disk, a read-only spell), every worker's leases may have run out at once, live
 /// workers' too: the first worker back would take over and cancel the runs of the others, which are about to renew
-/// them. So once the store answers again after trouble that lasted half a lease or more, a worker takes nothing over
-/// for one lease, long enough for every live worker's heartbeat (a third of a lease apart) to renew its own; runs of a
-/// worker that really stopped are taken over a lease later than otherwise. Brief trouble (a statement that failed
-/// once) starts no hold, so trouble that comes and goes never keeps a dead worker's runs from being taken over; and
-/// while trouble lasts, no claim takes anything over.
+/// them. So once the store answers again after trouble that lasted half a lease or more, or after the store was out
+/// of reach at all (a connection lost: a failover of a second may bring up a standby that lacks the last heartbeats,
+/// so that live workers' leases look long expired there), a worker takes nothing over for one lease, long enough for
+/// every live worker's heartbeat (a third of a lease apart) to renew its own; runs of a worker that really stopped are
+/// taken over a lease later than otherwise. Brief trouble that kept the store in reach (a statement that failed once)
+/// starts no hold, so it never keeps a dead worker's runs from being taken over; and while trouble lasts, no claim
+/// takes anything over.
 struct TakeoverHold {
     /// The length of a hold: the worker's lease.
     let length: Duration
@@ -17,6 +19,8 @@ struct TakeoverHold {
     private(set) var until: ContinuousClock.Instant?
     /// A hold began that no claim has said yet.
     private var unannounced = false
+    /// The trouble going on now made the store unreachable.
+    private var outage = false
 
     /// A hold of `seconds`; a lease out of range (refused before the worker runs: ``WorkerOptions/problem``) makes
     /// none.
@@ -24,17 +28,20 @@ struct TakeoverHold {
         length = .seconds(rounding: seconds)
     }
 
-    /// A claim, a heartbeat or another statement failed, or the store could not be reached.
-    mutating func troubleSeen(at now: ContinuousClock.Instant) {
+    /// A claim, a heartbeat or another statement failed, or (`outage`) the store could not be reached.
+    mutating func troubleSeen(at now: ContinuousClock.Instant, outage: Bool = false) {
         if troubleSince == nil { troubleSince = now }
+        if outage { self.outage = true }
     }
 
-    /// The store answered (a claim or a heartbeat worked, or it is reachable again): after trouble that lasted half a
-    /// lease or more, nothing is taken over for a lease from now.
+    /// The store answered (a claim or a heartbeat worked, or it is reachable again): after an outage, or trouble that
+    /// lasted half a lease or more, nothing is taken over for a lease from now.
     mutating func answered(at now: ContinuousClock.Instant) {
         guard let since = troubleSince else { return }
         troubleSince = nil
-        guard since.duration(to: now) * 2 >= length else { return }
+        let wasOutage = outage
+        outage = false
+        guard wasOutage || since.duration(to: now) * 2 >= length else { return }
         if until.map({ now >= $0 }) ?? true { unannounced = true }
         until = max(until ?? now, now + length)
     }

@@ -43,12 +43,14 @@ enum HubOption {
     /// Connects to the hub; on failure, gives `report` its code and message (as `error[CODE]: MESSAGE` on stderr,
     /// or a worker's log line) and returns nil (the command exits 2, or 128 + the signal when one of `signals`
     /// interrupted the handshake: the connection is then closed and a started hub stopped).
+    /// `standardError`: where a command hub's standard error lines go (``options(standardError:)``).
     static func connect(
-        _ endpoint: HubEndpoint, signals: InterruptSignals? = nil, report: @Sendable (_ code: String, _ message: String) -> Void
+        _ endpoint: HubEndpoint, signals: InterruptSignals? = nil, standardError: (@Sendable (String) -> Void)? = nil,
+        report: @Sendable (_ code: String, _ message: String) -> Void
     ) async -> RemoteHub? {
         let connecting = Task { () async -> Result<RemoteHub, FlowError> in
             do throws(FlowError) {
-                return .success(try await RemoteHub.connect(to: endpoint, options: RemoteHub.Options(clientVersion: MatterflowTool.version)))
+                return .success(try await RemoteHub.connect(to: endpoint, options: options(standardError: standardError)))
             } catch {
                 return .failure(error)
             }
@@ -63,7 +65,15 @@ enum HubOption {
         }
     }
 
-    /// A ``connect(_:signals:report:)`` reporter that prints `error[CODE]: MESSAGE` on `err`.
+    /// The options every hub connection of the CLI uses: its version, and where a command hub's standard error goes
+    /// (nil: this process's).
+    static func options(standardError: (@Sendable (String) -> Void)? = nil) -> RemoteHub.Options {
+        var options = RemoteHub.Options(clientVersion: MatterflowTool.version)
+        options.standardError = standardError
+        return options
+    }
+
+    /// A ``connect(_:signals:standardError:report:)`` reporter that prints `error[CODE]: MESSAGE` on `err`.
     static func printing(to err: any TextSink) -> @Sendable (String, String) -> Void {
         { code, message in err.line("error[\(code)]: \(message)") }
     }

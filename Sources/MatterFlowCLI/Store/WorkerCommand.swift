@@ -52,7 +52,8 @@ struct WorkerCommand {
             journald keeps as the line's priority: journalctl -p warning shows the warnings), or with
             --log-format json one object per line with a UTC time, a level (info, warning, error: a run that needs
             attention), the worker, the run ("run") and every run the line is about ("runs": a hand-back names
-            several), its start and exit errors included.
+            several), its start and exit errors included. What a --hub command writes on its standard error comes
+            into the log too, a line each (`hub: LINE`, level info).
 
             --metrics-file FILE: the worker's counters since it started, labelled with its ID
             (matterflow_worker_runs_finished_total{status}, _taken_over_total, _handed_back_total, _records_total,
@@ -121,7 +122,11 @@ struct WorkerCommand {
         var remoteIdentity: RemoteHubIdentity?
         if let endpoint {
             let report: @Sendable (String, String) -> Void = { code, message in printer.error(code: code, message, workerID: workerID) }
-            guard let connected = await HubOption.connect(endpoint, signals: signals, report: report) else {
+            // A command hub's standard error goes into the worker's log, in its format (one JSON object a line).
+            let hubErrors: @Sendable (String) -> Void = { line in
+                printer.print(WorkerLogLine(level: .info, workerID: workerID, message: "hub: \(line)"))
+            }
+            guard let connected = await HubOption.connect(endpoint, signals: signals, standardError: hubErrors, report: report) else {
                 signals?.stop()
                 // SIGTERM stops a worker with success, before its hub answered as after (see the end).
                 if let code = signals?.exitCode { return code == 128 + SIGTERM ? ExitCode.success : code }
@@ -129,7 +134,7 @@ struct WorkerCommand {
             }
             // A hub that restarts is connected to again at the next run that needs it.
             let reconnecting = ReconnectingHub(first: connected) {
-                try await RemoteHub.connect(to: endpoint, options: RemoteHub.Options(clientVersion: MatterflowTool.version))
+                try await RemoteHub.connect(to: endpoint, options: HubOption.options(standardError: hubErrors))
             }
             remote = reconnecting
             remoteIdentity = arguments.value("hub").map { HubOption.identity(endpoint, spec: $0, handshake: connected.handshake) }

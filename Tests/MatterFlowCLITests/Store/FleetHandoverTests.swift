@@ -380,6 +380,32 @@ extension PostgresStoreTests {
         #expect(saved.activeSession == nil)
     }
 
+    @Test("worker --hub COMMAND: what the hub writes on its standard error goes into the worker's log, in its format: with --log-format json every line is one JSON object")
+    func hubStandardErrorInTheWorkersLog() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let executable = try #require(Executable.path, "the matterflow executable was not found")
+        let hub = try directory.write(
+            "#!/bin/sh\necho 'hub starting up' >&2\nexec \"\(executable)\" hub serve --state \"\(directory.file("hub-state"))\"\n",
+            to: "hub.sh")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hub)
+        let secrets = try Self.secretsDirectory(in: directory)
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets,
+             "--structure", HomeDescription.defaultHome.structure.id] + commissionInputs())
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let worker = try ChildProcess.launch(
+            ["worker", "--store", conninfo, "--hub", hub, "--secrets", secrets, "--exit-when-idle", "--worker-id", "w-hub", "--log-format", "json"])
+        defer { worker.kill() }
+        try #require(await worker.waitForExit(within: .seconds(60)), "the worker did not finish")
+        #expect(worker.status == 0, "\(worker.stderr.text)")
+        let lines = worker.stderr.text.split(separator: "\n").map(String.init)
+        let objects = lines.compactMap { try? parseJSON($0) as? [String: Any] }
+        #expect(objects.count == lines.count, "every line is JSON: \(worker.stderr.text)")
+        #expect(objects.contains { $0["message"] as? String == "hub: hub starting up" && $0["worker"] as? String == "w-hub" }, "\(worker.stderr.text)")
+    }
+
     @Test("worker --hub: a hub process that restarts is connected to again, and the runs after it are made on it")
     func workerReconnectsToARestartedHub() async throws {
         let conninfo = try TestPostgres.database()

@@ -7,7 +7,7 @@ import Testing
 /// After the store was out of reach or failing, or a claim waited long behind a lock, every worker's leases may have
 /// run out at once: live workers' runs must not be taken over (and cancelled) before they can renew them.
 @Suite(.serialized) struct TakeoverHoldTests {
-    @Test("trouble of half a lease or more holds takeovers for a lease from when the store answers again; brief trouble none; none while trouble lasts")
+    @Test("trouble of half a lease or more, or the store out of reach however briefly, holds takeovers for a lease from when the store answers again; other brief trouble none; none while trouble lasts")
     func hold() {
         let start = ContinuousClock.now
         var said = 0
@@ -26,6 +26,19 @@ import Testing
         let whileBrief = brief.mayTakeOver(at: start + .seconds(1))
         brief.answered(at: start + .seconds(1.9))
         #expect(!whileBrief && brief.mayTakeOver(at: start + .seconds(2)) && brief.until == nil)
+        // The store out of reach for a second (a failover to a standby that may lack the last heartbeats): a hold.
+        var failover = TakeoverHold(lease: 4)
+        failover.troubleSeen(at: start, outage: true)
+        failover.troubleSeen(at: start + .milliseconds(100))
+        failover.answered(at: start + .seconds(1))
+        let held = failover.mayTakeOver(at: start + .seconds(2))
+        let ended = failover.mayTakeOver(at: start + .seconds(5))
+        #expect(!held && ended)
+        // The outage is over with its trouble: brief trouble after it holds nothing.
+        failover.troubleSeen(at: start + .seconds(6))
+        failover.answered(at: start + .seconds(6.5))
+        let afterBrief = failover.mayTakeOver(at: start + .seconds(7))
+        #expect(afterBrief)
         // Trouble that keeps coming back briefly never holds takeovers past its own moments.
         var flapping = TakeoverHold(lease: 4)
         var allowed = 0

@@ -1,0 +1,43 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Reads a hub child's standard error on a thread of its own and hands on each line, until every process holding
+/// the pipe's other end has closed it (the hub and whatever it started); then closes its end.
+enum ErrorLineReader {
+    /// The longest line handed on, in bytes; the rest of a longer line is dropped.
+    static let longestLine = 4096
+
+    /// Starts reading `descriptor`, which it then owns.
+    static func start(_ descriptor: Int32, _ deliver: @escaping @Sendable (String) -> Void) {
+        let thread = Thread {
+            var line: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                for byte in buffer[..<count] {
+                    if byte == UInt8(ascii: "\n") {
+                        deliver(text(line))
+                        line.removeAll(keepingCapacity: true)
+                    } else if line.count < longestLine {
+                        line.append(byte)
+                    }
+                }
+            }
+            if !line.isEmpty { deliver(text(line)) }
+            close(descriptor)
+        }
+        thread.start()
+    }
+
+    /// A line's bytes as text: a carriage return before the end dropped, bytes that are not UTF-8 replaced.
+    static func text(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes[...], as: UTF8.self)
+    }
+}
