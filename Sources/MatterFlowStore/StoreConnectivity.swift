@@ -9,6 +9,8 @@ public final class StoreConnectivity: Sendable {
     private struct State {
         /// When the store was first found unreachable, since it was last reached.
         var lostAt: ContinuousClock.Instant?
+        /// Whether the outage going on was said to be a server that takes no writes.
+        var saidReadOnly = false
         /// When the store was last reached again after being unreachable.
         var foundAt: ContinuousClock.Instant?
         var listeners: [Int: @Sendable (Bool, String) -> Void] = [:]
@@ -43,16 +45,23 @@ public final class StoreConnectivity: Sendable {
         _ = state.withLock { $0.listeners.removeValue(forKey: token) }
     }
 
-    /// A command failed in a way a reconnect may mend (`message`, while `doing` it): said when the store was
-    /// reachable until now.
-    func failed(_ message: String, doing what: String) {
+    /// A command failed in a way a reconnect may mend (`message`, while `doing` it; `readOnly`: the server takes no
+    /// writes): said when the store was reachable until now.
+    func failed(_ message: String, doing what: String, readOnly: Bool = false) {
+        // An outage that began otherwise (the server went away) and goes on as a server that takes no writes (a
+        // standby, until one is promoted) is said again, once, as such.
         let listeners = state.withLock { state -> [@Sendable (Bool, String) -> Void] in
-            guard state.lostAt == nil else { return [] }
-            state.lostAt = .now
+            guard state.lostAt == nil || (readOnly && !state.saidReadOnly) else { return [] }
+            if state.lostAt == nil { state.lostAt = .now }
+            if readOnly { state.saidReadOnly = true }
             return Array(state.listeners.values)
         }
         for listener in listeners {
-            listener(false, "the store cannot be reached (\(message), \(what)); reconnecting: runs wait where they are")
+            listener(
+                false,
+                readOnly
+                    ? "the store takes no writes (\(message), \(what)): a standby during a failover, or default_transaction_read_only; reconnecting to a writable server: runs wait where they are"
+                    : "the store cannot be reached (\(message), \(what)); reconnecting: runs wait where they are")
         }
     }
 
@@ -61,6 +70,7 @@ public final class StoreConnectivity: Sendable {
         let (listeners, lost) = state.withLock { state -> ([@Sendable (Bool, String) -> Void], Duration?) in
             guard let lostAt = state.lostAt else { return ([], nil) }
             state.lostAt = nil
+            state.saidReadOnly = false
             state.foundAt = .now
             return (Array(state.listeners.values), .now - lostAt)
         }

@@ -24,7 +24,7 @@ struct StoreLoss: Sendable, Hashable {
     /// For the worker's log, and the run's notes.
     var description: String {
         let which = records.map { $0.count == 1 ? "record \($0.lowerBound)" : "records \($0.lowerBound)-\($0.upperBound)" }
-        let cause = "a failover to a standby that lacked the last commits (asynchronous replication), or a restore"
+        let cause = "a failover to a standby that lacked the last commits (asynchronous replication), an old primary started again, or a restore"
         switch kind {
         case .records:
             return "the store lost \(which ?? "records") of run \(runID), committed before: \(cause); the run goes on, and its history keeps the gap"

@@ -177,7 +177,7 @@ extension StoreWorker {
         structure: StructureID, claims: Int, keepSession: Bool = false
     ) async {
         if let loss = committer.loss(of: runID), loss.kind != .records {
-            log(.error, run: runID, "run \(runID) ended \(status) here, which cannot be recorded: \(loss.description)")
+            log(.error, run: runID, "run \(runID) on structure \(structure) stopped here (its end, \(status), cannot be recorded, and it makes no further call): \(loss.description)")
             return
         }
         do throws(StoreError) {

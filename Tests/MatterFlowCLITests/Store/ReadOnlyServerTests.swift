@@ -62,6 +62,7 @@ extension PostgresStoreTests {
         try Self.endWorkerConnections(store)
         clock.advance(by: .seconds(60))
         #expect(await worker.waitForLine(containing: anyServer ? "in a read-only transaction" : "session is read-only", within: .seconds(30)), "\(worker.lines)")
+        #expect(worker.lines.contains { $0.contains("the store takes no writes (") && $0.contains("reconnecting to a writable server") }, "\(worker.lines)")
         try store.execute("ALTER DATABASE \"\(database)\" RESET default_transaction_read_only", doing: "test")
 
         let summary = try await worker.finish(after: [runID], conninfo: conninfo)

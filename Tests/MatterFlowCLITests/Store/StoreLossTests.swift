@@ -80,7 +80,8 @@ extension PostgresStoreTests {
         try Self.endWorkerConnections(store)
 
         clock.advance(by: .seconds(60))
-        #expect(await worker.waitForLine(containing: "which cannot be recorded"), "\(worker.lines)")
+        #expect(await worker.waitForLine(containing: "cannot be recorded, and it makes no further call"), "\(worker.lines)")
+        #expect(worker.lines.contains { $0.contains("run \(runID) on structure \(HomeDescription.defaultHome.structure.id) stopped here") }, "\(worker.lines)")
         worker.worker.stop()
         _ = try await worker.summary
         #expect(worker.entries.contains { $0.level == .error && $0.message.contains("the store no longer has run \(runID)") }, "\(worker.lines)")
