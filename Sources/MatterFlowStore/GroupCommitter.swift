@@ -551,7 +551,10 @@ public final class GroupCommitter: @unchecked Sendable {
                 if !error.isTransient && !error.isCancelled {
                     return .failure(StoreError.from(error, doing: "writing journal records"))
                 }
-                if error.isOutage { connectivity.failed(error.message, doing: "writing journal records", readOnly: error.isReadOnlyServer) }
+                if error.isOutage {
+                    connectivity.failed(
+                        error.message, doing: "writing journal records", readOnly: error.isReadOnlyOutage, serverLost: error.serverLost)
+                }
                 // Counted from the first failure: a worker held up inside the transaction comes back to one.
                 let failedAt = firstFailure ?? ContinuousClock.now
                 firstFailure = failedAt

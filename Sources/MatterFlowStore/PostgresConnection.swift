@@ -81,6 +81,17 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         ["authentication failed", "pg_hba.conf", "does not exist", "password"].contains { message.contains($0) }
     }
 
+    /// A server that takes no writes, and not a host that refused the credentials beside it: what the store's
+    /// messages call a failover under way.
+    public var isReadOnlyOutage: Bool { isReadOnlyServer && !refusedForCredentials }
+
+    /// Whether a connection could not be made because no server of the conninfo was there to take it: none answered,
+    /// or those that did take no writes (a failover under way). Not a server that is up and refused this connection
+    /// (its credentials, its connection limit), nor a connection that broke and was made again at once.
+    public var serverLost: Bool {
+        code == .connectionFailed && (!refusedByServer || isReadOnlyServer) && !refusedForCredentials
+    }
+
     /// Whether the server the connection reached, or tried, takes no writes: a command refused as read-only
     /// (``readOnly``), or a connection libpq refused because the server said so (`target_session_attrs=read-write`:
     /// "session is read-only", or "server is in hot standby mode").

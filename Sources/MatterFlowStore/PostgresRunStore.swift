@@ -184,10 +184,10 @@ public final class PostgresRunStore: RunStore {
                 return value
             // The limit is read at each failure: one lowered meanwhile (a worker that began to stop) counts at once.
             case .failure(let error) where !error.isTransient || ContinuousClock.now >= started + (retrying ? retryingFor ?? retryLimit : .zero):
-                if error.isOutage { connectivity.failed(error.message, doing: what, readOnly: error.isReadOnlyServer) }
+                if error.isOutage { connectivity.failed(error.message, doing: what, readOnly: error.isReadOnlyOutage, serverLost: error.serverLost) }
                 throw StoreError.from(error, doing: what)
             case .failure(let error):
-                if error.isOutage { connectivity.failed(error.message, doing: what, readOnly: error.isReadOnlyServer) }
+                if error.isOutage { connectivity.failed(error.message, doing: what, readOnly: error.isReadOnlyOutage, serverLost: error.serverLost) }
                 Self.pause(delay)
                 delay = min(delay * 2, .milliseconds(500))
             }

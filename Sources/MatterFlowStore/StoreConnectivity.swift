@@ -11,6 +11,10 @@ public final class StoreConnectivity: Sendable {
         var lostAt: ContinuousClock.Instant?
         /// Whether the outage going on was said to be a server that takes no writes.
         var saidReadOnly = false
+        /// Whether a connection could not be made during the outage going on (``PostgresError/serverLost``).
+        var serverLost = false
+        /// Whether it could not, during the outage that ended last.
+        var lastOutageLostServer = false
         /// When the store was last reached again after being unreachable.
         var foundAt: ContinuousClock.Instant?
         var listeners: [Int: @Sendable (Bool, String) -> Void] = [:]
@@ -35,6 +39,10 @@ public final class StoreConnectivity: Sendable {
     /// Whether the last command reached the store (true until one fails).
     public var isReachable: Bool { state.withLock { $0.lostAt == nil } }
 
+    /// Whether, in the outage that ended last, a connection could not be made (the server gone or taking no writes, as
+    /// in a failover), rather than one broken and made again at once.
+    public var lastOutageLostServer: Bool { state.withLock { $0.lastOutageLostServer } }
+
     /// Whether the store was unreachable at some moment since `instant` (a command waited out an outage then).
     func wasLost(since instant: ContinuousClock.Instant) -> Bool {
         state.withLock { state in state.lostAt != nil || state.foundAt.map { $0 >= instant } == true }
@@ -46,11 +54,12 @@ public final class StoreConnectivity: Sendable {
     }
 
     /// A command failed in a way a reconnect may mend (`message`, while `doing` it; `readOnly`: the server takes no
-    /// writes): said when the store was reachable until now.
-    func failed(_ message: String, doing what: String, readOnly: Bool = false) {
+    /// writes; `serverLost`: a connection could not be made): said when the store was reachable until now.
+    func failed(_ message: String, doing what: String, readOnly: Bool = false, serverLost: Bool = false) {
         // An outage that began otherwise (the server went away) and goes on as a server that takes no writes (a
         // standby, until one is promoted) is said again, once, as such.
         let listeners = state.withLock { state -> [@Sendable (Bool, String) -> Void] in
+            if serverLost { state.serverLost = true }
             guard state.lostAt == nil || (readOnly && !state.saidReadOnly) else { return [] }
             if state.lostAt == nil { state.lostAt = .now }
             if readOnly { state.saidReadOnly = true }
@@ -71,6 +80,8 @@ public final class StoreConnectivity: Sendable {
             guard let lostAt = state.lostAt else { return ([], nil) }
             state.lostAt = nil
             state.saidReadOnly = false
+            state.lastOutageLostServer = state.serverLost
+            state.serverLost = false
             state.foundAt = .now
             return (Array(state.listeners.values), .now - lostAt)
         }

@@ -112,7 +112,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         switch error.code {
         // A connection no host would take because none takes writes (a failover under way): an outage. A write refused
         // on a connection made to a read-only server is the command's failure, said with what to do.
-        case .connectionFailed where error.isReadOnlyServer && !error.refusedForCredentials:
+        case .connectionFailed where error.isReadOnlyOutage:
             return StoreError(.storeUnavailable, "\(what): \(sentence(error.message, then: readOnlyServer))")
         case .commandFailed where error.isReadOnlyServer:
             return StoreError(code, "\(what): \(sentence(error.description, then: readOnlyServer))")

@@ -211,7 +211,14 @@ public final class StoreWorker: Sendable {
         log(.info, "claiming runs from \(store.name)\(store.server.map { " (\($0))" } ?? "") (\(settings))")
         let listening = store.connectivity.listen { [log = options.log, id = options.workerID, self] reachable, line in
             self.state.withLock { state in
-                if reachable { state.takeovers.answered(at: .now) } else { state.takeovers.troubleSeen(at: .now, outage: true) }
+                // A failover shows as connections that could not be made; an idle connection the server or a pooler
+                // closed, made again at once, does not.
+                if reachable {
+                    if self.store.connectivity.lastOutageLostServer { state.takeovers.troubleSeen(at: .now, outage: true) }
+                    state.takeovers.answered(at: .now)
+                } else {
+                    state.takeovers.troubleSeen(at: .now)
+                }
             }
             log?(WorkerLogLine(level: reachable ? .info : .warning, workerID: id, message: line))
             // At once, not after the heartbeat that is retrying: a monitoring system sees the store lost as it is.

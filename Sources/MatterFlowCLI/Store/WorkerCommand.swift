@@ -53,7 +53,7 @@ struct WorkerCommand {
             --log-format json one object per line with a UTC time, a level (info, warning, error: a run that needs
             attention), the worker, the run ("run") and every run the line is about ("runs": a hand-back names
             several), its start and exit errors included. What a --hub command writes on its standard error comes
-            into the log too, a line each (`hub: LINE`, level info).
+            into the log too, a line each (`hub: LINE`, level info, or as a leading syslog priority <N> says).
 
             --metrics-file FILE: the worker's counters since it started, labelled with its ID
             (matterflow_worker_runs_finished_total{status}, _taken_over_total, _handed_back_total, _records_total,
@@ -75,6 +75,18 @@ struct WorkerCommand {
             live worker's, or the store was
             migrated under the worker (each said on stderr as error[CODE]), 64 usage error.
             """)
+
+    /// A line a hub wrote on its standard error, as the worker logs it: a leading syslog priority (`<3>`, as a
+    /// service writes for journald) becomes the line's level (0-3 error, 4 warning, 5-7 information) and is taken
+    /// off; a line without one is information.
+    static func hubLine(_ line: String) -> (WorkerLogLine.Level, String) {
+        let bytes = Array(line.utf8.prefix(3))
+        guard bytes.count == 3, bytes[0] == UInt8(ascii: "<"), bytes[2] == UInt8(ascii: ">"),
+            let priority = Int(String(UnicodeScalar(bytes[1]))), (0...7).contains(priority)
+        else { return (.info, line) }
+        let level: WorkerLogLine.Level = priority <= 3 ? .error : priority == 4 ? .warning : .info
+        return (level, String(line.dropFirst(3)))
+    }
 
     let arguments: ParsedArguments
     let environment: ToolEnvironment
@@ -124,7 +136,8 @@ struct WorkerCommand {
             let report: @Sendable (String, String) -> Void = { code, message in printer.error(code: code, message, workerID: workerID) }
             // A command hub's standard error goes into the worker's log, in its format (one JSON object a line).
             let hubErrors: @Sendable (String) -> Void = { line in
-                printer.print(WorkerLogLine(level: .info, workerID: workerID, message: "hub: \(line)"))
+                let (level, text) = Self.hubLine(line)
+                printer.print(WorkerLogLine(level: level, workerID: workerID, message: "hub: \(text)"))
             }
             guard let connected = await HubOption.connect(endpoint, signals: signals, standardError: hubErrors, report: report) else {
                 signals?.stop()

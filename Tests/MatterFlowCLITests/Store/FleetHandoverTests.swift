@@ -387,7 +387,7 @@ extension PostgresStoreTests {
         defer { directory.remove() }
         let executable = try #require(Executable.path, "the matterflow executable was not found")
         let hub = try directory.write(
-            "#!/bin/sh\necho 'hub starting up' >&2\nexec \"\(executable)\" hub serve --state \"\(directory.file("hub-state"))\"\n",
+            "#!/bin/sh\necho 'hub starting up' >&2\necho '<4>the radio is slow' >&2\nexec \"\(executable)\" hub serve --state \"\(directory.file("hub-state"))\"\n",
             to: "hub.sh")
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hub)
         let secrets = try Self.secretsDirectory(in: directory)
@@ -403,7 +403,8 @@ extension PostgresStoreTests {
         let lines = worker.stderr.text.split(separator: "\n").map(String.init)
         let objects = lines.compactMap { try? parseJSON($0) as? [String: Any] }
         #expect(objects.count == lines.count, "every line is JSON: \(worker.stderr.text)")
-        #expect(objects.contains { $0["message"] as? String == "hub: hub starting up" && $0["worker"] as? String == "w-hub" }, "\(worker.stderr.text)")
+        #expect(objects.contains { $0["message"] as? String == "hub: hub starting up" && $0["worker"] as? String == "w-hub" && $0["level"] as? String == "info" }, "\(worker.stderr.text)")
+        #expect(objects.contains { $0["message"] as? String == "hub: the radio is slow" && $0["level"] as? String == "warning" }, "a syslog priority is the line's level: \(worker.stderr.text)")
     }
 
     @Test("worker --hub: a hub process that restarts is connected to again, and the runs after it are made on it")

@@ -2,6 +2,7 @@ import Foundation
 import MatterFlow
 import MatterFlowJSON
 @testable import MatterFlowStore
+import Synchronization
 import Testing
 
 /// A server that takes no writes: a standby that a conninfo naming a whole cluster (`host=a,b`) may reach during a
@@ -70,5 +71,9 @@ extension PostgresStoreTests {
         #expect(try store.execute("SELECT claims FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test").rows == [["1"]], "claimed once: never taken over")
         #expect(worker.lines.contains { $0.contains("the store is reachable again") }, "\(worker.lines)")
         #expect(hub.calls == ["fetchRooms"])
+        // Connections that could not be made (no server taking writes, as in a failover) hold takeovers a lease; writes
+        // refused on connections made at once do not.
+        let held = worker.worker.state.withLock { $0.takeovers.until } != nil
+        #expect(held == !anyServer, "\(worker.lines)")
     }
 }

@@ -3,6 +3,7 @@ import MatterFlow
 import MatterFlowJSON
 import MatterFlowSimulator
 @testable import MatterFlowStore
+import Synchronization
 import Testing
 
 /// A store that, reached again after an outage, lacks what the worker had committed: a failover to a standby that
@@ -32,6 +33,7 @@ extension PostgresStoreTests {
         #expect(answered.code == 0, "\(answered.stderr)")
         let summary = try await worker.finish(after: [runID], conninfo: conninfo)
         #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
+        #expect(worker.worker.state.withLock { $0.takeovers.until } == nil, "connections closed and made again at once hold no takeover")
         let said = worker.entries.filter { $0.message.contains("the store lost records") }
         #expect(said.count == 1, "\(worker.lines)")
         #expect(said.first?.level == .error && said.first?.runIDs == [runID])

@@ -39,6 +39,16 @@ import Testing
         failover.answered(at: start + .seconds(6.5))
         let afterBrief = failover.mayTakeOver(at: start + .seconds(7))
         #expect(afterBrief)
+        // Brief outages that keep coming back (a server restarting in a loop) hold takeovers for two leases or so from
+        // the first, not for as long as they come back.
+        var restarting = TakeoverHold(lease: 4)
+        var allowedAt: [Double] = []
+        for second in stride(from: 0.0, to: 60, by: 3) {
+            restarting.troubleSeen(at: start + .seconds(second), outage: true)
+            restarting.answered(at: start + .seconds(second + 1))
+            if restarting.mayTakeOver(at: start + .seconds(second + 2)) { allowedAt.append(second + 2) }
+        }
+        #expect(allowedAt.first.map { $0 <= 14 } == true && allowedAt.count >= 15, "\(allowedAt)")
         // Trouble that keeps coming back briefly never holds takeovers past its own moments.
         var flapping = TakeoverHold(lease: 4)
         var allowed = 0
