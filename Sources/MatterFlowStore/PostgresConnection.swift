@@ -209,6 +209,13 @@ public final class PostgresConnection: Sendable {
         return options
     }
 
+    /// When the server's postmaster started (`pg_postmaster_start_time()`), as text: what tells one server, or one
+    /// run of it, from another behind the same conninfo (a standby promoted, a server restarted). Nil when it cannot
+    /// be read.
+    func serverStarted() -> String? {
+        (try? execute("SELECT pg_postmaster_start_time()::text"))?.rows.first?.first ?? nil
+    }
+
     /// Connects to PostgreSQL.
     /// - Parameter conninfo: A libpq connection string (`host=/tmp/pg port=5432 dbname=matterflow`) or URI
     ///   (`postgres://user@host:5432/db?host=/socket/dir`). Settings it leaves out default to ``networkDefaults``,

@@ -11,8 +11,11 @@ public final class StoreConnectivity: Sendable {
         var lostAt: ContinuousClock.Instant?
         /// Whether the outage going on was said to be a server that takes no writes.
         var saidReadOnly = false
-        /// Whether a connection could not be made during the outage going on (``PostgresError/serverLost``).
+        /// Whether a connection could not be made during the outage going on (``PostgresError/serverLost``), or one
+        /// was made to another server than before (``connected(to:)``).
         var serverLost = false
+        /// The server connections were last made to (``PostgresConnection/serverStarted()``).
+        var server: String?
         /// Whether it could not, during the outage that ended last.
         var lastOutageLostServer = false
         /// When the store was last reached again after being unreachable.
@@ -38,6 +41,16 @@ public final class StoreConnectivity: Sendable {
 
     /// Whether the last command reached the store (true until one fails).
     public var isReachable: Bool { state.withLock { $0.lostAt == nil } }
+
+    /// A connection was made to `server` (when its postmaster started): one other than the server of the connections
+    /// before (a standby promoted, a server restarted) counts as a lost server for the outage going on or next ended.
+    func connected(to server: String?) {
+        guard let server else { return }
+        state.withLock { state in
+            if let known = state.server, known != server { state.serverLost = true }
+            state.server = server
+        }
+    }
 
     /// Whether, in the outage that ended last, a connection could not be made (the server gone or taking no writes, as
     /// in a failover), rather than one broken and made again at once.

@@ -45,6 +45,26 @@ import Testing
         #expect(long.first?.1.contains("lock") == false)
     }
 
+    @Test("an outage counts as the server lost (what holds takeovers) when connections could not be made, or were made to another server than before; not when one was closed and made again to the same")
+    func serverLostInAnOutage() {
+        let connectivity = StoreConnectivity()
+        connectivity.connected(to: "2026-12-06 09:00:00+00")
+        connectivity.failed("server closed the connection unexpectedly", doing: "claiming runs")
+        connectivity.connected(to: "2026-12-06 09:00:00+00")
+        connectivity.reached()
+        #expect(!connectivity.lastOutageLostServer, "an idle connection closed and made again")
+        connectivity.failed("server closed the connection unexpectedly", doing: "claiming runs")
+        connectivity.connected(to: "2026-12-06 10:30:00+00")
+        connectivity.reached()
+        #expect(connectivity.lastOutageLostServer, "a standby promoted, or a server restarted, behind the same conninfo")
+        connectivity.failed("connection refused", doing: "claiming runs", serverLost: true)
+        connectivity.reached()
+        #expect(connectivity.lastOutageLostServer, "no connection could be made")
+        connectivity.failed("server closed the connection unexpectedly", doing: "claiming runs")
+        connectivity.reached()
+        #expect(!connectivity.lastOutageLostServer, "each outage on its own")
+    }
+
     @Test("the store's connectivity tells whether it was lost at some moment since an instant: lost now, or found again since")
     func lostSince() {
         let connectivity = StoreConnectivity()
