@@ -5,11 +5,13 @@ import Synchronization
 /// confirmation) whose answer said so, by this machine's monotonic clock.
 ///
 /// A run's call is fenced by its intent's record, which is written only while the run's row names this worker; but a
-/// worker paused after that commit (stopped, frozen, swapped out, its VM paused) for longer than the lease may find the
-/// run taken over when it wakes, and its heartbeat, paused too, has not said so yet. So before a call, a run whose
-/// lease was last known held half a lease ago or more confirms it with the store first (``StoreCommand/confirmLease(runID:leaseSeconds:)``,
-/// which also renews it), and makes no call when it is another worker's. The window left is the time between that
-/// look and the call's first byte, not the round trip of the intent's commit and whatever pause follows it.
+/// worker paused after that commit (stopped, frozen, swapped out) for longer than the lease may find the run taken
+/// over when it wakes, and its heartbeat, paused too, has not said so yet. So before a call, a run whose lease was
+/// last known held half a lease ago or more confirms it with the store first
+/// (``StoreCommand/confirmLease(runID:renewingFor:)``, which also renews it), and makes no call when it is another
+/// worker's. The window left is the time between that look and the call's first byte, not the round trip of the
+/// intent's commit and whatever pause follows it. A whole virtual machine paused is not seen: its guest's clocks do
+/// not count the pause.
 final class LeaseConfirmations: Sendable {
     private let held = Mutex<[String: ContinuousClock.Instant]>([:])
     /// How old a confirmation may be before a call asks the store again: half the lease. Heartbeats renew every

@@ -278,7 +278,7 @@ extension PostgresStoreTests {
     }
 }
 
-/// A worker paused between a call's intent and the call (stopped, frozen, its VM paused) for longer than the lease
+/// A worker paused between a call's intent and the call (stopped, frozen, starved of CPU) for longer than the lease
 /// may wake to a run another worker took over, before its own heartbeat has said so.
 extension PostgresStoreTests {
     @Test("a run whose lease the worker has not known held for half a lease confirms it before a call: no call once the run is another worker's, and a run still its own is renewed and called")
