@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -12,8 +13,18 @@ enum ErrorLineReader {
     /// The longest line handed on, in bytes; the rest of a longer line is dropped.
     static let longestLine = 4096
 
-    /// Starts reading `descriptor`, which it then owns.
-    static func start(_ descriptor: Int32, _ deliver: @escaping @Sendable (String) -> Void) {
+    /// Whether a reader has handed on its last line.
+    final class End: Sendable {
+        private let done = Mutex(false)
+
+        var isDone: Bool { done.withLock { $0 } }
+
+        func finish() { done.withLock { $0 = true } }
+    }
+
+    /// Starts reading `descriptor`, which it then owns; the returned end says when the last line was handed on.
+    static func start(_ descriptor: Int32, _ deliver: @escaping @Sendable (String) -> Void) -> End {
+        let end = End()
         let thread = Thread {
             var line: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -32,8 +43,10 @@ enum ErrorLineReader {
             }
             if !line.isEmpty { deliver(text(line)) }
             close(descriptor)
+            end.finish()
         }
         thread.start()
+        return end
     }
 
     /// A line's bytes as text: a carriage return before the end dropped, bytes that are not UTF-8 replaced.

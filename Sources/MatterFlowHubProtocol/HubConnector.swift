@@ -112,6 +112,9 @@ final class ChildProcess: Sendable {
     /// This process's ends of the child's standard input and output.
     let input: Int32
     let output: Int32
+    /// The reader of its standard error, when that is handed on line by line: ``stop()`` waits for its last line,
+    /// so a hub's last words (why it could not start) come before what the caller says next.
+    private let errorLines: ErrorLineReader.End?
     private struct State {
         /// How the child ended, once seen. Seen without reaping it: until it is reaped, its ID (its process group's
         /// too) is no other process's, so what it left running in its group can still be signalled safely.
@@ -127,10 +130,11 @@ final class ChildProcess: Sendable {
     /// added before the lock is let go after spawning it, so the reaper never sees it unlisted.
     static let unreaped = Mutex<Set<pid_t>>([])
 
-    private init(pid: pid_t, input: Int32, output: Int32) {
+    private init(pid: pid_t, input: Int32, output: Int32, errorLines: ErrorLineReader.End?) {
         self.pid = pid
         self.input = input
         self.output = output
+        self.errorLines = errorLines
     }
 
     /// Spawns `words` (the first found on `PATH` unless it holds a slash) with pipes for standard input and output,
@@ -201,8 +205,8 @@ final class ChildProcess: Sendable {
             if let errors { Glibc.close(errors.read) }
             throw FlowError(.hubUnreachable, "could not start the hub command \(program): \(String(cString: strerror(status)))")
         }
-        if let errors, let standardError { ErrorLineReader.start(errors.read, standardError) }
-        return ChildProcess(pid: pid, input: toChild.write, output: fromChild.read)
+        let errorLines = errors.flatMap { errors in standardError.map { ErrorLineReader.start(errors.read, $0) } }
+        return ChildProcess(pid: pid, input: toChild.write, output: fromChild.read, errorLines: errorLines)
     }
 
     private static var lastError: String { String(cString: strerror(errno)) }
@@ -289,6 +293,8 @@ final class ChildProcess: Sendable {
                 if await waited(until: { !self.othersRunInGroup() }, every: .milliseconds(50)) { break }
             }
             reap()
+            // Within the same bound: a process that left the hub's group may hold the pipe open for ever.
+            if let errorLines { _ = await waited(until: { errorLines.isDone }) }
         }.value
     }
 

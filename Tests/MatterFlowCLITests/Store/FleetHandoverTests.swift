@@ -407,6 +407,21 @@ extension PostgresStoreTests {
         #expect(objects.contains { $0["message"] as? String == "hub: the radio is slow" && $0["level"] as? String == "warning" }, "a syslog priority is the line's level: \(worker.stderr.text)")
     }
 
+    @Test("worker --hub COMMAND: a hub that cannot start says why before the worker's own error, in the worker's log")
+    func hubsLastWordsComeFirst() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let hub = try directory.write("#!/bin/sh\necho 'the radio at /dev/ttyACM0 is missing' >&2\nexit 3\n", to: "hub.sh")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hub)
+        let worker = await matterflow(["worker", "--store", conninfo, "--hub", hub, "--worker-id", "w-gone"])
+        #expect(worker.code == 2, "\(worker.stderr)")
+        let lines = worker.stderr.split(separator: "\n").map(String.init)
+        let why = try #require(lines.firstIndex { $0.contains("hub: the radio at /dev/ttyACM0 is missing") }, "\(worker.stderr)")
+        let error = try #require(lines.firstIndex { $0.contains("error[") }, "\(worker.stderr)")
+        #expect(why < error, "\(worker.stderr)")
+    }
+
     @Test("worker --hub: a hub process that restarts is connected to again, and the runs after it are made on it")
     func workerReconnectsToARestartedHub() async throws {
         let conninfo = try TestPostgres.database()
