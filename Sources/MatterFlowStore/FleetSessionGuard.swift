@@ -60,6 +60,11 @@ struct FleetSessionGuard {
             }
             try await confirmLease(of: runID, before: operation, renewing: true)
         }
+        try refuseIfFenced(runID, before: operation)
+    }
+
+    /// Throws when the run's records can no longer be written here (its lease passed, the store lost it): no call.
+    private func refuseIfFenced(_ runID: String, before operation: String) throws(FlowError) {
         if let lost = committer.failure(of: runID) {
             throw FlowError(.hubUnreachable, "\(operation) was not called: this worker can no longer record run \(runID) (\(lost.message))")
         }
@@ -75,11 +80,7 @@ struct FleetSessionGuard {
             original.invoking { [committer] hub, structure, arguments in
                 let context = HubCallContext.current
                 let runID = context?.runID
-                if let runID, let lost = committer.failure(of: runID) {
-                    throw FlowError(
-                        .hubUnreachable,
-                        "\(original.name) was not called: this worker can no longer record run \(runID) (\(lost.message))")
-                }
+                if let runID { try refuseIfFenced(runID, before: original.name) }
                 // A late session's release looks at the lease below, without renewing it.
                 if let runID, context?.releasesLateSession != true {
                     try await confirmUnlessFresh(runID, before: original.name)

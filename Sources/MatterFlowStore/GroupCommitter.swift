@@ -612,7 +612,7 @@ public final class GroupCommitter: @unchecked Sendable {
     /// A new connection for the committer, with its limit on time idle inside a transaction.
     private func opened() throws(PostgresError) -> PostgresConnection {
         let connection = try PostgresConnection(conninfo, applicationName: applicationName)
-        connectivity.connected(to: connection.serverStarted())
+        connectivity.connected(connection)
         if let idleInTransactionLimit {
             let milliseconds = max(1, Int((idleInTransactionLimit.secondsValue * 1000).rounded(.up)))
             try connection.execute("SELECT set_config('idle_in_transaction_session_timeout', $1, false)", ["\(milliseconds)ms"])

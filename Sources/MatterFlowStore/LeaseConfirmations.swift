@@ -25,14 +25,18 @@ final class LeaseConfirmations: Sendable {
         self.now = now
     }
 
-    /// The store answered that this worker holds the leases of `runIDs`, to a statement sent at `sent`. Entries too
-    /// old to spare a confirmation go: one missing is confirmed as one too old would be.
+    /// The store answered that this worker holds the leases of `runIDs`, to a statement sent at `sent`.
     func confirmed(_ runIDs: some Sequence<String>, sentAt sent: ContinuousClock.Instant) {
-        let oldest = now() - limit
         held.withLock { held in
             for runID in runIDs where held[runID].map({ $0 < sent }) ?? true { held[runID] = sent }
-            held = held.filter { $0.value > oldest }
         }
+    }
+
+    /// Drops the entries too old to spare a confirmation (runs claimed ahead and handed back, which never ran here
+    /// to be forgotten): one missing is confirmed as one too old would be. A heartbeat's work, not a claim's.
+    func dropStale() {
+        let oldest = now() - limit
+        held.withLock { held in held = held.filter { $0.value > oldest } }
     }
 
     /// Whether a call of the run must confirm its lease with the store first.

@@ -52,7 +52,6 @@ public final class PostgresRunStore: RunStore {
         self.applicationName = applicationName
         let opened = try Self.connect(conninfo, applicationName: applicationName, waitingForStartup: startupWait)
         connection = Mutex(opened)
-        connectivity.connected(to: opened.serverStarted())
         if requireSchema {
             let version = try StoreMigrator(connection: opened).version()
             let latest = StoreMigrations.latest
@@ -164,7 +163,7 @@ public final class PostgresRunStore: RunStore {
                 do throws(PostgresError) {
                     if held == nil || held?.isOpen == false {
                         let opened = try PostgresConnection(conninfo, applicationName: applicationName)
-                        connectivity.connected(to: opened.serverStarted())
+                        connectivity.connected(opened)
                         if let timeout = lockTimeout.withLock({ $0 }) { try opened.execute("SELECT set_config('lock_timeout', $1, false)", [timeout]) }
                         held = opened
                     }

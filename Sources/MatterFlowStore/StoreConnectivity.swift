@@ -42,10 +42,17 @@ public final class StoreConnectivity: Sendable {
     /// Whether the last command reached the store (true until one fails).
     public var isReachable: Bool { state.withLock { $0.lostAt == nil } }
 
-    /// A connection was made to `server` (when its postmaster started): one other than the server of the connections
-    /// before (a standby promoted, a server restarted) counts as a lost server for the outage going on or next ended.
-    func connected(to server: String?) {
-        guard let server else { return }
+    /// A connection was made: to a server other than that of the connections before (its postmaster started at
+    /// another time: a standby promoted, a server restarted), it counts as a lost server for the outage going on or
+    /// next ended. Looked at only while someone listens (a worker, whose takeovers it holds): a command that only
+    /// submits or reads spends no round trip on it.
+    func connected(_ connection: PostgresConnection) {
+        guard state.withLock({ !$0.listeners.isEmpty }), let server = connection.serverStarted() else { return }
+        connected(to: server)
+    }
+
+    /// A connection was made to the server whose postmaster started at `server` (``connected(_:)``).
+    func connected(to server: String) {
         state.withLock { state in
             if let known = state.server, known != server { state.serverLost = true }
             state.server = server

@@ -245,6 +245,7 @@ public final class StoreWorker: Sendable {
                 let sent = leases.now()
                 let (renewed, schema) = try store.heartbeatReadingSchema(options.workerID, running: Array(seen.keys), leaseSeconds: options.leaseSeconds)
                 leases.confirmed(renewed, sentAt: sent)
+                leases.dropStale()
                 let took = ContinuousClock.now - started
                 answered(after: started)
                 measureClock()
@@ -282,7 +283,6 @@ public final class StoreWorker: Sendable {
         var tokens = ClaimTokens(random: SystemRandomSource())
         var claims = 0
         var failures = ClaimFailures()
-        var claimSent: ContinuousClock.Instant?
         while !state.withLock({ $0.stopping }) {
             // Runs claimed ahead start first; a claim is made only when none is left.
             let (ahead, free) = state.withLock { state -> ([ClaimedRun], Int) in
@@ -293,6 +293,8 @@ public final class StoreWorker: Sendable {
             }
             for run in ahead { launch(run) }
             var claimed: [ClaimedRun] = []
+            // When the claim whose answer holds these runs was sent.
+            var claimSent: ContinuousClock.Instant?
             if free > 0 {
                 let token = tokens.next()
                 claims += 1
@@ -307,7 +309,6 @@ public final class StoreWorker: Sendable {
                 }
                 let started = ContinuousClock.now
                 let sent = leases.now()
-                claimSent = nil
                 do throws(StoreError) {
                     claimed = try store.claim(
                         by: options.workerID, limit: free + prefetch, leaseSeconds: options.leaseSeconds, token: token,

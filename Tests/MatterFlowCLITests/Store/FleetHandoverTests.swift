@@ -407,12 +407,15 @@ extension PostgresStoreTests {
         #expect(objects.contains { $0["message"] as? String == "hub: the radio is slow" && $0["level"] as? String == "warning" }, "a syslog priority is the line's level: \(worker.stderr.text)")
     }
 
-    @Test("worker --hub COMMAND: a hub that cannot start says why before the worker's own error, in the worker's log")
+    @Test("worker --hub COMMAND: a hub that cannot start says why before the worker's own error, in the worker's log, also when what says it outlives the hub")
     func hubsLastWordsComeFirst() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let hub = try directory.write("#!/bin/sh\necho 'the radio at /dev/ttyACM0 is missing' >&2\nexit 3\n", to: "hub.sh")
+        // The hub exits at once; a process it left behind, out of its process group and its standard output closed,
+        // says why half a second later: stopping the hub waits for the last line of its standard error.
+        let hub = try directory.write(
+            "#!/bin/sh\nsetsid sh -c 'exec 1>&-; sleep 0.5; echo \"the radio at /dev/ttyACM0 is missing\" >&2' &\nexit 3\n", to: "hub.sh")
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hub)
         let worker = await matterflow(["worker", "--store", conninfo, "--hub", hub, "--worker-id", "w-gone"])
         #expect(worker.code == 2, "\(worker.stderr)")

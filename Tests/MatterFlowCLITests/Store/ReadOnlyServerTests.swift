@@ -76,4 +76,29 @@ extension PostgresStoreTests {
         let held = worker.worker.state.withLock { $0.takeovers.until } != nil
         #expect(held == !anyServer, "\(worker.lines)")
     }
+
+    @Test("a worker's store tells a server restarted behind its conninfo (made again at once) from a connection closed and made again to the same server; a store nobody listens to does not look")
+    func serverChangeIsSeen() throws {
+        let server = try TestPostgres.PrivateServer()
+        defer { server.remove() }
+        let store = try PostgresRunStore(conninfo: server.conninfo)
+        let listening = store.connectivity.listen { _, _ in }
+        defer { store.connectivity.stopListening(listening) }
+        // The first connection made while listened to gives the server to compare with.
+        try Self.endWorkerConnections(try PostgresRunStore(conninfo: server.conninfo))
+        try store.execute("SELECT 1", doing: "test")
+        #expect(!store.connectivity.lastOutageLostServer, "the same server, a connection closed and made again")
+        try store.execute("SELECT 1", doing: "test")
+        try server.stop()
+        try server.start()
+        try store.execute("SELECT 1", doing: "test")
+        #expect(store.connectivity.lastOutageLostServer, "another run of the server")
+        let unheard = try PostgresRunStore(conninfo: server.conninfo)
+        for _ in 1...2 {
+            try server.stop()
+            try server.start()
+            try unheard.execute("SELECT 1", doing: "test")
+        }
+        #expect(!unheard.connectivity.lastOutageLostServer, "nobody listens: no round trip spent on it")
+    }
 }
