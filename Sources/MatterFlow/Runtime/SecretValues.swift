@@ -43,7 +43,7 @@ final class SecretValues: Sendable {
 
     /// What redaction searches for, made once per change of the secrets and shared by every redaction after it.
     private final class Matcher: Sendable {
-        /// Every encoded form of every secret at least ``minimumLength`` long, longest first.
+        /// Every encoded form of every secret at least ``minimumLength`` long, longest (in bytes) first.
         let forms: [Form]
         /// Every secret string, whatever its length, for whole-string matches.
         let whole: Set<String>
@@ -55,6 +55,9 @@ final class SecretValues: Sendable {
         /// The first two bytes of the ASCII forms, a bit each at `first << 7 | second`: ASCII text in which no two
         /// neighbouring bytes are those of a form holds no form (every form has at least ``minimumLength`` bytes).
         let leadingPairs: [UInt64]
+        /// The ASCII forms by their first two bytes (`first << 7 | second`), as indices into ``forms``: where a pair
+        /// of the text begins forms, only those are compared.
+        let formsByPair: [Int: [Int]]
 
         /// The secret numbers, as integers and as floats (an integral one in both where it fits).
         let integers: Set<Int>
@@ -68,28 +71,57 @@ final class SecretValues: Sendable {
             allASCII = forms.allSatisfy(\.isASCII) && whole.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
             wholeLengths = Array(Set(whole.map(\.utf8.count)))
             var leadingPairs = [UInt64](repeating: 0, count: (1 << 14) / 64)
-            for form in forms where form.bytes.count >= 2 && form.bytes[0] < 0x80 && form.bytes[1] < 0x80 {
+            var formsByPair: [Int: [Int]] = [:]
+            for (index, form) in forms.enumerated() where form.isASCII && form.bytes.count >= 2 {
                 let pair = Int(form.bytes[0]) << 7 | Int(form.bytes[1])
                 leadingPairs[pair >> 6] |= 1 << UInt64(pair & 63)
+                formsByPair[pair, default: []].append(index)
             }
             self.leadingPairs = leadingPairs
+            self.formsByPair = formsByPair
         }
 
         /// Whether `text` may hold a secret: false only when it surely holds none.
         func mayHold(_ text: String) -> Bool {
             guard allASCII else { return true }
-            var length = 0
-            var previous = -1
-            for byte in text.utf8 {
-                if byte >= 0x80 { return true }
-                if previous >= 0 {
-                    let pair = previous << 7 | Int(byte)
-                    if leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0 { return true }
-                }
-                previous = Int(byte)
-                length += 1
+            return withBytes(of: text) { bytes in
+                !bytes.allSatisfy({ $0 < 0x80 }) || !formsOccurring(in: bytes, firstOnly: true).isEmpty || wholeLengths.contains(bytes.count)
             }
-            return wholeLengths.contains(length)
+        }
+
+        /// The forms that occur in ASCII `text`, in the order of ``forms``.
+        func formsOccurring(inASCII text: String) -> [Form] {
+            withBytes(of: text) { formsOccurring(in: $0, firstOnly: false) }.map { forms[$0] }
+        }
+
+        private func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+            return Array(text.utf8).withUnsafeBufferPointer(body)
+        }
+
+        /// The indices of the ASCII forms standing in `bytes`, ascending; with `firstOnly`, the first one found. The
+        /// bytes are looked through once: at each pair of neighbouring bytes that begins forms, those are compared.
+        private func formsOccurring(in bytes: UnsafeBufferPointer<UInt8>, firstOnly: Bool) -> [Int] {
+            var found: Set<Int> = []
+            var previous = -1
+            for (index, byte) in bytes.enumerated() {
+                defer { previous = Int(byte) }
+                guard previous >= 0, byte < 0x80 else { continue }
+                let pair = previous << 7 | Int(byte)
+                guard leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0, let candidates = formsByPair[pair] else { continue }
+                for candidate in candidates where !found.contains(candidate) && Self.occurs(forms[candidate].bytes, in: bytes, at: index - 1) {
+                    found.insert(candidate)
+                    if firstOnly { return [candidate] }
+                }
+            }
+            return found.sorted()
+        }
+
+        /// Whether `form`'s bytes stand in `bytes` from `start` on.
+        private static func occurs(_ form: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+            guard start + form.count <= bytes.count else { return false }
+            for offset in form.indices where bytes[start + offset] != form[offset] { return false }
+            return true
         }
     }
 
@@ -132,7 +164,8 @@ final class SecretValues: Sendable {
             }
             pending = []
             matcher = Matcher(
-                forms: all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }.map(Form.init), whole: whole,
+                forms: all.map(Form.init).sorted { $0.bytes.count != $1.bytes.count ? $0.bytes.count > $1.bytes.count : $0.text < $1.text },
+                whole: whole,
                 integers: integers, floats: floats)
             return matcher
         }
@@ -227,7 +260,9 @@ final class SecretValues: Sendable {
         var result = text
         var changed = false
         var ascii = text.utf8.allSatisfy { $0 < 0x80 }
-        for form in known.forms {
+        // In ASCII text with every form ASCII, only the forms the text holds are searched for (a marker put in joined
+        // to the text beside it is not looked through again).
+        for form in ascii && known.allASCII ? known.formsOccurring(inASCII: text) : known.forms {
             if ascii && form.isASCII {
                 // ASCII in ASCII: a byte match is a character match (or, inside a CR LF pair, one more), so the
                 // bytes are searched directly rather than through the grapheme-aware generic search.
@@ -301,35 +336,41 @@ final class SecretValues: Sendable {
 
     /// `text` with every scalar that is not an ASCII letter or digit written as a JSON `\u` escape (UTF-16 units).
     static func unicodeEscaped(_ text: String, uppercase: Bool) -> String {
-        var result = ""
+        var result: [UInt8] = []
+        result.reserveCapacity(text.utf8.count * 6)
         for scalar in text.unicodeScalars {
             if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
-                result.unicodeScalars.append(scalar)
+                result.append(UInt8(scalar.value))
                 continue
             }
             for unit in String(scalar).utf16 {
-                let hex = String(unit, radix: 16, uppercase: uppercase)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                result += [UInt8(ascii: "\\"), UInt8(ascii: "u")]
+                for shift in stride(from: 12, through: 0, by: -4) { result.append(hexDigit(Int(unit >> UInt16(shift)) & 0xF, uppercase: uppercase)) }
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// `text` percent-encoded as in a URL: every UTF-8 byte outside `A-Z a-z 0-9 - . _ ~` as `%XX`.
     static func percentEncoded(_ text: String, uppercase: Bool) -> String {
-        var result = ""
+        var result: [UInt8] = []
+        result.reserveCapacity(text.utf8.count * 3)
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
                 UInt8(ascii: "~"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
+                result.append(byte)
             default:
-                let hex = String(byte, radix: 16, uppercase: uppercase)
-                result += "%" + (hex.count == 1 ? "0" : "") + hex
+                result += [UInt8(ascii: "%"), hexDigit(Int(byte >> 4), uppercase: uppercase), hexDigit(Int(byte & 0xF), uppercase: uppercase)]
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// The hexadecimal digit of `value` (0-15) as an ASCII byte.
+    private static func hexDigit(_ value: Int, uppercase: Bool) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + UInt8(value) : (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + UInt8(value - 10)
     }
 
     func redacting(_ value: JSONValue) -> JSONValue {
