@@ -82,7 +82,8 @@ extension PostgresStoreTests {
         let server = try TestPostgres.PrivateServer()
         defer { server.remove() }
         let store = try PostgresRunStore(conninfo: server.conninfo)
-        let listening = store.connectivity.listen { _, _ in }
+        let lines = Mutex<[String]>([])
+        let listening = store.connectivity.listen { _, line in lines.withLock { $0.append(line) } }
         defer { store.connectivity.stopListening(listening) }
         // The first connection made while listened to gives the server to compare with.
         try Self.endWorkerConnections(try PostgresRunStore(conninfo: server.conninfo))
@@ -93,6 +94,8 @@ extension PostgresStoreTests {
         try server.start()
         try store.execute("SELECT 1", doing: "test")
         #expect(store.connectivity.lastOutageLostServer, "another run of the server")
+        let reached = lines.withLock { $0.last } ?? ""
+        #expect(reached.hasPrefix("the store is reachable again") && reached.contains(", connected to ") && reached.contains(server.directory), "\(reached)")
         let unheard = try PostgresRunStore(conninfo: server.conninfo)
         for _ in 1...2 {
             try server.stop()
