@@ -197,8 +197,11 @@ extension PostgresRunStore {
                 WHERE status = 'queued' AND (SELECT count(*) FROM front) < greatest($3::integer * 2, 64)
                 ORDER BY submitted_at, run_id OFFSET \(PostgresRunStore.queueWindow - 1) LIMIT 1)
         ), early AS (
+            -- The status is compared as no partial index's condition is written, so the runs are found by their keys:
+            -- a planner without statistics took the index of the queue's order and compared each entry with the keys.
             SELECT queued_run.run_id FROM matterflow_runs queued_run
-            WHERE queued_run.run_id = ANY (ARRAY(SELECT run_id FROM front)) AND queued_run.status = 'queued' AND \(PostgresRunStore.claimable("$6"))
+            WHERE queued_run.run_id = ANY (ARRAY(SELECT run_id FROM front)) AND coalesce(queued_run.status = 'queued', false)
+                AND \(PostgresRunStore.claimable("$6"))
                 AND \(PostgresRunStore.sessionTurn("queued_run"))
             ORDER BY queued_run.submitted_at, queued_run.run_id LIMIT greatest($3::integer - (SELECT count(*) FROM expired), 0)
             FOR UPDATE SKIP LOCKED

@@ -70,6 +70,23 @@ extension PostgresStoreTests {
         #expect(try store.claim(by: "w1", limit: 32, leaseSeconds: 60).count == 10)
     }
 
+    @Test("a claim from a queue just filled, never analyzed (a factory line's batch), finds the front's runs by their keys, not by comparing every queued run with them")
+    func claimFromAQueueNeverAnalyzed() throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // 3,000 runs, each on a structure of its own, as a bulk submission leaves them: no statistics yet.
+        try Self.queue(3000, structures: 3000, named: "line", store: store)
+        for (mode, plan, text) in try Self.explainedClaims(conninfo, analyzed: false) {
+            #expect(plan?["Actual Rows"]?.intValue == 32, "\(mode): \(text)")
+            // Found through the index of the queue's order, the front's 64 keys were compared with every queued
+            // run's entry there: about 1,800 buffers, against 900 found by their keys (the rest is the front's scan,
+            // which reads the queue once without statistics).
+            let hits = try #require(plan?["Shared Hit Blocks"]?.intValue, "\(text)")
+            #expect(hits < 1300, "\(mode): a claim from a queue never analyzed read \(hits) buffers:\n\(text)")
+        }
+        #expect(try store.claim(by: "w1", limit: 32, leaseSeconds: 60).map(\.runID) == (1...32).map { "run-line-" + String(format: "%06d", $0) })
+    }
+
     @Test("a claim whose queue head waits behind running session runs takes the runs after them from the queue's first rows, without a look at each of 2,000 structures")
     func claimPastABlockedHead() throws {
         let conninfo = try TestPostgres.database()
