@@ -42,6 +42,23 @@ extension InterpreterTests {
         #expect(try await busyError(SessionHolder(owner: "stale"), activeSession: false) == nil, "a holder without an active session does not refuse")
     }
 
+    @Test("a session held under the refused run's own ID (an earlier attempt of it, submitted again after a store lost it) is not named as another run to wait for")
+    func sessionBusyHeldUnderTheRunsOwnID() async throws {
+        let hub = ScriptedHub()
+        hub.setStatus(
+            HubStatus(
+                online: true, reachable: true, permissionGranted: true, activeSession: true,
+                holder: SessionHolder(sessionID: "session-9", owner: "lost-1")))
+        let handle = try engine.start(
+            try loadWorkflow(Self.busyWorkflow), inputs: [:], on: hub, options: RunOptions(structureID: "s", clock: ManualClock(), random: SeededRandomSource(seed: 7), runID: "lost-1"))
+        for await _ in handle.events {}
+        let error = try #require(await handle.result.error)
+        #expect(
+            error.message
+                == "another commissioning session is active on this structure, held by run lost-1 (session session-9): that is this run's own ID: an earlier attempt of this run (submitted again after the first was lost) or another run given the same ID opened it, and this attempt does not take it over, release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)")
+        #expect(error.sessionHolder?.owner == "lost-1")
+    }
+
     @Test("a hub's own refusal of prepare names the phase and the holder")
     func prepareRefusalNamesTheHolder() {
         let long = String(repeating: "x", count: 100)

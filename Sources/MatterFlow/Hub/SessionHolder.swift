@@ -48,21 +48,28 @@ public struct SessionHolder: Sendable, Hashable {
             + (time.map { " since \($0)" } ?? "")
     }
 
-    /// What to do about the holding run: named when known.
-    var advice: String {
-        owner.map { "let run \(Self.quoted($0)) finish, recover it if it was interrupted" }
-            ?? "let the run that holds it finish, recover that run if it was interrupted"
+    /// What to do about the holding run, for run `refused`: named when known. A holder with the refused run's own ID
+    /// is not another run to wait for: an earlier attempt of it (submitted again after a store lost the first) or
+    /// another run given the same ID.
+    func advice(refusing refused: String? = nil) -> String {
+        guard let owner else { return "let the run that holds it finish, recover that run if it was interrupted" }
+        guard owner != refused else {
+            return "that is this run's own ID: an earlier attempt of this run (submitted again after the first was lost) or another run "
+                + "given the same ID opened it, and this attempt does not take it over"
+        }
+        return "let run \(Self.quoted(owner)) finish, recover it if it was interrupted"
     }
 }
 
 extension FlowError {
     /// The `noActiveSession` guard's `sessionBusy` for a hub status whose session `holder` holds (nil, or one the
     /// hub told nothing of: the message says what to do without naming it).
-    public static func sessionBusy(heldBy holder: SessionHolder?) -> FlowError {
+    /// `refused` is the run refused, when known (a holder with its ID is said to be an earlier attempt of it).
+    public static func sessionBusy(heldBy holder: SessionHolder?, refusing refused: String? = nil) -> FlowError {
         let known = holder?.isKnown == true ? holder : nil
         var error = FlowError(
             .sessionBusy,
-            "another commissioning session is active on this structure\(known?.clause ?? ""): \(known?.advice ?? SessionHolder().advice), "
+            "another commissioning session is active on this structure\(known?.clause ?? ""): \((known ?? SessionHolder()).advice(refusing: refused)), "
                 + "release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)")
         error.sessionHolder = known
         return error
@@ -73,7 +80,7 @@ extension FlowError {
         let known = holder.isKnown ? holder : nil
         var error = FlowError(
             .sessionBusy,
-            "another commissioning session is \(phase.rawValue) on this structure\(holder.clause): \(holder.advice), "
+            "another commissioning session is \(phase.rawValue) on this structure\(holder.clause): \(holder.advice()), "
                 + "release it with cancel.json, or wait for its lease to end")
         error.sessionHolder = known
         return error

@@ -65,7 +65,7 @@ extension RunMachine {
     func statusFailure(of statusGuard: StatusGuard, status: HubStatus) -> FlowError? {
         switch statusGuard {
         case .builtIn(let builtIn):
-            Self.failure(of: builtIn, status: status)
+            Self.failure(of: builtIn, status: status, runID: configuration.runID)
         case .custom(let descriptor):
             conditionFailure(descriptor, value: GuardDescriptor.statusValue(status))
         }

@@ -79,8 +79,8 @@ extension RunMachine {
         return proceedStep(progress, guardsPassed: index + 1)
     }
 
-    /// The error a built-in guard raises for a hub status, or nil when it passes.
-    static func failure(of guardName: BuiltInGuard, status: HubStatus) -> FlowError? {
+    /// The error a built-in guard of run `runID` raises for a hub status, or nil when it passes.
+    static func failure(of guardName: BuiltInGuard, status: HubStatus, runID: String) -> FlowError? {
         switch guardName {
         case .permission:
             return status.permissionGranted
@@ -90,7 +90,7 @@ extension RunMachine {
             if !status.reachable { return FlowError(.hubUnreachable, "the hub is online but not reachable from here; check the local network") }
             return nil
         case .noActiveSession:
-            return status.activeSession ? FlowError.sessionBusy(heldBy: status.holder) : nil
+            return status.activeSession ? FlowError.sessionBusy(heldBy: status.holder, refusing: runID) : nil
         }
     }
 
