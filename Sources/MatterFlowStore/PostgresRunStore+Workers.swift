@@ -93,6 +93,12 @@ extension PostgresRunStore {
         }
     }
 
+    /// Whether the server read is a standby (`pg_is_in_recovery()`): it takes no writes, and what it answers may lag
+    /// the primary's. Only a conninfo that asks for any server (`target_session_attrs=any`) reaches one.
+    public func isInRecovery() throws(StoreError) -> Bool {
+        try execute("SELECT pg_is_in_recovery()", doing: "asking whether the server is a standby").rows.first?.first == "t"
+    }
+
     /// How many runs are queued (from the queue's index).
     public func queuedRuns() throws(StoreError) -> Int {
         let rows = try execute("SELECT count(*) FROM matterflow_runs WHERE status = 'queued'", doing: "counting the queued runs")

@@ -36,12 +36,18 @@ public struct StoreMetrics: Sendable, Hashable {
     public var oldestQuestionAge: Double
     /// The fleet's workers, stopped ones included until `store prune` removes them.
     public var workers: [StoredWorker]
+    /// Whether the server read is a standby (in recovery): no worker can use it, and its figures may lag the primary's.
+    public var inRecovery = false
 
     /// The metrics in Prometheus's text exposition format (version 0.0.4): `# HELP` and `# TYPE` lines, then the
     /// samples; every state and status appears, with 0 when none is in it, so an alert on a series always has one.
     public var prometheusText: String {
         var text = PrometheusText()
         text.gauge("matterflow_store_schema_version", "The schema version the run store was migrated to.", Double(schemaVersion))
+        text.gauge(
+            "matterflow_store_in_recovery",
+            "1 when the server read is a standby (in recovery): it takes no writes, no worker can use it, and these figures may lag the primary's.",
+            inRecovery ? 1 : 0)
         text.family(
             "matterflow_runs", "Runs in the store by status: open ones, and those that ended needing a person.",
             [("queued", queued), ("running", running), ("needsAttention", needsAttention)].map { ([("status", $0.0)], Double($0.1)) })
@@ -139,9 +145,10 @@ extension PostgresRunStore {
                    (SELECT count(*) FROM matterflow_runs WHERE status IN ('queued', 'running') AND hub_failures > 0),
                    (SELECT count(*) FROM matterflow_runs WHERE status IN ('queued', 'running') AND cancel_requested_at IS NOT NULL),
                    (SELECT count(*) FROM matterflow_sessions),
-                   extract(epoch FROM now())::float8
+                   extract(epoch FROM now())::float8,
+                   pg_is_in_recovery()
             """, doing: "reading the store's metrics")
-        guard let row = rows.rows.first, row.count == 10 else {
+        guard let row = rows.rows.first, row.count == 11 else {
             throw StoreError(.storeUnavailable, "reading the store's metrics returned no row")
         }
         let count = { (index: Int) in row[index].flatMap { Int($0) } ?? 0 }
@@ -156,6 +163,6 @@ extension PostgresRunStore {
             leaseExpired: count(5), startFailures: count(6),
             cancelsPending: count(7), sessionsHeld: count(8), waitingForAnswer: waiting.count,
             oldestQuestionAge: oldestAsked.map { max(0, storeNow - $0) } ?? 0,
-            workers: try workers(includingStopped: true))
+            workers: try workers(includingStopped: true), inRecovery: row[10] == "t")
     }
 }

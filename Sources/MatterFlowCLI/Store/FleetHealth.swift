@@ -3,8 +3,9 @@ import MatterFlowStore
 
 /// `matterflow workers --check`: whether a fleet can do its work, for a monitoring system's probe. A fleet is healthy
 /// when at least the wanted number of workers run (heartbeat within their lease, not draining), none of them is built
-/// for another store schema, and no run a dead worker held has waited for a takeover much longer than a lease
-/// (its lease ran out three leases ago or more: no running worker could take it over).
+/// for another store schema, no run a dead worker held has waited for a takeover much longer than a lease
+/// (its lease ran out three leases ago or more: no running worker could take it over), and the server read is not a
+/// standby.
 struct FleetHealth {
     /// A run whose lease ran out this many leases ago without a takeover is stuck.
     static let stuckAfterLeases = 3.0
@@ -15,6 +16,8 @@ struct FleetHealth {
     let storeSchema: Int
     /// How many runs are queued.
     var queued = 0
+    /// Whether the server read is a standby.
+    var inRecovery = false
     /// Why the store could not be read, when it could not: the only problem then.
     var unanswered: String?
 
@@ -40,6 +43,11 @@ struct FleetHealth {
     var problems: [String] {
         if let unanswered { return [unanswered] }
         var found: [String] = []
+        if inRecovery {
+            found.append(
+                "the server read is a standby (in recovery): it takes no writes, no worker can use it, and what it says of the workers may lag the primary's; "
+                    + "point the probe at the primary, or name every host of the cluster without target_session_attrs=any")
+        }
         let count = running.count
         if count < minimumRunning {
             let waiting = queued == 0 ? "no run is queued, runs submitted will wait" : "\(queued) queued run\(queued == 1 ? "" : "s") wait\(queued == 1 ? "s" : "")"

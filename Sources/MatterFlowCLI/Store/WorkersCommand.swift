@@ -29,7 +29,8 @@ struct WorkersCommand {
             line each (with --json, {"healthy", "running", "held", "problems"}, also when the store cannot be read:
             healthy false, running and held null, exit 2): fewer running workers than
             --min-workers (default 1); a running or stopping worker built for another store schema; a silent worker
-            whose runs have waited for a takeover three leases or more (no running worker takes them); a store that
+            whose runs have waited for a takeover three leases or more (no running worker takes them); a server that
+            is a standby (in recovery: reached only with target_session_attrs=any); a store that
             did not answer within 5 s because another session holds a lock on its tables (VACUUM FULL, CLUSTER,
             REINDEX, ALTER TABLE, LOCK: the workers' heartbeats wait behind it too). Without --check, such a lock
             is an error (storeLocked, exit 2).
@@ -55,11 +56,13 @@ struct WorkersCommand {
         let workers: [StoredWorker]
         let storeSchema: Int
         let queued: Int
+        let inRecovery: Bool
         do {
             let store = try StoreOption.probe(location, command: Self.spec.name)
             workers = try store.workers(includingStopped: arguments.flag("all") || check)
             storeSchema = check ? try store.schemaVersion() : StoreMigrations.latest
             queued = check ? try store.queuedRuns() : 0
+            inRecovery = check ? try store.isInRecovery() : false
         } catch {
             if check, error.code == .storeLocked {
                 return report(FleetHealth.unanswered(within: StoreOption.probeLockWaitSeconds))
@@ -70,7 +73,7 @@ struct WorkersCommand {
             return ExitCode.invalidInput
         }
         if check {
-            return report(FleetHealth(workers: workers, minimumRunning: minimum, storeSchema: storeSchema, queued: queued))
+            return report(FleetHealth(workers: workers, minimumRunning: minimum, storeSchema: storeSchema, queued: queued, inRecovery: inRecovery))
         }
         return StoreListing.show(
             workers, json: arguments.flag("json"), jsonValue: \.jsonValue,

@@ -20,6 +20,29 @@ import Testing
         #expect(text.text == "# HELP m Help.\n# TYPE m gauge\nm{k=\"v\",w=\"x y\"} 1\nm 0.25\n# HELP empty Nothing.\n# TYPE empty gauge\n")
     }
 
+    @Test("a server that is a standby (in recovery) is said to be one: matterflow_store_in_recovery 1, and a problem for workers --check")
+    func standbyIsSaid() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try store.registerWorker("w1", host: "host-a", pid: 11, leaseSeconds: 10)
+        let primary = await matterflow(["store", "metrics", "--store", conninfo])
+        #expect(primary.stdout.split(separator: "\n").contains("matterflow_store_in_recovery 0"), "\(primary.stdout)")
+        #expect(await matterflow(["workers", "--check", "--store", conninfo]).code == 0)
+        // A standby as pg_is_in_recovery() answers: a function of that name that connections searching public before
+        // pg_catalog find first.
+        try store.execute("CREATE FUNCTION public.pg_is_in_recovery() RETURNS boolean LANGUAGE sql AS 'SELECT true'", doing: "test setup")
+        let standby = conninfo + " options='-c search_path=public,pg_catalog'"
+        let metrics = await matterflow(["store", "metrics", "--store", standby])
+        #expect(metrics.code == 0, "\(metrics.stderr)")
+        #expect(metrics.stdout.split(separator: "\n").contains("matterflow_store_in_recovery 1"), "\(metrics.stdout)")
+        let check = await matterflow(["workers", "--check", "--store", standby])
+        #expect(check.code == 1, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.split(separator: "\n").map(String.init) == [
+            "1 problem: 1 worker running",
+            "problem: the server read is a standby (in recovery): it takes no writes, no worker can use it, and what it says of the workers may lag the primary's; point the probe at the primary, or name every host of the cluster without target_session_attrs=any",
+        ])
+    }
+
     @Test("a store's queue, leases, sessions, runs needing attention and workers, each status and state written also when 0; --output replaces a file")
     func storeFigures() async throws {
         let conninfo = try TestPostgres.database()
