@@ -112,6 +112,9 @@ public final class GroupCommitter: @unchecked Sendable {
     /// Batches and records written, for benchmarks and tests.
     private var batchCount = 0
     private var recordCount = 0
+    /// Runs of which a store reached again had lost something (``StoreLoss``), and the records it had lost of them.
+    private var lostRunCount = 0
+    private var lostRecordCount = 0
     /// The last record of each run in progress this committer has committed: what a store reached again must hold.
     private var committedThrough: [String: Int] = [:]
     /// What a store reached again had lost, by run (``StoreLoss``).
@@ -392,6 +395,14 @@ public final class GroupCommitter: @unchecked Sendable {
         return (batchCount, recordCount)
     }
 
+    /// Since the committer started: the runs of which a store reached again had lost something it had committed
+    /// (records, this worker's claim, or the run itself), and the records it had lost of them.
+    public var lossStatistics: (runs: Int, records: Int) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return (lostRunCount, lostRecordCount)
+    }
+
     // MARK: - The committer's thread
 
     private func loop() {
@@ -595,6 +606,8 @@ public final class GroupCommitter: @unchecked Sendable {
         monitor.lock()
         for loss in found {
             losses[loss.runID] = loss
+            lostRunCount += 1
+            lostRecordCount += loss.records?.count ?? 0
             // Nothing more of a run whose row or claim is gone can be written: its task ends here, making no further call.
             if loss.kind != .records, failures[loss.runID] == nil { failures[loss.runID] = StoreError(.runNotFound, loss.description) }
         }

@@ -362,10 +362,8 @@ public final class StoreWorker: Sendable {
         // The last report is the last word: no heartbeat's report may follow it.
         heartbeat.stop()
         reportMetrics()
-        let written = committer.statistics
         return state.withLock { state in
-            state.summary.records = written.records
-            state.summary.transactions = written.batches
+            withCommitStatistics(&state.summary)
             return state.summary
         }
     }
@@ -386,14 +384,22 @@ public final class StoreWorker: Sendable {
         }
     }
 
+    /// `summary` with the committer's counts: records and transactions written, and what a store reached again had lost.
+    private func withCommitStatistics(_ summary: inout WorkerSummary) {
+        let written = committer.statistics
+        let lost = committer.lossStatistics
+        summary.records = written.records
+        summary.transactions = written.batches
+        summary.storeLosses = lost.runs
+        summary.recordsLost = lost.records
+    }
+
     /// Gives ``WorkerOptions/metrics`` what the worker did and holds now.
     func reportMetrics() {
         guard let report = options.metrics else { return }
-        let written = committer.statistics
         let metrics = state.withLock { state in
             var summary = state.summary
-            summary.records = written.records
-            summary.transactions = written.batches
+            withCommitStatistics(&summary)
             return WorkerMetrics(
                 workerID: options.workerID, startedAt: startedAt, summary: summary, active: state.active.count,
                 waiting: state.waiting.count, claimedAhead: state.claimedAhead.count, storeReachable: store.connectivity.isReachable,

@@ -43,6 +43,10 @@ public struct WorkerMetrics: Sendable, Hashable {
             ("transactions", "Group commits that carried this worker's records.", summary.transactions),
             ("claim_failures", "Claims that failed (the store unreachable, a statement timeout); each is tried again.", summary.claimFailures),
             ("heartbeat_failures", "Heartbeats that failed; leases run out after a lease of them.", summary.heartbeatFailures),
+            ("store_losses",
+             "Runs in progress of which the store, reached again, had lost what this worker had committed (a failover to a standby "
+                + "that lacked the last commits, or a restore): records, this worker's claim, or the run.", summary.storeLosses),
+            ("records_lost", "Journal records this worker had committed that the store, reached again, no longer held.", summary.recordsLost),
         ]
         for counter in counters {
             text.family("matterflow_worker_\(counter.name)_total", counter.help, [(worker, Double(counter.value))], type: "counter")

@@ -57,7 +57,8 @@ struct WorkerCommand {
 
             --metrics-file FILE: the worker's counters since it started, labelled with its ID
             (matterflow_worker_runs_finished_total{status}, _taken_over_total, _handed_back_total, _records_total,
-            _transactions_total, _claim_failures_total, _heartbeat_failures_total) and gauges (runs active, waiting,
+            _transactions_total, _claim_failures_total, _heartbeat_failures_total, _store_losses_total,
+            _records_lost_total) and gauges (runs active, waiting,
             claimed ahead; store reachable; stopping), rewritten every heartbeat (a third of --lease). Give each
             worker its own file; `matterflow store metrics` gives the fleet's queue and workers.
 
@@ -207,7 +208,8 @@ struct WorkerCommand {
         printer.print(
             WorkerLogLine(
                 level: .info, workerID: workerID,
-                message: "stopped; finished: \(finished.isEmpty ? "none" : finished); taken over \(summary.takenOver); handed back \(summary.handedBack); \(summary.records) records in \(summary.transactions) transactions"))
+                message: "stopped; finished: \(finished.isEmpty ? "none" : finished); taken over \(summary.takenOver); handed back \(summary.handedBack); \(summary.records) records in \(summary.transactions) transactions"
+                    + (summary.storeLosses == 0 ? "" : "; the store lost what it had committed of \(summary.storeLosses) run\(summary.storeLosses == 1 ? "" : "s") (\(summary.recordsLost) record\(summary.recordsLost == 1 ? "" : "s"))")))
         if let changed = summary.schemaChanged {
             printer.error(code: changed.code.rawValue, changed.message, workerID: workerID)
             return ExitCode.invalidInput

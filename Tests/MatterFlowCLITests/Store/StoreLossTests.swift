@@ -33,6 +33,14 @@ extension PostgresStoreTests {
         #expect(answered.code == 0, "\(answered.stderr)")
         let summary = try await worker.finish(after: [runID], conninfo: conninfo)
         #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
+        // Counted for a monitoring system: one run, and the records it lost.
+        #expect(summary.storeLosses == 1 && summary.recordsLost == held - kept, "\(summary)")
+        let text = WorkerMetrics(
+            workerID: "w1", startedAt: 0, summary: summary, active: 0, waiting: 0, claimedAhead: 0, storeReachable: true, stopping: true,
+            reportedAt: 0
+        ).prometheusText
+        #expect(text.contains(#"matterflow_worker_store_losses_total{worker="w1"} 1"#), "\(text)")
+        #expect(text.contains(#"matterflow_worker_records_lost_total{worker="w1"} \#(held - kept)"#), "\(text)")
         #expect(worker.worker.state.withLock { $0.takeovers.until } == nil, "connections closed and made again at once hold no takeover")
         let said = worker.entries.filter { $0.message.contains("the store lost records") }
         #expect(said.count == 1, "\(worker.lines)")
@@ -85,7 +93,8 @@ extension PostgresStoreTests {
         #expect(await worker.waitForLine(containing: "cannot be recorded, and it makes no further call"), "\(worker.lines)")
         #expect(worker.lines.contains { $0.contains("run \(runID) on structure \(HomeDescription.defaultHome.structure.id) stopped here") }, "\(worker.lines)")
         worker.worker.stop()
-        _ = try await worker.summary
+        let summary = try await worker.summary
+        #expect(summary.storeLosses == 1 && summary.recordsLost > 0, "\(summary)")
         #expect(worker.entries.contains { $0.level == .error && $0.message.contains("the store no longer has run \(runID)") }, "\(worker.lines)")
         #expect(!worker.lines.contains { $0.contains("taken over by another worker") }, "\(worker.lines)")
         #expect(hub.calls.isEmpty, "no call of a run the store no longer has")

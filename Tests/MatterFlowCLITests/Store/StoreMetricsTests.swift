@@ -43,6 +43,31 @@ import Testing
         ])
     }
 
+    @Test("every series the alert rules of docs/store.md use is one that store metrics or a worker's metrics file writes")
+    func documentedRulesUseWrittenSeries() async throws {
+        let documentation = try String(contentsOfFile: Repository.root + "/docs/store.md", encoding: .utf8)
+        // The series named in the documentation's YAML blocks (its alert rules).
+        var used: Set<String> = []
+        var inRules = false
+        for line in documentation.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") {
+                inRules = line == "```yaml"
+            } else if inRules {
+                used.formUnion(line.matches(of: /matterflow_[a-z_]+/).map { String($0.output) })
+            }
+        }
+        #expect(used.count >= 10, "\(used.sorted())")
+        let scrape = await matterflow(["store", "metrics", "--store", try TestPostgres.database()])
+        #expect(scrape.code == 0, "\(scrape.stderr)")
+        let worker = WorkerMetrics(
+            workerID: "w", startedAt: 0, summary: WorkerSummary(), active: 0, waiting: 0, claimedAhead: 0, storeReachable: true, stopping: false,
+            reportedAt: 0)
+        let written = Set((scrape.stdout + worker.prometheusText).split(separator: "\n").compactMap { line -> String? in
+            line.hasPrefix("# TYPE ") ? line.split(separator: " ").dropFirst(2).first.map(String.init) : nil
+        })
+        #expect(used.subtracting(written).isEmpty, "rules name series nothing writes: \(used.subtracting(written).sorted())")
+    }
+
     @Test("a store's queue, leases, sessions, runs needing attention and workers, each status and state written also when 0; --output replaces a file")
     func storeFigures() async throws {
         let conninfo = try TestPostgres.database()
