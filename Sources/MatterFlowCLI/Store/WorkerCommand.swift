@@ -241,8 +241,16 @@ extension WorkerCommand {
         let deadline = ContinuousClock.now + .seconds(seconds)
         var said = false
         while true {
-            do {
+            do throws(StoreError) {
                 let store = try PostgresRunStore(conninfo: location, applicationName: applicationName(workerID))
+                // A standby (reached with target_session_attrs=any) takes no writes: waited for like a server down,
+                // as a failover promotes one.
+                if try store.isInRecovery() {
+                    throw StoreError(
+                        .storeUnavailable,
+                        "the server reached is a standby (in recovery), which takes no writes: the conninfo asks for any server "
+                            + "(target_session_attrs=any); name the primary, or every host of the cluster without target_session_attrs=any")
+                }
                 if said { printer.print(WorkerLogLine(level: .info, workerID: nil, message: "the store is reachable and migrated; starting")) }
                 return store
             } catch where (error.isOutOfReach || error.code == .schemaOutdated) && ContinuousClock.now < deadline {

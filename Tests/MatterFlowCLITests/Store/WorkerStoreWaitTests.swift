@@ -36,4 +36,24 @@ struct WorkerStoreWaitTests {
         #expect(patient.stderr.contains("worker: the store is reachable and migrated; starting"), "\(patient.stderr)")
         #expect(await matterflow(["worker", "--store", conninfo, "--wait-for-store", "x"]).code == 64)
     }
+
+    @Test("a worker whose conninfo reaches a standby (target_session_attrs=any) says so and exits 2 at once, or once --wait-for-store has passed, instead of retrying its registration")
+    func standbyIsNotAStore() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        // A standby as pg_is_in_recovery() answers: a function of that name that connections searching public before
+        // pg_catalog find first.
+        try store.execute("CREATE FUNCTION public.pg_is_in_recovery() RETURNS boolean LANGUAGE sql AS 'SELECT true'", doing: "test setup")
+        let standby = conninfo + " options='-c search_path=public,pg_catalog'"
+        let started = ContinuousClock.now
+        let impatient = await matterflow(["worker", "--store", standby, "--exit-when-idle", "--worker-id", "w-standby"])
+        #expect(impatient.code == 2, "\(impatient.stderr)")
+        #expect(impatient.stderr.contains("error[storeUnavailable]: the server reached is a standby (in recovery), which takes no writes"), "\(impatient.stderr)")
+        let waiting = await matterflow(["worker", "--store", standby, "--exit-when-idle", "--worker-id", "w-standby", "--wait-for-store", "2"])
+        #expect(waiting.code == 2, "\(waiting.stderr)")
+        #expect(waiting.stderr.contains("waiting up to 2 s for it (--wait-for-store)"), "\(waiting.stderr)")
+        // Bounded by the wait, not by a registration's 30 s of retries.
+        #expect(ContinuousClock.now - started < .seconds(25))
+        #expect(try store.workers(includingStopped: true).isEmpty, "nothing registered on the standby")
+    }
 }
