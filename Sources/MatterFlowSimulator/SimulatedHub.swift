@@ -100,7 +100,7 @@ public actor SimulatedHub: Hub {
     public func prepareCommissioning(structure: StructureID) async throws -> String {
         try await perform(.prepareCommissioning, structure) { _ in
             try self.mutate(structure, else: self.structureNotFound(structure)) { state throws(FlowError) in
-                try state.prepare()
+                try state.prepare(for: HubCallContext.current?.runID)
             }
         }
     }

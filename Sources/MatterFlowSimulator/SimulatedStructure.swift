@@ -83,7 +83,8 @@ struct SimulatedStructure: Sendable, Hashable {
 
     // MARK: - Commissioning
 
-    mutating func prepare() throws(FlowError) -> String {
+    /// Opens a session for run `runID` (when the call names one), or says who holds the one open.
+    mutating func prepare(for runID: String?) throws(FlowError) -> String {
         guard home.permissionGranted else {
             throw FlowError(
                 .permissionNotGranted,
@@ -91,7 +92,7 @@ struct SimulatedStructure: Sendable, Hashable {
         }
         try requireReachable()
         // Refused here rather than by the session machine, which does not know who holds the session.
-        if let holder { throw FlowError.sessionBusy(phase: session.phase, heldBy: holder) }
+        if let holder { throw FlowError.sessionBusy(phase: session.phase, heldBy: holder, refusing: runID) }
         let id = issueID(prefix: "session")
         try session.prepare(sessionID: id)
         return id

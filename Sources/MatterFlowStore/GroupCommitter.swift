@@ -548,7 +548,7 @@ public final class GroupCommitter: @unchecked Sendable {
                     beforeCommit?()
                     try open.execute("COMMIT")
                 }
-                connectivity.reached()
+                connectivity.reached(via: open)
                 return .success((runIDs.subtracting(leased), answers))
             } catch {
                 connection?.close()

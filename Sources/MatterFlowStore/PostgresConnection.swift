@@ -170,6 +170,8 @@ public final class PostgresConnection: Sendable {
     private let pq: LibPQ
     /// The conninfo string or `postgres://` URI the connection was opened with (for messages, without password).
     public let target: String
+    /// When the connection was opened, by this machine's monotonic clock.
+    public let openedAt = ContinuousClock.now
 
     /// What a connection over TCP uses unless its conninfo says otherwise: a connect that gets no answer gives up
     /// after 10 s, and a server that vanished without closing the connection (its host down, a network split, a

@@ -354,31 +354,37 @@ extension PostgresRunStore {
     /// row while holding another's. A batch of the worker's records holds its runs' rows (`FOR SHARE`, the fence) and
     /// may then update others (a final status, a lease confirmed); a heartbeat that had updated one of those and waited
     /// for one the batch holds would deadlock with it, and the server would end one of them after a second. So the rows
-    /// free now are renewed in one statement that skips the rest, and each skipped row the worker still holds is then
-    /// renewed by a statement of its own, which waits for that row alone.
+    /// free now are renewed in one statement that skips the rest; then, while some the worker still holds were
+    /// skipped, one of them is renewed by a statement of its own, which waits for that row alone (for the batch that
+    /// holds it to commit), and the free rows of the rest are renewed again in one statement.
     func renewLeases(_ workerID: String, of runIDs: [String], leaseSeconds: Double) throws(StoreError) -> Set<String> {
-        let runs = Self.textArrayLiteral(runIDs)
-        let free = try execute(
-            """
-            WITH free AS (
-                SELECT run_id FROM matterflow_runs WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($3::text[])
-                FOR NO KEY UPDATE SKIP LOCKED)
-            UPDATE matterflow_runs r SET lease_until = clock_timestamp() + make_interval(secs => $2::float8)
-            FROM free WHERE r.run_id = free.run_id RETURNING r.run_id
-            """, [workerID, String(leaseSeconds), runs], doing: "renewing leases")
-        var renewed = Set(free.rows.compactMap { $0[0] })
-        guard renewed.count < runIDs.count else { return renewed }
-        // Read without a lock: which of the others are still the worker's (the rest were taken over or ended).
-        let held = try execute(
-            "SELECT run_id FROM matterflow_runs WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($2::text[])",
-            [workerID, runs], doing: "renewing leases")
-        for case let runID? in held.rows.map({ $0[0] }) where !renewed.contains(runID) {
+        var renewed: Set<String> = []
+        var left = runIDs
+        while !left.isEmpty {
+            let free = try execute(
+                """
+                WITH free AS (
+                    SELECT run_id FROM matterflow_runs WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($3::text[])
+                    FOR NO KEY UPDATE SKIP LOCKED)
+                UPDATE matterflow_runs r SET lease_until = clock_timestamp() + make_interval(secs => $2::float8)
+                FROM free WHERE r.run_id = free.run_id RETURNING r.run_id
+                """, [workerID, String(leaseSeconds), Self.textArrayLiteral(left)], doing: "renewing leases")
+            renewed.formUnion(free.rows.compactMap { $0[0] })
+            left.removeAll { renewed.contains($0) }
+            guard !left.isEmpty else { break }
+            // Read without a lock: which of the others are still the worker's (the rest were taken over or ended).
+            let held = try execute(
+                "SELECT run_id FROM matterflow_runs WHERE worker_id = $1 AND status = 'running' AND run_id = ANY($2::text[]) ORDER BY run_id",
+                [workerID, Self.textArrayLiteral(left)], doing: "renewing leases")
+            guard case let waited?? = held.rows.first?.first else { break }
             let one = try execute(
                 """
                 UPDATE matterflow_runs SET lease_until = clock_timestamp() + make_interval(secs => $2::float8)
                 WHERE run_id = $3 AND worker_id = $1 AND status = 'running' RETURNING run_id
-                """, [workerID, String(leaseSeconds), runID], doing: "renewing leases")
-            if !one.rows.isEmpty { renewed.insert(runID) }
+                """, [workerID, String(leaseSeconds), waited], doing: "renewing leases")
+            if !one.rows.isEmpty { renewed.insert(waited) }
+            let stillHeld = Set(held.rows.compactMap { $0[0] })
+            left.removeAll { $0 == waited || !stillHeld.contains($0) }
         }
         return renewed
     }

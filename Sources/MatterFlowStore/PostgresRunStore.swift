@@ -159,7 +159,7 @@ public final class PostgresRunStore: RunStore {
         let started = ContinuousClock.now
         var delay: Duration = .milliseconds(10)
         while true {
-            let outcome = connection.withLock { held -> Result<Value, PostgresError> in
+            let outcome = connection.withLock { held -> Result<(Value, PostgresConnection), PostgresError> in
                 do throws(PostgresError) {
                     if held == nil || held?.isOpen == false {
                         let opened = try PostgresConnection(conninfo, applicationName: applicationName)
@@ -168,7 +168,7 @@ public final class PostgresRunStore: RunStore {
                         held = opened
                     }
                     guard let open = held else { return .failure(PostgresError(.connectionLost, "no connection")) }
-                    return .success(try body(open))
+                    return .success((try body(open), open))
                 } catch {
                     if error.isTransient {
                         held?.close()
@@ -180,8 +180,8 @@ public final class PostgresRunStore: RunStore {
             // One statement runs in a transaction of its own: after a transient failure it is rolled back whole,
             // or (a commit whose answer was lost) done; every state-changing statement here is safe to repeat.
             switch outcome {
-            case .success(let value):
-                connectivity.reached()
+            case .success(let (value, used)):
+                connectivity.reached(via: used)
                 return value
             // The limit is read at each failure: one lowered meanwhile (a worker that began to stop) counts at once.
             case .failure(let error) where !error.isTransient || ContinuousClock.now >= started + (retrying ? retryingFor ?? retryLimit : .zero):

@@ -12,13 +12,10 @@ public final class StoreConnectivity: Sendable {
         /// Whether the outage going on was said to be a server that takes no writes.
         var saidReadOnly = false
         /// Whether a connection could not be made during the outage going on (``PostgresError/serverLost``), or one
-        /// was made to another server than before (``connected(to:)``).
+        /// was made to another server than before (``connected(_:)``).
         var serverLost = false
         /// The server connections were last made to (``PostgresConnection/serverStarted()``).
         var server: String?
-        /// Where the last connection made during the outage going on went (``PostgresConnection/server``): with a
-        /// conninfo naming several hosts, the one that takes writes now.
-        var reconnectedTo: String?
         /// Whether it could not, during the outage that ended last.
         var lastOutageLostServer = false
         /// When the store was last reached again after being unreachable.
@@ -50,16 +47,13 @@ public final class StoreConnectivity: Sendable {
     /// next ended. Looked at only while someone listens (a worker, whose takeovers it holds): a command that only
     /// submits or reads spends no round trip on it.
     func connected(_ connection: PostgresConnection) {
-        guard state.withLock({ !$0.listeners.isEmpty }) else { return }
-        connected(to: connection.serverStarted(), at: connection.server)
+        guard state.withLock({ !$0.listeners.isEmpty }), let server = connection.serverStarted() else { return }
+        connected(to: server)
     }
 
-    /// A connection was made, at `address` (`user@host:port/database`), to the server whose postmaster started at
-    /// `server` (``connected(_:)``); nil for what could not be read.
-    func connected(to server: String?, at address: String? = nil) {
+    /// A connection was made to the server whose postmaster started at `server` (``connected(_:)``).
+    func connected(to server: String) {
         state.withLock { state in
-            if state.lostAt != nil, let address { state.reconnectedTo = address }
-            guard let server else { return }
             if let known = state.server, known != server { state.serverLost = true }
             state.server = server
         }
@@ -100,17 +94,19 @@ public final class StoreConnectivity: Sendable {
         }
     }
 
-    /// A command succeeded: said when the store was unreachable until now.
-    func reached() {
+    /// A command succeeded: said when the store was unreachable until now, naming the server reached when the command
+    /// ran on a connection opened during the outage (`via`: with a conninfo naming several hosts, the one that takes
+    /// writes now).
+    func reached(via connection: PostgresConnection? = nil) {
         let (listeners, lost, address) = state.withLock { state -> ([@Sendable (Bool, String) -> Void], Duration?, String?) in
             guard let lostAt = state.lostAt else { return ([], nil, nil) }
-            defer { state.reconnectedTo = nil }
             state.lostAt = nil
             state.saidReadOnly = false
             state.lastOutageLostServer = state.serverLost
             state.serverLost = false
             state.foundAt = .now
-            return (Array(state.listeners.values), .now - lostAt, state.reconnectedTo)
+            let opened = connection.flatMap { $0.openedAt >= lostAt ? $0.server : nil }
+            return (Array(state.listeners.values), .now - lostAt, opened)
         }
         guard let lost else { return }
         let tenths = (lost.secondsValue * 10).rounded() / 10

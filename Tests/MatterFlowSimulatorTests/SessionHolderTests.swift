@@ -28,6 +28,9 @@ struct SessionHolderTests {
             error.message
                 == "another commissioning session is prepared on this structure, held by run run-first (session \(session)) since 2023-11-14T22:13:20Z: let run run-first finish, recover it if it was interrupted, release it with cancel.json, or wait for its lease to end")
         #expect(error.sessionHolder == holder)
+        // A run of the holder's own ID (submitted again after a store lost the first) is not told to wait for itself.
+        let again = try #require(await expectFailure(.sessionBusy) { try await prepare(hub, as: "run-first") })
+        #expect(again.message.contains(": run run-first is this run's own ID, probably an earlier attempt of it"), "\(again.message)")
 
         #expect(try await hub.cancelCommissioning(structure: structure))
         #expect(try await hub.status(structure: structure).holder == nil, "a released session has no holder")

@@ -48,16 +48,16 @@ public struct SessionHolder: Sendable, Hashable {
             + (time.map { " since \($0)" } ?? "")
     }
 
-    /// What to do about the holding run, for run `refused`: named when known. A holder with the refused run's own ID
-    /// is not another run to wait for: an earlier attempt of it (submitted again after a store lost the first) or
-    /// another run given the same ID.
-    func advice(refusing refused: String? = nil) -> String {
-        guard let owner else { return "let the run that holds it finish, recover that run if it was interrupted" }
+    /// What to do about the session, for run `refused`: about the holding run (named when known), then `release`,
+    /// the ways to free the session. A holder with the refused run's own ID is not another run to wait for: probably
+    /// an earlier attempt of it (submitted again after a store lost the first), or another run given the same ID.
+    func instructions(refusing refused: String?, release: String) -> String {
+        guard let owner else { return "let the run that holds it finish, recover that run if it was interrupted, \(release)" }
         guard owner != refused else {
-            return "that is this run's own ID: an earlier attempt of this run (submitted again after the first was lost) or another run "
-                + "given the same ID opened it, and this attempt does not take it over"
+            return "run \(Self.quoted(owner)) is this run's own ID, probably an earlier attempt of it (submitted again after the first was lost) "
+                + "or another run given the same ID, whose session this attempt does not take over; \(release)"
         }
-        return "let run \(Self.quoted(owner)) finish, recover it if it was interrupted"
+        return "let run \(Self.quoted(owner)) finish, recover it if it was interrupted, \(release)"
     }
 }
 
@@ -67,21 +67,22 @@ extension FlowError {
     /// `refused` is the run refused, when known (a holder with its ID is said to be an earlier attempt of it).
     public static func sessionBusy(heldBy holder: SessionHolder?, refusing refused: String? = nil) -> FlowError {
         let known = holder?.isKnown == true ? holder : nil
+        let release = "release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)"
         var error = FlowError(
             .sessionBusy,
-            "another commissioning session is active on this structure\(known?.clause ?? ""): \((known ?? SessionHolder()).advice(refusing: refused)), "
-                + "release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)")
+            "another commissioning session is active on this structure\(known?.clause ?? ""): \((known ?? SessionHolder()).instructions(refusing: refused, release: release))")
         error.sessionHolder = known
         return error
     }
 
-    /// A hub's `sessionBusy` refusing `prepareCommissioning`: the active session's phase and its holder.
-    public static func sessionBusy(phase: CommissioningSession.Phase, heldBy holder: SessionHolder) -> FlowError {
+    /// A hub's `sessionBusy` refusing `prepareCommissioning` of run `refused` (when the hub knows it): the active
+    /// session's phase and its holder.
+    public static func sessionBusy(phase: CommissioningSession.Phase, heldBy holder: SessionHolder, refusing refused: String? = nil) -> FlowError {
         let known = holder.isKnown ? holder : nil
         var error = FlowError(
             .sessionBusy,
-            "another commissioning session is \(phase.rawValue) on this structure\(holder.clause): \(holder.advice()), "
-                + "release it with cancel.json, or wait for its lease to end")
+            "another commissioning session is \(phase.rawValue) on this structure\(holder.clause): "
+                + holder.instructions(refusing: refused, release: "release it with cancel.json, or wait for its lease to end"))
         error.sessionHolder = known
         return error
     }

@@ -99,13 +99,14 @@ final class SecretValues: Sendable {
             return Array(text.utf8).withUnsafeBufferPointer(body)
         }
 
-        /// The indices of the ASCII forms standing in `bytes`, ascending; with `firstOnly`, the first one found. The
-        /// bytes are looked through once: at each pair of neighbouring bytes that begins forms, those are compared.
+        /// The indices of the ASCII forms standing in `bytes`, ascending; with `firstOnly`, the first one found. At
+        /// each pair of neighbouring bytes that begins forms, only those are compared.
         private func formsOccurring(in bytes: UnsafeBufferPointer<UInt8>, firstOnly: Bool) -> [Int] {
             var found: Set<Int> = []
             var previous = -1
             for (index, byte) in bytes.enumerated() {
-                defer { previous = Int(byte) }
+                // A byte outside ASCII begins no pair: no form holds one.
+                defer { previous = byte < 0x80 ? Int(byte) : -1 }
                 guard previous >= 0, byte < 0x80 else { continue }
                 let pair = previous << 7 | Int(byte)
                 guard leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0, let candidates = formsByPair[pair] else { continue }

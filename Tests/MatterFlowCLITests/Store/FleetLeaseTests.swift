@@ -528,7 +528,8 @@ extension PostgresStoreTests {
         try server.stop()
         // Down for as long as the watch takes to say that it waits: longer than its reads retry.
         let waiting = await watch.stderr.waitForLine(within: .seconds(60)) {
-            $0.hasPrefix("watch: reading run \(runID)") && $0.hasSuffix("; waiting until it is back or --timeout passes")
+            // Its status or its records, whichever read the outage met.
+            $0.hasPrefix("watch: reading ") && $0.contains(runID) && $0.hasSuffix("; waiting until it is back or --timeout passes")
         }
         #expect(waiting, "\(watch.stderr.text)")
         try server.start()

@@ -45,22 +45,6 @@ import Testing
         #expect(long.first?.1.contains("lock") == false)
     }
 
-    @Test("the line that the store is reachable again names where the connection made meanwhile went: with several hosts, the one that takes writes now")
-    func reachedAgainNamesTheServer() {
-        let connectivity = StoreConnectivity()
-        let lines = Mutex<[String]>([])
-        _ = connectivity.listen { _, line in lines.withLock { $0.append(line) } }
-        connectivity.connected(to: "2026-12-06 09:00:00+00", at: "matterflow@db-a:5432/matterflow")
-        connectivity.failed("server closed the connection unexpectedly", doing: "claiming runs")
-        connectivity.connected(to: "2026-12-06 10:30:00+00", at: "matterflow@db-b:5432/matterflow")
-        connectivity.reached()
-        #expect(lines.withLock { $0.last }?.hasSuffix(", connected to matterflow@db-b:5432/matterflow") == true, "\(lines.withLock { $0 })")
-        // An outage ended by a statement on a connection that stayed open names nothing.
-        connectivity.failed("could not serialize access", doing: "heartbeat")
-        connectivity.reached()
-        #expect(lines.withLock { $0.last }?.contains("connected to") == false, "\(lines.withLock { $0 })")
-    }
-
     @Test("an outage counts as the server lost (what holds takeovers) when connections could not be made, or were made to another server than before; not when one was closed and made again to the same")
     func serverLostInAnOutage() {
         let connectivity = StoreConnectivity()
@@ -95,6 +79,25 @@ import Testing
 }
 
 extension PostgresStoreTests {
+    @Test("the line that the store is reachable again names the server when the command ran on a connection opened during the outage: with several hosts, the one that takes writes now")
+    func reachedAgainNamesTheServer() throws {
+        let connectivity = StoreConnectivity()
+        let lines = Mutex<[String]>([])
+        _ = connectivity.listen { _, line in lines.withLock { $0.append(line) } }
+        let before = try PostgresConnection(try TestPostgres.server())
+        defer { before.close() }
+        connectivity.failed("server closed the connection unexpectedly", doing: "claiming runs")
+        let after = try PostgresConnection(try TestPostgres.server())
+        defer { after.close() }
+        connectivity.reached(via: after)
+        let server = try #require(after.server)
+        #expect(lines.withLock { $0.last }?.hasSuffix(", connected to \(server)") == true, "\(lines.withLock { $0 })")
+        // An outage ended by a statement on a connection opened before it names nothing.
+        connectivity.failed("could not serialize access", doing: "heartbeat")
+        connectivity.reached(via: before)
+        #expect(lines.withLock { $0.last }?.contains("connected to") == false, "\(lines.withLock { $0 })")
+    }
+
     @Test("a worker whose heartbeat waited behind a table lock longer than its lease says so, with what it means and where to look")
     func heartbeatBehindALock() async throws {
         let conninfo = try TestPostgres.database()

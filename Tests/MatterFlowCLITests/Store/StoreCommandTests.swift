@@ -406,32 +406,35 @@ extension PostgresStoreTests {
 }
 
 extension PostgresStoreTests {
-    @Test("a heartbeat waiting for a row the worker's batch holds holds no other run's row meanwhile, so the batch's own updates go on: no deadlock between them")
+    @Test("a heartbeat waiting for a row the worker's batch holds holds no other run's row meanwhile, so the batch's own updates go on: no deadlock between them; a run taken over meanwhile is not renewed")
     func heartbeatHoldsNoRowWhileItWaits() async throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
-        // Run a sorts first, so a heartbeat going through the runs in order meets it before b.
-        try TestPostgres.insertRunning([("run-a", "home-a", "me"), ("run-b", "home-b", "me"), ("run-c", "home-c", "other")], into: store)
-        try store.execute("UPDATE matterflow_runs SET lease_until = now() WHERE worker_id = 'me'", doing: "test setup")
+        // Run a sorts first, so a heartbeat going through the runs in order meets it before b and c.
+        try TestPostgres.insertRunning(
+            [("run-a", "home-a", "me"), ("run-b", "home-b", "me"), ("run-c", "home-c", "me"), ("run-d", "home-d", "other")], into: store)
+        try store.execute("UPDATE matterflow_runs SET lease_until = now()", doing: "test setup")
         let batch = try PostgresConnection(conninfo)
         defer { batch.close() }
-        // The worker's batch writes records of run b: it holds b's row (the fence) until it commits.
+        // The worker's batch writes records of runs b and c: it holds their rows (the fence) until it commits.
         try batch.execute("BEGIN")
-        try batch.execute("SELECT run_id FROM matterflow_runs WHERE run_id = 'run-b' FOR SHARE")
-        let heartbeat = Task.detached { try store.heartbeat("me", running: ["run-a", "run-b", "run-c"], leaseSeconds: 600) }
+        try batch.execute("SELECT run_id FROM matterflow_runs WHERE run_id IN ('run-b', 'run-c') FOR SHARE")
+        let heartbeat = Task.detached { try store.heartbeat("me", running: ["run-a", "run-b", "run-c", "run-d"], leaseSeconds: 600) }
         let watcher = try PostgresConnection(conninfo)
         defer { watcher.close() }
-        #expect(await TestPostgres.anotherStatementWaitsForALock(seenFrom: watcher), "the heartbeat never waited for run b's row")
+        #expect(await TestPostgres.anotherStatementWaitsForALock(seenFrom: watcher), "the heartbeat never waited for a row the batch holds")
         // The batch then updates run a (its final status, or its lease confirmed): a's row is free, where a heartbeat
         // holding it while waiting for b would make the server end one of the two as a deadlock.
         let free = try batch.execute("SELECT run_id FROM matterflow_runs WHERE run_id = 'run-a' FOR UPDATE NOWAIT")
         #expect(free.rows == [["run-a"]])
         try batch.execute("UPDATE matterflow_runs SET lease_until = now() + interval '1 hour' WHERE run_id = 'run-a'")
+        // Meanwhile run b passes to another worker (as a takeover would), before the heartbeat, waiting for it, goes on.
+        try batch.execute("UPDATE matterflow_runs SET worker_id = 'other' WHERE run_id = 'run-b'")
         try batch.execute("COMMIT")
-        // Both of the worker's runs are renewed, b once its row was free; another worker's run is not.
-        #expect(try await heartbeat.value == ["run-a", "run-b"])
+        // The worker's runs are renewed, c once its row was free; b, taken over meanwhile, and another worker's d are not.
+        #expect(try await heartbeat.value == ["run-a", "run-c"])
         let leases = try store.execute(
             "SELECT run_id FROM matterflow_runs WHERE lease_until > now() + interval '5 minutes' ORDER BY run_id", doing: "test")
-        #expect(leases.rows == [["run-a"], ["run-b"]])
+        #expect(leases.rows == [["run-a"], ["run-c"]])
     }
 }
