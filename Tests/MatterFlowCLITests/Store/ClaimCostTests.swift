@@ -33,12 +33,9 @@ extension PostgresStoreTests {
 
     @Test("a claim planned while the table has no column statistics (a queue just filled and vacuumed, not yet analyzed) does not read a structure's backlog for each run of the queue's front")
     func claimCostWithoutStatistics() throws {
-        let conninfo = try TestPostgres.database()
-        let store = try PostgresRunStore(conninfo: conninfo)
-        try store.execute("ALTER TABLE matterflow_runs SET (autovacuum_enabled = false)", doing: "test setup")
         // 30,000 runs queued on one structure, the first 3,000 of them ended; then the first autovacuum's VACUUM sets the
         // table's size, and a plan made before its ANALYZE has no statistics to go by.
-        try Self.queue(30000, structures: 1, named: "line", store: store)
+        let (conninfo, store) = try Self.storeWithoutStatistics(queuing: 30000, on: 1)
         try store.execute(
             "UPDATE matterflow_runs SET status = 'failed', started_at = now(), finished_at = now() WHERE run_id <= 'run-line-003000'",
             doing: "test setup")
@@ -72,12 +69,8 @@ extension PostgresStoreTests {
 
     @Test("a claim from a queue just filled, never analyzed (a factory line's batch), finds the front's runs by their keys, not by comparing every queued run with them")
     func claimFromAQueueNeverAnalyzed() throws {
-        let conninfo = try TestPostgres.database()
-        let store = try PostgresRunStore(conninfo: conninfo)
-        // 3,000 runs, each on a structure of its own, as a bulk submission leaves them: no statistics yet (and none
-        // while the test runs).
-        try store.execute("ALTER TABLE matterflow_runs SET (autovacuum_enabled = false)", doing: "test setup")
-        try Self.queue(3000, structures: 3000, named: "line", store: store)
+        // 3,000 runs, each on a structure of its own, as a bulk submission leaves them.
+        let (conninfo, store) = try Self.storeWithoutStatistics(queuing: 3000, on: 3000)
         #expect(try store.execute("SELECT count(*) FROM pg_stats WHERE tablename = 'matterflow_runs'", doing: "test").rows == [["0"]])
         for (mode, plan, text) in try Self.explainedClaims(conninfo, analyzed: false) {
             #expect(plan?["Actual Rows"]?.intValue == 32, "\(mode): \(text)")
@@ -204,6 +197,16 @@ extension PostgresStoreTests {
         let expected = try #require(try store.execute("SELECT extract(epoch FROM now() - timestamptz '2026-01-01 00:00:00.001+00')::float8", doing: "test")
             .rows.first?.first.flatMap { $0.flatMap(Double.init) })
         #expect(abs(try store.metrics().oldestStartableAge - expected) < 60)
+    }
+
+    /// A new store of `count` runs queued as `run-line-...` on `structures` structures, whose table autovacuum leaves
+    /// alone while the test runs: it has no column statistics until the test makes them.
+    static func storeWithoutStatistics(queuing count: Int, on structures: Int, _ test: String = #function) throws -> (String, PostgresRunStore) {
+        let conninfo = try TestPostgres.database(test)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        try store.execute("ALTER TABLE matterflow_runs SET (autovacuum_enabled = false)", doing: "test setup")
+        try Self.queue(count, structures: structures, named: "line", store: store)
+        return (conninfo, store)
     }
 
     /// The indexes the nodes of the plan's part named `part` (its `Subplan Name`, such as `CTE early`) scan.
