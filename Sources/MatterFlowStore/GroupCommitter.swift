@@ -395,8 +395,9 @@ public final class GroupCommitter: @unchecked Sendable {
         return (batchCount, recordCount)
     }
 
-    /// Since the committer started: the runs of which a store reached again had lost something it had committed
-    /// (records, this worker's claim, or the run itself), and the records it had lost of them.
+    /// Since the committer started: the runs of which a store reached again had lost records it had committed, or the
+    /// run itself, and the records it had lost of them. (A claim no longer shown with every record there is not
+    /// counted: it may be a takeover after this worker was cut off for longer than its lease.)
     public var lossStatistics: (runs: Int, records: Int) {
         monitor.lock()
         defer { monitor.unlock() }
@@ -606,7 +607,9 @@ public final class GroupCommitter: @unchecked Sendable {
         monitor.lock()
         for loss in found {
             losses[loss.runID] = loss
-            lostRunCount += 1
+            // A claim shown no longer, with every record there, may be a takeover after this worker was cut off for
+            // longer than its lease: not counted as a loss.
+            if loss.kind == .run || loss.records != nil { lostRunCount += 1 }
             lostRecordCount += loss.records?.count ?? 0
             // Nothing more of a run whose row or claim is gone can be written: its task ends here, making no further call.
             if loss.kind != .records, failures[loss.runID] == nil { failures[loss.runID] = StoreError(.runNotFound, loss.description) }

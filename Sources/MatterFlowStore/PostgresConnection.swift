@@ -170,8 +170,8 @@ public final class PostgresConnection: Sendable {
     private let pq: LibPQ
     /// The conninfo string or `postgres://` URI the connection was opened with (for messages, without password).
     public let target: String
-    /// When the connection was opened, by this machine's monotonic clock.
-    public let openedAt = ContinuousClock.now
+    /// When the connection was made (libpq had reached a server), by this machine's monotonic clock.
+    public let openedAt: ContinuousClock.Instant
 
     /// What a connection over TCP uses unless its conninfo says otherwise: a connect that gets no answer gives up
     /// after 10 s, and a server that vanished without closing the connection (its host down, a network split, a
@@ -283,6 +283,7 @@ public final class PostgresConnection: Sendable {
             throw failure
         }
         _ = pq.setNoticeReceiver(pointer, { _, _ in }, nil)
+        openedAt = .now
         handle = Mutex(Handle(pointer: pointer))
         // MatterFlow reads moments as seconds since the epoch in float8 text: exact whatever the role or database
         // sets (`extra_float_digits = -10` showed every run as started hours off).

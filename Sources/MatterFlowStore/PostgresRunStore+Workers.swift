@@ -94,9 +94,11 @@ extension PostgresRunStore {
     }
 
     /// Whether the server read is a standby (`pg_is_in_recovery()`): it takes no writes, and what it answers may lag
-    /// the primary's. Only a conninfo that asks for any server (`target_session_attrs=any`) reaches one.
+    /// the primary's. A conninfo reaches one when it (or `PGTARGETSESSIONATTRS`, or a service file) asks for any server,
+    /// or a standby. The comment keeps a load-balancing pooler (pgpool-II) from sending the question to a standby of a
+    /// cluster whose writes go to the primary.
     public func isInRecovery() throws(StoreError) -> Bool {
-        try execute("SELECT pg_is_in_recovery()", doing: "asking whether the server is a standby").rows.first?.first == "t"
+        try execute("/*NO LOAD BALANCE*/ SELECT pg_is_in_recovery()", doing: "asking whether the server is a standby").rows.first?.first == "t"
     }
 
     /// How many runs are queued (from the queue's index).

@@ -102,7 +102,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         + "WHERE l.relation::regclass::text LIKE 'matterflow%' AND l.granted` on the server shows who"
 
     /// What to do about a server that takes no writes.
-    static let readOnlyServer =
+    public static let readOnlyServer =
         "the server takes no writes: a standby (a failover may be under way), or a primary with default_transaction_read_only "
         + "on; MatterFlow asks for a writable server (target_session_attrs=read-write) unless --store, PGTARGETSESSIONATTRS or "
         + "a service file says otherwise: name the primary, or every host of the cluster (host=a,b)"

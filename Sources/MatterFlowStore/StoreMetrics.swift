@@ -133,9 +133,10 @@ extension PostgresRunStore {
     /// the records of those that asked a question, the workers).
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func metrics() throws(StoreError) -> StoreMetrics {
+        // The comment keeps a load-balancing pooler (pgpool-II) from reading the figures off a standby.
         let rows = try execute(
             """
-            SELECT (SELECT coalesce(max(version), 0) FROM matterflow_migrations),
+            /*NO LOAD BALANCE*/ SELECT (SELECT coalesce(max(version), 0) FROM matterflow_migrations),
                    (SELECT count(*) FROM matterflow_runs WHERE status = 'queued'),
                    (SELECT count(*) FROM matterflow_runs WHERE status = 'running'),
                    (SELECT count(*) FROM matterflow_runs WHERE status = 'needsAttention'),

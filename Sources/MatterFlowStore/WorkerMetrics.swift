@@ -44,8 +44,8 @@ public struct WorkerMetrics: Sendable, Hashable {
             ("claim_failures", "Claims that failed (the store unreachable, a statement timeout); each is tried again.", summary.claimFailures),
             ("heartbeat_failures", "Heartbeats that failed; leases run out after a lease of them.", summary.heartbeatFailures),
             ("store_losses",
-             "Runs in progress of which the store, reached again, had lost what this worker had committed (a failover to a standby "
-                + "that lacked the last commits, or a restore): records, this worker's claim, or the run.", summary.storeLosses),
+             "Runs in progress of which the store, reached again, had lost records this worker had committed, or the run itself "
+                + "(a failover to a standby that lacked the last commits, or a restore).", summary.storeLosses),
             ("records_lost", "Journal records this worker had committed that the store, reached again, no longer held.", summary.recordsLost),
         ]
         for counter in counters {

@@ -105,9 +105,10 @@ public struct WorkerSummary: Sendable, Hashable {
     public var claimFailures: Int = 0
     /// Heartbeats that failed; a lease of them in a row and the worker's runs are taken over.
     public var heartbeatFailures: Int = 0
-    /// Runs in progress of which the store, reached again, had lost what this worker had committed (a failover to a
-    /// standby that lacked the last commits, or a restore), and the records it had lost of them.
+    /// Runs in progress of which the store, reached again, had lost records this worker had committed, or the run
+    /// itself (a failover to a standby that lacked the last commits, or a restore).
     public var storeLosses: Int = 0
+    /// The records of those runs the store had lost.
     public var recordsLost: Int = 0
     /// Why the worker stopped by itself, when it did: the store's schema changed under it (a `store migrate` by
     /// another MatterFlow), so it stopped claiming and handed its runs back, as on SIGTERM.

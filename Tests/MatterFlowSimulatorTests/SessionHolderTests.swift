@@ -30,7 +30,7 @@ struct SessionHolderTests {
         #expect(error.sessionHolder == holder)
         // A run of the holder's own ID (submitted again after a store lost the first) is not told to wait for itself.
         let again = try #require(await expectFailure(.sessionBusy) { try await prepare(hub, as: "run-first") })
-        #expect(again.message.contains(": run run-first is this run's own ID, probably an earlier attempt of it"), "\(again.message)")
+        #expect(again.message.contains(": run-first is this run's own ID, probably an earlier attempt of it"), "\(again.message)")
 
         #expect(try await hub.cancelCommissioning(structure: structure))
         #expect(try await hub.status(structure: structure).holder == nil, "a released session has no holder")

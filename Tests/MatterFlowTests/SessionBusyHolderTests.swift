@@ -55,7 +55,7 @@ extension InterpreterTests {
         let error = try #require(await handle.result.error)
         #expect(
             error.message
-                == "another commissioning session is active on this structure, held by run lost-1 (session session-9): run lost-1 is this run's own ID, probably an earlier attempt of it (submitted again after the first was lost) or another run given the same ID, whose session this attempt does not take over; release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)")
+                == "another commissioning session is active on this structure, held by run lost-1 (session session-9): lost-1 is this run's own ID, probably an earlier attempt of it (submitted again after the first was lost) or another run given the same ID, whose session this attempt does not take over; release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)")
         #expect(error.sessionHolder?.owner == "lost-1")
     }
 
@@ -64,7 +64,7 @@ extension InterpreterTests {
         let error = FlowError.sessionBusy(phase: .prepared, heldBy: SessionHolder(sessionID: "s-1", owner: "lost-1"), refusing: "lost-1")
         #expect(
             error.message
-                == "another commissioning session is prepared on this structure, held by run lost-1 (session s-1): run lost-1 is this run's own ID, probably an earlier attempt of it (submitted again after the first was lost) or another run given the same ID, whose session this attempt does not take over; release it with cancel.json, or wait for its lease to end")
+                == "another commissioning session is prepared on this structure, held by run lost-1 (session s-1): lost-1 is this run's own ID, probably an earlier attempt of it (submitted again after the first was lost) or another run given the same ID, whose session this attempt does not take over; release it with cancel.json, or wait for its lease to end")
     }
 
     @Test("a hub's own refusal of prepare names the phase and the holder")

@@ -54,7 +54,7 @@ public struct SessionHolder: Sendable, Hashable {
     func instructions(refusing refused: String?, release: String) -> String {
         guard let owner else { return "let the run that holds it finish, recover that run if it was interrupted, \(release)" }
         guard owner != refused else {
-            return "run \(Self.quoted(owner)) is this run's own ID, probably an earlier attempt of it (submitted again after the first was lost) "
+            return "\(Self.quoted(owner)) is this run's own ID, probably an earlier attempt of it (submitted again after the first was lost) "
                 + "or another run given the same ID, whose session this attempt does not take over; \(release)"
         }
         return "let run \(Self.quoted(owner)) finish, recover it if it was interrupted, \(release)"

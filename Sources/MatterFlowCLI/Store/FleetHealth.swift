@@ -45,8 +45,8 @@ struct FleetHealth {
         var found: [String] = []
         if inRecovery {
             found.append(
-                "the server read is a standby (in recovery): it takes no writes, no worker can use it, and what it says of the workers may lag the primary's; "
-                    + "point the probe at the primary, or name every host of the cluster without target_session_attrs=any")
+                "the server read is a standby (in recovery): no worker can use it, and what it says of the workers may lag the primary's; "
+                    + StoreError.readOnlyServer)
         }
         let count = running.count
         if count < minimumRunning {

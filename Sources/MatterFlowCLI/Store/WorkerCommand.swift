@@ -209,7 +209,7 @@ struct WorkerCommand {
             WorkerLogLine(
                 level: .info, workerID: workerID,
                 message: "stopped; finished: \(finished.isEmpty ? "none" : finished); taken over \(summary.takenOver); handed back \(summary.handedBack); \(summary.records) records in \(summary.transactions) transactions"
-                    + (summary.storeLosses == 0 ? "" : "; the store lost what it had committed of \(summary.storeLosses) run\(summary.storeLosses == 1 ? "" : "s") (\(summary.recordsLost) record\(summary.recordsLost == 1 ? "" : "s"))")))
+                    + (summary.storeLosses == 0 ? "" : "; the store had lost records this worker committed, of \(summary.storeLosses) run\(summary.storeLosses == 1 ? "" : "s") (\(summary.recordsLost) record\(summary.recordsLost == 1 ? "" : "s"))")))
         if let changed = summary.schemaChanged {
             printer.error(code: changed.code.rawValue, changed.message, workerID: workerID)
             return ExitCode.invalidInput
@@ -246,10 +246,7 @@ extension WorkerCommand {
                 // A standby (reached with target_session_attrs=any) takes no writes: waited for like a server down,
                 // as a failover promotes one.
                 if try store.isInRecovery() {
-                    throw StoreError(
-                        .storeUnavailable,
-                        "the server reached is a standby (in recovery), which takes no writes: the conninfo asks for any server "
-                            + "(target_session_attrs=any); name the primary, or every host of the cluster without target_session_attrs=any")
+                    throw StoreError(.storeUnavailable, "the server reached is a standby (in recovery): \(StoreError.readOnlyServer)")
                 }
                 if said { printer.print(WorkerLogLine(level: .info, workerID: nil, message: "the store is reachable and migrated; starting")) }
                 return store

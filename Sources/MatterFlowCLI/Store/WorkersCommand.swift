@@ -30,7 +30,7 @@ struct WorkersCommand {
             healthy false, running and held null, exit 2): fewer running workers than
             --min-workers (default 1); a running or stopping worker built for another store schema; a silent worker
             whose runs have waited for a takeover three leases or more (no running worker takes them); a server that
-            is a standby (in recovery: reached only with target_session_attrs=any); a store that
+            is a standby (in recovery: reached when --store, PGTARGETSESSIONATTRS or a service file allows any server); a store that
             did not answer within 5 s because another session holds a lock on its tables (VACUUM FULL, CLUSTER,
             REINDEX, ALTER TABLE, LOCK: the workers' heartbeats wait behind it too). Without --check, such a lock
             is an error (storeLocked, exit 2).

@@ -24,12 +24,12 @@ import Testing
     func standbyIsSaid() async throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
-        try store.registerWorker("w1", host: "host-a", pid: 11, leaseSeconds: 10)
+        try store.registerWorker("w1", host: "host-a", pid: 11, leaseSeconds: 3600)
         let primary = await matterflow(["store", "metrics", "--store", conninfo])
         #expect(primary.stdout.split(separator: "\n").contains("matterflow_store_in_recovery 0"), "\(primary.stdout)")
         #expect(await matterflow(["workers", "--check", "--store", conninfo]).code == 0)
         // A standby as pg_is_in_recovery() answers: a function of that name that connections searching public before
-        // pg_catalog find first.
+        // pg_catalog find first (so the store's statements must call it unqualified).
         try store.execute("CREATE FUNCTION public.pg_is_in_recovery() RETURNS boolean LANGUAGE sql AS 'SELECT true'", doing: "test setup")
         let standby = conninfo + " options='-c search_path=public,pg_catalog'"
         let metrics = await matterflow(["store", "metrics", "--store", standby])
@@ -39,7 +39,7 @@ import Testing
         #expect(check.code == 1, "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.split(separator: "\n").map(String.init) == [
             "1 problem: 1 worker running",
-            "problem: the server read is a standby (in recovery): it takes no writes, no worker can use it, and what it says of the workers may lag the primary's; point the probe at the primary, or name every host of the cluster without target_session_attrs=any",
+            "problem: the server read is a standby (in recovery): no worker can use it, and what it says of the workers may lag the primary's; \(StoreError.readOnlyServer)",
         ])
     }
 

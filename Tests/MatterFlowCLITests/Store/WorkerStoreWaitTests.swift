@@ -42,13 +42,13 @@ struct WorkerStoreWaitTests {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
         // A standby as pg_is_in_recovery() answers: a function of that name that connections searching public before
-        // pg_catalog find first.
+        // pg_catalog find first (so the store's statements must call it unqualified).
         try store.execute("CREATE FUNCTION public.pg_is_in_recovery() RETURNS boolean LANGUAGE sql AS 'SELECT true'", doing: "test setup")
         let standby = conninfo + " options='-c search_path=public,pg_catalog'"
         let started = ContinuousClock.now
         let impatient = await matterflow(["worker", "--store", standby, "--exit-when-idle", "--worker-id", "w-standby"])
         #expect(impatient.code == 2, "\(impatient.stderr)")
-        #expect(impatient.stderr.contains("error[storeUnavailable]: the server reached is a standby (in recovery), which takes no writes"), "\(impatient.stderr)")
+        #expect(impatient.stderr.contains("error[storeUnavailable]: the server reached is a standby (in recovery): the server takes no writes"), "\(impatient.stderr)")
         let waiting = await matterflow(["worker", "--store", standby, "--exit-when-idle", "--worker-id", "w-standby", "--wait-for-store", "2"])
         #expect(waiting.code == 2, "\(waiting.stderr)")
         #expect(waiting.stderr.contains("waiting up to 2 s for it (--wait-for-store)"), "\(waiting.stderr)")
